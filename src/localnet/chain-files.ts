@@ -1,0 +1,125 @@
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, ftruncateSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseJsonWithBigInts, stringifyJsonWithBigInts } from '@solana/rpc-spec-types';
+
+export interface SnapshotHeader {
+  /** Sequence number of the last ledger record whose effects the snapshot holds. */
+  seq: number;
+  slot: string;
+  genesisHash: string;
+  createdAt: string;
+}
+
+/** One line of the append-only ledger: a landed transaction and what the RPC reports about it. */
+export interface LedgerRecord {
+  k: 'tx' | 'slot';
+  q: number;
+  s: string;
+  t?: number;
+  tx?: string;
+  m?: unknown;
+}
+
+/**
+ * Durable chain state: a snapshot of the runtime plus an append-only ledger of every landed transaction
+ * written after it. The ledger is flushed to disk before a slot counts as confirmed, so whatever the RPC
+ * ever reported as confirmed survives kill -9.
+ */
+export class ChainFiles {
+  readonly dir: string;
+  private fd: number | null = null;
+  private dirty = false;
+
+  constructor(dataDir: string) {
+    this.dir = join(dataDir, 'localnet');
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  }
+
+  get snapshotPath() {
+    return join(this.dir, 'snapshot.bin');
+  }
+  get ledgerPath() {
+    return join(this.dir, 'ledger.jsonl');
+  }
+
+  readSnapshot(): { header: SnapshotHeader; state: Uint8Array } | null {
+    if (!existsSync(this.snapshotPath)) return null;
+    const buf = readFileSync(this.snapshotPath);
+    const headerLength = buf.readUInt32LE(0);
+    const header = JSON.parse(buf.subarray(4, 4 + headerLength).toString('utf8')) as SnapshotHeader;
+    return { header, state: new Uint8Array(buf.buffer, buf.byteOffset + 4 + headerLength, buf.length - 4 - headerLength) };
+  }
+
+  /** Atomic replace: write a temp file, fsync it, rename over the old one, fsync the directory. */
+  writeSnapshot(header: SnapshotHeader, state: Uint8Array): void {
+    this.sync();
+    const tmp = `${this.snapshotPath}.tmp`;
+    const head = Buffer.from(JSON.stringify(header), 'utf8');
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(head.length, 0);
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeSync(fd, len);
+      writeSync(fd, head);
+      writeSync(fd, state);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, this.snapshotPath);
+    const dirFd = openSync(this.dir, 'r');
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
+  }
+
+  /** Reads every complete ledger line; a torn last line (crash mid-write) is cut off. */
+  readLedger(): LedgerRecord[] {
+    if (!existsSync(this.ledgerPath)) return [];
+    const buf = readFileSync(this.ledgerPath);
+    const records: LedgerRecord[] = [];
+    let start = 0;
+    let goodEnd = 0;
+    for (let i = 0; i < buf.length; i++) {
+      if (buf[i] !== 0x0a) continue;
+      const line = buf.subarray(start, i).toString('utf8');
+      start = i + 1;
+      try {
+        records.push(parseJsonWithBigInts(line) as LedgerRecord);
+        goodEnd = i + 1;
+      } catch {
+        break;
+      }
+    }
+    if (goodEnd < buf.length) {
+      const fd = openSync(this.ledgerPath, 'r+');
+      try {
+        ftruncateSync(fd, goodEnd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    return records;
+  }
+
+  append(record: LedgerRecord): void {
+    if (this.fd === null) this.fd = openSync(this.ledgerPath, 'a', 0o600);
+    writeSync(this.fd, `${stringifyJsonWithBigInts(record)}\n`);
+    this.dirty = true;
+  }
+
+  sync(): void {
+    if (this.fd !== null && this.dirty) {
+      fdatasyncSync(this.fd);
+      this.dirty = false;
+    }
+  }
+
+  close(): void {
+    this.sync();
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}

@@ -1,0 +1,73 @@
+import {
+  appendTransactionMessageInstructions,
+  blockhash as toBlockhash,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Instruction,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getMintToInstruction,
+  getSyncNativeInstruction,
+} from '@solana-program/token';
+import type { LocalChain, SubmitResult } from './local-chain.ts';
+import { NATIVE_MINT, parseMint } from './token-accounts.ts';
+
+export class FaucetError extends Error {}
+
+async function sendFromFaucet(chain: LocalChain, instructions: Instruction[]): Promise<SubmitResult> {
+  const { blockhash, lastValidBlockHeight } = chain.latestBlockhash('processed');
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(chain.faucet, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(blockhash), lastValidBlockHeight }, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  return chain.submit(new Uint8Array(Buffer.from(getBase64EncodedWireTransaction(signed), 'base64')));
+}
+
+function signatureOf(result: SubmitResult): string {
+  if (result.kind !== 'landed' || result.record.meta.err !== null) {
+    throw new FaucetError(`faucet transaction failed: ${JSON.stringify(result.kind === 'rejected' ? result.err : result.kind)}`);
+  }
+  return result.signature;
+}
+
+/** `requestAirdrop`: a real system transfer from the faucet, so it has a signature and history like any other. */
+export async function airdropLamports(chain: LocalChain, to: Address, lamports: bigint): Promise<string> {
+  return signatureOf(await sendFromFaucet(chain, [getTransferSolInstruction({ source: chain.faucet, destination: to, amount: lamports })]));
+}
+
+/**
+ * `localnet_requestTokenAirdrop`: mints `amount` base units of a local token into the owner's associated
+ * token account (created if needed). For the native mint it wraps lamports instead.
+ */
+export async function airdropTokens(chain: LocalChain, owner: Address, mint: Address, amount: bigint): Promise<string> {
+  const mintAccount = chain.getAccount(mint, 'processed');
+  const parsed = mintAccount ? parseMint(mintAccount.owner, mintAccount.data) : null;
+  if (!mintAccount || !parsed) throw new FaucetError(`${mint} is not a token mint on this chain`);
+  const tokenProgram = mintAccount.owner;
+  const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram });
+  const create = getCreateAssociatedTokenIdempotentInstruction({ payer: chain.faucet, owner, mint, ata, tokenProgram });
+  if (mint === NATIVE_MINT) {
+    return signatureOf(
+      await sendFromFaucet(chain, [
+        create,
+        getTransferSolInstruction({ source: chain.faucet, destination: ata, amount }),
+        getSyncNativeInstruction({ account: ata }, { programAddress: tokenProgram }),
+      ]),
+    );
+  }
+  if (parsed.mintAuthority !== chain.faucet.address) throw new FaucetError(`${mint} is not minted by the local faucet`);
+  return signatureOf(
+    await sendFromFaucet(chain, [create, getMintToInstruction({ mint, token: ata, mintAuthority: chain.faucet, amount }, { programAddress: tokenProgram })]),
+  );
+}

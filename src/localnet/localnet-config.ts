@@ -1,0 +1,24 @@
+/** Settings of the embedded chain, from the environment (SPEC §11). */
+export interface LocalnetConfig {
+  host: string;
+  port: number;
+  slotMs: number;
+  dataDir: string;
+}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  return n;
+}
+
+export function localnetConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LocalnetConfig {
+  return {
+    host: env.LOCALNET_HOST || '127.0.0.1',
+    port: intFrom(env, 'LOCALNET_PORT', 8899, 0, 65535),
+    slotMs: intFrom(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),
+    dataDir: env.DATA_DIR || './data',
+  };
+}

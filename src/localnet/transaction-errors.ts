@@ -1,0 +1,58 @@
+import * as internal from 'litesvm/dist/internal.js';
+import runtime from 'litesvm/dist/internal.js';
+
+/** A transaction error in the JSON shape the Solana RPC uses (`"BlockhashNotFound"`, `{"InstructionError":[0,{"Custom":1}]}`). */
+export type TransactionErrorJson = string | Record<string, unknown>;
+
+function reverse(e: Record<string, unknown>): Map<number, string> {
+  const m = new Map<number, string>();
+  for (const [k, v] of Object.entries(e)) if (typeof v === 'number') m.set(v, k);
+  return m;
+}
+
+// The enums are `const enum` in the typings but plain objects at runtime; read them as such.
+const enums = runtime as unknown as Record<string, Record<string, unknown>>;
+const transactionErrors = reverse(enums['TransactionErrorFieldless']!);
+const instructionErrors = reverse(enums['InstructionErrorFieldless']!);
+
+function instructionErrorJson(err: unknown): unknown {
+  if (typeof err === 'number') return instructionErrors.get(err) ?? 'GenericError';
+  if (err instanceof internal.InstructionErrorCustom) return { Custom: err.code };
+  if (err instanceof internal.InstructionErrorBorshIo) return 'BorshIoError';
+  return 'GenericError';
+}
+
+/** Maps a LiteSVM error object to the RPC's JSON error. */
+export function transactionErrorJson(err: unknown): TransactionErrorJson {
+  if (typeof err === 'number') return transactionErrors.get(err) ?? 'SanitizeFailure';
+  if (err instanceof internal.TransactionErrorInstructionError) return { InstructionError: [err.index, instructionErrorJson(err.err())] };
+  if (err instanceof internal.TransactionErrorDuplicateInstruction) return { DuplicateInstruction: err.index };
+  if (err instanceof internal.TransactionErrorInsufficientFundsForRent) return { InsufficientFundsForRent: { account_index: err.accountIndex } };
+  if (err instanceof internal.TransactionErrorProgramExecutionTemporarilyRestricted) {
+    return { ProgramExecutionTemporarilyRestricted: { account_index: err.accountIndex } };
+  }
+  return 'SanitizeFailure';
+}
+
+const messages: Record<string, string> = {
+  AccountNotFound: 'Attempt to debit an account but found no record of a prior credit.',
+  InsufficientFundsForFee: 'Insufficient funds for fee',
+  AlreadyProcessed: 'This transaction has already been processed',
+  BlockhashNotFound: 'Blockhash not found',
+  SignatureFailure: 'Transaction did not pass signature verification',
+  SanitizeFailure: 'Transaction failed to sanitize accounts offsets correctly',
+  AccountInUse: 'Account in use',
+  ProgramAccountNotFound: 'Attempt to load a program that does not exist',
+  InvalidAccountForFee: 'This account may not be used to pay transaction fees',
+};
+
+/** The human text the RPC puts after "Transaction simulation failed: ". */
+export function transactionErrorMessage(err: TransactionErrorJson): string {
+  if (typeof err === 'string') return messages[err] ?? err;
+  if ('InstructionError' in err) {
+    const [index, inner] = err.InstructionError as [number, unknown];
+    const detail = typeof inner === 'string' ? inner : JSON.stringify(inner);
+    return `Error processing Instruction ${index}: ${detail}`;
+  }
+  return JSON.stringify(err);
+}
