@@ -28,7 +28,9 @@ export interface LedgerRecord {
 export class ChainFiles {
   readonly dir: string;
   private fd: number | null = null;
-  private dirty = false;
+  /** Lines not yet written: one write + one fdatasync per slot instead of a syscall per transaction. */
+  private pending: string[] = [];
+  private pendingBytes = 0;
 
   constructor(dataDir: string) {
     this.dir = join(dataDir, 'localnet');
@@ -105,16 +107,24 @@ export class ChainFiles {
   }
 
   append(record: LedgerRecord): void {
-    if (this.fd === null) this.fd = openSync(this.ledgerPath, 'a', 0o600);
-    writeSync(this.fd, `${stringifyJsonWithBigInts(record)}\n`);
-    this.dirty = true;
+    this.appendLine(stringifyJsonWithBigInts(record));
+  }
+
+  /** Appends one pre-serialized record (a single JSON line). Durable at the next sync(). */
+  appendLine(json: string): void {
+    this.pending.push(json);
+    this.pendingBytes += json.length;
+    if (this.pendingBytes > 4 * 1024 * 1024) this.sync();
   }
 
   sync(): void {
-    if (this.fd !== null && this.dirty) {
-      fdatasyncSync(this.fd);
-      this.dirty = false;
-    }
+    if (this.pending.length === 0) return;
+    if (this.fd === null) this.fd = openSync(this.ledgerPath, 'a', 0o600);
+    this.pending.push('');
+    writeSync(this.fd, this.pending.join('\n'));
+    this.pending = [];
+    this.pendingBytes = 0;
+    fdatasyncSync(this.fd);
   }
 
   close(): void {

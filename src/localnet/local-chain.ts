@@ -9,6 +9,7 @@ import {
   type Address,
   type KeyPairSigner,
 } from '@solana/kit';
+import { addressToBytes, addressToText } from './base58-cache.ts';
 import { ChainFiles } from './chain-files.ts';
 import { transactionFee } from './fee-schedule.ts';
 import { loadFaucetKey } from './faucet-key.ts';
@@ -100,6 +101,8 @@ const base58Encoder = getBase58Encoder();
 const base64Decoder = getBase64Decoder();
 
 export class ChainError extends Error {}
+
+const NO_DATA = new Uint8Array(0);
 
 /**
  * A real Solana runtime (LiteSVM) given a cluster's sense of time: slots that advance on a clock, a
@@ -214,9 +217,32 @@ export class LocalChain {
   // ---- accounts ----
 
   private readAccount(address: string): AccountState | null {
-    const a = this.svm.getAccount(addressEncoder.encode(address as Address) as Uint8Array);
+    const a = this.svm.getAccount(addressToBytes(address));
     return a === null ? null : toState(a);
   }
+
+  /**
+   * What a transaction's bookkeeping needs of an account: lamports and owner always; data only for
+   * accounts it may write (rollback, commitment journal) or token accounts (token balances).
+   */
+  private peekAccount(address: string, full: boolean): AccountState | null {
+    if (!full) {
+      const program = this.programs.get(address);
+      if (program) return program;
+    }
+    const a = this.svm.getAccount(addressToBytes(address));
+    if (a === null) return null;
+    const owner = addressToText(a.owner()) as Address;
+    if (!full && !isTokenProgram(owner)) {
+      const state = { lamports: a.lamports(), data: NO_DATA, owner, executable: a.executable(), rentEpoch: RENT_EXEMPT_EPOCH };
+      if (state.executable) this.programs.set(address, state);
+      return state;
+    }
+    return { lamports: a.lamports(), data: a.data(), owner, executable: a.executable(), rentEpoch: RENT_EXEMPT_EPOCH };
+  }
+
+  /** Read-only program accounts seen by transactions; they cannot change unless written, which evicts them. */
+  private readonly programs = new Map<string, AccountState>();
 
   getAccount(address: string, commitment: Commitment = 'finalized'): AccountState | null {
     const entries = this.journal.get(address);
@@ -239,8 +265,8 @@ export class LocalChain {
   /** All accounts of a program (token accounts by owner use this); current state only. */
   programAccounts(program: string): { address: Address; account: AccountState }[] {
     return this.svm
-      .getProgramAccounts(addressEncoder.encode(program as Address) as Uint8Array)
-      .map((x) => ({ address: addressDecoder.decode(x.address), account: toState(x.account()) }));
+      .getProgramAccounts(addressToBytes(program))
+      .map((x) => ({ address: addressToText(x.address) as Address, account: toState(x.account()) }));
   }
 
   decimalsOf(mint: string): number | null {
@@ -311,9 +337,10 @@ export class LocalChain {
       return reject('AddressLookupTableNotFound');
     }
     const { keys, writable, loaded } = resolved;
-    const pre = keys.map((k) => this.readAccount(k));
+    for (let i = 0; i < keys.length; i++) if (writable[i]) this.programs.delete(keys[i]!);
+    const pre = keys.map((k, i) => this.peekAccount(k, writable[i]!));
     const result = tx.version === 'legacy' ? this.svm.sendLegacyTransaction(bytes) : this.svm.sendVersionedTransaction(bytes);
-    const payerAfter = this.readAccount(keys[0]!);
+    const payerAfter = this.peekAccount(keys[0]!, false);
     const failed = result instanceof FailedTransactionMetadata;
     const paidFee = (pre[0]?.lamports ?? 0n) !== (payerAfter?.lamports ?? 0n);
     if (failed && (preflight || !paidFee)) {
@@ -323,18 +350,19 @@ export class LocalChain {
       if (!preflight) return { kind: 'dropped', signature: tx.signature };
       return { kind: 'rejected', signature: tx.signature, err, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), preflight };
     }
-    const post = keys.map((k, i) => (i === 0 ? payerAfter : this.readAccount(k)));
+    // A read-only account cannot change, so its pre-state is its post-state.
+    const post = keys.map((k, i) => (i === 0 ? payerAfter : writable[i] ? this.peekAccount(k, false) : pre[i]!));
     const record = this.record(tx, keys, loaded, pre, post, result, Math.floor(Date.now() / 1000), this.slot);
     this.remember(record, writable, pre);
     this.seq += 1;
-    this.files.append({ k: 'tx', q: this.seq, s: record.slot.toString(), t: record.blockTime, tx: Buffer.from(bytes).toString('base64'), m: record.meta });
+    this.files.appendLine(ledgerLine(this.seq, record));
     return { kind: 'landed', signature: tx.signature, record };
   }
 
   private rollback(keys: string[], writable: boolean[], pre: (AccountState | null)[]): void {
     keys.forEach((k, i) => {
       const p = pre[i];
-      if (writable[i] && p) this.svm.setAccount(addressEncoder.encode(k as Address) as Uint8Array, fromState(p));
+      if (writable[i] && p) this.svm.setAccount(addressToBytes(k), fromState(p));
     });
   }
 
@@ -586,10 +614,27 @@ export class LocalChain {
   }
 }
 
+/**
+ * The ledger line for a landed transaction, built by hand: the generic bigint-aware JSON writer is
+ * regex-based and was a visible share of the per-transaction cost. Same output shape as ChainFiles.append.
+ */
+function ledgerLine(seq: number, r: TransactionRecord): string {
+  const m = r.meta;
+  const meta =
+    `{"err":${JSON.stringify(m.err)},"status":${JSON.stringify(m.status)},"fee":${m.fee}` +
+    `,"preBalances":[${m.preBalances.join(',')}],"postBalances":[${m.postBalances.join(',')}]` +
+    `,"preTokenBalances":${JSON.stringify(m.preTokenBalances)},"postTokenBalances":${JSON.stringify(m.postTokenBalances)}` +
+    `,"innerInstructions":${JSON.stringify(m.innerInstructions)},"logMessages":${JSON.stringify(m.logMessages)},"rewards":[]` +
+    `,"loadedAddresses":${JSON.stringify(m.loadedAddresses)},"computeUnitsConsumed":${m.computeUnitsConsumed}` +
+    (m.returnData ? `,"returnData":${JSON.stringify(m.returnData)}` : '') +
+    '}';
+  return `{"k":"tx","q":${seq},"s":"${r.slot}","t":${r.blockTime},"tx":"${Buffer.from(r.bytes).toString('base64')}","m":${meta}}`;
+}
+
 function toState(a: Account): AccountState {
-  return { lamports: a.lamports(), data: a.data(), owner: addressDecoder.decode(a.owner()), executable: a.executable(), rentEpoch: RENT_EXEMPT_EPOCH };
+  return { lamports: a.lamports(), data: a.data(), owner: addressToText(a.owner()) as Address, executable: a.executable(), rentEpoch: RENT_EXEMPT_EPOCH };
 }
 
 function fromState(s: AccountState): Account {
-  return new Account(s.lamports, s.data, addressEncoder.encode(s.owner) as Uint8Array, s.executable, 0n);
+  return new Account(s.lamports, s.data, addressToBytes(s.owner), s.executable, 0n);
 }

@@ -384,9 +384,12 @@ export const methods: Record<string, Method> = {
   },
 
   async requestAirdrop(chain, params) {
-    checkParamCount(params, 2);
+    checkParamCount(params, 3);
     const address = asAddress(param(params, 0, 'pubkey'));
     const lamports = asU64(param(params, 1, 'lamports'), 'lamports');
+    // RpcRequestAirdropConfig: kit (and web3.js) always send `{ commitment }` here.
+    const cfg = config(params, 2, ['commitment', 'recentBlockhash']);
+    if (cfg.commitment !== undefined) commitmentOf(cfg);
     if (lamports === 0n) throw invalidParams('lamports must be greater than zero');
     return faucetCall(() => airdropLamports(chain, address, lamports));
   },

@@ -4,16 +4,40 @@ import runtime from 'litesvm/dist/internal.js';
 /** A transaction error in the JSON shape the Solana RPC uses (`"BlockhashNotFound"`, `{"InstructionError":[0,{"Custom":1}]}`). */
 export type TransactionErrorJson = string | Record<string, unknown>;
 
-function reverse(e: Record<string, unknown>): Map<number, string> {
-  const m = new Map<number, string>();
-  for (const [k, v] of Object.entries(e)) if (typeof v === 'number') m.set(v, k);
+function reverse(e: unknown, names: readonly string[]): Map<number, string> {
+  const m = new Map<number, string>(names.map((name, i) => [i, name]));
+  if (e && typeof e === 'object') for (const [k, v] of Object.entries(e)) if (typeof v === 'number') m.set(v, k);
   return m;
 }
 
-// The enums are `const enum` in the typings but plain objects at runtime; read them as such.
-const enums = runtime as unknown as Record<string, Record<string, unknown>>;
-const transactionErrors = reverse(enums['TransactionErrorFieldless']!);
-const instructionErrors = reverse(enums['InstructionErrorFieldless']!);
+// The enums are `const enum` in the typings. The native binding exports them as bare functions with no
+// members, so the values are listed here in declaration order (value = index), as in litesvm's typings.
+const TRANSACTION_ERROR_NAMES = [
+  'AccountInUse', 'AccountLoadedTwice', 'AccountNotFound', 'ProgramAccountNotFound', 'InsufficientFundsForFee',
+  'InvalidAccountForFee', 'AlreadyProcessed', 'BlockhashNotFound', 'CallChainTooDeep', 'MissingSignatureForFee',
+  'InvalidAccountIndex', 'SignatureFailure', 'InvalidProgramForExecution', 'SanitizeFailure', 'ClusterMaintenance',
+  'AccountBorrowOutstanding', 'WouldExceedMaxBlockCostLimit', 'UnsupportedVersion', 'InvalidWritableAccount',
+  'WouldExceedMaxAccountCostLimit', 'WouldExceedAccountDataBlockLimit', 'TooManyAccountLocks', 'AddressLookupTableNotFound',
+  'InvalidAddressLookupTableOwner', 'InvalidAddressLookupTableData', 'InvalidAddressLookupTableIndex', 'InvalidRentPayingAccount',
+  'WouldExceedMaxVoteCostLimit', 'WouldExceedAccountDataTotalLimit', 'MaxLoadedAccountsDataSizeExceeded', 'ResanitizationNeeded',
+  'InvalidLoadedAccountsDataSizeLimit', 'UnbalancedTransaction', 'ProgramCacheHitMaxLimit', 'CommitCancelled',
+] as const;
+const INSTRUCTION_ERROR_NAMES = [
+  'GenericError', 'InvalidArgument', 'InvalidInstructionData', 'InvalidAccountData', 'AccountDataTooSmall', 'InsufficientFunds',
+  'IncorrectProgramId', 'MissingRequiredSignature', 'AccountAlreadyInitialized', 'UninitializedAccount', 'UnbalancedInstruction',
+  'ModifiedProgramId', 'ExternalAccountLamportSpend', 'ExternalAccountDataModified', 'ReadonlyLamportChange', 'ReadonlyDataModified',
+  'DuplicateAccountIndex', 'ExecutableModified', 'RentEpochModified', 'NotEnoughAccountKeys', 'AccountDataSizeChanged',
+  'AccountNotExecutable', 'AccountBorrowFailed', 'AccountBorrowOutstanding', 'DuplicateAccountOutOfSync', 'InvalidError',
+  'ExecutableDataModified', 'ExecutableLamportChange', 'ExecutableAccountNotRentExempt', 'UnsupportedProgramId', 'CallDepth',
+  'MissingAccount', 'ReentrancyNotAllowed', 'MaxSeedLengthExceeded', 'InvalidSeeds', 'InvalidRealloc', 'ComputationalBudgetExceeded',
+  'PrivilegeEscalation', 'ProgramEnvironmentSetupFailure', 'ProgramFailedToComplete', 'ProgramFailedToCompile', 'Immutable',
+  'IncorrectAuthority', 'AccountNotRentExempt', 'InvalidAccountOwner', 'ArithmeticOverflow', 'UnsupportedSysvar', 'IllegalOwner',
+  'MaxAccountsDataAllocationsExceeded', 'MaxAccountsExceeded', 'MaxInstructionTraceLengthExceeded',
+  'BuiltinProgramsMustConsumeComputeUnits', 'BorshIoError',
+] as const;
+const enums = runtime as unknown as Record<string, unknown>;
+const transactionErrors = reverse(enums['TransactionErrorFieldless'], TRANSACTION_ERROR_NAMES);
+const instructionErrors = reverse(enums['InstructionErrorFieldless'], INSTRUCTION_ERROR_NAMES);
 
 function instructionErrorJson(err: unknown): unknown {
   if (typeof err === 'number') return instructionErrors.get(err) ?? 'GenericError';

@@ -1,0 +1,181 @@
+/**
+ * bench:localnet — signed v0 SOL transfers per second sent over JSON-RPC to the embedded chain (a separate
+ * process, as partners use it) and confirmed, next to the same transfers processed in-process by LiteSVM
+ * in the same run. Target: JSON-RPC throughput ≥ 50% of in-process, confirmation polling included.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { LiteSVM, FailedTransactionMetadata } from 'litesvm';
+import {
+  appendTransactionMessageInstruction,
+  blockhash as toBlockhash,
+  createSolanaRpc,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  lamports,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type KeyPairSigner,
+  type Signature,
+  type Transaction,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+
+const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 8000);
+const SENDERS = 64;
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 64);
+const BATCH = 100;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function signTransfers(senders: KeyPairSigner[], recipient: KeyPairSigner, blockhash: string, lastValidBlockHeight: bigint): Promise<Transaction[]> {
+  const out: Transaction[] = [];
+  for (let i = 0; i < TRANSFERS; i++) {
+    const source = senders[i % senders.length]!;
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(source, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(blockhash), lastValidBlockHeight }, m),
+      // A distinct amount per transfer keeps every signature unique.
+      (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source, destination: recipient.address, amount: 1_000n + BigInt(i) }), m),
+    );
+    out.push(await signTransactionMessageWithSigners(message));
+  }
+  return out;
+}
+
+async function inProcess(senders: KeyPairSigner[], recipient: KeyPairSigner): Promise<number> {
+  const svm = new LiteSVM();
+  for (const s of [...senders, recipient]) svm.airdrop(s.address, lamports(100_000_000_000n));
+  const txs = await signTransfers(senders, recipient, svm.latestBlockhash(), 0n);
+  const t0 = performance.now();
+  let ok = 0;
+  for (const tx of txs) {
+    const r = svm.sendTransaction(tx);
+    if (r instanceof FailedTransactionMetadata) throw new Error(`in-process transfer failed: ${r.toString()}`);
+    ok++;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  if (ok !== TRANSFERS) throw new Error(`in-process: only ${ok}/${TRANSFERS} landed`);
+  return TRANSFERS / seconds;
+}
+
+async function overRpc(senders: KeyPairSigner[], recipient: KeyPairSigner, mode: 'kit' | 'batch'): Promise<{ tps: number; p50: number; p99: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hush-bench-localnet-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []), '--import', 'tsx', 'src/cli/localnet.ts'], {
+    env: { ...process.env, DATA_DIR: dataDir, LOCALNET_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (d: Buffer) => d.toString().includes('JSON-RPC at') && resolve());
+      child.once('exit', (code) => reject(new Error(`localnet exited with ${code}`)));
+    });
+    const rpc = createSolanaRpc(`http://127.0.0.1:${port}`);
+    const funding = await Promise.all([...senders, recipient].map((s) => rpc.requestAirdrop(s.address, lamports(100_000_000_000n)).send()));
+    await waitConfirmed(rpc, funding);
+    const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const wires = (await signTransfers(senders, recipient, latest.blockhash, latest.lastValidBlockHeight)).map((t) => getBase64EncodedWireTransaction(t));
+
+    const sentAt = new Map<string, number>();
+    const latencies: number[] = [];
+    const t0 = performance.now();
+    const signatures: Signature[] = [];
+    if (mode === 'kit') {
+      // One HTTP request per transaction through kit's RPC client, as a typical partner integration sends.
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < wires.length) {
+            const wire = wires[next++]!;
+            const sig = await rpc.sendTransaction(wire, { encoding: 'base64', preflightCommitment: 'processed' }).send();
+            sentAt.set(sig, performance.now());
+            signatures.push(sig);
+          }
+        }),
+      );
+    } else {
+      // JSON-RPC 2.0 batches (an array of requests per POST), as high-volume senders do.
+      const batches: string[][] = [];
+      for (let i = 0; i < wires.length; i += BATCH) batches.push(wires.slice(i, i + BATCH));
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (next < batches.length) {
+            const batch = batches[next++]!;
+            const body = JSON.stringify(batch.map((w, id) => ({ jsonrpc: '2.0', id, method: 'sendTransaction', params: [w, { encoding: 'base64' }] })));
+            const res = await fetch(`http://127.0.0.1:${port}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+            const out = (await res.json()) as { result?: Signature; error?: unknown }[];
+            const now = performance.now();
+            for (const r of out) {
+              if (!r.result) throw new Error(`send failed: ${JSON.stringify(r.error)}`);
+              sentAt.set(r.result, now);
+              signatures.push(r.result);
+            }
+          }
+        }),
+      );
+    }
+    // Confirmation polling, as a client does it: batches of 256 signatures until every one is confirmed.
+    let pending = signatures;
+    while (pending.length > 0) {
+      const still: Signature[] = [];
+      for (let i = 0; i < pending.length; i += 256) {
+        const chunk = pending.slice(i, i + 256);
+        const { value } = await rpc.getSignatureStatuses(chunk).send();
+        const now = performance.now();
+        value.forEach((st, j) => {
+          const sig = chunk[j]!;
+          if (st && st.err) throw new Error(`transfer ${sig} failed: ${JSON.stringify(st.err)}`);
+          if (st && (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized')) latencies.push(now - sentAt.get(sig)!);
+          else still.push(sig);
+        });
+      }
+      pending = still;
+      if (pending.length > 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    latencies.sort((a, b) => a - b);
+    return { tps: TRANSFERS / seconds, p50: latencies[Math.floor(latencies.length * 0.5)]!, p99: latencies[Math.floor(latencies.length * 0.99)]! };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function waitConfirmed(rpc: ReturnType<typeof createSolanaRpc>, sigs: Signature[]): Promise<void> {
+  for (;;) {
+    const { value } = await rpc.getSignatureStatuses(sigs).send();
+    if (value.every((s) => s && s.confirmationStatus !== 'processed')) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const senders = await Promise.all(Array.from({ length: SENDERS }, () => generateKeyPairSigner()));
+const recipient = await generateKeyPairSigner();
+const baseline = await inProcess(senders, recipient);
+const batched = await overRpc(senders, recipient, 'batch');
+const single = await overRpc(senders, recipient, 'kit');
+const line = (label: string, r: { tps: number; p50: number; p99: number }) =>
+  `  ${label.padEnd(44)} ${r.tps.toFixed(0).padStart(7)} tx/s  ratio ${(r.tps / baseline).toFixed(2)}   send→confirmed p50 ${r.p50.toFixed(0)} ms, p99 ${r.p99.toFixed(0)} ms`;
+console.log(`bench:localnet  ${TRANSFERS} signed v0 SOL transfers from ${SENDERS} wallets, slot 400 ms, confirmation polled at 'confirmed'`);
+console.log(`  ${'in-process LiteSVM (baseline)'.padEnd(44)} ${baseline.toFixed(0).padStart(7)} tx/s`);
+console.log(line(`JSON-RPC batches of ${BATCH}, 4 in flight`, batched));
+console.log(line(`kit createSolanaRpc, ${IN_FLIGHT} requests in flight`, single));
+const ratio = batched.tps / baseline;
+console.log(`  target: JSON-RPC ≥ 0.50 × in-process → ${ratio.toFixed(2)} ${ratio >= 0.5 ? 'PASS' : 'MISS'}`);
