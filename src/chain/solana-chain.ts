@@ -1,0 +1,109 @@
+import { createSolanaRpc, type Address, type Rpc, type Signature, type SolanaRpcApi } from '@solana/kit';
+
+export interface FreshBlockhash {
+  blockhash: string;
+  lastValidBlockHeight: bigint;
+  /** Slot at which the blockhash stops being accepted, estimated from the block height gap. */
+  expiresAtSlot: bigint;
+  blocksLeftAtFetch: bigint;
+  fetchedAt: number;
+  slotMs: number;
+}
+
+export class ChainUnavailableError extends Error {}
+
+/** Nominal slot time used to turn block counts into seconds (mainnet ≈ 400 ms). */
+const DEFAULT_SLOT_MS = 400;
+const BLOCKHASH_MAX_AGE_MS = 15_000;
+const BLOCKHASH_REFRESH_MS = 5_000;
+const EXISTS_TTL_MS = 30_000;
+
+/**
+ * The chain as Hush's request path sees it: a standard Solana RPC plus caches that keep RPC calls off the
+ * hot path (a blockhash refreshed in the background, token-account existence with a short TTL).
+ */
+export class SolanaChain {
+  readonly rpc: Rpc<SolanaRpcApi>;
+  private blockhash: FreshBlockhash | null = null;
+  private inflight: Promise<FreshBlockhash> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly exists = new Map<string, { value: boolean; at: number }>();
+
+  constructor(
+    readonly url: string,
+    private readonly slotMs = DEFAULT_SLOT_MS,
+  ) {
+    this.rpc = createSolanaRpc(url);
+  }
+
+  /** Keeps the cached blockhash young so requests never wait on the RPC. */
+  startBackgroundRefresh(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.refreshBlockhash().catch(() => {}), BLOCKHASH_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async refreshBlockhash(): Promise<FreshBlockhash> {
+    this.inflight ??= (async () => {
+      try {
+        // Fetched at `confirmed`: one slot behind the tip, so the handed-out transaction keeps ~all its life.
+        const [{ value, context }, height] = await Promise.all([
+          this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send(),
+          this.rpc.getBlockHeight({ commitment: 'confirmed' }).send(),
+        ]);
+        const fresh: FreshBlockhash = {
+          blockhash: value.blockhash,
+          lastValidBlockHeight: value.lastValidBlockHeight,
+          expiresAtSlot: context.slot + (value.lastValidBlockHeight - height),
+          blocksLeftAtFetch: value.lastValidBlockHeight - height,
+          fetchedAt: Date.now(),
+          slotMs: this.slotMs,
+        };
+        this.blockhash = fresh;
+        return fresh;
+      } catch (e) {
+        throw new ChainUnavailableError(`RPC unavailable: ${(e as Error).message}`);
+      } finally {
+        this.inflight = null;
+      }
+    })();
+    return this.inflight;
+  }
+
+  async latestBlockhash(): Promise<FreshBlockhash> {
+    const b = this.blockhash;
+    if (b && Date.now() - b.fetchedAt <= BLOCKHASH_MAX_AGE_MS) return b;
+    return this.refreshBlockhash();
+  }
+
+  /** Milliseconds until a transaction with this blockhash can no longer land (nominal slot time). */
+  static remainingMs(b: FreshBlockhash, now = Date.now()): number {
+    return Math.max(0, b.fetchedAt + Number(b.blocksLeftAtFetch) * b.slotMs - now);
+  }
+
+  /** Whether an account exists, cached briefly: good enough for fee estimates, never for money movement. */
+  async accountExistsCached(address: Address): Promise<boolean> {
+    const hit = this.exists.get(address);
+    if (hit && Date.now() - hit.at < EXISTS_TTL_MS) return hit.value;
+    let value: boolean;
+    try {
+      const { value: info } = await this.rpc.getAccountInfo(address, { commitment: 'confirmed', encoding: 'base64', dataSlice: { offset: 0, length: 0 } }).send();
+      value = info !== null;
+    } catch (e) {
+      throw new ChainUnavailableError(`RPC unavailable: ${(e as Error).message}`);
+    }
+    if (this.exists.size > 50_000) this.exists.clear();
+    this.exists.set(address, { value, at: Date.now() });
+    return value;
+  }
+
+  async signatureStatus(signature: Signature) {
+    const { value } = await this.rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send();
+    return value[0] ?? null;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * What settling one order costs Hush on chain, in lamports. The quote's networkFee is this, converted to
+ * the source asset and rounded up (SPEC §4): sweep share, payout transactions, the recipient's token
+ * account rent when it must be created, and priority fees.
+ */
+export interface NetworkCostParams {
+  lamportsPerSignature: bigint;
+  computeUnitLimit: number;
+  computeUnitPriceMicroLamports: bigint;
+  tokenAccountRent: bigint;
+  /** Deposits swept together in one transaction; its shared cost is split between them. */
+  sweepBatch: number;
+}
+
+export const DEFAULT_NETWORK_COST: NetworkCostParams = {
+  lamportsPerSignature: 5000n,
+  computeUnitLimit: 100_000,
+  computeUnitPriceMicroLamports: 1000n,
+  tokenAccountRent: 2_039_280n,
+  sweepBatch: 4,
+};
+
+export function priorityFee(p: Pick<NetworkCostParams, 'computeUnitLimit' | 'computeUnitPriceMicroLamports'>): bigint {
+  return (BigInt(p.computeUnitLimit) * p.computeUnitPriceMicroLamports + 999_999n) / 1_000_000n;
+}
+
+export interface SettlementShape {
+  /** Payouts of native SOL are system transfers and need no token account. */
+  destinationNative: boolean;
+  recipientTokenAccountMissing: boolean;
+  payoutCount: number;
+}
+
+export function settlementLamports(p: NetworkCostParams, s: SettlementShape): bigint {
+  const txBase = p.lamportsPerSignature + priorityFee(p);
+  const batch = BigInt(Math.max(1, p.sweepBatch));
+  // Sweep: the deposit owner's signature is per deposit; fee payer and priority fee are shared.
+  const sweepShare = p.lamportsPerSignature + (txBase + batch - 1n) / batch;
+  // Payout: fee payer + pool wallet signatures, one transaction per payout part.
+  const payouts = BigInt(Math.max(1, s.payoutCount)) * (txBase + p.lamportsPerSignature);
+  const rent = !s.destinationNative && s.recipientTokenAccountMissing ? p.tokenAccountRent : 0n;
+  return sweepShare + payouts + rent;
+}

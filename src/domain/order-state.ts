@@ -1,0 +1,57 @@
+/**
+ * SPEC §5 order states and the only transitions allowed between them. Settlement code asks
+ * canTransition before every status write, so a bug (or a race between workers) cannot move an
+ * order backwards or out of a final state.
+ */
+
+export const ORDER_STATUSES = [
+  'awaiting_deposit',
+  'deposit_detected',
+  'deposit_confirmed',
+  'swapping',
+  'sending',
+  'completed',
+  'expired',
+  'refunding',
+  'refunded',
+  'failed',
+] as const;
+
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+const FINAL: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['completed', 'expired', 'refunded', 'failed']);
+
+/** Forward edges as listed in SPEC §5; "any non-final → failed" is added below, not repeated here. */
+const NEXT: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  awaiting_deposit: ['deposit_detected', 'expired'],
+  // Back to awaiting_deposit when the seen deposit transaction failed or its blockhash expired.
+  deposit_detected: ['deposit_confirmed', 'awaiting_deposit'],
+  // swapping only for cross-asset orders; refunding when the deposit cannot be delivered
+  // (e.g. its amount differs from amountIn).
+  deposit_confirmed: ['swapping', 'sending', 'refunding'],
+  swapping: ['sending', 'refunding'],
+  sending: ['completed', 'refunding'],
+  refunding: ['refunded'],
+  completed: [],
+  expired: [],
+  refunded: [],
+  failed: [],
+};
+
+export function isOrderStatus(value: unknown): value is OrderStatus {
+  return typeof value === 'string' && (ORDER_STATUSES as readonly string[]).includes(value);
+}
+
+export function isFinal(status: OrderStatus): boolean {
+  return FINAL.has(status);
+}
+
+/** Statuses reachable from `from` in one step. */
+export function nextStatuses(from: OrderStatus): readonly OrderStatus[] {
+  return isFinal(from) ? [] : [...NEXT[from], 'failed'];
+}
+
+export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
+  if (isFinal(from)) return false;
+  return to === 'failed' || NEXT[from].includes(to);
+}

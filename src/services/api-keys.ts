@@ -1,0 +1,33 @@
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+const KEY_PATTERN = /^hush_([a-z2-7]{12})_([A-Za-z0-9_-]{43})$/;
+
+export interface IssuedApiKey {
+  keyId: string;
+  apiKey: string;
+  secretHash: Uint8Array;
+}
+
+/** `hush_<keyId>_<secret>`: keyId 12 lowercase base32 chars, secret 32 random bytes base64url (SPEC §3). */
+export function generateApiKey(): IssuedApiKey {
+  let keyId = '';
+  for (let i = 0; i < 12; i++) keyId += BASE32[randomInt(32)];
+  const secret = randomBytes(32).toString('base64url');
+  return { keyId, apiKey: `hush_${keyId}_${secret}`, secretHash: hashSecret(secret) };
+}
+
+export function parseApiKey(apiKey: string): { keyId: string; secret: string } | null {
+  const m = KEY_PATTERN.exec(apiKey);
+  return m ? { keyId: m[1]!, secret: m[2]! } : null;
+}
+
+export function hashSecret(secret: string): Uint8Array {
+  return createHash('sha256').update(secret).digest();
+}
+
+/** Constant-time comparison of the presented secret's hash with the stored one. */
+export function secretMatches(secret: string, storedHash: Uint8Array): boolean {
+  const h = hashSecret(secret);
+  return h.length === storedHash.length && timingSafeEqual(h, storedHash);
+}

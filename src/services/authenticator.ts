@@ -1,0 +1,56 @@
+import { HushError } from '../domain/errors.ts';
+import { findApiKey, getAccount, type AccountRecord, type ApiKeyRecord } from '../store/accounts-store.ts';
+import type { Queryable } from '../store/db.ts';
+import { parseApiKey, secretMatches } from './api-keys.ts';
+
+export interface Caller {
+  keyId: string;
+  account: AccountRecord;
+}
+
+const UNAUTHORIZED = 'Missing or invalid API key';
+
+/**
+ * Bearer-key authentication with a short cache: every partner request needs the key and its account,
+ * and a database round trip per request would dominate the quote path. Revocation, suspension and fee
+ * recipient changes therefore take effect within `ttlMs` on other processes (immediately on this one,
+ * which invalidates its cache when it makes the change).
+ */
+export class Authenticator {
+  private readonly cache = new Map<string, { key: ApiKeyRecord | null; account: AccountRecord | null; at: number }>();
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly ttlMs = 5000,
+  ) {}
+
+  async authenticate(authorization: string | undefined): Promise<Caller> {
+    const m = /^Bearer ([!-~]{1,200})$/.exec(authorization ?? '');
+    const parsed = m ? parseApiKey(m[1]!) : null;
+    if (!parsed) throw new HushError('UNAUTHORIZED', UNAUTHORIZED);
+    const { key, account } = await this.lookup(parsed.keyId);
+    const now = Date.now();
+    if (!key || !account || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt.getTime() <= now) || !secretMatches(parsed.secret, key.secretHash)) {
+      throw new HushError('UNAUTHORIZED', UNAUTHORIZED);
+    }
+    if (account.status === 'suspended') throw new HushError('ACCOUNT_SUSPENDED', 'This account is suspended');
+    return { keyId: key.keyId, account };
+  }
+
+  private async lookup(keyId: string) {
+    const hit = this.cache.get(keyId);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit;
+    const key = await findApiKey(this.db, keyId);
+    const account = key ? await getAccount(this.db, key.accountId) : null;
+    const entry = { key, account, at: Date.now() };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(keyId, entry);
+    return entry;
+  }
+
+  /** Drops cached entries of an account (or all), after an admin change made by this process. */
+  invalidate(accountId?: string): void {
+    if (accountId === undefined) return this.cache.clear();
+    for (const [k, v] of this.cache) if (v.key?.accountId === accountId) this.cache.delete(k);
+  }
+}

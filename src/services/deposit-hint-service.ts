@@ -1,0 +1,75 @@
+import { getBase58Encoder, type Signature } from '@solana/kit';
+import { HushError } from '../domain/errors.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { HushConfig } from '../config/config.ts';
+import type { AccountRecord } from '../store/accounts-store.ts';
+import type { Db } from '../store/db.ts';
+import { addDepositHint, getOrderById, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
+import type { OrderService } from './order-service.ts';
+import { statusRecord } from './order-views.ts';
+
+const base58 = getBase58Encoder();
+
+function requireSignature(s: string): Signature {
+  try {
+    if (s.length >= 64 && s.length <= 88 && base58.encode(s).length === 64) return s as Signature;
+  } catch {
+    // fall through
+  }
+  throw new HushError('INVALID_SIGNATURE', 'signature is not a base58 transaction signature', { field: 'signature' });
+}
+
+interface TokenBalance {
+  accountIndex: number;
+  mint: string;
+  uiTokenAmount: { amount: string };
+}
+
+/**
+ * POST /deposit: a partner's hint that the deposit was sent. It is checked against the chain, never
+ * trusted: 200 when the transaction funded this order's deposit account, 202 while it is not yet visible
+ * at `confirmed` (it is then watched), 409 when it exists but did not fund the deposit account.
+ */
+export class DepositHintService {
+  constructor(
+    private readonly config: HushConfig,
+    private readonly db: Db,
+    private readonly chain: SolanaChain,
+    private readonly orders: OrderService,
+  ) {}
+
+  async hint(account: AccountRecord, trackingId: string, signatureText: string): Promise<{ status: 200 | 202; body: unknown }> {
+    const signature = requireSignature(signatureText);
+    let order = await this.orders.get(account, trackingId);
+    let tx;
+    try {
+      tx = await this.chain.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    } catch (e) {
+      throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
+    }
+    if (!tx) {
+      await addDepositHint(this.db, order.id, signature);
+      return { status: 202, body: { success: true, order: statusRecord(order) } };
+    }
+    if (!tx.meta || tx.meta.err) throw new HushError('DEPOSIT_MISMATCH', 'The transaction failed on chain', { reason: 'transaction_failed' });
+    const keys = [...tx.transaction.message.accountKeys, ...(tx.meta.loadedAddresses?.writable ?? []), ...(tx.meta.loadedAddresses?.readonly ?? [])];
+    const index = keys.indexOf(order.depositAccount as (typeof keys)[number]);
+    const mint = this.config.assets.get(order.sourceAssetId)?.mint;
+    const balance = (list: readonly TokenBalance[] | null | undefined) =>
+      BigInt(list?.find((b) => b.accountIndex === index && b.mint === mint)?.uiTokenAmount.amount ?? '0');
+    const received = index < 0 ? 0n : balance(tx.meta.postTokenBalances) - balance(tx.meta.preTokenBalances);
+    if (received <= 0n) throw new HushError('DEPOSIT_MISMATCH', "The transaction did not fund this order's deposit account", { reason: 'not_this_deposit' });
+    order = await this.record(order, signature, received);
+    return { status: 200, body: { success: true, order: statusRecord(order) } };
+  }
+
+  /** Moves an awaiting order through detected → confirmed (the hint was read at `confirmed`). */
+  private async record(order: OrderRecord, signature: string, amount: bigint): Promise<OrderRecord> {
+    if (order.status === 'awaiting_deposit') {
+      await transitionOrder(this.db, order.id, 'awaiting_deposit', 'deposit_detected', { deposit: { signature, amount: amount.toString(), confirmedAt: null } });
+    }
+    const now = new Date().toISOString();
+    await transitionOrder(this.db, order.id, 'deposit_detected', 'deposit_confirmed', { deposit: { signature, amount: amount.toString(), confirmedAt: now } });
+    return (await getOrderById(this.db, order.id))!;
+  }
+}

@@ -1,0 +1,188 @@
+import { createHash, randomInt } from 'node:crypto';
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { Address } from '@solana/kit';
+import type { HushConfig } from '../config/config.ts';
+import { HushError } from '../domain/errors.ts';
+import { firstQuoteDifference, openQuoteId, quoteKey, type OpenedQuote } from '../domain/quote-token.ts';
+import { buildDepositTransaction } from '../chain/deposit-transaction.ts';
+import { ChainUnavailableError, SolanaChain, type FreshBlockhash } from '../chain/solana-chain.ts';
+import type { AccountRecord } from '../store/accounts-store.ts';
+import type { Db } from '../store/db.ts';
+import { claimIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency-store.ts';
+import { getOrderByTrackingId, insertOrder, updateOrderTransaction, type OrderRecord } from '../store/orders-store.ts';
+import type { TreasuryKeys } from '../treasury/treasury-keys.ts';
+import { orderObject } from './order-views.ts';
+
+export interface OrderRequest {
+  quote: Record<string, unknown>;
+  senderAddress: string;
+  recipientAddress: string;
+  feeBps?: number;
+  feeRecipientAddress?: string;
+}
+
+export interface OrderOutcome {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+/** Margin between a transaction's last possible landing and the order's expiration (slot times vary). */
+const BLOCKHASH_SAFETY = 1.25;
+
+export function newTrackingId(): string {
+  let s = 'trk_';
+  for (let i = 0; i < 22; i++) s += BASE58[randomInt(58)];
+  return s;
+}
+
+function chainError(e: unknown): never {
+  if (e instanceof ChainUnavailableError) throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
+  throw e;
+}
+
+export class OrderService {
+  /** Bounds in-flight database work so a burst queues in memory instead of stretching every query. */
+  private readonly dbSlots: LimitFunction;
+
+  constructor(
+    private readonly config: HushConfig,
+    private readonly db: Db,
+    private readonly chain: SolanaChain,
+    private readonly keys: TreasuryKeys,
+    dbConcurrency = db.kind === 'pglite' ? 4 : 16,
+  ) {
+    this.dbSlots = pLimit(dbConcurrency);
+  }
+
+  /** The quote as issued to this account, checked against what the partner sent back. */
+  private verifyQuote(account: AccountRecord, req: OrderRequest): OpenedQuote {
+    const quoteId = req.quote.quoteId;
+    const opened = typeof quoteId === 'string' ? openQuoteId(this.keys.quoteMacKey, account.id, quoteId) : null;
+    if (!opened) throw new HushError('QUOTE_NOT_FOUND', 'No quote with this quoteId was issued to this account');
+    const field = firstQuoteDifference(opened.quote, req.quote);
+    if (field !== null) throw new HushError('QUOTE_MISMATCH', `The quote differs from the one issued (${field})`, { field });
+    const terms = opened.request;
+    const checks: [string, unknown, unknown][] = [
+      ['senderAddress', req.senderAddress, terms.senderAddress],
+      ['recipientAddress', req.recipientAddress, terms.recipientAddress],
+      ['feeBps', req.feeBps ?? 0, terms.feeBps],
+      ['feeRecipientAddress', req.feeRecipientAddress, terms.feeRecipientAddress],
+    ];
+    for (const [f, got, want] of checks) {
+      if (got !== want) throw new HushError('QUOTE_MISMATCH', `${f} differs from the quote request`, { field: f });
+    }
+    if (Date.parse(opened.quote.expiresAt) <= Date.now()) throw new HushError('QUOTE_EXPIRED', 'The quote has expired; request a new one', { expiresAt: opened.quote.expiresAt });
+    if (terms.feeRecipientAddress && !account.feeRecipients.includes(terms.feeRecipientAddress)) {
+      throw new HushError('FEE_RECIPIENT_NOT_REGISTERED', 'feeRecipientAddress is no longer registered to this account', { feeRecipientAddress: terms.feeRecipientAddress });
+    }
+    return opened;
+  }
+
+  async create(account: AccountRecord, req: OrderRequest, idempotencyKey: string | undefined): Promise<OrderOutcome> {
+    const opened = this.verifyQuote(account, req);
+    const key = idempotencyKey ?? `quote:${quoteKey(opened.quote.quoteId)}`;
+    const requestHash = createHash('sha256')
+      .update(JSON.stringify([req.quote, req.senderAddress, req.recipientAddress, req.feeBps ?? 0, req.feeRecipientAddress ?? null]))
+      .digest('base64url');
+    const claim = await this.dbSlots(() => claimIdempotencyKey(this.db, account.id, key, requestHash));
+    if (claim.kind === 'conflict') throw new HushError('IDEMPOTENCY_CONFLICT', 'This idempotency key was used with different terms');
+    if (claim.kind === 'in_progress') throw new HushError('ORDER_IN_PROGRESS', 'This order is being created by a concurrent request; retry shortly');
+    if (claim.kind === 'done') return { status: claim.status, body: claim.body, replayed: true };
+    try {
+      return await this.build(account, opened, key);
+    } catch (e) {
+      await this.dbSlots(() => releaseIdempotencyKey(this.db, account.id, key)).catch(() => {});
+      throw e;
+    }
+  }
+
+  private async build(account: AccountRecord, opened: OpenedQuote, key: string): Promise<OrderOutcome> {
+    const q = opened.quote;
+    const source = this.config.assets.get(q.sourceAssetId);
+    if (!source) throw new HushError('UNSUPPORTED_ASSET', `Asset "${q.sourceAssetId}" is no longer supported`, { field: 'sourceAssetId', assetId: q.sourceAssetId });
+    const trackingId = newTrackingId();
+    const depositOwner = this.keys.depositOwnerAddress(trackingId);
+    const blockhash = await this.chain.latestBlockhash().catch(chainError);
+    const tx = await this.depositTransaction(opened, depositOwner, blockhash);
+    const createdAt = new Date();
+    // The deadline is enforced by blockhash expiry, so it may never come before the transaction's death.
+    const txDeathMs = createdAt.getTime() + SolanaChain.remainingMs(blockhash) * BLOCKHASH_SAFETY;
+    const expiration = new Date(Math.max(createdAt.getTime() + this.config.orderTtlS * 1000, Math.ceil(txDeathMs)));
+    const order = {
+      trackingId,
+      accountId: account.id,
+      quoteKey: quoteKey(q.quoteId),
+      quote: q,
+      sourceAssetId: q.sourceAssetId,
+      destinationAssetId: q.destinationAssetId,
+      mode: q.mode,
+      amountIn: BigInt(q.amountIn),
+      amountOut: BigInt(q.amountOut),
+      serviceFee: BigInt(q.feeBreakdown.serviceFee),
+      partnerFee: BigInt(q.feeBreakdown.partnerFee),
+      networkFee: BigInt(q.networkFee),
+      feeBps: opened.request.feeBps,
+      feeRecipient: opened.request.feeRecipientAddress ?? null,
+      sender: opened.request.senderAddress,
+      recipient: opened.request.recipientAddress,
+      depositOwner,
+      depositAccount: tx.depositAccount,
+      expiration,
+      txBlockhash: blockhash.blockhash,
+      txLastValidBlockHeight: blockhash.lastValidBlockHeight,
+      txExpiresAtSlot: blockhash.expiresAtSlot,
+      createdAt,
+    };
+    const body = { success: true, order: orderObject(this.config.assets, order, { base64: tx.base64, expiresAtSlot: blockhash.expiresAtSlot }, q.duration) };
+    const inserted = await this.dbSlots(() => insertOrder(this.db, order, { key, responseStatus: 200, responseBody: body }));
+    if (inserted.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
+    return { status: 200, body, replayed: false };
+  }
+
+  private async depositTransaction(opened: OpenedQuote | { quote: { sourceAssetId: string; amountIn: string }; request: { senderAddress: Address } }, depositOwner: Address, blockhash: FreshBlockhash) {
+    const source = this.config.assets.get(opened.quote.sourceAssetId)!;
+    return buildDepositTransaction({
+      sender: opened.request.senderAddress,
+      depositOwner,
+      mint: source.mint as Address,
+      tokenProgram: source.tokenProgram as Address,
+      decimals: source.decimals,
+      native: source.native,
+      amount: BigInt(opened.quote.amountIn),
+      blockhash: blockhash.blockhash,
+      lastValidBlockHeight: blockhash.lastValidBlockHeight,
+      computeUnitLimit: this.config.computeUnitLimit,
+      computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports,
+    });
+  }
+
+  /** An order of this account, or 404 (another account's trackingId is indistinguishable from none). */
+  async get(account: AccountRecord, trackingId: string): Promise<OrderRecord> {
+    const order = /^trk_[1-9A-HJ-NP-Za-km-z]{22}$/.test(trackingId) ? await getOrderByTrackingId(this.db, trackingId) : null;
+    if (!order || order.accountId !== account.id) throw new HushError('NOT_FOUND', 'No order with this trackingId');
+    return order;
+  }
+
+  /** A new transaction for the same deposit after the previous blockhash expired (seed "refresh"). */
+  async refresh(account: AccountRecord, trackingId: string) {
+    const order = await this.get(account, trackingId);
+    if (order.status !== 'awaiting_deposit') throw new HushError('ORDER_NOT_REFRESHABLE', `The order is ${order.status}, not awaiting a deposit`, { status: order.status });
+    const blockhash = await this.chain.latestBlockhash().catch(chainError);
+    if (Date.now() + SolanaChain.remainingMs(blockhash) * BLOCKHASH_SAFETY > order.expiration.getTime()) {
+      throw new HushError('ORDER_EXPIRED', 'The order expires before a new transaction could land', { expiration: order.expiration.toISOString() });
+    }
+    const tx = await this.depositTransaction(
+      { quote: { sourceAssetId: order.sourceAssetId, amountIn: order.amountIn.toString() }, request: { senderAddress: order.sender as Address } },
+      order.depositOwner as Address,
+      blockhash,
+    );
+    const updated = await this.dbSlots(() =>
+      updateOrderTransaction(this.db, order.id, { blockhash: blockhash.blockhash, lastValidBlockHeight: blockhash.lastValidBlockHeight, expiresAtSlot: blockhash.expiresAtSlot }),
+    );
+    if (!updated) throw new HushError('ORDER_NOT_REFRESHABLE', 'The order is no longer awaiting a deposit', { status: 'changed' });
+    const quote = order.quote as { duration?: number };
+    return { success: true, order: orderObject(this.config.assets, order, { base64: tx.base64, expiresAtSlot: blockhash.expiresAtSlot }, quote.duration ?? 0) };
+  }
+}

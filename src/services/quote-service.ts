@@ -1,0 +1,134 @@
+import { findAssociatedTokenPda } from '@solana-program/token';
+import type { Address } from '@solana/kit';
+import type { Asset } from '../config/assets.ts';
+import type { HushConfig } from '../config/config.ts';
+import { HushError } from '../domain/errors.ts';
+import { quoteSameAsset, type QuoteMode } from '../domain/fees.ts';
+import { toAmount } from '../domain/money.ts';
+import { DEFAULT_NETWORK_COST, settlementLamports } from '../domain/network-cost.ts';
+import { convertCeil, parsePrice, type Price } from '../domain/price.ts';
+import { issueQuote, type QuoteObject } from '../domain/quote-token.ts';
+import { ChainUnavailableError, type SolanaChain } from '../chain/solana-chain.ts';
+import type { AccountRecord } from '../store/accounts-store.ts';
+import { requireAddress, requireWallet } from './address-rules.ts';
+
+export interface QuoteRequest {
+  amount: string;
+  sourceAssetId: string;
+  destinationAssetId: string;
+  senderAddress: string;
+  recipientAddress: string;
+  mode?: QuoteMode;
+  feeBps?: number;
+  feeRecipientAddress?: string;
+}
+
+/** Seconds the settlement adds beyond the privacy delay: confirmation depth, sweep schedule, payout confirmation. */
+const SETTLEMENT_OVERHEAD_S = 5;
+
+export class QuoteService {
+  private readonly prices = new Map<string, Price>();
+
+  constructor(
+    private readonly config: HushConfig,
+    private readonly chain: SolanaChain,
+    private readonly quoteSecret: Uint8Array,
+  ) {
+    for (const a of config.assets.list) this.prices.set(a.assetId, parsePrice(a.referencePriceUsd));
+  }
+
+  asset(assetId: string, field: string): Asset {
+    const a = this.config.assets.get(assetId);
+    if (!a) throw new HushError('UNSUPPORTED_ASSET', `Unknown asset "${assetId}"; see GET /transfer/v1/tokens`, { field, assetId });
+    return a;
+  }
+
+  /** Validates the request and prices it; throws HushError with the SPEC §6 code for any bad input. */
+  async quote(account: AccountRecord, req: QuoteRequest): Promise<QuoteObject> {
+    const source = this.asset(req.sourceAssetId, 'sourceAssetId');
+    const destination = this.asset(req.destinationAssetId, 'destinationAssetId');
+    const mode = req.mode ?? 'exact_in';
+    const cross = source.assetId !== destination.assetId;
+    if (cross && mode === 'exact_out') throw new HushError('UNSUPPORTED_MODE', 'Cross-asset orders must use exact_in', { mode });
+    if (cross) {
+      throw new HushError('PAIR_NOT_SUPPORTED', `Swapping ${source.assetId} to ${destination.assetId} is not supported`, {
+        sourceAssetId: source.assetId,
+        destinationAssetId: destination.assetId,
+      });
+    }
+    const sender = requireWallet(req.senderAddress, 'senderAddress');
+    const recipient = requireWallet(req.recipientAddress, 'recipientAddress');
+    const feeBps = req.feeBps ?? 0;
+    if (feeBps > account.feeCapBps) throw new HushError('FEE_BPS_TOO_HIGH', `feeBps may be at most ${account.feeCapBps} for this account`, { feeCapBps: account.feeCapBps });
+    let feeRecipient: Address | undefined;
+    if (req.feeRecipientAddress !== undefined) {
+      feeRecipient = requireAddress(req.feeRecipientAddress, 'feeRecipientAddress');
+      if (!account.feeRecipients.includes(feeRecipient)) {
+        throw new HushError('FEE_RECIPIENT_NOT_REGISTERED', 'feeRecipientAddress is not registered to this account', { feeRecipientAddress: feeRecipient });
+      }
+    } else if (feeBps > 0) {
+      throw new HushError('FEE_RECIPIENT_REQUIRED', 'feeRecipientAddress is required when feeBps > 0', { field: 'feeRecipientAddress' });
+    }
+    const amount = BigInt(req.amount);
+    const networkFee = await this.networkFee(source, destination, recipient);
+    const fees = quoteSameAsset({
+      mode,
+      amount: toAmount(amount),
+      feeBps,
+      serviceFeeBps: this.config.serviceFeeBps,
+      networkFee: toAmount(networkFee),
+      min: toAmount(source.min),
+      max: toAmount(source.max),
+    });
+    const issuedAtMs = Date.now();
+    return issueQuote(this.quoteSecret, account.id, {
+      sourceAssetId: source.assetId,
+      destinationAssetId: destination.assetId,
+      mode,
+      amountIn: fees.amountIn,
+      amountOut: fees.amountOut,
+      serviceFee: fees.serviceFee,
+      partnerFee: fees.partnerFee,
+      networkFee: fees.networkFee,
+      min: toAmount(source.min),
+      max: toAmount(source.max),
+      duration: this.config.payoutDelayS.max + SETTLEMENT_OVERHEAD_S,
+      issuedAtMs,
+      expiresAtMs: issuedAtMs + this.config.quoteTtlS * 1000,
+      senderAddress: sender,
+      recipientAddress: recipient,
+      feeBps,
+      ...(feeRecipient ? { feeRecipientAddress: feeRecipient } : {}),
+    });
+  }
+
+  /**
+   * Every lamport Hush will spend settling this order, converted to the source asset and rounded up.
+   * A token payout needs the recipient's token account; if it is missing Hush creates it and the rent is
+   * part of the fee. Partner fees are paid out in aggregate on a schedule (one transfer per partner per
+   * period, unlinkable to any order), so their cost is Hush's and not in any single order's networkFee.
+   */
+  private async networkFee(source: Asset, destination: Asset, recipient: Address): Promise<bigint> {
+    const lamports = settlementLamports(
+      { ...DEFAULT_NETWORK_COST, computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports },
+      {
+        destinationNative: destination.native,
+        recipientTokenAccountMissing: destination.native ? false : !(await this.tokenAccountExists(recipient, destination)),
+        payoutCount: 1,
+      },
+    );
+    if (source.native) return lamports;
+    const sol = this.config.assets.list.find((a) => a.native)!;
+    return convertCeil(lamports, { price: this.prices.get(sol.assetId)!, decimals: sol.decimals }, { price: this.prices.get(source.assetId)!, decimals: source.decimals });
+  }
+
+  private async tokenAccountExists(owner: Address, asset: Asset): Promise<boolean> {
+    const [ata] = await findAssociatedTokenPda({ owner, mint: asset.mint as Address, tokenProgram: asset.tokenProgram as Address });
+    try {
+      return await this.chain.accountExistsCached(ata);
+    } catch (e) {
+      if (e instanceof ChainUnavailableError) throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import type { Queryable } from './db.ts';
+
+export type IdempotencyClaim =
+  | { kind: 'claimed' }
+  | { kind: 'in_progress' }
+  | { kind: 'conflict' }
+  | { kind: 'done'; status: number; body: unknown };
+
+/** An in-progress claim older than this belongs to a request that died; a retry may take it over. */
+const STALE_CLAIM = '30 seconds';
+
+/**
+ * Claims (account, key) for one request. One statement: insert, or take over a stale claim with the same
+ * terms; whoever gets a row back owns the key. Everyone else learns what the owner is doing.
+ */
+export async function claimIdempotencyKey(db: Queryable, accountId: string, key: string, requestHash: string): Promise<IdempotencyClaim> {
+  const claimed = await db.query(
+    `INSERT INTO idempotency_keys (account_id, key, request_hash, state) VALUES ($1, $2, $3, 'in_progress')
+     ON CONFLICT (account_id, key) DO UPDATE SET locked_at = now()
+       WHERE idempotency_keys.state = 'in_progress' AND idempotency_keys.request_hash = EXCLUDED.request_hash
+         AND idempotency_keys.locked_at < now() - interval '${STALE_CLAIM}'
+     RETURNING 1`,
+    [accountId, key, requestHash],
+  );
+  if (claimed.rows.length > 0) return { kind: 'claimed' };
+  const { rows } = await db.query<{ request_hash: string; state: string; response_status: number | null; response_body: unknown }>(
+    'SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE account_id = $1 AND key = $2',
+    [accountId, key],
+  );
+  const r = rows[0];
+  if (!r) return claimIdempotencyKey(db, accountId, key, requestHash); // released in between: try again
+  if (r.request_hash !== requestHash) return { kind: 'conflict' };
+  if (r.state !== 'done') return { kind: 'in_progress' };
+  return { kind: 'done', status: r.response_status ?? 200, body: r.response_body };
+}
+
+/** Gives a key back after a request failed before creating anything, so the client may retry it. */
+export async function releaseIdempotencyKey(db: Queryable, accountId: string, key: string): Promise<void> {
+  await db.query(`DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND state = 'in_progress'`, [accountId, key]);
+}
+
+/** Records live at least 24 h (SPEC §4); older ones go. */
+export async function purgeIdempotencyKeys(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '25 hours'`);
+  return rowCount;
+}

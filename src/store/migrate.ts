@@ -1,0 +1,47 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import type { Db } from './db.ts';
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** Arbitrary constant naming the migration lock among all Hush processes sharing a database. */
+const MIGRATION_LOCK = 87870001;
+
+export function migrationFiles(): { version: number; name: string; sql: string }[] {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d{3}-[a-z0-9-]+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number(f.slice(0, 3)), name: f, sql: readFileSync(join(MIGRATIONS_DIR, f), 'utf8') }));
+}
+
+/**
+ * Applies numbered forward-only migrations. Each one runs in a transaction that first takes a
+ * transaction-scoped advisory lock, so concurrent starts serialize and apply every migration once.
+ */
+export async function migrate(db: Db): Promise<number[]> {
+  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`).catch(async (e) => {
+    // Two processes racing on CREATE TABLE IF NOT EXISTS can collide on the catalog; the table exists then.
+    if ((e as { code?: string }).code !== '23505') throw e;
+  });
+  const applied: number[] = [];
+  for (const m of migrationFiles()) {
+    const done = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      const { rows } = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [m.version]);
+      if (rows.length > 0) return false;
+      for (const statement of splitStatements(m.sql)) await tx.query(statement);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      return true;
+    });
+    if (done) applied.push(m.version);
+  }
+  return applied;
+}
+
+/** Migrations are plain DDL separated by semicolons at line ends; no functions with bodies. */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(/;\s*$/m)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter((s) => s.length > 0);
+}

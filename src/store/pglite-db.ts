@@ -1,0 +1,26 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import type { Db, Queryable } from './db.ts';
+
+/** Embedded Postgres (WASM) in a directory; `dir` null keeps it in memory (tests). */
+export async function openPgliteDb(dir: string | null): Promise<Db> {
+  if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const pg = new PGlite(dir ?? undefined);
+  await pg.waitReady;
+  const wrap = (q: { query: PGlite['query'] }): Queryable => ({
+    async query<T>(sql: string, params?: unknown[]) {
+      const r = await q.query<T>(sql, params);
+      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+    },
+  });
+  const base = wrap(pg);
+  return {
+    kind: 'pglite',
+    query: base.query,
+    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    exec: async (sql) => {
+      await pg.exec(sql);
+    },
+    close: () => pg.close(),
+  };
+}

@@ -1,0 +1,46 @@
+import pg from 'pg';
+import type { Db, Queryable } from './db.ts';
+
+/** A PostgreSQL server through a connection pool. */
+export async function openPostgresDb(url: string, opts: { max?: number; schema?: string } = {}): Promise<Db> {
+  if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error(`invalid schema name "${opts.schema}"`);
+  if (opts.schema) {
+    // A private schema (tests, side-by-side deployments): every pooled connection searches it first.
+    const setup = new pg.Client({ connectionString: url });
+    await setup.connect();
+    await setup.query(`CREATE SCHEMA IF NOT EXISTS ${opts.schema}`).finally(() => setup.end());
+  }
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}) });
+  // An idle client that errors (server restart) must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const wrap = (c: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<T>(sql: string, params?: unknown[]) {
+      const r = await c.query(sql, params as unknown[]);
+      return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+    },
+  });
+  const base = wrap(pool);
+  await base.query('SELECT 1');
+  return {
+    kind: 'postgres',
+    query: base.query,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const out = await fn(wrap(client));
+        await client.query('COMMIT');
+        return out;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        client.release();
+      }
+    },
+    exec: async (sql) => {
+      await pool.query(sql);
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,80 @@
+import { createHmac, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import bs58 from 'bs58';
+import { createKeyPairSignerFromPrivateKeyBytes, type Address, type KeyPairSigner } from '@solana/kit';
+import { slip10Derive } from './slip10.ts';
+
+const SOLANA = [44, 501];
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/** Public key of an ed25519 private seed, synchronously (native), for addresses on the request path. */
+export function addressOfSeed(seed: Uint8Array): Address {
+  const priv = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  return bs58.encode(createPublicKey(priv).export({ format: 'der', type: 'spki' }).subarray(-32)) as Address;
+}
+
+/**
+ * Every Hush key comes from one master secret:
+ *   m/44'/501'/0'/0'            common fee payer
+ *   m/44'/501'/1'/<asset>'/<n>' pool wallet n of an asset
+ *   m/44'/501'/2'               deposit master; an order's deposit owner is HMAC(deposit master, trackingId)
+ *   m/44'/501'/3'               quote MAC key
+ * Per-order owners use a keyed hash of the trackingId rather than a numeric path so they can be derived
+ * before the order has a database row, yet only the holder of the seed can derive them.
+ */
+export class TreasuryKeys {
+  private readonly depositMaster: Uint8Array;
+  readonly quoteMacKey: Uint8Array;
+
+  constructor(private readonly seed: Uint8Array) {
+    if (seed.length < 32) throw new Error('treasury seed must be at least 32 bytes');
+    this.depositMaster = slip10Derive(seed, [...SOLANA, 2]).key;
+    this.quoteMacKey = slip10Derive(seed, [...SOLANA, 3]).key;
+  }
+
+  feePayerSeed(): Uint8Array {
+    return slip10Derive(this.seed, [...SOLANA, 0, 0]).key;
+  }
+
+  poolSeed(assetIndex: number, n: number): Uint8Array {
+    return slip10Derive(this.seed, [...SOLANA, 1, assetIndex, n]).key;
+  }
+
+  depositOwnerSeed(trackingId: string): Uint8Array {
+    return createHmac('sha256', this.depositMaster).update(`deposit:${trackingId}`).digest();
+  }
+
+  depositOwnerAddress(trackingId: string): Address {
+    return addressOfSeed(this.depositOwnerSeed(trackingId));
+  }
+
+  static signer(seed: Uint8Array): Promise<KeyPairSigner> {
+    return createKeyPairSignerFromPrivateKeyBytes(seed);
+  }
+
+  toJSON() {
+    return '[TreasuryKeys]';
+  }
+}
+
+/** TREASURY_SEED (hex or base58, ≥ 32 bytes) or, in embedded mode, a generated file under DATA_DIR (mode 0600). */
+export function loadTreasurySeed(opts: { treasurySeed?: string; dataDir: string }): Uint8Array {
+  if (opts.treasurySeed) {
+    const s = opts.treasurySeed.trim();
+    const bytes = /^[0-9a-fA-F]+$/.test(s) && s.length % 2 === 0 ? Buffer.from(s, 'hex') : Buffer.from(bs58.decode(s));
+    if (bytes.length < 32) throw new Error('TREASURY_SEED must encode at least 32 bytes (hex or base58)');
+    return new Uint8Array(bytes);
+  }
+  const path = join(opts.dataDir, 'treasury-seed');
+  if (!existsSync(path)) {
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    try {
+      writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    } catch (e) {
+      // Another process created it first: use theirs.
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+  return new Uint8Array(Buffer.from(readFileSync(path, 'utf8').trim(), 'hex'));
+}
