@@ -18,6 +18,8 @@ export interface LedgerRecord {
   t?: number;
   tx?: string;
   m?: unknown;
+  /** Set on the slot record written by a clean shutdown: `s` is then exactly the last slot served. */
+  f?: 1;
 }
 
 /**
@@ -89,7 +91,9 @@ export class ChainFiles {
       const line = buf.subarray(start, i).toString('utf8');
       start = i + 1;
       try {
-        records.push(parseJsonWithBigInts(line) as LedgerRecord);
+        const r = parseJsonWithBigInts(line) as LedgerRecord;
+        // parseJsonWithBigInts turns every integer into a bigint; the sequence number and time are plain numbers.
+        records.push({ ...r, q: Number(r.q), t: r.t === undefined ? undefined : Number(r.t), f: r.f === undefined ? undefined : 1 });
         goodEnd = i + 1;
       } catch {
         break;

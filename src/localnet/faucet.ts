@@ -3,6 +3,7 @@ import {
   blockhash as toBlockhash,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -23,15 +24,21 @@ import { NATIVE_MINT, parseMint } from './token-accounts.ts';
 export class FaucetError extends Error {}
 
 async function sendFromFaucet(chain: LocalChain, instructions: Instruction[]): Promise<SubmitResult> {
-  const { blockhash, lastValidBlockHeight } = chain.latestBlockhash('processed');
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(chain.faucet, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(blockhash), lastValidBlockHeight }, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  return chain.submit(new Uint8Array(Buffer.from(getBase64EncodedWireTransaction(signed), 'base64')));
+  // Identical requests in one slot would make byte-identical transactions (ed25519 is deterministic);
+  // step back through still-valid blockhashes until the transaction is new.
+  for (let back = 0n; back < 100n && back <= chain.slot; back++) {
+    const slot = chain.slot - back;
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(chain.faucet, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(chain.blockhashAt(slot)), lastValidBlockHeight: slot + 150n }, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+    );
+    const signed = await signTransactionMessageWithSigners(message);
+    if (chain.signatureStatus(getSignatureFromTransaction(signed)) !== null) continue;
+    return chain.submit(new Uint8Array(Buffer.from(getBase64EncodedWireTransaction(signed), 'base64')));
+  }
+  throw new FaucetError('too many identical faucet requests; retry in a moment');
 }
 
 function signatureOf(result: SubmitResult): string {

@@ -572,7 +572,9 @@ export class LocalChain {
     this.snapshotSeq = snap.header.seq;
     let slot = BigInt(snap.header.slot);
     let replayed = 0;
+    let cleanShutdown = false;
     for (const rec of this.files.readLedger()) {
+      cleanShutdown = rec.k === 'slot' && rec.f === 1;
       const recSlot = BigInt(rec.s);
       if (recSlot > slot) slot = recSlot;
       if (rec.q > this.seq) this.seq = rec.q;
@@ -588,7 +590,10 @@ export class LocalChain {
       const keys = [...tx.staticKeys, ...meta.loadedAddresses.writable, ...meta.loadedAddresses.readonly];
       this.remember({ signature: tx.signature, slot: recSlot, blockTime: rec.t ?? 0, bytes, version: tx.version, meta, accountKeys: keys }, null, null);
     }
-    this.slot = slot + 1n;
+    // Slot marks are written every SLOT_MARK_EVERY slots, so after a crash the last slot served (and seen by
+    // clients, e.g. as a transaction's finalization) may be up to that many slots past the last record.
+    // Resume beyond it so slots never go backwards and nothing finalized becomes unfinalized.
+    this.slot = slot + 1n + (cleanShutdown ? 0n : SLOT_MARK_EVERY);
     this.setClock(this.slot, Math.floor(Date.now() / 1000));
     this.fillBlockhashWindow();
     this.lastSnapshotSlot = BigInt(snap.header.slot);
@@ -599,6 +604,7 @@ export class LocalChain {
   close(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.files.append({ k: 'slot', q: this.seq, s: this.slot.toString(), f: 1 });
     if (this.seq > this.snapshotSeq) this.snapshot();
     this.files.close();
   }

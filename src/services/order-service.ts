@@ -183,6 +183,6 @@ export class OrderService {
     );
     if (!updated) throw new HushError('ORDER_NOT_REFRESHABLE', 'The order is no longer awaiting a deposit', { status: 'changed' });
     const quote = order.quote as { duration?: number };
-    return { success: true, order: orderObject(this.config.assets, order, { base64: tx.base64, expiresAtSlot: blockhash.expiresAtSlot }, quote.duration ?? 0) };
+    return { success: true as const, order: orderObject(this.config.assets, order, { base64: tx.base64, expiresAtSlot: blockhash.expiresAtSlot }, quote.duration ?? 0) };
   }
 }

@@ -59,7 +59,7 @@ export class QuoteService {
     const sender = requireWallet(req.senderAddress, 'senderAddress');
     const recipient = requireWallet(req.recipientAddress, 'recipientAddress');
     const feeBps = req.feeBps ?? 0;
-    if (feeBps > account.feeCapBps) throw new HushError('FEE_BPS_TOO_HIGH', `feeBps may be at most ${account.feeCapBps} for this account`, { feeCapBps: account.feeCapBps });
+    if (feeBps < 0 || feeBps > account.feeCapBps) throw new HushError('FEE_BPS_TOO_HIGH', `feeBps may be at most ${account.feeCapBps} for this account`, { feeCapBps: account.feeCapBps });
     let feeRecipient: Address | undefined;
     if (req.feeRecipientAddress !== undefined) {
       feeRecipient = requireAddress(req.feeRecipientAddress, 'feeRecipientAddress');
@@ -70,6 +70,7 @@ export class QuoteService {
       throw new HushError('FEE_RECIPIENT_REQUIRED', 'feeRecipientAddress is required when feeBps > 0', { field: 'feeRecipientAddress' });
     }
     const amount = BigInt(req.amount);
+    if (amount > source.max) throw new HushError('AMOUNT_TOO_HIGH', `amount exceeds the maximum of ${source.max}`, { min: source.min.toString(), max: source.max.toString() });
     const networkFee = await this.networkFee(source, destination, recipient);
     const fees = quoteSameAsset({
       mode,

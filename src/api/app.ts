@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Redis } from 'ioredis';
+import type { HushConfig } from '../config/config.ts';
+import { HushError } from '../domain/errors.ts';
+import type { Db } from '../store/db.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { Authenticator, Caller } from '../services/authenticator.ts';
+import type { QuoteService } from '../services/quote-service.ts';
+import type { OrderService } from '../services/order-service.ts';
+import type { DepositHintService } from '../services/deposit-hint-service.ts';
+import { installErrorHandling } from './error-handler.ts';
+import { BODY_LIMIT } from './limits.ts';
+import { instrument, type Metrics } from './metrics.ts';
+import { opsRoutes } from './routes/ops-routes.ts';
+import { transferRoutes } from './routes/transfer-routes.ts';
+import { adminRoutes, type AdminApi } from './routes/admin-routes.ts';
+
+export interface ApiDeps {
+  config: HushConfig;
+  db: Db;
+  chain: SolanaChain;
+  auth: Authenticator;
+  quotes: QuoteService;
+  orders: OrderService;
+  deposits: DepositHintService;
+  metrics: Metrics;
+  admin?: AdminApi;
+  redis?: Redis;
+  /** Store and chain reachable (GET /readyz). */
+  ready(): Promise<{ store: boolean; chain: boolean }>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The HTTP application as a value: the server file only listens; tests use it on a real port or inject(). */
+export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: true,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+  });
+  app.decorateRequest('caller', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installErrorHandling(app);
+  instrument(app, deps.metrics);
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Hush private transfer API', version: '1.0.0', description: 'Quote, order and track private token transfers on Solana.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'hush_<keyId>_<secret>' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(rateLimit, {
+    global: false,
+    enableDraftSpec: true,
+    hook: 'preHandler',
+    ...(deps.redis ? { redis: deps.redis, nameSpace: 'hush-rl:' } : {}),
+    keyGenerator: (req) => req.caller?.keyId ?? req.ip,
+    errorResponseBuilder: (_req, ctx) =>
+      new HushError('RATE_LIMITED', 'Too many requests for this API key; slow down', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(ctx.ttl / 1000)) }),
+  });
+
+  await app.register(opsRoutes, { deps });
+  await app.register(transferRoutes, { prefix: '/transfer/v1', deps });
+  if (deps.config.adminToken && deps.admin) await app.register(adminRoutes, { prefix: '/admin/v1', deps, admin: deps.admin });
+
+  app.get('/transfer/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  return app;
+}

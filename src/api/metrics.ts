@@ -1,0 +1,40 @@
+import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { FastifyInstance } from 'fastify';
+import { ORDER_STATUSES } from '../domain/order-state.ts';
+
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<'route' | 'method' | 'status'>;
+}
+
+/** One registry per app instance (tests build many apps in one process). */
+export function createMetrics(countOrdersByStatus: () => Promise<Map<string, number>>): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'hush_' });
+  const httpDuration = new Histogram({
+    name: 'hush_http_request_duration_seconds',
+    help: 'HTTP request latency by route and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'hush_orders',
+    help: 'Orders by status',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      const counts = await countOrdersByStatus().catch(() => null);
+      if (!counts) return;
+      for (const s of ORDER_STATUSES) this.set({ status: s }, counts.get(s) ?? 0);
+    },
+  });
+  return { registry, httpDuration };
+}
+
+export function instrument(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpDuration.observe({ route, method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+}

@@ -1,0 +1,93 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { HushError } from '../../domain/errors.ts';
+import type { ApiDeps } from '../app.ts';
+
+/** Operator operations the admin API exposes; implemented over the store by the admin service. */
+export interface AdminApi {
+  createAccount(name: string, feeCapBps?: number): Promise<{ accountId: string; apiKey: string }>;
+  listAccounts(): Promise<unknown[]>;
+  showAccount(accountId: string): Promise<unknown>;
+  createKey(accountId: string, expiresAt?: Date): Promise<{ keyId: string; apiKey: string }>;
+  revokeKey(keyId: string): Promise<void>;
+  registerFeeRecipient(accountId: string, address: string): Promise<void>;
+  unregisterFeeRecipient(accountId: string, address: string): Promise<void>;
+  updateAccount(accountId: string, patch: { feeCapBps?: number; status?: 'active' | 'suspended' }): Promise<unknown>;
+  reconcile?(): Promise<{ ok: boolean; assets: unknown[] }>;
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** `/admin/v1`, present only when HUSH_ADMIN_TOKEN is set (SPEC §3). */
+export async function adminRoutes(fastify: FastifyInstance, { deps, admin }: { deps: ApiDeps; admin: AdminApi }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const expected = digest(deps.config.adminToken!);
+  app.addHook('onRequest', async (request) => {
+    const m = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
+    // Hashing both sides makes the comparison constant-time whatever the presented length.
+    if (!m || !timingSafeEqual(digest(m[1]!), expected)) throw new HushError('UNAUTHORIZED', 'Missing or invalid admin token');
+  });
+  const afterChange = (accountId?: string) => deps.auth.invalidate(accountId);
+  const AccountId = Type.Object({ accountId: Type.String({ maxLength: 64 }) });
+  const hide = { hide: true };
+
+  app.post('/accounts', { schema: { ...hide, body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), feeCapBps: Type.Optional(Type.Integer()) }, { additionalProperties: false }) } }, async (request, reply) => {
+    const created = await admin.createAccount(request.body.name, request.body.feeCapBps);
+    return reply.code(201).send({ success: true, ...created });
+  });
+  app.get('/accounts', { schema: hide }, async () => ({ success: true, accounts: await admin.listAccounts() }));
+  app.get('/accounts/:accountId', { schema: { ...hide, params: AccountId } }, async (request) => ({ success: true, account: await admin.showAccount(request.params.accountId) }));
+  app.patch(
+    '/accounts/:accountId',
+    {
+      schema: {
+        ...hide,
+        params: AccountId,
+        body: Type.Object({ feeCapBps: Type.Optional(Type.Integer()), status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('suspended')])) }, { additionalProperties: false }),
+      },
+    },
+    async (request) => {
+      const account = await admin.updateAccount(request.params.accountId, request.body);
+      afterChange(request.params.accountId);
+      return { success: true, account };
+    },
+  );
+  app.post(
+    '/accounts/:accountId/keys',
+    { schema: { ...hide, params: AccountId, body: Type.Union([Type.Object({ expiresAt: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false }), Type.Null()]) } },
+    async (request, reply) => {
+      const expiresAt = request.body?.expiresAt ? new Date(request.body.expiresAt) : undefined;
+      const created = await admin.createKey(request.params.accountId, expiresAt);
+      return reply.code(201).send({ success: true, ...created });
+    },
+  );
+  app.delete('/keys/:keyId', { schema: { ...hide, params: Type.Object({ keyId: Type.String({ maxLength: 64 }) }) } }, async (request) => {
+    await admin.revokeKey(request.params.keyId);
+    afterChange();
+    return { success: true };
+  });
+  app.post(
+    '/accounts/:accountId/fee-recipients',
+    { schema: { ...hide, params: AccountId, body: Type.Object({ address: Type.String({ maxLength: 64 }) }, { additionalProperties: false }) } },
+    async (request) => {
+      await admin.registerFeeRecipient(request.params.accountId, request.body.address);
+      afterChange(request.params.accountId);
+      return { success: true };
+    },
+  );
+  app.delete(
+    '/accounts/:accountId/fee-recipients/:address',
+    { schema: { ...hide, params: Type.Object({ accountId: Type.String({ maxLength: 64 }), address: Type.String({ maxLength: 64 }) }) } },
+    async (request) => {
+      await admin.unregisterFeeRecipient(request.params.accountId, request.params.address);
+      afterChange(request.params.accountId);
+      return { success: true };
+    },
+  );
+  app.get('/reconcile', { schema: hide }, async () => {
+    if (!admin.reconcile) throw new HushError('SERVICE_UNAVAILABLE', 'Reconciliation is not available on this deployment');
+    return { success: true, ...(await admin.reconcile()) };
+  });
+}

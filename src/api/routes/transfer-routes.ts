@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { HushError } from '../../domain/errors.ts';
+import type { RateLimits } from '../../config/config.ts';
+import { statusRecord } from '../../services/order-views.ts';
+import type { Caller } from '../../services/authenticator.ts';
+import type { ApiDeps } from '../app.ts';
+import {
+  DepositHintBody,
+  EmptyBody,
+  ErrorBody,
+  OrderRequestBody,
+  OrderResponse,
+  QuoteRequestBody,
+  QuoteResponse,
+  StatusResponse,
+  TokensResponse,
+  TrackingIdParams,
+} from '../schemas.ts';
+
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+
+function errors(...statuses: number[]) {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
+}
+
+function caller(request: FastifyRequest): Caller {
+  // Set by the onRequest hook of this scope; absent only if that hook was bypassed.
+  if (!request.caller) throw new HushError('UNAUTHORIZED', 'Missing or invalid API key');
+  return request.caller;
+}
+
+/** The partner API (seed + SPEC §4), every route behind a bearer key and a per-key rate limit. */
+export async function transferRoutes(fastify: FastifyInstance, { deps }: { deps: ApiDeps }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { config } = deps;
+
+  app.addHook('onRequest', async (request) => {
+    request.caller = await deps.auth.authenticate(request.headers.authorization);
+  });
+
+  /** Token bucket of SPEC §7 approximated by a window of 2 s holding 2 × rate (burst ×2). */
+  const limit = (kind: keyof RateLimits) => ({
+    rateLimit: {
+      max: (req: FastifyRequest) => 2 * (req.caller?.account.rateLimits?.[kind] ?? config.rateLimits[kind]),
+      timeWindow: 2000,
+    },
+  });
+  const security = [{ bearer: [] }];
+
+  app.get(
+    '/tokens',
+    { config: limit('tokens'), schema: { tags: ['transfer'], summary: 'Assets usable as source and destination', security, response: { 200: TokensResponse, ...errors(401, 403, 429) } } },
+    async () => ({
+      success: true as const,
+      tokens: config.assets.list.map((a) => ({
+        assetId: a.assetId,
+        symbol: a.symbol,
+        name: a.name,
+        decimals: a.decimals,
+        mint: a.mint,
+        tokenProgram: a.tokenProgram,
+        native: a.native,
+        swappable: a.swappable,
+        min: a.min.toString(),
+        max: a.max.toString(),
+      })),
+    }),
+  );
+
+  app.post(
+    '/quote',
+    {
+      config: limit('quote'),
+      schema: { tags: ['transfer'], summary: 'Price a transfer: amounts, fees, limits, delivery time', security, body: QuoteRequestBody, response: { 200: QuoteResponse, ...errors(400, 401, 403, 429, 503) } },
+    },
+    async (request) => ({ success: true as const, quote: await deps.quotes.quote(caller(request).account, request.body) }),
+  );
+
+  app.post(
+    '/order',
+    {
+      config: limit('order'),
+      schema: {
+        tags: ['transfer'],
+        summary: 'Create an order from a quote; returns the unsigned deposit transaction',
+        security,
+        body: OrderRequestBody,
+        headers: { type: 'object', properties: { 'x-idempotency-key': { type: 'string' } } },
+        response: { 200: OrderResponse, ...errors(400, 401, 403, 404, 409, 410, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      const raw = request.headers['x-idempotency-key'];
+      if (raw !== undefined && (typeof raw !== 'string' || !IDEMPOTENCY_KEY.test(raw))) {
+        throw new HushError('INVALID_REQUEST', 'X-Idempotency-Key must be 1–255 printable ASCII characters', { field: 'X-Idempotency-Key' });
+      }
+      const outcome = await deps.orders.create(caller(request).account, { ...request.body, quote: request.body.quote as Record<string, unknown> }, raw);
+      if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(outcome.status as 200).send(outcome.body as never);
+    },
+  );
+
+  app.post(
+    '/order/:trackingId/refresh',
+    {
+      config: limit('order'),
+      schema: {
+        tags: ['transfer'],
+        summary: 'A new deposit transaction for the same order after the blockhash expired',
+        security,
+        params: TrackingIdParams,
+        body: EmptyBody,
+        response: { 200: OrderResponse, ...errors(400, 401, 403, 404, 409, 410, 429, 503) },
+      },
+    },
+    async (request) => deps.orders.refresh(caller(request).account, request.params.trackingId),
+  );
+
+  app.get(
+    '/status/:trackingId',
+    {
+      config: limit('status'),
+      schema: { tags: ['transfer'], summary: 'Order status; poll until final', security, params: TrackingIdParams, response: { 200: StatusResponse, ...errors(401, 403, 404, 429) } },
+    },
+    async (request, reply) => {
+      const order = await deps.orders.get(caller(request).account, request.params.trackingId);
+      const body = { success: true as const, order: statusRecord(order) };
+      const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+      reply.header('etag', etag).header('cache-control', 'no-cache');
+      const inm = request.headers['if-none-match'];
+      if (typeof inm === 'string' && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return reply.code(304 as 200).send(undefined as never);
+      return body;
+    },
+  );
+
+  app.post(
+    '/deposit',
+    {
+      config: limit('order'),
+      schema: {
+        tags: ['transfer'],
+        summary: 'Hint that the deposit was sent; verified against the chain',
+        security,
+        body: DepositHintBody,
+        response: { 200: StatusResponse, 202: StatusResponse, ...errors(400, 401, 403, 404, 409, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      const out = await deps.deposits.hint(caller(request).account, request.body.trackingId, request.body.signature);
+      return reply.code(out.status).send(out.body as never);
+    },
+  );
+}

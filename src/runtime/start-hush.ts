@@ -1,0 +1,102 @@
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import type { HushConfig } from '../config/config.ts';
+import { buildApp } from '../api/app.ts';
+import { createMetrics } from '../api/metrics.ts';
+import type { AdminApi } from '../api/routes/admin-routes.ts';
+import { SolanaChain } from '../chain/solana-chain.ts';
+import { startLocalnet, type RunningLocalnet } from '../localnet/start-localnet.ts';
+import { Authenticator } from '../services/authenticator.ts';
+import { DepositHintService } from '../services/deposit-hint-service.ts';
+import { OrderService } from '../services/order-service.ts';
+import { QuoteService } from '../services/quote-service.ts';
+import type { Db } from '../store/db.ts';
+import { openDb } from '../store/open-db.ts';
+import { countOrdersByStatus } from '../store/orders-store.ts';
+import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
+
+export interface RunningHush {
+  config: HushConfig;
+  db: Db;
+  chain: SolanaChain;
+  keys: TreasuryKeys;
+  localnet: RunningLocalnet | null;
+  app: FastifyInstance | null;
+  url: string | null;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  log?: (msg: string) => void;
+  logger?: boolean;
+  /** Admin operations for /admin/v1 (wired by the CLI entry point). */
+  admin?: (db: Db, auth: Authenticator) => AdminApi;
+  /** Runs once the store and chain are up, before the API listens (demo account, treasury funding). */
+  onReady?: (h: { db: Db; chain: SolanaChain; keys: TreasuryKeys; localnet: RunningLocalnet | null }) => Promise<void>;
+}
+
+/**
+ * The composition root: embedded chain (unless SOLANA_RPC_URL), store, treasury keys, services, API.
+ * Closing drains in-flight HTTP requests first, then stops the chain client, store and local chain.
+ */
+export async function startHush(config: HushConfig, opts: StartOptions = {}): Promise<RunningHush> {
+  const log = opts.log ?? (() => {});
+  const localnet = config.solanaRpcUrl
+    ? null
+    : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, log);
+  const rpcUrl = config.solanaRpcUrl ?? localnet!.url;
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
+  const chain = new SolanaChain(rpcUrl, config.localnetSlotMs);
+  chain.startBackgroundRefresh();
+  await opts.onReady?.({ db, chain, keys, localnet });
+
+  let app: FastifyInstance | null = null;
+  let url: string | null = null;
+  let redis: Redis | undefined;
+  if (config.role !== 'worker') {
+    redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+    redis?.on('error', () => {}); // rate limiting fails open (skipOnError) rather than failing requests
+    const auth = new Authenticator(db);
+    const orders = new OrderService(config, db, chain, keys);
+    app = await buildApp(
+      {
+        config,
+        db,
+        chain,
+        auth,
+        quotes: new QuoteService(config, chain, keys.quoteMacKey),
+        orders,
+        deposits: new DepositHintService(config, db, chain, orders),
+        metrics: createMetrics(() => countOrdersByStatus(db)),
+        admin: opts.admin?.(db, auth),
+        redis,
+        ready: async () => ({
+          store: await db.query('SELECT 1').then(() => true, () => false),
+          chain: await chain.rpc.getSlot().send().then(() => true, () => false),
+        }),
+      },
+      { logger: opts.logger ?? false },
+    );
+    url = await app.listen({ host: config.host, port: config.port });
+  }
+  let closed = false;
+  return {
+    config,
+    db,
+    chain,
+    keys,
+    localnet,
+    app,
+    url,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app?.close();
+      chain.stop();
+      redis?.disconnect();
+      await db.close();
+      await localnet?.close();
+    },
+  };
+}
