@@ -12,6 +12,7 @@ import type { Authenticator, Caller } from '../services/authenticator.ts';
 import type { QuoteService } from '../services/quote-service.ts';
 import type { OrderService } from '../services/order-service.ts';
 import type { DepositHintService } from '../services/deposit-hint-service.ts';
+import type { StatusCache } from '../services/status-cache.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { BODY_LIMIT } from './limits.ts';
 import { instrument, type Metrics } from './metrics.ts';
@@ -27,6 +28,7 @@ export interface ApiDeps {
   quotes: QuoteService;
   orders: OrderService;
   deposits: DepositHintService;
+  statusCache: StatusCache;
   metrics: Metrics;
   admin?: AdminApi;
   redis?: Redis;
@@ -59,6 +61,9 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  // JSON only (SPEC §2): Fastify's built-in text/plain parser would hand a string to the schema (400)
+  // instead of refusing the media type (415 UNSUPPORTED_MEDIA_TYPE).
+  app.removeContentTypeParser('text/plain');
   instrument(app, deps.metrics);
 
   await app.register(swagger, {

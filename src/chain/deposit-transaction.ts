@@ -12,6 +12,7 @@ import {
 } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { getTransferSolInstruction } from '@solana-program/system';
+import { associatedTokenAddress } from './associated-token-address.ts';
 import {
   findAssociatedTokenPda,
   getCreateAssociatedTokenInstruction,
@@ -54,7 +55,7 @@ export async function buildDepositTransaction(input: DepositTransactionInput): P
       getSyncNativeInstruction({ account: depositAccount }, { programAddress: input.tokenProgram }),
     ];
   } else {
-    const [source] = await findAssociatedTokenPda({ owner: input.sender, mint: input.mint, tokenProgram: input.tokenProgram });
+    const source = await associatedTokenAddress(input.sender, input.mint, input.tokenProgram);
     transfer = [
       getTransferCheckedInstruction(
         { source, mint: input.mint, destination: depositAccount, authority: sender, amount: input.amount, decimals: input.decimals },

@@ -15,6 +15,8 @@ export interface HushConfig {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** Optional PostgreSQL schema (side-by-side deployments, tests, benchmarks). */
+  databaseSchema?: string;
   redisUrl?: string;
   solanaRpcUrl?: string;
   localnetPort: number;
@@ -72,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || './data',
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseSchema: env.DATABASE_SCHEMA || undefined,
     redisUrl: env.REDIS_URL || undefined,
     solanaRpcUrl: env.SOLANA_RPC_URL || undefined,
     localnetPort: int(env, 'LOCALNET_PORT', 8899, 0, 65535),

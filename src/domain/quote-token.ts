@@ -21,7 +21,8 @@
  * fee and protocolFee are not stored: they are defined as sums of stored parts (SPEC §4).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { type Address, getAddressDecoder, getAddressEncoder } from '@solana/kit';
+import type { Address } from '@solana/kit';
+import { addressBytes, addressFromBytes } from './address-codec.ts';
 import type { QuoteMode } from './fees.ts';
 import { type Amount, U64_MAX, formatAmount, isAmount, toAmount } from './money.ts';
 
@@ -40,8 +41,6 @@ const FLAG_OWN_RECIPIENT = 4;
 const FLAG_FEE_RECIPIENT = 8;
 const KNOWN_FLAGS = 15;
 
-const addressEncoder = getAddressEncoder();
-const addressDecoder = getAddressDecoder();
 
 /** The quote object on the wire (seed part 2), fields in canonical order. */
 export interface QuoteObject {
@@ -275,9 +274,9 @@ export function issueQuote(secret: Uint8Array, accountId: string, terms: QuoteTe
   w.u48(terms.issuedAtMs);
   w.raw(terms.nonce ?? randomBytes(NONCE_BYTES));
   // The encoder throws on anything that is not a 32-byte base58 address: a caller bug here.
-  w.raw(addressEncoder.encode(terms.senderAddress) as Uint8Array);
-  if (ownRecipient) w.raw(addressEncoder.encode(terms.recipientAddress) as Uint8Array);
-  if (terms.feeRecipientAddress !== undefined) w.raw(addressEncoder.encode(terms.feeRecipientAddress) as Uint8Array);
+  w.raw(addressBytes(terms.senderAddress));
+  if (ownRecipient) w.raw(addressBytes(terms.recipientAddress));
+  if (terms.feeRecipientAddress !== undefined) w.raw(addressBytes(terms.feeRecipientAddress));
   w.ascii(terms.sourceAssetId);
   if (cross) w.ascii(terms.destinationAssetId);
   w.varint(BigInt(terms.expiresAtMs - terms.issuedAtMs));
@@ -321,9 +320,9 @@ export function openQuoteId(secret: Uint8Array, accountId: string, quoteId: stri
     if ((flags & ~KNOWN_FLAGS) !== 0) return null;
     const issuedAtMs = r.u48();
     const nonce = r.raw(NONCE_BYTES);
-    const senderAddress = addressDecoder.decode(r.raw(32));
-    const recipientAddress = flags & FLAG_OWN_RECIPIENT ? addressDecoder.decode(r.raw(32)) : senderAddress;
-    const feeRecipientAddress = flags & FLAG_FEE_RECIPIENT ? addressDecoder.decode(r.raw(32)) : undefined;
+    const senderAddress = addressFromBytes(r.raw(32));
+    const recipientAddress = flags & FLAG_OWN_RECIPIENT ? addressFromBytes(r.raw(32)) : senderAddress;
+    const feeRecipientAddress = flags & FLAG_FEE_RECIPIENT ? addressFromBytes(r.raw(32)) : undefined;
     const sourceAssetId = r.ascii();
     const destinationAssetId = flags & FLAG_CROSS_ASSET ? r.ascii() : sourceAssetId;
     const expiresAtMs = issuedAtMs + r.smallInt();

@@ -10,6 +10,7 @@ import { Authenticator } from '../services/authenticator.ts';
 import { DepositHintService } from '../services/deposit-hint-service.ts';
 import { OrderService } from '../services/order-service.ts';
 import { QuoteService } from '../services/quote-service.ts';
+import { StatusCache } from '../services/status-cache.ts';
 import type { Db } from '../store/db.ts';
 import { openDb } from '../store/open-db.ts';
 import { countOrdersByStatus } from '../store/orders-store.ts';
@@ -45,7 +46,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     ? null
     : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, log);
   const rpcUrl = config.solanaRpcUrl ?? localnet!.url;
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
   const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
   const chain = new SolanaChain(rpcUrl, config.localnetSlotMs);
   chain.startBackgroundRefresh();
@@ -54,11 +55,14 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   let app: FastifyInstance | null = null;
   let url: string | null = null;
   let redis: Redis | undefined;
+  let statusCache: StatusCache | undefined;
   if (config.role !== 'worker') {
     redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
     redis?.on('error', () => {}); // rate limiting fails open (skipOnError) rather than failing requests
     const auth = new Authenticator(db);
     const orders = new OrderService(config, db, chain, keys);
+    statusCache = new StatusCache(db);
+    await statusCache.start();
     app = await buildApp(
       {
         config,
@@ -68,6 +72,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         quotes: new QuoteService(config, chain, keys.quoteMacKey),
         orders,
         deposits: new DepositHintService(config, db, chain, orders),
+        statusCache,
         metrics: createMetrics(() => countOrdersByStatus(db)),
         admin: opts.admin?.(db, auth),
         redis,
@@ -93,6 +98,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       if (closed) return;
       closed = true;
       await app?.close();
+      await statusCache?.stop();
       chain.stop();
       redis?.disconnect();
       await db.close();

@@ -1,4 +1,3 @@
-import { findAssociatedTokenPda } from '@solana-program/token';
 import type { Address } from '@solana/kit';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
@@ -11,6 +10,7 @@ import { issueQuote, type QuoteObject } from '../domain/quote-token.ts';
 import { ChainUnavailableError, type SolanaChain } from '../chain/solana-chain.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
 import { requireAddress, requireWallet } from './address-rules.ts';
+import { associatedTokenAddress } from '../chain/associated-token-address.ts';
 
 export interface QuoteRequest {
   amount: string;
@@ -124,7 +124,7 @@ export class QuoteService {
   }
 
   private async tokenAccountExists(owner: Address, asset: Asset): Promise<boolean> {
-    const [ata] = await findAssociatedTokenPda({ owner, mint: asset.mint as Address, tokenProgram: asset.tokenProgram as Address });
+    const ata = await associatedTokenAddress(owner, asset.mint as Address, asset.tokenProgram as Address);
     try {
       return await this.chain.accountExistsCached(ata);
     } catch (e) {

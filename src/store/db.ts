@@ -7,6 +7,11 @@ export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Subscribes to NOTIFY on a channel; `onLost` runs when notifications may have been missed (connection
+   * dropped), so caches relying on them can drop everything. Returns an unsubscribe function.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onLost?: () => void): Promise<() => Promise<void>>;
   /** Runs a script of several statements (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;

@@ -125,6 +125,9 @@ function toOrder(r: OrderRow): OrderRecord {
   };
 }
 
+/** NOTIFY channel carrying the trackingId of every order that changed (status caches listen). */
+export const ORDER_CHANGED_CHANNEL = 'hush_order_changed';
+
 const ORDER_COLUMNS = `o.*, (SELECT json_agg(json_build_object('status', h.status, 'at', h.at) ORDER BY h.id) FROM order_history h WHERE h.order_id = o.id) AS history`;
 
 export type InsertOrderResult = { kind: 'created'; id: string } | { kind: 'quote_used' };
@@ -218,8 +221,9 @@ export async function transitionOrder(db: Queryable, id: string, from: OrderStat
          refund = coalesce($7::jsonb, refund),
          failure_reason = coalesce($8, failure_reason)
        WHERE id = $1 AND status = $2
-       RETURNING id, updated_at)
-     INSERT INTO order_history (order_id, status, at) SELECT id, $3, updated_at FROM u RETURNING 1`,
+       RETURNING id, updated_at, tracking_id),
+     h AS (INSERT INTO order_history (order_id, status, at) SELECT id, $3, updated_at FROM u)
+     SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
     [
       id,
       from,
@@ -240,13 +244,14 @@ export async function updateOrderTransaction(
   id: string,
   tx: { blockhash: string; lastValidBlockHeight: bigint; expiresAtSlot: bigint },
 ): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE orders SET tx_blockhash = $2, tx_last_valid_block_height = GREATEST(tx_last_valid_block_height, $3::bigint),
+  const { rows } = await db.query(
+    `WITH u AS (UPDATE orders SET tx_blockhash = $2, tx_last_valid_block_height = GREATEST(tx_last_valid_block_height, $3::bigint),
        tx_expires_at_slot = GREATEST(tx_expires_at_slot, $4::bigint), updated_at = clock_timestamp()
-     WHERE id = $1 AND status = 'awaiting_deposit'`,
+     WHERE id = $1 AND status = 'awaiting_deposit' RETURNING tracking_id)
+     SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
     [id, tx.blockhash, tx.lastValidBlockHeight.toString(), tx.expiresAtSlot.toString()],
   );
-  return rowCount > 0;
+  return rows.length > 0;
 }
 
 export async function addDepositHint(db: Queryable, orderId: string, signature: string): Promise<void> {

@@ -18,6 +18,7 @@ export async function openPgliteDb(dir: string | null): Promise<Db> {
     kind: 'pglite',
     query: base.query,
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    listen: (channel, onNotify) => pg.listen(channel, onNotify),
     exec: async (sql) => {
       await pg.exec(sql);
     },

@@ -8,7 +8,14 @@ export async function openPostgresDb(url: string, opts: { max?: number; schema?:
     // A private schema (tests, side-by-side deployments): every pooled connection searches it first.
     const setup = new pg.Client({ connectionString: url });
     await setup.connect();
-    await setup.query(`CREATE SCHEMA IF NOT EXISTS ${opts.schema}`).finally(() => setup.end());
+    await setup
+      .query(`CREATE SCHEMA IF NOT EXISTS ${opts.schema}`)
+      .catch((e: { code?: string }) => {
+        // Concurrent starts race on the catalog: the loser gets a unique violation (or duplicate_schema),
+        // but the schema exists then, which is all this statement wanted.
+        if (e?.code !== '23505' && e?.code !== '42P06') throw e;
+      })
+      .finally(() => setup.end());
   }
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}) });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
@@ -37,6 +44,30 @@ export async function openPostgresDb(url: string, opts: { max?: number; schema?:
       } finally {
         client.release();
       }
+    },
+    async listen(channel, onNotify, onLost) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel ${channel}`);
+      let client: pg.Client | null = null;
+      let stopped = false;
+      // A dedicated connection: LISTEN holds it. Reconnects after errors; onLost tells the caller
+      // that notifications in between may be lost.
+      const connect = async (): Promise<void> => {
+        const c = new pg.Client({ connectionString: url, ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}) });
+        c.on('notification', (n) => n.channel === channel && onNotify(n.payload ?? ''));
+        c.on('error', () => {
+          onLost?.();
+          c.end().catch(() => {});
+          if (!stopped) setTimeout(() => void connect().catch(() => onLost?.()), 1000).unref();
+        });
+        await c.connect();
+        await c.query(`LISTEN ${channel}`);
+        client = c;
+      };
+      await connect();
+      return async () => {
+        stopped = true;
+        await client?.end().catch(() => {});
+      };
     },
     exec: async (sql) => {
       await pool.query(sql);

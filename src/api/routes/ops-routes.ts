@@ -4,10 +4,15 @@ import type { ApiDeps } from '../app.ts';
 /** Operational endpoints: no auth, not under the partner prefix (SPEC §4). */
 export async function opsRoutes(app: FastifyInstance, { deps }: { deps: ApiDeps }) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const r = await deps.ready();
-    const ok = r.store && r.chain;
-    return reply.code(ok ? 200 : 503).send({ success: ok, store: r.store ? 'ok' : 'unreachable', chain: r.chain ? 'ok' : 'unreachable' });
+    const parts = { store: r.store ? 'ok' : 'unreachable', chain: r.chain ? 'ok' : 'unreachable' };
+    if (r.store && r.chain) return reply.send({ success: true, ...parts });
+    // A failure keeps the SPEC §2 error shape like every other response.
+    return reply
+      .code(503)
+      .header('retry-after', '5')
+      .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: the store or the chain is unreachable', details: parts, requestId: request.id } });
   });
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),

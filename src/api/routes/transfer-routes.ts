@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HushError } from '../../domain/errors.ts';
 import type { RateLimits } from '../../config/config.ts';
-import { statusRecord } from '../../services/order-views.ts';
 import type { Caller } from '../../services/authenticator.ts';
 import type { ApiDeps } from '../app.ts';
 import {
@@ -125,13 +123,14 @@ export async function transferRoutes(fastify: FastifyInstance, { deps }: { deps:
       schema: { tags: ['transfer'], summary: 'Order status; poll until final', security, params: TrackingIdParams, response: { 200: StatusResponse, ...errors(401, 403, 404, 429) } },
     },
     async (request, reply) => {
-      const order = await deps.orders.get(caller(request).account, request.params.trackingId);
-      const body = { success: true as const, order: statusRecord(order) };
-      const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
-      reply.header('etag', etag).header('cache-control', 'no-cache');
+      const account = caller(request).account;
+      const cached = /^trk_[1-9A-HJ-NP-Za-km-z]{22}$/.test(request.params.trackingId) ? await deps.statusCache.get(request.params.trackingId) : null;
+      if (!cached || cached.accountId !== account.id) throw new HushError('NOT_FOUND', 'No order with this trackingId');
+      reply.header('etag', cached.etag).header('cache-control', 'no-cache');
       const inm = request.headers['if-none-match'];
-      if (typeof inm === 'string' && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return reply.code(304 as 200).send(undefined as never);
-      return body;
+      if (typeof inm === 'string' && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === cached.etag)) return reply.code(304 as 200).send(undefined as never);
+      // Pre-serialized by the cache (same shape as StatusResponse).
+      return reply.type('application/json; charset=utf-8').send(cached.json as never);
     },
   );
 

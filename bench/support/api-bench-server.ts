@@ -1,0 +1,84 @@
+/**
+ * The process under test for bench:api: a Hush API (role api, against an external chain) plus, in the
+ * same process, the baselines — a bare Fastify GET with a response schema, a POST echo with the quote's
+ * schemas, and a raw insert loop on the same database engine. Prints one JSON line with its addresses.
+ */
+import Fastify from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { generateKeyPairSigner } from '@solana/kit';
+import { loadConfig } from '../../src/config/config.ts';
+import { startHush } from '../../src/runtime/start-hush.ts';
+import { generateApiKey } from '../../src/services/api-keys.ts';
+import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
+import { QuoteRequestBody, QuoteResponse, TokensResponse } from '../../src/api/schemas.ts';
+
+const hush = await startHush(loadConfig({ ...process.env, HUSH_ROLE: 'api', PORT: '0' }));
+const db = hush.db;
+const accountId = `acc_bench${Date.now()}`;
+await insertAccount(db, { id: accountId, name: accountId, feeCapBps: 100 });
+await updateAccount(db, accountId, { rateLimits: { quote: 1_000_000, order: 1_000_000, status: 1_000_000, tokens: 1_000_000 } });
+const key = generateApiKey();
+await insertApiKey(db, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: null });
+
+const baseline = Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
+const tokens = {
+  success: true as const,
+  tokens: hush.config.assets.list.map((a) => ({ ...a, min: a.min.toString(), max: a.max.toString() })),
+};
+baseline.get('/bare', { schema: { response: { 200: TokensResponse } } }, async () => tokens);
+const sampleQuote = {
+  sourceAssetId: 'usdc',
+  destinationAssetId: 'usdc',
+  mode: 'exact_in' as const,
+  amountIn: '5000000',
+  amountOut: '4651651',
+  fee: '348349',
+  protocolFee: '40000',
+  networkFee: '308349',
+  feeBreakdown: { serviceFee: '15000', partnerFee: '25000', networkFee: '308349' },
+  duration: 35,
+  min: '1000000',
+  max: '100000000000',
+  quoteId: `q_${'A'.repeat(170)}`,
+  issuedAt: new Date().toISOString(),
+  expiresAt: new Date().toISOString(),
+};
+baseline.post('/echo', { schema: { body: QuoteRequestBody, response: { 200: QuoteResponse } } }, async (request) => ({
+  success: true as const,
+  quote: { ...sampleQuote, sourceAssetId: request.body.sourceAssetId, amountIn: request.body.amount },
+}));
+
+/** The raw insert loop: order-shaped rows, as many concurrent loops as the order path may use. */
+baseline.post<{ Querystring: { ms: string; workers: string } }>('/raw-insert', async (request) => {
+  await db.query(`CREATE TABLE IF NOT EXISTS bench_raw_orders (id bigserial PRIMARY KEY, tracking_id text UNIQUE NOT NULL, account_id text NOT NULL,
+    amount_in numeric(20,0) NOT NULL, amount_out numeric(20,0) NOT NULL, sender text NOT NULL, recipient text NOT NULL, quote jsonb NOT NULL, created_at timestamptz NOT NULL)`);
+  const until = Date.now() + Number(request.query.ms);
+  let n = 0;
+  const started = performance.now();
+  const latencies: number[] = [];
+  await Promise.all(
+    Array.from({ length: Number(request.query.workers) }, async (_, w) => {
+      while (Date.now() < until) {
+        const t = performance.now();
+        await db.query(
+          'INSERT INTO bench_raw_orders (tracking_id, account_id, amount_in, amount_out, sender, recipient, quote, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, now())',
+          [`raw_${w}_${n++}_${Math.random()}`, accountId, '5000000', '4651651', 'sender', 'recipient', JSON.stringify(sampleQuote)],
+        );
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return { count: n, seconds: (performance.now() - started) / 1000, p50: latencies[Math.floor(latencies.length / 2)], p99: latencies[Math.floor(latencies.length * 0.99)] };
+});
+const baselineUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
+
+const sender = await generateKeyPairSigner();
+const recipient = await generateKeyPairSigner();
+console.log(JSON.stringify({ hushUrl: hush.url, baselineUrl, apiKey: key.apiKey, sender: sender.address, recipient: recipient.address, engine: db.kind }));
+
+process.on('SIGTERM', async () => {
+  await baseline.close();
+  await hush.close();
+  process.exit(0);
+});

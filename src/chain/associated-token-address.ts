@@ -1,0 +1,16 @@
+import type { Address } from '@solana/kit';
+import { findAssociatedTokenPda } from '@solana-program/token';
+
+/** Memoized ATA derivation: a PDA search runs JS curve math, and the same wallets come back all the time. */
+const MAX = 50_000;
+const atas = new Map<string, Address>();
+
+export async function associatedTokenAddress(owner: Address, mint: Address, tokenProgram: Address): Promise<Address> {
+  const key = `${owner}:${mint}:${tokenProgram}`;
+  const hit = atas.get(key);
+  if (hit) return hit;
+  const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram });
+  if (atas.size >= MAX) atas.clear();
+  atas.set(key, ata);
+  return ata;
+}

@@ -1,0 +1,330 @@
+/**
+ * The operator CLI (SPEC §3): `npm run admin -- <command> [args]`.
+ *
+ * Two ways to reach the accounts, chosen per run:
+ * - HTTP: when HUSH_ADMIN_TOKEN is set and a server answers GET /healthz at HUSH_URL (default
+ *   http://HOST:PORT), every command goes through the server's /admin/v1 API.
+ * - Direct: otherwise the store is opened in this process (DATABASE_URL, else PGlite under DATA_DIR).
+ *   PGlite must not be opened by two processes, so with PGlite and a running server but no admin token
+ *   the CLI refuses rather than risk the store.
+ *
+ * stdout gets the JSON result (the same body the HTTP API answers); errors go to stderr with exit
+ * code 1, usage errors with exit code 2.
+ */
+import { parseArgs } from 'node:util';
+import { isHushError } from '../domain/errors.ts';
+import {
+  AdminService,
+  accountListView,
+  accountView,
+  createdAccountView,
+  createdKeyView,
+  okView,
+  parseExpiresAt,
+} from '../services/admin-service.ts';
+import type { Db } from '../store/db.ts';
+import { openDb } from '../store/open-db.ts';
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const defaultIo: CliIo = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+};
+
+type OptionName = 'fee-cap-bps' | 'expires-at';
+
+interface ParsedOptions {
+  feeCapBps?: number;
+  expiresAt?: string;
+}
+
+interface HttpRequest {
+  method: 'GET' | 'POST' | 'DELETE' | 'PATCH';
+  path: string;
+  body?: Record<string, unknown>;
+}
+
+interface Command {
+  args: string[];
+  options: OptionName[];
+  summary: string;
+  /** Prints the one-time secret note. */
+  issuesSecret?: boolean;
+  http(args: string[], opts: ParsedOptions): HttpRequest;
+  direct(admin: AdminService, args: string[], opts: ParsedOptions): Promise<unknown>;
+}
+
+const seg = encodeURIComponent;
+
+const COMMANDS: Record<string, Command> = {
+  'create-account': {
+    args: ['name'],
+    options: ['fee-cap-bps'],
+    summary: 'create an account and its first API key',
+    issuesSecret: true,
+    http: ([name], o) => ({ method: 'POST', path: '/admin/v1/accounts', body: { name, ...(o.feeCapBps === undefined ? {} : { feeCapBps: o.feeCapBps }) } }),
+    direct: async (admin, [name], o) => createdAccountView(await admin.createAccount(name!, o.feeCapBps)),
+  },
+  'create-key': {
+    args: ['accountId'],
+    options: ['expires-at'],
+    summary: 'issue another API key for an account',
+    issuesSecret: true,
+    http: ([id], o) => ({ method: 'POST', path: `/admin/v1/accounts/${seg(id!)}/keys`, body: o.expiresAt === undefined ? {} : { expiresAt: o.expiresAt } }),
+    direct: async (admin, [id], o) => createdKeyView(await admin.createKey(id!, o.expiresAt)),
+  },
+  'revoke-key': {
+    args: ['keyId'],
+    options: [],
+    summary: 'revoke an API key',
+    http: ([keyId]) => ({ method: 'DELETE', path: `/admin/v1/keys/${seg(keyId!)}` }),
+    direct: async (admin, [keyId]) => (await admin.revokeKey(keyId!), okView()),
+  },
+  'register-fee-recipient': {
+    args: ['accountId', 'address'],
+    options: [],
+    summary: 'allow a fee-recipient address for an account',
+    http: ([id, address]) => ({ method: 'POST', path: `/admin/v1/accounts/${seg(id!)}/fee-recipients`, body: { address } }),
+    direct: async (admin, [id, address]) => (await admin.registerFeeRecipient(id!, address!), okView()),
+  },
+  'unregister-fee-recipient': {
+    args: ['accountId', 'address'],
+    options: [],
+    summary: 'remove a fee-recipient address from an account',
+    http: ([id, address]) => ({ method: 'DELETE', path: `/admin/v1/accounts/${seg(id!)}/fee-recipients/${seg(address!)}` }),
+    direct: async (admin, [id, address]) => (await admin.unregisterFeeRecipient(id!, address!), okView()),
+  },
+  'set-fee-cap': {
+    args: ['accountId', 'bps'],
+    options: [],
+    summary: 'set the account fee cap in basis points (0..1000)',
+    http: ([id, bps]) => ({ method: 'PATCH', path: `/admin/v1/accounts/${seg(id!)}`, body: { feeCapBps: Number(bps) } }),
+    direct: async (admin, [id, bps]) => accountView(await admin.setFeeCap(id!, Number(bps))),
+  },
+  suspend: {
+    args: ['accountId'],
+    options: [],
+    summary: "suspend an account (its keys get 403 ACCOUNT_SUSPENDED)",
+    http: ([id]) => ({ method: 'PATCH', path: `/admin/v1/accounts/${seg(id!)}`, body: { status: 'suspended' } }),
+    direct: async (admin, [id]) => accountView(await admin.suspend(id!)),
+  },
+  reactivate: {
+    args: ['accountId'],
+    options: [],
+    summary: 'reactivate a suspended account',
+    http: ([id]) => ({ method: 'PATCH', path: `/admin/v1/accounts/${seg(id!)}`, body: { status: 'active' } }),
+    direct: async (admin, [id]) => accountView(await admin.reactivate(id!)),
+  },
+  'list-accounts': {
+    args: [],
+    options: [],
+    summary: 'list accounts (no secrets)',
+    http: () => ({ method: 'GET', path: '/admin/v1/accounts' }),
+    direct: async (admin) => accountListView(await admin.listAccounts()),
+  },
+  'show-account': {
+    args: ['accountId'],
+    options: [],
+    summary: 'show an account with its keys (ids and dates only)',
+    http: ([id]) => ({ method: 'GET', path: `/admin/v1/accounts/${seg(id!)}` }),
+    direct: async (admin, [id]) => accountView(await admin.getAccount(id!)),
+  },
+};
+
+export function usage(): string {
+  const lines = ['Usage: npm run admin -- <command> [args]', '', 'Commands:'];
+  const describe = (name: string, c: Command) =>
+    [name, ...c.args.map((a) => `<${a}>`), ...c.options.map((o) => `[--${o} ${o === 'fee-cap-bps' ? 'N' : 'ISO'}]`)].join(' ');
+  const rows = Object.entries(COMMANDS).map(([name, c]) => [describe(name, c), c.summary] as const);
+  rows.push(['help', 'show this help']);
+  const width = Math.max(...rows.map(([d]) => d.length));
+  for (const [d, s] of rows) lines.push(`  ${d.padEnd(width)}  ${s}`);
+  lines.push(
+    '',
+    'Environment:',
+    '  HUSH_ADMIN_TOKEN  with a running server: use its /admin/v1 API',
+    '  HUSH_URL          server URL (default http://HOST:PORT, i.e. http://127.0.0.1:8787)',
+    '  DATABASE_URL      otherwise: PostgreSQL store to open directly',
+    '  DATA_DIR          otherwise: PGlite store under DATA_DIR/pgdata (default ./data)',
+    '',
+    'Output is JSON on stdout; errors go to stderr (exit 1; usage errors exit 2).',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+class UsageError extends Error {}
+
+function parseCommandLine(argv: string[]): { name: string; command: Command | null; args: string[]; opts: ParsedOptions } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { 'fee-cap-bps': { type: 'string' }, 'expires-at': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const [name, ...args] = parsed.positionals;
+  if (parsed.values.help || name === 'help') return { name: 'help', command: null, args: [], opts: {} };
+  if (name === undefined) throw new UsageError('missing command');
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name]! : undefined;
+  if (!command) throw new UsageError(`unknown command "${name}"`);
+  if (args.length !== command.args.length) {
+    throw new UsageError(`${name} takes ${command.args.length === 0 ? 'no arguments' : command.args.map((a) => `<${a}>`).join(' ')}`);
+  }
+  for (const [i, a] of args.entries()) if (a.length === 0) throw new UsageError(`<${command.args[i]}> must not be empty`);
+  const opts: ParsedOptions = {};
+  for (const o of ['fee-cap-bps', 'expires-at'] as const) {
+    if (parsed.values[o] !== undefined && !command.options.includes(o)) throw new UsageError(`${name} does not take --${o}`);
+  }
+  const cap = parsed.values['fee-cap-bps'];
+  if (cap !== undefined) {
+    if (!/^\d{1,9}$/.test(cap)) throw new UsageError('--fee-cap-bps must be a whole number of basis points');
+    opts.feeCapBps = Number(cap);
+  }
+  const expires = parsed.values['expires-at'];
+  if (expires !== undefined) {
+    if (Number.isNaN(Date.parse(expires))) throw new UsageError('--expires-at must be an ISO 8601 timestamp, e.g. 2027-01-31T00:00:00Z');
+    opts.expiresAt = expires;
+  }
+  if (name === 'set-fee-cap' && !/^\d{1,9}$/.test(args[1]!)) throw new UsageError('<bps> must be a whole number of basis points');
+  return { name, command, args, opts };
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+/** The base URL of the local server: HUSH_URL, else http://HOST:PORT (wildcard hosts mean loopback). */
+export function serverUrl(env: NodeJS.ProcessEnv): string {
+  if (env.HUSH_URL) return env.HUSH_URL.replace(/\/+$/, '');
+  let host = env.HOST || '127.0.0.1';
+  if (host === '0.0.0.0') host = '127.0.0.1';
+  if (host === '::' || host === '[::]') host = '::1';
+  if (host.includes(':') && !host.startsWith('[')) host = `[${host}]`;
+  return `http://${host}:${env.PORT || '8787'}`;
+}
+
+async function serverAnswers(baseUrl: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(1500) });
+    await res.arrayBuffer().catch(() => undefined);
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+type Mode = { kind: 'http'; baseUrl: string; token: string } | { kind: 'direct' } | { kind: 'refuse'; message: string };
+
+export async function chooseMode(env: NodeJS.ProcessEnv): Promise<Mode> {
+  const token = env.HUSH_ADMIN_TOKEN || undefined;
+  const usesPglite = !env.DATABASE_URL;
+  if (!token && !usesPglite) return { kind: 'direct' };
+  const baseUrl = serverUrl(env);
+  const up = await serverAnswers(baseUrl);
+  if (up && token) return { kind: 'http', baseUrl, token };
+  if (up && usesPglite) {
+    return {
+      kind: 'refuse',
+      message:
+        `A Hush server is answering at ${baseUrl} and the store is PGlite (no DATABASE_URL), which two processes must not open at once.\n` +
+        'Set HUSH_ADMIN_TOKEN to the server\'s admin token to go through its admin API, or stop the server first.\n',
+    };
+  }
+  return { kind: 'direct' };
+}
+
+function errorText(code: string | undefined, message: string, requestId?: string): string {
+  return `error${code ? ` ${code}` : ''}: ${message}${requestId ? ` (requestId ${requestId})` : ''}\n`;
+}
+
+async function runHttp(baseUrl: string, token: string, req: HttpRequest): Promise<{ ok: true; body: unknown } | { ok: false; text: string }> {
+  let res: Response;
+  try {
+    res = await fetch(`${baseUrl}${req.path}`, {
+      method: req.method,
+      headers: { authorization: `Bearer ${token}`, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: req.body === undefined ? undefined : JSON.stringify(req.body),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (e) {
+    return { ok: false, text: errorText(undefined, `cannot reach the server at ${baseUrl}: ${(e as Error).message}`) };
+  }
+  const raw = await res.text();
+  let body: { success?: unknown; error?: { code?: string; message?: string; requestId?: string } } | undefined;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    body = undefined;
+  }
+  if (body && body.success === true && res.ok) return { ok: true, body };
+  if (body && body.success === false && body.error) {
+    return { ok: false, text: errorText(body.error.code, body.error.message ?? `HTTP ${res.status}`, body.error.requestId) };
+  }
+  return { ok: false, text: errorText(undefined, `unexpected answer from ${req.method} ${req.path}: HTTP ${res.status}`) };
+}
+
+/** Runs one CLI invocation; returns the process exit code. */
+export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = process.env, io: CliIo = defaultIo): Promise<number> {
+  let cmd: ReturnType<typeof parseCommandLine>;
+  try {
+    cmd = parseCommandLine(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`${e.message}\n\n${usage()}`);
+    return 2;
+  }
+  if (!cmd.command) {
+    io.out(usage());
+    return 0;
+  }
+  const { command, args, opts } = cmd;
+
+  // Validate locally what can be, so both modes answer bad input the same way before touching anything.
+  if (opts.expiresAt !== undefined) {
+    try {
+      parseExpiresAt(opts.expiresAt);
+    } catch (e) {
+      if (isHushError(e)) {
+        io.err(errorText(e.code, e.message));
+        return 1;
+      }
+      throw e;
+    }
+  }
+
+  const mode = await chooseMode(env);
+  let result: unknown;
+  if (mode.kind === 'refuse') {
+    io.err(errorText(undefined, mode.message.trimEnd()));
+    return 1;
+  }
+  if (mode.kind === 'http') {
+    const r = await runHttp(mode.baseUrl, mode.token, command.http(args, opts));
+    if (!r.ok) {
+      io.err(r.text);
+      return 1;
+    }
+    result = r.body;
+  } else {
+    let db: Db | undefined;
+    try {
+      db = await openDb({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR || './data', poolSize: 2 });
+      result = await command.direct(new AdminService(db), args, opts);
+    } catch (e) {
+      if (isHushError(e)) io.err(errorText(e.code, e.message));
+      else io.err(errorText(undefined, `store: ${(e as Error).message ?? String(e)}`));
+      return 1;
+    } finally {
+      await db?.close().catch(() => {});
+    }
+  }
+  io.out(`${JSON.stringify(result, null, 2)}\n`);
+  if (command.issuesSecret) io.err('Note: store this API key now; it cannot be shown again (only its hash is kept).\n');
+  return 0;
+}

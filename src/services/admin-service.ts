@@ -1,0 +1,459 @@
+/**
+ * Operator operations on partner accounts (SPEC §3): the admin CLI calls them on the store directly,
+ * and the admin HTTP API (`/admin/v1`) calls them and answers with the `*View` functions below, so
+ * both paths produce the same JSON.
+ *
+ * Nothing here ever returns a key's secret or hash, except the freshly issued `apiKey` of
+ * createAccount / createKey, which is shown once and never stored.
+ */
+import { randomBytes, randomInt } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createKeyPairSignerFromBytes, generateKeyPairSigner, isAddress, writeKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { HushError, isHushError } from '../domain/errors.ts';
+import {
+  addFeeRecipient,
+  findApiKey,
+  getAccount as findAccount,
+  getAccountByName,
+  insertAccount,
+  insertApiKey,
+  listAccounts as listAccountRecords,
+  listApiKeys,
+  removeFeeRecipient,
+  revokeApiKey,
+  updateAccount,
+  type AccountRecord,
+  type AccountStatus,
+} from '../store/accounts-store.ts';
+import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
+import { generateApiKey, parseApiKey, secretMatches } from './api-keys.ts';
+
+export const DEFAULT_FEE_CAP_BPS = 100;
+export const MAX_FEE_CAP_BPS = 1000;
+export const MAX_ACCOUNT_NAME_LENGTH = 100;
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+export const ACCOUNT_ID_PATTERN = /^acc_[1-9A-HJ-NP-Za-km-z]{16}$/;
+
+/** `acc_` + 16 uniformly random base58 characters (~93 bits). */
+export function generateAccountId(): string {
+  let id = 'acc_';
+  for (let i = 0; i < 16; i++) id += BASE58[randomInt(58)];
+  return id;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Domain shapes (no secrets, no hashes)
+
+export interface AdminAccount {
+  accountId: string;
+  name: string;
+  feeCapBps: number;
+  status: AccountStatus;
+  feeRecipients: string[];
+}
+
+export interface AdminKey {
+  keyId: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface AdminAccountDetail extends AdminAccount {
+  keys: AdminKey[];
+}
+
+export interface CreatedAccount {
+  accountId: string;
+  /** The full key, shown once. */
+  apiKey: string;
+  keyId: string;
+}
+
+export interface CreatedKey {
+  keyId: string;
+  /** The full key, shown once. */
+  apiKey: string;
+}
+
+export interface AccountPatch {
+  feeCapBps?: number;
+  status?: AccountStatus;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Input validation (runtime: the HTTP layer and the CLI pass what they were given)
+
+function invalid(field: string, message: string): HushError<'INVALID_REQUEST'> {
+  return new HushError('INVALID_REQUEST', message, { field });
+}
+
+export function validateAccountName(name: unknown): string {
+  if (typeof name !== 'string' || name.length === 0) throw invalid('name', 'name must be a non-empty string');
+  if (name.length > MAX_ACCOUNT_NAME_LENGTH) throw invalid('name', `name must be at most ${MAX_ACCOUNT_NAME_LENGTH} characters`);
+  if (name.trim() !== name) throw invalid('name', 'name must not start or end with whitespace');
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw invalid('name', 'name must not contain control characters');
+  return name;
+}
+
+export function validateFeeCapBps(bps: unknown): number {
+  if (typeof bps !== 'number' || !Number.isInteger(bps) || bps < 0 || bps > MAX_FEE_CAP_BPS) {
+    throw invalid('feeCapBps', `feeCapBps must be an integer from 0 to ${MAX_FEE_CAP_BPS}`);
+  }
+  return bps;
+}
+
+export function validateStatus(status: unknown): AccountStatus {
+  if (status !== 'active' && status !== 'suspended') throw invalid('status', 'status must be "active" or "suspended"');
+  return status;
+}
+
+/**
+ * An optional key expiry: a Date or an ISO 8601 string (as sent over HTTP), strictly in the future.
+ * `undefined` / `null` mean "never expires".
+ */
+export function parseExpiresAt(value: unknown, now: Date = new Date()): Date | null {
+  if (value === undefined || value === null) return null;
+  let d: Date;
+  if (value instanceof Date) d = value;
+  else if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) d = new Date(value);
+  else throw invalid('expiresAt', 'expiresAt must be an ISO 8601 timestamp with a time zone, e.g. 2027-01-31T00:00:00.000Z');
+  if (Number.isNaN(d.getTime())) throw invalid('expiresAt', 'expiresAt is not a valid date');
+  if (d.getTime() <= now.getTime()) throw invalid('expiresAt', 'expiresAt must be in the future');
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function toAdminAccount(a: AccountRecord): AdminAccount {
+  return { accountId: a.id, name: a.name, feeCapBps: a.feeCapBps, status: a.status, feeRecipients: [...a.feeRecipients] };
+}
+
+function notFoundAccount(accountId: string): HushError<'NOT_FOUND'> {
+  return new HushError('NOT_FOUND', `No account with id "${accountId}"`);
+}
+
+export interface AdminServiceOptions {
+  /**
+   * Called after every change to an account or its keys, with the account id: wire it to
+   * `Authenticator.invalidate` so this process sees revocations and suspensions immediately.
+   */
+  onAccountChanged?: (accountId: string) => void;
+}
+
+export class AdminService {
+  constructor(
+    private readonly db: Db,
+    private readonly options: AdminServiceOptions = {},
+  ) {}
+
+  private changed(accountId: string): void {
+    this.options.onAccountChanged?.(accountId);
+  }
+
+  private async requireAccount(accountId: string): Promise<AccountRecord> {
+    const account = typeof accountId === 'string' && accountId.length <= 200 ? await findAccount(this.db, accountId) : null;
+    if (!account) throw notFoundAccount(String(accountId));
+    return account;
+  }
+
+  /** A new account (status active) with its first API key. Duplicate names are rejected. */
+  async createAccount(name: string, feeCapBps: number = DEFAULT_FEE_CAP_BPS): Promise<CreatedAccount> {
+    const validName = validateAccountName(name);
+    const cap = validateFeeCapBps(feeCapBps);
+    for (let attempt = 0; ; attempt++) {
+      const accountId = generateAccountId();
+      const key = generateApiKey();
+      try {
+        await this.db.transaction(async (tx) => {
+          await insertAccount(tx, { id: accountId, name: validName, feeCapBps: cap });
+          await insertApiKey(tx, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: null });
+        });
+        return { accountId, apiKey: key.apiKey, keyId: key.keyId };
+      } catch (e) {
+        if (isUniqueViolation(e, 'accounts_name_key')) {
+          throw new HushError('INVALID_REQUEST', `An account named "${validName}" already exists`, { field: 'name', reason: 'duplicate' });
+        }
+        // A random id collided (astronomically unlikely): draw again.
+        if (attempt < 3 && (isUniqueViolation(e, 'accounts_pkey') || isUniqueViolation(e, 'api_keys_pkey'))) continue;
+        throw e;
+      }
+    }
+  }
+
+  /** Another key for the account (rotation); the secret is returned once, only its hash is stored. */
+  async createKey(accountId: string, expiresAt?: Date | string | null): Promise<CreatedKey> {
+    const expiry = parseExpiresAt(expiresAt);
+    await this.requireAccount(accountId);
+    for (let attempt = 0; ; attempt++) {
+      const key = generateApiKey();
+      try {
+        await insertApiKey(this.db, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: expiry });
+        this.changed(accountId);
+        return { keyId: key.keyId, apiKey: key.apiKey };
+      } catch (e) {
+        if (attempt < 3 && isUniqueViolation(e, 'api_keys_pkey')) continue;
+        throw e;
+      }
+    }
+  }
+
+  /** Revokes a key: true if it was active, false if it was already revoked. Unknown key → NOT_FOUND. */
+  async revokeKey(keyId: string): Promise<boolean> {
+    const key = typeof keyId === 'string' && /^[a-z2-7]{12}$/.test(keyId) ? await findApiKey(this.db, keyId) : null;
+    if (!key) throw new HushError('NOT_FOUND', `No API key with id "${String(keyId)}"`);
+    const revoked = await revokeApiKey(this.db, keyId);
+    this.changed(key.accountId);
+    return revoked;
+  }
+
+  /** Registers a fee-recipient address (idempotent). The address must be a valid Solana address. */
+  async registerFeeRecipient(accountId: string, address: string): Promise<void> {
+    if (typeof address !== 'string' || !isAddress(address)) {
+      throw new HushError('INVALID_ADDRESS', 'address is not a valid Solana address', { field: 'address' });
+    }
+    await this.requireAccount(accountId);
+    await addFeeRecipient(this.db, accountId, address);
+    this.changed(accountId);
+  }
+
+  /** Unregisters a fee-recipient address; NOT_FOUND if the account or the registration does not exist. */
+  async unregisterFeeRecipient(accountId: string, address: string): Promise<void> {
+    await this.requireAccount(accountId);
+    const removed = typeof address === 'string' && (await removeFeeRecipient(this.db, accountId, address));
+    if (!removed) throw new HushError('NOT_FOUND', `Address "${String(address)}" is not a registered fee recipient of account "${accountId}"`);
+    this.changed(accountId);
+  }
+
+  /** Applies a partial update (fee cap and/or status) after validating all of it; returns the account. */
+  async updateAccount(accountId: string, patch: AccountPatch): Promise<AdminAccountDetail> {
+    const p: AccountPatch = patch ?? {};
+    if (p.feeCapBps === undefined && p.status === undefined) throw new HushError('INVALID_REQUEST', 'Nothing to update: give feeCapBps and/or status');
+    const feeCapBps = p.feeCapBps === undefined ? undefined : validateFeeCapBps(p.feeCapBps);
+    const status = p.status === undefined ? undefined : validateStatus(p.status);
+    const updated = await updateAccount(this.db, accountId, { feeCapBps, status });
+    if (!updated) throw notFoundAccount(accountId);
+    this.changed(accountId);
+    return this.getAccount(accountId);
+  }
+
+  async setFeeCap(accountId: string, bps: number): Promise<AdminAccountDetail> {
+    return this.updateAccount(accountId, { feeCapBps: validateFeeCapBps(bps) });
+  }
+
+  /** Suspended accounts' keys are answered 403 ACCOUNT_SUSPENDED. Idempotent. */
+  async suspend(accountId: string): Promise<AdminAccountDetail> {
+    return this.updateAccount(accountId, { status: 'suspended' });
+  }
+
+  async reactivate(accountId: string): Promise<AdminAccountDetail> {
+    return this.updateAccount(accountId, { status: 'active' });
+  }
+
+  async listAccounts(): Promise<AdminAccount[]> {
+    return (await listAccountRecords(this.db)).map(toAdminAccount);
+  }
+
+  /** The account with its keys (ids and dates only). */
+  async getAccount(accountId: string): Promise<AdminAccountDetail> {
+    const account = await this.requireAccount(accountId);
+    return { ...toAdminAccount(account), keys: await listApiKeys(this.db, account.id) };
+  }
+
+  async listKeys(accountId: string): Promise<AdminKey[]> {
+    await this.requireAccount(accountId);
+    return listApiKeys(this.db, accountId);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Views: the exact JSON bodies of the admin HTTP API (and of the CLI's stdout).
+
+export interface AccountJson {
+  accountId: string;
+  name: string;
+  feeCapBps: number;
+  status: AccountStatus;
+  feeRecipients: string[];
+}
+
+export interface KeyJson {
+  keyId: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface AccountDetailJson extends AccountJson {
+  keys: KeyJson[];
+}
+
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+export function accountJson(a: AdminAccount): AccountJson {
+  return { accountId: a.accountId, name: a.name, feeCapBps: a.feeCapBps, status: a.status, feeRecipients: [...a.feeRecipients] };
+}
+
+export function keyJson(k: AdminKey): KeyJson {
+  return { keyId: k.keyId, createdAt: k.createdAt.toISOString(), expiresAt: iso(k.expiresAt), revokedAt: iso(k.revokedAt) };
+}
+
+export function accountDetailJson(a: AdminAccountDetail): AccountDetailJson {
+  return { ...accountJson(a), keys: a.keys.map(keyJson) };
+}
+
+/** POST /admin/v1/accounts → 201 */
+export function createdAccountView(r: CreatedAccount): { success: true; accountId: string; apiKey: string } {
+  return { success: true, accountId: r.accountId, apiKey: r.apiKey };
+}
+
+/** POST /admin/v1/accounts/{accountId}/keys → 201 */
+export function createdKeyView(r: CreatedKey): { success: true; keyId: string; apiKey: string } {
+  return { success: true, keyId: r.keyId, apiKey: r.apiKey };
+}
+
+/** GET /admin/v1/accounts */
+export function accountListView(accounts: AdminAccount[]): { success: true; accounts: AccountJson[] } {
+  return { success: true, accounts: accounts.map(accountJson) };
+}
+
+/** GET /admin/v1/accounts/{accountId} and PATCH /admin/v1/accounts/{accountId} */
+export function accountView(account: AdminAccountDetail): { success: true; account: AccountDetailJson } {
+  return { success: true, account: accountDetailJson(account) };
+}
+
+/** DELETE /admin/v1/keys/{keyId}, POST and DELETE of fee recipients */
+export function okView(): { success: true } {
+  return { success: true };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The embedded-mode demo partner (SPEC §3)
+
+export const DEMO_ACCOUNT_NAME = 'demo';
+export const DEMO_ACCOUNT_FILE = 'demo-account.json';
+export const DEMO_FEE_RECIPIENT_FILE = 'demo-fee-recipient.json';
+
+export interface DemoAccount {
+  accountId: string;
+  apiKey: string;
+  feeRecipientAddress: string;
+}
+
+/**
+ * True when `apiKey` is a well-formed key of `accountId` that is stored, unrevoked, unexpired and whose
+ * secret matches. The account's status is not considered.
+ */
+export async function apiKeyIsValid(db: Queryable, apiKey: unknown, accountId: string, now: Date = new Date()): Promise<boolean> {
+  const parsed = typeof apiKey === 'string' ? parseApiKey(apiKey) : null;
+  if (!parsed) return false;
+  const key = await findApiKey(db, parsed.keyId);
+  return (
+    key !== null &&
+    key.accountId === accountId &&
+    key.revokedAt === null &&
+    (key.expiresAt === null || key.expiresAt.getTime() > now.getTime()) &&
+    secretMatches(parsed.secret, key.secretHash)
+  );
+}
+
+async function readJsonFile(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || e instanceof SyntaxError) return undefined;
+    throw e;
+  }
+}
+
+/** The demo fee recipient's key pair, kept in `$DATA_DIR/demo-fee-recipient.json` (solana-keygen format, 0600). */
+async function demoFeeRecipient(dataDir: string): Promise<KeyPairSigner> {
+  const path = join(dataDir, DEMO_FEE_RECIPIENT_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    let raw: string | undefined;
+    try {
+      raw = await readFile(path, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    if (raw !== undefined) {
+      let bytes: unknown;
+      try {
+        bytes = JSON.parse(raw);
+      } catch {
+        bytes = undefined;
+      }
+      if (!Array.isArray(bytes) || bytes.length !== 64 || !bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
+        // Never overwrite a key file we cannot read: it might hold funds.
+        throw new Error(`${path} is not a 64-byte key pair file; move it away to let Hush generate a new demo fee recipient`);
+      }
+      return createKeyPairSignerFromBytes(Uint8Array.from(bytes as number[]));
+    }
+    const signer = await generateKeyPairSigner(true);
+    try {
+      await writeKeyPairSigner(signer, path); // mode 0600, refuses to overwrite
+      return signer;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      // Another starter wrote it first: read theirs.
+    }
+  }
+  throw new Error(`could not create ${path}`);
+}
+
+/** Writes `data` as JSON to `path` with mode 0600, atomically (temp file + rename). */
+async function writeSecretJson(path: string, data: unknown): Promise<void> {
+  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    await chmod(tmp, 0o600);
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * Embedded mode's ready demo partner: an account named `demo` with an active key and a registered fee
+ * recipient, written to `$DATA_DIR/demo-account.json` (mode 0600). Only key hashes are stored, so the
+ * key in an existing file is reused when it still authenticates for the demo account; otherwise a new
+ * key is issued and the file rewritten. An operator's suspension of the demo account is left alone.
+ */
+export async function ensureDemoAccount(db: Db, dataDir: string): Promise<DemoAccount> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const admin = new AdminService(db);
+  const filePath = join(dataDir, DEMO_ACCOUNT_FILE);
+  const feeRecipient = await demoFeeRecipient(dataDir);
+
+  let apiKey: string | undefined;
+  let account = await getAccountByName(db, DEMO_ACCOUNT_NAME);
+  if (!account) {
+    try {
+      const created = await admin.createAccount(DEMO_ACCOUNT_NAME);
+      apiKey = created.apiKey;
+    } catch (e) {
+      // Created concurrently by another starter: use theirs (with our own key below).
+      if (!isHushError(e, 'INVALID_REQUEST')) throw e;
+    }
+    account = await getAccountByName(db, DEMO_ACCOUNT_NAME);
+    if (!account) throw new Error('demo account vanished while being created');
+  }
+
+  if (apiKey === undefined) {
+    const previous = (await readJsonFile(filePath)) as Partial<DemoAccount> | undefined;
+    if (previous && previous.accountId === account.id && (await apiKeyIsValid(db, previous.apiKey, account.id))) {
+      apiKey = previous.apiKey as string;
+    } else {
+      apiKey = (await admin.createKey(account.id)).apiKey;
+    }
+  }
+
+  if (!account.feeRecipients.includes(feeRecipient.address)) await admin.registerFeeRecipient(account.id, feeRecipient.address);
+
+  const demo: DemoAccount = { accountId: account.id, apiKey, feeRecipientAddress: feeRecipient.address };
+  await writeSecretJson(filePath, demo);
+  return demo;
+}

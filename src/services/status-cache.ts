@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../store/db.ts';
+import { getOrderByTrackingId, ORDER_CHANGED_CHANNEL } from '../store/orders-store.ts';
+import { statusRecord } from './order-views.ts';
+
+export interface CachedStatus {
+  accountId: string;
+  /** The serialized response body `{ success, order }`. */
+  json: string;
+  etag: string;
+}
+
+const MAX_ENTRIES = 100_000;
+
+/**
+ * Status records served from memory. Every order change NOTIFYs its trackingId (same statement as the
+ * change), and every API process evicts on it, so polling costs no database round trip yet never serves
+ * a state older than the change. If the notification connection drops, everything is evicted; a TTL
+ * bounds staleness should a notification ever be missed anyway.
+ */
+export class StatusCache {
+  private readonly entries = new Map<string, CachedStatus & { at: number }>();
+  private invalidations = 0;
+  private unlisten: (() => Promise<void>) | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs = 30_000,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unlisten = await this.db.listen(
+      ORDER_CHANGED_CHANNEL,
+      (trackingId) => {
+        this.invalidations++;
+        this.entries.delete(trackingId);
+      },
+      () => {
+        this.invalidations++;
+        this.entries.clear();
+      },
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.unlisten?.();
+  }
+
+  async get(trackingId: string): Promise<CachedStatus | null> {
+    const hit = this.entries.get(trackingId);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit;
+    const generation = this.invalidations;
+    const order = await getOrderByTrackingId(this.db, trackingId);
+    if (!order) return null;
+    const json = JSON.stringify({ success: true, order: statusRecord(order) });
+    const entry = { accountId: order.accountId, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`, at: Date.now() };
+    // A change notified while we were reading may postdate what we read: serve it, don't keep it.
+    if (generation === this.invalidations) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      this.entries.set(trackingId, entry);
+    }
+    return entry;
+  }
+}
