@@ -65,11 +65,11 @@ export interface AdminAccountDetail extends AdminAccount {
   keys: AdminKey[];
 }
 
+/** Exactly the 201 body of POST /admin/v1/accounts without `success` (safe to spread into it). */
 export interface CreatedAccount {
   accountId: string;
   /** The full key, shown once. */
   apiKey: string;
-  keyId: string;
 }
 
 export interface CreatedKey {
@@ -171,7 +171,7 @@ export class AdminService {
           await insertAccount(tx, { id: accountId, name: validName, feeCapBps: cap });
           await insertApiKey(tx, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: null });
         });
-        return { accountId, apiKey: key.apiKey, keyId: key.keyId };
+        return { accountId, apiKey: key.apiKey };
       } catch (e) {
         if (isUniqueViolation(e, 'accounts_name_key')) {
           throw new HushError('INVALID_REQUEST', `An account named "${validName}" already exists`, { field: 'name', reason: 'duplicate' });
@@ -260,6 +260,11 @@ export class AdminService {
   async getAccount(accountId: string): Promise<AdminAccountDetail> {
     const account = await this.requireAccount(accountId);
     return { ...toAdminAccount(account), keys: await listApiKeys(this.db, account.id) };
+  }
+
+  /** Alias of getAccount (the name the admin routes' AdminApi uses). */
+  showAccount(accountId: string): Promise<AdminAccountDetail> {
+    return this.getAccount(accountId);
   }
 
   async listKeys(accountId: string): Promise<AdminKey[]> {

@@ -10,7 +10,9 @@ export async function openPgliteDb(dir: string | null): Promise<Db> {
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T>(sql: string, params?: unknown[]) {
       const r = await q.query<T>(sql, params);
-      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+      // Same meaning as pg's rowCount: rows returned when there are any (SELECT, RETURNING, a CTE's final
+      // SELECT), else rows affected. PGlite reports affectedRows 0 for those, not undefined.
+      return { rows: r.rows, rowCount: r.rows.length > 0 ? r.rows.length : (r.affectedRows ?? 0) };
     },
   });
   const base = wrap(pg);

@@ -1,0 +1,348 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { generateKeyPairSigner } from '@solana/kit';
+import { runAdminCli, serverUrl } from '../../src/cli/admin-cli.ts';
+import { HushError } from '../../src/domain/errors.ts';
+import { parseApiKey } from '../../src/services/api-keys.ts';
+import { Authenticator } from '../../src/services/authenticator.ts';
+import { openDb } from '../../src/store/open-db.ts';
+import { startAdminStub, type AdminStub } from '../support/admin-http-stub.ts';
+import { POSTGRES_URL, dropSchema, newSchemaName, openTestDb, postgresSkipReason, type TestDatabase } from '../support/databases.ts';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const API_KEY_PATTERN = /^hush_[a-z2-7]{12}_[A-Za-z0-9_-]{43}$/;
+
+const tempDirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'hush-admin-cli-'));
+  tempDirs.push(d);
+  return d;
+}
+after(() => {
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A URL on which nothing listens, so the CLI's health probe finds no server. */
+async function closedPortUrl(): Promise<string> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as { port: number };
+  await new Promise<void>((r) => srv.close(() => r()));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** The environment the CLI sees: nothing inherited that could point it at a real store or server. */
+function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
+  return env;
+}
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function runChild(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code: code ?? -1, stdout, stderr });
+    });
+  });
+}
+
+async function runInProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runAdminCli(args, env, { out: (t) => (stdout += t), err: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+function json(r: CliResult): Record<string, any> {
+  assert.equal(r.code, 0, `exit ${r.code}; stderr: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+async function authenticates(dbOpts: Parameters<typeof openDb>[0], apiKey: string): Promise<string> {
+  const db = await openDb(dbOpts);
+  try {
+    const caller = await new Authenticator(db, 0).authenticate(`Bearer ${apiKey}`);
+    return `ok:${caller.account.id}`;
+  } catch (e) {
+    if (e instanceof HushError) return e.code;
+    throw e;
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * Every command once, through `run`; asserts on the JSON each prints. The same tour runs in every
+ * mode, which is what makes the modes interchangeable for an operator.
+ */
+async function tour(run: (args: string[]) => Promise<CliResult>, label: string): Promise<{ accountId: string; apiKey: string; apiKey2: string }> {
+  const name = `Tour ${label} ${Date.now()}`;
+  const created = await run(['create-account', name, '--fee-cap-bps', '250']);
+  const c = json(created);
+  assert.deepEqual(Object.keys(c).sort(), ['accountId', 'apiKey', 'success']);
+  assert.equal(c.success, true);
+  assert.match(c.apiKey, API_KEY_PATTERN);
+  assert.match(created.stderr, /cannot be shown again/);
+
+  const dup = await run(['create-account', name]);
+  assert.equal(dup.code, 1);
+  assert.match(dup.stderr, /INVALID_REQUEST.*already exists/);
+  assert.equal(dup.stdout, '');
+
+  const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+  const k = await run(['create-key', c.accountId, '--expires-at', expiresAt]);
+  const key2 = json(k);
+  assert.deepEqual(Object.keys(key2).sort(), ['apiKey', 'keyId', 'success']);
+  assert.match(k.stderr, /cannot be shown again/);
+
+  const addr = (await generateKeyPairSigner()).address;
+  assert.deepEqual(json(await run(['register-fee-recipient', c.accountId, addr])), { success: true });
+  const badAddr = await run(['register-fee-recipient', c.accountId, 'not-an-address']);
+  assert.equal(badAddr.code, 1);
+  assert.match(badAddr.stderr, /INVALID_ADDRESS/);
+
+  const capped = json(await run(['set-fee-cap', c.accountId, '500']));
+  assert.equal(capped.account.feeCapBps, 500);
+  const tooHigh = await run(['set-fee-cap', c.accountId, '1001']);
+  assert.equal(tooHigh.code, 1);
+  assert.match(tooHigh.stderr, /INVALID_REQUEST/);
+
+  assert.equal(json(await run(['suspend', c.accountId])).account.status, 'suspended');
+  assert.equal(json(await run(['reactivate', c.accountId])).account.status, 'active');
+
+  const shown = json(await run(['show-account', c.accountId]));
+  assert.equal(shown.success, true);
+  assert.deepEqual(
+    { ...shown.account, keys: undefined },
+    { accountId: c.accountId, name, feeCapBps: 500, status: 'active', feeRecipients: [addr], keys: undefined },
+  );
+  const keyIds = shown.account.keys.map((x: { keyId: string }) => x.keyId).sort();
+  assert.deepEqual(keyIds, [parseApiKey(c.apiKey)!.keyId, key2.keyId].sort());
+  assert.equal(shown.account.keys.find((x: { keyId: string }) => x.keyId === key2.keyId).expiresAt, expiresAt);
+
+  assert.deepEqual(json(await run(['unregister-fee-recipient', c.accountId, addr])), { success: true });
+  const notRegistered = await run(['unregister-fee-recipient', c.accountId, addr]);
+  assert.equal(notRegistered.code, 1);
+  assert.match(notRegistered.stderr, /NOT_FOUND/);
+
+  assert.deepEqual(json(await run(['revoke-key', key2.keyId])), { success: true });
+  const afterRevoke = json(await run(['show-account', c.accountId]));
+  assert.match(afterRevoke.account.keys.find((x: { keyId: string }) => x.keyId === key2.keyId).revokedAt, /^\d{4}-.*Z$/);
+
+  const list = await run(['list-accounts']);
+  const listed = json(list);
+  assert.deepEqual(listed.accounts.find((a: { accountId: string }) => a.accountId === c.accountId), {
+    accountId: c.accountId,
+    name,
+    feeCapBps: 500,
+    status: 'active',
+    feeRecipients: [],
+  });
+  assert.ok(!list.stdout.includes(parseApiKey(c.apiKey)!.secret), 'list-accounts prints no secret');
+  assert.ok(!list.stdout.includes(parseApiKey(key2.apiKey)!.secret));
+
+  const missing = await run(['show-account', 'acc_1111111111111111']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /NOT_FOUND/);
+  assert.equal(missing.stdout, '');
+  return { accountId: c.accountId, apiKey: c.apiKey, apiKey2: key2.apiKey };
+}
+
+describe('admin CLI: usage', () => {
+  it('bad usage exits 2 with the usage text on stderr (child process)', async () => {
+    const env = cliEnv({ DATA_DIR: tempDir(), HUSH_URL: await closedPortUrl() });
+    const [none, unknown] = await Promise.all([runChild([], env), runChild(['frobnicate'], env)]);
+    for (const r of [none, unknown]) {
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /Usage: npm run admin/);
+      assert.equal(r.stdout, '');
+    }
+    assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  });
+
+  it('rejects wrong arguments and options without touching the store', async () => {
+    const dataDir = tempDir();
+    const env = cliEnv({ DATA_DIR: dataDir, HUSH_URL: await closedPortUrl() });
+    for (const args of [
+      ['create-account'],
+      ['create-account', 'a', 'b'],
+      ['create-account', 'x', '--fee-cap-bps', 'ten'],
+      ['create-account', 'x', '--fee-cap-bps', '-5'],
+      ['revoke-key', 'abcdefghijkl', '--fee-cap-bps', '5'],
+      ['list-accounts', '--bogus'],
+      ['show-account'],
+      ['set-fee-cap', 'acc_x', '1.5'],
+      ['create-key', 'acc_x', '--expires-at', 'whenever'],
+      ['suspend', ''],
+    ]) {
+      const r = await runInProcess(args, env);
+      assert.equal(r.code, 2, `${args.join(' ')} → ${r.code}: ${r.stderr}`);
+      assert.match(r.stderr, /Usage:/);
+    }
+    assert.equal(existsSync(join(dataDir, 'pgdata')), false, 'no store was opened');
+    const help = await runInProcess(['help'], env);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /create-account <name> \[--fee-cap-bps N\]/);
+    for (const cmd of ['create-key', 'revoke-key', 'register-fee-recipient', 'unregister-fee-recipient', 'set-fee-cap', 'suspend', 'reactivate', 'list-accounts', 'show-account']) {
+      assert.match(help.stdout, new RegExp(`\\b${cmd}\\b`));
+    }
+  });
+
+  it('a past --expires-at is an error (exit 1) before any store is opened', async () => {
+    const dataDir = tempDir();
+    const r = await runInProcess(['create-key', 'acc_x', '--expires-at', '2001-01-01T00:00:00Z'], cliEnv({ DATA_DIR: dataDir, HUSH_URL: await closedPortUrl() }));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /INVALID_REQUEST.*future/);
+    assert.equal(existsSync(join(dataDir, 'pgdata')), false);
+  });
+
+  it('serverUrl: HUSH_URL wins; wildcard hosts mean loopback', () => {
+    assert.equal(serverUrl({ HUSH_URL: 'http://h:1/' }), 'http://h:1');
+    assert.equal(serverUrl({}), 'http://127.0.0.1:8787');
+    assert.equal(serverUrl({ HOST: '0.0.0.0', PORT: '9000' }), 'http://127.0.0.1:9000');
+    assert.equal(serverUrl({ HOST: '::' }), 'http://[::1]:8787');
+    assert.equal(serverUrl({ HOST: 'localhost', PORT: '1' }), 'http://localhost:1');
+  });
+});
+
+describe('admin CLI: direct store, child process', () => {
+  it('create-account prints a key that authenticates; list-accounts shows no secret', async () => {
+    const dataDir = tempDir();
+    const env = cliEnv({ DATA_DIR: dataDir, HUSH_URL: await closedPortUrl() });
+    const created = await runChild(['create-account', 'Child Co', '--fee-cap-bps', '300'], env);
+    const c = json(created);
+    assert.match(c.apiKey, API_KEY_PATTERN);
+    assert.match(created.stderr, /cannot be shown again/);
+
+    const list = await runChild(['list-accounts'], env);
+    const listed = json(list);
+    assert.deepEqual(listed, { success: true, accounts: [{ accountId: c.accountId, name: 'Child Co', feeCapBps: 300, status: 'active', feeRecipients: [] }] });
+    assert.ok(!list.stdout.includes(parseApiKey(c.apiKey)!.secret));
+    assert.doesNotMatch(list.stderr, /cannot be shown again/);
+
+    // Both children have exited; the store they wrote is readable here and the key works.
+    assert.equal(await authenticates({ dataDir }, c.apiKey), `ok:${c.accountId}`);
+    assert.equal(await authenticates({ dataDir }, `${c.apiKey.slice(0, -1)}${c.apiKey.endsWith('x') ? 'y' : 'x'}`), 'UNAUTHORIZED');
+  });
+});
+
+describe('admin CLI: direct store, every command', () => {
+  it('PGlite under DATA_DIR', async () => {
+    const dataDir = tempDir();
+    const env = cliEnv({ DATA_DIR: dataDir, HUSH_URL: await closedPortUrl() });
+    const t = await tour((args) => runInProcess(args, env), 'pglite');
+    assert.ok(existsSync(join(dataDir, 'pgdata')));
+    assert.equal(await authenticates({ dataDir }, t.apiKey), `ok:${t.accountId}`);
+    assert.equal(await authenticates({ dataDir }, t.apiKey2), 'UNAUTHORIZED', 'revoked by the tour');
+
+    // An admin token without a reachable server falls back to the same store.
+    const r = await runInProcess(['list-accounts'], { ...env, HUSH_ADMIN_TOKEN: 'tok' });
+    assert.deepEqual(json(r).accounts.map((a: { accountId: string }) => a.accountId), [t.accountId]);
+  });
+
+  it('PostgreSQL via DATABASE_URL', { skip: postgresSkipReason ?? false }, async () => {
+    const schema = newSchemaName();
+    const setup = await openDb({ databaseUrl: POSTGRES_URL, dataDir: null, schema });
+    await setup.close();
+    try {
+      const url = new URL(POSTGRES_URL);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      const dataDir = tempDir();
+      // No HUSH_ADMIN_TOKEN and Postgres: no server probe is needed at all.
+      const env = cliEnv({ DATABASE_URL: url.toString(), DATA_DIR: dataDir });
+      const t = await tour((args) => runInProcess(args, env), 'postgres');
+      assert.equal(existsSync(join(dataDir, 'pgdata')), false, 'PGlite was not used');
+      assert.equal(await authenticates({ databaseUrl: POSTGRES_URL, dataDir: null, schema }, t.apiKey), `ok:${t.accountId}`);
+    } finally {
+      await dropSchema(schema);
+    }
+  });
+
+});
+
+describe('admin CLI: with a running server', () => {
+  const TOKEN = 'admin-token-for-tests';
+  let store: TestDatabase;
+  let stub: AdminStub;
+  before(async () => {
+    store = await openTestDb('pglite');
+    stub = await startAdminStub(store.db, TOKEN);
+  });
+  after(async () => {
+    await stub?.close();
+    await store?.close();
+  });
+
+  it('PGlite store, server up, no admin token: refuses and leaves the store alone', async () => {
+    const dataDir = tempDir();
+    const r = await runInProcess(['list-accounts'], cliEnv({ DATA_DIR: dataDir, HUSH_URL: stub.url }));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /HUSH_ADMIN_TOKEN/);
+    assert.match(r.stderr, /PGlite/);
+    assert.equal(r.stdout, '');
+    assert.equal(existsSync(join(dataDir, 'pgdata')), false);
+  });
+
+  it('with HUSH_ADMIN_TOKEN every command goes through /admin/v1', async () => {
+    const dataDir = tempDir();
+    const env = cliEnv({ DATA_DIR: dataDir, HUSH_URL: stub.url, HUSH_ADMIN_TOKEN: TOKEN });
+    stub.requests.length = 0;
+    const t = await tour((args) => runInProcess(args, env), 'http');
+    assert.equal(existsSync(join(dataDir, 'pgdata')), false, 'the local store was never opened');
+    // The server's store holds the account, and the key works there.
+    const caller = await new Authenticator(store.db, 0).authenticate(`Bearer ${t.apiKey}`);
+    assert.equal(caller.account.id, t.accountId);
+
+    assert.ok(stub.requests.every((r) => r.authorization === `Bearer ${TOKEN}`));
+    const seen = stub.requests.map((r) => `${r.method} ${r.path.replace(t.accountId, ':acc').replace(/\/keys\/[a-z2-7]{12}$/, '/keys/:key').replace(/fee-recipients\/\w+$/, 'fee-recipients/:addr')}`);
+    for (const want of [
+      'POST /admin/v1/accounts',
+      'POST /admin/v1/accounts/:acc/keys',
+      'POST /admin/v1/accounts/:acc/fee-recipients',
+      'PATCH /admin/v1/accounts/:acc',
+      'GET /admin/v1/accounts/:acc',
+      'DELETE /admin/v1/accounts/:acc/fee-recipients/:addr',
+      'DELETE /admin/v1/keys/:key',
+      'GET /admin/v1/accounts',
+    ]) {
+      assert.ok(seen.includes(want), `expected ${want} among ${seen.join(', ')}`);
+    }
+    const patches = stub.requests.filter((r) => r.method === 'PATCH').map((r) => r.body);
+    assert.deepEqual(patches, [{ feeCapBps: 500 }, { feeCapBps: 1001 }, { status: 'suspended' }, { status: 'active' }]);
+    const create = stub.requests.find((r) => r.method === 'POST' && r.path === '/admin/v1/accounts');
+    assert.equal(create?.contentType, 'application/json');
+    assert.deepEqual(Object.keys(create?.body as object).sort(), ['feeCapBps', 'name']);
+    // Bodiless requests carry no JSON content type (servers reject an empty JSON body).
+    for (const r of stub.requests.filter((x) => x.method === 'DELETE' || x.method === 'GET')) {
+      assert.equal(r.contentType, undefined);
+      assert.equal(r.body, undefined);
+    }
+  });
+
+  it('a wrong admin token is reported (exit 1) with the server error code and request id', async () => {
+    const r = await runInProcess(['list-accounts'], cliEnv({ DATA_DIR: tempDir(), HUSH_URL: stub.url, HUSH_ADMIN_TOKEN: 'wrong' }));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /UNAUTHORIZED/);
+    assert.match(r.stderr, /requestId [0-9a-f-]{36}/);
+    assert.equal(r.stdout, '');
+  });
+});

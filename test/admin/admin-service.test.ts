@@ -1,0 +1,363 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, it } from 'node:test';
+import { createKeyPairSignerFromBytes, generateKeyPairSigner } from '@solana/kit';
+import { HushError, isHushError, type HushErrorCode } from '../../src/domain/errors.ts';
+import {
+  ACCOUNT_ID_PATTERN,
+  AdminService,
+  DEMO_ACCOUNT_FILE,
+  DEMO_FEE_RECIPIENT_FILE,
+  accountListView,
+  accountView,
+  apiKeyIsValid,
+  createdAccountView,
+  createdKeyView,
+  ensureDemoAccount,
+  generateAccountId,
+  okView,
+  parseExpiresAt,
+} from '../../src/services/admin-service.ts';
+import { parseApiKey } from '../../src/services/api-keys.ts';
+import { Authenticator } from '../../src/services/authenticator.ts';
+import { getAccountByName } from '../../src/store/accounts-store.ts';
+import type { Db } from '../../src/store/db.ts';
+import { forEachEngine } from '../support/databases.ts';
+import { uniqueSuffix } from '../support/store-fixtures.ts';
+
+const keyIdOf = (apiKey: string): string => parseApiKey(apiKey)!.keyId;
+const API_KEY_PATTERN = /^hush_[a-z2-7]{12}_[A-Za-z0-9_-]{43}$/;
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+
+function rejectsCode(code: HushErrorCode, field?: string) {
+  return (e: unknown) => {
+    assert.ok(isHushError(e), `expected a HushError, got ${String(e)}`);
+    assert.equal(e.code, code, e.message);
+    if (field !== undefined) assert.equal((e.details as { field?: string } | undefined)?.field, field);
+    return true;
+  };
+}
+
+async function authCode(db: Db, apiKey: string): Promise<string> {
+  try {
+    const caller = await new Authenticator(db, 0).authenticate(`Bearer ${apiKey}`);
+    return `ok:${caller.account.id}`;
+  } catch (e) {
+    if (e instanceof HushError) return e.code;
+    throw e;
+  }
+}
+
+const tempDirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'hush-admin-'));
+  tempDirs.push(d);
+  return d;
+}
+after(() => {
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
+
+it('account ids are acc_ + 16 base58 characters, and random', () => {
+  const ids = new Set(Array.from({ length: 200 }, generateAccountId));
+  assert.equal(ids.size, 200);
+  for (const id of ids) assert.match(id, /^acc_[1-9A-HJ-NP-Za-km-z]{16}$/);
+});
+
+it('parseExpiresAt accepts future ISO timestamps only', () => {
+  const now = new Date('2030-01-01T00:00:00.000Z');
+  assert.equal(parseExpiresAt(undefined, now), null);
+  assert.equal(parseExpiresAt(null, now), null);
+  assert.equal(parseExpiresAt('2030-01-02T00:00:00Z', now)?.toISOString(), '2030-01-02T00:00:00.000Z');
+  assert.equal(parseExpiresAt('2030-01-02T01:00:00+01:00', now)?.toISOString(), '2030-01-02T00:00:00.000Z');
+  for (const bad of ['2029-12-31T23:59:59Z', '2030-01-01T00:00:00.000Z', 'tomorrow', '2030-01-02', '2030-13-45T00:00:00Z', 12345, {}]) {
+    assert.throws(() => parseExpiresAt(bad, now), rejectsCode('INVALID_REQUEST', 'expiresAt'), String(bad));
+  }
+});
+
+forEachEngine('admin-service', (ctx) => {
+  const changed: string[] = [];
+  const admin = () => new AdminService(ctx.db, { onAccountChanged: (id) => changed.push(id) });
+
+  it('createAccount: new active account with default fee cap and a working first key', async () => {
+    const name = `acme-${uniqueSuffix()}`;
+    const created = await admin().createAccount(name);
+    assert.match(created.accountId, ACCOUNT_ID_PATTERN);
+    assert.match(created.apiKey, API_KEY_PATTERN);
+    assert.deepEqual(Object.keys(created).sort(), ['accountId', 'apiKey'], 'exactly the contract fields, safe to spread');
+    const detail = await admin().getAccount(created.accountId);
+    assert.deepEqual({ ...detail, keys: detail.keys.map((k) => k.keyId) }, {
+      accountId: created.accountId,
+      name,
+      feeCapBps: 100,
+      status: 'active',
+      feeRecipients: [],
+      keys: [keyIdOf(created.apiKey)],
+    });
+    assert.equal(await authCode(ctx.db, created.apiKey), `ok:${created.accountId}`);
+  });
+
+  it('createAccount: fee cap bounds 0..1000 and name rules', async () => {
+    const svc = admin();
+    assert.equal((await svc.getAccount((await svc.createAccount(`zero-${uniqueSuffix()}`, 0)).accountId)).feeCapBps, 0);
+    assert.equal((await svc.getAccount((await svc.createAccount(`max-${uniqueSuffix()}`, 1000)).accountId)).feeCapBps, 1000);
+    for (const bad of [1001, -1, 1.5, Number.NaN, '100' as unknown as number, null as unknown as number]) {
+      await assert.rejects(svc.createAccount(`bad-${uniqueSuffix()}`, bad), rejectsCode('INVALID_REQUEST', 'feeCapBps'), String(bad));
+    }
+    for (const bad of ['', ' padded', 'padded ', 'line\nbreak', 'x'.repeat(101), 42 as unknown as string]) {
+      await assert.rejects(svc.createAccount(bad), rejectsCode('INVALID_REQUEST', 'name'), JSON.stringify(bad));
+    }
+    assert.equal((await svc.listAccounts()).filter((a) => a.name.startsWith('bad-')).length, 0, 'nothing created on bad input');
+  });
+
+  it('createAccount: a duplicate name is INVALID_REQUEST and creates nothing', async () => {
+    const name = `dup-${uniqueSuffix()}`;
+    const svc = admin();
+    await svc.createAccount(name);
+    const before = (await svc.listAccounts()).length;
+    await assert.rejects(svc.createAccount(name, 200), (e: unknown) => {
+      assert.ok(isHushError(e, 'INVALID_REQUEST'));
+      assert.match(e.message, /already exists/);
+      assert.match(e.message, new RegExp(name));
+      return true;
+    });
+    assert.equal((await svc.listAccounts()).length, before);
+    // The failed attempt's key was rolled back with its account.
+    const { rows } = await ctx.db.query<{ n: string | number }>('SELECT count(*) AS n FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.name = $1', [name]);
+    assert.equal(Number(rows[0]!.n), 1);
+  });
+
+  it('createKey: several active keys, optional expiry, unknown account is NOT_FOUND', async () => {
+    const svc = admin();
+    const acc = await svc.createAccount(`rot-${uniqueSuffix()}`);
+    changed.length = 0;
+    const expiresAt = new Date(Date.now() + 86_400_000);
+    const k2 = await svc.createKey(acc.accountId, expiresAt);
+    assert.match(k2.apiKey, API_KEY_PATTERN);
+    assert.equal(parseApiKey(k2.apiKey)?.keyId, k2.keyId);
+    assert.notEqual(k2.keyId, keyIdOf(acc.apiKey));
+    assert.deepEqual(changed, [acc.accountId]);
+    const k3 = await svc.createKey(acc.accountId, expiresAt.toISOString());
+    assert.equal(await authCode(ctx.db, acc.apiKey), `ok:${acc.accountId}`);
+    assert.equal(await authCode(ctx.db, k2.apiKey), `ok:${acc.accountId}`);
+    assert.equal(await authCode(ctx.db, k3.apiKey), `ok:${acc.accountId}`);
+    const keys = await svc.listKeys(acc.accountId);
+    assert.deepEqual(keys.map((k) => k.keyId).sort(), [keyIdOf(acc.apiKey), k2.keyId, k3.keyId].sort());
+    assert.equal(keys.find((k) => k.keyId === k2.keyId)?.expiresAt?.toISOString(), expiresAt.toISOString());
+    assert.equal(keys.find((k) => k.keyId === keyIdOf(acc.apiKey))?.expiresAt, null);
+
+    await assert.rejects(svc.createKey('acc_1111111111111111'), rejectsCode('NOT_FOUND'));
+    await assert.rejects(svc.listKeys('acc_1111111111111111'), rejectsCode('NOT_FOUND'));
+    await assert.rejects(svc.createKey(acc.accountId, new Date(Date.now() - 1000)), rejectsCode('INVALID_REQUEST', 'expiresAt'));
+    await assert.rejects(svc.createKey(acc.accountId, 'next week'), rejectsCode('INVALID_REQUEST', 'expiresAt'));
+    assert.equal((await svc.listKeys(acc.accountId)).length, 3);
+
+    // Once its expiry passes, a key stops authenticating.
+    await ctx.db.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [k2.keyId]);
+    assert.equal(await authCode(ctx.db, k2.apiKey), 'UNAUTHORIZED');
+    assert.equal(await apiKeyIsValid(ctx.db, k2.apiKey, acc.accountId), false);
+  });
+
+  it('revokeKey: the revoked key stops authenticating, the others keep working', async () => {
+    const svc = admin();
+    const acc = await svc.createAccount(`rev-${uniqueSuffix()}`);
+    const k2 = await svc.createKey(acc.accountId);
+    changed.length = 0;
+    assert.equal(await svc.revokeKey(keyIdOf(acc.apiKey)), true);
+    assert.deepEqual(changed, [acc.accountId]);
+    assert.equal(await svc.revokeKey(keyIdOf(acc.apiKey)), false, 'already revoked');
+    assert.equal(await authCode(ctx.db, acc.apiKey), 'UNAUTHORIZED');
+    assert.equal(await authCode(ctx.db, k2.apiKey), `ok:${acc.accountId}`);
+    const keys = await svc.listKeys(acc.accountId);
+    assert.ok(keys.find((k) => k.keyId === keyIdOf(acc.apiKey))?.revokedAt instanceof Date);
+    assert.equal(keys.find((k) => k.keyId === k2.keyId)?.revokedAt, null);
+    await assert.rejects(svc.revokeKey('aaaaaaaaaaaa'), rejectsCode('NOT_FOUND'));
+    await assert.rejects(svc.revokeKey('Not A Key Id'), rejectsCode('NOT_FOUND'));
+  });
+
+  it('fee recipients: valid Solana addresses only, idempotent register, unregister', async () => {
+    const svc = admin();
+    const acc = await svc.createAccount(`fee-${uniqueSuffix()}`);
+    const addr = (await generateKeyPairSigner()).address;
+    changed.length = 0;
+    await svc.registerFeeRecipient(acc.accountId, addr);
+    await svc.registerFeeRecipient(acc.accountId, addr);
+    await svc.registerFeeRecipient(acc.accountId, SYSTEM_PROGRAM);
+    assert.deepEqual((await svc.getAccount(acc.accountId)).feeRecipients, [addr, SYSTEM_PROGRAM].sort());
+    assert.deepEqual(changed, [acc.accountId, acc.accountId, acc.accountId]);
+    for (const bad of ['not-an-address', `${addr}x`, '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', '', 'abc']) {
+      await assert.rejects(svc.registerFeeRecipient(acc.accountId, bad), rejectsCode('INVALID_ADDRESS', 'address'), bad);
+    }
+    await assert.rejects(svc.registerFeeRecipient('acc_1111111111111111', addr), rejectsCode('NOT_FOUND'));
+
+    await svc.unregisterFeeRecipient(acc.accountId, addr);
+    assert.deepEqual((await svc.getAccount(acc.accountId)).feeRecipients, [SYSTEM_PROGRAM]);
+    await assert.rejects(svc.unregisterFeeRecipient(acc.accountId, addr), rejectsCode('NOT_FOUND'));
+    await assert.rejects(svc.unregisterFeeRecipient('acc_1111111111111111', SYSTEM_PROGRAM), rejectsCode('NOT_FOUND'));
+  });
+
+  it('setFeeCap validates and persists', async () => {
+    const svc = admin();
+    const acc = await svc.createAccount(`cap-${uniqueSuffix()}`);
+    assert.equal((await svc.setFeeCap(acc.accountId, 750)).feeCapBps, 750);
+    assert.equal((await svc.getAccount(acc.accountId)).feeCapBps, 750);
+    for (const bad of [1001, -5, 2.5]) await assert.rejects(svc.setFeeCap(acc.accountId, bad), rejectsCode('INVALID_REQUEST', 'feeCapBps'));
+    assert.equal((await svc.getAccount(acc.accountId)).feeCapBps, 750);
+    assert.equal((await svc.setFeeCap(acc.accountId, 0)).feeCapBps, 0);
+    await assert.rejects(svc.setFeeCap('acc_1111111111111111', 10), rejectsCode('NOT_FOUND'));
+  });
+
+  it('suspend → ACCOUNT_SUSPENDED for every key; reactivate restores access', async () => {
+    const svc = admin();
+    const acc = await svc.createAccount(`sus-${uniqueSuffix()}`);
+    const k2 = await svc.createKey(acc.accountId);
+    changed.length = 0;
+    assert.equal((await svc.suspend(acc.accountId)).status, 'suspended');
+    assert.equal((await svc.suspend(acc.accountId)).status, 'suspended', 'idempotent');
+    assert.equal(await authCode(ctx.db, acc.apiKey), 'ACCOUNT_SUSPENDED');
+    assert.equal(await authCode(ctx.db, k2.apiKey), 'ACCOUNT_SUSPENDED');
+    assert.equal(await authCode(ctx.db, `${acc.apiKey.slice(0, -1)}${acc.apiKey.endsWith('A') ? 'B' : 'A'}`), 'UNAUTHORIZED', 'a wrong secret is still 401');
+    assert.equal((await svc.reactivate(acc.accountId)).status, 'active');
+    assert.equal(await authCode(ctx.db, acc.apiKey), `ok:${acc.accountId}`);
+    assert.deepEqual(changed, [acc.accountId, acc.accountId, acc.accountId]);
+    await assert.rejects(svc.suspend('acc_1111111111111111'), rejectsCode('NOT_FOUND'));
+    await assert.rejects(svc.updateAccount(acc.accountId, {}), rejectsCode('INVALID_REQUEST'));
+    await assert.rejects(svc.updateAccount(acc.accountId, { status: 'deleted' as 'active' }), rejectsCode('INVALID_REQUEST', 'status'));
+    const both = await svc.updateAccount(acc.accountId, { feeCapBps: 42, status: 'suspended' });
+    assert.deepEqual([both.feeCapBps, both.status], [42, 'suspended']);
+    // An invalid half of a patch changes nothing.
+    await assert.rejects(svc.updateAccount(acc.accountId, { feeCapBps: 5, status: 'gone' as 'active' }), rejectsCode('INVALID_REQUEST'));
+    const now = await svc.getAccount(acc.accountId);
+    assert.deepEqual([now.feeCapBps, now.status], [42, 'suspended']);
+  });
+
+  it('getAccount of an unknown id is NOT_FOUND', async () => {
+    await assert.rejects(admin().getAccount('acc_1111111111111111'), rejectsCode('NOT_FOUND'));
+    await assert.rejects(admin().getAccount('anything at all'), rejectsCode('NOT_FOUND'));
+  });
+
+  it('listings and views never contain a secret or a hash', async () => {
+    const svc = admin();
+    const acc = await svc.createAccount(`sec-${uniqueSuffix()}`);
+    const k2 = await svc.createKey(acc.accountId, new Date(Date.now() + 3_600_000));
+    await svc.revokeKey(k2.keyId);
+    await svc.registerFeeRecipient(acc.accountId, SYSTEM_PROGRAM);
+    const { rows } = await ctx.db.query<{ h: string }>(`SELECT encode(secret_hash, 'hex') AS h FROM api_keys WHERE account_id = $1`, [acc.accountId]);
+    const forbidden = [parseApiKey(acc.apiKey)!.secret, parseApiKey(k2.apiKey)!.secret, ...rows.map((r) => r.h)];
+    for (const h of rows) forbidden.push(Buffer.from(h.h, 'hex').toString('base64'), Buffer.from(h.h, 'hex').toString('base64url'));
+    const detail = await svc.getAccount(acc.accountId);
+    const outputs = [await svc.listAccounts(), detail, await svc.listKeys(acc.accountId), accountListView(await svc.listAccounts()), accountView(detail)];
+    const text = JSON.stringify(outputs);
+    for (const f of forbidden) assert.ok(!text.includes(f), 'a secret or hash leaked into a listing');
+    assert.ok(!/secret|hash/i.test(text), 'no secret/hash fields at all');
+
+    // Exact JSON shapes of the admin HTTP contract.
+    const view = accountView(detail);
+    assert.deepEqual(Object.keys(view).sort(), ['account', 'success']);
+    assert.deepEqual(Object.keys(view.account).sort(), ['accountId', 'feeCapBps', 'feeRecipients', 'keys', 'name', 'status']);
+    const revoked = view.account.keys.find((k) => k.keyId === k2.keyId)!;
+    assert.deepEqual(Object.keys(revoked).sort(), ['createdAt', 'expiresAt', 'keyId', 'revokedAt']);
+    for (const t of [revoked.createdAt, revoked.expiresAt, revoked.revokedAt]) assert.match(String(t), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.equal(view.account.keys.find((k) => k.keyId === keyIdOf(acc.apiKey))!.revokedAt, null);
+    const list = accountListView(await svc.listAccounts());
+    const entry = list.accounts.find((a) => a.accountId === acc.accountId);
+    assert.deepEqual(entry, { accountId: acc.accountId, name: detail.name, feeCapBps: 100, status: 'active', feeRecipients: [SYSTEM_PROGRAM] });
+    assert.deepEqual(createdAccountView(acc), { success: true, accountId: acc.accountId, apiKey: acc.apiKey });
+    assert.deepEqual(createdKeyView(k2), { success: true, keyId: k2.keyId, apiKey: k2.apiKey });
+    assert.deepEqual(okView(), { success: true });
+  });
+});
+
+forEachEngine('ensureDemoAccount', (ctx) => {
+  // The first two tests are one story on the shared store: first start, then restarts.
+  const dir = tempDir();
+
+  it('creates the demo account, key, fee recipient and 0600 files', async () => {
+    const demo = await ensureDemoAccount(ctx.db, dir);
+    assert.match(demo.accountId, ACCOUNT_ID_PATTERN);
+    assert.match(demo.apiKey, API_KEY_PATTERN);
+
+    const file = join(dir, DEMO_ACCOUNT_FILE);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), demo);
+
+    const keyFile = join(dir, DEMO_FEE_RECIPIENT_FILE);
+    assert.equal(statSync(keyFile).mode & 0o777, 0o600);
+    const bytes = JSON.parse(readFileSync(keyFile, 'utf8')) as number[];
+    assert.equal(bytes.length, 64);
+    assert.equal((await createKeyPairSignerFromBytes(Uint8Array.from(bytes))).address, demo.feeRecipientAddress);
+
+    const account = await getAccountByName(ctx.db, 'demo');
+    assert.equal(account?.id, demo.accountId);
+    assert.deepEqual(account?.feeRecipients, [demo.feeRecipientAddress]);
+    assert.equal(await authCode(ctx.db, demo.apiKey), `ok:${demo.accountId}`);
+  });
+
+  it('is idempotent on the same store and directory, and reissues a key that stopped working', async () => {
+    const t = { db: ctx.db };
+    const first = await ensureDemoAccount(t.db, dir);
+    const second = await ensureDemoAccount(t.db, dir);
+    assert.deepEqual(second, first);
+    const svc = new AdminService(t.db);
+    assert.equal((await svc.listKeys(first.accountId)).length, 1);
+    assert.deepEqual((await svc.getAccount(first.accountId)).feeRecipients, [first.feeRecipientAddress]);
+
+    // Revoked: a new key, written back to the file.
+    await svc.revokeKey(parseApiKey(first.apiKey)!.keyId);
+    const third = await ensureDemoAccount(t.db, dir);
+    assert.equal(third.accountId, first.accountId);
+    assert.equal(third.feeRecipientAddress, first.feeRecipientAddress);
+    assert.notEqual(third.apiKey, first.apiKey);
+    assert.equal(await authCode(t.db, third.apiKey), `ok:${first.accountId}`);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, DEMO_ACCOUNT_FILE), 'utf8')), third);
+    assert.equal(statSync(join(dir, DEMO_ACCOUNT_FILE)).mode & 0o777, 0o600);
+
+    // File lost: a new key (the secret cannot be recovered from the store).
+    unlinkSync(join(dir, DEMO_ACCOUNT_FILE));
+    const fourth = await ensureDemoAccount(t.db, dir);
+    assert.notEqual(fourth.apiKey, third.apiKey);
+    assert.equal(await authCode(t.db, fourth.apiKey), `ok:${first.accountId}`);
+
+    // A tampered secret does not authenticate: reissued too.
+    writeFileSync(join(dir, DEMO_ACCOUNT_FILE), JSON.stringify({ ...fourth, apiKey: `${fourth.apiKey.slice(0, -2)}xx` }));
+    const fifth = await ensureDemoAccount(t.db, dir);
+    assert.notEqual(fifth.apiKey, fourth.apiKey);
+    assert.equal(await authCode(t.db, fifth.apiKey), `ok:${first.accountId}`);
+    assert.equal(statSync(join(dir, DEMO_ACCOUNT_FILE)).mode & 0o777, 0o600);
+
+    // An operator unregistered the fee recipient: it is registered again.
+    await svc.unregisterFeeRecipient(first.accountId, first.feeRecipientAddress);
+    const sixth = await ensureDemoAccount(t.db, dir);
+    assert.equal(sixth.apiKey, fifth.apiKey);
+    assert.deepEqual((await svc.getAccount(first.accountId)).feeRecipients, [first.feeRecipientAddress]);
+
+    // An operator suspension is not undone, and the key is kept.
+    await svc.suspend(first.accountId);
+    const seventh = await ensureDemoAccount(t.db, dir);
+    assert.equal(seventh.apiKey, fifth.apiKey);
+    assert.equal((await svc.getAccount(first.accountId)).status, 'suspended');
+  });
+
+  it('a fresh store with an old directory: new account and key, same fee-recipient key pair', async () => {
+    const dir = tempDir();
+    const first = await ensureDemoAccount(ctx.db, dir);
+    const b = await ctx.fresh();
+    const second = await ensureDemoAccount(b.db, dir);
+    assert.notEqual(second.accountId, first.accountId);
+    assert.notEqual(second.apiKey, first.apiKey);
+    assert.equal(second.feeRecipientAddress, first.feeRecipientAddress);
+    assert.equal(await authCode(b.db, second.apiKey), `ok:${second.accountId}`);
+    assert.equal(await authCode(b.db, first.apiKey), 'UNAUTHORIZED');
+  });
+
+  it('refuses to overwrite an unreadable fee-recipient key file', async () => {
+    const dir = tempDir();
+    const keyFile = join(dir, DEMO_FEE_RECIPIENT_FILE);
+    writeFileSync(keyFile, 'not a key pair');
+    await assert.rejects(ensureDemoAccount(ctx.db, dir), /64-byte key pair/);
+    assert.equal(readFileSync(keyFile, 'utf8'), 'not a key pair');
+    assert.equal(existsSync(join(dir, DEMO_ACCOUNT_FILE)), false);
+  });
+});
