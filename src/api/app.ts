@@ -76,7 +76,9 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
-    hook: 'preHandler',
+    // After authentication (onRequest) but before body parsing and validation, so invalid requests are
+    // limited and carry the RateLimit-* headers too (SPEC §7: on every response).
+    hook: 'preParsing',
     ...(deps.redis ? { redis: deps.redis, nameSpace: 'hush-rl:' } : {}),
     keyGenerator: (req) => req.caller?.keyId ?? req.ip,
     errorResponseBuilder: (_req, ctx) =>

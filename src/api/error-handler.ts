@@ -43,6 +43,8 @@ export function installErrorHandling(app: FastifyInstance): void {
       if (err.httpStatus >= 500) request.log.warn({ err: err.cause ?? err, code: err.code }, 'service error');
       return send(reply, request, err.httpStatus, err.code, err.message, err.details as Record<string, unknown> | undefined, err.retryAfterSeconds);
     }
+    // No route matched: whatever the body was (empty, malformed, too large, wrong type), the answer is 404.
+    if (request.is404) return send(reply, request, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`);
     const mapped = fromFastify(err as FastifyError);
     if (mapped.status >= 500) request.log.error({ err }, 'unhandled error');
     return send(reply, request, mapped.status, mapped.code, mapped.message, mapped.details);

@@ -3,7 +3,6 @@ import { Redis } from 'ioredis';
 import type { HushConfig } from '../config/config.ts';
 import { buildApp } from '../api/app.ts';
 import { createMetrics } from '../api/metrics.ts';
-import type { AdminApi } from '../api/routes/admin-routes.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
 import { startLocalnet, type RunningLocalnet } from '../localnet/start-localnet.ts';
 import { Authenticator } from '../services/authenticator.ts';
@@ -15,6 +14,12 @@ import type { Db } from '../store/db.ts';
 import { openDb } from '../store/open-db.ts';
 import { countOrdersByStatus } from '../store/orders-store.ts';
 import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
+import { Treasury } from '../treasury/treasury.ts';
+import { fundFromLocalFaucet, isLocalFaucetChain, treasuryReport } from '../treasury/funding.ts';
+import { Inventory } from '../services/inventory.ts';
+import { AdminService, ensureDemoAccount, type DemoAccount } from '../services/admin-service.ts';
+import { reconcile } from '../ledger/reconcile.ts';
+import { SettlementWorker } from '../worker/settlement-worker.ts';
 
 export interface RunningHush {
   config: HushConfig;
@@ -22,6 +27,8 @@ export interface RunningHush {
   chain: SolanaChain;
   keys: TreasuryKeys;
   localnet: RunningLocalnet | null;
+  treasury: Treasury;
+  demo: DemoAccount | null;
   app: FastifyInstance | null;
   url: string | null;
   close(): Promise<void>;
@@ -30,8 +37,6 @@ export interface RunningHush {
 export interface StartOptions {
   log?: (msg: string) => void;
   logger?: boolean;
-  /** Admin operations for /admin/v1 (wired by the CLI entry point). */
-  admin?: (db: Db, auth: Authenticator) => AdminApi;
   /** Runs once the store and chain are up, before the API listens (demo account, treasury funding). */
   onReady?: (h: { db: Db; chain: SolanaChain; keys: TreasuryKeys; localnet: RunningLocalnet | null }) => Promise<void>;
 }
@@ -50,6 +55,17 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
   const chain = new SolanaChain(rpcUrl, config.localnetSlotMs);
   chain.startBackgroundRefresh();
+  const treasury = await Treasury.load(keys, config.assets);
+  if (config.role !== 'api') {
+    // Only a worker moves money, so only a worker tops the treasury up (on a chain with the local faucet).
+    const missing = (await isLocalFaucetChain(chain)) ? await fundFromLocalFaucet(db, chain, treasury, config.assets) : await treasuryReport(chain, treasury, config.assets).then((r) => r.filter((x) => x.missing !== '0'));
+    for (const m of missing) log(`treasury: ${m.role} ${m.wallet} (${m.assetId}) holds ${m.balance}, target ${m.target}: fund it (npm run admin -- treasury)`);
+  }
+  const inventory = new Inventory(db, chain, treasury, config.assets);
+  await inventory.refresh().catch(() => {});
+  inventory.start();
+  let demo: DemoAccount | null = null;
+  if (localnet) demo = await ensureDemoAccount(db, config.dataDir);
   await opts.onReady?.({ db, chain, keys, localnet });
 
   let app: FastifyInstance | null = null;
@@ -60,7 +76,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
     redis?.on('error', () => {}); // rate limiting fails open (skipOnError) rather than failing requests
     const auth = new Authenticator(db);
-    const orders = new OrderService(config, db, chain, keys);
+    const orders = new OrderService(config, db, chain, keys, inventory);
     statusCache = new StatusCache(db);
     await statusCache.start();
     app = await buildApp(
@@ -69,12 +85,15 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         db,
         chain,
         auth,
-        quotes: new QuoteService(config, chain, keys.quoteMacKey),
+        quotes: new QuoteService(config, chain, keys.quoteMacKey, inventory),
         orders,
         deposits: new DepositHintService(config, db, chain, orders),
         statusCache,
         metrics: createMetrics(() => countOrdersByStatus(db)),
-        admin: opts.admin?.(db, auth),
+        admin: (() => {
+          const svc = new AdminService(db, { onAccountChanged: (id) => auth.invalidate(id) });
+          return Object.assign(svc, { reconcile: () => reconcile(db, chain, treasury, config.assets) });
+        })(),
         redis,
         ready: async () => ({
           store: await db.query('SELECT 1').then(() => true, () => false),
@@ -85,6 +104,11 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     );
     url = await app.listen({ host: config.host, port: config.port });
   }
+  let worker: SettlementWorker | null = null;
+  if (config.role !== 'api') {
+    worker = new SettlementWorker(config, db, chain, treasury, { log: (o, m) => log(`${m} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v))}`) });
+    worker.start();
+  }
   let closed = false;
   return {
     config,
@@ -92,12 +116,16 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     chain,
     keys,
     localnet,
+    treasury,
+    demo,
     app,
     url,
     async close() {
       if (closed) return;
       closed = true;
       await app?.close();
+      await worker?.stop();
+      inventory.stop();
       await statusCache?.stop();
       chain.stop();
       redis?.disconnect();

@@ -26,6 +26,11 @@ export interface QuoteRequest {
 /** Seconds the settlement adds beyond the privacy delay: confirmation depth, sweep schedule, payout confirmation. */
 const SETTLEMENT_OVERHEAD_S = 5;
 
+/** Live amount bounds per asset (pool inventory); absent → the configured bounds. */
+export interface LiveBounds {
+  bounds(assetId: string): { min: bigint; max: bigint };
+}
+
 export class QuoteService {
   private readonly prices = new Map<string, Price>();
 
@@ -33,8 +38,14 @@ export class QuoteService {
     private readonly config: HushConfig,
     private readonly chain: SolanaChain,
     private readonly quoteSecret: Uint8Array,
+    private readonly live?: LiveBounds,
   ) {
     for (const a of config.assets.list) this.prices.set(a.assetId, parsePrice(a.referencePriceUsd));
+  }
+
+  /** Bounds of `amount`: what the destination pools can pay now, within the configured limits. */
+  bounds(asset: Asset): { min: bigint; max: bigint } {
+    return this.live?.bounds(asset.assetId) ?? { min: asset.min, max: asset.max };
   }
 
   asset(assetId: string, field: string): Asset {
@@ -70,7 +81,8 @@ export class QuoteService {
       throw new HushError('FEE_RECIPIENT_REQUIRED', 'feeRecipientAddress is required when feeBps > 0', { field: 'feeRecipientAddress' });
     }
     const amount = BigInt(req.amount);
-    if (amount > source.max) throw new HushError('AMOUNT_TOO_HIGH', `amount exceeds the maximum of ${source.max}`, { min: source.min.toString(), max: source.max.toString() });
+    const { min, max } = this.bounds(destination);
+    if (amount > max) throw new HushError('AMOUNT_TOO_HIGH', `amount exceeds the current maximum of ${max}`, { min: min.toString(), max: max.toString() });
     const networkFee = await this.networkFee(source, destination, recipient);
     const fees = quoteSameAsset({
       mode,
@@ -78,8 +90,8 @@ export class QuoteService {
       feeBps,
       serviceFeeBps: this.config.serviceFeeBps,
       networkFee: toAmount(networkFee),
-      min: toAmount(source.min),
-      max: toAmount(source.max),
+      min: toAmount(min),
+      max: toAmount(max),
     });
     const issuedAtMs = Date.now();
     return issueQuote(this.quoteSecret, account.id, {
@@ -91,8 +103,8 @@ export class QuoteService {
       serviceFee: fees.serviceFee,
       partnerFee: fees.partnerFee,
       networkFee: fees.networkFee,
-      min: toAmount(source.min),
-      max: toAmount(source.max),
+      min: toAmount(min),
+      max: toAmount(max),
       duration: this.config.payoutDelayS.max + SETTLEMENT_OVERHEAD_S,
       issuedAtMs,
       expiresAtMs: issuedAtMs + this.config.quoteTtlS * 1000,

@@ -11,7 +11,7 @@ export interface AdminApi {
   listAccounts(): Promise<unknown[]>;
   showAccount(accountId: string): Promise<unknown>;
   createKey(accountId: string, expiresAt?: Date): Promise<{ keyId: string; apiKey: string }>;
-  revokeKey(keyId: string): Promise<void>;
+  revokeKey(keyId: string): Promise<unknown>;
   registerFeeRecipient(accountId: string, address: string): Promise<void>;
   unregisterFeeRecipient(accountId: string, address: string): Promise<void>;
   updateAccount(accountId: string, patch: { feeCapBps?: number; status?: 'active' | 'suspended' }): Promise<unknown>;

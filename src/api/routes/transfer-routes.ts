@@ -61,8 +61,8 @@ export async function transferRoutes(fastify: FastifyInstance, { deps }: { deps:
         tokenProgram: a.tokenProgram,
         native: a.native,
         swappable: a.swappable,
-        min: a.min.toString(),
-        max: a.max.toString(),
+        min: deps.quotes.bounds(a).min.toString(),
+        max: deps.quotes.bounds(a).max.toString(),
       })),
     }),
   );

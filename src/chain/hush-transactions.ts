@@ -1,0 +1,95 @@
+import {
+  appendTransactionMessageInstructions,
+  blockhash as toBlockhash,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Instruction,
+  type KeyPairSigner,
+} from '@solana/kit';
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
+import type { Asset } from '../config/assets.ts';
+import { associatedTokenAddress } from './associated-token-address.ts';
+
+export interface SignedTransaction {
+  signature: string;
+  wire: string;
+  lastValidBlockHeight: bigint;
+}
+
+export interface TxShape {
+  feePayer: KeyPairSigner;
+  computeUnitLimit: number;
+  computeUnitPriceMicroLamports: bigint;
+  blockhash: { blockhash: string; lastValidBlockHeight: bigint };
+}
+
+/** Every Hush transaction has this shape: common fee payer, same compute budget, no memo, fresh blockhash. */
+async function sign(shape: TxShape, instructions: Instruction[]): Promise<SignedTransaction> {
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(shape.feePayer, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(shape.blockhash.blockhash), lastValidBlockHeight: shape.blockhash.lastValidBlockHeight }, m),
+    (m) =>
+      appendTransactionMessageInstructions(
+        [getSetComputeUnitLimitInstruction({ units: shape.computeUnitLimit }), getSetComputeUnitPriceInstruction({ microLamports: shape.computeUnitPriceMicroLamports }), ...instructions],
+        m,
+      ),
+  );
+  const signed = await signTransactionMessageWithSigners(message);
+  return { signature: getSignatureFromTransaction(signed), wire: getBase64EncodedWireTransaction(signed), lastValidBlockHeight: shape.blockhash.lastValidBlockHeight };
+}
+
+/** Pays `amount` of `asset` from a pool wallet; token payouts always carry the idempotent ATA creation. */
+export async function buildPayout(shape: TxShape, p: { asset: Asset; pool: KeyPairSigner; poolHolding: Address; recipient: Address; amount: bigint }): Promise<SignedTransaction> {
+  if (p.asset.native) return sign(shape, [getTransferSolInstruction({ source: p.pool, destination: p.recipient, amount: p.amount })]);
+  const mint = p.asset.mint as Address;
+  const tokenProgram = p.asset.tokenProgram as Address;
+  const ata = await associatedTokenAddress(p.recipient, mint, tokenProgram);
+  return sign(shape, [
+    getCreateAssociatedTokenIdempotentInstruction({ payer: shape.feePayer, ata, owner: p.recipient, mint, tokenProgram }),
+    getTransferCheckedInstruction({ source: p.poolHolding, mint, destination: ata, authority: p.pool, amount: p.amount, decimals: p.asset.decimals }, { programAddress: tokenProgram }),
+  ]);
+}
+
+export interface SweepItem {
+  owner: KeyPairSigner;
+  depositAccount: Address;
+  /** The deposit account's token balance, all of which moves. */
+  amount: bigint;
+}
+
+/**
+ * Moves several deposits into one pool and closes the deposit accounts. Token deposits: transfer the
+ * balance, close with the rent to the fee payer. SOL deposits (wrapped): closing sends every lamport —
+ * amount and rent — straight to the pool wallet.
+ */
+export async function buildSweep(shape: TxShape, s: { asset: Asset; poolWallet: Address; poolHolding: Address; items: SweepItem[] }): Promise<SignedTransaction> {
+  const mint = s.asset.mint as Address;
+  const tokenProgram = s.asset.tokenProgram as Address;
+  const instructions: Instruction[] = [];
+  for (const item of s.items) {
+    if (!s.asset.native) {
+      instructions.push(
+        getTransferCheckedInstruction(
+          { source: item.depositAccount, mint, destination: s.poolHolding, authority: item.owner, amount: item.amount, decimals: s.asset.decimals },
+          { programAddress: tokenProgram },
+        ),
+      );
+    }
+    instructions.push(
+      getCloseAccountInstruction(
+        { account: item.depositAccount, destination: s.asset.native ? s.poolWallet : shape.feePayer.address, owner: item.owner },
+        { programAddress: tokenProgram },
+      ),
+    );
+  }
+  return sign(shape, instructions);
+}

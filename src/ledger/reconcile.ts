@@ -1,0 +1,53 @@
+import type { AssetRegistry } from '../config/assets.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { Db } from '../store/db.ts';
+import { ledgerBalances } from '../store/settlement-store.ts';
+import type { Treasury } from '../treasury/treasury.ts';
+import { ChainView } from '../worker/chain-view.ts';
+
+export interface ReconcileLine {
+  account: string;
+  ledger: string;
+  chain: string;
+  difference: string;
+}
+
+export interface ReconcileReport {
+  ok: boolean;
+  pendingTransactions: number;
+  assets: { assetId: string; ok: boolean; ledgerTotal: string; chainTotal: string; mismatches: ReconcileLine[] }[];
+}
+
+/**
+ * Compares the ledger with the chain for every account Hush holds on chain: the fee payer, every pool
+ * and every deposit account the ledger says still holds funds. Reports each difference exactly.
+ */
+export async function reconcile(db: Db, chain: SolanaChain, treasury: Treasury, assets: AssetRegistry): Promise<ReconcileReport> {
+  const ledger = await ledgerBalances(db);
+  const checks: { account: string; address: string; assetId: string; native: boolean }[] = [
+    { account: `feepayer:${treasury.feePayer.address}`, address: treasury.feePayer.address, assetId: 'sol', native: true },
+    ...treasury.allPools().map((p) => ({ account: `pool:${p.holding}`, address: p.holding, assetId: p.assetId, native: assets.get(p.assetId)!.native })),
+  ];
+  for (const key of ledger.keys()) {
+    const [account, assetId] = key.split('|') as [string, string];
+    if (account.startsWith('deposit:')) checks.push({ account, address: account.slice('deposit:'.length), assetId, native: false });
+  }
+  const balances = await new ChainView(chain).balances([...new Set(checks.map((c) => c.address))], 'confirmed');
+  const { rows } = await db.query<{ n: string | number }>(`SELECT count(*) AS n FROM chain_txs WHERE status = 'pending'`);
+  const byAsset = new Map<string, ReconcileReport['assets'][number]>();
+  for (const c of checks) {
+    const b = balances.get(c.address);
+    const onChain = c.native ? (b?.lamports ?? 0n) : (b?.tokenAmount ?? 0n);
+    const inLedger = ledger.get(`${c.account}|${c.assetId}`) ?? 0n;
+    let entry = byAsset.get(c.assetId);
+    if (!entry) byAsset.set(c.assetId, (entry = { assetId: c.assetId, ok: true, ledgerTotal: '0', chainTotal: '0', mismatches: [] }));
+    entry.ledgerTotal = (BigInt(entry.ledgerTotal) + inLedger).toString();
+    entry.chainTotal = (BigInt(entry.chainTotal) + onChain).toString();
+    if (onChain !== inLedger) {
+      entry.ok = false;
+      entry.mismatches.push({ account: c.account, ledger: inLedger.toString(), chain: onChain.toString(), difference: (onChain - inLedger).toString() });
+    }
+  }
+  const list = [...byAsset.values()];
+  return { ok: list.every((a) => a.ok), pendingTransactions: Number(rows[0]?.n ?? 0), assets: list };
+}

@@ -1,0 +1,74 @@
+import type { AssetRegistry } from '../config/assets.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { Db } from '../store/db.ts';
+import { pendingOutflows, reservedByOpenOrders } from '../store/settlement-store.ts';
+import type { Treasury } from '../treasury/treasury.ts';
+import { ChainView } from '../worker/chain-view.ts';
+
+const SOL_POOL_RESERVE = 10_000_000n;
+
+/**
+ * What the pools can pay out right now, per asset: confirmed pool balances, less pending outgoing
+ * transactions and the amountOut reserved by orders not yet paid. Refreshed in the background so the
+ * quote path reads a number, never the chain.
+ */
+export class Inventory {
+  private free = new Map<string, bigint>();
+  private timer: NodeJS.Timeout | null = null;
+  private readonly view: ChainView;
+  ready = false;
+
+  constructor(
+    private readonly db: Db,
+    chain: SolanaChain,
+    private readonly treasury: Treasury,
+    private readonly assets: AssetRegistry,
+    private readonly everyMs = 2000,
+  ) {
+    this.view = new ChainView(chain);
+  }
+
+  async refresh(): Promise<void> {
+    const pools = this.treasury.allPools();
+    const [balances, pending, reserved] = await Promise.all([
+      this.view.balances(pools.map((p) => p.holding), 'confirmed'),
+      pendingOutflows(this.db),
+      reservedByOpenOrders(this.db),
+    ]);
+    const free = new Map<string, bigint>();
+    for (const p of pools) {
+      const asset = this.assets.get(p.assetId)!;
+      const b = balances.get(p.holding);
+      let held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
+      held -= pending.get(p.holding) ?? 0n;
+      free.set(p.assetId, (free.get(p.assetId) ?? 0n) + (held > 0n ? held : 0n));
+    }
+    for (const [assetId, r] of reserved) free.set(assetId, (free.get(assetId) ?? 0n) - r);
+    this.free = free;
+    this.ready = true;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.refresh().catch(() => {}), this.everyMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Free inventory of an asset; unknown (not yet read) counts as none. */
+  available(assetId: string): bigint {
+    const f = this.free.get(assetId) ?? 0n;
+    return f > 0n ? f : 0n;
+  }
+
+  /** Live [min, max] of `amount` for an asset: the configured bounds capped by free inventory. */
+  bounds(assetId: string): { min: bigint; max: bigint } {
+    const a = this.assets.get(assetId)!;
+    const avail = this.available(assetId);
+    return { min: a.min, max: avail < a.max ? avail : a.max };
+  }
+}

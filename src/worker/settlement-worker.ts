@@ -1,0 +1,571 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import type { Address } from '@solana/kit';
+import type { Asset } from '../config/assets.ts';
+import type { HushConfig } from '../config/config.ts';
+import { buildPayout, buildSweep, type SweepItem, type TxShape } from '../chain/hush-transactions.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { Db } from '../store/db.ts';
+import { purgeIdempotencyKeys } from '../store/idempotency-store.ts';
+import { getOrderById, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
+import {
+  assetsWithUnsweptDeposits,
+  attachSweep,
+  chainTxsOfOrder,
+  claimDueOrders,
+  finishSweep,
+  getChainTx,
+  insertChainTx,
+  lockUnsweptDeposits,
+  pendingChainTxs,
+  pendingOutflows,
+  recordMovement,
+  releaseOrder,
+  setPayoutDue,
+  settleChainTx,
+  type ChainTx,
+} from '../store/settlement-store.ts';
+import type { PoolWallet, Treasury } from '../treasury/treasury.ts';
+import { ChainView } from './chain-view.ts';
+import { faultPoint } from './fault-points.ts';
+
+export interface WorkerOptions {
+  workerId?: string;
+  /** How often the loops wake; defaults to half a slot. */
+  tickMs?: number;
+  sweepIntervalMs?: number;
+  leaseSeconds?: number;
+  /** A non-final order older than this (past its expiration) is failed by the watchdog. */
+  stuckAfterMs?: number;
+  log?: (obj: Record<string, unknown>, msg: string) => void;
+}
+
+/** Lamports a SOL pool keeps so it stays rent-exempt. */
+const SOL_POOL_RESERVE = 10_000_000n;
+const RESEND_EVERY_MS = 2000;
+const SWEEP_BATCH = 4;
+
+/**
+ * Settlement: detects deposits, pays out from pool wallets after the privacy delay, refunds what cannot
+ * be delivered, expires orders without a deposit, sweeps deposits into pools in batches, and settles
+ * the fate of every transaction it signed. Exactly once: a payout is recorded (signed bytes, signature,
+ * last valid block height) before it is sent, and a new one is built only after the recorded one can
+ * provably never land.
+ */
+export class SettlementWorker {
+  private readonly view: ChainView;
+  private readonly workerId: string;
+  private readonly tickMs: number;
+  private readonly sweepIntervalMs: number;
+  private readonly leaseSeconds: number;
+  private readonly stuckAfterMs: number;
+  private readonly log: NonNullable<WorkerOptions['log']>;
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private readonly lastSent = new Map<string, number>();
+  private sleepers = new Set<() => void>();
+
+  constructor(
+    private readonly config: HushConfig,
+    private readonly db: Db,
+    chain: SolanaChain,
+    private readonly treasury: Treasury,
+    opts: WorkerOptions = {},
+  ) {
+    this.view = new ChainView(chain);
+    this.workerId = opts.workerId ?? `w_${randomBytes(4).toString('hex')}`;
+    this.tickMs = opts.tickMs ?? Math.max(20, Math.floor(config.localnetSlotMs / 2));
+    this.sweepIntervalMs = opts.sweepIntervalMs ?? 5000;
+    this.leaseSeconds = opts.leaseSeconds ?? 30;
+    this.stuckAfterMs = opts.stuckAfterMs ?? 60 * 60 * 1000;
+    this.log = opts.log ?? (() => {});
+  }
+
+  private chain(): SolanaChain {
+    return this.view.chain;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loops = [
+      this.loop('orders', this.tickMs, () => this.orderTick()),
+      this.loop('transactions', this.tickMs, () => this.txTick()),
+      this.loop('sweeps', this.sweepIntervalMs, () => this.sweepTick()),
+      this.loop('maintenance', 30_000, () => this.maintenanceTick()),
+    ];
+  }
+
+  /** Finishes the iteration in progress in each loop, then returns. */
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const wake of this.sleepers) wake();
+    await Promise.all(this.loops);
+  }
+
+  private async loop(name: string, everyMs: number, body: () => Promise<unknown>): Promise<void> {
+    while (this.running) {
+      try {
+        await body();
+      } catch (e) {
+        this.log({ err: e, loop: name }, 'settlement loop error');
+      }
+      if (!this.running) break;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, everyMs);
+        function done() {
+          clearTimeout(t);
+          resolve();
+        }
+        this.sleepers.add(done);
+        setTimeout(() => this.sleepers.delete(done), everyMs + 1).unref();
+      });
+    }
+  }
+
+  private shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {
+    return {
+      feePayer: this.treasury.feePayer,
+      computeUnitLimit: this.config.computeUnitLimit,
+      computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports,
+      blockhash,
+    };
+  }
+
+  private asset(id: string): Asset {
+    const a = this.config.assets.get(id);
+    if (!a) throw new Error(`unknown asset ${id}`);
+    return a;
+  }
+
+  // ---- orders ----
+
+  async orderTick(): Promise<number> {
+    const orders = await claimDueOrders(this.db, this.workerId, 64, this.leaseSeconds);
+    if (orders.length === 0) return 0;
+    const watching = orders.filter((o) => o.status === 'awaiting_deposit' || o.status === 'deposit_detected');
+    const deposits = await this.depositStates(watching);
+    await Promise.all(
+      orders.map(async (o) => {
+        try {
+          const next = await this.step(o, deposits);
+          await releaseOrder(this.db, o.id, this.workerId, next);
+        } catch (e) {
+          this.log({ err: e, trackingId: o.trackingId, status: o.status }, 'order step failed');
+          await releaseOrder(this.db, o.id, this.workerId, { afterError: true }).catch(() => {});
+        }
+      }),
+    );
+    return orders.length;
+  }
+
+  private async depositStates(orders: OrderRecord[]) {
+    const addresses = orders.map((o) => o.depositAccount);
+    if (addresses.length === 0) return { confirmed: new Map(), processed: new Map(), height: 0n };
+    const [confirmed, processed, height] = await Promise.all([
+      this.view.balances(addresses, 'confirmed'),
+      this.view.balances(addresses, 'processed'),
+      this.view.blockHeight('finalized'),
+    ]);
+    return { confirmed, processed, height };
+  }
+
+  /** One step of the state machine; returns when to look at the order again. */
+  private async step(o: OrderRecord, deposits: Awaited<ReturnType<SettlementWorker['depositStates']>>): Promise<{ delayMs?: number; at?: Date }> {
+    const slot = this.config.localnetSlotMs;
+    switch (o.status) {
+      case 'awaiting_deposit':
+      case 'deposit_detected': {
+        const c = deposits.confirmed.get(o.depositAccount);
+        const p = deposits.processed.get(o.depositAccount);
+        if (c?.exists && (c.tokenAmount ?? 0n) > 0n) return this.confirmDeposit(o, c.tokenAmount!);
+        if (p?.exists && (p.tokenAmount ?? 0n) > 0n) {
+          if (o.status === 'awaiting_deposit') {
+            await transitionOrder(this.db, o.id, 'awaiting_deposit', 'deposit_detected', { deposit: { signature: '', amount: p.tokenAmount!.toString(), confirmedAt: null } });
+          }
+          return { delayMs: slot / 2 };
+        }
+        if (o.status === 'deposit_detected') {
+          await transitionOrder(this.db, o.id, 'deposit_detected', 'awaiting_deposit', { deposit: null });
+          return { delayMs: slot };
+        }
+        // No deposit can land once every issued blockhash is dead (checked at `finalized`).
+        if (Date.now() > o.expiration.getTime() && deposits.height > o.txLastValidBlockHeight) {
+          await transitionOrder(this.db, o.id, 'awaiting_deposit', 'expired');
+          return {};
+        }
+        return { delayMs: slot };
+      }
+      case 'deposit_confirmed':
+        return this.payOrRefund(o);
+      case 'sending':
+      case 'refunding':
+        return this.advancePayout(o);
+      case 'swapping':
+        return { delayMs: slot };
+      default:
+        return {};
+    }
+  }
+
+  private async confirmDeposit(o: OrderRecord, amount: bigint): Promise<{ delayMs?: number; at?: Date }> {
+    const signature = (await this.view.firstSignature(o.depositAccount)) ?? '';
+    const now = new Date();
+    const deposit = { signature, amount: amount.toString(), confirmedAt: now.toISOString() };
+    if (o.status === 'awaiting_deposit') await transitionOrder(this.db, o.id, 'awaiting_deposit', 'deposit_detected', { deposit: { ...deposit, confirmedAt: null } });
+    const moved = await transitionOrder(this.db, o.id, 'deposit_detected', 'deposit_confirmed', { deposit });
+    if (!moved) return { delayMs: 0 };
+    await recordMovement(
+      this.db,
+      `deposit:${o.trackingId}`,
+      'deposit',
+      [
+        { account: 'external:senders', assetId: o.sourceAssetId, amount: -amount },
+        { account: `deposit:${o.depositAccount}`, assetId: o.sourceAssetId, amount },
+      ],
+      o.id,
+    );
+    const { min, max } = this.config.payoutDelayS;
+    const delayMs = (min + (max > min ? randomInt(max - min + 1) : 0)) * 1000 + (max > 0 ? randomInt(1000) : 0);
+    const due = new Date(now.getTime() + delayMs);
+    await setPayoutDue(this.db, o.id, due);
+    faultPoint('deposit-confirmed');
+    return { at: due };
+  }
+
+  private async payOrRefund(o: OrderRecord): Promise<{ delayMs?: number; at?: Date }> {
+    const deposited = BigInt(o.deposit?.amount ?? '0');
+    if (deposited !== o.amountIn) {
+      await transitionOrder(this.db, o.id, 'deposit_confirmed', 'refunding', { failureReason: deposited < o.amountIn ? 'deposit_short' : 'deposit_over' });
+      return { delayMs: 0 };
+    }
+    const fresh = await getOrderById(this.db, o.id);
+    const due = (fresh as OrderRecord & { payoutDueAt?: Date })?.payoutDueAt;
+    void due;
+    const dueAt = await this.payoutDueAt(o.id);
+    if (dueAt && dueAt.getTime() > Date.now()) return { at: dueAt };
+    const planned = await this.planTransfers(o, 'payout', o.destinationAssetId, o.recipient as Address, o.amountOut);
+    if (!planned) return { delayMs: 5000 };
+    const ok = await this.db.transaction(async (tx) => {
+      for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
+      return transitionOrder(tx, o.id, 'deposit_confirmed', 'sending');
+    });
+    if (!ok) return { delayMs: 0 };
+    faultPoint('payout-recorded');
+    await this.sendAll(planned.map((p) => p.wire));
+    faultPoint('payout-sent');
+    return { delayMs: this.config.localnetSlotMs };
+  }
+
+  private async payoutDueAt(orderId: string): Promise<Date | null> {
+    const { rows } = await this.db.query<{ payout_due_at: Date | null }>('SELECT payout_due_at FROM orders WHERE id = $1', [orderId]);
+    return rows[0]?.payout_due_at ?? null;
+  }
+
+  /** Drives `sending`/`refunding`: replaces dead transactions, completes when every part has landed. */
+  private async advancePayout(o: OrderRecord): Promise<{ delayMs?: number; at?: Date }> {
+    const kind = o.status === 'sending' ? 'payout' : 'refund';
+    const txs = await chainTxsOfOrder(this.db, o.id, kind);
+    if (kind === 'refund' && txs.length === 0) return this.startRefund(o);
+    const parts = new Map<number, ChainTx[]>();
+    for (const t of txs) {
+      const part = Number(t.meta.part ?? 0);
+      parts.set(part, [...(parts.get(part) ?? []), t]);
+    }
+    const landed: ChainTx[] = [];
+    for (const [part, list] of parts) {
+      const live = list.find((t) => t.status === 'pending' || t.status === 'confirmed');
+      if (live?.status === 'confirmed') landed.push(live);
+      else if (!live) await this.replacePart(o, list[list.length - 1]!, part);
+    }
+    if (landed.length < parts.size) return { delayMs: this.config.localnetSlotMs };
+    const now = new Date().toISOString();
+    const transfers = landed.map((t) => ({ signature: t.signature, amount: t.amount.toString(), confirmedAt: (t.meta.confirmedAt as string | undefined) ?? now }));
+    faultPoint('payout-confirmed');
+    if (kind === 'payout') {
+      if (await transitionOrder(this.db, o.id, 'sending', 'completed', { payouts: transfers })) {
+        await recordMovement(
+          this.db,
+          `fees:${o.trackingId}`,
+          'fee_income',
+          [
+            { account: 'income:service', assetId: o.sourceAssetId, amount: -o.serviceFee },
+            { account: `payable:partner:${o.accountId}:${o.feeRecipient ?? '-'}`, assetId: o.sourceAssetId, amount: -o.partnerFee },
+            { account: 'income:network_fee', assetId: o.sourceAssetId, amount: -o.networkFee },
+            { account: 'custody:retained', assetId: o.sourceAssetId, amount: o.serviceFee + o.partnerFee + o.networkFee },
+          ],
+          o.id,
+        );
+      }
+    } else {
+      const total = landed.reduce((s, t) => s + t.amount, 0n);
+      const reason = o.failureReason ?? 'undeliverable';
+      if (await transitionOrder(this.db, o.id, 'refunding', 'refunded', { refund: { signature: landed[0]!.signature, amount: total.toString(), reason } })) {
+        const deposited = BigInt(o.deposit?.amount ?? '0');
+        await recordMovement(
+          this.db,
+          `fees:${o.trackingId}`,
+          'fee_income',
+          [
+            { account: 'income:network_fee', assetId: o.sourceAssetId, amount: -(deposited - total) },
+            { account: 'custody:retained', assetId: o.sourceAssetId, amount: deposited - total },
+          ],
+          o.id,
+        );
+      }
+    }
+    return {};
+  }
+
+  /** A refund returns the deposit less the network fee, in the source asset, from a pool. */
+  private async startRefund(o: OrderRecord): Promise<{ delayMs?: number }> {
+    const deposited = BigInt(o.deposit?.amount ?? '0');
+    const amount = deposited - o.networkFee;
+    if (amount <= 0n) {
+      await transitionOrder(this.db, o.id, 'refunding', 'failed', { failureReason: 'deposit_below_refund_cost' });
+      this.log({ trackingId: o.trackingId, deposited: deposited.toString() }, 'ALERT: deposit too small to refund; held in custody');
+      return {};
+    }
+    const planned = await this.planTransfers(o, 'refund', o.sourceAssetId, o.sender as Address, amount);
+    if (!planned) return { delayMs: 5000 };
+    const ok = await this.db.transaction(async (tx) => {
+      for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
+      return true;
+    });
+    if (!ok) return { delayMs: 0 };
+    faultPoint('refund-recorded');
+    await this.sendAll(planned.map((p) => p.wire));
+    return { delayMs: this.config.localnetSlotMs };
+  }
+
+  private async replacePart(o: OrderRecord, dead: ChainTx, part: number): Promise<void> {
+    const asset = this.asset(dead.assetId);
+    const pool = this.treasury.poolByHolding(dead.source) ?? this.treasury.pools(asset.assetId)[0]!;
+    const blockhash = await this.chain().latestBlockhash();
+    const signed = await buildPayout(this.shape(blockhash), { asset, pool: pool.signer, poolHolding: pool.holding, recipient: dead.destination as Address, amount: dead.amount });
+    const row = { kind: dead.kind, orderId: o.id, assetId: asset.assetId, amount: dead.amount, source: pool.holding, destination: dead.destination, ...signed, meta: { part } };
+    if ((await insertChainTx(this.db, row)) !== null) await this.sendAll([signed.wire]);
+  }
+
+  /**
+   * Chooses pool wallets for an outgoing amount: a random pool that can cover it, else a random split
+   * across several. Balances are read at `confirmed` less what pending transactions will take.
+   */
+  private async planTransfers(o: OrderRecord, kind: 'payout' | 'refund', assetId: string, destination: Address, amount: bigint) {
+    const asset = this.asset(assetId);
+    const pools = this.treasury.pools(assetId);
+    const [balances, pending] = await Promise.all([this.view.balances(pools.map((p) => p.holding), 'confirmed'), pendingOutflows(this.db)]);
+    const available = (p: PoolWallet) => {
+      const b = balances.get(p.holding);
+      const held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
+      return held - (pending.get(p.holding) ?? 0n);
+    };
+    const shuffled = [...pools].sort(() => Math.random() - 0.5);
+    const single = shuffled.find((p) => available(p) >= amount);
+    const chosen: { pool: PoolWallet; amount: bigint }[] = [];
+    if (single) chosen.push({ pool: single, amount });
+    else {
+      let left = amount;
+      for (const p of shuffled) {
+        const take = available(p) < left ? available(p) : left;
+        if (take <= 0n) continue;
+        chosen.push({ pool: p, amount: take });
+        left -= take;
+        if (left === 0n) break;
+      }
+      if (left > 0n) {
+        this.log({ trackingId: o.trackingId, assetId, amount: amount.toString() }, 'ALERT: pools cannot cover a payout; will retry');
+        return null;
+      }
+    }
+    const blockhash = await this.chain().latestBlockhash();
+    return Promise.all(
+      chosen.map(async (c, part) => {
+        const signed = await buildPayout(this.shape(blockhash), { asset, pool: c.pool.signer, poolHolding: c.pool.holding, recipient: destination, amount: c.amount });
+        return { kind, orderId: o.id, assetId, amount: c.amount, source: c.pool.holding, destination, ...signed, meta: { part } };
+      }),
+    );
+  }
+
+  private async sendAll(wires: string[]): Promise<void> {
+    await Promise.all(
+      wires.map(async (w) => {
+        try {
+          await this.view.send(w);
+        } catch (e) {
+          // The settle loop resends while the blockhash is valid.
+          this.log({ err: e }, 'send failed; will retry');
+        }
+      }),
+    );
+  }
+
+  // ---- transactions ----
+
+  /** Settles the fate of every pending transaction Hush signed; resends those that may still land. */
+  async txTick(): Promise<number> {
+    const pending = await pendingChainTxs(this.db, 256);
+    if (pending.length === 0) return 0;
+    const [statuses, finalizedHeight] = await Promise.all([this.view.statuses(pending.map((t) => t.signature)), this.view.blockHeight('finalized')]);
+    const resend: string[] = [];
+    await Promise.all(
+      pending.map(async (t, i) => {
+        const st = statuses[i];
+        if (st && st.confirmationStatus !== 'processed') {
+          await this.landed(t, st.err === null);
+        } else if (!st && finalizedHeight > t.lastValidBlockHeight) {
+          // Its blockhash is dead at `finalized` and it is nowhere in history: it can never land.
+          if (await settleChainTx(this.db, t.id, 'expired', null)) await this.afterSettled(t, false);
+        } else if (!st && Date.now() - (this.lastSent.get(t.signature) ?? 0) > RESEND_EVERY_MS) {
+          this.lastSent.set(t.signature, Date.now());
+          resend.push(t.wire);
+        }
+      }),
+    );
+    if (resend.length > 0) await this.sendAll(resend);
+    return pending.length;
+  }
+
+  private async landed(t: ChainTx, success: boolean): Promise<void> {
+    const watch = t.kind === 'sweep' ? (this.treasury.poolByHolding(t.destination)?.address ?? t.destination) : undefined;
+    const costs = await this.view.costs(t.signature, watch);
+    if (!costs) return; // not visible at `confirmed` yet
+    const done = await this.db.transaction(async (tx) => {
+      if (!(await settleChainTx(tx, t.id, success ? 'confirmed' : 'failed', costs.fee))) return false;
+      if (success) await tx.query(`UPDATE chain_txs SET meta = meta || jsonb_build_object('confirmedAt', $2::text) WHERE id = $1`, [t.id, new Date().toISOString()]);
+      const feePayer = `feepayer:${this.treasury.feePayer.address}`;
+      const rent = -costs.feePayerDelta - costs.fee;
+      await recordMovement(tx, `tx:${t.signature}:cost`, 'network_cost', [
+        { account: feePayer, assetId: 'sol', amount: costs.feePayerDelta },
+        { account: 'expense:network', assetId: 'sol', amount: costs.fee },
+        { account: rent >= 0n ? 'expense:rent' : 'income:rent', assetId: 'sol', amount: rent },
+      ]);
+      if (success) await this.recordAssets(tx, t, costs.watchDelta);
+      if (t.kind === 'sweep') await finishSweep(tx, t.id, success);
+      return true;
+    });
+    if (done) await this.afterSettled(t, success);
+  }
+
+  private async recordAssets(tx: Parameters<Parameters<Db['transaction']>[0]>[0], t: ChainTx, poolLamportDelta: bigint): Promise<void> {
+    const pool = `pool:${t.source}`;
+    switch (t.kind) {
+      case 'payout':
+      case 'refund':
+      case 'partner_payout':
+        await recordMovement(
+          tx,
+          `tx:${t.signature}:assets`,
+          t.kind,
+          [
+            { account: pool, assetId: t.assetId, amount: -t.amount },
+            { account: t.kind === 'payout' ? 'external:recipients' : t.kind === 'refund' ? 'external:senders' : 'external:partners', assetId: t.assetId, amount: t.amount },
+            ...(t.kind === 'partner_payout'
+              ? [
+                  { account: String(t.meta.payable), assetId: t.assetId, amount: t.amount },
+                  { account: 'custody:retained', assetId: t.assetId, amount: -t.amount },
+                ]
+              : []),
+          ],
+          t.orderId,
+        );
+        return;
+      case 'sweep': {
+        const items = t.meta.items as { depositAccount: string; amount: string }[];
+        const total = items.reduce((s, i) => s + BigInt(i.amount), 0n);
+        const legs = items.map((i) => ({ account: `deposit:${i.depositAccount}`, assetId: t.assetId, amount: -BigInt(i.amount) }));
+        if (this.asset(t.assetId).native) {
+          // Closing wrapped-SOL deposits sends their rent to the pool as well.
+          legs.push({ account: `pool:${t.destination}`, assetId: t.assetId, amount: poolLamportDelta });
+          legs.push({ account: 'income:rent', assetId: t.assetId, amount: total - poolLamportDelta });
+        } else {
+          legs.push({ account: `pool:${t.destination}`, assetId: t.assetId, amount: total });
+        }
+        await recordMovement(tx, `tx:${t.signature}:assets`, 'sweep', legs);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private async afterSettled(t: ChainTx, _landed: boolean): Promise<void> {
+    if (t.kind === 'sweep') {
+      if (!_landed) await this.db.transaction((tx) => finishSweep(tx, t.id, false));
+      return;
+    }
+    // Wake the order so it completes (or replaces the dead transaction) without waiting a full tick.
+    if (t.orderId) await this.db.query('UPDATE orders SET next_run_at = now() WHERE id = $1', [t.orderId]);
+  }
+
+  // ---- sweeps ----
+
+  /** Moves confirmed deposits into a random pool of their asset, several per transaction. */
+  async sweepTick(): Promise<number> {
+    let swept = 0;
+    for (const assetId of await assetsWithUnsweptDeposits(this.db)) {
+      const asset = this.asset(assetId);
+      const pool = this.treasury.pools(assetId)[randomInt(this.treasury.pools(assetId).length)]!;
+      const blockhash = await this.chain().latestBlockhash();
+      const result = await this.db.transaction(async (tx) => {
+        const batch = await lockUnsweptDeposits(tx, assetId, SWEEP_BATCH);
+        if (batch.length === 0) return null;
+        const balances = await this.view.balances(batch.map((b) => b.depositAccount), 'confirmed');
+        const items: (SweepItem & { orderId: string })[] = [];
+        for (const b of batch) {
+          const amount = balances.get(b.depositAccount)?.tokenAmount;
+          if (amount === undefined || amount === null) continue;
+          items.push({ owner: await this.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount as Address, amount, orderId: b.orderId });
+        }
+        if (items.length === 0) return null;
+        const signed = await buildSweep(this.shape(blockhash), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });
+        const id = await insertChainTx(tx, {
+          kind: 'sweep',
+          orderId: null,
+          assetId,
+          amount: items.reduce((s, i) => s + i.amount, 0n),
+          source: 'deposits',
+          destination: pool.holding,
+          ...signed,
+          meta: { items: items.map((i) => ({ orderId: i.orderId, depositAccount: i.depositAccount, amount: i.amount.toString() })) },
+        });
+        if (id === null) return null;
+        await attachSweep(tx, items.map((i) => i.orderId), id);
+        return { id, wire: signed.wire, count: items.length };
+      });
+      if (!result) continue;
+      faultPoint('sweep-recorded');
+      await this.sendAll([result.wire]);
+      faultPoint('sweep-sent');
+      swept += result.count;
+    }
+    return swept;
+  }
+
+  // ---- maintenance ----
+
+  private async maintenanceTick(): Promise<void> {
+    await purgeIdempotencyKeys(this.db);
+    // Watchdog: nothing stays non-final forever; failing keeps funds where they are and alerts.
+    const { rows } = await this.db.query<{ id: string | number; tracking_id: string; status: string }>(
+      `SELECT id, tracking_id, status FROM orders WHERE status NOT IN ('completed', 'expired', 'refunded', 'failed', 'awaiting_deposit')
+         AND updated_at < now() - make_interval(secs => $1::double precision / 1000)`,
+      [this.stuckAfterMs],
+    );
+    for (const r of rows) {
+      if (await transitionOrder(this.db, String(r.id), r.status as never, 'failed', { failureReason: `stuck_in_${r.status}` })) {
+        this.log({ trackingId: r.tracking_id, status: r.status }, 'ALERT: order stuck; moved to failed, funds held');
+      }
+    }
+  }
+
+  /** For tests and benchmarks: run every loop body once. */
+  async runOnce(): Promise<void> {
+    await this.orderTick();
+    await this.txTick();
+    await this.sweepTick();
+  }
+
+  async chainTx(id: string) {
+    return getChainTx(this.db, id);
+  }
+}
