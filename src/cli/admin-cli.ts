@@ -24,6 +24,13 @@ import {
 } from '../services/admin-service.ts';
 import type { Db } from '../store/db.ts';
 import { openDb } from '../store/open-db.ts';
+import { loadConfig } from '../config/config.ts';
+import type { AssetRegistry } from '../config/assets.ts';
+import { SolanaChain } from '../chain/solana-chain.ts';
+import { reconcile } from '../ledger/reconcile.ts';
+import { treasuryReport } from '../treasury/funding.ts';
+import { Treasury } from '../treasury/treasury.ts';
+import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
 
 export interface CliIo {
   out(text: string): void;
@@ -55,7 +62,13 @@ interface Command {
   /** Prints the one-time secret note. */
   issuesSecret?: boolean;
   http(args: string[], opts: ParsedOptions): HttpRequest;
-  direct(admin: AdminService, args: string[], opts: ParsedOptions): Promise<unknown>;
+  direct(admin: AdminService, args: string[], opts: ParsedOptions, ctx: DirectContext): Promise<unknown>;
+}
+
+/** What direct-mode commands beyond accounts need: the store, and lazily the chain and treasury. */
+interface DirectContext {
+  db: Db;
+  treasury(): Promise<{ chain: SolanaChain; treasury: Treasury; assets: AssetRegistry }>;
 }
 
 const seg = encodeURIComponent;
@@ -132,6 +145,27 @@ const COMMANDS: Record<string, Command> = {
     summary: 'show an account with its keys (ids and dates only)',
     http: ([id]) => ({ method: 'GET', path: `/admin/v1/accounts/${seg(id!)}` }),
     direct: async (admin, [id]) => accountView(await admin.getAccount(id!)),
+  },
+  treasury: {
+    args: [],
+    options: [],
+    summary: 'balances of the fee payer and every pool against their targets, and what is missing',
+    http: () => ({ method: 'GET', path: '/admin/v1/treasury' }),
+    direct: async (_admin, _args, _opts, ctx) => {
+      const t = await ctx.treasury();
+      const wallets = await treasuryReport(t.chain, t.treasury, t.assets);
+      return { success: true, funded: wallets.every((w) => w.missing === '0'), wallets };
+    },
+  },
+  reconcile: {
+    args: [],
+    options: [],
+    summary: 'compare the ledger with on-chain balances, per asset and account',
+    http: () => ({ method: 'GET', path: '/admin/v1/reconcile' }),
+    direct: async (_admin, _args, _opts, ctx) => {
+      const t = await ctx.treasury();
+      return { success: true, ...(await reconcile(ctx.db, t.chain, t.treasury, t.assets)) };
+    },
   },
 };
 
@@ -315,7 +349,16 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
     let db: Db | undefined;
     try {
       db = await openDb({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR || './data', poolSize: 2 });
-      result = await command.direct(new AdminService(db), args, opts);
+      const store = db;
+      result = await command.direct(new AdminService(db), args, opts, {
+        db: store,
+        async treasury() {
+          const config = loadConfig(env);
+          const chain = new SolanaChain(config.solanaRpcUrl ?? `http://127.0.0.1:${config.localnetPort}`, config.localnetSlotMs);
+          const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
+          return { chain, treasury: await Treasury.load(keys, config.assets), assets: config.assets };
+        },
+      });
     } catch (e) {
       if (isHushError(e)) io.err(errorText(e.code, e.message));
       else io.err(errorText(undefined, `store: ${(e as Error).message ?? String(e)}`));

@@ -92,7 +92,13 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         metrics: createMetrics(() => countOrdersByStatus(db)),
         admin: (() => {
           const svc = new AdminService(db, { onAccountChanged: (id) => auth.invalidate(id) });
-          return Object.assign(svc, { reconcile: () => reconcile(db, chain, treasury, config.assets) });
+          return Object.assign(svc, {
+            reconcile: () => reconcile(db, chain, treasury, config.assets),
+            treasury: async () => {
+              const wallets = await treasuryReport(chain, treasury, config.assets);
+              return { funded: wallets.every((w) => w.missing === '0'), wallets };
+            },
+          });
         })(),
         redis,
         ready: async () => ({

@@ -6,6 +6,8 @@ import type { Treasury } from '../treasury/treasury.ts';
 import { ChainView } from '../worker/chain-view.ts';
 
 const SOL_POOL_RESERVE = 10_000_000n;
+/** Below this the fee payer cannot be trusted to cover a settlement's fees and rent (0.05 SOL). */
+const FEE_PAYER_MINIMUM = 50_000_000n;
 
 /**
  * What the pools can pay out right now, per asset: confirmed pool balances, less pending outgoing
@@ -31,7 +33,7 @@ export class Inventory {
   async refresh(): Promise<void> {
     const pools = this.treasury.allPools();
     const [balances, pending, reserved] = await Promise.all([
-      this.view.balances(pools.map((p) => p.holding), 'confirmed'),
+      this.view.balances([this.treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed'),
       pendingOutflows(this.db),
       reservedByOpenOrders(this.db),
     ]);
@@ -44,6 +46,8 @@ export class Inventory {
       free.set(p.assetId, (free.get(p.assetId) ?? 0n) + (held > 0n ? held : 0n));
     }
     for (const [assetId, r] of reserved) free.set(assetId, (free.get(assetId) ?? 0n) - r);
+    // Without lamports for fees and rent nothing can be settled: quote nothing.
+    if ((balances.get(this.treasury.feePayer.address)?.lamports ?? 0n) < FEE_PAYER_MINIMUM) free.clear();
     this.free = free;
     this.ready = true;
   }

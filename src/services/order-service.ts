@@ -173,6 +173,8 @@ export class OrderService {
   /** A new transaction for the same deposit after the previous blockhash expired (seed "refresh"). */
   async refresh(account: AccountRecord, trackingId: string) {
     const order = await this.get(account, trackingId);
+    // Past its deadline the order is gone (410) whether or not the worker has marked it expired yet.
+    if (order.status === 'expired') throw new HushError('ORDER_EXPIRED', 'The order has expired; request a new quote', { expiration: order.expiration.toISOString() });
     if (order.status !== 'awaiting_deposit') throw new HushError('ORDER_NOT_REFRESHABLE', `The order is ${order.status}, not awaiting a deposit`, { status: order.status });
     const blockhash = await this.chain.latestBlockhash().catch(chainError);
     if (Date.now() + SolanaChain.remainingMs(blockhash) * BLOCKHASH_SAFETY > order.expiration.getTime()) {

@@ -43,6 +43,8 @@ export interface WorkerOptions {
 const SOL_POOL_RESERVE = 10_000_000n;
 const RESEND_EVERY_MS = 2000;
 const SWEEP_BATCH = 4;
+/** Advisory lock naming the partner-payout job among all workers. */
+const PARTNER_PAYOUT_LOCK = 87870002;
 
 /**
  * Settlement: detects deposits, pays out from pool wallets after the privacy delay, refunds what cannot
@@ -91,6 +93,7 @@ export class SettlementWorker {
       this.loop('orders', this.tickMs, () => this.orderTick()),
       this.loop('transactions', this.tickMs, () => this.txTick()),
       this.loop('sweeps', this.sweepIntervalMs, () => this.sweepTick()),
+      this.loop('partner-payouts', this.config.partnerPayoutIntervalS * 1000, () => this.partnerTick()),
       this.loop('maintenance', 30_000, () => this.maintenanceTick()),
     ];
   }
@@ -350,7 +353,7 @@ export class SettlementWorker {
    * Chooses pool wallets for an outgoing amount: a random pool that can cover it, else a random split
    * across several. Balances are read at `confirmed` less what pending transactions will take.
    */
-  private async planTransfers(o: OrderRecord, kind: 'payout' | 'refund', assetId: string, destination: Address, amount: bigint) {
+  private async planTransfers(o: { id: string | null; trackingId: string }, kind: 'payout' | 'refund' | 'partner_payout', assetId: string, destination: Address, amount: bigint, meta: Record<string, unknown> = {}) {
     const asset = this.asset(assetId);
     const pools = this.treasury.pools(assetId);
     const [balances, pending] = await Promise.all([this.view.balances(pools.map((p) => p.holding), 'confirmed'), pendingOutflows(this.db)]);
@@ -381,7 +384,7 @@ export class SettlementWorker {
     return Promise.all(
       chosen.map(async (c, part) => {
         const signed = await buildPayout(this.shape(blockhash), { asset, pool: c.pool.signer, poolHolding: c.pool.holding, recipient: destination, amount: c.amount });
-        return { kind, orderId: o.id, assetId, amount: c.amount, source: c.pool.holding, destination, ...signed, meta: { part } };
+        return { kind, orderId: o.id, assetId, amount: c.amount, source: c.pool.holding, destination, ...signed, meta: { ...meta, part } };
       }),
     );
   }
@@ -539,6 +542,37 @@ export class SettlementWorker {
       swept += result.count;
     }
     return swept;
+  }
+
+  // ---- partner fees ----
+
+  /**
+   * Pays accrued partner fees, one transfer per partner, fee recipient and asset per period: never one
+   * per order, so a partner payout reveals nothing about any single order. Serialized across workers by
+   * an advisory lock; what pending payouts already cover is not owed again.
+   */
+  async partnerTick(): Promise<number> {
+    const planned = await this.db.transaction(async (tx) => {
+      const lock = await tx.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [PARTNER_PAYOUT_LOCK]);
+      if (!lock.rows[0]?.ok) return [];
+      const owed = await tx.query<{ account: string; asset_id: string; owed: string }>(
+        `SELECT l.account, l.asset_id, (-sum(l.amount) - coalesce((SELECT sum(c.amount) FROM chain_txs c
+            WHERE c.kind = 'partner_payout' AND c.status = 'pending' AND c.meta ->> 'payable' = l.account AND c.asset_id = l.asset_id), 0))::text AS owed
+         FROM ledger_entries l WHERE l.account LIKE 'payable:partner:%' GROUP BY l.account, l.asset_id`,
+      );
+      const out = [];
+      for (const r of owed.rows) {
+        const amount = BigInt(r.owed);
+        const recipient = r.account.split(':')[3];
+        if (amount <= 0n || !recipient || recipient === '-') continue;
+        const parts = await this.planTransfers({ id: null, trackingId: r.account }, 'partner_payout', r.asset_id, recipient as Address, amount, { payable: r.account });
+        if (!parts) continue;
+        for (const p of parts) if ((await insertChainTx(tx, p)) !== null) out.push(p.wire);
+      }
+      return out;
+    });
+    await this.sendAll(planned);
+    return planned.length;
   }
 
   // ---- maintenance ----

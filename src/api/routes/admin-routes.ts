@@ -16,6 +16,7 @@ export interface AdminApi {
   unregisterFeeRecipient(accountId: string, address: string): Promise<void>;
   updateAccount(accountId: string, patch: { feeCapBps?: number; status?: 'active' | 'suspended' }): Promise<unknown>;
   reconcile?(): Promise<{ ok: boolean; assets: unknown[] }>;
+  treasury?(): Promise<{ funded: boolean; wallets: unknown[] }>;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -86,6 +87,10 @@ export async function adminRoutes(fastify: FastifyInstance, { deps, admin }: { d
       return { success: true };
     },
   );
+  app.get('/treasury', { schema: hide }, async () => {
+    if (!admin.treasury) throw new HushError('SERVICE_UNAVAILABLE', 'Treasury report is not available on this deployment');
+    return { success: true, ...(await admin.treasury()) };
+  });
   app.get('/reconcile', { schema: hide }, async () => {
     if (!admin.reconcile) throw new HushError('SERVICE_UNAVAILABLE', 'Reconciliation is not available on this deployment');
     return { success: true, ...(await admin.reconcile()) };
