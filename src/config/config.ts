@@ -28,6 +28,8 @@ export interface HushConfig {
   payoutDelayS: { min: number; max: number };
   /** How often accrued partner fees are paid out, aggregated per partner and asset. */
   partnerPayoutIntervalS: number;
+  /** How often confirmed deposits are swept into the pools (several per transaction). */
+  sweepIntervalS: number;
   treasurySeed?: string;
   rateLimits: RateLimits;
   /** Hush's own fee on every transfer, in basis points of amountIn. */
@@ -87,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     orderTtlS: int(env, 'HUSH_ORDER_TTL_S', 1800, 1, 86_400),
     payoutDelayS: delayWindow(env.HUSH_PAYOUT_DELAY_S),
     partnerPayoutIntervalS: int(env, 'HUSH_PARTNER_PAYOUT_INTERVAL_S', 3600, 1, 30 * 86_400),
+    sweepIntervalS: int(env, 'HUSH_SWEEP_INTERVAL_S', 5, 1, 86_400),
     treasurySeed: env.TREASURY_SEED || undefined,
     rateLimits: rateLimits(env.HUSH_RATE_LIMITS),
     serviceFeeBps: int(env, 'HUSH_SERVICE_FEE_BPS', 30, 0, 1000),

@@ -4,7 +4,7 @@ import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import { buildPayout, buildSweep, type SweepItem, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Queryable } from '../store/db.ts';
 import { purgeIdempotencyKeys } from '../store/idempotency-store.ts';
 import { getOrderById, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
 import {
@@ -76,7 +76,7 @@ export class SettlementWorker {
     this.view = new ChainView(chain);
     this.workerId = opts.workerId ?? `w_${randomBytes(4).toString('hex')}`;
     this.tickMs = opts.tickMs ?? Math.max(20, Math.floor(config.localnetSlotMs / 2));
-    this.sweepIntervalMs = opts.sweepIntervalMs ?? 5000;
+    this.sweepIntervalMs = opts.sweepIntervalMs ?? config.sweepIntervalS * 1000;
     this.leaseSeconds = opts.leaseSeconds ?? 30;
     this.stuckAfterMs = opts.stuckAfterMs ?? 60 * 60 * 1000;
     this.log = opts.log ?? (() => {});
@@ -94,6 +94,7 @@ export class SettlementWorker {
       this.loop('transactions', this.tickMs, () => this.txTick()),
       this.loop('sweeps', this.sweepIntervalMs, () => this.sweepTick()),
       this.loop('partner-payouts', this.config.partnerPayoutIntervalS * 1000, () => this.partnerTick()),
+      this.loop('late-deposits', Math.max(this.sweepIntervalMs, 5000), () => this.lateDepositTick()),
       this.loop('maintenance', 30_000, () => this.maintenanceTick()),
     ];
   }
@@ -340,12 +341,12 @@ export class SettlementWorker {
     return { delayMs: this.config.localnetSlotMs };
   }
 
-  private async replacePart(o: OrderRecord, dead: ChainTx, part: number): Promise<void> {
+  private async replacePart(o: OrderRecord, dead: ChainTx, part: number | string): Promise<void> {
     const asset = this.asset(dead.assetId);
     const pool = this.treasury.poolByHolding(dead.source) ?? this.treasury.pools(asset.assetId)[0]!;
     const blockhash = await this.chain().latestBlockhash();
     const signed = await buildPayout(this.shape(blockhash), { asset, pool: pool.signer, poolHolding: pool.holding, recipient: dead.destination as Address, amount: dead.amount });
-    const row = { kind: dead.kind, orderId: o.id, assetId: asset.assetId, amount: dead.amount, source: pool.holding, destination: dead.destination, ...signed, meta: { part } };
+    const row = { kind: dead.kind, orderId: o.id, assetId: asset.assetId, amount: dead.amount, source: pool.holding, destination: dead.destination, ...signed, meta: { ...dead.meta, part } };
     if ((await insertChainTx(this.db, row)) !== null) await this.sendAll([signed.wire]);
   }
 
@@ -353,10 +354,19 @@ export class SettlementWorker {
    * Chooses pool wallets for an outgoing amount: a random pool that can cover it, else a random split
    * across several. Balances are read at `confirmed` less what pending transactions will take.
    */
-  private async planTransfers(o: { id: string | null; trackingId: string }, kind: 'payout' | 'refund' | 'partner_payout', assetId: string, destination: Address, amount: bigint, meta: Record<string, unknown> = {}) {
+  private async planTransfers(
+    o: { id: string | null; trackingId: string },
+    kind: 'payout' | 'refund' | 'partner_payout',
+    assetId: string,
+    destination: Address,
+    amount: bigint,
+    meta: Record<string, unknown> = {},
+    /** Inside a transaction, reads must use it: PGlite serializes everything behind an open transaction. */
+    q: Queryable = this.db,
+  ) {
     const asset = this.asset(assetId);
     const pools = this.treasury.pools(assetId);
-    const [balances, pending] = await Promise.all([this.view.balances(pools.map((p) => p.holding), 'confirmed'), pendingOutflows(this.db)]);
+    const [balances, pending] = await Promise.all([this.view.balances(pools.map((p) => p.holding), 'confirmed'), pendingOutflows(q)]);
     const available = (p: PoolWallet) => {
       const b = balances.get(p.holding);
       const held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
@@ -473,9 +483,10 @@ export class SettlementWorker {
         );
         return;
       case 'sweep': {
-        const items = t.meta.items as { depositAccount: string; amount: string }[];
+        const items = t.meta.items as { depositAccount: string; amount: string; late?: boolean }[];
         const total = items.reduce((s, i) => s + BigInt(i.amount), 0n);
-        const legs = items.map((i) => ({ account: `deposit:${i.depositAccount}`, assetId: t.assetId, amount: -BigInt(i.amount) }));
+        // A late deposit was never on the ledger: it comes straight from the sender into the pool.
+        const legs = items.map((i) => ({ account: i.late ? 'external:senders' : `deposit:${i.depositAccount}`, assetId: t.assetId, amount: -BigInt(i.amount) }));
         if (this.asset(t.assetId).native) {
           // Closing wrapped-SOL deposits sends their rent to the pool as well.
           legs.push({ account: `pool:${t.destination}`, assetId: t.assetId, amount: poolLamportDelta });
@@ -494,6 +505,7 @@ export class SettlementWorker {
   private async afterSettled(t: ChainTx, _landed: boolean): Promise<void> {
     if (t.kind === 'sweep') {
       if (!_landed) await this.db.transaction((tx) => finishSweep(tx, t.id, false));
+      else await this.refundLate(t);
       return;
     }
     // Wake the order so it completes (or replaces the dead transaction) without waiting a full tick.
@@ -565,7 +577,7 @@ export class SettlementWorker {
         const amount = BigInt(r.owed);
         const recipient = r.account.split(':')[3];
         if (amount <= 0n || !recipient || recipient === '-') continue;
-        const parts = await this.planTransfers({ id: null, trackingId: r.account }, 'partner_payout', r.asset_id, recipient as Address, amount, { payable: r.account });
+        const parts = await this.planTransfers({ id: null, trackingId: r.account }, 'partner_payout', r.asset_id, recipient as Address, amount, { payable: r.account }, tx);
         if (!parts) continue;
         for (const p of parts) if ((await insertChainTx(tx, p)) !== null) out.push(p.wire);
       }
@@ -573,6 +585,94 @@ export class SettlementWorker {
     });
     await this.sendAll(planned);
     return planned.length;
+  }
+
+  // ---- late deposits ----
+
+  /**
+   * Funds that reach a deposit account after its order is final (or after its deposit was swept) are
+   * swept into a pool and refunded to the order's sender, less the order's network fee. Also replaces
+   * late refunds whose transaction died.
+   */
+  async lateDepositTick(): Promise<number> {
+    const { rows } = await this.db.query<{ id: string | number; tracking_id: string; deposit_account: string; source_asset_id: string }>(
+      `SELECT id, tracking_id, deposit_account, source_asset_id FROM orders o
+       WHERE o.status IN ('completed', 'refunded', 'expired', 'failed') AND o.updated_at > now() - interval '7 days'
+         AND (o.swept OR o.deposit IS NULL)
+         AND NOT EXISTS (SELECT 1 FROM chain_txs c WHERE c.kind = 'sweep' AND c.status = 'pending'
+                         AND c.meta -> 'items' @> jsonb_build_array(jsonb_build_object('depositAccount', o.deposit_account)))
+       ORDER BY o.updated_at DESC LIMIT 200`,
+    );
+    let found = 0;
+    if (rows.length > 0) {
+      const balances = await this.view.balances(rows.map((r) => r.deposit_account), 'confirmed');
+      for (const r of rows) {
+        const amount = balances.get(r.deposit_account)?.tokenAmount ?? 0n;
+        if (amount <= 0n) continue;
+        found++;
+        await this.sweepLate(String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id, amount);
+      }
+    }
+    await this.replaceDeadLateRefunds();
+    return found;
+  }
+
+  private async sweepLate(orderId: string, trackingId: string, depositAccount: string, assetId: string, amount: bigint): Promise<void> {
+    const asset = this.asset(assetId);
+    const pools = this.treasury.pools(assetId);
+    const pool = pools[randomInt(pools.length)]!;
+    const signed = await buildSweep(this.shape(await this.chain().latestBlockhash()), {
+      asset,
+      poolWallet: pool.address,
+      poolHolding: pool.holding,
+      items: [{ owner: await this.treasury.depositSigner(trackingId), depositAccount: depositAccount as Address, amount }],
+    });
+    const id = await insertChainTx(this.db, {
+      kind: 'sweep',
+      orderId: null,
+      assetId,
+      amount,
+      source: 'deposits',
+      destination: pool.holding,
+      ...signed,
+      meta: { items: [{ orderId, depositAccount, amount: amount.toString(), late: true }] },
+    });
+    if (id === null) return;
+    this.log({ trackingId, amount: amount.toString() }, 'late deposit found; sweeping it for a refund');
+    await this.sendAll([signed.wire]);
+  }
+
+  private async refundLate(sweep: ChainTx): Promise<void> {
+    const items = (sweep.meta.items as { orderId: string; amount: string; late?: boolean }[]).filter((i) => i.late);
+    for (const item of items) {
+      const order = await getOrderById(this.db, item.orderId);
+      if (!order) continue;
+      const refund = BigInt(item.amount) - order.networkFee;
+      if (refund <= 0n) {
+        this.log({ trackingId: order.trackingId, amount: item.amount }, 'ALERT: late deposit too small to refund; held in custody');
+        continue;
+      }
+      const planned = await this.planTransfers(order, 'refund', order.sourceAssetId, order.sender as Address, refund, { late: true });
+      if (!planned) continue;
+      const wires: string[] = [];
+      for (const [n, p] of planned.entries()) {
+        if ((await insertChainTx(this.db, { ...p, meta: { ...p.meta, part: `late:${sweep.signature}:${n}` } })) !== null) wires.push(p.wire);
+      }
+      await this.sendAll(wires);
+    }
+  }
+
+  private async replaceDeadLateRefunds(): Promise<void> {
+    const { rows } = await this.db.query<{ id: string | number }>(
+      `SELECT DISTINCT ON (order_id, meta ->> 'part') id FROM chain_txs
+       WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:%' ORDER BY order_id, meta ->> 'part', id DESC`,
+    );
+    for (const r of rows) {
+      const t = await getChainTx(this.db, String(r.id));
+      if (!t || (t.status !== 'expired' && t.status !== 'failed')) continue;
+      const order = await getOrderById(this.db, t.orderId!);
+      if (order) await this.replacePart(order, t, t.meta.part as never);
+    }
   }
 
   // ---- maintenance ----
