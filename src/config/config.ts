@@ -38,6 +38,35 @@ export interface HushConfig {
   computeUnitLimit: number;
   computeUnitPriceMicroLamports: bigint;
   assets: AssetRegistry;
+  // ---- Swap pricing and rebalancing (appended; optional in the type, loadConfig always fills them) ----
+  /** HUSH_PRICE_SOURCE: where swap prices come from (default embedded reference prices). */
+  priceSource?: 'embedded' | 'pyth' | 'jupiter';
+  /** HUSH_PRICE_MAX_AGE_S: a price older than this is no price (default 60). */
+  priceMaxAgeS?: number;
+  /** HUSH_PRICE_MAX_CONFIDENCE_BPS: confidence half-width over price above which a price is refused (default 100). */
+  priceMaxConfidenceBps?: number;
+  /** HUSH_SWAP_SPREAD_BPS: spread taken on every cross-asset conversion (default 50). */
+  swapSpreadBps?: number;
+  /** HUSH_PYTH_URL: Pyth Hermes base URL (default https://hermes.pyth.network). */
+  pythUrl?: string;
+  /** HUSH_JUPITER_URL: Jupiter API base URL for Price v3 and Swap v1 (default https://lite-api.jup.ag). */
+  jupiterUrl?: string;
+  /** HUSH_PYTH_API_KEY: bearer token for Hermes, when the endpoint requires one. Secret. */
+  pythApiKey?: string;
+  /** HUSH_JUPITER_API_KEY: x-api-key for api.jup.ag. Secret. */
+  jupiterApiKey?: string;
+  /** HUSH_PRICE_REFRESH_S: background price refresh period (default min(10, max(1, maxAge/3))); must be below the max age. */
+  priceRefreshS?: number;
+  /** HUSH_PRICE_WALK_BPS: embedded prices' random walk, max bps per minute (default 0 = off). */
+  priceWalkBpsPerMinute?: number;
+  /** HUSH_PRICE_WALK_SEED: makes the embedded walk reproducible. */
+  priceWalkSeed?: string;
+  /** HUSH_PRICE_FEEDS_FILE: Pyth feed ids per asset (default config/price-feeds.json). */
+  priceFeedsFile?: string;
+  /** HUSH_REBALANCE_LOT_USD: every rebalancing move is a whole number of lots of this USD size (default "1000"). */
+  rebalanceLotUsd?: string;
+  /** HUSH_REBALANCE_SLIPPAGE_BPS: worst accepted rebalancing price below fair value (default 100). */
+  rebalanceSlippageBps?: number;
 }
 
 export class ConfigError extends Error {}
@@ -96,5 +125,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     computeUnitLimit: int(env, 'HUSH_COMPUTE_UNIT_LIMIT', 100_000, 1000, 1_400_000),
     computeUnitPriceMicroLamports: BigInt(int(env, 'HUSH_COMPUTE_UNIT_PRICE', 1000, 0, 1_000_000_000)),
     assets: loadAssets(env.HUSH_ASSETS_FILE || undefined),
+    ...priceSettings(env),
+  };
+}
+
+function priceSettings(env: NodeJS.ProcessEnv) {
+  const priceSource = (env.HUSH_PRICE_SOURCE || 'embedded') as NonNullable<HushConfig['priceSource']>;
+  if (priceSource !== 'embedded' && priceSource !== 'pyth' && priceSource !== 'jupiter') {
+    throw new ConfigError(`HUSH_PRICE_SOURCE must be embedded, pyth or jupiter, got "${env.HUSH_PRICE_SOURCE}"`);
+  }
+  const priceMaxAgeS = int(env, 'HUSH_PRICE_MAX_AGE_S', 60, 1, 3600);
+  const priceRefreshS = int(env, 'HUSH_PRICE_REFRESH_S', Math.min(10, Math.max(1, Math.floor(priceMaxAgeS / 3))), 1, 3600);
+  if (priceRefreshS >= priceMaxAgeS && priceMaxAgeS > 1) throw new ConfigError('HUSH_PRICE_REFRESH_S must be below HUSH_PRICE_MAX_AGE_S, or every price goes stale between refreshes');
+  const rebalanceLotUsd = env.HUSH_REBALANCE_LOT_USD || '1000';
+  if (!/^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(rebalanceLotUsd) || /^0(\.0+)?$/.test(rebalanceLotUsd)) {
+    throw new ConfigError(`HUSH_REBALANCE_LOT_USD must be a positive decimal, got "${rebalanceLotUsd}"`);
+  }
+  return {
+    priceSource,
+    priceMaxAgeS,
+    priceMaxConfidenceBps: int(env, 'HUSH_PRICE_MAX_CONFIDENCE_BPS', 100, 0, 10_000),
+    swapSpreadBps: int(env, 'HUSH_SWAP_SPREAD_BPS', 50, 0, 5000),
+    pythUrl: env.HUSH_PYTH_URL || 'https://hermes.pyth.network',
+    jupiterUrl: env.HUSH_JUPITER_URL || 'https://lite-api.jup.ag',
+    pythApiKey: env.HUSH_PYTH_API_KEY || undefined,
+    jupiterApiKey: env.HUSH_JUPITER_API_KEY || undefined,
+    priceRefreshS,
+    priceWalkBpsPerMinute: int(env, 'HUSH_PRICE_WALK_BPS', 0, 0, 10_000),
+    priceWalkSeed: env.HUSH_PRICE_WALK_SEED || undefined,
+    priceFeedsFile: env.HUSH_PRICE_FEEDS_FILE || undefined,
+    rebalanceLotUsd,
+    rebalanceSlippageBps: int(env, 'HUSH_REBALANCE_SLIPPAGE_BPS', 100, 0, 5000),
   };
 }

@@ -1,0 +1,102 @@
+/**
+ * Picks the price source from configuration (HUSH_PRICE_SOURCE=embedded|pyth|jupiter, default
+ * embedded) and wraps it in FreshPrices with the configured max age, confidence bound and refresh
+ * period. Only swappable assets are tracked: prices exist for swaps, same-asset sends need none.
+ */
+import type { HushConfig } from '../config/config.ts';
+import { parsePositivePrice } from '../domain/exact-decimal.ts';
+import type { Price } from '../domain/price.ts';
+import { EmbeddedPriceSource } from './embedded-prices.ts';
+import type { FetchLike } from './http.ts';
+import { DEFAULT_JUPITER_URL, JupiterPriceSource } from './jupiter-price.ts';
+import { FreshPrices, type PriceSource } from './price-source.ts';
+import { DEFAULT_PYTH_URL, PythHermesSource, loadPythFeeds } from './pyth-hermes.ts';
+
+export type PriceSourceKind = NonNullable<HushConfig['priceSource']>;
+
+/** The price settings with every default applied (a HushConfig built by hand may lack them). */
+export interface ResolvedPriceSettings {
+  source: PriceSourceKind;
+  maxAgeMs: number;
+  maxConfidenceBps: number;
+  spreadBps: number;
+  refreshIntervalMs: number;
+  pythUrl: string;
+  jupiterUrl: string;
+  pythApiKey?: string;
+  jupiterApiKey?: string;
+  walkBpsPerMinute: number;
+  walkSeed?: string;
+  priceFeedsFile?: string;
+  rebalanceLotUsd: Price;
+  rebalanceSlippageBps: number;
+}
+
+export function resolvePriceSettings(config: HushConfig): ResolvedPriceSettings {
+  const maxAgeS = config.priceMaxAgeS ?? 60;
+  return {
+    source: config.priceSource ?? 'embedded',
+    maxAgeMs: maxAgeS * 1000,
+    maxConfidenceBps: config.priceMaxConfidenceBps ?? 100,
+    spreadBps: config.swapSpreadBps ?? 50,
+    refreshIntervalMs: (config.priceRefreshS ?? Math.min(10, Math.max(1, Math.floor(maxAgeS / 3)))) * 1000,
+    pythUrl: config.pythUrl ?? DEFAULT_PYTH_URL,
+    jupiterUrl: config.jupiterUrl ?? DEFAULT_JUPITER_URL,
+    pythApiKey: config.pythApiKey,
+    jupiterApiKey: config.jupiterApiKey,
+    walkBpsPerMinute: config.priceWalkBpsPerMinute ?? 0,
+    walkSeed: config.priceWalkSeed,
+    priceFeedsFile: config.priceFeedsFile,
+    rebalanceLotUsd: parsePositivePrice(config.rebalanceLotUsd ?? '1000') ?? { num: 1000n, den: 1n },
+    rebalanceSlippageBps: config.rebalanceSlippageBps ?? 100,
+  };
+}
+
+export interface PriceDeps {
+  /** Injected HTTP (tests pass recorded answers). Defaults to the global fetch. */
+  fetch?: FetchLike;
+  now?: () => number;
+  onRefreshError?: (error: unknown) => void;
+}
+
+/** The asset ids prices are kept for: every swappable asset. */
+export function swapAssetIds(config: HushConfig): string[] {
+  return config.assets.list.filter((a) => a.swappable).map((a) => a.assetId);
+}
+
+export function createPriceSource(config: HushConfig, deps: PriceDeps = {}): PriceSource {
+  const s = resolvePriceSettings(config);
+  const assets = config.assets.list.filter((a) => a.swappable);
+  switch (s.source) {
+    case 'embedded':
+      return new EmbeddedPriceSource({ assets, walkBpsPerMinute: s.walkBpsPerMinute, seed: s.walkSeed, now: deps.now });
+    case 'pyth': {
+      const all = loadPythFeeds(s.priceFeedsFile);
+      const feeds = new Map([...all].filter(([id]) => assets.some((a) => a.assetId === id)));
+      return new PythHermesSource({ baseUrl: s.pythUrl, feeds, fetch: deps.fetch, apiKey: s.pythApiKey });
+    }
+    case 'jupiter':
+      return new JupiterPriceSource({
+        baseUrl: s.jupiterUrl,
+        assets: new Map(assets.map((a) => [a.assetId, { mint: a.mint, decimals: a.decimals }])),
+        fetch: deps.fetch,
+        apiKey: s.jupiterApiKey,
+        now: deps.now,
+      });
+  }
+}
+
+/** The configured source behind FreshPrices. Call `start()` before serving quotes, `stop()` on shutdown. */
+export function createFreshPrices(config: HushConfig, deps: PriceDeps = {}): FreshPrices {
+  const s = resolvePriceSettings(config);
+  return new FreshPrices({
+    source: createPriceSource(config, deps),
+    assetIds: swapAssetIds(config),
+    maxAgeMs: s.maxAgeMs,
+    maxConfidenceBps: s.maxConfidenceBps,
+    refreshIntervalMs: s.refreshIntervalMs,
+    missingConfidence: 'accept',
+    now: deps.now,
+    onRefreshError: deps.onRefreshError,
+  });
+}
