@@ -1,0 +1,185 @@
+/**
+ * Order idempotency (seed part 4, rules 1–4, and SPEC §4) against a real, listening Hush, once on PGlite
+ * and once on PostgreSQL (a fresh private schema; skipped with the reason when PostgreSQL is not
+ * reachable): replay with `Idempotent-Replayed: true`, quoteId as the implicit key, per-account scope,
+ * IDEMPOTENCY_CONFLICT, QUOTE_ALREADY_USED, ORDER_IN_PROGRESS, and 20 truly concurrent requests.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  address,
+  expectError,
+  expectOk,
+  orderRequest,
+  postgresSkipReason,
+  quoteRequest,
+  sleep,
+  startTestHush,
+  type ApiResponse,
+  type Engine,
+  type TestAccount,
+  type TestHush,
+} from '../support/hush-server.ts';
+
+const PARALLEL = 20;
+
+for (const engine of ['pglite', 'postgres'] as Engine[]) {
+  const skip = engine === 'postgres' && postgresSkipReason ? `PostgreSQL variant skipped: ${postgresSkipReason}` : false;
+  describe(`order idempotency over HTTP [${engine}]`, { skip }, () => {
+    let t: TestHush;
+    let acct: TestAccount;
+
+    before(async () => {
+      t = await startTestHush({ engine });
+      assert.equal(t.db.kind, engine, `the server runs on ${engine}`);
+      acct = await t.createAccount();
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    async function newQuote(a = acct) {
+      const req = quoteRequest(await address(), await address());
+      const quote = expectOk(await a.client.quote(req)).quote;
+      return { quote, body: orderRequest(quote, req) };
+    }
+
+    async function ordersForQuote(quoteId: string): Promise<number> {
+      const { rows } = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders WHERE quote->>'quoteId' = $1`, [quoteId]);
+      return rows[0]!.n;
+    }
+
+    const isReplay = (r: ApiResponse) => r.headers.get('idempotent-replayed') === 'true';
+
+    test('rule 1: a retry with the same key returns the original order (Idempotent-Replayed: true), even after a refresh', async () => {
+      const { quote, body } = await newQuote();
+      const first = await acct.client.order(body, 'order-key-1');
+      const o = expectOk(first).order;
+      assert.equal(first.headers.get('idempotent-replayed'), null, 'the original response is not marked as a replay');
+      const again = await acct.client.order(body, 'order-key-1');
+      expectOk(again);
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(again.body, first.body, 'same body');
+      assert.equal(again.text, first.text, 'byte-identical body');
+      assert.equal(await ordersForQuote(quote.quoteId), 1);
+      // The replay is the stored original, not the current state.
+      expectOk(await acct.client.refresh(o.trackingId));
+      const later = await acct.client.order(body, 'order-key-1');
+      assert.equal(isReplay(later), true);
+      assert.deepEqual(later.body, first.body);
+    });
+
+    test('rule 2: without a key the quoteId is the key; another key for the used quote → 409 QUOTE_ALREADY_USED', async () => {
+      const { quote, body } = await newQuote();
+      const first = await acct.client.order(body);
+      expectOk(first);
+      const retry = await acct.client.order(body);
+      assert.equal(isReplay(retry), true, 'a keyless retry of the same quote replays');
+      assert.deepEqual(retry.body, first.body);
+      const e = expectError(await acct.client.order(body, 'another-key'), 409, 'QUOTE_ALREADY_USED');
+      assert.equal(e.details, undefined);
+      assert.equal(await ordersForQuote(quote.quoteId), 1);
+      // The refused key was not consumed: it can carry another order.
+      const other = await newQuote();
+      expectOk(await acct.client.order(other.body, 'another-key'));
+
+      // A quote ordered under an explicit key cannot be ordered again without one.
+      const q2 = await newQuote();
+      expectOk(await acct.client.order(q2.body, 'explicit-key'));
+      expectError(await acct.client.order(q2.body), 409, 'QUOTE_ALREADY_USED');
+      assert.equal(await ordersForQuote(q2.quote.quoteId), 1);
+    });
+
+    test('rule 3: the same key with different terms → 409 IDEMPOTENCY_CONFLICT; the other quote stays usable', async () => {
+      const a = await newQuote();
+      const b = await newQuote();
+      expectOk(await acct.client.order(a.body, 'conflict-key'));
+      const e = expectError(await acct.client.order(b.body, 'conflict-key'), 409, 'IDEMPOTENCY_CONFLICT');
+      assert.equal(e.details, undefined);
+      expectError(await acct.client.order(b.body, 'conflict-key'), 409, 'IDEMPOTENCY_CONFLICT');
+      assert.equal(await ordersForQuote(b.quote.quoteId), 0);
+      expectOk(await acct.client.order(b.body, 'fresh-key'));
+      // The original still replays under the key.
+      assert.equal(isReplay(await acct.client.order(a.body, 'conflict-key')), true);
+    });
+
+    test('keys are scoped per account: two accounts may use the same key independently', async () => {
+      const other = await t.createAccount();
+      const mine = await newQuote();
+      const theirs = await newQuote(other);
+      const r1 = await acct.client.order(mine.body, 'shared-key');
+      const r2 = await other.client.order(theirs.body, 'shared-key');
+      expectOk(r1);
+      expectOk(r2);
+      assert.equal(isReplay(r2), false, 'not a replay of the other account’s order');
+      assert.notEqual(r1.body.order.trackingId, r2.body.order.trackingId);
+      assert.equal(isReplay(await other.client.order(theirs.body, 'shared-key')), true);
+      // And the other account cannot reach my order through my key and my quote.
+      expectError(await other.client.order(mine.body, 'shared-key'), 404, 'QUOTE_NOT_FOUND');
+    });
+
+    test('rule 4: while the key’s owner is still working → 409 ORDER_IN_PROGRESS with Retry-After: 1; then the original', async () => {
+      const { body } = await newQuote();
+      const first = await acct.client.order(body, 'in-progress-key');
+      expectOk(first);
+      // Put the record back to the state it has while its request is still creating the order.
+      const flip = (state: string) =>
+        t.db.query(`UPDATE idempotency_keys SET state = $3, locked_at = now() WHERE account_id = $1 AND key = $2`, [acct.id, 'in-progress-key', state]);
+      await flip('in_progress');
+      const busy = await acct.client.order(body, 'in-progress-key');
+      const e = expectError(busy, 409, 'ORDER_IN_PROGRESS');
+      assert.equal(e.details, undefined);
+      assert.equal(busy.headers.get('retry-after'), '1');
+      await flip('done');
+      const retry = await acct.client.order(body, 'in-progress-key');
+      assert.equal(isReplay(retry), true);
+      assert.deepEqual(retry.body, first.body);
+    });
+
+    for (const variant of ['same X-Idempotency-Key', 'no key (quoteId as key)'] as const) {
+      test(`${PARALLEL} concurrent POST /order, ${variant}: exactly one order; the rest replay or get ORDER_IN_PROGRESS; retries return the original`, async (ctx) => {
+        const { quote, body } = await newQuote();
+        const key = variant === 'same X-Idempotency-Key' ? `race-${quote.quoteId.slice(-12)}` : undefined;
+        const results = await Promise.all(Array.from({ length: PARALLEL }, () => acct.client.order(body, key)));
+        const created = results.filter((r) => r.status === 200 && !isReplay(r));
+        const replays = results.filter((r) => r.status === 200 && isReplay(r));
+        const busy = results.filter((r) => r.status === 409);
+        assert.equal(created.length, 1, `exactly one request creates the order; statuses ${results.map((r) => r.status).join(',')}`);
+        assert.equal(created.length + replays.length + busy.length, PARALLEL, `only 200 or 409: ${results.map((r) => `${r.status}`).join(',')}`);
+        const original = created[0]!.body;
+        for (const r of replays) assert.deepEqual(r.body, original, 'a replay is the original order');
+        for (const r of busy) {
+          expectError(r, 409, 'ORDER_IN_PROGRESS');
+          assert.equal(r.headers.get('retry-after'), '1');
+        }
+        assert.equal(await ordersForQuote(quote.quoteId), 1, 'exactly one order row');
+        ctx.diagnostic(`${engine}, ${variant}: 1 created, ${replays.length} replayed, ${busy.length} ORDER_IN_PROGRESS`);
+        // The losers retry after Retry-After and get the original (still in progress only on a very slow machine).
+        await Promise.all(
+          busy.map(async () => {
+            for (let attempt = 0; ; attempt++) {
+              await sleep(1000);
+              const r = await acct.client.order(body, key);
+              if (r.status === 409 && attempt < 10) {
+                expectError(r, 409, 'ORDER_IN_PROGRESS');
+                continue;
+              }
+              assert.equal(isReplay(r), true, `retry: ${r.status} ${r.text.slice(0, 200)}`);
+              assert.deepEqual(r.body, original);
+              return;
+            }
+          }),
+        );
+      });
+    }
+
+    test(`${PARALLEL} concurrent POST /order of one quote under ${PARALLEL} different keys: one order, the rest QUOTE_ALREADY_USED`, async () => {
+      const { quote, body } = await newQuote();
+      const results = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => acct.client.order(body, `distinct-${i}-${quote.quoteId.slice(-8)}`)));
+      const ok = results.filter((r) => r.status === 200);
+      assert.equal(ok.length, 1, `statuses ${results.map((r) => r.status).join(',')}`);
+      for (const r of results.filter((x) => x.status !== 200)) expectError(r, 409, 'QUOTE_ALREADY_USED');
+      assert.equal(await ordersForQuote(quote.quoteId), 1);
+    });
+  });
+}
