@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import secureJson from 'secure-json-parse';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -49,7 +50,8 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: BODY_LIMIT,
-    return503OnClosing: true,
+    // Requests that arrive while draining are still served (and answered in the SPEC shape).
+    return503OnClosing: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -64,6 +66,17 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   // JSON only (SPEC §2): Fastify's built-in text/plain parser would hand a string to the schema (400)
   // instead of refusing the media type (415 UNSUPPORTED_MEDIA_TYPE).
   app.removeContentTypeParser('text/plain');
+  // JSON, where an empty body means "no body" (e.g. POST …/refresh): routes that need one fail validation.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(Object.assign(new Error('malformed JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
+    }
+  });
   instrument(app, deps.metrics);
 
   await app.register(swagger, {

@@ -40,6 +40,13 @@ export interface HushConfig {
   assets: AssetRegistry;
   // ---- Swap pricing and rebalancing (appended; optional in the type, loadConfig always fills them) ----
   /** HUSH_PRICE_SOURCE: where swap prices come from (default embedded reference prices). */
+  /** Order deadline for cross-asset orders (shorter: bounds Hush's price exposure). */
+  swapOrderTtlS: number;
+  /** Largest adverse price move between quote and deposit confirmation before a swap is refunded. */
+  swapMaxDriftBps: number;
+  /** Inventory rebalancing: `faucet` (local chain), `jupiter`, or `off`; how often it runs. */
+  rebalancer: 'faucet' | 'jupiter' | 'off';
+  rebalanceIntervalS: number;
   priceSource?: 'embedded' | 'pyth' | 'jupiter';
   /** HUSH_PRICE_MAX_AGE_S: a price older than this is no price (default 60). */
   priceMaxAgeS?: number;
@@ -119,6 +126,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     payoutDelayS: delayWindow(env.HUSH_PAYOUT_DELAY_S),
     partnerPayoutIntervalS: int(env, 'HUSH_PARTNER_PAYOUT_INTERVAL_S', 3600, 1, 30 * 86_400),
     sweepIntervalS: int(env, 'HUSH_SWEEP_INTERVAL_S', 5, 1, 86_400),
+    swapOrderTtlS: int(env, 'HUSH_SWAP_ORDER_TTL_S', 600, 1, 86_400),
+    swapMaxDriftBps: int(env, 'HUSH_SWAP_MAX_DRIFT_BPS', 200, 0, 10_000),
+    rebalancer: rebalancerKind(env.HUSH_REBALANCER),
+    rebalanceIntervalS: int(env, 'HUSH_REBALANCE_INTERVAL_S', 300, 1, 86_400),
     treasurySeed: env.TREASURY_SEED || undefined,
     rateLimits: rateLimits(env.HUSH_RATE_LIMITS),
     serviceFeeBps: int(env, 'HUSH_SERVICE_FEE_BPS', 30, 0, 1000),
@@ -127,6 +138,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     assets: loadAssets(env.HUSH_ASSETS_FILE || undefined),
     ...priceSettings(env),
   };
+}
+
+function rebalancerKind(raw: string | undefined): HushConfig['rebalancer'] {
+  const v = raw || 'auto';
+  if (v === 'auto') return 'faucet'; // start-up turns this off when the chain has no local faucet
+  if (v !== 'faucet' && v !== 'jupiter' && v !== 'off') throw new ConfigError(`HUSH_REBALANCER must be faucet, jupiter or off, got "${raw}"`);
+  return v;
 }
 
 function priceSettings(env: NodeJS.ProcessEnv) {

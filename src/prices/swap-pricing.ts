@@ -3,6 +3,7 @@
  * configured spread, and a `convert` for `quoteCrossAsset` (SPEC §4:
  * `amountOut = floor(convert(amountIn − fee))`). Reads memory only.
  */
+import type { Price } from '../domain/price.ts';
 import type { Asset, AssetRegistry } from '../config/assets.ts';
 import { HushError } from '../domain/errors.ts';
 import { type Amount, U64_MAX, toAmount } from '../domain/money.ts';
@@ -27,6 +28,17 @@ export class SwapPricing {
     const a = this.assets.get(assetId);
     if (!a || !a.swappable) throw new HushError('PAIR_NOT_SUPPORTED', `Swapping ${pair.sourceAssetId} to ${pair.destinationAssetId} is not supported`, pair);
     return a;
+  }
+
+  /** A fresh price of one asset, or null when there is none right now (never throws). */
+  freshPrice(assetId: string): Price | null {
+    const other = this.assets.list.find((a) => a.assetId !== assetId)?.assetId;
+    if (!other) return null;
+    try {
+      return this.prices.pairRate(assetId, other).from.price;
+    } catch {
+      return null;
+    }
   }
 
   /** Both sides priced and validated now; throws PAIR_NOT_SUPPORTED / SERVICE_UNAVAILABLE. */

@@ -15,8 +15,11 @@ import { openDb } from '../store/open-db.ts';
 import { countOrdersByStatus } from '../store/orders-store.ts';
 import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { Treasury } from '../treasury/treasury.ts';
-import { fundFromLocalFaucet, isLocalFaucetChain, treasuryReport } from '../treasury/funding.ts';
+import { DEFAULT_FUNDING, fundFromLocalFaucet, isLocalFaucetChain, treasuryReport } from '../treasury/funding.ts';
 import { Inventory } from '../services/inventory.ts';
+import { createFreshPrices } from '../prices/select-price-source.ts';
+import { SwapPricing } from '../prices/swap-pricing.ts';
+import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
 import { AdminService, ensureDemoAccount, type DemoAccount } from '../services/admin-service.ts';
 import { reconcile } from '../ledger/reconcile.ts';
 import { SettlementWorker } from '../worker/settlement-worker.ts';
@@ -61,6 +64,10 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     const missing = (await isLocalFaucetChain(chain)) ? await fundFromLocalFaucet(db, chain, treasury, config.assets) : await treasuryReport(chain, treasury, config.assets).then((r) => r.filter((x) => x.missing !== '0'));
     for (const m of missing) log(`treasury: ${m.role} ${m.wallet} (${m.assetId}) holds ${m.balance}, target ${m.target}: fund it (npm run admin -- treasury)`);
   }
+  const prices = createFreshPrices(config, { onRefreshError: (e) => log(`prices: refresh failed: ${(e as Error).message}`) });
+  await prices.refresh();
+  prices.start();
+  const swaps = new SwapPricing(prices, config.assets, config.swapSpreadBps ?? 50);
   const inventory = new Inventory(db, chain, treasury, config.assets);
   await inventory.refresh().catch(() => {});
   inventory.start();
@@ -85,7 +92,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         db,
         chain,
         auth,
-        quotes: new QuoteService(config, chain, keys.quoteMacKey, inventory),
+        quotes: new QuoteService(config, chain, keys.quoteMacKey, inventory, swaps),
         orders,
         deposits: new DepositHintService(config, db, chain, orders),
         statusCache,
@@ -112,7 +119,20 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   }
   let worker: SettlementWorker | null = null;
   if (config.role !== 'api') {
-    worker = new SettlementWorker(config, db, chain, treasury, { log: (o, m) => log(`${m} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v))}`) });
+    const faucet = await isLocalFaucetChain(chain);
+    const targets = new Map(
+      config.assets.list.map((a) => [a.assetId, (DEFAULT_FUNDING.poolTokens[a.assetId] ?? 0n) * 10n ** BigInt(a.decimals) * BigInt(treasury.pools(a.assetId).length)]),
+    );
+    const rebalancer =
+      config.rebalancer === 'faucet' && faucet
+        ? new LocalFaucetRebalancer({ rpcUrl: chain.url, assets: config.assets, destination: (assetId) => treasury.pools(assetId)[0]!.address })
+        : undefined;
+    if (config.rebalancer === 'jupiter') log('rebalancer: jupiter is not wired in this build; inventory skew is reported only');
+    worker = new SettlementWorker(config, db, chain, treasury, {
+      swaps,
+      prices,
+      rebalancer,
+      inventoryTargets: targets, log: (o, m) => log(`${m} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v))}`) });
     worker.start();
   }
   let closed = false;
@@ -132,6 +152,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       await app?.close();
       await worker?.stop();
       inventory.stop();
+      prices.stop();
       await statusCache?.stop();
       chain.stop();
       redis?.disconnect();

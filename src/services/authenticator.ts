@@ -25,7 +25,7 @@ export class Authenticator {
   ) {}
 
   async authenticate(authorization: string | undefined): Promise<Caller> {
-    const m = /^Bearer ([!-~]{1,200})$/.exec(authorization ?? '');
+    const m = /^Bearer ([!-~]{1,200})$/i.exec(authorization ?? '');
     const parsed = m ? parseApiKey(m[1]!) : null;
     if (!parsed) throw new HushError('UNAUTHORIZED', UNAUTHORIZED);
     const { key, account } = await this.lookup(parsed.keyId);

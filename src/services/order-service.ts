@@ -114,7 +114,9 @@ export class OrderService {
     const createdAt = new Date();
     // The deadline is enforced by blockhash expiry, so it may never come before the transaction's death.
     const txDeathMs = createdAt.getTime() + SolanaChain.remainingMs(blockhash) * BLOCKHASH_SAFETY;
-    const expiration = new Date(Math.max(createdAt.getTime() + this.config.orderTtlS * 1000, Math.ceil(txDeathMs)));
+    // Swaps get a shorter deadline: the quote's rate is firm until the deposit lands.
+    const ttlS = q.sourceAssetId === q.destinationAssetId ? this.config.orderTtlS : this.config.swapOrderTtlS;
+    const expiration = new Date(Math.max(createdAt.getTime() + ttlS * 1000, Math.ceil(txDeathMs)));
     const order = {
       trackingId,
       accountId: account.id,

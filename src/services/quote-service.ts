@@ -2,10 +2,11 @@ import type { Address } from '@solana/kit';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
-import { quoteSameAsset, type QuoteMode } from '../domain/fees.ts';
+import { quoteCrossAsset, quoteSameAsset, type QuoteMode } from '../domain/fees.ts';
+import type { SwapPricing } from '../prices/swap-pricing.ts';
 import { toAmount } from '../domain/money.ts';
 import { DEFAULT_NETWORK_COST, settlementLamports } from '../domain/network-cost.ts';
-import { convertCeil, parsePrice, type Price } from '../domain/price.ts';
+import { convertCeil, convertFloor, parsePrice, type Price } from '../domain/price.ts';
 import { issueQuote, type QuoteObject } from '../domain/quote-token.ts';
 import { ChainUnavailableError, type SolanaChain } from '../chain/solana-chain.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
@@ -39,8 +40,21 @@ export class QuoteService {
     private readonly chain: SolanaChain,
     private readonly quoteSecret: Uint8Array,
     private readonly live?: LiveBounds,
+    /** Live prices for swaps (absent → every swap is PAIR_NOT_SUPPORTED). */
+    private readonly swaps?: SwapPricing,
   ) {
     for (const a of config.assets.list) this.prices.set(a.assetId, parsePrice(a.referencePriceUsd));
+  }
+
+  /**
+   * Bounds of a swap's `amount` (source units): the source's configured bounds, the max also capped by
+   * what the destination pools can pay, converted back at the live rate.
+   */
+  swapBounds(source: Asset, destination: Asset): { min: bigint; max: bigint } {
+    const free = this.bounds(destination).max;
+    const pair = this.swaps!.pair(source.assetId, destination.assetId);
+    const inSource = convertFloor(free, pair.to, pair.from);
+    return { min: source.min, max: inSource < source.max ? inSource : source.max };
   }
 
   /** Bounds of `amount`: what the destination pools can pay now, within the configured limits. */
@@ -61,7 +75,7 @@ export class QuoteService {
     const mode = req.mode ?? 'exact_in';
     const cross = source.assetId !== destination.assetId;
     if (cross && mode === 'exact_out') throw new HushError('UNSUPPORTED_MODE', 'Cross-asset orders must use exact_in', { mode });
-    if (cross) {
+    if (cross && (!this.swaps || !source.swappable || !destination.swappable)) {
       throw new HushError('PAIR_NOT_SUPPORTED', `Swapping ${source.assetId} to ${destination.assetId} is not supported`, {
         sourceAssetId: source.assetId,
         destinationAssetId: destination.assetId,
@@ -81,10 +95,10 @@ export class QuoteService {
       throw new HushError('FEE_RECIPIENT_REQUIRED', 'feeRecipientAddress is required when feeBps > 0', { field: 'feeRecipientAddress' });
     }
     const amount = BigInt(req.amount);
-    const { min, max } = this.bounds(destination);
+    const { min, max } = cross ? this.swapBounds(source, destination) : this.bounds(destination);
     if (amount > max) throw new HushError('AMOUNT_TOO_HIGH', `amount exceeds the current maximum of ${max}`, { min: min.toString(), max: max.toString() });
     const networkFee = await this.networkFee(source, destination, recipient);
-    const fees = quoteSameAsset({
+    const input = {
       mode,
       amount: toAmount(amount),
       feeBps,
@@ -92,7 +106,8 @@ export class QuoteService {
       networkFee: toAmount(networkFee),
       min: toAmount(min),
       max: toAmount(max),
-    });
+    };
+    const fees = cross ? quoteCrossAsset({ ...input, convert: this.swaps!.converter(source.assetId, destination.assetId, { min, max }) }) : quoteSameAsset(input);
     const issuedAtMs = Date.now();
     return issueQuote(this.quoteSecret, account.id, {
       sourceAssetId: source.assetId,
@@ -132,7 +147,12 @@ export class QuoteService {
     );
     if (source.native) return lamports;
     const sol = this.config.assets.list.find((a) => a.native)!;
-    return convertCeil(lamports, { price: this.prices.get(sol.assetId)!, decimals: sol.decimals }, { price: this.prices.get(source.assetId)!, decimals: source.decimals });
+    return convertCeil(lamports, { price: this.priceOf(sol.assetId), decimals: sol.decimals }, { price: this.priceOf(source.assetId), decimals: source.decimals });
+  }
+
+  /** Live price when the price source has a fresh one, else the configured reference (fees only). */
+  private priceOf(assetId: string): Price {
+    return this.swaps?.freshPrice(assetId) ?? this.prices.get(assetId)!;
   }
 
   private async tokenAccountExists(owner: Address, asset: Asset): Promise<boolean> {

@@ -201,6 +201,14 @@ export async function getOrderById(db: Queryable, id: string): Promise<OrderReco
   return rows[0] ? toOrder(rows[0]) : null;
 }
 
+/** Several orders by id in one query, in the order of `ids` (missing ones left out). */
+export async function getOrdersByIds(db: Queryable, ids: string[]): Promise<OrderRecord[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.id = ANY($1::bigint[])`, [ids]);
+  const byId = new Map(rows.map((r) => [String(r.id), toOrder(r)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 export interface OrderPatch {
   deposit?: DepositInfo | null;
   payouts?: OrderRecord['payouts'];

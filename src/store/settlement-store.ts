@@ -1,5 +1,5 @@
 import type { Db, Queryable } from './db.ts';
-import { getOrderById, type OrderRecord } from './orders-store.ts';
+import { getOrdersByIds, type OrderRecord } from './orders-store.ts';
 
 const FINAL = `('completed', 'expired', 'refunded', 'failed')`;
 
@@ -18,12 +18,8 @@ export async function claimDueOrders(db: Queryable, workerId: string, limit: num
      RETURNING id`,
     [workerId, limit, leaseSeconds],
   );
-  const out: OrderRecord[] = [];
-  for (const r of rows) {
-    const o = await getOrderById(db, String(r.id));
-    if (o) out.push(o);
-  }
-  return out;
+  // One read for the whole batch (not one per order): the claim is the worker's hottest path.
+  return getOrdersByIds(db, rows.map((r) => String(r.id)));
 }
 
 /** Gives an order back with its next run time; `afterError` backs off exponentially (computed in SQL). */
@@ -40,8 +36,13 @@ export async function releaseOrder(db: Queryable, id: string, workerId: string, 
   );
 }
 
-export async function setPayoutDue(db: Queryable, id: string, at: Date): Promise<void> {
-  await db.query('UPDATE orders SET payout_due_at = $2 WHERE id = $1 AND payout_due_at IS NULL', [id, at]);
+/** Sets the payout due time unless one is set already (the first draw wins); returns the one in force. */
+export async function setPayoutDue(db: Queryable, id: string, at: Date): Promise<Date | null> {
+  const { rows } = await db.query<{ payout_due_at: Date | null }>(
+    'UPDATE orders SET payout_due_at = coalesce(payout_due_at, $2) WHERE id = $1 RETURNING payout_due_at',
+    [id, at],
+  );
+  return rows[0]?.payout_due_at ?? null;
 }
 
 export type ChainTxKind = 'sweep' | 'payout' | 'refund' | 'partner_payout' | 'funding';
@@ -143,13 +144,14 @@ export async function getChainTx(db: Queryable, id: string): Promise<ChainTx | n
   return rows[0] ? toChainTx(rows[0]) : null;
 }
 
-/** Compare-and-set on a recorded transaction's fate. */
-export async function settleChainTx(db: Queryable, id: string, to: Exclude<ChainTxStatus, 'pending'>, feeLamports: bigint | null): Promise<boolean> {
-  const { rowCount } = await db.query(`UPDATE chain_txs SET status = $2, fee_lamports = $3, updated_at = now() WHERE id = $1 AND status = 'pending'`, [
-    id,
-    to,
-    feeLamports === null ? null : feeLamports.toString(),
-  ]);
+/** Compare-and-set on a recorded transaction's fate; `confirmedAt` (ISO) goes into its meta in the same statement. */
+export async function settleChainTx(db: Queryable, id: string, to: Exclude<ChainTxStatus, 'pending'>, feeLamports: bigint | null, confirmedAt?: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE chain_txs SET status = $2, fee_lamports = $3, updated_at = now(),
+       meta = CASE WHEN $4::text IS NULL THEN meta ELSE meta || jsonb_build_object('confirmedAt', $4::text) END
+     WHERE id = $1 AND status = 'pending'`,
+    [id, to, feeLamports === null ? null : feeLamports.toString(), confirmedAt ?? null],
+  );
   return rowCount > 0;
 }
 
@@ -206,7 +208,7 @@ export interface LedgerLeg {
   amount: bigint;
 }
 
-export type MovementKind = 'deposit' | 'sweep' | 'payout' | 'refund' | 'fee_income' | 'network_cost' | 'rent' | 'partner_payout' | 'funding';
+export type MovementKind = 'deposit' | 'sweep' | 'payout' | 'refund' | 'fee_income' | 'network_cost' | 'rent' | 'partner_payout' | 'funding' | 'swap' | 'rebalance';
 
 /**
  * Records one balanced movement (legs sum to zero per asset). Idempotent: a movement id is recorded once,
@@ -223,12 +225,15 @@ export async function recordMovement(db: Queryable, movement: string, kind: Move
     const prev = merged.get(k);
     merged.set(k, { ...l, amount: (prev?.amount ?? 0n) + l.amount });
   }
-  for (const l of merged.values()) {
-    await db.query(
-      `INSERT INTO ledger_entries (movement, kind, account, asset_id, amount, order_id) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (movement, account, asset_id) DO NOTHING`,
-      [movement, kind, l.account, l.assetId, l.amount.toString(), orderId],
-    );
-  }
+  if (merged.size === 0) return;
+  // All legs in one statement (one round trip; all or none, even outside a transaction).
+  const legsOf = [...merged.values()];
+  await db.query(
+    `INSERT INTO ledger_entries (movement, kind, account, asset_id, amount, order_id)
+     SELECT $1::text, $2::text, l.account, l.asset_id, l.amount, $6::bigint FROM unnest($3::text[], $4::text[], $5::numeric[]) AS l(account, asset_id, amount)
+     ON CONFLICT (movement, account, asset_id) DO NOTHING`,
+    [movement, kind, legsOf.map((l) => l.account), legsOf.map((l) => l.assetId), legsOf.map((l) => l.amount.toString()), orderId],
+  );
 }
 
 export async function ledgerBalances(db: Queryable, accountPrefix?: string): Promise<Map<string, bigint>> {

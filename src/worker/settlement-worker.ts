@@ -26,6 +26,10 @@ import {
 } from '../store/settlement-store.ts';
 import type { PoolWallet, Treasury } from '../treasury/treasury.ts';
 import { ChainView } from './chain-view.ts';
+import type { SwapPricing } from '../prices/swap-pricing.ts';
+import { runRebalance, type Rebalancer } from '../rebalance/rebalancer.ts';
+import type { FreshPrices } from '../prices/price-source.ts';
+import { convertForSwap } from '../domain/swap-conversion.ts';
 import { faultPoint } from './fault-points.ts';
 
 export interface WorkerOptions {
@@ -37,12 +41,28 @@ export interface WorkerOptions {
   /** A non-final order older than this (past its expiration) is failed by the watchdog. */
   stuckAfterMs?: number;
   log?: (obj: Record<string, unknown>, msg: string) => void;
+  /** Live prices, for the drift check of swaps; without it swaps wait. */
+  swaps?: SwapPricing;
+  /** Aggregate inventory rebalancing (absent: off); needs `prices`. */
+  rebalancer?: Rebalancer;
+  prices?: FreshPrices;
+  /** Inventory each asset's pools should hold in total (base units); the rebalancer aims for it. */
+  inventoryTargets?: Map<string, bigint>;
+  rebalanceIntervalMs?: number;
 }
 
 /** Lamports a SOL pool keeps so it stays rent-exempt. */
 const SOL_POOL_RESERVE = 10_000_000n;
 const RESEND_EVERY_MS = 2000;
 const SWEEP_BATCH = 4;
+/** Orders claimed per batch. */
+const ORDER_BATCH = 64;
+/**
+ * Polls are fallbacks where a faster signal exists: the deposit watch wakes an order whose deposit became
+ * visible, and settling a payout or refund wakes its order. Each poll costs a claim and a release.
+ */
+const AWAITING_POLL_SLOTS = 4;
+const SETTLE_FALLBACK_SLOTS = 4;
 /** Advisory lock naming the partner-payout job among all workers. */
 const PARTNER_PAYOUT_LOCK = 87870002;
 
@@ -55,6 +75,11 @@ const PARTNER_PAYOUT_LOCK = 87870002;
  */
 export class SettlementWorker {
   private readonly view: ChainView;
+  private readonly swaps?: SwapPricing;
+  private readonly rebalancer?: Rebalancer;
+  private readonly prices?: FreshPrices;
+  private readonly inventoryTargets?: Map<string, bigint>;
+  private readonly rebalanceIntervalMs: number;
   private readonly workerId: string;
   private readonly tickMs: number;
   private readonly sweepIntervalMs: number;
@@ -65,6 +90,11 @@ export class SettlementWorker {
   private loops: Promise<void>[] = [];
   private readonly lastSent = new Map<string, number>();
   private sleepers = new Set<() => void>();
+  /** Cuts a loop's sleep short (by loop name), when work for it is known to be due now. */
+  private readonly wakers = new Map<string, () => void>();
+  private lastWatchedSlot = -1n;
+  /** Serializes choosing pools and recording the transfers: see `exclusive`. */
+  private planLock: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly config: HushConfig,
@@ -74,6 +104,11 @@ export class SettlementWorker {
     opts: WorkerOptions = {},
   ) {
     this.view = new ChainView(chain);
+    this.swaps = opts.swaps;
+    this.rebalancer = opts.rebalancer;
+    this.prices = opts.prices;
+    this.inventoryTargets = opts.inventoryTargets;
+    this.rebalanceIntervalMs = opts.rebalanceIntervalMs ?? config.rebalanceIntervalS * 1000;
     this.workerId = opts.workerId ?? `w_${randomBytes(4).toString('hex')}`;
     this.tickMs = opts.tickMs ?? Math.max(20, Math.floor(config.localnetSlotMs / 2));
     this.sweepIntervalMs = opts.sweepIntervalMs ?? config.sweepIntervalS * 1000;
@@ -92,10 +127,12 @@ export class SettlementWorker {
     this.loops = [
       this.loop('orders', this.tickMs, () => this.orderTick()),
       this.loop('transactions', this.tickMs, () => this.txTick()),
+      this.loop('deposit-watch', Math.max(10, Math.floor(this.tickMs / 4)), () => this.depositWatchTick()),
       this.loop('sweeps', this.sweepIntervalMs, () => this.sweepTick()),
       this.loop('partner-payouts', this.config.partnerPayoutIntervalS * 1000, () => this.partnerTick()),
       this.loop('late-deposits', Math.max(this.sweepIntervalMs, 5000), () => this.lateDepositTick()),
       this.loop('maintenance', 30_000, () => this.maintenanceTick()),
+      this.loop('rebalance', this.rebalanceIntervalMs, () => this.rebalanceTick()),
     ];
   }
 
@@ -116,11 +153,14 @@ export class SettlementWorker {
       if (!this.running) break;
       await new Promise<void>((resolve) => {
         const t = setTimeout(done, everyMs);
+        const wakers = this.wakers;
         function done() {
           clearTimeout(t);
+          if (wakers.get(name) === done) wakers.delete(name);
           resolve();
         }
         this.sleepers.add(done);
+        this.wakers.set(name, done);
         setTimeout(() => this.sleepers.delete(done), everyMs + 1).unref();
       });
     }
@@ -143,8 +183,18 @@ export class SettlementWorker {
 
   // ---- orders ----
 
+  /** Claims and steps due orders, batch after batch while batches come back full (a burst drains at once). */
   async orderTick(): Promise<number> {
-    const orders = await claimDueOrders(this.db, this.workerId, 64, this.leaseSeconds);
+    let total = 0;
+    for (;;) {
+      const n = await this.orderBatch();
+      total += n;
+      if (n < ORDER_BATCH || !this.running) return total;
+    }
+  }
+
+  private async orderBatch(): Promise<number> {
+    const orders = await claimDueOrders(this.db, this.workerId, ORDER_BATCH, this.leaseSeconds);
     if (orders.length === 0) return 0;
     const watching = orders.filter((o) => o.status === 'awaiting_deposit' || o.status === 'deposit_detected');
     const deposits = await this.depositStates(watching);
@@ -197,7 +247,7 @@ export class SettlementWorker {
           await transitionOrder(this.db, o.id, 'awaiting_deposit', 'expired');
           return {};
         }
-        return { delayMs: slot };
+        return { delayMs: AWAITING_POLL_SLOTS * slot };
       }
       case 'deposit_confirmed':
         return this.payOrRefund(o);
@@ -205,7 +255,7 @@ export class SettlementWorker {
       case 'refunding':
         return this.advancePayout(o);
       case 'swapping':
-        return { delayMs: slot };
+        return this.payOrRefund(o);
       default:
         return {};
     }
@@ -218,6 +268,17 @@ export class SettlementWorker {
     if (o.status === 'awaiting_deposit') await transitionOrder(this.db, o.id, 'awaiting_deposit', 'deposit_detected', { deposit: { ...deposit, confirmedAt: null } });
     const moved = await transitionOrder(this.db, o.id, 'deposit_detected', 'deposit_confirmed', { deposit });
     if (!moved) return { delayMs: 0 };
+    await this.recordDeposit(o, amount);
+    const due = await this.drawPayoutDue(o.id, now);
+    faultPoint('deposit-confirmed');
+    // Already due (privacy delay window 0-0): pay now, under the lease this worker holds, instead of a
+    // release and a claim a tick later. Same payout path, same compare-and-set transitions.
+    if (due.getTime() <= Date.now()) return this.payOrRefund({ ...o, status: 'deposit_confirmed', deposit }, { dueAt: due });
+    return { at: due };
+  }
+
+  /** The deposit on the ledger (idempotent: one movement per order). */
+  private async recordDeposit(o: OrderRecord, amount: bigint): Promise<void> {
     await recordMovement(
       this.db,
       `deposit:${o.trackingId}`,
@@ -228,36 +289,90 @@ export class SettlementWorker {
       ],
       o.id,
     );
-    const { min, max } = this.config.payoutDelayS;
-    const delayMs = (min + (max > min ? randomInt(max - min + 1) : 0)) * 1000 + (max > 0 ? randomInt(1000) : 0);
-    const due = new Date(now.getTime() + delayMs);
-    await setPayoutDue(this.db, o.id, due);
-    faultPoint('deposit-confirmed');
-    return { at: due };
   }
 
-  private async payOrRefund(o: OrderRecord): Promise<{ delayMs?: number; at?: Date }> {
+  /** Draws the privacy delay once per order (the first draw wins) and returns the payout due time. */
+  private async drawPayoutDue(orderId: string, from: Date): Promise<Date> {
+    const { min, max } = this.config.payoutDelayS;
+    const delayMs = (min + (max > min ? randomInt(max - min + 1) : 0)) * 1000 + (max > 0 ? randomInt(1000) : 0);
+    return (await setPayoutDue(this.db, orderId, new Date(from.getTime() + delayMs)))!;
+  }
+
+  /** `confirmed`: passed by confirmDeposit, which has just recorded the deposit and drawn the due time. */
+  private async payOrRefund(o: OrderRecord, confirmed?: { dueAt: Date }): Promise<{ delayMs?: number; at?: Date }> {
     const deposited = BigInt(o.deposit?.amount ?? '0');
+    // A deposit confirmed through the deposit hint (the API) never went through confirmDeposit: put it on
+    // the ledger and draw its privacy delay here (both idempotent), before anything moves.
+    if (!confirmed) await this.recordDeposit(o, deposited);
     if (deposited !== o.amountIn) {
       await transitionOrder(this.db, o.id, 'deposit_confirmed', 'refunding', { failureReason: deposited < o.amountIn ? 'deposit_short' : 'deposit_over' });
       return { delayMs: 0 };
     }
-    const fresh = await getOrderById(this.db, o.id);
-    const due = (fresh as OrderRecord & { payoutDueAt?: Date })?.payoutDueAt;
-    void due;
-    const dueAt = await this.payoutDueAt(o.id);
-    if (dueAt && dueAt.getTime() > Date.now()) return { at: dueAt };
-    const planned = await this.planTransfers(o, 'payout', o.destinationAssetId, o.recipient as Address, o.amountOut);
-    if (!planned) return { delayMs: 5000 };
-    const ok = await this.db.transaction(async (tx) => {
-      for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
-      return transitionOrder(tx, o.id, 'deposit_confirmed', 'sending');
+    let from: 'deposit_confirmed' | 'swapping' = o.status === 'swapping' ? 'swapping' : 'deposit_confirmed';
+    if (from === 'deposit_confirmed' && o.sourceAssetId !== o.destinationAssetId) {
+      const swap = await this.startSwap(o);
+      if (swap === 'refund') return { delayMs: 0 };
+      if (swap === 'wait') return { delayMs: 2000 };
+      from = 'swapping';
+    }
+    const dueAt = confirmed?.dueAt ?? (await this.payoutDueAt(o.id));
+    if (dueAt === null) return { at: await this.drawPayoutDue(o.id, new Date(o.deposit?.confirmedAt ?? Date.now())) };
+    if (dueAt.getTime() > Date.now()) return { at: dueAt };
+    const { planned, ok } = await this.exclusive(async () => {
+      const planned = await this.planTransfers(o, 'payout', o.destinationAssetId, o.recipient as Address, o.amountOut);
+      if (!planned) return { planned, ok: false };
+      const ok = await this.db.transaction(async (tx) => {
+        for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
+        return transitionOrder(tx, o.id, from, 'sending');
+      });
+      return { planned, ok };
     });
+    if (!planned) return { delayMs: 5000 };
     if (!ok) return { delayMs: 0 };
     faultPoint('payout-recorded');
     await this.sendAll(planned.map((p) => p.wire));
     faultPoint('payout-sent');
-    return { delayMs: this.config.localnetSlotMs };
+    return { delayMs: SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs };
+  }
+
+  /**
+   * `deposit_confirmed → swapping` for a cross-asset order: the quote's rate is honoured unless the market
+   * has since moved against Hush by more than HUSH_SWAP_MAX_DRIFT_BPS, in which case the deposit is
+   * refunded (`price_moved`). The status change and the inventory legs (source in, destination owed) are
+   * one database transaction. Without a fresh price the order waits.
+   */
+  private async startSwap(o: OrderRecord): Promise<'swapped' | 'refund' | 'wait'> {
+    if (!this.swaps) return 'wait';
+    const net = o.amountIn - o.serviceFee - o.partnerFee - o.networkFee;
+    let liveOut: bigint;
+    try {
+      const p = this.swaps.pair(o.sourceAssetId, o.destinationAssetId);
+      liveOut = convertForSwap(net, p.from, p.to, p.spreadBps);
+    } catch {
+      return 'wait';
+    }
+    if (liveOut * 10_000n < o.amountOut * (10_000n - BigInt(this.config.swapMaxDriftBps))) {
+      await transitionOrder(this.db, o.id, 'deposit_confirmed', 'refunding', { failureReason: 'price_moved' });
+      this.log({ trackingId: o.trackingId, quoted: o.amountOut.toString(), live: liveOut.toString() }, 'swap refunded: price moved');
+      return 'refund';
+    }
+    const moved = await this.db.transaction(async (tx) => {
+      if (!(await transitionOrder(tx, o.id, 'deposit_confirmed', 'swapping'))) return false;
+      await recordMovement(
+        tx,
+        `swap:${o.trackingId}`,
+        'swap',
+        [
+          { account: 'swaps:received', assetId: o.sourceAssetId, amount: net },
+          { account: 'swaps:book', assetId: o.sourceAssetId, amount: -net },
+          { account: 'swaps:owed', assetId: o.destinationAssetId, amount: -o.amountOut },
+          { account: 'swaps:book', assetId: o.destinationAssetId, amount: o.amountOut },
+        ],
+        o.id,
+      );
+      return true;
+    });
+    return moved ? 'swapped' : 'wait';
   }
 
   private async payoutDueAt(orderId: string): Promise<Date | null> {
@@ -281,7 +396,7 @@ export class SettlementWorker {
       if (live?.status === 'confirmed') landed.push(live);
       else if (!live) await this.replacePart(o, list[list.length - 1]!, part);
     }
-    if (landed.length < parts.size) return { delayMs: this.config.localnetSlotMs };
+    if (landed.length < parts.size) return { delayMs: SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs };
     const now = new Date().toISOString();
     const transfers = landed.map((t) => ({ signature: t.signature, amount: t.amount.toString(), confirmedAt: (t.meta.confirmedAt as string | undefined) ?? now }));
     faultPoint('payout-confirmed');
@@ -329,16 +444,20 @@ export class SettlementWorker {
       this.log({ trackingId: o.trackingId, deposited: deposited.toString() }, 'ALERT: deposit too small to refund; held in custody');
       return {};
     }
-    const planned = await this.planTransfers(o, 'refund', o.sourceAssetId, o.sender as Address, amount);
-    if (!planned) return { delayMs: 5000 };
-    const ok = await this.db.transaction(async (tx) => {
-      for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
-      return true;
+    const { planned, ok } = await this.exclusive(async () => {
+      const planned = await this.planTransfers(o, 'refund', o.sourceAssetId, o.sender as Address, amount);
+      if (!planned) return { planned, ok: false };
+      const ok = await this.db.transaction(async (tx) => {
+        for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
+        return true;
+      });
+      return { planned, ok };
     });
+    if (!planned) return { delayMs: 5000 };
     if (!ok) return { delayMs: 0 };
     faultPoint('refund-recorded');
     await this.sendAll(planned.map((p) => p.wire));
-    return { delayMs: this.config.localnetSlotMs };
+    return { delayMs: SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs };
   }
 
   private async replacePart(o: OrderRecord, dead: ChainTx, part: number | string): Promise<void> {
@@ -366,7 +485,10 @@ export class SettlementWorker {
   ) {
     const asset = this.asset(assetId);
     const pools = this.treasury.pools(assetId);
-    const [balances, pending] = await Promise.all([this.view.balances(pools.map((p) => p.holding), 'confirmed'), pendingOutflows(q)]);
+    // Pending first, balances second: a transaction that settles in between is then subtracted twice
+    // (safe), never missed by both reads (which could overspend a pool).
+    const pending = await pendingOutflows(q);
+    const balances = await this.view.balances(pools.map((p) => p.holding), 'confirmed');
     const available = (p: PoolWallet) => {
       const b = balances.get(p.holding);
       const held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
@@ -443,8 +565,7 @@ export class SettlementWorker {
     const costs = await this.view.costs(t.signature, watch);
     if (!costs) return; // not visible at `confirmed` yet
     const done = await this.db.transaction(async (tx) => {
-      if (!(await settleChainTx(tx, t.id, success ? 'confirmed' : 'failed', costs.fee))) return false;
-      if (success) await tx.query(`UPDATE chain_txs SET meta = meta || jsonb_build_object('confirmedAt', $2::text) WHERE id = $1`, [t.id, new Date().toISOString()]);
+      if (!(await settleChainTx(tx, t.id, success ? 'confirmed' : 'failed', costs.fee, success ? new Date().toISOString() : undefined))) return false;
       const feePayer = `feepayer:${this.treasury.feePayer.address}`;
       const rent = -costs.feePayerDelta - costs.fee;
       await recordMovement(tx, `tx:${t.signature}:cost`, 'network_cost', [
@@ -509,7 +630,49 @@ export class SettlementWorker {
       return;
     }
     // Wake the order so it completes (or replaces the dead transaction) without waiting a full tick.
-    if (t.orderId) await this.db.query('UPDATE orders SET next_run_at = now() WHERE id = $1', [t.orderId]);
+    if (t.orderId) {
+      await this.db.query('UPDATE orders SET next_run_at = now() WHERE id = $1', [t.orderId]);
+      this.wake('orders');
+    }
+  }
+
+  private wake(loop: string): void {
+    this.wakers.get(loop)?.();
+  }
+
+  /**
+   * Runs `fn` alone among this worker's plan-and-record sections. Pool choice counts pool balances less
+   * the *recorded* pending outflows, so two plans running side by side (orders are stepped concurrently)
+   * would both count on the same funds; one at a time, each sees the previous one's record. Must be
+   * entered outside any database transaction (PGlite would block the holder's queries behind it).
+   */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.planLock.then(fn, fn);
+    this.planLock = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * Deposit watch: whenever the `confirmed` slot advances, one read of every watched deposit account; the
+   * orders whose deposit became visible are made due now and the order loop is woken, instead of each
+   * waiting for its next poll (up to a slot, plus a tick). It only moves `next_run_at`: every state
+   * change still happens in the order step, with its compare-and-set transitions.
+   */
+  async depositWatchTick(): Promise<void> {
+    const slot = BigInt(await this.chain().rpc.getSlot({ commitment: 'confirmed' }).send());
+    if (slot === this.lastWatchedSlot) return;
+    this.lastWatchedSlot = slot;
+    // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick.
+    this.wake('transactions');
+    const { rows } = await this.db.query<{ id: string | number; deposit_account: string }>(
+      `SELECT id, deposit_account FROM orders WHERE status IN ('awaiting_deposit', 'deposit_detected') AND next_run_at > now() LIMIT 10000`,
+    );
+    if (rows.length === 0) return;
+    const balances = await this.view.balances(rows.map((r) => r.deposit_account), 'confirmed');
+    const funded = rows.filter((r) => (balances.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n).map((r) => String(r.id));
+    if (funded.length === 0) return;
+    await this.db.query(`UPDATE orders SET next_run_at = now() WHERE id = ANY($1::bigint[]) AND status IN ('awaiting_deposit', 'deposit_detected')`, [funded]);
+    this.wake('orders');
   }
 
   // ---- sweeps ----
@@ -564,7 +727,7 @@ export class SettlementWorker {
    * an advisory lock; what pending payouts already cover is not owed again.
    */
   async partnerTick(): Promise<number> {
-    const planned = await this.db.transaction(async (tx) => {
+    const planned = await this.exclusive(() => this.db.transaction(async (tx) => {
       const lock = await tx.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [PARTNER_PAYOUT_LOCK]);
       if (!lock.rows[0]?.ok) return [];
       const owed = await tx.query<{ account: string; asset_id: string; owed: string }>(
@@ -582,7 +745,7 @@ export class SettlementWorker {
         for (const p of parts) if ((await insertChainTx(tx, p)) !== null) out.push(p.wire);
       }
       return out;
-    });
+    }));
     await this.sendAll(planned);
     return planned.length;
   }
@@ -652,12 +815,14 @@ export class SettlementWorker {
         this.log({ trackingId: order.trackingId, amount: item.amount }, 'ALERT: late deposit too small to refund; held in custody');
         continue;
       }
-      const planned = await this.planTransfers(order, 'refund', order.sourceAssetId, order.sender as Address, refund, { late: true });
-      if (!planned) continue;
-      const wires: string[] = [];
-      for (const [n, p] of planned.entries()) {
-        if ((await insertChainTx(this.db, { ...p, meta: { ...p.meta, part: `late:${sweep.signature}:${n}` } })) !== null) wires.push(p.wire);
-      }
+      const wires = await this.exclusive(async () => {
+        const planned = await this.planTransfers(order, 'refund', order.sourceAssetId, order.sender as Address, refund, { late: true });
+        const out: string[] = [];
+        for (const [n, p] of (planned ?? []).entries()) {
+          if ((await insertChainTx(this.db, { ...p, meta: { ...p.meta, part: `late:${sweep.signature}:${n}` } })) !== null) out.push(p.wire);
+        }
+        return out;
+      });
       await this.sendAll(wires);
     }
   }
@@ -673,6 +838,73 @@ export class SettlementWorker {
       const order = await getOrderById(this.db, t.orderId!);
       if (order) await this.replacePart(order, t, t.meta.part as never);
     }
+  }
+
+  // ---- inventory ----
+
+  /** Pool inventory per asset at `confirmed` (SOL pools less their rent reserve). */
+  async inventory(): Promise<Map<string, bigint>> {
+    const pools = this.treasury.allPools();
+    const balances = await this.view.balances(pools.map((p) => p.holding), 'confirmed');
+    const out = new Map<string, bigint>();
+    for (const p of pools) {
+      const native = this.asset(p.assetId).native;
+      const b = balances.get(p.holding);
+      const held = native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
+      out.set(p.assetId, (out.get(p.assetId) ?? 0n) + (held > 0n ? held : 0n));
+    }
+    return out;
+  }
+
+  /**
+   * Aggregate rebalancing on a schedule, in lots unrelated to any order: assets above their target band
+   * fund assets below it. Each landed move is put on the ledger from the transaction's own balance
+   * changes. Without a rebalancer, a skew outside the band is only reported (ALERT).
+   */
+  async rebalanceTick(): Promise<number> {
+    if (!this.inventoryTargets || !this.prices) return 0;
+    const inventory = await this.inventory();
+    for (const [assetId, target] of this.inventoryTargets) {
+      const held = inventory.get(assetId) ?? 0n;
+      if (held * 2n < target) this.log({ assetId, held: held.toString(), target: target.toString() }, 'ALERT: inventory skew: pools below half their target');
+    }
+    if (!this.rebalancer) return 0;
+    const done = await runRebalance(this.rebalancer, inventory, this.inventoryTargets, this.prices, this.config.assets);
+    for (const { result } of done) if (result.signature) await this.recordExternal(result.signature, 'rebalance', 'external:rebalancing');
+    return done.length;
+  }
+
+  /**
+   * Records a transaction Hush did not build on the ledger from its balance changes: every pool and the
+   * fee payer by their own deltas, the counterparty for the rest of each asset.
+   */
+  private async recordExternal(signature: string, kind: 'rebalance' | 'funding', counterparty: string): Promise<void> {
+    for (let i = 0; i < 50; i++) {
+      const tx = await this.chain().rpc.getTransaction(signature as never, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+      if (tx?.meta) {
+        const meta = tx.meta;
+        const keys = tx.transaction.message.accountKeys as readonly string[];
+        const legs: { account: string; assetId: string; amount: bigint }[] = [];
+        keys.forEach((k, idx) => {
+          const pool = this.treasury.poolByHolding(k);
+          const lamports = BigInt(meta.postBalances[idx]!) - BigInt(meta.preBalances[idx]!);
+          if (k === this.treasury.feePayer.address && lamports !== 0n) legs.push({ account: `feepayer:${k}`, assetId: 'sol', amount: lamports });
+          if (pool && this.asset(pool.assetId).native && lamports !== 0n) legs.push({ account: `pool:${k}`, assetId: pool.assetId, amount: lamports });
+          if (pool && !this.asset(pool.assetId).native) {
+            const bal = (list: typeof meta.preTokenBalances) => BigInt(list?.find((b) => b.accountIndex === idx)?.uiTokenAmount.amount ?? '0');
+            const delta = bal(meta.postTokenBalances) - bal(meta.preTokenBalances);
+            if (delta !== 0n) legs.push({ account: `pool:${k}`, assetId: pool.assetId, amount: delta });
+          }
+        });
+        const sums = new Map<string, bigint>();
+        for (const l of legs) sums.set(l.assetId, (sums.get(l.assetId) ?? 0n) + l.amount);
+        for (const [assetId, sum] of sums) legs.push({ account: counterparty, assetId, amount: -sum });
+        await recordMovement(this.db, `${kind}:${signature}`, kind, legs);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    this.log({ signature }, 'ALERT: rebalance transaction not visible; ledger not updated');
   }
 
   // ---- maintenance ----

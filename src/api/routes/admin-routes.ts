@@ -26,7 +26,7 @@ export async function adminRoutes(fastify: FastifyInstance, { deps, admin }: { d
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const expected = digest(deps.config.adminToken!);
   app.addHook('onRequest', async (request) => {
-    const m = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
+    const m = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
     // Hashing both sides makes the comparison constant-time whatever the presented length.
     if (!m || !timingSafeEqual(digest(m[1]!), expected)) throw new HushError('UNAUTHORIZED', 'Missing or invalid admin token');
   });
