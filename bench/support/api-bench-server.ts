@@ -8,12 +8,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { generateKeyPairSigner } from '@solana/kit';
 import { loadConfig } from '../../src/config/config.ts';
 import { startHush } from '../../src/runtime/start-hush.ts';
+import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 import { QuoteRequestBody, QuoteResponse, TokensResponse } from '../../src/api/schemas.ts';
 
 const hush = await startHush(loadConfig({ ...process.env, HUSH_ROLE: 'api', PORT: '0' }));
 const db = hush.db;
+// Role api never funds the treasury, and without funded pools (and fee payer) every quote is AMOUNT_TOO_HIGH:
+// fund it from the local chain's faucet, as a worker would.
+await fundFromLocalFaucet(db, hush.chain, hush.treasury, hush.config.assets);
 const accountId = `acc_bench${Date.now()}`;
 await insertAccount(db, { id: accountId, name: accountId, feeCapBps: 100 });
 await updateAccount(db, accountId, { rateLimits: { quote: 1_000_000, order: 1_000_000, status: 1_000_000, tokens: 1_000_000 } });

@@ -74,6 +74,8 @@ export interface HushConfig {
   rebalanceLotUsd?: string;
   /** HUSH_REBALANCE_SLIPPAGE_BPS: worst accepted rebalancing price below fair value (default 100). */
   rebalanceSlippageBps?: number;
+  /** HUSH_PRICE_OVERRIDES_FILE: JSON `{ "<assetId>": "<usd decimal>" }` the embedded source applies over the reference prices, re-read when it changes. */
+  priceOverridesFile?: string;
 }
 
 export class ConfigError extends Error {}
@@ -137,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     computeUnitPriceMicroLamports: BigInt(int(env, 'HUSH_COMPUTE_UNIT_PRICE', 1000, 0, 1_000_000_000)),
     assets: loadAssets(env.HUSH_ASSETS_FILE || undefined),
     ...priceSettings(env),
+    priceOverridesFile: env.HUSH_PRICE_OVERRIDES_FILE || undefined,
   };
 }
 

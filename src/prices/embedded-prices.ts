@@ -9,11 +9,19 @@
  * - Deterministic when seeded (same seed + same clock readings ⇒ same prices), random otherwise.
  * - Exact: prices are kept as integers of 10^-18 USD per whole token; no float touches a price.
  * - publishedAt is the time of the answer; confidence is 0 (the reference is exact by definition).
+ * - Overrides (`overridesFile`, HUSH_PRICE_OVERRIDES_FILE): a JSON object `{ "<assetId>": "<usd decimal>" }`
+ *   whose prices replace the reference (and the walk) of the assets it names. It is re-read on an answer
+ *   only when its mtime or size changed (one stat per answer otherwise), so an operator or a test moves
+ *   prices at runtime; the next FreshPrices refresh picks the change up. A missing file means no
+ *   overrides; a malformed one fails the answer (PriceSourceError: the refresh fails and is logged, the
+ *   last snapshot ages out) and is re-read on every answer until it parses. Ids the source does not
+ *   price are ignored.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import { parsePositivePrice, reduce } from '../domain/exact-decimal.ts';
 import type { Price } from '../domain/price.ts';
-import type { PriceQuote, PriceSource } from './price-source.ts';
+import { PriceSourceError, type PriceQuote, type PriceSource } from './price-source.ts';
 
 export interface EmbeddedPriceOptions {
   assets: readonly { assetId: string; referencePriceUsd: string }[];
@@ -24,6 +32,8 @@ export interface EmbeddedPriceOptions {
   /** Seed for a reproducible walk. */
   seed?: bigint | number | string;
   now?: () => number;
+  /** JSON `{ "<assetId>": "<usd decimal string>" }` applied over the reference prices, re-read when it changes. */
+  overridesFile?: string;
 }
 
 const SCALE = 10n ** 18n;
@@ -68,6 +78,10 @@ export class EmbeddedPriceSource implements PriceSource {
   private readonly rng: SplitMix64;
   private readonly now: () => number;
   private lastStep: number | null = null;
+  private readonly overridesFile?: string;
+  private overrides = new Map<string, Price>();
+  /** `mtimeMs:size` of the overrides file last applied ('absent' when missing); null forces a read. */
+  private overridesStamp: string | null = null;
 
   constructor(opts: EmbeddedPriceOptions) {
     const walk = opts.walkBpsPerMinute ?? 0;
@@ -78,6 +92,7 @@ export class EmbeddedPriceSource implements PriceSource {
     this.bandBps = BigInt(band);
     this.rng = new SplitMix64(seedToBigInt(opts.seed));
     this.now = opts.now ?? Date.now;
+    this.overridesFile = opts.overridesFile;
     for (const a of opts.assets) {
       const p = parsePositivePrice(a.referencePriceUsd);
       if (!p) throw new RangeError(`referencePriceUsd of ${a.assetId} is not a positive decimal: "${a.referencePriceUsd}"`);
@@ -116,14 +131,49 @@ export class EmbeddedPriceSource implements PriceSource {
     }
   }
 
+  /** Re-reads the overrides file when its mtime or size changed; throws PriceSourceError when it is malformed. */
+  private loadOverrides(): void {
+    const file = this.overridesFile;
+    if (!file) return;
+    let stamp: string;
+    try {
+      const st = statSync(file);
+      stamp = `${st.mtimeMs}:${st.size}`;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new PriceSourceError(`price overrides file ${file}: ${(e as Error).message}`);
+      stamp = 'absent';
+    }
+    if (stamp === this.overridesStamp) return;
+    const next = new Map<string, Price>();
+    if (stamp !== 'absent') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (e) {
+        throw new PriceSourceError(`price overrides file ${file} is not valid JSON: ${(e as Error).message}`);
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new PriceSourceError(`price overrides file ${file} must hold a JSON object`);
+      for (const [id, v] of Object.entries(parsed)) {
+        const p = typeof v === 'string' ? parsePositivePrice(v) : null;
+        if (!p) throw new PriceSourceError(`price overrides file ${file}: "${id}" must be a positive USD decimal string`);
+        if (this.reference.has(id)) next.set(id, p);
+      }
+    }
+    this.overrides = next;
+    this.overridesStamp = stamp;
+  }
+
   /** The price an answer at `now` gives, without the async wrapper (handy for tests). */
   priceNow(assetId: string): Price | undefined {
     const now = this.now();
+    this.loadOverrides();
     this.step(now);
     return this.priceOf(assetId);
   }
 
   private priceOf(assetId: string): Price | undefined {
+    const o = this.overrides.get(assetId);
+    if (o) return o;
     if (this.walkBps === 0n) return this.reference.get(assetId);
     const c = this.current.get(assetId);
     return c === undefined ? undefined : reduce({ num: c, den: SCALE });
@@ -131,6 +181,7 @@ export class EmbeddedPriceSource implements PriceSource {
 
   async latest(assetIds: string[]): Promise<Map<string, PriceQuote>> {
     const now = this.now();
+    this.loadOverrides();
     this.step(now);
     const out = new Map<string, PriceQuote>();
     for (const id of assetIds) {

@@ -30,6 +30,7 @@ export interface ResolvedPriceSettings {
   priceFeedsFile?: string;
   rebalanceLotUsd: Price;
   rebalanceSlippageBps: number;
+  priceOverridesFile?: string;
 }
 
 export function resolvePriceSettings(config: HushConfig): ResolvedPriceSettings {
@@ -49,6 +50,7 @@ export function resolvePriceSettings(config: HushConfig): ResolvedPriceSettings 
     priceFeedsFile: config.priceFeedsFile,
     rebalanceLotUsd: parsePositivePrice(config.rebalanceLotUsd ?? '1000') ?? { num: 1000n, den: 1n },
     rebalanceSlippageBps: config.rebalanceSlippageBps ?? 100,
+    priceOverridesFile: config.priceOverridesFile,
   };
 }
 
@@ -69,7 +71,7 @@ export function createPriceSource(config: HushConfig, deps: PriceDeps = {}): Pri
   const assets = config.assets.list.filter((a) => a.swappable);
   switch (s.source) {
     case 'embedded':
-      return new EmbeddedPriceSource({ assets, walkBpsPerMinute: s.walkBpsPerMinute, seed: s.walkSeed, now: deps.now });
+      return new EmbeddedPriceSource({ assets, walkBpsPerMinute: s.walkBpsPerMinute, seed: s.walkSeed, now: deps.now, overridesFile: s.priceOverridesFile });
     case 'pyth': {
       const all = loadPythFeeds(s.priceFeedsFile);
       const feeds = new Map([...all].filter(([id]) => assets.some((a) => a.assetId === id)));

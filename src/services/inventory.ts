@@ -18,6 +18,8 @@ export class Inventory {
   private free = new Map<string, bigint>();
   private timer: NodeJS.Timeout | null = null;
   private readonly view: ChainView;
+  /** One per refresh in flight: what `reserve` took since it started (its store read may predate those orders). */
+  private readonly takenDuringRefresh = new Set<Map<string, bigint>>();
   ready = false;
 
   constructor(
@@ -32,11 +34,19 @@ export class Inventory {
 
   async refresh(): Promise<void> {
     const pools = this.treasury.allPools();
-    const [balances, pending, reserved] = await Promise.all([
-      this.view.balances([this.treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed'),
-      pendingOutflows(this.db),
-      reservedByOpenOrders(this.db),
-    ]);
+    const taken = new Map<string, bigint>();
+    this.takenDuringRefresh.add(taken);
+    let read;
+    try {
+      read = await Promise.all([
+        this.view.balances([this.treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed'),
+        pendingOutflows(this.db),
+        reservedByOpenOrders(this.db),
+      ]);
+    } finally {
+      this.takenDuringRefresh.delete(taken);
+    }
+    const [balances, pending, reserved] = read;
     const free = new Map<string, bigint>();
     for (const p of pools) {
       const asset = this.assets.get(p.assetId)!;
@@ -46,6 +56,8 @@ export class Inventory {
       free.set(p.assetId, (free.get(p.assetId) ?? 0n) + (held > 0n ? held : 0n));
     }
     for (const [assetId, r] of reserved) free.set(assetId, (free.get(assetId) ?? 0n) - r);
+    // Orders reserved while the store was being read may be missing from it: count them (twice at worst, until the next refresh).
+    for (const [assetId, r] of taken) free.set(assetId, (free.get(assetId) ?? 0n) - r);
     // Without lamports for fees and rent nothing can be settled: quote nothing.
     if ((balances.get(this.treasury.feePayer.address)?.lamports ?? 0n) < FEE_PAYER_MINIMUM) free.clear();
     this.free = free;
@@ -67,6 +79,19 @@ export class Inventory {
   available(assetId: string): bigint {
     const f = this.free.get(assetId) ?? 0n;
     return f > 0n ? f : 0n;
+  }
+
+  /**
+   * Takes `amount` of an asset's free inventory for a new order, synchronously, so the next order (and
+   * quote) sees it at once instead of after the next refresh reads the order from the store. False, and
+   * nothing taken, when that much is not free. A taken amount is never handed back: an order that then
+   * fails to be created only makes the bound conservative until the next refresh recomputes it.
+   */
+  reserve(assetId: string, amount: bigint): boolean {
+    if (amount > this.available(assetId)) return false;
+    this.free.set(assetId, (this.free.get(assetId) ?? 0n) - amount);
+    for (const taken of this.takenDuringRefresh) taken.set(assetId, (taken.get(assetId) ?? 0n) + amount);
+    return true;
   }
 
   /** Live [min, max] of `amount` for an asset: the configured bounds capped by free inventory. */

@@ -51,7 +51,7 @@ export class OrderService {
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly keys: TreasuryKeys,
-    private readonly inventory?: { available(assetId: string): bigint },
+    private readonly inventory?: { reserve(assetId: string, amount: bigint): boolean },
     dbConcurrency = db.kind === 'pglite' ? 4 : 16,
   ) {
     this.dbSlots = pLimit(dbConcurrency);
@@ -103,8 +103,9 @@ export class OrderService {
     const q = opened.quote;
     const source = this.config.assets.get(q.sourceAssetId);
     if (!source) throw new HushError('UNSUPPORTED_ASSET', `Asset "${q.sourceAssetId}" is no longer supported`, { field: 'sourceAssetId', assetId: q.sourceAssetId });
-    // Order-time re-check (replays never get here): the pools must still cover this order.
-    if (this.inventory && BigInt(q.amountOut) > this.inventory.available(q.destinationAssetId)) {
+    // Order-time re-check (replays never get here): the pools must still cover this order. Check and take
+    // in one synchronous step, so an order created a moment ago counts even before the next inventory refresh.
+    if (this.inventory && !this.inventory.reserve(q.destinationAssetId, BigInt(q.amountOut))) {
       throw new HushError('INSUFFICIENT_LIQUIDITY', 'Not enough liquidity to fill this order right now; retry shortly or request a smaller quote', { assetId: q.destinationAssetId });
     }
     const trackingId = newTrackingId();

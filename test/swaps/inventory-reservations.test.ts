@@ -1,0 +1,90 @@
+/**
+ * Inventory.reserve — the order-time liquidity re-check takes an order's amountOut from the free
+ * inventory at once, so the next order (or quote) sees it before the background refresh reads the order
+ * from the store; a reservation made while a refresh is reading the store is not lost when that refresh
+ * replaces the snapshot. Unit level: the chain read is stubbed with fixed pool balances, the store with
+ * two answers (pending outflows: none; reservations by open orders: what the test says, when it says).
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { loadAssets } from '../../src/config/assets.ts';
+import { Inventory } from '../../src/services/inventory.ts';
+import type { Db } from '../../src/store/db.ts';
+import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
+import { Treasury } from '../../src/treasury/treasury.ts';
+
+const assets = loadAssets();
+const USDC_PER_POOL = 100_000_000n;
+
+async function setup() {
+  const treasury = await Treasury.load(new TreasuryKeys(randomBytes(32)), assets);
+  let reserved: { destination_asset_id: string; total: string }[] = [];
+  let gate: Promise<void> | null = null;
+  const db = {
+    kind: 'pglite',
+    async query(sql: string) {
+      if (sql.includes('FROM chain_txs')) return { rows: [] };
+      if (sql.includes('FROM orders')) {
+        const answer = reserved; // what the store holds when the read starts
+        if (gate) await gate;
+        return { rows: answer };
+      }
+      throw new Error(`unexpected query ${sql}`);
+    },
+  } as unknown as Db;
+  const inv = new Inventory(db, {} as never, treasury, assets, 60_000);
+  const balances = new Map<string, { exists: boolean; lamports: bigint; tokenAmount: bigint | null }>();
+  balances.set(treasury.feePayer.address, { exists: true, lamports: 1_000_000_000_000n, tokenAmount: null });
+  for (const p of treasury.pools('usdc')) balances.set(p.holding, { exists: true, lamports: 2_039_280n, tokenAmount: USDC_PER_POOL });
+  (inv as unknown as { view: { balances: () => Promise<typeof balances> } }).view = { balances: async () => balances };
+  return {
+    inv,
+    setReserved(total: bigint) {
+      reserved = total > 0n ? [{ destination_asset_id: 'usdc', total: total.toString() }] : [];
+    },
+    hold() {
+      let release!: () => void;
+      gate = new Promise<void>((r) => (release = r));
+      return () => {
+        gate = null;
+        release();
+      };
+    },
+  };
+}
+
+describe('Inventory.reserve (order-time liquidity)', () => {
+  it('takes the amount at once; what is not free is refused and nothing is taken', async () => {
+    const { inv } = await setup();
+    await inv.refresh();
+    const total = 4n * USDC_PER_POOL;
+    assert.equal(inv.available('usdc'), total);
+    assert.equal(inv.reserve('usdc', 300_000_000n), true);
+    assert.equal(inv.available('usdc'), total - 300_000_000n, 'the next order sees the reservation before any refresh');
+    assert.equal(inv.bounds('usdc').max, total - 300_000_000n, 'and so do quotes');
+    assert.equal(inv.reserve('usdc', 100_000_001n), false);
+    assert.equal(inv.available('usdc'), 100_000_000n, 'a refused reservation takes nothing');
+    assert.equal(inv.reserve('usdc', 100_000_000n), true);
+    assert.equal(inv.reserve('usdc', 1n), false);
+    assert.equal(inv.reserve('sol', 1n), false, 'an asset with no pools funded has nothing free');
+  });
+
+  it('a reservation made while a refresh reads the store survives that refresh', async () => {
+    const { inv, setReserved, hold } = await setup();
+    await inv.refresh();
+    const total = 4n * USDC_PER_POOL;
+    const release = hold();
+    const refreshing = inv.refresh(); // reads the store before the order below is inserted
+    await new Promise((r) => setImmediate(r));
+    assert.equal(inv.reserve('usdc', 250_000_000n), true);
+    setReserved(250_000_000n); // the order is in the store now, after the refresh's read began
+    release();
+    await refreshing;
+    assert.equal(inv.available('usdc'), total - 250_000_000n, 'the in-flight refresh must not hand the reserved inventory back');
+    assert.equal(inv.reserve('usdc', 200_000_000n), false, 'so a second order cannot oversell it');
+    // The next refresh reads the order from the store: same answer, no double count left.
+    await inv.refresh();
+    assert.equal(inv.available('usdc'), total - 250_000_000n);
+  });
+});

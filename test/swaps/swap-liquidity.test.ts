@@ -1,0 +1,219 @@
+/**
+ * Private swaps, quote and order rules against a real Hush (embedded chain, PGlite, API and worker):
+ * - SPEC §4 cross-asset fee arithmetic: fees in the source asset, amountOut = floor(convert(amountIn − fee))
+ *   at the reference prices less the configured spread, checked against an independent computation;
+ * - exact_out cross-asset → 400 UNSUPPORTED_MODE; below the source minimum → AMOUNT_TOO_LOW;
+ * - the live max of a pair: the source's configured max binds while the destination pools are deep, and
+ *   once the SOL pools are drained (direct transfers signed with the pool keys) details.max is exactly the
+ *   pools' free SOL converted back to USDC; the reservation of an open order lowers it again;
+ * - order-time re-check: 503 INSUFFICIENT_LIQUIDITY with Retry-After when another order reserved the
+ *   inventory first, and when the pools were lowered between quote and order; no order is created.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { generateKeyPairSigner, type Address } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { expectError, expectOk, orderCount, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { buildSignedTransaction, latestBlockhash, pollUntil, send, waitForStatus } from '../support/localnet.ts';
+import { chainAt, lamportsOf, type Chain } from '../support/settlement.ts';
+
+/** Transcribed from config/assets.json and the defaults of SPEC/README (independent of src). */
+const SPREAD_BPS = 50n;
+const SERVICE_FEE_BPS = 30n;
+const SOL_POOL_RESERVE = 10_000_000n;
+const USDC_MAX = 100_000_000_000n;
+const USDC_MIN = 1_000_000n;
+const PRICE = { sol: [150n, 1n], usdc: [1n, 1n], bonk: [2n, 100_000n] } as const;
+const DECIMALS = { sol: 9n, usdc: 6n, bonk: 5n } as const;
+type Id = keyof typeof PRICE;
+
+/** floor(x × pFrom/pTo × 10^(dTo−dFrom) × (10000 − spread)/10000), exactly. */
+function convert(x: bigint, from: Id, to: Id, spreadBps = SPREAD_BPS): bigint {
+  const [fn, fd] = PRICE[from];
+  const [tn, td] = PRICE[to];
+  return (x * fn * td * 10n ** DECIMALS[to] * (10_000n - spreadBps)) / (fd * tn * 10n ** DECIMALS[from] * 10_000n);
+}
+
+/** The live max of a USDC→SOL quote for `freeLamports` of SOL inventory (configured max permitting). */
+function usdcMaxFor(freeLamports: bigint): bigint {
+  const m = (freeLamports * 150n * 10n ** 6n) / 10n ** 9n;
+  return m < USDC_MAX ? m : USDC_MAX;
+}
+
+let t: TestHush;
+let acct: TestAccount;
+let chain: Chain;
+let sender: Address;
+let recipient: Address;
+let sink: Address;
+
+before(async () => {
+  t = await startTestHush({
+    env: { LOCALNET_SLOT_MS: '100', HUSH_REBALANCER: 'off', HUSH_PRICE_REFRESH_S: '1', HUSH_PRICE_MAX_AGE_S: '5' },
+  });
+  acct = await t.createAccount({ feeCapBps: 200 });
+  chain = chainAt(t.chainUrl);
+  sender = (await generateKeyPairSigner()).address;
+  recipient = (await generateKeyPairSigner()).address;
+  sink = (await generateKeyPairSigner()).address;
+});
+after(async () => {
+  await t?.close();
+});
+
+function swapReq(amount: bigint, source: Id, destination: Id, extra: Record<string, unknown> = {}) {
+  return { amount: amount.toString(), sourceAssetId: source, destinationAssetId: destination, senderAddress: sender, recipientAddress: recipient, ...extra };
+}
+
+/** Free SOL of the pools as Inventory defines it: each pool's confirmed lamports less its rent reserve. */
+async function freeSolLamports(): Promise<bigint> {
+  let free = 0n;
+  for (const p of t.hush.treasury.pools('sol')) {
+    const held = (await lamportsOf(chain, p.holding)) - SOL_POOL_RESERVE;
+    if (held > 0n) free += held;
+  }
+  return free;
+}
+
+/** Moves SOL out of every SOL pool (signed with the pool's own key) so that each keeps `keep` free lamports. */
+async function drainSolPools(keep: bigint): Promise<void> {
+  const sigs = [];
+  for (const p of t.hush.treasury.pools('sol')) {
+    const balance = await lamportsOf(chain, p.holding);
+    const amount = balance - SOL_POOL_RESERVE - keep - 5000n; // the pool pays its own 5000-lamport fee
+    if (amount <= 0n) continue;
+    const { wire } = await buildSignedTransaction(p.signer, [getTransferSolInstruction({ source: p.signer, destination: sink, amount })], await latestBlockhash(chain.rpc));
+    sigs.push(await send(chain.rpc, wire));
+  }
+  for (const s of sigs) await waitForStatus(chain.rpc, s, 'confirmed', 30_000);
+}
+
+/** Polls a USDC→SOL quote above any possible max until details.max equals `expected` (the inventory refreshes every 2 s). */
+async function waitForUsdcSolMax(expected: bigint, what: string): Promise<void> {
+  let last: unknown = null;
+  await pollUntil(
+    async () => {
+      const res = await acct.client.quote(swapReq(USDC_MAX + 1n, 'usdc', 'sol'));
+      last = res.body?.error?.details ?? res.body;
+      return res.status === 400 && res.body.error.code === 'AMOUNT_TOO_HIGH' && res.body.error.details.max === expected.toString();
+    },
+    { timeoutMs: 20_000, intervalMs: 200, what: `${what}: details.max = ${expected}` },
+  ).catch((e) => {
+    throw new Error(`${(e as Error).message}; last: ${JSON.stringify(last)}`);
+  });
+}
+
+describe('cross-asset quotes (SPEC §4)', () => {
+  test('exact_out across assets → 400 UNSUPPORTED_MODE; below the source minimum → AMOUNT_TOO_LOW', async () => {
+    const e = expectError(await acct.client.quote(swapReq(1_000_000n, 'usdc', 'sol', { mode: 'exact_out' })), 400, 'UNSUPPORTED_MODE');
+    assert.equal(e.details?.mode, 'exact_out');
+    // exact_out is fine for a same-asset send (the mode itself is not refused).
+    expectOk(await acct.client.quote(swapReq(5_000_000n, 'usdc', 'usdc', { mode: 'exact_out' })));
+    const low = expectError(await acct.client.quote(swapReq(USDC_MIN - 1n, 'usdc', 'sol')), 400, 'AMOUNT_TOO_LOW');
+    assert.equal(low.details.min, USDC_MIN.toString());
+  });
+
+  for (const [source, destination, amount, feeBps] of [
+    ['sol', 'usdc', 1_000_000_000n, 0],
+    ['sol', 'usdc', 1_234_567_891n, 75],
+    ['usdc', 'sol', 250_000_000n, 100],
+    ['usdc', 'bonk', 50_000_000n, 0],
+    ['bonk', 'usdc', 12_345_678_901_234n, 30],
+  ] as const) {
+    test(`${source}→${destination} ${amount}${feeBps ? ` with a ${feeBps} bps partner fee` : ''}: fees in ${source}, amountOut = floor(convert(amountIn − fee))`, async () => {
+      const extra = feeBps ? { feeBps, feeRecipientAddress: acct.feeRecipients[0] } : {};
+      const q = expectOk(await acct.client.quote(swapReq(amount, source, destination, extra))).quote;
+      assert.equal(q.sourceAssetId, source);
+      assert.equal(q.destinationAssetId, destination);
+      assert.equal(q.mode, 'exact_in');
+      const amountIn = BigInt(q.amountIn);
+      assert.equal(amountIn, amount, 'exact_in: amountIn = amount');
+      const serviceFee = (amountIn * SERVICE_FEE_BPS) / 10_000n;
+      const partnerFee = (amountIn * BigInt(feeBps)) / 10_000n;
+      const networkFee = BigInt(q.networkFee);
+      assert.deepEqual(q.feeBreakdown, { serviceFee: serviceFee.toString(), partnerFee: partnerFee.toString(), networkFee: networkFee.toString() });
+      assert.equal(BigInt(q.protocolFee), serviceFee + partnerFee);
+      assert.equal(BigInt(q.fee), serviceFee + partnerFee + networkFee);
+      assert.ok(networkFee > 0n, 'Hush charges its transaction costs, in the source asset');
+      // networkFee is lamports converted to the source asset and rounded up: below 0.05 SOL worth.
+      assert.ok(networkFee <= convert(50_000_000n, 'sol', source, 0n) + 1n, `networkFee ${networkFee} is a few transactions' worth`);
+      assert.equal(BigInt(q.amountOut), convert(amountIn - BigInt(q.fee), source, destination), 'amountOut = floor(convert(amountIn − fee)) at reference prices less the spread');
+      assert.equal(Date.parse(q.expiresAt) - Date.parse(q.issuedAt), 60_000, 'default quote life');
+    });
+  }
+});
+
+describe('live bounds of a pair (destination inventory)', () => {
+  test('deep SOL pools: the configured USDC max binds (details.max = configured max)', async () => {
+    const free = await freeSolLamports();
+    assert.ok(usdcMaxFor(free) === USDC_MAX && (free * 150n * 10n ** 6n) / 10n ** 9n > USDC_MAX, 'the SOL pools are worth more than the USDC max');
+    const e = expectError(await acct.client.quote(swapReq(USDC_MAX + 1n, 'usdc', 'sol')), 400, 'AMOUNT_TOO_HIGH');
+    assert.equal(e.details.max, USDC_MAX.toString());
+    assert.equal(e.details.min, USDC_MIN.toString());
+  });
+
+  let liveMax = 0n;
+  test('drained SOL pools: USDC→SOL max = the pools\u2019 free SOL converted back; max+1 → AMOUNT_TOO_HIGH, max → quoted within inventory', async () => {
+    await drainSolPools(5n * 1_000_000_000n);
+    const free = await freeSolLamports();
+    assert.equal(free, 4n * 5n * 1_000_000_000n, 'each of the 4 SOL pools keeps 5 free SOL');
+    liveMax = usdcMaxFor(free);
+    assert.ok(liveMax < USDC_MAX, 'the inventory bound is now tighter than the configured max');
+    await waitForUsdcSolMax(liveMax, 'after the drain');
+    const e = expectError(await acct.client.quote(swapReq(liveMax + 1n, 'usdc', 'sol')), 400, 'AMOUNT_TOO_HIGH');
+    assert.equal(e.details.max, liveMax.toString());
+    const q = expectOk(await acct.client.quote(swapReq(liveMax, 'usdc', 'sol'))).quote;
+    assert.equal(q.max, liveMax.toString(), 'the quote carries the live max');
+    assert.ok(BigInt(q.amountOut) <= free, 'a quote at the max never promises more than the pools hold');
+    // Same-asset sends of SOL see the same inventory (their own bound, in SOL).
+    const s = expectError(await acct.client.quote(swapReq(free + 1n, 'sol', 'sol')), 400, 'AMOUNT_TOO_HIGH');
+    assert.equal(s.details.max, free.toString());
+    // The other direction is untouched: USDC pools are still deep.
+    expectOk(await acct.client.quote(swapReq(100n * 1_000_000_000n, 'sol', 'usdc')));
+  });
+
+  test('an open order reserves its amountOut: the live max drops by exactly that much', async () => {
+    const q = expectOk(await acct.client.quote(swapReq(liveMax / 4n, 'usdc', 'sol'))).quote;
+    expectOk(await acct.client.order({ quote: q, senderAddress: sender, recipientAddress: recipient }));
+    const free = (await freeSolLamports()) - BigInt(q.amountOut);
+    liveMax = usdcMaxFor(free);
+    await waitForUsdcSolMax(liveMax, 'after the reservation');
+  });
+
+  test('order-time re-check: another order reserved the inventory first → 503 INSUFFICIENT_LIQUIDITY with Retry-After', async () => {
+    const amount = (liveMax * 6n) / 10n;
+    const q1 = expectOk(await acct.client.quote(swapReq(amount, 'usdc', 'sol'))).quote;
+    const q2 = expectOk(await acct.client.quote(swapReq(amount, 'usdc', 'sol'))).quote;
+    const before = await orderCount(t.db);
+    expectOk(await acct.client.order({ quote: q1, senderAddress: sender, recipientAddress: recipient }));
+    // Immediately: the first order's reservation must count, not the inventory read before it.
+    const res = await acct.client.order({ quote: q2, senderAddress: sender, recipientAddress: recipient });
+    const e = expectError(res, 503, 'INSUFFICIENT_LIQUIDITY');
+    assert.match(res.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    assert.equal(e.details?.assetId, 'sol');
+    assert.equal(await orderCount(t.db), before + 1, 'the refused order was not created');
+    // Still refused once the inventory snapshot has caught up (nothing was freed).
+    await new Promise((r) => setTimeout(r, 2500));
+    expectError(await acct.client.order({ quote: q2, senderAddress: sender, recipientAddress: recipient }), 503, 'INSUFFICIENT_LIQUIDITY');
+    assert.equal(await orderCount(t.db), before + 1);
+  });
+
+  test('order-time re-check: pools lowered between quote and order → 503 INSUFFICIENT_LIQUIDITY', async () => {
+    const available = await currentUsdcSolMax();
+    const q = expectOk(await acct.client.quote(swapReq((available * 9n) / 10n, 'usdc', 'sol'))).quote;
+    const before = await orderCount(t.db);
+    await drainSolPools(0n);
+    // Wait until the service has seen the drain (its quotes' max drops below this order's need).
+    await pollUntil(async () => (await currentUsdcSolMax()) < BigInt(q.amountIn), { timeoutMs: 20_000, intervalMs: 200, what: 'the drain to be seen' });
+    const res = await acct.client.order({ quote: q, senderAddress: sender, recipientAddress: recipient });
+    expectError(res, 503, 'INSUFFICIENT_LIQUIDITY');
+    assert.equal(await orderCount(t.db), before, 'no order was created');
+  });
+});
+
+/** The live USDC→SOL max the service answers now. */
+async function currentUsdcSolMax(): Promise<bigint> {
+  const res = await acct.client.quote(swapReq(USDC_MAX + 1n, 'usdc', 'sol'));
+  const e = expectError(res, 400, 'AMOUNT_TOO_HIGH');
+  return BigInt(e.details.max);
+}
