@@ -1,0 +1,345 @@
+/**
+ * Settlement end to end, real chain and real store, no mocks: a listening Hush (embedded local chain,
+ * PGlite, API and SettlementWorker in one process) driven over HTTP, with senders that sign their own
+ * deposit with @solana/kit. SOL, USDC and BONK (5 decimals); exact_in and exact_out; with and without
+ * the deposit hint; a recipient with and without a token account; original and refreshed transaction
+ * both submitted. For every order: the recipient receives exactly amountOut, the sender is debited
+ * exactly amountIn (+ its own fee and the deposit account rent), the history lists every transition,
+ * the payout leaves from a pool (never the sender's or the deposit's accounts) after the privacy delay,
+ * and the store holds exactly one confirmed payout per part. Then: every Hush transaction has the same
+ * shape and the ledger reconciles with the chain.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { expectOk, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { pollUntil, requestTokenAirdrop } from '../support/localnet.ts';
+import {
+  ASSETS,
+  ISO_MS,
+  SOL,
+  TOKEN_ACCOUNT_SIZE,
+  accountExists,
+  assertHistory,
+  assertHushShape,
+  assertPaidOnce,
+  assertPayoutUnlinked,
+  ataOf,
+  balanceOf,
+  chainAt,
+  depositOf,
+  fetchLanded,
+  lamportDelta,
+  lamportsOf,
+  newWallet,
+  placeOrder,
+  rentExempt,
+  signAndSend,
+  successfulSignatures,
+  waitForCleanReconcile,
+  waitForConfirmed,
+  waitForOrder,
+  type AssetId,
+  type Chain,
+  type LandedTx,
+  type PlacedOrder,
+} from '../support/settlement.ts';
+
+/** The privacy window of this server: every payout waits at least this long after the deposit is confirmed. */
+const MIN_DELAY_S = 1;
+/** USD per whole token, transcribed from config/assets.json, as exact fractions [numerator, denominator]. */
+const PRICE: Record<AssetId, [bigint, bigint]> = { sol: [150n, 1n], usdc: [1n, 1n], bonk: [2n, 100_000n] };
+
+/** Lamports converted to base units of `asset`, rounded up (how networkFee is priced). */
+function lamportsIn(asset: AssetId, l: bigint): bigint {
+  const [pn, pd] = PRICE[asset];
+  const num = l * PRICE.sol[0] * pd * 10n ** BigInt(ASSETS[asset].decimals);
+  const den = PRICE.sol[1] * pn * 10n ** 9n;
+  return (num + den - 1n) / den;
+}
+
+let t: TestHush;
+let acct: TestAccount;
+let chain: Chain;
+let feePayer: string;
+let budget: { limit: number; price: bigint };
+let ataRent: bigint;
+const settled: { placed: PlacedOrder; record: any }[] = [];
+
+before(async () => {
+  t = await startTestHush({ admin: true, env: { LOCALNET_SLOT_MS: '100', HUSH_PAYOUT_DELAY_S: `${MIN_DELAY_S}-${MIN_DELAY_S}` } });
+  acct = await t.createAccount();
+  chain = chainAt(t.chainUrl);
+  feePayer = t.hush.treasury.feePayer.address;
+  budget = { limit: t.hush.config.computeUnitLimit, price: t.hush.config.computeUnitPriceMicroLamports };
+  ataRent = await rentExempt(chain, TOKEN_ACCOUNT_SIZE);
+});
+after(async () => {
+  await t?.close();
+});
+
+interface Scenario {
+  asset: AssetId;
+  mode: 'exact_in' | 'exact_out';
+  amount: bigint;
+  hint: boolean;
+  /** The recipient already holds a token account of the asset (SPL only). */
+  recipientHasAccount?: boolean;
+}
+
+async function fundSender(asset: AssetId, amount: bigint): Promise<KeyPairSigner> {
+  return asset === 'sol' ? newWallet(chain, { sol: amount * 2n + SOL }) : newWallet(chain, { sol: SOL, tokens: { [asset]: amount * 2n } });
+}
+
+/** The recipient's holding of the asset: the wallet for SOL, its associated token account otherwise. */
+async function holdingOf(recipient: Address, asset: AssetId): Promise<Address> {
+  return ASSETS[asset].native ? recipient : ataOf(recipient, ASSETS[asset].mint);
+}
+
+/** Checks shared by every completed order; returns the payout transactions. */
+async function assertCompleted(
+  placed: PlacedOrder,
+  rec: any,
+  ctx: { sender: KeyPairSigner; recipient: Address; recipientBefore: bigint; depositSignature: string; prefundSignatures: string[] },
+): Promise<LandedTx[]> {
+  const asset = ASSETS[placed.req.sourceAssetId];
+  assert.equal(rec.status, 'completed');
+  assert.equal(rec.final, true);
+  assert.equal(rec.amountIn, placed.amountIn.toString());
+  assert.equal(rec.amountOut, placed.amountOut.toString());
+  assert.equal(rec.refund, null);
+  assert.equal(rec.failureReason, null);
+  assertHistory(rec, ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending', 'completed']);
+  assert.equal(rec.deposit.signature, ctx.depositSignature, 'the deposit record names the transaction that landed');
+  assert.equal(rec.deposit.amount, placed.amountIn.toString());
+  assert.match(rec.deposit.confirmedAt, ISO_MS);
+  assert.ok(rec.payouts.length >= 1);
+  assert.equal(rec.payouts.reduce((s: bigint, p: any) => s + BigInt(p.amount), 0n), placed.amountOut, 'payouts add up to amountOut');
+
+  // The recipient holds exactly amountOut more than before.
+  const after = (await balanceOf(chain, ctx.recipient, asset)) ?? 0n;
+  assert.equal(after - ctx.recipientBefore, placed.amountOut, `${placed.trackingId}: recipient receives exactly amountOut`);
+
+  // Exactly once, in the store and on chain: one confirmed payout per part, and the recipient's holding
+  // was credited by exactly those transactions.
+  const rows = await assertPaidOnce(t.db, placed.trackingId, 'payout', placed.amountOut);
+  assert.deepEqual(rows.map((r) => r.signature).sort(), rec.payouts.map((p: any) => p.signature).sort(), 'status payouts = confirmed payout rows');
+  const holding = await holdingOf(ctx.recipient, placed.req.destinationAssetId);
+  const credited = (await successfulSignatures(chain, holding)).filter((s) => !ctx.prefundSignatures.includes(s));
+  assert.deepEqual(credited.sort(), rows.map((r) => r.signature).sort(), `${placed.trackingId}: only the payout transactions touched the recipient`);
+
+  const txs: LandedTx[] = [];
+  for (const p of rec.payouts) {
+    assert.match(p.confirmedAt, ISO_MS);
+    // SPEC §9: the payout waits for the privacy delay after the deposit is confirmed.
+    const waited = Date.parse(p.confirmedAt) - Date.parse(rec.deposit.confirmedAt);
+    assert.ok(waited >= MIN_DELAY_S * 1000, `${placed.trackingId}: payout confirmed ${waited} ms after the deposit; the window starts at ${MIN_DELAY_S} s`);
+    const tx = await fetchLanded(chain, p.signature);
+    assert.equal(tx.err, null);
+    assertHushShape(tx, feePayer, budget);
+    await assertPayoutUnlinked(tx, placed, ctx.sender.address);
+    // The transfer credits the recipient with the part's amount.
+    if (asset.native) assert.equal(lamportDelta(tx, ctx.recipient), BigInt(p.amount));
+    else {
+      const i = tx.accountKeys.indexOf(holding);
+      const bal = (l: LandedTx['postTokenBalances']) => BigInt(l.find((b) => b.accountIndex === i)?.uiTokenAmount.amount ?? '0');
+      assert.equal(bal(tx.postTokenBalances) - bal(tx.preTokenBalances), BigInt(p.amount));
+    }
+    txs.push(tx);
+  }
+  return txs;
+}
+
+/** The sender paid exactly amountIn, its own transaction fees and the deposit account rent; nothing else moved. */
+async function assertSenderDebit(placed: PlacedOrder, sender: KeyPairSigner, before: { lamports: bigint; tokens: bigint | null }, landed: LandedTx[]) {
+  const asset = ASSETS[placed.req.sourceAssetId];
+  const fees = landed.reduce((s, x) => s + x.fee, 0n);
+  const ok = landed.filter((x) => x.err === null);
+  assert.equal(ok.length, 1, 'exactly one deposit transaction succeeded');
+  // The deposit account's rent, from the transaction's own meta: what the deposit account holds beyond the deposit.
+  const rent = lamportDelta(ok[0]!, placed.depositAccount) - (asset.native ? placed.amountIn : 0n);
+  assert.equal(rent, ataRent, 'the deposit account is a rent-exempt token account paid by the sender');
+  const lamports = await lamportsOf(chain, sender.address);
+  if (asset.native) {
+    assert.equal(before.lamports - lamports, placed.amountIn + fees + rent, 'SOL sender debited amountIn + own fees + deposit rent');
+  } else {
+    assert.equal(before.lamports - lamports, fees + rent, 'SPL sender pays only its own fees and the deposit rent in SOL');
+    assert.equal(before.tokens! - (await balanceOf(chain, sender.address, asset))!, placed.amountIn, 'SPL sender debited exactly amountIn');
+  }
+}
+
+async function runScenario(s: Scenario) {
+  const asset = ASSETS[s.asset];
+  const sender = await fundSender(s.asset, s.amount + 10n ** BigInt(asset.decimals));
+  const recipient = (await generateKeyPairSigner()).address;
+  const prefundSignatures: string[] = [];
+  if (s.recipientHasAccount) {
+    const sig = await requestTokenAirdrop(chain.url, recipient, asset.mint, 12_345n);
+    await waitForConfirmed(chain, [sig]);
+    prefundSignatures.push(sig);
+  }
+  const recipientBefore = (await balanceOf(chain, recipient, asset)) ?? 0n;
+  const placed = await placeOrder(acct.client, {
+    amount: s.amount.toString(),
+    sourceAssetId: s.asset,
+    destinationAssetId: s.asset,
+    senderAddress: sender.address,
+    recipientAddress: recipient,
+    mode: s.mode,
+  });
+  if (s.mode === 'exact_in') assert.equal(placed.amountIn, s.amount);
+  else assert.equal(placed.amountOut, s.amount);
+  const before = { lamports: await lamportsOf(chain, sender.address), tokens: asset.native ? null : await balanceOf(chain, sender.address, asset) };
+
+  const depositSignature = await signAndSend(chain, placed.order.transaction, sender);
+  if (s.hint) {
+    // The partner hints right away: 202 while the transaction is not yet visible at `confirmed`, then 200.
+    const body = await pollUntil(
+      async () => {
+        const res = await acct.client.deposit({ trackingId: placed.trackingId, signature: depositSignature });
+        if (res.status === 202) return null;
+        return expectOk(res, 200);
+      },
+      { timeoutMs: 30_000, intervalMs: 20, what: 'the deposit hint to be accepted' },
+    );
+    assert.ok(['deposit_confirmed', 'sending', 'completed'].includes(body.order.status), `after the hint the deposit is confirmed, got ${body.order.status}`);
+    assert.equal(body.order.deposit.signature, depositSignature);
+    // Safe to retry.
+    expectOk(await acct.client.deposit({ trackingId: placed.trackingId, signature: depositSignature }), 200);
+  } else {
+    await waitForConfirmed(chain, [depositSignature]);
+  }
+  const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);
+  const payoutTxs = await assertCompleted(placed, rec, { sender, recipient, recipientBefore, depositSignature, prefundSignatures });
+  await assertSenderDebit(placed, sender, before, [await fetchLanded(chain, depositSignature)]);
+  settled.push({ placed, record: rec });
+  return { placed, rec, payoutTxs, recipient };
+}
+
+describe('settlement end to end over HTTP and the local chain', { concurrency: true }, () => {
+  test('SOL exact_in, no hint: the worker finds the deposit on chain', async () => {
+    const { placed, payoutTxs } = await runScenario({ asset: 'sol', mode: 'exact_in', amount: 250_000_000n, hint: false });
+    // The network fee covers what Hush pays for the payout.
+    assert.ok(payoutTxs.reduce((s, x) => s + x.fee, 0n) <= placed.networkFee);
+  });
+
+  test('SOL exact_out with the deposit hint', async () => {
+    await runScenario({ asset: 'sol', mode: 'exact_out', amount: 120_000_000n, hint: true });
+  });
+
+  test('USDC exact_in to a recipient without a token account: Hush creates it, pays its rent, and the quote priced it in', async () => {
+    const { placed, payoutTxs, recipient } = await runScenario({ asset: 'usdc', mode: 'exact_in', amount: 25_000_000n, hint: false });
+    // The recipient now owns a token account it never paid for (it holds no SOL at all).
+    assert.equal(await lamportsOf(chain, recipient), 0n, 'the recipient paid nothing');
+    const ata = await ataOf(recipient, ASSETS.usdc.mint);
+    const creator = payoutTxs.find((x) => lamportDelta(x, ata) === ataRent);
+    assert.ok(creator, 'a payout transaction created the recipient token account');
+    assert.equal(lamportDelta(creator, feePayer), -(creator.fee + ataRent), 'the treasury fee payer paid the fee and the rent');
+    // The same quote for a recipient that already has the account: the difference is the rent, in USDC.
+    const other = (await generateKeyPairSigner()).address;
+    await waitForConfirmed(chain, [await requestTokenAirdrop(chain.url, other, ASSETS.usdc.mint, 1n)]);
+    const q2 = expectOk(await acct.client.quote({ ...placed.req, recipientAddress: other })).quote;
+    const diff = placed.networkFee - BigInt(q2.networkFee);
+    const rentUsdc = lamportsIn('usdc', ataRent);
+    assert.ok(diff >= rentUsdc - 1n && diff <= rentUsdc + 1n, `networkFee difference ${diff} is the ATA rent (${rentUsdc} USDC units)`);
+    assert.ok(lamportsIn('usdc', creator.fee + ataRent) <= placed.networkFee, 'networkFee covers the payout fee and the rent');
+  });
+
+  test('USDC exact_out to a recipient that has a token account, with the hint', async () => {
+    const { payoutTxs, recipient } = await runScenario({ asset: 'usdc', mode: 'exact_out', amount: 7_500_000n, hint: true, recipientHasAccount: true });
+    const ata = await ataOf(recipient, ASSETS.usdc.mint);
+    for (const x of payoutTxs) assert.equal(lamportDelta(x, ata), 0n, 'no rent: the account existed');
+  });
+
+  test('BONK (5 decimals) exact_in with the hint, recipient without a token account', async () => {
+    await runScenario({ asset: 'bonk', mode: 'exact_in', amount: 20_000_000_000n, hint: true });
+  });
+
+  test('BONK exact_out, no hint, recipient with a token account', async () => {
+    await runScenario({ asset: 'bonk', mode: 'exact_out', amount: 12_345_678_901n, hint: false, recipientHasAccount: true });
+  });
+
+  test('original and refreshed transaction both submitted: one lands, exactly one payout', async () => {
+    const sender = await fundSender('sol', SOL);
+    const recipient = (await generateKeyPairSigner()).address;
+    // An order, and a refreshed transaction for it while the original is still live (on a loaded machine
+    // the wait for a new blockhash can outlast the original: then start over with a new order).
+    let placed!: PlacedOrder;
+    let original = '';
+    let refreshed: string | null = null;
+    for (let attempt = 1; refreshed === null; attempt++) {
+      assert.ok(attempt <= 3, 'could not get a refreshed transaction while the original was live');
+      placed = await placeOrder(acct.client, { amount: '80000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient });
+      original = placed.order.transaction as string;
+      // Hush hands out a cached blockhash (refreshed every few seconds): poll until refresh carries a new one.
+      const next = await pollUntil(
+        async () => {
+          const r = expectOk(await acct.client.refresh(placed.trackingId)).order;
+          assert.equal(r.trackingId, placed.trackingId);
+          assert.equal(r.amountIn, placed.order.amountIn);
+          assert.equal(r.expiration, placed.order.expiration);
+          return r.transaction !== original ? (r.transaction as string) : null;
+        },
+        { timeoutMs: 20_000, intervalMs: 250, what: 'a refreshed transaction with a new blockhash' },
+      );
+      const live = (await chain.rpc.isBlockhashValid(depositOf(original).blockhash as never, { commitment: 'processed' }).send()).value;
+      if (live) refreshed = next;
+    }
+    const a = depositOf(original);
+    const b = depositOf(refreshed);
+    assert.equal(b.depositAccount, a.depositAccount, 'refresh keeps the deposit account');
+    assert.notEqual(b.blockhash, a.blockhash);
+
+    const before = await lamportsOf(chain, sender.address);
+    const signedA = await signDeposit(original, sender);
+    const signedB = await signDeposit(refreshed, sender);
+    // Both go out at once, without preflight, as a wallet racing itself would send them.
+    await Promise.all(
+      [signedA, signedB].map((s) => chain.rpc.sendTransaction(s.wire as never, { encoding: 'base64', skipPreflight: true }).send().catch(() => null)),
+    );
+    const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);
+    const statuses = (await chain.rpc.getSignatureStatuses([signedA.signature, signedB.signature], { searchTransactionHistory: true }).send()).value;
+    const landed: LandedTx[] = [];
+    for (const [i, st] of statuses.entries()) if (st) landed.push(await fetchLanded(chain, [signedA.signature, signedB.signature][i]!));
+    const winners = landed.filter((x) => x.err === null);
+    assert.equal(winners.length, 1, `exactly one of the two transactions succeeded: ${JSON.stringify(statuses, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    assert.equal(rec.payouts.length, 1, 'exactly one payout');
+    await assertCompleted(placed, rec, { sender, recipient, recipientBefore: 0n, depositSignature: winners[0]!.signature, prefundSignatures: [] });
+    await assertSenderDebit(placed, sender, { lamports: before, tokens: null }, landed);
+    settled.push({ placed, record: rec });
+  });
+});
+
+describe('after settlement', () => {
+  test('deposits are swept into pools; every Hush transaction has the same shape; the ledger reconciles', async () => {
+    assert.ok(settled.length >= 7, 'every scenario settled');
+    // Sweeps run on a schedule: wait until every deposit account is closed.
+    await pollUntil(
+      async () => {
+        const { rows } = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders WHERE deposit IS NOT NULL AND swept = false`);
+        return rows[0]!.n === 0;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, what: 'every deposit swept' },
+    );
+    for (const { placed } of settled) assert.equal(await accountExists(chain, placed.depositAccount), false, `${placed.trackingId}: deposit account closed by the sweep`);
+
+    const { rows } = await t.db.query<{ kind: string; signature: string; status: string }>(`SELECT kind, signature, status FROM chain_txs ORDER BY id`);
+    const kinds = new Set(rows.map((r) => r.kind));
+    assert.ok(kinds.has('payout') && kinds.has('sweep'), `payouts and sweeps were recorded: ${[...kinds].join(',')}`);
+    let checked = 0;
+    for (const r of rows.filter((x) => x.status === 'confirmed')) {
+      assertHushShape(await fetchLanded(chain, r.signature), feePayer, budget);
+      checked++;
+    }
+    assert.ok(checked >= settled.length + 1);
+
+    // Each deposit was swept by exactly one landed sweep.
+    const sweeps = await t.db.query<{ items: { depositAccount: string }[] }>(`SELECT meta -> 'items' AS items FROM chain_txs WHERE kind = 'sweep' AND status = 'confirmed'`);
+    const swept = sweeps.rows.flatMap((r) => r.items.map((i) => i.depositAccount));
+    for (const { placed } of settled) assert.equal(swept.filter((d) => d === placed.depositAccount).length, 1, `${placed.trackingId}: swept exactly once`);
+
+    const report = await waitForCleanReconcile(t.url, t.adminToken!, 30_000);
+    assert.equal(report.ok, true);
+    assert.ok(report.assets.length >= 3);
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * The orders that do not complete, end to end over HTTP and the local chain (real chain, real store):
+ * - a short deposit (the sender crafts their own transaction into the order's deposit account, creating
+ *   it non-idempotently like Hush's transaction, with less than amountIn) is refunded: deposit − networkFee
+ *   back to the sender, refund.reason set, nothing paid to the recipient;
+ * - an over-deposit is refunded the same way (SPEC §5: any amount other than amountIn);
+ * - no deposit: the order expires once its blockhash is dead (short HUSH_ORDER_TTL_S, fast slots), after
+ *   which its transaction can no longer land.
+ * And, on the same server (privacy delay 0-0, so a payout is planned before its own deposit can be swept
+ * into a pool): a payout larger than any one pool is split across pools, each part paid exactly once.
+ * Then the ledger reconciles with the chain.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { expectError, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { pollUntil } from '../support/localnet.ts';
+import {
+  ASSETS,
+  SOL,
+  TOKEN_ACCOUNT_SIZE,
+  accountExists,
+  assertHistory,
+  assertHushShape,
+  assertPaidOnce,
+  ataOf,
+  balanceOf,
+  chainAt,
+  chainTxRows,
+  depositWithRefresh,
+  fetchLanded,
+  jsonish,
+  lamportDelta,
+  lamportsOf,
+  newWallet,
+  placeOrder,
+  rentExempt,
+  sendOwnDeposit,
+  successfulSignatures,
+  waitForCleanReconcile,
+  waitForConfirmed,
+  waitForOrder,
+  type AssetId,
+  type Chain,
+} from '../support/settlement.ts';
+
+let t: TestHush;
+let acct: TestAccount;
+let chain: Chain;
+let feePayer: string;
+let budget: { limit: number; price: bigint };
+let ataRent: bigint;
+
+before(async () => {
+  t = await startTestHush({
+    admin: true,
+    env: { LOCALNET_SLOT_MS: '100', HUSH_ORDER_TTL_S: '1', HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '2' },
+  });
+  acct = await t.createAccount();
+  chain = chainAt(t.chainUrl);
+  feePayer = t.hush.treasury.feePayer.address;
+  budget = { limit: t.hush.config.computeUnitLimit, price: t.hush.config.computeUnitPriceMicroLamports };
+  ataRent = await rentExempt(chain, TOKEN_ACCOUNT_SIZE);
+});
+after(async () => {
+  await t?.close();
+});
+
+async function wrongDeposit(assetId: AssetId, amount: bigint, deposit: (amountIn: bigint) => bigint, reason: string) {
+  const asset = ASSETS[assetId];
+  const sender: KeyPairSigner = asset.native ? await newWallet(chain, { sol: 2n * SOL }) : await newWallet(chain, { sol: SOL, tokens: { [assetId]: amount * 3n } });
+  const recipient: Address = (await generateKeyPairSigner()).address;
+  const placed = await placeOrder(acct.client, { amount: amount.toString(), sourceAssetId: assetId, destinationAssetId: assetId, senderAddress: sender.address, recipientAddress: recipient });
+  const deposited = deposit(placed.amountIn);
+  assert.notEqual(deposited, placed.amountIn);
+  const lamportsBefore = await lamportsOf(chain, sender.address);
+  const tokensBefore = asset.native ? 0n : (await balanceOf(chain, sender.address, asset))!;
+
+  const signature = await sendOwnDeposit(chain, placed, sender, asset, deposited);
+  await waitForConfirmed(chain, [signature]);
+  const depositTx = await fetchLanded(chain, signature);
+  assert.equal(depositTx.err, null);
+  // The order's own transaction can no longer land: the deposit account exists now (non-idempotent create).
+  const own = await signDeposit(placed.order.transaction, sender);
+  await assert.rejects(chain.rpc.sendTransaction(own.wire as never, { encoding: 'base64', preflightCommitment: 'processed' }).send(), 'Hush’s transaction fails once the account exists');
+
+  const rec = await waitForOrder(acct.client, placed.trackingId, ['refunded'], 60_000);
+  const expectedRefund = deposited - placed.networkFee;
+  assert.equal(rec.final, true);
+  assertHistory(rec, ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'refunding', 'refunded']);
+  assert.equal(rec.deposit.signature, signature);
+  assert.equal(rec.deposit.amount, deposited.toString(), 'the deposit record carries what arrived');
+  assert.deepEqual(rec.payouts, [], 'nothing was paid to the recipient');
+  assert.equal(rec.refund.amount, expectedRefund.toString(), 'refund = deposit − networkFee');
+  assert.equal(rec.refund.reason, reason);
+  assert.equal(rec.failureReason, reason);
+
+  // Exactly one refund in the store, no payout at all; the recipient's holding was never touched.
+  const rows = await assertPaidOnce(t.db, placed.trackingId, 'refund', expectedRefund);
+  assert.deepEqual(rows.map((r) => r.signature), [rec.refund.signature]);
+  assert.deepEqual(await chainTxRows(t.db, placed.trackingId, 'payout'), []);
+  const recipientHolding = asset.native ? recipient : await ataOf(recipient, asset.mint);
+  assert.deepEqual(await successfulSignatures(chain, recipientHolding), [], 'the recipient got nothing');
+
+  // The refund transaction: Hush's shape, from a pool (never the deposit account) to the sender.
+  const refundTx = await fetchLanded(chain, rec.refund.signature);
+  assert.equal(refundTx.err, null);
+  assertHushShape(refundTx, feePayer, budget);
+  assert.ok(!refundTx.accountKeys.includes(placed.depositAccount) && !refundTx.accountKeys.includes(placed.depositOwner), 'refund paid from a pool');
+
+  // The sender: paid `deposited` + its fee + the deposit account rent, got `deposited − networkFee` back.
+  const rent = lamportDelta(depositTx, placed.depositAccount) - (asset.native ? deposited : 0n);
+  assert.equal(rent, ataRent);
+  const lamportsAfter = await lamportsOf(chain, sender.address);
+  if (asset.native) {
+    assert.equal(lamportsBefore - lamportsAfter, deposited + depositTx.fee + rent - expectedRefund);
+  } else {
+    assert.equal(lamportsBefore - lamportsAfter, depositTx.fee + rent);
+    assert.equal(tokensBefore - (await balanceOf(chain, sender.address, asset))!, deposited - expectedRefund, 'the sender is out exactly the network fee');
+  }
+  return placed;
+}
+
+const refunded: { depositAccount: Address }[] = [];
+
+describe('refunds and expiry', { concurrency: true }, () => {
+  test('SOL short deposit → refunded (deposit − networkFee, reason deposit_short)', async () => {
+    refunded.push(await wrongDeposit('sol', 100_000_000n, (a) => a / 2n, 'deposit_short'));
+  });
+
+  test('USDC short deposit → refunded', async () => {
+    refunded.push(await wrongDeposit('usdc', 10_000_000n, (a) => a - 3_000_000n, 'deposit_short'));
+  });
+
+  test('BONK over-deposit → refunded in full less the network fee (reason deposit_over)', async () => {
+    refunded.push(await wrongDeposit('bonk', 10_000_000_000n, (a) => a + 1_000_000_000n, 'deposit_over'));
+  });
+
+  test('no deposit → expired once the blockhash is dead; the transaction can no longer land', async () => {
+    const sender = await newWallet(chain, { sol: SOL });
+    const recipient = (await generateKeyPairSigner()).address;
+    const placed = await placeOrder(acct.client, { amount: '50000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient });
+    const expiration = Date.parse(placed.order.expiration);
+    assert.ok(expiration - Date.now() < 25_000, `a short order deadline with HUSH_ORDER_TTL_S=1 (got ${placed.order.expiration})`);
+    const rec = await waitForOrder(acct.client, placed.trackingId, ['expired'], 60_000);
+    assertHistory(rec, ['awaiting_deposit', 'expired']);
+    assert.equal(rec.final, true);
+    assert.ok(Date.parse(rec.history[1].at) >= expiration, 'expired only after the deadline');
+    assert.equal(rec.deposit, null);
+    assert.deepEqual(rec.payouts, []);
+    assert.equal(rec.refund, null);
+    // Nothing moved, and nothing can: the transaction's blockhash is dead.
+    const { wire } = await signDeposit(placed.order.transaction, sender);
+    await assert.rejects(
+      chain.rpc.sendTransaction(wire as never, { encoding: 'base64', preflightCommitment: 'processed' }).send(),
+      (e: any) => /BlockhashNotFound|blockhash/i.test(jsonish(e?.context ?? {}) + String(e?.message) + jsonish(e?.cause ?? {})) || assert.fail(`expected a blockhash error, got ${String(e)} ${jsonish(e?.context)}`),
+    );
+    assert.equal(await accountExists(chain, placed.depositAccount), false);
+    assert.equal(await lamportsOf(chain, sender.address), SOL, 'the sender paid nothing');
+    expectError(await acct.client.refresh(placed.trackingId), 410, 'ORDER_EXPIRED');
+    assert.deepEqual(await chainTxRows(t.db, placed.trackingId, 'payout'), []);
+  });
+});
+
+describe('payouts split across pools', () => {
+  test('SOL exact_out larger than any one pool: several transfers from different pools, each part paid exactly once', async () => {
+    // Pools are funded with 500 SOL each: 700 SOL cannot leave from one of them.
+    const sender = await newWallet(chain, { sol: 710n * SOL });
+    const recipient = (await generateKeyPairSigner()).address;
+    const placed = await placeOrder(acct.client, { amount: (700n * SOL).toString(), sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient, mode: 'exact_out' });
+    await depositWithRefresh(acct.client, chain, placed, sender);
+    const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);
+    assertHistory(rec, ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending', 'completed']);
+    assert.ok(rec.payouts.length >= 2, `split into several transfers: ${jsonish(rec.payouts)}`);
+    assert.equal(await lamportsOf(chain, recipient), placed.amountOut, 'the recipient holds exactly amountOut');
+    const rows = await assertPaidOnce(t.db, placed.trackingId, 'payout', placed.amountOut);
+    assert.equal(rows.length, rec.payouts.length);
+    assert.equal(new Set(rows.map((r) => r.part)).size, rows.length, 'one confirmed transfer per part');
+    assert.deepEqual((await successfulSignatures(chain, recipient)).sort(), rows.map((r) => r.signature).sort(), 'only the parts credited the recipient');
+    const pools = new Set<string>();
+    for (const p of rec.payouts) {
+      const tx = await fetchLanded(chain, p.signature);
+      assertHushShape(tx, feePayer, budget);
+      assert.ok(!tx.accountKeys.includes(sender.address) && !tx.accountKeys.includes(placed.depositAccount), 'paid from a pool');
+      assert.equal(lamportDelta(tx, recipient), BigInt(p.amount));
+      pools.add(tx.signers.find((a) => a !== feePayer)!);
+    }
+    assert.equal(pools.size, rec.payouts.length, 'each part leaves from a different pool');
+    refunded.push(placed);
+  });
+});
+
+describe('after refunds', () => {
+  test('deposits are swept; the ledger reconciles with the chain', async () => {
+    assert.equal(refunded.length, 4, 'every deposit-taking scenario ran');
+    await pollUntil(async () => (await Promise.all(refunded.map((r) => accountExists(chain, r.depositAccount)))).every((x) => !x), {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      what: 'deposits swept',
+    });
+    const report = await waitForCleanReconcile(t.url, t.adminToken!, 20_000);
+    assert.equal(report.ok, true);
+  });
+});

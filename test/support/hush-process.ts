@@ -1,0 +1,92 @@
+/**
+ * Hush as a real child process: `node --import tsx src/cli/start.ts` with the given environment. The
+ * API and chain URLs are read from the CLI's startup line (PORT=0 and LOCALNET_PORT=0 let the OS pick
+ * ports; the line reports the real ones). Every process started here is killed when the test file ends.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { after } from 'node:test';
+import { REPO_ROOT, sleep } from './localnet.ts';
+
+export interface HushProcess {
+  /** http://127.0.0.1:<port>, or null for HUSH_ROLE=worker. */
+  url: string | null;
+  chainUrl: string;
+  proc: ChildProcess;
+  /** The last ~256 KiB the process wrote (stdout and stderr). */
+  output(): string;
+  /** Resolves once the process is gone. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends a signal (if still running) and waits for the exit. */
+  stop(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const running = new Set<ChildProcess>();
+after(() => {
+  for (const p of running) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+});
+
+const KEEP = 256 * 1024;
+
+/**
+ * Starts Hush and waits for its "hush: <role> role; API …; chain …" line. Only the variables given in
+ * `env` (plus PATH/HOME) reach the child, so nothing from the developer's environment leaks in.
+ */
+export async function spawnHush(env: Record<string, string>, opts: { timeoutMs?: number; label?: string } = {}): Promise<HushProcess> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/start.ts'], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(proc);
+  let out = '';
+  const append = (d: string) => {
+    out += d;
+    if (out.length > 2 * KEEP) out = out.slice(-KEEP);
+  };
+  proc.stdout!.setEncoding('utf8').on('data', append);
+  proc.stderr!.setEncoding('utf8').on('data', append);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    proc.once('exit', (code, signal) => {
+      running.delete(proc);
+      res({ code, signal });
+    }),
+  );
+  const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
+  let m: RegExpExecArray | null = null;
+  while (!(m = /hush: (\w+) role; API (\S+); chain (\S+);/.exec(out))) {
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`hush${opts.label ? ` (${opts.label})` : ''} exited before it was ready (${proc.exitCode ?? proc.signalCode}):\n${out.slice(-4000)}`);
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`hush${opts.label ? ` (${opts.label})` : ''} did not start in time:\n${out.slice(-4000)}`);
+    }
+    await sleep(25);
+  }
+  const url = m[2] === '(off)' ? null : m[2]!.replace('[::1]', '127.0.0.1');
+  return {
+    url,
+    chainUrl: m[3]!,
+    proc,
+    output: () => out,
+    exited,
+    async stop(signal) {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Waits for a process to exit by itself, failing after `timeoutMs` with its output. */
+export async function waitForExit(p: HushProcess, timeoutMs: number, what: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, rej) => {
+    timer = setTimeout(() => rej(new Error(`${what}: the process did not exit within ${timeoutMs} ms:\n${p.output().slice(-4000)}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([p.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** High per-key limits so polling never meets a 429 (limits have their own tests). */
+export const HIGH_RATE_LIMITS = 'quote=1000,order=1000,status=1000,tokens=1000';
