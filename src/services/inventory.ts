@@ -16,6 +16,8 @@ const FEE_PAYER_MINIMUM = 50_000_000n;
  */
 export class Inventory {
   private free = new Map<string, bigint>();
+  /** Per pool wallet, what it can pay out (after its pending transactions), per asset. */
+  private poolFree = new Map<string, bigint[]>();
   private timer: NodeJS.Timeout | null = null;
   private readonly view: ChainView;
   /** One per refresh in flight: what `reserve` took since it started (its store read may predate those orders). */
@@ -48,13 +50,16 @@ export class Inventory {
     }
     const [balances, pending, reserved] = read;
     const free = new Map<string, bigint>();
+    const poolFree = new Map<string, bigint[]>();
     for (const p of pools) {
       const asset = this.assets.get(p.assetId)!;
       const b = balances.get(p.holding);
       let held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
       held -= pending.get(p.holding) ?? 0n;
       free.set(p.assetId, (free.get(p.assetId) ?? 0n) + (held > 0n ? held : 0n));
+      poolFree.set(p.assetId, [...(poolFree.get(p.assetId) ?? []), held > 0n ? held : 0n]);
     }
+    this.poolFree = poolFree;
     for (const [assetId, r] of reserved) free.set(assetId, (free.get(assetId) ?? 0n) - r);
     // Orders reserved while the store was being read may be missing from it: count them (twice at worst, until the next refresh).
     for (const [assetId, r] of taken) free.set(assetId, (free.get(assetId) ?? 0n) - r);
@@ -92,6 +97,23 @@ export class Inventory {
     this.free.set(assetId, (this.free.get(assetId) ?? 0n) - amount);
     for (const taken of this.takenDuringRefresh) taken.set(assetId, (taken.get(assetId) ?? 0n) + amount);
     return true;
+  }
+
+  /**
+   * How many payout transactions paying `amount` will take: 1 when one pool can cover it, else the
+   * number of pools, largest first, needed to cover it (the worker splits the same way).
+   */
+  payoutParts(assetId: string, amount: bigint): number {
+    const pools = [...(this.poolFree.get(assetId) ?? [])].sort((a, b) => (b > a ? 1 : b < a ? -1 : 0));
+    if (pools.length === 0 || pools[0]! >= amount) return 1;
+    let left = amount;
+    let parts = 0;
+    for (const f of pools) {
+      if (left <= 0n) break;
+      left -= f;
+      parts++;
+    }
+    return Math.max(1, parts);
   }
 
   /** Live [min, max] of `amount` for an asset: the configured bounds capped by free inventory. */

@@ -30,6 +30,8 @@ const SETTLEMENT_OVERHEAD_S = 5;
 /** Live amount bounds per asset (pool inventory); absent → the configured bounds. */
 export interface LiveBounds {
   bounds(assetId: string): { min: bigint; max: bigint };
+  /** Payout transactions needed to pay `amount` from the pools (splits cost more network fee). */
+  payoutParts?(assetId: string, amount: bigint): number;
 }
 
 export class QuoteService {
@@ -97,7 +99,9 @@ export class QuoteService {
     const amount = BigInt(req.amount);
     const { min, max } = cross ? this.swapBounds(source, destination) : this.bounds(destination);
     if (amount > max) throw new HushError('AMOUNT_TOO_HIGH', `amount exceeds the current maximum of ${max}`, { min: min.toString(), max: max.toString() });
-    const networkFee = await this.networkFee(source, destination, recipient);
+    // Upper bound of what the pools will pay, to price a split payout (fees only lower it).
+    const paidOut = cross ? convertFloor(amount, this.swaps!.pair(source.assetId, destination.assetId).from, this.swaps!.pair(source.assetId, destination.assetId).to) : amount;
+    const networkFee = await this.networkFee(source, destination, recipient, this.live?.payoutParts?.(destination.assetId, paidOut) ?? 1);
     const input = {
       mode,
       amount: toAmount(amount),
@@ -136,13 +140,13 @@ export class QuoteService {
    * part of the fee. Partner fees are paid out in aggregate on a schedule (one transfer per partner per
    * period, unlinkable to any order), so their cost is Hush's and not in any single order's networkFee.
    */
-  private async networkFee(source: Asset, destination: Asset, recipient: Address): Promise<bigint> {
+  private async networkFee(source: Asset, destination: Asset, recipient: Address, payoutCount: number): Promise<bigint> {
     const lamports = settlementLamports(
       { ...DEFAULT_NETWORK_COST, computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports },
       {
         destinationNative: destination.native,
         recipientTokenAccountMissing: destination.native ? false : !(await this.tokenAccountExists(recipient, destination)),
-        payoutCount: 1,
+        payoutCount,
       },
     );
     if (source.native) return lamports;

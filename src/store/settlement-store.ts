@@ -22,6 +22,17 @@ export async function claimDueOrders(db: Queryable, workerId: string, limit: num
   return getOrdersByIds(db, rows.map((r) => String(r.id)));
 }
 
+/** Claims one order (same lease as claimDueOrders) if it is not final and nobody holds it; null otherwise. */
+export async function claimOrder(db: Queryable, id: string, workerId: string, leaseSeconds: number): Promise<OrderRecord | null> {
+  const { rows } = await db.query<{ id: string | number }>(
+    `UPDATE orders SET locked_by = $2, locked_until = now() + make_interval(secs => $3), attempts = attempts + 1
+     WHERE id = $1 AND status NOT IN ${FINAL} AND (locked_until IS NULL OR locked_until < now())
+     RETURNING id`,
+    [id, workerId, leaseSeconds],
+  );
+  return rows.length > 0 ? ((await getOrdersByIds(db, [id]))[0] ?? null) : null;
+}
+
 /** Gives an order back with its next run time; `afterError` backs off exponentially (computed in SQL). */
 export async function releaseOrder(db: Queryable, id: string, workerId: string, opts: { delayMs?: number; at?: Date; afterError?: boolean }): Promise<void> {
   await db.query(

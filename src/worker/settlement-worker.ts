@@ -12,6 +12,7 @@ import {
   attachSweep,
   chainTxsOfOrder,
   claimDueOrders,
+  claimOrder,
   finishSweep,
   getChainTx,
   insertChainTx,
@@ -25,7 +26,7 @@ import {
   type ChainTx,
 } from '../store/settlement-store.ts';
 import type { PoolWallet, Treasury } from '../treasury/treasury.ts';
-import { ChainView } from './chain-view.ts';
+import { ChainView, type AccountBalance } from './chain-view.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
 import { runRebalance, type Rebalancer } from '../rebalance/rebalancer.ts';
 import type { FreshPrices } from '../prices/price-source.ts';
@@ -55,14 +56,26 @@ export interface WorkerOptions {
 const SOL_POOL_RESERVE = 10_000_000n;
 const RESEND_EVERY_MS = 2000;
 const SWEEP_BATCH = 4;
-/** Orders claimed per batch. */
+/** Orders claimed per batch, and batches stepped at once. */
 const ORDER_BATCH = 64;
+const ORDER_BATCHES_IN_FLIGHT = 4;
 /**
  * Polls are fallbacks where a faster signal exists: the deposit watch wakes an order whose deposit became
  * visible, and settling a payout or refund wakes its order. Each poll costs a claim and a release.
  */
 const AWAITING_POLL_SLOTS = 4;
 const SETTLE_FALLBACK_SLOTS = 4;
+/** Payouts planned and recorded together (one read of pending outflows and pool balances). */
+const PAYOUT_BATCH = 64;
+
+/** What a batch of pool choices shares: one read of pending outflows and balances, and what it took. */
+interface PlanReads {
+  pending: Map<string, bigint>;
+  balances: Map<string, AccountBalance>;
+  taken: Map<string, bigint>;
+}
+
+type PlannedTransfer = NonNullable<Awaited<ReturnType<SettlementWorker['planTransfers']>>>[number];
 /** Advisory lock naming the partner-payout job among all workers. */
 const PARTNER_PAYOUT_LOCK = 87870002;
 
@@ -95,6 +108,13 @@ export class SettlementWorker {
   private lastWatchedSlot = -1n;
   /** Serializes choosing pools and recording the transfers: see `exclusive`. */
   private planLock: Promise<unknown> = Promise.resolve();
+  private readonly payoutQueue: {
+    o: OrderRecord;
+    from: 'deposit_confirmed' | 'swapping';
+    resolve: (r: { planned: PlannedTransfer[] | null; ok: boolean }) => void;
+    reject: (e: unknown) => void;
+  }[] = [];
+  private payoutBatches: Promise<void> | null = null;
 
   constructor(
     private readonly config: HushConfig,
@@ -183,21 +203,38 @@ export class SettlementWorker {
 
   // ---- orders ----
 
-  /** Claims and steps due orders, batch after batch while batches come back full (a burst drains at once). */
+  /**
+   * Claims and steps due orders. While batches come back full (a burst), the next one is claimed without
+   * waiting for the previous one to finish, up to ORDER_BATCHES_IN_FLIGHT at once.
+   */
   async orderTick(): Promise<number> {
     let total = 0;
+    const inflight = new Set<Promise<void>>();
     for (;;) {
-      const n = await this.orderBatch();
-      total += n;
-      if (n < ORDER_BATCH || !this.running) return total;
+      const orders = await claimDueOrders(this.db, this.workerId, ORDER_BATCH, this.leaseSeconds);
+      total += orders.length;
+      if (orders.length > 0) {
+        const p: Promise<void> = this.stepBatch(orders).then(() => void inflight.delete(p));
+        inflight.add(p);
+      }
+      if (orders.length < ORDER_BATCH || !this.running) break;
+      if (inflight.size >= ORDER_BATCHES_IN_FLIGHT) await Promise.race(inflight);
     }
+    await Promise.all(inflight);
+    return total;
   }
 
-  private async orderBatch(): Promise<number> {
-    const orders = await claimDueOrders(this.db, this.workerId, ORDER_BATCH, this.leaseSeconds);
-    if (orders.length === 0) return 0;
+  /** Steps claimed orders; never throws (a failed step releases its order with back-off). */
+  private async stepBatch(orders: OrderRecord[]): Promise<void> {
     const watching = orders.filter((o) => o.status === 'awaiting_deposit' || o.status === 'deposit_detected');
-    const deposits = await this.depositStates(watching);
+    let deposits: Awaited<ReturnType<SettlementWorker['depositStates']>>;
+    try {
+      deposits = await this.depositStates(watching);
+    } catch (e) {
+      this.log({ err: e }, 'deposit reads failed');
+      await Promise.all(orders.map((o) => releaseOrder(this.db, o.id, this.workerId, { afterError: true }).catch(() => {})));
+      return;
+    }
     await Promise.all(
       orders.map(async (o) => {
         try {
@@ -209,7 +246,6 @@ export class SettlementWorker {
         }
       }),
     );
-    return orders.length;
   }
 
   private async depositStates(orders: OrderRecord[]) {
@@ -273,7 +309,9 @@ export class SettlementWorker {
     faultPoint('deposit-confirmed');
     // Already due (privacy delay window 0-0): pay now, under the lease this worker holds, instead of a
     // release and a claim a tick later. Same payout path, same compare-and-set transitions.
-    if (due.getTime() <= Date.now()) return this.payOrRefund({ ...o, status: 'deposit_confirmed', deposit }, { dueAt: due });
+    // A swap steps on now as well: its drift check and `swapping` belong to deposit confirmation, not to
+    // the payout after the privacy delay (payOrRefund then waits for `due` in `swapping`).
+    if (due.getTime() <= Date.now() || o.sourceAssetId !== o.destinationAssetId) return this.payOrRefund({ ...o, status: 'deposit_confirmed', deposit }, { dueAt: due });
     return { at: due };
   }
 
@@ -318,15 +356,7 @@ export class SettlementWorker {
     const dueAt = confirmed?.dueAt ?? (await this.payoutDueAt(o.id));
     if (dueAt === null) return { at: await this.drawPayoutDue(o.id, new Date(o.deposit?.confirmedAt ?? Date.now())) };
     if (dueAt.getTime() > Date.now()) return { at: dueAt };
-    const { planned, ok } = await this.exclusive(async () => {
-      const planned = await this.planTransfers(o, 'payout', o.destinationAssetId, o.recipient as Address, o.amountOut);
-      if (!planned) return { planned, ok: false };
-      const ok = await this.db.transaction(async (tx) => {
-        for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
-        return transitionOrder(tx, o.id, from, 'sending');
-      });
-      return { planned, ok };
-    });
+    const { planned, ok } = await this.recordPayout(o, from);
     if (!planned) return { delayMs: 5000 };
     if (!ok) return { delayMs: 0 };
     faultPoint('payout-recorded');
@@ -482,17 +512,19 @@ export class SettlementWorker {
     meta: Record<string, unknown> = {},
     /** Inside a transaction, reads must use it: PGlite serializes everything behind an open transaction. */
     q: Queryable = this.db,
+    /** Reads shared by a batch of plans (recordPayoutBatches); each plan adds what it chose to `taken`. */
+    shared?: PlanReads,
   ) {
     const asset = this.asset(assetId);
     const pools = this.treasury.pools(assetId);
     // Pending first, balances second: a transaction that settles in between is then subtracted twice
     // (safe), never missed by both reads (which could overspend a pool).
-    const pending = await pendingOutflows(q);
-    const balances = await this.view.balances(pools.map((p) => p.holding), 'confirmed');
+    const pending = shared?.pending ?? (await pendingOutflows(q));
+    const balances = shared?.balances ?? (await this.view.balances(pools.map((p) => p.holding), 'confirmed'));
     const available = (p: PoolWallet) => {
       const b = balances.get(p.holding);
       const held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
-      return held - (pending.get(p.holding) ?? 0n);
+      return held - (pending.get(p.holding) ?? 0n) - (shared?.taken.get(p.holding) ?? 0n);
     };
     const shuffled = [...pools].sort(() => Math.random() - 0.5);
     const single = shuffled.find((p) => available(p) >= amount);
@@ -500,7 +532,9 @@ export class SettlementWorker {
     if (single) chosen.push({ pool: single, amount });
     else {
       let left = amount;
-      for (const p of shuffled) {
+      // No single pool covers it: largest pools first, so the split has as few parts as the quote's
+      // networkFee paid for (Inventory.payoutParts computes the same count).
+      for (const p of [...shuffled].sort((a, b) => (available(b) > available(a) ? 1 : available(b) < available(a) ? -1 : 0))) {
         const take = available(p) < left ? available(p) : left;
         if (take <= 0n) continue;
         chosen.push({ pool: p, amount: take });
@@ -512,6 +546,8 @@ export class SettlementWorker {
         return null;
       }
     }
+    // With shared reads there was no await above: the choice and this update are one synchronous step.
+    for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
     const blockhash = await this.chain().latestBlockhash();
     return Promise.all(
       chosen.map(async (c, part) => {
@@ -629,10 +665,82 @@ export class SettlementWorker {
       else await this.refundLate(t);
       return;
     }
-    // Wake the order so it completes (or replaces the dead transaction) without waiting a full tick.
-    if (t.orderId) {
-      await this.db.query('UPDATE orders SET next_run_at = now() WHERE id = $1', [t.orderId]);
-      this.wake('orders');
+    if (!t.orderId) return;
+    // Step the order right here (complete it, or replace the dead transaction) if nobody holds it ...
+    if (await this.stepPayingOrder(t.orderId)) return;
+    // ... else make it due now and wake the order loop, without waiting a full tick.
+    await this.db.query('UPDATE orders SET next_run_at = now() WHERE id = $1', [t.orderId]);
+    this.wake('orders');
+  }
+
+  /**
+   * Claims one order (the usual lease) and, when it is `sending` or `refunding`, runs its step at once,
+   * so a landed payout completes its order without queueing behind the order loop's batches.
+   * Returns false when another step holds the order.
+   */
+  private async stepPayingOrder(orderId: string): Promise<boolean> {
+    const o = await claimOrder(this.db, orderId, this.workerId, this.leaseSeconds);
+    if (!o) return false;
+    try {
+      const next = o.status === 'sending' || o.status === 'refunding' ? await this.advancePayout(o) : { delayMs: 0 };
+      await releaseOrder(this.db, o.id, this.workerId, next);
+    } catch (e) {
+      this.log({ err: e, trackingId: o.trackingId, status: o.status }, 'order step failed');
+      await releaseOrder(this.db, o.id, this.workerId, { afterError: true }).catch(() => {});
+    }
+    return true;
+  }
+
+  /**
+   * Plans and records an order's payout (its transactions, then `sending`), batched: the orders that
+   * queue up while a batch is being recorded go together in the next one, inside one `exclusive` section
+   * with one read of pending outflows and pool balances; each order still gets its own transaction.
+   */
+  private recordPayout(o: OrderRecord, from: 'deposit_confirmed' | 'swapping'): Promise<{ planned: PlannedTransfer[] | null; ok: boolean }> {
+    return new Promise((resolve, reject) => {
+      this.payoutQueue.push({ o, from, resolve, reject });
+      this.kickPayoutBatches();
+    });
+  }
+
+  private kickPayoutBatches(): void {
+    if (this.payoutBatches || this.payoutQueue.length === 0) return;
+    this.payoutBatches = this.exclusive(() => this.recordPayoutBatches()).finally(() => {
+      this.payoutBatches = null;
+      this.kickPayoutBatches();
+    });
+  }
+
+  private async recordPayoutBatches(): Promise<void> {
+    while (this.payoutQueue.length > 0) {
+      const batch = this.payoutQueue.splice(0, PAYOUT_BATCH);
+      try {
+        const pending = await pendingOutflows(this.db);
+        const holdings = [...new Set(batch.map((j) => j.o.destinationAssetId))].flatMap((a) => this.treasury.pools(a).map((p) => p.holding));
+        const shared: PlanReads = { pending, balances: await this.view.balances(holdings, 'confirmed'), taken: new Map() };
+        const plans = await Promise.all(
+          batch.map((j) => this.planTransfers(j.o, 'payout', j.o.destinationAssetId, j.o.recipient as Address, j.o.amountOut, {}, this.db, shared).catch((e: unknown) => ({ error: e }))),
+        );
+        // Every record of the batch is committed (or failed) before the section ends.
+        await Promise.all(
+          batch.map(async (j, i) => {
+            const planned = plans[i]!;
+            if (planned !== null && 'error' in planned) return j.reject(planned.error);
+            if (planned === null) return j.resolve({ planned: null, ok: false });
+            try {
+              const ok = await this.db.transaction(async (tx) => {
+                for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
+                return transitionOrder(tx, j.o.id, j.from, 'sending');
+              });
+              j.resolve({ planned, ok });
+            } catch (e) {
+              j.reject(e);
+            }
+          }),
+        );
+      } catch (e) {
+        for (const j of batch) j.reject(e);
+      }
     }
   }
 
