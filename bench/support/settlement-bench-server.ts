@@ -1,0 +1,101 @@
+/**
+ * The process under test for bench:settlement: a whole Hush (role `all`: API and settlement worker)
+ * against the external chain in SOLANA_RPC_URL, plus a bench partner account with rate limits high enough
+ * for 200 orders at once, and a tiny side server that reads what only the store knows (when each payout
+ * transaction was recorded, i.e. the instant before it was sent). Prints one JSON line with its addresses.
+ */
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/config.ts';
+import { startHush } from '../../src/runtime/start-hush.ts';
+import { generateApiKey } from '../../src/services/api-keys.ts';
+import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
+
+const hush = await startHush(loadConfig({ ...process.env, HUSH_ROLE: 'all', PORT: '0' }), {
+  // Worker alerts and loop errors go to stderr, so a misbehaving run says why.
+  log: (m) => process.stderr.write(`hush: ${m}\n`),
+});
+const db = hush.db;
+const accountId = `acc_bench${Date.now()}`;
+await insertAccount(db, { id: accountId, name: accountId, feeCapBps: 100 });
+await updateAccount(db, accountId, { rateLimits: { quote: 1_000_000, order: 1_000_000, status: 1_000_000, tokens: 1_000_000 } });
+const key = generateApiKey();
+await insertApiKey(db, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: null });
+
+const side = createServer((req, res) => {
+  const reply = (body: unknown) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const fail = (e: Error) => {
+    res.writeHead(500);
+    res.end(e.message);
+  };
+  if (req.url === '/progress') {
+    // One cheap aggregate: polled while the run is measured.
+    db.query<{ status: string; n: string | number }>('SELECT status, count(*) AS n FROM orders GROUP BY status')
+      .then(({ rows }) => reply(Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))))
+      .catch(fail);
+  } else if (req.url === '/payouts') {
+    // Read once, after the run: every payout transaction Hush recorded (record-before-send), with its time.
+    // `updatedAt` of a landed payout is when the worker settled its fate (saw it confirmed).
+    db.query<{ tracking_id: string; signature: string; status: string; created_at: Date; updated_at: Date; part: string | null }>(
+      `SELECT o.tracking_id, c.signature, c.status, c.created_at, c.updated_at, c.meta ->> 'part' AS part
+         FROM chain_txs c JOIN orders o ON o.id = c.order_id WHERE c.kind = 'payout' ORDER BY c.id`,
+    )
+      .then(({ rows }) =>
+        reply(
+          rows.map((r) => ({
+            trackingId: r.tracking_id,
+            signature: r.signature,
+            status: r.status,
+            createdAt: r.created_at.toISOString(),
+            settledAt: r.updated_at.toISOString(),
+            part: Number(r.part ?? 0),
+          })),
+        ),
+      )
+      .catch(fail);
+  } else if (req.url === '/cpu') {
+    // CPU time this process has used (µs): the work the run cost, whatever else the machine is doing.
+    const { user, system } = process.cpuUsage();
+    reply({ micros: user + system });
+  } else if (req.url === '/profile/start' && process.env.BENCH_PROFILE) {
+    // CPU profile of exactly the measured window (BENCH_PROFILE=<dir>), for `where the time goes`.
+    profiler.connect();
+    profiler
+      .post('Profiler.enable')
+      .then(() => profiler.post('Profiler.start'))
+      .then(() => reply({ ok: true }))
+      .catch(fail);
+  } else if (req.url === '/profile/stop' && process.env.BENCH_PROFILE) {
+    profiler
+      .post('Profiler.stop')
+      .then(({ profile }) => {
+        const file = join(process.env.BENCH_PROFILE!, `settlement-${Date.now()}.cpuprofile`);
+        writeFileSync(file, JSON.stringify(profile));
+        profiler.disconnect();
+        reply({ file });
+      })
+      .catch(fail);
+  } else {
+    res.writeHead(404);
+    res.end();
+  }
+});
+const profiler = new Session();
+await new Promise<void>((resolve) => side.listen(0, '127.0.0.1', resolve));
+const sidePort = (side.address() as { port: number }).port;
+
+console.log(JSON.stringify({ hushUrl: hush.url, sideUrl: `http://127.0.0.1:${sidePort}`, apiKey: key.apiKey, engine: db.kind }));
+
+let stopping = false;
+process.on('SIGTERM', async () => {
+  if (stopping) return;
+  stopping = true;
+  side.close();
+  await hush.close();
+  process.exit(0);
+});
