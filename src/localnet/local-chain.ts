@@ -103,6 +103,13 @@ const base64Decoder = getBase64Decoder();
 export class ChainError extends Error {}
 
 const NO_DATA = new Uint8Array(0);
+const LOADERS = new Set([
+  'NativeLoader1111111111111111111111111111111',
+  'BPFLoader1111111111111111111111111111111111',
+  'BPFLoader2111111111111111111111111111111111',
+  'BPFLoaderUpgradeab1e11111111111111111111111',
+  'LoaderV411111111111111111111111111111111111',
+]);
 
 /**
  * A real Solana runtime (LiteSVM) given a cluster's sense of time: slots that advance on a clock, a
@@ -233,12 +240,14 @@ export class LocalChain {
     const a = this.svm.getAccount(addressToBytes(address));
     if (a === null) return null;
     const owner = addressToText(a.owner()) as Address;
+    // Only loader-owned accounts can be executable: skip the native call for everything else.
+    const executable = LOADERS.has(owner) && a.executable();
     if (!full && !isTokenProgram(owner)) {
-      const state = { lamports: a.lamports(), data: NO_DATA, owner, executable: a.executable(), rentEpoch: RENT_EXEMPT_EPOCH };
-      if (state.executable) this.programs.set(address, state);
+      const state = { lamports: a.lamports(), data: NO_DATA, owner, executable, rentEpoch: RENT_EXEMPT_EPOCH };
+      if (executable) this.programs.set(address, state);
       return state;
     }
-    return { lamports: a.lamports(), data: a.data(), owner, executable: a.executable(), rentEpoch: RENT_EXEMPT_EPOCH };
+    return { lamports: a.lamports(), data: a.data(), owner, executable, rentEpoch: RENT_EXEMPT_EPOCH };
   }
 
   /** Read-only program accounts seen by transactions; they cannot change unless written, which evicts them. */

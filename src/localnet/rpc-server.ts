@@ -10,6 +10,15 @@ const MAX_BATCH = 1024;
 
 type Id = string | number | bigint | null;
 
+/** Native JSON.stringify when there is no bigint (most answers); the regex-based bigint writer otherwise. */
+function toJson(payload: unknown): string {
+  try {
+    return JSON.stringify(payload);
+  } catch {
+    return stringifyJsonWithBigInts(payload);
+  }
+}
+
 function errorResponse(id: Id, code: number, message: string, data?: unknown) {
   return { jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data }, id };
 }
@@ -53,7 +62,7 @@ export function buildRpcServer(chain: LocalChain, opts: { logger?: boolean } = {
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: RPC_BODY_LIMIT }, (_req, body, done) => done(null, body));
 
   const send = (reply: import('fastify').FastifyReply, status: number, payload: unknown) =>
-    reply.code(status).type('application/json; charset=utf-8').send(stringifyJsonWithBigInts(payload));
+    reply.code(status).type('application/json; charset=utf-8').send(toJson(payload));
 
   app.setErrorHandler((err, _req, reply) => {
     const status = (err as { statusCode?: number }).statusCode ?? 500;
