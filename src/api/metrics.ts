@@ -8,7 +8,10 @@ export interface Metrics {
 }
 
 /** One registry per app instance (tests build many apps in one process). */
-export function createMetrics(countOrdersByStatus: () => Promise<Map<string, number>>): Metrics {
+export function createMetrics(
+  countOrdersByStatus: () => Promise<Map<string, number>>,
+  inventory?: { assets: readonly string[]; available(assetId: string): bigint; target?(assetId: string): bigint | undefined },
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'hush_' });
   const httpDuration = new Histogram({
@@ -29,6 +32,30 @@ export function createMetrics(countOrdersByStatus: () => Promise<Map<string, num
       for (const s of ORDER_STATUSES) this.set({ status: s }, counts.get(s) ?? 0);
     },
   });
+  if (inventory) {
+    // Base units as a float: fine for dashboards and skew alerts, never used for money.
+    new Gauge({
+      name: 'hush_inventory_free_base_units',
+      help: 'Pool inventory free to pay out, per asset (after pending payouts and open orders)',
+      labelNames: ['asset'] as const,
+      registers: [registry],
+      collect() {
+        for (const a of inventory.assets) this.set({ asset: a }, Number(inventory.available(a)));
+      },
+    });
+    new Gauge({
+      name: 'hush_inventory_skew_ratio',
+      help: 'Free pool inventory over its target, per asset (alert when far from 1)',
+      labelNames: ['asset'] as const,
+      registers: [registry],
+      collect() {
+        for (const a of inventory.assets) {
+          const t = inventory.target?.(a);
+          if (t && t > 0n) this.set({ asset: a }, Number((inventory.available(a) * 10_000n) / t) / 10_000);
+        }
+      },
+    });
+  }
   return { registry, httpDuration };
 }
 

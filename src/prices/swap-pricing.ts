@@ -61,8 +61,11 @@ export class SwapPricing {
    * AMOUNT_TOO_HIGH with the given bounds (the source asset's configured bounds by default).
    */
   converter(sourceAssetId: string, destinationAssetId: string, bounds?: { min: bigint; max: bigint }): (net: Amount) => Amount {
-    const p = this.pair(sourceAssetId, destinationAssetId);
-    const b = bounds ?? { min: this.assets.get(sourceAssetId)!.min, max: this.assets.get(sourceAssetId)!.max };
+    return this.converterFor(this.pair(sourceAssetId, destinationAssetId), bounds ?? { min: this.assets.get(sourceAssetId)!.min, max: this.assets.get(sourceAssetId)!.max });
+  }
+
+  /** The same, on a pair the caller already validated. */
+  converterFor(p: PricedPair, b: { min: bigint; max: bigint }): (net: Amount) => Amount {
     return (net) => {
       const out = convertForSwap(net, p.from, p.to, p.spreadBps);
       if (out > U64_MAX) throw new HushError('AMOUNT_TOO_HIGH', 'the converted amount exceeds the largest token amount', { min: b.min.toString(), max: b.max.toString() });

@@ -69,6 +69,10 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   prices.start();
   const swaps = new SwapPricing(prices, config.assets, config.swapSpreadBps ?? 50);
   const inventory = new Inventory(db, chain, treasury, config.assets);
+  /** What each asset's pools should hold in total (funding targets × pools): the rebalancer aims for it. */
+  const inventoryTargets = new Map(
+    config.assets.list.map((a) => [a.assetId, (DEFAULT_FUNDING.poolTokens[a.assetId] ?? 0n) * 10n ** BigInt(a.decimals) * BigInt(treasury.pools(a.assetId).length)]),
+  );
   await inventory.refresh().catch(() => {});
   inventory.start();
   let demo: DemoAccount | null = null;
@@ -96,7 +100,11 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         orders,
         deposits: new DepositHintService(config, db, chain, orders),
         statusCache,
-        metrics: createMetrics(() => countOrdersByStatus(db)),
+        metrics: createMetrics(() => countOrdersByStatus(db), {
+          assets: config.assets.list.map((a) => a.assetId),
+          available: (a) => inventory.available(a),
+          target: (a) => inventoryTargets.get(a),
+        }),
         admin: (() => {
           const svc = new AdminService(db, { onAccountChanged: (id) => auth.invalidate(id) });
           return Object.assign(svc, {
@@ -120,9 +128,6 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   let worker: SettlementWorker | null = null;
   if (config.role !== 'api') {
     const faucet = await isLocalFaucetChain(chain);
-    const targets = new Map(
-      config.assets.list.map((a) => [a.assetId, (DEFAULT_FUNDING.poolTokens[a.assetId] ?? 0n) * 10n ** BigInt(a.decimals) * BigInt(treasury.pools(a.assetId).length)]),
-    );
     const rebalancer =
       config.rebalancer === 'faucet' && faucet
         ? new LocalFaucetRebalancer({ rpcUrl: chain.url, assets: config.assets, destination: (assetId) => treasury.pools(assetId)[0]!.address })
@@ -132,7 +137,9 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       swaps,
       prices,
       rebalancer,
-      inventoryTargets: targets, log: (o, m) => log(`${m} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v))}`) });
+      inventoryTargets,
+      log: (o, m) => log(`${m} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v))}`),
+    });
     worker.start();
   }
   let closed = false;

@@ -52,9 +52,8 @@ export class QuoteService {
    * Bounds of a swap's `amount` (source units): the source's configured bounds, the max also capped by
    * what the destination pools can pay, converted back at the live rate.
    */
-  swapBounds(source: Asset, destination: Asset): { min: bigint; max: bigint } {
+  swapBounds(source: Asset, destination: Asset, pair = this.swaps!.pair(source.assetId, destination.assetId)): { min: bigint; max: bigint } {
     const free = this.bounds(destination).max;
-    const pair = this.swaps!.pair(source.assetId, destination.assetId);
     const inSource = convertFloor(free, pair.to, pair.from);
     return { min: source.min, max: inSource < source.max ? inSource : source.max };
   }
@@ -97,10 +96,12 @@ export class QuoteService {
       throw new HushError('FEE_RECIPIENT_REQUIRED', 'feeRecipientAddress is required when feeBps > 0', { field: 'feeRecipientAddress' });
     }
     const amount = BigInt(req.amount);
-    const { min, max } = cross ? this.swapBounds(source, destination) : this.bounds(destination);
+    // One validated price pair per swap quote: bounds, fee estimate and conversion all use it.
+    const pair = cross ? this.swaps!.pair(source.assetId, destination.assetId) : null;
+    const { min, max } = pair ? this.swapBounds(source, destination, pair) : this.bounds(destination);
     if (amount > max) throw new HushError('AMOUNT_TOO_HIGH', `amount exceeds the current maximum of ${max}`, { min: min.toString(), max: max.toString() });
     // Upper bound of what the pools will pay, to price a split payout (fees only lower it).
-    const paidOut = cross ? convertFloor(amount, this.swaps!.pair(source.assetId, destination.assetId).from, this.swaps!.pair(source.assetId, destination.assetId).to) : amount;
+    const paidOut = pair ? convertFloor(amount, pair.from, pair.to) : amount;
     const networkFee = await this.networkFee(source, destination, recipient, this.live?.payoutParts?.(destination.assetId, paidOut) ?? 1);
     const input = {
       mode,
@@ -111,7 +112,7 @@ export class QuoteService {
       min: toAmount(min),
       max: toAmount(max),
     };
-    const fees = cross ? quoteCrossAsset({ ...input, convert: this.swaps!.converter(source.assetId, destination.assetId, { min, max }) }) : quoteSameAsset(input);
+    const fees = pair ? quoteCrossAsset({ ...input, convert: this.swaps!.converterFor(pair, { min, max }) }) : quoteSameAsset(input);
     const issuedAtMs = Date.now();
     return issueQuote(this.quoteSecret, account.id, {
       sourceAssetId: source.assetId,
