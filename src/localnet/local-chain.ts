@@ -387,16 +387,7 @@ export class LocalChain {
   ): TransactionRecord {
     const meta = result instanceof FailedTransactionMetadata ? result.meta() : result;
     const err = result instanceof FailedTransactionMetadata ? transactionErrorJson(result.err()) : null;
-    const innerInstructions = meta
-      .innerInstructions()
-      .map((list, index) => ({
-        index,
-        instructions: list.map((ii) => {
-          const ci = ii.instruction();
-          return { programIdIndex: ci.programIdIndex(), accounts: [...ci.accounts()], data: base58Decoder.decode(ci.data()), stackHeight: ii.stackHeight() };
-        }),
-      }))
-      .filter((x) => x.instructions.length > 0);
+    const innerInstructions = innerInstructionsJson(meta);
     const rd = meta.returnData();
     const rdData = rd.data();
     const metaJson: TransactionMetaJson = {
@@ -467,16 +458,7 @@ export class LocalChain {
     const postAccounts = new Map<string, AccountState | null>();
     for (const pa of result.postAccounts()) postAccounts.set(addressDecoder.decode(pa.address), toState(pa.account()));
     const rd = meta.returnData();
-    const innerInstructions = meta
-      .innerInstructions()
-      .map((list, index) => ({
-        index,
-        instructions: list.map((ii) => {
-          const ci = ii.instruction();
-          return { programIdIndex: ci.programIdIndex(), accounts: [...ci.accounts()], data: base58Decoder.decode(ci.data()), stackHeight: ii.stackHeight() };
-        }),
-      }))
-      .filter((x) => x.instructions.length > 0);
+    const innerInstructions = innerInstructionsJson(meta);
     return {
       err: null,
       logs: meta.logs(),
@@ -644,6 +626,20 @@ function ledgerLine(seq: number, r: TransactionRecord): string {
     (m.returnData ? `,"returnData":${JSON.stringify(m.returnData)}` : '') +
     '}';
   return `{"k":"tx","q":${seq},"s":"${r.slot}","t":${r.blockTime},"tx":"${Buffer.from(r.bytes).toString('base64')}","m":${meta}}`;
+}
+
+/** LiteSVM's inner instructions in the RPC's shape (only top-level instructions that made inner calls). */
+function innerInstructionsJson(meta: TransactionMetadata): TransactionMetaJson['innerInstructions'] {
+  return meta
+    .innerInstructions()
+    .map((list, index) => ({
+      index,
+      instructions: list.map((ii) => {
+        const ci = ii.instruction();
+        return { programIdIndex: ci.programIdIndex(), accounts: [...ci.accounts()], data: base58Decoder.decode(ci.data()), stackHeight: ii.stackHeight() };
+      }),
+    }))
+    .filter((x) => x.instructions.length > 0);
 }
 
 function toState(a: Account): AccountState {
