@@ -27,7 +27,7 @@ import {
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 
-const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 8000);
+const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 20000);
 const SENDERS = 64;
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 64);
 const BATCH = 100;

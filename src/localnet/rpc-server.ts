@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { parseJsonWithBigInts, stringifyJsonWithBigInts } from '@solana/rpc-spec-types';
+import { parseJsonWithBigInts } from '@solana/rpc-spec-types';
 import type { LocalChain } from './local-chain.ts';
 import { methods } from './rpc-methods.ts';
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError } from './rpc-params.ts';
@@ -10,13 +10,21 @@ const MAX_BATCH = 1024;
 
 type Id = string | number | bigint | null;
 
-/** Native JSON.stringify when there is no bigint (most answers); the regex-based bigint writer otherwise. */
+const BIG_MARK = '__hush_bigint__';
+
+/**
+ * JSON with u64 values as plain JSON numbers, exact: bigints that fit a double exactly go out as numbers,
+ * larger ones through a marker that is turned back into digits (kit's regex-based writer scans everything).
+ */
 function toJson(payload: unknown): string {
-  try {
-    return JSON.stringify(payload);
-  } catch {
-    return stringifyJsonWithBigInts(payload);
-  }
+  let big = false;
+  const text = JSON.stringify(payload, (_k, v) => {
+    if (typeof v !== 'bigint') return v;
+    if (v <= 9007199254740991n && v >= -9007199254740991n) return Number(v);
+    big = true;
+    return `${BIG_MARK}${v}`;
+  });
+  return big ? text.replace(new RegExp(`"${BIG_MARK}(-?\\d+)"`, 'g'), '$1') : text;
 }
 
 function errorResponse(id: Id, code: number, message: string, data?: unknown) {
