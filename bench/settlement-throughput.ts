@@ -56,8 +56,6 @@ import {
   getSignatureFromTransaction,
   getTransactionDecoder,
   signTransaction,
-  type Address,
-  type KeyPairSigner,
   type Signature,
 } from '@solana/kit';
 import { loadConfig } from '../src/config/config.ts';

@@ -4,8 +4,6 @@ import {
   getAddressDecoder,
   getAddressEncoder,
   getBase58Decoder,
-  getBase58Encoder,
-  getBase64Decoder,
   type Address,
   type KeyPairSigner,
 } from '@solana/kit';
@@ -97,8 +95,6 @@ export interface LocalChainOptions {
 const addressEncoder = getAddressEncoder();
 const addressDecoder = getAddressDecoder();
 const base58Decoder = getBase58Decoder();
-const base58Encoder = getBase58Encoder();
-const base64Decoder = getBase64Decoder();
 
 export class ChainError extends Error {}
 
@@ -503,14 +499,6 @@ export class LocalChain {
     return out;
   }
 
-  // ---- faucet ----
-
-  /** Sends a faucet-signed transaction built by `build` and returns its signature. */
-  async faucetSend(build: (blockhash: { blockhash: string; lastValidBlockHeight: bigint }) => Promise<Uint8Array>): Promise<SubmitResult> {
-    const bytes = await build(this.latestBlockhash('processed'));
-    return this.submit(bytes);
-  }
-
   // ---- durability ----
 
   private genesis(): void {
@@ -598,16 +586,6 @@ export class LocalChain {
     this.files.append({ k: 'slot', q: this.seq, s: this.slot.toString(), f: 1 });
     if (this.seq > this.snapshotSeq) this.snapshot();
     this.files.close();
-  }
-
-  encodeBase58(bytes: Uint8Array): string {
-    return base58Decoder.decode(bytes);
-  }
-  decodeBase58(s: string): Uint8Array {
-    return new Uint8Array(base58Encoder.encode(s));
-  }
-  encodeBase64(bytes: Uint8Array): string {
-    return base64Decoder.decode(bytes);
   }
 }
 

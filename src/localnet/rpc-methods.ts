@@ -22,7 +22,7 @@ import {
   UNSUPPORTED_TRANSACTION_VERSION,
   type Config,
 } from './rpc-params.ts';
-import { isTokenProgram, parseTokenAccount, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, uiTokenAmount } from './token-accounts.ts';
+import { isTokenProgram, parseTokenAccount, uiTokenAmount } from './token-accounts.ts';
 import { transactionErrorMessage } from './transaction-errors.ts';
 import { decodeWireTransaction, WireDecodeError } from './wire-transaction.ts';
 
@@ -424,4 +424,3 @@ function asSignature(v: unknown): string {
   return v;
 }
 
-export { TOKEN_PROGRAM, TOKEN_2022_PROGRAM };

@@ -1,4 +1,4 @@
-import type { Db, Queryable } from './db.ts';
+import type { Queryable } from './db.ts';
 import { getOrdersByIds, type OrderRecord } from './orders-store.ts';
 
 const FINAL = `('completed', 'expired', 'refunded', 'failed')`;
@@ -262,8 +262,4 @@ export async function reservedByOpenOrders(db: Queryable): Promise<Map<string, b
      WHERE status IN ('awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'swapping') GROUP BY destination_asset_id`,
   );
   return new Map(rows.map((r) => [r.destination_asset_id, BigInt(r.total)]));
-}
-
-export async function withTransaction<T>(db: Db, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-  return db.transaction(fn);
 }

@@ -1032,14 +1032,4 @@ export class SettlementWorker {
     }
   }
 
-  /** For tests and benchmarks: run every loop body once. */
-  async runOnce(): Promise<void> {
-    await this.orderTick();
-    await this.txTick();
-    await this.sweepTick();
-  }
-
-  async chainTx(id: string) {
-    return getChainTx(this.db, id);
-  }
 }

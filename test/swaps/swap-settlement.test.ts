@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { pollUntil, waitForStatus } from '../support/localnet.ts';
 import {
