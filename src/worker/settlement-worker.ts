@@ -490,13 +490,21 @@ export class SettlementWorker {
     return { delayMs: SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs };
   }
 
+  /**
+   * Rebuilds a part whose transaction provably cannot land (expired) or landed and failed: from a pool
+   * that can cover it now (not blindly the same pool, which may be what made it fail), under the same
+   * planning lock as new payouts. When no single pool can, it waits for the next tick.
+   */
   private async replacePart(o: OrderRecord, dead: ChainTx, part: number | string): Promise<void> {
-    const asset = this.asset(dead.assetId);
-    const pool = this.treasury.poolByHolding(dead.source) ?? this.treasury.pools(asset.assetId)[0]!;
-    const blockhash = await this.chain().latestBlockhash();
-    const signed = await buildPayout(this.shape(blockhash), { asset, pool: pool.signer, poolHolding: pool.holding, recipient: dead.destination as Address, amount: dead.amount });
-    const row = { kind: dead.kind, orderId: o.id, assetId: asset.assetId, amount: dead.amount, source: pool.holding, destination: dead.destination, ...signed, meta: { ...dead.meta, part } };
-    if ((await insertChainTx(this.db, row)) !== null) await this.sendAll([signed.wire]);
+    const kind = dead.kind as 'payout' | 'refund';
+    const sent = await this.exclusive(async () => {
+      const planned = await this.planTransfers(o, kind, dead.assetId, dead.destination as Address, dead.amount, { ...dead.meta });
+      if (!planned || planned.length !== 1) return null;
+      const row = { ...planned[0]!, meta: { ...planned[0]!.meta, part } };
+      return (await insertChainTx(this.db, row)) !== null ? row.wire : null;
+    });
+    if (sent) await this.sendAll([sent]);
+    else this.log({ trackingId: o.trackingId, part: String(part) }, 'replacement payout waits: no pool can cover it now');
   }
 
   /**
