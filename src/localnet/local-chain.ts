@@ -383,9 +383,12 @@ export class LocalChain {
   ): TransactionRecord {
     const meta = result instanceof FailedTransactionMetadata ? result.meta() : result;
     const err = result instanceof FailedTransactionMetadata ? transactionErrorJson(result.err()) : null;
-    const innerInstructions = innerInstructionsJson(meta);
-    const rd = meta.returnData();
-    const rdData = rd.data();
+    const logs = meta.logs();
+    // Inner instructions and return data exist only when the logs show them (a nested invoke, a
+    // "Program return:"); skipping the native calls otherwise saves a visible share per transaction.
+    const innerInstructions = logs.some((l) => l.endsWith(' [2]')) ? innerInstructionsJson(meta) : [];
+    const rd = logs.some((l) => l.startsWith('Program return: ')) ? meta.returnData() : null;
+    const rdData = rd ? rd.data() : NO_DATA;
     const metaJson: TransactionMetaJson = {
       err,
       status: err === null ? { Ok: null } : { Err: err },
@@ -395,12 +398,12 @@ export class LocalChain {
       preTokenBalances: this.tokenBalances(keys, pre),
       postTokenBalances: this.tokenBalances(keys, post),
       innerInstructions,
-      logMessages: meta.logs(),
+      logMessages: logs,
       rewards: [],
       loadedAddresses: loaded,
       computeUnitsConsumed: meta.computeUnitsConsumed(),
     };
-    if (rdData.length > 0) metaJson.returnData = { programId: addressDecoder.decode(rd.programId()), data: [Buffer.from(rdData).toString('base64'), 'base64'] };
+    if (rd && rdData.length > 0) metaJson.returnData = { programId: addressDecoder.decode(rd.programId()), data: [Buffer.from(rdData).toString('base64'), 'base64'] };
     return { signature: tx.signature, slot, blockTime, bytes: tx.bytes, version: tx.version, meta: metaJson, accountKeys: keys };
   }
 
