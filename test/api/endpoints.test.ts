@@ -485,7 +485,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     assert.equal(e.details?.reason, 'not_this_deposit');
     assert.equal(expectOk(await acct.client.status(o.trackingId)).order.status, 'awaiting_deposit', 'a mismatching hint moves nothing');
 
-    for (const garbage of ['garbage', '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', unseen.slice(0, 40), `${unseen}x`]) {
+    for (const garbage of ['garbage', '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', unseen.slice(0, 40), `${unseen}zzz`]) {
       const g = expectError(await acct.client.deposit({ trackingId: o.trackingId, signature: garbage }), 400, 'INVALID_SIGNATURE');
       assert.equal(g.details?.field, 'signature');
     }
