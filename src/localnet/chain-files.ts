@@ -20,6 +20,8 @@ export interface LedgerRecord {
   m?: unknown;
   /** Set on the slot record written by a clean shutdown: `s` is then exactly the last slot served. */
   f?: 1;
+  /** The line as read from the file (not written). */
+  raw?: string;
 }
 
 /**
@@ -93,7 +95,7 @@ export class ChainFiles {
       try {
         const r = parseJsonWithBigInts(line) as LedgerRecord;
         // parseJsonWithBigInts turns every integer into a bigint; the sequence number and time are plain numbers.
-        records.push({ ...r, q: Number(r.q), t: r.t === undefined ? undefined : Number(r.t), f: r.f === undefined ? undefined : 1 });
+        records.push({ ...r, q: Number(r.q), t: r.t === undefined ? undefined : Number(r.t), f: r.f === undefined ? undefined : 1, raw: line });
         goodEnd = i + 1;
       } catch {
         break;

@@ -9,6 +9,7 @@ import {
 } from '@solana/kit';
 import { addressToBytes, addressToText } from './base58-cache.ts';
 import { ChainFiles } from './chain-files.ts';
+import { parseJsonWithBigInts } from '@solana/rpc-spec-types';
 import { transactionFee } from './fee-schedule.ts';
 import { loadFaucetKey } from './faucet-key.ts';
 import { FAUCET_LAMPORTS, SEED_TOKENS } from './seed-tokens.ts';
@@ -70,6 +71,15 @@ export interface TransactionRecord {
   accountKeys: string[];
 }
 
+/** What history keeps of a landed transaction (see LocalChain.txs). */
+export interface StoredTransaction {
+  slot: bigint;
+  blockTime: number;
+  err: TransactionErrorJson | null;
+  /** Its ledger line (JSON): the full record on demand. */
+  line: string;
+}
+
 export type SubmitResult =
   | { kind: 'landed'; signature: string; record: TransactionRecord }
   /** Never executed, or executed only as a preflight: nothing on chain changed. */
@@ -123,7 +133,11 @@ export class LocalChain {
   private snapshotSeq = 0;
   private lastSnapshotSlot = 0n;
   private mintDecimals = new Map<string, number>();
-  private readonly txs = new Map<string, TransactionRecord>();
+  /**
+   * History: per signature only what statuses need, plus the transaction's ledger line from which the full
+   * record is rebuilt on demand — a few objects per transaction instead of a graph (GC cost).
+   */
+  private readonly txs = new Map<string, StoredTransaction>();
   private readonly byAddress = new Map<string, string[]>();
   /** Pre-images of accounts written in recent slots, so reads at `confirmed`/`finalized` see older state. */
   private readonly journal = new Map<string, { slot: bigint; pre: AccountState | null }[]>();
@@ -358,9 +372,10 @@ export class LocalChain {
     // A read-only account cannot change, so its pre-state is its post-state.
     const post = keys.map((k, i) => (i === 0 ? payerAfter : writable[i] ? this.peekAccount(k, false) : pre[i]!));
     const record = this.record(tx, keys, loaded, pre, post, result, Math.floor(Date.now() / 1000), this.slot);
-    this.remember(record, writable, pre);
     this.seq += 1;
-    this.files.appendLine(ledgerLine(this.seq, record));
+    const line = ledgerLine(this.seq, record);
+    this.remember(tx.signature, { slot: record.slot, blockTime: record.blockTime, err: record.meta.err, line }, keys, writable, pre);
+    this.files.appendLine(line);
     return { kind: 'landed', signature: tx.signature, record };
   }
 
@@ -407,21 +422,21 @@ export class LocalChain {
     return { signature: tx.signature, slot, blockTime, bytes: tx.bytes, version: tx.version, meta: metaJson, accountKeys: keys };
   }
 
-  private remember(record: TransactionRecord, writable: boolean[] | null, pre: (AccountState | null)[] | null): void {
-    this.txs.set(record.signature, record);
+  private remember(signature: string, stored: StoredTransaction, accountKeys: readonly string[], writable: boolean[] | null, pre: (AccountState | null)[] | null): void {
+    this.txs.set(signature, stored);
     this.transactionCount += 1n;
-    for (const k of new Set(record.accountKeys)) {
+    for (const k of new Set(accountKeys)) {
       let list = this.byAddress.get(k);
       if (!list) this.byAddress.set(k, (list = []));
-      list.push(record.signature);
+      list.push(signature);
     }
     if (!writable || !pre) return;
-    record.accountKeys.forEach((k, i) => {
+    accountKeys.forEach((k, i) => {
       if (!writable[i]) return;
       let list = this.journal.get(k);
       if (!list) this.journal.set(k, (list = []));
-      list.push({ slot: record.slot, pre: pre[i] ?? null });
-      this.journalOrder.push({ slot: record.slot, address: k });
+      list.push({ slot: stored.slot, pre: pre[i] ?? null });
+      this.journalOrder.push({ slot: stored.slot, address: k });
     });
   }
 
@@ -474,20 +489,32 @@ export class LocalChain {
     if (!r) return null;
     const depth = this.slot - r.slot;
     const confirmationStatus: Commitment = depth >= FINALIZATION_LAG ? 'finalized' : depth >= 1n ? 'confirmed' : 'processed';
-    return { slot: r.slot, confirmations: confirmationStatus === 'finalized' ? null : depth, err: r.meta.err, confirmationStatus };
+    return { slot: r.slot, confirmations: confirmationStatus === 'finalized' ? null : depth, err: r.err, confirmationStatus };
   }
 
   getTransaction(signature: string, commitment: Commitment = 'finalized'): TransactionRecord | null {
     const r = this.txs.get(signature);
     if (!r || r.slot > this.commitmentSlot(commitment)) return null;
-    return r;
+    const rec = parseJsonWithBigInts(r.line) as { tx: string; m: TransactionMetaJson };
+    const bytes = new Uint8Array(Buffer.from(rec.tx, 'base64'));
+    const tx = decodeWireTransaction(bytes);
+    const meta = rec.m;
+    return {
+      signature,
+      slot: r.slot,
+      blockTime: r.blockTime,
+      bytes,
+      version: tx.version,
+      meta,
+      accountKeys: [...tx.staticKeys, ...meta.loadedAddresses.writable, ...meta.loadedAddresses.readonly],
+    };
   }
 
   /** Newest first, as the RPC returns them. */
-  signaturesForAddress(address: string, opts: { limit: number; before?: string; until?: string; commitment: Commitment }): TransactionRecord[] {
+  signaturesForAddress(address: string, opts: { limit: number; before?: string; until?: string; commitment: Commitment }): (StoredTransaction & { signature: string })[] {
     const list = this.byAddress.get(address) ?? [];
     const maxSlot = this.commitmentSlot(opts.commitment);
-    const out: TransactionRecord[] = [];
+    const out: (StoredTransaction & { signature: string })[] = [];
     let started = opts.before === undefined;
     for (let i = list.length - 1; i >= 0 && out.length < opts.limit; i--) {
       const sig = list[i]!;
@@ -497,7 +524,7 @@ export class LocalChain {
       }
       if (sig === opts.until) break;
       const r = this.txs.get(sig)!;
-      if (r.slot <= maxSlot) out.push(r);
+      if (r.slot <= maxSlot) out.push({ ...r, signature: sig });
     }
     return out;
   }
@@ -570,7 +597,7 @@ export class LocalChain {
       }
       const meta = rec.m as TransactionMetaJson;
       const keys = [...tx.staticKeys, ...meta.loadedAddresses.writable, ...meta.loadedAddresses.readonly];
-      this.remember({ signature: tx.signature, slot: recSlot, blockTime: rec.t ?? 0, bytes, version: tx.version, meta, accountKeys: keys }, null, null);
+      this.remember(tx.signature, { slot: recSlot, blockTime: rec.t ?? 0, err: meta.err, line: rec.raw! }, keys, null, null);
     }
     // Slot marks are written every SLOT_MARK_EVERY slots, so after a crash the last slot served (and seen by
     // clients, e.g. as a transaction's finalization) may be up to that many slots past the last record.

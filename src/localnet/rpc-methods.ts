@@ -379,7 +379,7 @@ export const methods: Record<string, Method> = {
     const until = cfg.until === undefined ? undefined : asSignature(cfg.until);
     return chain.signaturesForAddress(address, { limit, before, until, commitment }).map((r) => {
       const st = chain.signatureStatus(r.signature)!;
-      return { blockTime: BigInt(r.blockTime), confirmationStatus: st.confirmationStatus, err: r.meta.err, memo: null, signature: r.signature, slot: r.slot };
+      return { blockTime: BigInt(r.blockTime), confirmationStatus: st.confirmationStatus, err: r.err, memo: null, signature: r.signature, slot: r.slot };
     });
   },
 
