@@ -109,6 +109,7 @@ const base58Decoder = getBase58Decoder();
 export class ChainError extends Error {}
 
 const NO_DATA = new Uint8Array(0);
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 const LOADERS = new Set([
   'NativeLoader1111111111111111111111111111111',
   'BPFLoader1111111111111111111111111111111111',
@@ -359,7 +360,18 @@ export class LocalChain {
     for (let i = 0; i < keys.length; i++) if (writable[i]) this.programs.delete(keys[i]!);
     const pre = keys.map((k, i) => this.peekAccount(k, writable[i]!));
     const result = tx.version === 'legacy' ? this.svm.sendLegacyTransaction(bytes) : this.svm.sendVersionedTransaction(bytes);
-    const payerAfter = this.peekAccount(keys[0]!, false);
+    // After execution, an account that was system-owned in a transaction that never calls a token program is
+    // still not a token account: its lamports (one native call) are all the bookkeeping needs.
+    const touchesTokens = keys.some((k) => isTokenProgram(k));
+    const after = (i: number): AccountState | null => {
+      const before = pre[i];
+      if (!touchesTokens && before && before.owner === SYSTEM_PROGRAM) {
+        const lamports = this.svm.getBalance(addressToBytes(keys[i]!));
+        return lamports === null ? null : { ...before, lamports, data: NO_DATA };
+      }
+      return this.peekAccount(keys[i]!, false);
+    };
+    const payerAfter = after(0);
     const failed = result instanceof FailedTransactionMetadata;
     const paidFee = (pre[0]?.lamports ?? 0n) !== (payerAfter?.lamports ?? 0n);
     if (failed && (preflight || !paidFee)) {
@@ -370,7 +382,7 @@ export class LocalChain {
       return { kind: 'rejected', signature: tx.signature, err, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), preflight };
     }
     // A read-only account cannot change, so its pre-state is its post-state.
-    const post = keys.map((k, i) => (i === 0 ? payerAfter : writable[i] ? this.peekAccount(k, false) : pre[i]!));
+    const post = keys.map((_k, i) => (i === 0 ? payerAfter : writable[i] ? after(i) : pre[i]!));
     const record = this.record(tx, keys, loaded, pre, post, result, Math.floor(Date.now() / 1000), this.slot);
     this.seq += 1;
     const line = ledgerLine(this.seq, record);
