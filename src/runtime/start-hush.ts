@@ -59,9 +59,11 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const chain = new SolanaChain(rpcUrl, config.localnetSlotMs);
   chain.startBackgroundRefresh();
   const treasury = await Treasury.load(keys, config.assets);
+  // Asked once: decides funding at start and the rebalancer of the worker.
+  const faucet = config.role !== 'api' && (await isLocalFaucetChain(chain));
   if (config.role !== 'api') {
     // Only a worker moves money, so only a worker tops the treasury up (on a chain with the local faucet).
-    const missing = (await isLocalFaucetChain(chain)) ? await fundFromLocalFaucet(db, chain, treasury, config.assets) : await treasuryReport(chain, treasury, config.assets).then((r) => r.filter((x) => x.missing !== '0'));
+    const missing = faucet ? await fundFromLocalFaucet(db, chain, treasury, config.assets) : await treasuryReport(chain, treasury, config.assets).then((r) => r.filter((x) => x.missing !== '0'));
     for (const m of missing) log(`treasury: ${m.role} ${m.wallet} (${m.assetId}) holds ${m.balance}, target ${m.target}: fund it (npm run admin -- treasury)`);
   }
   const prices = createFreshPrices(config, { onRefreshError: (e) => log(`prices: refresh failed: ${(e as Error).message}`) });
@@ -127,7 +129,6 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   }
   let worker: SettlementWorker | null = null;
   if (config.role !== 'api') {
-    const faucet = await isLocalFaucetChain(chain);
     const rebalancer =
       config.rebalancer === 'faucet' && faucet
         ? new LocalFaucetRebalancer({ rpcUrl: chain.url, assets: config.assets, destination: (assetId) => treasury.pools(assetId)[0]!.address })
