@@ -495,6 +495,11 @@ export class LocalChain {
     };
   }
 
+  /** True when the chain recorded this signature, which also proves the text is a valid signature. */
+  knowsSignature(signature: string): boolean {
+    return this.txs.has(signature);
+  }
+
   /** The status cache view: null when unknown, otherwise its slot and how confirmed it is. */
   signatureStatus(signature: string): { slot: bigint; confirmations: bigint | null; err: TransactionErrorJson | null; confirmationStatus: Commitment } | null {
     const r = this.txs.get(signature);
