@@ -26,6 +26,7 @@ export const FINALIZATION_LAG = 32n;
 const SLOTS_PER_EPOCH = 432_000n;
 const SNAPSHOT_EVERY_SLOTS = 300n;
 const SLOT_MARK_EVERY = 32n;
+const PLAIN_ACCOUNTS_MAX = 200_000;
 /** Newer validators report this rent epoch for every rent-exempt account. */
 export const RENT_EXEMPT_EPOCH = 18446744073709551615n;
 
@@ -263,6 +264,7 @@ export class LocalChain {
 
   /** Read-only program accounts seen by transactions; they cannot change unless written, which evicts them. */
   private readonly programs = new Map<string, AccountState>();
+  private readonly plainAccounts = new Map<string, AccountState>();
 
   getAccount(address: string, commitment: Commitment = 'finalized'): AccountState | null {
     const entries = this.journal.get(address);
@@ -346,32 +348,26 @@ export class LocalChain {
   submit(bytes: Uint8Array, opts: { skipPreflight?: boolean } = {}): SubmitResult {
     const tx = decodeWireTransaction(bytes);
     const preflight = !opts.skipPreflight;
-    const reject = (err: TransactionErrorJson): SubmitResult =>
-      preflight ? { kind: 'rejected', signature: tx.signature, err, logs: [], unitsConsumed: 0n, preflight } : { kind: 'dropped', signature: tx.signature };
-    if (!this.isBlockhashValid(tx.recentBlockhash)) return reject('BlockhashNotFound');
-    if (this.txs.has(tx.signature)) return reject('AlreadyProcessed');
+    if (!this.isBlockhashValid(tx.recentBlockhash)) return rejected(tx, 'BlockhashNotFound', preflight);
+    if (this.txs.has(tx.signature)) return rejected(tx, 'AlreadyProcessed', preflight);
     let resolved;
     try {
       resolved = this.resolveKeys(tx);
     } catch {
-      return reject('AddressLookupTableNotFound');
+      return rejected(tx, 'AddressLookupTableNotFound', preflight);
     }
     const { keys, writable, loaded } = resolved;
-    for (let i = 0; i < keys.length; i++) if (writable[i]) this.programs.delete(keys[i]!);
-    const pre = keys.map((k, i) => this.peekAccount(k, writable[i]!));
+    const pre: (AccountState | null)[] = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (writable[i]) this.programs.delete(k);
+      pre[i] = this.plainAccounts.get(k) ?? this.peekAccount(k, writable[i]!);
+    }
     const result = tx.version === 'legacy' ? this.svm.sendLegacyTransaction(bytes) : this.svm.sendVersionedTransaction(bytes);
     // After execution, an account that was system-owned in a transaction that never calls a token program is
     // still not a token account: its lamports (one native call) are all the bookkeeping needs.
     const touchesTokens = keys.some((k) => isTokenProgram(k));
-    const after = (i: number): AccountState | null => {
-      const before = pre[i];
-      if (!touchesTokens && before && before.owner === SYSTEM_PROGRAM) {
-        const lamports = this.svm.getBalance(addressToBytes(keys[i]!));
-        return lamports === null ? null : { ...before, lamports, data: NO_DATA };
-      }
-      return this.peekAccount(keys[i]!, false);
-    };
-    const payerAfter = after(0);
+    const payerAfter = this.afterState(keys, pre, 0, touchesTokens);
     const failed = result instanceof FailedTransactionMetadata;
     const paidFee = (pre[0]?.lamports ?? 0n) !== (payerAfter?.lamports ?? 0n);
     if (failed && (preflight || !paidFee)) {
@@ -382,7 +378,8 @@ export class LocalChain {
       return { kind: 'rejected', signature: tx.signature, err, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), preflight };
     }
     // A read-only account cannot change, so its pre-state is its post-state.
-    const post = keys.map((_k, i) => (i === 0 ? payerAfter : writable[i] ? after(i) : pre[i]!));
+    const post = keys.map((_k, i) => (i === 0 ? payerAfter : writable[i] ? this.afterState(keys, pre, i, touchesTokens) : pre[i]!));
+    this.notePlainAccounts(tx, keys, writable, pre, post, failed);
     const record = this.record(tx, keys, loaded, pre, post, result, Math.floor(Date.now() / 1000), this.slot);
     this.seq += 1;
     const line = ledgerLine(this.seq, record);
@@ -391,9 +388,37 @@ export class LocalChain {
     return { kind: 'landed', signature: tx.signature, record };
   }
 
+  private afterState(keys: string[], pre: (AccountState | null)[], i: number, touchesTokens: boolean): AccountState | null {
+    const before = pre[i];
+    if (!touchesTokens && before && before.owner === SYSTEM_PROGRAM) {
+      const lamports = this.svm.getBalance(addressToBytes(keys[i]!));
+      return lamports === null ? null : { ...before, lamports, data: NO_DATA };
+    }
+    return this.peekAccount(keys[i]!, false);
+  }
+
+  /**
+   * Keeps the exact state of plain system accounts (no data) that only lamport transfers or failures have
+   * touched, so the next transaction on them needs no pre-state read. Every other write forgets the account.
+   */
+  private notePlainAccounts(tx: WireTransaction, keys: string[], writable: boolean[], pre: (AccountState | null)[], post: (AccountState | null)[], failed: boolean): void {
+    // A failed transaction changes nothing but lamports (the fee); a lamport transfer changes nothing else.
+    const lamportsOnly = failed || onlyLamportTransfers(tx, keys);
+    for (let i = 0; i < keys.length; i++) {
+      if (!writable[i]) continue;
+      const before = pre[i];
+      const after = post[i];
+      if (lamportsOnly && before && after && before.owner === SYSTEM_PROGRAM && before.data.length === 0 && !before.executable) {
+        this.plainAccounts.set(keys[i]!, after.lamports === before.lamports ? before : { ...before, lamports: after.lamports });
+      } else this.plainAccounts.delete(keys[i]!);
+    }
+    if (this.plainAccounts.size > PLAIN_ACCOUNTS_MAX) this.plainAccounts.clear();
+  }
+
   private rollback(keys: string[], writable: boolean[], pre: (AccountState | null)[]): void {
     keys.forEach((k, i) => {
       const p = pre[i];
+      if (writable[i]) this.plainAccounts.delete(k);
       if (writable[i] && p) this.svm.setAccount(addressToBytes(k), fromState(p));
     });
   }
@@ -598,6 +623,7 @@ export class LocalChain {
     this.snapshotSeq = snap.header.seq;
     let slot = BigInt(snap.header.slot);
     let replayed = 0;
+    let lastTxSlot = 0n;
     let cleanShutdown = false;
     for (const rec of this.files.readLedger()) {
       cleanShutdown = rec.k === 'slot' && rec.f === 1;
@@ -605,6 +631,7 @@ export class LocalChain {
       if (recSlot > slot) slot = recSlot;
       if (rec.q > this.seq) this.seq = rec.q;
       if (rec.k !== 'tx' || !rec.tx) continue;
+      if (recSlot > lastTxSlot) lastTxSlot = recSlot;
       const bytes = new Uint8Array(Buffer.from(rec.tx, 'base64'));
       const tx = decodeWireTransaction(bytes);
       if (rec.q > this.snapshotSeq) {
@@ -620,6 +647,9 @@ export class LocalChain {
     // clients, e.g. as a transaction's finalization) may be up to that many slots past the last record.
     // Resume beyond it so slots never go backwards and nothing finalized becomes unfinalized.
     this.slot = slot + 1n + (cleanShutdown ? 0n : SLOT_MARK_EVERY);
+    // The commitment journal (older views of recently written accounts) is not persisted, so resume where
+    // every restored transaction is already finalized: then the current state is the one all levels see.
+    if (this.slot <= lastTxSlot + FINALIZATION_LAG) this.slot = lastTxSlot + FINALIZATION_LAG + 1n;
     this.setClock(this.slot, Math.floor(Date.now() / 1000));
     this.fillBlockhashWindow();
     this.lastSnapshotSlot = BigInt(snap.header.slot);
@@ -640,6 +670,23 @@ export class LocalChain {
  * The ledger line for a landed transaction, built by hand: the generic bigint-aware JSON writer is
  * regex-based and was a visible share of the per-transaction cost. Same output shape as ChainFiles.append.
  */
+function rejected(tx: WireTransaction, err: TransactionErrorJson, preflight: boolean): SubmitResult {
+  return preflight ? { kind: 'rejected', signature: tx.signature, err, logs: [], unitsConsumed: 0n, preflight } : { kind: 'dropped', signature: tx.signature };
+}
+
+const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+const SYSTEM_TRANSFER = 2;
+
+/** True when every instruction is a System transfer or a compute-budget setting: only lamports can move. */
+function onlyLamportTransfers(tx: WireTransaction, keys: string[]): boolean {
+  for (const ix of tx.instructions) {
+    const program = keys[ix.programAddressIndex];
+    if (program === COMPUTE_BUDGET_PROGRAM) continue;
+    if (program !== SYSTEM_PROGRAM || ix.data.length !== 12 || ix.data[0] !== SYSTEM_TRANSFER || ix.data[1] !== 0 || ix.data[2] !== 0 || ix.data[3] !== 0) return false;
+  }
+  return true;
+}
+
 function ledgerLine(seq: number, r: TransactionRecord): string {
   const m = r.meta;
   const meta =

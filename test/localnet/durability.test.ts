@@ -214,6 +214,11 @@ describe('localnet durability (child process)', () => {
     assert.match(node!.output(), /SIGTERM, shutting down/);
     rpc = await start();
     await assertIntact(rpc, before, []);
+    // Older views of accounts are not persisted, so the restart resumes where all restored history is
+    // finalized, and every commitment level agrees with the current state.
+    const [lastBefore] = (await rpc.getSignatureStatuses([sigs.at(-1)!]).send()).value;
+    assert.equal(lastBefore?.confirmationStatus, 'finalized');
+    assert.equal((await rpc.getBalance(bob.address, { commitment: 'finalized' }).send()).value, before.balances.get(bob.address));
   });
 
   it('resumes at the slot it stopped at after an idle SIGTERM (no transactions since the last start)', async () => {
