@@ -35,8 +35,10 @@ function waitLine(child: ChildProcess, match: (line: string) => boolean): Promis
   });
 }
 
-function start(script: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+function start(script: string, env: Record<string, string>, profile = false): ChildProcess {
+  // BENCH_PROFILE=<dir>: a CPU profile of the process under test (written when it exits).
+  const prof = profile && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  return spawn(process.execPath, [...prof, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
 async function stop(child: ChildProcess) {
@@ -68,7 +70,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chainUrl: string): Pro
   const schema = `hush_bench_${process.pid}`;
   const env: Record<string, string> = { DATA_DIR: dataDir, SOLANA_RPC_URL: chainUrl, HUSH_QUOTE_TTL_S: '900' };
   if (engine === 'postgres') Object.assign(env, { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema });
-  const server = start('bench/support/api-bench-server.ts', env);
+  const server = start('bench/support/api-bench-server.ts', env, true);
   let pass = true;
   try {
     const info = JSON.parse(await waitLine(server, (l) => l.startsWith('{'))) as { hushUrl: string; baselineUrl: string; apiKey: string; sender: string; recipient: string };
@@ -178,8 +180,11 @@ try {
   const line = await waitLine(chain, (l) => l.includes('JSON-RPC at'));
   const chainUrl = /JSON-RPC at (\S+)/.exec(line)![1]!;
   console.log(`bench:api  ${SECONDS} s per run, autocannon 50 connections (orders: 100), chain in a separate process`);
-  await benchEngine('pglite', chainUrl);
-  if (await postgresReachable()) await benchEngine('postgres', chainUrl);
+  // BENCH_ENGINE=pglite|postgres runs one engine only.
+  const only = process.env.BENCH_ENGINE;
+  if (only !== 'postgres') await benchEngine('pglite', chainUrl);
+  if (only === 'pglite') console.log('\n[postgres] skipped: BENCH_ENGINE=pglite');
+  else if (await postgresReachable()) await benchEngine('postgres', chainUrl);
   else console.log(`\n[postgres] skipped: ${PG_URL} not reachable`);
 } finally {
   await stop(chain);

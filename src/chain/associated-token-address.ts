@@ -1,7 +1,7 @@
 import type { Address } from '@solana/kit';
-import { findAssociatedTokenPda } from '@solana-program/token';
+import { associatedTokenAddressSync } from './program-derived-address.ts';
 
-/** Memoized ATA derivation: a PDA search runs JS curve math, and the same wallets come back all the time. */
+/** Memoized ATA derivation: a PDA search runs curve math, and the same wallets come back all the time. */
 const MAX = 50_000;
 const atas = new Map<string, Address>();
 
@@ -9,7 +9,7 @@ export async function associatedTokenAddress(owner: Address, mint: Address, toke
   const key = `${owner}:${mint}:${tokenProgram}`;
   const hit = atas.get(key);
   if (hit) return hit;
-  const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram });
+  const ata = associatedTokenAddressSync(owner, mint, tokenProgram);
   if (atas.size >= MAX) atas.clear();
   atas.set(key, ata);
   return ata;
