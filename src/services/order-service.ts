@@ -9,7 +9,7 @@ import { ChainUnavailableError, SolanaChain, type FreshBlockhash } from '../chai
 import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
 import { claimIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency-store.ts';
-import { getOrderByTrackingId, insertOrder, updateOrderTransaction, type OrderRecord } from '../store/orders-store.ts';
+import { getOrderByTrackingId, insertOrder, insertOrderWithNewKey, updateOrderTransaction, type OrderRecord } from '../store/orders-store.ts';
 import type { TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { orderObject } from './order-views.ts';
 
@@ -87,23 +87,37 @@ export class OrderService {
     const requestHash = createHash('sha256')
       .update(JSON.stringify([req.quote, req.senderAddress, req.recipientAddress, req.feeBps ?? 0, req.feeRecipientAddress ?? null]))
       .digest('base64url');
+    // Common case, one statement: build the order, then record the new key and the order together. If the
+    // build fails or the key exists, the claim-first path below answers as the key's record says (a replay
+    // stays a replay even when, say, liquidity has changed since). A replay reaching here has reserved
+    // inventory for nothing; the next inventory refresh drops that.
+    const prepared = await this.prepare(account, opened).catch(() => null);
+    if (prepared) {
+      const fast = await this.dbSlots(() => insertOrderWithNewKey(this.db, prepared.order, { key, requestHash, responseStatus: 200, responseBody: prepared.body }));
+      if (fast.kind === 'created') return { status: 200, body: prepared.body, replayed: false };
+      if (fast.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
+    }
     const claim = await this.dbSlots(() => claimIdempotencyKey(this.db, account.id, key, requestHash));
     if (claim.kind === 'conflict') throw new HushError('IDEMPOTENCY_CONFLICT', 'This idempotency key was used with different terms');
     if (claim.kind === 'in_progress') throw new HushError('ORDER_IN_PROGRESS', 'This order is being created by a concurrent request; retry shortly');
     if (claim.kind === 'done') return { status: claim.status, body: claim.body, replayed: true };
     try {
-      return await this.build(account, opened, key);
+      const { order, body } = prepared ?? (await this.prepare(account, opened));
+      const inserted = await this.dbSlots(() => insertOrder(this.db, order, { key, responseStatus: 200, responseBody: body }));
+      if (inserted.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
+      return { status: 200, body, replayed: false };
     } catch (e) {
       await this.dbSlots(() => releaseIdempotencyKey(this.db, account.id, key)).catch(() => {});
       throw e;
     }
   }
 
-  private async build(account: AccountRecord, opened: OpenedQuote, key: string): Promise<OrderOutcome> {
+  /** Everything an order is before it is stored: its row and the response that creates it. */
+  private async prepare(account: AccountRecord, opened: OpenedQuote) {
     const q = opened.quote;
     const source = this.config.assets.get(q.sourceAssetId);
     if (!source) throw new HushError('UNSUPPORTED_ASSET', `Asset "${q.sourceAssetId}" is no longer supported`, { field: 'sourceAssetId', assetId: q.sourceAssetId });
-    // Order-time re-check (replays never get here): the pools must still cover this order. Check and take
+    // Order-time re-check: the pools must still cover this order. Check and take
     // in one synchronous step, so an order created a moment ago counts even before the next inventory refresh.
     if (this.inventory && !this.inventory.reserve(q.destinationAssetId, BigInt(q.amountOut))) {
       throw new HushError('INSUFFICIENT_LIQUIDITY', 'Not enough liquidity to fill this order right now; retry shortly or request a smaller quote', { assetId: q.destinationAssetId });
@@ -144,9 +158,7 @@ export class OrderService {
       createdAt,
     };
     const body = { success: true, order: orderObject(this.config.assets, order, { base64: tx.base64, expiresAtSlot: blockhash.expiresAtSlot }, q.duration) };
-    const inserted = await this.dbSlots(() => insertOrder(this.db, order, { key, responseStatus: 200, responseBody: body }));
-    if (inserted.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
-    return { status: 200, body, replayed: false };
+    return { order, body };
   }
 
   private async depositTransaction(opened: OpenedQuote | { quote: { sourceAssetId: string; amountIn: string }; request: { senderAddress: Address } }, depositOwner: Address, blockhash: FreshBlockhash) {

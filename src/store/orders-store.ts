@@ -132,6 +132,46 @@ const ORDER_COLUMNS = `o.*, (SELECT json_agg(json_build_object('status', h.statu
 
 export type InsertOrderResult = { kind: 'created'; id: string } | { kind: 'quote_used' };
 
+const ORDER_INSERT_COLUMNS = `tracking_id, account_id, quote_key, quote, status, source_asset_id, destination_asset_id, mode,
+  amount_in, amount_out, service_fee, partner_fee, network_fee, fee_bps, fee_recipient, sender, recipient,
+  deposit_owner, deposit_account, expiration, tx_blockhash, tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at`;
+/** $1…$23 of orderParams, typed (they also appear in a SELECT list, where nothing else types them). */
+const ORDER_INSERT_VALUES = `$1::text, $2::text, $3::text, $4::jsonb, 'awaiting_deposit', $5::text, $6::text, $7::text, $8::numeric, $9::numeric,
+  $10::numeric, $11::numeric, $12::numeric, $13::integer, $14::text, $15::text, $16::text, $17::text, $18::text, $19::timestamptz,
+  $20::text, $21::bigint, $22::bigint, $23::timestamptz, $23::timestamptz`;
+
+function orderParams(o: NewOrder): unknown[] {
+  return [
+    o.trackingId,
+    o.accountId,
+    o.quoteKey,
+    JSON.stringify(o.quote),
+    o.sourceAssetId,
+    o.destinationAssetId,
+    o.mode,
+    o.amountIn.toString(),
+    o.amountOut.toString(),
+    o.serviceFee.toString(),
+    o.partnerFee.toString(),
+    o.networkFee.toString(),
+    o.feeBps,
+    o.feeRecipient,
+    o.sender,
+    o.recipient,
+    o.depositOwner,
+    o.depositAccount,
+    o.expiration,
+    o.txBlockhash,
+    o.txLastValidBlockHeight.toString(),
+    o.txExpiresAtSlot.toString(),
+    o.createdAt,
+  ];
+}
+
+function quoteUsed(e: unknown): boolean {
+  return (e as { code?: string }).code === '23505' && (e as { constraint?: string }).constraint === 'orders_quote_key_unique';
+}
+
 /**
  * Creates the order, its first history entry and completes the idempotency claim in ONE statement, so
  * an order exists if and only if its idempotency record says so.
@@ -143,50 +183,43 @@ export async function insertOrder(
 ): Promise<InsertOrderResult> {
   try {
     const { rows } = await db.query<{ id: string | number }>(
-      `WITH o AS (
-         INSERT INTO orders (tracking_id, account_id, quote_key, quote, status, source_asset_id, destination_asset_id, mode,
-           amount_in, amount_out, service_fee, partner_fee, network_fee, fee_bps, fee_recipient, sender, recipient,
-           deposit_owner, deposit_account, expiration, tx_blockhash, tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, 'awaiting_deposit', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $23)
-         RETURNING id, created_at),
+      `WITH o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) VALUES (${ORDER_INSERT_VALUES}) RETURNING id, created_at),
        h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o),
        i AS (UPDATE idempotency_keys SET state = 'done', response_status = $25, response_body = $26
              WHERE account_id = $2 AND key = $24 AND state = 'in_progress')
        SELECT id FROM o`,
-      [
-        o.trackingId,
-        o.accountId,
-        o.quoteKey,
-        JSON.stringify(o.quote),
-        o.sourceAssetId,
-        o.destinationAssetId,
-        o.mode,
-        o.amountIn.toString(),
-        o.amountOut.toString(),
-        o.serviceFee.toString(),
-        o.partnerFee.toString(),
-        o.networkFee.toString(),
-        o.feeBps,
-        o.feeRecipient,
-        o.sender,
-        o.recipient,
-        o.depositOwner,
-        o.depositAccount,
-        o.expiration,
-        o.txBlockhash,
-        o.txLastValidBlockHeight.toString(),
-        o.txExpiresAtSlot.toString(),
-        o.createdAt,
-        idempotency.key,
-        idempotency.responseStatus,
-        JSON.stringify(idempotency.responseBody),
-      ],
+      [...orderParams(o), idempotency.key, idempotency.responseStatus, JSON.stringify(idempotency.responseBody)],
     );
     return { kind: 'created', id: String(rows[0]!.id) };
   } catch (e) {
-    if ((e as { code?: string; constraint?: string }).code === '23505' && (e as { constraint?: string }).constraint === 'orders_quote_key_unique') {
-      return { kind: 'quote_used' };
-    }
+    if (quoteUsed(e)) return { kind: 'quote_used' };
+    throw e;
+  }
+}
+
+/**
+ * The common case in one statement: a key never seen before is recorded as done together with the order
+ * it created (nobody can observe it half-way). `key_taken` when the key exists: the caller then goes the
+ * claim-first way, which replays, conflicts or waits as the record says.
+ */
+export async function insertOrderWithNewKey(
+  db: Queryable,
+  o: NewOrder,
+  idempotency: { key: string; requestHash: string; responseStatus: number; responseBody: unknown },
+): Promise<InsertOrderResult | { kind: 'key_taken' }> {
+  try {
+    const { rows } = await db.query<{ id: string | number }>(
+      `WITH k AS (
+         INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body)
+         VALUES ($2, $24, $27, 'done', $25, $26) ON CONFLICT (account_id, key) DO NOTHING RETURNING 1),
+       o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) SELECT ${ORDER_INSERT_VALUES} FROM k RETURNING id, created_at),
+       h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
+       SELECT id FROM o`,
+      [...orderParams(o), idempotency.key, idempotency.responseStatus, JSON.stringify(idempotency.responseBody), idempotency.requestHash],
+    );
+    return rows[0] ? { kind: 'created', id: String(rows[0].id) } : { kind: 'key_taken' };
+  } catch (e) {
+    if (quoteUsed(e)) return { kind: 'quote_used' };
     throw e;
   }
 }
