@@ -15,6 +15,8 @@ export interface DepositTransactionInput {
   lastValidBlockHeight: bigint;
   computeUnitLimit: number;
   computeUnitPriceMicroLamports: bigint;
+  /** The deposit owner's token account when already derived (it is a function of owner, mint and program). */
+  depositAccount?: Address;
 }
 
 const SYSTEM_PROGRAM = '11111111111111111111111111111111' as Address;
@@ -68,7 +70,7 @@ function shortVec(n: number): number[] {
  */
 export async function buildDepositTransaction(input: DepositTransactionInput): Promise<{ base64: string; depositAccount: Address }> {
   const { sender, tokenProgram, mint } = input;
-  const depositAccount = depositTokenAccount(input.depositOwner, mint, tokenProgram);
+  const depositAccount = input.depositAccount ?? depositTokenAccount(input.depositOwner, mint, tokenProgram);
   const ixs: Ix[] = [
     { program: COMPUTE_BUDGET_PROGRAM, accounts: [], data: concat(u8(2), u32le(input.computeUnitLimit)) },
     { program: COMPUTE_BUDGET_PROGRAM, accounts: [], data: concat(u8(3), u64le(input.computeUnitPriceMicroLamports)) },

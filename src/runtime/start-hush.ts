@@ -85,11 +85,12 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   let url: string | null = null;
   let redis: Redis | undefined;
   let statusCache: StatusCache | undefined;
+  let orderService: OrderService | undefined;
   if (config.role !== 'worker') {
     redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
     redis?.on('error', () => {}); // rate limiting fails open (skipOnError) rather than failing requests
     const auth = new Authenticator(db);
-    const orders = new OrderService(config, db, chain, keys, inventory);
+    const orders = (orderService = new OrderService(config, db, chain, keys, inventory));
     statusCache = new StatusCache(db);
     await statusCache.start();
     app = await buildApp(
@@ -158,6 +159,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       if (closed) return;
       closed = true;
       await app?.close();
+      await orderService?.close();
       await worker?.stop();
       inventory.stop();
       prices.stop();

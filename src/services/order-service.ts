@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Address } from '@solana/kit';
 import type { HushConfig } from '../config/config.ts';
@@ -9,8 +9,10 @@ import { ChainUnavailableError, SolanaChain, type FreshBlockhash } from '../chai
 import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
 import { claimIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency-store.ts';
-import { getOrderByTrackingId, insertOrder, insertOrderWithNewKey, updateOrderTransaction, type OrderRecord } from '../store/orders-store.ts';
+import { getOrderByTrackingId, insertOrder, updateOrderTransaction, type OrderRecord } from '../store/orders-store.ts';
 import type { TreasuryKeys } from '../treasury/treasury-keys.ts';
+import { DepositIdentities } from './deposit-identities.ts';
+import { OrderInsertBatcher } from './order-insert-batcher.ts';
 import { orderObject } from './order-views.ts';
 
 export interface OrderRequest {
@@ -27,15 +29,9 @@ export interface OrderOutcome {
   replayed: boolean;
 }
 
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** Margin between a transaction's last possible landing and the order's expiration (slot times vary). */
 const BLOCKHASH_SAFETY = 1.25;
 
-export function newTrackingId(): string {
-  let s = 'trk_';
-  for (let i = 0; i < 22; i++) s += BASE58[randomInt(58)];
-  return s;
-}
 
 function chainError(e: unknown): never {
   if (e instanceof ChainUnavailableError) throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
@@ -45,6 +41,8 @@ function chainError(e: unknown): never {
 export class OrderService {
   /** Bounds in-flight database work so a burst queues in memory instead of stretching every query. */
   private readonly dbSlots: LimitFunction;
+  private readonly identities: DepositIdentities;
+  private readonly inserts: OrderInsertBatcher;
 
   constructor(
     private readonly config: HushConfig,
@@ -55,6 +53,14 @@ export class OrderService {
     dbConcurrency = db.kind === 'pglite' ? 4 : 16,
   ) {
     this.dbSlots = pLimit(dbConcurrency);
+    // PGlite runs one statement at a time: one batch in flight lets the next one grow meanwhile.
+    this.inserts = new OrderInsertBatcher(db, db.kind === 'pglite' ? 1 : 4);
+    this.identities = new DepositIdentities(keys.depositMasterKey);
+    for (const a of config.assets.list) this.identities.prime(a.mint as Address, a.tokenProgram as Address);
+  }
+
+  async close(): Promise<void> {
+    await this.identities.close();
   }
 
   /** The quote as issued to this account, checked against what the partner sent back. */
@@ -93,7 +99,7 @@ export class OrderService {
     // inventory for nothing; the next inventory refresh drops that.
     const prepared = await this.prepare(account, opened).catch(() => null);
     if (prepared) {
-      const fast = await this.dbSlots(() => insertOrderWithNewKey(this.db, prepared.order, { key, requestHash, responseStatus: 200, responseBody: prepared.body }));
+      const fast = await this.inserts.insert({ order: prepared.order, key, requestHash, responseBody: prepared.body });
       if (fast.kind === 'created') return { status: 200, body: prepared.body, replayed: false };
       if (fast.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
     }
@@ -122,10 +128,9 @@ export class OrderService {
     if (this.inventory && !this.inventory.reserve(q.destinationAssetId, BigInt(q.amountOut))) {
       throw new HushError('INSUFFICIENT_LIQUIDITY', 'Not enough liquidity to fill this order right now; retry shortly or request a smaller quote', { assetId: q.destinationAssetId });
     }
-    const trackingId = newTrackingId();
-    const depositOwner = this.keys.depositOwnerAddress(trackingId);
+    const { trackingId, depositOwner, depositAccount } = this.identities.take(source.mint as Address, source.tokenProgram as Address);
     const blockhash = await this.chain.latestBlockhash().catch(chainError);
-    const tx = await this.depositTransaction(opened, depositOwner, blockhash);
+    const tx = await this.depositTransaction(opened, depositOwner, blockhash, depositAccount);
     const createdAt = new Date();
     // The deadline is enforced by blockhash expiry, so it may never come before the transaction's death.
     const txDeathMs = createdAt.getTime() + SolanaChain.remainingMs(blockhash) * BLOCKHASH_SAFETY;
@@ -161,9 +166,15 @@ export class OrderService {
     return { order, body };
   }
 
-  private async depositTransaction(opened: OpenedQuote | { quote: { sourceAssetId: string; amountIn: string }; request: { senderAddress: Address } }, depositOwner: Address, blockhash: FreshBlockhash) {
+  private async depositTransaction(
+    opened: OpenedQuote | { quote: { sourceAssetId: string; amountIn: string }; request: { senderAddress: Address } },
+    depositOwner: Address,
+    blockhash: FreshBlockhash,
+    depositAccount?: Address,
+  ) {
     const source = this.config.assets.get(opened.quote.sourceAssetId)!;
     return buildDepositTransaction({
+      depositAccount,
       sender: opened.request.senderAddress,
       depositOwner,
       mint: source.mint as Address,

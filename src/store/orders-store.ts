@@ -303,3 +303,71 @@ export async function countOrdersByStatus(db: Queryable): Promise<Map<OrderStatu
   const { rows } = await db.query<{ status: OrderStatus; n: string | number }>('SELECT status, count(*) AS n FROM orders GROUP BY status');
   return new Map(rows.map((r) => [r.status, Number(r.n)]));
 }
+
+export interface NewOrderWithKey {
+  order: NewOrder;
+  key: string;
+  requestHash: string;
+  responseBody: unknown;
+}
+
+/**
+ * insertOrderWithNewKey for many orders in ONE statement (group commit): each order whose key is new is
+ * created with its history entry and its done idempotency record; the others are left out of the result.
+ * Callers keep keys and quote keys unique within a batch. Any error (a quote already backing an order
+ * among them) fails the whole batch, and the caller retries its orders one by one.
+ */
+export async function insertOrdersWithNewKeys(db: Queryable, items: readonly NewOrderWithKey[]): Promise<Map<string, string>> {
+  const col = <T>(f: (o: NewOrder) => T) => items.map((i) => f(i.order));
+  const { rows } = await db.query<{ tracking_id: string; id: string | number }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::numeric[],
+         $10::numeric[], $11::numeric[], $12::numeric[], $13::integer[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[],
+         $19::timestamptz[], $20::text[], $21::bigint[], $22::bigint[], $23::timestamptz[], $24::text[], $25::text[], $26::text[])
+       AS t(tracking_id, account_id, quote_key, quote, source_asset_id, destination_asset_id, mode, amount_in, amount_out, service_fee,
+         partner_fee, network_fee, fee_bps, fee_recipient, sender, recipient, deposit_owner, deposit_account, expiration, tx_blockhash,
+         tx_last_valid_block_height, tx_expires_at_slot, created_at, idem_key, request_hash, response_body)),
+     k AS (
+       INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body)
+       SELECT account_id, idem_key, request_hash, 'done', 200, response_body::jsonb FROM input
+       ON CONFLICT (account_id, key) DO NOTHING RETURNING account_id, key),
+     o AS (
+       INSERT INTO orders (${ORDER_INSERT_COLUMNS})
+       SELECT i.tracking_id, i.account_id, i.quote_key, i.quote::jsonb, 'awaiting_deposit', i.source_asset_id, i.destination_asset_id, i.mode,
+         i.amount_in, i.amount_out, i.service_fee, i.partner_fee, i.network_fee, i.fee_bps, i.fee_recipient, i.sender, i.recipient,
+         i.deposit_owner, i.deposit_account, i.expiration, i.tx_blockhash, i.tx_last_valid_block_height, i.tx_expires_at_slot, i.created_at, i.created_at
+       FROM input i JOIN k ON k.account_id = i.account_id AND k.key = i.idem_key
+       RETURNING id, tracking_id, created_at),
+     h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
+     SELECT tracking_id, id FROM o`,
+    [
+      col((o) => o.trackingId),
+      col((o) => o.accountId),
+      col((o) => o.quoteKey),
+      col((o) => JSON.stringify(o.quote)),
+      col((o) => o.sourceAssetId),
+      col((o) => o.destinationAssetId),
+      col((o) => o.mode),
+      col((o) => o.amountIn.toString()),
+      col((o) => o.amountOut.toString()),
+      col((o) => o.serviceFee.toString()),
+      col((o) => o.partnerFee.toString()),
+      col((o) => o.networkFee.toString()),
+      col((o) => o.feeBps),
+      col((o) => o.feeRecipient),
+      col((o) => o.sender),
+      col((o) => o.recipient),
+      col((o) => o.depositOwner),
+      col((o) => o.depositAccount),
+      col((o) => o.expiration.toISOString()),
+      col((o) => o.txBlockhash),
+      col((o) => o.txLastValidBlockHeight.toString()),
+      col((o) => o.txExpiresAtSlot.toString()),
+      col((o) => o.createdAt.toISOString()),
+      items.map((i) => i.key),
+      items.map((i) => i.requestHash),
+      items.map((i) => JSON.stringify(i.responseBody)),
+    ],
+  );
+  return new Map(rows.map((r) => [r.tracking_id, String(r.id)]));
+}

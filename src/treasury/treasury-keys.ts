@@ -39,6 +39,10 @@ export function addressOfSeed(seed: Uint8Array): Address {
   return fastPathAgrees ? addressOfSeedJwk(seed) : addressOfSeedPkcs8(seed);
 }
 
+export function depositOwnerSeedOf(depositMaster: Uint8Array, trackingId: string): Uint8Array {
+  return createHmac('sha256', depositMaster).update(`deposit:${trackingId}`).digest();
+}
+
 /**
  * Every Hush key comes from one master secret:
  *   m/44'/501'/0'/0'            common fee payer
@@ -67,7 +71,12 @@ export class TreasuryKeys {
   }
 
   depositOwnerSeed(trackingId: string): Uint8Array {
-    return createHmac('sha256', this.depositMaster).update(`deposit:${trackingId}`).digest();
+    return depositOwnerSeedOf(this.depositMaster, trackingId);
+  }
+
+  /** For the deposit-identity worker thread, which derives owners ahead of orders. */
+  get depositMasterKey(): Uint8Array {
+    return this.depositMaster;
   }
 
   depositOwnerAddress(trackingId: string): Address {

@@ -1,0 +1,80 @@
+import type { Queryable } from '../store/db.ts';
+import { insertOrdersWithNewKeys, insertOrderWithNewKey, type InsertOrderResult, type NewOrderWithKey } from '../store/orders-store.ts';
+
+type Outcome = InsertOrderResult | { kind: 'key_taken' };
+interface Pending {
+  item: NewOrderWithKey;
+  resolve(o: Outcome): void;
+  reject(e: unknown): void;
+}
+
+/**
+ * Group commit for new orders: while one batch is in the database, the orders that arrive queue up and
+ * go together in the next statement. On PGlite a statement's fixed cost is most of an order insert, so
+ * throughput grows with load instead of latency; in-flight database work stays bounded (`maxInFlight`).
+ */
+export class OrderInsertBatcher {
+  private queue: Pending[] = [];
+  private running = 0;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly maxInFlight: number,
+    private readonly maxBatch = 64,
+  ) {}
+
+  insert(item: NewOrderWithKey): Promise<Outcome> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.running < this.maxInFlight && this.queue.length > 0) {
+      const batch = this.take();
+      this.running++;
+      void this.run(batch).finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+  }
+
+  /** Up to maxBatch orders with distinct idempotency keys and quotes; duplicates wait for a later batch. */
+  private take(): Pending[] {
+    const batch: Pending[] = [];
+    const rest: Pending[] = [];
+    const keys = new Set<string>();
+    const quotes = new Set<string>();
+    for (const p of this.queue) {
+      const key = `${p.item.order.accountId}\u0000${p.item.key}`;
+      if (batch.length >= this.maxBatch || keys.has(key) || quotes.has(p.item.order.quoteKey)) rest.push(p);
+      else {
+        keys.add(key);
+        quotes.add(p.item.order.quoteKey);
+        batch.push(p);
+      }
+    }
+    this.queue = rest;
+    return batch;
+  }
+
+  private async run(batch: Pending[]): Promise<void> {
+    if (batch.length > 1) {
+      try {
+        const created = await insertOrdersWithNewKeys(this.db, batch.map((p) => p.item));
+        for (const p of batch) {
+          const id = created.get(p.item.order.trackingId);
+          p.resolve(id === undefined ? { kind: 'key_taken' } : { kind: 'created', id });
+        }
+        return;
+      } catch {
+        // One order's failure (a quote already used) fails the statement: settle each on its own.
+      }
+    }
+    for (const p of batch) {
+      await insertOrderWithNewKey(this.db, p.item.order, { ...p.item, responseStatus: 200 }).then(p.resolve, p.reject);
+    }
+  }
+}

@@ -1,0 +1,10 @@
+import { randomInt } from 'node:crypto';
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** `trk_` and 22 random base58 characters (~129 bits): unguessable, so it can name an order publicly. */
+export function newTrackingId(): string {
+  let s = 'trk_';
+  for (let i = 0; i < 22; i++) s += BASE58[randomInt(58)];
+  return s;
+}

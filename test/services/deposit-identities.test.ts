@@ -1,0 +1,58 @@
+/**
+ * Deposit identities derived ahead on a worker thread are exactly what the treasury keys derive for the
+ * same trackingId, unique, and still served (inline) when the pool is empty or there is no worker.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import type { Address } from '@solana/kit';
+import { associatedTokenAddressSync } from '../../src/chain/program-derived-address.ts';
+import { DepositIdentities } from '../../src/services/deposit-identities.ts';
+import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
+
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' as Address;
+const WSOL = 'So11111111111111111111111111111111111111112' as Address;
+const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address;
+
+async function until(f: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!f()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('deposit identities', () => {
+  it('the worker fills each asset’s pool with identities the treasury keys agree with', async () => {
+    const keys = new TreasuryKeys(new Uint8Array(randomBytes(32)));
+    const pool = new DepositIdentities(keys.depositMasterKey, { target: 128 });
+    try {
+      pool.prime(USDC, TOKEN);
+      pool.prime(WSOL, TOKEN);
+      await until(() => pool.available(USDC, TOKEN) >= 128 && pool.available(WSOL, TOKEN) >= 128);
+      const seen = new Set<string>();
+      // More than the pool holds: the rest is derived inline or by the refill.
+      for (let i = 0; i < 300; i++) {
+        const mint = i % 2 ? USDC : WSOL;
+        const id = pool.take(mint, TOKEN);
+        assert.equal(id.depositOwner, keys.depositOwnerAddress(id.trackingId));
+        assert.equal(id.depositAccount, associatedTokenAddressSync(id.depositOwner, mint, TOKEN));
+        assert.match(id.trackingId, /^trk_[1-9A-HJ-NP-Za-km-z]{22}$/);
+        assert.ok(!seen.has(id.trackingId), 'trackingIds are unique');
+        seen.add(id.trackingId);
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('without a worker every identity is derived inline', async () => {
+    const keys = new TreasuryKeys(new Uint8Array(randomBytes(32)));
+    const pool = new DepositIdentities(keys.depositMasterKey, { threaded: false });
+    pool.prime(USDC, TOKEN);
+    assert.equal(pool.available(USDC, TOKEN), 0);
+    const id = pool.take(USDC, TOKEN);
+    assert.equal(id.depositOwner, keys.depositOwnerAddress(id.trackingId));
+    await pool.close();
+  });
+});
