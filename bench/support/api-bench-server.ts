@@ -15,6 +15,23 @@ import { QuoteRequestBody, QuoteResponse, TokensResponse } from '../../src/api/s
 
 const hush = await startHush(loadConfig({ ...process.env, HUSH_ROLE: 'api', PORT: '0' }));
 const db = hush.db;
+// BENCH_SQL_STATS=1: time per statement (first line), printed at exit — where the store's time goes.
+const sqlStats = new Map<string, { n: number; ms: number }>();
+if (process.env.BENCH_SQL_STATS) {
+  const query = db.query.bind(db);
+  (db as { query: typeof db.query }).query = (async (sql: string, params?: unknown[]) => {
+    const t = performance.now();
+    try {
+      return await query(sql, params);
+    } finally {
+      const k = sql.trim().split('\n')[0]!.slice(0, 90);
+      const e = sqlStats.get(k) ?? { n: 0, ms: 0 };
+      e.n++;
+      e.ms += performance.now() - t;
+      sqlStats.set(k, e);
+    }
+  }) as typeof db.query;
+}
 // Role api never funds the treasury, and without funded pools (and fee payer) every quote is AMOUNT_TOO_HIGH:
 // fund it from the local chain's faucet, as a worker would.
 await fundFromLocalFaucet(db, hush.chain, hush.treasury, hush.config.assets);
@@ -75,6 +92,24 @@ baseline.post<{ Querystring: { ms: string; workers: string } }>('/raw-insert', a
   latencies.sort((a, b) => a - b);
   return { count: n, seconds: (performance.now() - started) / 1000, p50: latencies[Math.floor(latencies.length / 2)], p99: latencies[Math.floor(latencies.length * 0.99)] };
 });
+// BENCH_PROFILE_WINDOW=<dir>: POST /profile/start and /profile/stop bracket a CPU profile of one phase.
+if (process.env.BENCH_PROFILE_WINDOW) {
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  baseline.post('/profile/start', async () => {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    return { ok: true };
+  });
+  baseline.post('/profile/stop', async () => {
+    const { profile } = await session.post('Profiler.stop');
+    const file = `${process.env.BENCH_PROFILE_WINDOW}/window-${Date.now()}.cpuprofile`;
+    writeFileSync(file, JSON.stringify(profile));
+    return { file };
+  });
+}
 const baselineUrl = await baseline.listen({ host: '127.0.0.1', port: 0 });
 
 const sender = await generateKeyPairSigner();
@@ -82,6 +117,7 @@ const recipient = await generateKeyPairSigner();
 console.log(JSON.stringify({ hushUrl: hush.url, baselineUrl, apiKey: key.apiKey, sender: sender.address, recipient: recipient.address, engine: db.kind }));
 
 process.on('SIGTERM', async () => {
+  for (const [k, v] of [...sqlStats].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.error(`sql ${v.n} × ${(v.ms / v.n).toFixed(2)} ms = ${v.ms.toFixed(0)} ms  ${k}`);
   await baseline.close();
   await hush.close();
   process.exit(0);

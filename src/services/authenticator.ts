@@ -18,6 +18,8 @@ const UNAUTHORIZED = 'Missing or invalid API key';
  */
 export class Authenticator {
   private readonly cache = new Map<string, { key: ApiKeyRecord | null; account: AccountRecord | null; at: number }>();
+  private generation = 0;
+  private readonly loading = new Map<string, Promise<{ key: ApiKeyRecord | null; account: AccountRecord | null; at: number }>>();
 
   constructor(
     private readonly db: Queryable,
@@ -40,16 +42,32 @@ export class Authenticator {
   private async lookup(keyId: string) {
     const hit = this.cache.get(keyId);
     if (hit && Date.now() - hit.at < this.ttlMs) return hit;
-    const key = await findApiKey(this.db, keyId);
-    const account = key ? await getAccount(this.db, key.accountId) : null;
-    const entry = { key, account, at: Date.now() };
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(keyId, entry);
-    return entry;
+    // One store read per key at a time: when an entry expires under load, the requests that arrive
+    // meanwhile wait for that read instead of each starting their own.
+    let pending = this.loading.get(keyId);
+    if (!pending) {
+      const generation = this.generation;
+      pending = (async () => {
+        const key = await findApiKey(this.db, keyId);
+        const account = key ? await getAccount(this.db, key.accountId) : null;
+        const entry = { key, account, at: Date.now() };
+        if (this.cache.size > 10_000) this.cache.clear();
+        if (generation === this.generation) this.cache.set(keyId, entry);
+        return entry;
+      })().finally(() => {
+        if (this.loading.get(keyId) === read) this.loading.delete(keyId);
+      });
+      const read = pending;
+      this.loading.set(keyId, read);
+    }
+    return pending;
   }
 
   /** Drops cached entries of an account (or all), after an admin change made by this process. */
   invalidate(accountId?: string): void {
+    // A read in flight may predate the change: it still answers its waiters but is not cached.
+    this.generation++;
+    this.loading.clear();
     if (accountId === undefined) return this.cache.clear();
     for (const [k, v] of this.cache) if (v.key?.accountId === accountId) this.cache.delete(k);
   }

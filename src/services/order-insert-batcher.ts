@@ -16,6 +16,7 @@ interface Pending {
 export class OrderInsertBatcher {
   private queue: Pending[] = [];
   private running = 0;
+  private scheduled = false;
 
   constructor(
     private readonly db: Queryable,
@@ -26,6 +27,20 @@ export class OrderInsertBatcher {
   insert(item: NewOrderWithKey): Promise<Outcome> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /**
+   * Flushes after the event loop's current I/O phase: the requests that arrived together reach this point
+   * in that phase and share a statement. (PGlite completes a statement before other requests get a
+   * chance to queue, so waiting for "the batch in flight" alone would never batch there.)
+   */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
       this.pump();
     });
   }
