@@ -59,8 +59,9 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
   });
   app.decorateRequest('caller', null);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   installErrorHandling(app);
   // JSON only (SPEC §2): Fastify's built-in text/plain parser would hand a string to the schema (400)

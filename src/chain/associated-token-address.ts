@@ -5,7 +5,7 @@ import { associatedTokenAddressSync } from './program-derived-address.ts';
 const MAX = 50_000;
 const atas = new Map<string, Address>();
 
-export async function associatedTokenAddress(owner: Address, mint: Address, tokenProgram: Address): Promise<Address> {
+export function associatedTokenAddress(owner: Address, mint: Address, tokenProgram: Address): Address {
   const key = `${owner}:${mint}:${tokenProgram}`;
   const hit = atas.get(key);
   if (hit) return hit;

@@ -87,6 +87,12 @@ export class SolanaChain {
   }
 
   /** Whether an account exists, cached briefly: good enough for fee estimates, never for money movement. */
+  /** The cached answer of accountExistsCached while it is fresh, without a round trip (undefined otherwise). */
+  accountExistsPeek(address: Address): boolean | undefined {
+    const hit = this.exists.get(address);
+    return hit && Date.now() - hit.at < EXISTS_TTL_MS ? hit.value : undefined;
+  }
+
   async accountExistsCached(address: Address): Promise<boolean> {
     const hit = this.exists.get(address);
     if (hit && Date.now() - hit.at < EXISTS_TTL_MS) return hit.value;

@@ -20,7 +20,7 @@
  *   16B  HMAC-SHA256(secret, "hush/quote/v1" ‖ u16 len ‖ accountId ‖ payload)[0..16]
  * fee and protocolFee are not stored: they are defined as sums of stored parts (SPEC §4).
  */
-import { createHmac, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomFillSync, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { Address } from '@solana/kit';
 import { addressBytes, addressFromBytes } from './address-codec.ts';
 import type { QuoteMode } from './fees.ts';
@@ -100,9 +100,13 @@ export interface OpenedQuote {
 
 // ---- binary helpers -------------------------------------------------------------------------
 
+/** One scratch buffer for every quote: issuing is synchronous, and `done()` copies the bytes out. */
+const SCRATCH = new Uint8Array(384);
+const SCRATCH_VIEW = new DataView(SCRATCH.buffer);
+
 class Writer {
-  private readonly bytes = new Uint8Array(384);
-  private readonly view = new DataView(this.bytes.buffer);
+  private readonly bytes = SCRATCH;
+  private readonly view = SCRATCH_VIEW;
   private at = 0;
   u8(v: number): void {
     this.view.setUint8(this.at++, v);
@@ -128,7 +132,7 @@ class Writer {
     this.u8(Number(v));
   }
   done(): Uint8Array {
-    return this.bytes.subarray(0, this.at);
+    return this.bytes.slice(0, this.at);
   }
 }
 
@@ -179,11 +183,19 @@ class Reader {
   }
 }
 
+const macKeys = new WeakMap<Uint8Array, KeyObject>();
+/** The secret imported once: an HMAC keyed by a KeyObject skips copying and importing raw bytes per quote. */
+function macKey(secret: Uint8Array): KeyObject {
+  let k = macKeys.get(secret);
+  if (!k) macKeys.set(secret, (k = createSecretKey(secret)));
+  return k;
+}
+
 function mac(secret: Uint8Array, accountId: string, payload: Uint8Array): Buffer {
   const account = Buffer.from(accountId, 'utf8');
   const len = Buffer.alloc(2);
   len.writeUInt16BE(account.length);
-  return createHmac('sha256', secret)
+  return createHmac('sha256', macKey(secret))
     .update(MAC_DOMAIN)
     .update(len)
     .update(account)
@@ -212,8 +224,22 @@ function nextNonce(): Uint8Array {
   return out;
 }
 
+const isoPrefixes = new Map<number, string>();
+/**
+ * toISOString, with the date-and-seconds part reused (a quote formats two instants, issuedAt and
+ * expiresAt, seconds apart; formatting them was a visible share of a quote).
+ */
 function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  // Outside years 0000–9999 the ISO form has a different shape: no reuse there.
+  if (ms < 0 || ms >= 253402300800000) return new Date(ms).toISOString();
+  const second = Math.floor(ms / 1000);
+  let prefix = isoPrefixes.get(second);
+  if (prefix === undefined) {
+    if (isoPrefixes.size >= 64) isoPrefixes.clear();
+    prefix = new Date(second * 1000).toISOString().slice(0, 20);
+    isoPrefixes.set(second, prefix);
+  }
+  return `${prefix}${String(ms - second * 1000).padStart(3, '0')}Z`;
 }
 
 function hex(b: Uint8Array): string {
@@ -249,10 +275,11 @@ function quoteObject(t: Omit<QuoteTerms, keyof QuoteRequestTerms | 'nonce'>, quo
   };
 }
 
+function fail(what: string): never {
+  throw new RangeError(`issueQuote: invalid ${what}`);
+}
+
 function checkTerms(t: QuoteTerms): void {
-  const fail = (what: string): never => {
-    throw new RangeError(`issueQuote: invalid ${what}`);
-  };
   if (!ASSET_ID.test(t.sourceAssetId)) fail('sourceAssetId');
   if (!ASSET_ID.test(t.destinationAssetId)) fail('destinationAssetId');
   if (t.mode !== 'exact_in' && t.mode !== 'exact_out') fail('mode');

@@ -176,27 +176,34 @@ export class FreshPrices {
   }
 
   private validated(assetId: string, pair: { sourceAssetId: string; destinationAssetId: string }, now: number): PriceQuote {
-    const notSupported = () => new HushError('PAIR_NOT_SUPPORTED', `No price source for ${pair.sourceAssetId} to ${pair.destinationAssetId}`, pair);
-    const unavailable = (why: string) =>
-      new HushError('SERVICE_UNAVAILABLE', `Swap pricing for ${pair.sourceAssetId} to ${pair.destinationAssetId} is unavailable right now (${why}); try again shortly`, undefined, {
-        retryAfterSeconds: this.retryAfterSeconds,
-      });
-    if (!this.tracked.has(assetId) || this.opts.source.supports?.(assetId) === false) throw notSupported();
-    if (!this.loaded) throw unavailable('prices not loaded yet');
+    // No local closures here: on the quote path this runs several times per request, and the loader's
+    // keepNames wraps every named closure in a defineProperty call.
+    if (!this.tracked.has(assetId) || this.opts.source.supports?.(assetId) === false) throw notSupported(pair);
+    if (!this.loaded) throw unavailable(pair, 'prices not loaded yet', this.retryAfterSeconds);
     const q = this.snapshot.get(assetId);
-    if (!q) throw notSupported();
+    if (!q) throw notSupported(pair);
     const age = now - q.publishedAt.getTime();
-    if (!Number.isFinite(age) || age > this.opts.maxAgeMs || age < -this.opts.maxAgeMs) throw unavailable('price too old');
-    if (q.price.num <= 0n || q.price.den <= 0n) throw unavailable('invalid price');
+    if (!Number.isFinite(age) || age > this.opts.maxAgeMs || age < -this.opts.maxAgeMs) throw unavailable(pair, 'price too old', this.retryAfterSeconds);
+    if (q.price.num <= 0n || q.price.den <= 0n) throw unavailable(pair, 'invalid price', this.retryAfterSeconds);
     if (q.confidence === null) {
-      if ((this.opts.missingConfidence ?? 'accept') === 'reject') throw unavailable('no confidence interval');
+      if ((this.opts.missingConfidence ?? 'accept') === 'reject') throw unavailable(pair, 'no confidence interval', this.retryAfterSeconds);
     } else {
       // conf / price > maxBps / 10000  ⇔  conf.num × price.den × 10000 > maxBps × conf.den × price.num
       const c = q.confidence;
       if (c.num < 0n || c.den <= 0n || c.num * q.price.den * BPS > BigInt(this.opts.maxConfidenceBps) * c.den * q.price.num) {
-        throw unavailable('price too uncertain');
+        throw unavailable(pair, 'price too uncertain', this.retryAfterSeconds);
       }
     }
     return q;
   }
+}
+
+function notSupported(pair: { sourceAssetId: string; destinationAssetId: string }): HushError {
+  return new HushError('PAIR_NOT_SUPPORTED', `No price source for ${pair.sourceAssetId} to ${pair.destinationAssetId}`, pair);
+}
+
+function unavailable(pair: { sourceAssetId: string; destinationAssetId: string }, why: string, retryAfterSeconds: number): HushError {
+  return new HushError('SERVICE_UNAVAILABLE', `Swap pricing for ${pair.sourceAssetId} to ${pair.destinationAssetId} is unavailable right now (${why}); try again shortly`, undefined, {
+    retryAfterSeconds,
+  });
 }

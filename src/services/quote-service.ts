@@ -102,7 +102,9 @@ export class QuoteService {
     if (amount > max) throw new HushError('AMOUNT_TOO_HIGH', `amount exceeds the current maximum of ${max}`, { min: min.toString(), max: max.toString() });
     // Upper bound of what the pools will pay, to price a split payout (fees only lower it).
     const paidOut = pair ? convertFloor(amount, pair.from, pair.to) : amount;
-    const networkFee = await this.networkFee(source, destination, recipient, this.live?.payoutParts?.(destination.assetId, paidOut) ?? 1);
+    // Sync when the recipient's token account is in the chain cache (the common case): no await on the hot path.
+    const recipientMissing = destination.native ? false : !(this.tokenAccountExistsPeek(recipient, destination) ?? (await this.tokenAccountExists(recipient, destination)));
+    const networkFee = this.networkFee(source, destination, recipientMissing, this.live?.payoutParts?.(destination.assetId, paidOut) ?? 1);
     const input = {
       mode,
       amount: toAmount(amount),
@@ -141,14 +143,10 @@ export class QuoteService {
    * part of the fee. Partner fees are paid out in aggregate on a schedule (one transfer per partner per
    * period, unlinkable to any order), so their cost is Hush's and not in any single order's networkFee.
    */
-  private async networkFee(source: Asset, destination: Asset, recipient: Address, payoutCount: number): Promise<bigint> {
+  private networkFee(source: Asset, destination: Asset, recipientTokenAccountMissing: boolean, payoutCount: number): bigint {
     const lamports = settlementLamports(
       { ...DEFAULT_NETWORK_COST, computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports },
-      {
-        destinationNative: destination.native,
-        recipientTokenAccountMissing: destination.native ? false : !(await this.tokenAccountExists(recipient, destination)),
-        payoutCount,
-      },
+      { destinationNative: destination.native, recipientTokenAccountMissing, payoutCount },
     );
     if (source.native) return lamports;
     const sol = this.config.assets.list.find((a) => a.native)!;
@@ -160,8 +158,12 @@ export class QuoteService {
     return this.swaps?.freshPrice(assetId) ?? this.prices.get(assetId)!;
   }
 
+  private tokenAccountExistsPeek(owner: Address, asset: Asset): boolean | undefined {
+    return this.chain.accountExistsPeek(associatedTokenAddress(owner, asset.mint as Address, asset.tokenProgram as Address));
+  }
+
   private async tokenAccountExists(owner: Address, asset: Asset): Promise<boolean> {
-    const ata = await associatedTokenAddress(owner, asset.mint as Address, asset.tokenProgram as Address);
+    const ata = associatedTokenAddress(owner, asset.mint as Address, asset.tokenProgram as Address);
     try {
       return await this.chain.accountExistsCached(ata);
     } catch (e) {

@@ -34,8 +34,22 @@ export async function transferRoutes(fastify: FastifyInstance, { deps }: { deps:
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = deps;
 
-  app.addHook('onRequest', async (request) => {
-    request.caller = await deps.auth.authenticate(request.headers.authorization);
+  // Callback style with a synchronous path for cached keys: this hook runs on every partner request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    let cached: Caller | undefined;
+    try {
+      cached = deps.auth.authenticateCached(request.headers.authorization);
+    } catch (e) {
+      return done(e as Error);
+    }
+    if (cached) {
+      request.caller = cached;
+      return done();
+    }
+    deps.auth.authenticate(request.headers.authorization).then((caller) => {
+      request.caller = caller;
+      done();
+    }, done);
   });
 
   /** Token bucket of SPEC §7 approximated by a window of 2 s holding 2 × rate (burst ×2). */
