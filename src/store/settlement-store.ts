@@ -6,18 +6,19 @@ const FINAL = `('completed', 'expired', 'refunded', 'failed')`;
 /**
  * Claims due orders for one worker: a single UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED)
  * RETURNING, with a lease, so several workers share the work and a killed worker's orders come back
- * when its lease runs out. The claimed rows come back from the same statement (the claim is the worker's
+ * when its lease runs out. `except`: orders the caller's deposit watch is about to confirm. The claimed rows come back from the same statement (the claim is the worker's
  * hottest path; the worker never reads an order's history).
  */
-export async function claimDueOrders(db: Queryable, workerId: string, limit: number, leaseSeconds: number): Promise<OrderRecord[]> {
+export async function claimDueOrders(db: Queryable, workerId: string, limit: number, leaseSeconds: number, except: string[] = []): Promise<OrderRecord[]> {
   const { rows } = await db.query<OrderRow>(
     `UPDATE orders SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = attempts + 1
      WHERE id IN (
        SELECT id FROM orders
        WHERE status NOT IN ${FINAL} AND next_run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+         AND id <> ALL($4::bigint[])
        ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED)
      RETURNING *`,
-    [workerId, limit, leaseSeconds],
+    [workerId, limit, leaseSeconds, except],
   );
   return rows.map(toOrder);
 }
@@ -71,14 +72,15 @@ export interface DepositConfirmation {
 }
 
 /**
- * Confirms many deposits in one statement, claiming the orders as it goes: each order still awaiting its
- * deposit (or with it detected) that this worker holds or nobody holds (SKIP LOCKED, as claims) moves to
+ * Confirms many deposits in one statement: each order still awaiting its deposit (or with it detected)
+ * moves, when `held`, if this worker's step holds it (the caller claimed it), else if nobody holds it
+ * (the statement claims it: SKIP LOCKED, as claims), to
  * `deposit_confirmed` under this worker's lease, with a `deposit_detected` history entry when it skipped
  * that status and a `deposit_confirmed` one, its payout due time, its deposit's ledger movement and the
  * change notification. The status is compared under the row lock: the compare-and-set. Returns the payout
  * due time in force of every order that moved (those are now held by this worker).
  */
-export async function confirmDeposits(db: Queryable, workerId: string, leaseSeconds: number, items: DepositConfirmation[]): Promise<Map<string, Date>> {
+export async function confirmDeposits(db: Queryable, workerId: string, leaseSeconds: number, held: boolean, items: DepositConfirmation[]): Promise<Map<string, Date>> {
   if (items.length === 0) return new Map();
   const legs = movementRows(items.map((i) => i.movement));
   const { rows } = await db.query<{ id: string | number; payout_due_at: Date }>(
@@ -86,7 +88,7 @@ export async function confirmDeposits(db: Queryable, workerId: string, leaseSeco
      s AS (
        SELECT o.id, o.status AS from_status FROM orders o
        WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
-         AND (o.locked_by = $4 OR o.locked_until IS NULL OR o.locked_until < now())
+         AND CASE WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END
        FOR UPDATE SKIP LOCKED),
      u AS (
        UPDATE orders o SET status = 'deposit_confirmed', updated_at = clock_timestamp(), deposit = v.deposit,
@@ -97,9 +99,9 @@ export async function confirmDeposits(db: Queryable, workerId: string, leaseSeco
        INSERT INTO order_history (order_id, status, at)
        SELECT u.id, t.status, u.updated_at FROM u CROSS JOIN (VALUES (1, 'deposit_detected'), (2, 'deposit_confirmed')) AS t(n, status)
        WHERE t.n = 2 OR u.from_status = 'awaiting_deposit' ORDER BY u.id, t.n),
-     l AS (${LEDGER_INSERT_FROM_PARAMS(6)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)
+     l AS (${LEDGER_INSERT_FROM_PARAMS(7)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)
      SELECT u.id, u.payout_due_at, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
-    [items.map((i) => i.id), items.map((i) => JSON.stringify(i.deposit)), items.map((i) => i.dueAt), workerId, leaseSeconds, ...legParams(legs)],
+    [items.map((i) => i.id), items.map((i) => JSON.stringify(i.deposit)), items.map((i) => i.dueAt), workerId, leaseSeconds, held, ...legParams(legs)],
   );
   return new Map(rows.map((r) => [String(r.id), r.payout_due_at]));
 }
@@ -158,22 +160,22 @@ export interface PayoutCompletion {
 
 /**
  * `sending → completed` for many orders in one statement: compare-and-set on `sending`, only for orders
- * nobody else holds (this worker's own lease counts as free), with the history entry, the fee movement
+ * nobody holds (a step holding one completes it itself), with the history entry, the fee movement
  * and the notification. Returns the ids that moved; the others go the per-order way.
  */
-export async function completePayouts(db: Queryable, workerId: string, items: PayoutCompletion[]): Promise<Set<string>> {
+export async function completePayouts(db: Queryable, items: PayoutCompletion[]): Promise<Set<string>> {
   if (items.length === 0) return new Set();
   const legs = movementRows(items.map((i) => i.movement));
   const { rows } = await db.query<{ id: string | number }>(
     `WITH u AS (
        UPDATE orders o SET status = 'completed', updated_at = clock_timestamp(), payouts = v.payouts, locked_by = NULL, locked_until = NULL
        FROM unnest($1::bigint[], $2::jsonb[]) AS v(id, payouts)
-       WHERE o.id = v.id AND o.status = 'sending' AND (o.locked_until IS NULL OR o.locked_until < now() OR o.locked_by = $3)
+       WHERE o.id = v.id AND o.status = 'sending' AND (o.locked_until IS NULL OR o.locked_until < now())
        RETURNING o.id, o.updated_at, o.tracking_id),
      h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'completed', updated_at FROM u),
-     l AS (${LEDGER_INSERT_FROM_PARAMS(4)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)
+     l AS (${LEDGER_INSERT_FROM_PARAMS(3)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)
      SELECT u.id, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
-    [items.map((i) => i.id), items.map((i) => JSON.stringify(i.payouts)), workerId, ...legParams(legs)],
+    [items.map((i) => i.id), items.map((i) => JSON.stringify(i.payouts)), ...legParams(legs)],
   );
   return new Set(rows.map((r) => String(r.id)));
 }

@@ -90,13 +90,18 @@ export class ChainView {
     });
   }
 
+  /**
+   * Balances of many accounts, 100 per getMultipleAccounts (the RPC's limit), chunks read concurrently.
+   * Plain JSON rather than kit's client: the watch reads every watched account several times a slot, and
+   * kit's big-integer-safe parsing of each reply is CPU on the event loop PGlite shares. Lamports beyond
+   * exact JSON numbers (never a deposit or pool account here) fall back to kit for that chunk.
+   */
   async balances(addresses: string[], commitment: 'processed' | 'confirmed' | 'finalized'): Promise<Map<string, AccountBalance>> {
     const out = new Map<string, AccountBalance>();
     const chunks: Address[][] = [];
     for (let i = 0; i < addresses.length; i += 100) chunks.push(addresses.slice(i, i + 100) as Address[]);
-    // Chunks (the RPC's 100-account limit) are read concurrently, all at the same commitment.
-    const replies = await Promise.all(chunks.map((chunk) => this.chain.rpc.getMultipleAccounts(chunk, { commitment, encoding: 'base64' }).send()));
-    replies.forEach(({ value }, c) =>
+    const replies = await Promise.all(chunks.map((chunk) => this.accounts(chunk, commitment)));
+    replies.forEach((value, c) =>
       value.forEach((acc, j) => {
         const a = chunks[c]![j]!;
         if (!acc) return out.set(a, { exists: false, lamports: 0n, tokenAmount: null });
@@ -105,6 +110,23 @@ export class ChainView {
       }),
     );
     return out;
+  }
+
+  private async accounts(chunk: Address[], commitment: 'processed' | 'confirmed' | 'finalized'): Promise<({ lamports: number | bigint; data: [string, string] } | null)[]> {
+    const [reply] = await this.batch<{ value: ({ lamports: number; data: [string, string] } | null)[] }>([
+      { method: 'getMultipleAccounts', params: [chunk, { commitment, encoding: 'base64' }] },
+    ]);
+    const value = reply?.result?.value;
+    if (value && value.every((a) => !a || Number.isSafeInteger(a.lamports))) return value;
+    if (reply?.error && !value) throw new Error(`getMultipleAccounts: ${reply.error.message}`);
+    return (await this.chain.rpc.getMultipleAccounts(chunk, { commitment, encoding: 'base64' }).send()).value as never;
+  }
+
+  /** The current slot at a commitment (plain JSON: polled every few milliseconds by the deposit watch). */
+  async slot(commitment: 'processed' | 'confirmed'): Promise<bigint> {
+    const [reply] = await this.batch<number>([{ method: 'getSlot', params: [{ commitment }] }]);
+    if (reply?.result === undefined) throw new Error(`getSlot: ${reply?.error?.message ?? 'no result'}`);
+    return BigInt(reply.result);
   }
 
   async blockHeight(commitment: 'confirmed' | 'finalized'): Promise<bigint> {

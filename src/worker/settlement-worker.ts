@@ -86,6 +86,10 @@ const PAYOUT_BATCH = 64;
 const PRESIGN_MAX_AGE_MS = 20_000;
 /** How often, at most, watched deposit accounts are read at `processed` to sign payouts ahead. */
 const PRESIGN_READ_EVERY_MS = 40;
+/** How often the watch tries again to confirm funded orders another step held. */
+const UNCLAIMED_RETRY_MS = 20;
+/** Slots during which the order loop leaves a deposit seen at `processed` to the watch. */
+const WATCH_OWNS_SLOTS = 4;
 
 /** What the deposit → payout path needs of an order. */
 type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccount' | 'recipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId'>;
@@ -163,8 +167,13 @@ export class SettlementWorker {
   /** The presign run in progress, if any: the confirmed path waits for it rather than signing twice. */
   private presigning: Promise<void> | null = null;
   /** Deposit accounts seen funded at `processed`, by order id (their signatures are looked up early). */
-  private readonly seenProcessed = new Map<string, string>();
-  /** Orders in a confirmAndPay batch right now: nobody else starts one for them. */
+  private readonly seenProcessed = new Map<string, { account: string; at: number }>();
+  /** Orders the watch confirmed since the last list refresh (the list read may predate the confirmation). */
+  private readonly recentlyConfirmed = new Set<string>();
+  /** Funded orders the watch could not claim (another step held them), with their confirmed balance. */
+  private readonly unclaimed = new Map<string, { order: PayableOrder; balance: AccountBalance }>();
+  private lastUnclaimedTry = 0;
+  /** Orders in a deposit-watch batch right now: the watch does not start another one for them. */
   private readonly confirming = new Set<string>();
   /** Payouts signed ahead, by order id: see presign. */
   private readonly presigned = new Map<string, { tx: PlannedTransfer; depositAccount: string; at: number }>();
@@ -282,7 +291,7 @@ export class SettlementWorker {
     let total = 0;
     const inflight = new Set<Promise<void>>();
     for (;;) {
-      const orders = await claimDueOrders(this.db, this.workerId, ORDER_BATCH, this.leaseSeconds);
+      const orders = await claimDueOrders(this.db, this.workerId, ORDER_BATCH, this.leaseSeconds, this.watchOwns());
       total += orders.length;
       if (orders.length > 0) {
         const p: Promise<void> = this.stepBatch(orders).then(() => void inflight.delete(p));
@@ -310,13 +319,11 @@ export class SettlementWorker {
       await releaseOrders(this.db, this.workerId, orders.map((o) => ({ id: o.id, afterError: true }))).catch(() => {});
       return;
     }
-    const funded = watching.filter((o) => (deposits.confirmed.get(o.depositAccount)?.tokenAmount ?? 0n) > 0n);
-    const confirming = new Set(funded.map((o) => o.id));
-    // The deposit watch is confirming some of them already (it skips orders held here): look again soon.
-    const releases: Release[] = funded.filter((o) => this.confirming.has(o.id)).map((o) => ({ id: o.id, delayMs: 0 }));
-    const confirmed = funded.filter((o) => !this.confirming.has(o.id));
+    const confirmed = watching.filter((o) => (deposits.confirmed.get(o.depositAccount)?.tokenAmount ?? 0n) > 0n);
+    const confirming = new Set(confirmed.map((o) => o.id));
+    const releases: Release[] = [];
     await Promise.all([
-      this.confirmAndPay(confirmed, deposits.confirmed),
+      this.confirmAndPay(confirmed, deposits.confirmed, { held: true }),
       ...orders
         .filter((o) => !confirming.has(o.id))
         .map(async (o) => {
@@ -388,13 +395,20 @@ export class SettlementWorker {
    * delay, a pool shortfall, a lost race) is released to the per-order step. Never throws; releases every
    * order it was given.
    */
-  private async confirmAndPay(orders: PayableOrder[], confirmed: Map<string, AccountBalance>, signatures?: Promise<(string | null)[]>): Promise<void> {
-    orders = orders.filter((o) => !this.confirming.has(o.id));
-    if (orders.length === 0) return;
-    for (const o of orders) this.confirming.add(o.id);
-    const releases = new Map<string, Release>(orders.map((o) => [o.id, { id: o.id, delayMs: 0 }]));
+  private async confirmAndPay(
+    orders: PayableOrder[],
+    confirmed: Map<string, AccountBalance>,
+    /** held: the caller claimed the orders; else they are claimed by the confirmation, if nobody holds them. */
+    opts: { held: boolean; signatures?: Promise<(string | null)[]> },
+  ): Promise<Set<string>> {
+    if (!opts.held) orders = orders.filter((o) => !this.confirming.has(o.id));
+    if (orders.length === 0) return new Set();
+    if (!opts.held) for (const o of orders) this.confirming.add(o.id);
+    // Only what this call holds is released: orders it was handed held, or those its confirmation claimed.
+    const releases = new Map<string, Release>(opts.held ? orders.map((o) => [o.id, { id: o.id, delayMs: 0 }]) : []);
+    let due = new Map<string, Date>();
     try {
-      const sigs = await (signatures ?? this.view.firstSignatures(orders.map((o) => o.depositAccount)));
+      const sigs = await (opts.signatures ?? this.view.firstSignatures(orders.map((o) => o.depositAccount)));
       const now = new Date();
       const deposits = new Map(
         orders.map((o, i) => [o.id, { signature: sigs[i] ?? '', amount: confirmed.get(o.depositAccount)!.tokenAmount!.toString(), confirmedAt: now.toISOString() }]),
@@ -404,10 +418,11 @@ export class SettlementWorker {
         // The plan's reads (pending outflows, then pool balances) go while the deposits are confirmed.
         const reads = this.planReads([...new Set(orders.map((o) => o.destinationAssetId))]);
         reads.catch(() => {});
-        const due = await confirmDeposits(
+        due = await confirmDeposits(
           this.db,
           this.workerId,
           this.leaseSeconds,
+          opts.held,
           orders.map((o) => ({
             id: o.id,
             deposit: deposits.get(o.id)!,
@@ -420,6 +435,7 @@ export class SettlementWorker {
         for (const o of orders) {
           const at = due.get(o.id);
           if (!at) continue;
+          releases.set(o.id, { id: o.id, delayMs: 0 });
           if (payNow(o, at)) payable.push(o);
           else if (BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId) releases.set(o.id, { id: o.id, at });
         }
@@ -435,10 +451,11 @@ export class SettlementWorker {
       this.log({ err: e, orders: orders.length }, 'deposit batch failed');
       for (const r of releases.values()) if (r.delayMs === 0) (r.afterError = true), delete r.delayMs;
     } finally {
-      for (const o of orders) this.confirming.delete(o.id);
+      if (!opts.held) for (const o of orders) this.confirming.delete(o.id);
       await releaseOrders(this.db, this.workerId, [...releases.values()]).catch((e: unknown) => this.log({ err: e }, 'order release failed'));
       if ([...releases.values()].some((r) => r.delayMs === 0 || r.afterError)) this.wake('orders');
     }
+    return new Set(due.keys());
   }
 
   /**
@@ -517,7 +534,9 @@ export class SettlementWorker {
     for (const [id, p] of this.presigned) if (now - p.at > PRESIGN_MAX_AGE_MS) this.presigned.delete(id);
     const watching = new Set(this.watched.map((r) => String(r.id)));
     for (const id of this.seenProcessed.keys()) if (!watching.has(id)) this.seenProcessed.delete(id);
-    for (const r of rows) if ((processed.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n) this.seenProcessed.set(String(r.id), r.deposit_account);
+    for (const r of rows) {
+      if ((processed.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && !this.seenProcessed.has(String(r.id))) this.seenProcessed.set(String(r.id), { account: r.deposit_account, at: now });
+    }
     const todo = rows.filter(
       (r) =>
         !this.presigned.has(String(r.id)) &&
@@ -929,7 +948,7 @@ export class SettlementWorker {
     }
     if (items.length === 0) return new Set();
     faultPoint('payout-confirmed');
-    return completePayouts(this.db, this.workerId, items);
+    return completePayouts(this.db, items);
   }
 
   private feeMovement(o: OrderRecord): Movement {
@@ -1127,16 +1146,29 @@ export class SettlementWorker {
    * processed as soon as it lands and confirmed only when the slot advances.
    */
   async depositWatchTick(): Promise<void> {
-    const confirmedSlot = BigInt(await this.chain().rpc.getSlot({ commitment: 'confirmed' }).send());
+    const confirmedSlot = await this.view.slot('confirmed');
     if (confirmedSlot !== this.lastWatchedSlot) {
       this.lastWatchedSlot = confirmedSlot;
       // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick.
       this.wake('transactions');
-      // Deposits already seen at `processed` (those signed ahead) are likely confirmed in this very slot:
-      // their signatures are looked up alongside the balance read, not after it.
-      const seen = [...this.seenProcessed.values()];
-      const prefetch = seen.length > 0 ? this.view.firstSignatures(seen).then((l) => new Map(seen.map((a, i) => [a, l[i] ?? null]))) : Promise.resolve(new Map<string, string | null>());
-      prefetch.catch(() => {});
+      // Deposits already seen at `processed` are likely confirmed in this very slot: those go first, with
+      // their signatures looked up alongside their balances, before the full read below.
+      const byId = new Map(this.watched.map((r) => [String(r.id), r]));
+      const seen = [...this.seenProcessed.keys()].flatMap((id) => (byId.has(id) && !this.confirming.has(id) && !this.recentlyConfirmed.has(id) ? [byId.get(id)!] : []));
+      if (seen.length > 0) {
+        const accounts = seen.map((r) => r.deposit_account);
+        const signatures = this.view.firstSignatures(accounts);
+        signatures.catch(() => {});
+        const early = await this.view.balances(accounts, 'confirmed');
+        const funded = seen.filter((r) => (early.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n);
+        if (funded.length > 0) {
+          this.lastDepositBurstAt = Date.now();
+          const at = new Map(accounts.map((a, i) => [a, i]));
+          const sigs = signatures.then((all) => funded.map((r) => all[at.get(r.deposit_account)!] ?? null));
+          // (confirmAndPay marks them `confirming` before this returns: the read below skips them.)
+          this.detach(this.confirmBatch(funded.map(watchedOrder), early, sigs));
+        }
+      }
       // The accounts watched so far are read while the list is refreshed; new ones are read after.
       const known = this.watched;
       const [rows, knownBalances] = await Promise.all([
@@ -1152,27 +1184,30 @@ export class SettlementWorker {
       this.warmRecipients(rows);
       const unread = rows.filter((r) => !knownBalances.has(r.deposit_account)).map((r) => r.deposit_account);
       const balances = unread.length > 0 ? new Map([...knownBalances, ...(await this.view.balances(unread, 'confirmed'))]) : knownBalances;
-      const funded = rows.filter((r) => (balances.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && !this.confirming.has(String(r.id)));
+      const watching = new Set(rows.map((r) => String(r.id)));
+      for (const id of this.unclaimed.keys()) if (!watching.has(id)) this.unclaimed.delete(id);
+      for (const id of this.recentlyConfirmed) if (!watching.has(id)) this.recentlyConfirmed.delete(id);
+      const fresh = (id: string) => !this.confirming.has(id) && !this.recentlyConfirmed.has(id);
+      const funded = rows.filter((r) => (balances.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && fresh(String(r.id)));
       if (funded.length > 0) {
         this.lastDepositBurstAt = Date.now();
         const fundedIds = new Set(funded.map((r) => String(r.id)));
         this.watched = rows.filter((r) => !fundedIds.has(String(r.id)));
         // Not awaited: the watch keeps looking while this batch is confirmed (which claims it), recorded
         // and sent; orders another step holds are left to it.
-        const accounts = funded.map((r) => r.deposit_account);
-        const signatures = (async () => {
-          const pre = await prefetch.catch(() => new Map<string, string | null>());
-          // Looked up before the deposit was visible at `confirmed` (or not at all): once more.
-          const missing = accounts.filter((a) => !pre.get(a));
-          const late = new Map(missing.length > 0 ? (await this.view.firstSignatures(missing)).map((sig, i) => [missing[i]!, sig] as const) : []);
-          return accounts.map((a) => pre.get(a) ?? late.get(a) ?? null);
-        })();
-        this.detach(this.confirmAndPay(funded.map(watchedOrder), balances, signatures));
+        this.detach(this.confirmBatch(funded.map(watchedOrder), balances));
       }
       return;
     }
+    // Funded orders another step held when their batch was confirmed: again as soon as they are free.
+    if (this.unclaimed.size > 0 && Date.now() - this.lastUnclaimedTry >= UNCLAIMED_RETRY_MS) {
+      this.lastUnclaimedTry = Date.now();
+      const retry = [...this.unclaimed.values()].filter((u) => !this.confirming.has(u.order.id));
+      for (const u of retry) this.unclaimed.delete(u.order.id);
+      if (retry.length > 0) this.detach(this.confirmBatch(retry.map((u) => u.order), new Map(retry.map((u) => [u.order.depositAccount, u.balance]))));
+    }
     if (this.config.payoutDelayS.max > 0 || Date.now() - this.lastPresignReadAt < PRESIGN_READ_EVERY_MS) return;
-    const open = this.watched.filter((r) => !this.presigned.has(String(r.id)));
+    const open = this.watched.filter((r) => !this.presigned.has(String(r.id)) && !this.confirming.has(String(r.id)) && !this.recentlyConfirmed.has(String(r.id)));
     if (open.length === 0) return;
     this.lastPresignReadAt = Date.now();
     // Beside the watch, not in its way: signing a burst ahead takes longer than a watch tick.
@@ -1186,6 +1221,23 @@ export class SettlementWorker {
       });
     this.presigning = run;
     this.detach(run);
+  }
+
+  /**
+   * Orders whose deposit the watch saw land (at `processed`) within the last few slots: it confirms them
+   * when the slot advances, so the order loop leaves them alone meanwhile (a poll holding one then would
+   * make the watch skip it). Past that window the order loop's poll is their fallback again.
+   */
+  private watchOwns(): string[] {
+    const since = Date.now() - WATCH_OWNS_SLOTS * this.config.localnetSlotMs;
+    return [...this.seenProcessed.entries()].filter(([, v]) => v.at >= since).map(([id]) => id);
+  }
+
+  /** The deposit watch's confirmAndPay: orders it could not claim are tried again (see depositWatchTick). */
+  private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, signatures?: Promise<(string | null)[]>): Promise<void> {
+    const moved = await this.confirmAndPay(orders, balances, { held: false, signatures });
+    for (const id of moved) this.recentlyConfirmed.add(id);
+    for (const o of orders) if (!moved.has(o.id) && !this.recentlyConfirmed.has(o.id)) this.unclaimed.set(o.id, { order: o, balance: balances.get(o.depositAccount)! });
   }
 
   // ---- sweeps ----
