@@ -1159,7 +1159,8 @@ export class SettlementWorker {
         const accounts = seen.map((r) => r.deposit_account);
         const signatures = this.view.firstSignatures(accounts);
         signatures.catch(() => {});
-        const early = await this.view.balances(accounts, 'confirmed');
+        // A failed read here only loses the head start: the full read below still covers them.
+        const early = await this.view.balances(accounts, 'confirmed').catch(() => new Map<string, AccountBalance>());
         const funded = seen.filter((r) => (early.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n);
         if (funded.length > 0) {
           this.lastDepositBurstAt = Date.now();
