@@ -22,7 +22,9 @@
  *      landed (both from getSignatureStatuses; a transaction is confirmed one slot after it lands, so
  *      the difference is the same as confirmed-slot minus confirmed-slot; several payout parts → the
  *      latest). In ms: the `completed` history entry minus the moment the deposit was first seen at
- *      `confirmed` by this process. Target p50 ≤ 3 slots, p99 ≤ 8 slots.
+ *      `confirmed` by this process, also printed in slots (ms / LOCALNET_SLOT_MS). Target p50 ≤ 3 slots,
+ *      p99 ≤ 8 slots; both readings are held to it (the second one is the stricter: it runs until Hush
+ *      has seen the payout confirmed and recorded the order `completed`), so (b) counts four checks.
  *  (c) Hush's own overhead, deposit visible → payout sent: the payout's `chain_txs.created_at` (the row is
  *      written in the transaction that records the signed payout, immediately before it is sent: record-
  *      before-send) minus the moment this process first saw the deposit at `confirmed`. The latter comes
@@ -446,7 +448,10 @@ try {
   row('(b) deposit landed → payout landed, slots p50', String(slotP50), '≤ 3', slotP50 <= 3);
   row('                                     slots p99', String(slotP99), '≤ 8', slotP99 <= 8);
   row('    deposit visible at confirmed → completed', `p50 ${ms(pct(run.msFromVisible, 0.5))}, p99 ${ms(pct(run.msFromVisible, 0.99))}`);
-  row('      same, in slots', `p50 ${(pct(run.msFromVisible, 0.5) / SLOT_MS).toFixed(1)}, p99 ${(pct(run.msFromVisible, 0.99) / SLOT_MS).toFixed(1)}`);
+  const doneP50 = pct(run.msFromVisible, 0.5) / SLOT_MS;
+  const doneP99 = pct(run.msFromVisible, 0.99) / SLOT_MS;
+  row('      same, in slots, p50', doneP50.toFixed(1), '≤ 3', doneP50 <= 3);
+  row('                      p99', doneP99.toFixed(1), '≤ 8', doneP99 <= 8);
   row('    history deposit_confirmed → completed', `p50 ${ms(pct(run.msFromRecorded, 0.5))}, p99 ${ms(pct(run.msFromRecorded, 0.99))}`);
   row('(c) deposit visible → payout recorded & sent, p50', ms(pct(run.overheadMs, 0.5)));
   row('                                              p99', ms(ovP99), '≤ 100 ms', ovP99 <= 100);
@@ -456,8 +461,8 @@ try {
   );
   console.log('  where the time goes (per order, ms):');
   for (const [label, xs] of run.phases) row(`    ${label}`, `p50 ${ms(pct(xs, 0.5))}, p99 ${ms(pct(xs, 0.99))}`);
-  const met = [ratio >= 0.3, slotP50 <= 3, slotP99 <= 8, ovP99 <= 100].filter(Boolean).length;
-  console.log(`  targets: ${met}/4 met`);
+  const checks = [ratio >= 0.3, slotP50 <= 3, slotP99 <= 8, doneP50 <= 3, doneP99 <= 8, ovP99 <= 100];
+  console.log(`  targets: ${checks.filter(Boolean).length}/${checks.length} met`);
 } finally {
   if (hush) await stop(hush);
   await stop(chain);

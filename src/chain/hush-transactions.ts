@@ -17,6 +17,7 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import type { Asset } from '../config/assets.ts';
 import { associatedTokenAddress } from './associated-token-address.ts';
+import { compileAndSign } from './fast-transaction.ts';
 
 export interface SignedTransaction {
   signature: string;
@@ -33,30 +34,52 @@ export interface TxShape {
 
 /** Every Hush transaction has this shape: common fee payer, same compute budget, no memo, fresh blockhash. */
 async function sign(shape: TxShape, instructions: Instruction[]): Promise<SignedTransaction> {
+  const all = withComputeBudget(shape, instructions);
+  // The same bytes as kit's path below, without its CPU (see fast-transaction.ts); kit's path when a key
+  // is not a native one.
+  const fast = compileAndSign(shape.feePayer, all, shape.blockhash.blockhash);
+  if (fast) return { ...fast, lastValidBlockHeight: shape.blockhash.lastValidBlockHeight };
+  return signWithKit(shape, all);
+}
+
+export function withComputeBudget(shape: TxShape, instructions: Instruction[]): Instruction[] {
+  return [getSetComputeUnitLimitInstruction({ units: shape.computeUnitLimit }), getSetComputeUnitPriceInstruction({ microLamports: shape.computeUnitPriceMicroLamports }), ...instructions];
+}
+
+/** kit's own compile-and-sign: the reference the fast path matches byte for byte. */
+export async function signWithKit(shape: TxShape, all: Instruction[]): Promise<SignedTransaction> {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(shape.feePayer, m),
     (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: toBlockhash(shape.blockhash.blockhash), lastValidBlockHeight: shape.blockhash.lastValidBlockHeight }, m),
-    (m) =>
-      appendTransactionMessageInstructions(
-        [getSetComputeUnitLimitInstruction({ units: shape.computeUnitLimit }), getSetComputeUnitPriceInstruction({ microLamports: shape.computeUnitPriceMicroLamports }), ...instructions],
-        m,
-      ),
+    (m) => appendTransactionMessageInstructions(all, m),
   );
   const signed = await signTransactionMessageWithSigners(message);
   return { signature: getSignatureFromTransaction(signed), wire: getBase64EncodedWireTransaction(signed), lastValidBlockHeight: shape.blockhash.lastValidBlockHeight };
 }
 
 /** Pays `amount` of `asset` from a pool wallet; token payouts always carry the idempotent ATA creation. */
-export async function buildPayout(shape: TxShape, p: { asset: Asset; pool: KeyPairSigner; poolHolding: Address; recipient: Address; amount: bigint }): Promise<SignedTransaction> {
-  if (p.asset.native) return sign(shape, [getTransferSolInstruction({ source: p.pool, destination: p.recipient, amount: p.amount })]);
+export async function buildPayout(shape: TxShape, p: PayoutParams): Promise<SignedTransaction> {
+  return sign(shape, await payoutInstructions(shape, p));
+}
+
+export interface PayoutParams {
+  asset: Asset;
+  pool: KeyPairSigner;
+  poolHolding: Address;
+  recipient: Address;
+  amount: bigint;
+}
+
+export async function payoutInstructions(shape: TxShape, p: PayoutParams): Promise<Instruction[]> {
+  if (p.asset.native) return [getTransferSolInstruction({ source: p.pool, destination: p.recipient, amount: p.amount })];
   const mint = p.asset.mint as Address;
   const tokenProgram = p.asset.tokenProgram as Address;
   const ata = await associatedTokenAddress(p.recipient, mint, tokenProgram);
-  return sign(shape, [
+  return [
     getCreateAssociatedTokenIdempotentInstruction({ payer: shape.feePayer, ata, owner: p.recipient, mint, tokenProgram }),
     getTransferCheckedInstruction({ source: p.poolHolding, mint, destination: ata, authority: p.pool, amount: p.amount, decimals: p.asset.decimals }, { programAddress: tokenProgram }),
-  ]);
+  ];
 }
 
 export interface SweepItem {
@@ -71,7 +94,18 @@ export interface SweepItem {
  * balance, close with the rent to the fee payer. SOL deposits (wrapped): closing sends every lamport —
  * amount and rent — straight to the pool wallet.
  */
-export async function buildSweep(shape: TxShape, s: { asset: Asset; poolWallet: Address; poolHolding: Address; items: SweepItem[] }): Promise<SignedTransaction> {
+export async function buildSweep(shape: TxShape, s: SweepParams): Promise<SignedTransaction> {
+  return sign(shape, sweepInstructions(shape, s));
+}
+
+export interface SweepParams {
+  asset: Asset;
+  poolWallet: Address;
+  poolHolding: Address;
+  items: SweepItem[];
+}
+
+export function sweepInstructions(shape: TxShape, s: SweepParams): Instruction[] {
   const mint = s.asset.mint as Address;
   const tokenProgram = s.asset.tokenProgram as Address;
   const instructions: Instruction[] = [];
@@ -91,5 +125,5 @@ export async function buildSweep(shape: TxShape, s: { asset: Asset; poolWallet: 
       ),
     );
   }
-  return sign(shape, instructions);
+  return instructions;
 }

@@ -55,7 +55,7 @@ export interface OrderRecord extends NewOrder {
   history: { status: OrderStatus; at: Date }[];
 }
 
-interface OrderRow {
+export interface OrderRow {
   id: string | number;
   tracking_id: string;
   account_id: string;
@@ -89,7 +89,8 @@ interface OrderRow {
   history: { status: OrderStatus; at: string }[] | null;
 }
 
-function toOrder(r: OrderRow): OrderRecord {
+/** A row of `orders` (history, when not selected, comes back empty). */
+export function toOrder(r: OrderRow): OrderRecord {
   return {
     id: String(r.id),
     trackingId: r.tracking_id,

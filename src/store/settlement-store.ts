@@ -1,50 +1,183 @@
 import type { Queryable } from './db.ts';
-import { getOrdersByIds, type OrderRecord } from './orders-store.ts';
+import { ORDER_CHANGED_CHANNEL, toOrder, type DepositInfo, type OrderRecord, type OrderRow } from './orders-store.ts';
 
 const FINAL = `('completed', 'expired', 'refunded', 'failed')`;
 
 /**
  * Claims due orders for one worker: a single UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED)
  * RETURNING, with a lease, so several workers share the work and a killed worker's orders come back
- * when its lease runs out.
+ * when its lease runs out. `except`: orders the caller's deposit watch is about to confirm. The claimed rows come back from the same statement (the claim is the worker's
+ * hottest path; the worker never reads an order's history).
  */
-export async function claimDueOrders(db: Queryable, workerId: string, limit: number, leaseSeconds: number): Promise<OrderRecord[]> {
-  const { rows } = await db.query<{ id: string | number }>(
+export async function claimDueOrders(db: Queryable, workerId: string, limit: number, leaseSeconds: number, except: string[] = []): Promise<OrderRecord[]> {
+  const { rows } = await db.query<OrderRow>(
     `UPDATE orders SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = attempts + 1
      WHERE id IN (
        SELECT id FROM orders
        WHERE status NOT IN ${FINAL} AND next_run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+         AND id <> ALL($4::bigint[])
        ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-     RETURNING id`,
-    [workerId, limit, leaseSeconds],
+     RETURNING *`,
+    [workerId, limit, leaseSeconds, except],
   );
-  // One read for the whole batch (not one per order): the claim is the worker's hottest path.
-  return getOrdersByIds(db, rows.map((r) => String(r.id)));
+  return rows.map(toOrder);
 }
 
 /** Claims one order (same lease as claimDueOrders) if it is not final and nobody holds it; null otherwise. */
 export async function claimOrder(db: Queryable, id: string, workerId: string, leaseSeconds: number): Promise<OrderRecord | null> {
-  const { rows } = await db.query<{ id: string | number }>(
+  const { rows } = await db.query<OrderRow>(
     `UPDATE orders SET locked_by = $2, locked_until = now() + make_interval(secs => $3), attempts = attempts + 1
      WHERE id = $1 AND status NOT IN ${FINAL} AND (locked_until IS NULL OR locked_until < now())
-     RETURNING id`,
+     RETURNING *`,
     [id, workerId, leaseSeconds],
   );
-  return rows.length > 0 ? ((await getOrdersByIds(db, [id]))[0] ?? null) : null;
+  return rows[0] ? toOrder(rows[0]) : null;
+}
+
+export interface Release {
+  id: string;
+  delayMs?: number;
+  at?: Date;
+  afterError?: boolean;
 }
 
 /** Gives an order back with its next run time; `afterError` backs off exponentially (computed in SQL). */
 export async function releaseOrder(db: Queryable, id: string, workerId: string, opts: { delayMs?: number; at?: Date; afterError?: boolean }): Promise<void> {
+  await releaseOrders(db, workerId, [{ id, ...opts }]);
+}
+
+/** releaseOrder for many orders in one statement (same rules per order). */
+export async function releaseOrders(db: Queryable, workerId: string, items: Release[]): Promise<void> {
+  if (items.length === 0) return;
   await db.query(
-    `UPDATE orders SET locked_by = NULL, locked_until = NULL,
-       attempts = CASE WHEN $5::boolean THEN attempts ELSE 0 END,
+    `UPDATE orders o SET locked_by = NULL, locked_until = NULL,
+       attempts = CASE WHEN v.after_error THEN o.attempts ELSE 0 END,
        next_run_at = CASE
-         WHEN $5::boolean THEN now() + least(power(2, least(attempts, 10)) * 0.25, 30) * interval '1 second'
-         WHEN $4::timestamptz IS NOT NULL THEN $4::timestamptz
-         ELSE now() + make_interval(secs => $3::double precision / 1000) END
-     WHERE id = $1 AND locked_by = $2`,
-    [id, workerId, opts.delayMs ?? 0, opts.at ?? null, opts.afterError ?? false],
+         WHEN v.after_error THEN now() + least(power(2, least(o.attempts, 10)) * 0.25, 30) * interval '1 second'
+         WHEN v.at IS NOT NULL THEN v.at
+         ELSE now() + make_interval(secs => v.delay_ms / 1000) END
+     FROM unnest($2::bigint[], $3::double precision[], $4::timestamptz[], $5::boolean[]) AS v(id, delay_ms, at, after_error)
+     WHERE o.id = v.id AND o.locked_by = $1`,
+    [workerId, items.map((i) => i.id), items.map((i) => i.delayMs ?? 0), items.map((i) => i.at ?? null), items.map((i) => i.afterError ?? false)],
   );
+}
+
+export interface DepositConfirmation {
+  id: string;
+  deposit: DepositInfo;
+  /** Payout due time drawn for it (kept if one was drawn before: the first draw wins). */
+  dueAt: Date;
+  /** Its deposit on the ledger, recorded with the transition (idempotent). */
+  movement: Movement;
+}
+
+/**
+ * Confirms many deposits in one statement: each order still awaiting its deposit (or with it detected)
+ * moves, when `held`, if this worker's step holds it (the caller claimed it), else if nobody holds it
+ * (the statement claims it: SKIP LOCKED, as claims), to
+ * `deposit_confirmed` under this worker's lease, with a `deposit_detected` history entry when it skipped
+ * that status and a `deposit_confirmed` one, its payout due time, its deposit's ledger movement and the
+ * change notification. The status is compared under the row lock: the compare-and-set. Returns the payout
+ * due time in force of every order that moved (those are now held by this worker).
+ */
+export async function confirmDeposits(db: Queryable, workerId: string, leaseSeconds: number, held: boolean, items: DepositConfirmation[]): Promise<Map<string, Date>> {
+  if (items.length === 0) return new Map();
+  const legs = movementRows(items.map((i) => i.movement));
+  const { rows } = await db.query<{ id: string | number; payout_due_at: Date }>(
+    `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[]) AS v(id, deposit, due)),
+     s AS (
+       SELECT o.id, o.status AS from_status FROM orders o
+       WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
+         AND CASE WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END
+       FOR UPDATE SKIP LOCKED),
+     u AS (
+       UPDATE orders o SET status = 'deposit_confirmed', updated_at = clock_timestamp(), deposit = v.deposit,
+         payout_due_at = coalesce(o.payout_due_at, v.due), locked_by = $4, locked_until = now() + make_interval(secs => $5)
+       FROM v JOIN s ON s.id = v.id WHERE o.id = v.id
+       RETURNING o.id, o.updated_at, o.tracking_id, o.payout_due_at, s.from_status),
+     h AS (
+       INSERT INTO order_history (order_id, status, at)
+       SELECT u.id, t.status, u.updated_at FROM u CROSS JOIN (VALUES (1, 'deposit_detected'), (2, 'deposit_confirmed')) AS t(n, status)
+       WHERE t.n = 2 OR u.from_status = 'awaiting_deposit' ORDER BY u.id, t.n),
+     l AS (${LEDGER_INSERT_FROM_PARAMS(7)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)
+     SELECT u.id, u.payout_due_at, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
+    [items.map((i) => i.id), items.map((i) => JSON.stringify(i.deposit)), items.map((i) => i.dueAt), workerId, leaseSeconds, held, ...legParams(legs)],
+  );
+  return new Map(rows.map((r) => [String(r.id), r.payout_due_at]));
+}
+
+/**
+ * Records the signed payouts of many claimed orders and moves them `deposit_confirmed → sending`, in one
+ * statement (record-before-send: all or nothing). Only orders this worker still holds in
+ * `deposit_confirmed` move, and only their transactions are recorded; they are released with their next
+ * look in `nextRunMs` (the settle loop steps them sooner). `created_at` is the moment each row is written,
+ * just before the commit and the send. A live payout already recorded for an order and part (the unique
+ * index) fails the whole statement: the caller falls back to the per-order path.
+ * Returns the ids of the orders that moved.
+ */
+export async function startPayouts(db: Queryable, workerId: string, txs: NewChainTx[], nextRunMs: number): Promise<Set<string>> {
+  const orderIds = [...new Set(txs.map((t) => t.orderId!))];
+  if (orderIds.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string | number }>(
+    `WITH u AS (
+       UPDATE orders SET status = 'sending', updated_at = clock_timestamp(), locked_by = NULL, locked_until = NULL, attempts = 0,
+         next_run_at = now() + make_interval(secs => $3::double precision / 1000)
+       WHERE id = ANY($1::bigint[]) AND status = 'deposit_confirmed' AND locked_by = $2
+       RETURNING id, updated_at, tracking_id),
+     h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'sending', updated_at FROM u),
+     c AS (
+       INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status, meta, created_at, updated_at)
+       SELECT t.kind, t.order_id, t.asset_id, t.amount, t.source, t.destination, t.signature, t.wire, t.lvbh, 'pending', t.meta, clock_timestamp(), clock_timestamp()
+       FROM unnest($4::text[], $5::bigint[], $6::text[], $7::numeric[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::jsonb[])
+         AS t(kind, order_id, asset_id, amount, source, destination, signature, wire, lvbh, meta)
+       WHERE t.order_id IN (SELECT id FROM u))
+     SELECT u.id, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
+    [
+      orderIds,
+      workerId,
+      nextRunMs,
+      txs.map((t) => t.kind),
+      txs.map((t) => t.orderId),
+      txs.map((t) => t.assetId),
+      txs.map((t) => t.amount.toString()),
+      txs.map((t) => t.source),
+      txs.map((t) => t.destination),
+      txs.map((t) => t.signature),
+      txs.map((t) => t.wire),
+      txs.map((t) => t.lastValidBlockHeight.toString()),
+      txs.map((t) => JSON.stringify(t.meta ?? {})),
+    ],
+  );
+  return new Set(rows.map((r) => String(r.id)));
+}
+
+export interface PayoutCompletion {
+  id: string;
+  payouts: OrderRecord['payouts'];
+  /** The order's fee income, recorded with the transition (idempotent). */
+  movement: Movement;
+}
+
+/**
+ * `sending → completed` for many orders in one statement: compare-and-set on `sending`, only for orders
+ * nobody holds (a step holding one completes it itself), with the history entry, the fee movement
+ * and the notification. Returns the ids that moved; the others go the per-order way.
+ */
+export async function completePayouts(db: Queryable, items: PayoutCompletion[]): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  const legs = movementRows(items.map((i) => i.movement));
+  const { rows } = await db.query<{ id: string | number }>(
+    `WITH u AS (
+       UPDATE orders o SET status = 'completed', updated_at = clock_timestamp(), payouts = v.payouts, locked_by = NULL, locked_until = NULL
+       FROM unnest($1::bigint[], $2::jsonb[]) AS v(id, payouts)
+       WHERE o.id = v.id AND o.status = 'sending' AND (o.locked_until IS NULL OR o.locked_until < now())
+       RETURNING o.id, o.updated_at, o.tracking_id),
+     h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'completed', updated_at FROM u),
+     l AS (${LEDGER_INSERT_FROM_PARAMS(3)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)
+     SELECT u.id, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
+    [items.map((i) => i.id), items.map((i) => JSON.stringify(i.payouts)), ...legParams(legs)],
+  );
+  return new Set(rows.map((r) => String(r.id)));
 }
 
 /** Sets the payout due time unless one is set already (the first draw wins); returns the one in force. */
@@ -150,6 +283,20 @@ export async function chainTxsOfOrder(db: Queryable, orderId: string, kind: Chai
   return rows.map(toChainTx);
 }
 
+/** The transactions of a kind of many orders, oldest first. */
+export async function chainTxsOfOrders(db: Queryable, orderIds: string[], kind: ChainTxKind): Promise<ChainTx[]> {
+  if (orderIds.length === 0) return [];
+  const { rows } = await db.query<ChainTxRow>('SELECT * FROM chain_txs WHERE order_id = ANY($1::bigint[]) AND kind = $2 ORDER BY id', [orderIds, kind]);
+  return rows.map(toChainTx);
+}
+
+/** Several orders by id, without their history (what the worker steps on). */
+export async function ordersByIds(db: Queryable, ids: string[]): Promise<OrderRecord[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<OrderRow>('SELECT * FROM orders WHERE id = ANY($1::bigint[])', [ids]);
+  return rows.map(toOrder);
+}
+
 export async function getChainTx(db: Queryable, id: string): Promise<ChainTx | null> {
   const { rows } = await db.query<ChainTxRow>('SELECT * FROM chain_txs WHERE id = $1', [id]);
   return rows[0] ? toChainTx(rows[0]) : null;
@@ -164,6 +311,27 @@ export async function settleChainTx(db: Queryable, id: string, to: Exclude<Chain
     [id, to, feeLamports === null ? null : feeLamports.toString(), confirmedAt ?? null],
   );
   return rowCount > 0;
+}
+
+export interface ChainTxFate {
+  id: string;
+  to: Exclude<ChainTxStatus, 'pending'>;
+  feeLamports: bigint | null;
+  confirmedAt?: string;
+}
+
+/** settleChainTx for many transactions in one statement; returns the ids whose fate this call settled. */
+export async function settleChainTxs(db: Queryable, items: ChainTxFate[]): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string | number }>(
+    `UPDATE chain_txs c SET status = v.status, fee_lamports = v.fee, updated_at = now(),
+       meta = CASE WHEN v.confirmed_at IS NULL THEN c.meta ELSE c.meta || jsonb_build_object('confirmedAt', v.confirmed_at) END
+     FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) AS v(id, status, fee, confirmed_at)
+     WHERE c.id = v.id AND c.status = 'pending'
+     RETURNING c.id`,
+    [items.map((i) => i.id), items.map((i) => i.to), items.map((i) => (i.feeLamports === null ? null : i.feeLamports.toString())), items.map((i) => i.confirmedAt ?? null)],
+  );
+  return new Set(rows.map((r) => String(r.id)));
 }
 
 /** Amounts of pending outgoing transactions per source account, so pool selection does not overspend. */
@@ -195,6 +363,15 @@ export async function lockUnsweptDeposits(tx: Queryable, assetId: string, limit:
   return rows.map((r) => ({ orderId: String(r.id), trackingId: r.tracking_id, depositAccount: r.deposit_account, sourceAssetId: r.source_asset_id }));
 }
 
+/** Locks, for the caller's transaction, those of the given deposits still unswept and in no sweep; returns their order ids. */
+export async function relockUnsweptDeposits(tx: Queryable, orderIds: string[]): Promise<Set<string>> {
+  const { rows } = await tx.query<{ id: string | number }>(
+    `SELECT id FROM orders WHERE id = ANY($1::bigint[]) AND swept = false AND sweep_tx_id IS NULL FOR UPDATE SKIP LOCKED`,
+    [orderIds],
+  );
+  return new Set(rows.map((r) => String(r.id)));
+}
+
 export async function assetsWithUnsweptDeposits(db: Queryable): Promise<string[]> {
   const { rows } = await db.query<{ source_asset_id: string }>(
     `SELECT DISTINCT source_asset_id FROM orders WHERE swept = false AND sweep_tx_id IS NULL AND deposit IS NOT NULL AND status NOT IN ('awaiting_deposit', 'deposit_detected')`,
@@ -221,30 +398,70 @@ export interface LedgerLeg {
 
 export type MovementKind = 'deposit' | 'sweep' | 'payout' | 'refund' | 'fee_income' | 'network_cost' | 'rent' | 'partner_payout' | 'funding' | 'swap' | 'rebalance';
 
+export interface Movement {
+  movement: string;
+  kind: MovementKind;
+  legs: LedgerLeg[];
+  orderId?: string | null;
+}
+
+interface LedgerRow {
+  movement: string;
+  kind: MovementKind;
+  account: string;
+  assetId: string;
+  amount: bigint;
+  orderId: string | null;
+}
+
+/** Checks each movement balances (legs sum to zero per asset) and merges its legs per account and asset. */
+function movementRows(movements: Movement[]): LedgerRow[] {
+  const out: LedgerRow[] = [];
+  for (const m of movements) {
+    const sums = new Map<string, bigint>();
+    for (const l of m.legs) sums.set(l.assetId, (sums.get(l.assetId) ?? 0n) + l.amount);
+    for (const [asset, sum] of sums) if (sum !== 0n) throw new Error(`unbalanced movement ${m.movement}: ${asset} sums to ${sum}`);
+    const merged = new Map<string, LedgerRow>();
+    for (const l of m.legs) {
+      if (l.amount === 0n) continue;
+      const k = `${l.account}\u0000${l.assetId}`;
+      const prev = merged.get(k);
+      merged.set(k, { movement: m.movement, kind: m.kind, account: l.account, assetId: l.assetId, amount: (prev?.amount ?? 0n) + l.amount, orderId: m.orderId ?? null });
+    }
+    out.push(...merged.values());
+  }
+  return out;
+}
+
+/** `INSERT … SELECT` of ledger rows passed as six arrays from parameter $n on (legParams); alias x. */
+const LEDGER_INSERT_FROM_PARAMS = (n: number) =>
+  `INSERT INTO ledger_entries (movement, kind, account, asset_id, amount, order_id)
+   SELECT x.movement, x.kind, x.account, x.asset_id, x.amount, x.order_id
+   FROM unnest($${n}::text[], $${n + 1}::text[], $${n + 2}::text[], $${n + 3}::text[], $${n + 4}::numeric[], $${n + 5}::bigint[])
+     AS x(movement, kind, account, asset_id, amount, order_id)`;
+
+const legParams = (rows: LedgerRow[]) => [
+  rows.map((r) => r.movement),
+  rows.map((r) => r.kind),
+  rows.map((r) => r.account),
+  rows.map((r) => r.assetId),
+  rows.map((r) => r.amount.toString()),
+  rows.map((r) => r.orderId),
+];
+
 /**
  * Records one balanced movement (legs sum to zero per asset). Idempotent: a movement id is recorded once,
  * so replaying a step after a crash cannot double-count.
  */
 export async function recordMovement(db: Queryable, movement: string, kind: MovementKind, legs: LedgerLeg[], orderId: string | null = null): Promise<void> {
-  const sums = new Map<string, bigint>();
-  for (const l of legs) sums.set(l.assetId, (sums.get(l.assetId) ?? 0n) + l.amount);
-  for (const [asset, sum] of sums) if (sum !== 0n) throw new Error(`unbalanced movement ${movement}: ${asset} sums to ${sum}`);
-  const merged = new Map<string, LedgerLeg>();
-  for (const l of legs) {
-    if (l.amount === 0n) continue;
-    const k = `${l.account}\u0000${l.assetId}`;
-    const prev = merged.get(k);
-    merged.set(k, { ...l, amount: (prev?.amount ?? 0n) + l.amount });
-  }
-  if (merged.size === 0) return;
-  // All legs in one statement (one round trip; all or none, even outside a transaction).
-  const legsOf = [...merged.values()];
-  await db.query(
-    `INSERT INTO ledger_entries (movement, kind, account, asset_id, amount, order_id)
-     SELECT $1::text, $2::text, l.account, l.asset_id, l.amount, $6::bigint FROM unnest($3::text[], $4::text[], $5::numeric[]) AS l(account, asset_id, amount)
-     ON CONFLICT (movement, account, asset_id) DO NOTHING`,
-    [movement, kind, legsOf.map((l) => l.account), legsOf.map((l) => l.assetId), legsOf.map((l) => l.amount.toString()), orderId],
-  );
+  await recordMovements(db, [{ movement, kind, legs, orderId }]);
+}
+
+/** recordMovement for many movements: all legs in one statement (one round trip; all or none). */
+export async function recordMovements(db: Queryable, movements: Movement[]): Promise<void> {
+  const rows = movementRows(movements);
+  if (rows.length === 0) return;
+  await db.query(`${LEDGER_INSERT_FROM_PARAMS(1)} ON CONFLICT (movement, account, asset_id) DO NOTHING`, legParams(rows));
 }
 
 export async function ledgerBalances(db: Queryable, accountPrefix?: string): Promise<Map<string, bigint>> {

@@ -15,23 +15,118 @@ function tokenAmountOf(data: Uint8Array): bigint | null {
   return new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(64, true);
 }
 
+/** Request bodies stay under the RPC's body limit (50 KiB, as Agave's). */
+const BATCH_BODY_MAX = 45_000;
+
 /** Batched reads the worker needs, at an explicit commitment. */
 export class ChainView {
   constructor(readonly chain: SolanaChain) {}
 
+  /**
+   * JSON-RPC 2.0 batches (one POST carries many calls): per call its result or error, in call order.
+   * Used where the worker makes the same call for a whole batch of orders at once, so a burst costs a few
+   * requests rather than one per order (plain JSON: callers only read strings and small integers).
+   */
+  private async batch<T>(calls: { method: string; params: unknown[] }[]): Promise<{ result?: T; error?: { message: string } }[]> {
+    const bodies: string[][] = [];
+    let size = Infinity;
+    calls.forEach((c, id) => {
+      const one = JSON.stringify({ jsonrpc: '2.0', id, ...c });
+      if (size + one.length > BATCH_BODY_MAX) (bodies.push([]), (size = 0));
+      bodies[bodies.length - 1]!.push(one);
+      size += one.length + 1;
+    });
+    const replies = await Promise.all(
+      bodies.map(async (b) => {
+        const res = await fetch(this.chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `[${b.join(',')}]` });
+        if (!res.ok) throw new Error(`RPC batch: HTTP ${res.status}`);
+        const body = (await res.json()) as { id: number; result?: T; error?: { message: string } }[];
+        if (!Array.isArray(body)) throw new Error(`RPC batch rejected: ${JSON.stringify(body).slice(0, 200)}`);
+        return body;
+      }),
+    );
+    const out: { result?: T; error?: { message: string } }[] = new Array(calls.length);
+    for (const r of replies.flat()) out[r.id] = r;
+    return out.map((r) => r ?? { error: { message: 'missing from the batch reply' } });
+  }
+
+  /** firstSignature of many accounts in one batch (null where none, or where the call failed). */
+  async firstSignatures(addresses: string[]): Promise<(string | null)[]> {
+    if (addresses.length === 0) return [];
+    const replies = await this.batch<{ signature: string; err: unknown }[]>(
+      addresses.map((a) => ({ method: 'getSignaturesForAddress', params: [a, { limit: 20, commitment: 'confirmed' }] })),
+    );
+    return replies.map((r) => {
+      const ok = (r.result ?? []).filter((s) => s.err === null);
+      return ok.length > 0 ? ok[ok.length - 1]!.signature : null;
+    });
+  }
+
+  /** send for many transactions in one batch; per transaction the error message, or null when accepted. */
+  async sendMany(wires: string[]): Promise<(string | null)[]> {
+    if (wires.length === 0) return [];
+    const replies = await this.batch<string>(wires.map((w) => ({ method: 'sendTransaction', params: [w, { encoding: 'base64', skipPreflight: true, maxRetries: 0 }] })));
+    return replies.map((r) => (r.error ? r.error.message : null));
+  }
+
+  /**
+   * costs of many landed transactions in one batch; null where not visible at `confirmed` yet (or where
+   * a lamport figure is beyond exact JSON numbers: the caller then asks costs() for that one).
+   */
+  async costsMany(items: { signature: string; watch?: string }[]): Promise<({ fee: bigint; feePayerDelta: bigint; watchDelta: bigint } | null)[]> {
+    if (items.length === 0) return [];
+    const replies = await this.batch<{ transaction: { message: { accountKeys: string[] } }; meta: { fee: number; preBalances: number[]; postBalances: number[] } | null } | null>(
+      items.map((i) => ({ method: 'getTransaction', params: [i.signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }] })),
+    );
+    return replies.map((r, n) => {
+      const tx = r.result;
+      if (!tx?.meta) return null;
+      const meta = tx.meta;
+      const watchAt = items[n]!.watch ? tx.transaction.message.accountKeys.indexOf(items[n]!.watch!) : -1;
+      const used = [meta.fee, meta.preBalances[0], meta.postBalances[0], ...(watchAt >= 0 ? [meta.preBalances[watchAt], meta.postBalances[watchAt]] : [])];
+      if (!used.every((x) => Number.isSafeInteger(x))) return null;
+      const delta = (i: number) => (i < 0 ? 0n : BigInt(meta.postBalances[i]!) - BigInt(meta.preBalances[i]!));
+      return { fee: BigInt(meta.fee), feePayerDelta: delta(0), watchDelta: delta(watchAt) };
+    });
+  }
+
+  /**
+   * Balances of many accounts, 100 per getMultipleAccounts (the RPC's limit), chunks read concurrently.
+   * Plain JSON rather than kit's client: the watch reads every watched account several times a slot, and
+   * kit's big-integer-safe parsing of each reply is CPU on the event loop PGlite shares. Lamports beyond
+   * exact JSON numbers (never a deposit or pool account here) fall back to kit for that chunk.
+   */
   async balances(addresses: string[], commitment: 'processed' | 'confirmed' | 'finalized'): Promise<Map<string, AccountBalance>> {
     const out = new Map<string, AccountBalance>();
-    for (let i = 0; i < addresses.length; i += 100) {
-      const chunk = addresses.slice(i, i + 100) as Address[];
-      const { value } = await this.chain.rpc.getMultipleAccounts(chunk, { commitment, encoding: 'base64' }).send();
+    const chunks: Address[][] = [];
+    for (let i = 0; i < addresses.length; i += 100) chunks.push(addresses.slice(i, i + 100) as Address[]);
+    const replies = await Promise.all(chunks.map((chunk) => this.accounts(chunk, commitment)));
+    replies.forEach((value, c) =>
       value.forEach((acc, j) => {
-        const a = chunk[j]!;
+        const a = chunks[c]![j]!;
         if (!acc) return out.set(a, { exists: false, lamports: 0n, tokenAmount: null });
         const data = new Uint8Array(Buffer.from(acc.data[0], 'base64'));
         out.set(a, { exists: true, lamports: BigInt(acc.lamports), tokenAmount: tokenAmountOf(data) });
-      });
-    }
+      }),
+    );
     return out;
+  }
+
+  private async accounts(chunk: Address[], commitment: 'processed' | 'confirmed' | 'finalized'): Promise<({ lamports: number | bigint; data: [string, string] } | null)[]> {
+    const [reply] = await this.batch<{ value: ({ lamports: number; data: [string, string] } | null)[] }>([
+      { method: 'getMultipleAccounts', params: [chunk, { commitment, encoding: 'base64' }] },
+    ]);
+    const value = reply?.result?.value;
+    if (value && value.every((a) => !a || Number.isSafeInteger(a.lamports))) return value;
+    if (reply?.error && !value) throw new Error(`getMultipleAccounts: ${reply.error.message}`);
+    return (await this.chain.rpc.getMultipleAccounts(chunk, { commitment, encoding: 'base64' }).send()).value as never;
+  }
+
+  /** The current slot at a commitment (plain JSON: polled every few milliseconds by the deposit watch). */
+  async slot(commitment: 'processed' | 'confirmed'): Promise<bigint> {
+    const [reply] = await this.batch<number>([{ method: 'getSlot', params: [{ commitment }] }]);
+    if (reply?.result === undefined) throw new Error(`getSlot: ${reply?.error?.message ?? 'no result'}`);
+    return BigInt(reply.result);
   }
 
   async blockHeight(commitment: 'confirmed' | 'finalized'): Promise<bigint> {

@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { Address } from '@solana/kit';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
+import { associatedTokenAddress } from '../chain/associated-token-address.ts';
 import { buildPayout, buildSweep, type SweepItem, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db, Queryable } from '../store/db.ts';
@@ -11,19 +12,31 @@ import {
   assetsWithUnsweptDeposits,
   attachSweep,
   chainTxsOfOrder,
+  chainTxsOfOrders,
   claimDueOrders,
   claimOrder,
+  completePayouts,
+  confirmDeposits,
   finishSweep,
   getChainTx,
   insertChainTx,
   lockUnsweptDeposits,
+  relockUnsweptDeposits,
+  ordersByIds,
   pendingChainTxs,
   pendingOutflows,
   recordMovement,
+  recordMovements,
   releaseOrder,
+  releaseOrders,
   setPayoutDue,
   settleChainTx,
+  settleChainTxs,
+  startPayouts,
   type ChainTx,
+  type Movement,
+  type PayoutCompletion,
+  type Release,
 } from '../store/settlement-store.ts';
 import type { PoolWallet, Treasury } from '../treasury/treasury.ts';
 import { ChainView, type AccountBalance } from './chain-view.ts';
@@ -56,6 +69,8 @@ export interface WorkerOptions {
 const SOL_POOL_RESERVE = 10_000_000n;
 const RESEND_EVERY_MS = 2000;
 const SWEEP_BATCH = 4;
+/** Sweeps wait this many slots after the deposit watch last confirmed deposits. */
+const SWEEP_QUIET_SLOTS = 4;
 /** Orders claimed per batch, and batches stepped at once. */
 const ORDER_BATCH = 64;
 const ORDER_BATCHES_IN_FLIGHT = 4;
@@ -67,6 +82,42 @@ const AWAITING_POLL_SLOTS = 4;
 const SETTLE_FALLBACK_SLOTS = 4;
 /** Payouts planned and recorded together (one read of pending outflows and pool balances). */
 const PAYOUT_BATCH = 64;
+/** A payout signed ahead is dropped after this (its blockhash stays valid far longer). */
+const PRESIGN_MAX_AGE_MS = 20_000;
+/** How often, at most, watched deposit accounts are read at `processed` to sign payouts ahead. */
+const PRESIGN_READ_EVERY_MS = 40;
+/** How often the watch tries again to confirm funded orders another step held. */
+const UNCLAIMED_RETRY_MS = 20;
+/** Slots during which the order loop leaves a deposit seen at `processed` to the watch. */
+const WATCH_OWNS_SLOTS = 4;
+
+/** What the deposit → payout path needs of an order. */
+type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccount' | 'recipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId'>;
+
+function watchedOrder(r: WatchedRow): PayableOrder {
+  return {
+    id: String(r.id),
+    trackingId: r.tracking_id,
+    depositAccount: r.deposit_account,
+    recipient: r.recipient,
+    amountIn: BigInt(r.amount_in),
+    amountOut: BigInt(r.amount_out),
+    sourceAssetId: r.source_asset_id,
+    destinationAssetId: r.destination_asset_id,
+  };
+}
+
+/** An order whose deposit the watch reads, with what signing its payout ahead needs. */
+interface WatchedRow {
+  id: string | number;
+  tracking_id: string;
+  deposit_account: string;
+  recipient: string;
+  amount_in: string;
+  amount_out: string;
+  source_asset_id: string;
+  destination_asset_id: string;
+}
 
 /** What a batch of pool choices shares: one read of pending outflows and balances, and what it took. */
 interface PlanReads {
@@ -101,11 +152,33 @@ export class SettlementWorker {
   private readonly log: NonNullable<WorkerOptions['log']>;
   private running = false;
   private loops: Promise<void>[] = [];
+  private readonly detached = new Set<Promise<void>>();
   private readonly lastSent = new Map<string, number>();
   private sleepers = new Set<() => void>();
   /** Cuts a loop's sleep short (by loop name), when work for it is known to be due now. */
   private readonly wakers = new Map<string, () => void>();
   private lastWatchedSlot = -1n;
+  /** Orders awaiting a deposit, as of the last `confirmed` slot advance. */
+  private watched: WatchedRow[] = [];
+  private lastPresignReadAt = 0;
+  /** Watched orders whose recipient token account is derived already (see warmRecipients). */
+  private readonly warmed = new Set<string>();
+  private warming = false;
+  /** The presign run in progress, if any: the confirmed path waits for it rather than signing twice. */
+  private presigning: Promise<void> | null = null;
+  /** Deposit accounts seen funded at `processed`, by order id (their signatures are looked up early). */
+  private readonly seenProcessed = new Map<string, { account: string; at: number }>();
+  /** Orders the watch confirmed since the last list refresh (the list read may predate the confirmation). */
+  private readonly recentlyConfirmed = new Set<string>();
+  /** Funded orders the watch could not claim (another step held them), with their confirmed balance. */
+  private readonly unclaimed = new Map<string, { order: PayableOrder; balance: AccountBalance }>();
+  private lastUnclaimedTry = 0;
+  /** Orders in a deposit-watch batch right now: the watch does not start another one for them. */
+  private readonly confirming = new Set<string>();
+  /** Payouts signed ahead, by order id: see presign. */
+  private readonly presigned = new Map<string, { tx: PlannedTransfer; depositAccount: string; at: number }>();
+  /** When the deposit watch last had deposits to confirm: sweeps stay out of the way of a burst. */
+  private lastDepositBurstAt = 0;
   /** Serializes choosing pools and recording the transfers: see `exclusive`. */
   private planLock: Promise<unknown> = Promise.resolve();
   private readonly payoutQueue: {
@@ -147,7 +220,7 @@ export class SettlementWorker {
     this.loops = [
       this.loop('orders', this.tickMs, () => this.orderTick()),
       this.loop('transactions', this.tickMs, () => this.txTick()),
-      this.loop('deposit-watch', Math.max(10, Math.floor(this.tickMs / 4)), () => this.depositWatchTick()),
+      this.loop('deposit-watch', Math.max(10, Math.floor(this.tickMs / 20)), () => this.depositWatchTick()),
       this.loop('sweeps', this.sweepIntervalMs, () => this.sweepTick()),
       this.loop('partner-payouts', this.config.partnerPayoutIntervalS * 1000, () => this.partnerTick()),
       this.loop('late-deposits', Math.max(this.sweepIntervalMs, 5000), () => this.lateDepositTick()),
@@ -156,11 +229,18 @@ export class SettlementWorker {
     ];
   }
 
-  /** Finishes the iteration in progress in each loop, then returns. */
+  /** Finishes the iteration in progress in each loop (and work they started), then returns. */
   async stop(): Promise<void> {
     this.running = false;
     for (const wake of this.sleepers) wake();
     await Promise.all(this.loops);
+    await Promise.all(this.detached);
+  }
+
+  /** Runs work that never throws beside the loop that started it; stop() waits for it. */
+  private detach(p: Promise<void>): void {
+    this.detached.add(p);
+    void p.finally(() => this.detached.delete(p));
   }
 
   private async loop(name: string, everyMs: number, body: () => Promise<unknown>): Promise<void> {
@@ -211,7 +291,7 @@ export class SettlementWorker {
     let total = 0;
     const inflight = new Set<Promise<void>>();
     for (;;) {
-      const orders = await claimDueOrders(this.db, this.workerId, ORDER_BATCH, this.leaseSeconds);
+      const orders = await claimDueOrders(this.db, this.workerId, ORDER_BATCH, this.leaseSeconds, this.watchOwns());
       total += orders.length;
       if (orders.length > 0) {
         const p: Promise<void> = this.stepBatch(orders).then(() => void inflight.delete(p));
@@ -224,7 +304,11 @@ export class SettlementWorker {
     return total;
   }
 
-  /** Steps claimed orders; never throws (a failed step releases its order with back-off). */
+  /**
+   * Steps claimed orders; never throws (a failed step releases its order with back-off). Orders whose
+   * deposit is confirmed go through confirmAndPay together; the rest step one by one, and every release
+   * is one statement.
+   */
   private async stepBatch(orders: OrderRecord[]): Promise<void> {
     const watching = orders.filter((o) => o.status === 'awaiting_deposit' || o.status === 'deposit_detected');
     let deposits: Awaited<ReturnType<SettlementWorker['depositStates']>>;
@@ -232,20 +316,26 @@ export class SettlementWorker {
       deposits = await this.depositStates(watching);
     } catch (e) {
       this.log({ err: e }, 'deposit reads failed');
-      await Promise.all(orders.map((o) => releaseOrder(this.db, o.id, this.workerId, { afterError: true }).catch(() => {})));
+      await releaseOrders(this.db, this.workerId, orders.map((o) => ({ id: o.id, afterError: true }))).catch(() => {});
       return;
     }
-    await Promise.all(
-      orders.map(async (o) => {
-        try {
-          const next = await this.step(o, deposits);
-          await releaseOrder(this.db, o.id, this.workerId, next);
-        } catch (e) {
-          this.log({ err: e, trackingId: o.trackingId, status: o.status }, 'order step failed');
-          await releaseOrder(this.db, o.id, this.workerId, { afterError: true }).catch(() => {});
-        }
-      }),
-    );
+    const confirmed = watching.filter((o) => (deposits.confirmed.get(o.depositAccount)?.tokenAmount ?? 0n) > 0n);
+    const confirming = new Set(confirmed.map((o) => o.id));
+    const releases: Release[] = [];
+    await Promise.all([
+      this.confirmAndPay(confirmed, deposits.confirmed, { held: true }),
+      ...orders
+        .filter((o) => !confirming.has(o.id))
+        .map(async (o) => {
+          try {
+            releases.push({ id: o.id, ...(await this.step(o, deposits)) });
+          } catch (e) {
+            this.log({ err: e, trackingId: o.trackingId, status: o.status }, 'order step failed');
+            releases.push({ id: o.id, afterError: true });
+          }
+        }),
+    ]);
+    await releaseOrders(this.db, this.workerId, releases).catch((e: unknown) => this.log({ err: e }, 'order release failed'));
   }
 
   private async depositStates(orders: OrderRecord[]) {
@@ -297,6 +387,192 @@ export class SettlementWorker {
     }
   }
 
+  /**
+   * The deposit → payout path for a batch of claimed orders whose deposit is visible at `confirmed`, in a
+   * few statements whatever the batch size: confirm every deposit (one statement: compare-and-set, history,
+   * ledger, due time), then record the payouts of those due now (one statement, signed bytes first), then
+   * send them (one RPC batch). Anything off that path (a swap, a deposit that does not match, a privacy
+   * delay, a pool shortfall, a lost race) is released to the per-order step. Never throws; releases every
+   * order it was given.
+   */
+  private async confirmAndPay(
+    orders: PayableOrder[],
+    confirmed: Map<string, AccountBalance>,
+    /** held: the caller claimed the orders; else they are claimed by the confirmation, if nobody holds them. */
+    opts: { held: boolean; signatures?: Promise<(string | null)[]> },
+  ): Promise<Set<string>> {
+    if (!opts.held) orders = orders.filter((o) => !this.confirming.has(o.id));
+    if (orders.length === 0) return new Set();
+    if (!opts.held) for (const o of orders) this.confirming.add(o.id);
+    // Only what this call holds is released: orders it was handed held, or those its confirmation claimed.
+    const releases = new Map<string, Release>(opts.held ? orders.map((o) => [o.id, { id: o.id, delayMs: 0 }]) : []);
+    let due = new Map<string, Date>();
+    try {
+      const sigs = await (opts.signatures ?? this.view.firstSignatures(orders.map((o) => o.depositAccount)));
+      const now = new Date();
+      const deposits = new Map(
+        orders.map((o, i) => [o.id, { signature: sigs[i] ?? '', amount: confirmed.get(o.depositAccount)!.tokenAmount!.toString(), confirmedAt: now.toISOString() }]),
+      );
+      const payNow = (o: PayableOrder, at: Date) => BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId && at.getTime() <= Date.now();
+      const recorded = await this.exclusive(async () => {
+        // The plan's reads (pending outflows, then pool balances) go while the deposits are confirmed.
+        const reads = this.planReads([...new Set(orders.map((o) => o.destinationAssetId))]);
+        reads.catch(() => {});
+        due = await confirmDeposits(
+          this.db,
+          this.workerId,
+          this.leaseSeconds,
+          opts.held,
+          orders.map((o) => ({
+            id: o.id,
+            deposit: deposits.get(o.id)!,
+            dueAt: this.drawDue(now),
+            movement: this.depositMovement(o, BigInt(deposits.get(o.id)!.amount)),
+          })),
+        );
+        if (due.size > 0) faultPoint('deposit-confirmed');
+        const payable: PayableOrder[] = [];
+        for (const o of orders) {
+          const at = due.get(o.id);
+          if (!at) continue;
+          releases.set(o.id, { id: o.id, delayMs: 0 });
+          if (payNow(o, at)) payable.push(o);
+          else if (BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId) releases.set(o.id, { id: o.id, at });
+        }
+        return payable.length > 0 ? this.recordPayouts(payable, await reads) : { moved: new Set<string>(), txs: [] };
+      });
+      for (const id of recorded.moved) releases.delete(id);
+      if (recorded.moved.size > 0) {
+        faultPoint('payout-recorded');
+        // Not awaited: the orders are recorded and released already; the chain's reply can come later.
+        this.detach(this.sendBatch(recorded.txs).then(() => faultPoint('payout-sent')));
+      }
+    } catch (e) {
+      this.log({ err: e, orders: orders.length }, 'deposit batch failed');
+      for (const r of releases.values()) if (r.delayMs === 0) (r.afterError = true), delete r.delayMs;
+    } finally {
+      if (!opts.held) for (const o of orders) this.confirming.delete(o.id);
+      await releaseOrders(this.db, this.workerId, [...releases.values()]).catch((e: unknown) => this.log({ err: e }, 'order release failed'));
+      if ([...releases.values()].some((r) => r.delayMs === 0 || r.afterError)) this.wake('orders');
+    }
+    return new Set(due.keys());
+  }
+
+  /**
+   * Derives the recipient token accounts of newly watched orders in the background (memoized by
+   * associatedTokenAddress): the derivation is JS curve math, ~1 ms each, that a burst of payouts would
+   * otherwise pay at once, after its deposits are confirmed.
+   */
+  private warmRecipients(rows: WatchedRow[]): void {
+    const fresh = rows.filter((r) => !this.warmed.has(String(r.id)));
+    if (fresh.length === 0 || this.warming) return;
+    const watching = new Set(rows.map((r) => String(r.id)));
+    for (const id of this.warmed) if (!watching.has(id)) this.warmed.delete(id);
+    this.warming = true;
+    this.detach(
+      (async () => {
+        for (const r of fresh) {
+          if (!this.running) break;
+          const asset = this.asset(r.destination_asset_id);
+          if (!asset.native) await associatedTokenAddress(r.recipient as Address, asset.mint as Address, asset.tokenProgram as Address);
+          this.warmed.add(String(r.id));
+        }
+      })()
+        .catch((e: unknown) => this.log({ err: e }, 'recipient warm-up failed'))
+        .finally(() => (this.warming = false)),
+    );
+  }
+
+  /** One read of pending outflows, then (second: see planTransfers) of the pools of some assets. */
+  private async planReads(assetIds: string[]): Promise<PlanReads> {
+    const pending = await pendingOutflows(this.db);
+    const holdings = assetIds.flatMap((a) => this.treasury.pools(a).map((p) => p.holding));
+    return { pending, balances: await this.view.balances(holdings, 'confirmed'), taken: new Map() };
+  }
+
+  /**
+   * Plans and records (one statement, which also moves the orders to `sending` and releases them) the
+   * payouts of claimed `deposit_confirmed` orders, inside `exclusive`. A payout signed ahead (presign) is
+   * used when its pool still covers it. Returns the orders that moved and their transactions, to send.
+   */
+  private async recordPayouts(orders: PayableOrder[], shared: PlanReads): Promise<{ moved: Set<string>; txs: PlannedTransfer[] }> {
+    const txs: PlannedTransfer[] = [];
+    const toPlan: PayableOrder[] = [];
+    // Signing them ahead is under way: finishing it is sooner than starting over.
+    if (this.presigning && orders.some((o) => !this.presigned.has(o.id))) await this.presigning;
+    for (const o of orders) {
+      const pre = this.presigned.get(o.id);
+      this.presigned.delete(o.id);
+      const usable =
+        pre &&
+        Date.now() - pre.at < PRESIGN_MAX_AGE_MS &&
+        pre.tx.destination === o.recipient &&
+        pre.tx.amount === o.amountOut &&
+        pre.tx.assetId === o.destinationAssetId &&
+        this.available(this.asset(o.destinationAssetId), pre.tx.source, shared) >= pre.tx.amount;
+      if (usable) {
+        shared.taken.set(pre.tx.source, (shared.taken.get(pre.tx.source) ?? 0n) + pre.tx.amount);
+        txs.push(pre.tx);
+      } else toPlan.push(o);
+    }
+    const plans = await Promise.all(
+      toPlan.map((o) => this.planTransfers(o, 'payout', o.destinationAssetId, o.recipient as Address, o.amountOut, {}, this.db, shared).catch(() => null)),
+    );
+    for (const p of plans) if (p) txs.push(...p);
+    const moved = await startPayouts(this.db, this.workerId, txs, SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs);
+    return { moved, txs: txs.filter((t) => moved.has(t.orderId!)) };
+  }
+
+  /**
+   * Signs ahead the payouts of deposits visible at `processed` (one slot before `confirmed`), so the
+   * confirmed path only records and sends them. Nothing is recorded or sent here: a payout signed ahead
+   * stays in memory, is used only after its deposit is confirmed and its pool is re-checked, and is
+   * otherwise dropped. Only without a privacy delay (with one, there is time enough at confirmation).
+   */
+  private async presign(rows: WatchedRow[], processed: Map<string, AccountBalance>): Promise<void> {
+    const now = Date.now();
+    for (const [id, p] of this.presigned) if (now - p.at > PRESIGN_MAX_AGE_MS) this.presigned.delete(id);
+    const watching = new Set(this.watched.map((r) => String(r.id)));
+    for (const id of this.seenProcessed.keys()) if (!watching.has(id)) this.seenProcessed.delete(id);
+    for (const r of rows) {
+      if ((processed.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && !this.seenProcessed.has(String(r.id))) this.seenProcessed.set(String(r.id), { account: r.deposit_account, at: now });
+    }
+    const todo = rows.filter(
+      (r) =>
+        !this.presigned.has(String(r.id)) &&
+        r.source_asset_id === r.destination_asset_id &&
+        (processed.get(r.deposit_account)?.tokenAmount ?? -1n) === BigInt(r.amount_in),
+    );
+    if (todo.length === 0) return;
+    const pending = await pendingOutflows(this.db);
+    const holdings = [...new Set(todo.map((r) => r.destination_asset_id))].flatMap((a) => this.treasury.pools(a).map((p) => p.holding));
+    const shared: PlanReads = { pending, balances: await this.view.balances(holdings, 'confirmed'), taken: new Map() };
+    await Promise.all(
+      todo.map(async (r) => {
+        const plan = await this.planTransfers({ id: String(r.id), trackingId: r.tracking_id }, 'payout', r.destination_asset_id, r.recipient as Address, BigInt(r.amount_out), {}, this.db, shared).catch(() => null);
+        if (plan?.length === 1) this.presigned.set(String(r.id), { tx: plan[0]!, depositAccount: r.deposit_account, at: now });
+      }),
+    );
+  }
+
+  private drawDue(from: Date): Date {
+    const { min, max } = this.config.payoutDelayS;
+    const delayMs = (min + (max > min ? randomInt(max - min + 1) : 0)) * 1000 + (max > 0 ? randomInt(1000) : 0);
+    return new Date(from.getTime() + delayMs);
+  }
+
+  private depositMovement(o: Pick<OrderRecord, 'id' | 'trackingId' | 'sourceAssetId' | 'depositAccount'>, amount: bigint): Movement {
+    return {
+      movement: `deposit:${o.trackingId}`,
+      kind: 'deposit',
+      legs: [
+        { account: 'external:senders', assetId: o.sourceAssetId, amount: -amount },
+        { account: `deposit:${o.depositAccount}`, assetId: o.sourceAssetId, amount },
+      ],
+      orderId: o.id,
+    };
+  }
+
   private async confirmDeposit(o: OrderRecord, amount: bigint): Promise<{ delayMs?: number; at?: Date }> {
     const signature = (await this.view.firstSignature(o.depositAccount)) ?? '';
     const now = new Date();
@@ -317,23 +593,12 @@ export class SettlementWorker {
 
   /** The deposit on the ledger (idempotent: one movement per order). */
   private async recordDeposit(o: OrderRecord, amount: bigint): Promise<void> {
-    await recordMovement(
-      this.db,
-      `deposit:${o.trackingId}`,
-      'deposit',
-      [
-        { account: 'external:senders', assetId: o.sourceAssetId, amount: -amount },
-        { account: `deposit:${o.depositAccount}`, assetId: o.sourceAssetId, amount },
-      ],
-      o.id,
-    );
+    await recordMovements(this.db, [this.depositMovement(o, amount)]);
   }
 
   /** Draws the privacy delay once per order (the first draw wins) and returns the payout due time. */
   private async drawPayoutDue(orderId: string, from: Date): Promise<Date> {
-    const { min, max } = this.config.payoutDelayS;
-    const delayMs = (min + (max > min ? randomInt(max - min + 1) : 0)) * 1000 + (max > 0 ? randomInt(1000) : 0);
-    return (await setPayoutDue(this.db, orderId, new Date(from.getTime() + delayMs)))!;
+    return (await setPayoutDue(this.db, orderId, this.drawDue(from)))!;
   }
 
   /** `confirmed`: passed by confirmDeposit, which has just recorded the deposit and drawn the due time. */
@@ -431,20 +696,7 @@ export class SettlementWorker {
     const transfers = landed.map((t) => ({ signature: t.signature, amount: t.amount.toString(), confirmedAt: (t.meta.confirmedAt as string | undefined) ?? now }));
     faultPoint('payout-confirmed');
     if (kind === 'payout') {
-      if (await transitionOrder(this.db, o.id, 'sending', 'completed', { payouts: transfers })) {
-        await recordMovement(
-          this.db,
-          `fees:${o.trackingId}`,
-          'fee_income',
-          [
-            { account: 'income:service', assetId: o.sourceAssetId, amount: -o.serviceFee },
-            { account: `payable:partner:${o.accountId}:${o.feeRecipient ?? '-'}`, assetId: o.sourceAssetId, amount: -o.partnerFee },
-            { account: 'income:network_fee', assetId: o.sourceAssetId, amount: -o.networkFee },
-            { account: 'custody:retained', assetId: o.sourceAssetId, amount: o.serviceFee + o.partnerFee + o.networkFee },
-          ],
-          o.id,
-        );
-      }
+      if (await transitionOrder(this.db, o.id, 'sending', 'completed', { payouts: transfers })) await recordMovements(this.db, [this.feeMovement(o)]);
     } else {
       const total = landed.reduce((s, t) => s + t.amount, 0n);
       const reason = o.failureReason ?? 'undeliverable';
@@ -529,11 +781,7 @@ export class SettlementWorker {
     // (safe), never missed by both reads (which could overspend a pool).
     const pending = shared?.pending ?? (await pendingOutflows(q));
     const balances = shared?.balances ?? (await this.view.balances(pools.map((p) => p.holding), 'confirmed'));
-    const available = (p: PoolWallet) => {
-      const b = balances.get(p.holding);
-      const held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
-      return held - (pending.get(p.holding) ?? 0n) - (shared?.taken.get(p.holding) ?? 0n);
-    };
+    const available = (p: PoolWallet) => this.available(asset, p.holding, { pending, balances, taken: shared?.taken ?? new Map() });
     const shuffled = [...pools].sort(() => Math.random() - 0.5);
     const single = shuffled.find((p) => available(p) >= amount);
     const chosen: { pool: PoolWallet; amount: bigint }[] = [];
@@ -565,6 +813,27 @@ export class SettlementWorker {
     );
   }
 
+  /** What a pool can still pay: its `confirmed` balance less recorded pending outflows and what a batch took. */
+  private available(asset: Asset, holding: string, reads: PlanReads): bigint {
+    const b = reads.balances.get(holding);
+    const held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
+    return held - (reads.pending.get(holding) ?? 0n) - (reads.taken.get(holding) ?? 0n);
+  }
+
+  /** Sends recorded transactions in one RPC batch; never throws (the settle loop resends what did not go). */
+  private async sendBatch(txs: { signature: string; wire: string }[]): Promise<void> {
+    if (txs.length === 0) return;
+    const now = Date.now();
+    for (const t of txs) this.lastSent.set(t.signature, now);
+    try {
+      const errors = await this.view.sendMany(txs.map((t) => t.wire));
+      const failed = errors.filter((e) => e !== null);
+      if (failed.length > 0) this.log({ failed: failed.length, first: failed[0] }, 'send failed; will retry');
+    } catch (e) {
+      this.log({ err: e }, 'send failed; will retry');
+    }
+  }
+
   private async sendAll(wires: string[]): Promise<void> {
     await Promise.all(
       wires.map(async (w) => {
@@ -580,28 +849,133 @@ export class SettlementWorker {
 
   // ---- transactions ----
 
-  /** Settles the fate of every pending transaction Hush signed; resends those that may still land. */
+  /**
+   * Settles the fate of every pending transaction Hush signed; resends those that may still land. Landed
+   * ones are settled together: one RPC batch for their costs, one database transaction for their fates
+   * and ledger movements, then one statement completing the orders all of whose payouts have landed.
+   */
   async txTick(): Promise<number> {
     const pending = await pendingChainTxs(this.db, 256);
     if (pending.length === 0) return 0;
     const [statuses, finalizedHeight] = await Promise.all([this.view.statuses(pending.map((t) => t.signature)), this.view.blockHeight('finalized')]);
     const resend: string[] = [];
+    const landed: { t: ChainTx; success: boolean }[] = [];
     await Promise.all(
       pending.map(async (t, i) => {
         const st = statuses[i];
         if (st && st.confirmationStatus !== 'processed') {
-          await this.landed(t, st.err === null);
+          landed.push({ t, success: st.err === null });
         } else if (!st && finalizedHeight > t.lastValidBlockHeight) {
           // Its blockhash is dead at `finalized` and it is nowhere in history: it can never land.
-          if (await settleChainTx(this.db, t.id, 'expired', null)) await this.afterSettled(t, false);
+          if (await settleChainTx(this.db, t.id, 'expired', null)) (this.lastSent.delete(t.signature), await this.afterSettled(t, false));
         } else if (!st && Date.now() - (this.lastSent.get(t.signature) ?? 0) > RESEND_EVERY_MS) {
           this.lastSent.set(t.signature, Date.now());
           resend.push(t.wire);
         }
       }),
     );
-    if (resend.length > 0) await this.sendAll(resend);
+    await Promise.all([this.settleLanded(landed), resend.length > 0 ? this.sendAll(resend) : null]);
     return pending.length;
+  }
+
+  private async settleLanded(landed: { t: ChainTx; success: boolean }[]): Promise<void> {
+    if (landed.length === 0) return;
+    const watchOf = (t: ChainTx) => (t.kind === 'sweep' ? (this.treasury.poolByHolding(t.destination)?.address ?? t.destination) : undefined);
+    const costs = await this.view.costsMany(landed.map(({ t }) => ({ signature: t.signature, watch: watchOf(t) })));
+    // Not visible yet, or figures a batch cannot carry exactly: the one-by-one way.
+    await Promise.all(landed.filter((_, i) => !costs[i]).map(({ t, success }) => this.landed(t, success)));
+    const batch = landed.flatMap((l, i) => (costs[i] ? [{ ...l, costs: costs[i]! }] : []));
+    if (batch.length === 0) return;
+    const confirmedAt = new Date().toISOString();
+    const settled = await this.db.transaction(async (tx) => {
+      const done = await settleChainTxs(
+        tx,
+        batch.map(({ t, success, costs }) => ({ id: t.id, to: success ? 'confirmed' : 'failed', feeLamports: costs.fee, confirmedAt: success ? confirmedAt : undefined })),
+      );
+      const mine = batch.filter(({ t }) => done.has(t.id));
+      const movements: Movement[] = [];
+      for (const { t, success, costs } of mine) {
+        movements.push(this.costMovement(t, costs));
+        if (success) movements.push(...this.assetMovements(t, costs.watchDelta));
+      }
+      await recordMovements(tx, movements);
+      for (const { t, success } of mine) if (t.kind === 'sweep') await finishSweep(tx, t.id, success);
+      return mine;
+    });
+    for (const { t } of settled) this.lastSent.delete(t.signature);
+    // Landed payouts complete their orders together; everything else settles one by one as before.
+    const payouts = settled.filter(({ t, success }) => success && t.kind === 'payout' && t.orderId);
+    const rest = settled.filter((l) => !payouts.includes(l));
+    const stepped = await this.completeOrders([...new Set(payouts.map(({ t }) => t.orderId!))]).catch((e: unknown) => {
+      this.log({ err: e }, 'completing orders failed');
+      return new Set<string>();
+    });
+    const after = [...rest, ...payouts.filter(({ t }) => !stepped.has(t.orderId!))];
+    const seen = new Set<string>();
+    await Promise.all(
+      after.map(({ t, success }) => {
+        if (t.orderId && t.kind === 'payout') {
+          if (seen.has(t.orderId)) return null;
+          seen.add(t.orderId);
+        }
+        return this.afterSettled(t, success);
+      }),
+    );
+  }
+
+  /**
+   * `sending → completed` for every given order all of whose payout parts have landed, in one statement.
+   * Returns the orders it completed; the others (held elsewhere, a part to replace) go the per-order way.
+   */
+  private async completeOrders(orderIds: string[]): Promise<Set<string>> {
+    if (orderIds.length === 0) return new Set();
+    const [orders, txs] = await Promise.all([ordersByIds(this.db, orderIds), chainTxsOfOrders(this.db, orderIds, 'payout')]);
+    const byOrder = new Map<string, ChainTx[]>();
+    for (const t of txs) byOrder.set(t.orderId!, [...(byOrder.get(t.orderId!) ?? []), t]);
+    const now = new Date().toISOString();
+    const items: PayoutCompletion[] = [];
+    for (const o of orders) {
+      if (o.status !== 'sending') continue;
+      const parts = new Map<number, ChainTx[]>();
+      for (const t of byOrder.get(o.id) ?? []) parts.set(Number(t.meta.part ?? 0), [...(parts.get(Number(t.meta.part ?? 0)) ?? []), t]);
+      const landed = [...parts.values()].map((list) => list.find((t) => t.status === 'confirmed'));
+      if (parts.size === 0 || landed.some((t) => !t)) continue;
+      items.push({
+        id: o.id,
+        payouts: landed.map((t) => ({ signature: t!.signature, amount: t!.amount.toString(), confirmedAt: (t!.meta.confirmedAt as string | undefined) ?? now })),
+        movement: this.feeMovement(o),
+      });
+    }
+    if (items.length === 0) return new Set();
+    faultPoint('payout-confirmed');
+    return completePayouts(this.db, items);
+  }
+
+  private feeMovement(o: OrderRecord): Movement {
+    return {
+      movement: `fees:${o.trackingId}`,
+      kind: 'fee_income',
+      legs: [
+        { account: 'income:service', assetId: o.sourceAssetId, amount: -o.serviceFee },
+        { account: `payable:partner:${o.accountId}:${o.feeRecipient ?? '-'}`, assetId: o.sourceAssetId, amount: -o.partnerFee },
+        { account: 'income:network_fee', assetId: o.sourceAssetId, amount: -o.networkFee },
+        { account: 'custody:retained', assetId: o.sourceAssetId, amount: o.serviceFee + o.partnerFee + o.networkFee },
+      ],
+      orderId: o.id,
+    };
+  }
+
+  private costMovement(t: ChainTx, costs: { fee: bigint; feePayerDelta: bigint }): Movement {
+    const rent = -costs.feePayerDelta - costs.fee;
+    return {
+      movement: `tx:${t.signature}:cost`,
+      kind: 'network_cost',
+      legs: [
+        { account: `feepayer:${this.treasury.feePayer.address}`, assetId: 'sol', amount: costs.feePayerDelta },
+        { account: 'expense:network', assetId: 'sol', amount: costs.fee },
+        { account: rent >= 0n ? 'expense:rent' : 'income:rent', assetId: 'sol', amount: rent },
+      ],
+    };
   }
 
   private async landed(t: ChainTx, success: boolean): Promise<void> {
@@ -610,43 +984,40 @@ export class SettlementWorker {
     if (!costs) return; // not visible at `confirmed` yet
     const done = await this.db.transaction(async (tx) => {
       if (!(await settleChainTx(tx, t.id, success ? 'confirmed' : 'failed', costs.fee, success ? new Date().toISOString() : undefined))) return false;
-      const feePayer = `feepayer:${this.treasury.feePayer.address}`;
-      const rent = -costs.feePayerDelta - costs.fee;
-      await recordMovement(tx, `tx:${t.signature}:cost`, 'network_cost', [
-        { account: feePayer, assetId: 'sol', amount: costs.feePayerDelta },
-        { account: 'expense:network', assetId: 'sol', amount: costs.fee },
-        { account: rent >= 0n ? 'expense:rent' : 'income:rent', assetId: 'sol', amount: rent },
-      ]);
-      if (success) await this.recordAssets(tx, t, costs.watchDelta);
+      await recordMovements(tx, [this.costMovement(t, costs), ...(success ? this.assetMovements(t, costs.watchDelta) : [])]);
       if (t.kind === 'sweep') await finishSweep(tx, t.id, success);
       return true;
     });
-    if (done) await this.afterSettled(t, success);
+    if (done) {
+      this.lastSent.delete(t.signature);
+      await this.afterSettled(t, success);
+    }
   }
 
-  private async recordAssets(tx: Parameters<Parameters<Db['transaction']>[0]>[0], t: ChainTx, poolLamportDelta: bigint): Promise<void> {
+  /** What a landed transaction moved, for the ledger. */
+  private assetMovements(t: ChainTx, poolLamportDelta: bigint): Movement[] {
     const pool = `pool:${t.source}`;
     switch (t.kind) {
       case 'payout':
       case 'refund':
       case 'partner_payout':
-        await recordMovement(
-          tx,
-          `tx:${t.signature}:assets`,
-          t.kind,
-          [
-            { account: pool, assetId: t.assetId, amount: -t.amount },
-            { account: t.kind === 'payout' ? 'external:recipients' : t.kind === 'refund' ? 'external:senders' : 'external:partners', assetId: t.assetId, amount: t.amount },
-            ...(t.kind === 'partner_payout'
-              ? [
-                  { account: String(t.meta.payable), assetId: t.assetId, amount: t.amount },
-                  { account: 'custody:retained', assetId: t.assetId, amount: -t.amount },
-                ]
-              : []),
-          ],
-          t.orderId,
-        );
-        return;
+        return [
+          {
+            movement: `tx:${t.signature}:assets`,
+            kind: t.kind,
+            legs: [
+              { account: pool, assetId: t.assetId, amount: -t.amount },
+              { account: t.kind === 'payout' ? 'external:recipients' : t.kind === 'refund' ? 'external:senders' : 'external:partners', assetId: t.assetId, amount: t.amount },
+              ...(t.kind === 'partner_payout'
+                ? [
+                    { account: String(t.meta.payable), assetId: t.assetId, amount: t.amount },
+                    { account: 'custody:retained', assetId: t.assetId, amount: -t.amount },
+                  ]
+                : []),
+            ],
+            orderId: t.orderId,
+          },
+        ];
       case 'sweep': {
         const items = t.meta.items as { depositAccount: string; amount: string; late?: boolean }[];
         const total = items.reduce((s, i) => s + BigInt(i.amount), 0n);
@@ -659,11 +1030,10 @@ export class SettlementWorker {
         } else {
           legs.push({ account: `pool:${t.destination}`, assetId: t.assetId, amount: total });
         }
-        await recordMovement(tx, `tx:${t.signature}:assets`, 'sweep', legs);
-        return;
+        return [{ movement: `tx:${t.signature}:assets`, kind: 'sweep', legs }];
       }
       default:
-        return;
+        return [];
     }
   }
 
@@ -770,48 +1140,136 @@ export class SettlementWorker {
 
   /**
    * Deposit watch: whenever the `confirmed` slot advances, one read of every watched deposit account; the
-   * orders whose deposit became visible are made due now and the order loop is woken, instead of each
-   * waiting for its next poll (up to a slot, plus a tick). It only moves `next_run_at`: every state
-   * change still happens in the order step, with its compare-and-set transitions.
+   * orders whose deposit became visible are claimed at once and go through confirmAndPay together (all
+   * state changes are its compare-and-set transitions). In between, the watched accounts are read at
+   * `processed` and the payouts of deposits visible there are signed ahead (presign): a deposit is
+   * processed as soon as it lands and confirmed only when the slot advances.
    */
   async depositWatchTick(): Promise<void> {
-    const slot = BigInt(await this.chain().rpc.getSlot({ commitment: 'confirmed' }).send());
-    if (slot === this.lastWatchedSlot) return;
-    this.lastWatchedSlot = slot;
-    // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick.
-    this.wake('transactions');
-    const { rows } = await this.db.query<{ id: string | number; deposit_account: string }>(
-      `SELECT id, deposit_account FROM orders WHERE status IN ('awaiting_deposit', 'deposit_detected') AND next_run_at > now() LIMIT 10000`,
-    );
-    if (rows.length === 0) return;
-    const balances = await this.view.balances(rows.map((r) => r.deposit_account), 'confirmed');
-    const funded = rows.filter((r) => (balances.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n).map((r) => String(r.id));
-    if (funded.length === 0) return;
-    await this.db.query(`UPDATE orders SET next_run_at = now() WHERE id = ANY($1::bigint[]) AND status IN ('awaiting_deposit', 'deposit_detected')`, [funded]);
-    this.wake('orders');
+    const confirmedSlot = await this.view.slot('confirmed');
+    if (confirmedSlot !== this.lastWatchedSlot) {
+      this.lastWatchedSlot = confirmedSlot;
+      // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick.
+      this.wake('transactions');
+      // Deposits already seen at `processed` are likely confirmed in this very slot: those go first, with
+      // their signatures looked up alongside their balances, before the full read below.
+      const byId = new Map(this.watched.map((r) => [String(r.id), r]));
+      const seen = [...this.seenProcessed.keys()].flatMap((id) => (byId.has(id) && !this.confirming.has(id) && !this.recentlyConfirmed.has(id) ? [byId.get(id)!] : []));
+      if (seen.length > 0) {
+        const accounts = seen.map((r) => r.deposit_account);
+        const signatures = this.view.firstSignatures(accounts);
+        signatures.catch(() => {});
+        // A failed read here only loses the head start: the full read below still covers them.
+        const early = await this.view.balances(accounts, 'confirmed').catch(() => new Map<string, AccountBalance>());
+        const funded = seen.filter((r) => (early.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n);
+        if (funded.length > 0) {
+          this.lastDepositBurstAt = Date.now();
+          const at = new Map(accounts.map((a, i) => [a, i]));
+          const sigs = signatures.then((all) => funded.map((r) => all[at.get(r.deposit_account)!] ?? null));
+          // (confirmAndPay marks them `confirming` before this returns: the read below skips them.)
+          this.detach(this.confirmBatch(funded.map(watchedOrder), early, sigs));
+        }
+      }
+      // The accounts watched so far are read while the list is refreshed; new ones are read after.
+      const known = this.watched;
+      const [rows, knownBalances] = await Promise.all([
+        this.db
+          .query<WatchedRow>(
+            `SELECT id, tracking_id, deposit_account, recipient, amount_in, amount_out, source_asset_id, destination_asset_id
+             FROM orders WHERE status IN ('awaiting_deposit', 'deposit_detected') LIMIT 10000`,
+          )
+          .then((r) => r.rows),
+        this.view.balances(known.map((r) => r.deposit_account), 'confirmed'),
+      ]);
+      this.watched = rows;
+      this.warmRecipients(rows);
+      const unread = rows.filter((r) => !knownBalances.has(r.deposit_account)).map((r) => r.deposit_account);
+      const balances = unread.length > 0 ? new Map([...knownBalances, ...(await this.view.balances(unread, 'confirmed'))]) : knownBalances;
+      const watching = new Set(rows.map((r) => String(r.id)));
+      for (const id of this.unclaimed.keys()) if (!watching.has(id)) this.unclaimed.delete(id);
+      for (const id of this.recentlyConfirmed) if (!watching.has(id)) this.recentlyConfirmed.delete(id);
+      const fresh = (id: string) => !this.confirming.has(id) && !this.recentlyConfirmed.has(id);
+      const funded = rows.filter((r) => (balances.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && fresh(String(r.id)));
+      if (funded.length > 0) {
+        this.lastDepositBurstAt = Date.now();
+        const fundedIds = new Set(funded.map((r) => String(r.id)));
+        this.watched = rows.filter((r) => !fundedIds.has(String(r.id)));
+        // Not awaited: the watch keeps looking while this batch is confirmed (which claims it), recorded
+        // and sent; orders another step holds are left to it.
+        this.detach(this.confirmBatch(funded.map(watchedOrder), balances));
+      }
+      return;
+    }
+    // Funded orders another step held when their batch was confirmed: again as soon as they are free.
+    if (this.unclaimed.size > 0 && Date.now() - this.lastUnclaimedTry >= UNCLAIMED_RETRY_MS) {
+      this.lastUnclaimedTry = Date.now();
+      const retry = [...this.unclaimed.values()].filter((u) => !this.confirming.has(u.order.id));
+      for (const u of retry) this.unclaimed.delete(u.order.id);
+      if (retry.length > 0) this.detach(this.confirmBatch(retry.map((u) => u.order), new Map(retry.map((u) => [u.order.depositAccount, u.balance]))));
+    }
+    if (this.config.payoutDelayS.max > 0 || Date.now() - this.lastPresignReadAt < PRESIGN_READ_EVERY_MS) return;
+    const open = this.watched.filter((r) => !this.presigned.has(String(r.id)) && !this.confirming.has(String(r.id)) && !this.recentlyConfirmed.has(String(r.id)));
+    if (open.length === 0) return;
+    this.lastPresignReadAt = Date.now();
+    // Beside the watch, not in its way: signing a burst ahead takes longer than a watch tick.
+    if (this.presigning) return;
+    const run = this.view
+      .balances(open.map((r) => r.deposit_account), 'processed')
+      .then((processed) => this.presign(open, processed))
+      .catch((e: unknown) => this.log({ err: e }, 'presign failed'))
+      .finally(() => {
+        if (this.presigning === run) this.presigning = null;
+      });
+    this.presigning = run;
+    this.detach(run);
+  }
+
+  /**
+   * Orders whose deposit the watch saw land (at `processed`) within the last few slots: it confirms them
+   * when the slot advances, so the order loop leaves them alone meanwhile (a poll holding one then would
+   * make the watch skip it). Past that window the order loop's poll is their fallback again.
+   */
+  private watchOwns(): string[] {
+    const since = Date.now() - WATCH_OWNS_SLOTS * this.config.localnetSlotMs;
+    return [...this.seenProcessed.entries()].filter(([, v]) => v.at >= since).map(([id]) => id);
+  }
+
+  /** The deposit watch's confirmAndPay: orders it could not claim are tried again (see depositWatchTick). */
+  private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, signatures?: Promise<(string | null)[]>): Promise<void> {
+    const moved = await this.confirmAndPay(orders, balances, { held: false, signatures });
+    for (const id of moved) this.recentlyConfirmed.add(id);
+    for (const o of orders) if (!moved.has(o.id) && !this.recentlyConfirmed.has(o.id)) this.unclaimed.set(o.id, { order: o, balance: balances.get(o.depositAccount)! });
   }
 
   // ---- sweeps ----
 
-  /** Moves confirmed deposits into a random pool of their asset, several per transaction. */
+  /**
+   * Moves confirmed deposits into a random pool of their asset, several per transaction. Reads and
+   * signing happen before the database transaction, which only re-locks the deposits and records the
+   * sweep (an open transaction holds up every other query on PGlite). Waits while deposits are arriving
+   * (a burst): sweeping is bulk work with no deadline, and payouts come first.
+   */
   async sweepTick(): Promise<number> {
+    if (Date.now() - this.lastDepositBurstAt < SWEEP_QUIET_SLOTS * this.config.localnetSlotMs) return 0;
     let swept = 0;
     for (const assetId of await assetsWithUnsweptDeposits(this.db)) {
       const asset = this.asset(assetId);
       const pool = this.treasury.pools(assetId)[randomInt(this.treasury.pools(assetId).length)]!;
-      const blockhash = await this.chain().latestBlockhash();
+      const batch = await lockUnsweptDeposits(this.db, assetId, SWEEP_BATCH);
+      if (batch.length === 0) continue;
+      const [blockhash, balances] = await Promise.all([this.chain().latestBlockhash(), this.view.balances(batch.map((b) => b.depositAccount), 'confirmed')]);
+      const items: (SweepItem & { orderId: string })[] = [];
+      for (const b of batch) {
+        const amount = balances.get(b.depositAccount)?.tokenAmount;
+        if (amount === undefined || amount === null) continue;
+        items.push({ owner: await this.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount as Address, amount, orderId: b.orderId });
+      }
+      if (items.length === 0) continue;
+      const signed = await buildSweep(this.shape(blockhash), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });
       const result = await this.db.transaction(async (tx) => {
-        const batch = await lockUnsweptDeposits(tx, assetId, SWEEP_BATCH);
-        if (batch.length === 0) return null;
-        const balances = await this.view.balances(batch.map((b) => b.depositAccount), 'confirmed');
-        const items: (SweepItem & { orderId: string })[] = [];
-        for (const b of batch) {
-          const amount = balances.get(b.depositAccount)?.tokenAmount;
-          if (amount === undefined || amount === null) continue;
-          items.push({ owner: await this.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount as Address, amount, orderId: b.orderId });
-        }
-        if (items.length === 0) return null;
-        const signed = await buildSweep(this.shape(blockhash), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });
+        // Someone swept or took one of them since it was read: this signed sweep is dropped, never sent.
+        const still = await relockUnsweptDeposits(tx, items.map((i) => i.orderId));
+        if (still.size !== items.length) return null;
         const id = await insertChainTx(tx, {
           kind: 'sweep',
           orderId: null,

@@ -1,0 +1,68 @@
+/**
+ * The worker's compile-and-sign (src/chain/fast-transaction.ts) must produce exactly kit's bytes: same
+ * account order, header, instructions, signatures, wire encoding, for every Hush transaction shape
+ * (SOL and token payouts, sweeps of several deposits). Random keys, recipients and amounts each round.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes, randomInt } from 'node:crypto';
+import { test } from 'node:test';
+import { generateKeyPairSigner, type Address } from '@solana/kit';
+import { loadConfig } from '../../src/config/config.ts';
+import { compileAndSign, base58String } from '../../src/chain/fast-transaction.ts';
+import { payoutInstructions, signWithKit, sweepInstructions, withComputeBudget, type TxShape } from '../../src/chain/hush-transactions.ts';
+
+const config = loadConfig({ ...process.env });
+const assets = config.assets.list;
+
+async function shape(): Promise<TxShape> {
+  return {
+    feePayer: await generateKeyPairSigner(),
+    computeUnitLimit: randomInt(1, 1_400_000),
+    computeUnitPriceMicroLamports: BigInt(randomInt(0, 2 ** 40)),
+    blockhash: { blockhash: base58String(randomBytes(32)), lastValidBlockHeight: BigInt(randomInt(1, 2 ** 40)) },
+  };
+}
+
+async function same(s: TxShape, instructions: Awaited<ReturnType<typeof payoutInstructions>>) {
+  const all = withComputeBudget(s, instructions);
+  const fast = compileAndSign(s.feePayer, all, s.blockhash.blockhash);
+  const kit = await signWithKit(s, all);
+  assert.ok(fast, 'native keys take the fast path');
+  assert.equal(fast.wire, kit.wire);
+  assert.equal(fast.signature, kit.signature);
+}
+
+test('base58 of bytes matches the addresses kit makes', async () => {
+  for (let i = 0; i < 50; i++) {
+    const k = await generateKeyPairSigner();
+    const raw = new Uint8Array(await crypto.subtle.exportKey('raw', k.keyPair.publicKey));
+    assert.equal(base58String(raw), k.address);
+  }
+  assert.equal(base58String(new Uint8Array(32)), '11111111111111111111111111111111');
+});
+
+test('payouts: the same bytes as kit, every asset', async () => {
+  for (let round = 0; round < 40; round++) {
+    const asset = assets[round % assets.length]!;
+    const s = await shape();
+    const pool = await generateKeyPairSigner();
+    const recipient = (await generateKeyPairSigner()).address;
+    const amount = BigInt(randomInt(1, 2 ** 48)) * (round % 2 ? 1n : 10_000n);
+    await same(s, await payoutInstructions(s, { asset, pool, poolHolding: (await generateKeyPairSigner()).address, recipient, amount }));
+  }
+});
+
+test('sweeps of several deposits: the same bytes as kit, every asset', async () => {
+  for (let round = 0; round < 20; round++) {
+    const asset = assets[round % assets.length]!;
+    const s = await shape();
+    const items = await Promise.all(
+      Array.from({ length: 1 + (round % 4) }, async () => {
+        const owner = await generateKeyPairSigner();
+        return { owner, depositAccount: (await generateKeyPairSigner()).address as Address, amount: BigInt(randomInt(1, 2 ** 40)) };
+      }),
+    );
+    const pool = await generateKeyPairSigner();
+    await same(s, sweepInstructions(s, { asset, poolWallet: pool.address, poolHolding: (await generateKeyPairSigner()).address, items }));
+  }
+});
