@@ -1,5 +1,7 @@
 import { KeyObject, sign as ed25519Sign } from 'node:crypto';
-import { AccountRole, getAddressComparator, type Instruction, type KeyPairSigner } from '@solana/kit';
+import bs58 from 'bs58';
+import { AccountRole, getAddressComparator, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
+import { addressBytes } from '../domain/address-codec.ts';
 
 /**
  * The compile, sign and encode steps of a legacy-free (v0, no lookup tables) transaction, producing the
@@ -10,59 +12,6 @@ import { AccountRole, getAddressComparator, type Instruction, type KeyPairSigner
  * signers, then writable, then kit's address comparator), same header, same Ed25519 signatures (the
  * scheme is deterministic; node:crypto signs synchronously with the very key kit would use).
  */
-
-const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const INDEX = new Map([...ALPHABET].map((c, i) => [c, i]));
-
-/** Base58 → bytes (fixed length, as addresses and blockhashes are 32 bytes). */
-function base58Bytes(s: string, length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  for (const ch of s) {
-    let carry = INDEX.get(ch);
-    if (carry === undefined) throw new Error(`not base58: ${s}`);
-    for (let i = length - 1; i >= 0; i--) {
-      carry += out[i]! * 58;
-      out[i] = carry & 0xff;
-      carry >>= 8;
-    }
-    if (carry !== 0) throw new Error(`base58 value too long: ${s}`);
-  }
-  return out;
-}
-
-/** Bytes → base58 (leading zero bytes as '1's, as everywhere in Solana). */
-export function base58String(bytes: Uint8Array): string {
-  const digits: number[] = [];
-  for (const byte of bytes) {
-    let carry = byte;
-    for (let i = 0; i < digits.length; i++) {
-      carry += digits[i]! << 8;
-      digits[i] = carry % 58;
-      carry = (carry / 58) | 0;
-    }
-    while (carry > 0) {
-      digits.push(carry % 58);
-      carry = (carry / 58) | 0;
-    }
-  }
-  let out = '';
-  for (let i = 0; i < bytes.length && bytes[i] === 0; i++) out += '1';
-  for (let i = digits.length - 1; i >= 0; i--) out += ALPHABET[digits[i]!];
-  return out;
-}
-
-/** Recently used addresses (pools, programs, mints, the fee payer come back all the time). */
-const ADDRESS_CACHE_MAX = 20_000;
-const addressBytes = new Map<string, Uint8Array>();
-function addressOf(a: string): Uint8Array {
-  let b = addressBytes.get(a);
-  if (!b) {
-    b = base58Bytes(a, 32);
-    if (addressBytes.size >= ADDRESS_CACHE_MAX) addressBytes.clear();
-    addressBytes.set(a, b);
-  }
-  return b;
-}
 
 const privateKeys = new WeakMap<CryptoKey, KeyObject | null>();
 /** The node:crypto handle of a signer's key; null when it is not a native WebCrypto Ed25519 key. */
@@ -99,19 +48,22 @@ export interface FastSigned {
   wire: string;
 }
 
+export interface CompiledMessage {
+  /** The v0 message bytes (what signatures sign). */
+  message: Buffer;
+  /** Signer addresses in signature order (fee payer first). */
+  signers: Address[];
+}
+
 /**
- * Compiles, signs and encodes; null when some signer's key is not usable here (kit's path then).
- * Every signer must be attached to its account meta (as kit's instruction builders do) or be the fee payer.
+ * kit's compile of a v0 message without lookup tables, byte for byte: fee payer, then signers, then
+ * writable accounts, each group in kit's address order; null for shapes kit would refuse (a writable or
+ * signing program) or more than 256 accounts.
  */
-export function compileAndSign(feePayer: KeyPairSigner, instructions: readonly Instruction[], blockhash: string): FastSigned | null {
-  const roles = new Map<string, number>([[feePayer.address, AccountRole.WRITABLE_SIGNER]]);
-  const signers = new Map<string, KeyPairSigner>([[feePayer.address, feePayer]]);
+export function compileMessage(feePayer: Address, instructions: readonly Instruction[], blockhash: string): CompiledMessage | null {
+  const roles = new Map<string, number>([[feePayer, AccountRole.WRITABLE_SIGNER]]);
   for (const ix of instructions) {
-    for (const meta of ix.accounts ?? []) {
-      roles.set(meta.address, (roles.get(meta.address) ?? 0) | meta.role);
-      const signer = (meta as { signer?: KeyPairSigner }).signer;
-      if (signer && !signers.has(meta.address)) signers.set(meta.address, signer);
-    }
+    for (const meta of ix.accounts ?? []) roles.set(meta.address, (roles.get(meta.address) ?? 0) | meta.role);
   }
   for (const ix of instructions) {
     const role = roles.get(ix.programAddress);
@@ -122,13 +74,13 @@ export function compileAndSign(feePayer: KeyPairSigner, instructions: readonly I
   comparator ??= getAddressComparator();
   const isSigner = (r: number) => (r & 2) !== 0;
   const isWritable = (r: number) => (r & 1) !== 0;
-  const rest = [...roles.entries()].filter(([a]) => a !== feePayer.address);
+  const rest = [...roles.entries()].filter(([a]) => a !== feePayer);
   rest.sort(([a, ra], [b, rb]) => {
     if (isSigner(ra) !== isSigner(rb)) return isSigner(ra) ? -1 : 1;
     if (isWritable(ra) !== isWritable(rb)) return isWritable(ra) ? -1 : 1;
     return comparator!(a, b);
   });
-  const ordered: [string, number][] = [[feePayer.address, AccountRole.WRITABLE_SIGNER], ...rest];
+  const ordered: [string, number][] = [[feePayer, AccountRole.WRITABLE_SIGNER], ...rest];
   if (ordered.length > 256) return null;
   let numSigners = 0;
   let readonlySigners = 0;
@@ -138,13 +90,6 @@ export function compileAndSign(feePayer: KeyPairSigner, instructions: readonly I
       numSigners++;
       if (!isWritable(r)) readonlySigners++;
     } else if (!isWritable(r)) readonlyNonSigners++;
-  }
-  const keys: KeyObject[] = [];
-  for (const [a] of ordered.slice(0, numSigners)) {
-    const signer = signers.get(a);
-    const k = signer ? nativeKey(signer) : null;
-    if (!k) return null;
-    keys.push(k);
   }
   const index = new Map(ordered.map(([a], i) => [a, i]));
   const head: number[] = [0x80, numSigners, readonlySigners, readonlyNonSigners];
@@ -163,15 +108,43 @@ export function compileAndSign(feePayer: KeyPairSigner, instructions: readonly I
   }
   const message = Buffer.concat([
     Uint8Array.from(head),
-    ...ordered.map(([a]) => addressOf(a)),
-    addressOf(blockhash),
+    ...ordered.map(([a]) => addressBytes(a as Address)),
+    addressBytes(blockhash as Address),
     Uint8Array.from(tail),
     ...datas,
     Uint8Array.of(0), // no address table lookups
   ]);
-  const sigCount: number[] = [];
-  shortVec(numSigners, sigCount);
-  const signatures = keys.map((k) => ed25519Sign(null, message, k));
-  const wire = Buffer.concat([Uint8Array.from(sigCount), ...signatures, message]);
-  return { signature: base58String(signatures[0]!), wire: wire.toString('base64') };
+  return { message, signers: ordered.slice(0, numSigners).map(([a]) => a as Address) };
+}
+
+/** The wire transaction: the signature count, the signatures (64 zero bytes for a missing one), the message. */
+export function wireTransaction(compiled: CompiledMessage, signatures: (Uint8Array | null)[]): Buffer {
+  const count: number[] = [];
+  shortVec(compiled.signers.length, count);
+  return Buffer.concat([Uint8Array.from(count), ...compiled.signers.map((_, i) => signatures[i] ?? new Uint8Array(64)), compiled.message]);
+}
+
+/**
+ * Compiles, signs and encodes; null when some signer's key is not usable here (kit's path then).
+ * Every signer must be attached to its account meta (as kit's instruction builders do) or be the fee payer.
+ */
+export function compileAndSign(feePayer: KeyPairSigner, instructions: readonly Instruction[], blockhash: string): FastSigned | null {
+  const signers = new Map<string, KeyPairSigner>([[feePayer.address, feePayer]]);
+  for (const ix of instructions) {
+    for (const meta of ix.accounts ?? []) {
+      const signer = (meta as { signer?: KeyPairSigner }).signer;
+      if (signer && !signers.has(meta.address)) signers.set(meta.address, signer);
+    }
+  }
+  const compiled = compileMessage(feePayer.address, instructions, blockhash);
+  if (!compiled) return null;
+  const keys: KeyObject[] = [];
+  for (const a of compiled.signers) {
+    const signer = signers.get(a);
+    const k = signer ? nativeKey(signer) : null;
+    if (!k) return null;
+    keys.push(k);
+  }
+  const signatures = keys.map((k) => ed25519Sign(null, compiled.message, k));
+  return { signature: bs58.encode(signatures[0]!), wire: wireTransaction(compiled, signatures).toString('base64') };
 }
