@@ -22,6 +22,9 @@ export class Inventory {
   private readonly view: ChainView;
   /** One per refresh in flight: what `reserve` took since it started (its store read may predate those orders). */
   private readonly takenDuringRefresh = new Set<Map<string, bigint>>();
+  /** Refreshes started, and the latest-started one whose result is in `free` (see release). */
+  private refreshesStarted = 0;
+  private appliedGeneration = 0;
   ready = false;
 
   constructor(
@@ -35,6 +38,7 @@ export class Inventory {
   }
 
   async refresh(): Promise<void> {
+    const generation = ++this.refreshesStarted;
     const pools = this.treasury.allPools();
     const taken = new Map<string, bigint>();
     this.takenDuringRefresh.add(taken);
@@ -66,6 +70,7 @@ export class Inventory {
     // Without lamports for fees and rent nothing can be settled: quote nothing.
     if ((balances.get(this.treasury.feePayer.address)?.lamports ?? 0n) < FEE_PAYER_MINIMUM) free.clear();
     this.free = free;
+    if (generation > this.appliedGeneration) this.appliedGeneration = generation;
     this.ready = true;
   }
 
@@ -88,15 +93,27 @@ export class Inventory {
 
   /**
    * Takes `amount` of an asset's free inventory for a new order, synchronously, so the next order (and
-   * quote) sees it at once instead of after the next refresh reads the order from the store. False, and
-   * nothing taken, when that much is not free. A taken amount is never handed back: an order that then
-   * fails to be created only makes the bound conservative until the next refresh recomputes it.
+   * quote) sees it at once instead of after the next refresh reads the order from the store. Null, and
+   * nothing taken, when that much is not free. The reservation's `release` gives it back when the order
+   * is then not created (a replay, a conflict, a failure).
    */
-  reserve(assetId: string, amount: bigint): boolean {
-    if (amount > this.available(assetId)) return false;
+  reserve(assetId: string, amount: bigint): { release(): void } | null {
+    if (amount > this.available(assetId)) return null;
     this.free.set(assetId, (this.free.get(assetId) ?? 0n) - amount);
-    for (const taken of this.takenDuringRefresh) taken.set(assetId, (taken.get(assetId) ?? 0n) + amount);
-    return true;
+    const maps = [...this.takenDuringRefresh];
+    for (const taken of maps) taken.set(assetId, (taken.get(assetId) ?? 0n) + amount);
+    const generation = this.refreshesStarted;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        // A refresh started after the reservation read the store without the (uncreated) order and did
+        // not count the reservation: once its result is in force, there is nothing to give back.
+        if (this.appliedGeneration <= generation) this.free.set(assetId, (this.free.get(assetId) ?? 0n) + amount);
+        for (const taken of maps) if (this.takenDuringRefresh.has(taken)) taken.set(assetId, (taken.get(assetId) ?? 0n) - amount);
+      },
+    };
   }
 
   /**

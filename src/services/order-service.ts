@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Address } from '@solana/kit';
+import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
 import { firstQuoteDifference, openQuoteId, quoteKey, type OpenedQuote } from '../domain/quote-token.ts';
@@ -49,7 +50,7 @@ export class OrderService {
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly keys: TreasuryKeys,
-    private readonly inventory?: { reserve(assetId: string, amount: bigint): boolean },
+    private readonly inventory?: { reserve(assetId: string, amount: bigint): { release(): void } | null },
     dbConcurrency = db.kind === 'pglite' ? 4 : 16,
   ) {
     this.dbSlots = pLimit(dbConcurrency);
@@ -95,26 +96,36 @@ export class OrderService {
       .digest('base64url');
     // Common case, one statement: build the order, then record the new key and the order together. If the
     // build fails or the key exists, the claim-first path below answers as the key's record says (a replay
-    // stays a replay even when, say, liquidity has changed since). A replay reaching here has reserved
-    // inventory for nothing; the next inventory refresh drops that.
-    const prepared = await this.prepare(account, opened).catch(() => null);
-    if (prepared) {
-      const fast = await this.inserts.insert({ order: prepared.order, key, requestHash, responseBody: prepared.body });
-      if (fast.kind === 'created') return { status: 200, body: prepared.body, replayed: false };
-      if (fast.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
-    }
-    const claim = await this.dbSlots(() => claimIdempotencyKey(this.db, account.id, key, requestHash));
-    if (claim.kind === 'conflict') throw new HushError('IDEMPOTENCY_CONFLICT', 'This idempotency key was used with different terms');
-    if (claim.kind === 'in_progress') throw new HushError('ORDER_IN_PROGRESS', 'This order is being created by a concurrent request; retry shortly');
-    if (claim.kind === 'done') return { status: claim.status, body: claim.body, replayed: true };
+    // stays a replay even when, say, liquidity has changed since). Whatever was built but not stored gives
+    // its inventory reservation back.
+    let prepared = await this.prepare(account, opened).catch(() => null);
+    let stored = false;
     try {
-      const { order, body } = prepared ?? (await this.prepare(account, opened));
-      const inserted = await this.dbSlots(() => insertOrder(this.db, order, { key, responseStatus: 200, responseBody: body }));
-      if (inserted.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
-      return { status: 200, body, replayed: false };
-    } catch (e) {
-      await this.dbSlots(() => releaseIdempotencyKey(this.db, account.id, key)).catch(() => {});
-      throw e;
+      if (prepared) {
+        const fast = await this.inserts.insert({ order: prepared.order, key, requestHash, responseBody: prepared.body });
+        if (fast.kind === 'created') {
+          stored = true;
+          return { status: 200, body: prepared.body, replayed: false };
+        }
+        if (fast.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
+      }
+      const claim = await this.dbSlots(() => claimIdempotencyKey(this.db, account.id, key, requestHash));
+      if (claim.kind === 'conflict') throw new HushError('IDEMPOTENCY_CONFLICT', 'This idempotency key was used with different terms');
+      if (claim.kind === 'in_progress') throw new HushError('ORDER_IN_PROGRESS', 'This order is being created by a concurrent request; retry shortly');
+      if (claim.kind === 'done') return { status: claim.status, body: claim.body, replayed: true };
+      try {
+        prepared ??= await this.prepare(account, opened);
+        const { order, body } = prepared;
+        const inserted = await this.dbSlots(() => insertOrder(this.db, order, { key, responseStatus: 200, responseBody: body }));
+        if (inserted.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
+        stored = true;
+        return { status: 200, body, replayed: false };
+      } catch (e) {
+        await this.dbSlots(() => releaseIdempotencyKey(this.db, account.id, key)).catch(() => {});
+        throw e;
+      }
+    } finally {
+      if (prepared && !stored) prepared.reservation.release();
     }
   }
 
@@ -125,9 +136,20 @@ export class OrderService {
     if (!source) throw new HushError('UNSUPPORTED_ASSET', `Asset "${q.sourceAssetId}" is no longer supported`, { field: 'sourceAssetId', assetId: q.sourceAssetId });
     // Order-time re-check: the pools must still cover this order. Check and take
     // in one synchronous step, so an order created a moment ago counts even before the next inventory refresh.
-    if (this.inventory && !this.inventory.reserve(q.destinationAssetId, BigInt(q.amountOut))) {
+    const reservation = this.inventory ? this.inventory.reserve(q.destinationAssetId, BigInt(q.amountOut)) : { release() {} };
+    if (!reservation) {
       throw new HushError('INSUFFICIENT_LIQUIDITY', 'Not enough liquidity to fill this order right now; retry shortly or request a smaller quote', { assetId: q.destinationAssetId });
     }
+    try {
+      return { ...(await this.prepareReserved(account, opened, source)), reservation };
+    } catch (e) {
+      reservation.release();
+      throw e;
+    }
+  }
+
+  private async prepareReserved(account: AccountRecord, opened: OpenedQuote, source: Asset) {
+    const q = opened.quote;
     const { trackingId, depositOwner, depositAccount } = this.identities.take(source.mint as Address, source.tokenProgram as Address);
     const blockhash = await this.chain.latestBlockhash().catch(chainError);
     const tx = await this.depositTransaction(opened, depositOwner, blockhash, depositAccount);

@@ -50,14 +50,15 @@ export class ChainView {
     return out.map((r) => r ?? { error: { message: 'missing from the batch reply' } });
   }
 
-  /** firstSignature of many accounts in one batch (null where none, or where the call failed). */
-  async firstSignatures(addresses: string[]): Promise<(string | null)[]> {
+  /** firstSignature of many accounts in one batch: null where there is none, undefined where the call failed. */
+  async firstSignatures(addresses: string[]): Promise<(string | null | undefined)[]> {
     if (addresses.length === 0) return [];
     const replies = await this.batch<{ signature: string; err: unknown }[]>(
       addresses.map((a) => ({ method: 'getSignaturesForAddress', params: [a, { limit: 20, commitment: 'confirmed' }] })),
     );
     return replies.map((r) => {
-      const ok = (r.result ?? []).filter((s) => s.err === null);
+      if (r.error || !r.result) return undefined;
+      const ok = r.result.filter((s) => s.err === null);
       return ok.length > 0 ? ok[ok.length - 1]!.signature : null;
     });
   }

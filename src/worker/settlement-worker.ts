@@ -71,6 +71,7 @@ const RESEND_EVERY_MS = 2000;
 const SWEEP_BATCH = 4;
 /** Sweeps wait this many slots after the deposit watch last confirmed deposits. */
 const SWEEP_QUIET_SLOTS = 4;
+const SWEEP_MAX_DEFERRALS = 3;
 /** Orders claimed per batch, and batches stepped at once. */
 const ORDER_BATCH = 64;
 const ORDER_BATCHES_IN_FLIGHT = 4;
@@ -147,6 +148,7 @@ export class SettlementWorker {
   private readonly workerId: string;
   private readonly tickMs: number;
   private readonly sweepIntervalMs: number;
+  private sweepDeferrals = 0;
   private readonly leaseSeconds: number;
   private readonly stuckAfterMs: number;
   private readonly log: NonNullable<WorkerOptions['log']>;
@@ -399,16 +401,21 @@ export class SettlementWorker {
     orders: PayableOrder[],
     confirmed: Map<string, AccountBalance>,
     /** held: the caller claimed the orders; else they are claimed by the confirmation, if nobody holds them. */
-    opts: { held: boolean; signatures?: Promise<(string | null)[]> },
+    opts: { held: boolean; signatures?: Promise<(string | null | undefined)[]> },
   ): Promise<Set<string>> {
     if (!opts.held) orders = orders.filter((o) => !this.confirming.has(o.id));
     if (orders.length === 0) return new Set();
     if (!opts.held) for (const o of orders) this.confirming.add(o.id);
+    const given = orders;
     // Only what this call holds is released: orders it was handed held, or those its confirmation claimed.
     const releases = new Map<string, Release>(opts.held ? orders.map((o) => [o.id, { id: o.id, delayMs: 0 }]) : []);
     let due = new Map<string, Date>();
     try {
-      const sigs = await (opts.signatures ?? this.view.firstSignatures(orders.map((o) => o.depositAccount)));
+      const all = await (opts.signatures ?? this.view.firstSignatures(orders.map((o) => o.depositAccount)));
+      // A failed signature lookup leaves its order out of this batch (retried later) rather than
+      // recording its deposit without a signature.
+      const sigs = all.filter((sig) => sig !== undefined);
+      orders = orders.filter((_o, i) => all[i] !== undefined);
       const now = new Date();
       const deposits = new Map(
         orders.map((o, i) => [o.id, { signature: sigs[i] ?? '', amount: confirmed.get(o.depositAccount)!.tokenAmount!.toString(), confirmedAt: now.toISOString() }]),
@@ -451,7 +458,7 @@ export class SettlementWorker {
       this.log({ err: e, orders: orders.length }, 'deposit batch failed');
       for (const r of releases.values()) if (r.delayMs === 0) (r.afterError = true), delete r.delayMs;
     } finally {
-      if (!opts.held) for (const o of orders) this.confirming.delete(o.id);
+      if (!opts.held) for (const o of given) this.confirming.delete(o.id);
       await releaseOrders(this.db, this.workerId, [...releases.values()]).catch((e: unknown) => this.log({ err: e }, 'order release failed'));
       if ([...releases.values()].some((r) => r.delayMs === 0 || r.afterError)) this.wake('orders');
     }
@@ -1165,7 +1172,7 @@ export class SettlementWorker {
         if (funded.length > 0) {
           this.lastDepositBurstAt = Date.now();
           const at = new Map(accounts.map((a, i) => [a, i]));
-          const sigs = signatures.then((all) => funded.map((r) => all[at.get(r.deposit_account)!] ?? null));
+          const sigs = signatures.then((all) => funded.map((r) => all[at.get(r.deposit_account)!]));
           // (confirmAndPay marks them `confirming` before this returns: the read below skips them.)
           this.detach(this.confirmBatch(funded.map(watchedOrder), early, sigs));
         }
@@ -1235,7 +1242,7 @@ export class SettlementWorker {
   }
 
   /** The deposit watch's confirmAndPay: orders it could not claim are tried again (see depositWatchTick). */
-  private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, signatures?: Promise<(string | null)[]>): Promise<void> {
+  private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, signatures?: Promise<(string | null | undefined)[]>): Promise<void> {
     const moved = await this.confirmAndPay(orders, balances, { held: false, signatures });
     for (const id of moved) this.recentlyConfirmed.add(id);
     for (const o of orders) if (!moved.has(o.id) && !this.recentlyConfirmed.has(o.id)) this.unclaimed.set(o.id, { order: o, balance: balances.get(o.depositAccount)! });
@@ -1250,7 +1257,14 @@ export class SettlementWorker {
    * (a burst): sweeping is bulk work with no deadline, and payouts come first.
    */
   async sweepTick(): Promise<number> {
-    if (Date.now() - this.lastDepositBurstAt < SWEEP_QUIET_SLOTS * this.config.localnetSlotMs) return 0;
+    // Deferred at most SWEEP_MAX_DEFERRALS ticks in a row: under steady traffic there is never a quiet
+    // moment, and unswept deposits are inventory the pools need.
+    const busy = Date.now() - this.lastDepositBurstAt < SWEEP_QUIET_SLOTS * this.config.localnetSlotMs;
+    if (busy && this.sweepDeferrals < SWEEP_MAX_DEFERRALS) {
+      this.sweepDeferrals++;
+      return 0;
+    }
+    this.sweepDeferrals = 0;
     let swept = 0;
     for (const assetId of await assetsWithUnsweptDeposits(this.db)) {
       const asset = this.asset(assetId);

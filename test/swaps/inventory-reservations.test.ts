@@ -60,14 +60,14 @@ describe('Inventory.reserve (order-time liquidity)', () => {
     await inv.refresh();
     const total = 4n * USDC_PER_POOL;
     assert.equal(inv.available('usdc'), total);
-    assert.equal(inv.reserve('usdc', 300_000_000n), true);
+    assert.ok(inv.reserve('usdc', 300_000_000n));
     assert.equal(inv.available('usdc'), total - 300_000_000n, 'the next order sees the reservation before any refresh');
     assert.equal(inv.bounds('usdc').max, total - 300_000_000n, 'and so do quotes');
-    assert.equal(inv.reserve('usdc', 100_000_001n), false);
+    assert.equal(inv.reserve('usdc', 100_000_001n), null);
     assert.equal(inv.available('usdc'), 100_000_000n, 'a refused reservation takes nothing');
-    assert.equal(inv.reserve('usdc', 100_000_000n), true);
-    assert.equal(inv.reserve('usdc', 1n), false);
-    assert.equal(inv.reserve('sol', 1n), false, 'an asset with no pools funded has nothing free');
+    assert.ok(inv.reserve('usdc', 100_000_000n));
+    assert.equal(inv.reserve('usdc', 1n), null);
+    assert.equal(inv.reserve('sol', 1n), null, 'an asset with no pools funded has nothing free');
   });
 
   it('a reservation made while a refresh reads the store survives that refresh', async () => {
@@ -77,14 +77,40 @@ describe('Inventory.reserve (order-time liquidity)', () => {
     const release = hold();
     const refreshing = inv.refresh(); // reads the store before the order below is inserted
     await new Promise((r) => setImmediate(r));
-    assert.equal(inv.reserve('usdc', 250_000_000n), true);
+    assert.ok(inv.reserve('usdc', 250_000_000n));
     setReserved(250_000_000n); // the order is in the store now, after the refresh's read began
     release();
     await refreshing;
     assert.equal(inv.available('usdc'), total - 250_000_000n, 'the in-flight refresh must not hand the reserved inventory back');
-    assert.equal(inv.reserve('usdc', 200_000_000n), false, 'so a second order cannot oversell it');
+    assert.equal(inv.reserve('usdc', 200_000_000n), null, 'so a second order cannot oversell it');
     // The next refresh reads the order from the store: same answer, no double count left.
     await inv.refresh();
     assert.equal(inv.available('usdc'), total - 250_000_000n);
+  });
+
+  it('a released reservation gives its amount back exactly once, whatever refreshes ran in between', async () => {
+    const { inv, hold } = await setup();
+    await inv.refresh();
+    const total = 4n * USDC_PER_POOL;
+    // Released at once.
+    const a = inv.reserve('usdc', 100_000_000n)!;
+    a.release();
+    a.release();
+    assert.equal(inv.available('usdc'), total);
+    // A refresh that started after the reservation (the order never reached the store) already forgot it.
+    const b = inv.reserve('usdc', 100_000_000n)!;
+    await inv.refresh();
+    assert.equal(inv.available('usdc'), total);
+    b.release();
+    assert.equal(inv.available('usdc'), total, 'no double give-back');
+    // Reserved while a refresh reads the store, released before that refresh lands.
+    const release = hold();
+    const refreshing = inv.refresh();
+    await new Promise((r) => setImmediate(r));
+    const c = inv.reserve('usdc', 150_000_000n)!;
+    c.release();
+    release();
+    await refreshing;
+    assert.equal(inv.available('usdc'), total);
   });
 });
