@@ -16,7 +16,7 @@ import type { DepositHintService } from '../services/deposit-hint-service.ts';
 import type { StatusCache } from '../services/status-cache.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { BODY_LIMIT } from './limits.ts';
-import { instrument, type Metrics } from './metrics.ts';
+import { requestTimer, type Metrics } from './metrics.ts';
 import { opsRoutes } from './routes/ops-routes.ts';
 import { transferRoutes } from './routes/transfer-routes.ts';
 import { adminRoutes, type AdminApi } from './routes/admin-routes.ts';
@@ -59,8 +59,11 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
   });
   app.decorateRequest('caller', null);
+  const timeRequest = requestTimer(deps.metrics);
+  // One hook for what every request needs first: its id echoed, its latency measured.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    timeRequest(request, reply);
     done();
   });
   installErrorHandling(app);
@@ -78,7 +81,6 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
       done(Object.assign(new Error('malformed JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
     }
   });
-  instrument(app, deps.metrics);
 
   await app.register(swagger, {
     openapi: {

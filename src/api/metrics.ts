@@ -1,5 +1,5 @@
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ORDER_STATUSES } from '../domain/order-state.ts';
 
 export interface Metrics {
@@ -59,19 +59,27 @@ export function createMetrics(
   return { registry, httpDuration };
 }
 
-export function instrument(app: FastifyInstance, metrics: Metrics): void {
-  // One labelled child per (route, method, status), and a callback hook rather than an async one: this
-  // runs on every request, and label hashing plus a promise per response were a visible share of a quote.
+/**
+ * Starts the latency measurement of one request: call it from the app's onRequest hook. Observed when the
+ * response closes (finished or aborted), from a listener on the raw response rather than a Fastify
+ * onResponse hook: the hook machinery plus `reply.elapsedTime` cost ~10 µs per request, a visible share
+ * of a quote. One labelled child per (route, method, status), so labels are hashed once.
+ */
+export function requestTimer(metrics: Metrics): (request: FastifyRequest, reply: FastifyReply) => void {
   const children = new Map<string, { observe(v: number): void }>();
-  app.addHook('onResponse', (request, reply, done) => {
+  return (request, reply) => {
+    const started = performance.now();
     const route = request.routeOptions.url ?? 'unmatched';
-    const key = `${route} ${request.method} ${reply.statusCode}`;
-    let child = children.get(key);
-    if (!child) {
-      child = metrics.httpDuration.labels({ route, method: request.method, status: String(reply.statusCode) });
-      if (children.size < 1000) children.set(key, child);
-    }
-    child.observe(reply.elapsedTime / 1000);
-    done();
-  });
+    const method = request.method;
+    reply.raw.once('close', () => {
+      const status = reply.raw.statusCode;
+      const key = `${route} ${method} ${status}`;
+      let child = children.get(key);
+      if (!child) {
+        child = metrics.httpDuration.labels({ route, method, status: String(status) });
+        if (children.size < 1000) children.set(key, child);
+      }
+      child.observe((performance.now() - started) / 1000);
+    });
+  };
 }

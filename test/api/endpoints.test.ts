@@ -504,11 +504,14 @@ describe('operational routes (no auth)', () => {
 
   test('GET /metrics is Prometheus text with request durations and orders by status', async () => {
     await acct.client.tokens();
+    assert.equal((await t.anon.get('/transfer/v1/tokens')).status, 401);
     const m = await t.anon.get('/metrics');
     assert.equal(m.status, 200);
     assert.match(m.headers.get('content-type') ?? '', /^text\/plain/);
     assert.match(m.text, /^# TYPE hush_http_request_duration_seconds histogram$/m);
     assert.match(m.text, /^hush_http_request_duration_seconds_count\{[^}]*route="\/transfer\/v1\/tokens"[^}]*\} [1-9]\d*$/m);
+    // The status label is the response's final status, refusals included.
+    assert.match(m.text, /^hush_http_request_duration_seconds_count\{(?=[^}]*route="\/transfer\/v1\/tokens")(?=[^}]*status="401")[^}]*\} [1-9]\d*$/m);
     assert.match(m.text, /^# TYPE hush_orders gauge$/m);
     // One gauge per SPEC §5 status; together they count every order (none is being created meanwhile).
     const { rows } = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders`);
