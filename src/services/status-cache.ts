@@ -46,6 +46,12 @@ export class StatusCache {
     await this.unlisten?.();
   }
 
+  /** The cached record while fresh, synchronously (the polling hot path needs no promise); else undefined. */
+  peek(trackingId: string): CachedStatus | undefined {
+    const hit = this.entries.get(trackingId);
+    return hit && Date.now() - hit.at < this.ttlMs ? hit : undefined;
+  }
+
   async get(trackingId: string): Promise<CachedStatus | null> {
     const hit = this.entries.get(trackingId);
     if (hit && Date.now() - hit.at < this.ttlMs) return hit;

@@ -138,7 +138,8 @@ export async function transferRoutes(fastify: FastifyInstance, { deps }: { deps:
     },
     async (request, reply) => {
       const account = caller(request).account;
-      const cached = /^trk_[1-9A-HJ-NP-Za-km-z]{22}$/.test(request.params.trackingId) ? await deps.statusCache.get(request.params.trackingId) : null;
+      const id = request.params.trackingId;
+      const cached = /^trk_[1-9A-HJ-NP-Za-km-z]{22}$/.test(id) ? (deps.statusCache.peek(id) ?? (await deps.statusCache.get(id))) : null;
       if (!cached || cached.accountId !== account.id) throw new HushError('NOT_FOUND', 'No order with this trackingId');
       reply.header('etag', cached.etag).header('cache-control', 'no-cache');
       const inm = request.headers['if-none-match'];
