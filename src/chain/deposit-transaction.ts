@@ -1,4 +1,7 @@
 import { AccountRole, type Address, type Instruction } from '@solana/kit';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
+import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
+import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { associatedTokenAddress } from './associated-token-address.ts';
 import { compileMessage, wireTransaction } from './fast-transaction.ts';
 import { associatedTokenAddressSync } from './program-derived-address.ts';
@@ -19,9 +22,6 @@ export interface DepositTransactionInput {
   depositAccount?: Address;
 }
 
-const SYSTEM_PROGRAM = '11111111111111111111111111111111' as Address;
-const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111' as Address;
-const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL' as Address;
 const RENT_SYSVAR = 'SysvarRent111111111111111111111111111111111' as Address;
 
 export function depositTokenAccount(depositOwner: Address, mint: Address, tokenProgram: Address): Address {
@@ -57,16 +57,16 @@ export async function buildDepositTransaction(input: DepositTransactionInput): P
   const depositAccount = input.depositAccount ?? depositTokenAccount(input.depositOwner, mint, tokenProgram);
   const payer = { address: sender, role: AccountRole.WRITABLE_SIGNER };
   const instructions: Instruction[] = [
-    { programAddress: COMPUTE_BUDGET_PROGRAM, data: concat(u8(2), u32le(input.computeUnitLimit)) },
-    { programAddress: COMPUTE_BUDGET_PROGRAM, data: concat(u8(3), u64le(input.computeUnitPriceMicroLamports)) },
+    { programAddress: COMPUTE_BUDGET_PROGRAM_ADDRESS, data: concat(u8(2), u32le(input.computeUnitLimit)) },
+    { programAddress: COMPUTE_BUDGET_PROGRAM_ADDRESS, data: concat(u8(3), u64le(input.computeUnitPriceMicroLamports)) },
     {
-      programAddress: ASSOCIATED_TOKEN_PROGRAM,
-      accounts: [payer, w(depositAccount), ro(input.depositOwner), ro(mint), ro(SYSTEM_PROGRAM), ro(tokenProgram)],
+      programAddress: ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
+      accounts: [payer, w(depositAccount), ro(input.depositOwner), ro(mint), ro(SYSTEM_PROGRAM_ADDRESS), ro(tokenProgram)],
       data: u8(0),
     },
   ];
   if (input.native) {
-    instructions.push({ programAddress: SYSTEM_PROGRAM, accounts: [payer, w(depositAccount)], data: concat(u8(2, 0, 0, 0), u64le(input.amount)) });
+    instructions.push({ programAddress: SYSTEM_PROGRAM_ADDRESS, accounts: [payer, w(depositAccount)], data: concat(u8(2, 0, 0, 0), u64le(input.amount)) });
     // As @solana-program/token's SyncNative: the rent sysvar rides along (the program ignores it).
     instructions.push({ programAddress: tokenProgram, accounts: [w(depositAccount), ro(RENT_SYSVAR)], data: u8(17) });
   } else {

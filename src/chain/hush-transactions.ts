@@ -75,7 +75,7 @@ export async function payoutInstructions(shape: TxShape, p: PayoutParams): Promi
   if (p.asset.native) return [getTransferSolInstruction({ source: p.pool, destination: p.recipient, amount: p.amount })];
   const mint = p.asset.mint as Address;
   const tokenProgram = p.asset.tokenProgram as Address;
-  const ata = await associatedTokenAddress(p.recipient, mint, tokenProgram);
+  const ata = associatedTokenAddress(p.recipient, mint, tokenProgram);
   return [
     getCreateAssociatedTokenIdempotentInstruction({ payer: shape.feePayer, ata, owner: p.recipient, mint, tokenProgram }),
     getTransferCheckedInstruction({ source: p.poolHolding, mint, destination: ata, authority: p.pool, amount: p.amount, decimals: p.asset.decimals }, { programAddress: tokenProgram }),

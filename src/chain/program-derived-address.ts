@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import bs58 from 'bs58';
 import type { Address } from '@solana/kit';
+import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { addressBytes } from '../domain/address-codec.ts';
 
 /**
@@ -71,8 +72,6 @@ export function findProgramAddress(seeds: readonly Uint8Array[], programAddress:
   throw new Error('no viable bump seed');
 }
 
-const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL' as Address;
-
 export function associatedTokenAddressSync(owner: Address, mint: Address, tokenProgram: Address): Address {
-  return findProgramAddress([addressBytes(owner), addressBytes(tokenProgram), addressBytes(mint)], ASSOCIATED_TOKEN_PROGRAM)[0];
+  return findProgramAddress([addressBytes(owner), addressBytes(tokenProgram), addressBytes(mint)], ASSOCIATED_TOKEN_PROGRAM_ADDRESS)[0];
 }

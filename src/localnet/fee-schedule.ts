@@ -1,7 +1,7 @@
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import type { WireTransaction } from './wire-transaction.ts';
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
-const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000n;
 const MAX_UNITS = 1_400_000n;
 
@@ -16,7 +16,7 @@ export function transactionFee(tx: Pick<WireTransaction, 'signatureCount' | 'sta
   for (const ix of tx.instructions) {
     const program = tx.staticKeys[ix.programAddressIndex];
     const data = ix.data;
-    if (program !== COMPUTE_BUDGET_PROGRAM || !data || data.length === 0) {
+    if (program !== COMPUTE_BUDGET_PROGRAM_ADDRESS || !data || data.length === 0) {
       otherInstructions++;
       continue;
     }

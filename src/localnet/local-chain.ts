@@ -7,6 +7,8 @@ import {
   type Address,
   type KeyPairSigner,
 } from '@solana/kit';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
+import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { addressToBytes, addressToText } from './base58-cache.ts';
 import { ChainFiles } from './chain-files.ts';
 import { parseJsonWithBigInts } from '@solana/rpc-spec-types';
@@ -110,7 +112,7 @@ const base58Decoder = getBase58Decoder();
 export class ChainError extends Error {}
 
 const NO_DATA = new Uint8Array(0);
-const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+const SYSTEM_PROGRAM: string = SYSTEM_PROGRAM_ADDRESS;
 const LOADERS = new Set([
   'NativeLoader1111111111111111111111111111111',
   'BPFLoader1111111111111111111111111111111111',
@@ -674,14 +676,13 @@ function rejected(tx: WireTransaction, err: TransactionErrorJson, preflight: boo
   return preflight ? { kind: 'rejected', signature: tx.signature, err, logs: [], unitsConsumed: 0n, preflight } : { kind: 'dropped', signature: tx.signature };
 }
 
-const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 const SYSTEM_TRANSFER = 2;
 
 /** True when every instruction is a System transfer or a compute-budget setting: only lamports can move. */
 function onlyLamportTransfers(tx: WireTransaction, keys: string[]): boolean {
   for (const ix of tx.instructions) {
     const program = keys[ix.programAddressIndex];
-    if (program === COMPUTE_BUDGET_PROGRAM) continue;
+    if (program === COMPUTE_BUDGET_PROGRAM_ADDRESS) continue;
     if (program !== SYSTEM_PROGRAM || ix.data.length !== 12 || ix.data[0] !== SYSTEM_TRANSFER || ix.data[1] !== 0 || ix.data[2] !== 0 || ix.data[3] !== 0) return false;
   }
   return true;

@@ -44,8 +44,13 @@ export class Authenticator {
    */
   authenticateCached(authorization: string | undefined): Caller | undefined {
     const parsed = parseBearer(authorization);
-    const hit = this.cache.get(parsed.keyId);
-    return hit && Date.now() - hit.at < this.ttlMs ? this.check(parsed, hit) : undefined;
+    const hit = this.fresh(parsed.keyId);
+    return hit ? this.check(parsed, hit) : undefined;
+  }
+
+  private fresh(keyId: string) {
+    const hit = this.cache.get(keyId);
+    return hit && Date.now() - hit.at < this.ttlMs ? hit : undefined;
   }
 
   private check(parsed: { secret: string }, { key, account }: { key: ApiKeyRecord | null; account: AccountRecord | null }): Caller {
@@ -58,27 +63,25 @@ export class Authenticator {
   }
 
   private async lookup(keyId: string) {
-    const hit = this.cache.get(keyId);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit;
+    const hit = this.fresh(keyId);
+    if (hit) return hit;
     // One store read per key at a time: when an entry expires under load, the requests that arrive
     // meanwhile wait for that read instead of each starting their own.
-    let pending = this.loading.get(keyId);
-    if (!pending) {
-      const generation = this.generation;
-      pending = (async () => {
-        const key = await findApiKey(this.db, keyId);
-        const account = key ? await getAccount(this.db, key.accountId) : null;
-        const entry = { key, account, at: Date.now() };
-        if (this.cache.size > 10_000) this.cache.clear();
-        if (generation === this.generation) this.cache.set(keyId, entry);
-        return entry;
-      })().finally(() => {
-        if (this.loading.get(keyId) === read) this.loading.delete(keyId);
-      });
-      const read = pending;
-      this.loading.set(keyId, read);
-    }
-    return pending;
+    const pending = this.loading.get(keyId);
+    if (pending) return pending;
+    const generation = this.generation;
+    const read = (async () => {
+      const key = await findApiKey(this.db, keyId);
+      const account = key ? await getAccount(this.db, key.accountId) : null;
+      const entry = { key, account, at: Date.now() };
+      if (this.cache.size > 10_000) this.cache.clear();
+      if (generation === this.generation) this.cache.set(keyId, entry);
+      return entry;
+    })().finally(() => {
+      if (this.loading.get(keyId) === read) this.loading.delete(keyId);
+    });
+    this.loading.set(keyId, read);
+    return read;
   }
 
   /** Drops cached entries of an account (or all), after an admin change made by this process. */

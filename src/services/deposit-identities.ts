@@ -14,6 +14,8 @@ const BATCH = 64;
 export class DepositIdentities {
   private readonly ready = new Map<string, DepositIdentity[]>();
   private readonly inFlight = new Set<string>();
+  /** Assets orders have taken from: only their pools grow to the full target. */
+  private readonly used = new Set<string>();
   private worker: Worker | null = null;
 
   constructor(
@@ -48,7 +50,10 @@ export class DepositIdentities {
     return this.opts.target ?? TARGET;
   }
 
-  /** Starts filling the pool of an asset (e.g. every configured asset at start). */
+  /**
+   * Starts an asset's pool with one batch (e.g. every configured asset at start); it grows to the full
+   * target once orders take from it, so a start does not derive thousands for assets nobody sends.
+   */
   prime(mint: Address, tokenProgram: Address): void {
     const key = `${mint}:${tokenProgram}`;
     if (!this.ready.has(key)) this.ready.set(key, []);
@@ -57,6 +62,7 @@ export class DepositIdentities {
 
   take(mint: Address, tokenProgram: Address): DepositIdentity {
     const key = `${mint}:${tokenProgram}`;
+    this.used.add(key);
     const q = this.ready.get(key);
     const id = q?.pop();
     if (!q) this.ready.set(key, []);
@@ -66,7 +72,8 @@ export class DepositIdentities {
 
   private top(key: string): void {
     const q = this.ready.get(key);
-    if (!this.worker || !q || this.inFlight.has(key) || q.length >= this.target) return;
+    const target = this.used.has(key) ? this.target : Math.min(BATCH, this.target);
+    if (!this.worker || !q || this.inFlight.has(key) || q.length >= target) return;
     const [mint, tokenProgram] = key.split(':');
     this.inFlight.add(key);
     this.worker.postMessage({ key, mint, tokenProgram, count: BATCH });

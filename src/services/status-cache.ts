@@ -53,8 +53,8 @@ export class StatusCache {
   }
 
   async get(trackingId: string): Promise<CachedStatus | null> {
-    const hit = this.entries.get(trackingId);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit;
+    const hit = this.peek(trackingId);
+    if (hit) return hit;
     const generation = this.invalidations;
     const order = await getOrderByTrackingId(this.db, trackingId);
     if (!order) return null;

@@ -242,18 +242,8 @@ function toChainTx(r: ChainTxRow): ChainTx {
   };
 }
 
-export interface NewChainTx {
-  kind: ChainTxKind;
-  orderId: string | null;
-  assetId: string;
-  amount: bigint;
-  source: string;
-  destination: string;
-  signature: string;
-  wire: string;
-  lastValidBlockHeight: bigint;
-  meta?: Record<string, unknown>;
-}
+/** A signed transaction about to be recorded: a chain_txs row before the store gives it id, status and time. */
+export type NewChainTx = Omit<ChainTx, 'id' | 'status' | 'meta' | 'createdAt'> & { meta?: Record<string, unknown> };
 
 /**
  * Records a signed transaction before it is sent. Returns null when a live payout/refund already

@@ -481,7 +481,7 @@ export class SettlementWorker {
         for (const r of fresh) {
           if (!this.running) break;
           const asset = this.asset(r.destination_asset_id);
-          if (!asset.native) await associatedTokenAddress(r.recipient as Address, asset.mint as Address, asset.tokenProgram as Address);
+          if (!asset.native) associatedTokenAddress(r.recipient as Address, asset.mint as Address, asset.tokenProgram as Address);
           this.warmed.add(String(r.id));
         }
       })()
