@@ -133,6 +133,13 @@ async function rpcBatch<T>(url: string, calls: { method: string; params: unknown
   return replies.flat().sort((a, b) => a.id - b.id);
 }
 
+async function rawSignatureStatuses(url: string, sigs: string[]): Promise<({ slot: number; err: unknown; confirmationStatus: string } | null)[]> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [sigs] }) });
+  const body = (await res.json()) as { result?: { value: ({ slot: number; err: unknown; confirmationStatus: string } | null)[] }; error?: { message: string } };
+  if (!body.result) throw new Error(`getSignatureStatuses failed: ${body.error?.message}`);
+  return body.result.value;
+}
+
 async function waitConfirmed(rpc: Rpc, sigs: string[]): Promise<void> {
   for (let i = 0; i < 600; i++) {
     let done = true;
@@ -304,6 +311,7 @@ async function hushRun(chainUrl: string, rpc: Rpc, info: BenchInfo): Promise<Hus
   if (process.env.BENCH_PROFILE) await fetch(`${info.sideUrl}/profile/start`);
   const cpu0 = await hushCpuMicros(info);
   const t0 = Date.now();
+  if (process.env.HUSH_TRACE) console.error(`[bench] ${t0} deposits submitted`);
   const sent = await rpcBatch<string>(
     chainUrl,
     deposits.map((d) => ({ method: 'sendTransaction', params: [d.wire, { encoding: 'base64', preflightCommitment: 'processed' }] })),
@@ -319,12 +327,16 @@ async function hushRun(chainUrl: string, rpc: Rpc, info: BenchInfo): Promise<Hus
   for (;;) {
     if (Date.now() - t0 > TIMEOUT_MS) throw new Error('timed out waiting for orders to complete');
     if (pending.length > 0) {
-      const { value } = await rpc.getSignatureStatuses(pending as Signature[]).send();
+      // Plain JSON-RPC, not kit: kit's response transform (bigint upcasting of every status) costs ~4 ms of
+      // CPU per poll of 200 statuses, every POLL_MS, on a 2-core machine shared with the very process whose
+      // overhead is being measured.
+      const value = await rawSignatureStatuses(chainUrl, pending);
       const now = Date.now();
       pending = pending.filter((sig, i) => {
         const st = value[i];
         if (st?.err) throw new Error(`deposit ${sig} failed: ${JSON.stringify(st.err)}`);
         if (!st || st.confirmationStatus === 'processed') return true;
+        if (process.env.HUSH_TRACE && visibleAt.size === 0) console.error(`[bench] ${now} first visible`);
         visibleAt.set(byTracking.get(sig)!, now);
         depositSlot.set(byTracking.get(sig)!, Number(st.slot));
         return false;

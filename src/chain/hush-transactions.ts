@@ -37,7 +37,7 @@ async function sign(shape: TxShape, instructions: Instruction[]): Promise<Signed
   const all = withComputeBudget(shape, instructions);
   // The same bytes as kit's path below, without its CPU (see fast-transaction.ts); kit's path when a key
   // is not a native one.
-  const fast = compileAndSign(shape.feePayer, all, shape.blockhash.blockhash);
+  const fast = await compileAndSign(shape.feePayer, all, shape.blockhash.blockhash);
   if (fast) return { ...fast, lastValidBlockHeight: shape.blockhash.lastValidBlockHeight };
   return signWithKit(shape, all);
 }

@@ -17,6 +17,7 @@ import {
   claimOrder,
   completePayouts,
   confirmDeposits,
+  confirmDepositsAndStartPayouts,
   finishSweep,
   getChainTx,
   insertChainTx,
@@ -420,31 +421,43 @@ export class SettlementWorker {
       const deposits = new Map(
         orders.map((o, i) => [o.id, { signature: sigs[i] ?? '', amount: confirmed.get(o.depositAccount)!.tokenAmount!.toString(), confirmedAt: now.toISOString() }]),
       );
-      const payNow = (o: PayableOrder, at: Date) => BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId && at.getTime() <= Date.now();
+      const items = orders.map((o) => ({
+        id: o.id,
+        deposit: deposits.get(o.id)!,
+        dueAt: this.drawDue(now),
+        movement: this.depositMovement(o, BigInt(deposits.get(o.id)!.amount)),
+      }));
+      const sendable = (o: PayableOrder) => BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId;
       const recorded = await this.exclusive(async () => {
-        // The plan's reads (pending outflows, then pool balances) go while the deposits are confirmed.
+        // The plan's reads (pending outflows, then pool balances) start now; the two-step path below
+        // confirms the deposits meanwhile.
         const reads = this.planReads([...new Set(orders.map((o) => o.destinationAssetId))]);
         reads.catch(() => {});
-        due = await confirmDeposits(
-          this.db,
-          this.workerId,
-          this.leaseSeconds,
-          opts.held,
-          orders.map((o) => ({
-            id: o.id,
-            deposit: deposits.get(o.id)!,
-            dueAt: this.drawDue(now),
-            movement: this.depositMovement(o, BigInt(deposits.get(o.id)!.amount)),
-          })),
-        );
+        if (this.config.payoutDelayS.max === 0) {
+          // No privacy delay: every matching deposit is paid at once, so its confirmation and its payout
+          // are one statement (the payouts planned first, mostly signed ahead at `processed`).
+          const eligible = orders.filter(sendable);
+          const txs = eligible.length > 0 ? await this.payoutTxs(eligible, await reads) : [];
+          const r = await confirmDepositsAndStartPayouts(this.db, this.workerId, this.leaseSeconds, opts.held, items, txs, SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs);
+          due = r.due;
+          for (const o of orders) {
+            const at = due.get(o.id);
+            if (!at || r.moved.has(o.id)) continue;
+            releases.set(o.id, sendable(o) && at.getTime() > Date.now() ? { id: o.id, at } : { id: o.id, delayMs: 0 });
+          }
+          // Some stopped at deposit_confirmed (a swap, a short deposit, a pool shortfall): the per-order step pays them.
+          if (due.size > r.moved.size) faultPoint('deposit-confirmed');
+          return { moved: r.moved, txs: txs.filter((t) => r.moved.has(t.orderId!)) };
+        }
+        due = await confirmDeposits(this.db, this.workerId, this.leaseSeconds, opts.held, items);
         if (due.size > 0) faultPoint('deposit-confirmed');
         const payable: PayableOrder[] = [];
         for (const o of orders) {
           const at = due.get(o.id);
           if (!at) continue;
           releases.set(o.id, { id: o.id, delayMs: 0 });
-          if (payNow(o, at)) payable.push(o);
-          else if (BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId) releases.set(o.id, { id: o.id, at });
+          if (sendable(o) && at.getTime() <= Date.now()) payable.push(o);
+          else if (sendable(o)) releases.set(o.id, { id: o.id, at });
         }
         return payable.length > 0 ? this.recordPayouts(payable, await reads) : { moved: new Set<string>(), txs: [] };
       });
@@ -499,10 +512,20 @@ export class SettlementWorker {
 
   /**
    * Plans and records (one statement, which also moves the orders to `sending` and releases them) the
-   * payouts of claimed `deposit_confirmed` orders, inside `exclusive`. A payout signed ahead (presign) is
-   * used when its pool still covers it. Returns the orders that moved and their transactions, to send.
+   * payouts of claimed `deposit_confirmed` orders, inside `exclusive`. Returns the orders that moved and
+   * their transactions, to send.
    */
   private async recordPayouts(orders: PayableOrder[], shared: PlanReads): Promise<{ moved: Set<string>; txs: PlannedTransfer[] }> {
+    const txs = await this.payoutTxs(orders, shared);
+    const moved = await startPayouts(this.db, this.workerId, txs, SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs);
+    return { moved, txs: txs.filter((t) => moved.has(t.orderId!)) };
+  }
+
+  /**
+   * The signed payouts of orders about to be paid, inside `exclusive`: the one signed ahead (presign) when
+   * its pool still covers it, else a fresh plan. An order its pools cannot cover has none.
+   */
+  private async payoutTxs(orders: PayableOrder[], shared: PlanReads): Promise<PlannedTransfer[]> {
     const txs: PlannedTransfer[] = [];
     const toPlan: PayableOrder[] = [];
     // Signing them ahead is under way: finishing it is sooner than starting over.
@@ -526,8 +549,7 @@ export class SettlementWorker {
       toPlan.map((o) => this.planTransfers(o, 'payout', o.destinationAssetId, o.recipient as Address, o.amountOut, {}, this.db, shared).catch(() => null)),
     );
     for (const p of plans) if (p) txs.push(...p);
-    const moved = await startPayouts(this.db, this.workerId, txs, SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs);
-    return { moved, txs: txs.filter((t) => moved.has(t.orderId!)) };
+    return txs;
   }
 
   /**

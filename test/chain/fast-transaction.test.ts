@@ -26,7 +26,7 @@ async function shape(): Promise<TxShape> {
 
 async function same(s: TxShape, instructions: Awaited<ReturnType<typeof payoutInstructions>>) {
   const all = withComputeBudget(s, instructions);
-  const fast = compileAndSign(s.feePayer, all, s.blockhash.blockhash);
+  const fast = await compileAndSign(s.feePayer, all, s.blockhash.blockhash);
   const kit = await signWithKit(s, all);
   assert.ok(fast, 'native keys take the fast path');
   assert.equal(fast.wire, kit.wire);

@@ -1,0 +1,139 @@
+/**
+ * confirmDepositsAndStartPayouts (the no-privacy-delay path: a deposit's confirmation and its payout in
+ * one statement), on PGlite and on PostgreSQL: what moves to `sending` and what stops at
+ * `deposit_confirmed`, and that the claim (compare-and-set under the row lock) is the same as
+ * confirmDeposits'.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { getOrderById, insertOrderWithNewKey, type NewOrder } from '../../src/store/orders-store.ts';
+import { chainTxsOfOrder, confirmDepositsAndStartPayouts, type DepositConfirmation, type NewChainTx } from '../../src/store/settlement-store.ts';
+import type { Queryable } from '../../src/store/db.ts';
+import { forEachEngine } from '../support/databases.ts';
+import { base58, createTestAccount, fakeAddress, newOrder } from '../support/store-fixtures.ts';
+
+async function place(db: Queryable, acc: string, overrides: Partial<NewOrder> = {}): Promise<{ id: string; order: NewOrder }> {
+  const order = newOrder(acc, overrides);
+  const r = await insertOrderWithNewKey(db, order, { key: `k-${order.trackingId}`, requestHash: 'h', responseStatus: 200, responseBody: {} });
+  assert.equal(r.kind, 'created');
+  return { id: (r as { id: string }).id, order };
+}
+
+function confirmation(id: string, order: NewOrder, dueAt = new Date()): DepositConfirmation {
+  const amount = order.amountIn;
+  return {
+    id,
+    deposit: { signature: base58(88), amount: amount.toString(), confirmedAt: new Date().toISOString() },
+    dueAt,
+    movement: {
+      movement: `deposit:${order.trackingId}`,
+      kind: 'deposit',
+      legs: [
+        { account: 'external:senders', assetId: order.sourceAssetId, amount: -amount },
+        { account: `deposit:${order.depositAccount}`, assetId: order.sourceAssetId, amount },
+      ],
+      orderId: id,
+    },
+  };
+}
+
+function payout(id: string, order: NewOrder, part = 0): NewChainTx {
+  return {
+    kind: 'payout',
+    orderId: id,
+    assetId: order.destinationAssetId,
+    amount: order.amountOut,
+    source: fakeAddress(),
+    destination: order.recipient,
+    signature: base58(88),
+    wire: 'AQ==',
+    lastValidBlockHeight: 500n,
+    meta: { part },
+  };
+}
+
+forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
+  it('pays what is due and has a payout; the rest stops at deposit_confirmed, held by the worker', async () => {
+    const acc = await createTestAccount(ctx.db);
+    const paid = await place(ctx.db, acc);
+    const split = await place(ctx.db, acc);
+    const noPayout = await place(ctx.db, acc);
+    const later = await place(ctx.db, acc);
+    const items = [
+      confirmation(paid.id, paid.order),
+      confirmation(split.id, split.order),
+      confirmation(noPayout.id, noPayout.order),
+      confirmation(later.id, later.order, new Date(Date.now() + 60_000)),
+    ];
+    const txs = [payout(paid.id, paid.order), payout(split.id, split.order, 0), payout(split.id, split.order, 1), payout(later.id, later.order)];
+    const r = await confirmDepositsAndStartPayouts(ctx.db, 'w1', 30, false, items, txs, 1600);
+
+    assert.deepEqual([...r.due.keys()].sort(), [paid.id, split.id, noPayout.id, later.id].sort());
+    assert.deepEqual([...r.moved].sort(), [paid.id, split.id].sort());
+    for (const { id } of [paid, split]) {
+      const o = (await getOrderById(ctx.db, id))!;
+      assert.equal(o.status, 'sending');
+      assert.deepEqual(o.history.map((h) => h.status), ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending']);
+      assert.equal(o.deposit?.amount, o.amountIn.toString());
+    }
+    assert.equal((await chainTxsOfOrder(ctx.db, paid.id, 'payout')).length, 1);
+    assert.deepEqual((await chainTxsOfOrder(ctx.db, split.id, 'payout')).map((t) => t.status), ['pending', 'pending']);
+    for (const { id } of [noPayout, later]) {
+      const o = (await getOrderById(ctx.db, id))!;
+      assert.equal(o.status, 'deposit_confirmed');
+      assert.deepEqual(o.history.map((h) => h.status), ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed']);
+      assert.deepEqual(await chainTxsOfOrder(ctx.db, id, 'payout'), [], 'nothing recorded for an order that stopped');
+    }
+    assert.ok(r.due.get(later.id)!.getTime() > Date.now(), 'the later due time is the one in force');
+    const { rows: locks } = await ctx.db.query<{ id: string | number; locked_by: string | null }>('SELECT id, locked_by FROM orders WHERE id = ANY($1::bigint[])', [
+      [paid.id, split.id, noPayout.id, later.id],
+    ]);
+    for (const l of locks) assert.equal(l.locked_by, r.moved.has(String(l.id)) ? null : 'w1', `order ${l.id}: released when paid, else held`);
+    const { rows: ledger } = await ctx.db.query<{ n: string | number }>(`SELECT count(*) AS n FROM ledger_entries WHERE order_id = ANY($1::bigint[]) AND kind = 'deposit'`, [
+      [paid.id, split.id, noPayout.id, later.id],
+    ]);
+    assert.equal(Number(ledger[0]!.n), 8, 'every confirmed deposit is on the ledger (two legs each)');
+  });
+
+  it('compare-and-set: an order another worker holds, or one already confirmed, is left alone', async () => {
+    const acc = await createTestAccount(ctx.db);
+    const held = await place(ctx.db, acc);
+    const done = await place(ctx.db, acc);
+    await ctx.db.query(`UPDATE orders SET locked_by = 'w2', locked_until = now() + interval '1 minute' WHERE id = $1`, [held.id]);
+    const first = await confirmDepositsAndStartPayouts(ctx.db, 'w1', 30, false, [confirmation(done.id, done.order)], [payout(done.id, done.order)], 1600);
+    assert.deepEqual([...first.moved], [done.id]);
+
+    const again = await confirmDepositsAndStartPayouts(
+      ctx.db,
+      'w1',
+      30,
+      false,
+      [confirmation(held.id, held.order), confirmation(done.id, done.order)],
+      [payout(held.id, held.order), payout(done.id, done.order)],
+      1600,
+    );
+    assert.equal(again.due.size, 0);
+    assert.equal(again.moved.size, 0);
+    assert.equal((await getOrderById(ctx.db, held.id))!.status, 'awaiting_deposit');
+    assert.equal((await chainTxsOfOrder(ctx.db, done.id, 'payout')).length, 1, 'paid once');
+    assert.deepEqual(await chainTxsOfOrder(ctx.db, held.id, 'payout'), []);
+  });
+
+  it('held: only orders this worker holds move', async () => {
+    const acc = await createTestAccount(ctx.db);
+    const mine = await place(ctx.db, acc);
+    const free = await place(ctx.db, acc);
+    await ctx.db.query(`UPDATE orders SET locked_by = 'w1', locked_until = now() + interval '1 minute' WHERE id = $1`, [mine.id]);
+    const r = await confirmDepositsAndStartPayouts(
+      ctx.db,
+      'w1',
+      30,
+      true,
+      [confirmation(mine.id, mine.order), confirmation(free.id, free.order)],
+      [payout(mine.id, mine.order), payout(free.id, free.order)],
+      1600,
+    );
+    assert.deepEqual([...r.moved], [mine.id]);
+    assert.equal((await getOrderById(ctx.db, free.id))!.status, 'awaiting_deposit');
+  });
+});
