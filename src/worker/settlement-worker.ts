@@ -86,6 +86,10 @@ const SETTLE_FALLBACK_SLOTS = 4;
 const PAYOUT_BATCH = 64;
 /** A payout signed ahead is dropped after this (its blockhash stays valid far longer). */
 const PRESIGN_MAX_AGE_MS = 20_000;
+/** Orders placed this recently have their payout signed before their deposit lands (see presign). */
+const PRESIGN_AHEAD_MS = 20_000;
+/** At most this many payouts signed ahead at once (memory, and signing for orders never funded). */
+const PRESIGN_AHEAD_MAX = 2_000;
 /** How often, at most, watched deposit accounts are read at `processed` to sign payouts ahead. */
 const PRESIGN_READ_EVERY_MS = 40;
 /** How often the watch tries again to confirm funded orders another step held. */
@@ -119,6 +123,7 @@ interface WatchedRow {
   amount_out: string;
   source_asset_id: string;
   destination_asset_id: string;
+  created_at: Date;
 }
 
 /** What a batch of pool choices shares: one read of pending outflows and balances, and what it took. */
@@ -412,27 +417,27 @@ export class SettlementWorker {
     const releases = new Map<string, Release>(opts.held ? orders.map((o) => [o.id, { id: o.id, delayMs: 0 }]) : []);
     let due = new Map<string, Date>();
     try {
-      const all = await (opts.signatures ?? this.view.firstSignatures(orders.map((o) => o.depositAccount)));
-      // A failed signature lookup leaves its order out of this batch (retried later) rather than
-      // recording its deposit without a signature.
-      const sigs = all.filter((sig) => sig !== undefined);
-      orders = orders.filter((_o, i) => all[i] !== undefined);
-      const now = new Date();
-      const deposits = new Map(
-        orders.map((o, i) => [o.id, { signature: sigs[i] ?? '', amount: confirmed.get(o.depositAccount)!.tokenAmount!.toString(), confirmedAt: now.toISOString() }]),
-      );
-      const items = orders.map((o) => ({
-        id: o.id,
-        deposit: deposits.get(o.id)!,
-        dueAt: this.drawDue(now),
-        movement: this.depositMovement(o, BigInt(deposits.get(o.id)!.amount)),
-      }));
-      const sendable = (o: PayableOrder) => BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId;
       const recorded = await this.exclusive(async () => {
-        // The plan's reads (pending outflows, then pool balances) start now; the two-step path below
-        // confirms the deposits meanwhile.
+        // The plan's reads (pending outflows, then pool balances) start now, beside the deposits' signature
+        // lookups; the two-step path below confirms the deposits meanwhile too.
         const reads = this.planReads([...new Set(orders.map((o) => o.destinationAssetId))]);
         reads.catch(() => {});
+        const all = await (opts.signatures ?? this.view.firstSignatures(orders.map((o) => o.depositAccount)));
+        // A failed signature lookup leaves its order out of this batch (retried later) rather than
+        // recording its deposit without a signature.
+        const sigs = all.filter((sig) => sig !== undefined);
+        orders = orders.filter((_o, i) => all[i] !== undefined);
+        const now = new Date();
+        const deposits = new Map(
+          orders.map((o, i) => [o.id, { signature: sigs[i] ?? '', amount: confirmed.get(o.depositAccount)!.tokenAmount!.toString(), confirmedAt: now.toISOString() }]),
+        );
+        const items = orders.map((o) => ({
+          id: o.id,
+          deposit: deposits.get(o.id)!,
+          dueAt: this.drawDue(now),
+          movement: this.depositMovement(o, BigInt(deposits.get(o.id)!.amount)),
+        }));
+        const sendable = (o: PayableOrder) => BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId;
         if (this.config.payoutDelayS.max === 0) {
           // No privacy delay: every matching deposit is paid at once, so its confirmation and its payout
           // are one statement (the payouts planned first, mostly signed ahead at `processed`).
@@ -553,9 +558,11 @@ export class SettlementWorker {
   }
 
   /**
-   * Signs ahead the payouts of deposits visible at `processed` (one slot before `confirmed`), so the
-   * confirmed path only records and sends them. Nothing is recorded or sent here: a payout signed ahead
-   * stays in memory, is used only after its deposit is confirmed and its pool is re-checked, and is
+   * Signs ahead the payouts of deposits visible at `processed` (one slot before `confirmed`), and of
+   * orders placed in the last PRESIGN_AHEAD_MS whose deposit has not landed yet (partners deposit right
+   * after ordering; a burst that lands just before the slot advances then has nothing left to sign), so
+   * the confirmed path only records and sends them. Nothing is recorded or sent here: a payout signed
+   * ahead stays in memory, is used only after its deposit is confirmed and its pool is re-checked, and is
    * otherwise dropped. Only without a privacy delay (with one, there is time enough at confirmation).
    */
   private async presign(rows: WatchedRow[], processed: Map<string, AccountBalance>): Promise<void> {
@@ -566,12 +573,16 @@ export class SettlementWorker {
     for (const r of rows) {
       if ((processed.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && !this.seenProcessed.has(String(r.id))) this.seenProcessed.set(String(r.id), { account: r.deposit_account, at: now });
     }
-    const todo = rows.filter(
-      (r) =>
-        !this.presigned.has(String(r.id)) &&
-        r.source_asset_id === r.destination_asset_id &&
-        (processed.get(r.deposit_account)?.tokenAmount ?? -1n) === BigInt(r.amount_in),
-    );
+    // Ahead of a deposit at most PRESIGN_AHEAD_MAX at a time: bounded work for orders never funded.
+    let room = PRESIGN_AHEAD_MAX - this.presigned.size;
+    const todo = rows.filter((r) => {
+      if (this.presigned.has(String(r.id)) || r.source_asset_id !== r.destination_asset_id) return false;
+      const landed = processed.get(r.deposit_account)?.tokenAmount ?? 0n;
+      if (landed === BigInt(r.amount_in)) return true;
+      if (landed !== 0n || now - new Date(r.created_at).getTime() > PRESIGN_AHEAD_MS || room <= 0) return false;
+      room--;
+      return true;
+    });
     if (todo.length === 0) return;
     const pending = await pendingOutflows(this.db);
     const holdings = [...new Set(todo.map((r) => r.destination_asset_id))].flatMap((a) => this.treasury.pools(a).map((p) => p.holding));
@@ -1204,7 +1215,7 @@ export class SettlementWorker {
       const [rows, knownBalances] = await Promise.all([
         this.db
           .query<WatchedRow>(
-            `SELECT id, tracking_id, deposit_account, recipient, amount_in, amount_out, source_asset_id, destination_asset_id
+            `SELECT id, tracking_id, deposit_account, recipient, amount_in, amount_out, source_asset_id, destination_asset_id, created_at
              FROM orders WHERE status IN ('awaiting_deposit', 'deposit_detected') LIMIT 10000`,
           )
           .then((r) => r.rows),
@@ -1237,7 +1248,8 @@ export class SettlementWorker {
       if (retry.length > 0) this.detach(this.confirmBatch(retry.map((u) => u.order), new Map(retry.map((u) => [u.order.depositAccount, u.balance]))));
     }
     if (this.config.payoutDelayS.max > 0 || Date.now() - this.lastPresignReadAt < PRESIGN_READ_EVERY_MS) return;
-    const open = this.watched.filter((r) => !this.presigned.has(String(r.id)) && !this.confirming.has(String(r.id)) && !this.recentlyConfirmed.has(String(r.id)));
+    // Orders signed ahead are read too until their deposit is seen (the watch confirms seen ones first).
+    const open = this.watched.filter((r) => !this.seenProcessed.has(String(r.id)) && !this.confirming.has(String(r.id)) && !this.recentlyConfirmed.has(String(r.id)));
     if (open.length === 0) return;
     this.lastPresignReadAt = Date.now();
     // Beside the watch, not in its way: signing a burst ahead takes longer than a watch tick.
