@@ -411,8 +411,10 @@ export class SettlementWorker {
   ): Promise<Set<string>> {
     if (!opts.held) orders = orders.filter((o) => !this.confirming.has(o.id));
     if (orders.length === 0) return new Set();
-    if (!opts.held) for (const o of orders) this.confirming.add(o.id);
-    const given = orders;
+    // Marked for the watch either way: a watch batch then leaves these alone instead of taking their
+    // signed-ahead payouts and signing them again for orders it cannot claim.
+    const marked = orders.filter((o) => !this.confirming.has(o.id));
+    for (const o of marked) this.confirming.add(o.id);
     // Only what this call holds is released: orders it was handed held, or those its confirmation claimed.
     const releases = new Map<string, Release>(opts.held ? orders.map((o) => [o.id, { id: o.id, delayMs: 0 }]) : []);
     let due = new Map<string, Date>();
@@ -476,7 +478,9 @@ export class SettlementWorker {
       this.log({ err: e, orders: orders.length }, 'deposit batch failed');
       for (const r of releases.values()) if (r.delayMs === 0) (r.afterError = true), delete r.delayMs;
     } finally {
-      if (!opts.held) for (const o of given) this.confirming.delete(o.id);
+      for (const o of marked) this.confirming.delete(o.id);
+      // Confirmed here: the watch's retries of orders it could not claim skip them.
+      for (const id of due.keys()) this.recentlyConfirmed.add(id);
       await releaseOrders(this.db, this.workerId, [...releases.values()]).catch((e: unknown) => this.log({ err: e }, 'order release failed'));
       if ([...releases.values()].some((r) => r.delayMs === 0 || r.afterError)) this.wake('orders');
     }
@@ -1243,6 +1247,7 @@ export class SettlementWorker {
     // Funded orders another step held when their batch was confirmed: again as soon as they are free.
     if (this.unclaimed.size > 0 && Date.now() - this.lastUnclaimedTry >= UNCLAIMED_RETRY_MS) {
       this.lastUnclaimedTry = Date.now();
+      for (const id of this.unclaimed.keys()) if (this.recentlyConfirmed.has(id)) this.unclaimed.delete(id);
       const retry = [...this.unclaimed.values()].filter((u) => !this.confirming.has(u.order.id));
       for (const u of retry) this.unclaimed.delete(u.order.id);
       if (retry.length > 0) this.detach(this.confirmBatch(retry.map((u) => u.order), new Map(retry.map((u) => [u.order.depositAccount, u.balance]))));
