@@ -108,8 +108,8 @@ export async function confirmDeposits(db: Queryable, workerId: string, leaseSeco
 
 /**
  * confirmDeposits and startPayouts in one statement, for orders paid as soon as they are confirmed (no
- * privacy delay): each order confirmed here whose payout is in `txs` and whose due time in force has come
- * moves straight to `sending` — history `deposit_detected` (if skipped), `deposit_confirmed`, `sending`;
+ * privacy delay: the due time drawn now is now, whatever the database's clock says): each order confirmed
+ * here whose payout is in `txs`, unless a due time drawn earlier is still ahead, moves straight to `sending` — history `deposit_detected` (if skipped), `deposit_confirmed`, `sending`;
  * its deposit on the ledger; its payout recorded (record-before-send) — and is released; the others stop
  * at `deposit_confirmed`, held by this worker, as with confirmDeposits. One write of each order row
  * instead of two: on PGlite the second statement was half of the time from a confirmed deposit to its
@@ -130,7 +130,7 @@ export async function confirmDepositsAndStartPayouts(
     `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[]) AS v(id, deposit, due)),
      p AS (SELECT DISTINCT order_id FROM unnest($15::bigint[]) AS p(order_id)),
      s AS (
-       SELECT o.id, o.status AS from_status, (p.order_id IS NOT NULL AND coalesce(o.payout_due_at, v.due) <= clock_timestamp()) AS pay
+       SELECT o.id, o.status AS from_status, (p.order_id IS NOT NULL AND (o.payout_due_at IS NULL OR o.payout_due_at <= clock_timestamp())) AS pay
        FROM orders o JOIN v ON v.id = o.id LEFT JOIN p ON p.order_id = o.id
        WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
          AND CASE WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END

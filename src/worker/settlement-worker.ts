@@ -5,7 +5,7 @@ import type { HushConfig } from '../config/config.ts';
 import { associatedTokenAddress } from '../chain/associated-token-address.ts';
 import { buildPayout, buildSweep, type SweepItem, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
-import type { Db, Queryable } from '../store/db.ts';
+import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
 import { purgeIdempotencyKeys } from '../store/idempotency-store.ts';
 import { getOrderById, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
 import {
@@ -185,6 +185,8 @@ export class SettlementWorker {
   private readonly confirming = new Set<string>();
   /** Payouts signed ahead, by order id: see presign. */
   private readonly presigned = new Map<string, { tx: PlannedTransfer; depositAccount: string; at: number }>();
+  /** Orders whose payout could not be signed ahead as one transaction, and when that was tried. */
+  private readonly presignFailed = new Map<string, number>();
   /** When the deposit watch last had deposits to confirm: sweeps stay out of the way of a burst. */
   private lastDepositBurstAt = 0;
   /** Serializes choosing pools and recording the transfers: see `exclusive`. */
@@ -445,7 +447,14 @@ export class SettlementWorker {
           // are one statement (the payouts planned first, mostly signed ahead at `processed`).
           const eligible = orders.filter(sendable);
           const txs = eligible.length > 0 ? await this.payoutTxs(eligible, await reads) : [];
-          const r = await confirmDepositsAndStartPayouts(this.db, this.workerId, this.leaseSeconds, opts.held, items, txs, SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs);
+          const nextRunMs = SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs;
+          const r = await confirmDepositsAndStartPayouts(this.db, this.workerId, this.leaseSeconds, opts.held, items, txs, nextRunMs).catch(async (e: unknown) => {
+            // A payout already recorded with the same bytes (same recipient, amount, pool and blockhash as
+            // another order's): confirm alone; the per-order step plans these payouts one by one.
+            if (!isUniqueViolation(e)) throw e;
+            return { due: await confirmDeposits(this.db, this.workerId, this.leaseSeconds, opts.held, items), moved: new Set<string>() };
+          });
+          for (const id of r.moved) this.presigned.delete(id);
           due = r.due;
           for (const o of orders) {
             const at = due.get(o.id);
@@ -527,38 +536,67 @@ export class SettlementWorker {
   private async recordPayouts(orders: PayableOrder[], shared: PlanReads): Promise<{ moved: Set<string>; txs: PlannedTransfer[] }> {
     const txs = await this.payoutTxs(orders, shared);
     const moved = await startPayouts(this.db, this.workerId, txs, SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs);
+    for (const id of moved) this.presigned.delete(id);
     return { moved, txs: txs.filter((t) => moved.has(t.orderId!)) };
   }
 
   /**
    * The signed payouts of orders about to be paid, inside `exclusive`: the one signed ahead (presign) when
-   * its pool still covers it, else a fresh plan. An order its pools cannot cover has none.
+   * its pool still covers it, else a fresh plan, kept like one signed ahead (a batch that cannot claim the
+   * order, because another step holds it, then signs nothing again when it retries). Either is dropped
+   * once its order moves to `sending` (the caller's part) or when it ages out. An order its pools cannot
+   * cover has none; so has an order whose payout has the very bytes of another's in the batch (same
+   * recipient, amount, pool and blockhash: one signature, so only one could land), for the per-order step.
    */
   private async payoutTxs(orders: PayableOrder[], shared: PlanReads): Promise<PlannedTransfer[]> {
-    const txs: PlannedTransfer[] = [];
+    const byOrder = new Map<string, PlannedTransfer[]>();
     const toPlan: PayableOrder[] = [];
     // Signing them ahead is under way: finishing it is sooner than starting over.
     if (this.presigning && orders.some((o) => !this.presigned.has(o.id))) await this.presigning;
     for (const o of orders) {
       const pre = this.presigned.get(o.id);
-      this.presigned.delete(o.id);
       const usable =
         pre &&
-        Date.now() - pre.at < PRESIGN_MAX_AGE_MS &&
+        Date.now() - pre.at < this.presignMaxAgeMs() &&
         pre.tx.destination === o.recipient &&
         pre.tx.amount === o.amountOut &&
         pre.tx.assetId === o.destinationAssetId &&
         this.available(this.asset(o.destinationAssetId), pre.tx.source, shared) >= pre.tx.amount;
       if (usable) {
         shared.taken.set(pre.tx.source, (shared.taken.get(pre.tx.source) ?? 0n) + pre.tx.amount);
-        txs.push(pre.tx);
-      } else toPlan.push(o);
+        byOrder.set(o.id, [pre.tx]);
+      } else {
+        this.presigned.delete(o.id);
+        toPlan.push(o);
+      }
     }
+    const now = Date.now();
     const plans = await Promise.all(
       toPlan.map((o) => this.planTransfers(o, 'payout', o.destinationAssetId, o.recipient as Address, o.amountOut, {}, this.db, shared).catch(() => null)),
     );
-    for (const p of plans) if (p) txs.push(...p);
+    toPlan.forEach((o, i) => {
+      const plan = plans[i];
+      if (!plan) return;
+      byOrder.set(o.id, plan);
+      // Kept only where presign's sweep ages them out (no privacy delay).
+      if (plan.length === 1 && this.config.payoutDelayS.max === 0) this.presigned.set(o.id, { tx: plan[0]!, depositAccount: o.depositAccount, at: now });
+    });
+    const signatures = new Set<string>();
+    const txs: PlannedTransfer[] = [];
+    for (const plan of byOrder.values()) {
+      if (plan.some((t) => signatures.has(t.signature))) continue;
+      for (const t of plan) signatures.add(t.signature);
+      txs.push(...plan);
+    }
     return txs;
+  }
+
+  /**
+   * How long a payout signed ahead is used: PRESIGN_MAX_AGE_MS, or less with short slots so that its
+   * blockhash (up to BLOCKHASH_MAX_AGE old when signed, ~150 slots of life) still has ~80 slots left.
+   */
+  private presignMaxAgeMs(): number {
+    return Math.min(PRESIGN_MAX_AGE_MS, 40 * this.config.localnetSlotMs);
   }
 
   /**
@@ -571,7 +609,8 @@ export class SettlementWorker {
    */
   private async presign(rows: WatchedRow[], processed: Map<string, AccountBalance>): Promise<void> {
     const now = Date.now();
-    for (const [id, p] of this.presigned) if (now - p.at > PRESIGN_MAX_AGE_MS) this.presigned.delete(id);
+    for (const [id, p] of this.presigned) if (now - p.at > this.presignMaxAgeMs()) this.presigned.delete(id);
+    for (const [id, at] of this.presignFailed) if (now - at > this.presignMaxAgeMs()) this.presignFailed.delete(id);
     const watching = new Set(this.watched.map((r) => String(r.id)));
     for (const id of this.seenProcessed.keys()) if (!watching.has(id)) this.seenProcessed.delete(id);
     for (const r of rows) {
@@ -579,22 +618,28 @@ export class SettlementWorker {
     }
     // Ahead of a deposit at most PRESIGN_AHEAD_MAX at a time: bounded work for orders never funded.
     let room = PRESIGN_AHEAD_MAX - this.presigned.size;
-    const todo = rows.filter((r) => {
-      if (this.presigned.has(String(r.id)) || r.source_asset_id !== r.destination_asset_id) return false;
-      const landed = processed.get(r.deposit_account)?.tokenAmount ?? 0n;
-      if (landed === BigInt(r.amount_in)) return true;
-      if (landed !== 0n || now - new Date(r.created_at).getTime() > PRESIGN_AHEAD_MS || room <= 0) return false;
-      room--;
-      return true;
-    });
+    const landed: WatchedRow[] = [];
+    const ahead: WatchedRow[] = [];
+    for (const r of rows) {
+      // A plan that failed (pools short) or split is not tried again until it would have aged out.
+      if (this.presigned.has(String(r.id)) || this.presignFailed.has(String(r.id)) || r.source_asset_id !== r.destination_asset_id) continue;
+      const amount = processed.get(r.deposit_account)?.tokenAmount ?? 0n;
+      if (amount === BigInt(r.amount_in)) landed.push(r);
+      else if (amount === 0n && now - new Date(r.created_at).getTime() <= PRESIGN_AHEAD_MS && room-- > 0) ahead.push(r);
+    }
+    // Landed deposits first: they choose their pools before orders that may never be funded.
+    const todo = [...landed, ...ahead];
     if (todo.length === 0) return;
     const pending = await pendingOutflows(this.db);
     const holdings = [...new Set(todo.map((r) => r.destination_asset_id))].flatMap((a) => this.treasury.pools(a).map((p) => p.holding));
     const shared: PlanReads = { pending, balances: await this.view.balances(holdings, 'confirmed'), taken: new Map() };
     await Promise.all(
       todo.map(async (r) => {
-        const plan = await this.planTransfers({ id: String(r.id), trackingId: r.tracking_id }, 'payout', r.destination_asset_id, r.recipient as Address, BigInt(r.amount_out), {}, this.db, shared).catch(() => null);
+        const plan = await this.planTransfers({ id: String(r.id), trackingId: r.tracking_id }, 'payout', r.destination_asset_id, r.recipient as Address, BigInt(r.amount_out), {}, this.db, shared, {
+          quiet: true,
+        }).catch(() => null);
         if (plan?.length === 1) this.presigned.set(String(r.id), { tx: plan[0]!, depositAccount: r.deposit_account, at: now });
+        else this.presignFailed.set(String(r.id), now);
       }),
     );
   }
@@ -818,6 +863,8 @@ export class SettlementWorker {
     q: Queryable = this.db,
     /** Reads shared by a batch of plans (recordPayoutBatches); each plan adds what it chose to `taken`. */
     shared?: PlanReads,
+    /** quiet: a shortfall is not alerted (signing ahead; the real attempt alerts). */
+    opts: { quiet?: boolean } = {},
   ) {
     const asset = this.asset(assetId);
     const pools = this.treasury.pools(assetId);
@@ -842,7 +889,7 @@ export class SettlementWorker {
         if (left === 0n) break;
       }
       if (left > 0n) {
-        this.log({ trackingId: o.trackingId, assetId, amount: amount.toString() }, 'ALERT: pools cannot cover a payout; will retry');
+        if (!opts.quiet) this.log({ trackingId: o.trackingId, assetId, amount: amount.toString() }, 'ALERT: pools cannot cover a payout; will retry');
         return null;
       }
     }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { getOrderById, insertOrderWithNewKey, type NewOrder } from '../../src/store/orders-store.ts';
 import { chainTxsOfOrder, confirmDepositsAndStartPayouts, type DepositConfirmation, type NewChainTx } from '../../src/store/settlement-store.ts';
-import type { Queryable } from '../../src/store/db.ts';
+import { isUniqueViolation, type Queryable } from '../../src/store/db.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { base58, createTestAccount, fakeAddress, newOrder } from '../support/store-fixtures.ts';
 
@@ -19,12 +19,12 @@ async function place(db: Queryable, acc: string, overrides: Partial<NewOrder> = 
   return { id: (r as { id: string }).id, order };
 }
 
-function confirmation(id: string, order: NewOrder, dueAt = new Date()): DepositConfirmation {
+function confirmation(id: string, order: NewOrder): DepositConfirmation {
   const amount = order.amountIn;
   return {
     id,
     deposit: { signature: base58(88), amount: amount.toString(), confirmedAt: new Date().toISOString() },
-    dueAt,
+    dueAt: new Date(),
     movement: {
       movement: `deposit:${order.trackingId}`,
       kind: 'deposit',
@@ -59,40 +59,59 @@ forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
     const split = await place(ctx.db, acc);
     const noPayout = await place(ctx.db, acc);
     const later = await place(ctx.db, acc);
+    const detected = await place(ctx.db, acc);
+    // A due time drawn earlier (the first draw wins) that is still ahead; and a deposit detected before.
+    await ctx.db.query(`UPDATE orders SET payout_due_at = now() + interval '1 minute' WHERE id = $1`, [later.id]);
+    await ctx.db.query(`UPDATE orders SET status = 'deposit_detected' WHERE id = $1`, [detected.id]);
+    await ctx.db.query(`INSERT INTO order_history (order_id, status, at) VALUES ($1, 'deposit_detected', now())`, [detected.id]);
     const items = [
       confirmation(paid.id, paid.order),
       confirmation(split.id, split.order),
       confirmation(noPayout.id, noPayout.order),
-      confirmation(later.id, later.order, new Date(Date.now() + 60_000)),
+      confirmation(later.id, later.order),
+      confirmation(detected.id, detected.order),
     ];
-    const txs = [payout(paid.id, paid.order), payout(split.id, split.order, 0), payout(split.id, split.order, 1), payout(later.id, later.order)];
+    const txs = [
+      payout(paid.id, paid.order),
+      payout(split.id, split.order, 0),
+      payout(split.id, split.order, 1),
+      payout(later.id, later.order),
+      payout(detected.id, detected.order),
+    ];
     const r = await confirmDepositsAndStartPayouts(ctx.db, 'w1', 30, false, items, txs, 1600);
 
-    assert.deepEqual([...r.due.keys()].sort(), [paid.id, split.id, noPayout.id, later.id].sort());
-    assert.deepEqual([...r.moved].sort(), [paid.id, split.id].sort());
-    for (const { id } of [paid, split]) {
+    assert.deepEqual([...r.due.keys()].sort(), [paid.id, split.id, noPayout.id, later.id, detected.id].sort());
+    assert.deepEqual([...r.moved].sort(), [paid.id, split.id, detected.id].sort());
+    for (const { id } of [paid, split, detected]) {
       const o = (await getOrderById(ctx.db, id))!;
       assert.equal(o.status, 'sending');
-      assert.deepEqual(o.history.map((h) => h.status), ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending']);
+      assert.deepEqual(o.history.map((h) => h.status), ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending'], 'deposit_detected once');
       assert.equal(o.deposit?.amount, o.amountIn.toString());
     }
+    const { rows: moved } = await ctx.db.query<{ locked_until: Date | null; attempts: number; next_run_at: Date }>(
+      'SELECT locked_until, attempts, next_run_at FROM orders WHERE id = ANY($1::bigint[])',
+      [[...r.moved]],
+    );
+    for (const m of moved) assert.ok(m.locked_until === null && m.attempts === 0 && new Date(m.next_run_at).getTime() > Date.now() - 5_000, 'released, looked at again soon');
     assert.equal((await chainTxsOfOrder(ctx.db, paid.id, 'payout')).length, 1);
     assert.deepEqual((await chainTxsOfOrder(ctx.db, split.id, 'payout')).map((t) => t.status), ['pending', 'pending']);
     for (const { id } of [noPayout, later]) {
+      const { rows: lease } = await ctx.db.query<{ locked_until: Date | null }>('SELECT locked_until FROM orders WHERE id = $1', [id]);
+      assert.ok(lease[0]!.locked_until && new Date(lease[0]!.locked_until).getTime() > Date.now(), 'held under a lease');
       const o = (await getOrderById(ctx.db, id))!;
       assert.equal(o.status, 'deposit_confirmed');
       assert.deepEqual(o.history.map((h) => h.status), ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed']);
       assert.deepEqual(await chainTxsOfOrder(ctx.db, id, 'payout'), [], 'nothing recorded for an order that stopped');
     }
-    assert.ok(r.due.get(later.id)!.getTime() > Date.now(), 'the later due time is the one in force');
+    assert.ok(r.due.get(later.id)!.getTime() > Date.now() + 30_000, 'the due time drawn earlier stays in force');
     const { rows: locks } = await ctx.db.query<{ id: string | number; locked_by: string | null }>('SELECT id, locked_by FROM orders WHERE id = ANY($1::bigint[])', [
-      [paid.id, split.id, noPayout.id, later.id],
+      [paid.id, split.id, noPayout.id, later.id, detected.id],
     ]);
     for (const l of locks) assert.equal(l.locked_by, r.moved.has(String(l.id)) ? null : 'w1', `order ${l.id}: released when paid, else held`);
     const { rows: ledger } = await ctx.db.query<{ n: string | number }>(`SELECT count(*) AS n FROM ledger_entries WHERE order_id = ANY($1::bigint[]) AND kind = 'deposit'`, [
-      [paid.id, split.id, noPayout.id, later.id],
+      [paid.id, split.id, noPayout.id, later.id, detected.id],
     ]);
-    assert.equal(Number(ledger[0]!.n), 8, 'every confirmed deposit is on the ledger (two legs each)');
+    assert.equal(Number(ledger[0]!.n), 10, 'every confirmed deposit is on the ledger (two legs each)');
   });
 
   it('compare-and-set: an order another worker holds, or one already confirmed, is left alone', async () => {
@@ -135,5 +154,22 @@ forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
     );
     assert.deepEqual([...r.moved], [mine.id]);
     assert.equal((await getOrderById(ctx.db, free.id))!.status, 'awaiting_deposit');
+  });
+
+  it('all or nothing: a payout whose bytes are already recorded fails the statement, and nothing is confirmed', async () => {
+    const acc = await createTestAccount(ctx.db);
+    const first = await place(ctx.db, acc);
+    const twin = await place(ctx.db, acc);
+    const tx = payout(first.id, first.order);
+    assert.deepEqual([...(await confirmDepositsAndStartPayouts(ctx.db, 'w1', 30, false, [confirmation(first.id, first.order)], [tx], 1600)).moved], [first.id]);
+    // The same signature for another order (same recipient, amount, pool and blockhash): the worker then
+    // confirms alone and leaves the payout to the per-order step.
+    await assert.rejects(
+      confirmDepositsAndStartPayouts(ctx.db, 'w1', 30, false, [confirmation(twin.id, twin.order)], [{ ...tx, orderId: twin.id }], 1600),
+      (e) => isUniqueViolation(e),
+    );
+    const o = (await getOrderById(ctx.db, twin.id))!;
+    assert.equal(o.status, 'awaiting_deposit');
+    assert.equal(o.deposit, null);
   });
 });
