@@ -1,0 +1,68 @@
+/**
+ * SPEC §7: with REDIS_URL set, rate limits are shared across processes. Two Hush API instances, each with
+ * its own store holding the same partner key, point at the local Redis (HUSH_TEST_REDIS_URL, default
+ * redis://127.0.0.1:6379): one key's budget is spent across both. Skipped, with the reason, when Redis is
+ * not reachable.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { generateApiKey } from '../../src/services/api-keys.ts';
+import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
+import { base58, expectError, HushClient, registerSecret, secretOf, startTestHush, type TestHush } from '../support/hush-server.ts';
+
+const REDIS_URL = process.env.HUSH_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+
+async function probeRedis(): Promise<string | undefined> {
+  const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 1000, retryStrategy: () => null });
+  r.on('error', () => {});
+  try {
+    await r.connect();
+    await r.ping();
+    return undefined;
+  } catch (e) {
+    return `Redis not reachable at ${REDIS_URL} (${(e as Error).message})`;
+  } finally {
+    r.disconnect();
+  }
+}
+const skip = await probeRedis();
+if (skip) console.log(`# skipping shared rate limits: ${skip}`);
+
+describe('rate limits shared through Redis (REDIS_URL)', { skip }, () => {
+  const env = { REDIS_URL, HUSH_RATE_LIMITS: 'quote=2,order=2,status=2,tokens=2' };
+  let a: TestHush;
+  let b: TestHush;
+  let clients: [HushClient, HushClient];
+
+  before(async () => {
+    [a, b] = await Promise.all([startTestHush({ env }), startTestHush({ env })]);
+    // One partner key, known to both instances' stores (as with one shared PostgreSQL).
+    const key = generateApiKey();
+    registerSecret(secretOf(key.apiKey));
+    const accountId = `acc_${base58(16)}`;
+    for (const t of [a, b]) {
+      await insertAccount(t.db, { id: accountId, name: `shared-rl-${accountId}`, feeCapBps: 100 });
+      await updateAccount(t.db, accountId, { rateLimits: null });
+      await insertApiKey(t.db, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: null });
+    }
+    clients = [new HushClient(a.url, key.apiKey), new HushClient(b.url, key.apiKey)];
+  });
+
+  after(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+  });
+
+  test('one budget for a key across two processes: 4 per window in total, then 429 on either', async () => {
+    const remaining: (string | null)[] = [];
+    for (const client of [clients[0], clients[1], clients[0], clients[1]]) {
+      const r = await client.tokens();
+      assert.equal(r.status, 200, r.text.slice(0, 200));
+      assert.equal(r.headers.get('ratelimit-limit'), '4');
+      remaining.push(r.headers.get('ratelimit-remaining'));
+    }
+    assert.deepEqual(remaining, ['3', '2', '1', '0'], 'each instance sees the count the other one advanced');
+    expectError(await clients[0].tokens(), 429, 'RATE_LIMITED');
+    expectError(await clients[1].tokens(), 429, 'RATE_LIMITED');
+  });
+});
