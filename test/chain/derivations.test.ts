@@ -14,8 +14,10 @@ import {
   createNoopSigner,
   createTransactionMessage,
   generateKeyPairSigner,
+  getAddressDecoder,
   getAddressEncoder,
   getBase64EncodedWireTransaction,
+  isOffCurveAddress,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -62,6 +64,28 @@ describe('address derivations', () => {
       const [pda] = findProgramAddress([randomBytes(16)], TOKEN_PROGRAMS[0]!);
       assert.equal(isOnCurve(new Uint8Array(enc.encode(pda))), false);
     }
+  });
+
+  it('isOnCurve agrees with kit on random bytes and on the edge encodings (y = ±1, y = 0, sign bits, y ≥ p)', () => {
+    const dec = getAddressDecoder();
+    const edge = (y: bigint, sign: boolean) => {
+      const b = new Uint8Array(32);
+      for (let i = 0; i < 32; i++) b[i] = Number((y >> BigInt(8 * i)) & 0xffn);
+      if (sign) b[31]! |= 0x80;
+      return b;
+    };
+    const p = 2n ** 255n - 19n;
+    const cases = [
+      ...[0n, 1n, p - 1n, 2n, p, p + 1n, 2n ** 255n - 1n].flatMap((y) => [edge(y, false), edge(y, true)]),
+      ...Array.from({ length: 2000 }, () => new Uint8Array(randomBytes(32))),
+    ];
+    let onCurve = 0;
+    for (const b of cases) {
+      const want = !isOffCurveAddress(dec.decode(b));
+      assert.equal(isOnCurve(b), want, Buffer.from(b).toString('hex'));
+      if (want) onCurve++;
+    }
+    assert.ok(onCurve > 500 && onCurve < cases.length - 500, 'both answers are exercised');
   });
 });
 
