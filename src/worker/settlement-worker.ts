@@ -409,7 +409,8 @@ export class SettlementWorker {
     orders: PayableOrder[],
     confirmed: Map<string, AccountBalance>,
     /** held: the caller claimed the orders; else they are claimed by the confirmation, if nobody holds them. */
-    opts: { held: boolean; signatures?: Promise<(string | null | undefined)[]> },
+    /** signatures: looked up ahead, by deposit account (undefined: the lookup failed for that one). */
+    opts: { held: boolean; signatures?: Promise<Map<string, string | null | undefined>> },
   ): Promise<Set<string>> {
     if (!opts.held) orders = orders.filter((o) => !this.confirming.has(o.id));
     if (orders.length === 0) return new Set();
@@ -426,7 +427,9 @@ export class SettlementWorker {
         // lookups; the two-step path below confirms the deposits meanwhile too.
         const reads = this.planReads([...new Set(orders.map((o) => o.destinationAssetId))]);
         reads.catch(() => {});
-        const all = await (opts.signatures ?? this.view.firstSignatures(orders.map((o) => o.depositAccount)));
+        // By account, not position: `orders` may have lost some (confirming elsewhere) since the lookup began.
+        const ahead = opts.signatures ? await opts.signatures.catch(() => new Map<string, string | null | undefined>()) : null;
+        const all = ahead ? orders.map((o) => ahead.get(o.depositAccount)) : await this.view.firstSignatures(orders.map((o) => o.depositAccount));
         // A failed signature lookup leaves its order out of this batch (retried later) rather than
         // recording its deposit without a signature.
         const sigs = all.filter((sig) => sig !== undefined);
@@ -1248,17 +1251,14 @@ export class SettlementWorker {
       const seen = [...this.seenProcessed.keys()].flatMap((id) => (byId.has(id) && !this.confirming.has(id) && !this.recentlyConfirmed.has(id) ? [byId.get(id)!] : []));
       if (seen.length > 0) {
         const accounts = seen.map((r) => r.deposit_account);
-        const signatures = this.view.firstSignatures(accounts);
-        signatures.catch(() => {});
+        const signatures = this.signaturesByAccount(accounts);
         // A failed read here only loses the head start: the full read below still covers them.
         const early = await this.view.balances(accounts, 'confirmed').catch(() => new Map<string, AccountBalance>());
         const funded = seen.filter((r) => (early.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n);
         if (funded.length > 0) {
           this.lastDepositBurstAt = Date.now();
-          const at = new Map(accounts.map((a, i) => [a, i]));
-          const sigs = signatures.then((all) => funded.map((r) => all[at.get(r.deposit_account)!]));
           // (confirmAndPay marks them `confirming` before this returns: the read below skips them.)
-          this.detach(this.confirmBatch(funded.map(watchedOrder), early, sigs));
+          this.detach(this.confirmBatch(funded.map(watchedOrder), early, signatures));
         }
       }
       // The accounts watched so far are read while the list is refreshed; new ones are read after.
@@ -1286,8 +1286,9 @@ export class SettlementWorker {
         const fundedIds = new Set(funded.map((r) => String(r.id)));
         this.watched = rows.filter((r) => !fundedIds.has(String(r.id)));
         // Not awaited: the watch keeps looking while this batch is confirmed (which claims it), recorded
-        // and sent; orders another step holds are left to it.
-        this.detach(this.confirmBatch(funded.map(watchedOrder), balances));
+        // and sent; orders another step holds are left to it. Their signatures are looked up from now,
+        // while the batch may still wait for the planning lock.
+        this.detach(this.confirmBatch(funded.map(watchedOrder), balances, this.signaturesByAccount(funded.map((r) => r.deposit_account))));
       }
       return;
     }
@@ -1328,7 +1329,15 @@ export class SettlementWorker {
   }
 
   /** The deposit watch's confirmAndPay: orders it could not claim are tried again (see depositWatchTick). */
-  private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, signatures?: Promise<(string | null | undefined)[]>): Promise<void> {
+  /** The first deposit signature of each account (one JSON-RPC batch), by account; never rejects. */
+  private signaturesByAccount(accounts: string[]): Promise<Map<string, string | null | undefined>> {
+    return this.view.firstSignatures(accounts).then(
+      (all) => new Map(accounts.map((a, i) => [a, all[i]])),
+      () => new Map(),
+    );
+  }
+
+  private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, signatures?: Promise<Map<string, string | null | undefined>>): Promise<void> {
     const moved = await this.confirmAndPay(orders, balances, { held: false, signatures });
     for (const id of moved) this.recentlyConfirmed.add(id);
     for (const o of orders) if (!moved.has(o.id) && !this.recentlyConfirmed.has(o.id)) this.unclaimed.set(o.id, { order: o, balance: balances.get(o.depositAccount)! });
