@@ -109,8 +109,9 @@ export async function confirmDeposits(db: Queryable, workerId: string, leaseSeco
 /**
  * confirmDeposits and startPayouts in one statement, for orders paid as soon as they are confirmed (no
  * privacy delay: the due time drawn now is now, whatever the database's clock says): each order confirmed
- * here whose payout is in `txs`, unless a due time drawn earlier is still ahead, moves straight to `sending` — history `deposit_detected` (if skipped), `deposit_confirmed`, `sending`;
- * its deposit on the ledger; its payout recorded (record-before-send) — and is released; the others stop
+ * here whose payout is in `txs`, unless a due time drawn earlier is still ahead, moves straight to
+ * `sending` — history `deposit_detected` (if skipped), `deposit_confirmed`, `sending`; its deposit on
+ * the ledger; its payout recorded (record-before-send) — and is released; the others stop
  * at `deposit_confirmed`, held by this worker, as with confirmDeposits. One write of each order row
  * instead of two: on PGlite the second statement was half of the time from a confirmed deposit to its
  * payout. Returns the due time in force of every order confirmed, and which of them moved to `sending`.
@@ -149,12 +150,7 @@ export async function confirmDepositsAndStartPayouts(
        SELECT u.id, t.status, u.updated_at FROM u CROSS JOIN (VALUES (1, 'deposit_detected'), (2, 'deposit_confirmed'), (3, 'sending')) AS t(n, status)
        WHERE t.n = 2 OR (t.n = 1 AND u.from_status = 'awaiting_deposit') OR (t.n = 3 AND u.pay) ORDER BY u.id, t.n),
      l AS (${LEDGER_INSERT_FROM_PARAMS(8)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING),
-     c AS (
-       INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status, meta, created_at, updated_at)
-       SELECT t.kind, t.order_id, t.asset_id, t.amount, t.source, t.destination, t.signature, t.wire, t.lvbh, 'pending', t.meta, clock_timestamp(), clock_timestamp()
-       FROM unnest($14::text[], $15::bigint[], $16::text[], $17::numeric[], $18::text[], $19::text[], $20::text[], $21::text[], $22::bigint[], $23::jsonb[])
-         AS t(kind, order_id, asset_id, amount, source, destination, signature, wire, lvbh, meta)
-       WHERE t.order_id IN (SELECT id FROM u WHERE pay))
+     c AS (${CHAIN_TX_INSERT_FROM_PARAMS(14)} WHERE t.order_id IN (SELECT id FROM u WHERE pay))
      SELECT u.id, u.payout_due_at, u.pay, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
     [
       items.map((i) => i.id),
@@ -190,12 +186,7 @@ export async function startPayouts(db: Queryable, workerId: string, txs: NewChai
        WHERE id = ANY($1::bigint[]) AND status = 'deposit_confirmed' AND locked_by = $2
        RETURNING id, updated_at, tracking_id),
      h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'sending', updated_at FROM u),
-     c AS (
-       INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status, meta, created_at, updated_at)
-       SELECT t.kind, t.order_id, t.asset_id, t.amount, t.source, t.destination, t.signature, t.wire, t.lvbh, 'pending', t.meta, clock_timestamp(), clock_timestamp()
-       FROM unnest($4::text[], $5::bigint[], $6::text[], $7::numeric[], $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::jsonb[])
-         AS t(kind, order_id, asset_id, amount, source, destination, signature, wire, lvbh, meta)
-       WHERE t.order_id IN (SELECT id FROM u))
+     c AS (${CHAIN_TX_INSERT_FROM_PARAMS(4)} WHERE t.order_id IN (SELECT id FROM u))
      SELECT u.id, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
     [orderIds, workerId, nextRunMs, ...chainTxParams(txs)],
   );
@@ -480,6 +471,13 @@ const LEDGER_INSERT_FROM_PARAMS = (n: number) =>
    SELECT x.movement, x.kind, x.account, x.asset_id, x.amount, x.order_id
    FROM unnest($${n}::text[], $${n + 1}::text[], $${n + 2}::text[], $${n + 3}::text[], $${n + 4}::numeric[], $${n + 5}::bigint[])
      AS x(movement, kind, account, asset_id, amount, order_id)`;
+
+/** Pending chain_txs rows from the ten arrays of chainTxParams at $n…$n+9, `created_at` as each is written. */
+const CHAIN_TX_INSERT_FROM_PARAMS = (n: number) =>
+  `INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status, meta, created_at, updated_at)
+   SELECT t.kind, t.order_id, t.asset_id, t.amount, t.source, t.destination, t.signature, t.wire, t.lvbh, 'pending', t.meta, clock_timestamp(), clock_timestamp()
+   FROM unnest($${n}::text[], $${n + 1}::bigint[], $${n + 2}::text[], $${n + 3}::numeric[], $${n + 4}::text[], $${n + 5}::text[], $${n + 6}::text[], $${n + 7}::text[], $${n + 8}::bigint[], $${n + 9}::jsonb[])
+     AS t(kind, order_id, asset_id, amount, source, destination, signature, wire, lvbh, meta)`;
 
 /** The ten arrays of chain_txs rows that startPayouts and confirmDepositsAndStartPayouts unnest. */
 const chainTxParams = (txs: NewChainTx[]) => [

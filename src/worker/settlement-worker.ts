@@ -408,8 +408,10 @@ export class SettlementWorker {
   private async confirmAndPay(
     orders: PayableOrder[],
     confirmed: Map<string, AccountBalance>,
-    /** held: the caller claimed the orders; else they are claimed by the confirmation, if nobody holds them. */
-    /** signatures: looked up ahead, by deposit account (undefined: the lookup failed for that one). */
+    /**
+     * held: the caller claimed the orders; else they are claimed by the confirmation, if nobody holds them.
+     * signatures: looked up ahead, by deposit account (undefined: the lookup failed for that one).
+     */
     opts: { held: boolean; signatures?: Promise<Map<string, string | null | undefined>> },
   ): Promise<Set<string>> {
     if (!opts.held) orders = orders.filter((o) => !this.confirming.has(o.id));
@@ -428,7 +430,7 @@ export class SettlementWorker {
         const reads = this.planReads([...new Set(orders.map((o) => o.destinationAssetId))]);
         reads.catch(() => {});
         // By account, not position: `orders` may have lost some (confirming elsewhere) since the lookup began.
-        const ahead = opts.signatures ? await opts.signatures.catch(() => new Map<string, string | null | undefined>()) : null;
+        const ahead = opts.signatures ? await opts.signatures : null;
         const all = ahead ? orders.map((o) => ahead.get(o.depositAccount)) : await this.view.firstSignatures(orders.map((o) => o.depositAccount));
         // A failed signature lookup leaves its order out of this batch (retried later) rather than
         // recording its deposit without a signature.
@@ -1328,7 +1330,6 @@ export class SettlementWorker {
     return [...this.seenProcessed.entries()].filter(([, v]) => v.at >= since).map(([id]) => id);
   }
 
-  /** The deposit watch's confirmAndPay: orders it could not claim are tried again (see depositWatchTick). */
   /** The first deposit signature of each account (one JSON-RPC batch), by account; never rejects. */
   private signaturesByAccount(accounts: string[]): Promise<Map<string, string | null | undefined>> {
     return this.view.firstSignatures(accounts).then(
@@ -1337,9 +1338,12 @@ export class SettlementWorker {
     );
   }
 
+  /**
+   * The deposit watch's confirmAndPay (which marks what it confirmed recently confirmed): orders it could
+   * not claim are tried again (see depositWatchTick).
+   */
   private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, signatures?: Promise<Map<string, string | null | undefined>>): Promise<void> {
     const moved = await this.confirmAndPay(orders, balances, { held: false, signatures });
-    for (const id of moved) this.recentlyConfirmed.add(id);
     for (const o of orders) if (!moved.has(o.id) && !this.recentlyConfirmed.has(o.id)) this.unclaimed.set(o.id, { order: o, balance: balances.get(o.depositAccount)! });
   }
 

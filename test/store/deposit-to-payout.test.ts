@@ -52,6 +52,13 @@ function payout(id: string, order: NewOrder, part = 0): NewChainTx {
   };
 }
 
+type Placed = Awaited<ReturnType<typeof place>>;
+
+/** Confirms the deposits of `placed`, each with its one payout, as worker w1 (`held`: w1 claimed them). */
+function confirmAndPay(db: Queryable, held: boolean, placed: Placed[]) {
+  return confirmDepositsAndStartPayouts(db, 'w1', 30, held, placed.map((p) => confirmation(p.id, p.order)), placed.map((p) => payout(p.id, p.order)), 1600);
+}
+
 forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
   it('pays what is due and has a payout; the rest stops at deposit_confirmed, held by the worker', async () => {
     const acc = await createTestAccount(ctx.db);
@@ -119,18 +126,10 @@ forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
     const held = await place(ctx.db, acc);
     const done = await place(ctx.db, acc);
     await ctx.db.query(`UPDATE orders SET locked_by = 'w2', locked_until = now() + interval '1 minute' WHERE id = $1`, [held.id]);
-    const first = await confirmDepositsAndStartPayouts(ctx.db, 'w1', 30, false, [confirmation(done.id, done.order)], [payout(done.id, done.order)], 1600);
+    const first = await confirmAndPay(ctx.db, false, [done]);
     assert.deepEqual([...first.moved], [done.id]);
 
-    const again = await confirmDepositsAndStartPayouts(
-      ctx.db,
-      'w1',
-      30,
-      false,
-      [confirmation(held.id, held.order), confirmation(done.id, done.order)],
-      [payout(held.id, held.order), payout(done.id, done.order)],
-      1600,
-    );
+    const again = await confirmAndPay(ctx.db, false, [held, done]);
     assert.equal(again.due.size, 0);
     assert.equal(again.moved.size, 0);
     assert.equal((await getOrderById(ctx.db, held.id))!.status, 'awaiting_deposit');
@@ -143,15 +142,7 @@ forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
     const mine = await place(ctx.db, acc);
     const free = await place(ctx.db, acc);
     await ctx.db.query(`UPDATE orders SET locked_by = 'w1', locked_until = now() + interval '1 minute' WHERE id = $1`, [mine.id]);
-    const r = await confirmDepositsAndStartPayouts(
-      ctx.db,
-      'w1',
-      30,
-      true,
-      [confirmation(mine.id, mine.order), confirmation(free.id, free.order)],
-      [payout(mine.id, mine.order), payout(free.id, free.order)],
-      1600,
-    );
+    const r = await confirmAndPay(ctx.db, true, [mine, free]);
     assert.deepEqual([...r.moved], [mine.id]);
     assert.equal((await getOrderById(ctx.db, free.id))!.status, 'awaiting_deposit');
   });
@@ -160,12 +151,12 @@ forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
     const acc = await createTestAccount(ctx.db);
     const first = await place(ctx.db, acc);
     const twin = await place(ctx.db, acc);
-    const tx = payout(first.id, first.order);
-    assert.deepEqual([...(await confirmDepositsAndStartPayouts(ctx.db, 'w1', 30, false, [confirmation(first.id, first.order)], [tx], 1600)).moved], [first.id]);
+    assert.deepEqual([...(await confirmAndPay(ctx.db, false, [first])).moved], [first.id]);
+    const tx = (await chainTxsOfOrder(ctx.db, first.id, 'payout'))[0]!;
     // The same signature for another order (same recipient, amount, pool and blockhash): the worker then
     // confirms alone and leaves the payout to the per-order step.
     await assert.rejects(
-      confirmDepositsAndStartPayouts(ctx.db, 'w1', 30, false, [confirmation(twin.id, twin.order)], [{ ...tx, orderId: twin.id }], 1600),
+      confirmDepositsAndStartPayouts(ctx.db, 'w1', 30, false, [confirmation(twin.id, twin.order)], [{ ...payout(twin.id, twin.order), signature: tx.signature }], 1600),
       (e) => isUniqueViolation(e),
     );
     const o = (await getOrderById(ctx.db, twin.id))!;
