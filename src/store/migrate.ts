@@ -19,9 +19,11 @@ export function migrationFiles(): { version: number; name: string; sql: string }
  * transaction-scoped advisory lock, so concurrent starts serialize and apply every migration once.
  */
 export async function migrate(db: Db): Promise<number[]> {
-  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`).catch(async (e) => {
-    // Two processes racing on CREATE TABLE IF NOT EXISTS can collide on the catalog; the table exists then.
-    if ((e as { code?: string }).code !== '23505') throw e;
+  // Under the lock too: concurrent CREATE TABLE IF NOT EXISTS can collide in the catalog (23505, or 42710
+  // on the table's row type).
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
   });
   const applied: number[] = [];
   for (const m of migrationFiles()) {
