@@ -4,7 +4,7 @@
  *   quote           vs the bare GET (throughput) and a POST echo with the quote's schemas (p99)
  *   swap quote      (usdc→sol, same connections) vs the send quote (usdc→usdc): target ≥ 0.80 of its throughput
  *   order creation  vs a raw insert loop on the same database engine (PGlite, and PostgreSQL if reachable)
- * plus the share of blockhash life left in handed-out transactions.
+ * plus the share of blockhash life left in handed-out transactions, and the server's CPU per request.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -47,7 +47,6 @@ async function withCpu<T extends { requests: number }>(pid: number | undefined, 
   return before === null || after === null || r.requests === 0 ? r : { ...r, cpuUs: ((after - before) * 1000) / r.requests };
 }
 
-
 function waitLine(child: ChildProcess, match: (line: string) => boolean): Promise<string> {
   return new Promise((resolve, reject) => {
     let buf = '';
@@ -71,7 +70,7 @@ async function stop(child: ChildProcess) {
   await new Promise((r) => child.once('exit', r));
 }
 
-async function load(opts: autocannon.Options, pid?: number): Promise<Run> {
+async function load(pid: number | undefined, opts: autocannon.Options): Promise<Run> {
   return withCpu(pid, async () => {
     const r = await autocannon({ connections: 50, duration: SECONDS, ...opts });
     return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts, requests: r.requests.total };
@@ -126,15 +125,16 @@ async function benchEngine(engine: 'pglite' | 'postgres', chainUrl: string): Pro
     for (let i = 0; i < 200; i++) await quote();
     for (let i = 0; i < 200; i++) await quoteWith(swapQuoteBody);
 
-    const bare = await load({ url: `${info.baselineUrl}/bare` }, server.pid);
-    const echo = await load({ url: `${info.baselineUrl}/echo`, method: 'POST', headers: { 'content-type': 'application/json' }, body: quoteBody }, server.pid);
-    const tokens = await load({ url: `${info.hushUrl}/transfer/v1/tokens`, headers: auth }, server.pid);
-    const quotes = await load({ url: `${info.hushUrl}/transfer/v1/quote`, method: 'POST', headers: auth, body: quoteBody }, server.pid);
-    const swapQuotes = await load({ url: `${info.hushUrl}/transfer/v1/quote`, method: 'POST', headers: auth, body: swapQuoteBody }, server.pid);
+    const measure = (opts: autocannon.Options) => load(server.pid, opts);
+    const bare = await measure({ url: `${info.baselineUrl}/bare` });
+    const echo = await measure({ url: `${info.baselineUrl}/echo`, method: 'POST', headers: { 'content-type': 'application/json' }, body: quoteBody });
+    const tokens = await measure({ url: `${info.hushUrl}/transfer/v1/tokens`, headers: auth });
+    const quotes = await measure({ url: `${info.hushUrl}/transfer/v1/quote`, method: 'POST', headers: auth, body: quoteBody });
+    const swapQuotes = await measure({ url: `${info.hushUrl}/transfer/v1/quote`, method: 'POST', headers: auth, body: swapQuoteBody });
 
     const firstOrder = await fetch(`${info.hushUrl}/transfer/v1/order`, { method: 'POST', headers: auth, body: JSON.stringify({ quote: await quote(), senderAddress: info.sender, recipientAddress: info.recipient }) });
     const trackingId = ((await firstOrder.json()) as { order: { trackingId: string } }).order.trackingId;
-    const status = await load({ url: `${info.hushUrl}/transfer/v1/status/${trackingId}`, headers: auth }, server.pid);
+    const status = await measure({ url: `${info.hushUrl}/transfer/v1/status/${trackingId}`, headers: auth });
 
     // Orders: one fresh quote per order (a quote backs at most one order), 100 connections, after a
     // warm-up of ORDERS_WARMUP orders (JIT, pools of deposit identities), as the other routes had theirs.
