@@ -81,10 +81,6 @@ export class OrderService {
     for (const [f, got, want] of checks) {
       if (got !== want) throw new HushError('QUOTE_MISMATCH', `${f} differs from the quote request`, { field: f });
     }
-    if (Date.parse(opened.quote.expiresAt) <= Date.now()) throw new HushError('QUOTE_EXPIRED', 'The quote has expired; request a new one', { expiresAt: opened.quote.expiresAt });
-    if (terms.feeRecipientAddress && !account.feeRecipients.includes(terms.feeRecipientAddress)) {
-      throw new HushError('FEE_RECIPIENT_NOT_REGISTERED', 'feeRecipientAddress is no longer registered to this account', { feeRecipientAddress: terms.feeRecipientAddress });
-    }
     return opened;
   }
 
@@ -92,7 +88,9 @@ export class OrderService {
     const opened = this.verifyQuote(account, req);
     const key = idempotencyKey ?? `quote:${quoteKey(opened.quote.quoteId)}`;
     const requestHash = createHash('sha256')
-      .update(JSON.stringify([req.quote, req.senderAddress, req.recipientAddress, req.feeBps ?? 0, req.feeRecipientAddress ?? null]))
+      // The quote as issued, in its canonical field order: verifyQuote found the one sent equal to it, and
+      // a retry that sends it back with its keys in another order (e.g. from a JSONB column) is the same request.
+      .update(JSON.stringify([opened.quote, req.senderAddress, req.recipientAddress, req.feeBps ?? 0, req.feeRecipientAddress ?? null]))
       .digest('base64url');
     // Common case, one statement: build the order, then record the new key and the order together. If the
     // build fails or the key exists, the claim-first path below answers as the key's record says (a replay
@@ -132,6 +130,13 @@ export class OrderService {
   /** Everything an order is before it is stored: its row and the response that creates it. */
   private async prepare(account: AccountRecord, opened: OpenedQuote) {
     const q = opened.quote;
+    // Checks of what may have changed since the quote, here rather than in verifyQuote: a retry of an order
+    // already created replays it (records live ≥ 24 h) even once its quote has expired.
+    if (Date.parse(q.expiresAt) <= Date.now()) throw new HushError('QUOTE_EXPIRED', 'The quote has expired; request a new one', { expiresAt: q.expiresAt });
+    const feeRecipient = opened.request.feeRecipientAddress;
+    if (feeRecipient && !account.feeRecipients.includes(feeRecipient)) {
+      throw new HushError('FEE_RECIPIENT_NOT_REGISTERED', 'feeRecipientAddress is no longer registered to this account', { feeRecipientAddress: feeRecipient });
+    }
     const source = this.config.assets.get(q.sourceAssetId);
     if (!source) throw new HushError('UNSUPPORTED_ASSET', `Asset "${q.sourceAssetId}" is no longer supported`, { field: 'sourceAssetId', assetId: q.sourceAssetId });
     // Order-time re-check: the pools must still cover this order. Check and take

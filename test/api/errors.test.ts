@@ -469,6 +469,25 @@ describe('order-time re-checks', () => {
     expectError(await a.client.quote(req), 403, 'FEE_RECIPIENT_NOT_REGISTERED');
   });
 
+  test('an order created before its fee recipient was unregistered still replays on retry (with and without a key)', async () => {
+    const a = await t.createAccount({ feeRecipients: 1 });
+    const fr = a.feeRecipients[0]!;
+    const firsts: { req: ReturnType<typeof quoteReq>; quote: unknown; key: string | undefined; body: unknown }[] = [];
+    for (const key of ['fee-recipient-retry', undefined]) {
+      const req = quoteReq({ feeBps: 25, feeRecipientAddress: fr });
+      const quote = expectOk(await a.client.quote(req)).quote;
+      firsts.push({ req, quote, key, body: expectOk(await a.client.order(orderRequest(quote, req), key)) });
+    }
+    const admin = new HushClient(t.url, t.adminToken!);
+    expectOk(await admin.request('DELETE', `/admin/v1/accounts/${a.id}/fee-recipients/${fr}`));
+    for (const f of firsts) {
+      const again = await a.client.order(orderRequest(f.quote, f.req), f.key);
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(again.body, f.body);
+    }
+  });
+
   test('INSUFFICIENT_LIQUIDITY (503 + Retry-After) when the pools can no longer cover a quoted amountOut; quotes then shrink', async () => {
     const sol = async () => expectOk(await acct.client.tokens()).tokens.find((x: any) => x.assetId === 'sol') as { max: string };
     const tokens = expectOk(await acct.client.tokens()).tokens as { assetId: string; max: string }[];

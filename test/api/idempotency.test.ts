@@ -103,6 +103,23 @@ for (const engine of ['pglite', 'postgres'] as Engine[]) {
       assert.equal(isReplay(await acct.client.order(a.body, 'conflict-key')), true);
     });
 
+    test('a retry whose quote has its fields in another order (same values) is the same request: it replays', async () => {
+      const reversed = (o: Record<string, unknown>): Record<string, unknown> =>
+        Object.fromEntries(Object.entries(o).reverse().map(([k, v]) => [k, v && typeof v === 'object' ? reversed(v as Record<string, unknown>) : v]));
+      for (const key of ['reordered-key', undefined]) {
+        const { quote, body } = await newQuote();
+        const first = await acct.client.order(body, key);
+        expectOk(first);
+        const shuffled = { ...body, quote: reversed(quote as Record<string, unknown>) };
+        assert.notEqual(JSON.stringify(shuffled.quote), JSON.stringify(quote), 'the keys really are in another order');
+        const again = await acct.client.order(shuffled, key);
+        assert.equal(again.status, 200, JSON.stringify(again.body));
+        assert.equal(isReplay(again), true);
+        assert.deepEqual(again.body, first.body);
+        assert.equal(await ordersForQuote(quote.quoteId), 1);
+      }
+    });
+
     test('keys are scoped per account: two accounts may use the same key independently', async () => {
       const other = await t.createAccount();
       const mine = await newQuote();

@@ -64,6 +64,33 @@ describe('expiry', () => {
     await quoteAndOrder();
   });
 
+  test('a retry of an order created in time replays it after its quote has expired (with and without a key)', async () => {
+    const keyless = await quoteAndOrder();
+    const withKey = await (async () => {
+      for (let attempt = 1; ; attempt++) {
+        const req = quoteRequest(await address(), await address());
+        const q = expectOk(await acct.client.quote(req)).quote;
+        const r = await acct.client.order(orderRequest(q, req), `late-retry-${attempt}`);
+        if (r.status === 410 && attempt < 3) continue;
+        return { req, q, key: `late-retry-${attempt}`, first: expectOk(r) };
+      }
+    })();
+    const latest = Math.max(...[keyless.q, withKey.q].map((q) => Date.parse(q.expiresAt)));
+    await sleep(Math.max(0, latest - Date.now()) + 30);
+    const before = await orderCount(t.db);
+    const again = await acct.client.order(orderRequest(withKey.q, withKey.req), withKey.key);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(again.body, withKey.first);
+    const keylessAgain = await acct.client.order(orderRequest(keyless.q, keyless.req));
+    assert.equal(keylessAgain.status, 200, JSON.stringify(keylessAgain.body));
+    assert.equal(keylessAgain.headers.get('idempotent-replayed'), 'true');
+    assert.equal(keylessAgain.body.order.trackingId, keyless.o.trackingId);
+    // A key never used with that quote still gets QUOTE_EXPIRED, and nothing is created.
+    expectError(await acct.client.order(orderRequest(withKey.q, withKey.req), 'another-late-key'), 410, 'QUOTE_EXPIRED');
+    assert.equal(await orderCount(t.db), before);
+  });
+
   test('ORDER_EXPIRED (410) on refresh when a new transaction could outlive expiration; no transaction outlives it', async (ctx) => {
     const { o } = await quoteAndOrder();
     const expiration = Date.parse(o.expiration);
