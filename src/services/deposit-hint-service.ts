@@ -1,4 +1,4 @@
-import { getBase58Encoder, type Signature } from '@solana/kit';
+import { getBase58Encoder, type Address, type Signature } from '@solana/kit';
 import { HushError } from '../domain/errors.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { HushConfig } from '../config/config.ts';
@@ -59,8 +59,25 @@ export class DepositHintService {
       BigInt(list?.find((b) => b.accountIndex === index && b.mint === mint)?.uiTokenAmount.amount ?? '0');
     const received = index < 0 ? 0n : balance(tx.meta.postTokenBalances) - balance(tx.meta.preTokenBalances);
     if (received <= 0n) throw new HushError('DEPOSIT_MISMATCH', "The transaction did not fund this order's deposit account", { reason: 'not_this_deposit' });
-    order = await this.record(order, signature, received);
+    if (order.status === 'awaiting_deposit' || order.status === 'deposit_detected') {
+      // The deposit is what the account holds, from its first transaction, exactly as the worker records it:
+      // the hinted transaction may be a top-up or someone else's dust, and its own increase is not the deposit.
+      const deposit = await this.depositOnChain(order.depositAccount as Address).catch((e: unknown) => {
+        throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
+      });
+      order = await this.record(order, deposit.signature ?? signature, deposit.amount);
+    }
     return { status: 200, body: { success: true, order: statusRecord(order) } };
+  }
+
+  /** The deposit account's balance at `confirmed` and its earliest successful transaction (the worker's view). */
+  private async depositOnChain(account: Address): Promise<{ amount: bigint; signature: string | null }> {
+    const [balance, signatures] = await Promise.all([
+      this.chain.rpc.getTokenAccountBalance(account, { commitment: 'confirmed' }).send(),
+      this.chain.rpc.getSignaturesForAddress(account, { limit: 20, commitment: 'confirmed' }).send(),
+    ]);
+    const ok = signatures.filter((s) => s.err === null);
+    return { amount: BigInt(balance.value.amount), signature: ok.length > 0 ? ok[ok.length - 1]!.signature : null };
   }
 
   /** Moves an awaiting order through detected → confirmed (the hint was read at `confirmed`). */

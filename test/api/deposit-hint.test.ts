@@ -1,0 +1,60 @@
+/**
+ * The deposit hint records what the chain says about the deposit account, as the worker would, not what
+ * the hinted transaction alone moved. The API runs without a worker (role api), so only the hint can
+ * confirm the deposit here.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Address } from '@solana/kit';
+import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
+import { buildSignedTransaction, latestBlockhash, send, waitForStatus } from '../support/localnet.ts';
+import { address, expectOk, fundedSender, orderRequest, quoteRequest, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+
+let t: TestHush;
+let acct: TestAccount;
+
+before(async () => {
+  t = await startTestHush({ env: { HUSH_ROLE: 'api' } });
+  const { hush } = t;
+  // Role api never funds the treasury; quotes need funded pools.
+  await fundFromLocalFaucet(hush.db, hush.chain, hush.treasury, hush.config.assets);
+  acct = await t.createAccount();
+});
+after(async () => {
+  await t?.close();
+});
+
+test("a hint naming someone else's top-up records the account's real deposit: its first transaction and its whole balance", async () => {
+  const usdc = t.hush.config.assets.get('usdc')!;
+  const sender = await fundedSender(t, { usdc: 50_000_000n });
+  const stranger = await fundedSender(t, { usdc: 10n });
+  const req = quoteRequest(sender.address, await address(), { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc' });
+  let quote;
+  for (let i = 0; ; i++) {
+    const r = await acct.client.quote(req);
+    if (r.status === 200) {
+      quote = r.body.quote;
+      break;
+    }
+    assert.ok(i < 100, `quotes never succeeded: ${JSON.stringify(r.body)}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  const order = expectOk(await acct.client.order(orderRequest(quote, req))).order;
+  const { rows } = await t.db.query<{ deposit_account: string }>('SELECT deposit_account FROM orders WHERE tracking_id = $1', [order.trackingId]);
+  const depositAccount = rows[0]!.deposit_account as Address;
+
+  const deposit = await signDeposit(order.transaction, sender);
+  await send(t.rpc, deposit.wire as never);
+  await waitForStatus(t.rpc, deposit.signature, 'confirmed');
+  const [strangerAta] = await findAssociatedTokenPda({ owner: stranger.address, mint: usdc.mint as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const dust = getTransferCheckedInstruction({ source: strangerAta, mint: usdc.mint as Address, destination: depositAccount, authority: stranger, amount: 1n, decimals: usdc.decimals });
+  const topUp = await buildSignedTransaction(stranger, [dust], await latestBlockhash(t.rpc));
+  await send(t.rpc, topUp.wire);
+  await waitForStatus(t.rpc, topUp.signature, 'confirmed');
+
+  const hinted = expectOk(await acct.client.deposit({ trackingId: order.trackingId, signature: topUp.signature }), 200).order;
+  assert.equal(hinted.status, 'deposit_confirmed');
+  assert.equal(hinted.deposit.signature, deposit.signature, 'the deposit is the transaction that created the account');
+  assert.equal(hinted.deposit.amount, (BigInt(quote.amountIn) + 1n).toString(), 'the whole balance, not the hinted 1');
+});
