@@ -96,6 +96,8 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     // limited and carry the RateLimit-* headers too (SPEC §7: on every response).
     hook: 'preParsing',
     ...(deps.redis ? { redis: deps.redis, nameSpace: 'hush-rl:' } : {}),
+    // Redis down must not take the API down: requests then pass unlimited (see docs/decisions.md).
+    skipOnError: true,
     keyGenerator: (req) => req.caller?.keyId ?? req.ip,
     errorResponseBuilder: (_req, ctx) =>
       new HushError('RATE_LIMITED', 'Too many requests for this API key; slow down', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(ctx.ttl / 1000)) }),

@@ -66,3 +66,21 @@ describe('rate limits shared through Redis (REDIS_URL)', { skip }, () => {
     expectError(await clients[1].tokens(), 429, 'RATE_LIMITED');
   });
 });
+
+describe('rate limits fail open when Redis is unreachable', () => {
+  let t: TestHush;
+  before(async () => {
+    t = await startTestHush({ env: { REDIS_URL: 'redis://127.0.0.1:1', HUSH_RATE_LIMITS: 'quote=2,order=2,status=2,tokens=2' } });
+  });
+  after(async () => {
+    await t?.close();
+  });
+
+  test('requests are served (no 500) while the rate-limit store cannot be reached', async () => {
+    const acct = await t.createAccount();
+    for (let i = 0; i < 3; i++) {
+      const r = await acct.client.tokens();
+      assert.equal(r.status, 200, r.text.slice(0, 200));
+    }
+  });
+});
