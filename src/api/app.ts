@@ -14,7 +14,7 @@ import type { QuoteService } from '../services/quote-service.ts';
 import type { OrderService } from '../services/order-service.ts';
 import type { DepositHintService } from '../services/deposit-hint-service.ts';
 import type { StatusCache } from '../services/status-cache.ts';
-import { installErrorHandling } from './error-handler.ts';
+import { answerClientError, answerFrameworkError, installErrorHandling } from './error-handler.ts';
 import { BODY_LIMIT } from './limits.ts';
 import { requestTimer, type Metrics } from './metrics.ts';
 import { opsRoutes } from './routes/ops-routes.ts';
@@ -56,6 +56,8 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
   });
   app.decorateRequest('caller', null);

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HushError, type HushErrorCode } from '../domain/errors.ts';
 import { BODY_LIMIT } from './limits.ts';
@@ -50,4 +52,32 @@ export function installErrorHandling(app: FastifyInstance): void {
     return send(reply, request, mapped.status, mapped.code, mapped.message, mapped.details);
   });
   app.setNotFoundHandler((request, reply) => send(reply, request, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`));
+}
+
+/**
+ * Router failures, answered before any hook runs (so the request id is set here): a malformed URL
+ * encoding is a bad request; a path parameter over the router's length limit names nothing that exists.
+ */
+export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void send(reply, request, 404, 'NOT_FOUND', 'Not found');
+  void send(reply, request, 400, 'INVALID_REQUEST', 'Invalid request: malformed URL', { reason: 'malformed URL' });
+}
+
+/**
+ * HTTP-level failures before there is a request (headers too large, a malformed request line or header,
+ * a request timeout): the SPEC §2 shape with a fresh request id, then the connection closes, as Node's own
+ * handler does. Written by hand because Fastify's default answers in its own shape.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const requestId = randomUUID();
+  const reason = err.code === 'HPE_HEADER_OVERFLOW' ? 'request headers too large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request timeout' : 'malformed HTTP request';
+  const body = JSON.stringify({ success: false, error: { code: 'INVALID_REQUEST', message: `Invalid request: ${reason}`, details: { reason }, requestId } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

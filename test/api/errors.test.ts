@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createConnection } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { generateApiKey } from '../../src/services/api-keys.ts';
@@ -159,6 +160,55 @@ describe('INVALID_REQUEST (400)', () => {
     const e = expectError(await acct.client.order(orderRequest(quote, req), 'k'.repeat(256)), 400, 'INVALID_REQUEST');
     assert.equal(e.details?.field, 'X-Idempotency-Key');
     expectOk(await acct.client.order(orderRequest(quote, req), 'k'.repeat(255)));
+  });
+});
+
+describe('failures before a route runs (router and HTTP parser) keep the SPEC shape and X-Request-Id', () => {
+  /** One raw HTTP/1.1 exchange: what fetch refuses to send (bad encodings, oversized headers, garbage). */
+  function rawExchange(request: string): Promise<{ status: number; headers: Record<string, string>; body: any }> {
+    const { hostname, port } = new URL(t.url);
+    return new Promise((resolve, reject) => {
+      const socket = createConnection({ host: hostname, port: Number(port) }, () => socket.write(request));
+      let data = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d) => (data += d));
+      socket.on('error', () => {}); // the server may reset after answering
+      socket.on('close', () => {
+        const [head = '', body = ''] = data.split('\r\n\r\n');
+        const [statusLine = '', ...lines] = head.split('\r\n');
+        const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+        try {
+          resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) });
+        } catch (e) {
+          reject(new Error(`not JSON: ${JSON.stringify(data.slice(0, 300))}`));
+        }
+      });
+      setTimeout(() => socket.end(), 2000).unref();
+    });
+  }
+  const auth = () => `Authorization: Bearer ${acct.apiKey}\r\n`;
+  const assertShape = (r: { status: number; headers: Record<string, string>; body: any }, status: number, code: string) => {
+    assert.equal(r.status, status, JSON.stringify(r.body));
+    assert.equal(r.body.success, false);
+    assert.equal(r.body.error.code, code);
+    assert.ok(r.headers['x-request-id'], 'X-Request-Id header');
+    assert.equal(r.body.error.requestId, r.headers['x-request-id']);
+  };
+
+  test('a malformed URL encoding → 400 INVALID_REQUEST; a path parameter over the router limit → 404 NOT_FOUND', async () => {
+    assertShape(await rawExchange(`GET ${PREFIX}/status/%E0%A4%A HTTP/1.1\r\nHost: x\r\n${auth()}Connection: close\r\n\r\n`), 400, 'INVALID_REQUEST');
+    assertShape(await rawExchange(`GET /healthz%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 400, 'INVALID_REQUEST');
+    const long = await rawExchange(`GET ${PREFIX}/status/trk_${'a'.repeat(120)} HTTP/1.1\r\nHost: x\r\n${auth()}X-Request-Id: long-param-1\r\nConnection: close\r\n\r\n`);
+    assertShape(long, 404, 'NOT_FOUND');
+    assert.equal(long.headers['x-request-id'], 'long-param-1', 'a well-formed incoming id is echoed here too');
+  });
+
+  test('headers over the size limit, a malformed header line, an unknown method → 400 INVALID_REQUEST', async () => {
+    assertShape(await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Junk: ${'a'.repeat(20_000)}\r\n\r\n`), 400, 'INVALID_REQUEST');
+    assertShape(await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`), 400, 'INVALID_REQUEST');
+    assertShape(await rawExchange(`FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n`), 400, 'INVALID_REQUEST');
+    // The server is still fine.
+    expectOk(await acct.client.tokens());
   });
 });
 
