@@ -17,7 +17,9 @@ export const DEFAULT_NETWORK_COST: NetworkCostParams = {
   computeUnitLimit: 100_000,
   computeUnitPriceMicroLamports: 1000n,
   tokenAccountRent: 2_039_280n,
-  sweepBatch: 4,
+  // The worker sweeps what is waiting at each tick, often a single deposit: charging a fraction of the
+  // shared part would not cover a lone sweep, and networkFee must cover what Hush pays (SPEC §4).
+  sweepBatch: 1,
 };
 
 export function priorityFee(p: Pick<NetworkCostParams, 'computeUnitLimit' | 'computeUnitPriceMicroLamports'>): bigint {

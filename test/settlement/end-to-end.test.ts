@@ -334,9 +334,24 @@ describe('after settlement', () => {
     assert.ok(checked >= settled.length + 1);
 
     // Each deposit was swept by exactly one landed sweep.
-    const sweeps = await t.db.query<{ items: { depositAccount: string }[] }>(`SELECT meta -> 'items' AS items FROM chain_txs WHERE kind = 'sweep' AND status = 'confirmed'`);
+    const sweeps = await t.db.query<{ signature: string; items: { depositAccount: string }[] }>(
+      `SELECT signature, meta -> 'items' AS items FROM chain_txs WHERE kind = 'sweep' AND status = 'confirmed'`,
+    );
     const swept = sweeps.rows.flatMap((r) => r.items.map((i) => i.depositAccount));
     for (const { placed } of settled) assert.equal(swept.filter((d) => d === placed.depositAccount).length, 1, `${placed.trackingId}: swept exactly once`);
+
+    // networkFee covers every transaction Hush paid for the order (SPEC §4): its payouts (fees and any
+    // token-account rent, from the fee payer's balance) and its sweep as if it had been swept alone.
+    for (const { placed, record } of settled) {
+      let lamports = 0n;
+      for (const p of record.payouts as { signature: string }[]) lamports -= lamportDelta(await fetchLanded(chain, p.signature), feePayer);
+      const sweep = sweeps.rows.find((r) => r.items.some((i) => i.depositAccount === placed.depositAccount))!;
+      // Its deposit owner's signature plus the whole shared part (fee payer and priority fee): the other
+      // deposits' owner signatures are theirs.
+      lamports += (await fetchLanded(chain, sweep.signature)).fee - 5000n * BigInt(sweep.items.length - 1);
+      const cost = lamportsIn(placed.req.sourceAssetId as AssetId, lamports);
+      assert.ok(cost <= placed.networkFee, `${placed.trackingId}: spent ${lamports} lamports (${cost} ${placed.req.sourceAssetId} units) > networkFee ${placed.networkFee}`);
+    }
 
     const report = await waitForCleanReconcile(t.url, t.adminToken!, 30_000);
     assert.equal(report.ok, true);
