@@ -77,7 +77,9 @@ export class SolanaChain {
 
   async latestBlockhash(): Promise<FreshBlockhash> {
     const b = this.blockhash;
-    if (b && Date.now() - b.fetchedAt <= BLOCKHASH_MAX_AGE_MS) return b;
+    // Never older than 15 s, nor than a quarter of its life (fast local slots): a transaction handed out
+    // keeps ≥ 75 % of its blockhash life.
+    if (b && Date.now() - b.fetchedAt <= Math.min(BLOCKHASH_MAX_AGE_MS, (Number(b.blocksLeftAtFetch) * b.slotMs) / 4)) return b;
     return this.refreshBlockhash();
   }
 

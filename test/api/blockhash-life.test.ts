@@ -1,0 +1,42 @@
+/**
+ * A handed-out deposit transaction keeps ≥ 75 % of its blockhash life even when slots are fast (50 ms:
+ * a blockhash lives 7.5 s, half the cache's 15 s limit). Role api, so nothing but orders asks for one.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
+import { address, expectOk, orderRequest, quoteRequest, sleep, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+
+const SLOT_MS = 50;
+let t: TestHush;
+let acct: TestAccount;
+
+before(async () => {
+  t = await startTestHush({ env: { HUSH_ROLE: 'api', LOCALNET_SLOT_MS: String(SLOT_MS) } });
+  await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets);
+  acct = await t.createAccount();
+});
+after(async () => {
+  await t?.close();
+});
+
+test('orders over several blockhash lives each get a blockhash with ≥ 75 % of its life left', async (ctx) => {
+  const lives: number[] = [];
+  const until = Date.now() + 10_000;
+  while (Date.now() < until) {
+    const req = quoteRequest(await address(), await address());
+    const r = await acct.client.quote(req);
+    if (r.status !== 200) {
+      await sleep(100); // pools not seen yet
+      continue;
+    }
+    const order = expectOk(await acct.client.order(orderRequest(r.body.quote, req))).order;
+    const slot = await t.rpc.getSlot({ commitment: 'processed' }).send();
+    lives.push(Number(BigInt(order.blockhashExpiresAtSlot) - slot) / 150);
+    await sleep(250);
+  }
+  ctx.diagnostic(`life left at hand-out: min ${Math.min(...lives).toFixed(2)} over ${lives.length} orders`);
+  assert.ok(lives.length >= 10, `only ${lives.length} orders`);
+  // 75 % nominal, less a few slots of timer jitter on a busy machine.
+  assert.ok(Math.min(...lives) >= 0.7, `a transaction was handed out with ${(Math.min(...lives) * 100).toFixed(0)} % of its life left`);
+});
