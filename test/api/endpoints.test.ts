@@ -438,6 +438,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     assert.equal(r304.text, '');
     assert.equal(r304.headers.get('etag'), etag);
     assert.equal((await acct.client.status(o.trackingId, { headers: { 'if-none-match': `"nope", W/${etag}` } })).status, 304, 'weak and listed tags match');
+    assert.equal((await acct.client.status(o.trackingId, { headers: { 'if-none-match': '*' } })).status, 304, '* matches the current record (RFC 9110)');
     const r200 = await acct.client.status(o.trackingId, { headers: { 'if-none-match': '"something-else"' } });
     assert.equal(r200.status, 200);
 

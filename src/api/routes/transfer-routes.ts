@@ -143,7 +143,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps }: { deps:
       if (!cached || cached.accountId !== account.id) throw new HushError('NOT_FOUND', 'No order with this trackingId');
       reply.header('etag', cached.etag).header('cache-control', 'no-cache');
       const inm = request.headers['if-none-match'];
-      if (typeof inm === 'string' && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === cached.etag)) return reply.code(304 as 200).send(undefined as never);
+      if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === cached.etag)) return reply.code(304 as 200).send(undefined as never);
       // Pre-serialized by the cache (same shape as StatusResponse).
       return reply.type('application/json; charset=utf-8').send(cached.json as never);
     },
