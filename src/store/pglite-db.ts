@@ -1,12 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable } from './db.ts';
+import { lockDirectory } from './directory-lock.ts';
 
 /** Embedded Postgres (WASM) in a directory; `dir` null keeps it in memory (tests). */
 export async function openPgliteDb(dir: string | null): Promise<Db> {
   if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const release = dir ? lockDirectory(`${dir}.lock`, `The PGlite store ${dir}`) : () => {};
   const pg = new PGlite(dir ?? undefined);
-  await pg.waitReady;
+  try {
+    await pg.waitReady;
+  } catch (e) {
+    release();
+    throw e;
+  }
   // A new 16 MB WAL segment is otherwise zero-filled before use: a 50–200 ms stall of the one thread
   // every statement runs on, at random under load. Skipping the fill changes no durability guarantee
   // (PostgreSQL's own option; the zeroes only pre-allocate space). PGlite has a single session.
@@ -28,6 +35,12 @@ export async function openPgliteDb(dir: string | null): Promise<Db> {
     exec: async (sql) => {
       await pg.exec(sql);
     },
-    close: () => pg.close(),
+    close: async () => {
+      try {
+        await pg.close();
+      } finally {
+        release();
+      }
+    },
   };
 }

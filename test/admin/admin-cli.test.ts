@@ -245,6 +245,25 @@ describe('admin CLI: direct store, child process', () => {
   });
 });
 
+describe('admin CLI: a PGlite store held by another process', () => {
+  it('refuses (exit 1) even when no server answers (a worker, a server on another port); works once released', async () => {
+    const dataDir = tempDir();
+    const env = cliEnv({ DATA_DIR: dataDir, HUSH_URL: await closedPortUrl() });
+    const held = await openDb({ dataDir }); // this test process holds it, as a running Hush would
+    try {
+      const r = await runChild(['create-account', 'Sneaky Co'], env);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stderr, /in use by process \d+/);
+      assert.equal(r.stdout, '');
+      const { rows } = await held.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts');
+      assert.equal(rows[0]!.n, 0, 'nothing was written behind the holder\'s back');
+    } finally {
+      await held.close();
+    }
+    assert.match(json(await runChild(['create-account', 'Patient Co'], env)).apiKey, API_KEY_PATTERN);
+  });
+});
+
 describe('admin CLI: direct store, every command', () => {
   it('PGlite under DATA_DIR', async () => {
     const dataDir = tempDir();
