@@ -189,6 +189,11 @@ describe('rate limits (HUSH_RATE_LIMITS=…=2 → 4 requests per 2 s window per 
     assert.ok(Number(retryAfter) <= 2);
     assert.equal(limited.headers.get('ratelimit-limit'), '4');
     assert.equal(limited.headers.get('ratelimit-remaining'), '0');
+    // HEAD is no way around it: partner GET routes have no HEAD twin (it would count separately).
+    for (const path of [`${PREFIX}/tokens`, `${PREFIX}/status/trk_1111111111111111111111`]) {
+      const head = await fetch(`${t.url}${path}`, { method: 'HEAD', headers: { authorization: `Bearer ${a.apiKey}` } });
+      assert.equal(head.status, 404, `HEAD ${path}`);
+    }
     // Another key, and another kind of request of the same key, have their own budget.
     expectOk(await b.client.tokens());
     expectOk(await a.client.quote(quoteRequest(await address(), await address())));

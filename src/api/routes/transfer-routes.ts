@@ -63,7 +63,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps }: { deps:
 
   app.get(
     '/tokens',
-    { config: limit('tokens'), schema: { tags: ['transfer'], summary: 'Assets usable as source and destination', security, response: { 200: TokensResponse, ...errors(401, 403, 429) } } },
+    { config: limit('tokens'), exposeHeadRoute: false, schema: { tags: ['transfer'], summary: 'Assets usable as source and destination', security, response: { 200: TokensResponse, ...errors(401, 403, 429) } } },
     async () => ({
       success: true as const,
       tokens: config.assets.list.map((a) => ({
@@ -134,6 +134,8 @@ export async function transferRoutes(fastify: FastifyInstance, { deps }: { deps:
     '/status/:trackingId',
     {
       config: limit('status'),
+      // No automatic HEAD twin: @fastify/rate-limit counts per route, so it would be a second budget.
+      exposeHeadRoute: false,
       schema: { tags: ['transfer'], summary: 'Order status; poll until final', security, params: TrackingIdParams, response: { 200: StatusResponse, ...errors(401, 403, 404, 429) } },
     },
     async (request, reply) => {
