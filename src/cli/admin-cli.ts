@@ -348,7 +348,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
   } else {
     let db: Db | undefined;
     try {
-      db = await openDb({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR || './data', poolSize: 2 });
+      db = await openDb({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR || './data', poolSize: 2, schema: env.DATABASE_SCHEMA || undefined });
       const store = db;
       result = await command.direct(new AdminService(db), args, opts, {
         db: store,

@@ -296,6 +296,17 @@ describe('admin CLI: direct store, every command', () => {
     }
   });
 
+  it('PostgreSQL with DATABASE_SCHEMA, as the server reads it', { skip: postgresSkipReason ?? false }, async () => {
+    const schema = newSchemaName();
+    try {
+      const env = cliEnv({ DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema, DATA_DIR: tempDir() });
+      const created = json(await runInProcess(['create-account', 'Schema Co'], env));
+      assert.equal(await authenticates({ databaseUrl: POSTGRES_URL, dataDir: null, schema }, created.apiKey), `ok:${created.accountId}`);
+    } finally {
+      await dropSchema(schema);
+    }
+  });
+
 });
 
 describe('admin CLI: with a running server', () => {
