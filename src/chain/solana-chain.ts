@@ -12,6 +12,18 @@ export interface FreshBlockhash {
 
 export class ChainUnavailableError extends Error {}
 
+/** How far back an account's history is read for its first transaction (a deposit account has a few). */
+export const FIRST_SIGNATURE_LOOKBACK = 20;
+
+/**
+ * The earliest successful transaction of a getSignaturesForAddress answer (newest first): for a deposit
+ * account, the deposit that created it.
+ */
+export function earliestSuccessful(list: readonly { signature: string; err: unknown }[]): string | null {
+  for (let i = list.length - 1; i >= 0; i--) if (list[i]!.err === null) return list[i]!.signature;
+  return null;
+}
+
 /** Nominal slot time used to turn block counts into seconds (mainnet ≈ 400 ms). */
 const DEFAULT_SLOT_MS = 400;
 const BLOCKHASH_MAX_AGE_MS = 15_000;
@@ -81,6 +93,11 @@ export class SolanaChain {
     // keeps ≥ 75 % of its blockhash life.
     if (b && Date.now() - b.fetchedAt <= Math.min(BLOCKHASH_MAX_AGE_MS, (Number(b.blocksLeftAtFetch) * b.slotMs) / 4)) return b;
     return this.refreshBlockhash();
+  }
+
+  /** The earliest successful transaction that touched an account, at `confirmed` (see earliestSuccessful). */
+  async firstSignature(address: Address): Promise<string | null> {
+    return earliestSuccessful(await this.rpc.getSignaturesForAddress(address, { limit: FIRST_SIGNATURE_LOOKBACK, commitment: 'confirmed' }).send());
   }
 
   /** Milliseconds until a transaction with this blockhash can no longer land (nominal slot time). */

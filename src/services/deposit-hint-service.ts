@@ -72,12 +72,11 @@ export class DepositHintService {
 
   /** The deposit account's balance at `confirmed` and its earliest successful transaction (the worker's view). */
   private async depositOnChain(account: Address): Promise<{ amount: bigint; signature: string | null }> {
-    const [balance, signatures] = await Promise.all([
+    const [balance, signature] = await Promise.all([
       this.chain.rpc.getTokenAccountBalance(account, { commitment: 'confirmed' }).send(),
-      this.chain.rpc.getSignaturesForAddress(account, { limit: 20, commitment: 'confirmed' }).send(),
+      this.chain.firstSignature(account),
     ]);
-    const ok = signatures.filter((s) => s.err === null);
-    return { amount: BigInt(balance.value.amount), signature: ok.length > 0 ? ok[ok.length - 1]!.signature : null };
+    return { amount: BigInt(balance.value.amount), signature };
   }
 
   /** Moves an awaiting order through detected → confirmed (the hint was read at `confirmed`). */

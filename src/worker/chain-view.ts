@@ -1,5 +1,5 @@
 import type { Address, Signature } from '@solana/kit';
-import type { SolanaChain } from '../chain/solana-chain.ts';
+import { FIRST_SIGNATURE_LOOKBACK, earliestSuccessful, type SolanaChain } from '../chain/solana-chain.ts';
 
 export interface AccountBalance {
   exists: boolean;
@@ -54,13 +54,9 @@ export class ChainView {
   async firstSignatures(addresses: string[]): Promise<(string | null | undefined)[]> {
     if (addresses.length === 0) return [];
     const replies = await this.batch<{ signature: string; err: unknown }[]>(
-      addresses.map((a) => ({ method: 'getSignaturesForAddress', params: [a, { limit: 20, commitment: 'confirmed' }] })),
+      addresses.map((a) => ({ method: 'getSignaturesForAddress', params: [a, { limit: FIRST_SIGNATURE_LOOKBACK, commitment: 'confirmed' }] })),
     );
-    return replies.map((r) => {
-      if (r.error || !r.result) return undefined;
-      const ok = r.result.filter((s) => s.err === null);
-      return ok.length > 0 ? ok[ok.length - 1]!.signature : null;
-    });
+    return replies.map((r) => (r.error || !r.result ? undefined : earliestSuccessful(r.result)));
   }
 
   /** send for many transactions in one batch; per transaction the error message, or null when accepted. */
@@ -144,10 +140,8 @@ export class ChainView {
   }
 
   /** The earliest successful transaction that touched an account (the deposit that created it). */
-  async firstSignature(address: string): Promise<string | null> {
-    const list = await this.chain.rpc.getSignaturesForAddress(address as Address, { limit: 20, commitment: 'confirmed' }).send();
-    const ok = list.filter((s) => s.err === null);
-    return ok.length > 0 ? ok[ok.length - 1]!.signature : null;
+  firstSignature(address: string): Promise<string | null> {
+    return this.chain.firstSignature(address as Address);
   }
 
   /** Fee and the fee payer's and another account's lamport deltas of a landed transaction. */
