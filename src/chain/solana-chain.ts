@@ -1,4 +1,4 @@
-import { createSolanaRpc, type Address, type Rpc, type Signature, type SolanaRpcApi } from '@solana/kit';
+import { createDefaultRpcTransport, createSolanaRpcFromTransport, type Address, type Rpc, type RpcTransport, type Signature, type SolanaRpcApi } from '@solana/kit';
 
 export interface FreshBlockhash {
   blockhash: string;
@@ -29,6 +29,20 @@ const DEFAULT_SLOT_MS = 400;
 const BLOCKHASH_MAX_AGE_MS = 15_000;
 const BLOCKHASH_REFRESH_MS = 5_000;
 const EXISTS_TTL_MS = 30_000;
+/** Default bound on one RPC round trip; fetch's own (undici's 300 s header timeout) would hold a request that long. */
+export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
+
+/**
+ * kit's default transport with every request bounded in time: an RPC that accepts connections but never
+ * answers would otherwise hang quotes, orders, /readyz and the worker's reads for minutes.
+ */
+function timedTransport(url: string, timeoutMs: number): RpcTransport {
+  const inner = createDefaultRpcTransport({ url });
+  return ((config: Parameters<RpcTransport>[0]) => {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    return inner({ ...config, signal: config.signal ? AbortSignal.any([config.signal, timeout]) : timeout });
+  }) as RpcTransport;
+}
 
 /**
  * The chain as Hush's request path sees it: a standard Solana RPC plus caches that keep RPC calls off the
@@ -44,8 +58,14 @@ export class SolanaChain {
   constructor(
     readonly url: string,
     private readonly slotMs = DEFAULT_SLOT_MS,
+    readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
   ) {
-    this.rpc = createSolanaRpc(url);
+    this.rpc = createSolanaRpcFromTransport(timedTransport(url, timeoutMs));
+  }
+
+  /** The same bound for RPC calls made with plain fetch (JSON-RPC batches). */
+  requestSignal(): AbortSignal {
+    return AbortSignal.timeout(this.timeoutMs);
   }
 
   /** Keeps the cached blockhash young so requests never wait on the RPC. */
@@ -105,13 +125,13 @@ export class SolanaChain {
     return Math.max(0, b.fetchedAt + Number(b.blocksLeftAtFetch) * b.slotMs - now);
   }
 
-  /** Whether an account exists, cached briefly: good enough for fee estimates, never for money movement. */
   /** The cached answer of accountExistsCached while it is fresh, without a round trip (undefined otherwise). */
   accountExistsPeek(address: Address): boolean | undefined {
     const hit = this.exists.get(address);
     return hit && Date.now() - hit.at < EXISTS_TTL_MS ? hit.value : undefined;
   }
 
+  /** Whether an account exists, cached briefly: good enough for fee estimates, never for money movement. */
   async accountExistsCached(address: Address): Promise<boolean> {
     const hit = this.exists.get(address);
     if (hit && Date.now() - hit.at < EXISTS_TTL_MS) return hit.value;

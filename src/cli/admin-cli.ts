@@ -354,7 +354,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
         db: store,
         async treasury() {
           const config = loadConfig(env);
-          const chain = new SolanaChain(config.solanaRpcUrl ?? `http://127.0.0.1:${config.localnetPort}`, config.localnetSlotMs);
+          const chain = new SolanaChain(config.solanaRpcUrl ?? `http://127.0.0.1:${config.localnetPort}`, config.localnetSlotMs, config.rpcTimeoutMs);
           const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
           return { chain, treasury: await Treasury.load(keys, config.assets), assets: config.assets };
         },

@@ -21,6 +21,8 @@ export interface HushConfig {
   solanaRpcUrl?: string;
   localnetPort: number;
   localnetSlotMs: number;
+  /** Bound on one Solana RPC round trip (HUSH_RPC_TIMEOUT_MS). */
+  rpcTimeoutMs: number;
   role: Role;
   adminToken?: string;
   quoteTtlS: number;
@@ -121,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     solanaRpcUrl: env.SOLANA_RPC_URL || undefined,
     localnetPort: int(env, 'LOCALNET_PORT', 8899, 0, 65535),
     localnetSlotMs: int(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),
+    rpcTimeoutMs: int(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
     role,
     adminToken: env.HUSH_ADMIN_TOKEN || undefined,
     quoteTtlS: int(env, 'HUSH_QUOTE_TTL_S', 60, 1, 3600),

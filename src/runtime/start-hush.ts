@@ -24,6 +24,16 @@ import { AdminService, ensureDemoAccount, type DemoAccount } from '../services/a
 import { reconcile } from '../ledger/reconcile.ts';
 import { SettlementWorker } from '../worker/settlement-worker.ts';
 
+/** How long /readyz waits on each of its probes. */
+const READY_PROBE_MS = 2_000;
+
+/** True when the promise fulfils within `ms`; false when it rejects or is still pending then. */
+function answersWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  return Promise.race([p.then(() => true, () => false), late]).finally(() => clearTimeout(timer));
+}
+
 export interface RunningHush {
   config: HushConfig;
   db: Db;
@@ -56,7 +66,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const rpcUrl = config.solanaRpcUrl ?? localnet!.url;
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
   const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
-  const chain = new SolanaChain(rpcUrl, config.localnetSlotMs);
+  const chain = new SolanaChain(rpcUrl, config.localnetSlotMs, config.rpcTimeoutMs);
   chain.startBackgroundRefresh();
   const treasury = await Treasury.load(keys, config.assets);
   // Asked once: decides funding at start and the rebalancer of the worker.
@@ -119,10 +129,14 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
           });
         })(),
         redis,
-        ready: async () => ({
-          store: await db.query('SELECT 1').then(() => true, () => false),
-          chain: await chain.rpc.getSlot().send().then(() => true, () => false),
-        }),
+        ready: async () => {
+          // In parallel, each bounded: a probe balancer needs an answer, not a hung request.
+          const [store, chainOk] = await Promise.all([
+            answersWithin(db.query('SELECT 1'), READY_PROBE_MS),
+            answersWithin(chain.rpc.getSlot().send({ abortSignal: AbortSignal.timeout(READY_PROBE_MS) }), READY_PROBE_MS),
+          ]);
+          return { store, chain: chainOk };
+        },
       },
       { logger: opts.logger ?? false },
     );

@@ -48,11 +48,12 @@ function row(role: WalletReport['role'], wallet: string, holding: string, assetI
   return { role, wallet, holding, assetId, balance: balance.toString(), target: target.toString(), missing: (target > balance ? target - balance : 0n).toString() };
 }
 
-async function rpcCall(url: string, method: string, params: unknown[]): Promise<string> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await res.json()) as { result?: string; error?: { message: string } };
-  if (!body.result) throw new Error(`${method}: ${body.error?.message ?? 'no result'}`);
-  return body.result;
+async function rpcCall(chain: SolanaChain, method: string, params: unknown[]): Promise<string> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  const res = await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: chain.requestSignal() });
+  const reply = (await res.json()) as { result?: string; error?: { message: string } };
+  if (!reply.result) throw new Error(`${method}: ${reply.error?.message ?? 'no result'}`);
+  return reply.result;
 }
 
 /**
@@ -69,8 +70,8 @@ export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: 
     const asset = assets.get(r.assetId)!;
     const signature =
       asset.native
-        ? await rpcCall(chain.url, 'requestAirdrop', [r.wallet, Number(missing) <= Number.MAX_SAFE_INTEGER ? Number(missing) : missing.toString()])
-        : await rpcCall(chain.url, 'localnet_requestTokenAirdrop', [r.wallet, asset.mint, missing.toString()]);
+        ? await rpcCall(chain, 'requestAirdrop', [r.wallet, Number(missing) <= Number.MAX_SAFE_INTEGER ? Number(missing) : missing.toString()])
+        : await rpcCall(chain, 'localnet_requestTokenAirdrop', [r.wallet, asset.mint, missing.toString()]);
     sent.push({ signature, r, amount: missing });
   }
   const view = new ChainView(chain);
@@ -90,7 +91,7 @@ export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: 
 }
 
 export function isLocalFaucetChain(chain: SolanaChain): Promise<boolean> {
-  return rpcCall(chain.url, 'localnet_requestTokenAirdrop', ['11111111111111111111111111111111', '11111111111111111111111111111111', '0'])
+  return rpcCall(chain, 'localnet_requestTokenAirdrop', ['11111111111111111111111111111111', '11111111111111111111111111111111', '0'])
     .then(() => true)
     .catch((e: Error) => !/Method not found/.test(e.message));
 }

@@ -38,7 +38,7 @@ export class ChainView {
     });
     const replies = await Promise.all(
       bodies.map(async (b) => {
-        const res = await fetch(this.chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `[${b.join(',')}]` });
+        const res = await fetch(this.chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `[${b.join(',')}]`, signal: this.chain.requestSignal() });
         if (!res.ok) throw new Error(`RPC batch: HTTP ${res.status}`);
         const body = (await res.json()) as { id: number; result?: T; error?: { message: string } }[];
         if (!Array.isArray(body)) throw new Error(`RPC batch rejected: ${JSON.stringify(body).slice(0, 200)}`);

@@ -288,7 +288,7 @@ export interface TestHushOptions {
   admin?: boolean;
 }
 
-/** Starts a real Hush (API + embedded chain) on free ports; `close()` stops it and removes its data. */
+/** Starts a real Hush (API + embedded chain unless SOLANA_RPC_URL) on free ports; `close()` stops it and removes its data. */
 export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHush> {
   const engine = opts.engine ?? 'pglite';
   if (engine === 'postgres' && postgresSkipReason) throw new Error(postgresSkipReason);
@@ -320,7 +320,9 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     if (schema) await dropSchema(schema).catch(() => {});
     throw e;
   }
-  assert.ok(hush.url && hush.localnet);
+  assert.ok(hush.url);
+  // The embedded chain, or the one SOLANA_RPC_URL names.
+  const chainUrl = hush.localnet?.url ?? hush.chain.url;
   if (hush.demo) SECRETS.add(secretOf(hush.demo.apiKey)); // the embedded demo partner's key
   const url = hush.url.replace('[::1]', '127.0.0.1');
   const db = hush.db;
@@ -329,8 +331,8 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     engine,
     hush,
     url,
-    chainUrl: hush.localnet.url,
-    rpc: createSolanaRpc(hush.localnet.url),
+    chainUrl,
+    rpc: createSolanaRpc(chainUrl),
     db,
     anon,
     adminToken,

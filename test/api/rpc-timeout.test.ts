@@ -1,0 +1,120 @@
+/**
+ * A Solana RPC that accepts connections but never answers (a black hole, not a refusal) must not hang
+ * Hush: /readyz answers 503 within its probe bound, a quote that needs the chain answers 503
+ * CHAIN_UNAVAILABLE within HUSH_RPC_TIMEOUT_MS, and the worker's batched reads fail rather than wait.
+ * The chain is a real localnet behind a TCP proxy the test switches between passing and swallowing.
+ */
+import assert from 'node:assert/strict';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { after, before, test } from 'node:test';
+import { SolanaChain } from '../../src/chain/solana-chain.ts';
+import { ChainView } from '../../src/worker/chain-view.ts';
+import { address, sleep, expectError, expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { pollUntil, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
+import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
+
+const RPC_TIMEOUT_MS = 500;
+
+/** Forwards to the chain, or holds every connection open without a byte back. */
+class SwitchableProxy {
+  swallow = false;
+  private readonly sockets = new Set<Socket>();
+  private constructor(private readonly server: Server) {}
+
+  static async start(targetPort: number): Promise<SwitchableProxy & { url: string }> {
+    let self!: SwitchableProxy;
+    const server = createServer((client) => {
+      self.sockets.add(client);
+      client.on('close', () => self.sockets.delete(client));
+      client.on('error', () => {});
+      if (self.swallow) return client.resume(); // read and drop: the request is accepted, never answered
+      const upstream = connect(targetPort, '127.0.0.1');
+      self.sockets.add(upstream);
+      upstream.on('close', () => self.sockets.delete(upstream));
+      upstream.on('error', () => client.destroy());
+      client.pipe(upstream).pipe(client);
+    });
+    self = new SwitchableProxy(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    return Object.assign(self, { url: `http://127.0.0.1:${port}` });
+  }
+
+  /** Cuts the kept-alive connections so the next requests meet the new mode (and lets clients see the cut). */
+  async set(swallow: boolean): Promise<void> {
+    this.swallow = swallow;
+    for (const s of this.sockets) s.destroy();
+    await sleep(100);
+  }
+
+  async close(): Promise<void> {
+    await this.set(true);
+    await new Promise((r) => this.server.close(r));
+  }
+}
+
+let chain: TestLocalnet;
+let proxy: SwitchableProxy & { url: string };
+let t: TestHush;
+let acct: TestAccount;
+
+before(async () => {
+  chain = await startTestLocalnet();
+  proxy = await SwitchableProxy.start(Number(new URL(chain.url).port));
+  t = await startTestHush({ env: { HUSH_ROLE: 'api', SOLANA_RPC_URL: proxy.url, HUSH_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) } });
+  // Role api funds nothing itself; the pools need inventory for a quote to reach the chain lookup.
+  await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets);
+  acct = await t.createAccount();
+  await pollUntil(async () => (await acct.client.quote(usdcQuote(await address(), await address()))).status === 200, { what: 'pools seen by the inventory', timeoutMs: 30_000 });
+});
+after(async () => {
+  await t?.close();
+  await proxy?.close();
+  await chain?.close();
+});
+
+function usdcQuote(senderAddress: string, recipientAddress: string) {
+  return { amount: '5000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress, recipientAddress };
+}
+
+async function timed<T>(f: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const start = performance.now();
+  const value = await f();
+  return { value, ms: performance.now() - start };
+}
+
+test('an RPC that never answers: /readyz 503 within its bound, a quote 503 CHAIN_UNAVAILABLE within the RPC timeout; both recover', async () => {
+  expectOk(await t.anon.get('/readyz'));
+  await proxy.set(true);
+  try {
+    const ready = await timed(() => t.anon.get('/readyz'));
+    assert.deepEqual(expectError(ready.value, 503, 'SERVICE_UNAVAILABLE').details, { store: 'ok', chain: 'unreachable' });
+    assert.ok(ready.ms < 4_000, `/readyz took ${ready.ms.toFixed(0)} ms`);
+    // A USDC quote to a new recipient must ask the chain whether its token account exists.
+    const req = usdcQuote(await address(), await address());
+    const quote = await timed(() => acct.client.quote(req));
+    expectError(quote.value, 503, 'CHAIN_UNAVAILABLE');
+    assert.ok(quote.ms >= RPC_TIMEOUT_MS * 0.9 && quote.ms < RPC_TIMEOUT_MS + 2_500, `quote took ${quote.ms.toFixed(0)} ms`);
+  } finally {
+    await proxy.set(false);
+  }
+  expectOk(await t.anon.get('/readyz'));
+  expectOk(await acct.client.quote(usdcQuote(await address(), await address())));
+});
+
+test("the worker's batched reads and a kit call on a silent RPC fail after the timeout", async () => {
+  const view = new ChainView(new SolanaChain(proxy.url, 400, RPC_TIMEOUT_MS));
+  const account = await address();
+  await proxy.set(true);
+  try {
+    const batch = await timed(() => view.firstSignatures([account]).then(() => 'answered', (e: Error) => e.name));
+    assert.equal(batch.value, 'TimeoutError');
+    assert.ok(batch.ms < RPC_TIMEOUT_MS + 2_500, `batch took ${batch.ms.toFixed(0)} ms`);
+    const single = await timed(() => view.firstSignature(account).then(() => 'answered', () => 'failed'));
+    assert.equal(single.value, 'failed');
+    assert.ok(single.ms < RPC_TIMEOUT_MS + 2_500, `kit call took ${single.ms.toFixed(0)} ms`);
+  } finally {
+    await proxy.set(false);
+  }
+  assert.deepEqual(await view.firstSignatures([account]), [null], 'answers once the RPC does (no history)');
+});
