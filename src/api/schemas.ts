@@ -101,6 +101,14 @@ export const OrderObjectSchema = Type.Object({
 export const OrderResponse = Type.Object({ success: Type.Literal(true), order: OrderObjectSchema });
 
 const Transfer = Type.Object({ signature: Type.String(), amount: AmountString, confirmedAt: Type.Union([Timestamp, Type.Null()]) });
+const DepositTransfer = Type.Object({
+  signature: Type.String({
+    description:
+      'The deposit transaction. Empty while the order is deposit_detected from the chain alone: a transaction seen only at processed cannot be looked up by account (the RPC answers that from confirmed), and a deposit hint fills it at once.',
+  }),
+  amount: AmountString,
+  confirmedAt: Type.Union([Timestamp, Type.Null()]),
+});
 
 export const StatusRecordSchema = Type.Object({
   trackingId: Type.String(),
@@ -113,7 +121,7 @@ export const StatusRecordSchema = Type.Object({
   destinationAssetId: Type.String(),
   amountIn: AmountString,
   amountOut: AmountString,
-  deposit: Type.Union([Transfer, Type.Null()]),
+  deposit: Type.Union([DepositTransfer, Type.Null()]),
   payouts: Type.Array(Transfer),
   refund: Type.Union([Type.Object({ signature: Type.String(), amount: AmountString, reason: Type.String() }), Type.Null()]),
   failureReason: Type.Union([Type.String(), Type.Null()]),
