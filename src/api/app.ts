@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import secureJson from 'secure-json-parse';
 import rateLimit from '@fastify/rate-limit';
+import { tokenBucketStore } from './token-bucket-store.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Redis } from 'ioredis';
@@ -97,7 +98,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     // After authentication (onRequest) but before body parsing and validation, so invalid requests are
     // limited and carry the RateLimit-* headers too (SPEC §7: on every response).
     hook: 'preParsing',
-    ...(deps.redis ? { redis: deps.redis, nameSpace: 'hush-rl:' } : {}),
+    store: tokenBucketStore(deps.redis),
     // Redis down must not take the API down: requests then pass unlimited (see docs/decisions.md).
     skipOnError: true,
     keyGenerator: (req) => req.caller?.keyId ?? req.ip,

@@ -10,10 +10,12 @@ import {
   HushClient,
   PREFIX,
   address,
+  assertTokenBucket,
   expectError,
   expectOk,
   orderCount,
   orderRequest,
+  probeTokenBucket,
   quoteRequest,
   randomSignature,
   sleep,
@@ -131,7 +133,7 @@ describe('expiry', () => {
   });
 });
 
-describe('rate limits (HUSH_RATE_LIMITS=…=2 → 4 requests per 2 s window per key)', () => {
+describe('rate limits (HUSH_RATE_LIMITS=…=2 → a bucket of 4 per key, refilled at 2/s)', () => {
   const limitHeaders = (r: ApiResponse) => ({
     limit: r.headers.get('ratelimit-limit'),
     remaining: r.headers.get('ratelimit-remaining'),
@@ -194,6 +196,11 @@ describe('rate limits (HUSH_RATE_LIMITS=…=2 → 4 requests per 2 s window per 
     // After Retry-After the key works again.
     await sleep(Number(retryAfter) * 1000 + 100);
     expectOk(await a.client.tokens());
+  });
+
+  test('a token bucket (SPEC §7): once the burst is spent, one request per 1/rate, neither starved nor bunched', async () => {
+    const a = await t.createAccount({ rateLimits: null });
+    assertTokenBucket(await probeTokenBucket([a.client]));
   });
 
   test('the per-account override in accounts.rate_limits replaces the server default', async () => {

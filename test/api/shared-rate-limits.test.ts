@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
-import { base58, expectError, HushClient, registerSecret, secretOf, startTestHush, type TestHush } from '../support/hush-server.ts';
+import { assertTokenBucket, base58, expectError, HushClient, probeTokenBucket, registerSecret, secretOf, sleep, startTestHush, type TestHush } from '../support/hush-server.ts';
 
 const REDIS_URL = process.env.HUSH_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
@@ -53,7 +53,7 @@ describe('rate limits shared through Redis (REDIS_URL)', { skip }, () => {
     await Promise.all([a?.close(), b?.close()]);
   });
 
-  test('one budget for a key across two processes: 4 per window in total, then 429 on either', async () => {
+  test('one budget for a key across two processes: a burst of 4 in total, then 429 on either', async () => {
     const remaining: (string | null)[] = [];
     for (const client of [clients[0], clients[1], clients[0], clients[1]]) {
       const r = await client.tokens();
@@ -64,6 +64,11 @@ describe('rate limits shared through Redis (REDIS_URL)', { skip }, () => {
     assert.deepEqual(remaining, ['3', '2', '1', '0'], 'each instance sees the count the other one advanced');
     expectError(await clients[0].tokens(), 429, 'RATE_LIMITED');
     expectError(await clients[1].tokens(), 429, 'RATE_LIMITED');
+  });
+
+  test('the shared budget is a token bucket: refilled at the rate across both processes, not window by window', async () => {
+    await sleep(2_100); // the bucket is full again
+    assertTokenBucket(await probeTokenBucket(clients));
   });
 });
 

@@ -219,6 +219,42 @@ export class HushClient {
   }
 }
 
+/**
+ * SPEC §7's token bucket seen from outside, for a key whose `tokens` rate is 2/s (capacity 4): spends the
+ * burst, then asks every 50 ms (round robin over `clients`, e.g. two processes sharing Redis) for `ms`.
+ * A bucket lets one request through per 500 ms; a fixed window would let none through for the rest of
+ * its window and then a burst of four.
+ */
+export async function probeTokenBucket(clients: HushClient[], ms = 2_500): Promise<{ gaps: number[]; passed: number; retryAfter: string | null }> {
+  let i = 0;
+  let retryAfter: string | null = null;
+  for (let n = 0; n < 20; n++) {
+    const r = await clients[i++ % clients.length]!.tokens();
+    if (r.status === 429) {
+      retryAfter = r.headers.get('retry-after');
+      break;
+    }
+  }
+  const passedAt: number[] = [];
+  const start = performance.now();
+  while (performance.now() - start < ms) {
+    const r = await clients[i++ % clients.length]!.tokens();
+    if (r.status === 200) passedAt.push(performance.now());
+    await sleep(50);
+  }
+  const gaps = [start, ...passedAt].slice(1).map((t, k) => t - [start, ...passedAt][k]!);
+  return { gaps, passed: passedAt.length, retryAfter };
+}
+
+/** What probeTokenBucket must see for a 2/s bucket. */
+export function assertTokenBucket(p: { gaps: number[]; passed: number; retryAfter: string | null }): void {
+  const shown = p.gaps.map((g) => g.toFixed(0)).join(', ');
+  assert.equal(p.retryAfter, '1', 'a refused request may retry once the next token is in (≤ 500 ms, whole seconds)');
+  assert.ok(p.passed >= 3 && p.passed <= 6, `one pass per 500 ms over 2.5 s, got ${p.passed} (gaps ${shown} ms)`);
+  assert.ok(Math.min(...p.gaps.slice(1)) >= 300, `passes are spread out, not a burst: gaps ${shown} ms`);
+  assert.ok(Math.max(...p.gaps) <= 1_000, `a token comes back every 500 ms, no starving: gaps ${shown} ms`);
+}
+
 // ------------------------------------------------------------------------------------------ accounts
 
 export interface TestAccount {

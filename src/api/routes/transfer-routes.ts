@@ -52,7 +52,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps }: { deps:
     }, done);
   });
 
-  /** Token bucket of SPEC §7 approximated by a window of 2 s holding 2 × rate (burst ×2). */
+  /** SPEC §7's token bucket (token-bucket-store.ts): holds 2 × rate (burst ×2), refilled from empty in 2 s. */
   const limit = (kind: keyof RateLimits) => ({
     rateLimit: {
       max: (req: FastifyRequest) => 2 * (req.caller?.account.rateLimits?.[kind] ?? config.rateLimits[kind]),

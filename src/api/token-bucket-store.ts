@@ -1,0 +1,104 @@
+import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type { Redis } from 'ioredis';
+
+/**
+ * SPEC §7's per-key token bucket as a store for @fastify/rate-limit, which ships only fixed windows (they
+ * let up to twice the budget through across a window boundary, and starve a client for the rest of a
+ * window). The plugin's store contract is kept: `max` is the bucket's capacity (the burst) and
+ * `timeWindow` the time to refill it from empty, so the rate is max / timeWindow. The answer maps onto
+ * the plugin's counter: `current` = capacity − whole tokens left (or capacity + 1 when refused), and `ttl`
+ * = ms until the bucket is full, or, when refused, until the next token (Retry-After).
+ */
+export interface BucketAnswer {
+  current: number;
+  ttl: number;
+}
+
+/** One take from a bucket; pure, shared by the in-process store and mirrored by the Redis script. */
+export function takeToken(
+  state: { tokens: number; at: number } | undefined,
+  now: number,
+  capacity: number,
+  refillMs: number,
+): { state: { tokens: number; at: number }; answer: BucketAnswer } {
+  // Multiplied before divided: a caller exactly at the rate gets exactly one token back.
+  const msFor = (tokens: number) => Math.ceil((tokens * refillMs) / capacity);
+  const tokens = state ? Math.min(capacity, state.tokens + (Math.max(0, now - state.at) * capacity) / refillMs) : capacity;
+  if (tokens >= 1) {
+    const left = tokens - 1;
+    return { state: { tokens: left, at: now }, answer: { current: capacity - Math.floor(left), ttl: msFor(capacity - left) } };
+  }
+  return { state: { tokens, at: now }, answer: { current: capacity + 1, ttl: Math.max(1, msFor(1 - tokens)) } };
+}
+
+const MAX_KEYS = 50_000;
+
+class LocalBuckets implements FastifyRateLimitStore {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  incr(key: string, cb: (e: Error | null, r?: BucketAnswer) => void, timeWindow: number, max: number): void {
+    const { state, answer } = takeToken(this.buckets.get(key), Date.now(), max, timeWindow);
+    // A full map is dropped whole: a forgotten bucket is a full one, the most a key can be owed.
+    if (this.buckets.size >= MAX_KEYS && !this.buckets.has(key)) this.buckets.clear();
+    this.buckets.set(key, state);
+    cb(null, answer);
+  }
+
+  child(): FastifyRateLimitStore {
+    return new LocalBuckets();
+  }
+}
+
+// The Redis clock (TIME) for every process, one round trip, and the key expires once the bucket would be
+// full again (a missing key is a full bucket).
+const TAKE_LUA = `
+local capacity = tonumber(ARGV[1])
+local refill_ms = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local tokens = capacity
+local s = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+if s[1] then
+  tokens = math.min(capacity, tonumber(s[1]) + math.max(0, now - tonumber(s[2])) * capacity / refill_ms)
+end
+if tokens >= 1 then
+  local left = tokens - 1
+  redis.call('HSET', KEYS[1], 'tokens', tostring(left), 'at', now)
+  redis.call('PEXPIRE', KEYS[1], math.ceil(refill_ms))
+  return {capacity - math.floor(left), math.ceil((capacity - left) * refill_ms / capacity)}
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil(refill_ms))
+return {capacity + 1, math.max(1, math.ceil((1 - tokens) * refill_ms / capacity))}
+`;
+
+type RedisWithTake = Redis & { hushTakeToken(key: string, capacity: number, refillMs: number, cb: (e: Error | null, r?: [number, number]) => void): void };
+
+class RedisBuckets implements FastifyRateLimitStore {
+  constructor(
+    private readonly redis: RedisWithTake,
+    private readonly prefix: string,
+  ) {}
+
+  incr(key: string, cb: (e: Error | null, r?: BucketAnswer) => void, timeWindow: number, max: number): void {
+    this.redis.hushTakeToken(this.prefix + key, max, timeWindow, (e, r) => (e || !r ? cb(e ?? new Error('no answer from Redis')) : cb(null, { current: r[0], ttl: r[1] })));
+  }
+
+  child(routeOptions: unknown): FastifyRateLimitStore {
+    // Per-route buckets, as the plugin's own stores keep them.
+    const route = (routeOptions as { routeInfo?: { method?: unknown; url?: unknown } }).routeInfo;
+    return new RedisBuckets(this.redis, `${this.prefix}${String(route?.method ?? '')}${String(route?.url ?? '')}-`);
+  }
+}
+
+/** The store class to hand to @fastify/rate-limit: in Redis when given one (shared by every process). */
+export function tokenBucketStore(redis?: Redis, nameSpace = 'hush-tb:'): FastifyRateLimitStoreCtor {
+  if (!redis) return LocalBuckets as unknown as FastifyRateLimitStoreCtor;
+  const r = redis as RedisWithTake;
+  if (!r.hushTakeToken) r.defineCommand('hushTakeToken', { numberOfKeys: 1, lua: TAKE_LUA });
+  return class extends RedisBuckets {
+    constructor() {
+      super(r, nameSpace);
+    }
+  } as unknown as FastifyRateLimitStoreCtor;
+}
