@@ -33,11 +33,16 @@ export function takeToken(
 
 const MAX_KEYS = 50_000;
 
+/** A bucket holds at least one whole token (a hand-edited accounts.rate_limits may say otherwise). */
+function wholeCapacity(max: number): number {
+  return Number.isFinite(max) && max >= 1 ? Math.floor(max) : 1;
+}
+
 class LocalBuckets implements FastifyRateLimitStore {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   incr(key: string, cb: (e: Error | null, r?: BucketAnswer) => void, timeWindow: number, max: number): void {
-    const { state, answer } = takeToken(this.buckets.get(key), Date.now(), max, timeWindow);
+    const { state, answer } = takeToken(this.buckets.get(key), Date.now(), wholeCapacity(max), timeWindow);
     // A full map is dropped whole: a forgotten bucket is a full one, the most a key can be owed.
     if (this.buckets.size >= MAX_KEYS && !this.buckets.has(key)) this.buckets.clear();
     this.buckets.set(key, state);
@@ -63,11 +68,11 @@ if s[1] then
 end
 if tokens >= 1 then
   local left = tokens - 1
-  redis.call('HSET', KEYS[1], 'tokens', tostring(left), 'at', now)
+  redis.call('HSET', KEYS[1], 'tokens', left, 'at', now)
   redis.call('PEXPIRE', KEYS[1], math.ceil(refill_ms))
   return {capacity - math.floor(left), math.ceil((capacity - left) * refill_ms / capacity)}
 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
+redis.call('HSET', KEYS[1], 'tokens', tokens, 'at', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil(refill_ms))
 return {capacity + 1, math.max(1, math.ceil((1 - tokens) * refill_ms / capacity))}
 `;
@@ -81,7 +86,7 @@ class RedisBuckets implements FastifyRateLimitStore {
   ) {}
 
   incr(key: string, cb: (e: Error | null, r?: BucketAnswer) => void, timeWindow: number, max: number): void {
-    this.redis.hushTakeToken(this.prefix + key, max, timeWindow, (e, r) => (e || !r ? cb(e ?? new Error('no answer from Redis')) : cb(null, { current: r[0], ttl: r[1] })));
+    this.redis.hushTakeToken(this.prefix + key, wholeCapacity(max), timeWindow, (e, r) => (e || !r ? cb(e ?? new Error('no answer from Redis')) : cb(null, { current: r[0], ttl: r[1] })));
   }
 
   child(routeOptions: unknown): FastifyRateLimitStore {

@@ -27,6 +27,9 @@ import { SettlementWorker } from '../worker/settlement-worker.ts';
 /** How long /readyz waits on each of its probes. */
 const READY_PROBE_MS = 2_000;
 
+/** How long a start waits for Redis before serving with rate limits failing open. */
+const REDIS_READY_MS = 2_000;
+
 /** True when the promise fulfils within `ms`; false when it rejects or is still pending then. */
 function answersWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -99,6 +102,9 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   if (config.role !== 'worker') {
     redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
     redis?.on('error', () => {}); // rate limiting fails open (skipOnError) rather than failing requests
+    // Without an offline queue, commands before the connection is ready fail, and the first requests
+    // would pass unlimited: wait for it briefly (an unreachable Redis is reported by its first error).
+    if (redis) await answersWithin(new Promise((ok) => (redis!.once('ready', ok), redis!.once('error', ok))), REDIS_READY_MS);
     const auth = new Authenticator(db);
     const orders = (orderService = new OrderService(config, db, chain, keys, inventory));
     statusCache = new StatusCache(db);
@@ -146,7 +152,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   if (config.role !== 'api') {
     const rebalancer =
       config.rebalancer === 'faucet' && faucet
-        ? new LocalFaucetRebalancer({ rpcUrl: chain.url, assets: config.assets, destination: (assetId) => treasury.pools(assetId)[0]!.address })
+        ? new LocalFaucetRebalancer({ rpcUrl: chain.url, fetch: (u, i) => fetch(u, { ...i, signal: chain.requestSignal() }), assets: config.assets, destination: (assetId) => treasury.pools(assetId)[0]!.address })
         : undefined;
     if (config.rebalancer === 'jupiter') log('rebalancer: jupiter is not wired in this build; inventory skew is reported only');
     worker = new SettlementWorker(config, db, chain, treasury, {
