@@ -22,13 +22,12 @@ export function takeToken(
   refillMs: number,
 ): { state: { tokens: number; at: number }; answer: BucketAnswer } {
   // Multiplied before divided: a caller exactly at the rate gets exactly one token back.
-  const msFor = (tokens: number) => Math.ceil((tokens * refillMs) / capacity);
   const tokens = state ? Math.min(capacity, state.tokens + (Math.max(0, now - state.at) * capacity) / refillMs) : capacity;
   if (tokens >= 1) {
     const left = tokens - 1;
-    return { state: { tokens: left, at: now }, answer: { current: capacity - Math.floor(left), ttl: msFor(capacity - left) } };
+    return { state: { tokens: left, at: now }, answer: { current: capacity - Math.floor(left), ttl: Math.ceil(((capacity - left) * refillMs) / capacity) } };
   }
-  return { state: { tokens, at: now }, answer: { current: capacity + 1, ttl: Math.max(1, msFor(1 - tokens)) } };
+  return { state: { tokens, at: now }, answer: { current: capacity + 1, ttl: Math.max(1, Math.ceil(((1 - tokens) * refillMs) / capacity)) } };
 }
 
 const MAX_KEYS = 50_000;
