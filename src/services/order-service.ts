@@ -44,6 +44,8 @@ export class OrderService {
   private readonly dbSlots: LimitFunction;
   private readonly identities: DepositIdentities;
   private readonly inserts: OrderInsertBatcher;
+  /** Orders being created by this process, by account and idempotency key (see create). */
+  private readonly creating = new Map<string, { requestHash: string; outcome: Promise<OrderOutcome | { error: unknown }> }>();
 
   constructor(
     private readonly config: HushConfig,
@@ -92,6 +94,34 @@ export class OrderService {
       // a retry that sends it back with its keys in another order (e.g. from a JSONB column) is the same request.
       .update(JSON.stringify([opened.quote, req.senderAddress, req.recipientAddress, req.feeBps ?? 0, req.feeRecipientAddress ?? null]))
       .digest('base64url');
+    const flight = `${account.id}\n${key}`;
+    const running = this.creating.get(flight);
+    if (running) {
+      // A duplicate of a request this process is still answering waits for it in memory (no database work):
+      // the same answers a claimed record gives (idempotency-store) — other terms conflict; the loser of a
+      // creation is told ORDER_IN_PROGRESS (seed rule 4) and its retry replays; a replay or a failure of
+      // the same request is shared.
+      if (running.requestHash !== requestHash) throw new HushError('IDEMPOTENCY_CONFLICT', 'This idempotency key was used with different terms');
+      const first = await running.outcome;
+      if ('error' in first) throw first.error;
+      if (first.replayed) return first;
+      throw new HushError('ORDER_IN_PROGRESS', 'This order is being created by a concurrent request; retry shortly');
+    }
+    let settle!: (o: OrderOutcome | { error: unknown }) => void;
+    this.creating.set(flight, { requestHash, outcome: new Promise((resolve) => (settle = resolve)) });
+    try {
+      const outcome = await this.createOwned(account, opened, key, requestHash);
+      settle(outcome);
+      return outcome;
+    } catch (e) {
+      settle({ error: e });
+      throw e;
+    } finally {
+      this.creating.delete(flight);
+    }
+  }
+
+  private async createOwned(account: AccountRecord, opened: OpenedQuote, key: string, requestHash: string): Promise<OrderOutcome> {
     // Common case, one statement: build the order, then record the new key and the order together. If the
     // build fails or the key exists, the claim-first path below answers as the key's record says (a replay
     // stays a replay even when, say, liquidity has changed since). Whatever was built but not stored gives

@@ -8,6 +8,7 @@
  * leaks a key secret, the treasury seed, the admin token, a stack frame or SQL text.
  */
 import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import {
@@ -195,6 +196,52 @@ export class HushClient {
   }
   post(path: string, body?: unknown, opts: RequestOptions = {}) {
     return this.request('POST', path, { ...opts, body: opts.body ?? body });
+  }
+
+  /**
+   * `n` copies of one JSON POST that reach the server together: each on its own connection, already
+   * accepted and used once (GET /healthz), all written in one synchronous loop, so the server reads them
+   * in the same turn. (fetch in the server's own process spaces concurrent requests out: new connections
+   * are accepted one per event-loop turn.)
+   */
+  async simultaneousPosts(path: string, body: unknown, n: number, headers: Record<string, string> = {}): Promise<ApiResponse[]> {
+    const { hostname, port } = new URL(this.baseUrl);
+    const host = `${hostname}:${port}`;
+    const payload = JSON.stringify(body);
+    const head = { host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)), connection: 'close', ...(this.key ? { authorization: `Bearer ${this.key}` } : {}), ...headers };
+    const post = `POST ${path} HTTP/1.1\r\n${Object.entries(head).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${payload}`;
+    const sockets = await Promise.all(
+      Array.from({ length: n }, () => new Promise<Socket>((resolve, reject) => { const s = connect(Number(port), hostname, () => resolve(s)).once('error', reject); })),
+    );
+    const received = sockets.map(() => [] as Buffer[]);
+    sockets.forEach((s, i) => s.on('data', (d: Buffer) => received[i]!.push(d)));
+    const text = (i: number) => Buffer.concat(received[i]!).toString('utf8');
+    // Warm each connection with one whole exchange: the server has accepted it and reads it at once.
+    for (const s of sockets) s.write(`GET /healthz HTTP/1.1\r\nhost: ${host}\r\n\r\n`);
+    const whole = (t: string) => {
+      const split = t.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(t.slice(0, split));
+      return split >= 0 && length !== null && Buffer.byteLength(t.slice(split + 4)) >= Number(length[1]);
+    };
+    while (!sockets.every((_, i) => whole(text(i)))) await sleep(5);
+    for (const r of received) r.length = 0;
+    const ended = sockets.map((s) => new Promise<void>((resolve, reject) => s.once('end', resolve).once('error', reject)));
+    for (const s of sockets) s.write(post);
+    await Promise.all(ended);
+    return sockets.map((_, i) => {
+      const t = text(i);
+      const split = t.indexOf('\r\n\r\n');
+      const [statusLine, ...lines] = t.slice(0, split).split('\r\n');
+      const res: ApiResponse = {
+        status: Number(statusLine!.split(' ')[1]),
+        headers: new Headers(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as [string, string])),
+        body: undefined,
+        text: t.slice(split + 4),
+      };
+      res.body = JSON.parse(res.text);
+      assertResponseInvariants(res, `POST ${path}`);
+      return res;
+    });
   }
 
   // Partner API shortcuts (paths under /transfer/v1).
