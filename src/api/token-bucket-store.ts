@@ -14,6 +14,11 @@ export interface BucketAnswer {
   ttl: number;
 }
 
+/** Time for the bucket to refill `n` tokens. */
+function msForTokens(n: number, capacity: number, refillMs: number): number {
+  return Math.ceil((n * refillMs) / capacity);
+}
+
 /** One take from a bucket; pure, shared by the in-process store and mirrored by the Redis script. */
 export function takeToken(
   state: { tokens: number; at: number } | undefined,
@@ -23,11 +28,9 @@ export function takeToken(
 ): { state: { tokens: number; at: number }; answer: BucketAnswer } {
   // Multiplied before divided: a caller exactly at the rate gets exactly one token back.
   const tokens = state ? Math.min(capacity, state.tokens + (Math.max(0, now - state.at) * capacity) / refillMs) : capacity;
-  if (tokens >= 1) {
-    const left = tokens - 1;
-    return { state: { tokens: left, at: now }, answer: { current: capacity - Math.floor(left), ttl: Math.ceil(((capacity - left) * refillMs) / capacity) } };
-  }
-  return { state: { tokens, at: now }, answer: { current: capacity + 1, ttl: Math.max(1, Math.ceil(((1 - tokens) * refillMs) / capacity)) } };
+  if (tokens < 1) return { state: { tokens, at: now }, answer: { current: capacity + 1, ttl: Math.max(1, msForTokens(1 - tokens, capacity, refillMs)) } };
+  const left = tokens - 1;
+  return { state: { tokens: left, at: now }, answer: { current: capacity - Math.floor(left), ttl: msForTokens(capacity - left, capacity, refillMs) } };
 }
 
 const MAX_KEYS = 50_000;
@@ -65,14 +68,11 @@ local s = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 if s[1] then
   tokens = math.min(capacity, tonumber(s[1]) + math.max(0, now - tonumber(s[2])) * capacity / refill_ms)
 end
-if tokens >= 1 then
-  local left = tokens - 1
-  redis.call('HSET', KEYS[1], 'tokens', left, 'at', now)
-  redis.call('PEXPIRE', KEYS[1], math.ceil(refill_ms))
-  return {capacity - math.floor(left), math.ceil((capacity - left) * refill_ms / capacity)}
-end
+local taken = tokens >= 1
+if taken then tokens = tokens - 1 end
 redis.call('HSET', KEYS[1], 'tokens', tokens, 'at', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil(refill_ms))
+if taken then return {capacity - math.floor(tokens), math.ceil((capacity - tokens) * refill_ms / capacity)} end
 return {capacity + 1, math.max(1, math.ceil((1 - tokens) * refill_ms / capacity))}
 `;
 

@@ -139,7 +139,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
           // In parallel, each bounded: a probe balancer needs an answer, not a hung request.
           const [store, chainOk] = await Promise.all([
             answersWithin(db.query('SELECT 1'), READY_PROBE_MS),
-            answersWithin(chain.rpc.getSlot().send({ abortSignal: AbortSignal.timeout(READY_PROBE_MS) }), READY_PROBE_MS),
+            chain.rpc.getSlot().send({ abortSignal: AbortSignal.timeout(READY_PROBE_MS) }).then(() => true, () => false),
           ]);
           return { store, chain: chainOk };
         },

@@ -153,6 +153,16 @@ export function expectOk(res: ApiResponse, status = 200): any {
   return res.body;
 }
 
+/** A raw HTTP/1.1 response with a Content-Length body; null while it is incomplete. */
+function parseRawResponse(raw: string): { status: number; headers: Headers; text: string } | null {
+  const split = raw.indexOf('\r\n\r\n');
+  if (split < 0) return null;
+  const [statusLine, ...lines] = raw.slice(0, split).split('\r\n');
+  const headers = new Headers(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as [string, string]));
+  const text = raw.slice(split + 4);
+  return Buffer.byteLength(text) >= Number(headers.get('content-length') ?? Infinity) ? { status: Number(statusLine!.split(' ')[1]), headers, text } : null;
+}
+
 export class HushClient {
   constructor(
     readonly baseUrl: string,
@@ -215,29 +225,16 @@ export class HushClient {
     );
     const received = sockets.map(() => [] as Buffer[]);
     sockets.forEach((s, i) => s.on('data', (d: Buffer) => received[i]!.push(d)));
-    const text = (i: number) => Buffer.concat(received[i]!).toString('utf8');
+    const answer = (i: number) => parseRawResponse(Buffer.concat(received[i]!).toString('utf8'));
     // Warm each connection with one whole exchange: the server has accepted it and reads it at once.
     for (const s of sockets) s.write(`GET /healthz HTTP/1.1\r\nhost: ${host}\r\n\r\n`);
-    const whole = (t: string) => {
-      const split = t.indexOf('\r\n\r\n');
-      const length = /\r\ncontent-length: *(\d+)/i.exec(t.slice(0, split));
-      return split >= 0 && length !== null && Buffer.byteLength(t.slice(split + 4)) >= Number(length[1]);
-    };
-    while (!sockets.every((_, i) => whole(text(i)))) await sleep(5);
+    while (!sockets.every((_, i) => answer(i))) await sleep(5);
     for (const r of received) r.length = 0;
     const ended = sockets.map((s) => new Promise<void>((resolve, reject) => s.once('end', resolve).once('error', reject)));
     for (const s of sockets) s.write(post);
     await Promise.all(ended);
     return sockets.map((_, i) => {
-      const t = text(i);
-      const split = t.indexOf('\r\n\r\n');
-      const [statusLine, ...lines] = t.slice(0, split).split('\r\n');
-      const res: ApiResponse = {
-        status: Number(statusLine!.split(' ')[1]),
-        headers: new Headers(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as [string, string])),
-        body: undefined,
-        text: t.slice(split + 4),
-      };
+      const res: ApiResponse = { ...answer(i)!, body: undefined };
       res.body = JSON.parse(res.text);
       assertResponseInvariants(res, `POST ${path}`);
       return res;
