@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import secureJson from 'secure-json-parse';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { tokenBucketStore } from './token-bucket-store.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -15,7 +15,7 @@ import type { QuoteService } from '../services/quote-service.ts';
 import type { OrderService } from '../services/order-service.ts';
 import type { DepositHintService } from '../services/deposit-hint-service.ts';
 import type { StatusCache } from '../services/status-cache.ts';
-import { answerClientError, answerFrameworkError, installErrorHandling } from './error-handler.ts';
+import { answerClientError, answerFrameworkError, installErrorHandling, type AnonymousLimiter } from './error-handler.ts';
 import { BODY_LIMIT } from './limits.ts';
 import { requestTimer, type Metrics } from './metrics.ts';
 import { opsRoutes } from './routes/ops-routes.ts';
@@ -46,10 +46,18 @@ declare module 'fastify' {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A hop count as the function Fastify's types accept (its runtime takes the number too). */
+function trustProxy(setting: HushConfig['trustProxy']): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
+
 /** The HTTP application as a value: the server file only listens; tests use it on a real port or inject(). */
 export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
+  // Set once the rate-limit plugin is registered, before the server can receive a request.
+  let limitAnonymous: AnonymousLimiter | undefined;
   const app = Fastify({
     logger: opts.logger ?? false,
+    trustProxy: trustProxy(deps.config.trustProxy),
     bodyLimit: BODY_LIMIT,
     // Requests that arrive while draining are still served (and answered in the SPEC shape).
     return503OnClosing: false,
@@ -57,7 +65,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    frameworkErrors: answerFrameworkError,
+    frameworkErrors: (err, request, reply) => answerFrameworkError(err, request, reply, limitAnonymous),
     clientErrorHandler: answerClientError,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
   });
@@ -69,7 +77,6 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     timeRequest(request, reply);
     done();
   });
-  installErrorHandling(app);
   // JSON only (SPEC §2): Fastify's built-in text/plain parser would hand a string to the schema (400)
   // instead of refusing the media type (415 UNSUPPORTED_MEDIA_TYPE).
   app.removeContentTypeParser('text/plain');
@@ -105,9 +112,22 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     errorResponseBuilder: (_req, ctx) =>
       new HushError('RATE_LIMITED', 'Too many requests for this API key; slow down', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(ctx.ttl / 1000)) }),
   });
+  // SPEC §7 puts RateLimit-* on every response: answers that no key's bucket covers (failed authentication,
+  // no such route) take from a bucket per client address (an IPv6 /56 counts as one), which also bounds
+  // how fast one address can guess keys.
+  limitAnonymous = app.rateLimit({
+    max: 2 * deps.config.anonymousRateLimit,
+    timeWindow: 2000,
+    keyGenerator: (req) => `anon:${normalizeIP(req.ip)}`,
+    errorResponseBuilder: (_req, ctx) =>
+      new HushError('RATE_LIMITED', 'Too many unauthenticated or unroutable requests from this address; slow down', undefined, {
+        retryAfterSeconds: Math.max(1, Math.ceil(ctx.ttl / 1000)),
+      }),
+  }) as unknown as AnonymousLimiter;
+  installErrorHandling(app, limitAnonymous);
 
   await app.register(opsRoutes, { deps });
-  await app.register(transferRoutes, { prefix: '/transfer/v1', deps });
+  await app.register(transferRoutes, { prefix: '/transfer/v1', deps, limitAnonymous });
   if (deps.config.adminToken && deps.admin) await app.register(adminRoutes, { prefix: '/admin/v1', deps, admin: deps.admin });
 
   app.get('/transfer/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

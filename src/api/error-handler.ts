@@ -4,12 +4,26 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { HushError, type HushErrorCode } from '../domain/errors.ts';
 import { BODY_LIMIT } from './limits.ts';
 
+/** A bucket for requests no key's bucket covers (app.ts): sets RateLimit-* headers, throws RATE_LIMITED when empty. */
+export type AnonymousLimiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
 function send(reply: FastifyReply, request: FastifyRequest, status: number, code: HushErrorCode, message: string, details?: Record<string, unknown>, retryAfter?: number) {
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   const error: Record<string, unknown> = { code, message };
   if (details !== undefined) error.details = details;
   error.requestId = request.id;
   return reply.code(status).type('application/json; charset=utf-8').send({ success: false, error });
+}
+
+function sendHushError(reply: FastifyReply, request: FastifyRequest, err: HushError) {
+  return send(reply, request, err.httpStatus, err.code, err.message, err.details as Record<string, unknown> | undefined, err.retryAfterSeconds);
+}
+
+/** Answers after taking a token from the anonymous bucket; an empty bucket answers 429 instead. */
+function counted(limit: AnonymousLimiter | undefined, request: FastifyRequest, reply: FastifyReply, answer: () => unknown) {
+  if (!limit) return answer();
+  // Anything but RATE_LIMITED (e.g. a request too broken for the limiter to key) fails open.
+  return limit(request, reply).then(answer, (e: unknown) => (e instanceof HushError ? sendHushError(reply, request, e) : answer()));
 }
 
 /** Maps Fastify's own failures (parsing, validation, limits) to the stable codes of SPEC §6. */
@@ -39,29 +53,34 @@ function fromFastify(err: FastifyError): { status: number; code: HushErrorCode; 
 }
 
 /** The one error handler: every failure leaves in the SPEC §2 shape, and nothing internal leaks. */
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, limitAnonymous?: AnonymousLimiter): void {
+  const notFound = (request: FastifyRequest, reply: FastifyReply) =>
+    counted(limitAnonymous, request, reply, () => send(reply, request, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`));
   app.setErrorHandler((err: FastifyError | HushError, request, reply) => {
     if (err instanceof HushError) {
       if (err.httpStatus >= 500) request.log.warn({ err: err.cause ?? err, code: err.code }, 'service error');
-      return send(reply, request, err.httpStatus, err.code, err.message, err.details as Record<string, unknown> | undefined, err.retryAfterSeconds);
+      return sendHushError(reply, request, err);
     }
     // No route matched: whatever the body was (empty, malformed, too large, wrong type), the answer is 404.
-    if (request.is404) return send(reply, request, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`);
+    if (request.is404) return notFound(request, reply);
     const mapped = fromFastify(err as FastifyError);
     if (mapped.status >= 500) request.log.error({ err }, 'unhandled error');
     return send(reply, request, mapped.status, mapped.code, mapped.message, mapped.details);
   });
-  app.setNotFoundHandler((request, reply) => send(reply, request, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`));
+  app.setNotFoundHandler(notFound);
 }
 
 /**
  * Router failures, answered before any hook runs (so the request id is set here): a malformed URL
  * encoding is a bad request; a path parameter over the router's length limit names nothing that exists.
  */
-export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply, limitAnonymous?: AnonymousLimiter): void {
   reply.header('x-request-id', request.id);
-  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void send(reply, request, 404, 'NOT_FOUND', 'Not found');
-  void send(reply, request, 400, 'INVALID_REQUEST', 'Invalid request: malformed URL', { reason: 'malformed URL' });
+  void counted(limitAnonymous, request, reply, () =>
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? send(reply, request, 404, 'NOT_FOUND', 'Not found')
+      : send(reply, request, 400, 'INVALID_REQUEST', 'Invalid request: malformed URL', { reason: 'malformed URL' }),
+  );
 }
 
 /**

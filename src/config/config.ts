@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { loadAssets, type AssetRegistry } from './assets.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -34,6 +35,10 @@ export interface HushConfig {
   sweepIntervalS: number;
   treasurySeed?: string;
   rateLimits: RateLimits;
+  /** Per client address per second (burst ×2) for partner-API requests no key's bucket covers: failed authentication, no such route. */
+  anonymousRateLimit: number;
+  /** Fastify's trustProxy: which proxies' X-Forwarded-For names the client (HUSH_TRUST_PROXY). */
+  trustProxy: boolean | number | string;
   /** Hush's own fee on every transfer, in basis points of amountIn. */
   serviceFeeBps: number;
   /** Compute budget every Hush-built transaction carries (deposit included). */
@@ -110,6 +115,23 @@ function rateLimits(raw: string | undefined): RateLimits {
   return out;
 }
 
+/** "false"/unset, "true", a hop count, or comma-separated proxy addresses / CIDR ranges. */
+function trustProxy(raw: string | undefined): HushConfig['trustProxy'] {
+  const v = raw?.trim();
+  if (!v || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d{1,2}$/.test(v)) return Number(v);
+  for (const part of v.split(',')) {
+    const [ip, bits, ...rest] = part.trim().split('/');
+    const family = isIP(ip ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    if (!family || rest.length > 0 || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError(`HUSH_TRUST_PROXY must be true, false, a hop count or proxy addresses (CIDR allowed), got "${raw}"`);
+    }
+  }
+  return v;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
   const role = env.HUSH_ROLE ?? 'all';
   if (role !== 'api' && role !== 'worker' && role !== 'all') throw new ConfigError(`HUSH_ROLE must be api, worker or all, got "${role}"`);
@@ -137,6 +159,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     rebalanceIntervalS: int(env, 'HUSH_REBALANCE_INTERVAL_S', 300, 1, 86_400),
     treasurySeed: env.TREASURY_SEED || undefined,
     rateLimits: rateLimits(env.HUSH_RATE_LIMITS),
+    anonymousRateLimit: int(env, 'HUSH_ANONYMOUS_RATE_LIMIT', 10, 1, 1_000_000),
+    trustProxy: trustProxy(env.HUSH_TRUST_PROXY),
     serviceFeeBps: int(env, 'HUSH_SERVICE_FEE_BPS', 30, 0, 1000),
     computeUnitLimit: int(env, 'HUSH_COMPUTE_UNIT_LIMIT', 100_000, 1000, 1_400_000),
     computeUnitPriceMicroLamports: BigInt(int(env, 'HUSH_COMPUTE_UNIT_PRICE', 1000, 0, 1_000_000_000)),

@@ -30,7 +30,7 @@ const skip = await probeRedis();
 if (skip) console.log(`# skipping shared rate limits: ${skip}`);
 
 describe('rate limits shared through Redis (REDIS_URL)', { skip }, () => {
-  const env = { REDIS_URL, HUSH_RATE_LIMITS: 'quote=2,order=2,status=2,tokens=2' };
+  const env = { REDIS_URL, HUSH_RATE_LIMITS: 'quote=2,order=2,status=2,tokens=2', HUSH_ANONYMOUS_RATE_LIMIT: '1', HUSH_TRUST_PROXY: '127.0.0.1' };
   let a: TestHush;
   let b: TestHush;
 
@@ -71,6 +71,20 @@ describe('rate limits shared through Redis (REDIS_URL)', { skip }, () => {
     assert.deepEqual(remaining, ['1', '0'], 'each instance sees the tokens the other one took');
     expectError(await clients[0].tokens(), 429, 'RATE_LIMITED');
     expectError(await clients[1].tokens(), 429, 'RATE_LIMITED');
+  });
+
+  test('refused requests share one bucket per client address across processes: 2 (1/s) in total, then 429 on either', async () => {
+    // A client address of this run only (Redis outlives test runs), named through the trusted proxy header.
+    const headers = { 'x-forwarded-for': `198.51.100.${1 + Math.floor(Math.random() * 254)}` };
+    const badKey = generateApiKey().apiKey;
+    const [onA, onB] = [new HushClient(a.url, badKey), new HushClient(b.url, badKey)];
+    const first = await onA.tokens({ headers });
+    const second = await onB.tokens({ headers });
+    expectError(first, 401, 'UNAUTHORIZED');
+    expectError(second, 401, 'UNAUTHORIZED');
+    assert.deepEqual([first, second].map((r) => r.headers.get('ratelimit-remaining')), ['1', '0'], 'each instance sees the tokens the other one took');
+    expectError(await onA.tokens({ headers }), 429, 'RATE_LIMITED');
+    expectError(await onB.get('/transfer/v1/nope', { headers }), 429, 'RATE_LIMITED');
   });
 
   test('the shared budget is a token bucket: refilled at the rate across both processes, not window by window', async () => {

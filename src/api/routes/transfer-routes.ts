@@ -4,6 +4,7 @@ import { HushError } from '../../domain/errors.ts';
 import type { RateLimits } from '../../config/config.ts';
 import type { Caller } from '../../services/authenticator.ts';
 import type { ApiDeps } from '../app.ts';
+import type { AnonymousLimiter } from '../error-handler.ts';
 import {
   DepositHintBody,
   EmptyBody,
@@ -30,17 +31,21 @@ function caller(request: FastifyRequest): Caller {
 }
 
 /** The partner API (seed + SPEC §4), every route behind a bearer key and a per-key rate limit. */
-export async function transferRoutes(fastify: FastifyInstance, { deps }: { deps: ApiDeps }) {
+export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnonymous }: { deps: ApiDeps; limitAnonymous?: AnonymousLimiter }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = deps;
 
   // Callback style with a synchronous path for cached keys: this hook runs on every partner request.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    // A refused key counts against the client address's anonymous bucket (app.ts); other failures (a store
+    // outage) are not the client's doing.
+    const refuse = (e: Error) =>
+      limitAnonymous && e instanceof HushError && (e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_SUSPENDED') ? limitAnonymous(request, reply).then(() => done(e), done) : done(e);
     let cached: Caller | undefined;
     try {
       cached = deps.auth.authenticateCached(request.headers.authorization);
     } catch (e) {
-      return done(e as Error);
+      return void refuse(e as Error);
     }
     if (cached) {
       request.caller = cached;
@@ -49,7 +54,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps }: { deps:
     deps.auth.authenticate(request.headers.authorization).then((caller) => {
       request.caller = caller;
       done();
-    }, done);
+    }, refuse);
   });
 
   /** SPEC §7's token bucket (token-bucket-store.ts): holds 2 × rate (burst ×2), refilled from empty in 2 s. */

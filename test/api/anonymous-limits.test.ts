@@ -1,0 +1,90 @@
+/**
+ * SPEC §7 puts RateLimit-* on every response. Partner-API answers that no key's bucket covers (failed
+ * authentication 401/403, no such route 404, a malformed URL 400) take from a bucket per client address
+ * (HUSH_ANONYMOUS_RATE_LIMIT, burst ×2); an empty one answers 429 RATE_LIMITED instead. X-Forwarded-For
+ * names the client only when the connection comes from a trusted proxy (HUSH_TRUST_PROXY).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { generateApiKey } from '../../src/services/api-keys.ts';
+import { HushClient, PREFIX, expectError, expectOk, sleep, startTestHush, type ApiResponse, type TestAccount, type TestHush } from '../support/hush-server.ts';
+
+const limitHeaders = (r: ApiResponse) => [r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining'), r.headers.get('ratelimit-reset')];
+
+describe('behind a trusted proxy (HUSH_TRUST_PROXY=127.0.0.1), HUSH_ANONYMOUS_RATE_LIMIT=2: a bucket of 4 per client address', () => {
+  let t: TestHush;
+  let good: TestAccount;
+  let suspended: TestAccount;
+  let clients = 0;
+  /** A client address of its own, so every test starts with a full bucket. */
+  const newClient = () => ({ 'x-forwarded-for': `198.51.100.${++clients}` });
+
+  before(async () => {
+    t = await startTestHush({ env: { HUSH_ANONYMOUS_RATE_LIMIT: '2', HUSH_TRUST_PROXY: '127.0.0.1', HUSH_RATE_LIMITS: 'quote=2,order=2,status=2,tokens=2' } });
+    good = await t.createAccount({ rateLimits: null });
+    suspended = await t.createAccount({ status: 'suspended' });
+  });
+  after(async () => {
+    await t?.close();
+  });
+
+  test('every refused or unroutable partner request carries RateLimit-* of its address', async () => {
+    const unknownKey = generateApiKey().apiKey;
+    const cases: [string, number, (headers: Record<string, string>) => Promise<ApiResponse | Response>][] = [
+      ['no key', 401, (headers) => t.anon.tokens({ headers })],
+      ['malformed key', 401, (headers) => good.client.tokens({ key: 'hush_nope', headers })],
+      ['unknown key', 401, (headers) => good.client.tokens({ key: unknownKey, headers })],
+      ['suspended account', 403, (headers) => suspended.client.tokens({ headers })],
+      ['no such route', 404, (headers) => good.client.get(`${PREFIX}/nope`, { headers })],
+      ['no such route, body too large', 404, (headers) => good.client.request('POST', `${PREFIX}/nope`, { raw: 'x'.repeat(70_000), headers })],
+      ['HEAD of a partner GET route', 404, (headers) => good.client.request('HEAD', `${PREFIX}/tokens`, { headers })],
+      ['malformed URL encoding', 400, (headers) => fetch(`${t.url}${PREFIX}/status/%E0%A4%A`, { headers: { authorization: `Bearer ${good.apiKey}`, ...headers } })],
+    ];
+    for (const [what, status, send] of cases) {
+      const r = await send(newClient());
+      assert.equal(r.status, status, what);
+      // A fresh bucket of 4 refilled at 2/s: 3 left, full again in 0.5 s (whole seconds, rounded up).
+      assert.deepEqual(limitHeaders(r as ApiResponse), ['4', '3', '1'], what);
+    }
+    // An authenticated request on a route counts against its key, not against the address.
+    const ok = await good.client.tokens({ headers: newClient() });
+    expectOk(ok);
+    assert.deepEqual(limitHeaders(ok).slice(0, 1), ['4']);
+  });
+
+  test('an address that spends its bucket gets 429 RATE_LIMITED (Retry-After) instead; keys, other addresses and later requests are unaffected', async () => {
+    const from = newClient();
+    const badKey = generateApiKey().apiKey;
+    const answers: number[] = [];
+    for (let i = 0; i < 3; i++) answers.push((await good.client.tokens({ key: badKey, headers: from })).status);
+    answers.push((await good.client.get(`${PREFIX}/nope`, { headers: from })).status); // every kind takes from the same bucket
+    assert.deepEqual(answers, [401, 401, 401, 404]);
+    const limited = await good.client.tokens({ key: badKey, headers: from });
+    expectError(limited, 429, 'RATE_LIMITED');
+    assert.equal(limited.headers.get('retry-after'), '1');
+    assert.deepEqual(limitHeaders(limited).slice(0, 2), ['4', '0']);
+    expectError(await t.anon.get(`${PREFIX}/nope`, { headers: from }), 429, 'RATE_LIMITED');
+    // A valid key from the same address is served from its own bucket; another address still gets its 401.
+    expectOk(await good.client.tokens({ headers: from }));
+    expectError(await good.client.tokens({ key: badKey, headers: newClient() }), 401, 'UNAUTHORIZED');
+    await sleep(1_100);
+    expectError(await good.client.tokens({ key: badKey, headers: from }), 401, 'UNAUTHORIZED');
+  });
+});
+
+describe('without a trusted proxy (default), HUSH_ANONYMOUS_RATE_LIMIT=2', () => {
+  let t: TestHush;
+  before(async () => {
+    t = await startTestHush({ env: { HUSH_ANONYMOUS_RATE_LIMIT: '2' } });
+  });
+  after(async () => {
+    await t?.close();
+  });
+
+  test('X-Forwarded-For is ignored: one connection address is one bucket, whatever the header claims', async () => {
+    const client = new HushClient(t.url, null);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await client.tokens({ headers: { 'x-forwarded-for': `203.0.113.${i + 1}` } })).status);
+    assert.deepEqual(statuses, [401, 401, 401, 401, 429]);
+  });
+});
