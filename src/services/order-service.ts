@@ -136,6 +136,8 @@ export class OrderService {
           return { status: 200, body: prepared.body, replayed: false };
         }
         if (fast.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
+        // Another process is recording this key at this moment (seed rule 4 across processes).
+        if (fast.kind === 'key_busy') throw new HushError('ORDER_IN_PROGRESS', 'This order is being created by a concurrent request; retry shortly');
       }
       const claim = await this.dbSlots(() => claimIdempotencyKey(this.db, account.id, key, requestHash));
       if (claim.kind === 'conflict') throw new HushError('IDEMPOTENCY_CONFLICT', 'This idempotency key was used with different terms');

@@ -6,6 +6,17 @@ export type IdempotencyClaim =
   | { kind: 'conflict' }
   | { kind: 'done'; status: number; body: unknown };
 
+/**
+ * SQL that takes the transaction-scoped advisory lock of one (account, key) without waiting. Every
+ * statement that records a key holds it until it commits, so a concurrent duplicate in another process
+ * learns that the key is being used (ORDER_IN_PROGRESS, seed rule 4) instead of waiting on the
+ * uncommitted row and replaying it. Lock granted means no such statement is running: its row, if any, is
+ * committed.
+ */
+export function tryKeyLock(accountSql: string, keySql: string): string {
+  return `pg_try_advisory_xact_lock(hashtextextended(${accountSql} || E'\\n' || ${keySql}, 0))`;
+}
+
 /** An in-progress claim older than this belongs to a request that died; a retry may take it over. */
 const STALE_CLAIM = '30 seconds';
 
@@ -14,15 +25,19 @@ const STALE_CLAIM = '30 seconds';
  * terms; whoever gets a row back owns the key. Everyone else learns what the owner is doing.
  */
 export async function claimIdempotencyKey(db: Queryable, accountId: string, key: string, requestHash: string): Promise<IdempotencyClaim> {
-  const claimed = await db.query(
-    `INSERT INTO idempotency_keys (account_id, key, request_hash, state) VALUES ($1, $2, $3, 'in_progress')
-     ON CONFLICT (account_id, key) DO UPDATE SET locked_at = now()
-       WHERE idempotency_keys.state = 'in_progress' AND idempotency_keys.request_hash = EXCLUDED.request_hash
-         AND idempotency_keys.locked_at < now() - interval '${STALE_CLAIM}'
-     RETURNING 1`,
+  const claimed = await db.query<{ free: boolean; claimed: boolean }>(
+    `WITH l AS (SELECT ${tryKeyLock('$1::text', '$2::text')} AS free),
+     c AS (
+       INSERT INTO idempotency_keys (account_id, key, request_hash, state) SELECT $1, $2, $3, 'in_progress' FROM l WHERE l.free
+       ON CONFLICT (account_id, key) DO UPDATE SET locked_at = now()
+         WHERE idempotency_keys.state = 'in_progress' AND idempotency_keys.request_hash = EXCLUDED.request_hash
+           AND idempotency_keys.locked_at < now() - interval '${STALE_CLAIM}'
+       RETURNING 1)
+     SELECT (SELECT free FROM l) AS free, EXISTS (SELECT 1 FROM c) AS claimed`,
     [accountId, key, requestHash],
   );
-  if (claimed.rows.length > 0) return { kind: 'claimed' };
+  if (!claimed.rows[0]!.free) return { kind: 'in_progress' };
+  if (claimed.rows[0]!.claimed) return { kind: 'claimed' };
   const { rows } = await db.query<{ request_hash: string; state: string; response_status: number | null; response_body: unknown }>(
     'SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE account_id = $1 AND key = $2',
     [accountId, key],

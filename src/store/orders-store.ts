@@ -1,4 +1,5 @@
 import type { Queryable } from './db.ts';
+import { tryKeyLock } from './idempotency-store.ts';
 
 export type OrderStatus =
   | 'awaiting_deposit'
@@ -201,24 +202,28 @@ export async function insertOrder(
 /**
  * The common case in one statement: a key never seen before is recorded as done together with the order
  * it created (nobody can observe it half-way). `key_taken` when the key exists: the caller then goes the
- * claim-first way, which replays, conflicts or waits as the record says.
+ * claim-first way, which replays, conflicts or waits as the record says. `key_busy` when another
+ * statement is recording the same key right now (tryKeyLock): a concurrent duplicate.
  */
 export async function insertOrderWithNewKey(
   db: Queryable,
   o: NewOrder,
   idempotency: { key: string; requestHash: string; responseStatus: number; responseBody: unknown },
-): Promise<InsertOrderResult | { kind: 'key_taken' }> {
+): Promise<InsertOrderResult | { kind: 'key_taken' } | { kind: 'key_busy' }> {
   try {
-    const { rows } = await db.query<{ id: string | number }>(
-      `WITH k AS (
+    const { rows } = await db.query<{ free: boolean; id: string | number | null }>(
+      `WITH l AS (SELECT ${tryKeyLock('$2::text', '$24::text')} AS free),
+       k AS (
          INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body)
-         VALUES ($2, $24, $27, 'done', $25, $26) ON CONFLICT (account_id, key) DO NOTHING RETURNING 1),
+         SELECT $2, $24, $27, 'done', $25::integer, $26::jsonb FROM l WHERE l.free ON CONFLICT (account_id, key) DO NOTHING RETURNING 1),
        o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) SELECT ${ORDER_INSERT_VALUES} FROM k RETURNING id, created_at),
        h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
-       SELECT id FROM o`,
+       SELECT (SELECT free FROM l) AS free, (SELECT id FROM o) AS id`,
       [...orderParams(o), idempotency.key, idempotency.responseStatus, JSON.stringify(idempotency.responseBody), idempotency.requestHash],
     );
-    return rows[0] ? { kind: 'created', id: String(rows[0].id) } : { kind: 'key_taken' };
+    const r = rows[0]!;
+    if (!r.free) return { kind: 'key_busy' };
+    return r.id !== null ? { kind: 'created', id: String(r.id) } : { kind: 'key_taken' };
   } catch (e) {
     if (quoteUsed(e)) return { kind: 'quote_used' };
     throw e;
@@ -314,13 +319,13 @@ export interface NewOrderWithKey {
 
 /**
  * insertOrderWithNewKey for many orders in ONE statement (group commit): each order whose key is new is
- * created with its history entry and its done idempotency record; the others are left out of the result.
- * Callers keep keys and quote keys unique within a batch. Any error (a quote already backing an order
+ * created with its history entry and its done idempotency record; those whose key another statement is
+ * recording right now are `busy`; the others (keys that exist) are in neither. Callers keep keys and quote keys unique within a batch. Any error (a quote already backing an order
  * among them) fails the whole batch, and the caller retries its orders one by one.
  */
-export async function insertOrdersWithNewKeys(db: Queryable, items: readonly NewOrderWithKey[]): Promise<Map<string, string>> {
+export async function insertOrdersWithNewKeys(db: Queryable, items: readonly NewOrderWithKey[]): Promise<{ created: Map<string, string>; busy: Set<string> }> {
   const col = <T>(f: (o: NewOrder) => T) => items.map((i) => f(i.order));
-  const { rows } = await db.query<{ tracking_id: string; id: string | number }>(
+  const { rows } = await db.query<{ tracking_id: string; id: string | number | null }>(
     `WITH input AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::numeric[],
          $10::numeric[], $11::numeric[], $12::numeric[], $13::integer[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[],
@@ -328,19 +333,20 @@ export async function insertOrdersWithNewKeys(db: Queryable, items: readonly New
        AS t(tracking_id, account_id, quote_key, quote, source_asset_id, destination_asset_id, mode, amount_in, amount_out, service_fee,
          partner_fee, network_fee, fee_bps, fee_recipient, sender, recipient, deposit_owner, deposit_account, expiration, tx_blockhash,
          tx_last_valid_block_height, tx_expires_at_slot, created_at, idem_key, request_hash, response_body)),
+     l AS (SELECT input.*, ${tryKeyLock('account_id', 'idem_key')} AS free FROM input),
      k AS (
        INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body)
-       SELECT account_id, idem_key, request_hash, 'done', 200, response_body::jsonb FROM input
+       SELECT account_id, idem_key, request_hash, 'done', 200, response_body::jsonb FROM l WHERE l.free
        ON CONFLICT (account_id, key) DO NOTHING RETURNING account_id, key),
      o AS (
        INSERT INTO orders (${ORDER_INSERT_COLUMNS})
        SELECT i.tracking_id, i.account_id, i.quote_key, i.quote::jsonb, 'awaiting_deposit', i.source_asset_id, i.destination_asset_id, i.mode,
          i.amount_in, i.amount_out, i.service_fee, i.partner_fee, i.network_fee, i.fee_bps, i.fee_recipient, i.sender, i.recipient,
          i.deposit_owner, i.deposit_account, i.expiration, i.tx_blockhash, i.tx_last_valid_block_height, i.tx_expires_at_slot, i.created_at, i.created_at
-       FROM input i JOIN k ON k.account_id = i.account_id AND k.key = i.idem_key
+       FROM l i JOIN k ON k.account_id = i.account_id AND k.key = i.idem_key
        RETURNING id, tracking_id, created_at),
      h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
-     SELECT tracking_id, id FROM o`,
+     SELECT tracking_id, id FROM o UNION ALL SELECT tracking_id, NULL FROM l WHERE NOT l.free`,
     [
       col((o) => o.trackingId),
       col((o) => o.accountId),
@@ -370,5 +376,8 @@ export async function insertOrdersWithNewKeys(db: Queryable, items: readonly New
       items.map((i) => JSON.stringify(i.responseBody)),
     ],
   );
-  return new Map(rows.map((r) => [r.tracking_id, String(r.id)]));
+  const created = new Map<string, string>();
+  const busy = new Set<string>();
+  for (const r of rows) r.id === null ? busy.add(r.tracking_id) : created.set(r.tracking_id, String(r.id));
+  return { created, busy };
 }

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  HushClient,
   address,
   expectError,
   expectOk,
@@ -21,6 +22,9 @@ import {
   type TestAccount,
   type TestHush,
 } from '../support/hush-server.ts';
+import { quoteKey } from '../../src/domain/quote-token.ts';
+import { insertOrder } from '../../src/store/orders-store.ts';
+import { newOrder } from '../support/store-fixtures.ts';
 
 const PARALLEL = 20;
 
@@ -195,3 +199,64 @@ for (const engine of ['pglite', 'postgres'] as Engine[]) {
     });
   });
 }
+
+describe('order idempotency across two API processes on one PostgreSQL (scaled out, SPEC §1)', { skip: postgresSkipReason ? `skipped: ${postgresSkipReason}` : false }, () => {
+  let a: TestHush;
+  let b: TestHush;
+  let acct: TestAccount;
+
+  before(async () => {
+    a = await startTestHush({ engine: 'postgres' });
+    b = await startTestHush({ sharing: a });
+    acct = await a.createAccount();
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  test('rule 4: a duplicate reaching the other process while the first is being stored gets ORDER_IN_PROGRESS, its retry the order', { timeout: 60_000 }, async () => {
+    const req = quoteRequest(await address(), await address());
+    const quote = expectOk(await acct.client.quote(req)).quote;
+    const body = orderRequest(quote, req);
+    const bClient = new HushClient(b.url, acct.apiKey);
+    // Hold process A inside its insert: an uncommitted order row with the same quote makes A's statement wait
+    // on this transaction, after it has recorded the key (uncommitted too).
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let blockerXid!: (xid: string) => void;
+    const xid = new Promise<string>((r) => (blockerXid = r));
+    const blocker = a.db
+      .transaction(async (q) => {
+        await insertOrder(q, newOrder(acct.id, { quoteKey: quoteKey(quote.quoteId) }), { key: 'blocker', responseStatus: 200, responseBody: {} });
+        const { rows } = await q.query<{ xid: string }>('SELECT backend_xid::text AS xid FROM pg_stat_activity WHERE pid = pg_backend_pid()');
+        blockerXid(rows[0]!.xid);
+        await held;
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    const blockedXid = await xid;
+    const first = acct.client.order(body, 'cross-process');
+    const waiting = async () => (await a.db.query(`SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND transactionid = $1::xid AND NOT granted`, [blockedXid])).rows.length > 0;
+    for (let i = 0; !(await waiting()); i++) {
+      assert.ok(i < 200, 'process A never reached its insert');
+      await sleep(25);
+    }
+    // B cannot wait for A's commit here (A waits for this test): without the key lock this request would hang.
+    const dup = await Promise.race([bClient.order(body, 'cross-process'), sleep(10_000).then(() => null)]);
+    release();
+    await blocker;
+    assert.ok(dup, 'process B waited for the uncommitted order of process A instead of answering');
+    expectError(dup, 409, 'ORDER_IN_PROGRESS');
+    assert.equal(dup.headers.get('retry-after'), '1');
+    const created = await first;
+    const original = expectOk(created);
+    assert.equal(created.headers.get('idempotent-replayed'), null);
+    await sleep(1000);
+    const retry = await bClient.order(body, 'cross-process');
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(retry.body, original);
+    const { rows } = await a.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders WHERE quote->>'quoteId' = $1`, [quote.quoteId]);
+    assert.equal(rows[0]!.n, 1);
+  });
+});

@@ -17,8 +17,9 @@ forEachEngine('order group commit', (ctx) => {
   it('one statement stores several orders (the batch path itself, no fallback)', async () => {
     const acc = await createTestAccount(ctx.db);
     const orders = [newOrder(acc), newOrder(acc, { feeRecipient: null, feeBps: 0 }), newOrder(acc, { amountIn: U64_MAX })];
-    const created = await insertOrdersWithNewKeys(ctx.db, orders.map((o, i) => item(o, `direct-${i}`)));
+    const { created, busy } = await insertOrdersWithNewKeys(ctx.db, orders.map((o, i) => item(o, `direct-${i}`)));
     assert.deepEqual([...created.keys()].sort(), orders.map((o) => o.trackingId).sort());
+    assert.equal(busy.size, 0);
     for (const o of orders) assert.equal((await getOrderByTrackingId(ctx.db, o.trackingId))?.amountIn, o.amountIn);
   });
 
@@ -78,4 +79,36 @@ forEachEngine('order group commit', (ctx) => {
     // The failed order left no idempotency record behind.
     assert.deepEqual(await claimIdempotencyKey(ctx.db, acc, 'second', 'h-second'), { kind: 'claimed' });
   });
+
+  it(
+    'a key another connection is recording right now is busy at once, not waited for and replayed (seed rule 4 across processes)',
+    { skip: ctx.engine === 'pglite' ? 'one connection: statements never overlap' : false, timeout: 20_000 },
+    async () => {
+      const acc = await createTestAccount(ctx.db);
+      const [first, second, third, other] = [newOrder(acc), newOrder(acc), newOrder(acc), newOrder(acc)];
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let recorded!: () => void;
+      const inFlight = new Promise<void>((r) => (recorded = r));
+      // Another process's order under key "k", stored but not yet committed.
+      const tx = ctx.db.transaction(async (q) => {
+        assert.equal((await insertOrderWithNewKey(q, first, { ...item(first, 'k'), responseStatus: 200 })).kind, 'created');
+        recorded();
+        await held;
+      });
+      await inFlight;
+      // Without the key lock each of these would wait for that commit, which waits for them: the test would time out.
+      assert.equal((await insertOrderWithNewKey(ctx.db, second, { ...item(second, 'k'), responseStatus: 200 })).kind, 'key_busy');
+      const batch = await insertOrdersWithNewKeys(ctx.db, [item(third, 'k'), item(other, 'other')]);
+      assert.deepEqual([...batch.busy], [third.trackingId]);
+      assert.deepEqual([...batch.created.keys()], [other.trackingId]);
+      assert.deepEqual(await claimIdempotencyKey(ctx.db, acc, 'k', 'h-k'), { kind: 'in_progress' });
+      release();
+      await tx;
+      // Committed: now the key is simply taken, and its record replays the first order.
+      assert.equal((await insertOrderWithNewKey(ctx.db, second, { ...item(second, 'k'), responseStatus: 200 })).kind, 'key_taken');
+      assert.deepEqual(await claimIdempotencyKey(ctx.db, acc, 'k', 'h-k'), { kind: 'done', status: 200, body: item(first, 'k').responseBody });
+      for (const o of [second, third]) assert.equal(await getOrderByTrackingId(ctx.db, o.trackingId), null);
+    },
+  );
 });

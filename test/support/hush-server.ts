@@ -358,6 +358,9 @@ export interface TestHush {
   /** Client without a key (ops routes, auth failures). */
   anon: HushClient;
   adminToken?: string;
+  /** The PostgreSQL schema of its store (undefined on PGlite) and its treasury seed, for `sharing`. */
+  schema?: string;
+  treasurySeed: string;
   createAccount(opts?: AccountOptions): Promise<TestAccount>;
   close(): Promise<void>;
 }
@@ -368,15 +371,23 @@ export interface TestHushOptions {
   env?: Record<string, string>;
   /** Serve /admin/v1 (HUSH_ADMIN_TOKEN set to a random token). */
   admin?: boolean;
+  /**
+   * A second API process (HUSH_ROLE=api) of the same deployment: this Hush's PostgreSQL schema, chain and
+   * treasury seed. Its close() leaves the shared store to its owner.
+   */
+  sharing?: TestHush;
 }
 
 /** Starts a real Hush (API + embedded chain unless SOLANA_RPC_URL) on free ports; `close()` stops it and removes its data. */
 export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHush> {
-  const engine = opts.engine ?? 'pglite';
+  const peer = opts.sharing;
+  if (peer && peer.engine !== 'postgres') throw new Error('only a PostgreSQL store can be shared by two processes');
+  const engine = peer?.engine ?? opts.engine ?? 'pglite';
   if (engine === 'postgres' && postgresSkipReason) throw new Error(postgresSkipReason);
   const dataDir = makeTempDir('hush-api-test-');
-  const schema = engine === 'postgres' ? newSchemaName() : undefined;
-  const treasurySeed = randomBytes(32).toString('hex');
+  const schema = engine === 'postgres' ? (peer?.schema ?? newSchemaName()) : undefined;
+  const ownsSchema = !peer;
+  const treasurySeed = peer?.treasurySeed ?? randomBytes(32).toString('hex');
   const adminToken = opts.admin ? `adm_${randomBytes(24).toString('base64url')}` : undefined;
   SECRETS.add(treasurySeed);
   if (adminToken) SECRETS.add(adminToken);
@@ -392,6 +403,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     HUSH_ANONYMOUS_RATE_LIMIT: '100000',
     ...(engine === 'postgres' ? { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema } : {}),
     ...(adminToken ? { HUSH_ADMIN_TOKEN: adminToken } : {}),
+    ...(peer ? { HUSH_ROLE: 'api', SOLANA_RPC_URL: peer.chainUrl } : {}),
     ...opts.env,
   };
   const config = loadConfig(env);
@@ -401,7 +413,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     hush = await startHush(config, { logger: false });
   } catch (e) {
     removeDir(dataDir);
-    if (schema) await dropSchema(schema).catch(() => {});
+    if (schema && ownsSchema) await dropSchema(schema).catch(() => {});
     throw e;
   }
   assert.ok(hush.url);
@@ -420,6 +432,8 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     db,
     anon,
     adminToken,
+    schema,
+    treasurySeed,
     async createAccount(a: AccountOptions = {}) {
       const id = `acc_${base58(16)}`;
       await insertAccount(db, { id, name: `api-test-${base58(10)}`, feeCapBps: a.feeCapBps ?? 100 });
@@ -437,7 +451,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     async close() {
       await hush.close();
       removeDir(dataDir);
-      if (schema) await dropSchema(schema).catch(() => {});
+      if (schema && ownsSchema) await dropSchema(schema).catch(() => {});
     },
   };
 }
