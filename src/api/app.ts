@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import secureJson from 'secure-json-parse';
+import type { IncomingMessage } from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { tokenBucketStore } from './token-bucket-store.ts';
 import swagger from '@fastify/swagger';
@@ -46,18 +48,36 @@ declare module 'fastify' {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** A hop count as the function Fastify's types accept (its runtime takes the number too). */
-function trustProxy(setting: HushConfig['trustProxy']): boolean | string | ((address: string, hop: number) => boolean) {
-  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+/** Which hops of X-Forwarded-For to believe (HUSH_TRUST_PROXY), as the function Fastify and proxy-addr take. */
+function trustFunction(setting: HushConfig['trustProxy']): ((address: string, hop: number) => boolean) | null {
+  if (setting === false) return null;
+  return setting === true ? () => true : proxyAddr.compile(setting.split(',').map((a) => a.trim()));
 }
+
+/**
+ * The client's address from the raw request: the same answer as Fastify's `request.ip`, also for requests
+ * Fastify builds without its trustProxy support (router failures). An IPv6 /56 counts as one address.
+ */
+function clientAddress(raw: IncomingMessage, trust: ((address: string, hop: number) => boolean) | null): string {
+  try {
+    const address = trust ? proxyAddr(raw, trust) : raw.socket.remoteAddress;
+    return address ? normalizeIP(address, 56) : 'unknown';
+  } catch {
+    return 'unknown'; // a connection already gone has no address
+  }
+}
+
+const rateLimited = (message: string) => (_req: unknown, ctx: { ttl: number }) =>
+  new HushError('RATE_LIMITED', message, undefined, { retryAfterSeconds: Math.max(1, Math.ceil(ctx.ttl / 1000)) });
 
 /** The HTTP application as a value: the server file only listens; tests use it on a real port or inject(). */
 export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
   // Set once the rate-limit plugin is registered, before the server can receive a request.
   let limitAnonymous: AnonymousLimiter | undefined;
+  const trust = trustFunction(deps.config.trustProxy);
   const app = Fastify({
     logger: opts.logger ?? false,
-    trustProxy: trustProxy(deps.config.trustProxy),
+    trustProxy: trust ?? false,
     bodyLimit: BODY_LIMIT,
     // Requests that arrive while draining are still served (and answered in the SPEC shape).
     return503OnClosing: false,
@@ -109,20 +129,15 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     // Redis down must not take the API down: requests then pass unlimited (see docs/decisions.md).
     skipOnError: true,
     keyGenerator: (req) => req.caller?.keyId ?? req.ip,
-    errorResponseBuilder: (_req, ctx) =>
-      new HushError('RATE_LIMITED', 'Too many requests for this API key; slow down', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(ctx.ttl / 1000)) }),
+    errorResponseBuilder: rateLimited('Too many requests for this API key; slow down'),
   });
   // SPEC §7 puts RateLimit-* on every response: answers that no key's bucket covers (failed authentication,
-  // no such route) take from a bucket per client address (an IPv6 /56 counts as one), which also bounds
-  // how fast one address can guess keys.
+  // no such route) take from a bucket per client address, which also bounds how fast one address can guess keys.
   limitAnonymous = app.rateLimit({
     max: 2 * deps.config.anonymousRateLimit,
     timeWindow: 2000,
-    keyGenerator: (req) => `anon:${normalizeIP(req.ip)}`,
-    errorResponseBuilder: (_req, ctx) =>
-      new HushError('RATE_LIMITED', 'Too many unauthenticated or unroutable requests from this address; slow down', undefined, {
-        retryAfterSeconds: Math.max(1, Math.ceil(ctx.ttl / 1000)),
-      }),
+    keyGenerator: (req) => `anon:${clientAddress(req.raw, trust)}`,
+    errorResponseBuilder: rateLimited('Too many unauthenticated or unroutable requests from this address; slow down'),
   }) as unknown as AnonymousLimiter;
   installErrorHandling(app, limitAnonymous);
 

@@ -19,11 +19,23 @@ function sendHushError(reply: FastifyReply, request: FastifyRequest, err: HushEr
   return send(reply, request, err.httpStatus, err.code, err.message, err.details as Record<string, unknown> | undefined, err.retryAfterSeconds);
 }
 
+/**
+ * Takes a token from the anonymous bucket (setting its RateLimit-* headers): RATE_LIMITED when it was
+ * empty. Any other failure of the limiter (its store unreachable) fails open, as the per-key limits do.
+ */
+export async function takeAnonymousToken(limit: AnonymousLimiter | undefined, request: FastifyRequest, reply: FastifyReply): Promise<HushError | undefined> {
+  try {
+    await limit?.(request, reply);
+    return undefined;
+  } catch (e) {
+    return e instanceof HushError ? e : undefined;
+  }
+}
+
 /** Answers after taking a token from the anonymous bucket; an empty bucket answers 429 instead. */
-function counted(limit: AnonymousLimiter | undefined, request: FastifyRequest, reply: FastifyReply, answer: () => unknown) {
-  if (!limit) return answer();
-  // Anything but RATE_LIMITED (e.g. a request too broken for the limiter to key) fails open.
-  return limit(request, reply).then(answer, (e: unknown) => (e instanceof HushError ? sendHushError(reply, request, e) : answer()));
+async function counted(limit: AnonymousLimiter | undefined, request: FastifyRequest, reply: FastifyReply, answer: () => unknown) {
+  const limited = await takeAnonymousToken(limit, request, reply);
+  return limited ? sendHushError(reply, request, limited) : answer();
 }
 
 /** Maps Fastify's own failures (parsing, validation, limits) to the stable codes of SPEC §6. */
@@ -76,11 +88,11 @@ export function installErrorHandling(app: FastifyInstance, limitAnonymous?: Anon
  */
 export function answerFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply, limitAnonymous?: AnonymousLimiter): void {
   reply.header('x-request-id', request.id);
-  void counted(limitAnonymous, request, reply, () =>
+  counted(limitAnonymous, request, reply, () =>
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? send(reply, request, 404, 'NOT_FOUND', 'Not found')
       : send(reply, request, 400, 'INVALID_REQUEST', 'Invalid request: malformed URL', { reason: 'malformed URL' }),
-  );
+  ).catch((e: unknown) => request.log.error({ err: e }, 'could not answer a malformed URL'));
 }
 
 /**

@@ -37,8 +37,8 @@ export interface HushConfig {
   rateLimits: RateLimits;
   /** Per client address per second (burst ×2) for partner-API requests no key's bucket covers: failed authentication, no such route. */
   anonymousRateLimit: number;
-  /** Fastify's trustProxy: which proxies' X-Forwarded-For names the client (HUSH_TRUST_PROXY). */
-  trustProxy: boolean | number | string;
+  /** Which proxies' X-Forwarded-For names the client (HUSH_TRUST_PROXY): all, none, or addresses / CIDR ranges. */
+  trustProxy: boolean | string;
   /** Hush's own fee on every transfer, in basis points of amountIn. */
   serviceFeeBps: number;
   /** Compute budget every Hush-built transaction carries (deposit included). */
@@ -115,18 +115,20 @@ function rateLimits(raw: string | undefined): RateLimits {
   return out;
 }
 
-/** "false"/unset, "true", a hop count, or comma-separated proxy addresses / CIDR ranges. */
+/**
+ * "false"/unset, "true", or comma-separated proxy addresses / CIDR ranges. No hop count: it would trust
+ * whoever connects (Fastify 5 refuses it for that reason).
+ */
 function trustProxy(raw: string | undefined): HushConfig['trustProxy'] {
   const v = raw?.trim();
   if (!v || v === 'false') return false;
   if (v === 'true') return true;
-  if (/^\d{1,2}$/.test(v)) return Number(v);
   for (const part of v.split(',')) {
     const [ip, bits, ...rest] = part.trim().split('/');
     const family = isIP(ip ?? '');
     const maxBits = family === 6 ? 128 : 32;
     if (!family || rest.length > 0 || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits))) {
-      throw new ConfigError(`HUSH_TRUST_PROXY must be true, false, a hop count or proxy addresses (CIDR allowed), got "${raw}"`);
+      throw new ConfigError(`HUSH_TRUST_PROXY must be true, false or proxy addresses (CIDR allowed), got "${raw}"`);
     }
   }
   return v;

@@ -1,7 +1,7 @@
 import type { Queryable } from '../store/db.ts';
 import { insertOrdersWithNewKeys, insertOrderWithNewKey, type InsertOrderResult, type NewOrderWithKey } from '../store/orders-store.ts';
 
-type Outcome = InsertOrderResult | { kind: 'key_taken' } | { kind: 'key_busy' };
+type Outcome = InsertOrderResult | { kind: 'key_taken' };
 interface Pending {
   item: NewOrderWithKey;
   resolve(o: Outcome): void;
@@ -78,10 +78,10 @@ export class OrderInsertBatcher {
   private async run(batch: Pending[]): Promise<void> {
     if (batch.length > 1) {
       try {
-        const { created, busy } = await insertOrdersWithNewKeys(this.db, batch.map((p) => p.item));
+        const created = await insertOrdersWithNewKeys(this.db, batch.map((p) => p.item));
         for (const p of batch) {
           const id = created.get(p.item.order.trackingId);
-          p.resolve(id !== undefined ? { kind: 'created', id } : busy.has(p.item.order.trackingId) ? { kind: 'key_busy' } : { kind: 'key_taken' });
+          p.resolve(id === undefined ? { kind: 'key_taken' } : { kind: 'created', id });
         }
         return;
       } catch {

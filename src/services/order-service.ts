@@ -39,6 +39,9 @@ function chainError(e: unknown): never {
   throw e;
 }
 
+/** Seed rule 4: the loser of a concurrent creation; its retry replays the order. */
+const orderInProgress = () => new HushError('ORDER_IN_PROGRESS', 'This order is being created by a concurrent request; retry shortly');
+
 export class OrderService {
   /** Bounds in-flight database work so a burst queues in memory instead of stretching every query. */
   private readonly dbSlots: LimitFunction;
@@ -105,7 +108,7 @@ export class OrderService {
       const first = await running.outcome;
       if ('error' in first) throw first.error;
       if (first.replayed) return first;
-      throw new HushError('ORDER_IN_PROGRESS', 'This order is being created by a concurrent request; retry shortly');
+      throw orderInProgress();
     }
     let settle!: (o: OrderOutcome | { error: unknown }) => void;
     this.creating.set(flight, { requestHash, outcome: new Promise((resolve) => (settle = resolve)) });
@@ -136,12 +139,10 @@ export class OrderService {
           return { status: 200, body: prepared.body, replayed: false };
         }
         if (fast.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
-        // Another process is recording this key at this moment (seed rule 4 across processes).
-        if (fast.kind === 'key_busy') throw new HushError('ORDER_IN_PROGRESS', 'This order is being created by a concurrent request; retry shortly');
       }
       const claim = await this.dbSlots(() => claimIdempotencyKey(this.db, account.id, key, requestHash));
       if (claim.kind === 'conflict') throw new HushError('IDEMPOTENCY_CONFLICT', 'This idempotency key was used with different terms');
-      if (claim.kind === 'in_progress') throw new HushError('ORDER_IN_PROGRESS', 'This order is being created by a concurrent request; retry shortly');
+      if (claim.kind === 'in_progress') throw orderInProgress();
       if (claim.kind === 'done') return { status: claim.status, body: claim.body, replayed: true };
       try {
         prepared ??= await this.prepare(account, opened);

@@ -8,10 +8,9 @@ export type IdempotencyClaim =
 
 /**
  * SQL that takes the transaction-scoped advisory lock of one (account, key) without waiting. Every
- * statement that records a key holds it until it commits, so a concurrent duplicate in another process
- * learns that the key is being used (ORDER_IN_PROGRESS, seed rule 4) instead of waiting on the
- * uncommitted row and replaying it. Lock granted means no such statement is running: its row, if any, is
- * committed.
+ * statement that creates a key's record holds it until it commits, so a concurrent duplicate in another
+ * process learns that the key is being written (ORDER_IN_PROGRESS, seed rule 4) instead of waiting on the
+ * uncommitted row and replaying it. Lock granted means no such statement is running.
  */
 export function tryKeyLock(accountSql: string, keySql: string): string {
   return `pg_try_advisory_xact_lock(hashtextextended(${accountSql} || E'\\n' || ${keySql}, 0))`;
@@ -36,14 +35,16 @@ export async function claimIdempotencyKey(db: Queryable, accountId: string, key:
      SELECT (SELECT free FROM l) AS free, EXISTS (SELECT 1 FROM c) AS claimed`,
     [accountId, key, requestHash],
   );
-  if (!claimed.rows[0]!.free) return { kind: 'in_progress' };
-  if (claimed.rows[0]!.claimed) return { kind: 'claimed' };
+  const { free, claimed: won } = claimed.rows[0]!;
+  if (won) return { kind: 'claimed' };
+  // A plain read never waits: with the lock busy, the key's row is being written and not visible yet
+  // (in progress), or it is committed and answers as usual (a concurrent replay stays a replay).
   const { rows } = await db.query<{ request_hash: string; state: string; response_status: number | null; response_body: unknown }>(
     'SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE account_id = $1 AND key = $2',
     [accountId, key],
   );
   const r = rows[0];
-  if (!r) return claimIdempotencyKey(db, accountId, key, requestHash); // released in between: try again
+  if (!r) return free ? claimIdempotencyKey(db, accountId, key, requestHash) : { kind: 'in_progress' }; // free: released in between, try again
   if (r.request_hash !== requestHash) return { kind: 'conflict' };
   if (r.state !== 'done') return { kind: 'in_progress' };
   return { kind: 'done', status: r.response_status ?? 200, body: r.response_body };

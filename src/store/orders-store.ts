@@ -201,29 +201,28 @@ export async function insertOrder(
 
 /**
  * The common case in one statement: a key never seen before is recorded as done together with the order
- * it created (nobody can observe it half-way). `key_taken` when the key exists: the caller then goes the
- * claim-first way, which replays, conflicts or waits as the record says. `key_busy` when another
- * statement is recording the same key right now (tryKeyLock): a concurrent duplicate.
+ * it created (nobody can observe it half-way). `key_taken` when the key exists, or another statement is
+ * recording it right now (tryKeyLock): the caller then goes the claim-first way, which replays, conflicts
+ * or answers ORDER_IN_PROGRESS as the record says, without waiting.
  */
 export async function insertOrderWithNewKey(
   db: Queryable,
   o: NewOrder,
   idempotency: { key: string; requestHash: string; responseStatus: number; responseBody: unknown },
-): Promise<InsertOrderResult | { kind: 'key_taken' } | { kind: 'key_busy' }> {
+): Promise<InsertOrderResult | { kind: 'key_taken' }> {
   try {
-    const { rows } = await db.query<{ free: boolean; id: string | number | null }>(
+    const { rows } = await db.query<{ id: string | number | null }>(
       `WITH l AS (SELECT ${tryKeyLock('$2::text', '$24::text')} AS free),
        k AS (
          INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body)
          SELECT $2, $24, $27, 'done', $25::integer, $26::jsonb FROM l WHERE l.free ON CONFLICT (account_id, key) DO NOTHING RETURNING 1),
        o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) SELECT ${ORDER_INSERT_VALUES} FROM k RETURNING id, created_at),
        h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
-       SELECT (SELECT free FROM l) AS free, (SELECT id FROM o) AS id`,
+       SELECT (SELECT id FROM o) AS id`,
       [...orderParams(o), idempotency.key, idempotency.responseStatus, JSON.stringify(idempotency.responseBody), idempotency.requestHash],
     );
-    const r = rows[0]!;
-    if (!r.free) return { kind: 'key_busy' };
-    return r.id !== null ? { kind: 'created', id: String(r.id) } : { kind: 'key_taken' };
+    const id = rows[0]!.id;
+    return id !== null ? { kind: 'created', id: String(id) } : { kind: 'key_taken' };
   } catch (e) {
     if (quoteUsed(e)) return { kind: 'quote_used' };
     throw e;
@@ -319,13 +318,13 @@ export interface NewOrderWithKey {
 
 /**
  * insertOrderWithNewKey for many orders in ONE statement (group commit): each order whose key is new is
- * created with its history entry and its done idempotency record; those whose key another statement is
- * recording right now are `busy`; the others (keys that exist) are in neither. Callers keep keys and quote keys unique within a batch. Any error (a quote already backing an order
+ * created with its history entry and its done idempotency record; the others (keys that exist or that
+ * another statement is recording right now) are left out of the result. Callers keep keys and quote keys unique within a batch. Any error (a quote already backing an order
  * among them) fails the whole batch, and the caller retries its orders one by one.
  */
-export async function insertOrdersWithNewKeys(db: Queryable, items: readonly NewOrderWithKey[]): Promise<{ created: Map<string, string>; busy: Set<string> }> {
+export async function insertOrdersWithNewKeys(db: Queryable, items: readonly NewOrderWithKey[]): Promise<Map<string, string>> {
   const col = <T>(f: (o: NewOrder) => T) => items.map((i) => f(i.order));
-  const { rows } = await db.query<{ tracking_id: string; id: string | number | null }>(
+  const { rows } = await db.query<{ tracking_id: string; id: string | number }>(
     `WITH input AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::numeric[],
          $10::numeric[], $11::numeric[], $12::numeric[], $13::integer[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[],
@@ -346,7 +345,7 @@ export async function insertOrdersWithNewKeys(db: Queryable, items: readonly New
        FROM l i JOIN k ON k.account_id = i.account_id AND k.key = i.idem_key
        RETURNING id, tracking_id, created_at),
      h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
-     SELECT tracking_id, id FROM o UNION ALL SELECT tracking_id, NULL FROM l WHERE NOT l.free`,
+     SELECT tracking_id, id FROM o`,
     [
       col((o) => o.trackingId),
       col((o) => o.accountId),
@@ -376,8 +375,5 @@ export async function insertOrdersWithNewKeys(db: Queryable, items: readonly New
       items.map((i) => JSON.stringify(i.responseBody)),
     ],
   );
-  const created = new Map<string, string>();
-  const busy = new Set<string>();
-  for (const r of rows) r.id === null ? busy.add(r.tracking_id) : created.set(r.tracking_id, String(r.id));
-  return { created, busy };
+  return new Map(rows.map((r) => [r.tracking_id, String(r.id)]));
 }

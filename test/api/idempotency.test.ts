@@ -236,23 +236,27 @@ describe('order idempotency across two API processes on one PostgreSQL (scaled o
       })
       .catch(() => {});
     const blockedXid = await xid;
-    const first = acct.client.order(body, 'cross-process');
-    const waiting = async () => (await a.db.query(`SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND transactionid = $1::xid AND NOT granted`, [blockedXid])).rows.length > 0;
-    for (let i = 0; !(await waiting()); i++) {
-      assert.ok(i < 200, 'process A never reached its insert');
-      await sleep(25);
+    let dup: ApiResponse | null;
+    let first: Promise<ApiResponse>;
+    try {
+      first = acct.client.order(body, 'cross-process');
+      const waiting = async () => (await a.db.query(`SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND transactionid = $1::xid AND NOT granted`, [blockedXid])).rows.length > 0;
+      for (let i = 0; !(await waiting()); i++) {
+        assert.ok(i < 200, 'process A never reached its insert');
+        await sleep(25);
+      }
+      // B cannot wait for A's commit here (A waits for this test): without the key lock this request would hang.
+      dup = await Promise.race([bClient.order(body, 'cross-process'), sleep(10_000).then(() => null)]);
+    } finally {
+      release();
+      await blocker;
     }
-    // B cannot wait for A's commit here (A waits for this test): without the key lock this request would hang.
-    const dup = await Promise.race([bClient.order(body, 'cross-process'), sleep(10_000).then(() => null)]);
-    release();
-    await blocker;
     assert.ok(dup, 'process B waited for the uncommitted order of process A instead of answering');
     expectError(dup, 409, 'ORDER_IN_PROGRESS');
     assert.equal(dup.headers.get('retry-after'), '1');
     const created = await first;
     const original = expectOk(created);
     assert.equal(created.headers.get('idempotent-replayed'), null);
-    await sleep(1000);
     const retry = await bClient.order(body, 'cross-process');
     assert.equal(retry.headers.get('idempotent-replayed'), 'true');
     assert.deepEqual(retry.body, original);

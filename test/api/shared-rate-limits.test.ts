@@ -74,8 +74,9 @@ describe('rate limits shared through Redis (REDIS_URL)', { skip }, () => {
   });
 
   test('refused requests share one bucket per client address across processes: 2 (1/s) in total, then 429 on either', async () => {
-    // A client address of this run only (Redis outlives test runs), named through the trusted proxy header.
-    const headers = { 'x-forwarded-for': `198.51.100.${1 + Math.floor(Math.random() * 254)}` };
+    // A client address (an IPv6 /56) of this run only, since Redis outlives test runs, named through the trusted proxy.
+    const hex = () => Math.floor(Math.random() * 0x10000).toString(16);
+    const headers = { 'x-forwarded-for': `2001:db8:${hex()}:${hex()}::1` };
     const badKey = generateApiKey().apiKey;
     const [onA, onB] = [new HushClient(a.url, badKey), new HushClient(b.url, badKey)];
     const first = await onA.tokens({ headers });

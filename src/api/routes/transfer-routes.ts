@@ -4,7 +4,7 @@ import { HushError } from '../../domain/errors.ts';
 import type { RateLimits } from '../../config/config.ts';
 import type { Caller } from '../../services/authenticator.ts';
 import type { ApiDeps } from '../app.ts';
-import type { AnonymousLimiter } from '../error-handler.ts';
+import { takeAnonymousToken, type AnonymousLimiter } from '../error-handler.ts';
 import {
   DepositHintBody,
   EmptyBody,
@@ -40,7 +40,9 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     // A refused key counts against the client address's anonymous bucket (app.ts); other failures (a store
     // outage) are not the client's doing.
     const refuse = (e: Error) =>
-      limitAnonymous && e instanceof HushError && (e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_SUSPENDED') ? limitAnonymous(request, reply).then(() => done(e), done) : done(e);
+      e instanceof HushError && (e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_SUSPENDED')
+        ? void takeAnonymousToken(limitAnonymous, request, reply).then((limited) => done(limited ?? e))
+        : done(e);
     let cached: Caller | undefined;
     try {
       cached = deps.auth.authenticateCached(request.headers.authorization);
