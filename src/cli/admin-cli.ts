@@ -50,7 +50,7 @@ interface ParsedOptions {
 }
 
 interface HttpRequest {
-  method: 'GET' | 'POST' | 'DELETE' | 'PATCH';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   path: string;
   body?: Record<string, unknown>;
 }
@@ -110,6 +110,21 @@ const COMMANDS: Record<string, Command> = {
     summary: 'remove a fee-recipient address from an account',
     http: ([id, address]) => ({ method: 'DELETE', path: `/admin/v1/accounts/${seg(id!)}/fee-recipients/${seg(address!)}` }),
     direct: async (admin, [id, address]) => (await admin.unregisterFeeRecipient(id!, address!), okView()),
+  },
+  'set-webhook': {
+    args: ['accountId', 'url'],
+    options: [],
+    summary: "send the account's order events to url (a new signing secret, shown once)",
+    issuesSecret: true,
+    http: ([id, url]) => ({ method: 'PUT', path: `/admin/v1/accounts/${seg(id!)}/webhook`, body: { url } }),
+    direct: async (admin, [id, url]) => ({ success: true, ...(await admin.setWebhook(id!, url)) }),
+  },
+  'clear-webhook': {
+    args: ['accountId'],
+    options: [],
+    summary: "stop sending the account's order events",
+    http: ([id]) => ({ method: 'DELETE', path: `/admin/v1/accounts/${seg(id!)}/webhook` }),
+    direct: async (admin, [id]) => (await admin.clearWebhook(id!), okView()),
   },
   'set-fee-cap': {
     args: ['accountId', 'bps'],

@@ -23,6 +23,7 @@ import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
 import { AdminService, ensureDemoAccount, type DemoAccount } from '../services/admin-service.ts';
 import { reconcile } from '../ledger/reconcile.ts';
 import { SettlementWorker } from '../worker/settlement-worker.ts';
+import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 
 /** How long /readyz waits on each of its probes. */
 const READY_PROBE_MS = 2_000;
@@ -149,7 +150,10 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     url = await app.listen({ host: config.host, port: config.port });
   }
   let worker: SettlementWorker | null = null;
+  let webhooks: WebhookDispatcher | null = null;
   if (config.role !== 'api') {
+    webhooks = new WebhookDispatcher(db, { log });
+    webhooks.start();
     const rebalancer =
       config.rebalancer === 'faucet' && faucet
         ? new LocalFaucetRebalancer({ rpcUrl: chain.url, fetch: (u, i) => fetch(u, { ...i, signal: chain.requestSignal() }), assets: config.assets, destination: (assetId) => treasury.pools(assetId)[0]!.address })
@@ -181,6 +185,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       await app?.close();
       await orderService?.close();
       await worker?.stop();
+      await webhooks?.stop();
       inventory.stop();
       prices.stop();
       await statusCache?.stop();

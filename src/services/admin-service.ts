@@ -27,6 +27,7 @@ import {
   type AccountStatus,
 } from '../store/accounts-store.ts';
 import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
+import { setWebhook } from '../store/webhooks-store.ts';
 import { generateApiKey, parseApiKey, secretMatches } from './api-keys.ts';
 
 export const DEFAULT_FEE_CAP_BPS = 100;
@@ -103,6 +104,20 @@ export function validateFeeCapBps(bps: unknown): number {
     throw invalid('feeCapBps', `feeCapBps must be an integer from 0 to ${MAX_FEE_CAP_BPS}`);
   }
   return bps;
+}
+
+/** An absolute http(s) URL without credentials, at most 2048 characters. */
+export function validateWebhookUrl(url: unknown): string {
+  let parsed: URL | null = null;
+  try {
+    parsed = typeof url === 'string' && url.length <= 2048 ? new URL(url) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username || parsed.password) {
+    throw new HushError('INVALID_REQUEST', 'url must be an absolute http(s) URL without credentials, at most 2048 characters', { field: 'url' });
+  }
+  return parsed.href;
 }
 
 export function validateStatus(status: unknown): AccountStatus {
@@ -225,6 +240,22 @@ export class AdminService {
     const removed = typeof address === 'string' && (await removeFeeRecipient(this.db, accountId, address));
     if (!removed) throw new HushError('NOT_FOUND', `Address "${String(address)}" is not a registered fee recipient of account "${accountId}"`);
     this.changed(accountId);
+  }
+
+  /**
+   * Points the account's webhook (SPEC §3, §5) at `url` with a fresh signing secret, shown once. Events
+   * of transitions from now on go there (earlier undelivered ones too).
+   */
+  async setWebhook(accountId: string, url: unknown): Promise<{ url: string; secret: string }> {
+    const checked = validateWebhookUrl(url);
+    const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+    if (!(await setWebhook(this.db, accountId, checked, secret))) throw notFoundAccount(accountId);
+    return { url: checked, secret };
+  }
+
+  /** No webhook any more: no new events, and undelivered ones are given up. */
+  async clearWebhook(accountId: string): Promise<void> {
+    if (!(await setWebhook(this.db, accountId, null, null))) throw notFoundAccount(accountId);
   }
 
   /** Applies a partial update (fee cap and/or status) after validating all of it; returns the account. */

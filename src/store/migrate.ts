@@ -40,10 +40,20 @@ export async function migrate(db: Db): Promise<number[]> {
   return applied;
 }
 
-/** Migrations are plain DDL separated by semicolons at line ends; no functions with bodies. */
+/**
+ * Statements end with a semicolon at a line end, except inside a $$-quoted function body (PGlite's
+ * extended protocol takes one statement per query).
+ */
 function splitStatements(sql: string): string[] {
-  return sql
-    .split(/;\s*$/m)
-    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
-    .filter((s) => s.length > 0);
+  const statements: string[] = [];
+  let pending = '';
+  for (const part of sql.split(/;\s*$/m)) {
+    pending += pending ? `;${part}` : part;
+    if ((pending.match(/\$\$/g) ?? []).length % 2 === 0) {
+      statements.push(pending);
+      pending = '';
+    }
+  }
+  if (pending) statements.push(pending);
+  return statements.map((s) => s.replace(/^\s*--.*$/gm, '').trim()).filter((s) => s.length > 0);
 }

@@ -139,6 +139,20 @@ async function tour(run: (args: string[]) => Promise<CliResult>, label: string):
   assert.deepEqual(keyIds, [parseApiKey(c.apiKey)!.keyId, key2.keyId].sort());
   assert.equal(shown.account.keys.find((x: { keyId: string }) => x.keyId === key2.keyId).expiresAt, expiresAt);
 
+  const hook = await run(['set-webhook', c.accountId, 'https://partner.example/hooks/hush']);
+  const h = json(hook);
+  assert.deepEqual(Object.keys(h).sort(), ['secret', 'success', 'url']);
+  assert.equal(h.url, 'https://partner.example/hooks/hush');
+  assert.match(h.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+  assert.match(hook.stderr, /cannot be shown again/);
+  const badHook = await run(['set-webhook', c.accountId, 'not a url']);
+  assert.equal(badHook.code, 1);
+  assert.match(badHook.stderr, /INVALID_REQUEST/);
+  assert.deepEqual(json(await run(['clear-webhook', c.accountId])), { success: true });
+  const noAccount = await run(['clear-webhook', 'acc_1111111111111111']);
+  assert.equal(noAccount.code, 1);
+  assert.match(noAccount.stderr, /NOT_FOUND/);
+
   assert.deepEqual(json(await run(['unregister-fee-recipient', c.accountId, addr])), { success: true });
   const notRegistered = await run(['unregister-fee-recipient', c.accountId, addr]);
   assert.equal(notRegistered.code, 1);
@@ -351,6 +365,8 @@ describe('admin CLI: with a running server', () => {
       'PATCH /admin/v1/accounts/:acc',
       'GET /admin/v1/accounts/:acc',
       'DELETE /admin/v1/accounts/:acc/fee-recipients/:addr',
+      'PUT /admin/v1/accounts/:acc/webhook',
+      'DELETE /admin/v1/accounts/:acc/webhook',
       'DELETE /admin/v1/keys/:key',
       'GET /admin/v1/accounts',
     ]) {

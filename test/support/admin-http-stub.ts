@@ -61,6 +61,11 @@ export async function startAdminStub(db: Db, token: string): Promise<AdminStub> 
       await admin.unregisterFeeRecipient(decodeURIComponent(m[1]!), decodeURIComponent(m[2]!));
       return { status: 200, body: okView() };
     }
+    if ((m = /^\/admin\/v1\/accounts\/([^/]+)\/webhook$/.exec(path))) {
+      const id = decodeURIComponent(m[1]!);
+      if (method === 'PUT') return { status: 200, body: { success: true, ...(await admin.setWebhook(id, body.url)) } };
+      if (method === 'DELETE') return { status: 200, body: (await admin.clearWebhook(id), okView()) };
+    }
     throw new HushError('NOT_FOUND', 'Route not found');
   };
 

@@ -15,6 +15,8 @@ export interface AdminApi {
   registerFeeRecipient(accountId: string, address: string): Promise<void>;
   unregisterFeeRecipient(accountId: string, address: string): Promise<void>;
   updateAccount(accountId: string, patch: { feeCapBps?: number; status?: 'active' | 'suspended' }): Promise<unknown>;
+  setWebhook(accountId: string, url: string): Promise<{ url: string; secret: string }>;
+  clearWebhook(accountId: string): Promise<void>;
   reconcile?(): Promise<{ ok: boolean; assets: unknown[] }>;
   treasury?(): Promise<{ funded: boolean; wallets: unknown[] }>;
 }
@@ -87,6 +89,15 @@ export async function adminRoutes(fastify: FastifyInstance, { deps, admin }: { d
       return { success: true };
     },
   );
+  app.put(
+    '/accounts/:accountId/webhook',
+    { schema: { ...hide, params: AccountId, body: Type.Object({ url: Type.String({ maxLength: 2048 }) }, { additionalProperties: false }) } },
+    async (request) => ({ success: true, ...(await admin.setWebhook(request.params.accountId, request.body.url)) }),
+  );
+  app.delete('/accounts/:accountId/webhook', { schema: { ...hide, params: AccountId } }, async (request) => {
+    await admin.clearWebhook(request.params.accountId);
+    return { success: true };
+  });
   app.get('/treasury', { schema: hide }, async () => {
     if (!admin.treasury) throw new HushError('SERVICE_UNAVAILABLE', 'Treasury report is not available on this deployment');
     return { success: true, ...(await admin.treasury()) };

@@ -1,0 +1,31 @@
+-- Webhooks (SPEC §5: every transition is emitted as a webhook event). The event is written by the
+-- statement that records the transition (a trigger on order_history), so no code path can change an
+-- order without its event, and an event exists only if its transition committed.
+CREATE TABLE webhook_events (
+  id bigserial PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts (id),
+  order_id bigint NOT NULL REFERENCES orders (id),
+  history_id bigint NOT NULL UNIQUE REFERENCES order_history (id),
+  status text NOT NULL,
+  at timestamptz NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz NOT NULL DEFAULT now(),
+  locked_until timestamptz,
+  delivered_at timestamptz,
+  given_up_at timestamptz,
+  last_error text
+);
+CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at, id) WHERE delivered_at IS NULL AND given_up_at IS NULL;
+
+-- One statement-level trigger: a batch of transitions costs one insert, and accounts without a webhook none.
+CREATE FUNCTION hush_enqueue_webhook_events() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO webhook_events (account_id, order_id, history_id, status, at)
+  SELECT o.account_id, o.id, n.id, n.status, n.at
+  FROM new_history n JOIN orders o ON o.id = n.order_id JOIN accounts a ON a.id = o.account_id
+  WHERE a.webhook_url IS NOT NULL;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER order_history_webhook_events AFTER INSERT ON order_history
+  REFERENCING NEW TABLE AS new_history FOR EACH STATEMENT EXECUTE FUNCTION hush_enqueue_webhook_events();

@@ -1,0 +1,141 @@
+/**
+ * Webhooks (SPEC §3 webhook URL + secret, §5 "every transition … emitted as a webhook event"), end to end:
+ * a listening Hush (embedded chain, PGlite, worker) settles a real order, and a real HTTP receiver on
+ * 127.0.0.1 gets one signed event per transition in the order's history. A receiver that fails gets the
+ * same event again (same id) after the backoff; an account without a webhook gets none; the admin API
+ * sets and clears it.
+ */
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { generateKeyPairSigner } from '@solana/kit';
+import { HushClient, expectError, expectOk, registerSecret, sleep, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { chainAt, newWallet, placeOrder, signAndSend, waitForOrder, SOL, type Chain } from '../support/settlement.ts';
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  answered: number;
+}
+
+/** A webhook receiver: records every request; `fail(n)` answers the next n with 500. */
+async function startReceiver(): Promise<{ url: string; received: Received[]; fail(n: number): void; close(): Promise<void> }> {
+  const received: Received[] = [];
+  let failures = 0;
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      const answered = failures > 0 ? (failures--, 500) : 204;
+      received.push({ headers: req.headers, body, answered });
+      res.writeHead(answered).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/hooks/hush`,
+    received,
+    fail: (n) => (failures = n),
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+function verifySignature(r: Received, secret: string): void {
+  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(r.headers['hush-signature']));
+  assert.ok(m, `Hush-Signature header: ${r.headers['hush-signature']}`);
+  const expected = createHmac('sha256', secret).update(`${m[1]}.${r.body}`).digest('hex');
+  assert.equal(m[2], expected, 'the signature is HMAC-SHA256 of "<t>.<body>" with the webhook secret');
+  assert.ok(Math.abs(Date.now() / 1000 - Number(m[1])) < 120, 'the signature timestamp is current');
+}
+
+describe('webhooks: one signed event per order transition, retried until delivered', () => {
+  let t: TestHush;
+  let chain: Chain;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let admin: HushClient;
+
+  before(async () => {
+    t = await startTestHush({ admin: true, env: { LOCALNET_SLOT_MS: '100' } });
+    chain = chainAt(t.chainUrl);
+    receiver = await startReceiver();
+    admin = new HushClient(t.url, t.adminToken!);
+  });
+  after(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
+
+  async function settledOrder(acct: TestAccount) {
+    const sender = await newWallet(chain, { sol: 2n * SOL });
+    const recipient = (await generateKeyPairSigner()).address;
+    const placed = await placeOrder(acct.client, { amount: '50000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient });
+    await signAndSend(chain, placed.order.transaction, sender);
+    return waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);
+  }
+
+  test('the admin API sets a webhook (secret shown once) and refuses bad URLs and unknown accounts', async () => {
+    const acct = await t.createAccount();
+    expectError(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: 'ftp://example.com/x' } }), 400, 'INVALID_REQUEST');
+    expectError(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: 'https://user:pw@example.com/x' } }), 400, 'INVALID_REQUEST');
+    expectError(await admin.request('PUT', '/admin/v1/accounts/acc_1111111111111111/webhook', { body: { url: receiver.url } }), 404, 'NOT_FOUND');
+    const set = await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: receiver.url } });
+    const body = expectOk(set);
+    assert.equal(body.url, receiver.url);
+    assert.match(body.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+    registerSecret(body.secret);
+    expectOk(await admin.request('DELETE', `/admin/v1/accounts/${acct.id}/webhook`));
+    expectError(await admin.request('DELETE', '/admin/v1/accounts/acc_1111111111111111/webhook'), 404, 'NOT_FOUND');
+  });
+
+  test('a settled order: every transition of its history arrives once delivered, signed, with the status record; a failed delivery is retried with the same id', { timeout: 120_000 }, async () => {
+    const acct = await t.createAccount();
+    const quiet = await t.createAccount(); // no webhook: no events
+    const { secret } = expectOk(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: receiver.url } }));
+    registerSecret(secret);
+    receiver.received.length = 0;
+    receiver.fail(1); // the first delivery fails: it must come again
+    const [done] = await Promise.all([settledOrder(acct), settledOrder(quiet)]);
+    const statuses = done.history.map((h: { status: string }) => h.status);
+    assert.deepEqual(statuses.slice(0, 1), ['awaiting_deposit']);
+    assert.equal(statuses.at(-1), 'completed');
+
+    // Delivered: one 2xx per history entry (the failed attempt's retry comes after 2 s of backoff).
+    const delivered = () => receiver.received.filter((r) => r.answered === 204);
+    for (let i = 0; delivered().length < statuses.length; i++) {
+      assert.ok(i < 200, `only ${delivered().length} of ${statuses.length} events delivered`);
+      await sleep(100);
+    }
+    await sleep(1_000); // nothing more comes
+    const events = delivered().map((r) => ({ r, e: JSON.parse(r.body) }));
+    assert.equal(events.length, statuses.length, 'exactly one delivered event per transition');
+    assert.deepEqual(events.map(({ e }) => e.data.status).sort(), [...statuses].sort(), 'the events are the transitions of the history');
+    assert.equal(new Set(events.map(({ e }) => e.id)).size, events.length, 'event ids are unique');
+    for (const { r, e } of events) {
+      verifySignature(r, secret);
+      assert.equal(r.headers['content-type'], 'application/json');
+      assert.equal(r.headers['hush-event-id'], e.id);
+      assert.match(e.id, /^evt_\d+$/);
+      assert.equal(e.type, 'order.status_changed');
+      assert.equal(e.data.trackingId, done.trackingId);
+      assert.ok(done.history.some((h: { status: string; at: string }) => h.status === e.data.status && h.at === e.createdAt), `${e.data.status} at ${e.createdAt} is in the history`);
+      assert.equal(e.data.order.trackingId, done.trackingId);
+      assert.ok(e.data.order.history.length >= 1);
+    }
+    // The failed attempt was the same event as one delivered later.
+    const failed = receiver.received.filter((r) => r.answered === 500);
+    assert.equal(failed.length, 1);
+    assert.ok(events.some(({ e }) => e.id === JSON.parse(failed[0]!.body).id), 'the failed event was delivered on retry, under the same id');
+    assert.ok(receiver.received.every((r) => JSON.parse(r.body).data.trackingId === done.trackingId), 'the account without a webhook sent nothing');
+    const { rows } = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_events WHERE account_id = $1', [quiet.id]);
+    assert.equal(rows[0]!.n, 0);
+
+    // Cleared: later transitions of this account are not sent.
+    expectOk(await admin.request('DELETE', `/admin/v1/accounts/${acct.id}/webhook`));
+    const before = receiver.received.length;
+    await settledOrder(acct);
+    await sleep(1_500);
+    assert.equal(receiver.received.length, before, 'no events after the webhook was cleared');
+  });
+});
