@@ -20,6 +20,7 @@ import {
   createdAccountView,
   createdKeyView,
   okView,
+  webhookView,
   parseExpiresAt,
 } from '../services/admin-service.ts';
 import type { Db } from '../store/db.ts';
@@ -117,7 +118,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "send the account's order events to url (a new signing secret, shown once)",
     issuesSecret: true,
     http: ([id, url]) => ({ method: 'PUT', path: `/admin/v1/accounts/${seg(id!)}/webhook`, body: { url } }),
-    direct: async (admin, [id, url]) => ({ success: true, ...(await admin.setWebhook(id!, url)) }),
+    direct: async (admin, [id, url]) => webhookView(await admin.setWebhook(id!, url)),
   },
   'clear-webhook': {
     args: ['accountId'],

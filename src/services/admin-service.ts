@@ -106,16 +106,22 @@ export function validateFeeCapBps(bps: unknown): number {
   return bps;
 }
 
-/** An absolute http(s) URL without credentials, at most 2048 characters. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+/**
+ * An absolute https URL without credentials, at most 2048 characters; plain http only to this machine
+ * (events carry deposits and payouts: on the wire in clear they would link sender and recipient).
+ */
 export function validateWebhookUrl(url: unknown): string {
   let parsed: URL | null = null;
   try {
-    parsed = typeof url === 'string' && url.length <= 2048 ? new URL(url) : null;
+    parsed = typeof url === 'string' && url.length <= MAX_WEBHOOK_URL_LENGTH ? new URL(url) : null;
   } catch {
     parsed = null;
   }
-  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.username || parsed.password) {
-    throw new HushError('INVALID_REQUEST', 'url must be an absolute http(s) URL without credentials, at most 2048 characters', { field: 'url' });
+  const loopback = parsed !== null && /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(parsed.hostname);
+  if (!parsed || !(parsed.protocol === 'https:' || (parsed.protocol === 'http:' && loopback)) || parsed.username || parsed.password) {
+    throw new HushError('INVALID_REQUEST', 'url must be an absolute https URL without credentials (http only to localhost), at most 2048 characters', { field: 'url' });
   }
   return parsed.href;
 }
@@ -361,6 +367,10 @@ export function accountView(account: AdminAccountDetail): { success: true; accou
 }
 
 /** DELETE /admin/v1/keys/{keyId}, POST and DELETE of fee recipients */
+export function webhookView(w: { url: string; secret: string }): { success: true; url: string; secret: string } {
+  return { success: true, ...w };
+}
+
 export function okView(): { success: true } {
   return { success: true };
 }

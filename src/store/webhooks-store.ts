@@ -4,15 +4,22 @@ import type { Queryable } from './db.ts';
 export interface DueWebhookEvent {
   id: string;
   orderId: string;
+  /** The history row's id: increases along one order's transitions. */
+  sequence: string;
   status: string;
   at: Date;
   attempts: number;
+  /** The claim's lease (whole milliseconds, so it survives the trip through a JS Date): marks apply only while it is still this claim's. */
+  lease: Date;
   url: string | null;
   secret: string | null;
 }
 
-/** Gives up after this many attempts (backoff 2^n s, at most an hour apart: about 5 h in all). */
+/** Gives up after this many attempts (backoff 2^n s, at most an hour apart: about 4 h in all). */
 export const MAX_WEBHOOK_ATTEMPTS = 15;
+
+/** Delivered and given-up events are kept this long (then purged). */
+const KEEP_EVENTS = '7 days';
 
 export async function setWebhook(db: Queryable, accountId: string, url: string | null, secret: string | null): Promise<boolean> {
   const { rowCount } = await db.query('UPDATE accounts SET webhook_url = $2, webhook_secret = $3, updated_at = now() WHERE id = $1', [accountId, url, secret]);
@@ -20,36 +27,83 @@ export async function setWebhook(db: Queryable, accountId: string, url: string |
 }
 
 /**
- * Claims due events for one attempt each (one statement, SKIP LOCKED, a lease so a crashed dispatcher's
- * events come back): oldest first, with their account's current webhook.
+ * Claims due events for one attempt each: one statement, SKIP LOCKED, oldest first, with their account's
+ * current webhook, under a lease that outlasts the attempt (a crashed dispatcher's events come back after it).
  */
-export async function claimWebhookEvents(db: Queryable, limit: number, leaseS = 30): Promise<DueWebhookEvent[]> {
-  const { rows } = await db.query<{ id: string | number; order_id: string | number; status: string; at: Date; attempts: number; webhook_url: string | null; webhook_secret: string | null }>(
-    `UPDATE webhook_events e SET attempts = e.attempts + 1, locked_until = now() + make_interval(secs => $2)
-     FROM accounts a
-     WHERE a.id = e.account_id AND e.id IN (
+export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: number): Promise<DueWebhookEvent[]> {
+  const { rows } = await db.query<{
+    id: string | number;
+    order_id: string | number;
+    history_id: string | number;
+    status: string;
+    at: Date;
+    attempts: number;
+    locked_until: Date;
+    webhook_url: string | null;
+    webhook_secret: string | null;
+  }>(
+    `WITH due AS MATERIALIZED (
        SELECT id FROM webhook_events
        WHERE delivered_at IS NULL AND given_up_at IS NULL AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
        ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-     RETURNING e.id, e.order_id, e.status, e.at, e.attempts, a.webhook_url, a.webhook_secret`,
+     UPDATE webhook_events e SET attempts = e.attempts + 1, locked_until = date_trunc('milliseconds', now() + make_interval(secs => $2))
+     FROM due, accounts a
+     WHERE e.id = due.id AND a.id = e.account_id
+     RETURNING e.id, e.order_id, e.history_id, e.status, e.at, e.attempts, e.locked_until, a.webhook_url, a.webhook_secret`,
     [limit, leaseS],
   );
   return rows
-    .map((r) => ({ id: String(r.id), orderId: String(r.order_id), status: r.status, at: r.at, attempts: r.attempts, url: r.webhook_url, secret: r.webhook_secret }))
+    .map((r) => ({
+      id: String(r.id),
+      orderId: String(r.order_id),
+      sequence: String(r.history_id),
+      status: r.status,
+      at: r.at,
+      attempts: r.attempts,
+      lease: r.locked_until,
+      url: r.webhook_url,
+      secret: r.webhook_secret,
+    }))
     .sort((x, y) => Number(BigInt(x.id) - BigInt(y.id)));
 }
 
-export async function markWebhookDelivered(db: Queryable, id: string): Promise<void> {
-  await db.query('UPDATE webhook_events SET delivered_at = now(), locked_until = NULL, last_error = NULL WHERE id = $1 AND delivered_at IS NULL', [id]);
+export async function markWebhookDelivered(db: Queryable, e: Pick<DueWebhookEvent, 'id' | 'lease'>): Promise<void> {
+  await db.query('UPDATE webhook_events SET delivered_at = now(), locked_until = NULL, last_error = NULL WHERE id = $1 AND locked_until = $2 AND delivered_at IS NULL', [e.id, e.lease]);
 }
 
-/** A failed attempt: the next one after 2^attempts s (at most an hour), or none once attempts run out. */
-export async function markWebhookFailed(db: Queryable, id: string, error: string, giveUp = false): Promise<void> {
-  await db.query(
-    `UPDATE webhook_events SET locked_until = NULL, last_error = left($2, 500),
+/**
+ * A failed attempt: the next one 2^attempts s later (at most an hour), or none once attempts run out or
+ * `giveUp`. Null when the lease was lost meanwhile.
+ */
+export async function markWebhookFailed(
+  db: Queryable,
+  e: Pick<DueWebhookEvent, 'id' | 'lease'>,
+  error: string,
+  giveUp = false,
+): Promise<{ givenUp: boolean; nextAttemptAt: Date } | null> {
+  const { rows } = await db.query<{ given_up: boolean; next_attempt_at: Date }>(
+    `UPDATE webhook_events SET locked_until = NULL, last_error = left($3, 500),
        next_attempt_at = now() + least(interval '1 hour', make_interval(secs => power(2, attempts))),
-       given_up_at = CASE WHEN $3 OR attempts >= $4 THEN now() END
-     WHERE id = $1 AND delivered_at IS NULL`,
-    [id, error, giveUp, MAX_WEBHOOK_ATTEMPTS],
+       given_up_at = CASE WHEN $4 OR attempts >= $5 THEN now() END
+     WHERE id = $1 AND locked_until = $2 AND delivered_at IS NULL
+     RETURNING given_up_at IS NOT NULL AS given_up, next_attempt_at`,
+    [e.id, e.lease, error, giveUp, MAX_WEBHOOK_ATTEMPTS],
   );
+  return rows[0] ? { givenUp: rows[0].given_up, nextAttemptAt: rows[0].next_attempt_at } : null;
+}
+
+/** Later events of an order whose earlier event failed: back to the queue behind it, this attempt not counted. */
+export async function deferWebhookEvents(db: Queryable, events: Pick<DueWebhookEvent, 'id' | 'lease'>[], until: Date): Promise<void> {
+  if (events.length === 0) return;
+  await db.query(
+    `UPDATE webhook_events e SET locked_until = NULL, attempts = e.attempts - 1, next_attempt_at = $3
+     FROM unnest($1::bigint[], $2::timestamptz[]) AS c(id, lease)
+     WHERE e.id = c.id AND e.locked_until = c.lease AND e.delivered_at IS NULL`,
+    [events.map((e) => e.id), events.map((e) => e.lease.toISOString()), until.toISOString()],
+  );
+}
+
+export async function purgeWebhookEvents(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(`DELETE FROM webhook_events WHERE coalesce(delivered_at, given_up_at) < now() - interval '${KEEP_EVENTS}'`);
+  return rowCount;
 }

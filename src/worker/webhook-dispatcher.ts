@@ -1,13 +1,17 @@
 import { createHmac } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Db } from '../store/db.ts';
-import { getOrderById } from '../store/orders-store.ts';
-import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, type DueWebhookEvent } from '../store/webhooks-store.ts';
-import { statusRecord } from '../services/order-views.ts';
+import { getOrdersByIds } from '../store/orders-store.ts';
+import { claimWebhookEvents, deferWebhookEvents, markWebhookDelivered, markWebhookFailed, purgeWebhookEvents, type DueWebhookEvent } from '../store/webhooks-store.ts';
+import { statusRecord, type StatusRecord } from '../services/order-views.ts';
 
-const BATCH = 50;
+const BATCH = 16;
+/** Orders delivered at once; one order's events go one after another, in order. */
 const PARALLEL = 8;
 const TIMEOUT_MS = 5_000;
+/** Outlasts a whole pass (every event of the batch timing out one after another), so no other dispatcher re-claims them meanwhile. */
+const LEASE_S = (BATCH * TIMEOUT_MS) / 1000 + 30;
+const PURGE_EVERY_MS = 3_600_000;
 
 /** `Hush-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`: the receiver checks it and the age of t. */
 export function webhookSignature(secret: string, timestampS: number, body: string): string {
@@ -17,14 +21,16 @@ export function webhookSignature(secret: string, timestampS: number, body: strin
 /**
  * Delivers order events (webhook_events, written with every transition) to each account's webhook: at least
  * once, each event with a stable id for the receiver to drop repeats, retried with backoff until a 2xx.
- * Events of one order can arrive out of order after a retry; each carries the order's status record at
- * delivery time, so a receiver keeps the newest `updatedAt`.
+ * One order's events claimed together are sent in order, and a failure holds the later ones back behind
+ * it; `data.sequence` increases along an order's transitions for receivers to order what a retry reorders.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  private lastPurge = 0;
   private readonly parallel = pLimit(PARALLEL);
+  private aborts = new AbortController();
 
   constructor(
     private readonly db: Db,
@@ -33,12 +39,14 @@ export class WebhookDispatcher {
 
   start(): void {
     this.stopped = false;
+    this.aborts = new AbortController();
     this.schedule(0);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.aborts.abort(); // in-flight deliveries fail and are retried by whoever runs next
     await this.running;
   }
 
@@ -46,46 +54,70 @@ export class WebhookDispatcher {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.pass()
-        .catch((e: unknown) => this.opts.log?.(`webhooks: pass failed: ${(e as Error).message}`))
-        .then((full) => this.schedule(full === true ? 0 : (this.opts.pollMs ?? 500)));
+        .catch((e: unknown) => {
+          this.opts.log?.(`webhooks: pass failed: ${(e as Error).message}`);
+          return false;
+        })
+        .then((full) => this.schedule(full ? 0 : (this.opts.pollMs ?? 500)));
     }, ms);
     this.timer.unref();
   }
 
   /** One claim and its deliveries; true when the claim was full (more may be due). */
   async pass(): Promise<boolean> {
-    const due = await claimWebhookEvents(this.db, BATCH);
-    await Promise.all(due.map((e) => this.parallel(() => this.deliver(e))));
+    if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
+      this.lastPurge = Date.now();
+      await purgeWebhookEvents(this.db);
+    }
+    const due = await claimWebhookEvents(this.db, BATCH, LEASE_S);
+    if (due.length === 0) return false;
+    const orders = new Map((await getOrdersByIds(this.db, [...new Set(due.map((e) => e.orderId))])).map((o) => [o.id, statusRecord(o)]));
+    const byOrder = new Map<string, DueWebhookEvent[]>();
+    for (const e of due) byOrder.set(e.orderId, [...(byOrder.get(e.orderId) ?? []), e]);
+    const results = await Promise.allSettled([...byOrder.values()].map((events) => this.parallel(() => this.deliverInOrder(events, orders))));
+    for (const r of results) if (r.status === 'rejected') this.opts.log?.(`webhooks: delivery failed: ${(r.reason as Error).message}`);
     return due.length === BATCH;
   }
 
-  private async deliver(e: DueWebhookEvent): Promise<void> {
-    if (!e.url || !e.secret) return markWebhookFailed(this.db, e.id, 'the account has no webhook any more', true);
-    const order = await getOrderById(this.db, e.orderId);
-    if (!order) return markWebhookFailed(this.db, e.id, 'order not found', true);
+  private async deliverInOrder(events: DueWebhookEvent[], orders: Map<string, StatusRecord>): Promise<void> {
+    for (const [i, e] of events.entries()) {
+      const failed = await this.deliver(e, orders.get(e.orderId));
+      if (failed && !failed.givenUp) return deferWebhookEvents(this.db, events.slice(i + 1), failed.nextAttemptAt);
+    }
+  }
+
+  /** Null when delivered (or the lease was lost); otherwise how the failure was recorded. */
+  private async deliver(e: DueWebhookEvent, order: StatusRecord | undefined): Promise<{ givenUp: boolean; nextAttemptAt: Date } | null> {
+    const fail = async (error: string, giveUp = false) => {
+      const failed = await markWebhookFailed(this.db, e, error, giveUp);
+      if (failed?.givenUp) this.opts.log?.(`ALERT: webhook event evt_${e.id} (order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`);
+      return failed;
+    };
+    if (!e.url || !e.secret) return fail('the account has no webhook any more', true);
+    if (!order) return fail('order not found', true);
+    const eventId = `evt_${e.id}`;
     const body = JSON.stringify({
-      id: `evt_${e.id}`,
+      id: eventId,
       type: 'order.status_changed',
       createdAt: e.at.toISOString(),
-      data: { trackingId: order.trackingId, status: e.status, order: statusRecord(order) },
+      data: { trackingId: order.trackingId, status: e.status, sequence: e.sequence, order },
     });
     try {
       const res = await fetch(e.url, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'hush-event-id': `evt_${e.id}`,
-          'hush-signature': webhookSignature(e.secret, Math.floor(Date.now() / 1000), body),
-        },
+        headers: { 'content-type': 'application/json', 'hush-event-id': eventId, 'hush-signature': webhookSignature(e.secret, Math.floor(Date.now() / 1000), body) },
         body,
         redirect: 'manual', // a redirect is an answer, not a delivery: the URL is the operator's to change
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.aborts.signal]),
       });
       await res.body?.cancel();
-      if (res.status >= 200 && res.status < 300) return markWebhookDelivered(this.db, e.id);
-      return markWebhookFailed(this.db, e.id, `HTTP ${res.status}`);
+      if (res.status >= 200 && res.status < 300) {
+        await markWebhookDelivered(this.db, e);
+        return null;
+      }
+      return fail(`HTTP ${res.status}`);
     } catch (err) {
-      return markWebhookFailed(this.db, e.id, (err as Error).message);
+      return fail((err as Error).message);
     }
   }
 }

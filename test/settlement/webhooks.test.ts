@@ -79,6 +79,8 @@ describe('webhooks: one signed event per order transition, retried until deliver
     const acct = await t.createAccount();
     expectError(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: 'ftp://example.com/x' } }), 400, 'INVALID_REQUEST');
     expectError(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: 'https://user:pw@example.com/x' } }), 400, 'INVALID_REQUEST');
+    // Events carry deposits and payouts: plain http only to this machine.
+    expectError(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: 'http://partner.example/x' } }), 400, 'INVALID_REQUEST');
     expectError(await admin.request('PUT', '/admin/v1/accounts/acc_1111111111111111/webhook', { body: { url: receiver.url } }), 404, 'NOT_FOUND');
     const set = await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: receiver.url } });
     const body = expectOk(set);
@@ -112,6 +114,9 @@ describe('webhooks: one signed event per order transition, retried until deliver
     assert.equal(events.length, statuses.length, 'exactly one delivered event per transition');
     assert.deepEqual(events.map(({ e }) => e.data.status).sort(), [...statuses].sort(), 'the events are the transitions of the history');
     assert.equal(new Set(events.map(({ e }) => e.id)).size, events.length, 'event ids are unique');
+    // In order, the failed first one included: later events waited behind it (or carry a larger sequence).
+    const seqs = events.map(({ e }) => BigInt(e.data.sequence));
+    assert.deepEqual([...seqs].sort((x, y) => (x < y ? -1 : 1)), seqs, `delivered in transition order: ${events.map(({ e }) => e.data.status).join(', ')}`);
     for (const { r, e } of events) {
       verifySignature(r, secret);
       assert.equal(r.headers['content-type'], 'application/json');

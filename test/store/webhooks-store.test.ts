@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { insertOrderWithNewKey, transitionOrder } from '../../src/store/orders-store.ts';
-import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, MAX_WEBHOOK_ATTEMPTS, setWebhook } from '../../src/store/webhooks-store.ts';
+import { claimWebhookEvents, deferWebhookEvents, markWebhookDelivered, markWebhookFailed, MAX_WEBHOOK_ATTEMPTS, setWebhook } from '../../src/store/webhooks-store.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 
@@ -25,7 +25,7 @@ forEachEngine('webhook events', (ctx) => {
     await ctx.db.query('UPDATE webhook_events SET next_attempt_at = now() - interval \'1 second\' WHERE account_id = $1 AND delivered_at IS NULL AND given_up_at IS NULL', [acc]);
     const mine = [];
     for (;;) {
-      const batch = await claimWebhookEvents(ctx.db, 100);
+      const batch = await claimWebhookEvents(ctx.db, 100, 30);
       if (batch.length === 0) return mine;
       const { rows } = await ctx.db.query<{ id: string | number }>('SELECT id FROM webhook_events WHERE account_id = $1', [acc]);
       const ids = new Set(rows.map((r) => String(r.id)));
@@ -48,6 +48,22 @@ forEachEngine('webhook events', (ctx) => {
     assert.deepEqual(await eventsOf(hooked), ['awaiting_deposit', 'expired'], 'no events once the webhook is cleared');
   });
 
+  it('several transitions in one statement are numbered in history order; a deferred event keeps its place behind a failed one', async () => {
+    const acc = await createTestAccount(ctx.db);
+    await setWebhook(ctx.db, acc, 'https://partner.example/hook', 'whsec_test');
+    const o = await placed(acc);
+    await ctx.db.query(`INSERT INTO order_history (order_id, status, at) SELECT $1, s, now() FROM unnest(ARRAY['deposit_detected', 'deposit_confirmed', 'sending']) AS s`, [o.id]);
+    const events = await claimOf(acc);
+    assert.deepEqual(events.map((e) => e.status), ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending']);
+    const seqs = events.map((e) => BigInt(e.sequence));
+    assert.deepEqual([...seqs].sort((x, y) => (x < y ? -1 : 1)), seqs, 'sequence increases along the transitions');
+    // The first fails: the rest go back behind it, this attempt not counted, and come out in order again.
+    const failed = await markWebhookFailed(ctx.db, events[0]!, 'HTTP 503');
+    await deferWebhookEvents(ctx.db, events.slice(1), failed!.nextAttemptAt);
+    const again = await claimOf(acc);
+    assert.deepEqual(again.map((e) => [e.status, e.attempts]), [['awaiting_deposit', 2], ['deposit_detected', 1], ['deposit_confirmed', 1], ['sending', 1]]);
+  });
+
   it('a claim hands each due event out once, with the webhook; failures back off 2^attempts s until given up; delivered ones are done', async () => {
     const acc = await createTestAccount(ctx.db);
     await setWebhook(ctx.db, acc, 'https://partner.example/hook', 'whsec_test');
@@ -56,9 +72,12 @@ forEachEngine('webhook events', (ctx) => {
     assert.ok(first);
     assert.equal(rest.length, 0);
     assert.deepEqual([first.status, first.orderId, first.attempts, first.url, first.secret], ['awaiting_deposit', o.id, 1, 'https://partner.example/hook', 'whsec_test']);
+    const { rows: history } = await ctx.db.query<{ id: string | number }>('SELECT id FROM order_history WHERE order_id = $1', [o.id]);
+    assert.equal(first.sequence, String(history[0]!.id), 'the sequence is the history row');
     assert.deepEqual(await claimOf(acc), [], 'a leased event is not handed out again');
 
-    await markWebhookFailed(ctx.db, first.id, 'HTTP 500');
+    const failed = await markWebhookFailed(ctx.db, first, 'HTTP 500');
+    assert.equal(failed?.givenUp, false);
     const wait = async () =>
       (await ctx.db.query<{ s: number; given_up: boolean; last_error: string }>(
         'SELECT extract(epoch FROM next_attempt_at - now())::float8 AS s, given_up_at IS NOT NULL AS given_up, last_error FROM webhook_events WHERE id = $1',
@@ -67,13 +86,14 @@ forEachEngine('webhook events', (ctx) => {
     const after1 = await wait();
     assert.ok(after1.s > 1 && after1.s <= 2, `first retry after ~2 s, got ${after1.s}`);
     assert.equal(after1.last_error, 'HTTP 500');
-    assert.deepEqual(await claimWebhookEvents(ctx.db, 1000).then((b) => b.filter((e) => e.id === first.id)), [], 'not due before its backoff');
+    assert.deepEqual(await claimWebhookEvents(ctx.db, 1000, 30).then((b) => b.filter((e) => e.id === first.id)), [], 'not due before its backoff');
 
     // Attempts run out: the last failure gives the event up; it is never claimed again.
     await ctx.db.query('UPDATE webhook_events SET attempts = $2 WHERE id = $1', [first.id, MAX_WEBHOOK_ATTEMPTS - 1]);
     const [again] = await claimOf(acc);
     assert.equal(again?.attempts, MAX_WEBHOOK_ATTEMPTS);
-    await markWebhookFailed(ctx.db, first.id, 'timeout');
+    assert.equal(await markWebhookFailed(ctx.db, first, 'timeout'), null, 'an old lease marks nothing');
+    assert.equal((await markWebhookFailed(ctx.db, again!, 'timeout'))?.givenUp, true);
     assert.equal((await wait()).given_up, true);
     assert.deepEqual(await claimOf(acc), []);
 
@@ -81,7 +101,7 @@ forEachEngine('webhook events', (ctx) => {
     await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'expired');
     const [expired] = await claimOf(acc);
     assert.equal(expired?.status, 'expired');
-    await markWebhookDelivered(ctx.db, expired.id);
+    await markWebhookDelivered(ctx.db, expired!);
     assert.deepEqual(await claimOf(acc), []);
   });
 });

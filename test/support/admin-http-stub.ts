@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { HushError, isHushError } from '../../src/domain/errors.ts';
-import { AdminService, accountListView, accountView, createdAccountView, createdKeyView, okView } from '../../src/services/admin-service.ts';
+import { AdminService, accountListView, accountView, createdAccountView, createdKeyView, okView, webhookView } from '../../src/services/admin-service.ts';
 import type { Db } from '../../src/store/db.ts';
 
 export interface RecordedRequest {
@@ -63,7 +63,7 @@ export async function startAdminStub(db: Db, token: string): Promise<AdminStub> 
     }
     if ((m = /^\/admin\/v1\/accounts\/([^/]+)\/webhook$/.exec(path))) {
       const id = decodeURIComponent(m[1]!);
-      if (method === 'PUT') return { status: 200, body: { success: true, ...(await admin.setWebhook(id, body.url)) } };
+      if (method === 'PUT') return { status: 200, body: webhookView(await admin.setWebhook(id, body.url)) };
       if (method === 'DELETE') return { status: 200, body: (await admin.clearWebhook(id), okView()) };
     }
     throw new HushError('NOT_FOUND', 'Route not found');

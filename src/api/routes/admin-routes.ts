@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { HushError } from '../../domain/errors.ts';
 import type { ApiDeps } from '../app.ts';
+import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../services/admin-service.ts';
 
 /** Operator operations the admin API exposes; implemented over the store by the admin service. */
 export interface AdminApi {
@@ -91,8 +92,8 @@ export async function adminRoutes(fastify: FastifyInstance, { deps, admin }: { d
   );
   app.put(
     '/accounts/:accountId/webhook',
-    { schema: { ...hide, params: AccountId, body: Type.Object({ url: Type.String({ maxLength: 2048 }) }, { additionalProperties: false }) } },
-    async (request) => ({ success: true, ...(await admin.setWebhook(request.params.accountId, request.body.url)) }),
+    { schema: { ...hide, params: AccountId, body: Type.Object({ url: Type.String({ maxLength: MAX_WEBHOOK_URL_LENGTH }) }, { additionalProperties: false }) } },
+    async (request) => webhookView(await admin.setWebhook(request.params.accountId, request.body.url)),
   );
   app.delete('/accounts/:accountId/webhook', { schema: { ...hide, params: AccountId } }, async (request) => {
     await admin.clearWebhook(request.params.accountId);

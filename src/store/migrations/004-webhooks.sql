@@ -20,17 +20,17 @@ CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at, id) WHERE de
 CREATE INDEX accounts_with_webhook ON accounts (id) WHERE webhook_url IS NOT NULL;
 
 -- One statement-level trigger: a batch of transitions costs one insert, and a deployment where no account
--- has a webhook one index probe. The insert is planned afresh (EXECUTE): a cached plan made while
--- orders was small would go on scanning it whole.
+-- has a webhook one index probe. Events are numbered in the order of their transitions.
 CREATE FUNCTION hush_enqueue_webhook_events() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM accounts WHERE webhook_url IS NOT NULL) THEN
     RETURN NULL;
   END IF;
-  EXECUTE 'INSERT INTO webhook_events (account_id, order_id, history_id, status, at)
-    SELECT o.account_id, o.id, n.id, n.status, n.at
-    FROM new_history n JOIN orders o ON o.id = n.order_id JOIN accounts a ON a.id = o.account_id
-    WHERE a.webhook_url IS NOT NULL';
+  INSERT INTO webhook_events (account_id, order_id, history_id, status, at)
+  SELECT o.account_id, o.id, n.id, n.status, n.at
+  FROM new_history n JOIN orders o ON o.id = n.order_id JOIN accounts a ON a.id = o.account_id
+  WHERE a.webhook_url IS NOT NULL
+  ORDER BY n.id;
   RETURN NULL;
 END
 $$;
