@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HushError, type HushErrorCode } from '../domain/errors.ts';
 import { BODY_LIMIT } from './limits.ts';
+import { isStoreUnavailable } from '../store/db.ts';
 
 /** A bucket for requests no key's bucket covers (app.ts): sets RateLimit-* headers, throws RATE_LIMITED when empty. */
 export type AnonymousLimiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -75,6 +76,10 @@ export function installErrorHandling(app: FastifyInstance, limitAnonymous?: Anon
     }
     // No route matched: whatever the body was (empty, malformed, too large, wrong type), the answer is 404.
     if (request.is404) return notFound(request, reply);
+    if (isStoreUnavailable(err)) {
+      request.log.warn({ err }, 'store unavailable');
+      return send(reply, request, 503, 'SERVICE_UNAVAILABLE', 'The service cannot reach its store; retry shortly', undefined, 1);
+    }
     const mapped = fromFastify(err as FastifyError);
     if (mapped.status >= 500) request.log.error({ err }, 'unhandled error');
     return send(reply, request, mapped.status, mapped.code, mapped.message, mapped.details);

@@ -24,3 +24,16 @@ export function isUniqueViolation(e: unknown, constraint?: string): boolean {
   const err = e as { code?: string; constraint?: string };
   return err?.code === UNIQUE_VIOLATION && (constraint === undefined || err.constraint === constraint);
 }
+
+const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+/** Server states that mean "not now" rather than "wrong": shutting down, starting, out of connections. */
+const UNAVAILABLE_SQLSTATE = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNREACHABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|PGlite is closed/i;
+
+/** The store cannot be reached right now (as opposed to a statement that failed): a 503, not a 500. */
+export function isStoreUnavailable(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  if (!err || typeof err !== 'object') return false;
+  const code = typeof err.code === 'string' ? err.code : '';
+  return UNREACHABLE_ERRNO.has(code) || UNAVAILABLE_SQLSTATE.has(code) || code.startsWith('08') || (typeof err.message === 'string' && UNREACHABLE_MESSAGE.test(err.message));
+}

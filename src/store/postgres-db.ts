@@ -17,7 +17,13 @@ export async function openPostgresDb(url: string, opts: { max?: number; schema?:
       })
       .finally(() => setup.end());
   }
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}) });
+  // A server that does not answer fails a request after 5 s (503) instead of holding it indefinitely.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    connectionTimeoutMillis: 5_000,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+  });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const wrap = (c: pg.Pool | pg.PoolClient): Queryable => ({

@@ -209,7 +209,8 @@ async function runScenario(s: Scenario) {
   } else {
     await waitForConfirmed(chain, [depositSignature]);
   }
-  const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);
+  // Generous: alongside the crash-safety suite on two cores, a settlement has taken minutes.
+  const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 180_000);
   const payoutTxs = await assertCompleted(placed, rec, { sender, recipient, recipientBefore, depositSignature, prefundSignatures });
   await assertSenderDebit(placed, sender, before, [await fetchLanded(chain, depositSignature)]);
   settled.push({ placed, record: rec });
@@ -297,7 +298,7 @@ describe('settlement end to end over HTTP and the local chain', { concurrency: t
     await Promise.all(
       [signedA, signedB].map((s) => chain.rpc.sendTransaction(s.wire as never, { encoding: 'base64', skipPreflight: true }).send().catch(() => null)),
     );
-    const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);
+    const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 180_000);
     const statuses = (await chain.rpc.getSignatureStatuses([signedA.signature, signedB.signature], { searchTransactionHistory: true }).send()).value;
     const landed: LandedTx[] = [];
     for (const [i, st] of statuses.entries()) if (st) landed.push(await fetchLanded(chain, [signedA.signature, signedB.signature][i]!));
@@ -319,7 +320,7 @@ describe('after settlement', () => {
         const { rows } = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders WHERE deposit IS NOT NULL AND swept = false`);
         return rows[0]!.n === 0;
       },
-      { timeoutMs: 30_000, intervalMs: 250, what: 'every deposit swept' },
+      { timeoutMs: 90_000, intervalMs: 250, what: 'every deposit swept' },
     );
     for (const { placed } of settled) assert.equal(await accountExists(chain, placed.depositAccount), false, `${placed.trackingId}: deposit account closed by the sweep`);
 
