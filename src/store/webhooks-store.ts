@@ -29,6 +29,8 @@ export async function setWebhook(db: Queryable, accountId: string, url: string |
 /**
  * Claims due events for one attempt each: one statement, SKIP LOCKED, oldest first, with their account's
  * current webhook, under a lease that outlasts the attempt (a crashed dispatcher's events come back after it).
+ * Only the oldest pending event of an order is ever claimed, so one order's events go out one at a time
+ * and in order: a failing event holds back the later events of its order until it is delivered or given up.
  */
 export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: number): Promise<DueWebhookEvent[]> {
   const { rows } = await db.query<{
@@ -43,8 +45,11 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
     webhook_secret: string | null;
   }>(
     `WITH due AS MATERIALIZED (
-       SELECT id FROM webhook_events
+       SELECT id FROM webhook_events w
        WHERE delivered_at IS NULL AND given_up_at IS NULL AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+         AND NOT EXISTS (
+           SELECT 1 FROM webhook_events p
+           WHERE p.order_id = w.order_id AND p.id < w.id AND p.delivered_at IS NULL AND p.given_up_at IS NULL)
        ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
      UPDATE webhook_events e SET attempts = e.attempts + 1, locked_until = date_trunc('milliseconds', now() + make_interval(secs => $2))
      FROM due, accounts a
@@ -90,17 +95,6 @@ export async function markWebhookFailed(
     [e.id, e.lease, error, giveUp, MAX_WEBHOOK_ATTEMPTS],
   );
   return rows[0] ? { givenUp: rows[0].given_up, nextAttemptAt: rows[0].next_attempt_at } : null;
-}
-
-/** Later events of an order whose earlier event failed: back to the queue behind it, this attempt not counted. */
-export async function deferWebhookEvents(db: Queryable, events: Pick<DueWebhookEvent, 'id' | 'lease'>[], until: Date): Promise<void> {
-  if (events.length === 0) return;
-  await db.query(
-    `UPDATE webhook_events e SET locked_until = NULL, attempts = e.attempts - 1, next_attempt_at = $3
-     FROM unnest($1::bigint[], $2::timestamptz[]) AS c(id, lease)
-     WHERE e.id = c.id AND e.locked_until = c.lease AND e.delivered_at IS NULL`,
-    [events.map((e) => e.id), events.map((e) => e.lease.toISOString()), until.toISOString()],
-  );
 }
 
 export async function purgeWebhookEvents(db: Queryable): Promise<number> {

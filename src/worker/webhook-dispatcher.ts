@@ -2,15 +2,14 @@ import { createHmac } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Db } from '../store/db.ts';
 import { getOrdersByIds } from '../store/orders-store.ts';
-import { claimWebhookEvents, deferWebhookEvents, markWebhookDelivered, markWebhookFailed, purgeWebhookEvents, type DueWebhookEvent } from '../store/webhooks-store.ts';
+import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, purgeWebhookEvents, type DueWebhookEvent } from '../store/webhooks-store.ts';
 import { statusRecord, type StatusRecord } from '../services/order-views.ts';
 
 const BATCH = 16;
-/** Orders delivered at once; one order's events go one after another, in order. */
 const PARALLEL = 8;
 const TIMEOUT_MS = 5_000;
-/** Outlasts a whole pass (every event of the batch timing out one after another), so no other dispatcher re-claims them meanwhile. */
-const LEASE_S = (BATCH * TIMEOUT_MS) / 1000 + 30;
+/** Outlasts a whole pass (every event of the batch timing out, PARALLEL at a time), so no other dispatcher re-claims them meanwhile. */
+const LEASE_S = (Math.ceil(BATCH / PARALLEL) * TIMEOUT_MS) / 1000 + 30;
 const PURGE_EVERY_MS = 3_600_000;
 
 /** `Hush-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`: the receiver checks it and the age of t. */
@@ -21,8 +20,8 @@ export function webhookSignature(secret: string, timestampS: number, body: strin
 /**
  * Delivers order events (webhook_events, written with every transition) to each account's webhook: at least
  * once, each event with a stable id for the receiver to drop repeats, retried with backoff until a 2xx.
- * One order's events claimed together are sent in order, and a failure holds the later ones back behind
- * it; `data.sequence` increases along an order's transitions for receivers to order what a retry reorders.
+ * One order's events go out one at a time and in order (the claim takes only the oldest pending one), so
+ * a failing event holds back the rest of its order only; `data.sequence` increases along them.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
@@ -58,12 +57,12 @@ export class WebhookDispatcher {
           this.opts.log?.(`webhooks: pass failed: ${(e as Error).message}`);
           return false;
         })
-        .then((full) => this.schedule(full ? 0 : (this.opts.pollMs ?? 500)));
+        .then((more) => this.schedule(more ? 0 : (this.opts.pollMs ?? 500)));
     }, ms);
     this.timer.unref();
   }
 
-  /** One claim and its deliveries; true when the claim was full (more may be due). */
+  /** One claim and its deliveries; true when it claimed anything (the next events of those orders may be due now). */
   async pass(): Promise<boolean> {
     if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
       this.lastPurge = Date.now();
@@ -71,27 +70,16 @@ export class WebhookDispatcher {
     }
     const due = await claimWebhookEvents(this.db, BATCH, LEASE_S);
     if (due.length === 0) return false;
-    const orders = new Map((await getOrdersByIds(this.db, [...new Set(due.map((e) => e.orderId))])).map((o) => [o.id, statusRecord(o)]));
-    const byOrder = new Map<string, DueWebhookEvent[]>();
-    for (const e of due) byOrder.set(e.orderId, [...(byOrder.get(e.orderId) ?? []), e]);
-    const results = await Promise.allSettled([...byOrder.values()].map((events) => this.parallel(() => this.deliverInOrder(events, orders))));
+    const orders = new Map((await getOrdersByIds(this.db, due.map((e) => e.orderId))).map((o) => [o.id, statusRecord(o)]));
+    const results = await Promise.allSettled(due.map((e) => this.parallel(() => this.deliver(e, orders.get(e.orderId)))));
     for (const r of results) if (r.status === 'rejected') this.opts.log?.(`webhooks: delivery failed: ${(r.reason as Error).message}`);
-    return due.length === BATCH;
+    return true;
   }
 
-  private async deliverInOrder(events: DueWebhookEvent[], orders: Map<string, StatusRecord>): Promise<void> {
-    for (const [i, e] of events.entries()) {
-      const failed = await this.deliver(e, orders.get(e.orderId));
-      if (failed && !failed.givenUp) return deferWebhookEvents(this.db, events.slice(i + 1), failed.nextAttemptAt);
-    }
-  }
-
-  /** Null when delivered (or the lease was lost); otherwise how the failure was recorded. */
-  private async deliver(e: DueWebhookEvent, order: StatusRecord | undefined): Promise<{ givenUp: boolean; nextAttemptAt: Date } | null> {
+  private async deliver(e: DueWebhookEvent, order: StatusRecord | undefined): Promise<void> {
     const fail = async (error: string, giveUp = false) => {
       const failed = await markWebhookFailed(this.db, e, error, giveUp);
       if (failed?.givenUp) this.opts.log?.(`ALERT: webhook event evt_${e.id} (order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`);
-      return failed;
     };
     if (!e.url || !e.secret) return fail('the account has no webhook any more', true);
     if (!order) return fail('order not found', true);
@@ -111,10 +99,7 @@ export class WebhookDispatcher {
         signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.aborts.signal]),
       });
       await res.body?.cancel();
-      if (res.status >= 200 && res.status < 300) {
-        await markWebhookDelivered(this.db, e);
-        return null;
-      }
+      if (res.status >= 200 && res.status < 300) return markWebhookDelivered(this.db, e);
       return fail(`HTTP ${res.status}`);
     } catch (err) {
       return fail((err as Error).message);

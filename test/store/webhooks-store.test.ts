@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { insertOrderWithNewKey, transitionOrder } from '../../src/store/orders-store.ts';
-import { claimWebhookEvents, deferWebhookEvents, markWebhookDelivered, markWebhookFailed, MAX_WEBHOOK_ATTEMPTS, setWebhook } from '../../src/store/webhooks-store.ts';
+import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, MAX_WEBHOOK_ATTEMPTS, setWebhook } from '../../src/store/webhooks-store.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 
@@ -48,20 +48,35 @@ forEachEngine('webhook events', (ctx) => {
     assert.deepEqual(await eventsOf(hooked), ['awaiting_deposit', 'expired'], 'no events once the webhook is cleared');
   });
 
-  it('several transitions in one statement are numbered in history order; a deferred event keeps its place behind a failed one', async () => {
+  it('several transitions in one statement are numbered in history order, and an order\'s events are claimed one at a time, oldest first', async () => {
     const acc = await createTestAccount(ctx.db);
     await setWebhook(ctx.db, acc, 'https://partner.example/hook', 'whsec_test');
     const o = await placed(acc);
+    const p = await placed(acc); // another order: its events do not wait for the first order's
     await ctx.db.query(`INSERT INTO order_history (order_id, status, at) SELECT $1, s, now() FROM unnest(ARRAY['deposit_detected', 'deposit_confirmed', 'sending']) AS s`, [o.id]);
-    const events = await claimOf(acc);
-    assert.deepEqual(events.map((e) => e.status), ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending']);
-    const seqs = events.map((e) => BigInt(e.sequence));
-    assert.deepEqual([...seqs].sort((x, y) => (x < y ? -1 : 1)), seqs, 'sequence increases along the transitions');
-    // The first fails: the rest go back behind it, this attempt not counted, and come out in order again.
-    const failed = await markWebhookFailed(ctx.db, events[0]!, 'HTTP 503');
-    await deferWebhookEvents(ctx.db, events.slice(1), failed!.nextAttemptAt);
-    const again = await claimOf(acc);
-    assert.deepEqual(again.map((e) => [e.status, e.attempts]), [['awaiting_deposit', 2], ['deposit_detected', 1], ['deposit_confirmed', 1], ['sending', 1]]);
+    const { rows } = await ctx.db.query<{ status: string; history_id: string | number }>('SELECT status, history_id FROM webhook_events WHERE order_id = $1 ORDER BY id', [o.id]);
+    assert.deepEqual(rows.map((r) => r.status), ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending']);
+    const seqs = rows.map((r) => BigInt(r.history_id));
+    assert.deepEqual([...seqs].sort((x, y) => (x < y ? -1 : 1)), seqs, 'events are numbered in history order');
+
+    const first = await claimOf(acc);
+    assert.deepEqual(first.map((e) => [e.orderId, e.status]).sort(), [[o.id, 'awaiting_deposit'], [p.id, 'awaiting_deposit']].sort(), 'one event per order');
+    // The first order's head fails: its later events stay back (even when due) until it is delivered or given up.
+    const head = first.find((e) => e.orderId === o.id)!;
+    await markWebhookDelivered(ctx.db, first.find((e) => e.orderId === p.id)!);
+    assert.equal((await markWebhookFailed(ctx.db, head, 'HTTP 503'))?.givenUp, false);
+    await ctx.db.query(`UPDATE webhook_events SET next_attempt_at = now() - interval '1 second' WHERE order_id = $1 AND id > $2`, [o.id, head.id]);
+    assert.deepEqual(await claimWebhookEvents(ctx.db, 100, 30).then((b) => b.filter((e) => e.orderId === o.id)), [], 'nothing of that order while its head waits for its retry');
+    const retried = await claimOf(acc);
+    assert.deepEqual(retried.map((e) => [e.status, e.attempts]), [['awaiting_deposit', 2]]);
+    await markWebhookDelivered(ctx.db, retried[0]!);
+    const order: string[] = [];
+    for (let next = await claimOf(acc); next.length > 0; next = await claimOf(acc)) {
+      assert.equal(next.length, 1);
+      order.push(next[0]!.status);
+      await markWebhookDelivered(ctx.db, next[0]!);
+    }
+    assert.deepEqual(order, ['deposit_detected', 'deposit_confirmed', 'sending']);
   });
 
   it('a claim hands each due event out once, with the webhook; failures back off 2^attempts s until given up; delivered ones are done', async () => {

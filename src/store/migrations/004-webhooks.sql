@@ -16,6 +16,8 @@ CREATE TABLE webhook_events (
   last_error text
 );
 CREATE INDEX webhook_events_due ON webhook_events (next_attempt_at, id) WHERE delivered_at IS NULL AND given_up_at IS NULL;
+-- An order's pending events, for the claim's "no earlier event of this order is pending" test.
+CREATE INDEX webhook_events_order_pending ON webhook_events (order_id, id) WHERE delivered_at IS NULL AND given_up_at IS NULL;
 
 CREATE INDEX accounts_with_webhook ON accounts (id) WHERE webhook_url IS NOT NULL;
 
