@@ -191,7 +191,13 @@ async function runScenario(s: Scenario) {
   else assert.equal(placed.amountOut, s.amount);
   const before = { lamports: await lamportsOf(chain, sender.address), tokens: asset.native ? null : await balanceOf(chain, sender.address, asset) };
 
-  const depositSignature = await signAndSend(chain, placed.order.transaction, sender);
+  // As a partner does (seed: refresh when the blockhash expired before submission): with 100 ms slots a
+  // blockhash lives 15 s, which a loaded two-core machine can use up between the order and the send.
+  const depositSignature = await signAndSend(chain, placed.order.transaction, sender).catch(async (e: Error) => {
+    if (!/Blockhash not found/.test(e.message)) throw e;
+    const refreshed = expectOk(await acct.client.refresh(placed.trackingId)).order;
+    return signAndSend(chain, refreshed.transaction, sender);
+  });
   if (s.hint) {
     // The partner hints right away: 202 while the transaction is not yet visible at `confirmed`, then 200.
     const body = await pollUntil(
