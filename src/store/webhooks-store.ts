@@ -57,19 +57,17 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
      RETURNING e.id, e.order_id, e.history_id, e.status, e.at, e.attempts, e.locked_until, a.webhook_url, a.webhook_secret`,
     [limit, leaseS],
   );
-  return rows
-    .map((r) => ({
-      id: String(r.id),
-      orderId: String(r.order_id),
-      sequence: String(r.history_id),
-      status: r.status,
-      at: r.at,
-      attempts: r.attempts,
-      lease: r.locked_until,
-      url: r.webhook_url,
-      secret: r.webhook_secret,
-    }))
-    .sort((x, y) => Number(BigInt(x.id) - BigInt(y.id)));
+  return rows.map((r) => ({
+    id: String(r.id),
+    orderId: String(r.order_id),
+    sequence: String(r.history_id),
+    status: r.status,
+    at: r.at,
+    attempts: r.attempts,
+    lease: r.locked_until,
+    url: r.webhook_url,
+    secret: r.webhook_secret,
+  }));
 }
 
 export async function markWebhookDelivered(db: Queryable, e: Pick<DueWebhookEvent, 'id' | 'lease'>): Promise<void> {
@@ -85,16 +83,16 @@ export async function markWebhookFailed(
   e: Pick<DueWebhookEvent, 'id' | 'lease'>,
   error: string,
   giveUp = false,
-): Promise<{ givenUp: boolean; nextAttemptAt: Date } | null> {
-  const { rows } = await db.query<{ given_up: boolean; next_attempt_at: Date }>(
+): Promise<{ givenUp: boolean } | null> {
+  const { rows } = await db.query<{ given_up: boolean }>(
     `UPDATE webhook_events SET locked_until = NULL, last_error = left($3, 500),
        next_attempt_at = now() + least(interval '1 hour', make_interval(secs => power(2, attempts))),
        given_up_at = CASE WHEN $4 OR attempts >= $5 THEN now() END
      WHERE id = $1 AND locked_until = $2 AND delivered_at IS NULL
-     RETURNING given_up_at IS NOT NULL AS given_up, next_attempt_at`,
+     RETURNING given_up_at IS NOT NULL AS given_up`,
     [e.id, e.lease, error, giveUp, MAX_WEBHOOK_ATTEMPTS],
   );
-  return rows[0] ? { givenUp: rows[0].given_up, nextAttemptAt: rows[0].next_attempt_at } : null;
+  return rows[0] ? { givenUp: rows[0].given_up } : null;
 }
 
 export async function purgeWebhookEvents(db: Queryable): Promise<number> {

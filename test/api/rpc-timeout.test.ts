@@ -5,62 +5,24 @@
  * The chain is a real localnet behind a TCP proxy the test switches between passing and swallowing.
  */
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { ChainView } from '../../src/worker/chain-view.ts';
-import { address, sleep, expectError, expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { address, expectError, expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { pollUntil, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 
 const RPC_TIMEOUT_MS = 500;
 
-/** Forwards to the chain, or holds every connection open without a byte back. */
-class SwitchableProxy {
-  swallow = false;
-  private readonly sockets = new Set<Socket>();
-  private constructor(private readonly server: Server) {}
-
-  static async start(targetPort: number): Promise<SwitchableProxy & { url: string }> {
-    let self!: SwitchableProxy;
-    const server = createServer((client) => {
-      self.sockets.add(client);
-      client.on('close', () => self.sockets.delete(client));
-      client.on('error', () => {});
-      if (self.swallow) return client.resume(); // read and drop: the request is accepted, never answered
-      const upstream = connect(targetPort, '127.0.0.1');
-      self.sockets.add(upstream);
-      upstream.on('close', () => self.sockets.delete(upstream));
-      upstream.on('error', () => client.destroy());
-      client.pipe(upstream).pipe(client);
-    });
-    self = new SwitchableProxy(server);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as { port: number };
-    return Object.assign(self, { url: `http://127.0.0.1:${port}` });
-  }
-
-  /** Cuts the kept-alive connections so the next requests meet the new mode (and lets clients see the cut). */
-  async set(swallow: boolean): Promise<void> {
-    this.swallow = swallow;
-    for (const s of this.sockets) s.destroy();
-    await sleep(100);
-  }
-
-  async close(): Promise<void> {
-    await this.set(true);
-    await new Promise((r) => this.server.close(r));
-  }
-}
-
 let chain: TestLocalnet;
-let proxy: SwitchableProxy & { url: string };
+let proxy: Awaited<ReturnType<typeof TcpProxy.start>>;
 let t: TestHush;
 let acct: TestAccount;
 
 before(async () => {
   chain = await startTestLocalnet();
-  proxy = await SwitchableProxy.start(Number(new URL(chain.url).port));
+  proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(chain.url).port) });
   t = await startTestHush({ env: { HUSH_ROLE: 'api', SOLANA_RPC_URL: proxy.url, HUSH_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) } });
   // Role api funds nothing itself; the pools need inventory for a quote to reach the chain lookup.
   await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets);
@@ -85,7 +47,7 @@ async function timed<T>(f: () => Promise<T>): Promise<{ value: T; ms: number }> 
 
 test('an RPC that never answers: /readyz 503 within its bound, a quote 503 CHAIN_UNAVAILABLE within the RPC timeout; both recover', async () => {
   expectOk(await t.anon.get('/readyz'));
-  await proxy.set(true);
+  await proxy.set('swallow');
   try {
     const ready = await timed(() => t.anon.get('/readyz'));
     assert.deepEqual(expectError(ready.value, 503, 'SERVICE_UNAVAILABLE').details, { store: 'ok', chain: 'unreachable' });
@@ -96,7 +58,7 @@ test('an RPC that never answers: /readyz 503 within its bound, a quote 503 CHAIN
     expectError(quote.value, 503, 'CHAIN_UNAVAILABLE');
     assert.ok(quote.ms >= RPC_TIMEOUT_MS * 0.9 && quote.ms < RPC_TIMEOUT_MS + 2_500, `quote took ${quote.ms.toFixed(0)} ms`);
   } finally {
-    await proxy.set(false);
+    await proxy.set('forward');
   }
   expectOk(await t.anon.get('/readyz'));
   expectOk(await acct.client.quote(usdcQuote(await address(), await address())));
@@ -105,7 +67,7 @@ test('an RPC that never answers: /readyz 503 within its bound, a quote 503 CHAIN
 test("the worker's batched reads and a kit call on a silent RPC fail after the timeout", async () => {
   const view = new ChainView(new SolanaChain(proxy.url, 400, RPC_TIMEOUT_MS));
   const account = await address();
-  await proxy.set(true);
+  await proxy.set('swallow');
   try {
     const batch = await timed(() => view.firstSignatures([account]).then(() => 'answered', (e: Error) => e.name));
     assert.equal(batch.value, 'TimeoutError');
@@ -114,7 +76,7 @@ test("the worker's batched reads and a kit call on a silent RPC fail after the t
     assert.equal(single.value, 'failed');
     assert.ok(single.ms < RPC_TIMEOUT_MS + 2_500, `kit call took ${single.ms.toFixed(0)} ms`);
   } finally {
-    await proxy.set(false);
+    await proxy.set('forward');
   }
   assert.deepEqual(await view.firstSignatures([account]), [null], 'answers once the RPC does (no history)');
 });

@@ -4,54 +4,19 @@
  * dependency is down, the process keeps serving, and everything recovers when the store is back.
  */
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { POSTGRES_URL } from '../support/databases.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
 import { PREFIX, expectError, expectOk, postgresSkipReason, sleep, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 
-/** Forwards to PostgreSQL, or, once cut, closes every connection it has and every new one at once. */
-class CuttableProxy {
-  cut = false;
-  private readonly sockets = new Set<Socket>();
-  private constructor(private readonly server: Server) {}
-
-  static async start(target: URL): Promise<CuttableProxy & { port: number }> {
-    let self!: CuttableProxy;
-    const server = createServer((client) => {
-      client.on('error', () => {});
-      if (self.cut) return client.destroy();
-      const upstream = connect(Number(target.port || 5432), target.hostname);
-      for (const s of [client, upstream]) {
-        self.sockets.add(s);
-        s.on('close', () => self.sockets.delete(s));
-      }
-      upstream.on('error', () => client.destroy());
-      client.pipe(upstream).pipe(client);
-    });
-    self = new CuttableProxy(server);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    return Object.assign(self, { port: (server.address() as { port: number }).port });
-  }
-
-  setCut(cut: boolean): void {
-    this.cut = cut;
-    if (cut) for (const s of this.sockets) s.destroy();
-  }
-
-  async close(): Promise<void> {
-    this.setCut(true);
-    await new Promise((r) => this.server.close(r));
-  }
-}
-
 describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgresSkipReason ? `skipped: ${postgresSkipReason}` : false }, () => {
-  let proxy: CuttableProxy & { port: number };
+  let proxy: Awaited<ReturnType<typeof TcpProxy.start>>;
   let t: TestHush;
   let acct: TestAccount;
 
   before(async () => {
     const pgUrl = new URL(POSTGRES_URL);
-    proxy = await CuttableProxy.start(pgUrl);
+    proxy = await TcpProxy.start({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
     const viaProxy = new URL(POSTGRES_URL);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
@@ -59,7 +24,7 @@ describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgre
     acct = await t.createAccount();
   });
   after(async () => {
-    proxy?.setCut(false);
+    await proxy?.set('forward');
     await t?.close();
     await proxy?.close();
   });
@@ -68,8 +33,8 @@ describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgre
     const unknown = 'trk_1111111111111111111111';
     expectError(await acct.client.status(unknown), 404, 'NOT_FOUND');
     const other = await t.createAccount(); // its key is not cached yet: authenticating it needs the store
-    proxy.setCut(true);
-    await sleep(200);
+    await proxy.set('refuse');
+    await sleep(100);
     for (const [what, res] of [
       ['status of an order (a store read)', await acct.client.status(unknown)],
       ['a key not cached yet', await other.client.tokens()],
@@ -81,7 +46,7 @@ describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgre
     const ready = await t.anon.get('/readyz');
     assert.deepEqual(expectError(ready, 503, 'SERVICE_UNAVAILABLE').details, { store: 'unreachable', chain: 'ok' });
     // Back: the pool reconnects and the same requests are answered as before.
-    proxy.setCut(false);
+    await proxy.set('forward');
     for (let i = 0; (await acct.client.status(unknown)).status !== 404; i++) {
       assert.ok(i < 50, 'the store never came back');
       await sleep(100);

@@ -8,6 +8,7 @@ import { it } from 'node:test';
 import { OrderInsertBatcher } from '../../src/services/order-insert-batcher.ts';
 import { claimIdempotencyKey } from '../../src/store/idempotency-store.ts';
 import { getOrderByTrackingId, insertOrdersWithNewKeys, insertOrderWithNewKey, type NewOrder } from '../../src/store/orders-store.ts';
+import type { Db, Queryable } from '../../src/store/db.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder, U64_MAX } from '../support/store-fixtures.ts';
 
@@ -85,50 +86,49 @@ forEachEngine('order group commit', (ctx) => {
     async () => {
       const acc = await createTestAccount(ctx.db);
       const [first, second, third, other] = [newOrder(acc), newOrder(acc), newOrder(acc), newOrder(acc)];
-      const hold = holdOpen();
       // Another process's order under key "k", stored but not yet committed.
-      const tx = ctx.db.transaction(async (q) => {
-        assert.equal((await insertOrderWithNewKey(q, first, { ...item(first, 'k'), responseStatus: 200 })).kind, 'created');
-        hold.reached();
-        await hold.released;
-      });
-      try {
-        await hold.reachedPromise;
-        // Without the key lock each of these would wait for that commit, which waits for them: the test would time out.
-        assert.equal((await insertOrderWithNewKey(ctx.db, second, { ...item(second, 'k'), responseStatus: 200 })).kind, 'key_taken');
-        const batch = await insertOrdersWithNewKeys(ctx.db, [item(third, 'k'), item(other, 'other')]);
-        assert.deepEqual([...batch.keys()], [other.trackingId]);
-        assert.deepEqual(await claimIdempotencyKey(ctx.db, acc, 'k', 'h-k'), { kind: 'in_progress' });
-      } finally {
-        hold.release();
-        await tx;
-      }
+      await whileOpen(
+        ctx.db,
+        async (q) => assert.equal((await insertOrderWithNewKey(q, first, { ...item(first, 'k'), responseStatus: 200 })).kind, 'created'),
+        async () => {
+          // Without the key lock each of these would wait for that commit, which waits for them: the test would time out.
+          assert.equal((await insertOrderWithNewKey(ctx.db, second, { ...item(second, 'k'), responseStatus: 200 })).kind, 'key_taken');
+          const batch = await insertOrdersWithNewKeys(ctx.db, [item(third, 'k'), item(other, 'other')]);
+          assert.deepEqual([...batch.keys()], [other.trackingId]);
+          assert.deepEqual(await claimIdempotencyKey(ctx.db, acc, 'k', 'h-k'), { kind: 'in_progress' });
+        },
+      );
       // Committed: the record answers, and a duplicate arriving while a replay of it holds the lock replays too.
       assert.deepEqual(await claimIdempotencyKey(ctx.db, acc, 'k', 'h-k'), { kind: 'done', status: 200, body: item(first, 'k').responseBody });
-      const replaying = holdOpen();
-      const replay = ctx.db.transaction(async (q) => {
-        assert.equal((await insertOrderWithNewKey(q, second, { ...item(second, 'k'), responseStatus: 200 })).kind, 'key_taken');
-        replaying.reached();
-        await replaying.released;
-      });
-      try {
-        await replaying.reachedPromise;
-        assert.deepEqual(await claimIdempotencyKey(ctx.db, acc, 'k', 'h-k'), { kind: 'done', status: 200, body: item(first, 'k').responseBody });
-        assert.deepEqual(await claimIdempotencyKey(ctx.db, acc, 'k', 'h-other'), { kind: 'conflict' });
-      } finally {
-        replaying.release();
-        await replay;
-      }
+      await whileOpen(
+        ctx.db,
+        async (q) => assert.equal((await insertOrderWithNewKey(q, second, { ...item(second, 'k'), responseStatus: 200 })).kind, 'key_taken'),
+        async () => {
+          assert.deepEqual(await claimIdempotencyKey(ctx.db, acc, 'k', 'h-k'), { kind: 'done', status: 200, body: item(first, 'k').responseBody });
+          assert.deepEqual(await claimIdempotencyKey(ctx.db, acc, 'k', 'h-other'), { kind: 'conflict' });
+        },
+      );
       for (const o of [second, third]) assert.equal(await getOrderByTrackingId(ctx.db, o.trackingId), null);
     },
   );
 });
 
-/** A transaction held open at a point: `reached()` inside it, `release()` from the test. */
-function holdOpen() {
+/** Runs `inside` in a transaction on one connection, then `meanwhile` on others while it is still open; commits after. */
+async function whileOpen(db: Db, inside: (q: Queryable) => Promise<void>, meanwhile: () => Promise<void>): Promise<void> {
   let reached!: () => void;
   let release!: () => void;
-  const reachedPromise = new Promise<void>((r) => (reached = r));
+  const inTransaction = new Promise<void>((r) => (reached = r));
   const released = new Promise<void>((r) => (release = r));
-  return { reached, reachedPromise, release, released };
+  const tx = db.transaction(async (q) => {
+    await inside(q);
+    reached();
+    await released;
+  });
+  try {
+    await Promise.race([inTransaction, tx]);
+    await meanwhile();
+  } finally {
+    release();
+    await tx;
+  }
 }
