@@ -79,6 +79,8 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     logger: opts.logger ?? false,
     trustProxy: trust ?? false,
     bodyLimit: BODY_LIMIT,
+    // A path parameter longer than any id (a trackingId is 26 characters) matches no route: 404, like any unknown id.
+    routerOptions: { maxParamLength: 64 },
     // Requests that arrive while draining are still served (and answered in the SPEC shape).
     return503OnClosing: false,
     genReqId: (req) => {

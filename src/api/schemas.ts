@@ -1,4 +1,5 @@
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
+import { HUSH_ERROR_CODES, hasRetryAfter, httpStatusOf, type HushErrorCode } from '../domain/errors.ts';
 
 /** Request and response schemas (TypeBox), one per wire shape; the OpenAPI document is generated from them. */
 
@@ -8,18 +9,64 @@ const AssetId = Type.String({ minLength: 1, maxLength: 32, description: 'From GE
 const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
 const Mode = Type.Union([Type.Literal('exact_in'), Type.Literal('exact_out')]);
 
-export const ErrorBody = Type.Object(
-  {
-    success: Type.Literal(false),
-    error: Type.Object({
-      code: Type.String(),
-      message: Type.String(),
-      details: Type.Optional(Type.Object({}, { additionalProperties: true })),
-      requestId: Type.String(),
+const header = (description: string, schema: TSchema = Type.String()) => ({ ...schema, description });
+
+/** SPEC §2 and §7: on every partner response. */
+const PARTNER_HEADERS = {
+  'X-Request-Id': header('The incoming X-Request-Id when well formed, else a generated one; quote it to support'),
+  'RateLimit-Limit': header("Requests the key's bucket holds (burst, SPEC §7)", Type.Integer()),
+  'RateLimit-Remaining': header('Requests left in the bucket now', Type.Integer()),
+  'RateLimit-Reset': header('Seconds until the bucket is full again', Type.Integer()),
+};
+const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before retrying', Type.Integer()) };
+
+/**
+ * A response status as the OpenAPI document shows it: @fastify/swagger reads `description` and
+ * `headers` from the response schema; the serializer ignores both.
+ */
+export function documented<T extends TSchema>(schema: T, description: string, headers: Record<string, TSchema> = {}): T {
+  return { ...schema, description, headers: { ...PARTNER_HEADERS, ...headers } };
+}
+
+/** The SPEC §2 error body with `error.code` narrowed to the codes one status of one route can carry. */
+function errorBodyWith(codes: readonly HushErrorCode[]) {
+  return Type.Object(
+    {
+      success: Type.Literal(false),
+      error: Type.Object({
+        code: Type.Unsafe<HushErrorCode>({ type: 'string', enum: [...codes] }),
+        message: Type.String(),
+        details: Type.Optional(Type.Object({}, { additionalProperties: true })),
+        requestId: Type.String(),
+      }),
+    },
+    { title: 'ErrorBody' },
+  );
+}
+
+/**
+ * The error answers of a route, grouped by status: each documents the SPEC §6 codes the route can give
+ * with that status (test/support/hush-server.ts holds every test's responses to this), and Retry-After
+ * where one of them carries it.
+ */
+export function errorResponses(...codes: HushErrorCode[]): Record<number, ReturnType<typeof errorBodyWith>> {
+  const byStatus = new Map<number, HushErrorCode[]>();
+  for (const code of new Set(codes)) byStatus.set(httpStatusOf(code), [...(byStatus.get(httpStatusOf(code)) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, group]) => {
+      const ordered = HUSH_ERROR_CODES.filter((c) => group.includes(c));
+      return [status, documented(errorBodyWith(ordered), `error.code: ${ordered.join(', ')}`, ordered.some(hasRetryAfter) ? RETRY_AFTER : {})];
     }),
-  },
-  { $id: 'ErrorBody' },
-);
+  );
+}
+
+const STATUS_CACHING = {
+  ETag: header('Version of the status record; send it back in If-None-Match'),
+  'Cache-Control': header('no-cache: revalidate with If-None-Match'),
+};
+
+/** 304 to a matching If-None-Match: no body. */
+export const NotModified = documented(Type.Null(), 'The record has not changed since the ETag sent', STATUS_CACHING);
 
 export const TokensResponse = Type.Object({
   success: Type.Literal(true),
@@ -129,6 +176,7 @@ export const StatusRecordSchema = Type.Object({
 });
 
 export const StatusResponse = Type.Object({ success: Type.Literal(true), order: StatusRecordSchema });
+export const StatusRecordResponse = documented(StatusResponse, 'The status record', STATUS_CACHING);
 
 export const TrackingIdParams = Type.Object({ trackingId: Type.String({ maxLength: 64 }) });
 

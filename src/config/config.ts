@@ -96,7 +96,7 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
 }
 
 function delayWindow(raw: string | undefined): { min: number; max: number } {
-  const m = /^(\d+)-(\d+)$/.exec(raw ?? '5-30');
+  const m = /^(\d+)-(\d+)$/.exec(raw || '5-30');
   if (!m) throw new ConfigError(`HUSH_PAYOUT_DELAY_S must look like "min-max" in seconds, got "${raw}"`);
   const min = Number(m[1]);
   const max = Number(m[2]);

@@ -4,6 +4,7 @@ import type { Address } from '@solana/kit';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
+import { orderExpirationMs, orderTtlS } from '../domain/order-deadline.ts';
 import { firstQuoteDifference, openQuoteId, quoteKey, type OpenedQuote } from '../domain/quote-token.ts';
 import { buildDepositTransaction } from '../chain/deposit-transaction.ts';
 import { ChainUnavailableError, SolanaChain, type FreshBlockhash } from '../chain/solana-chain.ts';
@@ -192,11 +193,9 @@ export class OrderService {
     const blockhash = await this.chain.latestBlockhash().catch(chainError);
     const tx = await this.depositTransaction(opened, depositOwner, blockhash, depositAccount);
     const createdAt = new Date();
-    // The deadline is enforced by blockhash expiry, so it may never come before the transaction's death.
     const txDeathMs = createdAt.getTime() + SolanaChain.remainingMs(blockhash) * BLOCKHASH_SAFETY;
-    // Swaps get a shorter deadline: the quote's rate is firm until the deposit lands.
-    const ttlS = q.sourceAssetId === q.destinationAssetId ? this.config.orderTtlS : this.config.swapOrderTtlS;
-    const expiration = new Date(Math.max(createdAt.getTime() + ttlS * 1000, Math.ceil(txDeathMs)));
+    const ttlS = orderTtlS(q.sourceAssetId !== q.destinationAssetId, this.config);
+    const expiration = new Date(orderExpirationMs(createdAt.getTime(), ttlS, txDeathMs));
     const order = {
       trackingId,
       accountId: account.id,

@@ -21,6 +21,7 @@ import {
   parseTransferCheckedInstruction,
 } from '@solana-program/token';
 import { requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
+import { assertDocumented } from '../support/openapi-conformance.ts';
 import {
   PREFIX,
   USDC_MINT,
@@ -536,6 +537,26 @@ describe('operational routes (no auth)', () => {
     }
     assert.ok(!paths.some((p) => p.startsWith('/admin')), 'the admin API is not advertised');
     assert.ok(o.body.paths[`${PREFIX}/order`].post, 'POST /order documented');
+    // Every status with its headers; errors name their codes (HushClient holds every test's answers to this).
+    const ops = Object.values<Record<string, any>>(o.body.paths).flatMap((p) => Object.entries<any>(p));
+    for (const [method, op] of ops) {
+      for (const [status, r] of Object.entries<any>(op.responses)) {
+        for (const h of ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) assert.ok(r.headers?.[h], `${op.summary} ${status}: ${h}`);
+        if (['429', '503'].includes(status)) assert.ok(r.headers['Retry-After'], `${op.summary} ${status}: Retry-After`);
+        if (Number(status) >= 400) assert.ok(r.content['application/json'].schema.properties.error.properties.code.enum.length > 0, `${op.summary} ${status}: codes`);
+      }
+      if (method === 'post') for (const s of ['400', '413', '415']) assert.ok(op.responses[s], `${op.summary}: ${s}`);
+    }
+    const status = o.body.paths[`${PREFIX}/status/{trackingId}`].get.responses;
+    assert.equal(status['304'].content, undefined, '304 has no body');
+    assert.ok(status['304'].headers.ETag && status['200'].headers.ETag);
+    assert.deepEqual(o.body.paths[`${PREFIX}/order`].post.responses['409'].content['application/json'].schema.properties.error.properties.code.enum, [
+      'QUOTE_MISMATCH', 'QUOTE_ALREADY_USED', 'IDEMPOTENCY_CONFLICT', 'ORDER_IN_PROGRESS',
+    ]);
+    assert.ok(o.body.paths[`${PREFIX}/order`].post.responses['200'].headers['Idempotent-Replayed']);
+    // The conformance check itself refuses what the document does not promise.
+    await assert.rejects(assertDocumented(t.url, 'GET', `${PREFIX}/tokens`, 404, { error: { code: 'NOT_FOUND' } }), /status not in the OpenAPI document/);
+    await assert.rejects(assertDocumented(t.url, 'GET', `${PREFIX}/status/trk_x`, 404, { error: { code: 'QUOTE_NOT_FOUND' } }), /not documented for this status/);
     const d = await t.anon.get('/docs');
     assert.equal(d.status, 200);
     assert.match(d.headers.get('content-type') ?? '', /^text\/html/);

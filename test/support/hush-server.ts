@@ -35,6 +35,7 @@ import { generateApiKey } from '../../src/services/api-keys.ts';
 import { addFeeRecipient, insertAccount, insertApiKey, updateAccount, type AccountRecord } from '../../src/store/accounts-store.ts';
 import type { Db } from '../../src/store/db.ts';
 import { dropSchema, newSchemaName, POSTGRES_URL, postgresSkipReason, type Engine } from './databases.ts';
+import { assertDocumented } from './openapi-conformance.ts';
 import { makeTempDir, removeDir, requestTokenAirdrop, waitForStatus, type LocalRpc } from './localnet.ts';
 
 export { postgresSkipReason, type Engine };
@@ -198,6 +199,7 @@ export class HushClient {
     const sentRequestId = Object.entries(headers).find(([k]) => k.toLowerCase() === 'x-request-id')?.[1];
     const out: ApiResponse = { status: res.status, headers: res.headers, body: parsed, text, sentRequestId };
     assertResponseInvariants(out, `${method} ${path}`);
+    await assertDocumented(this.baseUrl, method, path, out.status, out.body);
     return out;
   }
 
@@ -233,12 +235,14 @@ export class HushClient {
     const ended = sockets.map((s) => new Promise<void>((resolve, reject) => s.once('end', resolve).once('error', reject)));
     for (const s of sockets) s.write(post);
     await Promise.all(ended);
-    return sockets.map((_, i) => {
+    const answers = sockets.map((_, i) => {
       const res: ApiResponse = { ...answer(i)!, body: undefined };
       res.body = JSON.parse(res.text);
       assertResponseInvariants(res, `POST ${path}`);
       return res;
     });
+    for (const res of answers) await assertDocumented(this.baseUrl, 'POST', path, res.status, res.body);
+    return answers;
   }
 
   // Partner API shortcuts (paths under /transfer/v1).

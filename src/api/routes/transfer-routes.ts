@@ -8,21 +8,25 @@ import { takeAnonymousToken, type AnonymousLimiter } from '../error-handler.ts';
 import {
   DepositHintBody,
   EmptyBody,
-  ErrorBody,
+  NotModified,
   OrderRequestBody,
   OrderResponse,
   QuoteRequestBody,
   QuoteResponse,
+  StatusRecordResponse,
   StatusResponse,
   TokensResponse,
   TrackingIdParams,
+  documented,
+  errorResponses as errors,
 } from '../schemas.ts';
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
-function errors(...statuses: number[]) {
-  return Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
-}
+/** What any partner route can answer before its handler: a bad key or URL, a limit, a store outage. */
+const ANY_ROUTE = ['INVALID_REQUEST', 'UNAUTHORIZED', 'ACCOUNT_SUSPENDED', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'] as const;
+/** … and a route with a JSON body. */
+const WITH_BODY = [...ANY_ROUTE, 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const;
 
 function caller(request: FastifyRequest): Caller {
   // Set by the onRequest hook of this scope; absent only if that hook was bypassed.
@@ -70,7 +74,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
 
   app.get(
     '/tokens',
-    { config: limit('tokens'), exposeHeadRoute: false, schema: { tags: ['transfer'], summary: 'Assets usable as source and destination', security, response: { 200: TokensResponse, ...errors(401, 403, 429) } } },
+    { config: limit('tokens'), exposeHeadRoute: false, schema: { tags: ['transfer'], summary: 'Assets usable as source and destination', security, response: { 200: documented(TokensResponse, 'Every asset Hush moves'), ...errors(...ANY_ROUTE) } } },
     async () => ({
       success: true as const,
       tokens: config.assets.list.map((a) => ({
@@ -92,7 +96,20 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     '/quote',
     {
       config: limit('quote'),
-      schema: { tags: ['transfer'], summary: 'Price a transfer: amounts, fees, limits, delivery time', security, body: QuoteRequestBody, response: { 200: QuoteResponse, ...errors(400, 401, 403, 429, 503) } },
+      schema: { tags: ['transfer'], summary: 'Price a transfer: amounts, fees, limits, delivery time', security, body: QuoteRequestBody, response: { 200: documented(QuoteResponse, 'A firm quote until expiresAt'), ...errors(
+          ...WITH_BODY,
+          'INVALID_ADDRESS',
+          'UNSUPPORTED_ASSET',
+          'UNSUPPORTED_MODE',
+          'PAIR_NOT_SUPPORTED',
+          'AMOUNT_TOO_LOW',
+          'AMOUNT_TOO_HIGH',
+          'FEE_BPS_TOO_HIGH',
+          'FEE_RECIPIENT_REQUIRED',
+          'FEE_RECIPIENT_NOT_REGISTERED',
+          'CHAIN_UNAVAILABLE',
+        ),
+      } },
     },
     async (request) => ({ success: true as const, quote: await deps.quotes.quote(caller(request).account, request.body) }),
   );
@@ -107,7 +124,24 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         security,
         body: OrderRequestBody,
         headers: { type: 'object', properties: { 'x-idempotency-key': { type: 'string' } } },
-        response: { 200: OrderResponse, ...errors(400, 401, 403, 404, 409, 410, 429, 503) },
+        response: {
+          200: documented(OrderResponse, 'The order and its unsigned deposit transaction (a replay: the original answer)', {
+            'Idempotent-Replayed': { type: 'string', enum: ['true'], description: 'Present when this answer replays an earlier request with the same X-Idempotency-Key' } as never,
+          }),
+          ...errors(
+            ...WITH_BODY,
+            'QUOTE_NOT_FOUND',
+            'QUOTE_MISMATCH',
+            'QUOTE_ALREADY_USED',
+            'QUOTE_EXPIRED',
+            'IDEMPOTENCY_CONFLICT',
+            'ORDER_IN_PROGRESS',
+            'FEE_RECIPIENT_NOT_REGISTERED',
+            'UNSUPPORTED_ASSET',
+            'INSUFFICIENT_LIQUIDITY',
+            'CHAIN_UNAVAILABLE',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -131,7 +165,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         security,
         params: TrackingIdParams,
         body: EmptyBody,
-        response: { 200: OrderResponse, ...errors(400, 401, 403, 404, 409, 410, 429, 503) },
+        response: { 200: documented(OrderResponse, 'The same order with a new deposit transaction'), ...errors(...WITH_BODY, 'NOT_FOUND', 'ORDER_NOT_REFRESHABLE', 'ORDER_EXPIRED', 'CHAIN_UNAVAILABLE') },
       },
     },
     async (request) => deps.orders.refresh(caller(request).account, request.params.trackingId),
@@ -143,7 +177,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       config: limit('status'),
       // No automatic HEAD twin: @fastify/rate-limit counts per route, so it would be a second budget.
       exposeHeadRoute: false,
-      schema: { tags: ['transfer'], summary: 'Order status; poll until final', security, params: TrackingIdParams, response: { 200: StatusResponse, ...errors(401, 403, 404, 429) } },
+      schema: { tags: ['transfer'], summary: 'Order status; poll until final', security, params: TrackingIdParams, response: { 200: StatusRecordResponse, 304: NotModified, ...errors(...ANY_ROUTE, 'NOT_FOUND') } },
     },
     async (request, reply) => {
       const account = caller(request).account;
@@ -167,7 +201,11 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         summary: 'Hint that the deposit was sent; verified against the chain',
         security,
         body: DepositHintBody,
-        response: { 200: StatusResponse, 202: StatusResponse, ...errors(400, 401, 403, 404, 409, 429, 503) },
+        response: {
+          200: documented(StatusResponse, 'The deposit is on the chain and matches the order'),
+          202: documented(StatusResponse, 'Not verifiable yet (not confirmed, or the chain did not answer); Hush keeps watching'),
+          ...errors(...WITH_BODY, 'INVALID_SIGNATURE', 'NOT_FOUND', 'DEPOSIT_MISMATCH', 'CHAIN_UNAVAILABLE'),
+        },
       },
     },
     async (request, reply) => {

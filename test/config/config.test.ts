@@ -1,4 +1,4 @@
-/** HUSH_TRUST_PROXY and HUSH_ANONYMOUS_RATE_LIMIT as loadConfig reads them (anonymous-limits.test.ts runs them). */
+/** Settings as loadConfig reads them (SPEC §11 and the README's table); anonymous-limits.test.ts runs the proxy ones. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
@@ -18,4 +18,11 @@ test('HUSH_ANONYMOUS_RATE_LIMIT: 10 per second by default, a positive integer ot
   assert.equal(loadConfig({}).anonymousRateLimit, 10);
   assert.equal(loadConfig({ HUSH_ANONYMOUS_RATE_LIMIT: '3' }).anonymousRateLimit, 3);
   for (const bad of ['0', '1.5', 'x']) assert.throws(() => loadConfig({ HUSH_ANONYMOUS_RATE_LIMIT: bad }), ConfigError, bad);
+});
+
+test('HUSH_PAYOUT_DELAY_S: 5-30 when unset or empty (like every other variable), else min-max with min ≤ max', () => {
+  assert.deepEqual(loadConfig({}).payoutDelayS, { min: 5, max: 30 });
+  assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '' }).payoutDelayS, { min: 5, max: 30 });
+  assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '0-0' }).payoutDelayS, { min: 0, max: 0 });
+  for (const bad of ['30-5', '5', '-1-3', '5-30s']) assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: bad }), ConfigError, bad);
 });

@@ -1,0 +1,46 @@
+/**
+ * Holds every partner-API response a test sees to the OpenAPI document the same server publishes: its
+ * status must be documented for that operation, and a failure's `error.code` must be one the
+ * operation lists for that status. Every HTTP test is thereby a check that the reference is honest.
+ */
+import assert from 'node:assert/strict';
+
+interface Operation {
+  responses: Record<string, { content?: { 'application/json'?: { schema?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } } } }>;
+}
+interface Route {
+  pattern: RegExp;
+  methods: Record<string, Operation>;
+}
+
+const PREFIX = '/transfer/v1';
+const published = new Map<string, Promise<Route[] | null>>();
+
+async function routesOf(baseUrl: string): Promise<Route[] | null> {
+  try {
+    const res = await fetch(`${baseUrl}${PREFIX}/openapi.json`);
+    if (res.status !== 200) return null;
+    const doc = (await res.json()) as { paths: Record<string, Record<string, Operation>> };
+    return Object.entries(doc.paths).map(([path, methods]) => ({
+      pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      methods,
+    }));
+  } catch {
+    return null; // the server is gone or unreachable on purpose (outage tests): nothing to compare with
+  }
+}
+
+export async function assertDocumented(baseUrl: string, method: string, path: string, status: number, body: unknown): Promise<void> {
+  if (!path.startsWith(PREFIX)) return;
+  let routes = published.get(baseUrl);
+  if (!routes) published.set(baseUrl, (routes = routesOf(baseUrl)));
+  const op = (await routes)?.find((r) => r.pattern.test(path.split('?')[0]!))?.methods[method.toLowerCase()];
+  if (!op) return; // no such operation: the router's 404, checked elsewhere
+  const where = `${method} ${path} → ${status}`;
+  const documented = op.responses[String(status)];
+  assert.ok(documented, `${where}: status not in the OpenAPI document (documented: ${Object.keys(op.responses).join(', ')})`);
+  if (status < 400) return;
+  const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
+  const codes = documented.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ?? [];
+  assert.ok(typeof code === 'string' && codes.includes(code), `${where}: error.code ${String(code)} not documented for this status (documented: ${codes.join(', ')})`);
+}
