@@ -17,7 +17,15 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 6000);
 /** Interleaved rounds of the route measurements (orders run once: each needs thousands of fresh quotes). */
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`BENCH_ROUNDS must be a positive integer, got "${process.env.BENCH_ROUNDS}"`);
+
+/** The middle value (the mean of the two middle ones for an even count), so no single round decides it. */
+function median(values: number[]): number {
+  const v = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+}
 
 interface Run {
   rps: number;
@@ -161,13 +169,23 @@ async function benchEngine(engine: 'pglite' | 'postgres', chainUrl: string): Pro
     }
     /** A ratio's median over the rounds, with its range when there are several. */
     const ratio = (f: (r: Record<keyof typeof routes, Run>) => number) => {
-      const values = rounds.map(f).sort((a, b) => a - b);
-      const median = values[Math.floor(values.length / 2)]!;
-      const range = values.length > 1 ? ` (rounds ${values[0]!.toFixed(2)}–${values[values.length - 1]!.toFixed(2)})` : '';
-      return { median, text: `${median.toFixed(2)}${range}` };
+      const values = rounds.map(f);
+      const m = median(values);
+      const range = values.length > 1 ? ` (rounds ${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})` : '';
+      return { median: m, text: `${m.toFixed(2)}${range}` };
     };
-    /** The figures of a route shown: its median round by requests/s. */
-    const medianRun = (name: keyof typeof routes) => [...rounds.map((r) => r[name])].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
+    /** The figures shown for a route: the median of each over the rounds. */
+    const medianRun = (name: keyof typeof routes): Run => {
+      const runs = rounds.map((r) => r[name]);
+      const cpu = runs.map((r) => r.cpuUs).filter((c): c is number => c !== undefined);
+      return {
+        rps: median(runs.map((r) => r.rps)),
+        p50: median(runs.map((r) => r.p50)),
+        p99: median(runs.map((r) => r.p99)),
+        errors: runs.reduce((n, r) => n + r.errors, 0),
+        ...(cpu.length === runs.length ? { cpuUs: median(cpu) } : {}),
+      };
+    };
     const [bare, echo, tokens, quotes, swapQuotes, status] = (['bare', 'echo', 'tokens', 'quotes', 'swapQuotes', 'status'] as const).map(medianRun) as [Run, Run, Run, Run, Run, Run];
     const tokensRatio = ratio((r) => r.tokens.rps / r.bare.rps);
     const statusRatio = ratio((r) => r.status.rps / r.bare.rps);

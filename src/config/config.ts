@@ -135,7 +135,7 @@ function trustProxy(raw: string | undefined): HushConfig['trustProxy'] {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
-  const role = env.HUSH_ROLE ?? 'all';
+  const role = env.HUSH_ROLE || 'all';
   if (role !== 'api' && role !== 'worker' && role !== 'all') throw new ConfigError(`HUSH_ROLE must be api, worker or all, got "${role}"`);
   return {
     port: int(env, 'PORT', 8787, 0, 65535),

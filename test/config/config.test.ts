@@ -20,9 +20,10 @@ test('HUSH_ANONYMOUS_RATE_LIMIT: 10 per second by default, a positive integer ot
   for (const bad of ['0', '1.5', 'x']) assert.throws(() => loadConfig({ HUSH_ANONYMOUS_RATE_LIMIT: bad }), ConfigError, bad);
 });
 
-test('HUSH_PAYOUT_DELAY_S: 5-30 when unset or empty (like every other variable), else min-max with min ≤ max', () => {
+test('HUSH_PAYOUT_DELAY_S: 5-30 when unset or empty (like every other variable, HUSH_ROLE too), else min-max with min ≤ max', () => {
   assert.deepEqual(loadConfig({}).payoutDelayS, { min: 5, max: 30 });
   assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '' }).payoutDelayS, { min: 5, max: 30 });
   assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '0-0' }).payoutDelayS, { min: 0, max: 0 });
   for (const bad of ['30-5', '5', '-1-3', '5-30s']) assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: bad }), ConfigError, bad);
+  assert.equal(loadConfig({ HUSH_ROLE: '' }).role, 'all');
 });

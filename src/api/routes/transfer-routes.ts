@@ -23,10 +23,15 @@ import {
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
-/** What any partner route can answer before its handler: a bad key or URL, a limit, a store outage. */
-const ANY_ROUTE = ['INVALID_REQUEST', 'UNAUTHORIZED', 'ACCOUNT_SUSPENDED', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'] as const;
+/**
+ * What any partner route can answer besides its own outcomes: a refused key, a limit, a store outage, and
+ * the 500 that should never happen but is part of the contract (SPEC §6).
+ */
+const ANY_ROUTE = ['UNAUTHORIZED', 'ACCOUNT_SUSPENDED', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'] as const;
+/** … a route with a path parameter (a malformed escape in it) … */
+const WITH_PARAM = [...ANY_ROUTE, 'INVALID_REQUEST'] as const;
 /** … and a route with a JSON body. */
-const WITH_BODY = [...ANY_ROUTE, 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const;
+const WITH_BODY = [...ANY_ROUTE, 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const;
 
 function caller(request: FastifyRequest): Caller {
   // Set by the onRequest hook of this scope; absent only if that hook was bypassed.
@@ -177,7 +182,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       config: limit('status'),
       // No automatic HEAD twin: @fastify/rate-limit counts per route, so it would be a second budget.
       exposeHeadRoute: false,
-      schema: { tags: ['transfer'], summary: 'Order status; poll until final', security, params: TrackingIdParams, response: { 200: StatusRecordResponse, 304: NotModified, ...errors(...ANY_ROUTE, 'NOT_FOUND') } },
+      schema: { tags: ['transfer'], summary: 'Order status; poll until final', security, params: TrackingIdParams, response: { 200: StatusRecordResponse, 304: NotModified, ...errors(...WITH_PARAM, 'NOT_FOUND') } },
     },
     async (request, reply) => {
       const account = caller(request).account;
@@ -203,7 +208,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         body: DepositHintBody,
         response: {
           200: documented(StatusResponse, 'The deposit is on the chain and matches the order'),
-          202: documented(StatusResponse, 'Not verifiable yet (not confirmed, or the chain did not answer); Hush keeps watching'),
+          202: documented(StatusResponse, 'The transaction is not visible at confirmed yet; Hush keeps watching the deposit account'),
           ...errors(...WITH_BODY, 'INVALID_SIGNATURE', 'NOT_FOUND', 'DEPOSIT_MISMATCH', 'CHAIN_UNAVAILABLE'),
         },
       },
