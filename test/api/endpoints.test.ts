@@ -556,7 +556,11 @@ describe('operational routes (no auth)', () => {
     assert.ok(o.body.paths[`${PREFIX}/order`].post.responses['200'].headers['Idempotent-Replayed']);
     // The conformance check itself refuses what the document does not promise.
     await assert.rejects(assertDocumented(t.url, 'GET', `${PREFIX}/tokens`, 404, { error: { code: 'NOT_FOUND' } }), /status not in the OpenAPI document/);
-    await assert.rejects(assertDocumented(t.url, 'GET', `${PREFIX}/status/trk_x`, 404, { error: { code: 'QUOTE_NOT_FOUND' } }), /not documented for this status/);
+    const notFound = (code: string) => ({ success: false, error: { code, message: 'x', requestId: 'r' } });
+    await assertDocumented(t.url, 'GET', `${PREFIX}/status/trk_x`, 404, notFound('NOT_FOUND'));
+    await assert.rejects(assertDocumented(t.url, 'GET', `${PREFIX}/status/trk_x`, 404, notFound('QUOTE_NOT_FOUND')), /error\/code must be equal to one of the allowed values/);
+    const tokens = expectOk(await acct.client.tokens());
+    await assert.rejects(assertDocumented(t.url, 'GET', `${PREFIX}/tokens`, 200, { ...tokens, tokens: [{ ...tokens.tokens[0], decimals: '6' }] }), /does not match the documented schema/);
     const d = await t.anon.get('/docs');
     assert.equal(d.status, 200);
     assert.match(d.headers.get('content-type') ?? '', /^text\/html/);

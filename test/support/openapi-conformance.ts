@@ -1,13 +1,18 @@
 /**
  * Holds every partner-API response a test sees to the OpenAPI document the same server publishes: its
- * status must be documented for that operation, and a failure's `error.code` must be one the
- * operation lists for that status. Every HTTP test is thereby a check that the reference is honest.
+ * status must be documented for that operation, its JSON body must match the documented schema (the
+ * serializer coerces and never validates), and a failure's `error.code` must be one the operation lists
+ * for that status. Every HTTP test is thereby a check that the reference is honest.
  */
 import assert from 'node:assert/strict';
+import { Ajv, type ValidateFunction } from 'ajv';
 
 interface Operation {
   responses: Record<string, { content?: { 'application/json'?: { schema?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } } } }>;
 }
+// OpenAPI keywords (description, title, …) are annotations here; only the JSON Schema part is checked.
+const ajv = new Ajv({ strict: false, allErrors: true });
+const validators = new WeakMap<object, ValidateFunction>();
 interface Route {
   pattern: RegExp;
   methods: Record<string, Operation>;
@@ -40,6 +45,14 @@ export async function assertDocumented(baseUrl: string, method: string, path: st
   const where = `${method} ${path} → ${status}`;
   const documented = op.responses[String(status)];
   assert.ok(documented, `${where}: status not in the OpenAPI document (documented: ${Object.keys(op.responses).join(', ')})`);
+  const schema = documented.content?.['application/json']?.schema;
+  if (schema) {
+    let validate = validators.get(schema);
+    if (!validate) validators.set(schema, (validate = ajv.compile(schema)));
+    assert.ok(validate(body), `${where}: body does not match the documented schema: ${ajv.errorsText(validate.errors)}; ${JSON.stringify(body).slice(0, 300)}`);
+  } else {
+    assert.ok(body === null || body === undefined, `${where}: a body where the document promises none`);
+  }
   if (status < 400) return;
   const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
   const codes = documented.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ?? [];
