@@ -146,6 +146,9 @@ export const OrderObjectSchema = Type.Object({
 });
 
 export const OrderResponse = Type.Object({ success: Type.Literal(true), order: OrderObjectSchema });
+export const OrderCreatedResponse = documented(OrderResponse, 'The order and its unsigned deposit transaction (a replay: the original answer)', {
+  'Idempotent-Replayed': header('Present when this answer replays an earlier request with the same X-Idempotency-Key', Type.Literal('true')),
+});
 
 const Transfer = Type.Object({ signature: Type.String(), amount: AmountString, confirmedAt: Type.Union([Timestamp, Type.Null()]) });
 const DepositTransfer = Type.Object({

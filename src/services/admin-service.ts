@@ -366,11 +366,12 @@ export function accountView(account: AdminAccountDetail): { success: true; accou
   return { success: true, account: accountDetailJson(account) };
 }
 
-/** DELETE /admin/v1/keys/{keyId}, POST and DELETE of fee recipients */
+/** PUT /admin/v1/accounts/{accountId}/webhook: the signing secret is shown this once. */
 export function webhookView(w: { url: string; secret: string }): { success: true; url: string; secret: string } {
   return { success: true, ...w };
 }
 
+/** DELETE /admin/v1/keys/{keyId}, POST and DELETE of fee recipients */
 export function okView(): { success: true } {
   return { success: true };
 }

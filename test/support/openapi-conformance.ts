@@ -10,15 +10,15 @@ import { Ajv, type ValidateFunction } from 'ajv';
 interface Operation {
   responses: Record<string, { content?: { 'application/json'?: { schema?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } } } }>;
 }
-// OpenAPI keywords (description, title, …) are annotations here; only the JSON Schema part is checked.
-const ajv = new Ajv({ strict: false, allErrors: true });
-const validators = new WeakMap<object, ValidateFunction>();
 interface Route {
   pattern: RegExp;
   methods: Record<string, Operation>;
 }
 
 const PREFIX = '/transfer/v1';
+// OpenAPI keywords (description, title, …) are annotations here; only the JSON Schema part is checked.
+const ajv = new Ajv({ strict: false, allErrors: true });
+const validators = new WeakMap<object, ValidateFunction>();
 const published = new Map<string, Promise<Route[]>>();
 
 async function routesOf(baseUrl: string): Promise<Route[]> {
@@ -55,6 +55,6 @@ export async function assertDocumented(baseUrl: string, method: string, path: st
   }
   if (status < 400) return;
   const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
-  const codes = documented.content?.['application/json']?.schema?.properties?.error?.properties?.code?.enum ?? [];
+  const codes = schema?.properties?.error?.properties?.code?.enum ?? [];
   assert.ok(typeof code === 'string' && codes.includes(code), `${where}: error.code ${String(code)} not documented for this status (documented: ${codes.join(', ')})`);
 }

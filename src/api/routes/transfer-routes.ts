@@ -9,6 +9,7 @@ import {
   DepositHintBody,
   EmptyBody,
   NotModified,
+  OrderCreatedResponse,
   OrderRequestBody,
   OrderResponse,
   QuoteRequestBody,
@@ -101,20 +102,28 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     '/quote',
     {
       config: limit('quote'),
-      schema: { tags: ['transfer'], summary: 'Price a transfer: amounts, fees, limits, delivery time', security, body: QuoteRequestBody, response: { 200: documented(QuoteResponse, 'A firm quote until expiresAt'), ...errors(
-          ...WITH_BODY,
-          'INVALID_ADDRESS',
-          'UNSUPPORTED_ASSET',
-          'UNSUPPORTED_MODE',
-          'PAIR_NOT_SUPPORTED',
-          'AMOUNT_TOO_LOW',
-          'AMOUNT_TOO_HIGH',
-          'FEE_BPS_TOO_HIGH',
-          'FEE_RECIPIENT_REQUIRED',
-          'FEE_RECIPIENT_NOT_REGISTERED',
-          'CHAIN_UNAVAILABLE',
-        ),
-      } },
+      schema: {
+        tags: ['transfer'],
+        summary: 'Price a transfer: amounts, fees, limits, delivery time',
+        security,
+        body: QuoteRequestBody,
+        response: {
+          200: documented(QuoteResponse, 'A firm quote until expiresAt'),
+          ...errors(
+            ...WITH_BODY,
+            'INVALID_ADDRESS',
+            'UNSUPPORTED_ASSET',
+            'UNSUPPORTED_MODE',
+            'PAIR_NOT_SUPPORTED',
+            'AMOUNT_TOO_LOW',
+            'AMOUNT_TOO_HIGH',
+            'FEE_BPS_TOO_HIGH',
+            'FEE_RECIPIENT_REQUIRED',
+            'FEE_RECIPIENT_NOT_REGISTERED',
+            'CHAIN_UNAVAILABLE',
+          ),
+        },
+      },
     },
     async (request) => ({ success: true as const, quote: await deps.quotes.quote(caller(request).account, request.body) }),
   );
@@ -130,9 +139,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         body: OrderRequestBody,
         headers: { type: 'object', properties: { 'x-idempotency-key': { type: 'string' } } },
         response: {
-          200: documented(OrderResponse, 'The order and its unsigned deposit transaction (a replay: the original answer)', {
-            'Idempotent-Replayed': { type: 'string', enum: ['true'], description: 'Present when this answer replays an earlier request with the same X-Idempotency-Key' } as never,
-          }),
+          200: OrderCreatedResponse,
           ...errors(
             ...WITH_BODY,
             'QUOTE_NOT_FOUND',
