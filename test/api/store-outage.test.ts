@@ -9,6 +9,9 @@ import { POSTGRES_URL } from '../support/databases.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 import { PREFIX, expectError, expectOk, postgresSkipReason, sleep, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 
+/** Small, so the test can drain the client address's bucket quickly. */
+const ANONYMOUS_RATE = 2;
+
 describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgresSkipReason ? `skipped: ${postgresSkipReason}` : false }, () => {
   let proxy: Awaited<ReturnType<typeof TcpProxy.start>>;
   let t: TestHush;
@@ -20,7 +23,7 @@ describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgre
     const viaProxy = new URL(POSTGRES_URL);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
-    t = await startTestHush({ engine: 'postgres', env: { DATABASE_URL: viaProxy.href } });
+    t = await startTestHush({ engine: 'postgres', env: { DATABASE_URL: viaProxy.href, HUSH_ANONYMOUS_RATE_LIMIT: String(ANONYMOUS_RATE) } });
     acct = await t.createAccount();
   });
   after(async () => {
@@ -43,6 +46,20 @@ describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgre
       assert.doesNotMatch(e.message, /ECONN|postgres|127\.0\.0\.1/i, `${what}: nothing internal in the message`);
       assert.equal(res.headers.get('retry-after'), '1', what);
     }
+    // SPEC §7: RateLimit-* on every response, also when the key could not be checked (the client address's
+    // bucket), and a store outage stays a 503 even once that bucket is empty.
+    let drained = false;
+    for (let i = 0; i < 8 * ANONYMOUS_RATE && !drained; i++) {
+      const res = await other.client.tokens();
+      expectError(res, 503, 'SERVICE_UNAVAILABLE');
+      for (const h of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) assert.match(res.headers.get(h) ?? '', /^\d+$/, `${h} on a 503`);
+      drained = res.headers.get('ratelimit-remaining') === '0';
+    }
+    assert.ok(drained, "the client address's bucket drains, and the answer stays 503");
+    const past = await other.client.tokens();
+    expectError(past, 503, 'SERVICE_UNAVAILABLE');
+    assert.equal(past.headers.get('retry-after'), '1');
+    assert.equal(past.headers.get('ratelimit-remaining'), '0');
     const ready = await t.anon.get('/readyz');
     assert.deepEqual(expectError(ready, 503, 'SERVICE_UNAVAILABLE').details, { store: 'unreachable', chain: 'ok' });
     // Back: the pool reconnects and the same requests are answered as before.

@@ -47,12 +47,13 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
 
   // Callback style with a synchronous path for cached keys: this hook runs on every partner request.
   app.addHook('onRequest', (request, reply, done) => {
-    // A refused key counts against the client address's anonymous bucket (app.ts); other failures (a store
-    // outage) are not the client's doing.
+    // A request no key's bucket covers takes from the client address's anonymous bucket (app.ts), so it
+    // carries RateLimit-* like every answer (SPEC §7). Only a refused key becomes 429 once it is empty:
+    // another failure (a store outage, 503) is not the client's doing and keeps its own answer.
     const refuse = (e: Error) =>
-      e instanceof HushError && (e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_SUSPENDED')
-        ? void takeAnonymousToken(limitAnonymous, request, reply).then((limited) => done(limited ?? e))
-        : done(e);
+      void takeAnonymousToken(limitAnonymous, request, reply).then((limited) =>
+        done(e instanceof HushError && (e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_SUSPENDED') ? (limited ?? e) : e),
+      );
     let cached: Caller | undefined;
     try {
       cached = deps.auth.authenticateCached(request.headers.authorization);
