@@ -36,6 +36,8 @@ export interface LiveBounds {
 
 export class QuoteService {
   private readonly prices = new Map<string, Price>();
+  /** networkFee by settlement shape, valid while the prices it was converted at are the current ones. */
+  private readonly networkFees = new Map<string, { solPrice: Price | null; sourcePrice: Price | null; fee: bigint }>();
 
   constructor(
     private readonly config: HushConfig,
@@ -144,13 +146,21 @@ export class QuoteService {
    * period, unlinkable to any order), so their cost is Hush's and not in any single order's networkFee.
    */
   private networkFee(source: Asset, destination: Asset, recipientTokenAccountMissing: boolean, payoutCount: number): bigint {
+    const sol = this.config.assets.list.find((a) => a.native)!;
+    const solPrice = source.native ? null : this.priceOf(sol.assetId);
+    const sourcePrice = source.native ? null : this.priceOf(source.assetId);
+    // The same few shapes are quoted over and over between price refreshes (a refresh brings new Price objects).
+    const key = `${source.assetId} ${destination.native} ${recipientTokenAccountMissing} ${payoutCount}`;
+    const hit = this.networkFees.get(key);
+    if (hit && hit.solPrice === solPrice && hit.sourcePrice === sourcePrice) return hit.fee;
     const lamports = settlementLamports(
       { ...DEFAULT_NETWORK_COST, computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports },
       { destinationNative: destination.native, recipientTokenAccountMissing, payoutCount },
     );
-    if (source.native) return lamports;
-    const sol = this.config.assets.list.find((a) => a.native)!;
-    return convertCeil(lamports, { price: this.priceOf(sol.assetId), decimals: sol.decimals }, { price: this.priceOf(source.assetId), decimals: source.decimals });
+    const fee = solPrice && sourcePrice ? convertCeil(lamports, { price: solPrice, decimals: sol.decimals }, { price: sourcePrice, decimals: source.decimals }) : lamports;
+    if (this.networkFees.size >= 1024) this.networkFees.clear();
+    this.networkFees.set(key, { solPrice, sourcePrice, fee });
+    return fee;
   }
 
   /** Live price when the price source has a fresh one, else the configured reference (fees only). */

@@ -118,6 +118,25 @@ describe('quote token', () => {
     );
   });
 
+  it('tags every quote with HMAC-SHA256 over domain, account and payload, for any secret and accountId', () => {
+    fc.assert(
+      fc.property(
+        termsArb,
+        fc.uint8Array({ minLength: 16, maxLength: 200 }), // longer than a SHA-256 block too (the key is hashed first)
+        fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }), fc.string({ unit: 'grapheme', minLength: 300, maxLength: 600 })),
+        (terms, secret, accountId) => {
+          const bytes = Buffer.from(issueQuote(secret, accountId, terms).quoteId.slice(2), 'base64url');
+          const len = Buffer.alloc(2);
+          len.writeUInt16BE(Buffer.byteLength(accountId));
+          const want = createHmac('sha256', secret).update('hush/quote/v1').update(len).update(accountId).update(bytes.subarray(0, -16)).digest().subarray(0, 16);
+          assert.deepEqual(bytes.subarray(-16), want);
+          assert.ok(openQuoteId(secret, accountId, 'q_' + bytes.toString('base64url')));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('rejects every single-byte change of the payload or MAC, and every single-character change of the id', () => {
     for (const terms of [typicalTerms(), typicalTerms({ recipientAddress: SENDER, feeRecipientAddress: undefined, feeBps: 0 })]) {
       const { quoteId } = issueQuote(SECRET, ACCOUNT, terms);
