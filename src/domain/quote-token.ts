@@ -33,6 +33,7 @@ const TAG_BYTES = 16;
 const MAC_DOMAIN = Buffer.from('hush/quote/v1', 'ascii');
 const MAX_ID_CHARS = 512; // far above the largest v1 id (~290 chars); bounds work on hostile input
 const MAX_TIMESTAMP_MS = 2 ** 48 - 1;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const ASSET_ID = /^[\x21-\x7e]{1,32}$/;
 
 const FLAG_EXACT_OUT = 1;
@@ -102,7 +103,6 @@ export interface OpenedQuote {
 
 /** One scratch buffer for every quote: issuing is synchronous, and `done()` copies the bytes out. */
 const SCRATCH = new Uint8Array(384);
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const SCRATCH_VIEW = new DataView(SCRATCH.buffer);
 
 class Writer {
