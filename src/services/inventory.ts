@@ -8,6 +8,8 @@ import { ChainView } from '../worker/chain-view.ts';
 const SOL_POOL_RESERVE = 10_000_000n;
 /** Below this the fee payer cannot be trusted to cover a settlement's fees and rent (0.05 SOL). */
 const FEE_PAYER_MINIMUM = 50_000_000n;
+/** Refreshes failing for this long make the last reading too old to quote from. */
+const STALE_AFTER_MS = 10_000;
 
 /**
  * What the pools can pay out right now, per asset: confirmed pool balances, less pending outgoing
@@ -25,7 +27,9 @@ export class Inventory {
   /** Refreshes started, and the latest-started one whose result is in `free` (see release). */
   private refreshesStarted = 0;
   private appliedGeneration = 0;
-  ready = false;
+  private ready = false;
+  /** Since when, and on which side, refreshes have been failing (null while they succeed). */
+  private failing: { since: number; side: 'chain' | 'store' } | null = null;
 
   constructor(
     private readonly db: Db,
@@ -43,12 +47,17 @@ export class Inventory {
     const taken = new Map<string, bigint>();
     this.takenDuringRefresh.add(taken);
     let read;
+    let side: 'chain' | 'store' | undefined;
+    const failsOn = <T>(which: 'chain' | 'store', p: Promise<T>) => p.catch((e: unknown) => ((side ??= which), Promise.reject(e)));
     try {
       read = await Promise.all([
-        this.view.balances([this.treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed'),
-        pendingOutflows(this.db),
-        reservedByOpenOrders(this.db),
+        failsOn('chain', this.view.balances([this.treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed')),
+        failsOn('store', pendingOutflows(this.db)),
+        failsOn('store', reservedByOpenOrders(this.db)),
       ]);
+    } catch (e) {
+      this.failing = { since: this.failing?.since ?? Date.now(), side: side ?? 'chain' };
+      throw e;
     } finally {
       this.takenDuringRefresh.delete(taken);
     }
@@ -72,6 +81,16 @@ export class Inventory {
     this.free = free;
     if (generation > this.appliedGeneration) this.appliedGeneration = generation;
     this.ready = true;
+    this.failing = null;
+  }
+
+  /**
+   * Why the free inventory cannot be vouched for, or null when it can: never read yet, or every
+   * refresh failing for STALE_AFTER_MS. A quote then answers 503 rather than bounds that may be wrong.
+   */
+  unreadable(): 'chain' | 'store' | null {
+    if (!this.failing) return this.ready ? null : 'chain';
+    return !this.ready || Date.now() - this.failing.since >= STALE_AFTER_MS ? this.failing.side : null;
   }
 
   start(): void {

@@ -32,6 +32,8 @@ export interface LiveBounds {
   bounds(assetId: string): { min: bigint; max: bigint };
   /** Payout transactions needed to pay `amount` from the pools (splits cost more network fee). */
   payoutParts?(assetId: string, amount: bigint): number;
+  /** Which side keeps the bounds from being read (null when they are current). */
+  unreadable?(): 'chain' | 'store' | null;
 }
 
 export class QuoteService {
@@ -98,9 +100,16 @@ export class QuoteService {
       throw new HushError('FEE_RECIPIENT_REQUIRED', 'feeRecipientAddress is required when feeBps > 0', { field: 'feeRecipientAddress' });
     }
     const amount = BigInt(req.amount);
+    const unreadable = this.live?.unreadable?.();
+    if (unreadable === 'chain') throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly');
+    if (unreadable === 'store') throw new HushError('SERVICE_UNAVAILABLE', 'The store is unavailable; retry shortly');
     // One validated price pair per swap quote: bounds, fee estimate and conversion all use it.
     const pair = cross ? this.swaps!.pair(source.assetId, destination.assetId) : null;
     const { min, max } = pair ? this.swapBounds(source, destination, pair) : this.bounds(destination);
+    // Pools that cannot pay even the minimum: no amount would do, so it is not the client's to fix (400).
+    if (max < min) {
+      throw new HushError('INSUFFICIENT_LIQUIDITY', `Not enough ${destination.assetId} liquidity to quote right now; retry shortly`, { assetId: destination.assetId });
+    }
     if (amount > max) throw new HushError('AMOUNT_TOO_HIGH', `amount exceeds the current maximum of ${max}`, { min: min.toString(), max: max.toString() });
     // Upper bound of what the pools will pay, to price a split payout (fees only lower it).
     const paidOut = pair ? convertFloor(amount, pair.from, pair.to) : amount;

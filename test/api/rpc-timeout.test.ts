@@ -80,3 +80,23 @@ test("the worker's batched reads and a kit call on a silent RPC fail after the t
   }
   assert.deepEqual(await view.firstSignatures([account]), [null], 'answers once the RPC does (no history)');
 });
+
+test('a chain silent for longer than the inventory may be trusted: even a quote that needs no RPC answers 503 CHAIN_UNAVAILABLE; it recovers', { timeout: 60_000 }, async () => {
+  // SOL to SOL: no recipient token account to look up, so only the pool inventory's age can refuse it.
+  const req = { amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: await address(), recipientAddress: await address() };
+  expectOk(await acct.client.quote(req));
+  await proxy.set('swallow');
+  try {
+    // The bounds come from a reading that keeps failing to refresh: answered for a few seconds, then refused.
+    expectOk(await acct.client.quote(req));
+    const refused = await pollUntil(async () => {
+      const r = await acct.client.quote(req);
+      return r.status === 200 ? null : r;
+    }, { what: 'quotes refused once the inventory is stale', timeoutMs: 30_000, intervalMs: 500 });
+    expectError(refused, 503, 'CHAIN_UNAVAILABLE');
+    assert.equal(refused.headers.get('retry-after'), '5');
+  } finally {
+    await proxy.set('forward');
+  }
+  await pollUntil(async () => (await acct.client.quote(req)).status === 200, { what: 'quotes again once the inventory refreshes', timeoutMs: 15_000, intervalMs: 500 });
+});

@@ -1,6 +1,7 @@
 /**
  * The quote's networkFee follows the live SOL and source prices: it is remembered per settlement shape
- * only while the prices it was converted at are the current ones.
+ * only while the prices it was converted at are the current ones. Bounds the pools cannot meet, or cannot
+ * be read, are answered as the service's 503s, not as the client's 400.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
 import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { loadConfig } from '../../src/config/config.ts';
+import { httpStatusOf, type HushError } from '../../src/domain/errors.ts';
 import { DEFAULT_NETWORK_COST, settlementLamports } from '../../src/domain/network-cost.ts';
 import { convertCeil, parsePrice, type Price } from '../../src/domain/price.ts';
 import type { SwapPricing } from '../../src/prices/swap-pricing.ts';
@@ -53,5 +55,42 @@ describe('quote service: networkFee at the current prices', () => {
 
     live.set('usdc', parsePrice('2'));
     assert.equal((await service.quote(account, request)).networkFee, expected(), 'a new source price counts too');
+  });
+});
+
+describe("quote service: bounds it cannot vouch for are the service's problem, not the client's", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hush-quote-liquidity-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('pools that cannot pay the minimum → 503 INSUFFICIENT_LIQUIDITY; unreadable bounds → 503 by side; above a real max → 400', async () => {
+    const config = loadConfig({ DATA_DIR: dataDir, SOLANA_RPC_URL: 'http://127.0.0.1:9' });
+    const chain = new SolanaChain('http://127.0.0.1:9');
+    chain.accountExistsPeek = () => true;
+    const usdc = config.assets.get('usdc')!;
+    let free = usdc.min * 10n;
+    let unreadable: 'chain' | 'store' | null = null;
+    const live = { bounds: () => ({ min: usdc.min, max: free }), unreadable: () => unreadable };
+    const service = new QuoteService(config, chain, new Uint8Array(32).fill(4), live);
+    const account = { id: 'acc_quote_liquidity', feeCapBps: 100, feeRecipients: [], status: 'active', rateLimits: null } as unknown as AccountRecord;
+    const request = (amount: bigint) => ({
+      amount: amount.toString(),
+      sourceAssetId: 'usdc',
+      destinationAssetId: 'usdc',
+      senderAddress: 'CUAXnfVmcD2VauwcVV6jEGak8ysNmm3JrfX12bwQJ3z7',
+      recipientAddress: '2heXAxV7qCY6iztnWpooQoUsXjDQ5zG2QkcwvxgGzj9y',
+    });
+    const code = (amount: bigint) => service.quote(account, request(amount)).then(() => 'ok', (e: HushError) => `${e.code} ${httpStatusOf(e.code)}`);
+
+    assert.equal(await code(usdc.min * 2n), 'ok');
+    assert.equal(await code(usdc.min * 11n), 'AMOUNT_TOO_HIGH 400', 'a smaller amount would do');
+    free = usdc.min - 1n;
+    for (const amount of [usdc.min, usdc.min - 1n, 1n]) assert.equal(await code(amount), 'INSUFFICIENT_LIQUIDITY 503', `no amount would do (${amount})`);
+    free = 0n;
+    assert.equal(await code(usdc.min), 'INSUFFICIENT_LIQUIDITY 503');
+    free = usdc.min * 10n;
+    unreadable = 'chain';
+    assert.equal(await code(usdc.min), 'CHAIN_UNAVAILABLE 503');
+    unreadable = 'store';
+    assert.equal(await code(usdc.min), 'SERVICE_UNAVAILABLE 503');
   });
 });

@@ -121,6 +121,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
             'FEE_BPS_TOO_HIGH',
             'FEE_RECIPIENT_REQUIRED',
             'FEE_RECIPIENT_NOT_REGISTERED',
+            'INSUFFICIENT_LIQUIDITY',
             'CHAIN_UNAVAILABLE',
           ),
         },
