@@ -313,11 +313,15 @@ describe(`fuzzing every route (${RUNS} cases each)`, () => {
   });
 
   test('/admin/v1 (with and without the admin token)', async (ctx) => {
+    // Any text in an id, NULs included (PostgreSQL text cannot hold one).
+    const segment = fc.oneof(printable(20), anyText(20), fc.constantFrom('\0', `${acct.id}\0`, '\u0001x'));
     const path = fc.oneof(
       fc.constantFrom('/admin/v1/accounts', '/admin/v1/reconcile', '/admin/v1/keys/abcdefghijkl', `/admin/v1/accounts/${acct.id}/keys`),
-      printable(20).map((p) => `/admin/v1/accounts/${encodeURIComponent(p)}`),
-      printable(20).map((p) => `/admin/v1/accounts/${encodeURIComponent(p)}/fee-recipients`),
-      printable(20).map((p) => `/admin/v1/keys/${encodeURIComponent(p)}`),
+      segment.map((p) => `/admin/v1/accounts/${encodeURIComponent(p)}`),
+      segment.map((p) => `/admin/v1/accounts/${encodeURIComponent(p)}/fee-recipients`),
+      segment.map((p) => `/admin/v1/accounts/${encodeURIComponent(p)}/webhook`),
+      segment.map((p) => `/admin/v1/accounts/${acct.id}/fee-recipients/${encodeURIComponent(p)}`),
+      segment.map((p) => `/admin/v1/keys/${encodeURIComponent(p)}`),
     );
     const adminBody = fc.oneof(
       fc.record({ name: fieldValue(printable(120)), feeCapBps: weird, status: fieldValue(fc.constantFrom('active', 'suspended', 'x')), address: fieldValue(addressLike()), expiresAt: weird }, { requiredKeys: [] }),

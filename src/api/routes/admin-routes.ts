@@ -34,7 +34,10 @@ export async function adminRoutes(fastify: FastifyInstance, { deps, admin }: { d
     if (!m || !timingSafeEqual(digest(m[1]!), expected)) throw new HushError('UNAUTHORIZED', 'Missing or invalid admin token');
   });
   const afterChange = (accountId?: string) => deps.auth.invalidate(accountId);
-  const AccountId = Type.Object({ accountId: Type.String({ maxLength: 64 }) });
+  // Ids and addresses are printable ASCII; anything else (a NUL, which PostgreSQL text cannot hold) is
+  // refused here rather than failing in the store.
+  const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[!-~]+$' });
+  const AccountId = Type.Object({ accountId: Id });
   const hide = { hide: true };
 
   app.post('/accounts', { schema: { ...hide, body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), feeCapBps: Type.Optional(Type.Integer()) }, { additionalProperties: false }) } }, async (request, reply) => {
@@ -67,7 +70,7 @@ export async function adminRoutes(fastify: FastifyInstance, { deps, admin }: { d
       return reply.code(201).send({ success: true, ...created });
     },
   );
-  app.delete('/keys/:keyId', { schema: { ...hide, params: Type.Object({ keyId: Type.String({ maxLength: 64 }) }) } }, async (request) => {
+  app.delete('/keys/:keyId', { schema: { ...hide, params: Type.Object({ keyId: Id }) } }, async (request) => {
     await admin.revokeKey(request.params.keyId);
     afterChange();
     return { success: true };
@@ -83,7 +86,7 @@ export async function adminRoutes(fastify: FastifyInstance, { deps, admin }: { d
   );
   app.delete(
     '/accounts/:accountId/fee-recipients/:address',
-    { schema: { ...hide, params: Type.Object({ accountId: Type.String({ maxLength: 64 }), address: Type.String({ maxLength: 64 }) }) } },
+    { schema: { ...hide, params: Type.Object({ accountId: Id, address: Id }) } },
     async (request) => {
       await admin.unregisterFeeRecipient(request.params.accountId, request.params.address);
       afterChange(request.params.accountId);
