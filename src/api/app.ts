@@ -17,7 +17,7 @@ import type { QuoteService } from '../services/quote-service.ts';
 import type { OrderService } from '../services/order-service.ts';
 import type { DepositHintService } from '../services/deposit-hint-service.ts';
 import type { StatusCache } from '../services/status-cache.ts';
-import { answerClientError, answerFrameworkError, installErrorHandling, type AnonymousLimiter } from './error-handler.ts';
+import { answerClientError, answerFrameworkError, installErrorHandling, takeAnonymousToken, type AnonymousLimiter } from './error-handler.ts';
 import { BODY_LIMIT } from './limits.ts';
 import { requestTimer, type Metrics } from './metrics.ts';
 import { opsRoutes } from './routes/ops-routes.ts';
@@ -67,6 +67,13 @@ function clientAddress(raw: IncomingMessage, trust: ((address: string, hop: numb
   }
 }
 
+/** Host header lines as sent (Node keeps only the first in `headers`). */
+function hostHeaders(raw: string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') n++;
+  return n;
+}
+
 const rateLimited = (message: string) => (_req: unknown, ctx: { ttl: number }) =>
   new HushError('RATE_LIMITED', message, undefined, { retryAfterSeconds: Math.max(1, Math.ceil(ctx.ttl / 1000)) });
 
@@ -90,6 +97,8 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     frameworkErrors: (err, request, reply) => answerFrameworkError(err, request, reply, limitAnonymous),
     clientErrorHandler: answerClientError,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+    // Node would answer a missing Host itself (an empty 400 without our headers): the hook below does.
+    http: { requireHostHeader: false },
   });
   app.decorateRequest('caller', null);
   const timeRequest = requestTimer(deps.metrics);
@@ -97,6 +106,13 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     timeRequest(request, reply);
+    // HTTP/1.1 requires exactly one Host (RFC 9112 §3.2): else a bad request, answered like the other unkeyed ones.
+    const hosts = hostHeaders(request.raw.rawHeaders);
+    if (hosts > 1 || (hosts === 0 && request.raw.httpVersion === '1.1')) {
+      const reason = hosts ? 'more than one Host header' : 'missing Host header';
+      reply.header('connection', 'close');
+      return void takeAnonymousToken(limitAnonymous, request, reply).then((limited) => done(limited ?? new HushError('INVALID_REQUEST', `Invalid request: ${reason}`, { reason })));
+    }
     done();
   });
   // JSON only (SPEC §2): Fastify's built-in text/plain parser would hand a string to the schema (400)
@@ -104,7 +120,12 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   app.removeContentTypeParser('text/plain');
   // JSON, where an empty body means "no body" (e.g. POST …/refresh): routes that need one fail validation.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+    // Bodies are read as sent: a compressed one is an unsupported media type (RFC 9110 §15.5.16), not bad JSON.
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      return done(new HushError('UNSUPPORTED_MEDIA_TYPE', 'Content-Encoding is not supported: send the JSON body uncompressed'), undefined);
+    }
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
     try {

@@ -17,6 +17,8 @@ function send(reply: FastifyReply, request: FastifyRequest, status: number, code
 }
 
 function sendHushError(reply: FastifyReply, request: FastifyRequest, err: HushError) {
+  // RFC 9110 §11.6.1: a 401 names the scheme it wants.
+  if (err.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="hush"');
   return send(reply, request, err.httpStatus, err.code, err.message, err.details as Record<string, unknown> | undefined, err.retryAfterSeconds);
 }
 

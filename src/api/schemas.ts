@@ -19,6 +19,7 @@ const PARTNER_HEADERS = {
   'RateLimit-Reset': header('Seconds until the bucket is full again', Type.Integer()),
 };
 const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before retrying', Type.Integer()) };
+const WWW_AUTHENTICATE = { 'WWW-Authenticate': header('Bearer realm="hush": the scheme the API key goes in') };
 
 /**
  * A response status as the OpenAPI document shows it: @fastify/swagger reads `description` and
@@ -55,7 +56,8 @@ export function errorResponses(...codes: HushErrorCode[]): Record<number, Return
   return Object.fromEntries(
     [...byStatus].map(([status, group]) => {
       const ordered = HUSH_ERROR_CODES.filter((c) => group.includes(c));
-      return [status, documented(errorBodyWith(ordered), `error.code: ${ordered.join(', ')}`, ordered.some(hasRetryAfter) ? RETRY_AFTER : {})];
+      const headers = { ...(ordered.some(hasRetryAfter) ? RETRY_AFTER : {}), ...(ordered.includes('UNAUTHORIZED') ? WWW_AUTHENTICATE : {}) };
+      return [status, documented(errorBodyWith(ordered), `error.code: ${ordered.join(', ')}`, headers)];
     }),
   );
 }

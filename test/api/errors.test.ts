@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createConnection } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { generateApiKey } from '../../src/services/api-keys.ts';
@@ -209,6 +210,22 @@ describe('failures before a route runs (router and HTTP parser) keep the SPEC sh
     // The server is still fine.
     expectOk(await acct.client.tokens());
   });
+
+  test('HTTP/1.1 without Host, or two Hosts → 400 INVALID_REQUEST with the RateLimit-* of unkeyed answers; HTTP/1.0 needs none', async () => {
+    for (const path of [`${PREFIX}/tokens`, '/healthz', '/nowhere']) {
+      const r = await rawExchange(`GET ${path} HTTP/1.1\r\n${auth()}X-Request-Id: no-host-1\r\n\r\n`);
+      assertShape(r, 400, 'INVALID_REQUEST');
+      assert.equal(r.body.error.details.reason, 'missing Host header');
+      assert.equal(r.headers['x-request-id'], 'no-host-1');
+      assert.match(r.headers['ratelimit-remaining'] ?? '', /^\d+$/, `RateLimit-Remaining on ${path}`);
+      assert.equal(r.headers.connection, 'close');
+    }
+    const two = await rawExchange(`GET ${PREFIX}/tokens HTTP/1.1\r\nHost: a\r\n${auth()}host: b\r\n\r\n`);
+    assertShape(two, 400, 'INVALID_REQUEST');
+    assert.equal(two.body.error.details.reason, 'more than one Host header');
+    const old = await rawExchange(`GET /healthz HTTP/1.0\r\n\r\n`);
+    assert.equal(old.status, 200, JSON.stringify(old.body));
+  });
 });
 
 describe('quote validation codes', () => {
@@ -296,7 +313,7 @@ describe('UNAUTHORIZED (401) and ACCOUNT_SUSPENDED (403)', () => {
     () => c.deposit({ trackingId: 'trk_1111111111111111111111', signature: 'x' }),
   ];
 
-  test('missing, malformed, unknown, wrong-secret, revoked and expired keys: 401 with one message, on every route', async () => {
+  test('missing, malformed, unknown, wrong-secret, revoked and expired keys: 401 with one message and WWW-Authenticate, on every route', async () => {
     const revoked = await issueKey(t.db, acct.id);
     assert.equal(await revokeApiKey(t.db, revoked.keyId), true);
     const expired = await issueKey(t.db, acct.id, new Date(Date.now() - 1000));
@@ -329,8 +346,10 @@ describe('UNAUTHORIZED (401) and ACCOUNT_SUSPENDED (403)', () => {
         () => c.request('POST', `${PREFIX}/quote`, { raw: '{bad json', headers }),
       ];
       for (const call of calls) {
-        const e = expectError(await call(), 401, 'UNAUTHORIZED');
+        const res = await call();
+        const e = expectError(res, 401, 'UNAUTHORIZED');
         assert.equal(e.details, undefined, name);
+        assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="hush"', name);
         messages.add(e.message);
       }
     }
@@ -482,6 +501,16 @@ describe('PAYLOAD_TOO_LARGE (413) and UNSUPPORTED_MEDIA_TYPE (415)', () => {
     }
     // application/json with a charset is JSON.
     expectOk(await acct.client.request('POST', `${PREFIX}/quote`, { raw: body, headers: { 'content-type': 'application/json; charset=utf-8' } }));
+  });
+
+  test('a compressed JSON body is 415, not malformed JSON; Content-Encoding identity is plain JSON', async () => {
+    const body = JSON.stringify(quoteReq());
+    for (const encoding of ['gzip', 'br', 'deflate, gzip']) {
+      const raw = encoding === 'gzip' ? gzipSync(body) : body;
+      const e = expectError(await acct.client.request('POST', `${PREFIX}/quote`, { raw, headers: { 'content-encoding': encoding } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      assert.match(e.message, /Content-Encoding/);
+    }
+    expectOk(await acct.client.request('POST', `${PREFIX}/quote`, { raw: body, headers: { 'content-encoding': 'identity' } }));
   });
 });
 

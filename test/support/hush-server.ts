@@ -72,7 +72,7 @@ export interface RequestOptions {
   /** Sent as JSON unless `raw` is given. */
   body?: unknown;
   /** Sent verbatim (with `content-type: application/json` unless overridden in headers). */
-  raw?: string;
+  raw?: string | Uint8Array<ArrayBuffer>;
   headers?: Record<string, string>;
 }
 
@@ -178,7 +178,7 @@ export class HushClient {
     const headers: Record<string, string> = {};
     const key = opts.key === undefined ? this.key : opts.key;
     if (key !== null) headers.authorization = `Bearer ${key}`;
-    let body: string | undefined;
+    let body: string | Uint8Array<ArrayBuffer> | undefined;
     if (opts.raw !== undefined) {
       body = opts.raw;
       headers['content-type'] = 'application/json';
