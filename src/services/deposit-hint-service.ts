@@ -7,8 +7,12 @@ import type { Db } from '../store/db.ts';
 import { addDepositHint, getOrderById, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
 import type { OrderService } from './order-service.ts';
 import { statusRecord } from './order-views.ts';
+import { ChainView } from '../worker/chain-view.ts';
+import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
 
 const base58 = getBase58Encoder();
+/** A token account's rent-exempt minimum, which a wrapped-SOL account keeps as its reserve. */
+const WRAPPED_SOL_RESERVE = DEFAULT_NETWORK_COST.tokenAccountRent;
 
 function requireSignature(s: string): Signature {
   try {
@@ -31,12 +35,16 @@ interface TokenBalance {
  * at `confirmed` (it is then watched), 409 when it exists but did not fund the deposit account.
  */
 export class DepositHintService {
+  private readonly view: ChainView;
+
   constructor(
     private readonly config: HushConfig,
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly orders: OrderService,
-  ) {}
+  ) {
+    this.view = new ChainView(chain);
+  }
 
   async hint(account: AccountRecord, trackingId: string, signatureText: string): Promise<{ status: 200 | 202; body: unknown }> {
     const signature = requireSignature(signatureText);
@@ -54,10 +62,14 @@ export class DepositHintService {
     if (!tx.meta || tx.meta.err) throw new HushError('DEPOSIT_MISMATCH', 'The transaction failed on chain', { reason: 'transaction_failed' });
     const keys = [...tx.transaction.message.accountKeys, ...(tx.meta.loadedAddresses?.writable ?? []), ...(tx.meta.loadedAddresses?.readonly ?? [])];
     const index = keys.indexOf(order.depositAccount as (typeof keys)[number]);
-    const mint = this.config.assets.get(order.sourceAssetId)?.mint;
+    const asset = this.config.assets.get(order.sourceAssetId);
     const balance = (list: readonly TokenBalance[] | null | undefined) =>
-      BigInt(list?.find((b) => b.accountIndex === index && b.mint === mint)?.uiTokenAmount.amount ?? '0');
-    const received = index < 0 ? 0n : balance(tx.meta.postTokenBalances) - balance(tx.meta.preTokenBalances);
+      BigInt(list?.find((b) => b.accountIndex === index && b.mint === asset?.mint)?.uiTokenAmount.amount ?? '0');
+    // Wrapped SOL counts by lamports above the rent reserve, as the worker reads it: SOL sent without
+    // SyncNative funds the account too, though its token balance does not show it.
+    const wrapped = (lamports: number | bigint | undefined) => (BigInt(lamports ?? 0) > WRAPPED_SOL_RESERVE ? BigInt(lamports ?? 0) - WRAPPED_SOL_RESERVE : 0n);
+    const received =
+      index < 0 ? 0n : asset?.native ? wrapped(tx.meta.postBalances[index]) - wrapped(tx.meta.preBalances[index]) : balance(tx.meta.postTokenBalances) - balance(tx.meta.preTokenBalances);
     if (received <= 0n) throw new HushError('DEPOSIT_MISMATCH', "The transaction did not fund this order's deposit account", { reason: 'not_this_deposit' });
     if (order.status === 'awaiting_deposit' || order.status === 'deposit_detected') {
       // The deposit is what the account holds, from its first transaction, exactly as the worker records it:
@@ -72,11 +84,8 @@ export class DepositHintService {
 
   /** The deposit account's balance at `confirmed` and its earliest successful transaction (the worker's view). */
   private async depositOnChain(account: Address): Promise<{ amount: bigint; signature: string | null }> {
-    const [balance, signature] = await Promise.all([
-      this.chain.rpc.getTokenAccountBalance(account, { commitment: 'confirmed' }).send(),
-      this.chain.firstSignature(account),
-    ]);
-    return { amount: BigInt(balance.value.amount), signature };
+    const [balances, signature] = await Promise.all([this.view.balances([account], 'confirmed'), this.chain.firstSignature(account)]);
+    return { amount: balances.get(account)?.tokenAmount ?? 0n, signature };
   }
 
   /** Moves an awaiting order through detected → confirmed (the hint was read at `confirmed`). */

@@ -4,15 +4,26 @@ import { FIRST_SIGNATURE_LOOKBACK, earliestSuccessful, type SolanaChain } from '
 export interface AccountBalance {
   exists: boolean;
   lamports: bigint;
-  /** Token amount for token accounts, null otherwise. */
+  /**
+   * Token amount for token accounts, null otherwise. For a wrapped-SOL account, its lamports above the
+   * rent reserve: what SyncNative would record, so SOL sent to it without SyncNative still counts.
+   */
   tokenAmount: bigint | null;
 }
 
 const TOKEN_ACCOUNT_MIN = 165;
+/** SPL token account layout: amount u64 at 64; is_native COption<u64> (u32 tag, then the reserve) at 109. */
+const AMOUNT_OFFSET = 64;
+const IS_NATIVE_OFFSET = 109;
 
-function tokenAmountOf(data: Uint8Array): bigint | null {
+function tokenAmountOf(data: Uint8Array, lamports: bigint): bigint | null {
   if (data.length < TOKEN_ACCOUNT_MIN) return null;
-  return new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(64, true);
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  if (view.getUint32(IS_NATIVE_OFFSET, true) === 1) {
+    const reserve = view.getBigUint64(IS_NATIVE_OFFSET + 4, true);
+    return lamports > reserve ? lamports - reserve : 0n;
+  }
+  return view.getBigUint64(AMOUNT_OFFSET, true);
 }
 
 /** Request bodies stay under the RPC's body limit (50 KiB, as Agave's). */
@@ -103,7 +114,8 @@ export class ChainView {
         const a = chunks[c]![j]!;
         if (!acc) return out.set(a, { exists: false, lamports: 0n, tokenAmount: null });
         const data = new Uint8Array(Buffer.from(acc.data[0], 'base64'));
-        out.set(a, { exists: true, lamports: BigInt(acc.lamports), tokenAmount: tokenAmountOf(data) });
+        const lamports = BigInt(acc.lamports);
+        out.set(a, { exists: true, lamports, tokenAmount: tokenAmountOf(data, lamports) });
       }),
     );
     return out;

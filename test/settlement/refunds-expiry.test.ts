@@ -136,6 +136,21 @@ describe('refunds and expiry', { concurrency: true }, () => {
     refunded.push(await wrongDeposit('bonk', 10_000_000_000n, (a) => a + 1_000_000_000n, 'deposit_over'));
   });
 
+  test('SOL sent without SyncNative still counts: the full amount completes the order, and its hint is 200', async () => {
+    const sender = await newWallet(chain, { sol: 2n * SOL });
+    const recipient: Address = (await generateKeyPairSigner()).address;
+    const placed = await placeOrder(acct.client, { amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient });
+    const signature = await sendOwnDeposit(chain, placed, sender, ASSETS.sol, placed.amountIn, { syncNative: false });
+    await waitForConfirmed(chain, [signature]);
+    const hint = await acct.client.deposit({ trackingId: placed.trackingId, signature });
+    assert.equal(hint.status, 200, JSON.stringify(hint.body));
+    const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);
+    assert.equal(rec.deposit.signature, signature);
+    assert.equal(rec.deposit.amount, placed.amountIn.toString(), 'the lamports above the rent reserve are the deposit');
+    assert.equal(await lamportsOf(chain, recipient), placed.amountOut, 'the recipient got exactly amountOut');
+    await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { what: 'the deposit account swept (closed)', timeoutMs: 30_000, intervalMs: 250 });
+  });
+
   test('no deposit → expired once the blockhash is dead; the transaction can no longer land', async () => {
     const sender = await newWallet(chain, { sol: SOL });
     const recipient = (await generateKeyPairSigner()).address;

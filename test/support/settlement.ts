@@ -224,12 +224,14 @@ export async function depositWithRefresh(client: HushClient, chain: Chain, place
 /**
  * The sender's own transaction into the order's deposit account, carrying `amount` (less than amountIn):
  * the deposit account created with the NON-idempotent associated-token-account instruction exactly like
- * Hush's transaction, then a transfer of `amount` (SOL: system transfer + SyncNative; SPL: TransferChecked).
+ * Hush's transaction, then a transfer of `amount` (SOL: system transfer + SyncNative unless told not to;
+ * SPL: TransferChecked).
  */
-export async function sendOwnDeposit(chain: Chain, placed: PlacedOrder, sender: KeyPairSigner, asset: AssetInfo, amount: bigint): Promise<Signature> {
+export async function sendOwnDeposit(chain: Chain, placed: PlacedOrder, sender: KeyPairSigner, asset: AssetInfo, amount: bigint, opts: { syncNative?: boolean } = {}): Promise<Signature> {
   const create = getCreateAssociatedTokenInstruction({ payer: sender, ata: placed.depositAccount, owner: placed.depositOwner, mint: asset.mint, tokenProgram: TOKEN_PROGRAM });
+  const sync = opts.syncNative === false ? [] : [getSyncNativeInstruction({ account: placed.depositAccount })];
   const transfer = asset.native
-    ? [getTransferSolInstruction({ source: sender, destination: placed.depositAccount, amount }), getSyncNativeInstruction({ account: placed.depositAccount })]
+    ? [getTransferSolInstruction({ source: sender, destination: placed.depositAccount, amount }), ...sync]
     : [
         getTransferCheckedInstruction({
           source: await ataOf(sender.address, asset.mint),
