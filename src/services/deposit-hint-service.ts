@@ -14,6 +14,12 @@ const base58 = getBase58Encoder();
 /** A token account's rent-exempt minimum, which a wrapped-SOL account keeps as its reserve. */
 const WRAPPED_SOL_RESERVE = DEFAULT_NETWORK_COST.tokenAccountRent;
 
+/** A wrapped-SOL account's lamports as its token amount (what SyncNative would record). */
+function aboveReserve(lamports: number | bigint | undefined): bigint {
+  const l = BigInt(lamports ?? 0);
+  return l > WRAPPED_SOL_RESERVE ? l - WRAPPED_SOL_RESERVE : 0n;
+}
+
 function requireSignature(s: string): Signature {
   try {
     if (s.length >= 64 && s.length <= 88 && base58.encode(s).length === 64) return s as Signature;
@@ -65,11 +71,14 @@ export class DepositHintService {
     const asset = this.config.assets.get(order.sourceAssetId);
     const balance = (list: readonly TokenBalance[] | null | undefined) =>
       BigInt(list?.find((b) => b.accountIndex === index && b.mint === asset?.mint)?.uiTokenAmount.amount ?? '0');
-    // Wrapped SOL counts by lamports above the rent reserve, as the worker reads it: SOL sent without
-    // SyncNative funds the account too, though its token balance does not show it.
-    const wrapped = (lamports: number | bigint | undefined) => (BigInt(lamports ?? 0) > WRAPPED_SOL_RESERVE ? BigInt(lamports ?? 0) - WRAPPED_SOL_RESERVE : 0n);
-    const received =
-      index < 0 ? 0n : asset?.native ? wrapped(tx.meta.postBalances[index]) - wrapped(tx.meta.preBalances[index]) : balance(tx.meta.postTokenBalances) - balance(tx.meta.preTokenBalances);
+    let received = 0n;
+    if (index >= 0 && asset?.native) {
+      // Wrapped SOL counts by lamports above the rent reserve, as the worker reads it: SOL sent without
+      // SyncNative funds the account too, though its token balance does not show it.
+      received = aboveReserve(tx.meta.postBalances[index]) - aboveReserve(tx.meta.preBalances[index]);
+    } else if (index >= 0) {
+      received = balance(tx.meta.postTokenBalances) - balance(tx.meta.preTokenBalances);
+    }
     if (received <= 0n) throw new HushError('DEPOSIT_MISMATCH', "The transaction did not fund this order's deposit account", { reason: 'not_this_deposit' });
     if (order.status === 'awaiting_deposit' || order.status === 'deposit_detected') {
       // The deposit is what the account holds, from its first transaction, exactly as the worker records it:

@@ -18,19 +18,25 @@ import type { SwapPricing } from '../../src/prices/swap-pricing.ts';
 import { QuoteService } from '../../src/services/quote-service.ts';
 import type { AccountRecord } from '../../src/store/accounts-store.ts';
 
-describe('quote service: networkFee at the current prices', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'hush-quote-service-'));
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
+const dataDir = mkdtempSync(join(tmpdir(), 'hush-quote-service-'));
+after(() => rmSync(dataDir, { recursive: true, force: true }));
 
+/** Config, a chain that is never called, and an account: no RPC in these unit tests. */
+function fixture() {
+  const config = loadConfig({ DATA_DIR: dataDir, SOLANA_RPC_URL: 'http://127.0.0.1:9' });
+  const chain = new SolanaChain('http://127.0.0.1:9');
+  // The recipient's token account is known to exist (the chain cache's answer).
+  chain.accountExistsPeek = () => true;
+  const account = { id: 'acc_quote_service', feeCapBps: 100, feeRecipients: [], status: 'active', rateLimits: null } as unknown as AccountRecord;
+  return { config, chain, account };
+}
+
+describe('quote service: networkFee at the current prices', () => {
   it('converts the settlement cost at each new price, and gives the same fee while prices stand', async () => {
-    const config = loadConfig({ DATA_DIR: dataDir, SOLANA_RPC_URL: 'http://127.0.0.1:9' });
-    // No RPC in this unit test: the recipient's token account is known to exist (the chain cache's answer).
-    const chain = new SolanaChain('http://127.0.0.1:9');
-    chain.accountExistsPeek = () => true;
+    const { config, chain, account } = fixture();
     const live = new Map<string, Price>([['sol', parsePrice('150')], ['usdc', parsePrice('1')]]);
     const swaps = { freshPrice: (assetId: string) => live.get(assetId) ?? null } as unknown as SwapPricing;
     const service = new QuoteService(config, chain, new Uint8Array(32).fill(3), undefined, swaps);
-    const account = { id: 'acc_quote_service', feeCapBps: 100, feeRecipients: [], status: 'active', rateLimits: null } as unknown as AccountRecord;
     const request = {
       amount: '5000000',
       sourceAssetId: 'usdc',
@@ -59,19 +65,13 @@ describe('quote service: networkFee at the current prices', () => {
 });
 
 describe("quote service: bounds it cannot vouch for are the service's problem, not the client's", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'hush-quote-liquidity-'));
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
-
   it('pools that cannot pay the minimum → 503 INSUFFICIENT_LIQUIDITY; unreadable bounds → 503 by side; above a real max → 400', async () => {
-    const config = loadConfig({ DATA_DIR: dataDir, SOLANA_RPC_URL: 'http://127.0.0.1:9' });
-    const chain = new SolanaChain('http://127.0.0.1:9');
-    chain.accountExistsPeek = () => true;
+    const { config, chain, account } = fixture();
     const usdc = config.assets.get('usdc')!;
     let free = usdc.min * 10n;
     let unreadable: 'chain' | 'store' | null = null;
     const live = { bounds: () => ({ min: usdc.min, max: free }), unreadable: () => unreadable };
     const service = new QuoteService(config, chain, new Uint8Array(32).fill(4), live);
-    const account = { id: 'acc_quote_liquidity', feeCapBps: 100, feeRecipients: [], status: 'active', rateLimits: null } as unknown as AccountRecord;
     const request = (amount: bigint) => ({
       amount: amount.toString(),
       sourceAssetId: 'usdc',
