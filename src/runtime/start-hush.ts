@@ -48,6 +48,8 @@ export interface RunningHush {
   demo: DemoAccount | null;
   app: FastifyInstance | null;
   url: string | null;
+  /** The settlement worker (roles worker and all): tests drive its ticks directly. */
+  worker: SettlementWorker | null;
   close(): Promise<void>;
 }
 
@@ -179,6 +181,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     demo,
     app,
     url,
+    worker,
     async close() {
       if (closed) return;
       closed = true;

@@ -381,18 +381,20 @@ export interface UnsweptDeposit {
   trackingId: string;
   depositAccount: string;
   sourceAssetId: string;
+  /** What the order's confirmed deposit put on the ledger (the account may hold more, sent since). */
+  depositAmount: bigint;
 }
 
 /** Deposits confirmed but not yet swept nor in a pending sweep, locked for the caller's transaction. */
 export async function lockUnsweptDeposits(tx: Queryable, assetId: string, limit: number): Promise<UnsweptDeposit[]> {
-  const { rows } = await tx.query<{ id: string | number; tracking_id: string; deposit_account: string; source_asset_id: string }>(
-    `SELECT id, tracking_id, deposit_account, source_asset_id FROM orders
+  const { rows } = await tx.query<{ id: string | number; tracking_id: string; deposit_account: string; source_asset_id: string; deposit_amount: string }>(
+    `SELECT id, tracking_id, deposit_account, source_asset_id, deposit ->> 'amount' AS deposit_amount FROM orders
      WHERE swept = false AND sweep_tx_id IS NULL AND deposit IS NOT NULL AND source_asset_id = $1
        AND status NOT IN ('awaiting_deposit', 'deposit_detected')
      ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
     [assetId, limit],
   );
-  return rows.map((r) => ({ orderId: String(r.id), trackingId: r.tracking_id, depositAccount: r.deposit_account, sourceAssetId: r.source_asset_id }));
+  return rows.map((r) => ({ orderId: String(r.id), trackingId: r.tracking_id, depositAccount: r.deposit_account, sourceAssetId: r.source_asset_id, depositAmount: BigInt(r.deposit_amount) }));
 }
 
 /** Locks, for the caller's transaction, those of the given deposits still unswept and in no sweep; returns their order ids. */

@@ -772,7 +772,8 @@ export class SettlementWorker {
   /** Drives `sending`/`refunding`: replaces dead transactions, completes when every part has landed. */
   private async advancePayout(o: OrderRecord): Promise<{ delayMs?: number; at?: Date }> {
     const kind = o.status === 'sending' ? 'payout' : 'refund';
-    const txs = await chainTxsOfOrder(this.db, o.id, kind);
+    // Refunds of funds sent after the deposit (meta.late) are their own business, not this order's refund.
+    const txs = (await chainTxsOfOrder(this.db, o.id, kind)).filter((t) => !t.meta.late);
     if (kind === 'refund' && txs.length === 0) return this.startRefund(o);
     const parts = new Map<number, ChainTx[]>();
     for (const t of txs) {
@@ -1371,11 +1372,14 @@ export class SettlementWorker {
       const batch = await lockUnsweptDeposits(this.db, assetId, SWEEP_BATCH);
       if (batch.length === 0) continue;
       const [blockhash, balances] = await Promise.all([this.chain().latestBlockhash(), this.view.balances(batch.map((b) => b.depositAccount), 'confirmed')]);
-      const items: (SweepItem & { orderId: string })[] = [];
+      const items: (SweepItem & { orderId: string; extra: bigint })[] = [];
       for (const b of batch) {
         const amount = balances.get(b.depositAccount)?.tokenAmount;
         if (amount === undefined || amount === null) continue;
-        items.push({ owner: await this.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount as Address, amount, orderId: b.orderId });
+        // Funds sent after the deposit was confirmed are no part of the order: swept with it, refunded as late.
+        const extra = amount > b.depositAmount ? amount - b.depositAmount : 0n;
+        if (extra > 0n) this.log({ trackingId: b.trackingId, amount: extra.toString() }, 'funds sent after the deposit found; sweeping them for a refund');
+        items.push({ owner: await this.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount as Address, amount, orderId: b.orderId, extra });
       }
       if (items.length === 0) continue;
       const signed = await buildSweep(this.shape(blockhash), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });
@@ -1391,7 +1395,12 @@ export class SettlementWorker {
           source: 'deposits',
           destination: pool.holding,
           ...signed,
-          meta: { items: items.map((i) => ({ orderId: i.orderId, depositAccount: i.depositAccount, amount: i.amount.toString() })) },
+          meta: {
+            items: items.flatMap((i) => [
+              { orderId: i.orderId, depositAccount: i.depositAccount, amount: (i.amount - i.extra).toString() },
+              ...(i.extra > 0n ? [{ orderId: i.orderId, depositAccount: i.depositAccount, amount: i.extra.toString(), late: true }] : []),
+            ]),
+          },
         });
         if (id === null) return null;
         await attachSweep(tx, items.map((i) => i.orderId), id);

@@ -1,15 +1,18 @@
 /**
  * End to end on the local chain: a partner's fee reaches its registered fee recipient in one aggregated
- * transfer per period (never one per order), and funds sent to a deposit account after its order is final
- * go back to the sender less the order's network fee. Then the ledger reconciles with the chain.
+ * transfer per period (never one per order), and funds sent to a deposit account after its deposit was
+ * confirmed — after the sweep, or before it — go back to the sender less the order's network fee. Then
+ * the ledger reconciles with the chain. Sweeps run when a test says so (the worker's own loop is set an
+ * hour apart), so "before the sweep" is a certainty, not a race.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
-import type { KeyPairSigner } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import type { Address, Instruction, KeyPairSigner } from '@solana/kit';
 import { expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { buildSignedTransaction, latestBlockhash, pollUntil } from '../support/localnet.ts';
-import { ASSETS, SOL, ataOf, balanceOf, chainAt, depositWithRefresh, newWallet, waitForCleanReconcile, waitForOrder, type Chain } from '../support/settlement.ts';
+import { ASSETS, SOL, ataOf, balanceOf, chainAt, depositWithRefresh, newWallet, placeOrder, waitForCleanReconcile, waitForOrder, type AssetId, type Chain } from '../support/settlement.ts';
 
 describe('partner fees and late deposits', () => {
   let hush: TestHush;
@@ -20,13 +23,35 @@ describe('partner fees and late deposits', () => {
   before(async () => {
     hush = await startTestHush({
       admin: true,
-      env: { HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '1', HUSH_PARTNER_PAYOUT_INTERVAL_S: '2', LOCALNET_SLOT_MS: '100' },
+      env: { HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '3600', HUSH_PARTNER_PAYOUT_INTERVAL_S: '2', LOCALNET_SLOT_MS: '100' },
     });
     acct = await hush.createAccount({ feeCapBps: 200 });
     chain = chainAt(hush.chainUrl);
     sender = await newWallet(chain, { sol: 5n * SOL, tokens: { usdc: 500_000_000n } });
   });
   after(async () => hush?.close());
+
+  const worker = () => hush.hush.worker!;
+  const swept = async (trackingId: string) => (await hush.db.query<{ swept: boolean }>('SELECT swept FROM orders WHERE tracking_id = $1', [trackingId])).rows[0]?.swept ?? false;
+  /** Runs sweep ticks until the order's deposit is swept (a tick may defer itself while deposits arrive). */
+  const sweep = (trackingId: string) =>
+    pollUntil(async () => (await swept(trackingId)) || ((await worker().sweepTick()) >= 0 && null), { timeoutMs: 20_000, intervalMs: 200, what: 'the sweep of the deposit' });
+  /** The sender's own transfer of `amount` into a deposit account that exists (SOL: lamports, no SyncNative). */
+  const topUp = async (assetId: AssetId, depositAccount: Address, amount: bigint, create?: Address) => {
+    const asset = ASSETS[assetId];
+    const ixs: Instruction[] = asset.native
+      ? [getTransferSolInstruction({ source: sender, destination: depositAccount, amount })]
+      : [
+          ...(create ? [getCreateAssociatedTokenIdempotentInstruction({ payer: sender, ata: depositAccount as never, owner: create as never, mint: asset.mint })] : []),
+          getTransferCheckedInstruction({ source: await ataOf(sender.address, asset.mint), mint: asset.mint, destination: depositAccount as never, authority: sender, amount, decimals: asset.decimals }),
+        ];
+    const { wire } = await buildSignedTransaction(sender, ixs, await latestBlockhash(chain.rpc));
+    const signature = await chain.rpc.sendTransaction(wire, { encoding: 'base64' }).send();
+    await pollUntil(async () => (await chain.rpc.getSignatureStatuses([signature]).send()).value[0]?.confirmationStatus === 'confirmed' || (await chain.rpc.getSignatureStatuses([signature]).send()).value[0]?.confirmationStatus === 'finalized', {
+      timeoutMs: 10_000,
+      what: 'the top-up at confirmed',
+    });
+  };
 
   test('two orders with a partner fee: the fee recipient receives their sum in one transfer', async () => {
     const feeRecipient = acct.feeRecipients[0]!;
@@ -70,24 +95,17 @@ describe('partner fees and late deposits', () => {
     await waitForOrder(acct.client, order.trackingId, ['completed'], 30_000);
     const { rows } = await hush.db.query<{ deposit_owner: string; deposit_account: string }>('SELECT deposit_owner, deposit_account FROM orders WHERE tracking_id = $1', [order.trackingId]);
     const { deposit_owner: owner, deposit_account: depositAccount } = rows[0]!;
-    await pollUntil(async () => (await hush.db.query<{ swept: boolean }>('SELECT swept FROM orders WHERE tracking_id = $1', [order.trackingId])).rows[0]?.swept || null, {
-      timeoutMs: 20_000,
-      what: 'the sweep of the deposit',
-    });
+    await sweep(order.trackingId);
 
     const late = 3_000_000n;
     const before = (await balanceOf(chain, sender.address, ASSETS.usdc))!;
-    const ixs = [
-      getCreateAssociatedTokenIdempotentInstruction({ payer: sender, ata: depositAccount as never, owner: owner as never, mint: ASSETS.usdc.mint }),
-      getTransferCheckedInstruction({ source: await ataOf(sender.address, ASSETS.usdc.mint), mint: ASSETS.usdc.mint, destination: depositAccount as never, authority: sender, amount: late, decimals: 6 }),
-    ];
-    const { wire } = await buildSignedTransaction(sender, ixs, await latestBlockhash(chain.rpc));
-    await chain.rpc.sendTransaction(wire, { encoding: 'base64' }).send();
+    await topUp('usdc', depositAccount as Address, late, owner as Address);
     const expectedBack = late - BigInt(quote.networkFee);
     const after = await pollUntil(async () => {
+      await worker().lateDepositTick();
       const b = (await balanceOf(chain, sender.address, ASSETS.usdc))!;
       return b === before - late + expectedBack ? b : null;
-    }, { timeoutMs: 30_000, what: 'the late-deposit refund' });
+    }, { timeoutMs: 30_000, intervalMs: 500, what: 'the late-deposit refund' });
     assert.equal(before - after, BigInt(quote.networkFee), 'the sender loses exactly the network fee');
     const status = expectOk(await acct.client.status(order.trackingId)).order;
     assert.equal(status.status, 'completed', 'the order stays final');
@@ -95,4 +113,38 @@ describe('partner fees and late deposits', () => {
     const report = await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
     assert.equal(report.ok, true);
   });
+
+  // Funds that reach the deposit account between the deposit's confirmation and its sweep: the sweep
+  // takes the account's whole balance, so the part beyond the confirmed deposit must come back as well.
+  for (const { assetId, amount, extra } of [
+    { assetId: 'usdc' as const, amount: 10_000_000n, extra: 2_000_000n },
+    { assetId: 'sol' as const, amount: 300_000_000n, extra: 200_000_000n },
+  ]) {
+    test(`${assetId}: funds sent after the deposit was confirmed but before its sweep come back to the sender less the network fee`, async () => {
+      const recipient = (await newWallet(chain)).address;
+      const placed = await placeOrder(acct.client, { amount: amount.toString(), sourceAssetId: assetId, destinationAssetId: assetId, senderAddress: sender.address, recipientAddress: recipient });
+      await depositWithRefresh(acct.client, chain, placed, sender);
+      await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
+      assert.equal(await swept(placed.trackingId), false, 'not swept yet: the worker sweeps only when told');
+
+      await topUp(assetId, placed.depositAccount, extra);
+      const before = (await balanceOf(chain, sender.address, ASSETS[assetId]))!;
+      await sweep(placed.trackingId);
+      const back = await pollUntil(async () => {
+        const b = (await balanceOf(chain, sender.address, ASSETS[assetId]))!;
+        return b > before ? b - before : null;
+      }, { timeoutMs: 30_000, what: 'the refund of the extra funds' });
+      assert.equal(back, extra - placed.networkFee, 'the extra funds less the network fee, once');
+      const status = expectOk(await acct.client.status(placed.trackingId)).order;
+      assert.equal(status.status, 'completed', 'the order itself is untouched');
+      assert.equal(status.deposit.amount, placed.amountIn.toString(), 'its deposit is what was confirmed');
+
+      const report = await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+      assert.equal(report.ok, true);
+      // Nothing more goes back later: the late-deposit pass finds an empty, closed account.
+      await worker().lateDepositTick();
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.equal((await balanceOf(chain, sender.address, ASSETS[assetId]))! - before, back, 'refunded exactly once');
+    });
+  }
 });
