@@ -1,12 +1,21 @@
 import { Type, type TSchema } from 'typebox';
 import { HUSH_ERROR_CODES, hasRetryAfter, httpStatusOf, type HushErrorCode } from '../domain/errors.ts';
+import { ORDER_STATUSES } from '../domain/order-state.ts';
 
 /** Request and response schemas (TypeBox), one per wire shape; the OpenAPI document is generated from them. */
 
 export const AmountString = Type.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 40, description: 'Raw base units, decimal digits' });
 const AddressString = Type.String({ minLength: 1, maxLength: 64, description: 'Base58 Solana address' });
 const AssetId = Type.String({ minLength: 1, maxLength: 32, description: 'From GET /transfer/v1/tokens' });
-const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds' });
+const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+/** SPEC §5's states; an enum on a string costs nothing when the response is serialized. */
+const OrderStatus = Type.String({ enum: [...ORDER_STATUSES], description: 'SPEC §5 order state' });
+/** Why a deposit went back: `failureReason` of the refund, or funds sent after the deposit (`late_deposit`). */
+const RefundReason = Type.String({
+  enum: ['deposit_short', 'deposit_over', 'price_moved', 'undeliverable', 'late_deposit'],
+  description:
+    'deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond the allowed drift; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status)',
+});
 const Mode = Type.Union([Type.Literal('exact_in'), Type.Literal('exact_out')]);
 
 const header = (description: string, schema: TSchema = Type.String()) => ({ ...schema, description });
@@ -164,7 +173,7 @@ const DepositTransfer = Type.Object({
 
 export const StatusRecordSchema = Type.Object({
   trackingId: Type.String(),
-  status: Type.String(),
+  status: OrderStatus,
   final: Type.Boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -175,9 +184,12 @@ export const StatusRecordSchema = Type.Object({
   amountOut: AmountString,
   deposit: Type.Union([DepositTransfer, Type.Null()]),
   payouts: Type.Array(Transfer),
-  refund: Type.Union([Type.Object({ signature: Type.String(), amount: AmountString, reason: Type.String() }), Type.Null()]),
-  failureReason: Type.Union([Type.String(), Type.Null()]),
-  history: Type.Array(Type.Object({ status: Type.String(), at: Timestamp })),
+  refund: Type.Union([Type.Object({ signature: Type.String(), amount: AmountString, reason: RefundReason }), Type.Null()]),
+  failureReason: Type.Union([
+    Type.String({ description: 'deposit_short, deposit_over, price_moved (then refunded); deposit_below_refund_cost, stuck_in_<status> (failed: funds held, operator alerted)' }),
+    Type.Null(),
+  ]),
+  history: Type.Array(Type.Object({ status: OrderStatus, at: Timestamp })),
 });
 
 export const StatusResponse = Type.Object({ success: Type.Literal(true), order: StatusRecordSchema });

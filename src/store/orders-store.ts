@@ -284,7 +284,10 @@ export async function transitionOrder(db: Queryable, id: string, from: OrderStat
   return rows.length > 0;
 }
 
-/** Records a refreshed deposit transaction; only while the order still awaits its deposit. */
+/**
+ * Records a refreshed deposit transaction; only while the order still awaits its deposit. Not a change of
+ * the status record (which shows no transaction), so `updated_at` and the ETag stay.
+ */
 export async function updateOrderTransaction(
   db: Queryable,
   id: string,
@@ -292,10 +295,23 @@ export async function updateOrderTransaction(
 ): Promise<boolean> {
   const { rows } = await db.query(
     `WITH u AS (UPDATE orders SET tx_blockhash = $2, tx_last_valid_block_height = GREATEST(tx_last_valid_block_height, $3::bigint),
-       tx_expires_at_slot = GREATEST(tx_expires_at_slot, $4::bigint), updated_at = clock_timestamp()
+       tx_expires_at_slot = GREATEST(tx_expires_at_slot, $4::bigint)
      WHERE id = $1 AND status = 'awaiting_deposit' RETURNING tracking_id)
      SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
     [id, tx.blockhash, tx.lastValidBlockHeight.toString(), tx.expiresAtSlot.toString()],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Shows a landed refund of funds sent after the deposit (reason `late_deposit`) on an order that has no
+ * refund of its own: no transition (a final order stays final), but the partner can see where the funds went.
+ */
+export async function recordLateRefund(db: Queryable, id: string, refund: { signature: string; amount: string }): Promise<boolean> {
+  const { rows } = await db.query(
+    `WITH u AS (UPDATE orders SET refund = $2::jsonb, updated_at = clock_timestamp() WHERE id = $1 AND refund IS NULL RETURNING tracking_id)
+     SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
+    [id, JSON.stringify({ ...refund, reason: 'late_deposit' })],
   );
   return rows.length > 0;
 }

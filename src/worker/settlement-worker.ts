@@ -7,7 +7,7 @@ import { buildPayout, buildSweep, type SweepItem, type TxShape } from '../chain/
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
 import { purgeIdempotencyKeys } from '../store/idempotency-store.ts';
-import { getOrderById, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
+import { getOrderById, recordLateRefund, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
 import {
   assetsWithUnsweptDeposits,
   attachSweep,
@@ -1134,13 +1134,17 @@ export class SettlementWorker {
     }
   }
 
-  private async afterSettled(t: ChainTx, _landed: boolean): Promise<void> {
+  private async afterSettled(t: ChainTx, landed: boolean): Promise<void> {
     if (t.kind === 'sweep') {
-      if (!_landed) await this.db.transaction((tx) => finishSweep(tx, t.id, false));
+      if (!landed) await this.db.transaction((tx) => finishSweep(tx, t.id, false));
       else await this.refundLate(t);
       return;
     }
     if (!t.orderId) return;
+    if (t.kind === 'refund' && t.meta.late) {
+      if (landed) await recordLateRefund(this.db, t.orderId, { signature: t.signature, amount: t.amount.toString() });
+      return;
+    }
     // Step the order right here (complete it, or replace the dead transaction) if nobody holds it ...
     if (await this.stepPayingOrder(t.orderId)) return;
     // ... else make it due now and wake the order loop, without waiting a full tick.

@@ -374,6 +374,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     const refreshed: Record<string, any> = {};
     const deadline = Date.now() + 15_000;
     for (const { o } of [a, b]) {
+      const statusBefore = await acct.client.status(o.trackingId);
       for (;;) {
         const r = expectOk(await acct.client.refresh(o.trackingId)).order;
         assert.deepEqual(Object.keys(r).sort(), ORDER_FIELDS);
@@ -389,6 +390,9 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
       }
       const r = refreshed[o.trackingId];
       assert.ok(r.blockhashExpiresAtSlot > o.blockhashExpiresAtSlot, 'a later blockhash expiry');
+      // Nothing in the status record changed, so a poller is not told it did (updatedAt, ETag).
+      const statusAfter = await acct.client.status(o.trackingId, { headers: { 'if-none-match': statusBefore.headers.get('etag')! } });
+      assert.equal(statusAfter.status, 304, 'a refresh is no change of the status record');
       const before = inspectDepositTransaction(o.transaction);
       const after = inspectDepositTransaction(r.transaction);
       assert.notEqual(after.blockhash, before.blockhash);

@@ -107,8 +107,15 @@ describe('partner fees and late deposits', () => {
       return b === before - late + expectedBack ? b : null;
     }, { timeoutMs: 30_000, intervalMs: 500, what: 'the late-deposit refund' });
     assert.equal(before - after, BigInt(quote.networkFee), 'the sender loses exactly the network fee');
-    const status = expectOk(await acct.client.status(order.trackingId)).order;
+    // The partner can tell the user where the funds went: the refund shows on the (still final) order.
+    const status = await pollUntil(async () => {
+      const o = expectOk(await acct.client.status(order.trackingId)).order;
+      return o.refund ? o : null;
+    }, { timeoutMs: 10_000, what: 'the late refund on the status record' });
     assert.equal(status.status, 'completed', 'the order stays final');
+    assert.deepEqual(status.refund, { signature: status.refund.signature, amount: expectedBack.toString(), reason: 'late_deposit' });
+    const { value } = await chain.rpc.getSignatureStatuses([status.refund.signature]).send();
+    assert.ok(value[0] && value[0].err === null, 'the refund signature is a landed transaction');
 
     const report = await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
     assert.equal(report.ok, true);
@@ -135,9 +142,14 @@ describe('partner fees and late deposits', () => {
         return b > before ? b - before : null;
       }, { timeoutMs: 30_000, what: 'the refund of the extra funds' });
       assert.equal(back, extra - placed.networkFee, 'the extra funds less the network fee, once');
-      const status = expectOk(await acct.client.status(placed.trackingId)).order;
+      const status = await pollUntil(async () => {
+        const o = expectOk(await acct.client.status(placed.trackingId)).order;
+        return o.refund ? o : null;
+      }, { timeoutMs: 10_000, what: 'the refund on the status record' });
       assert.equal(status.status, 'completed', 'the order itself is untouched');
       assert.equal(status.deposit.amount, placed.amountIn.toString(), 'its deposit is what was confirmed');
+      assert.equal(status.refund.amount, back.toString());
+      assert.equal(status.refund.reason, 'late_deposit');
 
       const report = await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
       assert.equal(report.ok, true);
