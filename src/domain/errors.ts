@@ -77,7 +77,7 @@ export interface HushErrorDetails {
   IDEMPOTENCY_CONFLICT: undefined;
   ORDER_IN_PROGRESS: undefined;
   ORDER_NOT_REFRESHABLE: { status: string };
-  DEPOSIT_MISMATCH: { reason: string } | undefined;
+  DEPOSIT_MISMATCH: { reason: string; mint?: string } | undefined;
   QUOTE_EXPIRED: { expiresAt: string };
   ORDER_EXPIRED: { expiration: string };
   PAYLOAD_TOO_LARGE: { limitBytes: number };

@@ -120,7 +120,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         auth,
         quotes: new QuoteService(config, chain, keys.quoteMacKey, inventory, swaps),
         orders,
-        deposits: new DepositHintService(config, db, chain, orders),
+        deposits: new DepositHintService(config, db, chain, orders, log),
         statusCache,
         metrics: createMetrics(() => countOrdersByStatus(db), {
           assets: config.assets.list.map((a) => a.assetId),

@@ -32,8 +32,12 @@ function requireSignature(s: string): Signature {
 interface TokenBalance {
   accountIndex: number;
   mint: string;
+  owner?: string;
   uiTokenAmount: { amount: string };
 }
+
+/** Wallet SOL, not a token: how a stray credit to the deposit owner's own address is named. */
+const NATIVE = 'native';
 
 /**
  * POST /deposit: a partner's hint that the deposit was sent. It is checked against the chain, never
@@ -48,6 +52,7 @@ export class DepositHintService {
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly orders: OrderService,
+    private readonly log: (msg: string) => void = () => {},
   ) {
     this.view = new ChainView(chain);
   }
@@ -79,7 +84,16 @@ export class DepositHintService {
     } else if (index >= 0) {
       received = balance(tx.meta.postTokenBalances) - balance(tx.meta.preTokenBalances);
     }
-    if (received <= 0n) throw new HushError('DEPOSIT_MISMATCH', "The transaction did not fund this order's deposit account", { reason: 'not_this_deposit' });
+    if (received <= 0n) {
+      const stray = strayCredit(tx.meta, keys, order, asset?.mint);
+      if (!stray) throw new HushError('DEPOSIT_MISMATCH', "The transaction did not fund this order's deposit account", { reason: 'not_this_deposit' });
+      // Funds of another asset at the deposit owner: no order counts them and no sweep looks for them.
+      this.log(`ALERT: wrong-asset deposit for ${order.trackingId}: ${stray.amount} of ${stray.mint} sent to its deposit owner ${order.depositOwner} by ${signature}; held there, recoverable only by hand`);
+      throw new HushError('DEPOSIT_MISMATCH', "The transaction sent another asset to this order's deposit address: it is not the deposit, and it is not refunded automatically; contact support", {
+        reason: 'wrong_asset',
+        mint: stray.mint,
+      });
+    }
     if (order.status === 'awaiting_deposit' || order.status === 'deposit_detected') {
       // The deposit is what the account holds, from its first transaction, exactly as the worker records it:
       // the hinted transaction may be a top-up or someone else's dust, and its own increase is not the deposit.
@@ -106,4 +120,28 @@ export class DepositHintService {
     await transitionOrder(this.db, order.id, 'deposit_detected', 'deposit_confirmed', { deposit: { signature, amount: amount.toString(), confirmedAt: now } });
     return (await getOrderById(this.db, order.id))!;
   }
+}
+
+/**
+ * A credit this transaction made to the order's deposit owner other than its deposit: a token account of
+ * another mint owned by it, or lamports to the owner's own address.
+ */
+function strayCredit(
+  meta: { preBalances: readonly (number | bigint)[]; postBalances: readonly (number | bigint)[]; preTokenBalances?: readonly TokenBalance[] | null; postTokenBalances?: readonly TokenBalance[] | null },
+  keys: readonly string[],
+  order: OrderRecord,
+  depositMint: string | undefined,
+): { mint: string; amount: bigint } | null {
+  for (const post of meta.postTokenBalances ?? []) {
+    if (post.owner !== order.depositOwner || keys[post.accountIndex] === order.depositAccount) continue;
+    const pre = meta.preTokenBalances?.find((b) => b.accountIndex === post.accountIndex)?.uiTokenAmount.amount ?? '0';
+    const amount = BigInt(post.uiTokenAmount.amount) - BigInt(pre);
+    if (amount > 0n && post.mint !== depositMint) return { mint: post.mint, amount };
+  }
+  const owner = keys.indexOf(order.depositOwner);
+  if (owner >= 0) {
+    const amount = BigInt(meta.postBalances[owner] ?? 0) - BigInt(meta.preBalances[owner] ?? 0);
+    if (amount > 0n) return { mint: NATIVE, amount };
+  }
+  return null;
 }

@@ -42,6 +42,7 @@ import {
 } from '../support/hush-server.ts';
 
 const WSOL_MINT = 'So11111111111111111111111111111111111111112' as Address;
+const BONK_MINT = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263' as Address;
 const MEMO_PROGRAMS = ['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo'];
 const AMOUNT = /^(0|[1-9][0-9]*)$/;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -490,6 +491,22 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     const e = expectError(await acct.client.deposit({ trackingId: o.trackingId, signature: foreign }), 409, 'DEPOSIT_MISMATCH');
     assert.equal(e.details?.reason, 'not_this_deposit');
     assert.equal(expectOk(await acct.client.status(o.trackingId)).order.status, 'awaiting_deposit', 'a mismatching hint moves nothing');
+
+    // Another token sent to the deposit owner (a token account of its own for another mint): no sweep
+    // looks there, so the hint says so instead of a plain mismatch (and the operator is alerted).
+    const create = inspectDepositTransaction(o.transaction).instructions.find((ix) => ix.programAddress === ASSOCIATED_TOKEN_PROGRAM_ADDRESS)!;
+    const depositOwner = create.accounts![2]!.address; // CreateAssociatedToken: payer, ata, owner, mint, …
+    const otherMint = o.sourceSymbol === 'USDC' ? BONK_MINT : USDC_MINT;
+    const wrong = await requestTokenAirdrop(t.chainUrl, depositOwner, otherMint, 7n);
+    await waitForStatus(t.rpc, wrong, 'confirmed');
+    const w = expectError(await acct.client.deposit({ trackingId: o.trackingId, signature: wrong }), 409, 'DEPOSIT_MISMATCH');
+    assert.deepEqual(w.details, { reason: 'wrong_asset', mint: otherMint });
+    // SOL to the owner's own address (not to its wrapped-SOL deposit account) is stray too.
+    const lamportsSig = await t.rpc.requestAirdrop(depositOwner, 1_000_000n as never).send();
+    await waitForStatus(t.rpc, lamportsSig, 'confirmed');
+    const n = expectError(await acct.client.deposit({ trackingId: o.trackingId, signature: lamportsSig }), 409, 'DEPOSIT_MISMATCH');
+    assert.deepEqual(n.details, { reason: 'wrong_asset', mint: 'native' });
+    assert.equal(expectOk(await acct.client.status(o.trackingId)).order.status, 'awaiting_deposit', 'nor does a wrong-asset one');
 
     for (const garbage of ['garbage', '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', unseen.slice(0, 40), `${unseen}zzz`]) {
       const g = expectError(await acct.client.deposit({ trackingId: o.trackingId, signature: garbage }), 400, 'INVALID_SIGNATURE');
