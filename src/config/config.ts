@@ -95,12 +95,16 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   return n;
 }
 
+const MAX_PAYOUT_DELAY_S = 86_400;
+
 function delayWindow(raw: string | undefined): { min: number; max: number } {
   const m = /^(\d+)-(\d+)$/.exec(raw || '5-30');
   if (!m) throw new ConfigError(`HUSH_PAYOUT_DELAY_S must look like "min-max" in seconds, got "${raw}"`);
   const min = Number(m[1]);
   const max = Number(m[2]);
   if (min > max) throw new ConfigError('HUSH_PAYOUT_DELAY_S: min must not exceed max');
+  // A privacy delay is minutes; a day or more is a typo, and it would hold funds past any order deadline.
+  if (max > MAX_PAYOUT_DELAY_S) throw new ConfigError(`HUSH_PAYOUT_DELAY_S: max must be at most ${MAX_PAYOUT_DELAY_S} s, got ${max}`);
   return { min, max };
 }
 

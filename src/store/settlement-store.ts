@@ -406,6 +406,19 @@ export async function relockUnsweptDeposits(tx: Queryable, orderIds: string[]): 
   return new Set(rows.map((r) => String(r.id)));
 }
 
+/**
+ * Orders past deposit that nothing moved for `stuckAfterMs`, counted from their last change or, while a
+ * privacy delay holds the payout, from when it fell due: an order waiting for its payout time is not stuck.
+ */
+export async function stuckOrders(db: Queryable, stuckAfterMs: number): Promise<{ id: string; trackingId: string; status: string }[]> {
+  const { rows } = await db.query<{ id: string | number; tracking_id: string; status: string }>(
+    `SELECT id, tracking_id, status FROM orders WHERE status NOT IN ('completed', 'expired', 'refunded', 'failed', 'awaiting_deposit')
+       AND GREATEST(updated_at, coalesce(payout_due_at, updated_at)) < now() - make_interval(secs => $1::double precision / 1000)`,
+    [stuckAfterMs],
+  );
+  return rows.map((r) => ({ id: String(r.id), trackingId: r.tracking_id, status: r.status }));
+}
+
 export async function assetsWithUnsweptDeposits(db: Queryable): Promise<string[]> {
   const { rows } = await db.query<{ source_asset_id: string }>(
     `SELECT DISTINCT source_asset_id FROM orders WHERE swept = false AND sweep_tx_id IS NULL AND deposit IS NOT NULL AND status NOT IN ('awaiting_deposit', 'deposit_detected')`,

@@ -34,6 +34,7 @@ import {
   settleChainTx,
   settleChainTxs,
   startPayouts,
+  stuckOrders,
   type ChainTx,
   type Movement,
   type PayoutCompletion,
@@ -157,6 +158,7 @@ export class SettlementWorker {
   private sweepDeferrals = 0;
   private readonly leaseSeconds: number;
   private readonly stuckAfterMs: number;
+  private startedAt = 0;
   private readonly log: NonNullable<WorkerOptions['log']>;
   private running = false;
   private loops: Promise<void>[] = [];
@@ -227,6 +229,7 @@ export class SettlementWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.startedAt = Date.now();
     this.loops = [
       this.loop('orders', this.tickMs, () => this.orderTick()),
       this.loop('transactions', this.tickMs, () => this.txTick()),
@@ -1611,15 +1614,12 @@ export class SettlementWorker {
 
   private async maintenanceTick(): Promise<void> {
     await purgeIdempotencyKeys(this.db);
-    // Watchdog: nothing stays non-final forever; failing keeps funds where they are and alerts.
-    const { rows } = await this.db.query<{ id: string | number; tracking_id: string; status: string }>(
-      `SELECT id, tracking_id, status FROM orders WHERE status NOT IN ('completed', 'expired', 'refunded', 'failed', 'awaiting_deposit')
-         AND updated_at < now() - make_interval(secs => $1::double precision / 1000)`,
-      [this.stuckAfterMs],
-    );
-    for (const r of rows) {
-      if (await transitionOrder(this.db, String(r.id), r.status as never, 'failed', { failureReason: `stuck_in_${r.status}` })) {
-        this.log({ trackingId: r.tracking_id, status: r.status }, 'ALERT: order stuck; moved to failed, funds held');
+    // Watchdog: nothing stays non-final forever; failing keeps funds where they are and alerts. Only once
+    // this worker has had the whole window to move them itself: after an outage, orders are paid, not failed.
+    if (Date.now() - this.startedAt < this.stuckAfterMs) return;
+    for (const r of await stuckOrders(this.db, this.stuckAfterMs)) {
+      if (await transitionOrder(this.db, r.id, r.status as never, 'failed', { failureReason: `stuck_in_${r.status}` })) {
+        this.log({ trackingId: r.trackingId, status: r.status }, 'ALERT: order stuck; moved to failed, funds held');
       }
     }
   }

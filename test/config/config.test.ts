@@ -24,6 +24,7 @@ test('HUSH_PAYOUT_DELAY_S: 5-30 when unset or empty (like every other variable, 
   assert.deepEqual(loadConfig({}).payoutDelayS, { min: 5, max: 30 });
   assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '' }).payoutDelayS, { min: 5, max: 30 });
   assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '0-0' }).payoutDelayS, { min: 0, max: 0 });
-  for (const bad of ['30-5', '5', '-1-3', '5-30s']) assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: bad }), ConfigError, bad);
+  for (const bad of ['30-5', '5', '-1-3', '5-30s', '0-86401', '99999999-999999999999']) assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: bad }), ConfigError, bad);
+  assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '0-86400' }).payoutDelayS, { min: 0, max: 86400 });
   assert.equal(loadConfig({ HUSH_ROLE: '' }).role, 'all');
 });
