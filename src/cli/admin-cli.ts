@@ -60,8 +60,8 @@ interface Command {
   args: string[];
   options: OptionName[];
   summary: string;
-  /** Prints the one-time secret note. */
-  issuesSecret?: boolean;
+  /** The note printed after a secret is shown once. */
+  issuesSecret?: string;
   http(args: string[], opts: ParsedOptions): HttpRequest;
   direct(admin: AdminService, args: string[], opts: ParsedOptions, ctx: DirectContext): Promise<unknown>;
 }
@@ -73,13 +73,17 @@ interface DirectContext {
 }
 
 const seg = encodeURIComponent;
+const KEY_NOTE = 'store this API key now; it cannot be shown again (only its hash is kept).';
+
+/** The chain a direct-mode command needs is not there (a message for the operator, not a store failure). */
+class ChainUnreachable extends Error {}
 
 const COMMANDS: Record<string, Command> = {
   'create-account': {
     args: ['name'],
     options: ['fee-cap-bps'],
     summary: 'create an account and its first API key',
-    issuesSecret: true,
+    issuesSecret: KEY_NOTE,
     http: ([name], o) => ({ method: 'POST', path: '/admin/v1/accounts', body: { name, ...(o.feeCapBps === undefined ? {} : { feeCapBps: o.feeCapBps }) } }),
     direct: async (admin, [name], o) => createdAccountView(await admin.createAccount(name!, o.feeCapBps)),
   },
@@ -87,7 +91,7 @@ const COMMANDS: Record<string, Command> = {
     args: ['accountId'],
     options: ['expires-at'],
     summary: 'issue another API key for an account',
-    issuesSecret: true,
+    issuesSecret: KEY_NOTE,
     http: ([id], o) => ({ method: 'POST', path: `/admin/v1/accounts/${seg(id!)}/keys`, body: o.expiresAt === undefined ? {} : { expiresAt: o.expiresAt } }),
     direct: async (admin, [id], o) => createdKeyView(await admin.createKey(id!, o.expiresAt)),
   },
@@ -116,7 +120,7 @@ const COMMANDS: Record<string, Command> = {
     args: ['accountId', 'url'],
     options: [],
     summary: "send the account's order events to url (a new signing secret, shown once)",
-    issuesSecret: true,
+    issuesSecret: 'store this signing secret now in the receiver that verifies Hush-Signature; this command does not show it again.',
     http: ([id, url]) => ({ method: 'PUT', path: `/admin/v1/accounts/${seg(id!)}/webhook`, body: { url } }),
     direct: async (admin, [id, url]) => webhookView(await admin.setWebhook(id!, url)),
   },
@@ -371,12 +375,21 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
         async treasury() {
           const config = loadConfig(env);
           const chain = new SolanaChain(config.solanaRpcUrl ?? `http://127.0.0.1:${config.localnetPort}`, config.localnetSlotMs, config.rpcTimeoutMs);
+          await chain.rpc
+            .getSlot()
+            .send()
+            .catch(() => {
+              throw new ChainUnreachable(
+                `chain: no Solana RPC answers at ${chain.url}${config.solanaRpcUrl ? '' : ' (the embedded chain runs inside Hush: start Hush, or run `npm run localnet` with the same DATA_DIR and LOCALNET_PORT)'}`,
+              );
+            });
           const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
           return { chain, treasury: await Treasury.load(keys, config.assets), assets: config.assets };
         },
       });
     } catch (e) {
       if (isHushError(e)) io.err(errorText(e.code, e.message));
+      else if (e instanceof ChainUnreachable) io.err(errorText(undefined, e.message));
       else io.err(errorText(undefined, `store: ${(e as Error).message ?? String(e)}`));
       return 1;
     } finally {
@@ -384,6 +397,6 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
     }
   }
   io.out(`${JSON.stringify(result, null, 2)}\n`);
-  if (command.issuesSecret) io.err('Note: store this API key now; it cannot be shown again (only its hash is kept).\n');
+  if (command.issuesSecret) io.err(`Note: ${command.issuesSecret}\n`);
   return 0;
 }

@@ -1,8 +1,21 @@
 import { loadConfig } from '../config/config.ts';
 import { startHush } from '../runtime/start-hush.ts';
 
-const config = loadConfig();
-const hush = await startHush(config, { log: (m) => console.log(m), logger: true });
+/** A failed start is one line and exit code 1: the cause, not a stack (which could carry SQL or a connection string). */
+function failStart(e: unknown): never {
+  const err = e as { message?: string; code?: string };
+  process.stderr.write(`hush: cannot start: ${err?.message || err?.code || String(e)}\n`);
+  process.exit(1);
+}
+
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (e) {
+    return failStart(e);
+  }
+})();
+const hush = await startHush(config, { log: (m) => console.log(m), logger: true }).catch(failStart);
 console.log(`hush: ${config.role} role; API ${hush.url ?? '(off)'}; chain ${hush.chain.url}; store ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`}`);
 if (hush.demo) {
   console.log(`hush: demo partner ${hush.demo.accountId}, API key ${hush.demo.apiKey}`);

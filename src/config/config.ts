@@ -95,6 +95,21 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   return n;
 }
 
+/** An optional URL variable: unset or empty → undefined; else it must parse with one of the schemes. */
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    // reported below
+  }
+  // The value itself is not echoed: a connection string can carry a password.
+  if (!parsed || !protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL`);
+  return raw;
+}
+
 const MAX_PAYOUT_DELAY_S = 86_400;
 
 function delayWindow(raw: string | undefined): { min: number; max: number } {
@@ -145,10 +160,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     port: int(env, 'PORT', 8787, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || './data',
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseSchema: env.DATABASE_SCHEMA || undefined,
-    redisUrl: env.REDIS_URL || undefined,
-    solanaRpcUrl: env.SOLANA_RPC_URL || undefined,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    solanaRpcUrl: url(env, 'SOLANA_RPC_URL', ['http:', 'https:']),
     localnetPort: int(env, 'LOCALNET_PORT', 8899, 0, 65535),
     localnetSlotMs: int(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),
     rpcTimeoutMs: int(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),

@@ -79,7 +79,10 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const faucet = config.role !== 'api' && (await isLocalFaucetChain(chain));
   if (config.role !== 'api') {
     // Only a worker moves money, so only a worker tops the treasury up (on a chain with the local faucet).
-    const missing = faucet ? await fundFromLocalFaucet(db, chain, treasury, config.assets) : await treasuryReport(chain, treasury, config.assets).then((r) => r.filter((x) => x.missing !== '0'));
+    // On the faucet chain a wallet above half its target is left alone on purpose: only a failed top-up is news.
+    const missing = faucet
+      ? (await fundFromLocalFaucet(db, chain, treasury, config.assets)).filter((x) => BigInt(x.missing) * 2n >= BigInt(x.target))
+      : await treasuryReport(chain, treasury, config.assets).then((r) => r.filter((x) => x.missing !== '0'));
     for (const m of missing) log(`treasury: ${m.role} ${m.wallet} (${m.assetId}) holds ${m.balance}, target ${m.target}: fund it (npm run admin -- treasury)`);
   }
   const prices = createFreshPrices(config, { onRefreshError: (e) => log(`prices: refresh failed: ${(e as Error).message}`) });
@@ -104,7 +107,26 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   let orderService: OrderService | undefined;
   if (config.role !== 'worker') {
     redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
-    redis?.on('error', () => {}); // rate limiting fails open (skipOnError) rather than failing requests
+    if (redis) {
+      // Rate limiting fails open (skipOnError) rather than failing requests, so the operator must hear of it:
+      // one ALERT when Redis goes away (again at most once a minute while it stays away), one line when back.
+      const where = (() => {
+        const u = new URL(config.redisUrl!);
+        return `${u.hostname}:${u.port || 6379}`;
+      })();
+      let down = false;
+      let lastAlertAt = 0;
+      redis.on('error', (e: Error) => {
+        if (down && Date.now() - lastAlertAt < 60_000) return;
+        down = true;
+        lastAlertAt = Date.now();
+        log(`ALERT: Redis at ${where} unreachable (${e.message}): rate limits are NOT enforced until it is back`);
+      });
+      redis.on('ready', () => {
+        if (down) log(`Redis at ${where} reachable again: rate limits enforced`);
+        down = false;
+      });
+    }
     // Without an offline queue, commands before the connection is ready fail, and the first requests
     // would pass unlimited: wait for it briefly (an unreachable Redis is reported by its first error).
     if (redis) await answersWithin(new Promise((ok) => (redis!.once('ready', ok), redis!.once('error', ok))), REDIS_READY_MS);

@@ -96,7 +96,7 @@ export class TreasuryKeys {
 export function loadTreasurySeed(opts: { treasurySeed?: string; dataDir: string }): Uint8Array {
   if (opts.treasurySeed) {
     const s = opts.treasurySeed.trim();
-    const bytes = /^[0-9a-fA-F]+$/.test(s) && s.length % 2 === 0 ? Buffer.from(s, 'hex') : Buffer.from(bs58.decode(s));
+    const bytes = /^[0-9a-fA-F]+$/.test(s) && s.length % 2 === 0 ? Buffer.from(s, 'hex') : Buffer.from(bs58.decodeUnsafe(s) ?? []);
     if (bytes.length < 32) throw new Error('TREASURY_SEED must encode at least 32 bytes (hex or base58)');
     return new Uint8Array(bytes);
   }

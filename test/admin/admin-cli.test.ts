@@ -144,7 +144,8 @@ async function tour(run: (args: string[]) => Promise<CliResult>, label: string):
   assert.deepEqual(Object.keys(h).sort(), ['secret', 'success', 'url']);
   assert.equal(h.url, 'https://partner.example/hooks/hush');
   assert.match(h.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
-  assert.match(hook.stderr, /cannot be shown again/);
+  assert.match(hook.stderr, /signing secret/);
+  assert.doesNotMatch(hook.stderr, /API key|hash/, 'a webhook secret is no API key, and it is not kept as a hash');
   const badHook = await run(['set-webhook', c.accountId, 'not a url']);
   assert.equal(badHook.code, 1);
   assert.match(badHook.stderr, /INVALID_REQUEST/);
@@ -290,6 +291,13 @@ describe('admin CLI: direct store, every command', () => {
     // An admin token without a reachable server falls back to the same store.
     const r = await runInProcess(['list-accounts'], { ...env, HUSH_ADMIN_TOKEN: 'tok' });
     assert.deepEqual(json(r).accounts.map((a: { accountId: string }) => a.accountId), [t.accountId]);
+
+    // reconcile needs the chain too; with the embedded chain stopped the message says so (not "store").
+    const port = new URL(await closedPortUrl()).port;
+    const noChain = await runInProcess(['reconcile'], { ...env, LOCALNET_PORT: port });
+    assert.equal(noChain.code, 1);
+    assert.match(noChain.stderr, /chain: no Solana RPC answers at http:\/\/127\.0\.0\.1:\d+ .*npm run localnet/);
+    assert.doesNotMatch(noChain.stderr, /store:/);
   });
 
   it('PostgreSQL via DATABASE_URL', { skip: postgresSkipReason ?? false }, async () => {

@@ -95,8 +95,9 @@ describe('rate limits shared through Redis (REDIS_URL)', { skip }, () => {
 
 describe('rate limits fail open when Redis is unreachable', () => {
   let t: TestHush;
+  const logged: string[] = [];
   before(async () => {
-    t = await startTestHush({ env: { REDIS_URL: 'redis://127.0.0.1:1', HUSH_RATE_LIMITS: 'quote=2,order=2,status=2,tokens=2' } });
+    t = await startTestHush({ env: { REDIS_URL: 'redis://127.0.0.1:1', HUSH_RATE_LIMITS: 'quote=2,order=2,status=2,tokens=2' }, log: (l) => logged.push(l) });
   });
   after(async () => {
     await t?.close();
@@ -108,5 +109,11 @@ describe('rate limits fail open when Redis is unreachable', () => {
       const r = await acct.client.tokens();
       assert.equal(r.status, 200, r.text.slice(0, 200));
     }
+  });
+
+  test('the operator is told, once and not per request, that limits are not enforced', () => {
+    const alerts = logged.filter((l) => l.startsWith('ALERT: Redis at 127.0.0.1:1 unreachable'));
+    assert.equal(alerts.length, 1, logged.join('\n'));
+    assert.match(alerts[0]!, /rate limits are NOT enforced/);
   });
 });

@@ -28,3 +28,22 @@ test('HUSH_PAYOUT_DELAY_S: 5-30 when unset or empty (like every other variable, 
   assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '0-86400' }).payoutDelayS, { min: 0, max: 86400 });
   assert.equal(loadConfig({ HUSH_ROLE: '' }).role, 'all');
 });
+
+test('URL variables must parse with their scheme, and the error does not echo the value (it may hold a password)', () => {
+  assert.equal(loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' }).solanaRpcUrl, 'http://127.0.0.1:8899');
+  assert.equal(loadConfig({ DATABASE_URL: 'postgresql://u:p@db/x' }).databaseUrl, 'postgresql://u:p@db/x');
+  assert.equal(loadConfig({ REDIS_URL: 'rediss://cache:6380/1' }).redisUrl, 'rediss://cache:6380/1');
+  for (const [name, bad] of [
+    ['SOLANA_RPC_URL', 'notaurl'],
+    ['SOLANA_RPC_URL', 'ftp://x'],
+    ['DATABASE_URL', 'garbage-secret'],
+    ['DATABASE_URL', 'mysql://u:secret@db/x'],
+    ['REDIS_URL', 'http://cache'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [name]: bad }),
+      (e: Error) => e instanceof ConfigError && e.message.startsWith(name) && !e.message.includes('secret') && !e.message.includes(bad),
+      `${name}=${bad}`,
+    );
+  }
+});

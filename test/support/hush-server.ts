@@ -382,6 +382,8 @@ export interface TestHushOptions {
    * treasury seed. Its close() leaves the shared store to its owner.
    */
   sharing?: TestHush;
+  /** Receives Hush's own log lines (ALERTs, treasury reports). */
+  log?: (line: string) => void;
 }
 
 /** Starts a real Hush (API + embedded chain unless SOLANA_RPC_URL) on free ports; `close()` stops it and removes its data. */
@@ -416,7 +418,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
   if (engine === 'postgres') assert.equal(config.databaseSchema, schema, 'loadConfig must pass DATABASE_SCHEMA through');
   let hush: RunningHush;
   try {
-    hush = await startHush(config, { logger: false });
+    hush = await startHush(config, { logger: false, ...(opts.log ? { log: opts.log } : {}) });
   } catch (e) {
     removeDir(dataDir);
     if (schema && ownsSchema) await dropSchema(schema).catch(() => {});
