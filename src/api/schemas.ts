@@ -7,14 +7,15 @@ import { ORDER_STATUSES } from '../domain/order-state.ts';
 export const AmountString = Type.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 40, description: 'Raw base units, decimal digits' });
 const AddressString = Type.String({ minLength: 1, maxLength: 64, description: 'Base58 Solana address' });
 const AssetId = Type.String({ minLength: 1, maxLength: 32, description: 'From GET /transfer/v1/tokens' });
-const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
-/** SPEC §5's states; an enum on a string costs nothing when the response is serialized. */
+// No `format`/`enum` where a schema sits in a union: fast-json-stringify checks union branches with ajv,
+// so a value outside them would turn an answer into a 500 (outside unions they are documentation only).
+const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z' });
+/** SPEC §5's states (never inside a union). */
 const OrderStatus = Type.String({ enum: [...ORDER_STATUSES], description: 'SPEC §5 order state' });
 /** Why a deposit went back: `failureReason` of the refund, or funds sent after the deposit (`late_deposit`). */
 const RefundReason = Type.String({
-  enum: ['deposit_short', 'deposit_over', 'price_moved', 'undeliverable', 'late_deposit'],
   description:
-    'deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond the allowed drift; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status)',
+    'One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond the allowed drift; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status)',
 });
 const Mode = Type.Union([Type.Literal('exact_in'), Type.Literal('exact_out')]);
 

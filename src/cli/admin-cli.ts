@@ -380,7 +380,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
             .send()
             .catch(() => {
               throw new ChainUnreachable(
-                `chain: no Solana RPC answers at ${chain.url}${config.solanaRpcUrl ? '' : ' (the embedded chain runs inside Hush: start Hush, or run `npm run localnet` with the same DATA_DIR and LOCALNET_PORT)'}`,
+                `chain: no Solana RPC answers at ${chain.url}${config.solanaRpcUrl ? '' : ' (the embedded chain runs inside Hush: with Hush stopped, run `npm run localnet` with the same DATA_DIR and LOCALNET_PORT)'}`,
               );
             });
           const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));

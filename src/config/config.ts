@@ -95,10 +95,11 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   return n;
 }
 
-/** An optional URL variable: unset or empty → undefined; else it must parse with one of the schemes. */
-function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+/** An optional URL variable: unset or empty → undefined; else it must parse with one of the schemes (or be a socket path). */
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[], socketPath = false): string | undefined {
   const raw = env[name];
   if (!raw) return undefined;
+  if (socketPath && raw.startsWith('/')) return raw;
   let parsed: URL | null = null;
   try {
     parsed = new URL(raw);
@@ -160,9 +161,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     port: int(env, 'PORT', 8787, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || './data',
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'socket:']),
     databaseSchema: env.DATABASE_SCHEMA || undefined,
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], true),
     solanaRpcUrl: url(env, 'SOLANA_RPC_URL', ['http:', 'https:']),
     localnetPort: int(env, 'LOCALNET_PORT', 8899, 0, 65535),
     localnetSlotMs: int(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),

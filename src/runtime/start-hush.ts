@@ -110,10 +110,13 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     if (redis) {
       // Rate limiting fails open (skipOnError) rather than failing requests, so the operator must hear of it:
       // one ALERT when Redis goes away (again at most once a minute while it stays away), one line when back.
-      const where = (() => {
-        const u = new URL(config.redisUrl!);
-        return `${u.hostname}:${u.port || 6379}`;
-      })();
+      // Host and port only: the URL may carry a password.
+      const where = config.redisUrl!.startsWith('/')
+        ? config.redisUrl!
+        : (() => {
+            const u = new URL(config.redisUrl!);
+            return `${u.hostname}:${u.port || 6379}`;
+          })();
       let down = false;
       let lastAlertAt = 0;
       redis.on('error', (e: Error) => {

@@ -305,11 +305,12 @@ export async function updateOrderTransaction(
 
 /**
  * Shows a landed refund of funds sent after the deposit (reason `late_deposit`) on an order that has no
- * refund of its own: no transition (a final order stays final), but the partner can see where the funds went.
+ * refund of its own and is not making one (`refunding`, whose own refund would replace it): no transition
+ * (a final order stays final), but the partner can see where the funds went.
  */
 export async function recordLateRefund(db: Queryable, id: string, refund: { signature: string; amount: string }): Promise<boolean> {
   const { rows } = await db.query(
-    `WITH u AS (UPDATE orders SET refund = $2::jsonb, updated_at = clock_timestamp() WHERE id = $1 AND refund IS NULL RETURNING tracking_id)
+    `WITH u AS (UPDATE orders SET refund = $2::jsonb, updated_at = clock_timestamp() WHERE id = $1 AND refund IS NULL AND status <> 'refunding' RETURNING tracking_id)
      SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
     [id, JSON.stringify({ ...refund, reason: 'late_deposit' })],
   );

@@ -48,6 +48,18 @@ import type { FreshPrices } from '../prices/price-source.ts';
 import { convertForSwap } from '../domain/swap-conversion.ts';
 import { faultPoint } from './fault-points.ts';
 
+
+/** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
+const WATCHDOG_START_GRACE_MS = 10 * 60_000;
+
+/** A late refund that cannot be recorded whole right now: its transaction rolls back, a later pass retries. */
+class LateRefundDeferred extends Error {}
+
+async function lateRefundsExist(q: Queryable, sweepSignature: string): Promise<boolean> {
+  const { rows } = await q.query(`SELECT 1 FROM chain_txs WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:' || $1 || ':%' LIMIT 1`, [sweepSignature]);
+  return rows.length > 0;
+}
+
 export interface WorkerOptions {
   workerId?: string;
   /** How often the loops wake; defaults to half a slot. */
@@ -1479,6 +1491,7 @@ export class SettlementWorker {
         await this.sweepLate(String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id, amount);
       }
     }
+    await this.retryLateRefunds();
     await this.replaceDeadLateRefunds();
     return found;
   }
@@ -1508,25 +1521,57 @@ export class SettlementWorker {
     await this.sendAll([signed.wire]);
   }
 
+  /**
+   * Plans the refunds a landed sweep's late items are owed, all parts of all its items in one database
+   * transaction that also marks the sweep `lateRefunded`: refunds are recorded whole or not at all. A sweep
+   * still unmarked (a crash, an RPC error, no pool able to pay yet) is found again by retryLateRefunds.
+   */
   private async refundLate(sweep: ChainTx): Promise<void> {
     const items = (sweep.meta.items as { orderId: string; amount: string; late?: boolean }[]).filter((i) => i.late);
-    for (const item of items) {
-      const order = await getOrderById(this.db, item.orderId);
-      if (!order) continue;
-      const refund = BigInt(item.amount) - order.networkFee;
-      if (refund <= 0n) {
-        this.log({ trackingId: order.trackingId, amount: item.amount }, 'ALERT: late deposit too small to refund; held in custody');
-        continue;
-      }
-      const wires = await this.exclusive(async () => {
-        const planned = await this.planTransfers(order, 'refund', order.sourceAssetId, order.sender as Address, refund, { late: true });
+    if (items.length === 0) return;
+    const wires = await this.exclusive(() =>
+      this.db.transaction(async (tx) => {
+        const marked = await tx.query(`UPDATE chain_txs SET meta = meta || '{"lateRefunded": true}'::jsonb WHERE id = $1 AND NOT (meta ? 'lateRefunded') RETURNING id`, [sweep.id]);
+        if (marked.rows.length === 0) return [];
+        // Refunds recorded before sweeps were marked: the mark is all that was missing.
+        if (await lateRefundsExist(tx, sweep.signature)) return [];
         const out: string[] = [];
-        for (const [n, p] of (planned ?? []).entries()) {
-          if ((await insertChainTx(this.db, { ...p, meta: { ...p.meta, part: `late:${sweep.signature}:${n}` } })) !== null) out.push(p.wire);
+        for (const item of items) {
+          const order = await getOrderById(tx, item.orderId);
+          if (!order) continue;
+          const refund = BigInt(item.amount) - order.networkFee;
+          if (refund <= 0n) {
+            this.log({ trackingId: order.trackingId, amount: item.amount }, 'ALERT: late deposit too small to refund; held in custody');
+            continue;
+          }
+          const planned = await this.planTransfers(order, 'refund', order.sourceAssetId, order.sender as Address, refund, { late: true }, tx);
+          // No pool can pay it now: roll the whole mark back, so a later pass tries again.
+          if (!planned) throw new LateRefundDeferred();
+          for (const [n, p] of planned.entries()) {
+            if ((await insertChainTx(tx, { ...p, meta: { ...p.meta, part: `late:${sweep.signature}:${n}` } })) === null) throw new LateRefundDeferred();
+            out.push(p.wire);
+          }
         }
         return out;
-      });
-      await this.sendAll(wires);
+      }),
+    ).catch((e: unknown) => {
+      if (e instanceof LateRefundDeferred) return [];
+      throw e;
+    });
+    await this.sendAll(wires);
+  }
+
+  /** Landed sweeps whose late refunds were never recorded (see refundLate), oldest first. */
+  private async retryLateRefunds(): Promise<void> {
+    const { rows } = await this.db.query<{ id: string | number }>(
+      `SELECT id FROM chain_txs c WHERE kind = 'sweep' AND status = 'confirmed' AND meta -> 'items' @> '[{"late": true}]'::jsonb
+         AND NOT (meta ? 'lateRefunded')
+         AND NOT EXISTS (SELECT 1 FROM chain_txs r WHERE r.kind = 'refund' AND r.meta ->> 'part' LIKE 'late:' || c.signature || ':%')
+       ORDER BY id LIMIT 50`,
+    );
+    for (const r of rows) {
+      const sweep = await getChainTx(this.db, String(r.id));
+      if (sweep) await this.refundLate(sweep);
     }
   }
 
@@ -1614,9 +1659,10 @@ export class SettlementWorker {
 
   private async maintenanceTick(): Promise<void> {
     await purgeIdempotencyKeys(this.db);
-    // Watchdog: nothing stays non-final forever; failing keeps funds where they are and alerts. Only once
-    // this worker has had the whole window to move them itself: after an outage, orders are paid, not failed.
-    if (Date.now() - this.startedAt < this.stuckAfterMs) return;
+    // Watchdog: nothing stays non-final forever; failing keeps funds where they are and alerts. Not in a
+    // worker's first minutes: orders that waited out an outage are paid by its catch-up, not failed. Only
+    // minutes, so a worker that keeps restarting still gets its stuck orders reported.
+    if (Date.now() - this.startedAt < Math.min(this.stuckAfterMs, WATCHDOG_START_GRACE_MS)) return;
     for (const r of await stuckOrders(this.db, this.stuckAfterMs)) {
       if (await transitionOrder(this.db, r.id, r.status as never, 'failed', { failureReason: `stuck_in_${r.status}` })) {
         this.log({ trackingId: r.trackingId, status: r.status }, 'ALERT: order stuck; moved to failed, funds held');

@@ -33,6 +33,9 @@ test('URL variables must parse with their scheme, and the error does not echo th
   assert.equal(loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' }).solanaRpcUrl, 'http://127.0.0.1:8899');
   assert.equal(loadConfig({ DATABASE_URL: 'postgresql://u:p@db/x' }).databaseUrl, 'postgresql://u:p@db/x');
   assert.equal(loadConfig({ REDIS_URL: 'rediss://cache:6380/1' }).redisUrl, 'rediss://cache:6380/1');
+  // The clients' other forms: a Redis unix socket path, pg's socket: URL.
+  assert.equal(loadConfig({ REDIS_URL: '/run/redis/redis.sock' }).redisUrl, '/run/redis/redis.sock');
+  assert.equal(loadConfig({ DATABASE_URL: 'socket:/var/run/postgresql?db=hush' }).databaseUrl, 'socket:/var/run/postgresql?db=hush');
   for (const [name, bad] of [
     ['SOLANA_RPC_URL', 'notaurl'],
     ['SOLANA_RPC_URL', 'ftp://x'],

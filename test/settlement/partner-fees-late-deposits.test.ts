@@ -123,11 +123,13 @@ describe('partner fees and late deposits', () => {
 
   // Funds that reach the deposit account between the deposit's confirmation and its sweep: the sweep
   // takes the account's whole balance, so the part beyond the confirmed deposit must come back as well.
-  for (const { assetId, amount, extra } of [
-    { assetId: 'usdc' as const, amount: 10_000_000n, extra: 2_000_000n },
-    { assetId: 'sol' as const, amount: 300_000_000n, extra: 200_000_000n },
+  for (const { assetId, amount, extra, lostRefund } of [
+    { assetId: 'usdc' as const, amount: 10_000_000n, extra: 2_000_000n, lostRefund: false },
+    { assetId: 'sol' as const, amount: 300_000_000n, extra: 200_000_000n, lostRefund: false },
+    // The worker stops (a crash, an RPC error) after the sweep is settled and before its refund is recorded.
+    { assetId: 'usdc' as const, amount: 5_000_000n, extra: 1_500_000n, lostRefund: true },
   ]) {
-    test(`${assetId}: funds sent after the deposit was confirmed but before its sweep come back to the sender less the network fee`, async () => {
+    test(`${assetId}: funds sent after the deposit was confirmed but before its sweep come back to the sender less the network fee${lostRefund ? ', also when the refund was not recorded when the sweep landed' : ''}`, async () => {
       const recipient = (await newWallet(chain)).address;
       const placed = await placeOrder(acct.client, { amount: amount.toString(), sourceAssetId: assetId, destinationAssetId: assetId, senderAddress: sender.address, recipientAddress: recipient });
       await depositWithRefresh(acct.client, chain, placed, sender);
@@ -136,7 +138,24 @@ describe('partner fees and late deposits', () => {
 
       await topUp(assetId, placed.depositAccount, extra);
       const before = (await balanceOf(chain, sender.address, ASSETS[assetId]))!;
-      await sweep(placed.trackingId);
+      const w = worker() as unknown as { refundLate: (sweep: unknown) => Promise<void> };
+      const refundLate = w.refundLate;
+      if (lostRefund) w.refundLate = async () => {};
+      try {
+        await sweep(placed.trackingId);
+        if (lostRefund) {
+          // The sweep lands and is settled; nothing is refunded until a late-deposit pass finds it owed.
+          await pollUntil(async () => (await hush.db.query(`SELECT 1 FROM chain_txs WHERE kind = 'sweep' AND status = 'confirmed' AND meta -> 'items' @> $1::jsonb`, [JSON.stringify([{ depositAccount: placed.depositAccount, late: true }])])).rows.length > 0, {
+            timeoutMs: 20_000,
+            what: 'the settled sweep',
+          });
+          await new Promise((r) => setTimeout(r, 500));
+          assert.equal((await balanceOf(chain, sender.address, ASSETS[assetId]))!, before, 'nothing refunded yet');
+        }
+      } finally {
+        w.refundLate = refundLate;
+      }
+      if (lostRefund) await worker().lateDepositTick();
       const back = await pollUntil(async () => {
         const b = (await balanceOf(chain, sender.address, ASSETS[assetId]))!;
         return b > before ? b - before : null;
@@ -153,9 +172,10 @@ describe('partner fees and late deposits', () => {
 
       const report = await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
       assert.equal(report.ok, true);
-      // Nothing more goes back later: the late-deposit pass finds an empty, closed account.
+      // Nothing more goes back later: the late-deposit pass finds an empty, closed account and a marked sweep.
       await worker().lateDepositTick();
-      await new Promise((r) => setTimeout(r, 1000));
+      await worker().lateDepositTick();
+      await new Promise((r) => setTimeout(r, 1500));
       assert.equal((await balanceOf(chain, sender.address, ASSETS[assetId]))! - before, back, 'refunded exactly once');
     });
   }
