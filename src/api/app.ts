@@ -38,6 +38,8 @@ export interface ApiDeps {
   redis?: Redis;
   /** Store and chain reachable (GET /readyz). */
   ready(): Promise<{ store: boolean; chain: boolean }>;
+  /** True once shutdown began: answers close their connection, /readyz is 503. */
+  draining?(): boolean;
 }
 
 declare module 'fastify' {
@@ -106,6 +108,8 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     timeRequest(request, reply);
+    // Shutting down: each connection is closed after its answer, so none is idle (and reset mid-request) when the server closes.
+    if (deps.draining?.()) reply.header('connection', 'close');
     // HTTP/1.1 requires exactly one Host (RFC 9112 §3.2): else a bad request, answered like the other unkeyed ones.
     const hosts = hostHeaders(request.raw.rawHeaders);
     if (hosts > 1 || (hosts === 0 && request.raw.httpVersion === '1.1')) {

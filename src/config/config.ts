@@ -24,6 +24,8 @@ export interface HushConfig {
   localnetSlotMs: number;
   /** Bound on one Solana RPC round trip (HUSH_RPC_TIMEOUT_MS). */
   rpcTimeoutMs: number;
+  /** On SIGTERM, how long the API keeps serving (every answer `Connection: close`, /readyz 503) before it closes (HUSH_DRAIN_GRACE_MS). */
+  drainGraceMs: number;
   role: Role;
   adminToken?: string;
   quoteTtlS: number;
@@ -168,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     localnetPort: int(env, 'LOCALNET_PORT', 8899, 0, 65535),
     localnetSlotMs: int(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),
     rpcTimeoutMs: int(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
+    drainGraceMs: int(env, 'HUSH_DRAIN_GRACE_MS', 1000, 0, 60_000),
     role,
     adminToken: env.HUSH_ADMIN_TOKEN || undefined,
     quoteTtlS: int(env, 'HUSH_QUOTE_TTL_S', 60, 1, 3600),

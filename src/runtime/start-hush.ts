@@ -102,6 +102,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
 
   let app: FastifyInstance | null = null;
   let url: string | null = null;
+  let draining = false;
   let redis: Redis | undefined;
   let statusCache: StatusCache | undefined;
   let orderService: OrderService | undefined;
@@ -163,6 +164,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
           });
         })(),
         redis,
+        draining: () => draining,
         ready: async () => {
           // In parallel, each bounded: a probe balancer needs an answer, not a hung request.
           const [store, chainOk] = await Promise.all([
@@ -210,6 +212,12 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     async close() {
       if (closed) return;
       closed = true;
+      if (app && config.drainGraceMs > 0) {
+        // Load balancers see /readyz fail and clients get their connections closed after an answer, before
+        // the server stops accepting and closes what is idle.
+        draining = true;
+        await new Promise((r) => setTimeout(r, config.drainGraceMs));
+      }
       await app?.close();
       await orderService?.close();
       await worker?.stop();

@@ -407,6 +407,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     DATA_DIR: dataDir,
     TREASURY_SEED: treasurySeed,
     HUSH_PAYOUT_DELAY_S: '0-0',
+    HUSH_DRAIN_GRACE_MS: '0',
     // Suites that fire many refused or unroutable requests from 127.0.0.1 (anonymous-limits.test.ts lowers it).
     HUSH_ANONYMOUS_RATE_LIMIT: '100000',
     ...(engine === 'postgres' ? { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema } : {}),

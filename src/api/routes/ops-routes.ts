@@ -5,6 +5,11 @@ import type { ApiDeps } from '../app.ts';
 export async function opsRoutes(app: FastifyInstance, { deps }: { deps: ApiDeps }) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    if (deps.draining?.()) {
+      return reply
+        .code(503)
+        .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: shutting down', details: { draining: true }, requestId: request.id } });
+    }
     const r = await deps.ready();
     const parts = { store: r.store ? 'ok' : 'unreachable', chain: r.chain ? 'ok' : 'unreachable' };
     if (r.store && r.chain) return reply.send({ success: true, ...parts });
