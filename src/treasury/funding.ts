@@ -3,6 +3,7 @@ import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { recordMovement } from '../store/settlement-store.ts';
 import { ChainView } from '../worker/chain-view.ts';
+import { faultPoint } from '../worker/fault-points.ts';
 import type { Treasury } from './treasury.ts';
 
 /** What each wallet should hold; the local faucet tops up to these, a real deployment reports the gap. */
@@ -58,11 +59,14 @@ async function rpcCall(chain: SolanaChain, method: string, params: unknown[]): P
 
 /**
  * On a chain with the local faucet, tops every wallet up to its target and records the funding in the
- * ledger once confirmed. Returns what is still missing (empty when fully funded).
+ * ledger once confirmed. Returns what is still missing (empty when fully funded). Each airdrop is kept in
+ * `funding_airdrops` from the moment its signature is known until its ledger entry is written, and a
+ * start first settles what an earlier one left there: a crash in between loses no ledger entry.
  */
 export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: Treasury, assets: AssetRegistry, targets = DEFAULT_FUNDING): Promise<WalletReport[]> {
+  await settleFundingAirdrops(db, chain);
   const report = await treasuryReport(chain, treasury, assets, targets);
-  const sent: { signature: string; r: WalletReport; amount: bigint }[] = [];
+  const sent: string[] = [];
   for (const r of report) {
     const missing = BigInt(r.missing);
     // Top up only what fell below half the target: restarts do not churn the faucet.
@@ -72,22 +76,50 @@ export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: 
       asset.native
         ? await rpcCall(chain, 'requestAirdrop', [r.wallet, Number(missing) <= Number.MAX_SAFE_INTEGER ? Number(missing) : missing.toString()])
         : await rpcCall(chain, 'localnet_requestTokenAirdrop', [r.wallet, asset.mint, missing.toString()]);
-    sent.push({ signature, r, amount: missing });
+    const account = r.role === 'feepayer' ? `feepayer:${r.wallet}` : `pool:${r.holding}`;
+    await db.query('INSERT INTO funding_airdrops (signature, account, asset_id, amount) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [signature, account, r.assetId, missing.toString()]);
+    sent.push(signature);
   }
   const view = new ChainView(chain);
   for (let i = 0; i < 200 && sent.length > 0; i++) {
-    const st = await view.statuses(sent.map((s) => s.signature));
+    const st = await view.statuses(sent);
     if (st.every((s) => s && s.confirmationStatus !== 'processed')) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  for (const s of sent) {
-    const account = s.r.role === 'feepayer' ? `feepayer:${s.r.wallet}` : `pool:${s.r.holding}`;
-    await recordMovement(db, `funding:${s.signature}`, 'funding', [
-      { account: 'external:faucet', assetId: s.r.assetId, amount: -s.amount },
-      { account, assetId: s.r.assetId, amount: s.amount },
-    ]);
-  }
+  faultPoint('funding-confirmed');
+  await settleFundingAirdrops(db, chain);
   return (await treasuryReport(chain, treasury, assets, targets)).filter((r) => r.missing !== '0');
+}
+
+/** An airdrop the chain has not seen this long after it was asked for never landed. */
+const AIRDROP_GIVE_UP_S = 300;
+
+/**
+ * Puts every recorded airdrop that landed on the ledger (and forgets it in the same transaction); forgets
+ * those that failed, or that the chain still does not know long after they were asked for.
+ */
+export async function settleFundingAirdrops(db: Db, chain: SolanaChain): Promise<void> {
+  const { rows } = await db.query<{ signature: string; account: string; asset_id: string; amount: string; stale: boolean }>(
+    `SELECT signature, account, asset_id, amount::text, created_at < now() - make_interval(secs => $1) AS stale FROM funding_airdrops ORDER BY created_at`,
+    [AIRDROP_GIVE_UP_S],
+  );
+  if (rows.length === 0) return;
+  const statuses = await new ChainView(chain).statuses(rows.map((r) => r.signature));
+  for (const [i, r] of rows.entries()) {
+    const st = statuses[i];
+    const landed = st && st.err === null && st.confirmationStatus !== 'processed';
+    if (!landed && !(st && st.err) && !(st === null && r.stale)) continue; // still on its way
+    await db.transaction(async (tx) => {
+      if (landed) {
+        const amount = BigInt(r.amount);
+        await recordMovement(tx, `funding:${r.signature}`, 'funding', [
+          { account: 'external:faucet', assetId: r.asset_id, amount: -amount },
+          { account: r.account, assetId: r.asset_id, amount },
+        ]);
+      }
+      await tx.query('DELETE FROM funding_airdrops WHERE signature = $1', [r.signature]);
+    });
+  }
 }
 
 export function isLocalFaucetChain(chain: SolanaChain): Promise<boolean> {

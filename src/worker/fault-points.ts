@@ -12,7 +12,8 @@ export type FaultPoint =
   | 'payout-confirmed'
   | 'sweep-recorded'
   | 'sweep-sent'
-  | 'refund-recorded';
+  | 'refund-recorded'
+  | 'funding-confirmed';
 
 export function faultPoint(point: FaultPoint): void {
   if (process.env.HUSH_FAULT !== point) return;
