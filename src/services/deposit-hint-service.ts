@@ -85,14 +85,18 @@ export class DepositHintService {
       received = balance(tx.meta.postTokenBalances) - balance(tx.meta.preTokenBalances);
     }
     if (received <= 0n) {
-      const stray = strayCredit(tx.meta, keys, order, asset?.mint);
+      const stray = strayCredit(tx.meta, keys, order);
       if (!stray) throw new HushError('DEPOSIT_MISMATCH', "The transaction did not fund this order's deposit account", { reason: 'not_this_deposit' });
-      // Funds of another asset at the deposit owner: no order counts them and no sweep looks for them.
-      this.log(`ALERT: wrong-asset deposit for ${order.trackingId}: ${stray.amount} of ${stray.mint} sent to its deposit owner ${order.depositOwner} by ${signature}; held there, recoverable only by hand`);
-      throw new HushError('DEPOSIT_MISMATCH', "The transaction sent another asset to this order's deposit address: it is not the deposit, and it is not refunded automatically; contact support", {
-        reason: 'wrong_asset',
-        mint: stray.mint,
-      });
+      // Funds at the deposit owner outside its deposit account: no order counts them and no sweep looks for them.
+      const sameMint = stray.mint === asset?.mint;
+      this.log(`ALERT: funds sent to the deposit owner of ${order.trackingId} outside its deposit account: ${stray.amount} of ${stray.mint} to ${order.depositOwner} by ${signature}; held there, recoverable only by hand`);
+      throw new HushError(
+        'DEPOSIT_MISMATCH',
+        sameMint
+          ? "The transaction sent funds to another account of this order's deposit address, not to its deposit account: they are not the deposit, and they are not refunded automatically; contact support"
+          : "The transaction sent another asset to this order's deposit address: it is not the deposit, and it is not refunded automatically; contact support",
+        { reason: sameMint ? 'wrong_account' : 'wrong_asset', mint: stray.mint },
+      );
     }
     if (order.status === 'awaiting_deposit' || order.status === 'deposit_detected') {
       // The deposit is what the account holds, from its first transaction, exactly as the worker records it:
@@ -123,20 +127,21 @@ export class DepositHintService {
 }
 
 /**
- * A credit this transaction made to the order's deposit owner other than its deposit: a token account of
- * another mint owned by it, or lamports to the owner's own address.
+ * A credit this transaction made to the order's deposit owner other than its deposit: any other token
+ * account owned by it (another mint, or a second account of the deposit's mint), or lamports to the owner's
+ * own address.
  */
 function strayCredit(
   meta: { preBalances: readonly (number | bigint)[]; postBalances: readonly (number | bigint)[]; preTokenBalances?: readonly TokenBalance[] | null; postTokenBalances?: readonly TokenBalance[] | null },
   keys: readonly string[],
   order: OrderRecord,
-  depositMint: string | undefined,
 ): { mint: string; amount: bigint } | null {
   for (const post of meta.postTokenBalances ?? []) {
     if (post.owner !== order.depositOwner || keys[post.accountIndex] === order.depositAccount) continue;
     const pre = meta.preTokenBalances?.find((b) => b.accountIndex === post.accountIndex)?.uiTokenAmount.amount ?? '0';
     const amount = BigInt(post.uiTokenAmount.amount) - BigInt(pre);
-    if (amount > 0n && post.mint !== depositMint) return { mint: post.mint, amount };
+    // Any other token account of the owner: another mint, or the deposit's own mint outside the deposit account.
+    if (amount > 0n) return { mint: post.mint, amount };
   }
   const owner = keys.indexOf(order.depositOwner);
   if (owner >= 0) {
