@@ -181,7 +181,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   let worker: SettlementWorker | null = null;
   let webhooks: WebhookDispatcher | null = null;
   if (config.role !== 'api') {
-    webhooks = new WebhookDispatcher(db, { log });
+    webhooks = new WebhookDispatcher(db, { log, eventIdKey: keys.eventIdKey });
     webhooks.start();
     const rebalancer =
       config.rebalancer === 'faucet' && faucet

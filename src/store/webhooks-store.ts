@@ -4,7 +4,7 @@ import type { Queryable } from './db.ts';
 export interface DueWebhookEvent {
   id: string;
   orderId: string;
-  /** The history row's id: increases along one order's transitions. */
+  /** The transition's place in its order's history, from 1 (`order.history[sequence - 1]`); per order, so it reveals no global volume. */
   sequence: string;
   status: string;
   at: Date;
@@ -36,7 +36,7 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
   const { rows } = await db.query<{
     id: string | number;
     order_id: string | number;
-    history_id: string | number;
+    sequence: string | number;
     status: string;
     at: Date;
     attempts: number;
@@ -54,13 +54,14 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
      UPDATE webhook_events e SET attempts = e.attempts + 1, locked_until = date_trunc('milliseconds', now() + make_interval(secs => $2))
      FROM due, accounts a
      WHERE e.id = due.id AND a.id = e.account_id
-     RETURNING e.id, e.order_id, e.history_id, e.status, e.at, e.attempts, e.locked_until, a.webhook_url, a.webhook_secret`,
+     RETURNING e.id, e.order_id, e.status, e.at, e.attempts, e.locked_until, a.webhook_url, a.webhook_secret,
+       (SELECT count(*) FROM order_history h WHERE h.order_id = e.order_id AND h.id <= e.history_id) AS sequence`,
     [limit, leaseS],
   );
   return rows.map((r) => ({
     id: String(r.id),
     orderId: String(r.order_id),
-    sequence: String(r.history_id),
+    sequence: String(r.sequence),
     status: r.status,
     at: r.at,
     attempts: r.attempts,

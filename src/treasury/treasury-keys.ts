@@ -55,11 +55,14 @@ export function depositOwnerSeedOf(depositMaster: Uint8Array, trackingId: string
 export class TreasuryKeys {
   private readonly depositMaster: Uint8Array;
   readonly quoteMacKey: Uint8Array;
+  /** Keys the public webhook event ids (see WebhookDispatcher). */
+  readonly eventIdKey: Uint8Array;
 
   constructor(private readonly seed: Uint8Array) {
     if (seed.length < 32) throw new Error('treasury seed must be at least 32 bytes');
     this.depositMaster = slip10Derive(seed, [...SOLANA, 2]).key;
     this.quoteMacKey = slip10Derive(seed, [...SOLANA, 3]).key;
+    this.eventIdKey = slip10Derive(seed, [...SOLANA, 4]).key;
   }
 
   feePayerSeed(): Uint8Array {

@@ -33,7 +33,7 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly db: Db,
-    private readonly opts: { pollMs?: number; log?: (msg: string) => void } = {},
+    private readonly opts: { pollMs?: number; log?: (msg: string) => void; eventIdKey?: Uint8Array } = {},
   ) {}
 
   start(): void {
@@ -76,14 +76,23 @@ export class WebhookDispatcher {
     return true;
   }
 
+  /**
+   * The event's public id: stable for every attempt (receivers drop repeats by it) but keyed, so a partner
+   * cannot read Hush's total event volume off a sequence number.
+   */
+  private eventId(id: string | number): string {
+    if (!this.opts.eventIdKey) return `evt_${id}`;
+    return `evt_${createHmac('sha256', this.opts.eventIdKey).update(String(id)).digest('base64url').slice(0, 22)}`;
+  }
+
   private async deliver(e: DueWebhookEvent, order: StatusRecord | undefined): Promise<void> {
     const fail = async (error: string, giveUp = false) => {
       const failed = await markWebhookFailed(this.db, e, error, giveUp);
-      if (failed?.givenUp) this.opts.log?.(`ALERT: webhook event evt_${e.id} (order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`);
+      if (failed?.givenUp) this.opts.log?.(`ALERT: webhook event ${this.eventId(e.id)} (#${e.id}, order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`);
     };
     if (!e.url || !e.secret) return fail('the account has no webhook any more', true);
     if (!order) return fail('order not found', true);
-    const eventId = `evt_${e.id}`;
+    const eventId = this.eventId(e.id);
     const body = JSON.stringify({
       id: eventId,
       type: 'order.status_changed',

@@ -121,7 +121,9 @@ describe('webhooks: one signed event per order transition, retried until deliver
       verifySignature(r, secret);
       assert.equal(r.headers['content-type'], 'application/json');
       assert.equal(r.headers['hush-event-id'], e.id);
-      assert.match(e.id, /^evt_\d+$/);
+      assert.match(e.id, /^evt_[A-Za-z0-9_-]{22}$/, 'an opaque id, not a sequence number');
+      // sequence is the transition's place in this order's history (from 1), not a global counter.
+      assert.equal(done.history[Number(e.data.sequence) - 1]?.status, e.data.status, `sequence ${e.data.sequence} indexes the history`);
       assert.equal(e.type, 'order.status_changed');
       assert.equal(e.data.trackingId, done.trackingId);
       assert.ok(done.history.some((h: { status: string; at: string }) => h.status === e.data.status && h.at === e.createdAt), `${e.data.status} at ${e.createdAt} is in the history`);
