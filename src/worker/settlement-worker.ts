@@ -1576,9 +1576,13 @@ export class SettlementWorker {
   }
 
   private async replaceDeadLateRefunds(): Promise<void> {
+    // Only parts whose latest attempt died, and only recent ones: this runs every pass, and late refunds accumulate.
     const { rows } = await this.db.query<{ id: string | number }>(
-      `SELECT DISTINCT ON (order_id, meta ->> 'part') id FROM chain_txs
-       WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:%' ORDER BY order_id, meta ->> 'part', id DESC`,
+      `SELECT id FROM (
+         SELECT DISTINCT ON (order_id, meta ->> 'part') id, status FROM chain_txs
+         WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:%' AND created_at > now() - interval '7 days'
+         ORDER BY order_id, meta ->> 'part', id DESC) latest
+       WHERE status IN ('expired', 'failed')`,
     );
     for (const r of rows) {
       const t = await getChainTx(this.db, String(r.id));
