@@ -13,6 +13,8 @@ export interface RateLimits {
 /** Everything SPEC §11 lets an operator set, parsed once at start. */
 export interface HushConfig {
   port: number;
+  /** Role worker only: where it serves /healthz, /readyz and /metrics (HUSH_OPS_PORT; unset → nowhere). */
+  opsPort?: number;
   host: string;
   dataDir: string;
   databaseUrl?: string;
@@ -161,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
   if (role !== 'api' && role !== 'worker' && role !== 'all') throw new ConfigError(`HUSH_ROLE must be api, worker or all, got "${role}"`);
   return {
     port: int(env, 'PORT', 8787, 0, 65535),
+    ...(env.HUSH_OPS_PORT ? { opsPort: int(env, 'HUSH_OPS_PORT', 0, 0, 65535) } : {}),
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || './data',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'socket:']),

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { HushConfig } from '../config/config.ts';
 import { buildApp } from '../api/app.ts';
 import { createMetrics } from '../api/metrics.ts';
+import { buildOpsApp } from '../api/ops-app.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
 import { startLocalnet, type RunningLocalnet } from '../localnet/start-localnet.ts';
 import { Authenticator } from '../services/authenticator.ts';
@@ -48,9 +49,20 @@ export interface RunningHush {
   demo: DemoAccount | null;
   app: FastifyInstance | null;
   url: string | null;
+  /** A worker's /healthz, /readyz and /metrics (HUSH_OPS_PORT), else null. */
+  opsUrl: string | null;
   /** The settlement worker (roles worker and all): tests drive its ticks directly. */
   worker: SettlementWorker | null;
   close(): Promise<void>;
+}
+
+/** Store and chain each answering within READY_PROBE_MS, asked in parallel: a probe needs an answer, not a hung request. */
+async function readiness(db: Db, chain: SolanaChain): Promise<{ store: boolean; chain: boolean }> {
+  const [store, chainOk] = await Promise.all([
+    answersWithin(db.query('SELECT 1'), READY_PROBE_MS),
+    chain.rpc.getSlot().send({ abortSignal: AbortSignal.timeout(READY_PROBE_MS) }).then(() => true, () => false),
+  ]);
+  return { store, chain: chainOk };
 }
 
 export interface StartOptions {
@@ -103,6 +115,8 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   let app: FastifyInstance | null = null;
   let url: string | null = null;
   let draining = false;
+  let opsApp: FastifyInstance | null = null;
+  let opsUrl: string | null = null;
   let redis: Redis | undefined;
   let statusCache: StatusCache | undefined;
   let orderService: OrderService | undefined;
@@ -165,14 +179,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         })(),
         redis,
         draining: () => draining,
-        ready: async () => {
-          // In parallel, each bounded: a probe balancer needs an answer, not a hung request.
-          const [store, chainOk] = await Promise.all([
-            answersWithin(db.query('SELECT 1'), READY_PROBE_MS),
-            chain.rpc.getSlot().send({ abortSignal: AbortSignal.timeout(READY_PROBE_MS) }).then(() => true, () => false),
-          ]);
-          return { store, chain: chainOk };
-        },
+        ready: () => readiness(db, chain),
       },
       { logger: opts.logger ?? false },
     );
@@ -196,6 +203,14 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       log: (o, m) => log(`${m} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v))}`),
     });
     worker.start();
+    if (config.role === 'worker' && config.opsPort !== undefined) {
+      opsApp = await buildOpsApp({
+        draining: () => draining,
+        ready: () => readiness(db, chain),
+        metrics: createMetrics(() => countOrdersByStatus(db), { assets: config.assets.list.map((a) => a.assetId), available: (a) => inventory.available(a), target: (a) => inventoryTargets.get(a) }),
+      });
+      opsUrl = await opsApp.listen({ host: config.host, port: config.opsPort });
+    }
   }
   let closed = false;
   return {
@@ -208,17 +223,19 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     demo,
     app,
     url,
+    opsUrl,
     worker,
     async close() {
       if (closed) return;
       closed = true;
-      if (app && config.drainGraceMs > 0) {
+      if ((app || opsApp) && config.drainGraceMs > 0) {
         // Load balancers see /readyz fail and clients get their connections closed after an answer, before
         // the server stops accepting and closes what is idle.
         draining = true;
         await new Promise((r) => setTimeout(r, config.drainGraceMs));
       }
       await app?.close();
+      await opsApp?.close();
       await orderService?.close();
       await worker?.stop();
       await webhooks?.stop();

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../app.ts';
 
 /** Operational endpoints: no auth, not under the partner prefix (SPEC §4). */
-export async function opsRoutes(app: FastifyInstance, { deps }: { deps: ApiDeps }) {
+export async function opsRoutes(app: FastifyInstance, { deps }: { deps: Pick<ApiDeps, 'ready' | 'metrics' | 'draining'> }) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     if (deps.draining?.()) {

@@ -1,0 +1,36 @@
+/**
+ * A worker process serves no partner API, but with HUSH_OPS_PORT it can be probed and scraped like one:
+ * /healthz, /readyz (store and chain), /metrics (Prometheus, orders by status), the SPEC error shape
+ * elsewhere. Real child process, embedded chain, PGlite.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { spawnHush } from '../support/hush-process.ts';
+import { makeTempDir, pollUntil, removeDir } from '../support/localnet.ts';
+
+test('HUSH_ROLE=worker with HUSH_OPS_PORT: /healthz, /readyz, /metrics, and nothing else', { timeout: 120_000 }, async () => {
+  const dataDir = makeTempDir('hush-worker-ops-');
+  const worker = await spawnHush({ DATA_DIR: dataDir, HUSH_ROLE: 'worker', PORT: '0', HUSH_OPS_PORT: '0', LOCALNET_PORT: '0', HUSH_DRAIN_GRACE_MS: '0' }, { label: 'worker' });
+  try {
+    assert.equal(worker.url, null, 'no partner API');
+    const ops = await pollUntil(async () => /hush: ops routes \(\/healthz, \/readyz, \/metrics\) at (\S+)/.exec(worker.output())?.[1], { what: 'the ops line' });
+    const health = await fetch(`${ops}/healthz`);
+    assert.equal(health.status, 200);
+    assert.ok(health.headers.get('x-request-id'));
+    const ready = await fetch(`${ops}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.deepEqual(await ready.json(), { success: true, store: 'ok', chain: 'ok' });
+    const metrics = await (await fetch(`${ops}/metrics`)).text();
+    assert.match(metrics, /^hush_orders\{status="completed"\} \d+$/m);
+    assert.match(metrics, /^hush_http_request_duration_seconds_count\{[^}]*route="\/healthz"[^}]*\} [1-9]/m);
+    const partner = await fetch(`${ops}/transfer/v1/tokens`);
+    assert.equal(partner.status, 404);
+    const body = (await partner.json()) as { success: boolean; error: { code: string } };
+    assert.equal(body.success, false);
+    assert.equal(body.error.code, 'NOT_FOUND');
+  } finally {
+    const exit = await worker.stop('SIGTERM');
+    assert.equal(exit.code, 0);
+    removeDir(dataDir);
+  }
+});
