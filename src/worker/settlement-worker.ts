@@ -47,6 +47,8 @@ import { runRebalance, type Rebalancer } from '../rebalance/rebalancer.ts';
 import type { FreshPrices } from '../prices/price-source.ts';
 import { convertForSwap } from '../domain/swap-conversion.ts';
 import { faultPoint } from './fault-points.ts';
+import { sweepLegs, type SweepItemRecord } from './sweep-legs.ts';
+import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
 
 
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
@@ -1131,16 +1133,15 @@ export class SettlementWorker {
           },
         ];
       case 'sweep': {
-        const items = t.meta.items as { depositAccount: string; amount: string; late?: boolean }[];
-        const total = items.reduce((s, i) => s + BigInt(i.amount), 0n);
-        // A late deposit was never on the ledger: it comes straight from the sender into the pool.
-        const legs = items.map((i) => ({ account: i.late ? 'external:senders' : `deposit:${i.depositAccount}`, assetId: t.assetId, amount: -BigInt(i.amount) }));
-        if (this.asset(t.assetId).native) {
-          // Closing wrapped-SOL deposits sends their rent to the pool as well.
-          legs.push({ account: `pool:${t.destination}`, assetId: t.assetId, amount: poolLamportDelta });
-          legs.push({ account: 'income:rent', assetId: t.assetId, amount: total - poolLamportDelta });
-        } else {
-          legs.push({ account: `pool:${t.destination}`, assetId: t.assetId, amount: total });
+        const { legs, unattributed } = sweepLegs(t.meta.items as SweepItemRecord[], {
+          assetId: t.assetId,
+          pool: t.destination,
+          native: this.asset(t.assetId).native,
+          poolLamportDelta,
+          rentPerAccount: DEFAULT_NETWORK_COST.tokenAccountRent,
+        });
+        if (unattributed > 0n) {
+          this.log({ signature: t.signature, lamports: unattributed.toString() }, 'ALERT: a wrapped-SOL sweep moved lamports that arrived after it read the balances; owed to a sender, refund by hand');
         }
         return [{ movement: `tx:${t.signature}:assets`, kind: 'sweep', legs }];
       }

@@ -1,0 +1,38 @@
+import type { LedgerLeg } from '../store/settlement-store.ts';
+
+export interface SweepItemRecord {
+  depositAccount: string;
+  amount: string;
+  late?: boolean;
+}
+
+/**
+ * The ledger legs of a landed sweep. A wrapped-SOL sweep closes its deposit accounts, so the pool gains
+ * every lamport they held: the recorded amounts, their rent reserves, and anything that arrived after
+ * the sweep read the balances. That last part came from a sender and is owed back, so it is booked from
+ * `external:senders` and returned as `unattributed` for an alert, never taken as rent income.
+ */
+export function sweepLegs(
+  items: readonly SweepItemRecord[],
+  opts: { assetId: string; pool: string; native: boolean; poolLamportDelta: bigint; rentPerAccount: bigint },
+): { legs: LedgerLeg[]; unattributed: bigint } {
+  const { assetId } = opts;
+  const total = items.reduce((s, i) => s + BigInt(i.amount), 0n);
+  // A late deposit was never on the ledger: it comes straight from the sender into the pool.
+  const legs: LedgerLeg[] = items.map((i) => ({ account: i.late ? 'external:senders' : `deposit:${i.depositAccount}`, assetId, amount: -BigInt(i.amount) }));
+  if (!opts.native) {
+    legs.push({ account: `pool:${opts.pool}`, assetId, amount: total });
+    return { legs, unattributed: 0n };
+  }
+  const rent = opts.rentPerAccount * BigInt(new Set(items.map((i) => i.depositAccount)).size);
+  const unattributed = opts.poolLamportDelta - total - rent;
+  legs.push({ account: `pool:${opts.pool}`, assetId, amount: opts.poolLamportDelta });
+  if (unattributed > 0n) {
+    legs.push({ account: 'income:rent', assetId, amount: -rent });
+    legs.push({ account: 'external:senders', assetId, amount: -unattributed });
+    return { legs, unattributed };
+  }
+  // Closing wrapped-SOL deposits sends their rent to the pool as well.
+  legs.push({ account: 'income:rent', assetId, amount: total - opts.poolLamportDelta });
+  return { legs, unattributed: 0n };
+}

@@ -1,0 +1,46 @@
+/**
+ * A landed sweep's ledger legs: they balance, SPL sweeps move exactly the recorded amounts, and a
+ * wrapped-SOL sweep that moved more than its recorded amounts plus rent books the rest as owed to a
+ * sender (external:senders, reported as unattributed), not as rent income.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { sweepLegs } from '../../src/worker/sweep-legs.ts';
+
+const RENT = 2_039_280n;
+const sum = (legs: { amount: bigint }[]) => legs.reduce((s, l) => s + l.amount, 0n);
+const items = [
+  { depositAccount: 'A', amount: '500000000' },
+  { depositAccount: 'A', amount: '200000000', late: true },
+  { depositAccount: 'B', amount: '100000000' },
+];
+
+test('SPL: the pool gains exactly the recorded amounts; a late item comes from external:senders', () => {
+  const { legs, unattributed } = sweepLegs(items, { assetId: 'usdc', pool: 'P', native: false, poolLamportDelta: 0n, rentPerAccount: RENT });
+  assert.equal(sum(legs), 0n);
+  assert.equal(unattributed, 0n);
+  assert.deepEqual(legs.find((l) => l.account === 'pool:P')?.amount, 800_000_000n);
+  assert.deepEqual(legs.find((l) => l.account === 'external:senders')?.amount, -200_000_000n);
+});
+
+test('wrapped SOL, as read: the pool gains amounts plus one rent per closed account, booked as rent income', () => {
+  const delta = 800_000_000n + 2n * RENT;
+  const { legs, unattributed } = sweepLegs(items, { assetId: 'sol', pool: 'P', native: true, poolLamportDelta: delta, rentPerAccount: RENT });
+  assert.equal(sum(legs), 0n);
+  assert.equal(unattributed, 0n);
+  assert.equal(legs.find((l) => l.account === 'income:rent')?.amount, -2n * RENT);
+});
+
+test('wrapped SOL that received lamports after the read: the surplus is owed to a sender, not rent', () => {
+  const late = 30_000_000n;
+  const delta = 800_000_000n + 2n * RENT + late;
+  const { legs, unattributed } = sweepLegs(items, { assetId: 'sol', pool: 'P', native: true, poolLamportDelta: delta, rentPerAccount: RENT });
+  assert.equal(sum(legs), 0n);
+  assert.equal(unattributed, late);
+  assert.equal(legs.find((l) => l.account === 'income:rent')?.amount, -2n * RENT, 'rent income is only the rent');
+  assert.equal(
+    legs.filter((l) => l.account === 'external:senders').reduce((s, l) => s + l.amount, 0n),
+    -200_000_000n - late,
+    'the late item and the surplus both came from senders',
+  );
+});
