@@ -1,5 +1,5 @@
 import type { AssetRegistry } from '../config/assets.ts';
-import { isFinal } from '../domain/order-state.ts';
+import { isFinal, type OrderStatus } from '../domain/order-state.ts';
 import type { OrderRecord } from '../store/orders-store.ts';
 
 /** The order object of the order and refresh endpoints (seed part 2). */
@@ -58,3 +58,25 @@ export function statusRecord(o: OrderRecord) {
 }
 
 export type StatusRecord = ReturnType<typeof statusRecord>;
+
+/**
+ * The status record as it stood right after one transition (a webhook event), rebuilt from the current
+ * one: each field as the transitions up to that one left it. Events may go out long after their
+ * transition (retries), and a record already further along would contradict the event it rides on.
+ */
+export function recordAsOf(current: StatusRecord, event: { status: string; sequence: number; at: Date }): StatusRecord {
+  const status = event.status as OrderStatus;
+  const deposited = status !== 'awaiting_deposit' && status !== 'expired';
+  return {
+    ...current,
+    status,
+    final: isFinal(status),
+    updatedAt: event.at.toISOString(),
+    deposit: deposited && current.deposit ? (status === 'deposit_detected' ? { ...current.deposit, confirmedAt: null } : current.deposit) : null,
+    payouts: status === 'completed' ? current.payouts : [],
+    refund: status === 'refunded' ? current.refund : null,
+    failureReason: status === 'refunding' || status === 'refunded' || status === 'failed' ? current.failureReason : null,
+    history: current.history.slice(0, event.sequence),
+  };
+}
+

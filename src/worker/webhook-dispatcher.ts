@@ -3,7 +3,7 @@ import pLimit from 'p-limit';
 import type { Db } from '../store/db.ts';
 import { getOrdersByIds } from '../store/orders-store.ts';
 import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, purgeWebhookEvents, type DueWebhookEvent } from '../store/webhooks-store.ts';
-import { statusRecord, type StatusRecord } from '../services/order-views.ts';
+import { recordAsOf, statusRecord, type StatusRecord } from '../services/order-views.ts';
 
 const BATCH = 16;
 const PARALLEL = 8;
@@ -97,7 +97,7 @@ export class WebhookDispatcher {
       id: eventId,
       type: 'order.status_changed',
       createdAt: e.at.toISOString(),
-      data: { trackingId: order.trackingId, status: e.status, sequence: e.sequence, order },
+      data: { trackingId: order.trackingId, status: e.status, sequence: e.sequence, order: recordAsOf(order, { status: e.status, sequence: Number(e.sequence), at: e.at }) },
     });
     try {
       const res = await fetch(e.url, {
