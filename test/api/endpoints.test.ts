@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Address, Base64EncodedWireTransaction, KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type Address, type Base64EncodedWireTransaction, type KeyPairSigner } from '@solana/kit';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS, ComputeBudgetInstruction, identifyComputeBudgetInstruction } from '@solana-program/compute-budget';
 import { SYSTEM_PROGRAM_ADDRESS, SystemInstruction, identifySystemInstruction, parseTransferSolInstruction } from '@solana-program/system';
 import {
@@ -14,13 +14,15 @@ import {
   TOKEN_PROGRAM_ADDRESS,
   TokenInstruction,
   findAssociatedTokenPda,
+  getInitializeAccount3Instruction,
   identifyAssociatedTokenInstruction,
   identifyTokenInstruction,
   parseCreateAssociatedTokenInstruction,
   parseSyncNativeInstruction,
   parseTransferCheckedInstruction,
 } from '@solana-program/token';
-import { requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
+import { buildSignedTransaction, latestBlockhash, requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
+import { getCreateAccountInstruction } from '@solana-program/system';
 import { assertDocumented } from '../support/openapi-conformance.ts';
 import {
   PREFIX,
@@ -506,6 +508,21 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     await waitForStatus(t.rpc, lamportsSig, 'confirmed');
     const n = expectError(await acct.client.deposit({ trackingId: o.trackingId, signature: lamportsSig }), 409, 'DEPOSIT_MISMATCH');
     assert.deepEqual(n.details, { reason: 'wrong_asset', mint: 'native' });
+    // The deposit's own mint in a second token account of the owner (not the deposit account): wrong_account.
+    const second = await generateKeyPairSigner();
+    const { wire: secondWire, signature: secondSig } = await buildSignedTransaction(
+      sender,
+      [
+        getCreateAccountInstruction({ payer: sender, newAccount: second, lamports: 2_039_280n + 5_000_000n, space: 165, programAddress: TOKEN_PROGRAM_ADDRESS }),
+        getInitializeAccount3Instruction({ account: second.address, mint: WSOL_MINT, owner: depositOwner }),
+      ],
+      await latestBlockhash(t.rpc),
+    );
+    await t.rpc.sendTransaction(secondWire, { encoding: 'base64' }).send();
+    await waitForStatus(t.rpc, secondSig, 'confirmed');
+    const a = expectError(await acct.client.deposit({ trackingId: o.trackingId, signature: secondSig }), 409, 'DEPOSIT_MISMATCH');
+    assert.equal(o.sourceSymbol, 'SOL');
+    assert.deepEqual(a.details, { reason: 'wrong_account', mint: WSOL_MINT });
     assert.equal(expectOk(await acct.client.status(o.trackingId)).order.status, 'awaiting_deposit', 'nor does a wrong-asset one');
 
     for (const garbage of ['garbage', '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', unseen.slice(0, 40), `${unseen}zzz`]) {
