@@ -56,6 +56,13 @@ export interface RunningHush {
   close(): Promise<void>;
 }
 
+/** Where Redis is, for log lines: the socket path, or host and port (never the URL, which may carry a password). */
+function redisEndpoint(url: string): string {
+  if (url.startsWith('/')) return url;
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || 6379}`;
+}
+
 /** Store and chain each answering within READY_PROBE_MS, asked in parallel: a probe needs an answer, not a hung request. */
 async function readiness(db: Db, chain: SolanaChain): Promise<{ store: boolean; chain: boolean }> {
   const [store, chainOk] = await Promise.all([
@@ -106,6 +113,13 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const inventoryTargets = new Map(
     config.assets.list.map((a) => [a.assetId, (DEFAULT_FUNDING.poolTokens[a.assetId] ?? 0n) * 10n ** BigInt(a.decimals) * BigInt(treasury.pools(a.assetId).length)]),
   );
+  /** A registry per server (API or a worker's ops routes): orders by status, free inventory against its target. */
+  const newMetrics = () =>
+    createMetrics(() => countOrdersByStatus(db), {
+      assets: config.assets.list.map((a) => a.assetId),
+      available: (a) => inventory.available(a),
+      target: (a) => inventoryTargets.get(a),
+    });
   await inventory.refresh().catch(() => {});
   inventory.start();
   let demo: DemoAccount | null = null;
@@ -125,13 +139,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     if (redis) {
       // Rate limiting fails open (skipOnError) rather than failing requests, so the operator must hear of it:
       // one ALERT when Redis goes away (again at most once a minute while it stays away), one line when back.
-      // Host and port only: the URL may carry a password.
-      const where = config.redisUrl!.startsWith('/')
-        ? config.redisUrl!
-        : (() => {
-            const u = new URL(config.redisUrl!);
-            return `${u.hostname}:${u.port || 6379}`;
-          })();
+      const where = redisEndpoint(config.redisUrl!);
       let down = false;
       let lastAlertAt = 0;
       redis.on('error', (e: Error) => {
@@ -162,11 +170,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         orders,
         deposits: new DepositHintService(config, db, chain, orders, log),
         statusCache,
-        metrics: createMetrics(() => countOrdersByStatus(db), {
-          assets: config.assets.list.map((a) => a.assetId),
-          available: (a) => inventory.available(a),
-          target: (a) => inventoryTargets.get(a),
-        }),
+        metrics: newMetrics(),
         admin: (() => {
           const svc = new AdminService(db, { onAccountChanged: (id) => auth.invalidate(id) });
           return Object.assign(svc, {
@@ -207,7 +211,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       opsApp = await buildOpsApp({
         draining: () => draining,
         ready: () => readiness(db, chain),
-        metrics: createMetrics(() => countOrdersByStatus(db), { assets: config.assets.list.map((a) => a.assetId), available: (a) => inventory.available(a), target: (a) => inventoryTargets.get(a) }),
+        metrics: newMetrics(),
       });
       opsUrl = await opsApp.listen({ host: config.host, port: config.opsPort });
     }

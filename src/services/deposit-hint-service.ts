@@ -91,9 +91,12 @@ export class DepositHintService {
       if (!stray) throw new HushError('DEPOSIT_MISMATCH', "The transaction did not fund this order's deposit account", { reason: 'not_this_deposit' });
       // Funds at the deposit owner outside its deposit account: no order counts them and no sweep looks for them.
       const sameMint = stray.mint === asset?.mint;
-      if (this.alerted.size >= 10_000) this.alerted.clear();
       // Once per transaction: partners retry hints, and a retry is no new event.
-      if (!this.alerted.has(signature) && this.alerted.add(signature)) this.log(`ALERT: funds sent to the deposit owner of ${order.trackingId} outside its deposit account: ${stray.amount} of ${stray.mint} to ${order.depositOwner} by ${signature}; held there, recoverable only by hand`);
+      if (!this.alerted.has(signature)) {
+        if (this.alerted.size >= 10_000) this.alerted.clear();
+        this.alerted.add(signature);
+        this.log(`ALERT: funds sent to the deposit owner of ${order.trackingId} outside its deposit account: ${stray.amount} of ${stray.mint} to ${order.depositOwner} by ${signature}; held there, recoverable only by hand`);
+      }
       throw new HushError(
         'DEPOSIT_MISMATCH',
         sameMint

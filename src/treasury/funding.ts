@@ -60,11 +60,10 @@ async function rpcCall(chain: SolanaChain, method: string, params: unknown[]): P
 /**
  * On a chain with the local faucet, tops every wallet up to its target and records the funding in the
  * ledger once confirmed. Returns what is still missing (empty when fully funded). Each airdrop is kept in
- * `funding_airdrops` from the moment its signature is known until its ledger entry is written, and a
- * start first settles what an earlier one left there: a crash in between loses no ledger entry.
+ * `funding_airdrops` from the moment its signature is known until its ledger entry is written; the
+ * settling at the end covers every row, so it also settles what a crashed earlier start left there.
  */
 export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: Treasury, assets: AssetRegistry, targets = DEFAULT_FUNDING): Promise<WalletReport[]> {
-  await settleFundingAirdrops(db, chain);
   const report = await treasuryReport(chain, treasury, assets, targets);
   const sent: string[] = [];
   for (const r of report) {
@@ -98,7 +97,7 @@ const AIRDROP_GIVE_UP_S = 300;
  * Puts every recorded airdrop that landed on the ledger (and forgets it in the same transaction); forgets
  * those that failed, or that the chain still does not know long after they were asked for.
  */
-export async function settleFundingAirdrops(db: Db, chain: SolanaChain): Promise<void> {
+async function settleFundingAirdrops(db: Db, chain: SolanaChain): Promise<void> {
   const { rows } = await db.query<{ signature: string; account: string; asset_id: string; amount: string; stale: boolean }>(
     `SELECT signature, account, asset_id, amount::text, created_at < now() - make_interval(secs => $1) AS stale FROM funding_airdrops ORDER BY created_at`,
     [AIRDROP_GIVE_UP_S],

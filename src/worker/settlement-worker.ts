@@ -50,7 +50,6 @@ import { faultPoint } from './fault-points.ts';
 import { sweepLegs, type SweepItemRecord } from './sweep-legs.ts';
 import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
 
-
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
 const WATCHDOG_START_GRACE_MS = 10 * 60_000;
 
@@ -1528,7 +1527,7 @@ export class SettlementWorker {
    * still unmarked (a crash, an RPC error, no pool able to pay yet) is found again by retryLateRefunds.
    */
   private async refundLate(sweep: ChainTx): Promise<void> {
-    const items = (sweep.meta.items as { orderId: string; amount: string; late?: boolean }[]).filter((i) => i.late);
+    const items = (sweep.meta.items as SweepItemRecord[]).filter((i) => i.late);
     if (items.length === 0) return;
     const wires = await this.exclusive(() =>
       this.db.transaction(async (tx) => {
@@ -1565,9 +1564,8 @@ export class SettlementWorker {
   /** Landed sweeps whose late refunds were never recorded (see refundLate), oldest first. */
   private async retryLateRefunds(): Promise<void> {
     const { rows } = await this.db.query<{ id: string | number }>(
-      `SELECT id FROM chain_txs c WHERE kind = 'sweep' AND status = 'confirmed' AND meta -> 'items' @> '[{"late": true}]'::jsonb
+      `SELECT id FROM chain_txs WHERE kind = 'sweep' AND status = 'confirmed' AND meta -> 'items' @> '[{"late": true}]'::jsonb
          AND NOT (meta ? 'lateRefunded')
-         AND NOT EXISTS (SELECT 1 FROM chain_txs r WHERE r.kind = 'refund' AND r.meta ->> 'part' LIKE 'late:' || c.signature || ':%')
        ORDER BY id LIMIT 50`,
     );
     for (const r of rows) {

@@ -1,6 +1,8 @@
 import type { LedgerLeg } from '../store/settlement-store.ts';
 
+/** One item of a sweep's `meta.items`: a deposit account's recorded amount, or (late) funds sent after its deposit. */
 export interface SweepItemRecord {
+  orderId: string;
   depositAccount: string;
   amount: string;
   late?: boolean;

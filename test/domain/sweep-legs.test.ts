@@ -10,9 +10,9 @@ import { sweepLegs } from '../../src/worker/sweep-legs.ts';
 const RENT = 2_039_280n;
 const sum = (legs: { amount: bigint }[]) => legs.reduce((s, l) => s + l.amount, 0n);
 const items = [
-  { depositAccount: 'A', amount: '500000000' },
-  { depositAccount: 'A', amount: '200000000', late: true },
-  { depositAccount: 'B', amount: '100000000' },
+  { orderId: '1', depositAccount: 'A', amount: '500000000' },
+  { orderId: '1', depositAccount: 'A', amount: '200000000', late: true },
+  { orderId: '2', depositAccount: 'B', amount: '100000000' },
 ];
 
 test('SPL: the pool gains exactly the recorded amounts; a late item comes from external:senders', () => {

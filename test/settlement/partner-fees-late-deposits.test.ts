@@ -11,7 +11,7 @@ import { getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstru
 import { getTransferSolInstruction } from '@solana-program/system';
 import type { Address, Instruction, KeyPairSigner } from '@solana/kit';
 import { expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
-import { buildSignedTransaction, latestBlockhash, pollUntil } from '../support/localnet.ts';
+import { buildSignedTransaction, latestBlockhash, pollUntil, waitForStatus } from '../support/localnet.ts';
 import { ASSETS, SOL, ataOf, balanceOf, chainAt, depositWithRefresh, newWallet, placeOrder, waitForCleanReconcile, waitForOrder, type AssetId, type Chain } from '../support/settlement.ts';
 
 describe('partner fees and late deposits', () => {
@@ -47,10 +47,7 @@ describe('partner fees and late deposits', () => {
         ];
     const { wire } = await buildSignedTransaction(sender, ixs, await latestBlockhash(chain.rpc));
     const signature = await chain.rpc.sendTransaction(wire, { encoding: 'base64' }).send();
-    await pollUntil(async () => (await chain.rpc.getSignatureStatuses([signature]).send()).value[0]?.confirmationStatus === 'confirmed' || (await chain.rpc.getSignatureStatuses([signature]).send()).value[0]?.confirmationStatus === 'finalized', {
-      timeoutMs: 10_000,
-      what: 'the top-up at confirmed',
-    });
+    await waitForStatus(chain.rpc, signature, 'confirmed');
   };
 
   test('two orders with a partner fee: the fee recipient receives their sum in one transfer', async () => {
