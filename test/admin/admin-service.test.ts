@@ -177,6 +177,21 @@ forEachEngine('admin-service', (ctx) => {
     await assert.rejects(svc.revokeKey('Not A Key Id'), rejectsCode('NOT_FOUND'));
   });
 
+  it('a cached key still refuses any other secret under its key id, before and after the right one', async () => {
+    const acc = await admin().createAccount(`cache-${uniqueSuffix()}`);
+    const auth = new Authenticator(ctx.db, 60_000);
+    const { keyId, secret } = parseApiKey(acc.apiKey)!;
+    // Same key id, same length, one character changed: only the stored hash can tell them apart.
+    const forged = `hush_${keyId}_${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    const code = async (apiKey: string) => auth.authenticate(`Bearer ${apiKey}`).then((c) => `ok:${c.account.id}`, (e: HushError) => e.code);
+    assert.equal(await code(forged), 'UNAUTHORIZED', 'before the right secret was ever seen');
+    assert.equal(await code(acc.apiKey), `ok:${acc.accountId}`);
+    assert.equal(await code(forged), 'UNAUTHORIZED', 'after the right secret was remembered');
+    assert.equal(auth.authenticateCached(`Bearer ${acc.apiKey}`)?.account.id, acc.accountId);
+    assert.throws(() => auth.authenticateCached(`Bearer ${forged}`), rejectsCode('UNAUTHORIZED'));
+    assert.throws(() => auth.authenticateCached(`Bearer hush_${keyId}_${secret.slice(0, -2)}`), rejectsCode('UNAUTHORIZED'), 'a shorter secret');
+  });
+
   it('fee recipients: valid Solana addresses only, idempotent register, unregister', async () => {
     const svc = admin();
     const acc = await svc.createAccount(`fee-${uniqueSuffix()}`);
