@@ -127,3 +127,29 @@ export function sweepInstructions(shape: TxShape, s: SweepParams): Instruction[]
   }
   return instructions;
 }
+
+/** Funds held by a deposit owner outside its deposit account: one token account, or the owner's own lamports. */
+export type StrayHolding =
+  | { kind: 'token'; account: Address; mint: Address; tokenProgram: Address; amount: bigint; decimals: number; native: boolean; closable: boolean }
+  | { kind: 'lamports'; account: Address; amount: bigint };
+
+/**
+ * Gives a stray holding back to `to`: a token account's balance to `to`'s associated account (created if
+ * missing, the fee payer paying its rent), then the account closed with its rent to `to` as well; wrapped
+ * SOL is closed outright, which hands over every lamport; the owner's own lamports go by a system transfer.
+ */
+export async function buildStrayReturn(shape: TxShape, owner: KeyPairSigner, holding: StrayHolding, to: Address): Promise<SignedTransaction> {
+  return sign(shape, strayReturnInstructions(shape, owner, holding, to));
+}
+
+export function strayReturnInstructions(shape: TxShape, owner: KeyPairSigner, h: StrayHolding, to: Address): Instruction[] {
+  if (h.kind === 'lamports') return [getTransferSolInstruction({ source: owner, destination: to, amount: h.amount })];
+  const close = getCloseAccountInstruction({ account: h.account, destination: to, owner }, { programAddress: h.tokenProgram });
+  if (h.native) return [close];
+  const ata = associatedTokenAddress(to, h.mint, h.tokenProgram);
+  return [
+    getCreateAssociatedTokenIdempotentInstruction({ payer: shape.feePayer, ata, owner: to, mint: h.mint, tokenProgram: h.tokenProgram }),
+    getTransferCheckedInstruction({ source: h.account, mint: h.mint, destination: ata, authority: owner, amount: h.amount, decimals: h.decimals }, { programAddress: h.tokenProgram }),
+    ...(h.closable ? [close] : []),
+  ];
+}

@@ -25,10 +25,11 @@ import {
 } from '../services/admin-service.ts';
 import type { Db } from '../store/db.ts';
 import { openDb } from '../store/open-db.ts';
-import { loadConfig } from '../config/config.ts';
+import { loadConfig, type HushConfig } from '../config/config.ts';
 import type { AssetRegistry } from '../config/assets.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
 import { reconcile } from '../ledger/reconcile.ts';
+import { StrayFundsService } from '../services/stray-funds-service.ts';
 import { treasuryReport } from '../treasury/funding.ts';
 import { Treasury } from '../treasury/treasury.ts';
 import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
@@ -69,7 +70,7 @@ interface Command {
 /** What direct-mode commands beyond accounts need: the store, and lazily the chain and treasury. */
 interface DirectContext {
   db: Db;
-  treasury(): Promise<{ chain: SolanaChain; treasury: Treasury; assets: AssetRegistry }>;
+  treasury(): Promise<{ chain: SolanaChain; treasury: Treasury; assets: AssetRegistry; config: HushConfig }>;
 }
 
 const seg = encodeURIComponent;
@@ -185,6 +186,16 @@ const COMMANDS: Record<string, Command> = {
     direct: async (_admin, _args, _opts, ctx) => {
       const t = await ctx.treasury();
       return { success: true, ...(await reconcile(ctx.db, t.chain, t.treasury, t.assets)) };
+    },
+  },
+  'return-stray': {
+    args: ['trackingId'],
+    options: [],
+    summary: "return funds sent to an order's deposit address outside its deposit account to the order's sender",
+    http: ([id]) => ({ method: 'POST', path: `/admin/v1/orders/${seg(id!)}/return-stray` }),
+    direct: async (_admin, [id], _opts, ctx) => {
+      const t = await ctx.treasury();
+      return { success: true, ...(await new StrayFundsService(t.config, ctx.db, t.chain, t.treasury).returnStray(id!)) };
     },
   },
 };
@@ -384,7 +395,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
               );
             });
           const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
-          return { chain, treasury: await Treasury.load(keys, config.assets), assets: config.assets };
+          return { chain, treasury: await Treasury.load(keys, config.assets), assets: config.assets, config };
         },
       });
     } catch (e) {

@@ -23,6 +23,7 @@ import { SwapPricing } from '../prices/swap-pricing.ts';
 import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
 import { AdminService, ensureDemoAccount, type DemoAccount } from '../services/admin-service.ts';
 import { reconcile } from '../ledger/reconcile.ts';
+import { StrayFundsService } from '../services/stray-funds-service.ts';
 import { SettlementWorker } from '../worker/settlement-worker.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 
@@ -173,8 +174,10 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         metrics: newMetrics(),
         admin: (() => {
           const svc = new AdminService(db, { onAccountChanged: (id) => auth.invalidate(id) });
+          const strays = new StrayFundsService(config, db, chain, treasury, log);
           return Object.assign(svc, {
             reconcile: () => reconcile(db, chain, treasury, config.assets),
+            returnStray: (trackingId: string) => strays.returnStray(trackingId),
             treasury: async () => {
               const wallets = await treasuryReport(chain, treasury, config.assets);
               return { funded: wallets.every((w) => w.missing === '0'), wallets };

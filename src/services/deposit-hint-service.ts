@@ -95,7 +95,7 @@ export class DepositHintService {
       if (!this.alerted.has(signature)) {
         if (this.alerted.size >= 10_000) this.alerted.clear();
         this.alerted.add(signature);
-        this.log(`ALERT: funds sent to the deposit owner of ${order.trackingId} outside its deposit account: ${stray.amount} of ${stray.mint} to ${order.depositOwner} by ${signature}; held there, recoverable only by hand`);
+        this.log(`ALERT: funds sent to the deposit owner of ${order.trackingId} outside its deposit account: ${stray.amount} of ${stray.mint} to ${order.depositOwner} by ${signature}; held there until an operator returns them to the sender (npm run admin -- return-stray ${order.trackingId})`);
       }
       throw new HushError(
         'DEPOSIT_MISMATCH',

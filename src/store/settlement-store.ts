@@ -231,7 +231,7 @@ export async function setPayoutDue(db: Queryable, id: string, at: Date): Promise
   return rows[0]?.payout_due_at ?? null;
 }
 
-export type ChainTxKind = 'sweep' | 'payout' | 'refund' | 'partner_payout' | 'funding';
+export type ChainTxKind = 'sweep' | 'payout' | 'refund' | 'partner_payout' | 'funding' | 'stray_return';
 export type ChainTxStatus = 'pending' | 'confirmed' | 'failed' | 'expired';
 
 export interface ChainTx {

@@ -1155,7 +1155,8 @@ export class SettlementWorker {
       else await this.refundLate(t);
       return;
     }
-    if (!t.orderId) return;
+    // A stray return moves nothing the order counts (see StrayFundsService): its cost is booked, nothing else.
+    if (!t.orderId || t.kind === 'stray_return') return;
     if (t.kind === 'refund' && t.meta.late) {
       if (landed) await recordLateRefund(this.db, t.orderId, { signature: t.signature, amount: t.amount.toString() });
       return;

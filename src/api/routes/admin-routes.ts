@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { HushError } from '../../domain/errors.ts';
 import type { ApiDeps } from '../app.ts';
 import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../services/admin-service.ts';
+import type { StrayReturnReport } from '../../services/stray-funds-service.ts';
 
 /** Operator operations the admin API exposes; implemented over the store by the admin service. */
 export interface AdminApi {
@@ -20,6 +21,7 @@ export interface AdminApi {
   clearWebhook(accountId: string): Promise<void>;
   reconcile?(): Promise<{ ok: boolean; assets: unknown[] }>;
   treasury?(): Promise<{ funded: boolean; wallets: unknown[] }>;
+  returnStray?(trackingId: string): Promise<StrayReturnReport>;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -109,5 +111,9 @@ export async function adminRoutes(fastify: FastifyInstance, { deps, admin }: { d
   app.get('/reconcile', { schema: hide }, async () => {
     if (!admin.reconcile) throw new HushError('SERVICE_UNAVAILABLE', 'Reconciliation is not available on this deployment');
     return { success: true, ...(await admin.reconcile()) };
+  });
+  app.post('/orders/:trackingId/return-stray', { schema: { ...hide, params: Type.Object({ trackingId: Id }) } }, async (request) => {
+    if (!admin.returnStray) throw new HushError('SERVICE_UNAVAILABLE', 'Returning stray funds is not available on this deployment');
+    return { success: true, ...(await admin.returnStray(request.params.trackingId)) };
   });
 }

@@ -1,0 +1,188 @@
+import type { Address, Signature } from '@solana/kit';
+import type { HushConfig } from '../config/config.ts';
+import { buildStrayReturn, type StrayHolding, type TxShape } from '../chain/hush-transactions.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import { HushError } from '../domain/errors.ts';
+import type { Db } from '../store/db.ts';
+import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
+import { insertChainTx } from '../store/settlement-store.ts';
+import type { Treasury } from '../treasury/treasury.ts';
+import { ChainView } from '../worker/chain-view.ts';
+
+const TOKEN_PROGRAMS = ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'] as Address[];
+/** How long a return waits for its transactions to confirm before reporting them as sent. */
+const CONFIRM_WAIT_MS = 15_000;
+
+export interface StrayReturnLine {
+  /** The account that held the funds: a token account of the deposit owner, or the owner's own address. */
+  account: string;
+  /** The token's mint, or `native` for SOL held by the owner's own address. */
+  mint: string;
+  /** Base units returned (for wrapped SOL and `native`, every lamport of the account). */
+  amount: string;
+  /** confirmed / failed on chain; sent: not confirmed yet (the worker keeps resending it); in_flight: an earlier return of this account is pending; skipped: not returnable, see reason. */
+  status: 'confirmed' | 'failed' | 'sent' | 'in_flight' | 'skipped';
+  signature?: string;
+  reason?: string;
+}
+
+export interface StrayReturnReport {
+  trackingId: string;
+  depositOwner: string;
+  /** Where the funds go: the order's sender. */
+  to: string;
+  returns: StrayReturnLine[];
+}
+
+interface ParsedTokenAccount {
+  mint: string;
+  owner: string;
+  state: string;
+  isNative: boolean;
+  closeAuthority?: string;
+  tokenAmount: { amount: string; decimals: number };
+}
+
+/**
+ * Funds sent to an order's deposit owner outside its deposit account — another mint, a second account of
+ * the deposit's mint, or SOL to the owner's own address (the deposit hint's wrong_asset / wrong_account):
+ * no order counts them and no sweep looks for them. This gives them back to the order's sender, one
+ * transaction per holding account, each simulated first and recorded (kind stray_return) before it is
+ * sent, so the worker resends it and books its network cost like any Hush transaction. The funds never
+ * entered the ledger, so they leave it untouched; the fee payer's fee and any token-account rent it pays
+ * for the sender are booked as expenses.
+ */
+export class StrayFundsService {
+  private readonly view: ChainView;
+
+  constructor(
+    private readonly config: HushConfig,
+    private readonly db: Db,
+    private readonly chain: SolanaChain,
+    private readonly treasury: Treasury,
+    private readonly log: (msg: string) => void = () => {},
+  ) {
+    this.view = new ChainView(chain);
+  }
+
+  async returnStray(trackingId: string): Promise<StrayReturnReport> {
+    const order = await getOrderByTrackingId(this.db, trackingId);
+    if (!order) throw new HushError('NOT_FOUND', `No order ${trackingId}`);
+    const owner = await this.treasury.depositSigner(order.trackingId);
+    // A different treasury seed than the one that made the order could sign nothing here.
+    if (owner.address !== order.depositOwner) throw new HushError('SERVICE_UNAVAILABLE', 'This treasury seed did not derive the order\'s deposit owner');
+    const to = order.sender as Address;
+    const report: StrayReturnReport = { trackingId: order.trackingId, depositOwner: order.depositOwner, to, returns: [] };
+    const holdings = await this.unavailableAs(() => this.strayHoldings(order));
+    for (const { holding, skip } of holdings) {
+      const line: StrayReturnLine = { account: holding.account, mint: holding.kind === 'lamports' ? 'native' : holding.mint, amount: holding.amount.toString(), status: 'skipped' };
+      report.returns.push(line);
+      if (skip) {
+        line.reason = skip;
+        continue;
+      }
+      const signed = await this.unavailableAs(async () => buildStrayReturn(this.shape(await this.chain.latestBlockhash()), owner, holding, to));
+      const simulated = await this.unavailableAs(() => this.chain.rpc.simulateTransaction(signed.wire as never, { encoding: 'base64', commitment: 'confirmed', sigVerify: false }).send());
+      if (simulated.value.err) {
+        line.reason = `the chain refuses the transfer: ${JSON.stringify(simulated.value.err, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`;
+        continue;
+      }
+      const id = await insertChainTx(this.db, {
+        kind: 'stray_return',
+        orderId: order.id,
+        assetId: this.assetIdOf(line.mint),
+        amount: holding.amount,
+        source: holding.account,
+        destination: to,
+        signature: signed.signature,
+        wire: signed.wire,
+        lastValidBlockHeight: signed.lastValidBlockHeight,
+        meta: { mint: line.mint },
+      });
+      if (id === null) {
+        line.status = 'in_flight';
+        line.reason = 'an earlier return of this account is still pending';
+        continue;
+      }
+      line.status = 'sent';
+      line.signature = signed.signature;
+      this.log(`stray funds of ${order.trackingId}: returning ${line.amount} of ${line.mint} from ${line.account} to ${to} (${signed.signature})`);
+      // Recorded first: a failed send is resent by the worker while the blockhash lives.
+      await this.view.send(signed.wire).catch(() => {});
+    }
+    await this.awaitConfirmation(report.returns);
+    return report;
+  }
+
+  /** Every holding of the deposit owner but its deposit account, with the reason when it cannot be returned. */
+  private async strayHoldings(order: OrderRecord): Promise<{ holding: StrayHolding; skip?: string }[]> {
+    const owner = order.depositOwner as Address;
+    const [lamports, ...byProgram] = await Promise.all([
+      this.chain.rpc.getBalance(owner, { commitment: 'confirmed' }).send(),
+      ...TOKEN_PROGRAMS.map((programId) => this.chain.rpc.getTokenAccountsByOwner(owner, { programId }, { commitment: 'confirmed', encoding: 'jsonParsed' }).send()),
+    ]);
+    const out: { holding: StrayHolding; skip?: string }[] = [];
+    for (const [i, list] of byProgram.entries()) {
+      for (const { pubkey, account } of list.value) {
+        if (pubkey === order.depositAccount) continue;
+        const info = (account.data as unknown as { parsed: { info: ParsedTokenAccount } }).parsed.info;
+        const amount = info.isNative ? BigInt(account.lamports) : BigInt(info.tokenAmount.amount);
+        if (amount === 0n) continue;
+        const closable = info.closeAuthority === undefined || info.closeAuthority === owner;
+        const holding: StrayHolding = {
+          kind: 'token',
+          account: pubkey,
+          mint: info.mint as Address,
+          tokenProgram: TOKEN_PROGRAMS[i]!,
+          amount,
+          decimals: info.tokenAmount.decimals,
+          native: info.isNative,
+          closable,
+        };
+        const skip = info.state === 'frozen' ? 'the token account is frozen by its mint' : info.isNative && !closable ? 'wrapped SOL whose close authority is not the deposit owner' : undefined;
+        out.push(skip ? { holding, skip } : { holding });
+      }
+    }
+    if (lamports.value > 0n) out.push({ holding: { kind: 'lamports', account: owner, amount: lamports.value } });
+    return out;
+  }
+
+  private async awaitConfirmation(lines: StrayReturnLine[]): Promise<void> {
+    const until = Date.now() + CONFIRM_WAIT_MS;
+    for (;;) {
+      const sent = lines.filter((l) => l.status === 'sent');
+      if (sent.length === 0 || Date.now() > until) return;
+      const statuses = await this.chain.rpc
+        .getSignatureStatuses(sent.map((l) => l.signature as Signature))
+        .send()
+        .catch(() => null);
+      for (const [i, st] of (statuses?.value ?? []).entries()) {
+        if (st && st.confirmationStatus !== 'processed') sent[i]!.status = st.err === null ? 'confirmed' : 'failed';
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  private assetIdOf(mint: string): string {
+    if (mint === 'native') return this.config.assets.list.find((a) => a.native)!.assetId;
+    return this.config.assets.byMint(mint)?.assetId ?? mint;
+  }
+
+  private shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {
+    return {
+      feePayer: this.treasury.feePayer,
+      computeUnitLimit: this.config.computeUnitLimit,
+      computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports,
+      blockhash,
+    };
+  }
+
+  private async unavailableAs<T>(f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (e) {
+      if (e instanceof HushError) throw e;
+      throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
+    }
+  }
+}

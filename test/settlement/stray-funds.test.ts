@@ -1,0 +1,144 @@
+/**
+ * Funds sent to an order's deposit owner outside its deposit account (another mint, a second account of
+ * the deposit's mint, wrapped SOL in a second account, SOL to the owner's own address) are returned to
+ * the order's sender by the operator's `return-stray`, on the real chain: every base unit and every
+ * lamport of rent, exactly once, with the fee payer's costs on the ledger (reconcile stays clean).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { getCreateAccountInstruction } from '@solana-program/system';
+import { getInitializeAccount3Instruction, getTransferCheckedInstruction } from '@solana-program/token';
+import { runAdminCli } from '../../src/cli/admin-cli.ts';
+import { startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { buildSignedTransaction, latestBlockhash, requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
+import {
+  ASSETS,
+  SOL,
+  TOKEN_ACCOUNT_SIZE,
+  TOKEN_PROGRAM,
+  ataOf,
+  balanceOf,
+  chainAt,
+  depositWithRefresh,
+  lamportsOf,
+  newWallet,
+  placeOrder,
+  rentExempt,
+  waitForCleanReconcile,
+  waitForOrder,
+  type Chain,
+} from '../support/settlement.ts';
+
+describe('stray funds at a deposit owner', () => {
+  let hush: TestHush;
+  let acct: TestAccount;
+  let chain: Chain;
+  let sender: KeyPairSigner;
+  let rent: bigint;
+
+  before(async () => {
+    hush = await startTestHush({ admin: true, env: { LOCALNET_SLOT_MS: '100' } });
+    acct = await hush.createAccount();
+    chain = chainAt(hush.chainUrl);
+    sender = await newWallet(chain, { sol: 5n * SOL, tokens: { usdc: 500_000_000n } });
+    rent = await rentExempt(chain, TOKEN_ACCOUNT_SIZE);
+  });
+  after(async () => hush?.close());
+
+  const returnStray = async (trackingId: string) => {
+    const res = await fetch(`${hush.url}/admin/v1/orders/${trackingId}/return-stray`, { method: 'POST', headers: { authorization: `Bearer ${hush.adminToken}` } });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const send = async (ixs: Parameters<typeof buildSignedTransaction>[1], signer: KeyPairSigner = sender) => {
+    const { wire, signature } = await buildSignedTransaction(signer, ixs, await latestBlockhash(chain.rpc));
+    await chain.rpc.sendTransaction(wire, { encoding: 'base64' }).send();
+    await waitForStatus(chain.rpc, signature, 'confirmed');
+  };
+  /** A plain (non-associated) token account of `owner` for `mint`, created by the sender with `extraLamports` on top of rent. */
+  const secondAccount = async (owner: Address, mint: Address, extraLamports = 0n): Promise<Address> => {
+    const account = await generateKeyPairSigner();
+    await send([
+      getCreateAccountInstruction({ payer: sender, newAccount: account, lamports: rent + extraLamports, space: TOKEN_ACCOUNT_SIZE, programAddress: TOKEN_PROGRAM }),
+      getInitializeAccount3Instruction({ account: account.address, mint, owner }),
+    ]);
+    return account.address;
+  };
+
+  test('every stray holding goes back to the sender once; the deposit itself settles as usual; reconcile stays clean', async () => {
+    const recipient = (await newWallet(chain)).address;
+    const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
+    const owner = placed.depositOwner;
+    await depositWithRefresh(acct.client, chain, placed, sender);
+
+    // Another mint (the faucet creates the owner's BONK account), wallet SOL, the deposit's own mint in a
+    // second account, and wrapped SOL in a second account.
+    await waitForStatus(chain.rpc, await requestTokenAirdrop(chain.url, owner, ASSETS.bonk.mint, 7n), 'confirmed');
+    await waitForStatus(chain.rpc, await chain.rpc.requestAirdrop(owner, 1_000_000n as never).send(), 'confirmed');
+    const usdcSecond = await secondAccount(owner, ASSETS.usdc.mint);
+    await send([getTransferCheckedInstruction({ source: await ataOf(sender.address, ASSETS.usdc.mint), mint: ASSETS.usdc.mint, destination: usdcSecond, authority: sender, amount: 3_000_000n, decimals: 6 })]);
+    const wsolSecond = await secondAccount(owner, ASSETS.sol.mint, 5_000_000n);
+    await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
+
+    const before = { sol: await lamportsOf(chain, sender.address), usdc: (await balanceOf(chain, sender.address, ASSETS.usdc))!, bonk: await balanceOf(chain, sender.address, ASSETS.bonk) };
+    assert.equal(before.bonk, null, 'the sender has no BONK account yet');
+    const r = await returnStray(placed.trackingId);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.to, sender.address);
+    assert.equal(r.body.depositOwner, owner);
+    const byAccount = new Map<string, any>(r.body.returns.map((l: any) => [l.account, l]));
+    const bonkAccount = await ataOf(owner, ASSETS.bonk.mint);
+    assert.deepEqual([...byAccount.keys()].sort(), [bonkAccount, owner, usdcSecond, wsolSecond].sort(), 'the deposit account itself is never a stray');
+    for (const l of r.body.returns) assert.equal(l.status, 'confirmed', JSON.stringify(l));
+    assert.deepEqual({ mint: byAccount.get(bonkAccount).mint, amount: byAccount.get(bonkAccount).amount }, { mint: ASSETS.bonk.mint, amount: '7' });
+    assert.deepEqual({ mint: byAccount.get(owner).mint, amount: byAccount.get(owner).amount }, { mint: 'native', amount: '1000000' });
+    assert.deepEqual({ mint: byAccount.get(usdcSecond).mint, amount: byAccount.get(usdcSecond).amount }, { mint: ASSETS.usdc.mint, amount: '3000000' });
+    assert.deepEqual({ mint: byAccount.get(wsolSecond).mint, amount: byAccount.get(wsolSecond).amount }, { mint: ASSETS.sol.mint, amount: String(rent + 5_000_000n) });
+
+    // The sender gets the tokens, the wallet SOL, the wrapped SOL and the rent of every closed account;
+    // Hush's fee payer pays the fees and the sender's new BONK account.
+    assert.equal(await balanceOf(chain, sender.address, ASSETS.bonk), 7n);
+    assert.equal((await balanceOf(chain, sender.address, ASSETS.usdc))! - before.usdc, 3_000_000n);
+    assert.equal((await lamportsOf(chain, sender.address)) - before.sol, 1_000_000n + (rent + 5_000_000n) + rent + rent);
+    assert.equal(await lamportsOf(chain, owner), 0n);
+    const { value } = await chain.rpc.getTokenAccountsByOwner(owner, { programId: TOKEN_PROGRAM }, { commitment: 'confirmed', encoding: 'base64' }).send();
+    assert.deepEqual(
+      value.map((v) => v.pubkey).filter((a) => a !== placed.depositAccount),
+      [],
+      'every stray account is closed; the deposit account is left to its sweep',
+    );
+
+    // Nothing left: a second run returns nothing and sends nothing.
+    const again = await returnStray(placed.trackingId);
+    assert.deepEqual(again.body.returns, []);
+    // The fee payer's fees and the BONK account's rent are booked: the ledger still matches the chain.
+    await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+    const { rows } = await hush.db.query<{ status: string; n: string | number }>(
+      `SELECT c.status, count(*) AS n FROM chain_txs c JOIN orders o ON o.id = c.order_id WHERE o.tracking_id = $1 AND c.kind = 'stray_return' GROUP BY c.status`,
+      [placed.trackingId],
+    );
+    assert.deepEqual(rows.map((x) => [x.status, Number(x.n)]), [['confirmed', 4]], 'recorded, and settled by the worker');
+  });
+
+  test('two returns at once pay once; the CLI reaches it through the admin API; an unknown order is NOT_FOUND', async () => {
+    const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address });
+    await waitForStatus(chain.rpc, await chain.rpc.requestAirdrop(placed.depositOwner, 2_000_000n as never).send(), 'confirmed');
+    const before = await lamportsOf(chain, sender.address);
+    const [a, b] = await Promise.all([returnStray(placed.trackingId), returnStray(placed.trackingId)]);
+    const lines = [...a.body.returns, ...b.body.returns];
+    assert.equal(lines.filter((l: any) => l.status === 'confirmed').length, 1, JSON.stringify(lines));
+    assert.equal((await lamportsOf(chain, sender.address)) - before, 2_000_000n, 'returned exactly once');
+
+    let stdout = '';
+    let stderr = '';
+    const env = { HUSH_ADMIN_TOKEN: hush.adminToken!, HUSH_URL: hush.url, DATA_DIR: '/nonexistent' };
+    const code = await runAdminCli(['return-stray', placed.trackingId], env, { out: (t) => (stdout += t), err: (t) => (stderr += t) });
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(JSON.parse(stdout), { success: true, trackingId: placed.trackingId, depositOwner: placed.depositOwner, to: sender.address, returns: [] });
+
+    const missing = await returnStray('trk_1111111111111111111111');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.error.code, 'NOT_FOUND');
+    await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+  });
+});
