@@ -1661,7 +1661,7 @@ export class SettlementWorker {
 
   // ---- maintenance ----
 
-  private async maintenanceTick(): Promise<void> {
+  async maintenanceTick(): Promise<void> {
     await purgeIdempotencyKeys(this.db);
     // Watchdog: nothing stays non-final forever; failing keeps funds where they are and alerts. Not in a
     // worker's first minutes: orders that waited out an outage are paid by its catch-up, not failed. Only
