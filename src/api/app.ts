@@ -17,7 +17,7 @@ import type { QuoteService } from '../services/quote-service.ts';
 import type { OrderService } from '../services/order-service.ts';
 import type { DepositHintService } from '../services/deposit-hint-service.ts';
 import type { StatusCache } from '../services/status-cache.ts';
-import { answerClientError, answerFrameworkError, installErrorHandling, takeAnonymousToken, type AnonymousLimiter } from './error-handler.ts';
+import { answerFrameworkError, clientErrorAnswerer, installErrorHandling, takeAnonymousToken, type AnonymousLimiter, type ConnectionBucket } from './error-handler.ts';
 import { BODY_LIMIT } from './limits.ts';
 import { requestTimer, type Metrics } from './metrics.ts';
 import { opsRoutes } from './routes/ops-routes.ts';
@@ -79,6 +79,25 @@ function hostHeaders(raw: string[]): number {
 const rateLimited = (message: string) => (_req: unknown, ctx: { ttl: number }) =>
   new HushError('RATE_LIMITED', message, undefined, { retryAfterSeconds: Math.max(1, Math.ceil(ctx.ttl / 1000)) });
 
+/**
+ * The bucket of requests the HTTP parser refused, per connection address (IPv6 /56): the anonymous rate,
+ * in a bucket of its own because the plugin's are reached only through a parsed request.
+ */
+function connectionBucket(deps: ApiDeps): ConnectionBucket {
+  const limit = 2 * deps.config.anonymousRateLimit;
+  const store = new (tokenBucketStore(deps.redis))({});
+  return (address) =>
+    new Promise((resolve) =>
+      store.incr(
+        `http:${normalizeIP(address, 56)}`,
+        // An unreachable store fails open, and the headers show a full bucket, as the plugin's do.
+        (e, r) => resolve(e || !r ? { limit, remaining: limit, resetS: 0, refused: false } : { limit, remaining: Math.max(0, limit - r.current), resetS: Math.ceil(r.ttl / 1000), refused: r.current > limit }),
+        2000,
+        limit,
+      ),
+    );
+}
+
 /** The HTTP application as a value: the server file only listens; tests use it on a real port or inject(). */
 export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
   // Set once the rate-limit plugin is registered, before the server can receive a request.
@@ -97,7 +116,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     frameworkErrors: (err, request, reply) => answerFrameworkError(err, request, reply, limitAnonymous),
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: clientErrorAnswerer(connectionBucket(deps)),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
     // Node would answer a missing Host itself (an empty 400 without our headers): the hook below does.
     http: { requireHostHeader: false },

@@ -102,20 +102,36 @@ export function answerFrameworkError(err: FastifyError, request: FastifyRequest,
   ).catch((e: unknown) => request.log.error({ err: e }, 'could not answer a malformed URL'));
 }
 
+/** A token from the bucket of a connection's address: the RateLimit-* values, and whether it was empty. */
+export type ConnectionBucket = (address: string) => Promise<{ limit: number; remaining: number; resetS: number; refused: boolean }>;
+
 /**
  * HTTP-level failures before there is a request (headers too large, a malformed request line or header,
  * a request timeout): the SPEC §2 shape with a fresh request id, then the connection closes, as Node's own
- * handler does. Written by hand because Fastify's default answers in its own shape.
+ * handler does. Written by hand because Fastify's default answers in its own shape. SPEC §7 puts
+ * RateLimit-* on every response, so a token comes from the connection address's bucket (its headers were
+ * never read, so no proxy can be trusted here); an empty bucket makes it 429 with Retry-After.
  */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const requestId = randomUUID();
-  const reason = err.code === 'HPE_HEADER_OVERFLOW' ? 'request headers too large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request timeout' : 'malformed HTTP request';
-  const body = JSON.stringify({ success: false, error: { code: 'INVALID_REQUEST', message: `Invalid request: ${reason}`, details: { reason }, requestId } });
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(err);
+export function clientErrorAnswerer(bucket?: ConnectionBucket): (err: NodeJS.ErrnoException, socket: Duplex) => void {
+  return (err, socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress ?? 'unknown';
+    void (bucket ? bucket(address).catch(() => null) : Promise.resolve(null)).then((b) => {
+      const requestId = randomUUID();
+      const reason = err.code === 'HPE_HEADER_OVERFLOW' ? 'request headers too large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request timeout' : 'malformed HTTP request';
+      const limited = b?.refused === true;
+      const error = limited
+        ? { code: 'RATE_LIMITED', message: 'Too many malformed requests from this address; slow down', requestId }
+        : { code: 'INVALID_REQUEST', message: `Invalid request: ${reason}`, details: { reason }, requestId };
+      const body = JSON.stringify({ success: false, error });
+      const rateHeaders = b ? `RateLimit-Limit: ${b.limit}\r\nRateLimit-Remaining: ${b.remaining}\r\nRateLimit-Reset: ${b.resetS}\r\n` : '';
+      const retryAfter = limited ? `Retry-After: ${Math.max(1, b.resetS)}\r\n` : '';
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 ${limited ? '429 Too Many Requests' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n${rateHeaders}${retryAfter}Connection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy(err);
+    });
+  };
 }

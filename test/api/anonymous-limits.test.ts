@@ -5,6 +5,7 @@
  * names the client only when the connection comes from a trusted proxy (HUSH_TRUST_PROXY).
  */
 import assert from 'node:assert/strict';
+import { createConnection } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { HushClient, PREFIX, expectError, expectOk, sleep, startTestHush, type ApiResponse, type TestAccount, type TestHush } from '../support/hush-server.ts';
@@ -87,5 +88,36 @@ describe('without a trusted proxy (default), HUSH_ANONYMOUS_RATE_LIMIT=1', () =>
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await client.tokens({ headers: { 'x-forwarded-for': `203.0.113.${i + 1}` } })).status);
     assert.deepEqual(statuses, [401, 401, 429]);
+  });
+
+  test('requests the HTTP parser refuses carry RateLimit-* of a bucket per connection address; an empty one is 429 with Retry-After', async () => {
+    /** One raw exchange: the status line and headers of the answer. */
+    const raw = (request: string) =>
+      new Promise<{ status: number; headers: Record<string, string>; body: any }>((resolve) => {
+        const { hostname, port } = new URL(t.url);
+        const socket = createConnection({ host: hostname, port: Number(port) }, () => socket.write(request));
+        let data = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (d) => (data += d));
+        socket.on('error', () => {});
+        socket.on('close', () => {
+          const [head = '', body = ''] = data.split('\r\n\r\n');
+          const [statusLine = '', ...lines] = head.split('\r\n');
+          resolve({ status: Number(statusLine.split(' ')[1]), headers: Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()])), body: JSON.parse(body) });
+        });
+      });
+    const malformed = 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n';
+    const first = await raw(malformed);
+    assert.equal(first.status, 400);
+    assert.equal(first.body.error.code, 'INVALID_REQUEST');
+    assert.deepEqual([first.headers['ratelimit-limit'], first.headers['ratelimit-remaining'], first.headers['ratelimit-reset']], ['2', '1', '1']);
+    assert.equal((await raw(malformed)).headers['ratelimit-remaining'], '0');
+    const limited = await raw(malformed);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.body.error.code, 'RATE_LIMITED');
+    assert.equal(limited.body.error.requestId, limited.headers['x-request-id']);
+    assert.equal(limited.headers['retry-after'], '1');
+    await sleep(1_100);
+    assert.equal((await raw(malformed)).status, 400, 'a token later, a plain 400 again');
   });
 });

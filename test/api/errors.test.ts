@@ -207,6 +207,8 @@ describe('failures before a route runs (router and HTTP parser) keep the SPEC sh
     assertShape(await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Junk: ${'a'.repeat(20_000)}\r\n\r\n`), 400, 'INVALID_REQUEST');
     assertShape(await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`), 400, 'INVALID_REQUEST');
     assertShape(await rawExchange(`FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n`), 400, 'INVALID_REQUEST');
+    const r = await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`);
+    assert.match(r.headers['ratelimit-remaining'] ?? '', /^\d+$/, 'RateLimit-* on an answer the parser made too (SPEC §7)');
     // The server is still fine.
     expectOk(await acct.client.tokens());
   });
