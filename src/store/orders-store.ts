@@ -304,15 +304,25 @@ export async function updateOrderTransaction(
 }
 
 /**
- * Shows a landed refund of funds sent after the deposit (reason `late_deposit`) on an order that has no
+ * Shows landed refunds of funds sent after the deposit (reason `late_deposit`) on an order that has no
  * refund of its own and is not making one (`refunding`, whose own refund would replace it): no transition
- * (a final order stays final), but the partner can see where the funds went.
+ * (a final order stays final), but the partner can see where the funds went. The signature is the first
+ * landed one; the amount is the sum of every landed late refund of the order (parts split across pools,
+ * and later late deposits), read from the recorded transactions, so recording one twice changes nothing.
  */
-export async function recordLateRefund(db: Queryable, id: string, refund: { signature: string; amount: string }): Promise<boolean> {
+export async function recordLateRefund(db: Queryable, id: string, refund: { signature: string }): Promise<boolean> {
   const { rows } = await db.query(
-    `WITH u AS (UPDATE orders SET refund = $2::jsonb, updated_at = clock_timestamp() WHERE id = $1 AND refund IS NULL AND status <> 'refunding' RETURNING tracking_id)
+    `WITH total AS (
+       SELECT coalesce(sum(amount), 0)::text AS amount FROM chain_txs
+       WHERE order_id = $1 AND kind = 'refund' AND status = 'confirmed' AND (meta ->> 'late')::boolean
+     ), u AS (
+       UPDATE orders SET refund = jsonb_build_object('signature', coalesce(refund ->> 'signature', $2), 'amount', (SELECT amount FROM total), 'reason', 'late_deposit'),
+         updated_at = clock_timestamp()
+       WHERE id = $1 AND (refund IS NULL OR refund ->> 'reason' = 'late_deposit') AND status <> 'refunding'
+         AND refund IS DISTINCT FROM jsonb_build_object('signature', coalesce(refund ->> 'signature', $2), 'amount', (SELECT amount FROM total), 'reason', 'late_deposit')
+       RETURNING tracking_id)
      SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
-    [id, JSON.stringify({ ...refund, reason: 'late_deposit' })],
+    [id, refund.signature],
   );
   return rows.length > 0;
 }

@@ -1158,7 +1158,7 @@ export class SettlementWorker {
     // A stray return moves nothing the order counts (see StrayFundsService): its cost is booked, nothing else.
     if (!t.orderId || t.kind === 'stray_return') return;
     if (t.kind === 'refund' && t.meta.late) {
-      if (landed) await recordLateRefund(this.db, t.orderId, { signature: t.signature, amount: t.amount.toString() });
+      if (landed) await recordLateRefund(this.db, t.orderId, { signature: t.signature });
       return;
     }
     // Step the order right here (complete it, or replace the dead transaction) if nobody holds it ...

@@ -114,6 +114,19 @@ describe('partner fees and late deposits', () => {
     const { value } = await chain.rpc.getSignatureStatuses([status.refund.signature]).send();
     assert.ok(value[0] && value[0].err === null, 'the refund signature is a landed transaction');
 
+    // Another late deposit: its refund adds to the amount shown; the first refund's signature stays.
+    const late2 = 4_000_000n;
+    const before2 = (await balanceOf(chain, sender.address, ASSETS.usdc))!;
+    await topUp('usdc', depositAccount as Address, late2, owner as Address);
+    const back2 = late2 - BigInt(quote.networkFee);
+    const shown = await pollUntil(async () => {
+      await worker().lateDepositTick();
+      const o = expectOk(await acct.client.status(order.trackingId)).order;
+      return o.refund.amount !== status.refund.amount ? o : null;
+    }, { timeoutMs: 30_000, intervalMs: 500, what: 'the second late refund on the status record' });
+    assert.equal((await balanceOf(chain, sender.address, ASSETS.usdc))! - before2, back2 - late2, 'the second one came back less the network fee');
+    assert.deepEqual(shown.refund, { signature: status.refund.signature, amount: (expectedBack + back2).toString(), reason: 'late_deposit' });
+
     const report = await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
     assert.equal(report.ok, true);
   });
