@@ -12,6 +12,15 @@ export interface AccountBalance {
 }
 
 const TOKEN_ACCOUNT_MIN = 165;
+
+/** What a landed transaction cost the fee payer, moved for one watched account, and what some accounts held before it. */
+export interface TxCosts {
+  fee: bigint;
+  feePayerDelta: bigint;
+  watchDelta: bigint;
+  lamportsBefore: Map<string, bigint>;
+}
+
 /** SPL token account layout: amount u64 at 64; is_native COption<u64> (u32 tag, then the reserve) at 109. */
 const AMOUNT_OFFSET = 64;
 const IS_NATIVE_OFFSET = 109;
@@ -81,7 +90,7 @@ export class ChainView {
    * costs of many landed transactions in one batch; null where not visible at `confirmed` yet (or where
    * a lamport figure is beyond exact JSON numbers: the caller then asks costs() for that one).
    */
-  async costsMany(items: { signature: string; watch?: string }[]): Promise<({ fee: bigint; feePayerDelta: bigint; watchDelta: bigint } | null)[]> {
+  async costsMany(items: { signature: string; watch?: string; before?: readonly string[] }[]): Promise<(TxCosts | null)[]> {
     if (items.length === 0) return [];
     const replies = await this.batch<{ transaction: { message: { accountKeys: string[] } }; meta: { fee: number; preBalances: number[]; postBalances: number[] } | null } | null>(
       items.map((i) => ({ method: 'getTransaction', params: [i.signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }] })),
@@ -90,11 +99,13 @@ export class ChainView {
       const tx = r.result;
       if (!tx?.meta) return null;
       const meta = tx.meta;
-      const watchAt = items[n]!.watch ? tx.transaction.message.accountKeys.indexOf(items[n]!.watch!) : -1;
-      const used = [meta.fee, meta.preBalances[0], meta.postBalances[0], ...(watchAt >= 0 ? [meta.preBalances[watchAt], meta.postBalances[watchAt]] : [])];
+      const keys = tx.transaction.message.accountKeys;
+      const watchAt = items[n]!.watch ? keys.indexOf(items[n]!.watch!) : -1;
+      const beforeAt = (items[n]!.before ?? []).map((a) => keys.indexOf(a)).filter((i) => i >= 0);
+      const used = [meta.fee, meta.preBalances[0], meta.postBalances[0], ...(watchAt >= 0 ? [meta.preBalances[watchAt], meta.postBalances[watchAt]] : []), ...beforeAt.map((i) => meta.preBalances[i])];
       if (!used.every((x) => Number.isSafeInteger(x))) return null;
       const delta = (i: number) => (i < 0 ? 0n : BigInt(meta.postBalances[i]!) - BigInt(meta.preBalances[i]!));
-      return { fee: BigInt(meta.fee), feePayerDelta: delta(0), watchDelta: delta(watchAt) };
+      return { fee: BigInt(meta.fee), feePayerDelta: delta(0), watchDelta: delta(watchAt), lamportsBefore: new Map(beforeAt.map((i) => [keys[i]!, BigInt(meta.preBalances[i]!)])) };
     });
   }
 
@@ -156,13 +167,14 @@ export class ChainView {
     return this.chain.firstSignature(address as Address);
   }
 
-  /** Fee and the fee payer's and another account's lamport deltas of a landed transaction. */
-  async costs(signature: string, watch?: string): Promise<{ fee: bigint; feePayerDelta: bigint; watchDelta: bigint } | null> {
+  /** Fee and the fee payer's and another account's lamport deltas of a landed transaction, and the lamports some accounts held before it. */
+  async costs(signature: string, watch?: string, before: readonly string[] = []): Promise<TxCosts | null> {
     const tx = await this.chain.rpc.getTransaction(signature as Signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
     if (!tx?.meta) return null;
     const keys = tx.transaction.message.accountKeys as readonly string[];
     const delta = (i: number) => (i < 0 ? 0n : BigInt(tx.meta!.postBalances[i]!) - BigInt(tx.meta!.preBalances[i]!));
-    return { fee: BigInt(tx.meta.fee), feePayerDelta: delta(0), watchDelta: watch ? delta(keys.indexOf(watch)) : 0n };
+    const lamportsBefore = new Map(before.map((a) => [a, keys.indexOf(a)] as const).filter(([, i]) => i >= 0).map(([a, i]) => [a, BigInt(tx.meta!.preBalances[i]!)]));
+    return { fee: BigInt(tx.meta.fee), feePayerDelta: delta(0), watchDelta: watch ? delta(keys.indexOf(watch)) : 0n, lamportsBefore };
   }
 
   async send(wire: string): Promise<void> {

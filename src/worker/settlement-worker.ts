@@ -47,7 +47,7 @@ import { runRebalance, type Rebalancer } from '../rebalance/rebalancer.ts';
 import type { FreshPrices } from '../prices/price-source.ts';
 import { convertForSwap } from '../domain/swap-conversion.ts';
 import { faultPoint } from './fault-points.ts';
-import { sweepLegs, type SweepItemRecord } from './sweep-legs.ts';
+import { sweepLegs, withLateArrivals, type SweepItemRecord } from './sweep-legs.ts';
 import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
 
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
@@ -994,7 +994,7 @@ export class SettlementWorker {
   private async settleLanded(landed: { t: ChainTx; success: boolean }[]): Promise<void> {
     if (landed.length === 0) return;
     const watchOf = (t: ChainTx) => (t.kind === 'sweep' ? (this.treasury.poolByHolding(t.destination)?.address ?? t.destination) : undefined);
-    const costs = await this.view.costsMany(landed.map(({ t }) => ({ signature: t.signature, watch: watchOf(t) })));
+    const costs = await this.view.costsMany(landed.map(({ t }) => ({ signature: t.signature, watch: watchOf(t), before: this.lamportsBeforeOf(t) })));
     // Not visible yet, or figures a batch cannot carry exactly: the one-by-one way.
     await Promise.all(landed.filter((_, i) => !costs[i]).map(({ t, success }) => this.landed(t, success)));
     const batch = landed.flatMap((l, i) => (costs[i] ? [{ ...l, costs: costs[i]! }] : []));
@@ -1009,7 +1009,10 @@ export class SettlementWorker {
       const movements: Movement[] = [];
       for (const { t, success, costs } of mine) {
         movements.push(this.costMovement(t, costs));
-        if (success) movements.push(...this.assetMovements(t, costs.watchDelta));
+        if (success) {
+          await this.recordLateArrivals(tx, t, costs.lamportsBefore);
+          movements.push(...this.assetMovements(t, costs.watchDelta));
+        }
       }
       await recordMovements(tx, movements);
       for (const { t, success } of mine) if (t.kind === 'sweep') await finishSweep(tx, t.id, success);
@@ -1093,10 +1096,11 @@ export class SettlementWorker {
 
   private async landed(t: ChainTx, success: boolean): Promise<void> {
     const watch = t.kind === 'sweep' ? (this.treasury.poolByHolding(t.destination)?.address ?? t.destination) : undefined;
-    const costs = await this.view.costs(t.signature, watch);
+    const costs = await this.view.costs(t.signature, watch, this.lamportsBeforeOf(t));
     if (!costs) return; // not visible at `confirmed` yet
     const done = await this.db.transaction(async (tx) => {
       if (!(await settleChainTx(tx, t.id, success ? 'confirmed' : 'failed', costs.fee, success ? new Date().toISOString() : undefined))) return false;
+      if (success) await this.recordLateArrivals(tx, t, costs.lamportsBefore);
       await recordMovements(tx, [this.costMovement(t, costs), ...(success ? this.assetMovements(t, costs.watchDelta) : [])]);
       if (t.kind === 'sweep') await finishSweep(tx, t.id, success);
       return true;
@@ -1105,6 +1109,26 @@ export class SettlementWorker {
       this.lastSent.delete(t.signature);
       await this.afterSettled(t, success);
     }
+  }
+
+  /** The deposit accounts of a wrapped-SOL sweep, whose lamports just before it landed are asked for with its costs. */
+  private lamportsBeforeOf(t: ChainTx): string[] {
+    if (t.kind !== 'sweep' || !this.asset(t.assetId).native) return [];
+    return [...new Set((t.meta.items as SweepItemRecord[]).map((i) => i.depositAccount))];
+  }
+
+  /**
+   * SOL that reached a wrapped-SOL deposit account after the sweep read it left with the close: it becomes
+   * a late item of the sweep (see withLateArrivals), recorded with the sweep's settlement, so the ledger
+   * books it from the sender and refundLate returns it like any late deposit.
+   */
+  private async recordLateArrivals(tx: Queryable, t: ChainTx, lamportsBefore: Map<string, bigint>): Promise<void> {
+    if (t.kind !== 'sweep' || lamportsBefore.size === 0) return;
+    const items = withLateArrivals(t.meta.items as SweepItemRecord[], lamportsBefore, DEFAULT_NETWORK_COST.tokenAccountRent);
+    if (!items) return;
+    await tx.query(`UPDATE chain_txs SET meta = jsonb_set(meta, '{items}', $2::jsonb) WHERE id = $1`, [t.id, JSON.stringify(items)]);
+    t.meta = { ...t.meta, items };
+    this.log({ signature: t.signature }, 'SOL reached a deposit account after its sweep read it; refunding it as a late deposit');
   }
 
   /** What a landed transaction moved, for the ledger. */
@@ -1140,7 +1164,7 @@ export class SettlementWorker {
           rentPerAccount: DEFAULT_NETWORK_COST.tokenAccountRent,
         });
         if (unattributed > 0n) {
-          this.log({ signature: t.signature, lamports: unattributed.toString() }, 'ALERT: a wrapped-SOL sweep moved lamports that arrived after it read the balances; owed to a sender, refund by hand');
+          this.log({ signature: t.signature, lamports: unattributed.toString() }, 'ALERT: a wrapped-SOL sweep moved lamports it cannot attribute to a deposit account (balances before it unknown); owed to a sender, refund by hand');
         }
         return [{ movement: `tx:${t.signature}:assets`, kind: 'sweep', legs }];
       }

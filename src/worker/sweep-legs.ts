@@ -38,3 +38,27 @@ export function sweepLegs(
   legs.push({ account: 'income:rent', assetId, amount: total - opts.poolLamportDelta });
   return { legs, unattributed: 0n };
 }
+
+/**
+ * A landed wrapped-SOL sweep's items with what reached each deposit account between the sweep's balance
+ * read and its landing: the account's lamports just before the sweep, less what the sweep recorded for it
+ * and its rent reserve. That part came from the order's sender after the deposit, so it is a late item of
+ * the account's order (added to the account's late item when it already has one, so one refund carries one
+ * network fee). Null when nothing arrived, or when a balance before the sweep is unknown.
+ */
+export function withLateArrivals(items: readonly SweepItemRecord[], lamportsBefore: ReadonlyMap<string, bigint>, rentPerAccount: bigint): SweepItemRecord[] | null {
+  const out = items.map((i) => ({ ...i }));
+  let changed = false;
+  for (const account of new Set(items.map((i) => i.depositAccount))) {
+    const before = lamportsBefore.get(account);
+    if (before === undefined) continue;
+    const mine = out.filter((i) => i.depositAccount === account);
+    const arrived = before - mine.reduce((s, i) => s + BigInt(i.amount), 0n) - rentPerAccount;
+    if (arrived <= 0n) continue;
+    changed = true;
+    const late = mine.find((i) => i.late);
+    if (late) late.amount = (BigInt(late.amount) + arrived).toString();
+    else out.push({ orderId: mine[0]!.orderId, depositAccount: account, amount: arrived.toString(), late: true });
+  }
+  return changed ? out : null;
+}

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sweepLegs } from '../../src/worker/sweep-legs.ts';
+import { sweepLegs, withLateArrivals } from '../../src/worker/sweep-legs.ts';
 
 const RENT = 2_039_280n;
 const sum = (legs: { amount: bigint }[]) => legs.reduce((s, l) => s + l.amount, 0n);
@@ -43,4 +43,20 @@ test('wrapped SOL that received lamports after the read: the surplus is owed to 
     -200_000_000n - late,
     'the late item and the surplus both came from senders',
   );
+});
+
+test('withLateArrivals: what an account held before the sweep beyond its items and rent joins its late item, or becomes one', () => {
+  // A had 700 000 000 recorded (one late item among them) and held 30 000 000 more; B held exactly its item.
+  const before = new Map([['A', 700_000_000n + RENT + 30_000_000n], ['B', 100_000_000n + RENT]]);
+  const merged = withLateArrivals(items, before, RENT)!;
+  assert.deepEqual(merged, [items[0], { ...items[1], amount: '230000000' }, items[2]], 'one late item per account: one refund, one network fee');
+  const onTime = withLateArrivals([items[0]!, items[2]!], new Map([['A', 500_000_000n + RENT + 30_000_000n]]), RENT)!;
+  assert.deepEqual(onTime, [items[0], items[2], { orderId: '1', depositAccount: 'A', amount: '30000000', late: true }]);
+  // With the arrivals as items, the sweep's legs attribute every lamport: nothing unattributed.
+  const delta = 800_000_000n + 2n * RENT + 30_000_000n;
+  const { legs, unattributed } = sweepLegs(merged, { assetId: 'sol', pool: 'P', native: true, poolLamportDelta: delta, rentPerAccount: RENT });
+  assert.equal(sum(legs), 0n);
+  assert.equal(unattributed, 0n);
+  assert.equal(withLateArrivals(items, new Map([['A', 700_000_000n + RENT], ['B', 100_000_000n + RENT]]), RENT), null, 'nothing arrived');
+  assert.equal(withLateArrivals(items, new Map(), RENT), null, 'balances unknown: left to the unattributed alert');
 });

@@ -133,24 +133,42 @@ describe('partner fees and late deposits', () => {
 
   // Funds that reach the deposit account between the deposit's confirmation and its sweep: the sweep
   // takes the account's whole balance, so the part beyond the confirmed deposit must come back as well.
-  for (const { assetId, amount, extra, lostRefund } of [
+  for (const { assetId, amount, extra, lostRefund, midSweep } of [
     { assetId: 'usdc' as const, amount: 10_000_000n, extra: 2_000_000n, lostRefund: false },
     { assetId: 'sol' as const, amount: 300_000_000n, extra: 200_000_000n, lostRefund: false },
     // The worker stops (a crash, an RPC error) after the sweep is settled and before its refund is recorded.
     { assetId: 'usdc' as const, amount: 5_000_000n, extra: 1_500_000n, lostRefund: true },
-  ]) {
-    test(`${assetId}: funds sent after the deposit was confirmed but before its sweep come back to the sender less the network fee${lostRefund ? ', also when the refund was not recorded when the sweep landed' : ''}`, async () => {
+    // SOL that lands after the sweep read the balances and before the sweep itself: the close moves it too.
+    { assetId: 'sol' as const, amount: 300_000_000n, extra: 150_000_000n, lostRefund: false, midSweep: true },
+  ] as { assetId: 'usdc' | 'sol'; amount: bigint; extra: bigint; lostRefund: boolean; midSweep?: boolean }[]) {
+    const when = midSweep ? ', also when it lands between the sweep\'s balance read and the sweep' : lostRefund ? ', also when the refund was not recorded when the sweep landed' : '';
+    test(`${assetId}: funds sent after the deposit was confirmed but before its sweep come back to the sender less the network fee${when}`, async () => {
       const recipient = (await newWallet(chain)).address;
       const placed = await placeOrder(acct.client, { amount: amount.toString(), sourceAssetId: assetId, destinationAssetId: assetId, senderAddress: sender.address, recipientAddress: recipient });
       await depositWithRefresh(acct.client, chain, placed, sender);
       await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
       assert.equal(await swept(placed.trackingId), false, 'not swept yet: the worker sweeps only when told');
 
-      await topUp(assetId, placed.depositAccount, extra);
-      const before = (await balanceOf(chain, sender.address, ASSETS[assetId]))!;
-      const w = worker() as unknown as { refundLate: (sweep: unknown) => Promise<void> };
+      if (!midSweep) await topUp(assetId, placed.depositAccount, extra);
+      // The sender's balance once the extra is sent (mid-sweep: measured then, after its own fee).
+      let before = (await balanceOf(chain, sender.address, ASSETS[assetId]))!;
+      const w = worker() as unknown as { refundLate: (sweep: unknown) => Promise<void>; sendAll: (wires: string[]) => Promise<void> };
       const refundLate = w.refundLate;
+      const sendAll = w.sendAll;
       if (lostRefund) w.refundLate = async () => {};
+      let toppedUp = false;
+      // The sweep has read the balances and is recorded; the extra lands (confirmed) before it is sent.
+      if (midSweep) {
+        w.sendAll = async (wires: string[]) => {
+          const { rows } = await hush.db.query(`SELECT 1 FROM chain_txs WHERE kind = 'sweep' AND wire = ANY($1::text[])`, [wires]);
+          if (rows.length > 0 && !toppedUp) {
+            toppedUp = true;
+            await topUp(assetId, placed.depositAccount, extra);
+            before = (await balanceOf(chain, sender.address, ASSETS[assetId]))!;
+          }
+          return sendAll.call(w, wires);
+        };
+      }
       try {
         await sweep(placed.trackingId);
         if (lostRefund) {
@@ -164,7 +182,9 @@ describe('partner fees and late deposits', () => {
         }
       } finally {
         w.refundLate = refundLate;
+        w.sendAll = sendAll;
       }
+      if (midSweep) assert.ok(toppedUp, 'the extra was sent while the sweep was in flight');
       if (lostRefund) await worker().lateDepositTick();
       const back = await pollUntil(async () => {
         const b = (await balanceOf(chain, sender.address, ASSETS[assetId]))!;
