@@ -102,6 +102,9 @@ export function answerFrameworkError(err: FastifyError, request: FastifyRequest,
   ).catch((e: unknown) => request.log.error({ err: e }, 'could not answer a malformed URL'));
 }
 
+/** How long an answer the HTTP parser forced waits for the rate-limit store. */
+const BUCKET_WAIT_MS = 250;
+
 /** A token from the bucket of a connection's address: the RateLimit-* values, and whether it was empty. */
 export type ConnectionBucket = (address: string) => Promise<{ limit: number; remaining: number; resetS: number; refused: boolean }>;
 
@@ -113,10 +116,15 @@ export type ConnectionBucket = (address: string) => Promise<{ limit: number; rem
  * never read, so no proxy can be trusted here); an empty bucket makes it 429 with Retry-After.
  */
 export function clientErrorAnswerer(bucket?: ConnectionBucket): (err: NodeJS.ErrnoException, socket: Duplex) => void {
+  // Node reports the error again for every chunk that still arrives on the socket: one answer, one token.
+  const answering = new WeakSet<Duplex>();
   return (err, socket) => {
-    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    if (err.code === 'ECONNRESET' || socket.destroyed || answering.has(socket)) return;
+    answering.add(socket);
     const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress ?? 'unknown';
-    void (bucket ? bucket(address).catch(() => null) : Promise.resolve(null)).then((b) => {
+    // A limiter store that does not answer promptly fails open, as the plugin's do (no headers then).
+    const timeout = new Promise<null>((resolve) => setTimeout(resolve, BUCKET_WAIT_MS, null).unref());
+    void (bucket ? Promise.race([bucket(address).catch(() => null), timeout]) : Promise.resolve(null)).then((b) => {
       const requestId = randomUUID();
       const reason = err.code === 'HPE_HEADER_OVERFLOW' ? 'request headers too large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request timeout' : 'malformed HTTP request';
       const limited = b?.refused === true;

@@ -134,22 +134,24 @@ export type StrayHolding =
   | { kind: 'lamports'; account: Address; amount: bigint };
 
 /**
- * Gives a stray holding back to `to`: a token account's balance to `to`'s associated account (created if
- * missing, the fee payer paying its rent), then the account closed with its rent to `to` as well; wrapped
- * SOL is closed outright, which hands over every lamport; the owner's own lamports go by a system transfer.
+ * Gives a stray holding back to `to`. A token account's balance goes to `to`'s associated account and
+ * the account is closed, its rent to `to` too. When `to` has no associated account yet, Hush's fee payer
+ * creates it and takes the closed account's rent instead, so returning dust of a throwaway mint costs
+ * Hush no rent. Wrapped SOL is closed outright (every lamport to `to`); the owner's own lamports go by a
+ * system transfer.
  */
-export async function buildStrayReturn(shape: TxShape, owner: KeyPairSigner, holding: StrayHolding, to: Address): Promise<SignedTransaction> {
-  return sign(shape, strayReturnInstructions(shape, owner, holding, to));
+export async function buildStrayReturn(shape: TxShape, owner: KeyPairSigner, holding: StrayHolding, to: Address, createRecipientAccount: boolean): Promise<SignedTransaction> {
+  return sign(shape, strayReturnInstructions(shape, owner, holding, to, createRecipientAccount));
 }
 
-export function strayReturnInstructions(shape: TxShape, owner: KeyPairSigner, h: StrayHolding, to: Address): Instruction[] {
+export function strayReturnInstructions(shape: TxShape, owner: KeyPairSigner, h: StrayHolding, to: Address, createRecipientAccount: boolean): Instruction[] {
   if (h.kind === 'lamports') return [getTransferSolInstruction({ source: owner, destination: to, amount: h.amount })];
-  const close = getCloseAccountInstruction({ account: h.account, destination: to, owner }, { programAddress: h.tokenProgram });
-  if (h.native) return [close];
+  const close = (destination: Address) => (h.closable ? [getCloseAccountInstruction({ account: h.account, destination, owner }, { programAddress: h.tokenProgram })] : []);
+  if (h.native || h.amount === 0n) return close(to);
   const ata = associatedTokenAddress(to, h.mint, h.tokenProgram);
   return [
-    getCreateAssociatedTokenIdempotentInstruction({ payer: shape.feePayer, ata, owner: to, mint: h.mint, tokenProgram: h.tokenProgram }),
+    ...(createRecipientAccount ? [getCreateAssociatedTokenIdempotentInstruction({ payer: shape.feePayer, ata, owner: to, mint: h.mint, tokenProgram: h.tokenProgram })] : []),
     getTransferCheckedInstruction({ source: h.account, mint: h.mint, destination: ata, authority: owner, amount: h.amount, decimals: h.decimals }, { programAddress: h.tokenProgram }),
-    ...(h.closable ? [close] : []),
+    ...close(createRecipientAccount ? shape.feePayer.address : to),
   ];
 }

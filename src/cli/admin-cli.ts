@@ -12,7 +12,7 @@
  * code 1, usage errors with exit code 2.
  */
 import { parseArgs } from 'node:util';
-import { isHushError } from '../domain/errors.ts';
+import { HushError, isHushError } from '../domain/errors.ts';
 import {
   AdminService,
   accountListView,
@@ -25,6 +25,7 @@ import {
 } from '../services/admin-service.ts';
 import type { Db } from '../store/db.ts';
 import { openDb } from '../store/open-db.ts';
+import { getOrderByTrackingId } from '../store/orders-store.ts';
 import { loadConfig, type HushConfig } from '../config/config.ts';
 import type { AssetRegistry } from '../config/assets.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
@@ -194,6 +195,8 @@ const COMMANDS: Record<string, Command> = {
     summary: "return funds sent to an order's deposit address outside its deposit account to the order's sender",
     http: ([id]) => ({ method: 'POST', path: `/admin/v1/orders/${seg(id!)}/return-stray` }),
     direct: async (_admin, [id], _opts, ctx) => {
+      // An unknown order is NOT_FOUND whether or not the chain is up.
+      if (!(await getOrderByTrackingId(ctx.db, id!))) throw new HushError('NOT_FOUND', `No order ${id}`);
       const t = await ctx.treasury();
       return { success: true, ...(await new StrayFundsService(t.config, ctx.db, t.chain, t.treasury).returnStray(id!)) };
     },

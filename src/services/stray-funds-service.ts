@@ -1,11 +1,13 @@
 import type { Address, Signature } from '@solana/kit';
 import type { HushConfig } from '../config/config.ts';
+import { associatedTokenAddress } from '../chain/associated-token-address.ts';
 import { buildStrayReturn, type StrayHolding, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import { HushError } from '../domain/errors.ts';
+import { networkCostMovement } from '../ledger/network-cost.ts';
 import type { Db } from '../store/db.ts';
 import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
-import { insertChainTx } from '../store/settlement-store.ts';
+import { chainTxsOfOrder, insertChainTx, recordMovements, settleChainTx } from '../store/settlement-store.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import { ChainView } from '../worker/chain-view.ts';
 
@@ -18,7 +20,10 @@ export interface StrayReturnLine {
   account: string;
   /** The token's mint, or `native` for SOL held by the owner's own address. */
   mint: string;
-  /** Base units returned (for wrapped SOL and `native`, every lamport of the account). */
+  /**
+   * Base units that left the account (for wrapped SOL and `native`, every lamport of it). A Token-2022
+   * mint with a transfer fee withholds its fee from what the sender receives.
+   */
   amount: string;
   /** confirmed / failed on chain; sent: not confirmed yet (the worker keeps resending it); in_flight: an earlier return of this account is pending; skipped: not returnable, see reason. */
   status: 'confirmed' | 'failed' | 'sent' | 'in_flight' | 'skipped';
@@ -49,11 +54,13 @@ interface ParsedTokenAccount {
  * no order counts them and no sweep looks for them. This gives them back to the order's sender, one
  * transaction per holding account, each simulated first and recorded (kind stray_return) before it is
  * sent, so the worker resends it and books its network cost like any Hush transaction. The funds never
- * entered the ledger, so they leave it untouched; the fee payer's fee and any token-account rent it pays
- * for the sender are booked as expenses.
+ * entered the ledger, so they leave it untouched; the fee payer's fee and any rent it pays or recoups are
+ * booked. Empty token accounts are closed too, their rent to the sender.
  */
 export class StrayFundsService {
   private readonly view: ChainView;
+  /** Runs for the same order in this process, one after the other: the second finds what the first left. */
+  private readonly running = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly config: HushConfig,
@@ -68,50 +75,102 @@ export class StrayFundsService {
   async returnStray(trackingId: string): Promise<StrayReturnReport> {
     const order = await getOrderByTrackingId(this.db, trackingId);
     if (!order) throw new HushError('NOT_FOUND', `No order ${trackingId}`);
+    const previous = this.running.get(order.id) ?? Promise.resolve();
+    const run = previous.catch(() => {}).then(() => this.run(order));
+    this.running.set(order.id, run);
+    try {
+      return await run;
+    } finally {
+      if (this.running.get(order.id) === run) this.running.delete(order.id);
+    }
+  }
+
+  private async run(order: OrderRecord): Promise<StrayReturnReport> {
     const owner = await this.treasury.depositSigner(order.trackingId);
     // A different treasury seed than the one that made the order could sign nothing here.
-    if (owner.address !== order.depositOwner) throw new HushError('SERVICE_UNAVAILABLE', 'This treasury seed did not derive the order\'s deposit owner');
+    if (owner.address !== order.depositOwner) throw new HushError('SERVICE_UNAVAILABLE', "This treasury seed did not derive the order's deposit owner");
     const to = order.sender as Address;
     const report: StrayReturnReport = { trackingId: order.trackingId, depositOwner: order.depositOwner, to, returns: [] };
+    const inFlight = await this.unavailableAs(() => this.settleLandedReturns(order));
     const holdings = await this.unavailableAs(() => this.strayHoldings(order));
     for (const { holding, skip } of holdings) {
       const line: StrayReturnLine = { account: holding.account, mint: holding.kind === 'lamports' ? 'native' : holding.mint, amount: holding.amount.toString(), status: 'skipped' };
       report.returns.push(line);
-      if (skip) {
-        line.reason = skip;
-        continue;
-      }
-      const signed = await this.unavailableAs(async () => buildStrayReturn(this.shape(await this.chain.latestBlockhash()), owner, holding, to));
-      const simulated = await this.unavailableAs(() => this.chain.rpc.simulateTransaction(signed.wire as never, { encoding: 'base64', commitment: 'confirmed', sigVerify: false }).send());
-      if (simulated.value.err) {
-        line.reason = `the chain refuses the transfer: ${JSON.stringify(simulated.value.err, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`;
-        continue;
-      }
-      const id = await insertChainTx(this.db, {
-        kind: 'stray_return',
-        orderId: order.id,
-        assetId: this.assetIdOf(line.mint),
-        amount: holding.amount,
-        source: holding.account,
-        destination: to,
-        signature: signed.signature,
-        wire: signed.wire,
-        lastValidBlockHeight: signed.lastValidBlockHeight,
-        meta: { mint: line.mint },
-      });
-      if (id === null) {
+      if (inFlight.has(holding.account)) {
         line.status = 'in_flight';
         line.reason = 'an earlier return of this account is still pending';
-        continue;
+      } else if (skip) {
+        line.reason = skip;
+      } else {
+        await this.returnOne(order, owner, holding, to, line).catch((e: unknown) => {
+          line.status = 'skipped';
+          line.reason = `the chain did not answer (${(e as Error).message}); run return-stray again`;
+        });
       }
-      line.status = 'sent';
-      line.signature = signed.signature;
-      this.log(`stray funds of ${order.trackingId}: returning ${line.amount} of ${line.mint} from ${line.account} to ${to} (${signed.signature})`);
-      // Recorded first: a failed send is resent by the worker while the blockhash lives.
-      await this.view.send(signed.wire).catch(() => {});
     }
     await this.awaitConfirmation(report.returns);
     return report;
+  }
+
+  private async returnOne(order: OrderRecord, owner: Awaited<ReturnType<Treasury['depositSigner']>>, holding: StrayHolding, to: Address, line: StrayReturnLine): Promise<void> {
+    const createRecipientAccount = holding.kind === 'token' && !holding.native && holding.amount > 0n && !(await this.exists(associatedTokenAddress(to, holding.mint, holding.tokenProgram)));
+    const signed = await buildStrayReturn(this.shape(await this.chain.latestBlockhash()), owner, holding, to, createRecipientAccount);
+    const simulated = await this.chain.rpc.simulateTransaction(signed.wire as never, { encoding: 'base64', commitment: 'confirmed', sigVerify: false }).send();
+    if (simulated.value.err) {
+      line.reason = `the chain refuses the transfer: ${JSON.stringify(simulated.value.err, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`;
+      return;
+    }
+    const id = await insertChainTx(this.db, {
+      kind: 'stray_return',
+      orderId: order.id,
+      assetId: this.assetIdOf(line.mint),
+      amount: holding.amount,
+      source: holding.account,
+      destination: to,
+      signature: signed.signature,
+      wire: signed.wire,
+      lastValidBlockHeight: signed.lastValidBlockHeight,
+      meta: { mint: line.mint },
+    });
+    if (id === null) {
+      line.status = 'in_flight';
+      line.reason = 'an earlier return of this account is still pending';
+      return;
+    }
+    line.status = 'sent';
+    line.signature = signed.signature;
+    this.log(`stray funds of ${order.trackingId}: returning ${line.amount} of ${line.mint} from ${line.account} to ${to} (${signed.signature})`);
+    // Recorded first: a failed send is resent by the worker while the blockhash lives.
+    await this.view.send(signed.wire).catch(() => {});
+  }
+
+  /**
+   * Settles this order's earlier returns that have landed or can no longer land, as the worker would
+   * (compare-and-set, so racing it is harmless): with Hush stopped (the CLI's direct mode) nothing else
+   * would, and a pending row holds its account back. Returns the accounts whose return is still pending.
+   */
+  private async settleLandedReturns(order: OrderRecord): Promise<Set<string>> {
+    const pending = (await chainTxsOfOrder(this.db, order.id, 'stray_return')).filter((t) => t.status === 'pending');
+    const still = new Set<string>();
+    if (pending.length === 0) return still;
+    const [statuses, finalizedHeight] = await Promise.all([this.view.statuses(pending.map((t) => t.signature)), this.view.blockHeight('finalized')]);
+    for (const [i, t] of pending.entries()) {
+      const st = statuses[i];
+      // Its blockhash is dead at `finalized` and it is nowhere in history: it can never land (the worker's rule).
+      if (!st && finalizedHeight > t.lastValidBlockHeight) {
+        if (await settleChainTx(this.db, t.id, 'expired', null)) continue;
+      }
+      const costs = st && st.confirmationStatus !== 'processed' ? await this.view.costs(t.signature) : null;
+      if (!st || !costs) {
+        still.add(t.source);
+        continue;
+      }
+      await this.db.transaction(async (tx) => {
+        if (!(await settleChainTx(tx, t.id, st.err === null ? 'confirmed' : 'failed', costs.fee, st.err === null ? new Date().toISOString() : undefined))) return;
+        await recordMovements(tx, [networkCostMovement(t.signature, this.treasury.feePayer.address, costs)]);
+      });
+    }
+    return still;
   }
 
   /** Every holding of the deposit owner but its deposit account, with the reason when it cannot be returned. */
@@ -127,7 +186,6 @@ export class StrayFundsService {
         if (pubkey === order.depositAccount) continue;
         const info = (account.data as unknown as { parsed: { info: ParsedTokenAccount } }).parsed.info;
         const amount = info.isNative ? BigInt(account.lamports) : BigInt(info.tokenAmount.amount);
-        if (amount === 0n) continue;
         const closable = info.closeAuthority === undefined || info.closeAuthority === owner;
         const holding: StrayHolding = {
           kind: 'token',
@@ -139,12 +197,22 @@ export class StrayFundsService {
           native: info.isNative,
           closable,
         };
-        const skip = info.state === 'frozen' ? 'the token account is frozen by its mint' : info.isNative && !closable ? 'wrapped SOL whose close authority is not the deposit owner' : undefined;
+        const skip =
+          info.state === 'frozen'
+            ? 'the token account is frozen by its mint'
+            : !closable && (info.isNative || amount === 0n)
+              ? 'its close authority is not the deposit owner'
+              : undefined;
         out.push(skip ? { holding, skip } : { holding });
       }
     }
     if (lamports.value > 0n) out.push({ holding: { kind: 'lamports', account: owner, amount: lamports.value } });
     return out;
+  }
+
+  private async exists(address: Address): Promise<boolean> {
+    const { value } = await this.chain.rpc.getAccountInfo(address, { commitment: 'confirmed', encoding: 'base64' }).send();
+    return value !== null;
   }
 
   private async awaitConfirmation(lines: StrayReturnLine[]): Promise<void> {

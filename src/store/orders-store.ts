@@ -308,7 +308,7 @@ export async function updateOrderTransaction(
  * refund of its own and is not making one (`refunding`, whose own refund would replace it): no transition
  * (a final order stays final), but the partner can see where the funds went. The signature is the first
  * landed one; the amount is the sum of every landed late refund of the order (parts split across pools,
- * and later late deposits), read from the recorded transactions, so recording one twice changes nothing.
+ * and later late deposits), read from the recorded transactions, so recording one twice changes nothing, and the amount never shrinks.
  */
 export async function recordLateRefund(db: Queryable, id: string, refund: { signature: string }): Promise<boolean> {
   const { rows } = await db.query(
@@ -319,7 +319,8 @@ export async function recordLateRefund(db: Queryable, id: string, refund: { sign
        UPDATE orders SET refund = jsonb_build_object('signature', coalesce(refund ->> 'signature', $2), 'amount', (SELECT amount FROM total), 'reason', 'late_deposit'),
          updated_at = clock_timestamp()
        WHERE id = $1 AND (refund IS NULL OR refund ->> 'reason' = 'late_deposit') AND status <> 'refunding'
-         AND refund IS DISTINCT FROM jsonb_build_object('signature', coalesce(refund ->> 'signature', $2), 'amount', (SELECT amount FROM total), 'reason', 'late_deposit')
+         -- Only ever up: a statement that waited for the row behind a later one has an older total.
+         AND coalesce((refund ->> 'amount')::numeric, 0) < (SELECT amount FROM total)::numeric
        RETURNING tracking_id)
      SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
     [id, refund.signature],

@@ -48,6 +48,7 @@ import type { FreshPrices } from '../prices/price-source.ts';
 import { convertForSwap } from '../domain/swap-conversion.ts';
 import { faultPoint } from './fault-points.ts';
 import { sweepLegs, withLateArrivals, type SweepItemRecord } from './sweep-legs.ts';
+import { networkCostMovement } from '../ledger/network-cost.ts';
 import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
 
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
@@ -1082,16 +1083,7 @@ export class SettlementWorker {
   }
 
   private costMovement(t: ChainTx, costs: { fee: bigint; feePayerDelta: bigint }): Movement {
-    const rent = -costs.feePayerDelta - costs.fee;
-    return {
-      movement: `tx:${t.signature}:cost`,
-      kind: 'network_cost',
-      legs: [
-        { account: `feepayer:${this.treasury.feePayer.address}`, assetId: 'sol', amount: costs.feePayerDelta },
-        { account: 'expense:network', assetId: 'sol', amount: costs.fee },
-        { account: rent >= 0n ? 'expense:rent' : 'income:rent', assetId: 'sol', amount: rent },
-      ],
-    };
+    return networkCostMovement(t.signature, this.treasury.feePayer.address, costs);
   }
 
   private async landed(t: ChainTx, success: boolean): Promise<void> {
@@ -1416,14 +1408,15 @@ export class SettlementWorker {
       const batch = await lockUnsweptDeposits(this.db, assetId, SWEEP_BATCH);
       if (batch.length === 0) continue;
       const [blockhash, balances] = await Promise.all([this.chain().latestBlockhash(), this.view.balances(batch.map((b) => b.depositAccount), 'confirmed')]);
-      const items: (SweepItem & { orderId: string; extra: bigint })[] = [];
+      const items: (SweepItem & { orderId: string; extra: bigint; reserve: bigint })[] = [];
       for (const b of batch) {
-        const amount = balances.get(b.depositAccount)?.tokenAmount;
-        if (amount === undefined || amount === null) continue;
+        const balance = balances.get(b.depositAccount);
+        const amount = balance?.tokenAmount;
+        if (!balance || amount === undefined || amount === null) continue;
         // Funds sent after the deposit was confirmed are no part of the order: swept with it, refunded as late.
         const extra = amount > b.depositAmount ? amount - b.depositAmount : 0n;
         if (extra > 0n) this.log({ trackingId: b.trackingId, amount: extra.toString() }, 'funds sent after the deposit found; sweeping them for a refund');
-        items.push({ owner: await this.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount as Address, amount, orderId: b.orderId, extra });
+        items.push({ owner: await this.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount as Address, amount, orderId: b.orderId, extra, reserve: balance.lamports - amount });
       }
       if (items.length === 0) continue;
       const signed = await buildSweep(this.shape(blockhash), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });
@@ -1441,7 +1434,7 @@ export class SettlementWorker {
           ...signed,
           meta: {
             items: items.flatMap((i) => [
-              { orderId: i.orderId, depositAccount: i.depositAccount, amount: (i.amount - i.extra).toString() },
+              { orderId: i.orderId, depositAccount: i.depositAccount, amount: (i.amount - i.extra).toString(), ...(asset.native ? { reserve: i.reserve.toString() } : {}) },
               ...(i.extra > 0n ? [{ orderId: i.orderId, depositAccount: i.depositAccount, amount: i.extra.toString(), late: true }] : []),
             ]),
           },

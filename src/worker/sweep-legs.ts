@@ -6,6 +6,15 @@ export interface SweepItemRecord {
   depositAccount: string;
   amount: string;
   late?: boolean;
+  /** A wrapped-SOL account's rent reserve as the sweep read it (lamports less token amount); else the standard one. */
+  reserve?: string;
+}
+
+/** Each distinct deposit account's rent reserve: as read by the sweep when recorded, else `rentPerAccount`. */
+function reserves(items: readonly SweepItemRecord[], rentPerAccount: bigint): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const i of items) if (!out.has(i.depositAccount) || i.reserve !== undefined) out.set(i.depositAccount, i.reserve !== undefined ? BigInt(i.reserve) : rentPerAccount);
+  return out;
 }
 
 /**
@@ -26,7 +35,7 @@ export function sweepLegs(
     legs.push({ account: `pool:${opts.pool}`, assetId, amount: total });
     return { legs, unattributed: 0n };
   }
-  const rent = opts.rentPerAccount * BigInt(new Set(items.map((i) => i.depositAccount)).size);
+  const rent = [...reserves(items, opts.rentPerAccount).values()].reduce((a, b) => a + b, 0n);
   const unattributed = opts.poolLamportDelta - total - rent;
   legs.push({ account: `pool:${opts.pool}`, assetId, amount: opts.poolLamportDelta });
   if (unattributed > 0n) {
@@ -42,18 +51,18 @@ export function sweepLegs(
 /**
  * A landed wrapped-SOL sweep's items with what reached each deposit account between the sweep's balance
  * read and its landing: the account's lamports just before the sweep, less what the sweep recorded for it
- * and its rent reserve. That part came from the order's sender after the deposit, so it is a late item of
+ * and its rent reserve (as the sweep read it). That part came from the order's sender after the deposit, so it is a late item of
  * the account's order (added to the account's late item when it already has one, so one refund carries one
  * network fee). Null when nothing arrived, or when a balance before the sweep is unknown.
  */
 export function withLateArrivals(items: readonly SweepItemRecord[], lamportsBefore: ReadonlyMap<string, bigint>, rentPerAccount: bigint): SweepItemRecord[] | null {
   const out = items.map((i) => ({ ...i }));
   let changed = false;
-  for (const account of new Set(items.map((i) => i.depositAccount))) {
+  for (const [account, reserve] of reserves(items, rentPerAccount)) {
     const before = lamportsBefore.get(account);
     if (before === undefined) continue;
     const mine = out.filter((i) => i.depositAccount === account);
-    const arrived = before - mine.reduce((s, i) => s + BigInt(i.amount), 0n) - rentPerAccount;
+    const arrived = before - mine.reduce((s, i) => s + BigInt(i.amount), 0n) - reserve;
     if (arrived <= 0n) continue;
     changed = true;
     const late = mine.find((i) => i.late);

@@ -60,3 +60,13 @@ test('withLateArrivals: what an account held before the sweep beyond its items a
   assert.equal(withLateArrivals(items, new Map([['A', 700_000_000n + RENT], ['B', 100_000_000n + RENT]]), RENT), null, 'nothing arrived');
   assert.equal(withLateArrivals(items, new Map(), RENT), null, 'balances unknown: left to the unattributed alert');
 });
+
+test('a reserve the sweep read counts instead of the standard one, in the legs and for what arrived later', () => {
+  const bigger = RENT + 1_000_000n; // an account whose reserve is not the standard rent
+  const mine = [{ orderId: '3', depositAccount: 'C', amount: '400000000', reserve: bigger.toString() }];
+  assert.equal(withLateArrivals(mine, new Map([['C', 400_000_000n + bigger]]), RENT), null, 'its own reserve is no late arrival');
+  assert.deepEqual(withLateArrivals(mine, new Map([['C', 400_000_000n + bigger + 5n]]), RENT)?.[1], { orderId: '3', depositAccount: 'C', amount: '5', late: true });
+  const { legs, unattributed } = sweepLegs(mine, { assetId: 'sol', pool: 'P', native: true, poolLamportDelta: 400_000_000n + bigger, rentPerAccount: RENT });
+  assert.equal(unattributed, 0n);
+  assert.equal(legs.find((l) => l.account === 'income:rent')?.amount, -bigger);
+});

@@ -156,15 +156,18 @@ describe('partner fees and late deposits', () => {
       const refundLate = w.refundLate;
       const sendAll = w.sendAll;
       if (lostRefund) w.refundLate = async () => {};
-      let toppedUp = false;
-      // The sweep has read the balances and is recorded; the extra lands (confirmed) before it is sent.
+      let toppedUp: Promise<void> | null = null;
+      // The sweep has read the balances and is recorded; the extra lands (confirmed) before it is sent,
+      // also by the transaction loop's resends, which wait for the same top-up.
       if (midSweep) {
         w.sendAll = async (wires: string[]) => {
           const { rows } = await hush.db.query(`SELECT 1 FROM chain_txs WHERE kind = 'sweep' AND wire = ANY($1::text[])`, [wires]);
-          if (rows.length > 0 && !toppedUp) {
-            toppedUp = true;
-            await topUp(assetId, placed.depositAccount, extra);
-            before = (await balanceOf(chain, sender.address, ASSETS[assetId]))!;
+          if (rows.length > 0) {
+            toppedUp ??= (async () => {
+              await topUp(assetId, placed.depositAccount, extra);
+              before = (await balanceOf(chain, sender.address, ASSETS[assetId]))!;
+            })();
+            await toppedUp;
           }
           return sendAll.call(w, wires);
         };

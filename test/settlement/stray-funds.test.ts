@@ -10,8 +10,8 @@ import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana
 import { getCreateAccountInstruction } from '@solana-program/system';
 import { getInitializeAccount3Instruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { runAdminCli } from '../../src/cli/admin-cli.ts';
-import { startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
-import { buildSignedTransaction, latestBlockhash, requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
+import { randomSignature, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { buildSignedTransaction, latestBlockhash, pollUntil, requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
 import {
   ASSETS,
   SOL,
@@ -78,6 +78,7 @@ describe('stray funds at a deposit owner', () => {
     const usdcSecond = await secondAccount(owner, ASSETS.usdc.mint);
     await send([getTransferCheckedInstruction({ source: await ataOf(sender.address, ASSETS.usdc.mint), mint: ASSETS.usdc.mint, destination: usdcSecond, authority: sender, amount: 3_000_000n, decimals: 6 })]);
     const wsolSecond = await secondAccount(owner, ASSETS.sol.mint, 5_000_000n);
+    const empty = await secondAccount(owner, ASSETS.usdc.mint); // holds nothing but its rent
     await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
 
     const before = { sol: await lamportsOf(chain, sender.address), usdc: (await balanceOf(chain, sender.address, ASSETS.usdc))!, bonk: await balanceOf(chain, sender.address, ASSETS.bonk) };
@@ -88,15 +89,17 @@ describe('stray funds at a deposit owner', () => {
     assert.equal(r.body.depositOwner, owner);
     const byAccount = new Map<string, any>(r.body.returns.map((l: any) => [l.account, l]));
     const bonkAccount = await ataOf(owner, ASSETS.bonk.mint);
-    assert.deepEqual([...byAccount.keys()].sort(), [bonkAccount, owner, usdcSecond, wsolSecond].sort(), 'the deposit account itself is never a stray');
+    assert.deepEqual([...byAccount.keys()].sort(), [bonkAccount, owner, usdcSecond, wsolSecond, empty].sort(), 'the deposit account itself is never a stray');
     for (const l of r.body.returns) assert.equal(l.status, 'confirmed', JSON.stringify(l));
     assert.deepEqual({ mint: byAccount.get(bonkAccount).mint, amount: byAccount.get(bonkAccount).amount }, { mint: ASSETS.bonk.mint, amount: '7' });
     assert.deepEqual({ mint: byAccount.get(owner).mint, amount: byAccount.get(owner).amount }, { mint: 'native', amount: '1000000' });
     assert.deepEqual({ mint: byAccount.get(usdcSecond).mint, amount: byAccount.get(usdcSecond).amount }, { mint: ASSETS.usdc.mint, amount: '3000000' });
     assert.deepEqual({ mint: byAccount.get(wsolSecond).mint, amount: byAccount.get(wsolSecond).amount }, { mint: ASSETS.sol.mint, amount: String(rent + 5_000_000n) });
+    assert.deepEqual({ mint: byAccount.get(empty).mint, amount: byAccount.get(empty).amount }, { mint: ASSETS.usdc.mint, amount: '0' });
 
-    // The sender gets the tokens, the wallet SOL, the wrapped SOL and the rent of every closed account;
-    // Hush's fee payer pays the fees and the sender's new BONK account.
+    // The sender gets the tokens, the wallet SOL, the wrapped SOL and the rent of the closed accounts of
+    // mints it already held (second USDC, empty USDC). Its new BONK account is Hush's fee payer's, which
+    // takes the closed BONK account's rent in return: dust of a throwaway mint costs Hush no rent.
     assert.equal(await balanceOf(chain, sender.address, ASSETS.bonk), 7n);
     assert.equal((await balanceOf(chain, sender.address, ASSETS.usdc))! - before.usdc, 3_000_000n);
     assert.equal((await lamportsOf(chain, sender.address)) - before.sol, 1_000_000n + (rent + 5_000_000n) + rent + rent);
@@ -111,16 +114,23 @@ describe('stray funds at a deposit owner', () => {
     // Nothing left: a second run returns nothing and sends nothing.
     const again = await returnStray(placed.trackingId);
     assert.deepEqual(again.body.returns, []);
-    // The fee payer's fees and the BONK account's rent are booked: the ledger still matches the chain.
+    // The fee payer's fees are booked: the ledger still matches the chain.
     await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+    const { rows: bonkLegs } = await hush.db.query<{ amount: string }>(
+      `SELECT l.amount::text FROM ledger_entries l JOIN chain_txs c ON l.movement = 'tx:' || c.signature || ':cost'
+       WHERE c.source = $1 AND c.kind = 'stray_return' AND l.account LIKE 'feepayer:%'`,
+      [bonkAccount],
+    );
+    const fee = await hush.db.query<{ fee: string }>(`SELECT fee_lamports::text AS fee FROM chain_txs WHERE source = $1 AND kind = 'stray_return'`, [bonkAccount]);
+    assert.deepEqual(bonkLegs.map((r) => BigInt(r.amount)), [-BigInt(fee.rows[0]!.fee)], 'the BONK return cost the fee payer its fee only');
     const { rows } = await hush.db.query<{ status: string; n: string | number }>(
       `SELECT c.status, count(*) AS n FROM chain_txs c JOIN orders o ON o.id = c.order_id WHERE o.tracking_id = $1 AND c.kind = 'stray_return' GROUP BY c.status`,
       [placed.trackingId],
     );
-    assert.deepEqual(rows.map((x) => [x.status, Number(x.n)]), [['confirmed', 4]], 'recorded, and settled by the worker');
+    assert.deepEqual(rows.map((x) => [x.status, Number(x.n)]), [['confirmed', 5]], 'recorded, and settled by the worker');
   });
 
-  test('two returns at once pay once; the CLI reaches it through the admin API; an unknown order is NOT_FOUND', async () => {
+  test('two returns at once pay once; one in flight holds its account back; the CLI reaches it through the admin API; an unknown order is NOT_FOUND', async () => {
     const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address });
     await waitForStatus(chain.rpc, await chain.rpc.requestAirdrop(placed.depositOwner, 2_000_000n as never).send(), 'confirmed');
     const before = await lamportsOf(chain, sender.address);
@@ -136,9 +146,49 @@ describe('stray funds at a deposit owner', () => {
     assert.equal(code, 0, stderr);
     assert.deepEqual(JSON.parse(stdout), { success: true, trackingId: placed.trackingId, depositOwner: placed.depositOwner, to: sender.address, returns: [] });
 
+    // An earlier return of an account still pending (here a stand-in that can never land): that account is
+    // left alone, in_flight, until it settles; then a run returns it.
+    await waitForStatus(chain.rpc, await chain.rpc.requestAirdrop(placed.depositOwner, 3_000_000n as never).send(), 'confirmed');
+    const stand = randomSignature();
+    await hush.db.query(
+      `INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status)
+       SELECT 'stray_return', id, 'sol', 3000000, deposit_owner, sender, $2, 'AA==', 9000000000, 'pending' FROM orders WHERE tracking_id = $1`,
+      [placed.trackingId, stand],
+    );
+    const held = await returnStray(placed.trackingId);
+    assert.deepEqual(held.body.returns.map((l: any) => [l.account, l.status]), [[placed.depositOwner, 'in_flight']]);
+    assert.equal(await lamportsOf(chain, placed.depositOwner), 3_000_000n, 'nothing sent while one is in flight');
+    await hush.db.query('UPDATE chain_txs SET last_valid_block_height = 0 WHERE signature = $1', [stand]);
+    await pollUntil(async () => (await hush.db.query(`SELECT 1 FROM chain_txs WHERE signature = $1 AND status = 'expired'`, [stand])).rows.length > 0, { timeoutMs: 20_000, what: 'the stand-in to expire' });
+    const freed = await returnStray(placed.trackingId);
+    assert.deepEqual(freed.body.returns.map((l: any) => [l.account, l.status, l.amount]), [[placed.depositOwner, 'confirmed', '3000000']]);
+
     const missing = await returnStray('trk_1111111111111111111111');
     assert.equal(missing.status, 404);
     assert.equal(missing.body.error.code, 'NOT_FOUND');
+    await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+  });
+
+  test('with no worker running (the CLI while Hush is stopped), a later run settles the returns that landed and returns new funds of the same account', async () => {
+    const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address });
+    const worker = hush.hush.worker!;
+    await worker.stop();
+    try {
+      const status = async () =>
+        (await hush.db.query<{ status: string }>(`SELECT c.status FROM chain_txs c JOIN orders o ON o.id = c.order_id WHERE o.tracking_id = $1 AND c.kind = 'stray_return' ORDER BY c.id`, [placed.trackingId])).rows.map((r) => r.status);
+      await waitForStatus(chain.rpc, await chain.rpc.requestAirdrop(placed.depositOwner, 2_000_000n as never).send(), 'confirmed');
+      const first = await returnStray(placed.trackingId);
+      assert.deepEqual(first.body.returns.map((l: any) => [l.status, l.amount]), [['confirmed', '2000000']]);
+      assert.deepEqual(await status(), ['pending'], 'landed, and nobody has settled it');
+      await waitForStatus(chain.rpc, await chain.rpc.requestAirdrop(placed.depositOwner, 1_500_000n as never).send(), 'confirmed');
+      const before = await lamportsOf(chain, sender.address);
+      const second = await returnStray(placed.trackingId);
+      assert.deepEqual(second.body.returns.map((l: any) => [l.status, l.amount]), [['confirmed', '1500000']], 'not held back by the landed one');
+      assert.equal((await lamportsOf(chain, sender.address)) - before, 1_500_000n);
+      assert.deepEqual(await status(), ['confirmed', 'pending']);
+    } finally {
+      worker.start();
+    }
     await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
   });
 });
