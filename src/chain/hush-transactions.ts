@@ -87,6 +87,11 @@ export interface SweepItem {
   depositAccount: Address;
   /** The deposit account's token balance, all of which moves. */
   amount: bigint;
+  /**
+   * The deposit account was closed (or never made) and SOL was sent to its address anyway: create it
+   * again first (the lamports there pay its rent), so the close can move them.
+   */
+  reopen?: boolean;
 }
 
 /**
@@ -110,6 +115,9 @@ export function sweepInstructions(shape: TxShape, s: SweepParams): Instruction[]
   const tokenProgram = s.asset.tokenProgram as Address;
   const instructions: Instruction[] = [];
   for (const item of s.items) {
+    if (item.reopen) {
+      instructions.push(getCreateAssociatedTokenIdempotentInstruction({ payer: shape.feePayer, ata: item.depositAccount, owner: item.owner.address, mint, tokenProgram }));
+    }
     if (!s.asset.native) {
       instructions.push(
         getTransferCheckedInstruction(

@@ -1503,7 +1503,16 @@ export class SettlementWorker {
     if (rows.length > 0) {
       const balances = await this.view.balances(rows.map((r) => r.deposit_account), 'confirmed');
       for (const r of rows) {
-        const amount = balances.get(r.deposit_account)?.tokenAmount ?? 0n;
+        const b = balances.get(r.deposit_account);
+        // SOL sent to a wrapped-SOL deposit address whose account is closed (or was never made): the lamports
+        // sit at an address only the token programs can touch. Reopening the account moves them (all of them
+        // are the sender's: the account had no rent of its own). Too few to pay the rent are left there.
+        if (b?.exists && b.tokenAmount === null && this.asset(r.source_asset_id).native && b.lamports > DEFAULT_NETWORK_COST.tokenAccountRent) {
+          found++;
+          await this.sweepLate(String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id, b.lamports, true);
+          continue;
+        }
+        const amount = b?.tokenAmount ?? 0n;
         if (amount <= 0n) continue;
         found++;
         await this.sweepLate(String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id, amount);
@@ -1514,7 +1523,7 @@ export class SettlementWorker {
     return found;
   }
 
-  private async sweepLate(orderId: string, trackingId: string, depositAccount: string, assetId: string, amount: bigint): Promise<void> {
+  private async sweepLate(orderId: string, trackingId: string, depositAccount: string, assetId: string, amount: bigint, reopen = false): Promise<void> {
     const asset = this.asset(assetId);
     const pools = this.treasury.pools(assetId);
     const pool = pools[randomInt(pools.length)]!;
@@ -1522,7 +1531,7 @@ export class SettlementWorker {
       asset,
       poolWallet: pool.address,
       poolHolding: pool.holding,
-      items: [{ owner: await this.treasury.depositSigner(trackingId), depositAccount: depositAccount as Address, amount }],
+      items: [{ owner: await this.treasury.depositSigner(trackingId), depositAccount: depositAccount as Address, amount, reopen }],
     });
     const id = await insertChainTx(this.db, {
       kind: 'sweep',
@@ -1532,10 +1541,11 @@ export class SettlementWorker {
       source: 'deposits',
       destination: pool.holding,
       ...signed,
-      meta: { items: [{ orderId, depositAccount, amount: amount.toString(), late: true }] },
+      // A reopened account has no reserve of its own: every lamport it held came from the sender.
+      meta: { items: [{ orderId, depositAccount, amount: amount.toString(), late: true, ...(reopen ? { reserve: '0' } : {}) }] },
     });
     if (id === null) return;
-    this.log({ trackingId, amount: amount.toString() }, 'late deposit found; sweeping it for a refund');
+    this.log({ trackingId, amount: amount.toString() }, reopen ? 'SOL sent to a closed deposit address; reopening it to refund' : 'late deposit found; sweeping it for a refund');
     await this.sendAll([signed.wire]);
   }
 

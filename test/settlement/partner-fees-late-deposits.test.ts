@@ -12,7 +12,7 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import type { Address, Instruction, KeyPairSigner } from '@solana/kit';
 import { expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { buildSignedTransaction, latestBlockhash, pollUntil, waitForStatus } from '../support/localnet.ts';
-import { ASSETS, SOL, ataOf, balanceOf, chainAt, depositWithRefresh, newWallet, placeOrder, waitForCleanReconcile, waitForOrder, type AssetId, type Chain } from '../support/settlement.ts';
+import { ASSETS, SOL, accountExists, ataOf, balanceOf, chainAt, depositWithRefresh, lamportsOf, newWallet, placeOrder, waitForCleanReconcile, waitForOrder, type AssetId, type Chain } from '../support/settlement.ts';
 
 describe('partner fees and late deposits', () => {
   let hush: TestHush;
@@ -129,6 +129,35 @@ describe('partner fees and late deposits', () => {
 
     const report = await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
     assert.equal(report.ok, true);
+  });
+
+  test('SOL sent to a wrapped-SOL deposit address after its sweep closed the account comes back less the network fee', async () => {
+    const placed = await placeOrder(acct.client, { amount: '200000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address });
+    await depositWithRefresh(acct.client, chain, placed, sender);
+    await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
+    await sweep(placed.trackingId);
+    await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { timeoutMs: 20_000, what: 'the sweep to close the deposit account' });
+
+    // A plain transfer to the address (e.g. from an exchange): no token account there any more.
+    const late = 50_000_000n;
+    await topUp('sol', placed.depositAccount, late);
+    const before = (await balanceOf(chain, sender.address, ASSETS.sol))!;
+    const back = await pollUntil(async () => {
+      await worker().lateDepositTick();
+      const b = (await balanceOf(chain, sender.address, ASSETS.sol))!;
+      return b > before ? b - before : null;
+    }, { timeoutMs: 30_000, intervalMs: 500, what: 'the refund of SOL sent to the closed address' });
+    assert.equal(back, late - placed.networkFee, 'all of it less the network fee, once');
+    assert.equal(await lamportsOf(chain, placed.depositAccount), 0n, 'nothing left at the address');
+    const o = await pollUntil(async () => {
+      const rec = expectOk(await acct.client.status(placed.trackingId)).order;
+      return rec.refund ? rec : null;
+    }, { timeoutMs: 10_000, what: 'the refund on the status record' });
+    assert.deepEqual({ amount: o.refund.amount, reason: o.refund.reason }, { amount: back.toString(), reason: 'late_deposit' });
+    await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+    await worker().lateDepositTick();
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal((await balanceOf(chain, sender.address, ASSETS.sol))! - before, back, 'refunded exactly once');
   });
 
   // Funds that reach the deposit account between the deposit's confirmation and its sweep: the sweep
