@@ -99,6 +99,18 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   return n;
 }
 
+/** Minimum length of HUSH_ADMIN_TOKEN: the only guard of /admin/v1, which is not rate limited. */
+const ADMIN_TOKEN_MIN = 32;
+
+function adminToken(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  // The value itself is not echoed: it is a secret.
+  if (raw.length < ADMIN_TOKEN_MIN || !/^[!-~]+$/.test(raw)) {
+    throw new ConfigError(`HUSH_ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN} printable characters without spaces (e.g. openssl rand -hex 32)`);
+  }
+  return raw;
+}
+
 /** An optional URL variable: unset or empty → undefined; else it must parse with one of the schemes (or be a socket path). */
 function url(env: NodeJS.ProcessEnv, name: string, protocols: string[], socketPath = false): string | undefined {
   const raw = env[name];
@@ -175,7 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     rpcTimeoutMs: int(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
     drainGraceMs: int(env, 'HUSH_DRAIN_GRACE_MS', 1000, 0, 60_000),
     role,
-    adminToken: env.HUSH_ADMIN_TOKEN || undefined,
+    adminToken: adminToken(env.HUSH_ADMIN_TOKEN),
     quoteTtlS: int(env, 'HUSH_QUOTE_TTL_S', 60, 1, 3600),
     orderTtlS: int(env, 'HUSH_ORDER_TTL_S', 1800, 1, 86_400),
     payoutDelayS: delayWindow(env.HUSH_PAYOUT_DELAY_S),

@@ -50,3 +50,17 @@ test('URL variables must parse with their scheme, and the error does not echo th
     );
   }
 });
+
+test('HUSH_ADMIN_TOKEN: unset or empty turns the admin API off; else at least 32 printable characters, and the error does not echo it', () => {
+  assert.equal(loadConfig({}).adminToken, undefined);
+  assert.equal(loadConfig({ HUSH_ADMIN_TOKEN: '' }).adminToken, undefined);
+  const good = 'a'.repeat(32);
+  assert.equal(loadConfig({ HUSH_ADMIN_TOKEN: good }).adminToken, good);
+  for (const bad of ['short-secret-token', 'a'.repeat(31), `${'a'.repeat(32)} b`, `${'a'.repeat(32)}\u00e9`]) {
+    assert.throws(
+      () => loadConfig({ HUSH_ADMIN_TOKEN: bad }),
+      (e: unknown) => e instanceof ConfigError && /HUSH_ADMIN_TOKEN/.test(e.message) && !e.message.includes(bad),
+      bad,
+    );
+  }
+});
