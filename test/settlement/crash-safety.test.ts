@@ -159,7 +159,7 @@ async function crashState(db: Db, trackingId: string, depositAccount: string): P
 
 async function run(s: Scenario, diag: (msg: string) => void) {
   const dataDir = makeTempDir(`hush-crash-${s.fault}-`);
-  const adminToken = `adm_${randomBytes(18).toString('base64url')}`;
+  const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const env = {
     DATA_DIR: dataDir,
     PORT: '0',

@@ -64,7 +64,7 @@ describe('two workers on one PostgreSQL, one SIGKILLed mid-run', { skip: postgre
     localnet = await spawnLocalnet({ dataDir: chainDir, slotMs: SLOT_MS });
     const chain: Chain = chainAt(localnet.url);
     schema = newSchemaName();
-    const adminToken = `adm_${randomBytes(18).toString('base64url')}`;
+    const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
     const common = {
       DATABASE_URL: POSTGRES_URL,
       DATABASE_SCHEMA: schema,
