@@ -32,6 +32,15 @@ export interface TxShape {
   blockhash: { blockhash: string; lastValidBlockHeight: bigint };
 }
 
+/** A Hush transaction's shape from the configured compute budget: the worker's and the operator commands' alike. */
+export function txShape(
+  feePayer: KeyPairSigner,
+  budget: { computeUnitLimit: number; computeUnitPriceMicroLamports: bigint },
+  blockhash: { blockhash: string; lastValidBlockHeight: bigint },
+): TxShape {
+  return { feePayer, computeUnitLimit: budget.computeUnitLimit, computeUnitPriceMicroLamports: budget.computeUnitPriceMicroLamports, blockhash };
+}
+
 /** Every Hush transaction has this shape: common fee payer, same compute budget, no memo, fresh blockhash. */
 async function sign(shape: TxShape, instructions: Instruction[]): Promise<SignedTransaction> {
   const all = withComputeBudget(shape, instructions);

@@ -27,7 +27,6 @@ import type { Db } from '../store/db.ts';
 import { openDb } from '../store/open-db.ts';
 import { getOrderByTrackingId } from '../store/orders-store.ts';
 import { loadConfig, type HushConfig } from '../config/config.ts';
-import type { AssetRegistry } from '../config/assets.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
 import { reconcile } from '../ledger/reconcile.ts';
 import { StrayFundsService } from '../services/stray-funds-service.ts';
@@ -71,7 +70,7 @@ interface Command {
 /** What direct-mode commands beyond accounts need: the store, and lazily the chain and treasury. */
 interface DirectContext {
   db: Db;
-  treasury(): Promise<{ chain: SolanaChain; treasury: Treasury; assets: AssetRegistry; config: HushConfig }>;
+  treasury(): Promise<{ chain: SolanaChain; treasury: Treasury; config: HushConfig }>;
 }
 
 const seg = encodeURIComponent;
@@ -175,7 +174,7 @@ const COMMANDS: Record<string, Command> = {
     http: () => ({ method: 'GET', path: '/admin/v1/treasury' }),
     direct: async (_admin, _args, _opts, ctx) => {
       const t = await ctx.treasury();
-      const wallets = await treasuryReport(t.chain, t.treasury, t.assets);
+      const wallets = await treasuryReport(t.chain, t.treasury, t.config.assets);
       return { success: true, funded: wallets.every((w) => w.missing === '0'), wallets };
     },
   },
@@ -186,7 +185,7 @@ const COMMANDS: Record<string, Command> = {
     http: () => ({ method: 'GET', path: '/admin/v1/reconcile' }),
     direct: async (_admin, _args, _opts, ctx) => {
       const t = await ctx.treasury();
-      return { success: true, ...(await reconcile(ctx.db, t.chain, t.treasury, t.assets)) };
+      return { success: true, ...(await reconcile(ctx.db, t.chain, t.treasury, t.config.assets)) };
     },
   },
   'return-stray': {
@@ -398,7 +397,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
               );
             });
           const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
-          return { chain, treasury: await Treasury.load(keys, config.assets), assets: config.assets, config };
+          return { chain, treasury: await Treasury.load(keys, config.assets), config };
         },
       });
     } catch (e) {

@@ -1,7 +1,7 @@
 import type { Address, Signature } from '@solana/kit';
 import type { HushConfig } from '../config/config.ts';
 import { associatedTokenAddress } from '../chain/associated-token-address.ts';
-import { buildStrayReturn, type StrayHolding, type TxShape } from '../chain/hush-transactions.ts';
+import { buildStrayReturn, txShape, type StrayHolding, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import { HushError } from '../domain/errors.ts';
 import { networkCostMovement } from '../ledger/network-cost.ts';
@@ -237,12 +237,7 @@ export class StrayFundsService {
   }
 
   private shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {
-    return {
-      feePayer: this.treasury.feePayer,
-      computeUnitLimit: this.config.computeUnitLimit,
-      computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports,
-      blockhash,
-    };
+    return txShape(this.treasury.feePayer, this.config, blockhash);
   }
 
   private async unavailableAs<T>(f: () => Promise<T>): Promise<T> {

@@ -308,7 +308,8 @@ export async function updateOrderTransaction(
  * refund of its own and is not making one (`refunding`, whose own refund would replace it): no transition
  * (a final order stays final), but the partner can see where the funds went. The signature is the first
  * landed one; the amount is the sum of every landed late refund of the order (parts split across pools,
- * and later late deposits), read from the recorded transactions, so recording one twice changes nothing, and the amount never shrinks.
+ * and later late deposits), read from the recorded transactions: recording one twice changes nothing,
+ * and the amount never shrinks.
  */
 export async function recordLateRefund(db: Queryable, id: string, refund: { signature: string }): Promise<boolean> {
   const { rows } = await db.query(

@@ -3,7 +3,7 @@ import type { Address } from '@solana/kit';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import { associatedTokenAddress } from '../chain/associated-token-address.ts';
-import { buildPayout, buildSweep, type SweepItem, type TxShape } from '../chain/hush-transactions.ts';
+import { buildPayout, buildSweep, txShape, type SweepItem, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
 import { purgeIdempotencyKeys } from '../store/idempotency-store.ts';
@@ -294,12 +294,7 @@ export class SettlementWorker {
   }
 
   private shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {
-    return {
-      feePayer: this.treasury.feePayer,
-      computeUnitLimit: this.config.computeUnitLimit,
-      computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports,
-      blockhash,
-    };
+    return txShape(this.treasury.feePayer, this.config, blockhash);
   }
 
   private asset(id: string): Asset {
@@ -994,8 +989,7 @@ export class SettlementWorker {
 
   private async settleLanded(landed: { t: ChainTx; success: boolean }[]): Promise<void> {
     if (landed.length === 0) return;
-    const watchOf = (t: ChainTx) => (t.kind === 'sweep' ? (this.treasury.poolByHolding(t.destination)?.address ?? t.destination) : undefined);
-    const costs = await this.view.costsMany(landed.map(({ t }) => ({ signature: t.signature, watch: watchOf(t), before: this.lamportsBeforeOf(t) })));
+    const costs = await this.view.costsMany(landed.map(({ t }) => ({ signature: t.signature, watch: this.watchOf(t), before: this.lamportsBeforeOf(t) })));
     // Not visible yet, or figures a batch cannot carry exactly: the one-by-one way.
     await Promise.all(landed.filter((_, i) => !costs[i]).map(({ t, success }) => this.landed(t, success)));
     const batch = landed.flatMap((l, i) => (costs[i] ? [{ ...l, costs: costs[i]! }] : []));
@@ -1087,8 +1081,7 @@ export class SettlementWorker {
   }
 
   private async landed(t: ChainTx, success: boolean): Promise<void> {
-    const watch = t.kind === 'sweep' ? (this.treasury.poolByHolding(t.destination)?.address ?? t.destination) : undefined;
-    const costs = await this.view.costs(t.signature, watch, this.lamportsBeforeOf(t));
+    const costs = await this.view.costs(t.signature, this.watchOf(t), this.lamportsBeforeOf(t));
     if (!costs) return; // not visible at `confirmed` yet
     const done = await this.db.transaction(async (tx) => {
       if (!(await settleChainTx(tx, t.id, success ? 'confirmed' : 'failed', costs.fee, success ? new Date().toISOString() : undefined))) return false;
@@ -1101,6 +1094,11 @@ export class SettlementWorker {
       this.lastSent.delete(t.signature);
       await this.afterSettled(t, success);
     }
+  }
+
+  /** The pool wallet a sweep pays into, whose lamport change is asked for with its costs. */
+  private watchOf(t: ChainTx): string | undefined {
+    return t.kind === 'sweep' ? (this.treasury.poolByHolding(t.destination)?.address ?? t.destination) : undefined;
   }
 
   /** The deposit accounts of a wrapped-SOL sweep, whose lamports just before it landed are asked for with its costs. */
@@ -1411,8 +1409,8 @@ export class SettlementWorker {
       const items: (SweepItem & { orderId: string; extra: bigint; reserve: bigint })[] = [];
       for (const b of batch) {
         const balance = balances.get(b.depositAccount);
-        const amount = balance?.tokenAmount;
-        if (!balance || amount === undefined || amount === null) continue;
+        if (!balance || balance.tokenAmount === null) continue;
+        const amount = balance.tokenAmount;
         // Funds sent after the deposit was confirmed are no part of the order: swept with it, refunded as late.
         const extra = amount > b.depositAmount ? amount - b.depositAmount : 0n;
         if (extra > 0n) this.log({ trackingId: b.trackingId, amount: extra.toString() }, 'funds sent after the deposit found; sweeping them for a refund');

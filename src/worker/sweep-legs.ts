@@ -13,7 +13,10 @@ export interface SweepItemRecord {
 /** Each distinct deposit account's rent reserve: as read by the sweep when recorded, else `rentPerAccount`. */
 function reserves(items: readonly SweepItemRecord[], rentPerAccount: bigint): Map<string, bigint> {
   const out = new Map<string, bigint>();
-  for (const i of items) if (!out.has(i.depositAccount) || i.reserve !== undefined) out.set(i.depositAccount, i.reserve !== undefined ? BigInt(i.reserve) : rentPerAccount);
+  for (const i of items) {
+    if (i.reserve !== undefined) out.set(i.depositAccount, BigInt(i.reserve));
+    else if (!out.has(i.depositAccount)) out.set(i.depositAccount, rentPerAccount);
+  }
   return out;
 }
 
@@ -51,9 +54,10 @@ export function sweepLegs(
 /**
  * A landed wrapped-SOL sweep's items with what reached each deposit account between the sweep's balance
  * read and its landing: the account's lamports just before the sweep, less what the sweep recorded for it
- * and its rent reserve (as the sweep read it). That part came from the order's sender after the deposit, so it is a late item of
- * the account's order (added to the account's late item when it already has one, so one refund carries one
- * network fee). Null when nothing arrived, or when a balance before the sweep is unknown.
+ * and its rent reserve (as the sweep read it). That part came from the order's sender after the deposit,
+ * so it is a late item of the account's order (added to the account's late item when it already has one,
+ * so one refund carries one network fee). Null when nothing arrived, or when a balance before the sweep
+ * is unknown.
  */
 export function withLateArrivals(items: readonly SweepItemRecord[], lamportsBefore: ReadonlyMap<string, bigint>, rentPerAccount: bigint): SweepItemRecord[] | null {
   const out = items.map((i) => ({ ...i }));
