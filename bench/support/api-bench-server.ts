@@ -92,20 +92,27 @@ baseline.post<{ Querystring: { ms: string; workers: string } }>('/raw-insert', a
   latencies.sort((a, b) => a - b);
   return { count: n, seconds: (performance.now() - started) / 1000, p50: latencies[Math.floor(latencies.length / 2)], p99: latencies[Math.floor(latencies.length * 0.99)] };
 });
-// BENCH_PROFILE_WINDOW=<dir>: POST /profile/start and /profile/stop bracket a CPU profile of one phase.
+// BENCH_PROFILE_WINDOW=<dir>: POST /profile/start and /profile/stop bracket a CPU profile of one phase
+// (BENCH_PROFILE_HEAP=1: a sampling profile of everything allocated meanwhile, collected or not).
 if (process.env.BENCH_PROFILE_WINDOW) {
   const { Session } = await import('node:inspector/promises');
   const { writeFileSync } = await import('node:fs');
   const session = new Session();
   session.connect();
+  const heap = Boolean(process.env.BENCH_PROFILE_HEAP);
   baseline.post('/profile/start', async () => {
+    if (heap) {
+      await session.post('HeapProfiler.enable');
+      await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      return { ok: true };
+    }
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
     return { ok: true };
   });
   baseline.post('/profile/stop', async () => {
-    const { profile } = await session.post('Profiler.stop');
-    const file = `${process.env.BENCH_PROFILE_WINDOW}/window-${Date.now()}.cpuprofile`;
+    const { profile } = heap ? await session.post('HeapProfiler.stopSampling') : await session.post('Profiler.stop');
+    const file = `${process.env.BENCH_PROFILE_WINDOW}/${heap ? 'heap' : 'window'}-${Date.now()}.${heap ? 'heapprofile' : 'cpuprofile'}`;
     writeFileSync(file, JSON.stringify(profile));
     return { file };
   });

@@ -140,8 +140,10 @@ export class Inventory {
    * number of pools, largest first, needed to cover it (the worker splits the same way).
    */
   payoutParts(assetId: string, amount: bigint): number {
-    const pools = [...(this.poolFree.get(assetId) ?? [])].sort((a, b) => (b > a ? 1 : b < a ? -1 : 0));
-    if (pools.length === 0 || pools[0]! >= amount) return 1;
+    const free = this.poolFree.get(assetId) ?? [];
+    // Every quote asks; one pool nearly always suffices, so sort (a copy) only when none does.
+    if (free.length === 0 || free.some((f) => f >= amount)) return 1;
+    const pools = [...free].sort((a, b) => (b > a ? 1 : b < a ? -1 : 0));
     let left = amount;
     let parts = 0;
     for (const f of pools) {
