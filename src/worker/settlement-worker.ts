@@ -161,6 +161,8 @@ const PARTNER_PAYOUT_LOCK = 87870002;
  */
 export class SettlementWorker {
   private readonly view: ChainView;
+  /** Finished orders whose deposit owner was found holding SOL, and how much (see noticeStraySol). */
+  private readonly straySolAlerted = new Map<string, bigint>();
   private readonly swaps?: SwapPricing;
   private readonly rebalancer?: Rebalancer;
   private readonly prices?: FreshPrices;
@@ -1489,8 +1491,8 @@ export class SettlementWorker {
    * late refunds whose transaction died.
    */
   async lateDepositTick(): Promise<number> {
-    const { rows } = await this.db.query<{ id: string | number; tracking_id: string; deposit_account: string; source_asset_id: string }>(
-      `SELECT id, tracking_id, deposit_account, source_asset_id FROM orders o
+    const { rows } = await this.db.query<{ id: string | number; tracking_id: string; deposit_account: string; deposit_owner: string; source_asset_id: string }>(
+      `SELECT id, tracking_id, deposit_account, deposit_owner, source_asset_id FROM orders o
        WHERE o.status IN ('completed', 'refunded', 'expired', 'failed') AND o.updated_at > now() - interval '7 days'
          AND (o.swept OR o.deposit IS NULL)
          AND NOT EXISTS (SELECT 1 FROM chain_txs c WHERE c.kind = 'sweep' AND c.status = 'pending'
@@ -1499,8 +1501,9 @@ export class SettlementWorker {
     );
     let found = 0;
     if (rows.length > 0) {
-      const balances = await this.view.balances(rows.map((r) => r.deposit_account), 'confirmed');
+      const balances = await this.view.balances([...rows.map((r) => r.deposit_account), ...rows.map((r) => r.deposit_owner)], 'confirmed');
       for (const r of rows) {
+        this.noticeStraySol(r.tracking_id, r.deposit_owner, balances.get(r.deposit_owner)?.lamports ?? 0n);
         const b = balances.get(r.deposit_account);
         // SOL sent to a wrapped-SOL deposit address whose account is closed (or was never made): the lamports
         // sit at an address only the token programs can touch. Reopening the account moves them (all of them
@@ -1519,6 +1522,24 @@ export class SettlementWorker {
     await this.retryLateRefunds();
     await this.replaceDeadLateRefunds();
     return found;
+  }
+
+  /**
+   * SOL sent to a finished order's deposit owner (its own address, not its deposit account) is held where
+   * only Hush can sign, and no deposit hint may name it: this pass looks for it and raises an ALERT naming
+   * the command that returns it. Once per amount per process, not on every pass.
+   */
+  private noticeStraySol(trackingId: string, owner: string, lamports: bigint): void {
+    if (lamports === 0n) {
+      this.straySolAlerted.delete(trackingId);
+      return;
+    }
+    if (this.straySolAlerted.get(trackingId) === lamports) return;
+    this.straySolAlerted.set(trackingId, lamports);
+    this.log(
+      { trackingId, owner, lamports: lamports.toString() },
+      `ALERT: SOL sent to the deposit owner of a finished order, outside its deposit account; held there until an operator returns it to the sender (npm run admin -- return-stray ${trackingId})`,
+    );
   }
 
   private async sweepLate(orderId: string, trackingId: string, depositAccount: string, assetId: string, amount: bigint, reopen = false): Promise<void> {

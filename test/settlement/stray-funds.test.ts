@@ -36,9 +36,10 @@ describe('stray funds at a deposit owner', () => {
   let chain: Chain;
   let sender: KeyPairSigner;
   let rent: bigint;
+  const logged: string[] = [];
 
   before(async () => {
-    hush = await startTestHush({ admin: true, env: { LOCALNET_SLOT_MS: '100' } });
+    hush = await startTestHush({ admin: true, env: { LOCALNET_SLOT_MS: '100' }, log: (l) => logged.push(l) });
     acct = await hush.createAccount();
     chain = chainAt(hush.chainUrl);
     sender = await newWallet(chain, { sol: 5n * SOL, tokens: { usdc: 500_000_000n } });
@@ -190,5 +191,25 @@ describe('stray funds at a deposit owner', () => {
       worker.start();
     }
     await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+  });
+  test('SOL sent to a finished order\'s deposit owner is reported once by the worker, and return-stray gives it back', async () => {
+    const recipient = (await newWallet(chain)).address;
+    const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
+    await depositWithRefresh(acct.client, chain, placed, sender);
+    await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
+    await waitForStatus(chain.rpc, await chain.rpc.requestAirdrop(placed.depositOwner, 2_500_000n as never).send(), 'confirmed');
+
+    const alerts = () => logged.filter((l) => l.startsWith('ALERT: SOL sent to the deposit owner') && l.includes(placed.trackingId));
+    await pollUntil(async () => alerts().length > 0, { timeoutMs: 20_000, what: 'the ALERT for SOL at the deposit owner' });
+    assert.match(alerts()[0]!, new RegExp(`return-stray ${placed.trackingId}`));
+    assert.match(alerts()[0]!, /"lamports":"2500000"/);
+    // The late-deposit pass runs every 5 s: two more passes, no second ALERT for the same amount.
+    await new Promise((r) => setTimeout(r, 11_000));
+    assert.equal(alerts().length, 1, 'reported once, not on every pass');
+
+    const r = await returnStray(placed.trackingId);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.returns.map((l: any) => [l.account, l.mint, l.amount, l.status]), [[placed.depositOwner, 'native', '2500000', 'confirmed']]);
+    assert.equal(await lamportsOf(chain, placed.depositOwner), 0n);
   });
 });
