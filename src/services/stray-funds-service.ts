@@ -1,4 +1,4 @@
-import type { Address, Signature } from '@solana/kit';
+import type { Address } from '@solana/kit';
 import type { HushConfig } from '../config/config.ts';
 import { associatedTokenAddress } from '../chain/associated-token-address.ts';
 import { buildStrayReturn, txShape, type StrayHolding, type TxShape } from '../chain/hush-transactions.ts';
@@ -220,11 +220,8 @@ export class StrayFundsService {
     for (;;) {
       const sent = lines.filter((l) => l.status === 'sent');
       if (sent.length === 0 || Date.now() > until) return;
-      const statuses = await this.chain.rpc
-        .getSignatureStatuses(sent.map((l) => l.signature as Signature))
-        .send()
-        .catch(() => null);
-      for (const [i, st] of (statuses?.value ?? []).entries()) {
+      const statuses = await this.view.statuses(sent.map((l) => l.signature!)).catch(() => []);
+      for (const [i, st] of statuses.entries()) {
         if (st && st.confirmationStatus !== 'processed') sent[i]!.status = st.err === null ? 'confirmed' : 'failed';
       }
       await new Promise((r) => setTimeout(r, 250));
