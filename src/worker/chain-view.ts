@@ -1,3 +1,4 @@
+import bs58 from 'bs58';
 import type { Address, Signature } from '@solana/kit';
 import { FIRST_SIGNATURE_LOOKBACK, earliestSuccessful, type SolanaChain } from '../chain/solana-chain.ts';
 
@@ -12,6 +13,15 @@ export interface AccountBalance {
 }
 
 const TOKEN_ACCOUNT_MIN = 165;
+const TOKEN_PROGRAMS = ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'];
+
+/** A token account found by its owner. */
+export interface OwnedTokenAccount {
+  account: string;
+  mint: string;
+  /** As AccountBalance.tokenAmount (wrapped SOL: the lamports above its rent reserve). */
+  amount: bigint;
+}
 
 /** What a landed transaction cost the fee payer, moved for one watched account, and what some accounts held before it. */
 export interface TxCosts {
@@ -140,6 +150,23 @@ export class ChainView {
     if (value && value.every((a) => !a || Number.isSafeInteger(a.lamports))) return value;
     if (reply?.error && !value) throw new Error(`getMultipleAccounts: ${reply.error.message}`);
     return (await this.chain.rpc.getMultipleAccounts(chunk, { commitment, encoding: 'base64' }).send()).value as never;
+  }
+
+  /** Every token account of an owner under both token programs (one batch of two getTokenAccountsByOwner calls). */
+  async tokenAccountsOf(owner: string): Promise<OwnedTokenAccount[]> {
+    const replies = await this.batch<{ value: { pubkey: string; account: { lamports: number; data: [string, string] } }[] }>(
+      TOKEN_PROGRAMS.map((programId) => ({ method: 'getTokenAccountsByOwner', params: [owner, { programId }, { commitment: 'confirmed', encoding: 'base64' }] })),
+    );
+    const out: OwnedTokenAccount[] = [];
+    for (const r of replies) {
+      if (!r.result) throw new Error(`getTokenAccountsByOwner: ${r.error?.message ?? 'no result'}`);
+      for (const { pubkey, account } of r.result.value) {
+        const data = new Uint8Array(Buffer.from(account.data[0], 'base64'));
+        const amount = tokenAmountOf(data, BigInt(account.lamports));
+        if (amount !== null) out.push({ account: pubkey, mint: bs58.encode(data.subarray(0, 32)), amount });
+      }
+    }
+    return out;
   }
 
   /** The current slot at a commitment (plain JSON: polled every few milliseconds by the deposit watch). */

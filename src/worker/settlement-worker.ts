@@ -42,6 +42,7 @@ import {
 } from '../store/settlement-store.ts';
 import type { PoolWallet, Treasury } from '../treasury/treasury.ts';
 import { ChainView, type AccountBalance } from './chain-view.ts';
+import { StrayWatch } from './stray-watch.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
 import { runRebalance, type Rebalancer } from '../rebalance/rebalancer.ts';
 import type { FreshPrices } from '../prices/price-source.ts';
@@ -161,8 +162,7 @@ const PARTNER_PAYOUT_LOCK = 87870002;
  */
 export class SettlementWorker {
   private readonly view: ChainView;
-  /** Finished orders whose deposit owner was found holding SOL, and how much (see noticeStraySol). */
-  private readonly straySolAlerted = new Map<string, bigint>();
+  private readonly strays: StrayWatch;
   private readonly swaps?: SwapPricing;
   private readonly rebalancer?: Rebalancer;
   private readonly prices?: FreshPrices;
@@ -236,6 +236,7 @@ export class SettlementWorker {
     this.leaseSeconds = opts.leaseSeconds ?? 30;
     this.stuckAfterMs = opts.stuckAfterMs ?? 60 * 60 * 1000;
     this.log = opts.log ?? (() => {});
+    this.strays = new StrayWatch(this.view, this.log);
   }
 
   private chain(): SolanaChain {
@@ -1488,7 +1489,8 @@ export class SettlementWorker {
   /**
    * Funds that reach a deposit account after its order is final (or after its deposit was swept) are
    * swept into a pool and refunded to the order's sender, less the order's network fee. Also replaces
-   * late refunds whose transaction died.
+   * late refunds whose transaction died, and looks for funds at the deposit owners outside their deposit
+   * accounts (StrayWatch).
    */
   async lateDepositTick(): Promise<number> {
     const { rows } = await this.db.query<{ id: string | number; tracking_id: string; deposit_account: string; deposit_owner: string; source_asset_id: string }>(
@@ -1503,7 +1505,7 @@ export class SettlementWorker {
     if (rows.length > 0) {
       const balances = await this.view.balances([...rows.map((r) => r.deposit_account), ...rows.map((r) => r.deposit_owner)], 'confirmed');
       for (const r of rows) {
-        this.noticeStraySol(r.tracking_id, r.deposit_owner, balances.get(r.deposit_owner)?.lamports ?? 0n);
+        this.strays.noticeSol(r.tracking_id, r.deposit_owner, balances.get(r.deposit_owner)?.lamports ?? 0n);
         const b = balances.get(r.deposit_account);
         // SOL sent to a wrapped-SOL deposit address whose account is closed (or was never made): the lamports
         // sit at an address only the token programs can touch. Reopening the account moves them (all of them
@@ -1518,28 +1520,12 @@ export class SettlementWorker {
         found++;
         await this.sweepLate(String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id, amount);
       }
+      // A failed read only delays the next owners' turn; the sweeps and refunds below still run.
+      await this.strays.scanTokens(rows).catch((e: unknown) => this.log({ err: e }, 'stray token account read failed'));
     }
     await this.retryLateRefunds();
     await this.replaceDeadLateRefunds();
     return found;
-  }
-
-  /**
-   * SOL sent to a finished order's deposit owner (its own address, not its deposit account) is held where
-   * only Hush can sign, and no deposit hint may name it: this pass looks for it and raises an ALERT naming
-   * the command that returns it. Once per amount per process, not on every pass.
-   */
-  private noticeStraySol(trackingId: string, owner: string, lamports: bigint): void {
-    if (lamports === 0n) {
-      this.straySolAlerted.delete(trackingId);
-      return;
-    }
-    if (this.straySolAlerted.get(trackingId) === lamports) return;
-    this.straySolAlerted.set(trackingId, lamports);
-    this.log(
-      { trackingId, owner, lamports: lamports.toString() },
-      `ALERT: SOL sent to the deposit owner of a finished order, outside its deposit account; held there until an operator returns it to the sender (npm run admin -- return-stray ${trackingId})`,
-    );
   }
 
   private async sweepLate(orderId: string, trackingId: string, depositAccount: string, assetId: string, amount: bigint, reopen = false): Promise<void> {

@@ -192,6 +192,28 @@ describe('stray funds at a deposit owner', () => {
     }
     await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
   });
+  test('tokens sent to a finished order\'s deposit owner (another mint) are reported once by the worker, and return-stray gives them back', async () => {
+    const recipient = (await newWallet(chain)).address;
+    const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
+    await depositWithRefresh(acct.client, chain, placed, sender);
+    await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
+    await waitForStatus(chain.rpc, await requestTokenAirdrop(chain.url, placed.depositOwner, ASSETS.bonk.mint, 11n), 'confirmed');
+    const bonkAccount = await ataOf(placed.depositOwner, ASSETS.bonk.mint);
+
+    const alerts = () => logged.filter((l) => l.startsWith('ALERT: tokens sent to the deposit owner') && l.includes(placed.trackingId));
+    await pollUntil(async () => alerts().length > 0, { timeoutMs: 40_000, what: 'the ALERT for tokens at the deposit owner' });
+    assert.match(alerts()[0]!, new RegExp(`return-stray ${placed.trackingId}`));
+    assert.ok(alerts()[0]!.includes(JSON.stringify({ account: bonkAccount, mint: ASSETS.bonk.mint, amount: '11' })), alerts()[0]);
+    assert.ok(!alerts()[0]!.includes(placed.depositAccount), 'the deposit account itself is not a stray');
+    // Two more passes over the few finished orders here: no second ALERT for the same holding.
+    await new Promise((r) => setTimeout(r, 11_000));
+    assert.equal(alerts().length, 1, 'reported once, not on every pass');
+
+    const r = await returnStray(placed.trackingId);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.returns.map((l: any) => [l.account, l.mint, l.amount, l.status]), [[bonkAccount, ASSETS.bonk.mint, '11', 'confirmed']]);
+  });
+
   test('SOL sent to a finished order\'s deposit owner is reported once by the worker, and return-stray gives it back', async () => {
     const recipient = (await newWallet(chain)).address;
     const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
