@@ -17,6 +17,21 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+const ROLLBACK = Symbol('rollback');
+
+/** One transaction that commits only when `fn` returns true: false rolls back whatever it wrote. */
+export async function allOrNothing(db: Db, fn: (tx: Queryable) => Promise<boolean>): Promise<boolean> {
+  try {
+    return await db.transaction(async (tx) => {
+      if (await fn(tx)) return true;
+      throw ROLLBACK;
+    });
+  } catch (e) {
+    if (e === ROLLBACK) return false;
+    throw e;
+  }
+}
+
 /** Postgres error codes the store turns into domain outcomes. */
 export const UNIQUE_VIOLATION = '23505';
 

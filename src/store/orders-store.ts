@@ -258,7 +258,16 @@ export interface OrderPatch {
  * Compare-and-set transition: succeeds only if the order is still in `from`; records the history entry
  * in the same statement. Returns false when another actor moved the order first.
  */
-export async function transitionOrder(db: Queryable, id: string, from: OrderStatus, to: OrderStatus, patch: OrderPatch = {}): Promise<boolean> {
+/**
+ * `idle`: also only while no worker holds the order (its lease) and no payout or refund of it is pending
+ * or landed — the watchdog's condition. A worker records such a transaction while holding the lease it
+ * renews in the same transaction (holdOrder), so a concurrent watchdog update re-checks the renewed row
+ * and leaves it.
+ */
+const IDLE = ` AND (locked_until IS NULL OR locked_until < now())
+         AND NOT EXISTS (SELECT 1 FROM chain_txs c WHERE c.order_id = orders.id AND c.kind IN ('payout', 'refund') AND c.status IN ('pending', 'confirmed'))`;
+
+export async function transitionOrder(db: Queryable, id: string, from: OrderStatus, to: OrderStatus, patch: OrderPatch = {}, opts: { idle?: boolean } = {}): Promise<boolean> {
   const { rows } = await db.query(
     `WITH u AS (
        UPDATE orders SET status = $3, updated_at = clock_timestamp(),
@@ -266,7 +275,7 @@ export async function transitionOrder(db: Queryable, id: string, from: OrderStat
          payouts = coalesce($6::jsonb, payouts),
          refund = coalesce($7::jsonb, refund),
          failure_reason = coalesce($8, failure_reason)
-       WHERE id = $1 AND status = $2
+       WHERE id = $1 AND status = $2${opts.idle ? IDLE : ''}
        RETURNING id, updated_at, tracking_id),
      h AS (INSERT INTO order_history (order_id, status, at) SELECT id, $3, updated_at FROM u)
      SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,

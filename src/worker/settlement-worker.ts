@@ -5,7 +5,7 @@ import type { HushConfig } from '../config/config.ts';
 import { associatedTokenAddress } from '../chain/associated-token-address.ts';
 import { buildPayout, buildSweep, txShape, type SweepItem, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
-import { isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
+import { allOrNothing, isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
 import { purgeIdempotencyKeys } from '../store/idempotency-store.ts';
 import { getOrderById, recordLateRefund, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
 import {
@@ -39,6 +39,7 @@ import {
   type Movement,
   type PayoutCompletion,
   type Release,
+  holdOrder,
 } from '../store/settlement-store.ts';
 import type { PoolWallet, Treasury } from '../treasury/treasury.ts';
 import { ChainView, type AccountBalance } from './chain-view.ts';
@@ -163,6 +164,8 @@ const PARTNER_PAYOUT_LOCK = 87870002;
 export class SettlementWorker {
   private readonly view: ChainView;
   private readonly strays: StrayWatch;
+  /** Stuck orders the watchdog left alone (a transaction of theirs is live), reported once each. */
+  private readonly stuckInFlight = new Set<string>();
   private readonly swaps?: SwapPricing;
   private readonly rebalancer?: Rebalancer;
   private readonly prices?: FreshPrices;
@@ -805,15 +808,21 @@ export class SettlementWorker {
     const now = new Date().toISOString();
     const transfers = landed.map((t) => ({ signature: t.signature, amount: t.amount.toString(), confirmedAt: (t.meta.confirmedAt as string | undefined) ?? now }));
     faultPoint('payout-confirmed');
+    // The final move and its fee booking commit together: a crash between them would lose the fee.
     if (kind === 'payout') {
-      if (await transitionOrder(this.db, o.id, 'sending', 'completed', { payouts: transfers })) await recordMovements(this.db, [this.feeMovement(o)]);
+      await allOrNothing(this.db, async (tx) => {
+        if (!(await transitionOrder(tx, o.id, 'sending', 'completed', { payouts: transfers }))) return false;
+        await recordMovements(tx, [this.feeMovement(o)]);
+        return true;
+      });
     } else {
       const total = landed.reduce((s, t) => s + t.amount, 0n);
       const reason = o.failureReason ?? 'undeliverable';
-      if (await transitionOrder(this.db, o.id, 'refunding', 'refunded', { refund: { signature: landed[0]!.signature, amount: total.toString(), reason } })) {
+      await allOrNothing(this.db, async (tx) => {
+        if (!(await transitionOrder(tx, o.id, 'refunding', 'refunded', { refund: { signature: landed[0]!.signature, amount: total.toString(), reason } }))) return false;
         const deposited = BigInt(o.deposit?.amount ?? '0');
         await recordMovement(
-          this.db,
+          tx,
           `fees:${o.trackingId}`,
           'fee_income',
           [
@@ -822,7 +831,8 @@ export class SettlementWorker {
           ],
           o.id,
         );
-      }
+        return true;
+      });
     }
     return {};
   }
@@ -839,7 +849,8 @@ export class SettlementWorker {
     const { planned, ok } = await this.exclusive(async () => {
       const planned = await this.planTransfers(o, 'refund', o.sourceAssetId, o.sender as Address, amount);
       if (!planned) return { planned, ok: false };
-      const ok = await this.db.transaction(async (tx) => {
+      const ok = await allOrNothing(this.db, async (tx) => {
+        if (!(await holdOrder(tx, o.id, 'refunding', this.workerId, this.leaseSeconds))) return false;
         for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
         return true;
       });
@@ -863,7 +874,8 @@ export class SettlementWorker {
       const planned = await this.planTransfers(o, kind, dead.assetId, dead.destination as Address, dead.amount, { ...dead.meta });
       if (!planned || planned.length !== 1) return null;
       const row = { ...planned[0]!, meta: { ...planned[0]!.meta, part } };
-      return (await insertChainTx(this.db, row)) !== null ? row.wire : null;
+      const recorded = await allOrNothing(this.db, async (tx) => (await holdOrder(tx, o.id, o.status, this.workerId, this.leaseSeconds)) && (await insertChainTx(tx, row)) !== null);
+      return recorded ? row.wire : null;
     });
     if (sent) await this.sendAll([sent]);
     else this.log({ trackingId: o.trackingId, part: String(part) }, 'replacement payout waits: no pool can cover it now');
@@ -1240,7 +1252,8 @@ export class SettlementWorker {
             if (planned !== null && 'error' in planned) return j.reject(planned.error);
             if (planned === null) return j.resolve({ planned: null, ok: false });
             try {
-              const ok = await this.db.transaction(async (tx) => {
+              // All or nothing: a record never outlives a failed move (the watchdog failed the order meanwhile).
+              const ok = await allOrNothing(this.db, async (tx) => {
                 for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
                 return transitionOrder(tx, j.o.id, j.from, 'sending');
               });
@@ -1700,8 +1713,12 @@ export class SettlementWorker {
     // minutes, so a worker that keeps restarting still gets its stuck orders reported.
     if (Date.now() - this.startedAt < Math.min(this.stuckAfterMs, WATCHDOG_START_GRACE_MS)) return;
     for (const r of await stuckOrders(this.db, this.stuckAfterMs)) {
-      if (await transitionOrder(this.db, r.id, r.status as never, 'failed', { failureReason: `stuck_in_${r.status}` })) {
+      // Never while a worker holds it or a payout or refund of it is pending or landed: "funds held" must be true.
+      if (await transitionOrder(this.db, r.id, r.status as never, 'failed', { failureReason: `stuck_in_${r.status}` }, { idle: true })) {
         this.log({ trackingId: r.trackingId, status: r.status }, 'ALERT: order stuck; moved to failed, funds held');
+      } else if (!this.stuckInFlight.has(r.id)) {
+        this.stuckInFlight.add(r.id);
+        this.log({ trackingId: r.trackingId, status: r.status }, 'ALERT: order stuck with a payout or refund in flight or landed (or held by a worker); left as it is');
       }
     }
   }

@@ -1,0 +1,51 @@
+/**
+ * A worker step that acts on an order record gone stale — here the watchdog failed the order after the
+ * step read it — records nothing and pays nothing: on the real chain, with the running worker's
+ * transaction loop free to send whatever was recorded.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { KeyPairSigner } from '@solana/kit';
+import { getOrderByTrackingId, transitionOrder } from '../../src/store/orders-store.ts';
+import { SettlementWorker } from '../../src/worker/settlement-worker.ts';
+import { startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { sleep } from '../support/localnet.ts';
+import { ASSETS, SOL, balanceOf, chainAt, depositWithRefresh, newWallet, placeOrder, waitForOrder, type Chain } from '../support/settlement.ts';
+
+describe('stale worker steps', () => {
+  let hush: TestHush;
+  let acct: TestAccount;
+  let chain: Chain;
+  let sender: KeyPairSigner;
+
+  before(async () => {
+    // A long privacy delay: the running worker confirms the deposit and leaves the payout for later.
+    hush = await startTestHush({ env: { HUSH_PAYOUT_DELAY_S: '600-600', HUSH_SWEEP_INTERVAL_S: '3600', LOCALNET_SLOT_MS: '100' } });
+    acct = await hush.createAccount();
+    chain = chainAt(hush.chainUrl);
+    sender = await newWallet(chain, { sol: 5n * SOL });
+  });
+  after(async () => hush?.close());
+
+  test('a payout planned for an order the watchdog failed meanwhile is not recorded, and the recipient gets nothing', async () => {
+    const h = hush.hush;
+    const recipient = (await newWallet(chain)).address;
+    const placed = await placeOrder(acct.client, { amount: '200000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient });
+    await depositWithRefresh(acct.client, chain, placed, sender);
+    await waitForOrder(acct.client, placed.trackingId, ['deposit_confirmed'], 30_000);
+
+    // Another worker's step holds this record and is about to record the payout; the watchdog fails the order first.
+    const other = new SettlementWorker(h.config, h.db, h.chain, h.treasury, { workerId: 'stale-step', sweepIntervalMs: 3_600_000 });
+    const held = (await getOrderByTrackingId(h.db, placed.trackingId))!;
+    assert.ok(await transitionOrder(h.db, held.id, 'deposit_confirmed', 'failed', { failureReason: 'stuck_in_deposit_confirmed' }));
+    const before = await balanceOf(chain, recipient, ASSETS.sol);
+    const r = await (other as unknown as { recordPayout(o: typeof held, from: string): Promise<{ planned: unknown[] | null; ok: boolean }> }).recordPayout(held, 'deposit_confirmed');
+    assert.equal(r.ok, false);
+    const { rows } = await h.db.query(`SELECT status FROM chain_txs WHERE kind = 'payout' AND order_id = $1`, [held.id]);
+    assert.deepEqual(rows, [], 'no payout recorded for a failed order');
+    // Time for the running worker's transaction loop to send anything recorded.
+    await sleep(2_000);
+    assert.equal(await balanceOf(chain, recipient, ASSETS.sol), before, 'the recipient of a failed order is not paid');
+    assert.equal((await getOrderByTrackingId(h.db, placed.trackingId))!.status, 'failed');
+  });
+});
