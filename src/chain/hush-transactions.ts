@@ -125,7 +125,9 @@ export function sweepInstructions(shape: TxShape, s: SweepParams): Instruction[]
   const instructions: Instruction[] = [];
   for (const item of s.items) {
     if (item.reopen) {
-      instructions.push(getCreateAssociatedTokenIdempotentInstruction({ payer: shape.feePayer, ata: item.depositAccount, owner: item.owner.address, mint, tokenProgram }));
+      // The lamports already there pay the rent, so the payer pays nothing. The owner (no SOL of its own)
+      // rather than the fee payer: a reopen that finds the funds gone fails instead of buying the rent.
+      instructions.push(getCreateAssociatedTokenIdempotentInstruction({ payer: item.owner, ata: item.depositAccount, owner: item.owner.address, mint, tokenProgram }));
     }
     if (!s.asset.native) {
       instructions.push(

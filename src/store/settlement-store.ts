@@ -434,6 +434,60 @@ export async function stuckOrders(db: Queryable, stuckAfterMs: number): Promise<
   return rows.map((r) => ({ id: String(r.id), trackingId: r.tracking_id, status: r.status }));
 }
 
+/** A finished order the late-deposit pass reads: its deposit account and deposit owner. */
+export interface LateCandidate {
+  id: string;
+  tracking_id: string;
+  deposit_account: string;
+  deposit_owner: string;
+  source_asset_id: string;
+}
+
+const LATE_WINDOW = `o.status IN ${FINAL} AND o.updated_at > now() - interval '7 days' AND (o.swept OR o.deposit IS NULL)`;
+const PENDING_SWEEP = `EXISTS (SELECT 1 FROM chain_txs c WHERE c.kind = 'sweep' AND c.status = 'pending'
+  AND c.meta -> 'items' @> jsonb_build_array(jsonb_build_object('depositAccount', o.deposit_account)))`;
+
+/**
+ * The finished orders (within 7 days) one late-deposit pass reads: the `perPart` most recently finished
+ * — late funds mostly follow soon — and the next `perPart` by id after `after`, a rotation through the
+ * whole window however many orders finish meanwhile. Orders with a sweep pending are left out. `next`
+ * continues the rotation; at the window's end it starts again before the first order created in it
+ * (orders live far less than a day, so 8 days back covers every order finished in the last 7).
+ */
+export async function lateDepositCandidates(db: Queryable, after: bigint, perPart: number): Promise<{ rows: LateCandidate[]; next: bigint }> {
+  const cols = `o.id, o.tracking_id, o.deposit_account, o.deposit_owner, o.source_asset_id, ${PENDING_SWEEP} AS pending`;
+  const { rows } = await db.query<LateCandidate & { id: string | number; pending: boolean; rotation: boolean }>(
+    `(SELECT ${cols}, false AS rotation FROM orders o WHERE ${LATE_WINDOW} ORDER BY o.updated_at DESC LIMIT $2)
+     UNION ALL
+     (SELECT ${cols}, true AS rotation FROM orders o WHERE o.id > $1 AND ${LATE_WINDOW} ORDER BY o.id LIMIT $2)`,
+    [after.toString(), perPart],
+  );
+  const rotation = rows.filter((r) => r.rotation);
+  let next = rotation.length > 0 ? BigInt(rotation[rotation.length - 1]!.id) : after;
+  if (rotation.length < perPart) {
+    const start = await db.query<{ id: string | number }>(`SELECT id FROM orders WHERE created_at > now() - interval '8 days' ORDER BY created_at, id LIMIT 1`);
+    next = start.rows[0] ? BigInt(start.rows[0].id) - 1n : 0n;
+  }
+  const seen = new Set<string>();
+  const out: LateCandidate[] = [];
+  for (const r of rows) {
+    const id = String(r.id);
+    if (r.pending || seen.has(id)) continue;
+    seen.add(id);
+    out.push({ id, tracking_id: r.tracking_id, deposit_account: r.deposit_account, deposit_owner: r.deposit_owner, source_asset_id: r.source_asset_id });
+  }
+  return { rows: out, next };
+}
+
+/** Whether a sweep of this deposit account is recorded and not settled yet. */
+export async function pendingSweepOf(db: Queryable, depositAccount: string): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM chain_txs WHERE kind = 'sweep' AND status = 'pending' AND meta -> 'items' @> jsonb_build_array(jsonb_build_object('depositAccount', $1::text)) LIMIT 1`,
+    [depositAccount],
+  );
+  return rows.length > 0;
+}
+
 export async function assetsWithUnsweptDeposits(db: Queryable): Promise<string[]> {
   const { rows } = await db.query<{ source_asset_id: string }>(
     `SELECT DISTINCT source_asset_id FROM orders WHERE swept = false AND sweep_tx_id IS NULL AND deposit IS NOT NULL AND status NOT IN ('awaiting_deposit', 'deposit_detected')`,

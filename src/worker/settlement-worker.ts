@@ -40,6 +40,8 @@ import {
   type PayoutCompletion,
   type Release,
   holdOrder,
+  lateDepositCandidates,
+  pendingSweepOf,
 } from '../store/settlement-store.ts';
 import type { PoolWallet, Treasury } from '../treasury/treasury.ts';
 import { ChainView, type AccountBalance } from './chain-view.ts';
@@ -153,6 +155,10 @@ interface PlanReads {
 type PlannedTransfer = NonNullable<Awaited<ReturnType<SettlementWorker['planTransfers']>>>[number];
 /** Advisory lock naming the partner-payout job among all workers. */
 const PARTNER_PAYOUT_LOCK = 87870002;
+/** Finished orders a late-deposit pass reads: this many most recently finished, and this many more in rotation. */
+const LATE_PER_PART = 100;
+/** Advisory lock class of late sweeps, one lock per deposit account (with the hash of its address). */
+const LATE_SWEEP_LOCK = 87870003;
 
 /**
  * Settlement: detects deposits, pays out from pool wallets after the privacy delay, refunds what cannot
@@ -164,6 +170,8 @@ const PARTNER_PAYOUT_LOCK = 87870002;
 export class SettlementWorker {
   private readonly view: ChainView;
   private readonly strays: StrayWatch;
+  /** Where the late-deposit pass's rotation through its window goes on (an order id). */
+  private lateRotation = 0n;
   /** Stuck orders the watchdog left alone (a transaction of theirs is live), reported once each. */
   private readonly stuckInFlight = new Set<string>();
   private readonly swaps?: SwapPricing;
@@ -1506,32 +1514,16 @@ export class SettlementWorker {
    * accounts (StrayWatch).
    */
   async lateDepositTick(): Promise<number> {
-    const { rows } = await this.db.query<{ id: string | number; tracking_id: string; deposit_account: string; deposit_owner: string; source_asset_id: string }>(
-      `SELECT id, tracking_id, deposit_account, deposit_owner, source_asset_id FROM orders o
-       WHERE o.status IN ('completed', 'refunded', 'expired', 'failed') AND o.updated_at > now() - interval '7 days'
-         AND (o.swept OR o.deposit IS NULL)
-         AND NOT EXISTS (SELECT 1 FROM chain_txs c WHERE c.kind = 'sweep' AND c.status = 'pending'
-                         AND c.meta -> 'items' @> jsonb_build_array(jsonb_build_object('depositAccount', o.deposit_account)))
-       ORDER BY o.updated_at DESC LIMIT 200`,
-    );
+    const { rows, next } = await lateDepositCandidates(this.db, this.lateRotation, LATE_PER_PART);
+    this.lateRotation = next;
     let found = 0;
     if (rows.length > 0) {
       const balances = await this.view.balances([...rows.map((r) => r.deposit_account), ...rows.map((r) => r.deposit_owner)], 'confirmed');
       for (const r of rows) {
         this.strays.noticeSol(r.tracking_id, r.deposit_owner, balances.get(r.deposit_owner)?.lamports ?? 0n);
-        const b = balances.get(r.deposit_account);
-        // SOL sent to a wrapped-SOL deposit address whose account is closed (or was never made): the lamports
-        // sit at an address only the token programs can touch. Reopening the account moves them (all of them
-        // are the sender's: the account had no rent of its own). Too few to pay the rent are left there.
-        if (b?.exists && b.tokenAmount === null && this.asset(r.source_asset_id).native && b.lamports > DEFAULT_NETWORK_COST.tokenAccountRent) {
-          found++;
-          await this.sweepLate(String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id, b.lamports, true);
-          continue;
-        }
-        const amount = b?.tokenAmount ?? 0n;
-        if (amount <= 0n) continue;
+        if (!this.lateFunds(r.source_asset_id, balances.get(r.deposit_account))) continue;
         found++;
-        await this.sweepLate(String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id, amount);
+        await this.sweepLate(String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id);
       }
       // A failed read only delays the next owners' turn; the sweeps and refunds below still run.
       await this.strays.scanTokens(rows).catch((e: unknown) => this.log({ err: e }, 'stray token account read failed'));
@@ -1541,28 +1533,55 @@ export class SettlementWorker {
     return found;
   }
 
-  private async sweepLate(orderId: string, trackingId: string, depositAccount: string, assetId: string, amount: bigint, reopen = false): Promise<void> {
+  /**
+   * What a deposit account holds after its order is done, if anything. SOL sent to a wrapped-SOL deposit
+   * address whose account is closed (or was never made) sits at an address only the token programs can
+   * touch: reopening the account moves it (all of it is the sender's: the account had no rent of its
+   * own). Too few lamports to pay the rent are left there.
+   */
+  private lateFunds(assetId: string, b: AccountBalance | undefined): { amount: bigint; reopen: boolean } | null {
+    if (b?.exists && b.tokenAmount === null && this.asset(assetId).native && b.lamports > DEFAULT_NETWORK_COST.tokenAccountRent) return { amount: b.lamports, reopen: true };
+    const amount = b?.tokenAmount ?? 0n;
+    return amount > 0n ? { amount, reopen: false } : null;
+  }
+
+  /**
+   * Records and sends the sweep of late funds. Two workers' passes can see the same funds: one deposit
+   * account at a time (an advisory lock), only while no sweep of it is pending, and only what the chain
+   * still shows once those hold — so a sweep that already took the funds is never followed by a second
+   * one that the fee payer would fund and that would be refunded again.
+   */
+  private async sweepLate(orderId: string, trackingId: string, depositAccount: string, assetId: string): Promise<void> {
     const asset = this.asset(assetId);
     const pools = this.treasury.pools(assetId);
     const pool = pools[randomInt(pools.length)]!;
-    const signed = await buildSweep(this.shape(await this.chain().latestBlockhash()), {
-      asset,
-      poolWallet: pool.address,
-      poolHolding: pool.holding,
-      items: [{ owner: await this.treasury.depositSigner(trackingId), depositAccount: depositAccount as Address, amount, reopen }],
+    const recorded = await this.db.transaction(async (tx) => {
+      const lock = await tx.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS ok', [LATE_SWEEP_LOCK, depositAccount]);
+      if (!lock.rows[0]?.ok || (await pendingSweepOf(tx, depositAccount))) return null;
+      const funds = this.lateFunds(assetId, (await this.view.balances([depositAccount], 'confirmed')).get(depositAccount));
+      if (!funds) return null;
+      const { amount, reopen } = funds;
+      const signed = await buildSweep(this.shape(await this.chain().latestBlockhash()), {
+        asset,
+        poolWallet: pool.address,
+        poolHolding: pool.holding,
+        items: [{ owner: await this.treasury.depositSigner(trackingId), depositAccount: depositAccount as Address, amount, reopen }],
+      });
+      const id = await insertChainTx(tx, {
+        kind: 'sweep',
+        orderId: null,
+        assetId,
+        amount,
+        source: 'deposits',
+        destination: pool.holding,
+        ...signed,
+        // A reopened account has no reserve of its own: every lamport it held came from the sender.
+        meta: { items: [{ orderId, depositAccount, amount: amount.toString(), late: true, ...(reopen ? { reserve: '0' } : {}) }] },
+      });
+      return id === null ? null : { signed, amount, reopen };
     });
-    const id = await insertChainTx(this.db, {
-      kind: 'sweep',
-      orderId: null,
-      assetId,
-      amount,
-      source: 'deposits',
-      destination: pool.holding,
-      ...signed,
-      // A reopened account has no reserve of its own: every lamport it held came from the sender.
-      meta: { items: [{ orderId, depositAccount, amount: amount.toString(), late: true, ...(reopen ? { reserve: '0' } : {}) }] },
-    });
-    if (id === null) return;
+    if (!recorded) return;
+    const { signed, amount, reopen } = recorded;
     this.log({ trackingId, amount: amount.toString() }, reopen ? 'SOL sent to a closed deposit address; reopening it to refund' : 'late deposit found; sweeping it for a refund');
     await this.sendAll([signed.wire]);
   }

@@ -50,9 +50,10 @@ export class StrayWatch {
     const from = byId.findIndex((x) => x.id > this.lastScannedId);
     const turn = [...byId.slice(from < 0 ? byId.length : from), ...byId.slice(0, from < 0 ? byId.length : from)].slice(0, OWNERS_PER_PASS);
     for (const { o, id } of turn) {
+      // Moved on first: an owner whose read keeps failing must not hold up the others' turn.
+      this.lastScannedId = id;
       const held = (await this.view.tokenAccountsOf(o.deposit_owner)).filter((a) => a.account !== o.deposit_account && a.amount > 0n);
       this.noticeTokens(o.tracking_id, o.deposit_owner, held);
-      this.lastScannedId = id;
     }
   }
 

@@ -12,6 +12,9 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import type { Address, Instruction, KeyPairSigner } from '@solana/kit';
 import { expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { buildSignedTransaction, latestBlockhash, pollUntil, waitForStatus } from '../support/localnet.ts';
+import { buildSweep, txShape } from '../../src/chain/hush-transactions.ts';
+import { SolanaChain } from '../../src/chain/solana-chain.ts';
+import { SettlementWorker } from '../../src/worker/settlement-worker.ts';
 import { ASSETS, SOL, accountExists, ataOf, balanceOf, chainAt, depositWithRefresh, lamportsOf, newWallet, placeOrder, waitForCleanReconcile, waitForOrder, type AssetId, type Chain } from '../support/settlement.ts';
 
 describe('partner fees and late deposits', () => {
@@ -158,6 +161,53 @@ describe('partner fees and late deposits', () => {
     await worker().lateDepositTick();
     await new Promise((r) => setTimeout(r, 1000));
     assert.equal((await balanceOf(chain, sender.address, ASSETS.sol))! - before, back, 'refunded exactly once');
+  });
+
+  test('two workers finding the same SOL at a closed wrapped-SOL deposit address at once refund it once; a reopen whose funds are gone fails on chain', async () => {
+    const placed = await placeOrder(acct.client, { amount: '200000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address });
+    await depositWithRefresh(acct.client, chain, placed, sender);
+    await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
+    await sweep(placed.trackingId);
+    await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { timeoutMs: 20_000, what: 'the sweep to close the deposit account' });
+    const late = 50_000_000n;
+    await topUp('sol', placed.depositAccount, late);
+
+    // Two worker processes: their own RPC clients and blockhash caches, fetched apart, so their sweeps differ.
+    const h = hush.hush;
+    const other = async () => {
+      const c = new SolanaChain(hush.chainUrl, h.config.localnetSlotMs);
+      await c.latestBlockhash();
+      await new Promise((r) => setTimeout(r, 300));
+      return new SettlementWorker(h.config, h.db, c, h.treasury, { workerId: `late-${Math.random()}`, sweepIntervalMs: 3_600_000 });
+    };
+    const [w1, w2] = [await other(), await other()];
+    const before = (await balanceOf(chain, sender.address, ASSETS.sol))!;
+    await Promise.all([w1.lateDepositTick(), w2.lateDepositTick()]);
+    const lateSweeps = () =>
+      hush.db.query<{ status: string }>(`SELECT status FROM chain_txs WHERE kind = 'sweep' AND meta -> 'items' @> $1::jsonb`, [JSON.stringify([{ depositAccount: placed.depositAccount, late: true }])]);
+    assert.equal((await lateSweeps()).rows.length, 1, 'one late sweep recorded');
+    const back = await pollUntil(async () => {
+      const b = (await balanceOf(chain, sender.address, ASSETS.sol))!;
+      return b > before ? b - before : null;
+    }, { timeoutMs: 30_000, what: 'the refund' });
+    assert.equal(back, late - placed.networkFee);
+    // Passes after it landed (the first three at once again) find nothing.
+    await Promise.all([w1.lateDepositTick(), w2.lateDepositTick(), worker().lateDepositTick()]);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual((await lateSweeps()).rows.map((r) => r.status), ['confirmed']);
+    assert.equal((await balanceOf(chain, sender.address, ASSETS.sol))! - before, back, 'refunded exactly once');
+
+    // The chain's own guard: a reopen of the now empty, closed address fails; the fee payer buys no rent.
+    const pool = h.treasury.pools('sol')[0]!;
+    const signed = await buildSweep(txShape(h.treasury.feePayer, h.config, await h.chain.latestBlockhash()), {
+      asset: h.config.assets.get('sol')!,
+      poolWallet: pool.address,
+      poolHolding: pool.holding,
+      items: [{ owner: await h.treasury.depositSigner(placed.trackingId), depositAccount: placed.depositAccount as Address, amount: late, reopen: true }],
+    });
+    const sim = await chain.rpc.simulateTransaction(signed.wire as never, { encoding: 'base64', commitment: 'confirmed' }).send();
+    assert.ok(sim.value.err, 'a second reopen cannot land');
+    await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
   });
 
   // Funds that reach the deposit account between the deposit's confirmation and its sweep: the sweep
