@@ -15,7 +15,7 @@ const OrderStatus = Type.String({ enum: [...ORDER_STATUSES], description: 'SPEC 
 /** Why a deposit went back: `failureReason` of the refund, or funds sent after the deposit (`late_deposit`). */
 const RefundReason = Type.String({
   description:
-    'One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond the allowed drift; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status)',
+    'One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status)',
 });
 const Mode = Type.Union([Type.Literal('exact_in'), Type.Literal('exact_out')]);
 

@@ -51,10 +51,13 @@ export interface HushConfig {
   assets: AssetRegistry;
   // ---- Swap pricing and rebalancing (appended; optional in the type, loadConfig always fills them) ----
   /** HUSH_PRICE_SOURCE: where swap prices come from (default embedded reference prices). */
-  /** Order deadline for cross-asset orders (shorter: bounds Hush's price exposure). */
-  swapOrderTtlS: number;
-  /** Largest adverse price move between quote and deposit confirmation before a swap is refunded. */
-  swapMaxDriftBps: number;
+  /** An operator's shorter order deadline for cross-asset orders (bounds Hush's price exposure); null: HUSH_ORDER_TTL_S. */
+  swapOrderTtlS: number | null;
+  /**
+   * An operator's opt-in: the largest adverse price move between quote and deposit confirmation a swap
+   * absorbs before its deposit is refunded (`price_moved`). null (the default): quotes are firm (SPEC §4).
+   */
+  swapMaxDriftBps: number | null;
   /** Inventory rebalancing: `faucet` (local chain), `jupiter`, or `off`; how often it runs. */
   rebalancer: 'faucet' | 'jupiter' | 'off';
   rebalanceIntervalS: number;
@@ -97,6 +100,12 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer in ${min}..${max}, got "${raw}"`);
   return n;
+}
+
+/** An integer setting with no default: null when unset. */
+function optionalInt(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : int(env, name, 0, min, max);
 }
 
 /** Minimum length of HUSH_ADMIN_TOKEN: the only guard of /admin/v1, which is not rate limited. */
@@ -193,8 +202,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     payoutDelayS: delayWindow(env.HUSH_PAYOUT_DELAY_S),
     partnerPayoutIntervalS: int(env, 'HUSH_PARTNER_PAYOUT_INTERVAL_S', 3600, 1, 30 * 86_400),
     sweepIntervalS: int(env, 'HUSH_SWEEP_INTERVAL_S', 5, 1, 86_400),
-    swapOrderTtlS: int(env, 'HUSH_SWAP_ORDER_TTL_S', 600, 1, 86_400),
-    swapMaxDriftBps: int(env, 'HUSH_SWAP_MAX_DRIFT_BPS', 200, 0, 10_000),
+    // Both unset by default: SPEC §4 fixes one order deadline and firm quotes; an operator may opt in.
+    swapOrderTtlS: optionalInt(env, 'HUSH_SWAP_ORDER_TTL_S', 1, 86_400),
+    swapMaxDriftBps: optionalInt(env, 'HUSH_SWAP_MAX_DRIFT_BPS', 0, 10_000),
     rebalancer: rebalancerKind(env.HUSH_REBALANCER),
     rebalanceIntervalS: int(env, 'HUSH_REBALANCE_INTERVAL_S', 300, 1, 86_400),
     treasurySeed: env.TREASURY_SEED || undefined,

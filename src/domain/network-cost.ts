@@ -22,6 +22,12 @@ export const DEFAULT_NETWORK_COST: NetworkCostParams = {
   sweepBatch: 1,
 };
 
+/**
+ * Rent-exempt minimum of an account without data (a wallet) at the network's default rent: SOL sent to an
+ * address that holds none must be at least this, or the transfer fails (InsufficientFundsForRent).
+ */
+export const WALLET_RENT = 890_880n;
+
 export function priorityFee(p: Pick<NetworkCostParams, 'computeUnitLimit' | 'computeUnitPriceMicroLamports'>): bigint {
   return (BigInt(p.computeUnitLimit) * p.computeUnitPriceMicroLamports + 999_999n) / 1_000_000n;
 }

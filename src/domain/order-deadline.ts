@@ -3,12 +3,12 @@
 export interface DeadlineSettings {
   /** HUSH_ORDER_TTL_S: the deadline of every order. */
   orderTtlS: number;
-  /** HUSH_SWAP_ORDER_TTL_S: swaps may be shorter, because their rate is firm until the deposit lands. */
-  swapOrderTtlS: number;
+  /** HUSH_SWAP_ORDER_TTL_S: an operator may give swaps a shorter deadline (their rate is firm); null: none. */
+  swapOrderTtlS: number | null;
 }
 
 export function orderTtlS(isSwap: boolean, s: DeadlineSettings): number {
-  return isSwap ? Math.min(s.orderTtlS, s.swapOrderTtlS) : s.orderTtlS;
+  return isSwap && s.swapOrderTtlS !== null ? Math.min(s.orderTtlS, s.swapOrderTtlS) : s.orderTtlS;
 }
 
 /**

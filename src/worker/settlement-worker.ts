@@ -53,7 +53,7 @@ import { convertForSwap } from '../domain/swap-conversion.ts';
 import { faultPoint } from './fault-points.ts';
 import { sweepLegs, withLateArrivals, type SweepItemRecord } from './sweep-legs.ts';
 import { networkCostMovement } from '../ledger/network-cost.ts';
-import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
+import { DEFAULT_NETWORK_COST, WALLET_RENT } from '../domain/network-cost.ts';
 
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
 const WATCHDOG_START_GRACE_MS = 10 * 60_000;
@@ -751,25 +751,28 @@ export class SettlementWorker {
   }
 
   /**
-   * `deposit_confirmed → swapping` for a cross-asset order: the quote's rate is honoured unless the market
-   * has since moved against Hush by more than HUSH_SWAP_MAX_DRIFT_BPS, in which case the deposit is
-   * refunded (`price_moved`). The status change and the inventory legs (source in, destination owed) are
-   * one database transaction. Without a fresh price the order waits.
+   * `deposit_confirmed → swapping` for a cross-asset order at the quoted rate: the quote is firm (SPEC §4).
+   * Only when an operator set HUSH_SWAP_MAX_DRIFT_BPS is the live rate read, and a market moved against
+   * Hush by more than that refunds the deposit (`price_moved`); without a fresh price such an order waits.
+   * The status change and the inventory legs (source in, destination owed) are one database transaction.
    */
   private async startSwap(o: OrderRecord): Promise<'swapped' | 'refund' | 'wait'> {
     if (!this.swaps) return 'wait';
     const net = o.amountIn - o.serviceFee - o.partnerFee - o.networkFee;
-    let liveOut: bigint;
-    try {
-      const p = this.swaps.pair(o.sourceAssetId, o.destinationAssetId);
-      liveOut = convertForSwap(net, p.from, p.to, p.spreadBps);
-    } catch {
-      return 'wait';
-    }
-    if (liveOut * 10_000n < o.amountOut * (10_000n - BigInt(this.config.swapMaxDriftBps))) {
-      await transitionOrder(this.db, o.id, 'deposit_confirmed', 'refunding', { failureReason: 'price_moved' });
-      this.log({ trackingId: o.trackingId, quoted: o.amountOut.toString(), live: liveOut.toString() }, 'swap refunded: price moved');
-      return 'refund';
+    const drift = this.config.swapMaxDriftBps;
+    if (drift !== null) {
+      let liveOut: bigint;
+      try {
+        const p = this.swaps.pair(o.sourceAssetId, o.destinationAssetId);
+        liveOut = convertForSwap(net, p.from, p.to, p.spreadBps);
+      } catch {
+        return 'wait';
+      }
+      if (liveOut * 10_000n < o.amountOut * (10_000n - BigInt(drift))) {
+        await transitionOrder(this.db, o.id, 'deposit_confirmed', 'refunding', { failureReason: 'price_moved' });
+        this.log({ trackingId: o.trackingId, quoted: o.amountOut.toString(), live: liveOut.toString() }, 'swap refunded: price moved');
+        return 'refund';
+      }
     }
     const moved = await this.db.transaction(async (tx) => {
       if (!(await transitionOrder(tx, o.id, 'deposit_confirmed', 'swapping'))) return false;
@@ -1495,6 +1498,9 @@ export class SettlementWorker {
         const amount = BigInt(r.owed);
         const recipient = r.account.split(':')[3];
         if (amount <= 0n || !recipient || recipient === '-') continue;
+        // SOL below a wallet's rent cannot open an empty recipient's account (it would fail every period,
+        // costing a fee each time): it keeps accruing until it can.
+        if (this.asset(r.asset_id).native && amount < WALLET_RENT && ((await this.view.balances([recipient], 'confirmed')).get(recipient)?.lamports ?? 0n) === 0n) continue;
         const parts = await this.planTransfers({ id: null, trackingId: r.account }, 'partner_payout', r.asset_id, recipient as Address, amount, { payable: r.account }, tx);
         if (!parts) continue;
         for (const p of parts) if ((await insertChainTx(tx, p)) !== null) out.push(p.wire);

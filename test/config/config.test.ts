@@ -64,3 +64,13 @@ test('HUSH_ADMIN_TOKEN: unset or empty turns the admin API off; else at least 32
     );
   }
 });
+
+test('swaps get the order deadline and firm quotes unless an operator opts into HUSH_SWAP_ORDER_TTL_S / HUSH_SWAP_MAX_DRIFT_BPS', () => {
+  const defaults = loadConfig({});
+  assert.equal(defaults.swapOrderTtlS, null);
+  assert.equal(defaults.swapMaxDriftBps, null);
+  const set = loadConfig({ HUSH_SWAP_ORDER_TTL_S: '600', HUSH_SWAP_MAX_DRIFT_BPS: '200' });
+  assert.equal(set.swapOrderTtlS, 600);
+  assert.equal(set.swapMaxDriftBps, 200);
+  assert.throws(() => loadConfig({ HUSH_SWAP_MAX_DRIFT_BPS: '10001' }), /HUSH_SWAP_MAX_DRIFT_BPS/);
+});

@@ -9,6 +9,8 @@ test('HUSH_ORDER_TTL_S bounds every order; a swap takes HUSH_SWAP_ORDER_TTL_S on
   // An operator (or a test) shortening HUSH_ORDER_TTL_S shortens swaps too.
   assert.equal(orderTtlS(true, { orderTtlS: 30, swapOrderTtlS: 600 }), 30);
   assert.equal(orderTtlS(false, { orderTtlS: 30, swapOrderTtlS: 5 }), 30);
+  // Unset (the default): swaps live as long as sends (SPEC §4: 30 min by default).
+  assert.equal(orderTtlS(true, { orderTtlS: 1800, swapOrderTtlS: null }), 1800);
 });
 
 test('the deadline never comes before the handed-out transaction can die', () => {

@@ -85,6 +85,38 @@ describe('partner fees and late deposits', () => {
     assert.ok(Number(row.n) <= 2);
   });
 
+  test('SOL partner fees below a wallet\'s rent wait for more (no transfer that fails every period), then go out in one', async () => {
+    const partner = await hush.createAccount({ feeCapBps: 200 });
+    const feeRecipient = partner.feeRecipients[0]!; // a fresh address: no account yet
+    const sendWithFee = async (amount: bigint, feeBps: number) => {
+      const req = { amount: amount.toString(), sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address, feeBps, feeRecipientAddress: feeRecipient };
+      const quote = expectOk(await partner.client.quote(req)).quote;
+      const { amount: _a, sourceAssetId: _s, destinationAssetId: _d, ...terms } = req;
+      const order = expectOk(await partner.client.order({ quote, ...terms })).order;
+      await depositWithRefresh(partner.client, chain, { order, trackingId: order.trackingId } as never, sender);
+      await waitForOrder(partner.client, order.trackingId, ['completed'], 30_000);
+      return BigInt(quote.feeBreakdown.partnerFee);
+    };
+    const small = await sendWithFee(10_000_000n, 25);
+    assert.ok(small > 0n && small < 890_880n, `a partner fee below the rent minimum (${small})`);
+    const payouts = async () =>
+      (await hush.db.query<{ status: string; amount: string }>(`SELECT status, amount::text FROM chain_txs WHERE kind = 'partner_payout' AND destination = $1 ORDER BY id`, [feeRecipient])).rows;
+    // Several partner-payout periods (2 s here): nothing is sent, so nothing fails.
+    await new Promise((r) => setTimeout(r, 5_000));
+    assert.deepEqual(await payouts(), [], 'no partner payout below the rent minimum to an empty address');
+    const large = await sendWithFee(50_000_000n, 200);
+    const received = await pollUntil(async () => {
+      const b = await lamportsOf(chain, feeRecipient);
+      return b > 0n ? b : null;
+    }, { timeoutMs: 20_000, what: 'the partner payout' });
+    assert.equal(received, small + large, 'both fees, in one transfer');
+    const rows = await pollUntil(async () => {
+      const r = await payouts();
+      return r.length > 0 && r.every((x) => x.status !== 'pending') ? r : null;
+    }, { timeoutMs: 20_000, what: 'the settled partner payout' });
+    assert.deepEqual(rows, [{ status: 'confirmed', amount: (small + large).toString() }]);
+  });
+
   test('funds sent to a swept deposit account come back to the sender less the network fee', async () => {
     const recipient = (await newWallet(chain)).address;
     const req = { amount: '10000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient };

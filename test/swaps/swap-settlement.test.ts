@@ -9,9 +9,10 @@
  *   recipient holds exactly amountOut of the destination asset, the sender was debited exactly amountIn of
  *   the source asset; the swapping step wrote one 'swap' movement with a source and a destination leg; the
  *   fees (partner fee included) were booked in the source asset.
- * - Firmness and drift (HUSH_SWAP_MAX_DRIFT_BPS = 200): a move against Hush within the limit before the
- *   deposit is absorbed (exactly amountOut); beyond it the deposit is refunded (reason "price_moved", the
- *   sender gets back deposit − networkFee, nothing is swapped or paid out); a move after the deposit is
+ * - Firmness and the operator's opt-in drift limit (HUSH_SWAP_MAX_DRIFT_BPS = 200 here): a move against
+ *   Hush within the limit before the deposit is absorbed (exactly amountOut); beyond it the deposit is
+ *   refunded (reason "price_moved", the sender gets back deposit − networkFee, nothing is swapped or paid
+ *   out); without the setting (the default) the same move is absorbed too; a move after the deposit is
  *   confirmed does not matter, the rate was fixed at confirmation (the privacy delay comes after the swap).
  * - After everything settled, the ledger reconciles with the chain.
  */
@@ -278,6 +279,29 @@ describe('firm quotes and the drift limit (HUSH_SWAP_MAX_DRIFT_BPS = 200)', () =
     completed.push(placed.trackingId);
   });
 
+  test('with HUSH_SWAP_MAX_DRIFT_BPS unset (the default) the quote is firm: a move far beyond 200 bps still delivers exactly amountOut', async () => {
+    await setSolPrice(null);
+    // The running worker's settings, as a Hush started without the variable has them.
+    const config = t.hush.config as { swapMaxDriftBps: number | null };
+    config.swapMaxDriftBps = null;
+    try {
+      const d = await depositSwap('usdc', 'sol', 100_000_000n, {
+        beforeDeposit: async (p) => {
+          await setSolPrice('160');
+          assert.ok((await liveQuoteOut(p)) * 10_000n < p.amountOut * 9_800n, 'the live rate is worse than the quote by more than 200 bps');
+        },
+      });
+      const rec = await waitForOrder(acct.client, d.placed.trackingId, ['completed', 'refunded'], 90_000);
+      assert.equal(rec.status, 'completed', JSON.stringify(rec.refund));
+      assert.equal(await lamportsOf(chain, d.recipient), d.placed.amountOut, 'exactly the quoted amount');
+      await assertSwapLegs(d.placed, 'usdc', 'sol');
+      completed.push(d.placed.trackingId);
+    } finally {
+      config.swapMaxDriftBps = 200;
+      await setSolPrice(null);
+    }
+  });
+
   test('a move after the deposit is confirmed does not matter: the swap is fixed at confirmation, before the privacy delay', async () => {
     await setSolPrice(null);
     const d = await depositSwap('usdc', 'sol', 100_000_000n);
@@ -296,7 +320,7 @@ describe('firm quotes and the drift limit (HUSH_SWAP_MAX_DRIFT_BPS = 200)', () =
 
 describe('ledger', () => {
   test('after settlement the ledger reconciles with the chain (ok: true, nothing pending)', async () => {
-    assert.equal(completed.length, 7, 'every swap scenario settled');
+    assert.equal(completed.length, 8, 'every swap scenario settled');
     const report = await waitForCleanReconcile(t.url, t.adminToken!, 60_000);
     assert.equal(report.ok, true);
     for (const a of report.assets) assert.equal(a.ok, true, `${a.assetId}: ${JSON.stringify(a.mismatches)}`);
