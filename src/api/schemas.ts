@@ -5,7 +5,10 @@ import { ORDER_STATUSES } from '../domain/order-state.ts';
 /** Request and response schemas (TypeBox), one per wire shape; the OpenAPI document is generated from them. */
 
 export const AmountString = Type.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 40, description: 'Raw base units, decimal digits' });
-const AddressString = Type.String({ minLength: 1, maxLength: 64, description: 'Base58 Solana address' });
+// Requests carry no length limits on amounts, addresses, ids or signatures: the service answers them with
+// their own codes (AMOUNT_TOO_HIGH, INVALID_ADDRESS, NOT_FOUND, INVALID_SIGNATURE), not INVALID_REQUEST.
+const RequestAmount = Type.String({ pattern: '^(0|[1-9][0-9]*)$', description: 'Raw base units, decimal digits' });
+const AddressString = Type.String({ description: 'Base58 Solana address' });
 const AssetId = Type.String({ minLength: 1, maxLength: 32, description: 'From GET /transfer/v1/tokens' });
 // No `format`/`enum` where a schema sits in a union: fast-json-stringify checks union branches with ajv,
 // so a value outside them would turn an answer into a 500 (outside unions they are documentation only).
@@ -100,7 +103,7 @@ export const TokensResponse = Type.Object({
 
 export const QuoteRequestBody = Type.Object(
   {
-    amount: AmountString,
+    amount: RequestAmount,
     sourceAssetId: AssetId,
     destinationAssetId: AssetId,
     senderAddress: AddressString,
@@ -199,7 +202,7 @@ export const StatusRecordResponse = documented(StatusResponse, 'The status recor
 export const TrackingIdParams = Type.Object({ trackingId: Type.String({ maxLength: 64 }) });
 
 export const DepositHintBody = Type.Object(
-  { trackingId: Type.String({ maxLength: 64 }), signature: Type.String({ maxLength: 128 }) },
+  { trackingId: Type.String(), signature: Type.String() },
   { additionalProperties: false },
 );
 

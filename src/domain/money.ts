@@ -15,7 +15,7 @@ export const ZERO = 0n as Amount;
 // Wire form fixed by SPEC §2: decimal digits, no sign, no leading zeros. u64 max has 20 digits,
 // so the length check keeps BigInt() from ever seeing a huge string.
 const AMOUNT_PATTERN = /^(0|[1-9][0-9]*)$/;
-const U64_MAX_DIGITS = 20;
+export const U64_MAX_DIGITS = 20;
 
 export function isAmount(value: unknown): value is Amount {
   return typeof value === 'bigint' && value >= 0n && value <= U64_MAX;

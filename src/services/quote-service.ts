@@ -4,7 +4,7 @@ import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
 import { quoteCrossAsset, quoteSameAsset, type QuoteMode } from '../domain/fees.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
-import { toAmount } from '../domain/money.ts';
+import { U64_MAX, U64_MAX_DIGITS, toAmount } from '../domain/money.ts';
 import { DEFAULT_NETWORK_COST, settlementLamports } from '../domain/network-cost.ts';
 import { convertCeil, convertFloor, parsePrice, type Price } from '../domain/price.ts';
 import { issueQuote, type QuoteObject } from '../domain/quote-token.ts';
@@ -99,7 +99,8 @@ export class QuoteService {
     } else if (feeBps > 0) {
       throw new HushError('FEE_RECIPIENT_REQUIRED', 'feeRecipientAddress is required when feeBps > 0', { field: 'feeRecipientAddress' });
     }
-    const amount = BigInt(req.amount);
+    // More digits than any u64: above every maximum, without parsing up to a body's worth of digits.
+    const amount = req.amount.length > U64_MAX_DIGITS ? U64_MAX + 1n : BigInt(req.amount);
     const unreadable = this.live?.unreadable?.();
     if (unreadable === 'chain') throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly');
     if (unreadable === 'store') throw new HushError('SERVICE_UNAVAILABLE', 'The store is unavailable; retry shortly');

@@ -473,6 +473,8 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     assert.equal(e1.message, e2.message);
     expectError(await other.client.refresh(o.trackingId), 404, 'NOT_FOUND');
     expectError(await other.client.deposit({ trackingId: o.trackingId, signature }), 404, 'NOT_FOUND');
+    // A trackingId of any length that names no order of this account is the same 404.
+    expectError(await other.client.deposit({ trackingId: `trk_${'1'.repeat(200)}`, signature }), 404, 'NOT_FOUND');
   });
 
   test('POST /deposit: 202 for an unseen signature, 409 for a transaction that did not fund the deposit, 400 for garbage', async () => {
@@ -525,7 +527,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     assert.deepEqual(a.details, { reason: 'wrong_account', mint: WSOL_MINT });
     assert.equal(expectOk(await acct.client.status(o.trackingId)).order.status, 'awaiting_deposit', 'nor does a wrong-asset one');
 
-    for (const garbage of ['garbage', '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', unseen.slice(0, 40), `${unseen}zzz`]) {
+    for (const garbage of ['garbage', '', '1'.repeat(129), '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', unseen.slice(0, 40), `${unseen}zzz`]) {
       const g = expectError(await acct.client.deposit({ trackingId: o.trackingId, signature: garbage }), 400, 'INVALID_SIGNATURE');
       assert.equal(g.details?.field, 'signature');
     }

@@ -100,7 +100,6 @@ describe('INVALID_REQUEST (400)', () => {
       [{ ...quoteReq(), amount: '01' }, 'amount'],
       [{ ...quoteReq(), amount: '-5' }, 'amount'],
       [{ ...quoteReq(), amount: '1.5' }, 'amount'],
-      [{ ...quoteReq(), amount: '1'.repeat(41) }, 'amount'],
       [{ ...quoteReq(), feeBps: '5' }, 'feeBps'],
       [{ ...quoteReq(), feeBps: 1.5 }, 'feeBps'],
       [{ ...quoteReq(), mode: 'exact' }, 'mode'],
@@ -240,6 +239,10 @@ describe('quote validation codes', () => {
       [{ recipientAddress: offCurve }, 'recipientAddress'],
       [{ recipientAddress: `${recipient}1` }, 'recipientAddress'],
       [{ feeBps: 10, feeRecipientAddress: 'nope' }, 'feeRecipientAddress'],
+      // Empty or far too long: still an address that is not valid, not a malformed request.
+      [{ senderAddress: '' }, 'senderAddress'],
+      [{ recipientAddress: 'x'.repeat(65) }, 'recipientAddress'],
+      [{ recipientAddress: '1'.repeat(5000) }, 'recipientAddress'],
     ];
     for (const [extra, field] of cases) {
       const e = expectError(await acct.client.quote(quoteReq(extra)), 400, 'INVALID_ADDRESS');
@@ -273,6 +276,9 @@ describe('quote validation codes', () => {
         assert.deepEqual(expectError(await q('0', mode), 400, 'AMOUNT_TOO_LOW').details, bounds);
         assert.deepEqual(expectError(await q((BigInt(tok.max) + 1n).toString(), mode), 400, 'AMOUNT_TOO_HIGH').details, bounds);
         assert.deepEqual(expectError(await q('9'.repeat(40), mode), 400, 'AMOUNT_TOO_HIGH').details, bounds);
+        // Any amount above max, however many digits (SPEC §4).
+        assert.deepEqual(expectError(await q('1'.repeat(41), mode), 400, 'AMOUNT_TOO_HIGH').details, bounds);
+        assert.deepEqual(expectError(await q('9'.repeat(10_000), mode), 400, 'AMOUNT_TOO_HIGH').details, bounds);
       }
       expectOk(await q(tok.min));
       expectOk(await q(tok.max));
