@@ -159,7 +159,12 @@ export function quoteSameAsset(input: FeeInput): FeeQuote {
   }
   const raw = rawFees(amountIn, p, s, networkFee);
   const amountOut = amountIn - raw.fee;
-  if (amountOut < 1n) throw doesNotCoverFees(min, max);
+  if (amountOut < 1n) {
+    // Only exact_in gets here. details.min is then the smallest amount that delivers anything, so a client
+    // retrying with it succeeds (beyond max, or u64, nothing would).
+    const covering = smallestAmountInFor(1n, p, s, networkFee);
+    throw doesNotCoverFees(covering > min && covering <= U64_MAX ? toAmount(covering) : min, max);
+  }
   return { mode, amountIn: toAmount(amountIn), amountOut: toAmount(amountOut), ...toParts(raw, networkFee) };
 }
 

@@ -129,7 +129,9 @@ describe('fees: same asset (SPEC §4)', () => {
       expectError(base({ mode, amount: ZERO, min: ZERO }), 'AMOUNT_TOO_LOW');
       assert.equal(quoteSameAsset(base({ ...lim, mode, amount: A(1000) })).amountIn >= 1000n, true);
     }
-    expectError(base({ amount: A(5000), networkFee: A(5000) }), 'AMOUNT_TOO_LOW'); // nothing left to deliver
+    // Nothing left to deliver: details.min is the least amount that leaves 1 base unit (5016 here).
+    assert.throws(() => quoteSameAsset(base({ amount: A(5000), networkFee: A(5000) })), (e: unknown) => isHushError(e, 'AMOUNT_TOO_LOW') && (e.details as { min: string }).min === '5016');
+    assert.deepEqual([deliver(5015n, 0, 30, 5000n), deliver(5016n, 0, 30, 5000n)], [0n, 1n]);
     expectError(base({ mode: 'exact_out', amount: U64_MAX }), 'AMOUNT_TOO_HIGH'); // amountIn would pass u64
     expectError(base({ mode: 'exact_out', amount: A(1), networkFee: U64_MAX }), 'AMOUNT_TOO_HIGH');
   });
@@ -139,6 +141,30 @@ describe('fees: same asset (SPEC §4)', () => {
     assert.throws(() => quoteSameAsset(base({ serviceFeeBps: -1 })), RangeError);
     assert.throws(() => quoteSameAsset(base({ feeBps: 1.5 })), RangeError);
     assert.deepEqual(feesOn(A(10_000), 100, 30, A(7)), { serviceFee: 30n, partnerFee: 100n, networkFee: 7n, protocolFee: 130n, fee: 137n });
+  });
+});
+
+describe('fees: an amount that does not cover the fees', () => {
+  it('AMOUNT_TOO_LOW names, as details.min, the smallest amount that does (at least the asset minimum)', () => {
+    fc.assert(
+      fc.property(amountArb, bpsArb, bpsArb, fc.bigInt({ min: 1n, max: 10n ** 12n }).map(toAmount), fc.bigInt({ min: 0n, max: 1000n }).map(toAmount), (amount, feeBps, serviceFeeBps, networkFee, min) => {
+        const input = { mode: 'exact_in' as const, amount, feeBps, serviceFeeBps, networkFee, min, max: U64_MAX };
+        let details: { min: string } | undefined;
+        try {
+          quoteSameAsset(input);
+          return;
+        } catch (e) {
+          if (!isHushError(e, 'AMOUNT_TOO_LOW') || amount < min || amount < 1n) return;
+          details = e.details as { min: string };
+        }
+        const least = BigInt(details.min);
+        assert.ok(least >= min && least > amount);
+        const q = quoteSameAsset({ ...input, amount: toAmount(least) });
+        assert.ok(q.amountOut >= 1n, 'the named minimum delivers');
+        if (least - 1n >= min) assert.ok(deliver(least - 1n, feeBps, serviceFeeBps, networkFee) < 1n, 'and is the smallest that does');
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 
