@@ -342,6 +342,15 @@ export async function addDepositHint(db: Queryable, orderId: string, signature: 
   await db.query('INSERT INTO deposit_hints (order_id, signature) VALUES ($1, $2) ON CONFLICT DO NOTHING', [orderId, signature]);
 }
 
+/**
+ * Hints are an audit record (the deposit account's watch finds every deposit, hinted or not), kept as long
+ * as the late-deposit window, so the table does not grow without bound.
+ */
+export async function purgeDepositHints(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(`DELETE FROM deposit_hints WHERE created_at < now() - interval '7 days'`);
+  return rowCount;
+}
+
 export async function countOrdersByStatus(db: Queryable): Promise<Map<OrderStatus, number>> {
   const { rows } = await db.query<{ status: OrderStatus; n: string | number }>('SELECT status, count(*) AS n FROM orders GROUP BY status');
   return new Map(rows.map((r) => [r.status, Number(r.n)]));

@@ -7,7 +7,7 @@ import { buildPayout, buildSweep, txShape, type SweepItem, type TxShape } from '
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import { allOrNothing, isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
 import { purgeIdempotencyKeys } from '../store/idempotency-store.ts';
-import { getOrderById, recordLateRefund, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
+import { getOrderById, purgeDepositHints, recordLateRefund, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
 import {
   assetsWithUnsweptDeposits,
   attachSweep,
@@ -1733,6 +1733,7 @@ export class SettlementWorker {
 
   async maintenanceTick(): Promise<void> {
     await purgeIdempotencyKeys(this.db);
+    await purgeDepositHints(this.db);
     // Watchdog: nothing stays non-final forever; failing keeps funds where they are and alerts. Not in a
     // worker's first minutes: orders that waited out an outage are paid by its catch-up, not failed. Only
     // minutes, so a worker that keeps restarting still gets its stuck orders reported.

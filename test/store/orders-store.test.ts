@@ -3,6 +3,7 @@ import { it } from 'node:test';
 import { claimIdempotencyKey, purgeIdempotencyKeys, releaseIdempotencyKey } from '../../src/store/idempotency-store.ts';
 import {
   addDepositHint,
+  purgeDepositHints,
   countOrdersByStatus,
   getOrderById,
   getOrderByTrackingId,
@@ -96,6 +97,17 @@ forEachEngine('idempotency-store', (ctx) => {
 });
 
 forEachEngine('orders-store', (ctx) => {
+  it('purges deposit hints older than 7 days only', async () => {
+    const acc = await createTestAccount(ctx.db);
+    const { id } = (await insertOrder(ctx.db, newOrder(acc), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string };
+    await addDepositHint(ctx.db, id, 'old-signature');
+    await addDepositHint(ctx.db, id, 'young-signature');
+    await ctx.db.query(`UPDATE deposit_hints SET created_at = now() - interval '8 days' WHERE order_id = $1 AND signature = 'old-signature'`, [id]);
+    assert.ok((await purgeDepositHints(ctx.db)) >= 1);
+    const { rows } = await ctx.db.query<{ signature: string }>('SELECT signature FROM deposit_hints WHERE order_id = $1', [id]);
+    assert.deepEqual(rows.map((r) => r.signature), ['young-signature']);
+  });
+
   it('insertOrder creates the order, its first history entry and completes the idempotency record', async () => {
     const acc = await createTestAccount(ctx.db);
     await claimIdempotencyKey(ctx.db, acc, 'ik', 'h');
