@@ -161,9 +161,9 @@ export function quoteSameAsset(input: FeeInput): FeeQuote {
   const amountOut = amountIn - raw.fee;
   if (amountOut < 1n) {
     // Only exact_in gets here. details.min is then the smallest amount that delivers anything, so a client
-    // retrying with it succeeds (beyond max, or u64, nothing would).
+    // retrying with it succeeds (none does above max: then min stays the asset's).
     const covering = smallestAmountInFor(1n, p, s, networkFee);
-    throw doesNotCoverFees(covering > min && covering <= U64_MAX ? toAmount(covering) : min, max);
+    throw doesNotCoverFees(covering > min && covering <= max ? toAmount(covering) : min, max);
   }
   return { mode, amountIn: toAmount(amountIn), amountOut: toAmount(amountOut), ...toParts(raw, networkFee) };
 }

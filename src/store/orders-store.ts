@@ -254,19 +254,20 @@ export interface OrderPatch {
   failureReason?: string | null;
 }
 
+// The watchdog's condition (transitionOrder `idle`); late refunds are the order's late funds' business, not its own.
+const IDLE = ` AND (locked_until IS NULL OR locked_until < now())
+         AND NOT EXISTS (SELECT 1 FROM chain_txs c WHERE c.order_id = orders.id AND c.kind IN ('payout', 'refund')
+                         AND c.status IN ('pending', 'confirmed') AND NOT (c.meta ? 'late'))`;
+
 /**
  * Compare-and-set transition: succeeds only if the order is still in `from`; records the history entry
  * in the same statement. Returns false when another actor moved the order first.
- */
-/**
+ *
  * `idle`: also only while no worker holds the order (its lease) and no payout or refund of it is pending
  * or landed — the watchdog's condition. A worker records such a transaction while holding the lease it
  * renews in the same transaction (holdOrder), so a concurrent watchdog update re-checks the renewed row
  * and leaves it.
  */
-const IDLE = ` AND (locked_until IS NULL OR locked_until < now())
-         AND NOT EXISTS (SELECT 1 FROM chain_txs c WHERE c.order_id = orders.id AND c.kind IN ('payout', 'refund') AND c.status IN ('pending', 'confirmed'))`;
-
 export async function transitionOrder(db: Queryable, id: string, from: OrderStatus, to: OrderStatus, patch: OrderPatch = {}, opts: { idle?: boolean } = {}): Promise<boolean> {
   const { rows } = await db.query(
     `WITH u AS (

@@ -447,43 +447,62 @@ const LATE_WINDOW = `o.status IN ${FINAL} AND o.updated_at > now() - interval '7
 const PENDING_SWEEP = `EXISTS (SELECT 1 FROM chain_txs c WHERE c.kind = 'sweep' AND c.status = 'pending'
   AND c.meta -> 'items' @> jsonb_build_array(jsonb_build_object('depositAccount', o.deposit_account)))`;
 
+const LATE_COLUMNS = `o.id, o.tracking_id, o.deposit_account, o.deposit_owner, o.source_asset_id, ${PENDING_SWEEP} AS pending`;
+type LateRow = Omit<LateCandidate, 'id'> & { id: string | number; pending: boolean };
+const lateRow = (r: LateRow): LateCandidate & { pending: boolean } => ({
+  id: String(r.id),
+  tracking_id: r.tracking_id,
+  deposit_account: r.deposit_account,
+  deposit_owner: r.deposit_owner,
+  source_asset_id: r.source_asset_id,
+  pending: r.pending,
+});
+
 /**
- * The finished orders (within 7 days) one late-deposit pass reads: the `perPart` most recently finished
- * — late funds mostly follow soon — and the next `perPart` by id after `after`, a rotation through the
- * whole window however many orders finish meanwhile. Orders with a sweep pending are left out. `next`
- * continues the rotation; at the window's end it starts again before the first order created in it
- * (orders live far less than a day, so 8 days back covers every order finished in the last 7).
+ * Where a rotation through the late-deposit window starts: before the first order created in the last
+ * 8 days (orders live far less than a day, so that covers every order finished in the last 7).
  */
-export async function lateDepositCandidates(db: Queryable, after: bigint, perPart: number): Promise<{ rows: LateCandidate[]; next: bigint }> {
-  const cols = `o.id, o.tracking_id, o.deposit_account, o.deposit_owner, o.source_asset_id, ${PENDING_SWEEP} AS pending`;
-  const { rows } = await db.query<LateCandidate & { id: string | number; pending: boolean; rotation: boolean }>(
-    `(SELECT ${cols}, false AS rotation FROM orders o WHERE ${LATE_WINDOW} ORDER BY o.updated_at DESC LIMIT $2)
-     UNION ALL
-     (SELECT ${cols}, true AS rotation FROM orders o WHERE o.id > $1 AND ${LATE_WINDOW} ORDER BY o.id LIMIT $2)`,
-    [after.toString(), perPart],
-  );
-  const rotation = rows.filter((r) => r.rotation);
-  let next = rotation.length > 0 ? BigInt(rotation[rotation.length - 1]!.id) : after;
-  if (rotation.length < perPart) {
-    const start = await db.query<{ id: string | number }>(`SELECT id FROM orders WHERE created_at > now() - interval '8 days' ORDER BY created_at, id LIMIT 1`);
-    next = start.rows[0] ? BigInt(start.rows[0].id) - 1n : 0n;
-  }
-  const seen = new Set<string>();
-  const out: LateCandidate[] = [];
-  for (const r of rows) {
-    const id = String(r.id);
-    if (r.pending || seen.has(id)) continue;
-    seen.add(id);
-    out.push({ id, tracking_id: r.tracking_id, deposit_account: r.deposit_account, deposit_owner: r.deposit_owner, source_asset_id: r.source_asset_id });
-  }
-  return { rows: out, next };
+async function lateWindowStart(db: Queryable): Promise<bigint> {
+  const { rows } = await db.query<{ id: string | number }>(`SELECT id FROM orders WHERE created_at > now() - interval '8 days' ORDER BY created_at, id LIMIT 1`);
+  return rows[0] ? BigInt(rows[0].id) - 1n : 0n;
 }
 
-/** Whether a sweep of this deposit account is recorded and not settled yet. */
-export async function pendingSweepOf(db: Queryable, depositAccount: string): Promise<boolean> {
+/**
+ * The next `limit` finished orders of the late-deposit window (finished within 7 days) by id after
+ * `after` (null: from the window's start), and where the rotation goes on: past the window's end it
+ * starts again.
+ */
+export async function lateWindowRotation(db: Queryable, after: bigint | null, limit: number): Promise<{ rows: (LateCandidate & { pending: boolean })[]; next: bigint }> {
+  const from = after ?? (await lateWindowStart(db));
+  const { rows } = await db.query<LateRow>(`SELECT ${LATE_COLUMNS} FROM orders o WHERE o.id > $1 AND ${LATE_WINDOW} ORDER BY o.id LIMIT $2`, [from.toString(), limit]);
+  const next = rows.length < limit ? await lateWindowStart(db) : BigInt(rows[rows.length - 1]!.id);
+  return { rows: rows.map(lateRow), next };
+}
+
+/**
+ * The finished orders one late-deposit pass reads: the `perPart` most recently finished — late funds
+ * mostly follow soon — and the next `perPart` of the rotation through the whole window, however many
+ * orders finish meanwhile. Orders with a sweep pending are left out.
+ */
+export async function lateDepositCandidates(db: Queryable, after: bigint | null, perPart: number): Promise<{ rows: LateCandidate[]; next: bigint }> {
+  const recent = await db.query<LateRow>(`SELECT ${LATE_COLUMNS} FROM orders o WHERE ${LATE_WINDOW} ORDER BY o.updated_at DESC LIMIT $1`, [perPart]);
+  const rotation = await lateWindowRotation(db, after, perPart);
+  const seen = new Set<string>();
+  const out: LateCandidate[] = [];
+  for (const { pending, ...r } of [...recent.rows.map(lateRow), ...rotation.rows]) {
+    if (pending || seen.has(r.id)) continue;
+    seen.add(r.id);
+    out.push(r);
+  }
+  return { rows: out, next: rotation.next };
+}
+
+/** Whether a sweep of this deposit account is pending, or (with `since`) was settled at or after `since`. */
+export async function sweepOfAccount(db: Queryable, depositAccount: string, since?: Date): Promise<boolean> {
   const { rows } = await db.query(
-    `SELECT 1 FROM chain_txs WHERE kind = 'sweep' AND status = 'pending' AND meta -> 'items' @> jsonb_build_array(jsonb_build_object('depositAccount', $1::text)) LIMIT 1`,
-    [depositAccount],
+    `SELECT 1 FROM chain_txs WHERE kind = 'sweep' AND meta -> 'items' @> jsonb_build_array(jsonb_build_object('depositAccount', $1::text))
+       AND (status = 'pending' OR updated_at >= $2::timestamptz) LIMIT 1`,
+    [depositAccount, since ?? 'infinity'],
   );
   return rows.length > 0;
 }

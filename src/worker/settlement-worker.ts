@@ -41,7 +41,7 @@ import {
   type Release,
   holdOrder,
   lateDepositCandidates,
-  pendingSweepOf,
+  sweepOfAccount,
 } from '../store/settlement-store.ts';
 import type { PoolWallet, Treasury } from '../treasury/treasury.ts';
 import { ChainView, type AccountBalance } from './chain-view.ts';
@@ -171,7 +171,7 @@ export class SettlementWorker {
   private readonly view: ChainView;
   private readonly strays: StrayWatch;
   /** Where the late-deposit pass's rotation through its window goes on (an order id). */
-  private lateRotation = 0n;
+  private lateRotation: bigint | null = null;
   /** Stuck orders the watchdog left alone (a transaction of theirs is live), reported once each. */
   private readonly stuckInFlight = new Set<string>();
   private readonly swaps?: SwapPricing;
@@ -247,7 +247,7 @@ export class SettlementWorker {
     this.leaseSeconds = opts.leaseSeconds ?? 30;
     this.stuckAfterMs = opts.stuckAfterMs ?? 60 * 60 * 1000;
     this.log = opts.log ?? (() => {});
-    this.strays = new StrayWatch(this.view, this.log);
+    this.strays = new StrayWatch(db, this.view, this.log);
   }
 
   private chain(): SolanaChain {
@@ -885,7 +885,9 @@ export class SettlementWorker {
       const planned = await this.planTransfers(o, kind, dead.assetId, dead.destination as Address, dead.amount, { ...dead.meta });
       if (!planned || planned.length !== 1) return null;
       const row = { ...planned[0]!, meta: { ...planned[0]!.meta, part } };
-      const recorded = await allOrNothing(this.db, async (tx) => (await holdOrder(tx, o.id, o.status, this.workerId, this.leaseSeconds)) && (await insertChainTx(tx, row)) !== null);
+      // A late refund is its late funds' business, not the order's: no hold (the order may be final or another worker's).
+      const late = dead.meta.late === true;
+      const recorded = await allOrNothing(this.db, async (tx) => (late || (await holdOrder(tx, o.id, o.status, this.workerId, this.leaseSeconds))) && (await insertChainTx(tx, row)) !== null);
       return recorded ? row.wire : null;
     });
     if (sent) await this.sendAll([sent]);
@@ -1531,9 +1533,9 @@ export class SettlementWorker {
         found++;
         await this.sweepLate(String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id);
       }
-      // A failed read only delays the next owners' turn; the sweeps and refunds below still run.
-      await this.strays.scanTokens(rows).catch((e: unknown) => this.log({ err: e }, 'stray token account read failed'));
     }
+    // A failed read only delays those owners to the next rotation; the refunds below still run.
+    await this.strays.scanTokens().catch((e: unknown) => this.log({ err: e }, 'stray token account read failed'));
     await this.retryLateRefunds();
     await this.replaceDeadLateRefunds();
     return found;
@@ -1552,27 +1554,31 @@ export class SettlementWorker {
   }
 
   /**
-   * Records and sends the sweep of late funds. Two workers' passes can see the same funds: one deposit
-   * account at a time (an advisory lock), only while no sweep of it is pending, and only what the chain
-   * still shows once those hold — so a sweep that already took the funds is never followed by a second
-   * one that the fee payer would fund and that would be refunded again.
+   * Records and sends the sweep of late funds. Two workers' passes can see the same funds. The balance is
+   * read and the sweep signed first (no transaction held across RPC calls); then, under a per-deposit-
+   * account advisory lock, it is recorded only if no sweep of that account is pending or was settled
+   * since the read — so a sweep that already took the funds is never followed by a second one, which the
+   * fee payer would fund and a refund would pay out again.
    */
   private async sweepLate(orderId: string, trackingId: string, depositAccount: string, assetId: string): Promise<void> {
     const asset = this.asset(assetId);
     const pools = this.treasury.pools(assetId);
     const pool = pools[randomInt(pools.length)]!;
-    const recorded = await this.db.transaction(async (tx) => {
+    // The store's clock, like chain_txs.updated_at.
+    const readAt = (await this.db.query<{ at: Date }>('SELECT now() AS at')).rows[0]!.at;
+    if (await sweepOfAccount(this.db, depositAccount)) return;
+    const funds = this.lateFunds(assetId, (await this.view.balances([depositAccount], 'confirmed')).get(depositAccount));
+    if (!funds) return;
+    const { amount, reopen } = funds;
+    const signed = await buildSweep(this.shape(await this.chain().latestBlockhash()), {
+      asset,
+      poolWallet: pool.address,
+      poolHolding: pool.holding,
+      items: [{ owner: await this.treasury.depositSigner(trackingId), depositAccount: depositAccount as Address, amount, reopen }],
+    });
+    const recorded = await allOrNothing(this.db, async (tx) => {
       const lock = await tx.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS ok', [LATE_SWEEP_LOCK, depositAccount]);
-      if (!lock.rows[0]?.ok || (await pendingSweepOf(tx, depositAccount))) return null;
-      const funds = this.lateFunds(assetId, (await this.view.balances([depositAccount], 'confirmed')).get(depositAccount));
-      if (!funds) return null;
-      const { amount, reopen } = funds;
-      const signed = await buildSweep(this.shape(await this.chain().latestBlockhash()), {
-        asset,
-        poolWallet: pool.address,
-        poolHolding: pool.holding,
-        items: [{ owner: await this.treasury.depositSigner(trackingId), depositAccount: depositAccount as Address, amount, reopen }],
-      });
+      if (!lock.rows[0]?.ok || (await sweepOfAccount(tx, depositAccount, readAt))) return false;
       const id = await insertChainTx(tx, {
         kind: 'sweep',
         orderId: null,
@@ -1584,10 +1590,9 @@ export class SettlementWorker {
         // A reopened account has no reserve of its own: every lamport it held came from the sender.
         meta: { items: [{ orderId, depositAccount, amount: amount.toString(), late: true, ...(reopen ? { reserve: '0' } : {}) }] },
       });
-      return id === null ? null : { signed, amount, reopen };
+      return id !== null;
     });
     if (!recorded) return;
-    const { signed, amount, reopen } = recorded;
     this.log({ trackingId, amount: amount.toString() }, reopen ? 'SOL sent to a closed deposit address; reopening it to refund' : 'late deposit found; sweeping it for a refund');
     await this.sendAll([signed.wire]);
   }
@@ -1738,7 +1743,9 @@ export class SettlementWorker {
     // worker's first minutes: orders that waited out an outage are paid by its catch-up, not failed. Only
     // minutes, so a worker that keeps restarting still gets its stuck orders reported.
     if (Date.now() - this.startedAt < Math.min(this.stuckAfterMs, WATCHDOG_START_GRACE_MS)) return;
-    for (const r of await stuckOrders(this.db, this.stuckAfterMs)) {
+    const stuck = await stuckOrders(this.db, this.stuckAfterMs);
+    for (const id of this.stuckInFlight) if (!stuck.some((r) => r.id === id)) this.stuckInFlight.delete(id);
+    for (const r of stuck) {
       // Never while a worker holds it or a payout or refund of it is pending or landed: "funds held" must be true.
       if (await transitionOrder(this.db, r.id, r.status as never, 'failed', { failureReason: `stuck_in_${r.status}` }, { idle: true })) {
         this.log({ trackingId: r.trackingId, status: r.status }, 'ALERT: order stuck; moved to failed, funds held');

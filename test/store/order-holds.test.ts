@@ -50,6 +50,11 @@ forEachEngine('order holds and the watchdog condition', (ctx) => {
     const refunding = await stuckOrder('refunding');
     await insertChainTx(ctx.db, tx(refunding, 'refund'));
     assert.equal(await failIdle(refunding, 'refunding'), false, 'pending refund');
+
+    // A late refund (funds sent after the deposit) is not the order's own: it does not keep it from the watchdog.
+    const withLate = await stuckOrder('sending');
+    await insertChainTx(ctx.db, { ...tx(withLate, 'refund'), meta: { late: true } });
+    assert.equal(await failIdle(withLate, 'sending'), true, 'only a late refund in flight');
   });
 
   it('the watchdog leaves an order a worker holds; holdOrder needs the status and no other live lease', async () => {
