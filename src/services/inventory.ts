@@ -22,11 +22,13 @@ export class Inventory {
   private poolFree = new Map<string, bigint[]>();
   private timer: NodeJS.Timeout | null = null;
   private readonly view: ChainView;
-  /** One per refresh in flight: what `reserve` took since it started (its store read may predate those orders). */
+  /**
+   * One per refresh in flight: the reservations its store read may not see — those not yet stored when it
+   * started, and those taken since — less those released meanwhile.
+   */
   private readonly takenDuringRefresh = new Set<Map<string, bigint>>();
-  /** Refreshes started, and the latest-started one whose result is in `free` (see release). */
-  private refreshesStarted = 0;
-  private appliedGeneration = 0;
+  /** Per asset, reservations whose order is neither stored nor given up yet. */
+  private readonly unstored = new Map<string, bigint>();
   private ready = false;
   /** Since when, and on which side, refreshes have been failing (null while they succeed). */
   private failing: { since: number; side: 'chain' | 'store' } | null = null;
@@ -42,9 +44,8 @@ export class Inventory {
   }
 
   async refresh(): Promise<void> {
-    const generation = ++this.refreshesStarted;
     const pools = this.treasury.allPools();
-    const taken = new Map<string, bigint>();
+    const taken = new Map(this.unstored);
     this.takenDuringRefresh.add(taken);
     let read;
     let side: 'chain' | 'store' | undefined;
@@ -74,12 +75,12 @@ export class Inventory {
     }
     this.poolFree = poolFree;
     for (const [assetId, r] of reserved) free.set(assetId, (free.get(assetId) ?? 0n) - r);
-    // Orders reserved while the store was being read may be missing from it: count them (twice at worst, until the next refresh).
+    // Orders reserved but not stored when the store was read may be missing from it: count them (twice at
+    // worst, for one stored meanwhile, until the next refresh).
     for (const [assetId, r] of taken) free.set(assetId, (free.get(assetId) ?? 0n) - r);
     // Without lamports for fees and rent nothing can be settled: quote nothing.
     if ((balances.get(this.treasury.feePayer.address)?.lamports ?? 0n) < FEE_PAYER_MINIMUM) free.clear();
     this.free = free;
-    if (generation > this.appliedGeneration) this.appliedGeneration = generation;
     this.ready = true;
     this.failing = null;
   }
@@ -113,25 +114,35 @@ export class Inventory {
   /**
    * Takes `amount` of an asset's free inventory for a new order, synchronously, so the next order (and
    * quote) sees it at once instead of after the next refresh reads the order from the store. Null, and
-   * nothing taken, when that much is not free. The reservation's `release` gives it back when the order
-   * is then not created (a replay, a conflict, a failure).
+   * nothing taken, when that much is not free. Until the order is `stored`, every refresh counts the
+   * reservation itself (its store read may not see the order). `release` gives it back when the order is
+   * then not created (a replay, a conflict, a failure).
    */
-  reserve(assetId: string, amount: bigint): { release(): void } | null {
+  reserve(assetId: string, amount: bigint): { release(): void; stored(): void } | null {
     if (amount > this.available(assetId)) return null;
     this.free.set(assetId, (this.free.get(assetId) ?? 0n) - amount);
-    const maps = [...this.takenDuringRefresh];
-    for (const taken of maps) taken.set(assetId, (taken.get(assetId) ?? 0n) + amount);
-    const generation = this.refreshesStarted;
-    let released = false;
+    this.unstored.set(assetId, (this.unstored.get(assetId) ?? 0n) + amount);
+    for (const taken of this.takenDuringRefresh) taken.set(assetId, (taken.get(assetId) ?? 0n) + amount);
+    let resolved = false;
+    const resolve = () => {
+      if (resolved) return false;
+      resolved = true;
+      const left = (this.unstored.get(assetId) ?? 0n) - amount;
+      if (left > 0n) this.unstored.set(assetId, left);
+      else this.unstored.delete(assetId);
+      return true;
+    };
     return {
       release: () => {
-        if (released) return;
-        released = true;
-        // A refresh started after the reservation read the store without the (uncreated) order and did
-        // not count the reservation: once its result is in force, there is nothing to give back.
-        if (this.appliedGeneration <= generation) this.free.set(assetId, (this.free.get(assetId) ?? 0n) + amount);
-        for (const taken of maps) if (this.takenDuringRefresh.has(taken)) taken.set(assetId, (taken.get(assetId) ?? 0n) - amount);
+        if (!resolve()) return;
+        // Every refresh since the reservation counted it (in its `taken`): give it back to the one in force
+        // and to those still reading.
+        this.free.set(assetId, (this.free.get(assetId) ?? 0n) + amount);
+        for (const taken of this.takenDuringRefresh) taken.set(assetId, (taken.get(assetId) ?? 0n) - amount);
       },
+      // The order is in the store: refreshes starting from now read it there. One already reading keeps
+      // counting it (twice at worst, until the next refresh).
+      stored: () => void resolve(),
     };
   }
 

@@ -56,7 +56,7 @@ export class OrderService {
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly keys: TreasuryKeys,
-    private readonly inventory?: { reserve(assetId: string, amount: bigint): { release(): void } | null },
+    private readonly inventory?: { reserve(assetId: string, amount: bigint): { release(): void; stored(): void } | null },
     dbConcurrency = db.kind === 'pglite' ? 4 : 16,
   ) {
     this.dbSlots = pLimit(dbConcurrency);
@@ -158,6 +158,7 @@ export class OrderService {
       }
     } finally {
       if (prepared && !stored) prepared.reservation.release();
+      else if (prepared) prepared.reservation.stored();
     }
   }
 
@@ -175,7 +176,7 @@ export class OrderService {
     if (!source) throw new HushError('UNSUPPORTED_ASSET', `Asset "${q.sourceAssetId}" is no longer supported`, { field: 'sourceAssetId', assetId: q.sourceAssetId });
     // Order-time re-check: the pools must still cover this order. Check and take
     // in one synchronous step, so an order created a moment ago counts even before the next inventory refresh.
-    const reservation = this.inventory ? this.inventory.reserve(q.destinationAssetId, BigInt(q.amountOut)) : { release() {} };
+    const reservation = this.inventory ? this.inventory.reserve(q.destinationAssetId, BigInt(q.amountOut)) : { release() {}, stored() {} };
     if (!reservation) {
       throw new HushError('INSUFFICIENT_LIQUIDITY', 'Not enough liquidity to fill this order right now; retry shortly or request a smaller quote', { assetId: q.destinationAssetId });
     }

@@ -1,8 +1,8 @@
 /**
  * Inventory.reserve — the order-time liquidity re-check takes an order's amountOut from the free
  * inventory at once, so the next order (or quote) sees it before the background refresh reads the order
- * from the store; a reservation made while a refresh is reading the store is not lost when that refresh
- * replaces the snapshot. Unit level: the chain read is stubbed with fixed pool balances, the store with
+ * from the store; a reservation made while a refresh is reading the store, or whose order is not stored
+ * yet when a refresh reads it, is not lost when that refresh replaces the snapshot. Unit level: the chain read is stubbed with fixed pool balances, the store with
  * two answers (pending outflows: none; reservations by open orders: what the test says, when it says).
  */
 import assert from 'node:assert/strict';
@@ -77,8 +77,9 @@ describe('Inventory.reserve (order-time liquidity)', () => {
     const release = hold();
     const refreshing = inv.refresh(); // reads the store before the order below is inserted
     await new Promise((r) => setImmediate(r));
-    assert.ok(inv.reserve('usdc', 250_000_000n));
+    const r = inv.reserve('usdc', 250_000_000n)!;
     setReserved(250_000_000n); // the order is in the store now, after the refresh's read began
+    r.stored();
     release();
     await refreshing;
     assert.equal(inv.available('usdc'), total - 250_000_000n, 'the in-flight refresh must not hand the reserved inventory back');
@@ -97,12 +98,16 @@ describe('Inventory.reserve (order-time liquidity)', () => {
     a.release();
     a.release();
     assert.equal(inv.available('usdc'), total);
-    // A refresh that started after the reservation (the order never reached the store) already forgot it.
+    // A refresh while the reservation's order is on its way to the store keeps counting it; the release
+    // then gives it back once.
     const b = inv.reserve('usdc', 100_000_000n)!;
     await inv.refresh();
-    assert.equal(inv.available('usdc'), total);
+    assert.equal(inv.available('usdc'), total - 100_000_000n, 'not stored yet: still counted');
+    b.release();
     b.release();
     assert.equal(inv.available('usdc'), total, 'no double give-back');
+    await inv.refresh();
+    assert.equal(inv.available('usdc'), total);
     // Reserved while a refresh reads the store, released before that refresh lands.
     const release = hold();
     const refreshing = inv.refresh();
@@ -112,5 +117,21 @@ describe('Inventory.reserve (order-time liquidity)', () => {
     release();
     await refreshing;
     assert.equal(inv.available('usdc'), total);
+  });
+
+  it('a refresh between an order\'s reservation and its store write does not hand the reservation back (no oversell)', async () => {
+    const { inv, setReserved } = await setup();
+    await inv.refresh();
+    const total = 4n * USDC_PER_POOL;
+    const a = inv.reserve('usdc', 300_000_000n)!; // order A reserved; its insert is still on its way
+    await inv.refresh(); // reads the store without A
+    assert.equal(inv.available('usdc'), total - 300_000_000n, 'A is still counted');
+    assert.equal(inv.reserve('usdc', 300_000_000n), null, 'so a second order cannot take the same inventory');
+    setReserved(300_000_000n); // A is in the store now
+    a.stored();
+    await inv.refresh();
+    assert.equal(inv.available('usdc'), total - 300_000_000n, 'counted once, from the store');
+    a.release(); // resolved already: nothing more to give back
+    assert.equal(inv.available('usdc'), total - 300_000_000n);
   });
 });
