@@ -51,11 +51,11 @@ export class Inventory {
     let side: 'chain' | 'store' | undefined;
     const failsOn = <T>(which: 'chain' | 'store', p: Promise<T>) => p.catch((e: unknown) => ((side ??= which), Promise.reject(e)));
     try {
-      read = await Promise.all([
-        failsOn('chain', this.view.balances([this.treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed')),
-        failsOn('store', pendingOutflows(this.db)),
-        failsOn('store', reservedByOpenOrders(this.db)),
-      ]);
+      // The store first, then the chain (as the worker's planning does): a payout that lands and settles
+      // between the two reads is then counted twice for a moment, never in neither.
+      const [pendingRead, reservedRead] = await Promise.all([failsOn('store', pendingOutflows(this.db)), failsOn('store', reservedByOpenOrders(this.db))]);
+      const balancesRead = await failsOn('chain', this.view.balances([this.treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed'));
+      read = [balancesRead, pendingRead, reservedRead] as const;
     } catch (e) {
       this.failing = { since: this.failing?.since ?? Date.now(), side: side ?? 'chain' };
       throw e;

@@ -47,7 +47,9 @@ import type { PoolWallet, Treasury } from '../treasury/treasury.ts';
 import { ChainView, type AccountBalance } from './chain-view.ts';
 import { StrayWatch } from './stray-watch.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
-import { runRebalance, type Rebalancer } from '../rebalance/rebalancer.ts';
+import { runRebalance, type Rebalancer, type RebalancePolicy } from '../rebalance/rebalancer.ts';
+import { DEFAULT_REBALANCE_POLICY } from '../domain/rebalance-plan.ts';
+import { resolvePriceSettings } from '../prices/select-price-source.ts';
 import type { FreshPrices } from '../prices/price-source.ts';
 import { convertForSwap } from '../domain/swap-conversion.ts';
 import { faultPoint } from './fault-points.ts';
@@ -176,6 +178,8 @@ export class SettlementWorker {
   private readonly stuckInFlight = new Set<string>();
   private readonly swaps?: SwapPricing;
   private readonly rebalancer?: Rebalancer;
+  /** HUSH_REBALANCE_LOT_USD and HUSH_REBALANCE_SLIPPAGE_BPS over the default tolerance band. */
+  private readonly rebalancePolicy: RebalancePolicy;
   private readonly prices?: FreshPrices;
   private readonly inventoryTargets?: Map<string, bigint>;
   private readonly rebalanceIntervalMs: number;
@@ -238,6 +242,8 @@ export class SettlementWorker {
     this.view = new ChainView(chain);
     this.swaps = opts.swaps;
     this.rebalancer = opts.rebalancer;
+    const priceSettings = resolvePriceSettings(config);
+    this.rebalancePolicy = { ...DEFAULT_REBALANCE_POLICY, lotUsd: priceSettings.rebalanceLotUsd, slippageBps: priceSettings.rebalanceSlippageBps };
     this.prices = opts.prices;
     this.inventoryTargets = opts.inventoryTargets;
     this.rebalanceIntervalMs = opts.rebalanceIntervalMs ?? config.rebalanceIntervalS * 1000;
@@ -1696,7 +1702,7 @@ export class SettlementWorker {
       if (held * 2n < target) this.log({ assetId, held: held.toString(), target: target.toString() }, 'ALERT: inventory skew: pools below half their target');
     }
     if (!this.rebalancer) return 0;
-    const done = await runRebalance(this.rebalancer, inventory, this.inventoryTargets, this.prices, this.config.assets);
+    const done = await runRebalance(this.rebalancer, inventory, this.inventoryTargets, this.prices, this.config.assets, this.rebalancePolicy);
     for (const { result } of done) if (result.signature) await this.recordExternal(result.signature, 'rebalance', 'external:rebalancing');
     return done.length;
   }
