@@ -9,9 +9,8 @@ import type { Db } from '../store/db.ts';
 import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
 import { chainTxsOfOrder, insertChainTx, recordMovements, settleChainTx } from '../store/settlement-store.ts';
 import type { Treasury } from '../treasury/treasury.ts';
-import { ChainView } from '../worker/chain-view.ts';
+import { ChainView, TOKEN_PROGRAMS } from '../worker/chain-view.ts';
 
-const TOKEN_PROGRAMS = ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'] as Address[];
 /** How long a return waits for its transactions to confirm before reporting them as sent. */
 const CONFIRM_WAIT_MS = 15_000;
 

@@ -13,7 +13,8 @@ export interface AccountBalance {
 }
 
 const TOKEN_ACCOUNT_MIN = 165;
-const TOKEN_PROGRAMS = ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'];
+/** The SPL Token program and Token-2022: where an owner's token accounts can live. */
+export const TOKEN_PROGRAMS = ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'] as Address[];
 
 /** A token account found by its owner. */
 export interface OwnedTokenAccount {

@@ -166,16 +166,23 @@ describe('partner fees and late deposits', () => {
     assert.equal(report.ok, true);
   });
 
-  test('SOL sent to a wrapped-SOL deposit address after its sweep closed the account comes back less the network fee', async () => {
+  /**
+   * A completed SOL order whose sweep closed its deposit account, then `late` lamports sent to that address
+   * with a plain transfer (e.g. from an exchange): no token account there any more.
+   */
+  const closedSolDepositWithLateSol = async (late: bigint) => {
     const placed = await placeOrder(acct.client, { amount: '200000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address });
     await depositWithRefresh(acct.client, chain, placed, sender);
     await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
     await sweep(placed.trackingId);
     await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { timeoutMs: 20_000, what: 'the sweep to close the deposit account' });
-
-    // A plain transfer to the address (e.g. from an exchange): no token account there any more.
-    const late = 50_000_000n;
     await topUp('sol', placed.depositAccount, late);
+    return placed;
+  };
+
+  test('SOL sent to a wrapped-SOL deposit address after its sweep closed the account comes back less the network fee', async () => {
+    const late = 50_000_000n;
+    const placed = await closedSolDepositWithLateSol(late);
     const before = (await balanceOf(chain, sender.address, ASSETS.sol))!;
     const back = await pollUntil(async () => {
       await worker().lateDepositTick();
@@ -196,13 +203,8 @@ describe('partner fees and late deposits', () => {
   });
 
   test('two workers finding the same SOL at a closed wrapped-SOL deposit address at once refund it once; a reopen whose funds are gone fails on chain', async () => {
-    const placed = await placeOrder(acct.client, { amount: '200000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address });
-    await depositWithRefresh(acct.client, chain, placed, sender);
-    await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
-    await sweep(placed.trackingId);
-    await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { timeoutMs: 20_000, what: 'the sweep to close the deposit account' });
     const late = 50_000_000n;
-    await topUp('sol', placed.depositAccount, late);
+    const placed = await closedSolDepositWithLateSol(late);
 
     // Two worker processes: their own RPC clients and blockhash caches, fetched apart, so their sweeps differ.
     const h = hush.hush;
