@@ -628,11 +628,25 @@ export async function ledgerBalances(db: Queryable, accountPrefix?: string): Pro
   return new Map(rows.map((r) => [`${r.account}|${r.asset_id}`, BigInt(r.total)]));
 }
 
-/** Sum of amountOut that confirmed-but-unpaid orders will still take from each destination asset. */
+/** Per asset, what open orders will still take from the pools beyond their live transactions. */
 export async function reservedByOpenOrders(db: Queryable): Promise<Map<string, bigint>> {
-  const { rows } = await db.query<{ destination_asset_id: string; total: string }>(
-    `SELECT destination_asset_id, sum(amount_out) AS total FROM orders
-     WHERE status IN ('awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'swapping') GROUP BY destination_asset_id`,
+  // What open orders still owe the pools, beyond their live (pending or landed) transactions: an order not
+  // yet paying owes its amountOut; one sending or refunding whose transaction died owes what no live one
+  // covers until its replacement is recorded (a refund: the deposit less the network fee, in the source asset).
+  const { rows } = await db.query<{ asset_id: string; total: string }>(
+    `WITH owed AS (
+       SELECT destination_asset_id AS asset_id, amount_out AS amount FROM orders
+       WHERE status IN ('awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'swapping')
+       UNION ALL
+       SELECT o.destination_asset_id, o.amount_out - coalesce(sum(c.amount), 0) FROM orders o
+       LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'payout' AND c.status IN ('pending', 'confirmed')
+       WHERE o.status = 'sending' GROUP BY o.id
+       UNION ALL
+       SELECT o.source_asset_id, coalesce((o.deposit ->> 'amount')::numeric, 0) - o.network_fee - coalesce(sum(c.amount), 0) FROM orders o
+       LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'refund' AND c.status IN ('pending', 'confirmed')
+         AND (c.meta ->> 'late') IS DISTINCT FROM 'true'
+       WHERE o.status = 'refunding' GROUP BY o.id)
+     SELECT asset_id, sum(amount) AS total FROM owed WHERE amount > 0 GROUP BY asset_id`,
   );
-  return new Map(rows.map((r) => [r.destination_asset_id, BigInt(r.total)]));
+  return new Map(rows.map((r) => [r.asset_id, BigInt(r.total)]));
 }
