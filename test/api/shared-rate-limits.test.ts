@@ -103,11 +103,12 @@ describe('rate limits fail open when Redis is unreachable', () => {
     await t?.close();
   });
 
-  test('requests are served (no 500) while the rate-limit store cannot be reached', async () => {
-    const acct = await t.createAccount();
-    for (let i = 0; i < 3; i++) {
+  test('requests are served (no 500), and not limited, while the rate-limit store cannot be reached', async () => {
+    // The service's own limit of 2/s (HUSH_RATE_LIMITS above): twice its burst in a row, all served.
+    const acct = await t.createAccount({ rateLimits: null });
+    for (let i = 0; i < 8; i++) {
       const r = await acct.client.tokens();
-      assert.equal(r.status, 200, r.text.slice(0, 200));
+      assert.equal(r.status, 200, `request ${i + 1}: ${r.text.slice(0, 200)}`);
     }
   });
 

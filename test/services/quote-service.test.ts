@@ -1,6 +1,6 @@
 /**
- * The quote's networkFee follows the live SOL and source prices: it is remembered per settlement shape
- * only while the prices it was converted at are the current ones. Bounds the pools cannot meet, or cannot
+ * The quote's networkFee follows the live SOL and source prices: a fee remembered per settlement shape (a
+ * speed-up, not observable here) is never served once either price has changed. Bounds the pools cannot meet, or cannot
  * be read, are answered as the service's 503s, not as the client's 400.
  */
 import assert from 'node:assert/strict';

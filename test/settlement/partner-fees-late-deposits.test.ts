@@ -53,7 +53,7 @@ describe('partner fees and late deposits', () => {
     await waitForStatus(chain.rpc, signature, 'confirmed');
   };
 
-  test('two orders with a partner fee: the fee recipient receives their sum in one transfer', async () => {
+  test('two orders with a partner fee: the fee recipient receives exactly their sum, each fee paid once and whole', async () => {
     const feeRecipient = acct.feeRecipients[0]!;
     const partnerFees: bigint[] = [];
     for (const feeBps of [150, 40]) {
@@ -73,16 +73,24 @@ describe('partner fees and late deposits', () => {
       return b >= expected ? b : null;
     }, { timeoutMs: 20_000, what: 'the partner payout' });
     assert.equal(received, expected, 'exactly the accrued partner fees, no more');
-    // Aggregated: one partner payout per period at most, never one per order by construction.
-    // The chain can show the payout before the worker has settled its record: wait for the record.
-    const row = await pollUntil(async () => {
-      const { rows } = await hush.db.query<{ n: string | number; total: string | null }>(
-        `SELECT count(*) AS n, sum(amount)::text AS total FROM chain_txs WHERE kind = 'partner_payout' AND status = 'confirmed' AND destination = $1`,
+    // The chain can show the payout before the worker has settled its record: wait for the record. The
+    // orders complete seconds apart and payouts go every period (2 s here), so one transfer of the sum or
+    // one per fee are both right; a fee split, paid twice or partly is not. (Aggregation into one transfer
+    // is shown by the SOL test below, whose first fee waits for the second.)
+    const amounts = await pollUntil(async () => {
+      const { rows } = await hush.db.query<{ amount: string }>(
+        `SELECT amount::text FROM chain_txs WHERE kind = 'partner_payout' AND status = 'confirmed' AND destination = $1 ORDER BY id`,
         [feeRecipient],
       );
-      return rows[0]?.total && BigInt(rows[0].total) === expected ? rows[0] : null;
-    }, { timeoutMs: 20_000, what: 'the settled partner payout record' });
-    assert.ok(Number(row.n) <= 2);
+      const got = rows.map((r) => BigInt(r.amount));
+      return got.reduce((a, b) => a + b, 0n) === expected ? got : null;
+    }, { timeoutMs: 20_000, what: 'the settled partner payout records' });
+    const asPaid = [...amounts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const perFee = [...partnerFees].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    assert.ok(
+      (asPaid.length === 1 && asPaid[0] === expected) || (asPaid.length === 2 && asPaid[0] === perFee[0] && asPaid[1] === perFee[1]),
+      `partner payouts ${asPaid.join(', ')} are the sum ${expected} or the fees ${perFee.join(', ')}`,
+    );
   });
 
   test('SOL partner fees below a wallet\'s rent wait for more (no transfer that fails every period), then go out in one', async () => {

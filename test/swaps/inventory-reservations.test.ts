@@ -19,17 +19,17 @@ const USDC_PER_POOL = 100_000_000n;
 
 async function setup() {
   const treasury = await Treasury.load(new TreasuryKeys(randomBytes(32)), assets);
-  let reserved: { destination_asset_id: string; total: string }[] = [];
+  let reserved: { asset_id: string; total: string }[] = [];
   let gate: Promise<void> | null = null;
   const db = {
     kind: 'pglite',
     async query(sql: string) {
-      if (sql.includes('FROM chain_txs')) return { rows: [] };
       if (sql.includes('FROM orders')) {
         const answer = reserved; // what the store holds when the read starts
         if (gate) await gate;
         return { rows: answer };
       }
+      if (sql.includes('FROM chain_txs')) return { rows: [] };
       throw new Error(`unexpected query ${sql}`);
     },
   } as unknown as Db;
@@ -41,7 +41,7 @@ async function setup() {
   return {
     inv,
     setReserved(total: bigint) {
-      reserved = total > 0n ? [{ destination_asset_id: 'usdc', total: total.toString() }] : [];
+      reserved = total > 0n ? [{ asset_id: 'usdc', total: total.toString() }] : [];
     },
     hold() {
       let release!: () => void;
