@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { IncomingMessage } from 'node:http';
@@ -21,6 +20,7 @@ import type { StatusCache } from '../services/status-cache.ts';
 import { answerFrameworkError, clientErrorAnswerer, installErrorHandling, takeAnonymousToken, type AnonymousLimiter, type ConnectionBucket } from './error-handler.ts';
 import { BODY_LIMIT } from './limits.ts';
 import { requestTimer, type Metrics } from './metrics.ts';
+import { requestDeadlines, requestIdOf } from './server-options.ts';
 import { opsRoutes } from './routes/ops-routes.ts';
 import { transferRoutes } from './routes/transfer-routes.ts';
 import { adminRoutes, type AdminApi } from './routes/admin-routes.ts';
@@ -49,12 +49,11 @@ declare module 'fastify' {
   }
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Which hops of X-Forwarded-For to believe (HUSH_TRUST_PROXY), as the function Fastify and proxy-addr take. */
 function trustFunction(setting: HushConfig['trustProxy']): ((address: string, hop: number) => boolean) | null {
   if (setting === false) return null;
-  return setting === true ? () => true : proxyAddr.compile(setting.split(',').map((a) => a.trim()));
+  return proxyAddr.compile(setting.split(',').map((a) => a.trim()));
 }
 
 /**
@@ -104,6 +103,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   // Set once the rate-limit plugin is registered, before the server can receive a request.
   let limitAnonymous: AnonymousLimiter | undefined;
   const trust = trustFunction(deps.config.trustProxy);
+  const deadlines = requestDeadlines(deps.config.requestTimeoutMs);
   const app = Fastify({
     logger: opts.logger ?? false,
     trustProxy: trust ?? false,
@@ -112,15 +112,13 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     routerOptions: { maxParamLength: 64 },
     // Requests that arrive while draining are still served (and answered in the SPEC shape).
     return503OnClosing: false,
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: requestIdOf,
     frameworkErrors: (err, request, reply) => answerFrameworkError(err, request, reply, limitAnonymous),
     clientErrorHandler: clientErrorAnswerer(connectionBucket(deps)),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+    ...deadlines,
     // Node would answer a missing Host itself (an empty 400 without our headers): the hook below does.
-    http: { requireHostHeader: false },
+    http: { ...deadlines.http, requireHostHeader: false },
   });
   app.decorateRequest('caller', null);
   const timeRequest = requestTimer(deps.metrics);

@@ -33,6 +33,7 @@ import { StrayFundsService } from '../services/stray-funds-service.ts';
 import { treasuryReport } from '../treasury/funding.ts';
 import { Treasury } from '../treasury/treasury.ts';
 import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
+import { logSafeUrl } from '../config/log-safe-url.ts';
 
 export interface CliIo {
   out(text: string): void;
@@ -393,7 +394,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
             .send()
             .catch(() => {
               throw new ChainUnreachable(
-                `chain: no Solana RPC answers at ${chain.url}${config.solanaRpcUrl ? '' : ' (the embedded chain runs inside Hush: with Hush stopped, run `npm run localnet` with the same DATA_DIR and LOCALNET_PORT)'}`,
+                `chain: no Solana RPC answers at ${logSafeUrl(chain.url)}${config.solanaRpcUrl ? '' : ' (the embedded chain runs inside Hush: with Hush stopped, run `npm run localnet` with the same DATA_DIR and LOCALNET_PORT)'}`,
               );
             });
           const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));

@@ -1,5 +1,6 @@
 import { loadConfig } from '../config/config.ts';
 import { startHush } from '../runtime/start-hush.ts';
+import { logSafeUrl } from '../config/log-safe-url.ts';
 
 /** A failed start is one line and exit code 1: the cause, not a stack (which could carry SQL or a connection string). */
 function failStart(e: unknown): never {
@@ -16,7 +17,7 @@ const config = (() => {
   }
 })();
 const hush = await startHush(config, { log: (m) => console.log(m), logger: true }).catch(failStart);
-console.log(`hush: ${config.role} role; API ${hush.url ?? '(off)'}; chain ${hush.chain.url}; store ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`}`);
+console.log(`hush: ${config.role} role; API ${hush.url ?? '(off)'}; chain ${logSafeUrl(hush.chain.url)}; store ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`}`);
 if (hush.opsUrl) console.log(`hush: ops routes (/healthz, /readyz, /metrics) at ${hush.opsUrl}`);
 if (hush.demo) {
   console.log(`hush: demo partner ${hush.demo.accountId}, API key ${hush.demo.apiKey}`);

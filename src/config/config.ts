@@ -28,6 +28,8 @@ export interface HushConfig {
   rpcTimeoutMs: number;
   /** On SIGTERM, how long the API keeps serving (every answer `Connection: close`, /readyz 503) before it closes (HUSH_DRAIN_GRACE_MS). */
   drainGraceMs: number;
+  /** How long a request may take to arrive, headers and body, before it is refused (HUSH_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
   role: Role;
   adminToken?: string;
   quoteTtlS: number;
@@ -41,8 +43,8 @@ export interface HushConfig {
   rateLimits: RateLimits;
   /** Per client address per second (burst ×2) for partner-API requests no key's bucket covers: failed authentication, no such route. */
   anonymousRateLimit: number;
-  /** Which proxies' X-Forwarded-For names the client (HUSH_TRUST_PROXY): all, none, or addresses / CIDR ranges. */
-  trustProxy: boolean | string;
+  /** Which proxies' X-Forwarded-For names the client (HUSH_TRUST_PROXY): none, or addresses / CIDR ranges. */
+  trustProxy: false | string;
   /** Hush's own fee on every transfer, in basis points of amountIn. */
   serviceFeeBps: number;
   /** Compute budget every Hush-built transaction carries (deposit included). */
@@ -161,19 +163,23 @@ function rateLimits(raw: string | undefined): RateLimits {
 }
 
 /**
- * "false"/unset, "true", or comma-separated proxy addresses / CIDR ranges. No hop count: it would trust
- * whoever connects (Fastify 5 refuses it for that reason).
+ * "false"/unset, or comma-separated proxy addresses / CIDR ranges. No hop count: it would trust whoever
+ * connects (Fastify 5 refuses it for that reason). Nor "true" (every hop): the client's address would be
+ * the leftmost X-Forwarded-For entry, which the client writes itself behind a proxy that appends (most do),
+ * so a new made-up address per request would escape the per-address limit on key guessing.
  */
 function trustProxy(raw: string | undefined): HushConfig['trustProxy'] {
   const v = raw?.trim();
   if (!v || v === 'false') return false;
-  if (v === 'true') return true;
+  if (v === 'true') {
+    throw new ConfigError('HUSH_TRUST_PROXY=true would trust any X-Forwarded-For a client writes; name the proxies instead (addresses or CIDR ranges)');
+  }
   for (const part of v.split(',')) {
     const [ip, bits, ...rest] = part.trim().split('/');
     const family = isIP(ip ?? '');
     const maxBits = family === 6 ? 128 : 32;
     if (!family || rest.length > 0 || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits))) {
-      throw new ConfigError(`HUSH_TRUST_PROXY must be true, false or proxy addresses (CIDR allowed), got "${raw}"`);
+      throw new ConfigError(`HUSH_TRUST_PROXY must be false or proxy addresses (CIDR allowed), got "${raw}"`);
     }
   }
   return v;
@@ -195,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     localnetSlotMs: int(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),
     rpcTimeoutMs: int(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
     drainGraceMs: int(env, 'HUSH_DRAIN_GRACE_MS', 1000, 0, 60_000),
+    requestTimeoutMs: int(env, 'HUSH_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     role,
     adminToken: adminToken(env.HUSH_ADMIN_TOKEN),
     quoteTtlS: int(env, 'HUSH_QUOTE_TTL_S', 60, 1, 3600),

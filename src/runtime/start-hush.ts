@@ -215,7 +215,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         draining: () => draining,
         ready: () => readiness(db, chain),
         metrics: newMetrics(),
-      });
+      }, { requestTimeoutMs: config.requestTimeoutMs });
       opsUrl = await opsApp.listen({ host: config.host, port: config.opsPort });
     }
   }

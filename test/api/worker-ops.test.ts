@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { spawnHush } from '../support/hush-process.ts';
 import { makeTempDir, pollUntil, removeDir } from '../support/localnet.ts';
 
-test('HUSH_ROLE=worker with HUSH_OPS_PORT: /healthz, /readyz, /metrics, and nothing else', { timeout: 120_000 }, async () => {
+test('HUSH_ROLE=worker with HUSH_OPS_PORT: /healthz, /readyz, /metrics, and nothing else; an API on its chain logs no RPC key', { timeout: 120_000 }, async () => {
   const dataDir = makeTempDir('hush-worker-ops-');
   const worker = await spawnHush({ DATA_DIR: dataDir, HUSH_ROLE: 'worker', PORT: '0', HUSH_OPS_PORT: '0', LOCALNET_PORT: '0', HUSH_DRAIN_GRACE_MS: '0' }, { label: 'worker' });
   try {
@@ -28,6 +28,25 @@ test('HUSH_ROLE=worker with HUSH_OPS_PORT: /healthz, /readyz, /metrics, and noth
     const body = (await partner.json()) as { success: boolean; error: { code: string } };
     assert.equal(body.success, false);
     assert.equal(body.error.code, 'NOT_FOUND');
+
+    // An API process on this worker's chain, through an RPC URL that carries a provider key (path and
+    // query, as providers do): the startup line names the endpoint, never the key.
+    const secret = 'sk_live_0123456789abcdef';
+    const apiDir = makeTempDir('hush-api-on-worker-chain-');
+    try {
+      const api = await spawnHush(
+        { DATA_DIR: apiDir, HUSH_ROLE: 'api', PORT: '0', SOLANA_RPC_URL: `${worker.chainUrl}/v2/${secret}?api-key=${secret}`, HUSH_DRAIN_GRACE_MS: '0' },
+        { label: 'api' },
+      );
+      try {
+        assert.equal(api.chainUrl, `${worker.chainUrl}/…`);
+        assert.ok(!api.output().includes(secret), api.output());
+      } finally {
+        assert.equal((await api.stop('SIGTERM')).code, 0);
+      }
+    } finally {
+      removeDir(apiDir);
+    }
   } finally {
     const exit = await worker.stop('SIGTERM');
     assert.equal(exit.code, 0);
