@@ -35,8 +35,16 @@ function parseBearer(authorization: string | undefined): { keyId: string; secret
  * recipient changes therefore take effect within `ttlMs` on other processes (immediately on this one,
  * which invalidates its cache when it makes the change).
  */
+/** Entries per cache; a full cache starts over. */
+const CACHE_MAX = 10_000;
+
 export class Authenticator {
   private readonly cache = new Map<string, Entry>();
+  /**
+   * Key ids the store does not know, apart: made-up keys (guessing, or a flood of them) fill this one, so
+   * they never push the real partners' entries out of `cache`.
+   */
+  private readonly unknown = new Map<string, Entry>();
   private generation = 0;
   private readonly loading = new Map<string, Promise<Entry>>();
 
@@ -61,7 +69,7 @@ export class Authenticator {
   }
 
   private fresh(keyId: string) {
-    const hit = this.cache.get(keyId);
+    const hit = this.cache.get(keyId) ?? this.unknown.get(keyId);
     return hit && Date.now() - hit.at < this.ttlMs ? hit : undefined;
   }
 
@@ -95,8 +103,13 @@ export class Authenticator {
       const key = await findApiKey(this.db, keyId);
       const account = key ? await getAccount(this.db, key.accountId) : null;
       const entry: Entry = { key, account, at: Date.now() };
-      if (this.cache.size > 10_000) this.cache.clear();
-      if (generation === this.generation) this.cache.set(keyId, entry);
+      if (generation === this.generation) {
+        const into = key ? this.cache : this.unknown;
+        if (into.size >= CACHE_MAX) into.clear();
+        // A key created since it was cached as unknown is found again at once.
+        if (key) this.unknown.delete(keyId);
+        into.set(keyId, entry);
+      }
       return entry;
     })().finally(() => {
       if (this.loading.get(keyId) === read) this.loading.delete(keyId);
@@ -110,6 +123,7 @@ export class Authenticator {
     // A read in flight may predate the change: it still answers its waiters but is not cached.
     this.generation++;
     this.loading.clear();
+    this.unknown.clear();
     if (accountId === undefined) return this.cache.clear();
     for (const [k, v] of this.cache) if (v.key?.accountId === accountId) this.cache.delete(k);
   }

@@ -20,7 +20,7 @@ import {
   okView,
   parseExpiresAt,
 } from '../../src/services/admin-service.ts';
-import { parseApiKey } from '../../src/services/api-keys.ts';
+import { generateApiKey, parseApiKey } from '../../src/services/api-keys.ts';
 import { Authenticator } from '../../src/services/authenticator.ts';
 import { getAccountByName } from '../../src/store/accounts-store.ts';
 import type { Db } from '../../src/store/db.ts';
@@ -189,6 +189,29 @@ forEachEngine('admin-service', (ctx) => {
     assert.equal(await code(forged), 'UNAUTHORIZED', 'after the right secret was remembered');
     assert.equal(auth.authenticateCached(`Bearer ${acc.apiKey}`)?.account.id, acc.accountId);
     assert.throws(() => auth.authenticateCached(`Bearer ${forged}`), rejectsCode('UNAUTHORIZED'));
+  });
+
+  it('made-up keys do not push a real key out of the cache (a flood of them cost its store reads again)', async () => {
+    const acc = await admin().createAccount(`flood-${uniqueSuffix()}`);
+    const { keyId } = parseApiKey(acc.apiKey)!;
+    let reads = 0;
+    // The real store, with its reads of this key counted.
+    const counting = {
+      query: (sql: string, params?: unknown[]) => {
+        if (params?.[0] === keyId) reads++;
+        return ctx.db.query(sql, params);
+      },
+    } as typeof ctx.db;
+    const auth = new Authenticator(counting, 60_000);
+    const ok = async (apiKey: string) => auth.authenticate(`Bearer ${apiKey}`).then((c) => c.account.id, (e: HushError) => e.code);
+    assert.equal(await ok(acc.apiKey), acc.accountId);
+    assert.equal(reads, 1);
+    for (let i = 0; i < 10_050; i += 50) {
+      const guesses = Array.from({ length: 50 }, () => generateApiKey().apiKey);
+      for (const code of await Promise.all(guesses.map(ok))) assert.equal(code, 'UNAUTHORIZED');
+    }
+    assert.equal(await ok(acc.apiKey), acc.accountId);
+    assert.equal(reads, 1, 'the real key is still cached');
   });
 
   it('fee recipients: valid Solana addresses only, idempotent register, unregister', async () => {
