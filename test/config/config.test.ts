@@ -1,5 +1,6 @@
 /** Settings as loadConfig reads them (SPEC §11 and the README's table); anonymous-limits.test.ts runs the proxy ones. */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 
@@ -72,4 +73,14 @@ test('swaps get the order deadline and firm quotes unless an operator opts into 
   assert.equal(set.swapOrderTtlS, 600);
   assert.equal(set.swapMaxDriftBps, 200);
   assert.throws(() => loadConfig({ HUSH_SWAP_MAX_DRIFT_BPS: '10001' }), /HUSH_SWAP_MAX_DRIFT_BPS/);
+});
+
+test("every variable loadConfig reads is in the README's configuration table", () => {
+  const source = readFileSync(new URL('../../src/config/config.ts', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const table = readme.split('\n').filter((l) => l.startsWith('| `'));
+  const names = new Set([...source.matchAll(/env\.([A-Z][A-Z0-9_]+)/g), ...source.matchAll(/env, '([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]!));
+  assert.ok(names.size > 30, `found ${names.size} variables`);
+  const missing = [...names].filter((n) => !table.some((row) => row.split('|')[1]!.includes(`\`${n}\``)));
+  assert.deepEqual(missing, []);
 });
