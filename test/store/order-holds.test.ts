@@ -86,17 +86,25 @@ forEachEngine('order holds and the watchdog condition', (ctx) => {
       const id = await stuckOrder('refunding');
       let commit!: () => void;
       const gate = new Promise<void>((r) => (commit = r));
-      let recorded = false;
+      let recordedBy!: (xid: string) => void;
+      const recorded = new Promise<string>((r) => (recordedBy = r));
       const worker = ctx.db.transaction(async (t) => {
         assert.ok(await holdOrder(t, id, 'refunding', 'w1', 30));
         assert.ok((await insertChainTx(t, tx(id, 'refund'))) !== null);
-        recorded = true;
+        const { rows } = await t.query<{ xid: string }>('SELECT backend_xid::text AS xid FROM pg_stat_activity WHERE pid = pg_backend_pid()');
+        recordedBy(rows[0]!.xid);
         await gate;
       });
-      while (!recorded) await new Promise((r) => setTimeout(r, 10));
+      // A worker that fails before recording ends the test with its error instead of a hang.
+      const workerXid = await Promise.race([recorded, worker.then(() => assert.fail('the worker committed before recording'))]);
       // Its snapshot sees no refund and no lease; it must wait for the row, then re-check the renewed lease.
       const watchdog = failIdle(id, 'refunding');
-      await new Promise((r) => setTimeout(r, 200));
+      // Commit only once the watchdog's update waits for the worker's row lock: else the race is not run.
+      const waiting = async () => (await ctx.db.query(`SELECT 1 FROM pg_locks WHERE locktype = 'transactionid' AND transactionid = $1::xid AND NOT granted`, [workerXid])).rows.length > 0;
+      for (let i = 0; !(await waiting()); i++) {
+        assert.ok(i < 400, 'the watchdog never waited for the row');
+        await new Promise((r) => setTimeout(r, 10));
+      }
       commit();
       await worker;
       assert.equal(await watchdog, false, 'the watchdog did not fail an order whose refund was being recorded');
