@@ -12,8 +12,9 @@ import { HushError } from '../../src/domain/errors.ts';
 import { parseApiKey } from '../../src/services/api-keys.ts';
 import { Authenticator } from '../../src/services/authenticator.ts';
 import { openDb } from '../../src/store/open-db.ts';
-import { startAdminStub, type AdminStub } from '../support/admin-http-stub.ts';
-import { POSTGRES_URL, dropSchema, newSchemaName, openTestDb, postgresSkipReason, type TestDatabase } from '../support/databases.ts';
+import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
+import { startTestHush, type TestHush } from '../support/hush-server.ts';
+import { POSTGRES_URL, dropSchema, newSchemaName, postgresSkipReason } from '../support/databases.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const API_KEY_PATTERN = /^hush_[a-z2-7]{12}_[A-Za-z0-9_-]{43}$/;
@@ -332,16 +333,18 @@ describe('admin CLI: direct store, every command', () => {
 });
 
 describe('admin CLI: with a running server', () => {
-  const TOKEN = 'admin-token-for-tests';
-  let store: TestDatabase;
-  let stub: AdminStub;
+  // A real Hush with its admin API, behind a proxy that records what the CLI sent.
+  let server: TestHush;
+  let stub: RecordingProxy;
+  let TOKEN: string;
   before(async () => {
-    store = await openTestDb('pglite');
-    stub = await startAdminStub(store.db, TOKEN);
+    server = await startTestHush({ admin: true });
+    TOKEN = server.adminToken!;
+    stub = await startRecordingProxy(server.url);
   });
   after(async () => {
     await stub?.close();
-    await store?.close();
+    await server?.close();
   });
 
   it('PGlite store, server up, no admin token: refuses and leaves the store alone', async () => {
@@ -361,7 +364,7 @@ describe('admin CLI: with a running server', () => {
     const t = await tour((args) => runInProcess(args, env), 'http');
     assert.equal(existsSync(join(dataDir, 'pgdata')), false, 'the local store was never opened');
     // The server's store holds the account, and the key works there.
-    const caller = await new Authenticator(store.db, 0).authenticate(`Bearer ${t.apiKey}`);
+    const caller = await new Authenticator(server.db, 0).authenticate(`Bearer ${t.apiKey}`);
     assert.equal(caller.account.id, t.accountId);
 
     assert.ok(stub.requests.every((r) => r.authorization === `Bearer ${TOKEN}`));
