@@ -33,26 +33,53 @@ export function takeToken(
   return { state: { tokens: left, at: now }, answer: { current: capacity - Math.floor(left), ttl: msForTokens(capacity - left, capacity, refillMs) } };
 }
 
-const MAX_KEYS = 50_000;
+/** Buckets the in-process store keeps; past it, see LocalBuckets.evict. */
+export const LOCAL_MAX_KEYS = 50_000;
 
 /** A bucket holds at least one whole token (a hand-edited accounts.rate_limits may say otherwise). */
 function wholeCapacity(max: number): number {
   return Number.isFinite(max) && max >= 1 ? Math.floor(max) : 1;
 }
 
-class LocalBuckets implements FastifyRateLimitStore {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+export class LocalBuckets implements FastifyRateLimitStore {
+  private readonly buckets = new Map<string, { tokens: number; at: number; fullAt: number }>();
+
+  /** The clock (tests replace it). */
+  protected now(): number {
+    return Date.now();
+  }
 
   incr(key: string, cb: (e: Error | null, r?: BucketAnswer) => void, timeWindow: number, max: number): void {
-    const { state, answer } = takeToken(this.buckets.get(key), Date.now(), wholeCapacity(max), timeWindow);
-    // A full map is dropped whole: a forgotten bucket is a full one, the most a key can be owed.
-    if (this.buckets.size >= MAX_KEYS && !this.buckets.has(key)) this.buckets.clear();
-    this.buckets.set(key, state);
+    const now = this.now();
+    const capacity = wholeCapacity(max);
+    const prev = this.buckets.get(key);
+    const { state, answer } = takeToken(prev, now, capacity, timeWindow);
+    if (!prev && this.buckets.size >= LOCAL_MAX_KEYS) this.evict(now);
+    this.buckets.set(key, { ...state, fullAt: now + msForTokens(capacity - state.tokens, capacity, timeWindow) });
     cb(null, answer);
   }
 
+  /**
+   * Makes room without handing anyone tokens they are not owed. A bucket full again is what a forgotten one
+   * is, so those go first. Dropping every bucket instead (as before) let a client with enough addresses
+   * (an IPv6 /40 holds 65,536 /56s) refill its own empty bucket at will. If that many clients are active
+   * within one refill, the buckets nearest to full go, a tenth of the store at a time: an emptied bucket,
+   * the one a limit is holding back, is the last to be forgotten.
+   */
+  private evict(now: number): void {
+    for (const [k, b] of this.buckets) if (b.fullAt <= now) this.buckets.delete(k);
+    const excess = this.buckets.size - Math.floor(LOCAL_MAX_KEYS * 0.9);
+    if (excess <= 0) return;
+    const byFullAt = [...this.buckets].sort((a, b) => a[1].fullAt - b[1].fullAt);
+    for (let i = 0; i < excess; i++) this.buckets.delete(byFullAt[i]![0]);
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+
   child(): FastifyRateLimitStore {
-    return new LocalBuckets();
+    return new (this.constructor as new () => LocalBuckets)();
   }
 }
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { takeToken } from '../../src/api/token-bucket-store.ts';
+import { LOCAL_MAX_KEYS, LocalBuckets, takeToken } from '../../src/api/token-bucket-store.ts';
 
 type State = Parameters<typeof takeToken>[0];
 
@@ -70,4 +70,31 @@ test('answers: remaining counts whole tokens, reset is the time to full, Retry-A
   assert.equal(r[4]!.answer.ttl, 500, 'refused at once: the next token in 500 ms');
   assert.equal(r[5]!.answer.ttl, 400, 'refused 100 ms later: 400 ms to go');
   assert.equal(r[6]!.answer.ttl, Math.ceil(2000 - 0.2 * 500), 'the token at 500 ms spent, 100 ms of the next refilled');
+});
+
+test('the in-process store, when full, forgets buckets full again, then those nearest to full: an emptied bucket stays empty', () => {
+  let clock = 1_000_000;
+  class Clocked extends LocalBuckets {
+    protected override now(): number {
+      return clock;
+    }
+  }
+  const store = new Clocked();
+  const take = (key: string) => {
+    let answer!: { current: number; ttl: number };
+    store.incr(key, (_e, r) => (answer = r!), 2000, 2);
+    return answer.current <= 2;
+  };
+  // A client empties its bucket, then floods the store with as many other addresses as it holds.
+  assert.deepEqual([take('me'), take('me'), take('me')], [true, true, false]);
+  for (let i = 0; i < LOCAL_MAX_KEYS + 10; i++) take(`other-${i}`);
+  assert.ok(store.size <= LOCAL_MAX_KEYS);
+  assert.equal(take('me'), false, 'still empty: the flood did not reset it');
+  // A second later the first flood's buckets (one token short) are full again, and 'me' takes the one token
+  // it got back: now it is full only in 2 s, the second flood's buckets in 1 s, so those go before it.
+  clock += 1000;
+  assert.equal(take('me'), true);
+  for (let i = 0; i < LOCAL_MAX_KEYS; i++) take(`later-${i}`);
+  assert.ok(store.size <= LOCAL_MAX_KEYS);
+  assert.equal(take('me'), false, 'emptied again, and kept');
 });
