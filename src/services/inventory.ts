@@ -1,7 +1,7 @@
 import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
-import { pendingOutflows, reservedByOpenOrders } from '../store/settlement-store.ts';
+import { poolCommitments } from '../store/settlement-store.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import { ChainView } from '../worker/chain-view.ts';
 
@@ -13,8 +13,8 @@ const STALE_AFTER_MS = 10_000;
 
 /**
  * What the pools can pay out right now, per asset: confirmed pool balances, less pending outgoing
- * transactions and the amountOut reserved by orders not yet paid. Refreshed in the background so the
- * quote path reads a number, never the chain.
+ * transactions and what open orders still owe beyond them (poolCommitments). Refreshed in the background
+ * so the quote path reads a number, never the chain.
  */
 export class Inventory {
   private free = new Map<string, bigint>();
@@ -53,9 +53,9 @@ export class Inventory {
     try {
       // The store first, then the chain (as the worker's planning does): a payout that lands and settles
       // between the two reads is then counted twice for a moment, never in neither.
-      const [pendingRead, reservedRead] = await Promise.all([failsOn('store', pendingOutflows(this.db)), failsOn('store', reservedByOpenOrders(this.db))]);
+      const commitments = await failsOn('store', poolCommitments(this.db));
       const balancesRead = await failsOn('chain', this.view.balances([this.treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed'));
-      read = [balancesRead, pendingRead, reservedRead] as const;
+      read = [balancesRead, commitments.pending, commitments.owed] as const;
     } catch (e) {
       this.failing = { since: this.failing?.since ?? Date.now(), side: side ?? 'chain' };
       throw e;

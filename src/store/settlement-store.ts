@@ -381,10 +381,13 @@ export async function settleChainTxs(db: Queryable, items: ChainTxFate[]): Promi
   return new Set(rows.map((r) => String(r.id)));
 }
 
+/** Kinds of transaction that pay out of a pool wallet. */
+const OUTFLOW_KINDS = `'payout', 'refund', 'partner_payout'`;
+
 /** Amounts of pending outgoing transactions per source account, so pool selection does not overspend. */
 export async function pendingOutflows(db: Queryable): Promise<Map<string, bigint>> {
   const { rows } = await db.query<{ source: string; total: string }>(
-    `SELECT source, sum(amount) AS total FROM chain_txs WHERE status = 'pending' AND kind IN ('payout', 'refund', 'partner_payout') GROUP BY source`,
+    `SELECT source, sum(amount) AS total FROM chain_txs WHERE status = 'pending' AND kind IN (${OUTFLOW_KINDS}) GROUP BY source`,
   );
   return new Map(rows.map((r) => [r.source, BigInt(r.total)]));
 }
@@ -628,12 +631,17 @@ export async function ledgerBalances(db: Queryable, accountPrefix?: string): Pro
   return new Map(rows.map((r) => [`${r.account}|${r.asset_id}`, BigInt(r.total)]));
 }
 
-/** Per asset, what open orders will still take from the pools beyond their live transactions. */
-export async function reservedByOpenOrders(db: Queryable): Promise<Map<string, bigint>> {
-  // What open orders still owe the pools, beyond their live (pending or landed) transactions: an order not
-  // yet paying owes its amountOut; one sending or refunding whose transaction died owes what no live one
-  // covers until its replacement is recorded (a refund: the deposit less the network fee, in the source asset).
-  const { rows } = await db.query<{ asset_id: string; total: string }>(
+/**
+ * What the pools are committed to, read in one statement so in one snapshot: `pending`, per source wallet,
+ * what pending outgoing transactions will take (as pendingOutflows); `owed`, per asset, what open orders
+ * still owe beyond their live (pending or landed) transactions. An order not yet paying owes its
+ * amountOut; one sending or refunding whose transaction died owes what no live one covers until its
+ * replacement is recorded (a refund: the deposit less the network fee, in the source asset). An amount
+ * moves from one side to the other when a transaction is recorded or dies: two statements could each
+ * miss it.
+ */
+export async function poolCommitments(db: Queryable): Promise<{ pending: Map<string, bigint>; owed: Map<string, bigint> }> {
+  const { rows } = await db.query<{ side: 'pending' | 'owed'; key: string; total: string }>(
     `WITH owed AS (
        SELECT destination_asset_id AS asset_id, amount_out AS amount FROM orders
        WHERE status IN ('awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'swapping')
@@ -646,7 +654,11 @@ export async function reservedByOpenOrders(db: Queryable): Promise<Map<string, b
        LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'refund' AND c.status IN ('pending', 'confirmed')
          AND (c.meta ->> 'late') IS DISTINCT FROM 'true'
        WHERE o.status = 'refunding' GROUP BY o.id)
-     SELECT asset_id, sum(amount) AS total FROM owed WHERE amount > 0 GROUP BY asset_id`,
+     SELECT 'owed' AS side, asset_id AS key, sum(amount)::text AS total FROM owed WHERE amount > 0 GROUP BY asset_id
+     UNION ALL
+     SELECT 'pending', source, sum(amount)::text FROM chain_txs WHERE status = 'pending' AND kind IN (${OUTFLOW_KINDS}) GROUP BY source`,
   );
-  return new Map(rows.map((r) => [r.asset_id, BigInt(r.total)]));
+  const out = { pending: new Map<string, bigint>(), owed: new Map<string, bigint>() };
+  for (const r of rows) out[r.side].set(r.key, BigInt(r.total));
+  return out;
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { insertOrder, transitionOrder, type OrderStatus } from '../../src/store/orders-store.ts';
-import { insertChainTx, reservedByOpenOrders } from '../../src/store/settlement-store.ts';
+import { insertChainTx, poolCommitments } from '../../src/store/settlement-store.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 
@@ -27,7 +27,7 @@ forEachEngine('reservations of open orders', (ctx) => {
       orderId,
       assetId,
       amount,
-      source: 'pool',
+      source: `pool-${assetId}`,
       destination: 'someone',
       signature: randomBytes(32).toString('hex'),
       wire: 'AA==',
@@ -40,9 +40,15 @@ forEachEngine('reservations of open orders', (ctx) => {
     // Assets of their own, so other suites' orders on the same database do not count.
     const a = `a${randomBytes(4).toString('hex')}`;
     const b = `b${randomBytes(4).toString('hex')}`;
+    // What the pools are committed to per asset: owed by open orders, plus pending outflows (every pending
+    // transaction here pays from the wallet 'pool-<asset>').
     const reserved = async () => {
-      const r = await reservedByOpenOrders(ctx.db);
-      return { a: r.get(a) ?? 0n, b: r.get(b) ?? 0n };
+      const { owed, pending } = await poolCommitments(ctx.db);
+      return { a: (owed.get(a) ?? 0n) + (pending.get(`pool-${a}`) ?? 0n), b: (owed.get(b) ?? 0n) + (pending.get(`pool-${b}`) ?? 0n) };
+    };
+    const owedOnly = async () => {
+      const { owed } = await poolCommitments(ctx.db);
+      return { a: owed.get(a) ?? 0n, b: owed.get(b) ?? 0n };
     };
 
     await orderIn([], { source: b, destination: a, amountOut: 100n });
@@ -54,26 +60,31 @@ forEachEngine('reservations of open orders', (ctx) => {
     assert.deepEqual(await reserved(), { a: 1_120n, b: 0n }, 'sending, nothing recorded');
     const part0 = (await chainTx(sending, 'payout', a, 600n, 0))!;
     const part1 = (await chainTx(sending, 'payout', a, 400n, 1))!;
-    assert.deepEqual(await reserved(), { a: 120n, b: 0n }, 'both parts pending: the pending outflows count them');
+    assert.deepEqual(await owedOnly(), { a: 120n, b: 0n }, 'both parts pending: owed no more');
+    assert.deepEqual(await reserved(), { a: 1_120n, b: 0n }, 'both parts pending: the pending outflows count them');
     await setStatus(part0, 'confirmed');
+    assert.deepEqual(await reserved(), { a: 520n, b: 0n }, 'a landed part is in the balances now');
     await setStatus(part1, 'expired');
-    assert.deepEqual(await reserved(), { a: 520n, b: 0n }, 'a dead part awaiting its replacement');
+    assert.deepEqual(await reserved(), { a: 520n, b: 0n }, 'a dead part awaiting its replacement: still committed');
     await chainTx(sending, 'payout', a, 400n, 1);
-    assert.deepEqual(await reserved(), { a: 120n, b: 0n }, 'replacement recorded');
+    assert.deepEqual(await owedOnly(), { a: 120n, b: 0n }, 'replacement recorded: pending, not owed');
+    assert.deepEqual(await reserved(), { a: 520n, b: 0n });
 
     // Refunding: the deposit less the network fee, in the source asset; late refunds are not the order's.
     const refunding = await orderIn(['deposit_detected', 'deposit_confirmed', 'refunding'], { source: b, destination: a, amountOut: 50n, deposit: 10_000n, networkFee: 300n });
-    assert.deepEqual(await reserved(), { a: 120n, b: 9_700n });
-    await chainTx(refunding, 'refund', b, 5n, 7, { late: true });
-    assert.deepEqual(await reserved(), { a: 120n, b: 9_700n }, 'a late refund does not pay the order');
+    assert.deepEqual(await owedOnly(), { a: 120n, b: 9_700n });
+    const late = (await chainTx(refunding, 'refund', b, 5n, 7, { late: true }))!;
+    assert.deepEqual(await owedOnly(), { a: 120n, b: 9_700n }, 'a late refund does not pay the order');
+    await setStatus(late, 'confirmed');
     const refund = (await chainTx(refunding, 'refund', b, 9_700n, 0))!;
-    assert.deepEqual(await reserved(), { a: 120n, b: 0n });
+    assert.deepEqual(await owedOnly(), { a: 120n, b: 0n });
+    assert.deepEqual(await reserved(), { a: 520n, b: 9_700n }, 'pending now');
     await setStatus(refund, 'failed');
-    assert.deepEqual(await reserved(), { a: 120n, b: 9_700n }, 'a refund that landed and failed');
+    assert.deepEqual(await reserved(), { a: 520n, b: 9_700n }, 'a refund that landed and failed: owed again');
 
     // Final orders owe nothing.
     await transitionOrder(ctx.db, refunding, 'refunding', 'failed', { failureReason: 'test' });
     await transitionOrder(ctx.db, sending, 'sending', 'completed');
-    assert.deepEqual(await reserved(), { a: 120n, b: 0n });
+    assert.deepEqual(await owedOnly(), { a: 120n, b: 0n });
   });
 });

@@ -3,7 +3,7 @@
  * inventory at once, so the next order (or quote) sees it before the background refresh reads the order
  * from the store; a reservation made while a refresh is reading the store, or whose order is not stored
  * yet when a refresh reads it, is not lost when that refresh replaces the snapshot. Unit level: the chain read is stubbed with fixed pool balances, the store with
- * two answers (pending outflows: none; reservations by open orders: what the test says, when it says).
+ * one answer (pool commitments: no pending outflows, and what open orders owe as the test says, when it says).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -19,17 +19,16 @@ const USDC_PER_POOL = 100_000_000n;
 
 async function setup() {
   const treasury = await Treasury.load(new TreasuryKeys(randomBytes(32)), assets);
-  let reserved: { asset_id: string; total: string }[] = [];
+  let reserved: { side: 'owed'; key: string; total: string }[] = [];
   let gate: Promise<void> | null = null;
   const db = {
     kind: 'pglite',
     async query(sql: string) {
       if (sql.includes('FROM orders')) {
-        const answer = reserved; // what the store holds when the read starts
+        const answer = reserved; // what the store holds when the read starts (no pending outflows)
         if (gate) await gate;
         return { rows: answer };
       }
-      if (sql.includes('FROM chain_txs')) return { rows: [] };
       throw new Error(`unexpected query ${sql}`);
     },
   } as unknown as Db;
@@ -41,7 +40,7 @@ async function setup() {
   return {
     inv,
     setReserved(total: bigint) {
-      reserved = total > 0n ? [{ asset_id: 'usdc', total: total.toString() }] : [];
+      reserved = total > 0n ? [{ side: 'owed', key: 'usdc', total: total.toString() }] : [];
     },
     hold() {
       let release!: () => void;
