@@ -60,11 +60,11 @@ export class LocalBuckets implements FastifyRateLimitStore {
   }
 
   /**
-   * Makes room without handing anyone tokens they are not owed. A bucket full again is what a forgotten one
-   * is, so those go first. Dropping every bucket instead (as before) let a client with enough addresses
-   * (an IPv6 /40 holds 65,536 /56s) refill its own empty bucket at will. If that many clients are active
-   * within one refill, the buckets nearest to full go, a tenth of the store at a time: an emptied bucket,
-   * the one a limit is holding back, is the last to be forgotten.
+   * Makes room. A bucket full again is what a forgotten one is, so those go first, handing no one anything.
+   * Dropping every bucket instead (as before) let a client with enough addresses (an IPv6 /40 holds 65,536
+   * /56s) refill its own empty bucket at will. Only if that many clients are active within one refill
+   * (~25,000 new addresses a second) do buckets still refilling go, nearest to full first and a tenth of
+   * the store at a time: an emptied bucket, the one a limit is holding back, is the last to be forgotten.
    */
   private evict(now: number): void {
     for (const [k, b] of this.buckets) if (b.fullAt <= now) this.buckets.delete(k);

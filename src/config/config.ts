@@ -181,6 +181,10 @@ function trustProxy(raw: string | undefined): HushConfig['trustProxy'] {
     if (!family || rest.length > 0 || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits))) {
       throw new ConfigError(`HUSH_TRUST_PROXY must be false or proxy addresses (CIDR allowed), got "${raw}"`);
     }
+    // A /0 range is every address: `true` by another name.
+    if (bits !== undefined && Number(bits) === 0) {
+      throw new ConfigError(`HUSH_TRUST_PROXY=${part.trim()} would trust every address, so any X-Forwarded-For a client writes; name the proxies instead`);
+    }
   }
   return v;
 }

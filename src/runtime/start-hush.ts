@@ -58,6 +58,21 @@ export interface RunningHush {
 }
 
 /** Where Redis is, for log lines: the socket path, or host and port (never the URL, which may carry a password). */
+/**
+ * Closes a server, waiting for requests in progress for at most `ms`, then cutting the connections left.
+ * Node stops enforcing request deadlines once closing starts, so a request still trickling in would hold
+ * the close (and the whole shutdown after it) forever.
+ */
+async function closeWithin(app: FastifyInstance | null | undefined, ms: number): Promise<void> {
+  if (!app) return;
+  const closing = app.close();
+  let timer: NodeJS.Timeout | undefined;
+  const late = await Promise.race([closing.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(r, ms, true)))]);
+  clearTimeout(timer);
+  if (late) app.server.closeAllConnections();
+  await closing;
+}
+
 function redisEndpoint(url: string): string {
   if (url.startsWith('/')) return url;
   const u = new URL(url);
@@ -241,8 +256,8 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         draining = true;
         await new Promise((r) => setTimeout(r, config.drainGraceMs));
       }
-      await app?.close();
-      await opsApp?.close();
+      await closeWithin(app, config.requestTimeoutMs);
+      await closeWithin(opsApp, config.requestTimeoutMs);
       await orderService?.close();
       await worker?.stop();
       await webhooks?.stop();

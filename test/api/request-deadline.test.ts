@@ -81,3 +81,16 @@ describe('ops app request ids', () => {
     }
   });
 });
+
+describe('shutdown with a request still trickling in', () => {
+  test('the close waits at most HUSH_REQUEST_TIMEOUT_MS for it, then cuts the connection (Node stops its deadlines once closing)', async () => {
+    const t = await startTestHush({ env: { HUSH_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) } });
+    const socket = trickle(Number(new URL(t.url).port), 'POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 65000\r\n\r\n', ' ');
+    await sleep(300);
+    const started = performance.now();
+    const closed = await Promise.race([t.close().then(() => true), sleep(15_000).then(() => false)]);
+    assert.ok(closed, 'the shutdown finished');
+    assert.ok(performance.now() - started < 10_000);
+    await socket;
+  });
+});

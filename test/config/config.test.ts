@@ -9,7 +9,7 @@ test('HUSH_TRUST_PROXY: off by default; proxy addresses and CIDR ranges; anythin
   assert.equal(trust(), false);
   assert.equal(trust('false'), false);
   assert.equal(trust('10.0.0.0/8, 192.168.1.7,::1,fd00::/8'), '10.0.0.0/8, 192.168.1.7,::1,fd00::/8');
-  for (const bad of ['true', 'yes', '10.0.0.0/33', '::1/129', '10.0.0.1/8/2', 'proxy.internal', '10.0.0.1,', '-1', '2']) {
+  for (const bad of ['true', '0.0.0.0/0', '10.0.0.0/8,::/0', 'yes', '10.0.0.0/33', '::1/129', '10.0.0.1/8/2', 'proxy.internal', '10.0.0.1,', '-1', '2']) {
     assert.throws(() => trust(bad), ConfigError, bad);
   }
 });
