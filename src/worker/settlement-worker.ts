@@ -172,6 +172,7 @@ const LATE_SWEEP_LOCK = 87870003;
 export class SettlementWorker {
   private readonly view: ChainView;
   private readonly strays: StrayWatch;
+  private latePassesDone = 0;
   /** Where the late-deposit pass's rotation through its window goes on (an order id). */
   private lateRotation: bigint | null = null;
   /** Stuck orders the watchdog left alone (a transaction of theirs is live), reported once each. */
@@ -1528,6 +1529,17 @@ export class SettlementWorker {
    * accounts (StrayWatch).
    */
   async lateDepositTick(): Promise<number> {
+    const found = await this.lateDepositPass();
+    this.latePassesDone++;
+    return found;
+  }
+
+  /** Late-deposit passes completed by this worker (tests wait for passes, not for time). */
+  get latePasses(): number {
+    return this.latePassesDone;
+  }
+
+  private async lateDepositPass(): Promise<number> {
     const { rows, next } = await lateDepositCandidates(this.db, this.lateRotation, LATE_PER_PART);
     this.lateRotation = next;
     let found = 0;

@@ -47,6 +47,11 @@ describe('stray funds at a deposit owner', () => {
   });
   after(async () => hush?.close());
 
+  /** Waits for `n` whole late-deposit passes that start from now (the one in progress may predate it). */
+  const morePasses = async (n: number) => {
+    const target = hush.hush.worker!.latePasses + n + 1;
+    await pollUntil(async () => hush.hush.worker!.latePasses >= target, { timeoutMs: 60_000, what: `${n} more late-deposit passes` });
+  };
   const returnStray = async (trackingId: string) => {
     const res = await fetch(`${hush.url}/admin/v1/orders/${trackingId}/return-stray`, { method: 'POST', headers: { authorization: `Bearer ${hush.adminToken}` } });
     return { status: res.status, body: (await res.json()) as any };
@@ -205,8 +210,8 @@ describe('stray funds at a deposit owner', () => {
     assert.match(alerts()[0]!, new RegExp(`return-stray ${placed.trackingId}`));
     assert.ok(alerts()[0]!.includes(JSON.stringify({ account: bonkAccount, mint: ASSETS.bonk.mint, amount: '11' })), alerts()[0]);
     assert.ok(!alerts()[0]!.includes(placed.depositAccount), 'the deposit account itself is not a stray');
-    // Two more passes over the few finished orders here: no second ALERT for the same holding.
-    await new Promise((r) => setTimeout(r, 11_000));
+    // Two more whole passes over the few finished orders here: no second ALERT for the same holding.
+    await morePasses(2);
     assert.equal(alerts().length, 1, 'reported once, not on every pass');
 
     const r = await returnStray(placed.trackingId);
@@ -225,8 +230,8 @@ describe('stray funds at a deposit owner', () => {
     await pollUntil(async () => alerts().length > 0, { timeoutMs: 20_000, what: 'the ALERT for SOL at the deposit owner' });
     assert.match(alerts()[0]!, new RegExp(`return-stray ${placed.trackingId}`));
     assert.match(alerts()[0]!, /"lamports":"2500000"/);
-    // The late-deposit pass runs every 5 s: two more passes, no second ALERT for the same amount.
-    await new Promise((r) => setTimeout(r, 11_000));
+    // Two more whole passes (every 5 s here): no second ALERT for the same amount.
+    await morePasses(2);
     assert.equal(alerts().length, 1, 'reported once, not on every pass');
 
     const r = await returnStray(placed.trackingId);
