@@ -53,6 +53,17 @@ describe('partner fees and late deposits', () => {
     await waitForStatus(chain.rpc, signature, 'confirmed');
   };
 
+  /** Refunds recorded for an order, pending or landed: a second refund is recorded before it is sent. */
+  const liveRefunds = async (trackingId: string) =>
+    Number(
+      (
+        await hush.db.query<{ n: string | number }>(
+          `SELECT count(*) AS n FROM chain_txs WHERE kind = 'refund' AND status IN ('pending', 'confirmed') AND order_id = (SELECT id FROM orders WHERE tracking_id = $1)`,
+          [trackingId],
+        )
+      ).rows[0]!.n,
+    );
+
   test('two orders with a partner fee: the fee recipient receives exactly their sum, each fee paid once and whole', async () => {
     const feeRecipient = acct.feeRecipients[0]!;
     const partnerFees: bigint[] = [];
@@ -206,7 +217,7 @@ describe('partner fees and late deposits', () => {
     assert.deepEqual({ amount: o.refund.amount, reason: o.refund.reason }, { amount: back.toString(), reason: 'late_deposit' });
     await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
     await worker().lateDepositTick();
-    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(await liveRefunds(placed.trackingId), 1, 'one refund recorded, after another pass');
     assert.equal((await balanceOf(chain, sender.address, ASSETS.sol))! - before, back, 'refunded exactly once');
   });
 
@@ -245,8 +256,8 @@ describe('partner fees and late deposits', () => {
     assert.equal(back, late - placed.networkFee);
     // Passes after it landed (the first three at once again) find nothing.
     await Promise.all([w1.lateDepositTick(), w2.lateDepositTick(), worker().lateDepositTick()]);
-    await new Promise((r) => setTimeout(r, 1500));
     assert.deepEqual((await lateSweeps()).rows.map((r) => r.status), ['confirmed']);
+    assert.equal(await liveRefunds(placed.trackingId), 1, 'one refund recorded');
     assert.equal((await balanceOf(chain, sender.address, ASSETS.sol))! - before, back, 'refunded exactly once');
 
     // The chain's own guard: a reopen of the now empty, closed address fails; the fee payer buys no rent.
@@ -339,7 +350,7 @@ describe('partner fees and late deposits', () => {
       // Nothing more goes back later: the late-deposit pass finds an empty, closed account and a marked sweep.
       await worker().lateDepositTick();
       await worker().lateDepositTick();
-      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(await liveRefunds(placed.trackingId), 1, 'one refund recorded, after two more passes');
       assert.equal((await balanceOf(chain, sender.address, ASSETS[assetId]))! - before, back, 'refunded exactly once');
     });
   }
