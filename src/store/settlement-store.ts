@@ -636,7 +636,8 @@ export async function ledgerBalances(db: Queryable, accountPrefix?: string): Pro
  * what pending outgoing transactions will take (as pendingOutflows); `owed`, per asset, what open orders
  * still owe beyond their live (pending or landed) transactions. An order not yet paying owes its
  * amountOut; one sending or refunding whose transaction died owes what no live one covers until its
- * replacement is recorded (a refund: the deposit less the network fee, in the source asset). An amount
+ * replacement is recorded (a refund: the deposit less the network fee, in the source asset). Late funds
+ * (sent after an order ended) are owed back from their sweep until their refund is live. An amount
  * moves from one side to the other when a transaction is recorded or dies: two statements could each
  * miss it.
  */
@@ -653,7 +654,22 @@ export async function poolCommitments(db: Queryable): Promise<{ pending: Map<str
        SELECT o.source_asset_id, coalesce((o.deposit ->> 'amount')::numeric, 0) - o.network_fee - coalesce(sum(c.amount), 0) FROM orders o
        LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'refund' AND c.status IN ('pending', 'confirmed')
          AND (c.meta ->> 'late') IS DISTINCT FROM 'true'
-       WHERE o.status = 'refunding' GROUP BY o.id)
+       WHERE o.status = 'refunding' GROUP BY o.id
+       UNION ALL
+       -- Late funds swept whose refunds are not recorded yet (the late pass retries them): each late item's
+       -- amount less its order's network fee, as refundLate computes it.
+       SELECT o.source_asset_id, (i.item ->> 'amount')::numeric - o.network_fee
+       FROM chain_txs s CROSS JOIN LATERAL jsonb_array_elements(s.meta -> 'items') AS i(item)
+       JOIN orders o ON o.id = (i.item ->> 'orderId')::bigint
+       WHERE s.kind = 'sweep' AND s.status = 'confirmed' AND NOT (s.meta ? 'lateRefunded')
+         AND s.meta -> 'items' @> '[{"late": true}]'::jsonb AND (i.item ->> 'late')::boolean
+       UNION ALL
+       -- Late refund parts whose latest attempt died, awaiting replacement (as replaceDeadLateRefunds reads them).
+       SELECT asset_id, amount FROM (
+         SELECT DISTINCT ON (order_id, meta ->> 'part') asset_id, amount, status FROM chain_txs
+         WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:%' AND created_at > now() - interval '7 days'
+         ORDER BY order_id, meta ->> 'part', id DESC) latest
+       WHERE status IN ('expired', 'failed'))
      SELECT 'owed' AS side, asset_id AS key, sum(amount)::text AS total FROM owed WHERE amount > 0 GROUP BY asset_id
      UNION ALL
      SELECT 'pending', source, sum(amount)::text FROM chain_txs WHERE status = 'pending' AND kind IN (${OUTFLOW_KINDS}) GROUP BY source`,

@@ -21,7 +21,7 @@ forEachEngine('reservations of open orders', (ctx) => {
     for (let i = 1; i < steps.length; i++) assert.ok(await transitionOrder(ctx.db, id, steps[i - 1]!, steps[i]!));
     return id;
   }
-  const chainTx = (orderId: string, kind: 'payout' | 'refund', assetId: string, amount: bigint, part: number, meta: Record<string, unknown> = {}) =>
+  const chainTx = (orderId: string, kind: 'payout' | 'refund', assetId: string, amount: bigint, part: number | string, meta: Record<string, unknown> = {}) =>
     insertChainTx(ctx.db, {
       kind,
       orderId,
@@ -86,5 +86,31 @@ forEachEngine('reservations of open orders', (ctx) => {
     await transitionOrder(ctx.db, refunding, 'refunding', 'failed', { failureReason: 'test' });
     await transitionOrder(ctx.db, sending, 'sending', 'completed');
     assert.deepEqual(await owedOnly(), { a: 120n, b: 0n });
+
+    // Late funds (after the order ended): owed from their landed sweep until the refund is recorded, and
+    // again while a dead refund part awaits its replacement.
+    const ended = await orderIn(['deposit_detected', 'deposit_confirmed', 'sending', 'completed'], { source: b, destination: a, amountOut: 10n, networkFee: 300n });
+    const sweep = (await insertChainTx(ctx.db, {
+      kind: 'sweep',
+      orderId: null,
+      assetId: b,
+      amount: 4_000n,
+      source: 'deposit',
+      destination: `pool-${b}`,
+      signature: randomBytes(32).toString('hex'),
+      wire: 'AA==',
+      lastValidBlockHeight: 100n,
+      meta: { items: [{ orderId: ended, depositAccount: 'x', amount: '4000', late: true }] },
+    }))!;
+    assert.deepEqual(await owedOnly(), { a: 120n, b: 0n }, 'a pending sweep: the funds are not in the pools yet');
+    await setStatus(sweep, 'confirmed');
+    assert.deepEqual(await owedOnly(), { a: 120n, b: 3_700n }, 'swept: owed back, less the network fee');
+    await ctx.db.query(`UPDATE chain_txs SET meta = meta || '{"lateRefunded": true}'::jsonb WHERE id = $1`, [sweep]);
+    const lateRefund = (await chainTx(ended, 'refund', b, 3_700n, 0, { late: true, part: 'late:s:0' }))!;
+    assert.deepEqual(await owedOnly(), { a: 120n, b: 0n }, 'refund recorded: pending, not owed');
+    await setStatus(lateRefund, 'expired');
+    assert.deepEqual(await owedOnly(), { a: 120n, b: 3_700n }, 'its transaction died: owed until replaced');
+    await chainTx(ended, 'refund', b, 3_700n, 0, { late: true, part: 'late:s:0' });
+    assert.deepEqual(await owedOnly(), { a: 120n, b: 0n }, 'replaced');
   });
 });
