@@ -657,11 +657,12 @@ export async function poolCommitments(db: Queryable): Promise<{ pending: Map<str
        WHERE o.status = 'refunding' GROUP BY o.id
        UNION ALL
        -- Late funds swept whose refunds are not recorded yet (the late pass retries them): each late item's
-       -- amount less its order's network fee, as refundLate computes it.
+       -- amount less its order's network fee, as refundLate computes it. From the moment the sweep is
+       -- recorded: one that landed is in the pools' balances before the worker settles its record.
        SELECT o.source_asset_id, (i.item ->> 'amount')::numeric - o.network_fee
        FROM chain_txs s CROSS JOIN LATERAL jsonb_array_elements(s.meta -> 'items') AS i(item)
        JOIN orders o ON o.id = (i.item ->> 'orderId')::bigint
-       WHERE s.kind = 'sweep' AND s.status = 'confirmed' AND NOT (s.meta ? 'lateRefunded')
+       WHERE s.kind = 'sweep' AND s.status IN ('pending', 'confirmed') AND NOT (s.meta ? 'lateRefunded')
          AND s.meta -> 'items' @> '[{"late": true}]'::jsonb AND (i.item ->> 'late')::boolean
        UNION ALL
        -- Late refund parts whose latest attempt died, awaiting replacement (as replaceDeadLateRefunds reads them).

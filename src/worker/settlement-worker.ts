@@ -64,7 +64,8 @@ const WATCHDOG_START_GRACE_MS = 10 * 60_000;
 class LateRefundDeferred extends Error {}
 
 async function lateRefundsExist(q: Queryable, sweepSignature: string): Promise<boolean> {
-  const { rows } = await q.query(`SELECT 1 FROM chain_txs WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:' || $1 || ':%' LIMIT 1`, [sweepSignature]);
+  // The first LIKE names the partial index (migration 008) the prefix lookup uses.
+  const { rows } = await q.query(`SELECT 1 FROM chain_txs WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:%' AND meta ->> 'part' LIKE $1 LIMIT 1`, [`late:${sweepSignature}:%`]);
   return rows.length > 0;
 }
 

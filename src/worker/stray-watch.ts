@@ -3,7 +3,7 @@ import { lateWindowRotation } from '../store/settlement-store.ts';
 import type { ChainView, OwnedTokenAccount } from './chain-view.ts';
 
 /** Deposit owners whose token accounts one pass reads (two RPC calls each): the whole window in turn. */
-const OWNERS_PER_PASS = 4;
+export const OWNERS_PER_PASS = 4;
 
 type Log = (obj: Record<string, unknown>, msg: string) => void;
 

@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
 import { HushClient, expectError, expectOk, registerSecret, sleep, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { chainAt, newWallet, placeOrder, signAndSend, waitForOrder, SOL, type Chain } from '../support/settlement.ts';
+import { pollUntil } from '../support/localnet.ts';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -109,12 +110,17 @@ describe('webhooks: one signed event per order transition, retried until deliver
       assert.ok(i < 200, `only ${delivered().length} of ${statuses.length} events delivered`);
       await sleep(100);
     }
-    // Nothing more will come: every event of the order is marked delivered, none awaits a retry.
-    const { rows: marks } = await t.db.query<{ n: number; delivered: number }>(
-      'SELECT count(*)::int AS n, count(delivered_at)::int AS delivered FROM webhook_events WHERE order_id = (SELECT id FROM orders WHERE tracking_id = $1)',
-      [done.trackingId],
-    );
-    assert.deepEqual(marks[0], { n: statuses.length, delivered: statuses.length });
+    // Nothing more will come: every event of the order is marked delivered (the receiver records a request
+    // before it answers, and the mark follows the answer), none awaits a retry; then nothing more arrived.
+    const marks = await pollUntil(async () => {
+      const { rows } = await t.db.query<{ n: number; delivered: number }>(
+        'SELECT count(*)::int AS n, count(delivered_at)::int AS delivered FROM webhook_events WHERE order_id = (SELECT id FROM orders WHERE tracking_id = $1)',
+        [done.trackingId],
+      );
+      return rows[0]!.delivered === statuses.length ? rows[0]! : null;
+    }, { timeoutMs: 10_000, what: 'every event marked delivered' });
+    assert.deepEqual(marks, { n: statuses.length, delivered: statuses.length });
+    assert.equal(delivered().length, statuses.length, 'no delivery beyond one per event');
     const events = delivered().map((r) => ({ r, e: JSON.parse(r.body) }));
     assert.equal(events.length, statuses.length, 'exactly one delivered event per transition');
     assert.deepEqual(events.map(({ e }) => e.data.status).sort(), [...statuses].sort(), 'the events are the transitions of the history');
