@@ -178,6 +178,8 @@ export class SettlementWorker {
   private lateRotation: bigint | null = null;
   /** Stuck orders the watchdog left alone (a transaction of theirs is live), reported once each. */
   private readonly stuckInFlight = new Set<string>();
+  /** Late refund attempts already reported as given up (alertAbandonedLateRefunds). */
+  private readonly abandonedAlerted = new Set<string>();
   private readonly swaps?: SwapPricing;
   private readonly rebalancer?: Rebalancer;
   /** HUSH_REBALANCE_LOT_USD and HUSH_REBALANCE_SLIPPAGE_BPS over the default tolerance band. */
@@ -1678,12 +1680,36 @@ export class SettlementWorker {
          ORDER BY order_id, meta ->> 'part', id DESC) latest
        WHERE status IN ('expired', 'failed')`,
     );
+    await this.alertAbandonedLateRefunds();
     for (const r of rows) {
       const t = await getChainTx(this.db, String(r.id));
       if (!t || (t.status !== 'expired' && t.status !== 'failed')) continue;
       const order = await getOrderById(this.db, t.orderId!);
       if (order) await this.replacePart(order, t, t.meta.part as never);
     }
+  }
+
+  /**
+   * Late refund parts past the 7-day window whose last attempt died are no longer retried (one that keeps
+   * failing, e.g. to a frozen account, would otherwise cost fees forever): the sender's funds then need an
+   * operator. Told once per process and part, on the day they are given up.
+   */
+  private async alertAbandonedLateRefunds(): Promise<void> {
+    const { rows } = await this.db.query<{ id: string | number; part: string; tracking_id: string | null; amount: string; asset_id: string }>(
+      `SELECT latest.id, latest.part, o.tracking_id, latest.amount::text, latest.asset_id FROM (
+         SELECT DISTINCT ON (order_id, meta ->> 'part') id, order_id, meta ->> 'part' AS part, status, amount, asset_id, created_at FROM chain_txs
+         WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:%' AND created_at > now() - interval '8 days'
+         ORDER BY order_id, meta ->> 'part', id DESC) latest
+       LEFT JOIN orders o ON o.id = latest.order_id
+       WHERE latest.status IN ('expired', 'failed') AND latest.created_at <= now() - interval '7 days'`,
+    );
+    for (const r of rows) {
+      const id = String(r.id);
+      if (this.abandonedAlerted.has(id)) continue;
+      this.abandonedAlerted.add(id);
+      this.log({ trackingId: r.tracking_id, part: r.part, assetId: r.asset_id, amount: r.amount }, 'ALERT: a late refund failed for 7 days and is no longer retried; the funds are in the pools, refund the sender by hand');
+    }
+    if (this.abandonedAlerted.size > 10_000) this.abandonedAlerted.clear();
   }
 
   // ---- inventory ----
