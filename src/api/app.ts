@@ -49,7 +49,6 @@ declare module 'fastify' {
   }
 }
 
-
 /** Which hops of X-Forwarded-For to believe (HUSH_TRUST_PROXY), as the function Fastify and proxy-addr take. */
 function trustFunction(setting: HushConfig['trustProxy']): ((address: string, hop: number) => boolean) | null {
   if (setting === false) return null;

@@ -57,7 +57,6 @@ export interface RunningHush {
   close(): Promise<void>;
 }
 
-/** Where Redis is, for log lines: the socket path, or host and port (never the URL, which may carry a password). */
 /**
  * Closes a server, waiting for requests in progress for at most `ms`, then cutting the connections left.
  * Node stops enforcing request deadlines once closing starts, so a request still trickling in would hold
@@ -73,6 +72,7 @@ async function closeWithin(app: FastifyInstance | null | undefined, ms: number):
   await closing;
 }
 
+/** Where Redis is, for log lines: the socket path, or host and port (never the URL, which may carry a password). */
 function redisEndpoint(url: string): string {
   if (url.startsWith('/')) return url;
   const u = new URL(url);

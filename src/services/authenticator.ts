@@ -29,15 +29,15 @@ function parseBearer(authorization: string | undefined): { keyId: string; secret
   return parsed;
 }
 
+/** Entries per cache; a full cache starts over. */
+const CACHE_MAX = 10_000;
+
 /**
  * Bearer-key authentication with a short cache: every partner request needs the key and its account,
  * and a database round trip per request would dominate the quote path. Revocation, suspension and fee
  * recipient changes therefore take effect within `ttlMs` on other processes (immediately on this one,
  * which invalidates its cache when it makes the change).
  */
-/** Entries per cache; a full cache starts over. */
-const CACHE_MAX = 10_000;
-
 export class Authenticator {
   private readonly cache = new Map<string, Entry>();
   /**
