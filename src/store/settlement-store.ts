@@ -631,6 +631,33 @@ export async function ledgerBalances(db: Queryable, accountPrefix?: string): Pro
   return new Map(rows.map((r) => [`${r.account}|${r.asset_id}`, BigInt(r.total)]));
 }
 
+/** Late refund parts ('late:<sweep signature>:<n>') are retried this long, then given up. */
+const LATE_REFUND_RETRY_DAYS = 7;
+
+/** The latest attempt of each late refund part created in the last `days` days. */
+const latestLateRefundAttempts = (days: number) => `SELECT DISTINCT ON (order_id, meta ->> 'part')
+    id, order_id, meta ->> 'part' AS part, status, amount, asset_id, created_at FROM chain_txs
+  WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:%' AND created_at > now() - interval '${days} days'
+  ORDER BY order_id, meta ->> 'part', id DESC`;
+
+/** Late refund parts whose latest attempt died within the retry window: to be replaced (their chain_txs ids). */
+export async function deadLateRefunds(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ id: string | number }>(
+    `SELECT id FROM (${latestLateRefundAttempts(LATE_REFUND_RETRY_DAYS)}) latest WHERE status IN ('expired', 'failed')`,
+  );
+  return rows.map((r) => String(r.id));
+}
+
+/** Late refund parts given up in the last day: their latest attempt died and is past the retry window. */
+export async function abandonedLateRefunds(db: Queryable): Promise<{ id: string; part: string; trackingId: string | null; amount: string; assetId: string }[]> {
+  const { rows } = await db.query<{ id: string | number; part: string; tracking_id: string | null; amount: string; asset_id: string }>(
+    `SELECT latest.id, latest.part, o.tracking_id, latest.amount::text, latest.asset_id FROM (${latestLateRefundAttempts(LATE_REFUND_RETRY_DAYS + 1)}) latest
+     LEFT JOIN orders o ON o.id = latest.order_id
+     WHERE latest.status IN ('expired', 'failed') AND latest.created_at <= now() - interval '${LATE_REFUND_RETRY_DAYS} days'`,
+  );
+  return rows.map((r) => ({ id: String(r.id), part: r.part, trackingId: r.tracking_id, amount: r.amount, assetId: r.asset_id }));
+}
+
 /**
  * What the pools are committed to, read in one statement so in one snapshot: `pending`, per source wallet,
  * what pending outgoing transactions will take (as pendingOutflows); `owed`, per asset, what open orders
@@ -665,11 +692,8 @@ export async function poolCommitments(db: Queryable): Promise<{ pending: Map<str
        WHERE s.kind = 'sweep' AND s.status IN ('pending', 'confirmed') AND NOT (s.meta ? 'lateRefunded')
          AND s.meta -> 'items' @> '[{"late": true}]'::jsonb AND (i.item ->> 'late')::boolean
        UNION ALL
-       -- Late refund parts whose latest attempt died, awaiting replacement (as replaceDeadLateRefunds reads them).
-       SELECT asset_id, amount FROM (
-         SELECT DISTINCT ON (order_id, meta ->> 'part') asset_id, amount, status FROM chain_txs
-         WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:%' AND created_at > now() - interval '7 days'
-         ORDER BY order_id, meta ->> 'part', id DESC) latest
+       -- Late refund parts whose latest attempt died, awaiting replacement (deadLateRefunds).
+       SELECT asset_id, amount FROM (${latestLateRefundAttempts(LATE_REFUND_RETRY_DAYS)}) latest
        WHERE status IN ('expired', 'failed'))
      SELECT 'owed' AS side, asset_id AS key, sum(amount)::text AS total FROM owed WHERE amount > 0 GROUP BY asset_id
      UNION ALL

@@ -39,6 +39,8 @@ import {
   type Movement,
   type PayoutCompletion,
   type Release,
+  abandonedLateRefunds,
+  deadLateRefunds,
   holdOrder,
   lateDepositCandidates,
   sweepOfAccount,
@@ -1673,16 +1675,10 @@ export class SettlementWorker {
 
   private async replaceDeadLateRefunds(): Promise<void> {
     // Only parts whose latest attempt died, and only recent ones: this runs every pass, and late refunds accumulate.
-    const { rows } = await this.db.query<{ id: string | number }>(
-      `SELECT id FROM (
-         SELECT DISTINCT ON (order_id, meta ->> 'part') id, status FROM chain_txs
-         WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:%' AND created_at > now() - interval '7 days'
-         ORDER BY order_id, meta ->> 'part', id DESC) latest
-       WHERE status IN ('expired', 'failed')`,
-    );
+    const dead = await deadLateRefunds(this.db);
     await this.alertAbandonedLateRefunds();
-    for (const r of rows) {
-      const t = await getChainTx(this.db, String(r.id));
+    for (const id of dead) {
+      const t = await getChainTx(this.db, id);
       if (!t || (t.status !== 'expired' && t.status !== 'failed')) continue;
       const order = await getOrderById(this.db, t.orderId!);
       if (order) await this.replacePart(order, t, t.meta.part as never);
@@ -1695,19 +1691,10 @@ export class SettlementWorker {
    * operator. Told once per process and part, on the day they are given up.
    */
   private async alertAbandonedLateRefunds(): Promise<void> {
-    const { rows } = await this.db.query<{ id: string | number; part: string; tracking_id: string | null; amount: string; asset_id: string }>(
-      `SELECT latest.id, latest.part, o.tracking_id, latest.amount::text, latest.asset_id FROM (
-         SELECT DISTINCT ON (order_id, meta ->> 'part') id, order_id, meta ->> 'part' AS part, status, amount, asset_id, created_at FROM chain_txs
-         WHERE kind = 'refund' AND meta ->> 'part' LIKE 'late:%' AND created_at > now() - interval '8 days'
-         ORDER BY order_id, meta ->> 'part', id DESC) latest
-       LEFT JOIN orders o ON o.id = latest.order_id
-       WHERE latest.status IN ('expired', 'failed') AND latest.created_at <= now() - interval '7 days'`,
-    );
-    for (const r of rows) {
-      const id = String(r.id);
-      if (this.abandonedAlerted.has(id)) continue;
-      this.abandonedAlerted.add(id);
-      this.log({ trackingId: r.tracking_id, part: r.part, assetId: r.asset_id, amount: r.amount }, 'ALERT: a late refund failed for 7 days and is no longer retried; the funds are in the pools, refund the sender by hand');
+    for (const r of await abandonedLateRefunds(this.db)) {
+      if (this.abandonedAlerted.has(r.id)) continue;
+      this.abandonedAlerted.add(r.id);
+      this.log({ trackingId: r.trackingId, part: r.part, assetId: r.assetId, amount: r.amount }, 'ALERT: a late refund failed for 7 days and is no longer retried; the funds are in the pools, refund the sender by hand');
     }
     if (this.abandonedAlerted.size > 10_000) this.abandonedAlerted.clear();
   }
