@@ -3,6 +3,8 @@
  * same process, the baselines — a bare Fastify GET with a response schema, a POST echo with the quote's
  * schemas, and a raw insert loop on the same database engine. Prints one JSON line with its addresses.
  */
+import { randomBytes } from 'node:crypto';
+import bs58 from 'bs58';
 import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { generateKeyPairSigner } from '@solana/kit';
@@ -10,6 +12,8 @@ import { loadConfig } from '../../src/config/config.ts';
 import { startHush } from '../../src/runtime/start-hush.ts';
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { generateApiKey } from '../../src/services/api-keys.ts';
+import { insertBatchesInFlight, OrderInsertBatcher } from '../../src/services/order-insert-batcher.ts';
+import { newTrackingId } from '../../src/services/tracking-id.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 import { QuoteRequestBody, QuoteResponse, TokensResponse } from '../../src/api/schemas.ts';
 
@@ -86,6 +90,52 @@ baseline.post<{ Querystring: { ms: string; workers: string } }>('/raw-insert', a
           [`raw_${w}_${n++}_${Math.random()}`, accountId, '5000000', '4651651', 'sender', 'recipient', JSON.stringify(sampleQuote)],
         );
         latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return { count: n, seconds: (performance.now() - started) / 1000, p50: latencies[Math.floor(latencies.length / 2)], p99: latencies[Math.floor(latencies.length * 0.99)] };
+});
+/**
+ * Hush's own order insert alone: the statement and group commit the order endpoint uses, fed by `callers`
+ * concurrent loops (as the load generator's connections), with rows and records the size of the last
+ * real order's. What orders per second the store allows before HTTP, quotes and transactions cost anything.
+ */
+baseline.post<{ Querystring: { ms: string; callers: string } }>('/insert-batched', async (request) => {
+  const { rows } = await db.query<{ quote: unknown; response_body: unknown }>(
+    `SELECT (SELECT quote FROM orders WHERE account_id = $1 ORDER BY id DESC LIMIT 1) AS quote,
+       (SELECT response_body FROM idempotency_keys WHERE account_id = $1 AND state = 'done' ORDER BY created_at DESC LIMIT 1) AS response_body`,
+    [accountId],
+  );
+  const template = rows[0]!;
+  if (template.quote === null || template.response_body === null) throw new Error('no order to copy yet');
+  const batcher = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind));
+  const address = () => bs58.encode(randomBytes(32));
+  const [sender, recipient, blockhash] = [address(), address(), address()];
+  const until = Date.now() + Number(request.query.ms);
+  let n = 0;
+  const latencies: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: Number(request.query.callers) }, async () => {
+      while (Date.now() < until) {
+        const quoteKey = randomBytes(16).toString('hex');
+        const now = new Date();
+        const t = performance.now();
+        const outcome = await batcher.insert({
+          order: {
+            trackingId: newTrackingId(), accountId, quoteKey, quote: template.quote, sourceAssetId: 'usdc', destinationAssetId: 'usdc',
+            mode: 'exact_in', amountIn: 5_000_000n, amountOut: 4_651_651n, serviceFee: 15_000n, partnerFee: 25_000n, networkFee: 308_349n,
+            feeBps: 0, feeRecipient: null, sender, recipient, depositOwner: address(), depositAccount: address(),
+            expiration: new Date(now.getTime() + 60_000), txBlockhash: blockhash, txLastValidBlockHeight: 1_000n, txExpiresAtSlot: 1_000n, createdAt: now,
+          },
+          key: `quote:${quoteKey}`,
+          requestHash: randomBytes(32).toString('base64url'),
+          responseBody: template.response_body,
+        });
+        if (outcome.kind !== 'created') throw new Error(`order insert: ${outcome.kind}`);
+        latencies.push(performance.now() - t);
+        n++;
       }
     }),
   );

@@ -1,6 +1,11 @@
 import type { Queryable } from '../store/db.ts';
 import { insertOrdersWithNewKeys, insertOrderWithNewKey, type InsertOrderResult, type NewOrderWithKey } from '../store/orders-store.ts';
 
+/** PGlite runs one statement at a time: one batch in flight lets the next one grow meanwhile. */
+export function insertBatchesInFlight(kind: 'pglite' | 'postgres'): number {
+  return kind === 'pglite' ? 1 : 4;
+}
+
 type Outcome = InsertOrderResult | { kind: 'key_taken' };
 interface Pending {
   item: NewOrderWithKey;

@@ -14,7 +14,7 @@ import { claimIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency
 import { getOrderByTrackingId, insertOrder, updateOrderTransaction, type OrderRecord } from '../store/orders-store.ts';
 import type { TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { DepositIdentities } from './deposit-identities.ts';
-import { OrderInsertBatcher } from './order-insert-batcher.ts';
+import { insertBatchesInFlight, OrderInsertBatcher } from './order-insert-batcher.ts';
 import { orderObject } from './order-views.ts';
 
 export interface OrderRequest {
@@ -60,8 +60,7 @@ export class OrderService {
     dbConcurrency = db.kind === 'pglite' ? 4 : 16,
   ) {
     this.dbSlots = pLimit(dbConcurrency);
-    // PGlite runs one statement at a time: one batch in flight lets the next one grow meanwhile.
-    this.inserts = new OrderInsertBatcher(db, db.kind === 'pglite' ? 1 : 4);
+    this.inserts = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind));
     this.identities = new DepositIdentities(keys.depositMasterKey);
     for (const a of config.assets.list) this.identities.prime(a.mint as Address, a.tokenProgram as Address);
   }
