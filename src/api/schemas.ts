@@ -6,10 +6,11 @@ import { ORDER_STATUSES } from '../domain/order-state.ts';
 
 export const AmountString = Type.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 40, description: 'Raw base units, decimal digits' });
 // Requests carry no length limits on amounts, addresses, ids or signatures: the service answers them with
-// their own codes (AMOUNT_TOO_HIGH, INVALID_ADDRESS, NOT_FOUND, INVALID_SIGNATURE), not INVALID_REQUEST.
+// their own codes (AMOUNT_TOO_HIGH, INVALID_ADDRESS, UNSUPPORTED_ASSET, NOT_FOUND, INVALID_SIGNATURE), not
+// INVALID_REQUEST.
 const RequestAmount = Type.String({ pattern: '^(0|[1-9][0-9]*)$', description: 'Raw base units, decimal digits' });
 const AddressString = Type.String({ description: 'Base58 Solana address' });
-const AssetId = Type.String({ minLength: 1, maxLength: 32, description: 'From GET /transfer/v1/tokens' });
+const AssetId = Type.String({ description: 'From GET /transfer/v1/tokens' });
 // No `format`/`enum` where a schema sits in a union: fast-json-stringify checks union branches with ajv,
 // so a value outside them would turn an answer into a 500 (outside unions they are documentation only).
 const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z' });

@@ -403,14 +403,24 @@ export interface UnsweptDeposit {
   depositAmount: bigint;
 }
 
-/** Deposits confirmed but not yet swept nor in a pending sweep, locked for the caller's transaction. */
-export async function lockUnsweptDeposits(tx: Queryable, assetId: string, limit: number): Promise<UnsweptDeposit[]> {
+/**
+ * What makes a deposit sweepable: confirmed, not yet swept nor in a pending sweep, and every deposit
+ * transaction handed out for its order (original and refreshed; the order keeps the greatest
+ * lastValidBlockHeight of them) dead at `finalized`. A sweep closes the deposit account, and each of
+ * those transactions creates it with the non-idempotent instruction: closed while one of them could still
+ * land, the account could be created again and the sender charged a second time (SPEC §4: only one of an
+ * order's transactions can ever succeed).
+ */
+const SWEEPABLE = `swept = false AND sweep_tx_id IS NULL AND deposit IS NOT NULL AND status NOT IN ('awaiting_deposit', 'deposit_detected')
+  AND tx_last_valid_block_height < $1::bigint`;
+
+/** Sweepable deposits of an asset (above), locked for the caller's transaction. */
+export async function lockUnsweptDeposits(tx: Queryable, finalizedBlockHeight: bigint, assetId: string, limit: number): Promise<UnsweptDeposit[]> {
   const { rows } = await tx.query<{ id: string | number; tracking_id: string; deposit_account: string; source_asset_id: string; deposit_amount: string }>(
     `SELECT id, tracking_id, deposit_account, source_asset_id, deposit ->> 'amount' AS deposit_amount FROM orders
-     WHERE swept = false AND sweep_tx_id IS NULL AND deposit IS NOT NULL AND source_asset_id = $1
-       AND status NOT IN ('awaiting_deposit', 'deposit_detected')
-     ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-    [assetId, limit],
+     WHERE ${SWEEPABLE} AND source_asset_id = $2
+     ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED`,
+    [finalizedBlockHeight.toString(), assetId, limit],
   );
   return rows.map((r) => ({ orderId: String(r.id), trackingId: r.tracking_id, depositAccount: r.deposit_account, sourceAssetId: r.source_asset_id, depositAmount: BigInt(r.deposit_amount) }));
 }
@@ -510,10 +520,8 @@ export async function sweepOfAccount(db: Queryable, depositAccount: string, sinc
   return rows.length > 0;
 }
 
-export async function assetsWithUnsweptDeposits(db: Queryable): Promise<string[]> {
-  const { rows } = await db.query<{ source_asset_id: string }>(
-    `SELECT DISTINCT source_asset_id FROM orders WHERE swept = false AND sweep_tx_id IS NULL AND deposit IS NOT NULL AND status NOT IN ('awaiting_deposit', 'deposit_detected')`,
-  );
+export async function assetsWithUnsweptDeposits(db: Queryable, finalizedBlockHeight: bigint): Promise<string[]> {
+  const { rows } = await db.query<{ source_asset_id: string }>(`SELECT DISTINCT source_asset_id FROM orders WHERE ${SWEEPABLE}`, [finalizedBlockHeight.toString()]);
   return rows.map((r) => r.source_asset_id);
 }
 

@@ -1441,10 +1441,11 @@ export class SettlementWorker {
     }
     this.sweepDeferrals = 0;
     let swept = 0;
-    for (const assetId of await assetsWithUnsweptDeposits(this.db)) {
+    const finalizedHeight = await this.view.blockHeight('finalized');
+    for (const assetId of await assetsWithUnsweptDeposits(this.db, finalizedHeight)) {
       const asset = this.asset(assetId);
       const pool = this.treasury.pools(assetId)[randomInt(this.treasury.pools(assetId).length)]!;
-      const batch = await lockUnsweptDeposits(this.db, assetId, SWEEP_BATCH);
+      const batch = await lockUnsweptDeposits(this.db, finalizedHeight, assetId, SWEEP_BATCH);
       if (batch.length === 0) continue;
       const [blockhash, balances] = await Promise.all([this.chain().latestBlockhash(), this.view.balances(batch.map((b) => b.depositAccount), 'confirmed')]);
       const items: (SweepItem & { orderId: string; extra: bigint; reserve: bigint })[] = [];

@@ -7,13 +7,13 @@ import { Agent, request } from 'node:http';
 import { test } from 'node:test';
 import { startTestHush } from '../support/hush-server.ts';
 
-function get(agent: Agent, url: string): Promise<{ status: number; connection: string | undefined; body: string }> {
+function get(agent: Agent, url: string): Promise<{ status: number; connection: string | undefined; retryAfter: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, retryAfter: res.headers['retry-after'], body }));
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -56,6 +56,7 @@ test('SIGTERM-style close with keep-alive clients: every request answered, each 
   const ready = await get(probe, `${t.url}/readyz`);
   assert.equal(ready.status, 503);
   assert.deepEqual(JSON.parse(ready.body).error.details, { draining: true });
+  assert.match(ready.retryAfter ?? '', /^[1-9]\d*$/, 'a 503 carries Retry-After (SPEC §6)');
   const told = await Promise.all(loops);
   await closing;
   assert.deepEqual(errors, [], 'no request failed on a connection the server closed');

@@ -257,6 +257,11 @@ describe('quote validation codes', () => {
     assert.deepEqual(a.details, { field: 'sourceAssetId', assetId: 'doge' });
     const b = expectError(await acct.client.quote(quoteReq({ destinationAssetId: 'SOL' })), 400, 'UNSUPPORTED_ASSET');
     assert.deepEqual(b.details, { field: 'destinationAssetId', assetId: 'SOL' });
+    // Whatever its length: a mint address passed by mistake, or nothing at all, is an unknown asset too.
+    for (const id of ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', '']) {
+      const e = expectError(await acct.client.quote(quoteReq({ sourceAssetId: id })), 400, 'UNSUPPORTED_ASSET');
+      assert.deepEqual(e.details, { field: 'sourceAssetId', assetId: id });
+    }
     const m = expectError(await acct.client.quote(quoteReq({ destinationAssetId: 'usdc', mode: 'exact_out' })), 400, 'UNSUPPORTED_MODE');
     assert.equal(m.details?.mode, 'exact_out');
     for (const [src, dst, amount] of [['sol', 'usdc', '1000000000'], ['usdc', 'usdt', '10000000'], ['usdt', 'bonk', '10000000']]) {

@@ -266,18 +266,15 @@ describe('settlement end to end over HTTP and the local chain', { concurrency: t
     await runScenario({ asset: 'bonk', mode: 'exact_out', amount: 12_345_678_901n, hint: false, recipientHasAccount: true });
   });
 
-  test('original and refreshed transaction both submitted: one lands, exactly one payout', async () => {
-    const sender = await fundSender('sol', SOL);
-    const recipient = (await generateKeyPairSigner()).address;
-    // An order, and a refreshed transaction for it while the original is still live (on a loaded machine
-    // the wait for a new blockhash can outlast the original: then start over with a new order).
-    let placed!: PlacedOrder;
-    let original = '';
-    let refreshed: string | null = null;
-    for (let attempt = 1; refreshed === null; attempt++) {
+  /**
+   * An order, and a refreshed transaction for it with a new blockhash while the original is still live (on
+   * a loaded machine the wait for a new blockhash can outlast the original: then start over with a new order).
+   */
+  async function orderWithRefresh(sender: KeyPairSigner, recipient: Address): Promise<{ placed: PlacedOrder; original: string; refreshed: string }> {
+    for (let attempt = 1; ; attempt++) {
       assert.ok(attempt <= 3, 'could not get a refreshed transaction while the original was live');
-      placed = await placeOrder(acct.client, { amount: '80000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient });
-      original = placed.order.transaction as string;
+      const placed = await placeOrder(acct.client, { amount: '80000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient });
+      const original = placed.order.transaction as string;
       // Hush hands out a cached blockhash (refreshed every few seconds): poll until refresh carries a new one.
       const next = await pollUntil(
         async () => {
@@ -289,9 +286,15 @@ describe('settlement end to end over HTTP and the local chain', { concurrency: t
         },
         { timeoutMs: 20_000, intervalMs: 250, what: 'a refreshed transaction with a new blockhash' },
       );
-      const live = (await chain.rpc.isBlockhashValid(depositOf(original).blockhash as never, { commitment: 'processed' }).send()).value;
-      if (live) refreshed = next;
+      if (await live(original)) return { placed, original, refreshed: next };
     }
+  }
+  const live = async (tx: string) => (await chain.rpc.isBlockhashValid(depositOf(tx).blockhash as never, { commitment: 'processed' }).send()).value;
+
+  test('original and refreshed transaction both submitted: one lands, exactly one payout', async () => {
+    const sender = await fundSender('sol', SOL);
+    const recipient = (await generateKeyPairSigner()).address;
+    const { placed, original, refreshed } = await orderWithRefresh(sender, recipient);
     const a = depositOf(original);
     const b = depositOf(refreshed);
     assert.equal(b.depositAccount, a.depositAccount, 'refresh keeps the deposit account');
@@ -313,6 +316,31 @@ describe('settlement end to end over HTTP and the local chain', { concurrency: t
     assert.equal(rec.payouts.length, 1, 'exactly one payout');
     await assertCompleted(placed, rec, { sender, recipient, recipientBefore: 0n, depositSignature: winners[0]!.signature, prefundSignatures: [] });
     await assertSenderDebit(placed, sender, { lamports: before, tokens: null }, landed);
+    settled.push({ placed, record: rec });
+  });
+
+  test('the other transaction sent after its order completed fails: the deposit account is not closed while it can land', async () => {
+    const sender = await fundSender('sol', SOL);
+    const recipient = (await generateKeyPairSigner()).address;
+    const { placed, original, refreshed } = await orderWithRefresh(sender, recipient);
+    const before = await lamportsOf(chain, sender.address);
+    const signedA = await signDeposit(original, sender);
+    await chain.rpc.sendTransaction(signedA.wire as never, { encoding: 'base64' }).send();
+    const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 180_000);
+    // Every sweep the worker could run now (more ticks than it defers): none may take this deposit, since
+    // closing its account would let the refreshed transaction create it again and charge the sender twice.
+    for (let i = 0; i < 5; i++) await t.hush.worker!.sweepTick();
+    const { rows } = await t.db.query<{ sweep_tx_id: string | null }>('SELECT sweep_tx_id FROM orders WHERE tracking_id = $1', [placed.trackingId]);
+    assert.equal(rows[0]!.sweep_tx_id, null, 'no sweep while a transaction handed out for the order is live');
+    assert.ok(await live(refreshed), 'the refreshed transaction is still live (else this test proves nothing)');
+    const signedB = await signDeposit(refreshed, sender);
+    await chain.rpc.sendTransaction(signedB.wire as never, { encoding: 'base64', skipPreflight: true }).send();
+    const landed = [await fetchLanded(chain, signedA.signature), await fetchLanded(chain, signedB.signature)];
+    assert.equal(landed[0]!.err, null);
+    assert.notEqual(landed[1]!.err, null, 'the refreshed transaction fails: the deposit account exists');
+    assert.equal(rec.payouts.length, 1, 'exactly one payout');
+    await assertSenderDebit(placed, sender, { lamports: before, tokens: null }, landed);
+    assert.equal(expectOk(await acct.client.status(placed.trackingId)).order.refund, null, 'no second deposit to refund');
     settled.push({ placed, record: rec });
   });
 });

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../app.ts';
 
+/** Seconds a load balancer is told to wait before asking again (every 503 carries Retry-After, SPEC §6). */
+const NOT_READY_RETRY_S = '5';
+
 /** Operational endpoints: no auth, not under the partner prefix (SPEC §4). */
 export async function opsRoutes(app: FastifyInstance, { deps }: { deps: Pick<ApiDeps, 'ready' | 'metrics' | 'draining'> }) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, status: 'ok' }));
@@ -8,6 +11,7 @@ export async function opsRoutes(app: FastifyInstance, { deps }: { deps: Pick<Api
     if (deps.draining?.()) {
       return reply
         .code(503)
+        .header('retry-after', NOT_READY_RETRY_S)
         .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: shutting down', details: { draining: true }, requestId: request.id } });
     }
     const r = await deps.ready();
@@ -16,7 +20,7 @@ export async function opsRoutes(app: FastifyInstance, { deps }: { deps: Pick<Api
     // A failure keeps the SPEC §2 error shape like every other response.
     return reply
       .code(503)
-      .header('retry-after', '5')
+      .header('retry-after', NOT_READY_RETRY_S)
       .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: the store or the chain is unreachable', details: parts, requestId: request.id } });
   });
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
