@@ -42,7 +42,10 @@ export async function openPostgresDb(url: string, opts: { max?: number; schema?:
       try {
         await client.query('BEGIN');
         const out = await fn(wrap(client));
-        await client.query('COMMIT');
+        // A transaction that hit an error (one the callback caught) answers COMMIT with ROLLBACK and no
+        // error: its caller would act on records that do not exist. PGlite raises here; so do we.
+        const commit = await client.query('COMMIT');
+        if (commit.command === 'ROLLBACK') throw new Error('Transaction was rolled back instead of committed');
         return out;
       } catch (e) {
         await client.query('ROLLBACK').catch(() => {});
