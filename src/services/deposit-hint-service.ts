@@ -81,8 +81,19 @@ export class DepositHintService {
     let received = 0n;
     if (index >= 0 && asset?.native) {
       // Wrapped SOL counts by lamports above the rent reserve, as the worker reads it: SOL sent without
-      // SyncNative funds the account too, though its token balance does not show it.
-      received = aboveReserve(tx.meta.postBalances[index]) - aboveReserve(tx.meta.preBalances[index]);
+      // SyncNative funds the account too, though its token balance does not show it. But only once the
+      // wrapped-SOL account exists: SOL sent to the bare address is no deposit (it was once recorded as a
+      // deposit of 0, failing the order with the SOL left there). It is the sender's: the late-deposit
+      // pass returns it, less the network fee, once the order has expired.
+      if (!tx.meta.postTokenBalances?.some((b) => b.accountIndex === index && b.mint === asset.mint)) {
+        if (BigInt(tx.meta.postBalances[index] ?? 0) > BigInt(tx.meta.preBalances[index] ?? 0)) {
+          throw new HushError(
+            'DEPOSIT_MISMATCH',
+            "The transaction sent SOL to the deposit address without creating its wrapped-SOL account (the order's own transaction does): it is not the deposit, and it is returned to the sender, less the network fee, once the order has ended",
+            { reason: 'no_deposit_account' },
+          );
+        }
+      } else received = aboveReserve(tx.meta.postBalances[index]) - aboveReserve(tx.meta.preBalances[index]);
     } else if (index >= 0) {
       received = balance(tx.meta.postTokenBalances) - balance(tx.meta.preTokenBalances);
     }
@@ -111,6 +122,11 @@ export class DepositHintService {
       const deposit = await this.depositOnChain(order.depositAccount as Address).catch((e: unknown) => {
         throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
       });
+      // Nothing there at `confirmed` though the transaction funded it: not visible yet; the watch decides.
+      if (deposit.amount <= 0n) {
+        await addDepositHint(this.db, order.id, signature);
+        return { status: 202, body: { success: true, order: statusRecord(order) } };
+      }
       order = await this.record(order, deposit.signature ?? signature, deposit.amount);
     }
     return { status: 200, body: { success: true, order: statusRecord(order) } };

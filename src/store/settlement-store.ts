@@ -412,13 +412,17 @@ export interface UnsweptDeposit {
 const SWEEPABLE = `swept = false AND sweep_tx_id IS NULL AND deposit IS NOT NULL AND status NOT IN ('awaiting_deposit', 'deposit_detected')
   AND tx_last_valid_block_height < $1::bigint`;
 
-/** Sweepable deposits of an asset (above), locked for the caller's transaction. */
-export async function lockUnsweptDeposits(tx: Queryable, finalizedBlockHeight: bigint, assetId: string, limit: number): Promise<UnsweptDeposit[]> {
+/**
+ * Sweepable deposits of an asset (above) with ids after `afterId`, oldest first, locked for the caller's
+ * transaction. The caller moves `afterId` along, so deposits that cannot be swept right now never hold
+ * back the ones after them.
+ */
+export async function lockUnsweptDeposits(tx: Queryable, finalizedBlockHeight: bigint, assetId: string, limit: number, afterId = '0'): Promise<UnsweptDeposit[]> {
   const { rows } = await tx.query<{ id: string | number; tracking_id: string; deposit_account: string; source_asset_id: string; deposit_amount: string }>(
     `SELECT id, tracking_id, deposit_account, source_asset_id, deposit ->> 'amount' AS deposit_amount FROM orders
-     WHERE ${SWEEPABLE} AND source_asset_id = $2
+     WHERE ${SWEEPABLE} AND source_asset_id = $2 AND id > $4::bigint
      ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED`,
-    [finalizedBlockHeight.toString(), assetId, limit],
+    [finalizedBlockHeight.toString(), assetId, limit, afterId],
   );
   return rows.map((r) => ({ orderId: String(r.id), trackingId: r.tracking_id, depositAccount: r.deposit_account, sourceAssetId: r.source_asset_id, depositAmount: BigInt(r.deposit_amount) }));
 }

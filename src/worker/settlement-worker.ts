@@ -193,6 +193,10 @@ export class SettlementWorker {
   private readonly tickMs: number;
   private readonly sweepIntervalMs: number;
   private sweepDeferrals = 0;
+  /** Per asset, the last order id a sweep batch took: the next batch starts after it (lockUnsweptDeposits). */
+  private readonly sweptUpTo = new Map<string, string>();
+  /** Confirmed deposits found without a token account to sweep, alerted once each per process. */
+  private readonly unsweepableAlerted = new Set<string>();
   private readonly leaseSeconds: number;
   private readonly stuckAfterMs: number;
   private startedAt = 0;
@@ -869,6 +873,11 @@ export class SettlementWorker {
       this.log({ trackingId: o.trackingId, deposited: deposited.toString() }, 'ALERT: deposit too small to refund; held in custody');
       return {};
     }
+    if (await this.cannotReceiveSol(o.sourceAssetId, amount, o.sender)) {
+      await transitionOrder(this.db, o.id, 'refunding', 'failed', { failureReason: 'refund_below_rent' });
+      this.log({ trackingId: o.trackingId, amount: amount.toString() }, "ALERT: refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
+      return {};
+    }
     const { planned, ok } = await this.exclusive(async () => {
       const planned = await this.planTransfers(o, 'refund', o.sourceAssetId, o.sender as Address, amount);
       if (!planned) return { planned, ok: false };
@@ -884,6 +893,15 @@ export class SettlementWorker {
     faultPoint('refund-recorded');
     await this.sendAll(planned.map((p) => p.wire));
     return { delayMs: SETTLE_FALLBACK_SLOTS * this.config.localnetSlotMs };
+  }
+
+  /**
+   * SOL below a wallet's rent sent to an address holding none fails on chain, every time (the account it
+   * would open is not rent-exempt): sending it would only spend a fee per attempt.
+   */
+  private async cannotReceiveSol(assetId: string, amount: bigint, to: string): Promise<boolean> {
+    if (!this.asset(assetId).native || amount >= WALLET_RENT) return false;
+    return ((await this.view.balances([to], 'confirmed')).get(to)?.lamports ?? 0n) === 0n;
   }
 
   /**
@@ -1445,13 +1463,24 @@ export class SettlementWorker {
     for (const assetId of await assetsWithUnsweptDeposits(this.db, finalizedHeight)) {
       const asset = this.asset(assetId);
       const pool = this.treasury.pools(assetId)[randomInt(this.treasury.pools(assetId).length)]!;
-      const batch = await lockUnsweptDeposits(this.db, finalizedHeight, assetId, SWEEP_BATCH);
+      // From after the last batch of the asset, round again from the start once past the end.
+      const after = this.sweptUpTo.get(assetId) ?? '0';
+      let batch = await lockUnsweptDeposits(this.db, finalizedHeight, assetId, SWEEP_BATCH, after);
+      if (batch.length === 0 && after !== '0') batch = await lockUnsweptDeposits(this.db, finalizedHeight, assetId, SWEEP_BATCH);
       if (batch.length === 0) continue;
+      this.sweptUpTo.set(assetId, batch[batch.length - 1]!.orderId);
       const [blockhash, balances] = await Promise.all([this.chain().latestBlockhash(), this.view.balances(batch.map((b) => b.depositAccount), 'confirmed')]);
       const items: (SweepItem & { orderId: string; extra: bigint; reserve: bigint })[] = [];
       for (const b of batch) {
         const balance = balances.get(b.depositAccount);
-        if (!balance || balance.tokenAmount === null) continue;
+        if (!balance || balance.tokenAmount === null) {
+          if (balance && !this.unsweepableAlerted.has(b.orderId)) {
+            if (this.unsweepableAlerted.size >= 10_000) this.unsweepableAlerted.clear();
+            this.unsweepableAlerted.add(b.orderId);
+            this.log({ trackingId: b.trackingId, depositAccount: b.depositAccount }, 'ALERT: a confirmed deposit has no token account to sweep; it is skipped, the others are swept');
+          }
+          continue;
+        }
         const amount = balance.tokenAmount;
         // Funds sent after the deposit was confirmed are no part of the order: swept with it, refunded as late.
         const extra = amount > b.depositAmount ? amount - b.depositAmount : 0n;
@@ -1515,7 +1544,7 @@ export class SettlementWorker {
         if (amount <= 0n || !recipient || recipient === '-') continue;
         // SOL below a wallet's rent cannot open an empty recipient's account (it would fail every period,
         // costing a fee each time): it keeps accruing until it can.
-        if (this.asset(r.asset_id).native && amount < WALLET_RENT && ((await this.view.balances([recipient], 'confirmed')).get(recipient)?.lamports ?? 0n) === 0n) continue;
+        if (await this.cannotReceiveSol(r.asset_id, amount, recipient)) continue;
         const parts = await this.planTransfers({ id: null, trackingId: r.account }, 'partner_payout', r.asset_id, recipient as Address, amount, { payable: r.account }, tx);
         if (!parts) continue;
         for (const p of parts) if ((await insertChainTx(tx, p)) !== null) out.push(p.wire);
@@ -1629,6 +1658,12 @@ export class SettlementWorker {
   private async refundLate(sweep: ChainTx): Promise<void> {
     const items = (sweep.meta.items as SweepItemRecord[]).filter((i) => i.late);
     if (items.length === 0) return;
+    // Read before the database transaction (no transaction waits on the RPC): which refunds cannot land.
+    const unpayable = new Set<string>();
+    for (const item of items) {
+      const order = await getOrderById(this.db, item.orderId);
+      if (order && (await this.cannotReceiveSol(order.sourceAssetId, BigInt(item.amount) - order.networkFee, order.sender))) unpayable.add(item.orderId);
+    }
     const wires = await this.exclusive(() =>
       this.db.transaction(async (tx) => {
         const marked = await tx.query(`UPDATE chain_txs SET meta = meta || '{"lateRefunded": true}'::jsonb WHERE id = $1 AND NOT (meta ? 'lateRefunded') RETURNING id`, [sweep.id]);
@@ -1642,6 +1677,10 @@ export class SettlementWorker {
           const refund = BigInt(item.amount) - order.networkFee;
           if (refund <= 0n) {
             this.log({ trackingId: order.trackingId, amount: item.amount }, 'ALERT: late deposit too small to refund; held in custody');
+            continue;
+          }
+          if (unpayable.has(item.orderId)) {
+            this.log({ trackingId: order.trackingId, amount: refund.toString() }, "ALERT: late refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
             continue;
           }
           const planned = await this.planTransfers(order, 'refund', order.sourceAssetId, order.sender as Address, refund, { late: true }, tx);

@@ -22,7 +22,7 @@ import {
   parseTransferCheckedInstruction,
 } from '@solana-program/token';
 import { buildSignedTransaction, latestBlockhash, requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
-import { getCreateAccountInstruction } from '@solana-program/system';
+import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import { assertDocumented } from '../support/openapi-conformance.ts';
 import {
   PREFIX,
@@ -525,6 +525,17 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     const a = expectError(await acct.client.deposit({ trackingId: o.trackingId, signature: secondSig }), 409, 'DEPOSIT_MISMATCH');
     assert.equal(o.sourceSymbol, 'SOL');
     assert.deepEqual(a.details, { reason: 'wrong_account', mint: WSOL_MINT });
+    // SOL sent to the deposit address itself before its wrapped-SOL account exists: no deposit (it was
+    // once recorded as a deposit of 0, the order failed and the SOL stayed there).
+    const { wire: bareWire, signature: bareSig } = await buildSignedTransaction(
+      sender,
+      [getTransferSolInstruction({ source: sender, destination: create.accounts![1]!.address, amount: 3_000_000n })],
+      await latestBlockhash(t.rpc),
+    );
+    await t.rpc.sendTransaction(bareWire, { encoding: 'base64' }).send();
+    await waitForStatus(t.rpc, bareSig, 'confirmed');
+    const bare = expectError(await acct.client.deposit({ trackingId: o.trackingId, signature: bareSig }), 409, 'DEPOSIT_MISMATCH');
+    assert.deepEqual(bare.details, { reason: 'no_deposit_account' });
     assert.equal(expectOk(await acct.client.status(o.trackingId)).order.status, 'awaiting_deposit', 'nor does a wrong-asset one');
 
     for (const garbage of ['garbage', '', '1'.repeat(129), '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', unseen.slice(0, 40), `${unseen}zzz`]) {

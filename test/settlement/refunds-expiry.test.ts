@@ -151,6 +151,18 @@ describe('refunds and expiry', { concurrency: true }, () => {
     await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { what: 'the deposit account swept (closed)', timeoutMs: 30_000, intervalMs: 250 });
   });
 
+  test("a SOL refund below a wallet's rent to a sender holding no SOL is not sent: the order fails (refund_below_rent), nothing spent", async () => {
+    // Anyone may fund a deposit account; the refund goes to the order's sender, here an empty address.
+    const emptySender = (await generateKeyPairSigner()).address;
+    const payer = await newWallet(chain, { sol: SOL });
+    const placed = await placeOrder(acct.client, { amount: '10000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: emptySender, recipientAddress: (await generateKeyPairSigner()).address });
+    await sendOwnDeposit(chain, placed, payer, ASSETS.sol, placed.networkFee + 10_000n);
+    const rec = await waitForOrder(acct.client, placed.trackingId, ['failed'], 60_000);
+    assert.equal(rec.failureReason, 'refund_below_rent');
+    assert.deepEqual(await chainTxRows(t.db, placed.trackingId, 'refund'), [], 'no refund transaction: it would fail on chain at every attempt');
+    assert.equal(await lamportsOf(chain, emptySender), 0n);
+  });
+
   test('no deposit → expired once the blockhash is dead; the transaction can no longer land', async () => {
     const sender = await newWallet(chain, { sol: SOL });
     const recipient = (await generateKeyPairSigner()).address;
