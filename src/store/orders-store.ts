@@ -268,7 +268,16 @@ const IDLE = ` AND (locked_until IS NULL OR locked_until < now())
  * renews in the same transaction (holdOrder), so a concurrent watchdog update re-checks the renewed row
  * and leaves it.
  */
-export async function transitionOrder(db: Queryable, id: string, from: OrderStatus, to: OrderStatus, patch: OrderPatch = {}, opts: { idle?: boolean } = {}): Promise<boolean> {
+export async function transitionOrder(
+  db: Queryable,
+  id: string,
+  from: OrderStatus,
+  to: OrderStatus,
+  patch: OrderPatch = {},
+  /** deadAtHeight: only if every transaction handed out for the order is dead at that block height (read in the same statement as the status, so a refresh in between counts). */
+  opts: { idle?: boolean; deadAtHeight?: bigint } = {},
+): Promise<boolean> {
+  const dead = opts.deadAtHeight === undefined ? '' : ' AND tx_last_valid_block_height < $9::bigint';
   const { rows } = await db.query(
     `WITH u AS (
        UPDATE orders SET status = $3, updated_at = clock_timestamp(),
@@ -276,7 +285,7 @@ export async function transitionOrder(db: Queryable, id: string, from: OrderStat
          payouts = coalesce($6::jsonb, payouts),
          refund = coalesce($7::jsonb, refund),
          failure_reason = coalesce($8, failure_reason)
-       WHERE id = $1 AND status = $2${opts.idle ? IDLE : ''}
+       WHERE id = $1 AND status = $2${opts.idle ? IDLE : ''}${dead}
        RETURNING id, updated_at, tracking_id),
      h AS (INSERT INTO order_history (order_id, status, at) SELECT id, $3, updated_at FROM u)
      SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
@@ -289,6 +298,7 @@ export async function transitionOrder(db: Queryable, id: string, from: OrderStat
       patch.payouts === undefined ? null : JSON.stringify(patch.payouts),
       patch.refund === undefined ? null : JSON.stringify(patch.refund),
       patch.failureReason ?? null,
+      ...(opts.deadAtHeight === undefined ? [] : [opts.deadAtHeight.toString()]),
     ],
   );
   return rows.length > 0;

@@ -420,10 +420,11 @@ export class SettlementWorker {
           await transitionOrder(this.db, o.id, 'deposit_detected', 'awaiting_deposit', { deposit: null });
           return { delayMs: slot };
         }
-        // No deposit can land once every issued blockhash is dead (checked at `finalized`).
+        // No deposit can land once every issued blockhash is dead (checked at `finalized`, against the
+        // order row as it is when it moves: a refresh since it was read hands out a later one).
         if (Date.now() > o.expiration.getTime() && deposits.height > o.txLastValidBlockHeight) {
-          await transitionOrder(this.db, o.id, 'awaiting_deposit', 'expired');
-          return {};
+          if (await transitionOrder(this.db, o.id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: deposits.height })) return {};
+          return { delayMs: AWAITING_POLL_SLOTS * slot };
         }
         return { delayMs: AWAITING_POLL_SLOTS * slot };
       }

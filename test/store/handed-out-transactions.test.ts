@@ -1,8 +1,9 @@
 /**
- * Which confirmed deposits a sweep may take. Sweeping closes the deposit account, which every transaction
- * handed out for the order creates with the non-idempotent instruction: while one of them can still land,
- * closing would let it create the account again and charge the sender twice. And deposits that cannot
- * be swept right now must not hold back those after them.
+ * Nothing final happens to an order while a transaction handed out for it (original or refreshed) can
+ * still land. Sweeping closes the deposit account, which each of them creates with the non-idempotent
+ * instruction: closed while one can still land, it could be created again and the sender charged twice.
+ * Expiry likewise waits for the latest of them. And deposits that cannot be swept right now must not hold
+ * back those after them.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -11,7 +12,7 @@ import { assetsWithUnsweptDeposits, lockUnsweptDeposits } from '../../src/store/
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 
-forEachEngine('sweepable deposits', (ctx) => {
+forEachEngine('transactions handed out for an order', (ctx) => {
   /** A confirmed deposit of an asset of its own (other suites' orders share the database). */
   async function confirmedDeposit(assetId: string, lastValidBlockHeight: bigint, refreshedTo: bigint[] = []): Promise<{ id: string; trackingId: string }> {
     const acc = await createTestAccount(ctx.db);
@@ -38,6 +39,16 @@ forEachEngine('sweepable deposits', (ctx) => {
     const r = await confirmedDeposit(asset, 500n, [800n, 600n]);
     assert.deepEqual(await ids(800n, asset), [o.id]);
     assert.deepEqual(await ids(801n, asset), [o.id, r.id]);
+  });
+
+  it('an order expires only if its latest handed-out transaction is dead, as the row says when it moves', async () => {
+    const acc = await createTestAccount(ctx.db);
+    const order = newOrder(acc, { txLastValidBlockHeight: 500n });
+    const id = ((await insertOrder(ctx.db, order, { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string }).id;
+    // The worker read the order (valid through 500); a refresh hands out one valid through 900 meanwhile.
+    assert.ok(await updateOrderTransaction(ctx.db, id, { blockhash: 'later', lastValidBlockHeight: 900n, expiresAtSlot: 1_000n }));
+    assert.equal(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: 600n }), false, 'the refreshed transaction can still land');
+    assert.equal(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: 901n }), true);
   });
 
   it('takes the deposits after a given order id, so unsweepable ones never hold back the rest', async () => {
