@@ -24,6 +24,7 @@ import {
   lockUnsweptDeposits,
   relockUnsweptDeposits,
   ordersByIds,
+  partAttempts,
   pendingChainTxs,
   pendingOutflows,
   recordMovement,
@@ -58,6 +59,7 @@ import { faultPoint } from './fault-points.ts';
 import { sweepLegs, withLateArrivals, type SweepItemRecord } from './sweep-legs.ts';
 import { networkCostMovement } from '../ledger/network-cost.ts';
 import { DEFAULT_NETWORK_COST, WALLET_RENT } from '../domain/network-cost.ts';
+import { replacementDelayMs } from '../domain/replacement-backoff.ts';
 
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
 const WATCHDOG_START_GRACE_MS = 10 * 60_000;
@@ -195,6 +197,8 @@ export class SettlementWorker {
   private sweepDeferrals = 0;
   /** Per asset, the last order id a sweep batch took: the next batch starts after it (lockUnsweptDeposits). */
   private readonly sweptUpTo = new Map<string, string>();
+  /** Failed transfers whose replacement waits (replacementDelayMs), alerted once each per process. */
+  private readonly backoffAlerted = new Set<string>();
   /** Confirmed deposits found without a token account to sweep, alerted once each per process. */
   private readonly unsweepableAlerted = new Set<string>();
   private readonly leaseSeconds: number;
@@ -912,6 +916,16 @@ export class SettlementWorker {
    */
   private async replacePart(o: OrderRecord, dead: ChainTx, part: number | string): Promise<void> {
     const kind = dead.kind as 'payout' | 'refund';
+    const attempts = await partAttempts(this.db, o.id, kind, String(part));
+    const waitMs = (attempts.lastAt?.getTime() ?? 0) + replacementDelayMs(attempts.failed) - Date.now();
+    if (waitMs > 0) {
+      if (!this.backoffAlerted.has(dead.id)) {
+        if (this.backoffAlerted.size >= 10_000) this.backoffAlerted.clear();
+        this.backoffAlerted.add(dead.id);
+        this.log({ trackingId: o.trackingId, part: String(part), failed: attempts.failed, retryInS: Math.ceil(waitMs / 1000) }, `ALERT: a ${kind} keeps failing on chain; the next attempt waits`);
+      }
+      return;
+    }
     const sent = await this.exclusive(async () => {
       const planned = await this.planTransfers(o, kind, dead.assetId, dead.destination as Address, dead.amount, { ...dead.meta });
       if (!planned || planned.length !== 1) return null;
