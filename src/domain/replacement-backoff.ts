@@ -1,4 +1,4 @@
-/** Failed attempts of one transfer that are replaced at once: a failure is most often a race (a pool spent meanwhile). */
+/** Failures of one transfer after which it is still replaced at once: most are races (a pool spent meanwhile). */
 export const FREE_FAILURES = 3;
 const FIRST_WAIT_MS = 30_000;
 const MAX_WAIT_MS = 3_600_000;
@@ -9,6 +9,6 @@ const MAX_WAIT_MS = 3_600_000;
  * otherwise cost one every few seconds until an operator stepped in: doubling from 30 s, at most 1 h.
  */
 export function replacementDelayMs(failed: number): number {
-  if (failed < FREE_FAILURES) return 0;
-  return Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** Math.min(failed - FREE_FAILURES, 20));
+  if (failed <= FREE_FAILURES) return 0;
+  return Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** Math.min(failed - FREE_FAILURES - 1, 20));
 }

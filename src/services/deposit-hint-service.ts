@@ -83,17 +83,21 @@ export class DepositHintService {
       // Wrapped SOL counts by lamports above the rent reserve, as the worker reads it: SOL sent without
       // SyncNative funds the account too, though its token balance does not show it. But only once the
       // wrapped-SOL account exists: SOL sent to the bare address is no deposit (it was once recorded as a
-      // deposit of 0, failing the order with the SOL left there). It is the sender's: the late-deposit
-      // pass returns it, less the network fee, once the order has expired.
-      if (!tx.meta.postTokenBalances?.some((b) => b.accountIndex === index && b.mint === asset.mint)) {
-        if (BigInt(tx.meta.postBalances[index] ?? 0) > BigInt(tx.meta.preBalances[index] ?? 0)) {
-          throw new HushError(
-            'DEPOSIT_MISMATCH',
-            "The transaction sent SOL to the deposit address without creating its wrapped-SOL account (the order's own transaction does): it is not the deposit, and it is returned to the sender, less the network fee, once the order has ended",
-            { reason: 'no_deposit_account' },
-          );
-        }
-      } else received = aboveReserve(tx.meta.postBalances[index]) - aboveReserve(tx.meta.preBalances[index]);
+      // deposit of 0, failing the order with the SOL left there). Read from the account at `confirmed`:
+      // a transaction that names no token program carries no token balances, even into a token account.
+      const state = await this.view.balances([order.depositAccount], 'confirmed').catch((e: unknown) => {
+        throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
+      });
+      const tokenAccount = state.get(order.depositAccount)?.tokenAmount != null;
+      const gained = BigInt(tx.meta.postBalances[index] ?? 0) > BigInt(tx.meta.preBalances[index] ?? 0);
+      if (!tokenAccount && gained) {
+        throw new HushError(
+          'DEPOSIT_MISMATCH',
+          "The transaction sent SOL to the deposit address before its wrapped-SOL account existed (the order's own transaction creates it): it is not the deposit. It stays the sender's: if the order's transaction lands later it becomes part of the deposit; otherwise, once the order has expired, it is returned less the network fee when it covers the account's rent",
+          { reason: 'no_deposit_account' },
+        );
+      }
+      if (tokenAccount) received = aboveReserve(tx.meta.postBalances[index]) - aboveReserve(tx.meta.preBalances[index]);
     } else if (index >= 0) {
       received = balance(tx.meta.postTokenBalances) - balance(tx.meta.preTokenBalances);
     }

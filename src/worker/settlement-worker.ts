@@ -426,10 +426,8 @@ export class SettlementWorker {
         }
         // No deposit can land once every issued blockhash is dead (checked at `finalized`, against the
         // order row as it is when it moves: a refresh since it was read hands out a later one).
-        if (Date.now() > o.expiration.getTime() && deposits.height > o.txLastValidBlockHeight) {
-          if (await transitionOrder(this.db, o.id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: deposits.height })) return {};
-          return { delayMs: AWAITING_POLL_SLOTS * slot };
-        }
+        const dead = Date.now() > o.expiration.getTime() && deposits.height > o.txLastValidBlockHeight;
+        if (dead && (await transitionOrder(this.db, o.id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: deposits.height }))) return {};
         return { delayMs: AWAITING_POLL_SLOTS * slot };
       }
       case 'deposit_confirmed':

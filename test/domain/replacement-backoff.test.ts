@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { FREE_FAILURES, replacementDelayMs } from '../../src/domain/replacement-backoff.ts';
 
-test('the first failures are replaced at once, then the wait doubles from 30 s up to 1 h', () => {
+test('replaced at once after each of the first three failures, then the wait doubles from 30 s up to 1 h', () => {
+  assert.equal(FREE_FAILURES, 3);
   assert.deepEqual(
-    Array.from({ length: FREE_FAILURES + 9 }, (_, i) => replacementDelayMs(i)),
-    [...Array(FREE_FAILURES).fill(0), 30_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_920_000, 3_600_000, 3_600_000],
+    Array.from({ length: FREE_FAILURES + 10 }, (_, i) => replacementDelayMs(i)),
+    [...Array(FREE_FAILURES + 1).fill(0), 30_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_920_000, 3_600_000, 3_600_000],
   );
 });
 

@@ -233,7 +233,7 @@ async function run(s: Scenario, diag: (msg: string) => void) {
     }
 
     // Pending transactions settle, the deposit is swept, and the ledger matches the chain.
-    await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { timeoutMs: 30_000, intervalMs: 200, what: `${s.fault}: deposit swept` });
+    await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { timeoutMs: 90_000, intervalMs: 200, what: `${s.fault}: deposit swept (once every handed-out transaction is dead)` });
     await waitForCleanReconcile(second.url!, adminToken, 30_000);
 
     const stop = await second.stop('SIGTERM');

@@ -148,7 +148,7 @@ describe('refunds and expiry', { concurrency: true }, () => {
     assert.equal(rec.deposit.signature, signature);
     assert.equal(rec.deposit.amount, placed.amountIn.toString(), 'the lamports above the rent reserve are the deposit');
     assert.equal(await lamportsOf(chain, recipient), placed.amountOut, 'the recipient got exactly amountOut');
-    await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { what: 'the deposit account swept (closed)', timeoutMs: 30_000, intervalMs: 250 });
+    await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { what: 'the deposit account swept (closed)', timeoutMs: 60_000, intervalMs: 250 });
   });
 
   test("a SOL refund below a wallet's rent to a sender holding no SOL is not sent: the order fails (refund_below_rent), nothing spent", async () => {

@@ -207,7 +207,8 @@ describe('stray funds at a deposit owner', () => {
     const bonkAccount = await ataOf(placed.depositOwner, ASSETS.bonk.mint);
 
     const alerts = () => logged.filter((l) => l.startsWith('ALERT: tokens sent to the deposit owner') && l.includes(placed.trackingId));
-    await pollUntil(async () => alerts().length > 0, { timeoutMs: 40_000, what: 'the ALERT for tokens at the deposit owner' });
+    // The worker looks at swept orders, and a deposit is swept once every transaction handed out for it is dead.
+    await pollUntil(async () => alerts().length > 0, { timeoutMs: 90_000, what: 'the ALERT for tokens at the deposit owner' });
     assert.match(alerts()[0]!, new RegExp(`return-stray ${placed.trackingId}`));
     assert.ok(alerts()[0]!.includes(JSON.stringify({ account: bonkAccount, mint: ASSETS.bonk.mint, amount: '11' })), alerts()[0]);
     assert.ok(!alerts()[0]!.includes(placed.depositAccount), 'the deposit account itself is not a stray');
@@ -230,7 +231,7 @@ describe('stray funds at a deposit owner', () => {
     await waitForStatus(chain.rpc, await chain.rpc.requestAirdrop(placed.depositOwner, 2_500_000n as never).send(), 'confirmed');
 
     const alerts = () => logged.filter((l) => l.startsWith('ALERT: SOL sent to the deposit owner') && l.includes(placed.trackingId));
-    await pollUntil(async () => alerts().length > 0, { timeoutMs: 20_000, what: 'the ALERT for SOL at the deposit owner' });
+    await pollUntil(async () => alerts().length > 0, { timeoutMs: 90_000, what: 'the ALERT for SOL at the deposit owner (once swept, as above)' });
     assert.match(alerts()[0]!, new RegExp(`return-stray ${placed.trackingId}`));
     assert.match(alerts()[0]!, /"lamports":"2500000"/);
     // Two more whole passes (every 5 s here): no second ALERT for the same amount.
