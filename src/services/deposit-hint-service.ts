@@ -6,8 +6,9 @@ import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
 import { addDepositHint, getOrderById, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
 import type { OrderService } from './order-service.ts';
+import { OncePerKey } from './once-per-key.ts';
 import { statusRecord } from './order-views.ts';
-import { ChainView } from '../worker/chain-view.ts';
+import { ChainView, type AccountBalance } from '../worker/chain-view.ts';
 import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
 
 const base58 = getBase58Encoder();
@@ -47,7 +48,7 @@ const NATIVE = 'native';
 export class DepositHintService {
   private readonly view: ChainView;
   /** Signatures already reported as funds outside a deposit account. */
-  private readonly alerted = new Set<string>();
+  private readonly alerted = new OncePerKey();
 
   constructor(
     private readonly config: HushConfig,
@@ -79,6 +80,8 @@ export class DepositHintService {
     const balance = (list: readonly TokenBalance[] | null | undefined) =>
       BigInt(list?.find((b) => b.accountIndex === index && b.mint === asset?.mint)?.uiTokenAmount.amount ?? '0');
     let received = 0n;
+    /** The deposit account at `confirmed`, when already read (wrapped SOL). */
+    let known: AccountBalance | undefined;
     if (index >= 0 && asset?.native) {
       // Wrapped SOL counts by lamports above the rent reserve, as the worker reads it: SOL sent without
       // SyncNative funds the account too, though its token balance does not show it. But only once the
@@ -88,7 +91,8 @@ export class DepositHintService {
       const state = await this.view.balances([order.depositAccount], 'confirmed').catch((e: unknown) => {
         throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
       });
-      const tokenAccount = state.get(order.depositAccount)?.tokenAmount != null;
+      known = state.get(order.depositAccount);
+      const tokenAccount = known?.tokenAmount != null;
       const gained = BigInt(tx.meta.postBalances[index] ?? 0) > BigInt(tx.meta.preBalances[index] ?? 0);
       if (!tokenAccount && gained) {
         throw new HushError(
@@ -107,9 +111,7 @@ export class DepositHintService {
       // Funds at the deposit owner outside its deposit account: no order counts them and no sweep looks for them.
       const sameMint = stray.mint === asset?.mint;
       // Once per transaction: partners retry hints, and a retry is no new event.
-      if (!this.alerted.has(signature)) {
-        if (this.alerted.size >= 10_000) this.alerted.clear();
-        this.alerted.add(signature);
+      if (this.alerted.first(signature)) {
         this.log(`ALERT: funds sent to the deposit owner of ${order.trackingId} outside its deposit account: ${stray.amount} of ${stray.mint} to ${order.depositOwner} by ${signature}; held there until an operator returns them to the sender (npm run admin -- return-stray ${order.trackingId})`);
       }
       throw new HushError(
@@ -123,7 +125,7 @@ export class DepositHintService {
     if (order.status === 'awaiting_deposit' || order.status === 'deposit_detected') {
       // The deposit is what the account holds, from its first transaction, exactly as the worker records it:
       // the hinted transaction may be a top-up or someone else's dust, and its own increase is not the deposit.
-      const deposit = await this.depositOnChain(order.depositAccount as Address).catch((e: unknown) => {
+      const deposit = await this.depositOnChain(order.depositAccount as Address, known).catch((e: unknown) => {
         throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
       });
       // Nothing there at `confirmed` though the transaction funded it: not visible yet; the watch decides.
@@ -136,10 +138,10 @@ export class DepositHintService {
     return { status: 200, body: { success: true, order: statusRecord(order) } };
   }
 
-  /** The deposit account's balance at `confirmed` and its earliest successful transaction (the worker's view). */
-  private async depositOnChain(account: Address): Promise<{ amount: bigint; signature: string | null }> {
-    const [balances, signature] = await Promise.all([this.view.balances([account], 'confirmed'), this.chain.firstSignature(account)]);
-    return { amount: balances.get(account)?.tokenAmount ?? 0n, signature };
+  /** The deposit account's balance at `confirmed` (unless `known`) and its earliest successful transaction (the worker's view). */
+  private async depositOnChain(account: Address, known?: AccountBalance): Promise<{ amount: bigint; signature: string | null }> {
+    const [balance, signature] = await Promise.all([known ?? this.view.balances([account], 'confirmed').then((b) => b.get(account)), this.chain.firstSignature(account)]);
+    return { amount: balance?.tokenAmount ?? 0n, signature };
   }
 
   /** Moves an awaiting order through detected → confirmed (the hint was read at `confirmed`). */

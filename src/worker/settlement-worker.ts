@@ -60,6 +60,7 @@ import { sweepLegs, withLateArrivals, type SweepItemRecord } from './sweep-legs.
 import { networkCostMovement } from '../ledger/network-cost.ts';
 import { DEFAULT_NETWORK_COST, WALLET_RENT } from '../domain/network-cost.ts';
 import { replacementDelayMs } from '../domain/replacement-backoff.ts';
+import { OncePerKey } from '../services/once-per-key.ts';
 
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
 const WATCHDOG_START_GRACE_MS = 10 * 60_000;
@@ -183,7 +184,7 @@ export class SettlementWorker {
   /** Stuck orders the watchdog left alone (a transaction of theirs is live), reported once each. */
   private readonly stuckInFlight = new Set<string>();
   /** Late refund attempts already reported as given up (alertAbandonedLateRefunds). */
-  private readonly abandonedAlerted = new Set<string>();
+  private readonly abandonedAlerted = new OncePerKey();
   private readonly swaps?: SwapPricing;
   private readonly rebalancer?: Rebalancer;
   /** HUSH_REBALANCE_LOT_USD and HUSH_REBALANCE_SLIPPAGE_BPS over the default tolerance band. */
@@ -198,9 +199,9 @@ export class SettlementWorker {
   /** Per asset, the last order id a sweep batch took: the next batch starts after it (lockUnsweptDeposits). */
   private readonly sweptUpTo = new Map<string, string>();
   /** Failed transfers whose replacement waits (replacementDelayMs), alerted once each per process. */
-  private readonly backoffAlerted = new Set<string>();
+  private readonly backoffAlerted = new OncePerKey();
   /** Confirmed deposits found without a token account to sweep, alerted once each per process. */
-  private readonly unsweepableAlerted = new Set<string>();
+  private readonly unsweepableAlerted = new OncePerKey();
   private readonly leaseSeconds: number;
   private readonly stuckAfterMs: number;
   private startedAt = 0;
@@ -917,9 +918,7 @@ export class SettlementWorker {
     const attempts = await partAttempts(this.db, o.id, kind, String(part));
     const waitMs = (attempts.lastAt?.getTime() ?? 0) + replacementDelayMs(attempts.failed) - Date.now();
     if (waitMs > 0) {
-      if (!this.backoffAlerted.has(dead.id)) {
-        if (this.backoffAlerted.size >= 10_000) this.backoffAlerted.clear();
-        this.backoffAlerted.add(dead.id);
+      if (this.backoffAlerted.first(dead.id)) {
         this.log({ trackingId: o.trackingId, part: String(part), failed: attempts.failed, retryInS: Math.ceil(waitMs / 1000) }, `ALERT: a ${kind} keeps failing on chain; the next attempt waits`);
       }
       return;
@@ -1487,9 +1486,7 @@ export class SettlementWorker {
       for (const b of batch) {
         const balance = balances.get(b.depositAccount);
         if (!balance || balance.tokenAmount === null) {
-          if (balance && !this.unsweepableAlerted.has(b.orderId)) {
-            if (this.unsweepableAlerted.size >= 10_000) this.unsweepableAlerted.clear();
-            this.unsweepableAlerted.add(b.orderId);
+          if (balance && this.unsweepableAlerted.first(b.orderId)) {
             this.log({ trackingId: b.trackingId, depositAccount: b.depositAccount }, 'ALERT: a confirmed deposit has no token account to sweep; it is skipped, the others are swept');
           }
           continue;
@@ -1671,11 +1668,13 @@ export class SettlementWorker {
   private async refundLate(sweep: ChainTx): Promise<void> {
     const items = (sweep.meta.items as SweepItemRecord[]).filter((i) => i.late);
     if (items.length === 0) return;
-    // Read before the database transaction (no transaction waits on the RPC): which refunds cannot land.
+    // Read before the database transaction (no transaction waits on the RPC): which SOL refunds cannot land.
     const unpayable = new Set<string>();
-    for (const item of items) {
-      const order = await getOrderById(this.db, item.orderId);
-      if (order && (await this.cannotReceiveSol(order.sourceAssetId, BigInt(item.amount) - order.networkFee, order.sender))) unpayable.add(item.orderId);
+    if (this.asset(sweep.assetId).native) {
+      for (const item of items) {
+        const order = await getOrderById(this.db, item.orderId);
+        if (order && (await this.cannotReceiveSol(order.sourceAssetId, BigInt(item.amount) - order.networkFee, order.sender))) unpayable.add(item.orderId);
+      }
     }
     const wires = await this.exclusive(() =>
       this.db.transaction(async (tx) => {
@@ -1745,11 +1744,9 @@ export class SettlementWorker {
    */
   private async alertAbandonedLateRefunds(): Promise<void> {
     for (const r of await abandonedLateRefunds(this.db)) {
-      if (this.abandonedAlerted.has(r.id)) continue;
-      this.abandonedAlerted.add(r.id);
+      if (!this.abandonedAlerted.first(r.id)) continue;
       this.log({ trackingId: r.trackingId, part: r.part, assetId: r.assetId, amount: r.amount }, 'ALERT: a late refund failed for 7 days and is no longer retried; the funds are in the pools, refund the sender by hand');
     }
-    if (this.abandonedAlerted.size > 10_000) this.abandonedAlerted.clear();
   }
 
   // ---- inventory ----
