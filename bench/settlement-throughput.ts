@@ -428,6 +428,7 @@ try {
       DATA_DIR: hushDir,
       SOLANA_RPC_URL: chainUrl,
       LOCALNET_SLOT_MS: String(SLOT_MS),
+      HUSH_PRIVACY: 'off',
       HUSH_PAYOUT_DELAY_S: '0-0',
       HUSH_QUOTE_TTL_S: '600',
       // BENCH_DATABASE_URL: the same run on a PostgreSQL server, in a private schema dropped afterwards.

@@ -1,10 +1,11 @@
 /**
  * npm run demo [-- --asset sol|usdc|both]
  *
- * A partner integration end to end against a running `npm start`: fund a fresh sender from the local
- * faucet, quote (fees printed), order, sign the returned deposit transaction with @solana/kit, submit it,
- * poll GET /transfer/v1/status every 3 s (as the interface's example loop does) printing each new state,
- * then print the sender's and recipient's SOL and USDC balances.
+ * A partner integration end to end against a running `npm start`, written with the partner SDK
+ * (packages/sdk): fund a fresh sender from the local faucet, quote (fees printed), order, verify the
+ * returned deposit transaction and sign it with @solana/kit, submit it, poll the status every 3 s (as the
+ * interface's example loop does) printing each new state, then print the sender's and recipient's SOL and
+ * USDC balances.
  *
  *   HUSH_URL        default http://127.0.0.1:8787
  *   SOLANA_RPC_URL  default http://127.0.0.1:8899 (the embedded chain; its faucet funds the sender)
@@ -13,25 +14,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  createSolanaRpc,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  getBase64Encoder,
-  getSignatureFromTransaction,
-  getTransactionDecoder,
-  lamports,
-  signTransaction,
-  type Address,
-  type KeyPairSigner,
-  type Signature,
-} from '@solana/kit';
+import { createSolanaRpc, generateKeyPairSigner, lamports, type Address, type KeyPairSigner, type Signature } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
+import { createHushClient, HushApiError, HushTransportError, signAndSend, statusDetail, type Token } from '../packages/sdk/src/index.ts';
 
 const HUSH_URL = (process.env.HUSH_URL ?? 'http://127.0.0.1:8787').replace(/\/$/, '');
 const RPC_URL = process.env.SOLANA_RPC_URL ?? 'http://127.0.0.1:8899';
 const DATA_DIR = process.env.DATA_DIR ?? './data';
-const POLL_MS = 3000;
 const GIVE_UP_MS = 10 * 60_000;
 
 const { values: args } = parseArgs({ options: { asset: { type: 'string', default: 'both' }, help: { type: 'boolean', short: 'h' } } });
@@ -40,66 +29,20 @@ if (args.help || !['sol', 'usdc', 'both'].includes(args.asset!)) {
   process.exit(args.help ? 0 : 2);
 }
 
-interface Token {
-  assetId: string;
-  symbol: string;
-  decimals: number;
-  mint: string;
-  tokenProgram: string;
-  native: boolean;
-}
-
-interface Quote {
-  quoteId: string;
-  amountIn: string;
-  amountOut: string;
-  fee: string;
-  protocolFee: string;
-  networkFee: string;
-  feeBreakdown: { serviceFee: string; partnerFee: string; networkFee: string };
-  duration: number;
-  expiresAt: string;
-  [k: string]: unknown;
-}
-
-interface StatusRecord {
-  status: string;
-  final: boolean;
-  deposit: { signature: string; amount: string; confirmedAt: string | null } | null;
-  payouts: { signature: string; amount: string; confirmedAt: string | null }[];
-  refund: { signature: string; amount: string; reason: string } | null;
-  failureReason: string | null;
-}
-
-class ApiError extends Error {}
+class DemoError extends Error {}
 
 function demoAccount(): { accountId: string; apiKey: string; feeRecipientAddress?: string } {
   const path = join(DATA_DIR, 'demo-account.json');
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new ApiError(`cannot read ${path} (${(e as Error).message}); start Hush first with \`npm start\` (same DATA_DIR)`);
+    throw new DemoError(`cannot read ${path} (${(e as Error).message}); start Hush first with \`npm start\` (same DATA_DIR)`);
   }
 }
 
 const account = demoAccount();
 const rpc = createSolanaRpc(RPC_URL);
-
-async function api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(`${HUSH_URL}/transfer/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${account.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (e) {
-    throw new ApiError(`cannot reach Hush at ${HUSH_URL} (${(e as Error).message}); is \`npm start\` running?`);
-  }
-  const json = (await res.json()) as { success: boolean; error?: { code: string; message: string } } & T;
-  if (!json.success) throw new ApiError(`${method} ${path} → ${res.status} ${json.error?.code}: ${json.error?.message}`);
-  return json;
-}
+const hush = createHushClient({ baseUrl: HUSH_URL, apiKey: account.apiKey });
 
 /** The local-only faucet for SPL tokens (not part of kit's typed API). */
 async function requestTokenAirdrop(owner: Address, mint: string, amount: bigint): Promise<Signature> {
@@ -109,18 +52,18 @@ async function requestTokenAirdrop(owner: Address, mint: string, amount: bigint)
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'localnet_requestTokenAirdrop', params: [owner, mint, amount.toString()] }),
   });
   const body = (await res.json()) as { result?: Signature; error?: { message: string } };
-  if (!body.result) throw new ApiError(`localnet_requestTokenAirdrop: ${body.error?.message}`);
+  if (!body.result) throw new DemoError(`localnet_requestTokenAirdrop: ${body.error?.message}`);
   return body.result;
 }
 
 async function confirmed(signatures: Signature[]): Promise<void> {
   for (let i = 0; i < 150; i++) {
     const { value } = await rpc.getSignatureStatuses(signatures).send();
-    if (value.some((s) => s?.err)) throw new ApiError(`transaction failed: ${JSON.stringify(value.map((s) => s?.err))}`);
+    if (value.some((s) => s?.err)) throw new DemoError(`transaction failed: ${JSON.stringify(value.map((s) => s?.err))}`);
     if (value.every((s) => s && s.confirmationStatus !== 'processed')) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new ApiError('transactions did not confirm within 30 s');
+  throw new DemoError('transactions did not confirm within 30 s');
 }
 
 /** Base units → a decimal string ("1.5"), for display only. */
@@ -161,7 +104,7 @@ async function send(token: Token, usdc: Token, sol: Token): Promise<void> {
     recipientAddress: recipient.address,
     ...(account.feeRecipientAddress ? { feeBps: 25, feeRecipientAddress: account.feeRecipientAddress } : {}),
   };
-  const { quote } = await api<{ quote: Quote }>('POST', '/quote', { amount: amount.toString(), sourceAssetId: token.assetId, destinationAssetId: token.assetId, ...terms });
+  const quote = await hush.quote({ amount: amount.toString(), sourceAssetId: token.assetId, destinationAssetId: token.assetId, ...terms });
   const u = (x: string) => `${units(x, token.decimals)} ${token.symbol}`;
   console.log(`quote      sender pays ${u(quote.amountIn)}, recipient gets ${u(quote.amountOut)}, ETA ~${quote.duration} s (valid until ${quote.expiresAt})`);
   console.log(
@@ -169,58 +112,42 @@ async function send(token: Token, usdc: Token, sol: Token): Promise<void> {
   );
 
   // 3. Order: the quote goes back unchanged; the answer carries the unsigned deposit transaction.
-  const { order } = await api<{ order: { trackingId: string; transaction: string; blockhashExpiresAtSlot: number } }>('POST', '/order', { quote, ...terms });
+  const order = await hush.order(quote, terms);
   console.log(`order      ${order.trackingId}  (deposit transaction valid until slot ${order.blockhashExpiresAtSlot})`);
 
-  // 4. The sender signs it (the only signature in the flow) and submits it to the chain.
-  const unsigned = getTransactionDecoder().decode(getBase64Encoder().encode(order.transaction));
-  const signed = await signTransaction([sender.keyPair], unsigned);
-  const signature = await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
-  if (signature !== getSignatureFromTransaction(signed)) throw new ApiError('the chain returned another signature');
-  console.log(`deposit    submitted ${signature}`);
-  // Optional: tell Hush where to look (it also watches the deposit account on its own).
-  await api('POST', '/deposit', { trackingId: order.trackingId, signature }).catch(() => {});
+  // 4. The SDK checks the transaction is exactly the deposit SPEC §4 allows, the sender signs it (the only
+  //    signature in the flow), it goes to the chain, and Hush gets the deposit hint.
+  const { signature } = await signAndSend(hush, order, sender, { rpc, asset: token });
+  console.log(`deposit    verified, signed, submitted ${signature}`);
 
-  // 5. Poll until final, printing each new state.
+  // 5. Poll until final (every 3 s, as the interface's example loop does), printing each new state.
   const started = Date.now();
-  let last = '';
-  let status: StatusRecord;
-  for (;;) {
-    status = (await api<{ order: StatusRecord }>('GET', `/status/${order.trackingId}`)).order;
-    if (status.status !== last) {
-      last = status.status;
-      const extra =
-        status.status === 'completed'
-          ? `  payout ${status.payouts.map((p) => p.signature).join(', ')}`
-          : status.refund
-            ? `  refund ${status.refund.signature} (${status.refund.reason})`
-            : status.failureReason
-              ? `  (${status.failureReason})`
-              : '';
-      console.log(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${status.status}${extra}`);
-    }
-    if (status.final) break;
-    if (Date.now() - started > GIVE_UP_MS) throw new ApiError(`order ${order.trackingId} not final after ${GIVE_UP_MS / 60_000} min; still ${status.status}`);
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
+  const status = await hush.waitForFinal(order.trackingId, {
+    signal: AbortSignal.timeout(GIVE_UP_MS),
+    onStatus: (s) => {
+      const detail = statusDetail(s);
+      console.log(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${s.status}${detail ? `  ${detail}` : ''}`);
+    },
+  });
 
   // 6. Where the money is now.
   const [s, r] = await Promise.all([balances(sender.address, usdc), balances(recipient.address, usdc)]);
   console.log(`balances   ${'SOL'.padStart(14)} ${'USDC'.padStart(12)}`);
   console.log(`  sender   ${units(s.sol, sol.decimals).padStart(14)} ${units(s.usdc, usdc.decimals).padStart(12)}`);
   console.log(`  recipient${units(r.sol, sol.decimals).padStart(14)} ${units(r.usdc, usdc.decimals).padStart(12)}`);
-  if (status.status !== 'completed') throw new ApiError(`order ended ${status.status}`);
+  if (status.status !== 'completed') throw new DemoError(`order ended ${status.status}`);
 }
 
 try {
-  const { tokens } = await api<{ tokens: Token[] }>('GET', '/tokens');
+  const tokens = await hush.tokens();
   const sol = tokens.find((t) => t.assetId === 'sol');
   const usdc = tokens.find((t) => t.assetId === 'usdc');
-  if (!sol || !usdc) throw new ApiError('this Hush does not offer both SOL and USDC');
+  if (!sol || !usdc) throw new DemoError('this Hush does not offer both SOL and USDC');
   console.log(`Hush demo: API ${HUSH_URL}, chain ${RPC_URL}, partner ${account.accountId}`);
   if (args.asset !== 'usdc') await send(sol, usdc, sol);
   if (args.asset !== 'sol') await send(usdc, usdc, sol);
 } catch (e) {
-  console.error(`demo: ${e instanceof ApiError ? e.message : (e as Error).stack}`);
+  const known = e instanceof DemoError || e instanceof HushApiError || e instanceof HushTransportError;
+  console.error(`demo: ${known ? (e as Error).message : (e as Error).stack}`);
   process.exit(1);
 }

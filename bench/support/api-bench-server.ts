@@ -48,7 +48,7 @@ await insertApiKey(db, { keyId: key.keyId, accountId, secretHash: key.secretHash
 const baseline = Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
 const tokens = {
   success: true as const,
-  tokens: hush.config.assets.list.map((a) => ({ ...a, min: a.min.toString(), max: a.max.toString() })),
+  tokens: hush.config.assets.list.map((a) => ({ ...a, min: a.min.toString(), max: a.max.toString(), denominations: a.denominations.map(String), swapGrid: a.swapGrid.toString() })),
 };
 baseline.get('/bare', { schema: { response: { 200: TokensResponse } } }, async () => tokens);
 const sampleQuote = {

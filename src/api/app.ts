@@ -5,11 +5,12 @@ import proxyAddr from '@fastify/proxy-addr';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { tokenBucketStore } from './token-bucket-store.ts';
 import { batchResponseWrites } from './response-batching.ts';
+import { addIetfRateLimitFields } from './ratelimit-fields.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Redis } from 'ioredis';
 import type { HushConfig } from '../config/config.ts';
-import { HushError } from '../domain/errors.ts';
+import { HUSH_ERROR_CODES, HushError } from '../domain/errors.ts';
 import type { Db } from '../store/db.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Authenticator, Caller } from '../services/authenticator.ts';
@@ -136,6 +137,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     }
     done();
   });
+  addIetfRateLimitFields(app);
   batchResponseWrites(app);
   // JSON only (SPEC §2): Fastify's built-in text/plain parser would hand a string to the schema (400)
   // instead of refusing the media type (415 UNSUPPORTED_MEDIA_TYPE).
@@ -160,7 +162,11 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   await app.register(swagger, {
     openapi: {
       info: { title: 'Hush private transfer API', version: '1.0.0', description: 'Quote, order and track private token transfers on Solana.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'hush_<keyId>_<secret>' } } },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'hush_<keyId>_<secret>' } },
+        // Every SPEC §6 code in one place, for clients' typed errors (each route's error bodies list their own subset).
+        schemas: { ErrorCode: { type: 'string', enum: [...HUSH_ERROR_CODES], description: 'SPEC §6 error code' } },
+      },
       security: [{ bearer: [] }],
     },
   });

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HushError, type HushErrorCode } from '../domain/errors.ts';
 import { BODY_LIMIT } from './limits.ts';
+import { ietfRateLimitFields } from './ratelimit-fields.ts';
 import { isStoreUnavailable } from '../store/db.ts';
 
 /** A bucket for requests no key's bucket covers (app.ts): sets RateLimit-* headers, throws RATE_LIMITED when empty. */
@@ -132,7 +133,8 @@ export function clientErrorAnswerer(bucket?: ConnectionBucket): (err: NodeJS.Err
         ? { code: 'RATE_LIMITED', message: 'Too many malformed requests from this address; slow down', requestId }
         : { code: 'INVALID_REQUEST', message: `Invalid request: ${reason}`, details: { reason }, requestId };
       const body = JSON.stringify({ success: false, error });
-      const rateHeaders = b ? `RateLimit-Limit: ${b.limit}\r\nRateLimit-Remaining: ${b.remaining}\r\nRateLimit-Reset: ${b.resetS}\r\n` : '';
+      const fields = b ? ietfRateLimitFields(b.limit, b.remaining, b.resetS) : null;
+      const rateHeaders = b && fields ? `RateLimit-Limit: ${b.limit}\r\nRateLimit-Remaining: ${b.remaining}\r\nRateLimit-Reset: ${b.resetS}\r\nRateLimit-Policy: ${fields.policy}\r\nRateLimit: ${fields.state}\r\n` : '';
       const retryAfter = limited ? `Retry-After: ${Math.max(1, b.resetS)}\r\n` : '';
       if (socket.writable) {
         socket.write(

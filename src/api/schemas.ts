@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { HUSH_ERROR_CODES, hasRetryAfter, httpStatusOf, type HushErrorCode } from '../domain/errors.ts';
 import { ORDER_STATUSES } from '../domain/order-state.ts';
+import { depositHintExample, orderExample, orderRequestExample, quoteExample, quoteRequestExample, statusExample, tokenExample } from './examples.ts';
 
 /** Request and response schemas (TypeBox), one per wire shape; the OpenAPI document is generated from them. */
 
@@ -31,6 +32,8 @@ const PARTNER_HEADERS = {
   'RateLimit-Limit': header("Requests the key's bucket holds (burst, SPEC §7)", Type.Integer()),
   'RateLimit-Remaining': header('Requests left in the bucket now', Type.Integer()),
   'RateLimit-Reset': header('Seconds until the bucket is full again', Type.Integer()),
+  'RateLimit-Policy': header('IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s)'),
+  RateLimit: header('IETF RateLimit: "default";r=<remaining>;t=<seconds until full>'),
 };
 const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before retrying', Type.Integer()) };
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': header('Bearer realm="hush": the scheme the API key goes in') };
@@ -98,9 +101,11 @@ export const TokensResponse = Type.Object({
       swappable: Type.Boolean(),
       min: AmountString,
       max: AmountString,
+      denominations: Type.Array(AmountString, { description: 'Standard amounts in base units (SPEC §9): a transfer whose pinned amount is one of them is the private path' }),
+      swapGrid: Type.String({ pattern: '^[1-9][0-9]*$', description: 'Swap payouts into this asset are rounded down to a multiple of this many base units' }),
     }),
   ),
-});
+}, { examples: [{ success: true, tokens: [tokenExample] }] });
 
 export const QuoteRequestBody = Type.Object(
   {
@@ -113,7 +118,7 @@ export const QuoteRequestBody = Type.Object(
     feeBps: Type.Optional(Type.Integer({ description: "Partner revenue share, 0…the account's fee cap" })),
     feeRecipientAddress: Type.Optional(AddressString),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [quoteRequestExample] },
 );
 
 export const QuoteObjectSchema = Type.Object({
@@ -134,7 +139,7 @@ export const QuoteObjectSchema = Type.Object({
   expiresAt: Timestamp,
 });
 
-export const QuoteResponse = Type.Object({ success: Type.Literal(true), quote: QuoteObjectSchema });
+export const QuoteResponse = Type.Object({ success: Type.Literal(true), quote: QuoteObjectSchema }, { examples: [{ success: true, quote: quoteExample }] });
 
 export const OrderRequestBody = Type.Object(
   {
@@ -145,7 +150,7 @@ export const OrderRequestBody = Type.Object(
     feeBps: Type.Optional(Type.Integer()),
     feeRecipientAddress: Type.Optional(AddressString),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [orderRequestExample] },
 );
 
 export const OrderObjectSchema = Type.Object({
@@ -161,7 +166,7 @@ export const OrderObjectSchema = Type.Object({
   blockhashExpiresAtSlot: Type.Integer(),
 });
 
-export const OrderResponse = Type.Object({ success: Type.Literal(true), order: OrderObjectSchema });
+export const OrderResponse = Type.Object({ success: Type.Literal(true), order: OrderObjectSchema }, { examples: [{ success: true, order: orderExample }] });
 export const OrderCreatedResponse = documented(OrderResponse, 'The order and its unsigned deposit transaction (a replay: the original answer)', {
   'Idempotent-Replayed': header('Present when this answer replays an earlier request with the same X-Idempotency-Key', Type.Literal('true')),
 });
@@ -197,14 +202,25 @@ export const StatusRecordSchema = Type.Object({
   history: Type.Array(Type.Object({ status: OrderStatus, at: Timestamp })),
 });
 
-export const StatusResponse = Type.Object({ success: Type.Literal(true), order: StatusRecordSchema });
+export const StatusResponse = Type.Object({ success: Type.Literal(true), order: StatusRecordSchema }, { examples: [{ success: true, order: statusExample }] });
 export const StatusRecordResponse = documented(StatusResponse, 'The status record', STATUS_CACHING);
 
 export const TrackingIdParams = Type.Object({ trackingId: Type.String({ maxLength: 64 }) });
 
 export const DepositHintBody = Type.Object(
   { trackingId: Type.String(), signature: Type.String() },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [depositHintExample] },
 );
 
 export const EmptyBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()]);
+
+export const WebhookTestResponse = Type.Object(
+  {
+    success: Type.Literal(true),
+    eventId: Type.String(),
+    delivered: Type.Boolean({ description: 'The receiver answered 2xx' }),
+    httpStatus: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String({ description: 'timed out / connection failed' }), Type.Null()]),
+  },
+  { examples: [{ success: true, eventId: 'evt_test_Zk3v1lq2cJ8pQy0A', delivered: true, httpStatus: 204, error: null }] },
+);

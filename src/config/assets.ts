@@ -15,6 +15,10 @@ export interface Asset {
   readonly max: bigint;
   /** Decimal string, USD per whole token: the embedded price source. */
   readonly referencePriceUsd: string;
+  /** Standard amounts (SPEC §9), ascending, within min..max; empty when the asset has none. */
+  readonly denominations: readonly bigint[];
+  /** Swap payouts into this asset are rounded down to a multiple of it (SPEC §4, §9); 1 = no grid. */
+  readonly swapGrid: bigint;
 }
 
 export interface AssetRegistry {
@@ -25,9 +29,26 @@ export interface AssetRegistry {
 
 const DEFAULT_PATH = fileURLToPath(new URL('../../config/assets.json', import.meta.url));
 
+type RawAsset = Omit<Asset, 'min' | 'max' | 'denominations' | 'swapGrid'> & { min: string; max: string; denominations?: string[]; swapGrid?: string };
+
+function parseAsset(a: RawAsset): Asset {
+  const min = BigInt(a.min);
+  const max = BigInt(a.max);
+  const denominations = (a.denominations ?? []).map((d) => BigInt(d));
+  const swapGrid = BigInt(a.swapGrid ?? '1');
+  // A bad asset file is an operator's mistake: refuse to start rather than quote nonsense.
+  denominations.forEach((d, i) => {
+    if (d < min || d > max || (i > 0 && d <= denominations[i - 1]!)) {
+      throw new Error(`config: ${a.assetId} denominations must ascend within min..max (${a.min}..${a.max}), got ${d}`);
+    }
+  });
+  if (swapGrid < 1n) throw new Error(`config: ${a.assetId} swapGrid must be at least 1`);
+  return Object.freeze({ ...a, min, max, denominations: Object.freeze(denominations), swapGrid });
+}
+
 export function loadAssets(path = DEFAULT_PATH): AssetRegistry {
-  const raw = JSON.parse(readFileSync(path, 'utf8')) as { assets: (Omit<Asset, 'min' | 'max'> & { min: string; max: string })[] };
-  const list = raw.assets.map((a) => Object.freeze({ ...a, min: BigInt(a.min), max: BigInt(a.max) }));
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as { assets: RawAsset[] };
+  const list = raw.assets.map(parseAsset);
   const byId = new Map(list.map((a) => [a.assetId, a]));
   const byMint = new Map(list.map((a) => [a.mint, a]));
   return { list, get: (id) => byId.get(id), byMint: (m) => byMint.get(m) };

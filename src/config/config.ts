@@ -34,9 +34,13 @@ export interface HushConfig {
   adminToken?: string;
   quoteTtlS: number;
   orderTtlS: number;
+  /** 'off' only in tests and benchmarks (SPEC §9): allows a zero payout delay. */
+  privacy: 'on' | 'off';
   payoutDelayS: { min: number; max: number };
   /** How often accrued partner fees are paid out, aggregated per partner and asset. */
   partnerPayoutIntervalS: number;
+  /** Expected share (bps) of token payouts that create the recipient's token account: the flat network fee charges that share of its rent. */
+  newTokenAccountShareBps: number;
   /** How often confirmed deposits are swept into the pools (several per transaction). */
   sweepIntervalS: number;
   treasurySeed?: string;
@@ -141,14 +145,29 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[], socketPa
 const MAX_PAYOUT_DELAY_S = 86_400;
 
 function delayWindow(raw: string | undefined): { min: number; max: number } {
-  const m = /^(\d+)-(\d+)$/.exec(raw || '5-30');
-  if (!m) throw new ConfigError(`HUSH_PAYOUT_DELAY_S must look like "min-max" in seconds, got "${raw}"`);
+  // Decimals (to the millisecond) let a time-compressed run (bench:privacy) scale the window with its slots.
+  const m = /^(\d+(?:\.\d{1,3})?)-(\d+(?:\.\d{1,3})?)$/.exec(raw || '5-30');
+  if (!m) throw new ConfigError(`HUSH_PAYOUT_DELAY_S must look like "min-max" in seconds (e.g. 5-30 or 0.5-4), got "${raw}"`);
   const min = Number(m[1]);
   const max = Number(m[2]);
   if (min > max) throw new ConfigError('HUSH_PAYOUT_DELAY_S: min must not exceed max');
   // A privacy delay is minutes; a day or more is a typo, and it would hold funds past any order deadline.
   if (max > MAX_PAYOUT_DELAY_S) throw new ConfigError(`HUSH_PAYOUT_DELAY_S: max must be at most ${MAX_PAYOUT_DELAY_S} s, got ${max}`);
   return { min, max };
+}
+
+/** SPEC §9: privacy is on unless explicitly switched off, for tests and benchmarks only. */
+function privacyMode(raw: string | undefined): 'on' | 'off' {
+  const v = raw || 'on';
+  if (v !== 'on' && v !== 'off') throw new ConfigError(`HUSH_PRIVACY must be on or off, got "${raw}"`);
+  return v;
+}
+
+/** A payout with no wait is linked by its timing alone (bench:privacy's self-check): refused unless privacy is off. */
+function checkDelayAllowed(delay: { min: number; max: number }, privacy: 'on' | 'off'): void {
+  if (privacy === 'on' && delay.min === 0) {
+    throw new ConfigError('HUSH_PAYOUT_DELAY_S with a minimum of 0 lets a payout follow its deposit at once; it is allowed only with HUSH_PRIVACY=off (tests and benchmarks)');
+  }
 }
 
 function rateLimits(raw: string | undefined): RateLimits {
@@ -191,6 +210,9 @@ function trustProxy(raw: string | undefined): HushConfig['trustProxy'] {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
   const role = env.HUSH_ROLE || 'all';
+  const privacy = privacyMode(env.HUSH_PRIVACY);
+  const payoutDelayS = delayWindow(env.HUSH_PAYOUT_DELAY_S);
+  checkDelayAllowed(payoutDelayS, privacy);
   if (role !== 'api' && role !== 'worker' && role !== 'all') throw new ConfigError(`HUSH_ROLE must be api, worker or all, got "${role}"`);
   return {
     port: int(env, 'PORT', 8787, 0, 65535),
@@ -210,7 +232,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     adminToken: adminToken(env.HUSH_ADMIN_TOKEN),
     quoteTtlS: int(env, 'HUSH_QUOTE_TTL_S', 60, 1, 3600),
     orderTtlS: int(env, 'HUSH_ORDER_TTL_S', 1800, 1, 86_400),
-    payoutDelayS: delayWindow(env.HUSH_PAYOUT_DELAY_S),
+    privacy,
+    payoutDelayS,
     partnerPayoutIntervalS: int(env, 'HUSH_PARTNER_PAYOUT_INTERVAL_S', 3600, 1, 30 * 86_400),
     sweepIntervalS: int(env, 'HUSH_SWEEP_INTERVAL_S', 5, 1, 86_400),
     // Both unset by default: SPEC §4 fixes one order deadline and firm quotes; an operator may opt in.
@@ -223,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     anonymousRateLimit: int(env, 'HUSH_ANONYMOUS_RATE_LIMIT', 10, 1, 1_000_000),
     trustProxy: trustProxy(env.HUSH_TRUST_PROXY),
     serviceFeeBps: int(env, 'HUSH_SERVICE_FEE_BPS', 30, 0, 1000),
+    newTokenAccountShareBps: int(env, 'HUSH_NEW_TOKEN_ACCOUNT_SHARE_BPS', 7000, 0, 10_000),
     computeUnitLimit: int(env, 'HUSH_COMPUTE_UNIT_LIMIT', 100_000, 1000, 1_400_000),
     computeUnitPriceMicroLamports: BigInt(int(env, 'HUSH_COMPUTE_UNIT_PRICE', 1000, 0, 1_000_000_000)),
     assets: loadAssets(env.HUSH_ASSETS_FILE || undefined),

@@ -170,10 +170,12 @@ export function quoteSameAsset(input: FeeInput): FeeQuote {
 
 /**
  * A cross-asset quote (a private swap), exact_in only (SPEC §4):
- * `amountOut = floor(convert(amountIn − fee))`. `convert` maps source base units to destination base
- * units and must round down itself (it returns an integer Amount); prices are the caller's concern.
+ * `amountOut = grid(floor(convert(amountIn − fee)))`. `convert` maps source base units to destination base
+ * units and must round down itself (it returns an integer Amount); prices are the caller's concern. The
+ * result is rounded down to a multiple of `grid` (the destination's swap grid, SPEC §9), so a price tick
+ * does not give two swaps of one class different payouts; the remainder stays with Hush as spread.
  */
-export function quoteCrossAsset(input: FeeInput & { convert: (sourceNet: Amount) => Amount }): FeeQuote {
+export function quoteCrossAsset(input: FeeInput & { convert: (sourceNet: Amount) => Amount; grid?: bigint }): FeeQuote {
   const { mode, amount, networkFee, min, max } = input;
   if (mode !== 'exact_in') {
     throw new HushError('UNSUPPORTED_MODE', 'cross-asset quotes support exact_in only', { mode });
@@ -184,7 +186,9 @@ export function quoteCrossAsset(input: FeeInput & { convert: (sourceNet: Amount)
   const raw = rawFees(amount, p, s, networkFee);
   const net = amount - raw.fee;
   if (net < 1n) throw doesNotCoverFees(min, max);
-  const amountOut = input.convert(toAmount(net));
-  if (amountOut < 1n) throw doesNotCoverFees(min, max); // worth less than one destination base unit
+  const grid = input.grid ?? 1n;
+  if (grid < 1n) throw new RangeError(`grid must be at least 1, got ${grid}`);
+  const amountOut = (input.convert(toAmount(net)) / grid) * grid;
+  if (amountOut < 1n) throw doesNotCoverFees(min, max); // worth less than one step of the destination grid
   return { mode, amountIn: amount, amountOut: toAmount(amountOut), ...toParts(raw, networkFee) };
 }

@@ -35,7 +35,12 @@ export function priorityFee(p: Pick<NetworkCostParams, 'computeUnitLimit' | 'com
 export interface SettlementShape {
   /** Payouts of native SOL are system transfers and need no token account. */
   destinationNative: boolean;
-  recipientTokenAccountMissing: boolean;
+  /**
+   * Share (bps) of the token account's rent to charge: 10000 when this recipient lacks one, 0 when it has
+   * one, and the expected share of recipients without one for the flat fee every quote carries (SPEC §9:
+   * a fee that depends on the recipient tells the recipient's state apart).
+   */
+  tokenAccountRentBps: number;
   payoutCount: number;
 }
 
@@ -46,6 +51,6 @@ export function settlementLamports(p: NetworkCostParams, s: SettlementShape): bi
   const sweepShare = p.lamportsPerSignature + (txBase + batch - 1n) / batch;
   // Payout: fee payer + pool wallet signatures, one transaction per payout part.
   const payouts = BigInt(Math.max(1, s.payoutCount)) * (txBase + p.lamportsPerSignature);
-  const rent = !s.destinationNative && s.recipientTokenAccountMissing ? p.tokenAccountRent : 0n;
+  const rent = s.destinationNative ? 0n : (p.tokenAccountRent * BigInt(s.tokenAccountRentBps) + 9_999n) / 10_000n;
   return sweepShare + payouts + rent;
 }

@@ -120,6 +120,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       : await treasuryReport(chain, treasury, config.assets).then((r) => r.filter((x) => x.missing !== '0'));
     for (const m of missing) log(`treasury: ${m.role} ${m.wallet} (${m.assetId}) holds ${m.balance}, target ${m.target}: fund it (npm run admin -- treasury)`);
   }
+  if (config.privacy === 'off') log('ALERT: HUSH_PRIVACY=off — payouts may follow deposits with no wait; for tests and benchmarks only, never in production');
   const prices = createFreshPrices(config, { onRefreshError: (e) => log(`prices: refresh failed: ${(e as Error).message}`) });
   await prices.refresh();
   prices.start();
@@ -182,7 +183,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         db,
         chain,
         auth,
-        quotes: new QuoteService(config, chain, keys.quoteMacKey, inventory, swaps),
+        quotes: new QuoteService(config, keys.quoteMacKey, inventory, swaps),
         orders,
         deposits: new DepositHintService(config, db, chain, orders, log),
         statusCache,

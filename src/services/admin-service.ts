@@ -254,7 +254,8 @@ export class AdminService {
    */
   async setWebhook(accountId: string, url: unknown): Promise<{ url: string; secret: string }> {
     const checked = validateWebhookUrl(url);
-    const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+    // Standard Webhooks' format: whsec_ and the base64 of the key (24 bytes, as its reference implementation makes).
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
     if (!(await setWebhook(this.db, accountId, checked, secret))) throw notFoundAccount(accountId);
     return { url: checked, secret };
   }

@@ -19,7 +19,6 @@ const STALE_AFTER_MS = 10_000;
 export class Inventory {
   private free = new Map<string, bigint>();
   /** Per pool wallet, what it can pay out (after its pending transactions), per asset. */
-  private poolFree = new Map<string, bigint[]>();
   private timer: NodeJS.Timeout | null = null;
   private readonly view: ChainView;
   /**
@@ -64,16 +63,13 @@ export class Inventory {
     }
     const [balances, pending, reserved] = read;
     const free = new Map<string, bigint>();
-    const poolFree = new Map<string, bigint[]>();
     for (const p of pools) {
       const asset = this.assets.get(p.assetId)!;
       const b = balances.get(p.holding);
       let held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
       held -= pending.get(p.holding) ?? 0n;
       free.set(p.assetId, (free.get(p.assetId) ?? 0n) + (held > 0n ? held : 0n));
-      poolFree.set(p.assetId, [...(poolFree.get(p.assetId) ?? []), held > 0n ? held : 0n]);
     }
-    this.poolFree = poolFree;
     for (const [assetId, r] of reserved) free.set(assetId, (free.get(assetId) ?? 0n) - r);
     // Orders reserved but not stored when the store was read may be missing from it: count them (twice at
     // worst, for one stored meanwhile, until the next refresh).
@@ -144,25 +140,6 @@ export class Inventory {
       // counting it (twice at worst, until the next refresh).
       stored: () => void resolve(),
     };
-  }
-
-  /**
-   * How many payout transactions paying `amount` will take: 1 when one pool can cover it, else the
-   * number of pools, largest first, needed to cover it (the worker splits the same way).
-   */
-  payoutParts(assetId: string, amount: bigint): number {
-    const free = this.poolFree.get(assetId) ?? [];
-    // Every quote asks; one pool nearly always suffices, so sort (a copy) only when none does.
-    if (free.length === 0 || free.some((f) => f >= amount)) return 1;
-    const pools = [...free].sort((a, b) => (b > a ? 1 : b < a ? -1 : 0));
-    let left = amount;
-    let parts = 0;
-    for (const f of pools) {
-      if (left <= 0n) break;
-      left -= f;
-      parts++;
-    }
-    return Math.max(1, parts);
   }
 
   /** Live [min, max] of `amount` for an asset: the configured bounds capped by free inventory. */

@@ -8,10 +8,8 @@ import { U64_MAX, U64_MAX_DIGITS, toAmount } from '../domain/money.ts';
 import { DEFAULT_NETWORK_COST, settlementLamports } from '../domain/network-cost.ts';
 import { convertCeil, convertFloor, parsePrice, type Price } from '../domain/price.ts';
 import { issueQuote, type QuoteObject } from '../domain/quote-token.ts';
-import { ChainUnavailableError, type SolanaChain } from '../chain/solana-chain.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
 import { requireAddress, requireWallet } from './address-rules.ts';
-import { associatedTokenAddress } from '../chain/associated-token-address.ts';
 
 export interface QuoteRequest {
   amount: string;
@@ -30,8 +28,6 @@ const SETTLEMENT_OVERHEAD_S = 5;
 /** Live amount bounds per asset (pool inventory); absent → the configured bounds. */
 export interface LiveBounds {
   bounds(assetId: string): { min: bigint; max: bigint };
-  /** Payout transactions needed to pay `amount` from the pools (splits cost more network fee). */
-  payoutParts?(assetId: string, amount: bigint): number;
   /** Which side keeps the bounds from being read (null when they are current). */
   unreadable?(): 'chain' | 'store' | null;
 }
@@ -43,7 +39,6 @@ export class QuoteService {
 
   constructor(
     private readonly config: HushConfig,
-    private readonly chain: SolanaChain,
     private readonly quoteSecret: Uint8Array,
     private readonly live?: LiveBounds,
     /** Live prices for swaps (absent → every swap is PAIR_NOT_SUPPORTED). */
@@ -112,11 +107,7 @@ export class QuoteService {
       throw new HushError('INSUFFICIENT_LIQUIDITY', `Not enough ${destination.assetId} liquidity to quote right now; retry shortly`, { assetId: destination.assetId });
     }
     if (amount > max) throw new HushError('AMOUNT_TOO_HIGH', `amount exceeds the current maximum of ${max}`, { min: min.toString(), max: max.toString() });
-    // Upper bound of what the pools will pay, to price a split payout (fees only lower it).
-    const paidOut = pair ? convertFloor(amount, pair.from, pair.to) : amount;
-    // Sync when the recipient's token account is in the chain cache (the common case): no await on the hot path.
-    const recipientMissing = destination.native ? false : !(this.tokenAccountExistsPeek(recipient, destination) ?? (await this.tokenAccountExists(recipient, destination)));
-    const networkFee = this.networkFee(source, destination, recipientMissing, this.live?.payoutParts?.(destination.assetId, paidOut) ?? 1);
+    const networkFee = this.networkFee(source, destination);
     const input = {
       mode,
       amount: toAmount(amount),
@@ -126,7 +117,7 @@ export class QuoteService {
       min: toAmount(min),
       max: toAmount(max),
     };
-    const fees = pair ? quoteCrossAsset({ ...input, convert: this.swaps!.converterFor(pair, { min, max }) }) : quoteSameAsset(input);
+    const fees = pair ? quoteCrossAsset({ ...input, convert: this.swaps!.converterFor(pair, { min, max }), grid: destination.swapGrid }) : quoteSameAsset(input);
     const issuedAtMs = Date.now();
     return issueQuote(this.quoteSecret, account.id, {
       sourceAssetId: source.assetId,
@@ -139,7 +130,7 @@ export class QuoteService {
       networkFee: fees.networkFee,
       min: toAmount(min),
       max: toAmount(max),
-      duration: this.config.payoutDelayS.max + SETTLEMENT_OVERHEAD_S,
+      duration: Math.ceil(this.config.payoutDelayS.max) + SETTLEMENT_OVERHEAD_S,
       issuedAtMs,
       expiresAtMs: issuedAtMs + this.config.quoteTtlS * 1000,
       senderAddress: sender,
@@ -150,22 +141,24 @@ export class QuoteService {
   }
 
   /**
-   * Every lamport Hush will spend settling this order, converted to the source asset and rounded up.
-   * A token payout needs the recipient's token account; if it is missing Hush creates it and the rent is
-   * part of the fee. Partner fees are paid out in aggregate on a schedule (one transfer per partner per
-   * period, unlinkable to any order), so their cost is Hush's and not in any single order's networkFee.
+   * What settling an order of this pair costs Hush on average, converted to the source asset and rounded
+   * up: one flat figure per pair (SPEC §4, §9), the same whether or not the recipient has a token account
+   * and however many parts the payout takes, since a fee that varied with them would tell recipients
+   * apart on the chain. The token account's rent is charged at the expected share of recipients without
+   * one; the ledger shows how the flat figure compares with what Hush really paid. Partner fees are paid
+   * out in aggregate on a schedule, so their cost is Hush's and in no single order's networkFee.
    */
-  private networkFee(source: Asset, destination: Asset, recipientTokenAccountMissing: boolean, payoutCount: number): bigint {
+  private networkFee(source: Asset, destination: Asset): bigint {
     const sol = this.config.assets.list.find((a) => a.native)!;
     const solPrice = source.native ? null : this.priceOf(sol.assetId);
     const sourcePrice = source.native ? null : this.priceOf(source.assetId);
     // The same few shapes are quoted over and over between price refreshes (a refresh brings new Price objects).
-    const key = `${source.assetId} ${destination.native} ${recipientTokenAccountMissing} ${payoutCount}`;
+    const key = `${source.assetId} ${destination.native}`;
     const hit = this.networkFees.get(key);
     if (hit && hit.solPrice === solPrice && hit.sourcePrice === sourcePrice) return hit.fee;
     const lamports = settlementLamports(
       { ...DEFAULT_NETWORK_COST, computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports },
-      { destinationNative: destination.native, recipientTokenAccountMissing, payoutCount },
+      { destinationNative: destination.native, tokenAccountRentBps: this.config.newTokenAccountShareBps, payoutCount: 1 },
     );
     const fee = solPrice && sourcePrice ? convertCeil(lamports, { price: solPrice, decimals: sol.decimals }, { price: sourcePrice, decimals: source.decimals }) : lamports;
     if (this.networkFees.size >= 1024) this.networkFees.clear();
@@ -176,19 +169,5 @@ export class QuoteService {
   /** Live price when the price source has a fresh one, else the configured reference (fees only). */
   private priceOf(assetId: string): Price {
     return this.swaps?.freshPrice(assetId) ?? this.prices.get(assetId)!;
-  }
-
-  private tokenAccountExistsPeek(owner: Address, asset: Asset): boolean | undefined {
-    return this.chain.accountExistsPeek(associatedTokenAddress(owner, asset.mint as Address, asset.tokenProgram as Address));
-  }
-
-  private async tokenAccountExists(owner: Address, asset: Asset): Promise<boolean> {
-    const ata = associatedTokenAddress(owner, asset.mint as Address, asset.tokenProgram as Address);
-    try {
-      return await this.chain.accountExistsCached(ata);
-    } catch (e) {
-      if (e instanceof ChainUnavailableError) throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
-      throw e;
-    }
   }
 }

@@ -13,7 +13,12 @@ export interface DueWebhookEvent {
   lease: Date;
   url: string | null;
   secret: string | null;
+  /** The secret replaced last, while it still signs beside the new one (rotation). */
+  previousSecret: string | null;
 }
+
+/** How long a replaced webhook secret keeps signing (Standard Webhooks rotation). */
+export const WEBHOOK_ROTATION_WINDOW = '24 hours';
 
 /** Gives up after this many attempts (backoff 2^n s, at most an hour apart: about 4 h in all). */
 export const MAX_WEBHOOK_ATTEMPTS = 15;
@@ -21,9 +26,27 @@ export const MAX_WEBHOOK_ATTEMPTS = 15;
 /** Delivered and given-up events are kept this long (then purged). */
 const KEEP_EVENTS = '7 days';
 
+/** A new secret demotes the current one to `previous` for the rotation window; clearing the webhook drops both. */
 export async function setWebhook(db: Queryable, accountId: string, url: string | null, secret: string | null): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE accounts SET webhook_url = $2, webhook_secret = $3, updated_at = now() WHERE id = $1', [accountId, url, secret]);
+  const { rowCount } = await db.query(
+    `UPDATE accounts SET
+       webhook_previous_secret = CASE WHEN $3::text IS NOT NULL THEN webhook_secret END,
+       webhook_previous_until = CASE WHEN $3::text IS NOT NULL AND webhook_secret IS NOT NULL THEN now() + interval '${WEBHOOK_ROTATION_WINDOW}' END,
+       webhook_url = $2, webhook_secret = $3, updated_at = now()
+     WHERE id = $1`,
+    [accountId, url, secret],
+  );
   return rowCount > 0;
+}
+
+/** An account's webhook and its signing secrets now (the test-send endpoint). */
+export async function getWebhook(db: Queryable, accountId: string): Promise<{ url: string; secret: string; previousSecret: string | null } | null> {
+  const { rows } = await db.query<{ webhook_url: string | null; webhook_secret: string | null; previous: string | null }>(
+    `SELECT webhook_url, webhook_secret, CASE WHEN webhook_previous_until > now() THEN webhook_previous_secret END AS previous FROM accounts WHERE id = $1`,
+    [accountId],
+  );
+  const r = rows[0];
+  return r?.webhook_url && r.webhook_secret ? { url: r.webhook_url, secret: r.webhook_secret, previousSecret: r.previous } : null;
 }
 
 /**
@@ -43,6 +66,7 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
     locked_until: Date;
     webhook_url: string | null;
     webhook_secret: string | null;
+    webhook_previous: string | null;
   }>(
     `WITH due AS MATERIALIZED (
        SELECT id FROM webhook_events w
@@ -55,6 +79,7 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
      FROM due, accounts a
      WHERE e.id = due.id AND a.id = e.account_id
      RETURNING e.id, e.order_id, e.status, e.at, e.attempts, e.locked_until, a.webhook_url, a.webhook_secret,
+       CASE WHEN a.webhook_previous_until > now() THEN a.webhook_previous_secret END AS webhook_previous,
        (SELECT count(*) FROM order_history h WHERE h.order_id = e.order_id AND h.id <= e.history_id) AS sequence`,
     [limit, leaseS],
   );
@@ -68,6 +93,7 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
     lease: r.locked_until,
     url: r.webhook_url,
     secret: r.webhook_secret,
+    previousSecret: r.webhook_previous,
   }));
 }
 

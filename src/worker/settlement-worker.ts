@@ -697,7 +697,8 @@ export class SettlementWorker {
 
   private drawDue(from: Date): Date {
     const { min, max } = this.config.payoutDelayS;
-    const delayMs = (min + (max > min ? randomInt(max - min + 1) : 0)) * 1000 + (max > 0 ? randomInt(1000) : 0);
+    // Uniform over [min, max] to the millisecond.
+    const delayMs = Math.round(min * 1000) + randomInt(Math.round((max - min) * 1000) + 1);
     return new Date(from.getTime() + delayMs);
   }
 

@@ -4,6 +4,7 @@ import type { Db } from '../store/db.ts';
 import { getOrdersByIds } from '../store/orders-store.ts';
 import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, purgeWebhookEvents, type DueWebhookEvent } from '../store/webhooks-store.ts';
 import { recordAsOf, statusRecord, type StatusRecord } from '../services/order-views.ts';
+import { postWebhook } from './webhook-delivery.ts';
 
 const BATCH = 16;
 const PARALLEL = 8;
@@ -12,10 +13,7 @@ const TIMEOUT_MS = 5_000;
 const LEASE_S = (Math.ceil(BATCH / PARALLEL) * TIMEOUT_MS) / 1000 + 30;
 const PURGE_EVERY_MS = 3_600_000;
 
-/** `Hush-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`: the receiver checks it and the age of t. */
-export function webhookSignature(secret: string, timestampS: number, body: string): string {
-  return `t=${timestampS},v1=${createHmac('sha256', secret).update(`${timestampS}.${body}`).digest('hex')}`;
-}
+export { webhookSignature } from './webhook-delivery.ts';
 
 /**
  * Delivers order events (webhook_events, written with every transition) to each account's webhook: at least
@@ -100,16 +98,10 @@ export class WebhookDispatcher {
       data: { trackingId: order.trackingId, status: e.status, sequence: e.sequence, order: recordAsOf(order, { status: e.status, sequence: Number(e.sequence), at: e.at }) },
     });
     try {
-      const res = await fetch(e.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'hush-event-id': eventId, 'hush-signature': webhookSignature(e.secret, Math.floor(Date.now() / 1000), body) },
-        body,
-        redirect: 'manual', // a redirect is an answer, not a delivery: the URL is the operator's to change
-        signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.aborts.signal]),
-      });
-      await res.body?.cancel();
-      if (res.status >= 200 && res.status < 300) return markWebhookDelivered(this.db, e);
-      return fail(`HTTP ${res.status}`);
+      const secrets = e.previousSecret ? [e.secret, e.previousSecret] : [e.secret];
+      const status = await postWebhook(e.url, eventId, body, secrets, AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.aborts.signal]));
+      if (status >= 200 && status < 300) return markWebhookDelivered(this.db, e);
+      return fail(`HTTP ${status}`);
     } catch (err) {
       return fail((err as Error).message);
     }

@@ -111,6 +111,7 @@ describe('without a trusted proxy (default), HUSH_ANONYMOUS_RATE_LIMIT=1', () =>
     assert.equal(first.status, 400);
     assert.equal(first.body.error.code, 'INVALID_REQUEST');
     assert.deepEqual([first.headers['ratelimit-limit'], first.headers['ratelimit-remaining'], first.headers['ratelimit-reset']], ['2', '1', '1']);
+    assert.deepEqual([first.headers['ratelimit-policy'], first.headers['ratelimit']], ['"default";q=2;w=2', '"default";r=1;t=1'], 'the IETF fields on a parser-made answer too');
     assert.equal((await raw(malformed)).headers['ratelimit-remaining'], '0');
     const limited = await raw(malformed);
     assert.equal(limited.status, 429);

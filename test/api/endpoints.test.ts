@@ -180,7 +180,14 @@ describe('GET /tokens', () => {
     assert.equal(new Set(ids).size, ids.length, 'asset ids are unique');
     for (const id of ['sol', 'usdc', 'usdt']) assert.ok(ids.includes(id), id);
     for (const tok of body.tokens) {
-      assert.deepEqual(Object.keys(tok).sort(), ['assetId', 'decimals', 'max', 'min', 'mint', 'name', 'native', 'swappable', 'symbol', 'tokenProgram']);
+      assert.deepEqual(Object.keys(tok).sort(), ['assetId', 'decimals', 'denominations', 'max', 'min', 'mint', 'name', 'native', 'swapGrid', 'swappable', 'symbol', 'tokenProgram']);
+      // SPEC §9: standard amounts, ascending within the configured bounds; the swap grid, a positive step.
+      assert.ok(tok.denominations.length > 0, `${tok.assetId} has standard amounts`);
+      tok.denominations.forEach((d: string, i: number) => {
+        assert.match(d, AMOUNT);
+        if (i > 0) assert.ok(BigInt(d) > BigInt(tok.denominations[i - 1]));
+      });
+      assert.match(tok.swapGrid, /^[1-9][0-9]*$/);
       assert.equal(typeof tok.symbol, 'string');
       assert.equal(typeof tok.name, 'string');
       assert.ok(Number.isInteger(tok.decimals));
@@ -199,6 +206,10 @@ describe('GET /tokens', () => {
     assert.equal(usdc.mint, USDC_MINT);
     assert.equal(usdc.decimals, 6);
     for (const h of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) assert.ok(res.headers.get(h) !== null, `${h} header`);
+    // The IETF fields beside them, from the same bucket.
+    const [limit, remaining, reset] = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((h) => res.headers.get(h));
+    assert.equal(res.headers.get('ratelimit-policy'), `"default";q=${limit};w=2`);
+    assert.equal(res.headers.get('ratelimit'), `"default";r=${remaining};t=${reset}`);
   });
 });
 
@@ -245,7 +256,7 @@ describe('POST /quote', () => {
     assert.equal(o.amountOut, '250000000');
   });
 
-  test('networkFee includes the recipient token-account rent only when the recipient has no USDC account', async () => {
+  test('networkFee is one flat figure: the same for a recipient with a token account and one without (SPEC §4, §9)', async () => {
     const sender = await address();
     const without = await address();
     const withAta = await address();
@@ -254,11 +265,11 @@ describe('POST /quote', () => {
     const feeOf = async (recipient: Address, assetId = 'usdc', amount = '10000000') =>
       BigInt(expectOk(await acct.client.quote({ amount, sourceAssetId: assetId, destinationAssetId: assetId, senderAddress: sender, recipientAddress: recipient })).quote.networkFee);
     const missing = await feeOf(without);
-    const present = await feeOf(withAta);
-    assert.ok(missing > present, `networkFee without a token account (${missing}) must exceed the one with (${present})`);
-    // The difference is the rent of a token account (2,039,280 lamports ≈ 0.306 USDC at the reference price).
-    const diff = missing - present;
-    assert.ok(diff > 250_000n && diff < 400_000n, `rent share ${diff} in USDC base units`);
+    assert.equal(await feeOf(withAta), missing, 'a fee that depended on the recipient would tell recipients apart on the chain');
+    // It prices the expected share (70 % by default) of a token account's rent (2,039,280 lamports ≈ 0.306 USDC):
+    // well above a bare payout's fees, below a whole rent.
+    assert.ok(missing > 150_000n && missing < 306_000n, `flat networkFee ${missing} in USDC base units`);
+    assert.equal(await feeOf(without, 'usdc', '20000000'), missing, 'nor does it depend on the amount');
     // SOL payouts are system transfers: no token account, no rent, same fee for both recipients.
     assert.equal(await feeOf(without, 'sol', '100000000'), await feeOf(withAta, 'sol', '100000000'));
   });

@@ -1,7 +1,7 @@
 /**
  * A Solana RPC that accepts connections but never answers (a black hole, not a refusal) must not hang
- * Hush: /readyz answers 503 within its probe bound, a quote that needs the chain answers 503
- * CHAIN_UNAVAILABLE within HUSH_RPC_TIMEOUT_MS, and the worker's batched reads fail rather than wait.
+ * Hush: /readyz answers 503 within its probe bound, a quote (which reads nothing on the chain) does not
+ * wait on it, and the worker's batched reads fail rather than wait.
  * The chain is a real localnet behind a TCP proxy the test switches between passing and swallowing.
  */
 import assert from 'node:assert/strict';
@@ -24,7 +24,7 @@ before(async () => {
   chain = await startTestLocalnet();
   proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(chain.url).port) });
   t = await startTestHush({ env: { HUSH_ROLE: 'api', SOLANA_RPC_URL: proxy.url, HUSH_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) } });
-  // Role api funds nothing itself; the pools need inventory for a quote to reach the chain lookup.
+  // Role api funds nothing itself; the pools need inventory for a quote to be answered.
   await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets);
   acct = await t.createAccount();
   await pollUntil(async () => (await acct.client.quote(usdcQuote(await address(), await address()))).status === 200, { what: 'pools seen by the inventory', timeoutMs: 30_000 });
@@ -45,18 +45,19 @@ async function timed<T>(f: () => Promise<T>): Promise<{ value: T; ms: number }> 
   return { value, ms: performance.now() - start };
 }
 
-test('an RPC that never answers: /readyz 503 within its bound, a quote 503 CHAIN_UNAVAILABLE within the RPC timeout; both recover', async () => {
+test('an RPC that never answers: /readyz 503 within its bound, a quote answered without waiting on it; both recover', async () => {
   expectOk(await t.anon.get('/readyz'));
   await proxy.set('swallow');
   try {
     const ready = await timed(() => t.anon.get('/readyz'));
     assert.deepEqual(expectError(ready.value, 503, 'SERVICE_UNAVAILABLE').details, { store: 'ok', chain: 'unreachable' });
     assert.ok(ready.ms < 4_000, `/readyz took ${ready.ms.toFixed(0)} ms`);
-    // A USDC quote to a new recipient must ask the chain whether its token account exists.
+    // A quote reads nothing on the chain (one flat network fee, SPEC §9): it does not wait on the silent
+    // RPC at all, while the inventory's reading is fresh enough (the last test refuses it once it is not).
     const req = usdcQuote(await address(), await address());
     const quote = await timed(() => acct.client.quote(req));
-    expectError(quote.value, 503, 'CHAIN_UNAVAILABLE');
-    assert.ok(quote.ms >= RPC_TIMEOUT_MS * 0.9 && quote.ms < RPC_TIMEOUT_MS + 2_500, `quote took ${quote.ms.toFixed(0)} ms`);
+    expectOk(quote.value);
+    assert.ok(quote.ms < RPC_TIMEOUT_MS, `quote took ${quote.ms.toFixed(0)} ms: it waited on the chain`);
   } finally {
     await proxy.set('forward');
   }

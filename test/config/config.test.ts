@@ -23,10 +23,26 @@ test('HUSH_ANONYMOUS_RATE_LIMIT: 10 per second by default, a positive integer ot
 test('HUSH_PAYOUT_DELAY_S: 5-30 when unset or empty (like every other variable, HUSH_ROLE too), else min-max with min ≤ max', () => {
   assert.deepEqual(loadConfig({}).payoutDelayS, { min: 5, max: 30 });
   assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '' }).payoutDelayS, { min: 5, max: 30 });
-  assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '0-0' }).payoutDelayS, { min: 0, max: 0 });
-  for (const bad of ['30-5', '5', '-1-3', '5-30s', '0-86401', '99999999-999999999999']) assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: bad }), ConfigError, bad);
-  assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '0-86400' }).payoutDelayS, { min: 0, max: 86400 });
+  const off = { HUSH_PRIVACY: 'off' };
+  assert.deepEqual(loadConfig({ ...off, HUSH_PAYOUT_DELAY_S: '0-0' }).payoutDelayS, { min: 0, max: 0 });
+  for (const bad of ['30-5', '5', '-1-3', '5-30s', '0-86401', '99999999-999999999999']) assert.throws(() => loadConfig({ ...off, HUSH_PAYOUT_DELAY_S: bad }), ConfigError, bad);
+  assert.deepEqual(loadConfig({ ...off, HUSH_PAYOUT_DELAY_S: '0-86400' }).payoutDelayS, { min: 0, max: 86400 });
+  // Milliseconds for time-compressed runs (bench:privacy); no finer.
+  assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '0.625-3.875' }).payoutDelayS, { min: 0.625, max: 3.875 });
+  for (const bad of ['0.0001-1', '.5-1', '1.-2', '2.5-1.5']) assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: bad }), ConfigError, bad);
   assert.equal(loadConfig({ HUSH_ROLE: '' }).role, 'all');
+});
+
+test('HUSH_PRIVACY: on by default; a payout window that starts at 0 only with it off (SPEC §9)', () => {
+  assert.equal(loadConfig({}).privacy, 'on');
+  assert.equal(loadConfig({ HUSH_PRIVACY: 'off' }).privacy, 'off');
+  for (const delay of ['0-0', '0-30', '0.000-5']) {
+    assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: delay }), /HUSH_PRIVACY=off/, delay);
+    assert.throws(() => loadConfig({ HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: delay }), ConfigError, delay);
+    assert.equal(loadConfig({ HUSH_PRIVACY: 'off', HUSH_PAYOUT_DELAY_S: delay }).payoutDelayS.min, 0);
+  }
+  assert.equal(loadConfig({ HUSH_PAYOUT_DELAY_S: '0.001-1' }).payoutDelayS.min, 0.001);
+  for (const bad of ['no', 'OFF', 'false', '0']) assert.throws(() => loadConfig({ HUSH_PRIVACY: bad }), ConfigError, bad);
 });
 
 test('URL variables must parse with their scheme, and the error does not echo the value (it may hold a password)', () => {

@@ -191,6 +191,30 @@ describe('fees: cross asset', () => {
     );
   });
 
+  it('amountOut is rounded down to the destination grid: a multiple of it, less than one step below the ungridded figure', () => {
+    fc.assert(
+      fc.property(amountArb, bpsArb, networkFeeArb, fc.bigInt({ min: 1n, max: 10n ** 6n }), (amount, feeBps, networkFee, grid) => {
+        let q: FeeQuote;
+        try {
+          q = quoteCrossAsset({ mode: 'exact_in', amount, feeBps, serviceFeeBps: 30, networkFee, min: ZERO, max: U64_MAX, convert: toUsdc, grid });
+        } catch (e) {
+          assert.ok(isHushError(e, 'AMOUNT_TOO_LOW'));
+          const net = deliver(amount, feeBps, 30, networkFee);
+          assert.ok(net < 1n || toUsdc(toAmount(net)) < grid, 'refused only when less than one grid step is left');
+          return;
+        }
+        const exact = toUsdc(toAmount(amount - q.fee));
+        assert.equal(q.amountOut % grid, 0n);
+        assert.ok(q.amountOut <= exact && exact - q.amountOut < grid);
+      }),
+      { numRuns: 2000 },
+    );
+    // Two swaps of one class a price tick apart pay the same amount.
+    const at = (rate: bigint) => quoteCrossAsset({ ...base({ amount: A(1_000_000_000n) }), convert: (x) => toAmount((x * rate) / 1_000_000n), grid: 10_000n });
+    assert.equal(at(150_000n).amountOut, at(150_001n).amountOut);
+    assert.throws(() => quoteCrossAsset({ ...base({}), convert: toUsdc, grid: 0n }), RangeError);
+  });
+
   it('exact_out is UNSUPPORTED_MODE; dust that converts to 0 is AMOUNT_TOO_LOW', () => {
     assert.throws(
       () => quoteCrossAsset({ ...base({ mode: 'exact_out' }), convert: toUsdc }),

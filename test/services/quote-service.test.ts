@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
-import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { httpStatusOf, type HushError } from '../../src/domain/errors.ts';
 import { DEFAULT_NETWORK_COST, settlementLamports } from '../../src/domain/network-cost.ts';
@@ -21,22 +20,19 @@ import type { AccountRecord } from '../../src/store/accounts-store.ts';
 const dataDir = mkdtempSync(join(tmpdir(), 'hush-quote-service-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** Config, a chain that is never called, and an account: no RPC in these unit tests. */
+/** Config and an account: no RPC in these unit tests (the flat network fee reads nothing on chain). */
 function fixture() {
   const config = loadConfig({ DATA_DIR: dataDir, SOLANA_RPC_URL: 'http://127.0.0.1:9' });
-  const chain = new SolanaChain('http://127.0.0.1:9');
-  // The recipient's token account is known to exist (the chain cache's answer).
-  chain.accountExistsPeek = () => true;
   const account = { id: 'acc_quote_service', feeCapBps: 100, feeRecipients: [], status: 'active', rateLimits: null } as unknown as AccountRecord;
-  return { config, chain, account };
+  return { config, account };
 }
 
 describe('quote service: networkFee at the current prices', () => {
   it('converts the settlement cost at each new price, and gives the same fee while prices stand', async () => {
-    const { config, chain, account } = fixture();
+    const { config, account } = fixture();
     const live = new Map<string, Price>([['sol', parsePrice('150')], ['usdc', parsePrice('1')]]);
     const swaps = { freshPrice: (assetId: string) => live.get(assetId) ?? null } as unknown as SwapPricing;
-    const service = new QuoteService(config, chain, new Uint8Array(32).fill(3), undefined, swaps);
+    const service = new QuoteService(config, new Uint8Array(32).fill(3), undefined, swaps);
     const request = {
       amount: '5000000',
       sourceAssetId: 'usdc',
@@ -46,7 +42,7 @@ describe('quote service: networkFee at the current prices', () => {
     };
     const lamports = settlementLamports(
       { ...DEFAULT_NETWORK_COST, computeUnitLimit: config.computeUnitLimit, computeUnitPriceMicroLamports: config.computeUnitPriceMicroLamports },
-      { destinationNative: false, recipientTokenAccountMissing: false, payoutCount: 1 },
+      { destinationNative: false, tokenAccountRentBps: config.newTokenAccountShareBps, payoutCount: 1 },
     );
     const expected = () => convertCeil(lamports, { price: live.get('sol')!, decimals: 9 }, { price: live.get('usdc')!, decimals: 6 }).toString();
 
@@ -66,12 +62,12 @@ describe('quote service: networkFee at the current prices', () => {
 
 describe("quote service: bounds it cannot vouch for are the service's problem, not the client's", () => {
   it('pools that cannot pay the minimum → 503 INSUFFICIENT_LIQUIDITY; unreadable bounds → 503 by side; above a real max → 400', async () => {
-    const { config, chain, account } = fixture();
+    const { config, account } = fixture();
     const usdc = config.assets.get('usdc')!;
     let free = usdc.min * 10n;
     let unreadable: 'chain' | 'store' | null = null;
     const live = { bounds: () => ({ min: usdc.min, max: free }), unreadable: () => unreadable };
-    const service = new QuoteService(config, chain, new Uint8Array(32).fill(4), live);
+    const service = new QuoteService(config, new Uint8Array(32).fill(4), live);
     const request = (amount: bigint) => ({
       amount: amount.toString(),
       sourceAssetId: 'usdc',

@@ -71,6 +71,7 @@ describe('two workers on one PostgreSQL, one SIGKILLed mid-run', { skip: postgre
       TREASURY_SEED: randomBytes(32).toString('hex'),
       SOLANA_RPC_URL: localnet.url,
       LOCALNET_SLOT_MS: String(SLOT_MS),
+      HUSH_PRIVACY: 'off',
       HUSH_PAYOUT_DELAY_S: '0-3',
       HUSH_SWEEP_INTERVAL_S: '1',
       HUSH_ADMIN_TOKEN: adminToken,

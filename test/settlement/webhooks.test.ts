@@ -3,13 +3,17 @@
  * a listening Hush (embedded chain, PGlite, worker) settles a real order, and a real HTTP receiver on
  * 127.0.0.1 gets one signed event per transition in the order's history. A receiver that fails gets the
  * same event again (same id) after the backoff; an account without a webhook gets none; the admin API
- * sets and clears it.
+ * sets and clears it. Deliveries follow Standard Webhooks (checked with the SDK's verifyWebhook, built on
+ * the standardwebhooks package) and still carry the deprecated Hush-* pair with Deprecation/Sunset; a new
+ * secret leaves the old one signing beside it for 24 h; the test-send endpoint delivers a signed
+ * webhook.test event through the same path.
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
+import { createHushClient, HushApiError, verifyWebhook } from '../../packages/sdk/src/index.ts';
 import { HushClient, expectError, expectOk, registerSecret, sleep, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { chainAt, newWallet, placeOrder, signAndSend, waitForOrder, SOL, type Chain } from '../support/settlement.ts';
 import { pollUntil } from '../support/localnet.ts';
@@ -49,6 +53,12 @@ function verifySignature(r: Received, secret: string): void {
   const expected = createHmac('sha256', secret).update(`${m[1]}.${r.body}`).digest('hex');
   assert.equal(m[2], expected, 'the signature is HMAC-SHA256 of "<t>.<body>" with the webhook secret');
   assert.ok(Math.abs(Date.now() / 1000 - Number(m[1])) < 120, 'the signature timestamp is current');
+  // Standard Webhooks, as a partner's receiver checks it.
+  const event = verifyWebhook(r.body, r.headers as Record<string, string>, secret);
+  assert.equal(event.id, r.headers['webhook-id']);
+  assert.equal(r.headers['webhook-timestamp'], m[1]);
+  assert.match(String(r.headers['deprecation']), /^@\d+$/, 'RFC 9745 Deprecation on the old headers');
+  assert.ok(Date.parse(String(r.headers['sunset'])) > Number(String(r.headers['deprecation']).slice(1)) * 1000, 'RFC 8594 Sunset after the deprecation');
 }
 
 describe('webhooks: one signed event per order transition, retried until delivered', () => {
@@ -86,7 +96,7 @@ describe('webhooks: one signed event per order transition, retried until deliver
     const set = await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: receiver.url } });
     const body = expectOk(set);
     assert.equal(body.url, receiver.url);
-    assert.match(body.secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+    assert.match(body.secret, /^whsec_[A-Za-z0-9+/]{32}$/, 'Standard Webhooks: whsec_ + base64 of 24 bytes');
     registerSecret(body.secret);
     expectOk(await admin.request('DELETE', `/admin/v1/accounts/${acct.id}/webhook`));
     expectError(await admin.request('DELETE', '/admin/v1/accounts/acc_1111111111111111/webhook'), 404, 'NOT_FOUND');
@@ -162,5 +172,35 @@ describe('webhooks: one signed event per order transition, retried until deliver
     const { rows: queued } = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_events WHERE order_id = (SELECT id FROM orders WHERE tracking_id = $1)', [after.trackingId]);
     assert.equal(queued[0]!.n, 0, 'no events queued after the webhook was cleared');
     assert.equal(receiver.received.length, before, 'and none sent');
+  });
+
+  test('rotation: after a new secret both sign for 24 h; test-send delivers a signed webhook.test event', async () => {
+    const acct = await t.createAccount();
+    const sdk = createHushClient({ baseUrl: t.url, apiKey: acct.apiKey });
+    const none = await sdk.testWebhook().catch((e: unknown) => e);
+    assert.ok(none instanceof HushApiError && none.code === 'NOT_FOUND', 'no webhook: nothing to test');
+    const { secret: old } = expectOk(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: receiver.url } }));
+    const { secret: current } = expectOk(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: receiver.url } }));
+    registerSecret(old);
+    registerSecret(current);
+    assert.notEqual(old, current);
+    receiver.received.length = 0;
+    const sent = await sdk.testWebhook();
+    assert.deepEqual({ delivered: sent.delivered, httpStatus: sent.httpStatus, error: sent.error }, { delivered: true, httpStatus: 204, error: null });
+    const [r] = receiver.received;
+    assert.ok(r && receiver.received.length === 1);
+    assert.equal(String(r.headers['webhook-signature']).split(' ').length, 2, 'two v1 signatures during the rotation');
+    for (const secret of [current, old]) {
+      const event = verifyWebhook(r.body, r.headers as Record<string, string>, secret);
+      assert.deepEqual({ id: event.id, type: event.type }, { id: sent.eventId, type: 'webhook.test' });
+    }
+    assert.throws(() => verifyWebhook(r.body, r.headers as Record<string, string>, 'whsec_' + Buffer.alloc(24, 7).toString('base64')), /signature/i);
+    assert.throws(() => verifyWebhook(r.body.replace('webhook.test', 'webhook.tesT'), r.headers as Record<string, string>, current), /signature/i, 'a changed body fails');
+    // The old secret stops signing after the window.
+    await t.db.query("UPDATE accounts SET webhook_previous_until = now() - interval '1 second' WHERE id = $1", [acct.id]);
+    receiver.received.length = 0;
+    assert.equal((await sdk.testWebhook()).delivered, true);
+    assert.equal(String(receiver.received[0]!.headers['webhook-signature']).split(' ').length, 1);
+    assert.throws(() => verifyWebhook(receiver.received[0]!.body, receiver.received[0]!.headers as Record<string, string>, old));
   });
 });

@@ -406,6 +406,8 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     LOCALNET_SLOT_MS: '50',
     DATA_DIR: dataDir,
     TREASURY_SEED: treasurySeed,
+    // Instant payouts (SPEC §9: only with privacy explicitly off); a suite may set a window of its own.
+    HUSH_PRIVACY: 'off',
     HUSH_PAYOUT_DELAY_S: '0-0',
     HUSH_DRAIN_GRACE_MS: '0',
     // Suites that fire many refused or unroutable requests from 127.0.0.1 (anonymous-limits.test.ts lowers it).

@@ -34,6 +34,10 @@ function convert(x: bigint, from: Id, to: Id, spreadBps = SPREAD_BPS): bigint {
   return (x * fn * td * 10n ** DECIMALS[to] * (10_000n - spreadBps)) / (fd * tn * 10n ** DECIMALS[from] * 10_000n);
 }
 
+/** SPEC §4, §9: swap payouts are rounded down to the destination's grid (config/assets.json swapGrid, transcribed). */
+const SWAP_GRID: Record<string, bigint> = { sol: 100_000n, usdc: 10_000n, usdt: 10_000n, bonk: 100_000_000n };
+const onGrid = (x: bigint, to: Id) => (x / SWAP_GRID[to]!) * SWAP_GRID[to]!;
+
 /** The live max of a USDC→SOL quote for `freeLamports` of SOL inventory (configured max permitting). */
 function usdcMaxFor(freeLamports: bigint): bigint {
   const m = (freeLamports * 150n * 10n ** 6n) / 10n ** 9n;
@@ -120,7 +124,7 @@ describe('cross-asset quotes (SPEC §4)', () => {
     ['usdc', 'bonk', 50_000_000n, 0],
     ['bonk', 'usdc', 12_345_678_901_234n, 30],
   ] as const) {
-    test(`${source}→${destination} ${amount}${feeBps ? ` with a ${feeBps} bps partner fee` : ''}: fees in ${source}, amountOut = floor(convert(amountIn − fee))`, async () => {
+    test(`${source}→${destination} ${amount}${feeBps ? ` with a ${feeBps} bps partner fee` : ''}: fees in ${source}, amountOut = grid(floor(convert(amountIn − fee)))`, async () => {
       const extra = feeBps ? { feeBps, feeRecipientAddress: acct.feeRecipients[0] } : {};
       const q = expectOk(await acct.client.quote(swapReq(amount, source, destination, extra))).quote;
       assert.equal(q.sourceAssetId, source);
@@ -137,7 +141,7 @@ describe('cross-asset quotes (SPEC §4)', () => {
       assert.ok(networkFee > 0n, 'Hush charges its transaction costs, in the source asset');
       // networkFee is lamports converted to the source asset and rounded up: below 0.05 SOL worth.
       assert.ok(networkFee <= convert(50_000_000n, 'sol', source, 0n) + 1n, `networkFee ${networkFee} is a few transactions' worth`);
-      assert.equal(BigInt(q.amountOut), convert(amountIn - BigInt(q.fee), source, destination), 'amountOut = floor(convert(amountIn − fee)) at reference prices less the spread');
+      assert.equal(BigInt(q.amountOut), onGrid(convert(amountIn - BigInt(q.fee), source, destination), destination), 'amountOut = grid(floor(convert(amountIn − fee))) at reference prices less the spread');
       assert.equal(Date.parse(q.expiresAt) - Date.parse(q.issuedAt), 60_000, 'default quote life');
     });
   }

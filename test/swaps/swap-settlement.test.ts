@@ -62,6 +62,10 @@ function convert(x: bigint, from: AssetId, to: AssetId, prices: Prices = REFEREN
   return (x * fn * td * 10n ** BigInt(ASSETS[to].decimals) * (10_000n - SPREAD_BPS)) / (fd * tn * 10n ** BigInt(ASSETS[from].decimals) * 10_000n);
 }
 
+/** SPEC §4, §9: swap payouts are rounded down to the destination's grid (config/assets.json swapGrid, transcribed). */
+const SWAP_GRID: Record<string, bigint> = { sol: 100_000n, usdc: 10_000n, usdt: 10_000n, bonk: 100_000_000n };
+const onGrid = (x: bigint, to: AssetId) => (x / SWAP_GRID[to]!) * SWAP_GRID[to]!;
+
 const overridesDir = mkdtempSync(join(tmpdir(), 'hush-swap-prices-'));
 const OVERRIDES = join(overridesDir, 'prices.json');
 let t: TestHush;
@@ -180,7 +184,7 @@ describe('swaps end to end (reference prices)', { concurrency: true }, () => {
       const partnerFee = (amount * BigInt(feeBps)) / 10_000n;
       assert.deepEqual(q.feeBreakdown, { serviceFee: serviceFee.toString(), partnerFee: partnerFee.toString(), networkFee: q.networkFee });
       assert.equal(BigInt(q.fee), serviceFee + partnerFee + placed.networkFee);
-      assert.equal(placed.amountOut, convert(amount - BigInt(q.fee), source, destination));
+      assert.equal(placed.amountOut, onGrid(convert(amount - BigInt(q.fee), source, destination), destination));
       // The swap deadline, not the send deadline.
       const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 90_000);
       assert.equal(Date.parse(rec.expiration) - Date.parse(rec.createdAt), SWAP_TTL_S * 1000, 'a swap order lives HUSH_SWAP_ORDER_TTL_S');
@@ -225,7 +229,7 @@ async function setSolPrice(usd: string | null): Promise<void> {
   await pollUntil(
     async () => {
       const q = expectOk(await acct.client.quote({ amount: '100000000', sourceAssetId: 'usdc', destinationAssetId: 'sol', senderAddress: probe, recipientAddress: probe })).quote;
-      return BigInt(q.amountOut) === convert(100_000_000n - BigInt(q.fee), 'usdc', 'sol', prices);
+      return BigInt(q.amountOut) === onGrid(convert(100_000_000n - BigInt(q.fee), 'usdc', 'sol', prices), 'sol');
     },
     { timeoutMs: 20_000, intervalMs: 200, what: `quotes priced at SOL = ${usd ?? 'reference'}` },
   );

@@ -5,6 +5,7 @@ import type { RateLimits } from '../../config/config.ts';
 import type { Caller } from '../../services/authenticator.ts';
 import type { ApiDeps } from '../app.ts';
 import { takeAnonymousToken, type AnonymousLimiter } from '../error-handler.ts';
+import { sendTestWebhook } from '../../services/webhook-test.ts';
 import {
   DepositHintBody,
   EmptyBody,
@@ -18,6 +19,7 @@ import {
   StatusResponse,
   TokensResponse,
   TrackingIdParams,
+  WebhookTestResponse,
   documented,
   errorResponses as errors,
 } from '../schemas.ts';
@@ -33,6 +35,25 @@ const ANY_ROUTE = ['UNAUTHORIZED', 'ACCOUNT_SUSPENDED', 'RATE_LIMITED', 'SERVICE
 const WITH_PARAM = [...ANY_ROUTE, 'INVALID_REQUEST'] as const;
 /** … and a route with a JSON body. */
 const WITH_BODY = [...ANY_ROUTE, 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const;
+
+/**
+ * The order's idempotency key: the IETF `Idempotency-Key` header or the interface's `X-Idempotency-Key`
+ * (Stripe-style clients send the first); both may be sent only with the same value.
+ */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const plain = request.headers['idempotency-key'];
+  const legacy = request.headers['x-idempotency-key'];
+  const field = plain !== undefined ? 'Idempotency-Key' : 'X-Idempotency-Key';
+  const raw = plain ?? legacy;
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !IDEMPOTENCY_KEY.test(raw)) {
+    throw new HushError('INVALID_REQUEST', `${field} must be 1–255 printable ASCII characters`, { field });
+  }
+  if (plain !== undefined && legacy !== undefined && plain !== legacy) {
+    throw new HushError('INVALID_REQUEST', 'Idempotency-Key and X-Idempotency-Key differ; send one of them', { field: 'Idempotency-Key' });
+  }
+  return raw;
+}
 
 function caller(request: FastifyRequest): Caller {
   // Set by the onRequest hook of this scope; absent only if that hook was bypassed.
@@ -81,7 +102,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
 
   app.get(
     '/tokens',
-    { config: limit('tokens'), exposeHeadRoute: false, schema: { tags: ['transfer'], summary: 'Assets usable as source and destination', security, response: { 200: documented(TokensResponse, 'Every asset Hush moves'), ...errors(...ANY_ROUTE) } } },
+    { config: limit('tokens'), exposeHeadRoute: false, schema: { operationId: 'listTokens', tags: ['transfer'], summary: 'Assets usable as source and destination', security, response: { 200: documented(TokensResponse, 'Every asset Hush moves'), ...errors(...ANY_ROUTE) } } },
     async () => ({
       success: true as const,
       tokens: config.assets.list.map((a) => ({
@@ -95,6 +116,8 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         swappable: a.swappable,
         min: deps.quotes.bounds(a).min.toString(),
         max: deps.quotes.bounds(a).max.toString(),
+        denominations: a.denominations.map(String),
+        swapGrid: a.swapGrid.toString(),
       })),
     }),
   );
@@ -104,6 +127,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     {
       config: limit('quote'),
       schema: {
+        operationId: 'createQuote',
         tags: ['transfer'],
         summary: 'Price a transfer: amounts, fees, limits, delivery time',
         security,
@@ -135,11 +159,18 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     {
       config: limit('order'),
       schema: {
+        operationId: 'createOrder',
         tags: ['transfer'],
         summary: 'Create an order from a quote; returns the unsigned deposit transaction',
         security,
         body: OrderRequestBody,
-        headers: { type: 'object', properties: { 'x-idempotency-key': { type: 'string' } } },
+        headers: {
+          type: 'object',
+          properties: {
+            'idempotency-key': { type: 'string', description: 'One key per order (IETF Idempotency-Key); reuse it only to retry that order' },
+            'x-idempotency-key': { type: 'string', description: 'The same, under the name the interface first gave it' },
+          },
+        },
         response: {
           200: OrderCreatedResponse,
           ...errors(
@@ -159,10 +190,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       },
     },
     async (request, reply) => {
-      const raw = request.headers['x-idempotency-key'];
-      if (raw !== undefined && (typeof raw !== 'string' || !IDEMPOTENCY_KEY.test(raw))) {
-        throw new HushError('INVALID_REQUEST', 'X-Idempotency-Key must be 1–255 printable ASCII characters', { field: 'X-Idempotency-Key' });
-      }
+      const raw = idempotencyKeyOf(request);
       const outcome = await deps.orders.create(caller(request).account, { ...request.body, quote: request.body.quote as Record<string, unknown> }, raw);
       if (outcome.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(outcome.status as 200).send(outcome.body as never);
@@ -174,6 +202,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     {
       config: limit('order'),
       schema: {
+        operationId: 'refreshOrder',
         tags: ['transfer'],
         summary: 'A new deposit transaction for the same order after the blockhash expired',
         security,
@@ -191,7 +220,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       config: limit('status'),
       // No automatic HEAD twin: @fastify/rate-limit counts per route, so it would be a second budget.
       exposeHeadRoute: false,
-      schema: { tags: ['transfer'], summary: 'Order status; poll until final', security, params: TrackingIdParams, response: { 200: StatusRecordResponse, 304: NotModified, ...errors(...WITH_PARAM, 'NOT_FOUND') } },
+      schema: { operationId: 'getStatus', tags: ['transfer'], summary: 'Order status; poll until final', security, params: TrackingIdParams, response: { 200: StatusRecordResponse, 304: NotModified, ...errors(...WITH_PARAM, 'NOT_FOUND') } },
     },
     async (request, reply) => {
       const account = caller(request).account;
@@ -211,6 +240,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     {
       config: limit('order'),
       schema: {
+        operationId: 'sendDepositHint',
         tags: ['transfer'],
         summary: 'Hint that the deposit was sent; verified against the chain',
         security,
@@ -226,5 +256,21 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       const out = await deps.deposits.hint(caller(request).account, request.body.trackingId, request.body.signature);
       return reply.code(out.status).send(out.body as never);
     },
+  );
+
+  app.post(
+    '/webhooks/test',
+    {
+      config: limit('order'),
+      schema: {
+        operationId: 'sendTestWebhook',
+        tags: ['transfer'],
+        summary: "Send a signed webhook.test event to the account's webhook now",
+        security,
+        body: EmptyBody,
+        response: { 200: documented(WebhookTestResponse, 'What the receiver answered'), ...errors(...WITH_BODY, 'NOT_FOUND') },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await sendTestWebhook(deps.db, caller(request).account.id)) }),
   );
 }

@@ -1,0 +1,81 @@
+/**
+ * A3's knowledge: the published release policy (read from Hush's configuration by the bench, never from
+ * its store) and the pipeline latency the adversary measured on its own transfers. A payout's delay after
+ * its deposit is the policy's random wait plus that latency; the density of the sum is the likelihood.
+ */
+
+/** What Hush publishes about when a payout is released (SPEC §9, the README's configuration table). */
+export interface ReleasePolicy {
+  /** The uniform extra wait window, seconds. */
+  delayWindowS: { min: number; max: number };
+  /**
+   * Class release (SPEC §9) when it exists: a standard payout waits until `k` of its class wait or the
+   * oldest has waited `maxDelayS`. Unset while Hush has no class release.
+   */
+  classRelease?: { k: number; maxDelayS: number };
+}
+
+/** Deposit-confirmed-to-payout latency outside the policy's wait, seconds: Normal(mu, sigma). */
+export interface PipelineLatency {
+  mu: number;
+  sigma: number;
+}
+
+const SQRT2 = Math.SQRT2;
+
+/** Abramowitz–Stegun 7.1.26 (error ≤ 1.5e-7): enough for a likelihood, and no dependency for one function. */
+function erf(x: number): number {
+  const s = Math.sign(x);
+  const a = Math.abs(x);
+  const t = 1 / (1 + 0.3275911 * a);
+  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-a * a);
+  return s * y;
+}
+
+const phi = (z: number) => 0.5 * (1 + erf(z / SQRT2));
+
+/**
+ * Calibrates the latency from the adversary's own transfers, whose delays it knows: their mean minus the
+ * window's mean, their variance minus the window's (W²/12). Never tighter than `floorS` (one slot).
+ */
+export function calibrate(ownDelaysS: number[], policy: ReleasePolicy, floorS: number): PipelineLatency {
+  const { min, max } = policy.delayWindowS;
+  if (ownDelaysS.length === 0) return { mu: floorS, sigma: Math.max(floorS, 1) };
+  const mean = ownDelaysS.reduce((a, b) => a + b, 0) / ownDelaysS.length;
+  const variance = ownDelaysS.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, ownDelaysS.length - 1);
+  const w = max - min;
+  const mu = Math.max(0, mean - (min + max) / 2);
+  const sigma = Math.sqrt(Math.max(floorS * floorS, variance - (w * w) / 12));
+  return { mu, sigma: Math.max(sigma, floorS) };
+}
+
+/** The waits the policy allows: a class release makes the wait depend on other deposits, up to its cap. */
+function waitBounds(policy: ReleasePolicy): { min: number; max: number } {
+  return { min: policy.delayWindowS.min, max: policy.delayWindowS.max + (policy.classRelease?.maxDelayS ?? 0) };
+}
+
+/** A delay the policy and the measured latency allow (within three standard deviations). */
+export function plausibleDelay(deltaS: number, policy: ReleasePolicy, lat: PipelineLatency): boolean {
+  const { min, max } = waitBounds(policy);
+  return deltaS >= min + lat.mu - 3 * lat.sigma && deltaS <= max + lat.mu + 3 * lat.sigma;
+}
+
+/** Share of the density kept for outliers (a stalled payout, a retry): no true pair is ever impossible. */
+const OUTLIER = 0.02;
+
+/**
+ * Density of a delay of `deltaS` ≥ 0 seconds: Uniform[min, max] ⊛ Normal(mu, sigma), mixed with a little
+ * uniform density over the whole plausible span so that one slow payout does not make its truth unlikely
+ * beyond any other pair.
+ */
+export function timingLikelihood(deltaS: number, policy: ReleasePolicy, lat: PipelineLatency): number {
+  const { min, max } = waitBounds(policy);
+  const x = deltaS - lat.mu;
+  const span = max + lat.mu + 6 * lat.sigma;
+  let f: number;
+  if (max - min < 1e-9) {
+    const z = (x - min) / lat.sigma;
+    f = Math.exp(-0.5 * z * z) / (lat.sigma * Math.sqrt(2 * Math.PI));
+  } else f = (phi((x - min) / lat.sigma) - phi((x - max) / lat.sigma)) / (max - min);
+  return (1 - OUTLIER) * f + (deltaS >= 0 && deltaS <= span ? OUTLIER / span : 0);
+}

@@ -1,0 +1,180 @@
+/**
+ * The bench's partner: starts a Hush, places the planned orders at their times through the public API,
+ * signs and submits each deposit as a wallet would, and keeps the ground truth (which deposit paid which
+ * recipient) to itself. The adversary code never imports this file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  decompileTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getSignatureFromTransaction,
+  getTransactionDecoder,
+  signTransaction,
+  type KeyPairSigner,
+} from '@solana/kit';
+import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import pLimit from 'p-limit';
+import type { Asset } from '../../src/config/assets.ts';
+import { JsonRpc } from './adversary/observe-chain.ts';
+import type { ReleasePolicy } from './adversary/timing-model.ts';
+import { HushApi } from './hush-api.ts';
+import type { PlannedOrder } from './workloads.ts';
+
+export interface BenchServer {
+  hushUrl: string;
+  rpcUrl: string;
+  partnerKey: string;
+  adversaryKey: string;
+  feeRecipient: string;
+  feePayer: string;
+  pools: string[];
+  slotMs: number;
+  policy: ReleasePolicy;
+  close(): Promise<void>;
+}
+
+export async function startServer(env: Record<string, string>): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hush-privacy-'));
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/support/privacy-bench-server.ts'], {
+    env: { ...process.env, DATA_DIR: dataDir, HUSH_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bench server exited (${code}) before it started`)));
+  });
+  const info = JSON.parse(line) as Omit<BenchServer, 'close'>;
+  return {
+    ...info,
+    close: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What only the driver knows: the order, its deposit and its recipient. */
+export interface TruthRecord {
+  plan: PlannedOrder;
+  trackingId: string;
+  depositSignature: string;
+  depositAccount: string;
+  recipient: string;
+  status: string;
+  /** Deposit confirmed → last payout confirmed, milliseconds (compressed time). */
+  delayMs: number | null;
+}
+
+export class Driver {
+  readonly rpc: JsonRpc;
+  private next = 0;
+  constructor(
+    readonly server: BenchServer,
+    private readonly assets: Map<string, Asset>,
+    readonly senders: KeyPairSigner[],
+  ) {
+    this.rpc = new JsonRpc(server.rpcUrl);
+  }
+
+  static async fund(server: BenchServer, assets: Map<string, Asset>, count: number): Promise<Driver> {
+    const rpc = new JsonRpc(server.rpcUrl);
+    const senders = await Promise.all(Array.from({ length: count }, () => generateKeyPairSigner()));
+    const limit = pLimit(8);
+    await Promise.all(
+      senders.flatMap((s) => [
+        limit(() => rpc.call('requestAirdrop', [s.address, 2000n * 10n ** 9n, { commitment: 'confirmed' }])),
+        ...[...assets.values()]
+          .filter((a) => !a.native)
+          .map((a) => limit(() => rpc.call('localnet_requestTokenAirdrop', [s.address, a.mint, (10_000_000n * 10n ** BigInt(a.decimals) * 100_000n) / BigInt(Math.round(Number(a.referencePriceUsd) * 100_000))]))),
+      ]),
+    );
+    return new Driver(server, assets, senders);
+  }
+
+  /** A recipient wallet; when `holds`, it gets a token account of `assetId` first (as ~30 % of real ones have). */
+  async recipient(assetId: string, holds: boolean): Promise<string> {
+    const r = (await generateKeyPairSigner()).address;
+    if (holds) await this.rpc.call('localnet_requestTokenAirdrop', [r, this.assets.get(assetId)!.mint, 1]);
+    return r;
+  }
+
+  /** quote → order → sign → send → deposit hint, as the partner app and its user's wallet do. */
+  async place(api: HushApi, plan: PlannedOrder, recipient: string, sender = this.senders[this.next++ % this.senders.length]!): Promise<TruthRecord> {
+    const terms = {
+      senderAddress: sender.address,
+      recipientAddress: recipient,
+      feeBps: plan.feeBps,
+      ...(plan.feeBps > 0 ? { feeRecipientAddress: this.server.feeRecipient } : {}),
+    };
+    const quoteAndOrder = async () => {
+      const { quote } = await api.call<{ quote: unknown }>('POST', '/quote', {
+        sourceAssetId: plan.sourceAssetId,
+        destinationAssetId: plan.destinationAssetId,
+        amount: plan.amount.toString(),
+        mode: plan.mode,
+        ...terms,
+      });
+      return api.call<{ order: { trackingId: string; transaction: string } }>('POST', '/order', { quote, ...terms }, { 'x-idempotency-key': crypto.randomUUID() });
+    };
+    // A quote that expired on the way (a loaded machine) is quoted again, as a partner app does.
+    const { order } = await quoteAndOrder().catch((e: Error) => (/QUOTE_EXPIRED/.test(e.message) ? quoteAndOrder() : Promise.reject(e)));
+    const tx = getTransactionDecoder().decode(getBase64Encoder().encode(order.transaction));
+    const signed = await signTransaction([sender.keyPair], tx);
+    const signature = getSignatureFromTransaction(signed);
+    await this.rpc.call('sendTransaction', [getBase64EncodedWireTransaction(signed), { encoding: 'base64', preflightCommitment: 'confirmed' }]);
+    await api.call('POST', '/deposit', { trackingId: order.trackingId, signature }).catch(() => undefined); // a hint only
+    const compiled = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+    const msg = decompileTransactionMessage(compiled as Parameters<typeof decompileTransactionMessage>[0]);
+    const create = msg.instructions.find((ix) => ix.programAddress === ASSOCIATED_TOKEN_PROGRAM_ADDRESS);
+    return { plan, trackingId: order.trackingId, depositSignature: signature, depositAccount: create!.accounts![1]!.address, recipient, status: 'awaiting_deposit', delayMs: null };
+  }
+
+  /** Polls every order's status until it is final; fills in status and delivery delay. */
+  async settle(api: HushApi, records: TruthRecord[], timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const limit = pLimit(16);
+    let open = records;
+    while (open.length > 0 && Date.now() < deadline) {
+      await Promise.all(
+        open.map((r) =>
+          limit(async () => {
+            const { order: s } = await api.call<{ order: { status: string; deposit: { confirmedAt: string | null } | null; payouts: { confirmedAt: string | null }[] } }>('GET', `/status/${r.trackingId}`);
+            r.status = s.status;
+            const paid = s.payouts.map((p) => (p.confirmedAt ? Date.parse(p.confirmedAt) : NaN));
+            if (s.status === 'completed' && s.deposit?.confirmedAt) r.delayMs = Math.max(...paid) - Date.parse(s.deposit.confirmedAt);
+          }),
+        ),
+      );
+      open = open.filter((r) => !['completed', 'refunded', 'failed', 'expired'].includes(r.status));
+      if (open.length > 0) await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+
+  /** Waits until Hush has swept (closed) every deposit account: only then can an outsider see all deposits. */
+  async swept(records: TruthRecord[], timeoutMs: number): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    let open = records.map((r) => r.depositAccount);
+    while (open.length > 0 && Date.now() < deadline) {
+      const still: string[] = [];
+      for (let i = 0; i < open.length; i += 100) {
+        const batch = open.slice(i, i + 100);
+        const res = await this.rpc.call<{ value: (unknown | null)[] }>('getMultipleAccounts', [batch, { encoding: 'base64', commitment: 'confirmed' }]);
+        res.value.forEach((v, j) => v !== null && still.push(batch[j]!));
+      }
+      open = still;
+      if (open.length > 0) await new Promise((r) => setTimeout(r, 1000));
+    }
+    return open.length;
+  }
+}

@@ -1,0 +1,133 @@
+/** Prints bench:privacy's table, runs its self-checks, and writes docs/privacy.md's table and chart. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { RunResult } from './run.ts';
+import type { RowScore } from './score.ts';
+
+export interface RateResult {
+  rate: number;
+  compression: number;
+  run: RunResult;
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
+const num = (x: number) => (Number.isFinite(x) ? (x >= 10 ? x.toFixed(0) : x.toFixed(1)) : '–');
+const LAMPORTS_PER_SOL = 1e9;
+
+export function tableRows(results: RateResult[]): string[][] {
+  const header = ['workload', 'λ /s', 'λ·D', 'orders', 'A1', 'A2', 'A3', 'A4', 'A5', 'best links', 'set p10', 'set median', 'delay p50 s', 'delay p95 s', 'cost SOL/order'];
+  const rows = results.flatMap(({ run }) =>
+    run.rows.map((r: RowScore) => [
+      r.label,
+      String(r.rate),
+      num(r.lambdaD),
+      `${r.completed}/${r.orders}`,
+      r.a1Links === r.a1Correct ? String(r.a1Links) : `${r.a1Correct} (+${r.a1Links - r.a1Correct} false)`,
+      pct(r.accuracy.A2),
+      pct(r.accuracy.A3),
+      pct(r.accuracy.A4),
+      pct(r.accuracy.A5),
+      `${pct(r.linked)} (${r.best})`,
+      num(r.setP10),
+      num(r.setMedian),
+      num(r.delayP50S),
+      num(r.delayP95S),
+      (r.costLamports / LAMPORTS_PER_SOL).toFixed(6),
+    ]),
+  );
+  return [header, ...rows];
+}
+
+export function printTable(results: RateResult[], off?: RunResult): void {
+  const rows = tableRows(off ? [...results, { rate: 0, compression: 4, run: off }] : results);
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  for (const r of rows) console.log(r.map((x, c) => x.padEnd(widths[c]!)).join('  '));
+  for (const { rate, compression, run } of results) {
+    console.log(`λ=${rate}: compression ×${compression}, ${run.wallSeconds.toFixed(0)} s, ${run.failedOrders} failed orders, ${run.unswept} deposits never swept, adversary read the chain in ${run.rpcRequests} RPC requests`);
+  }
+}
+
+/** The conditions under which the bench's figures mean nothing: each fails the run. */
+export function selfChecks(results: RateResult[], off: RunResult): string[] {
+  const failures: string[] = [];
+  const offRow = off.rows[0];
+  if (!offRow || offRow.accuracy.A3 < 0.95) failures.push(`with the delay off, A3 links ${offRow ? pct(offRow.accuracy.A3) : 'nothing'} (needs ≥ 95 %)`);
+  for (const { run } of [...results, { run: off }]) {
+    for (const r of run.rows) {
+      // Against shuffled truth the best guess is right about once per row (1/n of n orders).
+      if (r.completed >= 10 && r.shuffledHits > 3) failures.push(`${r.row} λ=${r.rate}: ${r.shuffledHits.toFixed(1)} hits against shuffled truth (expected about 1)`);
+      if (r.completed < 0.9 * r.orders) failures.push(`${r.row} λ=${r.rate}: only ${r.completed} of ${r.orders} orders completed`);
+      if (r.observed < 0.95) failures.push(`${r.row} λ=${r.rate}: the adversary found only ${pct(r.observed)} of the deposits and payouts`);
+    }
+  }
+  return failures;
+}
+
+const DOC = 'docs/privacy.md';
+const CHART = 'docs/privacy-chart.svg';
+const BEGIN = '<!-- bench:privacy:table -->';
+const END = '<!-- /bench:privacy:table -->';
+
+/** Rewrites the table between the markers in docs/privacy.md and the chart beside it. */
+export function writeDocs(results: RateResult[], off: RunResult, meta: { ordersPerRow: string; seed: number; seconds: number }): void {
+  const rows = tableRows([...results, { rate: 0, compression: 4, run: off }]);
+  const md = [
+    `| ${rows[0]!.join(' | ')} |`,
+    `| ${rows[0]!.map(() => '---').join(' | ')} |`,
+    ...rows.slice(1).map((r) => `| ${r.join(' | ')} |`),
+    '',
+    `${meta.ordersPerRow} orders per row (by rate), seed ${meta.seed}, ${new Date().toISOString().slice(0, 10)}, ${Math.round(meta.seconds / 60)} min on this machine; ` +
+      results.map(({ rate, compression }) => `λ=${rate} compressed ×${compression}`).join(', ') +
+      '; the last row is the self-check with the delay off.',
+  ].join('\n');
+  const doc = readFileSync(DOC, 'utf8');
+  const from = doc.indexOf(BEGIN);
+  const to = doc.indexOf(END);
+  if (from < 0 || to < from) throw new Error(`${DOC} lacks the ${BEGIN} … ${END} markers`);
+  writeFileSync(DOC, `${doc.slice(0, from + BEGIN.length)}\n${md}\n${doc.slice(to)}`);
+  writeFileSync(CHART, chart(results));
+}
+
+const COLORS = ['#c0392b', '#e67e22', '#2980b9', '#27ae60', '#8e44ad', '#7f8c8d'];
+
+/**
+ * Two panels against λ·D (log scale): the share of orders the best adversary links, and the median
+ * effective anonymity set. Plain SVG written here: a charting library for two line plots is not worth it.
+ */
+export function chart(results: RateResult[]): string {
+  const rows = results.flatMap(({ run }) => run.rows);
+  const workloads = [...new Set(rows.map((r) => r.label))];
+  const xs = rows.map((r) => r.lambdaD).filter((x) => x > 0);
+  const [x0, x1] = [Math.log10(Math.min(...xs) / 1.5), Math.log10(Math.max(...xs) * 1.5)];
+  const maxSet = Math.max(2, ...rows.map((r) => r.setMedian).filter(Number.isFinite));
+  const W = 360;
+  const H = 240;
+  const pad = { l: 50, r: 10, t: 30, b: 40 };
+  const panel = (ox: number, title: string, y: (r: RowScore) => number, yTicks: [number, string][]) => {
+    const px = (v: number) => ox + pad.l + ((Math.log10(v) - x0) / (x1 - x0)) * (W - pad.l - pad.r);
+    const py = (v: number) => pad.t + (1 - v) * (H - pad.t - pad.b);
+    const out = [`<text x="${ox + W / 2}" y="18" text-anchor="middle" font-weight="bold">${title}</text>`];
+    out.push(`<rect x="${ox + pad.l}" y="${pad.t}" width="${W - pad.l - pad.r}" height="${H - pad.t - pad.b}" fill="none" stroke="#999"/>`);
+    for (const [v, label] of yTicks) out.push(`<text x="${ox + pad.l - 4}" y="${py(v) + 4}" text-anchor="end">${label}</text><line x1="${ox + pad.l}" x2="${ox + W - pad.r}" y1="${py(v)}" y2="${py(v)}" stroke="#eee"/>`);
+    for (let d = Math.ceil(x0); d <= Math.floor(x1); d++) out.push(`<text x="${px(10 ** d)}" y="${H - pad.b + 14}" text-anchor="middle">${10 ** d}</text>`);
+    out.push(`<text x="${ox + W / 2 + pad.l / 2}" y="${H - 8}" text-anchor="middle">λ·D (arrivals per delay window)</text>`);
+    workloads.forEach((w, i) => {
+      const pts = rows.filter((r) => r.label === w && r.lambdaD > 0).sort((a, b) => a.lambdaD - b.lambdaD);
+      const path = pts.map((r) => `${px(r.lambdaD).toFixed(1)},${py(y(r)).toFixed(1)}`).join(' ');
+      out.push(`<polyline points="${path}" fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="2"/>`);
+      for (const r of pts) out.push(`<circle cx="${px(r.lambdaD).toFixed(1)}" cy="${py(y(r)).toFixed(1)}" r="3" fill="${COLORS[i % COLORS.length]}"/>`);
+    });
+    return out.join('');
+  };
+  const logSet = (v: number) => Math.log(Math.max(1, v)) / Math.log(maxSet);
+  const setTicks: [number, string][] = [1, 2, 5, 10, 20, 50, 100, 200].filter((t) => t <= maxSet).map((t) => [logSet(t), String(t)]);
+  const legend = workloads.map((w, i) => `<rect x="${20 + i * 120}" y="${H + 2}" width="10" height="10" fill="${COLORS[i % COLORS.length]}"/><text x="${34 + i * 120}" y="${H + 11}">${w}</text>`).join('');
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W}" height="${H + 20}" font-family="sans-serif" font-size="11">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    panel(0, 'orders linked by the best adversary', (r) => r.linked, [0, 0.25, 0.5, 0.75, 1].map((v) => [v, `${v * 100} %`])),
+    panel(W, 'median effective anonymity set (2^H)', (r) => logSet(r.setMedian), setTicks),
+    legend,
+    '</svg>',
+    '',
+  ].join('\n');
+}

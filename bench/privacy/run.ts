@@ -1,0 +1,130 @@
+/**
+ * One live run: a fresh Hush at one arrival rate, every workload stream interleaved at that rate, the
+ * adversary's own few transfers among them; then the adversary reads the chain and each row is scored.
+ */
+import { generateKeyPairSigner } from '@solana/kit';
+import pLimit from 'p-limit';
+import type { Asset } from '../../src/config/assets.ts';
+import { runAdversary, type OwnTransfer } from './adversary/adversary.ts';
+import { Driver, startServer, type TruthRecord } from './driver.ts';
+import { HushApi } from './hush-api.ts';
+import { scoreRow, type RowScore } from './score.ts';
+import { schedule, type PlannedOrder, type Workload } from './workloads.ts';
+
+export interface RunSpec {
+  /** Real arrivals per second of each stream. */
+  rate: number;
+  /** Time compression: slots, delay window and arrival gaps are all divided by it. */
+  compression: number;
+  ordersPerRow: number;
+  /** The published delay window before compression, seconds. */
+  delayWindowS: { min: number; max: number };
+  workloads: Workload[];
+  assets: Map<string, Asset>;
+  random: () => number;
+  /** Extra environment for Hush (e.g. HUSH_PRIVACY=off for the self-check). */
+  env?: Record<string, string>;
+  log: (msg: string) => void;
+}
+
+export interface RunResult {
+  rows: (RowScore & { results: unknown })[];
+  failedOrders: number;
+  unswept: number;
+  wallSeconds: number;
+  rpcRequests: number;
+  ownDelaysS: number[];
+}
+
+const OWN_TRANSFERS = 6;
+const seconds = (x: number) => String(Math.round(x * 1000) / 1000);
+
+export async function runOnce(spec: RunSpec): Promise<RunResult> {
+  const started = Date.now();
+  const c = spec.compression;
+  const server = await startServer({
+    LOCALNET_SLOT_MS: String(Math.round(400 / c)),
+    HUSH_PAYOUT_DELAY_S: `${seconds(spec.delayWindowS.min / c)}-${seconds(spec.delayWindowS.max / c)}`,
+    HUSH_SWEEP_INTERVAL_S: '1',
+    ...spec.env,
+  });
+  try {
+    const partner = new HushApi(server.hushUrl, server.partnerKey);
+    const adversaryApi = new HushApi(server.hushUrl, server.adversaryKey);
+    // 24 partner senders and, kept apart, the adversary's own.
+    const driver = await Driver.fund(server, spec.assets, 25);
+    const ownSender = driver.senders.pop()!;
+    const plans = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate)).flatMap((w) => schedule(w, spec.ordersPerRow, spec.rate * c, spec.random));
+    const span = Math.max(...plans.map((p) => p.atMs));
+    const limit = pLimit(8);
+    const recipients = await Promise.all(plans.map((p) => limit(() => driver.recipient(p.destinationAssetId, p.recipientHolds))));
+
+    // The adversary: a funded sender, a recipient holding every token (for quotes), its own transfers.
+    const holding = (await generateKeyPairSigner()).address;
+    for (const a of spec.assets.values()) if (!a.native) await driver.rpc.call('localnet_requestTokenAirdrop', [holding, a.mint, 1]);
+    const ownPlans: PlannedOrder[] = Array.from({ length: OWN_TRANSFERS }, (_, i) => ({
+      stream: 'adversary',
+      atMs: ((i + 0.5) / OWN_TRANSFERS) * span,
+      sourceAssetId: 'usdc',
+      destinationAssetId: 'usdc',
+      mode: 'exact_in',
+      amount: 3_000_000n + BigInt(Math.floor(spec.random() * 1_000_000)),
+      feeBps: 0,
+      recipientHolds: false,
+    }));
+    const ownRecipients = await Promise.all(ownPlans.map(() => driver.recipient('usdc', false)));
+
+    const fromSlot = Number(await driver.rpc.call<bigint>('getSlot', [{ commitment: 'confirmed' }]));
+    const t0 = Date.now();
+    let failed = 0;
+    const placed: Promise<TruthRecord | null>[] = [];
+    const own: Promise<TruthRecord | null>[] = [];
+    const all = [...plans.map((p, i) => ({ p, r: recipients[i]!, own: false })), ...ownPlans.map((p, i) => ({ p, r: ownRecipients[i]!, own: true }))].sort((a, b) => a.p.atMs - b.p.atMs);
+    spec.log(`  λ=${spec.rate}/s ×${c}: ${plans.length} orders over ${(span / 1000).toFixed(0)} s (slot ${Math.round(400 / c)} ms)`);
+    for (const { p, r, own: mine } of all) {
+      const wait = t0 + p.atMs - Date.now();
+      if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+      const fail = (e: Error) => {
+        failed++;
+        if (failed <= 3) spec.log(`  order failed: ${e.message}`);
+        return null;
+      };
+      if (mine) own.push(driver.place(adversaryApi, p, r, ownSender).catch(fail));
+      else placed.push(driver.place(partner, p, r).catch(fail));
+    }
+    const records = (await Promise.all(placed)).filter((x): x is TruthRecord => x !== null);
+    const ownRecords = (await Promise.all(own)).filter((x): x is TruthRecord => x !== null);
+    const windowMs = (spec.delayWindowS.max / c) * 1000;
+    await driver.settle(partner, records, 120_000 + windowMs * 4);
+    await driver.settle(adversaryApi, ownRecords, 60_000);
+    const unswept = await driver.swept([...records, ...ownRecords], 120_000);
+    // What the adversary knows of its own transfers: the deposit it signed and the recipient it chose.
+    const ownTransfers: OwnTransfer[] = ownRecords.map((t) => ({ depositSignature: t.depositSignature, recipient: t.recipient }));
+
+    const adversary = await runAdversary(
+      {
+        rpcUrl: server.rpcUrl,
+        hush: { feePayer: server.feePayer, pools: server.pools },
+        policy: server.policy,
+        slotMs: server.slotMs,
+        api: adversaryApi,
+        wallets: { sender: ownSender.address, freshRecipient: (await generateKeyPairSigner()).address, holdingRecipient: holding },
+      },
+      ownTransfers,
+      fromSlot,
+    );
+    const rows = spec.workloads
+      .filter((w) => !w.rates || w.rates.includes(spec.rate))
+      .map((w) =>
+        scoreRow(
+          adversary.view,
+          records.filter((r) => r.plan.stream === w.id),
+          adversary.knowledge,
+          { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id).length },
+        ),
+      );
+    return { rows, failedOrders: failed, unswept, wallSeconds: (Date.now() - started) / 1000, rpcRequests: adversary.view.requests, ownDelaysS: adversary.ownDelaysS };
+  } finally {
+    await server.close();
+  }
+}

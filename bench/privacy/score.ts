@@ -1,0 +1,119 @@
+/**
+ * Scores the adversaries against the ground truth, one workload row at a time. Each row is analysed on
+ * its own stream's deposits and payouts (thinning: the run interleaves all streams at the same rate, and
+ * each row stands for a world where all of Hush's traffic is that workload at that rate).
+ */
+import { attack, ADVERSARIES, type AdversaryResult } from './adversary/attack.ts';
+import type { AdversaryKnowledge, AdversaryId } from './adversary/models.ts';
+import type { ChainView } from './adversary/observe-chain.ts';
+import type { Observation } from './adversary/observation.ts';
+import type { TruthRecord } from './driver.ts';
+
+export interface RowScore {
+  row: string;
+  label: string;
+  rate: number;
+  /** Arrivals per delay window: rate × the published window's mean wait. */
+  lambdaD: number;
+  /** Orders the workload planned; those the API refused or the driver could not place count as not completed. */
+  orders: number;
+  completed: number;
+  /** Share of completed orders whose deposit and payout the adversary found on the chain. */
+  observed: number;
+  accuracy: Record<AdversaryId, number>;
+  a1Links: number;
+  /** A1's links that were right (A1 claims certainty: any wrong one is a bug in it). */
+  a1Correct: number;
+  best: AdversaryId;
+  linked: number;
+  confidentLinks: number;
+  setP10: number;
+  setMedian: number;
+  delayP50S: number;
+  delayP95S: number;
+  costLamports: number;
+  /** The best adversary's hits against shuffled truth, mean of 20 shuffles (expect about 1). */
+  shuffledHits: number;
+}
+
+export function quantile(xs: number[], q: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+}
+
+/** The observation restricted to one stream: its deposits by signature, its payouts by recipient. */
+export function thin(view: Observation, records: TruthRecord[]): Observation {
+  const sigs = new Set(records.map((r) => r.depositSignature));
+  const recipients = new Set(records.map((r) => r.recipient));
+  return { deposits: view.deposits.filter((d) => sigs.has(d.signature)), payouts: view.payouts.filter((p) => recipients.has(p.recipient)) };
+}
+
+function costPerOrder(view: ChainView, obs: Observation, orders: number): number {
+  const mine = new Set(obs.payouts.flatMap((p) => p.signatures));
+  const accounts = new Set(obs.deposits.map((d) => d.account));
+  let lamports = 0n;
+  for (const t of view.hushTransactions) {
+    if (t.kind === 'payout' && mine.has(t.signature)) lamports += t.feePayerCost;
+    // A sweep's fee only: the deposit accounts' rent it recovers was the sender's, not a saving of Hush's.
+    if (t.kind === 'sweep' && t.depositAccounts.length > 0) {
+      const share = t.depositAccounts.filter((a) => accounts.has(a)).length;
+      lamports += (t.fee * BigInt(share)) / BigInt(t.depositAccounts.length);
+    }
+  }
+  return orders > 0 ? Number(lamports) / orders : 0;
+}
+
+export function scoreRow(
+  view: ChainView,
+  records: TruthRecord[],
+  k: AdversaryKnowledge,
+  meta: { row: string; label: string; rate: number; compression: number; random: () => number; planned: number },
+): RowScore & { results: Record<AdversaryId, AdversaryResult> } {
+  const completed = records.filter((r) => r.status === 'completed');
+  const obs = thin(view, completed);
+  const results = attack(obs, k, meta.random);
+  const truth = obs.deposits.map((d) => {
+    const r = completed.find((x) => x.depositSignature === d.signature)!;
+    return obs.payouts.findIndex((p) => p.recipient === r.recipient && p.assetId === r.plan.destinationAssetId);
+  });
+  const n = Math.max(1, completed.length);
+  const hits = (res: AdversaryResult, t: number[]) => t.reduce((a, j, i) => a + (j >= 0 && res.guess[i] === j ? 1 : 0), 0);
+  const accuracy = Object.fromEntries(ADVERSARIES.map((id) => [id, hits(results[id], truth) / n])) as Record<AdversaryId, number>;
+  const median = (id: AdversaryId) => quantile(results[id].sets, 0.5);
+  const best = [...ADVERSARIES].sort((a, b) => accuracy[b] - accuracy[a] || median(a) - median(b))[0]!;
+  const res = results[best];
+  let shuffled = 0;
+  for (let s = 0; s < 20; s++) {
+    const t = [...truth];
+    for (let i = t.length - 1; i > 0; i--) {
+      const r = Math.floor(meta.random() * (i + 1));
+      [t[i], t[r]] = [t[r]!, t[i]!];
+    }
+    shuffled += hits(res, t) / 20;
+  }
+  const delays = completed.flatMap((r) => (r.delayMs === null ? [] : [(r.delayMs * meta.compression) / 1000]));
+  const window = k.policy.delayWindowS;
+  return {
+    row: meta.row,
+    label: meta.label,
+    rate: meta.rate,
+    lambdaD: meta.rate * ((window.min + window.max) / 2) * meta.compression,
+    orders: meta.planned,
+    completed: completed.length,
+    observed: Math.min(obs.deposits.length, obs.payouts.length) / n,
+    accuracy,
+    a1Links: results.A1.guess.filter((j) => j >= 0).length,
+    a1Correct: hits(results.A1, truth),
+    best,
+    linked: accuracy[best],
+    confidentLinks: truth.reduce((a, j, i) => a + (j >= 0 && res.guess[i] === j && res.confidence[i]! >= 0.9 ? 1 : 0), 0) / n,
+    setP10: quantile(res.sets, 0.1),
+    setMedian: median(best),
+    delayP50S: quantile(delays, 0.5),
+    delayP95S: quantile(delays, 0.95),
+    costLamports: costPerOrder(view, obs, n),
+    shuffledHits: shuffled,
+    results,
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * The simulated partner traffic: each workload is one row of the table, a stream of orders with its own
+ * amounts, pairs and modes. Arrivals are Poisson at the stream's rate (bursty: Poisson bursts of eight).
+ * Amounts are drawn in US dollars (log-normal, median $40) and turned into what a person would type.
+ */
+import type { Asset } from '../../src/config/assets.ts';
+
+export type Mode = 'exact_in' | 'exact_out';
+
+export interface PlannedOrder {
+  stream: string;
+  /** Milliseconds after the run starts (compressed time). */
+  atMs: number;
+  sourceAssetId: string;
+  destinationAssetId: string;
+  mode: Mode;
+  amount: bigint;
+  feeBps: number;
+  /** The recipient already holds a token account of the destination asset. */
+  recipientHolds: boolean;
+}
+
+export interface Workload {
+  id: string;
+  label: string;
+  /** Runs only at these rates (per second, real time); every rate when unset. */
+  rates?: number[];
+  bursty?: boolean;
+  /** Evenly spaced arrivals instead of Poisson (the self-check's clean timing). */
+  regular?: boolean;
+  draw(rand: () => number): Omit<PlannedOrder, 'stream' | 'atMs' | 'feeBps' | 'recipientHolds'>;
+}
+
+export interface AssetTable {
+  get(id: string): Asset;
+  denominations(id: string): bigint[];
+}
+
+const FEE_MIX = [0, 10, 25, 50];
+const HOLDING_SHARE = 0.3;
+
+/** Standard normal by Box–Muller. */
+function normal(rand: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+}
+
+/** A dollar amount: log-normal around $40, kept within $2–$2000 so every asset's bounds and pools allow it. */
+function dollars(rand: () => number): number {
+  return Math.min(2000, Math.max(2, 40 * Math.exp(1.1 * normal(rand))));
+}
+
+const pick = <T>(rand: () => number, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+
+/** Base units of `usd` dollars of `a`, truncated to `places` decimals of the asset (what a person types). */
+function typed(a: Asset, usd: number, places: number): bigint {
+  const whole = usd / Number(a.referencePriceUsd);
+  const step = 10 ** Math.max(0, a.decimals - places);
+  const units = BigInt(Math.max(1, Math.round((whole * 10 ** a.decimals) / step))) * BigInt(step);
+  return units < a.min ? a.min : units;
+}
+
+/** The denomination closest in ratio to `usd` dollars of `a`. */
+function nearestDenomination(t: AssetTable, id: string, usd: number): bigint {
+  const target = typed(t.get(id), usd, t.get(id).decimals);
+  let best = t.denominations(id)[0]!;
+  for (const d of t.denominations(id)) if (Math.abs(Math.log(Number(d) / Number(target))) < Math.abs(Math.log(Number(best) / Number(target)))) best = d;
+  return best;
+}
+
+/**
+ * Denominations of an asset: its configured 1-2-5 series when Hush has one (SPEC §9), else the 1-2-5
+ * series from the asset's minimum up to a thousand times it.
+ */
+export function denominationsOf(a: Asset): bigint[] {
+  if (a.denominations.length) return [...a.denominations];
+  const out: bigint[] = [];
+  let decade = 10n ** BigInt(String(a.min).length - 1);
+  while (out.length < 12) {
+    for (const m of [1n, 2n, 5n]) if (m * decade >= a.min) out.push(m * decade);
+    decade *= 10n;
+  }
+  return out.slice(0, 12);
+}
+
+const SAME_ASSET = ['usdc', 'usdc', 'usdc', 'usdc', 'usdc', 'sol', 'sol', 'sol', 'usdt', 'usdt'];
+const ROUND_USD = [10, 20, 20, 25, 50, 50, 100, 100, 200, 250, 500, 1000];
+const ROUND_SOL = ['0.1', '0.2', '0.25', '0.5', '0.5', '1', '1', '2', '5'];
+const SWAPS: [string, string][] = [['usdc', 'sol'], ['sol', 'usdc'], ['usdt', 'usdc'], ['usdc', 'bonk']];
+const STANDARD = ['sol', 'usdc', 'usdt', 'bonk'];
+
+export function workloads(t: AssetTable): Workload[] {
+  const same = (assetId: string, amount: bigint, mode: Mode) => ({ sourceAssetId: assetId, destinationAssetId: assetId, amount, mode });
+  const standard = (mode: Mode) => (rand: () => number) => {
+    const id = pick(rand, STANDARD);
+    return same(id, nearestDenomination(t, id, dollars(rand)), mode);
+  };
+  return [
+    {
+      id: 'free',
+      label: 'free amounts',
+      draw: (rand) => {
+        const id = pick(rand, SAME_ASSET);
+        return same(id, typed(t.get(id), dollars(rand), id === 'sol' ? 4 : 2), rand() < 0.5 ? 'exact_in' : 'exact_out');
+      },
+    },
+    {
+      id: 'round',
+      label: 'round amounts',
+      draw: (rand) => {
+        const id = pick(rand, SAME_ASSET);
+        const a = t.get(id);
+        const amount = id === 'sol' ? typed(a, Number(pick(rand, ROUND_SOL)) * Number(a.referencePriceUsd), 4) : typed(a, pick(rand, ROUND_USD), 2);
+        return same(id, amount, rand() < 0.5 ? 'exact_in' : 'exact_out');
+      },
+    },
+    { id: 'std-out', label: 'standard, exact_out', draw: standard('exact_out') },
+    { id: 'std-in', label: 'standard, exact_in', draw: standard('exact_in') },
+    {
+      id: 'swap',
+      label: 'swap mix',
+      draw: (rand) => {
+        const [from, to] = pick(rand, SWAPS);
+        return { sourceAssetId: from, destinationAssetId: to, amount: nearestDenomination(t, from, dollars(rand)), mode: 'exact_in' as const };
+      },
+    },
+    { id: 'bursty', label: 'standard, exact_out, bursts of 8', rates: [1], bursty: true, draw: standard('exact_out') },
+  ];
+}
+
+/** `n` orders of `w` arriving at `rate` per second (compressed), from time 0. */
+export function schedule(w: Workload, n: number, rate: number, rand: () => number): PlannedOrder[] {
+  const out: PlannedOrder[] = [];
+  const burst = w.bursty ? 8 : 1;
+  let t = 0;
+  while (out.length < n) {
+    t += (w.regular ? 1 : -Math.log(1 - rand())) * (burst / rate) * 1000;
+    for (let b = 0; b < burst && out.length < n; b++) {
+      const o = w.draw(rand);
+      const holds = o.destinationAssetId !== 'sol' && rand() < HOLDING_SHARE;
+      out.push({ ...o, stream: w.id, atMs: t + b * 50, feeBps: pick(rand, FEE_MIX), recipientHolds: holds });
+    }
+  }
+  return out;
+}
+
+/** Mulberry32: a small seeded generator, so a run can be repeated. */
+export function seeded(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let z = s;
+    z = Math.imul(z ^ (z >>> 15), z | 1);
+    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
+    return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
+  };
+}

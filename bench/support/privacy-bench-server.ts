@@ -1,0 +1,52 @@
+/**
+ * The Hush under measurement for bench:privacy: role `all` with its embedded local chain, configured from
+ * the environment the bench sets (slot time, delay window, sweep interval). Creates the bench partner
+ * (a fee recipient, rate limits high enough for the run) and a separate adversary account, then prints
+ * one JSON line: URLs, keys, Hush's public accounts, and the release policy as Hush's own configuration
+ * states it — the adversary reads the policy from here, never from a constant of its own.
+ */
+import { generateKeyPairSigner } from '@solana/kit';
+import { loadConfig } from '../../src/config/config.ts';
+import { startHush } from '../../src/runtime/start-hush.ts';
+import { generateApiKey } from '../../src/services/api-keys.ts';
+import { addFeeRecipient, insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
+
+const config = loadConfig({ ...process.env, HUSH_ROLE: 'all', PORT: '0', LOCALNET_PORT: '0' });
+const hush = await startHush(config, { log: (m) => process.stderr.write(`hush: ${m}\n`) });
+const limits = { quote: 1_000_000, order: 1_000_000, status: 1_000_000, tokens: 1_000_000 };
+
+async function account(name: string): Promise<{ id: string; apiKey: string }> {
+  const id = `acc_${name}${Date.now()}`;
+  await insertAccount(hush.db, { id, name: id, feeCapBps: 100 });
+  await updateAccount(hush.db, id, { rateLimits: limits });
+  const key = generateApiKey();
+  await insertApiKey(hush.db, { keyId: key.keyId, accountId: id, secretHash: key.secretHash, expiresAt: null });
+  return { id, apiKey: key.apiKey };
+}
+
+const partner = await account('partner');
+const feeRecipient = (await generateKeyPairSigner()).address;
+await addFeeRecipient(hush.db, partner.id, feeRecipient);
+const adversary = await account('adversary');
+
+console.log(
+  JSON.stringify({
+    hushUrl: hush.url,
+    rpcUrl: hush.localnet?.url ?? config.solanaRpcUrl,
+    partnerKey: partner.apiKey,
+    adversaryKey: adversary.apiKey,
+    feeRecipient,
+    feePayer: hush.treasury.feePayer.address,
+    pools: [...new Set(hush.treasury.allPools().map((p) => p.address))],
+    slotMs: config.localnetSlotMs,
+    policy: { delayWindowS: config.payoutDelayS },
+  }),
+);
+
+let stopping = false;
+process.on('SIGTERM', async () => {
+  if (stopping) return;
+  stopping = true;
+  await hush.close();
+  process.exit(0);
+});

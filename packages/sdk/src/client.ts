@@ -1,0 +1,158 @@
+import createClient from 'openapi-fetch';
+import type { paths } from './generated/openapi.ts';
+import { HushApiError, HushTransportError, retryAfterSeconds, toError } from './errors.ts';
+import type { Order, OrderTerms, Quote, QuoteRequest, StatusRecord, Token } from './types.ts';
+
+export interface HushClientOptions {
+  /** e.g. http://127.0.0.1:8787 (the /transfer/v1 prefix is added). */
+  baseUrl: string;
+  apiKey: string;
+  fetch?: typeof globalThis.fetch;
+  /** Retries of a request Hush answered 429/503 with Retry-After (or ORDER_IN_PROGRESS); default 2. */
+  maxRetries?: number;
+  /** Longest Retry-After the client sleeps through before giving the error to the caller; default 10 s. */
+  maxRetryAfterS?: number;
+}
+
+/** An order with the quote and terms it was made from: what signAndSend needs to verify its transaction. */
+export interface PlacedOrder extends Order {
+  quote: Quote;
+  terms: OrderTerms;
+  idempotencyKey: string;
+}
+
+export type StatusResult = { notModified: true; etag: string } | { notModified: false; etag: string | undefined; order: StatusRecord };
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /** Called with each new status record (not on unchanged polls). */
+  onStatus?: (order: StatusRecord) => void;
+  /** Poll interval, default 3000 ms (the interface's example loop). */
+  intervalMs?: number;
+}
+
+export interface HushClient {
+  tokens(): Promise<Token[]>;
+  quote(request: QuoteRequest): Promise<Quote>;
+  /** SPEC §4: the quote goes back unchanged; a key is generated when none is given (retries reuse it). */
+  order(quote: Quote, terms: OrderTerms, opts?: { idempotencyKey?: string }): Promise<PlacedOrder>;
+  /** A new deposit transaction for the same order once the old one's blockhash expired. */
+  refresh(order: PlacedOrder): Promise<PlacedOrder>;
+  /** Tells Hush the deposit's signature: `pending` (202) while the chain does not show it yet. */
+  depositHint(trackingId: string, signature: string): Promise<{ pending: boolean; order: StatusRecord }>;
+  status(trackingId: string, opts?: { etag?: string }): Promise<StatusResult>;
+  /** Has Hush send a signed `webhook.test` event to the account's webhook now; says what the receiver answered. */
+  testWebhook(): Promise<{ eventId: string; delivered: boolean; httpStatus: number | null; error: string | null }>;
+  /** Polls until `final`, honouring Retry-After, backing off while Hush cannot be reached. */
+  waitForFinal(trackingId: string, opts?: WaitOptions): Promise<StatusRecord>;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+const RETRY_CODES = new Set(['RATE_LIMITED', 'ORDER_IN_PROGRESS', 'SERVICE_UNAVAILABLE', 'CHAIN_UNAVAILABLE']);
+
+export function createHushClient(options: HushClientOptions): HushClient {
+  const api = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers: { authorization: `Bearer ${options.apiKey}` },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const maxRetries = options.maxRetries ?? 2;
+  const maxRetryAfterS = options.maxRetryAfterS ?? 10;
+
+  /** One call: its data, or a HushApiError / HushTransportError; retried only where that is safe (all calls here are). */
+  async function call<T>(send: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ data: T; response: Response }> {
+    for (let attempt = 0; ; attempt++) {
+      let out: { data?: T; error?: unknown; response: Response };
+      try {
+        out = await send();
+      } catch (e) {
+        throw new HushTransportError(`cannot reach Hush at ${options.baseUrl}: ${(e as Error).message}`, undefined, { cause: e });
+      }
+      if (out.response.ok && out.data !== undefined) return { data: out.data, response: out.response };
+      const error = await toError(out.response, out.error);
+      const wait = error instanceof HushApiError && RETRY_CODES.has(error.code) ? (error.retryAfterS ?? 1) : undefined;
+      if (wait === undefined || attempt >= maxRetries || wait > maxRetryAfterS) throw error;
+      await sleep(wait * 1000);
+    }
+  }
+
+  const client: HushClient = {
+    async tokens() {
+      return (await call(() => api.GET('/transfer/v1/tokens'))).data.tokens;
+    },
+    async quote(request) {
+      return (await call(() => api.POST('/transfer/v1/quote', { body: request }))).data.quote;
+    },
+    async order(quote, terms, opts = {}) {
+      const idempotencyKey = opts.idempotencyKey ?? `sdk-${crypto.randomUUID()}`;
+      const { data } = await call(() => api.POST('/transfer/v1/order', { body: { quote, ...terms }, headers: { 'idempotency-key': idempotencyKey } }));
+      return { ...data.order, quote, terms, idempotencyKey };
+    },
+    async refresh(order) {
+      const { data } = await call(() => api.POST('/transfer/v1/order/{trackingId}/refresh', { params: { path: { trackingId: order.trackingId } }, body: {} }));
+      return { ...data.order, quote: order.quote, terms: order.terms, idempotencyKey: order.idempotencyKey };
+    },
+    async depositHint(trackingId, signature) {
+      const { data, response } = await call(() => api.POST('/transfer/v1/deposit', { body: { trackingId, signature } }));
+      return { pending: response.status === 202, order: data.order };
+    },
+    async status(trackingId, opts = {}) {
+      const out = await api
+        .GET('/transfer/v1/status/{trackingId}', { params: { path: { trackingId } }, ...(opts.etag ? { headers: { 'if-none-match': opts.etag } } : {}) })
+        .catch((e: unknown) => {
+          throw new HushTransportError(`cannot reach Hush at ${options.baseUrl}: ${(e as Error).message}`, undefined, { cause: e });
+        });
+      const etag = out.response.headers.get('etag') ?? undefined;
+      if (out.response.status === 304) return { notModified: true, etag: etag ?? opts.etag! };
+      if (!out.response.ok || !out.data) throw await toError(out.response, out.error);
+      return { notModified: false, etag, order: out.data.order };
+    },
+    async testWebhook() {
+      const { data } = await call(() => api.POST('/transfer/v1/webhooks/test', { body: {} }));
+      return { eventId: data.eventId, delivered: data.delivered, httpStatus: data.httpStatus, error: data.error };
+    },
+    async waitForFinal(trackingId, opts = {}) {
+      const interval = opts.intervalMs ?? 3000;
+      let etag: string | undefined;
+      let last: StatusRecord | undefined;
+      let failures = 0;
+      for (;;) {
+        opts.signal?.throwIfAborted();
+        let wait = interval;
+        try {
+          const r = await client.status(trackingId, etag ? { etag } : {});
+          failures = 0;
+          if (!r.notModified) {
+            etag = r.etag;
+            if (!last || last.status !== r.order.status || last.updatedAt !== r.order.updatedAt) opts.onStatus?.(r.order);
+            last = r.order;
+            if (r.order.final) return r.order;
+          }
+        } catch (e) {
+          if (e instanceof HushApiError && !e.retryable) throw e;
+          // 429/503: as long as Hush asks; unreachable: exponential backoff up to 30 s.
+          failures++;
+          const asked = e instanceof HushApiError ? e.retryAfterS : undefined;
+          wait = Math.max(interval, asked !== undefined ? asked * 1000 : Math.min(30_000, interval * 2 ** failures));
+        }
+        await sleep(wait, opts.signal);
+      }
+    },
+  };
+  return client;
+}
+
+export { retryAfterSeconds };

@@ -1,0 +1,55 @@
+import type { ErrorCode } from './types.ts';
+
+/** Hush answered with its error body (SPEC §2): branch on `code` (SPEC §6), quote `requestId` to support. */
+export class HushApiError extends Error {
+  override readonly name = 'HushApiError';
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly requestId: string | undefined,
+    readonly details: Record<string, unknown> | undefined,
+    /** Seconds, from Retry-After (RATE_LIMITED, ORDER_IN_PROGRESS, 503s). */
+    readonly retryAfterS: number | undefined,
+  ) {
+    super(`${code}: ${message}`);
+  }
+
+  /** The same request may succeed later unchanged. */
+  get retryable(): boolean {
+    return this.retryAfterS !== undefined || this.status === 503 || this.status === 429;
+  }
+}
+
+/** The connection failed or the answer was not Hush's JSON (a proxy's page, a cut body). */
+export class HushTransportError extends Error {
+  override readonly name = 'HushTransportError';
+  constructor(
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function retryAfterSeconds(headers: Headers): number | undefined {
+  const raw = headers.get('retry-after');
+  if (raw === null) return undefined;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim());
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+export async function toError(response: Response, body: unknown): Promise<Error> {
+  const e = (body as { error?: { code?: unknown; message?: unknown; requestId?: unknown; details?: unknown } } | undefined)?.error;
+  if (!e || typeof e.code !== 'string') return new HushTransportError(`HTTP ${response.status} without a Hush error body`, response.status);
+  return new HushApiError(
+    response.status,
+    e.code as ErrorCode,
+    typeof e.message === 'string' ? e.message : e.code,
+    typeof e.requestId === 'string' ? e.requestId : (response.headers.get('x-request-id') ?? undefined),
+    e.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>) : undefined,
+    retryAfterSeconds(response.headers),
+  );
+}

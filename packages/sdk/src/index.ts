@@ -1,0 +1,16 @@
+export { createHushClient, type HushClient, type HushClientOptions, type PlacedOrder, type StatusResult, type WaitOptions } from './client.ts';
+export { HushApiError, HushTransportError } from './errors.ts';
+export {
+  DEFAULT_MAX_COMPUTE_UNIT_LIMIT,
+  DEFAULT_MAX_COMPUTE_UNIT_PRICE,
+  DepositVerificationError,
+  verifyDepositTransaction,
+  type DepositRefusal,
+  type VerifiedDeposit,
+  type VerifyDepositOptions,
+} from './verify-deposit.ts';
+export { statusDetail } from './status-detail.ts';
+export { signAndSend, type SentDeposit, type SignAndSendOptions } from './sign-and-send.ts';
+export type { ErrorCode, Order, OrderRequest, OrderStatus, OrderTerms, Quote, QuoteRequest, StatusRecord, Token } from './types.ts';
+export type { paths, components, operations } from './generated/openapi.ts';
+export { verifyWebhook, HushWebhookError, type HushWebhookEvent } from './webhooks.ts';

@@ -1,0 +1,18 @@
+/** The wire shapes, picked out of the types generated from the server's OpenAPI document (never restated). */
+import type { components, operations } from './generated/openapi.ts';
+
+type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+type Ok<Op extends keyof operations> = Json<operations[Op]['responses'][200]>;
+type Body<Op extends keyof operations> = operations[Op]['requestBody'] extends { content: { 'application/json': infer B } } | undefined ? B : never;
+
+export type ErrorCode = components['schemas']['ErrorCode'];
+export type Token = Ok<'listTokens'>['tokens'][number];
+export type QuoteRequest = Body<'createQuote'>;
+export type Quote = Ok<'createQuote'>['quote'];
+export type OrderRequest = Body<'createOrder'>;
+/** What the order must repeat from the quote request (SPEC §4: any difference is QUOTE_MISMATCH). */
+export type OrderTerms = Omit<OrderRequest, 'quote'>;
+export type Order = Ok<'createOrder'>['order'];
+export type StatusRecord = Ok<'getStatus'>['order'];
+export type OrderStatus = StatusRecord['status'];
+export type DepositHint = Body<'sendDepositHint'>;

@@ -1,0 +1,31 @@
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import type { StatusRecord } from './types.ts';
+
+/** What Hush posts to a partner's webhook (Standard Webhooks: webhook-id / -timestamp / -signature). */
+export type HushWebhookEvent =
+  | { id: string; type: 'order.status_changed'; createdAt: string; data: { trackingId: string; status: StatusRecord['status']; sequence: string; order: StatusRecord } }
+  | { id: string; type: 'webhook.test'; createdAt: string; data: Record<string, never> };
+
+export class HushWebhookError extends Error {
+  override readonly name = 'HushWebhookError';
+}
+
+/**
+ * Checks a delivery's Standard Webhooks signature (any of the `v1,` signatures, so both secrets verify
+ * during a rotation) and its timestamp (±5 min, against replays), then parses the body. `rawBody` must be
+ * the bytes as received, before any JSON parsing. Throws HushWebhookError when it is not Hush's.
+ */
+export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | Record<string, string | string[] | undefined>, secret: string): HushWebhookEvent {
+  const get = (name: string): string => {
+    const v = headers instanceof Headers ? headers.get(name) : (headers[name] ?? Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1]);
+    return Array.isArray(v) ? v.join(' ') : (v ?? '');
+  };
+  const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
+  // Secrets issued before Standard Webhooks were base64url: the same key in another alphabet.
+  const normalized = `whsec_${secret.replace(/^whsec_/, '').replace(/-/g, '+').replace(/_/g, '/')}`;
+  try {
+    return new Webhook(normalized).verify(body, { 'webhook-id': get('webhook-id'), 'webhook-timestamp': get('webhook-timestamp'), 'webhook-signature': get('webhook-signature') }) as HushWebhookEvent;
+  } catch (e) {
+    throw new HushWebhookError(e instanceof WebhookVerificationError ? e.message : `invalid webhook: ${(e as Error).message}`);
+  }
+}

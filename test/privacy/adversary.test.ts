@@ -1,0 +1,225 @@
+/**
+ * The privacy bench's adversaries on synthetic chains whose answers are known: what they must link, what
+ * they must not, and the arithmetic under them (assignment, Sinkhorn, the fee and timing models).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { amountLikelihood, type AmountSchedule } from '../../bench/privacy/adversary/amount-model.ts';
+import { attack } from '../../bench/privacy/adversary/attack.ts';
+import { matrix, maxLikelihoodAssignment } from '../../bench/privacy/adversary/matching.ts';
+import { deterministicLinks, type AdversaryKnowledge } from '../../bench/privacy/adversary/models.ts';
+import type { Observation, ObservedDeposit, ObservedPayout } from '../../bench/privacy/adversary/observation.ts';
+import { effectiveSets, sinkhorn } from '../../bench/privacy/adversary/sinkhorn.ts';
+import { calibrate, timingLikelihood, type ReleasePolicy } from '../../bench/privacy/adversary/timing-model.ts';
+import { seeded } from '../../bench/privacy/workloads.ts';
+
+const SERVICE_BPS = 30n;
+const NETWORK_FEE = 5_000n;
+
+/** Hush's same-asset schedule in miniature: service fee 30 bps, one flat network fee, USDC only. */
+const schedule: AmountSchedule = {
+  feeCapBps: 100,
+  point: (src, amount, dst) => (src === dst ? { amountOut: amount - (amount * SERVICE_BPS) / 10_000n - NETWORK_FEE, fee: (amount * SERVICE_BPS) / 10_000n + NETWORK_FEE } : undefined),
+  exactOutShift: () => 0n,
+  grid: () => 1n,
+  native: () => false,
+  swappable: () => false,
+};
+const payoutOf = (amountIn: bigint, feeBps: number) => amountIn - (amountIn * SERVICE_BPS) / 10_000n - (amountIn * BigInt(feeBps)) / 10_000n - NETWORK_FEE;
+
+const policy: ReleasePolicy = { delayWindowS: { min: 5, max: 30 } };
+const knowledge = (over: Partial<AdversaryKnowledge> = {}): AdversaryKnowledge => ({
+  schedule,
+  policy,
+  latency: { mu: 1, sigma: 0.4 },
+  slotS: 0.4,
+  commonAccounts: new Set(['pool', 'feePayer', 'mint']),
+  ...over,
+});
+
+let serial = 0;
+const deposit = (amount: bigint, slot: number, extra: Partial<ObservedDeposit> = {}): ObservedDeposit => ({
+  signature: `dep${++serial}`,
+  account: `acct${serial}`,
+  sender: `sender${serial}`,
+  assetId: 'usdc',
+  amount,
+  slot,
+  blockhash: `bh-d${serial}`,
+  accounts: [`sender${serial}`, `acct${serial}`, 'mint'],
+  ...extra,
+});
+const payout = (recipient: string, amount: bigint, slot: number, extra: Partial<ObservedPayout> = {}): ObservedPayout => ({
+  signatures: [`pay-${recipient}`],
+  recipient,
+  assetId: 'usdc',
+  amount,
+  slot,
+  createdTokenAccount: true,
+  parts: 1,
+  blockhashes: [`bh-p-${recipient}`],
+  accounts: ['pool', 'feePayer', 'mint', recipient],
+  ...extra,
+});
+
+/** n orders arriving `gapSlots` apart, each paid after a uniform wait from the policy's window plus latency. */
+function synthetic(n: number, amountOf: (i: number) => bigint, gapSlots: number, rand: () => number): { obs: Observation; truth: number[] } {
+  const deposits: ObservedDeposit[] = [];
+  const payouts: ObservedPayout[] = [];
+  for (let i = 0; i < n; i++) {
+    const d = deposit(amountOf(i), Math.round(i * gapSlots));
+    deposits.push(d);
+    const waitS = 5 + 25 * rand() + 1 + 0.4 * (rand() - 0.5);
+    payouts.push(payout(`r${serial}`, payoutOf(d.amount, [0, 10, 25, 50][i % 4]!), d.slot + Math.max(2, Math.round(waitS / 0.4))));
+  }
+  // Listed in slot order, as the chain shows them; the truth is the permutation that sorting made.
+  const order = payouts.map((_, j) => j).sort((a, b) => payouts[a]!.slot - payouts[b]!.slot);
+  return { obs: { deposits, payouts: order.map((j) => payouts[j]!) }, truth: deposits.map((_, i) => order.indexOf(i)) };
+}
+
+const accuracy = (guess: Int32Array, truth: number[]) => truth.filter((j, i) => guess[i] === j).length / truth.length;
+
+describe('adversaries on synthetic chains', () => {
+  it('links every order of a unique-amount workload (A2 and A4), whatever the partner fee', () => {
+    const rand = seeded(1);
+    // Free amounts: any number of base units between $10 and $10,000.
+    const { obs, truth } = synthetic(80, () => 10_000_000n + BigInt(Math.floor(rand() * 1e10)), 2, rand);
+    const r = attack(obs, knowledge(), rand);
+    assert.equal(accuracy(r.A2.guess, truth), 1);
+    assert.equal(accuracy(r.A4.guess, truth), 1);
+    assert.ok(r.A4.sets.every((s) => s < 1.01), 'every posterior is certain');
+  });
+
+  it('gives about 1/set on a single class with timing that tells nothing', () => {
+    const rand = seeded(2);
+    const n = 30;
+    let hits = 0;
+    let sets = 0;
+    const trials = 20;
+    for (let t = 0; t < trials; t++) {
+      // All deposits within one slot span far shorter than the window: timing cannot order them.
+      const { obs, truth } = synthetic(n, () => 10_000_000n, 0.1, rand);
+      for (const p of obs.payouts) p.amount = payoutOf(10_000_000n, 0); // one class: no partner fee either
+      const r = attack(obs, knowledge(), rand);
+      hits += accuracy(r.A4.guess, truth) * n;
+      sets += r.A4.sets.reduce((a, b) => a + b, 0) / n;
+    }
+    const meanSet = sets / trials;
+    assert.ok(meanSet > 0.7 * n, `effective set ${meanSet.toFixed(1)} of ${n}`);
+    // Expected hits per trial ≈ n / set ≈ 1; allow generous noise over 20 trials.
+    assert.ok(hits / trials < 2.5, `${(hits / trials).toFixed(2)} hits per trial (expected about 1)`);
+  });
+
+  it('links by timing alone when the delay is off and orders are apart (A3)', () => {
+    const rand = seeded(3);
+    const deposits = Array.from({ length: 40 }, (_, i) => deposit(10_000_000n, i * 10));
+    const payouts = deposits.map((d) => payout(`r-${d.signature}`, payoutOf(10_000_000n, 0), d.slot + 3 + Math.round(rand())));
+    const k = knowledge({ policy: { delayWindowS: { min: 0, max: 0 } }, latency: calibrate([1.2, 1.6, 1.2, 1.6], { delayWindowS: { min: 0, max: 0 } }, 0.4) });
+    const r = attack({ deposits, payouts: [...payouts].reverse() }, k, rand);
+    const truth = deposits.map((_, i) => payouts.length - 1 - i);
+    assert.equal(accuracy(r.A3.guess, truth), 1);
+  });
+
+  it('A1 links only what is certain: the sender paid itself, a blockhash only the two share, at a delay the policy allows', () => {
+    const d1 = deposit(5_000_000n, 10, { sender: 'alice', accounts: ['alice', 'acctA', 'mint'] });
+    const d2 = deposit(5_000_000n, 11, { blockhash: 'shared' });
+    const d3 = deposit(5_000_000n, 12);
+    const d4 = deposit(5_000_000n, 70, { blockhash: 'same-moment' });
+    const p = [
+      payout('bob', 1n, 60),
+      payout('alice', 1n, 61),
+      payout('carol', 1n, 62, { blockhashes: ['shared'] }),
+      payout('dave', 1n, 63),
+      // Signed in the same moment as d4's deposit transaction, but a slot after it: under a 5–30 s wait not its payout.
+      payout('erin', 1n, 71, { blockhashes: ['same-moment'] }),
+    ];
+    const links = deterministicLinks({ deposits: [d1, d2, d3, d4], payouts: p }, knowledge());
+    assert.deepEqual([...links.entries()].sort(), [
+      [0, 1],
+      [1, 2],
+    ]);
+  });
+});
+
+describe('adversary arithmetic', () => {
+  it('the assignment is the maximum-likelihood one (brute force on small matrices)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 3 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 81, maxLength: 81 }), (n, extra, xs) => {
+        const m = matrix(n, n + extra);
+        m.data.forEach((_, i) => (m.data[i] = xs[i % xs.length]!));
+        const cost = (a: ArrayLike<number>) => Array.from(a).reduce((s, j, i) => s + Math.min(700, -Math.log(m.data[i * m.cols + j]! || 0)), 0);
+        const got = maxLikelihoodAssignment(m);
+        assert.equal(new Set(got).size, n, 'each column at most once');
+        let best = Infinity;
+        const perm = (prefix: number[]) => {
+          if (prefix.length === n) return void (best = Math.min(best, cost(prefix)));
+          for (let j = 0; j < m.cols; j++) if (!prefix.includes(j)) perm([...prefix, j]);
+        };
+        perm([]);
+        assert.ok(cost(got) <= best + 1e-6, `assignment cost ${cost(got)} > optimum ${best}`);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('Sinkhorn posteriors: every row and (square) every column sums to one', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 12 }), fc.array(fc.double({ min: 1e-3, max: 1, noNaN: true }), { minLength: 144, maxLength: 144 }), (n, xs) => {
+        const m = matrix(n, n);
+        m.data.forEach((_, i) => (m.data[i] = xs[i]!));
+        const p = sinkhorn(m);
+        for (let i = 0; i < n; i++) {
+          let row = 0;
+          let col = 0;
+          for (let j = 0; j < n; j++) {
+            row += p.data[i * n + j]!;
+            col += p.data[j * n + i]!;
+          }
+          assert.ok(Math.abs(row - 1) < 1e-6, `row ${i} sums to ${row}`);
+          assert.ok(Math.abs(col - 1) < 1e-4, `column ${i} sums to ${col}`);
+        }
+        for (const s of effectiveSets(p)) assert.ok(s >= 1 - 1e-9 && s <= n + 1e-9);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the amount model finds the true payout for every partner fee and misses by one unit', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1_000_000n, max: 10n ** 12n }), fc.integer({ min: 0, max: 100 }), (amount, feeBps) => {
+        const d = deposit(amount, 0);
+        const exact = payoutOf(amount, feeBps);
+        assert.ok(amountLikelihood(schedule, d, payout('x', exact, 1)) > 0);
+        // One unit more than a zero partner fee leaves is impossible under any fee.
+        assert.equal(amountLikelihood(schedule, d, payout('y', payoutOf(amount, 0) + 1n, 1)), 0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('calibration recovers the pipeline latency, and the timing density integrates to one', () => {
+    const rand = seeded(4);
+    const delays = Array.from({ length: 4000 }, () => 5 + 25 * rand() + 2 + 0.5 * Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand()));
+    const lat = calibrate(delays, policy, 0.4);
+    assert.ok(Math.abs(lat.mu - 2) < 0.4, `mu ${lat.mu}`);
+    let mass = 0;
+    for (let x = -5; x < 50; x += 0.01) mass += timingLikelihood(x, policy, lat) * 0.01;
+    assert.ok(Math.abs(mass - 1) < 1e-3, `density integrates to ${mass}`);
+  });
+
+  it('matches 600 orders in seconds (figure printed, not asserted)', () => {
+    const rand = seeded(5);
+    const n = 600;
+    const m = matrix(n, n);
+    for (let x = 0; x < m.data.length; x++) m.data[x] = rand();
+    const t = performance.now();
+    const a = maxLikelihoodAssignment(m);
+    const assignMs = performance.now() - t;
+    const t2 = performance.now();
+    sinkhorn(m);
+    const sinkMs = performance.now() - t2;
+    assert.equal(new Set(a).size, n);
+    console.log(`# 600×600: assignment ${assignMs.toFixed(0)} ms, Sinkhorn ${sinkMs.toFixed(0)} ms`);
+  });
+});
