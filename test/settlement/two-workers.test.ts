@@ -183,8 +183,17 @@ describe('two workers on one PostgreSQL, one SIGKILLed mid-run', { skip: postgre
       intervalMs: 250,
       what: 'every deposit swept',
     });
-    const swept = await db.query<{ items: { depositAccount: string }[] }>(`SELECT meta -> 'items' AS items FROM chain_txs WHERE kind = 'sweep' AND status = 'confirmed'`);
-    const sweptAccounts = swept.rows.flatMap((r) => r.items.map((i) => i.depositAccount));
+    // The account can be gone on chain a moment before the worker marks its sweep confirmed.
+    const confirmedSweeps = async () =>
+      (await db.query<{ items: { depositAccount: string }[] }>(`SELECT meta -> 'items' AS items FROM chain_txs WHERE kind = 'sweep' AND status = 'confirmed'`)).rows.flatMap((r) =>
+        r.items.map((i) => i.depositAccount),
+      );
+    await pollUntil(async () => { const done = new Set(await confirmedSweeps()); return orders.every((o) => done.has(o.placed.depositAccount)); }, {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      what: 'every sweep marked confirmed',
+    });
+    const sweptAccounts = await confirmedSweeps();
     for (const o of orders) assert.equal(sweptAccounts.filter((d) => d === o.placed.depositAccount).length, 1, `${o.placed.trackingId}: swept exactly once`);
     const report = await waitForCleanReconcile(a.url!, adminToken, 30_000);
     assert.equal(report.ok, true);
