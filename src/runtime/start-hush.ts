@@ -18,6 +18,7 @@ import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { Treasury } from '../treasury/treasury.ts';
 import { DEFAULT_FUNDING, fundFromLocalFaucet, isLocalFaucetChain, treasuryReport } from '../treasury/funding.ts';
 import { Inventory } from '../services/inventory.ts';
+import { ClassTraffic } from '../services/class-traffic.ts';
 import { createFreshPrices } from '../prices/select-price-source.ts';
 import { SwapPricing } from '../prices/swap-pricing.ts';
 import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
@@ -151,6 +152,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   let redis: Redis | undefined;
   let statusCache: StatusCache | undefined;
   let orderService: OrderService | undefined;
+  let classTraffic: ClassTraffic | undefined;
   if (config.role !== 'worker') {
     redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
     if (redis) {
@@ -174,6 +176,9 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     // would pass unlimited: wait for it briefly (an unreachable Redis is reported by its first error).
     if (redis) await answersWithin(new Promise((ok) => (redis!.once('ready', ok), redis!.once('error', ok))), REDIS_READY_MS);
     const auth = new Authenticator(db);
+    classTraffic = new ClassTraffic(db, config.assets, config.privacyTrafficWindowS);
+    await classTraffic.refresh().catch((e: Error) => log(`privacy: class traffic not read (${e.message}); quotes assume idle classes until it is`));
+    classTraffic.start();
     const orders = (orderService = new OrderService(config, db, chain, keys, inventory));
     statusCache = new StatusCache(db);
     await statusCache.start();
@@ -183,7 +188,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         db,
         chain,
         auth,
-        quotes: new QuoteService(config, keys.quoteMacKey, inventory, swaps),
+        quotes: new QuoteService(config, keys.quoteMacKey, inventory, swaps, classTraffic),
         orders,
         deposits: new DepositHintService(config, db, chain, orders, log),
         statusCache,
@@ -263,6 +268,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       await worker?.stop();
       await webhooks?.stop();
       inventory.stop();
+      classTraffic?.stop();
       prices.stop();
       await statusCache?.stop();
       chain.stop();
