@@ -26,6 +26,7 @@ import { AdminService, ensureDemoAccount, type DemoAccount } from '../services/a
 import { reconcile } from '../ledger/reconcile.ts';
 import { StrayFundsService } from '../services/stray-funds-service.ts';
 import { SettlementWorker } from '../worker/settlement-worker.ts';
+import { ClassReleaseLoop } from '../settlement/class-release-loop.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 
 /** How long /readyz waits on each of its probes. */
@@ -215,6 +216,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   }
   let worker: SettlementWorker | null = null;
   let webhooks: WebhookDispatcher | null = null;
+  let classRelease: ClassReleaseLoop | null = null;
   if (config.role !== 'api') {
     webhooks = new WebhookDispatcher(db, { log, eventIdKey: keys.eventIdKey });
     webhooks.start();
@@ -231,6 +233,10 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       log: (o, m) => log(`${m} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v))}`),
     });
     worker.start();
+    if (config.privacy === 'on') {
+      classRelease = new ClassReleaseLoop(config, db, log);
+      classRelease.start();
+    }
     if (config.role === 'worker' && config.opsPort !== undefined) {
       opsApp = await buildOpsApp({
         draining: () => draining,
@@ -265,6 +271,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       await closeWithin(app, config.requestTimeoutMs);
       await closeWithin(opsApp, config.requestTimeoutMs);
       await orderService?.close();
+      await classRelease?.stop();
       await worker?.stop();
       await webhooks?.stop();
       inventory.stop();

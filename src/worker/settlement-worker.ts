@@ -60,6 +60,8 @@ import { sweepLegs, withLateArrivals, type SweepItemRecord } from './sweep-legs.
 import { networkCostMovement } from '../ledger/network-cost.ts';
 import { DEFAULT_NETWORK_COST, WALLET_RENT } from '../domain/network-cost.ts';
 import { replacementDelayMs } from '../domain/replacement-backoff.ts';
+import { payoutDueMs, pinnedAmount } from '../domain/class-release.ts';
+import { minGapMs } from '../settlement/class-release-loop.ts';
 import { OncePerKey } from '../services/once-per-key.ts';
 
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
@@ -125,7 +127,7 @@ const UNCLAIMED_RETRY_MS = 20;
 const WATCH_OWNS_SLOTS = 4;
 
 /** What the deposit → payout path needs of an order. */
-type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccount' | 'recipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId'>;
+type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccount' | 'recipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId' | 'mode'>;
 
 function watchedOrder(r: WatchedRow): PayableOrder {
   return {
@@ -137,6 +139,7 @@ function watchedOrder(r: WatchedRow): PayableOrder {
     amountOut: BigInt(r.amount_out),
     sourceAssetId: r.source_asset_id,
     destinationAssetId: r.destination_asset_id,
+    mode: r.mode,
   };
 }
 
@@ -150,6 +153,7 @@ interface WatchedRow {
   amount_out: string;
   source_asset_id: string;
   destination_asset_id: string;
+  mode: 'exact_in' | 'exact_out';
   created_at: Date;
 }
 
@@ -489,7 +493,7 @@ export class SettlementWorker {
         const items = orders.map((o) => ({
           id: o.id,
           deposit: deposits.get(o.id)!,
-          dueAt: this.drawDue(now),
+          dueAt: this.drawDue(o, now),
           movement: this.depositMovement(o, BigInt(deposits.get(o.id)!.amount)),
         }));
         const sendable = (o: PayableOrder) => BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId;
@@ -695,11 +699,12 @@ export class SettlementWorker {
     );
   }
 
-  private drawDue(from: Date): Date {
-    const { min, max } = this.config.payoutDelayS;
-    // Uniform over [min, max] to the millisecond.
-    const delayMs = Math.round(min * 1000) + randomInt(Math.round((max - min) * 1000) + 1);
-    return new Date(from.getTime() + delayMs);
+  private drawDue(o: Pick<OrderRecord, 'sourceAssetId' | 'mode' | 'amountIn' | 'amountOut'>, from: Date): Date {
+    const c = this.config;
+    const standard = c.assets.get(o.sourceAssetId)?.denominations.includes(pinnedAmount(o)) ?? false;
+    const windowMs = { min: Math.round(c.payoutDelayS.min * 1000), max: Math.round(c.payoutDelayS.max * 1000) };
+    const policy = { privacy: c.privacy, windowMs, maxDelayMs: c.privacyMaxDelayS * 1000, minGapMs: minGapMs(c) };
+    return new Date(payoutDueMs(from.getTime(), standard, policy, () => randomInt(2 ** 32) / 2 ** 32));
   }
 
   private depositMovement(o: Pick<OrderRecord, 'id' | 'trackingId' | 'sourceAssetId' | 'depositAccount'>, amount: bigint): Movement {
@@ -722,7 +727,7 @@ export class SettlementWorker {
     const moved = await transitionOrder(this.db, o.id, 'deposit_detected', 'deposit_confirmed', { deposit });
     if (!moved) return { delayMs: 0 };
     await this.recordDeposit(o, amount);
-    const due = await this.drawPayoutDue(o.id, now);
+    const due = await this.drawPayoutDue(o, now);
     faultPoint('deposit-confirmed');
     // Already due (privacy delay window 0-0): pay now, under the lease this worker holds, instead of a
     // release and a claim a tick later. Same payout path, same compare-and-set transitions.
@@ -738,8 +743,8 @@ export class SettlementWorker {
   }
 
   /** Draws the privacy delay once per order (the first draw wins) and returns the payout due time. */
-  private async drawPayoutDue(orderId: string, from: Date): Promise<Date> {
-    return (await setPayoutDue(this.db, orderId, this.drawDue(from)))!;
+  private async drawPayoutDue(o: OrderRecord, from: Date): Promise<Date> {
+    return (await setPayoutDue(this.db, o.id, this.drawDue(o, from)))!;
   }
 
   /** `confirmed`: passed by confirmDeposit, which has just recorded the deposit and drawn the due time. */
@@ -760,7 +765,7 @@ export class SettlementWorker {
       from = 'swapping';
     }
     const dueAt = confirmed?.dueAt ?? (await this.payoutDueAt(o.id));
-    if (dueAt === null) return { at: await this.drawPayoutDue(o.id, new Date(o.deposit?.confirmedAt ?? Date.now())) };
+    if (dueAt === null) return { at: await this.drawPayoutDue(o, new Date(o.deposit?.confirmedAt ?? Date.now())) };
     if (dueAt.getTime() > Date.now()) return { at: dueAt };
     const { planned, ok } = await this.recordPayout(o, from);
     if (!planned) return { delayMs: 5000 };
@@ -1375,7 +1380,7 @@ export class SettlementWorker {
       const [rows, knownBalances] = await Promise.all([
         this.db
           .query<WatchedRow>(
-            `SELECT id, tracking_id, deposit_account, recipient, amount_in, amount_out, source_asset_id, destination_asset_id, created_at
+            `SELECT id, tracking_id, deposit_account, recipient, amount_in, amount_out, source_asset_id, destination_asset_id, mode, created_at
              FROM orders WHERE status IN ('awaiting_deposit', 'deposit_detected') LIMIT 10000`,
           )
           .then((r) => r.rows),
