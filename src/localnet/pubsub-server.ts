@@ -16,6 +16,8 @@ export interface RunningPubSub {
   url: string;
   /** Open sockets (tests check that closed ones are gone). */
   readonly socketCount: number;
+  /** Cuts every socket without a close handshake, as a network drop would (tests, operators). */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -120,6 +122,9 @@ export async function startPubSubServer(
     url: `ws://${host.includes(':') ? `[${host}]` : host}:${port}`,
     get socketCount() {
       return wss.clients.size;
+    },
+    dropConnections() {
+      for (const ws of wss.clients) ws.terminate();
     },
     async close() {
       if (closed) return;
