@@ -87,7 +87,7 @@ export class ChainSubscriptions {
     this.conn = new PubSubConnection(opts.wsUrl, {
       ...opts,
       onState: (state) => this.onState(state),
-      onSubscribed: (reconnected) => void (reconnected && this.refresh().catch((e) => this.log(`pubsub: check after reconnect failed: ${(e as Error).message}`))),
+      onSubscribed: (afterGap) => void (afterGap && this.refresh().catch((e) => this.log(`pubsub: check after reconnect failed: ${(e as Error).message}`))),
     });
   }
 

@@ -22,8 +22,11 @@ export interface PubSubConnectionOptions {
   random?: () => number;
   log?: (msg: string) => void;
   onState?: (state: ConnectionState, previous: ConnectionState) => void;
-  /** After each (re)connection, once every subscription was answered: notifications of the gap are lost. */
-  onSubscribed?: (reconnected: boolean) => void;
+  /**
+   * After each connection, once every subscription was answered. `afterGap`: this is a reconnect, or a
+   * first connection after failed attempts; notifications of the time without a socket are lost.
+   */
+  onSubscribed?: (afterGap: boolean) => void;
 }
 
 interface Active {
@@ -54,6 +57,7 @@ export class PubSubConnection {
   private attempt = 0;
   private connectedAt = 0;
   private everConnected = false;
+  private failedSinceOpen = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly opts: Required<Omit<PubSubConnectionOptions, 'onState' | 'onSubscribed'>> & Pick<PubSubConnectionOptions, 'onState' | 'onSubscribed'>;
@@ -122,14 +126,15 @@ export class PubSubConnection {
     this.ws = ws;
     ws.on('open', () => {
       if (this.ws !== ws) return;
-      const reconnected = this.everConnected;
-      if (reconnected) this.counters.reconnects++;
+      const afterGap = this.everConnected || this.failedSinceOpen;
+      if (this.everConnected) this.counters.reconnects++;
+      this.failedSinceOpen = false;
       this.everConnected = true;
       this.connectedAt = Date.now();
       this.setState('connected');
       this.startHeartbeat(ws);
       const sent = [...this.active].map((a) => this.send(a));
-      void Promise.all(sent).then(() => this.ws === ws && this.opts.onSubscribed?.(reconnected));
+      void Promise.all(sent).then(() => this.ws === ws && this.opts.onSubscribed?.(afterGap));
     });
     ws.on('message', (data) => this.onMessage(data.toString()));
     ws.on('pong', () => ((ws as WebSocket & { alive?: boolean }).alive = true));
@@ -146,6 +151,7 @@ export class PubSubConnection {
     this.byServerId.clear();
     for (const a of this.active) a.serverId = null;
     if (this.stateValue === 'closed') return;
+    this.failedSinceOpen = true;
     // A connection that held for a while starts the backoff over; one dropped at once keeps growing it.
     if (this.connectedAt > 0 && Date.now() - this.connectedAt > this.opts.maxBackoffMs) this.attempt = 0;
     this.connectedAt = 0;

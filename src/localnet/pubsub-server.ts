@@ -61,7 +61,7 @@ export async function startPubSubServer(
   const wss = new WebSocketServer({ host: opts.host, port: opts.port, maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false, clientTracking: true });
   await new Promise<void>((resolve, reject) => {
     wss.once('listening', resolve);
-    wss.once('error', reject);
+    wss.once('error', (e) => wss.close(() => reject(e)));
   });
   wss.on('error', (e) => log(`localnet pubsub: ${e.message}`));
   const alive = new WeakSet<WebSocket>();

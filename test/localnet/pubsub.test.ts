@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { createServer, type Server } from 'node:net';
 import WebSocket from 'ws';
 import {
   createSolanaRpcSubscriptions,
@@ -17,7 +18,8 @@ import {
   type SolanaRpcSubscriptionsApi,
 } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
-import { fundedWallet, MINTS, pollUntil, requestTokenAirdrop, send, sleep, startTestLocalnet, TOKEN_PROGRAM, transferTx, type TestLocalnet } from '../support/localnet.ts';
+import { startLocalnet } from '../../src/localnet/start-localnet.ts';
+import { fundedWallet, makeTempDir, MINTS, removeDir, pollUntil, requestTokenAirdrop, send, sleep, startTestLocalnet, TOKEN_PROGRAM, transferTx, type TestLocalnet } from '../support/localnet.ts';
 
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 
@@ -281,5 +283,52 @@ describe('PubSub WebSocket API (protocol)', () => {
     // The chain keeps going with nobody listening.
     const slot = await net.rpc.getSlot({ commitment: 'processed' }).send();
     await pollUntil(async () => (await net.rpc.getSlot({ commitment: 'processed' }).send()) > slot, { what: 'slots advance' });
+  });
+});
+
+describe('PubSub port', () => {
+  const listen = (port: number) =>
+    new Promise<Server | null>((resolve) => {
+      const srv = createServer();
+      srv.once('error', () => resolve(null));
+      srv.listen(port, '127.0.0.1', () => resolve(srv));
+    });
+  const close = (srv: Server) => new Promise((r) => srv.close(r));
+
+  it('RPC port + 1 by default; a taken derived port moves (logged), a taken LOCALNET_WS_PORT fails the start cleanly', async (t) => {
+    const blocker = (await listen(0))!;
+    const taken = (blocker.address() as { port: number }).port;
+    const rpcPort = taken - 1;
+    const probe = await listen(rpcPort);
+    if (!probe) {
+      await close(blocker);
+      return t.skip(`port ${rpcPort} is in use`);
+    }
+    await close(probe);
+    const dataDir = makeTempDir();
+    const logs: string[] = [];
+    try {
+      const moved = await startLocalnet({ host: '127.0.0.1', port: rpcPort, slotMs: 50, dataDir }, (m) => logs.push(m));
+      assert.equal(moved.url, `http://127.0.0.1:${rpcPort}`);
+      assert.notEqual(moved.pubsub.port, taken);
+      assert.ok(logs.some((l) => l.includes(`port ${taken} is in use`)), logs.join('\n'));
+      const s = await rawSocket(moved.wsUrl);
+      assert.equal(typeof (await s.request('slotSubscribe')).result, 'number');
+      s.ws.close();
+      await moved.close();
+
+      await assert.rejects(startLocalnet({ host: '127.0.0.1', port: rpcPort, wsPort: taken, slotMs: 50, dataDir }), /EADDRINUSE/);
+      const again = await listen(rpcPort);
+      assert.ok(again, 'the RPC port was released after the failed start');
+      await close(again);
+
+      await close(blocker);
+      const derived = await startLocalnet({ host: '127.0.0.1', port: rpcPort, slotMs: 50, dataDir });
+      assert.equal(derived.wsUrl, `ws://127.0.0.1:${taken}`);
+      await derived.close();
+    } finally {
+      if (blocker.listening) await close(blocker);
+      removeDir(dataDir);
+    }
   });
 });
