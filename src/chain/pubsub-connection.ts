@@ -214,7 +214,7 @@ export class PubSubConnection {
     this.active.delete(a);
     if (a.serverId === null) return;
     this.byServerId.delete(a.serverId);
-    if (!a.spec.oneShot) void this.request(unsubscribeMethod(a.spec.method), [Number(a.serverId)]);
+    void this.request(unsubscribeMethod(a.spec.method), [Number(a.serverId)]);
   }
 
   private onMessage(text: string): void {

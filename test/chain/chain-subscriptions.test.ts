@@ -58,6 +58,18 @@ describe('ChainSubscriptions', () => {
       assert.equal(outcomes[0]!.err, null);
       assert.equal(outcomes[0]!.source, 'notification');
       assert.equal(subs.stats().watchedSignatures, 0, 'one-shot: the watch is gone');
+      await pollUntil(async () => server.hub.subscriptionCount === 0, { what: 'the server dropped the one-shot subscription' });
+
+      // Unwatched before it lands: the server subscription goes too, and the listener never hears of it.
+      const tx2 = await transferTx(net.rpc, wallet, target, 1_000_000n);
+      const unwatchSig = subs.watchSignature(tx2.signature, (o) => outcomes.push(o));
+      await pollUntil(async () => server.hub.subscriptionCount === 1, { what: 'second signature subscribed' });
+      unwatchSig();
+      await pollUntil(async () => server.hub.subscriptionCount === 0, { what: 'signatureUnsubscribe sent' });
+      await send(net.rpc, tx2.wire);
+      await waitForStatus(net.rpc, tx2.signature, 'confirmed');
+      await sleep(100);
+      assert.equal(outcomes.length, 1);
 
       const stats = subs.stats();
       assert.equal(stats.state, 'connected');
