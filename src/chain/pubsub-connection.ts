@@ -155,8 +155,7 @@ export class PubSubConnection {
     // A connection that held for a while starts the backoff over; one dropped at once keeps growing it.
     if (this.connectedAt > 0 && Date.now() - this.connectedAt > this.opts.maxBackoffMs) this.attempt = 0;
     this.connectedAt = 0;
-    const ceiling = Math.min(this.opts.maxBackoffMs, this.opts.initialBackoffMs * 2 ** this.attempt);
-    const delay = Math.round(ceiling / 2 + (this.opts.random() * ceiling) / 2);
+    const delay = backoffDelay(this.attempt, this.opts.initialBackoffMs, this.opts.maxBackoffMs, this.opts.random);
     this.attempt = Math.min(this.attempt + 1, 30);
     this.setState('reconnecting');
     this.reconnectTimer = setTimeout(() => {
@@ -241,6 +240,15 @@ export class PubSubConnection {
     }
     a.spec.onNotification(msg.params.result);
   }
+}
+
+/**
+ * Exponential backoff with "equal jitter": half the capped delay fixed, half random, so clients dropped
+ * together (a restarted RPC node) do not all come back in the same instant, yet none retries at once.
+ */
+export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(maxMs, initialMs * 2 ** attempt);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
 function unsubscribeMethod(subscribe: string): string {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateKeyPairSigner, lamports, type Address } from '@solana/kit';
 import { ChainSubscriptions, type AccountUpdate, type ConnectionState, type SignatureOutcome } from '../../src/chain/chain-subscriptions.ts';
+import { backoffDelay } from '../../src/chain/pubsub-connection.ts';
 import { startPubSubServer, type RunningPubSub } from '../../src/localnet/pubsub-server.ts';
 import { fundedWallet, pollUntil, send, sleep, startTestLocalnet, transferTx, waitForStatus, type TestLocalnet } from '../support/localnet.ts';
 
@@ -174,6 +175,17 @@ describe('ChainSubscriptions', () => {
       await pollUntil(async () => subs.stats().watchedAccounts === 2 && server.hub.subscriptionCount === 1, { what: 'only the valid watch on the server' });
     } finally {
       await subs.close();
+    }
+  });
+});
+
+describe('backoffDelay', () => {
+  it('doubles per attempt up to the cap, jittered within the upper half', () => {
+    assert.deepEqual([0, 1, 2, 3, 4, 10].map((a) => backoffDelay(a, 250, 5000, () => 1)), [250, 500, 1000, 2000, 4000, 5000]);
+    assert.deepEqual([0, 1, 2, 10].map((a) => backoffDelay(a, 250, 5000, () => 0)), [125, 250, 500, 2500]);
+    for (let i = 0; i < 200; i++) {
+      const d = backoffDelay(3, 250, 5000);
+      assert.ok(d >= 1000 && d <= 2000, String(d));
     }
   });
 });
