@@ -148,7 +148,11 @@ export class ChainSubscriptions {
           const { context, value } = r as { context: { slot: bigint }; value: RawAccount | null };
           this.deliverAccount(address, watch, context.slot, value, 'notification');
         },
-        onRefused: (e) => this.log(`pubsub: accountSubscribe ${address} refused: ${e.message}`),
+        onRefused: (e) => {
+          // Refused for good (bad params): forget it, or every HTTP check would carry it and fail too.
+          this.log(`pubsub: accountSubscribe ${address} refused: ${e.message}`);
+          if (this.accounts.get(address) === watch) this.accounts.delete(address);
+        },
       });
       this.accounts.set(address, (w = watch));
     }
@@ -177,7 +181,10 @@ export class ChainSubscriptions {
           if (typeof value === 'string') return; // receivedSignature: not requested, not an outcome
           this.deliverSignature(watch, { signature, slot: context.slot, err: value.err, source: 'notification' });
         },
-        onRefused: (e) => this.log(`pubsub: signatureSubscribe ${signature} refused: ${e.message}`),
+        onRefused: (e) => {
+          this.log(`pubsub: signatureSubscribe ${signature} refused: ${e.message}`);
+          watch.cancel();
+        },
       });
       watch.cancel = () => {
         watch.done = true;

@@ -238,7 +238,12 @@ export class PubSubConnection {
       this.active.delete(a);
       this.byServerId.delete(a.serverId!);
     }
-    a.spec.onNotification(msg.params.result);
+    try {
+      a.spec.onNotification(msg.params.result);
+    } catch (e) {
+      // A listener's bug must not take the socket (or the process, from inside an event handler) down.
+      this.opts.log(`pubsub ${this.url}: ${msg.method} listener failed: ${(e as Error).message}`);
+    }
   }
 }
 

@@ -157,7 +157,7 @@ describe('ChainSubscriptions', () => {
     }
   });
 
-  it('polls while down when asked, and a refused watch (bad address) does not retry forever', async () => {
+  it('polls while down when asked; a refused watch (bad address) is dropped; a throwing listener is survived', async () => {
     const target = (await generateKeyPairSigner()).address;
     const port = server.port;
     await server.close();
@@ -172,7 +172,18 @@ describe('ChainSubscriptions', () => {
       server = await startPubSubServer(net.net.chain, { host: '127.0.0.1', port });
       await pollUntil(async () => subs.state === 'connected', { what: 'up again' });
       subs.watchAccount('not-an-address' as Address, () => {});
-      await pollUntil(async () => subs.stats().watchedAccounts === 2 && server.hub.subscriptionCount === 1, { what: 'only the valid watch on the server' });
+      await pollUntil(async () => subs.stats().watchedAccounts === 1 && server.hub.subscriptionCount === 1, { what: 'the refused watch dropped, the valid one kept' });
+
+      // A listener that throws is logged, not fatal: the next notification still arrives.
+      let calls = 0;
+      subs.watchAccount(target, () => {
+        calls++;
+        throw new Error('listener bug');
+      });
+      await net.rpc.requestAirdrop(target, lamports(1_000_000n)).send();
+      await pollUntil(async () => calls === 1, { what: 'first notification' });
+      await net.rpc.requestAirdrop(target, lamports(1_000_000n)).send();
+      await pollUntil(async () => calls === 2 && subs.state === 'connected', { what: 'second notification' });
     } finally {
       await subs.close();
     }
