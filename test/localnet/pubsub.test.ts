@@ -260,6 +260,31 @@ describe('PubSub WebSocket API (protocol)', () => {
     s.ws.close();
   });
 
+  it('signatureSubscribe with enableReceivedNotification; a failed transaction notifies its error (logs and signature)', async () => {
+    const s = await rawSocket();
+    const wallet = await fundedWallet(net.rpc, 10_000_000n);
+    const ok = await transferTx(net.rpc, wallet, (await generateKeyPairSigner()).address, 1_000_000n);
+    const okId = (await s.request('signatureSubscribe', [ok.signature, { commitment: 'processed', enableReceivedNotification: true }])).result;
+    await send(net.rpc, ok.wire);
+    await pollUntil(async () => s.messages.filter((m) => m.params?.subscription === okId).length === 2, { what: 'received + processed' });
+    assert.deepEqual(
+      s.messages.filter((m) => m.params?.subscription === okId).map((m) => m.params.result.value),
+      ['receivedSignature', { err: null }],
+    );
+
+    // More than the wallet holds, sent without preflight: it lands with an error and pays its fee.
+    const bad = await transferTx(net.rpc, wallet, (await generateKeyPairSigner()).address, 50_000_000n);
+    const sigId = (await s.request('signatureSubscribe', [bad.signature, { commitment: 'confirmed' }])).result;
+    const logsId = (await s.request('logsSubscribe', [{ mentions: [wallet.address] }, { commitment: 'processed' }])).result;
+    await send(net.rpc, bad.wire, { skipPreflight: true });
+    const sigNote = await pollUntil(async () => s.messages.find((m) => m.params?.subscription === sigId), { what: 'signature error notification' });
+    const logNote = await pollUntil(async () => s.messages.find((m) => m.params?.subscription === logsId), { what: 'logs notification' });
+    assert.deepEqual(sigNote.params.result.value.err, { InstructionError: [0, { Custom: 1 }] });
+    assert.equal(logNote.params.result.value.signature, bad.signature);
+    assert.deepEqual(logNote.params.result.value.err, sigNote.params.result.value.err);
+    s.ws.close();
+  });
+
   it('many sockets opened and closed (some mid-stream, some killed) leak nothing', async () => {
     // The kit client of the first suite keeps its socket; everything beyond it must go.
     const baseSubs = pubsub().hub.subscriptionCount;
