@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { loadAssets, type AssetRegistry } from './assets.ts';
+import { wsUrlFromRpcUrl } from './ws-url.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -22,7 +23,11 @@ export interface HushConfig {
   databaseSchema?: string;
   redisUrl?: string;
   solanaRpcUrl?: string;
+  /** PubSub endpoint (SOLANA_WS_URL); unset → derived from SOLANA_RPC_URL, or the embedded chain's. */
+  solanaWsUrl?: string;
   localnetPort: number;
+  /** Embedded chain's PubSub port (LOCALNET_WS_PORT); unset → LOCALNET_PORT + 1. */
+  localnetWsPort?: number;
   localnetSlotMs: number;
   /** Bound on one Solana RPC round trip (HUSH_RPC_TIMEOUT_MS). */
   rpcTimeoutMs: number;
@@ -223,7 +228,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     databaseSchema: env.DATABASE_SCHEMA || undefined,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], true),
     solanaRpcUrl: url(env, 'SOLANA_RPC_URL', ['http:', 'https:']),
+    solanaWsUrl: url(env, 'SOLANA_WS_URL', ['ws:', 'wss:']) ?? (env.SOLANA_RPC_URL ? wsUrlFromRpcUrl(env.SOLANA_RPC_URL) : undefined),
     localnetPort: int(env, 'LOCALNET_PORT', 8899, 0, 65535),
+    ...(env.LOCALNET_WS_PORT ? { localnetWsPort: int(env, 'LOCALNET_WS_PORT', 0, 0, 65535) } : {}),
     localnetSlotMs: int(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),
     rpcTimeoutMs: int(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
     drainGraceMs: int(env, 'HUSH_DRAIN_GRACE_MS', 1000, 0, 60_000),

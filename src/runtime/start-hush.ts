@@ -103,7 +103,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const log = opts.log ?? (() => {});
   const localnet = config.solanaRpcUrl
     ? null
-    : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, log);
+    : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, wsPort: config.localnetWsPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, log);
   const rpcUrl = config.solanaRpcUrl ?? localnet!.url;
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
   const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
