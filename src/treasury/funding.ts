@@ -1,5 +1,5 @@
 import type { AssetRegistry } from '../config/assets.ts';
-import type { SolanaChain } from '../chain/solana-chain.ts';
+import { JsonRpcError, type SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { recordMovement } from '../store/settlement-store.ts';
 import { ChainView } from '../worker/chain-view.ts';
@@ -49,14 +49,6 @@ function row(role: WalletReport['role'], wallet: string, holding: string, assetI
   return { role, wallet, holding, assetId, balance: balance.toString(), target: target.toString(), missing: (target > balance ? target - balance : 0n).toString() };
 }
 
-async function rpcCall(chain: SolanaChain, method: string, params: unknown[]): Promise<string> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
-  const res = await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: chain.requestSignal() });
-  const reply = (await res.json()) as { result?: string; error?: { message: string } };
-  if (!reply.result) throw new Error(`${method}: ${reply.error?.message ?? 'no result'}`);
-  return reply.result;
-}
-
 /**
  * On a chain with the local faucet, tops every wallet up to its target and records the funding in the
  * ledger once confirmed. Returns what is still missing (empty when fully funded). Each airdrop is kept in
@@ -73,8 +65,8 @@ export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: 
     const asset = assets.get(r.assetId)!;
     const signature =
       asset.native
-        ? await rpcCall(chain, 'requestAirdrop', [r.wallet, Number(missing) <= Number.MAX_SAFE_INTEGER ? Number(missing) : missing.toString()])
-        : await rpcCall(chain, 'localnet_requestTokenAirdrop', [r.wallet, asset.mint, missing.toString()]);
+        ? await chain.call<string>('requestAirdrop', [r.wallet, Number(missing) <= Number.MAX_SAFE_INTEGER ? Number(missing) : missing.toString()])
+        : await chain.call<string>('localnet_requestTokenAirdrop', [r.wallet, asset.mint, missing.toString()]);
     const account = r.role === 'feepayer' ? `feepayer:${r.wallet}` : `pool:${r.holding}`;
     await db.query('INSERT INTO funding_airdrops (signature, account, asset_id, amount) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [signature, account, r.assetId, missing.toString()]);
     sent.push(signature);
@@ -121,9 +113,16 @@ async function settleFundingAirdrops(db: Db, chain: SolanaChain): Promise<void> 
   }
 }
 
+/**
+ * Whether the chain has the local faucet: decided only by an answer of the chain ("Method not found" or
+ * not); a chain that cannot be asked throws (ChainUnavailableError), so a start retries rather than guesses.
+ */
 export function isLocalFaucetChain(chain: SolanaChain): Promise<boolean> {
-  return rpcCall(chain, 'localnet_requestTokenAirdrop', ['11111111111111111111111111111111', '11111111111111111111111111111111', '0'])
+  return chain
+    .call('localnet_requestTokenAirdrop', ['11111111111111111111111111111111', '11111111111111111111111111111111', '0'])
     .then(() => true)
-    .catch((e: Error) => !/Method not found/.test(e.message));
+    .catch((e: unknown) => {
+      if (e instanceof JsonRpcError) return !/Method not found/.test(e.message);
+      throw e;
+    });
 }
-

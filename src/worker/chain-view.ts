@@ -59,19 +59,19 @@ export class ChainView {
    * requests rather than one per order (plain JSON: callers only read strings and small integers).
    */
   private async batch<T>(calls: { method: string; params: unknown[] }[]): Promise<{ result?: T; error?: { message: string } }[]> {
-    const bodies: string[][] = [];
+    const bodies: { calls: string[]; methods: string[] }[] = [];
     let size = Infinity;
     calls.forEach((c, id) => {
       const one = JSON.stringify({ jsonrpc: '2.0', id, ...c });
-      if (size + one.length > BATCH_BODY_MAX) (bodies.push([]), (size = 0));
-      bodies[bodies.length - 1]!.push(one);
+      if (size + one.length > BATCH_BODY_MAX) (bodies.push({ calls: [], methods: [] }), (size = 0));
+      bodies[bodies.length - 1]!.calls.push(one);
+      bodies[bodies.length - 1]!.methods.push(c.method);
       size += one.length + 1;
     });
     const replies = await Promise.all(
       bodies.map(async (b) => {
-        const res = await fetch(this.chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `[${b.join(',')}]`, signal: this.chain.requestSignal() });
-        if (!res.ok) throw new Error(`RPC batch: HTTP ${res.status}`);
-        const body = (await res.json()) as { id: number; result?: T; error?: { message: string } }[];
+        // Through the chain's one plain-JSON path: HTTP status checked first, the request budget applied.
+        const body = (await this.chain.post(`[${b.calls.join(',')}]`, b.methods)) as { id: number; result?: T; error?: { message: string } }[];
         if (!Array.isArray(body)) throw new Error(`RPC batch rejected: ${JSON.stringify(body).slice(0, 200)}`);
         return body;
       }),
