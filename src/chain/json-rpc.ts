@@ -1,3 +1,5 @@
+import { isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from '@solana/kit';
+
 /**
  * The one plain-JSON path to the Solana RPC (batches, the local faucet's methods): the HTTP status is
  * looked at before the body, so a 503 or 429 is a clear, retryable ChainUnavailableError and never a JSON
@@ -38,6 +40,23 @@ export class JsonRpcError extends Error {
 export function isChainUnavailable(e: unknown): boolean {
   for (let cur = e, depth = 0; cur && depth < 8; depth++) {
     if (cur instanceof ChainUnavailableError) return true;
+    cur = typeof cur === 'object' && 'cause' in cur ? (cur as { cause?: unknown }).cause : undefined;
+  }
+  return false;
+}
+
+/**
+ * True when `e`, or an error it was caused by, is a failure of the chain: unreachable, or an error answer
+ * of the RPC itself (a JSON-RPC error object, kit's SolanaError for one: codes -32768…-32000), or kit's HTTP error.
+ */
+export function isChainFailure(e: unknown): boolean {
+  for (let cur = e, depth = 0; cur && depth < 8; depth++) {
+    if (cur instanceof ChainUnavailableError || cur instanceof JsonRpcError) return true;
+    if (isSolanaError(cur, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) return true;
+    if (isSolanaError(cur)) {
+      const code = (cur.context as { __code?: unknown }).__code;
+      if (typeof code === 'number' && code >= -32768 && code <= -32000) return true;
+    }
     cur = typeof cur === 'object' && 'cause' in cur ? (cur as { cause?: unknown }).cause : undefined;
   }
   return false;

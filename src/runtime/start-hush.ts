@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import type { HushConfig } from '../config/config.ts';
 import { buildApp } from '../api/app.ts';
@@ -91,7 +91,8 @@ async function readiness(db: Db, chain: SolanaChain, started: boolean): Promise<
 
 export interface StartOptions {
   log?: (msg: string) => void;
-  logger?: boolean;
+  /** Fastify's logger for the API (true, or options such as a destination stream). */
+  logger?: FastifyServerOptions['logger'];
   /** Runs once the start's funding is done (tests: demo data, extra funding), before the worker starts; the API already listens, /readyz still 503. */
   onReady?: (h: { db: Db; chain: SolanaChain; keys: TreasuryKeys; localnet: RunningLocalnet | null }) => Promise<void>;
 }
