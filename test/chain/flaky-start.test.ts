@@ -12,6 +12,7 @@ import { ChainUnavailableError, JsonRpcError, SolanaChain } from '../../src/chai
 import { loadConfig } from '../../src/config/config.ts';
 import { startHush, type RunningHush } from '../../src/runtime/start-hush.ts';
 import { isLocalFaucetChain } from '../../src/treasury/funding.ts';
+import { reconcile } from '../../src/ledger/reconcile.ts';
 import { makeTempDir, pollUntil, removeDir, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
 import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpc-fault-proxy.ts';
 
@@ -26,6 +27,22 @@ after(async () => {
   await proxy?.close();
   await chain?.close();
 });
+
+function workerConfig(dataDir: string, opsPort?: number) {
+  return loadConfig({
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    TREASURY_SEED: randomBytes(32).toString('hex'),
+    HUSH_ROLE: 'worker',
+    ...(opsPort ? { HUSH_OPS_PORT: String(opsPort) } : {}),
+    SOLANA_RPC_URL: proxy.url,
+    LOCALNET_SLOT_MS: '50',
+    HUSH_PRIVACY: 'off',
+    HUSH_PAYOUT_DELAY_S: '0-0',
+    HUSH_DRAIN_GRACE_MS: '0',
+    HUSH_RPC_TIMEOUT_MS: '2000',
+  });
+}
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -66,19 +83,7 @@ test('a worker starting on a chain that answers 503 waits it out: /readyz 503 me
   proxy.setFaults([{ kind: '503' }]);
   let hush: RunningHush | undefined;
   const starting = startHush(
-    loadConfig({
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      TREASURY_SEED: randomBytes(32).toString('hex'),
-      HUSH_ROLE: 'worker',
-      HUSH_OPS_PORT: String(opsPort),
-      SOLANA_RPC_URL: proxy.url,
-      LOCALNET_SLOT_MS: '50',
-      HUSH_PRIVACY: 'off',
-      HUSH_PAYOUT_DELAY_S: '0-0',
-      HUSH_DRAIN_GRACE_MS: '0',
-      HUSH_RPC_TIMEOUT_MS: '2000',
-    }),
+    workerConfig(dataDir, opsPort),
     { log: (m) => lines.push(m) },
   ).then((h) => (hush = h));
   try {
@@ -104,6 +109,29 @@ test('a worker starting on a chain that answers 503 waits it out: /readyz 503 me
   } finally {
     proxy.setFaults([]);
     await starting.catch(() => {});
+    await hush?.close();
+    removeDir(dataDir);
+  }
+});
+
+test('a faucet top-up whose answer was lost after it executed is booked (intent first): reconcile is clean', { timeout: 90_000 }, async () => {
+  const dataDir = makeTempDir('hush-lost-airdrop-');
+  // The fee payer's airdrop runs on the chain; its answer never reaches Hush.
+  proxy.setFaults([{ kind: 'drop', methods: ['requestAirdrop'], times: 1 }]);
+  const lines: string[] = [];
+  let hush: RunningHush | undefined;
+  try {
+    hush = await startHush(workerConfig(dataDir), { log: (m) => lines.push(m) });
+    assert.equal(proxy.outcomes.get('drop'), 1, 'an answer was dropped');
+    assert.ok(lines.some((l) => /^start: funding the treasury: .*retrying/.test(l)), lines.join('\n'));
+    const report = await reconcile(hush.db, hush.chain, hush.treasury, hush.config.assets);
+    assert.equal(report.ok, true, JSON.stringify(report.assets.filter((a) => !a.ok)));
+    const { rows } = await hush.db.query<{ n: string }>('SELECT count(*)::text AS n FROM funding_airdrops');
+    assert.equal(rows[0]!.n, '0', 'every intent settled');
+    const fp = await hush.db.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_entries WHERE kind = 'funding' AND account LIKE 'feepayer:%'");
+    assert.equal(fp.rows[0]!.n, '1', 'the fee payer funded and booked once');
+  } finally {
+    proxy.setFaults([]);
     await hush?.close();
     removeDir(dataDir);
   }

@@ -19,6 +19,8 @@ export interface FaultPlan {
   stallMs?: number;
   /** For '429' (and the budget): the Retry-After sent, in seconds (default 1). */
   retryAfterS?: number;
+  /** Applies to this many matching requests, then no more (default: no end). */
+  times?: number;
 }
 
 /** A provider's budget: at most `perMethod` calls of one method and `total` calls in all per window; over it, 429. */
@@ -103,7 +105,8 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
       const raw = await readBody(req);
       const methods = methodsOf(raw);
       for (const m of methods) bump(counts, m);
-      const fault = faults.find((f) => (!f.methods || methods.some((m) => f.methods!.includes(m))) && Math.random() < (f.probability ?? 1));
+      const fault = faults.find((f) => (f.times ?? 1) > 0 && (!f.methods || methods.some((m) => f.methods!.includes(m))) && Math.random() < (f.probability ?? 1));
+      if (fault?.times !== undefined) fault.times--;
       if (fault?.kind === '503') {
         bump(outcomes, '503');
         res.writeHead(503, { 'content-type': 'text/plain' }).end('Service Unavailable');
