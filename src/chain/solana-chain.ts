@@ -1,5 +1,6 @@
 import { createDefaultRpcTransport, createSolanaRpcFromTransport, isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type Address, type Rpc, type RpcTransport, type Signature, type SolanaRpcApi } from '@solana/kit';
 import { ChainUnavailableError, postJsonRpc, resultOf, retryAfterMs } from './json-rpc.ts';
+import { RpcBudget } from './rpc-budget.ts';
 
 export { ChainUnavailableError, isChainUnavailable, JsonRpcError } from './json-rpc.ts';
 
@@ -45,19 +46,24 @@ function asChainUnavailable(e: unknown): ChainUnavailableError {
 
 /**
  * kit's default transport with every request bounded in time (an RPC that accepts connections but never
- * answers would otherwise hang quotes, orders, /readyz and the worker's reads for minutes), and every
- * transport failure a ChainUnavailableError, so callers and the API tell "chain away" from a real answer.
+ * answers would otherwise hang quotes, orders, /readyz and the worker's reads for minutes), every
+ * transport failure a ChainUnavailableError, so callers and the API tell "chain away" from a real answer,
+ * and every request within the process's request budget (429s waited out there).
  */
-function timedTransport(url: string, timeoutMs: number): RpcTransport {
+function timedTransport(url: string, timeoutMs: number, budget: RpcBudget): RpcTransport {
   const inner = createDefaultRpcTransport({ url });
-  return (async (config: Parameters<RpcTransport>[0]) => {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    try {
-      return await inner({ ...config, signal: config.signal ? AbortSignal.any([config.signal, timeout]) : timeout });
-    } catch (e) {
-      if (config.signal?.aborted) throw e; // the caller gave up: not the chain's fault
-      throw asChainUnavailable(e);
-    }
+  return ((config: Parameters<RpcTransport>[0]) => {
+    const payload = config.payload as { method?: string } | { method?: string }[];
+    const methods = (Array.isArray(payload) ? payload : [payload]).map((p) => p?.method ?? 'unknown');
+    return budget.run(methods, async () => {
+      const timeout = AbortSignal.timeout(timeoutMs);
+      try {
+        return await inner({ ...config, signal: config.signal ? AbortSignal.any([config.signal, timeout]) : timeout });
+      } catch (e) {
+        if (config.signal?.aborted) throw e; // the caller gave up: not the chain's fault
+        throw asChainUnavailable(e);
+      }
+    });
   }) as RpcTransport;
 }
 
@@ -72,12 +78,18 @@ export class SolanaChain {
   private timer: NodeJS.Timeout | null = null;
   private readonly exists = new Map<string, { value: boolean; at: number }>();
 
+  /** The request budget every RPC call of this client goes through (kit's and plain JSON alike). */
+  readonly budget: RpcBudget;
+
   constructor(
     readonly url: string,
     private readonly slotMs = DEFAULT_SLOT_MS,
     readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
+    /** HUSH_RPC_MAX_RPS; 0 = no budget (429s are still honoured). */
+    maxRps = 0,
   ) {
-    this.rpc = createSolanaRpcFromTransport(timedTransport(url, timeoutMs));
+    this.budget = new RpcBudget(maxRps, timeoutMs);
+    this.rpc = createSolanaRpcFromTransport(timedTransport(url, timeoutMs, this.budget));
   }
 
   /** The same bound for RPC calls made with plain fetch (JSON-RPC batches). */
@@ -90,7 +102,7 @@ export class SolanaChain {
    * Every plain-JSON RPC request of Hush goes through here, as kit's go through its transport.
    */
   post(body: string, methods: readonly string[]): Promise<unknown> {
-    return postJsonRpc(this.url, body, this.requestSignal(), methods.length === 1 ? methods[0]! : `RPC batch of ${methods.length}`);
+    return this.budget.run(methods, () => postJsonRpc(this.url, body, this.requestSignal(), methods.length === 1 ? methods[0]! : `RPC batch of ${methods.length}`));
   }
 
   /** One plain-JSON call; its params are serialised as given (pass u64 amounts as strings or safe numbers). */

@@ -109,7 +109,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const rpcUrl = config.solanaRpcUrl ?? localnet!.url;
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
   const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
-  const chain = new SolanaChain(rpcUrl, config.localnetSlotMs, config.rpcTimeoutMs);
+  const chain = new SolanaChain(rpcUrl, config.localnetSlotMs, config.rpcTimeoutMs, config.rpcMaxRps);
   chain.startBackgroundRefresh();
   const treasury = await Treasury.load(keys, config.assets);
   /** False until the start's chain work (funding) is done: /readyz answers 503 meanwhile. */
@@ -130,7 +130,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       assets: config.assets.list.map((a) => a.assetId),
       available: (a) => inventory.available(a),
       target: (a) => inventoryTargets.get(a),
-    });
+    }, [chain.budget.requests]);
   await inventory.refresh().catch(() => {});
   inventory.start();
   let demo: DemoAccount | null = null;
@@ -222,6 +222,8 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         ? fundFromLocalFaucet(db, chain, treasury, config.assets).then((r) => r.filter((x) => BigInt(x.missing) * 2n >= BigInt(x.target)))
         : treasuryReport(chain, treasury, config.assets).then((r) => r.filter((x) => x.missing !== '0')), retry);
       for (const m of missing) log(`treasury: ${m.role} ${m.wallet} (${m.assetId}) holds ${m.balance}, target ${m.target}: fund it (npm run admin -- treasury)`);
+      // The pools as funded, before anything is quoted from them.
+      await inventory.refresh().catch(() => {});
     }
     await opts.onReady?.({ db, chain, keys, localnet });
     if (config.role !== 'api') {

@@ -103,6 +103,10 @@ test('a worker starting on a chain that answers 503 waits it out: /readyz 503 me
       return r.status === 200 ? r : null;
     }, { what: '/readyz 200 once started', timeoutMs: 10_000 });
     assert.equal(ready.status, 200);
+    // RPC calls by method and outcome, the 503s of the start among them.
+    const metrics = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+    assert.match(metrics, /hush_rpc_requests_total\{method="localnet_requestTokenAirdrop",outcome="http_error"\} [1-9]/);
+    assert.match(metrics, /hush_rpc_requests_total\{method="getMultipleAccounts",outcome="ok"\} [1-9]/);
     // Funded at start and booked: the fee payer's funding is on the ledger.
     const { rows } = await hush!.db.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_entries WHERE account LIKE 'feepayer:%'");
     assert.ok(Number(rows[0]!.n) >= 1, 'the funding of the fee payer is booked');

@@ -17,7 +17,7 @@ export interface FaultPlan {
   methods?: readonly string[];
   /** For 'stall': how long to wait before forwarding. */
   stallMs?: number;
-  /** For '429' (and the budget): the Retry-After sent, in seconds (default 1). */
+  /** For '429' (and the budget): the Retry-After sent, in seconds (default 1; negative: none sent). */
   retryAfterS?: number;
   /** Applies to this many matching requests, then no more (default: no end). */
   times?: number;
@@ -115,7 +115,7 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
       if (fault?.kind === '429' || overBudget(methods)) {
         bump(outcomes, '429');
         const retryAfter = fault?.kind === '429' ? (fault.retryAfterS ?? 1) : (budget?.retryAfterS ?? 1);
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter) }).end('{"jsonrpc":"2.0","error":{"code":429,"message":"Too many requests"},"id":null}');
+        res.writeHead(429, { 'content-type': 'application/json', ...(retryAfter >= 0 ? { 'retry-after': String(retryAfter) } : {}) }).end('{"jsonrpc":"2.0","error":{"code":429,"message":"Too many requests"},"id":null}');
         return;
       }
       if (fault?.kind === 'stall') {
