@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { startTestHush, type ApiResponse, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
-import { startRpcFaultProxy, type FaultPlan, type RpcFaultProxy } from '../support/rpc-fault-proxy.ts';
+import { startRpcFaultProxy, type BudgetPlan, type FaultPlan, type RpcFaultProxy } from '../support/rpc-fault-proxy.ts';
 import { ASSETS, assertPaidOnce, balanceOf, chainAt, depositOf, newWallet, signAndSend, waitForCleanReconcile, waitForOrder, type Chain } from '../support/settlement.ts';
 
 let localnet: TestLocalnet;
@@ -75,16 +75,20 @@ async function oneOrder(sender: KeyPairSigner): Promise<Paid> {
   return { trackingId: order.trackingId, recipient, amountOut: BigInt(order.amountOut) };
 }
 
-async function runOrders(n: number, faults: FaultPlan[]): Promise<void> {
+async function runOrders(n: number, faults: FaultPlan[], budget: BudgetPlan | null = null): Promise<void> {
   const senders = await Promise.all(Array.from({ length: n }, () => newWallet(chain, { sol: 1_000_000_000n, tokens: { usdc: 10_000_000n } })));
   const from = apiLog.length;
   proxy.reset();
   proxy.setFaults(faults);
+  proxy.setBudget(budget);
+  // Under a budget, idle polling alone uses it up first: the orders then run against 429s from the start.
+  if (budget) await new Promise((r) => setTimeout(r, 3_000));
   let paid: Paid[];
   try {
     paid = await Promise.all(senders.map((s) => oneOrder(s)));
   } finally {
     proxy.setFaults([]);
+    proxy.setBudget(null);
   }
   for (const p of paid) {
     await assertPaidOnce(t.db, p.trackingId, 'payout', p.amountOut);
@@ -100,6 +104,12 @@ async function runOrders(n: number, faults: FaultPlan[]): Promise<void> {
 
 test('503s, 429s, stalls and dropped answers: every order completes, paid exactly once; no 500; reconcile clean', { timeout: 300_000 }, async () => {
   await runOrders(5, [
+    // Each kind for sure (the first matching requests), payout and sweep sends among them; then at random.
+    { kind: 'drop', methods: ['sendTransaction'], times: 2 },
+    { kind: '503', methods: ['sendTransaction'], times: 1 },
+    { kind: 'stall', times: 2, stallMs: 1_500 },
+    { kind: '503', times: 3 },
+    { kind: '429', times: 2, retryAfterS: 1 },
     { kind: '503', probability: 0.08 },
     { kind: '429', probability: 0.04, retryAfterS: 1 },
     { kind: 'stall', probability: 0.03, stallMs: 1_500 },
@@ -108,7 +118,9 @@ test('503s, 429s, stalls and dropped answers: every order completes, paid exactl
   for (const kind of ['503', '429', 'stall', 'drop']) assert.ok((proxy.outcomes.get(kind) ?? 0) > 0, `the proxy injected ${kind}`);
 });
 
-test('429s only: 20 orders all complete, none failed', { timeout: 300_000 }, async () => {
-  await runOrders(20, [{ kind: '429', probability: 0.05, retryAfterS: 1 }]);
+test("a provider's budget enforced with 429s (40 calls per 10 s per method, 100 in all): 20 orders all complete, none failed", { timeout: 300_000 }, async () => {
+  const started = Date.now();
+  await runOrders(20, [], { windowMs: 10_000, perMethod: 40, total: 100, retryAfterS: 1 });
+  console.log(`# 20 orders under the provider budget in ${((Date.now() - started) / 1000).toFixed(1)} s; 429s: ${proxy.outcomes.get('429')}; calls: ${JSON.stringify([...proxy.counts])}`);
   assert.ok((proxy.outcomes.get('429') ?? 0) > 10, `the proxy answered 429 ${proxy.outcomes.get('429') ?? 0} times`);
 });
