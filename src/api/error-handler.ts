@@ -5,7 +5,7 @@ import { HushError, type HushErrorCode } from '../domain/errors.ts';
 import { BODY_LIMIT } from './limits.ts';
 import { ietfRateLimitFields } from './ratelimit-fields.ts';
 import { isStoreUnavailable } from '../store/db.ts';
-import { isChainFailure } from '../chain/json-rpc.ts';
+import { ChainUnavailableError, isChainFailure } from '../chain/json-rpc.ts';
 
 /**
  * An error as a plain object for the log, built so that it can never throw: errors are never handed to
@@ -37,7 +37,16 @@ function logError(request: FastifyRequest, level: 'warn' | 'error', err: unknown
 }
 
 /** Every chain failure leaves as 503 CHAIN_UNAVAILABLE with Retry-After (SPEC §6), however deep it was wrapped. */
-const chainUnavailable = (cause: unknown) => new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause });
+const chainUnavailable = (cause: unknown) => new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause, retryAfterSeconds: providerRetryAfterS(cause) });
+
+/** A provider's Retry-After longer than our default, when the failure carries one (a 429 from the RPC). */
+function providerRetryAfterS(e: unknown): number | undefined {
+  for (let cur = e, depth = 0; cur && depth < 8; depth++) {
+    if (cur instanceof ChainUnavailableError && cur.retryAfterMs !== undefined) return Math.max(5, Math.ceil(cur.retryAfterMs / 1000));
+    cur = typeof cur === 'object' && 'cause' in cur ? (cur as { cause?: unknown }).cause : undefined;
+  }
+  return undefined;
+}
 
 /** A bucket for requests no key's bucket covers (app.ts): sets RateLimit-* headers, throws RATE_LIMITED when empty. */
 export type AnonymousLimiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;

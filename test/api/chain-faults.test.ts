@@ -73,11 +73,17 @@ test('the error handler answers 503 CHAIN_UNAVAILABLE for any chain failure, and
   app.get('/internal-wrapping-chain', async () => {
     throw new HushError('INTERNAL_ERROR', 'x', undefined, { cause: new ChainUnavailableError('RPC answered HTTP 503', undefined, 503) });
   });
+  app.get('/provider-429', async () => {
+    throw new ChainUnavailableError('RPC answered HTTP 429', undefined, 429, 30_000);
+  });
   for (const path of ['/hush-wrapped', '/kit-raw', '/json-rpc-unhealthy', '/unavailable', '/internal-wrapping-chain']) {
     const res = await app.inject(path);
     assertOkOr503(res, path);
     assert.equal(res.statusCode, 503, path);
   }
+  const limited = await app.inject('/provider-429');
+  assert.equal(limited.statusCode, 503);
+  assert.equal(limited.headers['retry-after'], '30', "the provider's longer Retry-After is passed on");
   assert.ok(lines.every((l) => l.level < 50), `error-level records: ${JSON.stringify(lines.filter((l) => l.level >= 50))}`);
   assert.ok(lines.filter((l) => l.err).length >= 5, 'each failure is logged');
   await app.close();
