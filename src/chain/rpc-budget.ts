@@ -34,11 +34,17 @@ export class RpcBudget {
     this.tokens = Math.max(1, maxRps);
   }
 
-  /** Waits until `calls` calls may go out (FIFO). */
-  take(calls: number): Promise<void> {
+  /** Waits until `calls` calls may go out (FIFO); a caller whose signal aborts stops waiting (its turn still passes). */
+  take(calls: number, signal?: AbortSignal): Promise<void> {
     const turn = this.tail.then(() => this.waitFor(calls));
     this.tail = turn.catch(() => {});
-    return turn;
+    if (!signal) return turn;
+    signal.throwIfAborted();
+    return new Promise<void>((resolve, reject) => {
+      const abort = () => reject(signal.reason);
+      signal.addEventListener('abort', abort, { once: true });
+      turn.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+    });
   }
 
   private async waitFor(calls: number): Promise<void> {
@@ -78,10 +84,10 @@ export class RpcBudget {
    * fits in giveUpMs, then handed to the caller as the ChainUnavailableError it is (the worker tries again on
    * its next tick; an API answer is 503); every outcome is counted.
    */
-  async run<T>(methods: readonly string[], request: () => Promise<T>): Promise<T> {
+  async run<T>(methods: readonly string[], request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const started = Date.now();
     for (;;) {
-      await this.take(methods.length);
+      await this.take(methods.length, signal);
       try {
         const out = await request();
         this.count(methods, 'ok');

@@ -63,7 +63,7 @@ function timedTransport(url: string, timeoutMs: number, budget: RpcBudget): RpcT
         if (config.signal?.aborted) throw e; // the caller gave up: not the chain's fault
         throw asChainUnavailable(e);
       }
-    });
+    }, config.signal);
   }) as RpcTransport;
 }
 

@@ -91,3 +91,12 @@ test('a 429 without Retry-After backs off exponentially; a 503 is counted and ha
   assert.equal(m.get('getSlot http_error'), 1);
   assert.equal(m.get('getSlot ok'), 1);
 });
+
+test("a caller's abort signal stops its wait for the budget (a /readyz probe never waits past its bound)", { timeout: 30_000 }, async () => {
+  const c = new SolanaChain(proxy.url, 50, 5_000, 1);
+  await c.rpc.getSlot().send(); // the one token of the bucket
+  const started = performance.now();
+  const aborted = await c.rpc.getSlot().send({ abortSignal: AbortSignal.timeout(200) }).then(() => 'answered', (e: Error) => e.name);
+  assert.equal(aborted, 'TimeoutError');
+  assert.ok(performance.now() - started < 700, 'gave up at its own bound');
+});
