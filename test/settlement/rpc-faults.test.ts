@@ -24,18 +24,23 @@ before(async () => {
   localnet = await startTestLocalnet({ slotMs: 100 });
   chain = chainAt(localnet.url);
   proxy = await startRpcFaultProxy(localnet.url);
-  t = await startTestHush({
-    admin: true,
-    env: { SOLANA_RPC_URL: proxy.url, LOCALNET_SLOT_MS: '100', HUSH_RPC_TIMEOUT_MS: '3000' },
-    apiLog: (line) => apiLog.push(JSON.parse(line)),
-  });
-  acct = await t.createAccount();
 });
 after(async () => {
   await t?.close();
   await proxy?.close();
   await localnet?.close();
 });
+
+/** A fresh Hush (API + worker) on the proxied chain, with `env` added; the previous one is closed. */
+async function startHushBehindProxy(env: Record<string, string> = {}): Promise<void> {
+  await t?.close();
+  t = await startTestHush({
+    admin: true,
+    env: { SOLANA_RPC_URL: proxy.url, LOCALNET_SLOT_MS: '100', HUSH_RPC_TIMEOUT_MS: '3000', ...env },
+    apiLog: (line) => apiLog.push(JSON.parse(line)),
+  });
+  acct = await t.createAccount();
+}
 
 /** Asks until the answer is not a 503 (the chain was away): a partner's retry on Retry-After. Never a 500. */
 async function untilNot503(what: string, ask: () => Promise<ApiResponse>): Promise<ApiResponse> {
@@ -97,12 +102,14 @@ async function runOrders(n: number, faults: FaultPlan[], budget: BudgetPlan | nu
   const { rows } = await t.db.query<{ n: string }>("SELECT count(*)::text AS n FROM orders WHERE status = 'failed'");
   assert.equal(rows[0]!.n, '0', 'no order failed');
   const records = apiLog.slice(from);
+  if (!budget) console.log(`# ${n} orders: ${proxy.total()} calls, faults ${JSON.stringify([...proxy.outcomes])}`);
   assert.deepEqual(records.filter((r) => (r.res?.statusCode ?? 0) >= 500 && r.res?.statusCode !== 503), [], 'no 5xx but 503 from the API');
   assert.deepEqual(records.filter((r) => r.level >= 50), [], 'no error-level log record');
   await waitForCleanReconcile(t.url, t.adminToken!, 60_000);
 }
 
 test('503s, 429s, stalls and dropped answers: every order completes, paid exactly once; no 500; reconcile clean', { timeout: 300_000 }, async () => {
+  await startHushBehindProxy();
   await runOrders(5, [
     // Each kind for sure (the first matching requests), payout and sweep sends among them; then at random.
     { kind: 'drop', methods: ['sendTransaction'], times: 2 },
@@ -118,9 +125,23 @@ test('503s, 429s, stalls and dropped answers: every order completes, paid exactl
   for (const kind of ['503', '429', 'stall', 'drop']) assert.ok((proxy.outcomes.get(kind) ?? 0) > 0, `the proxy injected ${kind}`);
 });
 
-test("a provider's budget enforced with 429s (40 calls per 10 s per method, 100 in all): 20 orders all complete, none failed", { timeout: 300_000 }, async () => {
-  const started = Date.now();
-  await runOrders(20, [], { windowMs: 10_000, perMethod: 40, total: 100, retryAfterS: 1 });
-  console.log(`# 20 orders under the provider budget in ${((Date.now() - started) / 1000).toFixed(1)} s; 429s: ${proxy.outcomes.get('429')}; calls: ${JSON.stringify([...proxy.counts])}`);
+/** The provider's budget of issue 26: 40 calls per 10 s per method, 100 in all, 429 with Retry-After beyond. */
+const PROVIDER_BUDGET = { windowMs: 10_000, perMethod: 40, total: 100, retryAfterS: 1 };
+
+test("a provider's budget enforced with 429s, Hush with no budget of its own: 20 orders all complete, none failed", { timeout: 300_000 }, async () => {
+  await startHushBehindProxy({ HUSH_RPC_MAX_RPS: '0' });
+  await runOrders(20, [], PROVIDER_BUDGET);
   assert.ok((proxy.outcomes.get('429') ?? 0) > 10, `the proxy answered 429 ${proxy.outcomes.get('429') ?? 0} times`);
+});
+
+test("the same provider budget, Hush at HUSH_RPC_MAX_RPS=10: 20 orders complete, within it (next to no 429)", { timeout: 300_000 }, async () => {
+  await startHushBehindProxy({ HUSH_RPC_MAX_RPS: '10' });
+  const started = Date.now();
+  await runOrders(20, [], PROVIDER_BUDGET);
+  const seconds = (Date.now() - started) / 1000;
+  const refused = proxy.outcomes.get('429') ?? 0;
+  console.log(`# 20 orders at HUSH_RPC_MAX_RPS=10 in ${seconds.toFixed(1)} s (reconcile included); ${proxy.total()} calls, ${refused} refused: ${JSON.stringify([...proxy.counts])}`);
+  assert.ok(refused <= proxy.total() / 20, `${refused} of ${proxy.total()} calls refused`);
+  // The counts run from before the warm-up (3 s) to the clean reconcile: 10 per second plus one burst.
+  assert.ok(proxy.total() <= 10 * (seconds + 3) + 20, `${proxy.total()} calls in ${seconds.toFixed(1)} s: over the budget`);
 });
