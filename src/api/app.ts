@@ -38,8 +38,8 @@ export interface ApiDeps {
   metrics: Metrics;
   admin?: AdminApi;
   redis?: Redis;
-  /** Store and chain reachable (GET /readyz). */
-  ready(): Promise<{ store: boolean; chain: boolean }>;
+  /** Store and chain reachable, and the start's chain work done (GET /readyz). */
+  ready(): Promise<{ store: boolean; chain: boolean; starting?: boolean }>;
   /** True once shutdown began: answers close their connection, /readyz is 503. */
   draining?(): boolean;
 }

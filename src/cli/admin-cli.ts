@@ -388,7 +388,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
         db: store,
         async treasury() {
           const config = loadConfig(env);
-          const chain = new SolanaChain(config.solanaRpcUrl ?? `http://127.0.0.1:${config.localnetPort}`, config.localnetSlotMs, config.rpcTimeoutMs);
+          const chain = new SolanaChain(config.solanaRpcUrl ?? `http://127.0.0.1:${config.localnetPort}`, config.localnetSlotMs, config.rpcTimeoutMs, config.rpcMaxRps);
           await chain.rpc
             .getSlot()
             .send()
