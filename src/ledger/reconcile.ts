@@ -3,7 +3,7 @@ import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { ledgerBalances } from '../store/settlement-store.ts';
 import type { Treasury } from '../treasury/treasury.ts';
-import { ChainView } from '../worker/chain-view.ts';
+import { ChainView } from '../chain/chain-view.ts';
 
 export interface ReconcileLine {
   account: string;

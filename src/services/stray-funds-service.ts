@@ -9,7 +9,7 @@ import type { Db } from '../store/db.ts';
 import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
 import { chainTxsOfOrder, insertChainTx, recordMovements, settleChainTx } from '../store/settlement-store.ts';
 import type { Treasury } from '../treasury/treasury.ts';
-import { ChainView, TOKEN_PROGRAMS } from '../worker/chain-view.ts';
+import { ChainView, TOKEN_PROGRAMS } from '../chain/chain-view.ts';
 
 /** How long a return waits for its transactions to confirm before reporting them as sent. */
 const CONFIRM_WAIT_MS = 15_000;

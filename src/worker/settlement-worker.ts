@@ -47,7 +47,7 @@ import {
   sweepOfAccount,
 } from '../store/settlement-store.ts';
 import type { PoolWallet, Treasury } from '../treasury/treasury.ts';
-import { ChainView, type AccountBalance } from './chain-view.ts';
+import { ChainView, type AccountBalance } from '../chain/chain-view.ts';
 import { StrayWatch } from './stray-watch.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
 import { runRebalance, type Rebalancer, type RebalancePolicy } from '../rebalance/rebalancer.ts';
@@ -55,12 +55,12 @@ import { DEFAULT_REBALANCE_POLICY } from '../domain/rebalance-plan.ts';
 import { resolvePriceSettings } from '../prices/select-price-source.ts';
 import type { FreshPrices } from '../prices/price-source.ts';
 import { convertForSwap } from '../domain/swap-conversion.ts';
-import { faultPoint } from './fault-points.ts';
-import { sweepLegs, withLateArrivals, type SweepItemRecord } from './sweep-legs.ts';
+import { faultPoint } from '../support/fault-points.ts';
+import { sweepLegs, withLateArrivals, type SweepItemRecord } from '../ledger/sweep-legs.ts';
 import { networkCostMovement } from '../ledger/network-cost.ts';
 import { DEFAULT_NETWORK_COST, WALLET_RENT } from '../domain/network-cost.ts';
 import { replacementDelayMs } from '../domain/replacement-backoff.ts';
-import { OncePerKey } from '../services/once-per-key.ts';
+import { OncePerKey } from '../support/once-per-key.ts';
 
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
 const WATCHDOG_START_GRACE_MS = 10 * 60_000;
