@@ -46,7 +46,7 @@ import {
   lateDepositCandidates,
   sweepOfAccount,
 } from '../store/settlement-store.ts';
-import type { PoolWallet, Treasury } from '../treasury/treasury.ts';
+import type { Treasury } from '../treasury/treasury.ts';
 import { ChainView, type AccountBalance } from '../chain/chain-view.ts';
 import { StrayWatch } from './stray-watch.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
@@ -58,7 +58,12 @@ import { convertForSwap } from '../domain/swap-conversion.ts';
 import { faultPoint } from '../support/fault-points.ts';
 import { sweepLegs, withLateArrivals, type SweepItemRecord } from '../ledger/sweep-legs.ts';
 import { networkCostMovement } from '../ledger/network-cost.ts';
-import { DEFAULT_NETWORK_COST, WALLET_RENT } from '../domain/network-cost.ts';
+import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
+import { allocate, shufflePools } from '../domain/settlement/allocation.ts';
+import { depositDecision } from '../domain/settlement/deposit-decision.ts';
+import { cannotReceiveSol, needsRecipientLamports, refundPlan } from '../domain/settlement/refund-plan.ts';
+import { payoutDue } from '../domain/settlement/payout-delay.ts';
+import { txFate } from '../domain/settlement/tx-fate.ts';
 import { replacementDelayMs } from '../domain/replacement-backoff.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
 
@@ -412,23 +417,24 @@ export class SettlementWorker {
     switch (o.status) {
       case 'awaiting_deposit':
       case 'deposit_detected': {
-        const c = deposits.confirmed.get(o.depositAccount);
-        const p = deposits.processed.get(o.depositAccount);
-        if (c?.exists && (c.tokenAmount ?? 0n) > 0n) return this.confirmDeposit(o, c.tokenAmount!);
-        if (p?.exists && (p.tokenAmount ?? 0n) > 0n) {
-          if (o.status === 'awaiting_deposit') {
-            await transitionOrder(this.db, o.id, 'awaiting_deposit', 'deposit_detected', { deposit: { signature: '', amount: p.tokenAmount!.toString(), confirmedAt: null } });
-          }
-          return { delayMs: slot / 2 };
-        }
-        if (o.status === 'deposit_detected') {
-          await transitionOrder(this.db, o.id, 'deposit_detected', 'awaiting_deposit', { deposit: null });
-          return { delayMs: slot };
-        }
         // No deposit can land once every issued blockhash is dead (checked at `finalized`, against the
         // order row as it is when it moves: a refresh since it was read hands out a later one).
         const dead = Date.now() > o.expiration.getTime() && deposits.height > o.txLastValidBlockHeight;
-        if (dead && (await transitionOrder(this.db, o.id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: deposits.height }))) return {};
+        const next = depositDecision(o.status, deposits.confirmed.get(o.depositAccount), deposits.processed.get(o.depositAccount), dead);
+        switch (next.kind) {
+          case 'confirm':
+            return this.confirmDeposit(o, next.amount);
+          case 'detect':
+            await transitionOrder(this.db, o.id, 'awaiting_deposit', 'deposit_detected', { deposit: { signature: '', amount: next.amount.toString(), confirmedAt: null } });
+            return { delayMs: slot / 2 };
+          case 'seen':
+            return { delayMs: slot / 2 };
+          case 'undetect':
+            await transitionOrder(this.db, o.id, 'deposit_detected', 'awaiting_deposit', { deposit: null });
+            return { delayMs: slot };
+          case 'expire':
+            if (await transitionOrder(this.db, o.id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: deposits.height })) return {};
+        }
         return { delayMs: AWAITING_POLL_SLOTS * slot };
       }
       case 'deposit_confirmed':
@@ -696,10 +702,7 @@ export class SettlementWorker {
   }
 
   private drawDue(from: Date): Date {
-    const { min, max } = this.config.payoutDelayS;
-    // Uniform over [min, max] to the millisecond.
-    const delayMs = Math.round(min * 1000) + randomInt(Math.round((max - min) * 1000) + 1);
-    return new Date(from.getTime() + delayMs);
+    return payoutDue(from, this.config.payoutDelayS, randomInt);
   }
 
   private depositMovement(o: Pick<OrderRecord, 'id' | 'trackingId' | 'sourceAssetId' | 'depositAccount'>, amount: bigint): Movement {
@@ -872,17 +875,22 @@ export class SettlementWorker {
   /** A refund returns the deposit less the network fee, in the source asset, from a pool. */
   private async startRefund(o: OrderRecord): Promise<{ delayMs?: number }> {
     const deposited = BigInt(o.deposit?.amount ?? '0');
-    const amount = deposited - o.networkFee;
-    if (amount <= 0n) {
+    const native = this.asset(o.sourceAssetId).native;
+    const amountLeft = deposited - o.networkFee;
+    // Read only when it decides something (as before: no RPC for a refund that is below cost anyway).
+    const lamports = amountLeft > 0n && needsRecipientLamports(native, amountLeft) ? await this.lamportsOf(o.sender) : 0n;
+    const plan = refundPlan(deposited, o.networkFee, native, lamports);
+    if (plan.kind === 'below_cost') {
       await transitionOrder(this.db, o.id, 'refunding', 'failed', { failureReason: 'deposit_below_refund_cost' });
       this.log({ trackingId: o.trackingId, deposited: deposited.toString() }, 'ALERT: deposit too small to refund; held in custody');
       return {};
     }
-    if (await this.cannotReceiveSol(o.sourceAssetId, amount, o.sender)) {
+    if (plan.kind === 'below_rent') {
       await transitionOrder(this.db, o.id, 'refunding', 'failed', { failureReason: 'refund_below_rent' });
-      this.log({ trackingId: o.trackingId, amount: amount.toString() }, "ALERT: refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
+      this.log({ trackingId: o.trackingId, amount: plan.amount.toString() }, "ALERT: refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
       return {};
     }
+    const amount = plan.amount;
     const { planned, ok } = await this.exclusive(async () => {
       const planned = await this.planTransfers(o, 'refund', o.sourceAssetId, o.sender as Address, amount);
       if (!planned) return { planned, ok: false };
@@ -905,8 +913,12 @@ export class SettlementWorker {
    * would open is not rent-exempt): sending it would only spend a fee per attempt.
    */
   private async cannotReceiveSol(assetId: string, amount: bigint, to: string): Promise<boolean> {
-    if (!this.asset(assetId).native || amount >= WALLET_RENT) return false;
-    return ((await this.view.balances([to], 'confirmed')).get(to)?.lamports ?? 0n) === 0n;
+    const native = this.asset(assetId).native;
+    return needsRecipientLamports(native, amount) && cannotReceiveSol(native, amount, await this.lamportsOf(to));
+  }
+
+  private async lamportsOf(address: string): Promise<bigint> {
+    return (await this.view.balances([address], 'confirmed')).get(address)?.lamports ?? 0n;
   }
 
   /**
@@ -961,26 +973,12 @@ export class SettlementWorker {
     // (safe), never missed by both reads (which could overspend a pool).
     const pending = shared?.pending ?? (await pendingOutflows(q));
     const balances = shared?.balances ?? (await this.view.balances(pools.map((p) => p.holding), 'confirmed'));
-    const available = (p: PoolWallet) => this.available(asset, p.holding, { pending, balances, taken: shared?.taken ?? new Map() });
-    const shuffled = [...pools].sort(() => Math.random() - 0.5);
-    const single = shuffled.find((p) => available(p) >= amount);
-    const chosen: { pool: PoolWallet; amount: bigint }[] = [];
-    if (single) chosen.push({ pool: single, amount });
-    else {
-      let left = amount;
-      // No single pool covers it: largest pools first, so the split has as few parts as the quote's
-      // networkFee paid for (Inventory.payoutParts computes the same count).
-      for (const p of [...shuffled].sort((a, b) => (available(b) > available(a) ? 1 : available(b) < available(a) ? -1 : 0))) {
-        const take = available(p) < left ? available(p) : left;
-        if (take <= 0n) continue;
-        chosen.push({ pool: p, amount: take });
-        left -= take;
-        if (left === 0n) break;
-      }
-      if (left > 0n) {
-        if (!opts.quiet) this.log({ trackingId: o.trackingId, assetId, amount: amount.toString() }, 'ALERT: pools cannot cover a payout; will retry');
-        return null;
-      }
+    const reads = { pending, balances, taken: shared?.taken ?? new Map<string, bigint>() };
+    const shuffled = shufflePools(pools, Math.random).map((pool) => ({ pool, available: this.available(asset, pool.holding, reads) }));
+    const chosen = allocate(amount, shuffled);
+    if (!chosen) {
+      if (!opts.quiet) this.log({ trackingId: o.trackingId, assetId, amount: amount.toString() }, 'ALERT: pools cannot cover a payout; will retry');
+      return null;
     }
     // With shared reads there was no await above: the choice and this update are one synchronous step.
     for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
@@ -1042,13 +1040,13 @@ export class SettlementWorker {
     const landed: { t: ChainTx; success: boolean }[] = [];
     await Promise.all(
       pending.map(async (t, i) => {
-        const st = statuses[i];
-        if (st && st.confirmationStatus !== 'processed') {
-          landed.push({ t, success: st.err === null });
-        } else if (!st && finalizedHeight > t.lastValidBlockHeight) {
+        const fate = txFate({ status: statuses[i], finalizedHeight, lastValidBlockHeight: t.lastValidBlockHeight, msSinceSent: Date.now() - (this.lastSent.get(t.signature) ?? 0), resendEveryMs: RESEND_EVERY_MS });
+        if (fate === 'landed' || fate === 'failed') {
+          landed.push({ t, success: fate === 'landed' });
+        } else if (fate === 'expired') {
           // Its blockhash is dead at `finalized` and it is nowhere in history: it can never land.
           if (await settleChainTx(this.db, t.id, 'expired', null)) (this.lastSent.delete(t.signature), await this.afterSettled(t, false));
-        } else if (!st && Date.now() - (this.lastSent.get(t.signature) ?? 0) > RESEND_EVERY_MS) {
+        } else if (fate === 'resend') {
           this.lastSent.set(t.signature, Date.now());
           resend.push(t.wire);
         }
