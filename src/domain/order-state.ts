@@ -19,7 +19,10 @@ export const ORDER_STATUSES = [
 
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-const FINAL: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['completed', 'expired', 'refunded', 'failed']);
+/** The final statuses: declared once here; the store's SQL lists of them are built from this. */
+export const FINAL_STATUSES = ['completed', 'expired', 'refunded', 'failed'] as const satisfies readonly OrderStatus[];
+
+const FINAL: ReadonlySet<OrderStatus> = new Set<OrderStatus>(FINAL_STATUSES);
 
 /** Forward edges as listed in SPEC §5; "any non-final → failed" is added below, not repeated here. */
 const NEXT: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {

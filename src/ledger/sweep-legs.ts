@@ -1,4 +1,4 @@
-import type { LedgerLeg } from '../store/settlement-store.ts';
+import type { LedgerLeg } from '../store/settlement/movements.ts';
 
 /** One item of a sweep's `meta.items`: a deposit account's recorded amount, or (late) funds sent after its deposit. */
 export interface SweepItemRecord {

@@ -1,7 +1,7 @@
 import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
-import { poolCommitments } from '../store/settlement-store.ts';
+import { poolCommitments } from '../store/settlement/pool-commitments.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import { ChainView } from '../chain/chain-view.ts';
 

@@ -1,7 +1,7 @@
 import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
-import { recordMovement } from '../store/settlement-store.ts';
+import { recordMovement } from '../store/settlement/record-movements.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { faultPoint } from '../support/fault-points.ts';
 import type { Treasury } from './treasury.ts';

@@ -8,44 +8,36 @@ import type { SolanaChain } from '../chain/solana-chain.ts';
 import { allOrNothing, isUniqueViolation, type Db, type Queryable } from '../store/db.ts';
 import { purgeIdempotencyKeys } from '../store/idempotency-store.ts';
 import { getOrderById, purgeDepositHints, recordLateRefund, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
-import {
-  assetsWithUnsweptDeposits,
-  attachSweep,
-  chainTxsOfOrder,
-  chainTxsOfOrders,
-  claimDueOrders,
-  claimOrder,
-  completePayouts,
-  confirmDeposits,
-  confirmDepositsAndStartPayouts,
-  finishSweep,
-  getChainTx,
-  insertChainTx,
-  lockUnsweptDeposits,
-  relockUnsweptDeposits,
-  ordersByIds,
-  partAttempts,
-  pendingChainTxs,
-  pendingOutflows,
-  recordMovement,
-  recordMovements,
-  releaseOrder,
-  releaseOrders,
-  setPayoutDue,
-  settleChainTx,
-  settleChainTxs,
-  startPayouts,
-  stuckOrders,
-  type ChainTx,
-  type Movement,
-  type PayoutCompletion,
-  type Release,
-  abandonedLateRefunds,
-  deadLateRefunds,
-  holdOrder,
-  lateDepositCandidates,
-  sweepOfAccount,
-} from '../store/settlement-store.ts';
+import { abandonedLateRefunds } from '../store/settlement/abandoned-late-refunds.ts';
+import { assetsWithUnsweptDeposits } from '../store/settlement/assets-with-unswept-deposits.ts';
+import { attachSweep } from '../store/settlement/attach-sweep.ts';
+import type { ChainTx } from '../store/settlement/chain-tx.ts';
+import { chainTxsOfOrder, chainTxsOfOrders } from '../store/settlement/chain-txs-of-orders.ts';
+import { claimDueOrders } from '../store/settlement/claim-due-orders.ts';
+import { claimOrder } from '../store/settlement/claim-order.ts';
+import { completePayouts, type PayoutCompletion } from '../store/settlement/complete-payouts.ts';
+import { confirmDepositsAndStartPayouts } from '../store/settlement/confirm-deposits-and-start-payouts.ts';
+import { confirmDeposits } from '../store/settlement/confirm-deposits.ts';
+import { deadLateRefunds } from '../store/settlement/dead-late-refunds.ts';
+import { finishSweep } from '../store/settlement/finish-sweep.ts';
+import { getChainTx } from '../store/settlement/get-chain-tx.ts';
+import { holdOrder } from '../store/settlement/hold-order.ts';
+import { insertChainTx } from '../store/settlement/insert-chain-tx.ts';
+import { lateDepositCandidates } from '../store/settlement/late-deposit-candidates.ts';
+import { lockUnsweptDeposits } from '../store/settlement/lock-unswept-deposits.ts';
+import type { Movement } from '../store/settlement/movements.ts';
+import { ordersByIds } from '../store/settlement/orders-by-ids.ts';
+import { partAttempts } from '../store/settlement/part-attempts.ts';
+import { pendingChainTxs } from '../store/settlement/pending-chain-txs.ts';
+import { pendingOutflows } from '../store/settlement/pending-outflows.ts';
+import { recordMovement, recordMovements } from '../store/settlement/record-movements.ts';
+import { releaseOrder, releaseOrders, type Release } from '../store/settlement/release-orders.ts';
+import { relockUnsweptDeposits } from '../store/settlement/relock-unswept-deposits.ts';
+import { setPayoutDue } from '../store/settlement/set-payout-due.ts';
+import { settleChainTx, settleChainTxs } from '../store/settlement/settle-chain-txs.ts';
+import { startPayouts } from '../store/settlement/start-payouts.ts';
+import { stuckOrders } from '../store/settlement/stuck-orders.ts';
+import { sweepOfAccount } from '../store/settlement/sweep-of-account.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import { ChainView, type AccountBalance } from '../chain/chain-view.ts';
 import { StrayWatch } from './stray-watch.ts';
