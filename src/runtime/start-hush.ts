@@ -24,7 +24,7 @@ import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
 import { AdminService, ensureDemoAccount, type DemoAccount } from '../services/admin-service.ts';
 import { reconcile } from '../ledger/reconcile.ts';
 import { StrayFundsService } from '../services/stray-funds-service.ts';
-import { SettlementWorker } from '../worker/settlement-worker.ts';
+import { SettlementWorker } from '../settlement/runner.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 
 /** How long /readyz waits on each of its probes. */
