@@ -1,7 +1,8 @@
 /**
- * SPEC §5 order states and the only transitions allowed between them. Settlement code asks
- * canTransition before every status write, so a bug (or a race between workers) cannot move an
- * order backwards or out of a final state.
+ * SPEC §5 order states and the only transitions allowed between them, declared once. transitionOrder
+ * refuses any other edge (canTransition), so a bug cannot move an order backwards or out of a final
+ * state; the batch statements of src/store/settlement (confirmDeposits, startPayouts, completePayouts …)
+ * write only edges of this graph; races between workers lose their compare-and-set.
  */
 
 export const ORDER_STATUSES = [

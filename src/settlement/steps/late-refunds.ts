@@ -5,7 +5,9 @@ import { abandonedLateRefunds } from '../../store/settlement/abandoned-late-refu
 import { deadLateRefunds } from '../../store/settlement/dead-late-refunds.ts';
 import { getChainTx } from '../../store/settlement/get-chain-tx.ts';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
-import { lateRefundsExist, markLateRefunded, unrefundedLateSweeps } from '../../store/settlement/late-refunds.ts';
+import { lateRefundsExist } from '../../store/settlement/late-refunds-exist.ts';
+import { markLateRefunded } from '../../store/settlement/mark-late-refunded.ts';
+import { unrefundedLateSweeps } from '../../store/settlement/unrefunded-late-sweeps.ts';
 import type { SweepItemRecord } from '../../ledger/sweep-legs.ts';
 import type { SettlementContext } from '../context.ts';
 import { cannotReceiveSol } from './refund.ts';
