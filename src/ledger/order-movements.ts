@@ -2,7 +2,7 @@ import type { OrderRecord } from '../store/orders-store.ts';
 import type { ChainTx } from '../store/settlement/chain-tx.ts';
 import type { LedgerLeg, Movement } from '../store/settlement/movements.ts';
 import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
-import { sweepLegs, type SweepItemRecord } from './sweep-legs.ts';
+import { sweepLegs } from './sweep-legs.ts';
 
 /** A confirmed deposit: from the senders into the order's deposit account (one movement per order). */
 export function depositMovement(o: Pick<OrderRecord, 'id' | 'trackingId' | 'sourceAssetId' | 'depositAccount'>, amount: bigint): Movement {
@@ -81,7 +81,7 @@ export function assetMovements(t: ChainTx, native: boolean, poolLamportDelta: bi
         unattributed: 0n,
       };
     case 'sweep': {
-      const { legs, unattributed } = sweepLegs(t.meta.items as SweepItemRecord[], {
+      const { legs, unattributed } = sweepLegs(t.meta.items, {
         assetId: t.assetId,
         pool: t.destination,
         native,

@@ -5,7 +5,7 @@ import { ChainView } from '../chain/chain-view.ts';
 import { txShape, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
-import type { ChainTx } from '../store/settlement/chain-tx.ts';
+import type { ChainTxOf } from '../store/settlement/chain-tx.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
 import type { Rebalancer } from '../rebalance/rebalancer.ts';
@@ -66,7 +66,7 @@ export class SettlementContext {
   /** Alerts told once per process and key. */
   readonly alerted = { backoff: new OncePerKey(), unsweepable: new OncePerKey(), abandonedLateRefund: new OncePerKey() };
   /** What settling a landed sweep does about its late items (see steps/late-refunds.ts); replaceable in tests. */
-  refundLate: (sweep: ChainTx) => Promise<void> = async () => {};
+  refundLate: (sweep: ChainTxOf<'sweep'>) => Promise<void> = async () => {};
   wake: (loop: string) => void = () => {};
   detach: (p: Promise<void>) => void = (p) => void p;
   running: () => boolean = () => true;

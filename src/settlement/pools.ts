@@ -4,7 +4,7 @@ import type { AccountBalance } from '../chain/chain-view.ts';
 import { buildPayout } from '../chain/hush-transactions.ts';
 import type { Queryable } from '../store/db.ts';
 import { pendingOutflows } from '../store/settlement/pending-outflows.ts';
-import type { ChainTxKind, NewChainTx } from '../store/settlement/chain-tx.ts';
+import type { ChainTxKind, NewChainTx, TransferMeta } from '../store/settlement/chain-tx.ts';
 import { allocate, shufflePools } from '../domain/settlement/allocation.ts';
 import type { SettlementContext } from './context.ts';
 
@@ -19,7 +19,7 @@ export interface PlanReads {
 }
 
 /** A signed transfer out of a pool, ready to be recorded (then sent). */
-export type PlannedTransfer = NewChainTx & { kind: Extract<ChainTxKind, 'payout' | 'refund' | 'partner_payout'>; meta: Record<string, unknown> };
+export type PlannedTransfer = NewChainTx & { kind: Extract<ChainTxKind, 'payout' | 'refund' | 'partner_payout'>; meta: TransferMeta };
 
 /** What a pool can still pay: its `confirmed` balance less recorded pending outflows and what a batch took. */
 export function available(asset: Asset, holding: string, reads: PlanReads): bigint {
@@ -68,7 +68,7 @@ export class Pools {
     assetId: string,
     destination: Address,
     amount: bigint,
-    meta: Record<string, unknown> = {},
+    meta: TransferMeta = {},
     /** Inside a transaction, reads must use it: PGlite serializes everything behind an open transaction. */
     q: Queryable = this.ctx.db,
     /** Reads shared by a batch of plans; each plan adds what it chose to `taken`. */

@@ -30,8 +30,8 @@ forEachEngine('worker reads and small writes', (ctx) => {
     await releaseOrders(ctx.db, 'w1', [{ id, at: new Date(Date.now() + 3_600_000) }]);
     await makeOrderDue(ctx.db, id);
     assert.ok((await orderRow(ctx.db, id)).next_run_at.getTime() <= Date.now() + 1_000);
-    const sweep = (await insertChainTx(ctx.db, newTx({ kind: 'sweep', meta: { items: [{ orderId: id, amount: '1' }], other: 1 } })))!;
-    await setSweepItems(ctx.db, sweep, [{ orderId: id, amount: '1' }, { orderId: id, amount: '2', late: true }]);
-    assert.deepEqual((await getChainTx(ctx.db, sweep))!.meta, { items: [{ orderId: id, amount: '1' }, { orderId: id, amount: '2', late: true }], other: 1 });
+    const sweep = (await insertChainTx(ctx.db, newTx({ kind: 'sweep', meta: { items: [{ orderId: id, depositAccount: 'acct', amount: '1' }], lateRefunded: false } })))!;
+    await setSweepItems(ctx.db, sweep, [{ orderId: id, depositAccount: 'acct', amount: '1' }, { orderId: id, depositAccount: 'acct', amount: '2', late: true }]);
+    assert.deepEqual((await getChainTx(ctx.db, sweep))!.meta, { items: [{ orderId: id, depositAccount: 'acct', amount: '1' }, { orderId: id, depositAccount: 'acct', amount: '2', late: true }], lateRefunded: false });
   });
 });

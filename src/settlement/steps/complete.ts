@@ -1,6 +1,8 @@
 import { allOrNothing } from '../../store/db.ts';
 import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
-import type { ChainTx } from '../../store/settlement/chain-tx.ts';
+import type { ChainTxOf } from '../../store/settlement/chain-tx.ts';
+
+type Transfer = ChainTxOf<'payout' | 'refund'>;
 import { chainTxsOfOrder, chainTxsOfOrders } from '../../store/settlement/chain-txs-of-orders.ts';
 import { claimOrder } from '../../store/settlement/claim-order.ts';
 import { completePayouts, type PayoutCompletion } from '../../store/settlement/complete-payouts.ts';
@@ -15,8 +17,8 @@ import { startRefund } from './refund.ts';
 import { replacePart } from './replace-dead-parts.ts';
 
 /** An order's transactions of one kind by part (a part's attempts, oldest first). */
-function byPart(txs: ChainTx[]): Map<number, ChainTx[]> {
-  const parts = new Map<number, ChainTx[]>();
+function byPart<T extends Transfer>(txs: T[]): Map<number, T[]> {
+  const parts = new Map<number, T[]>();
   for (const t of txs) {
     const part = Number(t.meta.part ?? 0);
     parts.set(part, [...(parts.get(part) ?? []), t]);
@@ -28,10 +30,10 @@ function byPart(txs: ChainTx[]): Map<number, ChainTx[]> {
 export async function advancePayout(ctx: SettlementContext, o: OrderRecord): Promise<NextLook> {
   const kind = o.status === 'sending' ? 'payout' : 'refund';
   // Refunds of funds sent after the deposit (meta.late) are their own business, not this order's refund.
-  const txs = (await chainTxsOfOrder(ctx.db, o.id, kind)).filter((t) => !t.meta.late);
+  const txs = (await chainTxsOfOrder<'payout' | 'refund'>(ctx.db, o.id, kind)).filter((t) => !t.meta.late);
   if (kind === 'refund' && txs.length === 0) return startRefund(ctx, o);
   const parts = byPart(txs);
-  const landed: ChainTx[] = [];
+  const landed: Transfer[] = [];
   for (const [part, list] of parts) {
     const live = list.find((t) => t.status === 'pending' || t.status === 'confirmed');
     if (live?.status === 'confirmed') landed.push(live);
@@ -39,7 +41,7 @@ export async function advancePayout(ctx: SettlementContext, o: OrderRecord): Pro
   }
   if (landed.length < parts.size) return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
   const now = new Date().toISOString();
-  const transfers = landed.map((t) => ({ signature: t.signature, amount: t.amount.toString(), confirmedAt: (t.meta.confirmedAt as string | undefined) ?? now }));
+  const transfers = landed.map((t) => ({ signature: t.signature, amount: t.amount.toString(), confirmedAt: t.meta.confirmedAt ?? now }));
   faultPoint('payout-confirmed');
   // The final move and its fee booking commit together: a crash between them would lose the fee.
   if (kind === 'payout') {
@@ -68,7 +70,7 @@ export async function advancePayout(ctx: SettlementContext, o: OrderRecord): Pro
 export async function completeOrders(ctx: SettlementContext, orderIds: string[]): Promise<Set<string>> {
   if (orderIds.length === 0) return new Set();
   const [orders, txs] = await Promise.all([ordersByIds(ctx.db, orderIds), chainTxsOfOrders(ctx.db, orderIds, 'payout')]);
-  const byOrder = new Map<string, ChainTx[]>();
+  const byOrder = new Map<string, Transfer[]>();
   for (const t of txs) byOrder.set(t.orderId!, [...(byOrder.get(t.orderId!) ?? []), t]);
   const now = new Date().toISOString();
   const items: PayoutCompletion[] = [];
@@ -79,7 +81,7 @@ export async function completeOrders(ctx: SettlementContext, orderIds: string[])
     if (parts.size === 0 || landed.some((t) => !t)) continue;
     items.push({
       id: o.id,
-      payouts: landed.map((t) => ({ signature: t!.signature, amount: t!.amount.toString(), confirmedAt: (t!.meta.confirmedAt as string | undefined) ?? now })),
+      payouts: landed.map((t) => ({ signature: t!.signature, amount: t!.amount.toString(), confirmedAt: t!.meta.confirmedAt ?? now })),
       movement: feeMovement(o),
     });
   }

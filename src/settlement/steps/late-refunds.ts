@@ -1,6 +1,6 @@
 import type { Address } from '@solana/kit';
 import { getOrderById } from '../../store/orders-store.ts';
-import type { ChainTx } from '../../store/settlement/chain-tx.ts';
+import type { ChainTxOf } from '../../store/settlement/chain-tx.ts';
 import { abandonedLateRefunds } from '../../store/settlement/abandoned-late-refunds.ts';
 import { deadLateRefunds } from '../../store/settlement/dead-late-refunds.ts';
 import { getChainTx } from '../../store/settlement/get-chain-tx.ts';
@@ -8,7 +8,6 @@ import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { lateRefundsExist } from '../../store/settlement/late-refunds-exist.ts';
 import { markLateRefunded } from '../../store/settlement/mark-late-refunded.ts';
 import { unrefundedLateSweeps } from '../../store/settlement/unrefunded-late-sweeps.ts';
-import type { SweepItemRecord } from '../../ledger/sweep-legs.ts';
 import type { SettlementContext } from '../context.ts';
 import { cannotReceiveSol } from './refund.ts';
 import { replacePart } from './replace-dead-parts.ts';
@@ -21,8 +20,8 @@ class LateRefundDeferred extends Error {}
  * transaction that also marks the sweep `lateRefunded`: refunds are recorded whole or not at all. A sweep
  * still unmarked (a crash, an RPC error, no pool able to pay yet) is found again by retryLateRefunds.
  */
-export async function refundLate(ctx: SettlementContext, sweep: ChainTx): Promise<void> {
-  const items = (sweep.meta.items as SweepItemRecord[]).filter((i) => i.late);
+export async function refundLate(ctx: SettlementContext, sweep: ChainTxOf<'sweep'>): Promise<void> {
+  const items = sweep.meta.items.filter((i) => i.late);
   if (items.length === 0) return;
   // Read before the database transaction (no transaction waits on the RPC): which SOL refunds cannot land.
   const unpayable = new Set<string>();
@@ -73,7 +72,7 @@ export async function refundLate(ctx: SettlementContext, sweep: ChainTx): Promis
 export async function retryLateRefunds(ctx: SettlementContext): Promise<void> {
   for (const id of await unrefundedLateSweeps(ctx.db)) {
     const sweep = await getChainTx(ctx.db, id);
-    if (sweep) await ctx.refundLate(sweep);
+    if (sweep?.kind === 'sweep') await ctx.refundLate(sweep);
   }
 }
 
@@ -83,9 +82,9 @@ export async function replaceDeadLateRefunds(ctx: SettlementContext): Promise<vo
   await alertAbandonedLateRefunds(ctx);
   for (const id of dead) {
     const t = await getChainTx(ctx.db, id);
-    if (!t || (t.status !== 'expired' && t.status !== 'failed')) continue;
+    if (!t || t.kind !== 'refund' || (t.status !== 'expired' && t.status !== 'failed')) continue;
     const order = await getOrderById(ctx.db, t.orderId!);
-    if (order) await replacePart(ctx, order, t, t.meta.part as never);
+    if (order) await replacePart(ctx, order, t, t.meta.part!);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Address } from '@solana/kit';
 import { allOrNothing } from '../../store/db.ts';
 import type { OrderRecord } from '../../store/orders-store.ts';
-import type { ChainTx } from '../../store/settlement/chain-tx.ts';
+import type { ChainTxOf } from '../../store/settlement/chain-tx.ts';
 import { holdOrder } from '../../store/settlement/hold-order.ts';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { partAttempts } from '../../store/settlement/part-attempts.ts';
@@ -14,8 +14,8 @@ import type { SettlementContext } from '../context.ts';
  * planning lock as new payouts. When no single pool can, it waits for the next tick. A part that keeps
  * failing waits longer each time (replacementDelayMs).
  */
-export async function replacePart(ctx: SettlementContext, o: OrderRecord, dead: ChainTx, part: number | string): Promise<void> {
-  const kind = dead.kind as 'payout' | 'refund';
+export async function replacePart(ctx: SettlementContext, o: OrderRecord, dead: ChainTxOf<'payout' | 'refund'>, part: number | string): Promise<void> {
+  const kind = dead.kind;
   const attempts = await partAttempts(ctx.db, o.id, kind, String(part));
   const waitMs = (attempts.lastAt?.getTime() ?? 0) + replacementDelayMs(attempts.failed) - Date.now();
   if (waitMs > 0) {

@@ -12,7 +12,7 @@ import { txFate } from '../../domain/settlement/tx-fate.ts';
 import { DEFAULT_NETWORK_COST } from '../../domain/network-cost.ts';
 import { networkCostMovement } from '../../ledger/network-cost.ts';
 import { assetMovements } from '../../ledger/order-movements.ts';
-import { withLateArrivals, type SweepItemRecord } from '../../ledger/sweep-legs.ts';
+import { withLateArrivals } from '../../ledger/sweep-legs.ts';
 import type { TxCosts } from '../../chain/chain-view.ts';
 import { RESEND_EVERY_MS } from '../outbox.ts';
 import type { SettlementContext } from '../context.ts';
@@ -132,7 +132,7 @@ function watchOf(ctx: SettlementContext, t: ChainTx): string | undefined {
 /** The deposit accounts of a wrapped-SOL sweep, whose lamports just before it landed are asked for with its costs. */
 function lamportsBeforeOf(ctx: SettlementContext, t: ChainTx): string[] {
   if (t.kind !== 'sweep' || !ctx.asset(t.assetId).native) return [];
-  return [...new Set((t.meta.items as SweepItemRecord[]).map((i) => i.depositAccount))];
+  return [...new Set(t.meta.items.map((i) => i.depositAccount))];
 }
 
 /**
@@ -142,7 +142,7 @@ function lamportsBeforeOf(ctx: SettlementContext, t: ChainTx): string[] {
  */
 async function recordLateArrivals(ctx: SettlementContext, tx: Queryable, t: ChainTx, lamportsBefore: Map<string, bigint>): Promise<void> {
   if (t.kind !== 'sweep' || lamportsBefore.size === 0) return;
-  const items = withLateArrivals(t.meta.items as SweepItemRecord[], lamportsBefore, DEFAULT_NETWORK_COST.tokenAccountRent);
+  const items = withLateArrivals(t.meta.items, lamportsBefore, DEFAULT_NETWORK_COST.tokenAccountRent);
   if (!items) return;
   await setSweepItems(tx, t.id, items);
   t.meta = { ...t.meta, items };

@@ -2,9 +2,39 @@ export type ChainTxKind = 'sweep' | 'payout' | 'refund' | 'partner_payout' | 'fu
 
 export type ChainTxStatus = 'pending' | 'confirmed' | 'failed' | 'expired';
 
-export interface ChainTx {
+/** One deposit (or late funds) a sweep moves: what its settlement books and what a late refund returns. */
+export interface SweepItemRecord {
+  orderId: string;
+  depositAccount: string;
+  amount: string;
+  late?: boolean;
+  /** A wrapped-SOL account's rent reserve as the sweep read it (lamports less token amount); else the standard one. */
+  reserve?: string;
+}
+
+/** A transfer out of a pool: its part of the order's payout or refund (a late refund's: 'late:<sweep signature>:<n>'). */
+export interface TransferMeta {
+  part?: number | string;
+  /** A partner payout's ledger account (payable:partner:…). */
+  payable?: string;
+  /** A refund of funds sent after the deposit, not the order's own refund. */
+  late?: boolean;
+  /** Set with the fate when it landed (ISO). */
+  confirmedAt?: string;
+}
+
+/** What chain_txs.meta holds, by kind (a JSON column: these are the keys written). */
+export interface ChainTxMetaByKind {
+  payout: TransferMeta;
+  refund: TransferMeta;
+  partner_payout: TransferMeta;
+  sweep: { items: SweepItemRecord[]; lateRefunded?: boolean; confirmedAt?: string };
+  funding: { confirmedAt?: string };
+  stray_return: { mint?: string; confirmedAt?: string };
+}
+
+interface ChainTxBase {
   id: string;
-  kind: ChainTxKind;
   orderId: string | null;
   assetId: string;
   amount: bigint;
@@ -14,9 +44,13 @@ export interface ChainTx {
   wire: string;
   lastValidBlockHeight: bigint;
   status: ChainTxStatus;
-  meta: Record<string, unknown>;
   createdAt: Date;
 }
+
+/** A recorded transaction of one of the kinds `K`, its meta typed by kind. */
+export type ChainTxOf<K extends ChainTxKind> = { [k in K]: ChainTxBase & { kind: k; meta: ChainTxMetaByKind[k] } }[K];
+
+export type ChainTx = ChainTxOf<ChainTxKind>;
 
 export interface ChainTxRow {
   id: string | number;
@@ -30,7 +64,7 @@ export interface ChainTxRow {
   wire: string;
   last_valid_block_height: string | number;
   status: ChainTxStatus;
-  meta: Record<string, unknown>;
+  meta: ChainTxMetaByKind[ChainTxKind];
   created_at: Date;
 }
 
@@ -49,11 +83,11 @@ export function toChainTx(r: ChainTxRow): ChainTx {
     status: r.status,
     meta: r.meta,
     createdAt: r.created_at,
-  };
+  } as ChainTx;
 }
 
 /** A signed transaction about to be recorded: a chain_txs row before the store gives it id, status and time. */
-export type NewChainTx = Omit<ChainTx, 'id' | 'status' | 'meta' | 'createdAt'> & { meta?: Record<string, unknown> };
+export type NewChainTx = Omit<ChainTxBase, 'id' | 'status' | 'createdAt'> & { kind: ChainTxKind; meta?: ChainTxMetaByKind[ChainTxKind] };
 
 /** Pending chain_txs rows from the ten arrays of chainTxParams at $n…$n+9, `created_at` as each is written. */
 export const CHAIN_TX_INSERT_FROM_PARAMS = (n: number) =>
