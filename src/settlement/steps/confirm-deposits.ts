@@ -1,17 +1,15 @@
 import { randomInt } from 'node:crypto';
 import type { AccountBalance } from '../../chain/chain-view.ts';
 import { isUniqueViolation } from '../../store/db.ts';
-import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
 import { confirmDeposits as confirmDepositRows } from '../../store/settlement/confirm-deposits.ts';
 import { confirmDepositsAndStartPayouts } from '../../store/settlement/confirm-deposits-and-start-payouts.ts';
 import { releaseOrders, type Release } from '../../store/settlement/release-orders.ts';
 import { payoutDue } from '../../domain/settlement/payout-delay.ts';
 import { depositMovement } from '../../ledger/order-movements.ts';
 import { faultPoint } from '../outbox.ts';
-import type { NextLook, SettlementContext } from '../context.ts';
+import type { SettlementContext } from '../context.ts';
 import type { PlannedTransfer } from '../pools.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
-import { drawPayoutDue, payOrRefund, recordDeposit } from './pay-or-refund.ts';
 import { payoutTxs, recordPayouts, type PayableOrder } from './plan-payouts.ts';
 
 /** A payout due time: `from` plus the privacy delay (HUSH_PAYOUT_DELAY_*), drawn uniformly. */
@@ -124,27 +122,4 @@ export async function confirmDeposits(
     if ([...releases.values()].some((r) => r.delayMs === 0 || r.afterError)) ctx.wake('orders');
   }
   return new Set(due.keys());
-}
-
-/**
- * One claimed order's deposit, seen at `confirmed` by its own step: `deposit_detected` (if it was not),
- * then `deposit_confirmed`, its ledger movement and its payout due time; a payout already due (or a swap)
- * steps on at once under the lease this worker holds.
- */
-export async function confirmDeposit(ctx: SettlementContext, o: OrderRecord, amount: bigint): Promise<NextLook> {
-  const signature = (await ctx.view.firstSignature(o.depositAccount)) ?? '';
-  const now = new Date();
-  const deposit = { signature, amount: amount.toString(), confirmedAt: now.toISOString() };
-  if (o.status === 'awaiting_deposit') await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'deposit_detected', { deposit: { ...deposit, confirmedAt: null } });
-  const moved = await transitionOrder(ctx.db, o.id, 'deposit_detected', 'deposit_confirmed', { deposit });
-  if (!moved) return { delayMs: 0 };
-  await recordDeposit(ctx, o, amount);
-  const due = await drawPayoutDue(ctx, o.id, now);
-  faultPoint('deposit-confirmed');
-  // Already due (privacy delay window 0-0): pay now, under the lease this worker holds, instead of a
-  // release and a claim a tick later. Same payout path, same compare-and-set transitions.
-  // A swap steps on now as well: its drift check and `swapping` belong to deposit confirmation, not to
-  // the payout after the privacy delay (payOrRefund then waits for `due` in `swapping`).
-  if (due.getTime() <= Date.now() || o.sourceAssetId !== o.destinationAssetId) return payOrRefund(ctx, { ...o, status: 'deposit_confirmed', deposit }, { dueAt: due });
-  return { at: due };
 }

@@ -3,7 +3,7 @@ import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
 import { depositDecision } from '../../domain/settlement/deposit-decision.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { AWAITING_POLL_SLOTS } from '../timing.ts';
-import { confirmDeposit } from './confirm-deposits.ts';
+import { confirmDeposits } from './confirm-deposits.ts';
 
 /** The deposit accounts of a batch of orders awaiting their deposit, at `confirmed` and `processed`, and the finalized height. */
 export interface DepositReads {
@@ -32,7 +32,10 @@ export async function confirmOrExpire(ctx: SettlementContext, o: OrderRecord & {
   const next = depositDecision(o.status, deposits.confirmed.get(o.depositAccount), deposits.processed.get(o.depositAccount), dead);
   switch (next.kind) {
     case 'confirm':
-      return confirmDeposit(ctx, o, next.amount);
+      // The one confirmation path (the order loop hands deposits visible at `confirmed` to it before
+      // stepping orders one by one, so this is its fallback); it releases the order itself.
+      await confirmDeposits(ctx, [o], deposits.confirmed, { held: true });
+      return {};
     case 'detect':
       await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'deposit_detected', { deposit: { signature: '', amount: next.amount.toString(), confirmedAt: null } });
       return { delayMs: slot / 2 };

@@ -22,13 +22,12 @@ export async function drawPayoutDue(ctx: SettlementContext, orderId: string, fro
 /**
  * `deposit_confirmed` / `swapping`: refunds a deposit that does not match, starts a swap, and once the
  * payout is due records it (through the payout queue) and sends it.
- * `confirmed`: passed by confirmDeposit, which has just recorded the deposit and drawn the due time.
  */
-export async function payOrRefund(ctx: SettlementContext, o: OrderRecord, confirmed?: { dueAt: Date }): Promise<NextLook> {
+export async function payOrRefund(ctx: SettlementContext, o: OrderRecord): Promise<NextLook> {
   const deposited = BigInt(o.deposit?.amount ?? '0');
-  // A deposit confirmed through the deposit hint (the API) never went through confirmDeposit: put it on
+  // A deposit confirmed through the deposit hint (the API) never went through confirmDeposits: put it on
   // the ledger and draw its privacy delay here (both idempotent), before anything moves.
-  if (!confirmed) await recordDeposit(ctx, o, deposited);
+  await recordDeposit(ctx, o, deposited);
   if (deposited !== o.amountIn) {
     await transitionOrder(ctx.db, o.id, 'deposit_confirmed', 'refunding', { failureReason: deposited < o.amountIn ? 'deposit_short' : 'deposit_over' });
     return { delayMs: 0 };
@@ -40,7 +39,7 @@ export async function payOrRefund(ctx: SettlementContext, o: OrderRecord, confir
     if (swap === 'wait') return { delayMs: 2000 };
     from = 'swapping';
   }
-  const dueAt = confirmed?.dueAt ?? (await payoutDueAt(ctx.db, o.id));
+  const dueAt = await payoutDueAt(ctx.db, o.id);
   if (dueAt === null) return { at: await drawPayoutDue(ctx, o.id, new Date(o.deposit?.confirmedAt ?? Date.now())) };
   if (dueAt.getTime() > Date.now()) return { at: dueAt };
   const { planned, ok } = await ctx.payouts.record(o, from);
