@@ -8,7 +8,7 @@ import { pendingChainTxs } from '../../store/settlement/pending-chain-txs.ts';
 import { recordMovements } from '../../store/settlement/record-movements.ts';
 import { setSweepItems } from '../../store/settlement/set-sweep-items.ts';
 import { settleChainTx, settleChainTxs } from '../../store/settlement/settle-chain-txs.ts';
-import { txFate } from '../../domain/settlement/tx-fate.ts';
+import { txFate, type SignatureState } from '../../domain/settlement/tx-fate.ts';
 import { DEFAULT_NETWORK_COST } from '../../domain/network-cost.ts';
 import { networkCostMovement } from '../../ledger/network-cost.ts';
 import { assetMovements } from '../../ledger/order-movements.ts';
@@ -16,6 +16,7 @@ import { withLateArrivals } from '../../ledger/sweep-legs.ts';
 import type { TxCosts } from '../../chain/chain-view.ts';
 import { RESEND_EVERY_MS } from '../outbox.ts';
 import type { SettlementContext } from '../context.ts';
+import { runStep, type Step } from '../step.ts';
 import { completeOrders, stepPayingOrder } from './complete.ts';
 
 interface Landed {
@@ -23,33 +24,59 @@ interface Landed {
   success: boolean;
 }
 
+interface FateReads {
+  statuses: (SignatureState | null)[];
+  finalizedHeight: bigint;
+  /** Milliseconds since this worker last sent each transaction (by position). */
+  msSinceSent: number[];
+}
+
+interface FatePlan {
+  landed: Landed[];
+  expired: ChainTx[];
+  resend: ChainTx[];
+  /** How many pending transactions were looked at. */
+  looked: number;
+}
+
 /**
  * Settles the fate of every pending transaction Hush signed; resends those that may still land. Landed
  * ones are settled together: one RPC batch for their costs, one database transaction for their fates
  * and ledger movements, then one statement completing the orders all of whose payouts have landed.
  */
-export async function settleFates(ctx: SettlementContext): Promise<number> {
-  const pending = await pendingChainTxs(ctx.db, 256);
-  if (pending.length === 0) return 0;
-  const [statuses, finalizedHeight] = await Promise.all([ctx.view.statuses(pending.map((t) => t.signature)), ctx.view.blockHeight('finalized')]);
-  const resend: string[] = [];
-  const landed: Landed[] = [];
-  await Promise.all(
-    pending.map(async (t, i) => {
-      const fate = txFate({ status: statuses[i], finalizedHeight, lastValidBlockHeight: t.lastValidBlockHeight, msSinceSent: ctx.outbox.msSinceSent(t.signature), resendEveryMs: RESEND_EVERY_MS });
-      if (fate === 'landed' || fate === 'failed') {
-        landed.push({ t, success: fate === 'landed' });
-      } else if (fate === 'expired') {
+export const settleFatesStep: Step<ChainTx[], FateReads, FatePlan> = {
+  name: 'settle fates',
+  async claim(ctx) {
+    const pending = await pendingChainTxs(ctx.db, 256);
+    if (pending.length === 0) return null;
+    const [statuses, finalizedHeight] = await Promise.all([ctx.view.statuses(pending.map((t) => t.signature)), ctx.view.blockHeight('finalized')]);
+    return { claimed: pending, reads: { statuses, finalizedHeight, msSinceSent: pending.map((t) => ctx.outbox.msSinceSent(t.signature)) } };
+  },
+  plan(pending, reads) {
+    const out: FatePlan = { landed: [], expired: [], resend: [], looked: pending.length };
+    pending.forEach((t, i) => {
+      const fate = txFate({ status: reads.statuses[i], finalizedHeight: reads.finalizedHeight, lastValidBlockHeight: t.lastValidBlockHeight, msSinceSent: reads.msSinceSent[i]!, resendEveryMs: RESEND_EVERY_MS });
+      if (fate === 'landed' || fate === 'failed') out.landed.push({ t, success: fate === 'landed' });
+      else if (fate === 'expired') out.expired.push(t);
+      else if (fate === 'resend') out.resend.push(t);
+    });
+    return out;
+  },
+  async commit(ctx, plan) {
+    for (const t of plan.resend) ctx.outbox.resent(t.signature);
+    await Promise.all(
+      plan.expired.map(async (t) => {
         // Its blockhash is dead at `finalized` and it is nowhere in history: it can never land.
         if (await settleChainTx(ctx.db, t.id, 'expired', null)) (ctx.outbox.settled(t.signature), await afterSettled(ctx, t, false));
-      } else if (fate === 'resend') {
-        ctx.outbox.resent(t.signature);
-        resend.push(t.wire);
-      }
-    }),
-  );
-  await Promise.all([settleLanded(ctx, landed), resend.length > 0 ? ctx.outbox.sendAll(resend) : null]);
-  return pending.length;
+      }),
+    );
+    await Promise.all([settleLanded(ctx, plan.landed), plan.resend.length > 0 ? ctx.outbox.sendAll(plan.resend.map((t) => t.wire)) : null]);
+    return plan.looked;
+  },
+};
+
+export function settleFates(ctx: SettlementContext): Promise<number> {
+  return runStep(ctx, settleFatesStep);
 }
 
 /**
