@@ -11,12 +11,13 @@ import type { SwapPricing } from '../prices/swap-pricing.ts';
 import type { Rebalancer } from '../rebalance/rebalancer.ts';
 import type { FreshPrices } from '../prices/price-source.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
+import type { Log, SettlementDeps } from './deps.ts';
 import { Outbox } from './outbox.ts';
 import { Pools } from './pools.ts';
 import { Presigner } from './fast-path/presign.ts';
-import { PayoutQueue } from './steps/plan-payouts.ts';
+import { PayoutQueue } from './steps/payout-queue.ts';
 
-export type Log = (obj: Record<string, unknown>, msg: string) => void;
+export type { Log } from './deps.ts';
 
 export interface WorkerOptions {
   workerId?: string;
@@ -47,7 +48,7 @@ export interface NextLook {
  * What every step works with: configuration, store, chain, treasury, log, this worker's lease, the
  * outbox and the pools. The few hooks (wake, detach, running) are the runner's.
  */
-export class SettlementContext {
+export class SettlementContext implements SettlementDeps {
   /** Replaceable in tests (a chain view over fixed balances). */
   view: ChainView;
   readonly workerId: string;

@@ -1,5 +1,5 @@
 import type { ChainView } from '../chain/chain-view.ts';
-import type { Log } from './context.ts';
+import type { Log } from './deps.ts';
 
 export { faultPoint, type FaultPoint } from '../support/fault-points.ts';
 

@@ -6,7 +6,7 @@ import type { Queryable } from '../store/db.ts';
 import { pendingOutflows } from '../store/settlement/pending-outflows.ts';
 import type { ChainTxKind, NewChainTx, TransferMeta } from '../store/settlement/chain-tx.ts';
 import { allocate, shufflePools } from '../domain/settlement/allocation.ts';
-import type { SettlementContext } from './context.ts';
+import type { SettlementDeps } from './deps.ts';
 
 /** Lamports a SOL pool keeps so it stays rent-exempt. */
 export const SOL_POOL_RESERVE = 10_000_000n;
@@ -36,7 +36,7 @@ export class Pools {
   /** Serializes choosing pools and recording the transfers: see `exclusive`. */
   private planLock: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly ctx: SettlementContext) {}
+  constructor(private readonly ctx: SettlementDeps) {}
 
   /**
    * Runs `fn` alone among this worker's plan-and-record sections. Pool choice counts pool balances less

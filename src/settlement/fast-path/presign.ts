@@ -1,8 +1,8 @@
 import type { Address } from '@solana/kit';
 import type { AccountBalance } from '../../chain/chain-view.ts';
 import type { WatchedRow } from '../../store/settlement/watched-orders.ts';
-import type { SettlementContext } from '../context.ts';
-import type { PlanReads, PlannedTransfer } from '../pools.ts';
+import type { SettlementDeps } from '../deps.ts';
+import type { PlanReads, PlannedTransfer, Pools } from '../pools.ts';
 
 /** A payout signed ahead is dropped after this (its blockhash stays valid far longer). */
 const PRESIGN_MAX_AGE_MS = 20_000;
@@ -23,7 +23,7 @@ export class Presigner {
   /** The run in progress, if any: the confirmed path waits for it rather than signing twice. */
   running: Promise<void> | null = null;
 
-  constructor(private readonly ctx: SettlementContext) {}
+  constructor(private readonly ctx: SettlementDeps & { readonly pools: Pools }) {}
 
   /**
    * How long a payout signed ahead is used: PRESIGN_MAX_AGE_MS, or less with short slots so that its
