@@ -21,10 +21,11 @@ import { Inventory } from '../services/inventory.ts';
 import { createFreshPrices } from '../prices/select-price-source.ts';
 import { SwapPricing } from '../prices/swap-pricing.ts';
 import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
-import { AdminService, ensureDemoAccount, type DemoAccount } from '../services/admin-service.ts';
+import { AdminService } from '../services/admin-service.ts';
+import { ensureDemoAccount, type DemoAccount } from '../services/demo-account.ts';
 import { reconcile } from '../ledger/reconcile.ts';
 import { StrayFundsService } from '../services/stray-funds-service.ts';
-import { SettlementWorker } from '../worker/settlement-worker.ts';
+import { SettlementWorker } from '../settlement/runner.ts';
 import { retryTransient } from './start-retry.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 

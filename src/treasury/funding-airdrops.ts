@@ -2,8 +2,8 @@ import type { Address, Signature } from '@solana/kit';
 import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
-import { recordMovement } from '../store/settlement-store.ts';
-import { ChainView } from '../worker/chain-view.ts';
+import { recordMovement } from '../store/settlement/record-movements.ts';
+import { ChainView } from '../chain/chain-view.ts';
 import type { Treasury } from './treasury.ts';
 
 /** An airdrop the chain has not seen this long after it was asked for never landed. */

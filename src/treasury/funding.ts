@@ -2,8 +2,8 @@ import type { AssetRegistry } from '../config/assets.ts';
 import { JsonRpcError, type SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { forgetAirdropIntent, recordAirdropIntent, settleFundingAirdrops, signAirdropIntent } from './funding-airdrops.ts';
-import { ChainView } from '../worker/chain-view.ts';
-import { faultPoint } from '../worker/fault-points.ts';
+import { ChainView } from '../chain/chain-view.ts';
+import { faultPoint } from '../support/fault-points.ts';
 import type { Treasury } from './treasury.ts';
 
 /** What each wallet should hold; the local faucet tops up to these, a real deployment reports the gap. */

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SolanaChain } from '../../src/chain/solana-chain.ts';
-import { ChainView } from '../../src/worker/chain-view.ts';
+import { ChainView } from '../../src/chain/chain-view.ts';
 import { address, expectError, expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { pollUntil, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApiDeps } from '../app.ts';
+import type { ApiDeps } from '../deps.ts';
 
 /** Seconds a load balancer is told to wait before asking again (every 503 carries Retry-After, SPEC §6). */
 const NOT_READY_RETRY_S = '5';

@@ -1,6 +1,6 @@
 import bs58 from 'bs58';
 import type { Address, Signature } from '@solana/kit';
-import { ChainUnavailableError, FIRST_SIGNATURE_LOOKBACK, JsonRpcError, earliestSuccessful, type SolanaChain } from '../chain/solana-chain.ts';
+import { ChainUnavailableError, FIRST_SIGNATURE_LOOKBACK, JsonRpcError, earliestSuccessful, type SolanaChain } from './solana-chain.ts';
 
 export interface AccountBalance {
   exists: boolean;
