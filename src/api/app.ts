@@ -8,41 +8,20 @@ import { batchResponseWrites } from './response-batching.ts';
 import { addIetfRateLimitFields } from './ratelimit-fields.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { Redis } from 'ioredis';
 import type { HushConfig } from '../config/config.ts';
 import { HUSH_ERROR_CODES, HushError } from '../domain/errors.ts';
-import type { Db } from '../store/db.ts';
-import type { SolanaChain } from '../chain/solana-chain.ts';
-import type { Authenticator, Caller } from '../services/authenticator.ts';
-import type { QuoteService } from '../services/quote-service.ts';
-import type { OrderService } from '../services/order-service.ts';
-import type { DepositHintService } from '../services/deposit-hint-service.ts';
-import type { StatusCache } from '../services/status-cache.ts';
+import type { Caller } from '../services/authenticator.ts';
 import { answerFrameworkError, clientErrorAnswerer, installErrorHandling, takeAnonymousToken, type AnonymousLimiter, type ConnectionBucket } from './error-handler.ts';
 import { BODY_LIMIT } from './limits.ts';
-import { requestTimer, type Metrics } from './metrics.ts';
+import { requestTimer } from './metrics.ts';
 import { requestDeadlines, requestIdOf } from './server-options.ts';
 import { opsRoutes } from './routes/ops-routes.ts';
 import { transferRoutes } from './routes/transfer-routes.ts';
-import { adminRoutes, type AdminApi } from './routes/admin-routes.ts';
+import { adminRoutes } from './routes/admin-routes.ts';
+import type { ApiDeps } from './deps.ts';
 
-export interface ApiDeps {
-  config: HushConfig;
-  db: Db;
-  chain: SolanaChain;
-  auth: Authenticator;
-  quotes: QuoteService;
-  orders: OrderService;
-  deposits: DepositHintService;
-  statusCache: StatusCache;
-  metrics: Metrics;
-  admin?: AdminApi;
-  redis?: Redis;
-  /** Store and chain reachable (GET /readyz). */
-  ready(): Promise<{ store: boolean; chain: boolean }>;
-  /** True once shutdown began: answers close their connection, /readyz is 503. */
-  draining?(): boolean;
-}
+export type { ApiDeps } from './deps.ts';
+
 
 declare module 'fastify' {
   interface FastifyRequest {

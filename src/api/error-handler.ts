@@ -5,6 +5,48 @@ import { HushError, type HushErrorCode } from '../domain/errors.ts';
 import { BODY_LIMIT } from './limits.ts';
 import { ietfRateLimitFields } from './ratelimit-fields.ts';
 import { isStoreUnavailable } from '../store/db.ts';
+import { ChainUnavailableError, isChainFailure } from '../chain/json-rpc.ts';
+
+/**
+ * An error as a plain object for the log, built so that it can never throw: errors are never handed to
+ * pino's err serializer, which throws on kit's SolanaError (it tags each error object, and that context is
+ * frozen) — and a throwing log line turned a 503 into a 500 FST_ERR_FAILED_ERROR_SERIALIZATION.
+ */
+export function loggableError(e: unknown, depth = 0): Record<string, unknown> {
+  try {
+    if (!(e instanceof Error)) return { type: typeof e, message: String(e) };
+    const out: Record<string, unknown> = { type: e.name, message: String(e.message), stack: e.stack };
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' || typeof code === 'number') out.code = code;
+    const status = (e as { status?: unknown; statusCode?: unknown }).status ?? (e as { statusCode?: unknown }).statusCode;
+    if (typeof status === 'number') out.status = status;
+    if (e.cause !== undefined && depth < 4) out.cause = loggableError(e.cause, depth + 1);
+    return out;
+  } catch {
+    return { type: 'unknown', message: 'error not loggable' };
+  }
+}
+
+/** Logs an error at a level; a logger that throws loses the line, never the answer. */
+function logError(request: FastifyRequest, level: 'warn' | 'error', err: unknown, msg: string, extra?: Record<string, unknown>): void {
+  try {
+    request.log[level]({ ...extra, err: loggableError(err) }, msg);
+  } catch {
+    // nothing left to tell it with
+  }
+}
+
+/** Every chain failure leaves as 503 CHAIN_UNAVAILABLE with Retry-After (SPEC §6), however deep it was wrapped. */
+const chainUnavailable = (cause: unknown) => new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause, retryAfterSeconds: providerRetryAfterS(cause) });
+
+/** A provider's Retry-After longer than our default, when the failure carries one (a 429 from the RPC). */
+function providerRetryAfterS(e: unknown): number | undefined {
+  for (let cur = e, depth = 0; cur && depth < 8; depth++) {
+    if (cur instanceof ChainUnavailableError && cur.retryAfterMs !== undefined) return Math.max(5, Math.ceil(cur.retryAfterMs / 1000));
+    cur = typeof cur === 'object' && 'cause' in cur ? (cur as { cause?: unknown }).cause : undefined;
+  }
+  return undefined;
+}
 
 /** A bucket for requests no key's bucket covers (app.ts): sets RateLimit-* headers, throws RATE_LIMITED when empty. */
 export type AnonymousLimiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -73,18 +115,24 @@ export function installErrorHandling(app: FastifyInstance, limitAnonymous?: Anon
   const notFound = (request: FastifyRequest, reply: FastifyReply) =>
     counted(limitAnonymous, request, reply, () => send(reply, request, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`));
   app.setErrorHandler((err: FastifyError | HushError, request, reply) => {
+    if (err instanceof HushError && err.code === 'INTERNAL_ERROR' && isChainFailure(err.cause)) err = chainUnavailable(err.cause);
     if (err instanceof HushError) {
-      if (err.httpStatus >= 500) request.log.warn({ err: err.cause ?? err, code: err.code }, 'service error');
+      if (err.httpStatus >= 500) logError(request, 'warn', err.cause ?? err, 'service error', { code: err.code });
       return sendHushError(reply, request, err);
     }
     // No route matched: whatever the body was (empty, malformed, too large, wrong type), the answer is 404.
     if (request.is404) return notFound(request, reply);
     if (isStoreUnavailable(err)) {
-      request.log.warn({ err }, 'store unavailable');
+      logError(request, 'warn', err, 'store unavailable');
       return send(reply, request, 503, 'SERVICE_UNAVAILABLE', 'The service cannot reach its store; retry shortly', undefined, 1);
     }
+    if (isChainFailure(err)) {
+      const e = chainUnavailable(err);
+      logError(request, 'warn', err, 'chain unavailable', { code: e.code });
+      return sendHushError(reply, request, e);
+    }
     const mapped = fromFastify(err as FastifyError);
-    if (mapped.status >= 500) request.log.error({ err }, 'unhandled error');
+    if (mapped.status >= 500) logError(request, 'error', err, 'unhandled error');
     return send(reply, request, mapped.status, mapped.code, mapped.message, mapped.details);
   });
   app.setNotFoundHandler(notFound);
@@ -100,7 +148,7 @@ export function answerFrameworkError(err: FastifyError, request: FastifyRequest,
     err.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? send(reply, request, 404, 'NOT_FOUND', 'Not found')
       : send(reply, request, 400, 'INVALID_REQUEST', 'Invalid request: malformed URL', { reason: 'malformed URL' }),
-  ).catch((e: unknown) => request.log.error({ err: e }, 'could not answer a malformed URL'));
+  ).catch((e: unknown) => logError(request, 'error', e, 'could not answer a malformed URL'));
 }
 
 /** How long an answer the HTTP parser forced waits for the rate-limit store. */

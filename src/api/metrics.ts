@@ -1,4 +1,4 @@
-import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ORDER_STATUSES } from '../domain/order-state.ts';
 
@@ -11,8 +11,11 @@ export interface Metrics {
 export function createMetrics(
   countOrdersByStatus: () => Promise<Map<string, number>>,
   inventory?: { assets: readonly string[]; available(assetId: string): bigint; target?(assetId: string): bigint | undefined },
+  /** Metrics kept elsewhere (the chain client's RPC request counter), served here too. */
+  shared: readonly Metric[] = [],
 ): Metrics {
   const registry = new Registry();
+  for (const m of shared) registry.registerMetric(m);
   collectDefaultMetrics({ register: registry, prefix: 'hush_' });
   const httpDuration = new Histogram({
     name: 'hush_http_request_duration_seconds',

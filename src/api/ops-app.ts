@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { ApiDeps } from './app.ts';
+import type { ApiDeps } from './deps.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { requestTimer } from './metrics.ts';
 import { opsRoutes } from './routes/ops-routes.ts';

@@ -1,4 +1,8 @@
-import { createDefaultRpcTransport, createSolanaRpcFromTransport, type Address, type Rpc, type RpcTransport, type Signature, type SolanaRpcApi } from '@solana/kit';
+import { createDefaultRpcTransport, createSolanaRpcFromTransport, isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type Address, type Rpc, type RpcTransport, type Signature, type SolanaRpcApi } from '@solana/kit';
+import { ChainUnavailableError, postJsonRpc, resultOf, retryAfterMs } from './json-rpc.ts';
+import { RpcBudget } from './rpc-budget.ts';
+
+export { ChainUnavailableError, isChainUnavailable, JsonRpcError } from './json-rpc.ts';
 
 export interface FreshBlockhash {
   blockhash: string;
@@ -9,8 +13,6 @@ export interface FreshBlockhash {
   fetchedAt: number;
   slotMs: number;
 }
-
-export class ChainUnavailableError extends Error {}
 
 /** How far back an account's history is read for its first transaction (a deposit account has a few). */
 export const FIRST_SIGNATURE_LOOKBACK = 20;
@@ -32,15 +34,36 @@ const EXISTS_TTL_MS = 30_000;
 /** Default bound on one RPC round trip; fetch's own (undici's 300 s header timeout) would hold a request that long. */
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
+/** A transport failure of kit's client as a ChainUnavailableError (an HTTP error keeps its status and Retry-After). */
+function asChainUnavailable(e: unknown): ChainUnavailableError {
+  if (e instanceof ChainUnavailableError) return e;
+  if (isSolanaError(e, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
+    const { statusCode, headers } = e.context as { statusCode: number; headers?: Headers };
+    return new ChainUnavailableError(`RPC answered HTTP ${statusCode}`, undefined, statusCode, retryAfterMs(headers?.get?.('retry-after')));
+  }
+  return new ChainUnavailableError(`RPC unavailable: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+}
+
 /**
- * kit's default transport with every request bounded in time: an RPC that accepts connections but never
- * answers would otherwise hang quotes, orders, /readyz and the worker's reads for minutes.
+ * kit's default transport with every request bounded in time (an RPC that accepts connections but never
+ * answers would otherwise hang quotes, orders, /readyz and the worker's reads for minutes), every
+ * transport failure a ChainUnavailableError, so callers and the API tell "chain away" from a real answer,
+ * and every request within the process's request budget (429s waited out there).
  */
-function timedTransport(url: string, timeoutMs: number): RpcTransport {
+function timedTransport(url: string, timeoutMs: number, budget: RpcBudget): RpcTransport {
   const inner = createDefaultRpcTransport({ url });
   return ((config: Parameters<RpcTransport>[0]) => {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    return inner({ ...config, signal: config.signal ? AbortSignal.any([config.signal, timeout]) : timeout });
+    const payload = config.payload as { method?: string } | { method?: string }[];
+    const methods = (Array.isArray(payload) ? payload : [payload]).map((p) => p?.method ?? 'unknown');
+    return budget.run(methods, async () => {
+      const timeout = AbortSignal.timeout(timeoutMs);
+      try {
+        return await inner({ ...config, signal: config.signal ? AbortSignal.any([config.signal, timeout]) : timeout });
+      } catch (e) {
+        if (config.signal?.aborted) throw e; // the caller gave up: not the chain's fault
+        throw asChainUnavailable(e);
+      }
+    }, config.signal);
   }) as RpcTransport;
 }
 
@@ -55,17 +78,36 @@ export class SolanaChain {
   private timer: NodeJS.Timeout | null = null;
   private readonly exists = new Map<string, { value: boolean; at: number }>();
 
+  /** The request budget every RPC call of this client goes through (kit's and plain JSON alike). */
+  readonly budget: RpcBudget;
+
   constructor(
     readonly url: string,
     private readonly slotMs = DEFAULT_SLOT_MS,
     readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
+    /** HUSH_RPC_MAX_RPS; 0 = no budget (429s are still honoured). */
+    maxRps = 0,
   ) {
-    this.rpc = createSolanaRpcFromTransport(timedTransport(url, timeoutMs));
+    this.budget = new RpcBudget(maxRps, timeoutMs);
+    this.rpc = createSolanaRpcFromTransport(timedTransport(url, timeoutMs, this.budget));
   }
 
   /** The same bound for RPC calls made with plain fetch (JSON-RPC batches). */
   requestSignal(): AbortSignal {
     return AbortSignal.timeout(this.timeoutMs);
+  }
+
+  /**
+   * One plain-JSON POST (a call or a batch; `methods` names each call in it) with the timeout bound.
+   * Every plain-JSON RPC request of Hush goes through here, as kit's go through its transport.
+   */
+  post(body: string, methods: readonly string[]): Promise<unknown> {
+    return this.budget.run(methods, () => postJsonRpc(this.url, body, this.requestSignal(), methods.length === 1 ? methods[0]! : `RPC batch of ${methods.length}`));
+  }
+
+  /** One plain-JSON call; its params are serialised as given (pass u64 amounts as strings or safe numbers). */
+  async call<T>(method: string, params: unknown[]): Promise<T> {
+    return resultOf<T>(method, await this.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), [method]));
   }
 
   /** Keeps the cached blockhash young so requests never wait on the RPC. */

@@ -18,6 +18,7 @@ const config = (() => {
 })();
 const hush = await startHush(config, { log: (m) => console.log(m), logger: true }).catch(failStart);
 console.log(`hush: ${config.role} role; API ${hush.url ?? '(off)'}; chain ${logSafeUrl(hush.chain.url)}; store ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`}`);
+if (hush.localnet) console.log(`hush: embedded chain PubSub WebSocket at ${hush.localnet.wsUrl}`);
 if (hush.opsUrl) console.log(`hush: ops routes (/healthz, /readyz, /metrics) at ${hush.opsUrl}`);
 if (hush.demo) {
   console.log(`hush: demo partner ${hush.demo.accountId}, API key ${hush.demo.apiKey}`);

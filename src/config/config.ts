@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { loadAssets, type AssetRegistry } from './assets.ts';
+import { wsUrlFromRpcUrl } from './ws-url.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -22,10 +23,16 @@ export interface HushConfig {
   databaseSchema?: string;
   redisUrl?: string;
   solanaRpcUrl?: string;
+  /** PubSub endpoint (SOLANA_WS_URL); unset → derived from SOLANA_RPC_URL, or the embedded chain's. */
+  solanaWsUrl?: string;
   localnetPort: number;
+  /** Embedded chain's PubSub port (LOCALNET_WS_PORT); unset → LOCALNET_PORT + 1. */
+  localnetWsPort?: number;
   localnetSlotMs: number;
   /** Bound on one Solana RPC round trip (HUSH_RPC_TIMEOUT_MS). */
   rpcTimeoutMs: number;
+  /** Request budget of all Solana RPC calls, calls per second (HUSH_RPC_MAX_RPS; 0 = none). */
+  rpcMaxRps: number;
   /** On SIGTERM, how long the API keeps serving (every answer `Connection: close`, /readyz 503) before it closes (HUSH_DRAIN_GRACE_MS). */
   drainGraceMs: number;
   /** How long a request may take to arrive, headers and body, before it is refused (HUSH_REQUEST_TIMEOUT_MS). */
@@ -149,6 +156,12 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[], socketPa
 }
 
 const MAX_PAYOUT_DELAY_S = 86_400;
+/**
+ * HUSH_RPC_MAX_RPS default: 0 (no budget) for now. The target is 10, but the settlement worker still polls
+ * (~70 calls/s idle, nearly all getSlot) until it moves to WebSocket subscriptions; at 10 it is throttled
+ * and the settlement suites run 10–15 % slower (payouts across pools 0.4 s → 3 s). Set it to 10 then.
+ */
+export const DEFAULT_RPC_MAX_RPS = 0;
 
 /** Whole or decimal seconds (decimals let a time-compressed bench run scale them with its slots). */
 function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -238,9 +251,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     databaseSchema: env.DATABASE_SCHEMA || undefined,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], true),
     solanaRpcUrl: url(env, 'SOLANA_RPC_URL', ['http:', 'https:']),
+    solanaWsUrl: url(env, 'SOLANA_WS_URL', ['ws:', 'wss:']) ?? (env.SOLANA_RPC_URL ? wsUrlFromRpcUrl(env.SOLANA_RPC_URL) : undefined),
     localnetPort: int(env, 'LOCALNET_PORT', 8899, 0, 65535),
+    ...(env.LOCALNET_WS_PORT ? { localnetWsPort: int(env, 'LOCALNET_WS_PORT', 0, 0, 65535) } : {}),
     localnetSlotMs: int(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),
     rpcTimeoutMs: int(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
+    rpcMaxRps: int(env, 'HUSH_RPC_MAX_RPS', DEFAULT_RPC_MAX_RPS, 0, 100_000),
     drainGraceMs: int(env, 'HUSH_DRAIN_GRACE_MS', 1000, 0, 60_000),
     requestTimeoutMs: int(env, 'HUSH_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     role,

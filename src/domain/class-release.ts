@@ -86,26 +86,6 @@ export function expectedRelease(ratePerS: number, policy: Pick<ClassPolicy, 'k' 
   return { delaySeconds: capS, batch: Math.max(1, Math.min(policy.k, 1 + ratePerS * capS)) };
 }
 
-/**
- * When a payout is due, drawn once at its deposit's confirmation. With privacy off: uniform over the
- * configured window. With privacy on, a standard payout is due at its class's cap (plus the release
- * spread): decideRelease brings it forward when the class fills first, so the cap holds even if no
- * release ever runs. A non-standard payout waits only the minimum gap (SPEC §9: no wait hides a unique
- * amount, but never the deposit's slot or the next).
- */
-export function payoutDueMs(
-  fromMs: number,
-  standard: boolean,
-  policy: { privacy: 'on' | 'off'; windowMs: { min: number; max: number }; maxDelayMs: number; minGapMs: number },
-  random: () => number,
-): number {
-  const { min, max } = policy.windowMs;
-  const spread = min + Math.floor(random() * (max - min + 1));
-  if (policy.privacy === 'off') return fromMs + spread;
-  if (!standard) return fromMs + policy.minGapMs;
-  return fromMs + policy.maxDelayMs + spread;
-}
-
 /** The amount a transfer pins: amountIn under exact_in, amountOut under exact_out (SPEC §9). */
 export function pinnedAmount(o: { mode: string; amountIn: bigint; amountOut: bigint }): bigint {
   return o.mode === 'exact_out' ? o.amountOut : o.amountIn;

@@ -1,7 +1,8 @@
 /**
- * SPEC §5 order states and the only transitions allowed between them. Settlement code asks
- * canTransition before every status write, so a bug (or a race between workers) cannot move an
- * order backwards or out of a final state.
+ * SPEC §5 order states and the only transitions allowed between them, declared once. transitionOrder
+ * refuses any other edge (canTransition), so a bug cannot move an order backwards or out of a final
+ * state; the batch statements of src/store/settlement (confirmDeposits, startPayouts, completePayouts …)
+ * write only edges of this graph; races between workers lose their compare-and-set.
  */
 
 export const ORDER_STATUSES = [
@@ -19,7 +20,10 @@ export const ORDER_STATUSES = [
 
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-const FINAL: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['completed', 'expired', 'refunded', 'failed']);
+/** The final statuses: declared once here; the store's SQL lists of them are built from this. */
+export const FINAL_STATUSES = ['completed', 'expired', 'refunded', 'failed'] as const satisfies readonly OrderStatus[];
+
+const FINAL: ReadonlySet<OrderStatus> = new Set<OrderStatus>(FINAL_STATUSES);
 
 /** Forward edges as listed in SPEC §5; "any non-final → failed" is added below, not repeated here. */
 const NEXT: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {

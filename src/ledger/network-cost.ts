@@ -1,4 +1,4 @@
-import type { Movement } from '../store/settlement-store.ts';
+import type { Movement } from '../store/settlement/movements.ts';
 
 /**
  * What a landed Hush transaction cost its fee payer, for the ledger: the network fee, and the rest of the

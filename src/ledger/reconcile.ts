@@ -1,9 +1,9 @@
 import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
-import { ledgerBalances } from '../store/settlement-store.ts';
+import { ledgerBalances } from '../store/settlement/ledger-balances.ts';
 import type { Treasury } from '../treasury/treasury.ts';
-import { ChainView } from '../worker/chain-view.ts';
+import { ChainView } from '../chain/chain-view.ts';
 
 export interface ReconcileLine {
   account: string;

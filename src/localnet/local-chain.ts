@@ -99,6 +99,23 @@ export interface SimulationResult {
   postAccounts: Map<string, AccountState | null>;
 }
 
+/** What a landed transaction tells subscribers (PubSub): who it touched, what it wrote, its logs. */
+export interface LandedTransaction {
+  signature: string;
+  slot: bigint;
+  err: TransactionErrorJson | null;
+  logs: string[];
+  accountKeys: readonly string[];
+  writable: readonly boolean[];
+}
+
+/** Hooks for the PubSub server; absent (null) unless a WebSocket server is attached, so nothing is paid otherwise. */
+export interface ChainObserver {
+  onTransaction(tx: LandedTransaction): void;
+  /** After the chain moved to `slot`: slot - 1 became confirmed, slot - FINALIZATION_LAG finalized. */
+  onSlot(slot: bigint): void;
+}
+
 export interface LocalChainOptions {
   dataDir: string;
   slotMs: number;
@@ -149,6 +166,7 @@ export class LocalChain {
   private transactionCount = 0n;
   slot = 0n;
   genesisHash = '';
+  observer: ChainObserver | null = null;
   faucet!: KeyPairSigner;
   readonly slotMs: number;
   private readonly log: (msg: string) => void;
@@ -192,6 +210,7 @@ export class LocalChain {
     this.pruneJournal();
     if (this.slot % SLOT_MARK_EVERY === 0n) this.files.append({ k: 'slot', q: this.seq, s: this.slot.toString() });
     if (this.slot - this.lastSnapshotSlot >= SNAPSHOT_EVERY_SLOTS && this.seq > this.snapshotSeq) this.snapshot();
+    this.observer?.onSlot(this.slot);
   }
 
   private setClock(slot: bigint, unixTimestamp: number): void {
@@ -387,6 +406,7 @@ export class LocalChain {
     const line = ledgerLine(this.seq, record);
     this.remember(tx.signature, { slot: record.slot, blockTime: record.blockTime, err: record.meta.err, line }, keys, writable, pre);
     this.files.appendLine(line);
+    this.observer?.onTransaction({ signature: tx.signature, slot: record.slot, err: record.meta.err, logs: record.meta.logMessages, accountKeys: keys, writable });
     return { kind: 'landed', signature: tx.signature, record };
   }
 

@@ -2,6 +2,8 @@
 export interface LocalnetConfig {
   host: string;
   port: number;
+  /** PubSub WebSocket port; unset → port + 1. */
+  wsPort?: number;
   slotMs: number;
   dataDir: string;
 }
@@ -18,6 +20,7 @@ export function localnetConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Loc
   return {
     host: env.LOCALNET_HOST || '127.0.0.1',
     port: intFrom(env, 'LOCALNET_PORT', 8899, 0, 65535),
+    ...(env.LOCALNET_WS_PORT ? { wsPort: intFrom(env, 'LOCALNET_WS_PORT', 0, 0, 65535) } : {}),
     slotMs: intFrom(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),
     dataDir: env.DATA_DIR || './data',
   };

@@ -16,7 +16,7 @@ const BIG_MARK = '__hush_bigint__';
  * JSON with u64 values as plain JSON numbers, exact: bigints that fit a double exactly go out as numbers,
  * larger ones through a marker that is turned back into digits (kit's regex-based writer scans everything).
  */
-function toJson(payload: unknown): string {
+export function toJson(payload: unknown): string {
   let big = false;
   const text = JSON.stringify(payload, (_k, v) => {
     if (typeof v !== 'bigint') return v;

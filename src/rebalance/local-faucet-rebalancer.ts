@@ -19,6 +19,8 @@ export interface LocalFaucetRebalancerOptions {
   confirm?: boolean;
   confirmTimeoutMs?: number;
   fetch?: FetchLike;
+  /** Sends one JSON-RPC body and returns the parsed reply (the chain's shared path: status checked, request budget); used instead of fetch when given. */
+  post?: (body: string, methods: readonly string[]) => Promise<unknown>;
 }
 
 type Commitment = 'processed' | 'confirmed' | 'finalized';
@@ -32,8 +34,12 @@ export class LocalFaucetRebalancer implements Rebalancer {
     const body = `{"jsonrpc":"2.0","id":1,"method":${JSON.stringify(method)},"params":${paramsJson}}`;
     let parsed: { result?: T; error?: { message?: string } };
     try {
-      const res = await doFetch(this.opts.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      parsed = (await res.json()) as typeof parsed;
+      if (this.opts.post) parsed = (await this.opts.post(body, [method])) as typeof parsed;
+      else {
+        const res = await doFetch(this.opts.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+        parsed = (await res.json()) as typeof parsed;
+      }
     } catch (e) {
       throw new RebalanceError(`${method}: local chain unreachable`, 'RPC_FAILED', { cause: e });
     }

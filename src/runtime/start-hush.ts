@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import type { HushConfig } from '../config/config.ts';
 import { buildApp } from '../api/app.ts';
@@ -22,11 +22,13 @@ import { ClassTraffic } from '../services/class-traffic.ts';
 import { createFreshPrices } from '../prices/select-price-source.ts';
 import { SwapPricing } from '../prices/swap-pricing.ts';
 import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
-import { AdminService, ensureDemoAccount, type DemoAccount } from '../services/admin-service.ts';
+import { AdminService } from '../services/admin-service.ts';
+import { ensureDemoAccount, type DemoAccount } from '../services/demo-account.ts';
 import { reconcile } from '../ledger/reconcile.ts';
 import { StrayFundsService } from '../services/stray-funds-service.ts';
-import { SettlementWorker } from '../worker/settlement-worker.ts';
+import { SettlementWorker } from '../settlement/runner.ts';
 import { ClassReleaseLoop } from '../settlement/class-release-loop.ts';
+import { retryTransient } from './start-retry.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 
 /** How long /readyz waits on each of its probes. */
@@ -82,18 +84,19 @@ function redisEndpoint(url: string): string {
 }
 
 /** Store and chain each answering within READY_PROBE_MS, asked in parallel: a probe needs an answer, not a hung request. */
-async function readiness(db: Db, chain: SolanaChain): Promise<{ store: boolean; chain: boolean }> {
+async function readiness(db: Db, chain: SolanaChain, started: boolean): Promise<{ store: boolean; chain: boolean; starting: boolean }> {
   const [store, chainOk] = await Promise.all([
     answersWithin(db.query('SELECT 1'), READY_PROBE_MS),
     chain.rpc.getSlot().send({ abortSignal: AbortSignal.timeout(READY_PROBE_MS) }).then(() => true, () => false),
   ]);
-  return { store, chain: chainOk };
+  return { store, chain: chainOk, starting: !started };
 }
 
 export interface StartOptions {
   log?: (msg: string) => void;
-  logger?: boolean;
-  /** Runs once the store and chain are up, before the API listens (demo account, treasury funding). */
+  /** Fastify's logger for the API (true, or options such as a destination stream). */
+  logger?: FastifyServerOptions['logger'];
+  /** Runs once the start's funding is done (tests: demo data, extra funding), before the worker starts; the API already listens, /readyz still 503. */
   onReady?: (h: { db: Db; chain: SolanaChain; keys: TreasuryKeys; localnet: RunningLocalnet | null }) => Promise<void>;
 }
 
@@ -105,23 +108,15 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const log = opts.log ?? (() => {});
   const localnet = config.solanaRpcUrl
     ? null
-    : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, log);
+    : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, wsPort: config.localnetWsPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, log);
   const rpcUrl = config.solanaRpcUrl ?? localnet!.url;
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
   const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
-  const chain = new SolanaChain(rpcUrl, config.localnetSlotMs, config.rpcTimeoutMs);
+  const chain = new SolanaChain(rpcUrl, config.localnetSlotMs, config.rpcTimeoutMs, config.rpcMaxRps);
   chain.startBackgroundRefresh();
   const treasury = await Treasury.load(keys, config.assets);
-  // Asked once: decides funding at start and the rebalancer of the worker.
-  const faucet = config.role !== 'api' && (await isLocalFaucetChain(chain));
-  if (config.role !== 'api') {
-    // Only a worker moves money, so only a worker tops the treasury up (on a chain with the local faucet).
-    // On the faucet chain a wallet above half its target is left alone on purpose: only a failed top-up is news.
-    const missing = faucet
-      ? (await fundFromLocalFaucet(db, chain, treasury, config.assets)).filter((x) => BigInt(x.missing) * 2n >= BigInt(x.target))
-      : await treasuryReport(chain, treasury, config.assets).then((r) => r.filter((x) => x.missing !== '0'));
-    for (const m of missing) log(`treasury: ${m.role} ${m.wallet} (${m.assetId}) holds ${m.balance}, target ${m.target}: fund it (npm run admin -- treasury)`);
-  }
+  /** False until the start's chain work (funding) is done: /readyz answers 503 meanwhile. */
+  let started = false;
   if (config.privacy === 'off') log('ALERT: HUSH_PRIVACY=off — payouts may follow deposits with no wait; for tests and benchmarks only, never in production');
   const prices = createFreshPrices(config, { onRefreshError: (e) => log(`prices: refresh failed: ${(e as Error).message}`) });
   await prices.refresh();
@@ -138,13 +133,11 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       assets: config.assets.list.map((a) => a.assetId),
       available: (a) => inventory.available(a),
       target: (a) => inventoryTargets.get(a),
-    });
+    }, [chain.budget.requests]);
   await inventory.refresh().catch(() => {});
   inventory.start();
   let demo: DemoAccount | null = null;
   if (localnet) demo = await ensureDemoAccount(db, config.dataDir);
-  await opts.onReady?.({ db, chain, keys, localnet });
-
   let app: FastifyInstance | null = null;
   let url: string | null = null;
   let draining = false;
@@ -208,44 +201,67 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         })(),
         redis,
         draining: () => draining,
-        ready: () => readiness(db, chain),
+        ready: () => readiness(db, chain, started),
       },
       { logger: opts.logger ?? false },
     );
     url = await app.listen({ host: config.host, port: config.port });
   }
+  if (config.role === 'worker' && config.opsPort !== undefined) {
+    opsApp = await buildOpsApp({
+      draining: () => draining,
+      ready: () => readiness(db, chain, started),
+      metrics: newMetrics(),
+    }, { requestTimeoutMs: config.requestTimeoutMs });
+    opsUrl = await opsApp.listen({ host: config.host, port: config.opsPort });
+  }
+  // The chain work of a start waits out a flaky chain (backoff, /readyz 503 meanwhile): never an exit.
+  const retry = { log: (m: string) => log(`start: ${m}`) };
   let worker: SettlementWorker | null = null;
   let webhooks: WebhookDispatcher | null = null;
   let classRelease: ClassReleaseLoop | null = null;
-  if (config.role !== 'api') {
-    webhooks = new WebhookDispatcher(db, { log, eventIdKey: keys.eventIdKey });
-    webhooks.start();
-    const rebalancer =
-      config.rebalancer === 'faucet' && faucet
-        ? new LocalFaucetRebalancer({ rpcUrl: chain.url, fetch: (u, i) => fetch(u, { ...i, signal: chain.requestSignal() }), assets: config.assets, destination: (assetId) => treasury.pools(assetId)[0]!.address })
-        : undefined;
-    if (config.rebalancer === 'jupiter') log('rebalancer: jupiter is not wired in this build; inventory skew is reported only');
-    worker = new SettlementWorker(config, db, chain, treasury, {
-      swaps,
-      prices,
-      rebalancer,
-      inventoryTargets,
-      log: (o, m) => log(`${m} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v))}`),
-    });
-    worker.start();
-    if (config.privacy === 'on') {
-      classRelease = new ClassReleaseLoop(config, db, log);
-      classRelease.start();
+  try {
+    // Asked once: decides funding at start and the rebalancer of the worker.
+    const faucet = config.role !== 'api' && (await retryTransient('asking the chain for its faucet', () => isLocalFaucetChain(chain), retry));
+    if (config.role !== 'api') {
+      // Only a worker moves money, so only a worker tops the treasury up (on a chain with the local faucet).
+      // On the faucet chain a wallet above half its target is left alone on purpose: only a failed top-up is news.
+      const missing = await retryTransient('funding the treasury', () => faucet
+        ? fundFromLocalFaucet(db, chain, treasury, config.assets).then((r) => r.filter((x) => BigInt(x.missing) * 2n >= BigInt(x.target)))
+        : treasuryReport(chain, treasury, config.assets).then((r) => r.filter((x) => x.missing !== '0')), retry);
+      for (const m of missing) log(`treasury: ${m.role} ${m.wallet} (${m.assetId}) holds ${m.balance}, target ${m.target}: fund it (npm run admin -- treasury)`);
+      // The pools as funded, before anything is quoted from them.
+      await inventory.refresh().catch(() => {});
     }
-    if (config.role === 'worker' && config.opsPort !== undefined) {
-      opsApp = await buildOpsApp({
-        draining: () => draining,
-        ready: () => readiness(db, chain),
-        metrics: newMetrics(),
-      }, { requestTimeoutMs: config.requestTimeoutMs });
-      opsUrl = await opsApp.listen({ host: config.host, port: config.opsPort });
+    await opts.onReady?.({ db, chain, keys, localnet });
+    if (config.role !== 'api') {
+      webhooks = new WebhookDispatcher(db, { log, eventIdKey: keys.eventIdKey });
+      webhooks.start();
+      const rebalancer =
+        config.rebalancer === 'faucet' && faucet
+          ? new LocalFaucetRebalancer({ rpcUrl: chain.url, post: (body, methods) => chain.post(body, methods), assets: config.assets, destination: (assetId) => treasury.pools(assetId)[0]!.address })
+          : undefined;
+      if (config.rebalancer === 'jupiter') log('rebalancer: jupiter is not wired in this build; inventory skew is reported only');
+      worker = new SettlementWorker(config, db, chain, treasury, {
+        swaps,
+        prices,
+        rebalancer,
+        inventoryTargets,
+        log: (o, m) => log(`${m} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v))}`),
+      });
+      worker.start();
+      if (config.privacy === 'on') {
+        classRelease = new ClassReleaseLoop(config, db, log);
+        classRelease.start();
+      }
     }
+  } catch (e) {
+    // A real fault (not a transient one): the servers already listen, so close them before failing the start.
+    await closeWithin(app, 0).catch(() => {});
+    await closeWithin(opsApp, 0).catch(() => {});
+    throw e;
   }
+  started = true;
   let closed = false;
   return {
     config,

@@ -6,9 +6,9 @@ import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
 import { addDepositHint, getOrderById, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
 import type { OrderService } from './order-service.ts';
-import { OncePerKey } from './once-per-key.ts';
+import { OncePerKey } from '../support/once-per-key.ts';
 import { statusRecord } from './order-views.ts';
-import { ChainView, type AccountBalance } from '../worker/chain-view.ts';
+import { ChainView, type AccountBalance } from '../chain/chain-view.ts';
 import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
 
 const base58 = getBase58Encoder();

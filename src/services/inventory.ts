@@ -1,9 +1,9 @@
 import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
-import { poolCommitments } from '../store/settlement-store.ts';
+import { poolCommitments } from '../store/settlement/pool-commitments.ts';
 import type { Treasury } from '../treasury/treasury.ts';
-import { ChainView } from '../worker/chain-view.ts';
+import { ChainView } from '../chain/chain-view.ts';
 
 const SOL_POOL_RESERVE = 10_000_000n;
 /** Below this the fee payer cannot be trusted to cover a settlement's fees and rent (0.05 SOL). */

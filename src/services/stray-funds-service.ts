@@ -7,9 +7,12 @@ import { HushError } from '../domain/errors.ts';
 import { networkCostMovement } from '../ledger/network-cost.ts';
 import type { Db } from '../store/db.ts';
 import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
-import { chainTxsOfOrder, insertChainTx, recordMovements, settleChainTx } from '../store/settlement-store.ts';
+import { chainTxsOfOrder } from '../store/settlement/chain-txs-of-orders.ts';
+import { insertChainTx } from '../store/settlement/insert-chain-tx.ts';
+import { recordMovements } from '../store/settlement/record-movements.ts';
+import { settleChainTx } from '../store/settlement/settle-chain-txs.ts';
 import type { Treasury } from '../treasury/treasury.ts';
-import { ChainView, TOKEN_PROGRAMS } from '../worker/chain-view.ts';
+import { ChainView, TOKEN_PROGRAMS } from '../chain/chain-view.ts';
 
 /** How long a return waits for its transactions to confirm before reporting them as sent. */
 const CONFIRM_WAIT_MS = 15_000;

@@ -1,133 +1,14 @@
 import type { Queryable } from './db.ts';
 import { tryKeyLock } from './idempotency-store.ts';
+import { canTransition, type OrderStatus } from '../domain/order-state.ts';
 
-export type OrderStatus =
-  | 'awaiting_deposit'
-  | 'deposit_detected'
-  | 'deposit_confirmed'
-  | 'swapping'
-  | 'sending'
-  | 'completed'
-  | 'expired'
-  | 'refunding'
-  | 'refunded'
-  | 'failed';
+/** Declared once, in the domain (SPEC §5). */
+export type { OrderStatus };
 
-export interface NewOrder {
-  trackingId: string;
-  accountId: string;
-  quoteKey: string;
-  quote: unknown;
-  sourceAssetId: string;
-  destinationAssetId: string;
-  mode: 'exact_in' | 'exact_out';
-  amountIn: bigint;
-  amountOut: bigint;
-  serviceFee: bigint;
-  partnerFee: bigint;
-  networkFee: bigint;
-  feeBps: number;
-  feeRecipient: string | null;
-  sender: string;
-  recipient: string;
-  depositOwner: string;
-  depositAccount: string;
-  expiration: Date;
-  txBlockhash: string;
-  txLastValidBlockHeight: bigint;
-  txExpiresAtSlot: bigint;
-  createdAt: Date;
-}
+import { toOrder, type DepositInfo, type NewOrder, type OrderRecord, type OrderRow } from './order-record.ts';
 
-export interface DepositInfo {
-  signature: string;
-  amount: string;
-  confirmedAt: string | null;
-}
+export { toOrder, type DepositInfo, type NewOrder, type OrderRecord, type OrderRow };
 
-export interface OrderRecord extends NewOrder {
-  id: string;
-  status: OrderStatus;
-  deposit: DepositInfo | null;
-  payouts: { signature: string; amount: string; confirmedAt: string | null }[];
-  refund: { signature: string; amount: string; reason: string } | null;
-  failureReason: string | null;
-  updatedAt: Date;
-  history: { status: OrderStatus; at: Date }[];
-}
-
-export interface OrderRow {
-  id: string | number;
-  tracking_id: string;
-  account_id: string;
-  quote_key: string;
-  quote: unknown;
-  status: OrderStatus;
-  source_asset_id: string;
-  destination_asset_id: string;
-  mode: 'exact_in' | 'exact_out';
-  amount_in: string;
-  amount_out: string;
-  service_fee: string;
-  partner_fee: string;
-  network_fee: string;
-  fee_bps: number;
-  fee_recipient: string | null;
-  sender: string;
-  recipient: string;
-  deposit_owner: string;
-  deposit_account: string;
-  expiration: Date;
-  tx_blockhash: string;
-  tx_last_valid_block_height: string | number;
-  tx_expires_at_slot: string | number;
-  deposit: DepositInfo | null;
-  payouts: OrderRecord['payouts'];
-  refund: OrderRecord['refund'];
-  failure_reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-  history: { status: OrderStatus; at: string }[] | null;
-}
-
-/** A row of `orders` (history, when not selected, comes back empty). */
-export function toOrder(r: OrderRow): OrderRecord {
-  return {
-    id: String(r.id),
-    trackingId: r.tracking_id,
-    accountId: r.account_id,
-    quoteKey: r.quote_key,
-    quote: r.quote,
-    status: r.status,
-    sourceAssetId: r.source_asset_id,
-    destinationAssetId: r.destination_asset_id,
-    mode: r.mode,
-    amountIn: BigInt(r.amount_in),
-    amountOut: BigInt(r.amount_out),
-    serviceFee: BigInt(r.service_fee),
-    partnerFee: BigInt(r.partner_fee),
-    networkFee: BigInt(r.network_fee),
-    feeBps: r.fee_bps,
-    feeRecipient: r.fee_recipient,
-    sender: r.sender,
-    recipient: r.recipient,
-    depositOwner: r.deposit_owner,
-    depositAccount: r.deposit_account,
-    expiration: r.expiration,
-    txBlockhash: r.tx_blockhash,
-    txLastValidBlockHeight: BigInt(r.tx_last_valid_block_height),
-    txExpiresAtSlot: BigInt(r.tx_expires_at_slot),
-    deposit: r.deposit,
-    payouts: r.payouts,
-    refund: r.refund,
-    failureReason: r.failure_reason,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    history: (r.history ?? []).map((h) => ({ status: h.status, at: new Date(h.at) })),
-  };
-}
-
-/** NOTIFY channel carrying the trackingId of every order that changed (status caches listen). */
 export const ORDER_CHANGED_CHANNEL = 'hush_order_changed';
 
 const ORDER_COLUMNS = `o.*, (SELECT json_agg(json_build_object('status', h.status, 'at', h.at) ORDER BY h.id) FROM order_history h WHERE h.order_id = o.id) AS history`;
@@ -277,6 +158,8 @@ export async function transitionOrder(
   /** deadAtHeight: only if every transaction handed out for the order is dead at that block height (read in the same statement as the status, so a refresh in between counts). */
   opts: { idle?: boolean; deadAtHeight?: bigint } = {},
 ): Promise<boolean> {
+  // A bug, not a race: races lose the compare-and-set below; an edge outside SPEC §5 is never written.
+  if (!canTransition(from, to)) throw new Error(`order ${id}: ${from} → ${to} is not an order transition`);
   const dead = opts.deadAtHeight === undefined ? '' : ' AND tx_last_valid_block_height < $9::bigint';
   const { rows } = await db.query(
     `WITH u AS (

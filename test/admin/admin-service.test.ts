@@ -8,18 +8,15 @@ import { HushError, isHushError, type HushErrorCode } from '../../src/domain/err
 import {
   ACCOUNT_ID_PATTERN,
   AdminService,
-  DEMO_ACCOUNT_FILE,
-  DEMO_FEE_RECIPIENT_FILE,
   accountListView,
   accountView,
-  apiKeyIsValid,
   createdAccountView,
   createdKeyView,
-  ensureDemoAccount,
   generateAccountId,
   okView,
   parseExpiresAt,
 } from '../../src/services/admin-service.ts';
+import { DEMO_ACCOUNT_FILE, DEMO_FEE_RECIPIENT_FILE, apiKeyIsValid, ensureDemoAccount } from '../../src/services/demo-account.ts';
 import { generateApiKey, parseApiKey } from '../../src/services/api-keys.ts';
 import { Authenticator } from '../../src/services/authenticator.ts';
 import { getAccountByName } from '../../src/store/accounts-store.ts';

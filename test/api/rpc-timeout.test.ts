@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SolanaChain } from '../../src/chain/solana-chain.ts';
-import { ChainView } from '../../src/worker/chain-view.ts';
+import { ChainView } from '../../src/chain/chain-view.ts';
 import { address, expectError, expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { pollUntil, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
@@ -70,8 +70,8 @@ test("the worker's batched reads and a kit call on a silent RPC fail after the t
   const account = await address();
   await proxy.set('swallow');
   try {
-    const batch = await timed(() => view.firstSignatures([account]).then(() => 'answered', (e: Error) => e.name));
-    assert.equal(batch.value, 'TimeoutError');
+    const batch = await timed(() => view.firstSignatures([account]).then(() => 'answered', (e: Error) => `${e.name} ${(e.cause as Error | undefined)?.name}`));
+    assert.equal(batch.value, 'ChainUnavailableError TimeoutError');
     assert.ok(batch.ms < RPC_TIMEOUT_MS + 2_500, `batch took ${batch.ms.toFixed(0)} ms`);
     const single = await timed(() => view.firstSignature(account).then(() => 'answered', () => 'failed'));
     assert.equal(single.value, 'failed');

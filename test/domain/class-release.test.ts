@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { classKey, decideRelease, expectedRelease, payoutDueMs, pinnedAmount, type ClassPolicy, type WaitingPayout } from '../../src/domain/class-release.ts';
+import { classKey, decideRelease, expectedRelease, pinnedAmount, type ClassPolicy, type WaitingPayout } from '../../src/domain/class-release.ts';
+import { payoutDueFor } from '../../src/domain/settlement/payout-delay.ts';
 
 const policy: ClassPolicy = { k: 4, maxDelayMs: 60_000, spreadMs: 2_000, minGapMs: 800 };
 const NOW = 1_000_000;
@@ -90,19 +91,20 @@ describe('expectedRelease', () => {
   });
 });
 
-describe('payoutDueMs', () => {
-  const p = { privacy: 'on' as const, windowMs: { min: 5_000, max: 30_000 }, maxDelayMs: 240_000, minGapMs: 800 };
+describe('payoutDueFor', () => {
+  const p = { privacy: 'on' as const, delayS: { min: 5, max: 30 }, maxDelayS: 240, minGapMs: 800 };
   it('privacy on: a standard payout is due at its class cap plus the spread, a non-standard one after two slots only', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 40 }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (from, r) => {
-        const std = payoutDueMs(from, true, p, () => r);
+        const draw = (n: number) => Math.floor(r * n);
+        const std = payoutDueFor(new Date(from), true, p, draw).getTime();
         assert.ok(std >= from + 240_000 + 5_000 && std <= from + 240_000 + 30_000);
-        assert.equal(payoutDueMs(from, false, p, () => r), from + 800);
-        const off = payoutDueMs(from, true, { ...p, privacy: 'off' }, () => r);
-        assert.ok(off >= from + 5_000 && off <= from + 30_000 && Number.isInteger(off - from));
+        assert.equal(payoutDueFor(new Date(from), false, p, draw).getTime(), from + 800);
+        const off = payoutDueFor(new Date(from), true, { ...p, privacy: 'off' }, draw).getTime();
+        assert.ok(off >= from + 5_000 && off <= from + 30_000);
       }),
     );
-    assert.equal(payoutDueMs(0, true, { ...p, privacy: 'off', windowMs: { min: 0, max: 0 } }, () => 0.9), 0);
+    assert.equal(payoutDueFor(new Date(0), true, { ...p, privacy: 'off', delayS: { min: 0, max: 0 } }, () => 0).getTime(), 0);
   });
 
   it('a release starts its spread at the window minimum', () => {

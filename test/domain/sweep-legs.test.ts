@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sweepLegs, withLateArrivals } from '../../src/worker/sweep-legs.ts';
+import { sweepLegs, withLateArrivals } from '../../src/ledger/sweep-legs.ts';
 
 const RENT = 2_039_280n;
 const sum = (legs: { amount: bigint }[]) => legs.reduce((s, l) => s + l.amount, 0n);

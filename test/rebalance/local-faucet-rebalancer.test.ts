@@ -7,6 +7,7 @@ import { parsePrice } from '../../src/domain/price.ts';
 import { planRebalance } from '../../src/domain/rebalance-plan.ts';
 import { LocalFaucetRebalancer } from '../../src/rebalance/local-faucet-rebalancer.ts';
 import { RebalanceError } from '../../src/rebalance/rebalancer.ts';
+import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { MINTS, TOKEN_PROGRAM, type TestLocalnet, startTestLocalnet } from '../support/localnet.ts';
 
 const assets = loadAssets();
@@ -69,6 +70,16 @@ describe('LocalFaucetRebalancer (real local chain)', () => {
     for (const m of moves) await r.rebalance(m);
     // 20 lots = $20 000 of BONK at $0.00002 = 10^9 BONK, less 1 %: 9.9·10^8 BONK = 9.9·10^13 base units
     assert.equal((await tokenBalance(pools.get('bonk')!, MINTS.BONK)) - before, 99_000_000_000_000n);
+  });
+
+  it("through the chain's shared JSON-RPC path (post): refilled the same, each call counted by the request budget", async () => {
+    const chain = new SolanaChain(net.url, 50, 5_000, 0);
+    const r = new LocalFaucetRebalancer({ rpcUrl: net.url, post: (body, methods) => chain.post(body, methods), assets, destination: (id) => pools.get(id)! });
+    const before = await tokenBalance(pools.get('usdt')!, MINTS.USDT);
+    await r.rebalance({ fromAssetId: 'sol', toAssetId: 'usdt', amountIn: 1n, minAmountOut: 123_456n });
+    assert.equal((await tokenBalance(pools.get('usdt')!, MINTS.USDT)) - before, 123_456n);
+    const counted = (await chain.budget.requests.get()).values.find((v) => v.labels.method === 'localnet_requestTokenAirdrop' && v.labels.outcome === 'ok');
+    assert.equal(counted?.value, 1);
   });
 
   it('refuses unknown assets and empty refills, and reports a faucet refusal', async () => {

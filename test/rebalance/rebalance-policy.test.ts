@@ -13,7 +13,7 @@ import { pricedAssets, type RebalanceRequest } from '../../src/rebalance/rebalan
 import type { Db } from '../../src/store/db.ts';
 import { Treasury } from '../../src/treasury/treasury.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
-import { SettlementWorker } from '../../src/worker/settlement-worker.ts';
+import { SettlementWorker } from '../../src/settlement/runner.ts';
 
 const PRICES: Record<string, { num: bigint; den: bigint }> = { sol: { num: 150n, den: 1n }, usdc: { num: 1n, den: 1n }, usdt: { num: 1n, den: 1n }, bonk: { num: 2n, den: 100_000n } };
 const prices = { pairRate: (a: string) => ({ from: { price: PRICES[a]! }, to: { price: PRICES[a]! } }) } as never;
@@ -32,7 +32,7 @@ async function movesWith(env: Record<string, string>): Promise<RebalanceRequest[
     const pools = treasury.pools(assetId);
     for (const p of pools) balances.set(p.holding, assetId === 'sol' ? { exists: true, lamports: total / BigInt(pools.length) + 10_000_000n, tokenAmount: null } : { exists: true, lamports: 2_039_280n, tokenAmount: total / BigInt(pools.length) });
   }
-  (worker as unknown as { view: { balances: () => Promise<typeof balances> } }).view = { balances: async () => balances };
+  (worker.context as unknown as { view: { balances: () => Promise<typeof balances> } }).view = { balances: async () => balances };
   await worker.rebalanceTick();
   // The oracle: the plan for the same inventory with the configured policy.
   const inventory = new Map([...held].map(([a, t]) => [a, (t / BigInt(treasury.pools(a).length)) * BigInt(treasury.pools(a).length)]));

@@ -8,10 +8,10 @@ import { it } from 'node:test';
 import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { insertOrder } from '../../src/store/orders-store.ts';
-import { insertChainTx } from '../../src/store/settlement-store.ts';
+import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
 import { Treasury } from '../../src/treasury/treasury.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
-import { SettlementWorker } from '../../src/worker/settlement-worker.ts';
+import { SettlementWorker } from '../../src/settlement/runner.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 

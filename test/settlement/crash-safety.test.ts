@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
-import type { FaultPoint } from '../../src/worker/fault-points.ts';
+import type { FaultPoint } from '../../src/support/fault-points.ts';
 import { openDb } from '../../src/store/open-db.ts';
 import type { Db } from '../../src/store/db.ts';
 import { HushClient } from '../support/hush-server.ts';

@@ -14,7 +14,7 @@ import { expectOk, startTestHush, type TestAccount, type TestHush } from '../sup
 import { buildSignedTransaction, latestBlockhash, pollUntil, waitForStatus } from '../support/localnet.ts';
 import { buildSweep, txShape } from '../../src/chain/hush-transactions.ts';
 import { SolanaChain } from '../../src/chain/solana-chain.ts';
-import { SettlementWorker } from '../../src/worker/settlement-worker.ts';
+import { SettlementWorker } from '../../src/settlement/runner.ts';
 import { ASSETS, SOL, accountExists, ataOf, balanceOf, chainAt, depositWithRefresh, lamportsOf, newWallet, placeOrder, waitForCleanReconcile, waitForOrder, type AssetId, type Chain } from '../support/settlement.ts';
 
 describe('partner fees and late deposits', () => {
@@ -294,10 +294,12 @@ describe('partner fees and late deposits', () => {
       if (!midSweep) await topUp(assetId, placed.depositAccount, extra);
       // The sender's balance once the extra is sent (mid-sweep: measured then, after its own fee).
       let before = (await balanceOf(chain, sender.address, ASSETS[assetId]))!;
-      const w = worker() as unknown as { refundLate: (sweep: unknown) => Promise<void>; sendAll: (wires: string[]) => Promise<void> };
-      const refundLate = w.refundLate;
+      // The step a landed sweep's late items go to, and the outbox's send: replaced for the scenarios below.
+      const ctx = worker().context;
+      const w = ctx.outbox;
+      const refundLate = ctx.refundLate;
       const sendAll = w.sendAll;
-      if (lostRefund) w.refundLate = async () => {};
+      if (lostRefund) ctx.refundLate = async () => {};
       let toppedUp: Promise<void> | null = null;
       // The sweep has read the balances and is recorded; the extra lands (confirmed) before it is sent,
       // also by the transaction loop's resends, which wait for the same top-up.
@@ -326,7 +328,7 @@ describe('partner fees and late deposits', () => {
           assert.equal((await balanceOf(chain, sender.address, ASSETS[assetId]))!, before, 'nothing refunded yet');
         }
       } finally {
-        w.refundLate = refundLate;
+        ctx.refundLate = refundLate;
         w.sendAll = sendAll;
       }
       if (midSweep) assert.ok(toppedUp, 'the extra was sent while the sweep was in flight');

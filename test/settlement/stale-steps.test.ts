@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { KeyPairSigner } from '@solana/kit';
 import { getOrderByTrackingId, transitionOrder } from '../../src/store/orders-store.ts';
-import { SettlementWorker } from '../../src/worker/settlement-worker.ts';
+import { SettlementWorker } from '../../src/settlement/runner.ts';
 import { startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { sleep } from '../support/localnet.ts';
 import { ASSETS, SOL, balanceOf, chainAt, depositWithRefresh, newWallet, placeOrder, waitForOrder, type Chain } from '../support/settlement.ts';
@@ -39,7 +39,7 @@ describe('stale worker steps', () => {
     const held = (await getOrderByTrackingId(h.db, placed.trackingId))!;
     assert.ok(await transitionOrder(h.db, held.id, 'deposit_confirmed', 'failed', { failureReason: 'stuck_in_deposit_confirmed' }));
     const before = await balanceOf(chain, recipient, ASSETS.sol);
-    const r = await (other as unknown as { recordPayout(o: typeof held, from: string): Promise<{ planned: unknown[] | null; ok: boolean }> }).recordPayout(held, 'deposit_confirmed');
+    const r = await other.context.payouts.record(held, 'deposit_confirmed');
     assert.equal(r.ok, false);
     const { rows } = await h.db.query(`SELECT status FROM chain_txs WHERE kind = 'payout' AND order_id = $1`, [held.id]);
     assert.deepEqual(rows, [], 'no payout recorded for a failed order');

@@ -12,7 +12,7 @@ import { getInitializeAccount3Instruction, getTransferCheckedInstruction } from 
 import { runAdminCli } from '../../src/cli/admin-cli.ts';
 import { randomSignature, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { buildSignedTransaction, latestBlockhash, pollUntil, requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
-import { OWNERS_PER_PASS } from '../../src/worker/stray-watch.ts';
+import { OWNERS_PER_PASS } from '../../src/settlement/steps/stray-funds.ts';
 import {
   ASSETS,
   SOL,

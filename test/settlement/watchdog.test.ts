@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { getOrderById, insertOrder, transitionOrder } from '../../src/store/orders-store.ts';
 import { Treasury } from '../../src/treasury/treasury.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
-import { SettlementWorker } from '../../src/worker/settlement-worker.ts';
+import { SettlementWorker } from '../../src/settlement/runner.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 

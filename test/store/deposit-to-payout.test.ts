@@ -7,7 +7,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { getOrderById, insertOrderWithNewKey, type NewOrder } from '../../src/store/orders-store.ts';
-import { chainTxsOfOrder, confirmDepositsAndStartPayouts, type DepositConfirmation, type NewChainTx } from '../../src/store/settlement-store.ts';
+import type { NewChainTx } from '../../src/store/settlement/chain-tx.ts';
+import { chainTxsOfOrder } from '../../src/store/settlement/chain-txs-of-orders.ts';
+import { confirmDepositsAndStartPayouts } from '../../src/store/settlement/confirm-deposits-and-start-payouts.ts';
+import type { DepositConfirmation } from '../../src/store/settlement/confirm-deposits.ts';
 import { isUniqueViolation, type Queryable } from '../../src/store/db.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { base58, createTestAccount, fakeAddress, newOrder } from '../support/store-fixtures.ts';

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { insertOrder, transitionOrder, updateOrderTransaction } from '../../src/store/orders-store.ts';
-import { assetsWithUnsweptDeposits, lockUnsweptDeposits } from '../../src/store/settlement-store.ts';
+import { assetsWithUnsweptDeposits } from '../../src/store/settlement/assets-with-unswept-deposits.ts';
+import { lockUnsweptDeposits } from '../../src/store/settlement/lock-unswept-deposits.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { insertOrder, transitionOrder } from '../../src/store/orders-store.ts';
-import { insertChainTx, lateDepositCandidates, lateWindowRotation } from '../../src/store/settlement-store.ts';
+import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
+import { lateDepositCandidates } from '../../src/store/settlement/late-deposit-candidates.ts';
+import { lateWindowRotation } from '../../src/store/settlement/late-window-rotation.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 

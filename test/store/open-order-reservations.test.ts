@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { insertOrder, transitionOrder, type OrderStatus } from '../../src/store/orders-store.ts';
-import { insertChainTx, poolCommitments } from '../../src/store/settlement-store.ts';
+import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
+import { poolCommitments } from '../../src/store/settlement/pool-commitments.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { allOrNothing } from '../../src/store/db.ts';
 import { getOrderById, insertOrder, transitionOrder, type OrderStatus } from '../../src/store/orders-store.ts';
-import { holdOrder, insertChainTx } from '../../src/store/settlement-store.ts';
+import { holdOrder } from '../../src/store/settlement/hold-order.ts';
+import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { insertOrder } from '../../src/store/orders-store.ts';
-import { insertChainTx, partAttempts, settleChainTx } from '../../src/store/settlement-store.ts';
+import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
+import { partAttempts } from '../../src/store/settlement/part-attempts.ts';
+import { settleChainTx } from '../../src/store/settlement/settle-chain-txs.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { insertOrder, transitionOrder, type NewOrder } from '../../src/store/orders-store.ts';
-import { releaseOrder } from '../../src/store/settlement-store.ts';
+import { releaseOrder } from '../../src/store/settlement/release-orders.ts';
 import { releaseClasses } from '../../src/store/settlement/release-classes.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { insertOrder, transitionOrder } from '../../src/store/orders-store.ts';
-import { stuckOrders } from '../../src/store/settlement-store.ts';
+import { stuckOrders } from '../../src/store/settlement/stuck-orders.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
-import { insertChainTx, type NewChainTx } from '../../src/store/settlement-store.ts';
+import type { NewChainTx } from '../../src/store/settlement/chain-tx.ts';
+import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
 import { forEachEngine } from '../support/databases.ts';
 
 forEachEngine('store transactions', (ctx) => {

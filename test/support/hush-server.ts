@@ -384,6 +384,8 @@ export interface TestHushOptions {
   sharing?: TestHush;
   /** Receives Hush's own log lines (ALERTs, treasury reports). */
   log?: (line: string) => void;
+  /** Receives the API's pino records (one JSON line each); the API logs nothing when unset. */
+  apiLog?: (line: string) => void;
 }
 
 /** Starts a real Hush (API + embedded chain unless SOLANA_RPC_URL) on free ports; `close()` stops it and removes its data. */
@@ -421,7 +423,8 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
   if (engine === 'postgres') assert.equal(config.databaseSchema, schema, 'loadConfig must pass DATABASE_SCHEMA through');
   let hush: RunningHush;
   try {
-    hush = await startHush(config, { logger: false, ...(opts.log ? { log: opts.log } : {}) });
+    const logger = opts.apiLog ? { level: 'info', stream: { write: opts.apiLog } } : false;
+    hush = await startHush(config, { logger, ...(opts.log ? { log: opts.log } : {}) });
   } catch (e) {
     removeDir(dataDir);
     if (schema && ownsSchema) await dropSchema(schema).catch(() => {});

@@ -3,26 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { HushError } from '../../domain/errors.ts';
-import type { ApiDeps } from '../app.ts';
+import type { AdminApi, ApiDeps } from '../deps.ts';
 import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../services/admin-service.ts';
-import type { StrayReturnReport } from '../../services/stray-funds-service.ts';
 
-/** Operator operations the admin API exposes; implemented over the store by the admin service. */
-export interface AdminApi {
-  createAccount(name: string, feeCapBps?: number): Promise<{ accountId: string; apiKey: string }>;
-  listAccounts(): Promise<unknown[]>;
-  showAccount(accountId: string): Promise<unknown>;
-  createKey(accountId: string, expiresAt?: Date): Promise<{ keyId: string; apiKey: string }>;
-  revokeKey(keyId: string): Promise<unknown>;
-  registerFeeRecipient(accountId: string, address: string): Promise<void>;
-  unregisterFeeRecipient(accountId: string, address: string): Promise<void>;
-  updateAccount(accountId: string, patch: { feeCapBps?: number; status?: 'active' | 'suspended' }): Promise<unknown>;
-  setWebhook(accountId: string, url: string): Promise<{ url: string; secret: string }>;
-  clearWebhook(accountId: string): Promise<void>;
-  reconcile?(): Promise<{ ok: boolean; assets: unknown[] }>;
-  treasury?(): Promise<{ funded: boolean; wallets: unknown[] }>;
-  returnStray?(trackingId: string): Promise<StrayReturnReport>;
-}
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApiDeps } from '../app.ts';
+import type { ApiDeps } from '../deps.ts';
 
 /** Seconds a load balancer is told to wait before asking again (every 503 carries Retry-After, SPEC §6). */
 const NOT_READY_RETRY_S = '5';
@@ -15,13 +15,14 @@ export async function opsRoutes(app: FastifyInstance, { deps }: { deps: Pick<Api
         .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: shutting down', details: { draining: true }, requestId: request.id } });
     }
     const r = await deps.ready();
-    const parts = { store: r.store ? 'ok' : 'unreachable', chain: r.chain ? 'ok' : 'unreachable' };
-    if (r.store && r.chain) return reply.send({ success: true, ...parts });
+    const parts: Record<string, string> = { store: r.store ? 'ok' : 'unreachable', chain: r.chain ? 'ok' : 'unreachable' };
+    if (r.starting) parts.start = 'in progress'; // funding at start still waiting out the chain
+    if (r.store && r.chain && !r.starting) return reply.send({ success: true, ...parts });
     // A failure keeps the SPEC §2 error shape like every other response.
     return reply
       .code(503)
       .header('retry-after', NOT_READY_RETRY_S)
-      .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: the store or the chain is unreachable', details: parts, requestId: request.id } });
+      .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: r.starting ? 'Not ready: starting (waiting for the chain)' : 'Not ready: the store or the chain is unreachable', details: parts, requestId: request.id } });
   });
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HushError } from '../../domain/errors.ts';
 import type { RateLimits } from '../../config/config.ts';
 import type { Caller } from '../../services/authenticator.ts';
-import type { ApiDeps } from '../app.ts';
+import type { ApiDeps } from '../deps.ts';
 import { takeAnonymousToken, type AnonymousLimiter } from '../error-handler.ts';
 import { sendTestWebhook } from '../../services/webhook-test.ts';
 import {

@@ -1,14 +1,8 @@
-import type { LedgerLeg } from '../store/settlement-store.ts';
+import type { SweepItemRecord } from '../store/settlement/chain-tx.ts';
+import type { LedgerLeg } from '../store/settlement/movements.ts';
 
 /** One item of a sweep's `meta.items`: a deposit account's recorded amount, or (late) funds sent after its deposit. */
-export interface SweepItemRecord {
-  orderId: string;
-  depositAccount: string;
-  amount: string;
-  late?: boolean;
-  /** A wrapped-SOL account's rent reserve as the sweep read it (lamports less token amount); else the standard one. */
-  reserve?: string;
-}
+export type { SweepItemRecord };
 
 /** Each distinct deposit account's rent reserve: as read by the sweep when recorded, else `rentPerAccount`. */
 function reserves(items: readonly SweepItemRecord[], rentPerAccount: bigint): Map<string, bigint> {

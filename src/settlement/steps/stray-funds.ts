@@ -1,6 +1,6 @@
-import type { Queryable } from '../store/db.ts';
-import { lateWindowRotation } from '../store/settlement-store.ts';
-import type { ChainView, OwnedTokenAccount } from './chain-view.ts';
+import type { Queryable } from '../../store/db.ts';
+import { lateWindowRotation } from '../../store/settlement/late-window-rotation.ts';
+import type { ChainView, OwnedTokenAccount } from '../../chain/chain-view.ts';
 
 /** Deposit owners whose token accounts one pass reads (two RPC calls each): the whole window in turn. */
 export const OWNERS_PER_PASS = 4;

@@ -1,6 +1,6 @@
 import bs58 from 'bs58';
 import type { Address, Signature } from '@solana/kit';
-import { FIRST_SIGNATURE_LOOKBACK, earliestSuccessful, type SolanaChain } from '../chain/solana-chain.ts';
+import { ChainUnavailableError, FIRST_SIGNATURE_LOOKBACK, JsonRpcError, earliestSuccessful, type SolanaChain } from './solana-chain.ts';
 
 export interface AccountBalance {
   exists: boolean;
@@ -59,20 +59,20 @@ export class ChainView {
    * requests rather than one per order (plain JSON: callers only read strings and small integers).
    */
   private async batch<T>(calls: { method: string; params: unknown[] }[]): Promise<{ result?: T; error?: { message: string } }[]> {
-    const bodies: string[][] = [];
+    const bodies: { calls: string[]; methods: string[] }[] = [];
     let size = Infinity;
     calls.forEach((c, id) => {
       const one = JSON.stringify({ jsonrpc: '2.0', id, ...c });
-      if (size + one.length > BATCH_BODY_MAX) (bodies.push([]), (size = 0));
-      bodies[bodies.length - 1]!.push(one);
+      if (size + one.length > BATCH_BODY_MAX) (bodies.push({ calls: [], methods: [] }), (size = 0));
+      bodies[bodies.length - 1]!.calls.push(one);
+      bodies[bodies.length - 1]!.methods.push(c.method);
       size += one.length + 1;
     });
     const replies = await Promise.all(
       bodies.map(async (b) => {
-        const res = await fetch(this.chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `[${b.join(',')}]`, signal: this.chain.requestSignal() });
-        if (!res.ok) throw new Error(`RPC batch: HTTP ${res.status}`);
-        const body = (await res.json()) as { id: number; result?: T; error?: { message: string } }[];
-        if (!Array.isArray(body)) throw new Error(`RPC batch rejected: ${JSON.stringify(body).slice(0, 200)}`);
+        // Through the chain's one plain-JSON path: HTTP status checked first, the request budget applied.
+        const body = (await this.chain.post(`[${b.calls.join(',')}]`, b.methods)) as { id: number; result?: T; error?: { message: string } }[];
+        if (!Array.isArray(body)) throw new ChainUnavailableError(`RPC batch rejected: ${JSON.stringify(body).slice(0, 200)}`);
         return body;
       }),
     );
@@ -149,7 +149,7 @@ export class ChainView {
     ]);
     const value = reply?.result?.value;
     if (value && value.every((a) => !a || Number.isSafeInteger(a.lamports))) return value;
-    if (reply?.error && !value) throw new Error(`getMultipleAccounts: ${reply.error.message}`);
+    if (reply?.error && !value) throw new JsonRpcError('getMultipleAccounts', undefined, reply.error.message);
     return (await this.chain.rpc.getMultipleAccounts(chunk, { commitment, encoding: 'base64' }).send()).value as never;
   }
 
@@ -160,7 +160,7 @@ export class ChainView {
     );
     const out: OwnedTokenAccount[] = [];
     for (const r of replies) {
-      if (!r.result) throw new Error(`getTokenAccountsByOwner: ${r.error?.message ?? 'no result'}`);
+      if (!r.result) throw new JsonRpcError('getTokenAccountsByOwner', undefined, r.error?.message ?? 'no result');
       for (const { pubkey, account } of r.result.value) {
         const data = new Uint8Array(Buffer.from(account.data[0], 'base64'));
         const amount = tokenAmountOf(data, BigInt(account.lamports));
@@ -173,7 +173,7 @@ export class ChainView {
   /** The current slot at a commitment (plain JSON: polled every few milliseconds by the deposit watch). */
   async slot(commitment: 'processed' | 'confirmed'): Promise<bigint> {
     const [reply] = await this.batch<number>([{ method: 'getSlot', params: [{ commitment }] }]);
-    if (reply?.result === undefined) throw new Error(`getSlot: ${reply?.error?.message ?? 'no result'}`);
+    if (reply?.result === undefined) throw new JsonRpcError('getSlot', undefined, reply?.error?.message ?? 'no result');
     return BigInt(reply.result);
   }
 

@@ -1,0 +1,47 @@
+import type { Redis } from 'ioredis';
+import type { HushConfig } from '../config/config.ts';
+import type { Db } from '../store/db.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { Authenticator } from '../services/authenticator.ts';
+import type { QuoteService } from '../services/quote-service.ts';
+import type { OrderService } from '../services/order-service.ts';
+import type { DepositHintService } from '../services/deposit-hint-service.ts';
+import type { StatusCache } from '../services/status-cache.ts';
+import type { StrayReturnReport } from '../services/stray-funds-service.ts';
+import type { Metrics } from './metrics.ts';
+
+/** What the API is built from (its own file: the routes import it, and app.ts imports the routes). */
+export interface ApiDeps {
+  config: HushConfig;
+  db: Db;
+  chain: SolanaChain;
+  auth: Authenticator;
+  quotes: QuoteService;
+  orders: OrderService;
+  deposits: DepositHintService;
+  statusCache: StatusCache;
+  metrics: Metrics;
+  admin?: AdminApi;
+  redis?: Redis;
+  /** Store and chain reachable, and the start's chain work done (GET /readyz). */
+  ready(): Promise<{ store: boolean; chain: boolean; starting?: boolean }>;
+  /** True once shutdown began: answers close their connection, /readyz is 503. */
+  draining?(): boolean;
+}
+
+/** Operator operations the admin API exposes; implemented over the store by the admin service. */
+export interface AdminApi {
+  createAccount(name: string, feeCapBps?: number): Promise<{ accountId: string; apiKey: string }>;
+  listAccounts(): Promise<unknown[]>;
+  showAccount(accountId: string): Promise<unknown>;
+  createKey(accountId: string, expiresAt?: Date): Promise<{ keyId: string; apiKey: string }>;
+  revokeKey(keyId: string): Promise<unknown>;
+  registerFeeRecipient(accountId: string, address: string): Promise<void>;
+  unregisterFeeRecipient(accountId: string, address: string): Promise<void>;
+  updateAccount(accountId: string, patch: { feeCapBps?: number; status?: 'active' | 'suspended' }): Promise<unknown>;
+  setWebhook(accountId: string, url: string): Promise<{ url: string; secret: string }>;
+  clearWebhook(accountId: string): Promise<void>;
+  reconcile?(): Promise<{ ok: boolean; assets: unknown[] }>;
+  treasury?(): Promise<{ funded: boolean; wallets: unknown[] }>;
+  returnStray?(trackingId: string): Promise<StrayReturnReport>;
+}

@@ -1,0 +1,177 @@
+/** The admin CLI's commands: each as an HTTP request to /admin/v1 and as a direct call on the store. */
+import { HushError } from '../domain/errors.ts';
+import {
+  AdminService,
+  accountListView,
+  accountView,
+  createdAccountView,
+  createdKeyView,
+  okView,
+  webhookView,
+} from '../services/admin-service.ts';
+import type { Db } from '../store/db.ts';
+import { getOrderByTrackingId } from '../store/orders-store.ts';
+import type { HushConfig } from '../config/config.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import { reconcile } from '../ledger/reconcile.ts';
+import { StrayFundsService } from '../services/stray-funds-service.ts';
+import { treasuryReport } from '../treasury/funding.ts';
+import type { Treasury } from '../treasury/treasury.ts';
+
+export type OptionName = 'fee-cap-bps' | 'expires-at';
+
+export interface ParsedOptions {
+  feeCapBps?: number;
+  expiresAt?: string;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  path: string;
+  body?: Record<string, unknown>;
+}
+
+export interface Command {
+  args: string[];
+  options: OptionName[];
+  summary: string;
+  /** The note printed after a secret is shown once. */
+  issuesSecret?: string;
+  http(args: string[], opts: ParsedOptions): HttpRequest;
+  direct(admin: AdminService, args: string[], opts: ParsedOptions, ctx: DirectContext): Promise<unknown>;
+}
+
+/** What direct-mode commands beyond accounts need: the store, and lazily the chain and treasury. */
+export interface DirectContext {
+  db: Db;
+  treasury(): Promise<{ chain: SolanaChain; treasury: Treasury; config: HushConfig }>;
+}
+
+const seg = encodeURIComponent;
+const KEY_NOTE = 'store this API key now; it cannot be shown again (only its hash is kept).';
+
+/** The chain a direct-mode command needs is not there (a message for the operator, not a store failure). */
+export class ChainUnreachable extends Error {}
+
+export const COMMANDS: Record<string, Command> = {
+  'create-account': {
+    args: ['name'],
+    options: ['fee-cap-bps'],
+    summary: 'create an account and its first API key',
+    issuesSecret: KEY_NOTE,
+    http: ([name], o) => ({ method: 'POST', path: '/admin/v1/accounts', body: { name, ...(o.feeCapBps === undefined ? {} : { feeCapBps: o.feeCapBps }) } }),
+    direct: async (admin, [name], o) => createdAccountView(await admin.createAccount(name!, o.feeCapBps)),
+  },
+  'create-key': {
+    args: ['accountId'],
+    options: ['expires-at'],
+    summary: 'issue another API key for an account',
+    issuesSecret: KEY_NOTE,
+    http: ([id], o) => ({ method: 'POST', path: `/admin/v1/accounts/${seg(id!)}/keys`, body: o.expiresAt === undefined ? {} : { expiresAt: o.expiresAt } }),
+    direct: async (admin, [id], o) => createdKeyView(await admin.createKey(id!, o.expiresAt)),
+  },
+  'revoke-key': {
+    args: ['keyId'],
+    options: [],
+    summary: 'revoke an API key',
+    http: ([keyId]) => ({ method: 'DELETE', path: `/admin/v1/keys/${seg(keyId!)}` }),
+    direct: async (admin, [keyId]) => (await admin.revokeKey(keyId!), okView()),
+  },
+  'register-fee-recipient': {
+    args: ['accountId', 'address'],
+    options: [],
+    summary: 'allow a fee-recipient address for an account',
+    http: ([id, address]) => ({ method: 'POST', path: `/admin/v1/accounts/${seg(id!)}/fee-recipients`, body: { address } }),
+    direct: async (admin, [id, address]) => (await admin.registerFeeRecipient(id!, address!), okView()),
+  },
+  'unregister-fee-recipient': {
+    args: ['accountId', 'address'],
+    options: [],
+    summary: 'remove a fee-recipient address from an account',
+    http: ([id, address]) => ({ method: 'DELETE', path: `/admin/v1/accounts/${seg(id!)}/fee-recipients/${seg(address!)}` }),
+    direct: async (admin, [id, address]) => (await admin.unregisterFeeRecipient(id!, address!), okView()),
+  },
+  'set-webhook': {
+    args: ['accountId', 'url'],
+    options: [],
+    summary: "send the account's order events to url (a new signing secret, shown once)",
+    issuesSecret: 'store this signing secret now in the receiver that verifies Hush-Signature; this command does not show it again.',
+    http: ([id, url]) => ({ method: 'PUT', path: `/admin/v1/accounts/${seg(id!)}/webhook`, body: { url } }),
+    direct: async (admin, [id, url]) => webhookView(await admin.setWebhook(id!, url)),
+  },
+  'clear-webhook': {
+    args: ['accountId'],
+    options: [],
+    summary: "stop sending the account's order events",
+    http: ([id]) => ({ method: 'DELETE', path: `/admin/v1/accounts/${seg(id!)}/webhook` }),
+    direct: async (admin, [id]) => (await admin.clearWebhook(id!), okView()),
+  },
+  'set-fee-cap': {
+    args: ['accountId', 'bps'],
+    options: [],
+    summary: 'set the account fee cap in basis points (0..1000)',
+    http: ([id, bps]) => ({ method: 'PATCH', path: `/admin/v1/accounts/${seg(id!)}`, body: { feeCapBps: Number(bps) } }),
+    direct: async (admin, [id, bps]) => accountView(await admin.setFeeCap(id!, Number(bps))),
+  },
+  suspend: {
+    args: ['accountId'],
+    options: [],
+    summary: "suspend an account (its keys get 403 ACCOUNT_SUSPENDED)",
+    http: ([id]) => ({ method: 'PATCH', path: `/admin/v1/accounts/${seg(id!)}`, body: { status: 'suspended' } }),
+    direct: async (admin, [id]) => accountView(await admin.suspend(id!)),
+  },
+  reactivate: {
+    args: ['accountId'],
+    options: [],
+    summary: 'reactivate a suspended account',
+    http: ([id]) => ({ method: 'PATCH', path: `/admin/v1/accounts/${seg(id!)}`, body: { status: 'active' } }),
+    direct: async (admin, [id]) => accountView(await admin.reactivate(id!)),
+  },
+  'list-accounts': {
+    args: [],
+    options: [],
+    summary: 'list accounts (no secrets)',
+    http: () => ({ method: 'GET', path: '/admin/v1/accounts' }),
+    direct: async (admin) => accountListView(await admin.listAccounts()),
+  },
+  'show-account': {
+    args: ['accountId'],
+    options: [],
+    summary: 'show an account with its keys (ids and dates only)',
+    http: ([id]) => ({ method: 'GET', path: `/admin/v1/accounts/${seg(id!)}` }),
+    direct: async (admin, [id]) => accountView(await admin.getAccount(id!)),
+  },
+  treasury: {
+    args: [],
+    options: [],
+    summary: 'balances of the fee payer and every pool against their targets, and what is missing',
+    http: () => ({ method: 'GET', path: '/admin/v1/treasury' }),
+    direct: async (_admin, _args, _opts, ctx) => {
+      const t = await ctx.treasury();
+      const wallets = await treasuryReport(t.chain, t.treasury, t.config.assets);
+      return { success: true, funded: wallets.every((w) => w.missing === '0'), wallets };
+    },
+  },
+  reconcile: {
+    args: [],
+    options: [],
+    summary: 'compare the ledger with on-chain balances, per asset and account',
+    http: () => ({ method: 'GET', path: '/admin/v1/reconcile' }),
+    direct: async (_admin, _args, _opts, ctx) => {
+      const t = await ctx.treasury();
+      return { success: true, ...(await reconcile(ctx.db, t.chain, t.treasury, t.config.assets)) };
+    },
+  },
+  'return-stray': {
+    args: ['trackingId'],
+    options: [],
+    summary: "return funds sent to an order's deposit address outside its deposit account to the order's sender",
+    http: ([id]) => ({ method: 'POST', path: `/admin/v1/orders/${seg(id!)}/return-stray` }),
+    direct: async (_admin, [id], _opts, ctx) => {
+      // An unknown order is NOT_FOUND whether or not the chain is up.
+      if (!(await getOrderByTrackingId(ctx.db, id!))) throw new HushError('NOT_FOUND', `No order ${id}`);
+      const t = await ctx.treasury();
+      return { success: true, ...(await new StrayFundsService(t.config, ctx.db, t.chain, t.treasury).returnStray(id!)) };
+    },
+  },
+};

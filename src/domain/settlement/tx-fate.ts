@@ -1,0 +1,26 @@
+/** What the chain says of a signature, as far as settling it goes (null: nowhere in history). */
+export interface SignatureState {
+  confirmationStatus: string | null;
+  err: unknown;
+}
+
+/**
+ * landed/failed: visible at `confirmed` or deeper (a processed one may still roll back). expired: its
+ * blockhash is dead at `finalized` and it is nowhere in history, so it can never land. resend: not seen
+ * and not sent for `resendEveryMs`. wait: anything else.
+ */
+export type TxFate = 'landed' | 'failed' | 'expired' | 'resend' | 'wait';
+
+export function txFate(input: {
+  status: SignatureState | null | undefined;
+  finalizedHeight: bigint;
+  lastValidBlockHeight: bigint;
+  msSinceSent: number;
+  resendEveryMs: number;
+}): TxFate {
+  const st = input.status;
+  if (st && st.confirmationStatus !== 'processed') return st.err === null ? 'landed' : 'failed';
+  if (st) return 'wait';
+  if (input.finalizedHeight > input.lastValidBlockHeight) return 'expired';
+  return input.msSinceSent > input.resendEveryMs ? 'resend' : 'wait';
+}

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import type { Asset } from '../config/assets.ts';
+import type { HushConfig } from '../config/config.ts';
+import { ChainView } from '../chain/chain-view.ts';
+import { txShape, type TxShape } from '../chain/hush-transactions.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { Db } from '../store/db.ts';
+import type { ChainTxOf } from '../store/settlement/chain-tx.ts';
+import type { Treasury } from '../treasury/treasury.ts';
+import type { SwapPricing } from '../prices/swap-pricing.ts';
+import type { Rebalancer } from '../rebalance/rebalancer.ts';
+import type { FreshPrices } from '../prices/price-source.ts';
+import { OncePerKey } from '../support/once-per-key.ts';
+import type { Log, SettlementDeps } from './deps.ts';
+import { Outbox } from './outbox.ts';
+import { Pools } from './pools.ts';
+import { Presigner } from './fast-path/presign.ts';
+import { PayoutQueue } from './steps/payout-queue.ts';
+
+export type { Log } from './deps.ts';
+
+export interface WorkerOptions {
+  workerId?: string;
+  /** How often the loops wake; defaults to half a slot. */
+  tickMs?: number;
+  sweepIntervalMs?: number;
+  leaseSeconds?: number;
+  /** A non-final order older than this (past its expiration) is failed by the watchdog. */
+  stuckAfterMs?: number;
+  log?: Log;
+  /** Live prices, for the drift check of swaps; without it swaps wait. */
+  swaps?: SwapPricing;
+  /** Aggregate inventory rebalancing (absent: off); needs `prices`. */
+  rebalancer?: Rebalancer;
+  prices?: FreshPrices;
+  /** Inventory each asset's pools should hold in total (base units); the rebalancer aims for it. */
+  inventoryTargets?: Map<string, bigint>;
+  rebalanceIntervalMs?: number;
+}
+
+/** What a step's next look at an order is: after a delay, at a time, or never (a final status). */
+export interface NextLook {
+  delayMs?: number;
+  at?: Date;
+}
+
+/**
+ * What every step works with: configuration, store, chain, treasury, log, this worker's lease, the
+ * outbox and the pools. The few hooks (wake, detach, running) are the runner's.
+ */
+export class SettlementContext implements SettlementDeps {
+  /** Replaceable in tests (a chain view over fixed balances). */
+  view: ChainView;
+  readonly workerId: string;
+  readonly leaseSeconds: number;
+  readonly log: Log;
+  readonly outbox: Outbox;
+  readonly pools: Pools;
+  readonly presigner: Presigner;
+  readonly payouts: PayoutQueue;
+  /**
+   * Orders in a deposit batch right now (the watch does not start another one for them), and orders
+   * confirmed since the watch last refreshed its list (that read may predate the confirmation).
+   */
+  readonly marks = { confirming: new Set<string>(), recentlyConfirmed: new Set<string>() };
+  readonly swaps?: SwapPricing;
+  /** Alerts told once per process and key. */
+  readonly alerted = { backoff: new OncePerKey(), unsweepable: new OncePerKey(), abandonedLateRefund: new OncePerKey() };
+  /** What settling a landed sweep does about its late items (see steps/late-refunds.ts); replaceable in tests. */
+  refundLate: (sweep: ChainTxOf<'sweep'>) => Promise<void> = async () => {};
+  wake: (loop: string) => void = () => {};
+  detach: (p: Promise<void>) => void = (p) => void p;
+  running: () => boolean = () => true;
+
+  constructor(
+    readonly config: HushConfig,
+    readonly db: Db,
+    chain: SolanaChain,
+    readonly treasury: Treasury,
+    opts: WorkerOptions,
+  ) {
+    this.view = new ChainView(chain);
+    this.workerId = opts.workerId ?? `w_${randomBytes(4).toString('hex')}`;
+    this.leaseSeconds = opts.leaseSeconds ?? 30;
+    this.log = opts.log ?? (() => {});
+    this.swaps = opts.swaps;
+    this.outbox = new Outbox(() => this.view, this.log);
+    this.pools = new Pools(this);
+    this.presigner = new Presigner(this);
+    this.payouts = new PayoutQueue(this);
+  }
+
+  chain(): SolanaChain {
+    return this.view.chain;
+  }
+
+  asset(id: string): Asset {
+    const a = this.config.assets.get(id);
+    if (!a) throw new Error(`unknown asset ${id}`);
+    return a;
+  }
+
+  shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {
+    return txShape(this.treasury.feePayer, this.config, blockhash);
+  }
+
+  /** A slot's length (the local chain's; the poll and fallback delays are counted in slots). */
+  get slotMs(): number {
+    return this.config.localnetSlotMs;
+  }
+}

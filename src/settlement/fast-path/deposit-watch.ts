@@ -1,0 +1,183 @@
+import type { Address } from '@solana/kit';
+import type { AccountBalance } from '../../chain/chain-view.ts';
+import { associatedTokenAddress } from '../../chain/associated-token-address.ts';
+import { watchedOrders, type WatchedRow } from '../../store/settlement/watched-orders.ts';
+import type { SettlementContext } from '../context.ts';
+import { confirmDeposits } from '../steps/confirm-deposits.ts';
+import type { PayableOrder } from '../steps/plan-payouts.ts';
+
+/** How often, at most, watched deposit accounts are read at `processed` to sign payouts ahead. */
+const PRESIGN_READ_EVERY_MS = 40;
+/** How often the watch tries again to confirm funded orders another step held. */
+const UNCLAIMED_RETRY_MS = 20;
+/** Slots during which the order loop leaves a deposit seen at `processed` to the watch. */
+const WATCH_OWNS_SLOTS = 4;
+
+function watchedOrder(r: WatchedRow): PayableOrder {
+  return {
+    id: String(r.id),
+    trackingId: r.tracking_id,
+    depositAccount: r.deposit_account,
+    recipient: r.recipient,
+    amountIn: BigInt(r.amount_in),
+    amountOut: BigInt(r.amount_out),
+    sourceAssetId: r.source_asset_id,
+    destinationAssetId: r.destination_asset_id,
+    mode: r.mode,
+  };
+}
+
+/**
+ * Deposit watch: whenever the `confirmed` slot advances, one read of every watched deposit account; the
+ * orders whose deposit became visible are handed to confirmDeposits (whose compare-and-set confirmation
+ * claims them). In between, the watched accounts are read at `processed` and the payouts of deposits
+ * visible there are signed ahead (Presigner). The watch owns its caches and writes nothing itself.
+ */
+export class DepositWatch {
+  private lastSlot = -1n;
+  /** Orders awaiting a deposit, as of the last `confirmed` slot advance. */
+  private watched: WatchedRow[] = [];
+  /** Deposit accounts seen funded at `processed`, by order id (their signatures are looked up early). */
+  private readonly seenProcessed = new Map<string, { account: string; at: number }>();
+  /** Funded orders the watch could not claim (another step held them), with their confirmed balance. */
+  private readonly unclaimed = new Map<string, { order: PayableOrder; balance: AccountBalance }>();
+  private readonly timers = { lastUnclaimedTry: 0, lastPresignReadAt: 0 };
+  /** When the watch last had deposits to confirm: sweeps stay out of the way of a burst. */
+  lastBurstAt = 0;
+  private readonly warmup: RecipientWarmup;
+
+  constructor(private readonly ctx: SettlementContext) {
+    this.warmup = new RecipientWarmup(ctx);
+  }
+
+  async tick(): Promise<void> {
+    const ctx = this.ctx;
+    const marks = ctx.marks;
+    const confirmedSlot = await ctx.view.slot('confirmed');
+    if (confirmedSlot !== this.lastSlot) {
+      this.lastSlot = confirmedSlot;
+      // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick.
+      ctx.wake('transactions');
+      // Deposits already seen at `processed` are likely confirmed in this very slot: those go first, with
+      // their signatures looked up alongside their balances, before the full read below.
+      const byId = new Map(this.watched.map((r) => [String(r.id), r]));
+      const seen = [...this.seenProcessed.keys()].flatMap((id) => (byId.has(id) && !marks.confirming.has(id) && !marks.recentlyConfirmed.has(id) ? [byId.get(id)!] : []));
+      if (seen.length > 0) {
+        const accounts = seen.map((r) => r.deposit_account);
+        const signatures = this.signaturesByAccount(accounts);
+        // A failed read here only loses the head start: the full read below still covers them.
+        const early = await ctx.view.balances(accounts, 'confirmed').catch(() => new Map<string, AccountBalance>());
+        const funded = seen.filter((r) => (early.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n);
+        if (funded.length > 0) {
+          this.lastBurstAt = Date.now();
+          // (confirmDeposits marks them `confirming` before this returns: the read below skips them.)
+          ctx.detach(this.confirmBatch(funded.map(watchedOrder), early, signatures));
+        }
+      }
+      // The accounts watched so far are read while the list is refreshed; new ones are read after.
+      const known = this.watched;
+      const [rows, knownBalances] = await Promise.all([watchedOrders(ctx.db), ctx.view.balances(known.map((r) => r.deposit_account), 'confirmed')]);
+      this.watched = rows;
+      this.warmup.warm(rows);
+      const unread = rows.filter((r) => !knownBalances.has(r.deposit_account)).map((r) => r.deposit_account);
+      const balances = unread.length > 0 ? new Map([...knownBalances, ...(await ctx.view.balances(unread, 'confirmed'))]) : knownBalances;
+      const watching = new Set(rows.map((r) => String(r.id)));
+      for (const id of this.unclaimed.keys()) if (!watching.has(id)) this.unclaimed.delete(id);
+      for (const id of marks.recentlyConfirmed) if (!watching.has(id)) marks.recentlyConfirmed.delete(id);
+      const fresh = (id: string) => !marks.confirming.has(id) && !marks.recentlyConfirmed.has(id);
+      const funded = rows.filter((r) => (balances.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && fresh(String(r.id)));
+      if (funded.length > 0) {
+        this.lastBurstAt = Date.now();
+        const fundedIds = new Set(funded.map((r) => String(r.id)));
+        this.watched = rows.filter((r) => !fundedIds.has(String(r.id)));
+        // Not awaited: the watch keeps looking while this batch is confirmed (which claims it), recorded
+        // and sent; orders another step holds are left to it. Their signatures are looked up from now,
+        // while the batch may still wait for the planning lock.
+        ctx.detach(this.confirmBatch(funded.map(watchedOrder), balances, this.signaturesByAccount(funded.map((r) => r.deposit_account))));
+      }
+      return;
+    }
+    // Funded orders another step held when their batch was confirmed: again as soon as they are free.
+    if (this.unclaimed.size > 0 && Date.now() - this.timers.lastUnclaimedTry >= UNCLAIMED_RETRY_MS) {
+      this.timers.lastUnclaimedTry = Date.now();
+      for (const id of this.unclaimed.keys()) if (marks.recentlyConfirmed.has(id)) this.unclaimed.delete(id);
+      const retry = [...this.unclaimed.values()].filter((u) => !marks.confirming.has(u.order.id));
+      for (const u of retry) this.unclaimed.delete(u.order.id);
+      if (retry.length > 0) ctx.detach(this.confirmBatch(retry.map((u) => u.order), new Map(retry.map((u) => [u.order.depositAccount, u.balance]))));
+    }
+    if (ctx.config.payoutDelayS.max > 0 || Date.now() - this.timers.lastPresignReadAt < PRESIGN_READ_EVERY_MS) return;
+    // Orders signed ahead are read too until their deposit is seen (the watch confirms seen ones first).
+    const open = this.watched.filter((r) => !this.seenProcessed.has(String(r.id)) && !marks.confirming.has(String(r.id)) && !marks.recentlyConfirmed.has(String(r.id)));
+    if (open.length === 0) return;
+    this.timers.lastPresignReadAt = Date.now();
+    // Beside the watch, not in its way: signing a burst ahead takes longer than a watch tick.
+    const presigner = ctx.presigner;
+    if (presigner.running) return;
+    const run = ctx.view
+      .balances(open.map((r) => r.deposit_account), 'processed')
+      .then((processed) => presigner.run(open, processed, this.watched, this.seenProcessed))
+      .catch((e: unknown) => ctx.log({ err: e }, 'presign failed'))
+      .finally(() => {
+        if (presigner.running === run) presigner.running = null;
+      });
+    presigner.running = run;
+    ctx.detach(run);
+  }
+
+  /**
+   * Orders whose deposit the watch saw land (at `processed`) within the last few slots: it confirms them
+   * when the slot advances, so the order loop leaves them alone meanwhile (a poll holding one then would
+   * make the watch skip it). Past that window the order loop's poll is their fallback again.
+   */
+  owns(): string[] {
+    const since = Date.now() - WATCH_OWNS_SLOTS * this.ctx.slotMs;
+    return [...this.seenProcessed.entries()].filter(([, v]) => v.at >= since).map(([id]) => id);
+  }
+
+  /** The first deposit signature of each account (one JSON-RPC batch), by account; never rejects. */
+  private signaturesByAccount(accounts: string[]): Promise<Map<string, string | null | undefined>> {
+    return this.ctx.view.firstSignatures(accounts).then(
+      (all) => new Map(accounts.map((a, i) => [a, all[i]])),
+      () => new Map(),
+    );
+  }
+
+  /** confirmDeposits for the watch: orders it could not claim are tried again (see tick). */
+  private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, signatures?: Promise<Map<string, string | null | undefined>>): Promise<void> {
+    const moved = await confirmDeposits(this.ctx, orders, balances, { held: false, signatures });
+    for (const o of orders) if (!moved.has(o.id) && !this.ctx.marks.recentlyConfirmed.has(o.id)) this.unclaimed.set(o.id, { order: o, balance: balances.get(o.depositAccount)! });
+  }
+}
+
+/**
+ * Derives the recipient token accounts of newly watched orders in the background (memoized by
+ * associatedTokenAddress): the derivation is JS curve math, ~1 ms each, that a burst of payouts would
+ * otherwise pay at once, after its deposits are confirmed.
+ */
+class RecipientWarmup {
+  /** Watched orders whose recipient token account is derived already. */
+  private readonly warmed = new Set<string>();
+  private warming = false;
+
+  constructor(private readonly ctx: SettlementContext) {}
+
+  warm(rows: WatchedRow[]): void {
+    const fresh = rows.filter((r) => !this.warmed.has(String(r.id)));
+    if (fresh.length === 0 || this.warming) return;
+    const watching = new Set(rows.map((r) => String(r.id)));
+    for (const id of this.warmed) if (!watching.has(id)) this.warmed.delete(id);
+    this.warming = true;
+    this.ctx.detach(
+      (async () => {
+        for (const r of fresh) {
+          if (!this.ctx.running()) break;
+          const asset = this.ctx.asset(r.destination_asset_id);
+          if (!asset.native) associatedTokenAddress(r.recipient as Address, asset.mint as Address, asset.tokenProgram as Address);
+          this.warmed.add(String(r.id));
+        }
+      })()
+        .catch((e: unknown) => this.ctx.log({ err: e }, 'recipient warm-up failed'))
+        .finally(() => (this.warming = false)),
+    );
+  }
+}

@@ -1,0 +1,78 @@
+import type { Address } from '@solana/kit';
+import type { AccountBalance } from '../../chain/chain-view.ts';
+import type { WatchedRow } from '../../store/settlement/watched-orders.ts';
+import type { SettlementDeps } from '../deps.ts';
+import type { PlanReads, PlannedTransfer, Pools } from '../pools.ts';
+
+/** A payout signed ahead is dropped after this (its blockhash stays valid far longer). */
+const PRESIGN_MAX_AGE_MS = 20_000;
+/** Orders placed this recently have their payout signed before their deposit lands (see presign). */
+const PRESIGN_AHEAD_MS = 20_000;
+/** At most this many payouts signed ahead at once (memory, and signing for orders never funded). */
+const PRESIGN_AHEAD_MAX = 2_000;
+
+/**
+ * Payouts signed ahead, in memory only: nothing here is recorded or sent. A payout signed ahead is used
+ * only after its deposit is confirmed and its pool is re-checked (plan-payouts), and is otherwise dropped.
+ */
+export class Presigner {
+  /** Payouts signed ahead, by order id. */
+  readonly signed = new Map<string, { tx: PlannedTransfer; depositAccount: string; at: number }>();
+  /** Orders whose payout could not be signed ahead as one transaction, and when that was tried. */
+  private readonly failed = new Map<string, number>();
+  /** The run in progress, if any: the confirmed path waits for it rather than signing twice. */
+  running: Promise<void> | null = null;
+
+  constructor(private readonly ctx: SettlementDeps & { readonly pools: Pools }) {}
+
+  /**
+   * How long a payout signed ahead is used: PRESIGN_MAX_AGE_MS, or less with short slots so that its
+   * blockhash (up to BLOCKHASH_MAX_AGE old when signed, ~150 slots of life) still has ~80 slots left.
+   */
+  maxAgeMs(): number {
+    return Math.min(PRESIGN_MAX_AGE_MS, 40 * this.ctx.slotMs);
+  }
+
+  /**
+   * Signs ahead the payouts of deposits visible at `processed` (one slot before `confirmed`), and of
+   * orders placed in the last PRESIGN_AHEAD_MS whose deposit has not landed yet (partners deposit right
+   * after ordering; a burst that lands just before the slot advances then has nothing left to sign), so
+   * the confirmed path only records and sends them. Only without a privacy delay (with one, there is
+   * time enough at confirmation). `seenProcessed`: the watch's, which this notes newly seen deposits in.
+   */
+  async run(rows: WatchedRow[], processed: Map<string, AccountBalance>, watched: WatchedRow[], seenProcessed: Map<string, { account: string; at: number }>): Promise<void> {
+    const ctx = this.ctx;
+    const now = Date.now();
+    for (const [id, p] of this.signed) if (now - p.at > this.maxAgeMs()) this.signed.delete(id);
+    for (const [id, at] of this.failed) if (now - at > this.maxAgeMs()) this.failed.delete(id);
+    const watching = new Set(watched.map((r) => String(r.id)));
+    for (const id of seenProcessed.keys()) if (!watching.has(id)) seenProcessed.delete(id);
+    for (const r of rows) {
+      if ((processed.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && !seenProcessed.has(String(r.id))) seenProcessed.set(String(r.id), { account: r.deposit_account, at: now });
+    }
+    // Ahead of a deposit at most PRESIGN_AHEAD_MAX at a time: bounded work for orders never funded.
+    let room = PRESIGN_AHEAD_MAX - this.signed.size;
+    const landed: WatchedRow[] = [];
+    const ahead: WatchedRow[] = [];
+    for (const r of rows) {
+      // A plan that failed (pools short) or split is not tried again until it would have aged out.
+      if (this.signed.has(String(r.id)) || this.failed.has(String(r.id)) || r.source_asset_id !== r.destination_asset_id) continue;
+      const amount = processed.get(r.deposit_account)?.tokenAmount ?? 0n;
+      if (amount === BigInt(r.amount_in)) landed.push(r);
+      else if (amount === 0n && now - new Date(r.created_at).getTime() <= PRESIGN_AHEAD_MS && room-- > 0) ahead.push(r);
+    }
+    // Landed deposits first: they choose their pools before orders that may never be funded.
+    const todo = [...landed, ...ahead];
+    if (todo.length === 0) return;
+    const shared: PlanReads = await ctx.pools.reads([...new Set(todo.map((r) => r.destination_asset_id))]);
+    await Promise.all(
+      todo.map(async (r) => {
+        const plan = await ctx.pools
+          .plan({ id: String(r.id), trackingId: r.tracking_id }, 'payout', r.destination_asset_id, r.recipient as Address, BigInt(r.amount_out), {}, ctx.db, shared, { quiet: true })
+          .catch(() => null);
+        if (plan?.length === 1) this.signed.set(String(r.id), { tx: plan[0]!, depositAccount: r.deposit_account, at: now });
+        else this.failed.set(String(r.id), now);
+      }),
+    );
+  }
+}

@@ -1,0 +1,63 @@
+import type { ChainView } from '../chain/chain-view.ts';
+import type { Log } from './deps.ts';
+
+export { faultPoint, type FaultPoint } from '../support/fault-points.ts';
+
+/** A settle-loop resend waits this long after the last send of the same signature. */
+export const RESEND_EVERY_MS = 2000;
+
+/**
+ * Sending recorded transactions. The record comes first, always (insertChainTx, startPayouts, …): a
+ * transaction reaches the chain only after its signed bytes are in chain_txs, so a crash at any point
+ * leaves either nothing or a record the settle loop resends or settles. Sending never throws: what did
+ * not go is resent by the settle loop while its blockhash lives.
+ */
+export class Outbox {
+  /** When each signature was last sent, for the settle loop's resends. */
+  readonly lastSent = new Map<string, number>();
+
+  constructor(
+    private readonly view: () => ChainView,
+    private readonly log: Log,
+  ) {}
+
+  /** Sends recorded transactions in one RPC batch; never throws (the settle loop resends what did not go). */
+  async sendBatch(txs: { signature: string; wire: string }[]): Promise<void> {
+    if (txs.length === 0) return;
+    const now = Date.now();
+    for (const t of txs) this.lastSent.set(t.signature, now);
+    try {
+      const errors = await this.view().sendMany(txs.map((t) => t.wire));
+      const failed = errors.filter((e) => e !== null);
+      if (failed.length > 0) this.log({ failed: failed.length, first: failed[0] }, 'send failed; will retry');
+    } catch (e) {
+      this.log({ err: e }, 'send failed; will retry');
+    }
+  }
+
+  async sendAll(wires: string[]): Promise<void> {
+    await Promise.all(
+      wires.map(async (w) => {
+        try {
+          await this.view().send(w);
+        } catch (e) {
+          // The settle loop resends while the blockhash is valid.
+          this.log({ err: e }, 'send failed; will retry');
+        }
+      }),
+    );
+  }
+
+  /** Milliseconds since a signature was last sent by this worker (since the epoch: never). */
+  msSinceSent(signature: string): number {
+    return Date.now() - (this.lastSent.get(signature) ?? 0);
+  }
+
+  settled(signature: string): void {
+    this.lastSent.delete(signature);
+  }
+
+  resent(signature: string): void {
+    this.lastSent.set(signature, Date.now());
+  }
+}

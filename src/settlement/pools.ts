@@ -1,0 +1,117 @@
+import type { Address } from '@solana/kit';
+import type { Asset } from '../config/assets.ts';
+import type { AccountBalance } from '../chain/chain-view.ts';
+import { buildPayout } from '../chain/hush-transactions.ts';
+import type { Queryable } from '../store/db.ts';
+import { pendingOutflows } from '../store/settlement/pending-outflows.ts';
+import type { ChainTxKind, NewChainTx, TransferMeta } from '../store/settlement/chain-tx.ts';
+import { allocate, shufflePools } from '../domain/settlement/allocation.ts';
+import type { SettlementDeps } from './deps.ts';
+
+/** Lamports a SOL pool keeps so it stays rent-exempt. */
+export const SOL_POOL_RESERVE = 10_000_000n;
+
+/** What a batch of pool choices shares: one read of pending outflows and balances, and what it took. */
+export interface PlanReads {
+  pending: Map<string, bigint>;
+  balances: Map<string, AccountBalance>;
+  taken: Map<string, bigint>;
+}
+
+/** A signed transfer out of a pool, ready to be recorded (then sent). */
+export type PlannedTransfer = NewChainTx & { kind: Extract<ChainTxKind, 'payout' | 'refund' | 'partner_payout'>; meta: TransferMeta };
+
+/** What a pool can still pay: its `confirmed` balance less recorded pending outflows and what a batch took. */
+export function available(asset: Asset, holding: string, reads: PlanReads): bigint {
+  const b = reads.balances.get(holding);
+  const held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
+  return held - (reads.pending.get(holding) ?? 0n) - (reads.taken.get(holding) ?? 0n);
+}
+
+/**
+ * Pool state and signing: which pools pay an outgoing amount, the one planning lock of this worker, and
+ * the signed transfers.
+ */
+export class Pools {
+  /** Serializes choosing pools and recording the transfers: see `exclusive`. */
+  private planLock: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly ctx: SettlementDeps) {}
+
+  /**
+   * Runs `fn` alone among this worker's plan-and-record sections. Pool choice counts pool balances less
+   * the *recorded* pending outflows, so two plans running side by side (orders are stepped concurrently)
+   * would both count on the same funds; one at a time, each sees the previous one's record. Must be
+   * entered outside any database transaction (PGlite would block the holder's queries behind it).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.planLock.then(fn, fn);
+    this.planLock = run.catch(() => {});
+    return run;
+  }
+
+  /** One read of pending outflows, then (second: see plan) of the pools of some assets. */
+  async reads(assetIds: string[]): Promise<PlanReads> {
+    const pending = await pendingOutflows(this.ctx.db);
+    const holdings = assetIds.flatMap((a) => this.ctx.treasury.pools(a).map((p) => p.holding));
+    return { pending, balances: await this.ctx.view.balances(holdings, 'confirmed'), taken: new Map() };
+  }
+
+  /**
+   * Chooses pool wallets for an outgoing amount (allocate: a random pool that can cover it, else a split
+   * across several) and signs a transfer from each. Balances are read at `confirmed` less what pending
+   * transactions will take. Null (with an ALERT unless quiet) when the pools cannot cover it.
+   */
+  async plan(
+    o: { id: string | null; trackingId: string },
+    kind: 'payout' | 'refund' | 'partner_payout',
+    assetId: string,
+    destination: Address,
+    amount: bigint,
+    meta: TransferMeta = {},
+    /** Inside a transaction, reads must use it: PGlite serializes everything behind an open transaction. */
+    q: Queryable = this.ctx.db,
+    /** Reads shared by a batch of plans; each plan adds what it chose to `taken`. */
+    shared?: PlanReads,
+    /** quiet: a shortfall is not alerted (signing ahead; the real attempt alerts). */
+    opts: { quiet?: boolean } = {},
+  ): Promise<PlannedTransfer[] | null> {
+    const ctx = this.ctx;
+    const asset = ctx.asset(assetId);
+    const pools = ctx.treasury.pools(assetId);
+    // Pending first, balances second: a transaction that settles in between is then subtracted twice
+    // (safe), never missed by both reads (which could overspend a pool).
+    const pending = shared?.pending ?? (await pendingOutflows(q));
+    const balances = shared?.balances ?? (await ctx.view.balances(pools.map((p) => p.holding), 'confirmed'));
+    const reads = { pending, balances, taken: shared?.taken ?? new Map<string, bigint>() };
+    const shuffled = shufflePools(pools, Math.random).map((pool) => ({ pool, available: available(asset, pool.holding, reads) }));
+    const chosen = allocate(amount, shuffled);
+    if (!chosen) {
+      if (!opts.quiet) ctx.log({ trackingId: o.trackingId, assetId, amount: amount.toString() }, 'ALERT: pools cannot cover a payout; will retry');
+      return null;
+    }
+    // With shared reads there was no await above: the choice and this update are one synchronous step.
+    for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
+    const blockhash = await ctx.chain().latestBlockhash();
+    return Promise.all(
+      chosen.map(async (c, part) => {
+        const signed = await buildPayout(ctx.shape(blockhash), { asset, pool: c.pool.signer, poolHolding: c.pool.holding, recipient: destination, amount: c.amount });
+        return { kind, orderId: o.id, assetId, amount: c.amount, source: c.pool.holding, destination, ...signed, meta: { ...meta, part } };
+      }),
+    );
+  }
+
+  /** Pool inventory per asset at `confirmed` (SOL pools less their rent reserve). */
+  async inventory(): Promise<Map<string, bigint>> {
+    const pools = this.ctx.treasury.allPools();
+    const balances = await this.ctx.view.balances(pools.map((p) => p.holding), 'confirmed');
+    const out = new Map<string, bigint>();
+    for (const p of pools) {
+      const native = this.ctx.asset(p.assetId).native;
+      const b = balances.get(p.holding);
+      const held = native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
+      out.set(p.assetId, (out.get(p.assetId) ?? 0n) + (held > 0n ? held : 0n));
+    }
+    return out;
+  }
+}

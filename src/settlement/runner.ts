@@ -1,0 +1,188 @@
+import type { HushConfig } from '../config/config.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { Db } from '../store/db.ts';
+import type { Treasury } from '../treasury/treasury.ts';
+import { DEFAULT_REBALANCE_POLICY } from '../domain/rebalance-plan.ts';
+import { resolvePriceSettings } from '../prices/select-price-source.ts';
+import { SettlementContext, type WorkerOptions } from './context.ts';
+import { DepositWatch } from './fast-path/deposit-watch.ts';
+import { orderTick } from './orders.ts';
+import { LateDeposits } from './steps/late-deposits.ts';
+import { refundLate } from './steps/late-refunds.ts';
+import { payPartners } from './steps/partner-payouts.ts';
+import { rebalance, type RebalanceSettings } from './steps/rebalance.ts';
+import { settleFates } from './steps/settle-fates.ts';
+import { Sweeps } from './steps/sweep.ts';
+import { Watchdog } from './steps/watchdog.ts';
+
+export type { WorkerOptions } from './context.ts';
+
+/**
+ * Settlement: detects deposits, pays out from pool wallets after the privacy delay, refunds what cannot
+ * be delivered, expires orders without a deposit, sweeps deposits into pools in batches, and settles
+ * the fate of every transaction it signed. Exactly once: a payout is recorded (signed bytes, signature,
+ * last valid block height) before it is sent, and a new one is built only after the recorded one can
+ * provably never land. This class only runs the loops (wake-ups, stop); the steps are in ./steps, the
+ * fast path in ./fast-path, everything they share in the context.
+ */
+export class SettlementWorker {
+  readonly context: SettlementContext;
+  private readonly loopsOf: Loops;
+  private readonly watch: DepositWatch;
+  private readonly sweeps: Sweeps;
+  private readonly late: LateDeposits;
+  private readonly watchdog: Watchdog;
+  private readonly rebalanceSettings: RebalanceSettings;
+  private readonly intervals: { tickMs: number; sweepMs: number; rebalanceMs: number };
+  private startedAt = 0;
+  private latePassesDone = 0;
+
+  constructor(config: HushConfig, db: Db, chain: SolanaChain, treasury: Treasury, opts: WorkerOptions = {}) {
+    const ctx = (this.context = new SettlementContext(config, db, chain, treasury, opts));
+    this.loopsOf = new Loops(ctx.log);
+    ctx.wake = (loop) => this.loopsOf.wake(loop);
+    ctx.detach = (p) => this.loopsOf.detach(p);
+    ctx.running = () => this.loopsOf.running;
+    ctx.refundLate = (sweep) => refundLate(ctx, sweep);
+    const priceSettings = resolvePriceSettings(config);
+    this.rebalanceSettings = {
+      rebalancer: opts.rebalancer,
+      prices: opts.prices,
+      inventoryTargets: opts.inventoryTargets,
+      policy: { ...DEFAULT_REBALANCE_POLICY, lotUsd: priceSettings.rebalanceLotUsd, slippageBps: priceSettings.rebalanceSlippageBps },
+    };
+    this.intervals = {
+      tickMs: opts.tickMs ?? Math.max(20, Math.floor(config.localnetSlotMs / 2)),
+      sweepMs: opts.sweepIntervalMs ?? config.sweepIntervalS * 1000,
+      rebalanceMs: opts.rebalanceIntervalMs ?? config.rebalanceIntervalS * 1000,
+    };
+    this.watch = new DepositWatch(ctx);
+    this.sweeps = new Sweeps(ctx, () => this.watch.lastBurstAt);
+    this.late = new LateDeposits(ctx);
+    this.watchdog = new Watchdog(ctx, opts.stuckAfterMs ?? 60 * 60 * 1000, () => this.startedAt);
+  }
+
+  start(): void {
+    if (this.loopsOf.running) return;
+    this.startedAt = Date.now();
+    const { tickMs, sweepMs, rebalanceMs } = this.intervals;
+    this.loopsOf.start([
+      ['orders', tickMs, () => this.orderTick()],
+      ['transactions', tickMs, () => this.txTick()],
+      ['deposit-watch', Math.max(10, Math.floor(tickMs / 20)), () => this.depositWatchTick()],
+      ['sweeps', sweepMs, () => this.sweepTick()],
+      ['partner-payouts', this.context.config.partnerPayoutIntervalS * 1000, () => this.partnerTick()],
+      ['late-deposits', Math.max(sweepMs, 5000), () => this.lateDepositTick()],
+      ['maintenance', 30_000, () => this.maintenanceTick()],
+      ['rebalance', rebalanceMs, () => this.rebalanceTick()],
+    ]);
+  }
+
+  /** Finishes the iteration in progress in each loop (and work they started), then returns. */
+  stop(): Promise<void> {
+    return this.loopsOf.stop();
+  }
+
+  /** Claims and steps due orders (see orders.ts). */
+  orderTick(): Promise<number> {
+    return orderTick(this.context, () => this.watch.owns());
+  }
+
+  /** Settles the fate of every pending transaction (see steps/settle-fates.ts). */
+  txTick(): Promise<number> {
+    return settleFates(this.context);
+  }
+
+  depositWatchTick(): Promise<void> {
+    return this.watch.tick();
+  }
+
+  sweepTick(): Promise<number> {
+    return this.sweeps.tick();
+  }
+
+  partnerTick(): Promise<number> {
+    return payPartners(this.context);
+  }
+
+  async lateDepositTick(): Promise<number> {
+    const found = await this.late.pass();
+    this.latePassesDone++;
+    return found;
+  }
+
+  /** Late-deposit passes completed by this worker (tests wait for passes, not for time). */
+  get latePasses(): number {
+    return this.latePassesDone;
+  }
+
+  maintenanceTick(): Promise<void> {
+    return this.watchdog.tick();
+  }
+
+  /** Pool inventory per asset at `confirmed` (SOL pools less their rent reserve). */
+  inventory(): Promise<Map<string, bigint>> {
+    return this.context.pools.inventory();
+  }
+
+  rebalanceTick(): Promise<number> {
+    return rebalance(this.context, this.rebalanceSettings);
+  }
+}
+
+/** Named loops that sleep between iterations, can be woken early, and stop together. */
+class Loops {
+  running = false;
+  private loops: Promise<void>[] = [];
+  private readonly detached = new Set<Promise<void>>();
+  private readonly sleepers = new Set<() => void>();
+  /** Cuts a loop's sleep short (by loop name), when work for it is known to be due now. */
+  private readonly wakers = new Map<string, () => void>();
+
+  constructor(private readonly log: (obj: Record<string, unknown>, msg: string) => void) {}
+
+  start(loops: [name: string, everyMs: number, body: () => Promise<unknown>][]): void {
+    this.running = true;
+    this.loops = loops.map(([name, everyMs, body]) => this.loop(name, everyMs, body));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const wake of this.sleepers) wake();
+    await Promise.all(this.loops);
+    await Promise.all(this.detached);
+  }
+
+  wake(loop: string): void {
+    this.wakers.get(loop)?.();
+  }
+
+  /** Runs work that never throws beside the loop that started it; stop() waits for it. */
+  detach(p: Promise<void>): void {
+    this.detached.add(p);
+    void p.finally(() => this.detached.delete(p));
+  }
+
+  private async loop(name: string, everyMs: number, body: () => Promise<unknown>): Promise<void> {
+    while (this.running) {
+      try {
+        await body();
+      } catch (e) {
+        this.log({ err: e, loop: name }, 'settlement loop error');
+      }
+      if (!this.running) break;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, everyMs);
+        const wakers = this.wakers;
+        function done() {
+          clearTimeout(t);
+          if (wakers.get(name) === done) wakers.delete(name);
+          resolve();
+        }
+        this.sleepers.add(done);
+        this.wakers.set(name, done);
+        setTimeout(() => this.sleepers.delete(done), everyMs + 1).unref();
+      });
+    }
+  }
+}

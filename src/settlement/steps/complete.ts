@@ -1,0 +1,109 @@
+import { allOrNothing } from '../../store/db.ts';
+import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
+import type { ChainTxOf } from '../../store/settlement/chain-tx.ts';
+
+type Transfer = ChainTxOf<'payout' | 'refund'>;
+import { chainTxsOfOrder, chainTxsOfOrders } from '../../store/settlement/chain-txs-of-orders.ts';
+import { claimOrder } from '../../store/settlement/claim-order.ts';
+import { completePayouts, type PayoutCompletion } from '../../store/settlement/complete-payouts.ts';
+import { ordersByIds } from '../../store/settlement/orders-by-ids.ts';
+import { recordMovement, recordMovements } from '../../store/settlement/record-movements.ts';
+import { releaseOrder } from '../../store/settlement/release-orders.ts';
+import { feeMovement, refundFeeLegs } from '../../ledger/order-movements.ts';
+import { faultPoint } from '../outbox.ts';
+import type { NextLook, SettlementContext } from '../context.ts';
+import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
+import { startRefund } from './refund.ts';
+import { replacePart } from './replace-dead-parts.ts';
+
+/** An order's transactions of one kind by part (a part's attempts, oldest first). */
+function byPart<T extends Transfer>(txs: T[]): Map<number, T[]> {
+  const parts = new Map<number, T[]>();
+  for (const t of txs) {
+    const part = Number(t.meta.part ?? 0);
+    parts.set(part, [...(parts.get(part) ?? []), t]);
+  }
+  return parts;
+}
+
+/** Drives `sending`/`refunding`: replaces dead transactions, completes when every part has landed. */
+export async function advancePayout(ctx: SettlementContext, o: OrderRecord): Promise<NextLook> {
+  const kind = o.status === 'sending' ? 'payout' : 'refund';
+  // Refunds of funds sent after the deposit (meta.late) are their own business, not this order's refund.
+  const txs = (await chainTxsOfOrder<'payout' | 'refund'>(ctx.db, o.id, kind)).filter((t) => !t.meta.late);
+  if (kind === 'refund' && txs.length === 0) return startRefund(ctx, o);
+  const parts = byPart(txs);
+  const landed: Transfer[] = [];
+  for (const [part, list] of parts) {
+    const live = list.find((t) => t.status === 'pending' || t.status === 'confirmed');
+    if (live?.status === 'confirmed') landed.push(live);
+    else if (!live) await replacePart(ctx, o, list[list.length - 1]!, part);
+  }
+  if (landed.length < parts.size) return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
+  const now = new Date().toISOString();
+  const transfers = landed.map((t) => ({ signature: t.signature, amount: t.amount.toString(), confirmedAt: t.meta.confirmedAt ?? now }));
+  faultPoint('payout-confirmed');
+  // The final move and its fee booking commit together: a crash between them would lose the fee.
+  if (kind === 'payout') {
+    await allOrNothing(ctx.db, async (tx) => {
+      if (!(await transitionOrder(tx, o.id, 'sending', 'completed', { payouts: transfers }))) return false;
+      await recordMovements(tx, [feeMovement(o)]);
+      return true;
+    });
+  } else {
+    const total = landed.reduce((s, t) => s + t.amount, 0n);
+    const reason = o.failureReason ?? 'undeliverable';
+    await allOrNothing(ctx.db, async (tx) => {
+      if (!(await transitionOrder(tx, o.id, 'refunding', 'refunded', { refund: { signature: landed[0]!.signature, amount: total.toString(), reason } }))) return false;
+      const deposited = BigInt(o.deposit?.amount ?? '0');
+      await recordMovement(tx, `fees:${o.trackingId}`, 'fee_income', refundFeeLegs(o, deposited, total), o.id);
+      return true;
+    });
+  }
+  return {};
+}
+
+/**
+ * `sending → completed` for every given order all of whose payout parts have landed, in one statement.
+ * Returns the orders it completed; the others (held elsewhere, a part to replace) go the per-order way.
+ */
+export async function completeOrders(ctx: SettlementContext, orderIds: string[]): Promise<Set<string>> {
+  if (orderIds.length === 0) return new Set();
+  const [orders, txs] = await Promise.all([ordersByIds(ctx.db, orderIds), chainTxsOfOrders(ctx.db, orderIds, 'payout')]);
+  const byOrder = new Map<string, Transfer[]>();
+  for (const t of txs) byOrder.set(t.orderId!, [...(byOrder.get(t.orderId!) ?? []), t]);
+  const now = new Date().toISOString();
+  const items: PayoutCompletion[] = [];
+  for (const o of orders) {
+    if (o.status !== 'sending') continue;
+    const parts = byPart(byOrder.get(o.id) ?? []);
+    const landed = [...parts.values()].map((list) => list.find((t) => t.status === 'confirmed'));
+    if (parts.size === 0 || landed.some((t) => !t)) continue;
+    items.push({
+      id: o.id,
+      payouts: landed.map((t) => ({ signature: t!.signature, amount: t!.amount.toString(), confirmedAt: t!.meta.confirmedAt ?? now })),
+      movement: feeMovement(o),
+    });
+  }
+  if (items.length === 0) return new Set();
+  faultPoint('payout-confirmed');
+  return completePayouts(ctx.db, items);
+}
+
+/**
+ * Claims one order (the usual lease) and, when it is `sending` or `refunding`, runs its step at once,
+ * so a landed payout completes its order without queueing behind the order loop's batches.
+ * Returns false when another step holds the order.
+ */
+export async function stepPayingOrder(ctx: SettlementContext, orderId: string): Promise<boolean> {
+  const o = await claimOrder(ctx.db, orderId, ctx.workerId, ctx.leaseSeconds);
+  if (!o) return false;
+  try {
+    const next = o.status === 'sending' || o.status === 'refunding' ? await advancePayout(ctx, o) : { delayMs: 0 };
+    await releaseOrder(ctx.db, o.id, ctx.workerId, next);
+  } catch (e) {
+    ctx.log({ err: e, trackingId: o.trackingId, status: o.status }, 'order step failed');
+    await releaseOrder(ctx.db, o.id, ctx.workerId, { afterError: true }).catch(() => {});
+  }
+  return true;
+}

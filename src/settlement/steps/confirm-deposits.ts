@@ -1,0 +1,130 @@
+import { randomInt } from 'node:crypto';
+import type { AccountBalance } from '../../chain/chain-view.ts';
+import { isUniqueViolation } from '../../store/db.ts';
+import { confirmDeposits as confirmDepositRows } from '../../store/settlement/confirm-deposits.ts';
+import { confirmDepositsAndStartPayouts } from '../../store/settlement/confirm-deposits-and-start-payouts.ts';
+import { releaseOrders, type Release } from '../../store/settlement/release-orders.ts';
+import { payoutDueFor } from '../../domain/settlement/payout-delay.ts';
+import { pinnedAmount } from '../../domain/class-release.ts';
+import type { OrderRecord } from '../../store/orders-store.ts';
+import { minGapMs } from '../class-release-loop.ts';
+import { depositMovement } from '../../ledger/order-movements.ts';
+import { faultPoint } from '../outbox.ts';
+import type { SettlementContext } from '../context.ts';
+import type { PlannedTransfer } from '../pools.ts';
+import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
+import { payoutTxs, recordPayouts, type PayableOrder } from './plan-payouts.ts';
+
+/** A payout due time (SPEC §9): see payoutDueFor. */
+export function drawDue(ctx: SettlementContext, o: Pick<OrderRecord, 'sourceAssetId' | 'mode' | 'amountIn' | 'amountOut'>, from: Date): Date {
+  const c = ctx.config;
+  const standard = c.assets.get(o.sourceAssetId)?.denominations.includes(pinnedAmount(o)) ?? false;
+  return payoutDueFor(from, standard, { privacy: c.privacy, delayS: c.payoutDelayS, maxDelayS: c.privacyMaxDelayS, minGapMs: minGapMs(c) }, randomInt);
+}
+
+/**
+ * The deposit → payout path for a batch of orders whose deposit is visible at `confirmed`, in a few
+ * statements whatever the batch size: confirm every deposit (one statement: compare-and-set, history,
+ * ledger, due time), then record the payouts of those due now (one statement, signed bytes first), then
+ * send them (one RPC batch). Anything off that path (a swap, a deposit that does not match, a privacy
+ * delay, a pool shortfall, a lost race) is released to the per-order step. Used by the order loop (which
+ * claimed them) and the deposit watch (whose confirmation claims them). Never throws; releases every
+ * order it was given. Returns the orders it confirmed.
+ */
+export async function confirmDeposits(
+  ctx: SettlementContext,
+  orders: PayableOrder[],
+  confirmed: Map<string, AccountBalance>,
+  /**
+   * held: the caller claimed the orders; else they are claimed by the confirmation, if nobody holds them.
+   * signatures: looked up ahead, by deposit account (undefined: the lookup failed for that one).
+   */
+  opts: { held: boolean; signatures?: Promise<Map<string, string | null | undefined>> },
+): Promise<Set<string>> {
+  const marks = ctx.marks;
+  if (!opts.held) orders = orders.filter((o) => !marks.confirming.has(o.id));
+  if (orders.length === 0) return new Set();
+  // Marked for the watch either way: a watch batch then leaves these alone instead of taking their
+  // signed-ahead payouts and signing them again for orders it cannot claim.
+  const marked = orders.filter((o) => !marks.confirming.has(o.id));
+  for (const o of marked) marks.confirming.add(o.id);
+  // Only what this call holds is released: orders it was handed held, or those its confirmation claimed.
+  const releases = new Map<string, Release>(opts.held ? orders.map((o) => [o.id, { id: o.id, delayMs: 0 }]) : []);
+  let due = new Map<string, Date>();
+  try {
+    const recorded = await ctx.pools.exclusive(async () => {
+      // The plan's reads (pending outflows, then pool balances) start now, beside the deposits' signature
+      // lookups; the two-step path below confirms the deposits meanwhile too.
+      const reads = ctx.pools.reads([...new Set(orders.map((o) => o.destinationAssetId))]);
+      reads.catch(() => {});
+      // By account, not position: `orders` may have lost some (confirming elsewhere) since the lookup began.
+      const ahead = opts.signatures ? await opts.signatures : null;
+      const all = ahead ? orders.map((o) => ahead.get(o.depositAccount)) : await ctx.view.firstSignatures(orders.map((o) => o.depositAccount));
+      // A failed signature lookup leaves its order out of this batch (retried later) rather than
+      // recording its deposit without a signature.
+      const sigs = all.filter((sig) => sig !== undefined);
+      orders = orders.filter((_o, i) => all[i] !== undefined);
+      const now = new Date();
+      const deposits = new Map(
+        orders.map((o, i) => [o.id, { signature: sigs[i] ?? '', amount: confirmed.get(o.depositAccount)!.tokenAmount!.toString(), confirmedAt: now.toISOString() }]),
+      );
+      const items = orders.map((o) => ({
+        id: o.id,
+        deposit: deposits.get(o.id)!,
+        dueAt: drawDue(ctx, o, now),
+        movement: depositMovement(o, BigInt(deposits.get(o.id)!.amount)),
+      }));
+      const sendable = (o: PayableOrder) => BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId;
+      if (ctx.config.payoutDelayS.max === 0) {
+        // No privacy delay: every matching deposit is paid at once, so its confirmation and its payout
+        // are one statement (the payouts planned first, mostly signed ahead at `processed`).
+        const eligible = orders.filter(sendable);
+        const txs = eligible.length > 0 ? await payoutTxs(ctx, eligible, await reads) : [];
+        const nextRunMs = SETTLE_FALLBACK_SLOTS * ctx.slotMs;
+        const r = await confirmDepositsAndStartPayouts(ctx.db, ctx.workerId, ctx.leaseSeconds, opts.held, items, txs, nextRunMs).catch(async (e: unknown) => {
+          // A payout already recorded with the same bytes (same recipient, amount, pool and blockhash as
+          // another order's): confirm alone; the per-order step plans these payouts one by one.
+          if (!isUniqueViolation(e)) throw e;
+          return { due: await confirmDepositRows(ctx.db, ctx.workerId, ctx.leaseSeconds, opts.held, items), moved: new Set<string>() };
+        });
+        for (const id of r.moved) ctx.presigner.signed.delete(id);
+        due = r.due;
+        for (const o of orders) {
+          const at = due.get(o.id);
+          if (!at || r.moved.has(o.id)) continue;
+          releases.set(o.id, sendable(o) && at.getTime() > Date.now() ? { id: o.id, at } : { id: o.id, delayMs: 0 });
+        }
+        // Some stopped at deposit_confirmed (a swap, a short deposit, a pool shortfall): the per-order step pays them.
+        if (due.size > r.moved.size) faultPoint('deposit-confirmed');
+        return { moved: r.moved, txs: txs.filter((t) => r.moved.has(t.orderId!)) };
+      }
+      due = await confirmDepositRows(ctx.db, ctx.workerId, ctx.leaseSeconds, opts.held, items);
+      if (due.size > 0) faultPoint('deposit-confirmed');
+      const payable: PayableOrder[] = [];
+      for (const o of orders) {
+        const at = due.get(o.id);
+        if (!at) continue;
+        releases.set(o.id, { id: o.id, delayMs: 0 });
+        if (sendable(o) && at.getTime() <= Date.now()) payable.push(o);
+        else if (sendable(o)) releases.set(o.id, { id: o.id, at });
+      }
+      return payable.length > 0 ? recordPayouts(ctx, payable, await reads) : { moved: new Set<string>(), txs: [] as PlannedTransfer[] };
+    });
+    for (const id of recorded.moved) releases.delete(id);
+    if (recorded.moved.size > 0) {
+      faultPoint('payout-recorded');
+      // Not awaited: the orders are recorded and released already; the chain's reply can come later.
+      ctx.detach(ctx.outbox.sendBatch(recorded.txs).then(() => faultPoint('payout-sent')));
+    }
+  } catch (e) {
+    ctx.log({ err: e, orders: orders.length }, 'deposit batch failed');
+    for (const r of releases.values()) if (r.delayMs === 0) (r.afterError = true), delete r.delayMs;
+  } finally {
+    for (const o of marked) marks.confirming.delete(o.id);
+    // Confirmed here: the watch's retries of orders it could not claim skip them.
+    for (const id of due.keys()) marks.recentlyConfirmed.add(id);
+    await releaseOrders(ctx.db, ctx.workerId, [...releases.values()]).catch((e: unknown) => ctx.log({ err: e }, 'order release failed'));
+    if ([...releases.values()].some((r) => r.delayMs === 0 || r.afterError)) ctx.wake('orders');
+  }
+  return new Set(due.keys());
+}

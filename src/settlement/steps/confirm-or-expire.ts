@@ -1,0 +1,51 @@
+import type { AccountBalance } from '../../chain/chain-view.ts';
+import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
+import { depositDecision } from '../../domain/settlement/deposit-decision.ts';
+import type { NextLook, SettlementContext } from '../context.ts';
+import { AWAITING_POLL_SLOTS } from '../timing.ts';
+import { confirmDeposits } from './confirm-deposits.ts';
+
+/** The deposit accounts of a batch of orders awaiting their deposit, at `confirmed` and `processed`, and the finalized height. */
+export interface DepositReads {
+  confirmed: Map<string, AccountBalance>;
+  processed: Map<string, AccountBalance>;
+  height: bigint;
+}
+
+export async function readDeposits(ctx: SettlementContext, orders: OrderRecord[]): Promise<DepositReads> {
+  const addresses = orders.map((o) => o.depositAccount);
+  if (addresses.length === 0) return { confirmed: new Map(), processed: new Map(), height: 0n };
+  const [confirmed, processed, height] = await Promise.all([
+    ctx.view.balances(addresses, 'confirmed'),
+    ctx.view.balances(addresses, 'processed'),
+    ctx.view.blockHeight('finalized'),
+  ]);
+  return { confirmed, processed, height };
+}
+
+/** `awaiting_deposit` / `deposit_detected`: confirm, detect, undetect or expire (depositDecision). */
+export async function confirmOrExpire(ctx: SettlementContext, o: OrderRecord & { status: 'awaiting_deposit' | 'deposit_detected' }, deposits: DepositReads): Promise<NextLook> {
+  const slot = ctx.slotMs;
+  // No deposit can land once every issued blockhash is dead (checked at `finalized`, against the
+  // order row as it is when it moves: a refresh since it was read hands out a later one).
+  const dead = Date.now() > o.expiration.getTime() && deposits.height > o.txLastValidBlockHeight;
+  const next = depositDecision(o.status, deposits.confirmed.get(o.depositAccount), deposits.processed.get(o.depositAccount), dead);
+  switch (next.kind) {
+    case 'confirm':
+      // The one confirmation path (the order loop hands deposits visible at `confirmed` to it before
+      // stepping orders one by one, so this is its fallback); it releases the order itself.
+      await confirmDeposits(ctx, [o], deposits.confirmed, { held: true });
+      return {};
+    case 'detect':
+      await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'deposit_detected', { deposit: { signature: '', amount: next.amount.toString(), confirmedAt: null } });
+      return { delayMs: slot / 2 };
+    case 'seen':
+      return { delayMs: slot / 2 };
+    case 'undetect':
+      await transitionOrder(ctx.db, o.id, 'deposit_detected', 'awaiting_deposit', { deposit: null });
+      return { delayMs: slot };
+    case 'expire':
+      if (await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: deposits.height })) return {};
+  }
+  return { delayMs: AWAITING_POLL_SLOTS * slot };
+}

@@ -1,0 +1,34 @@
+import type { Address } from '@solana/kit';
+import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
+import { partnerFeesOwed } from '../../store/settlement/partner-fees-owed.ts';
+import { PARTNER_PAYOUT_LOCK, tryTransactionLock } from '../../store/settlement/advisory-locks.ts';
+import type { SettlementContext } from '../context.ts';
+import { cannotReceiveSol } from './refund.ts';
+
+/**
+ * Pays accrued partner fees, one transfer per partner, fee recipient and asset per period: never one
+ * per order, so a partner payout reveals nothing about any single order. Serialized across workers by
+ * an advisory lock; what pending payouts already cover is not owed again.
+ */
+export async function payPartners(ctx: SettlementContext): Promise<number> {
+  const planned = await ctx.pools.exclusive(() =>
+    ctx.db.transaction(async (tx) => {
+      if (!(await tryTransactionLock(tx, PARTNER_PAYOUT_LOCK))) return [];
+      const out = [];
+      for (const r of await partnerFeesOwed(tx)) {
+        const amount = r.owed;
+        const recipient = r.account.split(':')[3];
+        if (amount <= 0n || !recipient || recipient === '-') continue;
+        // SOL below a wallet's rent cannot open an empty recipient's account (it would fail every period,
+        // costing a fee each time): it keeps accruing until it can.
+        if (await cannotReceiveSol(ctx, r.assetId, amount, recipient)) continue;
+        const parts = await ctx.pools.plan({ id: null, trackingId: r.account }, 'partner_payout', r.assetId, recipient as Address, amount, { payable: r.account }, tx);
+        if (!parts) continue;
+        for (const p of parts) if ((await insertChainTx(tx, p)) !== null) out.push(p.wire);
+      }
+      return out;
+    }),
+  );
+  await ctx.outbox.sendAll(planned);
+  return planned.length;
+}

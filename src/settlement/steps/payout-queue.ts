@@ -1,0 +1,76 @@
+import type { Address } from '@solana/kit';
+import { allOrNothing } from '../../store/db.ts';
+import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
+import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
+import type { SettlementDeps } from '../deps.ts';
+import type { PlannedTransfer, Pools } from '../pools.ts';
+import { PAYOUT_BATCH } from '../timing.ts';
+
+type PayoutJob = {
+  o: OrderRecord;
+  from: 'deposit_confirmed' | 'swapping';
+  resolve: (r: { planned: PlannedTransfer[] | null; ok: boolean }) => void;
+  reject: (e: unknown) => void;
+};
+
+/**
+ * An order's payout planned and recorded (its transactions, then `sending`), batched: the orders that
+ * queue up while a batch is being recorded go together in the next one, inside one `exclusive` section
+ * with one read of pending outflows and pool balances; each order still gets its own transaction.
+ */
+export class PayoutQueue {
+  private readonly queue: PayoutJob[] = [];
+  private batches: Promise<void> | null = null;
+
+  constructor(private readonly ctx: SettlementDeps & { readonly pools: Pools }) {}
+
+  record(o: OrderRecord, from: 'deposit_confirmed' | 'swapping'): Promise<{ planned: PlannedTransfer[] | null; ok: boolean }> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ o, from, resolve, reject });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.batches || this.queue.length === 0) return;
+    this.batches = this.ctx.pools
+      .exclusive(() => this.recordBatches())
+      .finally(() => {
+        this.batches = null;
+        this.kick();
+      });
+  }
+
+  private async recordBatches(): Promise<void> {
+    const ctx = this.ctx;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, PAYOUT_BATCH);
+      try {
+        const shared = await ctx.pools.reads([...new Set(batch.map((j) => j.o.destinationAssetId))]);
+        const plans = await Promise.all(
+          batch.map((j) => ctx.pools.plan(j.o, 'payout', j.o.destinationAssetId, j.o.recipient as Address, j.o.amountOut, {}, ctx.db, shared).catch((e: unknown) => ({ error: e }))),
+        );
+        // Every record of the batch is committed (or failed) before the section ends.
+        await Promise.all(
+          batch.map(async (j, i) => {
+            const planned = plans[i]!;
+            if (planned !== null && 'error' in planned) return j.reject(planned.error);
+            if (planned === null) return j.resolve({ planned: null, ok: false });
+            try {
+              // All or nothing: a record never outlives a failed move (the watchdog failed the order meanwhile).
+              const ok = await allOrNothing(ctx.db, async (tx) => {
+                for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
+                return transitionOrder(tx, j.o.id, j.from, 'sending');
+              });
+              j.resolve({ planned, ok });
+            } catch (e) {
+              j.reject(e);
+            }
+          }),
+        );
+      } catch (e) {
+        for (const j of batch) j.reject(e);
+      }
+    }
+  }
+}

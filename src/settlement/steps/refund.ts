@@ -1,0 +1,59 @@
+import type { Address } from '@solana/kit';
+import { allOrNothing } from '../../store/db.ts';
+import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
+import { holdOrder } from '../../store/settlement/hold-order.ts';
+import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
+import { cannotReceiveSol as solCannotLand, needsRecipientLamports, refundPlan } from '../../domain/settlement/refund-plan.ts';
+import { faultPoint } from '../outbox.ts';
+import type { NextLook, SettlementContext } from '../context.ts';
+import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
+
+/** An address's lamports at `confirmed`. */
+export async function lamportsOf(ctx: SettlementContext, address: string): Promise<bigint> {
+  return (await ctx.view.balances([address], 'confirmed')).get(address)?.lamports ?? 0n;
+}
+
+/**
+ * SOL below a wallet's rent sent to an address holding none fails on chain, every time (the account it
+ * would open is not rent-exempt): sending it would only spend a fee per attempt. Reads the address only
+ * when that decides something.
+ */
+export async function cannotReceiveSol(ctx: SettlementContext, assetId: string, amount: bigint, to: string): Promise<boolean> {
+  const native = ctx.asset(assetId).native;
+  return needsRecipientLamports(native, amount) && solCannotLand(native, amount, await lamportsOf(ctx, to));
+}
+
+/** A refund returns the deposit less the network fee, in the source asset, from a pool. */
+export async function startRefund(ctx: SettlementContext, o: OrderRecord): Promise<NextLook> {
+  const deposited = BigInt(o.deposit?.amount ?? '0');
+  const native = ctx.asset(o.sourceAssetId).native;
+  const amountLeft = deposited - o.networkFee;
+  // Read only when it decides something (no RPC for a refund that is below cost anyway).
+  const lamports = amountLeft > 0n && needsRecipientLamports(native, amountLeft) ? await lamportsOf(ctx, o.sender) : 0n;
+  const plan = refundPlan(deposited, o.networkFee, native, lamports);
+  if (plan.kind === 'below_cost') {
+    await transitionOrder(ctx.db, o.id, 'refunding', 'failed', { failureReason: 'deposit_below_refund_cost' });
+    ctx.log({ trackingId: o.trackingId, deposited: deposited.toString() }, 'ALERT: deposit too small to refund; held in custody');
+    return {};
+  }
+  if (plan.kind === 'below_rent') {
+    await transitionOrder(ctx.db, o.id, 'refunding', 'failed', { failureReason: 'refund_below_rent' });
+    ctx.log({ trackingId: o.trackingId, amount: plan.amount.toString() }, "ALERT: refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
+    return {};
+  }
+  const { planned, ok } = await ctx.pools.exclusive(async () => {
+    const planned = await ctx.pools.plan(o, 'refund', o.sourceAssetId, o.sender as Address, plan.amount);
+    if (!planned) return { planned, ok: false };
+    const ok = await allOrNothing(ctx.db, async (tx) => {
+      if (!(await holdOrder(tx, o.id, 'refunding', ctx.workerId, ctx.leaseSeconds))) return false;
+      for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
+      return true;
+    });
+    return { planned, ok };
+  });
+  if (!planned) return { delayMs: 5000 };
+  if (!ok) return { delayMs: 0 };
+  faultPoint('refund-recorded');
+  await ctx.outbox.sendAll(planned.map((p) => p.wire));
+  return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
+}

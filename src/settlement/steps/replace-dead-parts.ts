@@ -1,0 +1,38 @@
+import type { Address } from '@solana/kit';
+import { allOrNothing } from '../../store/db.ts';
+import type { OrderRecord } from '../../store/orders-store.ts';
+import type { ChainTxOf } from '../../store/settlement/chain-tx.ts';
+import { holdOrder } from '../../store/settlement/hold-order.ts';
+import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
+import { partAttempts } from '../../store/settlement/part-attempts.ts';
+import { replacementDelayMs } from '../../domain/replacement-backoff.ts';
+import type { SettlementContext } from '../context.ts';
+
+/**
+ * Rebuilds a part whose transaction provably cannot land (expired) or landed and failed: from a pool
+ * that can cover it now (not blindly the same pool, which may be what made it fail), under the same
+ * planning lock as new payouts. When no single pool can, it waits for the next tick. A part that keeps
+ * failing waits longer each time (replacementDelayMs).
+ */
+export async function replacePart(ctx: SettlementContext, o: OrderRecord, dead: ChainTxOf<'payout' | 'refund'>, part: number | string): Promise<void> {
+  const kind = dead.kind;
+  const attempts = await partAttempts(ctx.db, o.id, kind, String(part));
+  const waitMs = (attempts.lastAt?.getTime() ?? 0) + replacementDelayMs(attempts.failed) - Date.now();
+  if (waitMs > 0) {
+    if (ctx.alerted.backoff.first(dead.id)) {
+      ctx.log({ trackingId: o.trackingId, part: String(part), failed: attempts.failed, retryInS: Math.ceil(waitMs / 1000) }, `ALERT: a ${kind} keeps failing on chain; the next attempt waits`);
+    }
+    return;
+  }
+  const sent = await ctx.pools.exclusive(async () => {
+    const planned = await ctx.pools.plan(o, kind, dead.assetId, dead.destination as Address, dead.amount, { ...dead.meta });
+    if (!planned || planned.length !== 1) return null;
+    const row = { ...planned[0]!, meta: { ...planned[0]!.meta, part } };
+    // A late refund is its late funds' business, not the order's: no hold (the order may be final or another worker's).
+    const late = dead.meta.late === true;
+    const recorded = await allOrNothing(ctx.db, async (tx) => (late || (await holdOrder(tx, o.id, o.status, ctx.workerId, ctx.leaseSeconds))) && (await insertChainTx(tx, row)) !== null);
+    return recorded ? row.wire : null;
+  });
+  if (sent) await ctx.outbox.sendAll([sent]);
+  else ctx.log({ trackingId: o.trackingId, part: String(part) }, 'replacement payout waits: no pool can cover it now');
+}

@@ -1,0 +1,197 @@
+import type { Queryable } from '../../store/db.ts';
+import { recordLateRefund } from '../../store/orders-store.ts';
+import type { ChainTx } from '../../store/settlement/chain-tx.ts';
+import { finishSweep } from '../../store/settlement/finish-sweep.ts';
+import { makeOrderDue } from '../../store/settlement/make-order-due.ts';
+import type { Movement } from '../../store/settlement/movements.ts';
+import { pendingChainTxs } from '../../store/settlement/pending-chain-txs.ts';
+import { recordMovements } from '../../store/settlement/record-movements.ts';
+import { setSweepItems } from '../../store/settlement/set-sweep-items.ts';
+import { settleChainTx, settleChainTxs } from '../../store/settlement/settle-chain-txs.ts';
+import { txFate, type SignatureState } from '../../domain/settlement/tx-fate.ts';
+import { DEFAULT_NETWORK_COST } from '../../domain/network-cost.ts';
+import { networkCostMovement } from '../../ledger/network-cost.ts';
+import { assetMovements } from '../../ledger/order-movements.ts';
+import { withLateArrivals } from '../../ledger/sweep-legs.ts';
+import type { TxCosts } from '../../chain/chain-view.ts';
+import { RESEND_EVERY_MS } from '../outbox.ts';
+import type { SettlementContext } from '../context.ts';
+import { runStep, type Step } from '../step.ts';
+import { completeOrders, stepPayingOrder } from './complete.ts';
+
+interface Landed {
+  t: ChainTx;
+  success: boolean;
+}
+
+interface FateReads {
+  statuses: (SignatureState | null)[];
+  finalizedHeight: bigint;
+  /** Milliseconds since this worker last sent each transaction (by position). */
+  msSinceSent: number[];
+}
+
+interface FatePlan {
+  landed: Landed[];
+  expired: ChainTx[];
+  resend: ChainTx[];
+  /** How many pending transactions were looked at. */
+  looked: number;
+}
+
+/**
+ * Settles the fate of every pending transaction Hush signed; resends those that may still land. Landed
+ * ones are settled together: one RPC batch for their costs, one database transaction for their fates
+ * and ledger movements, then one statement completing the orders all of whose payouts have landed.
+ */
+export const settleFatesStep: Step<ChainTx[], FateReads, FatePlan> = {
+  name: 'settle fates',
+  async claim(ctx) {
+    const pending = await pendingChainTxs(ctx.db, 256);
+    if (pending.length === 0) return null;
+    const [statuses, finalizedHeight] = await Promise.all([ctx.view.statuses(pending.map((t) => t.signature)), ctx.view.blockHeight('finalized')]);
+    return { claimed: pending, reads: { statuses, finalizedHeight, msSinceSent: pending.map((t) => ctx.outbox.msSinceSent(t.signature)) } };
+  },
+  plan(pending, reads) {
+    const out: FatePlan = { landed: [], expired: [], resend: [], looked: pending.length };
+    pending.forEach((t, i) => {
+      const fate = txFate({ status: reads.statuses[i], finalizedHeight: reads.finalizedHeight, lastValidBlockHeight: t.lastValidBlockHeight, msSinceSent: reads.msSinceSent[i]!, resendEveryMs: RESEND_EVERY_MS });
+      if (fate === 'landed' || fate === 'failed') out.landed.push({ t, success: fate === 'landed' });
+      else if (fate === 'expired') out.expired.push(t);
+      else if (fate === 'resend') out.resend.push(t);
+    });
+    return out;
+  },
+  async commit(ctx, plan) {
+    for (const t of plan.resend) ctx.outbox.resent(t.signature);
+    await Promise.all(
+      plan.expired.map(async (t) => {
+        // Its blockhash is dead at `finalized` and it is nowhere in history: it can never land.
+        if (await settleChainTx(ctx.db, t.id, 'expired', null)) (ctx.outbox.settled(t.signature), await afterSettled(ctx, t, false));
+      }),
+    );
+    await Promise.all([settleLanded(ctx, plan.landed), plan.resend.length > 0 ? ctx.outbox.sendAll(plan.resend.map((t) => t.wire)) : null]);
+    return plan.looked;
+  },
+};
+
+export function settleFates(ctx: SettlementContext): Promise<number> {
+  return runStep(ctx, settleFatesStep);
+}
+
+/**
+ * The one way a landed transaction is settled: its fate (compare-and-set on `pending`), its cost and
+ * what it moved on the ledger, and a sweep's orders, in one database transaction per batch; then what
+ * follows for its order. Costs not visible yet leave the transaction pending for the next tick.
+ */
+async function settleLanded(ctx: SettlementContext, landed: Landed[]): Promise<void> {
+  if (landed.length === 0) return;
+  const costs = await ctx.view.costsMany(landed.map(({ t }) => ({ signature: t.signature, watch: watchOf(ctx, t), before: lamportsBeforeOf(ctx, t) })));
+  // Not visible yet, or figures a batch cannot carry exactly: one by one.
+  await Promise.all(
+    landed.filter((_, i) => !costs[i]).map(async (l) => {
+      const c = await ctx.view.costs(l.t.signature, watchOf(ctx, l.t), lamportsBeforeOf(ctx, l.t));
+      if (!c) return; // not visible at `confirmed` yet
+      if ((await commitFates(ctx, [{ ...l, costs: c }])).length > 0) await afterSettled(ctx, l.t, l.success);
+    }),
+  );
+  const batch = landed.flatMap((l, i) => (costs[i] ? [{ ...l, costs: costs[i]! }] : []));
+  if (batch.length === 0) return;
+  const settled = await commitFates(ctx, batch);
+  // Landed payouts complete their orders together; everything else settles one by one.
+  const payouts = settled.filter(({ t, success }) => success && t.kind === 'payout' && t.orderId);
+  const rest = settled.filter((l) => !payouts.includes(l));
+  const stepped = await completeOrders(ctx, [...new Set(payouts.map(({ t }) => t.orderId!))]).catch((e: unknown) => {
+    ctx.log({ err: e }, 'completing orders failed');
+    return new Set<string>();
+  });
+  const after = [...rest, ...payouts.filter(({ t }) => !stepped.has(t.orderId!))];
+  const seen = new Set<string>();
+  await Promise.all(
+    after.map(({ t, success }) => {
+      if (t.orderId && t.kind === 'payout') {
+        if (seen.has(t.orderId)) return null;
+        seen.add(t.orderId);
+      }
+      return afterSettled(ctx, t, success);
+    }),
+  );
+}
+
+/** The fates, costs and movements of landed transactions in one database transaction; returns those this call settled. */
+async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: SettlementContext, batch: L[]): Promise<L[]> {
+  const confirmedAt = new Date().toISOString();
+  const settled = await ctx.db.transaction(async (tx) => {
+    const done = await settleChainTxs(
+      tx,
+      batch.map(({ t, success, costs }) => ({ id: t.id, to: success ? 'confirmed' : 'failed', feeLamports: costs.fee, confirmedAt: success ? confirmedAt : undefined })),
+    );
+    const mine = batch.filter(({ t }) => done.has(t.id));
+    const movements: Movement[] = [];
+    for (const { t, success, costs } of mine) {
+      movements.push(networkCostMovement(t.signature, ctx.treasury.feePayer.address, costs));
+      if (success) {
+        await recordLateArrivals(ctx, tx, t, costs.lamportsBefore);
+        movements.push(...landedMovements(ctx, t, costs.watchDelta));
+      }
+    }
+    await recordMovements(tx, movements);
+    for (const { t, success } of mine) if (t.kind === 'sweep') await finishSweep(tx, t.id, success);
+    return mine;
+  });
+  for (const { t } of settled) ctx.outbox.settled(t.signature);
+  return settled;
+}
+
+function landedMovements(ctx: SettlementContext, t: ChainTx, poolLamportDelta: bigint): Movement[] {
+  const { movements, unattributed } = assetMovements(t, t.kind === 'sweep' && ctx.asset(t.assetId).native, poolLamportDelta);
+  if (unattributed > 0n) {
+    ctx.log({ signature: t.signature, lamports: unattributed.toString() }, 'ALERT: a wrapped-SOL sweep moved lamports it cannot attribute to a deposit account (balances before it unknown); owed to a sender, refund by hand');
+  }
+  return movements;
+}
+
+/** The pool wallet a sweep pays into, whose lamport change is asked for with its costs. */
+function watchOf(ctx: SettlementContext, t: ChainTx): string | undefined {
+  return t.kind === 'sweep' ? (ctx.treasury.poolByHolding(t.destination)?.address ?? t.destination) : undefined;
+}
+
+/** The deposit accounts of a wrapped-SOL sweep, whose lamports just before it landed are asked for with its costs. */
+function lamportsBeforeOf(ctx: SettlementContext, t: ChainTx): string[] {
+  if (t.kind !== 'sweep' || !ctx.asset(t.assetId).native) return [];
+  return [...new Set(t.meta.items.map((i) => i.depositAccount))];
+}
+
+/**
+ * SOL that reached a wrapped-SOL deposit account after the sweep read it left with the close: it becomes
+ * a late item of the sweep (see withLateArrivals), recorded with the sweep's settlement, so the ledger
+ * books it from the sender and refundLate returns it like any late deposit.
+ */
+async function recordLateArrivals(ctx: SettlementContext, tx: Queryable, t: ChainTx, lamportsBefore: Map<string, bigint>): Promise<void> {
+  if (t.kind !== 'sweep' || lamportsBefore.size === 0) return;
+  const items = withLateArrivals(t.meta.items, lamportsBefore, DEFAULT_NETWORK_COST.tokenAccountRent);
+  if (!items) return;
+  await setSweepItems(tx, t.id, items);
+  t.meta = { ...t.meta, items };
+  ctx.log({ signature: t.signature }, 'SOL reached a deposit account after its sweep read it; refunding it as a late deposit');
+}
+
+/** What follows a settled transaction for its sweep or its order. */
+export async function afterSettled(ctx: SettlementContext, t: ChainTx, landed: boolean): Promise<void> {
+  if (t.kind === 'sweep') {
+    if (!landed) await ctx.db.transaction((tx) => finishSweep(tx, t.id, false));
+    else await ctx.refundLate(t);
+    return;
+  }
+  // A stray return moves nothing the order counts (see StrayFundsService): its cost is booked, nothing else.
+  if (!t.orderId || t.kind === 'stray_return') return;
+  if (t.kind === 'refund' && t.meta.late) {
+    if (landed) await recordLateRefund(ctx.db, t.orderId, { signature: t.signature });
+    return;
+  }
+  // Step the order right here (complete it, or replace the dead transaction) if nobody holds it ...
+  if (await stepPayingOrder(ctx, t.orderId)) return;
+  // ... else make it due now and wake the order loop, without waiting a full tick.
+  await makeOrderDue(ctx.db, t.orderId);
+  ctx.wake('orders');
+}

@@ -1,0 +1,13 @@
+/**
+ * Polls are fallbacks where a faster signal exists: the deposit watch wakes an order whose deposit became
+ * visible, and settling a payout or refund wakes its order. Each poll costs a claim and a release.
+ */
+export const AWAITING_POLL_SLOTS = 4;
+export const SETTLE_FALLBACK_SLOTS = 4;
+/** Orders claimed per batch, and batches stepped at once. */
+export const ORDER_BATCH = 64;
+export const ORDER_BATCHES_IN_FLIGHT = 4;
+/** Payouts planned and recorded together (one read of pending outflows and pool balances). */
+export const PAYOUT_BATCH = 64;
+/** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
+export const WATCHDOG_START_GRACE_MS = 10 * 60_000;

@@ -1,0 +1,118 @@
+import type { OrderStatus } from '../domain/order-state.ts';
+
+/** An order as the store keeps it: the row, and the record the code works with. */
+export interface NewOrder {
+  trackingId: string;
+  accountId: string;
+  quoteKey: string;
+  quote: unknown;
+  sourceAssetId: string;
+  destinationAssetId: string;
+  mode: 'exact_in' | 'exact_out';
+  amountIn: bigint;
+  amountOut: bigint;
+  serviceFee: bigint;
+  partnerFee: bigint;
+  networkFee: bigint;
+  feeBps: number;
+  feeRecipient: string | null;
+  sender: string;
+  recipient: string;
+  depositOwner: string;
+  depositAccount: string;
+  expiration: Date;
+  txBlockhash: string;
+  txLastValidBlockHeight: bigint;
+  txExpiresAtSlot: bigint;
+  createdAt: Date;
+}
+
+export interface DepositInfo {
+  signature: string;
+  amount: string;
+  confirmedAt: string | null;
+}
+
+export interface OrderRecord extends NewOrder {
+  id: string;
+  status: OrderStatus;
+  deposit: DepositInfo | null;
+  payouts: { signature: string; amount: string; confirmedAt: string | null }[];
+  refund: { signature: string; amount: string; reason: string } | null;
+  failureReason: string | null;
+  updatedAt: Date;
+  history: { status: OrderStatus; at: Date }[];
+}
+
+export interface OrderRow {
+  id: string | number;
+  tracking_id: string;
+  account_id: string;
+  quote_key: string;
+  quote: unknown;
+  status: OrderStatus;
+  source_asset_id: string;
+  destination_asset_id: string;
+  mode: 'exact_in' | 'exact_out';
+  amount_in: string;
+  amount_out: string;
+  service_fee: string;
+  partner_fee: string;
+  network_fee: string;
+  fee_bps: number;
+  fee_recipient: string | null;
+  sender: string;
+  recipient: string;
+  deposit_owner: string;
+  deposit_account: string;
+  expiration: Date;
+  tx_blockhash: string;
+  tx_last_valid_block_height: string | number;
+  tx_expires_at_slot: string | number;
+  deposit: DepositInfo | null;
+  payouts: OrderRecord['payouts'];
+  refund: OrderRecord['refund'];
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+  history: { status: OrderStatus; at: string }[] | null;
+}
+
+/** A row of `orders` (history, when not selected, comes back empty). */
+export function toOrder(r: OrderRow): OrderRecord {
+  return {
+    id: String(r.id),
+    trackingId: r.tracking_id,
+    accountId: r.account_id,
+    quoteKey: r.quote_key,
+    quote: r.quote,
+    status: r.status,
+    sourceAssetId: r.source_asset_id,
+    destinationAssetId: r.destination_asset_id,
+    mode: r.mode,
+    amountIn: BigInt(r.amount_in),
+    amountOut: BigInt(r.amount_out),
+    serviceFee: BigInt(r.service_fee),
+    partnerFee: BigInt(r.partner_fee),
+    networkFee: BigInt(r.network_fee),
+    feeBps: r.fee_bps,
+    feeRecipient: r.fee_recipient,
+    sender: r.sender,
+    recipient: r.recipient,
+    depositOwner: r.deposit_owner,
+    depositAccount: r.deposit_account,
+    expiration: r.expiration,
+    txBlockhash: r.tx_blockhash,
+    txLastValidBlockHeight: BigInt(r.tx_last_valid_block_height),
+    txExpiresAtSlot: BigInt(r.tx_expires_at_slot),
+    deposit: r.deposit,
+    payouts: r.payouts,
+    refund: r.refund,
+    failureReason: r.failure_reason,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    history: (r.history ?? []).map((h) => ({ status: h.status, at: new Date(h.at) })),
+  };
+}
+
+/** NOTIFY channel carrying the trackingId of every order that changed (status caches listen). */

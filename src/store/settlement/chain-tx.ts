@@ -1,0 +1,111 @@
+export type ChainTxKind = 'sweep' | 'payout' | 'refund' | 'partner_payout' | 'funding' | 'stray_return';
+
+export type ChainTxStatus = 'pending' | 'confirmed' | 'failed' | 'expired';
+
+/** One deposit (or late funds) a sweep moves: what its settlement books and what a late refund returns. */
+export interface SweepItemRecord {
+  orderId: string;
+  depositAccount: string;
+  amount: string;
+  late?: boolean;
+  /** A wrapped-SOL account's rent reserve as the sweep read it (lamports less token amount); else the standard one. */
+  reserve?: string;
+}
+
+/** A transfer out of a pool: its part of the order's payout or refund (a late refund's: 'late:<sweep signature>:<n>'). */
+export interface TransferMeta {
+  part?: number | string;
+  /** A partner payout's ledger account (payable:partner:…). */
+  payable?: string;
+  /** A refund of funds sent after the deposit, not the order's own refund. */
+  late?: boolean;
+  /** Set with the fate when it landed (ISO). */
+  confirmedAt?: string;
+}
+
+/** What chain_txs.meta holds, by kind (a JSON column: these are the keys written). */
+export interface ChainTxMetaByKind {
+  payout: TransferMeta;
+  refund: TransferMeta;
+  partner_payout: TransferMeta;
+  sweep: { items: SweepItemRecord[]; lateRefunded?: boolean; confirmedAt?: string };
+  funding: { confirmedAt?: string };
+  stray_return: { mint?: string; confirmedAt?: string };
+}
+
+interface ChainTxBase {
+  id: string;
+  orderId: string | null;
+  assetId: string;
+  amount: bigint;
+  source: string;
+  destination: string;
+  signature: string;
+  wire: string;
+  lastValidBlockHeight: bigint;
+  status: ChainTxStatus;
+  createdAt: Date;
+}
+
+/** A recorded transaction of one of the kinds `K`, its meta typed by kind. */
+export type ChainTxOf<K extends ChainTxKind> = { [k in K]: ChainTxBase & { kind: k; meta: ChainTxMetaByKind[k] } }[K];
+
+export type ChainTx = ChainTxOf<ChainTxKind>;
+
+export interface ChainTxRow {
+  id: string | number;
+  kind: ChainTxKind;
+  order_id: string | number | null;
+  asset_id: string;
+  amount: string;
+  source: string;
+  destination: string;
+  signature: string;
+  wire: string;
+  last_valid_block_height: string | number;
+  status: ChainTxStatus;
+  meta: ChainTxMetaByKind[ChainTxKind];
+  created_at: Date;
+}
+
+export function toChainTx(r: ChainTxRow): ChainTx {
+  return {
+    id: String(r.id),
+    kind: r.kind,
+    orderId: r.order_id === null ? null : String(r.order_id),
+    assetId: r.asset_id,
+    amount: BigInt(r.amount),
+    source: r.source,
+    destination: r.destination,
+    signature: r.signature,
+    wire: r.wire,
+    lastValidBlockHeight: BigInt(r.last_valid_block_height),
+    status: r.status,
+    meta: r.meta,
+    createdAt: r.created_at,
+  } as ChainTx;
+}
+
+/** A signed transaction about to be recorded: a chain_txs row before the store gives it id, status and time. */
+export type NewChainTx = Omit<ChainTxBase, 'id' | 'status' | 'createdAt'> & { kind: ChainTxKind; meta?: ChainTxMetaByKind[ChainTxKind] };
+
+/** Pending chain_txs rows from the ten arrays of chainTxParams at $n…$n+9, `created_at` as each is written. */
+export const CHAIN_TX_INSERT_FROM_PARAMS = (n: number) =>
+  `INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status, meta, created_at, updated_at)
+   SELECT t.kind, t.order_id, t.asset_id, t.amount, t.source, t.destination, t.signature, t.wire, t.lvbh, 'pending', t.meta, clock_timestamp(), clock_timestamp()
+   FROM unnest($${n}::text[], $${n + 1}::bigint[], $${n + 2}::text[], $${n + 3}::numeric[], $${n + 4}::text[], $${n + 5}::text[], $${n + 6}::text[], $${n + 7}::text[], $${n + 8}::bigint[], $${n + 9}::jsonb[])
+     AS t(kind, order_id, asset_id, amount, source, destination, signature, wire, lvbh, meta)`;
+
+/** The ten arrays of chain_txs rows that startPayouts and confirmDepositsAndStartPayouts unnest. */
+export const chainTxParams = (txs: NewChainTx[]) => [
+  txs.map((t) => t.kind),
+  txs.map((t) => t.orderId),
+  txs.map((t) => t.assetId),
+  txs.map((t) => t.amount.toString()),
+  txs.map((t) => t.source),
+  txs.map((t) => t.destination),
+  txs.map((t) => t.signature),
+  txs.map((t) => t.wire),
+  txs.map((t) => t.lastValidBlockHeight.toString()),
+  txs.map((t) => JSON.stringify(t.meta ?? {})),
+];

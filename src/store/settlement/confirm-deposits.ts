@@ -1,0 +1,47 @@
+import type { Queryable } from '../db.ts';
+import { ORDER_CHANGED_CHANNEL, type DepositInfo } from '../orders-store.ts';
+import { LEDGER_INSERT_FROM_PARAMS, legParams, movementRows, type Movement } from './movements.ts';
+
+export interface DepositConfirmation {
+  id: string;
+  deposit: DepositInfo;
+  /** Payout due time drawn for it (kept if one was drawn before: the first draw wins). */
+  dueAt: Date;
+  /** Its deposit on the ledger, recorded with the transition (idempotent). */
+  movement: Movement;
+}
+
+/**
+ * Confirms many deposits in one statement: each order still awaiting its deposit (or with it detected)
+ * moves, when `held`, if this worker's step holds it (the caller claimed it), else if nobody holds it
+ * (the statement claims it: SKIP LOCKED, as claims), to
+ * `deposit_confirmed` under this worker's lease, with a `deposit_detected` history entry when it skipped
+ * that status and a `deposit_confirmed` one, its payout due time, its deposit's ledger movement and the
+ * change notification. The status is compared under the row lock: the compare-and-set. Returns the payout
+ * due time in force of every order that moved (those are now held by this worker).
+ */
+export async function confirmDeposits(db: Queryable, workerId: string, leaseSeconds: number, held: boolean, items: DepositConfirmation[]): Promise<Map<string, Date>> {
+  if (items.length === 0) return new Map();
+  const legs = movementRows(items.map((i) => i.movement));
+  const { rows } = await db.query<{ id: string | number; payout_due_at: Date }>(
+    `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[]) AS v(id, deposit, due)),
+     s AS (
+       SELECT o.id, o.status AS from_status FROM orders o
+       WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
+         AND CASE WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END
+       FOR UPDATE SKIP LOCKED),
+     u AS (
+       UPDATE orders o SET status = 'deposit_confirmed', updated_at = clock_timestamp(), deposit = v.deposit,
+         payout_due_at = coalesce(o.payout_due_at, v.due), locked_by = $4, locked_until = now() + make_interval(secs => $5)
+       FROM v JOIN s ON s.id = v.id WHERE o.id = v.id
+       RETURNING o.id, o.updated_at, o.tracking_id, o.payout_due_at, s.from_status),
+     h AS (
+       INSERT INTO order_history (order_id, status, at)
+       SELECT u.id, t.status, u.updated_at FROM u CROSS JOIN (VALUES (1, 'deposit_detected'), (2, 'deposit_confirmed')) AS t(n, status)
+       WHERE t.n = 2 OR u.from_status = 'awaiting_deposit' ORDER BY u.id, t.n),
+     l AS (${LEDGER_INSERT_FROM_PARAMS(7)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)
+     SELECT u.id, u.payout_due_at, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
+    [items.map((i) => i.id), items.map((i) => JSON.stringify(i.deposit)), items.map((i) => i.dueAt), workerId, leaseSeconds, held, ...legParams(legs)],
+  );
+  return new Map(rows.map((r) => [String(r.id), r.payout_due_at]));
+}

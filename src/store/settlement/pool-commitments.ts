@@ -1,0 +1,49 @@
+import type { Queryable } from '../db.ts';
+import { LATE_REFUND_RETRY_DAYS, latestLateRefundAttempts } from './late-refund-attempts.ts';
+import { OUTFLOW_KINDS } from './pending-outflows.ts';
+
+/**
+ * What the pools are committed to, read in one statement so in one snapshot: `pending`, per source wallet,
+ * what pending outgoing transactions will take (as pendingOutflows); `owed`, per asset, what open orders
+ * still owe beyond their live (pending or landed) transactions. An order not yet paying owes its
+ * amountOut; one sending or refunding whose transaction died owes what no live one covers until its
+ * replacement is recorded (a refund: the deposit less the network fee, in the source asset). Late funds
+ * (sent after an order ended) are owed back from their sweep until their refund is live. An amount
+ * moves from one side to the other when a transaction is recorded or dies: two statements could each
+ * miss it.
+ */
+export async function poolCommitments(db: Queryable): Promise<{ pending: Map<string, bigint>; owed: Map<string, bigint> }> {
+  const { rows } = await db.query<{ side: 'pending' | 'owed'; key: string; total: string }>(
+    `WITH owed AS (
+       SELECT destination_asset_id AS asset_id, amount_out AS amount FROM orders
+       WHERE status IN ('awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'swapping')
+       UNION ALL
+       SELECT o.destination_asset_id, o.amount_out - coalesce(sum(c.amount), 0) FROM orders o
+       LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'payout' AND c.status IN ('pending', 'confirmed')
+       WHERE o.status = 'sending' GROUP BY o.id
+       UNION ALL
+       SELECT o.source_asset_id, coalesce((o.deposit ->> 'amount')::numeric, 0) - o.network_fee - coalesce(sum(c.amount), 0) FROM orders o
+       LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'refund' AND c.status IN ('pending', 'confirmed')
+         AND (c.meta ->> 'late') IS DISTINCT FROM 'true'
+       WHERE o.status = 'refunding' GROUP BY o.id
+       UNION ALL
+       -- Late funds swept whose refunds are not recorded yet (the late pass retries them): each late item's
+       -- amount less its order's network fee, as refundLate computes it. From the moment the sweep is
+       -- recorded: one that landed is in the pools' balances before the worker settles its record.
+       SELECT o.source_asset_id, (i.item ->> 'amount')::numeric - o.network_fee
+       FROM chain_txs s CROSS JOIN LATERAL jsonb_array_elements(s.meta -> 'items') AS i(item)
+       JOIN orders o ON o.id = (i.item ->> 'orderId')::bigint
+       WHERE s.kind = 'sweep' AND s.status IN ('pending', 'confirmed') AND NOT (s.meta ? 'lateRefunded')
+         AND s.meta -> 'items' @> '[{"late": true}]'::jsonb AND (i.item ->> 'late')::boolean
+       UNION ALL
+       -- Late refund parts whose latest attempt died, awaiting replacement (deadLateRefunds).
+       SELECT asset_id, amount FROM (${latestLateRefundAttempts(LATE_REFUND_RETRY_DAYS)}) latest
+       WHERE status IN ('expired', 'failed'))
+     SELECT 'owed' AS side, asset_id AS key, sum(amount)::text AS total FROM owed WHERE amount > 0 GROUP BY asset_id
+     UNION ALL
+     SELECT 'pending', source, sum(amount)::text FROM chain_txs WHERE status = 'pending' AND kind IN (${OUTFLOW_KINDS}) GROUP BY source`,
+  );
+  const out = { pending: new Map<string, bigint>(), owed: new Map<string, bigint>() };
+  for (const r of rows) out[r.side].set(r.key, BigInt(r.total));
+  return out;
+}
