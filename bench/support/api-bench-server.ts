@@ -64,7 +64,8 @@ const sampleQuote = {
   duration: 35,
   min: '1000000',
   max: '100000000000',
-  quoteId: `q_${'A'.repeat(170)}`,
+  privacy: { standard: true, anonymitySet: 8, delaySeconds: 80, suggestedAmounts: ['2000000', '5000000', '10000000'] },
+  quoteId: `q_${'A'.repeat(180)}`,
   issuedAt: new Date().toISOString(),
   expiresAt: new Date().toISOString(),
 };

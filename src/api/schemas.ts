@@ -134,6 +134,15 @@ export const QuoteObjectSchema = Type.Object({
   duration: Type.Integer(),
   min: AmountString,
   max: AmountString,
+  privacy: Type.Object(
+    {
+      standard: Type.Boolean({ description: 'The pinned amount is one of the asset\'s standard amounts (denominations): the private path (SPEC §9)' }),
+      anonymitySet: Type.Integer({ minimum: 1, description: 'Expected effective anonymity set at the expected release delay, from the class\'s recent traffic; 1 for a non-standard amount' }),
+      delaySeconds: Type.Integer({ minimum: 0, description: 'Expected release delay in seconds, included in duration' }),
+      suggestedAmounts: Type.Array(AmountString, { maxItems: 4, description: 'The nearest standard amounts in the request\'s mode, ascending' }),
+    },
+    { additionalProperties: false },
+  ),
   quoteId: Type.String(),
   issuedAt: Timestamp,
   expiresAt: Timestamp,

@@ -44,6 +44,12 @@ export interface HushConfig {
   /** 'off' only in tests and benchmarks (SPEC §9): allows a zero payout delay. */
   privacy: 'on' | 'off';
   payoutDelayS: { min: number; max: number };
+  /** Class release (SPEC §9): deposits of a class that trigger a release. */
+  privacyK: number;
+  /** Class release: the longest a deposit waits for its class, seconds. */
+  privacyMaxDelayS: number;
+  /** A class's traffic rate, for the quote's privacy estimate, is its deposits over this window. */
+  privacyTrafficWindowS: number;
   /** How often accrued partner fees are paid out, aggregated per partner and asset. */
   partnerPayoutIntervalS: number;
   /** Expected share (bps) of token payouts that create the recipient's token account: the flat network fee charges that share of its rent. */
@@ -157,6 +163,15 @@ const MAX_PAYOUT_DELAY_S = 86_400;
  */
 export const DEFAULT_RPC_MAX_RPS = 0;
 
+/** Whole or decimal seconds (decimals let a time-compressed bench run scale them with its slots). */
+function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = /^\d+(?:\.\d{1,3})?$/.test(raw) ? Number(raw) : NaN;
+  if (!(v >= min && v <= max)) throw new ConfigError(`${name} must be seconds between ${min} and ${max}, got "${raw}"`);
+  return v;
+}
+
 function delayWindow(raw: string | undefined): { min: number; max: number } {
   // Decimals (to the millisecond) let a time-compressed run (bench:privacy) scale the window with its slots.
   const m = /^(\d+(?:\.\d{1,3})?)-(\d+(?:\.\d{1,3})?)$/.exec(raw || '5-30');
@@ -250,6 +265,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     orderTtlS: int(env, 'HUSH_ORDER_TTL_S', 1800, 1, 86_400),
     privacy,
     payoutDelayS,
+    privacyK: int(env, 'HUSH_PRIVACY_K', 8, 1, 1000),
+    privacyMaxDelayS: seconds(env, 'HUSH_PRIVACY_MAX_DELAY_S', 240, 1, MAX_PAYOUT_DELAY_S),
+    privacyTrafficWindowS: seconds(env, 'HUSH_PRIVACY_TRAFFIC_WINDOW_S', 3600, 1, MAX_PAYOUT_DELAY_S),
     partnerPayoutIntervalS: int(env, 'HUSH_PARTNER_PAYOUT_INTERVAL_S', 3600, 1, 30 * 86_400),
     sweepIntervalS: int(env, 'HUSH_SWEEP_INTERVAL_S', 5, 1, 86_400),
     // Both unset by default: SPEC §4 fixes one order deadline and firm quotes; an operator may opt in.

@@ -12,8 +12,10 @@ export interface ClassPolicy {
   k: number;
   /** The longest any deposit waits for its class, milliseconds. */
   maxDelayMs: number;
-  /** A release's payouts are spread uniformly over this many milliseconds. */
+  /** A release's payouts are spread uniformly over this many milliseconds… */
   spreadMs: number;
+  /** …starting this long after the release (HUSH_PAYOUT_DELAY_S's min; 0 when absent). */
+  spreadFromMs?: number;
   /** No payout earlier than this after its deposit's confirmation (two slots: never the same or next). */
   minGapMs: number;
 }
@@ -61,7 +63,7 @@ export function decideRelease(waiting: readonly WaitingPayout[], now: number, po
     const oldest = Math.min(...members.map((m) => m.confirmedAt));
     if (members.length >= policy.k || now - oldest >= policy.maxDelayMs) {
       // Each payout gets its own uniform offset: the sending order is a fresh random order, whatever the arrivals.
-      for (const m of shuffle(members, random)) release.push({ id: m.id, at: Math.max(now + random() * policy.spreadMs, m.confirmedAt + policy.minGapMs) });
+      for (const m of shuffle(members, random)) release.push({ id: m.id, at: Math.max(now + (policy.spreadFromMs ?? 0) + random() * policy.spreadMs, m.confirmedAt + policy.minGapMs) });
     } else {
       const deadline = oldest + policy.maxDelayMs;
       if (nextDeadline === null || deadline < nextDeadline) nextDeadline = deadline;
@@ -82,4 +84,9 @@ export function expectedRelease(ratePerS: number, policy: Pick<ClassPolicy, 'k' 
   const fillS = (policy.k - 1) / ratePerS;
   if (fillS <= capS) return { delaySeconds: fillS, batch: policy.k };
   return { delaySeconds: capS, batch: Math.max(1, Math.min(policy.k, 1 + ratePerS * capS)) };
+}
+
+/** The amount a transfer pins: amountIn under exact_in, amountOut under exact_out (SPEC §9). */
+export function pinnedAmount(o: { mode: string; amountIn: bigint; amountOut: bigint }): bigint {
+  return o.mode === 'exact_out' ? o.amountOut : o.amountIn;
 }

@@ -5,9 +5,11 @@
  * server secret over (accountId, payload). The accountId is MACed but not stored, so a quoteId
  * presented by another account simply fails verification (SPEC §3: another account's quoteId is 404).
  *
- * Layout v1 (big-endian), then base64url, prefixed "q_":
- *   u8   version (1)
- *   u8   flags: 1 = exact_out, 2 = destination ≠ source, 4 = recipient ≠ sender, 8 = feeRecipient present
+ * Layout v2 (big-endian), then base64url, prefixed "q_" (v1 ids, without privacy, are no longer read: a
+ * quote lives seconds, so a deploy only turns the few outstanding ones into QUOTE_NOT_FOUND):
+ *   u8   version (2)
+ *   u8   flags: 1 = exact_out, 2 = destination ≠ source, 4 = recipient ≠ sender, 8 = feeRecipient present,
+ *               16 = privacy.standard
  *   u48  issuedAt, ms since epoch
  *   8B   nonce (random)
  *   32B  senderAddress
@@ -16,31 +18,34 @@
  *   u8+  sourceAssetId (length, ASCII)
  *   u8+  destinationAssetId               (only if flag 2; else equals source)
  *   LEB128 varints: expiresAt − issuedAt (ms), duration, feeBps, amountIn, amountOut,
- *                   serviceFee, partnerFee, networkFee, min, max
+ *                   serviceFee, partnerFee, networkFee, min, max, privacy.anonymitySet,
+ *                   privacy.delaySeconds
+ *   u8   number of privacy.suggestedAmounts (≤ 4), then each as a varint
  *   16B  HMAC-SHA256(secret, "hush/quote/v1" ‖ u16 len ‖ accountId ‖ payload)[0..16]
  * fee and protocolFee are not stored: they are defined as sums of stored parts (SPEC §4).
  */
-import { hash, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { Address } from '@solana/kit';
 import { addressBytes, addressFromBytes } from './address-codec.ts';
 import type { QuoteMode } from './fees.ts';
 import { type Amount, U64_MAX, formatAmount, isAmount, toAmount } from './money.ts';
+import { Reader, Writer, hex } from './quote-binary.ts';
+import { NONCE_BYTES, TAG_BYTES, checkQuoteKey, nextNonce, quoteMac } from './quote-mac.ts';
 
-const VERSION = 1;
+const VERSION = 2;
 const PREFIX = 'q_';
-const NONCE_BYTES = 8;
-const TAG_BYTES = 16;
-const MAC_DOMAIN = Buffer.from('hush/quote/v1', 'ascii');
-const MAX_ID_CHARS = 512; // far above the largest v1 id (~290 chars); bounds work on hostile input
+const MAX_ID_CHARS = 640; // far above the largest v2 id (~340 chars); bounds work on hostile input
 const MAX_TIMESTAMP_MS = 2 ** 48 - 1;
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** At most this many suggested amounts travel in a quote. */
+export const MAX_SUGGESTED = 4;
 const ASSET_ID = /^[\x21-\x7e]{1,32}$/;
 
 const FLAG_EXACT_OUT = 1;
 const FLAG_CROSS_ASSET = 2;
 const FLAG_OWN_RECIPIENT = 4;
 const FLAG_FEE_RECIPIENT = 8;
-const KNOWN_FLAGS = 15;
+const FLAG_STANDARD = 16;
+const KNOWN_FLAGS = 31;
 
 
 /** The quote object on the wire (seed part 2), fields in canonical order. */
@@ -57,6 +62,7 @@ export interface QuoteObject {
   duration: number;
   min: string;
   max: string;
+  privacy: { standard: boolean; anonymitySet: number; delaySeconds: number; suggestedAmounts: string[] };
   quoteId: string;
   issuedAt: string;
   expiresAt: string;
@@ -84,6 +90,14 @@ export interface QuoteTerms extends QuoteRequestTerms {
   max: Amount;
   /** Expected seconds to delivery, non-negative integer. */
   duration: number;
+  /** Whether the pinned amount is one of the asset's denominations (SPEC §9). */
+  standard: boolean;
+  /** Expected effective anonymity set, integer ≥ 1. */
+  anonymitySet: number;
+  /** Expected release delay, seconds (part of `duration`). */
+  delaySeconds: number;
+  /** Nearest standard amounts in the request's mode, at most MAX_SUGGESTED. */
+  suggestedAmounts: readonly Amount[];
   issuedAtMs: number;
   expiresAtMs: number;
   /** 8 bytes; random when omitted (tests pass one to be deterministic). */
@@ -97,162 +111,6 @@ export interface OpenedQuote {
   nonce: string;
   /** Same as quoteKey(quote.quoteId). */
   key: string;
-}
-
-// ---- binary helpers -------------------------------------------------------------------------
-
-/** One scratch buffer for every quote: issuing is synchronous, and `done()` copies the bytes out. */
-const SCRATCH = new Uint8Array(384);
-const SCRATCH_VIEW = new DataView(SCRATCH.buffer);
-
-class Writer {
-  private readonly bytes = SCRATCH;
-  private readonly view = SCRATCH_VIEW;
-  private at = 0;
-  u8(v: number): void {
-    this.view.setUint8(this.at++, v);
-  }
-  u48(v: number): void {
-    this.view.setUint16(this.at, Math.floor(v / 2 ** 32));
-    this.view.setUint32(this.at + 2, v >>> 0);
-    this.at += 6;
-  }
-  raw(b: Uint8Array): void {
-    this.bytes.set(b, this.at);
-    this.at += b.length;
-  }
-  ascii(s: string): void {
-    this.u8(s.length);
-    for (let i = 0; i < s.length; i++) this.u8(s.charCodeAt(i));
-  }
-  varint(v: bigint): void {
-    if (v <= MAX_SAFE) {
-      // Amounts almost always fit a double exactly; Number steps allocate no BigInts.
-      let n = Number(v);
-      while (n >= 0x80) {
-        this.bytes[this.at++] = (n % 0x80) | 0x80;
-        n = Math.floor(n / 0x80);
-      }
-      this.bytes[this.at++] = n;
-      return;
-    }
-    while (v >= 0x80n) {
-      this.u8(Number(v & 0x7fn) | 0x80);
-      v >>= 7n;
-    }
-    this.u8(Number(v));
-  }
-  done(): Uint8Array {
-    return this.bytes.slice(0, this.at);
-  }
-}
-
-class Reader {
-  private readonly view: DataView;
-  private at = 0;
-  constructor(private readonly bytes: Uint8Array) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-  u8(): number {
-    return this.view.getUint8(this.at++); // RangeError past the end
-  }
-  u48(): number {
-    const v = this.view.getUint16(this.at) * 2 ** 32 + this.view.getUint32(this.at + 2);
-    this.at += 6;
-    return v;
-  }
-  raw(n: number): Uint8Array {
-    if (this.at + n > this.bytes.length) throw new RangeError('truncated');
-    const out = this.bytes.subarray(this.at, this.at + n);
-    this.at += n;
-    return out;
-  }
-  ascii(): string {
-    return String.fromCharCode(...this.raw(this.u8()));
-  }
-  /** Canonical LEB128 only (no overlong forms), at most u64. */
-  varint(): bigint {
-    let v = 0n;
-    for (let shift = 0n; shift < 70n; shift += 7n) {
-      const b = this.u8();
-      v |= BigInt(b & 0x7f) << shift;
-      if ((b & 0x80) === 0) {
-        if (b === 0 && shift > 0n) throw new RangeError('overlong varint');
-        if (v > U64_MAX) throw new RangeError('varint over u64');
-        return v;
-      }
-    }
-    throw new RangeError('varint too long');
-  }
-  smallInt(): number {
-    const v = this.varint();
-    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('integer too large');
-    return Number(v);
-  }
-  end(): void {
-    if (this.at !== this.bytes.length) throw new RangeError('trailing bytes');
-  }
-}
-
-const SHA256_BLOCK = 64;
-/** The secret's inner and outer HMAC key blocks (RFC 2104), computed once per secret. */
-const macPads = new WeakMap<Uint8Array, { inner: Buffer; outer: Buffer }>();
-function padsOf(secret: Uint8Array): { inner: Buffer; outer: Buffer } {
-  let p = macPads.get(secret);
-  if (!p) {
-    const key = secret.length > SHA256_BLOCK ? hash('sha256', secret, 'buffer') : secret;
-    const inner = Buffer.alloc(SHA256_BLOCK, 0x36);
-    const outer = Buffer.alloc(SHA256_BLOCK, 0x5c);
-    for (let i = 0; i < key.length; i++) {
-      inner[i]! ^= key[i]!;
-      outer[i]! ^= key[i]!;
-    }
-    macPads.set(secret, (p = { inner, outer }));
-  }
-  return p;
-}
-/** Reused inputs of the two digests (MACing is synchronous): inner pad ‖ message, outer pad ‖ inner digest. */
-const INNER_SCRATCH = Buffer.alloc(1024);
-const OUTER_SCRATCH = Buffer.alloc(SHA256_BLOCK + 32);
-
-/**
- * HMAC-SHA256 (RFC 2104) over "hush/quote/v1" ‖ u16 len ‖ accountId ‖ payload, cut to TAG_BYTES. By hand
- * from two one-shot digests because createHmac sets up an OpenSSL context per call: ~9 µs of a quote under
- * load against ~6 µs here. test/domain/quote-token.test.ts checks every tag against createHmac.
- */
-function mac(secret: Uint8Array, accountId: string, payload: Uint8Array): Buffer {
-  const { inner, outer } = padsOf(secret);
-  const accountBytes = Buffer.byteLength(accountId);
-  const size = SHA256_BLOCK + MAC_DOMAIN.length + 2 + accountBytes + payload.length;
-  const buf = size <= INNER_SCRATCH.length ? INNER_SCRATCH : Buffer.alloc(size);
-  inner.copy(buf, 0);
-  let at = SHA256_BLOCK + MAC_DOMAIN.copy(buf, SHA256_BLOCK);
-  at = buf.writeUInt16BE(accountBytes, at);
-  at += buf.write(accountId, at, 'utf8');
-  buf.set(payload, at);
-  outer.copy(OUTER_SCRATCH, 0);
-  hash('sha256', buf.subarray(0, size), 'buffer').copy(OUTER_SCRATCH, SHA256_BLOCK);
-  return hash('sha256', OUTER_SCRATCH, 'buffer').subarray(0, TAG_BYTES);
-}
-
-function checkKey(secret: Uint8Array, accountId: string): void {
-  if (secret.length < 16) throw new RangeError('quote secret must be at least 16 bytes');
-  if (typeof accountId !== 'string' || accountId.length === 0 || Buffer.byteLength(accountId) > 0xffff) {
-    throw new RangeError('accountId must be a non-empty string');
-  }
-}
-
-/** Nonces cut from a pool refilled 4 KiB at a time: one CSPRNG call per 512 quotes instead of per quote. */
-const noncePool = Buffer.alloc(4096);
-let nonceAt = noncePool.length;
-function nextNonce(): Uint8Array {
-  if (nonceAt + NONCE_BYTES > noncePool.length) {
-    randomFillSync(noncePool);
-    nonceAt = 0;
-  }
-  const out = Uint8Array.prototype.slice.call(noncePool, nonceAt, nonceAt + NONCE_BYTES);
-  nonceAt += NONCE_BYTES;
-  return out;
 }
 
 const isoPrefixes = new Map<number, string>();
@@ -271,10 +129,6 @@ function iso(ms: number): string {
     isoPrefixes.set(second, prefix);
   }
   return `${prefix}${String(ms - second * 1000).padStart(3, '0')}Z`;
-}
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 }
 
 // ---- quote object -----------------------------------------------------------------------------
@@ -300,6 +154,12 @@ function quoteObject(t: Omit<QuoteTerms, keyof QuoteRequestTerms | 'nonce'>, quo
     duration: t.duration,
     min: formatAmount(t.min),
     max: formatAmount(t.max),
+    privacy: {
+      standard: t.standard,
+      anonymitySet: t.anonymitySet,
+      delaySeconds: t.delaySeconds,
+      suggestedAmounts: t.suggestedAmounts.map(formatAmount),
+    },
     quoteId,
     issuedAt: iso(t.issuedAtMs),
     expiresAt: iso(t.expiresAtMs),
@@ -319,6 +179,10 @@ function checkTerms(t: QuoteTerms): void {
   }
   if (t.serviceFee + t.partnerFee + t.networkFee > U64_MAX) fail('fee total');
   if (!Number.isSafeInteger(t.duration) || t.duration < 0) fail('duration');
+  if (typeof t.standard !== 'boolean') fail('standard');
+  if (!Number.isSafeInteger(t.anonymitySet) || t.anonymitySet < 1) fail('anonymitySet');
+  if (!Number.isSafeInteger(t.delaySeconds) || t.delaySeconds < 0) fail('delaySeconds');
+  if (t.suggestedAmounts.length > MAX_SUGGESTED || !t.suggestedAmounts.every(isAmount)) fail('suggestedAmounts');
   if (!Number.isSafeInteger(t.feeBps) || t.feeBps < 0 || t.feeBps > 10_000) fail('feeBps');
   if (!Number.isSafeInteger(t.issuedAtMs) || t.issuedAtMs < 0 || t.issuedAtMs > MAX_TIMESTAMP_MS) fail('issuedAtMs');
   if (!Number.isSafeInteger(t.expiresAtMs) || t.expiresAtMs < t.issuedAtMs || t.expiresAtMs > MAX_TIMESTAMP_MS) {
@@ -329,7 +193,7 @@ function checkTerms(t: QuoteTerms): void {
 
 /** Issues a firm quote: validates the terms, encodes and MACs them into the quoteId. */
 export function issueQuote(secret: Uint8Array, accountId: string, terms: QuoteTerms): QuoteObject {
-  checkKey(secret, accountId);
+  checkQuoteKey(secret, accountId);
   checkTerms(terms);
   const cross = terms.destinationAssetId !== terms.sourceAssetId;
   const ownRecipient = terms.recipientAddress !== terms.senderAddress;
@@ -340,7 +204,8 @@ export function issueQuote(secret: Uint8Array, accountId: string, terms: QuoteTe
     (terms.mode === 'exact_out' ? FLAG_EXACT_OUT : 0) |
       (cross ? FLAG_CROSS_ASSET : 0) |
       (ownRecipient ? FLAG_OWN_RECIPIENT : 0) |
-      (hasFeeRecipient ? FLAG_FEE_RECIPIENT : 0),
+      (hasFeeRecipient ? FLAG_FEE_RECIPIENT : 0) |
+      (terms.standard ? FLAG_STANDARD : 0),
   );
   w.u48(terms.issuedAtMs);
   w.raw(terms.nonce ?? nextNonce());
@@ -356,8 +221,12 @@ export function issueQuote(secret: Uint8Array, accountId: string, terms: QuoteTe
   for (const v of [terms.amountIn, terms.amountOut, terms.serviceFee, terms.partnerFee, terms.networkFee]) w.varint(v);
   w.varint(terms.min);
   w.varint(terms.max);
+  w.varint(BigInt(terms.anonymitySet));
+  w.varint(BigInt(terms.delaySeconds));
+  w.u8(terms.suggestedAmounts.length);
+  for (const v of terms.suggestedAmounts) w.varint(v);
   const payload = w.done();
-  const id = Buffer.concat([payload, mac(secret, accountId, payload)]);
+  const id = Buffer.concat([payload, quoteMac(secret, accountId, payload)]);
   return quoteObject(terms, PREFIX + id.toString('base64url'));
 }
 
@@ -378,12 +247,12 @@ function decodeId(quoteId: unknown): Buffer | null {
  * here (the caller compares `quote.expiresAt` with its clock, to answer QUOTE_EXPIRED rather than 404).
  */
 export function openQuoteId(secret: Uint8Array, accountId: string, quoteId: string): OpenedQuote | null {
-  checkKey(secret, accountId);
+  checkQuoteKey(secret, accountId);
   const bytes = decodeId(quoteId);
   if (bytes === null || bytes.length <= TAG_BYTES + 2) return null;
   const payload = bytes.subarray(0, bytes.length - TAG_BYTES);
   const tag = bytes.subarray(bytes.length - TAG_BYTES);
-  if (!timingSafeEqual(tag, mac(secret, accountId, payload))) return null;
+  if (!timingSafeEqual(tag, quoteMac(secret, accountId, payload))) return null;
   try {
     const r = new Reader(payload);
     if (r.u8() !== VERSION) return null;
@@ -402,11 +271,17 @@ export function openQuoteId(secret: Uint8Array, accountId: string, quoteId: stri
     const [amountIn, amountOut, serviceFee, partnerFee, networkFee, min, max] = Array.from({ length: 7 }, () =>
       toAmount(r.varint()),
     ) as [Amount, Amount, Amount, Amount, Amount, Amount, Amount];
+    const anonymitySet = r.smallInt();
+    const delaySeconds = r.smallInt();
+    const count = r.u8();
+    if (anonymitySet < 1 || count > MAX_SUGGESTED) return null;
+    const suggestedAmounts = Array.from({ length: count }, () => toAmount(r.varint()));
     r.end();
     const mode: QuoteMode = flags & FLAG_EXACT_OUT ? 'exact_out' : 'exact_in';
     const quote = quoteObject(
       { sourceAssetId, destinationAssetId, mode, amountIn, amountOut, serviceFee, partnerFee, networkFee, min, max,
-        duration, issuedAtMs, expiresAtMs },
+        duration, standard: (flags & FLAG_STANDARD) !== 0, anonymitySet, delaySeconds, suggestedAmounts, issuedAtMs,
+        expiresAtMs },
       quoteId,
     );
     const request: QuoteRequestTerms = { senderAddress, recipientAddress, feeBps };
@@ -430,35 +305,4 @@ export function quoteKey(quoteId: string): string {
   return hex(bytes.subarray(bytes.length - TAG_BYTES));
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function differenceAt(expected: unknown, actual: unknown, path: string): string | null {
-  if (isPlainObject(expected)) {
-    if (!isPlainObject(actual)) return path;
-    for (const key of Object.keys(expected)) {
-      const sub = path === '' ? key : `${path}.${key}`;
-      if (!Object.prototype.hasOwnProperty.call(actual, key)) return sub; // removed
-      const d = differenceAt(expected[key], actual[key], sub);
-      if (d !== null) return d; // changed (at any depth)
-    }
-    for (const key of Object.keys(actual)) {
-      if (!Object.prototype.hasOwnProperty.call(expected, key)) return path === '' ? key : `${path}.${key}`; // added
-    }
-    return null;
-  }
-  // Leaves are strings or numbers; Object.is keeps types apart (5 vs "5") and -0 apart from 0.
-  return Object.is(expected, actual) ? null : path;
-}
-
-/**
- * Path of the first field of `submitted` that was added, removed or changed relative to the issued
- * quote, e.g. "amountOut", "feeBreakdown.partnerFee", "extraField"; null when identical. Fields are
- * visited in the canonical order, depth first; added fields come after an object's own fields.
- * "$" when `submitted` itself is not an object.
- */
-export function firstQuoteDifference(issued: QuoteObject, submitted: unknown): string | null {
-  const d = differenceAt(issued, submitted, '');
-  return d === '' ? '$' : d;
-}
+export { firstQuoteDifference } from './quote-difference.ts';

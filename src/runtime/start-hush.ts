@@ -18,6 +18,7 @@ import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { Treasury } from '../treasury/treasury.ts';
 import { DEFAULT_FUNDING, fundFromLocalFaucet, isLocalFaucetChain, treasuryReport } from '../treasury/funding.ts';
 import { Inventory } from '../services/inventory.ts';
+import { ClassTraffic } from '../services/class-traffic.ts';
 import { createFreshPrices } from '../prices/select-price-source.ts';
 import { SwapPricing } from '../prices/swap-pricing.ts';
 import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
@@ -26,6 +27,7 @@ import { ensureDemoAccount, type DemoAccount } from '../services/demo-account.ts
 import { reconcile } from '../ledger/reconcile.ts';
 import { StrayFundsService } from '../services/stray-funds-service.ts';
 import { SettlementWorker } from '../settlement/runner.ts';
+import { ClassReleaseLoop } from '../settlement/class-release-loop.ts';
 import { retryTransient } from './start-retry.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 
@@ -144,6 +146,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   let redis: Redis | undefined;
   let statusCache: StatusCache | undefined;
   let orderService: OrderService | undefined;
+  let classTraffic: ClassTraffic | undefined;
   if (config.role !== 'worker') {
     redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
     if (redis) {
@@ -167,6 +170,9 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     // would pass unlimited: wait for it briefly (an unreachable Redis is reported by its first error).
     if (redis) await answersWithin(new Promise((ok) => (redis!.once('ready', ok), redis!.once('error', ok))), REDIS_READY_MS);
     const auth = new Authenticator(db);
+    classTraffic = new ClassTraffic(db, config.assets, config.privacyTrafficWindowS);
+    await classTraffic.refresh().catch((e: Error) => log(`privacy: class traffic not read (${e.message}); quotes assume idle classes until it is`));
+    classTraffic.start();
     const orders = (orderService = new OrderService(config, db, chain, keys, inventory));
     statusCache = new StatusCache(db);
     await statusCache.start();
@@ -176,7 +182,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         db,
         chain,
         auth,
-        quotes: new QuoteService(config, keys.quoteMacKey, inventory, swaps),
+        quotes: new QuoteService(config, keys.quoteMacKey, inventory, swaps, classTraffic),
         orders,
         deposits: new DepositHintService(config, db, chain, orders, log),
         statusCache,
@@ -213,6 +219,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const retry = { log: (m: string) => log(`start: ${m}`) };
   let worker: SettlementWorker | null = null;
   let webhooks: WebhookDispatcher | null = null;
+  let classRelease: ClassReleaseLoop | null = null;
   try {
     // Asked once: decides funding at start and the rebalancer of the worker.
     const faucet = config.role !== 'api' && (await retryTransient('asking the chain for its faucet', () => isLocalFaucetChain(chain), retry));
@@ -243,6 +250,10 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         log: (o, m) => log(`${m} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v))}`),
       });
       worker.start();
+      if (config.privacy === 'on') {
+        classRelease = new ClassReleaseLoop(config, db, log);
+        classRelease.start();
+      }
     }
   } catch (e) {
     // A real fault (not a transient one): the servers already listen, so close them before failing the start.
@@ -276,9 +287,11 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       await closeWithin(app, config.requestTimeoutMs);
       await closeWithin(opsApp, config.requestTimeoutMs);
       await orderService?.close();
+      await classRelease?.stop();
       await worker?.stop();
       await webhooks?.stop();
       inventory.stop();
+      classTraffic?.stop();
       prices.stop();
       await statusCache?.stop();
       chain.stop();

@@ -7,9 +7,11 @@ import type { SwapPricing } from '../prices/swap-pricing.ts';
 import { U64_MAX, U64_MAX_DIGITS, toAmount } from '../domain/money.ts';
 import { DEFAULT_NETWORK_COST, settlementLamports } from '../domain/network-cost.ts';
 import { convertCeil, convertFloor, parsePrice, type Price } from '../domain/price.ts';
+import { estimatePrivacy, nearestStandard, type PrivacyEstimate } from '../domain/quote-privacy.ts';
 import { issueQuote, type QuoteObject } from '../domain/quote-token.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
 import { requireAddress, requireWallet } from './address-rules.ts';
+import type { ClassTrafficSource } from './class-traffic.ts';
 
 export interface QuoteRequest {
   amount: string;
@@ -22,7 +24,7 @@ export interface QuoteRequest {
   feeRecipientAddress?: string;
 }
 
-/** Seconds the settlement adds beyond the privacy delay: confirmation depth, sweep schedule, payout confirmation. */
+/** Seconds the settlement adds beyond the release delay: confirmation depth, sweep schedule, payout confirmation. */
 const SETTLEMENT_OVERHEAD_S = 5;
 
 /** Live amount bounds per asset (pool inventory); absent → the configured bounds. */
@@ -43,6 +45,8 @@ export class QuoteService {
     private readonly live?: LiveBounds,
     /** Live prices for swaps (absent → every swap is PAIR_NOT_SUPPORTED). */
     private readonly swaps?: SwapPricing,
+    /** Recent deposits per class, for the privacy estimate (absent → every class counts as idle). */
+    private readonly traffic?: ClassTrafficSource,
   ) {
     for (const a of config.assets.list) this.prices.set(a.assetId, parsePrice(a.referencePriceUsd));
   }
@@ -118,6 +122,7 @@ export class QuoteService {
       max: toAmount(max),
     };
     const fees = pair ? quoteCrossAsset({ ...input, convert: this.swaps!.converterFor(pair, { min, max }), grid: destination.swapGrid }) : quoteSameAsset(input);
+    const privacy = this.privacy(source, destination, mode, amount, { min, max });
     const issuedAtMs = Date.now();
     return issueQuote(this.quoteSecret, account.id, {
       sourceAssetId: source.assetId,
@@ -130,7 +135,8 @@ export class QuoteService {
       networkFee: fees.networkFee,
       min: toAmount(min),
       max: toAmount(max),
-      duration: Math.ceil(this.config.payoutDelayS.max) + SETTLEMENT_OVERHEAD_S,
+      duration: SETTLEMENT_OVERHEAD_S + privacy.delaySeconds,
+      ...privacy,
       issuedAtMs,
       expiresAtMs: issuedAtMs + this.config.quoteTtlS * 1000,
       senderAddress: sender,
@@ -138,6 +144,17 @@ export class QuoteService {
       feeBps,
       ...(feeRecipient ? { feeRecipientAddress: feeRecipient } : {}),
     });
+  }
+
+  /** SPEC §9: the pinned amount (the request's `amount` in either mode) decides the class. */
+  private privacy(source: Asset, destination: Asset, mode: QuoteMode, amount: bigint, bounds: { min: bigint; max: bigint }): PrivacyEstimate {
+    const c = this.config;
+    const standard = source.denominations.includes(amount);
+    const classRatePerS = standard ? (this.traffic?.ratePerS({ sourceAssetId: source.assetId, destinationAssetId: destination.assetId, mode, pinnedAmount: amount }) ?? 0) : 0;
+    // Exact_out pins what the recipient gets, in the destination asset (the same asset: swaps are exact_in only).
+    const suggestedAmounts = nearestStandard(amount, source.denominations, bounds);
+    const policy = c.privacy === 'on' ? { k: c.privacyK, maxDelayS: c.privacyMaxDelayS, spreadS: c.payoutDelayS } : null;
+    return estimatePrivacy({ standard, classRatePerS, suggestedAmounts }, policy, c.payoutDelayS.max);
   }
 
   /**

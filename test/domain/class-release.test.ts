@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { classKey, decideRelease, expectedRelease, type ClassPolicy, type WaitingPayout } from '../../src/domain/class-release.ts';
+import { classKey, decideRelease, expectedRelease, pinnedAmount, type ClassPolicy, type WaitingPayout } from '../../src/domain/class-release.ts';
+import { payoutDueFor } from '../../src/domain/settlement/payout-delay.ts';
 
 const policy: ClassPolicy = { k: 4, maxDelayMs: 60_000, spreadMs: 2_000, minGapMs: 800 };
 const NOW = 1_000_000;
@@ -87,5 +88,34 @@ describe('expectedRelease', () => {
     );
     assert.deepEqual(expectedRelease(0, { k: 8, maxDelayMs: 300_000 }), { delaySeconds: 300, batch: 1 });
     assert.deepEqual(expectedRelease(1, { k: 8, maxDelayMs: 300_000 }), { delaySeconds: 7, batch: 8 });
+  });
+});
+
+describe('payoutDueFor', () => {
+  const p = { privacy: 'on' as const, delayS: { min: 5, max: 30 }, maxDelayS: 240, minGapMs: 800 };
+  it('privacy on: a standard payout is due at its class cap plus the spread, a non-standard one after two slots only', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 40 }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (from, r) => {
+        const draw = (n: number) => Math.floor(r * n);
+        const std = payoutDueFor(new Date(from), true, p, draw).getTime();
+        assert.ok(std >= from + 240_000 + 5_000 && std <= from + 240_000 + 30_000);
+        assert.equal(payoutDueFor(new Date(from), false, p, draw).getTime(), from + 800);
+        const off = payoutDueFor(new Date(from), true, { ...p, privacy: 'off' }, draw).getTime();
+        assert.ok(off >= from + 5_000 && off <= from + 30_000);
+      }),
+    );
+    assert.equal(payoutDueFor(new Date(0), true, { ...p, privacy: 'off', delayS: { min: 0, max: 0 } }, () => 0).getTime(), 0);
+  });
+
+  it('a release starts its spread at the window minimum', () => {
+    const members = Array.from({ length: 4 }, (_, i): WaitingPayout => ({ id: `p${i}`, classKey: 'c', confirmedAt: NOW - 10_000 }));
+    const out = decideRelease(members, NOW, { ...policy, spreadFromMs: 5_000, spreadMs: 25_000 }, Math.random);
+    assert.equal(out.release.length, 4);
+    for (const r of out.release) assert.ok(r.at >= NOW + 5_000 && r.at <= NOW + 30_000);
+  });
+
+  it('the pinned amount is amountIn under exact_in and amountOut under exact_out', () => {
+    assert.equal(pinnedAmount({ mode: 'exact_in', amountIn: 10n, amountOut: 9n }), 10n);
+    assert.equal(pinnedAmount({ mode: 'exact_out', amountIn: 10n, amountOut: 9n }), 9n);
   });
 });

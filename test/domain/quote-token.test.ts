@@ -47,6 +47,10 @@ const termsArb: fc.Arbitrary<QuoteTerms> = fc
     feeBps: fc.integer({ min: 0, max: 1000 }),
     feeRecipientAddress: fc.option(addressArb, { nil: undefined }),
     nonce: fc.uint8Array({ minLength: 8, maxLength: 8 }),
+    standard: fc.boolean(),
+    anonymitySet: fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })),
+    delaySeconds: fc.oneof(fc.integer({ min: 0, max: 600 }), fc.maxSafeNat()),
+    suggestedAmounts: fc.array(amountArb, { maxLength: 4 }),
   })
   .map(({ sameAsset, ttlMs, sameWallet, feeRecipientAddress, ...t }) => {
     const terms: QuoteTerms = {
@@ -67,7 +71,8 @@ function typicalTerms(over: Partial<QuoteTerms> = {}): QuoteTerms {
   });
   const issuedAtMs = Date.parse('2026-11-21T10:00:00.123Z');
   return {
-    ...fees, sourceAssetId: 'usdc', destinationAssetId: 'usdc', duration: 25, min: toAmount(1_000_000n),
+    ...fees, sourceAssetId: 'usdc', destinationAssetId: 'usdc', duration: 25, standard: true, anonymitySet: 8,
+    delaySeconds: 20, suggestedAmounts: [toAmount(50_000_000n), toAmount(100_000_000n), toAmount(200_000_000n)], min: toAmount(1_000_000n),
     max: toAmount(1_000_000_000_000n), issuedAtMs, expiresAtMs: issuedAtMs + 60_000, senderAddress: SENDER,
     recipientAddress: RECIPIENT, feeBps: 50, feeRecipientAddress: FEE_RECIPIENT, ...over,
   };
@@ -76,7 +81,7 @@ function typicalTerms(over: Partial<QuoteTerms> = {}): QuoteTerms {
 const FIELD_PATHS = [
   'sourceAssetId', 'destinationAssetId', 'mode', 'amountIn', 'amountOut', 'fee', 'protocolFee', 'networkFee',
   'feeBreakdown.serviceFee', 'feeBreakdown.partnerFee', 'feeBreakdown.networkFee', 'duration', 'min', 'max',
-  'quoteId', 'issuedAt', 'expiresAt',
+  'privacy.standard', 'privacy.anonymitySet', 'privacy.delaySeconds', 'privacy.suggestedAmounts', 'quoteId', 'issuedAt', 'expiresAt',
 ];
 
 function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
@@ -184,9 +189,20 @@ describe('quote token', () => {
       return 'q_' + Buffer.concat([p, tag]).toString('base64url');
     };
     assert.ok(openQuoteId(SECRET, ACCOUNT, sign(payload)), 'test re-signing matches the implementation');
-    const v2 = Buffer.from(payload);
-    v2[0] = 2;
-    assert.equal(openQuoteId(SECRET, ACCOUNT, sign(v2)), null, 'unknown version');
+    for (const version of [1, 3]) {
+      const other = Buffer.from(payload);
+      other[0] = version;
+      assert.equal(openQuoteId(SECRET, ACCOUNT, sign(other)), null, `version ${version}`);
+    }
+    // The tail is: anonymitySet 8, delaySeconds 20, 3 suggestions (varints of 4 bytes each).
+    const tail = payload.length - 1 - 3 * 4;
+    assert.equal(payload[tail], 3, 'test knows where the suggestion count is');
+    const tooMany = Buffer.from(payload);
+    tooMany[tail] = 5;
+    assert.equal(openQuoteId(SECRET, ACCOUNT, sign(tooMany)), null, 'more than 4 suggestions');
+    const noSet = Buffer.from(payload);
+    noSet[tail - 2] = 0;
+    assert.equal(openQuoteId(SECRET, ACCOUNT, sign(noSet)), null, 'an anonymity set of 0');
     const flags = Buffer.from(payload);
     flags[1]! |= 0x80;
     assert.equal(openQuoteId(SECRET, ACCOUNT, sign(flags)), null, 'unknown flag');
@@ -200,6 +216,9 @@ describe('quote token', () => {
     assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ sourceAssetId: 'x'.repeat(33) })), RangeError);
     assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ duration: 1.5 })), RangeError);
     assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ expiresAtMs: 0 })), RangeError);
+    assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ anonymitySet: 0 })), RangeError);
+    assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ delaySeconds: -1 })), RangeError);
+    assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ suggestedAmounts: Array(5).fill(toAmount(1n)) })), RangeError);
     assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ senderAddress: 'not-an-address' as Address })));
   });
 
@@ -242,6 +261,14 @@ describe('quote token', () => {
     assert.equal(t((q) => { q.max = '1'; q.amountOut = '1'; }), 'amountOut'); // canonical order, not edit order
     assert.equal(t((q) => { q.zzz = 1; q.expiresAt = 'x'; }), 'expiresAt'); // own fields before added ones
     assert.equal(t((q) => { q.fee = ' ' + q.fee; }), 'fee');
+    const privacy = (q: Record<string, unknown>): Record<string, unknown> => q.privacy as Record<string, unknown>;
+    const suggested = (q: Record<string, unknown>): string[] => privacy(q).suggestedAmounts as string[];
+    assert.equal(t((q) => (suggested(q)[1] = '1')), 'privacy.suggestedAmounts[1]');
+    assert.equal(t((q) => suggested(q).push('1')), 'privacy.suggestedAmounts[3]');
+    assert.equal(t((q) => suggested(q).pop()), 'privacy.suggestedAmounts[2]');
+    assert.equal(t((q) => suggested(q).reverse()), 'privacy.suggestedAmounts[0]');
+    assert.equal(t((q) => (privacy(q).suggestedAmounts = { 0: '1' })), 'privacy.suggestedAmounts');
+    assert.equal(t((q) => (privacy(q).standard = 'true')), 'privacy.standard');
     assert.equal(firstQuoteDifference(quote, { ...JSON.parse('{"__proto__": 1}'), ...wireCopy(quote) }), '__proto__');
     // Key order on the wire is irrelevant.
     const reversed = Object.fromEntries(Object.entries(wireCopy(quote)).reverse());

@@ -23,6 +23,7 @@ function watchedOrder(r: WatchedRow): PayableOrder {
     amountOut: BigInt(r.amount_out),
     sourceAssetId: r.source_asset_id,
     destinationAssetId: r.destination_asset_id,
+    mode: r.mode,
   };
 }
 

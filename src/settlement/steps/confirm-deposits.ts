@@ -4,7 +4,10 @@ import { isUniqueViolation } from '../../store/db.ts';
 import { confirmDeposits as confirmDepositRows } from '../../store/settlement/confirm-deposits.ts';
 import { confirmDepositsAndStartPayouts } from '../../store/settlement/confirm-deposits-and-start-payouts.ts';
 import { releaseOrders, type Release } from '../../store/settlement/release-orders.ts';
-import { payoutDue } from '../../domain/settlement/payout-delay.ts';
+import { payoutDueFor } from '../../domain/settlement/payout-delay.ts';
+import { pinnedAmount } from '../../domain/class-release.ts';
+import type { OrderRecord } from '../../store/orders-store.ts';
+import { minGapMs } from '../class-release-loop.ts';
 import { depositMovement } from '../../ledger/order-movements.ts';
 import { faultPoint } from '../outbox.ts';
 import type { SettlementContext } from '../context.ts';
@@ -12,9 +15,11 @@ import type { PlannedTransfer } from '../pools.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { payoutTxs, recordPayouts, type PayableOrder } from './plan-payouts.ts';
 
-/** A payout due time: `from` plus the privacy delay (HUSH_PAYOUT_DELAY_*), drawn uniformly. */
-export function drawDue(ctx: SettlementContext, from: Date): Date {
-  return payoutDue(from, ctx.config.payoutDelayS, randomInt);
+/** A payout due time (SPEC §9): see payoutDueFor. */
+export function drawDue(ctx: SettlementContext, o: Pick<OrderRecord, 'sourceAssetId' | 'mode' | 'amountIn' | 'amountOut'>, from: Date): Date {
+  const c = ctx.config;
+  const standard = c.assets.get(o.sourceAssetId)?.denominations.includes(pinnedAmount(o)) ?? false;
+  return payoutDueFor(from, standard, { privacy: c.privacy, delayS: c.payoutDelayS, maxDelayS: c.privacyMaxDelayS, minGapMs: minGapMs(c) }, randomInt);
 }
 
 /**
@@ -66,7 +71,7 @@ export async function confirmDeposits(
       const items = orders.map((o) => ({
         id: o.id,
         deposit: deposits.get(o.id)!,
-        dueAt: drawDue(ctx, now),
+        dueAt: drawDue(ctx, o, now),
         movement: depositMovement(o, BigInt(deposits.get(o.id)!.amount)),
       }));
       const sendable = (o: PayableOrder) => BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId;

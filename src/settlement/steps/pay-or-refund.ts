@@ -15,8 +15,8 @@ export async function recordDeposit(ctx: SettlementContext, o: OrderRecord, amou
 }
 
 /** Draws the privacy delay once per order (the first draw wins) and returns the payout due time. */
-export async function drawPayoutDue(ctx: SettlementContext, orderId: string, from: Date): Promise<Date> {
-  return (await setPayoutDue(ctx.db, orderId, drawDue(ctx, from)))!;
+export async function drawPayoutDue(ctx: SettlementContext, o: OrderRecord, from: Date): Promise<Date> {
+  return (await setPayoutDue(ctx.db, o.id, drawDue(ctx, o, from)))!;
 }
 
 /**
@@ -40,7 +40,7 @@ export async function payOrRefund(ctx: SettlementContext, o: OrderRecord): Promi
     from = 'swapping';
   }
   const dueAt = await payoutDueAt(ctx.db, o.id);
-  if (dueAt === null) return { at: await drawPayoutDue(ctx, o.id, new Date(o.deposit?.confirmedAt ?? Date.now())) };
+  if (dueAt === null) return { at: await drawPayoutDue(ctx, o, new Date(o.deposit?.confirmedAt ?? Date.now())) };
   if (dueAt.getTime() > Date.now()) return { at: dueAt };
   const { planned, ok } = await ctx.payouts.record(o, from);
   if (!planned) return { delayMs: 5000 };

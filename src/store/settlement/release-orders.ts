@@ -20,6 +20,8 @@ export async function releaseOrders(db: Queryable, workerId: string, items: Rele
        attempts = CASE WHEN v.after_error THEN o.attempts ELSE 0 END,
        next_run_at = CASE
          WHEN v.after_error THEN now() + least(power(2, least(o.attempts, 10)) * 0.25, 30) * interval '1 second'
+         -- A class release may have brought the payout forward since the worker read its due time.
+         WHEN v.at IS NOT NULL AND o.status IN ('deposit_confirmed', 'swapping') THEN least(v.at, coalesce(o.payout_due_at, v.at))
          WHEN v.at IS NOT NULL THEN v.at
          ELSE now() + make_interval(secs => v.delay_ms / 1000) END
      FROM unnest($2::bigint[], $3::double precision[], $4::timestamptz[], $5::boolean[]) AS v(id, delay_ms, at, after_error)

@@ -456,9 +456,20 @@ export interface operations {
                      *           "partnerFee": "250000",
                      *           "networkFee": "45000"
                      *         },
-                     *         "duration": 12,
+                     *         "duration": 85,
                      *         "min": "10000000",
                      *         "max": "1000000000000",
+                     *         "privacy": {
+                     *           "standard": true,
+                     *           "anonymitySet": 8,
+                     *           "delaySeconds": 80,
+                     *           "suggestedAmounts": [
+                     *             "50000000",
+                     *             "100000000",
+                     *             "200000000",
+                     *             "500000000"
+                     *           ]
+                     *         },
                      *         "quoteId": "q1.AAAAAZNV2m8AAAAAAAAAAQ.5Ul2Ck4lZ8M1Qz0w",
                      *         "issuedAt": "2026-11-21T10:00:00.000Z",
                      *         "expiresAt": "2026-11-21T10:01:00.000Z"
@@ -495,6 +506,16 @@ export interface operations {
                             min: string;
                             /** @description Raw base units, decimal digits */
                             max: string;
+                            privacy: {
+                                /** @description The pinned amount is one of the asset's standard amounts (denominations): the private path (SPEC §9) */
+                                standard: boolean;
+                                /** @description Expected effective anonymity set at the expected release delay, from the class's recent traffic; 1 for a non-standard amount */
+                                anonymitySet: number;
+                                /** @description Expected release delay in seconds, included in duration */
+                                delaySeconds: number;
+                                /** @description The nearest standard amounts in the request's mode, ascending */
+                                suggestedAmounts: string[];
+                            };
                             quoteId: string;
                             /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
                             issuedAt: string;
@@ -806,9 +827,20 @@ export interface operations {
                  *           "partnerFee": "250000",
                  *           "networkFee": "45000"
                  *         },
-                 *         "duration": 12,
+                 *         "duration": 85,
                  *         "min": "10000000",
                  *         "max": "1000000000000",
+                 *         "privacy": {
+                 *           "standard": true,
+                 *           "anonymitySet": 8,
+                 *           "delaySeconds": 80,
+                 *           "suggestedAmounts": [
+                 *             "50000000",
+                 *             "100000000",
+                 *             "200000000",
+                 *             "500000000"
+                 *           ]
+                 *         },
                  *         "quoteId": "q1.AAAAAZNV2m8AAAAAAAAAAQ.5Ul2Ck4lZ8M1Qz0w",
                  *         "issuedAt": "2026-11-21T10:00:00.000Z",
                  *         "expiresAt": "2026-11-21T10:01:00.000Z"
@@ -866,7 +898,7 @@ export interface operations {
                      *         "amountOut": "99405000",
                      *         "sourceSymbol": "SOL",
                      *         "destinationSymbol": "SOL",
-                     *         "eta": 12,
+                     *         "eta": 85,
                      *         "expiration": "2026-11-21T10:30:00.000Z",
                      *         "blockhashExpiresAtSlot": 1234717
                      *       }
@@ -1312,7 +1344,7 @@ export interface operations {
                      *         "amountOut": "99405000",
                      *         "sourceSymbol": "SOL",
                      *         "destinationSymbol": "SOL",
-                     *         "eta": 12,
+                     *         "eta": 85,
                      *         "expiration": "2026-11-21T10:30:00.000Z",
                      *         "blockhashExpiresAtSlot": 1234717
                      *       }

@@ -1,0 +1,105 @@
+/**
+ * The byte-level reader and writer of the quoteId layout (see quote-token.ts). Hand-written because the
+ * layout is a dozen fields of fixed size and LEB128 varints, and a general codec costs more per quote
+ * than the whole encoding.
+ */
+import { U64_MAX } from './money.ts';
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** One scratch buffer for every quote: issuing is synchronous, and `done()` copies the bytes out. */
+const SCRATCH = new Uint8Array(384);
+const SCRATCH_VIEW = new DataView(SCRATCH.buffer);
+
+export class Writer {
+  private readonly bytes = SCRATCH;
+  private readonly view = SCRATCH_VIEW;
+  private at = 0;
+  u8(v: number): void {
+    this.view.setUint8(this.at++, v);
+  }
+  u48(v: number): void {
+    this.view.setUint16(this.at, Math.floor(v / 2 ** 32));
+    this.view.setUint32(this.at + 2, v >>> 0);
+    this.at += 6;
+  }
+  raw(b: Uint8Array): void {
+    this.bytes.set(b, this.at);
+    this.at += b.length;
+  }
+  ascii(s: string): void {
+    this.u8(s.length);
+    for (let i = 0; i < s.length; i++) this.u8(s.charCodeAt(i));
+  }
+  varint(v: bigint): void {
+    if (v <= MAX_SAFE) {
+      // Amounts almost always fit a double exactly; Number steps allocate no BigInts.
+      let n = Number(v);
+      while (n >= 0x80) {
+        this.bytes[this.at++] = (n % 0x80) | 0x80;
+        n = Math.floor(n / 0x80);
+      }
+      this.bytes[this.at++] = n;
+      return;
+    }
+    while (v >= 0x80n) {
+      this.u8(Number(v & 0x7fn) | 0x80);
+      v >>= 7n;
+    }
+    this.u8(Number(v));
+  }
+  done(): Uint8Array {
+    return this.bytes.slice(0, this.at);
+  }
+}
+
+export class Reader {
+  private readonly view: DataView;
+  private at = 0;
+  constructor(private readonly bytes: Uint8Array) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  u8(): number {
+    return this.view.getUint8(this.at++); // RangeError past the end
+  }
+  u48(): number {
+    const v = this.view.getUint16(this.at) * 2 ** 32 + this.view.getUint32(this.at + 2);
+    this.at += 6;
+    return v;
+  }
+  raw(n: number): Uint8Array {
+    if (this.at + n > this.bytes.length) throw new RangeError('truncated');
+    const out = this.bytes.subarray(this.at, this.at + n);
+    this.at += n;
+    return out;
+  }
+  ascii(): string {
+    return String.fromCharCode(...this.raw(this.u8()));
+  }
+  /** Canonical LEB128 only (no overlong forms), at most u64. */
+  varint(): bigint {
+    let v = 0n;
+    for (let shift = 0n; shift < 70n; shift += 7n) {
+      const b = this.u8();
+      v |= BigInt(b & 0x7f) << shift;
+      if ((b & 0x80) === 0) {
+        if (b === 0 && shift > 0n) throw new RangeError('overlong varint');
+        if (v > U64_MAX) throw new RangeError('varint over u64');
+        return v;
+      }
+    }
+    throw new RangeError('varint too long');
+  }
+  smallInt(): number {
+    const v = this.varint();
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('integer too large');
+    return Number(v);
+  }
+  end(): void {
+    if (this.at !== this.bytes.length) throw new RangeError('trailing bytes');
+  }
+}
+
+export function hex(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+}

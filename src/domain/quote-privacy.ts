@@ -1,0 +1,66 @@
+/**
+ * What a quote promises about privacy (SPEC §4 `privacy`, §9): whether the pinned amount is standard,
+ * the expected effective anonymity set and release delay from the class's recent traffic, and the nearest
+ * standard amounts. bench:privacy measures the real set and checks this estimate against it (within ×2).
+ */
+import { expectedRelease } from './class-release.ts';
+import type { Amount } from './money.ts';
+
+/** At most this many suggestions; the quote layout carries no more. */
+const SUGGESTIONS = 4;
+
+export interface PrivacyPolicy {
+  /** Deposits of a class that trigger a release (HUSH_PRIVACY_K). */
+  k: number;
+  /** Longest wait for a class, seconds (HUSH_PRIVACY_MAX_DELAY_S). */
+  maxDelayS: number;
+  /** A release spreads its payouts over this window, seconds (HUSH_PAYOUT_DELAY_S). */
+  spreadS: { min: number; max: number };
+}
+
+export interface PrivacyEstimate {
+  standard: boolean;
+  anonymitySet: number;
+  delaySeconds: number;
+  suggestedAmounts: Amount[];
+}
+
+/**
+ * The denominations within [min, max] closest to `amount` by ratio (sending 19 is nearer 20 than 10),
+ * ascending; the amount itself when it is one.
+ */
+export function nearestStandard(amount: bigint, denominations: readonly bigint[], bounds: { min: bigint; max: bigint }): Amount[] {
+  const usable = denominations.filter((d) => d >= bounds.min && d <= bounds.max);
+  // Ratios of u64 values: doubles are exact enough to rank them, and nothing here is money arithmetic.
+  const distance = (d: bigint): number => Math.abs(Math.log(Number(d)) - Math.log(Number(amount > 0n ? amount : 1n)));
+  return usable
+    .map((d) => ({ d, far: distance(d) }))
+    .sort((a, b) => a.far - b.far || (a.d < b.d ? -1 : 1))
+    .slice(0, SUGGESTIONS)
+    .map((x) => x.d as Amount)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The quote's privacy promise. `policy` null means HUSH_PRIVACY=off: every payout waits the configured
+ * random delay and nothing is released by class, so no set is promised. With privacy on, a non-standard
+ * amount is unique on the chain: no wait would hide it, so it gets none and a set of 1.
+ */
+export function estimatePrivacy(
+  input: { standard: boolean; classRatePerS: number; suggestedAmounts: Amount[] },
+  policy: PrivacyPolicy | null,
+  offDelayS: number,
+): PrivacyEstimate {
+  const { standard, suggestedAmounts } = input;
+  if (policy === null) return { standard, anonymitySet: 1, delaySeconds: Math.ceil(offDelayS), suggestedAmounts };
+  if (!standard) return { standard, anonymitySet: 1, delaySeconds: 0, suggestedAmounts };
+  const release = expectedRelease(input.classRatePerS, { k: policy.k, maxDelayMs: policy.maxDelayS * 1000 });
+  // A payout goes at a uniform moment of the release's spread: its mean adds to the class's wait.
+  const spreadMeanS = (policy.spreadS.min + policy.spreadS.max) / 2;
+  return {
+    standard,
+    anonymitySet: Math.max(1, Math.floor(release.batch)),
+    delaySeconds: Math.ceil(release.delaySeconds + spreadMeanS),
+    suggestedAmounts,
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Class release end to end (SPEC §9) on the local chain with privacy on: standard transfers are paid in
+ * classes — not before k of the class wait or the oldest reaches the cap — and a non-standard one at
+ * once, each for its exact amount, exactly once, never in its deposit's slot or the next.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { expectOk, fundedSender, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { assertPaidOnce, chainAt, fetchLanded, placeOrder, signAndSend, waitForOrder, type Chain, type PlacedOrder } from '../support/settlement.ts';
+
+const K = 3;
+const CAP_S = 8;
+
+describe('class release', () => {
+  let t: TestHush;
+  let acct: TestAccount;
+  let chain: Chain;
+  before(async () => {
+    t = await startTestHush({ env: { HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_K: String(K), HUSH_PRIVACY_MAX_DELAY_S: String(CAP_S) } });
+    acct = await t.createAccount();
+    chain = chainAt(t.chainUrl);
+  });
+  after(async () => t?.close());
+
+  async function order(amount: string): Promise<{ placed: PlacedOrder; sender: KeyPairSigner; recipient: Address }> {
+    const sender = await fundedSender(t, { usdc: 100_000_000n });
+    const recipient = (await generateKeyPairSigner()).address;
+    const placed = await placeOrder(acct.client, { amount, sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
+    return { placed, sender, recipient };
+  }
+  /** When the order reached a status, from its history. */
+  const at = (rec: any, status: string): number => Date.parse(rec.history.find((h: any) => h.status === status).at);
+  async function depositAndConfirm(o: { placed: PlacedOrder; sender: KeyPairSigner }): Promise<{ slot: bigint; confirmedAt: number }> {
+    const sig = await signAndSend(chain, o.placed.order.transaction, o.sender);
+    const rec = await waitForOrder(acct.client, o.placed.trackingId, ['deposit_confirmed', 'sending', 'completed'], 30_000);
+    return { slot: (await fetchLanded(chain, sig)).slot, confirmedAt: at(rec, 'deposit_confirmed') };
+  }
+  async function completed(o: { placed: PlacedOrder }, deposit: { slot: bigint }, timeoutMs: number): Promise<any> {
+    const rec = await waitForOrder(acct.client, o.placed.trackingId, ['completed'], timeoutMs);
+    await assertPaidOnce(t.db, o.placed.trackingId, 'payout', o.placed.amountOut);
+    for (const p of rec.payouts) assert.ok((await fetchLanded(chain, p.signature)).slot >= deposit.slot + 2n, 'no payout in the deposit\'s slot or the next');
+    return rec;
+  }
+
+  test('standard transfers wait for their class (k deposits or the cap); a free amount is paid at once', async () => {
+    const cls = await Promise.all([order('5000000'), order('5000000'), order('5000000')]);
+    const lone = await order('10000000');
+    const free = await order('5370000');
+    for (const o of [...cls, lone]) assert.equal(o.placed.quote.privacy.standard, true);
+    assert.deepEqual({ ...free.placed.quote.privacy, suggestedAmounts: undefined }, { standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts: undefined });
+
+    const first = await Promise.all([depositAndConfirm(cls[0]!), depositAndConfirm(cls[1]!)]);
+    const loneDeposit = await depositAndConfirm(lone);
+    const freeDeposit = await depositAndConfirm(free);
+    // Two of a class of three wait (well short of the cap), while the free amount goes.
+    const freeRec = await completed(free, freeDeposit, 20_000);
+    assert.ok(at(freeRec, 'sending') - freeDeposit.confirmedAt < 3_000, 'a non-standard payout does not wait');
+    for (const o of cls.slice(0, 2)) assert.equal(expectOk(await acct.client.status(o.placed.trackingId)).order.status, 'deposit_confirmed');
+    const third = await depositAndConfirm(cls[2]!);
+    const deposits = [...first, third];
+    const recs = await Promise.all(cls.map((o, i) => completed(o, deposits[i]!, 30_000)));
+    for (const [i, rec] of recs.entries()) {
+      // Released when the third arrived, unless the cap came first (a slow run): never before either.
+      const earliest = Math.min(third.confirmedAt, deposits[i]!.confirmedAt + CAP_S * 1000);
+      assert.ok(at(rec, 'sending') >= earliest - 50, `${o(i)} sent before its class was released`);
+    }
+    // The lone deposit of its class is released by the cap.
+    const loneRec = await completed(lone, loneDeposit, 40_000);
+    assert.ok(at(loneRec, 'sending') >= loneDeposit.confirmedAt + CAP_S * 1000 - 50, 'a class below k waits for the cap');
+    function o(i: number) {
+      return cls[i]!.placed.trackingId;
+    }
+  });
+});

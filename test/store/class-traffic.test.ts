@@ -1,0 +1,45 @@
+/** Deposits per standard class over a recent window: what the quote's privacy estimate is made from. */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { loadAssets } from '../../src/config/assets.ts';
+import { recentClassCounts } from '../../src/store/class-traffic-store.ts';
+import { insertOrder, type NewOrder } from '../../src/store/orders-store.ts';
+import { ClassTraffic } from '../../src/services/class-traffic.ts';
+import { forEachEngine } from '../support/databases.ts';
+import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+
+forEachEngine('class traffic', (ctx) => {
+  async function order(acc: string, o: Partial<NewOrder>, deposited: boolean, agoS = 0): Promise<void> {
+    const createdAt = new Date(Date.now() - agoS * 1000);
+    const res = await insertOrder(ctx.db, newOrder(acc, { createdAt, ...o }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} });
+    if (deposited) await ctx.db.query(`UPDATE orders SET deposit = '{"amount":"1"}' WHERE id = $1`, [(res as { id: string }).id]);
+  }
+
+  it('counts deposited orders per class, pinned by mode, within the window and the given amounts only', async () => {
+    await ctx.fresh();
+    const acc = await createTestAccount(ctx.db);
+    const twenty = { amountIn: 20_000_000n, amountOut: 19_900_000n };
+    for (let i = 0; i < 3; i++) await order(acc, twenty, true);
+    await order(acc, twenty, false); // quoted and ordered, never deposited
+    await order(acc, twenty, true, 7200); // outside the window
+    await order(acc, { mode: 'exact_out', amountIn: 20_100_000n, amountOut: 20_000_000n }, true);
+    await order(acc, { destinationAssetId: 'sol', amountIn: 20_000_000n, amountOut: 130_000_000n }, true);
+    await order(acc, { amountIn: 19_370_000n, amountOut: 19_000_000n }, true); // a free amount
+    const counts = await recentClassCounts(ctx.db, new Date(Date.now() - 3600_000), [20_000_000n, 10_000_000n]);
+    const byKey = Object.fromEntries(counts.map((c) => [`${c.sourceAssetId}>${c.destinationAssetId}:${c.mode}:${c.pinnedAmount}`, c.deposits]));
+    assert.deepEqual(byKey, { 'usdc>usdc:exact_in:20000000': 3, 'usdc>usdc:exact_out:20000000': 1, 'usdc>sol:exact_in:20000000': 1 });
+    assert.deepEqual(await recentClassCounts(ctx.db, new Date(0), []), []);
+  });
+
+  it('ClassTraffic turns the counts into a rate per second over its window', async () => {
+    await ctx.fresh();
+    const acc = await createTestAccount(ctx.db);
+    for (let i = 0; i < 6; i++) await order(acc, { amountIn: 5_000_000n, amountOut: 4_900_000n }, true);
+    const traffic = new ClassTraffic(ctx.db, loadAssets(), 60);
+    const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 5_000_000n };
+    assert.equal(traffic.ratePerS(cls), 0, 'idle until read');
+    await traffic.refresh();
+    assert.equal(traffic.ratePerS(cls), 6 / 60);
+    assert.equal(traffic.ratePerS({ ...cls, pinnedAmount: 10_000_000n }), 0);
+  });
+});
