@@ -44,6 +44,7 @@
  * rpc-cost.ts), and so does the baseline's timed loop (a second one); printed are calls per idle second
  * (before and after the run), per order (first quote → last completed) and per baseline payout, with
  * what the proxy adds to one call. The bench's own polling goes straight to the chain, uncounted.
+ * BENCH_RPC_PROXY=off: Hush straight to the chain, to see what the proxy does to the latency figures.
  * BENCH_DATABASE_URL=<postgres url> runs Hush on PostgreSQL instead of PGlite (private schema, dropped after).
  * BENCH_PROFILE=<dir> writes a CPU profile of the Hush process covering exactly the measured run there.
  * The machine's load average is printed: other processes on it skew every figure.
@@ -78,6 +79,7 @@ const PG_URL = process.env.BENCH_DATABASE_URL || undefined;
 const PG_SCHEMA = `hush_bench_settle_${process.pid}`;
 const TIMEOUT_MS = 180_000;
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10);
+const COUNTED = process.env.BENCH_RPC_PROXY !== 'off';
 
 const config = loadConfig({ ...process.env, LOCALNET_SLOT_MS: String(SLOT_MS) });
 const asset = config.assets.get(ASSET);
@@ -447,7 +449,7 @@ try {
     'bench/support/settlement-bench-server.ts',
     {
       DATA_DIR: hushDir,
-      SOLANA_RPC_URL: hushProxy.url,
+      SOLANA_RPC_URL: COUNTED ? hushProxy.url : chainUrl,
       // Named, not derived from the proxy's address: the chain's PubSub is not behind the proxy.
       SOLANA_WS_URL: /PubSub WebSocket at (\S+)/.exec(wsLine)![1]!,
       LOCALNET_SLOT_MS: String(SLOT_MS),
@@ -464,13 +466,13 @@ try {
   const overhead = await proxyOverhead(chainUrl, baseProxy.url);
   // Idle: Hush started and funded, no order yet (a moment first for the start's own work to end).
   await sleep(2_000);
-  const idleBefore = await idle(hushProxy, IDLE_S);
+  const idleBefore = COUNTED ? await idle(hushProxy, IDLE_S) : null;
   const baseRpc0 = await baseProxy.counts();
   const base = await rawPayoutLoop(chainUrl, rpc, createSolanaRpc(baseProxy.url));
   const baseRpc = since(await baseProxy.counts(), baseRpc0);
   const run = await hushRun(chainUrl, rpc, info, hushProxy);
   // After the run: every order completed, their deposits' sweeps (4 per transaction, every 5 s) under way.
-  const idleAfter = await idle(hushProxy, IDLE_S);
+  const idleAfter = COUNTED ? await idle(hushProxy, IDLE_S) : null;
 
   const ratio = run.perSecond / base.perSecond;
   const slotP50 = pct(run.slots, 0.5);
@@ -508,20 +510,23 @@ try {
   const checks = [ratio >= 0.3, slotP50 <= 3, slotP99 <= 8, doneP50 <= 3, doneP99 <= 8, ovP99 <= 100];
   console.log(`  targets: ${checks.filter(Boolean).length}/${checks.length} met`);
   // What those figures cost in RPC calls (issue 26's targets, apart from the latency targets above).
-  const idleRate = totalCalls(idleBefore.counts) / idleBefore.seconds;
-  const perOrder = totalCalls(run.rpc) / ORDERS;
-  const aboveIdle = (totalCalls(run.rpc) - idleRate * run.rpcSeconds) / ORDERS;
-  console.log(`  RPC calls through a counting proxy (each call of a batch counts); ${overheadLine(overhead)}`);
-  const rpcRow = (label: string, [head, detail]: [string, string], target?: string, ok?: boolean) => {
-    row(label, head, target, ok);
-    console.log(`      ${detail}`);
-  };
-  rpcRow('  idle before the run', perUnit(idleBefore.counts, idleBefore.seconds, 's'), '≤ 1 /s', idleRate <= 1);
-  rpcRow('  idle after the run (sweeps under way)', perUnit(idleAfter.counts, idleAfter.seconds, 's'));
-  rpcRow(`  per order, first quote → last completed (${run.rpcSeconds.toFixed(0)} s)`, perUnit(run.rpc, ORDERS, 'order'), '≤ 10', perOrder <= 10);
-  row('    of which above the idle rate', `${aboveIdle.toFixed(1)} calls per order`);
-  rpcRow('  baseline: raw loop, per payout', perUnit(baseRpc, ORDERS, 'payout'));
-  console.log(`  RPC targets: ${[idleRate <= 1, perOrder <= 10].filter(Boolean).length}/2 met (sweeps are not in the per-order window)`);
+  if (!idleBefore || !idleAfter) console.log('  RPC calls not counted: BENCH_RPC_PROXY=off (Hush straight to the chain)');
+  else {
+    const idleRate = totalCalls(idleBefore.counts) / idleBefore.seconds;
+    const perOrder = totalCalls(run.rpc) / ORDERS;
+    const aboveIdle = (totalCalls(run.rpc) - idleRate * run.rpcSeconds) / ORDERS;
+    console.log(`  RPC calls through a counting proxy (each call of a batch counts); ${overheadLine(overhead)}`);
+    const rpcRow = (label: string, [head, detail]: [string, string], target?: string, ok?: boolean) => {
+      row(label, head, target, ok);
+      console.log(`      ${detail}`);
+    };
+    rpcRow('  idle before the run', perUnit(idleBefore.counts, idleBefore.seconds, 's'), '≤ 1 /s', idleRate <= 1);
+    rpcRow('  idle after the run (sweeps under way)', perUnit(idleAfter.counts, idleAfter.seconds, 's'));
+    rpcRow(`  per order, first quote → last completed (${run.rpcSeconds.toFixed(0)} s)`, perUnit(run.rpc, ORDERS, 'order'), '≤ 10', perOrder <= 10);
+    row('    of which above the idle rate', `${aboveIdle.toFixed(1)} calls per order`);
+    rpcRow('  baseline: raw loop, per payout', perUnit(baseRpc, ORDERS, 'payout'));
+    console.log(`  RPC targets: ${[idleRate <= 1, perOrder <= 10].filter(Boolean).length}/2 met (sweeps are not in the per-order window)`);
+  }
 } finally {
   if (hush) await stop(hush);
   for (const p of proxies) await p.stop();
