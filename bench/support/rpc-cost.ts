@@ -57,7 +57,7 @@ export const totalCalls = (c: RpcCounts) => Object.values(c.calls).reduce((a, b)
 
 /** `12.3 calls per <unit>` and its detail: `8.0 HTTP requests; getSlot 5.1, getMultipleAccounts 3.0, …` (the top methods). */
 export function perUnit(c: RpcCounts, units: number, unit: string, top = 4): [string, string] {
-  const f = (n: number) => (n / units).toFixed(n / units >= 10 ? 0 : 1);
+  const f = (n: number) => (n / units).toFixed(n / units >= 10 ? 0 : n / units >= 1 ? 1 : 2);
   const methods = Object.entries(c.calls)
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
