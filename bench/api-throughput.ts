@@ -6,6 +6,9 @@
  *   order creation  vs a raw insert loop on the same database engine (PGlite, and PostgreSQL if reachable)
  *                   and next to Hush's own order insert statement alone (what the store allows before HTTP)
  * plus the share of blockhash life left in handed-out transactions, and the server's CPU per request.
+ * RPC cost: the API reaches the chain through a counting JSON-RPC proxy (its own process, bench/support/
+ * rpc-cost.ts); printed are its calls per idle second and per order (its quote and the order). The
+ * baselines make no RPC calls.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -14,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { idle, overheadLine, perUnit, proxyOverhead, since, startRpcProxy, totalCalls, type RpcCounts, type RpcProxy } from './support/rpc-cost.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -21,6 +25,7 @@ const ORDERS = Number(process.env.BENCH_ORDERS ?? 6000);
 /** Interleaved rounds of the route measurements, and of orders next to their insert baselines. */
 const ROUNDS = positiveInteger('BENCH_ROUNDS', 3);
 const ORDER_ROUNDS = positiveInteger('BENCH_ORDER_ROUNDS', 3);
+const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10);
 
 function positiveInteger(name: string, fallback: number): number {
   const n = Number(process.env[name] || fallback);
@@ -172,10 +177,12 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
-async function benchEngine(engine: 'pglite' | 'postgres', chainUrl: string): Promise<boolean> {
+async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; wsUrl: string; proxy: RpcProxy }): Promise<boolean> {
+  const chainUrl = chain.url;
   const dataDir = mkdtempSync(join(tmpdir(), 'hush-bench-api-'));
   const schema = `hush_bench_${process.pid}`;
-  const env: Record<string, string> = { DATA_DIR: dataDir, SOLANA_RPC_URL: chainUrl, HUSH_QUOTE_TTL_S: '900' };
+  // The API's calls go through the counting proxy; PubSub (not behind it) is named, not derived from its address.
+  const env: Record<string, string> = { DATA_DIR: dataDir, SOLANA_RPC_URL: chain.proxy.url, SOLANA_WS_URL: chain.wsUrl, HUSH_QUOTE_TTL_S: '900' };
   if (engine === 'postgres') Object.assign(env, { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema });
   const server = start('bench/support/api-bench-server.ts', env, true);
   let pass = true;
@@ -205,6 +212,8 @@ async function benchEngine(engine: 'pglite' | 'postgres', chainUrl: string): Pro
     // Warm-up: caches (recipient token account, blockhash, prices) and JIT.
     for (let i = 0; i < 200; i++) await quote();
     for (let i = 0; i < 200; i++) await quoteWith(swapQuoteBody);
+    // Idle: started, funded and warmed up, nothing in flight.
+    const idleRpc = await idle(chain.proxy, IDLE_S);
 
     const firstOrder = await fetch(`${info.hushUrl}/transfer/v1/order`, { method: 'POST', headers: auth, body: JSON.stringify({ quote: await quote(), senderAddress: info.sender, recipientAddress: info.recipient }) });
     const trackingId = ((await firstOrder.json()) as { order: { trackingId: string } }).order.trackingId;
@@ -326,8 +335,13 @@ async function benchEngine(engine: 'pglite' | 'postgres', chainUrl: string): Pro
     let pacedRate = 0;
     let paced: Run | undefined;
     const orderRounds: { orders: Run & { machineUs?: number }; raw: Inserts; batched: Inserts }[] = [];
+    let orderRpc: { counts: RpcCounts; seconds: number } | undefined;
     for (let i = 0; i < ORDER_ROUNDS; i++) {
+      // The first round's calls, its quotes included: what an order costs in RPC calls.
+      const rpc0 = await chain.proxy.counts();
+      const rpcT0 = performance.now();
       const closed = await runOrders(await orderBodies(ORDERS + ORDERS_WARMUP), ORDERS_WARMUP, ORDERS);
+      if (i === 0) orderRpc = { counts: since(await chain.proxy.counts(), rpc0), seconds: (performance.now() - rpcT0) / 1000 };
       const machineUs = perOp(closed.machineAtStart, closed.machineAtEnd, closed.measured);
       if (i === 0) {
         // 100 connections offered half that throughput: the latency of orders when Hush is not the
@@ -392,6 +406,14 @@ async function benchEngine(engine: 'pglite' | 'postgres', chainUrl: string): Pro
     console.log(`  ${''.padEnd(30)} a p99 ≤ 25 ms needs a mean below it: ≥ ${needed} orders/s = ${(needed / rawMid).toFixed(2)} × the raw insert loop, ${(needed / batchedMid).toFixed(2)} × the order insert alone`);
     row(`POST /order paced ${pacedRate}/s`, paced!, '   (open loop at half the throughput above, up to 100 conns: latency when Hush is not saturated)');
     console.log(`  blockhash life left at hand-out: min ${(minLife * 100).toFixed(1)} %, mean ${((life.reduce((a, b) => a + b, 0) / life.length) * 100).toFixed(1)} % (target ≥ 75 %)`);
+    const idleRate = totalCalls(idleRpc.counts) / idleRpc.seconds;
+    const made = ORDERS + ORDERS_WARMUP;
+    console.log(`  RPC calls of the API through the counting proxy (each call of a batch counts; the baselines make none):`);
+    const [idleHead, idleDetail] = perUnit(idleRpc.counts, idleRpc.seconds, 's');
+    const [orderHead, orderDetail] = perUnit(orderRpc!.counts, made, 'order');
+    const aboveIdle = (totalCalls(orderRpc!.counts) - idleRate * orderRpc!.seconds) / made;
+    console.log(`  ${`idle (${idleRpc.seconds.toFixed(0)} s)`.padEnd(30)} ${idleHead} (target ≤ 1 /s ${idleRate <= 1 ? 'PASS' : 'MISS'}); ${idleDetail}`);
+    console.log(`  ${'per order, its quote included'.padEnd(30)} ${orderHead} (${totalCalls(orderRpc!.counts)} calls for ${made} orders in ${orderRpc!.seconds.toFixed(1)} s, ${Math.max(0, aboveIdle).toFixed(2)} per order above the idle rate); ${orderDetail}`);
     const checks = [
       statusRatio.median >= 0.5,
       quoteRatio.median >= 0.35,
@@ -419,17 +441,22 @@ async function benchEngine(engine: 'pglite' | 'postgres', chainUrl: string): Pro
 
 const chainDir = mkdtempSync(join(tmpdir(), 'hush-bench-chain-'));
 const chain = start('src/cli/localnet.ts', { DATA_DIR: chainDir, LOCALNET_PORT: '0' });
+let proxy: RpcProxy | undefined;
 try {
-  const line = await waitLine(chain, (l) => l.includes('JSON-RPC at'));
+  const [line, wsLine] = await Promise.all([waitLine(chain, (l) => l.includes('JSON-RPC at')), waitLine(chain, (l) => l.includes('PubSub WebSocket at'))]);
   const chainUrl = /JSON-RPC at (\S+)/.exec(line)![1]!;
+  proxy = await startRpcProxy(chainUrl);
+  const target = { url: chainUrl, wsUrl: /PubSub WebSocket at (\S+)/.exec(wsLine)![1]!, proxy };
   console.log(`bench:api  ${SECONDS} s per run, ${ROUNDS} interleaved rounds (median shown), autocannon 50 connections (orders: 100, one run), chain in a separate process`);
+  console.log(`  ${overheadLine(await proxyOverhead(chainUrl, proxy.url))}`);
   // BENCH_ENGINE=pglite|postgres runs one engine only.
   const only = process.env.BENCH_ENGINE;
-  if (only !== 'postgres') await benchEngine('pglite', chainUrl);
+  if (only !== 'postgres') await benchEngine('pglite', target);
   if (only === 'pglite') console.log('\n[postgres] skipped: BENCH_ENGINE=pglite');
-  else if (await postgresReachable()) await benchEngine('postgres', chainUrl);
+  else if (await postgresReachable()) await benchEngine('postgres', target);
   else console.log(`\n[postgres] skipped: ${PG_URL} not reachable`);
 } finally {
+  await proxy?.stop();
   await stop(chain);
   rmSync(chainDir, { recursive: true, force: true });
 }

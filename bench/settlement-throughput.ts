@@ -40,6 +40,11 @@
  * Also printed, to say where the time goes: the CPU time the Hush process used during the run (load-
  * independent work per order) and four consecutive per-order phases from the store's own timestamps
  * (history entries, chain_txs created_at / updated_at).
+ * RPC cost: Hush reaches the chain through a counting JSON-RPC proxy (its own process, bench/support/
+ * rpc-cost.ts), and so does the baseline's timed loop (a second one); printed are calls per idle second
+ * (before and after the run), per order (first quote → last completed) and per baseline payout, with
+ * what the proxy adds to one call. The bench's own polling goes straight to the chain, uncounted.
+ * BENCH_RPC_PROXY=off: Hush straight to the chain, to see what the proxy does to the latency figures.
  * BENCH_DATABASE_URL=<postgres url> runs Hush on PostgreSQL instead of PGlite (private schema, dropped after).
  * BENCH_PROFILE=<dir> writes a CPU profile of the Hush process covering exactly the measured run there.
  * The machine's load average is printed: other processes on it skew every figure.
@@ -64,6 +69,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { buildPayout } from '../src/chain/hush-transactions.ts';
 import { TreasuryKeys } from '../src/treasury/treasury-keys.ts';
 import { Treasury } from '../src/treasury/treasury.ts';
+import { idle, overheadLine, perUnit, proxyOverhead, since, startRpcProxy, totalCalls, type RpcCounts, type RpcProxy } from './support/rpc-cost.ts';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 200);
 const ASSET = process.env.BENCH_ASSET ?? 'usdc';
@@ -72,6 +78,8 @@ const POLL_MS = 10;
 const PG_URL = process.env.BENCH_DATABASE_URL || undefined;
 const PG_SCHEMA = `hush_bench_settle_${process.pid}`;
 const TIMEOUT_MS = 180_000;
+const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10);
+const COUNTED = process.env.BENCH_RPC_PROXY !== 'off';
 
 const config = loadConfig({ ...process.env, LOCALNET_SLOT_MS: String(SLOT_MS) });
 const asset = config.assets.get(ASSET);
@@ -177,7 +185,8 @@ const pct = (xs: number[], p: number) => {
 
 // ---- baseline: the same payouts, built, signed, sent and confirmed without Hush ----
 
-async function rawPayoutLoop(chainUrl: string, rpc: Rpc): Promise<{ seconds: number; perSecond: number }> {
+/** Funding goes straight to the chain; the timed loop through `timed` (the baseline's counting proxy). */
+async function rawPayoutLoop(chainUrl: string, rpc: Rpc, timed: Rpc): Promise<{ seconds: number; perSecond: number }> {
   // A separate treasury (own seed, own pools) so the baseline never touches the pools Hush accounts for.
   const treasury = await Treasury.load(new TreasuryKeys(randomBytes(32)), config.assets);
   const pools = treasury.pools(asset!.assetId);
@@ -189,7 +198,7 @@ async function rawPayoutLoop(chainUrl: string, rpc: Rpc): Promise<{ seconds: num
   const recipients = await Promise.all(Array.from({ length: ORDERS }, () => generateKeyPairSigner()));
 
   const t0 = performance.now();
-  const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+  const { value: latest } = await timed.getLatestBlockhash({ commitment: 'confirmed' }).send();
   const shape = {
     feePayer: treasury.feePayer,
     computeUnitLimit: config.computeUnitLimit,
@@ -203,12 +212,12 @@ async function rawPayoutLoop(chainUrl: string, rpc: Rpc): Promise<{ seconds: num
     const signed = await buildPayout(shape, { asset: asset!, pool: pool.signer, poolHolding: pool.holding, recipient: recipients[i]!.address, amount: AMOUNT });
     signatures.push(signed.signature);
     // Sent as soon as it is signed, as Hush does: skip preflight, no RPC-side retries.
-    sends.push(rpc.sendTransaction(signed.wire as never, { encoding: 'base64', skipPreflight: true, maxRetries: 0n }).send());
+    sends.push(timed.sendTransaction(signed.wire as never, { encoding: 'base64', skipPreflight: true, maxRetries: 0n }).send());
   }
   await Promise.all(sends);
   let pending = signatures;
   while (pending.length > 0) {
-    const { value } = await rpc.getSignatureStatuses(pending as Signature[]).send();
+    const { value } = await timed.getSignatureStatuses(pending as Signature[]).send();
     pending = pending.filter((sig, i) => {
       const st = value[i];
       if (st?.err) throw new Error(`baseline payout ${sig} failed: ${JSON.stringify(st.err)}`);
@@ -277,9 +286,12 @@ interface HushRun {
   splitOrders: number;
   /** CPU time the Hush process used from deposit submission to the last completion (all cores). */
   cpuMs: number;
+  /** Hush's RPC calls from the first quote to the last completion, and how long that was. */
+  rpc: RpcCounts;
+  rpcSeconds: number;
 }
 
-async function hushRun(chainUrl: string, rpc: Rpc, info: BenchInfo): Promise<HushRun> {
+async function hushRun(chainUrl: string, rpc: Rpc, info: BenchInfo, proxy: RpcProxy): Promise<HushRun> {
   const senders = await Promise.all(Array.from({ length: ORDERS }, () => generateKeyPairSigner()));
   const recipients = await Promise.all(Array.from({ length: ORDERS }, () => generateKeyPairSigner()));
   await fund(
@@ -288,6 +300,8 @@ async function hushRun(chainUrl: string, rpc: Rpc, info: BenchInfo): Promise<Hus
     senders.map((s) => ({ address: s.address, lamports: 1_000_000_000n + (asset!.native ? 2n * AMOUNT : 0n), tokens: 2n * AMOUNT })),
   );
 
+  const rpcAtStart = await proxy.counts();
+  const rpcT0 = performance.now();
   // Orders over HTTP, as a partner makes them: quote, then order with an idempotency key.
   const orders = await pool(ORDERS, 16, async (i) => {
     const terms = { senderAddress: senders[i]!.address, recipientAddress: recipients[i]!.address };
@@ -352,6 +366,8 @@ async function hushRun(chainUrl: string, rpc: Rpc, info: BenchInfo): Promise<Hus
     await sleep(pending.length > 0 ? POLL_MS : 50);
   }
 
+  const rpcCalls = since(await proxy.counts(), rpcAtStart);
+  const rpcSeconds = (performance.now() - rpcT0) / 1000;
   const cpuMs = ((await hushCpuMicros(info)) - cpu0) / 1000;
   if (process.env.BENCH_PROFILE) console.log(`Hush CPU profile of the run: ${((await (await fetch(`${info.sideUrl}/profile/stop`)).json()) as { file: string }).file}`);
   // After the run: what Hush recorded, and where the payouts landed.
@@ -400,6 +416,8 @@ async function hushRun(chainUrl: string, rpc: Rpc, info: BenchInfo): Promise<Hus
     ],
     splitOrders: statuses.filter((s) => s.payouts.length > 1).length,
     cpuMs,
+    rpc: rpcCalls,
+    rpcSeconds,
   };
 }
 
@@ -418,15 +436,22 @@ const chainDir = mkdtempSync(join(tmpdir(), 'hush-bench-settle-chain-'));
 const hushDir = mkdtempSync(join(tmpdir(), 'hush-bench-settle-hush-'));
 const chain = start('src/cli/localnet.ts', { DATA_DIR: chainDir, LOCALNET_PORT: '0', LOCALNET_SLOT_MS: String(SLOT_MS) });
 let hush: ChildProcess | null = null;
+const proxies: RpcProxy[] = [];
 try {
-  const line = await waitLine(chain, (l) => l.includes('JSON-RPC at'));
+  const [line, wsLine] = await Promise.all([waitLine(chain, (l) => l.includes('JSON-RPC at')), waitLine(chain, (l) => l.includes('PubSub WebSocket at'))]);
   const chainUrl = /JSON-RPC at (\S+)/.exec(line)![1]!;
   const rpc = createSolanaRpc(chainUrl);
+  // One counting proxy for Hush, one for the baseline's timed loop, so neither's calls count for the other.
+  const hushProxy = await startRpcProxy(chainUrl);
+  const baseProxy = await startRpcProxy(chainUrl);
+  proxies.push(hushProxy, baseProxy);
   hush = start(
     'bench/support/settlement-bench-server.ts',
     {
       DATA_DIR: hushDir,
-      SOLANA_RPC_URL: chainUrl,
+      SOLANA_RPC_URL: COUNTED ? hushProxy.url : chainUrl,
+      // Named, not derived from the proxy's address: the chain's PubSub is not behind the proxy.
+      SOLANA_WS_URL: /PubSub WebSocket at (\S+)/.exec(wsLine)![1]!,
       LOCALNET_SLOT_MS: String(SLOT_MS),
       HUSH_PRIVACY: 'off',
       HUSH_PAYOUT_DELAY_S: '0-0',
@@ -438,8 +463,16 @@ try {
   );
   const info = JSON.parse(await waitLine(hush, (l) => l.startsWith('{'))) as BenchInfo;
 
-  const base = await rawPayoutLoop(chainUrl, rpc);
-  const run = await hushRun(chainUrl, rpc, info);
+  const overhead = await proxyOverhead(chainUrl, baseProxy.url);
+  // Idle: Hush started and funded, no order yet (a moment first for the start's own work to end).
+  await sleep(2_000);
+  const idleBefore = COUNTED ? await idle(hushProxy, IDLE_S) : null;
+  const baseRpc0 = await baseProxy.counts();
+  const base = await rawPayoutLoop(chainUrl, rpc, createSolanaRpc(baseProxy.url));
+  const baseRpc = since(await baseProxy.counts(), baseRpc0);
+  const run = await hushRun(chainUrl, rpc, info, hushProxy);
+  // After the run: every order completed, their deposits' sweeps (4 per transaction, every 5 s) under way.
+  const idleAfter = COUNTED ? await idle(hushProxy, IDLE_S) : null;
 
   const ratio = run.perSecond / base.perSecond;
   const slotP50 = pct(run.slots, 0.5);
@@ -476,8 +509,27 @@ try {
   for (const [label, xs] of run.phases) row(`    ${label}`, `p50 ${ms(pct(xs, 0.5))}, p99 ${ms(pct(xs, 0.99))}`);
   const checks = [ratio >= 0.3, slotP50 <= 3, slotP99 <= 8, doneP50 <= 3, doneP99 <= 8, ovP99 <= 100];
   console.log(`  targets: ${checks.filter(Boolean).length}/${checks.length} met`);
+  // What those figures cost in RPC calls (issue 26's targets, apart from the latency targets above).
+  if (!idleBefore || !idleAfter) console.log('  RPC calls not counted: BENCH_RPC_PROXY=off (Hush straight to the chain)');
+  else {
+    const idleRate = totalCalls(idleBefore.counts) / idleBefore.seconds;
+    const perOrder = totalCalls(run.rpc) / ORDERS;
+    const aboveIdle = (totalCalls(run.rpc) - idleRate * run.rpcSeconds) / ORDERS;
+    console.log(`  RPC calls through a counting proxy (each call of a batch counts); ${overheadLine(overhead)}`);
+    const rpcRow = (label: string, [head, detail]: [string, string], target?: string, ok?: boolean) => {
+      row(label, head, target, ok);
+      console.log(`      ${detail}`);
+    };
+    rpcRow('  idle before the run', perUnit(idleBefore.counts, idleBefore.seconds, 's'), '≤ 1 /s', idleRate <= 1);
+    rpcRow('  idle after the run (sweeps under way)', perUnit(idleAfter.counts, idleAfter.seconds, 's'));
+    rpcRow(`  per order, first quote → last completed (${run.rpcSeconds.toFixed(0)} s)`, perUnit(run.rpc, ORDERS, 'order'), '≤ 10', perOrder <= 10);
+    row('    of which above the idle rate', `${aboveIdle.toFixed(1)} calls per order`);
+    rpcRow('  baseline: raw loop, per payout', perUnit(baseRpc, ORDERS, 'payout'));
+    console.log(`  RPC targets: ${[idleRate <= 1, perOrder <= 10].filter(Boolean).length}/2 met (sweeps are not in the per-order window)`);
+  }
 } finally {
   if (hush) await stop(hush);
+  for (const p of proxies) await p.stop();
   await stop(chain);
   rmSync(chainDir, { recursive: true, force: true });
   rmSync(hushDir, { recursive: true, force: true });

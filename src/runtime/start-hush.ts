@@ -30,6 +30,7 @@ import { SettlementWorker } from '../settlement/runner.ts';
 import { ClassReleaseLoop } from '../settlement/class-release-loop.ts';
 import { retryTransient } from './start-retry.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
+import { WebhookMetrics } from '../worker/webhook-metrics.ts';
 
 /** How long /readyz waits on each of its probes. */
 const READY_PROBE_MS = 2_000;
@@ -127,13 +128,15 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const inventoryTargets = new Map(
     config.assets.list.map((a) => [a.assetId, (DEFAULT_FUNDING.poolTokens[a.assetId] ?? 0n) * 10n ** BigInt(a.decimals) * BigInt(treasury.pools(a.assetId).length)]),
   );
+  /** Counted by the webhook dispatcher (a worker's), served by whichever registry this process has. */
+  const webhookMetrics = new WebhookMetrics();
   /** A registry per server (API or a worker's ops routes): orders by status, free inventory against its target. */
   const newMetrics = () =>
     createMetrics(() => countOrdersByStatus(db), {
       assets: config.assets.list.map((a) => a.assetId),
       available: (a) => inventory.available(a),
       target: (a) => inventoryTargets.get(a),
-    }, [chain.budget.requests]);
+    }, [chain.budget.requests, ...webhookMetrics.all]);
   await inventory.refresh().catch(() => {});
   inventory.start();
   let demo: DemoAccount | null = null;
@@ -235,7 +238,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     }
     await opts.onReady?.({ db, chain, keys, localnet });
     if (config.role !== 'api') {
-      webhooks = new WebhookDispatcher(db, { log, eventIdKey: keys.eventIdKey });
+      webhooks = new WebhookDispatcher(db, { log, eventIdKey: keys.eventIdKey, metrics: webhookMetrics });
       webhooks.start();
       const rebalancer =
         config.rebalancer === 'faucet' && faucet

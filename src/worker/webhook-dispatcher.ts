@@ -5,6 +5,7 @@ import { getOrdersByIds } from '../store/orders-store.ts';
 import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, purgeWebhookEvents, type DueWebhookEvent } from '../store/webhooks-store.ts';
 import { recordAsOf, statusRecord, type StatusRecord } from '../services/order-views.ts';
 import { postWebhook } from './webhook-delivery.ts';
+import type { WebhookMetrics, WebhookOutcome } from './webhook-metrics.ts';
 
 const BATCH = 16;
 const PARALLEL = 8;
@@ -31,7 +32,7 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly db: Db,
-    private readonly opts: { pollMs?: number; log?: (msg: string) => void; eventIdKey?: Uint8Array } = {},
+    private readonly opts: { pollMs?: number; log?: (msg: string) => void; eventIdKey?: Uint8Array; metrics?: WebhookMetrics } = {},
   ) {}
 
   start(): void {
@@ -84,12 +85,17 @@ export class WebhookDispatcher {
   }
 
   private async deliver(e: DueWebhookEvent, order: StatusRecord | undefined): Promise<void> {
+    const count = (outcome: WebhookOutcome) => this.opts.metrics?.deliveries.inc({ outcome });
     const fail = async (error: string, giveUp = false) => {
       const failed = await markWebhookFailed(this.db, e, error, giveUp);
-      if (failed?.givenUp) this.opts.log?.(`ALERT: webhook event ${this.eventId(e.id)} (#${e.id}, order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`);
+      if (!failed?.givenUp) return;
+      this.opts.metrics?.givenUp.inc();
+      this.opts.log?.(`ALERT: webhook event ${this.eventId(e.id)} (#${e.id}, order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`);
     };
-    if (!e.url || !e.secret) return fail('the account has no webhook any more', true);
-    if (!order) return fail('order not found', true);
+    if (!e.url || !e.secret || !order) {
+      count('dropped');
+      return fail(order ? 'the account has no webhook any more' : 'order not found', true);
+    }
     const eventId = this.eventId(e.id);
     const body = JSON.stringify({
       id: eventId,
@@ -100,9 +106,14 @@ export class WebhookDispatcher {
     try {
       const secrets = e.previousSecret ? [e.secret, e.previousSecret] : [e.secret];
       const status = await postWebhook(e.url, eventId, body, secrets, AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.aborts.signal]));
-      if (status >= 200 && status < 300) return markWebhookDelivered(this.db, e);
+      if (status >= 200 && status < 300) {
+        count('delivered');
+        return markWebhookDelivered(this.db, e);
+      }
+      count('rejected');
       return fail(`HTTP ${status}`);
     } catch (err) {
+      count('unreachable');
       return fail((err as Error).message);
     }
   }

@@ -15,7 +15,7 @@ import { HushError } from '../../src/domain/errors.ts';
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { address, expectOk, orderRequest, quoteRequest, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { pollUntil, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
-import { startRpcFaultProxy, type FaultKind, type RpcFaultProxy } from '../support/rpc-fault-proxy.ts';
+import { startRpcFaultProxy, type FaultKind, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
 
 let chain: TestLocalnet;
 let proxy: RpcFaultProxy;

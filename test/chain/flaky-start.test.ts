@@ -14,7 +14,7 @@ import { startHush, type RunningHush } from '../../src/runtime/start-hush.ts';
 import { isLocalFaucetChain } from '../../src/treasury/funding.ts';
 import { reconcile } from '../../src/ledger/reconcile.ts';
 import { makeTempDir, pollUntil, removeDir, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
-import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpc-fault-proxy.ts';
+import { startRpcFaultProxy, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
 
 let chain: TestLocalnet;
 let proxy: RpcFaultProxy;

@@ -10,7 +10,7 @@ import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { ChainView } from '../../src/chain/chain-view.ts';
 import { address } from '../support/hush-server.ts';
 import { startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
-import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpc-fault-proxy.ts';
+import { startRpcFaultProxy, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
 
 let chain: TestLocalnet;
 let proxy: RpcFaultProxy;

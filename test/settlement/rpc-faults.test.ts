@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { startTestHush, type ApiResponse, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
-import { startRpcFaultProxy, type BudgetPlan, type FaultPlan, type RpcFaultProxy } from '../support/rpc-fault-proxy.ts';
+import { startRpcFaultProxy, type BudgetPlan, type FaultPlan, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
 import { ASSETS, assertPaidOnce, balanceOf, chainAt, depositOf, newWallet, signAndSend, waitForCleanReconcile, waitForOrder, type Chain } from '../support/settlement.ts';
 
 let localnet: TestLocalnet;

@@ -61,6 +61,14 @@ function verifySignature(r: Received, secret: string): void {
   assert.ok(Date.parse(String(r.headers['sunset'])) > Number(String(r.headers['deprecation']).slice(1)) * 1000, 'RFC 8594 Sunset after the deprecation');
 }
 
+/** hush_webhook_deliveries_total by outcome, read off the API's /metrics as a scraper would. */
+async function deliveriesByOutcome(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^hush_webhook_deliveries_total\{outcome="(\w+)"\} (\d+)$/gm)) out[m[1]!] = Number(m[2]);
+  return out;
+}
+
 describe('webhooks: one signed event per order transition, retried until delivered', () => {
   let t: TestHush;
   let chain: Chain;
@@ -108,6 +116,8 @@ describe('webhooks: one signed event per order transition, retried until deliver
     const { secret } = expectOk(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: receiver.url } }));
     registerSecret(secret);
     receiver.received.length = 0;
+    const counted = await deliveriesByOutcome(t.url);
+    assert.deepEqual(Object.keys(counted).sort(), ['delivered', 'dropped', 'rejected', 'unreachable'], 'every outcome is served from the start');
     receiver.fail(1); // the first delivery fails: it must come again
     const [done] = await Promise.all([settledOrder(acct), settledOrder(quiet)]);
     const statuses = done.history.map((h: { status: string }) => h.status);
@@ -161,6 +171,11 @@ describe('webhooks: one signed event per order transition, retried until deliver
     const failed = receiver.received.filter((r) => r.answered === 500);
     assert.equal(failed.length, 1);
     assert.ok(events.some(({ e }) => e.id === JSON.parse(failed[0]!.body).id), 'the failed event was delivered on retry, under the same id');
+    // /metrics counted them: one rejected (the 500), one delivered per event (other tests' accounts deliver nothing meanwhile).
+    const now = await deliveriesByOutcome(t.url);
+    assert.equal(now.rejected! - counted.rejected!, 1, 'the 500 counted as rejected');
+    assert.equal(now.delivered! - counted.delivered!, statuses.length, 'each delivered event counted once');
+    assert.equal(now.unreachable, counted.unreachable, 'nothing unreachable');
     assert.ok(receiver.received.every((r) => JSON.parse(r.body).data.trackingId === done.trackingId), 'the account without a webhook sent nothing');
     const { rows } = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_events WHERE account_id = $1', [quiet.id]);
     assert.equal(rows[0]!.n, 0);

@@ -1,10 +1,11 @@
 /**
- * A JSON-RPC proxy for tests and benches, in front of a real chain: counts requests by method (each call
- * of a batch counts) and injects the faults a real provider shows — HTTP 503, 429 with Retry-After, a
- * stall before forwarding, and an answer dropped after the call was forwarded (so it executed). It can
- * also enforce a provider's request budget (per method and in all, per window) with 429s.
+ * A JSON-RPC proxy for tests and benches, in front of a real chain: counts HTTP requests and calls by
+ * method (each call of a batch counts) and injects the faults a real provider shows — HTTP 503, 429 with
+ * Retry-After, a stall before forwarding, and an answer dropped after the call was forwarded (so it
+ * executed). It can also enforce a provider's request budget (per method and in all, per window) with
+ * 429s. Lives beside the local chain so tests and benches share it without benches importing test/.
  */
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type FaultKind = '503' | '429' | 'stall' | 'drop';
@@ -37,7 +38,10 @@ export interface RpcFaultProxy {
   counts: Map<string, number>;
   /** Answers given by outcome: ok, 503, 429, stall, drop. */
   outcomes: Map<string, number>;
+  /** Calls in all (each call of a batch counts). */
   total(): number;
+  /** HTTP requests (a batch is one), since start or the last reset(). */
+  httpRequests(): number;
   reset(): void;
   setFaults(plans: FaultPlan[]): void;
   setBudget(budget: BudgetPlan | null): void;
@@ -63,6 +67,9 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
   const to = new URL(target);
   const counts = new Map<string, number>();
   const outcomes = new Map<string, number>();
+  let posts = 0;
+  // Upstream connections kept alive: a fresh TCP connection per call would add its setup to every call measured.
+  const agent = new Agent({ keepAlive: true });
   let faults: FaultPlan[] = [];
   let budget: BudgetPlan | null = null;
   /** Times of the calls let through in the budget's window, by method and in all (sliding log). */
@@ -86,7 +93,8 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
   };
 
   const forward = (raw: Buffer, req: IncomingMessage, res: ServerResponse, drop: boolean) => {
-    const upstream = request({ host: to.hostname, port: to.port, method: 'POST', path: req.url, headers: { ...req.headers, host: to.host } }, (up) => {
+    const { connection: _connection, ...headers } = req.headers;
+    const upstream = request({ host: to.hostname, port: to.port, method: 'POST', path: req.url, agent, headers: { ...headers, host: to.host } }, (up) => {
       if (drop) {
         // The call reached the chain and ran; the answer never reaches the client.
         up.resume();
@@ -104,6 +112,7 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
     void (async () => {
       const raw = await readBody(req);
       const methods = methodsOf(raw);
+      posts++;
       for (const m of methods) bump(counts, m);
       const fault = faults.find((f) => (f.times ?? 1) > 0 && (!f.methods || methods.some((m) => f.methods!.includes(m))) && Math.random() < (f.probability ?? 1));
       if (fault?.times !== undefined) fault.times--;
@@ -134,7 +143,9 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
     counts,
     outcomes,
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
+    httpRequests: () => posts,
     reset() {
+      posts = 0;
       counts.clear();
       outcomes.clear();
     },
@@ -148,6 +159,7 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        agent.destroy();
         server.close(() => resolve());
       }),
   };
