@@ -1,3 +1,6 @@
+import { depositComputeBudget, drawsFromSeed } from '../domain/deposit-budget.ts';
+import { addressBytes } from '../domain/address-codec.ts';
+import { createHmac } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Address } from '@solana/kit';
@@ -243,9 +246,17 @@ export class OrderService {
       amount: BigInt(opened.quote.amountIn),
       blockhash: blockhash.blockhash,
       lastValidBlockHeight: blockhash.lastValidBlockHeight,
-      computeUnitLimit: this.config.computeUnitLimit,
-      computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports,
+      ...depositComputeBudget(source.native, this.config.computeUnitPriceMicroLamports, drawsFromSeed(this.budgetSeed(depositOwner))),
     });
+  }
+
+  /**
+   * A deposit budget's seed: keyed (the deposit owner is public on the chain, and an unkeyed draw from it
+   * would let anyone recompute the budget and recognise Hush's deposits), the same for every transaction
+   * of one order.
+   */
+  private budgetSeed(depositOwner: Address): Uint8Array {
+    return createHmac('sha256', this.keys.quoteMacKey).update('hush/deposit-budget').update(addressBytes(depositOwner)).digest();
   }
 
   /** An order of this account, or 404 (another account's trackingId is indistinguishable from none). */

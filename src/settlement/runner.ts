@@ -10,6 +10,7 @@ import { orderTick } from './orders.ts';
 import { LateDeposits } from './steps/late-deposits.ts';
 import { refundLate } from './steps/late-refunds.ts';
 import { payPartners } from './steps/partner-payouts.ts';
+import { jitteredIntervalMs } from '../domain/settlement/partner-lots.ts';
 import { rebalance, type RebalanceSettings } from './steps/rebalance.ts';
 import { settleFates } from './steps/settle-fates.ts';
 import { Sweeps } from './steps/sweep.ts';
@@ -36,6 +37,8 @@ export class SettlementWorker {
   private readonly intervals: { tickMs: number; sweepMs: number; rebalanceMs: number };
   private startedAt = 0;
   private latePassesDone = 0;
+  /** When the loop next pays partners (jittered; 0: at its first pass). */
+  private partnerDueAt = 0;
 
   constructor(config: HushConfig, db: Db, chain: SolanaChain, treasury: Treasury, opts: WorkerOptions = {}) {
     const ctx = (this.context = new SettlementContext(config, db, chain, treasury, opts));
@@ -71,7 +74,7 @@ export class SettlementWorker {
       ['transactions', tickMs, () => this.txTick()],
       ['deposit-watch', Math.max(10, Math.floor(tickMs / 20)), () => this.depositWatchTick()],
       ['sweeps', sweepMs, () => this.sweepTick()],
-      ['partner-payouts', this.context.config.partnerPayoutIntervalS * 1000, () => this.partnerTick()],
+      ['partner-payouts', Math.max(250, (this.context.config.partnerPayoutIntervalS * 1000) / 4), () => this.scheduledPartnerTick()],
       ['late-deposits', Math.max(sweepMs, 5000), () => this.lateDepositTick()],
       ['maintenance', 30_000, () => this.maintenanceTick()],
       ['rebalance', rebalanceMs, () => this.rebalanceTick()],
@@ -103,6 +106,13 @@ export class SettlementWorker {
 
   partnerTick(): Promise<number> {
     return payPartners(this.context);
+  }
+
+  /** The loop's pass: only once the jittered wait since the last one is over (SPEC §9). */
+  private scheduledPartnerTick(): Promise<number> {
+    if (Date.now() < this.partnerDueAt) return Promise.resolve(0);
+    this.partnerDueAt = Date.now() + jitteredIntervalMs(this.context.config.partnerPayoutIntervalS * 1000, Math.random);
+    return this.partnerTick();
   }
 
   async lateDepositTick(): Promise<number> {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { expectOk, fundedSender, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
-import { assertPaidOnce, chainAt, fetchLanded, placeOrder, signAndSend, waitForOrder, type Chain, type PlacedOrder } from '../support/settlement.ts';
+import { assertPaidOnce, chainAt, depositWithRefresh, fetchLanded, placeOrder, waitForOrder, type Chain, type PlacedOrder } from '../support/settlement.ts';
 
 const K = 3;
 const CAP_S = 8;
@@ -32,7 +32,8 @@ describe('class release', () => {
   /** When the order reached a status, from its history. */
   const at = (rec: any, status: string): number => Date.parse(rec.history.find((h: any) => h.status === status).at);
   async function depositAndConfirm(o: { placed: PlacedOrder; sender: KeyPairSigner }): Promise<{ slot: bigint; confirmedAt: number }> {
-    const sig = await signAndSend(chain, o.placed.order.transaction, o.sender);
+    // A loaded machine may take longer to fund and place the others than a blockhash lives (50 ms slots).
+    const sig = await depositWithRefresh(acct.client, chain, o.placed, o.sender);
     const rec = await waitForOrder(acct.client, o.placed.trackingId, ['deposit_confirmed', 'sending', 'completed'], 30_000);
     return { slot: (await fetchLanded(chain, sig)).slot, confirmedAt: at(rec, 'deposit_confirmed') };
   }

@@ -26,7 +26,7 @@ describe('partner fees and late deposits', () => {
   before(async () => {
     hush = await startTestHush({
       admin: true,
-      env: { HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '3600', HUSH_PARTNER_PAYOUT_INTERVAL_S: '2', LOCALNET_SLOT_MS: '100' },
+      env: { HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '3600', HUSH_PARTNER_PAYOUT_INTERVAL_S: '2', LOCALNET_SLOT_MS: '50' },
     });
     acct = await hush.createAccount({ feeCapBps: 200 });
     chain = chainAt(hush.chainUrl);
@@ -128,12 +128,18 @@ describe('partner fees and late deposits', () => {
       const b = await lamportsOf(chain, feeRecipient);
       return b > 0n ? b : null;
     }, { timeoutMs: 20_000, what: 'the partner payout' });
-    assert.equal(received, small + large, 'both fees, in one transfer');
+    // Whole lots of 0.0001 SOL (a hundredth of the smallest standard amount): the rest keeps accruing.
+    const paid = small + large - ((small + large) % 100_000n);
+    assert.ok(paid > 0n && paid < small + large, 'the sum is not a whole number of lots (else this proves nothing)');
+    assert.equal(received, paid, 'both fees, in whole lots, in one transfer');
     const rows = await pollUntil(async () => {
       const r = await payouts();
       return r.length > 0 && r.every((x) => x.status !== 'pending') ? r : null;
     }, { timeoutMs: 20_000, what: 'the settled partner payout' });
-    assert.deepEqual(rows, [{ status: 'confirmed', amount: (small + large).toString() }]);
+    assert.deepEqual(rows, [{ status: 'confirmed', amount: paid.toString() }]);
+    // The remainder is owed, not lost: more passes send nothing while it is under a lot.
+    for (let i = 0; i < 2; i++) await worker().partnerTick();
+    assert.equal((await payouts()).length, 1);
   });
 
   test('funds sent to a swept deposit account come back to the sender less the network fee', async () => {

@@ -131,7 +131,8 @@ const PROVIDER_BUDGET = { windowMs: 10_000, perMethod: 40, total: 100, retryAfte
 test("a provider's budget enforced with 429s, Hush with no budget of its own: 20 orders all complete, none failed", { timeout: 300_000 }, async () => {
   await startHushBehindProxy({ HUSH_RPC_MAX_RPS: '0' });
   await runOrders(20, [], PROVIDER_BUDGET);
-  assert.ok((proxy.outcomes.get('429') ?? 0) > 10, `the proxy answered 429 ${proxy.outcomes.get('429') ?? 0} times`);
+  // Some 429s, or the test proves nothing (how many depends on the machine's speed: a slow run calls less).
+  assert.ok((proxy.outcomes.get('429') ?? 0) > 0, `the proxy answered 429 ${proxy.outcomes.get('429') ?? 0} times`);
 });
 
 test("the same provider budget, Hush at HUSH_RPC_MAX_RPS=10: 20 orders complete, within it (next to no 429)", { timeout: 300_000 }, async () => {

@@ -2,12 +2,13 @@ import type { Address } from '@solana/kit';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { partnerFeesOwed } from '../../store/settlement/partner-fees-owed.ts';
 import { PARTNER_PAYOUT_LOCK, tryTransactionLock } from '../../store/settlement/advisory-locks.ts';
+import { partnerLot, payableLots } from '../../domain/settlement/partner-lots.ts';
 import type { SettlementContext } from '../context.ts';
 import { cannotReceiveSol } from './refund.ts';
 
 /**
  * Pays accrued partner fees, one transfer per partner, fee recipient and asset per period: never one
- * per order, so a partner payout reveals nothing about any single order. Serialized across workers by
+ * per order, and in whole lots (partner-lots.ts), so a partner payout reveals nothing about any single order. Serialized across workers by
  * an advisory lock; what pending payouts already cover is not owed again.
  */
 export async function payPartners(ctx: SettlementContext): Promise<number> {
@@ -16,7 +17,7 @@ export async function payPartners(ctx: SettlementContext): Promise<number> {
       if (!(await tryTransactionLock(tx, PARTNER_PAYOUT_LOCK))) return [];
       const out = [];
       for (const r of await partnerFeesOwed(tx)) {
-        const amount = r.owed;
+        const amount = payableLots(r.owed, partnerLot(ctx.config.assets.get(r.assetId)?.denominations ?? []));
         const recipient = r.account.split(':')[3];
         if (amount <= 0n || !recipient || recipient === '-') continue;
         // SOL below a wallet's rent cannot open an empty recipient's account (it would fail every period,

@@ -1,0 +1,36 @@
+/**
+ * The compute budget of the deposit transaction the sender signs (SPEC §9: nothing in it marks it as
+ * Hush's beyond what an ordinary wallet payment to a new address shows). Wallets set the limit from a
+ * simulation plus a margin, and the price from the fee market, so both vary from one payment to the next;
+ * Hush's own transactions use one fixed limit and price, and a deposit carrying those same values would
+ * tie it to Hush's side. So a deposit's limit is what its shape consumes times a margin drawn per order,
+ * and its price is drawn around the configured price. The draw is seeded per order by a keyed hash the
+ * caller makes (an unkeyed one of public data would let anyone recompute it), so every transaction of one
+ * order (a refresh) carries the same budget.
+ */
+
+/**
+ * The base of a deposit's limit: measured on the runtime at 14,051 units for SOL and 13,922 for an SPL
+ * token; 20,000 leaves room for program upgrades on a real cluster before the margin, since a deposit
+ * that runs out of units fails and costs the sender a fee.
+ */
+const DEPOSIT_UNITS = { native: 20_000, token: 20_000 } as const;
+
+/** Two uniform draws in [0, 1) from a 32-byte seed (an address's bytes are uniformly distributed). */
+export function drawsFromSeed(seed: Uint8Array): [number, number] {
+  const v = new DataView(seed.buffer, seed.byteOffset, seed.byteLength);
+  return [v.getUint32(0) / 2 ** 32, v.getUint32(4) / 2 ** 32];
+}
+
+export function depositComputeBudget(
+  native: boolean,
+  priceMicroLamports: bigint,
+  draws: [number, number],
+): { computeUnitLimit: number; computeUnitPriceMicroLamports: bigint } {
+  const need = native ? DEPOSIT_UNITS.native : DEPOSIT_UNITS.token;
+  // A margin of 10–50 %, as wallets pad a simulation.
+  const computeUnitLimit = Math.ceil(need * (1.1 + 0.4 * draws[0]));
+  // 50–150 % of the configured price, to the micro-lamport.
+  const scale = BigInt(Math.floor(500 + 1000 * draws[1]));
+  return { computeUnitLimit, computeUnitPriceMicroLamports: (priceMicroLamports * scale) / 1000n };
+}
