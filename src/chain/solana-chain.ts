@@ -157,6 +157,30 @@ export class SolanaChain {
     return this.refreshBlockhash();
   }
 
+  /**
+   * A blockhash for Hush's own transactions that is none of `avoid` (the ones handed out in deposit
+   * transactions): the cached one when it qualifies, else the tip's at `processed`, fetched again a slot
+   * later while it is still one of them. Not cached: it must not be handed out to a deposit in turn.
+   */
+  async blockhashAvoiding(avoid: ReadonlySet<string>): Promise<FreshBlockhash> {
+    const cached = await this.latestBlockhash();
+    if (!avoid.has(cached.blockhash)) return cached;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const [{ value, context }, height] = await Promise.all([
+        this.rpc.getLatestBlockhash({ commitment: 'processed' }).send(),
+        this.rpc.getBlockHeight({ commitment: 'processed' }).send(),
+      ]).catch((e: Error) => {
+        throw new ChainUnavailableError(`RPC unavailable: ${e.message}`);
+      });
+      if (!avoid.has(value.blockhash)) {
+        const left = value.lastValidBlockHeight - height;
+        return { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight, expiresAtSlot: context.slot + left, blocksLeftAtFetch: left, fetchedAt: Date.now(), slotMs: this.slotMs };
+      }
+      await new Promise((r) => setTimeout(r, this.slotMs));
+    }
+    throw new ChainUnavailableError('no new blockhash for eight slots');
+  }
+
   /** The earliest successful transaction that touched an account, at `confirmed` (see earliestSuccessful). */
   async firstSignature(address: Address): Promise<string | null> {
     return earliestSuccessful(await this.rpc.getSignaturesForAddress(address, { limit: FIRST_SIGNATURE_LOOKBACK, commitment: 'confirmed' }).send());

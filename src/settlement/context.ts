@@ -3,7 +3,8 @@ import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { txShape, type TxShape } from '../chain/hush-transactions.ts';
-import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { FreshBlockhash, SolanaChain } from '../chain/solana-chain.ts';
+import { openOrderBlockhashes } from '../store/settlement/open-order-blockhashes.ts';
 import type { Db } from '../store/db.ts';
 import type { ChainTxOf } from '../store/settlement/chain-tx.ts';
 import type { Treasury } from '../treasury/treasury.ts';
@@ -65,6 +66,8 @@ export class SettlementContext implements SettlementDeps {
   readonly marks = { confirming: new Set<string>(), recentlyConfirmed: new Set<string>() };
   readonly swaps?: SwapPricing;
   /** Alerts told once per process and key. */
+  /** The deposit blockhashes of open orders, read at most every 500 ms (payoutBlockhash). */
+  private handedOut = { at: 0, set: new Set<string>() };
   readonly alerted = { backoff: new OncePerKey(), unsweepable: new OncePerKey(), abandonedLateRefund: new OncePerKey() };
   /** What settling a landed sweep does about its late items (see steps/late-refunds.ts); replaceable in tests. */
   refundLate: (sweep: ChainTxOf<'sweep'>) => Promise<void> = async () => {};
@@ -98,6 +101,12 @@ export class SettlementContext implements SettlementDeps {
     const a = this.config.assets.get(id);
     if (!a) throw new Error(`unknown asset ${id}`);
     return a;
+  }
+
+  /** A blockhash for a payout: never one a deposit transaction carries (see openOrderBlockhashes). */
+  async payoutBlockhash(): Promise<FreshBlockhash> {
+    if (Date.now() - this.handedOut.at > 500) this.handedOut = { at: Date.now(), set: await openOrderBlockhashes(this.db) };
+    return this.chain().blockhashAvoiding(this.handedOut.set);
   }
 
   shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {

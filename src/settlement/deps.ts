@@ -2,7 +2,7 @@ import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import type { ChainView } from '../chain/chain-view.ts';
 import type { TxShape } from '../chain/hush-transactions.ts';
-import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { FreshBlockhash, SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 
@@ -22,6 +22,8 @@ export interface SettlementDeps {
   readonly log: Log;
   readonly slotMs: number;
   chain(): SolanaChain;
+  /** A blockhash for a payout: never one a deposit transaction of an open order carries. */
+  payoutBlockhash(): Promise<FreshBlockhash>;
   asset(id: string): Asset;
   shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape;
 }

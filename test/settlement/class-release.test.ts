@@ -31,16 +31,22 @@ describe('class release', () => {
   }
   /** When the order reached a status, from its history. */
   const at = (rec: any, status: string): number => Date.parse(rec.history.find((h: any) => h.status === status).at);
-  async function depositAndConfirm(o: { placed: PlacedOrder; sender: KeyPairSigner }): Promise<{ slot: bigint; confirmedAt: number }> {
+  const blockhashOf = async (signature: string): Promise<string> =>
+    ((await chain.rpc.getTransaction(signature as never, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send()) as any).transaction.message.recentBlockhash;
+  async function depositAndConfirm(o: { placed: PlacedOrder; sender: KeyPairSigner }): Promise<{ slot: bigint; confirmedAt: number; blockhash: string }> {
     // A loaded machine may take longer to fund and place the others than a blockhash lives (50 ms slots).
     const sig = await depositWithRefresh(acct.client, chain, o.placed, o.sender);
     const rec = await waitForOrder(acct.client, o.placed.trackingId, ['deposit_confirmed', 'sending', 'completed'], 30_000);
-    return { slot: (await fetchLanded(chain, sig)).slot, confirmedAt: at(rec, 'deposit_confirmed') };
+    return { slot: (await fetchLanded(chain, sig)).slot, confirmedAt: at(rec, 'deposit_confirmed'), blockhash: await blockhashOf(sig) };
   }
-  async function completed(o: { placed: PlacedOrder }, deposit: { slot: bigint }, timeoutMs: number): Promise<any> {
+  async function completed(o: { placed: PlacedOrder }, deposit: { slot: bigint; blockhash: string }, timeoutMs: number): Promise<any> {
     const rec = await waitForOrder(acct.client, o.placed.trackingId, ['completed'], timeoutMs);
     await assertPaidOnce(t.db, o.placed.trackingId, 'payout', o.placed.amountOut);
-    for (const p of rec.payouts) assert.ok((await fetchLanded(chain, p.signature)).slot >= deposit.slot + 2n, 'no payout in the deposit\'s slot or the next');
+    for (const p of rec.payouts) {
+      assert.ok((await fetchLanded(chain, p.signature)).slot >= deposit.slot + 2n, 'no payout in the deposit\'s slot or the next');
+      // A payout two slots after its deposit would otherwise often reuse the blockhash Hush put in it.
+      assert.notEqual(await blockhashOf(p.signature), deposit.blockhash, 'a payout never carries its deposit\'s blockhash');
+    }
     return rec;
   }
 
