@@ -61,11 +61,11 @@ const seconds = (x: number) => String(Math.round(x * 1000) / 1000);
 /**
  * Hush's environment for a run compressed c times: the slot, the payout window, the class cap and the
  * quote's traffic window all divided by c (arrival gaps are too, by the driver), so arrivals per slot,
- * per window and per cap are the real rate's. The traffic window is at most half the scored span, so
- * the quotes of the run's second half see a class's steady traffic.
+ * per window and per cap are the real rate's. The traffic window is at most the scored span, so the
+ * quotes of the padding after it see a full window of the class's steady traffic.
  */
 export function compressedEnv(policy: BenchPolicy, c: number, scoredS?: number): Record<string, string> {
-  const traffic = Math.min(policy.trafficWindowS, scoredS ? scoredS / 2 : Infinity);
+  const traffic = Math.min(policy.trafficWindowS, scoredS ?? Infinity);
   return {
     LOCALNET_SLOT_MS: String(Math.round(400 / c)),
     HUSH_PRIVACY: policy.privacy,
@@ -156,7 +156,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
           adversary.view,
           records.filter((r) => r.plan.stream === w.id),
           adversary.knowledge,
-          { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && p.atMs <= scoredUntilMs).length, quotesFromMs: spec.horizonS ? Math.min(spec.policy.trafficWindowS, spec.horizonS.scored / 2) * 1000 / c : 0 },
+          { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && p.atMs <= scoredUntilMs).length, quotesFromMs: spec.horizonS ? (Math.min(spec.policy.trafficWindowS, spec.horizonS.scored) * 1000) / c : 0 },
         ),
       );
     return { rows, failedOrders: failed, unswept, wallSeconds: (Date.now() - started) / 1000, rpcRequests: adversary.view.requests, ownDelaysS: adversary.ownDelaysS };

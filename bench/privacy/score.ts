@@ -34,7 +34,7 @@ export interface RowScore {
   costLamports: number;
   /** The best adversary's hits against shuffled truth, mean of 20 shuffles (expect about 1). */
   shuffledHits: number;
-  /** Median of the quotes' `privacy.anonymitySet` (orders quoted once the traffic window had filled); NaN without one. */
+  /** Median of the quotes' `privacy.anonymitySet` (orders quoted once the traffic window had filled, padding included); NaN without one. */
   quotedSetMedian: number;
   /** Orders observed as traffic but not scored (the padding after the scored span). */
   padding: number;
@@ -102,7 +102,8 @@ export function scoreRow(
     shuffled += hits(res, t) / 20;
   }
   const delays = completed.flatMap((r) => (r.delayMs === null ? [] : [(r.delayMs * meta.compression) / 1000]));
-  const quoted = completed.filter((r) => r.quoted && r.plan.atMs >= (meta.quotesFromMs ?? 0)).map((r) => r.quoted!.anonymitySet);
+  // Quotes made once the traffic window had filled (the padding's, in a run with one): a class's steady rate.
+  const quoted = all.filter((r) => r.quoted && r.plan.atMs >= (meta.quotesFromMs ?? 0)).map((r) => r.quoted!.anonymitySet);
   const scoredObserved = Math.min(scoredRow.filter(Boolean).length, completed.filter((r) => obs.payouts.some((p) => p.recipient === r.recipient)).length);
   return {
     row: meta.row,
