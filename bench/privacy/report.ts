@@ -154,7 +154,7 @@ export function chart(results: RateResult[]): string {
     out.push(`<rect x="${ox + pad.l}" y="${pad.t}" width="${W - pad.l - pad.r}" height="${H - pad.t - pad.b}" fill="none" stroke="#999"/>`);
     for (const [v, label] of yTicks) out.push(`<text x="${ox + pad.l - 4}" y="${py(v) + 4}" text-anchor="end">${label}</text><line x1="${ox + pad.l}" x2="${ox + W - pad.r}" y1="${py(v)}" y2="${py(v)}" stroke="#eee"/>`);
     for (let d = Math.ceil(x0); d <= Math.floor(x1); d++) out.push(`<text x="${px(10 ** d)}" y="${H - pad.b + 14}" text-anchor="middle">${10 ** d}</text>`);
-    out.push(`<text x="${ox + W / 2 + pad.l / 2}" y="${H - 8}" text-anchor="middle">λ·D (arrivals per delay window)</text>`);
+    out.push(`<text x="${ox + W / 2 + pad.l / 2}" y="${H - 8}" text-anchor="middle">λ·D (arrivals per median delay)</text>`);
     workloads.forEach((w, i) => {
       const pts = rows.filter((r) => r.label === w && r.lambdaD > 0).sort((a, b) => a.lambdaD - b.lambdaD);
       const path = pts.map((r) => `${px(r.lambdaD).toFixed(1)},${py(y(r)).toFixed(1)}`).join(' ');
