@@ -5,6 +5,7 @@
  *   npm run bench:privacy -- --full       also λ = 0.05 and 5, round amounts and bursts (each in a Hush of its own)
  *   … -- --rates=1 --rows=std-out,swap    a subset
  *   … -- --k=16 --cap=300 --window=5-30   the release policy for this run (default: Hush's configuration)
+ *   … -- --offered=1                      the partner offers only standard amounts 1, 10, 100 … (fewer classes)
  *   … -- --n=400                          at most this many orders per row (default 600, 2000 with --full)
  *   … -- --write-docs                     also rewrite the table and chart in docs/privacy.md
  *
@@ -34,7 +35,15 @@ const policy: BenchPolicy = {
 loadConfig({ ...process.env, HUSH_PRIVACY_K: String(policy.k), HUSH_PRIVACY_MAX_DELAY_S: String(policy.capS), HUSH_PAYOUT_DELAY_S: `${policy.windowS.min}-${policy.windowS.max}` });
 const maxOrders = Number(args.get('n') ?? (full ? 2000 : 600));
 const assets = new Map(config.assets.list.map((a) => [a.assetId, a]));
-const table = { get: (id: string) => assets.get(id)!, denominations: (id: string) => denominationsOf(assets.get(id)!) };
+/**
+ * --offered=1 (or 1,5 …): the partner offers its users only the standard amounts with these leading
+ * digits (1: 1, 10, 100 …), so the standard and swap rows spread over fewer classes. Hush is unchanged.
+ */
+const offered = args.get('offered')?.split(',');
+const table = {
+  get: (id: string) => assets.get(id)!,
+  denominations: (id: string) => denominationsOf(assets.get(id)!).filter((d) => !offered || offered.includes(String(d)[0]!)),
+};
 const onlyRows = args.get('rows')?.split(',');
 const chosen = workloads(table).filter((w) => (onlyRows ? onlyRows.includes(w.id) : full || !w.group));
 const seed = Number(args.get('seed') ?? 20261122);
@@ -69,7 +78,7 @@ const groups = new Map<string, Workload[]>();
 for (const w of chosen) groups.set(w.group ?? '', [...(groups.get(w.group ?? '') ?? []), w]);
 const results: RateResult[] = [];
 const t0 = Date.now();
-log(`policy: HUSH_PRIVACY=${policy.privacy}, k=${policy.k}, cap ${policy.capS} s, window ${policy.windowS.min}-${policy.windowS.max} s`);
+log(`policy: HUSH_PRIVACY=${policy.privacy}, k=${policy.k}, cap ${policy.capS} s, window ${policy.windowS.min}-${policy.windowS.max} s${offered ? `; partner offers standard amounts ${offered.join(',')}×10^n only` : ''}`);
 for (const rate of rates) {
   for (const ws of groups.values()) {
     const active = ws.filter((w) => !w.rates || w.rates.includes(rate));
