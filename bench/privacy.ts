@@ -1,76 +1,116 @@
 /**
  * bench:privacy — how many of Hush's orders an outsider links, and the delay that buys the rest.
  *
- *   npm run bench:privacy                 every workload at λ ∈ {0.05, 0.2, 1, 5}/s, 40–150 orders per row
- *   npm run bench:privacy -- --full       150–600 orders per row
- *   … -- --rates=1 --n=20                 a subset
+ *   npm run bench:privacy                 free, standard (exact_out, exact_in) and swap rows at λ ∈ {0.2, 1}/s
+ *   npm run bench:privacy -- --full       also λ = 0.05 and 5, round amounts and bursts (each in a Hush of its own)
+ *   … -- --rates=1 --rows=std-out,swap    a subset
+ *   … -- --k=16 --cap=300 --window=5-30   the release policy for this run (default: Hush's configuration)
+ *   … -- --offered=1                      the partner offers only standard amounts 1, 10, 100 … (fewer classes)
+ *   … -- --n=400                          at most this many orders per row (default 600, 2000 with --full)
  *   … -- --write-docs                     also rewrite the table and chart in docs/privacy.md
  *
- * Time is compressed (see compressionFor): the figures are stated per λ·D, arrivals per delay window,
- * which compression keeps. Fails (exit 1) when a self-check fails.
+ * The policy (HUSH_PRIVACY, HUSH_PRIVACY_K, HUSH_PRIVACY_MAX_DELAY_S, HUSH_PAYOUT_DELAY_S) is read from
+ * Hush's configuration of this environment, the flags overriding it; the adversary is handed it as Hush
+ * publishes it. Time is compressed (see compressionFor). Ends with the issue's targets as PASS/MISS lines;
+ * fails (exit 1) when a self-check fails.
  */
 import { loadConfig } from '../src/config/config.ts';
-import { runOnce, type RunResult } from './privacy/run.ts';
-import { printTable, selfChecks, writeDocs } from './privacy/report.ts';
-import { denominationsOf, seeded, workloads } from './privacy/workloads.ts';
+import { runOnce, type BenchPolicy, type RunResult } from './privacy/run.ts';
+import { printTable, printTargets, selfChecks, writeDocs, type RateResult } from './privacy/report.ts';
+import { denominationsOf, seeded, workloads, type Workload } from './privacy/workloads.ts';
 
 const args = new Map<string, string | undefined>(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k!, v]; }));
 const full = args.has('full');
-const rates = (args.get('rates') ?? '0.05,0.2,1,5').split(',').map(Number);
+const rates = (args.get('rates') ?? (full ? '0.05,0.2,1,5' : '0.2,1')).split(',').map(Number);
 const config = loadConfig(process.env);
-const meanWaitS = (config.payoutDelayS.min + config.payoutDelayS.max) / 2;
-/**
- * Orders per row: a row can show no anonymity set larger than itself, so it grows with λ·D — four delay
- * windows' worth — between 40 and 150 (150 and 600 with --full).
- */
-const ordersFor = (rate: number) => Number(args.get('n') ?? Math.min(full ? 600 : 150, Math.max(full ? 150 : 40, Math.round(4 * rate * meanWaitS))));
+const window = args.get('window')?.split('-').map(Number);
+const policy: BenchPolicy = {
+  privacy: config.privacy,
+  k: Number(args.get('k') ?? config.privacyK),
+  capS: Number(args.get('cap') ?? config.privacyMaxDelayS),
+  windowS: window ? { min: window[0]!, max: window[1]! } : config.payoutDelayS,
+  trafficWindowS: config.privacyTrafficWindowS,
+};
+// The flags go through Hush's own validation, so a run never measures a policy Hush would refuse.
+loadConfig({ ...process.env, HUSH_PRIVACY_K: String(policy.k), HUSH_PRIVACY_MAX_DELAY_S: String(policy.capS), HUSH_PAYOUT_DELAY_S: `${policy.windowS.min}-${policy.windowS.max}` });
+const maxOrders = Number(args.get('n') ?? (full ? 2000 : 600));
 const assets = new Map(config.assets.list.map((a) => [a.assetId, a]));
-const table = { get: (id: string) => assets.get(id)!, denominations: (id: string) => denominationsOf(assets.get(id)!) };
+/**
+ * --offered=1 (or 1,5 …): the partner offers its users only the standard amounts with these leading
+ * digits (1: 1, 10, 100 …), so the standard and swap rows spread over fewer classes. Hush is unchanged.
+ */
+const offered = args.get('offered')?.split(',');
+const table = {
+  get: (id: string) => assets.get(id)!,
+  denominations: (id: string) => denominationsOf(assets.get(id)!).filter((d) => !offered || offered.includes(String(d)[0]!)),
+};
+const onlyRows = args.get('rows')?.split(',');
+const chosen = workloads(table).filter((w) => (onlyRows ? onlyRows.includes(w.id) : full || !w.group));
 const seed = Number(args.get('seed') ?? 20261122);
 const random = seeded(seed);
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
 /**
- * Compression c: slot 400/c ms, delay window and arrival gaps ÷ c, so arrivals per delay window (λ·D) and
- * per slot are those of the real rate. Chosen so a row's arrivals take about a minute, between 1 (real
- * time: the highest rate already loads two cores) and 8, a power of two so the scaled window stays exact
- * in milliseconds.
+ * Real seconds of arrivals per run: a scored span of one and a half caps (at least five minutes), then
+ * a cap and a window of padding, so that every scored order's class fills or reaches its cap with the
+ * traffic a steady stream would bring. The count per row caps it (the scored span shrinks first).
  */
-function compressionFor(rate: number): number {
+function horizonFor(rate: number): { scored: number; padding: number } {
+  const padding = policy.privacy === 'on' ? policy.capS + policy.windowS.max : policy.windowS.max;
+  const scored = Math.max(300, 1.5 * (policy.privacy === 'on' ? policy.capS : policy.windowS.max));
+  return { scored: Math.max(60, Math.min(scored, maxOrders / rate - padding)), padding };
+}
+
+/**
+ * Compression c: slot 400/c ms, every delay of the policy and the arrival gaps ÷ c, so arrivals per slot,
+ * per window and per cap are those of the real rate. A power of two between 1 and 16, the smallest that
+ * brings a run's arrivals under about 90 s, but never more than ~16 orders a second into Hush altogether
+ * (two shared cores: beyond that Hush's own latency, which does not scale, would swamp the window).
+ */
+function compressionFor(rate: number, streams: number): number {
+  const { scored, padding } = horizonFor(rate);
   let c = 1;
-  while (c < 8 && ordersFor(rate) / (rate * c) > 60) c *= 2;
+  while (c < 16 && (scored + padding) / c > 90 && rate * streams * c * 2 <= 16) c *= 2;
   return c;
 }
 
-const results: { rate: number; compression: number; run: RunResult }[] = [];
+const groups = new Map<string, Workload[]>();
+for (const w of chosen) groups.set(w.group ?? '', [...(groups.get(w.group ?? '') ?? []), w]);
+const results: RateResult[] = [];
 const t0 = Date.now();
+log(`policy: HUSH_PRIVACY=${policy.privacy}, k=${policy.k}, cap ${policy.capS} s, window ${policy.windowS.min}-${policy.windowS.max} s${offered ? `; partner offers standard amounts ${offered.join(',')}×10^n only` : ''}`);
 for (const rate of rates) {
-  const compression = compressionFor(rate);
-  const run = await runOnce({ rate, compression, ordersPerRow: ordersFor(rate), delayWindowS: config.payoutDelayS, workloads: workloads(table), assets, random, log });
-  log(`  done in ${run.wallSeconds.toFixed(0)} s: ${run.failedOrders} failed, ${run.unswept} unswept, ${run.rpcRequests} adversary RPC requests`);
-  results.push({ rate, compression, run });
+  for (const ws of groups.values()) {
+    const active = ws.filter((w) => !w.rates || w.rates.includes(rate));
+    if (active.length === 0) continue;
+    const compression = compressionFor(rate, active.length);
+    const horizonS = horizonFor(rate);
+    const run = await runOnce({ rate, compression, ordersPerRow: maxOrders, horizonS, policy, workloads: active, assets, random, log });
+    log(`  done in ${run.wallSeconds.toFixed(0)} s: ${run.failedOrders} failed, ${run.unswept} unswept, ${run.rpcRequests} adversary RPC requests`);
+    results.push({ rate, compression, horizonS, run });
+  }
 }
 
 // Self-check: with no delay at all, timing alone must link nearly everything.
 log('self-check: delay off');
 // Evenly spaced, ten slots apart: the pipeline's own jitter (a slot or two) must not hide the order.
-const off = await runOnce({
+const off: RunResult = await runOnce({
   rate: 0.25,
   compression: 4,
   ordersPerRow: 24,
-  delayWindowS: { min: 0, max: 0 },
+  policy: { ...policy, privacy: 'off', windowS: { min: 0, max: 0 } },
   workloads: workloads(table)
     .filter((w) => w.id === 'std-out')
     .map((w) => ({ ...w, label: 'self-check: delay off', regular: true, rates: undefined })),
   assets,
   random,
-  env: { HUSH_PRIVACY: 'off' },
   log,
 });
 
 printTable(results, off);
+printTargets(results, policy);
 const failures = selfChecks(results, off);
 for (const f of failures) log(`SELF-CHECK FAILED: ${f}`);
 log(`total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-if (args.has('write-docs')) writeDocs(results, off, { ordersPerRow: rates.map(ordersFor).join('/'), seed, seconds: (Date.now() - t0) / 1000 });
+if (args.has('write-docs')) writeDocs(results, off, { policy, seed, seconds: (Date.now() - t0) / 1000 });
 process.exit(failures.length > 0 ? 1 : 0);

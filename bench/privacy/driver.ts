@@ -74,6 +74,10 @@ export interface TruthRecord {
   status: string;
   /** Deposit confirmed → last payout confirmed, milliseconds (compressed time). */
   delayMs: number | null;
+  /** What the quote promised (SPEC §4 `privacy`). */
+  quoted: { standard: boolean; anonymitySet: number; delaySeconds: number } | null;
+  /** Counted in the row's figures; padding orders (after the scored span) are observed, not scored. */
+  scored: boolean;
 }
 
 export class Driver {
@@ -117,14 +121,16 @@ export class Driver {
       feeBps: plan.feeBps,
       ...(plan.feeBps > 0 ? { feeRecipientAddress: this.server.feeRecipient } : {}),
     };
+    let quoted: TruthRecord['quoted'] = null;
     const quoteAndOrder = async () => {
-      const { quote } = await api.call<{ quote: unknown }>('POST', '/quote', {
+      const { quote } = await api.call<{ quote: { privacy?: { standard: boolean; anonymitySet: number; delaySeconds: number } } }>('POST', '/quote', {
         sourceAssetId: plan.sourceAssetId,
         destinationAssetId: plan.destinationAssetId,
         amount: plan.amount.toString(),
         mode: plan.mode,
         ...terms,
       });
+      quoted = quote.privacy ? { standard: quote.privacy.standard, anonymitySet: quote.privacy.anonymitySet, delaySeconds: quote.privacy.delaySeconds } : null;
       return api.call<{ order: { trackingId: string; transaction: string } }>('POST', '/order', { quote, ...terms }, { 'x-idempotency-key': crypto.randomUUID() });
     };
     // A quote that expired on the way (a loaded machine) is quoted again, as a partner app does.
@@ -137,7 +143,7 @@ export class Driver {
     const compiled = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
     const msg = decompileTransactionMessage(compiled as Parameters<typeof decompileTransactionMessage>[0]);
     const create = msg.instructions.find((ix) => ix.programAddress === ASSOCIATED_TOKEN_PROGRAM_ADDRESS);
-    return { plan, trackingId: order.trackingId, depositSignature: signature, depositAccount: create!.accounts![1]!.address, recipient, status: 'awaiting_deposit', delayMs: null };
+    return { plan, trackingId: order.trackingId, depositSignature: signature, depositAccount: create!.accounts![1]!.address, recipient, status: 'awaiting_deposit', delayMs: null, quoted, scored: true };
   }
 
   /** Polls every order's status until it is final; fills in status and delivery delay. */

@@ -11,14 +11,33 @@ import { HushApi } from './hush-api.ts';
 import { scoreRow, type RowScore } from './score.ts';
 import { schedule, type PlannedOrder, type Workload } from './workloads.ts';
 
+/** The release policy under test, in real (uncompressed) seconds: from Hush's configuration or the flags. */
+export interface BenchPolicy {
+  privacy: 'on' | 'off';
+  /** HUSH_PRIVACY_K */
+  k: number;
+  /** HUSH_PRIVACY_MAX_DELAY_S */
+  capS: number;
+  /** HUSH_PAYOUT_DELAY_S: the uniform wait with privacy off, a release's spread with it on. */
+  windowS: { min: number; max: number };
+  /** HUSH_PRIVACY_TRAFFIC_WINDOW_S: the quote's estimate counts a class's deposits over this. */
+  trafficWindowS: number;
+}
+
 export interface RunSpec {
   /** Real arrivals per second of each stream. */
   rate: number;
-  /** Time compression: slots, delay window and arrival gaps are all divided by it. */
+  /** Time compression: slots, every delay of the policy and arrival gaps are all divided by it. */
   compression: number;
+  /** At most this many orders per stream. */
   ordersPerRow: number;
-  /** The published delay window before compression, seconds. */
-  delayWindowS: { min: number; max: number };
+  /**
+   * Real seconds of arrivals that are scored, then of arrivals that are not (the padding): traffic goes
+   * on after the last scored order, so every scored order's class release holds what it would in a
+   * steady stream, not a run's truncated tail. Unset: every order is scored and the count alone ends it.
+   */
+  horizonS?: { scored: number; padding: number };
+  policy: BenchPolicy;
   workloads: Workload[];
   assets: Map<string, Asset>;
   random: () => number;
@@ -39,22 +58,38 @@ export interface RunResult {
 const OWN_TRANSFERS = 6;
 const seconds = (x: number) => String(Math.round(x * 1000) / 1000);
 
+/**
+ * Hush's environment for a run compressed c times: the slot, the payout window, the class cap and the
+ * quote's traffic window all divided by c (arrival gaps are too, by the driver), so arrivals per slot,
+ * per window and per cap are the real rate's. The traffic window is at most the scored span, so the
+ * quotes of the padding after it see a full window of the class's steady traffic.
+ */
+export function compressedEnv(policy: BenchPolicy, c: number, scoredS?: number): Record<string, string> {
+  const traffic = Math.min(policy.trafficWindowS, scoredS ?? Infinity);
+  return {
+    LOCALNET_SLOT_MS: String(Math.round(400 / c)),
+    HUSH_PRIVACY: policy.privacy,
+    HUSH_PRIVACY_K: String(policy.k),
+    HUSH_PRIVACY_MAX_DELAY_S: seconds(Math.max(1, policy.capS / c)),
+    HUSH_PRIVACY_TRAFFIC_WINDOW_S: seconds(Math.max(1, traffic / c)),
+    HUSH_PAYOUT_DELAY_S: `${seconds(policy.windowS.min / c)}-${seconds(policy.windowS.max / c)}`,
+    HUSH_SWEEP_INTERVAL_S: '1',
+  };
+}
+
 export async function runOnce(spec: RunSpec): Promise<RunResult> {
   const started = Date.now();
   const c = spec.compression;
-  const server = await startServer({
-    LOCALNET_SLOT_MS: String(Math.round(400 / c)),
-    HUSH_PAYOUT_DELAY_S: `${seconds(spec.delayWindowS.min / c)}-${seconds(spec.delayWindowS.max / c)}`,
-    HUSH_SWEEP_INTERVAL_S: '1',
-    ...spec.env,
-  });
+  const server = await startServer({ ...compressedEnv(spec.policy, c, spec.horizonS?.scored), ...spec.env });
   try {
     const partner = new HushApi(server.hushUrl, server.partnerKey);
     const adversaryApi = new HushApi(server.hushUrl, server.adversaryKey);
     // 24 partner senders and, kept apart, the adversary's own.
     const driver = await Driver.fund(server, spec.assets, 25);
     const ownSender = driver.senders.pop()!;
-    const plans = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate)).flatMap((w) => schedule(w, spec.ordersPerRow, spec.rate * c, spec.random));
+    const untilMs = spec.horizonS ? ((spec.horizonS.scored + spec.horizonS.padding) * 1000) / c : Infinity;
+    const scoredUntilMs = spec.horizonS ? (spec.horizonS.scored * 1000) / c : Infinity;
+    const plans = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate)).flatMap((w) => schedule(w, spec.ordersPerRow, spec.rate * c, spec.random, untilMs));
     const span = Math.max(...plans.map((p) => p.atMs));
     const limit = pLimit(8);
     const recipients = await Promise.all(plans.map((p) => limit(() => driver.recipient(p.destinationAssetId, p.recipientHolds))));
@@ -94,8 +129,9 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     }
     const records = (await Promise.all(placed)).filter((x): x is TruthRecord => x !== null);
     const ownRecords = (await Promise.all(own)).filter((x): x is TruthRecord => x !== null);
-    const windowMs = (spec.delayWindowS.max / c) * 1000;
-    await driver.settle(partner, records, 120_000 + windowMs * 4);
+    for (const r of records) r.scored = r.plan.atMs <= scoredUntilMs;
+    const longestMs = (((spec.policy.privacy === 'on' ? spec.policy.capS : 0) + spec.policy.windowS.max) / c) * 1000;
+    await driver.settle(partner, records, 120_000 + longestMs * 4);
     await driver.settle(adversaryApi, ownRecords, 60_000);
     const unswept = await driver.swept([...records, ...ownRecords], 120_000);
     // What the adversary knows of its own transfers: the deposit it signed and the recipient it chose.
@@ -120,7 +156,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
           adversary.view,
           records.filter((r) => r.plan.stream === w.id),
           adversary.knowledge,
-          { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id).length },
+          { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && p.atMs <= scoredUntilMs).length, quotesFromMs: spec.horizonS ? (Math.min(spec.policy.trafficWindowS, spec.horizonS.scored) * 1000) / c : 0 },
         ),
       );
     return { rows, failedOrders: failed, unswept, wallSeconds: (Date.now() - started) / 1000, rpcRequests: adversary.view.requests, ownDelaysS: adversary.ownDelaysS };

@@ -13,7 +13,7 @@ export interface RowScore {
   row: string;
   label: string;
   rate: number;
-  /** Arrivals per delay window: rate × the published window's mean wait. */
+  /** Arrivals per delay: rate × the measured median delay (real seconds). */
   lambdaD: number;
   /** Orders the workload planned; those the API refused or the driver could not place count as not completed. */
   orders: number;
@@ -34,6 +34,10 @@ export interface RowScore {
   costLamports: number;
   /** The best adversary's hits against shuffled truth, mean of 20 shuffles (expect about 1). */
   shuffledHits: number;
+  /** Median of the quotes' `privacy.anonymitySet` (orders quoted once the traffic window had filled, padding included); NaN without one. */
+  quotedSetMedian: number;
+  /** Orders observed as traffic but not scored (the padding after the scored span). */
+  padding: number;
 }
 
 export function quantile(xs: number[], q: number): number {
@@ -68,19 +72,24 @@ export function scoreRow(
   view: ChainView,
   records: TruthRecord[],
   k: AdversaryKnowledge,
-  meta: { row: string; label: string; rate: number; compression: number; random: () => number; planned: number },
+  meta: { row: string; label: string; rate: number; compression: number; random: () => number; planned: number; quotesFromMs?: number },
 ): RowScore & { results: Record<AdversaryId, AdversaryResult> } {
-  const completed = records.filter((r) => r.status === 'completed');
-  const obs = thin(view, completed);
+  const all = records.filter((r) => r.status === 'completed');
+  const completed = all.filter((r) => r.scored);
+  // The adversary attacks everything the stream put on the chain; only the scored orders are counted.
+  const obs = thin(view, all);
   const results = attack(obs, k, meta.random);
+  const bySignature = new Map(all.map((r) => [r.depositSignature, r]));
+  const scoredRow = obs.deposits.map((d) => bySignature.get(d.signature)!.scored);
   const truth = obs.deposits.map((d) => {
-    const r = completed.find((x) => x.depositSignature === d.signature)!;
+    const r = bySignature.get(d.signature)!;
     return obs.payouts.findIndex((p) => p.recipient === r.recipient && p.assetId === r.plan.destinationAssetId);
   });
   const n = Math.max(1, completed.length);
-  const hits = (res: AdversaryResult, t: number[]) => t.reduce((a, j, i) => a + (j >= 0 && res.guess[i] === j ? 1 : 0), 0);
+  const hits = (res: AdversaryResult, t: number[]) => t.reduce((a, j, i) => a + (scoredRow[i] && j >= 0 && res.guess[i] === j ? 1 : 0), 0);
+  const scoredOnly = <T>(xs: ArrayLike<T>): T[] => Array.from(xs).filter((_, i) => scoredRow[i]);
   const accuracy = Object.fromEntries(ADVERSARIES.map((id) => [id, hits(results[id], truth) / n])) as Record<AdversaryId, number>;
-  const median = (id: AdversaryId) => quantile(results[id].sets, 0.5);
+  const median = (id: AdversaryId) => quantile(scoredOnly(results[id].sets), 0.5);
   const best = [...ADVERSARIES].sort((a, b) => accuracy[b] - accuracy[a] || median(a) - median(b))[0]!;
   const res = results[best];
   let shuffled = 0;
@@ -93,27 +102,31 @@ export function scoreRow(
     shuffled += hits(res, t) / 20;
   }
   const delays = completed.flatMap((r) => (r.delayMs === null ? [] : [(r.delayMs * meta.compression) / 1000]));
-  const window = k.policy.delayWindowS;
+  // Quotes made once the traffic window had filled (the padding's, in a run with one): a class's steady rate.
+  const quoted = all.filter((r) => r.quoted && r.plan.atMs >= (meta.quotesFromMs ?? 0)).map((r) => r.quoted!.anonymitySet);
+  const scoredObserved = Math.min(scoredRow.filter(Boolean).length, completed.filter((r) => obs.payouts.some((p) => p.recipient === r.recipient)).length);
   return {
     row: meta.row,
     label: meta.label,
     rate: meta.rate,
-    lambdaD: meta.rate * ((window.min + window.max) / 2) * meta.compression,
+    lambdaD: meta.rate * quantile(delays, 0.5),
     orders: meta.planned,
     completed: completed.length,
-    observed: Math.min(obs.deposits.length, obs.payouts.length) / n,
+    observed: scoredObserved / n,
     accuracy,
-    a1Links: results.A1.guess.filter((j) => j >= 0).length,
+    a1Links: scoredOnly(results.A1.guess).filter((j) => j >= 0).length,
     a1Correct: hits(results.A1, truth),
     best,
     linked: accuracy[best],
-    confidentLinks: truth.reduce((a, j, i) => a + (j >= 0 && res.guess[i] === j && res.confidence[i]! >= 0.9 ? 1 : 0), 0) / n,
-    setP10: quantile(res.sets, 0.1),
+    confidentLinks: truth.reduce((a, j, i) => a + (scoredRow[i] && j >= 0 && res.guess[i] === j && res.confidence[i]! >= 0.9 ? 1 : 0), 0) / n,
+    setP10: quantile(scoredOnly(res.sets), 0.1),
     setMedian: median(best),
     delayP50S: quantile(delays, 0.5),
     delayP95S: quantile(delays, 0.95),
-    costLamports: costPerOrder(view, obs, n),
+    costLamports: costPerOrder(view, obs, Math.max(1, all.length)),
     shuffledHits: shuffled,
+    quotedSetMedian: quoted.length > 0 ? quantile(quoted, 0.5) : NaN,
+    padding: all.length - completed.length,
     results,
   };
 }

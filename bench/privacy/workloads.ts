@@ -28,6 +28,12 @@ export interface Workload {
   bursty?: boolean;
   /** Evenly spaced arrivals instead of Poisson (the self-check's clean timing). */
   regular?: boolean;
+  /**
+   * Workloads sharing standard classes (asset, pinned amount, mode) must not share a Hush: class release
+   * would mix their payouts and a row scored on its stream alone would see part of each release. Rows
+   * with a `group` run in a Hush of their own (and only with --full); the rest together.
+   */
+  group?: string;
   draw(rand: () => number): Omit<PlannedOrder, 'stream' | 'atMs' | 'feeBps' | 'recipientHolds'>;
 }
 
@@ -106,6 +112,7 @@ export function workloads(t: AssetTable): Workload[] {
     {
       id: 'round',
       label: 'round amounts',
+      group: 'round',
       draw: (rand) => {
         const id = pick(rand, SAME_ASSET);
         const a = t.get(id);
@@ -123,17 +130,18 @@ export function workloads(t: AssetTable): Workload[] {
         return { sourceAssetId: from, destinationAssetId: to, amount: nearestDenomination(t, from, dollars(rand)), mode: 'exact_in' as const };
       },
     },
-    { id: 'bursty', label: 'standard, exact_out, bursts of 8', rates: [1], bursty: true, draw: standard('exact_out') },
+    { id: 'bursty', label: 'standard, exact_out, bursts of 8', rates: [1], bursty: true, group: 'bursty', draw: standard('exact_out') },
   ];
 }
 
-/** `n` orders of `w` arriving at `rate` per second (compressed), from time 0. */
-export function schedule(w: Workload, n: number, rate: number, rand: () => number): PlannedOrder[] {
+/** `n` orders of `w` arriving at `rate` per second (compressed), from time 0, none after `untilMs`. */
+export function schedule(w: Workload, n: number, rate: number, rand: () => number, untilMs = Infinity): PlannedOrder[] {
   const out: PlannedOrder[] = [];
   const burst = w.bursty ? 8 : 1;
   let t = 0;
   while (out.length < n) {
     t += (w.regular ? 1 : -Math.log(1 - rand())) * (burst / rate) * 1000;
+    if (t > untilMs) break;
     for (let b = 0; b < burst && out.length < n; b++) {
       const o = w.draw(rand);
       const holds = o.destinationAssetId !== 'sol' && rand() < HOLDING_SHARE;

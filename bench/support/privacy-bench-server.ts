@@ -8,6 +8,7 @@
 import { generateKeyPairSigner } from '@solana/kit';
 import { loadConfig } from '../../src/config/config.ts';
 import { startHush } from '../../src/runtime/start-hush.ts';
+import { minGapMs } from '../../src/settlement/class-release-loop.ts';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { addFeeRecipient, insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 
@@ -39,7 +40,11 @@ console.log(
     feePayer: hush.treasury.feePayer.address,
     pools: [...new Set(hush.treasury.allPools().map((p) => p.address))],
     slotMs: config.localnetSlotMs,
-    policy: { delayWindowS: config.payoutDelayS },
+    // The published rules, not the randomness: HUSH_PRIVACY, k, cap, window and the two-slot gap.
+    policy: {
+      delayWindowS: config.payoutDelayS,
+      ...(config.privacy === 'on' ? { classRelease: { k: config.privacyK, maxDelayS: config.privacyMaxDelayS, minGapS: minGapMs(config) / 1000 } } : {}),
+    },
   }),
 );
 

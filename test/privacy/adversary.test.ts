@@ -78,6 +78,7 @@ function synthetic(n: number, amountOf: (i: number) => bigint, gapSlots: number,
   return { obs: { deposits, payouts: order.map((j) => payouts[j]!) }, truth: deposits.map((_, i) => order.indexOf(i)) };
 }
 
+const quantileOf = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))]!;
 const accuracy = (guess: Int32Array, truth: number[]) => truth.filter((j, i) => guess[i] === j).length / truth.length;
 
 describe('adversaries on synthetic chains', () => {
@@ -139,6 +140,88 @@ describe('adversaries on synthetic chains', () => {
       [0, 1],
       [1, 2],
     ]);
+  });
+});
+
+/** Class release (SPEC §9) as Hush applies it: k waiting or the oldest's cap, then a shuffled spread over 5–30 s. */
+const classPolicy: ReleasePolicy = { delayWindowS: { min: 5, max: 30 }, classRelease: { k: 8, maxDelayS: 240, minGapS: 0.8 } };
+const classKnowledge = (): AdversaryKnowledge => knowledge({ policy: classPolicy, denominations: new Map([['usdc', new Set([10_000_000n, 20_000_000n])]]) });
+
+/**
+ * Deposits of standard classes (exact_in: the deposit is the denomination) arriving at `arrivals` seconds,
+ * released as Hush's class release does; payouts carry the partner-fee mix, so amounts differ but say nothing.
+ */
+function released(arrivals: { t: number; amount: bigint }[], rand: () => number): { obs: Observation; truth: number[] } {
+  const { k, maxDelayS } = classPolicy.classRelease!;
+  const slot = (t: number) => Math.round(t / 0.4);
+  const deposits = arrivals.map((a) => deposit(a.amount, slot(a.t)));
+  const paidAt = new Array<number>(arrivals.length);
+  const waiting = new Map<bigint, number[]>();
+  const release = (ids: number[], at: number) => ids.forEach((i) => (paidAt[i] = at + 5 + 25 * rand() + 1 + 0.3 * (rand() - 0.5)));
+  const events = arrivals.map((a, i) => ({ ...a, i })).sort((a, b) => a.t - b.t);
+  for (const e of events) {
+    for (const [amount, ids] of waiting) if (ids.length > 0 && arrivals[ids[0]!]!.t + maxDelayS <= e.t) (release(ids, arrivals[ids[0]!]!.t + maxDelayS), waiting.set(amount, []));
+    const ids = [...(waiting.get(e.amount) ?? []), e.i];
+    if (ids.length >= k) (release(ids, e.t + 0.5), waiting.set(e.amount, []));
+    else waiting.set(e.amount, ids);
+  }
+  for (const ids of waiting.values()) if (ids.length > 0) release(ids, arrivals[ids[0]!]!.t + maxDelayS);
+  const payouts = deposits.map((d, i) => payout(`r-${d.signature}`, payoutOf(d.amount, [0, 10, 25, 50][i % 4]!), slot(paidAt[i]!)));
+  const order = payouts.map((_, j) => j).sort((a, b) => payouts[a]!.slot - payouts[b]!.slot);
+  return { obs: { deposits, payouts: order.map((j) => payouts[j]!) }, truth: deposits.map((_, i) => order.indexOf(i)) };
+}
+
+describe('adversaries against class release', () => {
+  it('one class of k released together with a uniform shuffle: about 1/k, sets about k', () => {
+    const rand = seeded(11);
+    let hits = 0;
+    let sets = 0;
+    const trials = 40;
+    for (let t = 0; t < trials; t++) {
+      const { obs, truth } = released(Array.from({ length: 8 }, (_, i) => ({ t: 100 + i * 10 * rand(), amount: 10_000_000n })), rand);
+      const r = attack(obs, classKnowledge(), rand);
+      hits += accuracy(r.A4.guess, truth);
+      sets += r.A4.sets.reduce((a, b) => a + b, 0) / 8;
+    }
+    assert.ok(hits / trials < 0.25, `A4 links ${((100 * hits) / trials).toFixed(0)} % (expected about 12 %)`);
+    assert.ok(sets / trials > 6.5, `effective set ${(sets / trials).toFixed(1)} (expected about 8)`);
+  });
+
+  it('links a class released alone at its cap, among other classes', () => {
+    const rand = seeded(12);
+    const busy = Array.from({ length: 24 }, (_, i) => ({ t: 50 + i * 12, amount: 10_000_000n }));
+    const { obs, truth } = released([...busy, { t: 60, amount: 20_000_000n }], rand);
+    const r = attack(obs, classKnowledge(), rand);
+    assert.equal(r.A4.guess[24], truth[24], 'the lone deposit of its class is linked');
+    assert.ok(r.A4.sets[24]! < 1.1, `its set is ${r.A4.sets[24]}`);
+  });
+
+  it('uses the release structure: successive releases of one class are told apart (sets about k, not the whole class)', () => {
+    const rand = seeded(13);
+    let setSum = 0;
+    let plainSum = 0;
+    let hits = 0;
+    const trials = 10;
+    for (let t = 0; t < trials; t++) {
+      // 48 deposits of one class about 5 s apart: six releases of eight, all within one another's feasible range.
+      const { obs, truth } = released(Array.from({ length: 48 }, (_, i) => ({ t: 5 * i + 2 * rand(), amount: 10_000_000n })), rand);
+      const r = attack(obs, classKnowledge(), rand);
+      setSum += quantileOf(r.A4.sets, 0.5);
+      plainSum += quantileOf(r.A3.sets, 0.5);
+      hits += accuracy(r.A4.guess, truth);
+    }
+    assert.ok(setSum / trials < 10, `A4's median set ${(setSum / trials).toFixed(1)} (a release holds 8)`);
+    assert.ok(plainSum / trials > setSum / trials + 4, `the feasible range alone (A3) leaves ${(plainSum / trials).toFixed(1)}: the structure must help`);
+    assert.ok(hits / trials < 0.3, `A4 links ${((100 * hits) / trials).toFixed(0)} %, about 1/8 expected`);
+  });
+
+  it('a non-standard payout may follow only two slots after its deposit: A3 links sparse free amounts by timing', () => {
+    const rand = seeded(14);
+    const deposits = Array.from({ length: 30 }, (_, i) => deposit(12_345_678n + BigInt(i), i * 25));
+    const payouts = deposits.map((d) => payout(`r-${d.signature}`, payoutOf(d.amount, 0), d.slot + 2 + 3 + Math.round(rand())));
+    const k = { ...classKnowledge(), latency: calibrate([2, 2.4, 2, 2.4], classPolicy, 0.4) };
+    const r = attack({ deposits, payouts: [...payouts].reverse() }, k, rand);
+    assert.equal(accuracy(r.A3.guess, deposits.map((_, i) => payouts.length - 1 - i)), 1);
   });
 });
 

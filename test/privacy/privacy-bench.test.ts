@@ -18,11 +18,10 @@ it('places, observes and scores a short run: every deposit and payout found, fre
     rate: 1,
     compression: 8,
     ordersPerRow: 8,
-    delayWindowS: { min: 0, max: 2 },
+    policy: { privacy: 'off', k: 8, capS: 240, windowS: { min: 0, max: 2 }, trafficWindowS: 3600 },
     workloads: workloads(table).filter((w) => w.id === 'free' || w.id === 'swap'),
     assets,
     random: seeded(7),
-    env: { HUSH_PRIVACY: 'off' },
     log: (m) => console.log(`# ${m}`),
   });
   assert.equal(run.failedOrders, 0);
@@ -36,6 +35,7 @@ it('places, observes and scores a short run: every deposit and payout found, fre
     assert.equal(r.a1Correct, r.a1Links, `${r.row}: A1 claims only what is true`);
     assert.ok(r.costLamports > 0, `${r.row}: Hush pays fees`);
     assert.ok(r.delayP50S >= 0 && r.delayP95S >= r.delayP50S);
+    assert.equal(r.quotedSetMedian, 1, `${r.row}: with privacy off the quote promises no set`);
   }
   // Free amounts are unique: the public fee schedule alone links them (today's Hush, SPEC §9's baseline).
   assert.ok(free.accuracy.A2 >= 7 / 8, `A2 linked ${free.accuracy.A2} of free amounts`);

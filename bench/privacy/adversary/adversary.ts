@@ -36,8 +36,16 @@ const PROGRAMS = [
 ];
 
 export async function publicAssets(api: HushApi): Promise<AssetInfo[]> {
-  const { tokens } = await api.call<{ tokens: { assetId: string; mint: string; decimals: number; native: boolean; swappable: boolean; swapGrid?: string }[] }>('GET', '/tokens');
-  return tokens.map((t) => ({ assetId: t.assetId, mint: t.mint, decimals: t.decimals, native: t.native, swappable: t.swappable, ...(t.swapGrid ? { swapGrid: BigInt(t.swapGrid) } : {}) }));
+  const { tokens } = await api.call<{ tokens: { assetId: string; mint: string; decimals: number; native: boolean; swappable: boolean; swapGrid?: string; denominations?: string[] }[] }>('GET', '/tokens');
+  return tokens.map((t) => ({
+    assetId: t.assetId,
+    mint: t.mint,
+    decimals: t.decimals,
+    native: t.native,
+    swappable: t.swappable,
+    ...(t.swapGrid ? { swapGrid: BigInt(t.swapGrid) } : {}),
+    denominations: (t.denominations ?? []).map(BigInt),
+  }));
 }
 
 export interface AdversaryState {
@@ -66,6 +74,7 @@ export async function runAdversary(inputs: PublicInputs, own: OwnTransfer[], fro
     policy: inputs.policy,
     latency: calibrate(ownDelaysS, inputs.policy, slotS),
     slotS,
+    denominations: new Map(assets.map((a) => [a.assetId, new Set(a.denominations ?? [])])),
     commonAccounts: new Set([...PROGRAMS, ...assets.map((a) => a.mint), inputs.hush.feePayer, ...inputs.hush.pools]),
   };
   return { view, knowledge, ownDelaysS };

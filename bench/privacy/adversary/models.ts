@@ -6,6 +6,7 @@
 import { amountLikelihood, type AmountSchedule } from './amount-model.ts';
 import { matrix, type Matrix } from './matching.ts';
 import type { Observation, ObservedDeposit, ObservedPayout } from './observation.ts';
+import { releaseTiming, standardClass } from './release-model.ts';
 import { plausibleDelay, timingLikelihood, type PipelineLatency, type ReleasePolicy } from './timing-model.ts';
 
 export type AdversaryId = 'A1' | 'A2' | 'A3' | 'A4' | 'A5';
@@ -16,6 +17,8 @@ export interface AdversaryKnowledge {
   latency: PipelineLatency;
   /** Seconds per slot (public: any cluster's performance samples tell it). */
   slotS: number;
+  /** Standard amounts per asset (GET /tokens): under class release they say which payouts wait for a class. */
+  denominations?: ReadonlyMap<string, ReadonlySet<bigint>>;
   /** Accounts every Hush transaction or deposit names: programs, mints, sysvars, Hush's fee payer and pools. */
   commonAccounts: ReadonlySet<string>;
 }
@@ -36,7 +39,7 @@ export function deterministicLinks(obs: Observation, k: AdversaryKnowledge): Map
   const links = new Map<number, number>();
   // A tell counts only for a pair whose delay the policy allows: a blockhash is shared by everything Hush
   // signed in the same moment, so a payout and another order's deposit made then share one too.
-  const allowed = (d: ObservedDeposit, p: ObservedPayout) => plausibleDelay((p.slot - d.slot) * k.slotS, k.policy, k.latency);
+  const allowed = (d: ObservedDeposit, p: ObservedPayout) => plausibleDelay((p.slot - d.slot) * k.slotS, k.policy, k.latency, standardClass(k, d, p) !== null);
   const claim = (i: number, j: number) => {
     if (!links.has(i) && ![...links.values()].includes(j) && allowed(obs.deposits[i]!, obs.payouts[j]!)) links.set(i, j);
   };
@@ -58,7 +61,7 @@ export function deterministicLinks(obs: Observation, k: AdversaryKnowledge): Map
   obs.payouts.forEach((p, j) => new Set(p.blockhashes).forEach((h) => entry(h).p.push(j)));
   for (const { d, p } of byHash.values()) if (d.length === 1 && p.length === 1) claim(d[0]!, p[0]!);
   // A payout a slot after a deposit is that deposit's only when the policy allows no wait at all.
-  if (k.policy.delayWindowS.min > 2 * k.slotS) return links;
+  if ((k.policy.classRelease?.minGapS ?? k.policy.delayWindowS.min) > 2 * k.slotS) return links;
   obs.deposits.forEach((d, i) => {
     const near = obs.payouts.flatMap((p, j) => (p.slot - d.slot <= 1 && compatible(k.schedule, d, p) ? [j] : []));
     if (near.length !== 1) return;
@@ -95,9 +98,12 @@ export function adversaryMatrices(obs: Observation, k: AdversaryKnowledge): Adve
   const links = deterministicLinks(obs, k);
   const compat = build(obs, (d, p) => (compatible(k.schedule, d, p) ? 1 : 0));
   const amounts = build(obs, (d, p) => (compatible(k.schedule, d, p) ? amountLikelihood(k.schedule, d, p) : 0));
-  const timing = build(obs, (d, p) => (compatible(k.schedule, d, p) ? timingLikelihood((p.slot - d.slot) * k.slotS, k.policy, k.latency) : 0));
+  // A3: the delay each pair's kind allows under the published policy (standard: two slots to cap + window).
+  const timing = build(obs, (d, p) => (compatible(k.schedule, d, p) ? timingLikelihood((p.slot - d.slot) * k.slotS, k.policy, k.latency, standardClass(k, d, p) !== null) : 0));
+  // A4: amounts, and timing under the release structure the amounts reveal (bursts per class).
+  const released = releaseTiming(obs, k, amounts);
   const joint = matrix(compat.rows, compat.cols);
-  for (let x = 0; x < joint.data.length; x++) joint.data[x] = amounts.data[x]! * timing.data[x]!;
+  for (let x = 0; x < joint.data.length; x++) joint.data[x] = amounts.data[x]! * released.data[x]!;
   return {
     links,
     // A4 does not pin A1's links: a tell that misfires (a blockhash shared by coincidence) would cost it

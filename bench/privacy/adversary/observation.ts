@@ -42,6 +42,8 @@ export interface AssetInfo {
   swappable: boolean;
   /** The destination grid swap payouts are rounded down to, when GET /tokens publishes one. */
   swapGrid?: bigint;
+  /** The standard amounts GET /tokens publishes (SPEC §9). */
+  denominations?: bigint[];
 }
 
 export interface Observation {

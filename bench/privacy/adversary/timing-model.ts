@@ -1,18 +1,22 @@
 /**
  * A3's knowledge: the published release policy (read from Hush's configuration by the bench, never from
  * its store) and the pipeline latency the adversary measured on its own transfers. A payout's delay after
- * its deposit is the policy's random wait plus that latency; the density of the sum is the likelihood.
+ * its deposit is the policy's wait plus that latency; the density of the sum is the likelihood.
  */
 
 /** What Hush publishes about when a payout is released (SPEC §9, the README's configuration table). */
 export interface ReleasePolicy {
-  /** The uniform extra wait window, seconds. */
+  /**
+   * HUSH_PAYOUT_DELAY_S, seconds: with privacy off every payout's uniform wait; with class release on,
+   * the window a release spreads its payouts over (each at release + Uniform[min, max]).
+   */
   delayWindowS: { min: number; max: number };
   /**
-   * Class release (SPEC §9) when it exists: a standard payout waits until `k` of its class wait or the
-   * oldest has waited `maxDelayS`. Unset while Hush has no class release.
+   * Class release (HUSH_PRIVACY=on, SPEC §9): a standard payout waits until `k` of its class wait or the
+   * oldest has waited `maxDelayS`, then goes within the window; a non-standard one waits only `minGapS`
+   * (two slots). Unset with privacy off.
    */
-  classRelease?: { k: number; maxDelayS: number };
+  classRelease?: { k: number; maxDelayS: number; minGapS: number };
 }
 
 /** Deposit-confirmed-to-payout latency outside the policy's wait, seconds: Normal(mu, sigma). */
@@ -39,7 +43,8 @@ const phi = (z: number) => 0.5 * (1 + erf(z / SQRT2));
  * window's mean, their variance minus the window's (W²/12). Never tighter than `floorS` (one slot).
  */
 export function calibrate(ownDelaysS: number[], policy: ReleasePolicy, floorS: number): PipelineLatency {
-  const { min, max } = policy.delayWindowS;
+  // The adversary's own transfers are non-standard amounts: under class release they wait the fixed gap.
+  const { min, max } = policy.classRelease ? { min: policy.classRelease.minGapS, max: policy.classRelease.minGapS } : policy.delayWindowS;
   if (ownDelaysS.length === 0) return { mu: floorS, sigma: Math.max(floorS, 1) };
   const mean = ownDelaysS.reduce((a, b) => a + b, 0) / ownDelaysS.length;
   const variance = ownDelaysS.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, ownDelaysS.length - 1);
@@ -49,14 +54,21 @@ export function calibrate(ownDelaysS: number[], policy: ReleasePolicy, floorS: n
   return { mu, sigma: Math.max(sigma, floorS) };
 }
 
-/** The waits the policy allows: a class release makes the wait depend on other deposits, up to its cap. */
-function waitBounds(policy: ReleasePolicy): { min: number; max: number } {
-  return { min: policy.delayWindowS.min, max: policy.delayWindowS.max + (policy.classRelease?.maxDelayS ?? 0) };
+/**
+ * The waits the policy allows a payout: with class release, a standard one (its pinned amount a
+ * denomination) from two slots (a class that filled at once) to the cap plus the window, a non-standard
+ * one the two slots only; without it, the uniform window. `standard` undefined: either kind.
+ */
+export function waitBounds(policy: ReleasePolicy, standard?: boolean): { min: number; max: number } {
+  const c = policy.classRelease;
+  if (!c) return policy.delayWindowS;
+  if (standard === false) return { min: c.minGapS, max: c.minGapS };
+  return { min: c.minGapS, max: c.maxDelayS + policy.delayWindowS.max };
 }
 
 /** A delay the policy and the measured latency allow (within three standard deviations). */
-export function plausibleDelay(deltaS: number, policy: ReleasePolicy, lat: PipelineLatency): boolean {
-  const { min, max } = waitBounds(policy);
+export function plausibleDelay(deltaS: number, policy: ReleasePolicy, lat: PipelineLatency, standard?: boolean): boolean {
+  const { min, max } = waitBounds(policy, standard);
   return deltaS >= min + lat.mu - 3 * lat.sigma && deltaS <= max + lat.mu + 3 * lat.sigma;
 }
 
@@ -68,8 +80,8 @@ const OUTLIER = 0.02;
  * uniform density over the whole plausible span so that one slow payout does not make its truth unlikely
  * beyond any other pair.
  */
-export function timingLikelihood(deltaS: number, policy: ReleasePolicy, lat: PipelineLatency): number {
-  const { min, max } = waitBounds(policy);
+export function timingLikelihood(deltaS: number, policy: ReleasePolicy, lat: PipelineLatency, standard?: boolean): number {
+  const { min, max } = waitBounds(policy, standard);
   const x = deltaS - lat.mu;
   const span = max + lat.mu + 6 * lat.sigma;
   let f: number;
