@@ -8,7 +8,7 @@
 import { generateKeyPairSigner } from '@solana/kit';
 import { loadConfig } from '../../src/config/config.ts';
 import { startHush } from '../../src/runtime/start-hush.ts';
-import { minGapMs } from '../../src/settlement/class-release-loop.ts';
+import { minGapMs } from '../../src/domain/settlement/payout-delay.ts';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { addFeeRecipient, insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 
@@ -43,7 +43,7 @@ console.log(
     // The published rules, not the randomness: HUSH_PRIVACY, k, cap, window and the two-slot gap.
     policy: {
       delayWindowS: config.payoutDelayS,
-      ...(config.privacy === 'on' ? { classRelease: { k: config.privacyK, maxDelayS: config.privacyMaxDelayS, minGapS: minGapMs(config) / 1000 } } : {}),
+      ...(config.privacy === 'on' ? { classRelease: { k: config.privacyK, maxDelayS: config.privacyMaxDelayS, minGapS: minGapMs(config.localnetSlotMs) / 1000 } } : {}),
     },
   }),
 );

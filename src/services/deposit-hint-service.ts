@@ -4,7 +4,11 @@ import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { HushConfig } from '../config/config.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
-import { addDepositHint, getOrderById, transitionOrder, type OrderRecord } from '../store/orders-store.ts';
+import { randomInt } from 'node:crypto';
+import { addDepositHint, getOrderById, type OrderRecord } from '../store/orders-store.ts';
+import { confirmDeposits } from '../store/settlement/confirm-deposits.ts';
+import { depositMovement } from '../ledger/order-movements.ts';
+import { orderPayoutDue } from '../domain/settlement/payout-delay.ts';
 import type { OrderService } from './order-service.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
 import { statusRecord } from './order-views.ts';
@@ -12,6 +16,8 @@ import { ChainView, type AccountBalance } from '../chain/chain-view.ts';
 import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
 
 const base58 = getBase58Encoder();
+/** Who confirms, for the statement's signature (the hint takes no lease). */
+const HINT_WORKER_ID = 'deposit-hint';
 /** A token account's rent-exempt minimum, which a wrapped-SOL account keeps as its reserve. */
 const WRAPPED_SOL_RESERVE = DEFAULT_NETWORK_COST.tokenAccountRent;
 
@@ -144,13 +150,19 @@ export class DepositHintService {
     return { amount: balance?.tokenAmount ?? 0n, signature };
   }
 
-  /** Moves an awaiting order through detected → confirmed (the hint was read at `confirmed`). */
+  /**
+   * Moves an awaiting order to deposit_confirmed (the hint was read at `confirmed`) through the worker's
+   * own confirmation statement: the same compare-and-set, history, ledger movement and payout due time
+   * as the deposit watch and the order loop (one path per transition). It claims nothing and leaves any
+   * worker's lease as it is (as its compare-and-set on the status alone always did); a worker that
+   * confirmed it first leaves nothing to do.
+   */
   private async record(order: OrderRecord, signature: string, amount: bigint): Promise<OrderRecord> {
-    if (order.status === 'awaiting_deposit') {
-      await transitionOrder(this.db, order.id, 'awaiting_deposit', 'deposit_detected', { deposit: { signature, amount: amount.toString(), confirmedAt: null } });
-    }
-    const now = new Date().toISOString();
-    await transitionOrder(this.db, order.id, 'deposit_detected', 'deposit_confirmed', { deposit: { signature, amount: amount.toString(), confirmedAt: now } });
+    const now = new Date();
+    const c = this.config;
+    const dueAt = orderPayoutDue(order, c.assets.get(order.sourceAssetId)?.denominations ?? [], now, { privacy: c.privacy, delayS: c.payoutDelayS, maxDelayS: c.privacyMaxDelayS, slotMs: c.localnetSlotMs }, randomInt);
+    const deposit = { signature, amount: amount.toString(), confirmedAt: now.toISOString() };
+    await confirmDeposits(this.db, HINT_WORKER_ID, 0, false, [{ id: order.id, deposit, dueAt, movement: depositMovement(order, amount) }], true);
     return (await getOrderById(this.db, order.id))!;
   }
 }

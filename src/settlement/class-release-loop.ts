@@ -1,16 +1,13 @@
 import { randomInt } from 'node:crypto';
 import type { HushConfig } from '../config/config.ts';
 import { classKey, decideRelease, type ClassPolicy } from '../domain/class-release.ts';
+import { minGapMs } from '../domain/settlement/payout-delay.ts';
 import type { Db } from '../store/db.ts';
 import { releaseClasses } from '../store/settlement/release-classes.ts';
 
 /** How often the waiting classes are looked at: a class that fills goes within about this long. */
 const PASS_EVERY_MS = 1000;
 
-/** Two slots: a payout never lands in its deposit's slot or the next (SPEC §9). */
-export function minGapMs(config: Pick<HushConfig, 'localnetSlotMs'>): number {
-  return 2 * config.localnetSlotMs;
-}
 
 export function classPolicy(config: HushConfig): ClassPolicy {
   const { min, max } = config.payoutDelayS;
@@ -19,7 +16,7 @@ export function classPolicy(config: HushConfig): ClassPolicy {
     maxDelayMs: config.privacyMaxDelayS * 1000,
     spreadFromMs: Math.round(min * 1000),
     spreadMs: Math.round((max - min) * 1000),
-    minGapMs: minGapMs(config),
+    minGapMs: minGapMs(config.localnetSlotMs),
   };
 }
 

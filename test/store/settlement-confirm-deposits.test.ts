@@ -43,4 +43,19 @@ forEachEngine('confirmDeposits', (ctx) => {
     assert.equal(r.get(mine.id)!.getTime(), 1_000, 'the first draw wins');
     assert.equal((await orderRow(ctx.db, free.id)).status, 'awaiting_deposit');
   });
+
+  it('leaseFree (the deposit hint): moves an order whoever holds it and leaves the lease as it was', async () => {
+    const held = await orderIn(ctx.db);
+    const free = await orderIn(ctx.db);
+    await claimOrder(ctx.db, held.id, 'w1', 30);
+    const before = await orderRow(ctx.db, held.id);
+    const r = await confirmDeposits(ctx.db, 'deposit-hint', 0, false, [item(held.id, held.order, new Date()), item(free.id, free.order, new Date())], true);
+    assert.deepEqual([...r.keys()].sort(), [held.id, free.id].sort());
+    const after = await orderRow(ctx.db, held.id);
+    assert.equal(after.status, 'deposit_confirmed');
+    assert.equal(after.locked_by, 'w1');
+    assert.equal(String(after.locked_until), String(before.locked_until));
+    assert.equal((await orderRow(ctx.db, free.id)).locked_by, null);
+    assert.deepEqual(await historyOf(ctx.db, held.id), ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed']);
+  });
 });

@@ -1,3 +1,5 @@
+import { pinnedAmount } from '../class-release.ts';
+
 /**
  * When a payout is due: `from` plus a privacy delay uniform over [min, max] seconds to the millisecond.
  * `randomInt(n)`: a uniform integer in [0, n) (node:crypto's randomInt in production).
@@ -27,4 +29,21 @@ export function payoutDueFor(from: Date, standard: boolean, policy: DuePolicy, r
   if (policy.privacy === 'off') return payoutDue(from, policy.delayS, randomInt);
   if (!standard) return new Date(from.getTime() + policy.minGapMs);
   return payoutDue(new Date(from.getTime() + policy.maxDelayS * 1000), policy.delayS, randomInt);
+}
+
+/** Two slots: a payout never lands in its deposit's slot or the next (SPEC §9). */
+export function minGapMs(slotMs: number): number {
+  return 2 * slotMs;
+}
+
+/** payoutDueFor of an order: standard when its pinned amount is one of its source asset's denominations. */
+export function orderPayoutDue(
+  o: { mode: string; amountIn: bigint; amountOut: bigint },
+  denominations: readonly bigint[],
+  from: Date,
+  settings: { privacy: 'on' | 'off'; delayS: { min: number; max: number }; maxDelayS: number; slotMs: number },
+  randomInt: (n: number) => number,
+): Date {
+  const standard = denominations.includes(pinnedAmount(o));
+  return payoutDueFor(from, standard, { privacy: settings.privacy, delayS: settings.delayS, maxDelayS: settings.maxDelayS, minGapMs: minGapMs(settings.slotMs) }, randomInt);
 }

@@ -4,10 +4,8 @@ import { isUniqueViolation } from '../../store/db.ts';
 import { confirmDeposits as confirmDepositRows } from '../../store/settlement/confirm-deposits.ts';
 import { confirmDepositsAndStartPayouts } from '../../store/settlement/confirm-deposits-and-start-payouts.ts';
 import { releaseOrders, type Release } from '../../store/settlement/release-orders.ts';
-import { payoutDueFor } from '../../domain/settlement/payout-delay.ts';
-import { pinnedAmount } from '../../domain/class-release.ts';
+import { orderPayoutDue } from '../../domain/settlement/payout-delay.ts';
 import type { OrderRecord } from '../../store/orders-store.ts';
-import { minGapMs } from '../class-release-loop.ts';
 import { depositMovement } from '../../ledger/order-movements.ts';
 import { faultPoint } from '../outbox.ts';
 import type { SettlementContext } from '../context.ts';
@@ -15,11 +13,14 @@ import type { PlannedTransfer } from '../pools.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { payoutTxs, recordPayouts, type PayableOrder } from './plan-payouts.ts';
 
+/** The settings a payout's due time is drawn with (SPEC §9). */
+export function duePolicy(c: SettlementContext['config']): { privacy: 'on' | 'off'; delayS: { min: number; max: number }; maxDelayS: number; slotMs: number } {
+  return { privacy: c.privacy, delayS: c.payoutDelayS, maxDelayS: c.privacyMaxDelayS, slotMs: c.localnetSlotMs };
+}
+
 /** A payout due time (SPEC §9): see payoutDueFor. */
 export function drawDue(ctx: SettlementContext, o: Pick<OrderRecord, 'sourceAssetId' | 'mode' | 'amountIn' | 'amountOut'>, from: Date): Date {
-  const c = ctx.config;
-  const standard = c.assets.get(o.sourceAssetId)?.denominations.includes(pinnedAmount(o)) ?? false;
-  return payoutDueFor(from, standard, { privacy: c.privacy, delayS: c.payoutDelayS, maxDelayS: c.privacyMaxDelayS, minGapMs: minGapMs(c) }, randomInt);
+  return orderPayoutDue(o, ctx.asset(o.sourceAssetId).denominations, from, duePolicy(ctx.config), randomInt);
 }
 
 /**

@@ -18,9 +18,10 @@ export interface DepositConfirmation {
  * `deposit_confirmed` under this worker's lease, with a `deposit_detected` history entry when it skipped
  * that status and a `deposit_confirmed` one, its payout due time, its deposit's ledger movement and the
  * change notification. The status is compared under the row lock: the compare-and-set. Returns the payout
- * due time in force of every order that moved (those are now held by this worker).
+ * due time in force of every order that moved (those are now held by this worker). `leaseFree` (the
+ * deposit hint, which is no worker): the order moves whoever holds it, and its lease is left as it is.
  */
-export async function confirmDeposits(db: Queryable, workerId: string, leaseSeconds: number, held: boolean, items: DepositConfirmation[]): Promise<Map<string, Date>> {
+export async function confirmDeposits(db: Queryable, workerId: string, leaseSeconds: number, held: boolean, items: DepositConfirmation[], leaseFree = false): Promise<Map<string, Date>> {
   if (items.length === 0) return new Map();
   const legs = movementRows(items.map((i) => i.movement));
   const { rows } = await db.query<{ id: string | number; payout_due_at: Date }>(
@@ -28,11 +29,13 @@ export async function confirmDeposits(db: Queryable, workerId: string, leaseSeco
      s AS (
        SELECT o.id, o.status AS from_status FROM orders o
        WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
-         AND CASE WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END
+         AND CASE WHEN $13::boolean THEN true WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END
        FOR UPDATE SKIP LOCKED),
      u AS (
        UPDATE orders o SET status = 'deposit_confirmed', updated_at = clock_timestamp(), deposit = v.deposit,
-         payout_due_at = coalesce(o.payout_due_at, v.due), locked_by = $4, locked_until = now() + make_interval(secs => $5)
+         payout_due_at = coalesce(o.payout_due_at, v.due),
+         locked_by = CASE WHEN $13::boolean THEN o.locked_by ELSE $4 END,
+         locked_until = CASE WHEN $13::boolean THEN o.locked_until ELSE now() + make_interval(secs => $5) END
        FROM v JOIN s ON s.id = v.id WHERE o.id = v.id
        RETURNING o.id, o.updated_at, o.tracking_id, o.payout_due_at, s.from_status),
      h AS (
@@ -41,7 +44,7 @@ export async function confirmDeposits(db: Queryable, workerId: string, leaseSeco
        WHERE t.n = 2 OR u.from_status = 'awaiting_deposit' ORDER BY u.id, t.n),
      l AS (${LEDGER_INSERT_FROM_PARAMS(7)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)
      SELECT u.id, u.payout_due_at, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
-    [items.map((i) => i.id), items.map((i) => JSON.stringify(i.deposit)), items.map((i) => i.dueAt), workerId, leaseSeconds, held, ...legParams(legs)],
+    [items.map((i) => i.id), items.map((i) => JSON.stringify(i.deposit)), items.map((i) => i.dueAt), workerId, leaseSeconds, held, ...legParams(legs), leaseFree],
   );
   return new Map(rows.map((r) => [String(r.id), r.payout_due_at]));
 }
