@@ -10,14 +10,16 @@
  * rpc-cost.ts); printed are its calls per idle second and per order (its quote and the order). The
  * baselines make no RPC calls.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { machineBusyMs, processCpuMs, withCpu } from './support/cpu-time.ts';
+import { pacedOrders, type Run } from './support/http-load.ts';
+import { localnetUrls, start, stop, waitLine } from './support/processes.ts';
 import { idle, overheadLine, perUnit, proxyOverhead, since, startRpcProxy, totalCalls, type RpcCounts, type RpcProxy } from './support/rpc-cost.ts';
+import { median, roundsRatio } from './support/stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -33,85 +35,6 @@ function positiveInteger(name: string, fallback: number): number {
   return n;
 }
 
-/** A ratio's median over rounds, with its range when there are several. */
-function roundsRatio(values: number[]): { median: number; text: string } {
-  const m = median(values);
-  const range = values.length > 1 ? ` (rounds ${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})` : '';
-  return { median: m, text: `${m.toFixed(2)}${range}` };
-}
-
-/** The middle value (the mean of the two middle ones for an even count), so no single round decides it. */
-function median(values: number[]): number {
-  const v = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(v.length / 2);
-  return v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
-}
-
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /** CPU time of the process under test per request (user + system), µs; absent without /proc. */
-  cpuUs?: number;
-}
-
-/** User + system CPU of a process so far, ms (Linux /proc; null elsewhere). */
-function processCpuMs(pid: number | undefined): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ 100)
-  } catch {
-    return null;
-  }
-}
-
-/** Busy CPU time of the whole machine so far (every process, user + system + softirq), ms; null without /proc. */
-function machineBusyMs(): number | null {
-  try {
-    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
-    // user nice system idle iowait irq softirq steal …: busy is everything but idle and iowait (and steal, not ours).
-    const busy = ticks[0]! + ticks[1]! + ticks[2]! + ticks[5]! + ticks[6]!;
-    return (busy * 1000) / 100;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Runs a load and adds the server's CPU per request: unlike requests/s, it does not depend on how much
- * of the two cores the load generator leaves over, so it shows where a ratio's gap is Hush's own work.
- */
-async function withCpu<T extends { requests: number }>(pid: number | undefined, run: () => Promise<T>): Promise<T & { cpuUs?: number }> {
-  const before = processCpuMs(pid);
-  const r = await run();
-  const after = processCpuMs(pid);
-  return before === null || after === null || r.requests === 0 ? r : { ...r, cpuUs: ((after - before) * 1000) / r.requests };
-}
-
-function waitLine(child: ChildProcess, match: (line: string) => boolean): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      for (const line of buf.split('\n')) if (match(line)) return resolve(line);
-    });
-    child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
-  });
-}
-
-function start(script: string, env: Record<string, string>, profile = false): ChildProcess {
-  // BENCH_PROFILE=<dir>: a CPU profile of the process under test (written when it exits).
-  const prof = profile && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  return spawn(process.execPath, [...prof, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
-}
-
 async function load(pid: number | undefined, opts: autocannon.Options): Promise<Run> {
   return withCpu(pid, async () => {
     const r = await autocannon({ connections: 50, duration: SECONDS, ...opts });
@@ -121,50 +44,6 @@ async function load(pid: number | undefined, opts: autocannon.Options): Promise<
 
 const fmt = (r: Run) =>
   `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(1).padStart(5)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms${r.cpuUs === undefined ? '' : `  cpu ${r.cpuUs.toFixed(0).padStart(3)} µs/req`}${r.errors ? `  (${r.errors} non-2xx/errors)` : ''}`;
-
-/**
- * Orders sent at a steady `rate` over up to 100 keep-alive connections (open loop), after `warmup` orders
- * sent 100 at a time to open and warm the connections. Each latency counts from the moment its request
- * was due, not from when it went out, so a generator falling behind shows as latency (no coordinated
- * omission). autocannon's overallRate cannot do this: it paces each connection alike, so all 100 fire
- * together and every tick is a burst of 100.
- */
-async function pacedOrders(baseUrl: string, headers: Record<string, string>, bodies: string[], warmup: number, rate: number): Promise<Run> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 100 });
-  const { hostname, port } = new URL(baseUrl);
-  const post = (body: string) =>
-    new Promise<number>((resolve) => {
-      const req = http.request({ host: hostname, port, path: '/transfer/v1/order', method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.on('error', () => resolve(0));
-      req.end(body);
-    });
-  for (let i = 0; i < warmup; i += 100) await Promise.all(bodies.slice(i, Math.min(i + 100, warmup)).map(post));
-  const measured = bodies.slice(warmup);
-  const latencies: number[] = [];
-  let ok = 0;
-  const started = performance.now();
-  const pending: Promise<void>[] = [];
-  for (const [i, body] of measured.entries()) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    pending.push(
-      post(body).then((status) => {
-        latencies.push(performance.now() - due);
-        if (status >= 200 && status < 300) ok++;
-      }),
-    );
-  }
-  await Promise.all(pending);
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))]!;
-  return { rps: ok / seconds, p50: at(0.5), p99: at(0.99), errors: measured.length - ok };
-}
 
 async function postgresReachable(): Promise<boolean> {
   const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
@@ -443,10 +322,9 @@ const chainDir = mkdtempSync(join(tmpdir(), 'hush-bench-chain-'));
 const chain = start('src/cli/localnet.ts', { DATA_DIR: chainDir, LOCALNET_PORT: '0' });
 let proxy: RpcProxy | undefined;
 try {
-  const [line, wsLine] = await Promise.all([waitLine(chain, (l) => l.includes('JSON-RPC at')), waitLine(chain, (l) => l.includes('PubSub WebSocket at'))]);
-  const chainUrl = /JSON-RPC at (\S+)/.exec(line)![1]!;
+  const { url: chainUrl, wsUrl } = await localnetUrls(chain);
   proxy = await startRpcProxy(chainUrl);
-  const target = { url: chainUrl, wsUrl: /PubSub WebSocket at (\S+)/.exec(wsLine)![1]!, proxy };
+  const target = { url: chainUrl, wsUrl, proxy };
   console.log(`bench:api  ${SECONDS} s per run, ${ROUNDS} interleaved rounds (median shown), autocannon 50 connections (orders: 100, one run), chain in a separate process`);
   console.log(`  ${overheadLine(await proxyOverhead(chainUrl, proxy.url))}`);
   // BENCH_ENGINE=pglite|postgres runs one engine only.

@@ -49,8 +49,8 @@
  * BENCH_PROFILE=<dir> writes a CPU profile of the Hush process covering exactly the measured run there.
  * The machine's load average is printed: other processes on it skew every figure.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { KeyObject, randomBytes, webcrypto } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { KeyObject, webcrypto } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,10 +66,12 @@ import {
   type Signature,
 } from '@solana/kit';
 import { loadConfig } from '../src/config/config.ts';
-import { buildPayout } from '../src/chain/hush-transactions.ts';
-import { TreasuryKeys } from '../src/treasury/treasury-keys.ts';
-import { Treasury } from '../src/treasury/treasury.ts';
+import { fund, rawSignatureStatuses, rpcBatch, type Rpc } from './support/chain-calls.ts';
+import { localnetUrls, sleep, start, stop, waitLine } from './support/processes.ts';
+import { rawPayoutLoop } from './support/raw-payout-loop.ts';
 import { idle, overheadLine, perUnit, proxyOverhead, since, startRpcProxy, totalCalls, type RpcCounts, type RpcProxy } from './support/rpc-cost.ts';
+import { api, hushCpuMicros, pool, type BenchInfo, type StatusRecord } from './support/settlement-bench-client.ts';
+import { pct } from './support/stats.ts';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 200);
 const ASSET = process.env.BENCH_ASSET ?? 'usdc';
@@ -88,191 +90,7 @@ const unit = 10n ** BigInt(asset.decimals);
 /** What each order sends: 10 tokens, or 0.1 SOL. */
 const AMOUNT = asset.native ? unit / 10n : 10n * unit;
 
-// ---- processes ----
-
-function start(script: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-}
-
-function waitLine(child: ChildProcess, match: (line: string) => boolean): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      for (const line of buf.split('\n')) if (match(line)) return resolve(line);
-    });
-    child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
-  });
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-// ---- chain helpers ----
-
-type Rpc = ReturnType<typeof createSolanaRpc>;
-
-/**
- * JSON-RPC 2.0 batches (arrays of requests per POST), split to stay under the RPC body limit (50 KiB, as
- * Agave's) and posted concurrently; results in call order.
- */
-async function rpcBatch<T>(url: string, calls: { method: string; params: unknown[] }[]): Promise<{ result?: T; error?: { message: string } }[]> {
-  const bodies: string[][] = [[]];
-  let size = 0;
-  calls.forEach((c, id) => {
-    const one = JSON.stringify({ jsonrpc: '2.0', id, ...c });
-    if (size + one.length > 45_000) (bodies.push([]), (size = 0));
-    bodies[bodies.length - 1]!.push(one);
-    size += one.length + 1;
-  });
-  const replies = await Promise.all(
-    bodies.map(async (b) => {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `[${b.join(',')}]` });
-      const body = (await res.json()) as { id: number; result?: T; error?: { message: string } }[];
-      if (!Array.isArray(body)) throw new Error(`batch rejected: ${JSON.stringify(body)}`);
-      return body;
-    }),
-  );
-  return replies.flat().sort((a, b) => a.id - b.id);
-}
-
-async function rawSignatureStatuses(url: string, sigs: string[]): Promise<({ slot: number; err: unknown; confirmationStatus: string } | null)[]> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [sigs] }) });
-  const body = (await res.json()) as { result?: { value: ({ slot: number; err: unknown; confirmationStatus: string } | null)[] }; error?: { message: string } };
-  if (!body.result) throw new Error(`getSignatureStatuses failed: ${body.error?.message}`);
-  return body.result.value;
-}
-
-async function waitConfirmed(rpc: Rpc, sigs: string[]): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    let done = true;
-    for (let j = 0; j < sigs.length; j += 256) {
-      const { value } = await rpc.getSignatureStatuses(sigs.slice(j, j + 256) as Signature[]).send();
-      for (const s of value) {
-        if (s?.err) throw new Error(`funding transaction failed: ${JSON.stringify(s.err)}`);
-        if (!s || s.confirmationStatus === 'processed') done = false;
-      }
-    }
-    if (done) return;
-    await sleep(100);
-  }
-  throw new Error('funding did not confirm');
-}
-
-/** SOL for fees (and the amount, for SOL sends) plus tokens from the local faucet, confirmed. */
-async function fund(chainUrl: string, rpc: Rpc, wallets: { address: string; lamports: bigint; tokens: bigint }[]): Promise<void> {
-  const calls = wallets.flatMap((w) => [
-    ...(w.lamports > 0n ? [{ method: 'requestAirdrop', params: [w.address, Number(w.lamports)] }] : []),
-    ...(w.tokens > 0n && !asset!.native ? [{ method: 'localnet_requestTokenAirdrop', params: [w.address, asset!.mint, w.tokens.toString()] }] : []),
-  ]);
-  const results = await rpcBatch<string>(chainUrl, calls);
-  const sigs = results.map((r, i) => {
-    if (!r.result) throw new Error(`${calls[i]!.method}: ${r.error?.message}`);
-    return r.result;
-  });
-  await waitConfirmed(rpc, sigs);
-}
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(s.length * p) - 1))]!;
-};
-
-// ---- baseline: the same payouts, built, signed, sent and confirmed without Hush ----
-
-/** Funding goes straight to the chain; the timed loop through `timed` (the baseline's counting proxy). */
-async function rawPayoutLoop(chainUrl: string, rpc: Rpc, timed: Rpc): Promise<{ seconds: number; perSecond: number }> {
-  // A separate treasury (own seed, own pools) so the baseline never touches the pools Hush accounts for.
-  const treasury = await Treasury.load(new TreasuryKeys(randomBytes(32)), config.assets);
-  const pools = treasury.pools(asset!.assetId);
-  const perPool = (AMOUNT * BigInt(ORDERS)) / BigInt(pools.length) + AMOUNT;
-  await fund(chainUrl, rpc, [
-    { address: treasury.feePayer.address, lamports: 100n * 1_000_000_000n, tokens: 0n },
-    ...pools.map((p) => ({ address: p.address, lamports: asset!.native ? perPool + 1_000_000_000n : 0n, tokens: perPool })),
-  ]);
-  const recipients = await Promise.all(Array.from({ length: ORDERS }, () => generateKeyPairSigner()));
-
-  const t0 = performance.now();
-  const { value: latest } = await timed.getLatestBlockhash({ commitment: 'confirmed' }).send();
-  const shape = {
-    feePayer: treasury.feePayer,
-    computeUnitLimit: config.computeUnitLimit,
-    computeUnitPriceMicroLamports: config.computeUnitPriceMicroLamports,
-    blockhash: latest,
-  };
-  const sends: Promise<unknown>[] = [];
-  const signatures: string[] = [];
-  for (let i = 0; i < ORDERS; i++) {
-    const pool = pools[i % pools.length]!;
-    const signed = await buildPayout(shape, { asset: asset!, pool: pool.signer, poolHolding: pool.holding, recipient: recipients[i]!.address, amount: AMOUNT });
-    signatures.push(signed.signature);
-    // Sent as soon as it is signed, as Hush does: skip preflight, no RPC-side retries.
-    sends.push(timed.sendTransaction(signed.wire as never, { encoding: 'base64', skipPreflight: true, maxRetries: 0n }).send());
-  }
-  await Promise.all(sends);
-  let pending = signatures;
-  while (pending.length > 0) {
-    const { value } = await timed.getSignatureStatuses(pending as Signature[]).send();
-    pending = pending.filter((sig, i) => {
-      const st = value[i];
-      if (st?.err) throw new Error(`baseline payout ${sig} failed: ${JSON.stringify(st.err)}`);
-      return !st || st.confirmationStatus === 'processed';
-    });
-    if (pending.length > 0) await sleep(POLL_MS);
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  return { seconds, perSecond: ORDERS / seconds };
-}
-
 // ---- Hush ----
-
-interface BenchInfo {
-  hushUrl: string;
-  sideUrl: string;
-  apiKey: string;
-  engine: string;
-}
-
-interface StatusRecord {
-  trackingId: string;
-  status: string;
-  payouts: { signature: string; amount: string; confirmedAt: string | null }[];
-  history: { status: string; at: string }[];
-}
-
-async function api<T>(info: BenchInfo, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-  const res = await fetch(`${info.hushUrl}/transfer/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${info.apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = (await res.json()) as T & { success: boolean; error?: unknown };
-  if (!json.success) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
-  return json;
-}
-
-async function hushCpuMicros(info: BenchInfo): Promise<number> {
-  return ((await (await fetch(`${info.sideUrl}/cpu`)).json()) as { micros: number }).micros;
-}
-
-async function pool<T>(n: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < n) {
-        const i = next++;
-        out[i] = await fn(i);
-      }
-    }),
-  );
-  return out;
-}
 
 interface HushRun {
   seconds: number;
@@ -297,6 +115,7 @@ async function hushRun(chainUrl: string, rpc: Rpc, info: BenchInfo, proxy: RpcPr
   await fund(
     chainUrl,
     rpc,
+    asset!,
     senders.map((s) => ({ address: s.address, lamports: 1_000_000_000n + (asset!.native ? 2n * AMOUNT : 0n), tokens: 2n * AMOUNT })),
   );
 
@@ -438,8 +257,7 @@ const chain = start('src/cli/localnet.ts', { DATA_DIR: chainDir, LOCALNET_PORT: 
 let hush: ChildProcess | null = null;
 const proxies: RpcProxy[] = [];
 try {
-  const [line, wsLine] = await Promise.all([waitLine(chain, (l) => l.includes('JSON-RPC at')), waitLine(chain, (l) => l.includes('PubSub WebSocket at'))]);
-  const chainUrl = /JSON-RPC at (\S+)/.exec(line)![1]!;
+  const { url: chainUrl, wsUrl } = await localnetUrls(chain);
   const rpc = createSolanaRpc(chainUrl);
   // One counting proxy for Hush, one for the baseline's timed loop, so neither's calls count for the other.
   const hushProxy = await startRpcProxy(chainUrl);
@@ -451,7 +269,7 @@ try {
       DATA_DIR: hushDir,
       SOLANA_RPC_URL: COUNTED ? hushProxy.url : chainUrl,
       // Named, not derived from the proxy's address: the chain's PubSub is not behind the proxy.
-      SOLANA_WS_URL: /PubSub WebSocket at (\S+)/.exec(wsLine)![1]!,
+      SOLANA_WS_URL: wsUrl,
       LOCALNET_SLOT_MS: String(SLOT_MS),
       HUSH_PRIVACY: 'off',
       HUSH_PAYOUT_DELAY_S: '0-0',
@@ -468,7 +286,7 @@ try {
   await sleep(2_000);
   const idleBefore = COUNTED ? await idle(hushProxy, IDLE_S) : null;
   const baseRpc0 = await baseProxy.counts();
-  const base = await rawPayoutLoop(chainUrl, rpc, createSolanaRpc(baseProxy.url));
+  const base = await rawPayoutLoop(chainUrl, rpc, createSolanaRpc(baseProxy.url), { config, asset, orders: ORDERS, amount: AMOUNT, pollMs: POLL_MS });
   const baseRpc = since(await baseProxy.counts(), baseRpc0);
   const run = await hushRun(chainUrl, rpc, info, hushProxy);
   // After the run: every order completed, their deposits' sweeps (4 per transaction, every 5 s) under way.

@@ -4,7 +4,7 @@
  * call (a public endpoint: 100 per 10 s per IP, 40 per method), so every latency figure is printed next to
  * calls per order and per idle second.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { start, stop, waitLine } from './processes.ts';
 
 export interface RpcCounts {
   /** Calls by method (each call of a JSON-RPC batch counts). */
@@ -21,28 +21,13 @@ export interface RpcProxy {
 }
 
 export async function startRpcProxy(chainUrl: string): Promise<RpcProxy> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/support/rpc-proxy-server.ts'], {
-    env: { ...process.env, RPC_TARGET: chainUrl },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const first = buf.split('\n').find((l) => l.startsWith('{'));
-      if (first) resolve(first);
-    });
-    child.once('exit', (code) => reject(new Error(`rpc proxy exited with ${code}`)));
-  });
+  const child = start('bench/support/rpc-proxy-server.ts', { RPC_TARGET: chainUrl });
+  const line = await waitLine(child, (l) => l.startsWith('{'), 'rpc proxy');
   const { url, sideUrl } = JSON.parse(line) as { url: string; sideUrl: string };
   return {
     url,
     counts: async () => (await (await fetch(`${sideUrl}/counts`)).json()) as RpcCounts,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
+    stop: () => stop(child),
   };
 }
 

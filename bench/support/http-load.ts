@@ -1,0 +1,55 @@
+/** bench:api's HTTP load beyond autocannon's closed loop, and what one measured run reports. */
+import http from 'node:http';
+
+export interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** CPU time of the process under test per request (user + system), µs; absent without /proc. */
+  cpuUs?: number;
+}
+
+/**
+ * Orders sent at a steady `rate` over up to 100 keep-alive connections (open loop), after `warmup` orders
+ * sent 100 at a time to open and warm the connections. Each latency counts from the moment its request
+ * was due, not from when it went out, so a generator falling behind shows as latency (no coordinated
+ * omission). autocannon's overallRate cannot do this: it paces each connection alike, so all 100 fire
+ * together and every tick is a burst of 100.
+ */
+export async function pacedOrders(baseUrl: string, headers: Record<string, string>, bodies: string[], warmup: number, rate: number): Promise<Run> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 100 });
+  const { hostname, port } = new URL(baseUrl);
+  const post = (body: string) =>
+    new Promise<number>((resolve) => {
+      const req = http.request({ host: hostname, port, path: '/transfer/v1/order', method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', () => resolve(0));
+      req.end(body);
+    });
+  for (let i = 0; i < warmup; i += 100) await Promise.all(bodies.slice(i, Math.min(i + 100, warmup)).map(post));
+  const measured = bodies.slice(warmup);
+  const latencies: number[] = [];
+  let ok = 0;
+  const started = performance.now();
+  const pending: Promise<void>[] = [];
+  for (const [i, body] of measured.entries()) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    pending.push(
+      post(body).then((status) => {
+        latencies.push(performance.now() - due);
+        if (status >= 200 && status < 300) ok++;
+      }),
+    );
+  }
+  await Promise.all(pending);
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))]!;
+  return { rps: ok / seconds, p50: at(0.5), p99: at(0.99), errors: measured.length - ok };
+}
