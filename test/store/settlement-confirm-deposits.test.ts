@@ -48,13 +48,15 @@ forEachEngine('confirmDeposits', (ctx) => {
     const held = await orderIn(ctx.db);
     const free = await orderIn(ctx.db);
     await claimOrder(ctx.db, held.id, 'w1', 30);
-    const before = await orderRow(ctx.db, held.id);
+    const leaseOf = async (id: string) => (await ctx.db.query<{ locked_until: Date }>('SELECT locked_until FROM orders WHERE id = $1', [id])).rows[0]!.locked_until;
+    const before = await leaseOf(held.id);
+    assert.ok(before instanceof Date);
     const r = await confirmDeposits(ctx.db, 'deposit-hint', 0, false, [item(held.id, held.order, new Date()), item(free.id, free.order, new Date())], true);
     assert.deepEqual([...r.keys()].sort(), [held.id, free.id].sort());
     const after = await orderRow(ctx.db, held.id);
     assert.equal(after.status, 'deposit_confirmed');
     assert.equal(after.locked_by, 'w1');
-    assert.equal(String(after.locked_until), String(before.locked_until));
+    assert.equal((await leaseOf(held.id)).getTime(), before.getTime());
     assert.equal((await orderRow(ctx.db, free.id)).locked_by, null);
     assert.deepEqual(await historyOf(ctx.db, held.id), ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed']);
   });
