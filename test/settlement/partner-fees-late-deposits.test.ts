@@ -82,7 +82,7 @@ describe('partner fees and late deposits', () => {
     const received = await pollUntil(async () => {
       const b = (await balanceOf(chain, feeRecipient, ASSETS.usdc)) ?? 0n;
       return b >= expected ? b : null;
-    }, { timeoutMs: 20_000, what: 'the partner payout' });
+    }, { timeoutMs: 40_000, what: 'the partner payout' });
     assert.equal(received, expected, 'exactly the accrued partner fees, no more');
     // The chain can show the payout before the worker has settled its record: wait for the record. The
     // orders complete seconds apart and payouts go every period (2 s here), so one transfer of the sum or
@@ -127,7 +127,7 @@ describe('partner fees and late deposits', () => {
     const received = await pollUntil(async () => {
       const b = await lamportsOf(chain, feeRecipient);
       return b > 0n ? b : null;
-    }, { timeoutMs: 20_000, what: 'the partner payout' });
+    }, { timeoutMs: 40_000, what: 'the partner payout' });
     // Whole lots of 0.0001 SOL (a hundredth of the smallest standard amount): the rest keeps accruing.
     const paid = small + large - ((small + large) % 100_000n);
     assert.ok(paid > 0n && paid < small + large, 'the sum is not a whole number of lots (else this proves nothing)');
