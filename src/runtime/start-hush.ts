@@ -4,6 +4,7 @@ import type { HushConfig } from '../config/config.ts';
 import { buildApp } from '../api/app.ts';
 import { createMetrics } from '../api/metrics.ts';
 import { buildOpsApp } from '../api/ops-app.ts';
+import { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
 import { startLocalnet, type RunningLocalnet } from '../localnet/start-localnet.ts';
 import { Authenticator } from '../services/authenticator.ts';
@@ -212,6 +213,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   // The chain work of a start waits out a flaky chain (backoff, /readyz 503 meanwhile): never an exit.
   const retry = { log: (m: string) => log(`start: ${m}`) };
   let worker: SettlementWorker | null = null;
+  let subscriptions: ChainSubscriptions | null = null;
   let webhooks: WebhookDispatcher | null = null;
   try {
     // Asked once: decides funding at start and the rebalancer of the worker.
@@ -235,7 +237,11 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
           ? new LocalFaucetRebalancer({ rpcUrl: chain.url, post: (body, methods) => chain.post(body, methods), assets: config.assets, destination: (assetId) => treasury.pools(assetId)[0]!.address })
           : undefined;
       if (config.rebalancer === 'jupiter') log('rebalancer: jupiter is not wired in this build; inventory skew is reported only');
+      // Slots, deposit accounts and signatures over PubSub: an idle worker then sends no requests at all.
+      const wsUrl = config.solanaWsUrl ?? localnet?.wsUrl;
+      if (wsUrl) subscriptions = new ChainSubscriptions({ wsUrl, rpc: chain.rpc, log: (m) => log(m) }).start();
       worker = new SettlementWorker(config, db, chain, treasury, {
+        subscriptions: subscriptions ?? undefined,
         swaps,
         prices,
         rebalancer,
@@ -248,6 +254,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     // A real fault (not a transient one): the servers already listen, so close them before failing the start.
     await closeWithin(app, 0).catch(() => {});
     await closeWithin(opsApp, 0).catch(() => {});
+    await subscriptions?.close().catch(() => {});
     throw e;
   }
   started = true;
@@ -277,6 +284,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       await closeWithin(opsApp, config.requestTimeoutMs);
       await orderService?.close();
       await worker?.stop();
+      await subscriptions?.close();
       await webhooks?.stop();
       inventory.stop();
       prices.stop();

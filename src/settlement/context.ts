@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
+import type { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { txShape, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
@@ -15,6 +16,8 @@ import type { Log, SettlementDeps } from './deps.ts';
 import { Outbox } from './outbox.ts';
 import { Pools } from './pools.ts';
 import { Presigner } from './fast-path/presign.ts';
+import { SlotClock } from './fast-path/slot-clock.ts';
+import { fallbackPollMs } from './timing.ts';
 import { PayoutQueue } from './steps/payout-queue.ts';
 
 export type { Log } from './deps.ts';
@@ -36,6 +39,8 @@ export interface WorkerOptions {
   /** Inventory each asset's pools should hold in total (base units); the rebalancer aims for it. */
   inventoryTargets?: Map<string, bigint>;
   rebalanceIntervalMs?: number;
+  /** PubSub (slots, deposit accounts, signatures); absent → everything is polled, boundedly. */
+  subscriptions?: ChainSubscriptions;
 }
 
 /** What a step's next look at an order is: after a delay, at a time, or never (a final status). */
@@ -58,6 +63,9 @@ export class SettlementContext implements SettlementDeps {
   readonly pools: Pools;
   readonly presigner: Presigner;
   readonly payouts: PayoutQueue;
+  readonly subscriptions: ChainSubscriptions | null;
+  /** The slot, from notifications or (socket down) a bounded poll. */
+  readonly slots: SlotClock;
   /**
    * Orders in a deposit batch right now (the watch does not start another one for them), and orders
    * confirmed since the watch last refreshed its list (that read may predate the confirmation).
@@ -88,6 +96,14 @@ export class SettlementContext implements SettlementDeps {
     this.pools = new Pools(this);
     this.presigner = new Presigner(this);
     this.payouts = new PayoutQueue(this);
+    this.subscriptions = opts.subscriptions ?? null;
+    this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs);
+  }
+
+  /** How often a fallback poll may run while the socket is down (a share of the request budget). */
+  get fallbackPollMs(): number {
+    // (A test's view over fixed balances has no chain behind it.)
+    return fallbackPollMs(this.slotMs, (this.view.chain as SolanaChain | undefined)?.budget?.maxRps ?? 0);
   }
 
   chain(): SolanaChain {

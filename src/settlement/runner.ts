@@ -65,6 +65,8 @@ export class SettlementWorker {
   start(): void {
     if (this.loopsOf.running) return;
     this.startedAt = Date.now();
+    // A new slot over the socket wakes the watch at once (it polls nothing meanwhile).
+    this.context.slots.start(() => this.loopsOf.wake('deposit-watch'));
     const { tickMs, sweepMs, rebalanceMs } = this.intervals;
     this.loopsOf.start([
       ['orders', tickMs, () => this.orderTick()],
@@ -80,6 +82,7 @@ export class SettlementWorker {
 
   /** Finishes the iteration in progress in each loop (and work they started), then returns. */
   stop(): Promise<void> {
+    this.context.slots.stop();
     return this.loopsOf.stop();
   }
 

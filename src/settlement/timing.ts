@@ -11,3 +11,14 @@ export const ORDER_BATCHES_IN_FLIGHT = 4;
 export const PAYOUT_BATCH = 64;
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
 export const WATCHDOG_START_GRACE_MS = 10 * 60_000;
+/** Share of the request budget (HUSH_RPC_MAX_RPS) one fallback poll may spend while the socket is down. */
+export const FALLBACK_POLL_BUDGET_SHARE = 0.2;
+
+/**
+ * How often a fallback poll (the slot, watched accounts, signature statuses) may run while the PubSub
+ * socket is down: every half slot, but never more than its share of the request budget.
+ */
+export function fallbackPollMs(slotMs: number, maxRps: number): number {
+  const halfSlot = Math.max(20, Math.floor(slotMs / 2));
+  return maxRps > 0 ? Math.max(halfSlot, Math.ceil(1000 / (maxRps * FALLBACK_POLL_BUDGET_SHARE))) : halfSlot;
+}

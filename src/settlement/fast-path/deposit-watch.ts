@@ -52,7 +52,7 @@ export class DepositWatch {
   async tick(): Promise<void> {
     const ctx = this.ctx;
     const marks = ctx.marks;
-    const confirmedSlot = await ctx.view.slot('confirmed');
+    const confirmedSlot = await ctx.slots.current();
     if (confirmedSlot !== this.lastSlot) {
       this.lastSlot = confirmedSlot;
       // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick.

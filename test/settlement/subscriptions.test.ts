@@ -1,0 +1,112 @@
+/**
+ * Hush's worker on subscriptions (issue 26): slots, deposit accounts and signatures come over PubSub, so
+ * an idle Hush (nothing in flight) makes at most about one HTTP request per second, counted by a JSON-RPC
+ * proxy in front of the chain; and with the socket cut while orders are in flight (a TCP proxy in front
+ * of the PubSub port), every order still completes, paid exactly once: by bounded polling while it is
+ * down, by the restored subscriptions after.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
+import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpc-fault-proxy.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
+import { ASSETS, assertPaidOnce, balanceOf, chainAt, depositOf, newWallet, signAndSend, waitForOrder, type Chain } from '../support/settlement.ts';
+
+const SLOT_MS = 100;
+const IDLE_S = 10;
+/**
+ * Idle: the blockhash kept fresh for quotes (getLatestBlockhash + getBlockHeight every 5 s: 0.4/s) and
+ * the inventory refresh; everything else rides on notifications. Target 1/s; the allowance covers a
+ * refresh that falls at either edge of the window (a few calls).
+ */
+const IDLE_ALLOWANCE = 4;
+
+let localnet: TestLocalnet;
+let chain: Chain;
+let rpcProxy: RpcFaultProxy;
+let wsProxy: TcpProxy & { port: number };
+let t: TestHush;
+let acct: TestAccount;
+
+before(async () => {
+  localnet = await startTestLocalnet({ slotMs: SLOT_MS });
+  chain = chainAt(localnet.url);
+  rpcProxy = await startRpcFaultProxy(localnet.url);
+  wsProxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(localnet.net.wsUrl).port) });
+  t = await startTestHush({
+    env: { SOLANA_RPC_URL: rpcProxy.url, SOLANA_WS_URL: `ws://127.0.0.1:${wsProxy.port}`, LOCALNET_SLOT_MS: String(SLOT_MS) },
+  });
+  acct = await t.createAccount();
+});
+after(async () => {
+  await t?.close();
+  await wsProxy?.close();
+  await rpcProxy?.close();
+  await localnet?.close();
+});
+
+test(`idle for ${IDLE_S} s: at most ${IDLE_S} HTTP requests to the chain (+${IDLE_ALLOWANCE})`, { timeout: 60_000 }, async () => {
+  // Start-up work (funding, first reads, the subscriptions' first connection) settles first.
+  await new Promise((r) => setTimeout(r, 2_000));
+  rpcProxy.reset();
+  await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+  const total = rpcProxy.total();
+  console.log(`# idle ${IDLE_S} s: ${total} requests (${(total / IDLE_S).toFixed(2)}/s): ${JSON.stringify([...rpcProxy.counts])}`);
+  assert.ok(total <= IDLE_S + IDLE_ALLOWANCE, `idle Hush made ${total} requests in ${IDLE_S} s: ${JSON.stringify([...rpcProxy.counts])}`);
+  const stats = t.hush.worker!.context.subscriptions!.stats();
+  assert.equal(stats.state, 'connected');
+  assert.ok(stats.notifications.slot >= (IDLE_S * 1000) / SLOT_MS / 2, `slots came as notifications (${stats.notifications.slot})`);
+});
+
+interface Placed {
+  trackingId: string;
+  recipient: Address;
+  amountOut: bigint;
+  sender: KeyPairSigner;
+  transaction: string;
+}
+
+async function place(sender: KeyPairSigner): Promise<Placed> {
+  const recipient = (await generateKeyPairSigner()).address;
+  const req = { amount: '2000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient };
+  const quoted = await acct.client.quote(req);
+  assert.equal(quoted.status, 200, quoted.text);
+  const { amount: _a, sourceAssetId: _s, destinationAssetId: _d, ...terms } = req;
+  const ordered = await acct.client.order({ quote: quoted.body.quote, ...terms });
+  assert.equal(ordered.status, 200, ordered.text);
+  const order = ordered.body.order;
+  depositOf(order.transaction);
+  return { trackingId: order.trackingId, recipient, amountOut: BigInt(order.amountOut), sender, transaction: order.transaction };
+}
+
+test('the socket cut with orders in flight: every order completes exactly once (polling, then subscriptions again)', { timeout: 180_000 }, async () => {
+  const subs = t.hush.worker!.context.subscriptions!;
+  const reconnectsBefore = subs.stats().reconnects;
+  const senders = await Promise.all(Array.from({ length: 6 }, () => newWallet(chain, { sol: 1_000_000_000n, tokens: { usdc: 10_000_000n } })));
+  const placed = await Promise.all(senders.map((s) => place(s)));
+  // Half deposit with the socket up, then the socket is cut (and refused) while those settle, the other
+  // half deposit while it is down, and it comes back while they are in flight.
+  await Promise.all(placed.slice(0, 3).map((p) => signAndSend(chain, p.transaction, p.sender)));
+  await wsProxy.set('refuse');
+  const downAt = Date.now();
+  await Promise.all(placed.slice(3).map((p) => signAndSend(chain, p.transaction, p.sender)));
+  await waitForOrder(acct.client, placed[3]!.trackingId, ['completed'], 60_000);
+  assert.notEqual(subs.state, 'connected', 'still cut while the first orders completed by polling');
+  console.log(`# completed by polling ${Date.now() - downAt} ms after the cut`);
+  await wsProxy.set('forward');
+  for (const p of placed) await waitForOrder(acct.client, p.trackingId, ['completed'], 60_000);
+  for (const p of placed) {
+    await assertPaidOnce(t.db, p.trackingId, 'payout', p.amountOut);
+    assert.equal(await balanceOf(chain, p.recipient, ASSETS.usdc), p.amountOut, `${p.trackingId}: paid exactly once on chain`);
+  }
+  // Back on the socket: it reconnected and slots arrive as notifications again.
+  const deadline = Date.now() + 30_000;
+  while (subs.state !== 'connected' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(subs.state, 'connected');
+  assert.ok(subs.stats().reconnects > reconnectsBefore, 'the subscriptions reconnected');
+  const slots = subs.stats().notifications.slot;
+  await new Promise((r) => setTimeout(r, 1_000));
+  assert.ok(subs.stats().notifications.slot > slots, 'slot notifications flow again');
+});
