@@ -17,11 +17,11 @@ import { ASSETS, assertPaidOnce, balanceOf, chainAt, depositOf, newWallet, signA
 const SLOT_MS = 100;
 const IDLE_S = 10;
 /**
- * Idle: the blockhash kept fresh for quotes (getLatestBlockhash + getBlockHeight every 5 s: 0.4/s) and
- * the inventory refresh; everything else rides on notifications. Target 1/s; the allowance covers a
- * refresh that falls at either edge of the window (a few calls).
+ * Idle, what is left is polled on purpose: the blockhash kept fresh for quotes (getLatestBlockhash and
+ * getBlockHeight every 5 s: 0.4/s) and the pools' balances behind quotes (one getMultipleAccounts every
+ * 2 s: 0.5/s), 9 calls in 10 s. A window can catch one more refresh of each at its edges (2 + 1 calls).
  */
-const IDLE_ALLOWANCE = 4;
+const IDLE_ALLOWANCE = 2;
 
 let localnet: TestLocalnet;
 let chain: Chain;
