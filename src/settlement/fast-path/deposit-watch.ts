@@ -5,6 +5,7 @@ import { watchedOrders, type WatchedRow } from '../../store/settlement/watched-o
 import type { SettlementContext } from '../context.ts';
 import { confirmDeposits } from '../steps/confirm-deposits.ts';
 import type { PayableOrder } from '../steps/plan-payouts.ts';
+import { WatchedBalances } from './watched-balances.ts';
 
 /** How often, at most, watched deposit accounts are read at `processed` to sign payouts ahead. */
 const PRESIGN_READ_EVERY_MS = 40;
@@ -44,9 +45,17 @@ export class DepositWatch {
   /** When the watch last had deposits to confirm: sweeps stay out of the way of a burst. */
   lastBurstAt = 0;
   private readonly warmup: RecipientWarmup;
+  /** The watched accounts' balances: notifications while the socket is up, reads otherwise. */
+  private readonly balances: WatchedBalances;
 
   constructor(private readonly ctx: SettlementContext) {
     this.warmup = new RecipientWarmup(ctx);
+    this.balances = new WatchedBalances(ctx);
+  }
+
+  /** Drops the account subscriptions (the worker stops). */
+  stop(): void {
+    this.balances.clear();
   }
 
   async tick(): Promise<void> {
@@ -75,11 +84,12 @@ export class DepositWatch {
       }
       // The accounts watched so far are read while the list is refreshed; new ones are read after.
       const known = this.watched;
-      const [rows, knownBalances] = await Promise.all([watchedOrders(ctx.db), ctx.view.balances(known.map((r) => r.deposit_account), 'confirmed')]);
+      const [rows, knownBalances] = await Promise.all([watchedOrders(ctx.db), this.balances.read(known.map((r) => r.deposit_account))]);
       this.watched = rows;
+      this.balances.retain(rows.map((r) => r.deposit_account));
       this.warmup.warm(rows);
       const unread = rows.filter((r) => !knownBalances.has(r.deposit_account)).map((r) => r.deposit_account);
-      const balances = unread.length > 0 ? new Map([...knownBalances, ...(await ctx.view.balances(unread, 'confirmed'))]) : knownBalances;
+      const balances = unread.length > 0 ? new Map([...knownBalances, ...(await this.balances.read(unread))]) : knownBalances;
       const watching = new Set(rows.map((r) => String(r.id)));
       for (const id of this.unclaimed.keys()) if (!watching.has(id)) this.unclaimed.delete(id);
       for (const id of marks.recentlyConfirmed) if (!watching.has(id)) marks.recentlyConfirmed.delete(id);
