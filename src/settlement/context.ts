@@ -16,6 +16,7 @@ import type { Log, SettlementDeps } from './deps.ts';
 import { Outbox } from './outbox.ts';
 import { Pools } from './pools.ts';
 import { Presigner } from './fast-path/presign.ts';
+import { SentSignatures } from './fast-path/sent-signatures.ts';
 import { SlotClock } from './fast-path/slot-clock.ts';
 import { fallbackPollMs } from './timing.ts';
 import { PayoutQueue } from './steps/payout-queue.ts';
@@ -66,6 +67,8 @@ export class SettlementContext implements SettlementDeps {
   readonly subscriptions: ChainSubscriptions | null;
   /** The slot, from notifications or (socket down) a bounded poll. */
   readonly slots: SlotClock;
+  /** When the fate loop reads pending transactions' statuses (notified, or polled boundedly). */
+  readonly sent: SentSignatures;
   /**
    * Orders in a deposit batch right now (the watch does not start another one for them), and orders
    * confirmed since the watch last refreshed its list (that read may predate the confirmation).
@@ -98,6 +101,7 @@ export class SettlementContext implements SettlementDeps {
     this.payouts = new PayoutQueue(this);
     this.subscriptions = opts.subscriptions ?? null;
     this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs);
+    this.sent = new SentSignatures(this);
   }
 
   /** How often a fallback poll may run while the socket is down (a share of the request budget). */

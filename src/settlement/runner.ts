@@ -83,7 +83,7 @@ export class SettlementWorker {
   /** Finishes the iteration in progress in each loop (and work they started), then returns. */
   stop(): Promise<void> {
     this.context.slots.stop();
-    return this.loopsOf.stop();
+    return this.loopsOf.stop().finally(() => (this.watch.stop(), this.context.sent.clear()));
   }
 
   /** Claims and steps due orders (see orders.ts). */

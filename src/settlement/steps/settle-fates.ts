@@ -48,7 +48,7 @@ export const settleFatesStep: Step<ChainTx[], FateReads, FatePlan> = {
   name: 'settle fates',
   async claim(ctx) {
     const pending = await pendingChainTxs(ctx.db, 256);
-    if (pending.length === 0) return null;
+    if (pending.length === 0 || !ctx.sent.due(pending)) return null;
     const [statuses, finalizedHeight] = await Promise.all([ctx.view.statuses(pending.map((t) => t.signature)), ctx.view.blockHeight('finalized')]);
     return { claimed: pending, reads: { statuses, finalizedHeight, msSinceSent: pending.map((t) => ctx.outbox.msSinceSent(t.signature)) } };
   },
