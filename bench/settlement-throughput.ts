@@ -419,18 +419,24 @@ const hushDir = mkdtempSync(join(tmpdir(), 'hush-bench-settle-hush-'));
 const chain = start('src/cli/localnet.ts', { DATA_DIR: chainDir, LOCALNET_PORT: '0', LOCALNET_SLOT_MS: String(SLOT_MS) });
 let hush: ChildProcess | null = null;
 try {
-  const line = await waitLine(chain, (l) => l.includes('JSON-RPC at'));
+  // Both lines are awaited from the start: the second may come in the same chunk as the first.
+  const [line, wsLine] = await Promise.all([waitLine(chain, (l) => l.includes('JSON-RPC at')), waitLine(chain, (l) => l.includes('PubSub WebSocket at'))]);
   const chainUrl = /JSON-RPC at (\S+)/.exec(line)![1]!;
+  // On a random port the PubSub port is random too: not derivable from the RPC URL.
+  const wsUrl = /PubSub WebSocket at (\S+)/.exec(wsLine)![1]!;
   const rpc = createSolanaRpc(chainUrl);
   hush = start(
     'bench/support/settlement-bench-server.ts',
     {
       DATA_DIR: hushDir,
       SOLANA_RPC_URL: chainUrl,
+      SOLANA_WS_URL: wsUrl,
       LOCALNET_SLOT_MS: String(SLOT_MS),
       HUSH_PRIVACY: 'off',
       HUSH_PAYOUT_DELAY_S: '0-0',
       HUSH_QUOTE_TTL_S: '600',
+      // The local chain has no provider limit: 200 orders at once are measured unthrottled (default budget 10/s).
+      HUSH_RPC_MAX_RPS: process.env.HUSH_RPC_MAX_RPS ?? '0',
       // BENCH_DATABASE_URL: the same run on a PostgreSQL server, in a private schema dropped afterwards.
       DATABASE_URL: PG_URL ?? '',
       DATABASE_SCHEMA: PG_URL ? PG_SCHEMA : '',
