@@ -18,7 +18,7 @@ import { Pools } from './pools.ts';
 import { Presigner } from './fast-path/presign.ts';
 import { SentSignatures } from './fast-path/sent-signatures.ts';
 import { SlotClock } from './fast-path/slot-clock.ts';
-import { fallbackPollMs } from './timing.ts';
+import { budgetedPollMs, fallbackPollMs } from './timing.ts';
 import { PayoutQueue } from './steps/payout-queue.ts';
 
 export type { Log } from './deps.ts';
@@ -106,8 +106,17 @@ export class SettlementContext implements SettlementDeps {
 
   /** How often a fallback poll may run while the socket is down (a share of the request budget). */
   get fallbackPollMs(): number {
+    return fallbackPollMs(this.slotMs, this.maxRps);
+  }
+
+  /** A poll's interval: `minMs`, or longer under a request budget (see budgetedPollMs). */
+  pollEveryMs(minMs: number): number {
+    return budgetedPollMs(minMs, this.maxRps);
+  }
+
+  private get maxRps(): number {
     // (A test's view over fixed balances has no chain behind it.)
-    return fallbackPollMs(this.slotMs, (this.view.chain as SolanaChain | undefined)?.budget?.maxRps ?? 0);
+    return (this.view.chain as SolanaChain | undefined)?.budget?.maxRps ?? 0;
   }
 
   chain(): SolanaChain {

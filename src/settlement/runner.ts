@@ -141,6 +141,7 @@ class Loops {
   private readonly sleepers = new Set<() => void>();
   /** Cuts a loop's sleep short (by loop name), when work for it is known to be due now. */
   private readonly wakers = new Map<string, () => void>();
+  private readonly wokenWhileBusy = new Set<string>();
 
   constructor(private readonly log: (obj: Record<string, unknown>, msg: string) => void) {}
 
@@ -157,7 +158,10 @@ class Loops {
   }
 
   wake(loop: string): void {
-    this.wakers.get(loop)?.();
+    const waker = this.wakers.get(loop);
+    // Woken while busy: the next sleep is skipped, or the news that arrived meanwhile waits a full interval.
+    if (waker) waker();
+    else this.wokenWhileBusy.add(loop);
   }
 
   /** Runs work that never throws beside the loop that started it; stop() waits for it. */
@@ -174,6 +178,7 @@ class Loops {
         this.log({ err: e, loop: name }, 'settlement loop error');
       }
       if (!this.running) break;
+      if (this.wokenWhileBusy.delete(name)) continue;
       await new Promise<void>((resolve) => {
         const t = setTimeout(done, everyMs);
         const wakers = this.wakers;

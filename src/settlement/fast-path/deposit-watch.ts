@@ -62,7 +62,8 @@ export class DepositWatch {
     const ctx = this.ctx;
     const marks = ctx.marks;
     const confirmedSlot = await ctx.slots.current();
-    if (confirmedSlot !== this.lastSlot) {
+    const notifiedFunded = this.balances.takeFunded();
+    if (confirmedSlot !== this.lastSlot || notifiedFunded) {
       this.lastSlot = confirmedSlot;
       // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick.
       ctx.wake('transactions');
@@ -114,7 +115,7 @@ export class DepositWatch {
       for (const u of retry) this.unclaimed.delete(u.order.id);
       if (retry.length > 0) ctx.detach(this.confirmBatch(retry.map((u) => u.order), new Map(retry.map((u) => [u.order.depositAccount, u.balance]))));
     }
-    if (ctx.config.payoutDelayS.max > 0 || Date.now() - this.timers.lastPresignReadAt < PRESIGN_READ_EVERY_MS) return;
+    if (ctx.config.payoutDelayS.max > 0 || Date.now() - this.timers.lastPresignReadAt < ctx.pollEveryMs(PRESIGN_READ_EVERY_MS)) return;
     // Orders signed ahead are read too until their deposit is seen (the watch confirms seen ones first).
     const open = this.watched.filter((r) => !this.seenProcessed.has(String(r.id)) && !marks.confirming.has(String(r.id)) && !marks.recentlyConfirmed.has(String(r.id)));
     if (open.length === 0) return;

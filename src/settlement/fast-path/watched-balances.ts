@@ -16,7 +16,17 @@ export class WatchedBalances {
   private readonly known = new Map<string, AccountBalance>();
   private readonly watches = new Map<string, { unwatch: () => void; httpReadsLeft: number }>();
 
+  /** A watched account was notified funded since the watch last looked (see takeFunded). */
+  private funded = false;
+
   constructor(private readonly ctx: SettlementContext) {}
+
+  /** True once after a watched account was notified funded. */
+  takeFunded(): boolean {
+    const f = this.funded;
+    this.funded = false;
+    return f;
+  }
 
   /** The balances of `accounts` at `confirmed`: from notifications where they are current, else read. */
   async read(accounts: string[]): Promise<Map<string, AccountBalance>> {
@@ -27,7 +37,12 @@ export class WatchedBalances {
     for (const a of accounts) {
       let w = this.watches.get(a);
       if (!w && subs) {
-        const unwatch = subs.watchAccount(a as Address, (u) => this.known.set(a, balanceOfAccount(u.account)));
+        const unwatch = subs.watchAccount(a as Address, (u) => {
+          const b = balanceOfAccount(u.account);
+          this.known.set(a, b);
+          // A deposit seen: the watch looks now rather than at the next slot (this may come after the slot's notification).
+          if ((b.tokenAmount ?? 0n) > 0n) ((this.funded = true), this.ctx.wake('deposit-watch'));
+        });
         this.watches.set(a, (w = { unwatch, httpReadsLeft: HTTP_READS_AFTER_WATCH }));
       }
       const cached = this.known.get(a);
