@@ -5,6 +5,7 @@ import { buildApp } from '../api/app.ts';
 import { createMetrics } from '../api/metrics.ts';
 import { buildOpsApp } from '../api/ops-app.ts';
 import { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
+import { pubsubMetrics } from '../chain/pubsub-metrics.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
 import { startLocalnet, type RunningLocalnet } from '../localnet/start-localnet.ts';
 import { Authenticator } from '../services/authenticator.ts';
@@ -126,13 +127,15 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const inventoryTargets = new Map(
     config.assets.list.map((a) => [a.assetId, (DEFAULT_FUNDING.poolTokens[a.assetId] ?? 0n) * 10n ** BigInt(a.decimals) * BigInt(treasury.pools(a.assetId).length)]),
   );
+  /** The worker's PubSub subscriptions (roles worker and all, once it starts). */
+  let subscriptions: ChainSubscriptions | null = null;
   /** A registry per server (API or a worker's ops routes): orders by status, free inventory against its target. */
   const newMetrics = () =>
     createMetrics(() => countOrdersByStatus(db), {
       assets: config.assets.list.map((a) => a.assetId),
       available: (a) => inventory.available(a),
       target: (a) => inventoryTargets.get(a),
-    }, [chain.budget.requests]);
+    }, [chain.budget.requests, ...pubsubMetrics(() => subscriptions)]);
   await inventory.refresh().catch(() => {});
   inventory.start();
   let demo: DemoAccount | null = null;
@@ -213,7 +216,6 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   // The chain work of a start waits out a flaky chain (backoff, /readyz 503 meanwhile): never an exit.
   const retry = { log: (m: string) => log(`start: ${m}`) };
   let worker: SettlementWorker | null = null;
-  let subscriptions: ChainSubscriptions | null = null;
   let webhooks: WebhookDispatcher | null = null;
   try {
     // Asked once: decides funding at start and the rebalancer of the worker.

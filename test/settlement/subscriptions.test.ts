@@ -119,4 +119,9 @@ test('the socket cut with orders in flight: every order completes exactly once (
   for (const p of more) await assertPaidOnce(t.db, p.trackingId, 'payout', p.amountOut);
   assert.ok(subs.stats().notifications.account > accountsBefore, 'deposits arrived as account notifications');
   assert.ok(subs.stats().notifications.signature > signaturesBefore, 'payouts confirmed by signature notifications');
+  // What an operator sees of it in /metrics.
+  const metrics = await (await fetch(`${t.url}/metrics`)).text();
+  assert.match(metrics, /^hush_pubsub_state\{state="connected"\} 1$/m);
+  assert.match(metrics, /^hush_pubsub_reconnects_total [1-9]\d*$/m);
+  for (const kind of ['slot', 'account', 'signature']) assert.match(metrics, new RegExp(`^hush_pubsub_notifications_total\\{kind="${kind}"\\} [1-9]\\d*$`, 'm'));
 });
