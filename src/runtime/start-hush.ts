@@ -6,6 +6,7 @@ import { createMetrics } from '../api/metrics.ts';
 import { buildOpsApp } from '../api/ops-app.ts';
 import { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import { pubsubMetrics } from '../chain/pubsub-metrics.ts';
+import { alertsTotal } from '../support/alerts.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
 import { startLocalnet, type RunningLocalnet } from '../localnet/start-localnet.ts';
 import { Authenticator } from '../services/authenticator.ts';
@@ -117,7 +118,10 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const treasury = await Treasury.load(keys, config.assets);
   /** False until the start's chain work (funding) is done: /readyz answers 503 meanwhile. */
   let started = false;
-  if (config.privacy === 'off') log('ALERT: HUSH_PRIVACY=off — payouts may follow deposits with no wait; for tests and benchmarks only, never in production');
+  if (config.privacy === 'off') {
+    alertsTotal.inc({ kind: 'privacy_off' });
+    log('ALERT: HUSH_PRIVACY=off — payouts may follow deposits with no wait; for tests and benchmarks only, never in production');
+  }
   const prices = createFreshPrices(config, { onRefreshError: (e) => log(`prices: refresh failed: ${(e as Error).message}`) });
   await prices.refresh();
   prices.start();
@@ -135,7 +139,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       assets: config.assets.list.map((a) => a.assetId),
       available: (a) => inventory.available(a),
       target: (a) => inventoryTargets.get(a),
-    }, [chain.budget.requests, ...pubsubMetrics(() => subscriptions)]);
+    }, [chain.budget.requests, alertsTotal, ...pubsubMetrics(() => subscriptions)]);
   await inventory.refresh().catch(() => {});
   inventory.start();
   let demo: DemoAccount | null = null;
@@ -160,6 +164,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         if (down && Date.now() - lastAlertAt < 60_000) return;
         down = true;
         lastAlertAt = Date.now();
+        alertsTotal.inc({ kind: 'redis_unreachable' });
         log(`ALERT: Redis at ${where} unreachable (${e.message}): rate limits are NOT enforced until it is back`);
       });
       redis.on('ready', () => {

@@ -11,6 +11,7 @@ import type { Treasury } from '../treasury/treasury.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
 import type { Rebalancer } from '../rebalance/rebalancer.ts';
 import type { FreshPrices } from '../prices/price-source.ts';
+import { alertFields } from '../support/alerts.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
 import type { Log, SettlementDeps } from './deps.ts';
 import { Outbox } from './outbox.ts';
@@ -117,6 +118,10 @@ export class SettlementContext implements SettlementDeps {
   private get maxRps(): number {
     // (A test's view over fixed balances has no chain behind it.)
     return (this.view.chain as SolanaChain | undefined)?.budget?.maxRps ?? 0;
+  }
+
+  alert(kind: string, fields: Record<string, unknown>, msg: string): void {
+    this.log(alertFields(kind, fields), msg);
   }
 
   chain(): SolanaChain {

@@ -146,7 +146,7 @@ async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Settlemen
 function landedMovements(ctx: SettlementContext, t: ChainTx, poolLamportDelta: bigint): Movement[] {
   const { movements, unattributed } = assetMovements(t, t.kind === 'sweep' && ctx.asset(t.assetId).native, poolLamportDelta);
   if (unattributed > 0n) {
-    ctx.log({ signature: t.signature, lamports: unattributed.toString() }, 'ALERT: a wrapped-SOL sweep moved lamports it cannot attribute to a deposit account (balances before it unknown); owed to a sender, refund by hand');
+    ctx.alert('unattributed_sweep_lamports', { signature: t.signature, lamports: unattributed.toString() }, 'ALERT: a wrapped-SOL sweep moved lamports it cannot attribute to a deposit account (balances before it unknown); owed to a sender, refund by hand');
   }
   return movements;
 }

@@ -62,7 +62,7 @@ export class Sweeps {
         const balance = balances.get(b.depositAccount);
         if (!balance || balance.tokenAmount === null) {
           if (balance && ctx.alerted.unsweepable.first(b.orderId)) {
-            ctx.log({ trackingId: b.trackingId, depositAccount: b.depositAccount }, 'ALERT: a confirmed deposit has no token account to sweep; it is skipped, the others are swept');
+            ctx.alert('deposit_unsweepable', { trackingId: b.trackingId, depositAccount: b.depositAccount }, 'ALERT: a confirmed deposit has no token account to sweep; it is skipped, the others are swept');
           }
           continue;
         }
