@@ -29,6 +29,7 @@ import { ensureDemoAccount, type DemoAccount } from '../services/demo-account.ts
 import { reconcile } from '../ledger/reconcile.ts';
 import { StrayFundsService } from '../services/stray-funds-service.ts';
 import { SettlementWorker } from '../settlement/runner.ts';
+import { depositToCompletedSeconds } from '../settlement/settlement-metrics.ts';
 import { retryTransient } from './start-retry.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 
@@ -139,7 +140,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       assets: config.assets.list.map((a) => a.assetId),
       available: (a) => inventory.available(a),
       target: (a) => inventoryTargets.get(a),
-    }, [chain.budget.requests, alertsTotal, ...pubsubMetrics(() => subscriptions)]);
+    }, [chain.budget.requests, alertsTotal, depositToCompletedSeconds, ...pubsubMetrics(() => subscriptions)]);
   await inventory.refresh().catch(() => {});
   inventory.start();
   let demo: DemoAccount | null = null;
