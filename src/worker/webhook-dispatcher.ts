@@ -1,3 +1,4 @@
+import { alertsTotal } from '../support/alerts.ts';
 import { createHmac } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Db } from '../store/db.ts';
@@ -86,6 +87,7 @@ export class WebhookDispatcher {
   private async deliver(e: DueWebhookEvent, order: StatusRecord | undefined): Promise<void> {
     const fail = async (error: string, giveUp = false) => {
       const failed = await markWebhookFailed(this.db, e, error, giveUp);
+      if (failed?.givenUp) alertsTotal.inc({ kind: 'webhook_given_up' });
       if (failed?.givenUp) this.opts.log?.(`ALERT: webhook event ${this.eventId(e.id)} (#${e.id}, order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`);
     };
     if (!e.url || !e.secret) return fail('the account has no webhook any more', true);
