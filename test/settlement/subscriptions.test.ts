@@ -91,10 +91,16 @@ test('the socket cut with orders in flight: every order completes exactly once (
   await Promise.all(placed.slice(0, 3).map((p) => signAndSend(chain, p.transaction, p.sender)));
   await wsProxy.set('refuse');
   const downAt = Date.now();
+  const slotPollsBefore = rpcProxy.counts.get('getSlot') ?? 0;
   await Promise.all(placed.slice(3).map((p) => signAndSend(chain, p.transaction, p.sender)));
   await waitForOrder(acct.client, placed[3]!.trackingId, ['completed'], 60_000);
   assert.notEqual(subs.state, 'connected', 'still cut while the first orders completed by polling');
   console.log(`# completed by polling ${Date.now() - downAt} ms after the cut`);
+  // Bounded: at the default budget (10/s) the slot is polled at most every 500 ms (a fifth of it) meanwhile.
+  const downS = (Date.now() - downAt) / 1000;
+  const slotPolls = (rpcProxy.counts.get('getSlot') ?? 0) - slotPollsBefore;
+  assert.ok(slotPolls <= Math.ceil(downS * 2) + 2, `${slotPolls} getSlot in ${downS.toFixed(1)} s down`);
+  assert.ok(slotPolls > 0, 'the slot was polled while the socket was down');
   await wsProxy.set('forward');
   for (const p of placed) await waitForOrder(acct.client, p.trackingId, ['completed'], 60_000);
   for (const p of placed) {
