@@ -46,6 +46,12 @@ function tokenAmountOf(data: Uint8Array, lamports: bigint): bigint | null {
   return view.getBigUint64(AMOUNT_OFFSET, true);
 }
 
+/** An account as a PubSub notification carries it (null: gone), as the balance a read would give. */
+export function balanceOfAccount(account: { lamports: bigint; data: Uint8Array } | null): AccountBalance {
+  if (!account) return { exists: false, lamports: 0n, tokenAmount: null };
+  return { exists: true, lamports: account.lamports, tokenAmount: tokenAmountOf(account.data, account.lamports) };
+}
+
 /** Request bodies stay under the RPC's body limit (50 KiB, as Agave's). */
 const BATCH_BODY_MAX = 45_000;
 

@@ -157,11 +157,11 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[], socketPa
 
 const MAX_PAYOUT_DELAY_S = 86_400;
 /**
- * HUSH_RPC_MAX_RPS default: 0 (no budget) for now. The target is 10, but the settlement worker still polls
- * (~70 calls/s idle, nearly all getSlot) until it moves to WebSocket subscriptions; at 10 it is throttled
- * and the settlement suites run 10–15 % slower (payouts across pools 0.4 s → 3 s). Set it to 10 then.
+ * HUSH_RPC_MAX_RPS default: 10, a common paid tier. The worker follows slots, deposit accounts and its
+ * signatures over PubSub, so an idle Hush makes under 1 call/s; its polls stretch to stay within a share
+ * of the budget. A chain without limits (the local one, a private node) can set 0.
  */
-export const DEFAULT_RPC_MAX_RPS = 0;
+export const DEFAULT_RPC_MAX_RPS = 10;
 
 /** Whole or decimal seconds (decimals let a time-compressed bench run scale them with its slots). */
 function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

@@ -4,6 +4,9 @@ import type { HushConfig } from '../config/config.ts';
 import { buildApp } from '../api/app.ts';
 import { createMetrics } from '../api/metrics.ts';
 import { buildOpsApp } from '../api/ops-app.ts';
+import { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
+import { pubsubMetrics } from '../chain/pubsub-metrics.ts';
+import { alertsTotal } from '../support/alerts.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
 import { startLocalnet, type RunningLocalnet } from '../localnet/start-localnet.ts';
 import { Authenticator } from '../services/authenticator.ts';
@@ -28,6 +31,7 @@ import { reconcile } from '../ledger/reconcile.ts';
 import { StrayFundsService } from '../services/stray-funds-service.ts';
 import { SettlementWorker } from '../settlement/runner.ts';
 import { ClassReleaseLoop } from '../settlement/class-release-loop.ts';
+import { depositToCompletedSeconds } from '../settlement/settlement-metrics.ts';
 import { retryTransient } from './start-retry.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 import { WebhookMetrics } from '../worker/webhook-metrics.ts';
@@ -118,7 +122,10 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const treasury = await Treasury.load(keys, config.assets);
   /** False until the start's chain work (funding) is done: /readyz answers 503 meanwhile. */
   let started = false;
-  if (config.privacy === 'off') log('ALERT: HUSH_PRIVACY=off — payouts may follow deposits with no wait; for tests and benchmarks only, never in production');
+  if (config.privacy === 'off') {
+    alertsTotal.inc({ kind: 'privacy_off' });
+    log('ALERT: HUSH_PRIVACY=off — payouts may follow deposits with no wait; for tests and benchmarks only, never in production');
+  }
   const prices = createFreshPrices(config, { onRefreshError: (e) => log(`prices: refresh failed: ${(e as Error).message}`) });
   await prices.refresh();
   prices.start();
@@ -130,13 +137,15 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   );
   /** Counted by the webhook dispatcher (a worker's), served by whichever registry this process has. */
   const webhookMetrics = new WebhookMetrics();
+  /** The worker's PubSub subscriptions (roles worker and all, once it starts). */
+  let subscriptions: ChainSubscriptions | null = null;
   /** A registry per server (API or a worker's ops routes): orders by status, free inventory against its target. */
   const newMetrics = () =>
     createMetrics(() => countOrdersByStatus(db), {
       assets: config.assets.list.map((a) => a.assetId),
       available: (a) => inventory.available(a),
       target: (a) => inventoryTargets.get(a),
-    }, [chain.budget.requests, ...webhookMetrics.all]);
+    }, [chain.budget.requests, ...webhookMetrics.all, alertsTotal, depositToCompletedSeconds, ...pubsubMetrics(() => subscriptions)]);
   await inventory.refresh().catch(() => {});
   inventory.start();
   let demo: DemoAccount | null = null;
@@ -162,6 +171,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         if (down && Date.now() - lastAlertAt < 60_000) return;
         down = true;
         lastAlertAt = Date.now();
+        alertsTotal.inc({ kind: 'redis_unreachable' });
         log(`ALERT: Redis at ${where} unreachable (${e.message}): rate limits are NOT enforced until it is back`);
       });
       redis.on('ready', () => {
@@ -245,7 +255,11 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
           ? new LocalFaucetRebalancer({ rpcUrl: chain.url, post: (body, methods) => chain.post(body, methods), assets: config.assets, destination: (assetId) => treasury.pools(assetId)[0]!.address })
           : undefined;
       if (config.rebalancer === 'jupiter') log('rebalancer: jupiter is not wired in this build; inventory skew is reported only');
+      // Slots, deposit accounts and signatures over PubSub: an idle worker then sends no requests at all.
+      const wsUrl = config.solanaWsUrl ?? localnet?.wsUrl;
+      if (wsUrl) subscriptions = new ChainSubscriptions({ wsUrl, rpc: chain.rpc, log: (m) => log(m) }).start();
       worker = new SettlementWorker(config, db, chain, treasury, {
+        subscriptions: subscriptions ?? undefined,
         swaps,
         prices,
         rebalancer,
@@ -262,6 +276,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     // A real fault (not a transient one): the servers already listen, so close them before failing the start.
     await closeWithin(app, 0).catch(() => {});
     await closeWithin(opsApp, 0).catch(() => {});
+    await subscriptions?.close().catch(() => {});
     throw e;
   }
   started = true;
@@ -292,6 +307,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       await orderService?.close();
       await classRelease?.stop();
       await worker?.stop();
+      await subscriptions?.close();
       await webhooks?.stop();
       inventory.stop();
       classTraffic?.stop();

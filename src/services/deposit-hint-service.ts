@@ -1,3 +1,4 @@
+import { alertsTotal } from '../support/alerts.ts';
 import { getBase58Encoder, type Address, type Signature } from '@solana/kit';
 import { HushError } from '../domain/errors.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
@@ -118,6 +119,7 @@ export class DepositHintService {
       const sameMint = stray.mint === asset?.mint;
       // Once per transaction: partners retry hints, and a retry is no new event.
       if (this.alerted.first(signature)) {
+        alertsTotal.inc({ kind: 'stray_funds' });
         this.log(`ALERT: funds sent to the deposit owner of ${order.trackingId} outside its deposit account: ${stray.amount} of ${stray.mint} to ${order.depositOwner} by ${signature}; held there until an operator returns them to the sender (npm run admin -- return-stray ${order.trackingId})`);
       }
       throw new HushError(

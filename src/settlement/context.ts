@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
+import type { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { txShape, type TxShape } from '../chain/hush-transactions.ts';
 import type { FreshBlockhash, SolanaChain } from '../chain/solana-chain.ts';
@@ -11,11 +12,15 @@ import type { Treasury } from '../treasury/treasury.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
 import type { Rebalancer } from '../rebalance/rebalancer.ts';
 import type { FreshPrices } from '../prices/price-source.ts';
+import { alertFields } from '../support/alerts.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
 import type { Log, SettlementDeps } from './deps.ts';
 import { Outbox } from './outbox.ts';
 import { Pools } from './pools.ts';
 import { Presigner } from './fast-path/presign.ts';
+import { SentSignatures } from './fast-path/sent-signatures.ts';
+import { SlotClock } from './fast-path/slot-clock.ts';
+import { budgetedPollMs, fallbackPollMs } from './timing.ts';
 import { PayoutQueue } from './steps/payout-queue.ts';
 
 export type { Log } from './deps.ts';
@@ -37,6 +42,8 @@ export interface WorkerOptions {
   /** Inventory each asset's pools should hold in total (base units); the rebalancer aims for it. */
   inventoryTargets?: Map<string, bigint>;
   rebalanceIntervalMs?: number;
+  /** PubSub (slots, deposit accounts, signatures); absent → everything is polled, boundedly. */
+  subscriptions?: ChainSubscriptions;
 }
 
 /** What a step's next look at an order is: after a delay, at a time, or never (a final status). */
@@ -59,6 +66,11 @@ export class SettlementContext implements SettlementDeps {
   readonly pools: Pools;
   readonly presigner: Presigner;
   readonly payouts: PayoutQueue;
+  readonly subscriptions: ChainSubscriptions | null;
+  /** The slot, from notifications or (socket down) a bounded poll. */
+  readonly slots: SlotClock;
+  /** When the fate loop reads pending transactions' statuses (notified, or polled boundedly). */
+  readonly sent: SentSignatures;
   /**
    * Orders in a deposit batch right now (the watch does not start another one for them), and orders
    * confirmed since the watch last refreshed its list (that read may predate the confirmation).
@@ -91,6 +103,28 @@ export class SettlementContext implements SettlementDeps {
     this.pools = new Pools(this);
     this.presigner = new Presigner(this);
     this.payouts = new PayoutQueue(this);
+    this.subscriptions = opts.subscriptions ?? null;
+    this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs);
+    this.sent = new SentSignatures(this);
+  }
+
+  /** How often a fallback poll may run while the socket is down (a share of the request budget). */
+  get fallbackPollMs(): number {
+    return fallbackPollMs(this.slotMs, this.maxRps);
+  }
+
+  /** A poll's interval: `minMs`, or longer under a request budget (see budgetedPollMs). */
+  pollEveryMs(minMs: number): number {
+    return budgetedPollMs(minMs, this.maxRps);
+  }
+
+  private get maxRps(): number {
+    // (A test's view over fixed balances has no chain behind it.)
+    return (this.view.chain as SolanaChain | undefined)?.budget?.maxRps ?? 0;
+  }
+
+  alert(kind: string, fields: Record<string, unknown>, msg: string): void {
+    this.log(alertFields(kind, fields), msg);
   }
 
   chain(): SolanaChain {

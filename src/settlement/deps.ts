@@ -20,6 +20,8 @@ export interface SettlementDeps {
   readonly workerId: string;
   readonly leaseSeconds: number;
   readonly log: Log;
+  /** An ALERT record: `alert: kind` with the fields, counted in hush_alerts_total{kind}. */
+  alert(kind: string, fields: Record<string, unknown>, msg: string): void;
   readonly slotMs: number;
   chain(): SolanaChain;
   /** A blockhash for a payout: never one a deposit transaction of an open order carries. */

@@ -87,7 +87,7 @@ export class Pools {
     const shuffled = shufflePools(pools, Math.random).map((pool) => ({ pool, available: available(asset, pool.holding, reads) }));
     const chosen = allocate(amount, shuffled);
     if (!chosen) {
-      if (!opts.quiet) ctx.log({ trackingId: o.trackingId, assetId, amount: amount.toString() }, 'ALERT: pools cannot cover a payout; will retry');
+      if (!opts.quiet) ctx.alert('pools_short', { trackingId: o.trackingId, assetId, amount: amount.toString() }, 'ALERT: pools cannot cover a payout; will retry');
       return null;
     }
     // With shared reads there was no await above: the choice and this update are one synchronous step.

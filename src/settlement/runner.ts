@@ -68,6 +68,8 @@ export class SettlementWorker {
   start(): void {
     if (this.loopsOf.running) return;
     this.startedAt = Date.now();
+    // A new slot over the socket wakes the watch at once (it polls nothing meanwhile).
+    this.context.slots.start(() => this.loopsOf.wake('deposit-watch'));
     const { tickMs, sweepMs, rebalanceMs } = this.intervals;
     this.loopsOf.start([
       ['orders', tickMs, () => this.orderTick()],
@@ -83,7 +85,8 @@ export class SettlementWorker {
 
   /** Finishes the iteration in progress in each loop (and work they started), then returns. */
   stop(): Promise<void> {
-    return this.loopsOf.stop();
+    this.context.slots.stop();
+    return this.loopsOf.stop().finally(() => (this.watch.stop(), this.context.sent.clear()));
   }
 
   /** Claims and steps due orders (see orders.ts). */
@@ -148,6 +151,7 @@ class Loops {
   private readonly sleepers = new Set<() => void>();
   /** Cuts a loop's sleep short (by loop name), when work for it is known to be due now. */
   private readonly wakers = new Map<string, () => void>();
+  private readonly wokenWhileBusy = new Set<string>();
 
   constructor(private readonly log: (obj: Record<string, unknown>, msg: string) => void) {}
 
@@ -164,7 +168,10 @@ class Loops {
   }
 
   wake(loop: string): void {
-    this.wakers.get(loop)?.();
+    const waker = this.wakers.get(loop);
+    // Woken while busy: the next sleep is skipped, or the news that arrived meanwhile waits a full interval.
+    if (waker) waker();
+    else this.wokenWhileBusy.add(loop);
   }
 
   /** Runs work that never throws beside the loop that started it; stop() waits for it. */
@@ -181,6 +188,7 @@ class Loops {
         this.log({ err: e, loop: name }, 'settlement loop error');
       }
       if (!this.running) break;
+      if (this.wokenWhileBusy.delete(name)) continue;
       await new Promise<void>((resolve) => {
         const t = setTimeout(done, everyMs);
         const wakers = this.wakers;

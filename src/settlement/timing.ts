@@ -11,3 +11,18 @@ export const ORDER_BATCHES_IN_FLIGHT = 4;
 export const PAYOUT_BATCH = 64;
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
 export const WATCHDOG_START_GRACE_MS = 10 * 60_000;
+/** Share of the request budget (HUSH_RPC_MAX_RPS) one fallback poll may spend while the socket is down. */
+export const FALLBACK_POLL_BUDGET_SHARE = 0.2;
+
+/** A poll's interval: `minMs`, or longer, so that it never spends more than its share of the request budget. */
+export function budgetedPollMs(minMs: number, maxRps: number): number {
+  return maxRps > 0 ? Math.max(minMs, Math.ceil(1000 / (maxRps * FALLBACK_POLL_BUDGET_SHARE))) : minMs;
+}
+
+/**
+ * How often a fallback poll (the slot, watched accounts, signature statuses) may run while the PubSub
+ * socket is down: four times a slot, but never more than its share of the request budget.
+ */
+export function fallbackPollMs(slotMs: number, maxRps: number): number {
+  return budgetedPollMs(Math.max(20, Math.floor(slotMs / 4)), maxRps);
+}

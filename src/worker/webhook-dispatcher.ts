@@ -1,3 +1,4 @@
+import { alertsTotal } from '../support/alerts.ts';
 import { createHmac } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Db } from '../store/db.ts';
@@ -90,6 +91,7 @@ export class WebhookDispatcher {
       const failed = await markWebhookFailed(this.db, e, error, giveUp);
       if (!failed?.givenUp) return;
       this.opts.metrics?.givenUp.inc();
+      alertsTotal.inc({ kind: 'webhook_given_up' });
       this.opts.log?.(`ALERT: webhook event ${this.eventId(e.id)} (#${e.id}, order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`);
     };
     if (!e.url || !e.secret || !order) {

@@ -5,6 +5,7 @@ import { watchedOrders, type WatchedRow } from '../../store/settlement/watched-o
 import type { SettlementContext } from '../context.ts';
 import { confirmDeposits } from '../steps/confirm-deposits.ts';
 import type { PayableOrder } from '../steps/plan-payouts.ts';
+import { WatchedBalances } from './watched-balances.ts';
 
 /** How often, at most, watched deposit accounts are read at `processed` to sign payouts ahead. */
 const PRESIGN_READ_EVERY_MS = 40;
@@ -45,16 +46,25 @@ export class DepositWatch {
   /** When the watch last had deposits to confirm: sweeps stay out of the way of a burst. */
   lastBurstAt = 0;
   private readonly warmup: RecipientWarmup;
+  /** The watched accounts' balances: notifications while the socket is up, reads otherwise. */
+  private readonly balances: WatchedBalances;
 
   constructor(private readonly ctx: SettlementContext) {
     this.warmup = new RecipientWarmup(ctx);
+    this.balances = new WatchedBalances(ctx);
+  }
+
+  /** Drops the account subscriptions (the worker stops). */
+  stop(): void {
+    this.balances.clear();
   }
 
   async tick(): Promise<void> {
     const ctx = this.ctx;
     const marks = ctx.marks;
-    const confirmedSlot = await ctx.view.slot('confirmed');
-    if (confirmedSlot !== this.lastSlot) {
+    const confirmedSlot = await ctx.slots.current();
+    const notifiedFunded = this.balances.takeFunded();
+    if (confirmedSlot !== this.lastSlot || notifiedFunded) {
       this.lastSlot = confirmedSlot;
       // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick.
       ctx.wake('transactions');
@@ -76,11 +86,12 @@ export class DepositWatch {
       }
       // The accounts watched so far are read while the list is refreshed; new ones are read after.
       const known = this.watched;
-      const [rows, knownBalances] = await Promise.all([watchedOrders(ctx.db), ctx.view.balances(known.map((r) => r.deposit_account), 'confirmed')]);
+      const [rows, knownBalances] = await Promise.all([watchedOrders(ctx.db), this.balances.read(known.map((r) => r.deposit_account))]);
       this.watched = rows;
+      this.balances.retain(rows.map((r) => r.deposit_account));
       this.warmup.warm(rows);
       const unread = rows.filter((r) => !knownBalances.has(r.deposit_account)).map((r) => r.deposit_account);
-      const balances = unread.length > 0 ? new Map([...knownBalances, ...(await ctx.view.balances(unread, 'confirmed'))]) : knownBalances;
+      const balances = unread.length > 0 ? new Map([...knownBalances, ...(await this.balances.read(unread))]) : knownBalances;
       const watching = new Set(rows.map((r) => String(r.id)));
       for (const id of this.unclaimed.keys()) if (!watching.has(id)) this.unclaimed.delete(id);
       for (const id of marks.recentlyConfirmed) if (!watching.has(id)) marks.recentlyConfirmed.delete(id);
@@ -105,7 +116,7 @@ export class DepositWatch {
       for (const u of retry) this.unclaimed.delete(u.order.id);
       if (retry.length > 0) ctx.detach(this.confirmBatch(retry.map((u) => u.order), new Map(retry.map((u) => [u.order.depositAccount, u.balance]))));
     }
-    if (ctx.config.payoutDelayS.max > 0 || Date.now() - this.timers.lastPresignReadAt < PRESIGN_READ_EVERY_MS) return;
+    if (ctx.config.payoutDelayS.max > 0 || Date.now() - this.timers.lastPresignReadAt < ctx.pollEveryMs(PRESIGN_READ_EVERY_MS)) return;
     // Orders signed ahead are read too until their deposit is seen (the watch confirms seen ones first).
     const open = this.watched.filter((r) => !this.seenProcessed.has(String(r.id)) && !marks.confirming.has(String(r.id)) && !marks.recentlyConfirmed.has(String(r.id)));
     if (open.length === 0) return;

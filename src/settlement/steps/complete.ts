@@ -11,6 +11,7 @@ import { recordMovement, recordMovements } from '../../store/settlement/record-m
 import { releaseOrder } from '../../store/settlement/release-orders.ts';
 import { feeMovement, refundFeeLegs } from '../../ledger/order-movements.ts';
 import { faultPoint } from '../outbox.ts';
+import { observeCompleted } from '../settlement-metrics.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { startRefund } from './refund.ts';
@@ -45,11 +46,12 @@ export async function advancePayout(ctx: SettlementContext, o: OrderRecord): Pro
   faultPoint('payout-confirmed');
   // The final move and its fee booking commit together: a crash between them would lose the fee.
   if (kind === 'payout') {
-    await allOrNothing(ctx.db, async (tx) => {
+    const completed = await allOrNothing(ctx.db, async (tx) => {
       if (!(await transitionOrder(tx, o.id, 'sending', 'completed', { payouts: transfers }))) return false;
       await recordMovements(tx, [feeMovement(o)]);
       return true;
     });
+    if (completed) observeCompleted([o]);
   } else {
     const total = landed.reduce((s, t) => s + t.amount, 0n);
     const reason = o.failureReason ?? 'undeliverable';
@@ -87,7 +89,9 @@ export async function completeOrders(ctx: SettlementContext, orderIds: string[])
   }
   if (items.length === 0) return new Set();
   faultPoint('payout-confirmed');
-  return completePayouts(ctx.db, items);
+  const completed = await completePayouts(ctx.db, items);
+  observeCompleted(orders.filter((o) => completed.has(o.id)));
+  return completed;
 }
 
 /**

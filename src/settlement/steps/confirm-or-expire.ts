@@ -47,5 +47,6 @@ export async function confirmOrExpire(ctx: SettlementContext, o: OrderRecord & {
     case 'expire':
       if (await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: deposits.height })) return {};
   }
-  return { delayMs: AWAITING_POLL_SLOTS * slot };
+  // A fallback (the deposit watch sees deposits first): stretched to stay within its share of the request budget.
+  return { delayMs: ctx.pollEveryMs(AWAITING_POLL_SLOTS * slot) };
 }

@@ -43,11 +43,11 @@ export async function refundLate(ctx: SettlementContext, sweep: ChainTxOf<'sweep
           if (!order) continue;
           const refund = BigInt(item.amount) - order.networkFee;
           if (refund <= 0n) {
-            ctx.log({ trackingId: order.trackingId, amount: item.amount }, 'ALERT: late deposit too small to refund; held in custody');
+            ctx.alert('late_deposit_unrefundable', { trackingId: order.trackingId, amount: item.amount }, 'ALERT: late deposit too small to refund; held in custody');
             continue;
           }
           if (unpayable.has(item.orderId)) {
-            ctx.log({ trackingId: order.trackingId, amount: refund.toString() }, "ALERT: late refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
+            ctx.alert('late_refund_below_rent', { trackingId: order.trackingId, amount: refund.toString() }, "ALERT: late refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
             continue;
           }
           const planned = await ctx.pools.plan(order, 'refund', order.sourceAssetId, order.sender as Address, refund, { late: true }, tx);
@@ -96,6 +96,6 @@ export async function replaceDeadLateRefunds(ctx: SettlementContext): Promise<vo
 async function alertAbandonedLateRefunds(ctx: SettlementContext): Promise<void> {
   for (const r of await abandonedLateRefunds(ctx.db)) {
     if (!ctx.alerted.abandonedLateRefund.first(r.id)) continue;
-    ctx.log({ trackingId: r.trackingId, part: r.part, assetId: r.assetId, amount: r.amount }, 'ALERT: a late refund failed for 7 days and is no longer retried; the funds are in the pools, refund the sender by hand');
+    ctx.alert('late_refund_abandoned', { trackingId: r.trackingId, part: r.part, assetId: r.assetId, amount: r.amount }, 'ALERT: a late refund failed for 7 days and is no longer retried; the funds are in the pools, refund the sender by hand');
   }
 }

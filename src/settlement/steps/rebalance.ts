@@ -22,7 +22,7 @@ export async function rebalance(ctx: SettlementContext, s: RebalanceSettings): P
   const inventory = await ctx.pools.inventory();
   for (const [assetId, target] of s.inventoryTargets) {
     const held = inventory.get(assetId) ?? 0n;
-    if (held * 2n < target) ctx.log({ assetId, held: held.toString(), target: target.toString() }, 'ALERT: inventory skew: pools below half their target');
+    if (held * 2n < target) ctx.alert('inventory_skew', { assetId, held: held.toString(), target: target.toString() }, 'ALERT: inventory skew: pools below half their target');
   }
   if (!s.rebalancer) return 0;
   const done = await runRebalance(s.rebalancer, inventory, s.inventoryTargets, s.prices, ctx.config.assets, s.policy);
@@ -60,5 +60,5 @@ async function recordExternal(ctx: SettlementContext, signature: string, kind: '
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  ctx.log({ signature }, 'ALERT: rebalance transaction not visible; ledger not updated');
+  ctx.alert('rebalance_not_visible', { signature }, 'ALERT: rebalance transaction not visible; ledger not updated');
 }

@@ -33,12 +33,12 @@ export async function startRefund(ctx: SettlementContext, o: OrderRecord): Promi
   const plan = refundPlan(deposited, o.networkFee, native, lamports);
   if (plan.kind === 'below_cost') {
     await transitionOrder(ctx.db, o.id, 'refunding', 'failed', { failureReason: 'deposit_below_refund_cost' });
-    ctx.log({ trackingId: o.trackingId, deposited: deposited.toString() }, 'ALERT: deposit too small to refund; held in custody');
+    ctx.alert('deposit_unrefundable', { trackingId: o.trackingId, deposited: deposited.toString() }, 'ALERT: deposit too small to refund; held in custody');
     return {};
   }
   if (plan.kind === 'below_rent') {
     await transitionOrder(ctx.db, o.id, 'refunding', 'failed', { failureReason: 'refund_below_rent' });
-    ctx.log({ trackingId: o.trackingId, amount: plan.amount.toString() }, "ALERT: refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
+    ctx.alert('refund_below_rent', { trackingId: o.trackingId, amount: plan.amount.toString() }, "ALERT: refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
     return {};
   }
   const { planned, ok } = await ctx.pools.exclusive(async () => {

@@ -20,7 +20,7 @@ export async function replacePart(ctx: SettlementContext, o: OrderRecord, dead: 
   const waitMs = (attempts.lastAt?.getTime() ?? 0) + replacementDelayMs(attempts.failed) - Date.now();
   if (waitMs > 0) {
     if (ctx.alerted.backoff.first(dead.id)) {
-      ctx.log({ trackingId: o.trackingId, part: String(part), failed: attempts.failed, retryInS: Math.ceil(waitMs / 1000) }, `ALERT: a ${kind} keeps failing on chain; the next attempt waits`);
+      ctx.alert('tx_keeps_failing', { trackingId: o.trackingId, part: String(part), failed: attempts.failed, retryInS: Math.ceil(waitMs / 1000) }, `ALERT: a ${kind} keeps failing on chain; the next attempt waits`);
     }
     return;
   }

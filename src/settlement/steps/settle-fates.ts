@@ -48,7 +48,7 @@ export const settleFatesStep: Step<ChainTx[], FateReads, FatePlan> = {
   name: 'settle fates',
   async claim(ctx) {
     const pending = await pendingChainTxs(ctx.db, 256);
-    if (pending.length === 0) return null;
+    if (pending.length === 0 || !ctx.sent.due(pending)) return null;
     const [statuses, finalizedHeight] = await Promise.all([ctx.view.statuses(pending.map((t) => t.signature)), ctx.view.blockHeight('finalized')]);
     return { claimed: pending, reads: { statuses, finalizedHeight, msSinceSent: pending.map((t) => ctx.outbox.msSinceSent(t.signature)) } };
   },
@@ -146,7 +146,7 @@ async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Settlemen
 function landedMovements(ctx: SettlementContext, t: ChainTx, poolLamportDelta: bigint): Movement[] {
   const { movements, unattributed } = assetMovements(t, t.kind === 'sweep' && ctx.asset(t.assetId).native, poolLamportDelta);
   if (unattributed > 0n) {
-    ctx.log({ signature: t.signature, lamports: unattributed.toString() }, 'ALERT: a wrapped-SOL sweep moved lamports it cannot attribute to a deposit account (balances before it unknown); owed to a sender, refund by hand');
+    ctx.alert('unattributed_sweep_lamports', { signature: t.signature, lamports: unattributed.toString() }, 'ALERT: a wrapped-SOL sweep moved lamports it cannot attribute to a deposit account (balances before it unknown); owed to a sender, refund by hand');
   }
   return movements;
 }

@@ -1,3 +1,4 @@
+import { alertFields } from '../../support/alerts.ts';
 import type { Queryable } from '../../store/db.ts';
 import { lateWindowRotation } from '../../store/settlement/late-window-rotation.ts';
 import type { ChainView, OwnedTokenAccount } from '../../chain/chain-view.ts';
@@ -35,7 +36,7 @@ export class StrayWatch {
     if (this.solAlerted.get(trackingId) === lamports) return;
     this.solAlerted.set(trackingId, lamports);
     this.log(
-      { trackingId, owner, lamports: lamports.toString() },
+      alertFields('stray_funds', { trackingId, owner, lamports: lamports.toString() }),
       `ALERT: SOL sent to the deposit owner of a finished order, outside its deposit account; held there until an operator returns it to the sender (npm run admin -- return-stray ${trackingId})`,
     );
   }
@@ -60,7 +61,7 @@ export class StrayWatch {
     if (this.tokensAlerted.get(trackingId) === seen) return;
     this.tokensAlerted.set(trackingId, seen);
     this.log(
-      { trackingId, owner, holdings: held.map((h) => ({ account: h.account, mint: h.mint, amount: h.amount.toString() })) },
+      alertFields('stray_funds', { trackingId, owner, holdings: held.map((h) => ({ account: h.account, mint: h.mint, amount: h.amount.toString() })) }),
       `ALERT: tokens sent to the deposit owner of a finished order, outside its deposit account; held there until an operator returns them to the sender (npm run admin -- return-stray ${trackingId})`,
     );
   }

@@ -13,6 +13,8 @@ const SWEEP_BATCH = 4;
 /** Sweeps wait this many slots after the deposit watch last confirmed deposits. */
 const SWEEP_QUIET_SLOTS = 4;
 const SWEEP_MAX_DEFERRALS = 3;
+/** A block height past every deposit transaction's: asks the store whether anything is unswept at all. */
+const ANY_HEIGHT = 1n << 62n;
 
 /**
  * Moves confirmed deposits into a random pool of their asset, several per transaction. Reads and
@@ -42,6 +44,8 @@ export class Sweeps {
     }
     this.deferrals = 0;
     let swept = 0;
+    // Nothing unswept at all, finalized or not (an idle Hush): the chain need not be asked for its height.
+    if ((await assetsWithUnsweptDeposits(ctx.db, ANY_HEIGHT)).length === 0) return 0;
     const finalizedHeight = await ctx.view.blockHeight('finalized');
     for (const assetId of await assetsWithUnsweptDeposits(ctx.db, finalizedHeight)) {
       const asset = ctx.asset(assetId);
@@ -58,7 +62,7 @@ export class Sweeps {
         const balance = balances.get(b.depositAccount);
         if (!balance || balance.tokenAmount === null) {
           if (balance && ctx.alerted.unsweepable.first(b.orderId)) {
-            ctx.log({ trackingId: b.trackingId, depositAccount: b.depositAccount }, 'ALERT: a confirmed deposit has no token account to sweep; it is skipped, the others are swept');
+            ctx.alert('deposit_unsweepable', { trackingId: b.trackingId, depositAccount: b.depositAccount }, 'ALERT: a confirmed deposit has no token account to sweep; it is skipped, the others are swept');
           }
           continue;
         }

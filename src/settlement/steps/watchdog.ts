@@ -30,10 +30,10 @@ export class Watchdog {
     for (const r of stuck) {
       // Never while a worker holds it or a payout or refund of it is pending or landed: "funds held" must be true.
       if (await transitionOrder(ctx.db, r.id, r.status as never, 'failed', { failureReason: `stuck_in_${r.status}` }, { idle: true })) {
-        ctx.log({ trackingId: r.trackingId, status: r.status }, 'ALERT: order stuck; moved to failed, funds held');
+        ctx.alert('order_stuck_failed', { trackingId: r.trackingId, status: r.status }, 'ALERT: order stuck; moved to failed, funds held');
       } else if (!this.stuckInFlight.has(r.id)) {
         this.stuckInFlight.add(r.id);
-        ctx.log({ trackingId: r.trackingId, status: r.status }, 'ALERT: order stuck with a payout or refund in flight or landed (or held by a worker); left as it is');
+        ctx.alert('order_stuck_in_flight', { trackingId: r.trackingId, status: r.status }, 'ALERT: order stuck with a payout or refund in flight or landed (or held by a worker); left as it is');
       }
     }
   }

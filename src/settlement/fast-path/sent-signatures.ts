@@ -1,0 +1,62 @@
+import type { Signature } from '@solana/kit';
+import type { SettlementContext } from '../context.ts';
+import { RESEND_EVERY_MS } from '../outbox.ts';
+
+/**
+ * When the fate loop reads the statuses of pending transactions over HTTP. With the PubSub socket up,
+ * every pending signature is watched (signatureSubscribe at `confirmed`) and the statuses are read when a
+ * watched one reached `confirmed` (its notification also wakes the loop), plus once per RESEND_EVERY_MS
+ * for what no notification decides (resends, expiry; a safety net besides). With the socket down, they
+ * are read at most once per fallback poll interval (a share of the request budget). The read itself
+ * stays the authority: a notification only says when to look.
+ */
+export class SentSignatures {
+  private readonly watches = new Map<string, () => void>();
+  /** Watched signatures notified since the last read. */
+  private readonly notified = new Set<string>();
+  private lastReadAt = 0;
+
+  constructor(private readonly ctx: SettlementContext) {}
+
+  /** True when the statuses of `pending` should be read now (and counts this as that read). */
+  due(pending: readonly { signature: string }[]): boolean {
+    const now = Date.now();
+    const subs = this.ctx.subscriptions;
+    if (subs) this.watchOnly(pending.map((t) => t.signature));
+    const live = subs !== null && this.ctx.slots.live;
+    const every = live ? RESEND_EVERY_MS : this.ctx.fallbackPollMs;
+    const notified = live && pending.some((t) => this.notified.has(t.signature));
+    if (!notified && now - this.lastReadAt < every) return false;
+    this.lastReadAt = now;
+    this.notified.clear();
+    return true;
+  }
+
+  /** Unsubscribes everything (the worker stops). */
+  clear(): void {
+    this.watchOnly([]);
+  }
+
+  /** Watches these signatures and no others (settled ones are dropped). */
+  private watchOnly(signatures: string[]): void {
+    const keep = new Set(signatures);
+    for (const [s, unwatch] of this.watches) {
+      if (keep.has(s)) continue;
+      unwatch();
+      this.watches.delete(s);
+      this.notified.delete(s);
+    }
+    const subs = this.ctx.subscriptions;
+    if (!subs) return;
+    for (const s of keep) {
+      if (this.watches.has(s)) continue;
+      this.watches.set(
+        s,
+        subs.watchSignature(s as Signature, () => {
+          this.notified.add(s);
+          this.ctx.wake('transactions');
+        }, 'confirmed'),
+      );
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import type { Address } from '@solana/kit';
+import { balanceOfAccount, type AccountBalance } from '../../chain/chain-view.ts';
+import type { SettlementContext } from '../context.ts';
+
+/** Slot advances during which a newly watched account is still read over HTTP (its subscription may not be live on the server yet). */
+const HTTP_READS_AFTER_WATCH = 2;
+
+/**
+ * The `confirmed` balances of the watched deposit accounts. With the PubSub socket up, each account is
+ * subscribed (accountSubscribe) and read over HTTP only on its first slot advances; after that its
+ * notifications keep it current and a slot advance costs no request. With the socket down every
+ * account is read over HTTP (the slot itself is then polled boundedly, see SlotClock); after a reconnect
+ * the subscriptions client reads every watched account once over HTTP (notifications of the gap are lost).
+ */
+export class WatchedBalances {
+  private readonly known = new Map<string, AccountBalance>();
+  private readonly watches = new Map<string, { unwatch: () => void; httpReadsLeft: number }>();
+
+  /** A watched account was notified funded since the watch last looked (see takeFunded). */
+  private funded = false;
+
+  constructor(private readonly ctx: SettlementContext) {}
+
+  /** True once after a watched account was notified funded. */
+  takeFunded(): boolean {
+    const f = this.funded;
+    this.funded = false;
+    return f;
+  }
+
+  /** The balances of `accounts` at `confirmed`: from notifications where they are current, else read. */
+  async read(accounts: string[]): Promise<Map<string, AccountBalance>> {
+    const subs = this.ctx.subscriptions;
+    const live = subs !== null && this.ctx.slots.live;
+    const out = new Map<string, AccountBalance>();
+    const toRead: string[] = [];
+    for (const a of accounts) {
+      let w = this.watches.get(a);
+      if (!w && subs) {
+        const unwatch = subs.watchAccount(a as Address, (u) => {
+          const b = balanceOfAccount(u.account);
+          this.known.set(a, b);
+          // A deposit seen: the watch looks now rather than at the next slot (this may come after the slot's notification).
+          if ((b.tokenAmount ?? 0n) > 0n) ((this.funded = true), this.ctx.wake('deposit-watch'));
+        });
+        this.watches.set(a, (w = { unwatch, httpReadsLeft: HTTP_READS_AFTER_WATCH }));
+      }
+      const cached = this.known.get(a);
+      if (live && w && w.httpReadsLeft <= 0 && cached) out.set(a, cached);
+      else toRead.push(a);
+      if (w && live) w.httpReadsLeft--;
+    }
+    if (toRead.length === 0) return out;
+    const read = await this.ctx.view.balances(toRead, 'confirmed');
+    for (const [a, b] of read) {
+      out.set(a, b);
+      // A deposit only grows a watched account: never replace a funded reading with an older empty one.
+      const cached = this.known.get(a);
+      if (!cached || (cached.tokenAmount ?? 0n) <= (b.tokenAmount ?? 0n)) this.known.set(a, b);
+    }
+    return out;
+  }
+
+  /** Stops watching every account not in `accounts` (orders no longer awaiting their deposit). */
+  retain(accounts: Iterable<string>): void {
+    const keep = new Set(accounts);
+    for (const [a, w] of this.watches) {
+      if (keep.has(a)) continue;
+      w.unwatch();
+      this.watches.delete(a);
+      this.known.delete(a);
+    }
+  }
+
+  /** Unsubscribes everything (the worker stops). */
+  clear(): void {
+    this.retain([]);
+  }
+}
