@@ -1,3 +1,4 @@
+import { every } from '../support/periodic.ts';
 import type { AssetRegistry } from '../config/assets.ts';
 import { classKey } from '../domain/class-release.ts';
 import type { Db } from '../store/db.ts';
@@ -15,7 +16,7 @@ export interface ClassTrafficSource {
  */
 export class ClassTraffic implements ClassTrafficSource {
   private rates = new Map<string, number>();
-  private timer: NodeJS.Timeout | null = null;
+  private stopTimer: (() => void) | null = null;
   private readonly standardAmounts: bigint[];
 
   constructor(
@@ -39,14 +40,12 @@ export class ClassTraffic implements ClassTrafficSource {
   }
 
   start(): void {
-    if (this.timer) return;
     // A failed read keeps the last rates: an estimate a little old beats none.
-    this.timer = setInterval(() => void this.refresh().catch(() => {}), this.everyMs);
-    this.timer.unref();
+    this.stopTimer ??= every(this.everyMs, () => this.refresh());
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.stopTimer?.();
+    this.stopTimer = null;
   }
 }

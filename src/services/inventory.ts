@@ -1,3 +1,4 @@
+import { every } from '../support/periodic.ts';
 import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
@@ -19,7 +20,7 @@ const STALE_AFTER_MS = 10_000;
 export class Inventory {
   private free = new Map<string, bigint>();
   /** Per pool wallet, what it can pay out (after its pending transactions), per asset. */
-  private timer: NodeJS.Timeout | null = null;
+  private stopTimer: (() => void) | null = null;
   private readonly view: ChainView;
   /**
    * One per refresh in flight: the reservations its store read may not see — those not yet stored when it
@@ -91,14 +92,12 @@ export class Inventory {
   }
 
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.refresh().catch(() => {}), this.everyMs);
-    this.timer.unref();
+    this.stopTimer ??= every(this.everyMs, () => this.refresh());
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.stopTimer?.();
+    this.stopTimer = null;
   }
 
   /** Free inventory of an asset; unknown (not yet read) counts as none. */

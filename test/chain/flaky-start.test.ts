@@ -7,26 +7,15 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ChainUnavailableError, JsonRpcError, SolanaChain } from '../../src/chain/solana-chain.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { startHush, type RunningHush } from '../../src/runtime/start-hush.ts';
 import { isLocalFaucetChain } from '../../src/treasury/funding.ts';
 import { reconcile } from '../../src/ledger/reconcile.ts';
-import { makeTempDir, pollUntil, removeDir, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
-import { startRpcFaultProxy, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
+import { makeTempDir, pollUntil, proxiedLocalnet, removeDir } from '../support/localnet.ts';
 
-let chain: TestLocalnet;
-let proxy: RpcFaultProxy;
-
-before(async () => {
-  chain = await startTestLocalnet();
-  proxy = await startRpcFaultProxy(chain.url);
-});
-after(async () => {
-  await proxy?.close();
-  await chain?.close();
-});
+const net = proxiedLocalnet();
 
 function workerConfig(dataDir: string, opsPort?: number) {
   return loadConfig({
@@ -35,7 +24,7 @@ function workerConfig(dataDir: string, opsPort?: number) {
     TREASURY_SEED: randomBytes(32).toString('hex'),
     HUSH_ROLE: 'worker',
     ...(opsPort ? { HUSH_OPS_PORT: String(opsPort) } : {}),
-    SOLANA_RPC_URL: proxy.url,
+    SOLANA_RPC_URL: net.proxy.url,
     LOCALNET_SLOT_MS: '50',
     HUSH_PRIVACY: 'off',
     HUSH_PAYOUT_DELAY_S: '0-0',
@@ -53,8 +42,8 @@ async function freePort(): Promise<number> {
 }
 
 test('a 503 or 429 from the RPC is a ChainUnavailableError with its status (and Retry-After), a JSON-RPC error is not', async () => {
-  const c = new SolanaChain(proxy.url, 50, 2_000);
-  proxy.setFaults([{ kind: '503' }]);
+  const c = new SolanaChain(net.proxy.url, 50, 2_000);
+  net.proxy.setFaults([{ kind: '503' }]);
   try {
     const e = await c.call('getSlot', []).then(() => null, (x: unknown) => x);
     assert.ok(e instanceof ChainUnavailableError, `got ${String(e)}`);
@@ -62,25 +51,25 @@ test('a 503 or 429 from the RPC is a ChainUnavailableError with its status (and 
     const k = await c.rpc.getSlot().send().then(() => null, (x: unknown) => x);
     assert.ok(k instanceof ChainUnavailableError, `kit: got ${String(k)}`);
     assert.equal(k.status, 503);
-    proxy.setFaults([{ kind: '429', retryAfterS: 3 }]);
+    net.proxy.setFaults([{ kind: '429', retryAfterS: 3 }]);
     const r = await c.call('getSlot', []).then(() => null, (x: unknown) => x);
     assert.ok(r instanceof ChainUnavailableError);
     assert.equal(r.status, 429);
     assert.equal(r.retryAfterMs, 3_000);
-    // Whether the chain has the faucet is decided by an answer, never guessed from a failure.
+    // Whether the net.chain has the faucet is decided by an answer, never guessed from a failure.
     await assert.rejects(isLocalFaucetChain(c), ChainUnavailableError);
   } finally {
-    proxy.setFaults([]);
+    net.proxy.setFaults([]);
   }
   assert.equal(await isLocalFaucetChain(c), true);
   await assert.rejects(c.call('noSuchMethod', []), JsonRpcError);
 });
 
-test('a worker starting on a chain that answers 503 waits it out: /readyz 503 meanwhile, then funded and ready', { timeout: 90_000 }, async () => {
+test('a worker starting on a net.chain that answers 503 waits it out: /readyz 503 meanwhile, then funded and ready', { timeout: 90_000 }, async () => {
   const dataDir = makeTempDir('hush-flaky-start-');
   const opsPort = await freePort();
   const lines: string[] = [];
-  proxy.setFaults([{ kind: '503' }]);
+  net.proxy.setFaults([{ kind: '503' }]);
   let hush: RunningHush | undefined;
   const starting = startHush(
     workerConfig(dataDir, opsPort),
@@ -96,7 +85,7 @@ test('a worker starting on a chain that answers 503 waits it out: /readyz 503 me
     await pollUntil(async () => lines.filter((l) => /^start: .*retrying in/.test(l)).length >= 3, { what: 'three retries logged', timeoutMs: 20_000 });
     assert.equal(hush, undefined, 'the start waits for the chain');
     assert.ok(lines.every((l) => !/SyntaxError|Unexpected token/.test(l)), lines.join('\n'));
-    proxy.setFaults([]);
+    net.proxy.setFaults([]);
     await starting;
     const ready = await pollUntil(async () => {
       const r = await fetch(`http://127.0.0.1:${opsPort}/readyz`);
@@ -111,7 +100,7 @@ test('a worker starting on a chain that answers 503 waits it out: /readyz 503 me
     const { rows } = await hush!.db.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_entries WHERE account LIKE 'feepayer:%'");
     assert.ok(Number(rows[0]!.n) >= 1, 'the funding of the fee payer is booked');
   } finally {
-    proxy.setFaults([]);
+    net.proxy.setFaults([]);
     await starting.catch(() => {});
     await hush?.close();
     removeDir(dataDir);
@@ -121,12 +110,12 @@ test('a worker starting on a chain that answers 503 waits it out: /readyz 503 me
 test('a faucet top-up whose answer was lost after it executed is booked (intent first): reconcile is clean', { timeout: 90_000 }, async () => {
   const dataDir = makeTempDir('hush-lost-airdrop-');
   // The fee payer's airdrop runs on the chain; its answer never reaches Hush.
-  proxy.setFaults([{ kind: 'drop', methods: ['requestAirdrop'], times: 1 }]);
+  net.proxy.setFaults([{ kind: 'drop', methods: ['requestAirdrop'], times: 1 }]);
   const lines: string[] = [];
   let hush: RunningHush | undefined;
   try {
     hush = await startHush(workerConfig(dataDir), { log: (m) => lines.push(m) });
-    assert.equal(proxy.outcomes.get('drop'), 1, 'an answer was dropped');
+    assert.equal(net.proxy.outcomes.get('drop'), 1, 'an answer was dropped');
     assert.ok(lines.some((l) => /^start: funding the treasury: .*retrying/.test(l)), lines.join('\n'));
     const report = await reconcile(hush.db, hush.chain, hush.treasury, hush.config.assets);
     assert.equal(report.ok, true, JSON.stringify(report.assets.filter((a) => !a.ok)));
@@ -135,7 +124,7 @@ test('a faucet top-up whose answer was lost after it executed is booked (intent 
     const fp = await hush.db.query<{ n: string }>("SELECT count(*)::text AS n FROM ledger_entries WHERE kind = 'funding' AND account LIKE 'feepayer:%'");
     assert.equal(fp.rows[0]!.n, '1', 'the fee payer funded and booked once');
   } finally {
-    proxy.setFaults([]);
+    net.proxy.setFaults([]);
     await hush?.close();
     removeDir(dataDir);
   }

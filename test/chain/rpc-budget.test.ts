@@ -5,24 +5,13 @@
  * outcome. Real localnet behind the counting, fault-injecting JSON-RPC proxy.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { ChainView } from '../../src/chain/chain-view.ts';
 import { address } from '../support/hush-server.ts';
-import { startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
-import { startRpcFaultProxy, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
+import { proxiedLocalnet } from '../support/localnet.ts';
 
-let chain: TestLocalnet;
-let proxy: RpcFaultProxy;
-
-before(async () => {
-  chain = await startTestLocalnet();
-  proxy = await startRpcFaultProxy(chain.url);
-});
-after(async () => {
-  await proxy?.close();
-  await chain?.close();
-});
+const net = proxiedLocalnet();
 
 async function counted(c: SolanaChain): Promise<Map<string, number>> {
   const out = new Map<string, number>();
@@ -31,10 +20,10 @@ async function counted(c: SolanaChain): Promise<Map<string, number>> {
 }
 
 test('kit calls and plain-JSON batches share one budget; a batch costs one token per call', { timeout: 30_000 }, async () => {
-  const c = new SolanaChain(proxy.url, 50, 5_000, 20);
+  const c = new SolanaChain(net.proxy.url, 50, 5_000, 20);
   const view = new ChainView(c);
   const accounts = await Promise.all(Array.from({ length: 20 }, () => address()));
-  proxy.reset();
+  net.proxy.reset();
   const started = performance.now();
   // 20 (a full bucket) + a batch of 20 + 20 single kit calls = 60 calls at 20/s with a burst of 20: ≥ 2 s.
   await Promise.all([
@@ -45,23 +34,23 @@ test('kit calls and plain-JSON batches share one budget; a batch costs one token
   const ms = performance.now() - started;
   assert.ok(ms >= 1_800, `60 calls at 20/s took only ${ms.toFixed(0)} ms`);
   assert.ok(ms < 6_000, `60 calls at 20/s took ${ms.toFixed(0)} ms`);
-  assert.equal(proxy.counts.get('getSlot'), 40);
-  assert.equal(proxy.counts.get('getSignaturesForAddress'), 20);
+  assert.equal(net.proxy.counts.get('getSlot'), 40);
+  assert.equal(net.proxy.counts.get('getSignaturesForAddress'), 20);
   const m = await counted(c);
   assert.equal(m.get('getSlot ok'), 40);
   assert.equal(m.get('getSignaturesForAddress ok'), 20, 'each call of the batch is counted');
 });
 
 test('no budget (0): calls are not held back', async () => {
-  const c = new SolanaChain(proxy.url, 50, 5_000, 0);
+  const c = new SolanaChain(net.proxy.url, 50, 5_000, 0);
   const started = performance.now();
   await Promise.all(Array.from({ length: 60 }, () => c.call('getSlot', [])));
   assert.ok(performance.now() - started < 1_500);
 });
 
 test('a 429 is honoured (Retry-After, every caller waits) and never reaches the caller', { timeout: 30_000 }, async () => {
-  const c = new SolanaChain(proxy.url, 50, 5_000, 0);
-  proxy.setFaults([{ kind: '429', retryAfterS: 1, times: 2 }]);
+  const c = new SolanaChain(net.proxy.url, 50, 5_000, 0);
+  net.proxy.setFaults([{ kind: '429', retryAfterS: 1, times: 2 }]);
   try {
     const started = performance.now();
     const [a, b] = await Promise.all([c.rpc.getSlot().send(), c.call<number>('getSlot', [])]);
@@ -73,19 +62,19 @@ test('a 429 is honoured (Retry-After, every caller waits) and never reaches the 
     assert.equal(m.get('getSlot rate_limited'), 2);
     assert.equal(m.get('getSlot ok'), 2);
   } finally {
-    proxy.setFaults([]);
+    net.proxy.setFaults([]);
   }
 });
 
 test('a 429 without Retry-After backs off exponentially; a 503 is counted and handed to the caller', { timeout: 30_000 }, async () => {
-  const c = new SolanaChain(proxy.url, 50, 5_000, 0);
-  proxy.setFaults([{ kind: '429', retryAfterS: -1, times: 1 }]);
+  const c = new SolanaChain(net.proxy.url, 50, 5_000, 0);
+  net.proxy.setFaults([{ kind: '429', retryAfterS: -1, times: 1 }]);
   const started = performance.now();
   assert.equal(typeof (await c.call<number>('getSlot', [])), 'number');
   assert.ok(performance.now() - started >= 450, 'backed off before trying again');
-  proxy.setFaults([{ kind: '503', times: 1 }]);
+  net.proxy.setFaults([{ kind: '503', times: 1 }]);
   await assert.rejects(c.call('getSlot', []), { name: 'ChainUnavailableError' });
-  proxy.setFaults([]);
+  net.proxy.setFaults([]);
   const m = await counted(c);
   assert.equal(m.get('getSlot rate_limited'), 1);
   assert.equal(m.get('getSlot http_error'), 1);
@@ -93,7 +82,7 @@ test('a 429 without Retry-After backs off exponentially; a 503 is counted and ha
 });
 
 test("a caller's abort signal stops its wait for the budget (a /readyz probe never waits past its bound)", { timeout: 30_000 }, async () => {
-  const c = new SolanaChain(proxy.url, 50, 5_000, 1);
+  const c = new SolanaChain(net.proxy.url, 50, 5_000, 1);
   await c.rpc.getSlot().send(); // the one token of the bucket
   const started = performance.now();
   const aborted = await c.rpc.getSlot().send({ abortSignal: AbortSignal.timeout(200) }).then(() => 'answered', (e: Error) => e.name);

@@ -6,6 +6,8 @@
  * `localnet_requestTokenAirdrop` and protocol-level probes (malformed JSON, oversized bodies) go
  * through plain `fetch`, because kit has no way to express them.
  */
+import { after, before } from 'node:test';
+import { startRpcFaultProxy, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,6 +91,23 @@ export async function startTestLocalnet(opts: { slotMs?: number; dataDir?: strin
 }
 
 // ---------------------------------------------------------------- child-process localnet
+
+/**
+ * A local chain with a fault-injecting, counting JSON-RPC proxy in front of it for a test file's tests
+ * (registers the file's before and after hooks); read `net.chain` and `net.proxy` inside tests.
+ */
+export function proxiedLocalnet(): { chain: TestLocalnet; proxy: RpcFaultProxy } {
+  const net = {} as { chain: TestLocalnet; proxy: RpcFaultProxy };
+  before(async () => {
+    net.chain = await startTestLocalnet();
+    net.proxy = await startRpcFaultProxy(net.chain.url);
+  });
+  after(async () => {
+    await net.proxy?.close();
+    await net.chain?.close();
+  });
+  return net;
+}
 
 export interface ChildLocalnet {
   url: string;
