@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { loadConfig } from '../config/config.ts';
 import { startHush } from '../runtime/start-hush.ts';
 import { logSafeUrl } from '../config/log-safe-url.ts';
@@ -16,7 +17,9 @@ const config = (() => {
     return failStart(e);
   }
 })();
-const hush = await startHush(config, { log: (m) => console.log(m), logger: true }).catch(failStart);
+/** The worker's records and every ALERT as JSON lines (`alert: <kind>` on ALERTs), beside the API's own pino log. */
+const records = pino({ base: { component: 'hush' } });
+const hush = await startHush(config, { log: (m) => console.log(m), records: (level, fields, msg) => records[level](fields, msg), logger: true }).catch(failStart);
 console.log(`hush: ${config.role} role; API ${hush.url ?? '(off)'}; chain ${logSafeUrl(hush.chain.url)}; store ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`}`);
 if (hush.localnet) console.log(`hush: embedded chain PubSub WebSocket at ${hush.localnet.wsUrl}`);
 if (hush.opsUrl) console.log(`hush: ops routes (/healthz, /readyz, /metrics) at ${hush.opsUrl}`);

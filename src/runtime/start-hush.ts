@@ -6,7 +6,7 @@ import { createMetrics } from '../api/metrics.ts';
 import { buildOpsApp } from '../api/ops-app.ts';
 import { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import { pubsubMetrics } from '../chain/pubsub-metrics.ts';
-import { alertsTotal } from '../support/alerts.ts';
+import { alertFields, alertsTotal, plainFields, type RecordSink } from '../support/alerts.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
 import { startLocalnet, type RunningLocalnet } from '../localnet/start-localnet.ts';
 import { Authenticator } from '../services/authenticator.ts';
@@ -99,6 +99,11 @@ async function readiness(db: Db, chain: SolanaChain, started: boolean): Promise<
 
 export interface StartOptions {
   log?: (msg: string) => void;
+  /**
+   * Structured records (pino in production: `npm start`): the worker's records and the ALERTs, each with
+   * `alert: <kind>`. Absent (tests), they are written to `log` as text lines, `ALERT: …` first.
+   */
+  records?: RecordSink;
   /** Fastify's logger for the API (true, or options such as a destination stream). */
   logger?: FastifyServerOptions['logger'];
   /** Runs once the start's funding is done (tests: demo data, extra funding), before the worker starts; the API already listens, /readyz still 503. */
@@ -111,6 +116,13 @@ export interface StartOptions {
  */
 export async function startHush(config: HushConfig, opts: StartOptions = {}): Promise<RunningHush> {
   const log = opts.log ?? (() => {});
+  /** One record: structured when a sink is given, else a text line with its fields as JSON. */
+  const record = (fields: Record<string, unknown>, msg: string): void => {
+    const plain = plainFields(fields);
+    if (opts.records) opts.records(plain.alert ? 'warn' : 'info', plain, msg);
+    else log(`${msg} ${JSON.stringify(plain)}`);
+  };
+  const alert = (kind: string, fields: Record<string, unknown>, msg: string): void => record(alertFields(kind, fields), `ALERT: ${msg}`);
   const localnet = config.solanaRpcUrl
     ? null
     : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, wsPort: config.localnetWsPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, log);
@@ -123,8 +135,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   /** False until the start's chain work (funding) is done: /readyz answers 503 meanwhile. */
   let started = false;
   if (config.privacy === 'off') {
-    alertsTotal.inc({ kind: 'privacy_off' });
-    log('ALERT: HUSH_PRIVACY=off — payouts may follow deposits with no wait; for tests and benchmarks only, never in production');
+    alert('privacy_off', {}, 'HUSH_PRIVACY=off — payouts may follow deposits with no wait; for tests and benchmarks only, never in production');
   }
   const prices = createFreshPrices(config, { onRefreshError: (e) => log(`prices: refresh failed: ${(e as Error).message}`) });
   await prices.refresh();
@@ -171,8 +182,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         if (down && Date.now() - lastAlertAt < 60_000) return;
         down = true;
         lastAlertAt = Date.now();
-        alertsTotal.inc({ kind: 'redis_unreachable' });
-        log(`ALERT: Redis at ${where} unreachable (${e.message}): rate limits are NOT enforced until it is back`);
+        alert('redis_unreachable', { redis: where, error: e.message }, `Redis at ${where} unreachable (${e.message}): rate limits are NOT enforced until it is back`);
       });
       redis.on('ready', () => {
         if (down) log(`Redis at ${where} reachable again: rate limits enforced`);
@@ -264,7 +274,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         prices,
         rebalancer,
         inventoryTargets,
-        log: (o, m) => log(`${m} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v))}`),
+        log: (o, m) => record(o, m),
       });
       worker.start();
       if (config.privacy === 'on') {

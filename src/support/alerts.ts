@@ -11,3 +11,11 @@ export function alertFields(kind: string, fields: Record<string, unknown>): Reco
   alertsTotal.inc({ kind });
   return { alert: kind, ...fields };
 }
+
+/** Where structured records go (pino's level methods in production); ALERT records at `warn`. */
+export type RecordSink = (level: 'info' | 'warn', fields: Record<string, unknown>, msg: string) => void;
+
+/** A record's fields as plain JSON values: bigints as decimal strings, errors as their message. */
+export function plainFields(fields: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(fields, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v)));
+}

@@ -7,6 +7,7 @@
  * promise for all of them: an `X-Request-Id` header, the error body shape on failures, and that no body
  * leaks a key secret, the treasury seed, the admin token, a stack frame or SQL text.
  */
+import type { RecordSink } from '../../src/support/alerts.ts';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -384,6 +385,8 @@ export interface TestHushOptions {
   sharing?: TestHush;
   /** Receives Hush's own log lines (ALERTs, treasury reports). */
   log?: (line: string) => void;
+  /** Receives the structured records instead (as `npm start`'s pino does). */
+  records?: RecordSink;
   /** Receives the API's pino records (one JSON line each); the API logs nothing when unset. */
   apiLog?: (line: string) => void;
 }
@@ -424,7 +427,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
   let hush: RunningHush;
   try {
     const logger = opts.apiLog ? { level: 'info', stream: { write: opts.apiLog } } : false;
-    hush = await startHush(config, { logger, ...(opts.log ? { log: opts.log } : {}) });
+    hush = await startHush(config, { logger, ...(opts.log ? { log: opts.log } : {}), ...(opts.records ? { records: opts.records } : {}) });
   } catch (e) {
     removeDir(dataDir);
     if (schema && ownsSchema) await dropSchema(schema).catch(() => {});
