@@ -207,7 +207,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         auth,
         quotes: new QuoteService(config, keys.quoteMacKey, inventory, swaps, classTraffic),
         orders,
-        deposits: new DepositHintService(config, db, chain, orders, log),
+        deposits: new DepositHintService(config, db, chain, orders, log, alert),
         statusCache,
         metrics: newMetrics(),
         admin: (() => {
@@ -258,7 +258,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     }
     await opts.onReady?.({ db, chain, keys, localnet });
     if (config.role !== 'api') {
-      webhooks = new WebhookDispatcher(db, { log, eventIdKey: keys.eventIdKey, metrics: webhookMetrics });
+      webhooks = new WebhookDispatcher(db, { log, alert, eventIdKey: keys.eventIdKey, metrics: webhookMetrics });
       webhooks.start();
       const rebalancer =
         config.rebalancer === 'faucet' && faucet

@@ -1,4 +1,4 @@
-import { alertsTotal } from '../support/alerts.ts';
+import { alertsTotal, type AlertSink } from '../support/alerts.ts';
 import { getBase58Encoder, type Address, type Signature } from '@solana/kit';
 import { HushError } from '../domain/errors.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
@@ -62,7 +62,12 @@ export class DepositHintService {
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly orders: OrderService,
-    private readonly log: (msg: string) => void = () => {},
+    log: (msg: string) => void = () => {},
+    /** ALERT records (structured and counted); absent, they are text lines on `log`, counted here. */
+    private readonly alert: AlertSink = (kind, _fields, msg) => {
+      alertsTotal.inc({ kind });
+      log(`ALERT: ${msg}`);
+    },
   ) {
     this.view = new ChainView(chain);
   }
@@ -119,8 +124,8 @@ export class DepositHintService {
       const sameMint = stray.mint === asset?.mint;
       // Once per transaction: partners retry hints, and a retry is no new event.
       if (this.alerted.first(signature)) {
-        alertsTotal.inc({ kind: 'stray_funds' });
-        this.log(`ALERT: funds sent to the deposit owner of ${order.trackingId} outside its deposit account: ${stray.amount} of ${stray.mint} to ${order.depositOwner} by ${signature}; held there until an operator returns them to the sender (npm run admin -- return-stray ${order.trackingId})`);
+        this.alert('stray_funds', { trackingId: order.trackingId, amount: stray.amount, mint: stray.mint, depositOwner: order.depositOwner, signature },
+          `funds sent to the deposit owner of ${order.trackingId} outside its deposit account: ${stray.amount} of ${stray.mint} to ${order.depositOwner} by ${signature}; held there until an operator returns them to the sender (npm run admin -- return-stray ${order.trackingId})`);
       }
       throw new HushError(
         'DEPOSIT_MISMATCH',

@@ -19,3 +19,6 @@ export type RecordSink = (level: 'info' | 'warn', fields: Record<string, unknown
 export function plainFields(fields: Record<string, unknown>): Record<string, unknown> {
   return JSON.parse(JSON.stringify(fields, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Error ? v.message : v)));
 }
+
+/** Writes one ALERT record of `kind` (counting it): what services and workers are handed. */
+export type AlertSink = (kind: string, fields: Record<string, unknown>, msg: string) => void;

@@ -1,4 +1,4 @@
-import { alertsTotal } from '../support/alerts.ts';
+import { alertsTotal, type AlertSink } from '../support/alerts.ts';
 import { createHmac } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Db } from '../store/db.ts';
@@ -33,7 +33,7 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly db: Db,
-    private readonly opts: { pollMs?: number; log?: (msg: string) => void; eventIdKey?: Uint8Array; metrics?: WebhookMetrics } = {},
+    private readonly opts: { pollMs?: number; log?: (msg: string) => void; alert?: AlertSink; eventIdKey?: Uint8Array; metrics?: WebhookMetrics } = {},
   ) {}
 
   start(): void {
@@ -91,8 +91,12 @@ export class WebhookDispatcher {
       const failed = await markWebhookFailed(this.db, e, error, giveUp);
       if (!failed?.givenUp) return;
       this.opts.metrics?.givenUp.inc();
-      alertsTotal.inc({ kind: 'webhook_given_up' });
-      this.opts.log?.(`ALERT: webhook event ${this.eventId(e.id)} (#${e.id}, order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`);
+      const msg = `webhook event ${this.eventId(e.id)} (#${e.id}, order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`;
+      if (this.opts.alert) this.opts.alert('webhook_given_up', { eventId: this.eventId(e.id), trackingId: order?.trackingId ?? null, status: e.status, attempts: e.attempts, error }, msg);
+      else {
+        alertsTotal.inc({ kind: 'webhook_given_up' });
+        this.opts.log?.(`ALERT: ${msg}`);
+      }
     };
     if (!e.url || !e.secret || !order) {
       count('dropped');
