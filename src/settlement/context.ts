@@ -6,7 +6,7 @@ import { ChainView } from '../chain/chain-view.ts';
 import { txShape, type TxShape } from '../chain/hush-transactions.ts';
 import type { FreshBlockhash, SolanaChain } from '../chain/solana-chain.ts';
 import { openOrderBlockhashes } from '../store/settlement/open-order-blockhashes.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Queryable } from '../store/db.ts';
 import type { ChainTxOf } from '../store/settlement/chain-tx.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
@@ -138,8 +138,9 @@ export class SettlementContext implements SettlementDeps {
   }
 
   /** A blockhash for a payout: never one a deposit transaction carries (see openOrderBlockhashes). */
-  async payoutBlockhash(): Promise<FreshBlockhash> {
-    if (Date.now() - this.handedOut.at > 500) this.handedOut = { at: Date.now(), set: await openOrderBlockhashes(this.db) };
+  async payoutBlockhash(q: Queryable = this.db): Promise<FreshBlockhash> {
+    // `q`: inside a transaction the read must use it (PGlite serializes everything behind an open one).
+    if (Date.now() - this.handedOut.at > 500) this.handedOut = { at: Date.now(), set: await openOrderBlockhashes(q) };
     return this.chain().blockhashAvoiding(this.handedOut.set);
   }
 

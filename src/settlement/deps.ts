@@ -3,7 +3,7 @@ import type { HushConfig } from '../config/config.ts';
 import type { ChainView } from '../chain/chain-view.ts';
 import type { TxShape } from '../chain/hush-transactions.ts';
 import type { FreshBlockhash, SolanaChain } from '../chain/solana-chain.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Queryable } from '../store/db.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 
 export type Log = (obj: Record<string, unknown>, msg: string) => void;
@@ -25,7 +25,7 @@ export interface SettlementDeps {
   readonly slotMs: number;
   chain(): SolanaChain;
   /** A blockhash for a payout: never one a deposit transaction of an open order carries. */
-  payoutBlockhash(): Promise<FreshBlockhash>;
+  payoutBlockhash(q?: Queryable): Promise<FreshBlockhash>;
   asset(id: string): Asset;
   shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape;
 }

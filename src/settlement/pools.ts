@@ -92,7 +92,7 @@ export class Pools {
     }
     // With shared reads there was no await above: the choice and this update are one synchronous step.
     for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
-    const blockhash = await ctx.payoutBlockhash();
+    const blockhash = await ctx.payoutBlockhash(q);
     return Promise.all(
       chosen.map(async (c, part) => {
         const signed = await buildPayout(ctx.shape(blockhash), { asset, pool: c.pool.signer, poolHolding: c.pool.holding, recipient: destination, amount: c.amount });
