@@ -4,7 +4,8 @@ import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { associatedTokenAddress } from './associated-token-address.ts';
 import { compileMessage, wireTransaction } from './fast-transaction.ts';
-import { associatedTokenAddressSync } from './program-derived-address.ts';
+import { addressBytes } from '../domain/address-codec.ts';
+import { associatedTokenAddressSync, findProgramAddress } from './program-derived-address.ts';
 
 export interface DepositTransactionInput {
   sender: Address;
@@ -26,6 +27,11 @@ const RENT_SYSVAR = 'SysvarRent111111111111111111111111111111111' as Address;
 
 export function depositTokenAccount(depositOwner: Address, mint: Address, tokenProgram: Address): Address {
   return associatedTokenAddressSync(depositOwner, mint, tokenProgram);
+}
+
+/** The bump seeds the associated-token program tries in vain before the deposit account's (it pays for each). */
+export function depositAccountExtraBumpTries(depositOwner: Address, mint: Address, tokenProgram: Address): number {
+  return 255 - findProgramAddress([addressBytes(depositOwner), addressBytes(tokenProgram), addressBytes(mint)], ASSOCIATED_TOKEN_PROGRAM_ADDRESS)[1];
 }
 
 const u8 = (...b: number[]) => Uint8Array.from(b);

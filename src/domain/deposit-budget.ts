@@ -11,10 +11,17 @@
 
 /**
  * The base of a deposit's limit: measured on the runtime at 14,051 units for SOL and 13,922 for an SPL
- * token; 20,000 leaves room for program upgrades on a real cluster before the margin, since a deposit
- * that runs out of units fails and costs the sender a fee.
+ * token when the deposit account's address is found at the first bump seed; 20,000 leaves room for
+ * program upgrades on a real cluster before the margin, since a deposit that runs out of units fails and
+ * costs the sender a fee.
  */
 const DEPOSIT_UNITS = { native: 20_000, token: 20_000 } as const;
+/**
+ * The associated-token program searches the account's bump seed again on chain, 1,500 units per seed it
+ * tries (measured: exactly +1,500 per step from bump 255 down, for SOL and SPL alike). One deposit owner in
+ * 2^n needs n more tries, so a fixed limit fails a few deposits in every thousand.
+ */
+const UNITS_PER_BUMP_TRY = 1_500;
 
 /** Two uniform draws in [0, 1) from a 32-byte seed (an address's bytes are uniformly distributed). */
 export function drawsFromSeed(seed: Uint8Array): [number, number] {
@@ -26,8 +33,10 @@ export function depositComputeBudget(
   native: boolean,
   priceMicroLamports: bigint,
   draws: [number, number],
+  /** 255 less the deposit account's bump seed: the seeds tried before it. */
+  extraBumpTries: number,
 ): { computeUnitLimit: number; computeUnitPriceMicroLamports: bigint } {
-  const need = native ? DEPOSIT_UNITS.native : DEPOSIT_UNITS.token;
+  const need = (native ? DEPOSIT_UNITS.native : DEPOSIT_UNITS.token) + UNITS_PER_BUMP_TRY * extraBumpTries;
   // A margin of 10–50 %, as wallets pad a simulation.
   const computeUnitLimit = Math.ceil(need * (1.1 + 0.4 * draws[0]));
   // 50–150 % of the configured price, to the micro-lamport.

@@ -9,7 +9,7 @@ import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
 import { orderExpirationMs, orderTtlS } from '../domain/order-deadline.ts';
 import { firstQuoteDifference, openQuoteId, quoteKey, type OpenedQuote } from '../domain/quote-token.ts';
-import { buildDepositTransaction } from '../chain/deposit-transaction.ts';
+import { buildDepositTransaction, depositAccountExtraBumpTries } from '../chain/deposit-transaction.ts';
 import { ChainUnavailableError, SolanaChain, type FreshBlockhash } from '../chain/solana-chain.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
@@ -246,7 +246,12 @@ export class OrderService {
       amount: BigInt(opened.quote.amountIn),
       blockhash: blockhash.blockhash,
       lastValidBlockHeight: blockhash.lastValidBlockHeight,
-      ...depositComputeBudget(source.native, this.config.computeUnitPriceMicroLamports, drawsFromSeed(this.budgetSeed(depositOwner))),
+      ...depositComputeBudget(
+        source.native,
+        this.config.computeUnitPriceMicroLamports,
+        drawsFromSeed(this.budgetSeed(depositOwner)),
+        depositAccountExtraBumpTries(depositOwner, source.mint as Address, source.tokenProgram as Address),
+      ),
     });
   }
 

@@ -1,15 +1,18 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable } from './db.ts';
 import { lockDirectory } from './directory-lock.ts';
+import { migrate } from './migrate.ts';
+import { discardTemplate, pgliteTemplate } from './pglite-template.ts';
 
 /** Embedded Postgres (WASM) in a directory; `dir` null keeps it in memory (tests). */
 export async function openPgliteDb(dir: string | null): Promise<Db> {
   if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const release = dir ? lockDirectory(`${dir}.lock`, `The PGlite store ${dir}`) : () => {};
-  const pg = new PGlite(dir ?? undefined);
+  let pg: PGlite;
   try {
-    await pg.waitReady;
+    pg = await startPglite(dir);
   } catch (e) {
     release();
     throw e;
@@ -18,6 +21,31 @@ export async function openPgliteDb(dir: string | null): Promise<Db> {
   // every statement runs on, at random under load. Skipping the fill changes no durability guarantee
   // (PostgreSQL's own option; the zeroes only pre-allocate space). PGlite has a single session.
   await pg.exec('SET wal_init_zero = off');
+  return pgliteDb(pg, release);
+}
+
+/** A new store starts from the migrated template (pglite-template.ts); an existing one opens as it is. */
+async function startPglite(dir: string | null): Promise<PGlite> {
+  const fresh = dir === null || !existsSync(join(dir, 'PG_VERSION'));
+  const template = fresh ? await pgliteTemplate(async (raw) => void (await migrate(pgliteDb(raw, () => {})))) : null;
+  if (template) {
+    const pg = new PGlite({ dataDir: dir ?? undefined, loadDataDir: template });
+    try {
+      await pg.waitReady;
+      return pg;
+    } catch {
+      await pg.close().catch(() => {});
+      discardTemplate();
+      // The directory was new: what the failed load left in it is worth nothing.
+      if (dir) for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
+    }
+  }
+  const pg = new PGlite(dir ?? undefined);
+  await pg.waitReady;
+  return pg;
+}
+
+function pgliteDb(pg: PGlite, release: () => void): Db {
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T>(sql: string, params?: unknown[]) {
       const r = await q.query<T>(sql, params);

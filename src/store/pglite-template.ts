@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { migrationFiles } from './migrate.ts';
+
+/**
+ * A new PGlite store begins as a copy of an empty, fully migrated one, kept as PGlite's own data-dir dump
+ * (dumpDataDir / loadDataDir). PGlite's initdb runs PostgreSQL's bootstrap in WASM: about 6 s of CPU per
+ * new store, against about 1.5 s to load the copy — paid by every test and benchmark that starts a Hush.
+ * The copy is keyed by PGlite's version and the migrations' text, so a changed migration makes a new one;
+ * it is written once per machine (to a temporary name, then renamed, so concurrent starts never read half
+ * a file). Its one difference from a store made from scratch: schema_migrations.applied_at is when the
+ * copy was made.
+ */
+export function templatePath(): string {
+  const h = createHash('sha256').update(`pglite ${pgliteVersion()}\n`);
+  for (const m of migrationFiles()) h.update(`${m.name}\n${m.sql}\n`);
+  return join(tmpdir(), `hush-pglite-template-${h.digest('hex').slice(0, 16)}.tar.gz`);
+}
+
+/** The installed PGlite's version (its package.json is not among its exports: found from its entry point). */
+function pgliteVersion(): string {
+  let dir = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  for (;;) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === '@electric-sql/pglite') return pkg.version ?? 'unknown';
+    }
+    if (dirname(dir) === dir) return 'unknown';
+    dir = dirname(dir);
+  }
+}
+
+/** The template's bytes, made first when missing; null when it cannot be made (the store is then made from scratch). */
+export async function pgliteTemplate(migrate: (pg: PGlite) => Promise<void>): Promise<Blob | null> {
+  const path = templatePath();
+  try {
+    if (!existsSync(path)) await build(path, migrate);
+    return new Blob([readFileSync(path)]);
+  } catch {
+    return null;
+  }
+}
+
+/** A template that PGlite could not load is removed, so the next start makes it again. */
+export function discardTemplate(): void {
+  rmSync(templatePath(), { force: true });
+}
+
+async function build(path: string, migrate: (pg: PGlite) => Promise<void>): Promise<void> {
+  const pg = new PGlite();
+  try {
+    await pg.waitReady;
+    await migrate(pg);
+    const dump = await pg.dumpDataDir('gzip');
+    const tmp = `${path}.${process.pid}.${Date.now()}`;
+    writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()), { mode: 0o600 });
+    renameSync(tmp, path);
+  } finally {
+    await pg.close();
+  }
+}
