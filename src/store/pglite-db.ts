@@ -6,13 +6,22 @@ import { lockDirectory } from './directory-lock.ts';
 import { migrate } from './migrate.ts';
 import { discardTemplate, pgliteTemplate } from './pglite-template.ts';
 
-/** Embedded Postgres (WASM) in a directory; `dir` null keeps it in memory (tests). */
-export async function openPgliteDb(dir: string | null): Promise<Db> {
+interface TemplateOptions {
+  fromScratch?: boolean;
+  /** Where the template is kept (default: the OS's temporary directory). */
+  templateDir?: string;
+}
+
+/**
+ * Embedded Postgres (WASM) in a directory; `dir` null keeps it in memory (tests). A new store is made from
+ * the migrated template unless `fromScratch` (the migration tests' empty database).
+ */
+export async function openPgliteDb(dir: string | null, opts: TemplateOptions = {}): Promise<Db> {
   if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const release = dir ? lockDirectory(`${dir}.lock`, `The PGlite store ${dir}`) : () => {};
   let pg: PGlite;
   try {
-    pg = await startPglite(dir);
+    pg = await startPglite(dir, opts);
   } catch (e) {
     release();
     throw e;
@@ -25,9 +34,9 @@ export async function openPgliteDb(dir: string | null): Promise<Db> {
 }
 
 /** A new store starts from the migrated template (pglite-template.ts); an existing one opens as it is. */
-async function startPglite(dir: string | null): Promise<PGlite> {
-  const fresh = dir === null || !existsSync(join(dir, 'PG_VERSION'));
-  const template = fresh ? await pgliteTemplate(async (raw) => void (await migrate(pgliteDb(raw, () => {})))) : null;
+async function startPglite(dir: string | null, opts: TemplateOptions): Promise<PGlite> {
+  const fresh = opts.fromScratch !== true && (dir === null || !existsSync(join(dir, 'PG_VERSION')));
+  const template = fresh ? await pgliteTemplate(async (raw) => void (await migrate(pgliteDb(raw, () => {}))), opts.templateDir) : null;
   if (template) {
     const pg = new PGlite({ dataDir: dir ?? undefined, loadDataDir: template });
     try {
@@ -35,7 +44,7 @@ async function startPglite(dir: string | null): Promise<PGlite> {
       return pg;
     } catch {
       await pg.close().catch(() => {});
-      discardTemplate();
+      discardTemplate(opts.templateDir);
       // The directory was new: what the failed load left in it is worth nothing.
       if (dir) for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
     }

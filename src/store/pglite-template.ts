@@ -15,10 +15,10 @@ import { migrationFiles } from './migrate.ts';
  * a file). Its one difference from a store made from scratch: schema_migrations.applied_at is when the
  * copy was made.
  */
-export function templatePath(): string {
+export function templatePath(dir = tmpdir()): string {
   const h = createHash('sha256').update(`pglite ${pgliteVersion()}\n`);
   for (const m of migrationFiles()) h.update(`${m.name}\n${m.sql}\n`);
-  return join(tmpdir(), `hush-pglite-template-${h.digest('hex').slice(0, 16)}.tar.gz`);
+  return join(dir, `hush-pglite-template-${h.digest('hex').slice(0, 16)}.tar.gz`);
 }
 
 /** The installed PGlite's version (its package.json is not among its exports: found from its entry point). */
@@ -36,8 +36,8 @@ function pgliteVersion(): string {
 }
 
 /** The template's bytes, made first when missing; null when it cannot be made (the store is then made from scratch). */
-export async function pgliteTemplate(migrate: (pg: PGlite) => Promise<void>): Promise<Blob | null> {
-  const path = templatePath();
+export async function pgliteTemplate(migrate: (pg: PGlite) => Promise<void>, dir?: string): Promise<Blob | null> {
+  const path = templatePath(dir);
   try {
     if (!existsSync(path)) await build(path, migrate);
     return new Blob([readFileSync(path)]);
@@ -47,8 +47,8 @@ export async function pgliteTemplate(migrate: (pg: PGlite) => Promise<void>): Pr
 }
 
 /** A template that PGlite could not load is removed, so the next start makes it again. */
-export function discardTemplate(): void {
-  rmSync(templatePath(), { force: true });
+export function discardTemplate(dir?: string): void {
+  rmSync(templatePath(dir), { force: true });
 }
 
 async function build(path: string, migrate: (pg: PGlite) => Promise<void>): Promise<void> {

@@ -50,7 +50,7 @@ forEachEngine('migrations', (ctx) => {
       dbs = await Promise.all([0, 1, 2, 3].map(() => openPostgresDb(POSTGRES_URL, { schema, max: 2 })));
     } else {
       // PGlite is one connection per directory; concurrency here means overlapping calls on it.
-      dbs = [await openPgliteDb(null)];
+      dbs = [await openPgliteDb(null, { fromScratch: true })];
       dbs = [dbs[0]!, dbs[0]!, dbs[0]!, dbs[0]!];
     }
     ctx.defer(async () => {
