@@ -2,18 +2,17 @@
  * Issue 26, as an operator would run Hush (SPEC §1): one API process (HUSH_ROLE=api) and two worker
  * processes (HUSH_ROLE=worker) on one PostgreSQL schema, all three reaching the chain's JSON-RPC only
  * through a fault-injecting proxy (src/localnet/rpc-fault-proxy.ts) that answers 503, stalls for seconds
- * (some past HUSH_RPC_TIMEOUT_MS) and drops answers after the call ran — on from before the processes
- * start. Their PubSub socket goes straight to the chain (SOLANA_WS_URL): the proxy speaks HTTP only, and a
- * provider's WebSocket is a separate endpoint anyway. Mid-run, worker B dies by SIGKILL (HUSH_FAULT=
- * payout-recorded: right after it recorded a signed payout it never sent; or, if worker C recorded the
- * first payout, the test SIGKILLs B then, with orders in flight) and the API is SIGKILLed while the
- * client is placing orders, then started again on the same port. The test's client talks to the API
- * directly and retries across the restart (test/support/retrying-client.ts); its wallets and deposits
- * talk to the chain directly. Every order must complete and be paid exactly once (store and chain), every
- * deposit be swept once, reconcile be clean, every answer be < 500 or a 503 with Retry-After, no process
- * write a log record at error level, and every process start on its first attempt. Skipped, with the
- * reason, when PostgreSQL is unreachable.
- */
+ * (some past HUSH_RPC_TIMEOUT_MS), drops answers after the call ran and cuts connections before it ran,
+ * from before the processes start. Their PubSub socket goes straight to the chain (SOLANA_WS_URL): the
+ * proxy speaks HTTP only, and a provider's WebSocket is a separate endpoint anyway. Mid-run, worker B
+ * dies by SIGKILL (HUSH_FAULT=payout-recorded: right after it recorded a signed payout it never sent; or,
+ * if worker C recorded the first payout, the test SIGKILLs B then, with orders in flight) and the API is
+ * SIGKILLed while the client is placing orders, then started again on the same port. The test's client
+ * talks to the API directly and retries across the restart (test/support/retrying-client.ts); its
+ * wallets and deposits talk to the chain directly. Every order must complete and be paid exactly once
+ * (store and chain), every deposit be swept once, reconcile be clean, every answer be < 500 or a 503
+ * with Retry-After, no process write a log record at error level, and every process start on its first
+ * attempt. Skipped, with the reason, when PostgreSQL is unreachable. */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
@@ -58,7 +57,9 @@ const FAULTS: FaultPlan[] = [
   { kind: '503', probability: 0.06 },
   { kind: 'stall', probability: 0.015, stallMs: 2_000 },
   { kind: 'stall', probability: 0.01, stallMs: 4_000 },
-  { kind: 'drop', probability: 0.03 },
+  { kind: 'cut', times: 1 },
+  { kind: 'drop', probability: 0.02 },
+  { kind: 'cut', probability: 0.01 },
 ];
 
 /** A port free now, so the restarted API listens where the first one did (an operator's fixed port). */
@@ -243,9 +244,9 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
     diag('reconcile clean');
 
     diag(`RPC faults injected: ${jsonish([...proxy.outcomes])}`);
-    for (const kind of ['503', 'stall', 'drop']) assert.ok((proxy.outcomes.get(kind) ?? 0) > 0, `the proxy injected ${kind}`);
+    for (const kind of ['503', 'stall', 'drop', 'cut']) assert.ok((proxy.outcomes.get(kind) ?? 0) > 0, `the proxy injected ${kind}`);
     const seen = [...client.seen, ...admin.seen];
-    diag(`the client saw ${seen.length} answers, ${seen.filter((s) => s.status === 503).length} of them 503`);
+    diag(`the client saw ${seen.length} answers, ${seen.filter((s) => s.status === 503).length} of them 503; ${client.unanswered + admin.unanswered} calls unanswered (API down) and asked again`);
     assert.deepEqual([...client.violations, ...admin.violations], [], 'every answer met the API checks');
     assert.deepEqual(seen.filter((s) => s.status >= 500 && s.status !== 503), [], 'no 5xx but 503');
     assert.deepEqual(seen.filter((s) => s.status === 503 && !s.retryAfter), [], 'every 503 carries Retry-After');

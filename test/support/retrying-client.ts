@@ -23,6 +23,8 @@ export class RetryingClient extends HushClient {
    * callers such as waitForOrder swallow throws while they poll, so they are kept here as well.
    */
   readonly violations: string[] = [];
+  /** Calls that got no answer (refused or cut) and were asked again. */
+  unanswered = 0;
 
   constructor(
     baseUrl: string,
@@ -49,6 +51,7 @@ export class RetryingClient extends HushClient {
         }
         // No answer (the API is down or restarting, or the connection was cut): ask again.
         if (Date.now() > deadline) throw e;
+        this.unanswered++;
         await sleep(200);
         continue;
       }
