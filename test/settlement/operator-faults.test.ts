@@ -7,7 +7,7 @@
  * proxy speaks HTTP only, and a provider's WebSocket is a separate endpoint anyway. Mid-run, worker B
  * dies by SIGKILL (HUSH_FAULT=payout-recorded: right after it recorded a signed payout it never sent; or,
  * if worker C recorded the first payout, the test SIGKILLs B then, with orders in flight) and the API is
- * SIGKILLed while the client is placing orders, then started again on the same port. The test's client
+ * SIGKILLed while the client polls orders and places more, then started again on the same port. The test's client
  * talks to the API directly and retries across the restart (test/support/retrying-client.ts); its
  * wallets and deposits talk to the chain directly. Every order must complete and be paid exactly once
  * (store and chain), every deposit be swept once, reconcile be clean, every answer be < 500 or a 503
@@ -190,16 +190,24 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
     await Promise.all(Array.from({ length: half }, (_, i) => placeOne(i)));
     diag(`${half} orders placed and deposited`);
 
-    // The second half is being placed when the API dies: calls cut or refused until the new API listens.
-    const secondHalf = Promise.all(Array.from({ length: ORDERS - half }, (_, i) => placeOne(half + i)));
-    await sleep(300);
+    // The API dies while the client polls the first half's status; the second half is placed while it is
+    // down. Those calls are refused (or cut) until the new API listens on the same port, and asked again.
+    let polling = true;
+    const poller = (async () => {
+      while (polling) for (const o of orders) await client.status(o.placed.trackingId);
+    })();
+    await sleep(200);
     assert.deepEqual(await api.stop('SIGKILL'), { code: null, signal: 'SIGKILL' });
-    diag('API SIGKILLed while orders were being placed');
+    diag('API SIGKILLed while the client polls');
+    const secondHalf = Promise.all(Array.from({ length: ORDERS - half }, (_, i) => placeOne(half + i)));
     const api2 = await spawnRole('api', 'API, restarted');
     assert.equal(api2.url, api.url, 'the new API listens where the old one did');
     diag('API restarted');
     await secondHalf;
-    diag(`all ${ORDERS} orders placed and deposited`);
+    polling = false;
+    await poller;
+    diag(`all ${ORDERS} orders placed and deposited; ${client.unanswered} calls went unanswered while the API was down, and were asked again`);
+    assert.ok(client.unanswered > 0, 'the client met the API down');
     diag(`worker B ${await bDied}`);
     assert.deepEqual(await b.exited, { code: null, signal: 'SIGKILL' });
 
@@ -246,7 +254,7 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
     diag(`RPC faults injected: ${jsonish([...proxy.outcomes])}`);
     for (const kind of ['503', 'stall', 'drop', 'cut']) assert.ok((proxy.outcomes.get(kind) ?? 0) > 0, `the proxy injected ${kind}`);
     const seen = [...client.seen, ...admin.seen];
-    diag(`the client saw ${seen.length} answers, ${seen.filter((s) => s.status === 503).length} of them 503; ${client.unanswered + admin.unanswered} calls unanswered (API down) and asked again`);
+    diag(`the client saw ${seen.length} answers, ${seen.filter((s) => s.status === 503).length} of them 503`);
     assert.deepEqual([...client.violations, ...admin.violations], [], 'every answer met the API checks');
     assert.deepEqual(seen.filter((s) => s.status >= 500 && s.status !== 503), [], 'no 5xx but 503');
     assert.deepEqual(seen.filter((s) => s.status === 503 && !s.retryAfter), [], 'every 503 carries Retry-After');
