@@ -1,14 +1,14 @@
 /**
  * A JSON-RPC proxy for tests and benches, in front of a real chain: counts HTTP requests and calls by
  * method (each call of a batch counts) and injects the faults a real provider shows — HTTP 503, 429 with
- * Retry-After, a stall before forwarding, and an answer dropped after the call was forwarded (so it
- * executed). It can also enforce a provider's request budget (per method and in all, per window) with
+ * Retry-After, a stall before forwarding, an answer dropped after the call was forwarded (so it
+ * executed), and a connection cut before forwarding (the call never ran; the client cannot tell which). It can also enforce a provider's request budget (per method and in all, per window) with
  * 429s. Lives beside the local chain so tests and benches share it without benches importing test/.
  */
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type FaultKind = '503' | '429' | 'stall' | 'drop';
+export type FaultKind = '503' | '429' | 'stall' | 'drop' | 'cut';
 
 export interface FaultPlan {
   kind: FaultKind;
@@ -36,7 +36,7 @@ export interface RpcFaultProxy {
   url: string;
   /** Calls forwarded (or refused) by method, since start or the last reset(). */
   counts: Map<string, number>;
-  /** Answers given by outcome: ok, 503, 429, stall, drop. */
+  /** Answers given by outcome: ok, 503, 429, stall, drop, cut. */
   outcomes: Map<string, number>;
   /** Calls in all (each call of a batch counts). */
   total(): number;
@@ -116,6 +116,11 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
       for (const m of methods) bump(counts, m);
       const fault = faults.find((f) => (f.times ?? 1) > 0 && (!f.methods || methods.some((m) => f.methods!.includes(m))) && Math.random() < (f.probability ?? 1));
       if (fault?.times !== undefined) fault.times--;
+      if (fault?.kind === 'cut') {
+        bump(outcomes, 'cut');
+        res.socket?.destroy();
+        return;
+      }
       if (fault?.kind === '503') {
         bump(outcomes, '503');
         res.writeHead(503, { 'content-type': 'text/plain' }).end('Service Unavailable');

@@ -14,6 +14,8 @@ export interface HushProcess {
   proc: ChildProcess;
   /** The last ~256 KiB the process wrote (stdout and stderr). */
   output(): string;
+  /** Every line it wrote that is a pino record at error level or above (level >= 50), however long it ran. */
+  errorLines(): string[];
   /** Resolves once the process is gone. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Sends a signal (if still running) and waits for the exit. */
@@ -39,12 +41,19 @@ export async function spawnHush(env: Record<string, string>, opts: { timeoutMs?:
   });
   running.add(proc);
   let out = '';
-  const append = (d: string) => {
+  const errors: string[] = [];
+  const partial = { stdout: '', stderr: '' };
+  // Scanned line by line as it arrives (each stream on its own): `out` keeps only the tail, and an error
+  // line must never scroll away.
+  const append = (stream: 'stdout' | 'stderr') => (d: string) => {
     out += d;
     if (out.length > 2 * KEEP) out = out.slice(-KEEP);
+    const lines = (partial[stream] + d).split('\n');
+    partial[stream] = lines.pop()!;
+    for (const line of lines) if (isErrorRecord(line)) errors.push(line);
   };
-  proc.stdout!.setEncoding('utf8').on('data', append);
-  proc.stderr!.setEncoding('utf8').on('data', append);
+  proc.stdout!.setEncoding('utf8').on('data', append('stdout'));
+  proc.stderr!.setEncoding('utf8').on('data', append('stderr'));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
     proc.once('exit', (code, signal) => {
       running.delete(proc);
@@ -67,12 +76,24 @@ export async function spawnHush(env: Record<string, string>, opts: { timeoutMs?:
     chainUrl: m[3]!,
     proc,
     output: () => out,
+    errorLines: () => [...errors, ...Object.values(partial).filter(isErrorRecord)],
     exited,
     async stop(signal) {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       return exited;
     },
   };
+}
+
+/** A pino JSON line at error level or above (50 error, 60 fatal). */
+function isErrorRecord(line: string): boolean {
+  if (!line.startsWith('{')) return false;
+  try {
+    const level = (JSON.parse(line) as { level?: unknown }).level;
+    return typeof level === 'number' && level >= 50;
+  } catch {
+    return false;
+  }
 }
 
 /** Waits for a process to exit by itself, failing after `timeoutMs` with its output. */
