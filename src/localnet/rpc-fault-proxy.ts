@@ -3,7 +3,8 @@
  * method (each call of a batch counts) and injects the faults a real provider shows — HTTP 503, 429 with
  * Retry-After, a stall before forwarding, an answer dropped after the call was forwarded (so it
  * executed), and a connection cut before forwarding (the call never ran; the client cannot tell which).
- * It can also enforce a provider's request budget (per method and in all, per window) with 429s. Lives beside the local chain so tests and benches share it without benches importing test/.
+ * It can also enforce a provider's request budget (per method and in all, per window) with 429s. Lives
+ * beside the local chain so tests and benches share it without benches importing test/.
  */
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
