@@ -16,6 +16,7 @@ import { QuoteService } from '../services/quote-service.ts';
 import { StatusCache } from '../services/status-cache.ts';
 import type { Db } from '../store/db.ts';
 import { openDb } from '../store/open-db.ts';
+import { releaseLeasesOfPastLives } from '../store/settlement/release-leases-of-past-lives.ts';
 import { countOrdersByStatus } from '../store/orders-store.ts';
 import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { Treasury } from '../treasury/treasury.ts';
@@ -268,6 +269,10 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       // Slots, deposit accounts and signatures over PubSub: an idle worker then sends no requests at all.
       const wsUrl = config.solanaWsUrl ?? localnet?.wsUrl;
       if (wsUrl) subscriptions = new ChainSubscriptions({ wsUrl, rpc: chain.rpc, log: (m) => log(m) }).start();
+      if (db.kind === 'pglite') {
+        const freed = await releaseLeasesOfPastLives(db);
+        if (freed > 0) log(`worker: ${freed} order lease(s) of a previous life released (the PGlite store is this process's alone)`);
+      }
       worker = new SettlementWorker(config, db, chain, treasury, {
         subscriptions: subscriptions ?? undefined,
         swaps,

@@ -4,6 +4,7 @@ import { it } from 'node:test';
 import { claimDueOrders } from '../../src/store/settlement/claim-due-orders.ts';
 import { claimOrder } from '../../src/store/settlement/claim-order.ts';
 import { releaseOrders } from '../../src/store/settlement/release-orders.ts';
+import { releaseLeasesOfPastLives } from '../../src/store/settlement/release-leases-of-past-lives.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { orderIn, orderRow } from '../support/settlement-fixtures.ts';
 
@@ -18,6 +19,20 @@ forEachEngine('claims and releases of orders', (ctx) => {
     assert.equal((await orderRow(db, open.id)).locked_by, 'w1');
     assert.deepEqual(await claimDueOrders(db, 'w2', 10, 30, [skipped.id]), [], 'held by w1 for its lease');
     assert.deepEqual((await claimDueOrders(db, 'w2', 10, 30)).map((o) => o.id), [skipped.id]);
+  });
+
+  it('releaseLeasesOfPastLives frees every live lease (a restart on PGlite), and the orders can be claimed at once', async () => {
+    const db = (await ctx.fresh()).db;
+    const a = await orderIn(db);
+    const b = await orderIn(db);
+    const free = await orderIn(db);
+    await claimOrder(db, a.id, 'dead-1', 30);
+    await claimOrder(db, b.id, 'dead-2', 30);
+    assert.equal(await releaseLeasesOfPastLives(db), 2);
+    assert.equal((await orderRow(db, a.id)).locked_by, null);
+    assert.equal((await orderRow(db, free.id)).locked_by, null);
+    assert.deepEqual((await claimDueOrders(db, 'next', 10, 30)).map((o) => o.id).sort(), [a.id, b.id, free.id].sort());
+    assert.equal(await releaseLeasesOfPastLives(db), 3, 'the new leases too: only a start may call it');
   });
 
   it('claimOrder takes one order unless it is final or held', async () => {
