@@ -198,49 +198,53 @@ describe('stray funds at a deposit owner', () => {
     }
     await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
   });
-  test('tokens sent to a finished order\'s deposit owner (another mint) are reported once by the worker, and return-stray gives them back', async () => {
-    const recipient = (await newWallet(chain)).address;
-    const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
-    await depositWithRefresh(acct.client, chain, placed, sender);
-    await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
-    await waitForStatus(chain.rpc, await requestTokenAirdrop(chain.url, placed.depositOwner, ASSETS.bonk.mint, 11n), 'confirmed');
-    const bonkAccount = await ataOf(placed.depositOwner, ASSETS.bonk.mint);
+  // Each waits for its deposit's sweep (every transaction handed out for it dead at finalized) and then
+  // the worker's passes: independent orders, so the two waits overlap.
+  describe('found by the worker', { concurrency: true }, () => {
+    test('tokens sent to a finished order\'s deposit owner (another mint) are reported once by the worker, and return-stray gives them back', async () => {
+      const recipient = (await newWallet(chain)).address;
+      const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
+      await depositWithRefresh(acct.client, chain, placed, sender);
+      await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
+      await waitForStatus(chain.rpc, await requestTokenAirdrop(chain.url, placed.depositOwner, ASSETS.bonk.mint, 11n), 'confirmed');
+      const bonkAccount = await ataOf(placed.depositOwner, ASSETS.bonk.mint);
 
-    const alerts = () => logged.filter((l) => l.startsWith('ALERT: tokens sent to the deposit owner') && l.includes(placed.trackingId));
-    // The worker looks at swept orders, and a deposit is swept once every transaction handed out for it is dead.
-    await pollUntil(async () => alerts().length > 0, { timeoutMs: 90_000, what: 'the ALERT for tokens at the deposit owner' });
-    assert.match(alerts()[0]!, new RegExp(`return-stray ${placed.trackingId}`));
-    assert.ok(alerts()[0]!.includes(JSON.stringify({ account: bonkAccount, mint: ASSETS.bonk.mint, amount: '11' })), alerts()[0]);
-    assert.ok(!alerts()[0]!.includes(placed.depositAccount), 'the deposit account itself is not a stray');
-    // Enough more whole passes for the token scan (4 owners a pass) to come round to this owner again at
-    // least once: no second ALERT for the same holding.
-    const finished = Number((await hush.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders WHERE status IN ('completed', 'expired', 'refunded', 'failed')`)).rows[0]!.n);
-    await morePasses(Math.ceil(finished / OWNERS_PER_PASS) + 1);
-    assert.equal(alerts().length, 1, 'reported once, not on every pass');
+      const alerts = () => logged.filter((l) => l.startsWith('ALERT: tokens sent to the deposit owner') && l.includes(placed.trackingId));
+      // The worker looks at swept orders, and a deposit is swept once every transaction handed out for it is dead.
+      await pollUntil(async () => alerts().length > 0, { timeoutMs: 90_000, what: 'the ALERT for tokens at the deposit owner' });
+      assert.match(alerts()[0]!, new RegExp(`return-stray ${placed.trackingId}`));
+      assert.ok(alerts()[0]!.includes(JSON.stringify({ account: bonkAccount, mint: ASSETS.bonk.mint, amount: '11' })), alerts()[0]);
+      assert.ok(!alerts()[0]!.includes(placed.depositAccount), 'the deposit account itself is not a stray');
+      // Enough more whole passes for the token scan (4 owners a pass) to come round to this owner again at
+      // least once: no second ALERT for the same holding.
+      const finished = Number((await hush.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders WHERE status IN ('completed', 'expired', 'refunded', 'failed')`)).rows[0]!.n);
+      await morePasses(Math.ceil(finished / OWNERS_PER_PASS) + 1);
+      assert.equal(alerts().length, 1, 'reported once, not on every pass');
 
-    const r = await returnStray(placed.trackingId);
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.deepEqual(r.body.returns.map((l: any) => [l.account, l.mint, l.amount, l.status]), [[bonkAccount, ASSETS.bonk.mint, '11', 'confirmed']]);
-  });
+      const r = await returnStray(placed.trackingId);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual(r.body.returns.map((l: any) => [l.account, l.mint, l.amount, l.status]), [[bonkAccount, ASSETS.bonk.mint, '11', 'confirmed']]);
+    });
 
-  test('SOL sent to a finished order\'s deposit owner is reported once by the worker, and return-stray gives it back', async () => {
-    const recipient = (await newWallet(chain)).address;
-    const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
-    await depositWithRefresh(acct.client, chain, placed, sender);
-    await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
-    await waitForStatus(chain.rpc, await chain.rpc.requestAirdrop(placed.depositOwner, 2_500_000n as never).send(), 'confirmed');
+    test('SOL sent to a finished order\'s deposit owner is reported once by the worker, and return-stray gives it back', async () => {
+      const recipient = (await newWallet(chain)).address;
+      const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
+      await depositWithRefresh(acct.client, chain, placed, sender);
+      await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
+      await waitForStatus(chain.rpc, await chain.rpc.requestAirdrop(placed.depositOwner, 2_500_000n as never).send(), 'confirmed');
 
-    const alerts = () => logged.filter((l) => l.startsWith('ALERT: SOL sent to the deposit owner') && l.includes(placed.trackingId));
-    await pollUntil(async () => alerts().length > 0, { timeoutMs: 90_000, what: 'the ALERT for SOL at the deposit owner (once swept, as above)' });
-    assert.match(alerts()[0]!, new RegExp(`return-stray ${placed.trackingId}`));
-    assert.match(alerts()[0]!, /"lamports":"2500000"/);
-    // Two more whole passes (every 5 s here): no second ALERT for the same amount.
-    await morePasses(2);
-    assert.equal(alerts().length, 1, 'reported once, not on every pass');
+      const alerts = () => logged.filter((l) => l.startsWith('ALERT: SOL sent to the deposit owner') && l.includes(placed.trackingId));
+      await pollUntil(async () => alerts().length > 0, { timeoutMs: 90_000, what: 'the ALERT for SOL at the deposit owner (once swept, as above)' });
+      assert.match(alerts()[0]!, new RegExp(`return-stray ${placed.trackingId}`));
+      assert.match(alerts()[0]!, /"lamports":"2500000"/);
+      // Two more whole passes (every 5 s here): no second ALERT for the same amount.
+      await morePasses(2);
+      assert.equal(alerts().length, 1, 'reported once, not on every pass');
 
-    const r = await returnStray(placed.trackingId);
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.deepEqual(r.body.returns.map((l: any) => [l.account, l.mint, l.amount, l.status]), [[placed.depositOwner, 'native', '2500000', 'confirmed']]);
-    assert.equal(await lamportsOf(chain, placed.depositOwner), 0n);
+      const r = await returnStray(placed.trackingId);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual(r.body.returns.map((l: any) => [l.account, l.mint, l.amount, l.status]), [[placed.depositOwner, 'native', '2500000', 'confirmed']]);
+      assert.equal(await lamportsOf(chain, placed.depositOwner), 0n);
+    });
   });
 });
