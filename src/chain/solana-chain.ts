@@ -30,6 +30,14 @@ export function earliestSuccessful(list: readonly { signature: string; err: unkn
 const DEFAULT_SLOT_MS = 400;
 const BLOCKHASH_MAX_AGE_MS = 15_000;
 const BLOCKHASH_REFRESH_MS = 5_000;
+
+/**
+ * Never older than 15 s, nor than a quarter of its life (fast local slots): a transaction handed out
+ * keeps ≥ 75 % of its blockhash life.
+ */
+function isFresh(b: FreshBlockhash): boolean {
+  return Date.now() - b.fetchedAt <= Math.min(BLOCKHASH_MAX_AGE_MS, (Number(b.blocksLeftAtFetch) * b.slotMs) / 4);
+}
 const EXISTS_TTL_MS = 30_000;
 /** Default bound on one RPC round trip; fetch's own (undici's 300 s header timeout) would hold a request that long. */
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
@@ -74,6 +82,9 @@ function timedTransport(url: string, timeoutMs: number, budget: RpcBudget): RpcT
 export class SolanaChain {
   readonly rpc: Rpc<SolanaRpcApi>;
   private blockhash: FreshBlockhash | null = null;
+  /** The last blockhash fetched by blockhashAvoiding: Hush's own transactions only. */
+  private ownBlockhash: FreshBlockhash | null = null;
+  private ownInflight: Promise<FreshBlockhash> | null = null;
   private inflight: Promise<FreshBlockhash> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly exists = new Map<string, { value: boolean; at: number }>();
@@ -151,20 +162,28 @@ export class SolanaChain {
 
   async latestBlockhash(): Promise<FreshBlockhash> {
     const b = this.blockhash;
-    // Never older than 15 s, nor than a quarter of its life (fast local slots): a transaction handed out
-    // keeps ≥ 75 % of its blockhash life.
-    if (b && Date.now() - b.fetchedAt <= Math.min(BLOCKHASH_MAX_AGE_MS, (Number(b.blocksLeftAtFetch) * b.slotMs) / 4)) return b;
-    return this.refreshBlockhash();
+    return b && isFresh(b) ? b : this.refreshBlockhash();
   }
 
   /**
    * A blockhash for Hush's own transactions that is none of `avoid` (the ones handed out in deposit
-   * transactions): the cached one when it qualifies, else the tip's at `processed`, fetched again a slot
-   * later while it is still one of them. Not cached: it must not be handed out to a deposit in turn.
+   * transactions): the cached one when it qualifies, else one kept for Hush's own transactions only (never
+   * handed out to a deposit in turn) while it is fresh, else the tip's at `processed`, fetched again a
+   * slot later while it is still one of them. Concurrent callers share one fetch: a burst of payouts costs
+   * one pair of calls, not a pair each.
    */
   async blockhashAvoiding(avoid: ReadonlySet<string>): Promise<FreshBlockhash> {
     const cached = await this.latestBlockhash();
     if (!avoid.has(cached.blockhash)) return cached;
+    const own = this.ownBlockhash;
+    if (own && isFresh(own) && !avoid.has(own.blockhash)) return own;
+    this.ownInflight ??= this.fetchAvoiding(avoid).finally(() => (this.ownInflight = null));
+    const shared = await this.ownInflight;
+    // Fetched for another caller's set: this one's may name it.
+    return avoid.has(shared.blockhash) ? this.fetchAvoiding(avoid) : shared;
+  }
+
+  private async fetchAvoiding(avoid: ReadonlySet<string>): Promise<FreshBlockhash> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const [{ value, context }, height] = await Promise.all([
         this.rpc.getLatestBlockhash({ commitment: 'processed' }).send(),
@@ -174,7 +193,8 @@ export class SolanaChain {
       });
       if (!avoid.has(value.blockhash)) {
         const left = value.lastValidBlockHeight - height;
-        return { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight, expiresAtSlot: context.slot + left, blocksLeftAtFetch: left, fetchedAt: Date.now(), slotMs: this.slotMs };
+        this.ownBlockhash = { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight, expiresAtSlot: context.slot + left, blocksLeftAtFetch: left, fetchedAt: Date.now(), slotMs: this.slotMs };
+        return this.ownBlockhash;
       }
       await new Promise((r) => setTimeout(r, this.slotMs));
     }

@@ -1,0 +1,44 @@
+/**
+ * SolanaChain.blockhashAvoiding: the blockhash of Hush's own transactions is none of the open deposits'
+ * blockhashes; a burst of payouts shares one fetch, later ones reuse it while it is fresh, and a set that
+ * names it gets another. Calls counted by the fault proxy (no faults) in front of the local chain.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SolanaChain } from '../../src/chain/solana-chain.ts';
+import { startRpcFaultProxy, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
+import { sleep, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
+
+const SLOT_MS = 100;
+let ln: TestLocalnet;
+let proxy: RpcFaultProxy;
+before(async () => {
+  ln = await startTestLocalnet({ slotMs: SLOT_MS });
+  proxy = await startRpcFaultProxy(ln.url);
+});
+after(async () => {
+  await proxy?.close();
+  await ln?.close();
+});
+
+test('a burst avoiding the deposits\' blockhash shares one fetch; the result is reused while fresh; a set naming it gets another', async () => {
+  const chain = new SolanaChain(proxy.url, SLOT_MS, 3000);
+  const deposits = await chain.latestBlockhash();
+  await sleep(3 * SLOT_MS); // the tip has moved on: the first fetch qualifies
+  proxy.reset();
+  const burst = await Promise.all(Array.from({ length: 20 }, () => chain.blockhashAvoiding(new Set([deposits.blockhash]))));
+  assert.equal(new Set(burst.map((b) => b.blockhash)).size, 1, 'one blockhash for the burst');
+  assert.notEqual(burst[0]!.blockhash, deposits.blockhash);
+  assert.equal(proxy.counts.get('getLatestBlockhash'), 1, 'one fetch for twenty payouts');
+
+  const again = await chain.blockhashAvoiding(new Set([deposits.blockhash]));
+  assert.equal(again.blockhash, burst[0]!.blockhash, 'reused while fresh');
+  assert.equal(proxy.counts.get('getLatestBlockhash'), 1);
+
+  assert.equal((await chain.latestBlockhash()).blockhash, deposits.blockhash, 'deposits keep their own cached blockhash');
+
+  await sleep(3 * SLOT_MS);
+  const other = await chain.blockhashAvoiding(new Set([deposits.blockhash, burst[0]!.blockhash]));
+  assert.ok(![deposits.blockhash, burst[0]!.blockhash].includes(other.blockhash), 'none of the set');
+  assert.equal(proxy.counts.get('getLatestBlockhash'), 2);
+});
