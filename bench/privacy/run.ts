@@ -74,6 +74,9 @@ export function compressedEnv(policy: BenchPolicy, c: number, scoredS?: number):
     HUSH_PRIVACY_TRAFFIC_WINDOW_S: seconds(Math.max(1, traffic / c)),
     HUSH_PAYOUT_DELAY_S: `${seconds(policy.windowS.min / c)}-${seconds(policy.windowS.max / c)}`,
     HUSH_SWEEP_INTERVAL_S: '1',
+    // No request budget (as bench:settlement): compressed time multiplies Hush's call rate by c, and at the
+    // default 10 calls/s the run measured the budget (sweeps late, pools short, 645 s for 79 s of arrivals).
+    HUSH_RPC_MAX_RPS: '0',
   };
 }
 
