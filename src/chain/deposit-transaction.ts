@@ -4,8 +4,7 @@ import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { associatedTokenAddress } from './associated-token-address.ts';
 import { compileMessage, wireTransaction } from './fast-transaction.ts';
-import { addressBytes } from '../domain/address-codec.ts';
-import { associatedTokenAddressSync, findProgramAddress } from './program-derived-address.ts';
+import { associatedTokenAddressAndBump, associatedTokenAddressSync } from './program-derived-address.ts';
 
 export interface DepositTransactionInput {
   sender: Address;
@@ -29,9 +28,13 @@ export function depositTokenAccount(depositOwner: Address, mint: Address, tokenP
   return associatedTokenAddressSync(depositOwner, mint, tokenProgram);
 }
 
-/** The bump seeds the associated-token program tries in vain before the deposit account's (it pays for each). */
-export function depositAccountExtraBumpTries(depositOwner: Address, mint: Address, tokenProgram: Address): number {
-  return 255 - findProgramAddress([addressBytes(depositOwner), addressBytes(tokenProgram), addressBytes(mint)], ASSOCIATED_TOKEN_PROGRAM_ADDRESS)[1];
+/**
+ * The deposit owner's token account, and the bump seeds the associated-token program tries in vain
+ * before it when the deposit creates it (it pays for each): one address search for both.
+ */
+export function depositAccountOf(depositOwner: Address, mint: Address, tokenProgram: Address): { depositAccount: Address; extraBumpTries: number } {
+  const [depositAccount, bump] = associatedTokenAddressAndBump(depositOwner, mint, tokenProgram);
+  return { depositAccount, extraBumpTries: 255 - bump };
 }
 
 const u8 = (...b: number[]) => Uint8Array.from(b);

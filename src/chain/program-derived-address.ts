@@ -67,5 +67,10 @@ export function findProgramAddress(seeds: readonly Uint8Array[], programAddress:
 }
 
 export function associatedTokenAddressSync(owner: Address, mint: Address, tokenProgram: Address): Address {
-  return findProgramAddress([addressBytes(owner), addressBytes(tokenProgram), addressBytes(mint)], ASSOCIATED_TOKEN_PROGRAM_ADDRESS)[0];
+  return associatedTokenAddressAndBump(owner, mint, tokenProgram)[0];
+}
+
+/** The associated token account and its bump seed (the associated-token program pays for each seed tried above it). */
+export function associatedTokenAddressAndBump(owner: Address, mint: Address, tokenProgram: Address): [Address, number] {
+  return findProgramAddress([addressBytes(owner), addressBytes(tokenProgram), addressBytes(mint)], ASSOCIATED_TOKEN_PROGRAM_ADDRESS);
 }

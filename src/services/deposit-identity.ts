@@ -1,5 +1,5 @@
 import type { Address } from '@solana/kit';
-import { associatedTokenAddressSync } from '../chain/program-derived-address.ts';
+import { depositAccountOf } from '../chain/deposit-transaction.ts';
 import { addressOfSeed, depositOwnerSeedOf } from '../treasury/treasury-keys.ts';
 import { newTrackingId } from './tracking-id.ts';
 
@@ -8,6 +8,8 @@ export interface DepositIdentity {
   trackingId: string;
   depositOwner: Address;
   depositAccount: Address;
+  /** Bump seeds tried before the deposit account's: its creation costs compute units for each. */
+  extraBumpTries: number;
 }
 
 export interface DepositIdentityRequest {
@@ -19,5 +21,5 @@ export interface DepositIdentityRequest {
 export function deriveDepositIdentity(depositMaster: Uint8Array, mint: Address, tokenProgram: Address): DepositIdentity {
   const trackingId = newTrackingId();
   const depositOwner = addressOfSeed(depositOwnerSeedOf(depositMaster, trackingId));
-  return { trackingId, depositOwner, depositAccount: associatedTokenAddressSync(depositOwner, mint, tokenProgram) };
+  return { trackingId, depositOwner, ...depositAccountOf(depositOwner, mint, tokenProgram) };
 }

@@ -9,7 +9,7 @@ import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
 import { orderExpirationMs, orderTtlS } from '../domain/order-deadline.ts';
 import { firstQuoteDifference, openQuoteId, quoteKey, type OpenedQuote } from '../domain/quote-token.ts';
-import { buildDepositTransaction, depositAccountExtraBumpTries } from '../chain/deposit-transaction.ts';
+import { buildDepositTransaction, depositAccountOf } from '../chain/deposit-transaction.ts';
 import { ChainUnavailableError, SolanaChain, type FreshBlockhash } from '../chain/solana-chain.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
@@ -192,9 +192,9 @@ export class OrderService {
 
   private async prepareReserved(account: AccountRecord, opened: OpenedQuote, source: Asset) {
     const q = opened.quote;
-    const { trackingId, depositOwner, depositAccount } = this.identities.take(source.mint as Address, source.tokenProgram as Address);
+    const { trackingId, depositOwner, depositAccount, extraBumpTries } = this.identities.take(source.mint as Address, source.tokenProgram as Address);
     const blockhash = await this.chain.latestBlockhash().catch(chainError);
-    const tx = await this.depositTransaction(opened, depositOwner, blockhash, depositAccount);
+    const tx = await this.depositTransaction(opened, depositOwner, blockhash, { depositAccount, extraBumpTries });
     const createdAt = new Date();
     const txDeathMs = createdAt.getTime() + SolanaChain.remainingMs(blockhash) * BLOCKHASH_SAFETY;
     const ttlS = orderTtlS(q.sourceAssetId !== q.destinationAssetId, this.config);
@@ -232,9 +232,11 @@ export class OrderService {
     opened: OpenedQuote | { quote: { sourceAssetId: string; amountIn: string }; request: { senderAddress: Address } },
     depositOwner: Address,
     blockhash: FreshBlockhash,
-    depositAccount?: Address,
+    /** Derived with the deposit identity, off the request's path; a refresh derives it again. */
+    deposit?: { depositAccount: Address; extraBumpTries: number },
   ) {
     const source = this.config.assets.get(opened.quote.sourceAssetId)!;
+    const { depositAccount, extraBumpTries } = deposit ?? depositAccountOf(depositOwner, source.mint as Address, source.tokenProgram as Address);
     return buildDepositTransaction({
       depositAccount,
       sender: opened.request.senderAddress,
@@ -250,7 +252,7 @@ export class OrderService {
         source.native,
         this.config.computeUnitPriceMicroLamports,
         drawsFromSeed(this.budgetSeed(depositOwner)),
-        depositAccountExtraBumpTries(depositOwner, source.mint as Address, source.tokenProgram as Address),
+        extraBumpTries,
       ),
     });
   }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
-import { buildDepositTransaction, depositAccountExtraBumpTries } from '../../src/chain/deposit-transaction.ts';
+import { buildDepositTransaction, depositAccountOf } from '../../src/chain/deposit-transaction.ts';
 import { depositComputeBudget } from '../../src/domain/deposit-budget.ts';
 import { fundedWallet, MINTS, requestTokenAirdrop, startTestLocalnet, TOKEN_PROGRAM, type TestLocalnet } from '../support/localnet.ts';
 
@@ -25,7 +25,7 @@ async function ownersByTries(mint: Address, deepest: number): Promise<Map<number
   const found = new Map<number, Address>();
   for (let i = 0; i < 20_000 && found.size <= deepest; i++) {
     const owner = (await generateKeyPairSigner()).address;
-    const tries = depositAccountExtraBumpTries(owner, mint, TOKEN_PROGRAM);
+    const tries = depositAccountOf(owner, mint, TOKEN_PROGRAM).extraBumpTries;
     if (tries <= deepest && !found.has(tries)) found.set(tries, owner);
   }
   return found;
