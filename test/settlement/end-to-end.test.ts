@@ -339,8 +339,15 @@ describe('settlement end to end over HTTP and the local chain', { concurrency: t
     if (await live(refreshed)) {
       assert.equal(rows[0]!.sweep_tx_id, null, 'no sweep while a transaction handed out for the order is live');
       await chain.rpc.sendTransaction(signedB.wire as never, { encoding: 'base64', skipPreflight: true }).send();
-      landed.push(await fetchLanded(chain, signedB.signature));
-      assert.notEqual(landed[1]!.err, null, 'the refreshed transaction fails: the deposit account exists');
+      const b = await fetchLanded(chain, signedB.signature).catch(async (e: unknown) => {
+        // Its blockhash can die between the check and the send on a loaded machine: then it never lands.
+        if (await live(refreshed)) throw e;
+        return null;
+      });
+      if (b) {
+        landed.push(b);
+        assert.notEqual(b.err, null, 'the refreshed transaction fails: the deposit account exists');
+      } else t2.diagnostic('the refreshed transaction expired in flight (slow run): it never landed');
     } else {
       t2.diagnostic('the refreshed transaction expired before the sweep check ended (slow run): sweep check not applicable');
     }
