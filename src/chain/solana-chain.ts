@@ -172,7 +172,7 @@ export class SolanaChain {
    * slot later while it is still one of them. Concurrent callers share one fetch: a burst of payouts costs
    * one pair of calls, not a pair each.
    */
-  async blockhashAvoiding(avoid: ReadonlySet<string>): Promise<FreshBlockhash> {
+  async blockhashAvoiding(avoid: { has(blockhash: string): boolean }): Promise<FreshBlockhash> {
     const cached = await this.latestBlockhash();
     if (!avoid.has(cached.blockhash)) return cached;
     const own = this.ownBlockhash;
@@ -183,7 +183,7 @@ export class SolanaChain {
     return avoid.has(shared.blockhash) ? this.fetchAvoiding(avoid) : shared;
   }
 
-  private async fetchAvoiding(avoid: ReadonlySet<string>): Promise<FreshBlockhash> {
+  private async fetchAvoiding(avoid: { has(blockhash: string): boolean }): Promise<FreshBlockhash> {
     for (let attempt = 0; attempt < 8; attempt++) {
       const [{ value, context }, height] = await Promise.all([
         this.rpc.getLatestBlockhash({ commitment: 'processed' }).send(),

@@ -137,11 +137,16 @@ export class SettlementContext implements SettlementDeps {
     return a;
   }
 
-  /** A blockhash for a payout: never one a deposit transaction carries (see openOrderBlockhashes). */
-  async payoutBlockhash(q: Queryable = this.db): Promise<FreshBlockhash> {
+  /**
+   * A blockhash for a payout: never one a deposit transaction carries (see openOrderBlockhashes), nor
+   * `own`, the paid order's own deposit blockhash: the set is up to 500 ms old, and an order created
+   * since then (its blockhash the one this process hands out, too) can be paid within it.
+   */
+  async payoutBlockhash(q: Queryable = this.db, own?: string): Promise<FreshBlockhash> {
     // `q`: inside a transaction the read must use it (PGlite serializes everything behind an open one).
     if (Date.now() - this.handedOut.at > 500) this.handedOut = { at: Date.now(), set: await openOrderBlockhashes(q) };
-    return this.chain().blockhashAvoiding(this.handedOut.set);
+    const set = this.handedOut.set;
+    return this.chain().blockhashAvoiding(own === undefined ? set : { has: (h) => h === own || set.has(h) });
   }
 
   shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {

@@ -24,8 +24,8 @@ export interface SettlementDeps {
   alert(kind: string, fields: Record<string, unknown>, msg: string): void;
   readonly slotMs: number;
   chain(): SolanaChain;
-  /** A blockhash for a payout: never one a deposit transaction of an open order carries. */
-  payoutBlockhash(q?: Queryable): Promise<FreshBlockhash>;
+  /** A blockhash for a payout: never one a deposit transaction of an open order carries, nor `own`. */
+  payoutBlockhash(q?: Queryable, own?: string): Promise<FreshBlockhash>;
   asset(id: string): Asset;
   shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape;
 }

@@ -63,7 +63,8 @@ export class Pools {
    * transactions will take. Null (with an ALERT unless quiet) when the pools cannot cover it.
    */
   async plan(
-    o: { id: string | null; trackingId: string },
+    /** txBlockhash: the order's deposit blockhash, which its transfer must not carry (payoutBlockhash). */
+    o: { id: string | null; trackingId: string; txBlockhash?: string },
     kind: 'payout' | 'refund' | 'partner_payout',
     assetId: string,
     destination: Address,
@@ -92,7 +93,7 @@ export class Pools {
     }
     // With shared reads there was no await above: the choice and this update are one synchronous step.
     for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
-    const blockhash = await ctx.payoutBlockhash(q);
+    const blockhash = await ctx.payoutBlockhash(q, o.txBlockhash);
     return Promise.all(
       chosen.map(async (c, part) => {
         const signed = await buildPayout(ctx.shape(blockhash), { asset, pool: c.pool.signer, poolHolding: c.pool.holding, recipient: destination, amount: c.amount });

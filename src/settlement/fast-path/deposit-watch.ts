@@ -25,6 +25,7 @@ function watchedOrder(r: WatchedRow): PayableOrder {
     sourceAssetId: r.source_asset_id,
     destinationAssetId: r.destination_asset_id,
     mode: r.mode,
+    txBlockhash: r.tx_blockhash,
   };
 }
 

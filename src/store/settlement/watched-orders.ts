@@ -11,13 +11,14 @@ export interface WatchedRow {
   source_asset_id: string;
   destination_asset_id: string;
   mode: 'exact_in' | 'exact_out';
+  tx_blockhash: string;
   created_at: Date;
 }
 
 /** The orders awaiting a deposit (at most 10,000: the watch reads all their accounts every slot). */
 export async function watchedOrders(db: Queryable): Promise<WatchedRow[]> {
   const { rows } = await db.query<WatchedRow>(
-    `SELECT id, tracking_id, deposit_account, recipient, amount_in, amount_out, source_asset_id, destination_asset_id, mode, created_at
+    `SELECT id, tracking_id, deposit_account, recipient, amount_in, amount_out, source_asset_id, destination_asset_id, mode, tx_blockhash, created_at
              FROM orders WHERE status IN ('awaiting_deposit', 'deposit_detected') LIMIT 10000`,
   );
   return rows;
