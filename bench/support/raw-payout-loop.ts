@@ -42,7 +42,7 @@ export async function rawPayoutLoop(
   const signatures: string[] = [];
   for (let i = 0; i < orders; i++) {
     const pool = pools[i % pools.length]!;
-    const signed = await buildPayout(shape, { asset, pool: pool.signer, poolHolding: pool.holding, recipient: recipients[i]!.address, amount });
+    const signed = await buildPayout(shape, { asset, sources: [{ pool: pool.signer, poolHolding: pool.holding, amount }], recipient: recipients[i]!.address });
     signatures.push(signed.signature);
     // Sent as soon as it is signed, as Hush does: skip preflight, no RPC-side retries.
     sends.push(timed.sendTransaction(signed.wire as never, { encoding: 'base64', skipPreflight: true, maxRetries: 0n }).send());

@@ -67,27 +67,37 @@ export async function signWithKit(shape: TxShape, all: Instruction[]): Promise<S
   return { signature: getSignatureFromTransaction(signed), wire: getBase64EncodedWireTransaction(signed), lastValidBlockHeight: shape.blockhash.lastValidBlockHeight };
 }
 
-/** Pays `amount` of `asset` from a pool wallet; token payouts always carry the idempotent ATA creation. */
+/**
+ * Pays `asset` to a recipient in one transaction: a transfer from each source pool (one, unless no single
+ * pool covers the amount; each signs). Token payouts always carry the idempotent ATA creation, once.
+ */
 export async function buildPayout(shape: TxShape, p: PayoutParams): Promise<SignedTransaction> {
   return sign(shape, await payoutInstructions(shape, p));
 }
 
-export interface PayoutParams {
-  asset: Asset;
+export interface PayoutSource {
   pool: KeyPairSigner;
   poolHolding: Address;
-  recipient: Address;
   amount: bigint;
 }
 
+export interface PayoutParams {
+  asset: Asset;
+  sources: readonly PayoutSource[];
+  recipient: Address;
+}
+
 export async function payoutInstructions(shape: TxShape, p: PayoutParams): Promise<Instruction[]> {
-  if (p.asset.native) return [getTransferSolInstruction({ source: p.pool, destination: p.recipient, amount: p.amount })];
+  if (p.sources.length === 0) throw new Error('a payout needs a source pool');
+  if (p.asset.native) return p.sources.map((s) => getTransferSolInstruction({ source: s.pool, destination: p.recipient, amount: s.amount }));
   const mint = p.asset.mint as Address;
   const tokenProgram = p.asset.tokenProgram as Address;
   const ata = associatedTokenAddress(p.recipient, mint, tokenProgram);
   return [
     getCreateAssociatedTokenIdempotentInstruction({ payer: shape.feePayer, ata, owner: p.recipient, mint, tokenProgram }),
-    getTransferCheckedInstruction({ source: p.poolHolding, mint, destination: ata, authority: p.pool, amount: p.amount, decimals: p.asset.decimals }, { programAddress: tokenProgram }),
+    ...p.sources.map((s) =>
+      getTransferCheckedInstruction({ source: s.poolHolding, mint, destination: ata, authority: s.pool, amount: s.amount, decimals: p.asset.decimals }, { programAddress: tokenProgram }),
+    ),
   ];
 }
 

@@ -1,5 +1,5 @@
 import type { OrderRecord } from '../store/orders-store.ts';
-import type { ChainTx } from '../store/settlement/chain-tx.ts';
+import { transferSources, type ChainTx } from '../store/settlement/chain-tx.ts';
 import type { LedgerLeg, Movement } from '../store/settlement/movements.ts';
 import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
 import { sweepLegs } from './sweep-legs.ts';
@@ -55,7 +55,6 @@ export function swapLegs(o: Pick<OrderRecord, 'sourceAssetId' | 'destinationAsse
  * that no deposit account explains, for an ALERT.
  */
 export function assetMovements(t: ChainTx, native: boolean, poolLamportDelta: bigint): { movements: Movement[]; unattributed: bigint } {
-  const pool = `pool:${t.source}`;
   switch (t.kind) {
     case 'payout':
     case 'refund':
@@ -66,7 +65,7 @@ export function assetMovements(t: ChainTx, native: boolean, poolLamportDelta: bi
             movement: `tx:${t.signature}:assets`,
             kind: t.kind,
             legs: [
-              { account: pool, assetId: t.assetId, amount: -t.amount },
+              ...transferSources(t).map((s) => ({ account: `pool:${s.holding}`, assetId: t.assetId, amount: -s.amount })),
               { account: t.kind === 'payout' ? 'external:recipients' : t.kind === 'refund' ? 'external:senders' : 'external:partners', assetId: t.assetId, amount: t.amount },
               ...(t.kind === 'partner_payout'
                 ? [

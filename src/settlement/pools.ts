@@ -58,9 +58,10 @@ export class Pools {
   }
 
   /**
-   * Chooses pool wallets for an outgoing amount (allocate: a random pool that can cover it, else a split
-   * across several) and signs a transfer from each. Balances are read at `confirmed` less what pending
-   * transactions will take. Null (with an ALERT unless quiet) when the pools cannot cover it.
+   * Chooses pool wallets for an outgoing amount (allocate: a random pool that can cover it, else several)
+   * and signs one transaction paying it, with a transfer from each chosen pool (SPEC §9: a payout is one
+   * transaction, never parts landing at different times). Balances are read at `confirmed` less what
+   * pending transactions will take. Null (with an ALERT unless quiet) when the pools cannot cover it.
    */
   async plan(
     /** txBlockhash: the order's deposit blockhash, which its transfer must not carry (payoutBlockhash). */
@@ -76,7 +77,7 @@ export class Pools {
     shared?: PlanReads,
     /** quiet: a shortfall is not alerted (signing ahead; the real attempt alerts). */
     opts: { quiet?: boolean } = {},
-  ): Promise<PlannedTransfer[] | null> {
+  ): Promise<PlannedTransfer | null> {
     const ctx = this.ctx;
     const asset = ctx.asset(assetId);
     const pools = ctx.treasury.pools(assetId);
@@ -94,12 +95,11 @@ export class Pools {
     // With shared reads there was no await above: the choice and this update are one synchronous step.
     for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
     const blockhash = await ctx.payoutBlockhash(q, o.txBlockhash);
-    return Promise.all(
-      chosen.map(async (c, part) => {
-        const signed = await buildPayout(ctx.shape(blockhash), { asset, pool: c.pool.signer, poolHolding: c.pool.holding, recipient: destination, amount: c.amount });
-        return { kind, orderId: o.id, assetId, amount: c.amount, source: c.pool.holding, destination, ...signed, meta: { ...meta, part } };
-      }),
-    );
+    const signed = await buildPayout(ctx.shape(blockhash), { asset, sources: chosen.map((c) => ({ pool: c.pool.signer, poolHolding: c.pool.holding, amount: c.amount })), recipient: destination });
+    // A replacement passes the dead transaction's meta: its pools are not this one's.
+    const { sources: _deadSources, confirmedAt: _deadFate, ...kept } = meta;
+    const sources = chosen.length > 1 ? { sources: chosen.map((c) => ({ holding: c.pool.holding, amount: c.amount.toString() })) } : {};
+    return { kind, orderId: o.id, assetId, amount, source: chosen[0]!.pool.holding, destination, ...signed, meta: { part: 0, ...kept, ...sources } };
   }
 
   /** Pool inventory per asset at `confirmed` (SOL pools less their rent reserve). */

@@ -7,7 +7,7 @@
  * - no deposit: the order expires once its blockhash is dead (short HUSH_ORDER_TTL_S, fast slots), after
  *   which its transaction can no longer land.
  * And, on the same server (privacy delay 0-0, so a payout is planned before its own deposit can be swept
- * into a pool): a payout larger than any one pool is split across pools, each part paid exactly once.
+ * into a pool): a payout larger than any one pool is one transaction from several pools, paid exactly once.
  * Then the ledger reconciles with the chain.
  */
 import assert from 'node:assert/strict';
@@ -189,8 +189,8 @@ describe('refunds and expiry', { concurrency: true }, () => {
   });
 });
 
-describe('payouts split across pools', () => {
-  test('SOL exact_out larger than any one pool: several transfers from different pools, each part paid exactly once', async () => {
+describe('a payout no single pool covers', () => {
+  test('SOL exact_out larger than any one pool: one transaction, a transfer from each of several pools, paid exactly once', async () => {
     // Pools are funded with 500 SOL each: 700 SOL cannot leave from one of them.
     const sender = await newWallet(chain, { sol: 710n * SOL });
     const recipient = (await generateKeyPairSigner()).address;
@@ -198,21 +198,22 @@ describe('payouts split across pools', () => {
     await depositWithRefresh(acct.client, chain, placed, sender);
     const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);
     assertHistory(rec, ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending', 'completed']);
-    assert.ok(rec.payouts.length >= 2, `split into several transfers: ${jsonish(rec.payouts)}`);
+    // SPEC §9: a payout is one transaction, never parts reaching the recipient at different times.
+    assert.equal(rec.payouts.length, 1, `one payout transaction: ${jsonish(rec.payouts)}`);
     assert.equal(await lamportsOf(chain, recipient), placed.amountOut, 'the recipient holds exactly amountOut');
     const rows = await assertPaidOnce(t.db, placed.trackingId, 'payout', placed.amountOut);
-    assert.equal(rows.length, rec.payouts.length);
-    assert.equal(new Set(rows.map((r) => r.part)).size, rows.length, 'one confirmed transfer per part');
-    assert.deepEqual((await successfulSignatures(chain, recipient)).sort(), rows.map((r) => r.signature).sort(), 'only the parts credited the recipient');
-    const pools = new Set<string>();
-    for (const p of rec.payouts) {
-      const tx = await fetchLanded(chain, p.signature);
-      assertHushShape(tx, feePayer, budget);
-      assert.ok(!tx.accountKeys.includes(sender.address) && !tx.accountKeys.includes(placed.depositAccount), 'paid from a pool');
-      assert.equal(lamportDelta(tx, recipient), BigInt(p.amount));
-      pools.add(tx.signers.find((a) => a !== feePayer)!);
-    }
-    assert.equal(pools.size, rec.payouts.length, 'each part leaves from a different pool');
+    assert.equal(rows.length, 1);
+    assert.deepEqual(await successfulSignatures(chain, recipient), [rec.payouts[0]!.signature], 'one transaction credited the recipient');
+    const tx = await fetchLanded(chain, rec.payouts[0]!.signature);
+    assertHushShape(tx, feePayer, budget);
+    assert.ok(!tx.accountKeys.includes(sender.address) && !tx.accountKeys.includes(placed.depositAccount), 'paid from the pools');
+    assert.equal(lamportDelta(tx, recipient), placed.amountOut);
+    const pools = tx.signers.filter((a) => a !== feePayer);
+    assert.ok(pools.length >= 2, `several pools sign the one transaction: ${pools.join(', ')}`);
+    // Each pool's share left that pool (the transaction fee is the fee payer's).
+    const shares = pools.map((p) => -lamportDelta(tx, p as Address));
+    assert.ok(shares.every((x) => x > 0n), 'every signing pool paid a share');
+    assert.equal(shares.reduce((a, b) => a + b, 0n), placed.amountOut, 'the shares add up to amountOut');
     refunded.push(placed);
   });
 });

@@ -16,9 +16,8 @@ export function shufflePools<P>(pools: readonly P[], random: () => number): P[] 
 
 /**
  * Chooses pool wallets for an outgoing amount, from pools already shuffled: the first that covers it
- * alone, else a split across several, largest first, so the split has as few parts as the quote's
- * networkFee paid for (Inventory.payoutParts computes the same count). Null when together they cannot
- * cover it.
+ * alone, else several, largest first, so the one transaction paying from them needs as few pool
+ * signatures as it can. Null when together they cannot cover it.
  */
 export function allocate<P>(amount: bigint, shuffled: readonly PoolOffer<P>[]): Allocation<P>[] | null {
   const single = shuffled.find((o) => o.available >= amount);

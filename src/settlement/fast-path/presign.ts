@@ -70,7 +70,7 @@ export class Presigner {
         const plan = await ctx.pools
           .plan({ id: String(r.id), trackingId: r.tracking_id, txBlockhash: r.tx_blockhash }, 'payout', r.destination_asset_id, r.recipient as Address, BigInt(r.amount_out), {}, ctx.db, shared, { quiet: true })
           .catch(() => null);
-        if (plan?.length === 1) this.signed.set(String(r.id), { tx: plan[0]!, depositAccount: r.deposit_account, at: now });
+        if (plan && !plan.meta.sources) this.signed.set(String(r.id), { tx: plan, depositAccount: r.deposit_account, at: now });
         else this.failed.set(String(r.id), now);
       }),
     );

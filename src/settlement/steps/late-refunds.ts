@@ -53,10 +53,8 @@ export async function refundLate(ctx: SettlementContext, sweep: ChainTxOf<'sweep
           const planned = await ctx.pools.plan(order, 'refund', order.sourceAssetId, order.sender as Address, refund, { late: true }, tx);
           // No pool can pay it now: roll the whole mark back, so a later pass tries again.
           if (!planned) throw new LateRefundDeferred();
-          for (const [n, p] of planned.entries()) {
-            if ((await insertChainTx(tx, { ...p, meta: { ...p.meta, part: `late:${sweep.signature}:${n}` } })) === null) throw new LateRefundDeferred();
-            out.push(p.wire);
-          }
+          if ((await insertChainTx(tx, { ...planned, meta: { ...planned.meta, part: `late:${sweep.signature}:0` } })) === null) throw new LateRefundDeferred();
+          out.push(planned.wire);
         }
         return out;
       }),

@@ -23,9 +23,8 @@ export async function payPartners(ctx: SettlementContext): Promise<number> {
         // SOL below a wallet's rent cannot open an empty recipient's account (it would fail every period,
         // costing a fee each time): it keeps accruing until it can.
         if (await cannotReceiveSol(ctx, r.assetId, amount, recipient)) continue;
-        const parts = await ctx.pools.plan({ id: null, trackingId: r.account }, 'partner_payout', r.assetId, recipient as Address, amount, { payable: r.account }, tx);
-        if (!parts) continue;
-        for (const p of parts) if ((await insertChainTx(tx, p)) !== null) out.push(p.wire);
+        const planned = await ctx.pools.plan({ id: null, trackingId: r.account }, 'partner_payout', r.assetId, recipient as Address, amount, { payable: r.account }, tx);
+        if (planned && (await insertChainTx(tx, planned)) !== null) out.push(planned.wire);
       }
       return out;
     }),

@@ -46,7 +46,7 @@ export async function payOrRefund(ctx: SettlementContext, o: OrderRecord): Promi
   if (!planned) return { delayMs: 5000 };
   if (!ok) return { delayMs: 0 };
   faultPoint('payout-recorded');
-  await ctx.outbox.sendAll(planned.map((p) => p.wire));
+  await ctx.outbox.sendAll([planned.wire]);
   faultPoint('payout-sent');
   return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
 }

@@ -9,7 +9,7 @@ import { PAYOUT_BATCH } from '../timing.ts';
 type PayoutJob = {
   o: OrderRecord;
   from: 'deposit_confirmed' | 'swapping';
-  resolve: (r: { planned: PlannedTransfer[] | null; ok: boolean }) => void;
+  resolve: (r: { planned: PlannedTransfer | null; ok: boolean }) => void;
   reject: (e: unknown) => void;
 };
 
@@ -24,7 +24,7 @@ export class PayoutQueue {
 
   constructor(private readonly ctx: SettlementDeps & { readonly pools: Pools }) {}
 
-  record(o: OrderRecord, from: 'deposit_confirmed' | 'swapping'): Promise<{ planned: PlannedTransfer[] | null; ok: boolean }> {
+  record(o: OrderRecord, from: 'deposit_confirmed' | 'swapping'): Promise<{ planned: PlannedTransfer | null; ok: boolean }> {
     return new Promise((resolve, reject) => {
       this.queue.push({ o, from, resolve, reject });
       this.kick();
@@ -58,10 +58,7 @@ export class PayoutQueue {
             if (planned === null) return j.resolve({ planned: null, ok: false });
             try {
               // All or nothing: a record never outlives a failed move (the watchdog failed the order meanwhile).
-              const ok = await allOrNothing(ctx.db, async (tx) => {
-                for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
-                return transitionOrder(tx, j.o.id, j.from, 'sending');
-              });
+              const ok = await allOrNothing(ctx.db, async (tx) => (await insertChainTx(tx, planned)) !== null && transitionOrder(tx, j.o.id, j.from, 'sending'));
               j.resolve({ planned, ok });
             } catch (e) {
               j.reject(e);

@@ -18,7 +18,7 @@ export type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccou
  */
 export async function payoutTxs(ctx: SettlementContext, orders: PayableOrder[], shared: PlanReads): Promise<PlannedTransfer[]> {
   const presigned = ctx.presigner.signed;
-  const byOrder = new Map<string, PlannedTransfer[]>();
+  const byOrder = new Map<string, PlannedTransfer>();
   const toPlan: PayableOrder[] = [];
   // Signing them ahead is under way: finishing it is sooner than starting over.
   if (ctx.presigner.running && orders.some((o) => !presigned.has(o.id))) await ctx.presigner.running;
@@ -33,7 +33,7 @@ export async function payoutTxs(ctx: SettlementContext, orders: PayableOrder[], 
       available(ctx.asset(o.destinationAssetId), pre.tx.source, shared) >= pre.tx.amount;
     if (usable) {
       shared.taken.set(pre.tx.source, (shared.taken.get(pre.tx.source) ?? 0n) + pre.tx.amount);
-      byOrder.set(o.id, [pre.tx]);
+      byOrder.set(o.id, pre.tx);
     } else {
       presigned.delete(o.id);
       toPlan.push(o);
@@ -46,14 +46,14 @@ export async function payoutTxs(ctx: SettlementContext, orders: PayableOrder[], 
     if (!plan) return;
     byOrder.set(o.id, plan);
     // Kept only where presign's sweep ages them out (no privacy delay).
-    if (plan.length === 1 && ctx.config.payoutDelayS.max === 0) presigned.set(o.id, { tx: plan[0]!, depositAccount: o.depositAccount, at: now });
+    if (!plan.meta.sources && ctx.config.payoutDelayS.max === 0) presigned.set(o.id, { tx: plan, depositAccount: o.depositAccount, at: now });
   });
   const signatures = new Set<string>();
   const txs: PlannedTransfer[] = [];
   for (const plan of byOrder.values()) {
-    if (plan.some((t) => signatures.has(t.signature))) continue;
-    for (const t of plan) signatures.add(t.signature);
-    txs.push(...plan);
+    if (signatures.has(plan.signature)) continue;
+    signatures.add(plan.signature);
+    txs.push(plan);
   }
   return txs;
 }

@@ -46,14 +46,13 @@ export async function startRefund(ctx: SettlementContext, o: OrderRecord): Promi
     if (!planned) return { planned, ok: false };
     const ok = await allOrNothing(ctx.db, async (tx) => {
       if (!(await holdOrder(tx, o.id, 'refunding', ctx.workerId, ctx.leaseSeconds))) return false;
-      for (const p of planned) if ((await insertChainTx(tx, p)) === null) return false;
-      return true;
+      return (await insertChainTx(tx, planned)) !== null;
     });
     return { planned, ok };
   });
   if (!planned) return { delayMs: 5000 };
   if (!ok) return { delayMs: 0 };
   faultPoint('refund-recorded');
-  await ctx.outbox.sendAll(planned.map((p) => p.wire));
+  await ctx.outbox.sendAll([planned.wire]);
   return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
 }

@@ -9,9 +9,9 @@ import { replacementDelayMs } from '../../domain/replacement-backoff.ts';
 import type { SettlementContext } from '../context.ts';
 
 /**
- * Rebuilds a part whose transaction provably cannot land (expired) or landed and failed: from a pool
- * that can cover it now (not blindly the same pool, which may be what made it fail), under the same
- * planning lock as new payouts. When no single pool can, it waits for the next tick. A part that keeps
+ * Rebuilds a part whose transaction provably cannot land (expired) or landed and failed: as one
+ * transaction from the pools that can cover it now (not blindly the same ones, which may be what made it
+ * fail), under the same planning lock as new payouts. When they cannot, it waits for the next tick. A part that keeps
  * failing waits longer each time (replacementDelayMs).
  */
 export async function replacePart(ctx: SettlementContext, o: OrderRecord, dead: ChainTxOf<'payout' | 'refund'>, part: number | string): Promise<void> {
@@ -26,8 +26,8 @@ export async function replacePart(ctx: SettlementContext, o: OrderRecord, dead: 
   }
   const sent = await ctx.pools.exclusive(async () => {
     const planned = await ctx.pools.plan(o, kind, dead.assetId, dead.destination as Address, dead.amount, { ...dead.meta });
-    if (!planned || planned.length !== 1) return null;
-    const row = { ...planned[0]!, meta: { ...planned[0]!.meta, part } };
+    if (!planned) return null;
+    const row = { ...planned, meta: { ...planned.meta, part } };
     // A late refund is its late funds' business, not the order's: no hold (the order may be final or another worker's).
     const late = dead.meta.late === true;
     const recorded = await allOrNothing(ctx.db, async (tx) => (late || (await holdOrder(tx, o.id, o.status, ctx.workerId, ctx.leaseSeconds))) && (await insertChainTx(tx, row)) !== null);

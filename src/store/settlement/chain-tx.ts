@@ -21,6 +21,22 @@ export interface TransferMeta {
   late?: boolean;
   /** Set with the fate when it landed (ISO). */
   confirmedAt?: string;
+  /**
+   * When no single pool covered the amount: every pool the one transaction pays from, each signing its
+   * own transfer (the row's `source` is then the first of them and its `amount` the total).
+   */
+  sources?: TransferSource[];
+}
+
+/** One pool's share of a transfer paid from several. */
+export interface TransferSource {
+  holding: string;
+  amount: string;
+}
+
+/** The pools a transfer pays from and how much each: `sources` when several, else the row's own. */
+export function transferSources(t: { source: string; amount: bigint; meta: TransferMeta }): { holding: string; amount: bigint }[] {
+  return t.meta.sources?.length ? t.meta.sources.map((s) => ({ holding: s.holding, amount: BigInt(s.amount) })) : [{ holding: t.source, amount: t.amount }];
 }
 
 /** What chain_txs.meta holds, by kind (a JSON column: these are the keys written). */

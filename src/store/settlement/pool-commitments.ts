@@ -1,6 +1,6 @@
 import type { Queryable } from '../db.ts';
 import { LATE_REFUND_RETRY_DAYS, latestLateRefundAttempts } from './late-refund-attempts.ts';
-import { OUTFLOW_KINDS } from './pending-outflows.ts';
+import { PENDING_OUTFLOW_LEGS } from './pending-outflows.ts';
 
 /**
  * What the pools are committed to, read in one statement so in one snapshot: `pending`, per source wallet,
@@ -41,7 +41,7 @@ export async function poolCommitments(db: Queryable): Promise<{ pending: Map<str
        WHERE status IN ('expired', 'failed'))
      SELECT 'owed' AS side, asset_id AS key, sum(amount)::text AS total FROM owed WHERE amount > 0 GROUP BY asset_id
      UNION ALL
-     SELECT 'pending', source, sum(amount)::text FROM chain_txs WHERE status = 'pending' AND kind IN (${OUTFLOW_KINDS}) GROUP BY source`,
+     SELECT 'pending', source, sum(amount)::text FROM (${PENDING_OUTFLOW_LEGS}) legs GROUP BY source`,
   );
   const out = { pending: new Map<string, bigint>(), owed: new Map<string, bigint>() };
   for (const r of rows) out[r.side].set(r.key, BigInt(r.total));
