@@ -150,6 +150,9 @@ export class SolanaChain {
           slotMs: this.slotMs,
         };
         this.blockhash = fresh;
+        // The cache (at `confirmed`) reached the very blockhash Hush's own transactions were fetched with
+        // (at `processed`, a slot earlier): deposits are handed it from now on, so Hush's own stop using it.
+        if (this.ownBlockhash?.blockhash === fresh.blockhash) this.ownBlockhash = null;
         return fresh;
       } catch (e) {
         throw new ChainUnavailableError(`RPC unavailable: ${(e as Error).message}`);
@@ -167,14 +170,14 @@ export class SolanaChain {
 
   /**
    * A blockhash for Hush's own transactions that is none of `avoid` (the ones handed out in deposit
-   * transactions): the cached one when it qualifies, else one kept for Hush's own transactions only (never
-   * handed out to a deposit in turn) while it is fresh, else the tip's at `processed`, fetched again a
-   * slot later while it is still one of them. Concurrent callers share one fetch: a burst of payouts costs
-   * one pair of calls, not a pair each.
+   * transactions): one kept for Hush's own transactions only while it is fresh, else the tip's at
+   * `processed`, fetched again a slot later while it is still one of them. Never the cached one deposits
+   * are handed: `avoid` is read before the call, and a deposit handed the cached one after that read
+   * would share it with the payout (bench:privacy's A1 links, true and false). Concurrent callers share
+   * one fetch: a burst of payouts costs one pair of calls, not a pair each, and then none while it is
+   * fresh (15 s).
    */
   async blockhashAvoiding(avoid: { has(blockhash: string): boolean }): Promise<FreshBlockhash> {
-    const cached = await this.latestBlockhash();
-    if (!avoid.has(cached.blockhash)) return cached;
     const own = this.ownBlockhash;
     if (own && isFresh(own) && !avoid.has(own.blockhash)) return own;
     this.ownInflight ??= this.fetchAvoiding(avoid).finally(() => (this.ownInflight = null));

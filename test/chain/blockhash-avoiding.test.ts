@@ -42,3 +42,22 @@ test('a burst avoiding the deposits\' blockhash shares one fetch; the result is 
   assert.ok(![deposits.blockhash, burst[0]!.blockhash].includes(other.blockhash), 'none of the set');
   assert.equal(proxy.counts.get('getLatestBlockhash'), 2);
 });
+
+test('never the blockhash deposits are handed, even when no open order names it; a refresh of that cache onto it retires it', async () => {
+  const chain = new SolanaChain(proxy.url, SLOT_MS, 3000);
+  const handedOut = await chain.latestBlockhash();
+  // No open order carries it yet, but the next one placed will: a payout signed with it would share it.
+  const own = await chain.blockhashAvoiding(new Set());
+  assert.notEqual(own.blockhash, handedOut.blockhash, 'not the cached blockhash deposits are handed');
+  assert.equal((await chain.blockhashAvoiding(new Set())).blockhash, own.blockhash, 'reused while fresh');
+  // Refresh the deposits' cache until it reaches a blockhash at or past Hush's own (fetched at `processed`,
+  // the cache at `confirmed`, a slot behind): once deposits may carry it, Hush's own transactions move on.
+  let cache = handedOut;
+  for (let i = 0; i < 20 && cache.blockhash !== own.blockhash && cache.lastValidBlockHeight <= own.lastValidBlockHeight; i++) {
+    await sleep(SLOT_MS / 2);
+    cache = await (chain as unknown as { refreshBlockhash(): Promise<typeof own> }).refreshBlockhash();
+  }
+  assert.equal(cache.blockhash, own.blockhash, 'refreshed twice a slot, the cache passes through every slot\'s blockhash');
+  const next = await chain.blockhashAvoiding(new Set());
+  assert.notEqual(next.blockhash, own.blockhash, 'retired once deposits may carry it');
+});

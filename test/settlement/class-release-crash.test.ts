@@ -1,0 +1,134 @@
+/**
+ * A crash during a class release (SPEC §9, §10), real processes, real chain, real store: Hush runs with
+ * privacy on and k = 3 as a child process that SIGKILLs itself right after sending the second payout of
+ * a class of three (HUSH_FAULT=payout-sent, HUSH_FAULT_AFTER=2); the third is released but not sent.
+ * Restarted on the same DATA_DIR (privacy still on), it pays the rest without waiting for another
+ * class, and every order of the class is paid exactly once, for its exact amount, each by one
+ * transaction; the deposits are swept once and the ledger reconciles.
+ */
+import assert from 'node:assert/strict';
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
+import { generateKeyPairSigner } from '@solana/kit';
+import { openDb } from '../../src/store/open-db.ts';
+import { HushClient } from '../support/hush-server.ts';
+import { HIGH_RATE_LIMITS, spawnHush, waitForExit, type HushProcess } from '../support/hush-process.ts';
+import { makeTempDir, pollUntil, removeDir } from '../support/localnet.ts';
+import {
+  ASSETS,
+  SOL,
+  accountExists,
+  assertHistory,
+  assertPaidOnce,
+  ataOf,
+  balanceOf,
+  chainAt,
+  chainTxRows,
+  depositWithRefresh,
+  jsonish,
+  newWallet,
+  placeOrder,
+  readDemoAccount,
+  successfulSignatures,
+  waitForCleanReconcile,
+  waitForOrder,
+} from '../support/settlement.ts';
+
+const CLASS = 3;
+const AMOUNT = 20_000_000n; // 20 USDC: a standard amount
+
+test('SIGKILL between the payouts of one class release: the rest are paid after the restart, each exactly once', { timeout: 300_000 }, async (t) => {
+  const dataDir = makeTempDir('hush-release-crash-');
+  const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOCALNET_PORT: '0',
+    LOCALNET_SLOT_MS: '100',
+    HUSH_PRIVACY: 'on',
+    HUSH_PRIVACY_K: String(CLASS),
+    // Far beyond the run: only a full class releases these payouts.
+    HUSH_PRIVACY_MAX_DELAY_S: '600',
+    // The release spreads the class's payouts over 1–4 s, so the kill falls between two of them.
+    HUSH_PAYOUT_DELAY_S: '1-4',
+    HUSH_SWEEP_INTERVAL_S: '1',
+    HUSH_ADMIN_TOKEN: adminToken,
+    HUSH_RATE_LIMITS: HIGH_RATE_LIMITS,
+  };
+  let second: HushProcess | undefined;
+  try {
+    const first = await spawnHush({ ...env, HUSH_FAULT: 'payout-sent', HUSH_FAULT_AFTER: '2' }, { label: 'release crash, first life' });
+    const demo = readDemoAccount(dataDir);
+    let chain = chainAt(first.chainUrl);
+    let client = new HushClient(first.url!, demo.apiKey);
+    const orders = await Promise.all(
+      Array.from({ length: CLASS }, async () => {
+        const sender = await newWallet(chain, { sol: SOL, tokens: { usdc: AMOUNT } });
+        const recipient = (await generateKeyPairSigner()).address;
+        const placed = await placeOrder(client, { amount: AMOUNT.toString(), sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
+        assert.equal(placed.quote.privacy.standard, true);
+        return { sender, recipient, placed };
+      }),
+    );
+    await Promise.all(orders.map((o) => depositWithRefresh(client, chain, o.placed, o.sender)));
+
+    const death = await waitForExit(first, 90_000, 'the second payout of the release');
+    assert.equal(death.signal, 'SIGKILL', `killed itself after the second payout (exit ${jsonish(death)}):\n${first.output().slice(-3000)}`);
+
+    // The crashed store, on a copy: the class was released as one, and killed part way through paying it.
+    const copy = makeTempDir('hush-release-crash-copy-');
+    try {
+      cpSync(join(dataDir, 'pgdata'), join(copy, 'pgdata'), { recursive: true });
+      const db = await openDb({ dataDir: copy });
+      try {
+        const ids = orders.map((o) => o.placed.trackingId);
+        const { rows } = await db.query<{ status: string; released: boolean }>('SELECT status, class_released_at IS NOT NULL AS released FROM orders WHERE tracking_id = ANY($1)', [ids]);
+        const paying = (await Promise.all(ids.map((id) => chainTxRows(db, id, 'payout')))).filter((r) => r.length > 0).length;
+        t.diagnostic(`at the crash: ${jsonish(rows)}, ${paying} with a payout recorded`);
+        assert.equal(rows.length, CLASS);
+        assert.ok(rows.every((r) => r.released), 'the whole class was released at once');
+        assert.ok(paying >= 2, 'two payouts sent before the kill');
+        assert.ok(rows.some((r) => r.status !== 'completed'), 'killed before the class was fully paid');
+      } finally {
+        await db.close();
+      }
+    } finally {
+      removeDir(copy);
+    }
+
+    second = await spawnHush(env, { label: 'release crash, second life' });
+    chain = chainAt(second.chainUrl);
+    client = new HushClient(second.url!, demo.apiKey);
+    const recs = await Promise.all(orders.map((o) => waitForOrder(client, o.placed.trackingId, ['completed'], 90_000)));
+    for (const [i, rec] of recs.entries()) {
+      const { recipient, placed } = orders[i]!;
+      assertHistory(rec, ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending', 'completed']);
+      assert.equal(rec.payouts.length, 1, `${placed.trackingId}: one payout transaction`);
+      assert.equal(await balanceOf(chain, recipient, ASSETS.usdc), placed.amountOut, `${placed.trackingId}: the recipient holds exactly amountOut`);
+      assert.deepEqual(await successfulSignatures(chain, await ataOf(recipient, ASSETS.usdc.mint)), [rec.payouts[0].signature], `${placed.trackingId}: credited by its payout alone`);
+    }
+    await pollUntil(async () => (await Promise.all(orders.map((o) => accountExists(chain, o.placed.depositAccount)))).every((x) => !x), {
+      timeoutMs: 90_000,
+      intervalMs: 200,
+      what: 'deposits swept',
+    });
+    await waitForCleanReconcile(second.url!, adminToken, 30_000);
+    const stop = await second.stop('SIGTERM');
+    assert.deepEqual(stop, { code: 0, signal: null }, `clean shutdown:\n${second.output().slice(-2000)}`);
+    second = undefined;
+
+    const db = await openDb({ dataDir });
+    try {
+      for (const o of orders) await assertPaidOnce(db, o.placed.trackingId, 'payout', o.placed.amountOut);
+      const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chain_txs WHERE status = 'pending'`);
+      assert.equal(rows[0]!.n, 0, 'nothing left pending');
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await second?.stop('SIGKILL');
+    removeDir(dataDir);
+  }
+});
