@@ -194,7 +194,8 @@ export class SolanaChain {
       ]).catch((e: Error) => {
         throw new ChainUnavailableError(`RPC unavailable: ${e.message}`);
       });
-      if (!avoid.has(value.blockhash)) {
+      // Nor the one deposits are being handed now (the tip at `processed` can be the cache's `confirmed` one).
+      if (!avoid.has(value.blockhash) && value.blockhash !== this.blockhash?.blockhash) {
         const left = value.lastValidBlockHeight - height;
         this.ownBlockhash = { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight, expiresAtSlot: context.slot + left, blocksLeftAtFetch: left, fetchedAt: Date.now(), slotMs: this.slotMs };
         return this.ownBlockhash;

@@ -7,19 +7,16 @@
  * transaction; the deposits are swept once and the ledger reconciles.
  */
 import assert from 'node:assert/strict';
-import { cpSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
-import { openDb } from '../../src/store/open-db.ts';
 import { HushClient } from '../support/hush-server.ts';
 import { HIGH_RATE_LIMITS, spawnHush, waitForExit, type HushProcess } from '../support/hush-process.ts';
-import { makeTempDir, pollUntil, removeDir } from '../support/localnet.ts';
+import { makeTempDir, removeDir } from '../support/localnet.ts';
+import { sweptReconciledStopped, withCrashedStoreCopy, withStore } from '../support/crash-recovery.ts';
 import {
   ASSETS,
   SOL,
-  accountExists,
   assertHistory,
   assertPaidOnce,
   ataOf,
@@ -32,7 +29,6 @@ import {
   placeOrder,
   readDemoAccount,
   successfulSignatures,
-  waitForCleanReconcile,
   waitForOrder,
 } from '../support/settlement.ts';
 
@@ -78,25 +74,16 @@ test('SIGKILL between the payouts of one class release: the rest are paid after 
     assert.equal(death.signal, 'SIGKILL', `killed itself after the second payout (exit ${jsonish(death)}):\n${first.output().slice(-3000)}`);
 
     // The crashed store, on a copy: the class was released as one, and killed part way through paying it.
-    const copy = makeTempDir('hush-release-crash-copy-');
-    try {
-      cpSync(join(dataDir, 'pgdata'), join(copy, 'pgdata'), { recursive: true });
-      const db = await openDb({ dataDir: copy });
-      try {
-        const ids = orders.map((o) => o.placed.trackingId);
-        const { rows } = await db.query<{ status: string; released: boolean }>('SELECT status, class_released_at IS NOT NULL AS released FROM orders WHERE tracking_id = ANY($1)', [ids]);
-        const paying = (await Promise.all(ids.map((id) => chainTxRows(db, id, 'payout')))).filter((r) => r.length > 0).length;
-        t.diagnostic(`at the crash: ${jsonish(rows)}, ${paying} with a payout recorded`);
-        assert.equal(rows.length, CLASS);
-        assert.ok(rows.every((r) => r.released), 'the whole class was released at once');
-        assert.ok(paying >= 2, 'two payouts sent before the kill');
-        assert.ok(rows.some((r) => r.status !== 'completed'), 'killed before the class was fully paid');
-      } finally {
-        await db.close();
-      }
-    } finally {
-      removeDir(copy);
-    }
+    await withCrashedStoreCopy(dataDir, async (db) => {
+      const ids = orders.map((o) => o.placed.trackingId);
+      const { rows } = await db.query<{ status: string; released: boolean }>('SELECT status, class_released_at IS NOT NULL AS released FROM orders WHERE tracking_id = ANY($1)', [ids]);
+      const paying = (await Promise.all(ids.map((id) => chainTxRows(db, id, 'payout')))).filter((r) => r.length > 0).length;
+      t.diagnostic(`at the crash: ${jsonish(rows)}, ${paying} with a payout recorded`);
+      assert.equal(rows.length, CLASS);
+      assert.ok(rows.every((r) => r.released), 'the whole class was released at once');
+      assert.ok(paying >= 2, 'two payouts sent before the kill');
+      assert.ok(rows.some((r) => r.status !== 'completed'), 'killed before the class was fully paid');
+    });
 
     second = await spawnHush(env, { label: 'release crash, second life' });
     chain = chainAt(second.chainUrl);
@@ -109,24 +96,14 @@ test('SIGKILL between the payouts of one class release: the rest are paid after 
       assert.equal(await balanceOf(chain, recipient, ASSETS.usdc), placed.amountOut, `${placed.trackingId}: the recipient holds exactly amountOut`);
       assert.deepEqual(await successfulSignatures(chain, await ataOf(recipient, ASSETS.usdc.mint)), [rec.payouts[0].signature], `${placed.trackingId}: credited by its payout alone`);
     }
-    await pollUntil(async () => (await Promise.all(orders.map((o) => accountExists(chain, o.placed.depositAccount)))).every((x) => !x), {
-      timeoutMs: 90_000,
-      intervalMs: 200,
-      what: 'deposits swept',
-    });
-    await waitForCleanReconcile(second.url!, adminToken, 30_000);
-    const stop = await second.stop('SIGTERM');
-    assert.deepEqual(stop, { code: 0, signal: null }, `clean shutdown:\n${second.output().slice(-2000)}`);
+    await sweptReconciledStopped(second, chain, orders.map((o) => o.placed.depositAccount), adminToken, 'release crash');
     second = undefined;
 
-    const db = await openDb({ dataDir });
-    try {
+    await withStore(dataDir, async (db) => {
       for (const o of orders) await assertPaidOnce(db, o.placed.trackingId, 'payout', o.placed.amountOut);
       const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chain_txs WHERE status = 'pending'`);
       assert.equal(rows[0]!.n, 0, 'nothing left pending');
-    } finally {
-      await db.close();
-    }
+    });
   } finally {
     await second?.stop('SIGKILL');
     removeDir(dataDir);

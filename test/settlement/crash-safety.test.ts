@@ -14,21 +14,18 @@
  * process held; sweeps take no order lease, so the sweep scenarios finish sooner).
  */
 import assert from 'node:assert/strict';
-import { cpSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import type { FaultPoint } from '../../src/support/fault-points.ts';
-import { openDb } from '../../src/store/open-db.ts';
 import type { Db } from '../../src/store/db.ts';
 import { HushClient } from '../support/hush-server.ts';
 import { HIGH_RATE_LIMITS, spawnHush, waitForExit, type HushProcess } from '../support/hush-process.ts';
-import { makeTempDir, pollUntil, removeDir } from '../support/localnet.ts';
+import { makeTempDir, removeDir } from '../support/localnet.ts';
+import { sweptReconciledStopped, withCrashedStoreCopy, withStore } from '../support/crash-recovery.ts';
 import {
   ASSETS,
   SOL,
-  accountExists,
   assertHistory,
   assertPaidOnce,
   ataOf,
@@ -42,7 +39,6 @@ import {
   sendOwnDeposit,
   depositWithRefresh,
   successfulSignatures,
-  waitForCleanReconcile,
   waitForOrder,
   type AssetId,
 } from '../support/settlement.ts';
@@ -132,15 +128,6 @@ const SCENARIOS: Scenario[] = [
  */
 const CONCURRENCY = 7;
 
-async function withStore<T>(dataDir: string, fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openDb({ dataDir });
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
-
 async function crashState(db: Db, trackingId: string, depositAccount: string): Promise<CrashState> {
   const { rows } = await db.query<{ status: string }>('SELECT status FROM orders WHERE tracking_id = $1', [trackingId]);
   const sweeps = await db.query<{ status: string }>(
@@ -201,15 +188,9 @@ async function run(s: Scenario, diag: (msg: string) => void) {
     diag(`${s.fault}: died by SIGKILL ${Date.now() - started} ms after start`);
 
     // ---- the crashed store, inspected on a copy (the original is for Hush to recover)
-    const copy = makeTempDir(`hush-crash-copy-`);
-    try {
-      cpSync(join(dataDir, 'pgdata'), join(copy, 'pgdata'), { recursive: true });
-      const state = await withStore(copy, (db) => crashState(db, placed.trackingId, placed.depositAccount));
-      diag(`${s.fault}: at the crash ${jsonish(state)}`);
-      s.atCrash(state);
-    } finally {
-      removeDir(copy);
-    }
+    const state = await withCrashedStoreCopy(dataDir, (db) => crashState(db, placed.trackingId, placed.depositAccount));
+    diag(`${s.fault}: at the crash ${jsonish(state)}`);
+    s.atCrash(state);
 
     // ---- second life: same DATA_DIR, no fault
     second = await spawnHush(env, { label: `${s.fault}, second life` });
@@ -234,11 +215,7 @@ async function run(s: Scenario, diag: (msg: string) => void) {
     }
 
     // Pending transactions settle, the deposit is swept, and the ledger matches the chain.
-    await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { timeoutMs: 90_000, intervalMs: 200, what: `${s.fault}: deposit swept (once every handed-out transaction is dead)` });
-    await waitForCleanReconcile(second.url!, adminToken, 30_000);
-
-    const stop = await second.stop('SIGTERM');
-    assert.deepEqual(stop, { code: 0, signal: null }, `clean shutdown:\n${second.output().slice(-2000)}`);
+    await sweptReconciledStopped(second, chain, [placed.depositAccount], adminToken, s.fault);
     second = undefined;
 
     // ---- the store after the fact: exactly once
