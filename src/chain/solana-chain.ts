@@ -150,8 +150,8 @@ export class SolanaChain {
           slotMs: this.slotMs,
         };
         this.blockhash = fresh;
-        // The cache (at `confirmed`) reached the very blockhash Hush's own transactions were fetched with
-        // (at `processed`, a slot earlier): deposits are handed it from now on, so Hush's own stop using it.
+        // The cache reached the very blockhash Hush's own transactions were fetched with (in the same slot):
+        // deposits are handed it from now on, so Hush's own stop using it.
         if (this.ownBlockhash?.blockhash === fresh.blockhash) this.ownBlockhash = null;
         return fresh;
       } catch (e) {
@@ -170,8 +170,8 @@ export class SolanaChain {
 
   /**
    * A blockhash for Hush's own transactions that is none of `avoid` (the ones handed out in deposit
-   * transactions): one kept for Hush's own transactions only while it is fresh, else the tip's at
-   * `processed`, fetched again a slot later while it is still one of them. Never the cached one deposits
+   * transactions): one kept for Hush's own transactions only while it is fresh, else the latest at
+   * `confirmed`, fetched again a slot later while it is one of them or the deposits' cache. Never the cached one deposits
    * are handed: `avoid` is read before the call, and a deposit handed the cached one after that read
    * would share it with the payout (bench:privacy's A1 links, true and false). Concurrent callers share
    * one fetch: a burst of payouts costs one pair of calls, not a pair each, and then none while it is
@@ -188,13 +188,15 @@ export class SolanaChain {
 
   private async fetchAvoiding(avoid: { has(blockhash: string): boolean }): Promise<FreshBlockhash> {
     for (let attempt = 0; attempt < 8; attempt++) {
+      // At `confirmed`, as the deposits' cache: a `processed` block can still be dropped with its fork, and
+      // every transaction signed with its blockhash in the next 15 s with it.
       const [{ value, context }, height] = await Promise.all([
-        this.rpc.getLatestBlockhash({ commitment: 'processed' }).send(),
-        this.rpc.getBlockHeight({ commitment: 'processed' }).send(),
+        this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send(),
+        this.rpc.getBlockHeight({ commitment: 'confirmed' }).send(),
       ]).catch((e: Error) => {
         throw new ChainUnavailableError(`RPC unavailable: ${e.message}`);
       });
-      // Nor the one deposits are being handed now (the tip at `processed` can be the cache's `confirmed` one).
+      // Nor the one deposits are being handed now: a slot later it is another.
       if (!avoid.has(value.blockhash) && value.blockhash !== this.blockhash?.blockhash) {
         const left = value.lastValidBlockHeight - height;
         this.ownBlockhash = { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight, expiresAtSlot: context.slot + left, blocksLeftAtFetch: left, fetchedAt: Date.now(), slotMs: this.slotMs };
