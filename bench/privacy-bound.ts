@@ -7,8 +7,9 @@
  * pinned amount, mode: for the swap mix, source asset and amount) arriving as Poisson at λ·p, a release
  * cycle starts at its first deposit and takes every deposit of the class until k are waiting or the cap
  * has passed; the best adversary then guesses one of a release's n at random, so it links one order per
- * release and the share linked is Σ p / E[n]. That ignores the release spread, edges and whatever else
- * the real adversary exploits, so the measured figures sit above it (13–18 % where it says 11–15 %).
+ * release and the share linked is Σ p / E[n]. It ignores the release spread, the run's edges and
+ * whatever else the real adversary exploits or misses: at the defaults it is close to bench:privacy's
+ * standard rows (15 % against 13.5–16.4 % measured), at larger k it has been well below them.
  *
  *   npm run bench:privacy-bound                      k ∈ {8, 16, 24, ∞} × caps, at λ ∈ {0.2, 1}
  *   npm run bench:privacy-bound -- --usd=20-100      only the denominations worth $20–$100 offered
