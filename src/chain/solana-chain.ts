@@ -171,11 +171,11 @@ export class SolanaChain {
   /**
    * A blockhash for Hush's own transactions that is none of `avoid` (the ones handed out in deposit
    * transactions): one kept for Hush's own transactions only while it is fresh, else the latest at
-   * `confirmed`, fetched again a slot later while it is one of them or the deposits' cache. Never the cached one deposits
-   * are handed: `avoid` is read before the call, and a deposit handed the cached one after that read
-   * would share it with the payout (bench:privacy's A1 links, true and false). Concurrent callers share
-   * one fetch: a burst of payouts costs one pair of calls, not a pair each, and then none while it is
-   * fresh (15 s).
+   * `confirmed`, fetched again a slot later while it is one of them or the deposits' cache. Never the
+   * cached one deposits are handed: `avoid` is read before the call, and a deposit handed the cached one
+   * after that read would share it with the payout (bench:privacy's A1 links, true and false).
+   * Concurrent callers share one fetch: a burst of payouts costs one pair of calls, not a pair each, and
+   * then none while it is fresh (15 s).
    */
   async blockhashAvoiding(avoid: { has(blockhash: string): boolean }): Promise<FreshBlockhash> {
     const own = this.ownBlockhash;
