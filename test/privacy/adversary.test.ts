@@ -141,6 +141,19 @@ describe('adversaries on synthetic chains', () => {
       [1, 2],
     ]);
   });
+
+  it('A1 claims no payout a slot after a deposit when the policy waits two slots at least (class release)', () => {
+    const slotS = knowledge().slotS;
+    const policy: ReleasePolicy = { delayWindowS: { min: 5, max: 30 }, classRelease: { k: 8, maxDelayS: 240, minGapS: 2 * slotS } };
+    // A free amount's deposit and, a slot later, another order's payout of the same asset: no true pair is
+    // that close, though a pipeline latency this spread out makes the delay look plausible.
+    const latency = { mu: 0.5, sigma: 0.4 };
+    const links = deterministicLinks({ deposits: [deposit(5_370_000n, 10)], payouts: [payout('bob', 5_000_000n, 11)] }, knowledge({ policy, latency }));
+    assert.deepEqual([...links.entries()], []);
+    // With no wait published, the same pair is the only one either way: linked.
+    const open = deterministicLinks({ deposits: [deposit(5_370_000n, 10)], payouts: [payout('bob', 5_000_000n, 11)] }, knowledge({ policy: { delayWindowS: { min: 0, max: 0 } }, latency }));
+    assert.deepEqual([...open.entries()], [[0, 0]]);
+  });
 });
 
 /** Class release (SPEC §9) as Hush applies it: k waiting or the oldest's cap, then a shuffled spread over 5–30 s. */

@@ -60,8 +60,10 @@ export function deterministicLinks(obs: Observation, k: AdversaryKnowledge): Map
   obs.deposits.forEach((d, i) => entry(d.blockhash).d.push(i));
   obs.payouts.forEach((p, j) => new Set(p.blockhashes).forEach((h) => entry(h).p.push(j)));
   for (const { d, p } of byHash.values()) if (d.length === 1 && p.length === 1) claim(d[0]!, p[0]!);
-  // A payout a slot after a deposit is that deposit's only when the policy allows no wait at all.
-  if ((k.policy.classRelease?.minGapS ?? k.policy.delayWindowS.min) > 2 * k.slotS) return links;
+  // A payout a slot after a deposit is that deposit's only when the policy allows no wait at all: under
+  // a published minimum of two slots (class release) no true pair is that close, and the tell could only
+  // claim false links.
+  if ((k.policy.classRelease?.minGapS ?? k.policy.delayWindowS.min) >= 2 * k.slotS * (1 - 1e-9)) return links;
   obs.deposits.forEach((d, i) => {
     const near = obs.payouts.flatMap((p, j) => (p.slot - d.slot <= 1 && compatible(k.schedule, d, p) ? [j] : []));
     if (near.length !== 1) return;
