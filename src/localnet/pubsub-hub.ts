@@ -50,6 +50,8 @@ export class PubSubHub implements ChainObserver {
   private readonly slotSubs = new Set<SlotSub>();
   private readonly accountSubs = new Map<string, Set<AccountSub>>();
   private readonly signatureSubs = new Map<string, Set<SignatureSub>>();
+  /** Signature subscriptions no slot has passed since (checkSignatures leaves them for the next one). */
+  private readonly firstTick = new Set<SignatureSub>();
   private readonly logsAll = new Set<LogsSub>();
   private readonly logsMentions = new Map<string, Set<LogsSub>>();
   /** Transactions of recent slots, kept only while account or log subscriptions exist (for confirmed/finalized). */
@@ -77,7 +79,7 @@ export class PubSubHub implements ChainObserver {
     addTo(this.byClient, client, sub.id);
     if (sub.kind === 'slot') this.slotSubs.add(sub);
     else if (sub.kind === 'account') addTo(this.accountSubs, sub.address, sub);
-    else if (sub.kind === 'signature') addTo(this.signatureSubs, sub.signature, sub);
+    else if (sub.kind === 'signature') (addTo(this.signatureSubs, sub.signature, sub), this.firstTick.add(sub));
     else if (sub.mentions === null) this.logsAll.add(sub);
     else addTo(this.logsMentions, sub.mentions, sub);
     return sub.id;
@@ -102,7 +104,7 @@ export class PubSubHub implements ChainObserver {
     deleteFrom(this.byClient, sub.client, sub.id);
     if (sub.kind === 'slot') this.slotSubs.delete(sub);
     else if (sub.kind === 'account') deleteFrom(this.accountSubs, sub.address, sub);
-    else if (sub.kind === 'signature') deleteFrom(this.signatureSubs, sub.signature, sub);
+    else if (sub.kind === 'signature') (deleteFrom(this.signatureSubs, sub.signature, sub), this.firstTick.delete(sub));
     else if (sub.mentions === null) this.logsAll.delete(sub);
     else deleteFrom(this.logsMentions, sub.mentions, sub);
     if (this.accountSubs.size === 0 && this.logsAll.size === 0 && this.logsMentions.size === 0) this.recent.clear();
@@ -196,9 +198,12 @@ export class PubSubHub implements ChainObserver {
   private checkSignatures(): void {
     for (const [signature, subs] of this.signatureSubs) {
       const st = this.chain.signatureStatus(signature);
-      if (!st) continue;
       for (const sub of [...subs]) {
-        if (RANK[st.confirmationStatus] < RANK[sub.commitment]) continue;
+        // Not on the first slot after the subscription: a signature that had already reached its commitment
+        // would be notified a few milliseconds after the subscription's reply, before a client such as kit
+        // (which drops what arrives before its iterator first polls) is listening.
+        if (this.firstTick.delete(sub)) continue;
+        if (!st || RANK[st.confirmationStatus] < RANK[sub.commitment]) continue;
         this.notify(sub, 'signatureNotification', { context: { slot: this.chain.commitmentSlot(sub.commitment) }, value: { err: st.err } });
         this.drop(sub);
       }
