@@ -140,7 +140,8 @@ export class SettlementContext implements SettlementDeps {
   /**
    * A blockhash for a payout: never one a deposit transaction carries (see openOrderBlockhashes), nor
    * `own`, the paid order's own deposit blockhash: the set is up to 500 ms old, and an order created
-   * since then (its blockhash the one this process hands out, too) can be paid within it.
+   * since then by an API in another process (whose cache may have reached Hush's own blockhash) can be
+   * paid within it.
    */
   async payoutBlockhash(q: Queryable = this.db, own?: string): Promise<FreshBlockhash> {
     // `q`: inside a transaction the read must use it (PGlite serializes everything behind an open one).
