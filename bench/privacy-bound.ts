@@ -1,62 +1,161 @@
 /**
- * bench:privacy-bound — the arithmetic behind docs/privacy.md's "why no release policy meets the
- * standard-amount targets": the linked share an ideal class release reaches under the bench's own
- * workloads, with no chain and no Hush (a second, not ten minutes).
+ * bench:privacy-bound — what Hush's class release can reach under the bench's own workloads with an ideal
+ * adversary's arithmetic, in seconds and without a chain: the trade-off table of docs/privacy.md, per
+ * menu of private amounts and traffic level.
  *
- * The class mix comes from the workloads' own draw (200,000 orders per row). For each class (asset,
- * pinned amount, mode: for the swap mix, source asset and amount) arriving as Poisson at λ·p, a release
- * cycle starts at its first deposit and takes every deposit of the class until k are waiting or the cap
- * has passed; the best adversary then guesses one of a release's n at random, so it links one order per
- * release and the share linked is Σ p / E[n]. It ignores the release spread, the run's edges and
- * whatever else the real adversary exploits or misses: at the defaults it is close to bench:privacy's
- * standard rows (15 % against 13.5–16.4 % measured), at larger k it has been well below them.
+ * The class mix comes from the workloads' own draw (200,000 orders per row) under the chosen menu. Each
+ * class then arrives as Poisson at its share of λ for several simulated hours, and Hush's own release
+ * decision (decideRelease, with the policy Hush's configuration gives, passes once a second) releases
+ * them, each class's rate measured as Hush measures it (deposits over the last HUSH_PRIVACY_TRAFFIC_WINDOW_S,
+ * or over the simulation's life while shorter; none before a hold), or with --true-rate its true rate. The adversary links one order per release (a 1-in-n guess
+ * among the n released together), so an order's chance of being linked is 1/n. What it ignores: Hush's
+ * pipeline latency (a second or two), the run's edges, and whatever the real adversary exploits or misses
+ * (bench:privacy measures that).
  *
- *   npm run bench:privacy-bound                      k ∈ {8, 16, 24, ∞} × caps, at λ ∈ {0.2, 1}
- *   npm run bench:privacy-bound -- --usd=20-100      only the denominations worth $20–$100 offered
+ *   npm run bench:privacy-bound                            both menus, λ ∈ {0.05, 0.2, 1}, Hush's configured policy
+ *   npm run bench:privacy-bound -- --menu=decade           one menu
+ *   npm run bench:privacy-bound -- --target=30 --budget=1200 --k=20 --rates=0.2
+ *   npm run bench:privacy-bound -- --tradeoff              targets × budgets for each menu (docs/privacy.md's table)
+ *   npm run bench:privacy-bound -- --true-rate             each class's true rate instead of Hush's measurement
  */
 import { loadConfig } from '../src/config/config.ts';
-import { denominationsOf, seeded, workloads } from './privacy/workloads.ts';
+import { releasePolicy } from '../src/config/privacy-settings.ts';
+import { decideRelease, holdMs, type ReleasePolicy } from '../src/domain/class-release.ts';
+import { denominationsFor, type DenominationMenu } from '../src/domain/denomination-menu.ts';
+import { seeded, workloads } from './privacy/workloads.ts';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
-const usd = args.get('usd')?.split('-').map(Number);
-const config = loadConfig({});
-const assets = new Map(config.assets.list.map((a) => [a.assetId, a]));
-const worthUsd = (id: string, d: bigint) => (Number(d) / 10 ** assets.get(id)!.decimals) * Number(assets.get(id)!.referencePriceUsd);
-const table = {
-  get: (id: string) => assets.get(id)!,
-  denominations: (id: string) => denominationsOf(assets.get(id)!).filter((d) => !usd || (worthUsd(id, d) >= usd[0]! * 0.99 && worthUsd(id, d) <= usd[1]! * 1.01)),
-};
+const env = { ...process.env };
+if (args.get('target')) env.HUSH_PRIVACY_TARGET_SET = args.get('target');
+if (args.get('budget')) env.HUSH_PRIVACY_MAX_DELAY_S = args.get('budget');
+if (args.get('k')) env.HUSH_PRIVACY_K = args.get('k');
+if (args.get('window')) env.HUSH_PAYOUT_DELAY_S = args.get('window');
+const config = loadConfig(env);
+const menus = (args.get('menu') ?? 'decade,1-2-5').split(',') as DenominationMenu[];
+const rates = (args.get('rates') ?? '0.05,0.2,1').split(',').map(Number);
+const hours = Number(args.get('hours') ?? 8);
+const DRAWS = 200_000;
 
-/** Expected release size of a class whose cycle gathers Poisson(m) more deposits after its first, up to k. */
-function releaseSize(m: number, k: number): number {
-  let p = Math.exp(-m);
-  let below = 0;
-  let size = 0;
-  for (let j = 0; j < k - 1 && j < 10_000; j++) {
-    size += (1 + j) * p;
-    below += p;
-    p *= m / (j + 1);
-  }
-  return size + Math.min(k, 10_001) * Math.max(0, 1 - below);
+export interface BoundResult {
+  classes: number;
+  linked: number;
+  setP10: number;
+  setMedian: number;
+  delayP50: number;
+  delayP95: number;
 }
 
-const DRAWS = 200_000;
-const rows = workloads(table).filter((w) => ['std-out', 'std-in', 'swap'].includes(w.id));
-const rand = seeded(20261122);
-console.log(`linked share of an ideal class release (one link per release)${usd ? `, denominations worth $${usd[0]}–$${usd[1]} only` : ''}`);
-console.log('row      classes  λ /s  cap s   k=8     k=16    k=24    k=∞');
-for (const w of rows) {
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : NaN;
+};
+
+/** Class shares of a workload row under a menu: class key → share of the row's orders. */
+function classShares(menu: DenominationMenu, row: string): Map<string, number> {
+  const assets = new Map(config.assets.list.map((a) => [a.assetId, a]));
+  const table = { get: (id: string) => assets.get(id)!, denominations: (id: string) => denominationsFor(menu, assets.get(id)!, assets.get(id)!.denominations) };
+  const w = workloads(table).find((x) => x.id === row)!;
+  const rand = seeded(20261122);
   const counts = new Map<string, number>();
   for (let i = 0; i < DRAWS; i++) {
     const o = w.draw(rand);
-    const key = `${o.sourceAssetId}:${o.amount}:${o.mode}`;
+    const key = `${o.sourceAssetId}>${o.destinationAssetId}:${o.mode}:${o.amount}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  const shares = [...counts.values()].map((c) => c / DRAWS);
-  for (const [rate, caps] of [[1, [240, 270]], [0.2, [240, 540]]] as const) {
-    for (const cap of caps) {
-      const linked = [8, 16, 24, Infinity].map((k) => shares.reduce((s, p) => s + p / releaseSize(rate * p * cap, k === Infinity ? 100_000 : k), 0));
-      console.log(`${w.id.padEnd(8)} ${String(counts.size).padStart(7)}  ${String(rate).padEnd(4)}  ${String(cap).padEnd(5)}  ${linked.map((l) => `${(100 * l).toFixed(1)} %`.padEnd(7)).join(' ')}`);
+  return new Map([...counts].map(([k, c]) => [k, c / DRAWS]));
+}
+
+/** Simulates `hours` of Poisson traffic at `rate` through decideRelease; scores the orders after the first budget and before the last. */
+export function simulate(shares: Map<string, number>, rate: number, policy: ReleasePolicy, simHours: number, seed = 7, windowMs = config.privacyTrafficWindowS * 1000, trueRate = args.has('true-rate')): BoundResult {
+  const rand = seeded(seed);
+  const endMs = simHours * 3_600_000;
+  const arrivals: { id: string; classKey: string; confirmedAt: number }[] = [];
+  for (const [key, p] of shares) {
+    let t = 0;
+    for (;;) {
+      t += (-Math.log(1 - rand()) / (rate * p)) * 1000;
+      if (t > endMs) break;
+      arrivals.push({ id: String(arrivals.length).padStart(9, '0'), classKey: key, confirmedAt: t });
+    }
+  }
+  arrivals.sort((a, b) => a.confirmedAt - b.confirmedAt);
+  // Hush's measurement: deposits in the window (or the life so far), nothing before it has watched a hold.
+  const inWindow = new Map<string, number>();
+  let tail = 0;
+  let now = 0;
+  const minObservedMs = Math.min(windowMs, holdMs(policy));
+  const ratePerMs = (key: string): number | undefined => {
+    if (trueRate) return (rate * (shares.get(key) ?? 0)) / 1000;
+    if (now < minObservedMs) return undefined;
+    return (inWindow.get(key) ?? 0) / Math.min(windowMs, now);
+  };
+  const waiting: typeof arrivals = [];
+  const sets: number[] = [];
+  const delays: number[] = [];
+  const scoredFrom = policy.budgetMs;
+  const scoredTo = endMs - 2 * policy.budgetMs;
+  let next = 0;
+  for (now = 0; now <= endMs; now += policy.passEveryMs) {
+    while (next < arrivals.length && arrivals[next]!.confirmedAt <= now) {
+      const a = arrivals[next++]!;
+      waiting.push(a);
+      inWindow.set(a.classKey, (inWindow.get(a.classKey) ?? 0) + 1);
+    }
+    while (tail < next && arrivals[tail]!.confirmedAt <= now - windowMs) {
+      const a = arrivals[tail++]!;
+      inWindow.set(a.classKey, inWindow.get(a.classKey)! - 1);
+    }
+    if (waiting.length === 0) continue;
+    const { release } = decideRelease(waiting, now, policy, ratePerMs, rand);
+    if (release.length === 0) continue;
+    const gone = new Set(release.map((r) => r.id));
+    for (const r of release) {
+      const w = waiting.find((x) => x.id === r.id)!;
+      if (w.confirmedAt < scoredFrom || w.confirmedAt > scoredTo) continue;
+      sets.push(r.releasedWith);
+      delays.push((r.at - w.confirmedAt) / 1000);
+    }
+    for (let i = waiting.length - 1; i >= 0; i--) if (gone.has(waiting[i]!.id)) waiting.splice(i, 1);
+  }
+  return {
+    classes: shares.size,
+    linked: sets.reduce((s, n) => s + 1 / n, 0) / sets.length,
+    setP10: quantile(sets, 0.1),
+    setMedian: quantile(sets, 0.5),
+    delayP50: quantile(delays, 0.5),
+    delayP95: quantile(delays, 0.95),
+  };
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+const ROWS = ['std-out', 'std-in', 'swap'];
+
+if (args.has('tradeoff')) {
+  console.log('| menu | λ /s | target | budget s | std-out linked | set p10 / median | delay p50 / p95 s | swap linked | swap set p10 / median | swap delay p95 s |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const menu of menus) {
+    const out = classShares(menu, 'std-out');
+    const swap = classShares(menu, 'swap');
+    for (const rate of rates) {
+      for (const [target, budget] of [[10, 420], [20, 420], [20, 840], [30, 840], [20, 1680], [40, 1680]] as const) {
+        const policy = releasePolicy(loadConfig({ ...env, HUSH_PRIVACY_TARGET_SET: String(target), HUSH_PRIVACY_MAX_DELAY_S: String(budget), HUSH_PRIVACY_K: '' }));
+        const a = simulate(out, rate, policy, hours);
+        const b = simulate(swap, rate, policy, hours);
+        console.log(`| ${menu} | ${rate} | ${target} | ${budget} | ${pct(a.linked)} | ${a.setP10} / ${a.setMedian} | ${a.delayP50.toFixed(0)} / ${a.delayP95.toFixed(0)} | ${pct(b.linked)} | ${b.setP10} / ${b.setMedian} | ${b.delayP95.toFixed(0)} |`);
+      }
+    }
+  }
+} else {
+  const policy = releasePolicy(config);
+  console.log(`ideal class release (one link per release, ${args.has('true-rate') ? 'true rates' : 'rates measured as Hush does'}): ${policy.fixedK ? `fixed k ${policy.targetSet}` : `target set ${policy.targetSet}`}, budget ${policy.budgetMs / 1000} s, spread ${config.payoutDelayS.min}-${config.payoutDelayS.max} s, ${hours} h simulated per line`);
+  console.log('menu     row      classes  λ /s   linked   set p10/median   delay p50/p95 s');
+  for (const menu of menus) {
+    for (const row of ROWS) {
+      const shares = classShares(menu, row);
+      for (const rate of rates) {
+        const r = simulate(shares, rate, policy, hours);
+        console.log(`${menu.padEnd(8)} ${row.padEnd(8)} ${String(r.classes).padStart(7)}  ${String(rate).padEnd(5)}  ${pct(r.linked).padStart(7)}  ${`${r.setP10} / ${r.setMedian}`.padEnd(15)}  ${r.delayP50.toFixed(0)} / ${r.delayP95.toFixed(0)}`);
+      }
     }
   }
 }

@@ -4,36 +4,53 @@
  *   npm run bench:privacy                 free, standard (exact_out, exact_in) and swap rows at λ ∈ {0.2, 1}/s
  *   npm run bench:privacy -- --full       also λ = 0.05 and 5, round amounts and bursts (each in a Hush of its own)
  *   … -- --rates=1 --rows=std-out,swap    a subset
- *   … -- --k=16 --cap=300 --window=5-30   the release policy for this run (default: Hush's configuration)
+ *   … -- --target=28 --budget=840 --window=5-30 --menu=1-2-5
+ *                                         the release policy for this run (default: Hush's configuration);
+ *                                         --k=16 a fixed k instead of the target
  *   … -- --offered=1                      the partner offers only standard amounts 1, 10, 100 … (fewer classes)
- *   … -- --n=400                          at most this many orders per row (default 600, 2000 with --full)
+ *   … -- --n=400                          at most this many orders per row (default 1500, 2500 with --full)
  *   … -- --write-docs                     also rewrite the table and chart in docs/privacy.md
  *
- * The policy (HUSH_PRIVACY, HUSH_PRIVACY_K, HUSH_PRIVACY_MAX_DELAY_S, HUSH_PAYOUT_DELAY_S) is read from
+ * The policy (HUSH_PRIVACY, HUSH_DENOMINATIONS, HUSH_PRIVACY_TARGET_SET or HUSH_PRIVACY_K,
+ * HUSH_PRIVACY_MAX_DELAY_S, HUSH_PAYOUT_DELAY_S) is read from
  * Hush's configuration of this environment, the flags overriding it; the adversary is handed it as Hush
  * publishes it. Time is compressed (see compressionFor). Ends with the issue's targets as PASS/MISS lines;
  * fails (exit 1) when a self-check fails.
  */
 import { loadConfig } from '../src/config/config.ts';
 import { runOnce, type BenchPolicy, type RunResult } from './privacy/run.ts';
-import { printTable, printTargets, selfChecks, writeDocs, type RateResult } from './privacy/report.ts';
+import { policyLine, printTable, printTargets, selfChecks, writeDocs, type RateResult } from './privacy/report.ts';
 import { denominationsOf, seeded, workloads, type Workload } from './privacy/workloads.ts';
 
 const args = new Map<string, string | undefined>(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k!, v]; }));
+const KNOWN = ['full', 'rates', 'rows', 'menu', 'target', 'k', 'budget', 'window', 'offered', 'n', 'seed', 'write-docs'];
+const unknown = [...args.keys()].filter((k) => !KNOWN.includes(k));
+if (unknown.length > 0) {
+  // A mistyped or retired flag (--cap) would otherwise measure the default policy under another name.
+  process.stderr.write(`bench:privacy: unknown flag(s) ${unknown.map((k) => `--${k}`).join(', ')}; known: ${KNOWN.map((k) => `--${k}`).join(' ')}\n`);
+  process.exit(2);
+}
 const full = args.has('full');
 const rates = (args.get('rates') ?? (full ? '0.05,0.2,1,5' : '0.2,1')).split(',').map(Number);
-const config = loadConfig(process.env);
-const window = args.get('window')?.split('-').map(Number);
+// The flags go through Hush's own validation, so a run never measures a policy Hush would refuse.
+const flagged: Record<string, string | undefined> = {
+  HUSH_DENOMINATIONS: args.get('menu'),
+  HUSH_PRIVACY_TARGET_SET: args.get('target'),
+  HUSH_PRIVACY_K: args.get('k'),
+  HUSH_PRIVACY_MAX_DELAY_S: args.get('budget'),
+  HUSH_PAYOUT_DELAY_S: args.get('window'),
+};
+const config = loadConfig({ ...process.env, ...Object.fromEntries(Object.entries(flagged).filter(([, v]) => v !== undefined)) });
 const policy: BenchPolicy = {
   privacy: config.privacy,
-  k: Number(args.get('k') ?? config.privacyK),
-  capS: Number(args.get('cap') ?? config.privacyMaxDelayS),
-  windowS: window ? { min: window[0]!, max: window[1]! } : config.payoutDelayS,
+  menu: config.denominationMenu,
+  targetSet: config.privacyTargetSet,
+  ...(config.privacyK !== undefined ? { k: config.privacyK } : {}),
+  budgetS: config.privacyMaxDelayS,
+  windowS: config.payoutDelayS,
   trafficWindowS: config.privacyTrafficWindowS,
 };
-// The flags go through Hush's own validation, so a run never measures a policy Hush would refuse.
-loadConfig({ ...process.env, HUSH_PRIVACY_K: String(policy.k), HUSH_PRIVACY_MAX_DELAY_S: String(policy.capS), HUSH_PAYOUT_DELAY_S: `${policy.windowS.min}-${policy.windowS.max}` });
-const maxOrders = Number(args.get('n') ?? (full ? 2000 : 600));
+const maxOrders = Number(args.get('n') ?? (full ? 2500 : 1500));
 const assets = new Map(config.assets.list.map((a) => [a.assetId, a]));
 /**
  * --offered=1 (or 1,5 …): the partner offers its users only the standard amounts with these leading
@@ -51,13 +68,13 @@ const random = seeded(seed);
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
 /**
- * Real seconds of arrivals per run: a scored span of one and a half caps (at least five minutes), then
- * a cap and a window of padding, so that every scored order's class fills or reaches its cap with the
+ * Real seconds of arrivals per run: a scored span of one and a half budgets (at least five minutes), then
+ * a budget of padding, so that every scored order's class reaches its target or its deadline with the
  * traffic a steady stream would bring. The count per row caps it (the scored span shrinks first).
  */
 function horizonFor(rate: number): { scored: number; padding: number } {
-  const padding = policy.privacy === 'on' ? policy.capS + policy.windowS.max : policy.windowS.max;
-  const scored = Math.max(300, 1.5 * (policy.privacy === 'on' ? policy.capS : policy.windowS.max));
+  const padding = policy.privacy === 'on' ? policy.budgetS : policy.windowS.max;
+  const scored = Math.max(300, 1.5 * padding);
   return { scored: Math.max(60, Math.min(scored, maxOrders / rate - padding)), padding };
 }
 
@@ -78,7 +95,7 @@ const groups = new Map<string, Workload[]>();
 for (const w of chosen) groups.set(w.group ?? '', [...(groups.get(w.group ?? '') ?? []), w]);
 const results: RateResult[] = [];
 const t0 = Date.now();
-log(`policy: HUSH_PRIVACY=${policy.privacy}, k=${policy.k}, cap ${policy.capS} s, window ${policy.windowS.min}-${policy.windowS.max} s${offered ? `; partner offers standard amounts ${offered.join(',')}×10^n only` : ''}`);
+log(`policy: ${policyLine(policy)}${offered ? `; partner offers standard amounts ${offered.join(',')}×10^n only` : ''}`);
 for (const rate of rates) {
   for (const ws of groups.values()) {
     const active = ws.filter((w) => !w.rates || w.rates.includes(rate));

@@ -78,6 +78,8 @@ export interface TruthRecord {
   quoted: { standard: boolean; anonymitySet: number; delaySeconds: number } | null;
   /** Counted in the row's figures; padding orders (after the scored span) are observed, not scored. */
   scored: boolean;
+  /** The status record's privacy.releasedWith once final (null: not released by class). */
+  releasedWith?: number | null;
 }
 
 export class Driver {
@@ -155,8 +157,9 @@ export class Driver {
       await Promise.all(
         open.map((r) =>
           limit(async () => {
-            const { order: s } = await api.call<{ order: { status: string; deposit: { confirmedAt: string | null } | null; payouts: { confirmedAt: string | null }[] } }>('GET', `/status/${r.trackingId}`);
+            const { order: s } = await api.call<{ order: { status: string; deposit: { confirmedAt: string | null } | null; payouts: { confirmedAt: string | null }[]; privacy: { releasedWith: number | null } } }>('GET', `/status/${r.trackingId}`);
             r.status = s.status;
+            r.releasedWith = s.privacy.releasedWith;
             const paid = s.payouts.map((p) => (p.confirmedAt ? Date.parse(p.confirmedAt) : NaN));
             if (s.status === 'completed' && s.deposit?.confirmedAt) r.delayMs = Math.max(...paid) - Date.parse(s.deposit.confirmedAt);
           }),

@@ -8,16 +8,20 @@ import type { Asset } from '../../src/config/assets.ts';
 import { runAdversary, type OwnTransfer } from './adversary/adversary.ts';
 import { Driver, startServer, type TruthRecord } from './driver.ts';
 import { HushApi } from './hush-api.ts';
-import { scoreRow, type RowScore } from './score.ts';
+import { chainBurstSizes, scoreRow, type RowScore } from './score.ts';
 import { schedule, type PlannedOrder, type Workload } from './workloads.ts';
 
 /** The release policy under test, in real (uncompressed) seconds: from Hush's configuration or the flags. */
 export interface BenchPolicy {
   privacy: 'on' | 'off';
-  /** HUSH_PRIVACY_K */
-  k: number;
-  /** HUSH_PRIVACY_MAX_DELAY_S */
-  capS: number;
+  /** HUSH_DENOMINATIONS */
+  menu: string;
+  /** HUSH_PRIVACY_TARGET_SET */
+  targetSet: number;
+  /** HUSH_PRIVACY_K (a fixed k instead of the target), when set */
+  k?: number;
+  /** HUSH_PRIVACY_MAX_DELAY_S: the delay budget, release spread included */
+  budgetS: number;
   /** HUSH_PAYOUT_DELAY_S: the uniform wait with privacy off, a release's spread with it on. */
   windowS: { min: number; max: number };
   /** HUSH_PRIVACY_TRAFFIC_WINDOW_S: the quote's estimate counts a class's deposits over this. */
@@ -59,19 +63,21 @@ const OWN_TRANSFERS = 6;
 const seconds = (x: number) => String(Math.round(x * 1000) / 1000);
 
 /**
- * Hush's environment for a run compressed c times: the slot, the payout window, the class cap and the
+ * Hush's environment for a run compressed c times: the slot, the payout window, the delay budget and the
  * quote's traffic window all divided by c (arrival gaps are too, by the driver), so arrivals per slot,
- * per window and per cap are the real rate's. The traffic window is at most the scored span, so the
- * quotes of the padding after it see a full window of the class's steady traffic.
+ * per window and per budget are the real rate's; the target set is a count and is not scaled. Hush
+ * measures a class's rate over its own life while that is shorter than the window, so the quotes made
+ * once it has watched for a hold see the class's steady traffic.
  */
-export function compressedEnv(policy: BenchPolicy, c: number, scoredS?: number): Record<string, string> {
-  const traffic = Math.min(policy.trafficWindowS, scoredS ?? Infinity);
+export function compressedEnv(policy: BenchPolicy, c: number): Record<string, string> {
   return {
     LOCALNET_SLOT_MS: String(Math.round(400 / c)),
     HUSH_PRIVACY: policy.privacy,
-    HUSH_PRIVACY_K: String(policy.k),
-    HUSH_PRIVACY_MAX_DELAY_S: seconds(Math.max(1, policy.capS / c)),
-    HUSH_PRIVACY_TRAFFIC_WINDOW_S: seconds(Math.max(1, traffic / c)),
+    HUSH_DENOMINATIONS: policy.menu,
+    HUSH_PRIVACY_TARGET_SET: String(policy.targetSet),
+    HUSH_PRIVACY_K: policy.k === undefined ? '' : String(policy.k),
+    HUSH_PRIVACY_MAX_DELAY_S: seconds(Math.max(1, policy.budgetS / c)),
+    HUSH_PRIVACY_TRAFFIC_WINDOW_S: seconds(Math.max(1, policy.trafficWindowS / c)),
     HUSH_PAYOUT_DELAY_S: `${seconds(policy.windowS.min / c)}-${seconds(policy.windowS.max / c)}`,
     HUSH_SWEEP_INTERVAL_S: '1',
     // No request budget (as bench:settlement): compressed time multiplies Hush's call rate by c, and at the
@@ -83,7 +89,7 @@ export function compressedEnv(policy: BenchPolicy, c: number, scoredS?: number):
 export async function runOnce(spec: RunSpec): Promise<RunResult> {
   const started = Date.now();
   const c = spec.compression;
-  const server = await startServer({ ...compressedEnv(spec.policy, c, spec.horizonS?.scored), ...spec.env });
+  const server = await startServer({ ...compressedEnv(spec.policy, c), ...spec.env });
   try {
     const partner = new HushApi(server.hushUrl, server.partnerKey);
     const adversaryApi = new HushApi(server.hushUrl, server.adversaryKey);
@@ -133,7 +139,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const records = (await Promise.all(placed)).filter((x): x is TruthRecord => x !== null);
     const ownRecords = (await Promise.all(own)).filter((x): x is TruthRecord => x !== null);
     for (const r of records) r.scored = r.plan.atMs <= scoredUntilMs;
-    const longestMs = (((spec.policy.privacy === 'on' ? spec.policy.capS : 0) + spec.policy.windowS.max) / c) * 1000;
+    const longestMs = ((spec.policy.privacy === 'on' ? spec.policy.budgetS : spec.policy.windowS.max) / c) * 1000;
     await driver.settle(partner, records, 120_000 + longestMs * 4);
     await driver.settle(adversaryApi, ownRecords, 60_000);
     const unswept = await driver.swept([...records, ...ownRecords], 120_000);
@@ -152,6 +158,11 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       ownTransfers,
       fromSlot,
     );
+    // What the bench counts on the chain for privacy.releasedWith: a class's payouts no further apart than a
+    // release's spread plus Hush's latency (which does not scale with c) are one release.
+    const payoutSlot = new Map(adversary.view.payouts.map((p) => [`${p.recipient}:${p.assetId}`, p.slot]));
+    const spanSlots = Math.ceil((spec.policy.windowS.max - spec.policy.windowS.min) / 0.4) + 5 * c + 5;
+    const bursts = spec.policy.privacy === 'on' ? chainBurstSizes([...records], payoutSlot, spanSlots) : undefined;
     const rows = spec.workloads
       .filter((w) => !w.rates || w.rates.includes(spec.rate))
       .map((w) =>
@@ -159,7 +170,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
           adversary.view,
           records.filter((r) => r.plan.stream === w.id),
           adversary.knowledge,
-          { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && p.atMs <= scoredUntilMs).length, quotesFromMs: spec.horizonS ? (Math.min(spec.policy.trafficWindowS, spec.horizonS.scored) * 1000) / c : 0 },
+          { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && p.atMs <= scoredUntilMs).length, quotesFromMs: spec.policy.privacy === 'on' ? (Math.min(spec.policy.trafficWindowS, spec.policy.budgetS) * 1000) / c : 0, bursts },
         ),
       );
     return { rows, failedOrders: failed, unswept, wallSeconds: (Date.now() - started) / 1000, rpcRequests: adversary.view.requests, ownDelaysS: adversary.ownDelaysS };

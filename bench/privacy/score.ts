@@ -38,6 +38,44 @@ export interface RowScore {
   quotedSetMedian: number;
   /** Orders observed as traffic but not scored (the padding after the scored span). */
   padding: number;
+  /**
+   * Scored orders released by class, the mean of 1/releasedWith over the row's completed orders (an order
+   * that went alone counts 1): the share a 1-in-n guess within each release would link. The best
+   * adversary's share above it is what it learns beyond the release sizes.
+   */
+  releaseGuess: number;
+  /** Completed private orders whose releasedWith (null included) differs from the burst the bench counts on the chain. */
+  releasedWithMismatches: string[];
+  releasedChecked: number;
+}
+
+/**
+ * For each completed private order (its quote said so), the payouts of its class (source, destination,
+ * mode, pinned amount, from the plan) in its burst on the chain: payouts of the class a gap of at most
+ * `spanSlots` apart. `all`: every record of the run (classes are Hush-wide, not per row). What the status
+ * says plays no part, so a release Hush under-reports is caught too. Releases of one class closer than a
+ * spread (λ = 5 and up) would merge here and be reported as mismatches.
+ */
+export function chainBurstSizes(all: TruthRecord[], payoutSlot: Map<string, number>, spanSlots: number): Map<string, number> {
+  const byClass = new Map<string, { id: string; slot: number }[]>();
+  for (const r of all) {
+    const slot = payoutSlot.get(`${r.recipient}:${r.plan.destinationAssetId}`);
+    if (r.status !== 'completed' || slot === undefined || !r.quoted?.standard) continue;
+    const key = `${r.plan.sourceAssetId}>${r.plan.destinationAssetId}:${r.plan.mode}:${r.plan.amount}`;
+    byClass.set(key, [...(byClass.get(key) ?? []), { id: r.trackingId, slot }]);
+  }
+  const sizes = new Map<string, number>();
+  for (const members of byClass.values()) {
+    members.sort((a, b) => a.slot - b.slot);
+    let start = 0;
+    for (let i = 1; i <= members.length; i++) {
+      if (i === members.length || members[i]!.slot - members[i - 1]!.slot > spanSlots) {
+        for (let j = start; j < i; j++) sizes.set(members[j]!.id, i - start);
+        start = i;
+      }
+    }
+  }
+  return sizes;
 }
 
 export function quantile(xs: number[], q: number): number {
@@ -72,7 +110,7 @@ export function scoreRow(
   view: ChainView,
   records: TruthRecord[],
   k: AdversaryKnowledge,
-  meta: { row: string; label: string; rate: number; compression: number; random: () => number; planned: number; quotesFromMs?: number },
+  meta: { row: string; label: string; rate: number; compression: number; random: () => number; planned: number; quotesFromMs?: number; bursts?: Map<string, number> },
 ): RowScore & { results: Record<AdversaryId, AdversaryResult> } {
   const all = records.filter((r) => r.status === 'completed');
   const completed = all.filter((r) => r.scored);
@@ -102,7 +140,7 @@ export function scoreRow(
     shuffled += hits(res, t) / 20;
   }
   const delays = completed.flatMap((r) => (r.delayMs === null ? [] : [(r.delayMs * meta.compression) / 1000]));
-  // Quotes made once the traffic window had filled (the padding's, in a run with one): a class's steady rate.
+  // Quotes made once Hush had watched its classes for a budget (it measures none before a hold): a class's steady rate.
   const quoted = all.filter((r) => r.quoted && r.plan.atMs >= (meta.quotesFromMs ?? 0)).map((r) => r.quoted!.anonymitySet);
   const scoredObserved = Math.min(scoredRow.filter(Boolean).length, completed.filter((r) => obs.payouts.some((p) => p.recipient === r.recipient)).length);
   return {
@@ -127,6 +165,11 @@ export function scoreRow(
     shuffledHits: shuffled,
     quotedSetMedian: quoted.length > 0 ? quantile(quoted, 0.5) : NaN,
     padding: all.length - completed.length,
+    releaseGuess: completed.reduce((a, r) => a + 1 / Math.max(1, r.releasedWith ?? 1), 0) / n,
+    releasedWithMismatches: meta.bursts
+      ? completed.filter((r) => r.quoted?.standard && meta.bursts!.get(r.trackingId) !== r.releasedWith).map((r) => `${r.trackingId}: status ${r.releasedWith}, chain ${meta.bursts!.get(r.trackingId) ?? 'not found'}`)
+      : [],
+    releasedChecked: meta.bursts ? completed.filter((r) => r.quoted?.standard).length : 0,
     results,
   };
 }

@@ -73,19 +73,9 @@ function nearestDenomination(t: AssetTable, id: string, usd: number): bigint {
   return best;
 }
 
-/**
- * Denominations of an asset: its configured 1-2-5 series when Hush has one (SPEC §9), else the 1-2-5
- * series from the asset's minimum up to a thousand times it.
- */
+/** The private amounts Hush offers for an asset under its configured menu (HUSH_DENOMINATIONS). */
 export function denominationsOf(a: Asset): bigint[] {
-  if (a.denominations.length) return [...a.denominations];
-  const out: bigint[] = [];
-  let decade = 10n ** BigInt(String(a.min).length - 1);
-  while (out.length < 12) {
-    for (const m of [1n, 2n, 5n]) if (m * decade >= a.min) out.push(m * decade);
-    decade *= 10n;
-  }
-  return out.slice(0, 12);
+  return [...a.denominations];
 }
 
 const SAME_ASSET = ['usdc', 'usdc', 'usdc', 'usdc', 'usdc', 'sol', 'sol', 'sol', 'usdt', 'usdt'];

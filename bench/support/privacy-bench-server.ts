@@ -40,10 +40,13 @@ console.log(
     feePayer: hush.treasury.feePayer.address,
     pools: [...new Set(hush.treasury.allPools().map((p) => p.address))],
     slotMs: config.localnetSlotMs,
-    // The published rules, not the randomness: HUSH_PRIVACY, k, cap, window and the two-slot gap.
+    // The published rules, not the randomness: HUSH_PRIVACY, the target, the budget, the window and the
+    // two-slot gap. A release comes at most the budget less the window's max after its oldest deposit.
     policy: {
       delayWindowS: config.payoutDelayS,
-      ...(config.privacy === 'on' ? { classRelease: { k: config.privacyK, maxDelayS: config.privacyMaxDelayS, minGapS: minGapMs(config.localnetSlotMs) / 1000 } } : {}),
+      ...(config.privacy === 'on'
+        ? { classRelease: { targetSet: config.privacyK ?? config.privacyTargetSet, maxDelayS: config.privacyMaxDelayS - config.payoutDelayS.max, minGapS: minGapMs(config.localnetSlotMs) / 1000 } }
+        : {}),
     },
   }),
 );

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HushError, type HushErrorCode } from '../domain/errors.ts';
 import { BODY_LIMIT } from './limits.ts';
+import { AMOUNT_PATTERN } from './schemas.ts';
 import { ietfRateLimitFields } from './ratelimit-fields.ts';
 import { isStoreUnavailable } from '../store/db.ts';
 import { ChainUnavailableError, isChainFailure } from '../chain/json-rpc.ts';
@@ -91,7 +92,9 @@ function fromFastify(err: FastifyError): { status: number; code: HushErrorCode; 
     const path = v?.instancePath ? v.instancePath.replace(/^\//, '').replaceAll('/', '.') : (v?.params as { missingProperty?: string; additionalProperty?: string } | undefined)?.missingProperty;
     const extra = (v?.params as { additionalProperty?: string } | undefined)?.additionalProperty;
     const field = extra ?? path ?? err.validationContext ?? 'body';
-    const reason = extra ? 'unknown field' : (v?.message ?? 'invalid');
+    // An amount written as a person reads it ("25.5", "1e6") is the common mistake: name the fix, not the regex.
+    const amountFormat = v?.keyword === 'pattern' && (v.params as { pattern?: string } | undefined)?.pattern === AMOUNT_PATTERN;
+    const reason = extra ? 'unknown field' : amountFormat ? 'must be an amount in base units: decimal digits only, no sign, decimal point or leading zero (25.5 USDC is "25500000")' : (v?.message ?? 'invalid');
     return { status: 400, code: 'INVALID_REQUEST', message: `Invalid request: ${field} ${reason}`, details: { field, reason } };
   }
   switch (err.statusCode) {

@@ -5,7 +5,9 @@ import { depositHintExample, orderExample, orderRequestExample, quoteExample, qu
 
 /** Request and response schemas (TypeBox), one per wire shape; the OpenAPI document is generated from them. */
 
-export const AmountString = Type.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 40, description: 'Raw base units, decimal digits' });
+/** The wire form of an amount (decimal digits, no leading zero); the error handler names the fix when it fails. */
+export const AMOUNT_PATTERN = '^(0|[1-9][0-9]*)$';
+export const AmountString = Type.String({ pattern: AMOUNT_PATTERN, maxLength: 40, description: 'Raw base units, decimal digits' });
 // Requests carry no length limits on amounts, addresses, ids or signatures: the service answers them with
 // their own codes (AMOUNT_TOO_HIGH, INVALID_ADDRESS, UNSUPPORTED_ASSET, NOT_FOUND, INVALID_SIGNATURE), not
 // INVALID_REQUEST.
@@ -209,6 +211,15 @@ export const StatusRecordSchema = Type.Object({
     Type.Null(),
   ]),
   history: Type.Array(Type.Object({ status: OrderStatus, at: Timestamp })),
+  privacy: Type.Object(
+    {
+      standard: Type.Boolean({ description: 'The pinned amount is a private amount (as the quote said): the payout waits for its class and leaves with it' }),
+      releaseBy: Type.Union([Timestamp, Type.Null()], { description: 'While the payout of a private amount waits (for its class; on a Hush run with privacy off, for its configured delay): the latest moment it goes out, to show as the wait. Null before the deposit is confirmed, once released, and for amounts that are not private' }),
+      releasedWith: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Once released: how many payouts of its class (this one included) went out in the same release, the set it hides in. Null until then' }),
+      heldSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Once released: seconds from the deposit\'s confirmation to the payout\'s scheduled send. Null until then' }),
+    },
+    { additionalProperties: false, description: 'The privacy this order was promised and the privacy it got; only its own partner sees it' },
+  ),
 });
 
 export const StatusResponse = Type.Object({ success: Type.Literal(true), order: StatusRecordSchema }, { examples: [{ success: true, order: statusExample }] });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { denominationsFor, type DenominationMenu } from '../domain/denomination-menu.ts';
 
 /** An asset partners can send or receive (GET /tokens). Amount bounds in base units. */
 export interface Asset {
@@ -15,7 +16,7 @@ export interface Asset {
   readonly max: bigint;
   /** Decimal string, USD per whole token: the embedded price source. */
   readonly referencePriceUsd: string;
-  /** Standard amounts (SPEC §9), ascending, within min..max; empty when the asset has none. */
+  /** Standard (private) amounts under the configured menu (docs/spec.md §9), ascending, within min..max; may be empty. */
   readonly denominations: readonly bigint[];
   /** Swap payouts into this asset are rounded down to a multiple of it (SPEC §4, §9); 1 = no grid. */
   readonly swapGrid: bigint;
@@ -31,7 +32,7 @@ const DEFAULT_PATH = fileURLToPath(new URL('../../config/assets.json', import.me
 
 type RawAsset = Omit<Asset, 'min' | 'max' | 'denominations' | 'swapGrid'> & { min: string; max: string; denominations?: string[]; swapGrid?: string };
 
-function parseAsset(a: RawAsset): Asset {
+function parseAsset(a: RawAsset, menu: DenominationMenu): Asset {
   const min = BigInt(a.min);
   const max = BigInt(a.max);
   const denominations = (a.denominations ?? []).map((d) => BigInt(d));
@@ -43,12 +44,14 @@ function parseAsset(a: RawAsset): Asset {
     }
   });
   if (swapGrid < 1n) throw new Error(`config: ${a.assetId} swapGrid must be at least 1`);
-  return Object.freeze({ ...a, min, max, denominations: Object.freeze(denominations), swapGrid });
+  const menuAmounts = denominationsFor(menu, { min, max }, denominations);
+  return Object.freeze({ ...a, min, max, denominations: Object.freeze(menuAmounts), swapGrid });
 }
 
-export function loadAssets(path = DEFAULT_PATH): AssetRegistry {
+/** The asset file, with each asset's private amounts taken from `menu` (HUSH_DENOMINATIONS; `list`: the file's own lists). */
+export function loadAssets(path = DEFAULT_PATH, menu: DenominationMenu = 'decade'): AssetRegistry {
   const raw = JSON.parse(readFileSync(path, 'utf8')) as { assets: RawAsset[] };
-  const list = raw.assets.map(parseAsset);
+  const list = raw.assets.map((a) => parseAsset(a, menu));
   const byId = new Map(list.map((a) => [a.assetId, a]));
   const byMint = new Map(list.map((a) => [a.mint, a]));
   return { list, get: (id) => byId.get(id), byMint: (m) => byMint.get(m) };

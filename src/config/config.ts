@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
 import { loadAssets, type AssetRegistry } from './assets.ts';
+import { ConfigError } from './config-error.ts';
+import { privacySettings, type PrivacySettings } from './privacy-settings.ts';
 import { wsUrlFromRpcUrl } from './ws-url.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -12,7 +14,7 @@ export interface RateLimits {
 }
 
 /** Everything SPEC §11 lets an operator set, parsed once at start. */
-export interface HushConfig {
+export interface HushConfig extends PrivacySettings {
   port: number;
   /** Role worker only: where it serves /healthz, /readyz and /metrics (HUSH_OPS_PORT; unset → nowhere). */
   opsPort?: number;
@@ -44,10 +46,6 @@ export interface HushConfig {
   /** 'off' only in tests and benchmarks (SPEC §9): allows a zero payout delay. */
   privacy: 'on' | 'off';
   payoutDelayS: { min: number; max: number };
-  /** Class release (SPEC §9): deposits of a class that trigger a release. */
-  privacyK: number;
-  /** Class release: the longest a deposit waits for its class, seconds. */
-  privacyMaxDelayS: number;
   /** A class's traffic rate, for the quote's privacy estimate, is its deposits over this window. */
   privacyTrafficWindowS: number;
   /** How often accrued partner fees are paid out, aggregated per partner and asset. */
@@ -111,7 +109,7 @@ export interface HushConfig {
   priceOverridesFile?: string;
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -241,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
   const privacy = privacyMode(env.HUSH_PRIVACY);
   const payoutDelayS = delayWindow(env.HUSH_PAYOUT_DELAY_S);
   checkDelayAllowed(payoutDelayS, privacy);
+  const privacyFields = privacySettings(env, payoutDelayS, (name, fallback) => seconds(env, name, fallback, 1, MAX_PAYOUT_DELAY_S));
   if (role !== 'api' && role !== 'worker' && role !== 'all') throw new ConfigError(`HUSH_ROLE must be api, worker or all, got "${role}"`);
   return {
     port: int(env, 'PORT', 8787, 0, 65535),
@@ -265,8 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     orderTtlS: int(env, 'HUSH_ORDER_TTL_S', 1800, 1, 86_400),
     privacy,
     payoutDelayS,
-    privacyK: int(env, 'HUSH_PRIVACY_K', 8, 1, 1000),
-    privacyMaxDelayS: seconds(env, 'HUSH_PRIVACY_MAX_DELAY_S', 240, 1, MAX_PAYOUT_DELAY_S),
+    ...privacyFields,
     privacyTrafficWindowS: seconds(env, 'HUSH_PRIVACY_TRAFFIC_WINDOW_S', 3600, 1, MAX_PAYOUT_DELAY_S),
     partnerPayoutIntervalS: int(env, 'HUSH_PARTNER_PAYOUT_INTERVAL_S', 3600, 1, 30 * 86_400),
     sweepIntervalS: int(env, 'HUSH_SWEEP_INTERVAL_S', 5, 1, 86_400),
@@ -283,7 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     newTokenAccountShareBps: int(env, 'HUSH_NEW_TOKEN_ACCOUNT_SHARE_BPS', 7000, 0, 10_000),
     computeUnitLimit: int(env, 'HUSH_COMPUTE_UNIT_LIMIT', 100_000, 1000, 1_400_000),
     computeUnitPriceMicroLamports: BigInt(int(env, 'HUSH_COMPUTE_UNIT_PRICE', 1000, 0, 1_000_000_000)),
-    assets: loadAssets(env.HUSH_ASSETS_FILE || undefined),
+    assets: loadAssets(env.HUSH_ASSETS_FILE || undefined, privacyFields.denominationMenu),
     ...priceSettings(env),
     priceOverridesFile: env.HUSH_PRICE_OVERRIDES_FILE || undefined,
   };

@@ -1,22 +1,14 @@
 /**
  * What a quote promises about privacy (SPEC §4 `privacy`, §9): whether the pinned amount is standard,
- * the expected effective anonymity set and release delay from the class's recent traffic, and the nearest
+ * the expected effective anonymity set and release delay from the class's recent traffic (undefined:
+ * not measured yet), and the nearest
  * standard amounts. bench:privacy measures the real set and checks this estimate against it (within ×2).
  */
-import { expectedRelease } from './class-release.ts';
+import { expectedRelease, type ReleasePolicy } from './class-release.ts';
 import type { Amount } from './money.ts';
 
 /** At most this many suggestions; the quote layout carries no more. */
 const SUGGESTIONS = 4;
-
-export interface PrivacyPolicy {
-  /** Deposits of a class that trigger a release (HUSH_PRIVACY_K). */
-  k: number;
-  /** Longest wait for a class, seconds (HUSH_PRIVACY_MAX_DELAY_S). */
-  maxDelayS: number;
-  /** A release spreads its payouts over this window, seconds (HUSH_PAYOUT_DELAY_S). */
-  spreadS: { min: number; max: number };
-}
 
 export interface PrivacyEstimate {
   standard: boolean;
@@ -47,20 +39,29 @@ export function nearestStandard(amount: bigint, denominations: readonly bigint[]
  * amount is unique on the chain: no wait would hide it, so it gets none and a set of 1.
  */
 export function estimatePrivacy(
-  input: { standard: boolean; classRatePerS: number; suggestedAmounts: Amount[] },
-  policy: PrivacyPolicy | null,
+  input: { standard: boolean; classRatePerS: number | undefined; suggestedAmounts: Amount[] },
+  policy: ReleasePolicy | null,
   offDelayS: number,
 ): PrivacyEstimate {
   const { standard, suggestedAmounts } = input;
   if (policy === null) return { standard, anonymitySet: 1, delaySeconds: Math.ceil(offDelayS), suggestedAmounts };
   if (!standard) return { standard, anonymitySet: 1, delaySeconds: 0, suggestedAmounts };
-  const release = expectedRelease(input.classRatePerS, { k: policy.k, maxDelayMs: policy.maxDelayS * 1000 });
+  const release = expectedRelease(input.classRatePerS, policy);
   // A payout goes at a uniform moment of the release's spread: its mean adds to the class's wait.
-  const spreadMeanS = (policy.spreadS.min + policy.spreadS.max) / 2;
+  const spreadMeanS = (policy.spreadFromMs + policy.spreadMs / 2) / 1000;
   return {
     standard,
     anonymitySet: Math.max(1, Math.floor(release.batch)),
     delaySeconds: Math.ceil(release.delaySeconds + spreadMeanS),
     suggestedAmounts,
   };
+}
+
+/**
+ * Whether an order is private: what its quote said (the quote is sealed and kept with the order). The
+ * menu may change between a quote and its deposit (a deploy, HUSH_DENOMINATIONS); a transfer promised
+ * privacy keeps it, and one promised none is not held.
+ */
+export function quotedPrivate(quote: unknown): boolean {
+  return (quote as { privacy?: { standard?: unknown } } | null)?.privacy?.standard === true;
 }

@@ -23,6 +23,8 @@ import { Treasury } from '../treasury/treasury.ts';
 import { DEFAULT_FUNDING, fundFromLocalFaucet, isLocalFaucetChain, treasuryReport } from '../treasury/funding.ts';
 import { Inventory } from '../services/inventory.ts';
 import { ClassTraffic } from '../services/class-traffic.ts';
+import { holdMs } from '../domain/class-release.ts';
+import { releasePolicy } from '../config/privacy-settings.ts';
 import { createFreshPrices } from '../prices/select-price-source.ts';
 import { SwapPricing } from '../prices/swap-pricing.ts';
 import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
@@ -194,9 +196,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     // would pass unlimited: wait for it briefly (an unreachable Redis is reported by its first error).
     if (redis) await answersWithin(new Promise((ok) => (redis!.once('ready', ok), redis!.once('error', ok))), REDIS_READY_MS);
     const auth = new Authenticator(db);
-    classTraffic = new ClassTraffic(db, config.assets, config.privacyTrafficWindowS);
-    await classTraffic.refresh().catch((e: Error) => log(`privacy: class traffic not read (${e.message}); quotes assume idle classes until it is`));
-    classTraffic.start();
+    classTraffic = await startClassTraffic(config, db, log);
     const orders = (orderService = new OrderService(config, db, chain, keys, inventory));
     statusCache = new StatusCache(db);
     await statusCache.start();
@@ -283,7 +283,8 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       });
       worker.start();
       if (config.privacy === 'on') {
-        classRelease = new ClassReleaseLoop(config, db, log);
+        classTraffic ??= await startClassTraffic(config, db, log);
+        classRelease = new ClassReleaseLoop(config, db, classTraffic, log);
         classRelease.start();
       }
     }
@@ -334,4 +335,14 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       await localnet?.close();
     },
   };
+}
+
+/** The class traffic both the quotes and the class release read: one store query every few seconds. */
+async function startClassTraffic(config: HushConfig, db: Db, log: (m: string) => void): Promise<ClassTraffic> {
+  // A rate means something once Hush has watched for a hold (or the whole window, when that is shorter).
+  const minObservedS = Math.min(config.privacyTrafficWindowS, holdMs(releasePolicy(config)) / 1000);
+  const traffic = new ClassTraffic(db, config.assets, config.privacyTrafficWindowS, minObservedS);
+  await traffic.refresh().catch((e: Error) => log(`privacy: class traffic not read (${e.message}); classes count as unmeasured until it is`));
+  traffic.start();
+  return traffic;
 }

@@ -10,6 +10,7 @@ import { addDepositHint, getOrderById, type OrderRecord } from '../store/orders-
 import { confirmDeposits } from '../store/settlement/confirm-deposits.ts';
 import { depositMovement } from '../ledger/order-movements.ts';
 import { orderPayoutDue } from '../domain/settlement/payout-delay.ts';
+import { duePolicy } from '../config/privacy-settings.ts';
 import type { OrderService } from './order-service.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
 import { statusRecord } from './order-views.ts';
@@ -167,7 +168,7 @@ export class DepositHintService {
   private async record(order: OrderRecord, signature: string, amount: bigint): Promise<OrderRecord> {
     const now = new Date();
     const c = this.config;
-    const dueAt = orderPayoutDue(order, c.assets.get(order.sourceAssetId)?.denominations ?? [], now, { privacy: c.privacy, delayS: c.payoutDelayS, maxDelayS: c.privacyMaxDelayS, slotMs: c.localnetSlotMs }, randomInt);
+    const dueAt = orderPayoutDue(order, now, duePolicy(c), randomInt);
     const deposit = { signature, amount: amount.toString(), confirmedAt: now.toISOString() };
     await confirmDeposits(this.db, HINT_WORKER_ID, 0, false, [{ id: order.id, deposit, dueAt, movement: depositMovement(order, amount) }], true);
     return (await getOrderById(this.db, order.id))!;

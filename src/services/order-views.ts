@@ -1,5 +1,6 @@
 import type { AssetRegistry } from '../config/assets.ts';
 import { isFinal, type OrderStatus } from '../domain/order-state.ts';
+import { quotedPrivate } from '../domain/quote-privacy.ts';
 import type { OrderRecord } from '../store/orders-store.ts';
 
 /** The order object of the order and refresh endpoints (seed part 2). */
@@ -36,6 +37,30 @@ export function orderObject(
   };
 }
 
+/** The status record's `privacy` (docs/spec.md §4): what the order was promised, and what it got. */
+export interface OrderPrivacy {
+  /** The pinned amount is a private amount (as its quote said). */
+  standard: boolean;
+  /** While it is held for its class: the latest moment its payout goes out. */
+  releaseBy: string | null;
+  /** Once released: how many payouts of its class went out in the same release (itself included). */
+  releasedWith: number | null;
+  /** Once released: seconds from its deposit's confirmation to its payout's scheduled send. */
+  heldSeconds: number | null;
+}
+
+export function orderPrivacy(o: Pick<OrderRecord, 'quote' | 'status' | 'deposit' | 'payoutDueAt' | 'classRelease'>): OrderPrivacy {
+  const standard = quotedPrivate(o.quote);
+  const confirmedAt = o.deposit?.confirmedAt ? Date.parse(o.deposit.confirmedAt) : null;
+  if (o.classRelease) {
+    // Released before migration 013 kept sizes: the release happened, its size is not known.
+    const held = o.payoutDueAt && confirmedAt !== null ? Math.max(0, Math.round((o.payoutDueAt.getTime() - confirmedAt) / 1000)) : null;
+    return { standard, releaseBy: null, releasedWith: o.classRelease.size, heldSeconds: held };
+  }
+  const held = standard && confirmedAt !== null && o.payoutDueAt !== null && (o.status === 'deposit_confirmed' || o.status === 'swapping');
+  return { standard, releaseBy: held ? o.payoutDueAt!.toISOString() : null, releasedWith: null, heldSeconds: null };
+}
+
 /** The status record of GET /status (SPEC §4). */
 export function statusRecord(o: OrderRecord) {
   return {
@@ -54,6 +79,7 @@ export function statusRecord(o: OrderRecord) {
     refund: o.refund,
     failureReason: o.failureReason,
     history: o.history.map((h) => ({ status: h.status, at: h.at.toISOString() })),
+    privacy: orderPrivacy(o),
   };
 }
 
@@ -77,6 +103,8 @@ export function recordAsOf(current: StatusRecord, event: { status: string; seque
     refund: status === 'refunded' ? current.refund : null,
     failureReason: status === 'refunding' || status === 'refunded' || status === 'failed' ? current.failureReason : null,
     history: current.history.slice(0, event.sequence),
+    // Before its deposit was confirmed nothing was held yet; later events carry what the order has now.
+    privacy: deposited && status !== 'deposit_detected' ? current.privacy : { ...current.privacy, releaseBy: null, releasedWith: null, heldSeconds: null },
   };
 }
 

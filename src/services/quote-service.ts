@@ -7,6 +7,7 @@ import type { SwapPricing } from '../prices/swap-pricing.ts';
 import { U64_MAX, U64_MAX_DIGITS, toAmount } from '../domain/money.ts';
 import { DEFAULT_NETWORK_COST, settlementLamports } from '../domain/network-cost.ts';
 import { convertCeil, convertFloor, parsePrice, type Price } from '../domain/price.ts';
+import { releasePolicy } from '../config/privacy-settings.ts';
 import { estimatePrivacy, nearestStandard, type PrivacyEstimate } from '../domain/quote-privacy.ts';
 import { issueQuote, type QuoteObject } from '../domain/quote-token.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
@@ -150,10 +151,10 @@ export class QuoteService {
   private privacy(source: Asset, destination: Asset, mode: QuoteMode, amount: bigint, bounds: { min: bigint; max: bigint }): PrivacyEstimate {
     const c = this.config;
     const standard = source.denominations.includes(amount);
-    const classRatePerS = standard ? (this.traffic?.ratePerS({ sourceAssetId: source.assetId, destinationAssetId: destination.assetId, mode, pinnedAmount: amount }) ?? 0) : 0;
+    const classRatePerS = standard && this.traffic ? this.traffic.ratePerS({ sourceAssetId: source.assetId, destinationAssetId: destination.assetId, mode, pinnedAmount: amount }) : undefined;
     // Exact_out pins what the recipient gets, in the destination asset (the same asset: swaps are exact_in only).
     const suggestedAmounts = nearestStandard(amount, source.denominations, bounds);
-    const policy = c.privacy === 'on' ? { k: c.privacyK, maxDelayS: c.privacyMaxDelayS, spreadS: c.payoutDelayS } : null;
+    const policy = c.privacy === 'on' ? releasePolicy(c) : null;
     return estimatePrivacy({ standard, classRatePerS, suggestedAmounts }, policy, c.payoutDelayS.max);
   }
 

@@ -32,3 +32,9 @@ export async function recentClassCounts(db: Queryable, since: Date, pinnedAmount
     deposits: Number(r.n),
   }));
 }
+
+/** When the store's first order was created (how long Hush has been seeing traffic); null with none yet. */
+export async function firstOrderAt(db: Queryable): Promise<Date | null> {
+  const { rows } = await db.query<{ at: Date | null }>('SELECT min(created_at) AS at FROM orders');
+  return rows[0]?.at ?? null;
+}

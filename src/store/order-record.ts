@@ -42,6 +42,10 @@ export interface OrderRecord extends NewOrder {
   failureReason: string | null;
   updatedAt: Date;
   history: { status: OrderStatus; at: Date }[];
+  /** When its payout is due (null before its deposit's confirmation). */
+  payoutDueAt: Date | null;
+  /** Its class release (docs/spec.md §9): when, and how many payouts of the class went in it; null while held or never held. */
+  classRelease: { at: Date; size: number | null } | null;
 }
 
 export interface OrderRow {
@@ -76,6 +80,9 @@ export interface OrderRow {
   created_at: Date;
   updated_at: Date;
   history: { status: OrderStatus; at: string }[] | null;
+  payout_due_at: Date | null;
+  class_released_at: Date | null;
+  class_release_size: number | null;
 }
 
 /** A row of `orders` (history, when not selected, comes back empty). */
@@ -112,6 +119,8 @@ export function toOrder(r: OrderRow): OrderRecord {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     history: (r.history ?? []).map((h) => ({ status: h.status, at: new Date(h.at) })),
+    payoutDueAt: r.payout_due_at ?? null,
+    classRelease: r.class_released_at ? { at: r.class_released_at, size: r.class_release_size } : null,
   };
 }
 

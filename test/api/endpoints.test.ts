@@ -50,7 +50,7 @@ const AMOUNT = /^(0|[1-9][0-9]*)$/;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const QUOTE_FIELDS = ['amountIn', 'amountOut', 'destinationAssetId', 'duration', 'expiresAt', 'fee', 'feeBreakdown', 'issuedAt', 'max', 'min', 'mode', 'networkFee', 'privacy', 'protocolFee', 'quoteId', 'sourceAssetId'];
 const ORDER_FIELDS = ['amountIn', 'amountOut', 'blockhashExpiresAtSlot', 'destinationSymbol', 'eta', 'expiration', 'sourceSymbol', 'trackingId', 'transaction', 'transactionEncoding'];
-const STATUS_FIELDS = ['amountIn', 'amountOut', 'createdAt', 'deposit', 'destinationAssetId', 'expiration', 'failureReason', 'final', 'history', 'payouts', 'refund', 'sourceAssetId', 'status', 'trackingId', 'updatedAt'];
+const STATUS_FIELDS = ['amountIn', 'amountOut', 'createdAt', 'deposit', 'destinationAssetId', 'expiration', 'failureReason', 'final', 'history', 'payouts', 'privacy', 'refund', 'sourceAssetId', 'status', 'trackingId', 'updatedAt'];
 const ORDER_TTL_S = 1800;
 /** Where an order can be once its deposit is confirmed (the settlement worker runs alongside the API). */
 const AFTER_DEPOSIT = ['deposit_confirmed', 'sending', 'completed'];
@@ -449,6 +449,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     assert.equal(s.failureReason, null);
     for (const k of ['createdAt', 'updatedAt', 'expiration']) assert.match(s[k], ISO_MS, k);
     assert.deepEqual(s.history, [{ status: 'awaiting_deposit', at: s.createdAt }]);
+    assert.deepEqual(s.privacy, { standard: q.privacy.standard, releaseBy: null, releasedWith: null, heldSeconds: null }, 'nothing held before a deposit');
 
     const etag = r1.headers.get('etag');
     assert.ok(etag && /^"[^"]+"$/.test(etag), `strong ETag, got ${etag}`);

@@ -112,6 +112,10 @@ describe('INVALID_REQUEST (400)', () => {
       const e = expectError(await acct.client.quote(body), 400, 'INVALID_REQUEST');
       assert.equal(e.details?.field, field, `${JSON.stringify(body)} → field ${e.details?.field}`);
     }
+    // A decimal amount is told the fix (base units, digits only), not a regular expression.
+    const decimal = expectError(await acct.client.quote({ ...quoteReq(), amount: '25.5' }), 400, 'INVALID_REQUEST');
+    assert.match(String(decimal.details?.reason), /base units: decimal digits only/);
+    assert.doesNotMatch(decimal.message, /\^\(0\|/);
     const unknown = expectError(await acct.client.quote({ ...quoteReq(), extra: 1 }), 400, 'INVALID_REQUEST');
     assert.equal(unknown.details?.reason, 'unknown field');
   });

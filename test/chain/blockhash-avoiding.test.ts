@@ -44,19 +44,26 @@ test('a burst avoiding the deposits\' blockhash shares one fetch; the result is 
 });
 
 test('never the blockhash deposits are handed, even when no open order names it; a refresh of that cache onto it retires it', async () => {
-  const chain = new SolanaChain(proxy.url, SLOT_MS, 3000);
-  const handedOut = await chain.latestBlockhash();
-  // No open order carries it yet, but the next one placed will: a payout signed with it would share it.
-  const own = await chain.blockhashAvoiding(new Set());
-  assert.notEqual(own.blockhash, handedOut.blockhash, 'not the cached blockhash deposits are handed');
-  assert.equal((await chain.blockhashAvoiding(new Set())).blockhash, own.blockhash, 'reused while fresh');
-  // Refresh the deposits' cache at once: in the same slot it reaches Hush's own blockhash (both are the
-  // latest at `confirmed`), and from then on deposits may carry it, so Hush's own transactions move on.
-  let cache = handedOut;
-  for (let i = 0; i < 20 && cache.blockhash !== own.blockhash && cache.lastValidBlockHeight <= own.lastValidBlockHeight; i++) {
-    cache = await (chain as unknown as { refreshBlockhash(): Promise<typeof own> }).refreshBlockhash();
+  // The refresh must land in the slot Hush's own blockhash was fetched in; a slot boundary between the
+  // two (100 ms slots, a loaded machine) leaves nothing to check, so the scenario is tried afresh.
+  let checked = 0;
+  for (let attempt = 0; attempt < 10 && checked === 0; attempt++) {
+    const chain = new SolanaChain(proxy.url, SLOT_MS, 3000);
+    const handedOut = await chain.latestBlockhash();
+    // No open order carries it yet, but the next one placed will: a payout signed with it would share it.
+    const own = await chain.blockhashAvoiding(new Set());
+    assert.notEqual(own.blockhash, handedOut.blockhash, 'not the cached blockhash deposits are handed');
+    assert.equal((await chain.blockhashAvoiding(new Set())).blockhash, own.blockhash, 'reused while fresh');
+    // Refresh the deposits' cache at once: in the same slot it reaches Hush's own blockhash (both are the
+    // latest at `confirmed`), and from then on deposits may carry it, so Hush's own transactions move on.
+    let cache = handedOut;
+    for (let i = 0; i < 20 && cache.blockhash !== own.blockhash && cache.lastValidBlockHeight <= own.lastValidBlockHeight; i++) {
+      cache = await (chain as unknown as { refreshBlockhash(): Promise<typeof own> }).refreshBlockhash();
+    }
+    if (cache.blockhash !== own.blockhash) continue;
+    const next = await chain.blockhashAvoiding(new Set());
+    assert.notEqual(next.blockhash, own.blockhash, 'retired once deposits may carry it');
+    checked++;
   }
-  assert.equal(cache.blockhash, own.blockhash, 'refreshed in the same slot, the cache reaches Hush\'s own blockhash');
-  const next = await chain.blockhashAvoiding(new Set());
-  assert.notEqual(next.blockhash, own.blockhash, 'retired once deposits may carry it');
+  assert.equal(checked, 1, 'in ten tries, a refresh of the deposits\' cache reached Hush\'s own blockhash at least once');
 });

@@ -31,6 +31,8 @@ async function ownersByTries(mint: Address, deepest: number): Promise<Map<number
   return found;
 }
 
+const KEY_COMPARE_NOISE = 100;
+
 for (const [name, mint, native, base] of [
   ['SOL', MINTS.WSOL, true, 14_051],
   ['USDC', MINTS.USDC, false, 13_922],
@@ -55,7 +57,11 @@ for (const [name, mint, native, base] of [
       });
       const sim = await ln.rpc.simulateTransaction(tx.base64 as never, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true }).send();
       assert.equal(sim.value.err, null, `${tries} extra tries, limit ${budget.computeUnitLimit}: ${JSON.stringify(sim.value.logs?.slice(-2))}`);
-      assert.equal(Number(sim.value.unitsConsumed), base + 1_500 * tries, `units consumed at ${tries} extra tries`);
+      // Programs compare keys byte by byte and stop at the first difference, so a few units depend on the
+      // addresses drawn (CI once saw +9): the cost of the seeds is what must hold, within that noise.
+      const consumed = Number(sim.value.unitsConsumed);
+      const expected = base + 1_500 * tries;
+      assert.ok(Math.abs(consumed - expected) <= KEY_COMPARE_NOISE, `units consumed at ${tries} extra tries: ${consumed}, expected ${expected} ± ${KEY_COMPARE_NOISE}`);
     }
   });
 }

@@ -45,6 +45,23 @@ test('HUSH_PRIVACY: on by default; a payout window that starts at 0 only with it
   for (const bad of ['no', 'OFF', 'false', '0']) assert.throws(() => loadConfig({ HUSH_PRIVACY: bad }), ConfigError, bad);
 });
 
+test('the private-amount menu, the target set and the delay budget (docs/spec.md §9, §11): defaults, overrides, and refusals that name the variable', () => {
+  const d = loadConfig({});
+  assert.deepEqual([d.denominationMenu, d.privacyTargetSet, d.privacyK, d.privacyMaxDelayS], ['decade', 20, undefined, 840]);
+  const set = loadConfig({ HUSH_DENOMINATIONS: '1-2-5', HUSH_PRIVACY_TARGET_SET: '28', HUSH_PRIVACY_K: '8', HUSH_PRIVACY_MAX_DELAY_S: '600' });
+  assert.deepEqual([set.denominationMenu, set.privacyTargetSet, set.privacyK, set.privacyMaxDelayS], ['1-2-5', 28, 8, 600]);
+  assert.ok(set.assets.get('usdc')!.denominations.includes(20_000_000n), 'the menu reaches the assets');
+  assert.ok(!d.assets.get('usdc')!.denominations.includes(20_000_000n));
+  for (const [name, bad] of [['HUSH_DENOMINATIONS', 'decimal'], ['HUSH_PRIVACY_TARGET_SET', '0'], ['HUSH_PRIVACY_TARGET_SET', '2.5'], ['HUSH_PRIVACY_K', '0'], ['HUSH_PRIVACY_MAX_DELAY_S', 'ten']] as const) {
+    assert.throws(() => loadConfig({ [name]: bad }), (e: Error) => e instanceof ConfigError && e.message.includes(name), `${name}=${bad}`);
+  }
+  // The budget bounds the whole hold, the release's spread included: it must leave room for the spread and two passes.
+  assert.throws(() => loadConfig({ HUSH_PRIVACY_MAX_DELAY_S: '30', HUSH_PAYOUT_DELAY_S: '5-30' }), /HUSH_PRIVACY_MAX_DELAY_S.*spread/);
+  assert.throws(() => loadConfig({ HUSH_PRIVACY_MAX_DELAY_S: '32', HUSH_PAYOUT_DELAY_S: '5-30' }), /HUSH_PRIVACY_MAX_DELAY_S/);
+  assert.equal(loadConfig({ HUSH_PRIVACY_MAX_DELAY_S: '32.5', HUSH_PAYOUT_DELAY_S: '5-30' }).privacyMaxDelayS, 32.5);
+  assert.equal(loadConfig({ HUSH_PRIVACY: 'off', HUSH_PRIVACY_MAX_DELAY_S: '30', HUSH_PAYOUT_DELAY_S: '0-30' }).privacyMaxDelayS, 30, 'no class release with privacy off');
+});
+
 test('URL variables must parse with their scheme, and the error does not echo the value (it may hold a password)', () => {
   assert.equal(loadConfig({ SOLANA_RPC_URL: 'http://127.0.0.1:8899' }).solanaRpcUrl, 'http://127.0.0.1:8899');
   assert.equal(loadConfig({ DATABASE_URL: 'postgresql://u:p@db/x' }).databaseUrl, 'postgresql://u:p@db/x');

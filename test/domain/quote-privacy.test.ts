@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { expectedRelease } from '../../src/domain/class-release.ts';
+import { expectedRelease, holdMs, type ReleasePolicy } from '../../src/domain/class-release.ts';
+import { denominationsFor } from '../../src/domain/denomination-menu.ts';
 import { toAmount } from '../../src/domain/money.ts';
 import { estimatePrivacy, nearestStandard } from '../../src/domain/quote-privacy.ts';
 
 const USDC = [1, 2, 5, 10, 20, 50, 100, 200, 500].map((d) => BigInt(d) * 1_000_000n);
 const ALL = { min: 1n, max: 10n ** 18n };
-const POLICY = { k: 8, maxDelayS: 240, spreadS: { min: 5, max: 30 } };
+/** Target 8, a budget whose hold is 240 s, spread 5–30 s. */
+const POLICY: ReleasePolicy = { targetSet: 8, fixedK: false, budgetMs: 272_000, spreadFromMs: 5_000, spreadMs: 25_000, minGapMs: 800, passEveryMs: 1_000 };
+const HOLD_S = holdMs(POLICY) / 1000;
 
 describe('nearestStandard', () => {
   it('suggests the closest denominations by ratio, ascending, the amount itself when standard', () => {
@@ -55,34 +58,69 @@ describe('estimatePrivacy', () => {
     assert.equal(e.delaySeconds, 30);
   });
 
-  it('a busy class fills to k before the cap; an idle one waits the cap with a smaller set', () => {
+  it('a busy class fills to the target; a thin one is held to near its deadline with a smaller set; an idle one goes at once; an unmeasured one is promised the hold', () => {
     const busy = estimatePrivacy({ standard: true, classRatePerS: 1, suggestedAmounts }, POLICY, 30);
     assert.equal(busy.anonymitySet, 8);
-    assert.equal(busy.delaySeconds, Math.ceil(7 + 17.5));
+    assert.equal(busy.delaySeconds, Math.ceil(3.5 + 17.5)); // half of the 7 s the class takes to fill
     const idle = estimatePrivacy({ standard: true, classRatePerS: 0, suggestedAmounts }, POLICY, 30);
-    assert.equal(idle.anonymitySet, 1);
-    assert.equal(idle.delaySeconds, Math.ceil(240 + 17.5));
+    assert.deepEqual([idle.anonymitySet, idle.delaySeconds], [1, Math.ceil(17.5)]);
+    const unmeasured = estimatePrivacy({ standard: true, classRatePerS: undefined, suggestedAmounts }, POLICY, 30);
+    assert.deepEqual([unmeasured.anonymitySet, unmeasured.delaySeconds], [1, Math.ceil(HOLD_S + 17.5)]);
     const slow = estimatePrivacy({ standard: true, classRatePerS: 0.01, suggestedAmounts }, POLICY, 30);
-    assert.equal(slow.anonymitySet, 3); // 1 + 0.01 × 240 = 3.4 deposits by the cap
+    assert.equal(slow.anonymitySet, 3); // 1 + 0.01 × (240 − 10) = 3.3 deposits by the time it goes
   });
 
-  it('never promises more than k, a delay beyond cap + spread, or a set below 1; more traffic never promises less', () => {
+  it('never promises more than the target, a delay beyond the budget, or a set below 1; more traffic never promises a smaller set', () => {
     fc.assert(
       fc.property(fc.double({ min: 0, max: 50, noNaN: true }), fc.double({ min: 0, max: 50, noNaN: true }), fc.integer({ min: 1, max: 64 }), (r1, r2, k) => {
-        const policy = { ...POLICY, k };
+        const policy = { ...POLICY, targetSet: k };
         const [lo, hi] = r1 <= r2 ? [r1, r2] : [r2, r1];
         const a = estimatePrivacy({ standard: true, classRatePerS: lo, suggestedAmounts }, policy, 30);
         const b = estimatePrivacy({ standard: true, classRatePerS: hi, suggestedAmounts }, policy, 30);
         for (const e of [a, b]) {
           assert.ok(e.anonymitySet >= 1 && e.anonymitySet <= k);
-          assert.ok(e.delaySeconds <= Math.ceil(policy.maxDelayS + 17.5));
+          assert.ok(e.delaySeconds <= Math.ceil(policy.budgetMs / 1000));
           assert.ok(Number.isInteger(e.delaySeconds) && Number.isInteger(e.anonymitySet));
         }
         assert.ok(b.anonymitySet >= a.anonymitySet);
-        assert.ok(b.delaySeconds <= a.delaySeconds);
-        assert.equal(a.delaySeconds, Math.ceil(expectedRelease(lo, { k, maxDelayMs: 240_000 }).delaySeconds + 17.5));
+        assert.equal(a.delaySeconds, Math.ceil(expectedRelease(lo, policy).delaySeconds + 17.5));
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('the menu of private amounts', () => {
+  const usdc = { min: 1_000_000n, max: 100_000_000_000n };
+  it('decade: one amount per decade, 1·10ⁿ within the bounds (1 / 10 / 100 / 1,000 / 10,000 / 100,000 USDC)', () => {
+    assert.deepEqual(denominationsFor('decade', usdc, []), [1n, 10n, 100n, 1000n, 10_000n, 100_000n].map((d) => d * 1_000_000n));
+    assert.deepEqual(denominationsFor('decade', { min: 10_000_000n, max: 1_000_000_000_000n }, []), [10n ** 7n, 10n ** 8n, 10n ** 9n, 10n ** 10n, 10n ** 11n, 10n ** 12n], '0.01 … 1,000 SOL');
+  });
+
+  it('1-2-5 triples them; list is the asset file\'s own', () => {
+    assert.deepEqual(denominationsFor('1-2-5', { min: 1_000_000n, max: 10_000_000n }, []), [1_000_000n, 2_000_000n, 5_000_000n, 10_000_000n]);
+    assert.deepEqual(denominationsFor('list', usdc, [7n]), [7n]);
+  });
+
+  it('any bounds: ascending, within them, each a menu multiplier times a power of ten; decade ⊂ 1-2-5', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 19n }), fc.bigInt({ min: 0n, max: 10n ** 19n }), (a, b) => {
+        const bounds = a <= b ? { min: a, max: b } : { min: b, max: a };
+        const decade = denominationsFor('decade', bounds, []);
+        const oneTwoFive = denominationsFor('1-2-5', bounds, []);
+        for (const [menu, xs] of [['decade', decade], ['1-2-5', oneTwoFive]] as const) {
+          xs.forEach((d, i) => {
+            assert.ok(d >= bounds.min && d <= bounds.max);
+            if (i > 0) assert.ok(d > xs[i - 1]!);
+            const lead = d.toString()[0]!;
+            assert.ok(/^[1-9]0*$/.test(d.toString()) && (menu === 'decade' ? lead === '1' : '125'.includes(lead)), `${menu}: ${d}`);
+          });
+        }
+        assert.ok(decade.every((d) => oneTwoFive.includes(d)));
+        // Every power of ten within the bounds is on the decade menu.
+        for (let p = 1n; p <= bounds.max; p *= 10n) if (p >= bounds.min) assert.ok(decade.includes(p));
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -144,7 +144,7 @@ describe('adversaries on synthetic chains', () => {
 
   it('A1 claims no payout a slot after a deposit when the policy waits two slots at least (class release)', () => {
     const slotS = knowledge().slotS;
-    const policy: ReleasePolicy = { delayWindowS: { min: 5, max: 30 }, classRelease: { k: 8, maxDelayS: 240, minGapS: 2 * slotS } };
+    const policy: ReleasePolicy = { delayWindowS: { min: 5, max: 30 }, classRelease: { targetSet: 8, maxDelayS: 240, minGapS: 2 * slotS } };
     // A free amount's deposit and, a slot later, another order's payout of the same asset: no true pair is
     // that close, though a pipeline latency this spread out makes the delay look plausible.
     const latency = { mu: 0.5, sigma: 0.4 };
@@ -157,7 +157,7 @@ describe('adversaries on synthetic chains', () => {
 });
 
 /** Class release (SPEC §9) as Hush applies it: k waiting or the oldest's cap, then a shuffled spread over 5–30 s. */
-const classPolicy: ReleasePolicy = { delayWindowS: { min: 5, max: 30 }, classRelease: { k: 8, maxDelayS: 240, minGapS: 0.8 } };
+const classPolicy: ReleasePolicy = { delayWindowS: { min: 5, max: 30 }, classRelease: { targetSet: 8, maxDelayS: 240, minGapS: 0.8 } };
 const classKnowledge = (): AdversaryKnowledge => knowledge({ policy: classPolicy, denominations: new Map([['usdc', new Set([10_000_000n, 20_000_000n])]]) });
 
 /**
@@ -165,7 +165,7 @@ const classKnowledge = (): AdversaryKnowledge => knowledge({ policy: classPolicy
  * released as Hush's class release does; payouts carry the partner-fee mix, so amounts differ but say nothing.
  */
 function released(arrivals: { t: number; amount: bigint }[], rand: () => number): { obs: Observation; truth: number[] } {
-  const { k, maxDelayS } = classPolicy.classRelease!;
+  const { targetSet: k, maxDelayS } = classPolicy.classRelease!;
   const slot = (t: number) => Math.round(t / 0.4);
   const deposits = arrivals.map((a) => deposit(a.amount, slot(a.t)));
   const paidAt = new Array<number>(arrivals.length);

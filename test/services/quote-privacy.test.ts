@@ -1,5 +1,5 @@
 /**
- * The quote's `privacy` object (SPEC §4, §9): standard or not by the pinned amount, the class's traffic
+ * The quote's `privacy` object (docs/spec.md §4, §9): standard or not by the pinned amount, the class's traffic
  * behind the promised set and delay, the nearest standard amounts, and `duration` including the delay.
  */
 import assert from 'node:assert/strict';
@@ -18,14 +18,17 @@ after(() => rmSync(dataDir, { recursive: true, force: true }));
 const SECRET = new Uint8Array(32).fill(5);
 const account = { id: 'acc_quote_privacy', feeCapBps: 100, feeRecipients: [], status: 'active', rateLimits: null } as unknown as AccountRecord;
 
-async function quoteWith(env: Record<string, string>, amount: string, mode: 'exact_in' | 'exact_out', rates: Record<string, number> = {}) {
+/** `rates`: deposits per second per class key; a class not listed is unmeasured, `measured: true` makes it idle instead. */
+async function quoteWith(env: Record<string, string>, amount: string, mode: 'exact_in' | 'exact_out', rates: Record<string, number> = {}, measured = false) {
   const config = loadConfig({ DATA_DIR: dataDir, SOLANA_RPC_URL: 'http://127.0.0.1:9', ...env });
   const seen: string[] = [];
   const traffic = {
     ratePerS(c: { sourceAssetId: string; destinationAssetId: string; mode: string; pinnedAmount: bigint }) {
-      const key = `${c.sourceAssetId}>${c.destinationAssetId}:${c.mode}:${c.pinnedAmount}`;
+      return this.rateOfKey(`${c.sourceAssetId}>${c.destinationAssetId}:${c.mode}:${c.pinnedAmount}`);
+    },
+    rateOfKey(key: string) {
       seen.push(key);
-      return rates[key] ?? 0;
+      return rates[key] ?? (measured ? 0 : undefined);
     },
   };
   const service = new QuoteService(config, SECRET, undefined, undefined, traffic);
@@ -37,46 +40,56 @@ async function quoteWith(env: Record<string, string>, amount: string, mode: 'exa
 }
 
 describe('quote privacy', () => {
-  it('a standard amount in a busy class: set k, delay to fill the class plus the mean spread, in duration', async () => {
-    const { quote, seen } = await quoteWith({ HUSH_PRIVACY_K: '8', HUSH_PAYOUT_DELAY_S: '5-30' }, '20000000', 'exact_in', { 'usdc>usdc:exact_in:20000000': 2 });
-    assert.deepEqual(seen, ['usdc>usdc:exact_in:20000000']);
+  it('a private amount in a busy class: the target set, half the time the class takes to fill plus the mean spread, in duration', async () => {
+    const { quote, seen } = await quoteWith({ HUSH_PAYOUT_DELAY_S: '5-30' }, '10000000', 'exact_in', { 'usdc>usdc:exact_in:10000000': 2 });
+    assert.deepEqual(seen, ['usdc>usdc:exact_in:10000000']);
     assert.equal(quote.privacy.standard, true);
-    assert.equal(quote.privacy.anonymitySet, 8);
-    assert.equal(quote.privacy.delaySeconds, Math.ceil(7 / 2 + 17.5));
+    assert.equal(quote.privacy.anonymitySet, 20);
+    assert.equal(quote.privacy.delaySeconds, Math.ceil(19 / 2 / 2 + 17.5));
     assert.equal(quote.duration, 5 + quote.privacy.delaySeconds);
-    assert.ok(quote.privacy.suggestedAmounts.includes('20000000'));
+    assert.ok(quote.privacy.suggestedAmounts.includes('10000000'));
+    const fixed = await quoteWith({ HUSH_PRIVACY_K: '8', HUSH_PAYOUT_DELAY_S: '5-30' }, '10000000', 'exact_in', { 'usdc>usdc:exact_in:10000000': 2 });
+    assert.equal(fixed.quote.privacy.anonymitySet, 8, 'HUSH_PRIVACY_K overrides the target');
+    assert.equal(fixed.quote.privacy.delaySeconds, Math.ceil(7 / 2 / 2 + 17.5));
+  });
+
+  it('20 USDC is not private under the default decade menu, and is under 1-2-5', async () => {
+    assert.equal((await quoteWith({}, '20000000', 'exact_in')).quote.privacy.standard, false);
+    assert.equal((await quoteWith({ HUSH_DENOMINATIONS: '1-2-5' }, '20000000', 'exact_in')).quote.privacy.standard, true);
   });
 
   it('exact_out pins amountOut: the class is the amount the recipient gets', async () => {
-    const { quote, seen } = await quoteWith({}, '50000000', 'exact_out', { 'usdc>usdc:exact_out:50000000': 1 });
-    assert.deepEqual(seen, ['usdc>usdc:exact_out:50000000']);
-    assert.equal(quote.amountOut, '50000000');
+    const { quote, seen } = await quoteWith({}, '100000000', 'exact_out', { 'usdc>usdc:exact_out:100000000': 1 });
+    assert.deepEqual(seen, ['usdc>usdc:exact_out:100000000']);
+    assert.equal(quote.amountOut, '100000000');
     assert.equal(quote.privacy.standard, true);
-    assert.notEqual(quote.amountIn, '50000000');
+    assert.notEqual(quote.amountIn, '100000000');
   });
 
-  it('an idle class promises the cap and the set its traffic can reach by then', async () => {
+  it('a class not measured yet is promised the whole hold and a set of 1; a measured idle one goes at once', async () => {
     const { quote } = await quoteWith({ HUSH_PRIVACY_MAX_DELAY_S: '100', HUSH_PAYOUT_DELAY_S: '2-4' }, '10000000', 'exact_in');
     assert.equal(quote.privacy.anonymitySet, 1);
-    assert.equal(quote.privacy.delaySeconds, 103);
+    assert.equal(quote.privacy.delaySeconds, 100 - 4 - 2 + 3, 'budget less spread and two passes, plus the mean spread');
+    const idle = await quoteWith({ HUSH_PRIVACY_MAX_DELAY_S: '100', HUSH_PAYOUT_DELAY_S: '2-4' }, '10000000', 'exact_in', {}, true);
+    assert.deepEqual([idle.quote.privacy.anonymitySet, idle.quote.privacy.delaySeconds], [1, 3]);
   });
 
   it('a free amount: not standard, a set of 1, no wait, and the nearest standard amounts to choose instead', async () => {
     const { quote, seen } = await quoteWith({}, '19370000', 'exact_in');
     assert.deepEqual(seen, [], 'no traffic lookup for a class of one');
-    assert.deepEqual(quote.privacy, { standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts: ['5000000', '10000000', '20000000', '50000000'] });
+    assert.deepEqual(quote.privacy, { standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts: ['1000000', '10000000', '100000000', '1000000000'] });
     assert.equal(quote.duration, 5);
   });
 
   it('with HUSH_PRIVACY=off nothing is promised and duration keeps the configured delay', async () => {
-    const { quote } = await quoteWith({ HUSH_PRIVACY: 'off', HUSH_PAYOUT_DELAY_S: '0-3' }, '20000000', 'exact_in', { 'usdc>usdc:exact_in:20000000': 5 });
+    const { quote } = await quoteWith({ HUSH_PRIVACY: 'off', HUSH_PAYOUT_DELAY_S: '0-3' }, '10000000', 'exact_in', { 'usdc>usdc:exact_in:10000000': 5 });
     assert.equal(quote.privacy.anonymitySet, 1);
     assert.equal(quote.privacy.delaySeconds, 3);
     assert.equal(quote.duration, 8);
   });
 
   it('the privacy object is sealed in the quoteId like every other field', async () => {
-    const { quote } = await quoteWith({}, '20000000', 'exact_in', { 'usdc>usdc:exact_in:20000000': 0.5 });
+    const { quote } = await quoteWith({}, '10000000', 'exact_in', { 'usdc>usdc:exact_in:10000000': 0.5 });
     assert.deepEqual(openQuoteId(SECRET, account.id, quote.quoteId)!.quote, quote);
   });
 });

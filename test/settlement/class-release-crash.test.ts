@@ -33,7 +33,7 @@ import {
 } from '../support/settlement.ts';
 
 const CLASS = 3;
-const AMOUNT = 20_000_000n; // 20 USDC: a standard amount
+const AMOUNT = 10_000_000n; // 10 USDC: a private amount
 
 test('SIGKILL between the payouts of one class release: the rest are paid after the restart, each exactly once', { timeout: 300_000 }, async (t) => {
   const dataDir = makeTempDir('hush-release-crash-');
@@ -95,6 +95,9 @@ test('SIGKILL between the payouts of one class release: the rest are paid after 
       assert.equal(rec.payouts.length, 1, `${placed.trackingId}: one payout transaction`);
       assert.equal(await balanceOf(chain, recipient, ASSETS.usdc), placed.amountOut, `${placed.trackingId}: the recipient holds exactly amountOut`);
       assert.deepEqual(await successfulSignatures(chain, await ataOf(recipient, ASSETS.usdc.mint)), [rec.payouts[0].signature], `${placed.trackingId}: credited by its payout alone`);
+      // The release size survived the crash: each order says it went out with its whole class.
+      assert.equal(rec.privacy.releasedWith, CLASS, `${placed.trackingId}: released with its class`);
+      assert.equal(rec.privacy.releaseBy, null);
     }
     await sweptReconciledStopped(second, chain, orders.map((o) => o.placed.depositAccount), adminToken, 'release crash');
     second = undefined;

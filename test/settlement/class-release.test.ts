@@ -1,7 +1,8 @@
 /**
- * Class release end to end (SPEC §9) on the local chain with privacy on: standard transfers are paid in
- * classes — not before k of the class wait or the oldest reaches the cap — and a non-standard one at
- * once, each for its exact amount, exactly once, never in its deposit's slot or the next.
+ * Class release end to end (docs/spec.md §9) on the local chain with privacy on: standard transfers are
+ * paid in classes — not before k of the class wait or the oldest reaches the end of its hold — and a
+ * non-standard one at once, each for its exact amount, exactly once, never in its deposit's slot or the
+ * next; the status record says when a held order goes at the latest and, after, the set it went with.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -10,14 +11,16 @@ import { expectOk, fundedSender, startTestHush, type TestAccount, type TestHush 
 import { assertPaidOnce, chainAt, depositWithRefresh, fetchLanded, placeOrder, waitForOrder, type Chain, type PlacedOrder } from '../support/settlement.ts';
 
 const K = 3;
-const CAP_S = 8;
+/** The delay budget; a class goes at the latest its spread's max and two passes before it runs out. */
+const BUDGET_S = 8;
+const HOLD_S = BUDGET_S - 0.6 - 2;
 
 describe('class release', () => {
   let t: TestHush;
   let acct: TestAccount;
   let chain: Chain;
   before(async () => {
-    t = await startTestHush({ env: { HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_K: String(K), HUSH_PRIVACY_MAX_DELAY_S: String(CAP_S) } });
+    t = await startTestHush({ env: { HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_K: String(K), HUSH_PRIVACY_MAX_DELAY_S: String(BUDGET_S) } });
     acct = await t.createAccount();
     chain = chainAt(t.chainUrl);
   });
@@ -50,8 +53,8 @@ describe('class release', () => {
     return rec;
   }
 
-  test('standard transfers wait for their class (k deposits or the cap); a free amount is paid at once', async () => {
-    const cls = await Promise.all([order('5000000'), order('5000000'), order('5000000')]);
+  test('standard transfers wait for their class (k deposits or the hold); a free amount is paid at once; privacy says which', async () => {
+    const cls = await Promise.all([order('1000000'), order('1000000'), order('1000000')]);
     const lone = await order('10000000');
     const free = await order('5370000');
     for (const o of [...cls, lone]) assert.equal(o.placed.quote.privacy.standard, true);
@@ -64,24 +67,39 @@ describe('class release', () => {
     const freeRec = await completed(free, freeDeposit, 20_000);
     // Sent without waiting for a class: well before a cap would release it (no tighter bound: a loaded
     // machine may take seconds for a step).
-    assert.ok(at(freeRec, 'sending') - freeDeposit.confirmedAt < CAP_S * 1000 - 1000, 'a non-standard payout does not wait for a class');
+    assert.ok(at(freeRec, 'sending') - freeDeposit.confirmedAt < HOLD_S * 1000 - 1000, 'a non-standard payout does not wait for a class');
+    assert.deepEqual(freeRec.privacy, { standard: false, releaseBy: null, releasedWith: null, heldSeconds: null });
     for (const [i, o] of cls.slice(0, 2).entries()) {
       const readAt = Date.now();
-      const status = expectOk(await acct.client.status(o.placed.trackingId)).order.status;
-      // Held until the cap, which a loaded run may already have reached by now (then released, rightly).
-      if (readAt < first[i]!.confirmedAt + CAP_S * 1000) assert.equal(status, 'deposit_confirmed', 'two of a class of three wait');
+      const { status, privacy } = expectOk(await acct.client.status(o.placed.trackingId)).order as any;
+      // Held until the hold ends, which a loaded run may already have reached by now (then released, rightly).
+      if (readAt < first[i]!.confirmedAt + HOLD_S * 1000) {
+        assert.equal(status, 'deposit_confirmed', 'two of a class of three wait');
+        if (privacy.releasedWith === null) {
+          const by = Date.parse(privacy.releaseBy);
+          assert.ok(by > readAt - 1000 && by <= first[i]!.confirmedAt + BUDGET_S * 1000 + 50, `releaseBy ${privacy.releaseBy}: within the budget of its confirmation`);
+        }
+      }
     }
     const third = await depositAndConfirm(cls[2]!);
     const deposits = [...first, third];
     const recs = await Promise.all(cls.map((o, i) => completed(o, deposits[i]!, 30_000)));
     for (const [i, rec] of recs.entries()) {
       // Released when the third arrived, unless the cap came first (a slow run): never before either.
-      const earliest = Math.min(third.confirmedAt, deposits[i]!.confirmedAt + CAP_S * 1000);
+      const earliest = Math.min(third.confirmedAt, deposits[i]!.confirmedAt + HOLD_S * 1000);
       assert.ok(at(rec, 'sending') >= earliest - 50, `${o(i)} sent before its class was released`);
+      assert.equal(rec.privacy.standard, true);
+      assert.equal(rec.privacy.releaseBy, null, 'released: no longer waiting');
+      assert.ok(rec.privacy.heldSeconds >= 0 && rec.privacy.heldSeconds <= BUDGET_S, `held ${rec.privacy.heldSeconds} s, within the budget`);
     }
-    // The lone deposit of its class is released by the cap.
+    // One release of three, or (a slow run) the first two at their hold and the third alone: each says its own.
+    const sizes = recs.map((r) => r.privacy.releasedWith).sort();
+    assert.ok(JSON.stringify(sizes) === '[3,3,3]' || JSON.stringify(sizes) === '[1,2,2]', `releasedWith ${sizes}`);
+    // The lone deposit of its class is released at the end of its hold, alone.
     const loneRec = await completed(lone, loneDeposit, 40_000);
-    assert.ok(at(loneRec, 'sending') >= loneDeposit.confirmedAt + CAP_S * 1000 - 50, 'a class below k waits for the cap');
+    assert.ok(at(loneRec, 'sending') >= loneDeposit.confirmedAt + HOLD_S * 1000 - 50, 'a class below k waits to the end of its hold');
+    assert.equal(loneRec.privacy.releasedWith, 1);
+    assert.ok(loneRec.privacy.heldSeconds >= Math.floor(HOLD_S) && loneRec.privacy.heldSeconds <= BUDGET_S, `held ${loneRec.privacy.heldSeconds} s`);
     function o(i: number) {
       return cls[i]!.placed.trackingId;
     }

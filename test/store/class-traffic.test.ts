@@ -31,15 +31,39 @@ forEachEngine('class traffic', (ctx) => {
     assert.deepEqual(await recentClassCounts(ctx.db, new Date(0), []), []);
   });
 
-  it('ClassTraffic turns the counts into a rate per second over its window', async () => {
+  it('ClassTraffic turns the counts into a rate per second over its window, once it has seen traffic long enough to measure', async () => {
     await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
-    for (let i = 0; i < 6; i++) await order(acc, { amountIn: 5_000_000n, amountOut: 4_900_000n }, true);
-    const traffic = new ClassTraffic(ctx.db, loadAssets(), 60);
-    const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 5_000_000n };
-    assert.equal(traffic.ratePerS(cls), 0, 'idle until read');
+    await order(acc, { amountIn: 1_000_000n, amountOut: 900_000n }, true, 3 * 3600); // Hush's first order, three hours ago
+    for (let i = 0; i < 6; i++) await order(acc, { amountIn: 10_000_000n, amountOut: 9_900_000n }, true);
+    const traffic = new ClassTraffic(ctx.db, loadAssets(), 60, 30);
+    const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000n };
+    assert.equal(traffic.ratePerS(cls), undefined, 'unmeasured until read');
     await traffic.refresh();
     assert.equal(traffic.ratePerS(cls), 6 / 60);
-    assert.equal(traffic.ratePerS({ ...cls, pinnedAmount: 10_000_000n }), 0);
+    assert.equal(traffic.rateOfKey('usdc>usdc:exact_in:10000000'), 6 / 60);
+    assert.equal(traffic.ratePerS({ ...cls, pinnedAmount: 100_000_000n }), 0, 'measured and idle');
+  });
+
+  it('a young Hush measures over its own life, and nothing before it has seen traffic for the minimum span', async () => {
+    const { db } = await ctx.fresh(); // an empty store: the first order decides Hush's age
+    const acc = await createTestAccount(db);
+    const at = async (agoS: number) =>
+      insertOrder(db, newOrder(acc, { createdAt: new Date(Date.now() - agoS * 1000), amountIn: 10_000_000n, amountOut: 9_900_000n }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} }).then((r) =>
+        db.query(`UPDATE orders SET deposit = '{"amount":"1"}' WHERE id = $1`, [(r as { id: string }).id]),
+      );
+    const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000n };
+    const empty = new ClassTraffic(db, loadAssets(), 3600, 30);
+    await empty.refresh();
+    assert.equal(empty.ratePerS(cls), undefined, 'no order yet: nothing measured');
+    await at(100);
+    await at(10);
+    const young = new ClassTraffic(db, loadAssets(), 3600, 30);
+    await young.refresh();
+    const rate = young.ratePerS(cls)!;
+    assert.ok(Math.abs(rate - 2 / 100) < 0.002, `two deposits over the 100 s Hush has seen, not over the hour: ${rate}`);
+    const cold = new ClassTraffic(db, loadAssets(), 3600, 600);
+    await cold.refresh();
+    assert.equal(cold.ratePerS(cls), undefined, '100 s is less than the 600 s minimum');
   });
 });

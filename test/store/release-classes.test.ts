@@ -8,6 +8,7 @@ import { it } from 'node:test';
 import { insertOrder, transitionOrder, type NewOrder } from '../../src/store/orders-store.ts';
 import { releaseOrder } from '../../src/store/settlement/release-orders.ts';
 import { releaseClasses } from '../../src/store/settlement/release-classes.ts';
+import { StatusCache } from '../../src/services/status-cache.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 
@@ -26,22 +27,29 @@ forEachEngine('class release pass', (ctx) => {
     return id;
   }
   const row = async (id: string) =>
-    (await ctx.db.query<{ payout_due_at: Date; next_run_at: Date; class_released_at: Date | null }>('SELECT payout_due_at, next_run_at, class_released_at FROM orders WHERE id = $1', [id])).rows[0]!;
-  const twenty = { amountIn: 20_000_000n, amountOut: 19_900_000n };
+    (await ctx.db.query<{ payout_due_at: Date; next_run_at: Date; class_released_at: Date | null; class_release_size: number | null }>('SELECT payout_due_at, next_run_at, class_released_at, class_release_size FROM orders WHERE id = $1', [id])).rows[0]!;
+  // 20 USDC is not on today's default menu: what holds an order is its quote's promise, not the menu.
+  const twenty = { amountIn: 20_000_000n, amountOut: 19_900_000n, quote: { quoteId: 'q_twenty', privacy: { standard: true } } };
 
   it('hands the waiting standard payouts to the decision and brings the chosen ones forward, once', async () => {
     await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
     const a = await waiting(acc, twenty);
     const b = await waiting(acc, twenty);
-    const free = await waiting(acc, { amountIn: 19_370_000n, amountOut: 19_000_000n });
+    const free = await waiting(acc, { amountIn: 19_370_000n, amountOut: 19_000_000n, quote: { quoteId: 'q_free', privacy: { standard: false } } });
+    // A status cache (as the API keeps) holds a's record from before the release.
+    const cache = new StatusCache(ctx.db);
+    await cache.start();
+    const trackingA = (await ctx.db.query<{ tracking_id: string }>('SELECT tracking_id FROM orders WHERE id = $1', [a])).rows[0]!.tracking_id;
+    const before = JSON.parse((await cache.get(trackingA))!.json).order;
+    assert.deepEqual([before.privacy.releasedWith, typeof before.privacy.releaseBy], [null, 'string'], 'held: the latest moment, no set yet');
     const seen: string[][] = [];
     const soon = new Date(Date.now() + 2_000);
-    const n = await releaseClasses(ctx.db, [20_000_000n], (held) => {
+    const n = await releaseClasses(ctx.db, (held) => {
       seen.push(held.map((h) => h.id).sort());
       assert.ok(held.every((h) => h.pinnedAmount === 20_000_000n && h.mode === 'exact_in' && h.sourceAssetId === 'usdc'));
       assert.ok(held.every((h) => Math.abs(h.confirmedAt - (Date.now() - 1000)) < 5_000));
-      return held.map((h) => ({ id: h.id, at: soon }));
+      return held.map((h) => ({ id: h.id, at: soon, releasedWith: held.length }));
     });
     assert.equal(n, 2);
     assert.deepEqual(seen, [[a, b].sort()]);
@@ -50,11 +58,19 @@ forEachEngine('class release pass', (ctx) => {
       assert.equal(r.payout_due_at.getTime(), soon.getTime());
       assert.equal(r.next_run_at.getTime(), soon.getTime());
       assert.ok(r.class_released_at);
+      assert.equal(r.class_release_size, 2, 'the release size, for the status record\'s privacy.releasedWith');
     }
+    assert.equal((await row(free)).class_release_size, null);
     assert.equal((await row(free)).class_released_at, null);
+    // The release notified the change: the cache serves the released record, not the one it held.
+    for (let i = 0; i < 100 && cache.peek(trackingA); i++) await new Promise((r) => setTimeout(r, 20));
+    const after = JSON.parse((await cache.get(trackingA))!.json).order;
+    assert.deepEqual([after.privacy.releasedWith, after.privacy.releaseBy], [2, null]);
+    assert.ok(Date.parse(after.updatedAt) > Date.parse(before.updatedAt), 'the release stamps updatedAt');
+    await cache.stop();
     // Released payouts no longer wait: the next pass sees none of them.
     let called = false;
-    assert.equal(await releaseClasses(ctx.db, [20_000_000n], (held) => ((called = held.length > 0), [])), 0);
+    assert.equal(await releaseClasses(ctx.db, (held) => ((called = held.length > 0), [])), 0);
     assert.equal(called, false);
   });
 
@@ -65,7 +81,7 @@ forEachEngine('class release pass', (ctx) => {
     const b = await waiting(acc, twenty);
     const before = await row(a);
     const later = new Date(before.payout_due_at.getTime() + 60_000);
-    assert.equal(await releaseClasses(ctx.db, [20_000_000n], () => [{ id: a, at: later }]), 1);
+    assert.equal(await releaseClasses(ctx.db, () => [{ id: a, at: later, releasedWith: 1 }]), 1);
     assert.equal((await row(a)).payout_due_at.getTime(), before.payout_due_at.getTime());
     assert.equal((await row(b)).class_released_at, null);
   });
@@ -77,7 +93,7 @@ forEachEngine('class release pass', (ctx) => {
     const old = await row(a);
     await ctx.db.query(`UPDATE orders SET locked_by = 'w1', locked_until = now() + interval '30 seconds' WHERE id = $1`, [a]);
     const soon = new Date(Date.now() + 1_500);
-    assert.equal(await releaseClasses(ctx.db, [20_000_000n], () => [{ id: a, at: soon }]), 1);
+    assert.equal(await releaseClasses(ctx.db, () => [{ id: a, at: soon, releasedWith: 1 }]), 1);
     await releaseOrder(ctx.db, a, 'w1', { at: old.payout_due_at });
     assert.equal((await row(a)).next_run_at.getTime(), soon.getTime());
   });
@@ -91,7 +107,7 @@ forEachEngine('class release pass', (ctx) => {
     // Hold the lock in one transaction and try a pass beside it.
     await ctx.db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('hush.class_release'))`);
-      inner = await releaseClasses(ctx.db, [20_000_000n], () => assert.fail('a second pass must not decide while the first holds the lock'));
+      inner = await releaseClasses(ctx.db, () => assert.fail('a second pass must not decide while the first holds the lock'));
     });
     assert.equal(inner, 0);
   });

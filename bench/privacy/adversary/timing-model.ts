@@ -12,11 +12,12 @@ export interface ReleasePolicy {
    */
   delayWindowS: { min: number; max: number };
   /**
-   * Class release (HUSH_PRIVACY=on, SPEC §9): a standard payout waits until `k` of its class wait or the
-   * oldest has waited `maxDelayS`, then goes within the window; a non-standard one waits only `minGapS`
-   * (two slots). Unset with privacy off.
+   * Class release (HUSH_PRIVACY=on, docs/spec.md §9): a standard payout waits until its class reaches
+   * the target set, or goes earlier when its traffic is too thin to, and at the latest `maxDelayS` (the
+   * budget less the window) after the class's oldest deposit, then within the window; a non-standard one
+   * waits only `minGapS` (two slots). Unset with privacy off.
    */
-  classRelease?: { k: number; maxDelayS: number; minGapS: number };
+  classRelease?: { targetSet: number; maxDelayS: number; minGapS: number };
 }
 
 /** Deposit-confirmed-to-payout latency outside the policy's wait, seconds: Normal(mu, sigma). */

@@ -3,6 +3,7 @@
  * hush — the partner CLI over the SDK, against HUSH_URL with HUSH_API_KEY:
  *   hush tokens
  *   hush quote --from <asset> [--to <asset>] --amount <base units> --sender <addr> --recipient <addr> [--mode exact_in|exact_out] [--fee-bps n --fee-recipient addr]
+ *     (the quote as JSON on stdout; on stderr, whether the amount is private and the private amounts nearby with their expected sets)
  *   hush send --keypair <file> --from <asset> [--to <asset>] --amount <base units> --recipient <addr> [--mode …] [--fee-bps n --fee-recipient addr]
  *   hush status <trackingId>
  *   hush watch <trackingId>
@@ -16,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { createKeyPairSignerFromBytes, createSolanaRpc } from '@solana/kit';
 import { createHushClient, type HushClient } from './client.ts';
 import { HushApiError, HushTransportError } from './errors.ts';
+import { describePrivacy, privateAmountsNearby } from './private-amounts.ts';
 import { signAndSend } from './sign-and-send.ts';
 import { statusDetail } from './status-detail.ts';
 import type { QuoteRequest, StatusRecord } from './types.ts';
@@ -132,8 +134,13 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'tokens':
       return json(await client.tokens()), 0;
-    case 'quote':
-      return json(await client.quote(quoteRequest(values, need(values, 'sender')))), 0;
+    case 'quote': {
+      const request = quoteRequest(values, need(values, 'sender'));
+      const quote = await client.quote(request);
+      json(quote);
+      for (const l of describePrivacy(request, quote, await privateAmountsNearby(client, request, quote))) console.error(l);
+      return 0;
+    }
     case 'status': {
       const r = await client.status(trackingId());
       return json(r.notModified ? null : r.order), 0;

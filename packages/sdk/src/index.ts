@@ -10,6 +10,7 @@ export {
   type VerifyDepositOptions,
 } from './verify-deposit.ts';
 export { statusDetail } from './status-detail.ts';
+export { describePrivacy, privateAmountsNearby, type PrivateAmountOption } from './private-amounts.ts';
 export { signAndSend, type SentDeposit, type SignAndSendOptions } from './sign-and-send.ts';
 export type { ErrorCode, Order, OrderRequest, OrderStatus, OrderTerms, Quote, QuoteRequest, StatusRecord, Token } from './types.ts';
 export type { paths, components, operations } from './generated/openapi.ts';

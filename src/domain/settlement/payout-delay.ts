@@ -1,4 +1,4 @@
-import { pinnedAmount } from '../class-release.ts';
+import { quotedPrivate } from '../quote-privacy.ts';
 
 /**
  * When a payout is due: `from` plus a privacy delay uniform over [min, max] seconds to the millisecond.
@@ -13,22 +13,22 @@ export interface DuePolicy {
   privacy: 'on' | 'off';
   /** HUSH_PAYOUT_DELAY_S: the delay with privacy off, a release's spread with it on. */
   delayS: { min: number; max: number };
-  /** HUSH_PRIVACY_MAX_DELAY_S: a class's cap. */
-  maxDelayS: number;
+  /** How long a standard payout waits for its class at most before its release's spread (holdMs of the release policy). */
+  holdMs: number;
   /** Two slots: never the deposit's slot or the next (SPEC §9). */
   minGapMs: number;
 }
 
 /**
- * The due time drawn at a deposit's confirmation. With privacy on, a standard payout is due at its
- * class's cap plus the spread: the class release (class-release.ts) brings it forward when its class fills
- * first, so the cap holds even if no release ever runs. A non-standard payout waits only the minimum gap:
+ * The due time drawn at a deposit's confirmation. With privacy on, a standard payout is due at the end of
+ * its hold plus the spread, within the delay budget: the class release (class-release.ts) brings it
+ * forward when its class goes earlier, so the budget holds even if no release ever runs. A non-standard payout waits only the minimum gap:
  * no wait hides a unique amount.
  */
 export function payoutDueFor(from: Date, standard: boolean, policy: DuePolicy, randomInt: (n: number) => number): Date {
   if (policy.privacy === 'off') return payoutDue(from, policy.delayS, randomInt);
   if (!standard) return new Date(from.getTime() + policy.minGapMs);
-  return payoutDue(new Date(from.getTime() + policy.maxDelayS * 1000), policy.delayS, randomInt);
+  return payoutDue(new Date(from.getTime() + policy.holdMs), policy.delayS, randomInt);
 }
 
 /** Two slots: a payout never lands in its deposit's slot or the next (SPEC §9). */
@@ -36,14 +36,12 @@ export function minGapMs(slotMs: number): number {
   return 2 * slotMs;
 }
 
-/** payoutDueFor of an order: standard when its pinned amount is one of its source asset's denominations. */
+/** payoutDueFor of an order: held for its class when its quote promised privacy (quotedPrivate). */
 export function orderPayoutDue(
-  o: { mode: string; amountIn: bigint; amountOut: bigint },
-  denominations: readonly bigint[],
+  o: { quote: unknown },
   from: Date,
-  settings: { privacy: 'on' | 'off'; delayS: { min: number; max: number }; maxDelayS: number; slotMs: number },
+  settings: { privacy: 'on' | 'off'; delayS: { min: number; max: number }; holdMs: number; slotMs: number },
   randomInt: (n: number) => number,
 ): Date {
-  const standard = denominations.includes(pinnedAmount(o));
-  return payoutDueFor(from, standard, { privacy: settings.privacy, delayS: settings.delayS, maxDelayS: settings.maxDelayS, minGapMs: minGapMs(settings.slotMs) }, randomInt);
+  return payoutDueFor(from, quotedPrivate(o.quote), { privacy: settings.privacy, delayS: settings.delayS, holdMs: settings.holdMs, minGapMs: minGapMs(settings.slotMs) }, randomInt);
 }

@@ -26,6 +26,7 @@ function watchedOrder(r: WatchedRow): PayableOrder {
     destinationAssetId: r.destination_asset_id,
     mode: r.mode,
     txBlockhash: r.tx_blockhash,
+    quote: r.quote,
   };
 }
 

@@ -5,6 +5,7 @@ import { confirmDeposits as confirmDepositRows } from '../../store/settlement/co
 import { confirmDepositsAndStartPayouts } from '../../store/settlement/confirm-deposits-and-start-payouts.ts';
 import { releaseOrders, type Release } from '../../store/settlement/release-orders.ts';
 import { orderPayoutDue } from '../../domain/settlement/payout-delay.ts';
+import { duePolicy } from '../../config/privacy-settings.ts';
 import type { OrderRecord } from '../../store/orders-store.ts';
 import { depositMovement } from '../../ledger/order-movements.ts';
 import { faultPoint } from '../outbox.ts';
@@ -13,14 +14,9 @@ import type { PlannedTransfer } from '../pools.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { payoutTxs, recordPayouts, type PayableOrder } from './plan-payouts.ts';
 
-/** The settings a payout's due time is drawn with (SPEC §9). */
-export function duePolicy(c: SettlementContext['config']): { privacy: 'on' | 'off'; delayS: { min: number; max: number }; maxDelayS: number; slotMs: number } {
-  return { privacy: c.privacy, delayS: c.payoutDelayS, maxDelayS: c.privacyMaxDelayS, slotMs: c.localnetSlotMs };
-}
-
 /** A payout due time (SPEC §9): see payoutDueFor. */
-export function drawDue(ctx: SettlementContext, o: Pick<OrderRecord, 'sourceAssetId' | 'mode' | 'amountIn' | 'amountOut'>, from: Date): Date {
-  return orderPayoutDue(o, ctx.asset(o.sourceAssetId).denominations, from, duePolicy(ctx.config), randomInt);
+export function drawDue(ctx: SettlementContext, o: Pick<OrderRecord, 'quote'>, from: Date): Date {
+  return orderPayoutDue(o, from, duePolicy(ctx.config), randomInt);
 }
 
 /**

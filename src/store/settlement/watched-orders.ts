@@ -13,12 +13,15 @@ export interface WatchedRow {
   mode: 'exact_in' | 'exact_out';
   tx_blockhash: string;
   created_at: Date;
+  /** The quote's privacy promise only (what the payout's due time depends on), not the whole quote. */
+  quote: { privacy?: unknown };
 }
 
 /** The orders awaiting a deposit (at most 10,000: the watch reads all their accounts every slot). */
 export async function watchedOrders(db: Queryable): Promise<WatchedRow[]> {
   const { rows } = await db.query<WatchedRow>(
-    `SELECT id, tracking_id, deposit_account, recipient, amount_in, amount_out, source_asset_id, destination_asset_id, mode, tx_blockhash, created_at
+    `SELECT id, tracking_id, deposit_account, recipient, amount_in, amount_out, source_asset_id, destination_asset_id, mode, tx_blockhash, created_at,
+            jsonb_build_object('privacy', quote -> 'privacy') AS quote
              FROM orders WHERE status IN ('awaiting_deposit', 'deposit_detected') LIMIT 10000`,
   );
   return rows;

@@ -461,13 +461,13 @@ export interface operations {
                      *         "max": "1000000000000",
                      *         "privacy": {
                      *           "standard": true,
-                     *           "anonymitySet": 8,
-                     *           "delaySeconds": 80,
+                     *           "anonymitySet": 20,
+                     *           "delaySeconds": 110,
                      *           "suggestedAmounts": [
-                     *             "50000000",
+                     *             "10000000",
                      *             "100000000",
-                     *             "200000000",
-                     *             "500000000"
+                     *             "1000000000",
+                     *             "10000000000"
                      *           ]
                      *         },
                      *         "quoteId": "q1.AAAAAZNV2m8AAAAAAAAAAQ.5Ul2Ck4lZ8M1Qz0w",
@@ -832,13 +832,13 @@ export interface operations {
                  *         "max": "1000000000000",
                  *         "privacy": {
                  *           "standard": true,
-                 *           "anonymitySet": 8,
-                 *           "delaySeconds": 80,
+                 *           "anonymitySet": 20,
+                 *           "delaySeconds": 110,
                  *           "suggestedAmounts": [
-                 *             "50000000",
+                 *             "10000000",
                  *             "100000000",
-                 *             "200000000",
-                 *             "500000000"
+                 *             "1000000000",
+                 *             "10000000000"
                  *           ]
                  *         },
                  *         "quoteId": "q1.AAAAAZNV2m8AAAAAAAAAAQ.5Ul2Ck4lZ8M1Qz0w",
@@ -1785,7 +1785,7 @@ export interface operations {
                      *         "status": "completed",
                      *         "final": true,
                      *         "createdAt": "2026-11-21T10:00:02.000Z",
-                     *         "updatedAt": "2026-11-21T10:00:14.512Z",
+                     *         "updatedAt": "2026-11-21T10:03:41.012Z",
                      *         "expiration": "2026-11-21T10:30:00.000Z",
                      *         "sourceAssetId": "sol",
                      *         "destinationAssetId": "sol",
@@ -1800,7 +1800,7 @@ export interface operations {
                      *           {
                      *             "signature": "4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM95Djm6MU7hgpdZ5hcxWVxgrdgKnvjZ2xKjaNPB5pBnRPF",
                      *             "amount": "99405000",
-                     *             "confirmedAt": "2026-11-21T10:00:14.512Z"
+                     *             "confirmedAt": "2026-11-21T10:03:41.012Z"
                      *           }
                      *         ],
                      *         "refund": null,
@@ -1820,13 +1820,19 @@ export interface operations {
                      *           },
                      *           {
                      *             "status": "sending",
-                     *             "at": "2026-11-21T10:00:13.900Z"
+                     *             "at": "2026-11-21T10:03:40.300Z"
                      *           },
                      *           {
                      *             "status": "completed",
-                     *             "at": "2026-11-21T10:00:14.512Z"
+                     *             "at": "2026-11-21T10:03:41.012Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "privacy": {
+                     *           "standard": true,
+                     *           "releaseBy": null,
+                     *           "releasedWith": 20,
+                     *           "heldSeconds": 216
+                     *         }
                      *       }
                      *     }
                      */
@@ -1886,6 +1892,17 @@ export interface operations {
                                 /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
                                 at: string;
                             }[];
+                            /** @description The privacy this order was promised and the privacy it got; only its own partner sees it */
+                            privacy: {
+                                /** @description The pinned amount is a private amount (as the quote said): the payout waits for its class and leaves with it */
+                                standard: boolean;
+                                /** @description While the payout of a private amount waits (for its class; on a Hush run with privacy off, for its configured delay): the latest moment it goes out, to show as the wait. Null before the deposit is confirmed, once released, and for amounts that are not private */
+                                releaseBy: string | (never | null);
+                                /** @description Once released: how many payouts of its class (this one included) went out in the same release, the set it hides in. Null until then */
+                                releasedWith: number | null;
+                                /** @description Once released: seconds from the deposit's confirmation to the payout's scheduled send. Null until then */
+                                heldSeconds: number | null;
+                            };
                         };
                     };
                 };
@@ -2200,7 +2217,7 @@ export interface operations {
                      *         "status": "completed",
                      *         "final": true,
                      *         "createdAt": "2026-11-21T10:00:02.000Z",
-                     *         "updatedAt": "2026-11-21T10:00:14.512Z",
+                     *         "updatedAt": "2026-11-21T10:03:41.012Z",
                      *         "expiration": "2026-11-21T10:30:00.000Z",
                      *         "sourceAssetId": "sol",
                      *         "destinationAssetId": "sol",
@@ -2215,7 +2232,7 @@ export interface operations {
                      *           {
                      *             "signature": "4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM95Djm6MU7hgpdZ5hcxWVxgrdgKnvjZ2xKjaNPB5pBnRPF",
                      *             "amount": "99405000",
-                     *             "confirmedAt": "2026-11-21T10:00:14.512Z"
+                     *             "confirmedAt": "2026-11-21T10:03:41.012Z"
                      *           }
                      *         ],
                      *         "refund": null,
@@ -2235,13 +2252,19 @@ export interface operations {
                      *           },
                      *           {
                      *             "status": "sending",
-                     *             "at": "2026-11-21T10:00:13.900Z"
+                     *             "at": "2026-11-21T10:03:40.300Z"
                      *           },
                      *           {
                      *             "status": "completed",
-                     *             "at": "2026-11-21T10:00:14.512Z"
+                     *             "at": "2026-11-21T10:03:41.012Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "privacy": {
+                     *           "standard": true,
+                     *           "releaseBy": null,
+                     *           "releasedWith": 20,
+                     *           "heldSeconds": 216
+                     *         }
                      *       }
                      *     }
                      */
@@ -2301,6 +2324,17 @@ export interface operations {
                                 /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
                                 at: string;
                             }[];
+                            /** @description The privacy this order was promised and the privacy it got; only its own partner sees it */
+                            privacy: {
+                                /** @description The pinned amount is a private amount (as the quote said): the payout waits for its class and leaves with it */
+                                standard: boolean;
+                                /** @description While the payout of a private amount waits (for its class; on a Hush run with privacy off, for its configured delay): the latest moment it goes out, to show as the wait. Null before the deposit is confirmed, once released, and for amounts that are not private */
+                                releaseBy: string | (never | null);
+                                /** @description Once released: how many payouts of its class (this one included) went out in the same release, the set it hides in. Null until then */
+                                releasedWith: number | null;
+                                /** @description Once released: seconds from the deposit's confirmation to the payout's scheduled send. Null until then */
+                                heldSeconds: number | null;
+                            };
                         };
                     };
                 };
@@ -2331,7 +2365,7 @@ export interface operations {
                      *         "status": "completed",
                      *         "final": true,
                      *         "createdAt": "2026-11-21T10:00:02.000Z",
-                     *         "updatedAt": "2026-11-21T10:00:14.512Z",
+                     *         "updatedAt": "2026-11-21T10:03:41.012Z",
                      *         "expiration": "2026-11-21T10:30:00.000Z",
                      *         "sourceAssetId": "sol",
                      *         "destinationAssetId": "sol",
@@ -2346,7 +2380,7 @@ export interface operations {
                      *           {
                      *             "signature": "4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM95Djm6MU7hgpdZ5hcxWVxgrdgKnvjZ2xKjaNPB5pBnRPF",
                      *             "amount": "99405000",
-                     *             "confirmedAt": "2026-11-21T10:00:14.512Z"
+                     *             "confirmedAt": "2026-11-21T10:03:41.012Z"
                      *           }
                      *         ],
                      *         "refund": null,
@@ -2366,13 +2400,19 @@ export interface operations {
                      *           },
                      *           {
                      *             "status": "sending",
-                     *             "at": "2026-11-21T10:00:13.900Z"
+                     *             "at": "2026-11-21T10:03:40.300Z"
                      *           },
                      *           {
                      *             "status": "completed",
-                     *             "at": "2026-11-21T10:00:14.512Z"
+                     *             "at": "2026-11-21T10:03:41.012Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "privacy": {
+                     *           "standard": true,
+                     *           "releaseBy": null,
+                     *           "releasedWith": 20,
+                     *           "heldSeconds": 216
+                     *         }
                      *       }
                      *     }
                      */
@@ -2432,6 +2472,17 @@ export interface operations {
                                 /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
                                 at: string;
                             }[];
+                            /** @description The privacy this order was promised and the privacy it got; only its own partner sees it */
+                            privacy: {
+                                /** @description The pinned amount is a private amount (as the quote said): the payout waits for its class and leaves with it */
+                                standard: boolean;
+                                /** @description While the payout of a private amount waits (for its class; on a Hush run with privacy off, for its configured delay): the latest moment it goes out, to show as the wait. Null before the deposit is confirmed, once released, and for amounts that are not private */
+                                releaseBy: string | (never | null);
+                                /** @description Once released: how many payouts of its class (this one included) went out in the same release, the set it hides in. Null until then */
+                                releasedWith: number | null;
+                                /** @description Once released: seconds from the deposit's confirmation to the payout's scheduled send. Null until then */
+                                heldSeconds: number | null;
+                            };
                         };
                     };
                 };

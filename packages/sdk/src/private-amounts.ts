@@ -1,0 +1,49 @@
+import type { HushClient } from './client.ts';
+import { HushApiError } from './errors.ts';
+import type { Quote, QuoteRequest } from './types.ts';
+
+/** One private amount near the one asked for, with what Hush expects for it right now. */
+export interface PrivateAmountOption {
+  /** Base units, in the request's mode (amountIn under exact_in, amountOut under exact_out). */
+  amount: string;
+  /** The quote's expected anonymity set and release delay for it; null when Hush would not quote it now. */
+  anonymitySet: number | null;
+  delaySeconds: number | null;
+  /** Why it could not be quoted (an error code such as AMOUNT_TOO_HIGH). */
+  unavailable?: string;
+}
+
+/**
+ * The private amounts Hush suggests near a quote's amount (quote.privacy.suggestedAmounts), each quoted
+ * with the same terms for its expected set and delay: what a wallet shows beside an amount that is not
+ * private, or to let its user pick a busier class. One quote per suggestion (at most four).
+ */
+export async function privateAmountsNearby(client: HushClient, request: QuoteRequest, quote: Quote): Promise<PrivateAmountOption[]> {
+  return Promise.all(
+    quote.privacy.suggestedAmounts.map(async (amount): Promise<PrivateAmountOption> => {
+      if (amount === request.amount) return { amount, anonymitySet: quote.privacy.anonymitySet, delaySeconds: quote.privacy.delaySeconds };
+      try {
+        const q = await client.quote({ ...request, amount });
+        return { amount, anonymitySet: q.privacy.anonymitySet, delaySeconds: q.privacy.delaySeconds };
+      } catch (e) {
+        if (e instanceof HushApiError) return { amount, anonymitySet: null, delaySeconds: null, unavailable: e.code };
+        throw e;
+      }
+    }),
+  );
+}
+
+/** Human lines for a terminal: whether the amount is private, and the private amounts nearby. */
+export function describePrivacy(request: QuoteRequest, quote: Quote, nearby: PrivateAmountOption[]): string[] {
+  const asset = request.sourceAssetId;
+  const mode = request.mode ?? 'exact_in';
+  const own = quote.privacy.standard
+    ? `${request.amount} ${asset} is a private amount: expected anonymity set ${quote.privacy.anonymitySet}, expected wait about ${quote.privacy.delaySeconds} s (once deposited, the status record's privacy.releaseBy says the latest moment)`
+    : `${request.amount} ${asset} is NOT a private amount: not held for a class, and its amount alone links it (anonymity set 1)`;
+  const lines = [own, `private amounts nearby (${mode}, base units of ${asset}):`];
+  for (const o of nearby) {
+    const mark = o.amount === request.amount ? '  ← this amount' : '';
+    lines.push(`  ${o.amount.padStart(16)}  ${o.unavailable ? `not quotable now (${o.unavailable})` : `expected set ${o.anonymitySet}, expected wait ~${o.delaySeconds} s`}${mark}`);
+  }
+  return lines;
+}

@@ -1,0 +1,20 @@
+/** The SDK's one-line status detail (what `hush send` and `hush watch` print): a held private payout says when it goes at the latest. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { statusDetail } from '../../packages/sdk/src/status-detail.ts';
+import type { StatusRecord } from '../../packages/sdk/src/types.ts';
+
+const NOW = Date.parse('2026-11-23T10:00:00.000Z');
+const base = {
+  trackingId: 'trk_x', status: 'deposit_confirmed', final: false, payouts: [], refund: null, failureReason: null,
+  privacy: { standard: true, releaseBy: '2026-11-23T10:05:00.000Z', releasedWith: null, heldSeconds: null },
+} as unknown as StatusRecord;
+
+test('held: the latest release moment and the seconds left; completed: the set it went out with; not private: nothing added', () => {
+  assert.equal(statusDetail(base, NOW), 'held for its class (a private amount): released by 2026-11-23T10:05:00.000Z, at most 300 s from now');
+  const done = { ...base, status: 'completed', payouts: [{ signature: 'sig1', amount: '1', confirmedAt: null }], privacy: { standard: true, releaseBy: null, releasedWith: 20, heldSeconds: 216 } } as unknown as StatusRecord;
+  assert.equal(statusDetail(done, NOW), 'payout sig1 (released with its class: 20 payouts, after 216 s)');
+  const free = { ...done, privacy: { standard: false, releaseBy: null, releasedWith: null, heldSeconds: null } } as unknown as StatusRecord;
+  assert.equal(statusDetail(free, NOW), 'payout sig1');
+  assert.equal(statusDetail({ ...base, privacy: { ...base.privacy, releaseBy: null } } as StatusRecord, NOW), '');
+});
