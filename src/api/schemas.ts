@@ -238,9 +238,16 @@ export const WebhookTestResponse = Type.Object(
   {
     success: Type.Literal(true),
     eventId: Type.String(),
-    delivered: Type.Boolean({ description: 'The receiver answered 2xx' }),
-    httpStatus: Type.Union([Type.Integer(), Type.Null()]),
-    error: Type.Union([Type.String({ description: 'timed out / connection failed' }), Type.Null()]),
+    outcome: Type.Union([Type.Literal('delivered'), Type.Literal('refused'), Type.Literal('failed')], {
+      description:
+        "delivered: the receiver answered 2xx; refused: not sent, the URL's address is not one webhooks may reach (private, loopback, link-local, metadata); failed: no 2xx (network error, timeout, another status). Nothing of the receiver's answer is reported.",
+    }),
+    delivered: Type.Boolean({ description: "outcome is 'delivered'" }),
   },
-  { examples: [{ success: true, eventId: 'evt_test_Zk3v1lq2cJ8pQy0A', delivered: true, httpStatus: 204, error: null }] },
+  {
+    examples: [
+      { success: true, eventId: 'evt_test_Zk3v1lq2cJ8pQy0A', outcome: 'delivered', delivered: true },
+      { success: true, eventId: 'evt_test_pX0d7uQh2mB9sLk4', outcome: 'refused', delivered: false },
+    ],
+  },
 );

@@ -14,6 +14,7 @@
 import { parseArgs } from 'node:util';
 import { isHushError } from '../domain/errors.ts';
 import { AdminService, parseExpiresAt } from '../services/admin-service.ts';
+import { webhookEgressFor } from '../worker/webhook-egress.ts';
 import type { Db } from '../store/db.ts';
 import { openDb } from '../store/open-db.ts';
 import { loadConfig } from '../config/config.ts';
@@ -214,7 +215,9 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
     try {
       db = await openDb({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR || './data', poolSize: 2, schema: env.DATABASE_SCHEMA || undefined });
       const store = db;
-      result = await command.direct(new AdminService(db), args, opts, {
+      // Webhook URLs as the server would take them: this machine only beside the embedded chain.
+      const admin = new AdminService(db, { webhookEgress: webhookEgressFor({ solanaRpcUrl: env.SOLANA_RPC_URL || undefined }) });
+      result = await command.direct(admin, args, opts, {
         db: store,
         async treasury() {
           const config = loadConfig(env);

@@ -38,6 +38,7 @@ import { depositToCompletedSeconds } from '../settlement/settlement-metrics.ts';
 import { retryTransient } from './start-retry.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 import { WebhookMetrics } from '../worker/webhook-metrics.ts';
+import { webhookEgressFor } from '../worker/webhook-egress.ts';
 
 /** How long /readyz waits on each of its probes. */
 const READY_PROBE_MS = 2_000;
@@ -212,7 +213,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         statusCache,
         metrics: newMetrics(),
         admin: (() => {
-          const svc = new AdminService(db, { onAccountChanged: (id) => auth.invalidate(id) });
+          const svc = new AdminService(db, { onAccountChanged: (id) => auth.invalidate(id), webhookEgress: webhookEgressFor(config) });
           const strays = new StrayFundsService(config, db, chain, treasury, log);
           return Object.assign(svc, {
             reconcile: () => reconcile(db, chain, treasury, config.assets),
@@ -259,7 +260,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     }
     await opts.onReady?.({ db, chain, keys, localnet });
     if (config.role !== 'api') {
-      webhooks = new WebhookDispatcher(db, { log, alert, eventIdKey: keys.eventIdKey, metrics: webhookMetrics });
+      webhooks = new WebhookDispatcher(db, { log, alert, eventIdKey: keys.eventIdKey, metrics: webhookMetrics, egress: webhookEgressFor(config) });
       webhooks.start();
       const rebalancer =
         config.rebalancer === 'faucet' && faucet

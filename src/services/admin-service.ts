@@ -26,6 +26,7 @@ import {
 import { isUniqueViolation, type Db } from '../store/db.ts';
 import { setWebhook } from '../store/webhooks-store.ts';
 import { generateApiKey } from './api-keys.ts';
+import { WebhookEgress } from '../worker/webhook-egress.ts';
 
 export const DEFAULT_FEE_CAP_BPS = 100;
 export const MAX_FEE_CAP_BPS = 1000;
@@ -105,21 +106,27 @@ export function validateFeeCapBps(bps: unknown): number {
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
+/** Without a policy, the production one: https to public addresses only. */
+const PUBLIC_ONLY = new WebhookEgress({ loopback: false });
+
 /**
- * An absolute https URL without credentials, at most 2048 characters; plain http only to this machine
- * (events carry deposits and payouts: on the wire in clear they would link sender and recipient).
+ * An absolute https URL without credentials, at most 2048 characters, that `egress` does not refuse on
+ * its face (an IP literal that is not public, localhost outside the embedded dev mode; plain http only to
+ * this machine in that mode: events carry deposits and payouts, in clear they would link sender and
+ * recipient). A name is resolved only when delivering, where the same rules are the real guard.
  */
-export function validateWebhookUrl(url: unknown): string {
+export function validateWebhookUrl(url: unknown, egress: WebhookEgress = PUBLIC_ONLY): string {
   let parsed: URL | null = null;
   try {
     parsed = typeof url === 'string' && url.length <= MAX_WEBHOOK_URL_LENGTH ? new URL(url) : null;
   } catch {
     parsed = null;
   }
-  const loopback = parsed !== null && /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(parsed.hostname);
-  if (!parsed || !(parsed.protocol === 'https:' || (parsed.protocol === 'http:' && loopback)) || parsed.username || parsed.password) {
+  if (!parsed || !(parsed.protocol === 'https:' || parsed.protocol === 'http:') || parsed.username || parsed.password) {
     throw new HushError('INVALID_REQUEST', 'url must be an absolute https URL without credentials (http only to localhost), at most 2048 characters', { field: 'url' });
   }
+  const refused = egress.urlRefusal(parsed);
+  if (refused) throw new HushError('INVALID_REQUEST', `url is not allowed: ${refused}`, { field: 'url' });
   return parsed.href;
 }
 
@@ -159,6 +166,8 @@ export interface AdminServiceOptions {
    * `Authenticator.invalidate` so this process sees revocations and suspensions immediately.
    */
   onAccountChanged?: (accountId: string) => void;
+  /** Where webhooks may point (default: public https addresses only). */
+  webhookEgress?: WebhookEgress;
 }
 
 export class AdminService {
@@ -250,7 +259,7 @@ export class AdminService {
    * of transitions from now on go there (earlier undelivered ones too).
    */
   async setWebhook(accountId: string, url: unknown): Promise<{ url: string; secret: string }> {
-    const checked = validateWebhookUrl(url);
+    const checked = validateWebhookUrl(url, this.options.webhookEgress);
     // Standard Webhooks' format: whsec_ and the base64 of the key (24 bytes, as its reference implementation makes).
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
     if (!(await setWebhook(this.db, accountId, checked, secret))) throw notFoundAccount(accountId);

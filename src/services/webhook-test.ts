@@ -3,32 +3,40 @@ import { HushError } from '../domain/errors.ts';
 import type { Queryable } from '../store/db.ts';
 import { getWebhook } from '../store/webhooks-store.ts';
 import { postWebhook } from '../worker/webhook-delivery.ts';
+import { EgressRefusedError, type WebhookEgress } from '../worker/webhook-egress.ts';
+
+export { webhookEgressFor } from '../worker/webhook-egress.ts';
 
 const TIMEOUT_MS = 5_000;
 
+/** delivered: answered 2xx; refused: not sent, the URL's address is not allowed; failed: anything else. */
+export type TestSendOutcome = 'delivered' | 'refused' | 'failed';
+
 export interface TestSendResult {
   eventId: string;
+  outcome: TestSendOutcome;
   delivered: boolean;
-  httpStatus: number | null;
-  error: string | null;
 }
 
 /**
  * POST /transfer/v1/webhooks/test: one `webhook.test` event, signed and sent now exactly as order events
- * are (every current secret, the deprecated headers too), so a partner can check its receiver. Not
- * stored and not retried; the answer says what the receiver did.
+ * are (every current secret, the deprecated headers too, the same egress rules), so a partner can check
+ * its receiver. Not stored and not retried. The answer is the outcome only: no status code, body or error
+ * text of the receiver, so the endpoint cannot be used to probe what answers at an address.
  */
-export async function sendTestWebhook(db: Queryable, accountId: string): Promise<TestSendResult> {
+export async function sendTestWebhook(db: Queryable, accountId: string, egress: WebhookEgress): Promise<TestSendResult> {
   const hook = await getWebhook(db, accountId);
   if (!hook) throw new HushError('NOT_FOUND', 'This account has no webhook; ask the operator to set one');
   const eventId = `evt_test_${randomBytes(12).toString('base64url')}`;
   const body = JSON.stringify({ id: eventId, type: 'webhook.test', createdAt: new Date().toISOString(), data: {} });
   const secrets = hook.previousSecret ? [hook.secret, hook.previousSecret] : [hook.secret];
+  let outcome: TestSendOutcome;
   try {
-    const status = await postWebhook(hook.url, eventId, body, secrets, AbortSignal.timeout(TIMEOUT_MS));
-    return { eventId, delivered: status >= 200 && status < 300, httpStatus: status, error: null };
+    const status = await postWebhook(egress, hook.url, eventId, body, secrets, AbortSignal.timeout(TIMEOUT_MS));
+    outcome = status >= 200 && status < 300 ? 'delivered' : 'failed';
   } catch (e) {
     // The receiver's failure is the answer, not an error of this request.
-    return { eventId, delivered: false, httpStatus: null, error: (e as Error).name === 'TimeoutError' ? 'timed out' : 'connection failed' };
+    outcome = e instanceof EgressRefusedError ? 'refused' : 'failed';
   }
+  return { eventId, outcome, delivered: outcome === 'delivered' };
 }

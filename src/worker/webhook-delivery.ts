@@ -1,5 +1,8 @@
 import { createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
+import { EgressRefusedError, type WebhookEgress } from './webhook-egress.ts';
 
 /**
  * The old `Hush-*` headers go out beside the Standard Webhooks ones for one deprecation window, announced
@@ -41,9 +44,36 @@ export function webhookHeaders(eventId: string, body: string, secrets: readonly 
   };
 }
 
-/** One POST of one event; the receiver's status (a redirect is an answer, not a delivery). */
-export async function postWebhook(url: string, eventId: string, body: string, secrets: readonly string[], signal: AbortSignal): Promise<number> {
-  const res = await fetch(url, { method: 'POST', headers: webhookHeaders(eventId, body, secrets), body, redirect: 'manual', signal });
-  await res.body?.cancel();
-  return res.status;
+/**
+ * One POST of one event through `egress` (its address rules, its pinned lookup); the receiver's status.
+ * A redirect is an answer, not a delivery: node:http follows none. The body is not read: nothing of it is
+ * kept or shown. Throws EgressRefusedError for a target the rules refuse, before any byte is sent.
+ */
+export function postWebhook(egress: WebhookEgress, url: string, eventId: string, body: string, secrets: readonly string[], signal: AbortSignal): Promise<number> {
+  const target = new URL(url);
+  const refused = egress.urlRefusal(target);
+  if (refused) return Promise.reject(new EgressRefusedError(refused));
+  const https = target.protocol === 'https:';
+  const options = {
+    method: 'POST',
+    hostname: target.hostname.replace(/^\[|\]$/g, ''),
+    port: target.port || (https ? 443 : 80),
+    path: `${target.pathname}${target.search}`,
+    headers: { ...webhookHeaders(eventId, body, secrets), 'content-length': String(Buffer.byteLength(body)) },
+    // An IP literal skips the lookup (checked above); a name is resolved and checked here, per connection.
+    lookup: egress.lookup(target.protocol),
+    signal,
+  };
+  return new Promise<number>((resolve, reject) => {
+    const req = https ? httpsRequest({ ...options, agent: egress.agents.https }) : httpRequest({ ...options, agent: egress.agents.http });
+    req.once('response', (res) => {
+      // An empty answer leaves the socket for the next delivery; any other body is not read at all.
+      if (res.statusCode === 204 || res.headers['content-length'] === '0') res.resume();
+      else res.destroy();
+      res.on('error', () => {}); // an abort after the answer changes nothing
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject); // `on`: an abort may still fire after the answer
+    req.end(body);
+  });
 }

@@ -6,6 +6,7 @@ import { getOrdersByIds } from '../store/orders-store.ts';
 import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, purgeWebhookEvents, type DueWebhookEvent } from '../store/webhooks-store.ts';
 import { recordAsOf, statusRecord, type StatusRecord } from '../services/order-views.ts';
 import { postWebhook } from './webhook-delivery.ts';
+import { EgressRefusedError, WebhookEgress } from './webhook-egress.ts';
 import type { WebhookMetrics, WebhookOutcome } from './webhook-metrics.ts';
 
 const BATCH = 16;
@@ -30,11 +31,15 @@ export class WebhookDispatcher {
   private lastPurge = 0;
   private readonly parallel = pLimit(PARALLEL);
   private aborts = new AbortController();
+  private readonly egress: WebhookEgress;
 
   constructor(
     private readonly db: Db,
-    private readonly opts: { pollMs?: number; log?: (msg: string) => void; alert?: AlertSink; eventIdKey?: Uint8Array; metrics?: WebhookMetrics } = {},
-  ) {}
+    private readonly opts: { pollMs?: number; log?: (msg: string) => void; alert?: AlertSink; eventIdKey?: Uint8Array; metrics?: WebhookMetrics; egress?: WebhookEgress } = {},
+  ) {
+    // Without a policy, the production one: public https addresses only.
+    this.egress = opts.egress ?? new WebhookEgress({ loopback: false });
+  }
 
   start(): void {
     this.stopped = false;
@@ -111,7 +116,7 @@ export class WebhookDispatcher {
     });
     try {
       const secrets = e.previousSecret ? [e.secret, e.previousSecret] : [e.secret];
-      const status = await postWebhook(e.url, eventId, body, secrets, AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.aborts.signal]));
+      const status = await postWebhook(this.egress, e.url, eventId, body, secrets, AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.aborts.signal]));
       if (status >= 200 && status < 300) {
         count('delivered');
         return markWebhookDelivered(this.db, e);
@@ -119,7 +124,8 @@ export class WebhookDispatcher {
       count('rejected');
       return fail(`HTTP ${status}`);
     } catch (err) {
-      count('unreachable');
+      // Refused: retried like any failure (the name may point somewhere public again), counted apart.
+      count(err instanceof EgressRefusedError ? 'refused' : 'unreachable');
       return fail((err as Error).message);
     }
   }

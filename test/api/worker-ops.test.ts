@@ -24,7 +24,7 @@ test('HUSH_ROLE=worker with HUSH_OPS_PORT: /healthz, /readyz, /metrics, and noth
     assert.match(metrics, /^hush_orders\{status="completed"\} \d+$/m);
     assert.match(metrics, /^hush_http_request_duration_seconds_count\{[^}]*route="\/healthz"[^}]*\} [1-9]/m);
     // A worker's webhook deliveries are served on its ops port, every outcome from the start.
-    for (const outcome of ['delivered', 'rejected', 'unreachable', 'dropped']) assert.match(metrics, new RegExp(`^hush_webhook_deliveries_total\\{outcome="${outcome}"\\} \\d+$`, 'm'));
+    for (const outcome of ['delivered', 'rejected', 'unreachable', 'refused', 'dropped']) assert.match(metrics, new RegExp(`^hush_webhook_deliveries_total\\{outcome="${outcome}"\\} \\d+$`, 'm'));
     assert.match(metrics, /^hush_webhook_events_given_up_total \d+$/m);
     const partner = await fetch(`${ops}/transfer/v1/tokens`);
     assert.equal(partner.status, 404);

@@ -117,7 +117,7 @@ describe('webhooks: one signed event per order transition, retried until deliver
     registerSecret(secret);
     receiver.received.length = 0;
     const counted = await deliveriesByOutcome(t.url);
-    assert.deepEqual(Object.keys(counted).sort(), ['delivered', 'dropped', 'rejected', 'unreachable'], 'every outcome is served from the start');
+    assert.deepEqual(Object.keys(counted).sort(), ['delivered', 'dropped', 'refused', 'rejected', 'unreachable'], 'every outcome is served from the start');
     receiver.fail(1); // the first delivery fails: it must come again
     const [done] = await Promise.all([settledOrder(acct), settledOrder(quiet)]);
     const statuses = done.history.map((h: { status: string }) => h.status);
@@ -201,7 +201,7 @@ describe('webhooks: one signed event per order transition, retried until deliver
     assert.notEqual(old, current);
     receiver.received.length = 0;
     const sent = await sdk.testWebhook();
-    assert.deepEqual({ delivered: sent.delivered, httpStatus: sent.httpStatus, error: sent.error }, { delivered: true, httpStatus: 204, error: null });
+    assert.deepEqual({ outcome: sent.outcome, delivered: sent.delivered }, { outcome: 'delivered', delivered: true });
     const [r] = receiver.received;
     assert.ok(r && receiver.received.length === 1);
     assert.equal(String(r.headers['webhook-signature']).split(' ').length, 2, 'two v1 signatures during the rotation');
@@ -217,5 +217,10 @@ describe('webhooks: one signed event per order transition, retried until deliver
     assert.equal((await sdk.testWebhook()).delivered, true);
     assert.equal(String(receiver.received[0]!.headers['webhook-signature']).split(' ').length, 1);
     assert.throws(() => verifyWebhook(receiver.received[0]!.body, receiver.received[0]!.headers as Record<string, string>, old));
+    // A receiver's error is `failed`, nothing more: no status code, body or error text comes back.
+    receiver.fail(1);
+    const failed = expectOk(await acct.client.request('POST', '/transfer/v1/webhooks/test', { body: {} }));
+    assert.deepEqual(Object.keys(failed).sort(), ['delivered', 'eventId', 'outcome', 'success']);
+    assert.deepEqual({ outcome: failed.outcome, delivered: failed.delivered }, { outcome: 'failed', delivered: false });
   });
 });

@@ -41,8 +41,11 @@ export interface HushClient {
   /** Tells Hush the deposit's signature: `pending` (202) while the chain does not show it yet. */
   depositHint(trackingId: string, signature: string): Promise<{ pending: boolean; order: StatusRecord }>;
   status(trackingId: string, opts?: { etag?: string }): Promise<StatusResult>;
-  /** Has Hush send a signed `webhook.test` event to the account's webhook now; says what the receiver answered. */
-  testWebhook(): Promise<{ eventId: string; delivered: boolean; httpStatus: number | null; error: string | null }>;
+  /**
+   * Has Hush send a signed `webhook.test` event to the account's webhook now. The outcome only: `delivered`
+   * (2xx), `refused` (the URL's address is not one webhooks may reach) or `failed` (anything else).
+   */
+  testWebhook(): Promise<{ eventId: string; outcome: 'delivered' | 'refused' | 'failed'; delivered: boolean }>;
   /** Polls until `final`, honouring Retry-After, backing off while Hush cannot be reached. */
   waitForFinal(trackingId: string, opts?: WaitOptions): Promise<StatusRecord>;
 }
@@ -122,7 +125,7 @@ export function createHushClient(options: HushClientOptions): HushClient {
     },
     async testWebhook() {
       const { data } = await call(() => api.POST('/transfer/v1/webhooks/test', { body: {} }));
-      return { eventId: data.eventId, delivered: data.delivered, httpStatus: data.httpStatus, error: data.error };
+      return { eventId: data.eventId, outcome: data.outcome, delivered: data.delivered };
     },
     async waitForFinal(trackingId, opts = {}) {
       const interval = opts.intervalMs ?? 3000;

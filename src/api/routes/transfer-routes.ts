@@ -5,7 +5,7 @@ import type { RateLimits } from '../../config/config.ts';
 import type { Caller } from '../../services/authenticator.ts';
 import type { ApiDeps } from '../deps.ts';
 import { takeAnonymousToken, type AnonymousLimiter } from '../error-handler.ts';
-import { sendTestWebhook } from '../../services/webhook-test.ts';
+import { sendTestWebhook, webhookEgressFor } from '../../services/webhook-test.ts';
 import {
   DepositHintBody,
   EmptyBody,
@@ -268,9 +268,9 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         summary: "Send a signed webhook.test event to the account's webhook now",
         security,
         body: EmptyBody,
-        response: { 200: documented(WebhookTestResponse, 'What the receiver answered'), ...errors(...WITH_BODY, 'NOT_FOUND') },
+        response: { 200: documented(WebhookTestResponse, 'The outcome of the send'), ...errors(...WITH_BODY, 'NOT_FOUND') },
       },
     },
-    async (request) => ({ success: true as const, ...(await sendTestWebhook(deps.db, caller(request).account.id)) }),
+    async (request) => ({ success: true as const, ...(await sendTestWebhook(deps.db, caller(request).account.id, webhookEgressFor(deps.config))) }),
   );
 }

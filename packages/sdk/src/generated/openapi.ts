@@ -2838,7 +2838,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description What the receiver answered */
+            /** @description The outcome of the send */
             200: {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
@@ -2856,24 +2856,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "eventId": "evt_test_Zk3v1lq2cJ8pQy0A",
-                     *       "delivered": true,
-                     *       "httpStatus": 204,
-                     *       "error": null
-                     *     }
-                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
                         eventId: string;
-                        /** @description The receiver answered 2xx */
+                        /** @description delivered: the receiver answered 2xx; refused: not sent, the URL's address is not one webhooks may reach (private, loopback, link-local, metadata); failed: no 2xx (network error, timeout, another status). Nothing of the receiver's answer is reported. */
+                        outcome: "delivered" | "refused" | "failed";
+                        /** @description outcome is 'delivered' */
                         delivered: boolean;
-                        httpStatus: number | null;
-                        /** @description timed out / connection failed */
-                        error: string | null;
                     };
                 };
             };

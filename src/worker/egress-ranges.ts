@@ -1,0 +1,103 @@
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Which addresses a webhook may reach: none that is not a public unicast address. The ranges are IANA's
+ * special-purpose registries (RFC 6890 and successors) written out by hand: Node's BlockList does the
+ * matching, and no library in package.json classifies addresses (ipaddr.js is only a transitive one).
+ * Cloud metadata endpoints fall inside them: 169.254.169.254 (link-local), fd00:ec2::254 (unique local),
+ * 100.100.100.200 (shared address space), 192.0.0.192 (IETF protocol assignments).
+ */
+const NOT_PUBLIC_V4: readonly [string, number][] = [
+  ['0.0.0.0', 8], // "this network", 0.0.0.0 unspecified
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10], // CGNAT shared address space
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24], // 6to4 relay anycast
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, 255.255.255.255 broadcast
+];
+
+const NOT_PUBLIC_V6: readonly [string, number][] = [
+  ['::', 96], // unspecified, loopback, IPv4-compatible (deprecated)
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['100::', 64], // discard-only
+  ['2001::', 23], // IETF protocol assignments, Teredo included (its IPv4 is obfuscated)
+  ['2001:db8::', 32],
+  ['3fff::', 20], // documentation
+  ['5f00::', 16], // SRv6 SIDs
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated)
+  ['ff00::', 8], // multicast
+];
+
+const blocked = new BlockList();
+for (const [net, prefix] of NOT_PUBLIC_V4) blocked.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of NOT_PUBLIC_V6) blocked.addSubnet(net, prefix, 'ipv6');
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/** The 8 groups of an IPv6 address as numbers (`::` expanded, a dotted IPv4 tail split in two). */
+function groups(ip: string): number[] {
+  let text = ip;
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const mid = tail === undefined ? [] : Array<string>(8 - h.length - t.length).fill('0');
+  return [...h, ...mid, ...t].map((g) => parseInt(g, 16));
+}
+
+function v4Of(hi: number, lo: number): string {
+  return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+}
+
+/**
+ * The IPv4 address an IPv6 one carries to an IPv4 host, if any: IPv4-mapped (::ffff:a.b.c.d), NAT64
+ * (64:ff9b::/96) and 6to4 (2002:AABB:CCDD::/48). Judged as that IPv4 address, so no IPv6 spelling of
+ * 127.0.0.1 or 169.254.169.254 gets through.
+ */
+function embeddedV4(ip: string): string | null {
+  const g = groups(ip);
+  if (g.length !== 8 || g.some((n) => !Number.isInteger(n))) return null;
+  if (g.slice(0, 5).every((n) => n === 0) && g[5] === 0xffff) return v4Of(g[6]!, g[7]!);
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((n) => n === 0)) return v4Of(g[6]!, g[7]!);
+  if (g[0] === 0x2002) return v4Of(g[1]!, g[2]!);
+  return null;
+}
+
+/** An IP literal as the address family it really reaches: IPv4 for the embedded forms, else itself. */
+export function effectiveAddress(ip: string): { address: string; family: 'ipv4' | 'ipv6' } | null {
+  const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const version = isIP(bare);
+  if (version === 4) return { address: bare, family: 'ipv4' };
+  if (version !== 6) return null;
+  const v4 = embeddedV4(bare);
+  return v4 ? { address: v4, family: 'ipv4' } : { address: bare.toLowerCase(), family: 'ipv6' };
+}
+
+/** 127.0.0.0/8 or ::1, in any spelling. */
+export function isLoopbackAddress(ip: string): boolean {
+  const a = effectiveAddress(ip);
+  return a !== null && loopback.check(a.address, a.family);
+}
+
+/** A public unicast address: none of the ranges above, in any spelling. Not an IP literal → false. */
+export function isPublicAddress(ip: string): boolean {
+  const a = effectiveAddress(ip);
+  return a !== null && !blocked.check(a.address, a.family);
+}
