@@ -22,7 +22,7 @@ const OrderStatus = Type.String({ enum: [...ORDER_STATUSES], description: 'SPEC 
 /** Why a deposit went back: `failureReason` of the refund, or funds sent after the deposit (`late_deposit`). */
 const RefundReason = Type.String({
   description:
-    'One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status)',
+    'One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status)',
 });
 const Mode = Type.Union([Type.Literal('exact_in'), Type.Literal('exact_out')]);
 
@@ -207,7 +207,7 @@ export const StatusRecordSchema = Type.Object({
   payouts: Type.Array(Transfer),
   refund: Type.Union([Type.Object({ signature: Type.String(), amount: AmountString, reason: RefundReason }), Type.Null()]),
   failureReason: Type.Union([
-    Type.String({ description: 'deposit_short, deposit_over, price_moved (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted)' }),
+    Type.String({ description: 'deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted)' }),
     Type.Null(),
   ]),
   history: Type.Array(Type.Object({ status: OrderStatus, at: Timestamp })),

@@ -51,6 +51,9 @@ async function sign(shape: TxShape, instructions: Instruction[]): Promise<Signed
   return signWithKit(shape, all);
 }
 
+/** The compute-budget instructions every Hush transaction starts with: a payout's own follow them. */
+export const COMPUTE_BUDGET_INSTRUCTIONS = 2;
+
 export function withComputeBudget(shape: TxShape, instructions: Instruction[]): Instruction[] {
   return [getSetComputeUnitLimitInstruction({ units: shape.computeUnitLimit }), getSetComputeUnitPriceInstruction({ microLamports: shape.computeUnitPriceMicroLamports }), ...instructions];
 }

@@ -58,7 +58,8 @@ export function isHushErrorCode(value: unknown): value is HushErrorCode {
  */
 export interface HushErrorDetails {
   INVALID_REQUEST: { field?: string; reason?: string } | undefined;
-  INVALID_ADDRESS: { field: string };
+  /** reason: invalid, off_curve, sysvar, program, mint, hush_address (docs/spec.md §4). */
+  INVALID_ADDRESS: { field: string; reason?: string };
   UNSUPPORTED_ASSET: { field: string; assetId: string };
   UNSUPPORTED_MODE: { mode: string };
   PAIR_NOT_SUPPORTED: { sourceAssetId: string; destinationAssetId: string };

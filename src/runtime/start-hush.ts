@@ -13,6 +13,7 @@ import { Authenticator } from '../services/authenticator.ts';
 import { DepositHintService } from '../services/deposit-hint-service.ts';
 import { OrderService } from '../services/order-service.ts';
 import { QuoteService } from '../services/quote-service.ts';
+import { AddressRules, ownAddressesOf } from '../services/address-rules.ts';
 import { StatusCache } from '../services/status-cache.ts';
 import type { Db } from '../store/db.ts';
 import { openDb } from '../store/open-db.ts';
@@ -146,6 +147,8 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   prices.start();
   const swaps = new SwapPricing(prices, config.assets, config.swapSpreadBps ?? 50);
   const inventory = new Inventory(db, chain, treasury, config.assets);
+  /** docs/spec.md §4: addresses no transfer may name; Hush's own from the public addresses alone. */
+  const addressRules = new AddressRules(config.assets.list.map((a) => a.mint), ownAddressesOf(treasury));
   /** What each asset's pools should hold in total (funding targets × pools): the rebalancer aims for it. */
   const inventoryTargets = new Map(
     config.assets.list.map((a) => [a.assetId, (DEFAULT_FUNDING.poolTokens[a.assetId] ?? 0n) * 10n ** BigInt(a.decimals) * BigInt(treasury.pools(a.assetId).length)]),
@@ -207,13 +210,13 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         db,
         chain,
         auth,
-        quotes: new QuoteService(config, keys.quoteMacKey, inventory, swaps, classTraffic),
+        quotes: new QuoteService(config, keys.quoteMacKey, inventory, swaps, classTraffic, addressRules),
         orders,
         deposits: new DepositHintService(config, db, chain, orders, log, alert),
         statusCache,
         metrics: newMetrics(),
         admin: (() => {
-          const svc = new AdminService(db, { onAccountChanged: (id) => auth.invalidate(id), webhookEgress: webhookEgressFor(config) });
+          const svc = new AdminService(db, { onAccountChanged: (id) => auth.invalidate(id), webhookEgress: webhookEgressFor(config), addressRules });
           const strays = new StrayFundsService(config, db, chain, treasury, log);
           return Object.assign(svc, {
             reconcile: () => reconcile(db, chain, treasury, config.assets),

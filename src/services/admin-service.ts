@@ -26,6 +26,7 @@ import {
 import { isUniqueViolation, type Db } from '../store/db.ts';
 import { setWebhook } from '../store/webhooks-store.ts';
 import { generateApiKey } from './api-keys.ts';
+import { AddressRules } from './address-rules.ts';
 import { WebhookEgress } from '../worker/webhook-egress.ts';
 
 export const DEFAULT_FEE_CAP_BPS = 100;
@@ -168,6 +169,8 @@ export interface AdminServiceOptions {
   onAccountChanged?: (accountId: string) => void;
   /** Where webhooks may point (default: public https addresses only). */
   webhookEgress?: WebhookEgress;
+  /** docs/spec.md §4 rules a fee recipient must pass (default: sysvars, programs and native mints only). */
+  addressRules?: AddressRules;
 }
 
 export class AdminService {
@@ -241,6 +244,7 @@ export class AdminService {
     if (typeof address !== 'string' || !isAddress(address)) {
       throw new HushError('INVALID_ADDRESS', 'address is not a valid Solana address', { field: 'address' });
     }
+    (this.options.addressRules ?? new AddressRules()).check(address, 'address');
     await this.requireAccount(accountId);
     await addFeeRecipient(this.db, accountId, address);
     this.changed(accountId);

@@ -19,6 +19,7 @@ import type { TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { DepositIdentities } from './deposit-identities.ts';
 import { insertBatchesInFlight, OrderInsertBatcher } from './order-insert-batcher.ts';
 import { orderObject } from './order-views.ts';
+import { refuseDepositAddresses } from './address-rules.ts';
 
 export interface OrderRequest {
   quote: Record<string, unknown>;
@@ -193,7 +194,11 @@ export class OrderService {
   private async prepareReserved(account: AccountRecord, opened: OpenedQuote, source: Asset) {
     const q = opened.quote;
     const { trackingId, depositOwner, depositAccount, extraBumpTries } = this.identities.take(source.mint as Address, source.tokenProgram as Address);
-    const blockhash = await this.chain.latestBlockhash().catch(chainError);
+    const r = opened.request;
+    const [blockhash] = await Promise.all([
+      this.chain.latestBlockhash().catch(chainError),
+      this.dbSlots(() => refuseDepositAddresses(this.db, { senderAddress: r.senderAddress, recipientAddress: r.recipientAddress, feeRecipientAddress: r.feeRecipientAddress })),
+    ]);
     const tx = await this.depositTransaction(opened, depositOwner, blockhash, { depositAccount, extraBumpTries });
     const createdAt = new Date();
     const txDeathMs = createdAt.getTime() + SolanaChain.remainingMs(blockhash) * BLOCKHASH_SAFETY;

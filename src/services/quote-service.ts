@@ -11,7 +11,7 @@ import { releasePolicy } from '../config/privacy-settings.ts';
 import { estimatePrivacy, nearestStandard, type PrivacyEstimate } from '../domain/quote-privacy.ts';
 import { issueQuote, type QuoteObject } from '../domain/quote-token.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
-import { requireAddress, requireWallet } from './address-rules.ts';
+import { AddressRules } from './address-rules.ts';
 import type { ClassTrafficSource } from './class-traffic.ts';
 
 export interface QuoteRequest {
@@ -48,6 +48,8 @@ export class QuoteService {
     private readonly swaps?: SwapPricing,
     /** Recent deposits per class, for the privacy estimate (absent → every class counts as idle). */
     private readonly traffic?: ClassTrafficSource,
+    /** docs/spec.md §4 address rules; absent → the static ones and the configured mints (no own addresses). */
+    private readonly rules: AddressRules = new AddressRules(config.assets.list.map((a) => a.mint)),
   ) {
     for (const a of config.assets.list) this.prices.set(a.assetId, parsePrice(a.referencePriceUsd));
   }
@@ -86,13 +88,13 @@ export class QuoteService {
         destinationAssetId: destination.assetId,
       });
     }
-    const sender = requireWallet(req.senderAddress, 'senderAddress');
-    const recipient = requireWallet(req.recipientAddress, 'recipientAddress');
+    const sender = this.rules.wallet(req.senderAddress, 'senderAddress');
+    const recipient = this.rules.wallet(req.recipientAddress, 'recipientAddress');
     const feeBps = req.feeBps ?? 0;
     if (feeBps < 0 || feeBps > account.feeCapBps) throw new HushError('FEE_BPS_TOO_HIGH', `feeBps may be at most ${account.feeCapBps} for this account`, { feeCapBps: account.feeCapBps });
     let feeRecipient: Address | undefined;
     if (req.feeRecipientAddress !== undefined) {
-      feeRecipient = requireAddress(req.feeRecipientAddress, 'feeRecipientAddress');
+      feeRecipient = this.rules.address(req.feeRecipientAddress, 'feeRecipientAddress');
       if (!account.feeRecipients.includes(feeRecipient)) {
         throw new HushError('FEE_RECIPIENT_NOT_REGISTERED', 'feeRecipientAddress is not registered to this account', { feeRecipientAddress: feeRecipient });
       }

@@ -27,6 +27,8 @@ import { uniqueSuffix } from '../support/store-fixtures.ts';
 const keyIdOf = (apiKey: string): string => parseApiKey(apiKey)!.keyId;
 const API_KEY_PATTERN = /^hush_[a-z2-7]{12}_[A-Za-z0-9_-]{43}$/;
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+/** Any ordinary wallet, written out: a fee recipient the address rules allow. */
+const OTHER_WALLET = 'EEGtKbtYswg8EPmkYN4fLr3GF9mT62nEUe9BFGrjbyvS';
 
 function rejectsCode(code: HushErrorCode, field?: string) {
   return (e: unknown) => {
@@ -218,18 +220,19 @@ forEachEngine('admin-service', (ctx) => {
     changed.length = 0;
     await svc.registerFeeRecipient(acc.accountId, addr);
     await svc.registerFeeRecipient(acc.accountId, addr);
-    await svc.registerFeeRecipient(acc.accountId, SYSTEM_PROGRAM);
-    assert.deepEqual((await svc.getAccount(acc.accountId)).feeRecipients, [addr, SYSTEM_PROGRAM].sort());
+    await svc.registerFeeRecipient(acc.accountId, OTHER_WALLET);
+    assert.deepEqual((await svc.getAccount(acc.accountId)).feeRecipients, [addr, OTHER_WALLET].sort());
     assert.deepEqual(changed, [acc.accountId, acc.accountId, acc.accountId]);
-    for (const bad of ['not-an-address', 'z'.repeat(45), '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', '', 'abc']) {
+    // docs/spec.md §4: programs, sysvars and the native mint are refused too.
+    for (const bad of ['not-an-address', 'z'.repeat(45), '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl', '', 'abc', SYSTEM_PROGRAM, 'SysvarC1ock11111111111111111111111111111111', 'So11111111111111111111111111111111111111112']) {
       await assert.rejects(svc.registerFeeRecipient(acc.accountId, bad), rejectsCode('INVALID_ADDRESS', 'address'), bad);
     }
     await assert.rejects(svc.registerFeeRecipient('acc_1111111111111111', addr), rejectsCode('NOT_FOUND'));
 
     await svc.unregisterFeeRecipient(acc.accountId, addr);
-    assert.deepEqual((await svc.getAccount(acc.accountId)).feeRecipients, [SYSTEM_PROGRAM]);
+    assert.deepEqual((await svc.getAccount(acc.accountId)).feeRecipients, [OTHER_WALLET]);
     await assert.rejects(svc.unregisterFeeRecipient(acc.accountId, addr), rejectsCode('NOT_FOUND'));
-    await assert.rejects(svc.unregisterFeeRecipient('acc_1111111111111111', SYSTEM_PROGRAM), rejectsCode('NOT_FOUND'));
+    await assert.rejects(svc.unregisterFeeRecipient('acc_1111111111111111', OTHER_WALLET), rejectsCode('NOT_FOUND'));
   });
 
   it('setFeeCap validates and persists', async () => {
@@ -277,7 +280,7 @@ forEachEngine('admin-service', (ctx) => {
     const acc = await svc.createAccount(`sec-${uniqueSuffix()}`);
     const k2 = await svc.createKey(acc.accountId, new Date(Date.now() + 3_600_000));
     await svc.revokeKey(k2.keyId);
-    await svc.registerFeeRecipient(acc.accountId, SYSTEM_PROGRAM);
+    await svc.registerFeeRecipient(acc.accountId, OTHER_WALLET);
     const { rows } = await ctx.db.query<{ h: string }>(`SELECT encode(secret_hash, 'hex') AS h FROM api_keys WHERE account_id = $1`, [acc.accountId]);
     const forbidden = [parseApiKey(acc.apiKey)!.secret, parseApiKey(k2.apiKey)!.secret, ...rows.map((r) => r.h)];
     for (const h of rows) forbidden.push(Buffer.from(h.h, 'hex').toString('base64'), Buffer.from(h.h, 'hex').toString('base64url'));
@@ -297,7 +300,7 @@ forEachEngine('admin-service', (ctx) => {
     assert.equal(view.account.keys.find((k) => k.keyId === keyIdOf(acc.apiKey))!.revokedAt, null);
     const list = accountListView(await svc.listAccounts());
     const entry = list.accounts.find((a) => a.accountId === acc.accountId);
-    assert.deepEqual(entry, { accountId: acc.accountId, name: detail.name, feeCapBps: 100, status: 'active', feeRecipients: [SYSTEM_PROGRAM] });
+    assert.deepEqual(entry, { accountId: acc.accountId, name: detail.name, feeCapBps: 100, status: 'active', feeRecipients: [OTHER_WALLET] });
     assert.deepEqual(createdAccountView(acc), { success: true, accountId: acc.accountId, apiKey: acc.apiKey });
     assert.deepEqual(createdKeyView(k2), { success: true, keyId: k2.keyId, apiKey: k2.apiKey });
     assert.deepEqual(okView(), { success: true });

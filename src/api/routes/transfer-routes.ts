@@ -175,6 +175,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
           200: OrderCreatedResponse,
           ...errors(
             ...WITH_BODY,
+            'INVALID_ADDRESS',
             'QUOTE_NOT_FOUND',
             'QUOTE_MISMATCH',
             'QUOTE_ALREADY_USED',

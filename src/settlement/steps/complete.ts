@@ -15,6 +15,7 @@ import { observeCompleted } from '../settlement-metrics.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { startRefund } from './refund.ts';
+import { refundRefusedPayout } from './recipient-refused.ts';
 import { replacePart } from './replace-dead-parts.ts';
 
 /** An order's transactions of one kind by part (a part's attempts, oldest first). */
@@ -33,6 +34,8 @@ export async function advancePayout(ctx: SettlementContext, o: OrderRecord): Pro
   // Refunds of funds sent after the deposit (meta.late) are their own business, not this order's refund.
   const txs = (await chainTxsOfOrder<'payout' | 'refund'>(ctx.db, o.id, kind)).filter((t) => !t.meta.late);
   if (kind === 'refund' && txs.length === 0) return startRefund(ctx, o);
+  // A recipient the chain refuses is refunded, not paid again (the refund starts at the next step).
+  if (kind === 'payout' && (await refundRefusedPayout(ctx, o, txs as ChainTxOf<'payout'>[]))) return { delayMs: 0 };
   const parts = byPart(txs);
   const landed: Transfer[] = [];
   for (const [part, list] of parts) {

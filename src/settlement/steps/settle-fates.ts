@@ -22,6 +22,8 @@ import { completeOrders, stepPayingOrder } from './complete.ts';
 interface Landed {
   t: ChainTx;
   success: boolean;
+  /** The chain's error when it failed. */
+  err?: unknown;
 }
 
 interface FateReads {
@@ -56,7 +58,7 @@ export const settleFatesStep: Step<ChainTx[], FateReads, FatePlan> = {
     const out: FatePlan = { landed: [], expired: [], resend: [], looked: pending.length };
     pending.forEach((t, i) => {
       const fate = txFate({ status: reads.statuses[i], finalizedHeight: reads.finalizedHeight, lastValidBlockHeight: t.lastValidBlockHeight, msSinceSent: reads.msSinceSent[i]!, resendEveryMs: RESEND_EVERY_MS });
-      if (fate === 'landed' || fate === 'failed') out.landed.push({ t, success: fate === 'landed' });
+      if (fate === 'landed' || fate === 'failed') out.landed.push({ t, success: fate === 'landed', err: fate === 'failed' ? reads.statuses[i]!.err : undefined });
       else if (fate === 'expired') out.expired.push(t);
       else if (fate === 'resend') out.resend.push(t);
     });
@@ -124,7 +126,7 @@ async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Settlemen
   const settled = await ctx.db.transaction(async (tx) => {
     const done = await settleChainTxs(
       tx,
-      batch.map(({ t, success, costs }) => ({ id: t.id, to: success ? 'confirmed' : 'failed', feeLamports: costs.fee, confirmedAt: success ? confirmedAt : undefined })),
+      batch.map(({ t, success, costs, err }) => ({ id: t.id, to: success ? 'confirmed' : 'failed', feeLamports: costs.fee, confirmedAt: success ? confirmedAt : undefined, err })),
     );
     const mine = batch.filter(({ t }) => done.has(t.id));
     const movements: Movement[] = [];

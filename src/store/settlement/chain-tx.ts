@@ -21,6 +21,8 @@ export interface TransferMeta {
   late?: boolean;
   /** Set with the fate when it landed (ISO). */
   confirmedAt?: string;
+  /** Set with the fate when it landed and failed: the chain's error (RPC JSON). */
+  err?: unknown;
   /**
    * When no single pool covered the amount: every pool the one transaction pays from, each signing its
    * own transfer (the row's `source` is then the first of them and its `amount` the total).

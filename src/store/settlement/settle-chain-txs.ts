@@ -17,6 +17,8 @@ export interface ChainTxFate {
   to: Exclude<ChainTxStatus, 'pending'>;
   feeLamports: bigint | null;
   confirmedAt?: string;
+  /** The chain's error of one that landed and failed (RPC JSON), kept in meta.err: what decides a refused recipient. */
+  err?: unknown;
 }
 
 /** settleChainTx for many transactions in one statement; returns the ids whose fate this call settled. */
@@ -25,10 +27,18 @@ export async function settleChainTxs(db: Queryable, items: ChainTxFate[]): Promi
   const { rows } = await db.query<{ id: string | number }>(
     `UPDATE chain_txs c SET status = v.status, fee_lamports = v.fee, updated_at = now(),
        meta = CASE WHEN v.confirmed_at IS NULL THEN c.meta ELSE c.meta || jsonb_build_object('confirmedAt', v.confirmed_at) END
-     FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) AS v(id, status, fee, confirmed_at)
+         || CASE WHEN v.err IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('err', v.err::jsonb) END
+     FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[]) AS v(id, status, fee, confirmed_at, err)
      WHERE c.id = v.id AND c.status = 'pending'
      RETURNING c.id`,
-    [items.map((i) => i.id), items.map((i) => i.to), items.map((i) => (i.feeLamports === null ? null : i.feeLamports.toString())), items.map((i) => i.confirmedAt ?? null)],
+    [
+      items.map((i) => i.id),
+      items.map((i) => i.to),
+      items.map((i) => (i.feeLamports === null ? null : i.feeLamports.toString())),
+      items.map((i) => i.confirmedAt ?? null),
+      // The RPC client may hand indices and codes over as bigints.
+      items.map((i) => (i.err === undefined || i.err === null ? null : JSON.stringify(i.err, (_, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)))),
+    ],
   );
   return new Set(rows.map((r) => String(r.id)));
 }
