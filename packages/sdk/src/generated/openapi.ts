@@ -927,7 +927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: INVALID_REQUEST, UNSUPPORTED_ASSET */
+            /** @description error.code: INVALID_REQUEST, INVALID_ADDRESS, UNSUPPORTED_ASSET */
             400: {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
@@ -950,7 +950,7 @@ export interface operations {
                         success: false;
                         error: {
                             /** @enum {string} */
-                            code: "INVALID_REQUEST" | "UNSUPPORTED_ASSET";
+                            code: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET";
                             message: string;
                             details?: {
                                 [key: string]: unknown;
@@ -1878,10 +1878,10 @@ export interface operations {
                                 signature: string;
                                 /** @description Raw base units, decimal digits */
                                 amount: string;
-                                /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
+                                /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
                                 reason: string;
                             } | null;
-                            /** @description deposit_short, deposit_over, price_moved (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted) */
+                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted) */
                             failureReason: string | null;
                             history: {
                                 /**
@@ -2310,10 +2310,10 @@ export interface operations {
                                 signature: string;
                                 /** @description Raw base units, decimal digits */
                                 amount: string;
-                                /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
+                                /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
                                 reason: string;
                             } | null;
-                            /** @description deposit_short, deposit_over, price_moved (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted) */
+                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted) */
                             failureReason: string | null;
                             history: {
                                 /**
@@ -2458,10 +2458,10 @@ export interface operations {
                                 signature: string;
                                 /** @description Raw base units, decimal digits */
                                 amount: string;
-                                /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
+                                /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
                                 reason: string;
                             } | null;
-                            /** @description deposit_short, deposit_over, price_moved (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted) */
+                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted) */
                             failureReason: string | null;
                             history: {
                                 /**
