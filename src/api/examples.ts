@@ -99,3 +99,13 @@ export const tokenExample = {
 };
 
 export const depositHintExample = { trackingId: TRACKING_ID, signature: SIGNATURE };
+
+/** The error body of a code whose details need showing (published with the statuses that carry it). */
+export const errorExamples: Record<string, { code: string; message: string; details?: Record<string, unknown>; requestId: string }> = {
+  TOO_MANY_OPEN_ORDERS: {
+    code: 'TOO_MANY_OPEN_ORDERS',
+    message: 'This account has 50 orders awaiting a deposit; fund one or let it expire before creating another',
+    details: { maxOpenOrders: 50 },
+    requestId: '3f0c9b1e-6a7d-4c2b-9e55-0d1f2a3b4c5d',
+  },
+};

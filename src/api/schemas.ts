@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { HUSH_ERROR_CODES, hasRetryAfter, httpStatusOf, type HushErrorCode } from '../domain/errors.ts';
 import { ORDER_STATUSES } from '../domain/order-state.ts';
-import { depositHintExample, orderExample, orderRequestExample, quoteExample, quoteRequestExample, statusExample, tokenExample } from './examples.ts';
+import { depositHintExample, errorExamples, orderExample, orderRequestExample, quoteExample, quoteRequestExample, statusExample, tokenExample } from './examples.ts';
 
 /** Request and response schemas (TypeBox), one per wire shape; the OpenAPI document is generated from them. */
 
@@ -60,8 +60,14 @@ function errorBodyWith(codes: readonly HushErrorCode[]) {
         requestId: Type.String(),
       }),
     },
-    { title: 'ErrorBody' },
+    { title: 'ErrorBody', ...examplesOf(codes) },
   );
+}
+
+/** Worked examples of the codes that have one (a new code is documented with one, SPEC §6). */
+function examplesOf(codes: readonly HushErrorCode[]): { examples?: unknown[] } {
+  const examples = codes.flatMap((c) => (errorExamples[c] ? [{ success: false, error: errorExamples[c] }] : []));
+  return examples.length ? { examples } : {};
 }
 
 /**

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { loadAssets, type AssetRegistry } from './assets.ts';
 import { ConfigError } from './config-error.ts';
 import { privacySettings, type PrivacySettings } from './privacy-settings.ts';
+import { liquiditySettings, type LiquiditySettings } from './liquidity-settings.ts';
 import { wsUrlFromRpcUrl } from './ws-url.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -14,7 +15,7 @@ export interface RateLimits {
 }
 
 /** Everything SPEC §11 lets an operator set, parsed once at start. */
-export interface HushConfig extends PrivacySettings {
+export interface HushConfig extends PrivacySettings, LiquiditySettings {
   port: number;
   /** Role worker only: where it serves /healthz, /readyz and /metrics (HUSH_OPS_PORT; unset → nowhere). */
   opsPort?: number;
@@ -266,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     payoutDelayS,
     ...privacyFields,
     privacyTrafficWindowS: seconds(env, 'HUSH_PRIVACY_TRAFFIC_WINDOW_S', 3600, 1, MAX_PAYOUT_DELAY_S),
+    ...liquiditySettings(env),
     partnerPayoutIntervalS: int(env, 'HUSH_PARTNER_PAYOUT_INTERVAL_S', 3600, 1, 30 * 86_400),
     sweepIntervalS: int(env, 'HUSH_SWEEP_INTERVAL_S', 5, 1, 86_400),
     // Both unset by default: SPEC §4 fixes one order deadline and firm quotes; an operator may opt in.

@@ -32,6 +32,7 @@ const HTTP_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  TOO_MANY_OPEN_ORDERS: 429,
   INTERNAL_ERROR: 500,
   CHAIN_UNAVAILABLE: 503,
   INSUFFICIENT_LIQUIDITY: 503,
@@ -84,6 +85,7 @@ export interface HushErrorDetails {
   PAYLOAD_TOO_LARGE: { limitBytes: number };
   UNSUPPORTED_MEDIA_TYPE: undefined;
   RATE_LIMITED: undefined;
+  TOO_MANY_OPEN_ORDERS: { maxOpenOrders: number };
   INTERNAL_ERROR: undefined;
   CHAIN_UNAVAILABLE: undefined;
   INSUFFICIENT_LIQUIDITY: { assetId: string } | undefined;
@@ -99,6 +101,7 @@ void detailsCoverEveryCode;
 const DEFAULT_RETRY_AFTER_S: Partial<Record<HushErrorCode, number>> = {
   ORDER_IN_PROGRESS: 1,
   RATE_LIMITED: 1,
+  TOO_MANY_OPEN_ORDERS: 60,
   CHAIN_UNAVAILABLE: 5,
   INSUFFICIENT_LIQUIDITY: 5,
   SERVICE_UNAVAILABLE: 5,

@@ -146,7 +146,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   await prices.refresh();
   prices.start();
   const swaps = new SwapPricing(prices, config.assets, config.swapSpreadBps ?? 50);
-  const inventory = new Inventory(db, chain, treasury, config.assets);
+  const inventory = new Inventory(db, chain, treasury, config.assets, undefined, config);
   /** docs/spec.md §4: addresses no transfer may name; Hush's own from the public addresses alone. */
   const addressRules = new AddressRules(config.assets.list.map((a) => a.mint), ownAddressesOf(treasury));
   /** What each asset's pools should hold in total (funding targets × pools): the rebalancer aims for it. */

@@ -60,7 +60,10 @@ export class OrderService {
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly keys: TreasuryKeys,
-    private readonly inventory?: { reserve(assetId: string, amount: bigint): { release(): void; stored(): void } | null },
+    private readonly inventory?: {
+      reserve(assetId: string, amount: bigint, accountId: string): { release(): void; stored(): void } | null;
+      openOrders(accountId: string): { count: number; firstExpiration: Date | null };
+    },
     dbConcurrency = db.kind === 'pglite' ? 4 : 16,
   ) {
     this.dbSlots = pLimit(dbConcurrency);
@@ -177,9 +180,11 @@ export class OrderService {
     }
     const source = this.config.assets.get(q.sourceAssetId);
     if (!source) throw new HushError('UNSUPPORTED_ASSET', `Asset "${q.sourceAssetId}" is no longer supported`, { field: 'sourceAssetId', assetId: q.sourceAssetId });
-    // Order-time re-check: the pools must still cover this order. Check and take
-    // in one synchronous step, so an order created a moment ago counts even before the next inventory refresh.
-    const reservation = this.inventory ? this.inventory.reserve(q.destinationAssetId, BigInt(q.amountOut)) : { release() {}, stored() {} };
+    // The cap on open unfunded orders, then the order-time re-check: the pools must still cover this order.
+    // Check and take in one synchronous step, so an order created a moment ago counts even before the next
+    // inventory refresh.
+    this.checkOpenOrders(account);
+    const reservation = this.inventory ? this.inventory.reserve(q.destinationAssetId, BigInt(q.amountOut), account.id) : { release() {}, stored() {} };
     if (!reservation) {
       throw new HushError('INSUFFICIENT_LIQUIDITY', 'Not enough liquidity to fill this order right now; retry shortly or request a smaller quote', { assetId: q.destinationAssetId });
     }
@@ -189,6 +194,23 @@ export class OrderService {
       reservation.release();
       throw e;
     }
+  }
+
+  /**
+   * docs/spec.md §7: at most HUSH_MAX_OPEN_ORDERS orders of an account await a deposit at once, so one
+   * account cannot stock up promises; one is freed when an order is funded or expires (Retry-After: when
+   * the first open one expires, at the latest).
+   */
+  private checkOpenOrders(account: AccountRecord): void {
+    const open = this.inventory?.openOrders(account.id);
+    if (!open || open.count < this.config.maxOpenOrders) return;
+    const untilMs = open.firstExpiration ? open.firstExpiration.getTime() - Date.now() : this.config.orderTtlS * 1000;
+    throw new HushError(
+      'TOO_MANY_OPEN_ORDERS',
+      `This account has ${this.config.maxOpenOrders} orders awaiting a deposit; fund one or let it expire before creating another`,
+      { maxOpenOrders: this.config.maxOpenOrders },
+      { retryAfterSeconds: Math.max(1, untilMs / 1000) },
+    );
   }
 
   private async prepareReserved(account: AccountRecord, opened: OpenedQuote, source: Asset) {

@@ -28,9 +28,9 @@ export interface QuoteRequest {
 /** Seconds the settlement adds beyond the release delay: confirmation depth, sweep schedule, payout confirmation. */
 const SETTLEMENT_OVERHEAD_S = 5;
 
-/** Live amount bounds per asset (pool inventory); absent → the configured bounds. */
+/** Live amount bounds per asset (pool inventory) as an account sees them; absent → the configured bounds. */
 export interface LiveBounds {
-  bounds(assetId: string): { min: bigint; max: bigint };
+  bounds(assetId: string, accountId?: string): { min: bigint; max: bigint };
   /** Which side keeps the bounds from being read (null when they are current). */
   unreadable?(): 'chain' | 'store' | null;
 }
@@ -58,15 +58,15 @@ export class QuoteService {
    * Bounds of a swap's `amount` (source units): the source's configured bounds, the max also capped by
    * what the destination pools can pay, converted back at the live rate.
    */
-  swapBounds(source: Asset, destination: Asset, pair = this.swaps!.pair(source.assetId, destination.assetId)): { min: bigint; max: bigint } {
-    const free = this.bounds(destination).max;
+  swapBounds(source: Asset, destination: Asset, pair = this.swaps!.pair(source.assetId, destination.assetId), accountId?: string): { min: bigint; max: bigint } {
+    const free = this.bounds(destination, accountId).max;
     const inSource = convertFloor(free, pair.to, pair.from);
     return { min: source.min, max: inSource < source.max ? inSource : source.max };
   }
 
-  /** Bounds of `amount`: what the destination pools can pay now, within the configured limits. */
-  bounds(asset: Asset): { min: bigint; max: bigint } {
-    return this.live?.bounds(asset.assetId) ?? { min: asset.min, max: asset.max };
+  /** Bounds of `amount`: what the destination pools can pay now for this account, within the configured limits. */
+  bounds(asset: Asset, accountId?: string): { min: bigint; max: bigint } {
+    return this.live?.bounds(asset.assetId, accountId) ?? { min: asset.min, max: asset.max };
   }
 
   asset(assetId: string, field: string): Asset {
@@ -108,7 +108,7 @@ export class QuoteService {
     if (unreadable === 'store') throw new HushError('SERVICE_UNAVAILABLE', 'The store is unavailable; retry shortly');
     // One validated price pair per swap quote: bounds, fee estimate and conversion all use it.
     const pair = cross ? this.swaps!.pair(source.assetId, destination.assetId) : null;
-    const { min, max } = pair ? this.swapBounds(source, destination, pair) : this.bounds(destination);
+    const { min, max } = pair ? this.swapBounds(source, destination, pair, account.id) : this.bounds(destination, account.id);
     // Pools that cannot pay even the minimum: no amount would do, so it is not the client's to fix (400).
     if (max < min) {
       throw new HushError('INSUFFICIENT_LIQUIDITY', `Not enough ${destination.assetId} liquidity to quote right now; retry shortly`, { assetId: destination.assetId });

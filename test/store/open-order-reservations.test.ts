@@ -43,18 +43,21 @@ forEachEngine('reservations of open orders', (ctx) => {
     const b = `b${randomBytes(4).toString('hex')}`;
     // What the pools are committed to per asset: owed by open orders, plus pending outflows (every pending
     // transaction here pays from the wallet 'pool-<asset>').
+    // Unfunded orders are not owed but held (per account, within their hold window): counted with what is owed here.
+    const heldOf = (held: Map<string, Map<string, bigint>>, asset: string) => [...(held.get(asset)?.values() ?? [])].reduce((x, y) => x + y, 0n);
     const reserved = async () => {
-      const { owed, pending } = await poolCommitments(ctx.db);
-      return { a: (owed.get(a) ?? 0n) + (pending.get(`pool-${a}`) ?? 0n), b: (owed.get(b) ?? 0n) + (pending.get(`pool-${b}`) ?? 0n) };
+      const { owed, pending, held } = await poolCommitments(ctx.db, 3600);
+      return { a: (owed.get(a) ?? 0n) + heldOf(held, a) + (pending.get(`pool-${a}`) ?? 0n), b: (owed.get(b) ?? 0n) + heldOf(held, b) + (pending.get(`pool-${b}`) ?? 0n) };
     };
     const owedOnly = async () => {
-      const { owed } = await poolCommitments(ctx.db);
-      return { a: owed.get(a) ?? 0n, b: owed.get(b) ?? 0n };
+      const { owed, held } = await poolCommitments(ctx.db, 3600);
+      return { a: (owed.get(a) ?? 0n) + heldOf(held, a), b: (owed.get(b) ?? 0n) + heldOf(held, b) };
     };
 
     await orderIn([], { source: b, destination: a, amountOut: 100n });
     await orderIn(['deposit_detected', 'deposit_confirmed'], { source: b, destination: a, amountOut: 20n });
     assert.deepEqual(await reserved(), { a: 120n, b: 0n });
+    assert.equal((await poolCommitments(ctx.db, 3600)).owed.get(a), 20n, 'only the funded order is owed; the unfunded one is held');
 
     // Sending in two parts: owed until each part is live; a dead part is owed again.
     const sending = await orderIn(['deposit_detected', 'deposit_confirmed', 'sending'], { source: b, destination: a, amountOut: 1_000n });
@@ -115,5 +118,30 @@ forEachEngine('reservations of open orders', (ctx) => {
     assert.deepEqual(await owedOnly(), { a: 120n, b: 3_700n }, 'its transaction died: owed until replaced');
     await chainTx(ended, 'refund', b, 3_700n, 0, { late: true, part: 'late:s:0' });
     assert.deepEqual(await owedOnly(), { a: 120n, b: 0n }, 'replaced');
+  });
+
+  it('holds an unfunded order only within its hold window and until it expires, per account; counts open ones per account', async () => {
+    const a = `a${randomBytes(4).toString('hex')}`;
+    const one = await createTestAccount(ctx.db);
+    const two = await createTestAccount(ctx.db);
+    const place = async (acc: string, amountOut: bigint, createdSecondsAgo: number, expiresInSeconds: number) => {
+      const order = newOrder(acc, { sourceAssetId: a, destinationAssetId: a, amountOut });
+      const id = ((await insertOrder(ctx.db, order, { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string }).id;
+      await ctx.db.query(`UPDATE orders SET created_at = now() - make_interval(secs => $2), expiration = now() + make_interval(secs => $3) WHERE id = $1`, [id, createdSecondsAgo, expiresInSeconds]);
+      return id;
+    };
+    await place(one, 100n, 10, 600);
+    await place(one, 200n, 10, 600);
+    await place(one, 400n, 300, 600); // past a 120 s hold window: open, but holds nothing
+    await place(one, 800n, 10, -1); // expired (not yet marked): neither held nor open
+    await place(two, 7n, 10, 600);
+    const funded = await place(two, 1_000n, 10, 600);
+    assert.ok(await transitionOrder(ctx.db, funded, 'awaiting_deposit', 'deposit_detected'));
+    const c = await poolCommitments(ctx.db, 120);
+    assert.deepEqual(c.held.get(a), new Map([[one, 300n], [two, 7n]]));
+    assert.equal(c.owed.get(a), 1_000n, 'a funded order is owed in full');
+    assert.equal(c.open.get(one)?.count, 3);
+    assert.equal(c.open.get(two)?.count, 1, 'a funded order frees its slot');
+    assert.ok(c.open.get(one)!.firstExpiration.getTime() > Date.now() + 500_000, 'the first expiry of the open ones');
   });
 });

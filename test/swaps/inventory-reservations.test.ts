@@ -16,10 +16,12 @@ import { Treasury } from '../../src/treasury/treasury.ts';
 
 const assets = loadAssets();
 const USDC_PER_POOL = 100_000_000n;
+/** The account whose orders reserve (its own view counts them in full). */
+const ACC = 'acc_reserving';
 
 async function setup() {
   const treasury = await Treasury.load(new TreasuryKeys(randomBytes(32)), assets);
-  let reserved: { side: 'owed'; key: string; total: string }[] = [];
+  let reserved: { side: 'held'; key: string; account: string; total: string }[] = [];
   let gate: Promise<void> | null = null;
   const db = {
     kind: 'pglite',
@@ -40,7 +42,7 @@ async function setup() {
   return {
     inv,
     setReserved(total: bigint) {
-      reserved = total > 0n ? [{ side: 'owed', key: 'usdc', total: total.toString() }] : [];
+      reserved = total > 0n ? [{ side: 'held', key: 'usdc', account: ACC, total: total.toString() }] : [];
     },
     hold() {
       let release!: () => void;
@@ -58,15 +60,15 @@ describe('Inventory.reserve (order-time liquidity)', () => {
     const { inv } = await setup();
     await inv.refresh();
     const total = 4n * USDC_PER_POOL;
-    assert.equal(inv.available('usdc'), total);
-    assert.ok(inv.reserve('usdc', 300_000_000n));
-    assert.equal(inv.available('usdc'), total - 300_000_000n, 'the next order sees the reservation before any refresh');
-    assert.equal(inv.bounds('usdc').max, total - 300_000_000n, 'and so do quotes');
-    assert.equal(inv.reserve('usdc', 100_000_001n), null);
-    assert.equal(inv.available('usdc'), 100_000_000n, 'a refused reservation takes nothing');
-    assert.ok(inv.reserve('usdc', 100_000_000n));
-    assert.equal(inv.reserve('usdc', 1n), null);
-    assert.equal(inv.reserve('sol', 1n), null, 'an asset with no pools funded has nothing free');
+    assert.equal(inv.available('usdc', ACC), total);
+    assert.ok(inv.reserve('usdc', 300_000_000n, ACC));
+    assert.equal(inv.available('usdc', ACC), total - 300_000_000n, 'the next order sees the reservation before any refresh');
+    assert.equal(inv.bounds('usdc', ACC).max, total - 300_000_000n, 'and so do quotes');
+    assert.equal(inv.reserve('usdc', 100_000_001n, ACC), null);
+    assert.equal(inv.available('usdc', ACC), 100_000_000n, 'a refused reservation takes nothing');
+    assert.ok(inv.reserve('usdc', 100_000_000n, ACC));
+    assert.equal(inv.reserve('usdc', 1n, ACC), null);
+    assert.equal(inv.reserve('sol', 1n, ACC), null, 'an asset with no pools funded has nothing free');
   });
 
   it('a reservation made while a refresh reads the store survives that refresh', async () => {
@@ -76,16 +78,16 @@ describe('Inventory.reserve (order-time liquidity)', () => {
     const release = hold();
     const refreshing = inv.refresh(); // reads the store before the order below is inserted
     await new Promise((r) => setImmediate(r));
-    const r = inv.reserve('usdc', 250_000_000n)!;
+    const r = inv.reserve('usdc', 250_000_000n, ACC)!;
     setReserved(250_000_000n); // the order is in the store now, after the refresh's read began
     r.stored();
     release();
     await refreshing;
-    assert.equal(inv.available('usdc'), total - 250_000_000n, 'the in-flight refresh must not hand the reserved inventory back');
-    assert.equal(inv.reserve('usdc', 200_000_000n), null, 'so a second order cannot oversell it');
+    assert.equal(inv.available('usdc', ACC), total - 250_000_000n, 'the in-flight refresh must not hand the reserved inventory back');
+    assert.equal(inv.reserve('usdc', 200_000_000n, ACC), null, 'so a second order cannot oversell it');
     // The next refresh reads the order from the store: same answer, no double count left.
     await inv.refresh();
-    assert.equal(inv.available('usdc'), total - 250_000_000n);
+    assert.equal(inv.available('usdc', ACC), total - 250_000_000n);
   });
 
   it('a released reservation gives its amount back exactly once, whatever refreshes ran in between', async () => {
@@ -93,44 +95,68 @@ describe('Inventory.reserve (order-time liquidity)', () => {
     await inv.refresh();
     const total = 4n * USDC_PER_POOL;
     // Released at once.
-    const a = inv.reserve('usdc', 100_000_000n)!;
+    const a = inv.reserve('usdc', 100_000_000n, ACC)!;
     a.release();
     a.release();
-    assert.equal(inv.available('usdc'), total);
+    assert.equal(inv.available('usdc', ACC), total);
     // A refresh while the reservation's order is on its way to the store keeps counting it; the release
     // then gives it back once.
-    const b = inv.reserve('usdc', 100_000_000n)!;
+    const b = inv.reserve('usdc', 100_000_000n, ACC)!;
     await inv.refresh();
-    assert.equal(inv.available('usdc'), total - 100_000_000n, 'not stored yet: still counted');
+    assert.equal(inv.available('usdc', ACC), total - 100_000_000n, 'not stored yet: still counted');
     b.release();
     b.release();
-    assert.equal(inv.available('usdc'), total, 'no double give-back');
+    assert.equal(inv.available('usdc', ACC), total, 'no double give-back');
     await inv.refresh();
-    assert.equal(inv.available('usdc'), total);
+    assert.equal(inv.available('usdc', ACC), total);
     // Reserved while a refresh reads the store, released before that refresh lands.
     const release = hold();
     const refreshing = inv.refresh();
     await new Promise((r) => setImmediate(r));
-    const c = inv.reserve('usdc', 150_000_000n)!;
+    const c = inv.reserve('usdc', 150_000_000n, ACC)!;
     c.release();
     release();
     await refreshing;
-    assert.equal(inv.available('usdc'), total);
+    assert.equal(inv.available('usdc', ACC), total);
   });
 
   it('a refresh between an order\'s reservation and its store write does not hand the reservation back (no oversell)', async () => {
     const { inv, setReserved } = await setup();
     await inv.refresh();
     const total = 4n * USDC_PER_POOL;
-    const a = inv.reserve('usdc', 300_000_000n)!; // order A reserved; its insert is still on its way
+    const a = inv.reserve('usdc', 300_000_000n, ACC)!; // order A reserved; its insert is still on its way
     await inv.refresh(); // reads the store without A
-    assert.equal(inv.available('usdc'), total - 300_000_000n, 'A is still counted');
-    assert.equal(inv.reserve('usdc', 300_000_000n), null, 'so a second order cannot take the same inventory');
+    assert.equal(inv.available('usdc', ACC), total - 300_000_000n, 'A is still counted');
+    assert.equal(inv.reserve('usdc', 300_000_000n, ACC), null, 'so a second order cannot take the same inventory');
     setReserved(300_000_000n); // A is in the store now
     a.stored();
     await inv.refresh();
-    assert.equal(inv.available('usdc'), total - 300_000_000n, 'counted once, from the store');
+    assert.equal(inv.available('usdc', ACC), total - 300_000_000n, 'counted once, from the store');
     a.release(); // resolved already: nothing more to give back
-    assert.equal(inv.available('usdc'), total - 300_000_000n);
+    assert.equal(inv.available('usdc', ACC), total - 300_000_000n);
+  });
+
+  it('unfunded orders hold in full against their own account, and at most the share against any other', async () => {
+    const { inv } = await setup();
+    await inv.refresh();
+    const total = 4n * USDC_PER_POOL;
+    const share = (total * 2_000n) / 10_000n; // HUSH_UNFUNDED_SHARE_BPS default
+    assert.ok(inv.reserve('usdc', 150_000_000n, ACC));
+    assert.ok(inv.reserve('usdc', 150_000_000n, ACC));
+    assert.equal(inv.available('usdc', ACC), total - 300_000_000n, 'its own promises count in full for the account');
+    assert.equal(inv.available('usdc', 'acc_other'), total - share, 'another account loses at most the share');
+    assert.equal(inv.available('usdc'), total - share);
+    assert.equal(inv.openOrders(ACC).count, 2);
+    assert.equal(inv.openOrders('acc_other').count, 0);
+    // The other account may take what the first only promised: its order is refused only past what is free to it.
+    assert.equal(inv.reserve('usdc', total - share + 1n, 'acc_other'), null);
+    assert.ok(inv.reserve('usdc', 250_000_000n, 'acc_other'));
+    // The published max is rounded down to two significant digits; the order-time check uses the exact figure.
+    const r = inv.reserve('usdc', 1_234_567n, 'acc_third')!;
+    const exact = inv.available('usdc', 'acc_third');
+    assert.equal(exact, total - share - share - 1_234_567n);
+    assert.equal(inv.bounds('usdc', 'acc_third').max, 230_000_000n, `coarse(${exact})`);
+    r.release();
+    assert.equal(inv.openOrders('acc_third').count, 0, 'a released reservation frees its slot');
   });
 });

@@ -4,8 +4,9 @@
  *   at the reference prices less the configured spread, checked against an independent computation;
  * - exact_out cross-asset → 400 UNSUPPORTED_MODE; below the source minimum → AMOUNT_TOO_LOW;
  * - the live max of a pair: the source's configured max binds while the destination pools are deep, and
- *   once the SOL pools are drained (direct transfers signed with the pool keys) details.max is exactly the
- *   pools' free SOL converted back to USDC; the reservation of an open order lowers it again;
+ *   once the SOL pools are drained (direct transfers signed with the pool keys) details.max is the pools'
+ *   free SOL, rounded down to two significant digits, converted back to USDC; the reservation of an open
+ *   order lowers it again for its account;
  * - order-time re-check: 503 INSUFFICIENT_LIQUIDITY with Retry-After when another order reserved the
  *   inventory first, and when the pools were lowered between quote and order; no order is created.
  */
@@ -38,9 +39,15 @@ function convert(x: bigint, from: Id, to: Id, spreadBps = SPREAD_BPS): bigint {
 const SWAP_GRID: Record<string, bigint> = { sol: 100_000n, usdc: 10_000n, usdt: 10_000n, bonk: 100_000_000n };
 const onGrid = (x: bigint, to: Id) => (x / SWAP_GRID[to]!) * SWAP_GRID[to]!;
 
-/** The live max of a USDC→SOL quote for `freeLamports` of SOL inventory (configured max permitting). */
+/** Rounded down to two significant digits: no public figure gives exact pool balances (docs/spec.md §4). */
+function twoDigits(x: bigint): bigint {
+  const s = x.toString();
+  return s.length <= 2 ? x : BigInt(s.slice(0, 2) + '0'.repeat(s.length - 2));
+}
+
+/** The live max of a USDC→SOL quote for `freeLamports` of SOL inventory (coarse, configured max permitting). */
 function usdcMaxFor(freeLamports: bigint): bigint {
-  const m = (freeLamports * 150n * 10n ** 6n) / 10n ** 9n;
+  const m = (twoDigits(freeLamports) * 150n * 10n ** 6n) / 10n ** 9n;
   return m < USDC_MAX ? m : USDC_MAX;
 }
 
@@ -171,12 +178,12 @@ describe('live bounds of a pair (destination inventory)', () => {
     assert.ok(BigInt(q.amountOut) <= free, 'a quote at the max never promises more than the pools hold');
     // Same-asset sends of SOL see the same inventory (their own bound, in SOL).
     const s = expectError(await acct.client.quote(swapReq(free + 1n, 'sol', 'sol')), 400, 'AMOUNT_TOO_HIGH');
-    assert.equal(s.details.max, free.toString());
+    assert.equal(s.details.max, twoDigits(free).toString());
     // The other direction is untouched: USDC pools are still deep.
     expectOk(await acct.client.quote(swapReq(100n * 1_000_000_000n, 'sol', 'usdc')));
   });
 
-  test('an open order reserves its amountOut: the live max drops by exactly that much', async () => {
+  test('an open order reserves its amountOut for its account: the live max drops by that much (coarse)', async () => {
     const q = expectOk(await acct.client.quote(swapReq(liveMax / 4n, 'usdc', 'sol'))).quote;
     expectOk(await acct.client.order({ quote: q, senderAddress: sender, recipientAddress: recipient }));
     const free = (await freeSolLamports()) - BigInt(q.amountOut);

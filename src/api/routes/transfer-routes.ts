@@ -103,7 +103,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
   app.get(
     '/tokens',
     { config: limit('tokens'), exposeHeadRoute: false, schema: { operationId: 'listTokens', tags: ['transfer'], summary: 'Assets usable as source and destination', security, response: { 200: documented(TokensResponse, 'Every asset Hush moves'), ...errors(...ANY_ROUTE) } } },
-    async () => ({
+    async (request) => ({
       success: true as const,
       tokens: config.assets.list.map((a) => ({
         assetId: a.assetId,
@@ -114,8 +114,8 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         tokenProgram: a.tokenProgram,
         native: a.native,
         swappable: a.swappable,
-        min: deps.quotes.bounds(a).min.toString(),
-        max: deps.quotes.bounds(a).max.toString(),
+        min: deps.quotes.bounds(a, caller(request).account.id).min.toString(),
+        max: deps.quotes.bounds(a, caller(request).account.id).max.toString(),
         denominations: a.denominations.map(String),
         swapGrid: a.swapGrid.toString(),
       })),
@@ -184,6 +184,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
             'ORDER_IN_PROGRESS',
             'FEE_RECIPIENT_NOT_REGISTERED',
             'UNSUPPORTED_ASSET',
+            'TOO_MANY_OPEN_ORDERS',
             'INSUFFICIENT_LIQUIDITY',
             'CHAIN_UNAVAILABLE',
           ),

@@ -4,19 +4,23 @@ import { PENDING_OUTFLOW_LEGS } from './pending-outflows.ts';
 
 /**
  * What the pools are committed to, read in one statement so in one snapshot: `pending`, per source wallet,
- * what pending outgoing transactions will take (as pendingOutflows); `owed`, per asset, what open orders
- * still owe beyond their live (pending or landed) transactions. An order not yet paying owes its
- * amountOut; one sending or refunding whose transaction died owes what no live one covers until its
- * replacement is recorded (a refund: the deposit less the network fee, in the source asset). Late funds
- * (sent after an order ended) are owed back from their sweep until their refund is live. An amount
- * moves from one side to the other when a transaction is recorded or dies: two statements could each
- * miss it.
+ * what pending outgoing transactions will take (as pendingOutflows); `owed`, per asset, what funded open
+ * orders still owe beyond their live (pending or landed) transactions. An order with a deposit not yet
+ * paying owes its amountOut; one sending or refunding whose transaction died owes what no live one covers
+ * until its replacement is recorded (a refund: the deposit less the network fee, in the source asset).
+ * Late funds (sent after an order ended) are owed back from their sweep until their refund is live. An
+ * amount moves from one side to the other when a transaction is recorded or dies: two statements could
+ * each miss it.
+ *
+ * Unfunded orders owe nothing (docs/spec.md §4: liquidity is reserved for deposits, not promises):
+ * `held`, per asset and account, is what those created in the last `holdS` seconds and not expired
+ * promise; `open`, per account, how many are open (not expired) and when the first of them expires.
  */
-export async function poolCommitments(db: Queryable): Promise<{ pending: Map<string, bigint>; owed: Map<string, bigint> }> {
-  const { rows } = await db.query<{ side: 'pending' | 'owed'; key: string; total: string }>(
+export async function poolCommitments(db: Queryable, holdS = 0): Promise<PoolCommitments> {
+  const { rows } = await db.query<{ side: 'pending' | 'owed' | 'held' | 'open'; key: string; account: string | null; total: string; until: Date | string | null }>(
     `WITH owed AS (
        SELECT destination_asset_id AS asset_id, amount_out AS amount FROM orders
-       WHERE status IN ('awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'swapping')
+       WHERE status IN ('deposit_detected', 'deposit_confirmed', 'swapping')
        UNION ALL
        SELECT o.destination_asset_id, o.amount_out - coalesce(sum(c.amount), 0) FROM orders o
        LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'payout' AND c.status IN ('pending', 'confirmed')
@@ -39,11 +43,35 @@ export async function poolCommitments(db: Queryable): Promise<{ pending: Map<str
        -- Late refund parts whose latest attempt died, awaiting replacement (deadLateRefunds).
        SELECT asset_id, amount FROM (${latestLateRefundAttempts(LATE_REFUND_RETRY_DAYS)}) latest
        WHERE status IN ('expired', 'failed'))
-     SELECT 'owed' AS side, asset_id AS key, sum(amount)::text AS total FROM owed WHERE amount > 0 GROUP BY asset_id
+     SELECT 'owed' AS side, asset_id AS key, NULL AS account, sum(amount)::text AS total, NULL::timestamptz AS until FROM owed WHERE amount > 0 GROUP BY asset_id
      UNION ALL
-     SELECT 'pending', source, sum(amount)::text FROM (${PENDING_OUTFLOW_LEGS}) legs GROUP BY source`,
+     SELECT 'pending', source, NULL, sum(amount)::text, NULL FROM (${PENDING_OUTFLOW_LEGS}) legs GROUP BY source
+     UNION ALL
+     SELECT 'held', destination_asset_id, account_id, sum(amount_out)::text, NULL FROM orders
+     WHERE status = 'awaiting_deposit' AND expiration > now() AND created_at > now() - make_interval(secs => $1::double precision)
+     GROUP BY destination_asset_id, account_id
+     UNION ALL
+     SELECT 'open', '', account_id, count(*)::text, min(expiration) FROM orders
+     WHERE status = 'awaiting_deposit' AND expiration > now() GROUP BY account_id`,
+    [holdS],
   );
-  const out = { pending: new Map<string, bigint>(), owed: new Map<string, bigint>() };
-  for (const r of rows) out[r.side].set(r.key, BigInt(r.total));
+  const out: PoolCommitments = { pending: new Map(), owed: new Map(), held: new Map(), open: new Map() };
+  for (const r of rows) {
+    if (r.side === 'pending' || r.side === 'owed') out[r.side].set(r.key, BigInt(r.total));
+    else if (r.side === 'held') {
+      const byAccount = out.held.get(r.key) ?? new Map<string, bigint>();
+      byAccount.set(r.account!, BigInt(r.total));
+      out.held.set(r.key, byAccount);
+    } else out.open.set(r.account!, { count: Number(r.total), firstExpiration: new Date(r.until!) });
+  }
   return out;
+}
+
+export interface PoolCommitments {
+  pending: Map<string, bigint>;
+  owed: Map<string, bigint>;
+  /** Per asset, per account: amountOut of unfunded orders still in their hold window. */
+  held: Map<string, Map<string, bigint>>;
+  /** Per account: its open unfunded orders, and when the first of them expires. */
+  open: Map<string, { count: number; firstExpiration: Date }>;
 }

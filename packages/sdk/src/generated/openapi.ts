@@ -127,7 +127,7 @@ export interface components {
          * @description SPEC §6 error code
          * @enum {string}
          */
-        ErrorCode: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED" | "NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS" | "ORDER_NOT_REFRESHABLE" | "DEPOSIT_MISMATCH" | "QUOTE_EXPIRED" | "ORDER_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED" | "NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS" | "ORDER_NOT_REFRESHABLE" | "DEPOSIT_MISMATCH" | "QUOTE_EXPIRED" | "ORDER_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
     };
     responses: never;
     parameters: never;
@@ -1195,7 +1195,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description error.code: RATE_LIMITED */
+            /** @description error.code: RATE_LIMITED, TOO_MANY_OPEN_ORDERS */
             429: {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
@@ -1215,12 +1215,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "code": "TOO_MANY_OPEN_ORDERS",
+                     *         "message": "This account has 50 orders awaiting a deposit; fund one or let it expire before creating another",
+                     *         "details": {
+                     *           "maxOpenOrders": 50
+                     *         },
+                     *         "requestId": "3f0c9b1e-6a7d-4c2b-9e55-0d1f2a3b4c5d"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMITED";
+                            code: "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS";
                             message: string;
                             details?: {
                                 [key: string]: unknown;
