@@ -5,6 +5,7 @@ import proxyAddr from '@fastify/proxy-addr';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { tokenBucketStore } from './token-bucket-store.ts';
 import { batchResponseWrites } from './response-batching.ts';
+import { chainCallsInApiLane } from './rpc-lane-hook.ts';
 import { addIetfRateLimitFields } from './ratelimit-fields.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -118,6 +119,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   });
   addIetfRateLimitFields(app);
   batchResponseWrites(app);
+  chainCallsInApiLane(app);
   // JSON only (SPEC §2): Fastify's built-in text/plain parser would hand a string to the schema (400)
   // instead of refusing the media type (415 UNSUPPORTED_MEDIA_TYPE).
   app.removeContentTypeParser('text/plain');

@@ -41,6 +41,14 @@ function wholeCapacity(max: number): number {
   return Number.isFinite(max) && max >= 1 ? Math.floor(max) : 1;
 }
 
+/**
+ * A route limited `perKey: true` (a field of its rateLimit options, handed to child() by the plugin) shares
+ * one store with every other such route: its keyGenerator names the bucket (key and kind), not the route.
+ */
+function isPerKey(routeOptions: unknown): boolean {
+  return (routeOptions as { perKey?: unknown } | undefined)?.perKey === true;
+}
+
 export class LocalBuckets implements FastifyRateLimitStore {
   private readonly buckets = new Map<string, { tokens: number; at: number; fullAt: number }>();
 
@@ -78,8 +86,13 @@ export class LocalBuckets implements FastifyRateLimitStore {
     return this.buckets.size;
   }
 
-  child(): FastifyRateLimitStore {
-    return new (this.constructor as new () => LocalBuckets)();
+  /** The buckets of every route limited `perKey` (keyed by key and kind, whichever route draws on them). */
+  private perKey: LocalBuckets | undefined;
+
+  child(routeOptions?: unknown): FastifyRateLimitStore {
+    const Buckets = this.constructor as new () => LocalBuckets;
+    if (isPerKey(routeOptions)) return (this.perKey ??= new Buckets());
+    return new Buckets();
   }
 }
 
@@ -116,7 +129,8 @@ class RedisBuckets implements FastifyRateLimitStore {
   }
 
   child(routeOptions: unknown): FastifyRateLimitStore {
-    // Per-route buckets, as the plugin's own stores keep them.
+    // Per key (and kind, in the key) for the routes limited perKey; else per route, as the plugin's own stores keep them.
+    if (isPerKey(routeOptions)) return new RedisBuckets(this.redis, `${this.prefix}key-`);
     const route = (routeOptions as { routeInfo?: { method?: unknown; url?: unknown } }).routeInfo;
     return new RedisBuckets(this.redis, `${this.prefix}${String(route?.method ?? '')}${String(route?.url ?? '')}-`);
   }

@@ -1,5 +1,6 @@
 import { Counter } from 'prom-client';
 import { ChainUnavailableError } from './json-rpc.ts';
+import { currentLane, type RpcLane } from './rpc-lane.ts';
 
 /** Backoff after a 429 that names no Retry-After: doubled per refusal in a row, up to the cap. */
 const BACKOFF_MIN_MS = 500;
@@ -8,62 +9,148 @@ const BACKOFF_MAX_MS = 10_000;
 export type RpcOutcome = 'ok' | 'rate_limited' | 'http_error' | 'unreachable';
 
 /**
+ * The API lane's share of the rate while the settlement lane has demand (a call of it queued or sent in
+ * the last SETTLEMENT_ACTIVE_MS); with none, the API lane may use the whole rate. See docs/decisions.md.
+ */
+export const API_SHARE = 0.5;
+const SETTLEMENT_ACTIVE_MS = 1_000;
+
+interface Waiter {
+  calls: number;
+  lane: RpcLane;
+  resolve(): void;
+  reject(e: unknown): void;
+  /** Removes its abort listeners and timer. */
+  release(): void;
+}
+
+/**
  * The one request budget of a process's RPC calls (HUSH_RPC_MAX_RPS): a token bucket refilled at
- * maxRps with a burst of one second's worth, taken in order of arrival, where a batch costs one token per
- * call in it. A 429 pauses every caller until the provider's Retry-After (or an exponential backoff).
- * Written by hand: weighted takes and a pause shared by all callers are one small mechanism here, which
- * p-throttle (no shared pause) and rate-limiter-flexible's queue (fixed windows, no pause) do not express.
+ * maxRps with a burst of one second's worth, where a batch costs one token per call in it, taken in two
+ * lanes (rpc-lane.ts). The settlement lane is served first, in order of arrival; the API lane, also in
+ * order, gets what settlement leaves: while settlement has demand, at most API_SHARE of the rate and never
+ * the part of the bucket kept for settlement, so a partner's flood of reads neither starves nor even
+ * queues payouts and deposit confirmation. A caller that gives up (its
+ * signal, or its HTTP request closed) leaves the queue and takes no token; an API call that waits longer
+ * than giveUpMs is refused as ChainUnavailableError (503 to the partner). A 429 pauses every caller
+ * until the provider's Retry-After (or an exponential backoff).
+ * Written by hand: weighted takes, lanes and a pause shared by all callers are one small mechanism here,
+ * which p-throttle (no shared pause) and rate-limiter-flexible's queue (fixed windows, no pause) do not express.
  */
 export class RpcBudget {
   /** RPC calls by method and outcome (each call of a batch counts); registered by /metrics. */
   readonly requests = new Counter({ name: 'hush_rpc_requests_total', help: 'Solana RPC calls by method and outcome (each call of a batch counts)', labelNames: ['method', 'outcome'] as const, registers: [] });
   private tokens: number;
+  /** The API lane's own bucket (API_SHARE of the rate and burst), drawn on while settlement has demand. */
+  private apiTokens: number;
+  private readonly apiRps: number;
   private refilledAt = Date.now();
+  private settlementAt = -Infinity;
   private pausedUntil = 0;
   private refusedInARow = 0;
-  private tail: Promise<void> = Promise.resolve();
+  private readonly queues: Record<RpcLane, Waiter[]> = { settlement: [], api: [] };
+  private timer: NodeJS.Timeout | null = null;
 
   /**
    * `maxRps` 0 or less: no budget, only 429s are honoured. `giveUpMs`: how long in all a request refused
-   * with 429 is tried again before its caller hears of it (the RPC timeout: an API answer never waits longer).
+   * with 429 is tried again before its caller hears of it, and how long an API call waits for its turn
+   * (the RPC timeout: an API answer never waits longer).
    */
   constructor(
     readonly maxRps: number,
     private readonly giveUpMs = 10_000,
   ) {
     this.tokens = Math.max(1, maxRps);
+    this.apiRps = maxRps * API_SHARE;
+    this.apiTokens = this.apiRps;
   }
 
-  /** Waits until `calls` calls may go out (FIFO); a caller whose signal aborts stops waiting (its turn still passes). */
-  take(calls: number, signal?: AbortSignal): Promise<void> {
-    const turn = this.tail.then(() => this.waitFor(calls));
-    this.tail = turn.catch(() => {});
-    if (!signal) return turn;
-    signal.throwIfAborted();
+  /** Waits until `calls` calls may go out in the current lane (or `lane`); a caller whose signal aborts leaves the queue. */
+  take(calls: number, signal?: AbortSignal, lane?: RpcLane): Promise<void> {
+    const context = currentLane();
+    const signals = [signal, context.signal].filter((s): s is AbortSignal => s !== undefined);
+    const gone = signals.find((s) => s.aborted);
+    if (gone) return Promise.reject(gone.reason);
     return new Promise<void>((resolve, reject) => {
-      const abort = () => reject(signal.reason);
-      signal.addEventListener('abort', abort, { once: true });
-      turn.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+      const cleanups: (() => void)[] = [];
+      const w: Waiter = { calls, lane: lane ?? context.lane, resolve, reject, release: () => cleanups.forEach((c) => c()) };
+      for (const s of signals) {
+        const abort = () => this.drop(w, s.reason);
+        s.addEventListener('abort', abort, { once: true });
+        cleanups.push(() => s.removeEventListener('abort', abort));
+      }
+      if (w.lane === 'api' && this.giveUpMs > 0) {
+        const timer = setTimeout(() => this.drop(w, new ChainUnavailableError(`no turn in the RPC request budget within ${this.giveUpMs} ms`)), this.giveUpMs);
+        cleanups.push(() => clearTimeout(timer));
+      }
+      this.queues[w.lane].push(w);
+      this.pump();
     });
   }
 
-  private async waitFor(calls: number): Promise<void> {
+  /** Calls waiting for a turn, by lane. */
+  waiting(): Record<RpcLane, number> {
+    return { settlement: this.queues.settlement.length, api: this.queues.api.length };
+  }
+
+  private drop(w: Waiter, reason: unknown): void {
+    const queue = this.queues[w.lane];
+    const at = queue.indexOf(w);
+    if (at < 0) return;
+    queue.splice(at, 1);
+    w.release();
+    w.reject(reason);
+    if (at === 0) this.pump();
+  }
+
+  /** Grants every turn that can go now, then sleeps until the next one could. */
+  private pump(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     for (;;) {
+      const high = this.queues.settlement[0];
+      const low = this.queues.api[0];
+      if (!high && !low) return;
       const now = Date.now();
-      if (now < this.pausedUntil) {
-        await sleep(this.pausedUntil - now);
-        continue;
+      if (now < this.pausedUntil) return this.wakeIn(this.pausedUntil - now);
+      this.refill(now);
+      let wait: number;
+      if (high) {
+        wait = waitMs(high.calls, this.tokens, this.maxRps);
+      } else {
+        wait = waitMs(low!.calls, this.tokens, this.maxRps);
+        const busyFor = this.settlementAt + SETTLEMENT_ACTIVE_MS - now;
+        if (busyFor > 0) {
+          // Settlement has demand: the API lane leaves it its part of the bucket (so it finds a token at once)
+          // and stays within its own share of the rate, until settlement has been quiet for a while.
+          const need = Math.min(low!.calls, this.apiRps);
+          const share = Math.max(waitMs(this.maxRps - this.apiRps + need, this.tokens, this.maxRps), waitMs(need, this.apiTokens, this.apiRps));
+          wait = Math.max(wait, Math.min(share, busyFor));
+        }
       }
-      if (this.maxRps <= 0) return;
-      this.tokens = Math.min(this.maxRps, this.tokens + ((now - this.refilledAt) / 1000) * this.maxRps);
-      this.refilledAt = now;
-      // A batch larger than the bucket goes out once it is full, leaving a debt the next callers wait off.
-      if (this.tokens >= Math.min(calls, this.maxRps)) {
-        this.tokens -= calls;
-        return;
+      if (wait > 0) return this.wakeIn(wait);
+      const w = (high ?? low)!;
+      this.queues[w.lane].shift();
+      if (this.maxRps > 0) {
+        // A batch larger than the bucket goes out once it is full, leaving a debt the next callers wait off.
+        this.tokens -= w.calls;
+        if (w.lane === 'api') this.apiTokens = Math.max(0, this.apiTokens - w.calls);
       }
-      await sleep(Math.ceil(((Math.min(calls, this.maxRps) - this.tokens) / this.maxRps) * 1000));
+      if (w.lane === 'settlement') this.settlementAt = now;
+      w.release();
+      w.resolve();
     }
+  }
+
+  private refill(now: number): void {
+    const seconds = (now - this.refilledAt) / 1000;
+    this.tokens = Math.min(this.maxRps, this.tokens + seconds * this.maxRps);
+    this.apiTokens = Math.min(this.apiRps, this.apiTokens + seconds * this.apiRps);
+    this.refilledAt = now;
+  }
+
+  private wakeIn(ms: number): void {
+    this.timer = setTimeout(() => ((this.timer = null), this.pump()), Math.max(1, ms));
   }
 
   /** A 429: nobody sends until the provider's Retry-After, or an exponential backoff when it named none. */
@@ -71,6 +158,7 @@ export class RpcBudget {
     this.refusedInARow++;
     const wait = retryAfterMs ?? Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** (this.refusedInARow - 1));
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + wait);
+    this.pump();
     return wait;
   }
 
@@ -107,6 +195,9 @@ export class RpcBudget {
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, Math.max(1, ms)));
+/** How long until a bucket holding `have` of `rps` per second can pay for `calls` (a batch over the bucket: once it is full). */
+function waitMs(calls: number, have: number, rps: number): number {
+  if (rps <= 0) return 0;
+  const need = Math.min(calls, rps);
+  return have >= need ? 0 : Math.ceil(((need - have) / rps) * 1000);
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RateLimitOptions } from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HushError } from '../../domain/errors.ts';
 import type { RateLimits } from '../../config/config.ts';
@@ -91,12 +92,19 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     }, refuse);
   });
 
-  /** SPEC §7's token bucket (token-bucket-store.ts): holds 2 × rate (burst ×2), refilled from empty in 2 s. */
+  /**
+   * SPEC §7's token bucket (token-bucket-store.ts): holds 2 × rate (burst ×2), refilled from empty in 2 s;
+   * one per key and kind, whichever route of the kind draws on it: the kind is in the key, and `perKey`
+   * keeps these routes' buckets in one store (its child()). Not the plugin's groupId: it is appended to
+   * the anonymous bucket's key too, which would then be one per route.
+   */
   const limit = (kind: keyof RateLimits) => ({
     rateLimit: {
       max: (req: FastifyRequest) => 2 * (req.caller?.account.rateLimits?.[kind] ?? config.rateLimits[kind]),
       timeWindow: 2000,
-    },
+      keyGenerator: (req: FastifyRequest) => `${req.caller?.keyId ?? req.ip}/${kind}`,
+      perKey: true,
+    } as RateLimitOptions,
   });
   const security = [{ bearer: [] }];
 
@@ -220,7 +228,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     '/status/:trackingId',
     {
       config: limit('status'),
-      // No automatic HEAD twin: @fastify/rate-limit counts per route, so it would be a second budget.
+      // No automatic HEAD twin (docs/spec.md §4: GET routes have none).
       exposeHeadRoute: false,
       schema: { operationId: 'getStatus', tags: ['transfer'], summary: 'Order status; poll until final', security, params: TrackingIdParams, response: { 200: StatusRecordResponse, 304: NotModified, ...errors(...WITH_PARAM, 'NOT_FOUND') } },
     },

@@ -1,0 +1,79 @@
+/**
+ * Issue 35, finding 1 (the budget part): a partner's flood of API-side chain reads does not hold up
+ * settlement. With HUSH_RPC_MAX_RPS=10, one key floods deposit hints naming signatures no chain has seen
+ * (each makes Hush ask the chain for the transaction); another partner's SOL order, deposit to completed,
+ * takes about as long as the same order did without the flood. Before lanes, every settlement call
+ * queued behind the flood's (10/s in all, first come first served). Real app, worker and local chain.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Address } from '@solana/kit';
+import { pollUntil, send } from '../support/localnet.ts';
+import { address, expectOk, fundedSender, orderRequest, quoteRequest, randomSignature, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+
+let t: TestHush;
+
+before(async () => {
+  // 200 ms slots: the second order's deposit transaction (150 blocks) outlives the flood's ramp-up.
+  t = await startTestHush({ env: { HUSH_RPC_MAX_RPS: '10', LOCALNET_SLOT_MS: '200', HUSH_PRIVACY: 'off', HUSH_PAYOUT_DELAY_S: '0-0' } });
+});
+after(async () => {
+  await t?.close();
+});
+
+/** A SOL order of `acct`, placed (quote, order) but not paid: its unsigned deposit transaction. */
+async function place(acct: TestAccount, sender: Address): Promise<{ trackingId: string; transaction: string }> {
+  const req = quoteRequest(sender, await address());
+  const quote = await pollUntil(async () => {
+    const r = await acct.client.quote(req);
+    return r.status === 200 ? r.body.quote : null;
+  }, { timeoutMs: 20_000, intervalMs: 100, what: 'a quote' });
+  return expectOk(await acct.client.order(orderRequest(quote, req))).order;
+}
+
+/** Sends the deposit straight to the chain and times deposit → completed, read from the store. */
+async function settle(order: { trackingId: string; transaction: string }, sender: Awaited<ReturnType<typeof fundedSender>>): Promise<number> {
+  const deposit = await signDeposit(order.transaction, sender);
+  const started = performance.now();
+  await send(t.rpc, deposit.wire as never);
+  await pollUntil(async () => {
+    const { rows } = await t.db.query<{ status: string }>('SELECT status FROM orders WHERE tracking_id = $1', [order.trackingId]);
+    assert.ok(rows[0] && !['failed', 'refunded', 'expired'].includes(rows[0].status), `order ended ${rows[0]?.status}`);
+    return rows[0]?.status === 'completed';
+  }, { timeoutMs: 90_000, intervalMs: 50, what: `${order.trackingId} completed` });
+  return performance.now() - started;
+}
+
+test("a flood of one partner's deposit hints does not delay another partner's settlement", { timeout: 180_000 }, async () => {
+  const partner = await t.createAccount();
+  const flooder = await t.createAccount();
+  const [sender, floodSender] = await Promise.all([fundedSender(t), fundedSender(t)]);
+
+  const alone = await settle(await place(partner, sender.address), sender);
+
+  // The flooder's own order gives its hints something to name; the partner's second order is placed
+  // before the flood (placing is an API call too: the API lane's order among partners is not this test's).
+  const target = await place(flooder, floodSender.address);
+  const order = await place(partner, sender.address);
+  let stop = false;
+  let answered = 0;
+  const flood = Array.from({ length: 30 }, async () => {
+    while (!stop) {
+      await flooder.client.post('/transfer/v1/deposit', { trackingId: target.trackingId, signature: randomSignature() });
+      answered++;
+    }
+  });
+  try {
+    // Under way: every one of the flood's callers has been answered once, and is asking again.
+    await pollUntil(async () => answered >= 30, { timeoutMs: 20_000, intervalMs: 20, what: 'the flood under way' });
+    const flooded = await settle(order, sender);
+    // Generous: the same order's time again plus 3 s of noise. Behind the flood (30 calls queued at 10/s)
+    // each of settlement's calls would wait about 3 s, and it makes several in a row (before lanes: 18.6 s
+    // under the flood, 2.4 s without).
+    assert.ok(flooded <= 2 * alone + 3_000, `deposit → completed took ${flooded.toFixed(0)} ms under the flood, ${alone.toFixed(0)} ms without`);
+  } finally {
+    stop = true;
+    await Promise.all(flood);
+  }
+});
+

@@ -1,0 +1,67 @@
+/**
+ * Issue 35, finding 8: a key's rate budget is per key and kind, not per route (SPEC §7). The four write
+ * routes (order, refresh, deposit hint, webhook test) draw on one `order` bucket: 15 concurrent requests
+ * to each from one key pass at most that bucket's burst, the rest are 429 RATE_LIMITED with Retry-After
+ * and the bucket's RateLimit-* headers; another key's bucket is untouched. Real app and local chain.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { address, expectError, expectOk, randomSignature, startTestHush, type ApiResponse, type TestHush } from '../support/hush-server.ts';
+
+let t: TestHush;
+
+before(async () => {
+  t = await startTestHush();
+});
+after(async () => {
+  await t?.close();
+});
+
+/** 15 concurrent requests to each write route, all at once. */
+function writeBurst(client: TestHush['anon'], trackingId: string, recipient: string): Promise<ApiResponse[]> {
+  const each = Array.from({ length: 15 });
+  return Promise.all([
+    ...each.map(() => client.post('/transfer/v1/order', { quote: {}, senderAddress: recipient, recipientAddress: recipient })),
+    ...each.map(() => client.post(`/transfer/v1/order/${trackingId}/refresh`)),
+    ...each.map(() => client.post('/transfer/v1/deposit', { trackingId, signature: randomSignature() })),
+    ...each.map(() => client.post('/transfer/v1/webhooks/test')),
+  ]);
+}
+
+test('a cross-route burst from one key passes at most its order burst; the rest are 429 with Retry-After; another key is unaffected', { timeout: 30_000 }, async () => {
+  // order 5/s → a bucket of 10; the other kinds stay out of the way.
+  const limits = { quote: 1_000, order: 5, status: 1_000, tokens: 1_000 };
+  const a = await t.createAccount({ rateLimits: limits });
+  const b = await t.createAccount({ rateLimits: limits });
+  const recipient = await address();
+  // A well-formed id of no order: the requests that pass the limiter are answered (404, 400), none is free.
+  const trackingId = 'trk_1111111111111111111111';
+
+  // Both keys authenticated (and cached) first, through another kind's bucket: the burst is then quick.
+  for (const c of [a.client, b.client]) assert.equal((await c.tokens()).status, 200);
+
+  const started = performance.now();
+  const burst = await writeBurst(a.client, trackingId, recipient);
+  // The bucket refills at 5/s: what came back while the burst was under way may pass too.
+  const refilled = Math.floor((5 * (performance.now() - started)) / 1000);
+  const passed = burst.filter((r) => r.status !== 429);
+  const refused = burst.filter((r) => r.status === 429);
+  assert.ok(passed.length <= 10 + refilled, `${passed.length} of 60 passed an order budget of 10 (+${refilled} refilled): ${JSON.stringify(passed.map((r) => r.status))}`);
+  assert.ok(passed.length >= 10, `only ${passed.length} passed: the bucket holds 10`);
+  assert.equal(refused.length, 60 - passed.length);
+  for (const r of refused) {
+    expectError(r, 429, 'RATE_LIMITED');
+    assert.ok(Number(r.headers.get('retry-after')) >= 1, 'Retry-After on every 429');
+    assert.equal(r.headers.get('ratelimit-limit'), '10', 'the headers describe the order bucket that refused it');
+    assert.equal(r.headers.get('ratelimit-remaining'), '0');
+  }
+  for (const r of passed) assert.equal(r.headers.get('ratelimit-limit'), '10');
+  // The other kinds are buckets of their own: the key can still poll status.
+  assert.notEqual((await a.client.get(`/transfer/v1/status/${trackingId}`)).status, 429);
+
+  // Another key: a full bucket of its own.
+  const other = await b.client.post(`/transfer/v1/order/${trackingId}/refresh`);
+  expectError(other, 404, 'NOT_FOUND');
+  assert.equal(other.headers.get('ratelimit-remaining'), '9');
+  expectOk(await b.client.tokens());
+});
