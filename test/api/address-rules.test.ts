@@ -1,0 +1,104 @@
+/**
+ * docs/spec.md §4 address rules, end to end over HTTP against a real Hush (store, local chain): sender,
+ * recipient and fee recipient may never be a sysvar, a program, a configured mint (or wrapped SOL) or one of
+ * Hush's own addresses (fee payer, pool wallets, deposit owners and accounts of orders). Each is refused
+ * 400 INVALID_ADDRESS naming the field, with the reason in details, and changes nothing: no order, no fee
+ * recipient registered. (Issue 35, finding 5: these passed as long as they were on the curve.)
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Address } from '@solana/kit';
+import { addFeeRecipient, getAccount } from '../../src/store/accounts-store.ts';
+import { HushClient, address, expectError, expectOk, orderCount, orderRequest, quoteRequest, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { placeOrder } from '../support/settlement.ts';
+
+let t: TestHush;
+let acct: TestAccount;
+let sender: Address;
+let recipient: Address;
+
+const CLOCK = 'SysvarC1ock11111111111111111111111111111111';
+const RENT = 'SysvarRent111111111111111111111111111111111';
+
+before(async () => {
+  t = await startTestHush({ admin: true });
+  acct = await t.createAccount({ feeRecipients: 1 });
+  sender = await address();
+  recipient = await address();
+});
+after(async () => {
+  await t?.close();
+});
+
+describe('address rules (docs/spec.md §4)', () => {
+  test('sysvars, programs, mints, pool wallets and the fee payer are refused as sender and recipient, 400 INVALID_ADDRESS naming the field', async () => {
+    const treasury = t.hush.treasury;
+    const solPool = treasury.pools('sol')[0]!.address;
+    const usdcPool = treasury.pools('usdc')[1]!;
+    const feePayer = treasury.feePayer.address;
+    const usdcMint = t.hush.config.assets.get('usdc')!.mint;
+    const cases: [field: 'senderAddress' | 'recipientAddress', value: string, reason: string][] = [
+      ['recipientAddress', CLOCK, 'sysvar'],
+      ['recipientAddress', RENT, 'sysvar'],
+      ['senderAddress', CLOCK, 'sysvar'],
+      ['recipientAddress', 'Stake11111111111111111111111111111111111111', 'program'],
+      ['recipientAddress', 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'program'],
+      ['senderAddress', 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL', 'program'],
+      ['recipientAddress', 'Vote111111111111111111111111111111111111111', 'program'],
+      ['recipientAddress', usdcMint, 'mint'],
+      ['senderAddress', 'So11111111111111111111111111111111111111112', 'mint'],
+      ['recipientAddress', solPool, 'hush_address'],
+      ['recipientAddress', usdcPool.address, 'hush_address'],
+      ['senderAddress', usdcPool.address, 'hush_address'],
+      ['recipientAddress', feePayer, 'hush_address'],
+      ['senderAddress', feePayer, 'hush_address'],
+    ];
+    const before = await orderCount(t.db);
+    for (const [field, value, reason] of cases) {
+      const e = expectError(await acct.client.quote(quoteRequest(sender, recipient, { [field]: value })), 400, 'INVALID_ADDRESS');
+      assert.equal(e.details?.field, field, `${field}=${value}`);
+      assert.equal(e.details?.reason, reason, `${field}=${value}`);
+    }
+    assert.equal(await orderCount(t.db), before, 'nothing stored');
+    // Ordinary wallets still quote.
+    expectOk(await acct.client.quote(quoteRequest(sender, recipient)));
+  });
+
+  test('a fee recipient registered before the rules (a sysvar, the fee payer) is refused at the quote; the admin API refuses to register one', async () => {
+    const feePayer = t.hush.treasury.feePayer.address;
+    const pool = t.hush.treasury.pools('sol')[2]!.address;
+    // As if registered before the rules existed: straight into the store.
+    await addFeeRecipient(t.db, acct.id, CLOCK);
+    await addFeeRecipient(t.db, acct.id, feePayer);
+    for (const [value, reason] of [[CLOCK, 'sysvar'], [feePayer, 'hush_address']] as const) {
+      const e = expectError(await acct.client.quote(quoteRequest(sender, recipient, { feeBps: 10, feeRecipientAddress: value })), 400, 'INVALID_ADDRESS');
+      assert.equal(e.details?.field, 'feeRecipientAddress');
+      assert.equal(e.details?.reason, reason);
+    }
+    // The admin API: on the ops listener where the server has one (docs/spec.md §4), else on the partner port.
+    const admin = new HushClient((t as { opsUrl?: string }).opsUrl ?? t.url, t.adminToken!);
+    const registered = (await getAccount(t.db, acct.id))!.feeRecipients;
+    for (const [value, reason] of [[pool, 'hush_address'], [RENT, 'sysvar'], ['TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb', 'program'], [t.hush.config.assets.get('bonk')!.mint, 'mint']] as const) {
+      const e = expectError(await admin.post(`/admin/v1/accounts/${acct.id}/fee-recipients`, { address: value }), 400, 'INVALID_ADDRESS');
+      assert.equal(e.details?.field, 'address');
+      assert.equal(e.details?.reason, reason);
+    }
+    assert.deepEqual((await getAccount(t.db, acct.id))!.feeRecipients, registered, 'nothing registered');
+    // An ordinary wallet is still registered.
+    expectOk(await admin.post(`/admin/v1/accounts/${acct.id}/fee-recipients`, { address: await address() }));
+  });
+
+  test("another order's deposit owner is refused at order creation as recipient and as sender; nothing stored", async () => {
+    const first = await placeOrder(acct.client, { amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender, recipientAddress: recipient });
+    for (const field of ['recipientAddress', 'senderAddress'] as const) {
+      const req = quoteRequest(sender, recipient, { [field]: first.depositOwner });
+      // On the curve and not a static address: the quote cannot know it; the order looks it up.
+      const quote = expectOk(await acct.client.quote(req)).quote;
+      const before = await orderCount(t.db);
+      const e = expectError(await acct.client.order(orderRequest(quote, req)), 400, 'INVALID_ADDRESS');
+      assert.equal(e.details?.field, field);
+      assert.equal(e.details?.reason, 'hush_address');
+      assert.equal(await orderCount(t.db), before, 'no order stored');
+    }
+  });
+});
