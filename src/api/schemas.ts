@@ -213,7 +213,7 @@ export const StatusRecordSchema = Type.Object({
   payouts: Type.Array(Transfer),
   refund: Type.Union([Type.Object({ signature: Type.String(), amount: AmountString, reason: RefundReason }), Type.Null()]),
   failureReason: Type.Union([
-    Type.String({ description: 'deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted)' }),
+    Type.String({ description: 'deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted); deposit_account_taken (expired: another wallet created or funded the deposit account first, so the order transaction could not land)' }),
     Type.Null(),
   ]),
   history: Type.Array(Type.Object({ status: OrderStatus, at: Timestamp })),

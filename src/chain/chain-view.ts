@@ -32,6 +32,19 @@ export interface TxCosts {
   lamportsBefore: Map<string, bigint>;
 }
 
+/** A landed transaction as getTransaction's JSON encoding gives it (the parts Hush reads). */
+export interface LandedTransaction {
+  transaction: { message: { accountKeys: string[]; header: { numRequiredSignatures: number } } };
+  meta: {
+    err: unknown;
+    preBalances: number[];
+    postBalances: number[];
+    preTokenBalances?: { accountIndex: number; uiTokenAmount: { amount: string } }[] | null;
+    postTokenBalances?: { accountIndex: number; uiTokenAmount: { amount: string } }[] | null;
+    loadedAddresses?: { writable: string[]; readonly: string[] } | null;
+  } | null;
+}
+
 /** SPL token account layout: amount u64 at 64; is_native COption<u64> (u32 tag, then the reserve) at 109. */
 const AMOUNT_OFFSET = 64;
 const IS_NATIVE_OFFSET = 109;
@@ -94,6 +107,24 @@ export class ChainView {
       addresses.map((a) => ({ method: 'getSignaturesForAddress', params: [a, { limit: FIRST_SIGNATURE_LOOKBACK, commitment: 'confirmed' }] })),
     );
     return replies.map((r) => (r.error || !r.result ? undefined : earliestSuccessful(r.result)));
+  }
+
+  /** Each account's recent history at `confirmed` (newest first, as the RPC gives it) in one batch; undefined where the call failed. */
+  async signatureHistories(addresses: string[]): Promise<(readonly { signature: string; err: unknown }[] | undefined)[]> {
+    if (addresses.length === 0) return [];
+    const replies = await this.batch<{ signature: string; err: unknown }[]>(
+      addresses.map((a) => ({ method: 'getSignaturesForAddress', params: [a, { limit: FIRST_SIGNATURE_LOOKBACK, commitment: 'confirmed' }] })),
+    );
+    return replies.map((r) => (r.error || !Array.isArray(r.result) ? undefined : r.result));
+  }
+
+  /** Landed transactions at `confirmed` (JSON encoding) in one batch: null where not visible, undefined where the call failed. */
+  async transactionsMany(signatures: string[]): Promise<(LandedTransaction | null | undefined)[]> {
+    if (signatures.length === 0) return [];
+    const replies = await this.batch<LandedTransaction | null>(
+      signatures.map((s) => ({ method: 'getTransaction', params: [s, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }] })),
+    );
+    return replies.map((r) => (r.error ? undefined : (r.result ?? null)));
   }
 
   /** send for many transactions in one batch; per transaction the error message, or null when accepted. */

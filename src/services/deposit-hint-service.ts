@@ -1,5 +1,5 @@
 import { alertsTotal, type AlertSink } from '../support/alerts.ts';
-import { getBase58Encoder, type Address, type Signature } from '@solana/kit';
+import { getBase58Encoder, type Signature } from '@solana/kit';
 import { HushError } from '../domain/errors.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { HushConfig } from '../config/config.ts';
@@ -15,6 +15,7 @@ import type { OrderService } from './order-service.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
 import { statusRecord } from './order-views.ts';
 import { ChainView, type AccountBalance } from '../chain/chain-view.ts';
+import { DepositOrigins, type DepositOrigin } from '../chain/deposit-origin.ts';
 import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
 
 const base58 = getBase58Encoder();
@@ -55,6 +56,7 @@ const NATIVE = 'native';
  */
 export class DepositHintService {
   private readonly view: ChainView;
+  private readonly origins: DepositOrigins;
   /** Signatures already reported as funds outside a deposit account. */
   private readonly alerted = new OncePerKey();
 
@@ -71,6 +73,7 @@ export class DepositHintService {
     },
   ) {
     this.view = new ChainView(chain);
+    this.origins = new DepositOrigins(() => this.view);
   }
 
   async hint(account: AccountRecord, trackingId: string, signatureText: string): Promise<{ status: 200 | 202; body: unknown }> {
@@ -136,26 +139,42 @@ export class DepositHintService {
         { reason: sameMint ? 'wrong_account' : 'wrong_asset', mint: stray.mint },
       );
     }
+    // Only a transaction the order's sender signed can be its deposit (docs/spec.md §5, "Whose deposit"):
+    // anyone can send to the deposit account, whose address is in the unsigned transaction.
+    const signers = tx.transaction.message.accountKeys.slice(0, tx.transaction.message.header.numRequiredSignatures) as readonly string[];
+    if (!signers.includes(order.sender)) {
+      throw new HushError('DEPOSIT_MISMATCH', "The transaction was not signed by the order's sender: what it sent to the deposit account is not the deposit", { reason: 'not_from_sender' });
+    }
+    // Judged here already: the lookup of the order's own deposit below need not read it again.
+    this.origins.judge(signature, { account: order.depositAccount, sender: order.sender, native: asset?.native ?? false }, tx);
     if (order.status === 'awaiting_deposit' || order.status === 'deposit_detected') {
-      // The deposit is what the account holds, from its first transaction, exactly as the worker records it:
-      // the hinted transaction may be a top-up or someone else's dust, and its own increase is not the deposit.
-      const deposit = await this.depositOnChain(order.depositAccount as Address, known).catch((e: unknown) => {
+      // The deposit is what the sender's own transaction put there, exactly as the worker records it: the
+      // hinted transaction may be a later top-up, and funds of others in the account are not the deposit.
+      const deposit = await this.depositOnChain(order, known).catch((e: unknown) => {
         throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
       });
-      // Nothing there at `confirmed` though the transaction funded it: not visible yet; the watch decides.
-      if (deposit.amount <= 0n) {
+      // Not visible at `confirmed` yet (or the history lags the account): the watch decides.
+      if (!deposit) {
         await addDepositHint(this.db, order.id, signature);
         return { status: 202, body: { success: true, order: statusRecord(order) } };
       }
-      order = await this.record(order, deposit.signature ?? signature, deposit.amount);
+      order = await this.record(order, deposit.signature, deposit.amount);
     }
     return { status: 200, body: { success: true, order: statusRecord(order) } };
   }
 
-  /** The deposit account's balance at `confirmed` (unless `known`) and its earliest successful transaction (the worker's view). */
-  private async depositOnChain(account: Address, known?: AccountBalance): Promise<{ amount: bigint; signature: string | null }> {
-    const [balance, signature] = await Promise.all([known ?? this.view.balances([account], 'confirmed').then((b) => b.get(account)), this.chain.firstSignature(account)]);
-    return { amount: balance?.tokenAmount ?? 0n, signature };
+  /** The order's own deposit at `confirmed` (the worker's view): its sender's transaction and what it put there, never more than the account holds. */
+  private async depositOnChain(order: OrderRecord, known?: AccountBalance): Promise<DepositOrigin | null> {
+    const account = order.depositAccount;
+    const native = this.config.assets.get(order.sourceAssetId)?.native ?? false;
+    const [balance, origins] = await Promise.all([
+      known ?? this.view.balances([account], 'confirmed').then((b) => b.get(account)),
+      this.origins.find([{ account, sender: order.sender, native }]),
+    ]);
+    const origin = origins.get(account);
+    const held = balance?.tokenAmount ?? 0n;
+    if (!origin || held <= 0n) return null;
+    return { signature: origin.signature, amount: origin.amount < held ? origin.amount : held };
   }
 
   /**

@@ -18,6 +18,7 @@ import type { Log, SettlementDeps } from './deps.ts';
 import { Outbox } from './outbox.ts';
 import { Pools } from './pools.ts';
 import { Presigner } from './fast-path/presign.ts';
+import { ForeignFunds } from './fast-path/foreign-funds.ts';
 import { SentSignatures } from './fast-path/sent-signatures.ts';
 import { SlotClock } from './fast-path/slot-clock.ts';
 import { budgetedPollMs, fallbackPollMs } from './timing.ts';
@@ -76,6 +77,8 @@ export class SettlementContext implements SettlementDeps {
    * confirmed since the watch last refreshed its list (that read may predate the confirmation).
    */
   readonly marks = { confirming: new Set<string>(), recentlyConfirmed: new Set<string>() };
+  /** Deposit accounts funded by someone other than the order's sender (front-run): never the deposit. */
+  readonly foreign: ForeignFunds;
   readonly swaps?: SwapPricing;
   /** Alerts told once per process and key. */
   /** The deposit blockhashes of open orders, read at most every 500 ms (payoutBlockhash). */
@@ -106,6 +109,7 @@ export class SettlementContext implements SettlementDeps {
     this.subscriptions = opts.subscriptions ?? null;
     this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs);
     this.sent = new SentSignatures(this);
+    this.foreign = new ForeignFunds(() => this.view, this.log);
   }
 
   /** How often a fallback poll may run while the socket is down (a share of the request budget). */

@@ -45,7 +45,11 @@ async function stepBatch(ctx: SettlementContext, orders: OrderRecord[]): Promise
     await releaseOrders(ctx.db, ctx.workerId, orders.map((o) => ({ id: o.id, afterError: true }))).catch(() => {});
     return;
   }
-  const confirmed = watching.filter((o) => (deposits.confirmed.get(o.depositAccount)?.tokenAmount ?? 0n) > 0n);
+  // (A balance found to be someone else's goes to the per-order step, which treats it as no deposit.)
+  const confirmed = watching.filter((o) => {
+    const amount = deposits.confirmed.get(o.depositAccount)?.tokenAmount ?? 0n;
+    return amount > 0n && !ctx.foreign.holds(o.id, amount);
+  });
   const confirming = new Set(confirmed.map((o) => o.id));
   const releases: Release[] = [];
   await Promise.all([

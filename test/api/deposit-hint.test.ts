@@ -1,7 +1,7 @@
 /**
- * The deposit hint records what the chain says about the deposit account, as the worker would, not what
- * the hinted transaction alone moved. The API runs without a worker (role api), so only the hint can
- * confirm the deposit here.
+ * The deposit hint records what the chain says about the deposit account, as the worker would: what the
+ * order's sender's own transaction put there, never another wallet's top-up. The API runs without a
+ * worker (role api), so only the hint can confirm the deposit here.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -9,7 +9,7 @@ import type { Address } from '@solana/kit';
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { buildSignedTransaction, latestBlockhash, send, waitForStatus } from '../support/localnet.ts';
-import { address, expectOk, fundedSender, orderRequest, quoteRequest, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { address, expectError, expectOk, fundedSender, orderRequest, quoteRequest, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 
 let t: TestHush;
 let acct: TestAccount;
@@ -25,7 +25,7 @@ after(async () => {
   await t?.close();
 });
 
-test("a hint naming someone else's top-up records the account's real deposit: its first transaction and its whole balance", async () => {
+test("a hint naming someone else's top-up is refused; the sender's own records exactly what its transaction put there", async () => {
   const usdc = t.hush.config.assets.get('usdc')!;
   const sender = await fundedSender(t, { usdc: 50_000_000n });
   const stranger = await fundedSender(t, { usdc: 10n });
@@ -53,8 +53,11 @@ test("a hint naming someone else's top-up records the account's real deposit: it
   await send(t.rpc, topUp.wire);
   await waitForStatus(t.rpc, topUp.signature, 'confirmed');
 
-  const hinted = expectOk(await acct.client.deposit({ trackingId: order.trackingId, signature: topUp.signature }), 200).order;
+  // docs/spec.md §5, "Whose deposit": only a transaction of the order's sender can be its deposit.
+  const refused = await acct.client.deposit({ trackingId: order.trackingId, signature: topUp.signature });
+  assert.equal(expectError(refused, 409, 'DEPOSIT_MISMATCH').details?.reason, 'not_from_sender');
+  const hinted = expectOk(await acct.client.deposit({ trackingId: order.trackingId, signature: deposit.signature }), 200).order;
   assert.equal(hinted.status, 'deposit_confirmed');
-  assert.equal(hinted.deposit.signature, deposit.signature, 'the deposit is the transaction that created the account');
-  assert.equal(hinted.deposit.amount, (BigInt(quote.amountIn) + 1n).toString(), 'the whole balance, not the hinted 1');
+  assert.equal(hinted.deposit.signature, deposit.signature, 'the deposit is the sender’s transaction');
+  assert.equal(hinted.deposit.amount, quote.amountIn, 'what the sender’s transaction put there, not the balance with the stranger’s 1');
 });

@@ -12,13 +12,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getCreateAssociatedTokenInstruction, getSyncNativeInstruction } from '@solana-program/token';
 import { expectError, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
-import { pollUntil } from '../support/localnet.ts';
+import { buildSignedTransaction, latestBlockhash, pollUntil } from '../support/localnet.ts';
 import {
   ASSETS,
   SOL,
   TOKEN_ACCOUNT_SIZE,
+  TOKEN_PROGRAM,
   accountExists,
   assertHistory,
   assertHushShape,
@@ -152,15 +155,32 @@ describe('refunds and expiry', { concurrency: true }, () => {
   });
 
   test("a SOL refund below a wallet's rent to a sender holding no SOL is not sent: the order fails (refund_below_rent), nothing spent", async () => {
-    // Anyone may fund a deposit account; the refund goes to the order's sender, here an empty address.
-    const emptySender = (await generateKeyPairSigner()).address;
+    // Only the order's sender's own transaction is its deposit (docs/spec.md §5, "Whose deposit"): another
+    // wallet pays the fee and the account's rent, and the sender sends all it holds (a wallet's rent plus a
+    // little), so it ends with no SOL and the refund (that less networkFee) is below a wallet's rent.
+    const sender = await generateKeyPairSigner();
     const payer = await newWallet(chain, { sol: SOL });
-    const placed = await placeOrder(acct.client, { amount: '10000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: emptySender, recipientAddress: (await generateKeyPairSigner()).address });
-    await sendOwnDeposit(chain, placed, payer, ASSETS.sol, placed.networkFee + 10_000n);
+    const placed = await placeOrder(acct.client, { amount: '10000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: (await generateKeyPairSigner()).address });
+    const walletRent = await rentExempt(chain, 0n);
+    assert.ok(placed.networkFee > 10_000n, 'the refund below is under a wallet’s rent');
+    const all = walletRent + 10_000n;
+    await waitForConfirmed(chain, [await chain.rpc.requestAirdrop(sender.address, lamports(all)).send()]);
+    const { wire, signature } = await buildSignedTransaction(
+      payer,
+      [
+        getCreateAssociatedTokenInstruction({ payer, ata: placed.depositAccount, owner: placed.depositOwner, mint: ASSETS.sol.mint, tokenProgram: TOKEN_PROGRAM }),
+        getTransferSolInstruction({ source: sender, destination: placed.depositAccount, amount: all }),
+        getSyncNativeInstruction({ account: placed.depositAccount }),
+      ],
+      await latestBlockhash(chain.rpc),
+    );
+    await chain.rpc.sendTransaction(wire, { encoding: 'base64', preflightCommitment: 'processed' }).send();
+    await waitForConfirmed(chain, [signature]);
+    assert.equal(await lamportsOf(chain, sender.address), 0n, 'the sender holds no SOL');
     const rec = await waitForOrder(acct.client, placed.trackingId, ['failed'], 60_000);
     assert.equal(rec.failureReason, 'refund_below_rent');
     assert.deepEqual(await chainTxRows(t.db, placed.trackingId, 'refund'), [], 'no refund transaction: it would fail on chain at every attempt');
-    assert.equal(await lamportsOf(chain, emptySender), 0n);
+    assert.equal(await lamportsOf(chain, sender.address), 0n);
   });
 
   test('no deposit → expired once the blockhash is dead; the transaction can no longer land', async () => {
@@ -226,7 +246,7 @@ describe('after refunds', () => {
       intervalMs: 200,
       what: 'deposits swept',
     });
-    const report = await waitForCleanReconcile(t.url, t.adminToken!, 20_000);
+    const report = await waitForCleanReconcile(t.opsUrl, t.adminToken!, 20_000);
     assert.equal(report.ok, true);
   });
 });

@@ -3,7 +3,8 @@ import type { AccountBalance } from '../../chain/chain-view.ts';
 import { associatedTokenAddress } from '../../chain/associated-token-address.ts';
 import { watchedOrders, type WatchedRow } from '../../store/settlement/watched-orders.ts';
 import type { SettlementContext } from '../context.ts';
-import { confirmDeposits } from '../steps/confirm-deposits.ts';
+import { confirmDeposits, originQuery } from '../steps/confirm-deposits.ts';
+import type { DepositOrigin } from '../../chain/deposit-origin.ts';
 import type { PayableOrder } from '../steps/plan-payouts.ts';
 import { WatchedBalances } from './watched-balances.ts';
 
@@ -19,6 +20,7 @@ function watchedOrder(r: WatchedRow): PayableOrder {
     id: String(r.id),
     trackingId: r.tracking_id,
     depositAccount: r.deposit_account,
+    sender: r.sender,
     recipient: r.recipient,
     amountIn: BigInt(r.amount_in),
     amountOut: BigInt(r.amount_out),
@@ -73,17 +75,18 @@ export class DepositWatch {
       // Deposits already seen at `processed` are likely confirmed in this very slot: those go first, with
       // their signatures looked up alongside their balances, before the full read below.
       const byId = new Map(this.watched.map((r) => [String(r.id), r]));
-      const seen = [...this.seenProcessed.keys()].flatMap((id) => (byId.has(id) && !marks.confirming.has(id) && !marks.recentlyConfirmed.has(id) ? [byId.get(id)!] : []));
+      // (Orders whose account holds someone else's funds are left to the full read, which sees a change.)
+      const seen = [...this.seenProcessed.keys()].flatMap((id) => (byId.has(id) && !marks.confirming.has(id) && !marks.recentlyConfirmed.has(id) && !ctx.foreign.taken(id) ? [byId.get(id)!] : []));
       if (seen.length > 0) {
         const accounts = seen.map((r) => r.deposit_account);
-        const signatures = this.signaturesByAccount(accounts);
+        const origins = this.originsOf(seen);
         // A failed read here only loses the head start: the full read below still covers them.
         const early = await ctx.view.balances(accounts, 'confirmed').catch(() => new Map<string, AccountBalance>());
         const funded = seen.filter((r) => (early.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n);
         if (funded.length > 0) {
           this.lastBurstAt = Date.now();
           // (confirmDeposits marks them `confirming` before this returns: the read below skips them.)
-          ctx.detach(this.confirmBatch(funded.map(watchedOrder), early, signatures));
+          ctx.detach(this.confirmBatch(funded.map(watchedOrder), early, origins));
         }
       }
       // The accounts watched so far are read while the list is refreshed; new ones are read after.
@@ -97,8 +100,13 @@ export class DepositWatch {
       const watching = new Set(rows.map((r) => String(r.id)));
       for (const id of this.unclaimed.keys()) if (!watching.has(id)) this.unclaimed.delete(id);
       for (const id of marks.recentlyConfirmed) if (!watching.has(id)) marks.recentlyConfirmed.delete(id);
+      ctx.foreign.retain(watching);
       const fresh = (id: string) => !marks.confirming.has(id) && !marks.recentlyConfirmed.has(id);
-      const funded = rows.filter((r) => (balances.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && fresh(String(r.id)));
+      // A balance found to be someone else's is looked at again only once it changes (or the verdict is old).
+      const funded = rows.filter((r) => {
+        const amount = balances.get(r.deposit_account)?.tokenAmount ?? 0n;
+        return amount > 0n && fresh(String(r.id)) && !ctx.foreign.holds(String(r.id), amount);
+      });
       if (funded.length > 0) {
         this.lastBurstAt = Date.now();
         const fundedIds = new Set(funded.map((r) => String(r.id)));
@@ -106,7 +114,7 @@ export class DepositWatch {
         // Not awaited: the watch keeps looking while this batch is confirmed (which claims it), recorded
         // and sent; orders another step holds are left to it. Their signatures are looked up from now,
         // while the batch may still wait for the planning lock.
-        ctx.detach(this.confirmBatch(funded.map(watchedOrder), balances, this.signaturesByAccount(funded.map((r) => r.deposit_account))));
+        ctx.detach(this.confirmBatch(funded.map(watchedOrder), balances, this.originsOf(funded)));
       }
       return;
     }
@@ -147,18 +155,20 @@ export class DepositWatch {
     return [...this.seenProcessed.entries()].filter(([, v]) => v.at >= since).map(([id]) => id);
   }
 
-  /** The first deposit signature of each account (one JSON-RPC batch), by account; never rejects. */
-  private signaturesByAccount(accounts: string[]): Promise<Map<string, string | null | undefined>> {
-    return this.ctx.view.firstSignatures(accounts).then(
-      (all) => new Map(accounts.map((a, i) => [a, all[i]])),
-      () => new Map(),
-    );
+  /** Each order's own deposit (DepositOrigins: a batch of history reads, then of the transactions not yet judged), by account; never rejects. */
+  private originsOf(rows: WatchedRow[]): Promise<Map<string, DepositOrigin | null | undefined>> {
+    return this.ctx.foreign.origins.find(rows.map((r) => originQuery(this.ctx, watchedOrder(r)))).catch(() => new Map());
   }
 
   /** confirmDeposits for the watch: orders it could not claim are tried again (see tick). */
-  private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, signatures?: Promise<Map<string, string | null | undefined>>): Promise<void> {
-    const moved = await confirmDeposits(this.ctx, orders, balances, { held: false, signatures });
-    for (const o of orders) if (!moved.has(o.id) && !this.ctx.marks.recentlyConfirmed.has(o.id)) this.unclaimed.set(o.id, { order: o, balance: balances.get(o.depositAccount)! });
+  private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, origins?: Promise<Map<string, DepositOrigin | null | undefined>>): Promise<void> {
+    const moved = await confirmDeposits(this.ctx, orders, balances, { held: false, origins });
+    for (const o of orders) {
+      const balance = balances.get(o.depositAccount)!;
+      // Someone else's funds: nothing to claim; the next read looks again if the balance changes.
+      if (this.ctx.foreign.holds(o.id, balance.tokenAmount)) continue;
+      if (!moved.has(o.id) && !this.ctx.marks.recentlyConfirmed.has(o.id)) this.unclaimed.set(o.id, { order: o, balance });
+    }
   }
 }
 

@@ -11,8 +11,14 @@ import { depositMovement } from '../../ledger/order-movements.ts';
 import { faultPoint } from '../outbox.ts';
 import type { SettlementContext } from '../context.ts';
 import type { PlannedTransfer } from '../pools.ts';
-import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
+import { AWAITING_POLL_SLOTS, SETTLE_FALLBACK_SLOTS } from '../timing.ts';
+import type { DepositOrigin, OriginQuery } from '../../chain/deposit-origin.ts';
 import { payoutTxs, recordPayouts, type PayableOrder } from './plan-payouts.ts';
+
+/** Who may fund an order's deposit account (its sender), and how it is counted. */
+export function originQuery(ctx: SettlementContext, o: Pick<PayableOrder, 'depositAccount' | 'sender' | 'sourceAssetId'>): OriginQuery {
+  return { account: o.depositAccount, sender: o.sender, native: ctx.asset(o.sourceAssetId).native };
+}
 
 /** A payout due time (SPEC §9): see payoutDueFor. */
 export function drawDue(ctx: SettlementContext, o: Pick<OrderRecord, 'quote'>, from: Date): Date {
@@ -34,9 +40,9 @@ export async function confirmDeposits(
   confirmed: Map<string, AccountBalance>,
   /**
    * held: the caller claimed the orders; else they are claimed by the confirmation, if nobody holds them.
-   * signatures: looked up ahead, by deposit account (undefined: the lookup failed for that one).
+   * origins: each order's own deposit, looked up ahead, by deposit account (DepositOrigins.find).
    */
-  opts: { held: boolean; signatures?: Promise<Map<string, string | null | undefined>> },
+  opts: { held: boolean; origins?: Promise<Map<string, DepositOrigin | null | undefined>> },
 ): Promise<Set<string>> {
   const marks = ctx.marks;
   if (!opts.held) orders = orders.filter((o) => !marks.confirming.has(o.id));
@@ -55,15 +61,25 @@ export async function confirmDeposits(
       const reads = ctx.pools.reads([...new Set(orders.map((o) => o.destinationAssetId))]);
       reads.catch(() => {});
       // By account, not position: `orders` may have lost some (confirming elsewhere) since the lookup began.
-      const ahead = opts.signatures ? await opts.signatures : null;
-      const all = ahead ? orders.map((o) => ahead.get(o.depositAccount)) : await ctx.view.firstSignatures(orders.map((o) => o.depositAccount));
-      // A failed signature lookup leaves its order out of this batch (retried later) rather than
-      // recording its deposit without a signature.
-      const sigs = all.filter((sig) => sig !== undefined);
-      orders = orders.filter((_o, i) => all[i] !== undefined);
+      const origins = opts.origins ? await opts.origins : await ctx.foreign.origins.find(orders.map((o) => originQuery(ctx, o)));
+      // Funds no transaction of the order's sender put there are not its deposit (docs/spec.md §5, "Whose
+      // deposit"): the order keeps waiting for its own, and the watch leaves that balance alone meanwhile.
+      for (const o of orders) {
+        if (origins.get(o.depositAccount) !== null) continue;
+        ctx.foreign.note(o, confirmed.get(o.depositAccount)!.tokenAmount!);
+        if (releases.has(o.id)) releases.set(o.id, { id: o.id, delayMs: ctx.pollEveryMs(AWAITING_POLL_SLOTS * ctx.slotMs) });
+      }
+      // A failed lookup leaves its order out of this batch (retried later) rather than recording a deposit
+      // it could not attribute.
+      orders = orders.filter((o) => origins.get(o.depositAccount));
       const now = new Date();
+      // Exactly what the sender's transaction put there: anything else in the account is swept as late funds.
       const deposits = new Map(
-        orders.map((o, i) => [o.id, { signature: sigs[i] ?? '', amount: confirmed.get(o.depositAccount)!.tokenAmount!.toString(), confirmedAt: now.toISOString() }]),
+        orders.map((o) => {
+          const origin = origins.get(o.depositAccount)!;
+          const held = confirmed.get(o.depositAccount)!.tokenAmount!;
+          return [o.id, { signature: origin.signature, amount: (origin.amount < held ? origin.amount : held).toString(), confirmedAt: now.toISOString() }];
+        }),
       );
       const items = orders.map((o) => ({
         id: o.id,

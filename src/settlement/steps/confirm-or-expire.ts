@@ -5,6 +5,9 @@ import type { NextLook, SettlementContext } from '../context.ts';
 import { AWAITING_POLL_SLOTS } from '../timing.ts';
 import { confirmDeposits } from './confirm-deposits.ts';
 
+/** `failureReason` of an order that expired while its deposit account held only someone else's funds. */
+export const DEPOSIT_ACCOUNT_TAKEN = 'deposit_account_taken';
+
 /** The deposit accounts of a batch of orders awaiting their deposit, at `confirmed` and `processed`, and the finalized height. */
 export interface DepositReads {
   confirmed: Map<string, AccountBalance>;
@@ -29,7 +32,9 @@ export async function confirmOrExpire(ctx: SettlementContext, o: OrderRecord & {
   // No deposit can land once every issued blockhash is dead (checked at `finalized`, against the
   // order row as it is when it moves: a refresh since it was read hands out a later one).
   const dead = Date.now() > o.expiration.getTime() && deposits.height > o.txLastValidBlockHeight;
-  const next = depositDecision(o.status, deposits.confirmed.get(o.depositAccount), deposits.processed.get(o.depositAccount), dead);
+  // Someone else's funds in the deposit account (front-run) are no deposit: read as an empty account.
+  const own = (b: AccountBalance | undefined) => (b && ctx.foreign.holds(o.id, b.tokenAmount) ? undefined : b);
+  const next = depositDecision(o.status, own(deposits.confirmed.get(o.depositAccount)), own(deposits.processed.get(o.depositAccount)), dead);
   switch (next.kind) {
     case 'confirm':
       // The one confirmation path (the order loop hands deposits visible at `confirmed` to it before
@@ -45,7 +50,8 @@ export async function confirmOrExpire(ctx: SettlementContext, o: OrderRecord & {
       await transitionOrder(ctx.db, o.id, 'deposit_detected', 'awaiting_deposit', { deposit: null });
       return { delayMs: slot };
     case 'expire':
-      if (await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: deposits.height })) return {};
+      // Its own transaction can no longer land; the partner can read why it never could.
+      if (await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'expired', ctx.foreign.taken(o.id) ? { failureReason: DEPOSIT_ACCOUNT_TAKEN } : {}, { deadAtHeight: deposits.height })) return {};
   }
   // A fallback (the deposit watch sees deposits first): stretched to stay within its share of the request budget.
   return { delayMs: ctx.pollEveryMs(AWAITING_POLL_SLOTS * slot) };

@@ -6,7 +6,7 @@ import { available, type PlanReads, type PlannedTransfer } from '../pools.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 
 /** What the deposit → payout path needs of an order. */
-export type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccount' | 'recipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId' | 'mode' | 'txBlockhash' | 'quote'>;
+export type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccount' | 'sender' | 'recipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId' | 'mode' | 'txBlockhash' | 'quote'>;
 
 /**
  * The signed payouts of orders about to be paid, inside `exclusive`: the one signed ahead (presign) when

@@ -1894,7 +1894,7 @@ export interface operations {
                                 /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
                                 reason: string;
                             } | null;
-                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted) */
+                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted); deposit_account_taken (expired: another wallet created or funded the deposit account first, so the order transaction could not land) */
                             failureReason: string | null;
                             history: {
                                 /**
@@ -2326,7 +2326,7 @@ export interface operations {
                                 /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
                                 reason: string;
                             } | null;
-                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted) */
+                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted); deposit_account_taken (expired: another wallet created or funded the deposit account first, so the order transaction could not land) */
                             failureReason: string | null;
                             history: {
                                 /**
@@ -2474,7 +2474,7 @@ export interface operations {
                                 /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
                                 reason: string;
                             } | null;
-                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted) */
+                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted); deposit_account_taken (expired: another wallet created or funded the deposit account first, so the order transaction could not land) */
                             failureReason: string | null;
                             history: {
                                 /**

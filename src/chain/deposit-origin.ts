@@ -1,0 +1,153 @@
+import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
+import type { ChainView } from './chain-view.ts';
+
+/** The order's own deposit: the transaction of its sender that funded the deposit account, and what it put there. */
+export interface DepositOrigin {
+  signature: string;
+  amount: bigint;
+}
+
+/** An order's deposit account and whose transaction may fund it. */
+export interface OriginQuery {
+  account: string;
+  sender: string;
+  /** Wrapped SOL: counted by lamports above the rent reserve, as the worker reads the account. */
+  native: boolean;
+}
+
+/** A landed transaction as plain JSON or kit's client gives it (kit: bigint lamports, readonly lists). */
+type JudgedTransaction = {
+  transaction: { message: { accountKeys: readonly string[]; header: { numRequiredSignatures: number | bigint } } };
+  meta: {
+    err: unknown;
+    preBalances: readonly (number | bigint)[];
+    postBalances: readonly (number | bigint)[];
+    preTokenBalances?: readonly { accountIndex: number; uiTokenAmount: { amount: string } }[] | null;
+    postTokenBalances?: readonly { accountIndex: number; uiTokenAmount: { amount: string } }[] | null;
+    loadedAddresses?: { writable: readonly string[]; readonly: readonly string[] } | null;
+  } | null;
+};
+
+/** What one landed transaction did to one deposit account: signed by the order's sender or not, and what it added. */
+interface Verdict {
+  bySender: boolean;
+  credited: bigint;
+}
+
+/** Transactions of one account's history looked at per lookup, oldest first: each costs a getTransaction once (memoized). */
+const MAX_CANDIDATES = 6;
+const MEMO_MAX = 20_000;
+/** A wrapped-SOL account's reserve (a token account's rent-exempt minimum). */
+const WRAPPED_SOL_RESERVE = DEFAULT_NETWORK_COST.tokenAccountRent;
+
+/** Lamports as plain JSON (numbers) or kit (bigints) give them; null when a number is beyond exact. */
+const exact = (v: number | bigint | undefined): bigint | null => (typeof v === 'bigint' ? v : Number.isSafeInteger(v ?? 0) ? BigInt(v ?? 0) : null);
+const aboveReserve = (l: bigint) => (l > WRAPPED_SOL_RESERVE ? l - WRAPPED_SOL_RESERVE : 0n);
+
+/**
+ * What `tx` did to `q.account`: whether the order's sender signed it (only the sender can: a third party
+ * cannot forge its signature) and how much it added to the account's token amount (wrapped SOL: above the
+ * reserve, so SOL someone left at the bare address before the account existed is not the sender's). Null
+ * when the transaction failed or a figure is beyond exact JSON numbers.
+ */
+export function verdictOf(tx: JudgedTransaction, q: OriginQuery): Verdict | null {
+  const meta = tx.meta;
+  if (!meta || meta.err) return null;
+  const message = tx.transaction.message;
+  const keys = [...message.accountKeys, ...(meta.loadedAddresses?.writable ?? []), ...(meta.loadedAddresses?.readonly ?? [])];
+  const bySender = message.accountKeys.slice(0, Number(message.header.numRequiredSignatures)).includes(q.sender);
+  const i = keys.indexOf(q.account);
+  if (i < 0) return { bySender, credited: 0n };
+  if (q.native) {
+    const pre = exact(meta.preBalances[i]);
+    const post = exact(meta.postBalances[i]);
+    if (pre === null || post === null) return null;
+    return { bySender, credited: aboveReserve(post) - aboveReserve(pre) };
+  }
+  const amount = (list: typeof meta.postTokenBalances) => BigInt(list?.find((b) => b.accountIndex === i)?.uiTokenAmount.amount ?? '0');
+  return { bySender, credited: amount(meta.postTokenBalances) - amount(meta.preTokenBalances) };
+}
+
+/** A verdict's memo key: one transaction as seen from one order's deposit account. */
+const key = (signature: string, q: OriginQuery) => `${signature}:${q.account}:${q.sender}`;
+
+/**
+ * Finds each order's own deposit in its deposit account's history (docs/spec.md §5, "Whose deposit"):
+ * the oldest successful transaction signed by the order's sender that added to the account. Anyone can
+ * create an order's deposit account first or send to it (its address is in the unsigned transaction);
+ * what they put there is never the deposit. One getSignaturesForAddress per account (as before), then a
+ * getTransaction per transaction not yet judged — one for an ordinary deposit; verdicts are memoized by
+ * signature, so a front-run account is not read again each time it is looked at.
+ */
+export class DepositOrigins {
+  private readonly memo = new Map<string, Verdict | null>();
+
+  constructor(private readonly view: () => Pick<ChainView, 'signatureHistories' | 'transactionsMany'>) {}
+
+  /**
+   * By account: the origin; null when the account's listed transactions are judged and none of them is
+   * the sender's funding (as yet); undefined when a read failed or nothing is listed yet.
+   */
+  async find(queries: OriginQuery[]): Promise<Map<string, DepositOrigin | null | undefined>> {
+    const out = new Map<string, DepositOrigin | null | undefined>();
+    if (queries.length === 0) return out;
+    const histories = await this.view().signatureHistories(queries.map((q) => q.account));
+    // Successful transactions, oldest first (the RPC lists newest first).
+    const candidates = queries.map((_q, n) => histories[n]?.filter((s) => s.err === null).map((s) => s.signature).reverse().slice(0, MAX_CANDIDATES));
+    const unknown = new Map<string, { sig: string; q: OriginQuery }>();
+    // This call's verdicts, whatever the bounded memo evicts meanwhile.
+    const judged = new Map<string, Verdict | null>();
+    queries.forEach((q, n) => {
+      for (const sig of candidates[n] ?? []) {
+        const k = key(sig, q);
+        if (!this.memo.has(k)) {
+          unknown.set(k, { sig, q });
+          continue;
+        }
+        const v = this.memo.get(k)!;
+        judged.set(k, v);
+        if (v?.bySender && v.credited > 0n) break;
+      }
+    });
+    const failed = new Set<string>();
+    if (unknown.size > 0) {
+      const items = [...unknown.entries()];
+      const txs = await this.view().transactionsMany(items.map(([, v]) => v.sig));
+      items.forEach(([k, { q }], n) => {
+        const tx = txs[n];
+        // Not visible at `confirmed` though listed there, or the call failed: judged on a later look.
+        if (!tx) return void failed.add(k);
+        judged.set(k, verdictOf(tx, q));
+        this.remember(k, judged.get(k)!);
+      });
+    }
+    queries.forEach((q, n) => {
+      const list = candidates[n];
+      // No successful transaction listed though the caller saw funds: the RPC's history lags its accounts.
+      if (!list || list.length === 0) return void out.set(q.account, undefined);
+      let found: DepositOrigin | null = null;
+      for (const sig of list) {
+        const k = key(sig, q);
+        // An unjudged earlier transaction might be the deposit: this account is left for a later look.
+        if (failed.has(k)) return void out.set(q.account, undefined);
+        const v = judged.get(k);
+        if (v?.bySender && v.credited > 0n) {
+          found = { signature: sig, amount: v.credited };
+          break;
+        }
+      }
+      out.set(q.account, found);
+    });
+    return out;
+  }
+
+  /** Judges a transaction the caller has already read (a deposit hint's), so a lookup need not read it again. */
+  judge(signature: string, q: OriginQuery, tx: JudgedTransaction): void {
+    this.remember(key(signature, q), verdictOf(tx, q));
+  }
+
+  private remember(k: string, v: Verdict | null): void {
+    if (this.memo.size >= MEMO_MAX) this.memo.delete(this.memo.keys().next().value!);
+    this.memo.set(k, v);
+  }
+}
