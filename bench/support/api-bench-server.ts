@@ -10,6 +10,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { generateKeyPairSigner } from '@solana/kit';
 import { loadConfig } from '../../src/config/config.ts';
 import { startHush } from '../../src/runtime/start-hush.ts';
+import { publishTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
+import { DEPOSIT_IDENTITY_TARGET, DepositIdentityMint } from '../../src/treasury/deposit-identity-mint.ts';
+import { Treasury } from '../../src/treasury/treasury.ts';
+import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
+import { publishedWalletsOf } from '../../src/treasury/treasury-wallets.ts';
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertBatchesInFlight, OrderInsertBatcher } from '../../src/services/order-insert-batcher.ts';
@@ -17,7 +22,20 @@ import { newTrackingId } from '../../src/services/tracking-id.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 import { QuoteRequestBody, QuoteResponse, TokensResponse } from '../../src/api/schemas.ts';
 
-const hush = await startHush(loadConfig({ ...process.env, HUSH_ROLE: 'api', PORT: '0' }));
+// Role api holds no treasury seed (docs/spec.md §10): this process also plays the worker's key-holding part
+// beside it, publishing the wallets and keeping the deposit identity pool filled from a seed of its own.
+const { TREASURY_SEED: _seed, ...apiEnv } = process.env;
+const apiConfig = loadConfig({ HUSH_QUOTE_KEY: randomBytes(32).toString('hex'), ...apiEnv, HUSH_ROLE: 'api', PORT: '0' });
+const custodyKeys = new TreasuryKeys(new Uint8Array(randomBytes(32)));
+let identityMint: DepositIdentityMint | undefined;
+const hush = await startHush(apiConfig, {
+  onReady: async ({ db }) => {
+    await publishTreasuryWallets(db, publishedWalletsOf(await Treasury.load(custodyKeys, apiConfig.assets)));
+    identityMint = new DepositIdentityMint(db, custodyKeys.depositMasterKey, apiConfig.assets).start();
+    await identityMint.filled(DEPOSIT_IDENTITY_TARGET, 120_000);
+  },
+});
+void identityMint;
 const db = hush.db;
 // BENCH_SQL_STATS=1: time per statement (first line), printed at exit — where the store's time goes.
 const sqlStats = new Map<string, { n: number; ms: number }>();

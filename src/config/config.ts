@@ -4,6 +4,7 @@ import { ConfigError } from './config-error.ts';
 import { privacySettings, type PrivacySettings } from './privacy-settings.ts';
 import { liquiditySettings, type LiquiditySettings } from './liquidity-settings.ts';
 import { wsUrlFromRpcUrl } from './ws-url.ts';
+import { keyCustodySettings } from './key-custody.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -55,7 +56,10 @@ export interface HushConfig extends PrivacySettings, LiquiditySettings {
   newTokenAccountShareBps: number;
   /** How often confirmed deposits are swept into the pools (several per transaction). */
   sweepIntervalS: number;
+  /** Roles worker and all only (an api process with it is refused). */
   treasurySeed?: string;
+  /** HUSH_QUOTE_KEY: the quote MAC key; unset → DATA_DIR/quote-key (required for role api on PostgreSQL). */
+  quoteKey?: string;
   rateLimits: RateLimits;
   /** Per client address per second (burst ×2) for partner-API requests no key's bucket covers: failed authentication, no such route. */
   anonymousRateLimit: number;
@@ -275,7 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     swapMaxDriftBps: optionalInt(env, 'HUSH_SWAP_MAX_DRIFT_BPS', 0, 10_000),
     rebalancer: rebalancerKind(env.HUSH_REBALANCER),
     rebalanceIntervalS: int(env, 'HUSH_REBALANCE_INTERVAL_S', 300, 1, 86_400),
-    treasurySeed: env.TREASURY_SEED || undefined,
+    ...keyCustodySettings(env, role),
     rateLimits: rateLimits(env.HUSH_RATE_LIMITS),
     anonymousRateLimit: int(env, 'HUSH_ANONYMOUS_RATE_LIMIT', 10, 1, 1_000_000),
     trustProxy: trustProxy(env.HUSH_TRUST_PROXY),

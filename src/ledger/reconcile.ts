@@ -2,7 +2,7 @@ import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { ledgerBalances } from '../store/settlement/ledger-balances.ts';
-import type { Treasury } from '../treasury/treasury.ts';
+import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import { ChainView } from '../chain/chain-view.ts';
 
 export interface ReconcileLine {
@@ -22,7 +22,7 @@ export interface ReconcileReport {
  * Compares the ledger with the chain for every account Hush holds on chain: the fee payer, every pool
  * and every deposit account the ledger says still holds funds. Reports each difference exactly.
  */
-export async function reconcile(db: Db, chain: SolanaChain, treasury: Treasury, assets: AssetRegistry): Promise<ReconcileReport> {
+export async function reconcile(db: Db, chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry): Promise<ReconcileReport> {
   const ledger = await ledgerBalances(db);
   const checks: { account: string; address: string; assetId: string; native: boolean }[] = [
     { account: `feepayer:${treasury.feePayer.address}`, address: treasury.feePayer.address, assetId: 'sol', native: true },

@@ -20,7 +20,12 @@ import { openDb } from '../store/open-db.ts';
 import { releaseLeasesOfPastLives } from '../store/settlement/release-leases-of-past-lives.ts';
 import { countOrdersByStatus } from '../store/orders-store.ts';
 import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
-import { Treasury } from '../treasury/treasury.ts';
+import { POOLS_PER_ASSET, Treasury } from '../treasury/treasury.ts';
+import { PublishedTreasuryWallets, publishedWalletsOf, type TreasuryWallets } from '../treasury/treasury-wallets.ts';
+import { DepositIdentityMint } from '../treasury/deposit-identity-mint.ts';
+import { loadQuoteKey } from '../treasury/quote-key.ts';
+import { publishTreasuryWallets } from '../store/treasury-wallets-store.ts';
+import { DepositIdentityPool } from '../services/deposit-identity-pool.ts';
 import { DEFAULT_FUNDING, fundFromLocalFaucet, isLocalFaucetChain, treasuryReport } from '../treasury/funding.ts';
 import { Inventory } from '../services/inventory.ts';
 import { ClassTraffic } from '../services/class-traffic.ts';
@@ -58,9 +63,13 @@ export interface RunningHush {
   config: HushConfig;
   db: Db;
   chain: SolanaChain;
-  keys: TreasuryKeys;
+  /** The treasury keys: roles worker and all only; null in role api, which never loads the seed. */
+  keys: TreasuryKeys | null;
   localnet: RunningLocalnet | null;
-  treasury: Treasury;
+  /** The public addresses of Hush's wallets (role api: as a worker published them). */
+  treasury: TreasuryWallets;
+  /** The signing treasury: roles worker and all only. */
+  signing: Treasury | null;
   demo: DemoAccount | null;
   app: FastifyInstance | null;
   url: string | null;
@@ -112,7 +121,7 @@ export interface StartOptions {
   /** Fastify's logger for the API (true, or options such as a destination stream). */
   logger?: FastifyServerOptions['logger'];
   /** Runs once the start's funding is done (tests: demo data, extra funding), before the worker starts; the API already listens, /readyz still 503. */
-  onReady?: (h: { db: Db; chain: SolanaChain; keys: TreasuryKeys; localnet: RunningLocalnet | null }) => Promise<void>;
+  onReady?: (h: { db: Db; chain: SolanaChain; keys: TreasuryKeys | null; localnet: RunningLocalnet | null }) => Promise<void>;
 }
 
 /**
@@ -133,10 +142,21 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, wsPort: config.localnetWsPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, log);
   const rpcUrl = config.solanaRpcUrl ?? localnet!.url;
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
-  const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
+  // Key custody (docs/spec.md §10): only the roles that settle load the seed. Role api reads the wallets'
+  // public addresses and deposit identities a worker wrote to the store, and has a quote key of its own.
+  const keys = config.role === 'api' ? null : new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
   const chain = new SolanaChain(rpcUrl, config.localnetSlotMs, config.rpcTimeoutMs, config.rpcMaxRps);
   chain.startBackgroundRefresh();
-  const treasury = await Treasury.load(keys, config.assets);
+  const signing = keys ? await Treasury.load(keys, config.assets) : null;
+  const treasury: TreasuryWallets = signing ?? new PublishedTreasuryWallets(db);
+  let mint: DepositIdentityMint | null = null;
+  if (signing && keys) {
+    const published = await publishTreasuryWallets(db, publishedWalletsOf(signing));
+    if (published.replaced) {
+      alert('treasury_replaced', { feePayer: signing.feePayer.address }, "this worker's treasury seed is not the one that published the wallets in the store: its addresses replace them, unclaimed deposit identities are dropped; APIs must restart to read them");
+    }
+    mint = new DepositIdentityMint(db, keys.depositMasterKey, config.assets).start();
+  }
   /** False until the start's chain work (funding) is done: /readyz answers 503 meanwhile. */
   let started = false;
   if (config.privacy === 'off') {
@@ -148,10 +168,15 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const swaps = new SwapPricing(prices, config.assets, config.swapSpreadBps ?? 50);
   const inventory = new Inventory(db, chain, treasury, config.assets, undefined, config);
   /** docs/spec.md §4: addresses no transfer may name; Hush's own from the public addresses alone. */
-  const addressRules = new AddressRules(config.assets.list.map((a) => a.mint), ownAddressesOf(treasury));
+  // Role api learns its own addresses once a worker has published them (quotes are refused until then).
+  const ownAddresses = new Set<string>();
+  const learnOwn = () => ownAddressesOf(treasury).forEach((x) => ownAddresses.add(x));
+  if (treasury instanceof PublishedTreasuryWallets) treasury.whenLoaded(learnOwn);
+  else learnOwn();
+  const addressRules = new AddressRules(config.assets.list.map((a) => a.mint), ownAddresses);
   /** What each asset's pools should hold in total (funding targets × pools): the rebalancer aims for it. */
   const inventoryTargets = new Map(
-    config.assets.list.map((a) => [a.assetId, (DEFAULT_FUNDING.poolTokens[a.assetId] ?? 0n) * 10n ** BigInt(a.decimals) * BigInt(treasury.pools(a.assetId).length)]),
+    config.assets.list.map((a) => [a.assetId, (DEFAULT_FUNDING.poolTokens[a.assetId] ?? 0n) * 10n ** BigInt(a.decimals) * BigInt(POOLS_PER_ASSET)]),
   );
   /** Counted by the webhook dispatcher (a worker's), served by whichever registry this process has. */
   const webhookMetrics = new WebhookMetrics();
@@ -201,7 +226,8 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     if (redis) await answersWithin(new Promise((ok) => (redis!.once('ready', ok), redis!.once('error', ok))), REDIS_READY_MS);
     const auth = new Authenticator(db);
     classTraffic = await startClassTraffic(config, db, log);
-    const orders = (orderService = new OrderService(config, db, chain, keys, inventory));
+    const quoteKey = loadQuoteKey({ quoteKey: config.quoteKey, dataDir: config.dataDir });
+    const orders = (orderService = new OrderService(config, db, chain, { quoteMacKey: quoteKey, identities: new DepositIdentityPool(db) }, inventory));
     statusCache = new StatusCache(db);
     await statusCache.start();
     app = await buildApp(
@@ -210,17 +236,18 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         db,
         chain,
         auth,
-        quotes: new QuoteService(config, keys.quoteMacKey, inventory, swaps, classTraffic, addressRules),
+        quotes: new QuoteService(config, quoteKey, inventory, swaps, classTraffic, addressRules),
         orders,
         deposits: new DepositHintService(config, db, chain, orders, log, alert),
         statusCache,
         metrics: newMetrics(),
         admin: (() => {
           const svc = new AdminService(db, { onAccountChanged: (id) => auth.invalidate(id), webhookEgress: webhookEgressFor(config), addressRules });
-          const strays = new StrayFundsService(config, db, chain, treasury, log);
+          const strays = signing ? new StrayFundsService(config, db, chain, signing, log) : null;
           return Object.assign(svc, {
             reconcile: () => reconcile(db, chain, treasury, config.assets),
-            returnStray: (trackingId: string) => strays.returnStray(trackingId),
+            // Role api holds no key to sign with: the route answers SERVICE_UNAVAILABLE (run it on a worker).
+            ...(strays ? { returnStray: (trackingId: string) => strays.returnStray(trackingId) } : {}),
             treasury: async () => {
               const wallets = await treasuryReport(chain, treasury, config.assets);
               return { funded: wallets.every((w) => w.missing === '0'), wallets };
@@ -262,7 +289,13 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       await inventory.refresh().catch(() => {});
     }
     await opts.onReady?.({ db, chain, keys, localnet });
-    if (config.role !== 'api') {
+    if (!signing) {
+      // Role api: the wallets a worker published, if it has (else the inventory keeps asking the store).
+      if (await treasury.loaded().then(() => true, () => false)) await inventory.refresh().catch(() => {});
+    }
+    if (signing && keys && mint) {
+      // The first orders of a fresh deployment find identities ready (the mint filled in the background).
+      await mint.filled();
       webhooks = new WebhookDispatcher(db, { log, alert, eventIdKey: keys.eventIdKey, metrics: webhookMetrics, egress: webhookEgressFor(config) });
       webhooks.start();
       const rebalancer =
@@ -277,7 +310,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         const freed = await releaseLeasesOfPastLives(db);
         if (freed > 0) log(`worker: ${freed} order lease(s) of a previous life released (the PGlite store is this process's alone)`);
       }
-      worker = new SettlementWorker(config, db, chain, treasury, {
+      worker = new SettlementWorker(config, db, chain, signing, {
         subscriptions: subscriptions ?? undefined,
         swaps,
         prices,
@@ -308,6 +341,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     keys,
     localnet,
     treasury,
+    signing,
     demo,
     app,
     url,
@@ -325,6 +359,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       await closeWithin(app, config.requestTimeoutMs);
       await closeWithin(opsApp, config.requestTimeoutMs);
       await orderService?.close();
+      await mint?.stop();
       await classRelease?.stop();
       await worker?.stop();
       await subscriptions?.close();

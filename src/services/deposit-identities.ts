@@ -6,10 +6,9 @@ const TARGET = 512;
 const BATCH = 64;
 
 /**
- * Deposit identities ready before orders ask for them, derived on a worker thread: an owner's public key
- * and the PDA search for its token account cost ~0.2 ms, the largest share of creating an order. When the
- * pool of an asset runs dry (a burst, or the worker is gone) the order derives its own inline, so this
- * only ever moves work, it never changes what is derived.
+ * Deposit identities derived ahead on a worker thread, in a process that holds the treasury seed (the
+ * deposit identity mint of roles worker and all): an owner's public key and the PDA search for its token
+ * account cost ~0.2 ms each. `take` derives inline when an asset's pool is empty; `drain` never does.
  */
 export class DepositIdentities {
   private readonly ready = new Map<string, DepositIdentity[]>();
@@ -68,6 +67,20 @@ export class DepositIdentities {
     if (!q) this.ready.set(key, []);
     this.top(key);
     return id ?? deriveDepositIdentity(this.depositMaster, mint, tokenProgram);
+  }
+
+  /**
+   * Up to `max` identities already derived, none derived here (the mint's loop, which must not hold its
+   * thread for inline derivation); the asset's pool then refills to the full target.
+   */
+  drain(mint: Address, tokenProgram: Address, max: number): DepositIdentity[] {
+    const key = `${mint}:${tokenProgram}`;
+    this.used.add(key);
+    const q = this.ready.get(key) ?? [];
+    const out = q.splice(Math.max(0, q.length - max));
+    this.ready.set(key, q);
+    this.top(key);
+    return out;
   }
 
   private top(key: string): void {

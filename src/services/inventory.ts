@@ -3,7 +3,7 @@ import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { poolCommitments } from '../store/settlement/pool-commitments.ts';
-import type { Treasury } from '../treasury/treasury.ts';
+import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { liquiditySettings, type LiquiditySettings } from '../config/liquidity-settings.ts';
 import { coarseAmount } from '../domain/coarse-amount.ts';
@@ -36,7 +36,7 @@ export class Inventory {
   constructor(
     private readonly db: Db,
     chain: SolanaChain,
-    private readonly treasury: Treasury,
+    private readonly treasury: TreasuryWallets,
     private readonly assets: AssetRegistry,
     private readonly everyMs = 2000,
     private readonly settings: Pick<LiquiditySettings, 'unfundedHoldS' | 'unfundedShareBps'> = liquiditySettings({}),
@@ -45,12 +45,17 @@ export class Inventory {
   }
 
   async refresh(): Promise<void> {
-    const pools = this.treasury.allPools();
+    let pools = this.treasury.allPools();
     const taken = this.holds.beginRead();
     let read;
     let side: 'chain' | 'store' | undefined;
     const failsOn = <T>(which: 'chain' | 'store', p: Promise<T>) => p.catch((e: unknown) => ((side ??= which), Promise.reject(e)));
     try {
+      // Role api: the wallets' addresses are in the store once a worker has published them (until then, 503).
+      if (pools.length === 0) {
+        await failsOn('store', this.treasury.loaded());
+        pools = this.treasury.allPools();
+      }
       // The store first, then the chain (as the worker's planning does): a payout that lands and settles
       // between the two reads is then counted twice for a moment, never in neither.
       const commitments = await failsOn('store', poolCommitments(this.db, this.settings.unfundedHoldS));

@@ -15,8 +15,7 @@ import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
 import { claimIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency-store.ts';
 import { getOrderByTrackingId, insertOrder, updateOrderTransaction, type OrderRecord } from '../store/orders-store.ts';
-import type { TreasuryKeys } from '../treasury/treasury-keys.ts';
-import { DepositIdentities } from './deposit-identities.ts';
+import type { DepositIdentity } from './deposit-identity.ts';
 import { insertBatchesInFlight, OrderInsertBatcher } from './order-insert-batcher.ts';
 import { orderObject } from './order-views.ts';
 import { refuseDepositAddresses } from './address-rules.ts';
@@ -35,6 +34,15 @@ export interface OrderOutcome {
   replayed: boolean;
 }
 
+/**
+ * What order creation needs of Hush's secrets (docs/spec.md §10, key custody): the quote key, and deposit
+ * identities a process holding the seed derived (role api claims them from the store). No signing key.
+ */
+export interface OrderSecrets {
+  quoteMacKey: Uint8Array;
+  identities: { take(mint: Address, tokenProgram: Address): Promise<DepositIdentity> };
+}
+
 /** Margin between a transaction's last possible landing and the order's expiration (slot times vary). */
 const BLOCKHASH_SAFETY = 1.25;
 
@@ -50,7 +58,7 @@ const orderInProgress = () => new HushError('ORDER_IN_PROGRESS', 'This order is 
 export class OrderService {
   /** Bounds in-flight database work so a burst queues in memory instead of stretching every query. */
   private readonly dbSlots: LimitFunction;
-  private readonly identities: DepositIdentities;
+  private readonly identities: OrderSecrets['identities'];
   private readonly inserts: OrderInsertBatcher;
   /** Orders being created by this process, by account and idempotency key (see create). */
   private readonly creating = new Map<string, { requestHash: string; outcome: Promise<OrderOutcome | { error: unknown }> }>();
@@ -59,7 +67,7 @@ export class OrderService {
     private readonly config: HushConfig,
     private readonly db: Db,
     private readonly chain: SolanaChain,
-    private readonly keys: TreasuryKeys,
+    private readonly keys: OrderSecrets,
     private readonly inventory?: {
       reserve(assetId: string, amount: bigint, accountId: string): { release(): void; stored(): void } | null;
       openOrders(accountId: string): { count: number; firstExpiration: Date | null };
@@ -68,13 +76,10 @@ export class OrderService {
   ) {
     this.dbSlots = pLimit(dbConcurrency);
     this.inserts = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind));
-    this.identities = new DepositIdentities(keys.depositMasterKey);
-    for (const a of config.assets.list) this.identities.prime(a.mint as Address, a.tokenProgram as Address);
+    this.identities = keys.identities;
   }
 
-  async close(): Promise<void> {
-    await this.identities.close();
-  }
+  async close(): Promise<void> {}
 
   /** The quote as issued to this account, checked against what the partner sent back. */
   private verifyQuote(account: AccountRecord, req: OrderRequest): OpenedQuote {
@@ -215,7 +220,7 @@ export class OrderService {
 
   private async prepareReserved(account: AccountRecord, opened: OpenedQuote, source: Asset) {
     const q = opened.quote;
-    const { trackingId, depositOwner, depositAccount, extraBumpTries } = this.identities.take(source.mint as Address, source.tokenProgram as Address);
+    const { trackingId, depositOwner, depositAccount, extraBumpTries } = await this.identities.take(source.mint as Address, source.tokenProgram as Address);
     const r = opened.request;
     const [blockhash] = await Promise.all([
       this.chain.latestBlockhash().catch(chainError),

@@ -4,7 +4,7 @@ import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { recordMovement } from '../store/settlement/record-movements.ts';
 import { ChainView } from '../chain/chain-view.ts';
-import type { Treasury } from './treasury.ts';
+import type { TreasuryWallets } from './treasury-wallets.ts';
 
 /** An airdrop the chain has not seen this long after it was asked for never landed. */
 const AIRDROP_GIVE_UP_S = 300;
@@ -63,7 +63,7 @@ async function findLostAirdrop(chain: SolanaChain, row: AirdropRow, native: bool
  * those that failed, or that the chain still does not know long after they were asked for. An intent
  * without a signature (its answer was lost) is looked for in its wallet's history first.
  */
-export async function settleFundingAirdrops(db: Db, chain: SolanaChain, treasury: Treasury, assets: AssetRegistry): Promise<void> {
+export async function settleFundingAirdrops(db: Db, chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry): Promise<void> {
   const { rows } = await db.query<AirdropRow>(
     `SELECT id::text AS id, signature, account, asset_id, amount::text, created_at < now() - make_interval(secs => $1) AS stale FROM funding_airdrops ORDER BY signature IS NULL, created_at`,
     [AIRDROP_GIVE_UP_S],

@@ -4,7 +4,7 @@ import type { Db } from '../store/db.ts';
 import { forgetAirdropIntent, recordAirdropIntent, settleFundingAirdrops, signAirdropIntent } from './funding-airdrops.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { faultPoint } from '../support/fault-points.ts';
-import type { Treasury } from './treasury.ts';
+import type { TreasuryWallets } from './treasury-wallets.ts';
 
 /** What each wallet should hold; the local faucet tops up to these, a real deployment reports the gap. */
 export interface FundingTargets {
@@ -29,7 +29,7 @@ export interface WalletReport {
 }
 
 /** Balances of the fee payer and every pool against their targets (`npm run admin -- treasury`). */
-export async function treasuryReport(chain: SolanaChain, treasury: Treasury, assets: AssetRegistry, targets = DEFAULT_FUNDING): Promise<WalletReport[]> {
+export async function treasuryReport(chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry, targets = DEFAULT_FUNDING): Promise<WalletReport[]> {
   const view = new ChainView(chain);
   const pools = treasury.allPools();
   const balances = await view.balances([treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed');
@@ -55,7 +55,7 @@ function row(role: WalletReport['role'], wallet: string, holding: string, assetI
  * `funding_airdrops` from before it is asked for until its ledger entry is written; the settling at the
  * end covers every row, so it also settles what a crashed earlier start, or a lost answer, left there.
  */
-export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: Treasury, assets: AssetRegistry, targets = DEFAULT_FUNDING): Promise<WalletReport[]> {
+export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry, targets = DEFAULT_FUNDING): Promise<WalletReport[]> {
   const report = await treasuryReport(chain, treasury, assets, targets);
   const sent: string[] = [];
   for (const r of report) {

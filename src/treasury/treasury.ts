@@ -2,6 +2,10 @@ import type { Address, KeyPairSigner } from '@solana/kit';
 import type { Asset, AssetRegistry } from '../config/assets.ts';
 import { associatedTokenAddress } from '../chain/associated-token-address.ts';
 import { TreasuryKeys } from './treasury-keys.ts';
+import type { TreasuryWallets } from './treasury-wallets.ts';
+
+/** Pool wallets per asset (what funding targets multiply). */
+export const POOLS_PER_ASSET = 4;
 
 export interface PoolWallet {
   assetId: string;
@@ -17,14 +21,14 @@ export interface PoolWallet {
  * pool wallets per asset. Signers are created once (WebCrypto key import is slow); per-order deposit
  * owners are derived on demand.
  */
-export class Treasury {
+export class Treasury implements TreasuryWallets {
   private constructor(
     readonly keys: TreasuryKeys,
     readonly feePayer: KeyPairSigner,
     private readonly poolsByAsset: Map<string, PoolWallet[]>,
   ) {}
 
-  static async load(keys: TreasuryKeys, assets: AssetRegistry, poolsPerAsset = 4): Promise<Treasury> {
+  static async load(keys: TreasuryKeys, assets: AssetRegistry, poolsPerAsset = POOLS_PER_ASSET): Promise<Treasury> {
     const feePayer = await TreasuryKeys.signer(keys.feePayerSeed());
     const pools = new Map<string, PoolWallet[]>();
     for (const [assetIndex, asset] of assets.list.entries()) {
@@ -37,6 +41,9 @@ export class Treasury {
     }
     return new Treasury(keys, feePayer, pools);
   }
+
+  /** The keys are here, so the addresses are known. */
+  async loaded(): Promise<void> {}
 
   pools(assetId: string): PoolWallet[] {
     return this.poolsByAsset.get(assetId) ?? [];

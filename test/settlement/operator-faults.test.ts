@@ -116,6 +116,8 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
       DATABASE_URL: POSTGRES_URL,
       DATABASE_SCHEMA: schema,
       TREASURY_SEED: randomBytes(32).toString('hex'),
+      // The API's own secret (docs/spec.md §10): it never holds the seed.
+      HUSH_QUOTE_KEY: randomBytes(32).toString('hex'),
       SOLANA_RPC_URL: proxy.url,
       SOLANA_WS_URL: wsUrl,
       HUSH_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
@@ -130,7 +132,8 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
     const spawnRole = async (role: 'api' | 'worker', label: string, extra: Record<string, string> = {}) => {
       const dataDir = makeTempDir('hush-op-');
       dirs.push(dataDir);
-      const p = await spawnHush({ ...common, HUSH_ROLE: role, DATA_DIR: dataDir, PORT: role === 'api' ? String(apiPort) : '0', ...extra }, { label });
+      const { TREASURY_SEED, ...apiEnv } = common;
+      const p = await spawnHush({ ...(role === 'api' ? apiEnv : { ...apiEnv, TREASURY_SEED }), HUSH_ROLE: role, DATA_DIR: dataDir, PORT: role === 'api' ? String(apiPort) : '0', ...extra }, { label });
       procs.push(p);
       return p;
     };

@@ -237,7 +237,7 @@ describe('partner fees and late deposits', () => {
       const c = new SolanaChain(hush.chainUrl, h.config.localnetSlotMs);
       await c.latestBlockhash();
       await new Promise((r) => setTimeout(r, 300));
-      return new SettlementWorker(h.config, h.db, c, h.treasury, { workerId: `late-${Math.random()}`, sweepIntervalMs: 3_600_000 });
+      return new SettlementWorker(h.config, h.db, c, h.signing!, { workerId: `late-${Math.random()}`, sweepIntervalMs: 3_600_000 });
     };
     const [w1, w2] = [await other(), await other()];
     const before = (await balanceOf(chain, sender.address, ASSETS.sol))!;
@@ -268,11 +268,11 @@ describe('partner fees and late deposits', () => {
 
     // The chain's own guard: a reopen of the now empty, closed address fails; the fee payer buys no rent.
     const pool = h.treasury.pools('sol')[0]!;
-    const signed = await buildSweep(txShape(h.treasury.feePayer, h.config, await h.chain.latestBlockhash()), {
+    const signed = await buildSweep(txShape(h.signing!.feePayer, h.config, await h.chain.latestBlockhash()), {
       asset: h.config.assets.get('sol')!,
       poolWallet: pool.address,
       poolHolding: pool.holding,
-      items: [{ owner: await h.treasury.depositSigner(placed.trackingId), depositAccount: placed.depositAccount as Address, amount: late, reopen: true }],
+      items: [{ owner: await h.signing!.depositSigner(placed.trackingId), depositAccount: placed.depositAccount as Address, amount: late, reopen: true }],
     });
     const sim = await chain.rpc.simulateTransaction(signed.wire as never, { encoding: 'base64', commitment: 'confirmed' }).send();
     assert.ok(sim.value.err, 'a second reopen cannot land');

@@ -35,7 +35,7 @@ describe('stale worker steps', () => {
     await waitForOrder(acct.client, placed.trackingId, ['deposit_confirmed'], 30_000);
 
     // Another worker's step holds this record and is about to record the payout; the watchdog fails the order first.
-    const other = new SettlementWorker(h.config, h.db, h.chain, h.treasury, { workerId: 'stale-step', sweepIntervalMs: 3_600_000 });
+    const other = new SettlementWorker(h.config, h.db, h.chain, h.signing!, { workerId: 'stale-step', sweepIntervalMs: 3_600_000 });
     const held = (await getOrderByTrackingId(h.db, placed.trackingId))!;
     assert.ok(await transitionOrder(h.db, held.id, 'deposit_confirmed', 'failed', { failureReason: 'stuck_in_deposit_confirmed' }));
     const before = await balanceOf(chain, recipient, ASSETS.sol);

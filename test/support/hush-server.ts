@@ -37,6 +37,7 @@ import { addFeeRecipient, insertAccount, insertApiKey, updateAccount, type Accou
 import type { Db } from '../../src/store/db.ts';
 import { dropSchema, newSchemaName, POSTGRES_URL, postgresSkipReason, type Engine } from './databases.ts';
 import { assertDocumented } from './openapi-conformance.ts';
+import { workerCustodyStandIn } from './custody-stand-in.ts';
 import { makeTempDir, removeDir, requestTokenAirdrop, waitForStatus, type LocalRpc } from './localnet.ts';
 
 export { postgresSkipReason, type Engine };
@@ -368,6 +369,8 @@ export interface TestHush {
   /** The PostgreSQL schema of its store (undefined on PGlite) and its treasury seed, for `sharing`. */
   schema?: string;
   treasurySeed: string;
+  /** HUSH_QUOTE_KEY of the deployment (hex), shared with `sharing` peers. */
+  quoteKey: string;
   createAccount(opts?: AccountOptions): Promise<TestAccount>;
   close(): Promise<void>;
 }
@@ -401,6 +404,9 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
   const schema = engine === 'postgres' ? (peer?.schema ?? newSchemaName()) : undefined;
   const ownsSchema = !peer;
   const treasurySeed = peer?.treasurySeed ?? randomBytes(32).toString('hex');
+  // One quote key per deployment: every API of a shared store verifies the others' quotes.
+  const quoteKey = peer?.quoteKey ?? randomBytes(32).toString('hex');
+  SECRETS.add(quoteKey);
   const adminToken = opts.admin ? `adm_${randomBytes(24).toString('base64url')}` : undefined;
   SECRETS.add(treasurySeed);
   if (adminToken) SECRETS.add(adminToken);
@@ -411,6 +417,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     LOCALNET_SLOT_MS: '50',
     DATA_DIR: dataDir,
     TREASURY_SEED: treasurySeed,
+    HUSH_QUOTE_KEY: quoteKey,
     // Instant payouts (SPEC §9: only with privacy explicitly off); a suite may set a window of its own.
     HUSH_PRIVACY: 'off',
     HUSH_PAYOUT_DELAY_S: '0-0',
@@ -422,13 +429,17 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     ...(peer ? { HUSH_ROLE: 'api', SOLANA_RPC_URL: peer.chainUrl } : {}),
     ...opts.env,
   };
+  // docs/spec.md §10: role api never holds the seed; with a store of its own, the test plays the worker's part.
+  if (env.HUSH_ROLE === 'api') delete env.TREASURY_SEED;
   const config = loadConfig(env);
+  const standIn = config.role === 'api' && !peer ? workerCustodyStandIn(treasurySeed, config.assets) : null;
   if (engine === 'postgres') assert.equal(config.databaseSchema, schema, 'loadConfig must pass DATABASE_SCHEMA through');
   let hush: RunningHush;
   try {
     const logger = opts.apiLog ? { level: 'info', stream: { write: opts.apiLog } } : false;
-    hush = await startHush(config, { logger, ...(opts.log ? { log: opts.log } : {}), ...(opts.records ? { records: opts.records } : {}) });
+    hush = await startHush(config, { logger, ...(opts.log ? { log: opts.log } : {}), ...(opts.records ? { records: opts.records } : {}), ...(standIn ? { onReady: standIn.onReady } : {}) });
   } catch (e) {
+    await standIn?.stop();
     removeDir(dataDir);
     if (schema && ownsSchema) await dropSchema(schema).catch(() => {});
     throw e;
@@ -451,6 +462,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     adminToken,
     schema,
     treasurySeed,
+    quoteKey,
     async createAccount(a: AccountOptions = {}) {
       const id = `acc_${base58(16)}`;
       await insertAccount(db, { id, name: `api-test-${base58(10)}`, feeCapBps: a.feeCapBps ?? 100 });
@@ -466,6 +478,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
       return { id, ...k, feeRecipients, client: new HushClient(url, k.apiKey) };
     },
     async close() {
+      await standIn?.stop();
       await hush.close();
       removeDir(dataDir);
       if (schema && ownsSchema) await dropSchema(schema).catch(() => {});

@@ -89,7 +89,7 @@ async function freeSolLamports(): Promise<bigint> {
 /** Moves SOL out of every SOL pool (signed with the pool's own key) so that each keeps `keep` free lamports. */
 async function drainSolPools(keep: bigint): Promise<void> {
   const sigs = [];
-  for (const p of t.hush.treasury.pools('sol')) {
+  for (const p of t.hush.signing!.pools('sol')) {
     const balance = await lamportsOf(chain, p.holding);
     const amount = balance - SOL_POOL_RESERVE - keep - 5000n; // the pool pays its own 5000-lamport fee
     if (amount <= 0n) continue;

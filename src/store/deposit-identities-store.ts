@@ -1,0 +1,55 @@
+import type { Address } from '@solana/kit';
+import type { Queryable } from './db.ts';
+
+/** A deposit identity as stored: derived by a process holding the treasury seed, claimed by the API. */
+export interface StoredDepositIdentity {
+  trackingId: string;
+  depositOwner: Address;
+  depositAccount: Address;
+  extraBumpTries: number;
+}
+
+/** Adds identities an asset's orders may claim (one multi-row statement). */
+export async function insertDepositIdentities(db: Queryable, mint: string, tokenProgram: string, ids: readonly StoredDepositIdentity[]): Promise<void> {
+  if (ids.length === 0) return;
+  const values: string[] = [];
+  const params: unknown[] = [mint, tokenProgram];
+  for (const id of ids) {
+    const n = params.length;
+    values.push(`($${n + 1}, $1, $2, $${n + 2}, $${n + 3}, $${n + 4})`);
+    params.push(id.trackingId, id.depositOwner, id.depositAccount, id.extraBumpTries);
+  }
+  await db.query(
+    `INSERT INTO deposit_identities (tracking_id, mint, token_program, deposit_owner, deposit_account, extra_bump_tries)
+     VALUES ${values.join(', ')} ON CONFLICT (tracking_id) DO NOTHING`,
+    params,
+  );
+}
+
+/**
+ * Takes up to `n` identities of an asset out of the pool, oldest first, in one statement. Rows another
+ * process is taking are skipped, not waited for, so concurrent APIs never get the same identity.
+ */
+export async function claimDepositIdentities(db: Queryable, mint: string, tokenProgram: string, n: number): Promise<StoredDepositIdentity[]> {
+  const { rows } = await db.query<{ tracking_id: string; deposit_owner: string; deposit_account: string; extra_bump_tries: number }>(
+    `DELETE FROM deposit_identities WHERE tracking_id IN (
+       SELECT tracking_id FROM deposit_identities WHERE mint = $1 AND token_program = $2
+        ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+     RETURNING tracking_id, deposit_owner, deposit_account, extra_bump_tries`,
+    [mint, tokenProgram, n],
+  );
+  return rows.map((r) => ({
+    trackingId: r.tracking_id,
+    depositOwner: r.deposit_owner as Address,
+    depositAccount: r.deposit_account as Address,
+    extraBumpTries: Number(r.extra_bump_tries),
+  }));
+}
+
+/** How many identities wait in the pool, per `mint:tokenProgram`. */
+export async function countDepositIdentities(db: Queryable): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ mint: string; token_program: string; n: string | number }>(
+    'SELECT mint, token_program, count(*) AS n FROM deposit_identities GROUP BY mint, token_program',
+  );
+  return new Map(rows.map((r) => [`${r.mint}:${r.token_program}`, Number(r.n)]));
+}

@@ -1,0 +1,94 @@
+import type { Address } from '@solana/kit';
+import type { AssetRegistry } from '../config/assets.ts';
+import { DepositIdentities } from '../services/deposit-identities.ts';
+import type { Db } from '../store/db.ts';
+import { countDepositIdentities, insertDepositIdentities } from '../store/deposit-identities-store.ts';
+
+/**
+ * Identities kept ready per asset in the store. An API on two cores creates up to ~2,000 orders/s
+ * (docs/decisions.md, bench:api), so this covers two seconds of that peak on one asset, while a refill
+ * adds up to REFILL_BATCH per asset per tick (thread-bound, ~5,000/s): the pool runs dry only under a
+ * burst above the refill rate lasting seconds, and then orders are refused 503 (Retry-After 1), never
+ * served an identity no worker can sweep.
+ */
+export const DEPOSIT_IDENTITY_TARGET = 4096;
+const REFILL_BATCH = 512;
+/** Between refills while an asset is below target; once every pool is full, the store is asked once a second. */
+const TICK_MS = 100;
+const IDLE_MS = 1_000;
+
+/**
+ * The worker's half of deposit identities (docs/spec.md §10, key custody): derives them from the deposit
+ * master, off the event loop, and keeps each asset's pool in the store at the target. The API claims them
+ * (DepositIdentityPool) and never sees the deposit master.
+ */
+export class DepositIdentityMint {
+  private readonly deriver: DepositIdentities;
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+
+  constructor(
+    private readonly db: Db,
+    depositMaster: Uint8Array,
+    private readonly assets: AssetRegistry,
+    private readonly opts: { target?: number; tickMs?: number } = {},
+  ) {
+    this.deriver = new DepositIdentities(depositMaster, { target: REFILL_BATCH });
+    for (const a of assets.list) this.deriver.prime(a.mint as Address, a.tokenProgram as Address);
+  }
+
+  private get target(): number {
+    return this.opts.target ?? DEPOSIT_IDENTITY_TARGET;
+  }
+
+  /** One refill: each asset below its target gets what the thread has ready, up to the gap. Returns how many were stored. */
+  async topUp(): Promise<number> {
+    const counts = await countDepositIdentities(this.db);
+    let added = 0;
+    for (const a of this.assets.list) {
+      const gap = this.target - (counts.get(`${a.mint}:${a.tokenProgram}`) ?? 0);
+      if (gap <= 0) continue;
+      const ids = this.deriver.drain(a.mint as Address, a.tokenProgram as Address, Math.min(gap, REFILL_BATCH));
+      await insertDepositIdentities(this.db, a.mint, a.tokenProgram, ids);
+      added += ids.length;
+    }
+    return added;
+  }
+
+  /**
+   * Resolves once every asset's pool holds at least `min` (a start waits for it, so the first orders of a
+   * fresh deployment are not refused while the thread derives its first batches).
+   */
+  async filled(min = 64, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const counts = await countDepositIdentities(this.db);
+      if (this.assets.list.every((a) => (counts.get(`${a.mint}:${a.tokenProgram}`) ?? 0) >= Math.min(min, this.target))) return;
+      if (Date.now() > deadline) throw new Error('deposit identities: the pool was not filled in time');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Refills one after another (never two at once, which would both read the same counts), sooner while any pool is short. */
+  start(): this {
+    if (this.running) return this;
+    this.running = true;
+    const pass = () => {
+      this.timer = null;
+      void this.topUp().then((added) => added, () => 0).then((added) => {
+        if (!this.running) return;
+        this.timer = setTimeout(pass, added > 0 ? (this.opts.tickMs ?? TICK_MS) : IDLE_MS);
+        this.timer.unref();
+      });
+    };
+    pass();
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.deriver.close();
+  }
+}

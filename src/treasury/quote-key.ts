@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseQuoteKey } from '../config/key-custody.ts';
+
+/** Where embedded mode keeps a generated quote key (mode 0600), beside the PGlite store. */
+export const QUOTE_KEY_FILE = 'quote-key';
+
+/**
+ * The key of the quote MAC and the deposit budget draws: a secret of its own, so the process that answers
+ * partners needs no treasury seed (no signing key derives from it, and it derives none). HUSH_QUOTE_KEY,
+ * else `DATA_DIR/quote-key`, generated at first start. Every process answering quotes of one deployment
+ * needs the same key (config refuses role api on a shared store without HUSH_QUOTE_KEY).
+ */
+export function loadQuoteKey(opts: { quoteKey?: string; dataDir: string }): Uint8Array {
+  if (opts.quoteKey) {
+    const key = parseQuoteKey(opts.quoteKey);
+    // loadConfig already refused a malformed value; this guards other callers.
+    if (!key) throw new Error('HUSH_QUOTE_KEY must encode at least 32 bytes (hex or base64)');
+    return key;
+  }
+  const path = join(opts.dataDir, QUOTE_KEY_FILE);
+  if (!existsSync(path)) {
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    try {
+      writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    } catch (e) {
+      // Another process created it first: use theirs.
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+  const key = parseQuoteKey(readFileSync(path, 'utf8'));
+  if (!key) throw new Error(`${path} must hold at least 32 bytes in hex`);
+  return key;
+}
