@@ -6,6 +6,7 @@
  *   that; the sender's own transaction then fails on chain (the account exists), the order expires with
  *   `failureReason: deposit_account_taken`, the recipient gets nothing, a hint naming the stranger's
  *   transaction is refused, and the stranger's unit is swept as late funds; reconcile stays clean.
+ * - an empty account: a stranger only creates the deposit account; the order expires with the same reason.
  * - SOL at the bare address: a stranger sends lamports to the wrapped-SOL deposit address before the
  *   account exists; the sender's transaction still lands over them, the order is paid on exactly its own
  *   amount (its transaction is not the account's earliest), the stranger's surplus is late funds.
@@ -63,13 +64,13 @@ describe('deposits count only what the order’s sender put there', { concurrenc
   });
   after(async () => t?.close());
 
-  /** The stranger's transfer of `amount` into the deposit account, creating it first (idempotently) when `create`. */
+  /** The stranger's transfer of `amount` (none: 0) into the deposit account, creating it first (idempotently) when `create`. */
   const strangerTx = async (stranger: KeyPairSigner, depositAccount: Address, depositOwner: Address, amount: bigint, create: boolean) =>
     buildSignedTransaction(
       stranger,
       [
         ...(create ? [getCreateAssociatedTokenIdempotentInstruction({ payer: stranger, ata: depositAccount, owner: depositOwner, mint: USDC.mint, tokenProgram: TOKEN_PROGRAM })] : []),
-        getTransferCheckedInstruction({ source: await ataOf(stranger.address, USDC.mint), mint: USDC.mint, destination: depositAccount, authority: stranger, amount, decimals: USDC.decimals }),
+        ...(amount > 0n ? [getTransferCheckedInstruction({ source: await ataOf(stranger.address, USDC.mint), mint: USDC.mint, destination: depositAccount, authority: stranger, amount, decimals: USDC.decimals })] : []),
       ],
       await latestBlockhash(chain.rpc),
     );
@@ -134,6 +135,24 @@ describe('deposits count only what the order’s sender put there', { concurrenc
     const items = await sweepItems(placed.depositAccount);
     assert.deepEqual(items.filter((r) => r.status === 'confirmed').map((r) => r.item), [{ orderId: String((await t.db.query<{ id: string }>('SELECT id FROM orders WHERE tracking_id = $1', [placed.trackingId])).rows[0]!.id), depositAccount: placed.depositAccount, amount: '1', late: true }]);
     await waitForCleanReconcile(t.opsUrl, t.adminToken!, 30_000);
+  });
+
+  test('a deposit account created empty by a stranger: the order expires saying so', async () => {
+    const sender = await newWallet(chain, { sol: SOL, tokens: { usdc: AMOUNT } });
+    const stranger = await newWallet(chain, { sol: SOL });
+    const placed = await placeOrder(acct.client, { amount: AMOUNT.toString(), sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: (await generateKeyPairSigner()).address });
+    const front = await strangerTx(stranger, placed.depositAccount, placed.depositOwner, 0n, true);
+    await sendBatch([front.wire]);
+    await waitForConfirmed(chain, [front.signature]);
+    const own = await signDeposit(placed.order.transaction, sender);
+    await sendBatch([own.wire]);
+    await waitForStatus(chain.rpc, own.signature, 'confirmed');
+    assert.notEqual((await fetchLanded(chain, own.signature)).err, null, 'the sender’s deposit failed on chain');
+    // Old behaviour: expired with no reason, as if the sender had never sent anything.
+    const rec = await waitForOrder(acct.client, placed.trackingId, ['expired'], 60_000);
+    assert.equal(rec.failureReason, 'deposit_account_taken');
+    assert.equal(rec.deposit, null);
+    assert.equal(await balanceOf(chain, sender.address, USDC), AMOUNT, 'none of the sender’s tokens moved');
   });
 
   test('SOL left at the bare deposit address first: the sender’s deposit still lands, paid on exactly its own amount', async () => {

@@ -49,9 +49,14 @@ export async function confirmOrExpire(ctx: SettlementContext, o: OrderRecord & {
     case 'undetect':
       await transitionOrder(ctx.db, o.id, 'deposit_detected', 'awaiting_deposit', { deposit: null });
       return { delayMs: slot };
-    case 'expire':
-      // Its own transaction can no longer land; the partner can read why it never could.
-      if (await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'expired', ctx.foreign.taken(o.id) ? { failureReason: DEPOSIT_ACCOUNT_TAKEN } : {}, { deadAtHeight: deposits.height })) return {};
+    case 'expire': {
+      // Its own transaction can no longer land; the partner can read why it never could: someone else's
+      // funds were there, or a token account someone else created, empty (the order's own transaction
+      // creates and funds it at once, so an existing account without a deposit is never the sender's).
+      const account = deposits.confirmed.get(o.depositAccount);
+      const taken = ctx.foreign.taken(o.id) || (!!account?.exists && account.tokenAmount !== null);
+      if (await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'expired', taken ? { failureReason: DEPOSIT_ACCOUNT_TAKEN } : {}, { deadAtHeight: deposits.height })) return {};
+    }
   }
   // A fallback (the deposit watch sees deposits first): stretched to stay within its share of the request budget.
   return { delayMs: ctx.pollEveryMs(AWAITING_POLL_SLOTS * slot) };
