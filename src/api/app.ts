@@ -1,5 +1,4 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import secureJson from 'secure-json-parse';
 import type { IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
@@ -14,11 +13,10 @@ import { HUSH_ERROR_CODES, HushError } from '../domain/errors.ts';
 import type { Caller } from '../services/authenticator.ts';
 import { answerFrameworkError, clientErrorAnswerer, installErrorHandling, takeAnonymousToken, type AnonymousLimiter, type ConnectionBucket } from './error-handler.ts';
 import { BODY_LIMIT } from './limits.ts';
+import { installJsonBody } from './json-body.ts';
 import { requestTimer } from './metrics.ts';
 import { requestDeadlines, requestIdOf } from './server-options.ts';
-import { opsRoutes } from './routes/ops-routes.ts';
 import { transferRoutes } from './routes/transfer-routes.ts';
-import { adminRoutes } from './routes/admin-routes.ts';
 import type { ApiDeps } from './deps.ts';
 
 export type { ApiDeps } from './deps.ts';
@@ -120,25 +118,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   addIetfRateLimitFields(app);
   batchResponseWrites(app);
   chainCallsInApiLane(app);
-  // JSON only (SPEC §2): Fastify's built-in text/plain parser would hand a string to the schema (400)
-  // instead of refusing the media type (415 UNSUPPORTED_MEDIA_TYPE).
-  app.removeContentTypeParser('text/plain');
-  // JSON, where an empty body means "no body" (e.g. POST …/refresh): routes that need one fail validation.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
-    // Bodies are read as sent: a compressed one is an unsupported media type (RFC 9110 §15.5.16), not bad JSON.
-    const encoding = req.headers['content-encoding'];
-    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      return done(new HushError('UNSUPPORTED_MEDIA_TYPE', 'Content-Encoding is not supported: send the JSON body uncompressed'), undefined);
-    }
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(Object.assign(new Error('malformed JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
-    }
-  });
+  installJsonBody(app);
 
   await app.register(swagger, {
     openapi: {
@@ -173,9 +153,8 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   }) as unknown as AnonymousLimiter;
   installErrorHandling(app, limitAnonymous);
 
-  await app.register(opsRoutes, { deps });
+  // /healthz, /readyz, /metrics and /admin/v1 are on the ops listener (ops-app.ts), not here (SPEC §4).
   await app.register(transferRoutes, { prefix: '/transfer/v1', deps, limitAnonymous });
-  if (deps.config.adminToken && deps.admin) await app.register(adminRoutes, { prefix: '/admin/v1', deps, admin: deps.admin });
 
   app.get('/transfer/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });

@@ -21,15 +21,12 @@ export interface ApiDeps {
   deposits: DepositHintService;
   statusCache: StatusCache;
   metrics: Metrics;
-  admin?: AdminApi;
   redis?: Redis;
-  /** Store and chain reachable, and the start's chain work done (GET /readyz). */
-  ready(): Promise<{ store: boolean; chain: boolean; starting?: boolean }>;
-  /** True once shutdown began: answers close their connection, /readyz is 503. */
+  /** True once shutdown began: answers close their connection. */
   draining?(): boolean;
 }
 
-/** Operator operations the admin API exposes; implemented over the store by the admin service. */
+/** Operator operations the admin API (on the ops listener) exposes; implemented over the store by the admin service. */
 export interface AdminApi {
   createAccount(name: string, feeCapBps?: number): Promise<{ accountId: string; apiKey: string }>;
   listAccounts(): Promise<unknown[]>;

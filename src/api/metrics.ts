@@ -7,6 +7,17 @@ export interface Metrics {
   httpDuration: Histogram<'route' | 'method' | 'status'>;
 }
 
+/** Steps of /metrics' inventory ratio: a tenth of the target (and no more than INVENTORY_CAP targets). */
+export const INVENTORY_STEP = 0.1;
+const INVENTORY_CAP = 3;
+
+/** free / target rounded down to a step, in exact integer arithmetic (bigint balances). */
+export function coarseRatio(free: bigint, target: bigint): number {
+  if (free <= 0n) return 0;
+  const steps = (free * 10n) / target; // tenths
+  return Math.min(INVENTORY_CAP, Number(steps) / 10);
+}
+
 /** One registry per app instance (tests build many apps in one process). */
 export function createMetrics(
   countOrdersByStatus: () => Promise<Map<string, number>>,
@@ -36,25 +47,17 @@ export function createMetrics(
     },
   });
   if (inventory) {
-    // Base units as a float: fine for dashboards and skew alerts, never used for money.
-    new Gauge({
-      name: 'hush_inventory_free_base_units',
-      help: 'Pool inventory free to pay out, per asset (after pending payouts and open orders)',
-      labelNames: ['asset'] as const,
-      registers: [registry],
-      collect() {
-        for (const a of inventory.assets) this.set({ asset: a }, Number(inventory.available(a)));
-      },
-    });
+    // Free inventory against its target in coarse steps, never the balance itself: exact pool figures help
+    // link deposits to payouts (SPEC §4). Enough to alert on (low below 0.2, skewed far from 1).
     new Gauge({
       name: 'hush_inventory_skew_ratio',
-      help: 'Free pool inventory over its target, per asset (alert when far from 1)',
+      help: `Free pool inventory over its target, per asset, rounded down to steps of ${INVENTORY_STEP} and capped at ${INVENTORY_CAP} (alert when far from 1)`,
       labelNames: ['asset'] as const,
       registers: [registry],
       collect() {
         for (const a of inventory.assets) {
           const t = inventory.target?.(a);
-          if (t && t > 0n) this.set({ asset: a }, Number((inventory.available(a) * 10_000n) / t) / 10_000);
+          if (t && t > 0n) this.set({ asset: a }, coarseRatio(inventory.available(a), t));
         }
       },
     });

@@ -1,23 +1,55 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { ApiDeps } from './deps.ts';
-import { installErrorHandling } from './error-handler.ts';
-import { requestTimer } from './metrics.ts';
+import type { AdminApi } from './deps.ts';
+import type { AdminThrottle } from './admin-throttle.ts';
+import { answerFrameworkError, clientErrorAnswerer, installErrorHandling } from './error-handler.ts';
+import { installJsonBody } from './json-body.ts';
+import { BODY_LIMIT } from './limits.ts';
+import { requestTimer, type Metrics } from './metrics.ts';
+import { adminRoutes } from './routes/admin-routes.ts';
 import { opsRoutes } from './routes/ops-routes.ts';
 import { requestDeadlines, requestIdOf } from './server-options.ts';
 
+export interface OpsDeps {
+  /** What /readyz reports: read from state the process keeps, never a chain call (src/runtime/readiness.ts). */
+  ready(): Promise<{ store: boolean; chain: boolean; starting?: boolean }>;
+  metrics: Metrics;
+  /** True once shutdown began: answers close their connection, /readyz is 503. */
+  draining?(): boolean;
+  /** `/admin/v1`, served only when given (HUSH_ADMIN_TOKEN set). */
+  admin?: { token: string; api: AdminApi; afterChange?: (accountId?: string) => void; throttle?: AdminThrottle };
+}
+
 /**
- * The operational routes alone (/healthz, /readyz, /metrics), for a process that serves no partner API —
- * a worker — so it can be probed and scraped like an API process. Same error shape and request ids.
+ * The ops listener of every role (HUSH_OPS_HOST:HUSH_OPS_PORT, loopback by default): /healthz, /readyz,
+ * /metrics and the admin API, none of which the partner port serves (SPEC §4). Same error shape, request
+ * ids, body parsing and request deadlines as the partner API.
  */
-export async function buildOpsApp(deps: Pick<ApiDeps, 'ready' | 'metrics' | 'draining'>, opts: { requestTimeoutMs?: number } = {}): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, return503OnClosing: false, genReqId: requestIdOf, ...requestDeadlines(opts.requestTimeoutMs ?? 30_000) });
+export async function buildOpsApp(deps: OpsDeps, opts: { requestTimeoutMs?: number } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { maxParamLength: 64 },
+    return503OnClosing: false,
+    genReqId: requestIdOf,
+    frameworkErrors: (err, request, reply) => answerFrameworkError(err, request, reply),
+    // What the HTTP parser refuses is answered in the SPEC shape too (no bucket: the listener is not public).
+    clientErrorHandler: clientErrorAnswerer(),
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+    ...requestDeadlines(opts.requestTimeoutMs ?? 30_000),
+  });
   const timeRequest = requestTimer(deps.metrics);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     timeRequest(request, reply);
+    if (deps.draining?.()) reply.header('connection', 'close');
     done();
   });
+  installJsonBody(app);
   installErrorHandling(app);
   await app.register(opsRoutes, { deps });
+  if (deps.admin) {
+    const { token, api, afterChange, throttle } = deps.admin;
+    await app.register(adminRoutes, { prefix: '/admin/v1', token, admin: api, afterChange, throttle });
+  }
   return app;
 }

@@ -29,7 +29,8 @@ export function earliestSuccessful(list: readonly { signature: string; err: unkn
 /** Nominal slot time used to turn block counts into seconds (mainnet ≈ 400 ms). */
 const DEFAULT_SLOT_MS = 400;
 const BLOCKHASH_MAX_AGE_MS = 15_000;
-const BLOCKHASH_REFRESH_MS = 5_000;
+/** The background refresh period; /readyz judges the chain by the refresh (src/runtime/readiness.ts). */
+export const BLOCKHASH_REFRESH_MS = 5_000;
 
 /**
  * Never older than 15 s, nor than a quarter of its life (fast local slots): a transaction handed out
@@ -87,6 +88,8 @@ export class SolanaChain {
   private ownInflight: Promise<FreshBlockhash> | null = null;
   private inflight: Promise<FreshBlockhash> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** Whether the last blockhash refresh failed (readiness reads it instead of asking the chain). */
+  private refreshFailing = false;
   private readonly exists = new Map<string, { value: boolean; at: number }>();
 
   /** The request budget every RPC call of this client goes through (kit's and plain JSON alike). */
@@ -150,17 +153,24 @@ export class SolanaChain {
           slotMs: this.slotMs,
         };
         this.blockhash = fresh;
+        this.refreshFailing = false;
         // The cache reached the very blockhash Hush's own transactions were fetched with (in the same slot):
         // deposits are handed it from now on, so Hush's own stop using it.
         if (this.ownBlockhash?.blockhash === fresh.blockhash) this.ownBlockhash = null;
         return fresh;
       } catch (e) {
+        this.refreshFailing = true;
         throw new ChainUnavailableError(`RPC unavailable: ${(e as Error).message}`);
       } finally {
         this.inflight = null;
       }
     })();
     return this.inflight;
+  }
+
+  /** What the chain last answered the refresh, without asking it: when it last succeeded, and whether the last try failed. */
+  refreshHealth(): { okAt: number | null; failing: boolean } {
+    return { okAt: this.blockhash?.fetchedAt ?? null, failing: this.refreshFailing };
   }
 
   async latestBlockhash(): Promise<FreshBlockhash> {

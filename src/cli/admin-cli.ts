@@ -2,8 +2,8 @@
  * The operator CLI (SPEC §3): `npm run admin -- <command> [args]`.
  *
  * Two ways to reach the accounts, chosen per run:
- * - HTTP: when HUSH_ADMIN_TOKEN is set and a server answers GET /healthz at HUSH_URL (default
- *   http://HOST:PORT), every command goes through the server's /admin/v1 API.
+ * - HTTP: when HUSH_ADMIN_TOKEN is set and a server's ops listener answers GET /healthz (HUSH_OPS_URL,
+ *   else http://HUSH_OPS_HOST:HUSH_OPS_PORT as the server reads them), every command goes through its /admin/v1 API.
  * - Direct: otherwise the store is opened in this process (DATABASE_URL, else PGlite under DATA_DIR).
  *   PGlite must not be opened by two processes, so with PGlite and a running server but no admin token
  *   the CLI refuses rather than risk the store.
@@ -46,7 +46,8 @@ export function usage(): string {
     '',
     'Environment:',
     '  HUSH_ADMIN_TOKEN  with a running server: use its /admin/v1 API',
-    '  HUSH_URL          server URL (default http://HOST:PORT, i.e. http://127.0.0.1:8787)',
+    '  HUSH_OPS_URL      the server\'s ops listener (default http://HUSH_OPS_HOST:HUSH_OPS_PORT, as the server',
+    '                    reads them: 127.0.0.1 and PORT + 1, i.e. http://127.0.0.1:8788)',
     '  DATABASE_URL      otherwise: PostgreSQL store to open directly',
     '  DATA_DIR          otherwise: PGlite store under DATA_DIR/pgdata (default ./data)',
     '',
@@ -98,14 +99,18 @@ function parseCommandLine(argv: string[]): { name: string; command: Command | nu
 
 // ---------------------------------------------------------------------------------------------------
 
-/** The base URL of the local server: HUSH_URL, else http://HOST:PORT (wildcard hosts mean loopback). */
+/**
+ * The local server's ops listener, where /admin/v1 is (SPEC §4): HUSH_OPS_URL, else
+ * http://HUSH_OPS_HOST:HUSH_OPS_PORT with the server's defaults (127.0.0.1, PORT + 1); wildcard hosts mean loopback.
+ */
 export function serverUrl(env: NodeJS.ProcessEnv): string {
-  if (env.HUSH_URL) return env.HUSH_URL.replace(/\/+$/, '');
-  let host = env.HOST || '127.0.0.1';
+  if (env.HUSH_OPS_URL) return env.HUSH_OPS_URL.replace(/\/+$/, '');
+  let host = env.HUSH_OPS_HOST || '127.0.0.1';
   if (host === '0.0.0.0') host = '127.0.0.1';
   if (host === '::' || host === '[::]') host = '::1';
   if (host.includes(':') && !host.startsWith('[')) host = `[${host}]`;
-  return `http://${host}:${env.PORT || '8787'}`;
+  const port = env.HUSH_OPS_PORT || String((/^\d+$/.test(env.PORT ?? '') ? Number(env.PORT) : 8787) + 1);
+  return `http://${host}:${port}`;
 }
 
 async function serverAnswers(baseUrl: string): Promise<boolean> {

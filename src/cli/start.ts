@@ -20,9 +20,9 @@ const config = (() => {
 /** The worker's records and every ALERT as JSON lines (`alert: <kind>` on ALERTs), beside the API's own pino log. */
 const records = pino({ base: { component: 'hush' } });
 const hush = await startHush(config, { log: (m) => console.log(m), records: (level, fields, msg) => records[level](fields, msg), logger: true }).catch(failStart);
-console.log(`hush: ${config.role} role; API ${hush.url ?? '(off)'}; chain ${logSafeUrl(hush.chain.url)}; store ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`}`);
+console.log(`hush: ${config.role} role; API ${hush.url ?? '(off)'}; ops ${hush.opsUrl}; chain ${logSafeUrl(hush.chain.url)}; store ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`}`);
 if (hush.localnet) console.log(`hush: embedded chain PubSub WebSocket at ${hush.localnet.wsUrl}`);
-if (hush.opsUrl) console.log(`hush: ops routes (/healthz, /readyz, /metrics) at ${hush.opsUrl}`);
+console.log(`hush: ops listener at ${hush.opsUrl}: /healthz, /readyz, /metrics${config.adminToken ? ', /admin/v1' : ''} (not for partners)`);
 if (hush.demo) {
   console.log(`hush: demo partner ${hush.demo.accountId}, API key ${hush.demo.apiKey}`);
   console.log(`hush: demo fee recipient ${hush.demo.feeRecipientAddress}; saved to ${config.dataDir}/demo-account.json`);

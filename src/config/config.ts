@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { loadAssets, type AssetRegistry } from './assets.ts';
 import { ConfigError } from './config-error.ts';
+import { adminToken } from './admin-token.ts';
 import { privacySettings, type PrivacySettings } from './privacy-settings.ts';
 import { liquiditySettings, type LiquiditySettings } from './liquidity-settings.ts';
 import { wsUrlFromRpcUrl } from './ws-url.ts';
@@ -18,8 +19,10 @@ export interface RateLimits {
 /** Everything SPEC §11 lets an operator set, parsed once at start. */
 export interface HushConfig extends PrivacySettings, LiquiditySettings {
   port: number;
-  /** Role worker only: where it serves /healthz, /readyz and /metrics (HUSH_OPS_PORT; unset → nowhere). */
-  opsPort?: number;
+  /** The ops listener of every role: /healthz, /readyz, /metrics and /admin/v1 (HUSH_OPS_PORT; default PORT + 1, 0 when PORT is 0). */
+  opsPort: number;
+  /** Its address (HUSH_OPS_HOST, default loopback): nothing on it is meant for partners. */
+  opsHost: string;
   host: string;
   dataDir: string;
   databaseUrl?: string;
@@ -130,16 +133,12 @@ function optionalInt(env: NodeJS.ProcessEnv, name: string, min: number, max: num
   return raw === undefined || raw === '' ? null : int(env, name, 0, min, max);
 }
 
-/** Minimum length of HUSH_ADMIN_TOKEN: the only guard of /admin/v1, which is not rate limited. */
-const ADMIN_TOKEN_MIN = 32;
-
-function adminToken(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  // The value itself is not echoed: it is a secret.
-  if (raw.length < ADMIN_TOKEN_MIN || !/^[!-~]+$/.test(raw)) {
-    throw new ConfigError(`HUSH_ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN} printable characters without spaces (e.g. openssl rand -hex 32)`);
-  }
-  return raw;
+/** HUSH_OPS_PORT, else the partner port + 1 (0 stays 0: an ephemeral port for each); never the partner port itself. */
+function opsPort(env: NodeJS.ProcessEnv, port: number): number {
+  if (!env.HUSH_OPS_PORT && port === 65535) throw new ConfigError('PORT is 65535, so the ops port (PORT + 1) does not exist: set HUSH_OPS_PORT');
+  const ops = int(env, 'HUSH_OPS_PORT', port === 0 ? 0 : port + 1, 0, 65535);
+  if (ops !== 0 && ops === port) throw new ConfigError(`HUSH_OPS_PORT must differ from PORT (${port}): the ops listener is not the partner port`);
+  return ops;
 }
 
 /** An optional URL variable: unset or empty → undefined; else it must parse with one of the schemes (or be a socket path). */
@@ -248,7 +247,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
   if (role !== 'api' && role !== 'worker' && role !== 'all') throw new ConfigError(`HUSH_ROLE must be api, worker or all, got "${role}"`);
   return {
     port: int(env, 'PORT', 8787, 0, 65535),
-    ...(env.HUSH_OPS_PORT ? { opsPort: int(env, 'HUSH_OPS_PORT', 0, 0, 65535) } : {}),
+    opsPort: opsPort(env, int(env, 'PORT', 8787, 0, 65535)),
+    opsHost: env.HUSH_OPS_HOST || '127.0.0.1',
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || './data',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'socket:']),

@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import type { HushConfig } from '../config/config.ts';
 import { buildApp } from '../api/app.ts';
 import { createMetrics } from '../api/metrics.ts';
-import { buildOpsApp } from '../api/ops-app.ts';
+import { startOpsListener } from './ops-listener.ts';
+import { answersWithin, Readiness } from './readiness.ts';
 import { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import { pubsubMetrics } from '../chain/pubsub-metrics.ts';
 import { alertFields, alertsTotal, plainFields, type RecordSink } from '../support/alerts.ts';
@@ -34,10 +35,7 @@ import { releasePolicy } from '../config/privacy-settings.ts';
 import { createFreshPrices } from '../prices/select-price-source.ts';
 import { SwapPricing } from '../prices/swap-pricing.ts';
 import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
-import { AdminService } from '../services/admin-service.ts';
 import { ensureDemoAccount, type DemoAccount } from '../services/demo-account.ts';
-import { reconcile } from '../ledger/reconcile.ts';
-import { StrayFundsService } from '../services/stray-funds-service.ts';
 import { SettlementWorker } from '../settlement/runner.ts';
 import { ClassReleaseLoop } from '../settlement/class-release-loop.ts';
 import { depositToCompletedSeconds } from '../settlement/settlement-metrics.ts';
@@ -46,18 +44,8 @@ import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 import { WebhookMetrics } from '../worker/webhook-metrics.ts';
 import { webhookEgressFor } from '../worker/webhook-egress.ts';
 
-/** How long /readyz waits on each of its probes. */
-const READY_PROBE_MS = 2_000;
-
 /** How long a start waits for Redis before serving with rate limits failing open. */
 const REDIS_READY_MS = 2_000;
-
-/** True when the promise fulfils within `ms`; false when it rejects or is still pending then. */
-function answersWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
-  return Promise.race([p.then(() => true, () => false), late]).finally(() => clearTimeout(timer));
-}
 
 export interface RunningHush {
   config: HushConfig;
@@ -73,8 +61,9 @@ export interface RunningHush {
   demo: DemoAccount | null;
   app: FastifyInstance | null;
   url: string | null;
-  /** A worker's /healthz, /readyz and /metrics (HUSH_OPS_PORT), else null. */
-  opsUrl: string | null;
+  /** The ops listener (every role): /healthz, /readyz, /metrics and, with HUSH_ADMIN_TOKEN, /admin/v1. */
+  opsUrl: string;
+  opsApp: FastifyInstance;
   /** The settlement worker (roles worker and all): tests drive its ticks directly. */
   worker: SettlementWorker | null;
   close(): Promise<void>;
@@ -100,15 +89,6 @@ function redisEndpoint(url: string): string {
   if (url.startsWith('/')) return url;
   const u = new URL(url);
   return `${u.hostname}:${u.port || 6379}`;
-}
-
-/** Store and chain each answering within READY_PROBE_MS, asked in parallel: a probe needs an answer, not a hung request. */
-async function readiness(db: Db, chain: SolanaChain, started: boolean): Promise<{ store: boolean; chain: boolean; starting: boolean }> {
-  const [store, chainOk] = await Promise.all([
-    answersWithin(db.query('SELECT 1'), READY_PROBE_MS),
-    chain.rpc.getSlot().send({ abortSignal: AbortSignal.timeout(READY_PROBE_MS) }).then(() => true, () => false),
-  ]);
-  return { store, chain: chainOk, starting: !started };
 }
 
 export interface StartOptions {
@@ -182,13 +162,12 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const webhookMetrics = new WebhookMetrics();
   /** The worker's PubSub subscriptions (roles worker and all, once it starts). */
   let subscriptions: ChainSubscriptions | null = null;
-  /** A registry per server (API or a worker's ops routes): orders by status, free inventory against its target. */
-  const newMetrics = () =>
-    createMetrics(() => countOrdersByStatus(db), {
-      assets: config.assets.list.map((a) => a.assetId),
-      available: (a) => inventory.available(a),
-      target: (a) => inventoryTargets.get(a),
-    }, [chain.budget.requests, ...webhookMetrics.all, alertsTotal, depositToCompletedSeconds, ...pubsubMetrics(() => subscriptions)]);
+  /** The process's one registry, served on the ops listener: both listeners' request latencies, orders by status, free inventory against its target. */
+  const metrics = createMetrics(() => countOrdersByStatus(db), {
+    assets: config.assets.list.map((a) => a.assetId),
+    available: (a) => inventory.available(a),
+    target: (a) => inventoryTargets.get(a),
+  }, [chain.budget.requests, ...webhookMetrics.all, alertsTotal, depositToCompletedSeconds, ...pubsubMetrics(() => subscriptions)]);
   await inventory.refresh().catch(() => {});
   inventory.start();
   let demo: DemoAccount | null = null;
@@ -197,11 +176,12 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   let url: string | null = null;
   let draining = false;
   let opsApp: FastifyInstance | null = null;
-  let opsUrl: string | null = null;
+  const readiness = new Readiness(db, chain, config.rpcTimeoutMs, () => started);
   let redis: Redis | undefined;
   let statusCache: StatusCache | undefined;
   let orderService: OrderService | undefined;
   let classTraffic: ClassTraffic | undefined;
+  let auth: Authenticator | undefined;
   if (config.role !== 'worker') {
     redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
     if (redis) {
@@ -224,7 +204,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     // Without an offline queue, commands before the connection is ready fail, and the first requests
     // would pass unlimited: wait for it briefly (an unreachable Redis is reported by its first error).
     if (redis) await answersWithin(new Promise((ok) => (redis!.once('ready', ok), redis!.once('error', ok))), REDIS_READY_MS);
-    const auth = new Authenticator(db);
+    auth = new Authenticator(db);
     classTraffic = await startClassTraffic(config, db, log);
     const quoteKey = loadQuoteKey({ quoteKey: config.quoteKey, dataDir: config.dataDir });
     const orders = (orderService = new OrderService(config, db, chain, { quoteMacKey: quoteKey, identities: new DepositIdentityPool(db) }, inventory));
@@ -240,35 +220,21 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         orders,
         deposits: new DepositHintService(config, db, chain, orders, log, alert),
         statusCache,
-        metrics: newMetrics(),
-        admin: (() => {
-          const svc = new AdminService(db, { onAccountChanged: (id) => auth.invalidate(id), webhookEgress: webhookEgressFor(config), addressRules });
-          const strays = signing ? new StrayFundsService(config, db, chain, signing, log) : null;
-          return Object.assign(svc, {
-            reconcile: () => reconcile(db, chain, treasury, config.assets),
-            // Role api holds no key to sign with: the route answers SERVICE_UNAVAILABLE (run it on a worker).
-            ...(strays ? { returnStray: (trackingId: string) => strays.returnStray(trackingId) } : {}),
-            treasury: async () => {
-              const wallets = await treasuryReport(chain, treasury, config.assets);
-              return { funded: wallets.every((w) => w.missing === '0'), wallets };
-            },
-          });
-        })(),
+        metrics,
         redis,
         draining: () => draining,
-        ready: () => readiness(db, chain, started),
       },
       { logger: opts.logger ?? false },
     );
     url = await app.listen({ host: config.host, port: config.port });
   }
-  if (config.role === 'worker' && config.opsPort !== undefined) {
-    opsApp = await buildOpsApp({
-      draining: () => draining,
-      ready: () => readiness(db, chain, started),
-      metrics: newMetrics(),
-    }, { requestTimeoutMs: config.requestTimeoutMs });
-    opsUrl = await opsApp.listen({ host: config.host, port: config.opsPort });
+  // Every role's health, readiness, metrics and admin API, off the partner port (SPEC §4).
+  let opsUrl: string;
+  try {
+    ({ app: opsApp, url: opsUrl } = await startOpsListener({ config, db, chain, treasury, signing, metrics, readiness, draining: () => draining, auth, log, addressRules }));
+  } catch (e) {
+    await closeWithin(app, 0).catch(() => {});
+    throw e;
   }
   // The chain work of a start waits out a flaky chain (backoff, /readyz 503 meanwhile): never an exit.
   const retry = { log: (m: string) => log(`start: ${m}`) };
@@ -329,6 +295,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     // A real fault (not a transient one): the servers already listen, so close them before failing the start.
     await closeWithin(app, 0).catch(() => {});
     await closeWithin(opsApp, 0).catch(() => {});
+    readiness.stop();
     await subscriptions?.close().catch(() => {});
     throw e;
   }
@@ -346,6 +313,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     app,
     url,
     opsUrl,
+    opsApp: opsApp!,
     worker,
     async close() {
       if (closed) return;
@@ -358,6 +326,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       }
       await closeWithin(app, config.requestTimeoutMs);
       await closeWithin(opsApp, config.requestTimeoutMs);
+      readiness.stop();
       await orderService?.close();
       await mint?.stop();
       await classRelease?.stop();

@@ -185,7 +185,7 @@ async function tour(run: (args: string[]) => Promise<CliResult>, label: string):
 
 describe('admin CLI: usage', () => {
   it('bad usage exits 2 with the usage text on stderr (child process)', async () => {
-    const env = cliEnv({ DATA_DIR: tempDir(), HUSH_URL: await closedPortUrl() });
+    const env = cliEnv({ DATA_DIR: tempDir(), HUSH_OPS_URL: await closedPortUrl() });
     const [none, unknown] = await Promise.all([runChild([], env), runChild(['frobnicate'], env)]);
     for (const r of [none, unknown]) {
       assert.equal(r.code, 2, r.stderr);
@@ -197,7 +197,7 @@ describe('admin CLI: usage', () => {
 
   it('rejects wrong arguments and options without touching the store', async () => {
     const dataDir = tempDir();
-    const env = cliEnv({ DATA_DIR: dataDir, HUSH_URL: await closedPortUrl() });
+    const env = cliEnv({ DATA_DIR: dataDir, HUSH_OPS_URL: await closedPortUrl() });
     for (const args of [
       ['create-account'],
       ['create-account', 'a', 'b'],
@@ -225,25 +225,27 @@ describe('admin CLI: usage', () => {
 
   it('a past --expires-at is an error (exit 1) before any store is opened', async () => {
     const dataDir = tempDir();
-    const r = await runInProcess(['create-key', 'acc_x', '--expires-at', '2001-01-01T00:00:00Z'], cliEnv({ DATA_DIR: dataDir, HUSH_URL: await closedPortUrl() }));
+    const r = await runInProcess(['create-key', 'acc_x', '--expires-at', '2001-01-01T00:00:00Z'], cliEnv({ DATA_DIR: dataDir, HUSH_OPS_URL: await closedPortUrl() }));
     assert.equal(r.code, 1);
     assert.match(r.stderr, /INVALID_REQUEST.*future/);
     assert.equal(existsSync(join(dataDir, 'pgdata')), false);
   });
 
-  it('serverUrl: HUSH_URL wins; wildcard hosts mean loopback', () => {
-    assert.equal(serverUrl({ HUSH_URL: 'http://h:1/' }), 'http://h:1');
-    assert.equal(serverUrl({}), 'http://127.0.0.1:8787');
-    assert.equal(serverUrl({ HOST: '0.0.0.0', PORT: '9000' }), 'http://127.0.0.1:9000');
-    assert.equal(serverUrl({ HOST: '::' }), 'http://[::1]:8787');
-    assert.equal(serverUrl({ HOST: 'localhost', PORT: '1' }), 'http://localhost:1');
+  it('serverUrl: the ops listener, as the server finds it (HUSH_OPS_HOST, HUSH_OPS_PORT, else PORT + 1); HUSH_OPS_URL wins; wildcard hosts mean loopback', () => {
+    assert.equal(serverUrl({ HUSH_OPS_URL: 'http://h:1/' }), 'http://h:1');
+    assert.equal(serverUrl({}), 'http://127.0.0.1:8788');
+    assert.equal(serverUrl({ PORT: '9000' }), 'http://127.0.0.1:9001');
+    assert.equal(serverUrl({ HOST: '10.0.0.1', PORT: '9000' }), 'http://127.0.0.1:9001', 'the partner HOST is not the ops host');
+    assert.equal(serverUrl({ HUSH_OPS_HOST: '0.0.0.0', HUSH_OPS_PORT: '9100', PORT: '9000' }), 'http://127.0.0.1:9100');
+    assert.equal(serverUrl({ HUSH_OPS_HOST: '::' }), 'http://[::1]:8788');
+    assert.equal(serverUrl({ HUSH_OPS_HOST: 'localhost', HUSH_OPS_PORT: '1' }), 'http://localhost:1');
   });
 });
 
 describe('admin CLI: direct store, child process', () => {
   it('create-account prints a key that authenticates; list-accounts shows no secret', async () => {
     const dataDir = tempDir();
-    const env = cliEnv({ DATA_DIR: dataDir, HUSH_URL: await closedPortUrl() });
+    const env = cliEnv({ DATA_DIR: dataDir, HUSH_OPS_URL: await closedPortUrl() });
     const created = await runChild(['create-account', 'Child Co', '--fee-cap-bps', '300'], env);
     const c = json(created);
     assert.match(c.apiKey, API_KEY_PATTERN);
@@ -264,7 +266,7 @@ describe('admin CLI: direct store, child process', () => {
 describe('admin CLI: a PGlite store held by another process', () => {
   it('refuses (exit 1) even when no server answers (a worker, a server on another port); works once released', async () => {
     const dataDir = tempDir();
-    const env = cliEnv({ DATA_DIR: dataDir, HUSH_URL: await closedPortUrl() });
+    const env = cliEnv({ DATA_DIR: dataDir, HUSH_OPS_URL: await closedPortUrl() });
     const held = await openDb({ dataDir }); // this test process holds it, as a running Hush would
     try {
       const r = await runChild(['create-account', 'Sneaky Co'], env);
@@ -283,7 +285,7 @@ describe('admin CLI: a PGlite store held by another process', () => {
 describe('admin CLI: direct store, every command', () => {
   it('PGlite under DATA_DIR', async () => {
     const dataDir = tempDir();
-    const env = cliEnv({ DATA_DIR: dataDir, HUSH_URL: await closedPortUrl() });
+    const env = cliEnv({ DATA_DIR: dataDir, HUSH_OPS_URL: await closedPortUrl() });
     const t = await tour((args) => runInProcess(args, env), 'pglite');
     assert.ok(existsSync(join(dataDir, 'pgdata')));
     assert.equal(await authenticates({ dataDir }, t.apiKey), `ok:${t.accountId}`);
@@ -340,7 +342,8 @@ describe('admin CLI: with a running server', () => {
   before(async () => {
     server = await startTestHush({ admin: true });
     TOKEN = server.adminToken!;
-    stub = await startRecordingProxy(server.url);
+    // The admin API is on the ops listener (SPEC §4).
+    stub = await startRecordingProxy(server.opsUrl);
   });
   after(async () => {
     await stub?.close();
@@ -349,7 +352,7 @@ describe('admin CLI: with a running server', () => {
 
   it('PGlite store, server up, no admin token: refuses and leaves the store alone', async () => {
     const dataDir = tempDir();
-    const r = await runInProcess(['list-accounts'], cliEnv({ DATA_DIR: dataDir, HUSH_URL: stub.url }));
+    const r = await runInProcess(['list-accounts'], cliEnv({ DATA_DIR: dataDir, HUSH_OPS_URL: stub.url }));
     assert.equal(r.code, 1);
     assert.match(r.stderr, /HUSH_ADMIN_TOKEN/);
     assert.match(r.stderr, /PGlite/);
@@ -359,7 +362,7 @@ describe('admin CLI: with a running server', () => {
 
   it('with HUSH_ADMIN_TOKEN every command goes through /admin/v1', async () => {
     const dataDir = tempDir();
-    const env = cliEnv({ DATA_DIR: dataDir, HUSH_URL: stub.url, HUSH_ADMIN_TOKEN: TOKEN });
+    const env = cliEnv({ DATA_DIR: dataDir, HUSH_OPS_URL: stub.url, HUSH_ADMIN_TOKEN: TOKEN });
     stub.requests.length = 0;
     const t = await tour((args) => runInProcess(args, env), 'http');
     assert.equal(existsSync(join(dataDir, 'pgdata')), false, 'the local store was never opened');
@@ -396,7 +399,7 @@ describe('admin CLI: with a running server', () => {
   });
 
   it('a wrong admin token is reported (exit 1) with the server error code and request id', async () => {
-    const r = await runInProcess(['list-accounts'], cliEnv({ DATA_DIR: tempDir(), HUSH_URL: stub.url, HUSH_ADMIN_TOKEN: 'wrong' }));
+    const r = await runInProcess(['list-accounts'], cliEnv({ DATA_DIR: tempDir(), HUSH_OPS_URL: stub.url, HUSH_ADMIN_TOKEN: 'wrong' }));
     assert.equal(r.code, 1);
     assert.match(r.stderr, /UNAUTHORIZED/);
     assert.match(r.stderr, /requestId [0-9a-f-]{36}/);

@@ -106,7 +106,7 @@ describe('without a trusted proxy (default), HUSH_ANONYMOUS_RATE_LIMIT=1', () =>
           resolve({ status: Number(statusLine.split(' ')[1]), headers: Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()])), body: JSON.parse(body) });
         });
       });
-    const malformed = 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n';
+    const malformed = 'GET /transfer/v1/tokens HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n';
     const first = await raw(malformed);
     assert.equal(first.status, 400);
     assert.equal(first.body.error.code, 'INVALID_REQUEST');

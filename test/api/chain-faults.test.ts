@@ -42,7 +42,9 @@ after(async () => {
 });
 
 function inject(method: 'GET' | 'POST', url: string, key: string, payload?: unknown) {
-  return t.hush.app!.inject({ method, url, headers: { authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json' } : {}) }, ...(payload ? { payload: JSON.stringify(payload) } : {}) });
+  // The admin API is on the ops listener (SPEC §4).
+  const app = url.startsWith('/admin/') ? t.hush.opsApp : t.hush.app!;
+  return app.inject({ method, url, headers: { authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json' } : {}) }, ...(payload ? { payload: JSON.stringify(payload) } : {}) });
 }
 
 /** 2xx, or 503 CHAIN_UNAVAILABLE with Retry-After; never anything else. */

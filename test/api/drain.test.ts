@@ -32,7 +32,8 @@ test('SIGTERM-style close with keep-alive clients: every request answered, each 
     try {
       for (;;) {
         try {
-          const r = await get(agent, `${t.url}/healthz`);
+          // A partner-port route no key or bucket guards (health and readiness are on the ops listener).
+          const r = await get(agent, `${t.url}/transfer/v1/openapi.json`);
           answered++;
           assert.equal(r.status, 200);
           // Told to close: a careful client stops using the connection (and here, stops).
@@ -53,7 +54,7 @@ test('SIGTERM-style close with keep-alive clients: every request answered, each 
     wait();
   });
   const probe = new Agent({ keepAlive: false });
-  const ready = await get(probe, `${t.url}/readyz`);
+  const ready = await get(probe, `${t.opsUrl}/readyz`);
   assert.equal(ready.status, 503);
   assert.deepEqual(JSON.parse(ready.body).error.details, { draining: true });
   assert.match(ready.retryAfter ?? '', /^[1-9]\d*$/, 'a 503 carries Retry-After (SPEC §6)');

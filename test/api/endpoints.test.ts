@@ -557,12 +557,12 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
   });
 });
 
-describe('operational routes (no auth)', () => {
+describe('operational routes (no auth, on the ops listener)', () => {
   test('GET /healthz and /readyz', async () => {
-    const h = await t.anon.get('/healthz');
+    const h = await t.ops.get('/healthz');
     assert.equal(h.status, 200);
     assert.equal(h.body.status, 'ok');
-    const r = await t.anon.get('/readyz');
+    const r = await t.ops.get('/readyz');
     assert.equal(r.status, 200);
     assert.deepEqual({ store: r.body.store, chain: r.body.chain }, { store: 'ok', chain: 'ok' });
   });
@@ -570,7 +570,7 @@ describe('operational routes (no auth)', () => {
   test('GET /metrics is Prometheus text with request durations and orders by status', async () => {
     await acct.client.tokens();
     assert.equal((await t.anon.get('/transfer/v1/tokens')).status, 401);
-    const m = await t.anon.get('/metrics');
+    const m = await t.ops.get('/metrics');
     assert.equal(m.status, 200);
     assert.match(m.headers.get('content-type') ?? '', /^text\/plain/);
     assert.match(m.text, /^# TYPE hush_http_request_duration_seconds histogram$/m);

@@ -65,8 +65,8 @@ describe('X-Request-Id (SPEC §2)', () => {
       ['not found', (h) => acct.client.get('/nope', { headers: h }), 404],
       ['malformed JSON', (h) => acct.client.request('POST', `${PREFIX}/quote`, { raw: '{"amount":', headers: h }), 400],
       ['415', (h) => acct.client.request('POST', `${PREFIX}/quote`, { raw: 'hello', headers: { ...h, 'content-type': 'text/plain' } }), 415],
-      ['healthz', (h) => t.anon.get('/healthz', { headers: h }), 200],
-      ['metrics', (h) => t.anon.get('/metrics', { headers: h }), 200],
+      ['healthz', (h) => t.ops.get('/healthz', { headers: h }), 200],
+      ['metrics', (h) => t.ops.get('/metrics', { headers: h }), 200],
     ];
     for (const [name, call, status] of calls) {
       const id = `req-${name.replace(/\W/g, '')}.${Date.now()}:abc_DEF`;
@@ -200,24 +200,24 @@ describe('failures before a route runs (router and HTTP parser) keep the SPEC sh
 
   test('a malformed URL encoding → 400 INVALID_REQUEST; a path parameter over the router limit → 404 NOT_FOUND', async () => {
     assertShape(await rawExchange(`GET ${PREFIX}/status/%E0%A4%A HTTP/1.1\r\nHost: x\r\n${auth()}Connection: close\r\n\r\n`), 400, 'INVALID_REQUEST');
-    assertShape(await rawExchange(`GET /healthz%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 400, 'INVALID_REQUEST');
+    assertShape(await rawExchange(`GET ${PREFIX}/openapi.json%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 400, 'INVALID_REQUEST');
     const long = await rawExchange(`GET ${PREFIX}/status/trk_${'a'.repeat(120)} HTTP/1.1\r\nHost: x\r\n${auth()}X-Request-Id: long-param-1\r\nConnection: close\r\n\r\n`);
     assertShape(long, 404, 'NOT_FOUND');
     assert.equal(long.headers['x-request-id'], 'long-param-1', 'a well-formed incoming id is echoed here too');
   });
 
   test('headers over the size limit, a malformed header line, an unknown method → 400 INVALID_REQUEST', async () => {
-    assertShape(await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Junk: ${'a'.repeat(20_000)}\r\n\r\n`), 400, 'INVALID_REQUEST');
-    assertShape(await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`), 400, 'INVALID_REQUEST');
-    assertShape(await rawExchange(`FOO /healthz HTTP/1.1\r\nHost: x\r\n\r\n`), 400, 'INVALID_REQUEST');
-    const r = await rawExchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`);
+    assertShape(await rawExchange(`GET ${PREFIX}/openapi.json HTTP/1.1\r\nHost: x\r\nX-Junk: ${'a'.repeat(20_000)}\r\n\r\n`), 400, 'INVALID_REQUEST');
+    assertShape(await rawExchange(`GET ${PREFIX}/openapi.json HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`), 400, 'INVALID_REQUEST');
+    assertShape(await rawExchange(`FOO ${PREFIX}/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n`), 400, 'INVALID_REQUEST');
+    const r = await rawExchange(`GET ${PREFIX}/openapi.json HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`);
     assert.match(r.headers['ratelimit-remaining'] ?? '', /^\d+$/, 'RateLimit-* on an answer the parser made too (SPEC §7)');
     // The server is still fine.
     expectOk(await acct.client.tokens());
   });
 
   test('HTTP/1.1 without Host, or two Hosts → 400 INVALID_REQUEST with the RateLimit-* of unkeyed answers; HTTP/1.0 needs none', async () => {
-    for (const path of [`${PREFIX}/tokens`, '/healthz', '/nowhere']) {
+    for (const path of [`${PREFIX}/tokens`, `${PREFIX}/openapi.json`, '/nowhere']) {
       const r = await rawExchange(`GET ${path} HTTP/1.1\r\n${auth()}X-Request-Id: no-host-1\r\n\r\n`);
       assertShape(r, 400, 'INVALID_REQUEST');
       assert.equal(r.body.error.details.reason, 'missing Host header');
@@ -228,7 +228,7 @@ describe('failures before a route runs (router and HTTP parser) keep the SPEC sh
     const two = await rawExchange(`GET ${PREFIX}/tokens HTTP/1.1\r\nHost: a\r\n${auth()}host: b\r\n\r\n`);
     assertShape(two, 400, 'INVALID_REQUEST');
     assert.equal(two.body.error.details.reason, 'more than one Host header');
-    const old = await rawExchange(`GET /healthz HTTP/1.0\r\n\r\n`);
+    const old = await rawExchange(`GET ${PREFIX}/openapi.json HTTP/1.0\r\n\r\n`);
     assert.equal(old.status, 200, JSON.stringify(old.body));
   });
 });
@@ -381,7 +381,7 @@ describe('UNAUTHORIZED (401) and ACCOUNT_SUSPENDED (403)', () => {
     // Through the admin API, the change takes effect at once on this process.
     const a = await t.createAccount();
     expectOk(await a.client.tokens());
-    const admin = new HushClient(t.url, t.adminToken!);
+    const admin = new HushClient(t.opsUrl, t.adminToken!);
     expectOk(await admin.request('PATCH', `/admin/v1/accounts/${a.id}`, { body: { status: 'suspended' } }));
     expectError(await a.client.tokens(), 403, 'ACCOUNT_SUSPENDED');
     expectOk(await admin.request('PATCH', `/admin/v1/accounts/${a.id}`, { body: { status: 'active' } }));
@@ -533,7 +533,7 @@ describe('PAYLOAD_TOO_LARGE (413) and UNSUPPORTED_MEDIA_TYPE (415)', () => {
 
 describe('admin API (/admin/v1, HUSH_ADMIN_TOKEN set)', () => {
   test('wrong or missing token → 401; a created key works at once; a revoked key stops at once; reconcile answers', async () => {
-    const admin = new HushClient(t.url, t.adminToken!);
+    const admin = new HushClient(t.opsUrl, t.adminToken!);
     for (const key of [null, 'nope', acct.apiKey, `${t.adminToken}x`]) {
       expectError(await admin.request('POST', '/admin/v1/accounts', { key, body: { name: 'x' } }), 401, 'UNAUTHORIZED');
     }
@@ -563,7 +563,7 @@ describe('order-time re-checks', () => {
     const fr = a.feeRecipients[0]!;
     const req = quoteReq({ feeBps: 25, feeRecipientAddress: fr });
     const quote = expectOk(await a.client.quote(req)).quote;
-    const admin = new HushClient(t.url, t.adminToken!);
+    const admin = new HushClient(t.opsUrl, t.adminToken!);
     expectOk(await admin.request('DELETE', `/admin/v1/accounts/${a.id}/fee-recipients/${fr}`));
     const e = expectError(await a.client.order(orderRequest(quote, req)), 403, 'FEE_RECIPIENT_NOT_REGISTERED');
     assert.equal(e.details?.feeRecipientAddress, fr);
@@ -579,7 +579,7 @@ describe('order-time re-checks', () => {
       const quote = expectOk(await a.client.quote(req)).quote;
       firsts.push({ req, quote, key, body: expectOk(await a.client.order(orderRequest(quote, req), key)) });
     }
-    const admin = new HushClient(t.url, t.adminToken!);
+    const admin = new HushClient(t.opsUrl, t.adminToken!);
     expectOk(await admin.request('DELETE', `/admin/v1/accounts/${a.id}/fee-recipients/${fr}`));
     for (const f of firsts) {
       const again = await a.client.order(orderRequest(f.quote, f.req), f.key);

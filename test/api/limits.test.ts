@@ -24,6 +24,7 @@ import {
   type TestAccount,
   type TestHush,
 } from '../support/hush-server.ts';
+import { pollUntil } from '../support/localnet.ts';
 
 const SLOT_MS = 50;
 let t: TestHush;
@@ -212,10 +213,12 @@ describe('rate limits (HUSH_RATE_LIMITS=…=2 → a bucket of 4 per key, refille
 });
 
 describe('configuration-dependent routes', () => {
-  test('without HUSH_ADMIN_TOKEN the admin API does not exist (404)', async () => {
-    for (const key of [null, 'anything', acct.apiKey]) {
-      expectError(await new HushClient(t.url, key).post('/admin/v1/accounts', { name: 'x' }), 404, 'NOT_FOUND');
-      expectError(await new HushClient(t.url, key).get('/admin/v1/reconcile'), 404, 'NOT_FOUND');
+  test('without HUSH_ADMIN_TOKEN the admin API does not exist (404), on the ops listener as on the partner port', async () => {
+    for (const base of [t.opsUrl, t.url]) {
+      for (const key of [null, 'anything', acct.apiKey]) {
+        expectError(await new HushClient(base, key).post('/admin/v1/accounts', { name: 'x' }), 404, 'NOT_FOUND');
+        expectError(await new HushClient(base, key).get('/admin/v1/reconcile'), 404, 'NOT_FOUND');
+      }
     }
   });
 });
@@ -224,12 +227,8 @@ describe('chain outage (runs last: stops the embedded chain)', () => {
   test('CHAIN_UNAVAILABLE (503 + Retry-After) on the deposit hint; /readyz 503; /healthz and quotes (no chain read) still 200', async () => {
     const { o } = await quoteAndOrder();
     await t.hush.localnet!.close();
-    const h = await t.anon.get('/healthz');
+    const h = await t.ops.get('/healthz');
     assert.equal(h.status, 200);
-    const r = await t.anon.get('/readyz');
-    const re = expectError(r, 503, 'SERVICE_UNAVAILABLE');
-    assert.deepEqual(re.details, { store: 'ok', chain: 'unreachable' });
-    assert.ok(Number(r.headers.get('retry-after')) >= 1);
     // A quote reads nothing on the chain (one flat network fee, SPEC §9): the inventory's last reading
     // answers it until that reading is too old (rpc-timeout.test.ts).
     const q = await acct.client.quote({ ...quoteRequest(await address(), await address()), sourceAssetId: 'usdc', destinationAssetId: 'usdc', amount: '5000000' });
@@ -241,5 +240,14 @@ describe('chain outage (runs last: stops the embedded chain)', () => {
     expectOk(await acct.client.status(o.trackingId));
     expectOk(await acct.client.tokens());
     expectError(await acct.client.get(`${PREFIX}/nope`), 404, 'NOT_FOUND');
+    // /readyz reads the chain client's background refresh (no chain call per probe): the outage shows
+    // within one refresh period (5 s) plus one RPC timeout (docs/spec.md §4).
+    const r = await pollUntil(async () => {
+      const x = await t.ops.get('/readyz');
+      return x.status === 503 ? x : null;
+    }, { what: '/readyz 503 once the chain is gone', timeoutMs: 5_000 + t.hush.config.rpcTimeoutMs + 2_000, intervalMs: 100 });
+    const re = expectError(r, 503, 'SERVICE_UNAVAILABLE');
+    assert.deepEqual(re.details, { store: 'ok', chain: 'unreachable' });
+    assert.ok(Number(r.headers.get('retry-after')) >= 1);
   });
 });

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { POSTGRES_URL } from '../support/databases.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
+import { pollUntil } from '../support/localnet.ts';
+import { STORE_PROBE_MS } from '../../src/runtime/readiness.ts';
 import { PREFIX, expectError, expectOk, postgresSkipReason, sleep, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 
 /** Small, so the test can drain the client address's bucket quickly. */
@@ -31,6 +33,13 @@ describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgre
     await t?.close();
     await proxy?.close();
   });
+
+  /** /readyz until it answers `status`: within two store probe periods (src/runtime/readiness.ts), and slack. */
+  const readyzUntil = (status: number) =>
+    pollUntil(async () => {
+      const r = await t.ops.get('/readyz');
+      return r.status === status ? r : null;
+    }, { what: `/readyz ${status}`, timeoutMs: 2 * STORE_PROBE_MS + 2_000, intervalMs: 100 });
 
   test('503 SERVICE_UNAVAILABLE with Retry-After while the store is unreachable, never 500; it recovers', { timeout: 60_000 }, async () => {
     const unknown = 'trk_1111111111111111111111';
@@ -60,7 +69,8 @@ describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgre
     expectError(past, 503, 'SERVICE_UNAVAILABLE');
     assert.equal(past.headers.get('retry-after'), '1');
     assert.equal(past.headers.get('ratelimit-remaining'), '0');
-    const ready = await t.anon.get('/readyz');
+    // /readyz reads the last background store probe (one every 2 s, never one per request).
+    const ready = await readyzUntil(503);
     assert.deepEqual(expectError(ready, 503, 'SERVICE_UNAVAILABLE').details, { store: 'unreachable', chain: 'ok' });
     // Back: the pool reconnects and the same requests are answered as before.
     await proxy.set('forward');
@@ -69,7 +79,7 @@ describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgre
       await sleep(100);
     }
     expectOk(await other.client.tokens());
-    expectOk(await t.anon.get('/readyz'));
+    expectOk(await readyzUntil(200));
     assert.equal((await acct.client.get(`${PREFIX}/tokens`)).status, 200);
   });
 });

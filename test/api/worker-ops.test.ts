@@ -1,5 +1,5 @@
 /**
- * A worker process serves no partner API, but with HUSH_OPS_PORT it can be probed and scraped like one:
+ * A worker process serves no partner API, but its ops listener (HUSH_OPS_PORT) is probed and scraped like any role's:
  * /healthz, /readyz (store and chain), /metrics (Prometheus, orders by status), the SPEC error shape
  * elsewhere. Real child process, embedded chain, PGlite.
  */
@@ -13,7 +13,8 @@ test('HUSH_ROLE=worker with HUSH_OPS_PORT: /healthz, /readyz, /metrics, and noth
   const worker = await spawnHush({ DATA_DIR: dataDir, HUSH_ROLE: 'worker', PORT: '0', HUSH_OPS_PORT: '0', LOCALNET_PORT: '0', HUSH_DRAIN_GRACE_MS: '0' }, { label: 'worker' });
   try {
     assert.equal(worker.url, null, 'no partner API');
-    const ops = await pollUntil(async () => /hush: ops routes \(\/healthz, \/readyz, \/metrics\) at (\S+)/.exec(worker.output())?.[1], { what: 'the ops line' });
+    const ops = worker.opsUrl;
+    await pollUntil(async () => worker.output().includes(`hush: ops listener at ${ops}: /healthz, /readyz, /metrics`), { what: 'the ops line' });
     const health = await fetch(`${ops}/healthz`);
     assert.equal(health.status, 200);
     assert.ok(health.headers.get('x-request-id'));

@@ -19,6 +19,6 @@ test('the privacy-off ALERT is a warn record with its kind, and /metrics counts 
   assert.equal(alert.level, 'warn');
   assert.match(alert.msg, /^ALERT: HUSH_PRIVACY=off/);
   for (const r of records) assert.doesNotThrow(() => JSON.stringify(r.fields), 'fields are plain JSON (no bigint)');
-  const m = await t.anon.get('/metrics');
+  const m = await t.ops.get('/metrics');
   assert.match(m.text, /^hush_alerts_total\{kind="privacy_off"\} [1-9]\d*$/m);
 });

@@ -1,5 +1,6 @@
 /** Settings as loadConfig reads them (SPEC §11 and the README's table); anonymous-limits.test.ts runs the proxy ones. */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
@@ -84,17 +85,41 @@ test('URL variables must parse with their scheme, and the error does not echo th
   }
 });
 
-test('HUSH_ADMIN_TOKEN: unset or empty turns the admin API off; else at least 32 printable characters, and the error does not echo it', () => {
+test('HUSH_ADMIN_TOKEN: unset or empty turns the admin API off; else at least 32 random bytes (64+ hex or 43+ base64 characters); a weaker one is refused with how to make one, never echoed', () => {
   assert.equal(loadConfig({}).adminToken, undefined);
   assert.equal(loadConfig({ HUSH_ADMIN_TOKEN: '' }).adminToken, undefined);
-  const good = 'a'.repeat(32);
-  assert.equal(loadConfig({ HUSH_ADMIN_TOKEN: good }).adminToken, good);
-  for (const bad of ['short-secret-token', 'a'.repeat(31), `${'a'.repeat(32)} b`, `${'a'.repeat(32)}\u00e9`]) {
+  const bytes = randomBytes(32);
+  // openssl rand -hex 32, openssl rand -base64 32 (with its padding), base64url.
+  for (const good of [bytes.toString('hex'), bytes.toString('base64'), bytes.toString('base64url')]) {
+    assert.equal(loadConfig({ HUSH_ADMIN_TOKEN: good }).adminToken, good, good);
+  }
+  for (const bad of [
+    'short-secret-token',
+    'a'.repeat(32), // the old rule's minimum: 32 printable characters
+    randomBytes(16).toString('hex'), // 32 hex characters: 16 bytes
+    randomBytes(31).toString('base64url'), // 42 characters: 31 bytes
+    'a'.repeat(64), // one character repeated
+    '0123456789abcdef'.repeat(4), // a pattern repeated
+    `${randomBytes(32).toString('base64url')} b`,
+    `${randomBytes(32).toString('base64url')}\u00e9`,
+    `${randomBytes(32).toString('base64url')}!`,
+  ]) {
     assert.throws(
       () => loadConfig({ HUSH_ADMIN_TOKEN: bad }),
-      (e: unknown) => e instanceof ConfigError && /HUSH_ADMIN_TOKEN/.test(e.message) && !e.message.includes(bad),
+      (e: unknown) => e instanceof ConfigError && /HUSH_ADMIN_TOKEN/.test(e.message) && /openssl rand -base64 32/.test(e.message) && !e.message.includes(bad),
       bad,
     );
+  }
+});
+
+test('HUSH_OPS_PORT / HUSH_OPS_HOST: PORT + 1 on loopback by default (0 when PORT is 0), never the partner port', () => {
+  assert.deepEqual([loadConfig({}).opsPort, loadConfig({}).opsHost], [8788, '127.0.0.1']);
+  assert.equal(loadConfig({ PORT: '9000' }).opsPort, 9001);
+  assert.equal(loadConfig({ PORT: '0' }).opsPort, 0);
+  assert.equal(loadConfig({ PORT: '0', HUSH_OPS_PORT: '0' }).opsPort, 0);
+  assert.deepEqual([loadConfig({ HUSH_OPS_PORT: '9100', HUSH_OPS_HOST: '10.0.0.5' }).opsPort, loadConfig({ HUSH_OPS_HOST: '10.0.0.5' }).opsHost], [9100, '10.0.0.5']);
+  for (const bad of [{ PORT: '9000', HUSH_OPS_PORT: '9000' }, { PORT: '65535' }, { HUSH_OPS_PORT: '70000' }, { HUSH_OPS_PORT: 'x' }]) {
+    assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
   }
 });
 

@@ -37,7 +37,7 @@ const AMOUNT = 10_000_000n; // 10 USDC: a private amount
 
 test('SIGKILL between the payouts of one class release: the rest are paid after the restart, each exactly once', { timeout: 300_000 }, async (t) => {
   const dataDir = makeTempDir('hush-release-crash-');
-  const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+  const adminToken = randomBytes(32).toString('base64url');
   const env = {
     DATA_DIR: dataDir,
     PORT: '0',

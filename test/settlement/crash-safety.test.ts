@@ -146,7 +146,7 @@ async function crashState(db: Db, trackingId: string, depositAccount: string): P
 
 async function run(s: Scenario, diag: (msg: string) => void) {
   const dataDir = makeTempDir(`hush-crash-${s.fault}-`);
-  const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+  const adminToken = randomBytes(32).toString('base64url');
   const env = {
     DATA_DIR: dataDir,
     PORT: '0',

@@ -410,7 +410,7 @@ describe('after settlement', () => {
       assert.ok(cost <= placed.networkFee, `${placed.trackingId}: spent ${lamports} lamports (${cost} ${placed.req.sourceAssetId} units beyond the unpriced rent) > networkFee ${placed.networkFee}`);
     }
 
-    const report = await waitForCleanReconcile(t.url, t.adminToken!, 30_000);
+    const report = await waitForCleanReconcile(t.opsUrl, t.adminToken!, 30_000);
     assert.equal(report.ok, true);
     assert.ok(report.assets.length >= 3);
   });

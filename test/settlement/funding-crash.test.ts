@@ -12,7 +12,7 @@ import { waitForCleanReconcile } from '../support/settlement.ts';
 
 test('a crash between the funding airdrops and their ledger entries: the next start records them', { timeout: 240_000 }, async () => {
   const dataDir = makeTempDir('hush-funding-crash-');
-  const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+  const adminToken = randomBytes(32).toString('base64url');
   const env = { DATA_DIR: dataDir, PORT: '0', LOCALNET_PORT: '0', LOCALNET_SLOT_MS: '100', HUSH_ADMIN_TOKEN: adminToken };
   try {
     // First life: dies at the fault point, during start-up (before it ever listens).
@@ -24,7 +24,7 @@ test('a crash between the funding airdrops and their ledger entries: the next st
     // Second life: settles the airdrops the first one left, and funds nothing twice.
     const second = await spawnHush(env, { label: 'second life' });
     try {
-      const report = await waitForCleanReconcile(second.url!, adminToken, 60_000);
+      const report = await waitForCleanReconcile(second.opsUrl, adminToken, 60_000);
       assert.equal(report.ok, true, 'every funded wallet is on the ledger');
     } finally {
       await second.stop('SIGTERM');

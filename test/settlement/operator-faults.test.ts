@@ -110,7 +110,7 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
     proxy = await startRpcFaultProxy(localnet.url);
     proxy.setFaults(FAULTS);
     schema = newSchemaName();
-    const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+    const adminToken = randomBytes(32).toString('base64url');
     const apiPort = await freePort();
     const common = {
       DATABASE_URL: POSTGRES_URL,
@@ -157,7 +157,7 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
     };
 
     // A partner account through the admin API (no demo account when the chain is external).
-    const admin = new RetryingClient(api.url!, adminToken);
+    const admin = new RetryingClient(api.opsUrl, adminToken);
     const created = await admin.post('/admin/v1/accounts', { name: 'operator-faults' });
     assert.equal(created.status, 201, created.text);
     const client = new RetryingClient(api.url!, created.body.apiKey as string);

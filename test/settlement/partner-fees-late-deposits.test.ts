@@ -187,7 +187,7 @@ describe('partner fees and late deposits', () => {
     assert.equal((await balanceOf(chain, sender.address, ASSETS.usdc))! - before2, back2 - late2, 'the second one came back less the network fee');
     assert.deepEqual(shown.refund, { signature: status.refund.signature, amount: (expectedBack + back2).toString(), reason: 'late_deposit' });
 
-    const report = await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+    const report = await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
     assert.equal(report.ok, true);
   });
 
@@ -221,7 +221,7 @@ describe('partner fees and late deposits', () => {
       return rec.refund ? rec : null;
     }, { timeoutMs: 10_000, what: 'the refund on the status record' });
     assert.deepEqual({ amount: o.refund.amount, reason: o.refund.reason }, { amount: back.toString(), reason: 'late_deposit' });
-    await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+    await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
     await worker().lateDepositTick();
     assert.equal(await liveRefunds(placed.trackingId), 1, 'one refund recorded, after another pass');
     assert.equal((await balanceOf(chain, sender.address, ASSETS.sol))! - before, back, 'refunded exactly once');
@@ -276,7 +276,7 @@ describe('partner fees and late deposits', () => {
     });
     const sim = await chain.rpc.simulateTransaction(signed.wire as never, { encoding: 'base64', commitment: 'confirmed' }).send();
     assert.ok(sim.value.err, 'a second reopen cannot land');
-    await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+    await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
   });
 
   // Funds that reach the deposit account between the deposit's confirmation and its sweep: the sweep
@@ -353,7 +353,7 @@ describe('partner fees and late deposits', () => {
       assert.equal(status.refund.amount, back.toString());
       assert.equal(status.refund.reason, 'late_deposit');
 
-      const report = await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+      const report = await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
       assert.equal(report.ok, true);
       // Nothing more goes back later: the late-deposit pass finds an empty, closed account and a marked sweep.
       await worker().lateDepositTick();

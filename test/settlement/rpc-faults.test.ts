@@ -105,7 +105,7 @@ async function runOrders(n: number, faults: FaultPlan[], budget: BudgetPlan | nu
   if (!budget) console.log(`# ${n} orders: ${proxy.total()} calls, faults ${JSON.stringify([...proxy.outcomes])}`);
   assert.deepEqual(records.filter((r) => (r.res?.statusCode ?? 0) >= 500 && r.res?.statusCode !== 503), [], 'no 5xx but 503 from the API');
   assert.deepEqual(records.filter((r) => r.level >= 50), [], 'no error-level log record');
-  await waitForCleanReconcile(t.url, t.adminToken!, 60_000);
+  await waitForCleanReconcile(t.opsUrl, t.adminToken!, 60_000);
 }
 
 test('503s, 429s, stalls and dropped answers: every order completes, paid exactly once; no 500; reconcile clean', { timeout: 300_000 }, async () => {

@@ -54,7 +54,7 @@ describe('stray funds at a deposit owner', () => {
     await pollUntil(async () => hush.hush.worker!.latePasses >= target, { timeoutMs: 60_000, what: `${n} more late-deposit passes` });
   };
   const returnStray = async (trackingId: string) => {
-    const res = await fetch(`${hush.url}/admin/v1/orders/${trackingId}/return-stray`, { method: 'POST', headers: { authorization: `Bearer ${hush.adminToken}` } });
+    const res = await fetch(`${hush.opsUrl}/admin/v1/orders/${trackingId}/return-stray`, { method: 'POST', headers: { authorization: `Bearer ${hush.adminToken}` } });
     return { status: res.status, body: (await res.json()) as any };
   };
   const send = async (ixs: Parameters<typeof buildSignedTransaction>[1], signer: KeyPairSigner = sender) => {
@@ -122,7 +122,7 @@ describe('stray funds at a deposit owner', () => {
     const again = await returnStray(placed.trackingId);
     assert.deepEqual(again.body.returns, []);
     // The fee payer's fees are booked: the ledger still matches the chain.
-    await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+    await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
     const { rows: bonkLegs } = await hush.db.query<{ amount: string }>(
       `SELECT l.amount::text FROM ledger_entries l JOIN chain_txs c ON l.movement = 'tx:' || c.signature || ':cost'
        WHERE c.source = $1 AND c.kind = 'stray_return' AND l.account LIKE 'feepayer:%'`,
@@ -148,7 +148,7 @@ describe('stray funds at a deposit owner', () => {
 
     let stdout = '';
     let stderr = '';
-    const env = { HUSH_ADMIN_TOKEN: hush.adminToken!, HUSH_URL: hush.url, DATA_DIR: '/nonexistent' };
+    const env = { HUSH_ADMIN_TOKEN: hush.adminToken!, HUSH_OPS_URL: hush.opsUrl, DATA_DIR: '/nonexistent' };
     const code = await runAdminCli(['return-stray', placed.trackingId], env, { out: (t) => (stdout += t), err: (t) => (stderr += t) });
     assert.equal(code, 0, stderr);
     assert.deepEqual(JSON.parse(stdout), { success: true, trackingId: placed.trackingId, depositOwner: placed.depositOwner, to: sender.address, returns: [] });
@@ -173,7 +173,7 @@ describe('stray funds at a deposit owner', () => {
     const missing = await returnStray('trk_1111111111111111111111');
     assert.equal(missing.status, 404);
     assert.equal(missing.body.error.code, 'NOT_FOUND');
-    await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+    await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
   });
 
   test('with no worker running (the CLI while Hush is stopped), a later run settles the returns that landed and returns new funds of the same account', async () => {
@@ -196,7 +196,7 @@ describe('stray funds at a deposit owner', () => {
     } finally {
       worker.start();
     }
-    await waitForCleanReconcile(hush.url, hush.adminToken!, 30_000);
+    await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
   });
   // Each waits for its deposit's sweep (every transaction handed out for it dead at finalized) and then
   // the worker's passes: independent orders, so the two waits overlap.

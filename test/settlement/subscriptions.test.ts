@@ -126,7 +126,7 @@ test('the socket cut with orders in flight: every order completes exactly once (
   assert.ok(subs.stats().notifications.account > accountsBefore, 'deposits arrived as account notifications');
   assert.ok(subs.stats().notifications.signature > signaturesBefore, 'payouts confirmed by signature notifications');
   // What an operator sees of it in /metrics.
-  const metrics = await (await fetch(`${t.url}/metrics`)).text();
+  const metrics = await (await fetch(`${t.opsUrl}/metrics`)).text();
   assert.match(metrics, /^hush_pubsub_state\{state="connected"\} 1$/m);
   assert.match(metrics, /^hush_pubsub_reconnects_total [1-9]\d*$/m);
   assert.match(metrics, /^hush_alerts_total\{kind="privacy_off"\} [1-9]\d*$/m, 'the start-up ALERT (privacy off) is counted');

@@ -61,7 +61,7 @@ function verifySignature(r: Received, secret: string): void {
   assert.ok(Date.parse(String(r.headers['sunset'])) > Number(String(r.headers['deprecation']).slice(1)) * 1000, 'RFC 8594 Sunset after the deprecation');
 }
 
-/** hush_webhook_deliveries_total by outcome, read off the API's /metrics as a scraper would. */
+/** hush_webhook_deliveries_total by outcome, read off the ops listener's /metrics as a scraper would. */
 async function deliveriesByOutcome(url: string): Promise<Record<string, number>> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const out: Record<string, number> = {};
@@ -79,7 +79,7 @@ describe('webhooks: one signed event per order transition, retried until deliver
     t = await startTestHush({ admin: true, env: { LOCALNET_SLOT_MS: '100' } });
     chain = chainAt(t.chainUrl);
     receiver = await startReceiver();
-    admin = new HushClient(t.url, t.adminToken!);
+    admin = new HushClient(t.opsUrl, t.adminToken!);
   });
   after(async () => {
     await t?.close();
@@ -116,7 +116,7 @@ describe('webhooks: one signed event per order transition, retried until deliver
     const { secret } = expectOk(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: receiver.url } }));
     registerSecret(secret);
     receiver.received.length = 0;
-    const counted = await deliveriesByOutcome(t.url);
+    const counted = await deliveriesByOutcome(t.opsUrl);
     assert.deepEqual(Object.keys(counted).sort(), ['delivered', 'dropped', 'refused', 'rejected', 'unreachable'], 'every outcome is served from the start');
     receiver.fail(1); // the first delivery fails: it must come again
     const [done] = await Promise.all([settledOrder(acct), settledOrder(quiet)]);
@@ -172,7 +172,7 @@ describe('webhooks: one signed event per order transition, retried until deliver
     assert.equal(failed.length, 1);
     assert.ok(events.some(({ e }) => e.id === JSON.parse(failed[0]!.body).id), 'the failed event was delivered on retry, under the same id');
     // /metrics counted them: one rejected (the 500), one delivered per event (other tests' accounts deliver nothing meanwhile).
-    const now = await deliveriesByOutcome(t.url);
+    const now = await deliveriesByOutcome(t.opsUrl);
     assert.equal(now.rejected! - counted.rejected!, 1, 'the 500 counted as rejected');
     assert.equal(now.delivered! - counted.delivered!, statuses.length, 'each delivered event counted once');
     assert.equal(now.unreachable, counted.unreachable, 'nothing unreachable');

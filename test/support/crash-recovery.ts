@@ -40,7 +40,7 @@ export async function sweptReconciledStopped(p: HushProcess, chain: Chain, depos
     intervalMs: 200,
     what: `${what}: deposits swept (once every handed-out transaction is dead)`,
   });
-  await waitForCleanReconcile(p.url!, adminToken, 30_000);
+  await waitForCleanReconcile(p.opsUrl, adminToken, 30_000);
   const stop = await p.stop('SIGTERM');
   assert.deepEqual(stop, { code: 0, signal: null }, `clean shutdown:\n${p.output().slice(-2000)}`);
 }

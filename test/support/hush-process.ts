@@ -10,6 +10,8 @@ import { REPO_ROOT, sleep } from './localnet.ts';
 export interface HushProcess {
   /** http://127.0.0.1:<port>, or null for HUSH_ROLE=worker. */
   url: string | null;
+  /** The ops listener (every role): /healthz, /readyz, /metrics, /admin/v1. */
+  opsUrl: string;
   chainUrl: string;
   proc: ChildProcess;
   /** The last ~256 KiB the process wrote (stdout and stderr). */
@@ -30,7 +32,7 @@ after(() => {
 const KEEP = 256 * 1024;
 
 /**
- * Starts Hush and waits for its "hush: <role> role; API …; chain …" line. Only the variables given in
+ * Starts Hush and waits for its "hush: <role> role; API …; ops …; chain …" line. Only the variables given in
  * `env` (plus PATH/HOME) reach the child, so nothing from the developer's environment leaks in.
  */
 export async function spawnHush(env: Record<string, string>, opts: { timeoutMs?: number; label?: string } = {}): Promise<HushProcess> {
@@ -62,7 +64,7 @@ export async function spawnHush(env: Record<string, string>, opts: { timeoutMs?:
   );
   const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
   let m: RegExpExecArray | null = null;
-  while (!(m = /hush: (\w+) role; API (\S+); chain (\S+);/.exec(out))) {
+  while (!(m = /hush: (\w+) role; API (\S+); ops (\S+); chain (\S+);/.exec(out))) {
     if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`hush${opts.label ? ` (${opts.label})` : ''} exited before it was ready (${proc.exitCode ?? proc.signalCode}):\n${out.slice(-4000)}`);
     if (Date.now() > deadline) {
       proc.kill('SIGKILL');
@@ -73,7 +75,8 @@ export async function spawnHush(env: Record<string, string>, opts: { timeoutMs?:
   const url = m[2] === '(off)' ? null : m[2]!.replace('[::1]', '127.0.0.1');
   return {
     url,
-    chainUrl: m[3]!,
+    opsUrl: m[3]!.replace('[::1]', '127.0.0.1'),
+    chainUrl: m[4]!,
     proc,
     output: () => out,
     errorLines: () => [...errors, ...Object.values(partial).filter(isErrorRecord)],

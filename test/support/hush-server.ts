@@ -37,6 +37,7 @@ import { addFeeRecipient, insertAccount, insertApiKey, updateAccount, type Accou
 import type { Db } from '../../src/store/db.ts';
 import { dropSchema, newSchemaName, POSTGRES_URL, postgresSkipReason, type Engine } from './databases.ts';
 import { assertDocumented } from './openapi-conformance.ts';
+import { fetchFrom } from './http-from.ts';
 import { workerCustodyStandIn } from './custody-stand-in.ts';
 import { makeTempDir, removeDir, requestTokenAirdrop, waitForStatus, type LocalRpc } from './localnet.ts';
 
@@ -76,6 +77,8 @@ export interface RequestOptions {
   /** Sent verbatim (with `content-type: application/json` unless overridden in headers). */
   raw?: string | Uint8Array<ArrayBuffer>;
   headers?: Record<string, string>;
+  /** Send from this local address (127.x.y.z) instead of the default one: a different client to per-address limits. */
+  from?: string;
 }
 
 const STACK_FRAME = /\bat (?:async )?[\w.<>$]+ \(|\bat (?:file|node):|\.(?:ts|js|mjs):\d+:\d+|node_modules/;
@@ -190,8 +193,10 @@ export class HushClient {
     }
     Object.assign(headers, opts.headers ?? {});
     for (const [k, v] of Object.entries(headers)) if (v === undefined) delete headers[k];
-    const res = await fetch(this.baseUrl + path, { method, headers, body });
-    const text = await res.text();
+    const res = opts.from
+      ? await fetchFrom(opts.from, this.baseUrl + path, { method, headers, body })
+      : await fetch(this.baseUrl + path, { method, headers, body }).then(async (r) => ({ status: r.status, headers: r.headers, text: await r.text() }));
+    const text = res.text;
     let parsed: unknown = text;
     try {
       parsed = text === '' ? null : JSON.parse(text);
@@ -214,7 +219,7 @@ export class HushClient {
 
   /**
    * `n` copies of one JSON POST that reach the server together: each on its own connection, already
-   * accepted and used once (GET /healthz), all written in one synchronous loop, so the server reads them
+   * accepted and used once (GET of the OpenAPI document, which no bucket covers), all written in one synchronous loop, so the server reads them
    * in the same turn. (fetch in the server's own process spaces concurrent requests out: new connections
    * are accepted one per event-loop turn.)
    */
@@ -231,7 +236,7 @@ export class HushClient {
     sockets.forEach((s, i) => s.on('data', (d: Buffer) => received[i]!.push(d)));
     const answer = (i: number) => parseRawResponse(Buffer.concat(received[i]!).toString('utf8'));
     // Warm each connection with one whole exchange: the server has accepted it and reads it at once.
-    for (const s of sockets) s.write(`GET /healthz HTTP/1.1\r\nhost: ${host}\r\n\r\n`);
+    for (const s of sockets) s.write(`GET ${PREFIX}/openapi.json HTTP/1.1\r\nhost: ${host}\r\n\r\n`);
     while (!sockets.every((_, i) => answer(i))) await sleep(5);
     for (const r of received) r.length = 0;
     const ended = sockets.map((s) => new Promise<void>((resolve, reject) => s.once('end', resolve).once('error', reject)));
@@ -363,8 +368,12 @@ export interface TestHush {
   chainUrl: string;
   rpc: LocalRpc;
   db: Db;
-  /** Client without a key (ops routes, auth failures). */
+  /** Client without a key on the partner port (auth failures, unknown routes). */
   anon: HushClient;
+  /** The ops listener (SPEC §4): http://127.0.0.1:<ops port>. */
+  opsUrl: string;
+  /** Client without a key on the ops listener (/healthz, /readyz, /metrics; /admin/v1 with `withKey(adminToken)`). */
+  ops: HushClient;
   adminToken?: string;
   /** The PostgreSQL schema of its store (undefined on PGlite) and its treasury seed, for `sharing`. */
   schema?: string;
@@ -407,7 +416,8 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
   // One quote key per deployment: every API of a shared store verifies the others' quotes.
   const quoteKey = peer?.quoteKey ?? randomBytes(32).toString('hex');
   SECRETS.add(quoteKey);
-  const adminToken = opts.admin ? `adm_${randomBytes(24).toString('base64url')}` : undefined;
+  // 32 random bytes, as HUSH_ADMIN_TOKEN requires (SPEC §3).
+  const adminToken = opts.admin ? randomBytes(32).toString('base64url') : undefined;
   SECRETS.add(treasurySeed);
   if (adminToken) SECRETS.add(adminToken);
   const env: NodeJS.ProcessEnv = {
@@ -451,6 +461,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
   const url = hush.url.replace('[::1]', '127.0.0.1');
   const db = hush.db;
   const anon = new HushClient(url, null);
+  const opsUrl = hush.opsUrl.replace('[::1]', '127.0.0.1');
   return {
     engine,
     hush,
@@ -459,6 +470,8 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     rpc: createSolanaRpc(chainUrl),
     db,
     anon,
+    opsUrl,
+    ops: new HushClient(opsUrl, null),
     adminToken,
     schema,
     treasurySeed,

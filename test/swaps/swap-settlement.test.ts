@@ -325,7 +325,7 @@ describe('firm quotes and the drift limit (HUSH_SWAP_MAX_DRIFT_BPS = 200)', () =
 describe('ledger', () => {
   test('after settlement the ledger reconciles with the chain (ok: true, nothing pending)', async () => {
     assert.equal(completed.length, 8, 'every swap scenario settled');
-    const report = await waitForCleanReconcile(t.url, t.adminToken!, 60_000);
+    const report = await waitForCleanReconcile(t.opsUrl, t.adminToken!, 60_000);
     assert.equal(report.ok, true);
     for (const a of report.assets) assert.equal(a.ok, true, `${a.assetId}: ${JSON.stringify(a.mismatches)}`);
     // Swap accounts balance per asset across all orders (each movement is balanced; the book nets out).

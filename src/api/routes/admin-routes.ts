@@ -3,22 +3,41 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { HushError } from '../../domain/errors.ts';
-import type { AdminApi, ApiDeps } from '../deps.ts';
+import { normalizeIP } from '@fastify/rate-limit';
+import type { AdminApi } from '../deps.ts';
+import { AdminThrottle } from '../admin-throttle.ts';
 import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../services/admin-service.ts';
 
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** `/admin/v1`, present only when HUSH_ADMIN_TOKEN is set (SPEC §3). */
-export async function adminRoutes(fastify: FastifyInstance, { deps, admin }: { deps: ApiDeps; admin: AdminApi }) {
+export interface AdminRouteOptions {
+  /** HUSH_ADMIN_TOKEN. */
+  token: string;
+  admin: AdminApi;
+  /** Drops what this process cached about an account (its keys' authentication), if it caches any. */
+  afterChange?: (accountId?: string) => void;
+  throttle?: AdminThrottle;
+}
+
+/** `/admin/v1` on the ops listener, present only when HUSH_ADMIN_TOKEN is set (SPEC §3). */
+export async function adminRoutes(fastify: FastifyInstance, { token, admin, afterChange: changed, throttle = new AdminThrottle() }: AdminRouteOptions) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const expected = digest(deps.config.adminToken!);
+  const expected = digest(token);
   app.addHook('onRequest', async (request) => {
+    // The connection's address (an IPv6 /56 as one): the ops listener trusts no X-Forwarded-For.
+    const source = normalizeIP(request.ip, 56);
+    const wait = throttle.retryAfterS(source);
+    if (wait > 0) throw new HushError('RATE_LIMITED', 'Too many failed admin attempts from this address; wait and retry', undefined, { retryAfterSeconds: wait });
     const m = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
     // Hashing both sides makes the comparison constant-time whatever the presented length.
-    if (!m || !timingSafeEqual(digest(m[1]!), expected)) throw new HushError('UNAUTHORIZED', 'Missing or invalid admin token');
+    if (!m || !timingSafeEqual(digest(m[1]!), expected)) {
+      // A request with no credentials guesses nothing: only a presented token counts as a failed attempt.
+      if (request.headers.authorization !== undefined) throttle.failed(source);
+      throw new HushError('UNAUTHORIZED', 'Missing or invalid admin token');
+    }
   });
-  const afterChange = (accountId?: string) => deps.auth.invalidate(accountId);
+  const afterChange = (accountId?: string) => changed?.(accountId);
   // Ids and addresses are printable ASCII; anything else (a NUL, which PostgreSQL text cannot hold) is
   // refused here rather than failing in the store.
   const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[!-~]+$' });

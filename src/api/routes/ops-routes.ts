@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApiDeps } from '../deps.ts';
+import type { OpsDeps } from '../ops-app.ts';
 
 /** Seconds a load balancer is told to wait before asking again (every 503 carries Retry-After, SPEC §6). */
 const NOT_READY_RETRY_S = '5';
 
-/** Operational endpoints: no auth, not under the partner prefix (SPEC §4). */
-export async function opsRoutes(app: FastifyInstance, { deps }: { deps: Pick<ApiDeps, 'ready' | 'metrics' | 'draining'> }) {
+/** Operational endpoints of the ops listener: no auth, never on the partner port (SPEC §4). */
+export async function opsRoutes(app: FastifyInstance, { deps }: { deps: Pick<OpsDeps, 'ready' | 'metrics' | 'draining'> }) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     if (deps.draining?.()) {

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import type { HushConfig } from '../config/config.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { Metrics } from '../api/metrics.ts';
+import { buildOpsApp, type OpsDeps } from '../api/ops-app.ts';
+import { reconcile } from '../ledger/reconcile.ts';
+import { AdminService } from '../services/admin-service.ts';
+import type { AddressRules } from '../services/address-rules.ts';
+import type { Authenticator } from '../services/authenticator.ts';
+import { StrayFundsService } from '../services/stray-funds-service.ts';
+import type { Db } from '../store/db.ts';
+import { treasuryReport } from '../treasury/funding.ts';
+import type { Treasury } from '../treasury/treasury.ts';
+import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
+import type { Readiness } from './readiness.ts';
+import { webhookEgressFor } from '../worker/webhook-egress.ts';
+
+export interface OpsListenerParts {
+  config: HushConfig;
+  db: Db;
+  chain: SolanaChain;
+  /** Public addresses only: reconcile and the treasury report need no key. */
+  treasury: TreasuryWallets;
+  /** The signing treasury (roles worker and all): returning stray funds signs as the deposit owner; null in role api. */
+  signing: Treasury | null;
+  metrics: Metrics;
+  readiness: Readiness;
+  draining: () => boolean;
+  /** The partner API's key cache (roles api and all): admin changes to an account drop its entries. */
+  auth?: Authenticator;
+  log: (msg: string) => void;
+  /** docs/spec.md §4 rules a registered fee recipient must pass. */
+  addressRules?: AddressRules;
+}
+
+/** The admin API's operations over this process's store and chain. */
+function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
+  const svc = new AdminService(p.db, { onAccountChanged: (id) => p.auth?.invalidate(id), webhookEgress: webhookEgressFor(p.config), addressRules: p.addressRules });
+  const strays = p.signing ? new StrayFundsService(p.config, p.db, p.chain, p.signing, p.log) : null;
+  return Object.assign(svc, {
+    reconcile: () => reconcile(p.db, p.chain, p.treasury, p.config.assets),
+    // Role api holds no key to sign with: the route answers SERVICE_UNAVAILABLE (run it on a worker).
+    ...(strays ? { returnStray: (trackingId: string) => strays.returnStray(trackingId) } : {}),
+    treasury: async () => {
+      const wallets = await treasuryReport(p.chain, p.treasury, p.config.assets);
+      return { funded: wallets.every((w) => w.missing === '0'), wallets };
+    },
+  });
+}
+
+/**
+ * Builds and starts the ops listener of every role (HUSH_OPS_HOST:HUSH_OPS_PORT): health, readiness,
+ * metrics, and the admin API when HUSH_ADMIN_TOKEN is set.
+ */
+export async function startOpsListener(p: OpsListenerParts): Promise<{ app: FastifyInstance; url: string }> {
+  await p.readiness.start();
+  const app = await buildOpsApp(
+    {
+      ready: async () => p.readiness.state(),
+      metrics: p.metrics,
+      draining: p.draining,
+      ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id) } } : {}),
+    },
+    { requestTimeoutMs: p.config.requestTimeoutMs },
+  );
+  const url = await app.listen({ host: p.config.opsHost, port: p.config.opsPort });
+  return { app, url };
+}

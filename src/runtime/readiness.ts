@@ -1,0 +1,83 @@
+import { BLOCKHASH_REFRESH_MS, type SolanaChain } from '../chain/solana-chain.ts';
+import type { Db } from '../store/db.ts';
+
+/** The store probe's period and bound: one `SELECT 1` per period, however often /readyz is asked. */
+export const STORE_PROBE_MS = 2_000;
+/** A store whose last good probe is older than this is unreachable (a probe hung past its bound, or none ran). */
+const STORE_STALE_MS = 3 * STORE_PROBE_MS;
+
+/** True when the promise fulfils within `ms`; false when it rejects or is still pending then. */
+export function answersWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  return Promise.race([p.then(() => true, () => false), late]).finally(() => clearTimeout(timer));
+}
+
+export interface ReadyState {
+  store: boolean;
+  chain: boolean;
+  starting: boolean;
+}
+
+/**
+ * /readyz from state the process already keeps (SPEC §4), so a flood of probes costs no chain call and no
+ * store round trip: the chain is judged by the blockhash refresh SolanaChain runs anyway (every 5 s, each
+ * bounded by HUSH_RPC_TIMEOUT_MS), the store by one background probe every STORE_PROBE_MS.
+ * Staleness: a chain failure shows within 5 s + HUSH_RPC_TIMEOUT_MS, a store failure within 2 × STORE_PROBE_MS.
+ */
+export class Readiness {
+  private storeOkAt: number | null = null;
+  private storeFailing = false;
+  private timer: NodeJS.Timeout | null = null;
+  private probing = false;
+  /** The chain's last good refresh may be this old: one period plus one timed-out attempt plus slack. */
+  private readonly chainStaleMs: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly chain: SolanaChain,
+    rpcTimeoutMs: number,
+    private readonly started: () => boolean,
+  ) {
+    this.chainStaleMs = BLOCKHASH_REFRESH_MS + rpcTimeoutMs + 1_000;
+  }
+
+  /** One store probe now (the first answer need not wait a period), then one per period. */
+  async start(): Promise<void> {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.probeStore(), STORE_PROBE_MS);
+    this.timer.unref();
+    // A process that has not fetched a blockhash yet (role api) fetches its first now, not on the first
+    // tick; not awaited: a start waits out a flaky chain elsewhere, /readyz saying so meanwhile.
+    void this.chain.latestBlockhash().catch(() => {});
+    await this.probeStore();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async probeStore(): Promise<void> {
+    if (this.probing) return; // a hung probe is not stacked on: staleness reports it
+    this.probing = true;
+    try {
+      const ok = await answersWithin(this.db.query('SELECT 1'), STORE_PROBE_MS);
+      this.storeFailing = !ok;
+      if (ok) this.storeOkAt = Date.now();
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  /** Synchronous: reads the last outcomes only. */
+  state(now = Date.now()): ReadyState {
+    const fresh = (at: number | null, staleMs: number) => at !== null && now - at <= staleMs;
+    const chain = this.chain.refreshHealth();
+    return {
+      store: !this.storeFailing && fresh(this.storeOkAt, STORE_STALE_MS),
+      chain: !chain.failing && fresh(chain.okAt, this.chainStaleMs),
+      starting: !this.started(),
+    };
+  }
+}
