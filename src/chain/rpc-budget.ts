@@ -13,6 +13,12 @@ export type RpcOutcome = 'ok' | 'rate_limited' | 'http_error' | 'unreachable';
  * the last SETTLEMENT_ACTIVE_MS); with none, the API lane may use the whole rate. See docs/decisions.md.
  */
 export const API_SHARE = 0.5;
+/**
+ * The API lane's floor while settlement keeps its own queue full: strict priority would starve partners'
+ * requests (503 after the RPC timeout) through a long settlement burst; a fifth of the rate still leaves
+ * settlement four fifths.
+ */
+export const API_FLOOR = 0.2;
 const SETTLEMENT_ACTIVE_MS = 1_000;
 
 interface Waiter {
@@ -44,6 +50,9 @@ export class RpcBudget {
   /** The API lane's own bucket (API_SHARE of the rate and burst), drawn on while settlement has demand. */
   private apiTokens: number;
   private readonly apiRps: number;
+  /** The API lane's floor (API_FLOOR of the rate), drawn on only while settlement calls are queued too. */
+  private floorTokens: number;
+  private readonly floorRps: number;
   private refilledAt = Date.now();
   private settlementAt = -Infinity;
   private pausedUntil = 0;
@@ -63,6 +72,9 @@ export class RpcBudget {
     this.tokens = Math.max(1, maxRps);
     this.apiRps = maxRps * API_SHARE;
     this.apiTokens = this.apiRps;
+    this.floorRps = maxRps * API_FLOOR;
+    // Earned while the API waits, not banked at start: settlement still goes first at the head of a burst.
+    this.floorTokens = 0;
   }
 
   /** Waits until `calls` calls may go out in the current lane (or `lane`); a caller whose signal aborts leaves the queue. */
@@ -114,8 +126,12 @@ export class RpcBudget {
       const now = Date.now();
       if (now < this.pausedUntil) return this.wakeIn(this.pausedUntil - now);
       this.refill(now);
+      // The API lane's floor: its turn although settlement is queued.
+      const floorTurn = !!high && !!low && this.floorTokens >= Math.min(low.calls, this.floorRps) && waitMs(low.calls, this.tokens, this.maxRps) === 0;
       let wait: number;
-      if (high) {
+      if (floorTurn) {
+        wait = 0;
+      } else if (high) {
         wait = waitMs(high.calls, this.tokens, this.maxRps);
       } else {
         wait = waitMs(low!.calls, this.tokens, this.maxRps);
@@ -129,12 +145,15 @@ export class RpcBudget {
         }
       }
       if (wait > 0) return this.wakeIn(wait);
-      const w = (high ?? low)!;
+      const w = (floorTurn ? low : high ?? low)!;
       this.queues[w.lane].shift();
       if (this.maxRps > 0) {
         // A batch larger than the bucket goes out once it is full, leaving a debt the next callers wait off.
         this.tokens -= w.calls;
-        if (w.lane === 'api') this.apiTokens = Math.max(0, this.apiTokens - w.calls);
+        if (w.lane === 'api') {
+          this.apiTokens = Math.max(0, this.apiTokens - w.calls);
+          this.floorTokens = Math.max(0, this.floorTokens - w.calls);
+        }
       }
       if (w.lane === 'settlement') this.settlementAt = now;
       w.release();
@@ -146,6 +165,7 @@ export class RpcBudget {
     const seconds = (now - this.refilledAt) / 1000;
     this.tokens = Math.min(this.maxRps, this.tokens + seconds * this.maxRps);
     this.apiTokens = Math.min(this.apiRps, this.apiTokens + seconds * this.apiRps);
+    this.floorTokens = Math.min(this.floorRps, this.floorTokens + seconds * this.floorRps);
     this.refilledAt = now;
   }
 

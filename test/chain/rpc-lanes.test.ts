@@ -89,3 +89,29 @@ test('an API call with no turn within the RPC timeout is refused as the chain be
   await budget.take(1, undefined, 'settlement');
   assert.ok(performance.now() - started >= 250);
 });
+
+test('settlement saturating the budget still leaves the API lane its floor, and keeps the rest', async () => {
+  const budget = new RpcBudget(20);
+  await budget.take(20, undefined, 'settlement');
+  const stop = performance.now() + 2_000;
+  let settlement = 0;
+  let api = 0;
+  // Settlement keeps its queue full (10 callers back to back); one partner's reads wait behind it.
+  const workers = Array.from({ length: 10 }, async () => {
+    while (performance.now() < stop) {
+      await budget.take(1, undefined, 'settlement');
+      settlement++;
+    }
+  });
+  const partner = (async () => {
+    while (performance.now() < stop) {
+      await budget.take(1, undefined, 'api');
+      api++;
+    }
+  })();
+  await Promise.all([...workers, partner]);
+  // 2 s at 20/s: the floor is a fifth (about 8); strict priority would give the API nothing.
+  assert.ok(api >= 5, `the API lane got ${api} calls in 2 s while settlement kept its queue full`);
+  assert.ok(api <= 12, `the API lane took ${api} calls: more than its floor`);
+  assert.ok(settlement >= 25, `settlement got only ${settlement} calls`);
+});
