@@ -1,0 +1,78 @@
+/**
+ * Key custody (docs/spec.md §10): deposit identities a worker derived into the store, claimed by APIs.
+ * Two pools (two API processes) taking at once never get the same identity; each identity is the seed's
+ * for its trackingId; an empty pool refuses with 503 SERVICE_UNAVAILABLE and Retry-After 1, never by
+ * deriving one; publishing the treasury's wallets is compare-and-set, and another seed's set drops the
+ * identities derived from the old one.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { it } from 'node:test';
+import type { Address } from '@solana/kit';
+import { loadAssets } from '../../src/config/assets.ts';
+import { HushError } from '../../src/domain/errors.ts';
+import { DepositIdentityPool } from '../../src/services/deposit-identity-pool.ts';
+import { countDepositIdentities } from '../../src/store/deposit-identities-store.ts';
+import { publishTreasuryWallets, readTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
+import { DepositIdentityMint } from '../../src/treasury/deposit-identity-mint.ts';
+import { Treasury } from '../../src/treasury/treasury.ts';
+import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
+import { publishedWalletsOf, PublishedTreasuryWallets, WalletsNotPublishedError } from '../../src/treasury/treasury-wallets.ts';
+import { forEachEngine } from '../support/databases.ts';
+
+const assets = loadAssets(undefined);
+const sol = assets.get('sol')!;
+const [MINT, PROGRAM] = [sol.mint as Address, sol.tokenProgram as Address];
+
+forEachEngine('deposit identity pool', (ctx) => {
+  it('two APIs claiming at once share no identity; every one is the seed’s; the empty pool refuses 503', async () => {
+    const { db } = await ctx.fresh();
+    const keys = new TreasuryKeys(new Uint8Array(randomBytes(32)));
+    const mint = new DepositIdentityMint(db, keys.depositMasterKey, assets, { target: 40 }).start();
+    try {
+      await mint.filled(40);
+    } finally {
+      await mint.stop();
+    }
+    const stored = (await countDepositIdentities(db)).get(`${MINT}:${PROGRAM}`)!;
+    assert.ok(stored >= 40, `the mint filled the pool (${stored})`);
+    // Batches of 8: several claims each, racing.
+    const apis = [new DepositIdentityPool(db, 8), new DepositIdentityPool(db, 8)];
+    const results = await Promise.allSettled(Array.from({ length: stored + 10 }, (_, i) => apis[i % 2]!.take(MINT, PROGRAM)));
+    const got = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+    assert.equal(new Set(got.map((g) => g.trackingId)).size, got.length, 'no identity handed out twice');
+    assert.equal(new Set(got.map((g) => g.depositOwner)).size, got.length);
+    // What a pool claimed and did not hand out stays in its hand (another process's would never see it).
+    assert.ok(got.length <= stored && got.length >= stored / 2, `most of the pool handed out: ${got.length} of ${stored}`);
+    for (const g of got) assert.equal(g.depositOwner, keys.depositOwnerAddress(g.trackingId), 'derived from the seed, so a worker can sweep it');
+    assert.ok(refused.length >= 10);
+    for (const e of refused) {
+      assert.ok(e instanceof HushError && e.code === 'SERVICE_UNAVAILABLE', String(e));
+      assert.equal(e.retryAfterSeconds, 1);
+    }
+    assert.equal((await countDepositIdentities(db)).get(`${MINT}:${PROGRAM}`) ?? 0, 0, 'claimed identities leave the store');
+  });
+
+  it('wallets: published compare-and-set, read by the API view; another seed replaces them and drops the old identities', async () => {
+    const { db } = await ctx.fresh();
+    const view = new PublishedTreasuryWallets(db);
+    await assert.rejects(view.loaded(), WalletsNotPublishedError);
+    assert.throws(() => view.feePayer, WalletsNotPublishedError);
+    const a = await Treasury.load(new TreasuryKeys(new Uint8Array(randomBytes(32))), assets);
+    assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(a)), { changed: true, replaced: false });
+    assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(a)), { changed: false, replaced: false }, 'the same set writes nothing');
+    await view.loaded();
+    assert.equal(view.feePayer.address, a.feePayer.address);
+    assert.deepEqual(view.allPools().map((p) => p.holding).sort(), a.allPools().map((p) => p.holding).sort());
+    assert.equal(view.poolByHolding(a.pools('usdc')[1]!.holding)?.address, a.pools('usdc')[1]!.address);
+
+    const keysB = new TreasuryKeys(new Uint8Array(randomBytes(32)));
+    const mint = new DepositIdentityMint(db, keysB.depositMasterKey, assets, { target: 8 }).start();
+    await mint.filled(8).finally(() => mint.stop());
+    const b = await Treasury.load(new TreasuryKeys(new Uint8Array(randomBytes(32))), assets);
+    assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(b)), { changed: true, replaced: true });
+    assert.equal((await readTreasuryWallets(db)).find((w) => w.role === 'feepayer')?.address, b.feePayer.address);
+    assert.equal((await countDepositIdentities(db)).size, 0, "identities of the replaced seed are dropped: no worker of the new one could sweep them");
+  });
+});
