@@ -275,7 +275,7 @@ try {
       HUSH_PAYOUT_DELAY_S: '0-0',
       HUSH_QUOTE_TTL_S: '600',
       // A burst of orders from one account, placed before any is funded: above the default cap of 50 open ones.
-      HUSH_MAX_OPEN_ORDERS: '100000',
+      HUSH_MAX_OPEN_ORDERS: '10000000',
       // The local chain has no provider limit: 200 orders at once are measured unthrottled (default budget 10/s).
       HUSH_RPC_MAX_RPS: process.env.HUSH_RPC_MAX_RPS ?? '0',
       // BENCH_DATABASE_URL: the same run on a PostgreSQL server, in a private schema dropped afterwards.

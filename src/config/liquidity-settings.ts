@@ -20,7 +20,7 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 
 export function liquiditySettings(env: NodeJS.ProcessEnv): LiquiditySettings {
   return {
-    maxOpenOrders: integer(env, 'HUSH_MAX_OPEN_ORDERS', 50, 1, 100_000),
+    maxOpenOrders: integer(env, 'HUSH_MAX_OPEN_ORDERS', 50, 1, 10_000_000),
     // Two minutes: an honest sender signs within the first transaction's life (~60–90 s of blockhash).
     unfundedHoldS: integer(env, 'HUSH_UNFUNDED_HOLD_S', 120, 0, 86_400),
     unfundedShareBps: integer(env, 'HUSH_UNFUNDED_SHARE_BPS', 2000, 0, 10_000),
