@@ -1,3 +1,4 @@
+import { envInt } from './env-int.ts';
 import { isIP } from 'node:net';
 import { loadAssets, type AssetRegistry } from './assets.ts';
 import { ConfigError } from './config-error.ts';
@@ -119,24 +120,16 @@ export interface HushConfig extends PrivacySettings, LiquiditySettings {
 
 export { ConfigError };
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer in ${min}..${max}, got "${raw}"`);
-  return n;
-}
-
 /** An integer setting with no default: null when unset. */
 function optionalInt(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | null {
   const raw = env[name];
-  return raw === undefined || raw === '' ? null : int(env, name, 0, min, max);
+  return raw === undefined || raw === '' ? null : envInt(env, name, 0, min, max);
 }
 
 /** HUSH_OPS_PORT, else the partner port + 1 (0 stays 0: an ephemeral port for each); never the partner port itself. */
 function opsPort(env: NodeJS.ProcessEnv, port: number): number {
   if (!env.HUSH_OPS_PORT && port === 65535) throw new ConfigError('PORT is 65535, so the ops port (PORT + 1) does not exist: set HUSH_OPS_PORT');
-  const ops = int(env, 'HUSH_OPS_PORT', port === 0 ? 0 : port + 1, 0, 65535);
+  const ops = envInt(env, 'HUSH_OPS_PORT', port === 0 ? 0 : port + 1, 0, 65535);
   if (ops !== 0 && ops === port) throw new ConfigError(`HUSH_OPS_PORT must differ from PORT (${port}): the ops listener is not the partner port`);
   return ops;
 }
@@ -246,8 +239,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
   const privacyFields = privacySettings(env, payoutDelayS, (name, fallback) => seconds(env, name, fallback, 1, MAX_PAYOUT_DELAY_S));
   if (role !== 'api' && role !== 'worker' && role !== 'all') throw new ConfigError(`HUSH_ROLE must be api, worker or all, got "${role}"`);
   return {
-    port: int(env, 'PORT', 8787, 0, 65535),
-    opsPort: opsPort(env, int(env, 'PORT', 8787, 0, 65535)),
+    port: envInt(env, 'PORT', 8787, 0, 65535),
+    opsPort: opsPort(env, envInt(env, 'PORT', 8787, 0, 65535)),
     opsHost: env.HUSH_OPS_HOST || '127.0.0.1',
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || './data',
@@ -256,37 +249,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], true),
     solanaRpcUrl: url(env, 'SOLANA_RPC_URL', ['http:', 'https:']),
     solanaWsUrl: url(env, 'SOLANA_WS_URL', ['ws:', 'wss:']) ?? (env.SOLANA_RPC_URL ? wsUrlFromRpcUrl(env.SOLANA_RPC_URL) : undefined),
-    localnetPort: int(env, 'LOCALNET_PORT', 8899, 0, 65535),
-    ...(env.LOCALNET_WS_PORT ? { localnetWsPort: int(env, 'LOCALNET_WS_PORT', 0, 0, 65535) } : {}),
-    localnetSlotMs: int(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),
-    rpcTimeoutMs: int(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
-    rpcMaxRps: int(env, 'HUSH_RPC_MAX_RPS', DEFAULT_RPC_MAX_RPS, 0, 100_000),
-    drainGraceMs: int(env, 'HUSH_DRAIN_GRACE_MS', 1000, 0, 60_000),
-    requestTimeoutMs: int(env, 'HUSH_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    localnetPort: envInt(env, 'LOCALNET_PORT', 8899, 0, 65535),
+    ...(env.LOCALNET_WS_PORT ? { localnetWsPort: envInt(env, 'LOCALNET_WS_PORT', 0, 0, 65535) } : {}),
+    localnetSlotMs: envInt(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),
+    rpcTimeoutMs: envInt(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
+    rpcMaxRps: envInt(env, 'HUSH_RPC_MAX_RPS', DEFAULT_RPC_MAX_RPS, 0, 100_000),
+    drainGraceMs: envInt(env, 'HUSH_DRAIN_GRACE_MS', 1000, 0, 60_000),
+    requestTimeoutMs: envInt(env, 'HUSH_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     role,
     adminToken: adminToken(env.HUSH_ADMIN_TOKEN),
-    quoteTtlS: int(env, 'HUSH_QUOTE_TTL_S', 60, 1, 3600),
-    orderTtlS: int(env, 'HUSH_ORDER_TTL_S', 1800, 1, 86_400),
+    quoteTtlS: envInt(env, 'HUSH_QUOTE_TTL_S', 60, 1, 3600),
+    orderTtlS: envInt(env, 'HUSH_ORDER_TTL_S', 1800, 1, 86_400),
     privacy,
     payoutDelayS,
     ...privacyFields,
     privacyTrafficWindowS: seconds(env, 'HUSH_PRIVACY_TRAFFIC_WINDOW_S', 3600, 1, MAX_PAYOUT_DELAY_S),
     ...liquiditySettings(env),
-    partnerPayoutIntervalS: int(env, 'HUSH_PARTNER_PAYOUT_INTERVAL_S', 3600, 1, 30 * 86_400),
-    sweepIntervalS: int(env, 'HUSH_SWEEP_INTERVAL_S', 5, 1, 86_400),
+    partnerPayoutIntervalS: envInt(env, 'HUSH_PARTNER_PAYOUT_INTERVAL_S', 3600, 1, 30 * 86_400),
+    sweepIntervalS: envInt(env, 'HUSH_SWEEP_INTERVAL_S', 5, 1, 86_400),
     // Both unset by default: SPEC §4 fixes one order deadline and firm quotes; an operator may opt in.
     swapOrderTtlS: optionalInt(env, 'HUSH_SWAP_ORDER_TTL_S', 1, 86_400),
     swapMaxDriftBps: optionalInt(env, 'HUSH_SWAP_MAX_DRIFT_BPS', 0, 10_000),
     rebalancer: rebalancerKind(env.HUSH_REBALANCER),
-    rebalanceIntervalS: int(env, 'HUSH_REBALANCE_INTERVAL_S', 300, 1, 86_400),
+    rebalanceIntervalS: envInt(env, 'HUSH_REBALANCE_INTERVAL_S', 300, 1, 86_400),
     ...keyCustodySettings(env, role),
     rateLimits: rateLimits(env.HUSH_RATE_LIMITS),
-    anonymousRateLimit: int(env, 'HUSH_ANONYMOUS_RATE_LIMIT', 10, 1, 1_000_000),
+    anonymousRateLimit: envInt(env, 'HUSH_ANONYMOUS_RATE_LIMIT', 10, 1, 1_000_000),
     trustProxy: trustProxy(env.HUSH_TRUST_PROXY),
-    serviceFeeBps: int(env, 'HUSH_SERVICE_FEE_BPS', 30, 0, 1000),
-    newTokenAccountShareBps: int(env, 'HUSH_NEW_TOKEN_ACCOUNT_SHARE_BPS', 7000, 0, 10_000),
-    computeUnitLimit: int(env, 'HUSH_COMPUTE_UNIT_LIMIT', 100_000, 1000, 1_400_000),
-    computeUnitPriceMicroLamports: BigInt(int(env, 'HUSH_COMPUTE_UNIT_PRICE', 1000, 0, 1_000_000_000)),
+    serviceFeeBps: envInt(env, 'HUSH_SERVICE_FEE_BPS', 30, 0, 1000),
+    newTokenAccountShareBps: envInt(env, 'HUSH_NEW_TOKEN_ACCOUNT_SHARE_BPS', 7000, 0, 10_000),
+    computeUnitLimit: envInt(env, 'HUSH_COMPUTE_UNIT_LIMIT', 100_000, 1000, 1_400_000),
+    computeUnitPriceMicroLamports: BigInt(envInt(env, 'HUSH_COMPUTE_UNIT_PRICE', 1000, 0, 1_000_000_000)),
     assets: loadAssets(env.HUSH_ASSETS_FILE || undefined, privacyFields.denominationMenu),
     ...priceSettings(env),
     priceOverridesFile: env.HUSH_PRICE_OVERRIDES_FILE || undefined,
@@ -305,8 +298,8 @@ function priceSettings(env: NodeJS.ProcessEnv) {
   if (priceSource !== 'embedded' && priceSource !== 'pyth' && priceSource !== 'jupiter') {
     throw new ConfigError(`HUSH_PRICE_SOURCE must be embedded, pyth or jupiter, got "${env.HUSH_PRICE_SOURCE}"`);
   }
-  const priceMaxAgeS = int(env, 'HUSH_PRICE_MAX_AGE_S', 60, 1, 3600);
-  const priceRefreshS = int(env, 'HUSH_PRICE_REFRESH_S', Math.min(10, Math.max(1, Math.floor(priceMaxAgeS / 3))), 1, 3600);
+  const priceMaxAgeS = envInt(env, 'HUSH_PRICE_MAX_AGE_S', 60, 1, 3600);
+  const priceRefreshS = envInt(env, 'HUSH_PRICE_REFRESH_S', Math.min(10, Math.max(1, Math.floor(priceMaxAgeS / 3))), 1, 3600);
   if (priceRefreshS >= priceMaxAgeS && priceMaxAgeS > 1) throw new ConfigError('HUSH_PRICE_REFRESH_S must be below HUSH_PRICE_MAX_AGE_S, or every price goes stale between refreshes');
   const rebalanceLotUsd = env.HUSH_REBALANCE_LOT_USD || '1000';
   if (!/^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(rebalanceLotUsd) || /^0(\.0+)?$/.test(rebalanceLotUsd)) {
@@ -315,17 +308,17 @@ function priceSettings(env: NodeJS.ProcessEnv) {
   return {
     priceSource,
     priceMaxAgeS,
-    priceMaxConfidenceBps: int(env, 'HUSH_PRICE_MAX_CONFIDENCE_BPS', 100, 0, 10_000),
-    swapSpreadBps: int(env, 'HUSH_SWAP_SPREAD_BPS', 50, 0, 5000),
+    priceMaxConfidenceBps: envInt(env, 'HUSH_PRICE_MAX_CONFIDENCE_BPS', 100, 0, 10_000),
+    swapSpreadBps: envInt(env, 'HUSH_SWAP_SPREAD_BPS', 50, 0, 5000),
     pythUrl: env.HUSH_PYTH_URL || 'https://hermes.pyth.network',
     jupiterUrl: env.HUSH_JUPITER_URL || 'https://lite-api.jup.ag',
     pythApiKey: env.HUSH_PYTH_API_KEY || undefined,
     jupiterApiKey: env.HUSH_JUPITER_API_KEY || undefined,
     priceRefreshS,
-    priceWalkBpsPerMinute: int(env, 'HUSH_PRICE_WALK_BPS', 0, 0, 10_000),
+    priceWalkBpsPerMinute: envInt(env, 'HUSH_PRICE_WALK_BPS', 0, 0, 10_000),
     priceWalkSeed: env.HUSH_PRICE_WALK_SEED || undefined,
     priceFeedsFile: env.HUSH_PRICE_FEEDS_FILE || undefined,
     rebalanceLotUsd,
-    rebalanceSlippageBps: int(env, 'HUSH_REBALANCE_SLIPPAGE_BPS', 100, 0, 5000),
+    rebalanceSlippageBps: envInt(env, 'HUSH_REBALANCE_SLIPPAGE_BPS', 100, 0, 5000),
   };
 }

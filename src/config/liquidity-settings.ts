@@ -1,4 +1,4 @@
-import { ConfigError } from './config-error.ts';
+import { envInt } from './env-int.ts';
 
 /** How unfunded orders may hold pool liquidity (docs/spec.md §4, §7; docs/decisions.md "Liquidity for deposits"). */
 export interface LiquiditySettings {
@@ -10,19 +10,11 @@ export interface LiquiditySettings {
   unfundedShareBps: number;
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer in ${min}..${max}, got "${raw}"`);
-  return n;
-}
-
 export function liquiditySettings(env: NodeJS.ProcessEnv): LiquiditySettings {
   return {
-    maxOpenOrders: integer(env, 'HUSH_MAX_OPEN_ORDERS', 50, 1, 10_000_000),
+    maxOpenOrders: envInt(env, 'HUSH_MAX_OPEN_ORDERS', 50, 1, 10_000_000),
     // Two minutes: an honest sender signs within the first transaction's life (~60–90 s of blockhash).
-    unfundedHoldS: integer(env, 'HUSH_UNFUNDED_HOLD_S', 120, 0, 86_400),
-    unfundedShareBps: integer(env, 'HUSH_UNFUNDED_SHARE_BPS', 2000, 0, 10_000),
+    unfundedHoldS: envInt(env, 'HUSH_UNFUNDED_HOLD_S', 120, 0, 86_400),
+    unfundedShareBps: envInt(env, 'HUSH_UNFUNDED_SHARE_BPS', 2000, 0, 10_000),
   };
 }

@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseQuoteKey } from '../config/key-custody.ts';
+import { secretFileText } from './secret-file.ts';
 
 /** Where embedded mode keeps a generated quote key (mode 0600), beside the PGlite store. */
 export const QUOTE_KEY_FILE = 'quote-key';
@@ -19,17 +17,8 @@ export function loadQuoteKey(opts: { quoteKey?: string; dataDir: string }): Uint
     if (!key) throw new Error('HUSH_QUOTE_KEY must encode at least 32 bytes (hex or base64)');
     return key;
   }
-  const path = join(opts.dataDir, QUOTE_KEY_FILE);
-  if (!existsSync(path)) {
-    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-    try {
-      writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-    } catch (e) {
-      // Another process created it first: use theirs.
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-  }
-  const key = parseQuoteKey(readFileSync(path, 'utf8'));
+  const { path, text } = secretFileText(opts.dataDir, QUOTE_KEY_FILE);
+  const key = parseQuoteKey(text);
   if (!key) throw new Error(`${path} must hold at least 32 bytes in hex`);
   return key;
 }

@@ -1,9 +1,8 @@
-import { createHmac, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHmac, createPrivateKey, createPublicKey } from 'node:crypto';
 import bs58 from 'bs58';
 import { createKeyPairSignerFromPrivateKeyBytes, type Address, type KeyPairSigner } from '@solana/kit';
 import { slip10Derive } from './slip10.ts';
+import { secretFileText } from './secret-file.ts';
 
 const SOLANA = [44, 501];
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -103,15 +102,5 @@ export function loadTreasurySeed(opts: { treasurySeed?: string; dataDir: string 
     if (bytes.length < 32) throw new Error('TREASURY_SEED must encode at least 32 bytes (hex or base58)');
     return new Uint8Array(bytes);
   }
-  const path = join(opts.dataDir, 'treasury-seed');
-  if (!existsSync(path)) {
-    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-    try {
-      writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-    } catch (e) {
-      // Another process created it first: use theirs.
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-  }
-  return new Uint8Array(Buffer.from(readFileSync(path, 'utf8').trim(), 'hex'));
+  return new Uint8Array(Buffer.from(secretFileText(opts.dataDir, 'treasury-seed').text.trim(), 'hex'));
 }
