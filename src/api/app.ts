@@ -126,7 +126,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'hush_<keyId>_<secret>' } },
         // Every SPEC §6 code in one place, for clients' typed errors (each route's error bodies list their own subset).
-        schemas: { ErrorCode: { type: 'string', enum: [...HUSH_ERROR_CODES], description: 'SPEC §6 error code' } },
+        schemas: { ErrorCode: { type: 'string', enum: [...HUSH_ERROR_CODES], description: 'Stable error code clients branch on; each code always comes with the same HTTP status' } },
       },
       security: [{ bearer: [] }],
     },

@@ -18,7 +18,7 @@ const AssetId = Type.String({ description: 'From GET /transfer/v1/tokens' });
 // so a value outside them would turn an answer into a 500 (outside unions they are documentation only).
 const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z' });
 /** SPEC §5's states (never inside a union). */
-const OrderStatus = Type.String({ enum: [...ORDER_STATUSES], description: 'SPEC §5 order state' });
+const OrderStatus = Type.String({ enum: [...ORDER_STATUSES], description: 'Order state; completed, expired, refunded and failed are final' });
 /** Why a deposit went back: `failureReason` of the refund, or funds sent after the deposit (`late_deposit`). */
 const RefundReason = Type.String({
   description:
@@ -31,7 +31,7 @@ const header = (description: string, schema: TSchema = Type.String()) => ({ ...s
 /** SPEC §2 and §7: on every partner response. */
 const PARTNER_HEADERS = {
   'X-Request-Id': header('The incoming X-Request-Id when well formed, else a generated one; quote it to support'),
-  'RateLimit-Limit': header("Requests the key's bucket holds (burst, SPEC §7)", Type.Integer()),
+  'RateLimit-Limit': header("Requests the key's bucket holds: twice the route's per-second rate (burst)", Type.Integer()),
   'RateLimit-Remaining': header('Requests left in the bucket now', Type.Integer()),
   'RateLimit-Reset': header('Seconds until the bucket is full again', Type.Integer()),
   'RateLimit-Policy': header('IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s)'),
@@ -109,7 +109,7 @@ export const TokensResponse = Type.Object({
       swappable: Type.Boolean(),
       min: AmountString,
       max: AmountString,
-      denominations: Type.Array(AmountString, { description: 'Standard amounts in base units (SPEC §9): a transfer whose pinned amount is one of them is the private path' }),
+      denominations: Type.Array(AmountString, { description: 'Standard amounts in base units: a transfer whose pinned amount is one of them takes the private path (its payout is held with the others of its class and released with them)' }),
       swapGrid: Type.String({ pattern: '^[1-9][0-9]*$', description: 'Swap payouts into this asset are rounded down to a multiple of this many base units' }),
     }),
   ),
@@ -144,7 +144,7 @@ export const QuoteObjectSchema = Type.Object({
   max: AmountString,
   privacy: Type.Object(
     {
-      standard: Type.Boolean({ description: 'The pinned amount is one of the asset\'s standard amounts (denominations): the private path (SPEC §9)' }),
+      standard: Type.Boolean({ description: 'The pinned amount is one of the asset\'s standard amounts (denominations): the private path, its payout held and released with its class' }),
       anonymitySet: Type.Integer({ minimum: 1, description: 'Expected effective anonymity set at the expected release delay, from the class\'s recent traffic; 1 for a non-standard amount' }),
       delaySeconds: Type.Integer({ minimum: 0, description: 'Expected release delay in seconds, included in duration' }),
       suggestedAmounts: Type.Array(AmountString, { maxItems: 4, description: 'The nearest standard amounts in the request\'s mode, ascending' }),

@@ -599,6 +599,8 @@ describe('operational routes (no auth, on the ops listener)', () => {
       assert.ok(paths.includes(p), `openapi lists ${p}; has ${paths.join(', ')}`);
     }
     assert.ok(!paths.some((p) => p.startsWith('/admin')), 'the admin API is not advertised');
+    // Partners are served the rules themselves, never a reference into a document they cannot read.
+    assert.doesNotMatch(JSON.stringify(o.body), /SPEC §|spec\.md/, 'the OpenAPI document cites no spec section');
     assert.ok(o.body.paths[`${PREFIX}/order`].post, 'POST /order documented');
     // Every status with its headers; errors name their codes (HushClient holds every test's answers to this).
     const ops = Object.values<Record<string, any>>(o.body.paths).flatMap((p) => Object.entries<any>(p));

@@ -124,7 +124,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description SPEC §6 error code
+         * @description Stable error code clients branch on; each code always comes with the same HTTP status
          * @enum {string}
          */
         ErrorCode: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED" | "NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS" | "ORDER_NOT_REFRESHABLE" | "DEPOSIT_MISMATCH" | "QUOTE_EXPIRED" | "ORDER_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
@@ -151,7 +151,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -199,7 +199,7 @@ export interface operations {
                             min: string;
                             /** @description Raw base units, decimal digits */
                             max: string;
-                            /** @description Standard amounts in base units (SPEC §9): a transfer whose pinned amount is one of them is the private path */
+                            /** @description Standard amounts in base units: a transfer whose pinned amount is one of them takes the private path (its payout is held with the others of its class and released with them) */
                             denominations: string[];
                             /** @description Swap payouts into this asset are rounded down to a multiple of this many base units */
                             swapGrid: string;
@@ -212,7 +212,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -247,7 +247,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -280,7 +280,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -315,7 +315,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -348,7 +348,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -426,7 +426,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -507,7 +507,7 @@ export interface operations {
                             /** @description Raw base units, decimal digits */
                             max: string;
                             privacy: {
-                                /** @description The pinned amount is one of the asset's standard amounts (denominations): the private path (SPEC §9) */
+                                /** @description The pinned amount is one of the asset's standard amounts (denominations): the private path, its payout held and released with its class */
                                 standard: boolean;
                                 /** @description Expected effective anonymity set at the expected release delay, from the class's recent traffic; 1 for a non-standard amount */
                                 anonymitySet: number;
@@ -530,7 +530,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -563,7 +563,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -598,7 +598,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -631,7 +631,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -664,7 +664,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -697,7 +697,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -732,7 +732,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -765,7 +765,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -872,7 +872,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -932,7 +932,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -965,7 +965,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1000,7 +1000,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1033,7 +1033,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1066,7 +1066,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1101,7 +1101,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1134,7 +1134,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1167,7 +1167,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1200,7 +1200,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1248,7 +1248,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1281,7 +1281,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1333,7 +1333,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1391,7 +1391,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1424,7 +1424,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1459,7 +1459,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1492,7 +1492,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1525,7 +1525,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1558,7 +1558,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1591,7 +1591,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1624,7 +1624,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1657,7 +1657,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1692,7 +1692,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1725,7 +1725,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1773,7 +1773,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1855,7 +1855,7 @@ export interface operations {
                         order: {
                             trackingId: string;
                             /**
-                             * @description SPEC §5 order state
+                             * @description Order state; completed, expired, refunded and failed are final
                              * @enum {string}
                              */
                             status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
@@ -1898,7 +1898,7 @@ export interface operations {
                             failureReason: string | null;
                             history: {
                                 /**
-                                 * @description SPEC §5 order state
+                                 * @description Order state; completed, expired, refunded and failed are final
                                  * @enum {string}
                                  */
                                 status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
@@ -1925,7 +1925,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1948,7 +1948,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -1981,7 +1981,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2016,7 +2016,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2049,7 +2049,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2082,7 +2082,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2117,7 +2117,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2150,7 +2150,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2209,7 +2209,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2287,7 +2287,7 @@ export interface operations {
                         order: {
                             trackingId: string;
                             /**
-                             * @description SPEC §5 order state
+                             * @description Order state; completed, expired, refunded and failed are final
                              * @enum {string}
                              */
                             status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
@@ -2330,7 +2330,7 @@ export interface operations {
                             failureReason: string | null;
                             history: {
                                 /**
-                                 * @description SPEC §5 order state
+                                 * @description Order state; completed, expired, refunded and failed are final
                                  * @enum {string}
                                  */
                                 status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
@@ -2357,7 +2357,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2435,7 +2435,7 @@ export interface operations {
                         order: {
                             trackingId: string;
                             /**
-                             * @description SPEC §5 order state
+                             * @description Order state; completed, expired, refunded and failed are final
                              * @enum {string}
                              */
                             status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
@@ -2478,7 +2478,7 @@ export interface operations {
                             failureReason: string | null;
                             history: {
                                 /**
-                                 * @description SPEC §5 order state
+                                 * @description Order state; completed, expired, refunded and failed are final
                                  * @enum {string}
                                  */
                                 status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
@@ -2505,7 +2505,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2538,7 +2538,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2573,7 +2573,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2606,7 +2606,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2639,7 +2639,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2672,7 +2672,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2705,7 +2705,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2738,7 +2738,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2773,7 +2773,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2806,7 +2806,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2856,7 +2856,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2885,7 +2885,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2918,7 +2918,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2953,7 +2953,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -2986,7 +2986,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -3019,7 +3019,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -3052,7 +3052,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -3085,7 +3085,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -3120,7 +3120,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
@@ -3153,7 +3153,7 @@ export interface operations {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
                     "X-Request-Id"?: string;
-                    /** @description Requests the key's bucket holds (burst, SPEC §7) */
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the bucket now */
                     "RateLimit-Remaining"?: number;
