@@ -13,6 +13,7 @@ import { recordMovements } from '../store/settlement/record-movements.ts';
 import { settleChainTx } from '../store/settlement/settle-chain-txs.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import { ChainView, TOKEN_PROGRAMS } from '../chain/chain-view.ts';
+import { settledFate, txFate } from '../domain/settlement/tx-fate.ts';
 
 /** How long a return waits for its transactions to confirm before reporting them as sent. */
 const CONFIRM_WAIT_MS = 15_000;
@@ -157,18 +158,16 @@ export class StrayFundsService {
     if (pending.length === 0) return still;
     const [statuses, finalizedHeight] = await Promise.all([this.view.statuses(pending.map((t) => t.signature)), this.view.blockHeight('finalized')]);
     for (const [i, t] of pending.entries()) {
-      const st = statuses[i];
-      // Its blockhash is dead at `finalized` and it is nowhere in history: it can never land (the worker's rule).
-      if (!st && finalizedHeight > t.lastValidBlockHeight) {
-        if (await settleChainTx(this.db, t.id, 'expired', null)) continue;
-      }
-      const costs = st && st.confirmationStatus !== 'processed' ? await this.view.costs(t.signature) : null;
-      if (!st || !costs) {
+      // The worker's rule; a return is never resent from here (the worker resends it), so no resend time.
+      const fate = txFate({ status: statuses[i], finalizedHeight, lastValidBlockHeight: t.lastValidBlockHeight, msSinceSent: 0, resendEveryMs: Infinity });
+      if (fate === 'expired' && (await settleChainTx(this.db, t.id, 'expired', null))) continue;
+      const costs = fate === 'landed' || fate === 'failed' ? await this.view.costs(t.signature) : null;
+      if (!costs) {
         still.add(t.source);
         continue;
       }
       await this.db.transaction(async (tx) => {
-        if (!(await settleChainTx(tx, t.id, st.err === null ? 'confirmed' : 'failed', costs.fee, st.err === null ? new Date().toISOString() : undefined))) return;
+        if (!(await settleChainTx(tx, t.id, fate === 'landed' ? 'confirmed' : 'failed', costs.fee, fate === 'landed' ? new Date().toISOString() : undefined))) return;
         await recordMovements(tx, [networkCostMovement(t.signature, this.treasury.feePayer.address, costs)]);
       });
     }
@@ -224,7 +223,8 @@ export class StrayFundsService {
       if (sent.length === 0 || Date.now() > until) return;
       const statuses = await this.view.statuses(sent.map((l) => l.signature!)).catch(() => []);
       for (const [i, st] of statuses.entries()) {
-        if (st && st.confirmationStatus !== 'processed') sent[i]!.status = st.err === null ? 'confirmed' : 'failed';
+        const settled = settledFate(st);
+        if (settled) sent[i]!.status = settled === 'landed' ? 'confirmed' : 'failed';
       }
       await new Promise((r) => setTimeout(r, 250));
     }

@@ -11,6 +11,12 @@ export interface SignatureState {
  */
 export type TxFate = 'landed' | 'failed' | 'expired' | 'resend' | 'wait';
 
+/** landed/failed once visible at `confirmed` or deeper (a processed one may still roll back); else null. */
+export function settledFate(st: SignatureState | null | undefined): 'landed' | 'failed' | null {
+  if (!st || st.confirmationStatus === 'processed') return null;
+  return st.err === null ? 'landed' : 'failed';
+}
+
 export function txFate(input: {
   status: SignatureState | null | undefined;
   finalizedHeight: bigint;
@@ -19,7 +25,8 @@ export function txFate(input: {
   resendEveryMs: number;
 }): TxFate {
   const st = input.status;
-  if (st && st.confirmationStatus !== 'processed') return st.err === null ? 'landed' : 'failed';
+  const settled = settledFate(st);
+  if (settled) return settled;
   if (st) return 'wait';
   if (input.finalizedHeight > input.lastValidBlockHeight) return 'expired';
   return input.msSinceSent > input.resendEveryMs ? 'resend' : 'wait';
