@@ -84,8 +84,8 @@ export interface HushConfig extends PrivacySettings, LiquiditySettings {
    * absorbs before its deposit is refunded (`price_moved`). null (the default): quotes are firm (SPEC §4).
    */
   swapMaxDriftBps: number | null;
-  /** Inventory rebalancing: `faucet` (local chain), `jupiter`, or `off`; how often it runs. */
-  rebalancer: 'faucet' | 'jupiter' | 'off';
+  /** Inventory rebalancing: `faucet` (local chain) or `off`; how often it runs. */
+  rebalancer: 'faucet' | 'off';
   rebalanceIntervalS: number;
   priceSource?: 'embedded' | 'pyth' | 'jupiter';
   /** HUSH_PRICE_MAX_AGE_S: a price older than this is no price (default 60). */
@@ -96,7 +96,7 @@ export interface HushConfig extends PrivacySettings, LiquiditySettings {
   swapSpreadBps?: number;
   /** HUSH_PYTH_URL: Pyth Hermes base URL (default https://hermes.pyth.network). */
   pythUrl?: string;
-  /** HUSH_JUPITER_URL: Jupiter API base URL for Price v3 and Swap v1 (default https://lite-api.jup.ag). */
+  /** HUSH_JUPITER_URL: Jupiter API base URL for Price v3 (default https://lite-api.jup.ag). */
   jupiterUrl?: string;
   /** HUSH_PYTH_API_KEY: bearer token for Hermes, when the endpoint requires one. Secret. */
   pythApiKey?: string;
@@ -289,7 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
 function rebalancerKind(raw: string | undefined): HushConfig['rebalancer'] {
   const v = raw || 'auto';
   if (v === 'auto') return 'faucet'; // start-up turns this off when the chain has no local faucet
-  if (v !== 'faucet' && v !== 'jupiter' && v !== 'off') throw new ConfigError(`HUSH_REBALANCER must be faucet, jupiter or off, got "${raw}"`);
+  if (v !== 'faucet' && v !== 'off') throw new ConfigError(`HUSH_REBALANCER must be faucet or off, got "${raw}"`);
   return v;
 }
 

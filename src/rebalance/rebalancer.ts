@@ -2,10 +2,9 @@
  * The rebalancing port. Hush settles swaps from inventory (deposits join the source-asset pools,
  * payouts leave the destination-asset pools) and rebalances in aggregate: `planRebalance`
  * (src/domain/rebalance-plan.ts) proposes lot-sized moves from over-target to under-target assets,
- * and a `Rebalancer` carries one move out:
- * - JupiterSwapRebalancer (src/rebalance/jupiter-swap.ts): a real swap through Jupiter on mainnet;
- * - LocalFaucetRebalancer (src/rebalance/local-faucet-rebalancer.ts): on the embedded chain, refills
- *   the under-target asset from the local faucet.
+ * and a `Rebalancer` carries one move out. The only one is LocalFaucetRebalancer
+ * (src/rebalance/local-faucet-rebalancer.ts): on the embedded chain it refills the under-target asset
+ * from the local faucet. On a real cluster the operator rebalances by hand (docs/architecture.md).
  */
 import type { AssetRegistry } from '../config/assets.ts';
 import { type RebalanceMove, type RebalancePolicy, planRebalance } from '../domain/rebalance-plan.ts';

@@ -268,7 +268,6 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
         config.rebalancer === 'faucet' && faucet
           ? new LocalFaucetRebalancer({ rpcUrl: chain.url, post: (body, methods) => chain.post(body, methods), assets: config.assets, destination: (assetId) => treasury.pools(assetId)[0]!.address })
           : undefined;
-      if (config.rebalancer === 'jupiter') log('rebalancer: jupiter is not wired in this build; inventory skew is reported only');
       // Slots, deposit accounts and signatures over PubSub: an idle worker then sends no requests at all.
       const wsUrl = config.solanaWsUrl ?? localnet?.wsUrl;
       if (wsUrl) subscriptions = new ChainSubscriptions({ wsUrl, rpc: chain.rpc, log: (m) => log(m) }).start();
