@@ -7,6 +7,8 @@ import { privacySettings, type PrivacySettings } from './privacy-settings.ts';
 import { liquiditySettings, type LiquiditySettings } from './liquidity-settings.ts';
 import { wsUrlFromRpcUrl } from './ws-url.ts';
 import { keyCustodySettings } from './key-custody.ts';
+import { parsePositivePrice } from '../domain/exact-decimal.ts';
+import type { Price } from '../domain/price.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -17,7 +19,7 @@ export interface RateLimits {
   tokens: number;
 }
 
-/** Everything SPEC §11 lets an operator set, parsed once at start. */
+/** Everything docs/spec.md §11 lets an operator set, parsed once at start. */
 export interface HushConfig extends PrivacySettings, LiquiditySettings {
   port: number;
   /** The ops listener of every role: /healthz, /readyz, /metrics and /admin/v1 (HUSH_OPS_PORT; default PORT + 1, 0 when PORT is 0). */
@@ -49,7 +51,7 @@ export interface HushConfig extends PrivacySettings, LiquiditySettings {
   adminToken?: string;
   quoteTtlS: number;
   orderTtlS: number;
-  /** 'off' only in tests and benchmarks (SPEC §9): allows a zero payout delay. */
+  /** 'off' only in tests and benchmarks (docs/spec.md §9): allows a zero payout delay. */
   privacy: 'on' | 'off';
   payoutDelayS: { min: number; max: number };
   /** A class's traffic rate, for the quote's privacy estimate, is its deposits over this window. */
@@ -75,45 +77,45 @@ export interface HushConfig extends PrivacySettings, LiquiditySettings {
   computeUnitLimit: number;
   computeUnitPriceMicroLamports: bigint;
   assets: AssetRegistry;
-  // ---- Swap pricing and rebalancing (appended; optional in the type, loadConfig always fills them) ----
-  /** HUSH_PRICE_SOURCE: where swap prices come from (default embedded reference prices). */
+  // ---- Swap pricing and rebalancing ----
   /** An operator's shorter order deadline for cross-asset orders (bounds Hush's price exposure); null: HUSH_ORDER_TTL_S. */
   swapOrderTtlS: number | null;
   /**
    * An operator's opt-in: the largest adverse price move between quote and deposit confirmation a swap
-   * absorbs before its deposit is refunded (`price_moved`). null (the default): quotes are firm (SPEC §4).
+   * absorbs before its deposit is refunded (`price_moved`). null (the default): quotes are firm (docs/spec.md §4).
    */
   swapMaxDriftBps: number | null;
   /** Inventory rebalancing: `faucet` (local chain) or `off`; how often it runs. */
   rebalancer: 'faucet' | 'off';
   rebalanceIntervalS: number;
-  priceSource?: 'embedded' | 'pyth' | 'jupiter';
+  /** HUSH_PRICE_SOURCE: where swap prices come from (default embedded reference prices). */
+  priceSource: 'embedded' | 'pyth' | 'jupiter';
   /** HUSH_PRICE_MAX_AGE_S: a price older than this is no price (default 60). */
-  priceMaxAgeS?: number;
+  priceMaxAgeS: number;
   /** HUSH_PRICE_MAX_CONFIDENCE_BPS: confidence half-width over price above which a price is refused (default 100). */
-  priceMaxConfidenceBps?: number;
+  priceMaxConfidenceBps: number;
   /** HUSH_SWAP_SPREAD_BPS: spread taken on every cross-asset conversion (default 50). */
-  swapSpreadBps?: number;
+  swapSpreadBps: number;
   /** HUSH_PYTH_URL: Pyth Hermes base URL (default https://hermes.pyth.network). */
-  pythUrl?: string;
+  pythUrl: string;
   /** HUSH_JUPITER_URL: Jupiter API base URL for Price v3 (default https://lite-api.jup.ag). */
-  jupiterUrl?: string;
+  jupiterUrl: string;
   /** HUSH_PYTH_API_KEY: bearer token for Hermes, when the endpoint requires one. Secret. */
   pythApiKey?: string;
   /** HUSH_JUPITER_API_KEY: x-api-key for api.jup.ag. Secret. */
   jupiterApiKey?: string;
   /** HUSH_PRICE_REFRESH_S: background price refresh period (default min(10, max(1, maxAge/3))); must be below the max age. */
-  priceRefreshS?: number;
+  priceRefreshS: number;
   /** HUSH_PRICE_WALK_BPS: embedded prices' random walk, max bps per minute (default 0 = off). */
-  priceWalkBpsPerMinute?: number;
+  priceWalkBpsPerMinute: number;
   /** HUSH_PRICE_WALK_SEED: makes the embedded walk reproducible. */
   priceWalkSeed?: string;
   /** HUSH_PRICE_FEEDS_FILE: Pyth feed ids per asset (default config/price-feeds.json). */
   priceFeedsFile?: string;
-  /** HUSH_REBALANCE_LOT_USD: every rebalancing move is a whole number of lots of this USD size (default "1000"). */
-  rebalanceLotUsd?: string;
+  /** HUSH_REBALANCE_LOT_USD: every rebalancing move is a whole number of lots of this USD size (default 1000), exact. */
+  rebalanceLotUsd: Price;
   /** HUSH_REBALANCE_SLIPPAGE_BPS: worst accepted rebalancing price below fair value (default 100). */
-  rebalanceSlippageBps?: number;
+  rebalanceSlippageBps: number;
   /** HUSH_PRICE_OVERRIDES_FILE: JSON `{ "<assetId>": "<usd decimal>" }` the embedded source applies over the reference prices, re-read when it changes. */
   priceOverridesFile?: string;
 }
@@ -179,7 +181,7 @@ function delayWindow(raw: string | undefined): { min: number; max: number } {
   return { min, max };
 }
 
-/** SPEC §9: privacy is on unless explicitly switched off, for tests and benchmarks only. */
+/** docs/spec.md §9: privacy is on unless explicitly switched off, for tests and benchmarks only. */
 function privacyMode(raw: string | undefined): 'on' | 'off' {
   const v = raw || 'on';
   if (v !== 'on' && v !== 'off') throw new ConfigError(`HUSH_PRIVACY must be on or off, got "${raw}"`);
@@ -267,7 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     ...liquiditySettings(env),
     partnerPayoutIntervalS: envInt(env, 'HUSH_PARTNER_PAYOUT_INTERVAL_S', 3600, 1, 30 * 86_400),
     sweepIntervalS: envInt(env, 'HUSH_SWEEP_INTERVAL_S', 5, 1, 86_400),
-    // Both unset by default: SPEC §4 fixes one order deadline and firm quotes; an operator may opt in.
+    // Both unset by default: docs/spec.md §4 fixes one order deadline and firm quotes; an operator may opt in.
     swapOrderTtlS: optionalInt(env, 'HUSH_SWAP_ORDER_TTL_S', 1, 86_400),
     swapMaxDriftBps: optionalInt(env, 'HUSH_SWAP_MAX_DRIFT_BPS', 0, 10_000),
     rebalancer: rebalancerKind(env.HUSH_REBALANCER),
@@ -293,20 +295,21 @@ function rebalancerKind(raw: string | undefined): HushConfig['rebalancer'] {
   return v;
 }
 
+function priceSourceKind(raw: string | undefined): HushConfig['priceSource'] {
+  const v = raw || 'embedded';
+  if (v !== 'embedded' && v !== 'pyth' && v !== 'jupiter') throw new ConfigError(`HUSH_PRICE_SOURCE must be embedded, pyth or jupiter, got "${raw}"`);
+  return v;
+}
+
 function priceSettings(env: NodeJS.ProcessEnv) {
-  const priceSource = (env.HUSH_PRICE_SOURCE || 'embedded') as NonNullable<HushConfig['priceSource']>;
-  if (priceSource !== 'embedded' && priceSource !== 'pyth' && priceSource !== 'jupiter') {
-    throw new ConfigError(`HUSH_PRICE_SOURCE must be embedded, pyth or jupiter, got "${env.HUSH_PRICE_SOURCE}"`);
-  }
   const priceMaxAgeS = envInt(env, 'HUSH_PRICE_MAX_AGE_S', 60, 1, 3600);
   const priceRefreshS = envInt(env, 'HUSH_PRICE_REFRESH_S', Math.min(10, Math.max(1, Math.floor(priceMaxAgeS / 3))), 1, 3600);
   if (priceRefreshS >= priceMaxAgeS && priceMaxAgeS > 1) throw new ConfigError('HUSH_PRICE_REFRESH_S must be below HUSH_PRICE_MAX_AGE_S, or every price goes stale between refreshes');
-  const rebalanceLotUsd = env.HUSH_REBALANCE_LOT_USD || '1000';
-  if (!/^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(rebalanceLotUsd) || /^0(\.0+)?$/.test(rebalanceLotUsd)) {
-    throw new ConfigError(`HUSH_REBALANCE_LOT_USD must be a positive decimal, got "${rebalanceLotUsd}"`);
-  }
+  const lotUsd = env.HUSH_REBALANCE_LOT_USD || '1000';
+  const rebalanceLotUsd = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(lotUsd) ? parsePositivePrice(lotUsd) : null;
+  if (!rebalanceLotUsd) throw new ConfigError(`HUSH_REBALANCE_LOT_USD must be a positive decimal, got "${lotUsd}"`);
   return {
-    priceSource,
+    priceSource: priceSourceKind(env.HUSH_PRICE_SOURCE),
     priceMaxAgeS,
     priceMaxConfidenceBps: envInt(env, 'HUSH_PRICE_MAX_CONFIDENCE_BPS', 100, 0, 10_000),
     swapSpreadBps: envInt(env, 'HUSH_SWAP_SPREAD_BPS', 50, 0, 5000),

@@ -4,17 +4,16 @@
  * period. Only swappable assets are tracked: prices exist for swaps, same-asset sends need none.
  */
 import type { HushConfig } from '../config/config.ts';
-import { parsePositivePrice } from '../domain/exact-decimal.ts';
 import type { Price } from '../domain/price.ts';
 import { EmbeddedPriceSource } from './embedded-prices.ts';
 import type { FetchLike } from './http.ts';
-import { DEFAULT_JUPITER_URL, JupiterPriceSource } from './jupiter-price.ts';
+import { JupiterPriceSource } from './jupiter-price.ts';
 import { FreshPrices, type PriceSource } from './price-source.ts';
-import { DEFAULT_PYTH_URL, PythHermesSource, loadPythFeeds } from './pyth-hermes.ts';
+import { PythHermesSource, loadPythFeeds } from './pyth-hermes.ts';
 
-export type PriceSourceKind = NonNullable<HushConfig['priceSource']>;
+export type PriceSourceKind = HushConfig['priceSource'];
 
-/** The price settings with every default applied (a HushConfig built by hand may lack them). */
+/** The price settings in the units the sources take (config.ts applied every default at parse). */
 export interface ResolvedPriceSettings {
   source: PriceSourceKind;
   maxAgeMs: number;
@@ -34,22 +33,21 @@ export interface ResolvedPriceSettings {
 }
 
 export function resolvePriceSettings(config: HushConfig): ResolvedPriceSettings {
-  const maxAgeS = config.priceMaxAgeS ?? 60;
   return {
-    source: config.priceSource ?? 'embedded',
-    maxAgeMs: maxAgeS * 1000,
-    maxConfidenceBps: config.priceMaxConfidenceBps ?? 100,
-    spreadBps: config.swapSpreadBps ?? 50,
-    refreshIntervalMs: (config.priceRefreshS ?? Math.min(10, Math.max(1, Math.floor(maxAgeS / 3)))) * 1000,
-    pythUrl: config.pythUrl ?? DEFAULT_PYTH_URL,
-    jupiterUrl: config.jupiterUrl ?? DEFAULT_JUPITER_URL,
+    source: config.priceSource,
+    maxAgeMs: config.priceMaxAgeS * 1000,
+    maxConfidenceBps: config.priceMaxConfidenceBps,
+    spreadBps: config.swapSpreadBps,
+    refreshIntervalMs: config.priceRefreshS * 1000,
+    pythUrl: config.pythUrl,
+    jupiterUrl: config.jupiterUrl,
     pythApiKey: config.pythApiKey,
     jupiterApiKey: config.jupiterApiKey,
-    walkBpsPerMinute: config.priceWalkBpsPerMinute ?? 0,
+    walkBpsPerMinute: config.priceWalkBpsPerMinute,
     walkSeed: config.priceWalkSeed,
     priceFeedsFile: config.priceFeedsFile,
-    rebalanceLotUsd: parsePositivePrice(config.rebalanceLotUsd ?? '1000') ?? { num: 1000n, den: 1n },
-    rebalanceSlippageBps: config.rebalanceSlippageBps ?? 100,
+    rebalanceLotUsd: config.rebalanceLotUsd,
+    rebalanceSlippageBps: config.rebalanceSlippageBps,
     priceOverridesFile: config.priceOverridesFile,
   };
 }

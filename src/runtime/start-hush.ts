@@ -145,7 +145,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const prices = createFreshPrices(config, { onRefreshError: (e) => log(`prices: refresh failed: ${(e as Error).message}`) });
   await prices.refresh();
   prices.start();
-  const swaps = new SwapPricing(prices, config.assets, config.swapSpreadBps ?? 50);
+  const swaps = new SwapPricing(prices, config.assets, config.swapSpreadBps);
   const inventory = new Inventory(db, chain, treasury, config.assets, undefined, config);
   /** docs/spec.md §4: addresses no transfer may name; Hush's own from the public addresses alone. */
   // Role api learns its own addresses once a worker has published them (quotes are refused until then).
@@ -228,7 +228,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     );
     url = await app.listen({ host: config.host, port: config.port });
   }
-  // Every role's health, readiness, metrics and admin API, off the partner port (SPEC §4).
+  // Every role's health, readiness, metrics and admin API, off the partner port (docs/spec.md §4).
   let opsUrl: string;
   try {
     ({ app: opsApp, url: opsUrl } = await startOpsListener({ config, db, chain, treasury, signing, metrics, readiness, draining: () => draining, auth, log, addressRules }));

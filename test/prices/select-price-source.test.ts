@@ -61,13 +61,16 @@ describe('price configuration', () => {
     assert.throws(() => loadConfig({ HUSH_REBALANCE_LOT_USD: '0' }), ConfigError);
   });
 
-  it('fills defaults for a HushConfig that lacks the new fields', () => {
-    const { priceSource, priceMaxAgeS, swapSpreadBps, ...rest } = loadConfig({});
-    void priceSource, void priceMaxAgeS, void swapSpreadBps;
-    const s = resolvePriceSettings(rest);
+  it('every default is applied at parse: the resolved settings are the config in the sources\' units', () => {
+    const c = loadConfig({});
+    assert.deepEqual(c.rebalanceLotUsd, { num: 1000n, den: 1n });
+    assert.equal(c.rebalanceSlippageBps, 100);
+    const s = resolvePriceSettings(c);
     assert.equal(s.source, 'embedded');
     assert.equal(s.maxAgeMs, 60_000);
     assert.equal(s.spreadBps, 50);
+    assert.equal(s.pythUrl, 'https://hermes.pyth.network');
+    assert.deepEqual(s.rebalanceLotUsd, { num: 1000n, den: 1n });
   });
 });
 
