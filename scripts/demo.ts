@@ -115,7 +115,7 @@ async function send(token: Token, usdc: Token, sol: Token): Promise<void> {
   const order = await hush.order(quote, terms);
   console.log(`order      ${order.trackingId}  (deposit transaction valid until slot ${order.blockhashExpiresAtSlot})`);
 
-  // 4. The SDK checks the transaction is exactly the deposit SPEC §4 allows, the sender signs it (the only
+  // 4. The SDK checks the transaction is exactly the deposit docs/spec.md §4 allows, the sender signs it (the only
   //    signature in the flow), it goes to the chain, and Hush gets the deposit hint.
   const { signature } = await signAndSend(hush, order, sender, { rpc, asset: token });
   console.log(`deposit    verified, signed, submitted ${signature}`);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # npm run check:sdk-pack — packs @hush/sdk (prepack builds dist/), installs the tarball in a scratch
 # project from the registry like a partner would, type-checks a small integration against it (strict,
-# NodeNext; a code outside SPEC §6 must not be an ErrorCode) and the README's integration example
+# NodeNext; a code outside docs/spec.md §6 must not be an ErrorCode) and the README's integration example
 # against it, imports it at run time and runs its bin.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +26,7 @@ export async function run(): Promise<string> {
   return (await client.waitForFinal(order.trackingId)).status;
 }
 export const code = (e: unknown): ErrorCode | null => (e instanceof HushApiError ? e.code : null);
-// @ts-expect-error a code outside SPEC §6 is not an ErrorCode
+// @ts-expect-error a code outside docs/spec.md §6 is not an ErrorCode
 export const bad: ErrorCode = 'NOPE';
 export { verifyWebhook };
 TS

@@ -74,7 +74,7 @@ export interface TruthRecord {
   status: string;
   /** Deposit confirmed → last payout confirmed, milliseconds (compressed time). */
   delayMs: number | null;
-  /** What the quote promised (SPEC §4 `privacy`). */
+  /** What the quote promised (docs/spec.md §4 `privacy`). */
   quoted: { standard: boolean; anonymitySet: number; delaySeconds: number } | null;
   /** Counted in the row's figures; padding orders (after the scored span) are observed, not scored. */
   scored: boolean;

@@ -125,7 +125,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
       info: { title: 'Hush private transfer API', version: '1.0.0', description: 'Quote, order and track private token transfers on Solana.' },
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'hush_<keyId>_<secret>' } },
-        // Every SPEC §6 code in one place, for clients' typed errors (each route's error bodies list their own subset).
+        // Every docs/spec.md §6 code in one place, for clients' typed errors (each route's error bodies list their own subset).
         schemas: { ErrorCode: { type: 'string', enum: [...HUSH_ERROR_CODES], description: 'Stable error code clients branch on; each code always comes with the same HTTP status' } },
       },
       security: [{ bearer: [] }],
@@ -135,7 +135,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     global: false,
     enableDraftSpec: true,
     // After authentication (onRequest) but before body parsing and validation, so invalid requests are
-    // limited and carry the RateLimit-* headers too (SPEC §7: on every response).
+    // limited and carry the RateLimit-* headers too (docs/spec.md §7: on every response).
     hook: 'preParsing',
     store: tokenBucketStore(deps.redis),
     // Redis down must not take the API down: requests then pass unlimited (see docs/decisions.md).
@@ -143,7 +143,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     keyGenerator: (req) => req.caller?.keyId ?? req.ip,
     errorResponseBuilder: rateLimited('Too many requests for this API key; slow down'),
   });
-  // SPEC §7 puts RateLimit-* on every response: answers that no key's bucket covers (failed authentication,
+  // docs/spec.md §7 puts RateLimit-* on every response: answers that no key's bucket covers (failed authentication,
   // no such route) take from a bucket per client address, which also bounds how fast one address can guess keys.
   limitAnonymous = app.rateLimit({
     max: 2 * deps.config.anonymousRateLimit,
@@ -153,7 +153,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   }) as unknown as AnonymousLimiter;
   installErrorHandling(app, limitAnonymous);
 
-  // /healthz, /readyz, /metrics and /admin/v1 are on the ops listener (ops-app.ts), not here (SPEC §4).
+  // /healthz, /readyz, /metrics and /admin/v1 are on the ops listener (ops-app.ts), not here (docs/spec.md §4).
   await app.register(transferRoutes, { prefix: '/transfer/v1', deps, limitAnonymous });
 
   app.get('/transfer/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

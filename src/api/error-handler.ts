@@ -37,7 +37,7 @@ function logError(request: FastifyRequest, level: 'warn' | 'error', err: unknown
   }
 }
 
-/** Every chain failure leaves as 503 CHAIN_UNAVAILABLE with Retry-After (SPEC §6), however deep it was wrapped. */
+/** Every chain failure leaves as 503 CHAIN_UNAVAILABLE with Retry-After (docs/spec.md §6), however deep it was wrapped. */
 const chainUnavailable = (cause: unknown) => new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause, retryAfterSeconds: providerRetryAfterS(cause) });
 
 /** A provider's Retry-After longer than our default, when the failure carries one (a 429 from the RPC). */
@@ -85,7 +85,7 @@ async function counted(limit: AnonymousLimiter | undefined, request: FastifyRequ
   return limited ? sendHushError(reply, request, limited) : answer();
 }
 
-/** Maps Fastify's own failures (parsing, validation, limits) to the stable codes of SPEC §6. */
+/** Maps Fastify's own failures (parsing, validation, limits) to the stable codes of docs/spec.md §6. */
 function fromFastify(err: FastifyError): { status: number; code: HushErrorCode; message: string; details?: Record<string, unknown> } {
   if (err.validation) {
     const v = err.validation[0];
@@ -113,7 +113,7 @@ function fromFastify(err: FastifyError): { status: number; code: HushErrorCode; 
   }
 }
 
-/** The one error handler: every failure leaves in the SPEC §2 shape, and nothing internal leaks. */
+/** The one error handler: every failure leaves in the docs/spec.md §2 shape, and nothing internal leaks. */
 export function installErrorHandling(app: FastifyInstance, limitAnonymous?: AnonymousLimiter): void {
   const notFound = (request: FastifyRequest, reply: FastifyReply) =>
     counted(limitAnonymous, request, reply, () => send(reply, request, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`));
@@ -162,8 +162,8 @@ export type ConnectionBucket = (address: string) => Promise<{ limit: number; rem
 
 /**
  * HTTP-level failures before there is a request (headers too large, a malformed request line or header,
- * a request timeout): the SPEC §2 shape with a fresh request id, then the connection closes, as Node's own
- * handler does. Written by hand because Fastify's default answers in its own shape. SPEC §7 puts
+ * a request timeout): the docs/spec.md §2 shape with a fresh request id, then the connection closes, as Node's own
+ * handler does. Written by hand because Fastify's default answers in its own shape. docs/spec.md §7 puts
  * RateLimit-* on every response, so a token comes from the connection address's bucket (its headers were
  * never read, so no proxy can be trusted here); an empty bucket makes it 429 with Retry-After.
  */

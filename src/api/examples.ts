@@ -1,7 +1,7 @@
 /**
  * One worked example per partner wire shape, published in the OpenAPI document (and so in the SDK's
  * generated types' comments and the /docs page): a 0.1 SOL send with a 0.25 % partner fee. The figures
- * follow SPEC §4's arithmetic at the default fees (service 30 bps).
+ * follow docs/spec.md §4's arithmetic at the default fees (service 30 bps).
  */
 const SENDER = 'GN7J5CDFh1LskrmMxQ7TS8yoPssvSjjb8REfkhfCjPbG';
 const RECIPIENT = '5QpD7yGRw9RHqEQQTSteSYU185CaPhQkbhQhSedXVUPa';

@@ -5,7 +5,7 @@ import { BODY_LIMIT } from './limits.ts';
 
 /** JSON bodies only, parsed safely, an empty body meaning "no body": the partner API's and the admin API's. */
 export function installJsonBody(app: FastifyInstance): void {
-  // JSON only (SPEC §2): Fastify's built-in text/plain parser would hand a string to the schema (400)
+  // JSON only (docs/spec.md §2): Fastify's built-in text/plain parser would hand a string to the schema (400)
   // instead of refusing the media type (415 UNSUPPORTED_MEDIA_TYPE).
   app.removeContentTypeParser('text/plain');
   // JSON, where an empty body means "no body" (e.g. POST …/refresh): routes that need one fail validation.

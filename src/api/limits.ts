@@ -1,2 +1,2 @@
-/** SPEC §7 body limit for every endpoint. */
+/** docs/spec.md §7 body limit for every endpoint. */
 export const BODY_LIMIT = 64 * 1024;

@@ -48,7 +48,7 @@ export function createMetrics(
   });
   if (inventory) {
     // Free inventory against its target in coarse steps, never the balance itself: exact pool figures help
-    // link deposits to payouts (SPEC §4). Enough to alert on (low below 0.2, skewed far from 1).
+    // link deposits to payouts (docs/spec.md §4). Enough to alert on (low below 0.2, skewed far from 1).
     new Gauge({
       name: 'hush_inventory_skew_ratio',
       help: `Free pool inventory over its target, per asset, rounded down to steps of ${INVENTORY_STEP} and capped at ${INVENTORY_CAP} (alert when far from 1)`,

@@ -21,7 +21,7 @@ export interface OpsDeps {
 
 /**
  * The ops listener of every role (HUSH_OPS_HOST:HUSH_OPS_PORT, loopback by default): /healthz, /readyz,
- * /metrics and the admin API, none of which the partner port serves (SPEC §4). Same error shape, request
+ * /metrics and the admin API, none of which the partner port serves (docs/spec.md §4). Same error shape, request
  * ids, body parsing and request deadlines as the partner API.
  */
 export async function buildOpsApp(deps: OpsDeps, opts: { requestTimeoutMs?: number } = {}): Promise<FastifyInstance> {

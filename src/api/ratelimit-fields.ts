@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 
-/** The token bucket refills from empty in this many seconds (SPEC §7: 2 × rate, burst ×2). */
+/** The token bucket refills from empty in this many seconds (docs/spec.md §7: 2 × rate, burst ×2). */
 const WINDOW_S = 2;
 
 /**

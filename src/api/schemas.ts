@@ -17,7 +17,7 @@ const AssetId = Type.String({ description: 'From GET /transfer/v1/tokens' });
 // No `format`/`enum` where a schema sits in a union: fast-json-stringify checks union branches with ajv,
 // so a value outside them would turn an answer into a 500 (outside unions they are documentation only).
 const Timestamp = Type.String({ description: 'ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z' });
-/** SPEC §5's states (never inside a union). */
+/** docs/spec.md §5's states (never inside a union). */
 const OrderStatus = Type.String({ enum: [...ORDER_STATUSES], description: 'Order state; completed, expired, refunded and failed are final' });
 /** Why a deposit went back: `failureReason` of the refund, or funds sent after the deposit (`late_deposit`). */
 const RefundReason = Type.String({
@@ -28,7 +28,7 @@ const Mode = Type.Union([Type.Literal('exact_in'), Type.Literal('exact_out')]);
 
 const header = (description: string, schema: TSchema = Type.String()) => ({ ...schema, description });
 
-/** SPEC §2 and §7: on every partner response. */
+/** docs/spec.md §2 and §7: on every partner response. */
 const PARTNER_HEADERS = {
   'X-Request-Id': header('The incoming X-Request-Id when well formed, else a generated one; quote it to support'),
   'RateLimit-Limit': header("Requests the key's bucket holds: twice the route's per-second rate (burst)", Type.Integer()),
@@ -48,7 +48,7 @@ export function documented<T extends TSchema>(schema: T, description: string, he
   return { ...schema, description, headers: { ...PARTNER_HEADERS, ...headers } };
 }
 
-/** The SPEC §2 error body with `error.code` narrowed to the codes one status of one route can carry. */
+/** The docs/spec.md §2 error body with `error.code` narrowed to the codes one status of one route can carry. */
 function errorBodyWith(codes: readonly HushErrorCode[]) {
   return Type.Object(
     {
@@ -64,14 +64,14 @@ function errorBodyWith(codes: readonly HushErrorCode[]) {
   );
 }
 
-/** Worked examples of the codes that have one (a new code is documented with one, SPEC §6). */
+/** Worked examples of the codes that have one (a new code is documented with one, docs/spec.md §6). */
 function examplesOf(codes: readonly HushErrorCode[]): { examples?: unknown[] } {
   const examples = codes.flatMap((c) => (errorExamples[c] ? [{ success: false, error: errorExamples[c] }] : []));
   return examples.length ? { examples } : {};
 }
 
 /**
- * The error answers of a route, grouped by status: each documents the SPEC §6 codes the route can give
+ * The error answers of a route, grouped by status: each documents the docs/spec.md §6 codes the route can give
  * with that status (test/support/hush-server.ts holds every test's responses to this), and Retry-After
  * where one of them carries it.
  */

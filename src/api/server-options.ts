@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** SPEC §2: a well-formed incoming X-Request-Id is echoed, anything else replaced by a fresh one. */
+/** docs/spec.md §2: a well-formed incoming X-Request-Id is echoed, anything else replaced by a fresh one. */
 export function requestIdOf(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
   return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();

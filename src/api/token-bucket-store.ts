@@ -2,7 +2,7 @@ import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/
 import type { Redis } from 'ioredis';
 
 /**
- * SPEC §7's per-key token bucket as a store for @fastify/rate-limit, which ships only fixed windows (they
+ * docs/spec.md §7's per-key token bucket as a store for @fastify/rate-limit, which ships only fixed windows (they
  * let up to twice the budget through across a window boundary, and starve a client for the rest of a
  * window). The plugin's store contract is kept: `max` is the bucket's capacity (the burst) and
  * `timeWindow` the time to refill it from empty, so the rate is max / timeWindow. The answer maps onto

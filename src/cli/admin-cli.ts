@@ -1,5 +1,5 @@
 /**
- * The operator CLI (SPEC §3): `npm run admin -- <command> [args]`.
+ * The operator CLI (docs/spec.md §3): `npm run admin -- <command> [args]`.
  *
  * Two ways to reach the accounts, chosen per run:
  * - HTTP: when HUSH_ADMIN_TOKEN is set and a server's ops listener answers GET /healthz (HUSH_OPS_URL,
@@ -100,7 +100,7 @@ function parseCommandLine(argv: string[]): { name: string; command: Command | nu
 // ---------------------------------------------------------------------------------------------------
 
 /**
- * The local server's ops listener, where /admin/v1 is (SPEC §4): HUSH_OPS_URL, else
+ * The local server's ops listener, where /admin/v1 is (docs/spec.md §4): HUSH_OPS_URL, else
  * http://HUSH_OPS_HOST:HUSH_OPS_PORT with the server's defaults (127.0.0.1, PORT + 1); wildcard hosts mean loopback.
  */
 export function serverUrl(env: NodeJS.ProcessEnv): string {
@@ -226,7 +226,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
         db: store,
         async treasury() {
           const config = loadConfig(env);
-          const chain = new SolanaChain(config.solanaRpcUrl ?? `http://127.0.0.1:${config.localnetPort}`, config.localnetSlotMs, config.rpcTimeoutMs, config.rpcMaxRps);
+          const chain = new SolanaChain(config.solanaRpcUrl ?? `http://127.0.0.1:${config.localnetPort}`, config.slotMs, config.rpcTimeoutMs, config.rpcMaxRps);
           await chain.rpc
             .getSlot()
             .send()

@@ -1,4 +1,4 @@
-/** `npm run admin -- <command> [args]`: the operator CLI (see admin-cli.ts and SPEC §3). */
+/** `npm run admin -- <command> [args]`: the operator CLI (see admin-cli.ts and docs/spec.md §3). */
 import { runAdminCli } from './admin-cli.ts';
 
 try {

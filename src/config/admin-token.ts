@@ -1,7 +1,7 @@
 import { ConfigError } from './config-error.ts';
 
 /**
- * HUSH_ADMIN_TOKEN carries at least 32 random bytes (SPEC §3), written as ≥ 64 hex characters or ≥ 43
+ * HUSH_ADMIN_TOKEN carries at least 32 random bytes (docs/spec.md §3), written as ≥ 64 hex characters or ≥ 43
  * base64 / base64url characters (`openssl rand -base64 32` gives 44 with its `=`). Randomness cannot be
  * proven from one value, so only the obvious failures are refused: too short, another alphabet, few
  * distinct characters, or a short pattern repeated. The value itself is never echoed: it is a secret.

@@ -18,7 +18,7 @@ export interface Asset {
   readonly referencePriceUsd: string;
   /** Standard (private) amounts under the configured menu (docs/spec.md §9), ascending, within min..max; may be empty. */
   readonly denominations: readonly bigint[];
-  /** Swap payouts into this asset are rounded down to a multiple of it (SPEC §4, §9); 1 = no grid. */
+  /** Swap payouts into this asset are rounded down to a multiple of it (docs/spec.md §4, §9); 1 = no grid. */
   readonly swapGrid: bigint;
 }
 

@@ -50,7 +50,7 @@ export function privacySettings(env: NodeJS.ProcessEnv, spreadS: { min: number; 
 }
 
 /** The release policy the worker applies and the quote describes. */
-export function releasePolicy(c: PrivacySettings & { payoutDelayS: { min: number; max: number }; localnetSlotMs: number }): ReleasePolicy {
+export function releasePolicy(c: PrivacySettings & { payoutDelayS: { min: number; max: number }; slotMs: number }): ReleasePolicy {
   const { min, max } = c.payoutDelayS;
   return {
     targetSet: c.privacyK ?? c.privacyTargetSet,
@@ -58,7 +58,7 @@ export function releasePolicy(c: PrivacySettings & { payoutDelayS: { min: number
     budgetMs: Math.round(c.privacyMaxDelayS * 1000),
     spreadFromMs: Math.round(min * 1000),
     spreadMs: Math.round((max - min) * 1000),
-    minGapMs: minGapMs(c.localnetSlotMs),
+    minGapMs: minGapMs(c.slotMs),
     passEveryMs: RELEASE_PASS_EVERY_MS,
   };
 }
@@ -68,7 +68,7 @@ export function releasePolicy(c: PrivacySettings & { payoutDelayS: { min: number
  * payout's own due time is one pass after its class's latest release decision, so a running class
  * release always decides first (and the order learns its release size); it still ends within the budget.
  */
-export function duePolicy(c: PrivacySettings & { privacy: 'on' | 'off'; payoutDelayS: { min: number; max: number }; localnetSlotMs: number }) {
+export function duePolicy(c: PrivacySettings & { privacy: 'on' | 'off'; payoutDelayS: { min: number; max: number }; slotMs: number }) {
   const policy = releasePolicy(c);
-  return { privacy: c.privacy, delayS: c.payoutDelayS, holdMs: holdMs(policy) + policy.passEveryMs, slotMs: c.localnetSlotMs };
+  return { privacy: c.privacy, delayS: c.payoutDelayS, holdMs: holdMs(policy) + policy.passEveryMs, slotMs: c.slotMs };
 }

@@ -1,5 +1,5 @@
 /**
- * A public figure derived from pool inventory, rounded down to `digits` significant digits (SPEC §4: no
+ * A public figure derived from pool inventory, rounded down to `digits` significant digits (docs/spec.md §4: no
  * public figure gives exact pool balances). Two digits keep it within 10 % of the truth, so it still
  * guides a partner, while the pools' movements only show when they cross a step of that size.
  */

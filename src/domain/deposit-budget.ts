@@ -1,5 +1,5 @@
 /**
- * The compute budget of the deposit transaction the sender signs (SPEC §9: nothing in it marks it as
+ * The compute budget of the deposit transaction the sender signs (docs/spec.md §9: nothing in it marks it as
  * Hush's beyond what an ordinary wallet payment to a new address shows). Wallets set the limit from a
  * simulation plus a margin, and the price from the fee market, so both vary from one payment to the next;
  * Hush's own transactions use one fixed limit and price, and a deposit carrying those same values would

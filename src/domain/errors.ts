@@ -1,10 +1,10 @@
 /**
  * The one error type of the domain, modelled on @solana/kit's SolanaError: a single class, a stable
- * `code` that clients branch on (SPEC §6), and `details` whose shape is fixed per code by the type
+ * `code` that clients branch on (docs/spec.md §6), and `details` whose shape is fixed per code by the type
  * system, so the API layer can serialise any HushError without knowing where it came from.
  */
 
-/** Every code of SPEC §6 with its HTTP status; the table is the single source of truth. */
+/** Every code of docs/spec.md §6 with its HTTP status; the table is the single source of truth. */
 const HTTP_STATUS = {
   INVALID_REQUEST: 400,
   INVALID_ADDRESS: 400,
@@ -55,7 +55,7 @@ export function isHushErrorCode(value: unknown): value is HushErrorCode {
 /**
  * `details` per code, as sent on the wire (amounts are decimal strings). `undefined` means the code
  * carries no details; a union with `undefined` means they are optional. Nothing here may hold a
- * secret, key, SQL or stack (SPEC §6).
+ * secret, key, SQL or stack (docs/spec.md §6).
  */
 export interface HushErrorDetails {
   INVALID_REQUEST: { field?: string; reason?: string } | undefined;
@@ -97,7 +97,7 @@ type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 const detailsCoverEveryCode: Exact<keyof HushErrorDetails, HushErrorCode> = true;
 void detailsCoverEveryCode;
 
-/** Codes whose response carries `Retry-After` (SPEC §4, §6), with the default seconds. */
+/** Codes whose response carries `Retry-After` (docs/spec.md §4, §6), with the default seconds. */
 const DEFAULT_RETRY_AFTER_S: Partial<Record<HushErrorCode, number>> = {
   ORDER_IN_PROGRESS: 1,
   RATE_LIMITED: 1,
@@ -122,7 +122,7 @@ type DetailsArgs<C extends HushErrorCode> = undefined extends HushErrorDetails[C
   ? [details?: HushErrorDetails[C], options?: HushErrorOptions]
   : [details: HushErrorDetails[C], options?: HushErrorOptions];
 
-/** The client-facing error object of SPEC §2 (without `requestId`, which the API layer adds). */
+/** The client-facing error object of docs/spec.md §2 (without `requestId`, which the API layer adds). */
 export interface WireError {
   code: HushErrorCode;
   message: string;

@@ -1,5 +1,5 @@
 /**
- * SPEC §4 fee arithmetic. Everything is integer bigint in the SOURCE asset's base units:
+ * docs/spec.md §4 fee arithmetic. Everything is integer bigint in the SOURCE asset's base units:
  *   partnerFee  = floor(amountIn × feeBps / 10000)
  *   serviceFee  = floor(amountIn × serviceFeeBps / 10000)
  *   protocolFee = serviceFee + partnerFee
@@ -14,7 +14,7 @@ import { type Amount, U64_MAX, formatAmount, toAmount } from './money.ts';
 export type QuoteMode = 'exact_in' | 'exact_out';
 
 export const BPS_DENOMINATOR = 10_000n;
-/** Ceiling for both the partner's feeBps (SPEC §3 hard cap) and Hush's own serviceFeeBps. */
+/** Ceiling for both the partner's feeBps (docs/spec.md §3 hard cap) and Hush's own serviceFeeBps. */
 export const MAX_FEE_BPS = 1000;
 
 export interface FeeInput {
@@ -169,10 +169,10 @@ export function quoteSameAsset(input: FeeInput): FeeQuote {
 }
 
 /**
- * A cross-asset quote (a private swap), exact_in only (SPEC §4):
+ * A cross-asset quote (a private swap), exact_in only (docs/spec.md §4):
  * `amountOut = grid(floor(convert(amountIn − fee)))`. `convert` maps source base units to destination base
  * units and must round down itself (it returns an integer Amount); prices are the caller's concern. The
- * result is rounded down to a multiple of `grid` (the destination's swap grid, SPEC §9), so a price tick
+ * result is rounded down to a multiple of `grid` (the destination's swap grid, docs/spec.md §9), so a price tick
  * does not give two swaps of one class different payouts; the remainder stays with Hush as spread.
  */
 export function quoteCrossAsset(input: FeeInput & { convert: (sourceNet: Amount) => Amount; grid?: bigint }): FeeQuote {

@@ -12,7 +12,7 @@ export type Amount = bigint & { readonly [amountBrand]: 'Amount' };
 export const U64_MAX = 0xffff_ffff_ffff_ffffn as Amount;
 export const ZERO = 0n as Amount;
 
-// Wire form fixed by SPEC §2: decimal digits, no sign, no leading zeros. u64 max has 20 digits,
+// Wire form fixed by docs/spec.md §2: decimal digits, no sign, no leading zeros. u64 max has 20 digits,
 // so the length check keeps BigInt() from ever seeing a huge string.
 const AMOUNT_PATTERN = /^(0|[1-9][0-9]*)$/;
 export const U64_MAX_DIGITS = 20;

@@ -1,6 +1,6 @@
 /**
  * What settling one order costs Hush on chain, in lamports. The quote's networkFee is this, converted to
- * the source asset and rounded up (SPEC §4): sweep share, payout transactions, the recipient's token
+ * the source asset and rounded up (docs/spec.md §4): sweep share, payout transactions, the recipient's token
  * account rent when it must be created, and priority fees.
  */
 export interface NetworkCostParams {
@@ -18,7 +18,7 @@ export const DEFAULT_NETWORK_COST: NetworkCostParams = {
   computeUnitPriceMicroLamports: 1000n,
   tokenAccountRent: 2_039_280n,
   // The worker sweeps what is waiting at each tick, often a single deposit: charging a fraction of the
-  // shared part would not cover a lone sweep, and networkFee must cover what Hush pays (SPEC §4).
+  // shared part would not cover a lone sweep, and networkFee must cover what Hush pays (docs/spec.md §4).
   sweepBatch: 1,
 };
 
@@ -37,7 +37,7 @@ export interface SettlementShape {
   destinationNative: boolean;
   /**
    * Share (bps) of the token account's rent to charge: 10000 when this recipient lacks one, 0 when it has
-   * one, and the expected share of recipients without one for the flat fee every quote carries (SPEC §9:
+   * one, and the expected share of recipients without one for the flat fee every quote carries (docs/spec.md §9:
    * a fee that depends on the recipient tells the recipient's state apart).
    */
   tokenAccountRentBps: number;

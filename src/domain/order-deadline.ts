@@ -1,4 +1,4 @@
-/** When an order stops accepting its deposit (SPEC §4 `expiration`, §11 `HUSH_ORDER_TTL_S`). */
+/** When an order stops accepting its deposit (docs/spec.md §4 `expiration`, §11 `HUSH_ORDER_TTL_S`). */
 
 export interface DeadlineSettings {
   /** HUSH_ORDER_TTL_S: the deadline of every order. */

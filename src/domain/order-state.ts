@@ -1,5 +1,5 @@
 /**
- * SPEC §5 order states and the only transitions allowed between them, declared once. transitionOrder
+ * docs/spec.md §5 order states and the only transitions allowed between them, declared once. transitionOrder
  * refuses any other edge (canTransition), so a bug cannot move an order backwards or out of a final
  * state; the batch statements of src/store/settlement (confirmDeposits, startPayouts, completePayouts …)
  * write only edges of this graph; races between workers lose their compare-and-set.
@@ -25,7 +25,7 @@ export const FINAL_STATUSES = ['completed', 'expired', 'refunded', 'failed'] as 
 
 const FINAL: ReadonlySet<OrderStatus> = new Set<OrderStatus>(FINAL_STATUSES);
 
-/** Forward edges as listed in SPEC §5; "any non-final → failed" is added below, not repeated here. */
+/** Forward edges as listed in docs/spec.md §5; "any non-final → failed" is added below, not repeated here. */
 const NEXT: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   awaiting_deposit: ['deposit_detected', 'expired'],
   // Back to awaiting_deposit when the seen deposit transaction failed or its blockhash expired.

@@ -1,4 +1,4 @@
-/** Which field of a submitted quote differs from the one issued (SPEC §4: QUOTE_MISMATCH names it). */
+/** Which field of a submitted quote differs from the one issued (docs/spec.md §4: QUOTE_MISMATCH names it). */
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,5 +1,5 @@
 /**
- * What a quote promises about privacy (SPEC §4 `privacy`, §9): whether the pinned amount is standard,
+ * What a quote promises about privacy (docs/spec.md §4 `privacy`, §9): whether the pinned amount is standard,
  * the expected effective anonymity set and release delay from the class's recent traffic (undefined:
  * not measured yet), and the nearest
  * standard amounts. bench:privacy measures the real set and checks this estimate against it (within ×2).

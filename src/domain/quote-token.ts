@@ -3,7 +3,7 @@
  * versioned binary layout, everything needed to rebuild the quote object exactly as issued plus the
  * quote request's terms (sender, recipient, feeBps, feeRecipientAddress), and a MAC keyed by a
  * server secret over (accountId, payload). The accountId is MACed but not stored, so a quoteId
- * presented by another account simply fails verification (SPEC §3: another account's quoteId is 404).
+ * presented by another account simply fails verification (docs/spec.md §3: another account's quoteId is 404).
  *
  * Layout v2 (big-endian), then base64url, prefixed "q_" (v1 ids, without privacy, are no longer read: a
  * quote lives seconds, so a deploy only turns the few outstanding ones into QUOTE_NOT_FOUND):
@@ -22,7 +22,7 @@
  *                   privacy.delaySeconds
  *   u8   number of privacy.suggestedAmounts (≤ 4), then each as a varint
  *   16B  HMAC-SHA256(secret, "hush/quote/v1" ‖ u16 len ‖ accountId ‖ payload)[0..16]
- * fee and protocolFee are not stored: they are defined as sums of stored parts (SPEC §4).
+ * fee and protocolFee are not stored: they are defined as sums of stored parts (docs/spec.md §4).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Address } from '@solana/kit';
@@ -68,7 +68,7 @@ export interface QuoteObject {
   expiresAt: string;
 }
 
-/** The quote request terms the order must repeat (SPEC §4 order rules). */
+/** The quote request terms the order must repeat (docs/spec.md §4 order rules). */
 export interface QuoteRequestTerms {
   senderAddress: Address;
   recipientAddress: Address;
@@ -90,7 +90,7 @@ export interface QuoteTerms extends QuoteRequestTerms {
   max: Amount;
   /** Expected seconds to delivery, non-negative integer. */
   duration: number;
-  /** Whether the pinned amount is one of the asset's denominations (SPEC §9). */
+  /** Whether the pinned amount is one of the asset's denominations (docs/spec.md §9). */
   standard: boolean;
   /** Expected effective anonymity set, integer ≥ 1. */
   anonymitySet: number;

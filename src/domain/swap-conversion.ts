@@ -1,5 +1,5 @@
 /**
- * The cross-asset conversion of SPEC §4 (`amountOut = floor(convert(amountIn − fee))`), as one exact
+ * The cross-asset conversion of docs/spec.md §4 (`amountOut = floor(convert(amountIn − fee))`), as one exact
  * rational expression with a single floor at the end:
  *
  *   out = floor( amount × pFrom × 10^dTo × (10000 − spreadBps)

@@ -1,4 +1,4 @@
-/** Settings of the embedded chain, from the environment (SPEC §11). */
+/** Settings of the embedded chain, from the environment (docs/spec.md §11). */
 export interface LocalnetConfig {
   host: string;
   port: number;

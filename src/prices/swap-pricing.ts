@@ -1,6 +1,6 @@
 /**
  * The glue the quote path needs for a private swap: validated fresh prices for both assets, the
- * configured spread, and a `convert` for `quoteCrossAsset` (SPEC §4:
+ * configured spread, and a `convert` for `quoteCrossAsset` (docs/spec.md §4:
  * `amountOut = floor(convert(amountIn − fee))`). Reads memory only.
  */
 import type { Price } from '../domain/price.ts';

@@ -20,7 +20,7 @@ export interface ReadyState {
 }
 
 /**
- * /readyz from state the process already keeps (SPEC §4), so a flood of probes costs no chain call and no
+ * /readyz from state the process already keeps (docs/spec.md §4), so a flood of probes costs no chain call and no
  * store round trip: the chain is judged by the blockhash refresh SolanaChain runs anyway (every 5 s, each
  * bounded by HUSH_RPC_TIMEOUT_MS), the store by one background probe every STORE_PROBE_MS.
  * Staleness: a chain failure shows within 5 s + HUSH_RPC_TIMEOUT_MS, a store failure within 2 × STORE_PROBE_MS.

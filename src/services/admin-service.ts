@@ -1,5 +1,5 @@
 /**
- * Operator operations on partner accounts (SPEC §3): the admin CLI calls them on the store directly,
+ * Operator operations on partner accounts (docs/spec.md §3): the admin CLI calls them on the store directly,
  * and the admin HTTP API (`/admin/v1`) calls them and answers with the `*View` functions below, so
  * both paths produce the same JSON.
  *
@@ -259,7 +259,7 @@ export class AdminService {
   }
 
   /**
-   * Points the account's webhook (SPEC §3, §5) at `url` with a fresh signing secret, shown once. Events
+   * Points the account's webhook (docs/spec.md §3, §5) at `url` with a fresh signing secret, shown once. Events
    * of transitions from now on go there (earlier undelivered ones too).
    */
   async setWebhook(accountId: string, url: unknown): Promise<{ url: string; secret: string }> {

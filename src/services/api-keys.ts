@@ -9,7 +9,7 @@ export interface IssuedApiKey {
   secretHash: Uint8Array;
 }
 
-/** `hush_<keyId>_<secret>`: keyId 12 lowercase base32 chars, secret 32 random bytes base64url (SPEC §3). */
+/** `hush_<keyId>_<secret>`: keyId 12 lowercase base32 chars, secret 32 random bytes base64url (docs/spec.md §3). */
 export function generateApiKey(): IssuedApiKey {
   let keyId = '';
   for (let i = 0; i < 12; i++) keyId += BASE32[randomInt(32)];

@@ -1,4 +1,4 @@
-/** The embedded-mode demo partner (SPEC §3): its account, key and fee recipient, kept in DATA_DIR. */
+/** The embedded-mode demo partner (docs/spec.md §3): its account, key and fee recipient, kept in DATA_DIR. */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

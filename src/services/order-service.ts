@@ -17,7 +17,7 @@ import { claimIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency
 import { getOrderByTrackingId, insertOrder, updateOrderTransaction, type OrderRecord } from '../store/orders-store.ts';
 import type { DepositIdentity } from './deposit-identity.ts';
 import { insertBatchesInFlight, OrderInsertBatcher } from './order-insert-batcher.ts';
-import { orderObject } from './order-views.ts';
+import { orderObject, type OrderObject } from './order-views.ts';
 import { refuseDepositAddresses } from './address-rules.ts';
 
 export interface OrderRequest {
@@ -28,9 +28,15 @@ export interface OrderRequest {
   feeRecipientAddress?: string;
 }
 
+/** The answer to a created order; a replay is the same body, as stored with its idempotency key. */
+export interface OrderCreated {
+  success: true;
+  order: OrderObject;
+}
+
 export interface OrderOutcome {
-  status: number;
-  body: unknown;
+  status: 200;
+  body: OrderCreated;
   replayed: boolean;
 }
 
@@ -155,7 +161,8 @@ export class OrderService {
       const claim = await this.dbSlots(() => claimIdempotencyKey(this.db, account.id, key, requestHash));
       if (claim.kind === 'conflict') throw new HushError('IDEMPOTENCY_CONFLICT', 'This idempotency key was used with different terms');
       if (claim.kind === 'in_progress') throw orderInProgress();
-      if (claim.kind === 'done') return { status: claim.status, body: claim.body, replayed: true };
+      // Only a created order's answer (200) is ever stored with a key (insertOrder, the insert batcher).
+      if (claim.kind === 'done') return { status: 200, body: claim.body as OrderCreated, replayed: true };
       try {
         prepared ??= await this.prepare(account, opened);
         const { order, body } = prepared;
@@ -256,7 +263,7 @@ export class OrderService {
       txExpiresAtSlot: blockhash.expiresAtSlot,
       createdAt,
     };
-    const body = { success: true, order: orderObject(this.config.assets, order, { base64: tx.base64, expiresAtSlot: blockhash.expiresAtSlot }, q.duration) };
+    const body: OrderCreated = { success: true, order: orderObject(this.config.assets, order, { base64: tx.base64, expiresAtSlot: blockhash.expiresAtSlot }, q.duration) };
     return { order, body };
   }
 

@@ -61,7 +61,7 @@ export function orderPrivacy(o: Pick<OrderRecord, 'quote' | 'status' | 'deposit'
   return { standard, releaseBy: held ? o.payoutDueAt!.toISOString() : null, releasedWith: null, heldSeconds: null };
 }
 
-/** The status record of GET /status (SPEC §4). */
+/** The status record of GET /status (docs/spec.md §4). */
 export function statusRecord(o: OrderRecord) {
   return {
     trackingId: o.trackingId,

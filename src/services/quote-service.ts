@@ -75,7 +75,7 @@ export class QuoteService {
     return a;
   }
 
-  /** Validates the request and prices it; throws HushError with the SPEC §6 code for any bad input. */
+  /** Validates the request and prices it; throws HushError with the docs/spec.md §6 code for any bad input. */
   async quote(account: AccountRecord, req: QuoteRequest): Promise<QuoteObject> {
     const source = this.asset(req.sourceAssetId, 'sourceAssetId');
     const destination = this.asset(req.destinationAssetId, 'destinationAssetId');
@@ -149,7 +149,7 @@ export class QuoteService {
     });
   }
 
-  /** SPEC §9: the pinned amount (the request's `amount` in either mode) decides the class. */
+  /** docs/spec.md §9: the pinned amount (the request's `amount` in either mode) decides the class. */
   private privacy(source: Asset, destination: Asset, mode: QuoteMode, amount: bigint, bounds: { min: bigint; max: bigint }): PrivacyEstimate {
     const c = this.config;
     const standard = source.denominations.includes(amount);
@@ -162,7 +162,7 @@ export class QuoteService {
 
   /**
    * What settling an order of this pair costs Hush on average, converted to the source asset and rounded
-   * up: one flat figure per pair (SPEC §4, §9), the same whether or not the recipient has a token account
+   * up: one flat figure per pair (docs/spec.md §4, §9), the same whether or not the recipient has a token account
    * and however many parts the payout takes, since a fee that varied with them would tell recipients
    * apart on the chain. The token account's rent is charged at the expected share of recipients without
    * one; the ledger shows how the flat figure compares with what Hush really paid. Partner fees are paid

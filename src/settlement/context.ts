@@ -158,8 +158,8 @@ export class SettlementContext implements SettlementDeps {
     return txShape(this.treasury.feePayer, this.config, blockhash);
   }
 
-  /** A slot's length (the local chain's; the poll and fallback delays are counted in slots). */
+  /** A slot's length as Hush assumes it (HUSH_SLOT_MS; the poll and fallback delays are counted in slots). */
   get slotMs(): number {
-    return this.config.localnetSlotMs;
+    return this.config.slotMs;
   }
 }

@@ -55,7 +55,7 @@ export class SettlementWorker {
       policy: { ...DEFAULT_REBALANCE_POLICY, lotUsd: priceSettings.rebalanceLotUsd, slippageBps: priceSettings.rebalanceSlippageBps },
     };
     this.intervals = {
-      tickMs: opts.tickMs ?? Math.max(20, Math.floor(config.localnetSlotMs / 2)),
+      tickMs: opts.tickMs ?? Math.max(20, Math.floor(config.slotMs / 2)),
       sweepMs: opts.sweepIntervalMs ?? config.sweepIntervalS * 1000,
       rebalanceMs: opts.rebalanceIntervalMs ?? config.rebalanceIntervalS * 1000,
     };
@@ -111,7 +111,7 @@ export class SettlementWorker {
     return payPartners(this.context);
   }
 
-  /** The loop's pass: only once the jittered wait since the last one is over (SPEC §9). */
+  /** The loop's pass: only once the jittered wait since the last one is over (docs/spec.md §9). */
   private scheduledPartnerTick(): Promise<number> {
     if (Date.now() < this.partnerDueAt) return Promise.resolve(0);
     this.partnerDueAt = Date.now() + jitteredIntervalMs(this.context.config.partnerPayoutIntervalS * 1000, Math.random);

@@ -55,7 +55,7 @@ export async function releaseIdempotencyKey(db: Queryable, accountId: string, ke
   await db.query(`DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND state = 'in_progress'`, [accountId, key]);
 }
 
-/** Records live at least 24 h (SPEC §4); older ones go. */
+/** Records live at least 24 h (docs/spec.md §4); older ones go. */
 export async function purgeIdempotencyKeys(db: Queryable): Promise<number> {
   const { rowCount } = await db.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '25 hours'`);
   return rowCount;

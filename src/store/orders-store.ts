@@ -2,7 +2,7 @@ import type { Queryable } from './db.ts';
 import { tryKeyLock } from './idempotency-store.ts';
 import { canTransition, type OrderStatus } from '../domain/order-state.ts';
 
-/** Declared once, in the domain (SPEC §5). */
+/** Declared once, in the domain (docs/spec.md §5). */
 export type { OrderStatus };
 
 import { toOrder, type DepositInfo, type NewOrder, type OrderRecord, type OrderRow } from './order-record.ts';
@@ -158,7 +158,7 @@ export async function transitionOrder(
   /** deadAtHeight: only if every transaction handed out for the order is dead at that block height (read in the same statement as the status, so a refresh in between counts). */
   opts: { idle?: boolean; deadAtHeight?: bigint } = {},
 ): Promise<boolean> {
-  // A bug, not a race: races lose the compare-and-set below; an edge outside SPEC §5 is never written.
+  // A bug, not a race: races lose the compare-and-set below; an edge outside docs/spec.md §5 is never written.
   if (!canTransition(from, to)) throw new Error(`order ${id}: ${from} → ${to} is not an order transition`);
   const dead = opts.deadAtHeight === undefined ? '' : ' AND tx_last_valid_block_height < $9::bigint';
   const { rows } = await db.query(

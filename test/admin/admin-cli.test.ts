@@ -342,7 +342,7 @@ describe('admin CLI: with a running server', () => {
   before(async () => {
     server = await startTestHush({ admin: true });
     TOKEN = server.adminToken!;
-    // The admin API is on the ops listener (SPEC §4).
+    // The admin API is on the ops listener (docs/spec.md §4).
     stub = await startRecordingProxy(server.opsUrl);
   });
   after(async () => {

@@ -1,5 +1,5 @@
 /**
- * SPEC §7 puts RateLimit-* on every response. Partner-API answers that no key's bucket covers (failed
+ * docs/spec.md §7 puts RateLimit-* on every response. Partner-API answers that no key's bucket covers (failed
  * authentication 401/403, no such route 404, a malformed URL 400) take from a bucket per client address
  * (HUSH_ANONYMOUS_RATE_LIMIT, burst ×2); an empty one answers 429 RATE_LIMITED instead. X-Forwarded-For
  * names the client only when the connection comes from a trusted proxy (HUSH_TRUST_PROXY).

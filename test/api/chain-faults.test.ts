@@ -42,7 +42,7 @@ after(async () => {
 });
 
 function inject(method: 'GET' | 'POST', url: string, key: string, payload?: unknown) {
-  // The admin API is on the ops listener (SPEC §4).
+  // The admin API is on the ops listener (docs/spec.md §4).
   const app = url.startsWith('/admin/') ? t.hush.opsApp : t.hush.app!;
   return app.inject({ method, url, headers: { authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json' } : {}) }, ...(payload ? { payload: JSON.stringify(payload) } : {}) });
 }

@@ -57,7 +57,7 @@ test('SIGTERM-style close with keep-alive clients: every request answered, each 
   const ready = await get(probe, `${t.opsUrl}/readyz`);
   assert.equal(ready.status, 503);
   assert.deepEqual(JSON.parse(ready.body).error.details, { draining: true });
-  assert.match(ready.retryAfter ?? '', /^[1-9]\d*$/, 'a 503 carries Retry-After (SPEC §6)');
+  assert.match(ready.retryAfter ?? '', /^[1-9]\d*$/, 'a 503 carries Retry-After (docs/spec.md §6)');
   const told = await Promise.all(loops);
   await closing;
   assert.deepEqual(errors, [], 'no request failed on a connection the server closed');

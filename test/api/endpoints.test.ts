@@ -1,5 +1,5 @@
 /**
- * Every endpoint of SPEC §4 against a real, listening Hush (PGlite store, embedded chain), over HTTP:
+ * Every endpoint of docs/spec.md §4 against a real, listening Hush (PGlite store, embedded chain), over HTTP:
  * tokens, quote (fee arithmetic, firmness, network fee), order (the unsigned transaction decoded,
  * simulated, submitted), refresh, status (ETag), deposit hint, and the operational routes.
  */
@@ -69,7 +69,7 @@ after(async () => {
   await t?.close();
 });
 
-/** SPEC §4 fee arithmetic, checked on the wire. */
+/** docs/spec.md §4 fee arithmetic, checked on the wire. */
 function assertQuoteArithmetic(q: any, req: { amount: string; mode?: string; feeBps?: number }) {
   assert.deepEqual(Object.keys(q).sort(), QUOTE_FIELDS);
   assert.deepEqual(Object.keys(q.feeBreakdown).sort(), ['networkFee', 'partnerFee', 'serviceFee']);
@@ -171,7 +171,7 @@ async function submit(wire: string) {
 }
 
 describe('GET /tokens', () => {
-  test('lists the assets with the SPEC §4 fields; SOL is native with the wrapped-SOL mint', async () => {
+  test('lists the assets with the docs/spec.md §4 fields; SOL is native with the wrapped-SOL mint', async () => {
     const res = await acct.client.tokens();
     const body = expectOk(res);
     assert.deepEqual(Object.keys(body).sort(), ['success', 'tokens']);
@@ -181,7 +181,7 @@ describe('GET /tokens', () => {
     for (const id of ['sol', 'usdc', 'usdt']) assert.ok(ids.includes(id), id);
     for (const tok of body.tokens) {
       assert.deepEqual(Object.keys(tok).sort(), ['assetId', 'decimals', 'denominations', 'max', 'min', 'mint', 'name', 'native', 'swapGrid', 'swappable', 'symbol', 'tokenProgram']);
-      // SPEC §9: standard amounts, ascending within the configured bounds; the swap grid, a positive step.
+      // docs/spec.md §9: standard amounts, ascending within the configured bounds; the swap grid, a positive step.
       assert.ok(tok.denominations.length > 0, `${tok.assetId} has standard amounts`);
       tok.denominations.forEach((d: string, i: number) => {
         assert.match(d, AMOUNT);
@@ -214,7 +214,7 @@ describe('GET /tokens', () => {
 });
 
 describe('POST /quote', () => {
-  test('exact_in and exact_out, SOL and USDC, with and without a partner fee: SPEC §4 arithmetic holds', async () => {
+  test('exact_in and exact_out, SOL and USDC, with and without a partner fee: docs/spec.md §4 arithmetic holds', async () => {
     const sender = await address();
     const recipient = await address();
     const tokens = expectOk(await acct.client.tokens()).tokens;
@@ -256,7 +256,7 @@ describe('POST /quote', () => {
     assert.equal(o.amountOut, '250000000');
   });
 
-  test('networkFee is one flat figure: the same for a recipient with a token account and one without (SPEC §4, §9)', async () => {
+  test('networkFee is one flat figure: the same for a recipient with a token account and one without (docs/spec.md §4, §9)', async () => {
     const sender = await address();
     const without = await address();
     const withAta = await address();
@@ -430,7 +430,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     expectOk(await acct.client.deposit({ trackingId: b.o.trackingId, signature: bOld.signature }), 200);
   });
 
-  test('GET /status: the SPEC §4 record, ETag + If-None-Match → 304, side-effect free, other accounts get 404', async () => {
+  test('GET /status: the docs/spec.md §4 record, ETag + If-None-Match → 304, side-effect free, other accounts get 404', async () => {
     const { q, o } = await quoteAndOrder(sender.address, await address(), { amount: '30000000' });
     const r1 = await acct.client.status(o.trackingId);
     const s = expectOk(r1).order;
@@ -578,7 +578,7 @@ describe('operational routes (no auth, on the ops listener)', () => {
     // The status label is the response's final status, refusals included.
     assert.match(m.text, /^hush_http_request_duration_seconds_count\{(?=[^}]*route="\/transfer\/v1\/tokens")(?=[^}]*status="401")[^}]*\} [1-9]\d*$/m);
     assert.match(m.text, /^# TYPE hush_orders gauge$/m);
-    // One gauge per SPEC §5 status; together they count every order (none is being created meanwhile).
+    // One gauge per docs/spec.md §5 status; together they count every order (none is being created meanwhile).
     const { rows } = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders`);
     let total = 0;
     for (const st of ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'swapping', 'sending', 'completed', 'expired', 'refunding', 'refunded', 'failed']) {

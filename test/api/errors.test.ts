@@ -1,5 +1,5 @@
 /**
- * The error contract of SPEC §2 and §6 over real HTTP: every code the partner API can produce on a
+ * The error contract of docs/spec.md §2 and §6 over real HTTP: every code the partner API can produce on a
  * healthy server, with its exact status, the `{success:false,error:{code,message,details?,requestId}}`
  * body, and `X-Request-Id` on every response. (Expiry, rate limits and chain outage need their own
  * configuration: limits.test.ts. Idempotency codes: idempotency.test.ts.)
@@ -56,7 +56,7 @@ async function freshQuote(extra: Record<string, unknown> = {}, client = acct.cli
   return { req, quote: expectOk(await client.quote(req)).quote };
 }
 
-describe('X-Request-Id (SPEC §2)', () => {
+describe('X-Request-Id (docs/spec.md §2)', () => {
   test('a well-formed incoming id is echoed on success, error, and operational responses', async () => {
     const calls: [string, (h: Record<string, string>) => Promise<ApiResponse>, number][] = [
       ['tokens', (h) => acct.client.tokens({ headers: h }), 200],
@@ -211,7 +211,7 @@ describe('failures before a route runs (router and HTTP parser) keep the SPEC sh
     assertShape(await rawExchange(`GET ${PREFIX}/openapi.json HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`), 400, 'INVALID_REQUEST');
     assertShape(await rawExchange(`FOO ${PREFIX}/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n`), 400, 'INVALID_REQUEST');
     const r = await rawExchange(`GET ${PREFIX}/openapi.json HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n`);
-    assert.match(r.headers['ratelimit-remaining'] ?? '', /^\d+$/, 'RateLimit-* on an answer the parser made too (SPEC §7)');
+    assert.match(r.headers['ratelimit-remaining'] ?? '', /^\d+$/, 'RateLimit-* on an answer the parser made too (docs/spec.md §7)');
     // The server is still fine.
     expectOk(await acct.client.tokens());
   });
@@ -285,7 +285,7 @@ describe('quote validation codes', () => {
         assert.deepEqual(expectError(await q('0', mode), 400, 'AMOUNT_TOO_LOW').details, bounds);
         assert.deepEqual(expectError(await q((BigInt(tok.max) + 1n).toString(), mode), 400, 'AMOUNT_TOO_HIGH').details, bounds);
         assert.deepEqual(expectError(await q('9'.repeat(40), mode), 400, 'AMOUNT_TOO_HIGH').details, bounds);
-        // Any amount above max, however many digits (SPEC §4).
+        // Any amount above max, however many digits (docs/spec.md §4).
         assert.deepEqual(expectError(await q('1'.repeat(41), mode), 400, 'AMOUNT_TOO_HIGH').details, bounds);
         assert.deepEqual(expectError(await q('9'.repeat(10_000), mode), 400, 'AMOUNT_TOO_HIGH').details, bounds);
       }

@@ -3,7 +3,7 @@
  * random JSON, near-valid bodies with one bad field, mutated genuine quotes, broken JSON text, odd
  * content types, random paths, keys and headers. Properties, for every response:
  *   - never a 5xx;
- *   - X-Request-Id present; failures in the SPEC §2 shape with a SPEC §6 code and its status;
+ *   - X-Request-Id present; failures in the docs/spec.md §2 shape with a docs/spec.md §6 code and its status;
  *   - no leak (key secrets, treasury seed, admin token, stack frames, SQL) — checked by HushClient;
  * and after the run: no order was created or moved, no idempotency record left behind.
  *
@@ -230,7 +230,7 @@ async function send(client: HushClient, r: FuzzRequest): Promise<ApiResponse | n
   if (r.ctype) headers['content-type'] = r.ctype;
   try {
     // HushClient asserts the universal invariants (no 5xx, shape, request id, no leaks).
-    // The admin API is on the ops listener (SPEC §4). Each admin request comes from a loopback address of
+    // The admin API is on the ops listener (docs/spec.md §4). Each admin request comes from a loopback address of
     // its own, so the throttle of wrong admin tokens (ops-listener.test.ts) does not answer the rest 429.
     if (r.path.startsWith('/admin/')) return await opsClient.request(r.method, r.path, { key: null, raw: r.raw, headers, from: randomLoopback() });
     return await client.request(r.method, r.path, { key: null, raw: r.raw, headers });

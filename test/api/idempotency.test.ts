@@ -1,5 +1,5 @@
 /**
- * Order idempotency (seed part 4, rules 1–4, and SPEC §4) against a real, listening Hush, once on PGlite
+ * Order idempotency (seed part 4, rules 1–4, and docs/spec.md §4) against a real, listening Hush, once on PGlite
  * and once on PostgreSQL (a fresh private schema; skipped with the reason when PostgreSQL is not
  * reachable): replay with `Idempotent-Replayed: true`, quoteId as the implicit key, per-account scope,
  * IDEMPOTENCY_CONFLICT, QUOTE_ALREADY_USED, ORDER_IN_PROGRESS, and 20 truly concurrent requests.
@@ -201,7 +201,7 @@ for (const engine of ['pglite', 'postgres'] as Engine[]) {
   });
 }
 
-describe('order idempotency across two API processes on one PostgreSQL (scaled out, SPEC §1)', { skip: postgresSkipReason ? `skipped: ${postgresSkipReason}` : false }, () => {
+describe('order idempotency across two API processes on one PostgreSQL (scaled out, docs/spec.md §1)', { skip: postgresSkipReason ? `skipped: ${postgresSkipReason}` : false }, () => {
   let a: TestHush;
   let b: TestHush;
   let acct: TestAccount;

@@ -1,5 +1,5 @@
 /**
- * Issue 35, finding 8: a key's rate budget is per key and kind, not per route (SPEC §7). The four write
+ * Issue 35, finding 8: a key's rate budget is per key and kind, not per route (docs/spec.md §7). The four write
  * routes (order, refresh, deposit hint, webhook test) draw on one `order` bucket: 15 concurrent requests
  * to each from one key pass at most that bucket's burst, the rest are 429 RATE_LIMITED with Retry-After
  * and the bucket's RateLimit-* headers; another key's bucket is untouched. Real app and local chain.

@@ -199,7 +199,7 @@ describe('rate limits (HUSH_RATE_LIMITS=…=2 → a bucket of 4 per key, refille
     expectOk(await a.client.tokens());
   });
 
-  test('a token bucket (SPEC §7): once the burst is spent, one request per 1/rate, neither starved nor bunched', async () => {
+  test('a token bucket (docs/spec.md §7): once the burst is spent, one request per 1/rate, neither starved nor bunched', async () => {
     const a = await t.createAccount({ rateLimits: null });
     assertTokenBucket(await probeTokenBucket([a.client]));
   });
@@ -229,7 +229,7 @@ describe('chain outage (runs last: stops the embedded chain)', () => {
     await t.hush.localnet!.close();
     const h = await t.ops.get('/healthz');
     assert.equal(h.status, 200);
-    // A quote reads nothing on the chain (one flat network fee, SPEC §9): the inventory's last reading
+    // A quote reads nothing on the chain (one flat network fee, docs/spec.md §9): the inventory's last reading
     // answers it until that reading is too old (rpc-timeout.test.ts).
     const q = await acct.client.quote({ ...quoteRequest(await address(), await address()), sourceAssetId: 'usdc', destinationAssetId: 'usdc', amount: '5000000' });
     expectOk(q);

@@ -1,5 +1,5 @@
 /**
- * Issue 35, findings 1 and 3 and the admin token: the ops listener (SPEC §4) against a real Hush on real
+ * Issue 35, findings 1 and 3 and the admin token: the ops listener (docs/spec.md §4) against a real Hush on real
  * ports with its embedded chain. /healthz, /readyz, /metrics and /admin/v1 are on the ops port only; a
  * /readyz flood costs no chain call and does not slow an order; /metrics gives no exact pool balance;
  * repeated wrong admin tokens from one address are throttled (429), other addresses unaffected.

@@ -1,7 +1,7 @@
 /**
  * A request must arrive whole within HUSH_REQUEST_TIMEOUT_MS: a body (or headers) trickling in a byte at a
  * time is answered 400 INVALID_REQUEST and its connection closed, instead of holding it open forever with
- * no key needed. The worker's ops app takes request ids as the partner API does (SPEC §2).
+ * no key needed. The worker's ops app takes request ids as the partner API does (docs/spec.md §2).
  */
 import assert from 'node:assert/strict';
 import { createConnection } from 'node:net';

@@ -60,7 +60,7 @@ test('an RPC that never answers: /readyz 503 within its bound, a quote answered 
   expectOk(await t.ops.get('/readyz'));
   await proxy.set('swallow');
   try {
-    // A quote reads nothing on the chain (one flat network fee, SPEC §9): it does not wait on the silent
+    // A quote reads nothing on the chain (one flat network fee, docs/spec.md §9): it does not wait on the silent
     // RPC at all, while the inventory's reading is fresh enough (the last test refuses it once it is not).
     const req = usdcQuote(await address(), await address());
     const quote = await timed(() => acct.client.quote(req));

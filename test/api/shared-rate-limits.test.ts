@@ -1,5 +1,5 @@
 /**
- * SPEC §7: with REDIS_URL set, rate limits are shared across processes. Two Hush API instances, each with
+ * docs/spec.md §7: with REDIS_URL set, rate limits are shared across processes. Two Hush API instances, each with
  * its own store holding the same partner key, point at the local Redis (HUSH_TEST_REDIS_URL, default
  * redis://127.0.0.1:6379): one key's budget is spent across both. Skipped, with the reason, when Redis is
  * not reachable.

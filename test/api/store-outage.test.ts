@@ -1,6 +1,6 @@
 /**
  * The store going away under a running Hush (PostgreSQL behind a TCP proxy that is cut): requests that
- * need it answer 503 SERVICE_UNAVAILABLE with Retry-After (SPEC §6), never 500, /readyz says which
+ * need it answer 503 SERVICE_UNAVAILABLE with Retry-After (docs/spec.md §6), never 500, /readyz says which
  * dependency is down, the process keeps serving, and everything recovers when the store is back.
  */
 import assert from 'node:assert/strict';
@@ -55,7 +55,7 @@ describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgre
       assert.doesNotMatch(e.message, /ECONN|postgres|127\.0\.0\.1/i, `${what}: nothing internal in the message`);
       assert.equal(res.headers.get('retry-after'), '1', what);
     }
-    // SPEC §7: RateLimit-* on every response, also when the key could not be checked (the client address's
+    // docs/spec.md §7: RateLimit-* on every response, also when the key could not be checked (the client address's
     // bucket), and a store outage stays a 503 even once that bucket is empty.
     let drained = false;
     for (let i = 0; i < 8 * ANONYMOUS_RATE && !drained; i++) {

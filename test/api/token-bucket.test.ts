@@ -1,5 +1,5 @@
 /**
- * The token bucket behind the rate limits (SPEC §7), as a pure function over request times: never more
+ * The token bucket behind the rate limits (docs/spec.md §7), as a pure function over request times: never more
  * than the burst plus the refill in any interval, never a refusal while the caller stays under the rate,
  * and answers the plugin reads correctly (remaining, reset, Retry-After).
  */

@@ -1,5 +1,5 @@
 /**
- * A payout no single pool covers is one transaction in which each pool signs its own transfer (SPEC §9).
+ * A payout no single pool covers is one transaction in which each pool signs its own transfer (docs/spec.md §9).
  * Against the runtime: from all four of an asset's pools at once, to a recipient with no token account
  * yet (the most instructions a payout can carry), it fits the wire limit, runs within Hush's default
  * compute limit and pays exactly the sum of the shares.

@@ -1,4 +1,4 @@
-/** Settings as loadConfig reads them (SPEC §11 and the README's table); anonymous-limits.test.ts runs the proxy ones. */
+/** Settings as loadConfig reads them (docs/spec.md §11 and the README's table); anonymous-limits.test.ts runs the proxy ones. */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -34,7 +34,7 @@ test('HUSH_PAYOUT_DELAY_S: 5-30 when unset or empty (like every other variable, 
   assert.equal(loadConfig({ HUSH_ROLE: '' }).role, 'all');
 });
 
-test('HUSH_PRIVACY: on by default; a payout window that starts at 0 only with it off (SPEC §9)', () => {
+test('HUSH_PRIVACY: on by default; a payout window that starts at 0 only with it off (docs/spec.md §9)', () => {
   assert.equal(loadConfig({}).privacy, 'on');
   assert.equal(loadConfig({ HUSH_PRIVACY: 'off' }).privacy, 'off');
   for (const delay of ['0-0', '0-30', '0.000-5']) {

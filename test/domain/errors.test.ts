@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HUSH_ERROR_CODES, HushError, hasRetryAfter, httpStatusOf, isHushError } from '../../src/domain/errors.ts';
 
-// SPEC §6, transcribed independently of the implementation's table.
+// docs/spec.md §6, transcribed independently of the implementation's table.
 const SPEC: Record<number, string> = {
   400: 'INVALID_REQUEST INVALID_ADDRESS UNSUPPORTED_ASSET UNSUPPORTED_MODE PAIR_NOT_SUPPORTED AMOUNT_TOO_LOW AMOUNT_TOO_HIGH FEE_BPS_TOO_HIGH FEE_RECIPIENT_REQUIRED INVALID_SIGNATURE',
   401: 'UNAUTHORIZED',
@@ -18,7 +18,7 @@ const SPEC: Record<number, string> = {
 };
 
 describe('errors', () => {
-  it('maps every SPEC §6 code to its status, and no other code exists', () => {
+  it('maps every docs/spec.md §6 code to its status, and no other code exists', () => {
     const expected = new Map<string, number>();
     for (const [status, codes] of Object.entries(SPEC)) for (const c of codes.split(' ')) expected.set(c, Number(status));
     assert.deepEqual([...HUSH_ERROR_CODES].sort(), [...expected.keys()].sort());

@@ -44,7 +44,7 @@ function checkInvariants(q: FeeQuote, feeBps: number, serviceFeeBps: number, net
   assert.ok(q.amountIn <= U64_MAX && q.amountOut >= 1n);
 }
 
-describe('fees: same asset (SPEC §4)', () => {
+describe('fees: same asset (docs/spec.md §4)', () => {
   it('worked example, including the non-monotone step that makes exact_out cheaper', () => {
     const q = quoteSameAsset(base({ amount: A(1_000_000), feeBps: 50, networkFee: A(5000) }));
     assert.deepEqual(

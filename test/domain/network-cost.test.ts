@@ -1,4 +1,4 @@
-/** The flat network fee (SPEC §4, §9): one figure per pair whatever the recipient, covering the mean real cost. */
+/** The flat network fee (docs/spec.md §4, §9): one figure per pair whatever the recipient, covering the mean real cost. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';

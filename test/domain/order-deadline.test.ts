@@ -1,4 +1,4 @@
-/** SPEC §4 `expiration` and §11 HUSH_ORDER_TTL_S: which deadline an order gets. */
+/** docs/spec.md §4 `expiration` and §11 HUSH_ORDER_TTL_S: which deadline an order gets. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { orderExpirationMs, orderTtlS } from '../../src/domain/order-deadline.ts';
@@ -9,7 +9,7 @@ test('HUSH_ORDER_TTL_S bounds every order; a swap takes HUSH_SWAP_ORDER_TTL_S on
   // An operator (or a test) shortening HUSH_ORDER_TTL_S shortens swaps too.
   assert.equal(orderTtlS(true, { orderTtlS: 30, swapOrderTtlS: 600 }), 30);
   assert.equal(orderTtlS(false, { orderTtlS: 30, swapOrderTtlS: 5 }), 30);
-  // Unset (the default): swaps live as long as sends (SPEC §4: 30 min by default).
+  // Unset (the default): swaps live as long as sends (docs/spec.md §4: 30 min by default).
   assert.equal(orderTtlS(true, { orderTtlS: 1800, swapOrderTtlS: null }), 1800);
 });
 

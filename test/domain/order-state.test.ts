@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ORDER_STATUSES, type OrderStatus, canTransition, isFinal, isOrderStatus, nextStatuses } from '../../src/domain/order-state.ts';
 
-// The whole SPEC §5 table: row = from, columns in ORDER_STATUSES order, 1 = allowed.
+// The whole docs/spec.md §5 table: row = from, columns in ORDER_STATUSES order, 1 = allowed.
 //                          aw dd dc sw se co ex rf rd fa
 const TABLE: Record<OrderStatus, string> = {
   awaiting_deposit:  '0 1 0 0 0 0 1 0 0 1',
@@ -18,7 +18,7 @@ const TABLE: Record<OrderStatus, string> = {
 };
 
 describe('order states', () => {
-  it('has exactly the SPEC §5 statuses and final flags', () => {
+  it('has exactly the docs/spec.md §5 statuses and final flags', () => {
     assert.deepEqual([...ORDER_STATUSES].sort(), Object.keys(TABLE).sort());
     const finals = ORDER_STATUSES.filter(isFinal);
     assert.deepEqual(finals.sort(), ['completed', 'expired', 'failed', 'refunded']);

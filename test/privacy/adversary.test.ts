@@ -156,7 +156,7 @@ describe('adversaries on synthetic chains', () => {
   });
 });
 
-/** Class release (SPEC §9) as Hush applies it: k waiting or the oldest's cap, then a shuffled spread over 5–30 s. */
+/** Class release (docs/spec.md §9) as Hush applies it: k waiting or the oldest's cap, then a shuffled spread over 5–30 s. */
 const classPolicy: ReleasePolicy = { delayWindowS: { min: 5, max: 30 }, classRelease: { targetSet: 8, maxDelayS: 240, minGapS: 0.8 } };
 const classKnowledge = (): AdversaryKnowledge => knowledge({ policy: classPolicy, denominations: new Map([['usdc', new Set([10_000_000n, 20_000_000n])]]) });
 

@@ -1,7 +1,7 @@
 /**
  * bench:privacy's whole pipeline, short, on the real local chain: a Hush child process, orders placed
  * through the public API and signed like a wallet's, the adversary reading only JSON-RPC and quotes,
- * and the scoring against the driver's ground truth. Payouts are instant (HUSH_PRIVACY=off, SPEC §9) so
+ * and the scoring against the driver's ground truth. Payouts are instant (HUSH_PRIVACY=off, docs/spec.md §9) so
  * the run is short; what it checks is that the measurement sees everything and links what it must.
  */
 import assert from 'node:assert/strict';
@@ -37,7 +37,7 @@ it('places, observes and scores a short run: every deposit and payout found, fre
     assert.ok(r.delayP50S >= 0 && r.delayP95S >= r.delayP50S);
     assert.equal(r.quotedSetMedian, 1, `${r.row}: with privacy off the quote promises no set`);
   }
-  // Free amounts are unique: the public fee schedule alone links them (today's Hush, SPEC §9's baseline).
+  // Free amounts are unique: the public fee schedule alone links them (today's Hush, docs/spec.md §9's baseline).
   assert.ok(free.accuracy.A2 >= 7 / 8, `A2 linked ${free.accuracy.A2} of free amounts`);
   assert.ok(free.setMedian < 1.5, `free amounts have an effective set of ${free.setMedian}`);
   // Scoring against shuffled truth finds about one hit, not the adversary's real ones.

@@ -2,7 +2,7 @@
  * The partner SDK (packages/sdk) against a real Hush: API + worker + embedded local chain over HTTP, no
  * payout delay. For SOL, USDC and a SOL→USDC swap it quotes, orders, verifies and signs the deposit with a
  * kit KeyPairSigner, sends it, hints it, and waits for `completed`; the recipient then holds exactly
- * amountOut. Also: errors arrive as HushApiError with the SPEC §6 code and the request id; the SDK's
+ * amountOut. Also: errors arrive as HushApiError with the docs/spec.md §6 code and the request id; the SDK's
  * Idempotency-Key (the plain IETF header) replays an order; status revalidates with its ETag; and the
  * SDK's committed types are what the OpenAPI document this server serves renders to.
  */
@@ -75,7 +75,7 @@ test('SOL, USDC and a SOL→USDC swap: quote → order → verify, sign, send �
   assert.equal(swap.final.amountOut, swap.quote.amountOut);
 });
 
-test('errors are HushApiError with the SPEC §6 code, status and request id', async () => {
+test('errors are HushApiError with the docs/spec.md §6 code, status and request id', async () => {
   const wallet = (await generateKeyPairSigner()).address;
   const err = await client.quote({ amount: '1000', sourceAssetId: 'nope', destinationAssetId: 'nope', senderAddress: wallet, recipientAddress: wallet }).catch((e: unknown) => e);
   assert.ok(err instanceof HushApiError, String(err));

@@ -2,7 +2,7 @@
  * verifyDepositTransaction (packages/sdk) against the transactions Hush's own builder makes
  * (src/chain/deposit-transaction.ts, the code behind POST /order), with fast-check: every such
  * transaction — each asset, any amount, any compute budget under the caps — is accepted, and every
- * mutation of one that SPEC §4 forbids is refused: another fee payer, an extra signer, an extra or
+ * mutation of one that docs/spec.md §4 forbids is refused: another fee payer, an extra signer, an extra or
  * reordered instruction, another program, another destination, amount ± n, the idempotent create, a
  * lookup table, a legacy message, wrong decimals, a budget over the cap, the recipient named.
  * (That transactions Hush really issues over HTTP are accepted, refreshed ones too, is in

@@ -1,5 +1,5 @@
 /**
- * A crash during a class release (SPEC §9, §10), real processes, real chain, real store: Hush runs with
+ * A crash during a class release (docs/spec.md §9, §10), real processes, real chain, real store: Hush runs with
  * privacy on and k = 3 as a child process that SIGKILLs itself right after sending the second payout of
  * a class of three (HUSH_FAULT=payout-sent, HUSH_FAULT_AFTER=2); the third is released but not sent.
  * Restarted on the same DATA_DIR (privacy still on), it pays the rest without waiting for another

@@ -1,5 +1,5 @@
 /**
- * Crash safety (SPEC §10), real processes, real chain, real store: Hush runs as a child process
+ * Crash safety (docs/spec.md §10), real processes, real chain, real store: Hush runs as a child process
  * (`node --import tsx src/cli/start.ts`, embedded chain and PGlite in a temp DATA_DIR) with HUSH_FAULT set
  * to one settlement step, so it SIGKILLs itself exactly there. The test drives an order to that step,
  * sees the process die by SIGKILL, checks on a copy of the crashed store that it died where intended,

@@ -131,7 +131,7 @@ async function assertCompleted(
   const txs: LandedTx[] = [];
   for (const p of rec.payouts) {
     assert.match(p.confirmedAt, ISO_MS);
-    // SPEC §9: the payout waits for the privacy delay after the deposit is confirmed.
+    // docs/spec.md §9: the payout waits for the privacy delay after the deposit is confirmed.
     const waited = Date.parse(p.confirmedAt) - Date.parse(rec.deposit.confirmedAt);
     assert.ok(waited >= MIN_DELAY_S * 1000, `${placed.trackingId}: payout confirmed ${waited} ms after the deposit; the window starts at ${MIN_DELAY_S} s`);
     const tx = await fetchLanded(chain, p.signature);
@@ -242,7 +242,7 @@ describe('settlement end to end over HTTP and the local chain', { concurrency: t
     const creator = payoutTxs.find((x) => lamportDelta(x, ata) === ataRent);
     assert.ok(creator, 'a payout transaction created the recipient token account');
     assert.equal(lamportDelta(creator, feePayer), -(creator.fee + ataRent), 'the treasury fee payer paid the fee and the rent');
-    // The same quote for a recipient that already has the account: the same flat networkFee (SPEC §9), which
+    // The same quote for a recipient that already has the account: the same flat networkFee (docs/spec.md §9), which
     // prices the expected share of the rent, so this order cost Hush more than it charged (the ledger shows it).
     const other = (await generateKeyPairSigner()).address;
     await waitForConfirmed(chain, [await requestTokenAirdrop(chain.url, other, ASSETS.usdc.mint, 1n)]);
@@ -389,9 +389,9 @@ describe('after settlement', () => {
     const swept = sweeps.rows.flatMap((r) => r.items.map((i) => i.depositAccount));
     for (const { placed } of settled) assert.equal(swept.filter((d) => d === placed.depositAccount).length, 1, `${placed.trackingId}: swept exactly once`);
 
-    // networkFee covers every transaction Hush paid for the order (SPEC §4): its payouts (fees and any
+    // networkFee covers every transaction Hush paid for the order (docs/spec.md §4): its payouts (fees and any
     // token-account rent, from the fee payer's balance) and its sweep as if it had been swept alone. It is
-    // one flat figure pricing 70 % of a token account's rent (SPEC §9), so an order whose payout created
+    // one flat figure pricing 70 % of a token account's rent (docs/spec.md §9), so an order whose payout created
     // the recipient's account is allowed the other 30 % on top: the ledger carries that under-recovery.
     for (const { placed, record } of settled) {
       let lamports = 0n;

@@ -1,5 +1,5 @@
 /**
- * Issue 26, as an operator would run Hush (SPEC §1): one API process (HUSH_ROLE=api) and two worker
+ * Issue 26, as an operator would run Hush (docs/spec.md §1): one API process (HUSH_ROLE=api) and two worker
  * processes (HUSH_ROLE=worker) on one PostgreSQL schema, all three reaching the chain's JSON-RPC only
  * through a fault-injecting proxy (src/localnet/rpc-fault-proxy.ts) that answers 503, stalls for seconds
  * (some past HUSH_RPC_TIMEOUT_MS), drops answers after the call ran and cuts connections before it ran,

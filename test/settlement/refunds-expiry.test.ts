@@ -3,7 +3,7 @@
  * - a short deposit (the sender crafts their own transaction into the order's deposit account, creating
  *   it non-idempotently like Hush's transaction, with less than amountIn) is refunded: deposit − networkFee
  *   back to the sender, refund.reason set, nothing paid to the recipient;
- * - an over-deposit is refunded the same way (SPEC §5: any amount other than amountIn);
+ * - an over-deposit is refunded the same way (docs/spec.md §5: any amount other than amountIn);
  * - no deposit: the order expires once its blockhash is dead (short HUSH_ORDER_TTL_S, fast slots), after
  *   which its transaction can no longer land.
  * And, on the same server (privacy delay 0-0, so a payout is planned before its own deposit can be swept
@@ -218,7 +218,7 @@ describe('a payout no single pool covers', () => {
     await depositWithRefresh(acct.client, chain, placed, sender);
     const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);
     assertHistory(rec, ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending', 'completed']);
-    // SPEC §9: a payout is one transaction, never parts reaching the recipient at different times.
+    // docs/spec.md §9: a payout is one transaction, never parts reaching the recipient at different times.
     assert.equal(rec.payouts.length, 1, `one payout transaction: ${jsonish(rec.payouts)}`);
     assert.equal(await lamportsOf(chain, recipient), placed.amountOut, 'the recipient holds exactly amountOut');
     const rows = await assertPaidOnce(t.db, placed.trackingId, 'payout', placed.amountOut);

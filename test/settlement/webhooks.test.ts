@@ -1,5 +1,5 @@
 /**
- * Webhooks (SPEC §3 webhook URL + secret, §5 "every transition … emitted as a webhook event"), end to end:
+ * Webhooks (docs/spec.md §3 webhook URL + secret, §5 "every transition … emitted as a webhook event"), end to end:
  * a listening Hush (embedded chain, PGlite, worker) settles a real order, and a real HTTP receiver on
  * 127.0.0.1 gets one signed event per transition in the order's history. A receiver that fails gets the
  * same event again (same id) after the backoff; an account without a webhook gets none; the admin API

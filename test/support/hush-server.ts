@@ -3,7 +3,7 @@
  * its embedded localnet on port 0, a fresh temp DATA_DIR, a short slot time, and either PGlite (in the
  * temp dir) or PostgreSQL in a fresh private schema (dropped on close).
  *
- * Tests talk to it with `fetch` through `HushClient`, which checks on EVERY response what SPEC §2 and §6
+ * Tests talk to it with `fetch` through `HushClient`, which checks on EVERY response what docs/spec.md §2 and §6
  * promise for all of them: an `X-Request-Id` header, the error body shape on failures, and that no body
  * leaks a key secret, the treasury seed, the admin token, a stack frame or SQL text.
  */
@@ -84,7 +84,7 @@ export interface RequestOptions {
 const STACK_FRAME = /\bat (?:async )?[\w.<>$]+ \(|\bat (?:file|node):|\.(?:ts|js|mjs):\d+:\d+|node_modules/;
 const SQL_TEXT = /\b(?:SELECT\s+[\w*]|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|ON CONFLICT|RETURNING|CREATE\s+TABLE)\b|syntax error at|violates (?:unique|check|foreign key|not-null)|duplicate key value|relation "\w+"|idempotency_keys|tracking_id|account_id/i;
 
-/** The checks that hold for every response of the API (SPEC §2, §6). */
+/** The checks that hold for every response of the API (docs/spec.md §2, §6). */
 export function assertResponseInvariants(res: ApiResponse, where: string): void {
   const rid = res.headers.get('x-request-id');
   assert.ok(rid && rid.length > 0, `${where}: X-Request-Id header missing (status ${res.status})`);
@@ -103,7 +103,7 @@ export function assertResponseInvariants(res: ApiResponse, where: string): void 
   if (res.status >= 400 && !where.startsWith('HEAD ')) assertErrorShape(res, where);
 }
 
-/** SPEC §6, transcribed independently of src/domain/errors.ts: every code and its HTTP status. */
+/** docs/spec.md §6, transcribed independently of src/domain/errors.ts: every code and its HTTP status. */
 export const SPEC_ERROR_STATUS: Readonly<Record<string, number>> = {
   INVALID_REQUEST: 400, INVALID_ADDRESS: 400, UNSUPPORTED_ASSET: 400, UNSUPPORTED_MODE: 400, PAIR_NOT_SUPPORTED: 400,
   AMOUNT_TOO_LOW: 400, AMOUNT_TOO_HIGH: 400, FEE_BPS_TOO_HIGH: 400, FEE_RECIPIENT_REQUIRED: 400, INVALID_SIGNATURE: 400,
@@ -118,12 +118,12 @@ export const SPEC_ERROR_STATUS: Readonly<Record<string, number>> = {
   INTERNAL_ERROR: 500,
   CHAIN_UNAVAILABLE: 503, INSUFFICIENT_LIQUIDITY: 503, SERVICE_UNAVAILABLE: 503,
 };
-/** Codes whose response must carry Retry-After (SPEC §4, §6). */
+/** Codes whose response must carry Retry-After (docs/spec.md §4, §6). */
 const RETRY_AFTER_CODES = new Set(['ORDER_IN_PROGRESS', 'RATE_LIMITED', 'TOO_MANY_OPEN_ORDERS', 'CHAIN_UNAVAILABLE', 'INSUFFICIENT_LIQUIDITY', 'SERVICE_UNAVAILABLE']);
 
 /**
  * `{ success: false, error: { code, message, details?, requestId } }` with requestId = X-Request-Id, a
- * SPEC §6 code whose HTTP status is the response's, and Retry-After where SPEC requires it.
+ * docs/spec.md §6 code whose HTTP status is the response's, and Retry-After where SPEC requires it.
  */
 export function assertErrorShape(res: ApiResponse, where = 'response'): void {
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/, `${where}: error content-type`);
@@ -140,7 +140,7 @@ export function assertErrorShape(res: ApiResponse, where = 'response'): void {
   assert.ok(e.message.length > 0);
   if ('details' in e) assert.ok(typeof e.details === 'object' && e.details !== null && !Array.isArray(e.details), `${where}: details must be an object`);
   assert.equal(e.requestId, res.headers.get('x-request-id'), `${where}: error.requestId must equal X-Request-Id`);
-  assert.ok(e.code in SPEC_ERROR_STATUS, `${where}: ${e.code} is not a SPEC §6 code`);
+  assert.ok(e.code in SPEC_ERROR_STATUS, `${where}: ${e.code} is not a docs/spec.md §6 code`);
   assert.equal(res.status, SPEC_ERROR_STATUS[e.code], `${where}: ${e.code} must be HTTP ${SPEC_ERROR_STATUS[e.code]}, got ${res.status}`);
   if (RETRY_AFTER_CODES.has(e.code)) assert.match(res.headers.get('retry-after') ?? '', /^[1-9]\d*$/, `${where}: ${e.code} needs Retry-After`);
 }
@@ -275,7 +275,7 @@ export class HushClient {
 }
 
 /**
- * SPEC §7's token bucket seen from outside, for a key whose `tokens` rate is 2/s (capacity 4): spends the
+ * docs/spec.md §7's token bucket seen from outside, for a key whose `tokens` rate is 2/s (capacity 4): spends the
  * burst, then asks every 50 ms (round robin over `clients`, e.g. two processes sharing Redis) for `ms`.
  * A bucket lets one request through per 500 ms; a fixed window would let none through for the rest of
  * its window and then a burst of four.
@@ -370,7 +370,7 @@ export interface TestHush {
   db: Db;
   /** Client without a key on the partner port (auth failures, unknown routes). */
   anon: HushClient;
-  /** The ops listener (SPEC §4): http://127.0.0.1:<ops port>. */
+  /** The ops listener (docs/spec.md §4): http://127.0.0.1:<ops port>. */
   opsUrl: string;
   /** Client without a key on the ops listener (/healthz, /readyz, /metrics; /admin/v1 with `withKey(adminToken)`). */
   ops: HushClient;
@@ -416,7 +416,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
   // One quote key per deployment: every API of a shared store verifies the others' quotes.
   const quoteKey = peer?.quoteKey ?? randomBytes(32).toString('hex');
   SECRETS.add(quoteKey);
-  // 32 random bytes, as HUSH_ADMIN_TOKEN requires (SPEC §3).
+  // 32 random bytes, as HUSH_ADMIN_TOKEN requires (docs/spec.md §3).
   const adminToken = opts.admin ? randomBytes(32).toString('base64url') : undefined;
   SECRETS.add(treasurySeed);
   if (adminToken) SECRETS.add(adminToken);
@@ -428,7 +428,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     DATA_DIR: dataDir,
     TREASURY_SEED: treasurySeed,
     HUSH_QUOTE_KEY: quoteKey,
-    // Instant payouts (SPEC §9: only with privacy explicitly off); a suite may set a window of its own.
+    // Instant payouts (docs/spec.md §9: only with privacy explicitly off); a suite may set a window of its own.
     HUSH_PRIVACY: 'off',
     HUSH_PAYOUT_DELAY_S: '0-0',
     HUSH_DRAIN_GRACE_MS: '0',

@@ -271,7 +271,7 @@ export async function waitForOrder(client: HushClient, trackingId: string, statu
   }
 }
 
-/** SPEC §5: history lists every transition in order, each with an ISO-8601 millisecond timestamp. */
+/** docs/spec.md §5: history lists every transition in order, each with an ISO-8601 millisecond timestamp. */
 export function assertHistory(rec: any, expected: string[]): void {
   assert.deepEqual(
     rec.history.map((h: any) => h.status),
@@ -356,7 +356,7 @@ export function computeBudgetOf(tx: LandedTx): { limit: number; price: bigint } 
 }
 
 /**
- * SPEC §9: every Hush transaction has the same shape — the treasury's fee payer pays, the compute-budget
+ * docs/spec.md §9: every Hush transaction has the same shape — the treasury's fee payer pays, the compute-budget
  * instructions come first with the same settings, and no memo program appears anywhere.
  */
 export function assertHushShape(tx: LandedTx, feePayer: string, budget: { limit: number; price: bigint }): void {

@@ -1,6 +1,6 @@
 /**
  * Private swaps, quote and order rules against a real Hush (embedded chain, PGlite, API and worker):
- * - SPEC §4 cross-asset fee arithmetic: fees in the source asset, amountOut = floor(convert(amountIn − fee))
+ * - docs/spec.md §4 cross-asset fee arithmetic: fees in the source asset, amountOut = floor(convert(amountIn − fee))
  *   at the reference prices less the configured spread, checked against an independent computation;
  * - exact_out cross-asset → 400 UNSUPPORTED_MODE; below the source minimum → AMOUNT_TOO_LOW;
  * - the live max of a pair: the source's configured max binds while the destination pools are deep, and
@@ -35,7 +35,7 @@ function convert(x: bigint, from: Id, to: Id, spreadBps = SPREAD_BPS): bigint {
   return (x * fn * td * 10n ** DECIMALS[to] * (10_000n - spreadBps)) / (fd * tn * 10n ** DECIMALS[from] * 10_000n);
 }
 
-/** SPEC §4, §9: swap payouts are rounded down to the destination's grid (config/assets.json swapGrid, transcribed). */
+/** docs/spec.md §4, §9: swap payouts are rounded down to the destination's grid (config/assets.json swapGrid, transcribed). */
 const SWAP_GRID: Record<string, bigint> = { sol: 100_000n, usdc: 10_000n, usdt: 10_000n, bonk: 100_000_000n };
 const onGrid = (x: bigint, to: Id) => (x / SWAP_GRID[to]!) * SWAP_GRID[to]!;
 
@@ -114,7 +114,7 @@ async function waitForUsdcSolMax(expected: bigint, what: string): Promise<void> 
   });
 }
 
-describe('cross-asset quotes (SPEC §4)', () => {
+describe('cross-asset quotes (docs/spec.md §4)', () => {
   test('exact_out across assets → 400 UNSUPPORTED_MODE; below the source minimum → AMOUNT_TOO_LOW', async () => {
     const e = expectError(await acct.client.quote(swapReq(1_000_000n, 'usdc', 'sol', { mode: 'exact_out' })), 400, 'UNSUPPORTED_MODE');
     assert.equal(e.details?.mode, 'exact_out');

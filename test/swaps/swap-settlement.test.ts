@@ -4,7 +4,7 @@
  * prices moved at runtime through HUSH_PRICE_OVERRIDES_FILE (refreshed every second).
  *
  * - SOL→USDC (with and without a partner fee), USDC→SOL (with), USDC→BONK (without): the quote follows
- *   SPEC §4 at the reference prices; the swap order's deadline is HUSH_SWAP_ORDER_TTL_S; the order goes
+ *   docs/spec.md §4 at the reference prices; the swap order's deadline is HUSH_SWAP_ORDER_TTL_S; the order goes
  *   awaiting_deposit → deposit_detected → deposit_confirmed → swapping → sending → completed; the
  *   recipient holds exactly amountOut of the destination asset, the sender was debited exactly amountIn of
  *   the source asset; the swapping step wrote one 'swap' movement with a source and a destination leg; the
@@ -62,7 +62,7 @@ function convert(x: bigint, from: AssetId, to: AssetId, prices: Prices = REFEREN
   return (x * fn * td * 10n ** BigInt(ASSETS[to].decimals) * (10_000n - SPREAD_BPS)) / (fd * tn * 10n ** BigInt(ASSETS[from].decimals) * 10_000n);
 }
 
-/** SPEC §4, §9: swap payouts are rounded down to the destination's grid (config/assets.json swapGrid, transcribed). */
+/** docs/spec.md §4, §9: swap payouts are rounded down to the destination's grid (config/assets.json swapGrid, transcribed). */
 const SWAP_GRID: Record<string, bigint> = { sol: 100_000n, usdc: 10_000n, usdt: 10_000n, bonk: 100_000_000n };
 const onGrid = (x: bigint, to: AssetId) => (x / SWAP_GRID[to]!) * SWAP_GRID[to]!;
 
@@ -179,7 +179,7 @@ describe('swaps end to end (reference prices)', { concurrency: true }, () => {
       const d = await depositSwap(source, destination, amount, { feeBps, hint });
       const { placed } = d;
       const q = placed.quote;
-      // SPEC §4 at the reference prices, fees in the source asset.
+      // docs/spec.md §4 at the reference prices, fees in the source asset.
       const serviceFee = (amount * SERVICE_FEE_BPS) / 10_000n;
       const partnerFee = (amount * BigInt(feeBps)) / 10_000n;
       assert.deepEqual(q.feeBreakdown, { serviceFee: serviceFee.toString(), partnerFee: partnerFee.toString(), networkFee: q.networkFee });

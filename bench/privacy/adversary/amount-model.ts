@@ -19,7 +19,7 @@ export function variantOf(p: ObservedPayout, destinationNative: boolean): Varian
 }
 
 export interface AmountSchedule {
-  /** Largest partner fee an account can charge (SPEC §3's hard ceiling unless the adversary knows better). */
+  /** Largest partner fee an account can charge (docs/spec.md §3's hard ceiling unless the adversary knows better). */
   feeCapBps: number;
   /** The exact_in quote of `amount` from `source` to `destination` for that variant, or undefined if none. */
   point(source: string, amount: bigint, destination: string, variant: Variant): QuotePoint | undefined;

@@ -16,7 +16,7 @@ export interface QuoteWallets {
   holdingRecipient: string;
 }
 
-/** SPEC §3: no account may charge more. The adversary does not know a partner's own cap, so it assumes this. */
+/** docs/spec.md §3: no account may charge more. The adversary does not know a partner's own cap, so it assumes this. */
 export const FEE_CEILING_BPS = 1000;
 
 interface Quote {

@@ -42,7 +42,7 @@ export interface AssetInfo {
   swappable: boolean;
   /** The destination grid swap payouts are rounded down to, when GET /tokens publishes one. */
   swapGrid?: bigint;
-  /** The standard amounts GET /tokens publishes (SPEC §9). */
+  /** The standard amounts GET /tokens publishes (docs/spec.md §9). */
   denominations?: bigint[];
 }
 

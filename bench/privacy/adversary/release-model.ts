@@ -1,5 +1,5 @@
 /**
- * The class-release structure (SPEC §9) as the adversary exploits it: payouts of one class leave in
+ * The class-release structure (docs/spec.md §9) as the adversary exploits it: payouts of one class leave in
  * bursts, each a release of every deposit of the class then waiting, spread over the published window.
  * So a payout's deposit was confirmed before its burst's release and after the class's previous release
  * (which took every deposit waiting then), and not more than the cap before it. Within a burst the
@@ -11,7 +11,7 @@ import type { Observation, ObservedDeposit, ObservedPayout } from './observation
 import { timingLikelihood } from './timing-model.ts';
 
 /**
- * How a pair can be standard (SPEC §9's pinned amount is a denomination): under exact_in the deposit is
+ * How a pair can be standard (docs/spec.md §9's pinned amount is a denomination): under exact_in the deposit is
  * the pinned amount; under exact_out (same asset only) the payout is. null: the pair is not standard.
  */
 export function standardClass(k: Pick<AdversaryKnowledge, 'denominations'>, d: ObservedDeposit, p: ObservedPayout): string | null {

@@ -34,7 +34,7 @@ export interface WaitOptions {
 export interface HushClient {
   tokens(): Promise<Token[]>;
   quote(request: QuoteRequest): Promise<Quote>;
-  /** SPEC §4: the quote goes back unchanged; a key is generated when none is given (retries reuse it). */
+  /** docs/spec.md §4: the quote goes back unchanged; a key is generated when none is given (retries reuse it). */
   order(quote: Quote, terms: OrderTerms, opts?: { idempotencyKey?: string }): Promise<PlacedOrder>;
   /** A new deposit transaction for the same order once the old one's blockhash expired. */
   refresh(order: PlacedOrder): Promise<PlacedOrder>;

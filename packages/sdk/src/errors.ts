@@ -1,6 +1,6 @@
 import type { ErrorCode } from './types.ts';
 
-/** Hush answered with its error body (SPEC §2): branch on `code` (SPEC §6), quote `requestId` to support. */
+/** Hush answered with its error body (docs/spec.md §2): branch on `code` (docs/spec.md §6), quote `requestId` to support. */
 export class HushApiError extends Error {
   override readonly name = 'HushApiError';
   constructor(

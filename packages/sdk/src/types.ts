@@ -10,7 +10,7 @@ export type Token = Ok<'listTokens'>['tokens'][number];
 export type QuoteRequest = Body<'createQuote'>;
 export type Quote = Ok<'createQuote'>['quote'];
 export type OrderRequest = Body<'createOrder'>;
-/** What the order must repeat from the quote request (SPEC §4: any difference is QUOTE_MISMATCH). */
+/** What the order must repeat from the quote request (docs/spec.md §4: any difference is QUOTE_MISMATCH). */
 export type OrderTerms = Omit<OrderRequest, 'quote'>;
 export type Order = Ok<'createOrder'>['order'];
 export type StatusRecord = Ok<'getStatus'>['order'];

@@ -52,7 +52,7 @@ export type DepositRefusal =
   | 'transfer'
   | 'names_recipient';
 
-/** The deposit transaction is not the one SPEC §4 allows; `reason` says which rule it broke. Never sign it. */
+/** The deposit transaction is not the one docs/spec.md §4 allows; `reason` says which rule it broke. Never sign it. */
 export class DepositVerificationError extends Error {
   override readonly name = 'DepositVerificationError';
   constructor(
@@ -109,7 +109,7 @@ function parse<T>(reason: DepositRefusal, ix: Ix, size: number, accounts: number
 }
 
 /**
- * Checks, before anything signs it, that an order's unsigned deposit transaction is exactly what SPEC §4
+ * Checks, before anything signs it, that an order's unsigned deposit transaction is exactly what docs/spec.md §4
  * allows: v0 without lookup tables; the sender the fee payer and only signer; a compute budget under the
  * caps; the NON-idempotent creation of the order's one-time token account (so no other transaction of the
  * order can also land); the transfer of exactly `amountIn` of the quoted asset into that account

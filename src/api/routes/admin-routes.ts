@@ -20,7 +20,7 @@ export interface AdminRouteOptions {
   throttle?: AdminThrottle;
 }
 
-/** `/admin/v1` on the ops listener, present only when HUSH_ADMIN_TOKEN is set (SPEC §3). */
+/** `/admin/v1` on the ops listener, present only when HUSH_ADMIN_TOKEN is set (docs/spec.md §3). */
 export async function adminRoutes(fastify: FastifyInstance, { token, admin, afterChange: changed, throttle = new AdminThrottle() }: AdminRouteOptions) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const expected = digest(token);

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { OpsDeps } from '../ops-app.ts';
 
-/** Seconds a load balancer is told to wait before asking again (every 503 carries Retry-After, SPEC §6). */
+/** Seconds a load balancer is told to wait before asking again (every 503 carries Retry-After, docs/spec.md §6). */
 const NOT_READY_RETRY_S = '5';
 
-/** Operational endpoints of the ops listener: no auth, never on the partner port (SPEC §4). */
+/** Operational endpoints of the ops listener: no auth, never on the partner port (docs/spec.md §4). */
 export async function opsRoutes(app: FastifyInstance, { deps }: { deps: Pick<OpsDeps, 'ready' | 'metrics' | 'draining'> }) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
@@ -18,7 +18,7 @@ export async function opsRoutes(app: FastifyInstance, { deps }: { deps: Pick<Ops
     const parts: Record<string, string> = { store: r.store ? 'ok' : 'unreachable', chain: r.chain ? 'ok' : 'unreachable' };
     if (r.starting) parts.start = 'in progress'; // funding at start still waiting out the chain
     if (r.store && r.chain && !r.starting) return reply.send({ success: true, ...parts });
-    // A failure keeps the SPEC §2 error shape like every other response.
+    // A failure keeps the docs/spec.md §2 error shape like every other response.
     return reply
       .code(503)
       .header('retry-after', NOT_READY_RETRY_S)

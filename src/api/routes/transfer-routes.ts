@@ -29,7 +29,7 @@ const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
 /**
  * What any partner route can answer besides its own outcomes: a refused key, a limit, a store outage, and
- * the 500 that should never happen but is part of the contract (SPEC §6).
+ * the 500 that should never happen but is part of the contract (docs/spec.md §6).
  */
 const ANY_ROUTE = ['UNAUTHORIZED', 'ACCOUNT_SUSPENDED', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'] as const;
 /** … a route with a path parameter (a malformed escape in it) … */
@@ -62,7 +62,7 @@ function caller(request: FastifyRequest): Caller {
   return request.caller;
 }
 
-/** The partner API (seed + SPEC §4), every route behind a bearer key and a per-key rate limit. */
+/** The partner API (seed + docs/spec.md §4), every route behind a bearer key and a per-key rate limit. */
 export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnonymous }: { deps: ApiDeps; limitAnonymous?: AnonymousLimiter }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = deps;
@@ -70,7 +70,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
   // Callback style with a synchronous path for cached keys: this hook runs on every partner request.
   app.addHook('onRequest', (request, reply, done) => {
     // A request no key's bucket covers takes from the client address's anonymous bucket (app.ts), so it
-    // carries RateLimit-* like every answer (SPEC §7). Only a refused key becomes 429 once it is empty:
+    // carries RateLimit-* like every answer (docs/spec.md §7). Only a refused key becomes 429 once it is empty:
     // another failure (a store outage, 503) is not the client's doing and keeps its own answer.
     const refuse = (e: Error) =>
       void takeAnonymousToken(limitAnonymous, request, reply).then((limited) =>
@@ -93,7 +93,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
   });
 
   /**
-   * SPEC §7's token bucket (token-bucket-store.ts): holds 2 × rate (burst ×2), refilled from empty in 2 s;
+   * docs/spec.md §7's token bucket (token-bucket-store.ts): holds 2 × rate (burst ×2), refilled from empty in 2 s;
    * one per key and kind, whichever route of the kind draws on it: the kind is in the key, and `perKey`
    * keeps these routes' buckets in one store (its child()). Not the plugin's groupId: it is appended to
    * the anonymous bucket's key too, which would then be one per route.
@@ -203,7 +203,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       const raw = idempotencyKeyOf(request);
       const outcome = await deps.orders.create(caller(request).account, { ...request.body, quote: request.body.quote as Record<string, unknown> }, raw);
       if (outcome.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(outcome.status as 200).send(outcome.body as never);
+      return reply.code(outcome.status).send(outcome.body);
     },
   );
 

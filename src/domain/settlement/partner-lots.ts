@@ -1,5 +1,5 @@
 /**
- * Partner fees go out in rounded lots on a jittered schedule (SPEC §9): a payout that were the exact sum
+ * Partner fees go out in rounded lots on a jittered schedule (docs/spec.md §9): a payout that were the exact sum
  * of a period's fees, sent on the clock, would let anyone subset-sum the period's orders (each fee is
  * floor(amountIn × feeBps / 10000), public arithmetic) and time them.
  */

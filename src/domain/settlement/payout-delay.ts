@@ -15,7 +15,7 @@ export interface DuePolicy {
   delayS: { min: number; max: number };
   /** How long a standard payout waits for its class at most before its release's spread (holdMs of the release policy). */
   holdMs: number;
-  /** Two slots: never the deposit's slot or the next (SPEC §9). */
+  /** Two slots: never the deposit's slot or the next (docs/spec.md §9). */
   minGapMs: number;
 }
 
@@ -31,7 +31,7 @@ export function payoutDueFor(from: Date, standard: boolean, policy: DuePolicy, r
   return payoutDue(new Date(from.getTime() + policy.holdMs), policy.delayS, randomInt);
 }
 
-/** Two slots: a payout never lands in its deposit's slot or the next (SPEC §9). */
+/** Two slots: a payout never lands in its deposit's slot or the next (docs/spec.md §9). */
 export function minGapMs(slotMs: number): number {
   return 2 * slotMs;
 }

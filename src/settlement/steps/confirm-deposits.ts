@@ -20,7 +20,7 @@ export function originQuery(ctx: SettlementContext, o: Pick<PayableOrder, 'depos
   return { account: o.depositAccount, sender: o.sender, native: ctx.asset(o.sourceAssetId).native };
 }
 
-/** A payout due time (SPEC §9): see payoutDueFor. */
+/** A payout due time (docs/spec.md §9): see payoutDueFor. */
 export function drawDue(ctx: SettlementContext, o: Pick<OrderRecord, 'quote'>, from: Date): Date {
   return orderPayoutDue(o, from, duePolicy(ctx.config), randomInt);
 }

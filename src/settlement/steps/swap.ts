@@ -5,7 +5,7 @@ import { swapLegs } from '../../ledger/order-movements.ts';
 import type { SettlementContext } from '../context.ts';
 
 /**
- * `deposit_confirmed → swapping` for a cross-asset order at the quoted rate: the quote is firm (SPEC §4).
+ * `deposit_confirmed → swapping` for a cross-asset order at the quoted rate: the quote is firm (docs/spec.md §4).
  * Only when an operator set HUSH_SWAP_MAX_DRIFT_BPS is the live rate read, and a market moved against
  * Hush by more than that refunds the deposit (`price_moved`); without a fresh price such an order waits.
  * The status change and the inventory legs (source in, destination owed) are one database transaction.

@@ -1,4 +1,4 @@
--- Webhooks (SPEC §5: every transition is emitted as a webhook event). The event is written by the
+-- Webhooks (docs/spec.md §5: every transition is emitted as a webhook event). The event is written by the
 -- statement that records the transition (a trigger on order_history), so no code path can change an
 -- order without its event, and an event exists only if its transition committed.
 CREATE TABLE webhook_events (

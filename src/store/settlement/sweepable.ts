@@ -12,7 +12,7 @@ export interface UnsweptDeposit {
  * transaction handed out for its order (original and refreshed; the order keeps the greatest
  * lastValidBlockHeight of them) dead at `finalized`. A sweep closes the deposit account, and each of
  * those transactions creates it with the non-idempotent instruction: closed while one of them could still
- * land, the account could be created again and the sender charged a second time (SPEC §4: only one of an
+ * land, the account could be created again and the sender charged a second time (docs/spec.md §4: only one of an
  * order's transactions can ever succeed).
  */
 export const SWEEPABLE = `swept = false AND sweep_tx_id IS NULL AND deposit IS NOT NULL AND status NOT IN ('awaiting_deposit', 'deposit_detected')
