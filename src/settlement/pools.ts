@@ -59,7 +59,7 @@ export class Pools {
 
   /**
    * Chooses pool wallets for an outgoing amount (allocate: a random pool that can cover it, else several)
-   * and signs one transaction paying it, with a transfer from each chosen pool (SPEC §9: a payout is one
+   * and signs one transaction paying it, with a transfer from each chosen pool (docs/spec.md §9: a payout is one
    * transaction, never parts landing at different times). Balances are read at `confirmed` less what
    * pending transactions will take. Null (with an ALERT unless quiet) when the pools cannot cover it.
    */
