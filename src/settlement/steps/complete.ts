@@ -28,6 +28,23 @@ function byPart<T extends Transfer>(txs: T[]): Map<number, T[]> {
   return parts;
 }
 
+const isLive = (t: Transfer): boolean => t.status === 'pending' || t.status === 'confirmed';
+
+/**
+ * "Every part has landed", written once: each part's live transfer (at most one at a time: a part is
+ * replaced only when none is live) if every one of them is confirmed, else undefined.
+ */
+function landedParts(parts: Map<number, Transfer[]>): Transfer[] | undefined {
+  const landed = [...parts.values()].map((list) => list.find(isLive));
+  return landed.every((t) => t?.status === 'confirmed') ? (landed as Transfer[]) : undefined;
+}
+
+/** The order's record of its landed transfers. */
+function transfersOf(landed: Transfer[]): { signature: string; amount: string; confirmedAt: string }[] {
+  const now = new Date().toISOString();
+  return landed.map((t) => ({ signature: t.signature, amount: t.amount.toString(), confirmedAt: t.meta.confirmedAt ?? now }));
+}
+
 /** Drives `sending`/`refunding`: replaces dead transactions, completes when every part has landed. */
 export async function advancePayout(ctx: SettlementContext, o: OrderRecord): Promise<NextLook> {
   const kind = o.status === 'sending' ? 'payout' : 'refund';
@@ -37,15 +54,10 @@ export async function advancePayout(ctx: SettlementContext, o: OrderRecord): Pro
   // A recipient the chain refuses is refunded, not paid again (the refund starts at the next step).
   if (kind === 'payout' && (await refundRefusedPayout(ctx, o, txs as ChainTxOf<'payout'>[]))) return { delayMs: 0 };
   const parts = byPart(txs);
-  const landed: Transfer[] = [];
-  for (const [part, list] of parts) {
-    const live = list.find((t) => t.status === 'pending' || t.status === 'confirmed');
-    if (live?.status === 'confirmed') landed.push(live);
-    else if (!live) await replacePart(ctx, o, list[list.length - 1]!, part);
-  }
-  if (landed.length < parts.size) return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
-  const now = new Date().toISOString();
-  const transfers = landed.map((t) => ({ signature: t.signature, amount: t.amount.toString(), confirmedAt: t.meta.confirmedAt ?? now }));
+  for (const [part, list] of parts) if (!list.some(isLive)) await replacePart(ctx, o, list[list.length - 1]!, part);
+  const landed = landedParts(parts);
+  if (!landed) return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
+  const transfers = transfersOf(landed);
   faultPoint('payout-confirmed');
   // The final move and its fee booking commit together: a crash between them would lose the fee.
   if (kind === 'payout') {
@@ -77,18 +89,12 @@ export async function completeOrders(ctx: SettlementContext, orderIds: string[])
   const [orders, txs] = await Promise.all([ordersByIds(ctx.db, orderIds), chainTxsOfOrders(ctx.db, orderIds, 'payout')]);
   const byOrder = new Map<string, Transfer[]>();
   for (const t of txs) byOrder.set(t.orderId!, [...(byOrder.get(t.orderId!) ?? []), t]);
-  const now = new Date().toISOString();
   const items: PayoutCompletion[] = [];
   for (const o of orders) {
     if (o.status !== 'sending') continue;
     const parts = byPart(byOrder.get(o.id) ?? []);
-    const landed = [...parts.values()].map((list) => list.find((t) => t.status === 'confirmed'));
-    if (parts.size === 0 || landed.some((t) => !t)) continue;
-    items.push({
-      id: o.id,
-      payouts: landed.map((t) => ({ signature: t!.signature, amount: t!.amount.toString(), confirmedAt: t!.meta.confirmedAt ?? now })),
-      movement: feeMovement(o),
-    });
+    const landed = parts.size === 0 ? undefined : landedParts(parts);
+    if (landed) items.push({ id: o.id, payouts: transfersOf(landed), movement: feeMovement(o) });
   }
   if (items.length === 0) return new Set();
   faultPoint('payout-confirmed');
