@@ -1,4 +1,4 @@
-import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
+import { aboveWrappedSolReserve } from '../domain/reserves.ts';
 import type { ChainView } from './chain-view.ts';
 
 /** The order's own deposit: the transaction of its sender that funded the deposit account, and what it put there. */
@@ -37,12 +37,9 @@ interface Verdict {
 /** Transactions of one account's history looked at per lookup, oldest first: each costs a getTransaction once (memoized). */
 const MAX_CANDIDATES = 6;
 const MEMO_MAX = 20_000;
-/** A wrapped-SOL account's reserve (a token account's rent-exempt minimum). */
-const WRAPPED_SOL_RESERVE = DEFAULT_NETWORK_COST.tokenAccountRent;
 
 /** Lamports as plain JSON (numbers) or kit (bigints) give them; null when a number is beyond exact. */
 const exact = (v: number | bigint | undefined): bigint | null => (typeof v === 'bigint' ? v : Number.isSafeInteger(v ?? 0) ? BigInt(v ?? 0) : null);
-const aboveReserve = (l: bigint) => (l > WRAPPED_SOL_RESERVE ? l - WRAPPED_SOL_RESERVE : 0n);
 
 /**
  * What `tx` did to `q.account`: whether the order's sender signed it (only the sender can: a third party
@@ -62,7 +59,7 @@ export function verdictOf(tx: JudgedTransaction, q: OriginQuery): Verdict | null
     const pre = exact(meta.preBalances[i]);
     const post = exact(meta.postBalances[i]);
     if (pre === null || post === null) return null;
-    return { bySender, credited: aboveReserve(post) - aboveReserve(pre) };
+    return { bySender, credited: aboveWrappedSolReserve(post) - aboveWrappedSolReserve(pre) };
   }
   const amount = (list: typeof meta.postTokenBalances) => BigInt(list?.find((b) => b.accountIndex === i)?.uiTokenAmount.amount ?? '0');
   return { bySender, credited: amount(meta.postTokenBalances) - amount(meta.preTokenBalances) };

@@ -16,19 +16,13 @@ import { OncePerKey } from '../support/once-per-key.ts';
 import { statusRecord } from './order-views.ts';
 import { ChainView, type AccountBalance } from '../chain/chain-view.ts';
 import { DepositOrigins, type DepositOrigin } from '../chain/deposit-origin.ts';
-import { DEFAULT_NETWORK_COST } from '../domain/network-cost.ts';
+import { aboveWrappedSolReserve } from '../domain/reserves.ts';
 
 const base58 = getBase58Encoder();
 /** Who confirms, for the statement's signature (the hint takes no lease). */
 const HINT_WORKER_ID = 'deposit-hint';
-/** A token account's rent-exempt minimum, which a wrapped-SOL account keeps as its reserve. */
-const WRAPPED_SOL_RESERVE = DEFAULT_NETWORK_COST.tokenAccountRent;
-
-/** A wrapped-SOL account's lamports as its token amount (what SyncNative would record). */
-function aboveReserve(lamports: number | bigint | undefined): bigint {
-  const l = BigInt(lamports ?? 0);
-  return l > WRAPPED_SOL_RESERVE ? l - WRAPPED_SOL_RESERVE : 0n;
-}
+/** A wrapped-SOL account's lamports, as plain JSON (numbers) or kit (bigints) give them, as its token amount. */
+const aboveReserve = (lamports: number | bigint | undefined) => aboveWrappedSolReserve(BigInt(lamports ?? 0));
 
 function requireSignature(s: string): Signature {
   try {

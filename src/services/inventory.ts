@@ -8,8 +8,8 @@ import { ChainView } from '../chain/chain-view.ts';
 import { liquiditySettings, type LiquiditySettings } from '../config/liquidity-settings.ts';
 import { coarseAmount } from '../domain/coarse-amount.ts';
 import { UnfundedHolds, type Reservation } from './unfunded-holds.ts';
+import { poolHeld } from '../domain/reserves.ts';
 
-const SOL_POOL_RESERVE = 10_000_000n;
 /** Below this the fee payer cannot be trusted to cover a settlement's fees and rent (0.05 SOL). */
 const FEE_PAYER_MINIMUM = 50_000_000n;
 /** Refreshes failing for this long make the last reading too old to quote from. */
@@ -69,9 +69,7 @@ export class Inventory {
     const [balances, commitments] = read;
     const base = new Map<string, bigint>();
     for (const p of pools) {
-      const asset = this.assets.get(p.assetId)!;
-      const b = balances.get(p.holding);
-      let held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
+      let held = poolHeld(this.assets.get(p.assetId)!.native, balances.get(p.holding));
       held -= commitments.pending.get(p.holding) ?? 0n;
       base.set(p.assetId, (base.get(p.assetId) ?? 0n) + (held > 0n ? held : 0n));
     }

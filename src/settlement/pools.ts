@@ -7,9 +7,7 @@ import { pendingOutflows } from '../store/settlement/pending-outflows.ts';
 import type { ChainTxKind, NewChainTx, TransferMeta } from '../store/settlement/chain-tx.ts';
 import { allocate, shufflePools } from '../domain/settlement/allocation.ts';
 import type { SettlementDeps } from './deps.ts';
-
-/** Lamports a SOL pool keeps so it stays rent-exempt. */
-export const SOL_POOL_RESERVE = 10_000_000n;
+import { poolHeld } from '../domain/reserves.ts';
 
 /** What a batch of pool choices shares: one read of pending outflows and balances, and what it took. */
 export interface PlanReads {
@@ -23,8 +21,7 @@ export type PlannedTransfer = NewChainTx & { kind: Extract<ChainTxKind, 'payout'
 
 /** What a pool can still pay: its `confirmed` balance less recorded pending outflows and what a batch took. */
 export function available(asset: Asset, holding: string, reads: PlanReads): bigint {
-  const b = reads.balances.get(holding);
-  const held = asset.native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
+  const held = poolHeld(asset.native, reads.balances.get(holding));
   return held - (reads.pending.get(holding) ?? 0n) - (reads.taken.get(holding) ?? 0n);
 }
 
@@ -108,9 +105,7 @@ export class Pools {
     const balances = await this.ctx.view.balances(pools.map((p) => p.holding), 'confirmed');
     const out = new Map<string, bigint>();
     for (const p of pools) {
-      const native = this.ctx.asset(p.assetId).native;
-      const b = balances.get(p.holding);
-      const held = native ? (b?.lamports ?? 0n) - SOL_POOL_RESERVE : (b?.tokenAmount ?? 0n);
+      const held = poolHeld(this.ctx.asset(p.assetId).native, balances.get(p.holding));
       out.set(p.assetId, (out.get(p.assetId) ?? 0n) + (held > 0n ? held : 0n));
     }
     return out;
