@@ -271,6 +271,7 @@ try {
       // Named, not derived from the proxy's address: the chain's PubSub is not behind the proxy.
       SOLANA_WS_URL: wsUrl,
       LOCALNET_SLOT_MS: String(SLOT_MS),
+      HUSH_SLOT_MS: String(SLOT_MS),
       HUSH_PRIVACY: 'off',
       HUSH_PAYOUT_DELAY_S: '0-0',
       HUSH_QUOTE_TTL_S: '600',

@@ -38,7 +38,13 @@ export interface HushConfig extends PrivacySettings, LiquiditySettings {
   localnetPort: number;
   /** Embedded chain's PubSub port (LOCALNET_WS_PORT); unset → LOCALNET_PORT + 1. */
   localnetWsPort?: number;
+  /** The embedded chain's slot time (LOCALNET_SLOT_MS): drives that chain only. */
   localnetSlotMs: number;
+  /**
+   * Hush's assumption of the cluster's slot time (HUSH_SLOT_MS): polls, blockhash life, payout delays and the
+   * two-slot gap of class release. Default 400 (a real cluster's target); beside the embedded chain, its LOCALNET_SLOT_MS.
+   */
+  slotMs: number;
   /** Bound on one Solana RPC round trip (HUSH_RPC_TIMEOUT_MS). */
   rpcTimeoutMs: number;
   /** Request budget of all Solana RPC calls, calls per second (HUSH_RPC_MAX_RPS; 0 = none). */
@@ -240,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
   checkDelayAllowed(payoutDelayS, privacy);
   const privacyFields = privacySettings(env, payoutDelayS, (name, fallback) => seconds(env, name, fallback, 1, MAX_PAYOUT_DELAY_S));
   if (role !== 'api' && role !== 'worker' && role !== 'all') throw new ConfigError(`HUSH_ROLE must be api, worker or all, got "${role}"`);
+  const localnetSlotMs = envInt(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000);
   return {
     port: envInt(env, 'PORT', 8787, 0, 65535),
     opsPort: opsPort(env, envInt(env, 'PORT', 8787, 0, 65535)),
@@ -253,7 +260,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     solanaWsUrl: url(env, 'SOLANA_WS_URL', ['ws:', 'wss:']) ?? (env.SOLANA_RPC_URL ? wsUrlFromRpcUrl(env.SOLANA_RPC_URL) : undefined),
     localnetPort: envInt(env, 'LOCALNET_PORT', 8899, 0, 65535),
     ...(env.LOCALNET_WS_PORT ? { localnetWsPort: envInt(env, 'LOCALNET_WS_PORT', 0, 0, 65535) } : {}),
-    localnetSlotMs: envInt(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000),
+    localnetSlotMs,
+    slotMs: envInt(env, 'HUSH_SLOT_MS', env.SOLANA_RPC_URL ? 400 : localnetSlotMs, 10, 60_000),
     rpcTimeoutMs: envInt(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
     rpcMaxRps: envInt(env, 'HUSH_RPC_MAX_RPS', DEFAULT_RPC_MAX_RPS, 0, 100_000),
     drainGraceMs: envInt(env, 'HUSH_DRAIN_GRACE_MS', 1000, 0, 60_000),

@@ -125,7 +125,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   // Key custody (docs/spec.md §10): only the roles that settle load the seed. Role api reads the wallets'
   // public addresses and deposit identities a worker wrote to the store, and has a quote key of its own.
   const keys = config.role === 'api' ? null : new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
-  const chain = new SolanaChain(rpcUrl, config.localnetSlotMs, config.rpcTimeoutMs, config.rpcMaxRps);
+  const chain = new SolanaChain(rpcUrl, config.slotMs, config.rpcTimeoutMs, config.rpcMaxRps);
   chain.startBackgroundRefresh();
   const signing = keys ? await Treasury.load(keys, config.assets) : null;
   const treasury: TreasuryWallets = signing ?? new PublishedTreasuryWallets(db);

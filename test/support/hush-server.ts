@@ -439,6 +439,8 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     ...(peer ? { HUSH_ROLE: 'api', SOLANA_RPC_URL: peer.chainUrl } : {}),
     ...opts.env,
   };
+  // Every test chain is a local one, embedded or behind SOLANA_RPC_URL: Hush assumes its slot time.
+  env.HUSH_SLOT_MS ||= env.LOCALNET_SLOT_MS;
   // docs/spec.md §10: role api never holds the seed; with a store of its own, the test plays the worker's part.
   if (env.HUSH_ROLE === 'api') delete env.TREASURY_SEED;
   const config = loadConfig(env);
