@@ -1,5 +1,5 @@
 import type { Queryable } from '../db.ts';
-import { ORDER_CHANGED_CHANNEL } from '../orders-store.ts';
+import { transitionSql } from '../order-transitions.ts';
 import { CHAIN_TX_INSERT_FROM_PARAMS, chainTxParams, type NewChainTx } from './chain-tx.ts';
 import type { DepositConfirmation } from './confirm-deposits.ts';
 import { LEDGER_INSERT_FROM_PARAMS, legParams, movementRows } from './movements.ts';
@@ -14,6 +14,32 @@ import { LEDGER_INSERT_FROM_PARAMS, legParams, movementRows } from './movements.
  * instead of two: on PGlite the second statement was half of the time from a confirmed deposit to its
  * payout. Returns the due time in force of every order confirmed, and which of them moved to `sending`.
  */
+const CONFIRM_AND_START = transitionSql({
+  route: ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending'],
+  fromCount: 2,
+  fromExpr: 's.from_status',
+  to: { when: 's.pay', then: 'sending', else: 'deposit_confirmed' },
+  before: `v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[]) AS v(id, deposit, due)),
+     p AS (SELECT DISTINCT order_id FROM unnest($15::bigint[]) AS p(order_id)),
+     s AS (
+       SELECT o.id, o.status AS from_status, (p.order_id IS NOT NULL AND (o.payout_due_at IS NULL OR o.payout_due_at <= clock_timestamp())) AS pay
+       FROM orders o JOIN v ON v.id = o.id LEFT JOIN p ON p.order_id = o.id
+       WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
+         AND CASE WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END
+       FOR UPDATE OF o SKIP LOCKED)`,
+  set: `deposit = v.deposit, payout_due_at = coalesce(o.payout_due_at, v.due),
+         locked_by = CASE WHEN s.pay THEN NULL ELSE $4 END,
+         locked_until = CASE WHEN s.pay THEN NULL ELSE now() + make_interval(secs => $5) END,
+         attempts = CASE WHEN s.pay THEN 0 ELSE o.attempts END,
+         next_run_at = CASE WHEN s.pay THEN now() + make_interval(secs => $7::double precision / 1000) ELSE o.next_run_at END`,
+  from: 'FROM v JOIN s ON s.id = v.id',
+  where: 'o.id = v.id',
+  returning: 'o.payout_due_at, s.pay',
+  effects: `l AS (${LEDGER_INSERT_FROM_PARAMS(8)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING),
+     c AS (${CHAIN_TX_INSERT_FROM_PARAMS(14)} WHERE t.order_id IN (SELECT id FROM u WHERE pay))`,
+  select: 'u.payout_due_at, u.pay',
+});
+
 export async function confirmDepositsAndStartPayouts(
   db: Queryable,
   workerId: string,
@@ -26,30 +52,7 @@ export async function confirmDepositsAndStartPayouts(
   if (items.length === 0) return { due: new Map(), moved: new Set() };
   const legs = movementRows(items.map((i) => i.movement));
   const { rows } = await db.query<{ id: string | number; payout_due_at: Date; pay: boolean }>(
-    `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[]) AS v(id, deposit, due)),
-     p AS (SELECT DISTINCT order_id FROM unnest($15::bigint[]) AS p(order_id)),
-     s AS (
-       SELECT o.id, o.status AS from_status, (p.order_id IS NOT NULL AND (o.payout_due_at IS NULL OR o.payout_due_at <= clock_timestamp())) AS pay
-       FROM orders o JOIN v ON v.id = o.id LEFT JOIN p ON p.order_id = o.id
-       WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
-         AND CASE WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END
-       FOR UPDATE OF o SKIP LOCKED),
-     u AS (
-       UPDATE orders o SET status = CASE WHEN s.pay THEN 'sending' ELSE 'deposit_confirmed' END, updated_at = clock_timestamp(),
-         deposit = v.deposit, payout_due_at = coalesce(o.payout_due_at, v.due),
-         locked_by = CASE WHEN s.pay THEN NULL ELSE $4 END,
-         locked_until = CASE WHEN s.pay THEN NULL ELSE now() + make_interval(secs => $5) END,
-         attempts = CASE WHEN s.pay THEN 0 ELSE o.attempts END,
-         next_run_at = CASE WHEN s.pay THEN now() + make_interval(secs => $7::double precision / 1000) ELSE o.next_run_at END
-       FROM v JOIN s ON s.id = v.id WHERE o.id = v.id
-       RETURNING o.id, o.updated_at, o.tracking_id, o.payout_due_at, s.from_status, s.pay),
-     h AS (
-       INSERT INTO order_history (order_id, status, at)
-       SELECT u.id, t.status, u.updated_at FROM u CROSS JOIN (VALUES (1, 'deposit_detected'), (2, 'deposit_confirmed'), (3, 'sending')) AS t(n, status)
-       WHERE t.n = 2 OR (t.n = 1 AND u.from_status = 'awaiting_deposit') OR (t.n = 3 AND u.pay) ORDER BY u.id, t.n),
-     l AS (${LEDGER_INSERT_FROM_PARAMS(8)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING),
-     c AS (${CHAIN_TX_INSERT_FROM_PARAMS(14)} WHERE t.order_id IN (SELECT id FROM u WHERE pay))
-     SELECT u.id, u.payout_due_at, u.pay, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
+    CONFIRM_AND_START,
     [
       items.map((i) => i.id),
       items.map((i) => JSON.stringify(i.deposit)),

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db.ts';
-import { ORDER_CHANGED_CHANNEL, type DepositInfo } from '../orders-store.ts';
+import type { DepositInfo } from '../orders-store.ts';
+import { transitionSql } from '../order-transitions.ts';
 import { LEDGER_INSERT_FROM_PARAMS, legParams, movementRows, type Movement } from './movements.ts';
 
 export interface DepositConfirmation {
@@ -21,30 +22,38 @@ export interface DepositConfirmation {
  * due time in force of every order that moved (those are now held by this worker). `leaseFree` (the
  * deposit hint, which is no worker): the order moves whoever holds it, and its lease is left as it is.
  */
-export async function confirmDeposits(db: Queryable, workerId: string, leaseSeconds: number, held: boolean, items: DepositConfirmation[], leaseFree = false): Promise<Map<string, Date>> {
-  if (items.length === 0) return new Map();
-  const legs = movementRows(items.map((i) => i.movement));
-  const { rows } = await db.query<{ id: string | number; payout_due_at: Date }>(
-    `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[]) AS v(id, deposit, due)),
+const CONFIRM = transitionSql({
+  route: ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed'],
+  fromCount: 2,
+  fromExpr: 's.from_status',
+  before: `v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[]) AS v(id, deposit, due)),
      s AS (
        SELECT o.id, o.status AS from_status FROM orders o
        WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
          AND CASE WHEN $13::boolean THEN true WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END
-       FOR UPDATE SKIP LOCKED),
-     u AS (
-       UPDATE orders o SET status = 'deposit_confirmed', updated_at = clock_timestamp(), deposit = v.deposit,
-         payout_due_at = coalesce(o.payout_due_at, v.due),
+       FOR UPDATE SKIP LOCKED)`,
+  set: `deposit = v.deposit, payout_due_at = coalesce(o.payout_due_at, v.due),
          locked_by = CASE WHEN $13::boolean THEN o.locked_by ELSE $4 END,
-         locked_until = CASE WHEN $13::boolean THEN o.locked_until ELSE now() + make_interval(secs => $5) END
-       FROM v JOIN s ON s.id = v.id WHERE o.id = v.id
-       RETURNING o.id, o.updated_at, o.tracking_id, o.payout_due_at, s.from_status),
-     h AS (
-       INSERT INTO order_history (order_id, status, at)
-       SELECT u.id, t.status, u.updated_at FROM u CROSS JOIN (VALUES (1, 'deposit_detected'), (2, 'deposit_confirmed')) AS t(n, status)
-       WHERE t.n = 2 OR u.from_status = 'awaiting_deposit' ORDER BY u.id, t.n),
-     l AS (${LEDGER_INSERT_FROM_PARAMS(7)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)
-     SELECT u.id, u.payout_due_at, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
-    [items.map((i) => i.id), items.map((i) => JSON.stringify(i.deposit)), items.map((i) => i.dueAt), workerId, leaseSeconds, held, ...legParams(legs), leaseFree],
-  );
+         locked_until = CASE WHEN $13::boolean THEN o.locked_until ELSE now() + make_interval(secs => $5) END`,
+  from: 'FROM v JOIN s ON s.id = v.id',
+  where: 'o.id = v.id',
+  returning: 'o.payout_due_at',
+  effects: `l AS (${LEDGER_INSERT_FROM_PARAMS(7)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)`,
+  select: 'u.payout_due_at',
+});
+
+export async function confirmDeposits(db: Queryable, workerId: string, leaseSeconds: number, held: boolean, items: DepositConfirmation[], leaseFree = false): Promise<Map<string, Date>> {
+  if (items.length === 0) return new Map();
+  const legs = movementRows(items.map((i) => i.movement));
+  const { rows } = await db.query<{ id: string | number; payout_due_at: Date }>(CONFIRM, [
+    items.map((i) => i.id),
+    items.map((i) => JSON.stringify(i.deposit)),
+    items.map((i) => i.dueAt),
+    workerId,
+    leaseSeconds,
+    held,
+    ...legParams(legs),
+    leaseFree,
+  ]);
   return new Map(rows.map((r) => [String(r.id), r.payout_due_at]));
 }

@@ -1,6 +1,14 @@
 import type { Queryable } from '../db.ts';
-import { ORDER_CHANGED_CHANNEL } from '../orders-store.ts';
+import { transitionSql } from '../order-transitions.ts';
 import { CHAIN_TX_INSERT_FROM_PARAMS, chainTxParams, type NewChainTx } from './chain-tx.ts';
+
+const START = transitionSql({
+  route: ['deposit_confirmed', 'sending'],
+  set: `locked_by = NULL, locked_until = NULL, attempts = 0,
+         next_run_at = now() + make_interval(secs => $3::double precision / 1000)`,
+  where: 'o.id = ANY($1::bigint[]) AND o.locked_by = $2',
+  effects: `c AS (${CHAIN_TX_INSERT_FROM_PARAMS(4)} WHERE t.order_id IN (SELECT id FROM u))`,
+});
 
 /**
  * Records the signed payouts of many claimed orders and moves them `deposit_confirmed → sending`, in one
@@ -15,14 +23,7 @@ export async function startPayouts(db: Queryable, workerId: string, txs: NewChai
   const orderIds = [...new Set(txs.map((t) => t.orderId!))];
   if (orderIds.length === 0) return new Set();
   const { rows } = await db.query<{ id: string | number }>(
-    `WITH u AS (
-       UPDATE orders SET status = 'sending', updated_at = clock_timestamp(), locked_by = NULL, locked_until = NULL, attempts = 0,
-         next_run_at = now() + make_interval(secs => $3::double precision / 1000)
-       WHERE id = ANY($1::bigint[]) AND status = 'deposit_confirmed' AND locked_by = $2
-       RETURNING id, updated_at, tracking_id),
-     h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'sending', updated_at FROM u),
-     c AS (${CHAIN_TX_INSERT_FROM_PARAMS(4)} WHERE t.order_id IN (SELECT id FROM u))
-     SELECT u.id, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
+    START,
     [orderIds, workerId, nextRunMs, ...chainTxParams(txs)],
   );
   return new Set(rows.map((r) => String(r.id)));

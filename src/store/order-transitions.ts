@@ -1,0 +1,92 @@
+import { canTransition, isOrderStatus, type OrderStatus } from '../domain/order-state.ts';
+
+/** Notified with an order's tracking id whenever its status record changes (the status cache listens). */
+export const ORDER_CHANGED_CHANNEL = 'hush_order_changed';
+
+/**
+ * The statement shape of an order transition. Every write of `orders.status` is built here (a test scans
+ * src/ for any other), so each one compares-and-sets on the statuses it leaves, writes one history row per
+ * status it passes through and notifies the change. The writer supplies only its own part: its input rows,
+ * extra columns and effects (ledger legs, recorded chain transactions) as SQL pieces.
+ */
+export interface TransitionShape {
+  /**
+   * The statuses an order passes through, each step an edge of SPEC §5 (checked when the statement is
+   * built, so a wrong edge fails at module load, before any SQL runs).
+   */
+  route: readonly OrderStatus[];
+  /** How many leading statuses of the route an order may be in to move (default 1: only the first). */
+  fromCount?: number;
+  /** Where it stops: the route's last status, or a SQL condition choosing between two of the route's statuses. */
+  to?: { when: string; then: OrderStatus; else: OrderStatus };
+  /** SQL expression of the status each row moves from (required when fromCount > 1). */
+  fromExpr?: string;
+  /** CTEs before the update (inputs, row locks), without the leading WITH. */
+  before?: string;
+  /** Extra `col = expr` assignments after status and updated_at. */
+  set?: string;
+  /** `FROM …` of the update (other tables joined); the order row is aliased `o`. */
+  from?: string;
+  /** Conditions besides the compare-and-set on status. */
+  where?: string;
+  /** Extra RETURNING columns of the update (read by effects and the final SELECT through `u`). */
+  returning?: string;
+  /** CTEs after the history row: the transition's effects, restricted to the rows in `u`. */
+  effects?: string;
+  /** Extra columns of the final SELECT over `u` (its id and the notification are always there). */
+  select?: string;
+}
+
+const lit = (s: OrderStatus): string => `'${s}'`;
+
+/** Builds a transition statement; throws (a bug, not a race) if any step of its route is not an order transition. */
+export function transitionSql(shape: TransitionShape): string {
+  const { route } = shape;
+  const fromCount = shape.fromCount ?? 1;
+  // Statuses are written into the SQL as literals: only the declared ones get through.
+  for (const s of route) if (!isOrderStatus(s)) throw new Error(`${String(s)} is not an order status`);
+  if (route.length < 2 || fromCount < 1 || fromCount >= route.length) throw new Error(`bad transition route ${route.join(' → ')}`);
+  for (let i = 1; i < route.length; i++) {
+    if (!canTransition(route[i - 1]!, route[i]!)) throw new Error(`${route[i - 1]} → ${route[i]} is not an order transition`);
+  }
+  const last = route[route.length - 1]!;
+  const index = (s: OrderStatus): number => {
+    const i = route.indexOf(s);
+    if (i < fromCount) throw new Error(`${s} is not a destination of ${route.join(' → ')}`);
+    return i;
+  };
+  const to = shape.to;
+  if (to) {
+    index(to.then);
+    index(to.else);
+  }
+  if (fromCount > 1 && !shape.fromExpr) throw new Error('a route with several starting statuses needs fromExpr');
+  const toExpr = to ? `CASE WHEN ${to.when} THEN ${lit(to.then)} ELSE ${lit(to.else)} END` : lit(last);
+  const fromList = route.slice(0, fromCount).map(lit).join(', ');
+  const extraReturning = [to ? 'o.status' : '', fromCount > 1 ? `${shape.fromExpr} AS from_status` : '', shape.returning ?? ''].filter(Boolean).join(', ');
+  const update = `u AS (
+       UPDATE orders o SET status = ${toExpr}, updated_at = clock_timestamp()${shape.set ? `, ${shape.set}` : ''}
+       ${shape.from ?? ''}
+       WHERE o.status IN (${fromList})${shape.where ? ` AND ${shape.where}` : ''}
+       RETURNING o.id, o.updated_at, o.tracking_id${extraReturning ? `, ${extraReturning}` : ''})`;
+  return `WITH ${shape.before ? `${shape.before},\n     ` : ''}${update},
+     ${historySql(route, fromCount, to ? `u.status` : undefined)}${shape.effects ? `,\n     ${shape.effects}` : ''}
+     SELECT u.id${shape.select ? `, ${shape.select}` : ''}, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`;
+}
+
+/**
+ * One history row per status passed, in route order, all at the row's `updated_at`. A single edge
+ * writes its one row; a longer route joins the route's statuses and keeps those after where the row
+ * started, up to where it stopped.
+ */
+function historySql(route: readonly OrderStatus[], fromCount: number, stopExpr: string | undefined): string {
+  if (route.length === 2 && !stopExpr) return `h AS (INSERT INTO order_history (order_id, status, at) SELECT id, ${lit(route[1]!)}, updated_at FROM u)`;
+  const values = route.map((s, i) => `(${i}, ${lit(s)})`).join(', ');
+  const position = (expr: string): string => `CASE ${expr} ${route.map((s, i) => `WHEN ${lit(s)} THEN ${i}`).join(' ')} END`;
+  const start = fromCount > 1 ? position('u.from_status') : '0';
+  const stop = stopExpr ? position(stopExpr) : String(route.length - 1);
+  return `h AS (
+       INSERT INTO order_history (order_id, status, at)
+       SELECT u.id, t.status, u.updated_at FROM u CROSS JOIN (VALUES ${values}) AS t(n, status)
+       WHERE t.n > ${start} AND t.n <= ${stop} ORDER BY u.id, t.n)`;
+}
