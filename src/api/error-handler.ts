@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HushError, type HushErrorCode } from '../domain/errors.ts';
+import { chainUnavailable } from '../domain/chain-unavailable.ts';
 import { BODY_LIMIT } from './limits.ts';
 import { AMOUNT_PATTERN } from './schemas.ts';
 import { ietfRateLimitFields } from './ratelimit-fields.ts';
@@ -38,7 +39,7 @@ function logError(request: FastifyRequest, level: 'warn' | 'error', err: unknown
 }
 
 /** Every chain failure leaves as 503 CHAIN_UNAVAILABLE with Retry-After (docs/spec.md §6), however deep it was wrapped. */
-const chainUnavailable = (cause: unknown) => new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause, retryAfterSeconds: providerRetryAfterS(cause) });
+const chainFailure = (cause: unknown) => chainUnavailable(cause, providerRetryAfterS(cause));
 
 /** A provider's Retry-After longer than our default, when the failure carries one (a 429 from the RPC). */
 function providerRetryAfterS(e: unknown): number | undefined {
@@ -118,7 +119,7 @@ export function installErrorHandling(app: FastifyInstance, limitAnonymous?: Anon
   const notFound = (request: FastifyRequest, reply: FastifyReply) =>
     counted(limitAnonymous, request, reply, () => send(reply, request, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`));
   app.setErrorHandler((err: FastifyError | HushError, request, reply) => {
-    if (err instanceof HushError && err.code === 'INTERNAL_ERROR' && isChainFailure(err.cause)) err = chainUnavailable(err.cause);
+    if (err instanceof HushError && err.code === 'INTERNAL_ERROR' && isChainFailure(err.cause)) err = chainFailure(err.cause);
     if (err instanceof HushError) {
       if (err.httpStatus >= 500) logError(request, 'warn', err.cause ?? err, 'service error', { code: err.code });
       return sendHushError(reply, request, err);
@@ -130,7 +131,7 @@ export function installErrorHandling(app: FastifyInstance, limitAnonymous?: Anon
       return send(reply, request, 503, 'SERVICE_UNAVAILABLE', 'The service cannot reach its store; retry shortly', undefined, 1);
     }
     if (isChainFailure(err)) {
-      const e = chainUnavailable(err);
+      const e = chainFailure(err);
       logError(request, 'warn', err, 'chain unavailable', { code: e.code });
       return sendHushError(reply, request, e);
     }

@@ -1,6 +1,7 @@
 import { alertsTotal, type AlertSink } from '../support/alerts.ts';
 import { getBase58Encoder, type Signature } from '@solana/kit';
 import { HushError } from '../domain/errors.ts';
+import { readingChain } from '../domain/chain-unavailable.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { HushConfig } from '../config/config.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
@@ -73,12 +74,7 @@ export class DepositHintService {
   async hint(account: AccountRecord, trackingId: string, signatureText: string): Promise<{ status: 200 | 202; body: unknown }> {
     const signature = requireSignature(signatureText);
     let order = await this.orders.get(account, trackingId);
-    let tx;
-    try {
-      tx = await this.chain.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
-    } catch (e) {
-      throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
-    }
+    const tx = await readingChain(() => this.chain.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send());
     if (!tx) {
       await addDepositHint(this.db, order.id, signature);
       return { status: 202, body: { success: true, order: statusRecord(order) } };
@@ -98,9 +94,7 @@ export class DepositHintService {
       // wrapped-SOL account exists: SOL sent to the bare address is no deposit (it was once recorded as a
       // deposit of 0, failing the order with the SOL left there). Read from the account at `confirmed`:
       // a transaction that names no token program carries no token balances, even into a token account.
-      const state = await this.view.balances([order.depositAccount], 'confirmed').catch((e: unknown) => {
-        throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
-      });
+      const state = await readingChain(() => this.view.balances([order.depositAccount], 'confirmed'));
       known = state.get(order.depositAccount);
       const tokenAccount = known?.tokenAmount != null;
       const gained = BigInt(tx.meta.postBalances[index] ?? 0) > BigInt(tx.meta.preBalances[index] ?? 0);
@@ -144,9 +138,7 @@ export class DepositHintService {
     if (order.status === 'awaiting_deposit' || order.status === 'deposit_detected') {
       // The deposit is what the sender's own transaction put there, exactly as the worker records it: the
       // hinted transaction may be a later top-up, and funds of others in the account are not the deposit.
-      const deposit = await this.depositOnChain(order, known).catch((e: unknown) => {
-        throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
-      });
+      const deposit = await readingChain(() => this.depositOnChain(order, known));
       // Not visible at `confirmed` yet (or the history lags the account): the watch decides.
       if (!deposit) {
         await addDepositHint(this.db, order.id, signature);

@@ -7,6 +7,7 @@ import type { Address } from '@solana/kit';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
+import { chainUnavailable } from '../domain/chain-unavailable.ts';
 import { orderExpirationMs, orderTtlS } from '../domain/order-deadline.ts';
 import { firstQuoteDifference, openQuoteId, quoteKey, type OpenedQuote } from '../domain/quote-token.ts';
 import { buildDepositTransaction, depositAccountOf } from '../chain/deposit-transaction.ts';
@@ -54,7 +55,7 @@ const BLOCKHASH_SAFETY = 1.25;
 
 
 function chainError(e: unknown): never {
-  if (e instanceof ChainUnavailableError) throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
+  if (e instanceof ChainUnavailableError) throw chainUnavailable(e);
   throw e;
 }
 

@@ -2,6 +2,7 @@ import type { Address } from '@solana/kit';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
+import { chainUnavailable } from '../domain/chain-unavailable.ts';
 import { quoteCrossAsset, quoteSameAsset, type QuoteMode } from '../domain/fees.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
 import { U64_MAX, U64_MAX_DIGITS, toAmount } from '../domain/money.ts';
@@ -104,7 +105,7 @@ export class QuoteService {
     // More digits than any u64: above every maximum, without parsing up to a body's worth of digits.
     const amount = req.amount.length > U64_MAX_DIGITS ? U64_MAX + 1n : BigInt(req.amount);
     const unreadable = this.live?.unreadable?.();
-    if (unreadable === 'chain') throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly');
+    if (unreadable === 'chain') throw chainUnavailable();
     if (unreadable === 'store') throw new HushError('SERVICE_UNAVAILABLE', 'The store is unavailable; retry shortly');
     // One validated price pair per swap quote: bounds, fee estimate and conversion all use it.
     const pair = cross ? this.swaps!.pair(source.assetId, destination.assetId) : null;

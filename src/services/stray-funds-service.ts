@@ -4,6 +4,7 @@ import { associatedTokenAddress } from '../chain/associated-token-address.ts';
 import { buildStrayReturn, txShape, type StrayHolding, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import { HushError } from '../domain/errors.ts';
+import { readingChain } from '../domain/chain-unavailable.ts';
 import { networkCostMovement } from '../ledger/network-cost.ts';
 import type { Db } from '../store/db.ts';
 import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
@@ -94,8 +95,8 @@ export class StrayFundsService {
     if (owner.address !== order.depositOwner) throw new HushError('SERVICE_UNAVAILABLE', "This treasury seed did not derive the order's deposit owner");
     const to = order.sender as Address;
     const report: StrayReturnReport = { trackingId: order.trackingId, depositOwner: order.depositOwner, to, returns: [] };
-    const inFlight = await this.unavailableAs(() => this.settleLandedReturns(order));
-    const holdings = await this.unavailableAs(() => this.strayHoldings(order));
+    const inFlight = await readingChain(() => this.settleLandedReturns(order));
+    const holdings = await readingChain(() => this.strayHoldings(order));
     for (const { holding, skip } of holdings) {
       const line: StrayReturnLine = { account: holding.account, mint: holding.kind === 'lamports' ? 'native' : holding.mint, amount: holding.amount.toString(), status: 'skipped' };
       report.returns.push(line);
@@ -237,14 +238,5 @@ export class StrayFundsService {
 
   private shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {
     return txShape(this.treasury.feePayer, this.config, blockhash);
-  }
-
-  private async unavailableAs<T>(f: () => Promise<T>): Promise<T> {
-    try {
-      return await f();
-    } catch (e) {
-      if (e instanceof HushError) throw e;
-      throw new HushError('CHAIN_UNAVAILABLE', 'The Solana RPC is unavailable; retry shortly', undefined, { cause: e });
-    }
   }
 }
