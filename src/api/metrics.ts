@@ -8,11 +8,11 @@ export interface Metrics {
 }
 
 /** Steps of /metrics' inventory ratio: a tenth of the target (and no more than INVENTORY_CAP targets). */
-export const INVENTORY_STEP = 0.1;
+const INVENTORY_STEP = 0.1;
 const INVENTORY_CAP = 3;
 
 /** free / target rounded down to a step, in exact integer arithmetic (bigint balances). */
-export function coarseRatio(free: bigint, target: bigint): number {
+function coarseRatio(free: bigint, target: bigint): number {
   if (free <= 0n) return 0;
   const steps = (free * 10n) / target; // tenths
   return Math.min(INVENTORY_CAP, Number(steps) / 10);

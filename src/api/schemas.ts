@@ -7,7 +7,7 @@ import { depositHintExample, errorExamples, orderExample, orderRequestExample, q
 
 /** The wire form of an amount (decimal digits, no leading zero); the error handler names the fix when it fails. */
 export const AMOUNT_PATTERN = '^(0|[1-9][0-9]*)$';
-export const AmountString = Type.String({ pattern: AMOUNT_PATTERN, maxLength: 40, description: 'Raw base units, decimal digits' });
+const AmountString = Type.String({ pattern: AMOUNT_PATTERN, maxLength: 40, description: 'Raw base units, decimal digits' });
 // Requests carry no length limits on amounts, addresses, ids or signatures: the service answers them with
 // their own codes (AMOUNT_TOO_HIGH, INVALID_ADDRESS, UNSUPPORTED_ASSET, NOT_FOUND, INVALID_SIGNATURE), not
 // INVALID_REQUEST.
@@ -129,7 +129,7 @@ export const QuoteRequestBody = Type.Object(
   { additionalProperties: false, examples: [quoteRequestExample] },
 );
 
-export const QuoteObjectSchema = Type.Object({
+const QuoteObjectSchema = Type.Object({
   sourceAssetId: Type.String(),
   destinationAssetId: Type.String(),
   mode: Mode,
@@ -170,7 +170,7 @@ export const OrderRequestBody = Type.Object(
   { additionalProperties: false, examples: [orderRequestExample] },
 );
 
-export const OrderObjectSchema = Type.Object({
+const OrderObjectSchema = Type.Object({
   trackingId: Type.String(),
   transaction: Type.String({ description: 'Unsigned v0 transaction, base64' }),
   transactionEncoding: Type.Literal('base64'),
@@ -198,7 +198,7 @@ const DepositTransfer = Type.Object({
   confirmedAt: Type.Union([Timestamp, Type.Null()]),
 });
 
-export const StatusRecordSchema = Type.Object({
+const StatusRecordSchema = Type.Object({
   trackingId: Type.String(),
   status: OrderStatus,
   final: Type.Boolean(),

@@ -47,7 +47,7 @@ const exact = (v: number | bigint | undefined): bigint | null => (typeof v === '
  * reserve, so SOL someone left at the bare address before the account existed is not the sender's). Null
  * when the transaction failed or a figure is beyond exact JSON numbers.
  */
-export function verdictOf(tx: JudgedTransaction, q: OriginQuery): Verdict | null {
+function verdictOf(tx: JudgedTransaction, q: OriginQuery): Verdict | null {
   const meta = tx.meta;
   if (!meta || meta.err) return null;
   const message = tx.transaction.message;

@@ -24,7 +24,7 @@ export interface DepositTransactionInput {
 
 const RENT_SYSVAR = 'SysvarRent111111111111111111111111111111111' as Address;
 
-export function depositTokenAccount(depositOwner: Address, mint: Address, tokenProgram: Address): Address {
+function depositTokenAccount(depositOwner: Address, mint: Address, tokenProgram: Address): Address {
   return associatedTokenAddressSync(depositOwner, mint, tokenProgram);
 }
 

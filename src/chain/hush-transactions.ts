@@ -176,7 +176,7 @@ export async function buildStrayReturn(shape: TxShape, owner: KeyPairSigner, hol
   return sign(shape, strayReturnInstructions(shape, owner, holding, to, createRecipientAccount));
 }
 
-export function strayReturnInstructions(shape: TxShape, owner: KeyPairSigner, h: StrayHolding, to: Address, createRecipientAccount: boolean): Instruction[] {
+function strayReturnInstructions(shape: TxShape, owner: KeyPairSigner, h: StrayHolding, to: Address, createRecipientAccount: boolean): Instruction[] {
   if (h.kind === 'lamports') return [getTransferSolInstruction({ source: owner, destination: to, amount: h.amount })];
   const close = (destination: Address) => (h.closable ? [getCloseAccountInstruction({ account: h.account, destination, owner }, { programAddress: h.tokenProgram })] : []);
   if (h.native || h.amount === 0n) return close(to);

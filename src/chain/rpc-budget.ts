@@ -12,13 +12,13 @@ export type RpcOutcome = 'ok' | 'rate_limited' | 'http_error' | 'unreachable';
  * The API lane's share of the rate while the settlement lane has demand (a call of it queued or sent in
  * the last SETTLEMENT_ACTIVE_MS); with none, the API lane may use the whole rate. See docs/decisions.md.
  */
-export const API_SHARE = 0.5;
+const API_SHARE = 0.5;
 /**
  * The API lane's floor while settlement keeps its own queue full: strict priority would starve partners'
  * requests (503 after the RPC timeout) through a long settlement burst; a fifth of the rate still leaves
  * settlement four fifths.
  */
-export const API_FLOOR = 0.2;
+const API_FLOOR = 0.2;
 const SETTLEMENT_ACTIVE_MS = 1_000;
 
 interface Waiter {

@@ -41,7 +41,7 @@ function isFresh(b: FreshBlockhash): boolean {
 }
 const EXISTS_TTL_MS = 30_000;
 /** Default bound on one RPC round trip; fetch's own (undici's 300 s header timeout) would hold a request that long. */
-export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
+const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
 /** A transport failure of kit's client as a ChainUnavailableError (an HTTP error keeps its status and Retry-After). */
 function asChainUnavailable(e: unknown): ChainUnavailableError {

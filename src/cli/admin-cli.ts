@@ -125,7 +125,7 @@ async function serverAnswers(baseUrl: string): Promise<boolean> {
 
 type Mode = { kind: 'http'; baseUrl: string; token: string } | { kind: 'direct' } | { kind: 'refuse'; message: string };
 
-export async function chooseMode(env: NodeJS.ProcessEnv): Promise<Mode> {
+async function chooseMode(env: NodeJS.ProcessEnv): Promise<Mode> {
   const token = env.HUSH_ADMIN_TOKEN || undefined;
   const usesPglite = !env.DATABASE_URL;
   if (!token && !usesPglite) return { kind: 'direct' };

@@ -16,7 +16,7 @@ export interface PrivacySettings {
 }
 
 /** How often the class release looks at the waiting classes: a class that fills goes within about this long. */
-export const RELEASE_PASS_EVERY_MS = 1000;
+const RELEASE_PASS_EVERY_MS = 1000;
 
 function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
   const raw = env[name];

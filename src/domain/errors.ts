@@ -48,10 +48,6 @@ export function httpStatusOf(code: HushErrorCode): HttpStatus {
   return HTTP_STATUS[code];
 }
 
-export function isHushErrorCode(value: unknown): value is HushErrorCode {
-  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(HTTP_STATUS, value);
-}
-
 /**
  * `details` per code, as sent on the wire (amounts are decimal strings). `undefined` means the code
  * carries no details; a union with `undefined` means they are optional. Nothing here may hold a

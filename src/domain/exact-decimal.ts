@@ -14,9 +14,9 @@ export interface Fraction {
 // JSON number grammar (RFC 8259 §6), also what the config files use.
 const DECIMAL = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 /** Exponents beyond this are refused: no price or amount needs them and 10^huge would hang. */
-export const MAX_DECIMAL_EXPONENT = 60;
+const MAX_DECIMAL_EXPONENT = 60;
 
-export function gcd(a: bigint, b: bigint): bigint {
+function gcd(a: bigint, b: bigint): bigint {
   a = a < 0n ? -a : a;
   b = b < 0n ? -b : b;
   while (b !== 0n) [a, b] = [b, a % b];
@@ -70,13 +70,3 @@ export function compareFractions(a: Fraction, b: Fraction): -1 | 0 | 1 {
   return l < r ? -1 : l > r ? 1 : 0;
 }
 
-/** A short decimal rendering for logs and debugging only (never used for arithmetic). */
-export function formatFraction(f: Fraction, digits = 12): string {
-  const neg = f.num < 0n;
-  const n = neg ? -f.num : f.num;
-  const scaled = (n * 10n ** BigInt(digits)) / f.den;
-  const s = scaled.toString().padStart(digits + 1, '0');
-  const int = s.slice(0, s.length - digits);
-  const dec = s.slice(s.length - digits).replace(/0+$/, '');
-  return `${neg ? '-' : ''}${int}${dec ? `.${dec}` : ''}`;
-}

@@ -13,9 +13,9 @@ import { type Amount, U64_MAX, formatAmount, toAmount } from './money.ts';
 
 export type QuoteMode = 'exact_in' | 'exact_out';
 
-export const BPS_DENOMINATOR = 10_000n;
+const BPS_DENOMINATOR = 10_000n;
 /** Ceiling for both the partner's feeBps (docs/spec.md §3 hard cap) and Hush's own serviceFeeBps. */
-export const MAX_FEE_BPS = 1000;
+const MAX_FEE_BPS = 1000;
 
 export interface FeeInput {
   mode: QuoteMode;

@@ -28,7 +28,7 @@ export const DEFAULT_NETWORK_COST: NetworkCostParams = {
  */
 export const WALLET_RENT = 890_880n;
 
-export function priorityFee(p: Pick<NetworkCostParams, 'computeUnitLimit' | 'computeUnitPriceMicroLamports'>): bigint {
+function priorityFee(p: Pick<NetworkCostParams, 'computeUnitLimit' | 'computeUnitPriceMicroLamports'>): bigint {
   return (BigInt(p.computeUnitLimit) * p.computeUnitPriceMicroLamports + 999_999n) / 1_000_000n;
 }
 

@@ -37,7 +37,7 @@ const PREFIX = 'q_';
 const MAX_ID_CHARS = 640; // far above the largest v2 id (~340 chars); bounds work on hostile input
 const MAX_TIMESTAMP_MS = 2 ** 48 - 1;
 /** At most this many suggested amounts travel in a quote. */
-export const MAX_SUGGESTED = 4;
+const MAX_SUGGESTED = 4;
 const ASSET_ID = /^[\x21-\x7e]{1,32}$/;
 
 const FLAG_EXACT_OUT = 1;

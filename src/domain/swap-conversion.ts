@@ -25,9 +25,9 @@
 import type { Fraction } from './exact-decimal.ts';
 import type { Price } from './price.ts';
 
-export const SPREAD_DENOMINATOR = 10_000n;
+const SPREAD_DENOMINATOR = 10_000n;
 /** Decimals Hush accepts for an asset (SPL mints have a u8; real tokens use 0..18). */
-export const MAX_ASSET_DECIMALS = 30;
+const MAX_ASSET_DECIMALS = 30;
 
 export interface PricedAsset {
   /** USD per whole token, exact, > 0. */

@@ -5,7 +5,7 @@ import { methods } from './rpc-methods.ts';
 import { INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError } from './rpc-params.ts';
 
 /** The body limit of the Agave RPC service (MAX_REQUEST_BODY_SIZE). */
-export const RPC_BODY_LIMIT = 50 * 1024;
+const RPC_BODY_LIMIT = 50 * 1024;
 const MAX_BATCH = 1024;
 
 type Id = string | number | bigint | null;

@@ -13,9 +13,9 @@ export interface HttpOptions {
   headers?: Record<string, string>;
 }
 
-export const DEFAULT_HTTP_TIMEOUT_MS = 5000;
+const DEFAULT_HTTP_TIMEOUT_MS = 5000;
 /** Remote answers larger than this are refused (a price answer for a handful of assets is a few KiB). */
-export const MAX_BODY_CHARS = 1_000_000;
+const MAX_BODY_CHARS = 1_000_000;
 
 export type ErrorFactory = (message: string, cause?: unknown) => Error;
 

@@ -39,7 +39,7 @@ function decimalText(v: ExactJson | undefined): string | null {
 }
 
 /** Parses a Price v3 body for the given assets (assetId → mint/decimals) received at `receivedAt`. */
-export function parseJupiterPrices(body: string, assets: ReadonlyMap<string, JupiterAsset>, receivedAt: Date): Map<string, PriceQuote> {
+function parseJupiterPrices(body: string, assets: ReadonlyMap<string, JupiterAsset>, receivedAt: Date): Map<string, PriceQuote> {
   let doc: ExactJson;
   try {
     doc = parseExactJson(body);

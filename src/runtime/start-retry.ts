@@ -11,7 +11,7 @@ export interface RetryOptions {
 }
 
 /** A chain or store that cannot be reached right now: worth waiting out, unlike a bug or a refusal. */
-export function isTransient(e: unknown): boolean {
+function isTransient(e: unknown): boolean {
   return isChainUnavailable(e) || isStoreUnavailable(e);
 }
 

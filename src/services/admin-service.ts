@@ -29,9 +29,9 @@ import { generateApiKey } from './api-keys.ts';
 import { AddressRules } from './address-rules.ts';
 import { WebhookEgress } from '../worker/webhook-egress.ts';
 
-export const DEFAULT_FEE_CAP_BPS = 100;
-export const MAX_FEE_CAP_BPS = 1000;
-export const MAX_ACCOUNT_NAME_LENGTH = 100;
+const DEFAULT_FEE_CAP_BPS = 100;
+const MAX_FEE_CAP_BPS = 1000;
+const MAX_ACCOUNT_NAME_LENGTH = 100;
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 export const ACCOUNT_ID_PATTERN = /^acc_[1-9A-HJ-NP-Za-km-z]{16}$/;
@@ -90,7 +90,7 @@ function invalid(field: string, message: string): HushError<'INVALID_REQUEST'> {
   return new HushError('INVALID_REQUEST', message, { field });
 }
 
-export function validateAccountName(name: unknown): string {
+function validateAccountName(name: unknown): string {
   if (typeof name !== 'string' || name.length === 0) throw invalid('name', 'name must be a non-empty string');
   if (name.length > MAX_ACCOUNT_NAME_LENGTH) throw invalid('name', `name must be at most ${MAX_ACCOUNT_NAME_LENGTH} characters`);
   if (name.trim() !== name) throw invalid('name', 'name must not start or end with whitespace');
@@ -98,7 +98,7 @@ export function validateAccountName(name: unknown): string {
   return name;
 }
 
-export function validateFeeCapBps(bps: unknown): number {
+function validateFeeCapBps(bps: unknown): number {
   if (typeof bps !== 'number' || !Number.isInteger(bps) || bps < 0 || bps > MAX_FEE_CAP_BPS) {
     throw invalid('feeCapBps', `feeCapBps must be an integer from 0 to ${MAX_FEE_CAP_BPS}`);
   }
@@ -131,7 +131,7 @@ export function validateWebhookUrl(url: unknown, egress: WebhookEgress = PUBLIC_
   return parsed.href;
 }
 
-export function validateStatus(status: unknown): AccountStatus {
+function validateStatus(status: unknown): AccountStatus {
   if (status !== 'active' && status !== 'suspended') throw invalid('status', 'status must be "active" or "suspended"');
   return status;
 }
@@ -345,15 +345,15 @@ export interface AccountDetailJson extends AccountJson {
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
-export function accountJson(a: AdminAccount): AccountJson {
+function accountJson(a: AdminAccount): AccountJson {
   return { accountId: a.accountId, name: a.name, feeCapBps: a.feeCapBps, status: a.status, feeRecipients: [...a.feeRecipients] };
 }
 
-export function keyJson(k: AdminKey): KeyJson {
+function keyJson(k: AdminKey): KeyJson {
   return { keyId: k.keyId, createdAt: k.createdAt.toISOString(), expiresAt: iso(k.expiresAt), revokedAt: iso(k.revokedAt) };
 }
 
-export function accountDetailJson(a: AdminAccountDetail): AccountDetailJson {
+function accountDetailJson(a: AdminAccountDetail): AccountDetailJson {
   return { ...accountJson(a), keys: a.keys.map(keyJson) };
 }
 

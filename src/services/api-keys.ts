@@ -22,7 +22,7 @@ export function parseApiKey(apiKey: string): { keyId: string; secret: string } |
   return m ? { keyId: m[1]!, secret: m[2]! } : null;
 }
 
-export function hashSecret(secret: string): Uint8Array {
+function hashSecret(secret: string): Uint8Array {
   return createHash('sha256').update(secret).digest();
 }
 

@@ -9,7 +9,7 @@ import type { Db, Queryable } from '../store/db.ts';
 import { parseApiKey, secretMatches } from './api-keys.ts';
 import { AdminService } from './admin-service.ts';
 
-export const DEMO_ACCOUNT_NAME = 'demo';
+const DEMO_ACCOUNT_NAME = 'demo';
 export const DEMO_ACCOUNT_FILE = 'demo-account.json';
 export const DEMO_FEE_RECIPIENT_FILE = 'demo-fee-recipient.json';
 

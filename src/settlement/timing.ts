@@ -12,7 +12,7 @@ export const PAYOUT_BATCH = 64;
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
 export const WATCHDOG_START_GRACE_MS = 10 * 60_000;
 /** Share of the request budget (HUSH_RPC_MAX_RPS) one fallback poll may spend while the socket is down. */
-export const FALLBACK_POLL_BUDGET_SHARE = 0.2;
+const FALLBACK_POLL_BUDGET_SHARE = 0.2;
 
 /** A poll's interval: `minMs`, or longer, so that it never spends more than its share of the request budget. */
 export function budgetedPollMs(minMs: number, maxRps: number): number {

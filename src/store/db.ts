@@ -33,7 +33,7 @@ export async function allOrNothing(db: Db, fn: (tx: Queryable) => Promise<boolea
 }
 
 /** Postgres error codes the store turns into domain outcomes. */
-export const UNIQUE_VIOLATION = '23505';
+const UNIQUE_VIOLATION = '23505';
 
 export function isUniqueViolation(e: unknown, constraint?: string): boolean {
   const err = e as { code?: string; constraint?: string };

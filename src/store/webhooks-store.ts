@@ -18,7 +18,7 @@ export interface DueWebhookEvent {
 }
 
 /** How long a replaced webhook secret keeps signing (Standard Webhooks rotation). */
-export const WEBHOOK_ROTATION_WINDOW = '24 hours';
+const WEBHOOK_ROTATION_WINDOW = '24 hours';
 
 /** Gives up after this many attempts (backoff 2^n s, at most an hour apart: about 4 h in all). */
 export const MAX_WEBHOOK_ATTEMPTS = 15;

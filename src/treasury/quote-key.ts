@@ -2,7 +2,7 @@ import { parseQuoteKey } from '../config/key-custody.ts';
 import { secretFileText } from './secret-file.ts';
 
 /** Where embedded mode keeps a generated quote key (mode 0600), beside the PGlite store. */
-export const QUOTE_KEY_FILE = 'quote-key';
+const QUOTE_KEY_FILE = 'quote-key';
 
 /**
  * The key of the quote MAC and the deposit budget draws: a secret of its own, so the process that answers

@@ -11,12 +11,12 @@ export interface Slip10Node {
 
 const HARDENED = 0x8000_0000;
 
-export function slip10Master(seed: Uint8Array): Slip10Node {
+function slip10Master(seed: Uint8Array): Slip10Node {
   const I = createHmac('sha512', 'ed25519 seed').update(seed).digest();
   return { key: I.subarray(0, 32), chainCode: I.subarray(32) };
 }
 
-export function slip10Child(parent: Slip10Node, index: number): Slip10Node {
+function slip10Child(parent: Slip10Node, index: number): Slip10Node {
   if (!Number.isInteger(index) || index < 0 || index >= HARDENED) throw new RangeError(`SLIP-0010 index out of range: ${index}`);
   const data = Buffer.alloc(37);
   data[0] = 0;

@@ -8,8 +8,8 @@ import { EgressRefusedError, type WebhookEgress } from './webhook-egress.ts';
  * The old `Hush-*` headers go out beside the Standard Webhooks ones for one deprecation window, announced
  * on every delivery (RFC 9745 Deprecation: since when; RFC 8594 Sunset: until when).
  */
-export const LEGACY_HEADERS_DEPRECATED_AT = new Date('2026-11-23T00:00:00.000Z');
-export const LEGACY_HEADERS_SUNSET_AT = new Date('2027-05-23T00:00:00.000Z');
+const LEGACY_HEADERS_DEPRECATED_AT = new Date('2026-11-23T00:00:00.000Z');
+const LEGACY_HEADERS_SUNSET_AT = new Date('2027-05-23T00:00:00.000Z');
 
 /** `Hush-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`: the deprecated scheme. */
 export function webhookSignature(secret: string, timestampS: number, body: string): string {
@@ -29,7 +29,7 @@ function standardSecret(secret: string): string {
  * one `v1,<base64>` signature per secret (the new and the previous one during a rotation), plus the
  * deprecated Hush-* pair (signed with the current secret) and its Deprecation/Sunset announcement.
  */
-export function webhookHeaders(eventId: string, body: string, secrets: readonly string[], now = new Date()): Record<string, string> {
+function webhookHeaders(eventId: string, body: string, secrets: readonly string[], now = new Date()): Record<string, string> {
   const timestampS = Math.floor(now.getTime() / 1000);
   const signatures = secrets.map((s) => new Webhook(standardSecret(s)).sign(eventId, now, body));
   return {

@@ -5,7 +5,7 @@ import { Counter } from 'prom-client';
  * out, aborted at stop); refused: not sent, the URL's address is not one webhooks may reach; dropped: not
  * attempted (the account has no webhook any more, the order is gone).
  */
-export const WEBHOOK_OUTCOMES = ['delivered', 'rejected', 'unreachable', 'refused', 'dropped'] as const;
+const WEBHOOK_OUTCOMES = ['delivered', 'rejected', 'unreachable', 'refused', 'dropped'] as const;
 export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 
 /** The dispatcher's counters, unregistered: the composition root hands them to the registry /metrics serves. */

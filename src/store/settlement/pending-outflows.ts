@@ -1,7 +1,7 @@
 import type { Queryable } from '../db.ts';
 
 /** Kinds of transaction that pay out of a pool wallet. */
-export const OUTFLOW_KINDS = `'payout', 'refund', 'partner_payout'`;
+const OUTFLOW_KINDS = `'payout', 'refund', 'partner_payout'`;
 
 /**
  * Pending outgoing transactions as (source, amount) rows: one per pool a transaction pays from (its
