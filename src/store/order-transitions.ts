@@ -1,3 +1,5 @@
+import type { Queryable } from './db.ts';
+import type { DepositInfo, OrderRecord } from './order-record.ts';
 import { canTransition, isOrderStatus, type OrderStatus } from '../domain/order-state.ts';
 
 /** Notified with an order's tracking id whenever its status record changes (the status cache listens). */
@@ -89,4 +91,67 @@ function historySql(route: readonly OrderStatus[], fromCount: number, stopExpr: 
        INSERT INTO order_history (order_id, status, at)
        SELECT u.id, t.status, u.updated_at FROM u CROSS JOIN (VALUES ${values}) AS t(n, status)
        WHERE t.n > ${start} AND t.n <= ${stop} ORDER BY u.id, t.n)`;
+}
+
+export interface OrderPatch {
+  deposit?: DepositInfo | null;
+  payouts?: OrderRecord['payouts'];
+  refund?: OrderRecord['refund'];
+  failureReason?: string | null;
+}
+
+// The watchdog's condition (transitionOrder `idle`); late refunds are the order's late funds' business, not its own.
+const IDLE = `(o.locked_until IS NULL OR o.locked_until < now())
+         AND NOT EXISTS (SELECT 1 FROM chain_txs c WHERE c.order_id = o.id AND c.kind IN ('payout', 'refund')
+                         AND c.status IN ('pending', 'confirmed') AND NOT (c.meta ? 'late'))`;
+
+/** transitionOrder's statements, one per edge and option set, built (and checked) on first use. */
+const single = new Map<string, string>();
+
+function singleSql(from: OrderStatus, to: OrderStatus, idle: boolean, dead: boolean): string {
+  const key = `${from}>${to}>${idle}>${dead}`;
+  let sql = single.get(key);
+  if (sql === undefined) {
+    sql = transitionSql({
+      route: [from, to],
+      set: `deposit = CASE WHEN $2::boolean THEN $3::jsonb ELSE o.deposit END,
+         payouts = coalesce($4::jsonb, o.payouts),
+         refund = coalesce($5::jsonb, o.refund),
+         failure_reason = coalesce($6, o.failure_reason)`,
+      where: ['o.id = $1', idle ? IDLE : '', dead ? 'o.tx_last_valid_block_height < $7::bigint' : ''].filter(Boolean).join(' AND '),
+    });
+    single.set(key, sql);
+  }
+  return sql;
+}
+
+/**
+ * Compare-and-set transition of one order: succeeds only if the order is still in `from`; records the
+ * history entry in the same statement. Returns false when another actor moved the order first. An edge
+ * outside docs/spec.md §5 throws before any SQL runs (a bug, not a race).
+ *
+ * `idle`: also only while no worker holds the order (its lease) and no payout or refund of it is pending
+ * or landed — the watchdog's condition. A worker records such a transaction while holding the lease it
+ * renews in the same transaction (holdOrder), so a concurrent watchdog update re-checks the renewed row
+ * and leaves it.
+ */
+export async function transitionOrder(
+  db: Queryable,
+  id: string,
+  from: OrderStatus,
+  to: OrderStatus,
+  patch: OrderPatch = {},
+  /** deadAtHeight: only if every transaction handed out for the order is dead at that block height (read in the same statement as the status, so a refresh in between counts). */
+  opts: { idle?: boolean; deadAtHeight?: bigint } = {},
+): Promise<boolean> {
+  const { rows } = await db.query(singleSql(from, to, opts.idle === true, opts.deadAtHeight !== undefined), [
+    id,
+    patch.deposit !== undefined,
+    patch.deposit === undefined ? null : JSON.stringify(patch.deposit),
+    patch.payouts === undefined ? null : JSON.stringify(patch.payouts),
+    patch.refund === undefined ? null : JSON.stringify(patch.refund),
+    patch.failureReason ?? null,
+    ...(opts.deadAtHeight === undefined ? [] : [opts.deadAtHeight.toString()]),
+  ]);
+  return rows.length > 0;
 }

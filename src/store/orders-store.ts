@@ -1,6 +1,6 @@
 import type { Queryable } from './db.ts';
 import { tryKeyLock } from './idempotency-store.ts';
-import { canTransition, type OrderStatus } from '../domain/order-state.ts';
+import type { OrderStatus } from '../domain/order-state.ts';
 
 /** Declared once, in the domain (docs/spec.md §5). */
 export type { OrderStatus };
@@ -9,7 +9,9 @@ import { toOrder, type DepositInfo, type NewOrder, type OrderRecord, type OrderR
 
 export { toOrder, type DepositInfo, type NewOrder, type OrderRecord, type OrderRow };
 
-export const ORDER_CHANGED_CHANNEL = 'hush_order_changed';
+import { ORDER_CHANGED_CHANNEL } from './order-transitions.ts';
+
+export { ORDER_CHANGED_CHANNEL };
 
 const ORDER_COLUMNS = `o.*, (SELECT json_agg(json_build_object('status', h.status, 'at', h.at) ORDER BY h.id) FROM order_history h WHERE h.order_id = o.id) AS history`;
 
@@ -128,64 +130,7 @@ export async function getOrdersByIds(db: Queryable, ids: string[]): Promise<Orde
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-export interface OrderPatch {
-  deposit?: DepositInfo | null;
-  payouts?: OrderRecord['payouts'];
-  refund?: OrderRecord['refund'];
-  failureReason?: string | null;
-}
-
-// The watchdog's condition (transitionOrder `idle`); late refunds are the order's late funds' business, not its own.
-const IDLE = ` AND (locked_until IS NULL OR locked_until < now())
-         AND NOT EXISTS (SELECT 1 FROM chain_txs c WHERE c.order_id = orders.id AND c.kind IN ('payout', 'refund')
-                         AND c.status IN ('pending', 'confirmed') AND NOT (c.meta ? 'late'))`;
-
-/**
- * Compare-and-set transition: succeeds only if the order is still in `from`; records the history entry
- * in the same statement. Returns false when another actor moved the order first.
- *
- * `idle`: also only while no worker holds the order (its lease) and no payout or refund of it is pending
- * or landed — the watchdog's condition. A worker records such a transaction while holding the lease it
- * renews in the same transaction (holdOrder), so a concurrent watchdog update re-checks the renewed row
- * and leaves it.
- */
-export async function transitionOrder(
-  db: Queryable,
-  id: string,
-  from: OrderStatus,
-  to: OrderStatus,
-  patch: OrderPatch = {},
-  /** deadAtHeight: only if every transaction handed out for the order is dead at that block height (read in the same statement as the status, so a refresh in between counts). */
-  opts: { idle?: boolean; deadAtHeight?: bigint } = {},
-): Promise<boolean> {
-  // A bug, not a race: races lose the compare-and-set below; an edge outside docs/spec.md §5 is never written.
-  if (!canTransition(from, to)) throw new Error(`order ${id}: ${from} → ${to} is not an order transition`);
-  const dead = opts.deadAtHeight === undefined ? '' : ' AND tx_last_valid_block_height < $9::bigint';
-  const { rows } = await db.query(
-    `WITH u AS (
-       UPDATE orders SET status = $3, updated_at = clock_timestamp(),
-         deposit = CASE WHEN $4::boolean THEN $5::jsonb ELSE deposit END,
-         payouts = coalesce($6::jsonb, payouts),
-         refund = coalesce($7::jsonb, refund),
-         failure_reason = coalesce($8, failure_reason)
-       WHERE id = $1 AND status = $2${opts.idle ? IDLE : ''}${dead}
-       RETURNING id, updated_at, tracking_id),
-     h AS (INSERT INTO order_history (order_id, status, at) SELECT id, $3, updated_at FROM u)
-     SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
-    [
-      id,
-      from,
-      to,
-      patch.deposit !== undefined,
-      patch.deposit === undefined ? null : JSON.stringify(patch.deposit),
-      patch.payouts === undefined ? null : JSON.stringify(patch.payouts),
-      patch.refund === undefined ? null : JSON.stringify(patch.refund),
-      patch.failureReason ?? null,
-      ...(opts.deadAtHeight === undefined ? [] : [opts.deadAtHeight.toString()]),
-    ],
-  );
-  return rows.length > 0;
-}
+export { transitionOrder, type OrderPatch } from './order-transitions.ts';
 
 /**
  * Records a refreshed deposit transaction; only while the order still awaits its deposit. Not a change of

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db.ts';
-import { ORDER_CHANGED_CHANNEL, type OrderRecord } from '../orders-store.ts';
+import type { OrderRecord } from '../orders-store.ts';
+import { transitionSql } from '../order-transitions.ts';
 import { LEDGER_INSERT_FROM_PARAMS, legParams, movementRows, type Movement } from './movements.ts';
 
 export interface PayoutCompletion {
@@ -8,6 +9,14 @@ export interface PayoutCompletion {
   /** The order's fee income, recorded with the transition (idempotent). */
   movement: Movement;
 }
+
+const COMPLETE = transitionSql({
+  route: ['sending', 'completed'],
+  set: 'payouts = v.payouts, locked_by = NULL, locked_until = NULL',
+  from: 'FROM unnest($1::bigint[], $2::jsonb[]) AS v(id, payouts)',
+  where: 'o.id = v.id AND (o.locked_until IS NULL OR o.locked_until < now())',
+  effects: `l AS (${LEDGER_INSERT_FROM_PARAMS(3)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)`,
+});
 
 /**
  * `sending → completed` for many orders in one statement: compare-and-set on `sending`, only for orders
@@ -18,14 +27,7 @@ export async function completePayouts(db: Queryable, items: PayoutCompletion[]):
   if (items.length === 0) return new Set();
   const legs = movementRows(items.map((i) => i.movement));
   const { rows } = await db.query<{ id: string | number }>(
-    `WITH u AS (
-       UPDATE orders o SET status = 'completed', updated_at = clock_timestamp(), payouts = v.payouts, locked_by = NULL, locked_until = NULL
-       FROM unnest($1::bigint[], $2::jsonb[]) AS v(id, payouts)
-       WHERE o.id = v.id AND o.status = 'sending' AND (o.locked_until IS NULL OR o.locked_until < now())
-       RETURNING o.id, o.updated_at, o.tracking_id),
-     h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'completed', updated_at FROM u),
-     l AS (${LEDGER_INSERT_FROM_PARAMS(3)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)
-     SELECT u.id, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`,
+    COMPLETE,
     [items.map((i) => i.id), items.map((i) => JSON.stringify(i.payouts)), ...legParams(legs)],
   );
   return new Set(rows.map((r) => String(r.id)));
