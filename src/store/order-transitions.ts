@@ -13,7 +13,7 @@ export const ORDER_CHANGED_CHANNEL = 'hush_order_changed';
  */
 export interface TransitionShape {
   /**
-   * The statuses an order passes through, each step an edge of SPEC §5 (checked when the statement is
+   * The statuses an order passes through, each step an edge of docs/spec.md §5 (checked when the statement is
    * built, so a wrong edge fails at module load, before any SQL runs).
    */
   route: readonly OrderStatus[];
