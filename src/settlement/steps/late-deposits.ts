@@ -8,7 +8,7 @@ import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { lateDepositCandidates } from '../../store/settlement/late-deposit-candidates.ts';
 import { storeNow } from '../../store/settlement/store-now.ts';
 import { sweepOfAccount } from '../../store/settlement/sweep-of-account.ts';
-import { DEFAULT_NETWORK_COST } from '../../domain/network-cost.ts';
+import { WRAPPED_SOL_RESERVE } from '../../domain/reserves.ts';
 import type { SettlementContext } from '../context.ts';
 import { replaceDeadLateRefunds, retryLateRefunds } from './late-refunds.ts';
 import { StrayWatch } from './stray-funds.ts';
@@ -60,7 +60,7 @@ export class LateDeposits {
  * own). Too few lamports to pay the rent are left there.
  */
 function lateFunds(ctx: SettlementContext, assetId: string, b: AccountBalance | undefined): { amount: bigint; reopen: boolean } | null {
-  if (b?.exists && b.tokenAmount === null && ctx.asset(assetId).native && b.lamports > DEFAULT_NETWORK_COST.tokenAccountRent) return { amount: b.lamports, reopen: true };
+  if (b?.exists && b.tokenAmount === null && ctx.asset(assetId).native && b.lamports > WRAPPED_SOL_RESERVE) return { amount: b.lamports, reopen: true };
   const amount = b?.tokenAmount ?? 0n;
   return amount > 0n ? { amount, reopen: false } : null;
 }
