@@ -4,6 +4,7 @@ import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { recordMovement } from '../store/settlement/record-movements.ts';
 import { ChainView } from '../chain/chain-view.ts';
+import { settledFate } from '../domain/settlement/tx-fate.ts';
 import type { TreasuryWallets } from './treasury-wallets.ts';
 
 /** An airdrop the chain has not seen this long after it was asked for never landed. */
@@ -90,7 +91,7 @@ export async function settleFundingAirdrops(db: Db, chain: SolanaChain, treasury
   const statuses = await new ChainView(chain).statuses(signed.map((r) => r.signature));
   for (const [i, r] of signed.entries()) {
     const st = statuses[i];
-    const landed = st && st.err === null && st.confirmationStatus !== 'processed';
+    const landed = settledFate(st) === 'landed';
     if (!landed && !(st && st.err) && !(st === null && r.stale)) continue; // still on its way
     await db.transaction(async (tx) => {
       if (landed) {

@@ -3,6 +3,7 @@ import { JsonRpcError, type SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { forgetAirdropIntent, recordAirdropIntent, settleFundingAirdrops, signAirdropIntent } from './funding-airdrops.ts';
 import { ChainView } from '../chain/chain-view.ts';
+import { settledFate } from '../domain/settlement/tx-fate.ts';
 import { faultPoint } from '../support/fault-points.ts';
 import type { TreasuryWallets } from './treasury-wallets.ts';
 
@@ -82,7 +83,7 @@ export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: 
   const view = new ChainView(chain);
   for (let i = 0; i < 200 && sent.length > 0; i++) {
     const st = await view.statuses(sent);
-    if (st.every((s) => s && s.confirmationStatus !== 'processed')) break;
+    if (st.every((s) => settledFate(s) !== null)) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   faultPoint('funding-confirmed');
