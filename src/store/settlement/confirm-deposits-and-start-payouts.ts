@@ -1,19 +1,9 @@
 import type { Queryable } from '../db.ts';
 import { transitionSql } from '../order-transitions.ts';
 import { CHAIN_TX_INSERT_FROM_PARAMS, chainTxParams, type NewChainTx } from './chain-tx.ts';
-import type { DepositConfirmation } from './confirm-deposits.ts';
+import { confirmationParams, type DepositConfirmation } from './confirm-deposits.ts';
 import { LEDGER_INSERT_FROM_PARAMS, legParams, movementRows } from './movements.ts';
 
-/**
- * confirmDeposits and startPayouts in one statement, for orders paid as soon as they are confirmed (no
- * privacy delay: the due time drawn now is now, whatever the database's clock says): each order confirmed
- * here whose payout is in `txs`, unless a due time drawn earlier is still ahead, moves straight to
- * `sending` — history `deposit_detected` (if skipped), `deposit_confirmed`, `sending`; its deposit on
- * the ledger; its payout recorded (record-before-send) — and is released; the others stop
- * at `deposit_confirmed`, held by this worker, as with confirmDeposits. One write of each order row
- * instead of two: on PGlite the second statement was half of the time from a confirmed deposit to its
- * payout. Returns the due time in force of every order confirmed, and which of them moved to `sending`.
- */
 const CONFIRM_AND_START = transitionSql({
   route: ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending'],
   fromCount: 2,
@@ -40,6 +30,16 @@ const CONFIRM_AND_START = transitionSql({
   select: 'u.payout_due_at, u.pay',
 });
 
+/**
+ * confirmDeposits and startPayouts in one statement, for orders paid as soon as they are confirmed (no
+ * privacy delay: the due time drawn now is now, whatever the database's clock says): each order confirmed
+ * here whose payout is in `txs`, unless a due time drawn earlier is still ahead, moves straight to
+ * `sending` — history `deposit_detected` (if skipped), `deposit_confirmed`, `sending`; its deposit on
+ * the ledger; its payout recorded (record-before-send) — and is released; the others stop
+ * at `deposit_confirmed`, held by this worker, as with confirmDeposits. One write of each order row
+ * instead of two: on PGlite the second statement was half of the time from a confirmed deposit to its
+ * payout. Returns the due time in force of every order confirmed, and which of them moved to `sending`.
+ */
 export async function confirmDepositsAndStartPayouts(
   db: Queryable,
   workerId: string,
@@ -53,17 +53,7 @@ export async function confirmDepositsAndStartPayouts(
   const legs = movementRows(items.map((i) => i.movement));
   const { rows } = await db.query<{ id: string | number; payout_due_at: Date; pay: boolean }>(
     CONFIRM_AND_START,
-    [
-      items.map((i) => i.id),
-      items.map((i) => JSON.stringify(i.deposit)),
-      items.map((i) => i.dueAt),
-      workerId,
-      leaseSeconds,
-      held,
-      nextRunMs,
-      ...legParams(legs),
-      ...chainTxParams(txs),
-    ],
+    [...confirmationParams(workerId, leaseSeconds, held, items), nextRunMs, ...legParams(legs), ...chainTxParams(txs)],
   );
   return { due: new Map(rows.map((r) => [String(r.id), r.payout_due_at])), moved: new Set(rows.filter((r) => r.pay).map((r) => String(r.id))) };
 }

@@ -12,16 +12,11 @@ export interface DepositConfirmation {
   movement: Movement;
 }
 
-/**
- * Confirms many deposits in one statement: each order still awaiting its deposit (or with it detected)
- * moves, when `held`, if this worker's step holds it (the caller claimed it), else if nobody holds it
- * (the statement claims it: SKIP LOCKED, as claims), to
- * `deposit_confirmed` under this worker's lease, with a `deposit_detected` history entry when it skipped
- * that status and a `deposit_confirmed` one, its payout due time, its deposit's ledger movement and the
- * change notification. The status is compared under the row lock: the compare-and-set. Returns the payout
- * due time in force of every order that moved (those are now held by this worker). `leaseFree` (the
- * deposit hint, which is no worker): the order moves whoever holds it, and its lease is left as it is.
- */
+/** $1…$6 of both deposit confirmations (this one and confirmDepositsAndStartPayouts): the orders, their deposits and due times, the worker's claim. */
+export function confirmationParams(workerId: string, leaseSeconds: number, held: boolean, items: DepositConfirmation[]): unknown[] {
+  return [items.map((i) => i.id), items.map((i) => JSON.stringify(i.deposit)), items.map((i) => i.dueAt), workerId, leaseSeconds, held];
+}
+
 const CONFIRM = transitionSql({
   route: ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed'],
   fromCount: 2,
@@ -42,16 +37,21 @@ const CONFIRM = transitionSql({
   select: 'u.payout_due_at',
 });
 
+/**
+ * Confirms many deposits in one statement: each order still awaiting its deposit (or with it detected)
+ * moves, when `held`, if this worker's step holds it (the caller claimed it), else if nobody holds it
+ * (the statement claims it: SKIP LOCKED, as claims), to
+ * `deposit_confirmed` under this worker's lease, with a `deposit_detected` history entry when it skipped
+ * that status and a `deposit_confirmed` one, its payout due time, its deposit's ledger movement and the
+ * change notification. The status is compared under the row lock: the compare-and-set. Returns the payout
+ * due time in force of every order that moved (those are now held by this worker). `leaseFree` (the
+ * deposit hint, which is no worker): the order moves whoever holds it, and its lease is left as it is.
+ */
 export async function confirmDeposits(db: Queryable, workerId: string, leaseSeconds: number, held: boolean, items: DepositConfirmation[], leaseFree = false): Promise<Map<string, Date>> {
   if (items.length === 0) return new Map();
   const legs = movementRows(items.map((i) => i.movement));
   const { rows } = await db.query<{ id: string | number; payout_due_at: Date }>(CONFIRM, [
-    items.map((i) => i.id),
-    items.map((i) => JSON.stringify(i.deposit)),
-    items.map((i) => i.dueAt),
-    workerId,
-    leaseSeconds,
-    held,
+    ...confirmationParams(workerId, leaseSeconds, held, items),
     ...legParams(legs),
     leaseFree,
   ]);
