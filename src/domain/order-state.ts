@@ -1,8 +1,8 @@
 /**
- * docs/spec.md §5 order states and the only transitions allowed between them, declared once. transitionOrder
- * refuses any other edge (canTransition), so a bug cannot move an order backwards or out of a final
- * state; the batch statements of src/store/settlement (confirmDeposits, startPayouts, completePayouts …)
- * write only edges of this graph; races between workers lose their compare-and-set.
+ * docs/spec.md §5 order states and the only transitions allowed between them, declared once. The one
+ * writer of an order's status (src/store/order-transitions.ts) refuses any other edge (canTransition)
+ * when it builds a statement, so a bug cannot move an order backwards or out of a final state; races
+ * between workers lose their compare-and-set.
  */
 
 export const ORDER_STATUSES = [
