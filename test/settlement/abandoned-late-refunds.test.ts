@@ -21,7 +21,7 @@ forEachEngine('abandoned late refunds', (ctx) => {
     // An order not final: the late pass reads no deposit accounts from the chain (none answers here).
     const order = newOrder(acc);
     const orderId = ((await insertOrder(ctx.db, order, { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string }).id;
-    const refund = async (part: string, status: string, daysAgo: number) => {
+    const refund = async (lateOf: string, status: string, daysAgo: number) => {
       const id = (await insertChainTx(ctx.db, {
         kind: 'refund',
         orderId,
@@ -32,15 +32,15 @@ forEachEngine('abandoned late refunds', (ctx) => {
         signature: randomBytes(32).toString('hex'),
         wire: 'AA==',
         lastValidBlockHeight: 100n,
-        meta: { late: true, part },
+        meta: { late: true, part: 0, lateOf },
       }))!;
       await ctx.db.query(`UPDATE chain_txs SET status = $2, created_at = now() - make_interval(secs => $3) WHERE id = $1`, [id, status, daysAgo * 86_400]);
       return id;
     };
-    await refund('late:abandoned:0', 'expired', 7.2);
-    await refund('late:replaced:0', 'failed', 7.3);
-    await refund('late:replaced:0', 'pending', 0.1); // its replacement, still live
-    await refund('late:recent:0', 'expired', 2); // still retried (not here: no pool can be read)
+    await refund('abandoned', 'expired', 7.2);
+    await refund('replaced', 'failed', 7.3);
+    await refund('replaced', 'pending', 0.1); // its replacement, still live
+    await refund('recent', 'expired', 2); // still retried (not here: no pool can be read)
 
     const logged: string[] = [];
     const config = loadConfig({ DATA_DIR: '/nonexistent', TREASURY_SEED: randomBytes(32).toString('hex') });

@@ -22,7 +22,7 @@ forEachEngine('reservations of open orders', (ctx) => {
     for (let i = 1; i < steps.length; i++) assert.ok(await transitionOrder(ctx.db, id, steps[i - 1]!, steps[i]!));
     return id;
   }
-  const chainTx = (orderId: string, kind: 'payout' | 'refund', assetId: string, amount: bigint, part: number | string, meta: Record<string, unknown> = {}) =>
+  const chainTx = (orderId: string, kind: 'payout' | 'refund', assetId: string, amount: bigint, part: number, meta: Record<string, unknown> = {}) =>
     insertChainTx(ctx.db, {
       kind,
       orderId,
@@ -112,11 +112,11 @@ forEachEngine('reservations of open orders', (ctx) => {
     await setStatus(sweep, 'confirmed');
     assert.deepEqual(await owedOnly(), { a: 120n, b: 3_700n }, 'swept: owed back, less the network fee');
     await ctx.db.query(`UPDATE chain_txs SET meta = meta || '{"lateRefunded": true}'::jsonb WHERE id = $1`, [sweep]);
-    const lateRefund = (await chainTx(ended, 'refund', b, 3_700n, 0, { late: true, part: 'late:s:0' }))!;
+    const lateRefund = (await chainTx(ended, 'refund', b, 3_700n, 0, { late: true, lateOf: 's' }))!;
     assert.deepEqual(await owedOnly(), { a: 120n, b: 0n }, 'refund recorded: pending, not owed');
     await setStatus(lateRefund, 'expired');
     assert.deepEqual(await owedOnly(), { a: 120n, b: 3_700n }, 'its transaction died: owed until replaced');
-    await chainTx(ended, 'refund', b, 3_700n, 0, { late: true, part: 'late:s:0' });
+    await chainTx(ended, 'refund', b, 3_700n, 0, { late: true, lateOf: 's' });
     assert.deepEqual(await owedOnly(), { a: 120n, b: 0n }, 'replaced');
   });
 

@@ -28,9 +28,9 @@ forEachEngine('late refund marks', (ctx) => {
     const { id: orderId } = await orderIn(ctx.db, 'completed');
     const sig = `s${Math.random().toString(36).slice(2)}`;
     assert.equal(await lateRefundsExist(ctx.db, sig), false);
-    await insertChainTx(ctx.db, newTx({ kind: 'refund', orderId, meta: { late: true, part: `late:${sig}x:0` } }));
+    await insertChainTx(ctx.db, newTx({ kind: 'refund', orderId, meta: { late: true, part: 0, lateOf: `${sig}x` } }));
     assert.equal(await lateRefundsExist(ctx.db, sig), false, 'another sweep');
-    await insertChainTx(ctx.db, newTx({ kind: 'refund', orderId, meta: { late: true, part: `late:${sig}:0` } }));
+    await insertChainTx(ctx.db, newTx({ kind: 'refund', orderId, meta: { late: true, part: 0, lateOf: sig } }));
     assert.equal(await lateRefundsExist(ctx.db, sig), true);
   });
 });

@@ -22,7 +22,7 @@ import { replacePart } from './replace-dead-parts.ts';
 function byPart<T extends Transfer>(txs: T[]): Map<number, T[]> {
   const parts = new Map<number, T[]>();
   for (const t of txs) {
-    const part = Number(t.meta.part ?? 0);
+    const part = t.meta.part ?? 0;
     parts.set(part, [...(parts.get(part) ?? []), t]);
   }
   return parts;

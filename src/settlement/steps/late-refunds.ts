@@ -53,7 +53,7 @@ export async function refundLate(ctx: SettlementContext, sweep: ChainTxOf<'sweep
           const planned = await ctx.pools.plan(order, 'refund', order.sourceAssetId, order.sender as Address, refund, { late: true }, tx);
           // No pool can pay it now: roll the whole mark back, so a later pass tries again.
           if (!planned) throw new LateRefundDeferred();
-          if ((await insertChainTx(tx, { ...planned, meta: { ...planned.meta, part: `late:${sweep.signature}:0` } })) === null) throw new LateRefundDeferred();
+          if ((await insertChainTx(tx, { ...planned, meta: { ...planned.meta, part: 0, lateOf: sweep.signature } })) === null) throw new LateRefundDeferred();
           out.push(planned.wire);
         }
         return out;
@@ -82,7 +82,7 @@ export async function replaceDeadLateRefunds(ctx: SettlementContext): Promise<vo
     const t = await getChainTx(ctx.db, id);
     if (!t || t.kind !== 'refund' || (t.status !== 'expired' && t.status !== 'failed')) continue;
     const order = await getOrderById(ctx.db, t.orderId!);
-    if (order) await replacePart(ctx, order, t, t.meta.part!);
+    if (order) await replacePart(ctx, order, t, t.meta.part ?? 0);
   }
 }
 
@@ -94,6 +94,7 @@ export async function replaceDeadLateRefunds(ctx: SettlementContext): Promise<vo
 async function alertAbandonedLateRefunds(ctx: SettlementContext): Promise<void> {
   for (const r of await abandonedLateRefunds(ctx.db)) {
     if (!ctx.alerted.abandonedLateRefund.first(r.id)) continue;
-    ctx.alert('late_refund_abandoned', { trackingId: r.trackingId, part: r.part, assetId: r.assetId, amount: r.amount }, 'ALERT: a late refund failed for 7 days and is no longer retried; the funds are in the pools, refund the sender by hand');
+    // The part named as before this was structured (migration 016): for the operator, never parsed.
+    ctx.alert('late_refund_abandoned', { trackingId: r.trackingId, part: `late:${r.lateOf}:${r.part}`, assetId: r.assetId, amount: r.amount }, 'ALERT: a late refund failed for 7 days and is no longer retried; the funds are in the pools, refund the sender by hand');
   }
 }

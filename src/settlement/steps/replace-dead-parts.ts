@@ -14,9 +14,9 @@ import type { SettlementContext } from '../context.ts';
  * fail), under the same planning lock as new payouts. When they cannot, it waits for the next tick. A part that keeps
  * failing waits longer each time (replacementDelayMs).
  */
-export async function replacePart(ctx: SettlementContext, o: OrderRecord, dead: ChainTxOf<'payout' | 'refund'>, part: number | string): Promise<void> {
+export async function replacePart(ctx: SettlementContext, o: OrderRecord, dead: ChainTxOf<'payout' | 'refund'>, part: number): Promise<void> {
   const kind = dead.kind;
-  const attempts = await partAttempts(ctx.db, o.id, kind, String(part));
+  const attempts = await partAttempts(ctx.db, o.id, kind, part, dead.meta.lateOf);
   const waitMs = (attempts.lastAt?.getTime() ?? 0) + replacementDelayMs(attempts.failed) - Date.now();
   if (waitMs > 0) {
     if (ctx.alerted.backoff.first(dead.id)) {

@@ -12,9 +12,11 @@ export interface SweepItemRecord {
   reserve?: string;
 }
 
-/** A transfer out of a pool: its part of the order's payout or refund (a late refund's: 'late:<sweep signature>:<n>'). */
+/** A transfer out of a pool: its part of the order's payout or refund, or of a late refund (`lateOf`). */
 export interface TransferMeta {
-  part?: number | string;
+  part?: number;
+  /** A late refund's: the signature of the sweep whose late funds it returns (migration 016). */
+  lateOf?: string;
   /** A partner payout's ledger account (payable:partner:…). */
   payable?: string;
   /** A refund of funds sent after the deposit, not the order's own refund. */
