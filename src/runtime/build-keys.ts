@@ -1,0 +1,38 @@
+import type { HushConfig } from '../config/config.ts';
+import type { Db } from '../store/db.ts';
+import { publishTreasuryWallets } from '../store/treasury-wallets-store.ts';
+import { DepositIdentityMint } from '../treasury/deposit-identity-mint.ts';
+import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
+import { Treasury } from '../treasury/treasury.ts';
+import { PublishedTreasuryWallets, publishedWalletsOf, type TreasuryWallets } from '../treasury/treasury-wallets.ts';
+import type { Closers } from './closers.ts';
+import type { AlertFn } from './start-log.ts';
+
+/** What a role holds: the signing parts (roles worker and all) or the public addresses only (role api). */
+export interface RoleKeys {
+  /** The treasury keys: roles worker and all only; null in role api, which never loads the seed. */
+  keys: TreasuryKeys | null;
+  /** The signing treasury: roles worker and all only. */
+  signing: Treasury | null;
+  /** The public addresses of Hush's wallets (role api: as a worker published them). */
+  treasury: TreasuryWallets;
+  /** Fills the pool of deposit identities (roles worker and all). */
+  mint: DepositIdentityMint | null;
+}
+
+/**
+ * Key custody (docs/spec.md §10): only the roles that settle load the seed. Role api reads the wallets'
+ * public addresses and deposit identities a worker wrote to the store, and has a quote key of its own.
+ */
+export async function buildKeys(config: HushConfig, db: Db, alert: AlertFn, closers: Closers): Promise<RoleKeys> {
+  if (config.role === 'api') return { keys: null, signing: null, treasury: new PublishedTreasuryWallets(db), mint: null };
+  const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
+  const signing = await Treasury.load(keys, config.assets);
+  const published = await publishTreasuryWallets(db, publishedWalletsOf(signing));
+  if (published.replaced) {
+    alert('treasury_replaced', { feePayer: signing.feePayer.address }, "this worker's treasury seed is not the one that published the wallets in the store: its addresses replace them, unclaimed deposit identities are dropped; APIs must restart to read them");
+  }
+  const mint = new DepositIdentityMint(db, keys.depositMasterKey, config.assets).start();
+  closers.add(() => mint.stop());
+  return { keys, signing, treasury: signing, mint };
+}

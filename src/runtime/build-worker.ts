@@ -1,0 +1,70 @@
+import type { HushConfig } from '../config/config.ts';
+import { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { RunningLocalnet } from '../localnet/start-localnet.ts';
+import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
+import type { ClassTraffic } from '../services/class-traffic.ts';
+import { SettlementWorker } from '../settlement/runner.ts';
+import type { Db } from '../store/db.ts';
+import { releaseLeasesOfPastLives } from '../store/settlement/release-leases-of-past-lives.ts';
+import type { DepositIdentityMint } from '../treasury/deposit-identity-mint.ts';
+import type { TreasuryKeys } from '../treasury/treasury-keys.ts';
+import type { Treasury } from '../treasury/treasury.ts';
+import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
+import { webhookEgressFor } from '../worker/webhook-egress.ts';
+import { startClassRelease } from './build-class-release.ts';
+import type { SharedServices } from './build-services.ts';
+import type { Closers } from './closers.ts';
+import type { AlertFn, Log, RecordFn } from './start-log.ts';
+
+export interface WorkerParts {
+  config: HushConfig;
+  db: Db;
+  chain: SolanaChain;
+  localnet: RunningLocalnet | null;
+  keys: TreasuryKeys;
+  signing: Treasury;
+  mint: DepositIdentityMint;
+  services: SharedServices;
+  /** The API's class traffic (role all), which the class release reads too; null: it reads its own. */
+  classTraffic: ClassTraffic | null;
+  /** The chain has the local faucet: the rebalancer may draw on it. */
+  faucet: boolean;
+  log: Log;
+  alert: AlertFn;
+  record: RecordFn;
+}
+
+/** The settling half (roles worker and all): webhooks, PubSub subscriptions, the settlement worker, the class release. */
+export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ worker: SettlementWorker; subscriptions: ChainSubscriptions | null }> {
+  const { config, db, chain, services, log } = p;
+  // The first orders of a fresh deployment find identities ready (the mint filled in the background).
+  await p.mint.filled();
+  const webhooks = new WebhookDispatcher(db, { log, alert: p.alert, eventIdKey: p.keys.eventIdKey, metrics: services.webhookMetrics, egress: webhookEgressFor(config) });
+  webhooks.start();
+  closers.add(() => webhooks.stop());
+  const rebalancer =
+    config.rebalancer === 'faucet' && p.faucet
+      ? new LocalFaucetRebalancer({ rpcUrl: chain.url, post: (body, methods) => chain.post(body, methods), assets: config.assets, destination: (assetId) => p.signing.pools(assetId)[0]!.address })
+      : undefined;
+  // Slots, deposit accounts and signatures over PubSub: an idle worker then sends no requests at all.
+  const wsUrl = config.solanaWsUrl ?? p.localnet?.wsUrl;
+  const subscriptions = wsUrl ? new ChainSubscriptions({ wsUrl, rpc: chain.rpc, log: (m) => log(m) }).start() : null;
+  if (subscriptions) closers.add(() => subscriptions.close());
+  if (db.kind === 'pglite') {
+    const freed = await releaseLeasesOfPastLives(db);
+    if (freed > 0) log(`worker: ${freed} order lease(s) of a previous life released (the PGlite store is this process's alone)`);
+  }
+  const worker = new SettlementWorker(config, db, chain, p.signing, {
+    subscriptions: subscriptions ?? undefined,
+    swaps: services.swaps,
+    prices: services.prices,
+    rebalancer,
+    inventoryTargets: services.inventoryTargets,
+    log: (o, m) => p.record(o, m),
+  });
+  worker.start();
+  closers.add(() => worker.stop());
+  if (config.privacy === 'on') await startClassRelease(config, db, p.classTraffic, log, closers);
+  return { worker, subscriptions };
+}
