@@ -93,8 +93,8 @@ export interface PayoutParams {
 export async function payoutInstructions(shape: TxShape, p: PayoutParams): Promise<Instruction[]> {
   if (p.sources.length === 0) throw new Error('a payout needs a source pool');
   if (p.asset.native) return p.sources.map((s) => getTransferSolInstruction({ source: s.pool, destination: p.recipient, amount: s.amount }));
-  const mint = p.asset.mint as Address;
-  const tokenProgram = p.asset.tokenProgram as Address;
+  const mint = p.asset.mint;
+  const tokenProgram = p.asset.tokenProgram;
   const ata = associatedTokenAddress(p.recipient, mint, tokenProgram);
   return [
     getCreateAssociatedTokenIdempotentInstruction({ payer: shape.feePayer, ata, owner: p.recipient, mint, tokenProgram }),
@@ -133,8 +133,8 @@ export interface SweepParams {
 }
 
 export function sweepInstructions(shape: TxShape, s: SweepParams): Instruction[] {
-  const mint = s.asset.mint as Address;
-  const tokenProgram = s.asset.tokenProgram as Address;
+  const mint = s.asset.mint;
+  const tokenProgram = s.asset.tokenProgram;
   const instructions: Instruction[] = [];
   for (const item of s.items) {
     if (item.reopen) {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { address, type Address } from '@solana/kit';
 import { fileURLToPath } from 'node:url';
 import { denominationsFor, type DenominationMenu } from '../domain/denomination-menu.ts';
 
@@ -8,8 +9,8 @@ export interface Asset {
   readonly symbol: string;
   readonly name: string;
   readonly decimals: number;
-  readonly mint: string;
-  readonly tokenProgram: string;
+  readonly mint: Address;
+  readonly tokenProgram: Address;
   readonly native: boolean;
   readonly swappable: boolean;
   readonly min: bigint;
@@ -30,7 +31,14 @@ export interface AssetRegistry {
 
 const DEFAULT_PATH = fileURLToPath(new URL('../../config/assets.json', import.meta.url));
 
-type RawAsset = Omit<Asset, 'min' | 'max' | 'denominations' | 'swapGrid'> & { min: string; max: string; denominations?: string[]; swapGrid?: string };
+type RawAsset = Omit<Asset, 'mint' | 'tokenProgram' | 'min' | 'max' | 'denominations' | 'swapGrid'> & {
+  mint: string;
+  tokenProgram: string;
+  min: string;
+  max: string;
+  denominations?: string[];
+  swapGrid?: string;
+};
 
 function parseAsset(a: RawAsset, menu: DenominationMenu): Asset {
   const min = BigInt(a.min);
@@ -45,7 +53,16 @@ function parseAsset(a: RawAsset, menu: DenominationMenu): Asset {
   });
   if (swapGrid < 1n) throw new Error(`config: ${a.assetId} swapGrid must be at least 1`);
   const menuAmounts = denominationsFor(menu, { min, max }, denominations);
-  return Object.freeze({ ...a, min, max, denominations: Object.freeze(menuAmounts), swapGrid });
+  return Object.freeze({ ...a, mint: addressOf(a, 'mint'), tokenProgram: addressOf(a, 'tokenProgram'), min, max, denominations: Object.freeze(menuAmounts), swapGrid });
+}
+
+/** An address of the asset file, checked once here so that nothing downstream casts it. */
+function addressOf(a: RawAsset, field: 'mint' | 'tokenProgram'): Address {
+  try {
+    return address(a[field]);
+  } catch {
+    throw new Error(`config: ${a.assetId} ${field} is not a Solana address, got "${a[field]}"`);
+  }
 }
 
 /** The asset file, with each asset's private amounts taken from `menu` (HUSH_DENOMINATIONS; `list`: the file's own lists). */
@@ -53,6 +70,6 @@ export function loadAssets(path = DEFAULT_PATH, menu: DenominationMenu = 'decade
   const raw = JSON.parse(readFileSync(path, 'utf8')) as { assets: RawAsset[] };
   const list = raw.assets.map((a) => parseAsset(a, menu));
   const byId = new Map(list.map((a) => [a.assetId, a]));
-  const byMint = new Map(list.map((a) => [a.mint, a]));
+  const byMint = new Map<string, Asset>(list.map((a) => [a.mint, a]));
   return { list, get: (id) => byId.get(id), byMint: (m) => byMint.get(m) };
 }

@@ -228,7 +228,7 @@ export class OrderService {
 
   private async prepareReserved(account: AccountRecord, opened: OpenedQuote, source: Asset) {
     const q = opened.quote;
-    const { trackingId, depositOwner, depositAccount, extraBumpTries } = await this.identities.take(source.mint as Address, source.tokenProgram as Address);
+    const { trackingId, depositOwner, depositAccount, extraBumpTries } = await this.identities.take(source.mint, source.tokenProgram);
     const r = opened.request;
     const [blockhash] = await Promise.all([
       this.chain.latestBlockhash().catch(chainError),
@@ -276,13 +276,13 @@ export class OrderService {
     deposit?: { depositAccount: Address; extraBumpTries: number },
   ) {
     const source = this.config.assets.get(opened.quote.sourceAssetId)!;
-    const { depositAccount, extraBumpTries } = deposit ?? depositAccountOf(depositOwner, source.mint as Address, source.tokenProgram as Address);
+    const { depositAccount, extraBumpTries } = deposit ?? depositAccountOf(depositOwner, source.mint, source.tokenProgram);
     return buildDepositTransaction({
       depositAccount,
       sender: opened.request.senderAddress,
       depositOwner,
-      mint: source.mint as Address,
-      tokenProgram: source.tokenProgram as Address,
+      mint: source.mint,
+      tokenProgram: source.tokenProgram,
       decimals: source.decimals,
       native: source.native,
       amount: BigInt(opened.quote.amountIn),

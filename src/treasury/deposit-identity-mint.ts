@@ -1,4 +1,3 @@
-import type { Address } from '@solana/kit';
 import type { AssetRegistry } from '../config/assets.ts';
 import { DepositIdentities } from '../services/deposit-identities.ts';
 import type { Db } from '../store/db.ts';
@@ -34,7 +33,7 @@ export class DepositIdentityMint {
     private readonly opts: { target?: number; tickMs?: number } = {},
   ) {
     this.deriver = new DepositIdentities(depositMaster, { target: REFILL_BATCH });
-    for (const a of assets.list) this.deriver.prime(a.mint as Address, a.tokenProgram as Address);
+    for (const a of assets.list) this.deriver.prime(a.mint, a.tokenProgram);
   }
 
   private get target(): number {
@@ -48,7 +47,7 @@ export class DepositIdentityMint {
     for (const a of this.assets.list) {
       const gap = this.target - (counts.get(`${a.mint}:${a.tokenProgram}`) ?? 0);
       if (gap <= 0) continue;
-      const ids = this.deriver.drain(a.mint as Address, a.tokenProgram as Address, Math.min(gap, REFILL_BATCH));
+      const ids = this.deriver.drain(a.mint, a.tokenProgram, Math.min(gap, REFILL_BATCH));
       await insertDepositIdentities(this.db, a.mint, a.tokenProgram, ids);
       added += ids.length;
     }

@@ -63,5 +63,5 @@ export class Treasury implements TreasuryWallets {
 }
 
 export async function holdingOf(wallet: Address, asset: Asset): Promise<Address> {
-  return asset.native ? wallet : associatedTokenAddress(wallet, asset.mint as Address, asset.tokenProgram as Address);
+  return asset.native ? wallet : associatedTokenAddress(wallet, asset.mint, asset.tokenProgram);
 }

@@ -43,3 +43,10 @@ it('refuses a listed menu out of order or out of bounds, and a zero grid; no gri
   const bare = loadAssets(withAsset({ swapGrid: undefined })).list[0]!;
   assert.equal(bare.swapGrid, 1n);
 });
+
+it('refuses a mint or token program that is not a Solana address, at load rather than at the first order', () => {
+  for (const bad of [{ mint: 'not-an-address' }, { mint: 'EPjFWdd5AufqSSqeM2qN' }, { tokenProgram: '0x1234' }]) {
+    assert.throws(() => loadAssets(withAsset(bad)), /is not a Solana address/, JSON.stringify(bad));
+  }
+  assert.equal(loadAssets(withAsset({})).list[0]!.mint, shipped.assets[1]!.mint);
+});

@@ -195,7 +195,7 @@ class RecipientWarmup {
         for (const r of fresh) {
           if (!this.ctx.running()) break;
           const asset = this.ctx.asset(r.destination_asset_id);
-          if (!asset.native) associatedTokenAddress(r.recipient as Address, asset.mint as Address, asset.tokenProgram as Address);
+          if (!asset.native) associatedTokenAddress(r.recipient as Address, asset.mint, asset.tokenProgram);
           this.warmed.add(String(r.id));
         }
       })()
