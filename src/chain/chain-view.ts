@@ -1,5 +1,5 @@
 import bs58 from 'bs58';
-import type { Address, Signature } from '@solana/kit';
+import { address, type Address, type Signature } from '@solana/kit';
 import { ChainUnavailableError, FIRST_SIGNATURE_LOOKBACK, JsonRpcError, earliestSuccessful, type SolanaChain } from './solana-chain.ts';
 
 export interface AccountBalance {
@@ -14,7 +14,7 @@ export interface AccountBalance {
 
 const TOKEN_ACCOUNT_MIN = 165;
 /** The SPL Token program and Token-2022: where an owner's token accounts can live. */
-export const TOKEN_PROGRAMS = ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'] as Address[];
+export const TOKEN_PROGRAMS: Address[] = [address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'), address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb')];
 
 /** A token account found by its owner. */
 export interface OwnedTokenAccount {

@@ -1,4 +1,4 @@
-import { AccountRole, type Address, type Instruction } from '@solana/kit';
+import { AccountRole, address, type Address, type Instruction } from '@solana/kit';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
@@ -22,7 +22,7 @@ export interface DepositTransactionInput {
   depositAccount?: Address;
 }
 
-const RENT_SYSVAR = 'SysvarRent111111111111111111111111111111111' as Address;
+const RENT_SYSVAR = address('SysvarRent111111111111111111111111111111111');
 
 function depositTokenAccount(depositOwner: Address, mint: Address, tokenProgram: Address): Address {
   return associatedTokenAddressSync(depositOwner, mint, tokenProgram);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Account, Clock, FailedTransactionMetadata, LiteSvm } from 'litesvm/dist/internal.js';
-import { getAddressDecoder, getAddressEncoder, getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
+import { address, getAddressDecoder, getAddressEncoder, getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { addressToBytes, addressToText } from './base58-cache.ts';
 import { BlockhashWindow, blockhashAt } from './blockhash-window.ts';
 import { ChainAccounts } from './chain-accounts.ts';
@@ -280,11 +280,11 @@ export class LocalChain {
     svm.withNativeMints();
     this.useSvm(svm);
     const faucet = this.faucet.address;
-    this.svm.setAccount(addressEncoder.encode(faucet) as Uint8Array, new Account(FAUCET_LAMPORTS, new Uint8Array(0), addressEncoder.encode('11111111111111111111111111111111' as Address) as Uint8Array, false, 0n));
+    this.svm.setAccount(addressEncoder.encode(faucet) as Uint8Array, new Account(FAUCET_LAMPORTS, new Uint8Array(0), addressEncoder.encode(address('11111111111111111111111111111111')) as Uint8Array, false, 0n));
     const rent = this.svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE));
     for (const t of SEED_TOKENS) {
       const data = encodeMint({ mintAuthority: faucet, supply: 0n, decimals: t.decimals, freezeAuthority: null }, (a) => addressEncoder.encode(a) as Uint8Array);
-      this.svm.setAccount(addressEncoder.encode(t.mint as Address) as Uint8Array, new Account(rent, data, addressEncoder.encode(TOKEN_PROGRAM as Address) as Uint8Array, false, 0n));
+      this.svm.setAccount(addressEncoder.encode(t.mint) as Uint8Array, new Account(rent, data, addressEncoder.encode(TOKEN_PROGRAM) as Uint8Array, false, 0n));
     }
     this.genesisHash = base58Decoder.decode(createHash('sha256').update(`hush-localnet:${faucet}:${Date.now()}:${Math.random()}`).digest());
     this.slot = 0n;

@@ -2,7 +2,7 @@ import { encodeAccount, type AccountEncoding } from './account-encoding.ts';
 import type { AccountState, ChainObserver, Commitment, LandedTransaction, LocalChain } from './local-chain.ts';
 import { RpcError, type Config } from './rpc-params.ts';
 import { toJson } from './rpc-server.ts';
-import type { Address } from '@solana/kit';
+import { address } from '@solana/kit';
 
 /** One WebSocket as the hub sees it: somewhere to send a text frame. */
 export interface PubSubClient {
@@ -22,7 +22,7 @@ export type NewSub = Sub extends infer S ? (S extends Sub ? Omit<S, 'id' | 'clie
 
 const RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
 /** What a real validator sends for an account that no longer exists: the default account. */
-const NO_ACCOUNT: AccountState = { lamports: 0n, data: new Uint8Array(0), owner: '11111111111111111111111111111111' as Address, executable: false, rentEpoch: 0n };
+const NO_ACCOUNT: AccountState = { lamports: 0n, data: new Uint8Array(0), owner: address('11111111111111111111111111111111'), executable: false, rentEpoch: 0n };
 
 function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
   let set = map.get(key);

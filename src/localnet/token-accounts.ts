@@ -1,6 +1,6 @@
-import { getAddressDecoder, type Address } from '@solana/kit';
+import { address, getAddressDecoder, type Address } from '@solana/kit';
 
-export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+export const TOKEN_PROGRAM = address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
 export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 export const NATIVE_MINT = 'So11111111111111111111111111111111111111112';
 export const TOKEN_ACCOUNT_SIZE = 165;
