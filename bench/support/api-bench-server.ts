@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { generateKeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { loadConfig } from '../../src/config/config.ts';
 import { startHush } from '../../src/runtime/start-hush.ts';
 import { publishTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
@@ -129,7 +129,7 @@ baseline.post<{ Querystring: { ms: string; callers: string } }>('/insert-batched
   const template = rows[0]!;
   if (template.quote === null || template.response_body === null) throw new Error('no order to copy yet');
   const batcher = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind));
-  const address = () => bs58.encode(randomBytes(32));
+  const address = () => bs58.encode(randomBytes(32)) as Address;
   const [sender, recipient, blockhash] = [address(), address(), address()];
   const until = Date.now() + Number(request.query.ms);
   let n = 0;

@@ -324,8 +324,8 @@ export class OrderService {
       throw new HushError('ORDER_EXPIRED', 'The order expires before a new transaction could land', { expiration: order.expiration.toISOString() });
     }
     const tx = await this.depositTransaction(
-      { quote: { sourceAssetId: order.sourceAssetId, amountIn: order.amountIn.toString() }, request: { senderAddress: order.sender as Address } },
-      order.depositOwner as Address,
+      { quote: { sourceAssetId: order.sourceAssetId, amountIn: order.amountIn.toString() }, request: { senderAddress: order.sender } },
+      order.depositOwner,
       blockhash,
     );
     const updated = await this.dbSlots(() =>

@@ -93,7 +93,7 @@ export class StrayFundsService {
     const owner = await this.treasury.depositSigner(order.trackingId);
     // A different treasury seed than the one that made the order could sign nothing here.
     if (owner.address !== order.depositOwner) throw new HushError('SERVICE_UNAVAILABLE', "This treasury seed did not derive the order's deposit owner");
-    const to = order.sender as Address;
+    const to = order.sender;
     const report: StrayReturnReport = { trackingId: order.trackingId, depositOwner: order.depositOwner, to, returns: [] };
     const inFlight = await readingChain(() => this.settleLandedReturns(order));
     const holdings = await readingChain(() => this.strayHoldings(order));
@@ -177,7 +177,7 @@ export class StrayFundsService {
 
   /** Every holding of the deposit owner but its deposit account, with the reason when it cannot be returned. */
   private async strayHoldings(order: OrderRecord): Promise<{ holding: StrayHolding; skip?: string }[]> {
-    const owner = order.depositOwner as Address;
+    const owner = order.depositOwner;
     const [lamports, ...byProgram] = await Promise.all([
       this.chain.rpc.getBalance(owner, { commitment: 'confirmed' }).send(),
       ...TOKEN_PROGRAMS.map((programId) => this.chain.rpc.getTokenAccountsByOwner(owner, { programId }, { commitment: 'confirmed', encoding: 'jsonParsed' }).send()),

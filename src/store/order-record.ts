@@ -1,3 +1,4 @@
+import type { Address } from '@solana/kit';
 import type { OrderStatus } from '../domain/order-state.ts';
 
 /** An order as the store keeps it: the row, and the record the code works with. */
@@ -15,11 +16,11 @@ export interface NewOrder {
   partnerFee: bigint;
   networkFee: bigint;
   feeBps: number;
-  feeRecipient: string | null;
-  sender: string;
-  recipient: string;
-  depositOwner: string;
-  depositAccount: string;
+  feeRecipient: Address | null;
+  sender: Address;
+  recipient: Address;
+  depositOwner: Address;
+  depositAccount: Address;
   expiration: Date;
   txBlockhash: string;
   txLastValidBlockHeight: bigint;
@@ -64,11 +65,12 @@ export interface OrderRow {
   partner_fee: string;
   network_fee: string;
   fee_bps: number;
-  fee_recipient: string | null;
-  sender: string;
-  recipient: string;
-  deposit_owner: string;
-  deposit_account: string;
+  // Written only from checked addresses (the API's address rules, derived deposit identities).
+  fee_recipient: Address | null;
+  sender: Address;
+  recipient: Address;
+  deposit_owner: Address;
+  deposit_account: Address;
   expiration: Date;
   tx_blockhash: string;
   tx_last_valid_block_height: string | number;

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { orderPrivacy, recordAsOf, statusRecord } from '../../src/services/order-views.ts';
 import type { OrderRecord } from '../../src/store/order-record.ts';
 import { ORDER_STATUSES } from '../../src/domain/order-state.ts';
+import { fakeAddress } from '../support/store-fixtures.ts';
 
 const CONFIRMED = '2026-11-23T10:00:00.000Z';
 const base = {
@@ -60,7 +61,7 @@ test('a webhook event for a state before the deposit was confirmed carries no ho
   const record = statusRecord({
     id: '1', trackingId: 'trk_x', accountId: 'a', quoteKey: 'q', quote: { privacy: { standard: true } }, status: 'completed',
     sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', amountIn: 10n, amountOut: 9n, serviceFee: 0n, partnerFee: 0n, networkFee: 1n, feeBps: 0,
-    feeRecipient: null, sender: 's', recipient: 'r', depositOwner: 'o', depositAccount: 'd', expiration: new Date(CONFIRMED), txBlockhash: 'b',
+    feeRecipient: null, sender: fakeAddress(), recipient: fakeAddress(), depositOwner: fakeAddress(), depositAccount: fakeAddress(), expiration: new Date(CONFIRMED), txBlockhash: 'b',
     txLastValidBlockHeight: 1n, txExpiresAtSlot: 1n, createdAt: new Date(CONFIRMED), updatedAt: new Date(CONFIRMED),
     deposit: { signature: 's', amount: '10', confirmedAt: CONFIRMED }, payouts: [], refund: null, failureReason: null,
     history: [{ status: 'awaiting_deposit', at: new Date(CONFIRMED) }], payoutDueAt: new Date(Date.parse(CONFIRMED) + 100_000), classRelease: { at: new Date(CONFIRMED), size: 7 },

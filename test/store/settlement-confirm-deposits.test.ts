@@ -5,11 +5,12 @@ import { claimOrder } from '../../src/store/settlement/claim-order.ts';
 import { confirmDeposits, type DepositConfirmation } from '../../src/store/settlement/confirm-deposits.ts';
 import { ledgerBalances } from '../../src/store/settlement/ledger-balances.ts';
 import { depositMovement } from '../../src/ledger/order-movements.ts';
+import type { NewOrder } from '../../src/store/order-record.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { historyOf, orderIn, orderRow } from '../support/settlement-fixtures.ts';
 
 forEachEngine('confirmDeposits', (ctx) => {
-  const item = (id: string, o: { trackingId: string; sourceAssetId: string; depositAccount: string }, dueAt: Date): DepositConfirmation => ({
+  const item = (id: string, o: Pick<NewOrder, 'trackingId' | 'sourceAssetId' | 'depositAccount'>, dueAt: Date): DepositConfirmation => ({
     id,
     deposit: { signature: 'sig', amount: '1000000', confirmedAt: new Date().toISOString() },
     dueAt,

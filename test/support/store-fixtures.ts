@@ -1,5 +1,6 @@
 /** Small builders for store tests: accounts and orders with unique, well-formed values. */
 import { randomBytes, randomInt } from 'node:crypto';
+import type { Address } from '@solana/kit';
 import { insertAccount } from '../../src/store/accounts-store.ts';
 import type { Queryable } from '../../src/store/db.ts';
 import type { NewOrder } from '../../src/store/orders-store.ts';
@@ -13,8 +14,8 @@ export function base58(n: number): string {
 }
 
 /** Something shaped like a Solana address (not necessarily on the curve; the store does not care). */
-export function fakeAddress(): string {
-  return base58(44);
+export function fakeAddress(): Address {
+  return base58(44) as Address;
 }
 
 export function uniqueSuffix(): string {

@@ -1,4 +1,3 @@
-import type { Address } from '@solana/kit';
 import type { AccountBalance } from '../../chain/chain-view.ts';
 import { associatedTokenAddress } from '../../chain/associated-token-address.ts';
 import { watchedOrders, type WatchedRow } from '../../store/settlement/watched-orders.ts';
@@ -195,7 +194,7 @@ class RecipientWarmup {
         for (const r of fresh) {
           if (!this.ctx.running()) break;
           const asset = this.ctx.asset(r.destination_asset_id);
-          if (!asset.native) associatedTokenAddress(r.recipient as Address, asset.mint, asset.tokenProgram);
+          if (!asset.native) associatedTokenAddress(r.recipient, asset.mint, asset.tokenProgram);
           this.warmed.add(String(r.id));
         }
       })()

@@ -1,4 +1,3 @@
-import type { Address } from '@solana/kit';
 import type { AccountBalance } from '../../chain/chain-view.ts';
 import type { WatchedRow } from '../../store/settlement/watched-orders.ts';
 import type { SettlementDeps } from '../deps.ts';
@@ -68,7 +67,7 @@ export class Presigner {
     await Promise.all(
       todo.map(async (r) => {
         const plan = await ctx.pools
-          .plan({ id: String(r.id), trackingId: r.tracking_id, txBlockhash: r.tx_blockhash }, 'payout', r.destination_asset_id, r.recipient as Address, BigInt(r.amount_out), {}, ctx.db, shared, { quiet: true })
+          .plan({ id: String(r.id), trackingId: r.tracking_id, txBlockhash: r.tx_blockhash }, 'payout', r.destination_asset_id, r.recipient, BigInt(r.amount_out), {}, ctx.db, shared, { quiet: true })
           .catch(() => null);
         if (plan && !plan.meta.sources) this.signed.set(String(r.id), { tx: plan, depositAccount: r.deposit_account, at: now });
         else this.failed.set(String(r.id), now);

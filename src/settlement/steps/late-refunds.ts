@@ -1,4 +1,3 @@
-import type { Address } from '@solana/kit';
 import { getOrderById } from '../../store/orders-store.ts';
 import type { ChainTxOf } from '../../store/settlement/chain-tx.ts';
 import { abandonedLateRefunds } from '../../store/settlement/abandoned-late-refunds.ts';
@@ -50,7 +49,7 @@ export async function refundLate(ctx: SettlementContext, sweep: ChainTxOf<'sweep
             ctx.alert('late_refund_below_rent', { trackingId: order.trackingId, amount: refund.toString() }, "ALERT: late refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
             continue;
           }
-          const planned = await ctx.pools.plan(order, 'refund', order.sourceAssetId, order.sender as Address, refund, { late: true }, tx);
+          const planned = await ctx.pools.plan(order, 'refund', order.sourceAssetId, order.sender, refund, { late: true }, tx);
           // No pool can pay it now: roll the whole mark back, so a later pass tries again.
           if (!planned) throw new LateRefundDeferred();
           if ((await insertChainTx(tx, { ...planned, meta: { ...planned.meta, part: 0, lateOf: sweep.signature } })) === null) throw new LateRefundDeferred();

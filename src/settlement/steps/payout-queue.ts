@@ -1,4 +1,3 @@
-import type { Address } from '@solana/kit';
 import { allOrNothing } from '../../store/db.ts';
 import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
@@ -48,7 +47,7 @@ export class PayoutQueue {
       try {
         const shared = await ctx.pools.reads([...new Set(batch.map((j) => j.o.destinationAssetId))]);
         const plans = await Promise.all(
-          batch.map((j) => ctx.pools.plan(j.o, 'payout', j.o.destinationAssetId, j.o.recipient as Address, j.o.amountOut, {}, ctx.db, shared).catch((e: unknown) => ({ error: e }))),
+          batch.map((j) => ctx.pools.plan(j.o, 'payout', j.o.destinationAssetId, j.o.recipient, j.o.amountOut, {}, ctx.db, shared).catch((e: unknown) => ({ error: e }))),
         );
         // Every record of the batch is committed (or failed) before the section ends.
         await Promise.all(

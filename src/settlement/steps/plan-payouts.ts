@@ -1,4 +1,3 @@
-import type { Address } from '@solana/kit';
 import type { OrderRecord } from '../../store/orders-store.ts';
 import { startPayouts } from '../../store/settlement/start-payouts.ts';
 import type { SettlementContext } from '../context.ts';
@@ -40,7 +39,7 @@ export async function payoutTxs(ctx: SettlementContext, orders: PayableOrder[], 
     }
   }
   const now = Date.now();
-  const plans = await Promise.all(toPlan.map((o) => ctx.pools.plan(o, 'payout', o.destinationAssetId, o.recipient as Address, o.amountOut, {}, ctx.db, shared).catch(() => null)));
+  const plans = await Promise.all(toPlan.map((o) => ctx.pools.plan(o, 'payout', o.destinationAssetId, o.recipient, o.amountOut, {}, ctx.db, shared).catch(() => null)));
   toPlan.forEach((o, i) => {
     const plan = plans[i];
     if (!plan) return;

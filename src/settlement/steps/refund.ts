@@ -1,4 +1,3 @@
-import type { Address } from '@solana/kit';
 import { allOrNothing } from '../../store/db.ts';
 import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
 import { holdOrder } from '../../store/settlement/hold-order.ts';
@@ -42,7 +41,7 @@ export async function startRefund(ctx: SettlementContext, o: OrderRecord): Promi
     return {};
   }
   const { planned, ok } = await ctx.pools.exclusive(async () => {
-    const planned = await ctx.pools.plan(o, 'refund', o.sourceAssetId, o.sender as Address, plan.amount);
+    const planned = await ctx.pools.plan(o, 'refund', o.sourceAssetId, o.sender, plan.amount);
     if (!planned) return { planned, ok: false };
     const ok = await allOrNothing(ctx.db, async (tx) => {
       if (!(await holdOrder(tx, o.id, 'refunding', ctx.workerId, ctx.leaseSeconds))) return false;

@@ -1,13 +1,14 @@
+import type { Address } from '@solana/kit';
 import type { Queryable } from '../db.ts';
 
 /** An order whose deposit the watch reads, with what signing its payout ahead needs. */
 export interface WatchedRow {
   id: string | number;
   tracking_id: string;
-  deposit_account: string;
+  deposit_account: Address;
   /** The only one whose transaction can be the deposit (DepositOrigins). */
-  sender: string;
-  recipient: string;
+  sender: Address;
+  recipient: Address;
   amount_in: string;
   amount_out: string;
   source_asset_id: string;
