@@ -108,16 +108,16 @@ describe('deposits count only what the order’s sender put there', { concurrenc
     const recipient = (await generateKeyPairSigner()).address;
     const placed = await placeOrder(acct.client, { amount: AMOUNT.toString(), sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
 
-    // The stranger reads the deposit account from the unsigned transaction and takes it first.
+    // The stranger reads the deposit account from the unsigned transaction and takes it first; the sender's
+    // own transaction comes right behind it, in the same batch (one slot, in order), so it is sent well within
+    // the order's short blockhash life however loaded the machine: its non-idempotent create then finds the
+    // account there and fails on chain.
+    const tokensBefore = (await balanceOf(chain, sender.address, USDC))!;
     const front = await strangerTx(stranger, placed.depositAccount, placed.depositOwner, 1n, true);
-    await sendBatch([front.wire]);
+    const own = await signDeposit(placed.order.transaction, sender);
+    await sendBatch([front.wire, own.wire]);
     await waitForConfirmed(chain, [front.signature]);
     assert.equal((await fetchLanded(chain, front.signature)).err, null, 'the stranger created and funded the deposit account');
-
-    // The sender's own transaction fails on chain: its non-idempotent create finds the account there.
-    const tokensBefore = (await balanceOf(chain, sender.address, USDC))!;
-    const own = await signDeposit(placed.order.transaction, sender);
-    await sendBatch([own.wire]);
     await waitForStatus(chain.rpc, own.signature, 'confirmed');
     assert.notEqual((await fetchLanded(chain, own.signature)).err, null, 'the sender’s deposit failed on chain');
     assert.equal(await balanceOf(chain, sender.address, USDC), tokensBefore, 'none of the sender’s tokens moved');
