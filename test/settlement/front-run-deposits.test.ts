@@ -62,9 +62,9 @@ describe('deposits count only what the order’s sender put there', { concurrenc
       log: (l) => logged.push(l),
       // An order's transaction lives no longer than its deadline: 4 s leaves a loaded machine time to land the
       // stranger's transaction and then the sender's before the blockhash dies (1 s flaked in the full suite).
-      // No request budget (the local chain has none): three flows at once would otherwise queue the hint's reads
-      // behind settlement's, which is the budget's business (test/chain/rpc-budget.test.ts), not this file's.
-      env: { LOCALNET_SLOT_MS: '50', HUSH_ORDER_TTL_S: '4', HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '1', HUSH_RPC_MAX_RPS: '0' },
+      // The default request budget: with none, the worker's reads of four flows at once kept the in-process chain
+      // too busy to confirm anything while other test files ran beside this one (every flow timed out).
+      env: { LOCALNET_SLOT_MS: '50', HUSH_ORDER_TTL_S: '4', HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '1' },
     });
     acct = await t.createAccount();
     chain = chainAt(t.chainUrl);
