@@ -18,7 +18,7 @@ import { publishedWalletsOf } from '../../src/treasury/treasury-wallets.ts';
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertBatchesInFlight, OrderInsertBatcher } from '../../src/services/order-insert-batcher.ts';
-import { newTrackingId } from '../../src/services/tracking-id.ts';
+import { newTrackingId } from '../../src/domain/tracking-id.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 import { QuoteRequestBody, QuoteResponse, TokensResponse } from '../../src/api/schemas.ts';
 

@@ -7,7 +7,7 @@ import type { QuoteService } from '../services/quote-service.ts';
 import type { OrderService } from '../services/order-service.ts';
 import type { DepositHintService } from '../services/deposit-hint-service.ts';
 import type { StatusCache } from '../services/status-cache.ts';
-import type { StrayReturnReport } from '../services/stray-funds-service.ts';
+import type { StrayReturnReport } from '../admin/stray-funds-service.ts';
 import type { Metrics } from './metrics.ts';
 
 /** What the API is built from (its own file: the routes import it, and app.ts imports the routes). */

@@ -13,8 +13,8 @@
  */
 import { parseArgs } from 'node:util';
 import { isHushError } from '../domain/errors.ts';
-import { AdminService, parseExpiresAt } from '../services/admin-service.ts';
-import { webhookEgressFor } from '../worker/webhook-egress.ts';
+import { AdminService, parseExpiresAt } from '../admin/admin-service.ts';
+import { webhookEgressFor } from '../webhooks/webhook-egress.ts';
 import type { Db } from '../store/db.ts';
 import { openDb } from '../store/open-db.ts';
 import { loadConfig } from '../config/config.ts';

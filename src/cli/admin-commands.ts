@@ -8,13 +8,13 @@ import {
   createdKeyView,
   okView,
   webhookView,
-} from '../services/admin-service.ts';
+} from '../admin/admin-service.ts';
 import type { Db } from '../store/db.ts';
 import { getOrderByTrackingId } from '../store/orders-store.ts';
 import type { HushConfig } from '../config/config.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import { reconcile } from '../ledger/reconcile.ts';
-import { StrayFundsService } from '../services/stray-funds-service.ts';
+import { StrayFundsService } from '../admin/stray-funds-service.ts';
 import { treasuryReport } from '../treasury/funding.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 

@@ -15,7 +15,7 @@ import { alertsTotal } from '../support/alerts.ts';
 import { DEFAULT_FUNDING } from '../treasury/funding.ts';
 import { POOLS_PER_ASSET } from '../treasury/treasury.ts';
 import { PublishedTreasuryWallets, type TreasuryWallets } from '../treasury/treasury-wallets.ts';
-import { WebhookMetrics } from '../worker/webhook-metrics.ts';
+import { WebhookMetrics } from '../webhooks/webhook-metrics.ts';
 import type { Closers } from './closers.ts';
 import type { Log } from './start-log.ts';
 

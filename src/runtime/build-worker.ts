@@ -10,8 +10,8 @@ import { releaseLeasesOfPastLives } from '../store/settlement/release-leases-of-
 import type { DepositIdentityMint } from '../treasury/deposit-identity-mint.ts';
 import type { TreasuryKeys } from '../treasury/treasury-keys.ts';
 import type { Treasury } from '../treasury/treasury.ts';
-import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
-import { webhookEgressFor } from '../worker/webhook-egress.ts';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import { webhookEgressFor } from '../webhooks/webhook-egress.ts';
 import { startClassRelease } from './build-class-release.ts';
 import type { SharedServices } from './build-services.ts';
 import type { Closers } from './closers.ts';

@@ -4,16 +4,16 @@ import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Metrics } from '../api/metrics.ts';
 import { buildOpsApp, type OpsDeps } from '../api/ops-app.ts';
 import { reconcile } from '../ledger/reconcile.ts';
-import { AdminService } from '../services/admin-service.ts';
+import { AdminService } from '../admin/admin-service.ts';
 import type { AddressRules } from '../services/address-rules.ts';
 import type { Authenticator } from '../services/authenticator.ts';
-import { StrayFundsService } from '../services/stray-funds-service.ts';
+import { StrayFundsService } from '../admin/stray-funds-service.ts';
 import type { Db } from '../store/db.ts';
 import { treasuryReport } from '../treasury/funding.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import type { Readiness } from './readiness.ts';
-import { webhookEgressFor } from '../worker/webhook-egress.ts';
+import { webhookEgressFor } from '../webhooks/webhook-egress.ts';
 
 export interface OpsListenerParts {
   config: HushConfig;

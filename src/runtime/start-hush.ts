@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { HushConfig } from '../config/config.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { RunningLocalnet } from '../localnet/start-localnet.ts';
-import { ensureDemoAccount, type DemoAccount } from '../services/demo-account.ts';
+import { ensureDemoAccount, type DemoAccount } from '../admin/demo-account.ts';
 import type { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import type { SettlementWorker } from '../settlement/runner.ts';
 import type { Db } from '../store/db.ts';

@@ -16,7 +16,7 @@ import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
 import { claimIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency-store.ts';
 import { getOrderByTrackingId, insertOrder, updateOrderTransaction, type OrderRecord } from '../store/orders-store.ts';
-import type { DepositIdentity } from './deposit-identity.ts';
+import type { DepositIdentity } from '../treasury/deposit-identity.ts';
 import { insertBatchesInFlight, OrderInsertBatcher } from './order-insert-batcher.ts';
 import { orderObject, type OrderObject } from './order-views.ts';
 import { refuseDepositAddresses } from './address-rules.ts';

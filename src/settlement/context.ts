@@ -22,7 +22,7 @@ import { ForeignFunds } from './fast-path/foreign-funds.ts';
 import { SentSignatures } from './fast-path/sent-signatures.ts';
 import { SlotClock } from './fast-path/slot-clock.ts';
 import { budgetedPollMs, fallbackPollMs } from './timing.ts';
-import { PayoutQueue } from './steps/payout-queue.ts';
+import { PayoutQueue } from './payout-queue.ts';
 
 export type { Log } from './deps.ts';
 

@@ -1,5 +1,5 @@
 import type { AssetRegistry } from '../config/assets.ts';
-import { DepositIdentities } from '../services/deposit-identities.ts';
+import { DepositIdentities } from './deposit-identities.ts';
 import type { Db } from '../store/db.ts';
 import { countDepositIdentities, insertDepositIdentities } from '../store/deposit-identities-store.ts';
 

@@ -15,8 +15,8 @@ import {
   generateAccountId,
   okView,
   parseExpiresAt,
-} from '../../src/services/admin-service.ts';
-import { DEMO_ACCOUNT_FILE, DEMO_FEE_RECIPIENT_FILE, apiKeyIsValid, ensureDemoAccount } from '../../src/services/demo-account.ts';
+} from '../../src/admin/admin-service.ts';
+import { DEMO_ACCOUNT_FILE, DEMO_FEE_RECIPIENT_FILE, apiKeyIsValid, ensureDemoAccount } from '../../src/admin/demo-account.ts';
 import { generateApiKey, parseApiKey } from '../../src/services/api-keys.ts';
 import { Authenticator } from '../../src/services/authenticator.ts';
 import { getAccountByName } from '../../src/store/accounts-store.ts';

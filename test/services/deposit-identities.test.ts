@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { Address } from '@solana/kit';
 import { associatedTokenAddressSync } from '../../src/chain/program-derived-address.ts';
-import { DepositIdentities } from '../../src/services/deposit-identities.ts';
+import { DepositIdentities } from '../../src/treasury/deposit-identities.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' as Address;

@@ -12,9 +12,9 @@ import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { postWebhook } from '../../src/worker/webhook-delivery.ts';
-import { EgressRefusedError, WebhookEgress } from '../../src/worker/webhook-egress.ts';
-import { validateWebhookUrl } from '../../src/services/admin-service.ts';
+import { postWebhook } from '../../src/webhooks/webhook-delivery.ts';
+import { EgressRefusedError, WebhookEgress } from '../../src/webhooks/webhook-egress.ts';
+import { validateWebhookUrl } from '../../src/admin/admin-service.ts';
 import { isHushError } from '../../src/domain/errors.ts';
 
 interface Receiver {

@@ -6,7 +6,7 @@ import { HushError } from '../../domain/errors.ts';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { AdminApi } from '../deps.ts';
 import { AdminThrottle } from '../admin-throttle.ts';
-import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../services/admin-service.ts';
+import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../admin/admin-service.ts';
 
 
 const digest = (s: string) => createHash('sha256').update(s).digest();

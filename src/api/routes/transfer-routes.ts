@@ -6,7 +6,7 @@ import type { RateLimits } from '../../config/config.ts';
 import type { Caller } from '../../services/authenticator.ts';
 import type { ApiDeps } from '../deps.ts';
 import { takeAnonymousToken, type AnonymousLimiter } from '../error-handler.ts';
-import { sendTestWebhook, webhookEgressFor } from '../../services/webhook-test.ts';
+import { sendTestWebhook, webhookEgressFor } from '../../webhooks/webhook-test.ts';
 import {
   DepositHintBody,
   EmptyBody,

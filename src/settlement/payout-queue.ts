@@ -1,9 +1,9 @@
-import { allOrNothing } from '../../store/db.ts';
-import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
-import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
-import type { SettlementDeps } from '../deps.ts';
-import type { PlannedTransfer, Pools } from '../pools.ts';
-import { PAYOUT_BATCH } from '../timing.ts';
+import { allOrNothing } from '../store/db.ts';
+import { transitionOrder, type OrderRecord } from '../store/orders-store.ts';
+import { insertChainTx } from '../store/settlement/insert-chain-tx.ts';
+import type { SettlementDeps } from './deps.ts';
+import type { PlannedTransfer, Pools } from './pools.ts';
+import { PAYOUT_BATCH } from './timing.ts';
 
 type PayoutJob = {
   o: OrderRecord;

@@ -6,7 +6,7 @@ import { createKeyPairSignerFromBytes, generateKeyPairSigner, writeKeyPairSigner
 import { isHushError } from '../domain/errors.ts';
 import { findApiKey, getAccountByName } from '../store/accounts-store.ts';
 import type { Db, Queryable } from '../store/db.ts';
-import { parseApiKey, secretMatches } from './api-keys.ts';
+import { parseApiKey, secretMatches } from '../services/api-keys.ts';
 import { AdminService } from './admin-service.ts';
 
 const DEMO_ACCOUNT_NAME = 'demo';

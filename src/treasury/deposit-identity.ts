@@ -1,7 +1,7 @@
 import type { Address } from '@solana/kit';
 import { depositAccountOf } from '../chain/deposit-transaction.ts';
-import { addressOfSeed, depositOwnerSeedOf } from '../treasury/treasury-keys.ts';
-import { newTrackingId } from './tracking-id.ts';
+import { addressOfSeed, depositOwnerSeedOf } from './treasury-keys.ts';
+import { newTrackingId } from '../domain/tracking-id.ts';
 
 /** What an order needs before it exists: its name, its one-time deposit owner and that owner's token account. */
 export interface DepositIdentity {

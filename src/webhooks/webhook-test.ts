@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { HushError } from '../domain/errors.ts';
 import type { Queryable } from '../store/db.ts';
 import { getWebhook } from '../store/webhooks-store.ts';
-import { postWebhook } from '../worker/webhook-delivery.ts';
-import { EgressRefusedError, type WebhookEgress } from '../worker/webhook-egress.ts';
+import { postWebhook } from './webhook-delivery.ts';
+import { EgressRefusedError, type WebhookEgress } from './webhook-egress.ts';
 
-export { webhookEgressFor } from '../worker/webhook-egress.ts';
+export { webhookEgressFor } from './webhook-egress.ts';
 
 const TIMEOUT_MS = 5_000;
 

@@ -25,9 +25,9 @@ import {
 } from '../store/accounts-store.ts';
 import { isUniqueViolation, type Db } from '../store/db.ts';
 import { setWebhook } from '../store/webhooks-store.ts';
-import { generateApiKey } from './api-keys.ts';
-import { AddressRules } from './address-rules.ts';
-import { WebhookEgress } from '../worker/webhook-egress.ts';
+import { generateApiKey } from '../services/api-keys.ts';
+import { AddressRules } from '../services/address-rules.ts';
+import { WebhookEgress } from '../webhooks/webhook-egress.ts';
 
 const DEFAULT_FEE_CAP_BPS = 100;
 const MAX_FEE_CAP_BPS = 1000;
