@@ -54,8 +54,26 @@ export interface NextLook {
 }
 
 /**
+ * What the runner gives a context at construction: its loops' hooks, and where a landed sweep's late
+ * items go. Nothing is set on a context afterwards.
+ */
+export interface RunnerHooks {
+  /** Cuts a loop's sleep short (by name): work for it is due now. */
+  wake(loop: string): void;
+  /** Runs work that never throws beside the loop that started it; stop() waits for it. */
+  detach(p: Promise<void>): void;
+  /** False once stop() was called: long passes end early. */
+  running(): boolean;
+  /**
+   * What settling a landed sweep does about its late items (steps/late-refunds.ts). Replaceable in tests
+   * (test/settlement/partner-fees-late-deposits.test.ts: a refund lost between the sweep and its record).
+   */
+  refundLate(sweep: ChainTxOf<'sweep'>): Promise<void>;
+}
+
+/**
  * What every step works with: configuration, store, chain, treasury, log, this worker's lease, the
- * outbox and the pools. The few hooks (wake, detach, running) are the runner's.
+ * outbox and the pools. Each step takes only the part it uses (its `…Deps` type, a Pick of this class).
  */
 export class SettlementContext implements SettlementDeps {
   /** Replaceable in tests (a chain view over fixed balances). */
@@ -84,11 +102,6 @@ export class SettlementContext implements SettlementDeps {
   /** The deposit blockhashes of open orders, read at most every 500 ms (payoutBlockhash). */
   private handedOut = { at: 0, set: new Set<string>() };
   readonly alerted = { backoff: new OncePerKey(), unsweepable: new OncePerKey(), abandonedLateRefund: new OncePerKey() };
-  /** What settling a landed sweep does about its late items (see steps/late-refunds.ts); replaceable in tests. */
-  refundLate: (sweep: ChainTxOf<'sweep'>) => Promise<void> = async () => {};
-  wake: (loop: string) => void = () => {};
-  detach: (p: Promise<void>) => void = (p) => void p;
-  running: () => boolean = () => true;
 
   constructor(
     readonly config: HushConfig,
@@ -96,6 +109,7 @@ export class SettlementContext implements SettlementDeps {
     chain: SolanaChain,
     readonly treasury: Treasury,
     opts: WorkerOptions,
+    readonly hooks: RunnerHooks,
   ) {
     this.view = new ChainView(chain);
     this.workerId = opts.workerId ?? `w_${randomBytes(4).toString('hex')}`;
@@ -110,6 +124,22 @@ export class SettlementContext implements SettlementDeps {
     this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs);
     this.sent = new SentSignatures(this);
     this.foreign = new ForeignFunds(() => this.view, this.log);
+  }
+
+  wake(loop: string): void {
+    this.hooks.wake(loop);
+  }
+
+  detach(p: Promise<void>): void {
+    this.hooks.detach(p);
+  }
+
+  running(): boolean {
+    return this.hooks.running();
+  }
+
+  refundLate(sweep: ChainTxOf<'sweep'>): Promise<void> {
+    return this.hooks.refundLate(sweep);
   }
 
   /** How often a fallback poll may run while the socket is down (a share of the request budget). */

@@ -41,12 +41,13 @@ export class SettlementWorker {
   private partnerDueAt = 0;
 
   constructor(config: HushConfig, db: Db, chain: SolanaChain, treasury: Treasury, opts: WorkerOptions = {}) {
-    const ctx = (this.context = new SettlementContext(config, db, chain, treasury, opts));
-    this.loopsOf = new Loops(ctx.log);
-    ctx.wake = (loop) => this.loopsOf.wake(loop);
-    ctx.detach = (p) => this.loopsOf.detach(p);
-    ctx.running = () => this.loopsOf.running;
-    ctx.refundLate = (sweep) => refundLate(ctx, sweep);
+    const loops = (this.loopsOf = new Loops((o, m) => ctx.log(o, m)));
+    const ctx: SettlementContext = (this.context = new SettlementContext(config, db, chain, treasury, opts, {
+      wake: (loop) => loops.wake(loop),
+      detach: (p) => loops.detach(p),
+      running: () => loops.running,
+      refundLate: (sweep) => refundLate(ctx, sweep),
+    }));
     const priceSettings = resolvePriceSettings(config);
     this.rebalanceSettings = {
       rebalancer: opts.rebalancer,

@@ -303,9 +303,10 @@ describe('partner fees and late deposits', () => {
       // The step a landed sweep's late items go to, and the outbox's send: replaced for the scenarios below.
       const ctx = worker().context;
       const w = ctx.outbox;
-      const refundLate = ctx.refundLate;
+      // The hook the runner gave the context at construction (RunnerHooks.refundLate).
+      const refundLate = ctx.hooks.refundLate;
       const sendAll = w.sendAll;
-      if (lostRefund) ctx.refundLate = async () => {};
+      if (lostRefund) ctx.hooks.refundLate = async () => {};
       let toppedUp: Promise<void> | null = null;
       // The sweep has read the balances and is recorded; the extra lands (confirmed) before it is sent,
       // also by the transaction loop's resends, which wait for the same top-up.
@@ -334,7 +335,7 @@ describe('partner fees and late deposits', () => {
           assert.equal((await balanceOf(chain, sender.address, ASSETS[assetId]))!, before, 'nothing refunded yet');
         }
       } finally {
-        ctx.refundLate = refundLate;
+        ctx.hooks.refundLate = refundLate;
         w.sendAll = sendAll;
       }
       if (midSweep) assert.ok(toppedUp, 'the extra was sent while the sweep was in flight');
