@@ -3,17 +3,28 @@ import { claimDueOrders } from '../store/settlement/claim-due-orders.ts';
 import { releaseOrders, type Release } from '../store/settlement/release-orders.ts';
 import type { NextLook, SettlementContext } from './context.ts';
 import { ORDER_BATCH, ORDER_BATCHES_IN_FLIGHT } from './timing.ts';
-import { advancePayout } from './steps/complete.ts';
+import { advancePayout, type CompleteDeps } from './steps/complete.ts';
 import { confirmDeposits } from './steps/confirm-deposits.ts';
 import { confirmOrExpire, readDeposits, type DepositReads } from './steps/confirm-or-expire.ts';
-import { payOrRefund } from './steps/pay-or-refund.ts';
+import { payOrRefund, type PayOrRefundDeps } from './steps/pay-or-refund.ts';
+
+/**
+ * What the order loop touches: its claims and releases, and every order step it dispatches to (the
+ * deposit steps' own parameter types: they narrow this as they narrow).
+ */
+export type OrderLoopDeps = Pick<SettlementContext, 'db' | 'workerId' | 'leaseSeconds' | 'running' | 'log' | 'foreign'> &
+  Parameters<typeof readDeposits>[0] &
+  Parameters<typeof confirmDeposits>[0] &
+  Parameters<typeof confirmOrExpire>[0] &
+  PayOrRefundDeps &
+  CompleteDeps;
 
 /**
  * Claims and steps due orders. While batches come back full (a burst), the next one is claimed without
  * waiting for the previous one to finish, up to ORDER_BATCHES_IN_FLIGHT at once. `except`: orders the
  * deposit watch owns right now.
  */
-export async function orderTick(ctx: SettlementContext, except: () => string[]): Promise<number> {
+export async function orderTick(ctx: OrderLoopDeps, except: () => string[]): Promise<number> {
   let total = 0;
   const inflight = new Set<Promise<void>>();
   for (;;) {
@@ -35,7 +46,7 @@ export async function orderTick(ctx: SettlementContext, except: () => string[]):
  * deposit is confirmed go through confirmDeposits together; the rest step one by one, and every release
  * is one statement.
  */
-async function stepBatch(ctx: SettlementContext, orders: OrderRecord[]): Promise<void> {
+async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<void> {
   const watching = orders.filter((o) => o.status === 'awaiting_deposit' || o.status === 'deposit_detected');
   let deposits: DepositReads;
   try {
@@ -69,7 +80,7 @@ async function stepBatch(ctx: SettlementContext, orders: OrderRecord[]): Promise
 }
 
 /** One step of the state machine; returns when to look at the order again. */
-async function step(ctx: SettlementContext, o: OrderRecord, deposits: DepositReads): Promise<NextLook> {
+async function step(ctx: OrderLoopDeps, o: OrderRecord, deposits: DepositReads): Promise<NextLook> {
   switch (o.status) {
     case 'awaiting_deposit':
     case 'deposit_detected':

@@ -21,7 +21,7 @@ export class PayoutQueue {
   private readonly queue: PayoutJob[] = [];
   private batches: Promise<void> | null = null;
 
-  constructor(private readonly ctx: SettlementDeps & { readonly pools: Pools }) {}
+  constructor(private readonly ctx: Pick<SettlementDeps, 'db'> & { readonly pools: Pools }) {}
 
   record(o: OrderRecord, from: 'deposit_confirmed' | 'swapping'): Promise<{ planned: PlannedTransfer | null; ok: boolean }> {
     return new Promise((resolve, reject) => {

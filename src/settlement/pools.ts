@@ -9,6 +9,9 @@ import { allocate, shufflePools } from '../domain/settlement/allocation.ts';
 import type { SettlementDeps } from './deps.ts';
 import { poolHeld } from '../domain/reserves.ts';
 
+/** What the pools touch: balances and pending outflows, the signers, the payout blockhash. */
+export type PoolsDeps = Pick<SettlementDeps, 'db' | 'view' | 'treasury' | 'asset' | 'alert' | 'payoutBlockhash' | 'shape'>;
+
 /** What a batch of pool choices shares: one read of pending outflows and balances, and what it took. */
 export interface PlanReads {
   pending: Map<string, bigint>;
@@ -33,7 +36,7 @@ export class Pools {
   /** Serializes choosing pools and recording the transfers: see `exclusive`. */
   private planLock: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly ctx: SettlementDeps) {}
+  constructor(private readonly ctx: PoolsDeps) {}
 
   /**
    * Runs `fn` alone among this worker's plan-and-record sections. Pool choice counts pool balances less

@@ -1,5 +1,3 @@
-import type { SettlementContext } from './context.ts';
-
 /**
  * A settlement step in phases, each its own recovery point ("atomic phases"):
  * - claim: takes the work — a lease on orders, an advisory lock, or rows only this step reads — and
@@ -9,16 +7,17 @@ import type { SettlementContext } from './context.ts';
  *   the effects (signed transactions) to the outbox, which sends them after the record.
  * A crash between phases leaves a claim that runs out (its lease or lock) or a record the settle loop
  * resends or settles; never an effect without its record.
+ * `Deps`: the part of the context the step touches (its `…Deps` type, a Pick of SettlementContext).
  */
-export interface Step<Claimed, Reads, Plan> {
+export interface Step<Deps, Claimed, Reads, Plan> {
   readonly name: string;
-  claim(ctx: SettlementContext): Promise<{ claimed: Claimed; reads: Reads } | null>;
+  claim(ctx: Deps): Promise<{ claimed: Claimed; reads: Reads } | null>;
   plan(claimed: Claimed, reads: Reads, now: number): Plan;
-  commit(ctx: SettlementContext, plan: Plan): Promise<number>;
+  commit(ctx: Deps, plan: Plan): Promise<number>;
 }
 
 /** Runs one pass of a step: claim, plan, commit. Returns what commit counted (0 when nothing was claimed). */
-export async function runStep<C, R, P>(ctx: SettlementContext, step: Step<C, R, P>): Promise<number> {
+export async function runStep<D, C, R, P>(ctx: D, step: Step<D, C, R, P>): Promise<number> {
   const claimed = await step.claim(ctx);
   if (!claimed) return 0;
   return step.commit(ctx, step.plan(claimed.claimed, claimed.reads, Date.now()));

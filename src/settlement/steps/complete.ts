@@ -14,9 +14,12 @@ import { faultPoint } from '../outbox.ts';
 import { observeCompleted } from '../settlement-metrics.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
-import { startRefund } from './refund.ts';
-import { refundRefusedPayout } from './recipient-refused.ts';
-import { replacePart } from './replace-dead-parts.ts';
+import { startRefund, type RefundDeps } from './refund.ts';
+import { refundRefusedPayout, type RefusedPayoutDeps } from './recipient-refused.ts';
+import { replacePart, type ReplacePartDeps } from './replace-dead-parts.ts';
+
+/** What completing (or stepping) a paying order touches: its own reads and writes, and the steps it hands to. */
+export type CompleteDeps = Pick<SettlementContext, 'db' | 'slotMs' | 'workerId' | 'leaseSeconds' | 'log'> & RefundDeps & RefusedPayoutDeps & ReplacePartDeps;
 
 /** An order's transactions of one kind by part (a part's attempts, oldest first). */
 function byPart<T extends Transfer>(txs: T[]): Map<number, T[]> {
@@ -46,7 +49,7 @@ function transfersOf(landed: Transfer[]): { signature: string; amount: string; c
 }
 
 /** Drives `sending`/`refunding`: replaces dead transactions, completes when every part has landed. */
-export async function advancePayout(ctx: SettlementContext, o: OrderRecord): Promise<NextLook> {
+export async function advancePayout(ctx: CompleteDeps, o: OrderRecord): Promise<NextLook> {
   const kind = o.status === 'sending' ? 'payout' : 'refund';
   // Refunds of funds sent after the deposit (meta.late) are their own business, not this order's refund.
   const txs = (await chainTxsOfOrder<'payout' | 'refund'>(ctx.db, o.id, kind)).filter((t) => !t.meta.late);
@@ -84,7 +87,7 @@ export async function advancePayout(ctx: SettlementContext, o: OrderRecord): Pro
  * `sending → completed` for every given order all of whose payout parts have landed, in one statement.
  * Returns the orders it completed; the others (held elsewhere, a part to replace) go the per-order way.
  */
-export async function completeOrders(ctx: SettlementContext, orderIds: string[]): Promise<Set<string>> {
+export async function completeOrders(ctx: Pick<SettlementContext, 'db'>, orderIds: string[]): Promise<Set<string>> {
   if (orderIds.length === 0) return new Set();
   const [orders, txs] = await Promise.all([ordersByIds(ctx.db, orderIds), chainTxsOfOrders(ctx.db, orderIds, 'payout')]);
   const byOrder = new Map<string, Transfer[]>();
@@ -108,7 +111,7 @@ export async function completeOrders(ctx: SettlementContext, orderIds: string[])
  * so a landed payout completes its order without queueing behind the order loop's batches.
  * Returns false when another step holds the order.
  */
-export async function stepPayingOrder(ctx: SettlementContext, orderId: string): Promise<boolean> {
+export async function stepPayingOrder(ctx: CompleteDeps, orderId: string): Promise<boolean> {
   const o = await claimOrder(ctx.db, orderId, ctx.workerId, ctx.leaseSeconds);
   if (!o) return false;
   try {

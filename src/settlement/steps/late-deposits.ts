@@ -10,8 +10,13 @@ import { storeNow } from '../../store/settlement/store-now.ts';
 import { sweepOfAccount } from '../../store/settlement/sweep-of-account.ts';
 import { WRAPPED_SOL_RESERVE } from '../../domain/reserves.ts';
 import type { SettlementContext } from '../context.ts';
-import { replaceDeadLateRefunds, retryLateRefunds } from './late-refunds.ts';
+import { replaceDeadLateRefunds, retryLateRefunds, type LateRefundsDeps } from './late-refunds.ts';
 import { StrayWatch } from './stray-funds.ts';
+
+/** What sweeping late funds touches. */
+export type SweepLateDeps = Pick<SettlementContext, 'db' | 'view' | 'asset' | 'treasury' | 'chain' | 'shape' | 'outbox' | 'log'>;
+/** What a late-deposit pass touches: the late sweeps, and the late refunds it retries or replaces. */
+export type LateDepositsDeps = SweepLateDeps & LateRefundsDeps;
 
 /** Finished orders a late-deposit pass reads: this many most recently finished, and this many more in rotation. */
 const LATE_PER_PART = 100;
@@ -27,7 +32,7 @@ export class LateDeposits {
   private rotation: bigint | null = null;
   private readonly strays: StrayWatch;
 
-  constructor(private readonly ctx: SettlementContext) {
+  constructor(private readonly ctx: LateDepositsDeps) {
     this.strays = new StrayWatch(ctx.db, ctx.view, ctx.log);
   }
 
@@ -59,7 +64,7 @@ export class LateDeposits {
  * touch: reopening the account moves it (all of it is the sender's: the account had no rent of its
  * own). Too few lamports to pay the rent are left there.
  */
-function lateFunds(ctx: SettlementContext, assetId: string, b: AccountBalance | undefined): { amount: bigint; reopen: boolean } | null {
+function lateFunds(ctx: Pick<SettlementContext, 'asset'>, assetId: string, b: AccountBalance | undefined): { amount: bigint; reopen: boolean } | null {
   if (b?.exists && b.tokenAmount === null && ctx.asset(assetId).native && b.lamports > WRAPPED_SOL_RESERVE) return { amount: b.lamports, reopen: true };
   const amount = b?.tokenAmount ?? 0n;
   return amount > 0n ? { amount, reopen: false } : null;
@@ -72,7 +77,7 @@ function lateFunds(ctx: SettlementContext, assetId: string, b: AccountBalance | 
  * since the read — so a sweep that already took the funds is never followed by a second one, which the
  * fee payer would fund and a refund would pay out again.
  */
-async function sweepLate(ctx: SettlementContext, orderId: string, trackingId: string, depositAccount: string, assetId: string): Promise<void> {
+async function sweepLate(ctx: SweepLateDeps, orderId: string, trackingId: string, depositAccount: string, assetId: string): Promise<void> {
   const asset = ctx.asset(assetId);
   const pools = ctx.treasury.pools(assetId);
   const pool = pools[randomInt(pools.length)]!;

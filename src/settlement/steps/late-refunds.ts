@@ -8,8 +8,13 @@ import { lateRefundsExist } from '../../store/settlement/late-refunds-exist.ts';
 import { markLateRefunded } from '../../store/settlement/mark-late-refunded.ts';
 import { unrefundedLateSweeps } from '../../store/settlement/unrefunded-late-sweeps.ts';
 import type { SettlementContext } from '../context.ts';
-import { cannotReceiveSol } from './refund.ts';
-import { replacePart } from './replace-dead-parts.ts';
+import { cannotReceiveSol, type SolReadDeps } from './refund.ts';
+import { replacePart, type ReplacePartDeps } from './replace-dead-parts.ts';
+
+/** What planning a landed sweep's late refunds touches. */
+export type RefundLateDeps = SolReadDeps & Pick<SettlementContext, 'db' | 'pools' | 'alert' | 'outbox'>;
+/** What the late-deposit pass's refund work touches (retries go through the runner's refundLate hook). */
+export type LateRefundsDeps = ReplacePartDeps & Pick<SettlementContext, 'db' | 'alerted' | 'alert' | 'refundLate'>;
 
 /** A late refund that cannot be recorded whole right now: its transaction rolls back, a later pass retries. */
 class LateRefundDeferred extends Error {}
@@ -19,7 +24,7 @@ class LateRefundDeferred extends Error {}
  * transaction that also marks the sweep `lateRefunded`: refunds are recorded whole or not at all. A sweep
  * still unmarked (a crash, an RPC error, no pool able to pay yet) is found again by retryLateRefunds.
  */
-export async function refundLate(ctx: SettlementContext, sweep: ChainTxOf<'sweep'>): Promise<void> {
+export async function refundLate(ctx: RefundLateDeps, sweep: ChainTxOf<'sweep'>): Promise<void> {
   const items = sweep.meta.items.filter((i) => i.late);
   if (items.length === 0) return;
   // Read before the database transaction (no transaction waits on the RPC): which SOL refunds cannot land.
@@ -66,14 +71,14 @@ export async function refundLate(ctx: SettlementContext, sweep: ChainTxOf<'sweep
 }
 
 /** Landed sweeps whose late refunds were never recorded (see refundLate), oldest first. */
-export async function retryLateRefunds(ctx: SettlementContext): Promise<void> {
+export async function retryLateRefunds(ctx: Pick<SettlementContext, 'db' | 'refundLate'>): Promise<void> {
   for (const id of await unrefundedLateSweeps(ctx.db)) {
     const sweep = await getChainTx(ctx.db, id);
     if (sweep?.kind === 'sweep') await ctx.refundLate(sweep);
   }
 }
 
-export async function replaceDeadLateRefunds(ctx: SettlementContext): Promise<void> {
+export async function replaceDeadLateRefunds(ctx: LateRefundsDeps): Promise<void> {
   // Only parts whose latest attempt died, and only recent ones: this runs every pass, and late refunds accumulate.
   const dead = await deadLateRefunds(ctx.db);
   await alertAbandonedLateRefunds(ctx);
@@ -90,7 +95,7 @@ export async function replaceDeadLateRefunds(ctx: SettlementContext): Promise<vo
  * failing, e.g. to a frozen account, would otherwise cost fees forever): the sender's funds then need an
  * operator. Told once per process and part, on the day they are given up.
  */
-async function alertAbandonedLateRefunds(ctx: SettlementContext): Promise<void> {
+async function alertAbandonedLateRefunds(ctx: Pick<SettlementContext, 'db' | 'alerted' | 'alert'>): Promise<void> {
   for (const r of await abandonedLateRefunds(ctx.db)) {
     if (!ctx.alerted.abandonedLateRefund.first(r.id)) continue;
     // The part named as before this was structured (migration 016): for the operator, never parsed.

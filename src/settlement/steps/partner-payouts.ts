@@ -4,14 +4,17 @@ import { partnerFeesOwed } from '../../store/settlement/partner-fees-owed.ts';
 import { PARTNER_PAYOUT_LOCK, tryTransactionLock } from '../../store/settlement/advisory-locks.ts';
 import { partnerLot, payableLots } from '../../domain/settlement/partner-lots.ts';
 import type { SettlementContext } from '../context.ts';
-import { cannotReceiveSol } from './refund.ts';
+import { cannotReceiveSol, type SolReadDeps } from './refund.ts';
+
+/** What paying partners touches. */
+export type PartnerPayoutDeps = SolReadDeps & Pick<SettlementContext, 'db' | 'config' | 'pools' | 'outbox'>;
 
 /**
  * Pays accrued partner fees, one transfer per partner, fee recipient and asset per period: never one
  * per order, and in whole lots (partner-lots.ts), so a partner payout reveals nothing about any single order. Serialized across workers by
  * an advisory lock; what pending payouts already cover is not owed again.
  */
-export async function payPartners(ctx: SettlementContext): Promise<number> {
+export async function payPartners(ctx: PartnerPayoutDeps): Promise<number> {
   const planned = await ctx.pools.exclusive(() =>
     ctx.db.transaction(async (tx) => {
       if (!(await tryTransactionLock(tx, PARTNER_PAYOUT_LOCK))) return [];

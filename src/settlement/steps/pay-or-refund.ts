@@ -7,15 +7,20 @@ import { faultPoint } from '../outbox.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { drawDue } from './confirm-deposits.ts';
-import { startSwap } from './swap.ts';
+import { startSwap, type SwapDeps } from './swap.ts';
+
+/** What drawing the privacy delay touches (drawDue's own, plus the store). */
+export type DrawPayoutDueDeps = Pick<SettlementContext, 'db'> & Parameters<typeof drawDue>[0];
+/** What the pay-or-refund step touches. */
+export type PayOrRefundDeps = DrawPayoutDueDeps & SwapDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs'>;
 
 /** The deposit on the ledger (idempotent: one movement per order). */
-export async function recordDeposit(ctx: SettlementContext, o: OrderRecord, amount: bigint): Promise<void> {
+export async function recordDeposit(ctx: Pick<SettlementContext, 'db'>, o: OrderRecord, amount: bigint): Promise<void> {
   await recordMovements(ctx.db, [depositMovement(o, amount)]);
 }
 
 /** Draws the privacy delay once per order (the first draw wins) and returns the payout due time. */
-export async function drawPayoutDue(ctx: SettlementContext, o: OrderRecord, from: Date): Promise<Date> {
+export async function drawPayoutDue(ctx: DrawPayoutDueDeps, o: OrderRecord, from: Date): Promise<Date> {
   return (await setPayoutDue(ctx.db, o.id, drawDue(ctx, o, from)))!;
 }
 
@@ -23,7 +28,7 @@ export async function drawPayoutDue(ctx: SettlementContext, o: OrderRecord, from
  * `deposit_confirmed` / `swapping`: refunds a deposit that does not match, starts a swap, and once the
  * payout is due records it (through the payout queue) and sends it.
  */
-export async function payOrRefund(ctx: SettlementContext, o: OrderRecord): Promise<NextLook> {
+export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise<NextLook> {
   const deposited = BigInt(o.deposit?.amount ?? '0');
   // A deposit confirmed through the deposit hint (the API) never went through confirmDeposits: put it on
   // the ledger and draw its privacy delay here (both idempotent), before anything moves.

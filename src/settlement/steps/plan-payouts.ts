@@ -4,6 +4,10 @@ import type { SettlementContext } from '../context.ts';
 import { available, type PlanReads, type PlannedTransfer } from '../pools.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 
+/** What choosing the payouts touches, and recording them. */
+export type PayoutTxsDeps = Pick<SettlementContext, 'db' | 'config' | 'asset' | 'pools' | 'presigner'>;
+export type PlanPayoutsDeps = PayoutTxsDeps & Pick<SettlementContext, 'workerId' | 'slotMs'>;
+
 /** What the deposit → payout path needs of an order. */
 export type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccount' | 'sender' | 'recipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId' | 'mode' | 'txBlockhash' | 'quote'>;
 
@@ -15,7 +19,7 @@ export type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccou
  * cover has none; so has an order whose payout has the very bytes of another's in the batch (same
  * recipient, amount, pool and blockhash: one signature, so only one could land), for the per-order step.
  */
-export async function payoutTxs(ctx: SettlementContext, orders: PayableOrder[], shared: PlanReads): Promise<PlannedTransfer[]> {
+export async function payoutTxs(ctx: PayoutTxsDeps, orders: PayableOrder[], shared: PlanReads): Promise<PlannedTransfer[]> {
   const presigned = ctx.presigner.signed;
   const byOrder = new Map<string, PlannedTransfer>();
   const toPlan: PayableOrder[] = [];
@@ -62,7 +66,7 @@ export async function payoutTxs(ctx: SettlementContext, orders: PayableOrder[], 
  * payouts of claimed `deposit_confirmed` orders, inside `exclusive`. Returns the orders that moved and
  * their transactions, to send.
  */
-export async function recordPayouts(ctx: SettlementContext, orders: PayableOrder[], shared: PlanReads): Promise<{ moved: Set<string>; txs: PlannedTransfer[] }> {
+export async function recordPayouts(ctx: PlanPayoutsDeps, orders: PayableOrder[], shared: PlanReads): Promise<{ moved: Set<string>; txs: PlannedTransfer[] }> {
   const txs = await payoutTxs(ctx, orders, shared);
   const moved = await startPayouts(ctx.db, ctx.workerId, txs, SETTLE_FALLBACK_SLOTS * ctx.slotMs);
   for (const id of moved) ctx.presigner.signed.delete(id);

@@ -3,6 +3,9 @@ import { runRebalance, type Rebalancer, type RebalancePolicy } from '../../rebal
 import type { FreshPrices } from '../../prices/price-source.ts';
 import type { SettlementContext } from '../context.ts';
 
+/** What rebalancing touches. */
+export type RebalanceDeps = Pick<SettlementContext, 'db' | 'config' | 'pools' | 'alert' | 'chain' | 'treasury' | 'asset'>;
+
 export interface RebalanceSettings {
   rebalancer?: Rebalancer;
   prices?: FreshPrices;
@@ -17,7 +20,7 @@ export interface RebalanceSettings {
  * fund assets below it. Each landed move is put on the ledger from the transaction's own balance
  * changes. Without a rebalancer, a skew outside the band is only reported (ALERT).
  */
-export async function rebalance(ctx: SettlementContext, s: RebalanceSettings): Promise<number> {
+export async function rebalance(ctx: RebalanceDeps, s: RebalanceSettings): Promise<number> {
   if (!s.inventoryTargets || !s.prices) return 0;
   const inventory = await ctx.pools.inventory();
   for (const [assetId, target] of s.inventoryTargets) {
@@ -34,7 +37,7 @@ export async function rebalance(ctx: SettlementContext, s: RebalanceSettings): P
  * Records a transaction Hush did not build on the ledger from its balance changes: every pool and the
  * fee payer by their own deltas, the counterparty for the rest of each asset.
  */
-async function recordExternal(ctx: SettlementContext, signature: string, kind: 'rebalance' | 'funding', counterparty: string): Promise<void> {
+async function recordExternal(ctx: RebalanceDeps, signature: string, kind: 'rebalance' | 'funding', counterparty: string): Promise<void> {
   for (let i = 0; i < 50; i++) {
     const tx = await ctx.chain().rpc.getTransaction(signature as never, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
     if (tx?.meta) {

@@ -7,6 +7,9 @@ import type { ChainTxOf } from '../../store/settlement/chain-tx.ts';
 import { recordMovement } from '../../store/settlement/record-movements.ts';
 import type { SettlementContext } from '../context.ts';
 
+/** What refusing a payout touches. */
+export type RefusedPayoutDeps = Pick<SettlementContext, 'db' | 'alert'>;
+
 /**
  * `sending → refunding` (`recipient_refused`) when the chain refuses the payout for a reason its recipient
  * causes (recipientRefused), instead of rebuilding it with a growing back-off until the watchdog's hour.
@@ -14,7 +17,7 @@ import type { SettlementContext } from '../context.ts';
  * and sent like any other. A swapped order's swap is undone on the ledger in the same transaction: the
  * destination it owed is no longer owed. Returns true when it moved the order.
  */
-export async function refundRefusedPayout(ctx: SettlementContext, o: OrderRecord, payouts: ChainTxOf<'payout'>[]): Promise<boolean> {
+export async function refundRefusedPayout(ctx: RefusedPayoutDeps, o: OrderRecord, payouts: ChainTxOf<'payout'>[]): Promise<boolean> {
   if (payouts.length === 0 || payouts.some((t) => t.status === 'pending' || t.status === 'confirmed')) return false;
   const errors = payouts.filter((t) => t.status === 'failed').map((t) => t.meta.err);
   if (!recipientRefused(errors, COMPUTE_BUDGET_INSTRUCTIONS)) return false;

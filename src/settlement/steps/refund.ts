@@ -7,8 +7,13 @@ import { faultPoint } from '../outbox.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 
+/** What reading whether an address can receive SOL needs. */
+export type SolReadDeps = Pick<SettlementContext, 'view' | 'asset'>;
+/** What the refund step touches. */
+export type RefundDeps = SolReadDeps & Pick<SettlementContext, 'db' | 'alert' | 'pools' | 'outbox' | 'workerId' | 'leaseSeconds' | 'slotMs'>;
+
 /** An address's lamports at `confirmed`. */
-export async function lamportsOf(ctx: SettlementContext, address: string): Promise<bigint> {
+export async function lamportsOf(ctx: Pick<SettlementContext, 'view'>, address: string): Promise<bigint> {
   return (await ctx.view.balances([address], 'confirmed')).get(address)?.lamports ?? 0n;
 }
 
@@ -17,13 +22,13 @@ export async function lamportsOf(ctx: SettlementContext, address: string): Promi
  * would open is not rent-exempt): sending it would only spend a fee per attempt. Reads the address only
  * when that decides something.
  */
-export async function cannotReceiveSol(ctx: SettlementContext, assetId: string, amount: bigint, to: string): Promise<boolean> {
+export async function cannotReceiveSol(ctx: SolReadDeps, assetId: string, amount: bigint, to: string): Promise<boolean> {
   const native = ctx.asset(assetId).native;
   return needsRecipientLamports(native, amount) && solCannotLand(native, amount, await lamportsOf(ctx, to));
 }
 
 /** A refund returns the deposit less the network fee, in the source asset, from a pool. */
-export async function startRefund(ctx: SettlementContext, o: OrderRecord): Promise<NextLook> {
+export async function startRefund(ctx: RefundDeps, o: OrderRecord): Promise<NextLook> {
   const deposited = BigInt(o.deposit?.amount ?? '0');
   const native = ctx.asset(o.sourceAssetId).native;
   const amountLeft = deposited - o.networkFee;

@@ -8,13 +8,16 @@ import { partAttempts } from '../../store/settlement/part-attempts.ts';
 import { replacementDelayMs } from '../../domain/replacement-backoff.ts';
 import type { SettlementContext } from '../context.ts';
 
+/** What replacing a dead part touches. */
+export type ReplacePartDeps = Pick<SettlementContext, 'db' | 'alerted' | 'alert' | 'log' | 'pools' | 'outbox' | 'workerId' | 'leaseSeconds'>;
+
 /**
  * Rebuilds a part whose transaction provably cannot land (expired) or landed and failed: as one
  * transaction from the pools that can cover it now (not blindly the same ones, which may be what made it
  * fail), under the same planning lock as new payouts. When they cannot, it waits for the next tick. A part that keeps
  * failing waits longer each time (replacementDelayMs).
  */
-export async function replacePart(ctx: SettlementContext, o: OrderRecord, dead: ChainTxOf<'payout' | 'refund'>, part: number): Promise<void> {
+export async function replacePart(ctx: ReplacePartDeps, o: OrderRecord, dead: ChainTxOf<'payout' | 'refund'>, part: number): Promise<void> {
   const kind = dead.kind;
   const attempts = await partAttempts(ctx.db, o.id, kind, part, dead.meta.lateOf);
   const waitMs = (attempts.lastAt?.getTime() ?? 0) + replacementDelayMs(attempts.failed) - Date.now();

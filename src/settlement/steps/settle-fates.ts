@@ -17,7 +17,10 @@ import type { TxCosts } from '../../chain/chain-view.ts';
 import { RESEND_EVERY_MS } from '../outbox.ts';
 import type { SettlementContext } from '../context.ts';
 import { runStep, type Step } from '../step.ts';
-import { completeOrders, stepPayingOrder } from './complete.ts';
+import { completeOrders, stepPayingOrder, type CompleteDeps } from './complete.ts';
+
+/** What settling fates touches: the chain's answers, the ledger, and what follows for a sweep or an order. */
+export type SettleFatesDeps = CompleteDeps & Pick<SettlementContext, 'db' | 'view' | 'sent' | 'outbox' | 'treasury' | 'asset' | 'alert' | 'log' | 'refundLate' | 'wake'>;
 
 interface Landed {
   t: ChainTx;
@@ -46,7 +49,7 @@ interface FatePlan {
  * ones are settled together: one RPC batch for their costs, one database transaction for their fates
  * and ledger movements, then one statement completing the orders all of whose payouts have landed.
  */
-export const settleFatesStep: Step<ChainTx[], FateReads, FatePlan> = {
+export const settleFatesStep: Step<SettleFatesDeps, ChainTx[], FateReads, FatePlan> = {
   name: 'settle fates',
   async claim(ctx) {
     const pending = await pendingChainTxs(ctx.db, 256);
@@ -77,7 +80,7 @@ export const settleFatesStep: Step<ChainTx[], FateReads, FatePlan> = {
   },
 };
 
-export function settleFates(ctx: SettlementContext): Promise<number> {
+export function settleFates(ctx: SettleFatesDeps): Promise<number> {
   return runStep(ctx, settleFatesStep);
 }
 
@@ -86,7 +89,7 @@ export function settleFates(ctx: SettlementContext): Promise<number> {
  * what it moved on the ledger, and a sweep's orders, in one database transaction per batch; then what
  * follows for its order. Costs not visible yet leave the transaction pending for the next tick.
  */
-async function settleLanded(ctx: SettlementContext, landed: Landed[]): Promise<void> {
+async function settleLanded(ctx: SettleFatesDeps, landed: Landed[]): Promise<void> {
   if (landed.length === 0) return;
   const costs = await ctx.view.costsMany(landed.map(({ t }) => ({ signature: t.signature, watch: watchOf(ctx, t), before: lamportsBeforeOf(ctx, t) })));
   // Not visible yet, or figures a batch cannot carry exactly: one by one.
@@ -121,7 +124,7 @@ async function settleLanded(ctx: SettlementContext, landed: Landed[]): Promise<v
 }
 
 /** The fates, costs and movements of landed transactions in one database transaction; returns those this call settled. */
-async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: SettlementContext, batch: L[]): Promise<L[]> {
+async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<SettlementContext, 'db' | 'treasury' | 'asset' | 'alert' | 'log' | 'outbox'>, batch: L[]): Promise<L[]> {
   const confirmedAt = new Date().toISOString();
   const settled = await ctx.db.transaction(async (tx) => {
     const done = await settleChainTxs(
@@ -145,7 +148,7 @@ async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Settlemen
   return settled;
 }
 
-function landedMovements(ctx: SettlementContext, t: ChainTx, poolLamportDelta: bigint): Movement[] {
+function landedMovements(ctx: Pick<SettlementContext, 'asset' | 'alert'>, t: ChainTx, poolLamportDelta: bigint): Movement[] {
   const { movements, unattributed } = assetMovements(t, t.kind === 'sweep' && ctx.asset(t.assetId).native, poolLamportDelta);
   if (unattributed > 0n) {
     ctx.alert('unattributed_sweep_lamports', { signature: t.signature, lamports: unattributed.toString() }, 'ALERT: a wrapped-SOL sweep moved lamports it cannot attribute to a deposit account (balances before it unknown); owed to a sender, refund by hand');
@@ -154,12 +157,12 @@ function landedMovements(ctx: SettlementContext, t: ChainTx, poolLamportDelta: b
 }
 
 /** The pool wallet a sweep pays into, whose lamport change is asked for with its costs. */
-function watchOf(ctx: SettlementContext, t: ChainTx): string | undefined {
+function watchOf(ctx: Pick<SettlementContext, 'treasury'>, t: ChainTx): string | undefined {
   return t.kind === 'sweep' ? (ctx.treasury.poolByHolding(t.destination)?.address ?? t.destination) : undefined;
 }
 
 /** The deposit accounts of a wrapped-SOL sweep, whose lamports just before it landed are asked for with its costs. */
-function lamportsBeforeOf(ctx: SettlementContext, t: ChainTx): string[] {
+function lamportsBeforeOf(ctx: Pick<SettlementContext, 'asset'>, t: ChainTx): string[] {
   if (t.kind !== 'sweep' || !ctx.asset(t.assetId).native) return [];
   return [...new Set(t.meta.items.map((i) => i.depositAccount))];
 }
@@ -169,7 +172,7 @@ function lamportsBeforeOf(ctx: SettlementContext, t: ChainTx): string[] {
  * a late item of the sweep (see withLateArrivals), recorded with the sweep's settlement, so the ledger
  * books it from the sender and refundLate returns it like any late deposit.
  */
-async function recordLateArrivals(ctx: SettlementContext, tx: Queryable, t: ChainTx, lamportsBefore: Map<string, bigint>): Promise<void> {
+async function recordLateArrivals(ctx: Pick<SettlementContext, 'log'>, tx: Queryable, t: ChainTx, lamportsBefore: Map<string, bigint>): Promise<void> {
   if (t.kind !== 'sweep' || lamportsBefore.size === 0) return;
   const items = withLateArrivals(t.meta.items, lamportsBefore, DEFAULT_NETWORK_COST.tokenAccountRent);
   if (!items) return;
@@ -179,7 +182,7 @@ async function recordLateArrivals(ctx: SettlementContext, tx: Queryable, t: Chai
 }
 
 /** What follows a settled transaction for its sweep or its order. */
-export async function afterSettled(ctx: SettlementContext, t: ChainTx, landed: boolean): Promise<void> {
+export async function afterSettled(ctx: SettleFatesDeps, t: ChainTx, landed: boolean): Promise<void> {
   if (t.kind === 'sweep') {
     if (!landed) await ctx.db.transaction((tx) => finishSweep(tx, t.id, false));
     else await ctx.refundLate(t);

@@ -4,13 +4,16 @@ import { convertForSwap } from '../../domain/swap-conversion.ts';
 import { swapLegs } from '../../ledger/order-movements.ts';
 import type { SettlementContext } from '../context.ts';
 
+/** What starting a swap touches. */
+export type SwapDeps = Pick<SettlementContext, 'db' | 'config' | 'swaps' | 'log'>;
+
 /**
  * `deposit_confirmed → swapping` for a cross-asset order at the quoted rate: the quote is firm (docs/spec.md §4).
  * Only when an operator set HUSH_SWAP_MAX_DRIFT_BPS is the live rate read, and a market moved against
  * Hush by more than that refunds the deposit (`price_moved`); without a fresh price such an order waits.
  * The status change and the inventory legs (source in, destination owed) are one database transaction.
  */
-export async function startSwap(ctx: SettlementContext, o: OrderRecord): Promise<'swapped' | 'refund' | 'wait'> {
+export async function startSwap(ctx: SwapDeps, o: OrderRecord): Promise<'swapped' | 'refund' | 'wait'> {
   if (!ctx.swaps) return 'wait';
   const net = o.amountIn - o.serviceFee - o.partnerFee - o.networkFee;
   const drift = ctx.config.swapMaxDriftBps;

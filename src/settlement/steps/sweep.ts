@@ -9,6 +9,9 @@ import { relockUnsweptDeposits } from '../../store/settlement/relock-unswept-dep
 import { faultPoint } from '../outbox.ts';
 import type { SettlementContext } from '../context.ts';
 
+/** What a sweep touches. */
+export type SweepDeps = Pick<SettlementContext, 'db' | 'view' | 'chain' | 'shape' | 'asset' | 'treasury' | 'outbox' | 'alerted' | 'alert' | 'log' | 'slotMs'>;
+
 const SWEEP_BATCH = 4;
 /** Sweeps wait this many slots after the deposit watch last confirmed deposits. */
 const SWEEP_QUIET_SLOTS = 4;
@@ -28,7 +31,7 @@ export class Sweeps {
   private readonly sweptUpTo = new Map<string, string>();
 
   constructor(
-    private readonly ctx: SettlementContext,
+    private readonly ctx: SweepDeps,
     /** When the deposit watch last had deposits to confirm. */
     private readonly lastBurstAt: () => number,
   ) {}

@@ -4,6 +4,9 @@ import { stuckOrders } from '../../store/settlement/stuck-orders.ts';
 import type { SettlementContext } from '../context.ts';
 import { WATCHDOG_START_GRACE_MS } from '../timing.ts';
 
+/** What the watchdog touches. */
+export type WatchdogDeps = Pick<SettlementContext, 'db' | 'alert'>;
+
 /**
  * Maintenance and the watchdog: nothing stays non-final forever; failing keeps funds where they are and
  * alerts. Not in a worker's first minutes: orders that waited out an outage are paid by its catch-up,
@@ -14,7 +17,7 @@ export class Watchdog {
   private readonly stuckInFlight = new Set<string>();
 
   constructor(
-    private readonly ctx: SettlementContext,
+    private readonly ctx: WatchdogDeps,
     private readonly stuckAfterMs: number,
     /** When this worker started (ms since the epoch). */
     private readonly startedAt: () => number,
