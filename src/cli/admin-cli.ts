@@ -4,7 +4,8 @@
  * Two ways to reach the accounts, chosen per run:
  * - HTTP: when HUSH_ADMIN_TOKEN is set and a server's ops listener answers GET /healthz (HUSH_OPS_URL,
  *   else http://HUSH_OPS_HOST:HUSH_OPS_PORT as the server reads them), every command goes through its /admin/v1 API.
- * - Direct: otherwise the store is opened in this process (DATABASE_URL, else PGlite under DATA_DIR).
+ * - Direct: otherwise the store is opened in this process (DATABASE_URL, else PGlite under DATA_DIR);
+ *   read-only commands open only an existing, migrated store and never create or migrate one.
  *   PGlite must not be opened by two processes, so with PGlite and a running server but no admin token
  *   the CLI refuses rather than risk the store.
  *
@@ -16,8 +17,8 @@ import { isHushError } from '../domain/errors.ts';
 import { AdminService, parseExpiresAt } from '../admin/admin-service.ts';
 import { webhookEgressFor } from '../webhooks/webhook-egress.ts';
 import type { Db } from '../store/db.ts';
-import { openDb } from '../store/open-db.ts';
-import { loadConfig } from '../config/config.ts';
+import { NoStoreError, openDb, openExistingDb } from '../store/open-db.ts';
+import { ConfigError, loadConfig, opsAddress } from '../config/config.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
 import { Treasury } from '../treasury/treasury.ts';
 import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
@@ -45,9 +46,10 @@ export function usage(): string {
   lines.push(
     '',
     'Environment:',
-    '  HUSH_ADMIN_TOKEN  with a running server: use its /admin/v1 API',
-    '  HUSH_OPS_URL      the server\'s ops listener (default http://HUSH_OPS_HOST:HUSH_OPS_PORT, as the server',
-    '                    reads them: 127.0.0.1 and PORT + 1, i.e. http://127.0.0.1:8788)',
+    '  HUSH_ADMIN_TOKEN  with a running server: use its /admin/v1 API (the server must have been started',
+    '                    with the same HUSH_ADMIN_TOKEN; without one its admin API is off)',
+    '  HUSH_OPS_URL      the server\'s ops listener (default http://HUSH_OPS_HOST:HUSH_OPS_PORT, read from',
+    '                    PORT, HUSH_OPS_PORT and HUSH_OPS_HOST as the server reads them)',
     '  DATABASE_URL      otherwise: PostgreSQL store to open directly',
     '  DATA_DIR          otherwise: PGlite store under DATA_DIR/pgdata (default ./data)',
     '',
@@ -105,13 +107,16 @@ function parseCommandLine(argv: string[]): { name: string; command: Command | nu
  */
 export function serverUrl(env: NodeJS.ProcessEnv): string {
   if (env.HUSH_OPS_URL) return env.HUSH_OPS_URL.replace(/\/+$/, '');
-  let host = env.HUSH_OPS_HOST || '127.0.0.1';
+  // The server's own reading of the variables (a bad PORT is the same ConfigError it would refuse to start with).
+  let { host, port } = opsAddress(env);
   if (host === '0.0.0.0') host = '127.0.0.1';
   if (host === '::' || host === '[::]') host = '::1';
   if (host.includes(':') && !host.startsWith('[')) host = `[${host}]`;
-  const port = env.HUSH_OPS_PORT || String((/^\d+$/.test(env.PORT ?? '') ? Number(env.PORT) : 8787) + 1);
   return `http://${host}:${port}`;
 }
+
+/** How to turn a server's admin API on, for messages. */
+const TURN_ADMIN_ON = 'restart it with HUSH_ADMIN_TOKEN set (make one with: openssl rand -base64 32) and give this CLI the same HUSH_ADMIN_TOKEN';
 
 async function serverAnswers(baseUrl: string): Promise<boolean> {
   try {
@@ -137,7 +142,7 @@ async function chooseMode(env: NodeJS.ProcessEnv): Promise<Mode> {
       kind: 'refuse',
       message:
         `A Hush server is answering at ${baseUrl} and the store is PGlite (no DATABASE_URL), which two processes must not open at once.\n` +
-        'Set HUSH_ADMIN_TOKEN to the server\'s admin token to go through its admin API, or stop the server first.\n',
+        `Set HUSH_ADMIN_TOKEN to the server's admin token to go through its admin API (a server started without one has its admin API off: ${TURN_ADMIN_ON}), or stop the server first.\n`,
     };
   }
   return { kind: 'direct' };
@@ -167,6 +172,10 @@ async function runHttp(baseUrl: string, token: string, req: HttpRequest): Promis
     body = undefined;
   }
   if (body && body.success === true && res.ok) return { ok: true, body };
+  // Every admin path exists when the admin API is on: a route-level 404 means it is off.
+  if (res.status === 404 && body?.error?.message?.startsWith('No route for')) {
+    return { ok: false, text: errorText(undefined, `the server at ${baseUrl} answers, but its admin API is off: ${TURN_ADMIN_ON}`) };
+  }
   if (body && body.success === false && body.error) {
     return { ok: false, text: errorText(body.error.code, body.error.message ?? `HTTP ${res.status}`, body.error.requestId) };
   }
@@ -202,7 +211,14 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
     }
   }
 
-  const mode = await chooseMode(env);
+  let mode: Mode;
+  try {
+    mode = await chooseMode(env);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    io.err(errorText(undefined, e.message));
+    return 1;
+  }
   let result: unknown;
   if (mode.kind === 'refuse') {
     io.err(errorText(undefined, mode.message.trimEnd()));
@@ -218,7 +234,8 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
   } else {
     let db: Db | undefined;
     try {
-      db = await openDb({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR || './data', poolSize: 2, schema: env.DATABASE_SCHEMA || undefined });
+      const where = { databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR || './data', poolSize: 2, schema: env.DATABASE_SCHEMA || undefined };
+      db = command.readOnly ? await openExistingDb(where) : await openDb(where);
       const store = db;
       // Webhook URLs as the server would take them: this machine only beside the embedded chain.
       const admin = new AdminService(db, { webhookEgress: webhookEgressFor({ solanaRpcUrl: env.SOLANA_RPC_URL || undefined }) });
@@ -241,7 +258,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
       });
     } catch (e) {
       if (isHushError(e)) io.err(errorText(e.code, e.message));
-      else if (e instanceof ChainUnreachable) io.err(errorText(undefined, e.message));
+      else if (e instanceof ChainUnreachable || e instanceof NoStoreError) io.err(errorText(undefined, e.message));
       else io.err(errorText(undefined, `store: ${(e as Error).message ?? String(e)}`));
       return 1;
     } finally {

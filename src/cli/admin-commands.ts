@@ -37,6 +37,8 @@ export interface Command {
   summary: string;
   /** The note printed after a secret is shown once. */
   issuesSecret?: string;
+  /** Reads only: run directly, it opens an existing store and never creates or migrates one. */
+  readOnly?: true;
   http(args: string[], opts: ParsedOptions): HttpRequest;
   direct(admin: AdminService, args: string[], opts: ParsedOptions, ctx: DirectContext): Promise<unknown>;
 }
@@ -130,6 +132,7 @@ export const COMMANDS: Record<string, Command> = {
   'list-accounts': {
     args: [],
     options: [],
+    readOnly: true,
     summary: 'list accounts (no secrets)',
     http: () => ({ method: 'GET', path: '/admin/v1/accounts' }),
     direct: async (admin) => accountListView(await admin.listAccounts()),
@@ -137,6 +140,7 @@ export const COMMANDS: Record<string, Command> = {
   'show-account': {
     args: ['accountId'],
     options: [],
+    readOnly: true,
     summary: 'show an account with its keys (ids and dates only)',
     http: ([id]) => ({ method: 'GET', path: `/admin/v1/accounts/${seg(id!)}` }),
     direct: async (admin, [id]) => accountView(await admin.getAccount(id!)),
@@ -144,6 +148,7 @@ export const COMMANDS: Record<string, Command> = {
   treasury: {
     args: [],
     options: [],
+    readOnly: true,
     summary: 'balances of the fee payer and every pool against their targets, and what is missing',
     http: () => ({ method: 'GET', path: '/admin/v1/treasury' }),
     direct: async (_admin, _args, _opts, ctx) => {
@@ -155,6 +160,7 @@ export const COMMANDS: Record<string, Command> = {
   reconcile: {
     args: [],
     options: [],
+    readOnly: true,
     summary: 'compare the ledger with on-chain balances, per asset and account',
     http: () => ({ method: 'GET', path: '/admin/v1/reconcile' }),
     direct: async (_admin, _args, _opts, ctx) => {

@@ -7,6 +7,7 @@ import { privacySettings, type PrivacySettings } from './privacy-settings.ts';
 import { liquiditySettings, type LiquiditySettings } from './liquidity-settings.ts';
 import { wsUrlFromRpcUrl } from './ws-url.ts';
 import { keyCustodySettings } from './key-custody.ts';
+import { logLevel, type LogLevel } from './log-level.ts';
 import { parsePositivePrice } from '../domain/exact-decimal.ts';
 import type { Price } from '../domain/price.ts';
 
@@ -54,6 +55,8 @@ export interface HushConfig extends PrivacySettings, LiquiditySettings {
   /** How long a request may take to arrive, headers and body, before it is refused (HUSH_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
   role: Role;
+  /** LOG_LEVEL: pino's level for the API's and the worker's records (default info). */
+  logLevel: LogLevel;
   adminToken?: string;
   quoteTtlS: number;
   orderTtlS: number;
@@ -132,6 +135,17 @@ export { ConfigError };
 function optionalInt(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | null {
   const raw = env[name];
   return raw === undefined || raw === '' ? null : envInt(env, name, 0, min, max);
+}
+
+/** The partner port when PORT is unset. */
+export const DEFAULT_PORT = 8787;
+
+/**
+ * Where the ops listener is, from the variables the server reads (HUSH_OPS_HOST, HUSH_OPS_PORT, PORT): the
+ * admin CLI finds a running server with the same function.
+ */
+export function opsAddress(env: NodeJS.ProcessEnv): { host: string; port: number } {
+  return { host: env.HUSH_OPS_HOST || '127.0.0.1', port: opsPort(env, envInt(env, 'PORT', DEFAULT_PORT, 0, 65535)) };
 }
 
 /** HUSH_OPS_PORT, else the partner port + 1 (0 stays 0: an ephemeral port for each); never the partner port itself. */
@@ -247,10 +261,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
   const privacyFields = privacySettings(env, payoutDelayS, (name, fallback) => seconds(env, name, fallback, 1, MAX_PAYOUT_DELAY_S));
   if (role !== 'api' && role !== 'worker' && role !== 'all') throw new ConfigError(`HUSH_ROLE must be api, worker or all, got "${role}"`);
   const localnetSlotMs = envInt(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000);
+  const ops = opsAddress(env);
   return {
-    port: envInt(env, 'PORT', 8787, 0, 65535),
-    opsPort: opsPort(env, envInt(env, 'PORT', 8787, 0, 65535)),
-    opsHost: env.HUSH_OPS_HOST || '127.0.0.1',
+    port: envInt(env, 'PORT', DEFAULT_PORT, 0, 65535),
+    opsPort: ops.port,
+    opsHost: ops.host,
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || './data',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'socket:']),
@@ -267,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     drainGraceMs: envInt(env, 'HUSH_DRAIN_GRACE_MS', 1000, 0, 60_000),
     requestTimeoutMs: envInt(env, 'HUSH_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     role,
+    logLevel: logLevel(env.LOG_LEVEL),
     adminToken: adminToken(env.HUSH_ADMIN_TOKEN),
     quoteTtlS: envInt(env, 'HUSH_QUOTE_TTL_S', 60, 1, 3600),
     orderTtlS: envInt(env, 'HUSH_ORDER_TTL_S', 1800, 1, 86_400),

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import type { Db } from './db.ts';
+import type { Db, Queryable } from './db.ts';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** Arbitrary constant naming the migration lock among all Hush processes sharing a database. */
@@ -38,6 +38,19 @@ export async function migrate(db: Db): Promise<number[]> {
     if (done) applied.push(m.version);
   }
   return applied;
+}
+
+/**
+ * The migrations a store lacks, or null when it has no migrations table (no Hush store there at all).
+ * Reads only: a read-only open checks with it and creates nothing.
+ */
+export async function pendingMigrations(db: Queryable): Promise<number[] | null> {
+  const { rows } = await db.query<{ t: string | null }>(`SELECT to_regclass('schema_migrations')::text AS t`);
+  if (!rows[0]?.t) return null;
+  const applied = new Set((await db.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => Number(r.version)));
+  return migrationFiles()
+    .map((m) => m.version)
+    .filter((v) => !applied.has(v));
 }
 
 /**

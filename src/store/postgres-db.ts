@@ -2,9 +2,10 @@ import pg from 'pg';
 import type { Db, Queryable } from './db.ts';
 
 /** A PostgreSQL server through a connection pool. */
-export async function openPostgresDb(url: string, opts: { max?: number; schema?: string } = {}): Promise<Db> {
+/** `createSchema: false` (read-only opens): a missing schema stays missing. */
+export async function openPostgresDb(url: string, opts: { max?: number; schema?: string; createSchema?: boolean } = {}): Promise<Db> {
   if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error(`invalid schema name "${opts.schema}"`);
-  if (opts.schema) {
+  if (opts.schema && opts.createSchema !== false) {
     // A private schema (tests, side-by-side deployments): every pooled connection searches it first.
     const setup = new pg.Client({ connectionString: url });
     await setup.connect();

@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
-import { runAdminCli, serverUrl } from '../../src/cli/admin-cli.ts';
+import { serverUrl } from '../../src/cli/admin-cli.ts';
 import { HushError } from '../../src/domain/errors.ts';
 import { parseApiKey } from '../../src/services/api-keys.ts';
 import { Authenticator } from '../../src/services/authenticator.ts';
@@ -15,68 +11,9 @@ import { openDb } from '../../src/store/open-db.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
 import { startTestHush, type TestHush } from '../support/hush-server.ts';
 import { POSTGRES_URL, dropSchema, newSchemaName, postgresSkipReason } from '../support/databases.ts';
+import { type CliResult, cliEnv, closedPortUrl, json, runChild, runInProcess, tempDir } from './admin-cli-harness.ts';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const API_KEY_PATTERN = /^hush_[a-z2-7]{12}_[A-Za-z0-9_-]{43}$/;
-
-const tempDirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'hush-admin-cli-'));
-  tempDirs.push(d);
-  return d;
-}
-after(() => {
-  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
-});
-
-/** A URL on which nothing listens, so the CLI's health probe finds no server. */
-async function closedPortUrl(): Promise<string> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as { port: number };
-  await new Promise<void>((r) => srv.close(() => r()));
-  return `http://127.0.0.1:${port}`;
-}
-
-/** The environment the CLI sees: nothing inherited that could point it at a real store or server. */
-function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
-  return env;
-}
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function runChild(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ code: code ?? -1, stdout, stderr });
-    });
-  });
-}
-
-async function runInProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runAdminCli(args, env, { out: (t) => (stdout += t), err: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
-
-function json(r: CliResult): Record<string, any> {
-  assert.equal(r.code, 0, `exit ${r.code}; stderr: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
 
 async function authenticates(dbOpts: Parameters<typeof openDb>[0], apiKey: string): Promise<string> {
   const db = await openDb(dbOpts);
