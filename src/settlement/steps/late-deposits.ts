@@ -6,10 +6,12 @@ import { allOrNothing } from '../../store/db.ts';
 import { LATE_SWEEP_LOCK, tryTransactionLock } from '../../store/settlement/advisory-locks.ts';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { lateDepositCandidates } from '../../store/settlement/late-deposit-candidates.ts';
+import type { LateCandidate } from '../../store/settlement/late-window.ts';
 import { storeNow } from '../../store/settlement/store-now.ts';
 import { sweepOfAccount } from '../../store/settlement/sweep-of-account.ts';
 import { WRAPPED_SOL_RESERVE } from '../../domain/reserves.ts';
 import type { SettlementContext } from '../context.ts';
+import { runStep, type Step } from '../step.ts';
 import { replaceDeadLateRefunds, retryLateRefunds, type LateRefundsDeps } from './late-refunds.ts';
 import { StrayWatch } from './stray-funds.ts';
 
@@ -21,13 +23,26 @@ export type LateDepositsDeps = SweepLateDeps & LateRefundsDeps;
 /** Finished orders a late-deposit pass reads: this many most recently finished, and this many more in rotation. */
 const LATE_PER_PART = 100;
 
+type Candidate = LateCandidate;
+
+interface LateReads {
+  balances: Map<string, AccountBalance>;
+  /** Whether an asset is SOL (wrapped): a configuration lookup, asked only when it decides something. */
+  native: (assetId: string) => boolean;
+}
+
+/** Per candidate, in order: the lamports its owner holds (stray SOL), and its late funds if any. */
+type LatePlan = { r: Candidate; ownerLamports: bigint; late: boolean }[];
+
 /**
  * Funds that reach a deposit account after its order is final (or after its deposit was swept) are
  * swept into a pool and refunded to the order's sender, less the order's network fee. Also replaces
  * late refunds whose transaction died, and looks for funds at the deposit owners outside their deposit
- * accounts (StrayWatch).
+ * accounts (StrayWatch). The late sweeps are a Step; each sweep's own claim (a lock per deposit
+ * account, after a fresh read) is in sweepLate, since two workers' passes can see the same funds.
  */
-export class LateDeposits {
+export class LateDeposits implements Step<LateDepositsDeps, Candidate[], LateReads, LatePlan> {
+  readonly name = 'late deposits';
   /** Where the pass's rotation through its window goes on (an order id). */
   private rotation: bigint | null = null;
   private readonly strays: StrayWatch;
@@ -38,22 +53,39 @@ export class LateDeposits {
 
   async pass(): Promise<number> {
     const ctx = this.ctx;
-    const { rows, next } = await lateDepositCandidates(ctx.db, this.rotation, LATE_PER_PART);
-    this.rotation = next;
-    let found = 0;
-    if (rows.length > 0) {
-      const balances = await ctx.view.balances([...rows.map((r) => r.deposit_account), ...rows.map((r) => r.deposit_owner)], 'confirmed');
-      for (const r of rows) {
-        this.strays.noticeSol(r.tracking_id, r.deposit_owner, balances.get(r.deposit_owner)?.lamports ?? 0n);
-        if (!lateFunds(ctx, r.source_asset_id, balances.get(r.deposit_account))) continue;
-        found++;
-        await sweepLate(ctx, String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id);
-      }
-    }
+    const found = await runStep(ctx, this);
     // A failed read only delays those owners to the next rotation; the refunds below still run.
     await this.strays.scanTokens().catch((e: unknown) => ctx.log({ err: e }, 'stray token account read failed'));
     await retryLateRefunds(ctx);
     await replaceDeadLateRefunds(ctx);
+    return found;
+  }
+
+  /** The next candidates of the window (the rotation moves on), and their accounts' and owners' balances. */
+  async claim(ctx: LateDepositsDeps): Promise<{ claimed: Candidate[]; reads: LateReads } | null> {
+    const { rows, next } = await lateDepositCandidates(ctx.db, this.rotation, LATE_PER_PART);
+    this.rotation = next;
+    if (rows.length === 0) return null;
+    const balances = await ctx.view.balances([...rows.map((r) => r.deposit_account), ...rows.map((r) => r.deposit_owner)], 'confirmed');
+    return { claimed: rows, reads: { balances, native: (id) => ctx.asset(id).native } };
+  }
+
+  plan(rows: Candidate[], reads: LateReads): LatePlan {
+    return rows.map((r) => ({
+      r,
+      ownerLamports: reads.balances.get(r.deposit_owner)?.lamports ?? 0n,
+      late: lateFunds(() => reads.native(r.source_asset_id), reads.balances.get(r.deposit_account)) !== null,
+    }));
+  }
+
+  async commit(ctx: LateDepositsDeps, plan: LatePlan): Promise<number> {
+    let found = 0;
+    for (const { r, ownerLamports, late } of plan) {
+      this.strays.noticeSol(r.tracking_id, r.deposit_owner, ownerLamports);
+      if (!late) continue;
+      found++;
+      await sweepLate(ctx, String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id);
+    }
     return found;
   }
 }
@@ -64,8 +96,8 @@ export class LateDeposits {
  * touch: reopening the account moves it (all of it is the sender's: the account had no rent of its
  * own). Too few lamports to pay the rent are left there.
  */
-function lateFunds(ctx: Pick<SettlementContext, 'asset'>, assetId: string, b: AccountBalance | undefined): { amount: bigint; reopen: boolean } | null {
-  if (b?.exists && b.tokenAmount === null && ctx.asset(assetId).native && b.lamports > WRAPPED_SOL_RESERVE) return { amount: b.lamports, reopen: true };
+function lateFunds(native: () => boolean, b: AccountBalance | undefined): { amount: bigint; reopen: boolean } | null {
+  if (b?.exists && b.tokenAmount === null && native() && b.lamports > WRAPPED_SOL_RESERVE) return { amount: b.lamports, reopen: true };
   const amount = b?.tokenAmount ?? 0n;
   return amount > 0n ? { amount, reopen: false } : null;
 }
@@ -84,7 +116,7 @@ async function sweepLate(ctx: SweepLateDeps, orderId: string, trackingId: string
   // The store's clock, like chain_txs.updated_at.
   const readAt = await storeNow(ctx.db);
   if (await sweepOfAccount(ctx.db, depositAccount)) return;
-  const funds = lateFunds(ctx, assetId, (await ctx.view.balances([depositAccount], 'confirmed')).get(depositAccount));
+  const funds = lateFunds(() => asset.native, (await ctx.view.balances([depositAccount], 'confirmed')).get(depositAccount));
   if (!funds) return;
   const { amount, reopen } = funds;
   const signed = await buildSweep(ctx.shape(await ctx.chain().latestBlockhash()), {
