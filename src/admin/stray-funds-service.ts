@@ -14,6 +14,7 @@ import { recordMovements } from '../store/settlement/record-movements.ts';
 import { settleChainTx } from '../store/settlement/settle-chain-txs.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import { ChainView, TOKEN_PROGRAMS } from '../chain/chain-view.ts';
+import { asWireTransaction } from '../chain/base64-wire.ts';
 import { settledFate, txFate } from '../domain/settlement/tx-fate.ts';
 
 /** How long a return waits for its transactions to confirm before reporting them as sent. */
@@ -119,7 +120,7 @@ export class StrayFundsService {
   private async returnOne(order: OrderRecord, owner: Awaited<ReturnType<Treasury['depositSigner']>>, holding: StrayHolding, to: Address, line: StrayReturnLine): Promise<void> {
     const createRecipientAccount = holding.kind === 'token' && !holding.native && holding.amount > 0n && !(await this.exists(associatedTokenAddress(to, holding.mint, holding.tokenProgram)));
     const signed = await buildStrayReturn(this.shape(await this.chain.latestBlockhash()), owner, holding, to, createRecipientAccount);
-    const simulated = await this.chain.rpc.simulateTransaction(signed.wire as never, { encoding: 'base64', commitment: 'confirmed', sigVerify: false }).send();
+    const simulated = await this.chain.rpc.simulateTransaction(asWireTransaction(signed.wire), { encoding: 'base64', commitment: 'confirmed', sigVerify: false }).send();
     if (simulated.value.err) {
       line.reason = `the chain refuses the transfer: ${JSON.stringify(simulated.value.err, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`;
       return;

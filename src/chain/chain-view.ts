@@ -1,6 +1,7 @@
 import bs58 from 'bs58';
 import { address, type Address, type Signature } from '@solana/kit';
 import { ChainUnavailableError, FIRST_SIGNATURE_LOOKBACK, JsonRpcError, earliestSuccessful, type SolanaChain } from './solana-chain.ts';
+import { asWireTransaction } from './base64-wire.ts';
 
 export interface AccountBalance {
   exists: boolean;
@@ -187,7 +188,8 @@ export class ChainView {
     const value = reply?.result?.value;
     if (value && value.every((a) => !a || Number.isSafeInteger(a.lamports))) return value;
     if (reply?.error && !value) throw new JsonRpcError('getMultipleAccounts', undefined, reply.error.message);
-    return (await this.chain.rpc.getMultipleAccounts(chunk, { commitment, encoding: 'base64' }).send()).value as never;
+    const accounts = (await this.chain.rpc.getMultipleAccounts(chunk, { commitment, encoding: 'base64' }).send()).value;
+    return accounts.map((a) => (a ? { lamports: a.lamports, data: [a.data[0], a.data[1]] } : null));
   }
 
   /** Every token account of an owner under both token programs (one batch of two getTokenAccountsByOwner calls). */
@@ -243,6 +245,6 @@ export class ChainView {
   }
 
   async send(wire: string): Promise<void> {
-    await this.chain.rpc.sendTransaction(wire as never, { encoding: 'base64', skipPreflight: true, maxRetries: 0n }).send();
+    await this.chain.rpc.sendTransaction(asWireTransaction(wire), { encoding: 'base64', skipPreflight: true, maxRetries: 0n }).send();
   }
 }
