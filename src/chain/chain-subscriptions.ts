@@ -166,6 +166,22 @@ export class ChainSubscriptions {
     };
   }
 
+  /**
+   * The transactions that mention `address` (logsSubscribe), as they reach `commitment`; returns the
+   * unwatch. Best effort: nothing replays what a gap in the socket lost.
+   */
+  watchMentions(address: Address, listener: (tx: { signature: string; err: unknown }) => void, commitment: Commitment = 'processed'): () => void {
+    return this.conn.subscribe({
+      method: 'logsSubscribe',
+      params: [{ mentions: [address] }, { commitment }],
+      onNotification: (r) => {
+        const { value } = r as { value: { signature: string; err: unknown } };
+        listener({ signature: value.signature, err: value.err });
+      },
+      onRefused: (e) => this.log(`pubsub: logsSubscribe ${address} refused: ${e.message}`),
+    });
+  }
+
   /** Calls `listener` once, when the signature reaches the commitment (or has already); returns the unwatch. */
   watchSignature(signature: Signature, listener: (o: SignatureOutcome) => void, commitment: Commitment = this.commitment): () => void {
     const key = `${signature}:${commitment}`;

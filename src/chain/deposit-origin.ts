@@ -32,11 +32,17 @@ type JudgedTransaction = {
 interface Verdict {
   bySender: boolean;
   credited: bigint;
+  /** The account held nothing (as counted) before it: no transaction before it had added anything. */
+  fromEmpty: boolean;
 }
 
 /** Transactions of one account's history looked at per lookup, oldest first: each costs a getTransaction once (memoized). */
 const MAX_CANDIDATES = 6;
 const MEMO_MAX = 20_000;
+/** Signatures noted per account (a deposit account sees one or two transactions). */
+const SEEN_PER_ACCOUNT = 4;
+/** Lookups a noted transaction may be not visible at `confirmed` before it is dropped (a dropped fork's) and the history decides. */
+const SEEN_MISSES = 3;
 
 /** Lamports as plain JSON (numbers) or kit (bigints) give them; null when a number is beyond exact. */
 const exact = (v: number | bigint | undefined): bigint | null => (typeof v === 'bigint' ? v : Number.isSafeInteger(v ?? 0) ? BigInt(v ?? 0) : null);
@@ -54,32 +60,52 @@ function verdictOf(tx: JudgedTransaction, q: OriginQuery): Verdict | null {
   const keys = [...message.accountKeys, ...(meta.loadedAddresses?.writable ?? []), ...(meta.loadedAddresses?.readonly ?? [])];
   const bySender = message.accountKeys.slice(0, Number(message.header.numRequiredSignatures)).includes(q.sender);
   const i = keys.indexOf(q.account);
-  if (i < 0) return { bySender, credited: 0n };
+  if (i < 0) return { bySender, credited: 0n, fromEmpty: false };
   if (q.native) {
     const pre = exact(meta.preBalances[i]);
     const post = exact(meta.postBalances[i]);
     if (pre === null || post === null) return null;
-    return { bySender, credited: aboveWrappedSolReserve(post) - aboveWrappedSolReserve(pre) };
+    const before = aboveWrappedSolReserve(pre);
+    return { bySender, credited: aboveWrappedSolReserve(post) - before, fromEmpty: before === 0n };
   }
   const amount = (list: typeof meta.postTokenBalances) => BigInt(list?.find((b) => b.accountIndex === i)?.uiTokenAmount.amount ?? '0');
-  return { bySender, credited: amount(meta.postTokenBalances) - amount(meta.preTokenBalances) };
+  const before = amount(meta.preTokenBalances);
+  return { bySender, credited: amount(meta.postTokenBalances) - before, fromEmpty: before === 0n };
 }
 
 /** A verdict's memo key: one transaction as seen from one order's deposit account. */
 const key = (signature: string, q: OriginQuery) => `${signature}:${q.account}:${q.sender}`;
 
 /**
- * Finds each order's own deposit in its deposit account's history (docs/spec.md §5, "Whose deposit"):
- * the oldest successful transaction signed by the order's sender that added to the account. Anyone can
- * create an order's deposit account first or send to it (its address is in the unsigned transaction);
- * what they put there is never the deposit. One getSignaturesForAddress per account (as before), then a
- * getTransaction per transaction not yet judged — one for an ordinary deposit; verdicts are memoized by
- * signature, so a front-run account is not read again each time it is looked at.
+ * Finds each order's own deposit (docs/spec.md §5, "Whose deposit"): the oldest successful transaction
+ * signed by the order's sender that added to the account. Anyone can create an order's deposit account
+ * first or send to it (its address is in the unsigned transaction); what they put there is never the
+ * deposit. A transaction already noted for the account (saw: PubSub told of it as it landed) is read
+ * first: if the sender signed it, it added to the account, and the account held nothing before it, it is
+ * the oldest funding of all (nothing leaves a deposit account while its order awaits the deposit: only
+ * Hush, its owner, can take funds out), so one getTransaction settles it. Otherwise the account's history:
+ * one getSignaturesForAddress, then a getTransaction per transaction not yet judged. Verdicts are memoized
+ * by signature and account, so a front-run account is not read again each time it is looked at.
  */
 export class DepositOrigins {
   private readonly memo = new Map<string, Verdict | null>();
+  /** Successful transactions seen mentioning a deposit account, by account (hints: each is judged before use). */
+  private readonly seen = new Map<string, { sig: string; misses: number }[]>();
 
   constructor(private readonly view: () => Pick<ChainView, 'signatureHistories' | 'transactionsMany'>) {}
+
+  /** Notes a successful transaction that mentions `account` (its deposit, likely), so a lookup can skip the history read. */
+  saw(account: string, signature: string): void {
+    const list = this.seen.get(account) ?? [];
+    if (list.some((s) => s.sig === signature) || list.length >= SEEN_PER_ACCOUNT) return;
+    if (list.length === 0 && this.seen.size >= MEMO_MAX) this.seen.delete(this.seen.keys().next().value!);
+    this.seen.set(account, [...list, { sig: signature, misses: 0 }]);
+  }
+
+  /** Drops what was noted for accounts no longer watched. */
+  forget(account: string): void {
+    this.seen.delete(account);
+  }
 
   /**
    * By account: the origin; null when the account's listed transactions are judged and none of them is
@@ -88,6 +114,50 @@ export class DepositOrigins {
   async find(queries: OriginQuery[]): Promise<Map<string, DepositOrigin | null | undefined>> {
     const out = new Map<string, DepositOrigin | null | undefined>();
     if (queries.length === 0) return out;
+    const rest = await this.fromSeen(queries, out);
+    if (rest.length > 0) await this.fromHistory(rest, out);
+    return out;
+  }
+
+  /**
+   * The noted transactions that settle a query alone (see the class); returns the queries they do not
+   * settle. One noted but not visible at `confirmed` yet (a lookup can run as it lands) leaves its query
+   * undefined, for a later look, until it has missed SEEN_MISSES times.
+   */
+  private async fromSeen(queries: OriginQuery[], out: Map<string, DepositOrigin | null | undefined>): Promise<OriginQuery[]> {
+    const unknown = new Map<string, { s: { sig: string; misses: number }; q: OriginQuery }>();
+    for (const q of queries) for (const s of this.seen.get(q.account) ?? []) if (!this.memo.has(key(s.sig, q))) unknown.set(key(s.sig, q), { s, q });
+    const judged = new Map<string, Verdict | null>();
+    const pending = new Set<string>();
+    if (unknown.size > 0) {
+      const items = [...unknown.entries()];
+      // A failed read only loses the shortcut: the history path below covers these queries.
+      const txs = await this.view().transactionsMany(items.map(([, v]) => v.s.sig)).catch(() => []);
+      items.forEach(([k, { s, q }], n) => {
+        const tx = txs[n];
+        if (tx === null && ++s.misses < SEEN_MISSES) pending.add(q.account);
+        else if (tx === null) this.seen.set(q.account, (this.seen.get(q.account) ?? []).filter((x) => x !== s));
+        if (!tx) return;
+        judged.set(k, verdictOf(tx, q));
+        this.remember(k, judged.get(k)!);
+      });
+    }
+    return queries.filter((q) => {
+      for (const { sig } of this.seen.get(q.account) ?? []) {
+        const k = key(sig, q);
+        const v = judged.has(k) ? judged.get(k) : this.memo.get(k);
+        if (!v?.bySender || v.credited <= 0n || !v.fromEmpty) continue;
+        out.set(q.account, { signature: sig, amount: v.credited });
+        return false;
+      }
+      if (!pending.has(q.account)) return true;
+      out.set(q.account, undefined);
+      return false;
+    });
+  }
+
+  /** The history path: the oldest of each account's listed transactions that its sender signed and that added to it. */
+  private async fromHistory(queries: OriginQuery[], out: Map<string, DepositOrigin | null | undefined>): Promise<void> {
     const histories = await this.view().signatureHistories(queries.map((q) => q.account));
     // Successful transactions, oldest first (the RPC lists newest first).
     const candidates = queries.map((_q, n) => histories[n]?.filter((s) => s.err === null).map((s) => s.signature).reverse().slice(0, MAX_CANDIDATES));
@@ -135,12 +205,12 @@ export class DepositOrigins {
       }
       out.set(q.account, found);
     });
-    return out;
   }
 
-  /** Judges a transaction the caller has already read (a deposit hint's), so a lookup need not read it again. */
+  /** Judges a transaction the caller has already read (a deposit hint's), so a lookup need not read it, nor the history when it settles it alone. */
   judge(signature: string, q: OriginQuery, tx: JudgedTransaction): void {
     this.remember(key(signature, q), verdictOf(tx, q));
+    this.saw(q.account, signature);
   }
 
   private remember(k: string, v: Verdict | null): void {

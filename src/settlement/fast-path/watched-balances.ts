@@ -7,7 +7,7 @@ const HTTP_READS_AFTER_WATCH = 2;
 
 /**
  * The `confirmed` balances of the watched deposit accounts. With the PubSub socket up, each account is
- * subscribed (accountSubscribe) and read over HTTP only on its first slot advances; after that its
+ * subscribed (accountSubscribe, and logsSubscribe for its deposit's signature) and read over HTTP only on its first slot advances; after that its
  * notifications keep it current and a slot advance costs no request. With the socket down every
  * account is read over HTTP (the slot itself is then polled boundedly, see SlotClock); after a reconnect
  * the subscriptions client reads every watched account once over HTTP (notifications of the gap are lost).
@@ -37,12 +37,15 @@ export class WatchedBalances {
     for (const a of accounts) {
       let w = this.watches.get(a);
       if (!w && subs) {
-        const unwatch = subs.watchAccount(a as Address, (u) => {
+        const unwatchAccount = subs.watchAccount(a as Address, (u) => {
           const b = balanceOfAccount(u.account);
           this.known.set(a, b);
           // A deposit seen: the watch looks now rather than at the next slot (this may come after the slot's notification).
           if ((b.tokenAmount ?? 0n) > 0n) ((this.funded = true), this.ctx.wake('deposit-watch'));
         });
+        // The deposit's signature as it lands (`processed`), so its origin is one getTransaction once confirmed, not a history read first.
+        const unwatchTxs = subs.watchMentions(a as Address, (tx) => void (tx.err === null && this.ctx.foreign.origins.saw(a, tx.signature)));
+        const unwatch = () => (unwatchAccount(), unwatchTxs(), this.ctx.foreign.origins.forget(a));
         this.watches.set(a, (w = { unwatch, httpReadsLeft: HTTP_READS_AFTER_WATCH }));
       }
       const cached = this.known.get(a);
