@@ -9,7 +9,8 @@ import { addIetfRateLimitFields } from './ratelimit-fields.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { HushConfig } from '../config/config.ts';
-import { HUSH_ERROR_CODES, HushError } from '../domain/errors.ts';
+import { HushError } from '../domain/errors.ts';
+import { API_DESCRIPTION, finishDocument } from './schemas.ts';
 import type { Caller } from '../services/authenticator.ts';
 import { answerFrameworkError, clientErrorAnswerer, installErrorHandling, takeAnonymousToken, type AnonymousLimiter, type ConnectionBucket } from './error-handler.ts';
 import { BODY_LIMIT } from './limits.ts';
@@ -122,14 +123,16 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
 
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Hush private transfer API', version: '1.0.0', description: 'Quote, order and track private token transfers on Solana.' },
+      // 3.1: JSON Schema 2020-12 schemas and the `webhooks` the events are documented in.
+      openapi: '3.1.0',
+      info: { title: 'Hush private transfer API', version: '1.0.0', description: API_DESCRIPTION },
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'hush_<keyId>_<secret>' } },
-        // Every docs/spec.md §6 code in one place, for clients' typed errors (each route's error bodies list their own subset).
-        schemas: { ErrorCode: { type: 'string', enum: [...HUSH_ERROR_CODES], description: 'Stable error code clients branch on; each code always comes with the same HTTP status' } },
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer hush_<keyId>_<secret>, an API key the operator issues for your account' } },
       },
       security: [{ bearer: [] }],
     },
+    // Named components, an example per error code, the webhooks: the document only, never what routes do.
+    transformObject: (doc) => ('openapiObject' in doc ? (finishDocument(doc.openapiObject as Record<string, unknown>) as typeof doc.openapiObject) : doc.swaggerObject),
   });
   await app.register(rateLimit, {
     global: false,

@@ -93,8 +93,8 @@ function fromFastify(err: FastifyError): { status: number; code: HushErrorCode; 
     const path = v?.instancePath ? v.instancePath.replace(/^\//, '').replaceAll('/', '.') : (v?.params as { missingProperty?: string; additionalProperty?: string } | undefined)?.missingProperty;
     const extra = (v?.params as { additionalProperty?: string } | undefined)?.additionalProperty;
     const field = extra ?? path ?? err.validationContext ?? 'body';
-    // An amount written as a person reads it ("25.5", "1e6") is the common mistake: name the fix, not the regex.
-    const amountFormat = v?.keyword === 'pattern' && (v.params as { pattern?: string } | undefined)?.pattern === AMOUNT_PATTERN;
+    // An amount written as a person reads it ("25.5", "1e6") or as a JSON number is the common mistake: name the fix, not the regex.
+    const amountFormat = (v?.keyword === 'pattern' && (v.params as { pattern?: string } | undefined)?.pattern === AMOUNT_PATTERN) || (v?.keyword === 'type' && field === 'amount');
     const reason = extra ? 'unknown field' : amountFormat ? 'must be an amount in base units: decimal digits only, no sign, decimal point or leading zero (25.5 USDC is "25500000")' : (v?.message ?? 'invalid');
     return { status: 400, code: 'INVALID_REQUEST', message: `Invalid request: ${field} ${reason}`, details: { field, reason } };
   }

@@ -192,7 +192,7 @@ export class OrderService {
       throw new HushError('FEE_RECIPIENT_NOT_REGISTERED', 'feeRecipientAddress is no longer registered to this account', { feeRecipientAddress: feeRecipient });
     }
     const source = this.config.assets.get(q.sourceAssetId);
-    if (!source) throw new HushError('UNSUPPORTED_ASSET', `Asset "${q.sourceAssetId}" is no longer supported`, { field: 'sourceAssetId', assetId: q.sourceAssetId });
+    if (!source) throw new HushError('UNSUPPORTED_ASSET', `Asset "${q.sourceAssetId}" is no longer supported; valid asset ids: ${this.config.assets.list.map((a) => a.assetId).join(', ')}`, { field: 'sourceAssetId', assetId: q.sourceAssetId });
     // The cap on open unfunded orders, then the order-time re-check: the pools must still cover this order.
     // Check and take in one synchronous step, so an order created a moment ago counts even before the next
     // inventory refresh.

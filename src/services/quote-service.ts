@@ -72,7 +72,7 @@ export class QuoteService {
 
   asset(assetId: string, field: string): Asset {
     const a = this.config.assets.get(assetId);
-    if (!a) throw new HushError('UNSUPPORTED_ASSET', `Unknown asset "${assetId}"; see GET /transfer/v1/tokens`, { field, assetId });
+    if (!a) throw new HushError('UNSUPPORTED_ASSET', `Unknown asset "${assetId}"; valid asset ids: ${this.config.assets.list.map((x) => x.assetId).join(', ')}`, { field, assetId });
     return a;
   }
 

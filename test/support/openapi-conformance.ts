@@ -13,6 +13,8 @@ interface Operation {
 interface Route {
   pattern: RegExp;
   methods: Record<string, Operation>;
+  /** The document's named schemas, which response schemas point at by $ref. */
+  components: unknown;
 }
 
 const PREFIX = '/transfer/v1';
@@ -25,10 +27,11 @@ async function routesOf(baseUrl: string): Promise<Route[]> {
   // The server has just answered, so a document it cannot serve is itself a failure, never a skipped check.
   const res = await fetch(`${baseUrl}${PREFIX}/openapi.json`);
   assert.equal(res.status, 200, `${baseUrl}: the OpenAPI document is not served`);
-  const doc = (await res.json()) as { paths: Record<string, Record<string, Operation>> };
+  const doc = (await res.json()) as { paths: Record<string, Record<string, Operation>>; components?: unknown };
   return Object.entries(doc.paths).map(([path, methods]) => ({
     pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
     methods,
+    components: doc.components,
   }));
 }
 
@@ -40,7 +43,8 @@ export async function assertDocumented(baseUrl: string, method: string, path: st
     published.set(baseUrl, routes);
     routes.catch(() => published.delete(baseUrl));
   }
-  const op = (await routes).find((r) => r.pattern.test(path.split('?')[0]!))?.methods[method.toLowerCase()];
+  const route = (await routes).find((r) => r.pattern.test(path.split('?')[0]!));
+  const op = route?.methods[method.toLowerCase()];
   if (!op) return; // no such operation: the router's 404, checked elsewhere
   const where = `${method} ${path} → ${status}`;
   const documented = op.responses[String(status)];
@@ -48,7 +52,8 @@ export async function assertDocumented(baseUrl: string, method: string, path: st
   const schema = documented.content?.['application/json']?.schema;
   if (schema) {
     let validate = validators.get(schema);
-    if (!validate) validators.set(schema, (validate = ajv.compile(schema)));
+    // The components ride along so that `#/components/schemas/…` resolves inside the compiled schema.
+    if (!validate) validators.set(schema, (validate = ajv.compile({ ...schema, components: route!.components })));
     assert.ok(validate(body), `${where}: body does not match the documented schema: ${ajv.errorsText(validate.errors)}; ${JSON.stringify(body).slice(0, 300)}`);
   } else {
     assert.ok(body === null || body === undefined, `${where}: a body where the document promises none`);

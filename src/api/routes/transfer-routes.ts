@@ -6,6 +6,7 @@ import type { RateLimits } from '../../config/config.ts';
 import type { Caller } from '../../services/authenticator.ts';
 import type { ApiDeps } from '../deps.ts';
 import { takeAnonymousToken, type AnonymousLimiter } from '../error-handler.ts';
+import { DESCRIPTIONS } from './operation-descriptions.ts';
 import { sendTestWebhook, webhookEgressFor } from '../../webhooks/webhook-test.ts';
 import {
   DepositHintBody,
@@ -21,21 +22,12 @@ import {
   TokensResponse,
   TrackingIdParams,
   WebhookTestResponse,
+  OPERATION_ERRORS,
   documented,
   errorResponses as errors,
 } from '../schemas.ts';
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
-
-/**
- * What any partner route can answer besides its own outcomes: a refused key, a limit, a store outage, and
- * the 500 that should never happen but is part of the contract (docs/spec.md §6).
- */
-const ANY_ROUTE = ['UNAUTHORIZED', 'ACCOUNT_SUSPENDED', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'] as const;
-/** … a route with a path parameter (a malformed escape in it) … */
-const WITH_PARAM = [...ANY_ROUTE, 'INVALID_REQUEST'] as const;
-/** … and a route with a JSON body. */
-const WITH_BODY = [...ANY_ROUTE, 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const;
 
 /**
  * The order's idempotency key: the IETF `Idempotency-Key` header or the interface's `X-Idempotency-Key`
@@ -110,7 +102,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
 
   app.get(
     '/tokens',
-    { config: limit('tokens'), exposeHeadRoute: false, schema: { operationId: 'listTokens', tags: ['transfer'], summary: 'Assets usable as source and destination', security, response: { 200: documented(TokensResponse, 'Every asset Hush moves'), ...errors(...ANY_ROUTE) } } },
+    { config: limit('tokens'), exposeHeadRoute: false, schema: { operationId: 'listTokens', tags: ['transfer'], summary: 'Assets usable as source and destination', description: DESCRIPTIONS.listTokens, security, response: { 200: documented(TokensResponse, 'Every asset Hush moves'), ...errors(OPERATION_ERRORS.listTokens) } } },
     async (request) => ({
       success: true as const,
       tokens: config.assets.list.map((a) => ({
@@ -137,25 +129,13 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       schema: {
         operationId: 'createQuote',
         tags: ['transfer'],
-        summary: 'Price a transfer: amounts, fees, limits, delivery time',
+        summary: 'Price a transfer: amounts, fees, limits, delivery time, privacy',
+        description: DESCRIPTIONS.createQuote,
         security,
         body: QuoteRequestBody,
         response: {
           200: documented(QuoteResponse, 'A firm quote until expiresAt'),
-          ...errors(
-            ...WITH_BODY,
-            'INVALID_ADDRESS',
-            'UNSUPPORTED_ASSET',
-            'UNSUPPORTED_MODE',
-            'PAIR_NOT_SUPPORTED',
-            'AMOUNT_TOO_LOW',
-            'AMOUNT_TOO_HIGH',
-            'FEE_BPS_TOO_HIGH',
-            'FEE_RECIPIENT_REQUIRED',
-            'FEE_RECIPIENT_NOT_REGISTERED',
-            'INSUFFICIENT_LIQUIDITY',
-            'CHAIN_UNAVAILABLE',
-          ),
+          ...errors(OPERATION_ERRORS.createQuote),
         },
       },
     },
@@ -170,32 +150,23 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         operationId: 'createOrder',
         tags: ['transfer'],
         summary: 'Create an order from a quote; returns the unsigned deposit transaction',
+        description: DESCRIPTIONS.createOrder,
         security,
         body: OrderRequestBody,
         headers: {
           type: 'object',
           properties: {
-            'idempotency-key': { type: 'string', description: 'One key per order (IETF Idempotency-Key); reuse it only to retry that order' },
-            'x-idempotency-key': { type: 'string', description: 'The same, under the name the interface first gave it' },
+            'idempotency-key': {
+              type: 'string',
+              description:
+                'One key per order (IETF Idempotency-Key, 1–255 printable ASCII characters); reuse it only to retry that order: the same terms get the original answer, other terms IDEMPOTENCY_CONFLICT',
+            },
+            'x-idempotency-key': { type: 'string', description: 'The same as Idempotency-Key, under its older name; send one of them (both only with the same value)' },
           },
         },
         response: {
           200: OrderCreatedResponse,
-          ...errors(
-            ...WITH_BODY,
-            'INVALID_ADDRESS',
-            'QUOTE_NOT_FOUND',
-            'QUOTE_MISMATCH',
-            'QUOTE_ALREADY_USED',
-            'QUOTE_EXPIRED',
-            'IDEMPOTENCY_CONFLICT',
-            'ORDER_IN_PROGRESS',
-            'FEE_RECIPIENT_NOT_REGISTERED',
-            'UNSUPPORTED_ASSET',
-            'TOO_MANY_OPEN_ORDERS',
-            'INSUFFICIENT_LIQUIDITY',
-            'CHAIN_UNAVAILABLE',
-          ),
+          ...errors(OPERATION_ERRORS.createOrder),
         },
       },
     },
@@ -215,10 +186,11 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         operationId: 'refreshOrder',
         tags: ['transfer'],
         summary: 'A new deposit transaction for the same order after the blockhash expired',
+        description: DESCRIPTIONS.refreshOrder,
         security,
         params: TrackingIdParams,
         body: EmptyBody,
-        response: { 200: documented(OrderResponse, 'The same order with a new deposit transaction'), ...errors(...WITH_BODY, 'NOT_FOUND', 'ORDER_NOT_REFRESHABLE', 'ORDER_EXPIRED', 'CHAIN_UNAVAILABLE') },
+        response: { 200: documented(OrderResponse, 'The same order with a new deposit transaction'), ...errors(OPERATION_ERRORS.refreshOrder) },
       },
     },
     async (request) => deps.orders.refresh(caller(request).account, request.params.trackingId),
@@ -230,7 +202,15 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       config: limit('status'),
       // No automatic HEAD twin (docs/spec.md §4: GET routes have none).
       exposeHeadRoute: false,
-      schema: { operationId: 'getStatus', tags: ['transfer'], summary: 'Order status; poll until final', security, params: TrackingIdParams, response: { 200: StatusRecordResponse, 304: NotModified, ...errors(...WITH_PARAM, 'NOT_FOUND') } },
+      schema: {
+        operationId: 'getStatus',
+        tags: ['transfer'],
+        summary: 'Order status; poll until final',
+        description: DESCRIPTIONS.getStatus,
+        security,
+        params: TrackingIdParams,
+        response: { 200: StatusRecordResponse, 304: NotModified, ...errors(OPERATION_ERRORS.getStatus) },
+      },
     },
     async (request, reply) => {
       const account = caller(request).account;
@@ -253,12 +233,13 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         operationId: 'sendDepositHint',
         tags: ['transfer'],
         summary: 'Hint that the deposit was sent; verified against the chain',
+        description: DESCRIPTIONS.sendDepositHint,
         security,
         body: DepositHintBody,
         response: {
           200: documented(StatusResponse, 'The deposit is on the chain and matches the order'),
           202: documented(StatusResponse, 'The transaction is not visible at confirmed yet; Hush keeps watching the deposit account'),
-          ...errors(...WITH_BODY, 'INVALID_SIGNATURE', 'NOT_FOUND', 'DEPOSIT_MISMATCH', 'CHAIN_UNAVAILABLE'),
+          ...errors(OPERATION_ERRORS.sendDepositHint),
         },
       },
     },
@@ -276,9 +257,10 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         operationId: 'sendTestWebhook',
         tags: ['transfer'],
         summary: "Send a signed webhook.test event to the account's webhook now",
+        description: DESCRIPTIONS.sendTestWebhook,
         security,
         body: EmptyBody,
-        response: { 200: documented(WebhookTestResponse, 'The outcome of the send'), ...errors(...WITH_BODY, 'NOT_FOUND') },
+        response: { 200: documented(WebhookTestResponse, 'The outcome of the send'), ...errors(OPERATION_ERRORS.sendTestWebhook) },
       },
     },
     async (request) => ({ success: true as const, ...(await sendTestWebhook(deps.db, caller(request).account.id, webhookEgressFor(deps.config))) }),

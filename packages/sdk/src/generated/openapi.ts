@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Assets usable as source and destination */
+        /**
+         * Assets usable as source and destination
+         * @description Every asset Hush moves, with its limits (min, max: what Hush can pay out now) and its standard amounts (denominations). Only a transfer of a standard amount is private: offer those amounts in your UI. The list changes only with the operator's configuration; cache it for minutes.
+         */
         get: operations["listTokens"];
         put?: never;
         post?: never;
@@ -26,7 +29,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Price a transfer: amounts, fees, limits, delivery time */
+        /**
+         * Price a transfer: amounts, fees, limits, delivery time, privacy
+         * @description Prices a transfer of `amount` (base units, digits only) from sourceAssetId to destinationAssetId: what the sender pays (amountIn), what the recipient gets (amountOut), every fee, the expected time (duration) and the privacy it will have (privacy). The quote is firm until expiresAt: create the order from it, unchanged, before then. A quote with privacy.standard false is not private: privacy.suggestedAmounts lists the nearest amounts that are. Addresses must be ordinary wallets (not programs, token accounts or Hush's own). A partner fee needs feeBps up to your cap and a registered feeRecipientAddress.
+         */
         post: operations["createQuote"];
         delete?: never;
         options?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an order from a quote; returns the unsigned deposit transaction */
+        /**
+         * Create an order from a quote; returns the unsigned deposit transaction
+         * @description Turns a quote into an order: send the quote object exactly as received and the same terms (senderAddress, recipientAddress, feeBps, feeRecipientAddress); any difference is QUOTE_MISMATCH. The answer holds the unsigned deposit transaction: the sender signs it as it is and sends it before blockhashExpiresAtSlot (then refresh it). Send an Idempotency-Key and retry with it after a timeout: the same terms get the original answer. Each quote backs one order. An account can have a limited number of orders awaiting a deposit (TOO_MANY_OPEN_ORDERS).
+         */
         post: operations["createOrder"];
         delete?: never;
         options?: never;
@@ -60,7 +69,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new deposit transaction for the same order after the blockhash expired */
+        /**
+         * A new deposit transaction for the same order after the blockhash expired
+         * @description A new unsigned deposit transaction for an order still awaiting its deposit, when the first one's blockhash expired (past blockhashExpiresAtSlot) before it landed. Same order, same amounts, same deposit account. Sign and send only one of them.
+         */
         post: operations["refreshOrder"];
         delete?: never;
         options?: never;
@@ -75,7 +87,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Order status; poll until final */
+        /**
+         * Order status; poll until final
+         * @description The order's status record. Poll it until `final` is true (every few seconds; send the ETag back in If-None-Match to get a 304 without a body while nothing changed), or receive the order.status_changed webhook instead. While the payout of a private amount waits for its class, privacy.releaseBy says until when at the latest. Another account's trackingId is answered NOT_FOUND, like one that does not exist.
+         */
         get: operations["getStatus"];
         put?: never;
         post?: never;
@@ -94,7 +109,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hint that the deposit was sent; verified against the chain */
+        /**
+         * Hint that the deposit was sent; verified against the chain
+         * @description Tells Hush which transaction is the order's deposit, so it is seen at once instead of at the next scan of the deposit account. Optional: Hush finds the deposit without it. Hush checks the transaction on chain: it must be signed by the order's sender and fund the order's deposit account. 200: confirmed and matching; 202: not visible at confirmed yet, Hush keeps watching.
+         */
         post: operations["sendDepositHint"];
         delete?: never;
         options?: never;
@@ -111,7 +129,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a signed webhook.test event to the account's webhook now */
+        /**
+         * Send a signed webhook.test event to the account's webhook now
+         * @description Sends one webhook.test event, signed like every event, to your account's webhook URL now, and answers whether it was delivered (2xx), refused (the URL's address is not one webhooks may reach) or failed. The event is neither stored nor retried. NOT_FOUND when the account has no webhook.
+         */
         post: operations["sendTestWebhook"];
         delete?: never;
         options?: never;
@@ -120,14 +141,1003 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order changed status
+         * @description Posted to your account's webhook URL at every status transition of your orders, with the order's status record as of that transition. Poll GET /transfer/v1/status/{trackingId} for the current one.
+         *
+         *     Delivered at least once: any 2xx within 5 s acknowledges it; anything else (another status, a redirect, which is not followed, a timeout) is retried with backoff (2^n s after the n-th attempt, at most an hour apart) for 15 attempts, about 4 h, then given up. One order's events go out one at a time and in order, so an event not acknowledged holds back that order's later events (never other orders'). Answer fast and do the work afterwards; the body of your answer is not read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event id (the body's id); the same on every retry: drop repeats by it
+                     * @example evt_Qm3vXc0pL7aTzR9kWn2bYe
+                     */
+                    "webhook-id": string;
+                    /**
+                     * @description Unix seconds of this attempt; refuse a delivery more than 5 minutes off your clock (replays)
+                     * @example 1795168621
+                     */
+                    "webhook-timestamp": string;
+                    /**
+                     * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this
+                     * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                     */
+                    "webhook-signature": string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated (see the Sunset header): the same as webhook-id
+                     * @example evt_Qm3vXc0pL7aTzR9kWn2bYe
+                     */
+                    "hush-event-id"?: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>", signed with the current secret only. Verify webhook-signature instead
+                     * @example t=1795168621,v1=5d2c3f0e…
+                     */
+                    "hush-signature"?: string;
+                    /**
+                     * @deprecated
+                     * @description RFC 9745: since when the hush-* headers are deprecated ("@" and Unix seconds)
+                     * @example @1763856000
+                     */
+                    deprecation?: string;
+                    /**
+                     * @deprecated
+                     * @description RFC 8594: after this date the hush-* headers are no longer sent
+                     * @example Sun, 23 May 2027 00:00:00 GMT
+                     */
+                    sunset?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The event, as JSON */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrderStatusChangedEvent"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged: the event is not sent again */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not acknowledged: the event is sent again later */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A held private payout was released
+         * @description Posted when the payout of a private (standard) amount, held to leave together with others of its class, is released: right after the order.status_changed event of that transition (to sending), with the same sequence. order.privacy says with how many payouts it left (releasedWith) and how long it was held (heldSeconds). Orders of an amount that is not private, and Hush runs with privacy off, never send it.
+         *
+         *     Delivered at least once: any 2xx within 5 s acknowledges it; anything else (another status, a redirect, which is not followed, a timeout) is retried with backoff (2^n s after the n-th attempt, at most an hour apart) for 15 attempts, about 4 h, then given up. One order's events go out one at a time and in order, so an event not acknowledged holds back that order's later events (never other orders'). Answer fast and do the work afterwards; the body of your answer is not read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event id (the body's id); the same on every retry: drop repeats by it
+                     * @example evt_Qm3vXc0pL7aTzR9kWn2bYe
+                     */
+                    "webhook-id": string;
+                    /**
+                     * @description Unix seconds of this attempt; refuse a delivery more than 5 minutes off your clock (replays)
+                     * @example 1795168621
+                     */
+                    "webhook-timestamp": string;
+                    /**
+                     * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this
+                     * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                     */
+                    "webhook-signature": string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated (see the Sunset header): the same as webhook-id
+                     * @example evt_Qm3vXc0pL7aTzR9kWn2bYe
+                     */
+                    "hush-event-id"?: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>", signed with the current secret only. Verify webhook-signature instead
+                     * @example t=1795168621,v1=5d2c3f0e…
+                     */
+                    "hush-signature"?: string;
+                    /**
+                     * @deprecated
+                     * @description RFC 9745: since when the hush-* headers are deprecated ("@" and Unix seconds)
+                     * @example @1763856000
+                     */
+                    deprecation?: string;
+                    /**
+                     * @deprecated
+                     * @description RFC 8594: after this date the hush-* headers are no longer sent
+                     * @example Sun, 23 May 2027 00:00:00 GMT
+                     */
+                    sunset?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The event, as JSON */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrderReleasedEvent"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged: the event is not sent again */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not acknowledged: the event is sent again later */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event
+         * @description Posted by POST /transfer/v1/webhooks/test, signed like every event, to check that your receiver verifies and acknowledges deliveries.
+         *
+         *     Delivered at least once: any 2xx within 5 s acknowledges it; anything else (another status, a redirect, which is not followed, a timeout) is retried with backoff (2^n s after the n-th attempt, at most an hour apart) for 15 attempts, about 4 h, then given up. One order's events go out one at a time and in order, so an event not acknowledged holds back that order's later events (never other orders'). Answer fast and do the work afterwards; the body of your answer is not read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event id (the body's id); the same on every retry: drop repeats by it
+                     * @example evt_Qm3vXc0pL7aTzR9kWn2bYe
+                     */
+                    "webhook-id": string;
+                    /**
+                     * @description Unix seconds of this attempt; refuse a delivery more than 5 minutes off your clock (replays)
+                     * @example 1795168621
+                     */
+                    "webhook-timestamp": string;
+                    /**
+                     * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this
+                     * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                     */
+                    "webhook-signature": string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated (see the Sunset header): the same as webhook-id
+                     * @example evt_Qm3vXc0pL7aTzR9kWn2bYe
+                     */
+                    "hush-event-id"?: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>", signed with the current secret only. Verify webhook-signature instead
+                     * @example t=1795168621,v1=5d2c3f0e…
+                     */
+                    "hush-signature"?: string;
+                    /**
+                     * @deprecated
+                     * @description RFC 9745: since when the hush-* headers are deprecated ("@" and Unix seconds)
+                     * @example @1763856000
+                     */
+                    deprecation?: string;
+                    /**
+                     * @deprecated
+                     * @description RFC 8594: after this date the hush-* headers are no longer sent
+                     * @example Sun, 23 May 2027 00:00:00 GMT
+                     */
+                    sunset?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The event, as JSON */
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookTestEvent"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged: the event is not sent again */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not acknowledged: the event is sent again later */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
-         * @description Stable error code clients branch on; each code always comes with the same HTTP status
+         * Deposit
+         * @description The deposit as seen on chain
+         */
+        Deposit: {
+            /** @description The deposit transaction (base58). Empty while the order is deposit_detected from the chain alone (a transaction seen only at processed commitment cannot be looked up yet); a deposit hint fills it at once */
+            signature: string;
+            /** @description What the deposit paid, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            amount: string;
+            /** @description When it was confirmed (null while deposit_detected): ISO 8601 UTC with milliseconds, or null */
+            confirmedAt: string | null;
+        };
+        /**
+         * DepositHint
+         * @description Which transaction is the deposit of which order
+         */
+        DepositHint: {
+            /** @description The order's tracking id: "trk_" and 22 base58 characters, issued by POST /transfer/v1/order; the only name of an order in this API */
+            trackingId: string;
+            /** @description The deposit transaction the sender sent: a base58 Solana transaction signature (64 bytes, 86–88 characters) */
+            signature: string;
+        };
+        /**
+         * Error
+         * @description Every error answer has this body: success false and an error with a stable code. Each operation lists, per status, the codes it can answer, each with an example
+         */
+        Error: {
+            /**
+             * @description Always false on an error answer; the error object says why
+             * @enum {boolean}
+             */
+            success: false;
+            /** @description The error */
+            error: {
+                /** @description Stable code to branch on (the message may change); each code always comes with the same HTTP status */
+                code: components["schemas"]["ErrorCode"];
+                /** @description What went wrong and how to fix it, in English, for the developer; not for end users */
+                message: string;
+                /** @description Machine-readable specifics, fixed per code (e.g. the offending field, an amount's min and max); absent when the code has none */
+                details?: {
+                    [key: string]: unknown;
+                };
+                /** @description The X-Request-Id of this answer; quote it to support */
+                requestId: string;
+            };
+        };
+        /**
+         * @description Every error code; each always comes with the same HTTP status, and an operation lists the ones it can answer
          * @enum {string}
          */
         ErrorCode: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED" | "NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS" | "ORDER_NOT_REFRESHABLE" | "DEPOSIT_MISMATCH" | "QUOTE_EXPIRED" | "ORDER_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
+        /**
+         * FeeBreakdown
+         * @description fee, part by part, in the source asset
+         */
+        FeeBreakdown: {
+            /** @description Hush's fee, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            serviceFee: string;
+            /** @description Your fee (feeBps), paid to feeRecipientAddress, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            partnerFee: string;
+            /** @description The Solana fees Hush pays for the payout, charged at cost, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            networkFee: string;
+        };
+        /**
+         * HistoryEntry
+         * @description A status the order went through
+         */
+        HistoryEntry: {
+            status: components["schemas"]["OrderStatus"];
+            /** @description When the order entered it: ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
+            at: string;
+        };
+        /**
+         * Mode
+         * @description exact_in: amount is what the sender pays, fees come out of it; exact_out: amount is what the recipient gets, fees come on top. Swaps (source ≠ destination asset) are exact_in only. Default exact_in
+         */
+        Mode: "exact_in" | "exact_out";
+        /**
+         * Order
+         * @description An order awaiting its deposit, with the transaction that makes it
+         * @example {
+         *       "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+         *       "transaction": "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACAAQAHCeRHnjCqHc1+LU9WrO9k7B2QV+372Vf3di6liao5VCZb+Y0IlQ+BhIeWjtPkdz3/1c6bJxOr7TtxMwsqGRV5a/cAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAIyXJY9OJInxuz0QKRSODYMLWhOZ2v8QhASOe9jb6fhZAwZGb+UhFzL/7K26csOb57yM5bvF9xJrLEObOkAAAAD7VkRvHjx2fwjOBDVmBH+h0rus1nwTkIKMWhY7+c1u0AabiFf+q4GE+2h/Y0YYwDXaxDncGus7VZig8AAAAAABBqfVFxksXFEhjMlMPUrxf1ja7gibof1E49vZigAAAAAG3fbh12Whk9nL4UbO63msHLSF7V9bN5E6jPWFfv8AqYO/U8lswd7/sEOI0dsqBqnwiY65qQYRV3sGKjeiQHhbBQQABQJRXwAABAAJA0wEAAAAAAAAAwYAAQUGAggBAAICAAEMAgAAAADh9QUAAAAACAIBBwERAA==",
+         *       "transactionEncoding": "base64",
+         *       "amountIn": "100000000",
+         *       "amountOut": "99429800",
+         *       "sourceSymbol": "SOL",
+         *       "destinationSymbol": "SOL",
+         *       "eta": 215,
+         *       "expiration": "2026-11-21T10:30:02.000Z",
+         *       "blockhashExpiresAtSlot": 1234717
+         *     }
+         */
+        Order: {
+            /** @description The order's tracking id: "trk_" and 22 base58 characters, issued by POST /transfer/v1/order; the only name of an order in this API */
+            trackingId: string;
+            /** @description The deposit transaction, unsigned (v0, base64): the sender signs it as it is and sends it before blockhashExpiresAtSlot. It pays amountIn into a deposit account that only this order uses; verify it before signing (the SDK's verifyDepositTransaction does) */
+            transaction: string;
+            /**
+             * @description Always base64
+             * @enum {string}
+             */
+            transactionEncoding: "base64";
+            /** @description What the deposit pays, in the source asset, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            amountIn: string;
+            /** @description What the recipient will get, in the destination asset, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            amountOut: string;
+            /** @description Ticker of the source asset */
+            sourceSymbol: string;
+            /** @description Ticker of the destination asset */
+            destinationSymbol: string;
+            /** @description Expected seconds from the confirmed deposit to the payout (the quote's duration) */
+            eta: number;
+            /** @description A deposit not confirmed by then expires the order (30 min by default); refresh the transaction meanwhile if its blockhash expires: ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
+            expiration: string;
+            /** @description The last slot the transaction can land in; after it, get a new one from POST /transfer/v1/order/{trackingId}/refresh */
+            blockhashExpiresAtSlot: number;
+        };
+        /**
+         * OrderPrivacy
+         * @description The privacy this order was promised and the privacy it got; only its own partner sees it
+         */
+        OrderPrivacy: {
+            /** @description The pinned amount is a private (standard) amount, as the quote said: the payout waits for its class and leaves with it */
+            standard: boolean;
+            /** @description While the payout of a private amount waits for its class: the latest moment it goes out (ISO 8601 UTC), to show as the wait. Null before the deposit is confirmed, once released, and for amounts that are not private */
+            releaseBy: string | null;
+            /** @description Once released: how many payouts of its class (this one included) went out in the same release, the set it hides in. Null until then */
+            releasedWith: number | null;
+            /** @description Once released: seconds from the deposit's confirmation to the payout's send. Null until then */
+            heldSeconds: number | null;
+        };
+        /**
+         * @description A held private payout left with its class: sent in addition to the order.status_changed event of the same transition (to sending), right after it, only for orders whose payout was held for its class. order.privacy.releasedWith and heldSeconds say how private it was
+         * @example {
+         *       "id": "evt_a8Vd2LqN5sXw0RkT3yPbHc",
+         *       "type": "order.released",
+         *       "createdAt": "2026-11-21T10:03:40.300Z",
+         *       "data": {
+         *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+         *         "status": "sending",
+         *         "sequence": "4",
+         *         "order": {
+         *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+         *           "createdAt": "2026-11-21T10:00:02.000Z",
+         *           "expiration": "2026-11-21T10:30:02.000Z",
+         *           "sourceAssetId": "sol",
+         *           "destinationAssetId": "sol",
+         *           "amountIn": "100000000",
+         *           "amountOut": "99429800",
+         *           "deposit": {
+         *             "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
+         *             "amount": "100000000",
+         *             "confirmedAt": "2026-11-21T10:00:04.100Z"
+         *           },
+         *           "refund": null,
+         *           "failureReason": null,
+         *           "status": "sending",
+         *           "final": false,
+         *           "updatedAt": "2026-11-21T10:03:40.300Z",
+         *           "payouts": [],
+         *           "history": [
+         *             {
+         *               "status": "awaiting_deposit",
+         *               "at": "2026-11-21T10:00:02.000Z"
+         *             },
+         *             {
+         *               "status": "deposit_detected",
+         *               "at": "2026-11-21T10:00:03.700Z"
+         *             },
+         *             {
+         *               "status": "deposit_confirmed",
+         *               "at": "2026-11-21T10:00:04.100Z"
+         *             },
+         *             {
+         *               "status": "sending",
+         *               "at": "2026-11-21T10:03:40.300Z"
+         *             }
+         *           ],
+         *           "privacy": {
+         *             "standard": true,
+         *             "releaseBy": null,
+         *             "releasedWith": 20,
+         *             "heldSeconds": 216
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        OrderReleasedEvent: {
+            /** @description The event id: "evt_" and 22 base64url characters ("evt_test_" and 16 for webhook.test). The same in the webhook-id header and on every retry of this event: drop repeats by it */
+            id: string;
+            /**
+             * @description Always order.released
+             * @constant
+             */
+            type: "order.released";
+            /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
+            createdAt: string;
+            /** @description The order the event is about */
+            data: {
+                /** @description The order's tracking id: "trk_" and 22 base58 characters, issued by POST /transfer/v1/order; the only name of an order in this API */
+                trackingId: string;
+                /** @description sending: the transition that released the payout */
+                status: components["schemas"]["OrderStatus"];
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
+                sequence: string;
+                /** @description The status record as of the release, privacy.releasedWith and privacy.heldSeconds set */
+                order: components["schemas"]["StatusRecord"];
+            };
+        };
+        /**
+         * OrderRequest
+         * @description The quote and the terms it was asked with: Hush checks both against its signature
+         */
+        OrderRequest: {
+            /** @description The complete quote object from POST /transfer/v1/quote, unchanged (any change is QUOTE_MISMATCH) */
+            quote: {
+                [key: string]: unknown;
+            };
+            /** @description The same senderAddress as in the quote request: a base58 Solana wallet address (32 bytes, 32–44 characters) */
+            senderAddress: string;
+            /** @description The same recipientAddress as in the quote request: a base58 Solana wallet address (32 bytes, 32–44 characters) */
+            recipientAddress: string;
+            /** @description The same feeBps as in the quote request (omitted: 0) */
+            feeBps?: number;
+            /** @description The same feeRecipientAddress as in the quote request: a base58 Solana wallet address (32 bytes, 32–44 characters) */
+            feeRecipientAddress?: string;
+        };
+        /**
+         * OrderResponse
+         * @description The order and its unsigned deposit transaction (a replay: the original answer)
+         */
+        OrderResponse: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+            order: components["schemas"]["Order"];
+        };
+        /**
+         * OrderStatus
+         * @description Order state. awaiting_deposit → deposit_detected → deposit_confirmed → (swapping →) sending → completed; an order not funded in time is expired; a deposit that cannot be delivered goes refunding → refunded; failed means the funds are held and the operator alerted. completed, expired, refunded and failed are final
+         * @enum {string}
+         */
+        OrderStatus: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
+        /**
+         * @description An order changed status (one event per transition, the order as it was right after it)
+         * @example {
+         *       "id": "evt_Qm3vXc0pL7aTzR9kWn2bYe",
+         *       "type": "order.status_changed",
+         *       "createdAt": "2026-11-21T10:03:41.012Z",
+         *       "data": {
+         *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+         *         "status": "completed",
+         *         "sequence": "5",
+         *         "order": {
+         *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+         *           "createdAt": "2026-11-21T10:00:02.000Z",
+         *           "expiration": "2026-11-21T10:30:02.000Z",
+         *           "sourceAssetId": "sol",
+         *           "destinationAssetId": "sol",
+         *           "amountIn": "100000000",
+         *           "amountOut": "99429800",
+         *           "deposit": {
+         *             "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
+         *             "amount": "100000000",
+         *             "confirmedAt": "2026-11-21T10:00:04.100Z"
+         *           },
+         *           "refund": null,
+         *           "failureReason": null,
+         *           "status": "completed",
+         *           "final": true,
+         *           "updatedAt": "2026-11-21T10:03:41.012Z",
+         *           "payouts": [
+         *             {
+         *               "signature": "4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM95Djm6MU7hgpdZ5hcxWVxgrdgKnvjZ2xKjaNPB5pBnRPF",
+         *               "amount": "99429800",
+         *               "confirmedAt": "2026-11-21T10:03:41.012Z"
+         *             }
+         *           ],
+         *           "history": [
+         *             {
+         *               "status": "awaiting_deposit",
+         *               "at": "2026-11-21T10:00:02.000Z"
+         *             },
+         *             {
+         *               "status": "deposit_detected",
+         *               "at": "2026-11-21T10:00:03.700Z"
+         *             },
+         *             {
+         *               "status": "deposit_confirmed",
+         *               "at": "2026-11-21T10:00:04.100Z"
+         *             },
+         *             {
+         *               "status": "sending",
+         *               "at": "2026-11-21T10:03:40.300Z"
+         *             },
+         *             {
+         *               "status": "completed",
+         *               "at": "2026-11-21T10:03:41.012Z"
+         *             }
+         *           ],
+         *           "privacy": {
+         *             "standard": true,
+         *             "releaseBy": null,
+         *             "releasedWith": 20,
+         *             "heldSeconds": 216
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        OrderStatusChangedEvent: {
+            /** @description The event id: "evt_" and 22 base64url characters ("evt_test_" and 16 for webhook.test). The same in the webhook-id header and on every retry of this event: drop repeats by it */
+            id: string;
+            /**
+             * @description Always order.status_changed
+             * @constant
+             */
+            type: "order.status_changed";
+            /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
+            createdAt: string;
+            /** @description The order the event is about */
+            data: {
+                /** @description The order's tracking id: "trk_" and 22 base58 characters, issued by POST /transfer/v1/order; the only name of an order in this API */
+                trackingId: string;
+                /** @description The status the order entered */
+                status: components["schemas"]["OrderStatus"];
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
+                sequence: string;
+                /** @description The status record as of this transition */
+                order: components["schemas"]["StatusRecord"];
+            };
+        };
+        /**
+         * Payout
+         * @description A payout transaction to the recipient
+         */
+        Payout: {
+            /** @description The payout transaction: a base58 Solana transaction signature (64 bytes, 86–88 characters) */
+            signature: string;
+            /** @description What it paid the recipient, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            amount: string;
+            /** @description When it was confirmed: ISO 8601 UTC with milliseconds, or null */
+            confirmedAt: string | null;
+        };
+        /**
+         * Quote
+         * @description A firm price: amounts, fees, limits, expected delivery time and privacy
+         * @example {
+         *       "sourceAssetId": "sol",
+         *       "destinationAssetId": "sol",
+         *       "mode": "exact_in",
+         *       "amountIn": "100000000",
+         *       "amountOut": "99429800",
+         *       "fee": "570200",
+         *       "protocolFee": "550000",
+         *       "networkFee": "20200",
+         *       "feeBreakdown": {
+         *         "serviceFee": "300000",
+         *         "partnerFee": "250000",
+         *         "networkFee": "20200"
+         *       },
+         *       "duration": 215,
+         *       "min": "10000000",
+         *       "max": "1000000000000",
+         *       "privacy": {
+         *         "standard": true,
+         *         "anonymitySet": 20,
+         *         "delaySeconds": 210,
+         *         "suggestedAmounts": [
+         *           "10000000",
+         *           "100000000",
+         *           "1000000000",
+         *           "10000000000"
+         *         ]
+         *       },
+         *       "quoteId": "q_AhwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0U0gEEgK3iBIDC1y-AlOvcA4DIr6Al1foO4-SQjb97bKf4DIuiGw",
+         *       "issuedAt": "2026-11-21T10:00:00.000Z",
+         *       "expiresAt": "2026-11-21T10:01:00.000Z"
+         *     }
+         */
+        Quote: {
+            /** @description The asset the sender pays in */
+            sourceAssetId: string;
+            /** @description The asset the recipient gets */
+            destinationAssetId: string;
+            /** @description exact_in: amount is what the sender pays, fees come out of it; exact_out: amount is what the recipient gets, fees come on top. Swaps (source ≠ destination asset) are exact_in only */
+            mode: components["schemas"]["Mode"];
+            /** @description What the sender deposits, in the source asset, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            amountIn: string;
+            /** @description What the recipient gets, in the destination asset, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            amountOut: string;
+            /** @description All fees, in the source asset: serviceFee + partnerFee + networkFee, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            fee: string;
+            /** @description serviceFee + partnerFee, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            protocolFee: string;
+            /** @description The network part of fee (feeBreakdown.networkFee), in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            networkFee: string;
+            feeBreakdown: components["schemas"]["FeeBreakdown"];
+            /** @description Expected seconds from the confirmed deposit to the payout, the privacy wait (privacy.delaySeconds) included */
+            duration: number;
+            /** @description The smallest amount this pair takes, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            min: string;
+            /** @description The largest amount this pair takes now, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            max: string;
+            privacy: components["schemas"]["QuotePrivacy"];
+            /** @description "q_" and base64url: the quote itself, signed by Hush for your account. Send the whole quote object back unchanged in POST /transfer/v1/order */
+            quoteId: string;
+            /** @description When the quote was issued: ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
+            issuedAt: string;
+            /** @description The quote is firm until then (60 s by default); an order after it is QUOTE_EXPIRED: ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
+            expiresAt: string;
+        };
+        /**
+         * QuotePrivacy
+         * @description How private this transfer will be, before it is made
+         */
+        QuotePrivacy: {
+            /** @description The pinned amount is one of the asset's standard amounts (denominations): the private path, its payout held and released with the others of its amount (its class) */
+            standard: boolean;
+            /** @description Expected number of payouts this one will leave together with (the set it hides in), from its class's recent traffic; 1 for an amount that is not standard (not private) */
+            anonymitySet: number;
+            /** @description Expected wait, in seconds, between the deposit being confirmed and the payout leaving (part of duration) */
+            delaySeconds: number;
+            /** @description The standard amounts nearest to the requested one, in the request's mode, ascending: offer them when standard is false */
+            suggestedAmounts: string[];
+        };
+        /**
+         * QuoteRequest
+         * @description What to price: who pays whom how much of what
+         */
+        QuoteRequest: {
+            /** @description The pinned amount: what the sender pays (exact_in) or what the recipient gets (exact_out), in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero. 25.5 USDC is "25500000" */
+            amount: string;
+            /** @description The asset the sender pays in: an assetId from GET /transfer/v1/tokens (e.g. "sol", "usdc") */
+            sourceAssetId: string;
+            /** @description The asset the recipient gets (another asset: a swap, exact_in only): an assetId from GET /transfer/v1/tokens (e.g. "sol", "usdc") */
+            destinationAssetId: string;
+            /** @description The wallet that signs and pays the deposit; a refund goes back to it: a base58 Solana wallet address (32 bytes, 32–44 characters) */
+            senderAddress: string;
+            /** @description The wallet that gets the payout (an ordinary wallet, not a program or token account): a base58 Solana wallet address (32 bytes, 32–44 characters) */
+            recipientAddress: string;
+            mode?: components["schemas"]["Mode"];
+            /** @description Your revenue share in basis points of the pinned amount, 0 up to your account's fee cap. Default 0 */
+            feeBps?: number;
+            /** @description Where your fee is paid: required when feeBps > 0, and registered to your account by the operator: a base58 Solana wallet address (32 bytes, 32–44 characters) */
+            feeRecipientAddress?: string;
+        };
+        /**
+         * QuoteResponse
+         * @description A firm quote until expiresAt
+         */
+        QuoteResponse: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+            quote: components["schemas"]["Quote"];
+        };
+        /**
+         * Refund
+         * @description Money sent back to the sender
+         */
+        Refund: {
+            /** @description The refund transaction, to the sender: a base58 Solana transaction signature (64 bytes, 86–88 characters) */
+            signature: string;
+            /** @description What it returned, less the network fee, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            amount: string;
+            /** @description Why: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond the limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
+            reason: string;
+        };
+        /**
+         * StatusRecord
+         * @description An order's status record: where it is, what moved, and its privacy
+         * @example {
+         *       "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+         *       "createdAt": "2026-11-21T10:00:02.000Z",
+         *       "expiration": "2026-11-21T10:30:02.000Z",
+         *       "sourceAssetId": "sol",
+         *       "destinationAssetId": "sol",
+         *       "amountIn": "100000000",
+         *       "amountOut": "99429800",
+         *       "deposit": {
+         *         "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
+         *         "amount": "100000000",
+         *         "confirmedAt": "2026-11-21T10:00:04.100Z"
+         *       },
+         *       "refund": null,
+         *       "failureReason": null,
+         *       "status": "completed",
+         *       "final": true,
+         *       "updatedAt": "2026-11-21T10:03:41.012Z",
+         *       "payouts": [
+         *         {
+         *           "signature": "4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM95Djm6MU7hgpdZ5hcxWVxgrdgKnvjZ2xKjaNPB5pBnRPF",
+         *           "amount": "99429800",
+         *           "confirmedAt": "2026-11-21T10:03:41.012Z"
+         *         }
+         *       ],
+         *       "history": [
+         *         {
+         *           "status": "awaiting_deposit",
+         *           "at": "2026-11-21T10:00:02.000Z"
+         *         },
+         *         {
+         *           "status": "deposit_detected",
+         *           "at": "2026-11-21T10:00:03.700Z"
+         *         },
+         *         {
+         *           "status": "deposit_confirmed",
+         *           "at": "2026-11-21T10:00:04.100Z"
+         *         },
+         *         {
+         *           "status": "sending",
+         *           "at": "2026-11-21T10:03:40.300Z"
+         *         },
+         *         {
+         *           "status": "completed",
+         *           "at": "2026-11-21T10:03:41.012Z"
+         *         }
+         *       ],
+         *       "privacy": {
+         *         "standard": true,
+         *         "releaseBy": null,
+         *         "releasedWith": 20,
+         *         "heldSeconds": 216
+         *       }
+         *     }
+         * @example {
+         *       "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+         *       "createdAt": "2026-11-21T10:00:02.000Z",
+         *       "expiration": "2026-11-21T10:30:02.000Z",
+         *       "sourceAssetId": "sol",
+         *       "destinationAssetId": "sol",
+         *       "amountIn": "100000000",
+         *       "amountOut": "99429800",
+         *       "deposit": {
+         *         "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
+         *         "amount": "100000000",
+         *         "confirmedAt": "2026-11-21T10:00:04.100Z"
+         *       },
+         *       "refund": null,
+         *       "failureReason": null,
+         *       "status": "deposit_confirmed",
+         *       "final": false,
+         *       "updatedAt": "2026-11-21T10:00:04.100Z",
+         *       "payouts": [],
+         *       "history": [
+         *         {
+         *           "status": "awaiting_deposit",
+         *           "at": "2026-11-21T10:00:02.000Z"
+         *         },
+         *         {
+         *           "status": "deposit_detected",
+         *           "at": "2026-11-21T10:00:03.700Z"
+         *         },
+         *         {
+         *           "status": "deposit_confirmed",
+         *           "at": "2026-11-21T10:00:04.100Z"
+         *         }
+         *       ],
+         *       "privacy": {
+         *         "standard": true,
+         *         "releaseBy": "2026-11-21T10:05:04.100Z",
+         *         "releasedWith": null,
+         *         "heldSeconds": null
+         *       }
+         *     }
+         */
+        StatusRecord: {
+            /** @description The order's tracking id: "trk_" and 22 base58 characters, issued by POST /transfer/v1/order; the only name of an order in this API */
+            trackingId: string;
+            status: components["schemas"]["OrderStatus"];
+            /** @description The status is final (completed, expired, refunded, failed): stop polling */
+            final: boolean;
+            /** @description When the order was created: ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
+            createdAt: string;
+            /** @description When the status last changed: ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
+            updatedAt: string;
+            /** @description A deposit not confirmed by then expires the order: ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
+            expiration: string;
+            /** @description The asset the sender pays in */
+            sourceAssetId: string;
+            /** @description The asset the recipient gets */
+            destinationAssetId: string;
+            /** @description What the deposit must pay, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            amountIn: string;
+            /** @description What the recipient gets, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            amountOut: string;
+            /** @description The deposit once seen on chain; null before */
+            deposit: components["schemas"]["Deposit"] | null;
+            /** @description The payout transactions once completed; empty before */
+            payouts: components["schemas"]["Payout"][];
+            /** @description The refund once refunded; null otherwise */
+            refund: components["schemas"]["Refund"] | null;
+            /** @description Why the order left the normal path, else null: deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted); deposit_account_taken (expired: another wallet created or funded the deposit account first, so the order transaction could not land) */
+            failureReason: string | null;
+            /** @description Every status so far, oldest first */
+            history: components["schemas"]["HistoryEntry"][];
+            privacy: components["schemas"]["OrderPrivacy"];
+        };
+        /**
+         * StatusResponse
+         * @description The status record
+         */
+        StatusResponse: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+            order: components["schemas"]["StatusRecord"];
+        };
+        /**
+         * Token
+         * @description An asset Hush moves, with its limits and standard amounts
+         * @example {
+         *       "assetId": "usdc",
+         *       "symbol": "USDC",
+         *       "name": "USD Coin",
+         *       "decimals": 6,
+         *       "mint": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+         *       "tokenProgram": "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+         *       "native": false,
+         *       "swappable": true,
+         *       "min": "1000000",
+         *       "max": "100000000000",
+         *       "denominations": [
+         *         "1000000",
+         *         "10000000",
+         *         "100000000",
+         *         "1000000000",
+         *         "10000000000",
+         *         "100000000000"
+         *       ],
+         *       "swapGrid": "10000"
+         *     }
+         */
+        Token: {
+            /** @description The id requests name this asset by */
+            assetId: string;
+            /** @description Ticker, e.g. USDC */
+            symbol: string;
+            /** @description Display name */
+            name: string;
+            /** @description Decimal places of one unit: an amount of 1 unit is 10^decimals base units */
+            decimals: number;
+            /** @description SPL mint address (wrapped SOL for SOL) */
+            mint: string;
+            /** @description The token program of the mint (SPL Token or Token-2022) */
+            tokenProgram: string;
+            /** @description SOL itself: sent and paid as lamports, not as a token account balance */
+            native: boolean;
+            /** @description Can be the destination of a swap from another asset */
+            swappable: boolean;
+            /** @description The smallest amount a quote takes, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            min: string;
+            /** @description The largest amount a quote takes now: what Hush can pay out, rounded down to two significant digits, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            max: string;
+            /** @description The standard (private) amounts: a transfer whose pinned amount (amountIn for exact_in, amountOut for exact_out) is one of them takes the private path: its payout is held with the others of the same amount and released with them, so it cannot be told apart from them. Offer these in a UI */
+            denominations: string[];
+            /** @description Swap payouts into this asset are rounded down to a multiple of this many base units */
+            swapGrid: string;
+        };
+        /**
+         * TokenList
+         * @description Every asset Hush moves
+         */
+        TokenList: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description Every asset Hush moves */
+            tokens: components["schemas"]["Token"][];
+        };
+        /**
+         * @description Sent only by POST /transfer/v1/webhooks/test, to check a receiver; never stored or retried
+         * @example {
+         *       "id": "evt_test_Zk3v1lq2cJ8pQy0A",
+         *       "type": "webhook.test",
+         *       "createdAt": "2026-11-21T09:58:00.000Z",
+         *       "data": {}
+         *     }
+         */
+        WebhookTestEvent: {
+            /** @description The event id: "evt_" and 22 base64url characters ("evt_test_" and 16 for webhook.test). The same in the webhook-id header and on every retry of this event: drop repeats by it */
+            id: string;
+            /**
+             * @description Always webhook.test
+             * @constant
+             */
+            type: "webhook.test";
+            /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
+            createdAt: string;
+            /** @description Always empty */
+            data: Record<string, never>;
+        };
+        /**
+         * WebhookTestResult
+         * @description The outcome of the send
+         */
+        WebhookTestResult: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The id of the webhook.test event sent ("evt_test_" and 16 base64url characters): the webhook-id header the receiver got */
+            eventId: string;
+            /** @description delivered: the receiver answered 2xx; refused: not sent, the URL's address is not one webhooks may reach (private, loopback, link-local, metadata); failed: no 2xx (network error, 5 s timeout, another status). Nothing of the receiver's answer is reported */
+            outcome: "delivered" | "refused" | "failed";
+            /** @description outcome is 'delivered' */
+            delivered: boolean;
+        };
     };
     responses: never;
     parameters: never;
@@ -149,7 +1159,7 @@ export interface operations {
             /** @description Every asset Hush moves */
             200: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -178,39 +1188,57 @@ export interface operations {
                      *           "native": false,
                      *           "swappable": true,
                      *           "min": "1000000",
-                     *           "max": "100000000000"
+                     *           "max": "100000000000",
+                     *           "denominations": [
+                     *             "1000000",
+                     *             "10000000",
+                     *             "100000000",
+                     *             "1000000000",
+                     *             "10000000000",
+                     *             "100000000000"
+                     *           ],
+                     *           "swapGrid": "10000"
                      *         }
                      *       ]
                      *     }
                      */
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            /** @description error.code: INVALID_REQUEST */
+            400: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        tokens: {
-                            assetId: string;
-                            symbol: string;
-                            name: string;
-                            decimals: number;
-                            mint: string;
-                            tokenProgram: string;
-                            native: boolean;
-                            swappable: boolean;
-                            /** @description Raw base units, decimal digits */
-                            min: string;
-                            /** @description Raw base units, decimal digits */
-                            max: string;
-                            /** @description Standard amounts in base units: a transfer whose pinned amount is one of them takes the private path (its payout is held with the others of its class and released with them) */
-                            denominations: string[];
-                            /** @description Swap payouts into this asset are rounded down to a multiple of this many base units */
-                            swapGrid: string;
-                        }[];
-                    };
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
+                        };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNAUTHORIZED */
             401: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -228,24 +1256,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNAUTHORIZED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: ACCOUNT_SUSPENDED */
             403: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -261,24 +1286,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "ACCOUNT_SUSPENDED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -296,24 +1318,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: INTERNAL_ERROR */
             500: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -329,24 +1348,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -364,18 +1380,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "SERVICE_UNAVAILABLE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
         };
@@ -387,6 +1400,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description What to price: who pays whom how much of what */
         requestBody: {
             content: {
                 /**
@@ -401,30 +1415,14 @@ export interface operations {
                  *       "feeRecipientAddress": "6vF9dEe8PM67Hz4J1roExQGHkqac2Uw4u97bVxspus3L"
                  *     }
                  */
-                "application/json": {
-                    /** @description Raw base units, decimal digits */
-                    amount: string;
-                    /** @description From GET /transfer/v1/tokens */
-                    sourceAssetId: string;
-                    /** @description From GET /transfer/v1/tokens */
-                    destinationAssetId: string;
-                    /** @description Base58 Solana address */
-                    senderAddress: string;
-                    /** @description Base58 Solana address */
-                    recipientAddress: string;
-                    mode?: "exact_in" | "exact_out";
-                    /** @description Partner revenue share, 0…the account's fee cap */
-                    feeBps?: number;
-                    /** @description Base58 Solana address */
-                    feeRecipientAddress?: string;
-                };
+                "application/json": components["schemas"]["QuoteRequest"];
             };
         };
         responses: {
             /** @description A firm quote until expiresAt */
             200: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -447,22 +1445,22 @@ export interface operations {
                      *         "destinationAssetId": "sol",
                      *         "mode": "exact_in",
                      *         "amountIn": "100000000",
-                     *         "amountOut": "99405000",
-                     *         "fee": "595000",
+                     *         "amountOut": "99429800",
+                     *         "fee": "570200",
                      *         "protocolFee": "550000",
-                     *         "networkFee": "45000",
+                     *         "networkFee": "20200",
                      *         "feeBreakdown": {
                      *           "serviceFee": "300000",
                      *           "partnerFee": "250000",
-                     *           "networkFee": "45000"
+                     *           "networkFee": "20200"
                      *         },
-                     *         "duration": 85,
+                     *         "duration": 215,
                      *         "min": "10000000",
                      *         "max": "1000000000000",
                      *         "privacy": {
                      *           "standard": true,
                      *           "anonymitySet": 20,
-                     *           "delaySeconds": 110,
+                     *           "delaySeconds": 210,
                      *           "suggestedAmounts": [
                      *             "10000000",
                      *             "100000000",
@@ -470,65 +1468,19 @@ export interface operations {
                      *             "10000000000"
                      *           ]
                      *         },
-                     *         "quoteId": "q1.AAAAAZNV2m8AAAAAAAAAAQ.5Ul2Ck4lZ8M1Qz0w",
+                     *         "quoteId": "q_AhwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0U0gEEgK3iBIDC1y-AlOvcA4DIr6Al1foO4-SQjb97bKf4DIuiGw",
                      *         "issuedAt": "2026-11-21T10:00:00.000Z",
                      *         "expiresAt": "2026-11-21T10:01:00.000Z"
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        quote: {
-                            sourceAssetId: string;
-                            destinationAssetId: string;
-                            mode: "exact_in" | "exact_out";
-                            /** @description Raw base units, decimal digits */
-                            amountIn: string;
-                            /** @description Raw base units, decimal digits */
-                            amountOut: string;
-                            /** @description Raw base units, decimal digits */
-                            fee: string;
-                            /** @description Raw base units, decimal digits */
-                            protocolFee: string;
-                            /** @description Raw base units, decimal digits */
-                            networkFee: string;
-                            feeBreakdown: {
-                                /** @description Raw base units, decimal digits */
-                                serviceFee: string;
-                                /** @description Raw base units, decimal digits */
-                                partnerFee: string;
-                                /** @description Raw base units, decimal digits */
-                                networkFee: string;
-                            };
-                            duration: number;
-                            /** @description Raw base units, decimal digits */
-                            min: string;
-                            /** @description Raw base units, decimal digits */
-                            max: string;
-                            privacy: {
-                                /** @description The pinned amount is one of the asset's standard amounts (denominations): the private path, its payout held and released with its class */
-                                standard: boolean;
-                                /** @description Expected effective anonymity set at the expected release delay, from the class's recent traffic; 1 for a non-standard amount */
-                                anonymitySet: number;
-                                /** @description Expected release delay in seconds, included in duration */
-                                delaySeconds: number;
-                                /** @description The nearest standard amounts in the request's mode, ascending */
-                                suggestedAmounts: string[];
-                            };
-                            quoteId: string;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            issuedAt: string;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            expiresAt: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["QuoteResponse"];
                 };
             };
             /** @description error.code: INVALID_REQUEST, INVALID_ADDRESS, UNSUPPORTED_ASSET, UNSUPPORTED_MODE, PAIR_NOT_SUPPORTED, AMOUNT_TOO_LOW, AMOUNT_TOO_HIGH, FEE_BPS_TOO_HIGH, FEE_RECIPIENT_REQUIRED */
             400: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -544,24 +1496,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNAUTHORIZED */
             401: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -579,24 +1528,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNAUTHORIZED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: FEE_RECIPIENT_NOT_REGISTERED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -612,24 +1558,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -645,24 +1588,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PAYLOAD_TOO_LARGE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "PAYLOAD_TOO_LARGE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -678,24 +1618,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNSUPPORTED_MEDIA_TYPE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -713,24 +1650,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: INTERNAL_ERROR */
             500: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -746,24 +1680,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: CHAIN_UNAVAILABLE, INSUFFICIENT_LIQUIDITY, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -781,18 +1712,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
         };
@@ -801,14 +1729,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description One key per order (IETF Idempotency-Key); reuse it only to retry that order */
+                /** @description One key per order (IETF Idempotency-Key, 1–255 printable ASCII characters); reuse it only to retry that order: the same terms get the original answer, other terms IDEMPOTENCY_CONFLICT */
                 "idempotency-key"?: string;
-                /** @description The same, under the name the interface first gave it */
+                /** @description The same as Idempotency-Key, under its older name; send one of them (both only with the same value) */
                 "x-idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
         };
+        /** @description The quote and the terms it was asked with: Hush checks both against its signature */
         requestBody: {
             content: {
                 /**
@@ -818,22 +1747,22 @@ export interface operations {
                  *         "destinationAssetId": "sol",
                  *         "mode": "exact_in",
                  *         "amountIn": "100000000",
-                 *         "amountOut": "99405000",
-                 *         "fee": "595000",
+                 *         "amountOut": "99429800",
+                 *         "fee": "570200",
                  *         "protocolFee": "550000",
-                 *         "networkFee": "45000",
+                 *         "networkFee": "20200",
                  *         "feeBreakdown": {
                  *           "serviceFee": "300000",
                  *           "partnerFee": "250000",
-                 *           "networkFee": "45000"
+                 *           "networkFee": "20200"
                  *         },
-                 *         "duration": 85,
+                 *         "duration": 215,
                  *         "min": "10000000",
                  *         "max": "1000000000000",
                  *         "privacy": {
                  *           "standard": true,
                  *           "anonymitySet": 20,
-                 *           "delaySeconds": 110,
+                 *           "delaySeconds": 210,
                  *           "suggestedAmounts": [
                  *             "10000000",
                  *             "100000000",
@@ -841,7 +1770,7 @@ export interface operations {
                  *             "10000000000"
                  *           ]
                  *         },
-                 *         "quoteId": "q1.AAAAAZNV2m8AAAAAAAAAAQ.5Ul2Ck4lZ8M1Qz0w",
+                 *         "quoteId": "q_AhwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0U0gEEgK3iBIDC1y-AlOvcA4DIr6Al1foO4-SQjb97bKf4DIuiGw",
                  *         "issuedAt": "2026-11-21T10:00:00.000Z",
                  *         "expiresAt": "2026-11-21T10:01:00.000Z"
                  *       },
@@ -851,26 +1780,14 @@ export interface operations {
                  *       "feeRecipientAddress": "6vF9dEe8PM67Hz4J1roExQGHkqac2Uw4u97bVxspus3L"
                  *     }
                  */
-                "application/json": {
-                    /** @description The complete, unchanged quote object */
-                    quote: {
-                        [key: string]: unknown;
-                    };
-                    /** @description Base58 Solana address */
-                    senderAddress: string;
-                    /** @description Base58 Solana address */
-                    recipientAddress: string;
-                    feeBps?: number;
-                    /** @description Base58 Solana address */
-                    feeRecipientAddress?: string;
-                };
+                "application/json": components["schemas"]["OrderRequest"];
             };
         };
         responses: {
             /** @description The order and its unsigned deposit transaction (a replay: the original answer) */
             200: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -882,7 +1799,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
                     RateLimit?: string;
-                    /** @description Present when this answer replays an earlier request with the same X-Idempotency-Key */
+                    /** @description Present when this answer replays an earlier request with the same idempotency key */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -892,45 +1809,25 @@ export interface operations {
                      *       "success": true,
                      *       "order": {
                      *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
-                     *         "transaction": "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAgAEC…",
+                     *         "transaction": "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACAAQAHCeRHnjCqHc1+LU9WrO9k7B2QV+372Vf3di6liao5VCZb+Y0IlQ+BhIeWjtPkdz3/1c6bJxOr7TtxMwsqGRV5a/cAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAIyXJY9OJInxuz0QKRSODYMLWhOZ2v8QhASOe9jb6fhZAwZGb+UhFzL/7K26csOb57yM5bvF9xJrLEObOkAAAAD7VkRvHjx2fwjOBDVmBH+h0rus1nwTkIKMWhY7+c1u0AabiFf+q4GE+2h/Y0YYwDXaxDncGus7VZig8AAAAAABBqfVFxksXFEhjMlMPUrxf1ja7gibof1E49vZigAAAAAG3fbh12Whk9nL4UbO63msHLSF7V9bN5E6jPWFfv8AqYO/U8lswd7/sEOI0dsqBqnwiY65qQYRV3sGKjeiQHhbBQQABQJRXwAABAAJA0wEAAAAAAAAAwYAAQUGAggBAAICAAEMAgAAAADh9QUAAAAACAIBBwERAA==",
                      *         "transactionEncoding": "base64",
                      *         "amountIn": "100000000",
-                     *         "amountOut": "99405000",
+                     *         "amountOut": "99429800",
                      *         "sourceSymbol": "SOL",
                      *         "destinationSymbol": "SOL",
-                     *         "eta": 85,
-                     *         "expiration": "2026-11-21T10:30:00.000Z",
+                     *         "eta": 215,
+                     *         "expiration": "2026-11-21T10:30:02.000Z",
                      *         "blockhashExpiresAtSlot": 1234717
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        order: {
-                            trackingId: string;
-                            /** @description Unsigned v0 transaction, base64 */
-                            transaction: string;
-                            /** @enum {string} */
-                            transactionEncoding: "base64";
-                            /** @description Raw base units, decimal digits */
-                            amountIn: string;
-                            /** @description Raw base units, decimal digits */
-                            amountOut: string;
-                            sourceSymbol: string;
-                            destinationSymbol: string;
-                            eta: number;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            expiration: string;
-                            blockhashExpiresAtSlot: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["OrderResponse"];
                 };
             };
             /** @description error.code: INVALID_REQUEST, INVALID_ADDRESS, UNSUPPORTED_ASSET */
             400: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -946,24 +1843,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNAUTHORIZED */
             401: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -981,24 +1875,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNAUTHORIZED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: FEE_RECIPIENT_NOT_REGISTERED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1014,24 +1905,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: QUOTE_NOT_FOUND */
             404: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1047,24 +1935,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "QUOTE_NOT_FOUND";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "QUOTE_NOT_FOUND";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: QUOTE_MISMATCH, QUOTE_ALREADY_USED, IDEMPOTENCY_CONFLICT, ORDER_IN_PROGRESS */
             409: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1082,24 +1967,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: QUOTE_EXPIRED */
             410: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1115,24 +1997,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "QUOTE_EXPIRED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "QUOTE_EXPIRED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1148,24 +2027,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PAYLOAD_TOO_LARGE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "PAYLOAD_TOO_LARGE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1181,24 +2057,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNSUPPORTED_MEDIA_TYPE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: RATE_LIMITED, TOO_MANY_OPEN_ORDERS */
             429: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1215,38 +2088,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": {
-                     *         "code": "TOO_MANY_OPEN_ORDERS",
-                     *         "message": "This account has 50 orders awaiting a deposit; fund one or let it expire before creating another",
-                     *         "details": {
-                     *           "maxOpenOrders": 50
-                     *         },
-                     *         "requestId": "3f0c9b1e-6a7d-4c2b-9e55-0d1f2a3b4c5d"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: INTERNAL_ERROR */
             500: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1262,24 +2119,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: CHAIN_UNAVAILABLE, INSUFFICIENT_LIQUIDITY, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1297,18 +2151,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
         };
@@ -1318,10 +2169,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The order's tracking id: "trk_" and 22 base58 characters, issued by POST /transfer/v1/order; the only name of an order in this API */
                 trackingId: string;
             };
             cookie?: never;
         };
+        /** @description No body, or {} */
         requestBody: {
             content: {
                 "application/json": Record<string, never> | null;
@@ -1331,7 +2184,7 @@ export interface operations {
             /** @description The same order with a new deposit transaction */
             200: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1351,45 +2204,25 @@ export interface operations {
                      *       "success": true,
                      *       "order": {
                      *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
-                     *         "transaction": "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAgAEC…",
+                     *         "transaction": "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACAAQAHCeRHnjCqHc1+LU9WrO9k7B2QV+372Vf3di6liao5VCZb+Y0IlQ+BhIeWjtPkdz3/1c6bJxOr7TtxMwsqGRV5a/cAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAIyXJY9OJInxuz0QKRSODYMLWhOZ2v8QhASOe9jb6fhZAwZGb+UhFzL/7K26csOb57yM5bvF9xJrLEObOkAAAAD7VkRvHjx2fwjOBDVmBH+h0rus1nwTkIKMWhY7+c1u0AabiFf+q4GE+2h/Y0YYwDXaxDncGus7VZig8AAAAAABBqfVFxksXFEhjMlMPUrxf1ja7gibof1E49vZigAAAAAG3fbh12Whk9nL4UbO63msHLSF7V9bN5E6jPWFfv8AqYO/U8lswd7/sEOI0dsqBqnwiY65qQYRV3sGKjeiQHhbBQQABQJRXwAABAAJA0wEAAAAAAAAAwYAAQUGAggBAAICAAEMAgAAAADh9QUAAAAACAIBBwERAA==",
                      *         "transactionEncoding": "base64",
                      *         "amountIn": "100000000",
-                     *         "amountOut": "99405000",
+                     *         "amountOut": "99429800",
                      *         "sourceSymbol": "SOL",
                      *         "destinationSymbol": "SOL",
-                     *         "eta": 85,
-                     *         "expiration": "2026-11-21T10:30:00.000Z",
+                     *         "eta": 215,
+                     *         "expiration": "2026-11-21T10:30:02.000Z",
                      *         "blockhashExpiresAtSlot": 1234717
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        order: {
-                            trackingId: string;
-                            /** @description Unsigned v0 transaction, base64 */
-                            transaction: string;
-                            /** @enum {string} */
-                            transactionEncoding: "base64";
-                            /** @description Raw base units, decimal digits */
-                            amountIn: string;
-                            /** @description Raw base units, decimal digits */
-                            amountOut: string;
-                            sourceSymbol: string;
-                            destinationSymbol: string;
-                            eta: number;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            expiration: string;
-                            blockhashExpiresAtSlot: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["OrderResponse"];
                 };
             };
             /** @description error.code: INVALID_REQUEST */
             400: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1405,24 +2238,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_REQUEST";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNAUTHORIZED */
             401: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1440,24 +2270,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNAUTHORIZED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: ACCOUNT_SUSPENDED */
             403: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1473,24 +2300,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "ACCOUNT_SUSPENDED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: NOT_FOUND */
             404: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1506,24 +2330,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "NOT_FOUND";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "NOT_FOUND";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: ORDER_NOT_REFRESHABLE */
             409: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1539,24 +2360,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "ORDER_NOT_REFRESHABLE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ORDER_NOT_REFRESHABLE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: ORDER_EXPIRED */
             410: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1572,24 +2390,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "ORDER_EXPIRED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ORDER_EXPIRED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1605,24 +2420,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PAYLOAD_TOO_LARGE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "PAYLOAD_TOO_LARGE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1638,24 +2450,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNSUPPORTED_MEDIA_TYPE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1673,24 +2482,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: INTERNAL_ERROR */
             500: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1706,24 +2512,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: CHAIN_UNAVAILABLE, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1741,18 +2544,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
         };
@@ -1762,6 +2562,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The order's tracking id: "trk_" and 22 base58 characters, issued by POST /transfer/v1/order; the only name of an order in this API */
                 trackingId: string;
             };
             cookie?: never;
@@ -1771,7 +2572,7 @@ export interface operations {
             /** @description The status record */
             200: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1790,140 +2591,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "order": {
-                     *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
-                     *         "status": "completed",
-                     *         "final": true,
-                     *         "createdAt": "2026-11-21T10:00:02.000Z",
-                     *         "updatedAt": "2026-11-21T10:03:41.012Z",
-                     *         "expiration": "2026-11-21T10:30:00.000Z",
-                     *         "sourceAssetId": "sol",
-                     *         "destinationAssetId": "sol",
-                     *         "amountIn": "100000000",
-                     *         "amountOut": "99405000",
-                     *         "deposit": {
-                     *           "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
-                     *           "amount": "100000000",
-                     *           "confirmedAt": "2026-11-21T10:00:04.100Z"
-                     *         },
-                     *         "payouts": [
-                     *           {
-                     *             "signature": "4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM95Djm6MU7hgpdZ5hcxWVxgrdgKnvjZ2xKjaNPB5pBnRPF",
-                     *             "amount": "99405000",
-                     *             "confirmedAt": "2026-11-21T10:03:41.012Z"
-                     *           }
-                     *         ],
-                     *         "refund": null,
-                     *         "failureReason": null,
-                     *         "history": [
-                     *           {
-                     *             "status": "awaiting_deposit",
-                     *             "at": "2026-11-21T10:00:02.000Z"
-                     *           },
-                     *           {
-                     *             "status": "deposit_detected",
-                     *             "at": "2026-11-21T10:00:03.700Z"
-                     *           },
-                     *           {
-                     *             "status": "deposit_confirmed",
-                     *             "at": "2026-11-21T10:00:04.100Z"
-                     *           },
-                     *           {
-                     *             "status": "sending",
-                     *             "at": "2026-11-21T10:03:40.300Z"
-                     *           },
-                     *           {
-                     *             "status": "completed",
-                     *             "at": "2026-11-21T10:03:41.012Z"
-                     *           }
-                     *         ],
-                     *         "privacy": {
-                     *           "standard": true,
-                     *           "releaseBy": null,
-                     *           "releasedWith": 20,
-                     *           "heldSeconds": 216
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        order: {
-                            trackingId: string;
-                            /**
-                             * @description Order state; completed, expired, refunded and failed are final
-                             * @enum {string}
-                             */
-                            status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
-                            final: boolean;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            createdAt: string;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            updatedAt: string;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            expiration: string;
-                            sourceAssetId: string;
-                            destinationAssetId: string;
-                            /** @description Raw base units, decimal digits */
-                            amountIn: string;
-                            /** @description Raw base units, decimal digits */
-                            amountOut: string;
-                            deposit: {
-                                /** @description The deposit transaction. Empty while the order is deposit_detected from the chain alone: a transaction seen only at processed cannot be looked up by account (the RPC answers that from confirmed), and a deposit hint fills it at once. */
-                                signature: string;
-                                /** @description Raw base units, decimal digits */
-                                amount: string;
-                                /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                                confirmedAt: string | null;
-                            } | null;
-                            payouts: {
-                                signature: string;
-                                /** @description Raw base units, decimal digits */
-                                amount: string;
-                                /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                                confirmedAt: string | null;
-                            }[];
-                            refund: {
-                                signature: string;
-                                /** @description Raw base units, decimal digits */
-                                amount: string;
-                                /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
-                                reason: string;
-                            } | null;
-                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted); deposit_account_taken (expired: another wallet created or funded the deposit account first, so the order transaction could not land) */
-                            failureReason: string | null;
-                            history: {
-                                /**
-                                 * @description Order state; completed, expired, refunded and failed are final
-                                 * @enum {string}
-                                 */
-                                status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
-                                /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                                at: string;
-                            }[];
-                            /** @description The privacy this order was promised and the privacy it got; only its own partner sees it */
-                            privacy: {
-                                /** @description The pinned amount is a private amount (as the quote said): the payout waits for its class and leaves with it */
-                                standard: boolean;
-                                /** @description While the payout of a private amount waits (for its class; on a Hush run with privacy off, for its configured delay): the latest moment it goes out, to show as the wait. Null before the deposit is confirmed, once released, and for amounts that are not private */
-                                releaseBy: string | (never | null);
-                                /** @description Once released: how many payouts of its class (this one included) went out in the same release, the set it hides in. Null until then */
-                                releasedWith: number | null;
-                                /** @description Once released: seconds from the deposit's confirmation to the payout's scheduled send. Null until then */
-                                heldSeconds: number | null;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["StatusResponse"];
                 };
             };
             /** @description The record has not changed since the ETag sent */
             304: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1946,7 +2620,7 @@ export interface operations {
             /** @description error.code: INVALID_REQUEST */
             400: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1962,24 +2636,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_REQUEST";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNAUTHORIZED */
             401: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -1997,24 +2668,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNAUTHORIZED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: ACCOUNT_SUSPENDED */
             403: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2030,24 +2698,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "ACCOUNT_SUSPENDED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: NOT_FOUND */
             404: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2063,24 +2728,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "NOT_FOUND";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "NOT_FOUND";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2098,24 +2760,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: INTERNAL_ERROR */
             500: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2131,24 +2790,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2166,18 +2822,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "SERVICE_UNAVAILABLE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
         };
@@ -2189,6 +2842,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Which transaction is the deposit of which order */
         requestBody: {
             content: {
                 /**
@@ -2197,17 +2851,14 @@ export interface operations {
                  *       "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG"
                  *     }
                  */
-                "application/json": {
-                    trackingId: string;
-                    signature: string;
-                };
+                "application/json": components["schemas"]["DepositHint"];
             };
         };
         responses: {
             /** @description The deposit is on the chain and matches the order */
             200: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2222,140 +2873,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "order": {
-                     *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
-                     *         "status": "completed",
-                     *         "final": true,
-                     *         "createdAt": "2026-11-21T10:00:02.000Z",
-                     *         "updatedAt": "2026-11-21T10:03:41.012Z",
-                     *         "expiration": "2026-11-21T10:30:00.000Z",
-                     *         "sourceAssetId": "sol",
-                     *         "destinationAssetId": "sol",
-                     *         "amountIn": "100000000",
-                     *         "amountOut": "99405000",
-                     *         "deposit": {
-                     *           "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
-                     *           "amount": "100000000",
-                     *           "confirmedAt": "2026-11-21T10:00:04.100Z"
-                     *         },
-                     *         "payouts": [
-                     *           {
-                     *             "signature": "4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM95Djm6MU7hgpdZ5hcxWVxgrdgKnvjZ2xKjaNPB5pBnRPF",
-                     *             "amount": "99405000",
-                     *             "confirmedAt": "2026-11-21T10:03:41.012Z"
-                     *           }
-                     *         ],
-                     *         "refund": null,
-                     *         "failureReason": null,
-                     *         "history": [
-                     *           {
-                     *             "status": "awaiting_deposit",
-                     *             "at": "2026-11-21T10:00:02.000Z"
-                     *           },
-                     *           {
-                     *             "status": "deposit_detected",
-                     *             "at": "2026-11-21T10:00:03.700Z"
-                     *           },
-                     *           {
-                     *             "status": "deposit_confirmed",
-                     *             "at": "2026-11-21T10:00:04.100Z"
-                     *           },
-                     *           {
-                     *             "status": "sending",
-                     *             "at": "2026-11-21T10:03:40.300Z"
-                     *           },
-                     *           {
-                     *             "status": "completed",
-                     *             "at": "2026-11-21T10:03:41.012Z"
-                     *           }
-                     *         ],
-                     *         "privacy": {
-                     *           "standard": true,
-                     *           "releaseBy": null,
-                     *           "releasedWith": 20,
-                     *           "heldSeconds": 216
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        order: {
-                            trackingId: string;
-                            /**
-                             * @description Order state; completed, expired, refunded and failed are final
-                             * @enum {string}
-                             */
-                            status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
-                            final: boolean;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            createdAt: string;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            updatedAt: string;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            expiration: string;
-                            sourceAssetId: string;
-                            destinationAssetId: string;
-                            /** @description Raw base units, decimal digits */
-                            amountIn: string;
-                            /** @description Raw base units, decimal digits */
-                            amountOut: string;
-                            deposit: {
-                                /** @description The deposit transaction. Empty while the order is deposit_detected from the chain alone: a transaction seen only at processed cannot be looked up by account (the RPC answers that from confirmed), and a deposit hint fills it at once. */
-                                signature: string;
-                                /** @description Raw base units, decimal digits */
-                                amount: string;
-                                /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                                confirmedAt: string | null;
-                            } | null;
-                            payouts: {
-                                signature: string;
-                                /** @description Raw base units, decimal digits */
-                                amount: string;
-                                /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                                confirmedAt: string | null;
-                            }[];
-                            refund: {
-                                signature: string;
-                                /** @description Raw base units, decimal digits */
-                                amount: string;
-                                /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
-                                reason: string;
-                            } | null;
-                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted); deposit_account_taken (expired: another wallet created or funded the deposit account first, so the order transaction could not land) */
-                            failureReason: string | null;
-                            history: {
-                                /**
-                                 * @description Order state; completed, expired, refunded and failed are final
-                                 * @enum {string}
-                                 */
-                                status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
-                                /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                                at: string;
-                            }[];
-                            /** @description The privacy this order was promised and the privacy it got; only its own partner sees it */
-                            privacy: {
-                                /** @description The pinned amount is a private amount (as the quote said): the payout waits for its class and leaves with it */
-                                standard: boolean;
-                                /** @description While the payout of a private amount waits (for its class; on a Hush run with privacy off, for its configured delay): the latest moment it goes out, to show as the wait. Null before the deposit is confirmed, once released, and for amounts that are not private */
-                                releaseBy: string | (never | null);
-                                /** @description Once released: how many payouts of its class (this one included) went out in the same release, the set it hides in. Null until then */
-                                releasedWith: number | null;
-                                /** @description Once released: seconds from the deposit's confirmation to the payout's scheduled send. Null until then */
-                                heldSeconds: number | null;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["StatusResponse"];
                 };
             };
             /** @description The transaction is not visible at confirmed yet; Hush keeps watching the deposit account */
             202: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2370,140 +2894,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": true,
-                     *       "order": {
-                     *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
-                     *         "status": "completed",
-                     *         "final": true,
-                     *         "createdAt": "2026-11-21T10:00:02.000Z",
-                     *         "updatedAt": "2026-11-21T10:03:41.012Z",
-                     *         "expiration": "2026-11-21T10:30:00.000Z",
-                     *         "sourceAssetId": "sol",
-                     *         "destinationAssetId": "sol",
-                     *         "amountIn": "100000000",
-                     *         "amountOut": "99405000",
-                     *         "deposit": {
-                     *           "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
-                     *           "amount": "100000000",
-                     *           "confirmedAt": "2026-11-21T10:00:04.100Z"
-                     *         },
-                     *         "payouts": [
-                     *           {
-                     *             "signature": "4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM95Djm6MU7hgpdZ5hcxWVxgrdgKnvjZ2xKjaNPB5pBnRPF",
-                     *             "amount": "99405000",
-                     *             "confirmedAt": "2026-11-21T10:03:41.012Z"
-                     *           }
-                     *         ],
-                     *         "refund": null,
-                     *         "failureReason": null,
-                     *         "history": [
-                     *           {
-                     *             "status": "awaiting_deposit",
-                     *             "at": "2026-11-21T10:00:02.000Z"
-                     *           },
-                     *           {
-                     *             "status": "deposit_detected",
-                     *             "at": "2026-11-21T10:00:03.700Z"
-                     *           },
-                     *           {
-                     *             "status": "deposit_confirmed",
-                     *             "at": "2026-11-21T10:00:04.100Z"
-                     *           },
-                     *           {
-                     *             "status": "sending",
-                     *             "at": "2026-11-21T10:03:40.300Z"
-                     *           },
-                     *           {
-                     *             "status": "completed",
-                     *             "at": "2026-11-21T10:03:41.012Z"
-                     *           }
-                     *         ],
-                     *         "privacy": {
-                     *           "standard": true,
-                     *           "releaseBy": null,
-                     *           "releasedWith": 20,
-                     *           "heldSeconds": 216
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        order: {
-                            trackingId: string;
-                            /**
-                             * @description Order state; completed, expired, refunded and failed are final
-                             * @enum {string}
-                             */
-                            status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
-                            final: boolean;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            createdAt: string;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            updatedAt: string;
-                            /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                            expiration: string;
-                            sourceAssetId: string;
-                            destinationAssetId: string;
-                            /** @description Raw base units, decimal digits */
-                            amountIn: string;
-                            /** @description Raw base units, decimal digits */
-                            amountOut: string;
-                            deposit: {
-                                /** @description The deposit transaction. Empty while the order is deposit_detected from the chain alone: a transaction seen only at processed cannot be looked up by account (the RPC answers that from confirmed), and a deposit hint fills it at once. */
-                                signature: string;
-                                /** @description Raw base units, decimal digits */
-                                amount: string;
-                                /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                                confirmedAt: string | null;
-                            } | null;
-                            payouts: {
-                                signature: string;
-                                /** @description Raw base units, decimal digits */
-                                amount: string;
-                                /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                                confirmedAt: string | null;
-                            }[];
-                            refund: {
-                                signature: string;
-                                /** @description Raw base units, decimal digits */
-                                amount: string;
-                                /** @description One of: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond a drift limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
-                                reason: string;
-                            } | null;
-                            /** @description deposit_short, deposit_over, price_moved, recipient_refused (then refunded); deposit_below_refund_cost, refund_below_rent (SOL below the rent of a wallet to a sender holding none), stuck_in_<status> (failed: funds held, operator alerted); deposit_account_taken (expired: another wallet created or funded the deposit account first, so the order transaction could not land) */
-                            failureReason: string | null;
-                            history: {
-                                /**
-                                 * @description Order state; completed, expired, refunded and failed are final
-                                 * @enum {string}
-                                 */
-                                status: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
-                                /** @description ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
-                                at: string;
-                            }[];
-                            /** @description The privacy this order was promised and the privacy it got; only its own partner sees it */
-                            privacy: {
-                                /** @description The pinned amount is a private amount (as the quote said): the payout waits for its class and leaves with it */
-                                standard: boolean;
-                                /** @description While the payout of a private amount waits (for its class; on a Hush run with privacy off, for its configured delay): the latest moment it goes out, to show as the wait. Null before the deposit is confirmed, once released, and for amounts that are not private */
-                                releaseBy: string | (never | null);
-                                /** @description Once released: how many payouts of its class (this one included) went out in the same release, the set it hides in. Null until then */
-                                releasedWith: number | null;
-                                /** @description Once released: seconds from the deposit's confirmation to the payout's scheduled send. Null until then */
-                                heldSeconds: number | null;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["StatusResponse"];
                 };
             };
             /** @description error.code: INVALID_REQUEST, INVALID_SIGNATURE */
             400: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2519,24 +2916,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_REQUEST" | "INVALID_SIGNATURE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST" | "INVALID_SIGNATURE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNAUTHORIZED */
             401: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2554,24 +2948,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNAUTHORIZED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: ACCOUNT_SUSPENDED */
             403: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2587,24 +2978,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "ACCOUNT_SUSPENDED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: NOT_FOUND */
             404: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2620,24 +3008,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "NOT_FOUND";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "NOT_FOUND";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: DEPOSIT_MISMATCH */
             409: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2653,24 +3038,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DEPOSIT_MISMATCH";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "DEPOSIT_MISMATCH";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2686,24 +3068,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PAYLOAD_TOO_LARGE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "PAYLOAD_TOO_LARGE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2719,24 +3098,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNSUPPORTED_MEDIA_TYPE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2754,24 +3130,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: INTERNAL_ERROR */
             500: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2787,24 +3160,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: CHAIN_UNAVAILABLE, SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2822,18 +3192,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
         };
@@ -2845,6 +3212,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description No body, or {} */
         requestBody: {
             content: {
                 "application/json": Record<string, never> | null;
@@ -2854,7 +3222,7 @@ export interface operations {
             /** @description The outcome of the send */
             200: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2869,21 +3237,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        eventId: string;
-                        /** @description delivered: the receiver answered 2xx; refused: not sent, the URL's address is not one webhooks may reach (private, loopback, link-local, metadata); failed: no 2xx (network error, timeout, another status). Nothing of the receiver's answer is reported. */
-                        outcome: "delivered" | "refused" | "failed";
-                        /** @description outcome is 'delivered' */
-                        delivered: boolean;
-                    };
+                    "application/json": components["schemas"]["WebhookTestResult"];
                 };
             };
             /** @description error.code: INVALID_REQUEST */
             400: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2899,24 +3259,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_REQUEST";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNAUTHORIZED */
             401: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2934,24 +3291,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNAUTHORIZED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: ACCOUNT_SUSPENDED */
             403: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -2967,24 +3321,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "ACCOUNT_SUSPENDED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: NOT_FOUND */
             404: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -3000,24 +3351,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "NOT_FOUND";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "NOT_FOUND";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -3033,24 +3381,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PAYLOAD_TOO_LARGE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "PAYLOAD_TOO_LARGE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -3066,24 +3411,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "UNSUPPORTED_MEDIA_TYPE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: RATE_LIMITED */
             429: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -3101,24 +3443,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: INTERNAL_ERROR */
             500: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -3134,24 +3473,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
             /** @description error.code: SERVICE_UNAVAILABLE */
             503: {
                 headers: {
-                    /** @description The incoming X-Request-Id when well formed, else a generated one; quote it to support */
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
                     "X-Request-Id"?: string;
                     /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
                     "RateLimit-Limit"?: number;
@@ -3169,18 +3505,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
-                        success: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "SERVICE_UNAVAILABLE";
-                            message: string;
-                            details?: {
-                                [key: string]: unknown;
-                            };
-                            requestId: string;
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
                         };
-                    };
+                    } & components["schemas"]["Error"];
                 };
             };
         };

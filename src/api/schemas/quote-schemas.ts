@@ -1,0 +1,106 @@
+import { Type } from 'typebox';
+import { quoteExample, quoteRequestExample, tokenExample } from '../examples.ts';
+import { QUOTE_ID_PATTERN, address, amount, assetId, requestAmount, success, timestamp } from './fields.ts';
+
+/** The wire shapes of the tokens list and of quoting. */
+
+const MODE =
+  'exact_in: amount is what the sender pays, fees come out of it; exact_out: amount is what the recipient gets, fees come on top. Swaps (source ≠ destination asset) are exact_in only';
+const mode = (description = MODE) => Type.Union([Type.Literal('exact_in'), Type.Literal('exact_out')], { title: 'Mode', description });
+
+const Token = Type.Object(
+  {
+    assetId: Type.String({ description: 'The id requests name this asset by' }),
+    symbol: Type.String({ description: 'Ticker, e.g. USDC' }),
+    name: Type.String({ description: 'Display name' }),
+    decimals: Type.Integer({ description: 'Decimal places of one unit: an amount of 1 unit is 10^decimals base units' }),
+    mint: Type.String({ description: 'SPL mint address (wrapped SOL for SOL)' }),
+    tokenProgram: Type.String({ description: 'The token program of the mint (SPL Token or Token-2022)' }),
+    native: Type.Boolean({ description: 'SOL itself: sent and paid as lamports, not as a token account balance' }),
+    swappable: Type.Boolean({ description: 'Can be the destination of a swap from another asset' }),
+    min: amount('The smallest amount a quote takes'),
+    max: amount('The largest amount a quote takes now: what Hush can pay out, rounded down to two significant digits'),
+    denominations: Type.Array(amount('A standard amount'), {
+      description:
+        'The standard (private) amounts: a transfer whose pinned amount (amountIn for exact_in, amountOut for exact_out) is one of them takes the private path: its payout is held with the others of the same amount and released with them, so it cannot be told apart from them. Offer these in a UI',
+    }),
+    swapGrid: Type.String({ pattern: '^[1-9][0-9]*$', description: 'Swap payouts into this asset are rounded down to a multiple of this many base units' }),
+  },
+  { title: 'Token', description: 'An asset Hush moves, with its limits and standard amounts', examples: [tokenExample] },
+);
+
+export const TokensResponse = Type.Object(
+  { success: success(true), tokens: Type.Array(Token, { description: 'Every asset Hush moves' }) },
+  { title: 'TokenList', description: 'The assets usable as source and destination', examples: [{ success: true, tokens: [tokenExample] }] },
+);
+
+export const QuoteRequestBody = Type.Object(
+  {
+    amount: requestAmount('The pinned amount: what the sender pays (exact_in) or what the recipient gets (exact_out)'),
+    sourceAssetId: assetId('The asset the sender pays in'),
+    destinationAssetId: assetId('The asset the recipient gets (another asset: a swap, exact_in only)'),
+    senderAddress: address('The wallet that signs and pays the deposit; a refund goes back to it'),
+    recipientAddress: address('The wallet that gets the payout (an ordinary wallet, not a program or token account)'),
+    mode: Type.Optional(mode(`${MODE}. Default exact_in`)),
+    feeBps: Type.Optional(Type.Integer({ description: "Your revenue share in basis points of the pinned amount, 0 up to your account's fee cap. Default 0" })),
+    feeRecipientAddress: Type.Optional(address('Where your fee is paid: required when feeBps > 0, and registered to your account by the operator')),
+  },
+  { additionalProperties: false, title: 'QuoteRequest', description: 'What to price: who pays whom how much of what', examples: [quoteRequestExample] },
+);
+
+const FeeBreakdown = Type.Object(
+  {
+    serviceFee: amount("Hush's fee"),
+    partnerFee: amount('Your fee (feeBps), paid to feeRecipientAddress'),
+    networkFee: amount('The Solana fees Hush pays for the payout, charged at cost'),
+  },
+  { title: 'FeeBreakdown', description: 'fee, part by part, in the source asset' },
+);
+
+const QuotePrivacy = Type.Object(
+  {
+    standard: Type.Boolean({
+      description: "The pinned amount is one of the asset's standard amounts (denominations): the private path, its payout held and released with the others of its amount (its class)",
+    }),
+    anonymitySet: Type.Integer({
+      minimum: 1,
+      description: "Expected number of payouts this one will leave together with (the set it hides in), from its class's recent traffic; 1 for an amount that is not standard (not private)",
+    }),
+    delaySeconds: Type.Integer({ minimum: 0, description: 'Expected wait, in seconds, between the deposit being confirmed and the payout leaving (part of duration)' }),
+    suggestedAmounts: Type.Array(amount('A standard amount'), {
+      maxItems: 4,
+      description: "The standard amounts nearest to the requested one, in the request's mode, ascending: offer them when standard is false",
+    }),
+  },
+  { additionalProperties: false, title: 'QuotePrivacy', description: 'How private this transfer will be, before it is made' },
+);
+
+export const Quote = Type.Object(
+  {
+    sourceAssetId: Type.String({ description: 'The asset the sender pays in' }),
+    destinationAssetId: Type.String({ description: 'The asset the recipient gets' }),
+    mode: mode(),
+    amountIn: amount('What the sender deposits, in the source asset'),
+    amountOut: amount('What the recipient gets, in the destination asset'),
+    fee: amount('All fees, in the source asset: serviceFee + partnerFee + networkFee'),
+    protocolFee: amount('serviceFee + partnerFee'),
+    networkFee: amount('The network part of fee (feeBreakdown.networkFee)'),
+    feeBreakdown: FeeBreakdown,
+    duration: Type.Integer({ description: 'Expected seconds from the confirmed deposit to the payout, the privacy wait (privacy.delaySeconds) included' }),
+    min: amount('The smallest amount this pair takes'),
+    max: amount('The largest amount this pair takes now'),
+    privacy: QuotePrivacy,
+    quoteId: Type.String({
+      pattern: QUOTE_ID_PATTERN,
+      description: '"q_" and base64url: the quote itself, signed by Hush for your account. Send the whole quote object back unchanged in POST /transfer/v1/order',
+    }),
+    issuedAt: timestamp('When the quote was issued'),
+    expiresAt: timestamp('The quote is firm until then (60 s by default); an order after it is QUOTE_EXPIRED'),
+  },
+  { title: 'Quote', description: 'A firm price: amounts, fees, limits, expected delivery time and privacy', examples: [quoteExample] },
+);
+
+export const QuoteResponse = Type.Object(
+  { success: success(true), quote: Quote },
+  { title: 'QuoteResponse', description: 'A firm quote until expiresAt', examples: [{ success: true, quote: quoteExample }] },
+);

@@ -1,0 +1,131 @@
+import { Type, type TSchema } from 'typebox';
+import { MAX_WEBHOOK_ATTEMPTS } from '../../store/webhooks-store.ts';
+import { EVENT_ID_EXAMPLE, TRACKING_ID_EXAMPLE, releasedStatusExample, statusExample } from '../examples.ts';
+import { trackingId } from './fields.ts';
+
+/**
+ * The events Hush posts to a partner's webhook, as OpenAPI 3.1 `webhooks` and the component schemas of
+ * their bodies. Written in the document's own form (they do not pass through the route converter), so
+ * they point at the route schemas' components by $ref.
+ */
+
+const ref = (name: string, description?: string) => ({ $ref: `#/components/schemas/${name}`, ...(description ? { description } : {}) });
+
+const eventId = Type.String({
+  description: 'The event id: "evt_" and 22 base64url characters ("evt_test_" and 16 for webhook.test). The same in the webhook-id header and on every retry of this event: drop repeats by it',
+});
+const createdAt = Type.String({ description: 'When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds' });
+
+const orderEventData = (status: string, order: string) =>
+  Type.Object(
+    {
+      trackingId: trackingId(),
+      status: ref('OrderStatus', status) as unknown as TSchema,
+      sequence: Type.String({
+        pattern: '^[1-9][0-9]*$',
+        description: "The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order",
+      }),
+      order: ref('StatusRecord', order) as unknown as TSchema,
+    },
+    { description: 'The order the event is about' },
+  );
+
+const envelope = (type: string, description: string, data: TSchema, example: unknown) =>
+  Type.Object(
+    { id: eventId, type: Type.Literal(type, { description: `Always ${type}` }), createdAt, data },
+    { description, examples: [example] },
+  );
+
+const statusChangedExample = {
+  id: EVENT_ID_EXAMPLE,
+  type: 'order.status_changed',
+  createdAt: statusExample.updatedAt,
+  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'completed', sequence: '5', order: statusExample },
+};
+const releasedExample = {
+  id: 'evt_a8Vd2LqN5sXw0RkT3yPbHc',
+  type: 'order.released',
+  createdAt: releasedStatusExample.updatedAt,
+  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'sending', sequence: '4', order: releasedStatusExample },
+};
+const testExample = { id: 'evt_test_Zk3v1lq2cJ8pQy0A', type: 'webhook.test', createdAt: '2026-11-21T09:58:00.000Z', data: {} };
+
+/** The event bodies, as components (the document's `webhooks` point at them). */
+export const WEBHOOK_EVENT_SCHEMAS: Record<string, TSchema> = {
+  OrderStatusChangedEvent: envelope(
+    'order.status_changed',
+    'An order changed status (one event per transition, the order as it was right after it)',
+    orderEventData('The status the order entered', 'The status record as of this transition'),
+    statusChangedExample,
+  ),
+  OrderReleasedEvent: envelope(
+    'order.released',
+    "A held private payout left with its class: sent in addition to the order.status_changed event of the same transition (to sending), right after it, only for orders whose payout was held for its class. order.privacy.releasedWith and heldSeconds say how private it was",
+    orderEventData('sending: the transition that released the payout', 'The status record as of the release, privacy.releasedWith and privacy.heldSeconds set'),
+    releasedExample,
+  ),
+  WebhookTestEvent: envelope('webhook.test', 'Sent only by POST /transfer/v1/webhooks/test, to check a receiver; never stored or retried', Type.Object({}, { description: 'Always empty' }), testExample),
+};
+
+const headerParam = (name: string, description: string, example: string, deprecated = false) => ({
+  in: 'header',
+  name,
+  required: !deprecated,
+  ...(deprecated ? { deprecated: true } : {}),
+  description,
+  schema: { type: 'string' },
+  example,
+});
+
+/** Standard Webhooks (standardwebhooks.com) headers, then the deprecated ones they replace. */
+const SIGNATURE_HEADERS = [
+  headerParam('webhook-id', "The event id (the body's id); the same on every retry: drop repeats by it", EVENT_ID_EXAMPLE),
+  headerParam('webhook-timestamp', "Unix seconds of this attempt; refuse a delivery more than 5 minutes off your clock (replays)", '1795168621'),
+  headerParam(
+    'webhook-signature',
+    'Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK\'s verifyWebhook does all this',
+    'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  ),
+  headerParam('hush-event-id', 'Deprecated (see the Sunset header): the same as webhook-id', EVENT_ID_EXAMPLE, true),
+  headerParam(
+    'hush-signature',
+    'Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>", signed with the current secret only. Verify webhook-signature instead',
+    't=1795168621,v1=5d2c3f0e…',
+    true,
+  ),
+  headerParam('deprecation', 'RFC 9745: since when the hush-* headers are deprecated ("@" and Unix seconds)', '@1763856000', true),
+  headerParam('sunset', 'RFC 8594: after this date the hush-* headers are no longer sent', 'Sun, 23 May 2027 00:00:00 GMT', true),
+];
+
+const DELIVERY =
+  `Delivered at least once: any 2xx within 5 s acknowledges it; anything else (another status, a redirect, which is not followed, a timeout) is retried with backoff (2^n s after the n-th attempt, at most an hour apart) for ${MAX_WEBHOOK_ATTEMPTS} attempts, about 4 h, then given up. One order's events go out one at a time and in order, so an event not acknowledged holds back that order's later events (never other orders'). Answer fast and do the work afterwards; the body of your answer is not read.`;
+
+// No operationId: the SDK's types index `operations` by the partner API's operations only.
+const webhook = (schema: string, summary: string, description: string) => ({
+  post: {
+    summary,
+    description: `${description}\n\n${DELIVERY}`,
+    security: [],
+    parameters: SIGNATURE_HEADERS,
+    requestBody: { required: true, description: 'The event, as JSON', content: { 'application/json': { schema: ref(schema) } } },
+    responses: {
+      '2XX': { description: 'Acknowledged: the event is not sent again' },
+      default: { description: 'Not acknowledged: the event is sent again later' },
+    },
+  },
+});
+
+/** The document's `webhooks`. */
+export const WEBHOOKS = {
+  'order.status_changed': webhook(
+    'OrderStatusChangedEvent',
+    'An order changed status',
+    "Posted to your account's webhook URL at every status transition of your orders, with the order's status record as of that transition. Poll GET /transfer/v1/status/{trackingId} for the current one.",
+  ),
+  'order.released': webhook(
+    'OrderReleasedEvent',
+    'A held private payout was released',
+    'Posted when the payout of a private (standard) amount, held to leave together with others of its class, is released: right after the order.status_changed event of that transition (to sending), with the same sequence. order.privacy says with how many payouts it left (releasedWith) and how long it was held (heldSeconds). Orders of an amount that is not private, and Hush runs with privacy off, never send it.',
+  ),
+  'webhook.test': webhook('WebhookTestEvent', 'A test event', 'Posted by POST /transfer/v1/webhooks/test, signed like every event, to check that your receiver verifies and acknowledges deliveries.'),
+};
