@@ -16,7 +16,7 @@ import { answerFrameworkError, clientErrorAnswerer, installErrorHandling, takeAn
 import { BODY_LIMIT } from './limits.ts';
 import { installJsonBody } from './json-body.ts';
 import { requestTimer } from './metrics.ts';
-import { requestDeadlines, requestIdOf } from './server-options.ts';
+import { RequestLogs, requestDeadlines, requestIdOf } from './server-options.ts';
 import { transferRoutes } from './routes/transfer-routes.ts';
 import type { ApiDeps } from './deps.ts';
 
@@ -85,6 +85,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   const deadlines = requestDeadlines(deps.config.requestTimeoutMs);
   const app = Fastify({
     logger: opts.logger ?? false,
+    logController: new RequestLogs(),
     trustProxy: trust ?? false,
     bodyLimit: BODY_LIMIT,
     // A path parameter longer than any id (a trackingId is 26 characters) matches no route: 404, like any unknown id.

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AdminApi } from './deps.ts';
 import type { AdminThrottle } from './admin-throttle.ts';
 import { answerFrameworkError, clientErrorAnswerer, installErrorHandling } from './error-handler.ts';
@@ -7,7 +7,7 @@ import { BODY_LIMIT } from './limits.ts';
 import { requestTimer, type Metrics } from './metrics.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
 import { opsRoutes } from './routes/ops-routes.ts';
-import { requestDeadlines, requestIdOf } from './server-options.ts';
+import { RequestLogs, requestDeadlines, requestIdOf } from './server-options.ts';
 
 export interface OpsDeps {
   /** What /readyz reports: read from state the process keeps, never a chain call (src/runtime/readiness.ts). */
@@ -24,9 +24,10 @@ export interface OpsDeps {
  * /metrics and the admin API, none of which the partner port serves (docs/spec.md §4). Same error shape, request
  * ids, body parsing and request deadlines as the partner API.
  */
-export async function buildOpsApp(deps: OpsDeps, opts: { requestTimeoutMs?: number } = {}): Promise<FastifyInstance> {
+export async function buildOpsApp(deps: OpsDeps, opts: { requestTimeoutMs?: number; logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: false,
+    logger: opts.logger ?? false,
+    logController: new RequestLogs(),
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 64 },
     return503OnClosing: false,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -24,4 +25,23 @@ export function requestDeadlines(requestTimeoutMs: number) {
       connectionsCheckingInterval: Math.max(100, Math.min(5_000, Math.floor(requestTimeoutMs / 4))),
     },
   };
+}
+
+/** Routes clients and probes call over and over: at debug, so info says what happened, not who polled. */
+const REPEATED_ROUTES = new Set(['/transfer/v1/status/:trackingId', '/healthz', '/readyz', '/metrics']);
+
+/**
+ * Fastify's per-request records (the server's `logController`): one at completion, with the request, at
+ * debug for polls and health checks and at info for the rest; the incoming line only at debug.
+ */
+export class RequestLogs extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const fields = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else reply.log[REPEATED_ROUTES.has(request.routeOptions.url ?? '') ? 'debug' : 'info'](fields, 'request completed');
+  }
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { HushConfig } from '../config/config.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Metrics } from '../api/metrics.ts';
@@ -29,6 +29,8 @@ export interface OpsListenerParts {
   /** The partner API's key cache (roles api and all): admin changes to an account drop its entries. */
   auth?: Authenticator;
   log: (msg: string) => void;
+  /** Fastify's logger (as the partner API's): health checks at debug, admin calls at info. */
+  logger?: FastifyServerOptions['logger'];
   /** docs/spec.md §4 rules a registered fee recipient must pass. */
   addressRules?: AddressRules;
 }
@@ -61,7 +63,7 @@ export async function startOpsListener(p: OpsListenerParts): Promise<{ app: Fast
       draining: p.draining,
       ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id) } } : {}),
     },
-    { requestTimeoutMs: p.config.requestTimeoutMs },
+    { requestTimeoutMs: p.config.requestTimeoutMs, logger: p.logger },
   );
   const url = await app.listen({ host: p.config.opsHost, port: p.config.opsPort });
   return { app, url };

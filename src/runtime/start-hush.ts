@@ -6,6 +6,7 @@ import { ensureDemoAccount, type DemoAccount } from '../admin/demo-account.ts';
 import type { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import type { SettlementWorker } from '../settlement/runner.ts';
 import type { Db } from '../store/db.ts';
+import { observeTransitions } from '../store/order-transitions.ts';
 import type { RecordSink } from '../support/alerts.ts';
 import type { TreasuryKeys } from '../treasury/treasury-keys.ts';
 import type { Treasury } from '../treasury/treasury.ts';
@@ -69,7 +70,10 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   let started = false;
   let draining = false;
   try {
-    const { localnet, db, chain } = await buildInfrastructure(config, log, closers);
+    const infra = await buildInfrastructure(config, log, closers);
+    const { localnet, chain } = infra;
+    // One info record per order transition this process makes: which order, from, to (no amounts, no addresses).
+    const db = observeTransitions(infra.db, ({ trackingId, from, to }) => record({ trackingId, from, to }, 'order transition'));
     const { keys, signing, treasury, mint } = await buildKeys(config, db, alert, closers);
     if (config.privacy === 'off') {
       alert('privacy_off', {}, 'HUSH_PRIVACY=off — payouts may follow deposits with no wait; for tests and benchmarks only, never in production');
@@ -83,7 +87,7 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     // listens before the partner port, so it still answers (/readyz 503) while that port drains on close.
     const readiness = new Readiness(db, chain, config.rpcTimeoutMs, () => started);
     closers.addServing(() => readiness.stop());
-    const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, addressRules: services.addressRules });
+    const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, logger: opts.logger ?? false, addressRules: services.addressRules });
     closers.addServing((how) => closeWithin(ops.app, how.failedStart ? 0 : config.requestTimeoutMs));
     const app = api?.app ?? null;
     const url = app ? await app.listen({ host: config.host, port: config.port }) : null;

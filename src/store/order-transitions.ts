@@ -1,4 +1,4 @@
-import type { Queryable } from './db.ts';
+import type { Db, Queryable } from './db.ts';
 import type { DepositInfo, OrderRecord } from './order-record.ts';
 import { canTransition, isOrderStatus, type OrderStatus } from '../domain/order-state.ts';
 
@@ -73,7 +73,80 @@ export function transitionSql(shape: TransitionShape): string {
        RETURNING o.id, o.updated_at, o.tracking_id${extraReturning ? `, ${extraReturning}` : ''})`;
   return `WITH ${shape.before ? `${shape.before},\n     ` : ''}${update},
      ${historySql(route, fromCount, to ? `u.status` : undefined)}${shape.effects ? `,\n     ${shape.effects}` : ''}
-     SELECT u.id${shape.select ? `, ${shape.select}` : ''}, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id) FROM u`;
+     SELECT u.id${shape.select ? `, ${shape.select}` : ''}, pg_notify('${ORDER_CHANGED_CHANNEL}', u.tracking_id),
+            ${transitionColumns(route, fromCount > 1 ? 'u.from_status' : lit(route[0]!), to ? 'u.status' : lit(last))} FROM u`;
+}
+
+// ---- The transition log: every statement above answers which order moved from where to where.
+
+const T_ID = 'transition_tracking_id';
+const T_FROM = 'transition_from';
+const T_TO = 'transition_to';
+const T_ROUTE = 'transition_route';
+
+function transitionColumns(route: readonly OrderStatus[], from: string, to: string): string {
+  return `u.tracking_id AS ${T_ID}, ${from} AS ${T_FROM}, ${to} AS ${T_TO}, '${route.join(',')}' AS ${T_ROUTE}`;
+}
+
+/** One order's move along one edge of docs/spec.md §5: no amounts, no addresses. */
+export interface OrderTransition {
+  trackingId: string;
+  from: OrderStatus;
+  to: OrderStatus;
+}
+
+function transitionsOf(rows: unknown[], into: OrderTransition[]): void {
+  const first = rows[0] as Record<string, unknown> | undefined;
+  if (!first || !(T_TO in first)) return;
+  for (const r of rows as Record<string, string>[]) {
+    // A statement along a longer route passes several statuses (as its history rows do): one transition each.
+    const route = r[T_ROUTE]!.split(',') as OrderStatus[];
+    const start = route.indexOf(r[T_FROM] as OrderStatus);
+    const stop = route.indexOf(r[T_TO] as OrderStatus, start + 1);
+    if (start < 0 || stop < 0) into.push({ trackingId: r[T_ID]!, from: r[T_FROM] as OrderStatus, to: r[T_TO] as OrderStatus });
+    else for (let i = start; i < stop; i++) into.push({ trackingId: r[T_ID]!, from: route[i]!, to: route[i + 1]! });
+  }
+}
+
+/**
+ * The store, reporting each order transition this process makes, once it is committed: a statement's
+ * transitions at once, a transaction's when it commits (none when it rolls back). Every status write is a
+ * transitionSql statement, so wrapping the one store handle sees them all without touching their callers.
+ */
+export function observeTransitions(db: Db, onTransition: (t: OrderTransition) => void): Db {
+  const report = (ts: OrderTransition[]) => {
+    for (const t of ts) {
+      try {
+        onTransition(t);
+      } catch {
+        // A log that fails must not fail the transition it reports (already committed).
+      }
+    }
+  };
+  const observed = (q: Queryable, into: OrderTransition[]): Queryable['query'] =>
+    async function query<T>(sql: string, params?: unknown[]) {
+      const r = await q.query<T>(sql, params);
+      transitionsOf(r.rows, into);
+      return r;
+    };
+  return {
+    kind: db.kind,
+    async query<T>(sql: string, params?: unknown[]) {
+      const seen: OrderTransition[] = [];
+      const r = await observed(db, seen)<T>(sql, params);
+      report(seen);
+      return r;
+    },
+    async transaction(fn) {
+      const seen: OrderTransition[] = [];
+      const out = await db.transaction((tx) => fn({ query: observed(tx, seen) }));
+      report(seen);
+      return out;
+    },
+    listen: (channel, onNotify, onLost) => db.listen(channel, onNotify, onLost),
+    exec: (sql) => db.exec(sql),
+    close: () => db.close(),
+  };
 }
 
 /**
