@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import bs58 from 'bs58';
 import type { Address } from '@solana/kit';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { addressBytes } from '../domain/address-codec.ts';
+import { addressBytes, addressFromBytes } from '../domain/address-codec.ts';
 
 /**
  * Synchronous program-derived addresses. kit's `getProgramDerivedAddress` is async (WebCrypto digest)
@@ -61,7 +60,7 @@ export function findProgramAddress(seeds: readonly Uint8Array[], programAddress:
     const h = createHash('sha256');
     for (const s of seeds) h.update(s);
     const digest = h.update(Uint8Array.of(bump)).update(program).update(PDA_MARKER).digest();
-    if (!isOnCurve(digest)) return [bs58.encode(digest) as Address, bump];
+    if (!isOnCurve(digest)) return [addressFromBytes(digest), bump];
   }
   throw new Error('no viable bump seed');
 }

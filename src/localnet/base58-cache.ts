@@ -1,23 +1,25 @@
 import bs58 from 'bs58';
+import type { Address } from '@solana/kit';
 
 /**
  * Base58 is quadratic and shows up first in the RPC hot path, yet the same few hundred addresses repeat
  * across transactions; these caches make each distinct address cost one conversion.
  */
 const MAX_ENTRIES = 200_000;
-const toText = new Map<string, string>();
+const toText = new Map<string, Address>();
 const toBytes = new Map<string, Uint8Array>();
 
 function bytesKey(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 }
 
-export function addressToText(bytes: Uint8Array): string {
+/** 32 bytes in base58 are an address by definition: the one place the localnet brands one. */
+export function addressToText(bytes: Uint8Array): Address {
   const key = bytesKey(bytes);
   let s = toText.get(key);
   if (s === undefined) {
     if (toText.size >= MAX_ENTRIES) toText.clear();
-    s = bs58.encode(bytes);
+    s = bs58.encode(bytes) as Address;
     toText.set(key, s);
   }
   return s;

@@ -1,5 +1,5 @@
 import type { LiteSvm } from 'litesvm/dist/internal.js';
-import { getAddressDecoder, type Address } from '@solana/kit';
+import { getAddressDecoder } from '@solana/kit';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { addressToBytes, addressToText } from './base58-cache.ts';
@@ -95,7 +95,7 @@ export class ChainAccounts {
     }
     const a = this.svm.getAccount(addressToBytes(address));
     if (a === null) return null;
-    const owner = addressToText(a.owner()) as Address;
+    const owner = addressToText(a.owner());
     // Only loader-owned accounts can be executable: skip the native call for everything else.
     const executable = LOADERS.has(owner) && a.executable();
     if (!full && !isTokenProgram(owner)) {

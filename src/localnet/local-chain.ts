@@ -163,7 +163,7 @@ export class LocalChain {
   programAccounts(program: string): { address: Address; account: AccountState }[] {
     return this.svm
       .getProgramAccounts(addressToBytes(program))
-      .map((x) => ({ address: addressToText(x.address) as Address, account: toState(x.account()) }));
+      .map((x) => ({ address: addressToText(x.address), account: toState(x.account()) }));
   }
 
   decimalsOf(mint: string): number | null {

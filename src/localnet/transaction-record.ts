@@ -1,5 +1,5 @@
 import { Account, FailedTransactionMetadata, type TransactionMetadata } from 'litesvm/dist/internal.js';
-import { getAddressDecoder, getBase58Decoder, type Address } from '@solana/kit';
+import { getAddressDecoder, getBase58Decoder } from '@solana/kit';
 import { addressToBytes, addressToText } from './base58-cache.ts';
 import { transactionFee } from './fee-schedule.ts';
 import { RENT_EXEMPT_EPOCH, type AccountState, type TokenBalanceJson, type TransactionMetaJson, type TransactionRecord } from './local-chain-types.ts';
@@ -94,7 +94,7 @@ export function innerInstructionsJson(meta: TransactionMetadata): TransactionMet
 }
 
 export function toState(a: Account): AccountState {
-  return { lamports: a.lamports(), data: a.data(), owner: addressToText(a.owner()) as Address, executable: a.executable(), rentEpoch: RENT_EXEMPT_EPOCH };
+  return { lamports: a.lamports(), data: a.data(), owner: addressToText(a.owner()), executable: a.executable(), rentEpoch: RENT_EXEMPT_EPOCH };
 }
 
 export function fromState(s: AccountState): Account {

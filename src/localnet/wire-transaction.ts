@@ -70,7 +70,7 @@ export function decodeWireTransaction(bytes: Uint8Array): WireTransaction {
   const header = { numSignerAccounts, numReadonlySignerAccounts: r.u8(), numReadonlyNonSignerAccounts: r.u8() };
   const keyCount = r.shortVec();
   const staticKeys: Address[] = [];
-  for (let i = 0; i < keyCount; i++) staticKeys.push(addressToText(r.bytes(32)) as Address);
+  for (let i = 0; i < keyCount; i++) staticKeys.push(addressToText(r.bytes(32)));
   // Blockhashes repeat across a slot's transactions, so the address cache serves them too.
   const recentBlockhash = addressToText(r.bytes(32));
   const ixCount = r.shortVec();
@@ -85,7 +85,7 @@ export function decodeWireTransaction(bytes: Uint8Array): WireTransaction {
   if (version === 0) {
     const n = r.shortVec();
     for (let i = 0; i < n; i++) {
-      const lookupTableAddress = addressToText(r.bytes(32)) as Address;
+      const lookupTableAddress = addressToText(r.bytes(32));
       const writableIndexes = [...r.bytes(r.shortVec())];
       const readonlyIndexes = [...r.bytes(r.shortVec())];
       lookups.push({ lookupTableAddress, writableIndexes, readonlyIndexes });

@@ -1,6 +1,7 @@
 import { createHmac, createPrivateKey, createPublicKey } from 'node:crypto';
 import bs58 from 'bs58';
 import { createKeyPairSignerFromPrivateKeyBytes, type Address, type KeyPairSigner } from '@solana/kit';
+import { addressFromBytes } from '../domain/address-codec.ts';
 import { slip10Derive } from './slip10.ts';
 import { secretFileText } from './secret-file.ts';
 
@@ -9,7 +10,7 @@ const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 
 function addressOfSeedPkcs8(seed: Uint8Array): Address {
   const priv = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
-  return bs58.encode(createPublicKey(priv).export({ format: 'der', type: 'spki' }).subarray(-32)) as Address;
+  return addressFromBytes(createPublicKey(priv).export({ format: 'der', type: 'spki' }).subarray(-32));
 }
 
 const PLACEHOLDER_X = Buffer.alloc(32).toString('base64url');
@@ -20,7 +21,7 @@ const PLACEHOLDER_X = Buffer.alloc(32).toString('base64url');
  */
 function addressOfSeedJwk(seed: Uint8Array): Address {
   const jwk = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: Buffer.from(seed).toString('base64url'), x: PLACEHOLDER_X }, format: 'jwk' }).export({ format: 'jwk' });
-  return bs58.encode(Buffer.from(jwk.x!, 'base64url')) as Address;
+  return addressFromBytes(Buffer.from(jwk.x!, 'base64url'));
 }
 
 /** The JWK path only if this runtime derives the same key as PKCS#8 does (a later Node may validate `x`). */
