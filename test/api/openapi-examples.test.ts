@@ -15,6 +15,7 @@ import { EXAMPLE_QUOTE_KEY, depositTransactionExample, orderRequestExample, quot
 import { errorExample } from '../../src/api/examples/error-examples.ts';
 import { createMetrics } from '../../src/api/metrics.ts';
 import { QUOTE_ID_PATTERN, TRACKING_ID_PATTERN, type OperationId } from '../../src/api/schemas.ts';
+import { EXAMPLE_WEBHOOK_SECRET } from '../../src/api/schemas/webhook-events.ts';
 import { buildDepositTransaction } from '../../src/chain/deposit-transaction.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { HushError, type HushErrorCode } from '../../src/domain/errors.ts';
@@ -119,6 +120,23 @@ describe('OpenAPI examples are what Hush issues', () => {
       assert.equal(value, base64);
       const tx = getTransactionDecoder().decode(getBase64Encoder().encode(value as string));
       assert.deepEqual(Object.keys(tx.signatures), [quoteRequestExample.senderAddress], 'signed by the sender only');
+    }
+  });
+
+  test('the webhook examples carry the signatures Hush would send with them', () => {
+    const key = Buffer.from(EXAMPLE_WEBHOOK_SECRET.replace(/^whsec_/, ''), 'base64');
+    for (const [type, item] of Object.entries(doc.webhooks as Json)) {
+      const op = item.post;
+      const header = (name: string) => (op.parameters as Json[]).find((p) => p.name === name)?.example as string;
+      const event = op.requestBody.content['application/json'].example;
+      const body = JSON.stringify(event);
+      assert.equal(header('webhook-id'), event.id, type);
+      const ts = header('webhook-timestamp');
+      assert.match(ts, /^\d{10}$/);
+      assert.ok(Math.abs(Number(ts) - Date.parse(event.createdAt) / 1000) < 60, `${type}: sent right after the event`);
+      const expected = createHmac('sha256', key).update(`${event.id}.${ts}.${body}`).digest('base64');
+      assert.equal(header('webhook-signature'), `v1,${expected}`, `${type}: Standard Webhooks signature`);
+      assert.equal(header('hush-signature'), `t=${ts},v1=${createHmac('sha256', EXAMPLE_WEBHOOK_SECRET).update(`${ts}.${body}`).digest('hex')}`, `${type}: legacy signature`);
     }
   });
 

@@ -76,7 +76,7 @@ const RefundReason = Type.String({
 });
 
 const Refund = Type.Object(
-  { signature: signature('The refund transaction, to the sender'), amount: amount('What it returned, less the network fee'), reason: RefundReason },
+  { signature: signature('The refund transaction, to the sender'), amount: amount('What it returned to the sender'), reason: RefundReason },
   { title: 'Refund', description: 'Money sent back to the sender' },
 );
 

@@ -1,5 +1,7 @@
 import { Type, type TSchema } from 'typebox';
+import { Webhook } from 'standardwebhooks';
 import { MAX_WEBHOOK_ATTEMPTS } from '../../store/webhooks-store.ts';
+import { webhookSignature } from '../../webhooks/webhook-delivery.ts';
 import { EVENT_ID_EXAMPLE, TRACKING_ID_EXAMPLE, releasedStatusExample, statusExample } from '../examples.ts';
 import { trackingId } from './fields.ts';
 
@@ -77,37 +79,48 @@ const headerParam = (name: string, description: string, example: string, depreca
   example,
 });
 
-/** Standard Webhooks (standardwebhooks.com) headers, then the deprecated ones they replace. */
-const SIGNATURE_HEADERS = [
-  headerParam('webhook-id', "The event id (the body's id); the same on every retry: drop repeats by it", EVENT_ID_EXAMPLE),
-  headerParam('webhook-timestamp', "Unix seconds of this attempt; refuse a delivery more than 5 minutes off your clock (replays)", '1795168621'),
-  headerParam(
-    'webhook-signature',
-    'Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK\'s verifyWebhook does all this',
-    'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
-  ),
-  headerParam('hush-event-id', 'Deprecated (see the Sunset header): the same as webhook-id', EVENT_ID_EXAMPLE, true),
-  headerParam(
-    'hush-signature',
-    'Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>", signed with the current secret only. Verify webhook-signature instead',
-    't=1795168621,v1=5d2c3f0e…',
-    true,
-  ),
-  headerParam('deprecation', 'RFC 9745: since when the hush-* headers are deprecated ("@" and Unix seconds)', '@1763856000', true),
-  headerParam('sunset', 'RFC 8594: after this date the hush-* headers are no longer sent', 'Sun, 23 May 2027 00:00:00 GMT', true),
-];
+/** The secret the examples are signed with, published so that a receiver's verification can be tried on them. */
+export const EXAMPLE_WEBHOOK_SECRET = `whsec_${Buffer.from('hush-openapi-example-webhook-key!').toString('base64')}`;
+
+/**
+ * Standard Webhooks (standardwebhooks.com) headers, then the deprecated ones they replace, with the values
+ * the delivery code would send for `event` one second after it happened.
+ */
+function signatureHeaders(event: { id: string; createdAt: string }) {
+  const body = JSON.stringify(event);
+  const at = new Date(Date.parse(event.createdAt) + 1000);
+  const timestampS = Math.floor(at.getTime() / 1000);
+  return [
+    headerParam('webhook-id', "The event id (the body's id); the same on every retry: drop repeats by it", event.id),
+    headerParam('webhook-timestamp', 'Unix seconds of this attempt; refuse a delivery more than 5 minutes off your clock (replays)', String(timestampS)),
+    headerParam(
+      'webhook-signature',
+      `Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with ${EXAMPLE_WEBHOOK_SECRET} over the example body as compact JSON`,
+      new Webhook(EXAMPLE_WEBHOOK_SECRET).sign(event.id, at, body),
+    ),
+    headerParam('hush-event-id', 'Deprecated (see the Sunset header): the same as webhook-id', event.id, true),
+    headerParam(
+      'hush-signature',
+      'Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead',
+      webhookSignature(EXAMPLE_WEBHOOK_SECRET, timestampS, body),
+      true,
+    ),
+    headerParam('deprecation', 'RFC 9745: since when the hush-* headers are deprecated ("@" and Unix seconds)', '@1795392000', true),
+    headerParam('sunset', 'RFC 8594: after this date the hush-* headers are no longer sent', 'Sun, 23 May 2027 00:00:00 GMT', true),
+  ];
+}
 
 const DELIVERY =
   `Delivered at least once: any 2xx within 5 s acknowledges it; anything else (another status, a redirect, which is not followed, a timeout) is retried with backoff (2^n s after the n-th attempt, at most an hour apart) for ${MAX_WEBHOOK_ATTEMPTS} attempts, about 4 h, then given up. One order's events go out one at a time and in order, so an event not acknowledged holds back that order's later events (never other orders'). Answer fast and do the work afterwards; the body of your answer is not read.`;
 
 // No operationId: the SDK's types index `operations` by the partner API's operations only.
-const webhook = (schema: string, summary: string, description: string) => ({
+const webhook = (schema: string, example: { id: string; createdAt: string }, summary: string, description: string) => ({
   post: {
     summary,
     description: `${description}\n\n${DELIVERY}`,
     security: [],
-    parameters: SIGNATURE_HEADERS,
-    requestBody: { required: true, description: 'The event, as JSON', content: { 'application/json': { schema: ref(schema) } } },
+    parameters: signatureHeaders(example),
+    requestBody: { required: true, description: 'The event, as JSON', content: { 'application/json': { schema: ref(schema), example } } },
     responses: {
       '2XX': { description: 'Acknowledged: the event is not sent again' },
       default: { description: 'Not acknowledged: the event is sent again later' },
@@ -119,13 +132,20 @@ const webhook = (schema: string, summary: string, description: string) => ({
 export const WEBHOOKS = {
   'order.status_changed': webhook(
     'OrderStatusChangedEvent',
+    statusChangedExample,
     'An order changed status',
     "Posted to your account's webhook URL at every status transition of your orders, with the order's status record as of that transition. Poll GET /transfer/v1/status/{trackingId} for the current one.",
   ),
   'order.released': webhook(
     'OrderReleasedEvent',
+    releasedExample,
     'A held private payout was released',
     'Posted when the payout of a private (standard) amount, held to leave together with others of its class, is released: right after the order.status_changed event of that transition (to sending), with the same sequence. order.privacy says with how many payouts it left (releasedWith) and how long it was held (heldSeconds). Orders of an amount that is not private, and Hush runs with privacy off, never send it.',
   ),
-  'webhook.test': webhook('WebhookTestEvent', 'A test event', 'Posted by POST /transfer/v1/webhooks/test, signed like every event, to check that your receiver verifies and acknowledges deliveries.'),
+  'webhook.test': webhook(
+    'WebhookTestEvent',
+    testExample,
+    'A test event',
+    'Posted by POST /transfer/v1/webhooks/test, signed like every event, to check that your receiver verifies and acknowledges deliveries.',
+  ),
 };

@@ -168,12 +168,12 @@ export interface webhooks {
                     "webhook-id": string;
                     /**
                      * @description Unix seconds of this attempt; refuse a delivery more than 5 minutes off your clock (replays)
-                     * @example 1795168621
+                     * @example 1795255422
                      */
                     "webhook-timestamp": string;
                     /**
-                     * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this
-                     * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                     * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
+                     * @example v1,WtpNZibSYgiuLpv64NBJIJGBrLwZW7cwFEvP2X3mANo=
                      */
                     "webhook-signature": string;
                     /**
@@ -184,14 +184,14 @@ export interface webhooks {
                     "hush-event-id"?: string;
                     /**
                      * @deprecated
-                     * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>", signed with the current secret only. Verify webhook-signature instead
-                     * @example t=1795168621,v1=5d2c3f0e…
+                     * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
+                     * @example t=1795255422,v1=32cbbf7bbc8cbe9797463354a5f63c36b72cd4a180d490bfa84d09767ba9c7fe
                      */
                     "hush-signature"?: string;
                     /**
                      * @deprecated
                      * @description RFC 9745: since when the hush-* headers are deprecated ("@" and Unix seconds)
-                     * @example @1763856000
+                     * @example @1795392000
                      */
                     deprecation?: string;
                     /**
@@ -207,6 +207,72 @@ export interface webhooks {
             /** @description The event, as JSON */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_Qm3vXc0pL7aTzR9kWn2bYe",
+                     *       "type": "order.status_changed",
+                     *       "createdAt": "2026-11-21T10:03:41.012Z",
+                     *       "data": {
+                     *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+                     *         "status": "completed",
+                     *         "sequence": "5",
+                     *         "order": {
+                     *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+                     *           "createdAt": "2026-11-21T10:00:02.000Z",
+                     *           "expiration": "2026-11-21T10:30:02.000Z",
+                     *           "sourceAssetId": "sol",
+                     *           "destinationAssetId": "sol",
+                     *           "amountIn": "100000000",
+                     *           "amountOut": "99429800",
+                     *           "deposit": {
+                     *             "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
+                     *             "amount": "100000000",
+                     *             "confirmedAt": "2026-11-21T10:00:04.100Z"
+                     *           },
+                     *           "refund": null,
+                     *           "failureReason": null,
+                     *           "status": "completed",
+                     *           "final": true,
+                     *           "updatedAt": "2026-11-21T10:03:41.012Z",
+                     *           "payouts": [
+                     *             {
+                     *               "signature": "4uQeVj5tqViQh7yWWGStvkEG1Zmhx6uasJtWCJziofM95Djm6MU7hgpdZ5hcxWVxgrdgKnvjZ2xKjaNPB5pBnRPF",
+                     *               "amount": "99429800",
+                     *               "confirmedAt": "2026-11-21T10:03:41.012Z"
+                     *             }
+                     *           ],
+                     *           "history": [
+                     *             {
+                     *               "status": "awaiting_deposit",
+                     *               "at": "2026-11-21T10:00:02.000Z"
+                     *             },
+                     *             {
+                     *               "status": "deposit_detected",
+                     *               "at": "2026-11-21T10:00:03.700Z"
+                     *             },
+                     *             {
+                     *               "status": "deposit_confirmed",
+                     *               "at": "2026-11-21T10:00:04.100Z"
+                     *             },
+                     *             {
+                     *               "status": "sending",
+                     *               "at": "2026-11-21T10:03:40.300Z"
+                     *             },
+                     *             {
+                     *               "status": "completed",
+                     *               "at": "2026-11-21T10:03:41.012Z"
+                     *             }
+                     *           ],
+                     *           "privacy": {
+                     *             "standard": true,
+                     *             "releaseBy": null,
+                     *             "releasedWith": 20,
+                     *             "heldSeconds": 216
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderStatusChangedEvent"];
                 };
             };
@@ -254,35 +320,35 @@ export interface webhooks {
                 header: {
                     /**
                      * @description The event id (the body's id); the same on every retry: drop repeats by it
-                     * @example evt_Qm3vXc0pL7aTzR9kWn2bYe
+                     * @example evt_a8Vd2LqN5sXw0RkT3yPbHc
                      */
                     "webhook-id": string;
                     /**
                      * @description Unix seconds of this attempt; refuse a delivery more than 5 minutes off your clock (replays)
-                     * @example 1795168621
+                     * @example 1795255421
                      */
                     "webhook-timestamp": string;
                     /**
-                     * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this
-                     * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                     * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
+                     * @example v1,DeWWgGX768125Y2XKx32mRUVf0/a07JIvplsl0uGT/E=
                      */
                     "webhook-signature": string;
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): the same as webhook-id
-                     * @example evt_Qm3vXc0pL7aTzR9kWn2bYe
+                     * @example evt_a8Vd2LqN5sXw0RkT3yPbHc
                      */
                     "hush-event-id"?: string;
                     /**
                      * @deprecated
-                     * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>", signed with the current secret only. Verify webhook-signature instead
-                     * @example t=1795168621,v1=5d2c3f0e…
+                     * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
+                     * @example t=1795255421,v1=5dec155a386f223e079e42c8d72cc740dfa0ffe24842eb2a385f0b4e25c12a1e
                      */
                     "hush-signature"?: string;
                     /**
                      * @deprecated
                      * @description RFC 9745: since when the hush-* headers are deprecated ("@" and Unix seconds)
-                     * @example @1763856000
+                     * @example @1795392000
                      */
                     deprecation?: string;
                     /**
@@ -298,6 +364,62 @@ export interface webhooks {
             /** @description The event, as JSON */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_a8Vd2LqN5sXw0RkT3yPbHc",
+                     *       "type": "order.released",
+                     *       "createdAt": "2026-11-21T10:03:40.300Z",
+                     *       "data": {
+                     *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+                     *         "status": "sending",
+                     *         "sequence": "4",
+                     *         "order": {
+                     *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+                     *           "createdAt": "2026-11-21T10:00:02.000Z",
+                     *           "expiration": "2026-11-21T10:30:02.000Z",
+                     *           "sourceAssetId": "sol",
+                     *           "destinationAssetId": "sol",
+                     *           "amountIn": "100000000",
+                     *           "amountOut": "99429800",
+                     *           "deposit": {
+                     *             "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
+                     *             "amount": "100000000",
+                     *             "confirmedAt": "2026-11-21T10:00:04.100Z"
+                     *           },
+                     *           "refund": null,
+                     *           "failureReason": null,
+                     *           "status": "sending",
+                     *           "final": false,
+                     *           "updatedAt": "2026-11-21T10:03:40.300Z",
+                     *           "payouts": [],
+                     *           "history": [
+                     *             {
+                     *               "status": "awaiting_deposit",
+                     *               "at": "2026-11-21T10:00:02.000Z"
+                     *             },
+                     *             {
+                     *               "status": "deposit_detected",
+                     *               "at": "2026-11-21T10:00:03.700Z"
+                     *             },
+                     *             {
+                     *               "status": "deposit_confirmed",
+                     *               "at": "2026-11-21T10:00:04.100Z"
+                     *             },
+                     *             {
+                     *               "status": "sending",
+                     *               "at": "2026-11-21T10:03:40.300Z"
+                     *             }
+                     *           ],
+                     *           "privacy": {
+                     *             "standard": true,
+                     *             "releaseBy": null,
+                     *             "releasedWith": 20,
+                     *             "heldSeconds": 216
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrderReleasedEvent"];
                 };
             };
@@ -345,35 +467,35 @@ export interface webhooks {
                 header: {
                     /**
                      * @description The event id (the body's id); the same on every retry: drop repeats by it
-                     * @example evt_Qm3vXc0pL7aTzR9kWn2bYe
+                     * @example evt_test_Zk3v1lq2cJ8pQy0A
                      */
                     "webhook-id": string;
                     /**
                      * @description Unix seconds of this attempt; refuse a delivery more than 5 minutes off your clock (replays)
-                     * @example 1795168621
+                     * @example 1795255081
                      */
                     "webhook-timestamp": string;
                     /**
-                     * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this
-                     * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                     * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
+                     * @example v1,pIWTO7WizSKMAbsFg5/pbk1g8Y2APFz5Rn7ucjFFLJA=
                      */
                     "webhook-signature": string;
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): the same as webhook-id
-                     * @example evt_Qm3vXc0pL7aTzR9kWn2bYe
+                     * @example evt_test_Zk3v1lq2cJ8pQy0A
                      */
                     "hush-event-id"?: string;
                     /**
                      * @deprecated
-                     * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>", signed with the current secret only. Verify webhook-signature instead
-                     * @example t=1795168621,v1=5d2c3f0e…
+                     * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
+                     * @example t=1795255081,v1=4f12c4228da7ce2227ba3b63243c83847c584d27356bb75fc37ef197a2d4e885
                      */
                     "hush-signature"?: string;
                     /**
                      * @deprecated
                      * @description RFC 9745: since when the hush-* headers are deprecated ("@" and Unix seconds)
-                     * @example @1763856000
+                     * @example @1795392000
                      */
                     deprecation?: string;
                     /**
@@ -389,6 +511,14 @@ export interface webhooks {
             /** @description The event, as JSON */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_test_Zk3v1lq2cJ8pQy0A",
+                     *       "type": "webhook.test",
+                     *       "createdAt": "2026-11-21T09:58:00.000Z",
+                     *       "data": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookTestEvent"];
                 };
             };
@@ -888,7 +1018,7 @@ export interface components {
         Refund: {
             /** @description The refund transaction, to the sender: a base58 Solana transaction signature (64 bytes, 86–88 characters) */
             signature: string;
-            /** @description What it returned, less the network fee, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            /** @description What it returned to the sender, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
             amount: string;
             /** @description Why: deposit_short / deposit_over: the deposit differed from amountIn; price_moved: a swap whose price moved beyond the limit the operator set (none by default: quotes are firm); recipient_refused: the chain refused to pay the recipient; undeliverable: the payout could not be made; late_deposit: funds sent to the deposit account after its deposit was confirmed or the order ended (the order keeps its status) */
             reason: string;
