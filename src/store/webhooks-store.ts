@@ -4,6 +4,8 @@ import type { Queryable } from './db.ts';
 export interface DueWebhookEvent {
   id: string;
   orderId: string;
+  /** `order.status_changed`, or `order.released` (a held private payout sent: migration 017). */
+  type: string;
   /** The transition's place in its order's history, from 1 (`order.history[sequence - 1]`); per order, so it reveals no global volume. */
   sequence: string;
   status: string;
@@ -59,6 +61,7 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
   const { rows } = await db.query<{
     id: string | number;
     order_id: string | number;
+    type: string;
     sequence: string | number;
     status: string;
     at: Date;
@@ -78,7 +81,7 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
      UPDATE webhook_events e SET attempts = e.attempts + 1, locked_until = date_trunc('milliseconds', now() + make_interval(secs => $2))
      FROM due, accounts a
      WHERE e.id = due.id AND a.id = e.account_id
-     RETURNING e.id, e.order_id, e.status, e.at, e.attempts, e.locked_until, a.webhook_url, a.webhook_secret,
+     RETURNING e.id, e.order_id, e.type, e.status, e.at, e.attempts, e.locked_until, a.webhook_url, a.webhook_secret,
        CASE WHEN a.webhook_previous_until > now() THEN a.webhook_previous_secret END AS webhook_previous,
        (SELECT count(*) FROM order_history h WHERE h.order_id = e.order_id AND h.id <= e.history_id) AS sequence`,
     [limit, leaseS],
@@ -86,6 +89,7 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
   return rows.map((r) => ({
     id: String(r.id),
     orderId: String(r.order_id),
+    type: r.type,
     sequence: String(r.sequence),
     status: r.status,
     at: r.at,

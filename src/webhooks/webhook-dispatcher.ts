@@ -19,10 +19,12 @@ const PURGE_EVERY_MS = 3_600_000;
 export { webhookSignature } from './webhook-delivery.ts';
 
 /**
- * Delivers order events (webhook_events, written with every transition) to each account's webhook: at least
+ * Delivers order events (webhook_events, written with every transition: `order.status_changed`, and for a
+ * payout held for its class, `order.released` beside its `sending`) to each account's webhook: at least
  * once, each event with a stable id for the receiver to drop repeats, retried with backoff until a 2xx.
  * One order's events go out one at a time and in order (the claim takes only the oldest pending one), so
- * a failing event holds back the rest of its order only; `data.sequence` increases along them.
+ * a failing event holds back the rest of its order only; `data.sequence` never decreases along them (a release
+ * shares its `sending` transition's).
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
@@ -96,7 +98,7 @@ export class WebhookDispatcher {
       const failed = await markWebhookFailed(this.db, e, error, giveUp);
       if (!failed?.givenUp) return;
       this.opts.metrics?.givenUp.inc();
-      const msg = `webhook event ${this.eventId(e.id)} (#${e.id}, order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`;
+      const msg = `webhook event ${this.eventId(e.id)} (#${e.id}, ${e.type}, order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`;
       if (this.opts.alert) this.opts.alert('webhook_given_up', { eventId: this.eventId(e.id), trackingId: order?.trackingId ?? null, status: e.status, attempts: e.attempts, error }, msg);
       else {
         alertsTotal.inc({ kind: 'webhook_given_up' });
@@ -110,7 +112,7 @@ export class WebhookDispatcher {
     const eventId = this.eventId(e.id);
     const body = JSON.stringify({
       id: eventId,
-      type: 'order.status_changed',
+      type: e.type,
       createdAt: e.at.toISOString(),
       data: { trackingId: order.trackingId, status: e.status, sequence: e.sequence, order: recordAsOf(order, { status: e.status, sequence: Number(e.sequence), at: e.at }) },
     });

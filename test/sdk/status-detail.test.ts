@@ -11,10 +11,13 @@ const base = {
 } as unknown as StatusRecord;
 
 test('held: the latest release moment and the seconds left; completed: the set it went out with; not private: nothing added', () => {
-  assert.equal(statusDetail(base, NOW), 'held for its class (a private amount): released by 2026-11-23T10:05:00.000Z, at most 300 s from now');
+  assert.equal(statusDetail(base, NOW), 'held for privacy: released by 2026-11-23T10:05:00.000Z (in ~300 s)');
   const done = { ...base, status: 'completed', payouts: [{ signature: 'sig1', amount: '1', confirmedAt: null }], privacy: { standard: true, releaseBy: null, releasedWith: 20, heldSeconds: 216 } } as unknown as StatusRecord;
   assert.equal(statusDetail(done, NOW), 'payout sig1 (released with its class: 20 payouts, after 216 s)');
   const free = { ...done, privacy: { standard: false, releaseBy: null, releasedWith: null, heldSeconds: null } } as unknown as StatusRecord;
   assert.equal(statusDetail(free, NOW), 'payout sig1');
   assert.equal(statusDetail({ ...base, privacy: { ...base.privacy, releaseBy: null } } as StatusRecord, NOW), '');
+  // Released, not yet paid: the set it goes with, before the payout line.
+  const released = { ...base, status: 'sending', privacy: { standard: true, releaseBy: null, releasedWith: 3, heldSeconds: 41 } } as unknown as StatusRecord;
+  assert.equal(statusDetail(released, NOW), 'released for privacy with its class: 3 payouts, after 41 s');
 });

@@ -8,28 +8,31 @@
  *   hush status <trackingId>
  *   hush watch <trackingId>
  *   hush webhook-test
- * `send` verifies the deposit transaction before signing it, sends it through SOLANA_RPC_URL and prints
- * each state until the order is final. Exit status: 0 done, 1 error, 2 usage, 3 the order ended other
- * than completed.
+ * `send` checks the sender can pay (tokens, SOL for fees and rent) before it creates an order, verifies the
+ * deposit transaction before signing it, sends it through SOLANA_RPC_URL and prints each state until the
+ * order is final, with when a held private payout goes and the set it went with. Every error is one line:
+ * its cause and its fix. Exit status: 0 done, 1 error, 2 usage, 3 the order ended other than completed.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createKeyPairSignerFromBytes, createSolanaRpc } from '@solana/kit';
-import { createHushClient, type HushClient } from './client.ts';
-import { HushApiError, HushTransportError } from './errors.ts';
+import { createKeyPairSignerFromBytes, createSolanaRpc, type KeyPairSigner } from '@solana/kit';
+import { createHushClient } from './client.ts';
+import { CliError, errorLine, explainError, UsageError, type CliContext } from './cli-errors.ts';
+import { watchOrder } from './cli-progress.ts';
 import { describePrivacy, privateAmountsNearby } from './private-amounts.ts';
+import { assertSenderCanPay } from './sender-funds.ts';
 import { signAndSend } from './sign-and-send.ts';
-import { statusDetail } from './status-detail.ts';
-import type { QuoteRequest, StatusRecord } from './types.ts';
-import { DepositVerificationError } from './verify-deposit.ts';
+import type { QuoteRequest } from './types.ts';
 
 const USAGE = `usage: hush <tokens | quote | send | status <trk> | watch <trk> | webhook-test> [options]
   environment: HUSH_URL (default http://127.0.0.1:8787), HUSH_API_KEY, SOLANA_RPC_URL (send; default http://127.0.0.1:8899)
   quote/send:  --from <asset> [--to <asset>] --amount <base units> --recipient <addr> [--mode exact_in|exact_out]
                [--fee-bps <n> --fee-recipient <addr>]   quote: --sender <addr>   send: --keypair <solana keypair JSON file>
-  status/watch/send: --interval <ms> poll interval (default 3000)`;
-
-class UsageError extends Error {}
+  status/watch/send: --interval <ms> poll interval (default 3000)
+  examples (10 USDC: a private amount on the default menu, held and paid out with its class):
+    hush quote --from usdc --amount 10000000 --sender <addr> --recipient <addr>
+    hush send --keypair sender.json --from usdc --amount 10000000 --recipient <addr>
+    hush watch trk_…`;
 
 const OPTIONS = {
   from: { type: 'string' },
@@ -47,31 +50,6 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-/**
- * One line rewritten in place on a terminal (a spinner beside the latest state), plain lines otherwise
- * (logs, pipes, CI). Hand-written: a dozen lines, not worth a dependency.
- */
-function progress(out: NodeJS.WriteStream) {
-  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-  let text = '';
-  let frame = 0;
-  const timer = out.isTTY ? setInterval(() => out.write(`\r\x1b[2K${frames[frame++ % frames.length]} ${text}`), 100) : undefined;
-  timer?.unref();
-  return {
-    line(s: string) {
-      if (out.isTTY) out.write(`\r\x1b[2K${s}\n`);
-      else out.write(`${s}\n`);
-    },
-    spin(s: string) {
-      text = s;
-    },
-    stop() {
-      if (timer) clearInterval(timer);
-      if (out.isTTY) out.write('\r\x1b[2K');
-    },
-  };
-}
-
 function need(values: Values, name: keyof Values): string {
   const v = values[name];
   if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
@@ -84,8 +62,10 @@ function quoteRequest(values: Values, sender: string): QuoteRequest {
   if (mode !== undefined && mode !== 'exact_in' && mode !== 'exact_out') throw new UsageError('--mode is exact_in or exact_out');
   const feeBps = values['fee-bps'] === undefined ? undefined : Number(values['fee-bps']);
   if (feeBps !== undefined && !Number.isInteger(feeBps)) throw new UsageError('--fee-bps is an integer');
+  const amount = need(values, 'amount');
+  if (!/^\d+$/.test(amount)) throw new UsageError(`--amount is base units, digits only (10 USDC = 10000000), got "${amount}"`);
   return {
-    amount: need(values, 'amount'),
+    amount,
     sourceAssetId: from,
     destinationAssetId: values.to ?? from,
     senderAddress: sender,
@@ -96,30 +76,29 @@ function quoteRequest(values: Values, sender: string): QuoteRequest {
   };
 }
 
-function describe(s: StatusRecord): string {
-  const detail = statusDetail(s);
-  return `${s.trackingId} ${s.status}${detail ? ` ${detail}` : ''}`;
-}
-
-async function watch(client: HushClient, trackingId: string, intervalMs: number): Promise<number> {
-  const p = progress(process.stdout);
+/** A Solana CLI key pair file: a JSON array of 64 bytes (secret then public key). */
+async function readKeypair(path: string): Promise<KeyPairSigner> {
+  const fix = 'pass --keypair a Solana key pair JSON file (solana-keygen new -o sender.json)';
+  let bytes: unknown;
   try {
-    const final = await client.waitForFinal(trackingId, {
-      intervalMs,
-      onStatus: (s) => {
-        p.line(`${new Date().toISOString()} ${describe(s)}`);
-        p.spin(`${s.status}…`);
-      },
-    });
-    return final.status === 'completed' ? 0 : 3;
-  } finally {
-    p.stop();
+    bytes = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new CliError(`cannot read the key pair ${path} (${code ?? (e as Error).message})`, fix);
+  }
+  if (!Array.isArray(bytes) || bytes.length !== 64 || !bytes.every((b) => Number.isInteger(b) && b >= 0 && b < 256)) {
+    throw new CliError(`${path} is not a key pair (a JSON array of 64 bytes)`, fix);
+  }
+  try {
+    return await createKeyPairSignerFromBytes(Uint8Array.from(bytes as number[]));
+  } catch (e) {
+    throw new CliError(`${path} is not a valid key pair (${(e as Error).message})`, fix);
   }
 }
 
 const json = (v: unknown) => console.log(JSON.stringify(v, null, 2));
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [command, ...rest] = positionals;
   if (values.help || !command) {
@@ -127,9 +106,10 @@ async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const apiKey = process.env.HUSH_API_KEY;
-  if (!apiKey) throw new UsageError('HUSH_API_KEY is not set');
-  const client = createHushClient({ baseUrl: process.env.HUSH_URL ?? 'http://127.0.0.1:8787', apiKey });
+  if (!apiKey) throw new CliError('HUSH_API_KEY is not set', 'export HUSH_API_KEY=<your key> (`npm start` prints the demo key)');
+  const client = createHushClient({ baseUrl: ctx.hushUrl, apiKey });
   const intervalMs = values.interval ? Number(values.interval) : 3000;
+  if (!Number.isFinite(intervalMs) || intervalMs < 100) throw new UsageError('--interval is milliseconds, at least 100');
   const trackingId = () => rest[0] ?? (() => { throw new UsageError(`${command} needs a trackingId`); })();
   switch (command) {
     case 'tokens':
@@ -146,35 +126,47 @@ async function main(argv: string[]): Promise<number> {
       return json(r.notModified ? null : r.order), 0;
     }
     case 'watch':
-      return watch(client, trackingId(), intervalMs);
+      return watchOrder(client, trackingId(), intervalMs);
     case 'webhook-test':
       return json(await client.testWebhook()), 0;
-    case 'send': {
-      const signer = await createKeyPairSignerFromBytes(Uint8Array.from(JSON.parse(readFileSync(need(values, 'keypair'), 'utf8')) as number[]));
-      const request = quoteRequest(values, signer.address);
-      const quote = await client.quote(request);
-      console.log(`quote ${quote.amountIn} ${quote.sourceAssetId} → ${quote.amountOut} ${quote.destinationAssetId} (fee ${quote.fee}, ~${quote.duration} s)`);
-      const { amount: _a, sourceAssetId: _s, destinationAssetId: _d, mode: _m, ...terms } = request;
-      const order = await client.order(quote, terms);
-      console.log(`order ${order.trackingId}`);
-      const sent = await signAndSend(client, order, signer, { rpc: createSolanaRpc(process.env.SOLANA_RPC_URL ?? 'http://127.0.0.1:8899') });
-      console.log(`deposit verified, signed and sent: ${sent.signature}`);
-      return watch(client, order.trackingId, intervalMs);
-    }
+    case 'send':
+      return send(client, values, ctx, intervalMs);
     default:
       throw new UsageError(`unknown command ${command}`);
   }
 }
 
-main(process.argv.slice(2)).then(
+async function send(client: ReturnType<typeof createHushClient>, values: Values, ctx: CliContext, intervalMs: number): Promise<number> {
+  const signer = await readKeypair(need(values, 'keypair'));
+  const request = quoteRequest(values, signer.address);
+  const rpc = createSolanaRpc(ctx.rpcUrl);
+  const [quote, tokens] = await Promise.all([client.quote(request), client.tokens()]);
+  console.log(`quote ${quote.amountIn} ${quote.sourceAssetId} → ${quote.amountOut} ${quote.destinationAssetId} (fee ${quote.fee}, ~${quote.duration} s)`);
+  console.log(describePrivacy(request, quote, [])[0]);
+  const asset = tokens.find((t) => t.assetId === quote.sourceAssetId);
+  if (!asset) throw new CliError(`Hush does not list ${quote.sourceAssetId}`, 'run `hush tokens` for the asset ids');
+  // Before the order exists: a sender that cannot pay leaves nothing behind.
+  await assertSenderCanPay(rpc, signer.address, quote, asset);
+  const { amount: _a, sourceAssetId: _s, destinationAssetId: _d, mode: _m, ...terms } = request;
+  const order = await client.order(quote, terms);
+  console.log(`order ${order.trackingId}`);
+  try {
+    const sent = await signAndSend(client, order, signer, { rpc, asset });
+    console.log(`deposit verified, signed and sent: ${sent.signature}`);
+  } catch (e) {
+    const x = explainError(e, ctx);
+    throw new CliError(`the deposit of ${order.trackingId} was not sent: ${x.cause}`, `${x.fix}; the order expires unpaid at ${order.expiration}`);
+  }
+  return watchOrder(client, order.trackingId, intervalMs);
+}
+
+const ctx: CliContext = { hushUrl: process.env.HUSH_URL ?? 'http://127.0.0.1:8787', rpcUrl: process.env.SOLANA_RPC_URL ?? 'http://127.0.0.1:8899' };
+main(process.argv.slice(2), ctx).then(
   (code) => process.exit(code),
   (e: unknown) => {
-    if (e instanceof UsageError || (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      console.error(`hush: ${(e as Error).message}\n${USAGE}`);
-      process.exit(2);
-    }
-    const known = e instanceof HushApiError || e instanceof HushTransportError || e instanceof DepositVerificationError;
-    console.error(`hush: ${known ? (e as Error).message : ((e as Error).stack ?? String(e))}${e instanceof HushApiError && e.requestId ? ` (request ${e.requestId})` : ''}`);
-    process.exit(1);
+    const x = explainError(e, ctx);
+    console.error(errorLine(x));
+    if (process.env.HUSH_DEBUG === '1') console.error(e);
+    process.exit(x.exit);
   },
 );

@@ -23,10 +23,31 @@ export interface PlacedOrder extends Order {
 
 export type StatusResult = { notModified: true; etag: string } | { notModified: false; etag: string | undefined; order: StatusRecord };
 
+/** What waitForFinal reports after each answered poll (see WaitOptions.onProgress). */
+export interface WaitProgress {
+  /** The latest status record. */
+  order: StatusRecord;
+  /** It changed since the last report: another status, a new transition (sequence) or its privacy (held → released). */
+  changed: boolean;
+  /** How many transitions the order has had (its history's length; the webhooks' `sequence`). */
+  sequence: number;
+  /** While its payout is held for its class (a private amount): the latest release moment, and the seconds until it. */
+  held: { releaseBy: string; secondsLeft: number } | null;
+  /** Once released with its class: how many payouts of the class went in the same release, and how long it was held. */
+  released: { releasedWith: number; heldSeconds: number | null } | null;
+  /** Milliseconds since waitForFinal started. */
+  elapsedMs: number;
+}
+
 export interface WaitOptions {
   signal?: AbortSignal;
   /** Called with each new status record (not on unchanged polls). */
   onStatus?: (order: StatusRecord) => void;
+  /**
+   * Called after every answered poll, unchanged ones (304) included, so a countdown can tick without
+   * polls of its own: `changed` says whether the record moved. Never adds a request.
+   */
+  onProgress?: (progress: WaitProgress) => void;
   /** Poll interval, default 3000 ms (the interface's example loop). */
   intervalMs?: number;
 }
@@ -129,6 +150,7 @@ export function createHushClient(options: HushClientOptions): HushClient {
     },
     async waitForFinal(trackingId, opts = {}) {
       const interval = opts.intervalMs ?? 3000;
+      const started = Date.now();
       let etag: string | undefined;
       let last: StatusRecord | undefined;
       let failures = 0;
@@ -138,12 +160,14 @@ export function createHushClient(options: HushClientOptions): HushClient {
         try {
           const r = await client.status(trackingId, etag ? { etag } : {});
           failures = 0;
+          const previous = last;
           if (!r.notModified) {
             etag = r.etag;
             if (!last || last.status !== r.order.status || last.updatedAt !== r.order.updatedAt) opts.onStatus?.(r.order);
             last = r.order;
-            if (r.order.final) return r.order;
           }
+          if (last) opts.onProgress?.(waitProgress(last, previous, started));
+          if (!r.notModified && r.order.final) return r.order;
         } catch (e) {
           if (e instanceof HushApiError && !e.retryable) throw e;
           // 429/503: as long as Hush asks; unreachable: exponential backoff up to 30 s.
@@ -156,6 +180,25 @@ export function createHushClient(options: HushClientOptions): HushClient {
     },
   };
   return client;
+}
+
+/** One progress report: `previous` is the record the last report carried (undefined for the first). */
+export function waitProgress(order: StatusRecord, previous: StatusRecord | undefined, started: number, now = Date.now()): WaitProgress {
+  const { privacy } = order;
+  const changed =
+    !previous ||
+    previous.status !== order.status ||
+    previous.history.length !== order.history.length ||
+    previous.privacy.releaseBy !== privacy.releaseBy ||
+    previous.privacy.releasedWith !== privacy.releasedWith;
+  return {
+    order,
+    changed,
+    sequence: order.history.length,
+    held: privacy.releaseBy ? { releaseBy: privacy.releaseBy, secondsLeft: Math.max(0, Math.ceil((Date.parse(privacy.releaseBy) - now) / 1000)) } : null,
+    released: privacy.releasedWith !== null ? { releasedWith: privacy.releasedWith, heldSeconds: privacy.heldSeconds } : null,
+    elapsedMs: now - started,
+  };
 }
 
 export { retryAfterSeconds };

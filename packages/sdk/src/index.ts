@@ -1,4 +1,4 @@
-export { createHushClient, type HushClient, type HushClientOptions, type PlacedOrder, type StatusResult, type WaitOptions } from './client.ts';
+export { createHushClient, waitProgress, type HushClient, type HushClientOptions, type PlacedOrder, type StatusResult, type WaitOptions, type WaitProgress } from './client.ts';
 export { HushApiError, HushTransportError } from './errors.ts';
 export {
   DEFAULT_MAX_COMPUTE_UNIT_LIMIT,
@@ -9,9 +9,10 @@ export {
   type VerifiedDeposit,
   type VerifyDepositOptions,
 } from './verify-deposit.ts';
-export { statusDetail } from './status-detail.ts';
+export { heldFor, statusDetail } from './status-detail.ts';
+export { assertSenderCanPay, senderFunds, InsufficientFundsError, BASE_FEE_LAMPORTS, MAX_PRIORITY_FEE_LAMPORTS, type FundsRpc, type SenderFunds } from './sender-funds.ts';
 export { describePrivacy, privateAmountsNearby, type PrivateAmountOption } from './private-amounts.ts';
 export { signAndSend, type SentDeposit, type SignAndSendOptions } from './sign-and-send.ts';
 export type { ErrorCode, Order, OrderRequest, OrderStatus, OrderTerms, Quote, QuoteRequest, StatusRecord, Token } from './types.ts';
 export type { paths, components, operations } from './generated/openapi.ts';
-export { verifyWebhook, HushWebhookError, type HushWebhookEvent } from './webhooks.ts';
+export { verifyWebhook, HushWebhookError, type HushWebhookEvent, type OrderEventData, type ReleasedStatusRecord } from './webhooks.ts';

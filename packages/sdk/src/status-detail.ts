@@ -6,16 +6,20 @@ import type { StatusRecord } from './types.ts';
  */
 export function statusDetail(s: StatusRecord, now = Date.now()): string {
   const { privacy } = s;
+  const held = privacy.heldSeconds !== null ? `, after ${privacy.heldSeconds} s` : '';
   if (s.status === 'completed') {
-    const set = privacy.releasedWith !== null ? ` (released with its class: ${privacy.releasedWith} payouts, after ${privacy.heldSeconds} s)` : '';
+    const set = privacy.releasedWith !== null ? ` (released with its class: ${privacy.releasedWith} payouts${held})` : '';
     return `payout ${s.payouts.map((p) => p.signature).join(', ')}${set}`;
   }
   if (s.refund) return `refund ${s.refund.signature} (${s.refund.reason})`;
   if (s.failureReason) return `(${s.failureReason})`;
-  if (privacy.releaseBy) {
-    const left = Math.max(0, Math.ceil((Date.parse(privacy.releaseBy) - now) / 1000));
-    return `held for its class (a private amount): released by ${privacy.releaseBy}, at most ${left} s from now`;
-  }
-  if (privacy.releasedWith !== null) return `released with its class: ${privacy.releasedWith} payouts`;
+  if (privacy.releaseBy) return heldFor(privacy.releaseBy, now);
+  if (privacy.releasedWith !== null) return `released for privacy with its class: ${privacy.releasedWith} payouts${held}`;
   return '';
+}
+
+/** A held private payout: its latest release moment and the seconds until it. */
+export function heldFor(releaseBy: string, now = Date.now()): string {
+  const left = Math.max(0, Math.ceil((Date.parse(releaseBy) - now) / 1000));
+  return `held for privacy: released by ${releaseBy} (in ~${left} s)`;
 }

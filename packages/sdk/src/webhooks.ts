@@ -1,9 +1,27 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { StatusRecord } from './types.ts';
 
-/** What Hush posts to a partner's webhook (Standard Webhooks: webhook-id / -timestamp / -signature). */
+/** An order event's data: the transition's status, its place in the order's history (from 1), the status record as of it. */
+export interface OrderEventData<R extends StatusRecord = StatusRecord> {
+  trackingId: string;
+  status: StatusRecord['status'];
+  sequence: string;
+  order: R;
+}
+
+/** The status record of a released order: the set its payout went out with and how long it was held. */
+export type ReleasedStatusRecord = StatusRecord & { privacy: StatusRecord['privacy'] & { releasedWith: number; heldSeconds: number } };
+
+/**
+ * What Hush posts to a partner's webhook (Standard Webhooks: webhook-id / -timestamp / -signature).
+ * `order.status_changed`: every transition. `order.released`: a payout held for its class (a private
+ * amount, privacy on) goes out; sent once, right after the `order.status_changed` of the same transition
+ * (`sending`, same `sequence`), with `order.privacy.releasedWith` and `heldSeconds` set. A receiver should
+ * answer 2xx to types it does not know (later versions may add some).
+ */
 export type HushWebhookEvent =
-  | { id: string; type: 'order.status_changed'; createdAt: string; data: { trackingId: string; status: StatusRecord['status']; sequence: string; order: StatusRecord } }
+  | { id: string; type: 'order.status_changed'; createdAt: string; data: OrderEventData }
+  | { id: string; type: 'order.released'; createdAt: string; data: OrderEventData<ReleasedStatusRecord> }
   | { id: string; type: 'webhook.test'; createdAt: string; data: Record<string, never> };
 
 export class HushWebhookError extends Error {
