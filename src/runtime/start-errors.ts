@@ -10,6 +10,9 @@ function portSetting(port: number | undefined, config: HushConfig): string {
   return 'set PORT, HUSH_OPS_PORT or LOCALNET_PORT';
 }
 
+/** Errors of reaching PostgreSQL that a wrong DATABASE_URL causes: refused, no such host, bad login, no such database. */
+const STORE_SETTING_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', '28P01', '28000', '3D000']);
+
 /**
  * A failed start as one line: the cause and the variable to change, never a stack (which could carry SQL
  * or a connection string).
@@ -20,5 +23,7 @@ export function startFailureMessage(e: unknown, config: HushConfig | null): stri
     const what = err.code === 'EADDRINUSE' ? 'is in use' : 'may not be opened by this user';
     return `port ${err.port ?? '?'} ${what}: ${portSetting(err.port, config)}`;
   }
-  return err?.message || err?.code || String(e);
+  const cause = err?.message || err?.code || String(e);
+  if (config?.databaseUrl && STORE_SETTING_CODES.has(err?.code ?? '')) return `${cause}: check DATABASE_URL`;
+  return cause;
 }

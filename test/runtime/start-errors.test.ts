@@ -76,6 +76,8 @@ test('an ops port in use: names HUSH_OPS_PORT; the message for each listener nam
   assert.match(inUse(9100), /^port 9100 is in use: set LOCALNET_PORT/);
   assert.match(inUse(9200), /^port 9200 is in use: set LOCALNET_WS_PORT/);
   assert.equal(startFailureMessage(new Error('boom'), config), 'boom');
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+  assert.equal(startFailureMessage(refused, loadConfig({ DATABASE_URL: 'postgres://127.0.0.1:1/x' })), 'connect ECONNREFUSED 127.0.0.1:1: check DATABASE_URL');
 });
 
 test('the start banner says what to run next; status polls and health checks are logged at debug only', async () => {
