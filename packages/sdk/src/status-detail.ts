@@ -7,14 +7,15 @@ import type { StatusRecord } from './types.ts';
 export function statusDetail(s: StatusRecord, now = Date.now()): string {
   const { privacy } = s;
   const held = privacy.heldSeconds !== null ? `, after ${privacy.heldSeconds} s` : '';
+  const set = (n: number) => `${n} payout${n === 1 ? '' : 's'}`;
   if (s.status === 'completed') {
-    const set = privacy.releasedWith !== null ? ` (released with its class: ${privacy.releasedWith} payouts${held})` : '';
-    return `payout ${s.payouts.map((p) => p.signature).join(', ')}${set}`;
+    const released = privacy.releasedWith !== null ? ` (released with its class: ${set(privacy.releasedWith)}${held})` : '';
+    return `payout ${s.payouts.map((p) => p.signature).join(', ')}${released}`;
   }
   if (s.refund) return `refund ${s.refund.signature} (${s.refund.reason})`;
   if (s.failureReason) return `(${s.failureReason})`;
   if (privacy.releaseBy) return heldFor(privacy.releaseBy, now);
-  if (privacy.releasedWith !== null) return `released for privacy with its class: ${privacy.releasedWith} payouts${held}`;
+  if (privacy.releasedWith !== null) return `released for privacy with its class: ${set(privacy.releasedWith)}${held}`;
   return '';
 }
 
