@@ -5,9 +5,13 @@ import { assetsWithUnsweptDeposits } from '../../store/settlement/assets-with-un
 import { attachSweep } from '../../store/settlement/attach-sweep.ts';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { lockUnsweptDeposits } from '../../store/settlement/lock-unswept-deposits.ts';
+import type { UnsweptDeposit } from '../../store/settlement/sweepable.ts';
 import { relockUnsweptDeposits } from '../../store/settlement/relock-unswept-deposits.ts';
 import { faultPoint } from '../outbox.ts';
 import type { SettlementContext } from '../context.ts';
+import { runStep, type Step } from '../step.ts';
+import type { AccountBalance } from '../../chain/chain-view.ts';
+import type { FreshBlockhash } from '../../chain/solana-chain.ts';
 
 /** What a sweep touches. */
 export type SweepDeps = Pick<SettlementContext, 'db' | 'view' | 'chain' | 'shape' | 'asset' | 'treasury' | 'outbox' | 'alerted' | 'alert' | 'log' | 'slotMs'>;
@@ -50,62 +54,106 @@ export class Sweeps {
     // Nothing unswept at all, finalized or not (an idle Hush): the chain need not be asked for its height.
     if ((await assetsWithUnsweptDeposits(ctx.db, ANY_HEIGHT)).length === 0) return 0;
     const finalizedHeight = await ctx.view.blockHeight('finalized');
-    for (const assetId of await assetsWithUnsweptDeposits(ctx.db, finalizedHeight)) {
-      const asset = ctx.asset(assetId);
-      const pool = ctx.treasury.pools(assetId)[randomInt(ctx.treasury.pools(assetId).length)]!;
-      // From after the last batch of the asset, round again from the start once past the end.
-      const after = this.sweptUpTo.get(assetId) ?? '0';
-      let batch = await lockUnsweptDeposits(ctx.db, finalizedHeight, assetId, SWEEP_BATCH, after);
-      if (batch.length === 0 && after !== '0') batch = await lockUnsweptDeposits(ctx.db, finalizedHeight, assetId, SWEEP_BATCH);
-      if (batch.length === 0) continue;
-      this.sweptUpTo.set(assetId, batch[batch.length - 1]!.orderId);
-      const [blockhash, balances] = await Promise.all([ctx.chain().latestBlockhash(), ctx.view.balances(batch.map((b) => b.depositAccount), 'confirmed')]);
-      const items: (SweepItem & { orderId: string; extra: bigint; reserve: bigint })[] = [];
-      for (const b of batch) {
-        const balance = balances.get(b.depositAccount);
-        if (!balance || balance.tokenAmount === null) {
-          if (balance && ctx.alerted.unsweepable.first(b.orderId)) {
-            ctx.alert('deposit_unsweepable', { trackingId: b.trackingId, depositAccount: b.depositAccount }, 'ALERT: a confirmed deposit has no token account to sweep; it is skipped, the others are swept');
-          }
-          continue;
-        }
-        const amount = balance.tokenAmount;
-        // Funds sent after the deposit was confirmed are no part of the order: swept with it, refunded as late.
-        const extra = amount > b.depositAmount ? amount - b.depositAmount : 0n;
-        if (extra > 0n) ctx.log({ trackingId: b.trackingId, amount: extra.toString() }, 'funds sent after the deposit found; sweeping them for a refund');
-        items.push({ owner: await ctx.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount as Address, amount, orderId: b.orderId, extra, reserve: balance.lamports - amount });
-      }
-      if (items.length === 0) continue;
-      const signed = await buildSweep(ctx.shape(blockhash), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });
-      const result = await ctx.db.transaction(async (tx) => {
-        // Someone swept or took one of them since it was read: this signed sweep is dropped, never sent.
-        const still = await relockUnsweptDeposits(tx, items.map((i) => i.orderId));
-        if (still.size !== items.length) return null;
-        const id = await insertChainTx(tx, {
-          kind: 'sweep',
-          orderId: null,
-          assetId,
-          amount: items.reduce((s, i) => s + i.amount, 0n),
-          source: 'deposits',
-          destination: pool.holding,
-          ...signed,
-          meta: {
-            items: items.flatMap((i) => [
-              { orderId: i.orderId, depositAccount: i.depositAccount, amount: (i.amount - i.extra).toString(), ...(asset.native ? { reserve: i.reserve.toString() } : {}) },
-              ...(i.extra > 0n ? [{ orderId: i.orderId, depositAccount: i.depositAccount, amount: i.extra.toString(), late: true }] : []),
-            ]),
-          },
-        });
-        if (id === null) return null;
-        await attachSweep(tx, items.map((i) => i.orderId), id);
-        return { id, wire: signed.wire, count: items.length };
-      });
-      if (!result) continue;
-      faultPoint('sweep-recorded');
-      await ctx.outbox.sendAll([result.wire]);
-      faultPoint('sweep-sent');
-      swept += result.count;
-    }
+    for (const assetId of await assetsWithUnsweptDeposits(ctx.db, finalizedHeight)) swept += await runStep(ctx, this.assetStep(assetId, finalizedHeight));
     return swept;
   }
+
+  /**
+   * One asset's sweep: claim (a batch of its unswept deposits, from after the last one, and their
+   * balances), plan (pure: what each account holds, the part beyond its deposit), commit (sign, record
+   * under a re-lock with the attachment, then send).
+   */
+  private assetStep(assetId: string, finalizedHeight: bigint): Step<SweepDeps, UnsweptDeposit[], SweepReads, SweepPlan> {
+    return {
+      name: 'sweep',
+      claim: async (ctx) => {
+        // An asset the configuration no longer has throws before anything is locked.
+        ctx.asset(assetId);
+        // From after the last batch of the asset, round again from the start once past the end.
+        const after = this.sweptUpTo.get(assetId) ?? '0';
+        let batch = await lockUnsweptDeposits(ctx.db, finalizedHeight, assetId, SWEEP_BATCH, after);
+        if (batch.length === 0 && after !== '0') batch = await lockUnsweptDeposits(ctx.db, finalizedHeight, assetId, SWEEP_BATCH);
+        if (batch.length === 0) return null;
+        this.sweptUpTo.set(assetId, batch[batch.length - 1]!.orderId);
+        const [blockhash, balances] = await Promise.all([ctx.chain().latestBlockhash(), ctx.view.balances(batch.map((b) => b.depositAccount), 'confirmed')]);
+        return { claimed: batch, reads: { blockhash, balances } };
+      },
+      plan: (batch, { blockhash, balances }) => ({
+        assetId,
+        blockhash,
+        entries: batch.flatMap((b): SweepEntry[] => {
+          const balance = balances.get(b.depositAccount);
+          if (!balance) return [];
+          if (balance.tokenAmount === null) return [{ b, unsweepable: true }];
+          const amount = balance.tokenAmount;
+          // Funds sent after the deposit was confirmed are no part of the order: swept with it, refunded as late.
+          const extra = amount > b.depositAmount ? amount - b.depositAmount : 0n;
+          return [{ b, unsweepable: false, amount, extra, reserve: balance.lamports - amount }];
+        }),
+      }),
+      commit: (ctx, plan) => commitSweep(ctx, plan),
+    };
+  }
+}
+
+type SweepEntry = { b: UnsweptDeposit; unsweepable: true } | { b: UnsweptDeposit; unsweepable: false; amount: bigint; extra: bigint; reserve: bigint };
+
+interface SweepReads {
+  blockhash: FreshBlockhash;
+  balances: Map<string, AccountBalance>;
+}
+
+/** Per deposit of the batch, in order: unsweepable (no token account), or what its account holds. */
+interface SweepPlan {
+  assetId: string;
+  blockhash: FreshBlockhash;
+  entries: SweepEntry[];
+}
+
+/** Signs the sweep, records it (re-locked, attached to its orders) and sends it; the deposits it swept. */
+async function commitSweep(ctx: SweepDeps, { assetId, blockhash, entries }: SweepPlan): Promise<number> {
+  const asset = ctx.asset(assetId);
+  const pool = ctx.treasury.pools(assetId)[randomInt(ctx.treasury.pools(assetId).length)]!;
+  const items: (SweepItem & { orderId: string; extra: bigint; reserve: bigint })[] = [];
+  for (const e of entries) {
+    const b = e.b;
+    if (e.unsweepable) {
+      if (ctx.alerted.unsweepable.first(b.orderId)) {
+        ctx.alert('deposit_unsweepable', { trackingId: b.trackingId, depositAccount: b.depositAccount }, 'ALERT: a confirmed deposit has no token account to sweep; it is skipped, the others are swept');
+      }
+      continue;
+    }
+    if (e.extra > 0n) ctx.log({ trackingId: b.trackingId, amount: e.extra.toString() }, 'funds sent after the deposit found; sweeping them for a refund');
+    items.push({ owner: await ctx.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount as Address, amount: e.amount, orderId: b.orderId, extra: e.extra, reserve: e.reserve });
+  }
+  if (items.length === 0) return 0;
+  const signed = await buildSweep(ctx.shape(blockhash), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });
+  const result = await ctx.db.transaction(async (tx) => {
+    // Someone swept or took one of them since it was read: this signed sweep is dropped, never sent.
+    const still = await relockUnsweptDeposits(tx, items.map((i) => i.orderId));
+    if (still.size !== items.length) return null;
+    const id = await insertChainTx(tx, {
+      kind: 'sweep',
+      orderId: null,
+      assetId,
+      amount: items.reduce((s, i) => s + i.amount, 0n),
+      source: 'deposits',
+      destination: pool.holding,
+      ...signed,
+      meta: {
+        items: items.flatMap((i) => [
+          { orderId: i.orderId, depositAccount: i.depositAccount, amount: (i.amount - i.extra).toString(), ...(asset.native ? { reserve: i.reserve.toString() } : {}) },
+          ...(i.extra > 0n ? [{ orderId: i.orderId, depositAccount: i.depositAccount, amount: i.extra.toString(), late: true }] : []),
+        ]),
+      },
+    });
+    if (id === null) return null;
+    await attachSweep(tx, items.map((i) => i.orderId), id);
+    return { id, wire: signed.wire, count: items.length };
+  });
+  if (!result) return 0;
+  faultPoint('sweep-recorded');
+  await ctx.outbox.sendAll([result.wire]);
+  faultPoint('sweep-sent');
+  return result.count;
 }
