@@ -77,7 +77,8 @@ export const errorLine = (x: Explained) => `hush: ${x.cause} — ${x.fix}`;
 /** Any error as its cause and fix (one line each, never a stack) and the exit status. */
 export function explainError(e: unknown, ctx: CliContext): Explained {
   const line = (cause: string, fix: string, exit = 1): Explained => ({ cause: oneLine(cause), fix: oneLine(fix), exit });
-  if (e instanceof UsageError || (e as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS')) return line((e as Error).message, 'see hush --help', 2);
+  const code = (e as { code?: unknown } | null)?.code;
+  if (e instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) return line((e as Error).message, 'see hush --help', 2);
   if (e instanceof CliError) return line(e.message, e.fix);
   if (e instanceof InsufficientFundsError) return line(`${e.message}; nothing was created`, `fund ${e.sender} (SOL for fees and rent, and the tokens to send), then run it again`);
   if (e instanceof HushApiError) {
