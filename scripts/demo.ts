@@ -2,10 +2,14 @@
  * npm run demo [-- --asset sol|usdc|both]
  *
  * A partner integration end to end against a running `npm start`, written with the partner SDK
- * (packages/sdk): fund a fresh sender from the local faucet, quote (fees printed), order, verify the
- * returned deposit transaction and sign it with @solana/kit, submit it, poll the status every 3 s (as the
- * interface's example loop does) printing each new state, then print the sender's and recipient's SOL and
- * USDC balances.
+ * (packages/sdk): fund a fresh sender from the local faucet, quote a private amount (1 SOL, 100 USDC:
+ * standard amounts of the default menu; fees and the quote's privacy printed), order, verify the returned
+ * deposit transaction and sign it with @solana/kit, submit it, poll the status every 3 s printing each new
+ * state (and, while a payout is held for its class, a line a minute), then print the balances.
+ *
+ * A private payout waits for its class: with the defaults on a fresh store, the full hold (about 14 min,
+ * HUSH_PRIVACY_MAX_DELAY_S). With `both`, the two sends are placed one after the other and waited for
+ * together, so the demo takes one hold, not two.
  *
  *   HUSH_URL        default http://127.0.0.1:8787
  *   SOLANA_RPC_URL  default http://127.0.0.1:8899 (the embedded chain; its faucet funds the sender)
@@ -16,16 +20,18 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createSolanaRpc, generateKeyPairSigner, lamports, type Address, type KeyPairSigner, type Signature } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
-import { createHushClient, HushApiError, HushTransportError, signAndSend, statusDetail, type Token } from '../packages/sdk/src/index.ts';
+import { createHushClient, HushApiError, HushTransportError, signAndSend, statusDetail, type Quote, type StatusRecord, type Token } from '../packages/sdk/src/index.ts';
 
 const HUSH_URL = (process.env.HUSH_URL ?? 'http://127.0.0.1:8787').replace(/\/$/, '');
 const RPC_URL = process.env.SOLANA_RPC_URL ?? 'http://127.0.0.1:8899';
 const DATA_DIR = process.env.DATA_DIR ?? './data';
-const GIVE_UP_MS = 10 * 60_000;
+/** Past the default hold (840 s) with room for a slow machine. */
+const GIVE_UP_MS = 20 * 60_000;
+const HELD_LINE_EVERY_MS = 60_000;
 
 const { values: args } = parseArgs({ options: { asset: { type: 'string', default: 'both' }, help: { type: 'boolean', short: 'h' } } });
 if (args.help || !['sol', 'usdc', 'both'].includes(args.asset!)) {
-  console.log('usage: npm run demo [-- --asset sol|usdc|both]   (default both: one SOL send, then one USDC send)');
+  console.log('usage: npm run demo [-- --asset sol|usdc|both]   (default both: a 1 SOL send and a 100 USDC send, waited for together)');
   process.exit(args.help ? 0 : 2);
 }
 
@@ -74,6 +80,16 @@ function units(amount: bigint | string, decimals: number): string {
   return `${s.slice(0, s.length - decimals)}${frac ? `.${frac}` : ''}`;
 }
 
+/** What the quote says about privacy, for a person: the one line a wallet would show beside the amount. */
+function privacyLine(quote: Quote, token: Token): string {
+  const p = quote.privacy;
+  const nearby = p.suggestedAmounts.map((a) => units(a, token.decimals)).join(', ');
+  const what = p.standard
+    ? `standard: a private amount, expected anonymity set ${p.anonymitySet}, expected release in ~${p.delaySeconds} s`
+    : 'NOT standard: not private (its amount alone links it), delivered in seconds';
+  return `privacy    ${what}; private amounts nearby: ${nearby} ${token.symbol}`;
+}
+
 async function balances(owner: Address, usdc: Token): Promise<{ sol: bigint; usdc: bigint }> {
   const { value: sol } = await rpc.getBalance(owner, { commitment: 'confirmed' }).send();
   const [ata] = await findAssociatedTokenPda({ owner, mint: usdc.mint as Address, tokenProgram: usdc.tokenProgram as Address });
@@ -85,17 +101,25 @@ async function balances(owner: Address, usdc: Token): Promise<{ sol: bigint; usd
   return { sol: BigInt(sol), usdc: token };
 }
 
-async function send(token: Token, usdc: Token, sol: Token): Promise<void> {
-  const amount = token.native ? 500_000_000n : 25_000_000n; // 0.5 SOL or 25 USDC
+interface Placed {
+  token: Token;
+  trackingId: string;
+  sender: KeyPairSigner;
+  recipient: KeyPairSigner;
+}
+
+/** Steps 1–4 of one send: fund, quote, order, verify + sign + submit the deposit. */
+async function place(token: Token): Promise<Placed> {
+  const amount = token.native ? 1_000_000_000n : 100_000_000n; // 1 SOL or 100 USDC: standard amounts of the default menu
   console.log(`\n== private send: ${units(amount, token.decimals)} ${token.symbol} ==`);
 
   // 1. A fresh sender, funded from the local faucet; a fresh recipient wallet.
-  const sender: KeyPairSigner = await generateKeyPairSigner();
-  const recipient: KeyPairSigner = await generateKeyPairSigner();
+  const sender = await generateKeyPairSigner();
+  const recipient = await generateKeyPairSigner();
   const funding = [await rpc.requestAirdrop(sender.address, lamports(2_000_000_000n)).send()];
-  if (!token.native) funding.push(await requestTokenAirdrop(sender.address, token.mint, 100_000_000n));
+  if (!token.native) funding.push(await requestTokenAirdrop(sender.address, token.mint, 200_000_000n));
   await confirmed(funding);
-  console.log(`sender     ${sender.address}  funded with 2 SOL${token.native ? '' : ' + 100 USDC'} from the faucet`);
+  console.log(`sender     ${sender.address}  funded with 2 SOL${token.native ? '' : ' + 200 USDC'} from the faucet`);
   console.log(`recipient  ${recipient.address}  (a fresh wallet)`);
 
   // 2. Quote. A partner fee of 0.25 % goes to the demo account's registered fee recipient.
@@ -110,6 +134,7 @@ async function send(token: Token, usdc: Token, sol: Token): Promise<void> {
   console.log(
     `  fees     ${u(quote.fee)} = service ${u(quote.feeBreakdown.serviceFee)} + partner ${u(quote.feeBreakdown.partnerFee)} + network ${u(quote.feeBreakdown.networkFee)}`,
   );
+  console.log(privacyLine(quote, token));
 
   // 3. Order: the quote goes back unchanged; the answer carries the unsigned deposit transaction.
   const order = await hush.order(quote, terms);
@@ -119,23 +144,29 @@ async function send(token: Token, usdc: Token, sol: Token): Promise<void> {
   //    signature in the flow), it goes to the chain, and Hush gets the deposit hint.
   const { signature } = await signAndSend(hush, order, sender, { rpc, asset: token });
   console.log(`deposit    verified, signed, submitted ${signature}`);
+  return { token, trackingId: order.trackingId, sender, recipient };
+}
 
-  // 5. Poll until final (every 3 s, as the interface's example loop does), printing each new state.
-  const started = Date.now();
-  const status = await hush.waitForFinal(order.trackingId, {
-    signal: AbortSignal.timeout(GIVE_UP_MS),
-    onStatus: (s) => {
-      const detail = statusDetail(s);
-      console.log(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${s.status}${detail ? `  ${detail}` : ''}`);
-    },
-  });
-
-  // 6. Where the money is now.
-  const [s, r] = await Promise.all([balances(sender.address, usdc), balances(recipient.address, usdc)]);
-  console.log(`balances   ${'SOL'.padStart(14)} ${'USDC'.padStart(12)}`);
-  console.log(`  sender   ${units(s.sol, sol.decimals).padStart(14)} ${units(s.usdc, usdc.decimals).padStart(12)}`);
-  console.log(`  recipient${units(r.sol, sol.decimals).padStart(14)} ${units(r.usdc, usdc.decimals).padStart(12)}`);
-  if (status.status !== 'completed') throw new DemoError(`order ended ${status.status}`);
+/** Step 5: poll until final (every 3 s), printing each new state and, while held, a line a minute. */
+async function follow(p: Placed, started: number): Promise<StatusRecord> {
+  const line = (what: string) =>
+    console.log(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${p.token.symbol.padEnd(4)} ${what}`);
+  let last: StatusRecord | undefined;
+  const heartbeat = setInterval(() => {
+    if (last?.privacy.releaseBy) line(`${last.status}  ${statusDetail(last)}`);
+  }, HELD_LINE_EVERY_MS);
+  try {
+    return await hush.waitForFinal(p.trackingId, {
+      signal: AbortSignal.timeout(GIVE_UP_MS),
+      onStatus: (s) => {
+        last = s;
+        const detail = statusDetail(s);
+        line(`${s.status}${detail ? `  ${detail}` : ''}`);
+      },
+    });
+  } finally {
+    clearInterval(heartbeat);
+  }
 }
 
 try {
@@ -144,8 +175,23 @@ try {
   const usdc = tokens.find((t) => t.assetId === 'usdc');
   if (!sol || !usdc) throw new DemoError('this Hush does not offer both SOL and USDC');
   console.log(`Hush demo: API ${HUSH_URL}, chain ${RPC_URL}, partner ${account.accountId}`);
-  if (args.asset !== 'usdc') await send(sol, usdc, sol);
-  if (args.asset !== 'sol') await send(usdc, usdc, sol);
+  const legs = args.asset === 'both' ? [sol, usdc] : args.asset === 'sol' ? [sol] : [usdc];
+  const placed: Placed[] = [];
+  for (const token of legs) placed.push(await place(token));
+
+  console.log(`\n== waiting for ${placed.map((p) => p.trackingId).join(' and ')} ==`);
+  const started = Date.now();
+  const finals = await Promise.all(placed.map((p) => follow(p, started)));
+
+  // 6. Where the money is now.
+  for (const p of placed) {
+    const [s, r] = await Promise.all([balances(p.sender.address, usdc), balances(p.recipient.address, usdc)]);
+    console.log(`\nbalances (${p.token.symbol} send) ${'SOL'.padStart(14)} ${'USDC'.padStart(12)}`);
+    console.log(`  sender             ${units(s.sol, sol.decimals).padStart(14)} ${units(s.usdc, usdc.decimals).padStart(12)}`);
+    console.log(`  recipient          ${units(r.sol, sol.decimals).padStart(14)} ${units(r.usdc, usdc.decimals).padStart(12)}`);
+  }
+  const failed = finals.filter((f) => f.status !== 'completed');
+  if (failed.length > 0) throw new DemoError(`order ${failed.map((f) => `${f.trackingId} ended ${f.status}`).join(', ')}`);
 } catch (e) {
   const known = e instanceof DemoError || e instanceof HushApiError || e instanceof HushTransportError;
   console.error(`demo: ${known ? (e as Error).message : (e as Error).stack}`);

@@ -1,0 +1,147 @@
+/**
+ * The READMEs' partner examples, run as written: the fenced block after `<!-- readme-example: partner -->`
+ * in README.md (and after `<!-- readme-example: sdk -->` in packages/sdk/README.md) is saved as a module
+ * beside a link to this repo's node_modules (so `@hush/sdk` is the workspace package `npm ci` builds, as
+ * a partner's install would give it), pointed by HUSH_URL / HUSH_API_KEY /
+ * SOLANA_RPC_URL at a real Hush (real local chain, real store, privacy on with a short hold) and called
+ * with a funded wallet. What a partner copies must send a private amount, say so, and deliver it.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
+import { after, before, describe, test } from 'node:test';
+import { findAssociatedTokenPda } from '@solana-program/token';
+import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { fundedSender, orderCount, SOL, startTestHush, USDC_MINT, type TestHush } from '../support/hush-server.ts';
+import { REPO_ROOT } from '../support/localnet.ts';
+
+/** The ```ts block right after `<!-- readme-example: <name> -->`, exactly as the README shows it. */
+function example(readme: string, name: string): string {
+  const MARKER = `<!-- readme-example: ${name} -->`;
+  const at = readme.indexOf(MARKER);
+  assert.ok(at >= 0, `no ${MARKER}`);
+  assert.equal(readme.indexOf(MARKER, at + 1), -1, `more than one ${MARKER}`);
+  const block = /^```ts\n([\s\S]*?)^```$/m.exec(readme.slice(at + MARKER.length));
+  assert.ok(block, `no \`\`\`ts block after ${MARKER}`);
+  // Only blank lines between the marker and the fence: the marker names the block right after it.
+  assert.match(readme.slice(at + MARKER.length, at + MARKER.length + block.index), /^\s*$/, 'the marker must sit right before the fence');
+  return block[1]!;
+}
+
+type SendSol = (sender: KeyPairSigner, recipient: string, lamports?: string) => Promise<{ status?: string; releasedWith?: number | null; choices?: { amount: string; anonymitySet: number | null }[] }>;
+type PrivateSend = (sender: KeyPairSigner, recipient: string, usdcBaseUnits?: string) => Promise<{ signature: string; status: string; payouts: { signature: string }[] }>;
+
+describe('README partner examples', () => {
+  let t: TestHush;
+  let dir: string;
+  let privateSend: PrivateSend;
+  let sendSol: SendSol;
+  const printed: unknown[][] = [];
+  const realLog = console.log;
+
+  before(async () => {
+    const sdkEntry = join(REPO_ROOT, 'node_modules/@hush/sdk/dist/index.js');
+    assert.ok(existsSync(sdkEntry), `${sdkEntry} is missing: \`npm ci\` builds @hush/sdk (the root package's prepare script)`);
+    // Privacy on with the default menu (decade), a hold of about 9 s instead of 14 minutes: polls every 3 s see it.
+    t = await startTestHush({ env: { HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: '12', LOCALNET_SLOT_MS: '200' } });
+    const account = await t.createAccount();
+    dir = mkdtempSync(join(tmpdir(), 'hush-readme-example-'));
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    writeFileSync(join(dir, 'private-send.ts'), example(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'), 'partner'));
+    writeFileSync(join(dir, 'send-sol.ts'), example(readFileSync(join(REPO_ROOT, 'packages/sdk/README.md'), 'utf8'), 'sdk'));
+    // The examples read these at load, as a partner's process would.
+    Object.assign(process.env, { HUSH_URL: t.url, HUSH_API_KEY: account.apiKey, SOLANA_RPC_URL: t.chainUrl });
+    const mod = (await import(pathToFileURL(join(dir, 'private-send.ts')).href)) as { privateSend?: PrivateSend };
+    assert.equal(typeof mod.privateSend, 'function', 'the README example exports privateSend(sender, recipient, usdcBaseUnits?)');
+    privateSend = mod.privateSend!;
+    const sdk = (await import(pathToFileURL(join(dir, 'send-sol.ts')).href)) as { sendSol?: SendSol };
+    assert.equal(typeof sdk.sendSol, 'function', 'the SDK README example exports sendSol(sender, recipient, lamports?)');
+    sendSol = sdk.sendSol!;
+    console.log = (...args: unknown[]) => void printed.push(args);
+  });
+  after(async () => {
+    console.log = realLog;
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    await t?.close();
+  });
+
+  test('the examples type-check as a partner compiles them (strict, NodeNext, the SDK as npm ci builds it)', () => {
+    const program = ts.createProgram([join(dir, 'private-send.ts'), join(dir, 'send-sol.ts')], {
+      strict: true, noEmit: true, skipLibCheck: true, types: ['node'],
+      module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022,
+    });
+    const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    assert.deepEqual(errors, []);
+  });
+
+  const usdcOf = async (owner: Address): Promise<bigint> => {
+    const [ata] = await findAssociatedTokenPda({ owner, mint: USDC_MINT, tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address });
+    return BigInt((await t.rpc.getTokenAccountBalance(ata, { commitment: 'confirmed' }).send()).value.amount);
+  };
+
+  test('its default amount is private: the quote says so, the payout is held for its class and delivered', async () => {
+    printed.length = 0;
+    const sender = await fundedSender(t, { usdc: 200_000_000n });
+    const recipient = (await generateKeyPairSigner()).address;
+    const result = await privateSend(sender, recipient);
+
+    const privacy = printed.find((args) => args[0] === 'privacy')?.[1] as { standard: boolean; anonymitySet: number; delaySeconds: number; suggestedAmounts: string[] } | undefined;
+    assert.ok(privacy, `the example prints the quote's privacy; it printed ${JSON.stringify(printed)}`);
+    assert.equal(privacy.standard, true, 'the README sends a private amount');
+    assert.ok(privacy.anonymitySet >= 1);
+    assert.ok(privacy.delaySeconds > 0, 'a private amount waits for its class');
+    assert.ok(privacy.suggestedAmounts.includes('100000000'), `100 USDC is on the menu: ${privacy.suggestedAmounts}`);
+
+    // Each state it printed, ending completed; a held state says when it goes at the latest.
+    const states = printed.filter((args) => typeof args[0] === 'string' && /^[a-z_]+$/.test(args[0]) && args[0] !== 'privacy' && args[0] !== 'final').map((a) => a[0]);
+    assert.equal(states.at(-1), 'completed', `states printed: ${states}`);
+    const held = printed.filter((a) => a[0] === 'deposit_confirmed');
+    assert.ok(held.length >= 1, `the wait for its class is printed: ${states}`);
+    for (const args of held) assert.match(String(args[1]), /released by \d{4}-\d\d-\d\dT/);
+    const final = printed.find((args) => args[0] === 'final');
+    assert.ok(final, 'the example prints the final status and privacy');
+    assert.equal(final[1], 'completed');
+    const got = final[2] as { standard: boolean; releasedWith: number | null; heldSeconds: number | null };
+    assert.equal(got.standard, true);
+    assert.equal(got.releasedWith, 1, 'alone in its class on this Hush: released with nobody else');
+    assert.ok(got.heldSeconds !== null && got.heldSeconds >= 1, `held for its class: ${got.heldSeconds} s`);
+
+    assert.equal(result.status, 'completed');
+    assert.ok(result.payouts.length >= 1);
+    const received = await usdcOf(recipient);
+    assert.ok(received > 99_000_000n && received < 100_000_000n, `the recipient got 100 USDC less the fees: ${received}`);
+    assert.equal(await usdcOf(sender.address), 100_000_000n, 'the sender paid exactly 100 USDC');
+  });
+
+  test('a non-private amount is refused before any order, naming the private amounts nearby', async () => {
+    printed.length = 0;
+    const sender = await fundedSender(t, { usdc: 200_000_000n });
+    const before = await orderCount(t.db);
+    await assert.rejects(privateSend(sender, (await generateKeyPairSigner()).address, '25000000'), /not a private amount.*10000000.*100000000/);
+    const privacy = printed.find((args) => args[0] === 'privacy')?.[1] as { standard: boolean; anonymitySet: number } | undefined;
+    assert.deepEqual(privacy && { standard: privacy.standard, anonymitySet: privacy.anonymitySet }, { standard: false, anonymitySet: 1 });
+    assert.equal(await orderCount(t.db), before, 'no order for an amount that is not private');
+  });
+
+  test('the SDK README example sends 1 SOL privately and offers private amounts for 0.5 SOL', async () => {
+    printed.length = 0;
+    const sender = await fundedSender(t, { sol: 3n * SOL });
+    const recipient = (await generateKeyPairSigner()).address;
+    const sent = await sendSol(sender, recipient);
+    const privacy = printed.find((args) => args[0] === 'privacy')?.[1] as { standard: boolean } | undefined;
+    assert.equal(privacy?.standard, true, 'the SDK README sends a private amount');
+    assert.deepEqual(sent, { status: 'completed', releasedWith: 1 });
+    const { value } = await t.rpc.getBalance(recipient, { commitment: 'confirmed' }).send();
+    assert.ok(value > 990_000_000n && value < SOL, `the recipient got 1 SOL less the fees: ${value}`);
+
+    printed.length = 0;
+    const offered = await sendSol(sender, recipient, '500000000');
+    assert.equal((printed.find((args) => args[0] === 'privacy')?.[1] as { standard: boolean }).standard, false);
+    assert.equal(offered.status, undefined, 'no order for 0.5 SOL');
+    assert.ok(offered.choices?.some((c) => c.amount === '1000000000' && c.anonymitySet !== null), JSON.stringify(offered.choices));
+  });
+});
