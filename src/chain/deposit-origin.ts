@@ -41,8 +41,11 @@ const MAX_CANDIDATES = 6;
 const MEMO_MAX = 20_000;
 /** Signatures noted per account (a deposit account sees one or two transactions). */
 const SEEN_PER_ACCOUNT = 4;
-/** Lookups a noted transaction may be not visible at `confirmed` before it is dropped (a dropped fork's) and the history decides. */
-const SEEN_MISSES = 3;
+/**
+ * How long a noted transaction may stay not visible at `confirmed` (a lookup can run as it lands, and an
+ * RPC's index can lag its accounts) before it is dropped as a dropped fork's and the history decides.
+ */
+const SEEN_PENDING_MS = 5_000;
 
 /** Lamports as plain JSON (numbers) or kit (bigints) give them; null when a number is beyond exact. */
 const exact = (v: number | bigint | undefined): bigint | null => (typeof v === 'bigint' ? v : Number.isSafeInteger(v ?? 0) ? BigInt(v ?? 0) : null);
@@ -90,16 +93,19 @@ const key = (signature: string, q: OriginQuery) => `${signature}:${q.account}:${
 export class DepositOrigins {
   private readonly memo = new Map<string, Verdict | null>();
   /** Successful transactions seen mentioning a deposit account, by account (hints: each is judged before use). */
-  private readonly seen = new Map<string, { sig: string; misses: number }[]>();
+  private readonly seen = new Map<string, { sig: string; at: number }[]>();
 
-  constructor(private readonly view: () => Pick<ChainView, 'signatureHistories' | 'transactionsMany'>) {}
+  constructor(
+    private readonly view: () => Pick<ChainView, 'signatureHistories' | 'transactionsMany'>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Notes a successful transaction that mentions `account` (its deposit, likely), so a lookup can skip the history read. */
   saw(account: string, signature: string): void {
     const list = this.seen.get(account) ?? [];
     if (list.some((s) => s.sig === signature) || list.length >= SEEN_PER_ACCOUNT) return;
     if (list.length === 0 && this.seen.size >= MEMO_MAX) this.seen.delete(this.seen.keys().next().value!);
-    this.seen.set(account, [...list, { sig: signature, misses: 0 }]);
+    this.seen.set(account, [...list, { sig: signature, at: this.now() }]);
   }
 
   /** Drops what was noted for accounts no longer watched. */
@@ -121,11 +127,11 @@ export class DepositOrigins {
 
   /**
    * The noted transactions that settle a query alone (see the class); returns the queries they do not
-   * settle. One noted but not visible at `confirmed` yet (a lookup can run as it lands) leaves its query
-   * undefined, for a later look, until it has missed SEEN_MISSES times.
+   * settle. One noted but not visible at `confirmed` yet leaves its query undefined, for a later look,
+   * for SEEN_PENDING_MS (the history would lag as much).
    */
   private async fromSeen(queries: OriginQuery[], out: Map<string, DepositOrigin | null | undefined>): Promise<OriginQuery[]> {
-    const unknown = new Map<string, { s: { sig: string; misses: number }; q: OriginQuery }>();
+    const unknown = new Map<string, { s: { sig: string; at: number }; q: OriginQuery }>();
     for (const q of queries) for (const s of this.seen.get(q.account) ?? []) if (!this.memo.has(key(s.sig, q))) unknown.set(key(s.sig, q), { s, q });
     const judged = new Map<string, Verdict | null>();
     const pending = new Set<string>();
@@ -135,7 +141,7 @@ export class DepositOrigins {
       const txs = await this.view().transactionsMany(items.map(([, v]) => v.s.sig)).catch(() => []);
       items.forEach(([k, { s, q }], n) => {
         const tx = txs[n];
-        if (tx === null && ++s.misses < SEEN_MISSES) pending.add(q.account);
+        if (tx === null && this.now() - s.at < SEEN_PENDING_MS) pending.add(q.account);
         else if (tx === null) this.seen.set(q.account, (this.seen.get(q.account) ?? []).filter((x) => x !== s));
         if (!tx) return;
         judged.set(k, verdictOf(tx, q));
