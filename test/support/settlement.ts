@@ -11,14 +11,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  createSolanaRpc,
   decompileTransactionMessage,
-  generateKeyPairSigner,
-  getBase58Encoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  lamports,
   type Address,
   type Base64EncodedWireTransaction,
   type KeyPairSigner,
@@ -27,125 +23,16 @@ import {
 import { getTransferSolInstruction } from '@solana-program/system';
 import {
   ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
-  findAssociatedTokenPda,
   getCreateAssociatedTokenInstruction,
   getSyncNativeInstruction,
   getTransferCheckedInstruction,
 } from '@solana-program/token';
-import type { Queryable } from '../../src/store/db.ts';
 import { expectOk, HushClient, signDeposit } from './hush-server.ts';
-import { buildSignedTransaction, latestBlockhash, pollUntil, requestTokenAirdrop, type LocalRpc } from './localnet.ts';
+import { ataOf, ISO_MS, TOKEN_PROGRAM, type AssetInfo, type Chain, type PlacedOrder, type QuoteReq } from './settlement-chain.ts';
+import { buildSignedTransaction, latestBlockhash, pollUntil } from './localnet.ts';
 
-export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address;
-export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
-export const MEMO_PROGRAMS = ['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo'];
-export const TOKEN_ACCOUNT_SIZE = 165n;
-export const SOL = 1_000_000_000n;
-export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-export type AssetId = 'sol' | 'usdc' | 'bonk';
-
-export interface AssetInfo {
-  assetId: AssetId;
-  mint: Address;
-  decimals: number;
-  native: boolean;
-}
-
-/** Transcribed from config/assets.json (the local chain seeds these mints). */
-export const ASSETS: Readonly<Record<AssetId, AssetInfo>> = {
-  sol: { assetId: 'sol', mint: 'So11111111111111111111111111111111111111112' as Address, decimals: 9, native: true },
-  usdc: { assetId: 'usdc', mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' as Address, decimals: 6, native: false },
-  bonk: { assetId: 'bonk', mint: 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263' as Address, decimals: 5, native: false },
-};
-
-/** A chain endpoint as the tests use it: kit RPC plus the URL (for the local faucet's custom method). */
-export interface Chain {
-  url: string;
-  rpc: LocalRpc;
-}
-
-export function chainAt(url: string): Chain {
-  return { url, rpc: createSolanaRpc(url) };
-}
-
-// ------------------------------------------------------------------------------------------ chain reads
-
-export async function ataOf(owner: Address, mint: Address): Promise<Address> {
-  const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM });
-  return ata;
-}
-
-export async function lamportsOf(chain: Chain, address: Address): Promise<bigint> {
-  return BigInt((await chain.rpc.getBalance(address, { commitment: 'confirmed' }).send()).value);
-}
-
-export async function accountExists(chain: Chain, address: Address): Promise<boolean> {
-  const { value } = await chain.rpc.getAccountInfo(address, { commitment: 'confirmed', encoding: 'base64' }).send();
-  return value !== null;
-}
-
-/** The owner's balance of an asset at `confirmed`: lamports for SOL, its associated token account's amount (null when it has none) otherwise. */
-export async function balanceOf(chain: Chain, owner: Address, asset: AssetInfo): Promise<bigint | null> {
-  if (asset.native) return lamportsOf(chain, owner);
-  const ata = await ataOf(owner, asset.mint);
-  const { value } = await chain.rpc.getAccountInfo(ata, { commitment: 'confirmed', encoding: 'base64' }).send();
-  if (!value) return null;
-  const data = Buffer.from(value.data[0], 'base64');
-  return data.readBigUInt64LE(64);
-}
-
-export async function rentExempt(chain: Chain, size: bigint): Promise<bigint> {
-  return BigInt(await chain.rpc.getMinimumBalanceForRentExemption(size).send());
-}
-
-// ------------------------------------------------------------------------------------------ wallets
-
-/** A new wallet holding `sol` lamports and the given token amounts (through the local faucet), all confirmed. */
-export async function newWallet(chain: Chain, opts: { sol?: bigint; tokens?: Partial<Record<AssetId, bigint>> } = {}): Promise<KeyPairSigner> {
-  const w = await generateKeyPairSigner();
-  const sigs: Signature[] = [];
-  if (opts.sol) sigs.push(await chain.rpc.requestAirdrop(w.address, lamports(opts.sol)).send());
-  for (const [id, amount] of Object.entries(opts.tokens ?? {})) {
-    if (amount) sigs.push(await requestTokenAirdrop(chain.url, w.address, ASSETS[id as AssetId].mint, amount));
-  }
-  await waitForConfirmed(chain, sigs);
-  return w;
-}
-
-/** Waits until every signature is confirmed (one getSignatureStatuses per 100 ms, not a tight loop). */
-export async function waitForConfirmed(chain: Chain, signatures: string[], timeoutMs = 60_000): Promise<void> {
-  await pollUntil(
-    async () => {
-      const { value } = await chain.rpc.getSignatureStatuses(signatures as Signature[]).send();
-      return value.every((st) => st !== null && st.confirmationStatus !== 'processed' && st.err === null);
-    },
-    { timeoutMs, intervalMs: 100, what: `${signatures.length} transaction(s) confirmed` },
-  );
-}
-
-// ------------------------------------------------------------------------------------------ orders
-
-export interface QuoteReq {
-  amount: string;
-  sourceAssetId: AssetId;
-  destinationAssetId: AssetId;
-  senderAddress: Address;
-  recipientAddress: Address;
-  mode?: 'exact_in' | 'exact_out';
-}
-
-export interface PlacedOrder {
-  req: QuoteReq;
-  quote: any;
-  order: any;
-  trackingId: string;
-  amountIn: bigint;
-  amountOut: bigint;
-  networkFee: bigint;
-  depositAccount: Address;
-  depositOwner: Address;
-}
+export * from './settlement-chain.ts';
+export * from './settlement-landed.ts';
 
 /** The deposit account and its owner, read from the order's own transaction (its create-ATA instruction). */
 export function depositOf(base64: string): { depositAccount: Address; depositOwner: Address; blockhash: string } {
@@ -290,137 +177,6 @@ export function assertHistory(rec: any, expected: string[]): void {
   assert.equal(rec.status, expected.at(-1));
 }
 
-// ------------------------------------------------------------------------------------------ landed transactions
-
-export interface LandedTx {
-  signature: string;
-  slot: bigint;
-  err: unknown;
-  fee: bigint;
-  accountKeys: string[];
-  /** Number of required signatures (header). */
-  signers: string[];
-  instructions: { program: string; accounts: string[]; data: Uint8Array }[];
-  preBalances: bigint[];
-  postBalances: bigint[];
-  preTokenBalances: { accountIndex: number; mint: string; owner?: string; uiTokenAmount: { amount: string } }[];
-  postTokenBalances: { accountIndex: number; mint: string; owner?: string; uiTokenAmount: { amount: string } }[];
-}
-
-const base58 = getBase58Encoder();
-
-/** getTransaction (json) at `confirmed`, waited for. */
-export async function fetchLanded(chain: Chain, signature: string, timeoutMs = 20_000): Promise<LandedTx> {
-  const tx = await pollUntil(
-    () => chain.rpc.getTransaction(signature as Signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send(),
-    { timeoutMs, intervalMs: 50, what: `transaction ${signature}` },
-  );
-  const msg = tx.transaction.message as unknown as {
-    accountKeys: string[];
-    header: { numRequiredSignatures: number };
-    instructions: { programIdIndex: number; accounts: number[]; data: string }[];
-  };
-  const meta = tx.meta!;
-  return {
-    signature,
-    slot: BigInt(tx.slot),
-    err: meta.err,
-    fee: BigInt(meta.fee),
-    accountKeys: [...msg.accountKeys],
-    signers: msg.accountKeys.slice(0, msg.header.numRequiredSignatures),
-    instructions: msg.instructions.map((ix) => ({
-      program: msg.accountKeys[ix.programIdIndex]!,
-      accounts: ix.accounts.map((i) => msg.accountKeys[i]!),
-      data: new Uint8Array(base58.encode(ix.data)),
-    })),
-    preBalances: meta.preBalances.map((b) => BigInt(b)),
-    postBalances: meta.postBalances.map((b) => BigInt(b)),
-    preTokenBalances: (meta.preTokenBalances ?? []) as unknown as LandedTx['preTokenBalances'],
-    postTokenBalances: (meta.postTokenBalances ?? []) as unknown as LandedTx['postTokenBalances'],
-  };
-}
-
-export function lamportDelta(tx: LandedTx, address: string): bigint {
-  const i = tx.accountKeys.indexOf(address);
-  return i < 0 ? 0n : tx.postBalances[i]! - tx.preBalances[i]!;
-}
-
-/** Compute-unit limit and price of a transaction's compute-budget instructions. */
-export function computeBudgetOf(tx: LandedTx): { limit: number; price: bigint } {
-  const cb = tx.instructions.filter((ix) => ix.program === COMPUTE_BUDGET_PROGRAM);
-  const limit = cb.find((ix) => ix.data[0] === 2);
-  const price = cb.find((ix) => ix.data[0] === 3);
-  assert.ok(limit && price, `${tx.signature}: sets both the compute-unit limit and price`);
-  const dv = (d: Uint8Array) => new DataView(d.buffer, d.byteOffset, d.byteLength);
-  return { limit: dv(limit.data).getUint32(1, true), price: dv(price.data).getBigUint64(1, true) };
-}
-
-/**
- * docs/spec.md §9: every Hush transaction has the same shape — the treasury's fee payer pays, the compute-budget
- * instructions come first with the same settings, and no memo program appears anywhere.
- */
-export function assertHushShape(tx: LandedTx, feePayer: string, budget: { limit: number; price: bigint }): void {
-  assert.equal(tx.accountKeys[0], feePayer, `${tx.signature}: the fee payer is the treasury fee payer`);
-  assert.equal(tx.instructions[0]?.program, COMPUTE_BUDGET_PROGRAM, `${tx.signature}: compute budget first`);
-  assert.equal(tx.instructions[1]?.program, COMPUTE_BUDGET_PROGRAM, `${tx.signature}: compute budget second`);
-  assert.ok(tx.instructions.slice(2).every((ix) => ix.program !== COMPUTE_BUDGET_PROGRAM), `${tx.signature}: compute budget only at the start`);
-  assert.deepEqual(computeBudgetOf(tx), budget, `${tx.signature}: the same compute budget as every Hush transaction`);
-  for (const m of MEMO_PROGRAMS) assert.ok(!tx.accountKeys.includes(m), `${tx.signature}: no memo program`);
-}
-
-/** A payout must leave from a Hush pool: none of the sender's or the deposit's accounts may appear in it. */
-export async function assertPayoutUnlinked(tx: LandedTx, placed: PlacedOrder, sender: Address): Promise<void> {
-  const forbidden = [sender, placed.depositAccount, placed.depositOwner];
-  for (const a of Object.values(ASSETS)) forbidden.push(await ataOf(sender, a.mint));
-  for (const f of forbidden) assert.ok(!tx.accountKeys.includes(f), `${tx.signature}: payout names ${f} (sender/deposit account)`);
-}
-
-// ------------------------------------------------------------------------------------------ store checks
-
-export interface ChainTxRow {
-  id: string;
-  kind: string;
-  part: string | null;
-  status: string;
-  amount: bigint;
-  signature: string;
-  source: string;
-  destination: string;
-}
-
-export async function chainTxRows(db: Queryable, trackingId: string, kind: 'payout' | 'refund'): Promise<ChainTxRow[]> {
-  const { rows } = await db.query<{ id: string | number; kind: string; part: string | null; status: string; amount: string; signature: string; source: string; destination: string }>(
-    `SELECT c.id, c.kind, c.meta ->> 'part' AS part, c.status, c.amount::text AS amount, c.signature, c.source, c.destination
-       FROM chain_txs c JOIN orders o ON o.id = c.order_id WHERE o.tracking_id = $1 AND c.kind = $2 ORDER BY c.id`,
-    [trackingId, kind],
-  );
-  return rows.map((r) => ({ ...r, id: String(r.id), amount: BigInt(r.amount) }));
-}
-
-/**
- * Exactly once, in the store: every part of the order's payout (or refund) has exactly one confirmed
- * row, the confirmed rows add up to `total`, and nothing is still pending. Returns the confirmed rows.
- */
-export async function assertPaidOnce(db: Queryable, trackingId: string, kind: 'payout' | 'refund', total: bigint): Promise<ChainTxRow[]> {
-  const rows = await chainTxRows(db, trackingId, kind);
-  assert.ok(rows.length > 0, `${trackingId}: has ${kind} rows`);
-  const parts = new Set(rows.map((r) => r.part));
-  const confirmed = rows.filter((r) => r.status === 'confirmed');
-  for (const p of parts) {
-    assert.equal(confirmed.filter((r) => r.part === p).length, 1, `${trackingId}: exactly one confirmed ${kind} for part ${p}: ${JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
-  }
-  assert.ok(rows.every((r) => r.status !== 'pending'), `${trackingId}: no ${kind} still pending`);
-  assert.equal(confirmed.reduce((s, r) => s + r.amount, 0n), total, `${trackingId}: confirmed ${kind} rows add up to ${total}`);
-  return confirmed;
-}
-
-/** On chain: the successful transactions that touched an account (newest first, up to 1000). */
-export async function successfulSignatures(chain: Chain, address: Address): Promise<string[]> {
-  const list = await chain.rpc.getSignaturesForAddress(address, { commitment: 'confirmed', limit: 1000 }).send();
-  return list.filter((s) => s.err === null).map((s) => s.signature);
-}
-
-// ------------------------------------------------------------------------------------------ admin
 
 /** GET /admin/v1/reconcile until it is clean (ok) with nothing pending; fails at the deadline with the last report. */
 export async function waitForCleanReconcile(baseUrl: string, adminToken: string, timeoutMs: number): Promise<any> {
