@@ -31,7 +31,6 @@ import {
   fetchLanded,
   lamportDelta,
   lamportsOf,
-  newWallet,
   placeOrder,
   rentExempt,
   signAndSend,
@@ -39,6 +38,9 @@ import {
   waitForCleanReconcile,
   waitForConfirmed,
   waitForOrder,
+  fundSender,
+  holdingOf,
+  lamportsIn,
   type AssetId,
   type Chain,
   type LandedTx,
@@ -47,17 +49,6 @@ import {
 
 /** The privacy window of this server: every payout waits at least this long after the deposit is confirmed. */
 const MIN_DELAY_S = 1;
-/** USD per whole token, transcribed from config/assets.json, as exact fractions [numerator, denominator]. */
-const PRICE: Record<AssetId, [bigint, bigint]> = { sol: [150n, 1n], usdc: [1n, 1n], bonk: [2n, 100_000n] };
-
-/** Lamports converted to base units of `asset`, rounded up (how networkFee is priced). */
-function lamportsIn(asset: AssetId, l: bigint): bigint {
-  const [pn, pd] = PRICE[asset];
-  const num = l * PRICE.sol[0] * pd * 10n ** BigInt(ASSETS[asset].decimals);
-  const den = PRICE.sol[1] * pn * 10n ** 9n;
-  return (num + den - 1n) / den;
-}
-
 let t: TestHush;
 let acct: TestAccount;
 let chain: Chain;
@@ -85,15 +76,6 @@ interface Scenario {
   hint: boolean;
   /** The recipient already holds a token account of the asset (SPL only). */
   recipientHasAccount?: boolean;
-}
-
-async function fundSender(asset: AssetId, amount: bigint): Promise<KeyPairSigner> {
-  return asset === 'sol' ? newWallet(chain, { sol: amount * 2n + SOL }) : newWallet(chain, { sol: SOL, tokens: { [asset]: amount * 2n } });
-}
-
-/** The recipient's holding of the asset: the wallet for SOL, its associated token account otherwise. */
-async function holdingOf(recipient: Address, asset: AssetId): Promise<Address> {
-  return ASSETS[asset].native ? recipient : ataOf(recipient, ASSETS[asset].mint);
 }
 
 /** Checks shared by every completed order; returns the payout transactions. */
@@ -170,7 +152,7 @@ async function assertSenderDebit(placed: PlacedOrder, sender: KeyPairSigner, bef
 
 async function runScenario(s: Scenario) {
   const asset = ASSETS[s.asset];
-  const sender = await fundSender(s.asset, s.amount + 10n ** BigInt(asset.decimals));
+  const sender = await fundSender(chain, s.asset, s.amount + 10n ** BigInt(asset.decimals));
   const recipient = (await generateKeyPairSigner()).address;
   const prefundSignatures: string[] = [];
   if (s.recipientHasAccount) {
@@ -291,7 +273,7 @@ describe('settlement end to end over HTTP and the local chain', { concurrency: t
   const live = async (tx: string) => (await chain.rpc.isBlockhashValid(depositOf(tx).blockhash as never, { commitment: 'processed' }).send()).value;
 
   test('original and refreshed transaction both submitted: one lands, exactly one payout', async () => {
-    const sender = await fundSender('sol', SOL);
+    const sender = await fundSender(chain, 'sol', SOL);
     const recipient = (await generateKeyPairSigner()).address;
     const { placed, original, refreshed } = await orderWithRefresh(sender, recipient);
     const a = depositOf(original);
@@ -319,7 +301,7 @@ describe('settlement end to end over HTTP and the local chain', { concurrency: t
   });
 
   test('the other transaction sent after its order completed fails: the deposit account is not closed while it can land', async (t2) => {
-    const sender = await fundSender('sol', SOL);
+    const sender = await fundSender(chain, 'sol', SOL);
     const recipient = (await generateKeyPairSigner()).address;
     const { placed, original, refreshed } = await orderWithRefresh(sender, recipient);
     const before = await lamportsOf(chain, sender.address);

@@ -123,3 +123,24 @@ export interface PlacedOrder {
   depositAccount: Address;
   depositOwner: Address;
 }
+
+/** USD per whole token, transcribed from config/assets.json, as exact fractions [numerator, denominator]. */
+export const PRICE: Record<AssetId, [bigint, bigint]> = { sol: [150n, 1n], usdc: [1n, 1n], bonk: [2n, 100_000n] };
+
+/** Lamports converted to base units of `asset`, rounded up (how networkFee is priced). */
+export function lamportsIn(asset: AssetId, l: bigint): bigint {
+  const [pn, pd] = PRICE[asset];
+  const num = l * PRICE.sol[0] * pd * 10n ** BigInt(ASSETS[asset].decimals);
+  const den = PRICE.sol[1] * pn * 10n ** 9n;
+  return (num + den - 1n) / den;
+}
+
+/** The recipient's holding of the asset: the wallet for SOL, its associated token account otherwise. */
+export async function holdingOf(recipient: Address, asset: AssetId): Promise<Address> {
+  return ASSETS[asset].native ? recipient : ataOf(recipient, ASSETS[asset].mint);
+}
+
+/** A sender holding twice `amount` of the asset, and SOL for its fees. */
+export async function fundSender(chain: Chain, asset: AssetId, amount: bigint): Promise<KeyPairSigner> {
+  return asset === 'sol' ? newWallet(chain, { sol: amount * 2n + SOL }) : newWallet(chain, { sol: SOL, tokens: { [asset]: amount * 2n } });
+}
