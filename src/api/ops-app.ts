@@ -4,17 +4,12 @@ import type { AdminThrottle } from './admin-throttle.ts';
 import { answerFrameworkError, clientErrorAnswerer, installErrorHandling } from './error-handler.ts';
 import { installJsonBody } from './json-body.ts';
 import { BODY_LIMIT } from './limits.ts';
-import { requestTimer, type Metrics } from './metrics.ts';
+import { requestTimer } from './metrics.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
-import { opsRoutes } from './routes/ops-routes.ts';
+import { opsRoutes, type OpsRouteDeps } from './routes/ops-routes.ts';
 import { RequestLogs, requestDeadlines, requestIdOf } from './server-options.ts';
 
-export interface OpsDeps {
-  /** What /readyz reports: read from state the process keeps, never a chain call (src/runtime/readiness.ts). */
-  ready(): Promise<{ store: boolean; chain: boolean; starting?: boolean }>;
-  metrics: Metrics;
-  /** True once shutdown began: answers close their connection, /readyz is 503. */
-  draining?(): boolean;
+export interface OpsDeps extends OpsRouteDeps {
   /** `/admin/v1`, served only when given (HUSH_ADMIN_TOKEN set). */
   admin?: { token: string; api: AdminApi; afterChange?: (accountId?: string) => void; throttle?: AdminThrottle };
 }

@@ -10,8 +10,9 @@ import { keyCustodySettings } from './key-custody.ts';
 import { logLevel, type LogLevel } from './log-level.ts';
 import { parsePositivePrice } from '../domain/exact-decimal.ts';
 import type { Price } from '../domain/price.ts';
+import type { Role } from './role.ts';
 
-export type Role = 'api' | 'worker' | 'all';
+export type { Role } from './role.ts';
 
 export interface RateLimits {
   quote: number;

@@ -1,5 +1,5 @@
 import { ConfigError } from './config-error.ts';
-import type { Role } from './config.ts';
+import type { Role } from './role.ts';
 
 /**
  * TREASURY_SEED and HUSH_QUOTE_KEY by role (docs/spec.md §10, key custody). The process facing partners

@@ -1,11 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import type { OpsDeps } from '../ops-app.ts';
+import type { Metrics } from '../metrics.ts';
+
+/** What the operational routes read; the ops listener's deps extend it. */
+export interface OpsRouteDeps {
+  /** What /readyz reports: read from state the process keeps, never a chain call (src/runtime/readiness.ts). */
+  ready(): Promise<{ store: boolean; chain: boolean; starting?: boolean }>;
+  metrics: Metrics;
+  /** True once shutdown began: answers close their connection, /readyz is 503. */
+  draining?(): boolean;
+}
 
 /** Seconds a load balancer is told to wait before asking again (every 503 carries Retry-After, docs/spec.md §6). */
 const NOT_READY_RETRY_S = '5';
 
 /** Operational endpoints of the ops listener: no auth, never on the partner port (docs/spec.md §4). */
-export async function opsRoutes(app: FastifyInstance, { deps }: { deps: Pick<OpsDeps, 'ready' | 'metrics' | 'draining'> }) {
+export async function opsRoutes(app: FastifyInstance, { deps }: { deps: OpsRouteDeps }) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ success: true, status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     if (deps.draining?.()) {
