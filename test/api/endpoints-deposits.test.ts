@@ -5,58 +5,31 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Address, type Base64EncodedWireTransaction, type KeyPairSigner } from '@solana/kit';
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS, ComputeBudgetInstruction, identifyComputeBudgetInstruction } from '@solana-program/compute-budget';
-import { SYSTEM_PROGRAM_ADDRESS, SystemInstruction, identifySystemInstruction, parseTransferSolInstruction } from '@solana-program/system';
+import { type Address, type KeyPairSigner } from '@solana/kit';
 import {
-  ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
-  AssociatedTokenInstruction,
-  TOKEN_PROGRAM_ADDRESS,
-  TokenInstruction,
-  findAssociatedTokenPda,
-  identifyAssociatedTokenInstruction,
-  identifyTokenInstruction,
-  parseCreateAssociatedTokenInstruction,
-  parseSyncNativeInstruction,
-  parseTransferCheckedInstruction,
+  COMPUTE_BUDGET_PROGRAM_ADDRESS, ComputeBudgetInstruction, identifyComputeBudgetInstruction,
+} from '@solana-program/compute-budget';
+import {
+  SYSTEM_PROGRAM_ADDRESS, SystemInstruction, identifySystemInstruction, parseTransferSolInstruction,
+} from '@solana-program/system';
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ADDRESS, AssociatedTokenInstruction, TOKEN_PROGRAM_ADDRESS, TokenInstruction,
+  findAssociatedTokenPda, identifyAssociatedTokenInstruction, identifyTokenInstruction,
+  parseCreateAssociatedTokenInstruction, parseSyncNativeInstruction, parseTransferCheckedInstruction,
 } from '@solana-program/token';
 import { waitForStatus } from '../support/localnet.ts';
 import {
-  USDC_MINT,
-  address,
-  expectError,
-  expectOk,
-  fundedSender,
-  inspectDepositTransaction,
-  orderRequest,
-  quoteRequest,
-  signDeposit,
-  sleep,
-  startTestHush,
-  type DepositTxView,
-  type TestAccount,
-  type TestHush,
+  USDC_MINT, address, expectError, expectOk, fundedSender, inspectDepositTransaction, signDeposit, sleep,
+  type DepositTxView, type TestAccount, type TestHush, quoteAndOrder, simulateWire, submitWire,
 } from '../support/hush-server.ts';
+import {
+  WSOL_MINT, MEMO_PROGRAMS, ISO_MS, ORDER_FIELDS, ORDER_TTL_S, AFTER_DEPOSIT, startEndpointSuite,
+} from '../support/endpoint-suite.ts';
 
-const WSOL_MINT = 'So11111111111111111111111111111111111111112' as Address;
-const MEMO_PROGRAMS = ['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo'];
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const ORDER_FIELDS = ['amountIn', 'amountOut', 'blockhashExpiresAtSlot', 'destinationSymbol', 'eta', 'expiration', 'sourceSymbol', 'trackingId', 'transaction', 'transactionEncoding'];
-const ORDER_TTL_S = 1800;
-/** Where an order can be once its deposit is confirmed (the settlement worker runs alongside the API). */
-const AFTER_DEPOSIT = ['deposit_confirmed', 'sending', 'completed'];
 
-let t: TestHush;
-let acct: TestAccount;
-
-before(async () => {
-  // 200 ms slots: a blockhash lives ~30 s, long enough to hold an original and a refreshed transaction.
-  t = await startTestHush({ env: { LOCALNET_SLOT_MS: '200', HUSH_ORDER_TTL_S: String(ORDER_TTL_S) } });
-  acct = await t.createAccount({ feeRecipients: 2 });
-});
-after(async () => {
-  await t?.close();
-});
+let t: TestHush, acct: TestAccount;
+before(async () => void ({ t, acct } = await startEndpointSuite()));
+after(async () => t?.close());
 
 function assertDepositShape(view: DepositTxView, sender: Address, recipient: Address, opts: { native: boolean; amount: bigint; mint: Address; decimals: number }) {
   assert.equal(view.version, 0, 'a version-0 transaction');
@@ -98,13 +71,6 @@ function assertDepositShape(view: DepositTxView, sender: Address, recipient: Add
   return depositAccount;
 }
 
-async function quoteAndOrder(sender: Address, recipient: Address, extra: Record<string, unknown> = {}, client = acct.client) {
-  const req = quoteRequest(sender, recipient, extra);
-  const q = expectOk(await client.quote(req)).quote;
-  const o = expectOk(await client.order(orderRequest(q, req as never))).order;
-  return { req, q, o };
-}
-
 /** Polls GET /status until the order is final (the worker settles it; payout delay is 0 in these tests). */
 async function untilFinal(trackingId: string, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
@@ -116,14 +82,6 @@ async function untilFinal(trackingId: string, timeoutMs = 30_000) {
   }
 }
 
-async function simulate(wire: string) {
-  return (await t.rpc.simulateTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', commitment: 'processed', sigVerify: true }).send()).value;
-}
-
-async function submit(wire: string) {
-  return t.rpc.sendTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'processed' }).send();
-}
-
 describe('POST /order, the deposit transaction, refresh, status and the deposit hint', () => {
   let sender: KeyPairSigner;
   before(async () => {
@@ -132,7 +90,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
 
   test('SOL order: v0, sender pays and signs alone, create + transfer + SyncNative of exactly amountIn; simulates and lands once', async () => {
     const recipient = await address();
-    const { q, o } = await quoteAndOrder(sender.address, recipient, { amount: '200000000' });
+    const { q, o } = await quoteAndOrder(acct.client, sender.address, recipient, { amount: '200000000' });
     assert.deepEqual(Object.keys(o).sort(), ORDER_FIELDS);
     assert.match(o.trackingId, /^trk_[1-9A-HJ-NP-Za-km-z]{22}$/);
     assert.equal(o.transactionEncoding, 'base64');
@@ -161,16 +119,16 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
 
     // An unsigned transaction does not verify; signed by the sender alone it simulates cleanly.
     const { wire, signature } = await signDeposit(o.transaction, sender);
-    const sim = await simulate(wire);
+    const sim = await simulateWire(t, wire);
     assert.equal(sim.err, null, `simulation failed: ${JSON.stringify(sim.err)} ${sim.logs?.join('\n')}`);
 
     // Submit: it lands and funds the deposit account with exactly amountIn; a second submission fails.
-    const sig = await submit(wire);
+    const sig = await submitWire(t, wire);
     assert.equal(sig, signature);
     await waitForStatus(t.rpc, sig, 'confirmed');
     const bal = await t.rpc.getTokenAccountBalance(depositAccount, { commitment: 'confirmed' }).send();
     assert.equal(bal.value.amount, q.amountIn);
-    await assert.rejects(submit(wire), 'the same transaction cannot land twice');
+    await assert.rejects(submitWire(t, wire), 'the same transaction cannot land twice');
 
     // Deposit hint: 200 with the deposit recorded (the worker may already be settling it); retries are safe.
     const hinted = expectOk(await acct.client.deposit({ trackingId: o.trackingId, signature: sig }), 200).order;
@@ -190,7 +148,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     assert.ok(AFTER_DEPOSIT.includes(err.details?.status), `details.status ${err.details?.status}`);
 
     // The hint of this deposit does not fit another order: 409 DEPOSIT_MISMATCH.
-    const other = await quoteAndOrder(sender.address, recipient, { amount: '200000000' });
+    const other = await quoteAndOrder(acct.client, sender.address, recipient, { amount: '200000000' });
     const mismatch = expectError(await acct.client.deposit({ trackingId: other.o.trackingId, signature: sig }), 409, 'DEPOSIT_MISMATCH');
     assert.equal(mismatch.details?.reason, 'not_this_deposit');
 
@@ -203,7 +161,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
 
   test('USDC order: TransferChecked of exactly amountIn with 6 decimals; simulates with a funded sender, fails without funds', async () => {
     const recipient = await address();
-    const { q, o } = await quoteAndOrder(sender.address, recipient, { amount: '12345678', sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_out' });
+    const { q, o } = await quoteAndOrder(acct.client, sender.address, recipient, { amount: '12345678', sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_out' });
     assert.equal(o.sourceSymbol, 'USDC');
     assert.equal(o.amountOut, '12345678');
     const view = inspectDepositTransaction(o.transaction);
@@ -212,11 +170,11 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     assert.equal(parseTransferCheckedInstruction(view.instructions[3] as never).accounts.source.address, senderAta);
     assert.notEqual(depositAccount, senderAta);
     const { wire } = await signDeposit(o.transaction, sender);
-    const sim = await simulate(wire);
+    const sim = await simulateWire(t, wire);
     assert.equal(sim.err, null, `simulation failed: ${JSON.stringify(sim.err)} ${sim.logs?.join('\n')}`);
     // Submitted, it is detected and delivered exactly: the recipient had no USDC account, Hush creates it
     // (its rent was part of networkFee) and the recipient holds exactly amountOut.
-    await waitForStatus(t.rpc, await submit(wire), 'confirmed');
+    await waitForStatus(t.rpc, await submitWire(t, wire), 'confirmed');
     const done = await untilFinal(o.trackingId);
     assert.equal(done.status, 'completed', JSON.stringify(done));
     const [recipientAta] = await findAssociatedTokenPda({ owner: recipient, mint: USDC_MINT, tokenProgram: TOKEN_PROGRAM_ADDRESS });
@@ -224,8 +182,8 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
 
     // The same order signed by a sender who holds no USDC cannot succeed.
     const poor = await fundedSender(t, { sol: 1_000_000_000n });
-    const r2 = await quoteAndOrder(poor.address, recipient, { amount: '2000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc' });
-    const sim2 = await simulate((await signDeposit(r2.o.transaction, poor)).wire);
+    const r2 = await quoteAndOrder(acct.client, poor.address, recipient, { amount: '2000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc' });
+    const sim2 = await simulateWire(t, (await signDeposit(r2.o.transaction, poor)).wire);
     assert.notEqual(sim2.err, null, 'a sender without USDC cannot fund the deposit');
   });
 

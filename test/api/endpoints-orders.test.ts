@@ -5,66 +5,27 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateKeyPairSigner, type Address, type Base64EncodedWireTransaction, type KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import {
-  ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
-  TOKEN_PROGRAM_ADDRESS,
-  getInitializeAccount3Instruction,
+  ASSOCIATED_TOKEN_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS, getInitializeAccount3Instruction,
 } from '@solana-program/token';
-import { buildSignedTransaction, latestBlockhash, requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
+import {
+  buildSignedTransaction, latestBlockhash, requestTokenAirdrop, waitForStatus,
+} from '../support/localnet.ts';
 import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import {
-  USDC_MINT,
-  address,
-  expectError,
-  expectOk,
-  fundedSender,
-  inspectDepositTransaction,
-  orderRequest,
-  quoteRequest,
-  randomSignature,
-  signDeposit,
-  sleep,
-  startTestHush,
-  type TestAccount,
-  type TestHush,
+  USDC_MINT, address, expectError, expectOk, fundedSender, inspectDepositTransaction, randomSignature,
+  signDeposit, sleep, type TestAccount, type TestHush, quoteAndOrder, simulateWire, submitWire,
 } from '../support/hush-server.ts';
+import {
+  WSOL_MINT, ISO_MS, ORDER_FIELDS, STATUS_FIELDS, AFTER_DEPOSIT, startEndpointSuite,
+} from '../support/endpoint-suite.ts';
 
-const WSOL_MINT = 'So11111111111111111111111111111111111111112' as Address;
 const BONK_MINT = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263' as Address;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const ORDER_FIELDS = ['amountIn', 'amountOut', 'blockhashExpiresAtSlot', 'destinationSymbol', 'eta', 'expiration', 'sourceSymbol', 'trackingId', 'transaction', 'transactionEncoding'];
-const STATUS_FIELDS = ['amountIn', 'amountOut', 'createdAt', 'deposit', 'destinationAssetId', 'expiration', 'failureReason', 'final', 'history', 'payouts', 'privacy', 'refund', 'sourceAssetId', 'status', 'trackingId', 'updatedAt'];
-const ORDER_TTL_S = 1800;
-/** Where an order can be once its deposit is confirmed (the settlement worker runs alongside the API). */
-const AFTER_DEPOSIT = ['deposit_confirmed', 'sending', 'completed'];
 
-let t: TestHush;
-let acct: TestAccount;
-
-before(async () => {
-  // 200 ms slots: a blockhash lives ~30 s, long enough to hold an original and a refreshed transaction.
-  t = await startTestHush({ env: { LOCALNET_SLOT_MS: '200', HUSH_ORDER_TTL_S: String(ORDER_TTL_S) } });
-  acct = await t.createAccount({ feeRecipients: 2 });
-});
-after(async () => {
-  await t?.close();
-});
-
-async function quoteAndOrder(sender: Address, recipient: Address, extra: Record<string, unknown> = {}, client = acct.client) {
-  const req = quoteRequest(sender, recipient, extra);
-  const q = expectOk(await client.quote(req)).quote;
-  const o = expectOk(await client.order(orderRequest(q, req as never))).order;
-  return { req, q, o };
-}
-
-async function simulate(wire: string) {
-  return (await t.rpc.simulateTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', commitment: 'processed', sigVerify: true }).send()).value;
-}
-
-async function submit(wire: string) {
-  return t.rpc.sendTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'processed' }).send();
-}
+let t: TestHush, acct: TestAccount;
+before(async () => void ({ t, acct } = await startEndpointSuite()));
+after(async () => t?.close());
 
 describe('POST /order, the deposit transaction, refresh, status and the deposit hint', () => {
   let sender: KeyPairSigner;
@@ -74,8 +35,8 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
 
   test('refresh: new transaction and blockhashExpiresAtSlot, same order; original and refreshed — only one can land', async () => {
     const recipient = await address();
-    const a = await quoteAndOrder(sender.address, recipient, { amount: '50000000' });
-    const b = await quoteAndOrder(sender.address, recipient, { amount: '3000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc' });
+    const a = await quoteAndOrder(acct.client, sender.address, recipient, { amount: '50000000' });
+    const b = await quoteAndOrder(acct.client, sender.address, recipient, { amount: '3000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc' });
     // Hush hands out a cached blockhash refreshed every few seconds: poll until the refresh carries a newer one.
     const refreshed: Record<string, any> = {};
     const deadline = Date.now() + 15_000;
@@ -109,21 +70,21 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     // Order a: the refreshed transaction lands first; the original then fails.
     const aNew = await signDeposit(refreshed[a.o.trackingId].transaction, sender);
     const aOld = await signDeposit(a.o.transaction, sender);
-    assert.equal((await simulate(aOld.wire)).err, null, 'the original is still valid before either lands');
-    await waitForStatus(t.rpc, await submit(aNew.wire), 'confirmed');
-    await assert.rejects(submit(aOld.wire), 'after the refreshed transaction landed, the original must fail');
+    assert.equal((await simulateWire(t, aOld.wire)).err, null, 'the original is still valid before either lands');
+    await waitForStatus(t.rpc, await submitWire(t, aNew.wire), 'confirmed');
+    await assert.rejects(submitWire(t, aOld.wire), 'after the refreshed transaction landed, the original must fail');
     // Order b: the original lands first; the refreshed one then fails.
     const bNew = await signDeposit(refreshed[b.o.trackingId].transaction, sender);
     const bOld = await signDeposit(b.o.transaction, sender);
-    await waitForStatus(t.rpc, await submit(bOld.wire), 'confirmed');
-    await assert.rejects(submit(bNew.wire), 'after the original landed, the refreshed transaction must fail');
+    await waitForStatus(t.rpc, await submitWire(t, bOld.wire), 'confirmed');
+    await assert.rejects(submitWire(t, bNew.wire), 'after the original landed, the refreshed transaction must fail');
     // Whichever landed is this order's deposit.
     expectOk(await acct.client.deposit({ trackingId: a.o.trackingId, signature: aNew.signature }), 200);
     expectOk(await acct.client.deposit({ trackingId: b.o.trackingId, signature: bOld.signature }), 200);
   });
 
   test('GET /status: the docs/spec.md §4 record, ETag + If-None-Match → 304, side-effect free, other accounts get 404', async () => {
-    const { q, o } = await quoteAndOrder(sender.address, await address(), { amount: '30000000' });
+    const { q, o } = await quoteAndOrder(acct.client, sender.address, await address(), { amount: '30000000' });
     const r1 = await acct.client.status(o.trackingId);
     const s = expectOk(r1).order;
     assert.deepEqual(Object.keys(r1.body).sort(), ['order', 'success']);
@@ -163,7 +124,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
 
     // A new state is a new ETag: the deposit hint moves the order.
     const { wire, signature } = await signDeposit(o.transaction, sender);
-    await waitForStatus(t.rpc, await submit(wire), 'confirmed');
+    await waitForStatus(t.rpc, await submitWire(t, wire), 'confirmed');
     expectOk(await acct.client.deposit({ trackingId: o.trackingId, signature }));
     const moved = await acct.client.status(o.trackingId, { headers: { 'if-none-match': etag } });
     assert.equal(moved.status, 200);
@@ -182,7 +143,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
   });
 
   test('POST /deposit: 202 for an unseen signature, 409 for a transaction that did not fund the deposit, 400 for garbage', async () => {
-    const { o } = await quoteAndOrder(sender.address, await address(), { amount: '40000000' });
+    const { o } = await quoteAndOrder(acct.client, sender.address, await address(), { amount: '40000000' });
     const unseen = randomSignature();
     const r202 = await acct.client.deposit({ trackingId: o.trackingId, signature: unseen });
     const body = expectOk(r202, 202);

@@ -9,37 +9,18 @@ import { type Address } from '@solana/kit';
 import { requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
 import { assertDocumented } from '../support/openapi-conformance.ts';
 import {
-  PREFIX,
-  USDC_MINT,
-  address,
-  expectOk,
-  orderRequest,
-  quoteRequest,
-  startTestHush,
-  type TestAccount,
-  type TestHush,
+  PREFIX, USDC_MINT, address, expectOk, quoteRequest, type TestAccount, type TestHush, quoteAndOrder,
 } from '../support/hush-server.ts';
+import { WSOL_MINT, AMOUNT, ISO_MS, QUOTE_FIELDS, startEndpointSuite } from '../support/endpoint-suite.ts';
 
-const WSOL_MINT = 'So11111111111111111111111111111111111111112' as Address;
-const AMOUNT = /^(0|[1-9][0-9]*)$/;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const QUOTE_FIELDS = ['amountIn', 'amountOut', 'destinationAssetId', 'duration', 'expiresAt', 'fee', 'feeBreakdown', 'issuedAt', 'max', 'min', 'mode', 'networkFee', 'privacy', 'protocolFee', 'quoteId', 'sourceAssetId'];
-const ORDER_TTL_S = 1800;
 /** Where an order can be once its deposit is confirmed (the settlement worker runs alongside the API). */
 
-let t: TestHush;
-let acct: TestAccount;
-let serviceFeeBps: number;
-
+let t: TestHush, acct: TestAccount, serviceFeeBps: number;
 before(async () => {
-  // 200 ms slots: a blockhash lives ~30 s, long enough to hold an original and a refreshed transaction.
-  t = await startTestHush({ env: { LOCALNET_SLOT_MS: '200', HUSH_ORDER_TTL_S: String(ORDER_TTL_S) } });
-  acct = await t.createAccount({ feeRecipients: 2 });
+  ({ t, acct } = await startEndpointSuite());
   serviceFeeBps = t.hush.config.serviceFeeBps;
 });
-after(async () => {
-  await t?.close();
-});
+after(async () => t?.close());
 
 /** docs/spec.md §4 fee arithmetic, checked on the wire. */
 function assertQuoteArithmetic(q: any, req: { amount: string; mode?: string; feeBps?: number }) {
@@ -74,13 +55,6 @@ function assertQuoteArithmetic(q: any, req: { amount: string; mode?: string; fee
   assert.match(q.quoteId, /^\S+$/);
   assert.match(q.issuedAt, ISO_MS);
   assert.match(q.expiresAt, ISO_MS);
-}
-
-async function quoteAndOrder(sender: Address, recipient: Address, extra: Record<string, unknown> = {}, client = acct.client) {
-  const req = quoteRequest(sender, recipient, extra);
-  const q = expectOk(await client.quote(req)).quote;
-  const o = expectOk(await client.order(orderRequest(q, req as never))).order;
-  return { req, q, o };
 }
 
 describe('GET /tokens', () => {
@@ -163,7 +137,7 @@ describe('POST /quote', () => {
 
   test('a sender may also be the recipient; the quote is firm (the order repeats its amounts exactly)', async () => {
     const me = await address();
-    const { q, o } = await quoteAndOrder(me, me, { amount: '250000000', mode: 'exact_out' });
+    const { q, o } = await quoteAndOrder(acct.client, me, me, { amount: '250000000', mode: 'exact_out' });
     assert.equal(o.amountIn, q.amountIn);
     assert.equal(o.amountOut, q.amountOut);
     assert.equal(o.amountOut, '250000000');

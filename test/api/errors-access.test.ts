@@ -17,44 +17,14 @@ import type { Address } from '@solana/kit';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { revokeApiKey } from '../../src/store/accounts-store.ts';
 import {
-  HushClient,
-  PREFIX,
-  address,
-  expectError,
-  expectOk,
-  issueKey,
-  orderCount,
-  orderRequest,
-  quoteRequest,
-  registerSecret,
-  secretOf,
-  startTestHush,
-  type ApiResponse,
-  type TestAccount,
-  type TestHush,
+  HushClient, PREFIX, address, expectError, expectOk, issueKey, orderCount, orderRequest, registerSecret,
+  secretOf, type ApiResponse, type TestAccount, type TestHush, startErrorSuite, type ErrorSuite,
 } from '../support/hush-server.ts';
 
-let t: TestHush;
-let acct: TestAccount;
-let sender: Address;
-let recipient: Address;
-
-before(async () => {
-  t = await startTestHush({ admin: true });
-  acct = await t.createAccount({ feeRecipients: 2 });
-  sender = await address();
-  recipient = await address();
-});
-after(async () => {
-  await t?.close();
-});
-
-const quoteReq = (extra: Record<string, unknown> = {}) => quoteRequest(sender, recipient, extra);
-
-async function freshQuote(extra: Record<string, unknown> = {}, client = acct.client) {
-  const req = quoteReq(extra);
-  return { req, quote: expectOk(await client.quote(req)).quote };
-}
+let t: TestHush, acct: TestAccount, sender: Address, recipient: Address;
+let quoteReq: ErrorSuite['quoteReq'], freshQuote: ErrorSuite['freshQuote'];
+before(async () => void ({ t, acct, sender, recipient, quoteReq, freshQuote } = await startErrorSuite()));
+after(async () => t?.close());
 
 describe('UNAUTHORIZED (401) and ACCOUNT_SUSPENDED (403)', () => {
   const routes = (c: HushClient) => [

@@ -14,41 +14,14 @@ import { createConnection } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import {
-  PREFIX,
-  address,
-  expectError,
-  expectOk,
-  offCurveAddress,
-  orderCount,
-  orderRequest,
-  quoteRequest,
-  startTestHush,
-  type ApiResponse,
-  type TestAccount,
-  type TestHush,
+  PREFIX, address, expectError, expectOk, offCurveAddress, orderCount, orderRequest, type ApiResponse,
+  type TestAccount, type TestHush, startErrorSuite, type ErrorSuite,
 } from '../support/hush-server.ts';
 
-let t: TestHush;
-let acct: TestAccount;
-let sender: Address;
-let recipient: Address;
-
-before(async () => {
-  t = await startTestHush({ admin: true });
-  acct = await t.createAccount({ feeRecipients: 2 });
-  sender = await address();
-  recipient = await address();
-});
-after(async () => {
-  await t?.close();
-});
-
-const quoteReq = (extra: Record<string, unknown> = {}) => quoteRequest(sender, recipient, extra);
-
-async function freshQuote(extra: Record<string, unknown> = {}, client = acct.client) {
-  const req = quoteReq(extra);
-  return { req, quote: expectOk(await client.quote(req)).quote };
-}
+let t: TestHush, acct: TestAccount, sender: Address, recipient: Address;
+let quoteReq: ErrorSuite['quoteReq'], freshQuote: ErrorSuite['freshQuote'];
+before(async () => void ({ t, acct, sender, recipient, quoteReq, freshQuote } = await startErrorSuite()));
+after(async () => t?.close());
 
 describe('X-Request-Id (docs/spec.md §2)', () => {
   test('a well-formed incoming id is echoed on success, error, and operational responses', async () => {

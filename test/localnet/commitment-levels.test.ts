@@ -4,21 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { generateKeyPairSigner, type Address, type KeyPairSigner, type Signature } from '@solana/kit';
 import {
-  generateKeyPairSigner,
-  type Address,
-  type KeyPairSigner,
-  type Signature,
-} from '@solana/kit';
-import {
-  fundedWallet,
-  send,
-  SOL,
-  startTestLocalnet,
-  transferTx,
-  waitForStatus,
-  type LocalRpc,
-  type TestLocalnet,
+  fundedWallet, send, SOL, startTestLocalnet, transferTx, waitForStatus, type LocalRpc, type TestLocalnet,
 } from '../support/localnet.ts';
 
 async function balance(rpc: LocalRpc, a: Address): Promise<bigint> {

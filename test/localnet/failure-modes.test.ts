@@ -8,48 +8,26 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import {
-  generateKeyPairSigner,
-  getBase58Decoder,
-  getBase64Decoder,
-  getBase64Encoder,
-  isSolanaError,
-  lamports,
-  SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM,
-  SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
+  generateKeyPairSigner, getBase58Decoder, getBase64Decoder, getBase64Encoder, isSolanaError, lamports,
+  SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
   SOLANA_ERROR__JSON_RPC__METHOD_NOT_FOUND,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_MIN_CONTEXT_SLOT_NOT_REACHED,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
-  SOLANA_ERROR__TRANSACTION_ERROR__ACCOUNT_NOT_FOUND,
-  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
+  SOLANA_ERROR__TRANSACTION_ERROR__ACCOUNT_NOT_FOUND, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
   SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
   SOLANA_ERROR__TRANSACTION_ERROR__INSUFFICIENT_FUNDS_FOR_FEE,
-  SOLANA_ERROR__TRANSACTION_ERROR__INSUFFICIENT_FUNDS_FOR_RENT,
-  type Address,
-  type Base64EncodedWireTransaction,
-  type KeyPairSigner,
-  type Signature,
-  type SolanaError,
+  SOLANA_ERROR__TRANSACTION_ERROR__INSUFFICIENT_FUNDS_FOR_RENT, type Address,
+  type Base64EncodedWireTransaction, type KeyPairSigner, type Signature, type SolanaError,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getTransferInstruction } from '@solana-program/token';
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import {
-  buildSignedTransaction,
-  fundedWallet,
-  latestBlockhash,
-  MINTS,
-  postRaw,
-  requestTokenAirdrop,
-  send,
-  SOL,
-  startTestLocalnet,
-  TOKEN_PROGRAM,
-  transferTx,
-  waitForSlot,
-  waitForStatus,
-  type LocalRpc,
-  type TestLocalnet,
+  getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction,
+} from '@solana-program/compute-budget';
+import {
+  buildSignedTransaction, fundedWallet, latestBlockhash, MINTS, postRaw, requestTokenAirdrop, send, SOL,
+  startTestLocalnet, TOKEN_PROGRAM, transferTx, waitForSlot, waitForStatus, type LocalRpc, type TestLocalnet,
 } from '../support/localnet.ts';
 
 const b64 = getBase64Encoder();

@@ -6,41 +6,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  generateKeyPairSigner,
-  getAddressEncoder,
-  getBase58Encoder,
-  lamports,
-  SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
-  type Address,
-  type KeyPairSigner,
-  type Signature,
+  generateKeyPairSigner, getAddressEncoder, getBase58Encoder, lamports,
+  SOLANA_ERROR__JSON_RPC__INVALID_PARAMS, type Address, type KeyPairSigner, type Signature,
 } from '@solana/kit';
 import {
-  MINTS,
-  postRaw,
-  requestTokenAirdrop,
-  SOL,
-  startTestLocalnet,
-  TOKEN_PROGRAM,
-  waitForSlot,
-  waitForStatus,
-  type LocalRpc,
-  type TestLocalnet,
+  MINTS, postRaw, requestTokenAirdrop, SOL, startTestLocalnet, TOKEN_PROGRAM, waitForSlot, waitForStatus,
+  type LocalRpc, type TestLocalnet,
 } from '../support/localnet.ts';
-
 import { ata, base64, mintSupply, rejectsWithCode, SYSTEM_PROGRAM } from '../support/rpc-checks.ts';
 
 describe('localnet JSON-RPC methods through @solana/kit: cluster, accounts, tokens', () => {
-  let ln: TestLocalnet;
-  let rpc: LocalRpc;
-
-  before(async () => {
-    ln = await startTestLocalnet({ slotMs: 20 });
-    rpc = ln.rpc;
-  });
-  after(async () => {
-    await ln?.close();
-  });
+  let ln: TestLocalnet, rpc: LocalRpc;
+  before(async () => void ({ rpc } = ln = await startTestLocalnet({ slotMs: 20 })));
+  after(async () => ln?.close());
 
   describe('cluster info', () => {
     it('getHealth, getVersion and getGenesisHash', async () => {

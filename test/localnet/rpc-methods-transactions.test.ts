@@ -6,52 +6,27 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  appendTransactionMessageInstructions,
-  compileTransaction,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase64Decoder,
-  getSignatureFromTransaction,
-  getBase64EncodedWireTransaction,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_UNSUPPORTED_TRANSACTION_VERSION,
+  appendTransactionMessageInstructions, compileTransaction, createTransactionMessage, generateKeyPairSigner,
+  getBase64Decoder, getSignatureFromTransaction, getBase64EncodedWireTransaction, lamports, pipe,
+  setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_UNSUPPORTED_TRANSACTION_VERSION,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
-  type Base64EncodedWireTransaction,
-  type KeyPairSigner,
-  type Signature,
-  type TransactionMessageBytesBase64,
+  type Base64EncodedWireTransaction, type KeyPairSigner, type Signature, type TransactionMessageBytesBase64,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import {
-  buildSignedTransaction,
-  latestBlockhash,
-  send,
-  SOL,
-  startTestLocalnet,
-  transferTx,
-  waitForStatus,
-  type LocalRpc,
-  type TestLocalnet,
+  getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction,
+} from '@solana-program/compute-budget';
+import {
+  buildSignedTransaction, latestBlockhash, send, SOL, startTestLocalnet, transferTx, waitForStatus,
+  type LocalRpc, type TestLocalnet,
 } from '../support/localnet.ts';
-
 import { base64, CUSTOM_1, plain, rejectsWithCode, SYSTEM_PROGRAM } from '../support/rpc-checks.ts';
 
 describe('localnet JSON-RPC methods through @solana/kit: transactions', () => {
-  let ln: TestLocalnet;
-  let rpc: LocalRpc;
-
-  before(async () => {
-    ln = await startTestLocalnet({ slotMs: 20 });
-    rpc = ln.rpc;
-  });
-  after(async () => {
-    await ln?.close();
-  });
+  let ln: TestLocalnet, rpc: LocalRpc;
+  before(async () => void ({ rpc } = ln = await startTestLocalnet({ slotMs: 20 })));
+  after(async () => ln?.close());
 
   describe('transactions', () => {
     let payer: KeyPairSigner;

@@ -12,39 +12,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
-import { expectOk, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import {
+  expectOk, signDeposit, startTestHush, type TestAccount, type TestHush,
+} from '../support/hush-server.ts';
 import { pollUntil, requestTokenAirdrop } from '../support/localnet.ts';
 import {
-  ASSETS,
-  ISO_MS,
-  SOL,
-  TOKEN_ACCOUNT_SIZE,
-  accountExists,
-  assertHistory,
-  assertHushShape,
-  assertPaidOnce,
-  assertPayoutUnlinked,
-  ataOf,
-  balanceOf,
-  chainAt,
-  depositOf,
-  fetchLanded,
-  lamportDelta,
-  lamportsOf,
-  placeOrder,
-  rentExempt,
-  signAndSend,
-  successfulSignatures,
-  waitForCleanReconcile,
-  waitForConfirmed,
-  waitForOrder,
-  fundSender,
-  holdingOf,
-  lamportsIn,
-  type AssetId,
-  type Chain,
-  type LandedTx,
-  type PlacedOrder,
+  ASSETS, ISO_MS, SOL, TOKEN_ACCOUNT_SIZE, accountExists, assertHistory, assertHushShape, assertPaidOnce,
+  assertPayoutUnlinked, ataOf, balanceOf, chainAt, depositOf, fetchLanded, lamportDelta, lamportsOf,
+  placeOrder, rentExempt, signAndSend, successfulSignatures, waitForCleanReconcile, waitForConfirmed,
+  waitForOrder, fundSender, holdingOf, lamportsIn, type AssetId, type Chain, type LandedTx, type PlacedOrder,
 } from '../support/settlement.ts';
 
 /** The privacy window of this server: every payout waits at least this long after the deposit is confirmed. */

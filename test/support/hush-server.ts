@@ -12,32 +12,23 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import {
-  createSolanaRpc,
-  decompileTransactionMessage,
-  generateKeyPairSigner,
-  getCompiledTransactionMessageDecoder,
-  getBase64EncodedWireTransaction,
-  getBase64Encoder,
-  getSignatureFromTransaction,
-  getTransactionDecoder,
-  lamports,
-  signTransaction,
-  type Address,
-  type Instruction,
-  type KeyPairSigner,
-  type ReadonlyUint8Array,
-  type Signature,
+  createSolanaRpc, decompileTransactionMessage, generateKeyPairSigner, getCompiledTransactionMessageDecoder,
+  getBase64EncodedWireTransaction, getBase64Encoder, getSignatureFromTransaction, getTransactionDecoder,
+  lamports, signTransaction, type Address, type Base64EncodedWireTransaction, type Instruction,
+  type KeyPairSigner, type ReadonlyUint8Array, type Signature,
 } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import { loadConfig } from '../../src/config/config.ts';
 import { startHush, type RunningHush } from '../../src/runtime/start-hush.ts';
 import { generateApiKey } from '../../src/services/api-keys.ts';
-import { addFeeRecipient, insertAccount, insertApiKey, updateAccount, type AccountRecord } from '../../src/store/accounts-store.ts';
+import {
+  addFeeRecipient, insertAccount, insertApiKey, updateAccount, type AccountRecord,
+} from '../../src/store/accounts-store.ts';
 import type { Db } from '../../src/store/db.ts';
 import { dropSchema, newSchemaName, POSTGRES_URL, postgresSkipReason, type Engine } from './databases.ts';
 import { workerCustodyStandIn } from './custody-stand-in.ts';
 import { makeTempDir, removeDir, requestTokenAirdrop, waitForStatus, type LocalRpc } from './localnet.ts';
-import { base58, registerSecret, secretOf } from './api-responses.ts';
+import { base58, expectOk, registerSecret, secretOf } from './api-responses.ts';
 import { HushClient } from './hush-client.ts';
 
 export { postgresSkipReason, type Engine };
@@ -314,4 +305,37 @@ export function inspectDepositTransaction(base64: string): DepositTxView {
     blockhash: compiled.lifetimeToken,
     instructions: msg.instructions as DepositTxView['instructions'],
   };
+}
+
+/** Quote, then order the quote: the order body the quote's own terms give. */
+export async function quoteAndOrder(client: HushClient, sender: Address, recipient: Address, extra: Record<string, unknown> = {}) {
+  const req = quoteRequest(sender, recipient, extra);
+  const q = expectOk(await client.quote(req)).quote;
+  const o = expectOk(await client.order(orderRequest(q, req as never))).order;
+  return { req, q, o };
+}
+
+/** Simulates a base64 wire transaction on the test chain, signatures checked. */
+export async function simulateWire(t: TestHush, wire: string) {
+  return (await t.rpc.simulateTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', commitment: 'processed', sigVerify: true }).send()).value;
+}
+
+/** Submits a base64 wire transaction to the test chain, with preflight. */
+export async function submitWire(t: TestHush, wire: string) {
+  return t.rpc.sendTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'processed' }).send();
+}
+
+/** The error suites' server: admin on, one account with two fee recipients, a sender, a recipient, and quotes between them. */
+export async function startErrorSuite() {
+  const t = await startTestHush({ admin: true });
+  const [acct, sender, recipient] = [await t.createAccount({ feeRecipients: 2 }), await address(), await address()];
+  const quoteReq = (extra: Record<string, unknown> = {}) => quoteRequest(sender, recipient, extra);
+  const freshQuote = (extra: Record<string, unknown> = {}, client = acct.client) => freshQuoteOf(client, quoteReq(extra));
+  return { t, acct, sender, recipient, quoteReq, freshQuote };
+}
+export type ErrorSuite = Awaited<ReturnType<typeof startErrorSuite>>;
+
+/** Quotes `req` with `client`: the request and the quote. */
+export async function freshQuoteOf<R extends object>(client: HushClient, req: R) {
+  return { req, quote: expectOk(await client.quote(req)).quote };
 }

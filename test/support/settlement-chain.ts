@@ -1,15 +1,8 @@
 /** The settlement tests' ground: assets, a chain client, funded wallets, and the shapes of a placed order. */
 import {
-  createSolanaRpc,
-  generateKeyPairSigner,
-  lamports,
-  type Address,
-  type KeyPairSigner,
-  type Signature,
+  createSolanaRpc, generateKeyPairSigner, lamports, type Address, type KeyPairSigner, type Signature,
 } from '@solana/kit';
-import {
-  findAssociatedTokenPda,
-} from '@solana-program/token';
+import { findAssociatedTokenPda } from '@solana-program/token';
 import { pollUntil, requestTokenAirdrop, type LocalRpc } from './localnet.ts';
 
 

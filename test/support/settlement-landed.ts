@@ -3,14 +3,12 @@
  * has, "paid exactly once" in the store and on chain. Re-exported by settlement.ts.
  */
 import assert from 'node:assert/strict';
-import {
-  getBase58Encoder,
-  type Address,
-  type Signature,
-} from '@solana/kit';
+import { getBase58Encoder, type Address, type Signature } from '@solana/kit';
 import type { Queryable } from '../../src/store/db.ts';
 import { pollUntil } from './localnet.ts';
-import { ASSETS, ataOf, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAMS, type Chain, type PlacedOrder } from './settlement-chain.ts';
+import {
+  ASSETS, ataOf, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAMS, type Chain, type PlacedOrder,
+} from './settlement-chain.ts';
 
 // ------------------------------------------------------------------------------------------ landed transactions
 

@@ -11,24 +11,18 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  decompileTransactionMessage,
-  getBase64Encoder,
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
-  type Address,
-  type Base64EncodedWireTransaction,
-  type KeyPairSigner,
-  type Signature,
+  decompileTransactionMessage, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder,
+  type Address, type Base64EncodedWireTransaction, type KeyPairSigner, type Signature,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import {
-  ASSOCIATED_TOKEN_PROGRAM_ADDRESS,
-  getCreateAssociatedTokenInstruction,
-  getSyncNativeInstruction,
+  ASSOCIATED_TOKEN_PROGRAM_ADDRESS, getCreateAssociatedTokenInstruction, getSyncNativeInstruction,
   getTransferCheckedInstruction,
 } from '@solana-program/token';
 import { expectOk, HushClient, signDeposit } from './hush-server.ts';
-import { ataOf, ISO_MS, TOKEN_PROGRAM, type AssetInfo, type Chain, type PlacedOrder, type QuoteReq } from './settlement-chain.ts';
+import {
+  ataOf, ISO_MS, TOKEN_PROGRAM, type AssetInfo, type Chain, type PlacedOrder, type QuoteReq,
+} from './settlement-chain.ts';
 import { buildSignedTransaction, latestBlockhash, pollUntil } from './localnet.ts';
 
 export * from './settlement-chain.ts';
