@@ -149,24 +149,23 @@ async function place(token: Token): Promise<Placed> {
 
 /** Step 5: poll until final (every 3 s), printing each new state and, while held, a line a minute. */
 async function follow(p: Placed, started: number): Promise<StatusRecord> {
-  const line = (what: string) =>
-    console.log(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${p.token.symbol.padEnd(4)} ${what}`);
-  let last: StatusRecord | undefined;
-  const heartbeat = setInterval(() => {
-    if (last?.privacy.releaseBy) line(`${last.status}  ${statusDetail(last)}`);
-  }, HELD_LINE_EVERY_MS);
-  try {
-    return await hush.waitForFinal(p.trackingId, {
-      signal: AbortSignal.timeout(GIVE_UP_MS),
-      onStatus: (s) => {
-        last = s;
-        const detail = statusDetail(s);
-        line(`${s.status}${detail ? `  ${detail}` : ''}`);
-      },
-    });
-  } finally {
-    clearInterval(heartbeat);
-  }
+  const line = (what: string) => console.log(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${p.token.symbol.padEnd(4)} ${what}`);
+  let lastLineMs = 0;
+  return hush.waitForFinal(p.trackingId, {
+    signal: AbortSignal.timeout(GIVE_UP_MS),
+    onStatus: (s) => {
+      const detail = statusDetail(s);
+      line(`${s.status}${detail ? `  ${detail}` : ''}`);
+    },
+    // Every answered poll, unchanged ones too: the countdown while held needs no requests of its own.
+    onProgress: ({ changed, held, order, elapsedMs }) => {
+      if (changed || !held) lastLineMs = elapsedMs;
+      else if (elapsedMs - lastLineMs >= HELD_LINE_EVERY_MS) {
+        lastLineMs = elapsedMs;
+        line(`${order.status}  ${statusDetail(order)}`);
+      }
+    },
+  });
 }
 
 try {
