@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Address } from '@solana/kit';
 import type { AccountBalance } from '../../src/chain/chain-view.ts';
 import { WRAPPED_SOL_RESERVE } from '../../src/domain/reserves.ts';
 import type { LateCandidate } from '../../src/store/settlement/late-window.ts';
@@ -19,7 +20,7 @@ const balance = (b: Partial<AccountBalance>): AccountBalance => ({ exists: true,
 
 test('late deposits: late funds are a token balance, or SOL above the reserve at a closed wrapped-SOL account; owners report their lamports', () => {
   const step = new LateDeposits({ db: null, view: null, log: () => {} } as unknown as LateDepositsDeps);
-  const row = (id: string, asset: string): LateCandidate => ({ id, tracking_id: `t${id}`, deposit_account: `acct${id}`, deposit_owner: `owner${id}`, source_asset_id: asset });
+  const row = (id: string, asset: string): LateCandidate => ({ id, tracking_id: `t${id}`, deposit_account: `acct${id}` as Address, deposit_owner: `owner${id}` as Address, source_asset_id: asset });
   const rows = [row('1', 'usdc'), row('2', 'usdc'), row('3', 'sol'), row('4', 'sol'), row('5', 'usdc'), row('6', 'usdc')];
   const balances = new Map<string, AccountBalance>([
     ['acct1', balance({ tokenAmount: 5n })],
@@ -53,7 +54,7 @@ test('late deposits: late funds are a token balance, or SOL above the reserve at
 test('sweep: each deposit of the batch is swept whole, the part beyond its deposit marked extra; no token account is unsweepable, no balance is skipped', () => {
   const sweeps = new Sweeps(untouchable as SweepDeps, () => 0);
   const step = sweeps['assetStep']('usdc', 100n);
-  const dep = (n: string, depositAmount: bigint): UnsweptDeposit => ({ orderId: n, trackingId: `t${n}`, depositAccount: `acct${n}`, sourceAssetId: 'usdc', depositAmount });
+  const dep = (n: string, depositAmount: bigint): UnsweptDeposit => ({ orderId: n, trackingId: `t${n}`, depositAccount: `acct${n}` as Address, sourceAssetId: 'usdc', depositAmount });
   const blockhash = { blockhash: 'bh', lastValidBlockHeight: 150n } as never;
   const balances = new Map<string, AccountBalance>([
     ['acct1', balance({ tokenAmount: 10n, lamports: 2_039_290n })],
@@ -78,9 +79,9 @@ test('watchdog: every stuck order is to fail with the status it was stuck in', (
   const stuck = [
     { id: '1', trackingId: 't1', status: 'sending' },
     { id: '2', trackingId: 't2', status: 'deposit_confirmed' },
-  ];
+  ] as const;
   assert.deepEqual(
-    dog.plan(stuck).map((p) => [p.id, p.status, p.failureReason]),
+    dog.plan([...stuck]).map((p) => [p.id, p.status, p.failureReason]),
     [
       ['1', 'sending', 'stuck_in_sending'],
       ['2', 'deposit_confirmed', 'stuck_in_deposit_confirmed'],

@@ -12,6 +12,7 @@ import { lateDepositCandidates } from '../../src/store/settlement/late-deposit-c
 import { lateWindowRotation } from '../../src/store/settlement/late-window-rotation.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import type { Address } from '@solana/kit';
 
 forEachEngine('late-deposit window', (ctx) => {
   it('every finished order of the window is read within a rotation; the recent ones on every pass', async () => {
@@ -35,7 +36,7 @@ forEachEngine('late-deposit window', (ctx) => {
       assetId: 'usdc',
       amount: 1n,
       source: 'deposits',
-      destination: 'pool',
+      destination: 'pool' as Address,
       signature: randomBytes(32).toString('hex'),
       wire: 'AA==',
       lastValidBlockHeight: 1n,

@@ -11,6 +11,7 @@ import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
 import { poolCommitments } from '../../src/store/settlement/pool-commitments.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import type { Address } from '@solana/kit';
 
 forEachEngine('reservations of open orders', (ctx) => {
   async function orderIn(to: OrderStatus[], opts: { source: string; destination: string; amountOut: bigint; deposit?: bigint; networkFee?: bigint }): Promise<string> {
@@ -29,7 +30,7 @@ forEachEngine('reservations of open orders', (ctx) => {
       assetId,
       amount,
       source: `pool-${assetId}`,
-      destination: 'someone',
+      destination: 'someone' as Address,
       signature: randomBytes(32).toString('hex'),
       wire: 'AA==',
       lastValidBlockHeight: 100n,
@@ -100,7 +101,7 @@ forEachEngine('reservations of open orders', (ctx) => {
       assetId: b,
       amount: 4_000n,
       source: 'deposit',
-      destination: `pool-${b}`,
+      destination: `pool-${b}` as Address,
       signature: randomBytes(32).toString('hex'),
       wire: 'AA==',
       lastValidBlockHeight: 100n,

@@ -12,6 +12,7 @@ import { holdOrder } from '../../src/store/settlement/hold-order.ts';
 import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import type { Address } from '@solana/kit';
 
 const PATH: OrderStatus[] = ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed'];
 
@@ -32,7 +33,7 @@ forEachEngine('order holds and the watchdog condition', (ctx) => {
     assetId: 'usdc',
     amount: 1_000n,
     source: 'pool',
-    destination: 'someone',
+    destination: 'someone' as Address,
     signature: randomBytes(32).toString('hex'),
     wire: 'AA==',
     lastValidBlockHeight: 100n,

@@ -8,6 +8,7 @@ import { partAttempts } from '../../src/store/settlement/part-attempts.ts';
 import { settleChainTx } from '../../src/store/settlement/settle-chain-txs.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import type { Address } from '@solana/kit';
 
 forEachEngine('attempts of a part', (ctx) => {
   it('counts the failed attempts of that part only, and when the last was recorded', async () => {
@@ -15,7 +16,7 @@ forEachEngine('attempts of a part', (ctx) => {
     const orderId = ((await insertOrder(ctx.db, order, { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string }).id;
     const attempt = async (kind: 'payout' | 'refund', part: number | undefined, status: 'failed' | 'expired' | 'pending', lateOf?: string) => {
       const id = await insertChainTx(ctx.db, {
-        kind, orderId, assetId: 'usdc', amount: 10n, source: 'pool', destination: 'someone',
+        kind, orderId, assetId: 'usdc', amount: 10n, source: 'pool', destination: 'someone' as Address,
         signature: randomBytes(32).toString('hex'), wire: 'AA==', lastValidBlockHeight: 1n, meta: part === undefined ? {} : { part, ...(lateOf ? { lateOf } : {}) },
       });
       assert.ok(id);

@@ -9,6 +9,7 @@ import { it } from 'node:test';
 import type { NewChainTx } from '../../src/store/settlement/chain-tx.ts';
 import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
 import { forEachEngine } from '../support/databases.ts';
+import type { Address } from '@solana/kit';
 
 forEachEngine('store transactions', (ctx) => {
   const payout = (signature: string, amount: bigint): NewChainTx => ({
@@ -17,7 +18,7 @@ forEachEngine('store transactions', (ctx) => {
     assetId: 'tx-test',
     amount,
     source: 'pool',
-    destination: 'recipient',
+    destination: 'recipient' as Address,
     signature,
     wire: 'AA==',
     lastValidBlockHeight: 100n,

@@ -109,7 +109,7 @@ function lateFunds(native: () => boolean, b: AccountBalance | undefined): { amou
  * since the read — so a sweep that already took the funds is never followed by a second one, which the
  * fee payer would fund and a refund would pay out again.
  */
-async function sweepLate(ctx: SweepLateDeps, orderId: string, trackingId: string, depositAccount: string, assetId: string): Promise<void> {
+async function sweepLate(ctx: SweepLateDeps, orderId: string, trackingId: string, depositAccount: Address, assetId: string): Promise<void> {
   const asset = ctx.asset(assetId);
   const pools = ctx.treasury.pools(assetId);
   const pool = pools[randomInt(pools.length)]!;
@@ -123,7 +123,7 @@ async function sweepLate(ctx: SweepLateDeps, orderId: string, trackingId: string
     asset,
     poolWallet: pool.address,
     poolHolding: pool.holding,
-    items: [{ owner: await ctx.treasury.depositSigner(trackingId), depositAccount: depositAccount as Address, amount, reopen }],
+    items: [{ owner: await ctx.treasury.depositSigner(trackingId), depositAccount, amount, reopen }],
   });
   const recorded = await allOrNothing(ctx.db, async (tx) => {
     if (!(await tryTransactionLock(tx, LATE_SWEEP_LOCK, depositAccount)) || (await sweepOfAccount(tx, depositAccount, readAt))) return false;

@@ -1,4 +1,4 @@
-import type { Address } from '@solana/kit';
+import { isAddress } from '@solana/kit';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { partnerFeesOwed } from '../../store/settlement/partner-fees-owed.ts';
 import { PARTNER_PAYOUT_LOCK, tryTransactionLock } from '../../store/settlement/advisory-locks.ts';
@@ -22,11 +22,12 @@ export async function payPartners(ctx: PartnerPayoutDeps): Promise<number> {
       for (const r of await partnerFeesOwed(tx)) {
         const amount = payableLots(r.owed, partnerLot(ctx.config.assets.get(r.assetId)?.denominations ?? []));
         const recipient = r.account.split(':')[3];
-        if (amount <= 0n || !recipient || recipient === '-') continue;
+        // The account name carries the recipient Hush registered (checked then): anything else is no address.
+        if (amount <= 0n || !recipient || !isAddress(recipient)) continue;
         // SOL below a wallet's rent cannot open an empty recipient's account (it would fail every period,
         // costing a fee each time): it keeps accruing until it can.
         if (await cannotReceiveSol(ctx, r.assetId, amount, recipient)) continue;
-        const planned = await ctx.pools.plan({ id: null, trackingId: r.account }, 'partner_payout', r.assetId, recipient as Address, amount, { payable: r.account }, tx);
+        const planned = await ctx.pools.plan({ id: null, trackingId: r.account }, 'partner_payout', r.assetId, recipient, amount, { payable: r.account }, tx);
         if (planned && (await insertChainTx(tx, planned)) !== null) out.push(planned.wire);
       }
       return out;

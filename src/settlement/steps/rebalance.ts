@@ -1,3 +1,4 @@
+import { signature as asSignature } from '@solana/kit';
 import { recordMovement } from '../../store/settlement/record-movements.ts';
 import { runRebalance, type Rebalancer, type RebalancePolicy } from '../../rebalance/rebalancer.ts';
 import type { FreshPrices } from '../../prices/price-source.ts';
@@ -39,7 +40,7 @@ export async function rebalance(ctx: RebalanceDeps, s: RebalanceSettings): Promi
  */
 async function recordExternal(ctx: RebalanceDeps, signature: string, kind: 'rebalance' | 'funding', counterparty: string): Promise<void> {
   for (let i = 0; i < 50; i++) {
-    const tx = await ctx.chain().rpc.getTransaction(signature as never, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    const tx = await ctx.chain().rpc.getTransaction(asSignature(signature), { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
     if (tx?.meta) {
       const meta = tx.meta;
       const keys = tx.transaction.message.accountKeys as readonly string[];

@@ -1,4 +1,3 @@
-import type { Address } from '@solana/kit';
 import { allOrNothing } from '../../store/db.ts';
 import type { OrderRecord } from '../../store/orders-store.ts';
 import type { ChainTxOf } from '../../store/settlement/chain-tx.ts';
@@ -28,7 +27,7 @@ export async function replacePart(ctx: ReplacePartDeps, o: OrderRecord, dead: Ch
     return;
   }
   const sent = await ctx.pools.exclusive(async () => {
-    const planned = await ctx.pools.plan(o, kind, dead.assetId, dead.destination as Address, dead.amount, { ...dead.meta });
+    const planned = await ctx.pools.plan(o, kind, dead.assetId, dead.destination, dead.amount, { ...dead.meta });
     if (!planned) return null;
     const row = { ...planned, meta: { ...planned.meta, part } };
     // A late refund is its late funds' business, not the order's: no hold (the order may be final or another worker's).

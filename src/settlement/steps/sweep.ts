@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import type { Address } from '@solana/kit';
 import { buildSweep, type SweepItem } from '../../chain/hush-transactions.ts';
 import { assetsWithUnsweptDeposits } from '../../store/settlement/assets-with-unswept-deposits.ts';
 import { attachSweep } from '../../store/settlement/attach-sweep.ts';
@@ -124,7 +123,7 @@ async function commitSweep(ctx: SweepDeps, { assetId, blockhash, entries }: Swee
       continue;
     }
     if (e.extra > 0n) ctx.log({ trackingId: b.trackingId, amount: e.extra.toString() }, 'funds sent after the deposit found; sweeping them for a refund');
-    items.push({ owner: await ctx.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount as Address, amount: e.amount, orderId: b.orderId, extra: e.extra, reserve: e.reserve });
+    items.push({ owner: await ctx.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount, amount: e.amount, orderId: b.orderId, extra: e.extra, reserve: e.reserve });
   }
   if (items.length === 0) return 0;
   const signed = await buildSweep(ctx.shape(blockhash), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });

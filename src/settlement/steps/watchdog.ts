@@ -4,11 +4,12 @@ import { stuckOrders } from '../../store/settlement/stuck-orders.ts';
 import type { SettlementContext } from '../context.ts';
 import { runStep, type Step } from '../step.ts';
 import { WATCHDOG_START_GRACE_MS } from '../timing.ts';
+import type { OrderStatus } from '../../domain/order-state.ts';
 
 /** What the watchdog touches. */
 export type WatchdogDeps = Pick<SettlementContext, 'db' | 'alert'>;
 
-type Stuck = { id: string; trackingId: string; status: string };
+type Stuck = { id: string; trackingId: string; status: OrderStatus };
 
 /** Each stuck order to fail (if idle), with its reason. */
 type WatchdogPlan = (Stuck & { failureReason: string })[];
@@ -52,7 +53,7 @@ export class Watchdog implements Step<WatchdogDeps, Stuck[], null, WatchdogPlan>
     let failed = 0;
     for (const r of plan) {
       // Never while a worker holds it or a payout or refund of it is pending or landed: "funds held" must be true.
-      if (await transitionOrder(ctx.db, r.id, r.status as never, 'failed', { failureReason: r.failureReason }, { idle: true })) {
+      if (await transitionOrder(ctx.db, r.id, r.status, 'failed', { failureReason: r.failureReason }, { idle: true })) {
         failed++;
         ctx.alert('order_stuck_failed', { trackingId: r.trackingId, status: r.status }, 'ALERT: order stuck; moved to failed, funds held');
       } else if (!this.stuckInFlight.has(r.id)) {

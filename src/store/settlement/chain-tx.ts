@@ -1,3 +1,4 @@
+import type { Address } from '@solana/kit';
 export type ChainTxKind = 'sweep' | 'payout' | 'refund' | 'partner_payout' | 'funding' | 'stray_return';
 
 export type ChainTxStatus = 'pending' | 'confirmed' | 'failed' | 'expired';
@@ -59,7 +60,7 @@ interface ChainTxBase {
   assetId: string;
   amount: bigint;
   source: string;
-  destination: string;
+  destination: Address;
   signature: string;
   wire: string;
   lastValidBlockHeight: bigint;
@@ -79,7 +80,8 @@ export interface ChainTxRow {
   asset_id: string;
   amount: string;
   source: string;
-  destination: string;
+  /** Written only from checked addresses (planned payouts, refunds, sweeps). */
+  destination: Address;
   signature: string;
   wire: string;
   last_valid_block_height: string | number;

@@ -1,3 +1,4 @@
+import type { Address } from '@solana/kit';
 import type { Queryable } from '../db.ts';
 import { FINAL } from './final-statuses.ts';
 
@@ -5,8 +6,8 @@ import { FINAL } from './final-statuses.ts';
 export interface LateCandidate {
   id: string;
   tracking_id: string;
-  deposit_account: string;
-  deposit_owner: string;
+  deposit_account: Address;
+  deposit_owner: Address;
   source_asset_id: string;
 }
 

@@ -1,3 +1,4 @@
+import type { Address } from '@solana/kit';
 import type { Queryable } from '../db.ts';
 import { SWEEPABLE, type UnsweptDeposit } from './sweepable.ts';
 
@@ -7,7 +8,7 @@ import { SWEEPABLE, type UnsweptDeposit } from './sweepable.ts';
  * back the ones after them.
  */
 export async function lockUnsweptDeposits(tx: Queryable, finalizedBlockHeight: bigint, assetId: string, limit: number, afterId = '0'): Promise<UnsweptDeposit[]> {
-  const { rows } = await tx.query<{ id: string | number; tracking_id: string; deposit_account: string; source_asset_id: string; deposit_amount: string }>(
+  const { rows } = await tx.query<{ id: string | number; tracking_id: string; deposit_account: Address; source_asset_id: string; deposit_amount: string }>(
     `SELECT id, tracking_id, deposit_account, source_asset_id, deposit ->> 'amount' AS deposit_amount FROM orders
      WHERE ${SWEEPABLE} AND source_asset_id = $2 AND id > $4::bigint
      ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED`,

@@ -1,4 +1,4 @@
-import { FINAL_STATUSES } from '../../domain/order-state.ts';
+import { FINAL_STATUSES, type OrderStatus } from '../../domain/order-state.ts';
 import { statusList } from './final-statuses.ts';
 import type { Queryable } from '../db.ts';
 
@@ -6,8 +6,8 @@ import type { Queryable } from '../db.ts';
  * Orders past deposit that nothing moved for `stuckAfterMs`, counted from their last change or, while a
  * privacy delay holds the payout, from when it fell due: an order waiting for its payout time is not stuck.
  */
-export async function stuckOrders(db: Queryable, stuckAfterMs: number): Promise<{ id: string; trackingId: string; status: string }[]> {
-  const { rows } = await db.query<{ id: string | number; tracking_id: string; status: string }>(
+export async function stuckOrders(db: Queryable, stuckAfterMs: number): Promise<{ id: string; trackingId: string; status: OrderStatus }[]> {
+  const { rows } = await db.query<{ id: string | number; tracking_id: string; status: OrderStatus }>(
     `SELECT id, tracking_id, status FROM orders WHERE status NOT IN ${statusList([...FINAL_STATUSES, 'awaiting_deposit'])}
        AND GREATEST(updated_at, coalesce(payout_due_at, updated_at)) < now() - make_interval(secs => $1::double precision / 1000)`,
     [stuckAfterMs],

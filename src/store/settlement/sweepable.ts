@@ -1,7 +1,9 @@
+import type { Address } from '@solana/kit';
+
 export interface UnsweptDeposit {
   orderId: string;
   trackingId: string;
-  depositAccount: string;
+  depositAccount: Address;
   sourceAssetId: string;
   /** What the order's confirmed deposit put on the ledger (the account may hold more, sent since). */
   depositAmount: bigint;
