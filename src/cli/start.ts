@@ -43,7 +43,13 @@ if (hush.demo) {
 }
 if (hush.url) {
   const api = hush.url.replace('[::1]', '127.0.0.1');
-  const demoEnv = [api !== `http://127.0.0.1:${DEFAULT_PORT}` ? `HUSH_URL=${api}` : '', process.env.DATA_DIR ? `DATA_DIR=${cfg.dataDir}` : ''].filter(Boolean).join(' ');
+  // The demo funds its senders on the chain Hush reads: name it when it is not the embedded default.
+  const chainUrl = hush.chain.url.replace('[::1]', '127.0.0.1');
+  const demoEnv = [
+    api !== `http://127.0.0.1:${DEFAULT_PORT}` ? `HUSH_URL=${api}` : '',
+    process.env.DATA_DIR ? `DATA_DIR=${cfg.dataDir}` : '',
+    chainUrl !== 'http://127.0.0.1:8899' ? `SOLANA_RPC_URL=${chainUrl}` : '',
+  ].filter(Boolean).join(' ');
   if (hush.demo) console.log(`hush: next: in another terminal, ${demoEnv ? `${demoEnv} ` : ''}npm run demo (quotes, orders and sends through this server as the demo partner)`);
   console.log(`hush: call the API: curl -H "authorization: Bearer <API key>" ${api}/transfer/v1/tokens (reference: ${api}/docs)`);
 }

@@ -102,7 +102,7 @@ test('the start banner says what to run next; status polls and health checks are
 
     const out = hush.output();
     assert.match(out, /^hush: admin API off: to turn it on, restart with HUSH_ADMIN_TOKEN=\$\(openssl rand -base64 32\)/m);
-    assert.match(out, new RegExp(`^hush: next: in another terminal, HUSH_URL=${hush.url!.replace(/[.]/g, '\\.')} DATA_DIR=\\S+ npm run demo`, 'm'));
+    assert.match(out, new RegExp(`^hush: next: in another terminal, HUSH_URL=${hush.url!.replace(/[.]/g, '\\.')} DATA_DIR=\\S+ SOLANA_RPC_URL=http://127\\.0\\.0\\.1:\\d+ npm run demo`, 'm'));
     assert.match(out, /^hush: call the API: curl -H "authorization: Bearer <API key>" http:\/\/127\.0\.0\.1:\d+\/transfer\/v1\/tokens/m);
   } finally {
     await hush.stop('SIGTERM');
