@@ -60,11 +60,12 @@ describe('deposits count only what the order’s sender put there', { concurrenc
     t = await startTestHush({
       admin: true,
       log: (l) => logged.push(l),
-      // An order's transaction lives no longer than its deadline: 4 s leaves a loaded machine time to land the
-      // stranger's transaction and then the sender's before the blockhash dies (1 s flaked in the full suite).
+      // An order's transaction lives no longer than its deadline (and its blockhash: 150 slots): 10 s at 100 ms
+      // slots leaves a loaded machine time to land the stranger's transaction and then the sender's before it
+      // dies (1 s flaked in the full suite, and 4 s at 50 ms slots on a machine loaded by the rest of the suite).
       // The default request budget: with none, the worker's reads of four flows at once kept the in-process chain
       // too busy to confirm anything while other test files ran beside this one (every flow timed out).
-      env: { LOCALNET_SLOT_MS: '50', HUSH_ORDER_TTL_S: '4', HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '1' },
+      env: { LOCALNET_SLOT_MS: '100', HUSH_ORDER_TTL_S: '10', HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '1' },
     });
     acct = await t.createAccount();
     chain = chainAt(t.chainUrl);
