@@ -21,6 +21,8 @@ import { localnetUrls, start, stop, waitLine } from './support/processes.ts';
 import { idle, overheadLine, perUnit, proxyOverhead, since, startRpcProxy, totalCalls, type RpcCounts, type RpcProxy } from './support/rpc-cost.ts';
 import { median, roundsRatio } from './support/stats.ts';
 
+import { screeningCostLines } from './support/screening-cost.ts';
+
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 6000);
@@ -334,6 +336,8 @@ try {
   if (only === 'pglite') console.log('\n[postgres] skipped: BENCH_ENGINE=pglite');
   else if (await postgresReachable()) await benchEngine('postgres', target);
   else console.log(`\n[postgres] skipped: ${PG_URL} not reachable`);
+  console.log('');
+  for (const line of await screeningCostLines()) console.log(`  ${line}`);
 } finally {
   await proxy?.stop();
   await stop(chain);

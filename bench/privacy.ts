@@ -1,10 +1,12 @@
 /**
  * bench:privacy — how many of Hush's orders an outsider links, and the delay that buys the rest.
  *
- *   npm run bench:privacy                 free, standard (exact_out, exact_in) and swap rows at λ ∈ {0.2, 1}/s
- *   npm run bench:privacy -- --full       also λ = 0.05 and 5, round amounts and bursts (each in a Hush of its own)
+ *   npm run bench:privacy                 free, standard (exact_out, exact_in) and swap rows at λ ∈ {0.05, 0.2, 1}/s,
+ *                                         the partner's choices (every order minAnonymitySet 20 at λ = 0.05; a third
+ *                                         minAnonymitySet 30 at λ = 0.2, each in a Hush of its own) and a cold start
+ *   npm run bench:privacy -- --full       also λ = 5, round amounts and bursts (each in a Hush of its own)
  *   … -- --rates=1 --rows=std-out,swap    a subset
- *   … -- --target=28 --budget=840 --window=5-30 --menu=1-2-5
+ *   … -- --target=28 --budget=840 --window=5-30 --menu=1-2-5 --ceiling=3600
  *                                         the release policy for this run (default: Hush's configuration);
  *                                         --k=16 a fixed k instead of the target
  *   … -- --offered=1                      the partner offers only standard amounts 1, 10, 100 … (fewer classes)
@@ -19,11 +21,11 @@
  */
 import { loadConfig } from '../src/config/config.ts';
 import { runOnce, type BenchPolicy, type RunResult } from './privacy/run.ts';
-import { policyLine, printTable, printTargets, selfChecks, writeDocs, type RateResult } from './privacy/report.ts';
+import { policyLine, printColdStart, printTable, printTargets, selfChecks, writeDocs, type RateResult } from './privacy/report.ts';
 import { denominationsOf, seeded, workloads, type Workload } from './privacy/workloads.ts';
 
 const args = new Map<string, string | undefined>(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k!, v]; }));
-const KNOWN = ['full', 'rates', 'rows', 'menu', 'target', 'k', 'budget', 'window', 'offered', 'n', 'seed', 'write-docs'];
+const KNOWN = ['full', 'rates', 'rows', 'menu', 'target', 'k', 'budget', 'window', 'ceiling', 'offered', 'n', 'seed', 'write-docs'];
 const unknown = [...args.keys()].filter((k) => !KNOWN.includes(k));
 if (unknown.length > 0) {
   // A mistyped or retired flag (--cap) would otherwise measure the default policy under another name.
@@ -31,7 +33,7 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const full = args.has('full');
-const rates = (args.get('rates') ?? (full ? '0.05,0.2,1,5' : '0.2,1')).split(',').map(Number);
+const rates = (args.get('rates') ?? (full ? '0.05,0.2,1,5' : '0.05,0.2,1')).split(',').map(Number);
 // The flags go through Hush's own validation, so a run never measures a policy Hush would refuse.
 const flagged: Record<string, string | undefined> = {
   HUSH_DENOMINATIONS: args.get('menu'),
@@ -49,6 +51,8 @@ const policy: BenchPolicy = {
   budgetS: config.privacyMaxDelayS,
   windowS: config.payoutDelayS,
   trafficWindowS: config.privacyTrafficWindowS,
+  // The operator's default ceiling is 6 h; a run waits at most an hour (real) for the rows that ask to wait.
+  ceilingS: Number(args.get('ceiling') ?? Math.min(config.privacyMaxWaitS, 3600)),
 };
 const maxOrders = Number(args.get('n') ?? (full ? 2500 : 1500));
 const assets = new Map(config.assets.list.map((a) => [a.assetId, a]));
@@ -62,7 +66,9 @@ const table = {
   denominations: (id: string) => denominationsOf(assets.get(id)!).filter((d) => !offered || offered.includes(String(d)[0]!)),
 };
 const onlyRows = args.get('rows')?.split(',');
-const chosen = workloads(table).filter((w) => (onlyRows ? onlyRows.includes(w.id) : full || !w.group));
+/** Rows in a Hush of their own that the default run includes: the partner's choices (issue 41). */
+const DEFAULT_GROUPS = ['patient', 'mixed'];
+const chosen = workloads(table).filter((w) => (onlyRows ? onlyRows.includes(w.id) : full || !w.group || DEFAULT_GROUPS.includes(w.group)));
 const seed = Number(args.get('seed') ?? 20261122);
 const random = seeded(seed);
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -72,8 +78,9 @@ const log = (m: string) => process.stderr.write(`${m}\n`);
  * a budget of padding, so that every scored order's class reaches its target or its deadline with the
  * traffic a steady stream would bring. The count per row caps it (the scored span shrinks first).
  */
-function horizonFor(rate: number): { scored: number; padding: number } {
-  const padding = policy.privacy === 'on' ? policy.budgetS : policy.windowS.max;
+function horizonFor(rate: number, patient = false): { scored: number; padding: number } {
+  // Rows that ask to wait keep traffic coming for half the ceiling after the scored span.
+  const padding = policy.privacy === 'on' ? (patient ? Math.max(policy.budgetS, policy.ceilingS / 2) : policy.budgetS) : policy.windowS.max;
   const scored = Math.max(300, 1.5 * padding);
   return { scored: Math.max(60, Math.min(scored, maxOrders / rate - padding)), padding };
 }
@@ -84,8 +91,8 @@ function horizonFor(rate: number): { scored: number; padding: number } {
  * brings a run's arrivals under about 90 s, but never more than ~16 orders a second into Hush altogether
  * (two shared cores: beyond that Hush's own latency, which does not scale, would swamp the window).
  */
-function compressionFor(rate: number, streams: number): number {
-  const { scored, padding } = horizonFor(rate);
+function compressionFor(rate: number, streams: number, patient = false): number {
+  const { scored, padding } = horizonFor(rate, patient);
   let c = 1;
   while (c < 16 && (scored + padding) / c > 90 && rate * streams * c * 2 <= 16) c *= 2;
   return c;
@@ -100,8 +107,9 @@ for (const rate of rates) {
   for (const ws of groups.values()) {
     const active = ws.filter((w) => !w.rates || w.rates.includes(rate));
     if (active.length === 0) continue;
-    const compression = compressionFor(rate, active.length);
-    const horizonS = horizonFor(rate);
+    const patient = active.some((w) => w.choice);
+    const compression = compressionFor(rate, active.length, patient);
+    const horizonS = horizonFor(rate, patient);
     const run = await runOnce({ rate, compression, ordersPerRow: maxOrders, horizonS, policy, workloads: active, assets, random, log });
     log(`  done in ${run.wallSeconds.toFixed(0)} s: ${run.failedOrders} failed, ${run.unswept} unswept, ${run.rpcRequests} adversary RPC requests`);
     results.push({ rate, compression, horizonS, run });
@@ -124,8 +132,19 @@ const off: RunResult = await runOnce({
   log,
 });
 
+// Cold start (issue 41): a fresh Hush, five default orders of one private class and five of amounts off the
+// menu, evenly spaced; no private one may be held past twice the non-private latency (none asked to wait).
+log('cold start: a fresh Hush, 5 default orders of one class');
+const tenUsdc = 10n * 10n ** BigInt(assets.get('usdc')!.decimals);
+const coldWorkloads = [
+  { id: 'cold-std', label: 'cold start: 10 USDC, default', regular: true, draw: () => ({ sourceAssetId: 'usdc', destinationAssetId: 'usdc', amount: tenUsdc, mode: 'exact_in' as const }) },
+  { id: 'cold-free', label: 'cold start: 12.34 USDC (not private)', regular: true, draw: () => ({ sourceAssetId: 'usdc', destinationAssetId: 'usdc', amount: 1234n * tenUsdc / 1000n, mode: 'exact_in' as const }) },
+];
+const cold: RunResult = await runOnce({ rate: 0.1, compression: 1, ordersPerRow: 5, policy, workloads: coldWorkloads, assets, random, log });
+
 printTable(results, off);
 printTargets(results, policy);
+printColdStart(cold);
 const failures = selfChecks(results, off);
 for (const f of failures) log(`SELF-CHECK FAILED: ${f}`);
 log(`total ${((Date.now() - t0) / 1000).toFixed(0)} s`);

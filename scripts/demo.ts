@@ -1,18 +1,21 @@
 /**
- * npm run demo [-- --asset sol|usdc|both]
+ * npm run demo [-- --crowd 12 --min-set 12 --asset sol|usdc]
  *
  * A partner integration end to end against a running `npm start`, written with the partner SDK
- * (packages/sdk): fund a fresh sender from the local faucet, quote a private amount (1 SOL, 100 USDC:
- * standard amounts of the default menu; fees and the quote's privacy printed), order, verify the returned
- * deposit transaction and sign it with @solana/kit, submit it, poll the status every 3 s printing each new
- * state (and, while a payout is held for its class, a line a minute), then print the balances.
+ * (packages/sdk), showing privacy at work on a fresh Hush: a small crowd of private sends of one amount
+ * (1 SOL, or 100 USDC: standard amounts of the default menu), each from a fresh sender funded by the local
+ * faucet to a fresh recipient, each quoted with the user's choice `privacy: { minAnonymitySet: 12 }` (the crowd).
+ * For each: quote (fees and privacy printed), order, verify the deposit transaction and sign it with
+ * @solana/kit, submit it. Then it follows them all (SDK waitForFinal, a poll every 3 s each), printing the
+ * class forming as deposits arrive and are held, and each order's receipt once its class is released:
+ * the set it went with (`releasedWith`), how long it was held, its payout.
  *
- * A private payout waits for its class: with the defaults on a fresh store, the full hold (about 14 min,
- * HUSH_PRIVACY_MAX_DELAY_S). With `both`, the two sends are placed one after the other and waited for
- * together, so the demo takes one hold, not two.
+ * Nobody else uses a fresh Hush, so without the choice each send would go out alone within seconds (the
+ * quote says `basis: no_traffic`); with it the crowd waits for itself and goes together, within a
+ * minute or two with the defaults.
  *
  *   HUSH_URL        default http://127.0.0.1:8787
- *   SOLANA_RPC_URL  default http://127.0.0.1:8899 (the embedded chain; its faucet funds the sender)
+ *   SOLANA_RPC_URL  default http://127.0.0.1:8899 (the embedded chain; its faucet funds the senders)
  *   DATA_DIR        default ./data — the API key comes from $DATA_DIR/demo-account.json
  */
 import { readFileSync } from 'node:fs';
@@ -25,13 +28,20 @@ import { createHushClient, HushApiError, HushTransportError, signAndSend, status
 const HUSH_URL = (process.env.HUSH_URL ?? 'http://127.0.0.1:8787').replace(/\/$/, '');
 const RPC_URL = process.env.SOLANA_RPC_URL ?? 'http://127.0.0.1:8899';
 const DATA_DIR = process.env.DATA_DIR ?? './data';
-/** Past the default hold (840 s) with room for a slow machine. */
-const GIVE_UP_MS = 20 * 60_000;
-const HELD_LINE_EVERY_MS = 60_000;
+/** A crowd that asked for a set waits at most the operator's ceiling (6 h by default); the demo gives up sooner. */
+const GIVE_UP_MS = 15 * 60_000;
+/** Placed a few at a time: the demo account's order rate (5 a second) is shared by the crowd. */
+const PLACE_AT_ONCE = 3;
 
-const { values: args } = parseArgs({ options: { asset: { type: 'string', default: 'both' }, help: { type: 'boolean', short: 'h' } } });
-if (args.help || !['sol', 'usdc', 'both'].includes(args.asset!)) {
-  console.log('usage: npm run demo [-- --asset sol|usdc|both]   (default both: a 1 SOL send and a 100 USDC send, waited for together)');
+const { values: args } = parseArgs({
+  options: { asset: { type: 'string', default: 'sol' }, crowd: { type: 'string', default: '12' }, 'min-set': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+});
+const CROWD = Number(args.crowd);
+// The whole crowd by default: a class goes once every member has the set it asked for, so a smaller set would
+// release the first arrivals without the last, who would then wait (up to the ceiling) for company that never comes.
+const MIN_SET = Number(args['min-set'] ?? CROWD);
+if (args.help || !['sol', 'usdc'].includes(args.asset!) || !(Number.isInteger(CROWD) && CROWD >= 1 && CROWD <= 50) || !(Number.isInteger(MIN_SET) && MIN_SET >= 1 && MIN_SET <= CROWD)) {
+  console.log('usage: npm run demo [-- --crowd 12 --min-set 12 --asset sol|usdc]   (a crowd of 1..50 private sends of 1 SOL or 100 USDC, each asking to be released with at least --min-set ≤ --crowd of its class; default: the whole crowd)');
   process.exit(args.help ? 0 : 2);
 }
 
@@ -81,13 +91,12 @@ function units(amount: bigint | string, decimals: number): string {
 }
 
 /** What the quote says about privacy, for a person: the one line a wallet would show beside the amount. */
-function privacyLine(quote: Quote, token: Token): string {
+function privacyLine(quote: Quote): string {
   const p = quote.privacy;
-  const nearby = p.suggestedAmounts.map((a) => units(a, token.decimals)).join(', ');
-  const what = p.standard
-    ? `standard: a private amount, expected anonymity set ${p.anonymitySet}, expected release in ~${p.delaySeconds} s`
-    : 'NOT standard: not private (its amount alone links it), delivered in seconds';
-  return `privacy    ${what}; private amounts nearby: ${nearby} ${token.symbol}`;
+  if (!p.standard) return 'privacy    NOT standard: not private (its amount alone links it), delivered in seconds';
+  const asked = p.requested && 'minAnonymitySet' in p.requested ? `asked to be released with at least ${p.requested.minAnonymitySet}` : 'no choice made';
+  const expect = p.basis === 'no_traffic' ? 'no traffic measured yet, so no company promised' : `expected anonymity set ${p.anonymitySet} in ~${p.delaySeconds} s (measured)`;
+  return `privacy    standard; ${asked}; ${expect}`;
 }
 
 async function balances(owner: Address, usdc: Token): Promise<{ sol: bigint; usdc: bigint }> {
@@ -102,93 +111,92 @@ async function balances(owner: Address, usdc: Token): Promise<{ sol: bigint; usd
 }
 
 interface Placed {
-  token: Token;
+  n: number;
   trackingId: string;
   sender: KeyPairSigner;
   recipient: KeyPairSigner;
 }
 
-/** Steps 1–4 of one send: fund, quote, order, verify + sign + submit the deposit. */
-async function place(token: Token): Promise<Placed> {
+/** Steps 1–4 of one send: fund, quote (with the user's privacy choice), order, verify + sign + submit the deposit. */
+async function place(n: number, token: Token): Promise<Placed> {
   const amount = token.native ? 1_000_000_000n : 100_000_000n; // 1 SOL or 100 USDC: standard amounts of the default menu
-  console.log(`\n== private send: ${units(amount, token.decimals)} ${token.symbol} ==`);
-
+  const u = (x: string | bigint) => `${units(x, token.decimals)} ${token.symbol}`;
   // 1. A fresh sender, funded from the local faucet; a fresh recipient wallet.
   const sender = await generateKeyPairSigner();
   const recipient = await generateKeyPairSigner();
   const funding = [await rpc.requestAirdrop(sender.address, lamports(2_000_000_000n)).send()];
   if (!token.native) funding.push(await requestTokenAirdrop(sender.address, token.mint, 200_000_000n));
   await confirmed(funding);
-  console.log(`sender     ${sender.address}  funded with 2 SOL${token.native ? '' : ' + 200 USDC'} from the faucet`);
-  console.log(`recipient  ${recipient.address}  (a fresh wallet)`);
 
-  // 2. Quote. A partner fee of 0.25 % goes to the demo account's registered fee recipient.
+  // 2. Quote, with the user's choice. A partner fee of 0.25 % goes to the demo account's registered fee recipient.
   const terms = {
     senderAddress: sender.address,
     recipientAddress: recipient.address,
     ...(account.feeRecipientAddress ? { feeBps: 25, feeRecipientAddress: account.feeRecipientAddress } : {}),
   };
-  const quote = await hush.quote({ amount: amount.toString(), sourceAssetId: token.assetId, destinationAssetId: token.assetId, ...terms });
-  const u = (x: string) => `${units(x, token.decimals)} ${token.symbol}`;
-  console.log(`quote      sender pays ${u(quote.amountIn)}, recipient gets ${u(quote.amountOut)}, ETA ~${quote.duration} s (valid until ${quote.expiresAt})`);
-  console.log(
-    `  fees     ${u(quote.fee)} = service ${u(quote.feeBreakdown.serviceFee)} + partner ${u(quote.feeBreakdown.partnerFee)} + network ${u(quote.feeBreakdown.networkFee)}`,
-  );
-  console.log(privacyLine(quote, token));
+  const quote = await hush.quote({ amount: amount.toString(), sourceAssetId: token.assetId, destinationAssetId: token.assetId, ...terms, privacy: { minAnonymitySet: MIN_SET } });
+  if (n === 1) {
+    console.log(`quote      sender pays ${u(quote.amountIn)}, recipient gets ${u(quote.amountOut)} (valid until ${quote.expiresAt})`);
+    console.log(`  fees     ${u(quote.fee)} = service ${u(quote.feeBreakdown.serviceFee)} + partner ${u(quote.feeBreakdown.partnerFee)} + network ${u(quote.feeBreakdown.networkFee)}`);
+    console.log(privacyLine(quote));
+  }
 
   // 3. Order: the quote goes back unchanged; the answer carries the unsigned deposit transaction.
   const order = await hush.order(quote, terms);
-  console.log(`order      ${order.trackingId}  (deposit transaction valid until slot ${order.blockhashExpiresAtSlot})`);
-
   // 4. The SDK checks the transaction is exactly the deposit docs/spec.md §4 allows, the sender signs it (the only
   //    signature in the flow), it goes to the chain, and Hush gets the deposit hint.
   const { signature } = await signAndSend(hush, order, sender, { rpc, asset: token });
-  console.log(`deposit    verified, signed, submitted ${signature}`);
-  return { token, trackingId: order.trackingId, sender, recipient };
+  console.log(`#${String(n).padStart(2)}  ${order.trackingId}  ${sender.address.slice(0, 6)}… → ${recipient.address.slice(0, 6)}…  deposit ${signature.slice(0, 8)}…`);
+  return { n, trackingId: order.trackingId, sender, recipient };
 }
 
-/** Step 5: poll until final (every 3 s), printing each new state and, while held, a line a minute. */
-async function follow(p: Placed, started: number): Promise<StatusRecord> {
-  const line = (what: string) => console.log(`  [${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${p.token.symbol.padEnd(4)} ${what}`);
-  let lastLineMs = 0;
-  return hush.waitForFinal(p.trackingId, {
-    signal: AbortSignal.timeout(GIVE_UP_MS),
-    onStatus: (s) => {
-      const detail = statusDetail(s);
-      line(`${s.status}${detail ? `  ${detail}` : ''}`);
-    },
-    // Every answered poll, unchanged ones too: the countdown while held needs no requests of its own.
-    onProgress: ({ changed, held, order, elapsedMs }) => {
-      if (changed || !held) lastLineMs = elapsedMs;
-      else if (elapsedMs - lastLineMs >= HELD_LINE_EVERY_MS) {
-        lastLineMs = elapsedMs;
-        line(`${order.status}  ${statusDetail(order)}`);
-      }
-    },
-  });
+/** Step 5: follow every order until final: the class forming while deposits are held, then each receipt. */
+async function followAll(placed: Placed[], token: Token, started: number): Promise<StatusRecord[]> {
+  const at = () => `[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s]`;
+  const held = new Set<string>();
+  return Promise.all(
+    placed.map((p) =>
+      hush.waitForFinal(p.trackingId, {
+        signal: AbortSignal.timeout(GIVE_UP_MS),
+        onStatus: (s) => {
+          if (s.status === 'deposit_confirmed' && s.privacy.releasedWith === null && !held.has(p.trackingId)) {
+            held.add(p.trackingId);
+            console.log(`${at()} class ${units(s.amountIn, token.decimals)} ${token.symbol} forming: ${held.size} held, each waiting for a set of ${MIN_SET}  (#${p.n} ${statusDetail(s)})`);
+          }
+          if (s.final) {
+            const pay = s.payouts[0]?.signature ?? '—';
+            console.log(`${at()} receipt #${String(p.n).padStart(2)} ${s.trackingId}: ${s.status}, released with ${s.privacy.releasedWith ?? '—'}, held ${s.privacy.heldSeconds ?? '—'} s, payout ${pay.slice(0, 8)}…`);
+          }
+        },
+      }),
+    ),
+  );
 }
 
 try {
   const tokens = await hush.tokens();
-  const sol = tokens.find((t) => t.assetId === 'sol');
+  const token = tokens.find((t) => t.assetId === args.asset);
   const usdc = tokens.find((t) => t.assetId === 'usdc');
-  if (!sol || !usdc) throw new DemoError('this Hush does not offer both SOL and USDC');
+  const sol = tokens.find((t) => t.assetId === 'sol');
+  if (!token || !usdc || !sol) throw new DemoError('this Hush does not offer both SOL and USDC');
   console.log(`Hush demo: API ${HUSH_URL}, chain ${RPC_URL}, partner ${account.accountId}`);
-  const legs = args.asset === 'both' ? [sol, usdc] : args.asset === 'sol' ? [sol] : [usdc];
-  const placed: Placed[] = [];
-  for (const token of legs) placed.push(await place(token));
-
-  console.log(`\n== waiting for ${placed.map((p) => p.trackingId).join(' and ')} ==`);
+  console.log(`\n== a crowd of ${CROWD} private sends of ${units(token.native ? 1_000_000_000n : 100_000_000n, token.decimals)} ${token.symbol}, each asking for a set of at least ${MIN_SET} ==`);
   const started = Date.now();
-  const finals = await Promise.all(placed.map((p) => follow(p, started)));
-
-  // 6. Where the money is now.
-  for (const p of placed) {
-    const [s, r] = await Promise.all([balances(p.sender.address, usdc), balances(p.recipient.address, usdc)]);
-    console.log(`\nbalances (${p.token.symbol} send) ${'SOL'.padStart(14)} ${'USDC'.padStart(12)}`);
-    console.log(`  sender             ${units(s.sol, sol.decimals).padStart(14)} ${units(s.usdc, usdc.decimals).padStart(12)}`);
-    console.log(`  recipient          ${units(r.sol, sol.decimals).padStart(14)} ${units(r.usdc, usdc.decimals).padStart(12)}`);
+  const placed: Placed[] = [];
+  for (let i = 0; i < CROWD; i += PLACE_AT_ONCE) {
+    placed.push(...(await Promise.all(Array.from({ length: Math.min(PLACE_AT_ONCE, CROWD - i) }, (_, j) => place(i + j + 1, token)))));
   }
+  console.log(`\n== following ${placed.length} orders ==`);
+  const finals = await followAll(placed, token, started);
+
+  // 6. Where the money is now, for the first of the crowd.
+  const first = placed[0]!;
+  const [s, r] = await Promise.all([balances(first.sender.address, usdc), balances(first.recipient.address, usdc)]);
+  console.log(`\nbalances (#1) ${'SOL'.padStart(14)} ${'USDC'.padStart(12)}`);
+  console.log(`  sender      ${units(s.sol, sol.decimals).padStart(14)} ${units(s.usdc, usdc.decimals).padStart(12)}`);
+  console.log(`  recipient   ${units(r.sol, sol.decimals).padStart(14)} ${units(r.usdc, usdc.decimals).padStart(12)}`);
+  const sets = [...new Set(finals.map((f) => f.privacy.releasedWith))].join(', ');
+  console.log(`\n${finals.filter((f) => f.status === 'completed').length} of ${finals.length} completed in ${((Date.now() - started) / 1000).toFixed(0)} s; released with ${sets}`);
   const failed = finals.filter((f) => f.status !== 'completed');
   if (failed.length > 0) throw new DemoError(`order ${failed.map((f) => `${f.trackingId} ended ${f.status}`).join(', ')}`);
 } catch (e) {

@@ -131,6 +131,7 @@ export class Driver {
         amount: plan.amount.toString(),
         mode: plan.mode,
         ...terms,
+        ...(plan.privacy ? { privacy: plan.privacy } : {}),
       });
       quoted = quote.privacy ? { standard: quote.privacy.standard, anonymitySet: quote.privacy.anonymitySet, delaySeconds: quote.privacy.delaySeconds } : null;
       return api.call<{ order: { trackingId: string; transaction: string } }>('POST', '/order', { quote, ...terms }, { 'x-idempotency-key': crypto.randomUUID() });

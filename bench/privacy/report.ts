@@ -73,6 +73,11 @@ export function targets(results: RateResult[]): string[] {
   for (const r of rows.filter((x) => x.rate === 0.05 && ['std-out', 'std-in', 'swap'].includes(x.row))) {
     out.push(`info  ${r.row} at λ=0.05/s (reported, not judged): linked ${(100 * r.linked).toFixed(1)} % (${r.best}), set p10 ${num(r.setP10)}, delay p95 ${num(r.delayP95S)} s`);
   }
+  const patient = rows.find((x) => x.row === 'patient-20' && x.rate === 0.05);
+  line(patient ? patient.linked <= 0.06 : null, 'patient-20 at λ=0.05/s (every order minAnonymitySet 20): linked ≤ 6 %', patient ? `linked ${(100 * patient.linked).toFixed(1)} % (${patient.best}), delay p50 ${num(patient.delayP50S)} s, p95 ${num(patient.delayP95S)} s` : 'not run');
+  const mixed = rows.find((x) => x.row === 'mixed-default' && x.rate === 0.2);
+  const alone = rows.find((x) => x.row === 'std-out' && x.rate === 0.2);
+  line(mixed && alone ? mixed.linked <= alone.linked : null, 'mixed at λ=0.2/s (a third minAnonymitySet 30): its default orders linked no worse than the default-only std-out row', mixed && alone ? `default orders of mixed ${(100 * mixed.linked).toFixed(1)} % (delay p95 ${num(mixed.delayP95S)} s), std-out ${(100 * alone.linked).toFixed(1)} % (delay p95 ${num(alone.delayP95S)} s)` : 'not run');
   const quotedRows = rows.filter((r) => ['free', 'std-out', 'std-in', 'swap'].includes(r.row));
   for (const r of quotedRows) {
     const ratio = r.quotedSetMedian / r.setMedian;
@@ -95,6 +100,17 @@ export function policyLine(p: BenchPolicy): string {
 export function printTargets(results: RateResult[], policy: BenchPolicy): void {
   console.log(`targets (policy: ${policyLine(policy)}; delays in real seconds):`);
   for (const l of targets(results)) console.log(l);
+}
+
+/** Cold start: the private orders' p95 delay against twice the non-private ones' (none asked to wait). */
+export function printColdStart(cold: RunResult): void {
+  const std = cold.rows.find((r) => r.row === 'cold-std');
+  const free = cold.rows.find((r) => r.row === 'cold-free');
+  const ok = std && free ? std.completed === std.orders && std.delayP95S <= 2 * Math.max(free.delayP95S, 1) : null;
+  console.log(
+    `${ok === null ? 'N/A ' : ok ? 'PASS' : 'MISS'}  cold start, 5 default orders of one class on a fresh Hush: none held past 2 × the non-private latency: ` +
+      (std && free ? `private delay p95 ${num(std.delayP95S)} s (p50 ${num(std.delayP50S)} s, ${std.completed} of ${std.orders} completed), non-private p95 ${num(free.delayP95S)} s` : 'not run'),
+  );
 }
 
 /** The conditions under which the bench's figures mean nothing: each fails the run. */

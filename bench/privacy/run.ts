@@ -26,6 +26,8 @@ export interface BenchPolicy {
   windowS: { min: number; max: number };
   /** HUSH_PRIVACY_TRAFFIC_WINDOW_S: the quote's estimate counts a class's deposits over this. */
   trafficWindowS: number;
+  /** HUSH_PRIVACY_MAX_WAIT_S: the ceiling of a member that asked to wait. */
+  ceilingS: number;
 }
 
 export interface RunSpec {
@@ -78,6 +80,7 @@ export function compressedEnv(policy: BenchPolicy, c: number): Record<string, st
     HUSH_PRIVACY_K: policy.k === undefined ? '' : String(policy.k),
     HUSH_PRIVACY_MAX_DELAY_S: seconds(Math.max(1, policy.budgetS / c)),
     HUSH_PRIVACY_TRAFFIC_WINDOW_S: seconds(Math.max(1, policy.trafficWindowS / c)),
+    HUSH_PRIVACY_MAX_WAIT_S: seconds(Math.max(1, Math.max(policy.budgetS, policy.ceilingS) / c)),
     HUSH_PAYOUT_DELAY_S: `${seconds(policy.windowS.min / c)}-${seconds(policy.windowS.max / c)}`,
     HUSH_SWEEP_INTERVAL_S: '1',
     // No request budget (as bench:settlement): compressed time multiplies Hush's call rate by c, and at the
@@ -139,7 +142,9 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const records = (await Promise.all(placed)).filter((x): x is TruthRecord => x !== null);
     const ownRecords = (await Promise.all(own)).filter((x): x is TruthRecord => x !== null);
     for (const r of records) r.scored = r.plan.atMs <= scoredUntilMs;
-    const longestMs = ((spec.policy.privacy === 'on' ? spec.policy.budgetS : spec.policy.windowS.max) / c) * 1000;
+    // A row whose orders ask to wait may be held to the ceiling.
+    const patient = spec.workloads.some((w) => w.choice);
+    const longestMs = ((spec.policy.privacy === 'on' ? (patient ? Math.max(spec.policy.budgetS, spec.policy.ceilingS) : spec.policy.budgetS) : spec.policy.windowS.max) / c) * 1000;
     await driver.settle(partner, records, 120_000 + longestMs * 4);
     await driver.settle(adversaryApi, ownRecords, 60_000);
     const unswept = await driver.swept([...records, ...ownRecords], 120_000);
@@ -163,16 +168,29 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const payoutSlot = new Map(adversary.view.payouts.map((p) => [`${p.recipient}:${p.assetId}`, p.slot]));
     const spanSlots = Math.ceil((spec.policy.windowS.max - spec.policy.windowS.min) / 0.4) + 5 * c + 5;
     const bursts = spec.policy.privacy === 'on' ? chainBurstSizes([...records], payoutSlot, spanSlots) : undefined;
-    const rows = spec.workloads
-      .filter((w) => !w.rates || w.rates.includes(spec.rate))
-      .map((w) =>
+    const quotesFromMs = spec.policy.privacy === 'on' ? (Math.min(spec.policy.trafficWindowS, spec.policy.budgetS) * 1000) / c : 0;
+    const active = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate));
+    const rows = active.map((w) =>
+      scoreRow(
+        adversary.view,
+        records.filter((r) => r.plan.stream === w.id),
+        adversary.knowledge,
+        { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && p.atMs <= scoredUntilMs).length, quotesFromMs, bursts },
+      ),
+    );
+    // A stream of mixed choices also scores its orders that chose nothing, on the same attack of the whole
+    // stream: whether the patient ones cost them anything.
+    // (Only where some orders chose nothing: a row of none would fail the self-checks for being empty.)
+    for (const w of active.filter((x) => x.choice && records.some((r) => r.plan.stream === x.id && !r.plan.privacy))) {
+      rows.push(
         scoreRow(
           adversary.view,
-          records.filter((r) => r.plan.stream === w.id),
+          records.filter((r) => r.plan.stream === w.id).map((r) => ({ ...r, scored: r.scored && !r.plan.privacy })),
           adversary.knowledge,
-          { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && p.atMs <= scoredUntilMs).length, quotesFromMs: spec.policy.privacy === 'on' ? (Math.min(spec.policy.trafficWindowS, spec.policy.budgetS) * 1000) / c : 0, bursts },
+          { row: `${w.id}-default`, label: `${w.label}: its default orders`, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && !p.privacy && p.atMs <= scoredUntilMs).length, quotesFromMs, bursts },
         ),
       );
+    }
     return { rows, failedOrders: failed, unswept, wallSeconds: (Date.now() - started) / 1000, rpcRequests: adversary.view.requests, ownDelaysS: adversary.ownDelaysS };
   } finally {
     await server.close();

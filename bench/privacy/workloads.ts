@@ -18,7 +18,11 @@ export interface PlannedOrder {
   feeBps: number;
   /** The recipient already holds a token account of the destination asset. */
   recipientHolds: boolean;
+  /** The user's privacy choice sent with the quote (docs/spec.md §9); none: the operator's defaults. */
+  privacy?: PrivacyChoice;
 }
+
+export type PrivacyChoice = { minAnonymitySet: number } | { maxDelaySeconds: number };
 
 export interface Workload {
   id: string;
@@ -35,6 +39,8 @@ export interface Workload {
    */
   group?: string;
   draw(rand: () => number): Omit<PlannedOrder, 'stream' | 'atMs' | 'feeBps' | 'recipientHolds'>;
+  /** The choice each order makes (drawn per order); none: the operator's defaults. */
+  choice?(rand: () => number): PrivacyChoice | undefined;
 }
 
 export interface AssetTable {
@@ -121,6 +127,17 @@ export function workloads(t: AssetTable): Workload[] {
       },
     },
     { id: 'bursty', label: 'standard, exact_out, bursts of 8', rates: [1], bursty: true, group: 'bursty', draw: standard('exact_out') },
+    // The partner's choice (issue 41): every order waits for a set of 20, in a Hush of its own at low traffic.
+    {
+      id: 'patient-20', label: 'standard, exact_out, minAnonymitySet 20', rates: [0.05], group: 'patient', draw: standard('exact_out'),
+      choice: () => ({ minAnonymitySet: 20 }),
+    },
+    // A third of the orders wait for a set of 30, the rest take the defaults, sharing their classes: scored as one
+    // row beside the default-only std-out row at the same rate.
+    {
+      id: 'mixed', label: 'standard, exact_out, a third minAnonymitySet 30', rates: [0.2], group: 'mixed', draw: standard('exact_out'),
+      choice: (rand) => (rand() < 1 / 3 ? { minAnonymitySet: 30 } : undefined),
+    },
   ];
 }
 
@@ -135,7 +152,8 @@ export function schedule(w: Workload, n: number, rate: number, rand: () => numbe
     for (let b = 0; b < burst && out.length < n; b++) {
       const o = w.draw(rand);
       const holds = o.destinationAssetId !== 'sol' && rand() < HOLDING_SHARE;
-      out.push({ ...o, stream: w.id, atMs: t + b * 50, feeBps: pick(rand, FEE_MIX), recipientHolds: holds });
+      const privacy = w.choice?.(rand);
+      out.push({ ...o, stream: w.id, atMs: t + b * 50, feeBps: pick(rand, FEE_MIX), recipientHolds: holds, ...(privacy ? { privacy } : {}) });
     }
   }
   return out;

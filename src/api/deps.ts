@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { HushConfig } from '../config/config.ts';
 import type { Db } from '../store/db.ts';
-import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Authenticator } from '../services/authenticator.ts';
 import type { QuoteService } from '../services/quote-service.ts';
 import type { OrderService } from '../services/order-service.ts';
@@ -14,7 +13,6 @@ import type { Metrics } from './metrics.ts';
 export interface ApiDeps {
   config: HushConfig;
   db: Db;
-  chain: SolanaChain;
   auth: Authenticator;
   quotes: QuoteService;
   orders: OrderService;
@@ -41,4 +39,10 @@ export interface AdminApi {
   reconcile?(): Promise<{ ok: boolean; assets: unknown[] }>;
   treasury?(): Promise<{ funded: boolean; wallets: unknown[] }>;
   returnStray?(trackingId: string): Promise<StrayReturnReport>;
+  /** docs/spec.md §12: the screening log, newest first. */
+  screeningLog?(opts: { limit?: number; beforeId?: string; trackingId?: string }): Promise<unknown[]>;
+  /** docs/spec.md §12: held orders, oldest first. */
+  holds?(limit?: number): Promise<unknown[]>;
+  /** docs/spec.md §12: the operator's resolution of one held order. */
+  resolveHold?(trackingId: string, action: 'release' | 'refund' | 'freeze', note: string, actor: string): Promise<{ trackingId: string; status: string }>;
 }

@@ -87,9 +87,18 @@ async function counted(limit: AnonymousLimiter | undefined, request: FastifyRequ
 }
 
 /** Maps Fastify's own failures (parsing, validation, limits) to the stable codes of docs/spec.md §6. */
-function fromFastify(err: FastifyError): { status: number; code: HushErrorCode; message: string; details?: Record<string, unknown> } {
+function fromFastify(err: FastifyError, request?: FastifyRequest): { status: number; code: HushErrorCode; message: string; details?: Record<string, unknown> } {
   if (err.validation) {
     const v = err.validation[0];
+    // Validation stops at the first error (allErrors off, as Fastify advises for untrusted input), so every
+    // missing field is named here from the schema's own list: the partner fixes them in one go (issue 43).
+    if (v?.keyword === 'required' && v.instancePath === '') {
+      const missing = missingFields(request);
+      if (missing.length > 0) {
+        const field = missing[0]!;
+        return { status: 400, code: 'INVALID_REQUEST', message: `Invalid request: missing ${missing.join(', ')} (required)`, details: { field, reason: missing.length > 1 ? `required; also missing: ${missing.slice(1).join(', ')}` : 'required' } };
+      }
+    }
     const path = v?.instancePath ? v.instancePath.replace(/^\//, '').replaceAll('/', '.') : (v?.params as { missingProperty?: string; additionalProperty?: string } | undefined)?.missingProperty;
     const extra = (v?.params as { additionalProperty?: string } | undefined)?.additionalProperty;
     const field = extra ?? path ?? err.validationContext ?? 'body';
@@ -135,7 +144,7 @@ export function installErrorHandling(app: FastifyInstance, limitAnonymous?: Anon
       logError(request, 'warn', err, 'chain unavailable', { code: e.code });
       return sendHushError(reply, request, e);
     }
-    const mapped = fromFastify(err as FastifyError);
+    const mapped = fromFastify(err as FastifyError, request);
     if (mapped.status >= 500) logError(request, 'error', err, 'unhandled error');
     return send(reply, request, mapped.status, mapped.code, mapped.message, mapped.details);
   });
@@ -196,4 +205,12 @@ export function clientErrorAnswerer(bucket?: ConnectionBucket): (err: NodeJS.Err
       socket.destroy(err);
     });
   };
+}
+
+/** The body's required fields that are absent, in the schema's order. */
+function missingFields(request: FastifyRequest | undefined): string[] {
+  const schema = (request?.routeOptions?.schema as { body?: { required?: unknown } } | undefined)?.body;
+  const body = request?.body;
+  if (!Array.isArray(schema?.required) || typeof body !== 'object' || body === null || Array.isArray(body)) return [];
+  return (schema.required as string[]).filter((k) => !(k in body));
 }

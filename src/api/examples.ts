@@ -32,14 +32,15 @@ export const quoteRequestExample = {
 };
 
 const a = (n: bigint) => toAmount(n);
-export const quoteExample = issueQuote(EXAMPLE_QUOTE_KEY.secret, EXAMPLE_QUOTE_KEY.accountId, {
+/** The terms both quote examples share: a 0.1 SOL send with a 25 bps partner fee. */
+const exampleTerms = {
   senderAddress: SENDER,
   recipientAddress: RECIPIENT,
   feeRecipientAddress: FEE_RECIPIENT,
   feeBps: 25,
   sourceAssetId: 'sol',
   destinationAssetId: 'sol',
-  mode: 'exact_in',
+  mode: 'exact_in' as const,
   amountIn: a(100_000_000n),
   amountOut: a(99_429_800n),
   serviceFee: a(300_000n),
@@ -47,14 +48,33 @@ export const quoteExample = issueQuote(EXAMPLE_QUOTE_KEY.secret, EXAMPLE_QUOTE_K
   networkFee: a(20_200n),
   min: a(10_000_000n),
   max: a(1_000_000_000_000n),
-  duration: 215,
   standard: true,
-  anonymitySet: 20,
-  delaySeconds: 210,
   suggestedAmounts: [a(10_000_000n), a(100_000_000n), a(1_000_000_000n), a(10_000_000_000n)],
   issuedAtMs: ISSUED_AT_MS,
   expiresAtMs: ISSUED_AT_MS + 60_000,
+};
+
+export const quoteExample = issueQuote(EXAMPLE_QUOTE_KEY.secret, EXAMPLE_QUOTE_KEY.accountId, {
+  ...exampleTerms,
+  duration: 215,
+  anonymitySet: 30,
+  delaySeconds: 210,
+  basis: 'measured',
   nonce: new Uint8Array([0x5e, 0x1d, 0x09, 0xc4, 0x7a, 0x22, 0xb3, 0x8f]),
+});
+
+/** A quote request whose partner asks to wait for a set of at least 20 (docs/spec.md §9). */
+export const quoteRequestPatientExample = { ...quoteRequestExample, privacy: { minAnonymitySet: 20 } };
+
+/** Its quote on a Hush whose class has no measured traffic yet: no company promised, the whole hold quoted. */
+export const quotePatientExample = issueQuote(EXAMPLE_QUOTE_KEY.secret, EXAMPLE_QUOTE_KEY.accountId, {
+  ...exampleTerms,
+  duration: 21_591,
+  anonymitySet: 1,
+  delaySeconds: 21_586,
+  basis: 'no_traffic',
+  requested: { minAnonymitySet: 20 },
+  nonce: new Uint8Array([0x5e, 0x1d, 0x09, 0xc4, 0x7a, 0x22, 0xb3, 0x90]),
 });
 
 /**

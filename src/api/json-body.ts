@@ -2,6 +2,7 @@ import secureJson from 'secure-json-parse';
 import type { FastifyInstance } from 'fastify';
 import { HushError } from '../domain/errors.ts';
 import { BODY_LIMIT } from './limits.ts';
+import { firstDuplicateKey } from './duplicate-keys.ts';
 
 /** JSON bodies only, parsed safely, an empty body meaning "no body": the partner API's and the admin API's. */
 export function installJsonBody(app: FastifyInstance): void {
@@ -11,17 +12,31 @@ export function installJsonBody(app: FastifyInstance): void {
   // JSON, where an empty body means "no body" (e.g. POST …/refresh): routes that need one fail validation.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+    // No route: the answer is 404 whatever the body says, so nothing in it is judged (a 415 would also tell a
+    // caller without a key more than "not found").
+    if (req.is404) return done(null, undefined);
     // Bodies are read as sent: a compressed one is an unsupported media type (RFC 9110 §15.5.16), not bad JSON.
     const encoding = req.headers['content-encoding'];
     if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
       return done(new HushError('UNSUPPORTED_MEDIA_TYPE', 'Content-Encoding is not supported: send the JSON body uncompressed'), undefined);
     }
+    // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset would be read as something else.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      return done(new HushError('UNSUPPORTED_MEDIA_TYPE', `charset=${charset} is not supported: send the JSON body as UTF-8`), undefined);
+    }
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' }));
+      parsed = secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' });
     } catch {
-      done(Object.assign(new Error('malformed JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
+      return done(Object.assign(new Error('malformed JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
     }
+    const duplicate = firstDuplicateKey(text);
+    if (duplicate !== null) {
+      return done(new HushError('INVALID_REQUEST', `The key "${duplicate}" appears twice in one object`, { field: duplicate, reason: 'duplicate key' }), undefined);
+    }
+    done(null, parsed);
   });
 }

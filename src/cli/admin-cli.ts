@@ -241,6 +241,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
       const admin = new AdminService(db, { webhookEgress: webhookEgressFor({ solanaRpcUrl: env.SOLANA_RPC_URL || undefined }) });
       result = await command.direct(admin, args, opts, {
         db: store,
+        config: () => loadConfig(env),
         async treasury() {
           const config = loadConfig(env);
           const chain = new SolanaChain(config.solanaRpcUrl ?? `http://127.0.0.1:${config.localnetPort}`, config.slotMs, config.rpcTimeoutMs, config.rpcMaxRps);

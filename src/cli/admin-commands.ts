@@ -16,7 +16,12 @@ import type { SolanaChain } from '../chain/solana-chain.ts';
 import { reconcile } from '../ledger/reconcile.ts';
 import { StrayFundsService } from '../admin/stray-funds-service.ts';
 import { treasuryReport } from '../treasury/funding.ts';
+import { listScreeningLog } from '../store/screening-log-store.ts';
 import type { Treasury } from '../treasury/treasury.ts';
+import { HoldsService } from '../admin/holds-service.ts';
+import { buildScreening } from '../runtime/build-screening.ts';
+import { Closers } from '../runtime/closers.ts';
+import { SCREENING_OFF } from '../screening/screening-port.ts';
 
 export type OptionName = 'fee-cap-bps' | 'expires-at';
 
@@ -46,6 +51,7 @@ export interface Command {
 /** What direct-mode commands beyond accounts need: the store, and lazily the chain and treasury. */
 export interface DirectContext {
   db: Db;
+  config(): HushConfig;
   treasury(): Promise<{ chain: SolanaChain; treasury: Treasury; config: HushConfig }>;
 }
 
@@ -97,7 +103,7 @@ export const COMMANDS: Record<string, Command> = {
     args: ['accountId', 'url'],
     options: [],
     summary: "send the account's order events to url (a new signing secret, shown once)",
-    issuesSecret: 'store this signing secret now in the receiver that verifies Hush-Signature; this command does not show it again.',
+    issuesSecret: 'store this signing secret now in the receiver that verifies the Standard Webhooks signature (webhook-id, webhook-timestamp, webhook-signature headers; the SDK\'s verifyWebhook); this command does not show it again.',
     http: ([id, url]) => ({ method: 'PUT', path: `/admin/v1/accounts/${seg(id!)}/webhook`, body: { url } }),
     direct: async (admin, [id, url]) => webhookView(await admin.setWebhook(id!, url)),
   },
@@ -178,6 +184,38 @@ export const COMMANDS: Record<string, Command> = {
       if (!(await getOrderByTrackingId(ctx.db, id!))) throw new HushError('NOT_FOUND', `No order ${id}`);
       const t = await ctx.treasury();
       return { success: true, ...(await new StrayFundsService(t.config, ctx.db, t.chain, t.treasury).returnStray(id!)) };
+    },
+  },
+  'screening-log': {
+    args: [],
+    options: [],
+    readOnly: true,
+    summary: 'the screening log, newest first: refusals at quote, holds and resolutions, with list and version',
+    http: () => ({ method: 'GET', path: '/admin/v1/screening-log' }),
+    direct: async (_admin, _args, _opts, ctx) => ({ success: true, entries: await listScreeningLog(ctx.db) }),
+  },
+  holds: {
+    args: [],
+    options: [],
+    readOnly: true,
+    summary: 'orders held by screening, oldest first, with what held each (docs/compliance.md)',
+    http: () => ({ method: 'GET', path: '/admin/v1/holds' }),
+    direct: async (_admin, _args, _opts, ctx) => ({ success: true, holds: await new HoldsService(ctx.db, SCREENING_OFF).list() }),
+  },
+  resolve: {
+    args: ['trackingId', 'action', 'note'],
+    options: [],
+    summary: 'resolve a held order: release (settlement goes on), refund (to the sender, never a blocked one) or freeze (final; funds booked apart); the note says why',
+    http: ([id, action, note]) => ({ method: 'POST', path: `/admin/v1/orders/${seg(id!)}/resolve`, body: { action, note, operator: 'admin-cli' } }),
+    direct: async (_admin, [id, action, note], _opts, ctx) => {
+      // The same screening the server runs, read once: a refund is refused to a sender now blocked.
+      const closers = new Closers();
+      try {
+        const screening = await buildScreening(ctx.config(), () => {}, () => {}, closers);
+        return { success: true, ...(await new HoldsService(ctx.db, screening).resolve(id!, action as never, note!, 'operator:admin-cli')) };
+      } finally {
+        await closers.closeAll();
+      }
     },
   },
 };

@@ -5,8 +5,12 @@ import { ConfigError } from './config-error.ts';
 import { adminToken } from './admin-token.ts';
 import { privacySettings, type PrivacySettings } from './privacy-settings.ts';
 import { liquiditySettings, type LiquiditySettings } from './liquidity-settings.ts';
+import { screeningSettings, type ScreeningSettings } from './screening-settings.ts';
 import { wsUrlFromRpcUrl } from './ws-url.ts';
 import { keyCustodySettings } from './key-custody.ts';
+
+/** The deposit identities kept ready per asset by default (why this many: src/treasury/deposit-identity-mint.ts). */
+export const DEPOSIT_IDENTITY_TARGET = 4096;
 import { logLevel, type LogLevel } from './log-level.ts';
 import { parsePositivePrice } from '../domain/exact-decimal.ts';
 import type { Price } from '../domain/price.ts';
@@ -22,7 +26,7 @@ export interface RateLimits {
 }
 
 /** Everything docs/spec.md §11 lets an operator set, parsed once at start. */
-export interface HushConfig extends PrivacySettings, LiquiditySettings {
+export interface HushConfig extends PrivacySettings, LiquiditySettings, ScreeningSettings {
   port: number;
   /** The ops listener of every role: /healthz, /readyz, /metrics and /admin/v1 (HUSH_OPS_PORT; default PORT + 1, 0 when PORT is 0). */
   opsPort: number;
@@ -51,6 +55,12 @@ export interface HushConfig extends PrivacySettings, LiquiditySettings {
   rpcTimeoutMs: number;
   /** Request budget of all Solana RPC calls, calls per second (HUSH_RPC_MAX_RPS; 0 = none). */
   rpcMaxRps: number;
+  /**
+   * HUSH_DEPOSIT_IDENTITY_TARGET (default 4096, 64–65536): deposit identities a worker keeps ready per asset
+   * (src/treasury/deposit-identity-mint.ts). Covers two seconds of the API's peak order rate on one asset;
+   * a small deployment (or a test) can keep fewer and start with less work.
+   */
+  depositIdentityTarget: number;
   /** On SIGTERM, how long the API keeps serving (every answer `Connection: close`, /readyz 503) before it closes (HUSH_DRAIN_GRACE_MS). */
   drainGraceMs: number;
   /** How long a request may take to arrive, headers and body, before it is refused (HUSH_REQUEST_TIMEOUT_MS). */
@@ -76,6 +86,8 @@ export interface HushConfig extends PrivacySettings, LiquiditySettings {
   treasurySeed?: string;
   /** HUSH_QUOTE_KEY: the quote MAC key; unset → DATA_DIR/quote-key (required for role api on PostgreSQL). */
   quoteKey?: string;
+  /** HUSH_RECEIPT_KEY: the disclosure receipts' Ed25519 seed (roles worker and all; else DATA_DIR/receipt-key). */
+  receiptKey?: string;
   rateLimits: RateLimits;
   /** Per client address per second (burst ×2) for partner-API requests no key's bucket covers: failed authentication, no such route. */
   anonymousRateLimit: number;
@@ -280,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     slotMs: envInt(env, 'HUSH_SLOT_MS', env.SOLANA_RPC_URL ? 400 : localnetSlotMs, 10, 60_000),
     rpcTimeoutMs: envInt(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
     rpcMaxRps: envInt(env, 'HUSH_RPC_MAX_RPS', DEFAULT_RPC_MAX_RPS, 0, 100_000),
+    depositIdentityTarget: envInt(env, 'HUSH_DEPOSIT_IDENTITY_TARGET', DEPOSIT_IDENTITY_TARGET, 64, 65_536),
     drainGraceMs: envInt(env, 'HUSH_DRAIN_GRACE_MS', 1000, 0, 60_000),
     requestTimeoutMs: envInt(env, 'HUSH_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     role,
@@ -292,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     ...privacyFields,
     privacyTrafficWindowS: seconds(env, 'HUSH_PRIVACY_TRAFFIC_WINDOW_S', 3600, 1, MAX_PAYOUT_DELAY_S),
     ...liquiditySettings(env),
+    ...screeningSettings(env),
     partnerPayoutIntervalS: envInt(env, 'HUSH_PARTNER_PAYOUT_INTERVAL_S', 3600, 1, 30 * 86_400),
     sweepIntervalS: envInt(env, 'HUSH_SWEEP_INTERVAL_S', 5, 1, 86_400),
     // Both unset by default: docs/spec.md §4 fixes one order deadline and firm quotes; an operator may opt in.

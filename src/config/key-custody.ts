@@ -7,18 +7,24 @@ import type { Role } from './role.ts';
  * variable from process.env leaves the original environment block (/proc/<pid>/environ) in memory, and
  * an operator who put it there must hear of it. Values are never echoed: they are secrets.
  */
-export function keyCustodySettings(env: NodeJS.ProcessEnv, role: Role): { treasurySeed?: string; quoteKey?: string } {
+export function keyCustodySettings(env: NodeJS.ProcessEnv, role: Role): { treasurySeed?: string; quoteKey?: string; receiptKey?: string } {
   const treasurySeed = env.TREASURY_SEED || undefined;
   const quoteKey = env.HUSH_QUOTE_KEY || undefined;
   if (role === 'api' && treasurySeed) {
     throw new ConfigError('TREASURY_SEED is set for HUSH_ROLE=api: the process facing partners must not hold the treasury seed; remove it from this process\'s environment (only workers need it)');
   }
+  // docs/spec.md §12: receipts are signed where orders settle; the process facing partners only serves them.
+  const receiptKey = env.HUSH_RECEIPT_KEY || undefined;
+  if (role === 'api' && receiptKey) {
+    throw new ConfigError('HUSH_RECEIPT_KEY is set for HUSH_ROLE=api: the process facing partners holds no signing key; remove it from this process\'s environment (workers sign receipts)');
+  }
+  if (receiptKey && !parseQuoteKey(receiptKey)) throw new ConfigError('HUSH_RECEIPT_KEY must encode at least 32 bytes, hex or base64 (e.g. openssl rand -hex 32)');
   if (quoteKey && !parseQuoteKey(quoteKey)) throw new ConfigError('HUSH_QUOTE_KEY must encode at least 32 bytes, hex or base64 (e.g. openssl rand -hex 32)');
   // Every API of a shared store must verify the quotes the others issued: a key per data dir would not.
   if (role === 'api' && env.DATABASE_URL && !quoteKey) {
     throw new ConfigError('HUSH_ROLE=api on a shared store (DATABASE_URL) needs HUSH_QUOTE_KEY, the same on every API process (e.g. openssl rand -hex 32)');
   }
-  return { treasurySeed, quoteKey };
+  return { treasurySeed, quoteKey, ...(receiptKey ? { receiptKey } : {}) };
 }
 
 /** HUSH_QUOTE_KEY: hex or base64 (standard or url-safe) of at least 32 bytes; null when it is neither. */

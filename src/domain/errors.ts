@@ -19,6 +19,7 @@ const HTTP_STATUS = {
   UNAUTHORIZED: 401,
   FEE_RECIPIENT_NOT_REGISTERED: 403,
   ACCOUNT_SUSPENDED: 403,
+  ADDRESS_BLOCKED: 403,
   NOT_FOUND: 404,
   QUOTE_NOT_FOUND: 404,
   QUOTE_MISMATCH: 409,
@@ -27,6 +28,8 @@ const HTTP_STATUS = {
   ORDER_IN_PROGRESS: 409,
   ORDER_NOT_REFRESHABLE: 409,
   DEPOSIT_MISMATCH: 409,
+  ORDER_NOT_HELD: 409,
+  RECEIPT_NOT_READY: 409,
   QUOTE_EXPIRED: 410,
   ORDER_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
@@ -68,14 +71,21 @@ export interface HushErrorDetails {
   UNAUTHORIZED: undefined;
   FEE_RECIPIENT_NOT_REGISTERED: { feeRecipientAddress: string };
   ACCOUNT_SUSPENDED: undefined;
+  /** docs/spec.md §12: which field named a screened-out address; never which list. */
+  ADDRESS_BLOCKED: { field: 'senderAddress' | 'recipientAddress' | 'feeRecipientAddress' };
   NOT_FOUND: undefined;
   QUOTE_NOT_FOUND: undefined;
   QUOTE_MISMATCH: { field: string };
-  QUOTE_ALREADY_USED: undefined;
+  /** The order the quote backs (the caller's own), when it could be read. */
+  QUOTE_ALREADY_USED: { trackingId: string } | undefined;
   IDEMPOTENCY_CONFLICT: undefined;
   ORDER_IN_PROGRESS: undefined;
   ORDER_NOT_REFRESHABLE: { status: string };
   DEPOSIT_MISMATCH: { reason: string; mint?: string } | undefined;
+  /** docs/spec.md §12 (admin API): only a held order can be resolved. */
+  ORDER_NOT_HELD: { status: string };
+  /** docs/spec.md §12: a receipt exists once the order is final and signed (seconds after). */
+  RECEIPT_NOT_READY: { status: string };
   QUOTE_EXPIRED: { expiresAt: string };
   ORDER_EXPIRED: { expiration: string };
   PAYLOAD_TOO_LARGE: { limitBytes: number };
@@ -96,6 +106,7 @@ void detailsCoverEveryCode;
 /** Codes whose response carries `Retry-After` (docs/spec.md §4, §6), with the default seconds. */
 const DEFAULT_RETRY_AFTER_S: Partial<Record<HushErrorCode, number>> = {
   ORDER_IN_PROGRESS: 1,
+  RECEIPT_NOT_READY: 5,
   RATE_LIMITED: 1,
   TOO_MANY_OPEN_ORDERS: 60,
   CHAIN_UNAVAILABLE: 5,

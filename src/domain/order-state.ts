@@ -16,12 +16,15 @@ export const ORDER_STATUSES = [
   'refunding',
   'refunded',
   'failed',
+  // docs/spec.md §12: screening stopped the order before anything was sent; an operator resolves it.
+  'held',
+  'frozen',
 ] as const;
 
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /** The final statuses: declared once here; the store's SQL lists of them are built from this. */
-export const FINAL_STATUSES = ['completed', 'expired', 'refunded', 'failed'] as const satisfies readonly OrderStatus[];
+export const FINAL_STATUSES = ['completed', 'expired', 'refunded', 'failed', 'frozen'] as const satisfies readonly OrderStatus[];
 
 const FINAL: ReadonlySet<OrderStatus> = new Set<OrderStatus>(FINAL_STATUSES);
 
@@ -32,10 +35,13 @@ const NEXT: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   deposit_detected: ['deposit_confirmed', 'awaiting_deposit'],
   // swapping only for cross-asset orders; refunding when the deposit cannot be delivered
   // (e.g. its amount differs from amountIn).
-  deposit_confirmed: ['swapping', 'sending', 'refunding'],
-  swapping: ['sending', 'refunding'],
-  sending: ['completed', 'refunding'],
+  deposit_confirmed: ['swapping', 'sending', 'refunding', 'held'],
+  swapping: ['sending', 'refunding', 'held'],
+  sending: ['completed', 'refunding', 'held'],
   refunding: ['refunded'],
+  // The operator's resolution (docs/spec.md §12): release, refund or freeze.
+  held: ['deposit_confirmed', 'refunding', 'frozen'],
+  frozen: [],
   completed: [],
   expired: [],
   refunded: [],

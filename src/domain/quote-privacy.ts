@@ -6,6 +6,7 @@
  */
 import { expectedRelease, type ReleasePolicy } from './class-release.ts';
 import type { Amount } from './money.ts';
+import type { PrivacyChoice } from './privacy-choice.ts';
 
 /** At most this many suggestions; the quote layout carries no more. */
 const SUGGESTIONS = 4;
@@ -15,6 +16,10 @@ export interface PrivacyEstimate {
   anonymitySet: number;
   delaySeconds: number;
   suggestedAmounts: Amount[];
+  /** How sure the estimate is: `measured` from the class's traffic, `no_traffic` when there is none to measure. */
+  basis: 'measured' | 'no_traffic';
+  /** The partner's choice, echoed (and sealed in the quote). */
+  requested?: PrivacyChoice;
 }
 
 /**
@@ -39,21 +44,27 @@ export function nearestStandard(amount: bigint, denominations: readonly bigint[]
  * amount is unique on the chain: no wait would hide it, so it gets none and a set of 1.
  */
 export function estimatePrivacy(
-  input: { standard: boolean; classRatePerS: number | undefined; suggestedAmounts: Amount[] },
+  input: { standard: boolean; classRatePerS: number | undefined; suggestedAmounts: Amount[]; requested?: PrivacyChoice },
   policy: ReleasePolicy | null,
   offDelayS: number,
 ): PrivacyEstimate {
-  const { standard, suggestedAmounts } = input;
-  if (policy === null) return { standard, anonymitySet: 1, delaySeconds: Math.ceil(offDelayS), suggestedAmounts };
-  if (!standard) return { standard, anonymitySet: 1, delaySeconds: 0, suggestedAmounts };
-  const release = expectedRelease(input.classRatePerS, policy);
-  // A payout goes at a uniform moment of the release's spread: its mean adds to the class's wait.
-  const spreadMeanS = (policy.spreadFromMs + policy.spreadMs / 2) / 1000;
+  const { standard, suggestedAmounts, requested } = input;
+  const echo = requested !== undefined ? { requested } : {};
+  // Only a class's own traffic can be measured; a unique amount's set of one is certain.
+  const basis = standard && !(input.classRatePerS !== undefined && input.classRatePerS > 0) ? 'no_traffic' : 'measured';
+  if (policy === null) return { standard, anonymitySet: 1, delaySeconds: Math.ceil(offDelayS), suggestedAmounts, basis, ...echo };
+  if (!standard) return { standard, anonymitySet: 1, delaySeconds: 0, suggestedAmounts, basis, ...echo };
+  const release = expectedRelease(input.classRatePerS, policy, requested);
+  // A payout goes at a uniform moment of the release's spread: its mean adds to the class's wait. A release
+  // of a class with no traffic is not spread (only the two slots).
+  const spreadMeanS = basis === 'no_traffic' && release.delaySeconds === 0 ? policy.minGapMs / 2000 : (policy.spreadFromMs + policy.spreadMs / 2) / 1000;
   return {
     standard,
     anonymitySet: Math.max(1, Math.floor(release.batch)),
     delaySeconds: Math.ceil(release.delaySeconds + spreadMeanS),
     suggestedAmounts,
+    basis,
+    ...echo,
   };
 }
 

@@ -5,11 +5,11 @@
  * server secret over (accountId, payload). The accountId is MACed but not stored, so a quoteId
  * presented by another account simply fails verification (docs/spec.md §3: another account's quoteId is 404).
  *
- * Layout v2 (big-endian), then base64url, prefixed "q_" (v1 ids, without privacy, are no longer read: a
- * quote lives seconds, so a deploy only turns the few outstanding ones into QUOTE_NOT_FOUND):
- *   u8   version (2)
+ * Layout v3 (big-endian), then base64url, prefixed "q_" (older ids are no longer read: a quote lives
+ * seconds, so a deploy only turns the few outstanding ones into QUOTE_NOT_FOUND):
+ *   u8   version (3)
  *   u8   flags: 1 = exact_out, 2 = destination ≠ source, 4 = recipient ≠ sender, 8 = feeRecipient present,
- *               16 = privacy.standard
+ *               16 = privacy.standard, 32 = privacy.basis is no_traffic, 64 = privacy.requested present
  *   u48  issuedAt, ms since epoch
  *   8B   nonce (random)
  *   32B  senderAddress
@@ -21,6 +21,7 @@
  *                   serviceFee, partnerFee, networkFee, min, max, privacy.anonymitySet,
  *                   privacy.delaySeconds
  *   u8   number of privacy.suggestedAmounts (≤ 4), then each as a varint
+ *   u8+  privacy.requested (only if flag 64): 1 = minAnonymitySet, 2 = maxDelaySeconds, then its value as a varint
  *   16B  HMAC-SHA256(secret, "hush/quote/v1" ‖ u16 len ‖ accountId ‖ payload)[0..16]
  * fee and protocolFee are not stored: they are defined as sums of stored parts (docs/spec.md §4).
  */
@@ -30,9 +31,10 @@ import { addressBytes, addressFromBytes } from './address-codec.ts';
 import type { QuoteMode } from './fees.ts';
 import { type Amount, U64_MAX, formatAmount, isAmount, toAmount } from './money.ts';
 import { Reader, Writer, hex } from './quote-binary.ts';
+import { MAX_MIN_ANONYMITY_SET, type PrivacyChoice } from './privacy-choice.ts';
 import { NONCE_BYTES, TAG_BYTES, checkQuoteKey, nextNonce, quoteMac } from './quote-mac.ts';
 
-const VERSION = 2;
+const VERSION = 3;
 const PREFIX = 'q_';
 const MAX_ID_CHARS = 640; // far above the largest v2 id (~340 chars); bounds work on hostile input
 const MAX_TIMESTAMP_MS = 2 ** 48 - 1;
@@ -45,7 +47,11 @@ const FLAG_CROSS_ASSET = 2;
 const FLAG_OWN_RECIPIENT = 4;
 const FLAG_FEE_RECIPIENT = 8;
 const FLAG_STANDARD = 16;
-const KNOWN_FLAGS = 31;
+const FLAG_NO_TRAFFIC = 32;
+const FLAG_REQUESTED = 64;
+const KNOWN_FLAGS = 127;
+const CHOICE_MIN_SET = 1;
+const CHOICE_MAX_DELAY = 2;
 
 
 /** The quote object on the wire (seed part 2), fields in canonical order. */
@@ -62,7 +68,7 @@ export interface QuoteObject {
   duration: number;
   min: string;
   max: string;
-  privacy: { standard: boolean; anonymitySet: number; delaySeconds: number; suggestedAmounts: string[] };
+  privacy: { standard: boolean; anonymitySet: number; delaySeconds: number; suggestedAmounts: string[]; basis: 'measured' | 'no_traffic'; requested?: PrivacyChoice };
   quoteId: string;
   issuedAt: string;
   expiresAt: string;
@@ -98,6 +104,10 @@ export interface QuoteTerms extends QuoteRequestTerms {
   delaySeconds: number;
   /** Nearest standard amounts in the request's mode, at most MAX_SUGGESTED. */
   suggestedAmounts: readonly Amount[];
+  /** Whether the estimate is measured from the class's traffic or there was none. */
+  basis: 'measured' | 'no_traffic';
+  /** The partner's privacy choice, when it made one. */
+  requested?: PrivacyChoice;
   issuedAtMs: number;
   expiresAtMs: number;
   /** 8 bytes; random when omitted (tests pass one to be deterministic). */
@@ -131,6 +141,19 @@ function iso(ms: number): string {
   return `${prefix}${String(ms - second * 1000).padStart(3, '0')}Z`;
 }
 
+/** The choice as (kind, value); null when out of range. */
+function choiceValue(c: PrivacyChoice): [number, number] | null {
+  const [kind, value] = 'minAnonymitySet' in c ? [CHOICE_MIN_SET, c.minAnonymitySet] : [CHOICE_MAX_DELAY, c.maxDelaySeconds];
+  if (!Number.isSafeInteger(value) || value < 0 || (kind === CHOICE_MIN_SET && (value < 1 || value > MAX_MIN_ANONYMITY_SET))) return null;
+  return [kind, value];
+}
+
+function readChoice(kind: number, value: number): PrivacyChoice | null {
+  if (kind === CHOICE_MIN_SET && value >= 1 && value <= MAX_MIN_ANONYMITY_SET) return { minAnonymitySet: value };
+  if (kind === CHOICE_MAX_DELAY) return { maxDelaySeconds: value };
+  return null;
+}
+
 // ---- quote object -----------------------------------------------------------------------------
 
 function quoteObject(t: Omit<QuoteTerms, keyof QuoteRequestTerms | 'nonce'>, quoteId: string): QuoteObject {
@@ -159,6 +182,8 @@ function quoteObject(t: Omit<QuoteTerms, keyof QuoteRequestTerms | 'nonce'>, quo
       anonymitySet: t.anonymitySet,
       delaySeconds: t.delaySeconds,
       suggestedAmounts: t.suggestedAmounts.map(formatAmount),
+      basis: t.basis,
+      ...(t.requested !== undefined ? { requested: t.requested } : {}),
     },
     quoteId,
     issuedAt: iso(t.issuedAtMs),
@@ -183,6 +208,8 @@ function checkTerms(t: QuoteTerms): void {
   if (!Number.isSafeInteger(t.anonymitySet) || t.anonymitySet < 1) fail('anonymitySet');
   if (!Number.isSafeInteger(t.delaySeconds) || t.delaySeconds < 0) fail('delaySeconds');
   if (t.suggestedAmounts.length > MAX_SUGGESTED || !t.suggestedAmounts.every(isAmount)) fail('suggestedAmounts');
+  if (t.basis !== 'measured' && t.basis !== 'no_traffic') fail('basis');
+  if (t.requested !== undefined && choiceValue(t.requested) === null) fail('requested');
   if (!Number.isSafeInteger(t.feeBps) || t.feeBps < 0 || t.feeBps > 10_000) fail('feeBps');
   if (!Number.isSafeInteger(t.issuedAtMs) || t.issuedAtMs < 0 || t.issuedAtMs > MAX_TIMESTAMP_MS) fail('issuedAtMs');
   if (!Number.isSafeInteger(t.expiresAtMs) || t.expiresAtMs < t.issuedAtMs || t.expiresAtMs > MAX_TIMESTAMP_MS) {
@@ -205,7 +232,9 @@ export function issueQuote(secret: Uint8Array, accountId: string, terms: QuoteTe
       (cross ? FLAG_CROSS_ASSET : 0) |
       (ownRecipient ? FLAG_OWN_RECIPIENT : 0) |
       (hasFeeRecipient ? FLAG_FEE_RECIPIENT : 0) |
-      (terms.standard ? FLAG_STANDARD : 0),
+      (terms.standard ? FLAG_STANDARD : 0) |
+      (terms.basis === 'no_traffic' ? FLAG_NO_TRAFFIC : 0) |
+      (terms.requested !== undefined ? FLAG_REQUESTED : 0),
   );
   w.u48(terms.issuedAtMs);
   w.raw(terms.nonce ?? nextNonce());
@@ -225,6 +254,11 @@ export function issueQuote(secret: Uint8Array, accountId: string, terms: QuoteTe
   w.varint(BigInt(terms.delaySeconds));
   w.u8(terms.suggestedAmounts.length);
   for (const v of terms.suggestedAmounts) w.varint(v);
+  if (terms.requested !== undefined) {
+    const [kind, value] = choiceValue(terms.requested)!;
+    w.u8(kind);
+    w.varint(BigInt(value));
+  }
   const payload = w.done();
   const id = Buffer.concat([payload, quoteMac(secret, accountId, payload)]);
   return quoteObject(terms, PREFIX + id.toString('base64url'));
@@ -276,12 +310,14 @@ export function openQuoteId(secret: Uint8Array, accountId: string, quoteId: stri
     const count = r.u8();
     if (anonymitySet < 1 || count > MAX_SUGGESTED) return null;
     const suggestedAmounts = Array.from({ length: count }, () => toAmount(r.varint()));
+    const requested = flags & FLAG_REQUESTED ? readChoice(r.u8(), r.smallInt()) : undefined;
+    if (requested === null) return null;
     r.end();
     const mode: QuoteMode = flags & FLAG_EXACT_OUT ? 'exact_out' : 'exact_in';
     const quote = quoteObject(
       { sourceAssetId, destinationAssetId, mode, amountIn, amountOut, serviceFee, partnerFee, networkFee, min, max,
         duration, standard: (flags & FLAG_STANDARD) !== 0, anonymitySet, delaySeconds, suggestedAmounts, issuedAtMs,
-        expiresAtMs },
+        expiresAtMs, basis: flags & FLAG_NO_TRAFFIC ? 'no_traffic' : 'measured', ...(requested ? { requested } : {}) },
       quoteId,
     );
     const request: QuoteRequestTerms = { senderAddress, recipientAddress, feeBps };

@@ -2,8 +2,12 @@ import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { ledgerBalances } from '../store/settlement/ledger-balances.ts';
+import { ledgerMark } from '../store/settlement/ledger-mark.ts';
 import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import { ChainView } from '../chain/chain-view.ts';
+
+/** The ledger account frozen funds are booked on (src/admin/holds-service.ts), negative as a liability. */
+export const FROZEN_ACCOUNT = 'frozen:funds';
 
 export interface ReconcileLine {
   account: string;
@@ -15,7 +19,17 @@ export interface ReconcileLine {
 export interface ReconcileReport {
   ok: boolean;
   pendingTransactions: number;
-  assets: { assetId: string; ok: boolean; ledgerTotal: string; chainTotal: string; mismatches: ReconcileLine[] }[];
+  /**
+   * False when the books moved while the chain was read (a transaction booked or settled meanwhile): the
+   * figures may then differ by what was in flight; ask again. True: ledger and chain were read with nothing
+   * booked in between, so a difference is a real one.
+   */
+  consistent: boolean;
+  /**
+   * docs/spec.md §12: of what Hush holds, what operators froze (held orders' deposits kept, per asset);
+   * part of ledgerTotal, never free to pay out.
+   */
+  assets: { assetId: string; ok: boolean; ledgerTotal: string; chainTotal: string; frozen: string; mismatches: ReconcileLine[] }[];
 }
 
 /**
@@ -23,6 +37,18 @@ export interface ReconcileReport {
  * and every deposit account the ledger says still holds funds. Reports each difference exactly.
  */
 export async function reconcile(db: Db, chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry): Promise<ReconcileReport> {
+  // Issue 43: a transaction that settles between the ledger read and the chain read (a late refund, a sweep)
+  // showed as a difference with nothing pending. The books' mark is read before the ledger and after the
+  // chain: unchanged, the two reads saw the same moment; changed, the answer says so. It does not read again
+  // itself: a monitor polling reconcile while orders settle would multiply its chain reads, which share the
+  // worker's request budget (measured: retries starved a test's sweeps under load).
+  const before = await ledgerMark(db);
+  const report = await reconcileOnce(db, chain, treasury, assets);
+  const after = await ledgerMark(db);
+  return { ...report, pendingTransactions: after.pending, consistent: before.lastEntry === after.lastEntry && before.pending === after.pending };
+}
+
+async function reconcileOnce(db: Db, chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry): Promise<Omit<ReconcileReport, 'consistent'>> {
   const ledger = await ledgerBalances(db);
   const checks: { account: string; address: string; assetId: string; native: boolean }[] = [
     { account: `feepayer:${treasury.feePayer.address}`, address: treasury.feePayer.address, assetId: 'sol', native: true },
@@ -40,7 +66,7 @@ export async function reconcile(db: Db, chain: SolanaChain, treasury: TreasuryWa
     const onChain = c.native ? (b?.lamports ?? 0n) : (b?.tokenAmount ?? 0n);
     const inLedger = ledger.get(`${c.account}|${c.assetId}`) ?? 0n;
     let entry = byAsset.get(c.assetId);
-    if (!entry) byAsset.set(c.assetId, (entry = { assetId: c.assetId, ok: true, ledgerTotal: '0', chainTotal: '0', mismatches: [] }));
+    if (!entry) byAsset.set(c.assetId, (entry = { assetId: c.assetId, ok: true, ledgerTotal: '0', chainTotal: '0', frozen: (-(ledger.get(`${FROZEN_ACCOUNT}|${c.assetId}`) ?? 0n)).toString(), mismatches: [] }));
     entry.ledgerTotal = (BigInt(entry.ledgerTotal) + inLedger).toString();
     entry.chainTotal = (BigInt(entry.chainTotal) + onChain).toString();
     if (onChain !== inLedger) {

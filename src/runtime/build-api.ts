@@ -15,6 +15,8 @@ import { loadQuoteKey } from '../treasury/quote-key.ts';
 import { startClassTraffic } from './build-class-release.ts';
 import type { SharedServices } from './build-services.ts';
 import type { Closers } from './closers.ts';
+import { quoteDecisionSink } from './build-screening.ts';
+import type { Screening } from '../screening/screening-port.ts';
 import { answersWithin } from './readiness.ts';
 import type { AlertFn, Log } from './start-log.ts';
 
@@ -37,6 +39,8 @@ export interface ApiParts {
   log: Log;
   alert: AlertFn;
   logger: FastifyServerOptions['logger'];
+  /** docs/spec.md §12 screening, built once per process (the worker screens with the same port). */
+  screening: Screening;
 }
 
 /** Where Redis is, for log lines: the socket path, or host and port (never the URL, which may carry a password). */
@@ -78,6 +82,7 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
   const classTraffic = await startClassTraffic(config, db, p.log, closers);
   const quoteKey = loadQuoteKey({ quoteKey: config.quoteKey, dataDir: config.dataDir });
   const orders = new OrderService(config, db, chain, { quoteMacKey: quoteKey, identities: new DepositIdentityPool(db) }, services.inventory);
+  const screening = p.screening;
   const statusCache = new StatusCache(db);
   await statusCache.start();
   closers.add(() => statusCache.stop());
@@ -85,9 +90,8 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
     {
       config,
       db,
-      chain,
       auth,
-      quotes: new QuoteService(config, quoteKey, services.inventory, services.swaps, classTraffic, services.addressRules),
+      quotes: new QuoteService(config, quoteKey, services.inventory, services.swaps, classTraffic, services.addressRules, screening, quoteDecisionSink(db, p.log)),
       orders,
       deposits: new DepositHintService(config, db, chain, orders, p.log, p.alert),
       statusCache,

@@ -7,10 +7,14 @@ import type { Db } from '../store/db.ts';
 import type { Closers } from './closers.ts';
 import type { Log } from './start-log.ts';
 
+const OBSERVE_SHARE_OF_HOLD = 14;
+
 /** The class traffic both the quotes and the class release read: one store query every few seconds. */
 export async function startClassTraffic(config: HushConfig, db: Db, log: Log, closers: Closers): Promise<ClassTraffic> {
-  // A rate means something once Hush has watched for a hold (or the whole window, when that is shorter).
-  const minObservedS = Math.min(config.privacyTrafficWindowS, holdMs(releasePolicy(config)) / 1000);
+  // Until Hush has watched a while a class counts as without traffic, and a class nobody asked to wait in is
+  // not held (docs/spec.md §9). A while is a fourteenth of the hold (a minute at the default budget): long
+  // enough that one burst is not a rate, short enough that a new Hush steers soon (docs/decisions.md).
+  const minObservedS = Math.min(config.privacyTrafficWindowS, holdMs(releasePolicy(config)) / 1000 / OBSERVE_SHARE_OF_HOLD);
   const traffic = new ClassTraffic(db, config.assets, config.privacyTrafficWindowS, minObservedS);
   closers.add(() => traffic.stop());
   await traffic.refresh().catch((e: Error) => log(`privacy: class traffic not read (${e.message}); classes count as unmeasured until it is`));

@@ -32,7 +32,7 @@ export async function buildKeys(config: HushConfig, db: Db, alert: AlertFn, clos
   if (published.replaced) {
     alert('treasury_replaced', { feePayer: signing.feePayer.address }, "this worker's treasury seed is not the one that published the wallets in the store: its addresses replace them, unclaimed deposit identities are dropped; APIs must restart to read them");
   }
-  const mint = new DepositIdentityMint(db, keys.depositMasterKey, config.assets).start();
+  const mint = new DepositIdentityMint(db, keys.depositMasterKey, config.assets, { target: config.depositIdentityTarget }).start();
   closers.add(() => mint.stop());
   return { keys, signing, treasury: signing, mint };
 }

@@ -5,6 +5,8 @@ import type { RunningLocalnet } from '../localnet/start-localnet.ts';
 import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
 import type { ClassTraffic } from '../services/class-traffic.ts';
 import { SettlementWorker } from '../settlement/runner.ts';
+import { ReceiptSigner } from '../settlement/receipt-signer.ts';
+import { loadReceiptKey } from '../treasury/receipt-key.ts';
 import type { Db } from '../store/db.ts';
 import { releaseLeasesOfPastLives } from '../store/settlement/release-leases-of-past-lives.ts';
 import type { DepositIdentityMint } from '../treasury/deposit-identity-mint.ts';
@@ -15,6 +17,7 @@ import { webhookEgressFor } from '../webhooks/webhook-egress.ts';
 import { startClassRelease } from './build-class-release.ts';
 import type { SharedServices } from './build-services.ts';
 import type { Closers } from './closers.ts';
+import type { Screening } from '../screening/screening-port.ts';
 import type { AlertFn, Log, RecordFn } from './start-log.ts';
 
 export interface WorkerParts {
@@ -33,10 +36,11 @@ export interface WorkerParts {
   log: Log;
   alert: AlertFn;
   record: RecordFn;
+  screening: Screening;
 }
 
 /** The settling half (roles worker and all): webhooks, PubSub subscriptions, the settlement worker, the class release. */
-export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ worker: SettlementWorker; subscriptions: ChainSubscriptions | null }> {
+export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ worker: SettlementWorker; subscriptions: ChainSubscriptions | null; receipts: ReceiptSigner }> {
   const { config, db, chain, services, log } = p;
   // The first orders of a fresh deployment find identities ready (the mint filled in the background).
   await p.mint.filled();
@@ -61,10 +65,15 @@ export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ w
     prices: services.prices,
     rebalancer,
     inventoryTargets: services.inventoryTargets,
+    screening: p.screening,
     log: (o, m) => p.record(o, m),
   });
   worker.start();
   closers.add(() => worker.stop());
   if (config.privacy === 'on') await startClassRelease(config, db, p.classTraffic, log, closers);
-  return { worker, subscriptions };
+  // docs/spec.md §12: each final order's disclosure receipt, signed here with a key of its own.
+  const receipts = new ReceiptSigner(db, await loadReceiptKey({ receiptKey: config.receiptKey, dataDir: config.dataDir }), config.assets, (o, m) => p.record(o, m));
+  await receipts.start();
+  closers.add(() => receipts.stop());
+  return { worker, subscriptions, receipts };
 }

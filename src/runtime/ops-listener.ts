@@ -14,6 +14,10 @@ import type { Treasury } from '../treasury/treasury.ts';
 import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import type { Readiness } from './readiness.ts';
 import { webhookEgressFor } from '../webhooks/webhook-egress.ts';
+import { listScreeningLog } from '../store/screening-log-store.ts';
+import { HoldsService } from '../admin/holds-service.ts';
+import type { HoldAction } from '../store/holds/resolve-hold.ts';
+import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 
 export interface OpsListenerParts {
   config: HushConfig;
@@ -33,14 +37,22 @@ export interface OpsListenerParts {
   logger?: FastifyServerOptions['logger'];
   /** docs/spec.md §4 rules a registered fee recipient must pass. */
   addressRules?: AddressRules;
+  /** docs/spec.md §12: /readyz shows it (every role). */
+  screening?: () => string;
+  /** The port itself: a refund from a hold never goes to a blocked sender. */
+  screeningPort?: Screening;
 }
 
 /** The admin API's operations over this process's store and chain. */
 function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
   const svc = new AdminService(p.db, { onAccountChanged: (id) => p.auth?.invalidate(id), webhookEgress: webhookEgressFor(p.config), addressRules: p.addressRules });
+  const holds = new HoldsService(p.db, p.screeningPort ?? SCREENING_OFF);
   const strays = p.signing ? new StrayFundsService(p.config, p.db, p.chain, p.signing, p.log) : null;
   return Object.assign(svc, {
     reconcile: () => reconcile(p.db, p.chain, p.treasury, p.config.assets),
+    screeningLog: (opts: Parameters<typeof listScreeningLog>[1]) => listScreeningLog(p.db, opts),
+    holds: (limit?: number) => holds.list(limit),
+    resolveHold: (trackingId: string, action: HoldAction, note: string, actor: string) => holds.resolve(trackingId, action, note, actor),
     // Role api holds no key to sign with: the route answers SERVICE_UNAVAILABLE (run it on a worker).
     ...(strays ? { returnStray: (trackingId: string) => strays.returnStray(trackingId) } : {}),
     treasury: async () => {
@@ -61,6 +73,7 @@ export async function startOpsListener(p: OpsListenerParts): Promise<{ app: Fast
       ready: async () => p.readiness.state(),
       metrics: p.metrics,
       draining: p.draining,
+      ...(p.screening ? { screening: p.screening } : {}),
       ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id) } } : {}),
     },
     { requestTimeoutMs: p.config.requestTimeoutMs, logger: p.logger },

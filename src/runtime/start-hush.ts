@@ -5,6 +5,7 @@ import type { RunningLocalnet } from '../localnet/start-localnet.ts';
 import { ensureDemoAccount, type DemoAccount } from '../admin/demo-account.ts';
 import type { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import type { SettlementWorker } from '../settlement/runner.ts';
+import type { ReceiptSigner } from '../settlement/receipt-signer.ts';
 import type { Db } from '../store/db.ts';
 import { observeTransitions } from '../store/order-transitions.ts';
 import type { RecordSink } from '../support/alerts.ts';
@@ -19,6 +20,7 @@ import { startWorker } from './build-worker.ts';
 import { Closers, closeWithin } from './closers.ts';
 import { fundAtStart } from './fund-at-start.ts';
 import { startOpsListener } from './ops-listener.ts';
+import { buildScreening, screeningSummary } from './build-screening.ts';
 import { Readiness } from './readiness.ts';
 import { startLog } from './start-log.ts';
 
@@ -41,6 +43,8 @@ export interface RunningHush {
   opsApp: FastifyInstance;
   /** The settlement worker (roles worker and all): tests drive its ticks directly. */
   worker: SettlementWorker | null;
+  /** The disclosure receipts' signer (roles worker and all). */
+  receipts: ReceiptSigner | null;
   close(): Promise<void>;
 }
 
@@ -81,13 +85,15 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     let subscriptions: ChainSubscriptions | null = null;
     const services = await buildServices({ config, db, chain, treasury, subscriptions: () => subscriptions, log }, closers);
     const demo = localnet ? await ensureDemoAccount(db, config.dataDir) : null;
+    // docs/spec.md §12: the API screens quotes, the worker deposits and payouts; one port per process.
+    const screening = await buildScreening(config, log, alert, closers);
     const api: PartnerApi | null =
-      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, draining: () => draining, log, alert, logger: opts.logger ?? false }, closers);
+      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, draining: () => draining, log, alert, logger: opts.logger ?? false, screening }, closers);
     // Every role's health, readiness, metrics and admin API, off the partner port (docs/spec.md §4). It
     // listens before the partner port, so it still answers (/readyz 503) while that port drains on close.
     const readiness = new Readiness(db, chain, config.rpcTimeoutMs, () => started);
     closers.addServing(() => readiness.stop());
-    const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, logger: opts.logger ?? false, addressRules: services.addressRules });
+    const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, logger: opts.logger ?? false, addressRules: services.addressRules, screening: () => screeningSummary(screening), screeningPort: screening });
     closers.addServing((how) => closeWithin(ops.app, how.failedStart ? 0 : config.requestTimeoutMs));
     const app = api?.app ?? null;
     const url = app ? await app.listen({ host: config.host, port: config.port }) : null;
@@ -104,13 +110,14 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     // Role api: the wallets a worker published, if it has (else the inventory keeps asking the store).
     if (!signing && (await treasury.loaded().then(() => true, () => false))) await services.inventory.refresh().catch(() => {});
     let worker: SettlementWorker | null = null;
+    let receipts: ReceiptSigner | null = null;
     if (signing && keys && mint) {
-      ({ worker, subscriptions } = await startWorker({ config, db, chain, localnet, keys, signing, mint, services, classTraffic: api?.classTraffic ?? null, faucet, log, alert, record }, closers));
+      ({ worker, subscriptions, receipts } = await startWorker({ config, db, chain, localnet, keys, signing, mint, services, classTraffic: api?.classTraffic ?? null, faucet, log, alert, record, screening }, closers));
     }
     started = true;
     let closing: Promise<void> | null = null;
     return {
-      config, db, chain, keys, localnet, treasury, signing, demo, app, url, worker,
+      config, db, chain, keys, localnet, treasury, signing, demo, app, url, worker, receipts,
       opsUrl: ops.url,
       opsApp: ops.app,
       close: () => (closing ??= closers.closeAll()),

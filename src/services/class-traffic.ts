@@ -12,6 +12,10 @@ export interface ClassTrafficSource {
   ratePerS(cls: ClassOf): number | undefined;
   /** The same, by class key (classKey). */
   rateOfKey(key: string): number | undefined;
+  /** The span the rates are measured over, seconds; undefined while too short to measure anything. */
+  observedSeconds(now?: number): number | undefined;
+  /** The window the rates count deposits in, seconds. */
+  readonly windowS: number;
 }
 
 /**
@@ -30,7 +34,7 @@ export class ClassTraffic implements ClassTrafficSource {
   constructor(
     private readonly db: Db,
     assets: AssetRegistry,
-    private readonly windowS: number,
+    readonly windowS: number,
     private readonly minObservedS: number,
     private readonly everyMs = 10_000,
   ) {
@@ -53,6 +57,11 @@ export class ClassTraffic implements ClassTrafficSource {
 
   rateOfKey(key: string): number | undefined {
     return this.measured ? (this.rates.get(key) ?? 0) : undefined;
+  }
+
+  observedSeconds(now = Date.now()): number | undefined {
+    if (!this.measured || this.firstOrder === null) return undefined;
+    return Math.min(this.windowS, (now - this.firstOrder.getTime()) / 1000);
   }
 
   start(): void {

@@ -10,6 +10,7 @@ import { HushError } from '../domain/errors.ts';
 import { chainUnavailable } from '../domain/chain-unavailable.ts';
 import { orderExpirationMs, orderTtlS } from '../domain/order-deadline.ts';
 import { firstQuoteDifference, openQuoteId, quoteKey, type OpenedQuote } from '../domain/quote-token.ts';
+import { trackingIdByQuoteKey } from '../store/order-by-quote.ts';
 import { buildDepositTransaction, depositAccountOf } from '../chain/deposit-transaction.ts';
 import { ChainUnavailableError, SolanaChain, type FreshBlockhash } from '../chain/solana-chain.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
@@ -91,7 +92,17 @@ export class OrderService {
   /** The quote as issued to this account, checked against what the partner sent back. */
   private verifyQuote(account: AccountRecord, req: OrderRequest): OpenedQuote {
     const quoteId = req.quote.quoteId;
-    const opened = typeof quoteId === 'string' ? openQuoteId(this.keys.quoteMacKey, account.id, quoteId) : null;
+    // No quoteId string at all is the wrong shape, not an unknown quote: say what to send (issue 43).
+    if (typeof quoteId !== 'string') {
+      const wrapped = typeof (req.quote as { quote?: unknown }).quote === 'object';
+      throw new HushError('INVALID_REQUEST', wrapped
+        ? 'quote is the whole POST /quote answer: send its `quote` object instead, unchanged'
+        : 'quote.quoteId is required: send the quote object from POST /transfer/v1/quote, unchanged', {
+        field: 'quote.quoteId',
+        reason: wrapped ? 'send answer.quote, not the answer' : 'missing',
+      });
+    }
+    const opened = openQuoteId(this.keys.quoteMacKey, account.id, quoteId);
     if (!opened) throw new HushError('QUOTE_NOT_FOUND', 'No quote with this quoteId was issued to this account');
     const field = firstQuoteDifference(opened.quote, req.quote);
     if (field !== null) throw new HushError('QUOTE_MISMATCH', `The quote differs from the one issued (${field})`, { field });
@@ -143,6 +154,12 @@ export class OrderService {
     }
   }
 
+  /** QUOTE_ALREADY_USED naming the order the quote backs, so a partner that lost it can follow it (issue 43). */
+  private async quoteAlreadyUsed(account: AccountRecord, opened: OpenedQuote): Promise<HushError> {
+    const trackingId = await this.dbSlots(() => trackingIdByQuoteKey(this.db, account.id, quoteKey(opened.quote.quoteId))).catch(() => null);
+    return new HushError('QUOTE_ALREADY_USED', `This quote already backs an order${trackingId ? ` (${trackingId})` : ''}`, trackingId ? { trackingId } : undefined);
+  }
+
   private async createOwned(account: AccountRecord, opened: OpenedQuote, key: string, requestHash: string): Promise<OrderOutcome> {
     // Common case, one statement: build the order, then record the new key and the order together. If the
     // build fails or the key exists, the claim-first path below answers as the key's record says (a replay
@@ -157,7 +174,7 @@ export class OrderService {
           stored = true;
           return { status: 200, body: prepared.body, replayed: false };
         }
-        if (fast.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
+        if (fast.kind === 'quote_used') throw await this.quoteAlreadyUsed(account, opened);
       }
       const claim = await this.dbSlots(() => claimIdempotencyKey(this.db, account.id, key, requestHash));
       if (claim.kind === 'conflict') throw new HushError('IDEMPOTENCY_CONFLICT', 'This idempotency key was used with different terms');
@@ -168,7 +185,7 @@ export class OrderService {
         prepared ??= await this.prepare(account, opened);
         const { order, body } = prepared;
         const inserted = await this.dbSlots(() => insertOrder(this.db, order, { key, responseStatus: 200, responseBody: body }));
-        if (inserted.kind === 'quote_used') throw new HushError('QUOTE_ALREADY_USED', 'This quote already backs an order');
+        if (inserted.kind === 'quote_used') throw await this.quoteAlreadyUsed(account, opened);
         stored = true;
         return { status: 200, body, replayed: false };
       } catch (e) {

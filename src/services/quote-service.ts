@@ -2,6 +2,7 @@ import type { Address } from '@solana/kit';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
+import { coarseAmount } from '../domain/coarse-amount.ts';
 import { chainUnavailable } from '../domain/chain-unavailable.ts';
 import { quoteCrossAsset, quoteSameAsset, type QuoteMode } from '../domain/fees.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
@@ -11,9 +12,12 @@ import { convertCeil, convertFloor, parsePrice, type Price } from '../domain/pri
 import { releasePolicy } from '../config/privacy-settings.ts';
 import { estimatePrivacy, nearestStandard, type PrivacyEstimate } from '../domain/quote-privacy.ts';
 import { issueQuote, type QuoteObject } from '../domain/quote-token.ts';
+import type { PrivacyChoice } from '../domain/privacy-choice.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
 import { AddressRules } from './address-rules.ts';
 import type { ClassTrafficSource } from './class-traffic.ts';
+import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
+import { screenQuote, type QuoteDecisionSink } from '../screening/quote-screening.ts';
 
 export interface QuoteRequest {
   amount: string;
@@ -24,6 +28,7 @@ export interface QuoteRequest {
   mode?: QuoteMode;
   feeBps?: number;
   feeRecipientAddress?: string;
+  privacy?: PrivacyChoice;
 }
 
 /** Seconds the settlement adds beyond the release delay: confirmation depth, sweep schedule, payout confirmation. */
@@ -48,20 +53,25 @@ export class QuoteService {
     /** Live prices for swaps (absent → every swap is PAIR_NOT_SUPPORTED). */
     private readonly swaps?: SwapPricing,
     /** Recent deposits per class, for the privacy estimate (absent → every class counts as idle). */
-    private readonly traffic?: ClassTrafficSource,
+    private readonly traffic?: Pick<ClassTrafficSource, 'ratePerS'>,
     /** docs/spec.md §4 address rules; absent → the static ones and the configured mints (no own addresses). */
     private readonly rules: AddressRules = new AddressRules(config.assets.list.map((a) => a.mint)),
+    /** docs/spec.md §12 screening; off → no check at all. */
+    private readonly screening: Screening = SCREENING_OFF,
+    private readonly onBlocked?: QuoteDecisionSink,
   ) {
     for (const a of config.assets.list) this.prices.set(a.assetId, parsePrice(a.referencePriceUsd));
   }
 
   /**
    * Bounds of a swap's `amount` (source units): the source's configured bounds, the max also capped by
-   * what the destination pools can pay, converted back at the live rate.
+   * what the destination pools can pay, converted back at the live rate and rounded down to two
+   * significant digits in the source unit, as GET /tokens rounds a max (issue 43: a converted figure
+   * such as 1234567891 looked like an exact balance, and changed with every price tick).
    */
   swapBounds(source: Asset, destination: Asset, pair = this.swaps!.pair(source.assetId, destination.assetId), accountId?: string): { min: bigint; max: bigint } {
     const free = this.bounds(destination, accountId).max;
-    const inSource = convertFloor(free, pair.to, pair.from);
+    const inSource = coarseAmount(convertFloor(free, pair.to, pair.from));
     return { min: source.min, max: inSource < source.max ? inSource : source.max };
   }
 
@@ -92,7 +102,8 @@ export class QuoteService {
     const sender = this.rules.wallet(req.senderAddress, 'senderAddress');
     const recipient = this.rules.wallet(req.recipientAddress, 'recipientAddress');
     const feeBps = req.feeBps ?? 0;
-    if (feeBps < 0 || feeBps > account.feeCapBps) throw new HushError('FEE_BPS_TOO_HIGH', `feeBps may be at most ${account.feeCapBps} for this account`, { feeCapBps: account.feeCapBps });
+    if (feeBps < 0) throw new HushError('INVALID_REQUEST', 'feeBps must be 0 or more', { field: 'feeBps', reason: 'negative' });
+    if (feeBps > account.feeCapBps) throw new HushError('FEE_BPS_TOO_HIGH', `feeBps may be at most ${account.feeCapBps} for this account`, { feeCapBps: account.feeCapBps });
     let feeRecipient: Address | undefined;
     if (req.feeRecipientAddress !== undefined) {
       feeRecipient = this.rules.address(req.feeRecipientAddress, 'feeRecipientAddress');
@@ -101,6 +112,9 @@ export class QuoteService {
       }
     } else if (feeBps > 0) {
       throw new HushError('FEE_RECIPIENT_REQUIRED', 'feeRecipientAddress is required when feeBps > 0', { field: 'feeRecipientAddress' });
+    }
+    if (this.screening.enabled) {
+      await screenQuote(this.screening, { senderAddress: sender, recipientAddress: recipient, feeRecipientAddress: feeRecipient }, this.onBlocked);
     }
     // More digits than any u64: above every maximum, without parsing up to a body's worth of digits.
     const amount = req.amount.length > U64_MAX_DIGITS ? U64_MAX + 1n : BigInt(req.amount);
@@ -126,7 +140,7 @@ export class QuoteService {
       max: toAmount(max),
     };
     const fees = pair ? quoteCrossAsset({ ...input, convert: this.swaps!.converterFor(pair, { min, max }), grid: destination.swapGrid }) : quoteSameAsset(input);
-    const privacy = this.privacy(source, destination, mode, amount, { min, max });
+    const privacy = this.privacy(source, destination, mode, amount, { min, max }, this.choice(req.privacy));
     const issuedAtMs = Date.now();
     return issueQuote(this.quoteSecret, account.id, {
       sourceAssetId: source.assetId,
@@ -151,14 +165,27 @@ export class QuoteService {
   }
 
   /** docs/spec.md §9: the pinned amount (the request's `amount` in either mode) decides the class. */
-  private privacy(source: Asset, destination: Asset, mode: QuoteMode, amount: bigint, bounds: { min: bigint; max: bigint }): PrivacyEstimate {
+  /** The partner's choice, within the operator's ceiling (docs/spec.md §9). The schema has checked its shape. */
+  private choice(requested: PrivacyChoice | undefined): PrivacyChoice | undefined {
+    if (requested === undefined) return undefined;
+    const ceilingS = this.config.privacyMaxWaitS;
+    if ('maxDelaySeconds' in requested && requested.maxDelaySeconds > ceilingS) {
+      throw new HushError('INVALID_REQUEST', `privacy.maxDelaySeconds may be at most ${ceilingS} (the operator's ceiling on any wait)`, {
+        field: 'privacy.maxDelaySeconds',
+        reason: `at most ${ceilingS}`,
+      });
+    }
+    return requested;
+  }
+
+  private privacy(source: Asset, destination: Asset, mode: QuoteMode, amount: bigint, bounds: { min: bigint; max: bigint }, requested: PrivacyChoice | undefined): PrivacyEstimate {
     const c = this.config;
     const standard = source.denominations.includes(amount);
     const classRatePerS = standard && this.traffic ? this.traffic.ratePerS({ sourceAssetId: source.assetId, destinationAssetId: destination.assetId, mode, pinnedAmount: amount }) : undefined;
     // Exact_out pins what the recipient gets, in the destination asset (the same asset: swaps are exact_in only).
     const suggestedAmounts = nearestStandard(amount, source.denominations, bounds);
     const policy = c.privacy === 'on' ? releasePolicy(c) : null;
-    return estimatePrivacy({ standard, classRatePerS, suggestedAmounts }, policy, c.payoutDelayS.max);
+    return estimatePrivacy({ standard, classRatePerS, suggestedAmounts, ...(requested ? { requested } : {}) }, policy, c.payoutDelayS.max);
   }
 
   /**

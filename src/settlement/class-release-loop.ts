@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import type { HushConfig } from '../config/config.ts';
 import { releasePolicy } from '../config/privacy-settings.ts';
-import { classKey, decideRelease, type ReleasePolicy } from '../domain/class-release.ts';
+import { burstGapMs, classKey, decideRelease, type ReleasePolicy } from '../domain/class-release.ts';
+import { choiceOf } from '../domain/privacy-choice.ts';
 import type { ClassTrafficSource } from '../services/class-traffic.ts';
 import type { Db } from '../store/db.ts';
 import { releaseClasses } from '../store/settlement/release-classes.ts';
@@ -27,22 +28,46 @@ export class ClassReleaseLoop {
     this.policy = releasePolicy(config);
   }
 
-  /** One pass; the number of payouts released. */
+  /**
+   * One pass; the number of payouts released. A class's rate is its other deposits in the traffic window
+   * (the waiting members' own left out) over the span Hush has watched: none, or a span too short to say,
+   * is no traffic.
+   */
   async pass(now = Date.now()): Promise<number> {
-    const ratePerMs = (key: string) => {
-      const perS = this.traffic.rateOfKey(key);
-      return perS === undefined ? undefined : perS / 1000;
-    };
-    return releaseClasses(this.db, (held) => {
-      const waiting = held.map((h) => ({ id: h.id, classKey: classKey(h), confirmedAt: h.confirmedAt }));
-      return decideRelease(waiting, now, this.policy, ratePerMs, () => randomInt(2 ** 32) / 2 ** 32).release.map((r) => ({ id: r.id, at: new Date(r.at), releasedWith: r.releasedWith }));
-    });
+    const observedS = this.traffic.observedSeconds(now);
+    return releaseClasses(
+      this.db,
+      (held, recent, others) => {
+        const waiting = held.map((h) => {
+          const choice = choiceOf(h.requested);
+          return { id: h.id, classKey: classKey(h), confirmedAt: h.confirmedAt, ...(choice ? { choice } : {}) };
+        });
+        const lastBurst = new Map(recent.map((b) => [classKey(b), b.lastAt]));
+        const otherDeposits = new Map(others.map((o) => [classKey(o), o.deposits]));
+        const ratePerMs = (key: string) => (observedS === undefined ? undefined : (otherDeposits.get(key) ?? 0) / (observedS * 1000));
+        const random = () => randomInt(2 ** 32) / 2 ** 32;
+        return decideRelease(waiting, now, this.policy, ratePerMs, random, (key) => lastBurst.get(key))
+          .release.map((r) => ({ id: r.id, at: new Date(r.at), releasedWith: r.releasedWith }));
+      },
+      {
+        // Older releases have cleared: only the latest within a spread and its gap can merge with a new one.
+        recentWithinMs: this.policy.spreadFromMs + burstGapMs(this.policy) + this.policy.spreadMs,
+        trafficSince: new Date(now - this.traffic.windowS * 1000),
+      },
+    );
   }
 
   start(): void {
     if (this.timer) return;
+    let busy = false;
     this.timer = setInterval(() => {
-      this.running = this.pass().catch((e: Error) => this.log(`class release: pass failed (${e.message}); payouts stay due at the end of their hold`));
+      // A pass slower than the interval (a loaded store) is not joined by another: on one connection the
+      // queued passes would hold the store from settlement.
+      if (busy) return;
+      busy = true;
+      this.running = this.pass()
+        .catch((e: Error) => this.log(`class release: pass failed (${e.message}); payouts stay due at the end of their hold`))
+        .finally(() => (busy = false));
     }, this.policy.passEveryMs);
     this.timer.unref();
   }

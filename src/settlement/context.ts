@@ -13,6 +13,7 @@ import type { SwapPricing } from '../prices/swap-pricing.ts';
 import type { Rebalancer } from '../rebalance/rebalancer.ts';
 import type { FreshPrices } from '../prices/price-source.ts';
 import { alertFields } from '../support/alerts.ts';
+import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
 import type { Log, SettlementDeps } from './deps.ts';
 import { Outbox } from './outbox.ts';
@@ -45,6 +46,8 @@ export interface WorkerOptions {
   rebalanceIntervalMs?: number;
   /** PubSub (slots, deposit accounts, signatures); absent → everything is polled, boundedly. */
   subscriptions?: ChainSubscriptions;
+  /** docs/spec.md §12: deposits and payouts screened before anything is sent; absent → off. */
+  screening?: Screening;
 }
 
 /** What a step's next look at an order is: after a delay, at a time, or never (a final status). */
@@ -98,6 +101,7 @@ export class SettlementContext implements SettlementDeps {
   /** Deposit accounts funded by someone other than the order's sender (front-run): never the deposit. */
   readonly foreign: ForeignFunds;
   readonly swaps?: SwapPricing;
+  readonly screening: Screening;
   /** Alerts told once per process and key. */
   /** The deposit blockhashes of open orders, read at most every 500 ms (payoutBlockhash). */
   private handedOut = { at: 0, set: new Set<string>() };
@@ -116,6 +120,7 @@ export class SettlementContext implements SettlementDeps {
     this.leaseSeconds = opts.leaseSeconds ?? 30;
     this.log = opts.log ?? (() => {});
     this.swaps = opts.swaps;
+    this.screening = opts.screening ?? SCREENING_OFF;
     this.outbox = new Outbox(() => this.view, this.log);
     this.pools = new Pools(this);
     this.presigner = new Presigner(this);

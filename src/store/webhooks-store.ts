@@ -4,7 +4,8 @@ import type { Queryable } from './db.ts';
 export interface DueWebhookEvent {
   id: string;
   orderId: string;
-  /** `order.status_changed`, or `order.released` (a held private payout sent: migration 017). */
+  accountId: string;
+  /** `order.status_changed`, `order.released` (a held private payout sent: migration 017), `order.held` or `order.frozen` (migration 022). */
   type: string;
   /** The transition's place in its order's history, from 1 (`order.history[sequence - 1]`); per order, so it reveals no global volume. */
   sequence: string;
@@ -56,11 +57,15 @@ export async function getWebhook(db: Queryable, accountId: string): Promise<{ ur
  * current webhook, under a lease that outlasts the attempt (a crashed dispatcher's events come back after it).
  * Only the oldest pending event of an order is ever claimed, so one order's events go out one at a time
  * and in order: a failing event holds back the later events of its order until it is delivered or given up.
+ * Fair per account (issue 43): at most `perAccount` events of one account per claim, none of the accounts in
+ * `busy` (those the caller has as many deliveries in flight for as it allows), so one partner's backlog or
+ * slow receiver never fills a claim that another partner's events are waiting behind.
  */
-export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: number): Promise<DueWebhookEvent[]> {
+export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: number, fair: { perAccount: number; busy: string[] } = { perAccount: limit, busy: [] }): Promise<DueWebhookEvent[]> {
   const { rows } = await db.query<{
     id: string | number;
     order_id: string | number;
+    account_id: string;
     type: string;
     sequence: string | number;
     status: string;
@@ -71,24 +76,31 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
     webhook_secret: string | null;
     webhook_previous: string | null;
   }>(
-    `WITH due AS MATERIALIZED (
-       SELECT id FROM webhook_events w
+    `WITH ready AS MATERIALIZED (
+       SELECT id, account_id, next_attempt_at FROM webhook_events w
        WHERE delivered_at IS NULL AND given_up_at IS NULL AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+         AND account_id <> ALL($4::text[])
          AND NOT EXISTS (
            SELECT 1 FROM webhook_events p
-           WHERE p.order_id = w.order_id AND p.id < w.id AND p.delivered_at IS NULL AND p.given_up_at IS NULL)
-       ORDER BY next_attempt_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+           WHERE p.order_id = w.order_id AND p.id < w.id AND p.delivered_at IS NULL AND p.given_up_at IS NULL)),
+     -- Each account's oldest few, then the oldest of those (a window cannot sit beside FOR UPDATE: ranked first, locked after).
+     ranked AS (
+       SELECT id, next_attempt_at, row_number() OVER (PARTITION BY account_id ORDER BY next_attempt_at, id) AS n FROM ready),
+     due AS MATERIALIZED (
+       SELECT id FROM webhook_events WHERE id IN (SELECT id FROM ranked WHERE n <= $3 ORDER BY next_attempt_at, id LIMIT $1)
+       FOR UPDATE SKIP LOCKED)
      UPDATE webhook_events e SET attempts = e.attempts + 1, locked_until = date_trunc('milliseconds', now() + make_interval(secs => $2))
      FROM due, accounts a
      WHERE e.id = due.id AND a.id = e.account_id
-     RETURNING e.id, e.order_id, e.type, e.status, e.at, e.attempts, e.locked_until, a.webhook_url, a.webhook_secret,
+     RETURNING e.id, e.order_id, e.account_id, e.type, e.status, e.at, e.attempts, e.locked_until, a.webhook_url, a.webhook_secret,
        CASE WHEN a.webhook_previous_until > now() THEN a.webhook_previous_secret END AS webhook_previous,
        (SELECT count(*) FROM order_history h WHERE h.order_id = e.order_id AND h.id <= e.history_id) AS sequence`,
-    [limit, leaseS],
+    [limit, leaseS, fair.perAccount, fair.busy],
   );
   return rows.map((r) => ({
     id: String(r.id),
     orderId: String(r.order_id),
+    accountId: r.account_id,
     type: r.type,
     sequence: String(r.sequence),
     status: r.status,

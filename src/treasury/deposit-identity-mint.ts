@@ -1,16 +1,17 @@
 import type { AssetRegistry } from '../config/assets.ts';
+import { DEPOSIT_IDENTITY_TARGET } from '../config/config.ts';
 import { DepositIdentities } from './deposit-identities.ts';
 import type { Db } from '../store/db.ts';
 import { countDepositIdentities, insertDepositIdentities } from '../store/deposit-identities-store.ts';
 
 /**
- * Identities kept ready per asset in the store. An API on two cores creates up to ~2,000 orders/s
+ * Identities kept ready per asset in the store (DEPOSIT_IDENTITY_TARGET, HUSH_DEPOSIT_IDENTITY_TARGET). An API on two cores creates up to ~2,000 orders/s
  * (docs/decisions.md, bench:api), so this covers two seconds of that peak on one asset, while a refill
  * adds up to REFILL_BATCH per asset per tick (thread-bound, ~5,000/s): the pool runs dry only under a
  * burst above the refill rate lasting seconds, and then orders are refused 503 (Retry-After 1), never
  * served an identity no worker can sweep.
  */
-export const DEPOSIT_IDENTITY_TARGET = 4096;
+export { DEPOSIT_IDENTITY_TARGET };
 const REFILL_BATCH = 512;
 /** Between refills while an asset is below target; once every pool is full, the store is asked once a second. */
 const TICK_MS = 100;

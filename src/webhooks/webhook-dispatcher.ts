@@ -1,6 +1,5 @@
 import { alertsTotal, type AlertSink } from '../support/alerts.ts';
 import { createHmac } from 'node:crypto';
-import pLimit from 'p-limit';
 import type { Db } from '../store/db.ts';
 import { getOrdersByIds } from '../store/orders-store.ts';
 import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, purgeWebhookEvents, type DueWebhookEvent } from '../store/webhooks-store.ts';
@@ -9,11 +8,16 @@ import { postWebhook } from './webhook-delivery.ts';
 import { EgressRefusedError, WebhookEgress } from './webhook-egress.ts';
 import type { WebhookMetrics, WebhookOutcome } from './webhook-metrics.ts';
 
-const BATCH = 16;
-const PARALLEL = 8;
+/** Deliveries in flight at once, in all. */
+const PARALLEL = 16;
+/**
+ * …and per account (issue 43): a slow or failing receiver occupies at most this many, whatever its backlog,
+ * and every pass claims for the others (the claim skips an account at its share).
+ */
+const PER_ACCOUNT = 2;
 const TIMEOUT_MS = 5_000;
-/** Outlasts a whole pass (every event of the batch timing out, PARALLEL at a time), so no other dispatcher re-claims them meanwhile. */
-const LEASE_S = (Math.ceil(BATCH / PARALLEL) * TIMEOUT_MS) / 1000 + 30;
+/** Outlasts one attempt (each claimed event is sent at once), so no other dispatcher re-claims it meanwhile. */
+const LEASE_S = TIMEOUT_MS / 1000 + 30;
 const PURGE_EVERY_MS = 3_600_000;
 
 export { webhookSignature } from './webhook-delivery.ts';
@@ -31,7 +35,10 @@ export class WebhookDispatcher {
   private running: Promise<void> | null = null;
   private stopped = false;
   private lastPurge = 0;
-  private readonly parallel = pLimit(PARALLEL);
+  /** Deliveries in flight, in all and per account: a pass claims only for the room left. */
+  private inFlight = 0;
+  private readonly perAccount = new Map<string, number>();
+  private readonly deliveries = new Set<Promise<void>>();
   private aborts = new AbortController();
   private readonly egress: WebhookEgress;
 
@@ -54,33 +61,74 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.aborts.abort(); // in-flight deliveries fail and are retried by whoever runs next
     await this.running;
+    await Promise.allSettled([...this.deliveries]);
   }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      this.timer = null;
       this.running = this.pass()
         .catch((e: unknown) => {
           this.opts.log?.(`webhooks: pass failed: ${(e as Error).message}`);
           return false;
         })
-        .then((more) => this.schedule(more ? 0 : (this.opts.pollMs ?? 500)));
+        .then((more) => {
+          this.running = null;
+          this.schedule(more ? 0 : (this.opts.pollMs ?? 500));
+        });
     }, ms);
     this.timer.unref();
   }
 
-  /** One claim and its deliveries; true when it claimed anything (the next events of those orders may be due now). */
+  /**
+   * One claim, for the room left (PARALLEL in all, PER_ACCOUNT each), its deliveries started and not awaited:
+   * a pass never waits on a slow receiver, and each delivery's end starts the next pass. True when it claimed
+   * anything (the next events of those orders may be due now). `settled()` awaits the deliveries (tests).
+   */
   async pass(): Promise<boolean> {
     if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
       this.lastPurge = Date.now();
       await purgeWebhookEvents(this.db);
     }
-    const due = await claimWebhookEvents(this.db, BATCH, LEASE_S);
+    const room = PARALLEL - this.inFlight;
+    if (room <= 0) return false;
+    const busy = [...this.perAccount].filter(([, n]) => n >= PER_ACCOUNT).map(([id]) => id);
+    // An account below its share may get up to PER_ACCOUNT more: at most 2 × PER_ACCOUNT − 1 in flight, bounded,
+    // and nothing claimed is ever set aside (its lease would keep it from everyone for the lease's length).
+    const due = await claimWebhookEvents(this.db, room, LEASE_S, { perAccount: PER_ACCOUNT, busy });
     if (due.length === 0) return false;
     const orders = new Map((await getOrdersByIds(this.db, due.map((e) => e.orderId))).map((o) => [o.id, statusRecord(o)]));
-    const results = await Promise.allSettled(due.map((e) => this.parallel(() => this.deliver(e, orders.get(e.orderId)))));
-    for (const r of results) if (r.status === 'rejected') this.opts.log?.(`webhooks: delivery failed: ${(r.reason as Error).message}`);
+    for (const e of due) this.launch(e, orders.get(e.orderId));
     return true;
+  }
+
+  /** Waits for every delivery in flight (tests; stop). */
+  async settled(): Promise<void> {
+    while (this.deliveries.size > 0) await Promise.allSettled([...this.deliveries]);
+  }
+
+  private launch(e: DueWebhookEvent, order: StatusRecord | undefined): void {
+    this.inFlight++;
+    this.perAccount.set(e.accountId, (this.perAccount.get(e.accountId) ?? 0) + 1);
+    const p: Promise<void> = this.deliver(e, order)
+      .catch((err: unknown) => this.opts.log?.(`webhooks: delivery failed: ${(err as Error).message}`))
+      .finally(() => {
+        this.inFlight--;
+        const left = (this.perAccount.get(e.accountId) ?? 1) - 1;
+        if (left > 0) this.perAccount.set(e.accountId, left);
+        else this.perAccount.delete(e.accountId);
+        this.deliveries.delete(p);
+        // Room again: the next events (this order's next one, another account's) need not wait for the poll.
+        this.kick();
+      });
+    this.deliveries.add(p);
+  }
+
+  private kick(): void {
+    if (this.stopped || this.running !== null) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.schedule(0);
   }
 
   /**

@@ -131,18 +131,22 @@ describe('NOT_FOUND and QUOTE_NOT_FOUND (404)', () => {
     }
   });
 
-  test('forged, missing or another account’s quoteId → QUOTE_NOT_FOUND; nothing is created', async () => {
+  test('forged or another account’s quoteId → QUOTE_NOT_FOUND, a missing one → INVALID_REQUEST naming the shape; nothing is created', async () => {
     const before = await orderCount(t.db);
     const { req, quote } = await freshQuote();
     const id: string = quote.quoteId;
     const mid = Math.floor(id.length / 2);
     const flipped = id.slice(0, mid) + (id[mid] === 'A' ? 'B' : 'A') + id.slice(mid + 1);
-    for (const quoteId of [flipped, `${id}A`, id.slice(0, -2), 'q_', 'q_AAAA', 'nope', '', 42, null]) {
+    for (const quoteId of [flipped, `${id}A`, id.slice(0, -2), 'q_', 'q_AAAA', 'nope', '']) {
       expectError(await acct.client.order(orderRequest({ ...quote, quoteId }, req)), 404, 'QUOTE_NOT_FOUND');
     }
+    // No quoteId string at all: the wrong shape, named (issue 43).
     const { quoteId: _omit, ...noId } = quote;
-    expectError(await acct.client.order(orderRequest(noId, req)), 404, 'QUOTE_NOT_FOUND');
-    expectError(await acct.client.order(orderRequest({}, req)), 404, 'QUOTE_NOT_FOUND');
+    for (const shape of [noId, {}, { ...quote, quoteId: 42 }, { ...quote, quoteId: null }]) {
+      assert.deepEqual(expectError(await acct.client.order(orderRequest(shape, req)), 400, 'INVALID_REQUEST').details, { field: 'quote.quoteId', reason: 'missing' });
+    }
+    const wrapped = expectError(await acct.client.order(orderRequest({ success: true, quote }, req)), 400, 'INVALID_REQUEST');
+    assert.match(wrapped.message, /send its `quote` object/);
     // Another account presenting our quote: as if it did not exist.
     const other = await t.createAccount();
     expectError(await other.client.order(orderRequest(quote, req)), 404, 'QUOTE_NOT_FOUND');
@@ -224,6 +228,15 @@ describe('PAYLOAD_TOO_LARGE (413) and UNSUPPORTED_MEDIA_TYPE (415)', () => {
     }
     // application/json with a charset is JSON.
     expectOk(await acct.client.request('POST', `${PREFIX}/quote`, { raw: body, headers: { 'content-type': 'application/json; charset=utf-8' } }));
+    // JSON is UTF-8: a body declared in another charset would be read as something else (issue 43).
+    for (const charset of ['utf-16', 'UTF-16LE', '"iso-8859-1"']) {
+      expectError(await acct.client.request('POST', `${PREFIX}/quote`, { raw: body, headers: { 'content-type': `application/json; charset=${charset}` } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    }
+    // No route, no judgement of the body: a path that does not exist is 404 whatever its charset (found by the fuzzer).
+    expectError(await acct.client.request('PATCH', `${PREFIX}/`, { key: null, raw: 'null', headers: { 'content-type': 'application/json; charset=latin1' } }), 404, 'NOT_FOUND');
+    // A key twice in one object is refused, naming it; the same key in two objects is fine.
+    const twice = body.replace(/^\{/, '{"amount":"1",');
+    assert.deepEqual(expectError(await acct.client.request('POST', `${PREFIX}/quote`, { raw: twice, headers: { 'content-type': 'application/json' } }), 400, 'INVALID_REQUEST').details, { field: 'amount', reason: 'duplicate key' });
   });
 
   test('a compressed JSON body is 415, not malformed JSON; Content-Encoding identity is plain JSON', async () => {

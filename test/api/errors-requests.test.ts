@@ -79,6 +79,10 @@ describe('INVALID_REQUEST (400)', () => {
       const e = expectError(await acct.client.quote(body), 400, 'INVALID_REQUEST');
       assert.equal(e.details?.field, field, `${JSON.stringify(body)} → field ${e.details?.field}`);
     }
+    // Every missing field at once, in words (issue 43): not one at a time, not "must have required property".
+    const none = expectError(await acct.client.quote((({ amount: _a, senderAddress: _s, ...rest }) => rest)(quoteReq())), 400, 'INVALID_REQUEST');
+    assert.equal(none.message, 'Invalid request: missing amount, senderAddress (required)');
+    assert.deepEqual(none.details, { field: 'amount', reason: 'required; also missing: senderAddress' });
     // A decimal amount is told the fix (base units, digits only), not a regular expression.
     const decimal = expectError(await acct.client.quote({ ...quoteReq(), amount: '25.5' }), 400, 'INVALID_REQUEST');
     assert.match(String(decimal.details?.reason), /base units: decimal digits only/);
@@ -265,7 +269,8 @@ describe('quote validation codes', () => {
     const fr = acct.feeRecipients[0];
     const high = expectError(await acct.client.quote(quoteReq({ feeBps: 101, feeRecipientAddress: fr })), 400, 'FEE_BPS_TOO_HIGH');
     assert.deepEqual(high.details, { feeCapBps: 100 });
-    expectError(await acct.client.quote(quoteReq({ feeBps: -1, feeRecipientAddress: fr })), 400, 'FEE_BPS_TOO_HIGH');
+    // Negative is not "too high": the field is wrong (issue 43).
+    assert.deepEqual(expectError(await acct.client.quote(quoteReq({ feeBps: -1, feeRecipientAddress: fr })), 400, 'INVALID_REQUEST').details, { field: 'feeBps', reason: 'negative' });
     expectError(await acct.client.quote(quoteReq({ feeBps: 1_000_000, feeRecipientAddress: fr })), 400, 'FEE_BPS_TOO_HIGH');
     expectOk(await acct.client.quote(quoteReq({ feeBps: 100, feeRecipientAddress: fr })));
     // The cap is per account.

@@ -82,8 +82,18 @@ for (const engine of ['pglite', 'postgres'] as Engine[]) {
       assert.equal(isReplay(retry), true, 'a keyless retry of the same quote replays');
       assert.deepEqual(retry.body, first.body);
       const e = expectError(await acct.client.order(body, 'another-key'), 409, 'QUOTE_ALREADY_USED');
-      assert.equal(e.details, undefined);
+      // The order the quote backs, named, so a partner that lost it can follow it (issue 43).
+      assert.deepEqual(e.details, { trackingId: (first.body as any).order.trackingId });
       assert.equal(await ordersForQuote(quote.quoteId), 1);
+      // …and found by its quote: the status record, for this account only; an unused quote has none.
+      const found = expectOk(await acct.client.request('GET', `/transfer/v1/orders?quoteId=${encodeURIComponent(quote.quoteId)}`)) as unknown as { order: { trackingId: string; status: string } };
+      assert.equal(found.order.trackingId, (first.body as any).order.trackingId);
+      assert.equal(found.order.status, 'awaiting_deposit');
+      const stranger = await t.createAccount();
+      expectError(await stranger.client.request('GET', `/transfer/v1/orders?quoteId=${encodeURIComponent(quote.quoteId)}`), 404, 'NOT_FOUND');
+      expectError(await acct.client.request('GET', `/transfer/v1/orders?quoteId=${encodeURIComponent((await newQuote()).quote.quoteId)}`), 404, 'NOT_FOUND');
+      expectError(await acct.client.request('GET', '/transfer/v1/orders?quoteId=q_AAAA'), 404, 'NOT_FOUND');
+      expectError(await acct.client.request('GET', '/transfer/v1/orders?quoteId=nope'), 400, 'INVALID_REQUEST');
       // The refused key was not consumed: it can carry another order.
       const other = await newQuote();
       expectOk(await acct.client.order(other.body, 'another-key'));

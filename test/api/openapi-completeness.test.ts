@@ -175,8 +175,8 @@ describe('OpenAPI completeness', () => {
     assert.deepEqual(doc.components.schemas.ErrorCode.enum, [...HUSH_ERROR_CODES]);
   });
 
-  test('the webhook events: order.status_changed, order.released and webhook.test, signed', () => {
-    assert.deepEqual(Object.keys(doc.webhooks ?? {}).sort(), ['order.released', 'order.status_changed', 'webhook.test']);
+  test('the webhook events: order.status_changed, order.released, order.held, order.frozen and webhook.test, signed', () => {
+    assert.deepEqual(Object.keys(doc.webhooks ?? {}).sort(), ['order.frozen', 'order.held', 'order.released', 'order.status_changed', 'webhook.test']);
     for (const [type, item] of Object.entries(doc.webhooks as Json)) {
       const op = item.post;
       const headers = new Map((op.parameters as Json[]).filter((p) => p.in === 'header').map((p) => [p.name, p]));

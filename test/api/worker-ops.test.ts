@@ -20,7 +20,7 @@ test('HUSH_ROLE=worker with HUSH_OPS_PORT: /healthz, /readyz, /metrics, and noth
     assert.ok(health.headers.get('x-request-id'));
     const ready = await fetch(`${ops}/readyz`);
     assert.equal(ready.status, 200);
-    assert.deepEqual(await ready.json(), { success: true, store: 'ok', chain: 'ok' });
+    assert.deepEqual(await ready.json(), { success: true, store: 'ok', chain: 'ok', screening: 'off' });
     const metrics = await (await fetch(`${ops}/metrics`)).text();
     assert.match(metrics, /^hush_orders\{status="completed"\} \d+$/m);
     assert.match(metrics, /^hush_http_request_duration_seconds_count\{[^}]*route="\/healthz"[^}]*\} [1-9]/m);

@@ -34,7 +34,8 @@ describe('ChainSubscriptions.watchMentions', () => {
       unwatch();
       await pollUntil(async () => net.net.pubsub.hub.subscriptionCount === 0, { what: 'logsUnsubscribe sent' });
       const count = heard.length;
-      const tx2 = await transferTx(net.rpc, wallet, target, 1_000_000n);
+      // Another amount: within one slot (a loaded machine) the same transfer would be the same bytes, refused as a duplicate.
+      const tx2 = await transferTx(net.rpc, wallet, target, 1_000_001n);
       await send(net.rpc, tx2.wire);
       await pollUntil(async () => (await net.rpc.getSignatureStatuses([tx2.signature]).send()).value[0]?.confirmationStatus === 'confirmed', { what: 'second transfer confirmed' });
       assert.equal(heard.length, count);

@@ -48,12 +48,15 @@ test('HUSH_PRIVACY: on by default; a payout window that starts at 0 only with it
 
 test('the private-amount menu, the target set and the delay budget (docs/spec.md §9, §11): defaults, overrides, and refusals that name the variable', () => {
   const d = loadConfig({});
-  assert.deepEqual([d.denominationMenu, d.privacyTargetSet, d.privacyK, d.privacyMaxDelayS], ['decade', 20, undefined, 840]);
+  assert.deepEqual([d.denominationMenu, d.privacyTargetSet, d.privacyK, d.privacyMaxDelayS, d.privacyMaxWaitS], ['decade', 30, undefined, 840, 21_600]);
+  assert.equal(loadConfig({ HUSH_PRIVACY_MAX_WAIT_S: '3600' }).privacyMaxWaitS, 3600);
+  // The ceiling bounds every hold, the default one included.
+  assert.throws(() => loadConfig({ HUSH_PRIVACY_MAX_WAIT_S: '600' }), /HUSH_PRIVACY_MAX_WAIT_S.*HUSH_PRIVACY_MAX_DELAY_S/);
   const set = loadConfig({ HUSH_DENOMINATIONS: '1-2-5', HUSH_PRIVACY_TARGET_SET: '28', HUSH_PRIVACY_K: '8', HUSH_PRIVACY_MAX_DELAY_S: '600' });
   assert.deepEqual([set.denominationMenu, set.privacyTargetSet, set.privacyK, set.privacyMaxDelayS], ['1-2-5', 28, 8, 600]);
   assert.ok(set.assets.get('usdc')!.denominations.includes(20_000_000n), 'the menu reaches the assets');
   assert.ok(!d.assets.get('usdc')!.denominations.includes(20_000_000n));
-  for (const [name, bad] of [['HUSH_DENOMINATIONS', 'decimal'], ['HUSH_PRIVACY_TARGET_SET', '0'], ['HUSH_PRIVACY_TARGET_SET', '2.5'], ['HUSH_PRIVACY_K', '0'], ['HUSH_PRIVACY_MAX_DELAY_S', 'ten']] as const) {
+  for (const [name, bad] of [['HUSH_DENOMINATIONS', 'decimal'], ['HUSH_PRIVACY_TARGET_SET', '0'], ['HUSH_PRIVACY_TARGET_SET', '2.5'], ['HUSH_PRIVACY_K', '0'], ['HUSH_PRIVACY_MAX_DELAY_S', 'ten'], ['HUSH_PRIVACY_MAX_WAIT_S', '90000']] as const) {
     assert.throws(() => loadConfig({ [name]: bad }), (e: Error) => e instanceof ConfigError && e.message.includes(name), `${name}=${bad}`);
   }
   // The budget bounds the whole hold, the release's spread included: it must leave room for the spread and two passes.

@@ -32,7 +32,7 @@ function example(readme: string, name: string): string {
 }
 
 type SendSol = (sender: KeyPairSigner, recipient: string, lamports?: string) => Promise<{ status?: string; releasedWith?: number | null; choices?: { amount: string; anonymitySet: number | null }[] }>;
-type PrivateSend = (sender: KeyPairSigner, recipient: string, usdcBaseUnits?: string) => Promise<{ signature: string; status: string; payouts: { signature: string }[] }>;
+type PrivateSend = (sender: KeyPairSigner, recipient: string, usdcBaseUnits?: string, privacy?: { minAnonymitySet: number }) => Promise<{ signature: string; status: string; payouts: { signature: string }[] }>;
 
 describe('README partner examples', () => {
   let t: TestHush;
@@ -46,7 +46,7 @@ describe('README partner examples', () => {
     const sdkEntry = join(REPO_ROOT, 'node_modules/@hush/sdk/dist/index.js');
     assert.ok(existsSync(sdkEntry), `${sdkEntry} is missing: \`npm ci\` builds @hush/sdk (the root package's prepare script)`);
     // Privacy on with the default menu (decade), a hold of about 9 s instead of 14 minutes: polls every 3 s see it.
-    t = await startTestHush({ env: { HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: '12', LOCALNET_SLOT_MS: '200' } });
+    t = await startTestHush({ env: { HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: '12', HUSH_PRIVACY_MAX_WAIT_S: '16', LOCALNET_SLOT_MS: '200' } });
     const account = await t.createAccount();
     dir = mkdtempSync(join(tmpdir(), 'hush-readme-example-'));
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
@@ -83,38 +83,48 @@ describe('README partner examples', () => {
     return BigInt((await t.rpc.getTokenAccountBalance(ata, { commitment: 'confirmed' }).send()).value.amount);
   };
 
-  test('its default amount is private: the quote says so, the payout is held for its class and delivered', async () => {
+  test('its default amount is private: the quote says so; on a Hush nobody else uses it is not held for nothing, and delivered', async () => {
     printed.length = 0;
     const sender = await fundedSender(t, { usdc: 200_000_000n });
     const recipient = (await generateKeyPairSigner()).address;
     const result = await privateSend(sender, recipient);
 
-    const privacy = printed.find((args) => args[0] === 'privacy')?.[1] as { standard: boolean; anonymitySet: number; delaySeconds: number; suggestedAmounts: string[] } | undefined;
+    const privacy = printed.find((args) => args[0] === 'privacy')?.[1] as { standard: boolean; anonymitySet: number; delaySeconds: number; suggestedAmounts: string[]; basis: string } | undefined;
     assert.ok(privacy, `the example prints the quote's privacy; it printed ${JSON.stringify(printed)}`);
     assert.equal(privacy.standard, true, 'the README sends a private amount');
-    assert.ok(privacy.anonymitySet >= 1);
-    assert.ok(privacy.delaySeconds > 0, 'a private amount waits for its class');
+    assert.deepEqual([privacy.anonymitySet, privacy.basis], [1, 'no_traffic'], 'nobody else uses this Hush: the quote says so');
     assert.ok(privacy.suggestedAmounts.includes('100000000'), `100 USDC is on the menu: ${privacy.suggestedAmounts}`);
 
-    // Each state it printed, ending completed; a held state says when it goes at the latest.
     const states = printed.filter((args) => typeof args[0] === 'string' && /^[a-z_]+$/.test(args[0]) && args[0] !== 'privacy' && args[0] !== 'final').map((a) => a[0]);
     assert.equal(states.at(-1), 'completed', `states printed: ${states}`);
-    const held = printed.filter((a) => a[0] === 'deposit_confirmed');
-    assert.ok(held.length >= 1, `the wait for its class is printed: ${states}`);
-    for (const args of held) assert.match(String(args[1]), /released by \d{4}-\d\d-\d\dT/);
     const final = printed.find((args) => args[0] === 'final');
     assert.ok(final, 'the example prints the final status and privacy');
     assert.equal(final[1], 'completed');
     const got = final[2] as { standard: boolean; releasedWith: number | null; heldSeconds: number | null };
     assert.equal(got.standard, true);
     assert.equal(got.releasedWith, 1, 'alone in its class on this Hush: released with nobody else');
-    assert.ok(got.heldSeconds !== null && got.heldSeconds >= 1, `held for its class: ${got.heldSeconds} s`);
+    assert.ok(got.heldSeconds !== null && got.heldSeconds <= 5, `not held for nothing (the hold is 9.4 s): ${got.heldSeconds} s`);
 
     assert.equal(result.status, 'completed');
     assert.ok(result.payouts.length >= 1);
     const received = await usdcOf(recipient);
     assert.ok(received > 99_000_000n && received < 100_000_000n, `the recipient got 100 USDC less the fees: ${received}`);
     assert.equal(await usdcOf(sender.address), 100_000_000n, 'the sender paid exactly 100 USDC');
+  });
+
+  test('asked to wait for a set, it is held for its class (the detail says until when) and goes at the ceiling alone', async () => {
+    printed.length = 0;
+    const sender = await fundedSender(t, { usdc: 200_000_000n });
+    const result = await privateSend(sender, (await generateKeyPairSigner()).address, '10000000', { minAnonymitySet: 2 });
+    const privacy = printed.find((args) => args[0] === 'privacy')?.[1] as { requested?: unknown } | undefined;
+    assert.deepEqual(privacy?.requested, { minAnonymitySet: 2 });
+    const held = printed.filter((a) => a[0] === 'deposit_confirmed');
+    assert.ok(held.length >= 1, 'the wait for its class is printed');
+    for (const args of held) assert.match(String(args[1]), /released by \d{4}-\d\d-\d\dT/);
+    const got = printed.find((args) => args[0] === 'final')![2] as { releasedWith: number | null; heldSeconds: number | null };
+    assert.equal(got.releasedWith, 1, 'nobody came: it went alone at its ceiling');
+    assert.ok(got.heldSeconds !== null && got.heldSeconds >= 10, `held to its ceiling: ${got.heldSeconds} s`);
+    assert.equal(result.status, 'completed');
   });
 
   test('a non-private amount is refused before any order, naming the private amounts nearby', async () => {

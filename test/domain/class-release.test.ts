@@ -8,7 +8,7 @@ import { payoutDueFor } from '../../src/domain/settlement/payout-delay.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { duePolicy } from '../../src/config/privacy-settings.ts';
 
-const policy: ReleasePolicy = { targetSet: 4, fixedK: false, budgetMs: 60_000, spreadFromMs: 1_000, spreadMs: 2_000, minGapMs: 800, passEveryMs: 1_000 };
+const policy: ReleasePolicy = { targetSet: 4, fixedK: false, budgetMs: 60_000, ceilingMs: 180_000, spreadFromMs: 1_000, spreadMs: 2_000, minGapMs: 800, passEveryMs: 1_000 };
 const HOLD = holdMs(policy); // 55 s
 const NOW = 1_000_000;
 
@@ -85,7 +85,8 @@ describe('decideRelease', () => {
       fc.property(waitingArb, ratesArb, policyArb, (waiting, rates, p) =>
         eachClass(waiting, rates, p, ({ key, members, deadline, rate, released }) => {
           if (members.length >= p.targetSet || !members.some((m) => released.has(m.id))) return;
-          const reachable = rate === undefined || p.fixedK || rate * (deadline - NOW) >= p.targetSet - members.length;
+          // A class without traffic (unmeasured or idle) is not held for nothing, unless a fixed k holds it.
+          const reachable = p.fixedK || (rate !== undefined && rate > 0 && rate * (deadline - NOW) >= p.targetSet - members.length);
           assert.ok(NOW >= deadline || !reachable, `${key}: ${members.length} of ${p.targetSet} released ${deadline - NOW} ms before its deadline at rate ${rate}`);
         }),
       ),
@@ -97,7 +98,7 @@ describe('decideRelease', () => {
     fc.assert(
       fc.property(waitingArb, ratesArb, policyArb, (waiting, rates, p) =>
         eachClass(waiting, rates, p, ({ key, members, deadline, rate, released, sizes }) => {
-          const due = members.length >= p.targetSet || NOW >= deadline || (!p.fixedK && rate !== undefined && rate * (deadline - NOW) < MIN_EXPECTED_ARRIVALS);
+          const due = members.length >= p.targetSet || NOW >= deadline || (!p.fixedK && (rate === undefined || rate === 0 || rate * (deadline - NOW) < MIN_EXPECTED_ARRIVALS));
           for (const m of members) assert.equal(released.has(m.id), due, `${key}: ${members.length} waiting`);
           for (const m of members.filter((x) => released.has(x.id))) assert.equal(sizes.get(m.id), members.length);
         }),
@@ -145,12 +146,16 @@ describe('decideRelease', () => {
   });
 
   it('the reasons, one by one', () => {
-    assert.equal(releaseReason(4, NOW, NOW, policy, undefined), 'target');
-    assert.equal(releaseReason(1, NOW - HOLD, NOW, policy, undefined), 'budget');
-    assert.equal(releaseReason(1, NOW, NOW, policy, undefined), null, 'unmeasured traffic: held to the deadline');
-    assert.equal(releaseReason(1, NOW, NOW, policy, 0), 'too-slow', 'a class nobody else uses goes at once');
-    assert.equal(releaseReason(1, NOW, NOW, { ...policy, fixedK: true }, 0), null, 'a fixed k holds to the deadline');
-    assert.equal(releaseReason(2, NOW, NOW, policy, 1 / HOLD), null, 'about one more expected: worth waiting');
+    const at = (n: number, confirmedAt: number, wants = policy.targetSet) => Array.from({ length: n }, (_, i) => ({ id: `m${i}`, classKey: 'c', confirmedAt, deadline: confirmedAt + HOLD, wants }));
+    assert.equal(releaseReason(at(4, NOW), false, NOW, policy, undefined), 'target');
+    assert.equal(releaseReason(at(1, NOW - HOLD), false, NOW, policy, undefined), 'budget');
+    assert.equal(releaseReason(at(1, NOW), false, NOW, policy, undefined), 'no-traffic', 'unmeasured traffic: not held for nothing');
+    assert.equal(releaseReason(at(1, NOW), false, NOW, policy, 0), 'no-traffic', 'a class nobody else uses goes at once');
+    assert.equal(releaseReason(at(1, NOW), true, NOW, policy, 0), null, 'unless a member asked to wait');
+    assert.equal(releaseReason(at(1, NOW), false, NOW, { ...policy, fixedK: true }, 0), null, 'a fixed k holds to the deadline');
+    assert.equal(releaseReason(at(2, NOW), false, NOW, policy, 1 / HOLD), null, 'about one more expected: worth waiting');
+    assert.equal(releaseReason(at(2, NOW), false, NOW, policy, 0.01 / HOLD), 'too-slow', 'a tenth of one expected: not worth the wait');
+    assert.equal(releaseReason(at(2, NOW, 2), true, NOW, policy, undefined), 'target', 'every member has the set it asked for');
   });
 });
 
@@ -172,7 +177,9 @@ describe('expectedRelease', () => {
         }
       }),
     );
-    assert.deepEqual(expectedRelease(undefined, quoted), { delaySeconds: 300, batch: 1 }, 'unmeasured: the hold');
+    assert.deepEqual(expectedRelease(undefined, quoted), { delaySeconds: 0, batch: 1 }, 'unmeasured: no traffic, so at once');
+    assert.deepEqual(expectedRelease(undefined, { ...quoted, fixedK: true }), { delaySeconds: 300, batch: 1 }, 'a fixed k: the hold');
+    assert.deepEqual(expectedRelease(undefined, quoted, { minAnonymitySet: 5 }), { delaySeconds: holdMs({ ...quoted, budgetMs: quoted.ceilingMs }) / 1000, batch: 1 }, 'patient, no traffic: its whole hold');
     assert.deepEqual(expectedRelease(0, quoted), { delaySeconds: 0, batch: 1 }, 'idle: released at once, alone');
     assert.deepEqual(expectedRelease(1, quoted), { delaySeconds: 3.5, batch: 8 }, 'busy: half of the fill time of 7 more');
   });
@@ -182,13 +189,16 @@ describe('payoutDueFor', () => {
   // The default configuration's own due policy: ties the fallback due time to the budget (840 s).
   const defaults = duePolicy(loadConfig({}));
   const p = { privacy: 'on' as const, delayS: defaults.delayS, holdMs: defaults.holdMs, minGapMs: 800 };
+  const defaultHold = defaults.holdMs(undefined);
   it('privacy on: a private payout is due one pass after its class\'s latest release, plus the spread, within the budget; a non-private one after two slots only', () => {
-    assert.equal(defaults.holdMs, 840_000 - 30_000 - 1_000, 'the hold less the spread and the worker\'s pass');
+    assert.equal(defaultHold, 840_000 - 30_000 - 1_000, 'the hold less the spread and the worker\'s pass');
+    assert.equal(defaults.holdMs({ minAnonymitySet: 20 }), 21_600_000 - 30_000 - 1_000, 'a member waiting for a set: the ceiling (6 h)');
+    assert.equal(defaults.holdMs({ maxDelaySeconds: 120 }), 120_000 - 30_000 - 1_000, 'a member that named its wait: that wait');
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 40 }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (from, r) => {
         const draw = (n: number) => Math.floor(r * n);
         const std = payoutDueFor(new Date(from), true, p, draw).getTime();
-        assert.ok(std >= from + defaults.holdMs + 5_000 && std <= from + 840_000 - 1_000, `due ${std - from} ms after the deposit`);
+        assert.ok(std >= from + defaultHold + 5_000 && std <= from + 840_000 - 1_000, `due ${std - from} ms after the deposit`);
         assert.equal(payoutDueFor(new Date(from), false, p, draw).getTime(), from + 800);
         const off = payoutDueFor(new Date(from), true, { ...p, privacy: 'off' }, draw).getTime();
         assert.ok(off >= from + 5_000 && off <= from + 30_000);

@@ -6,9 +6,9 @@ import { HUSH_ERROR_CODES, HushError, hasRetryAfter, httpStatusOf, isHushError }
 const SPEC: Record<number, string> = {
   400: 'INVALID_REQUEST INVALID_ADDRESS UNSUPPORTED_ASSET UNSUPPORTED_MODE PAIR_NOT_SUPPORTED AMOUNT_TOO_LOW AMOUNT_TOO_HIGH FEE_BPS_TOO_HIGH FEE_RECIPIENT_REQUIRED INVALID_SIGNATURE',
   401: 'UNAUTHORIZED',
-  403: 'FEE_RECIPIENT_NOT_REGISTERED ACCOUNT_SUSPENDED',
+  403: 'FEE_RECIPIENT_NOT_REGISTERED ACCOUNT_SUSPENDED ADDRESS_BLOCKED',
   404: 'NOT_FOUND QUOTE_NOT_FOUND',
-  409: 'QUOTE_MISMATCH QUOTE_ALREADY_USED IDEMPOTENCY_CONFLICT ORDER_IN_PROGRESS ORDER_NOT_REFRESHABLE DEPOSIT_MISMATCH',
+  409: 'QUOTE_MISMATCH QUOTE_ALREADY_USED IDEMPOTENCY_CONFLICT ORDER_IN_PROGRESS ORDER_NOT_REFRESHABLE DEPOSIT_MISMATCH ORDER_NOT_HELD RECEIPT_NOT_READY',
   410: 'QUOTE_EXPIRED ORDER_EXPIRED',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
@@ -25,9 +25,9 @@ describe('errors', () => {
     for (const code of HUSH_ERROR_CODES) assert.equal(httpStatusOf(code), expected.get(code), code);
   });
 
-  it('carries Retry-After exactly for 429, 503 and ORDER_IN_PROGRESS', () => {
+  it('carries Retry-After exactly for 429, 503, ORDER_IN_PROGRESS and RECEIPT_NOT_READY', () => {
     for (const code of HUSH_ERROR_CODES) {
-      const want = httpStatusOf(code) === 429 || httpStatusOf(code) === 503 || code === 'ORDER_IN_PROGRESS';
+      const want = httpStatusOf(code) === 429 || httpStatusOf(code) === 503 || code === 'ORDER_IN_PROGRESS' || code === 'RECEIPT_NOT_READY';
       assert.equal(hasRetryAfter(code), want, code);
     }
     assert.equal(new HushError('ORDER_IN_PROGRESS', 'busy').retryAfterSeconds, 1);

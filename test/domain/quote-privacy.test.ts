@@ -9,8 +9,7 @@ import { estimatePrivacy, nearestStandard } from '../../src/domain/quote-privacy
 const USDC = [1, 2, 5, 10, 20, 50, 100, 200, 500].map((d) => BigInt(d) * 1_000_000n);
 const ALL = { min: 1n, max: 10n ** 18n };
 /** Target 8, a budget whose hold is 240 s, spread 5–30 s. */
-const POLICY: ReleasePolicy = { targetSet: 8, fixedK: false, budgetMs: 272_000, spreadFromMs: 5_000, spreadMs: 25_000, minGapMs: 800, passEveryMs: 1_000 };
-const HOLD_S = holdMs(POLICY) / 1000;
+const POLICY: ReleasePolicy = { targetSet: 8, fixedK: false, budgetMs: 272_000, ceilingMs: 3_600_000, spreadFromMs: 5_000, spreadMs: 25_000, minGapMs: 800, passEveryMs: 1_000 };
 
 describe('nearestStandard', () => {
   it('suggests the closest denominations by ratio, ascending, the amount itself when standard', () => {
@@ -46,7 +45,7 @@ describe('estimatePrivacy', () => {
     fc.assert(
       fc.property(fc.double({ min: 0, max: 100, noNaN: true }), (rate) => {
         assert.deepEqual(estimatePrivacy({ standard: false, classRatePerS: rate, suggestedAmounts }, POLICY, 30), {
-          standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts,
+          standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts, basis: 'measured',
         });
       }),
     );
@@ -58,14 +57,16 @@ describe('estimatePrivacy', () => {
     assert.equal(e.delaySeconds, 30);
   });
 
-  it('a busy class fills to the target; a thin one is held to near its deadline with a smaller set; an idle one goes at once; an unmeasured one is promised the hold', () => {
+  it('a busy class fills to the target; a thin one is held to near its deadline with a smaller set; an idle or unmeasured one goes at once, alone', () => {
     const busy = estimatePrivacy({ standard: true, classRatePerS: 1, suggestedAmounts }, POLICY, 30);
     assert.equal(busy.anonymitySet, 8);
     assert.equal(busy.delaySeconds, Math.ceil(3.5 + 17.5)); // half of the 7 s the class takes to fill
-    const idle = estimatePrivacy({ standard: true, classRatePerS: 0, suggestedAmounts }, POLICY, 30);
-    assert.deepEqual([idle.anonymitySet, idle.delaySeconds], [1, Math.ceil(17.5)]);
-    const unmeasured = estimatePrivacy({ standard: true, classRatePerS: undefined, suggestedAmounts }, POLICY, 30);
-    assert.deepEqual([unmeasured.anonymitySet, unmeasured.delaySeconds], [1, Math.ceil(HOLD_S + 17.5)]);
+    assert.equal(busy.basis, 'measured');
+    // No traffic: not held for nothing (two slots, no spread), and the quote says why.
+    for (const rate of [0, undefined]) {
+      const idle = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts }, POLICY, 30);
+      assert.deepEqual([idle.anonymitySet, idle.delaySeconds, idle.basis], [1, 1, 'no_traffic']);
+    }
     const slow = estimatePrivacy({ standard: true, classRatePerS: 0.01, suggestedAmounts }, POLICY, 30);
     assert.equal(slow.anonymitySet, 3); // 1 + 0.01 × (240 − 10) = 3.3 deposits by the time it goes
   });
@@ -83,7 +84,35 @@ describe('estimatePrivacy', () => {
           assert.ok(Number.isInteger(e.delaySeconds) && Number.isInteger(e.anonymitySet));
         }
         assert.ok(b.anonymitySet >= a.anonymitySet);
-        assert.equal(a.delaySeconds, Math.ceil(expectedRelease(lo, policy).delaySeconds + 17.5));
+        // A release of a class without traffic is not spread: two slots only.
+        assert.equal(a.delaySeconds, Math.ceil(expectedRelease(lo, policy).delaySeconds + (lo > 0 ? 17.5 : 0.4)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('estimatePrivacy with the partner\'s choice', () => {
+  const suggestedAmounts = [toAmount(10_000_000n)];
+  const CEILING_HOLD_S = holdMs({ ...POLICY, budgetMs: POLICY.ceilingMs }) / 1000;
+
+  it('echoes the choice; with no traffic a patient member is promised its whole hold and no company', () => {
+    const min = estimatePrivacy({ standard: true, classRatePerS: undefined, suggestedAmounts, requested: { minAnonymitySet: 20 } }, POLICY, 30);
+    assert.deepEqual(min.requested, { minAnonymitySet: 20 });
+    assert.deepEqual([min.anonymitySet, min.delaySeconds, min.basis], [1, Math.ceil(CEILING_HOLD_S + 17.5), 'no_traffic']);
+    const max = estimatePrivacy({ standard: true, classRatePerS: 0, suggestedAmounts, requested: { maxDelaySeconds: 120 } }, POLICY, 30);
+    assert.deepEqual([max.anonymitySet, max.delaySeconds], [1, Math.ceil(120 - 30 - 2 + 17.5)]);
+  });
+
+  it('a set asked for is promised once the class can fill it within the ceiling; a bounded wait never promises past its bound', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 1e-4, max: 50, noNaN: true }), fc.integer({ min: 2, max: 100 }), fc.integer({ min: 0, max: 7200 }), (rate, n, s) => {
+        const min = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts, requested: { minAnonymitySet: n } }, POLICY, 30);
+        if ((n - 1) / rate <= CEILING_HOLD_S) assert.equal(min.anonymitySet, n);
+        assert.ok(min.anonymitySet <= n && min.delaySeconds <= Math.ceil(POLICY.ceilingMs / 1000));
+        const max = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts, requested: { maxDelaySeconds: s } }, POLICY, 30);
+        assert.ok(max.delaySeconds <= Math.max(Math.ceil(s), Math.ceil(17.5)), `${max.delaySeconds} s quoted for a bound of ${s} s`);
+        assert.ok(max.anonymitySet >= 1 && max.anonymitySet <= POLICY.targetSet);
       }),
       { numRuns: 500 },
     );

@@ -51,8 +51,10 @@ const termsArb: fc.Arbitrary<QuoteTerms> = fc
     anonymitySet: fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })),
     delaySeconds: fc.oneof(fc.integer({ min: 0, max: 600 }), fc.maxSafeNat()),
     suggestedAmounts: fc.array(amountArb, { maxLength: 4 }),
+    basis: fc.constantFrom('measured' as const, 'no_traffic' as const),
+    requested: fc.option(fc.oneof(fc.integer({ min: 1, max: 1000 }).map((n) => ({ minAnonymitySet: n })), fc.maxSafeNat().map((s) => ({ maxDelaySeconds: s }))), { nil: undefined }),
   })
-  .map(({ sameAsset, ttlMs, sameWallet, feeRecipientAddress, ...t }) => {
+  .map(({ sameAsset, ttlMs, sameWallet, feeRecipientAddress, requested, ...t }) => {
     const terms: QuoteTerms = {
       ...t,
       destinationAssetId: sameAsset ? t.sourceAssetId : t.destinationAssetId,
@@ -60,6 +62,7 @@ const termsArb: fc.Arbitrary<QuoteTerms> = fc
       expiresAtMs: t.issuedAtMs + ttlMs,
     };
     if (feeRecipientAddress !== undefined) terms.feeRecipientAddress = feeRecipientAddress;
+    if (requested !== undefined) terms.requested = requested;
     return terms;
   });
 
@@ -72,7 +75,7 @@ function typicalTerms(over: Partial<QuoteTerms> = {}): QuoteTerms {
   const issuedAtMs = Date.parse('2026-11-21T10:00:00.123Z');
   return {
     ...fees, sourceAssetId: 'usdc', destinationAssetId: 'usdc', duration: 25, standard: true, anonymitySet: 8,
-    delaySeconds: 20, suggestedAmounts: [toAmount(50_000_000n), toAmount(100_000_000n), toAmount(200_000_000n)], min: toAmount(1_000_000n),
+    delaySeconds: 20, suggestedAmounts: [toAmount(50_000_000n), toAmount(100_000_000n), toAmount(200_000_000n)], basis: 'measured', min: toAmount(1_000_000n),
     max: toAmount(1_000_000_000_000n), issuedAtMs, expiresAtMs: issuedAtMs + 60_000, senderAddress: SENDER,
     recipientAddress: RECIPIENT, feeBps: 50, feeRecipientAddress: FEE_RECIPIENT, ...over,
   };
@@ -189,7 +192,7 @@ describe('quote token', () => {
       return 'q_' + Buffer.concat([p, tag]).toString('base64url');
     };
     assert.ok(openQuoteId(SECRET, ACCOUNT, sign(payload)), 'test re-signing matches the implementation');
-    for (const version of [1, 3]) {
+    for (const version of [1, 2, 4]) {
       const other = Buffer.from(payload);
       other[0] = version;
       assert.equal(openQuoteId(SECRET, ACCOUNT, sign(other)), null, `version ${version}`);

@@ -18,7 +18,7 @@ it('places, observes and scores a short run: every deposit and payout found, fre
     rate: 1,
     compression: 8,
     ordersPerRow: 8,
-    policy: { privacy: 'off', menu: 'decade', targetSet: 20, budgetS: 840, windowS: { min: 0, max: 2 }, trafficWindowS: 3600 },
+    policy: { privacy: 'off', menu: 'decade', targetSet: 20, budgetS: 840, windowS: { min: 0, max: 2 }, trafficWindowS: 3600, ceilingS: 3600 },
     workloads: workloads(table).filter((w) => w.id === 'free' || w.id === 'swap'),
     assets,
     random: seeded(7),

@@ -158,7 +158,7 @@ test('a held private send: the CLI says until when and then the set; order.relea
   ctx.diagnostic(send.stdout);
   const trackingId = /order (trk_\w+)/.exec(send.stdout)?.[1];
   assert.ok(trackingId, send.stdout);
-  assert.match(send.stdout, /is a private amount: expected anonymity set \d+/);
+  assert.match(send.stdout, /is a private amount.*anonymity set \d+/);
   // Held: the latest release moment, a real time within the budget, and the seconds to it.
   const held = new RegExp(`${trackingId} deposit_confirmed held for privacy: released by (\\S+) \\(in ~(\\d+) s\\)`).exec(send.stdout);
   assert.ok(held, send.stdout);
@@ -191,4 +191,29 @@ test('a held private send: the CLI says until when and then the set; order.relea
   const freeEvents = events().filter((e) => e.type !== 'webhook.test' && e.data.trackingId === freeOrder.trackingId);
   assert.ok(freeEvents.some((e) => e.data.status === 'sending'));
   assert.equal(freeEvents.filter((e) => e.type === 'order.released').length, 0, 'an amount that is not private is never "released"');
+});
+
+test('the user\'s privacy choice: --min-set and --max-delay reach the quote; --private-only refuses a linkable amount before any order', async () => {
+  const [sender, recipient] = [(await generateKeyPairSigner()).address, (await generateKeyPairSigner()).address];
+  const base = ['quote', '--from', 'usdc', '--amount', TEN_USDC, '--sender', sender, '--recipient', recipient];
+  const set = await hush([...base, '--min-set', '5']);
+  assert.equal(set.code, 0, set.stderr);
+  assert.deepEqual(JSON.parse(set.stdout).privacy.requested, { minAnonymitySet: 5 });
+  assert.match(set.stderr, /asked: wait for a set of 5/);
+  const bounded = await hush([...base, '--max-delay', '6']);
+  assert.deepEqual(JSON.parse(bounded.stdout).privacy.requested, { maxDelaySeconds: 6 });
+  for (const [args, message] of [
+    [['--min-set', '5', '--max-delay', '6'], /one choice/],
+    [['--min-set', '0'], /--min-set is a set size/],
+    [['--max-delay', 'soon'], /--max-delay is whole seconds/],
+  ] as const) {
+    const r = await hush([...base, ...args]);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+  const before = await orderCount(t.db);
+  const linkable = await hush(['send', '--keypair', (await senderFile('private-only', { sol: SOL, usdc: 100_000_000n })).path, '--from', 'usdc', '--amount', '25000000', '--recipient', recipient, '--private-only']);
+  assert.equal(linkable.code, 1, linkable.stderr);
+  assert.match(linkable.stderr, /^hush: 25000000 usdc is not a private amount \(--private-only\) — send a private amount instead: .*10000000/m);
+  assert.equal(await orderCount(t.db), before, 'refused before any order');
 });

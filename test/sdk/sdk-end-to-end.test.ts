@@ -15,7 +15,7 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { address as toAddress, createKeyPairSignerFromPrivateKeyBytes, getBase64EncodedWireTransaction, getSignatureFromTransaction, getBase58Encoder, partiallySignTransactionWithSigners, type TransactionSendingSigner, generateKeyPairSigner, getAddressEncoder, lamports, type Address } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
-import { createHushClient, DepositVerificationError, HushApiError, signAndSend, verifyDepositTransaction, type HushClient, type StatusRecord, type Token } from '../../packages/sdk/src/index.ts';
+import { createHushClient, DepositVerificationError, HushApiError, HushSdkError, InsufficientFundsError, signAndSend, verifyDepositTransaction, type HushClient, type StatusRecord, type Token } from '../../packages/sdk/src/index.ts';
 import { committedTypes, renderTypes } from '../../scripts/sdk-types.ts';
 import { fundedSender, startTestHush, SOL, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { makeTempDir, removeDir, waitForStatus } from '../support/localnet.ts';
@@ -39,7 +39,7 @@ test('the SDK types are the ones the served OpenAPI document generates (npm run 
   const doc = await (await fetch(`${t.url}/transfer/v1/openapi.json`)).json();
   assert.equal(await renderTypes(doc), committedTypes(), 'packages/sdk/src/generated/openapi.ts is stale: run `npm run generate:sdk`');
   const ops = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((m) => Object.values(m).map((o) => o.operationId));
-  assert.deepEqual(ops.sort(), ['createOrder', 'createQuote', 'getStatus', 'listTokens', 'refreshOrder', 'sendDepositHint', 'sendTestWebhook']);
+  assert.deepEqual(ops.sort(), ['createOrder', 'createQuote', 'findOrderByQuote', 'getReceipt', 'getStatus', 'listReceiptKeys', 'listTokens', 'refreshOrder', 'sendDepositHint', 'sendTestWebhook']);
 });
 
 async function balanceOf(owner: Address, token: Token): Promise<bigint> {
@@ -243,4 +243,26 @@ test('a sending signer (as a Wallet Standard wallet exposes) gets the verified t
   const final = await client.waitForFinal(order.trackingId, { intervalMs: 100, signal: AbortSignal.timeout(60_000) });
   assert.equal(final.status, 'completed');
   assert.equal(final.deposit?.signature, sent.signature);
+});
+
+test('the chain\'s refusals as typed errors: an expired transaction (refreshed and sent when asked), an unfunded sender with the amounts', async () => {
+  const sender = await fundedSender(t, { sol: 5n * SOL });
+  const terms = { senderAddress: sender.address, recipientAddress: (await generateKeyPairSigner()).address };
+  const order = await client.order(await client.quote({ amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', ...terms }), terms);
+  // Its blockhash known dead (the order says when): refused before anything is signed, with the fix named.
+  const dead = { ...order, blockhashExpiresAtSlot: 0 };
+  const e = await signAndSend(client, dead, sender, { rpc: t.rpc }).catch((x: unknown) => x);
+  assert.ok(e instanceof HushSdkError && e.code === 'BLOCKHASH_EXPIRED', String(e));
+  assert.match((e as Error).message, /hush\.refresh\(order\)/);
+  // Asked to: refreshed, verified, signed and sent; the order completes with the new transaction.
+  const sent = await signAndSend(client, dead, sender, { rpc: t.rpc, refreshExpired: true });
+  assert.equal((await client.waitForFinal(order.trackingId, { intervalMs: 100, signal: AbortSignal.timeout(60_000) })).deposit?.signature, sent.signature);
+
+  // A sender without the SOL: the chain's refusal comes back with what is missing.
+  const poor = await generateKeyPairSigner();
+  const poorTerms = { senderAddress: poor.address, recipientAddress: (await generateKeyPairSigner()).address };
+  const unfunded = await client.order(await client.quote({ amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', ...poorTerms }), poorTerms);
+  const f = await signAndSend(client, unfunded, poor, { rpc: t.rpc }).catch((x: unknown) => x);
+  assert.ok(f instanceof InsufficientFundsError && f.code === 'INSUFFICIENT_FUNDS', String(f));
+  assert.ok(f.funds.shortfalls.length > 0);
 });

@@ -18,6 +18,10 @@ test('held: the latest release moment and the seconds left; completed: the set i
   assert.equal(statusDetail(free, NOW), 'payout sig1');
   assert.equal(statusDetail({ ...base, privacy: { ...base.privacy, releaseBy: null } } as StatusRecord, NOW), '');
   // Released, not yet paid: the set it goes with, before the payout line.
-  const released = { ...base, status: 'sending', privacy: { standard: true, releaseBy: null, releasedWith: 3, heldSeconds: 41 } } as unknown as StatusRecord;
-  assert.equal(statusDetail(released, NOW), 'released for privacy with its class: 3 payouts, after 41 s');
+  // Released, not yet paid: the set it goes with and when the payout is due, never "after" a wait not yet over (issue 43).
+  const confirmedAt = new Date(NOW - 30_000).toISOString();
+  const released = { ...base, status: 'deposit_confirmed', deposit: { signature: 'd', amount: '1', confirmedAt }, privacy: { standard: true, releaseBy: null, releasedWith: 3, heldSeconds: 41 } } as unknown as StatusRecord;
+  assert.equal(statusDetail(released, NOW), 'released for privacy with its class: 3 payouts, payout due in ~11 s');
+  assert.equal(statusDetail({ ...released, status: 'sending' } as StatusRecord, NOW + 20_000), 'released for privacy with its class: 3 payouts, payout going out');
+  assert.equal(statusDetail({ ...released, deposit: null } as unknown as StatusRecord, NOW), 'released for privacy with its class: 3 payouts');
 });

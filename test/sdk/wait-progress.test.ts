@@ -73,6 +73,9 @@ test('the CLI explains each known error in one line: cause — fix', () => {
     [new SolanaError(SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE, { accounts: null, innerInstructions: null, loadedAccountsDataSize: undefined, logs: null, replacementBlockhash: null, returnData: null, unitsConsumed: 0n } as never), /^hush: the Solana RPC at http:\/\/127\.0\.0\.1:8899 refused: .* — check SOLANA_RPC_URL/],
     [new TypeError('fetch failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND rpc'), { code: 'ENOTFOUND' }) }), /^hush: cannot reach the Solana RPC at http:\/\/127\.0\.0\.1:8899 \(ENOTFOUND\) — .*SOLANA_RPC_URL$/],
     [new InsufficientFundsError('Sndr', { shortfalls: ['it holds 0 lamports of SOL, the deposit needs up to 2244280 (…)'] } as never), /^hush: the sender Sndr cannot pay for this deposit: it holds 0 lamports .*; nothing was created — fund Sndr/],
+    // webhook-test without a webhook: the fix names the webhook, not a tracking id (issue 43).
+    [new HushApiError(404, 'NOT_FOUND', 'This account has no webhook; ask the operator to set one', 'req_4', undefined, undefined), /— ask the operator to set the account's webhook \(npm run admin -- set-webhook\), then run it again$/],
+    [new HushApiError(404, 'NOT_FOUND', 'No such order', 'req_5', undefined, undefined), /— check the tracking id \(trk_…\)/],
     [new RangeError('boom\n  at somewhere'), /^hush: unexpected RangeError: boom at somewhere — run it again with HUSH_DEBUG=1 for the stack, and report it$/],
   ];
   for (const [e, expected] of cases) {

@@ -19,7 +19,7 @@ const SECRET = new Uint8Array(32).fill(5);
 const account = { id: 'acc_quote_privacy', feeCapBps: 100, feeRecipients: [], status: 'active', rateLimits: null } as unknown as AccountRecord;
 
 /** `rates`: deposits per second per class key; a class not listed is unmeasured, `measured: true` makes it idle instead. */
-async function quoteWith(env: Record<string, string>, amount: string, mode: 'exact_in' | 'exact_out', rates: Record<string, number> = {}, measured = false) {
+async function quoteWith(env: Record<string, string>, amount: string, mode: 'exact_in' | 'exact_out', rates: Record<string, number> = {}, measured = false, privacy?: { minAnonymitySet: number } | { maxDelaySeconds: number }) {
   const config = loadConfig({ DATA_DIR: dataDir, SOLANA_RPC_URL: 'http://127.0.0.1:9', ...env });
   const seen: string[] = [];
   const traffic = {
@@ -35,6 +35,7 @@ async function quoteWith(env: Record<string, string>, amount: string, mode: 'exa
   const quote = await service.quote(account, {
     amount, mode, sourceAssetId: 'usdc', destinationAssetId: 'usdc',
     senderAddress: (await generateKeyPairSigner()).address, recipientAddress: (await generateKeyPairSigner()).address,
+    ...(privacy ? { privacy } : {}),
   });
   return { quote, seen };
 }
@@ -44,8 +45,9 @@ describe('quote privacy', () => {
     const { quote, seen } = await quoteWith({ HUSH_PAYOUT_DELAY_S: '5-30' }, '10000000', 'exact_in', { 'usdc>usdc:exact_in:10000000': 2 });
     assert.deepEqual(seen, ['usdc>usdc:exact_in:10000000']);
     assert.equal(quote.privacy.standard, true);
-    assert.equal(quote.privacy.anonymitySet, 20);
-    assert.equal(quote.privacy.delaySeconds, Math.ceil(19 / 2 / 2 + 17.5));
+    assert.equal(quote.privacy.anonymitySet, 30, 'the default target set');
+    assert.equal(quote.privacy.basis, 'measured');
+    assert.equal(quote.privacy.delaySeconds, Math.ceil(29 / 2 / 2 + 17.5));
     assert.equal(quote.duration, 5 + quote.privacy.delaySeconds);
     assert.ok(quote.privacy.suggestedAmounts.includes('10000000'));
     const fixed = await quoteWith({ HUSH_PRIVACY_K: '8', HUSH_PAYOUT_DELAY_S: '5-30' }, '10000000', 'exact_in', { 'usdc>usdc:exact_in:10000000': 2 });
@@ -66,18 +68,31 @@ describe('quote privacy', () => {
     assert.notEqual(quote.amountIn, '100000000');
   });
 
-  it('a class not measured yet is promised the whole hold and a set of 1; a measured idle one goes at once', async () => {
-    const { quote } = await quoteWith({ HUSH_PRIVACY_MAX_DELAY_S: '100', HUSH_PAYOUT_DELAY_S: '2-4' }, '10000000', 'exact_in');
-    assert.equal(quote.privacy.anonymitySet, 1);
-    assert.equal(quote.privacy.delaySeconds, 100 - 4 - 2 + 3, 'budget less spread and two passes, plus the mean spread');
-    const idle = await quoteWith({ HUSH_PRIVACY_MAX_DELAY_S: '100', HUSH_PAYOUT_DELAY_S: '2-4' }, '10000000', 'exact_in', {}, true);
-    assert.deepEqual([idle.quote.privacy.anonymitySet, idle.quote.privacy.delaySeconds], [1, 3]);
+  it('a class not measured yet, or measured idle, is not held for nothing: a set of 1 after two slots, basis no_traffic', async () => {
+    const env = { HUSH_PRIVACY_MAX_DELAY_S: '100', HUSH_PAYOUT_DELAY_S: '2-4' };
+    for (const measured of [false, true]) {
+      const { quote } = await quoteWith(env, '10000000', 'exact_in', {}, measured);
+      assert.deepEqual([quote.privacy.anonymitySet, quote.privacy.delaySeconds, quote.privacy.basis], [1, 1, 'no_traffic'], `measured ${measured}`);
+    }
+  });
+
+  it('the partner\'s choice: echoed and sealed; a set asked for in an idle class is quoted the whole ceiling; a wait past the ceiling is refused', async () => {
+    const env = { HUSH_PRIVACY_MAX_DELAY_S: '100', HUSH_PAYOUT_DELAY_S: '2-4', HUSH_PRIVACY_MAX_WAIT_S: '1000' };
+    const patient = await quoteWith(env, '10000000', 'exact_in', {}, true, { minAnonymitySet: 10 });
+    assert.deepEqual(patient.quote.privacy.requested, { minAnonymitySet: 10 });
+    assert.deepEqual([patient.quote.privacy.anonymitySet, patient.quote.privacy.delaySeconds, patient.quote.privacy.basis], [1, 1000 - 4 - 2 + 3, 'no_traffic']);
+    assert.deepEqual(openQuoteId(SECRET, account.id, patient.quote.quoteId)!.quote, patient.quote);
+    const busy = await quoteWith(env, '10000000', 'exact_in', { 'usdc>usdc:exact_in:10000000': 1 }, true, { minAnonymitySet: 10 });
+    assert.deepEqual([busy.quote.privacy.anonymitySet, busy.quote.privacy.delaySeconds, busy.quote.privacy.basis], [10, Math.ceil(9 / 2 + 3), 'measured']);
+    const bounded = await quoteWith(env, '10000000', 'exact_in', { 'usdc>usdc:exact_in:10000000': 0.01 }, true, { maxDelaySeconds: 60 });
+    assert.ok(bounded.quote.privacy.delaySeconds <= 60, `${bounded.quote.privacy.delaySeconds} s quoted for at most 60`);
+    await assert.rejects(quoteWith(env, '10000000', 'exact_in', {}, true, { maxDelaySeconds: 1001 }), (e: any) => e.code === 'INVALID_REQUEST' && e.details.field === 'privacy.maxDelaySeconds');
   });
 
   it('a free amount: not standard, a set of 1, no wait, and the nearest standard amounts to choose instead', async () => {
     const { quote, seen } = await quoteWith({}, '19370000', 'exact_in');
     assert.deepEqual(seen, [], 'no traffic lookup for a class of one');
-    assert.deepEqual(quote.privacy, { standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts: ['1000000', '10000000', '100000000', '1000000000'] });
+    assert.deepEqual(quote.privacy, { standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts: ['1000000', '10000000', '100000000', '1000000000'], basis: 'measured' });
     assert.equal(quote.duration, 5);
   });
 

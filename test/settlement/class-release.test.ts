@@ -58,7 +58,7 @@ describe('class release', () => {
     const lone = await order('10000000');
     const free = await order('5370000');
     for (const o of [...cls, lone]) assert.equal(o.placed.quote.privacy.standard, true);
-    assert.deepEqual({ ...free.placed.quote.privacy, suggestedAmounts: undefined }, { standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts: undefined });
+    assert.deepEqual({ ...free.placed.quote.privacy, suggestedAmounts: undefined }, { standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts: undefined, basis: 'measured' });
 
     const first = await Promise.all([depositAndConfirm(cls[0]!), depositAndConfirm(cls[1]!)]);
     const loneDeposit = await depositAndConfirm(lone);

@@ -12,6 +12,8 @@ import { StatusCache } from '../../src/services/status-cache.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 
+const RELEASE_OPTS = { recentWithinMs: 60_000, trafficSince: new Date(0) };
+
 const CAP_MS = 240_000;
 
 forEachEngine('class release pass', (ctx) => {
@@ -50,7 +52,7 @@ forEachEngine('class release pass', (ctx) => {
       assert.ok(held.every((h) => h.pinnedAmount === 20_000_000n && h.mode === 'exact_in' && h.sourceAssetId === 'usdc'));
       assert.ok(held.every((h) => Math.abs(h.confirmedAt - (Date.now() - 1000)) < 5_000));
       return held.map((h) => ({ id: h.id, at: soon, releasedWith: held.length }));
-    });
+    }, RELEASE_OPTS);
     assert.equal(n, 2);
     assert.deepEqual(seen, [[a, b].sort()]);
     for (const id of [a, b]) {
@@ -70,7 +72,7 @@ forEachEngine('class release pass', (ctx) => {
     await cache.stop();
     // Released payouts no longer wait: the next pass sees none of them.
     let called = false;
-    assert.equal(await releaseClasses(ctx.db, (held) => ((called = held.length > 0), [])), 0);
+    assert.equal(await releaseClasses(ctx.db, (held) => ((called = held.length > 0), []), RELEASE_OPTS), 0);
     assert.equal(called, false);
   });
 
@@ -81,7 +83,7 @@ forEachEngine('class release pass', (ctx) => {
     const b = await waiting(acc, twenty);
     const before = await row(a);
     const later = new Date(before.payout_due_at.getTime() + 60_000);
-    assert.equal(await releaseClasses(ctx.db, () => [{ id: a, at: later, releasedWith: 1 }]), 1);
+    assert.equal(await releaseClasses(ctx.db, () => [{ id: a, at: later, releasedWith: 1 }], RELEASE_OPTS), 1);
     assert.equal((await row(a)).payout_due_at.getTime(), before.payout_due_at.getTime());
     assert.equal((await row(b)).class_released_at, null);
   });
@@ -93,9 +95,31 @@ forEachEngine('class release pass', (ctx) => {
     const old = await row(a);
     await ctx.db.query(`UPDATE orders SET locked_by = 'w1', locked_until = now() + interval '30 seconds' WHERE id = $1`, [a]);
     const soon = new Date(Date.now() + 1_500);
-    assert.equal(await releaseClasses(ctx.db, () => [{ id: a, at: soon, releasedWith: 1 }]), 1);
+    assert.equal(await releaseClasses(ctx.db, () => [{ id: a, at: soon, releasedWith: 1 }], RELEASE_OPTS), 1);
     await releaseOrder(ctx.db, a, 'w1', { at: old.payout_due_at });
     assert.equal((await row(a)).next_run_at.getTime(), soon.getTime());
+  });
+
+  it('hands each class its other traffic (the waiting members left out) and its latest recent release', async () => {
+    await ctx.fresh();
+    const acc = await createTestAccount(ctx.db);
+    // 40 USDC: a class of this test's own (the store keeps the other tests' orders).
+    const forty = { amountIn: 40_000_000n, amountOut: 39_900_000n, quote: { quoteId: 'q_forty', privacy: { standard: true } } };
+    const released = await waiting(acc, forty);
+    const soon = new Date(Date.now() + 1_500);
+    assert.equal(await releaseClasses(ctx.db, () => [{ id: released, at: soon, releasedWith: 1 }], RELEASE_OPTS), 1);
+    const a = await waiting(acc, forty);
+    await waiting(acc, { ...forty, amountIn: 30_000_000n, amountOut: 29_900_000n, quote: { quoteId: 'q_thirty', privacy: { standard: true, requested: { minAnonymitySet: 5 } } } });
+    let seen: { others: Map<bigint, number>; recent: Map<bigint, number>; requested: unknown[] } | undefined;
+    await releaseClasses(ctx.db, (held, recent, others) => {
+      const mine = (x: { pinnedAmount: bigint }) => x.pinnedAmount === 40_000_000n || x.pinnedAmount === 30_000_000n;
+      seen = { others: new Map(others.filter(mine).map((o) => [o.pinnedAmount, o.deposits])), recent: new Map(recent.filter(mine).map((r) => [r.pinnedAmount, r.lastAt])), requested: held.filter(mine).map((h) => h.requested) };
+      return [];
+    }, RELEASE_OPTS);
+    assert.deepEqual(seen!.others, new Map([[40_000_000n, 1]]), 'the released one is traffic for the waiting one; a waiting member is not its own');
+    assert.deepEqual(seen!.recent, new Map([[40_000_000n, soon.getTime()]]), 'the latest release of the class and when its last payout goes');
+    assert.deepEqual(seen!.requested.filter((r) => r !== null).length, 1, 'the partner\'s choice reaches the decision');
+    assert.ok(a);
   });
 
   it('one pass decides at a time: a concurrent pass skips', async () => {
@@ -107,7 +131,7 @@ forEachEngine('class release pass', (ctx) => {
     // Hold the lock in one transaction and try a pass beside it.
     await ctx.db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('hush.class_release'))`);
-      inner = await releaseClasses(ctx.db, () => assert.fail('a second pass must not decide while the first holds the lock'));
+      inner = await releaseClasses(ctx.db, () => assert.fail('a second pass must not decide while the first holds the lock'), RELEASE_OPTS);
     });
     assert.equal(inner, 0);
   });

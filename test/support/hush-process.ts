@@ -38,7 +38,8 @@ const KEEP = 256 * 1024;
 export async function spawnHush(env: Record<string, string>, opts: { timeoutMs?: number; label?: string } = {}): Promise<HushProcess> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/start.ts'], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '', ...env },
+    // (HUSH_DEPOSIT_IDENTITY_TARGET: see startTestHush; a test may set its own.)
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '', HUSH_DEPOSIT_IDENTITY_TARGET: '256', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(proc);

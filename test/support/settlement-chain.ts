@@ -103,6 +103,8 @@ export interface QuoteReq {
   senderAddress: Address;
   recipientAddress: Address;
   mode?: 'exact_in' | 'exact_out';
+  /** The partner's privacy choice (docs/spec.md §9); it travels inside the quote, not in the order request. */
+  privacy?: { minAnonymitySet: number } | { maxDelaySeconds: number };
 }
 
 export interface PlacedOrder {

@@ -42,7 +42,7 @@ export function depositOf(base64: string): { depositAccount: Address; depositOwn
 /** POST /quote then POST /order with the quote unchanged. */
 export async function placeOrder(client: HushClient, req: QuoteReq): Promise<PlacedOrder> {
   const quote = expectOk(await client.quote(req)).quote;
-  const { amount: _a, sourceAssetId: _s, destinationAssetId: _d, mode: _m, ...terms } = req;
+  const { amount: _a, sourceAssetId: _s, destinationAssetId: _d, mode: _m, privacy: _p, ...terms } = req;
   const order = expectOk(await client.order({ quote, ...terms })).order;
   assert.equal(order.amountIn, quote.amountIn, 'the order keeps the quote amountIn');
   assert.equal(order.amountOut, quote.amountOut, 'the order keeps the quote amountOut');

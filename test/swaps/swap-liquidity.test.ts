@@ -46,8 +46,9 @@ function twoDigits(x: bigint): bigint {
 }
 
 /** The live max of a USDC→SOL quote for `freeLamports` of SOL inventory (coarse, configured max permitting). */
+/** The USDC→SOL max: the SOL pools' free lamports (two significant digits) at $150, then two significant digits again in USDC (issue 43). */
 function usdcMaxFor(freeLamports: bigint): bigint {
-  const m = (twoDigits(freeLamports) * 150n * 10n ** 6n) / 10n ** 9n;
+  const m = twoDigits((twoDigits(freeLamports) * 150n * 10n ** 6n) / 10n ** 9n);
   return m < USDC_MAX ? m : USDC_MAX;
 }
 

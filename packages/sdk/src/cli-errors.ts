@@ -36,6 +36,7 @@ const FIXES: Partial<Record<ErrorCode, string>> = {
   FEE_BPS_TOO_HIGH: "lower --fee-bps to the account's fee cap",
   FEE_RECIPIENT_REQUIRED: 'pass --fee-recipient with --fee-bps',
   FEE_RECIPIENT_NOT_REGISTERED: 'pass a --fee-recipient the operator registered for the account',
+  ADDRESS_BLOCKED: 'this Hush cannot serve that address (its operator screens addresses); the field is named in the error',
   NOT_FOUND: "check the tracking id (trk_…): it must be an order of this key's account",
   QUOTE_NOT_FOUND: 'run the command again: it takes a fresh quote',
   QUOTE_EXPIRED: 'run the command again: it takes a fresh quote',
@@ -84,7 +85,9 @@ export function explainError(e: unknown, ctx: CliContext): Explained {
   if (e instanceof HushApiError) {
     const wait = e.retryAfterS !== undefined ? ` (Hush asks to wait ${e.retryAfterS} s)` : '';
     const request = e.requestId ? ` [request ${e.requestId}]` : '';
-    return line(`${e.message}${wait}${request}`, FIXES[e.code] ?? 'see the message; quote the request id to the operator');
+    // NOT_FOUND is also `webhook-test` on an account without a webhook: no tracking id was involved there.
+    const fix = e.code === 'NOT_FOUND' && /webhook/i.test(e.message) ? 'ask the operator to set the account\'s webhook (npm run admin -- set-webhook), then run it again' : FIXES[e.code];
+    return line(`${e.message}${wait}${request}`, fix ?? 'see the message; quote the request id to the operator');
   }
   if (e instanceof HushTransportError) {
     if (e.status !== undefined) return line(`${ctx.hushUrl} answered HTTP ${e.status}, not as Hush does`, 'check HUSH_URL points at Hush (e.g. http://127.0.0.1:8787)');

@@ -3,11 +3,13 @@
  * hush — the partner CLI over the SDK, against HUSH_URL with HUSH_API_KEY:
  *   hush tokens
  *   hush quote --from <asset> [--to <asset>] --amount <base units> --sender <addr> --recipient <addr> [--mode exact_in|exact_out] [--fee-bps n --fee-recipient addr]
+ *     [--min-set n | --max-delay s] [--private-only]   (the user's privacy choice; refuse an amount that is not private)
  *     (the quote as JSON on stdout; on stderr, whether the amount is private and the private amounts nearby with their expected sets)
  *   hush send --keypair <file> --from <asset> [--to <asset>] --amount <base units> --recipient <addr> [--mode …] [--fee-bps n --fee-recipient addr]
  *   hush status <trackingId>
  *   hush watch <trackingId>
  *   hush webhook-test
+ *   hush receipt <trackingId>   (the final order's signed disclosure receipt as JSON, checked against the published keys first)
  * `send` checks the sender can pay (tokens, SOL for fees and rent) before it creates an order, verifies the
  * deposit transaction before signing it, sends it through SOLANA_RPC_URL and prints each state until the
  * order is final, with when a held private payout goes and the set it went with. Every error is one line:
@@ -22,12 +24,15 @@ import { watchOrder } from './cli-progress.ts';
 import { describePrivacy, privateAmountsNearby } from './private-amounts.ts';
 import { assertSenderCanPay } from './sender-funds.ts';
 import { signAndSend } from './sign-and-send.ts';
-import type { QuoteRequest } from './types.ts';
+import { verifyReceipt } from './receipts.ts';
+import type { Quote, QuoteRequest } from './types.ts';
 
-const USAGE = `usage: hush <tokens | quote | send | status <trk> | watch <trk> | webhook-test> [options]
+const USAGE = `usage: hush <tokens | quote | send | status <trk> | watch <trk> | receipt <trk> | webhook-test> [options]
   environment: HUSH_URL (default http://127.0.0.1:8787), HUSH_API_KEY, SOLANA_RPC_URL (send; default http://127.0.0.1:8899)
   quote/send:  --from <asset> [--to <asset>] --amount <base units> --recipient <addr> [--mode exact_in|exact_out]
                [--fee-bps <n> --fee-recipient <addr>]   quote: --sender <addr>   send: --keypair <solana keypair JSON file>
+               [--min-set <n>] wait until released with at least n of its class (up to the operator's ceiling)
+               [--max-delay <s>] or: wait at most s seconds    [--private-only] refuse an amount that is not private
   status/watch/send: --interval <ms> poll interval (default 3000)
   examples (10 USDC: a private amount on the default menu, held and paid out with its class):
     hush quote --from usdc --amount 10000000 --sender <addr> --recipient <addr>
@@ -45,6 +50,9 @@ const OPTIONS = {
   'fee-recipient': { type: 'string' },
   keypair: { type: 'string' },
   interval: { type: 'string' },
+  'min-set': { type: 'string' },
+  'max-delay': { type: 'string' },
+  'private-only': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -64,6 +72,7 @@ function quoteRequest(values: Values, sender: string): QuoteRequest {
   if (feeBps !== undefined && !Number.isInteger(feeBps)) throw new UsageError('--fee-bps is an integer');
   const amount = need(values, 'amount');
   if (!/^\d+$/.test(amount)) throw new UsageError(`--amount is base units, digits only (10 USDC = 10000000), got "${amount}"`);
+  const privacy = privacyChoice(values);
   return {
     amount,
     sourceAssetId: from,
@@ -73,7 +82,32 @@ function quoteRequest(values: Values, sender: string): QuoteRequest {
     ...(mode ? { mode } : {}),
     ...(feeBps !== undefined ? { feeBps } : {}),
     ...(values['fee-recipient'] ? { feeRecipientAddress: values['fee-recipient'] } : {}),
+    ...(privacy ? { privacy } : {}),
   };
+}
+
+/** --min-set or --max-delay: the user's trade between privacy and time (at most one). */
+function privacyChoice(values: Values): QuoteRequest['privacy'] {
+  const [minSet, maxDelay] = [values['min-set'], values['max-delay']];
+  if (minSet !== undefined && maxDelay !== undefined) throw new UsageError('--min-set and --max-delay are one choice: pass one of them');
+  if (minSet !== undefined) {
+    if (!/^\d+$/.test(minSet) || Number(minSet) < 1 || Number(minSet) > 1000) throw new UsageError(`--min-set is a set size, 1 to 1000, got "${minSet}"`);
+    return { minAnonymitySet: Number(minSet) };
+  }
+  if (maxDelay !== undefined) {
+    if (!/^\d+$/.test(maxDelay)) throw new UsageError(`--max-delay is whole seconds, got "${maxDelay}"`);
+    return { maxDelaySeconds: Number(maxDelay) };
+  }
+  return undefined;
+}
+
+/** --private-only: an amount its size alone links is refused before any order, naming the private ones nearby. */
+function refuseIfNotPrivate(values: Values, quote: Quote): void {
+  if (!values['private-only'] || quote.privacy.standard) return;
+  throw new CliError(
+    `${quote.amountIn} ${quote.sourceAssetId} is not a private amount (--private-only)`,
+    `send a private amount instead: ${quote.privacy.suggestedAmounts.join(', ')} (base units)`,
+  );
 }
 
 /** A Solana CLI key pair file: a JSON array of 64 bytes (secret then public key). */
@@ -119,6 +153,7 @@ async function main(argv: string[], ctx: CliContext): Promise<number> {
       const quote = await client.quote(request);
       json(quote);
       for (const l of describePrivacy(request, quote, await privateAmountsNearby(client, request, quote))) console.error(l);
+      refuseIfNotPrivate(values, quote);
       return 0;
     }
     case 'status': {
@@ -129,6 +164,15 @@ async function main(argv: string[], ctx: CliContext): Promise<number> {
       return watchOrder(client, trackingId(), intervalMs);
     case 'webhook-test':
       return json(await client.testWebhook()), 0;
+    case 'receipt': {
+      // Checked before it is handed on: a receipt the published keys do not verify is no proof of anything.
+      const [receipt, keys] = await Promise.all([client.receipt(trackingId()), client.receiptKeys()]);
+      const check = await verifyReceipt(receipt, keys);
+      if (!check.valid) throw new CliError(`the receipt of ${receipt.document.trackingId} does not verify (${check.reason})`, 'report it to the operator; do not hand it on');
+      json(receipt);
+      console.error(`verified: signed by receipt key ${check.keyId}`);
+      return 0;
+    }
     case 'send':
       return send(client, values, ctx, intervalMs);
     default:
@@ -143,11 +187,12 @@ async function send(client: ReturnType<typeof createHushClient>, values: Values,
   const [quote, tokens] = await Promise.all([client.quote(request), client.tokens()]);
   console.log(`quote ${quote.amountIn} ${quote.sourceAssetId} → ${quote.amountOut} ${quote.destinationAssetId} (fee ${quote.fee}, ~${quote.duration} s)`);
   console.log(describePrivacy(request, quote, [])[0]);
+  refuseIfNotPrivate(values, quote);
   const asset = tokens.find((t) => t.assetId === quote.sourceAssetId);
   if (!asset) throw new CliError(`Hush does not list ${quote.sourceAssetId}`, 'run `hush tokens` for the asset ids');
   // Before the order exists: a sender that cannot pay leaves nothing behind.
   await assertSenderCanPay(rpc, signer.address, quote, asset);
-  const { amount: _a, sourceAssetId: _s, destinationAssetId: _d, mode: _m, ...terms } = request;
+  const { amount: _a, sourceAssetId: _s, destinationAssetId: _d, mode: _m, privacy: _p, ...terms } = request;
   const order = await client.order(quote, terms);
   console.log(`order ${order.trackingId}`);
   try {

@@ -1,7 +1,7 @@
 import createClient from 'openapi-fetch';
 import type { paths } from './generated/openapi.ts';
 import { HushApiError, HushTransportError, retryAfterSeconds, toError } from './errors.ts';
-import type { Order, OrderTerms, Quote, QuoteRequest, StatusRecord, Token } from './types.ts';
+import type { Order, OrderTerms, Quote, QuoteRequest, Receipt, ReceiptKey, StatusRecord, Token } from './types.ts';
 
 export interface HushClientOptions {
   /** e.g. http://127.0.0.1:8787 (the /transfer/v1 prefix is added). */
@@ -62,11 +62,20 @@ export interface HushClient {
   /** Tells Hush the deposit's signature: `pending` (202) while the chain does not show it yet. */
   depositHint(trackingId: string, signature: string): Promise<{ pending: boolean; order: StatusRecord }>;
   status(trackingId: string, opts?: { etag?: string }): Promise<StatusResult>;
+  /** The order created from this quote (its quoteId), for a partner that lost the trackingId; HushApiError NOT_FOUND when none. */
+  findOrderByQuote(quoteId: string): Promise<StatusRecord>;
   /**
    * Has Hush send a signed `webhook.test` event to the account's webhook now. The outcome only: `delivered`
    * (2xx), `refused` (the URL's address is not one webhooks may reach) or `failed` (anything else).
    */
   testWebhook(): Promise<{ eventId: string; outcome: 'delivered' | 'refused' | 'failed'; delivered: boolean }>;
+  /**
+   * The final order's signed disclosure receipt (docs/spec.md §12); RECEIPT_NOT_READY (retried for you, as
+   * Retry-After says) until it is final and signed. Check it with verifyReceipt and receiptKeys().
+   */
+  receipt(trackingId: string): Promise<Receipt>;
+  /** Every key receipts are signed with, newest first. */
+  receiptKeys(): Promise<ReceiptKey[]>;
   /** Polls until `final`, honouring Retry-After, backing off while Hush cannot be reached. */
   waitForFinal(trackingId: string, opts?: WaitOptions): Promise<StatusRecord>;
 }
@@ -85,7 +94,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
-const RETRY_CODES = new Set(['RATE_LIMITED', 'ORDER_IN_PROGRESS', 'SERVICE_UNAVAILABLE', 'CHAIN_UNAVAILABLE']);
+const RETRY_CODES = new Set(['RATE_LIMITED', 'ORDER_IN_PROGRESS', 'SERVICE_UNAVAILABLE', 'CHAIN_UNAVAILABLE', 'RECEIPT_NOT_READY']);
 
 export function createHushClient(options: HushClientOptions): HushClient {
   const api = createClient<paths>({
@@ -128,6 +137,15 @@ export function createHushClient(options: HushClientOptions): HushClient {
     async refresh(order) {
       const { data } = await call(() => api.POST('/transfer/v1/order/{trackingId}/refresh', { params: { path: { trackingId: order.trackingId } }, body: {} }));
       return { ...data.order, quote: order.quote, terms: order.terms, idempotencyKey: order.idempotencyKey };
+    },
+    async findOrderByQuote(quoteId) {
+      return (await call(() => api.GET('/transfer/v1/orders', { params: { query: { quoteId } } }))).data.order;
+    },
+    async receipt(trackingId) {
+      return (await call(() => api.GET('/transfer/v1/status/{trackingId}/receipt', { params: { path: { trackingId } } }))).data.receipt;
+    },
+    async receiptKeys() {
+      return (await call(() => api.GET('/transfer/v1/receipt-keys'))).data.keys;
     },
     async depositHint(trackingId, signature) {
       const { data, response } = await call(() => api.POST('/transfer/v1/deposit', { body: { trackingId, signature } }));

@@ -21,6 +21,23 @@ export class HushApiError extends Error {
   }
 }
 
+/**
+ * The chain refused the deposit, with the cause found and the fix named (issue 43): `BLOCKHASH_EXPIRED` (the
+ * transaction's blockhash died before it landed: call `hush.refresh(order)` and sign the new one, or pass
+ * `refreshExpired: true` to signAndSend) or `INSUFFICIENT_FUNDS` (the sender lacks the tokens or the SOL for
+ * fees and rent; InsufficientFundsError carries the amounts).
+ */
+export class HushSdkError extends Error {
+  override readonly name: string = 'HushSdkError';
+  constructor(
+    readonly code: 'BLOCKHASH_EXPIRED' | 'INSUFFICIENT_FUNDS',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** The connection failed or the answer was not Hush's JSON (a proxy's page, a cut body). */
 export class HushTransportError extends Error {
   override readonly name = 'HushTransportError';

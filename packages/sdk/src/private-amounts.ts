@@ -37,9 +37,15 @@ export async function privateAmountsNearby(client: HushClient, request: QuoteReq
 export function describePrivacy(request: QuoteRequest, quote: Quote, nearby: PrivateAmountOption[]): string[] {
   const asset = request.sourceAssetId;
   const mode = request.mode ?? 'exact_in';
-  const own = quote.privacy.standard
-    ? `${request.amount} ${asset} is a private amount: expected anonymity set ${quote.privacy.anonymitySet}, expected wait about ${quote.privacy.delaySeconds} s (once deposited, the status record's privacy.releaseBy says the latest moment)`
-    : `${request.amount} ${asset} is NOT a private amount: not held for a class, and its amount alone links it (anonymity set 1)`;
+  const p = quote.privacy;
+  const asked = p.requested === undefined ? '' : 'minAnonymitySet' in p.requested ? ` (asked: wait for a set of ${p.requested.minAnonymitySet})` : ` (asked: wait at most ${p.requested.maxDelaySeconds} s)`;
+  const own = !p.standard
+    ? `${request.amount} ${asset} is NOT a private amount: not held for a class, and its amount alone links it (anonymity set 1)`
+    : p.basis === 'no_traffic' && p.requested === undefined
+      ? `${request.amount} ${asset} is a private amount, but its class has no traffic yet: no company expected (anonymity set 1), expected wait about ${p.delaySeconds} s; to wait for company, quote with privacy: { minAnonymitySet: n }`
+      : p.basis === 'no_traffic'
+        ? `${request.amount} ${asset} is a private amount; its class has no traffic yet, so nothing measured says who will join: held up to ${p.delaySeconds} s for the set asked${asked}, then released with whoever is there`
+        : `${request.amount} ${asset} is a private amount: expected anonymity set ${p.anonymitySet}, expected wait about ${p.delaySeconds} s, measured from its class's traffic${asked} (once deposited, the status record's privacy.releaseBy says the latest moment)`;
   const lines = [own, `private amounts nearby (${mode}, base units of ${asset}):`];
   for (const o of nearby) {
     const mark = o.amount === request.amount ? '  ← this amount' : '';

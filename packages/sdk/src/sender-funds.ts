@@ -1,3 +1,4 @@
+import { HushSdkError } from './errors.ts';
 import { getBase64Encoder, type Address, type GetAccountInfoApi, type GetBalanceApi, type GetMinimumBalanceForRentExemptionApi, type Rpc } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import type { Quote, Token } from './types.ts';
@@ -31,14 +32,15 @@ export interface SenderFunds {
   shortfalls: string[];
 }
 
-/** The sender cannot pay for the deposit; `funds` says what is missing. */
-export class InsufficientFundsError extends Error {
+/** The sender cannot pay for the deposit (`code` INSUFFICIENT_FUNDS); `funds` says what is missing. */
+export class InsufficientFundsError extends HushSdkError {
   override readonly name = 'InsufficientFundsError';
   constructor(
     readonly sender: string,
     readonly funds: SenderFunds,
+    options?: { cause?: unknown },
   ) {
-    super(`the sender ${sender} cannot pay for this deposit: ${funds.shortfalls.join('; ')}`);
+    super('INSUFFICIENT_FUNDS', `the sender ${sender} cannot pay for this deposit: ${funds.shortfalls.join('; ')}`, options);
   }
 }
 

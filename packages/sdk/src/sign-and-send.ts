@@ -6,6 +6,13 @@ import {
   isTransactionPartialSigner,
   isTransactionSendingSigner,
   partiallySignTransactionWithSigners,
+  isSolanaError,
+  SOLANA_ERROR__INSTRUCTION_ERROR__INSUFFICIENT_FUNDS,
+  SOLANA_ERROR__TRANSACTION_ERROR__ACCOUNT_NOT_FOUND,
+  SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
+  SOLANA_ERROR__TRANSACTION_ERROR__INSUFFICIENT_FUNDS_FOR_FEE,
+  SOLANA_ERROR__TRANSACTION_ERROR__INSUFFICIENT_FUNDS_FOR_RENT,
+  type GetSlotApi,
   type Rpc,
   type SendTransactionApi,
   type Signature,
@@ -13,6 +20,8 @@ import {
   type TransactionSigner,
 } from '@solana/kit';
 import type { HushClient, PlacedOrder } from './client.ts';
+import { HushSdkError } from './errors.ts';
+import { InsufficientFundsError, senderFunds, type FundsRpc } from './sender-funds.ts';
 import type { StatusRecord, Token } from './types.ts';
 import { DepositVerificationError, verifyDepositTransaction, type VerifyDepositOptions } from './verify-deposit.ts';
 
@@ -23,6 +32,12 @@ export interface SignAndSendOptions {
   asset?: Token;
   /** Overrides of the verifier's caps. */
   verify?: Pick<VerifyDepositOptions, 'maxComputeUnitLimit' | 'maxComputeUnitPriceMicroLamports'>;
+  /**
+   * When the transaction's blockhash is dead (past `blockhashExpiresAtSlot`, or the chain says "blockhash not
+   * found"), ask Hush for a new one (hush.refresh(order)), verify and sign it, and send it, once. Off: a
+   * HushSdkError `BLOCKHASH_EXPIRED` says to do so.
+   */
+  refreshExpired?: boolean;
 }
 
 export interface SentDeposit {
@@ -41,6 +56,18 @@ export async function signAndSend(client: HushClient, order: PlacedOrder, signer
   if (signer.address !== order.terms.senderAddress) throw new DepositVerificationError('signers', `the signer ${signer.address} is not the order's sender`);
   const asset = opts.asset ?? (await client.tokens()).find((t) => t.assetId === order.quote.sourceAssetId);
   if (!asset) throw new DepositVerificationError('asset_mismatch', `Hush does not list ${order.quote.sourceAssetId}`);
+  try {
+    return await signAndSendOnce(client, order, signer, asset, opts);
+  } catch (e) {
+    if (!(e instanceof HushSdkError && e.code === 'BLOCKHASH_EXPIRED' && opts.refreshExpired)) throw e;
+    return signAndSendOnce(client, await client.refresh(order), signer, asset, opts);
+  }
+}
+
+async function signAndSendOnce(client: HushClient, order: PlacedOrder, signer: TransactionSigner, asset: Token, opts: SignAndSendOptions): Promise<SentDeposit> {
+  // Known dead before anything is signed: the order says when its transaction's blockhash dies.
+  const slot = await currentSlot(opts.rpc);
+  if (slot !== null && slot > BigInt(order.blockhashExpiresAtSlot)) throw expired(order, slot);
   const { transaction } = await verifyDepositTransaction(order.transaction, {
     quote: order.quote,
     senderAddress: order.terms.senderAddress,
@@ -60,7 +87,12 @@ export async function signAndSend(client: HushClient, order: PlacedOrder, signer
     const signed = await partiallySignTransactionWithSigners([signer as Parameters<typeof partiallySignTransactionWithSigners>[0][number]], transaction);
     assertSameMessage(transaction, signed);
     signature = getSignatureFromTransaction(signed);
-    await opts.rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
+    await opts.rpc
+      .sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64', preflightCommitment: 'confirmed' })
+      .send()
+      .catch(async (e: unknown) => {
+        throw await chainRefusal(e, order, opts.rpc, asset);
+      });
   }
   // The hint only speeds detection up (Hush watches the deposit account anyway): its failure is not the deposit's.
   const hint = await client.depositHint(order.trackingId, signature).catch(() => null);
@@ -71,4 +103,33 @@ function assertSameMessage(verified: Transaction, signed: Transaction): void {
   const a = verified.messageBytes;
   const b = signed.messageBytes;
   if (a.length !== b.length || a.some((x, i) => x !== b[i])) throw new DepositVerificationError('unexpected_instruction', 'the signer changed the transaction after it was verified');
+}
+
+function expired(order: PlacedOrder, slot?: bigint, cause?: unknown): HushSdkError {
+  const when = slot === undefined ? '' : ` (slot ${slot} is past ${order.blockhashExpiresAtSlot})`;
+  return new HushSdkError('BLOCKHASH_EXPIRED', `the deposit transaction of ${order.trackingId} expired before it was sent${when}: call hush.refresh(order) and sign the new one, or pass refreshExpired: true`, { cause });
+}
+
+async function currentSlot(rpc: unknown): Promise<bigint | null> {
+  const r = rpc as Partial<Rpc<GetSlotApi>> | undefined;
+  if (typeof r?.getSlot !== 'function') return null;
+  return r.getSlot({ commitment: 'confirmed' }).send().catch(() => null);
+}
+
+/** The chain's refusal of the deposit as the SDK's typed error, when it is one the partner can act on; else as it came. */
+async function chainRefusal(e: unknown, order: PlacedOrder, rpc: unknown, asset: Token): Promise<unknown> {
+  const causes: unknown[] = [];
+  for (let c: unknown = e; c && causes.length < 5; c = (c as { cause?: unknown }).cause) causes.push(c);
+  const has = (code: number) => causes.some((c) => isSolanaError(c, code as never));
+  const text = causes.map((c) => String((c as Error)?.message ?? c)).join(' | ');
+  if (has(SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND) || /blockhash not found/i.test(text)) return expired(order, undefined, e);
+  // A sender that never held SOL has no account at all: the fee payer "not found" is the same shortfall.
+  const short = [SOLANA_ERROR__TRANSACTION_ERROR__INSUFFICIENT_FUNDS_FOR_FEE, SOLANA_ERROR__TRANSACTION_ERROR__INSUFFICIENT_FUNDS_FOR_RENT, SOLANA_ERROR__INSTRUCTION_ERROR__INSUFFICIENT_FUNDS, SOLANA_ERROR__TRANSACTION_ERROR__ACCOUNT_NOT_FOUND];
+  if (short.some(has) || /insufficient (funds|lamports)|no record of a prior credit|AccountNotFound/i.test(text)) {
+    // With a full RPC, the amounts: what the sender holds and lacks.
+    const funds = await senderFunds(rpc as FundsRpc, order.terms.senderAddress, order.quote, asset).catch(() => null);
+    if (funds && funds.shortfalls.length > 0) return new InsufficientFundsError(order.terms.senderAddress, funds, { cause: e });
+    return new HushSdkError('INSUFFICIENT_FUNDS', `the chain refused the deposit of ${order.trackingId}: the sender ${order.terms.senderAddress} lacks funds (${order.quote.amountIn} of ${asset.assetId} plus SOL for fees and rent)`, { cause: e });
+  }
+  return e;
 }

@@ -16,3 +16,6 @@ export type Order = Ok<'createOrder'>['order'];
 export type StatusRecord = Ok<'getStatus'>['order'];
 export type OrderStatus = StatusRecord['status'];
 export type DepositHint = Body<'sendDepositHint'>;
+/** docs/spec.md §12: a final order's signed disclosure receipt, and the keys that sign them. */
+export type Receipt = Ok<'getReceipt'>['receipt'];
+export type ReceiptKey = Ok<'listReceiptKeys'>['keys'][number];

@@ -16,12 +16,15 @@ export type ReleasedStatusRecord = StatusRecord & { privacy: StatusRecord['priva
  * What Hush posts to a partner's webhook (Standard Webhooks: webhook-id / -timestamp / -signature).
  * `order.status_changed`: every transition. `order.released`: a payout held for its class (a private
  * amount, privacy on) goes out; sent once, right after the `order.status_changed` of the same transition
- * (`sending`, same `sequence`), with `order.privacy.releasedWith` and `heldSeconds` set. A receiver should
+ * (`sending`, same `sequence`), with `order.privacy.releasedWith` and `heldSeconds` set. `order.held` / `order.frozen`:
+ * screening stopped the order / an operator froze it (docs/spec.md §12), after their transitions' events. A receiver should
  * answer 2xx to types it does not know (later versions may add some).
  */
 export type HushWebhookEvent =
   | { id: string; type: 'order.status_changed'; createdAt: string; data: OrderEventData }
   | { id: string; type: 'order.released'; createdAt: string; data: OrderEventData<ReleasedStatusRecord> }
+  | { id: string; type: 'order.held'; createdAt: string; data: OrderEventData }
+  | { id: string; type: 'order.frozen'; createdAt: string; data: OrderEventData }
   | { id: string; type: 'webhook.test'; createdAt: string; data: Record<string, never> };
 
 export class HushWebhookError extends Error {

@@ -118,4 +118,52 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     if (!admin.returnStray) throw new HushError('SERVICE_UNAVAILABLE', 'Returning stray funds is not available on this deployment');
     return { success: true, ...(await admin.returnStray(request.params.trackingId)) };
   });
+  app.get(
+    '/screening-log',
+    {
+      schema: {
+        ...hide,
+        querystring: Type.Object(
+          { limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$' })), before: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,18}$' })), trackingId: Type.Optional(Id) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      if (!admin.screeningLog) throw new HushError('SERVICE_UNAVAILABLE', 'The screening log is not available on this deployment');
+      const q = request.query;
+      return { success: true, entries: await admin.screeningLog({ limit: q.limit === undefined ? undefined : Number(q.limit), beforeId: q.before, trackingId: q.trackingId }) };
+    },
+  );
+  app.get(
+    '/holds',
+    { schema: { ...hide, querystring: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$' })) }, { additionalProperties: false }) } },
+    async (request) => {
+      if (!admin.holds) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
+      return { success: true, holds: await admin.holds(request.query.limit === undefined ? undefined : Number(request.query.limit)) };
+    },
+  );
+  app.post(
+    '/orders/:trackingId/resolve',
+    {
+      schema: {
+        ...hide,
+        params: Type.Object({ trackingId: Id }),
+        body: Type.Object(
+          {
+            action: Type.Union([Type.Literal('release'), Type.Literal('refund'), Type.Literal('freeze')]),
+            note: Type.String({ minLength: 1, maxLength: 500 }),
+            // Who resolved it, for the screening log (the token says only that it was an operator).
+            operator: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[!-~ ]+$' })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      if (!admin.resolveHold) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
+      const { action, note, operator } = request.body;
+      return { success: true, ...(await admin.resolveHold(request.params.trackingId, action, note, `operator:${operator ?? 'admin-api'}`)) };
+    },
+  );
 }

@@ -8,6 +8,8 @@ export interface OpsRouteDeps {
   metrics: Metrics;
   /** True once shutdown began: answers close their connection, /readyz is 503. */
   draining?(): boolean;
+  /** docs/spec.md §12: screening as one line (`off`, or its lists' versions, provider and failure policy) (every role: the API screens quotes, the worker deposits and payouts). */
+  screening?(): string;
 }
 
 /** Seconds a load balancer is told to wait before asking again (every 503 carries Retry-After, docs/spec.md §6). */
@@ -26,6 +28,7 @@ export async function opsRoutes(app: FastifyInstance, { deps }: { deps: OpsRoute
     const r = await deps.ready();
     const parts: Record<string, string> = { store: r.store ? 'ok' : 'unreachable', chain: r.chain ? 'ok' : 'unreachable' };
     if (r.starting) parts.start = 'in progress'; // funding at start still waiting out the chain
+    if (deps.screening) parts.screening = deps.screening();
     if (r.store && r.chain && !r.starting) return reply.send({ success: true, ...parts });
     // A failure keeps the docs/spec.md §2 error shape like every other response.
     return reply

@@ -7,9 +7,15 @@ import type { Caller } from '../../services/authenticator.ts';
 import type { ApiDeps } from '../deps.ts';
 import { takeAnonymousToken, type AnonymousLimiter } from '../error-handler.ts';
 import { DESCRIPTIONS } from './operation-descriptions.ts';
+import { receiptOfOrder } from '../../store/receipts/receipt-of-order.ts';
+import { trackingIdByQuoteKey } from '../../store/order-by-quote.ts';
+import { quoteKey } from '../../domain/quote-token.ts';
+import { Type } from 'typebox';
+import { listReceiptKeys } from '../../store/receipts/receipt-keys.ts';
 import { sendTestWebhook, webhookEgressFor } from '../../webhooks/webhook-test.ts';
 import {
   DepositHintBody,
+  QUOTE_ID_PATTERN,
   EmptyBody,
   NotModified,
   OrderCreatedResponse,
@@ -20,6 +26,8 @@ import {
   StatusRecordResponse,
   StatusResponse,
   TokensResponse,
+  ReceiptKeysResponse,
+  ReceiptResponse,
   TrackingIdParams,
   WebhookTestResponse,
   OPERATION_ERRORS,
@@ -223,6 +231,76 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       // Pre-serialized by the cache (same shape as StatusResponse).
       return reply.type('application/json; charset=utf-8').send(cached.json as never);
     },
+  );
+
+  app.get(
+    '/orders',
+    {
+      config: limit('status'),
+      exposeHeadRoute: false,
+      schema: {
+        operationId: 'findOrderByQuote',
+        tags: ['transfer'],
+        summary: 'The order a quote backs (recovering a lost trackingId)',
+        description: DESCRIPTIONS.findOrderByQuote,
+        security,
+        querystring: Type.Object({ quoteId: Type.String({ pattern: QUOTE_ID_PATTERN, maxLength: 400, description: 'The quote.quoteId the order was created from' }) }, { additionalProperties: false }),
+        response: { 200: documented(StatusResponse, "The order's status record"), ...errors(OPERATION_ERRORS.findOrderByQuote) },
+      },
+    },
+    async (request, reply) => {
+      const account = caller(request).account;
+      let key: string | null = null;
+      try {
+        key = quoteKey(request.query.quoteId);
+      } catch {
+        // Not a quote Hush could have issued: no order backs it.
+      }
+      const trackingId = key ? await trackingIdByQuoteKey(deps.db, account.id, key) : null;
+      const cached = trackingId ? await deps.statusCache.get(trackingId) : null;
+      if (!cached || cached.accountId !== account.id) throw new HushError('NOT_FOUND', 'No order of this account was created from this quote');
+      return reply.type('application/json; charset=utf-8').send(cached.json as never);
+    },
+  );
+
+  app.get(
+    '/status/:trackingId/receipt',
+    {
+      config: limit('status'),
+      exposeHeadRoute: false,
+      schema: {
+        operationId: 'getReceipt',
+        tags: ['transfer'],
+        summary: "The final order's signed disclosure receipt",
+        description: DESCRIPTIONS.getReceipt,
+        security,
+        params: TrackingIdParams,
+        response: { 200: documented(ReceiptResponse, "The order's signed disclosure receipt"), ...errors(OPERATION_ERRORS.getReceipt) },
+      },
+    },
+    async (request) => {
+      const found = await receiptOfOrder(deps.db, request.params.trackingId);
+      if (!found || found.accountId !== caller(request).account.id) throw new HushError('NOT_FOUND', 'No order with this trackingId');
+      if (!found.receipt) throw new HushError('RECEIPT_NOT_READY', `The order is ${found.status}; its receipt is signed once it is final`, { status: found.status });
+      return { success: true as const, receipt: { document: JSON.parse(found.receipt.document), algorithm: 'ed25519' as const, signature: found.receipt.signature } };
+    },
+  );
+
+  app.get(
+    '/receipt-keys',
+    {
+      config: limit('tokens'),
+      exposeHeadRoute: false,
+      schema: {
+        operationId: 'listReceiptKeys',
+        tags: ['transfer'],
+        summary: 'The public keys disclosure receipts are signed with',
+        description: DESCRIPTIONS.listReceiptKeys,
+        security,
+        response: { 200: documented(ReceiptKeysResponse, 'Every receipt key, newest first'), ...errors(OPERATION_ERRORS.listReceiptKeys) },
+      },
+    },
+    async () => ({ success: true as const, keys: await listReceiptKeys(deps.db) }),
   );
 
   app.post(

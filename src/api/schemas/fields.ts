@@ -38,7 +38,7 @@ export const OrderStatus = Type.String({
   title: 'OrderStatus',
   enum: [...ORDER_STATUSES],
   description:
-    'Order state. awaiting_deposit → deposit_detected → deposit_confirmed → (swapping →) sending → completed; an order not funded in time is expired; a deposit that cannot be delivered goes refunding → refunded; failed means the funds are held and the operator alerted. completed, expired, refunded and failed are final',
+    'Order state. awaiting_deposit → deposit_detected → deposit_confirmed → (swapping →) sending → completed; an order not funded in time is expired; a deposit that cannot be delivered goes refunding → refunded; failed means the funds are held and the operator alerted; held means screening stopped the order before anything was sent and an operator will release it (back to deposit_confirmed), refund it, or freeze it (frozen: the funds are kept). completed, expired, refunded, failed and frozen are final',
 });
 
 export const success = (value: boolean) =>

@@ -29,6 +29,7 @@ export const OPERATION_ERRORS = {
     'FEE_BPS_TOO_HIGH',
     'FEE_RECIPIENT_REQUIRED',
     'FEE_RECIPIENT_NOT_REGISTERED',
+    'ADDRESS_BLOCKED',
     'INSUFFICIENT_LIQUIDITY',
     'CHAIN_UNAVAILABLE',
   ],
@@ -49,6 +50,9 @@ export const OPERATION_ERRORS = {
   ],
   refreshOrder: [...WITH_BODY, ...WITH_PARAM, 'ORDER_NOT_REFRESHABLE', 'ORDER_EXPIRED', 'CHAIN_UNAVAILABLE'],
   getStatus: [...WITH_PARAM],
+  findOrderByQuote: [...WITH_PARAM],
+  getReceipt: [...WITH_PARAM, 'RECEIPT_NOT_READY'],
+  listReceiptKeys: [...ANY_ROUTE],
   sendDepositHint: [...WITH_BODY, 'INVALID_SIGNATURE', 'NOT_FOUND', 'DEPOSIT_MISMATCH', 'CHAIN_UNAVAILABLE'],
   sendTestWebhook: [...WITH_BODY, 'NOT_FOUND'],
 } as const satisfies Record<string, readonly HushErrorCode[]>;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { quoteExample, quoteRequestExample, tokenExample } from '../examples.ts';
+import { quoteExample, quotePatientExample, quoteRequestExample, quoteRequestPatientExample, tokenExample } from '../examples.ts';
 import { QUOTE_ID_PATTERN, address, amount, assetId, requestAmount, success, timestamp } from './fields.ts';
 
 /** The wire shapes of the tokens list and of quoting. */
@@ -34,6 +34,32 @@ export const TokensResponse = Type.Object(
   { title: 'TokenList', description: 'The assets usable as source and destination', examples: [{ success: true, tokens: [tokenExample] }] },
 );
 
+const MIN_SET = Type.Object(
+  {
+    minAnonymitySet: Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      description: 'Hold the payout until it is released together with at least this many of its class (itself included), for at most HUSH_PRIVACY_MAX_WAIT_S (default 6 h); then it goes with whoever is there',
+    }),
+  },
+  { additionalProperties: false, title: 'PrivacyMinSet', description: 'Wait for a set of at least this many' },
+);
+const MAX_DELAY = Type.Object(
+  {
+    maxDelaySeconds: Type.Integer({
+      minimum: 0,
+      description: "The most the user will wait between the confirmed deposit and the payout leaving, in seconds, up to HUSH_PRIVACY_MAX_WAIT_S; within it the class is steered to the operator's target set as usual",
+    }),
+  },
+  { additionalProperties: false, title: 'PrivacyMaxDelay', description: 'Wait at most this long' },
+);
+/** The partner's privacy choice: one of the two, or none (the operator's defaults). */
+const PrivacyChoice = Type.Union([MIN_SET, MAX_DELAY], {
+  title: 'PrivacyChoice',
+  description:
+    "The user's trade between privacy and time (docs: Privacy): wait for a set (minAnonymitySet) or bound the wait (maxDelaySeconds). Absent: the operator's target set and delay budget, and a class with no traffic is not held. Orders of different choices share their class",
+});
+
 export const QuoteRequestBody = Type.Object(
   {
     amount: requestAmount('The pinned amount: what the sender pays (exact_in) or what the recipient gets (exact_out)'),
@@ -44,8 +70,9 @@ export const QuoteRequestBody = Type.Object(
     mode: Type.Optional(mode(`${MODE}. Default exact_in`)),
     feeBps: Type.Optional(Type.Integer({ description: "Your revenue share in basis points of the pinned amount, 0 up to your account's fee cap. Default 0" })),
     feeRecipientAddress: Type.Optional(address('Where your fee is paid: required when feeBps > 0, and registered to your account by the operator')),
+    privacy: Type.Optional(PrivacyChoice),
   },
-  { additionalProperties: false, title: 'QuoteRequest', description: 'What to price: who pays whom how much of what', examples: [quoteRequestExample] },
+  { additionalProperties: false, title: 'QuoteRequest', description: 'What to price: who pays whom how much of what', examples: [quoteRequestExample, quoteRequestPatientExample] },
 );
 
 const FeeBreakdown = Type.Object(
@@ -71,6 +98,11 @@ const QuotePrivacy = Type.Object(
       maxItems: 4,
       description: "The standard amounts nearest to the requested one, in the request's mode, ascending: offer them when standard is false",
     }),
+    basis: Type.Union([Type.Literal('measured'), Type.Literal('no_traffic')], {
+      description:
+        "How sure the estimate is: measured from the class's recent traffic, or no_traffic when the class has none to measure (then anonymitySet is 1: the payout goes out alone after two slots unless privacy asked to wait)",
+    }),
+    requested: Type.Optional(PrivacyChoice),
   },
   { additionalProperties: false, title: 'QuotePrivacy', description: 'How private this transfer will be, before it is made' },
 );
@@ -97,7 +129,7 @@ export const Quote = Type.Object(
     issuedAt: timestamp('When the quote was issued'),
     expiresAt: timestamp('The quote is firm until then (60 s by default); an order after it is QUOTE_EXPIRED'),
   },
-  { title: 'Quote', description: 'A firm price: amounts, fees, limits, expected delivery time and privacy', examples: [quoteExample] },
+  { title: 'Quote', description: 'A firm price: amounts, fees, limits, expected delivery time and privacy', examples: [quoteExample, quotePatientExample] },
 );
 
 export const QuoteResponse = Type.Object(

@@ -50,6 +50,18 @@ const releasedExample = {
   createdAt: releasedStatusExample.updatedAt,
   data: { trackingId: TRACKING_ID_EXAMPLE, status: 'sending', sequence: '4', order: releasedStatusExample },
 };
+const heldExample = {
+  id: 'evt_Hq4Lm9TzW2xPc7vNd3sRk8',
+  type: 'order.held',
+  createdAt: '2026-11-24T10:00:02.512Z',
+  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'held', sequence: '4', order: { ...statusExample, status: 'held', final: false, payouts: [], failureReason: 'screening', updatedAt: '2026-11-24T10:00:02.512Z' } },
+};
+const frozenExample = {
+  id: 'evt_Fz7Qw2Ke5nVb8Lx3Pt9Rm4',
+  type: 'order.frozen',
+  createdAt: '2026-11-24T11:20:40.007Z',
+  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'frozen', sequence: '5', order: { ...statusExample, status: 'frozen', final: true, payouts: [], failureReason: 'screening', updatedAt: '2026-11-24T11:20:40.007Z' } },
+};
 const testExample = { id: 'evt_test_Zk3v1lq2cJ8pQy0A', type: 'webhook.test', createdAt: '2026-11-21T09:58:00.000Z', data: {} };
 
 /** The event bodies, as components (the document's `webhooks` point at them). */
@@ -65,6 +77,18 @@ export const WEBHOOK_EVENT_SCHEMAS: Record<string, TSchema> = {
     "A held private payout left with its class: sent in addition to the order.status_changed event of the same transition (to sending), right after it, only for orders whose payout was held for its class. order.privacy.releasedWith and heldSeconds say how private it was",
     orderEventData('sending: the transition that released the payout', 'The status record as of the release, privacy.releasedWith and privacy.heldSeconds set'),
     releasedExample,
+  ),
+  OrderHeldEvent: envelope(
+    'order.held',
+    'Screening stopped the order before anything was sent: sent right after the order.status_changed event of that transition (to held). The funds are untouched; an operator releases the order (it goes on), refunds it, or freezes it (order.frozen). Which list matched is never said',
+    orderEventData('held', 'The status record as of the hold (failureReason: screening)'),
+    heldExample,
+  ),
+  OrderFrozenEvent: envelope(
+    'order.frozen',
+    "An operator froze a held order's funds: final; sent right after the order.status_changed event of that transition (to frozen)",
+    orderEventData('frozen', 'The status record as of the freeze'),
+    frozenExample,
   ),
   WebhookTestEvent: envelope('webhook.test', 'Sent only by POST /transfer/v1/webhooks/test, to check a receiver; never stored or retried', Type.Object({}, { description: 'Always empty' }), testExample),
 };
@@ -142,6 +166,8 @@ export const WEBHOOKS = {
     'A held private payout was released',
     'Posted when the payout of a private (standard) amount, held to leave together with others of its class, is released: right after the order.status_changed event of that transition (to sending), with the same sequence. order.privacy says with how many payouts it left (releasedWith) and how long it was held (heldSeconds). Orders of an amount that is not private, and Hush runs with privacy off, never send it.',
   ),
+  'order.held': webhook('OrderHeldEvent', heldExample, 'Screening held an order', 'Posted when screening stops an order before anything is sent (its deposit or its payout screened blocked, or could not be screened): right after the order.status_changed event of that transition. An operator resolves it: the order then goes on, is refunded, or is frozen.'),
+  'order.frozen': webhook('OrderFrozenEvent', frozenExample, "An operator froze a held order's funds", 'Posted when an operator freezes a held order (final): right after the order.status_changed event of that transition.'),
   'webhook.test': webhook(
     'WebhookTestEvent',
     testExample,

@@ -1,4 +1,5 @@
 import { quotedPrivate } from '../quote-privacy.ts';
+import { choiceOf, type PrivacyChoice } from '../privacy-choice.ts';
 
 /**
  * When a payout is due: `from` plus a privacy delay uniform over [min, max] seconds to the millisecond.
@@ -13,8 +14,11 @@ export interface DuePolicy {
   privacy: 'on' | 'off';
   /** HUSH_PAYOUT_DELAY_S: the delay with privacy off, a release's spread with it on. */
   delayS: { min: number; max: number };
-  /** How long a standard payout waits for its class at most before its release's spread (holdMs of the release policy). */
-  holdMs: number;
+  /**
+   * How long a standard payout waits for its class at most before its release's spread, for the choice its
+   * partner made (memberHoldMs of the release policy, plus the release's pass).
+   */
+  holdMs: (choice: PrivacyChoice | undefined) => number;
   /** Two slots: never the deposit's slot or the next (docs/spec.md §9). */
   minGapMs: number;
 }
@@ -25,10 +29,10 @@ export interface DuePolicy {
  * forward when its class goes earlier, so the budget holds even if no release ever runs. A non-standard payout waits only the minimum gap:
  * no wait hides a unique amount.
  */
-export function payoutDueFor(from: Date, standard: boolean, policy: DuePolicy, randomInt: (n: number) => number): Date {
+export function payoutDueFor(from: Date, standard: boolean, policy: DuePolicy, randomInt: (n: number) => number, choice?: PrivacyChoice): Date {
   if (policy.privacy === 'off') return payoutDue(from, policy.delayS, randomInt);
   if (!standard) return new Date(from.getTime() + policy.minGapMs);
-  return payoutDue(new Date(from.getTime() + policy.holdMs), policy.delayS, randomInt);
+  return payoutDue(new Date(from.getTime() + policy.holdMs(choice)), policy.delayS, randomInt);
 }
 
 /** Two slots: a payout never lands in its deposit's slot or the next (docs/spec.md §9). */
@@ -40,8 +44,9 @@ export function minGapMs(slotMs: number): number {
 export function orderPayoutDue(
   o: { quote: unknown },
   from: Date,
-  settings: { privacy: 'on' | 'off'; delayS: { min: number; max: number }; holdMs: number; slotMs: number },
+  settings: { privacy: 'on' | 'off'; delayS: { min: number; max: number }; holdMs: (choice: PrivacyChoice | undefined) => number; slotMs: number },
   randomInt: (n: number) => number,
 ): Date {
-  return payoutDueFor(from, quotedPrivate(o.quote), { privacy: settings.privacy, delayS: settings.delayS, holdMs: settings.holdMs, minGapMs: minGapMs(settings.slotMs) }, randomInt);
+  const requested = choiceOf((o.quote as { privacy?: { requested?: unknown } } | null)?.privacy?.requested);
+  return payoutDueFor(from, quotedPrivate(o.quote), { privacy: settings.privacy, delayS: settings.delayS, holdMs: settings.holdMs, minGapMs: minGapMs(settings.slotMs) }, randomInt, requested);
 }

@@ -21,6 +21,7 @@ function watchedOrder(r: WatchedRow): PayableOrder {
     depositAccount: r.deposit_account,
     sender: r.sender,
     recipient: r.recipient,
+    feeRecipient: r.fee_recipient,
     amountIn: BigInt(r.amount_in),
     amountOut: BigInt(r.amount_out),
     sourceAssetId: r.source_asset_id,

@@ -14,6 +14,7 @@ import type { PlannedTransfer } from '../pools.ts';
 import { AWAITING_POLL_SLOTS, SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import type { DepositOrigin, OriginQuery } from '../../chain/deposit-origin.ts';
 import { payoutTxs, recordPayouts, type PayableOrder } from './plan-payouts.ts';
+import { holdOrderForScreening, recordDecisions, screenOrders } from './screen-orders.ts';
 
 /** Who may fund an order's deposit account (its sender), and how it is counted. */
 export function originQuery(ctx: SettlementContext, o: Pick<PayableOrder, 'depositAccount' | 'sender' | 'sourceAssetId'>): OriginQuery {
@@ -55,6 +56,9 @@ export async function confirmDeposits(
   const releases = new Map<string, Release>(opts.held ? orders.map((o) => [o.id, { id: o.id, delayMs: 0 }]) : []);
   let due = new Map<string, Date>();
   try {
+    // docs/spec.md §12: screened again as the deposit confirms (outside the planning lock: a risk API may
+    // take its timeout). A held order is confirmed like any other, paid nothing, then held.
+    const { holds, passed } = await screenOrders(ctx, orders, 'deposit');
     const recorded = await ctx.pools.exclusive(async () => {
       // The plan's reads (pending outflows, then pool balances) start now, beside the deposits' signature
       // lookups; the two-step path below confirms the deposits meanwhile too.
@@ -87,7 +91,7 @@ export async function confirmDeposits(
         dueAt: drawDue(ctx, o, now),
         movement: depositMovement(o, BigInt(deposits.get(o.id)!.amount)),
       }));
-      const sendable = (o: PayableOrder) => BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId;
+      const sendable = (o: PayableOrder) => BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId && !holds.has(o.id);
       if (ctx.config.payoutDelayS.max === 0) {
         // No privacy delay: every matching deposit is paid at once, so its confirmation and its payout
         // are one statement (the payouts planned first, mostly signed ahead at `processed`).
@@ -124,6 +128,12 @@ export async function confirmDeposits(
       return payable.length > 0 ? recordPayouts(ctx, payable, await reads) : { moved: new Set<string>(), txs: [] as PlannedTransfer[] };
     });
     for (const id of recorded.moved) releases.delete(id);
+    for (const o of orders) {
+      const v = holds.get(o.id);
+      if (v && due.has(o.id) && (await holdOrderForScreening(ctx, o, 'deposit_confirmed', v))) releases.delete(o.id);
+    }
+    // Only the deposits this batch confirmed: another batch's attempt at the same order logs nothing.
+    if (passed.size > 0) await recordDecisions(ctx, passed, due.keys());
     if (recorded.moved.size > 0) {
       faultPoint('payout-recorded');
       // Not awaited: the orders are recorded and released already; the chain's reply can come later.

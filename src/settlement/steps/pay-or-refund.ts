@@ -8,11 +8,12 @@ import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { drawDue } from './confirm-deposits.ts';
 import { startSwap, type SwapDeps } from './swap.ts';
+import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './screen-orders.ts';
 
 /** What drawing the privacy delay touches (drawDue's own, plus the store). */
 export type DrawPayoutDueDeps = Pick<SettlementContext, 'db'> & Parameters<typeof drawDue>[0];
 /** What the pay-or-refund step touches. */
-export type PayOrRefundDeps = DrawPayoutDueDeps & SwapDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs'>;
+export type PayOrRefundDeps = DrawPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs'>;
 
 /** The deposit on the ledger (idempotent: one movement per order). */
 export async function recordDeposit(ctx: Pick<SettlementContext, 'db'>, o: OrderRecord, amount: bigint): Promise<void> {
@@ -38,6 +39,8 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
     return { delayMs: 0 };
   }
   let from: 'deposit_confirmed' | 'swapping' = o.status === 'swapping' ? 'swapping' : 'deposit_confirmed';
+  // Confirmed through the deposit hint (no due time drawn yet): screened here as its deposit confirms (docs/spec.md §12).
+  if (from === 'deposit_confirmed' && o.payoutDueAt === null && (await held(ctx, o, from, 'deposit'))) return {};
   if (from === 'deposit_confirmed' && o.sourceAssetId !== o.destinationAssetId) {
     const swap = await startSwap(ctx, o);
     if (swap === 'refund') return { delayMs: 0 };
@@ -47,6 +50,8 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
   const dueAt = await payoutDueAt(ctx.db, o.id);
   if (dueAt === null) return { at: await drawPayoutDue(ctx, o, new Date(o.deposit?.confirmedAt ?? Date.now())) };
   if (dueAt.getTime() > Date.now()) return { at: dueAt };
+  // Before a payout is sent: lists change while a privacy delay holds it.
+  if (await held(ctx, o, from, 'payout')) return {};
   const { planned, ok } = await ctx.payouts.record(o, from);
   if (!planned) return { delayMs: 5000 };
   if (!ok) return { delayMs: 0 };
@@ -54,4 +59,19 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
   await ctx.outbox.sendAll([planned.wire]);
   faultPoint('payout-sent');
   return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
+}
+
+/**
+ * Screens the order at `stage` and holds it when screening says so (docs/spec.md §12). True whenever it must
+ * not go on, held now or not (a lost compare-and-set: another step moved it; the next look decides).
+ */
+async function held(ctx: ScreenDeps, o: OrderRecord, from: 'deposit_confirmed' | 'swapping', stage: 'deposit' | 'payout'): Promise<boolean> {
+  const { holds, passed } = await screenOrders(ctx, [o], stage);
+  const v = holds.get(o.id);
+  if (v === undefined) {
+    await recordDecisions(ctx, passed, [o.id]);
+    return false;
+  }
+  await holdOrderForScreening(ctx, o, from, v);
+  return true;
 }

@@ -9,7 +9,7 @@ export type PayoutTxsDeps = Pick<SettlementContext, 'db' | 'config' | 'asset' | 
 export type PlanPayoutsDeps = PayoutTxsDeps & Pick<SettlementContext, 'workerId' | 'slotMs'>;
 
 /** What the deposit → payout path needs of an order. */
-export type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccount' | 'sender' | 'recipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId' | 'mode' | 'txBlockhash' | 'quote'>;
+export type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccount' | 'sender' | 'recipient' | 'feeRecipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId' | 'mode' | 'txBlockhash' | 'quote'>;
 
 /**
  * The signed payouts of orders about to be paid, inside `exclusive`: the one signed ahead (presign) when

@@ -9,6 +9,27 @@ export interface HeldPayout {
   pinnedAmount: bigint;
   /** Deposit confirmation, ms since epoch. */
   confirmedAt: number;
+  /** The quote's privacy.requested as stored (the partner's choice), or null. */
+  requested: unknown;
+}
+
+/** Deposits of a class in the traffic window other than the payouts waiting now: the class's other traffic. */
+export interface OtherDeposits {
+  sourceAssetId: string;
+  destinationAssetId: string;
+  mode: 'exact_in' | 'exact_out';
+  pinnedAmount: bigint;
+  deposits: number;
+}
+
+/** A class's latest release still near enough to merge with a new one on the chain: its last payout's due time. */
+export interface RecentBurst {
+  sourceAssetId: string;
+  destinationAssetId: string;
+  mode: 'exact_in' | 'exact_out';
+  pinnedAmount: bigint;
+  /** ms since epoch. */
+  lastAt: number;
 }
 
 /**
@@ -21,13 +42,17 @@ export interface HeldPayout {
  * Each released order keeps its release's size (the status record's privacy.releasedWith), and its
  * change is stamped and notified, so status caches and pollers see it. Returns how many were released.
  */
-export async function releaseClasses(db: Db, decide: (held: HeldPayout[]) => { id: string; at: Date; releasedWith: number }[]): Promise<number> {
+export async function releaseClasses(
+  db: Db,
+  decide: (held: HeldPayout[], recent: RecentBurst[], others: OtherDeposits[]) => { id: string; at: Date; releasedWith: number }[],
+  opts: { recentWithinMs: number; trafficSince: Date },
+): Promise<number> {
   return db.transaction(async (tx) => {
     const { rows: lock } = await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('hush.class_release')) AS ok`);
     if (!lock[0]?.ok) return 0;
-    const { rows } = await tx.query<{ id: string | number; source_asset_id: string; destination_asset_id: string; mode: 'exact_in' | 'exact_out'; pinned: string; confirmed_at: string }>(
+    const { rows } = await tx.query<{ id: string | number; source_asset_id: string; destination_asset_id: string; mode: 'exact_in' | 'exact_out'; pinned: string; confirmed_at: string; requested: unknown }>(
       `SELECT id, source_asset_id, destination_asset_id, mode, (CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END)::text AS pinned,
-              deposit ->> 'confirmedAt' AS confirmed_at
+              deposit ->> 'confirmedAt' AS confirmed_at, quote -> 'privacy' -> 'requested' AS requested
          FROM orders
         WHERE status IN ('deposit_confirmed', 'swapping') AND class_released_at IS NULL
           AND payout_due_at > now() AND deposit ->> 'confirmedAt' IS NOT NULL
@@ -41,8 +66,44 @@ export async function releaseClasses(db: Db, decide: (held: HeldPayout[]) => { i
       mode: r.mode,
       pinnedAmount: BigInt(r.pinned),
       confirmedAt: Date.parse(r.confirmed_at),
+      requested: r.requested,
     }));
-    const release = held.length > 0 ? decide(held) : [];
+    if (held.length === 0) return 0;
+    // Released lately, by class: a new release of the class waits for the last one to clear (burstGapMs).
+    const { rows: bursts } = await tx.query<{ source_asset_id: string; destination_asset_id: string; mode: 'exact_in' | 'exact_out'; pinned: string; last_at: Date | string }>(
+      `SELECT source_asset_id, destination_asset_id, mode, (CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END)::text AS pinned,
+              max(payout_due_at) AS last_at
+         FROM orders
+        WHERE class_released_at > now() - $1 * interval '1 millisecond'
+        GROUP BY 1, 2, 3, 4`,
+      [opts.recentWithinMs],
+    );
+    // Counted here, in the pass's own transaction, rather than from the rates refreshed every few seconds: a
+    // member's own deposit must never count as its class's traffic (a lone user is not held for nothing).
+    const { rows: counts } = await tx.query<{ source_asset_id: string; destination_asset_id: string; mode: 'exact_in' | 'exact_out'; pinned: string; n: string }>(
+      `SELECT source_asset_id, destination_asset_id, mode, pinned::text AS pinned, count(*) AS n
+         FROM (SELECT source_asset_id, destination_asset_id, mode, CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END AS pinned
+                 FROM orders
+                WHERE created_at >= $1 AND deposit IS NOT NULL AND NOT (id = ANY($2::bigint[]))) o
+        WHERE pinned = ANY($3::numeric[])
+        GROUP BY 1, 2, 3, 4`,
+      [opts.trafficSince.toISOString(), held.map((h) => h.id), [...new Set(held.map((h) => h.pinnedAmount.toString()))]],
+    );
+    const others = counts.map((c) => ({
+      sourceAssetId: c.source_asset_id,
+      destinationAssetId: c.destination_asset_id,
+      mode: c.mode,
+      pinnedAmount: BigInt(c.pinned),
+      deposits: Number(c.n),
+    }));
+    const recent = bursts.map((b) => ({
+      sourceAssetId: b.source_asset_id,
+      destinationAssetId: b.destination_asset_id,
+      mode: b.mode,
+      pinnedAmount: BigInt(b.pinned),
+      lastAt: new Date(b.last_at).getTime(),
+    }));
+    const release = decide(held, recent, others);
     if (release.length === 0) return 0;
     const { rows: notified } = await tx.query(
       `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::integer[]) AS v(id, at, size)),

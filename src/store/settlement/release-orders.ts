@@ -19,6 +19,8 @@ export async function releaseOrders(db: Queryable, workerId: string, items: Rele
     `UPDATE orders o SET locked_by = NULL, locked_until = NULL,
        attempts = CASE WHEN v.after_error THEN o.attempts ELSE 0 END,
        next_run_at = CASE
+         -- Held for an operator (docs/spec.md §12): only the resolution wakes it.
+         WHEN o.status = 'held' THEN 'infinity'::timestamptz
          WHEN v.after_error THEN now() + least(power(2, least(o.attempts, 10)) * 0.25, 30) * interval '1 second'
          -- A class release may have brought the payout forward since the worker read its due time.
          WHEN v.at IS NOT NULL AND o.status IN ('deposit_confirmed', 'swapping') THEN least(v.at, coalesce(o.payout_due_at, v.at))

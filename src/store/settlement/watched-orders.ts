@@ -9,6 +9,7 @@ export interface WatchedRow {
   /** The only one whose transaction can be the deposit (DepositOrigins). */
   sender: Address;
   recipient: Address;
+  fee_recipient: Address | null;
   amount_in: string;
   amount_out: string;
   source_asset_id: string;
@@ -23,7 +24,7 @@ export interface WatchedRow {
 /** The orders awaiting a deposit (at most 10,000: the watch reads all their accounts every slot). */
 export async function watchedOrders(db: Queryable): Promise<WatchedRow[]> {
   const { rows } = await db.query<WatchedRow>(
-    `SELECT id, tracking_id, deposit_account, sender, recipient, amount_in, amount_out, source_asset_id, destination_asset_id, mode, tx_blockhash, created_at,
+    `SELECT id, tracking_id, deposit_account, sender, recipient, fee_recipient, amount_in, amount_out, source_asset_id, destination_asset_id, mode, tx_blockhash, created_at,
             jsonb_build_object('privacy', quote -> 'privacy') AS quote
              FROM orders WHERE status IN ('awaiting_deposit', 'deposit_detected') LIMIT 10000`,
   );

@@ -100,6 +100,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transfer/v1/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The order a quote backs (recovering a lost trackingId)
+         * @description The status record of the order created from this quote (pass quote.quoteId), for a partner that lost the trackingId, e.g. when POST /order timed out and no Idempotency-Key was kept. Only your own account's orders; NOT_FOUND when no order was created from it (the quote can still be used while it has not expired). POST /order with a used quote answers QUOTE_ALREADY_USED with details.trackingId as well.
+         */
+        get: operations["findOrderByQuote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transfer/v1/status/{trackingId}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The final order's signed disclosure receipt
+         * @description The order's disclosure receipt, once it is final: a document stating its deposit and payout (or refund) transactions, amounts, assets, times and what screening found, signed with Ed25519 by a receipt key of Hush's own (never a key that moves funds). Your user can hand it to a bank or an auditor to prove where the funds came from; it reveals the deposit↔payout link to that reader only. Verify it with the SDK's verifyReceipt and the keys of GET /transfer/v1/receipt-keys. RECEIPT_NOT_READY while the order is not final, and for the seconds after it becomes final while the receipt is signed; another account's trackingId is NOT_FOUND.
+         */
+        get: operations["getReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transfer/v1/receipt-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys disclosure receipts are signed with
+         * @description The public keys disclosure receipts are signed with (base58 Ed25519), newest first. Keys are never withdrawn: a receipt signed before a rotation still verifies. Give them to whoever verifies a receipt, with the receipt.
+         */
+        get: operations["listReceiptKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/transfer/v1/deposit": {
         parameters: {
             query?: never;
@@ -446,6 +506,308 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "order.held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Screening held an order
+         * @description Posted when screening stops an order before anything is sent (its deposit or its payout screened blocked, or could not be screened): right after the order.status_changed event of that transition. An operator resolves it: the order then goes on, is refunded, or is frozen.
+         *
+         *     Delivered at least once: any 2xx within 5 s acknowledges it; anything else (another status, a redirect, which is not followed, a timeout) is retried with backoff (2^n s after the n-th attempt, at most an hour apart) for 15 attempts, about 4 h, then given up. One order's events go out one at a time and in order, so an event not acknowledged holds back that order's later events (never other orders'). Answer fast and do the work afterwards; the body of your answer is not read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event id (the body's id); the same on every retry: drop repeats by it
+                     * @example evt_Hq4Lm9TzW2xPc7vNd3sRk8
+                     */
+                    "webhook-id": string;
+                    /**
+                     * @description Unix seconds of this attempt; refuse a delivery more than 5 minutes off your clock (replays)
+                     * @example 1795514403
+                     */
+                    "webhook-timestamp": string;
+                    /**
+                     * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
+                     * @example v1,4qoIWSN5eus8hkaP/xBUkxDh3ZlORE4rdzRJNmVUpXE=
+                     */
+                    "webhook-signature": string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated (see the Sunset header): the same as webhook-id
+                     * @example evt_Hq4Lm9TzW2xPc7vNd3sRk8
+                     */
+                    "hush-event-id"?: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
+                     * @example t=1795514403,v1=8d3b3fd62fc0df3ea39d8e9abb66e64fc479db84ff907bf20e154f7cde9a33f2
+                     */
+                    "hush-signature"?: string;
+                    /**
+                     * @deprecated
+                     * @description RFC 9745: since when the hush-* headers are deprecated ("@" and Unix seconds)
+                     * @example @1795392000
+                     */
+                    deprecation?: string;
+                    /**
+                     * @deprecated
+                     * @description RFC 8594: after this date the hush-* headers are no longer sent
+                     * @example Sun, 23 May 2027 00:00:00 GMT
+                     */
+                    sunset?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The event, as JSON */
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_Hq4Lm9TzW2xPc7vNd3sRk8",
+                     *       "type": "order.held",
+                     *       "createdAt": "2026-11-24T10:00:02.512Z",
+                     *       "data": {
+                     *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+                     *         "status": "held",
+                     *         "sequence": "4",
+                     *         "order": {
+                     *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+                     *           "createdAt": "2026-11-21T10:00:02.000Z",
+                     *           "expiration": "2026-11-21T10:30:02.000Z",
+                     *           "sourceAssetId": "sol",
+                     *           "destinationAssetId": "sol",
+                     *           "amountIn": "100000000",
+                     *           "amountOut": "99429800",
+                     *           "deposit": {
+                     *             "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
+                     *             "amount": "100000000",
+                     *             "confirmedAt": "2026-11-21T10:00:04.100Z"
+                     *           },
+                     *           "refund": null,
+                     *           "failureReason": "screening",
+                     *           "status": "held",
+                     *           "final": false,
+                     *           "updatedAt": "2026-11-24T10:00:02.512Z",
+                     *           "payouts": [],
+                     *           "history": [
+                     *             {
+                     *               "status": "awaiting_deposit",
+                     *               "at": "2026-11-21T10:00:02.000Z"
+                     *             },
+                     *             {
+                     *               "status": "deposit_detected",
+                     *               "at": "2026-11-21T10:00:03.700Z"
+                     *             },
+                     *             {
+                     *               "status": "deposit_confirmed",
+                     *               "at": "2026-11-21T10:00:04.100Z"
+                     *             },
+                     *             {
+                     *               "status": "sending",
+                     *               "at": "2026-11-21T10:03:40.300Z"
+                     *             },
+                     *             {
+                     *               "status": "completed",
+                     *               "at": "2026-11-21T10:03:41.012Z"
+                     *             }
+                     *           ],
+                     *           "privacy": {
+                     *             "standard": true,
+                     *             "releaseBy": null,
+                     *             "releasedWith": 20,
+                     *             "heldSeconds": 216
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderHeldEvent"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged: the event is not sent again */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not acknowledged: the event is sent again later */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.frozen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An operator froze a held order's funds
+         * @description Posted when an operator freezes a held order (final): right after the order.status_changed event of that transition.
+         *
+         *     Delivered at least once: any 2xx within 5 s acknowledges it; anything else (another status, a redirect, which is not followed, a timeout) is retried with backoff (2^n s after the n-th attempt, at most an hour apart) for 15 attempts, about 4 h, then given up. One order's events go out one at a time and in order, so an event not acknowledged holds back that order's later events (never other orders'). Answer fast and do the work afterwards; the body of your answer is not read.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event id (the body's id); the same on every retry: drop repeats by it
+                     * @example evt_Fz7Qw2Ke5nVb8Lx3Pt9Rm4
+                     */
+                    "webhook-id": string;
+                    /**
+                     * @description Unix seconds of this attempt; refuse a delivery more than 5 minutes off your clock (replays)
+                     * @example 1795519241
+                     */
+                    "webhook-timestamp": string;
+                    /**
+                     * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
+                     * @example v1,N2Hy+03H6dES4daBwUZNZzyjHjCtAWQYTPjp4xSrkbs=
+                     */
+                    "webhook-signature": string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated (see the Sunset header): the same as webhook-id
+                     * @example evt_Fz7Qw2Ke5nVb8Lx3Pt9Rm4
+                     */
+                    "hush-event-id"?: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
+                     * @example t=1795519241,v1=a2449fbdd3e4551e89ef571739d40f3a575fb0cd16986d80b5c9fb1c2ad819e0
+                     */
+                    "hush-signature"?: string;
+                    /**
+                     * @deprecated
+                     * @description RFC 9745: since when the hush-* headers are deprecated ("@" and Unix seconds)
+                     * @example @1795392000
+                     */
+                    deprecation?: string;
+                    /**
+                     * @deprecated
+                     * @description RFC 8594: after this date the hush-* headers are no longer sent
+                     * @example Sun, 23 May 2027 00:00:00 GMT
+                     */
+                    sunset?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The event, as JSON */
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_Fz7Qw2Ke5nVb8Lx3Pt9Rm4",
+                     *       "type": "order.frozen",
+                     *       "createdAt": "2026-11-24T11:20:40.007Z",
+                     *       "data": {
+                     *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+                     *         "status": "frozen",
+                     *         "sequence": "5",
+                     *         "order": {
+                     *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+                     *           "createdAt": "2026-11-21T10:00:02.000Z",
+                     *           "expiration": "2026-11-21T10:30:02.000Z",
+                     *           "sourceAssetId": "sol",
+                     *           "destinationAssetId": "sol",
+                     *           "amountIn": "100000000",
+                     *           "amountOut": "99429800",
+                     *           "deposit": {
+                     *             "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
+                     *             "amount": "100000000",
+                     *             "confirmedAt": "2026-11-21T10:00:04.100Z"
+                     *           },
+                     *           "refund": null,
+                     *           "failureReason": "screening",
+                     *           "status": "frozen",
+                     *           "final": true,
+                     *           "updatedAt": "2026-11-24T11:20:40.007Z",
+                     *           "payouts": [],
+                     *           "history": [
+                     *             {
+                     *               "status": "awaiting_deposit",
+                     *               "at": "2026-11-21T10:00:02.000Z"
+                     *             },
+                     *             {
+                     *               "status": "deposit_detected",
+                     *               "at": "2026-11-21T10:00:03.700Z"
+                     *             },
+                     *             {
+                     *               "status": "deposit_confirmed",
+                     *               "at": "2026-11-21T10:00:04.100Z"
+                     *             },
+                     *             {
+                     *               "status": "sending",
+                     *               "at": "2026-11-21T10:03:40.300Z"
+                     *             },
+                     *             {
+                     *               "status": "completed",
+                     *               "at": "2026-11-21T10:03:41.012Z"
+                     *             }
+                     *           ],
+                     *           "privacy": {
+                     *             "standard": true,
+                     *             "releaseBy": null,
+                     *             "releasedWith": 20,
+                     *             "heldSeconds": 216
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderFrozenEvent"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged: the event is not sent again */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Not acknowledged: the event is sent again later */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -571,6 +933,20 @@ export interface components {
             signature: string;
         };
         /**
+         * DisclosureReceipt
+         * @description The document and its signature: verify before trusting it (the SDK verifyReceipt)
+         */
+        DisclosureReceipt: {
+            document: components["schemas"]["ReceiptDocument"];
+            /**
+             * @description Always ed25519
+             * @enum {string}
+             */
+            algorithm: "ed25519";
+            /** @description Base58 Ed25519 signature over the UTF-8 bytes of "hush-receipt-v1\n" followed by the RFC 8785 canonical JSON of `document` */
+            signature: string;
+        };
+        /**
          * Error
          * @description Every error answer has this body: success false and an error with a stable code. Each operation lists, per status, the codes it can answer, each with an example
          */
@@ -598,7 +974,7 @@ export interface components {
          * @description Every error code; each always comes with the same HTTP status, and an operation lists the ones it can answer
          * @enum {string}
          */
-        ErrorCode: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED" | "NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS" | "ORDER_NOT_REFRESHABLE" | "DEPOSIT_MISMATCH" | "QUOTE_EXPIRED" | "ORDER_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED" | "ADDRESS_BLOCKED" | "NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS" | "ORDER_NOT_REFRESHABLE" | "DEPOSIT_MISMATCH" | "ORDER_NOT_HELD" | "RECEIPT_NOT_READY" | "QUOTE_EXPIRED" | "ORDER_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
         /**
          * FeeBreakdown
          * @description fee, part by part, in the source asset
@@ -665,6 +1041,172 @@ export interface components {
             expiration: string;
             /** @description The last slot the transaction can land in; after it, get a new one from POST /transfer/v1/order/{trackingId}/refresh */
             blockhashExpiresAtSlot: number;
+        };
+        /**
+         * @description An operator froze a held order's funds: final; sent right after the order.status_changed event of that transition (to frozen)
+         * @example {
+         *       "id": "evt_Fz7Qw2Ke5nVb8Lx3Pt9Rm4",
+         *       "type": "order.frozen",
+         *       "createdAt": "2026-11-24T11:20:40.007Z",
+         *       "data": {
+         *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+         *         "status": "frozen",
+         *         "sequence": "5",
+         *         "order": {
+         *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+         *           "createdAt": "2026-11-21T10:00:02.000Z",
+         *           "expiration": "2026-11-21T10:30:02.000Z",
+         *           "sourceAssetId": "sol",
+         *           "destinationAssetId": "sol",
+         *           "amountIn": "100000000",
+         *           "amountOut": "99429800",
+         *           "deposit": {
+         *             "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
+         *             "amount": "100000000",
+         *             "confirmedAt": "2026-11-21T10:00:04.100Z"
+         *           },
+         *           "refund": null,
+         *           "failureReason": "screening",
+         *           "status": "frozen",
+         *           "final": true,
+         *           "updatedAt": "2026-11-24T11:20:40.007Z",
+         *           "payouts": [],
+         *           "history": [
+         *             {
+         *               "status": "awaiting_deposit",
+         *               "at": "2026-11-21T10:00:02.000Z"
+         *             },
+         *             {
+         *               "status": "deposit_detected",
+         *               "at": "2026-11-21T10:00:03.700Z"
+         *             },
+         *             {
+         *               "status": "deposit_confirmed",
+         *               "at": "2026-11-21T10:00:04.100Z"
+         *             },
+         *             {
+         *               "status": "sending",
+         *               "at": "2026-11-21T10:03:40.300Z"
+         *             },
+         *             {
+         *               "status": "completed",
+         *               "at": "2026-11-21T10:03:41.012Z"
+         *             }
+         *           ],
+         *           "privacy": {
+         *             "standard": true,
+         *             "releaseBy": null,
+         *             "releasedWith": 20,
+         *             "heldSeconds": 216
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        OrderFrozenEvent: {
+            /** @description The event id: "evt_" and 22 base64url characters ("evt_test_" and 16 for webhook.test). The same in the webhook-id header and on every retry of this event: drop repeats by it */
+            id: string;
+            /**
+             * @description Always order.frozen
+             * @constant
+             */
+            type: "order.frozen";
+            /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
+            createdAt: string;
+            /** @description The order the event is about */
+            data: {
+                /** @description The order's tracking id: "trk_" and 22 base58 characters, issued by POST /transfer/v1/order; the only name of an order in this API */
+                trackingId: string;
+                /** @description frozen */
+                status: components["schemas"]["OrderStatus"];
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
+                sequence: string;
+                /** @description The status record as of the freeze */
+                order: components["schemas"]["StatusRecord"];
+            };
+        };
+        /**
+         * @description Screening stopped the order before anything was sent: sent right after the order.status_changed event of that transition (to held). The funds are untouched; an operator releases the order (it goes on), refunds it, or freezes it (order.frozen). Which list matched is never said
+         * @example {
+         *       "id": "evt_Hq4Lm9TzW2xPc7vNd3sRk8",
+         *       "type": "order.held",
+         *       "createdAt": "2026-11-24T10:00:02.512Z",
+         *       "data": {
+         *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+         *         "status": "held",
+         *         "sequence": "4",
+         *         "order": {
+         *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
+         *           "createdAt": "2026-11-21T10:00:02.000Z",
+         *           "expiration": "2026-11-21T10:30:02.000Z",
+         *           "sourceAssetId": "sol",
+         *           "destinationAssetId": "sol",
+         *           "amountIn": "100000000",
+         *           "amountOut": "99429800",
+         *           "deposit": {
+         *             "signature": "2V9yiv2oQGyzPjXJQFBBzT8GtMmjYFcGMyNuhFERKDTuBAbZ2GjypvW16mWsjvhdqpDsNWxDw1sJ1ZaatogPA5AG",
+         *             "amount": "100000000",
+         *             "confirmedAt": "2026-11-21T10:00:04.100Z"
+         *           },
+         *           "refund": null,
+         *           "failureReason": "screening",
+         *           "status": "held",
+         *           "final": false,
+         *           "updatedAt": "2026-11-24T10:00:02.512Z",
+         *           "payouts": [],
+         *           "history": [
+         *             {
+         *               "status": "awaiting_deposit",
+         *               "at": "2026-11-21T10:00:02.000Z"
+         *             },
+         *             {
+         *               "status": "deposit_detected",
+         *               "at": "2026-11-21T10:00:03.700Z"
+         *             },
+         *             {
+         *               "status": "deposit_confirmed",
+         *               "at": "2026-11-21T10:00:04.100Z"
+         *             },
+         *             {
+         *               "status": "sending",
+         *               "at": "2026-11-21T10:03:40.300Z"
+         *             },
+         *             {
+         *               "status": "completed",
+         *               "at": "2026-11-21T10:03:41.012Z"
+         *             }
+         *           ],
+         *           "privacy": {
+         *             "standard": true,
+         *             "releaseBy": null,
+         *             "releasedWith": 20,
+         *             "heldSeconds": 216
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        OrderHeldEvent: {
+            /** @description The event id: "evt_" and 22 base64url characters ("evt_test_" and 16 for webhook.test). The same in the webhook-id header and on every retry of this event: drop repeats by it */
+            id: string;
+            /**
+             * @description Always order.held
+             * @constant
+             */
+            type: "order.held";
+            /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
+            createdAt: string;
+            /** @description The order the event is about */
+            data: {
+                /** @description The order's tracking id: "trk_" and 22 base58 characters, issued by POST /transfer/v1/order; the only name of an order in this API */
+                trackingId: string;
+                /** @description held */
+                status: components["schemas"]["OrderStatus"];
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
+                sequence: string;
+                /** @description The status record as of the hold (failureReason: screening) */
+                order: components["schemas"]["StatusRecord"];
+            };
         };
         /**
          * OrderPrivacy
@@ -791,10 +1333,10 @@ export interface components {
         };
         /**
          * OrderStatus
-         * @description Order state. awaiting_deposit → deposit_detected → deposit_confirmed → (swapping →) sending → completed; an order not funded in time is expired; a deposit that cannot be delivered goes refunding → refunded; failed means the funds are held and the operator alerted. completed, expired, refunded and failed are final
+         * @description Order state. awaiting_deposit → deposit_detected → deposit_confirmed → (swapping →) sending → completed; an order not funded in time is expired; a deposit that cannot be delivered goes refunding → refunded; failed means the funds are held and the operator alerted; held means screening stopped the order before anything was sent and an operator will release it (back to deposit_confirmed), refund it, or freeze it (frozen: the funds are kept). completed, expired, refunded, failed and frozen are final
          * @enum {string}
          */
-        OrderStatus: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
+        OrderStatus: "awaiting_deposit" | "deposit_detected" | "deposit_confirmed" | "swapping" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed" | "held" | "frozen";
         /**
          * @description An order changed status (one event per transition, the order as it was right after it)
          * @example {
@@ -897,6 +1439,27 @@ export interface components {
             confirmedAt: string | null;
         };
         /**
+         * PrivacyChoice
+         * @description The user's trade between privacy and time (docs: Privacy): wait for a set (minAnonymitySet) or bound the wait (maxDelaySeconds). Absent: the operator's target set and delay budget, and a class with no traffic is not held. Orders of different choices share their class
+         */
+        PrivacyChoice: components["schemas"]["PrivacyMinSet"] | components["schemas"]["PrivacyMaxDelay"];
+        /**
+         * PrivacyMaxDelay
+         * @description Wait at most this long
+         */
+        PrivacyMaxDelay: {
+            /** @description The most the user will wait between the confirmed deposit and the payout leaving, in seconds, up to HUSH_PRIVACY_MAX_WAIT_S; within it the class is steered to the operator's target set as usual */
+            maxDelaySeconds: number;
+        };
+        /**
+         * PrivacyMinSet
+         * @description Wait for a set of at least this many
+         */
+        PrivacyMinSet: {
+            /** @description Hold the payout until it is released together with at least this many of its class (itself included), for at most HUSH_PRIVACY_MAX_WAIT_S (default 6 h); then it goes with whoever is there */
+            minAnonymitySet: number;
+        };
+        /**
          * Quote
          * @description A firm price: amounts, fees, limits, expected delivery time and privacy
          * @example {
@@ -918,16 +1481,53 @@ export interface components {
          *       "max": "1000000000000",
          *       "privacy": {
          *         "standard": true,
-         *         "anonymitySet": 20,
+         *         "anonymitySet": 30,
          *         "delaySeconds": 210,
          *         "suggestedAmounts": [
          *           "10000000",
          *           "100000000",
          *           "1000000000",
          *           "10000000000"
-         *         ]
+         *         ],
+         *         "basis": "measured"
          *       },
-         *       "quoteId": "q_AhwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0U0gEEgK3iBIDC1y-AlOvcA4DIr6Al1foO4-SQjb97bKf4DIuiGw",
+         *       "quoteId": "q_AxwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0e0gEEgK3iBIDC1y-AlOvcA4DIr6AlPOyqC6OTLPU3JgRDN-ocOg",
+         *       "issuedAt": "2026-11-21T10:00:00.000Z",
+         *       "expiresAt": "2026-11-21T10:01:00.000Z"
+         *     }
+         * @example {
+         *       "sourceAssetId": "sol",
+         *       "destinationAssetId": "sol",
+         *       "mode": "exact_in",
+         *       "amountIn": "100000000",
+         *       "amountOut": "99429800",
+         *       "fee": "570200",
+         *       "protocolFee": "550000",
+         *       "networkFee": "20200",
+         *       "feeBreakdown": {
+         *         "serviceFee": "300000",
+         *         "partnerFee": "250000",
+         *         "networkFee": "20200"
+         *       },
+         *       "duration": 21591,
+         *       "min": "10000000",
+         *       "max": "1000000000000",
+         *       "privacy": {
+         *         "standard": true,
+         *         "anonymitySet": 1,
+         *         "delaySeconds": 21586,
+         *         "suggestedAmounts": [
+         *           "10000000",
+         *           "100000000",
+         *           "1000000000",
+         *           "10000000000"
+         *         ],
+         *         "basis": "no_traffic",
+         *         "requested": {
+         *           "minAnonymitySet": 20
+         *         }
+         *       },
+         *       "quoteId": "q_A3wBof2MaQBeHQnEeiKzkORHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXqAEZgMLXL6jbtC_gpxKQoQ_onQGAreIEgKCUpY0dAdKoAQSAreIEgMLXL4CU69wDgMivoCUBFB-Dv5RUJrA86rh_gA3FVIU",
          *       "issuedAt": "2026-11-21T10:00:00.000Z",
          *       "expiresAt": "2026-11-21T10:01:00.000Z"
          *     }
@@ -977,6 +1577,9 @@ export interface components {
             delaySeconds: number;
             /** @description The standard amounts nearest to the requested one, in the request's mode, ascending: offer them when standard is false */
             suggestedAmounts: string[];
+            /** @description How sure the estimate is: measured from the class's recent traffic, or no_traffic when the class has none to measure (then anonymitySet is 1: the payout goes out alone after two slots unless privacy asked to wait) */
+            basis: "measured" | "no_traffic";
+            requested?: components["schemas"]["PrivacyChoice"];
         };
         /**
          * QuoteRequest
@@ -998,6 +1601,7 @@ export interface components {
             feeBps?: number;
             /** @description Where your fee is paid: required when feeBps > 0, and registered to your account by the operator: a base58 Solana wallet address (32 bytes, 32–44 characters) */
             feeRecipientAddress?: string;
+            privacy?: components["schemas"]["PrivacyChoice"];
         };
         /**
          * QuoteResponse
@@ -1010,6 +1614,129 @@ export interface components {
              */
             success: true;
             quote: components["schemas"]["Quote"];
+        };
+        /**
+         * ReceiptDocument
+         * @description What Hush states about the order
+         */
+        ReceiptDocument: {
+            /**
+             * @description Always hush.disclosure_receipt
+             * @enum {string}
+             */
+            type: "hush.disclosure_receipt";
+            /**
+             * @description The document format: 1
+             * @enum {number}
+             */
+            version: 1;
+            /** @description The order */
+            trackingId: string;
+            /** @description Its final status: completed, refunded, failed or frozen */
+            status: string;
+            /** @description The asset deposited */
+            source: {
+                /** @description Its asset id */
+                assetId: string;
+                /** @description Its mint (base58) */
+                mint: string;
+            };
+            /** @description The asset paid out */
+            destination: {
+                /** @description Its asset id */
+                assetId: string;
+                /** @description Its mint (base58) */
+                mint: string;
+            };
+            /** @description Base units the sender was to deposit */
+            amountIn: string;
+            /** @description Base units the recipient was to receive */
+            amountOut: string;
+            /** @description The sender the order was made for */
+            sender: string;
+            /** @description The recipient the order was made for */
+            recipient: string;
+            /** @description The deposit's transaction signature and amount */
+            deposit: {
+                /** @description The deposit transaction (base58) */
+                signature: string;
+                /** @description What it paid, base units */
+                amount: string;
+                /** @description When Hush saw it confirmed */
+                confirmedAt: string | null;
+            } | null;
+            /** @description Hush's transactions that paid the recipient (the link the receipt discloses) */
+            payouts: {
+                /** @description A payout transaction (base58) */
+                signature: string;
+                /** @description What it paid, base units */
+                amount: string;
+            }[];
+            /** @description The refund to the sender, if the order was refunded */
+            refund: {
+                /** @description The refund transaction (base58) */
+                signature: string;
+                /** @description What it returned, base units */
+                amount: string;
+                /** @description Why the order was refunded */
+                reason: string;
+            } | null;
+            /** @description When the order was created */
+            createdAt: string;
+            /** @description When it became final */
+            finalAt: string;
+            /** @description What the order screened as when its deposit confirmed and before its payout, and any operator resolution; empty when screening was off */
+            screening: {
+                /** @description deposit, payout or resolution */
+                stage: string;
+                /** @description clear, blocked or error; for a resolution: release, refund or freeze */
+                result: string;
+                /** @description When */
+                at: string;
+                /** @description The list or provider that decided (blocked or error only) */
+                list: string | null;
+                /** @description The list's version (its content hash and when it was loaded) */
+                version: string | null;
+            }[];
+            /** @description When Hush signed this receipt */
+            issuedAt: string;
+            /** @description The receipt key that signed it (base58 Ed25519 public key), as GET /transfer/v1/receipt-keys lists it */
+            keyId: string;
+        };
+        /**
+         * ReceiptKeysResponse
+         * @description Every receipt key, newest first
+         */
+        ReceiptKeysResponse: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description Every key that ever signed a receipt here, newest first: a receipt signed before a rotation still verifies */
+            keys: {
+                /** @description The base58 Ed25519 public key */
+                keyId: string;
+                /**
+                 * @description Always ed25519
+                 * @enum {string}
+                 */
+                algorithm: "ed25519";
+                /** @description When a worker first signed with it */
+                publishedAt: string;
+            }[];
+        };
+        /**
+         * ReceiptResponse
+         * @description The order's signed disclosure receipt
+         */
+        ReceiptResponse: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+            receipt: components["schemas"]["DisclosureReceipt"];
         };
         /**
          * Refund
@@ -1533,18 +2260,6 @@ export interface operations {
         /** @description What to price: who pays whom how much of what */
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "amount": "100000000",
-                 *       "sourceAssetId": "sol",
-                 *       "destinationAssetId": "sol",
-                 *       "senderAddress": "GN7J5CDFh1LskrmMxQ7TS8yoPssvSjjb8REfkhfCjPbG",
-                 *       "recipientAddress": "5QpD7yGRw9RHqEQQTSteSYU185CaPhQkbhQhSedXVUPa",
-                 *       "mode": "exact_in",
-                 *       "feeBps": 25,
-                 *       "feeRecipientAddress": "6vF9dEe8PM67Hz4J1roExQGHkqac2Uw4u97bVxspus3L"
-                 *     }
-                 */
                 "application/json": components["schemas"]["QuoteRequest"];
             };
         };
@@ -1589,16 +2304,17 @@ export interface operations {
                      *         "max": "1000000000000",
                      *         "privacy": {
                      *           "standard": true,
-                     *           "anonymitySet": 20,
+                     *           "anonymitySet": 30,
                      *           "delaySeconds": 210,
                      *           "suggestedAmounts": [
                      *             "10000000",
                      *             "100000000",
                      *             "1000000000",
                      *             "10000000000"
-                     *           ]
+                     *           ],
+                     *           "basis": "measured"
                      *         },
-                     *         "quoteId": "q_AhwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0U0gEEgK3iBIDC1y-AlOvcA4DIr6Al1foO4-SQjb97bKf4DIuiGw",
+                     *         "quoteId": "q_AxwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0e0gEEgK3iBIDC1y-AlOvcA4DIr6AlPOyqC6OTLPU3JgRDN-ocOg",
                      *         "issuedAt": "2026-11-21T10:00:00.000Z",
                      *         "expiresAt": "2026-11-21T10:01:00.000Z"
                      *       }
@@ -1669,7 +2385,7 @@ export interface operations {
                     } & components["schemas"]["Error"];
                 };
             };
-            /** @description error.code: FEE_RECIPIENT_NOT_REGISTERED, ACCOUNT_SUSPENDED */
+            /** @description error.code: FEE_RECIPIENT_NOT_REGISTERED, ACCOUNT_SUSPENDED, ADDRESS_BLOCKED */
             403: {
                 headers: {
                     /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
@@ -1694,7 +2410,7 @@ export interface operations {
                              * @description The codes this operation answers with this status
                              * @enum {string}
                              */
-                            code?: "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED";
+                            code?: "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED" | "ADDRESS_BLOCKED";
                         };
                     } & components["schemas"]["Error"];
                 };
@@ -1891,16 +2607,17 @@ export interface operations {
                  *         "max": "1000000000000",
                  *         "privacy": {
                  *           "standard": true,
-                 *           "anonymitySet": 20,
+                 *           "anonymitySet": 30,
                  *           "delaySeconds": 210,
                  *           "suggestedAmounts": [
                  *             "10000000",
                  *             "100000000",
                  *             "1000000000",
                  *             "10000000000"
-                 *           ]
+                 *           ],
+                 *           "basis": "measured"
                  *         },
-                 *         "quoteId": "q_AhwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0U0gEEgK3iBIDC1y-AlOvcA4DIr6Al1foO4-SQjb97bKf4DIuiGw",
+                 *         "quoteId": "q_AxwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0e0gEEgK3iBIDC1y-AlOvcA4DIr6AlPOyqC6OTLPU3JgRDN-ocOg",
                  *         "issuedAt": "2026-11-21T10:00:00.000Z",
                  *         "expiresAt": "2026-11-21T10:01:00.000Z"
                  *       },
@@ -2865,6 +3582,829 @@ export interface operations {
                              * @enum {string}
                              */
                             code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    findOrderByQuote: {
+        parameters: {
+            query: {
+                /** @description The quote.quoteId the order was created from */
+                quoteId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order's status record */
+            200: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusResponse"];
+                };
+            };
+            /** @description error.code: INVALID_REQUEST */
+            400: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Bearer realm="hush": the scheme the API key goes in */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's tracking id: "trk_" and 22 base58 characters, issued by POST /transfer/v1/order; the only name of an order in this API */
+                trackingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order's signed disclosure receipt */
+            200: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "receipt": {
+                     *         "document": {
+                     *           "type": "hush.disclosure_receipt",
+                     *           "version": 1,
+                     *           "trackingId": "trk_4Vd8nR2kP9qXz7LmB3sT6w",
+                     *           "status": "completed",
+                     *           "source": {
+                     *             "assetId": "usdc",
+                     *             "mint": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+                     *           },
+                     *           "destination": {
+                     *             "assetId": "usdc",
+                     *             "mint": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+                     *           },
+                     *           "amountIn": "10000000",
+                     *           "amountOut": "9965000",
+                     *           "sender": "7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU",
+                     *           "recipient": "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+                     *           "deposit": {
+                     *             "signature": "5Ez4h6kirpwxJxLUjaun3x69tdbv7wrQ6iyevhK2zCKo2F1piiayXnwYgTMxj9DWVt4kUmjVF9bnYRhqYgDW1DSP",
+                     *             "amount": "10000000",
+                     *             "confirmedAt": "2026-11-24T10:00:02.410Z"
+                     *           },
+                     *           "payouts": [
+                     *             {
+                     *               "signature": "ZiKHgJhge6fftLoTgNbaWiTs1PwK6h3cCNibha8A6v2coSHTjEqraCYhxFhxCWPk3Yh1kuT5hdUxrWmYJL5vKLG",
+                     *               "amount": "9965000"
+                     *             }
+                     *           ],
+                     *           "refund": null,
+                     *           "createdAt": "2026-11-24T09:59:40.118Z",
+                     *           "finalAt": "2026-11-24T10:14:31.902Z",
+                     *           "screening": [
+                     *             {
+                     *               "stage": "deposit",
+                     *               "result": "clear",
+                     *               "at": "2026-11-24T10:00:02.433Z",
+                     *               "list": null,
+                     *               "version": null
+                     *             },
+                     *             {
+                     *               "stage": "payout",
+                     *               "result": "clear",
+                     *               "at": "2026-11-24T10:14:30.577Z",
+                     *               "list": null,
+                     *               "version": null
+                     *             }
+                     *           ],
+                     *           "issuedAt": "2026-11-24T10:14:32.015Z",
+                     *           "keyId": "7ZCPfKpnvnsfybXNnFZLAGzJ2wFiSEEWz9DPTN885v2h"
+                     *         },
+                     *         "algorithm": "ed25519",
+                     *         "signature": "4UU99NQYXVRHX2WrHkps5rohQBYMi7vGt7zzbSz9VSpygSZoWZtDGXcAS7RV4NbYTkpM7dW5NdXroPNxqrY7XdQN"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReceiptResponse"];
+                };
+            };
+            /** @description error.code: INVALID_REQUEST */
+            400: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Bearer realm="hush": the scheme the API key goes in */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: RECEIPT_NOT_READY */
+            409: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RECEIPT_NOT_READY";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listReceiptKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every receipt key, newest first */
+            200: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "keys": [
+                     *         {
+                     *           "keyId": "7ZCPfKpnvnsfybXNnFZLAGzJ2wFiSEEWz9DPTN885v2h",
+                     *           "algorithm": "ed25519",
+                     *           "publishedAt": "2026-11-01T08:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReceiptKeysResponse"];
+                };
+            };
+            /** @description error.code: INVALID_REQUEST */
+            400: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Bearer realm="hush": the scheme the API key goes in */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
                         };
                     } & components["schemas"]["Error"];
                 };

@@ -1,0 +1,73 @@
+import { HushError } from '../domain/errors.ts';
+import { swapLegs } from '../ledger/order-movements.ts';
+import { FROZEN_ACCOUNT } from '../ledger/reconcile.ts';
+import type { Screening } from '../screening/screening-port.ts';
+import { allOrNothing, type Db } from '../store/db.ts';
+import { listHolds, type HeldOrder } from '../store/holds/list-holds.ts';
+import { resolveHold, type HoldAction } from '../store/holds/resolve-hold.ts';
+import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
+import { recordMovement } from '../store/settlement/record-movements.ts';
+import type { LedgerLeg } from '../store/settlement/movements.ts';
+
+export const HOLD_ACTIONS: readonly HoldAction[] = ['release', 'refund', 'freeze'];
+const MAX_NOTE = 500;
+
+
+/**
+ * docs/spec.md §12: the operator's queue of held orders and its three answers. Every resolution is one
+ * statement (the transition and its screening-log line, with who and the note), with its ledger legs in
+ * the same transaction: a frozen order's deposit moves to an account of its own; a swapped order that is
+ * refunded or frozen has its swap undone first (the destination it owed is owed no more).
+ */
+export class HoldsService {
+  constructor(
+    private readonly db: Db,
+    private readonly screening: Screening,
+  ) {}
+
+  list(limit?: number): Promise<HeldOrder[]> {
+    return listHolds(this.db, limit);
+  }
+
+  async resolve(trackingId: string, action: HoldAction, note: string, actor: string): Promise<{ trackingId: string; status: string }> {
+    if (!HOLD_ACTIONS.includes(action)) throw new HushError('INVALID_REQUEST', 'action must be release, refund or freeze', { field: 'action' });
+    const text = typeof note === 'string' ? note.trim() : '';
+    if (text === '' || text.length > MAX_NOTE) throw new HushError('INVALID_REQUEST', `note is required (1–${MAX_NOTE} characters): say why`, { field: 'note' });
+    const o = await getOrderByTrackingId(this.db, trackingId);
+    if (!o) throw new HushError('NOT_FOUND', `No order ${trackingId}`);
+    if (o.status !== 'held') throw new HushError('ORDER_NOT_HELD', `The order is ${o.status}, not held`, { status: o.status });
+    // Never back to a blocked address: such funds can only be frozen (or released, if the finding was wrong).
+    if (action === 'refund') {
+      const v = await this.screening.check([o.sender]);
+      if (v.result === 'blocked') throw new HushError('ADDRESS_BLOCKED', 'The sender is blocked: a refund cannot go to it; freeze the funds or release the order', { field: 'senderAddress' });
+    }
+    const moved = await allOrNothing(this.db, async (tx) => {
+      if (!(await resolveHold(tx, o.id, action, actor, text))) return false;
+      if (action !== 'release' && o.sourceAssetId !== o.destinationAssetId && (await swapped(tx, o))) {
+        const net = o.amountIn - o.serviceFee - o.partnerFee - o.networkFee;
+        await recordMovement(tx, `swap-undone:${o.trackingId}`, 'swap', swapLegs(o, net).map((l) => ({ ...l, amount: -l.amount })), o.id);
+      }
+      if (action === 'freeze') await recordMovement(tx, `frozen:${o.trackingId}`, 'frozen', frozenLegs(o), o.id);
+      return true;
+    });
+    if (!moved) {
+      const now = await getOrderByTrackingId(this.db, trackingId);
+      throw new HushError('ORDER_NOT_HELD', `The order is ${now?.status ?? 'gone'}, not held`, { status: now?.status ?? 'unknown' });
+    }
+    return { trackingId, status: action === 'release' ? 'deposit_confirmed' : action === 'refund' ? 'refunding' : 'frozen' };
+  }
+}
+
+/** The deposit, taken off what senders are owed back and booked as frozen (per asset, the deposit's own). */
+function frozenLegs(o: OrderRecord): LedgerLeg[] {
+  const amount = BigInt(o.deposit?.amount ?? '0');
+  return [
+    { account: 'external:senders', assetId: o.sourceAssetId, amount },
+    { account: FROZEN_ACCOUNT, assetId: o.sourceAssetId, amount: -amount },
+  ];
+}
+
+async function swapped(tx: Parameters<Parameters<typeof allOrNothing>[1]>[0], o: OrderRecord): Promise<boolean> {
+  const { rows } = await tx.query(`SELECT 1 FROM ledger_entries WHERE movement = $1 LIMIT 1`, [`swap:${o.trackingId}`]);
+  return rows.length > 0;
+}

@@ -1,0 +1,50 @@
+import type { Screening, ScreeningDescription, ScreeningProvider, ScreeningVerdict } from './screening-port.ts';
+
+/** How long an HTTP provider's answer per address is reused (docs/spec.md §12). Lists are not cached: they answer from memory. */
+export const DEFAULT_SCREENING_CACHE_TTL_MS = 10 * 60_000;
+const CACHE_MAX = 50_000;
+
+/**
+ * The port over its providers: lists first (in memory), then the HTTP provider, whose clear and blocked
+ * answers are cached per address for the TTL (errors are not cached: the next check asks again).
+ */
+export class ProviderScreening implements Screening {
+  readonly enabled = true;
+  private readonly cache = new Map<string, { verdict: ScreeningVerdict; until: number }>();
+
+  constructor(
+    private readonly lists: ScreeningProvider | null,
+    private readonly http: ScreeningProvider | null,
+    private readonly description: () => ScreeningDescription,
+    private readonly ttlMs = DEFAULT_SCREENING_CACHE_TTL_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  describe(): ScreeningDescription {
+    return this.description();
+  }
+
+  async check(addresses: readonly string[]): Promise<ScreeningVerdict> {
+    let error: ScreeningVerdict | null = null;
+    const verdicts = await Promise.all(addresses.map((a) => this.one(a)));
+    for (const v of verdicts) {
+      if (v.result === 'blocked') return v;
+      if (v.result === 'error') error ??= v;
+    }
+    return error ?? { result: 'clear' };
+  }
+
+  private async one(address: string): Promise<ScreeningVerdict> {
+    const listed = this.lists ? await this.lists.check(address) : { result: 'clear' as const };
+    if (listed.result !== 'clear' || !this.http) return listed;
+    const now = this.now();
+    const hit = this.cache.get(address);
+    if (hit && hit.until > now) return hit.verdict;
+    const verdict = await this.http.check(address);
+    if (verdict.result !== 'error') {
+      if (this.cache.size >= CACHE_MAX) this.cache.clear();
+      this.cache.set(address, { verdict, until: now + this.ttlMs });
+    }
+    return verdict;
+  }
+}

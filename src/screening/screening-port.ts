@@ -1,0 +1,48 @@
+/**
+ * docs/spec.md §12 screening port: one question, asked of every configured provider — is any of these
+ * addresses blocked? A provider answers per address; the port answers for the set. Nothing here knows
+ * where a list comes from or how a risk API is called (src/screening/*-provider.ts do).
+ */
+
+/** Where the answer came from: a list's name and version, or the HTTP provider's name. */
+export interface ScreeningSource {
+  list: string;
+  /** The list's content hash and when it was loaded; the provider's name for an API answer. */
+  version: string;
+}
+
+export type ScreeningVerdict =
+  | { result: 'clear' }
+  | ({ result: 'blocked'; address: string; reason: string } & ScreeningSource)
+  /** The provider could not answer (timeout, HTTP error); the caller applies HUSH_SCREENING_ON_ERROR. */
+  | { result: 'error'; address: string; list: string; reason: string };
+
+/** One source of blocked addresses. */
+export interface ScreeningProvider {
+  readonly name: string;
+  /** The verdict for one address: blocked, clear, or error when the provider could not say. */
+  check(address: string): Promise<ScreeningVerdict> | ScreeningVerdict;
+}
+
+export interface Screening {
+  /** False when no provider is configured: callers skip screening entirely (zero cost). */
+  readonly enabled: boolean;
+  /** The first blocked verdict among the addresses, else the first error, else clear. */
+  check(addresses: readonly string[]): Promise<ScreeningVerdict>;
+  /** What /readyz and the log at start say about screening. */
+  describe(): ScreeningDescription;
+}
+
+export interface ScreeningDescription {
+  enabled: boolean;
+  lists: { name: string; version: string; loadedAt: string; addresses: number }[];
+  http: string | null;
+  onError: 'hold' | 'allow';
+}
+
+/** Screening off: no provider configured (docs/spec.md §12). */
+export const SCREENING_OFF: Screening = {
+  enabled: false,
+  check: async () => ({ result: 'clear' }),
+  describe: () => ({ enabled: false, lists: [], http: null, onError: 'hold' }),
+};

@@ -1,0 +1,88 @@
+import type { AssetRegistry } from '../config/assets.ts';
+import { receiptSigningBytes, type ReceiptDocument } from '../domain/receipt.ts';
+import type { Db } from '../store/db.ts';
+import type { OrderRecord } from '../store/orders-store.ts';
+import { insertReceipt } from '../store/receipts/insert-receipt.ts';
+import { publishReceiptKey } from '../store/receipts/receipt-keys.ts';
+import { unreceiptedOrders } from '../store/receipts/unreceipted-orders.ts';
+import { screeningResultFor } from '../store/screening-log-store.ts';
+import type { ReceiptKey } from '../treasury/receipt-key.ts';
+
+/** Orders signed per pass; a pass runs every PASS_MS while there are any, so a backlog drains at 50/s. */
+const BATCH = 50;
+const PASS_MS = 1_000;
+
+/** The receipt of a final order, as signed (docs/spec.md §12). */
+export function receiptDocument(o: OrderRecord, assets: AssetRegistry, screening: Awaited<ReturnType<typeof screeningResultFor>>, keyId: string, issuedAt: Date): ReceiptDocument {
+  const mint = (id: string) => assets.get(id)?.mint ?? '';
+  return {
+    type: 'hush.disclosure_receipt',
+    version: 1,
+    trackingId: o.trackingId,
+    status: o.status,
+    source: { assetId: o.sourceAssetId, mint: mint(o.sourceAssetId) },
+    destination: { assetId: o.destinationAssetId, mint: mint(o.destinationAssetId) },
+    amountIn: o.amountIn.toString(),
+    amountOut: o.amountOut.toString(),
+    sender: o.sender,
+    recipient: o.recipient,
+    deposit: o.deposit ? { signature: o.deposit.signature, amount: o.deposit.amount, confirmedAt: o.deposit.confirmedAt ?? null } : null,
+    payouts: o.payouts.map((p) => ({ signature: p.signature, amount: p.amount })),
+    refund: o.refund ? { signature: o.refund.signature, amount: o.refund.amount, reason: o.refund.reason } : null,
+    createdAt: o.createdAt.toISOString(),
+    finalAt: o.updatedAt.toISOString(),
+    screening: screening.map((e) => ({ stage: e.stage, result: e.result, at: e.at, list: e.list, version: e.version })),
+    issuedAt: issuedAt.toISOString(),
+    keyId,
+  };
+}
+
+/**
+ * Signs each final order's disclosure receipt once, where the receipt key is (the settling roles): the
+ * API holds no key and serves what was signed. One indexed store read per pass while idle, no chain call.
+ */
+export class ReceiptSigner {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly key: ReceiptKey,
+    private readonly assets: AssetRegistry,
+    private readonly log: (obj: Record<string, unknown>, msg: string) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    await publishReceiptKey(this.db, this.key.keyId);
+    this.timer = setInterval(() => void this.pass(), PASS_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => {});
+  }
+
+  /** One pass (tests call it): returns how many receipts it signed. Never two at once. */
+  pass(): Promise<number> {
+    this.running ??= this.signBatch()
+      .catch((e: unknown) => {
+        this.log({ err: e }, 'receipt signing failed');
+        return 0;
+      })
+      .finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async signBatch(): Promise<number> {
+    const orders = await unreceiptedOrders(this.db, BATCH);
+    let signed = 0;
+    for (const o of orders) {
+      const document = receiptDocument(o, this.assets, await screeningResultFor(this.db, o.trackingId), this.key.keyId, new Date());
+      const signature = await this.key.sign(receiptSigningBytes(document));
+      if (await insertReceipt(this.db, { orderId: o.id, keyId: this.key.keyId, document: JSON.stringify(document), signature })) signed++;
+    }
+    return signed;
+  }
+}

@@ -1,0 +1,34 @@
+import type { Queryable } from '../db.ts';
+
+/** A held order as the operator's queue shows it (docs/spec.md §12). */
+export interface HeldOrder {
+  trackingId: string;
+  accountId: string;
+  heldAt: string;
+  sourceAssetId: string;
+  destinationAssetId: string;
+  amountIn: string;
+  amountOut: string;
+  senderAddress: string;
+  recipientAddress: string;
+  /** The decision that held it: its stage, what it found and where. */
+  decision: { stage: string; result: string; field: string | null; address: string | null; list: string | null; version: string | null; reason: string | null } | null;
+}
+
+/** Held orders, oldest first, with the screening decision that held each. */
+export async function listHolds(db: Queryable, limit = 100): Promise<HeldOrder[]> {
+  const { rows } = await db.query<HeldOrder>(
+    `SELECT o.tracking_id AS "trackingId", o.account_id AS "accountId",
+            to_char(o.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "heldAt",
+            o.source_asset_id AS "sourceAssetId", o.destination_asset_id AS "destinationAssetId",
+            o.amount_in::text AS "amountIn", o.amount_out::text AS "amountOut",
+            o.sender AS "senderAddress", o.recipient AS "recipientAddress",
+            (SELECT json_build_object('stage', s.stage, 'result', s.result, 'field', s.field, 'address', s.address,
+                                      'list', s.list, 'version', s.version, 'reason', s.reason)
+               FROM screening_log s WHERE s.tracking_id = o.tracking_id AND s.result IN ('blocked', 'error')
+              ORDER BY s.id DESC LIMIT 1) AS decision
+       FROM orders o WHERE o.status = 'held' ORDER BY o.updated_at, o.id LIMIT $1`,
+    [Math.min(Math.max(limit, 1), 1000)],
+  );
+  return rows;
+}

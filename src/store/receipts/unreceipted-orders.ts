@@ -1,0 +1,12 @@
+import type { Queryable } from '../db.ts';
+import { toOrder, type OrderRecord, type OrderRow } from '../orders-store.ts';
+
+/** Final orders with a deposit and no receipt yet, oldest first (the partial index orders_unreceipted). */
+export async function unreceiptedOrders(db: Queryable, limit: number): Promise<OrderRecord[]> {
+  const { rows } = await db.query<OrderRow>(
+    `SELECT * FROM orders WHERE receipt_signed_at IS NULL AND status IN ('completed', 'refunded', 'failed', 'frozen')
+     ORDER BY id LIMIT $1`,
+    [limit],
+  );
+  return rows.map(toOrder);
+}

@@ -1,0 +1,73 @@
+import type { Queryable } from './db.ts';
+
+/** One row of the screening log (docs/spec.md §12). */
+export interface ScreeningLogEntry {
+  id: string;
+  at: string;
+  trackingId: string | null;
+  stage: 'quote' | 'deposit' | 'payout' | 'resolution';
+  field: string | null;
+  address: string | null;
+  result: 'clear' | 'blocked' | 'error' | 'release' | 'refund' | 'freeze';
+  list: string | null;
+  version: string | null;
+  reason: string | null;
+  actor: string;
+  note: string | null;
+}
+
+export type NewScreeningLogEntry = Omit<ScreeningLogEntry, 'id' | 'at' | 'trackingId' | 'field' | 'address' | 'list' | 'version' | 'reason' | 'note'> &
+  Partial<Pick<ScreeningLogEntry, 'trackingId' | 'field' | 'address' | 'list' | 'version' | 'reason' | 'note'>>;
+
+const COLUMNS = `id::text AS id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, tracking_id AS "trackingId",
+  stage, field, address, result, list, version, reason, actor, note`;
+
+export async function recordScreening(db: Queryable, e: NewScreeningLogEntry): Promise<void> {
+  await db.query(
+    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor, note)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [e.trackingId ?? null, e.stage, e.field ?? null, e.address ?? null, e.result, e.list ?? null, e.version ?? null, e.reason ?? null, e.actor, e.note ?? null],
+  );
+}
+
+/** Many decisions in one statement (a deposit batch's clear results). */
+export async function recordScreenings(db: Queryable, entries: NewScreeningLogEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const col = <K extends keyof NewScreeningLogEntry>(k: K) => entries.map((e) => e[k] ?? null);
+  await db.query(
+    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor, note)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])`,
+    [col('trackingId'), col('stage'), col('field'), col('address'), col('result'), col('list'), col('version'), col('reason'), col('actor'), col('note')],
+  );
+}
+
+/** Whether an operator released this order from a hold: settlement then no longer holds it for what was found. */
+export async function releasedByOperator(db: Queryable, trackingId: string): Promise<boolean> {
+  const { rows } = await db.query(`SELECT 1 FROM screening_log WHERE tracking_id = $1 AND stage = 'resolution' AND result = 'release' LIMIT 1`, [trackingId]);
+  return rows.length > 0;
+}
+
+/** The log, newest first, from before `beforeId` (paging) and optionally for one order. */
+export async function listScreeningLog(db: Queryable, opts: { limit?: number; beforeId?: string; trackingId?: string } = {}): Promise<ScreeningLogEntry[]> {
+  const { rows } = await db.query<ScreeningLogEntry>(
+    `SELECT ${COLUMNS} FROM screening_log
+     WHERE ($1::bigint IS NULL OR id < $1::bigint) AND ($2::text IS NULL OR tracking_id = $2)
+     ORDER BY id DESC LIMIT $3`,
+    [opts.beforeId ?? null, opts.trackingId ?? null, Math.min(Math.max(opts.limit ?? 100, 1), 1000)],
+  );
+  return rows;
+}
+
+/**
+ * What an order screened as, for its disclosure receipt: the latest decision of each stage (deposit,
+ * payout, resolution), oldest first. Empty when screening was off for it.
+ */
+export async function screeningResultFor(db: Queryable, trackingId: string): Promise<ScreeningLogEntry[]> {
+  const { rows } = await db.query<ScreeningLogEntry>(
+    `SELECT * FROM (
+       SELECT DISTINCT ON (stage) ${COLUMNS} FROM screening_log WHERE tracking_id = $1 ORDER BY stage, id DESC
+     ) latest ORDER BY id::bigint`,
+    [trackingId],
+  );
+  return rows;
+}

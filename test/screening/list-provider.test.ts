@@ -1,0 +1,105 @@
+/**
+ * docs/spec.md §12 lists: the OFAC SDN forms and a plain list are read; only SOL entries are kept; a
+ * malformed entry is reported with its line and skipped; a changed file is reloaded without a restart;
+ * an unreadable one keeps its last good content and alerts.
+ */
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { generateKeyPairSigner } from '@solana/kit';
+import { parseList } from '../../src/screening/list-parsing.ts';
+import { ListProvider } from '../../src/screening/list-provider.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'hush-screening-lists-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const newAddress = async () => (await generateKeyPairSigner()).address as string;
+
+describe('screening lists: parsing', () => {
+  it('OFAC SDN CSV: SOL addresses from the remarks; other currencies ignored; a bad SOL entry named by its line', async () => {
+    const [a, b] = [await newAddress(), await newAddress()];
+    const csv = [
+      '36216,"SOME ENTITY","-0-","-0-","-0-","-0-","-0-","-0-","-0-","Digital Currency Address - XBT 1BQAPyku1ZibWGAgd8QePpW1vAKHowqLez; Digital Currency Address - SOL ' + a + ';"',
+      '36217,"OTHER","-0-","-0-","-0-","-0-","-0-","-0-","-0-","Digital Currency Address - ETH 0x7F367cC41522cE07553e823bf3be79A889DEbe1B"',
+      '36218,"THIRD","-0-","-0-","-0-","-0-","-0-","-0-","-0-","Digital Currency Address - SOL notAnAddress0; Digital Currency Address - SOL ' + b + '"',
+    ].join('\n');
+    const parsed = parseList(csv);
+    assert.equal(parsed.form, 'ofac_csv');
+    assert.deepEqual([...parsed.addresses].sort(), [a, b].sort());
+    assert.deepEqual(parsed.errors, [{ line: 3, message: 'not a Solana address: "notAnAddress0"' }]);
+  });
+
+  it('OFAC SDN XML: idType SOL followed by its idNumber, across lines', async () => {
+    const a = await newAddress();
+    const xml = `<?xml version="1.0" standalone="yes"?>
+<sdnList>
+  <sdnEntry><uid>1</uid><idList>
+    <id><uid>9</uid><idType>Digital Currency Address - XBT</idType><idNumber>1BQAPyku1ZibWGAgd8QePpW1vAKHowqLez</idNumber></id>
+    <id><uid>10</uid><idType>Digital Currency Address - SOL</idType>
+      <idNumber>${a}</idNumber></id>
+    <id><uid>11</uid><idType>Digital Currency Address - SOL</idType><idNumber>0xnope</idNumber></id>
+  </idList></sdnEntry>
+</sdnList>`;
+    const parsed = parseList(xml);
+    assert.equal(parsed.form, 'ofac_xml');
+    assert.deepEqual([...parsed.addresses], [a]);
+    assert.deepEqual(parsed.errors, [{ line: 7, message: 'not a Solana address: "0xnope"' }]);
+  });
+
+  it('plain: one address a line, comments and blanks skipped, a malformed line reported by number', async () => {
+    const [a, b] = [await newAddress(), await newAddress()];
+    const parsed = parseList(`# operator list\n${a}\n\n  ${b}  # trailing comment\nnot base58 !\n`);
+    assert.equal(parsed.form, 'plain');
+    assert.deepEqual([...parsed.addresses].sort(), [a, b].sort());
+    assert.deepEqual(parsed.errors, [{ line: 5, message: 'not a Solana address: "not base58 !"' }]);
+  });
+});
+
+describe('screening lists: the provider', () => {
+  it('blocks a listed address with the list name and version; reloads a changed file; keeps the last good one when unreadable', async () => {
+    const [a, b] = [await newAddress(), await newAddress()];
+    const path = join(dir, 'blocked.txt');
+    writeFileSync(path, `${a}\nbad line\n`);
+    const skipped: string[] = [];
+    const unreadable: string[] = [];
+    const provider = new ListProvider([path, join(dir, 'missing.txt')], {
+      skipped: (list, line) => skipped.push(`${list}:${line}`),
+      unreadable: (list) => unreadable.push(list),
+    });
+    await provider.refresh();
+    assert.deepEqual(skipped, ['blocked.txt:2']);
+    assert.deepEqual(unreadable, ['missing.txt'], 'a list that cannot be read at start alerts, and does not stop the others');
+    const first = provider.check(a);
+    assert.equal(first.result, 'blocked');
+    assert.equal(first.result === 'blocked' && first.list, 'blocked.txt');
+    const version = first.result === 'blocked' ? first.version : '';
+    assert.match(version, /^[0-9a-f]{16}@\d{4}-/);
+    assert.deepEqual(provider.check(b), { result: 'clear' });
+
+    writeFileSync(path, `${a}\n${b}\n`);
+    utimesSync(path, new Date(), new Date(Date.now() + 5000));
+    await provider.refresh();
+    const second = provider.check(b);
+    assert.equal(second.result, 'blocked', 'a sender added to the list is blocked without a restart');
+    assert.notEqual(second.result === 'blocked' && second.version, version);
+
+    unlinkSync(path);
+    await provider.refresh();
+    assert.ok(unreadable.includes('blocked.txt'), 'an unreadable list alerts');
+    assert.equal(provider.check(b).result, 'blocked', 'the last good content stays in use');
+  });
+
+  it('an unreadable file (permissions) at reload keeps the last good one', async () => {
+    if (process.getuid?.() === 0) return; // root reads anything
+    const a = await newAddress();
+    const path = join(dir, 'perm.txt');
+    writeFileSync(path, `${a}\n`);
+    const provider = new ListProvider([path]);
+    await provider.refresh();
+    writeFileSync(path, `${a}\n${a}\n`);
+    chmodSync(path, 0o000);
+    await provider.refresh();
+    assert.equal(provider.check(a).result, 'blocked');
+  });
+});

@@ -1,0 +1,37 @@
+/** The screening log (src/store/screening-log-store.ts, migration 019): written, paged, and an order's latest decision per stage. */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { listScreeningLog, recordScreening, screeningResultFor } from '../../src/store/screening-log-store.ts';
+import { forEachEngine } from '../support/databases.ts';
+
+const TRK = 'trk_2JryitQJkiaRiDSdak1qQ1';
+const OTHER = 'trk_2JryitQJkiaRiDSdak1qQ2';
+
+forEachEngine('screening log', (ctx) => {
+  it('records decisions; lists them newest first, paged and per order; gives the latest of each stage for a receipt', async () => {
+    await recordScreening(ctx.db, { stage: 'quote', field: 'senderAddress', address: 'A', result: 'blocked', list: 'sdn.csv', version: 'v1', reason: 'listed', actor: 'hush' });
+    await recordScreening(ctx.db, { trackingId: TRK, stage: 'deposit', address: 'S', result: 'error', list: 'http:risk', reason: 'timeout', actor: 'hush' });
+    await recordScreening(ctx.db, { trackingId: TRK, stage: 'deposit', address: 'S', result: 'clear', actor: 'hush' });
+    await recordScreening(ctx.db, { trackingId: OTHER, stage: 'deposit', address: 'S2', result: 'clear', actor: 'hush' });
+    await recordScreening(ctx.db, { trackingId: TRK, stage: 'payout', address: 'R', result: 'clear', actor: 'hush' });
+    await recordScreening(ctx.db, { trackingId: TRK, stage: 'resolution', result: 'release', actor: 'admin', note: 'false positive' });
+
+    const all = await listScreeningLog(ctx.db);
+    assert.equal(all.length, 6);
+    assert.deepEqual(all.map((e) => e.stage), ['resolution', 'payout', 'deposit', 'deposit', 'deposit', 'quote']);
+    assert.match(all[0]!.at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const page = await listScreeningLog(ctx.db, { limit: 2 });
+    assert.deepEqual(await listScreeningLog(ctx.db, { beforeId: page[1]!.id, limit: 1 }), [all[2]]);
+    assert.equal((await listScreeningLog(ctx.db, { trackingId: TRK })).length, 4);
+
+    const latest = await screeningResultFor(ctx.db, TRK);
+    assert.deepEqual(latest.map((e) => [e.stage, e.result]), [['deposit', 'clear'], ['payout', 'clear'], ['resolution', 'release']]);
+    assert.equal(latest[2]!.note, 'false positive');
+    assert.deepEqual(await screeningResultFor(ctx.db, 'trk_none'), []);
+  });
+
+  it('refuses an unknown stage or result', async () => {
+    await assert.rejects(recordScreening(ctx.db, { stage: 'later' as never, result: 'clear', actor: 'hush' }));
+    await assert.rejects(recordScreening(ctx.db, { stage: 'quote', result: 'maybe' as never, actor: 'hush' }));
+  });
+});
