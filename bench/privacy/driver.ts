@@ -43,7 +43,7 @@ export interface BenchServer {
 export async function startServer(env: Record<string, string>): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hush-privacy-'));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/support/privacy-bench-server.ts'], {
-    env: { ...process.env, DATA_DIR: dataDir, HUSH_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = await new Promise<string>((resolve, reject) => {
