@@ -72,9 +72,14 @@ export class SettlementWorker {
     // A new slot over the socket wakes the watch at once (it polls nothing meanwhile).
     this.context.slots.start(() => this.loopsOf.wake('deposit-watch'));
     const { tickMs, sweepMs, rebalanceMs } = this.intervals;
+    // The two store-polling loops slow down while they find nothing (up to IDLE_SLOTS slots between passes):
+    // the work that must not wait (a confirmed deposit, a landed payout) wakes them, so an idle worker stops
+    // reading the store twice a slot. Cost: work nothing wakes (a payout's due time, a retry's back-off) may
+    // start up to that much later.
+    const idleMaxMs = Math.max(tickMs, IDLE_SLOTS * this.context.slotMs);
     this.loopsOf.start([
-      ['orders', tickMs, () => this.orderTick()],
-      ['transactions', tickMs, () => this.txTick()],
+      ['orders', tickMs, () => this.orderTick(), idleMaxMs],
+      ['transactions', tickMs, () => this.txTick(), idleMaxMs],
       ['deposit-watch', Math.max(10, Math.floor(tickMs / 20)), () => this.depositWatchTick()],
       ['sweeps', sweepMs, () => this.sweepTick()],
       ['partner-payouts', Math.max(250, (this.context.config.partnerPayoutIntervalS * 1000) / 4), () => this.scheduledPartnerTick()],
@@ -144,21 +149,28 @@ export class SettlementWorker {
   }
 }
 
-/** Named loops that sleep between iterations, can be woken early, and stop together. */
+/** How many slots an idle store-polling loop may sleep at most (its interval doubles per empty pass). */
+const IDLE_SLOTS = 2;
+
+/**
+ * Named loops that sleep between iterations, can be woken early, and stop together. A loop given an idle
+ * maximum doubles its sleep after each pass that did nothing (its body answered 0), up to that maximum; any
+ * pass that did something, or a wake, starts it again from its interval.
+ */
 class Loops {
   running = false;
   private loops: Promise<void>[] = [];
   private readonly detached = new Set<Promise<void>>();
   private readonly sleepers = new Set<() => void>();
   /** Cuts a loop's sleep short (by loop name), when work for it is known to be due now. */
-  private readonly wakers = new Map<string, () => void>();
+  private readonly wakers = new Map<string, (byWake?: boolean) => void>();
   private readonly wokenWhileBusy = new Set<string>();
 
   constructor(private readonly log: (obj: Record<string, unknown>, msg: string) => void) {}
 
-  start(loops: [name: string, everyMs: number, body: () => Promise<unknown>][]): void {
+  start(loops: [name: string, everyMs: number, body: () => Promise<unknown>, idleMaxMs?: number][]): void {
     this.running = true;
-    this.loops = loops.map(([name, everyMs, body]) => this.loop(name, everyMs, body));
+    this.loops = loops.map(([name, everyMs, body, idleMaxMs]) => this.loop(name, everyMs, body, idleMaxMs ?? everyMs));
   }
 
   async stop(): Promise<void> {
@@ -171,7 +183,7 @@ class Loops {
   wake(loop: string): void {
     const waker = this.wakers.get(loop);
     // Woken while busy: the next sleep is skipped, or the news that arrived meanwhile waits a full interval.
-    if (waker) waker();
+    if (waker) waker(true);
     else this.wokenWhileBusy.add(loop);
   }
 
@@ -181,27 +193,36 @@ class Loops {
     void p.finally(() => this.detached.delete(p));
   }
 
-  private async loop(name: string, everyMs: number, body: () => Promise<unknown>): Promise<void> {
+  private async loop(name: string, everyMs: number, body: () => Promise<unknown>, idleMaxMs: number): Promise<void> {
+    let sleepMs = everyMs;
     while (this.running) {
+      let idle = false;
       try {
-        await body();
+        idle = (await body()) === 0;
       } catch (e) {
         this.log({ err: e, loop: name }, 'settlement loop error');
       }
       if (!this.running) break;
-      if (this.wokenWhileBusy.delete(name)) continue;
+      sleepMs = idle ? Math.min(idleMaxMs, sleepMs * 2) : everyMs;
+      if (this.wokenWhileBusy.delete(name)) {
+        sleepMs = everyMs;
+        continue;
+      }
+      let woken = false;
       await new Promise<void>((resolve) => {
-        const t = setTimeout(done, everyMs);
+        const t = setTimeout(done, sleepMs);
         const wakers = this.wakers;
-        function done() {
+        function done(byWake = false) {
           clearTimeout(t);
+          woken = byWake;
           if (wakers.get(name) === done) wakers.delete(name);
           resolve();
         }
         this.sleepers.add(done);
         this.wakers.set(name, done);
-        setTimeout(() => this.sleepers.delete(done), everyMs + 1).unref();
+        setTimeout(() => this.sleepers.delete(done), sleepMs + 1).unref();
       });
+      if (woken) sleepMs = everyMs;
     }
   }
 }

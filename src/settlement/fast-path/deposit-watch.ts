@@ -70,8 +70,9 @@ export class DepositWatch {
     const notifiedFunded = this.balances.takeFunded();
     if (confirmedSlot !== this.lastSlot || notifiedFunded) {
       this.lastSlot = confirmedSlot;
-      // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick.
-      ctx.wake('transactions');
+      // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick
+      // (with none in flight the loop's own idle pass finds any another process sent).
+      if (ctx.sent.mayHaveLanded) ctx.wake('transactions');
       // Deposits already seen at `processed` are likely confirmed in this very slot: those go first, with
       // their signatures looked up alongside their balances, before the full read below.
       const byId = new Map(this.watched.map((r) => [String(r.id), r]));

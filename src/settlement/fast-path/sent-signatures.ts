@@ -32,6 +32,14 @@ export class SentSignatures {
     return true;
   }
 
+  /**
+   * Whether a slot's advance may have settled something: signatures are watched, or nothing is (no socket,
+   * or no read yet), so only a read can tell. With the socket up and nothing in flight, no.
+   */
+  get mayHaveLanded(): boolean {
+    return this.watches.size > 0 || this.ctx.subscriptions === null || !this.ctx.slots.live;
+  }
+
   /** Unsubscribes everything (the worker stops). */
   clear(): void {
     this.watchOnly([]);
