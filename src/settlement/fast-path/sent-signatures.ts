@@ -33,11 +33,11 @@ export class SentSignatures {
   }
 
   /**
-   * Whether a slot's advance may have settled something: signatures are watched, or nothing is (no socket,
-   * or no read yet), so only a read can tell. With the socket up and nothing in flight, no.
+   * Whether a slot's advance may have settled something: signatures are watched or were just sent (not yet
+   * watched), or no socket tells. With the socket up and nothing in flight, no.
    */
   get mayHaveLanded(): boolean {
-    return this.watches.size > 0 || this.ctx.subscriptions === null || !this.ctx.slots.live;
+    return this.watches.size > 0 || this.ctx.outbox.lastSent.size > 0 || this.ctx.subscriptions === null || !this.ctx.slots.live;
   }
 
   /** Unsubscribes everything (the worker stops). */
