@@ -127,7 +127,12 @@ export class SettlementContext implements SettlementDeps {
     this.payouts = new PayoutQueue(this);
     this.subscriptions = opts.subscriptions ?? null;
     this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs);
-    this.sent = new SentSignatures(this);
+    this.sent = new SentSignatures({
+      subscriptions: this.subscriptions,
+      socketLive: () => this.slots.live,
+      fallbackPollMs: () => this.fallbackPollMs,
+      wake: (loop) => this.wake(loop),
+    });
     this.foreign = new ForeignFunds(() => this.view, this.log);
   }
 

@@ -1,15 +1,15 @@
-import type { AccountBalance } from '../../chain/chain-view.ts';
-import { isUniqueViolation } from '../../store/db.ts';
-import { confirmDeposits as confirmDepositRows, type ConfirmClaim } from '../../store/settlement/confirm-deposits.ts';
-import { releaseOrders, type Release } from '../../store/settlement/release-orders.ts';
-import { depositConfirmation } from '../../ledger/deposit-confirmation.ts';
-import { faultPoint } from '../outbox.ts';
-import type { SettlementContext } from '../context.ts';
-import type { PlannedTransfer } from '../pools.ts';
-import { AWAITING_POLL_SLOTS, SETTLE_FALLBACK_SLOTS } from '../timing.ts';
-import type { DepositOrigin, OriginQuery } from '../../chain/deposit-origin.ts';
+import type { AccountBalance } from '../chain/chain-view.ts';
+import { isUniqueViolation } from '../store/db.ts';
+import { confirmDeposits as confirmDepositRows, type ConfirmClaim } from '../store/settlement/confirm-deposits.ts';
+import { releaseOrders, type Release } from '../store/settlement/release-orders.ts';
+import { depositConfirmation } from '../ledger/deposit-confirmation.ts';
+import { faultPoint } from './outbox.ts';
+import type { SettlementContext } from './context.ts';
+import type { PlannedTransfer } from './pools.ts';
+import { AWAITING_POLL_SLOTS, SETTLE_FALLBACK_SLOTS } from './timing.ts';
+import type { DepositOrigin, OriginQuery } from '../chain/deposit-origin.ts';
 import { payoutTxs, recordPayouts, type PayableOrder } from './plan-payouts.ts';
-import { holdOrderForScreening, recordDecisions, screenOrders } from './screen-orders.ts';
+import { holdOrderForScreening, recordDecisions, screenOrders } from './steps/screen-orders.ts';
 
 /** Who may fund an order's deposit account (its sender), and how it is counted. */
 export function originQuery(ctx: SettlementContext, o: Pick<PayableOrder, 'depositAccount' | 'sender' | 'sourceAssetId'>): OriginQuery {
