@@ -8,11 +8,19 @@ import type { SettlementContext } from './context.ts';
 import type { PlannedTransfer } from './pools.ts';
 import { AWAITING_POLL_SLOTS, SETTLE_FALLBACK_SLOTS } from './timing.ts';
 import type { DepositOrigin, OriginQuery } from '../chain/deposit-origin.ts';
-import { payoutTxs, recordPayouts, type PayableOrder } from './plan-payouts.ts';
-import { holdOrderForScreening, recordDecisions, screenOrders } from './steps/screen-orders.ts';
+import { payoutTxs, recordPayouts, type PayableOrder, type PlanPayoutsDeps } from './plan-payouts.ts';
+import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './steps/screen-orders.ts';
+
+/** What the deposit → payout path touches (the watch and the order loop pass the context). */
+export type ConfirmDepositsDeps = Pick<
+  SettlementContext,
+  'marks' | 'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'presigner' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset'
+> &
+  ScreenDeps &
+  PlanPayoutsDeps;
 
 /** Who may fund an order's deposit account (its sender), and how it is counted. */
-export function originQuery(ctx: SettlementContext, o: Pick<PayableOrder, 'depositAccount' | 'sender' | 'sourceAssetId'>): OriginQuery {
+export function originQuery(ctx: Pick<SettlementContext, 'asset'>, o: Pick<PayableOrder, 'depositAccount' | 'sender' | 'sourceAssetId'>): OriginQuery {
   return { account: o.depositAccount, sender: o.sender, native: ctx.asset(o.sourceAssetId).native };
 }
 
@@ -26,7 +34,7 @@ export function originQuery(ctx: SettlementContext, o: Pick<PayableOrder, 'depos
  * order it was given. Returns the orders it confirmed.
  */
 export async function confirmDeposits(
-  ctx: SettlementContext,
+  ctx: ConfirmDepositsDeps,
   orders: PayableOrder[],
   confirmed: Map<string, AccountBalance>,
   /**

@@ -79,8 +79,8 @@ export interface RunnerHooks {
  * outbox and the pools. Each step takes only the part it uses (its `…Deps` type, a Pick of this class).
  */
 export class SettlementContext implements SettlementDeps {
-  /** Replaceable in tests (a chain view over fixed balances). */
-  view: ChainView;
+  /** Read-only: built once (a test may swap it through a cast, for a view over fixed balances). */
+  readonly view: ChainView;
   readonly workerId: string;
   readonly leaseSeconds: number;
   readonly log: Log;
