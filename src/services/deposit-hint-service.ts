@@ -6,12 +6,9 @@ import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { HushConfig } from '../config/config.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
-import { randomInt } from 'node:crypto';
 import { addDepositHint, getOrderById, type OrderRecord } from '../store/orders-store.ts';
 import { confirmDeposits } from '../store/settlement/confirm-deposits.ts';
-import { depositMovement } from '../ledger/order-movements.ts';
-import { orderPayoutDue } from '../domain/settlement/payout-delay.ts';
-import { duePolicy } from '../config/privacy-settings.ts';
+import { depositConfirmation } from '../ledger/deposit-confirmation.ts';
 import type { OrderService } from './order-service.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
 import { statusRecord } from './order-views.ts';
@@ -144,13 +141,13 @@ export class DepositHintService {
         await addDepositHint(this.db, order.id, signature);
         return { status: 202, body: { success: true, order: statusRecord(order) } };
       }
-      order = await this.record(order, deposit.signature, deposit.amount);
+      order = await this.record(order, deposit.origin, deposit.held);
     }
     return { status: 200, body: { success: true, order: statusRecord(order) } };
   }
 
-  /** The order's own deposit at `confirmed` (the worker's view): its sender's transaction and what it put there, never more than the account holds. */
-  private async depositOnChain(order: OrderRecord, known?: AccountBalance): Promise<DepositOrigin | null> {
+  /** The order's own deposit at `confirmed` (the worker's view): its sender's transaction, and what the account holds. */
+  private async depositOnChain(order: OrderRecord, known?: AccountBalance): Promise<{ origin: DepositOrigin; held: bigint } | null> {
     const account = order.depositAccount;
     const native = this.config.assets.get(order.sourceAssetId)?.native ?? false;
     const [balance, origins] = await Promise.all([
@@ -160,7 +157,7 @@ export class DepositHintService {
     const origin = origins.get(account);
     const held = balance?.tokenAmount ?? 0n;
     if (!origin || held <= 0n) return null;
-    return { signature: origin.signature, amount: origin.amount < held ? origin.amount : held };
+    return { origin, held };
   }
 
   /**
@@ -170,12 +167,9 @@ export class DepositHintService {
    * worker's lease as it is (as its compare-and-set on the status alone always did); a worker that
    * confirmed it first leaves nothing to do.
    */
-  private async record(order: OrderRecord, signature: string, amount: bigint): Promise<OrderRecord> {
-    const now = new Date();
-    const c = this.config;
-    const dueAt = orderPayoutDue(order, now, duePolicy(c), randomInt);
-    const deposit = { signature, amount: amount.toString(), confirmedAt: now.toISOString() };
-    await confirmDeposits(this.db, HINT_WORKER_ID, 0, false, [{ id: order.id, deposit, dueAt, movement: depositMovement(order, amount) }], true);
+  private async record(order: OrderRecord, origin: DepositOrigin, held: bigint): Promise<OrderRecord> {
+    const item = depositConfirmation(this.config, order, origin, held, new Date());
+    await confirmDeposits(this.db, { workerId: HINT_WORKER_ID, leaseSeconds: 0, held: false, leaseFree: true }, [item]);
     return (await getOrderById(this.db, order.id))!;
   }
 }

@@ -79,8 +79,8 @@ export interface RunnerHooks {
  * outbox and the pools. Each step takes only the part it uses (its `…Deps` type, a Pick of this class).
  */
 export class SettlementContext implements SettlementDeps {
-  /** Replaceable in tests (a chain view over fixed balances). */
-  view: ChainView;
+  /** Read-only: built once (a test may swap it through a cast, for a view over fixed balances). */
+  readonly view: ChainView;
   readonly workerId: string;
   readonly leaseSeconds: number;
   readonly log: Log;
@@ -127,7 +127,12 @@ export class SettlementContext implements SettlementDeps {
     this.payouts = new PayoutQueue(this);
     this.subscriptions = opts.subscriptions ?? null;
     this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs);
-    this.sent = new SentSignatures(this);
+    this.sent = new SentSignatures({
+      subscriptions: this.subscriptions,
+      socketLive: () => this.slots.live,
+      fallbackPollMs: () => this.fallbackPollMs,
+      wake: (loop) => this.wake(loop),
+    });
     this.foreign = new ForeignFunds(() => this.view, this.log);
   }
 

@@ -4,7 +4,7 @@ import { releaseOrders, type Release } from '../store/settlement/release-orders.
 import type { NextLook, SettlementContext } from './context.ts';
 import { ORDER_BATCH, ORDER_BATCHES_IN_FLIGHT } from './timing.ts';
 import { advancePayout, type CompleteDeps } from './steps/complete.ts';
-import { confirmDeposits } from './steps/confirm-deposits.ts';
+import { confirmDeposits } from './confirm-deposits.ts';
 import { confirmOrExpire, readDeposits, type DepositReads } from './steps/confirm-or-expire.ts';
 import { payOrRefund, type PayOrRefundDeps } from './steps/pay-or-refund.ts';
 

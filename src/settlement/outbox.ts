@@ -3,8 +3,6 @@ import type { Log } from './deps.ts';
 
 export { faultPoint, type FaultPoint } from '../support/fault-points.ts';
 
-/** A settle-loop resend waits this long after the last send of the same signature. */
-export const RESEND_EVERY_MS = 2000;
 
 /**
  * Sending recorded transactions. The record comes first, always (insertChainTx, startPayouts, …): a

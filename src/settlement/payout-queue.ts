@@ -1,29 +1,30 @@
-import { allOrNothing } from '../store/db.ts';
-import { transitionOrder, type OrderRecord } from '../store/orders-store.ts';
-import { insertChainTx } from '../store/settlement/insert-chain-tx.ts';
+import { isUniqueViolation } from '../store/db.ts';
+import type { OrderRecord } from '../store/orders-store.ts';
+import { startPayouts, type PayableStatus } from '../store/settlement/start-payouts.ts';
 import type { SettlementDeps } from './deps.ts';
 import type { PlannedTransfer, Pools } from './pools.ts';
-import { PAYOUT_BATCH } from './timing.ts';
+import { PAYOUT_BATCH, SETTLE_FALLBACK_SLOTS } from './timing.ts';
 
 type PayoutJob = {
   o: OrderRecord;
-  from: 'deposit_confirmed' | 'swapping';
+  from: PayableStatus;
   resolve: (r: { planned: PlannedTransfer | null; ok: boolean }) => void;
   reject: (e: unknown) => void;
 };
 
 /**
- * An order's payout planned and recorded (its transactions, then `sending`), batched: the orders that
- * queue up while a batch is being recorded go together in the next one, inside one `exclusive` section
- * with one read of pending outflows and pool balances; each order still gets its own transaction.
+ * An order's payout planned and recorded (its transactions, then `sending`, released to its next look),
+ * batched: the orders that queue up while a batch is being recorded go together in the next one, inside
+ * one `exclusive` section with one read of pending outflows and pool balances; each order still gets its
+ * own statement (startPayouts with a batch of one), so one order's conflict is not another's.
  */
 export class PayoutQueue {
   private readonly queue: PayoutJob[] = [];
   private batches: Promise<void> | null = null;
 
-  constructor(private readonly ctx: Pick<SettlementDeps, 'db'> & { readonly pools: Pools }) {}
+  constructor(private readonly ctx: Pick<SettlementDeps, 'db' | 'workerId' | 'slotMs'> & { readonly pools: Pools }) {}
 
-  record(o: OrderRecord, from: 'deposit_confirmed' | 'swapping'): Promise<{ planned: PlannedTransfer | null; ok: boolean }> {
+  record(o: OrderRecord, from: PayableStatus): Promise<{ planned: PlannedTransfer | null; ok: boolean }> {
     return new Promise((resolve, reject) => {
       this.queue.push({ o, from, resolve, reject });
       this.kick();
@@ -56,8 +57,14 @@ export class PayoutQueue {
             if (planned !== null && 'error' in planned) return j.reject(planned.error);
             if (planned === null) return j.resolve({ planned: null, ok: false });
             try {
-              // All or nothing: a record never outlives a failed move (the watchdog failed the order meanwhile).
-              const ok = await allOrNothing(ctx.db, async (tx) => (await insertChainTx(tx, planned)) !== null && transitionOrder(tx, j.o.id, j.from, 'sending'));
+              // The batch path's own writer, with a batch of one (all or nothing: a record never outlives a
+              // failed move, e.g. the watchdog failed the order meanwhile). A live payout of the same order
+              // and part, or the same bytes, recorded already: not moved.
+              const moved = await startPayouts(ctx.db, ctx.workerId, [planned], SETTLE_FALLBACK_SLOTS * ctx.slotMs, j.from).catch((e: unknown) => {
+                if (isUniqueViolation(e)) return new Set<string>();
+                throw e;
+              });
+              const ok = moved.has(j.o.id);
               j.resolve({ planned, ok });
             } catch (e) {
               j.reject(e);

@@ -7,10 +7,10 @@ import { publishReceiptKey } from '../store/receipts/receipt-keys.ts';
 import { unreceiptedOrders } from '../store/receipts/unreceipted-orders.ts';
 import { screeningResultFor } from '../store/screening-log-store.ts';
 import type { ReceiptKey } from '../treasury/receipt-key.ts';
+import { RECEIPT_PASS_MS } from './timing.ts';
 
-/** Orders signed per pass; a pass runs every PASS_MS while there are any, so a backlog drains at 50/s. */
+/** Orders signed per pass; a pass runs every RECEIPT_PASS_MS while there are any, so a backlog drains at 50/s. */
 const BATCH = 50;
-const PASS_MS = 1_000;
 
 /** The receipt of a final order, as signed (docs/spec.md §12). */
 export function receiptDocument(o: OrderRecord, assets: AssetRegistry, screening: Awaited<ReturnType<typeof screeningResultFor>>, keyId: string, issuedAt: Date): ReceiptDocument {
@@ -54,7 +54,7 @@ export class ReceiptSigner {
 
   async start(): Promise<void> {
     await publishReceiptKey(this.db, this.key.keyId);
-    this.timer = setInterval(() => void this.pass(), PASS_MS);
+    this.timer = setInterval(() => void this.pass(), RECEIPT_PASS_MS);
     this.timer.unref();
   }
 

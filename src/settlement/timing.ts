@@ -11,6 +11,18 @@ export const ORDER_BATCHES_IN_FLIGHT = 4;
 export const PAYOUT_BATCH = 64;
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
 export const WATCHDOG_START_GRACE_MS = 10 * 60_000;
+/** A settle-loop resend waits this long after the last send of the same signature. */
+export const RESEND_EVERY_MS = 2000;
+/** Sweeps wait this many slots after the deposit watch last confirmed deposits. */
+export const SWEEP_QUIET_SLOTS = 4;
+/** A payout signed ahead is dropped after this (its blockhash stays valid far longer). */
+export const PRESIGN_MAX_AGE_MS = 20_000;
+/** Orders placed this recently have their payout signed before their deposit lands (see presign). */
+export const PRESIGN_AHEAD_MS = 20_000;
+/** How long a verdict "funded by someone else" stands while the balance stays the same (an RPC's history can lag its accounts). */
+export const FOREIGN_RECHECK_MS = 15_000;
+/** How often the receipt signer passes while orders wait for their receipt. */
+export const RECEIPT_PASS_MS = 1_000;
 /** Share of the request budget (HUSH_RPC_MAX_RPS) one fallback poll may spend while the socket is down. */
 const FALLBACK_POLL_BUDGET_SHARE = 0.2;
 

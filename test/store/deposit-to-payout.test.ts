@@ -1,5 +1,5 @@
 /**
- * confirmDepositsAndStartPayouts (the no-privacy-delay path: a deposit's confirmation and its payout in
+ * confirmDeposits with its payouts started in the same statement (the no-privacy-delay path: a deposit's confirmation and its payout in
  * one statement), on PGlite and on PostgreSQL: what moves to `sending` and what stops at
  * `deposit_confirmed`, and that the claim (compare-and-set under the row lock) is the same as
  * confirmDeposits'.
@@ -9,8 +9,7 @@ import { it } from 'node:test';
 import { getOrderById, insertOrderWithNewKey, type NewOrder } from '../../src/store/orders-store.ts';
 import type { NewChainTx } from '../../src/store/settlement/chain-tx.ts';
 import { chainTxsOfOrder } from '../../src/store/settlement/chain-txs-of-orders.ts';
-import { confirmDepositsAndStartPayouts } from '../../src/store/settlement/confirm-deposits-and-start-payouts.ts';
-import type { DepositConfirmation } from '../../src/store/settlement/confirm-deposits.ts';
+import { confirmDeposits, type DepositConfirmation } from '../../src/store/settlement/confirm-deposits.ts';
 import { isUniqueViolation, type Queryable } from '../../src/store/db.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { base58, createTestAccount, fakeAddress, newOrder } from '../support/store-fixtures.ts';
@@ -59,7 +58,7 @@ type Placed = Awaited<ReturnType<typeof place>>;
 
 /** Confirms the deposits of `placed`, each with its one payout, as worker w1 (`held`: w1 claimed them). */
 function confirmAndPay(db: Queryable, held: boolean, placed: Placed[]) {
-  return confirmDepositsAndStartPayouts(db, 'w1', 30, held, placed.map((p) => confirmation(p.id, p.order)), placed.map((p) => payout(p.id, p.order)), 1600);
+  return confirmDeposits(db, { workerId: 'w1', leaseSeconds: 30, held }, placed.map((p) => confirmation(p.id, p.order)), { txs: placed.map((p) => payout(p.id, p.order)), nextRunMs: 1600 });
 }
 
 forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
@@ -88,7 +87,7 @@ forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
       payout(later.id, later.order),
       payout(detected.id, detected.order),
     ];
-    const r = await confirmDepositsAndStartPayouts(ctx.db, 'w1', 30, false, items, txs, 1600);
+    const r = await confirmDeposits(ctx.db, { workerId: 'w1', leaseSeconds: 30, held: false }, items, { txs, nextRunMs: 1600 });
 
     assert.deepEqual([...r.due.keys()].sort(), [paid.id, split.id, noPayout.id, later.id, detected.id].sort());
     assert.deepEqual([...r.moved].sort(), [paid.id, split.id, detected.id].sort());
@@ -159,7 +158,7 @@ forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
     // The same signature for another order (same recipient, amount, pool and blockhash): the worker then
     // confirms alone and leaves the payout to the per-order step.
     await assert.rejects(
-      confirmDepositsAndStartPayouts(ctx.db, 'w1', 30, false, [confirmation(twin.id, twin.order)], [{ ...payout(twin.id, twin.order), signature: tx.signature }], 1600),
+      confirmDeposits(ctx.db, { workerId: 'w1', leaseSeconds: 30, held: false }, [confirmation(twin.id, twin.order)], { txs: [{ ...payout(twin.id, twin.order), signature: tx.signature }], nextRunMs: 1600 }),
       (e) => isUniqueViolation(e),
     );
     const o = (await getOrderById(ctx.db, twin.id))!;

@@ -23,7 +23,7 @@ forEachEngine('confirmDeposits', (ctx) => {
     const held = await orderIn(ctx.db);
     await claimOrder(ctx.db, held.id, 'other', 30);
     const due = new Date(Date.now() + 60_000);
-    const r = await confirmDeposits(ctx.db, 'w1', 30, false, [item(a.id, a.order, due), item(b.id, b.order, due), item(held.id, held.order, due)]);
+    const r = (await confirmDeposits(ctx.db, { workerId: 'w1', leaseSeconds: 30, held: false }, [item(a.id, a.order, due), item(b.id, b.order, due), item(held.id, held.order, due)])).due;
     assert.deepEqual([...r.keys()].sort(), [a.id, b.id].sort());
     assert.equal(r.get(a.id)!.getTime(), due.getTime());
     assert.deepEqual(await historyOf(ctx.db, a.id), ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed']);
@@ -39,7 +39,7 @@ forEachEngine('confirmDeposits', (ctx) => {
     const free = await orderIn(ctx.db);
     await claimOrder(ctx.db, mine.id, 'w1', 30);
     await ctx.db.query('UPDATE orders SET payout_due_at = $2 WHERE id = $1', [mine.id, new Date(1_000)]);
-    const r = await confirmDeposits(ctx.db, 'w1', 30, true, [item(mine.id, mine.order, new Date()), item(free.id, free.order, new Date())]);
+    const r = (await confirmDeposits(ctx.db, { workerId: 'w1', leaseSeconds: 30, held: true }, [item(mine.id, mine.order, new Date()), item(free.id, free.order, new Date())])).due;
     assert.deepEqual([...r.keys()], [mine.id]);
     assert.equal(r.get(mine.id)!.getTime(), 1_000, 'the first draw wins');
     assert.equal((await orderRow(ctx.db, free.id)).status, 'awaiting_deposit');
@@ -52,7 +52,7 @@ forEachEngine('confirmDeposits', (ctx) => {
     const leaseOf = async (id: string) => (await ctx.db.query<{ locked_until: Date }>('SELECT locked_until FROM orders WHERE id = $1', [id])).rows[0]!.locked_until;
     const before = await leaseOf(held.id);
     assert.ok(before instanceof Date);
-    const r = await confirmDeposits(ctx.db, 'deposit-hint', 0, false, [item(held.id, held.order, new Date()), item(free.id, free.order, new Date())], true);
+    const r = (await confirmDeposits(ctx.db, { workerId: 'deposit-hint', leaseSeconds: 0, held: false, leaseFree: true }, [item(held.id, held.order, new Date()), item(free.id, free.order, new Date())])).due;
     assert.deepEqual([...r.keys()].sort(), [held.id, free.id].sort());
     const after = await orderRow(ctx.db, held.id);
     assert.equal(after.status, 'deposit_confirmed');

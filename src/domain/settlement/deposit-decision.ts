@@ -34,3 +34,11 @@ export function depositDecision(status: WatchedStatus, confirmed: DepositBalance
   return dead ? { kind: 'expire' } : { kind: 'poll' };
 }
 
+
+/**
+ * An order's deposit: exactly what its sender's own transaction put there, never more than the account
+ * holds (docs/spec.md §5, "Whose deposit"); anything else in the account is swept as late funds.
+ */
+export function depositAmount(sent: bigint, held: bigint): bigint {
+  return sent < held ? sent : held;
+}

@@ -2,9 +2,9 @@ import type { AccountBalance } from '../../chain/chain-view.ts';
 import { associatedTokenAddress } from '../../chain/associated-token-address.ts';
 import { watchedOrders, type WatchedRow } from '../../store/settlement/watched-orders.ts';
 import type { SettlementContext } from '../context.ts';
-import { confirmDeposits, originQuery } from '../steps/confirm-deposits.ts';
+import { confirmDeposits, originQuery } from '../confirm-deposits.ts';
 import type { DepositOrigin } from '../../chain/deposit-origin.ts';
-import type { PayableOrder } from '../steps/plan-payouts.ts';
+import type { PayableOrder } from '../plan-payouts.ts';
 import { WatchedBalances } from './watched-balances.ts';
 
 /** How often, at most, watched deposit accounts are read at `processed` to sign payouts ahead. */

@@ -2,9 +2,8 @@ import { DepositOrigins, type DepositOrigin } from '../../chain/deposit-origin.t
 import type { ChainView } from '../../chain/chain-view.ts';
 import type { Log } from '../deps.ts';
 import { alertFields } from '../../support/alerts.ts';
+import { FOREIGN_RECHECK_MS as RECHECK_MS } from '../timing.ts';
 
-/** How long a verdict "funded by someone else" stands while the balance stays the same (an RPC's history can lag its accounts). */
-const RECHECK_MS = 15_000;
 
 /** An order whose deposit account is funded, but not by its sender's transaction (docs/spec.md §5, "Whose deposit"). */
 export interface ForeignOrder {

@@ -2,11 +2,8 @@ import type { AccountBalance } from '../../chain/chain-view.ts';
 import type { WatchedRow } from '../../store/settlement/watched-orders.ts';
 import type { SettlementDeps } from '../deps.ts';
 import type { PlanReads, PlannedTransfer, Pools } from '../pools.ts';
+import { PRESIGN_AHEAD_MS, PRESIGN_MAX_AGE_MS } from '../timing.ts';
 
-/** A payout signed ahead is dropped after this (its blockhash stays valid far longer). */
-const PRESIGN_MAX_AGE_MS = 20_000;
-/** Orders placed this recently have their payout signed before their deposit lands (see presign). */
-const PRESIGN_AHEAD_MS = 20_000;
 /** At most this many payouts signed ahead at once (memory, and signing for orders never funded). */
 const PRESIGN_AHEAD_MAX = 2_000;
 

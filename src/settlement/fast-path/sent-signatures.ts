@@ -1,6 +1,6 @@
 import type { Signature } from '@solana/kit';
-import type { SettlementContext } from '../context.ts';
-import { RESEND_EVERY_MS } from '../outbox.ts';
+import type { ChainSubscriptions } from '../../chain/chain-subscriptions.ts';
+import { RESEND_EVERY_MS } from '../timing.ts';
 
 /**
  * When the fate loop reads the statuses of pending transactions over HTTP. With the PubSub socket up,
@@ -10,21 +10,31 @@ import { RESEND_EVERY_MS } from '../outbox.ts';
  * are read at most once per fallback poll interval (a share of the request budget). The read itself
  * stays the authority: a notification only says when to look.
  */
+/** What it follows and whom it wakes: a narrow port, built by the context (which it does not import). */
+export interface SentSignaturesPort {
+  readonly subscriptions: ChainSubscriptions | null;
+  /** True while slot notifications arrive (the socket is up). */
+  socketLive(): boolean;
+  fallbackPollMs(): number;
+  /** Wakes the fate loop when a watched signature reached `confirmed`. */
+  wake(loop: 'transactions'): void;
+}
+
 export class SentSignatures {
   private readonly watches = new Map<string, () => void>();
   /** Watched signatures notified since the last read. */
   private readonly notified = new Set<string>();
   private lastReadAt = 0;
 
-  constructor(private readonly ctx: SettlementContext) {}
+  constructor(private readonly ctx: SentSignaturesPort) {}
 
   /** True when the statuses of `pending` should be read now (and counts this as that read). */
   due(pending: readonly { signature: string }[]): boolean {
     const now = Date.now();
     const subs = this.ctx.subscriptions;
     if (subs) this.watchOnly(pending.map((t) => t.signature));
-    const live = subs !== null && this.ctx.slots.live;
-    const every = live ? RESEND_EVERY_MS : this.ctx.fallbackPollMs;
+    const live = subs !== null && this.ctx.socketLive();
+    const every = live ? RESEND_EVERY_MS : this.ctx.fallbackPollMs();
     const notified = live && pending.some((t) => this.notified.has(t.signature));
     if (!notified && now - this.lastReadAt < every) return false;
     this.lastReadAt = now;

@@ -19,7 +19,7 @@ export class WatchedBalances {
   /** A watched account was notified funded since the watch last looked (see takeFunded). */
   private funded = false;
 
-  constructor(private readonly ctx: SettlementContext) {}
+  constructor(private readonly ctx: Pick<SettlementContext, 'subscriptions' | 'slots' | 'wake' | 'foreign' | 'view'>) {}
 
   /** True once after a watched account was notified funded. */
   takeFunded(): boolean {

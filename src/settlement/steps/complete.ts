@@ -7,7 +7,7 @@ import { chainTxsOfOrder, chainTxsOfOrders } from '../../store/settlement/chain-
 import { claimOrder } from '../../store/settlement/claim-order.ts';
 import { completePayouts, type PayoutCompletion } from '../../store/settlement/complete-payouts.ts';
 import { ordersByIds } from '../../store/settlement/orders-by-ids.ts';
-import { recordMovement, recordMovements } from '../../store/settlement/record-movements.ts';
+import { recordMovement } from '../../store/settlement/record-movements.ts';
 import { releaseOrder } from '../../store/settlement/release-orders.ts';
 import { feeMovement, refundFeeLegs } from '../../ledger/order-movements.ts';
 import { faultPoint } from '../outbox.ts';
@@ -64,12 +64,9 @@ export async function advancePayout(ctx: CompleteDeps, o: OrderRecord): Promise<
   faultPoint('payout-confirmed');
   // The final move and its fee booking commit together: a crash between them would lose the fee.
   if (kind === 'payout') {
-    const completed = await allOrNothing(ctx.db, async (tx) => {
-      if (!(await transitionOrder(tx, o.id, 'sending', 'completed', { payouts: transfers }))) return false;
-      await recordMovements(tx, [feeMovement(o)]);
-      return true;
-    });
-    if (completed) observeCompleted([o]);
+    // The batch path's writer with a batch of one, held by this step.
+    const completed = await completePayouts(ctx.db, [{ id: o.id, payouts: transfers, movement: feeMovement(o) }], true);
+    if (completed.size > 0) observeCompleted([o]);
   } else {
     const total = landed.reduce((s, t) => s + t.amount, 0n);
     const reason = o.failureReason ?? 'undeliverable';

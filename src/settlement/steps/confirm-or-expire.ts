@@ -3,7 +3,7 @@ import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
 import { depositDecision } from '../../domain/settlement/deposit-decision.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { AWAITING_POLL_SLOTS } from '../timing.ts';
-import { confirmDeposits } from './confirm-deposits.ts';
+import { confirmDeposits } from '../confirm-deposits.ts';
 
 /** `failureReason` of an order that expired while its deposit account held only someone else's funds. */
 export const DEPOSIT_ACCOUNT_TAKEN = 'deposit_account_taken';

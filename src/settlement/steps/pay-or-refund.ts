@@ -1,4 +1,5 @@
-import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
+import type { OrderRecord } from '../../store/orders-store.ts';
+import { refundOrder } from '../../store/settlement/refund-order.ts';
 import { payoutDueAt } from '../../store/settlement/payout-due-at.ts';
 import { recordMovements } from '../../store/settlement/record-movements.ts';
 import { setPayoutDue } from '../../store/settlement/set-payout-due.ts';
@@ -6,12 +7,12 @@ import { depositMovement } from '../../ledger/order-movements.ts';
 import { faultPoint } from '../outbox.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
-import { drawDue } from './confirm-deposits.ts';
+import { drawPayoutDue as drawDue } from '../../ledger/deposit-confirmation.ts';
 import { startSwap, type SwapDeps } from './swap.ts';
 import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './screen-orders.ts';
 
 /** What drawing the privacy delay touches (drawDue's own, plus the store). */
-export type DrawPayoutDueDeps = Pick<SettlementContext, 'db'> & Parameters<typeof drawDue>[0];
+export type DrawPayoutDueDeps = Pick<SettlementContext, 'db' | 'config'>;
 /** What the pay-or-refund step touches. */
 export type PayOrRefundDeps = DrawPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs'>;
 
@@ -22,7 +23,7 @@ export async function recordDeposit(ctx: Pick<SettlementContext, 'db'>, o: Order
 
 /** Draws the privacy delay once per order (the first draw wins) and returns the payout due time. */
 export async function drawPayoutDue(ctx: DrawPayoutDueDeps, o: OrderRecord, from: Date): Promise<Date> {
-  return (await setPayoutDue(ctx.db, o.id, drawDue(ctx, o, from)))!;
+  return (await setPayoutDue(ctx.db, o.id, drawDue(ctx.config, o, from)))!;
 }
 
 /**
@@ -35,7 +36,7 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
   // the ledger and draw its privacy delay here (both idempotent), before anything moves.
   await recordDeposit(ctx, o, deposited);
   if (deposited !== o.amountIn) {
-    await transitionOrder(ctx.db, o.id, 'deposit_confirmed', 'refunding', { failureReason: deposited < o.amountIn ? 'deposit_short' : 'deposit_over' });
+    await refundOrder(ctx.db, o.id, 'deposit_confirmed', deposited < o.amountIn ? 'deposit_short' : 'deposit_over');
     return { delayMs: 0 };
   }
   let from: 'deposit_confirmed' | 'swapping' = o.status === 'swapping' ? 'swapping' : 'deposit_confirmed';

@@ -2,7 +2,8 @@ import { COMPUTE_BUDGET_INSTRUCTIONS } from '../../chain/hush-transactions.ts';
 import { recipientRefused } from '../../domain/settlement/recipient-refusal.ts';
 import { swapLegs } from '../../ledger/order-movements.ts';
 import { allOrNothing } from '../../store/db.ts';
-import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
+import type { OrderRecord } from '../../store/orders-store.ts';
+import { refundOrder } from '../../store/settlement/refund-order.ts';
 import type { ChainTxOf } from '../../store/settlement/chain-tx.ts';
 import { recordMovement } from '../../store/settlement/record-movements.ts';
 import type { SettlementContext } from '../context.ts';
@@ -22,7 +23,7 @@ export async function refundRefusedPayout(ctx: RefusedPayoutDeps, o: OrderRecord
   const errors = payouts.filter((t) => t.status === 'failed').map((t) => t.meta.err);
   if (!recipientRefused(errors, COMPUTE_BUDGET_INSTRUCTIONS)) return false;
   const moved = await allOrNothing(ctx.db, async (tx) => {
-    if (!(await transitionOrder(tx, o.id, 'sending', 'refunding', { failureReason: 'recipient_refused' }))) return false;
+    if (!(await refundOrder(tx, o.id, 'sending', 'recipient_refused'))) return false;
     if (o.sourceAssetId !== o.destinationAssetId) {
       const net = o.amountIn - o.serviceFee - o.partnerFee - o.networkFee;
       const undo = swapLegs(o, net).map((l) => ({ ...l, amount: -l.amount }));

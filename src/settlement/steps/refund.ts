@@ -1,5 +1,6 @@
 import { allOrNothing } from '../../store/db.ts';
-import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
+import type { OrderRecord } from '../../store/orders-store.ts';
+import { failOrder } from '../../store/settlement/fail-order.ts';
 import { holdOrder } from '../../store/settlement/hold-order.ts';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { cannotReceiveSol as solCannotLand, needsRecipientLamports, refundPlan } from '../../domain/settlement/refund-plan.ts';
@@ -36,12 +37,12 @@ export async function startRefund(ctx: RefundDeps, o: OrderRecord): Promise<Next
   const lamports = amountLeft > 0n && needsRecipientLamports(native, amountLeft) ? await lamportsOf(ctx, o.sender) : 0n;
   const plan = refundPlan(deposited, o.networkFee, native, lamports);
   if (plan.kind === 'below_cost') {
-    await transitionOrder(ctx.db, o.id, 'refunding', 'failed', { failureReason: 'deposit_below_refund_cost' });
+    await failOrder(ctx.db, o.id, 'refunding', 'deposit_below_refund_cost');
     ctx.alert('deposit_unrefundable', { trackingId: o.trackingId, deposited: deposited.toString() }, 'ALERT: deposit too small to refund; held in custody');
     return {};
   }
   if (plan.kind === 'below_rent') {
-    await transitionOrder(ctx.db, o.id, 'refunding', 'failed', { failureReason: 'refund_below_rent' });
+    await failOrder(ctx.db, o.id, 'refunding', 'refund_below_rent');
     ctx.alert('refund_below_rent', { trackingId: o.trackingId, amount: plan.amount.toString() }, "ALERT: refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
     return {};
   }

@@ -14,7 +14,7 @@ import { networkCostMovement } from '../../ledger/network-cost.ts';
 import { assetMovements } from '../../ledger/order-movements.ts';
 import { withLateArrivals } from '../../ledger/sweep-legs.ts';
 import type { TxCosts } from '../../chain/chain-view.ts';
-import { RESEND_EVERY_MS } from '../outbox.ts';
+import { RESEND_EVERY_MS } from '../timing.ts';
 import type { SettlementContext } from '../context.ts';
 import { runStep, type Step } from '../step.ts';
 import { completeOrders, stepPayingOrder, type CompleteDeps } from './complete.ts';

@@ -1,4 +1,5 @@
 import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
+import { refundOrder } from '../../store/settlement/refund-order.ts';
 import { recordMovement } from '../../store/settlement/record-movements.ts';
 import { convertForSwap } from '../../domain/swap-conversion.ts';
 import { swapLegs } from '../../ledger/order-movements.ts';
@@ -26,7 +27,7 @@ export async function startSwap(ctx: SwapDeps, o: OrderRecord): Promise<'swapped
       return 'wait';
     }
     if (liveOut * 10_000n < o.amountOut * (10_000n - BigInt(drift))) {
-      await transitionOrder(ctx.db, o.id, 'deposit_confirmed', 'refunding', { failureReason: 'price_moved' });
+      await refundOrder(ctx.db, o.id, 'deposit_confirmed', 'price_moved');
       ctx.log({ trackingId: o.trackingId, quoted: o.amountOut.toString(), live: liveOut.toString() }, 'swap refunded: price moved');
       return 'refund';
     }

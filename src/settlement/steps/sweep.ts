@@ -1,3 +1,4 @@
+import { SWEEP_QUIET_SLOTS } from '../timing.ts';
 import { randomInt } from 'node:crypto';
 import { buildSweep, type SweepItem } from '../../chain/hush-transactions.ts';
 import { assetsWithUnsweptDeposits } from '../../store/settlement/assets-with-unswept-deposits.ts';
@@ -16,8 +17,6 @@ import type { FreshBlockhash } from '../../chain/solana-chain.ts';
 export type SweepDeps = Pick<SettlementContext, 'db' | 'view' | 'chain' | 'shape' | 'asset' | 'treasury' | 'outbox' | 'alerted' | 'alert' | 'log' | 'slotMs'>;
 
 const SWEEP_BATCH = 4;
-/** Sweeps wait this many slots after the deposit watch last confirmed deposits. */
-const SWEEP_QUIET_SLOTS = 4;
 const SWEEP_MAX_DEFERRALS = 3;
 /** A block height past every deposit transaction's: asks the store whether anything is unswept at all. */
 const ANY_HEIGHT = 1n << 62n;

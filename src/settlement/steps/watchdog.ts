@@ -1,5 +1,6 @@
 import { purgeIdempotencyKeys } from '../../store/idempotency-store.ts';
-import { purgeDepositHints, transitionOrder } from '../../store/orders-store.ts';
+import { purgeDepositHints } from '../../store/orders-store.ts';
+import { failOrder } from '../../store/settlement/fail-order.ts';
 import { stuckOrders } from '../../store/settlement/stuck-orders.ts';
 import type { SettlementContext } from '../context.ts';
 import { runStep, type Step } from '../step.ts';
@@ -53,7 +54,7 @@ export class Watchdog implements Step<WatchdogDeps, Stuck[], null, WatchdogPlan>
     let failed = 0;
     for (const r of plan) {
       // Never while a worker holds it or a payout or refund of it is pending or landed: "funds held" must be true.
-      if (await transitionOrder(ctx.db, r.id, r.status, 'failed', { failureReason: r.failureReason }, { idle: true })) {
+      if (await failOrder(ctx.db, r.id, r.status, r.failureReason, { idle: true })) {
         failed++;
         ctx.alert('order_stuck_failed', { trackingId: r.trackingId, status: r.status }, 'ALERT: order stuck; moved to failed, funds held');
       } else if (!this.stuckInFlight.has(r.id)) {

@@ -1,7 +1,9 @@
 import type { Queryable } from '../db.ts';
 import type { DepositInfo } from '../orders-store.ts';
 import { transitionSql } from '../order-transitions.ts';
+import { chainTxParams, type NewChainTx } from './chain-tx.ts';
 import { LEDGER_INSERT_FROM_PARAMS, legParams, movementRows, type Movement } from './movements.ts';
+import { assignments, PAYOUT_RECORDS, STARTED } from './start-payouts.ts';
 
 export interface DepositConfirmation {
   id: string;
@@ -12,48 +14,120 @@ export interface DepositConfirmation {
   movement: Movement;
 }
 
-/** $1…$6 of both deposit confirmations (this one and confirmDepositsAndStartPayouts): the orders, their deposits and due times, the worker's claim. */
-export function confirmationParams(workerId: string, leaseSeconds: number, held: boolean, items: DepositConfirmation[]): unknown[] {
-  return [items.map((i) => i.id), items.map((i) => JSON.stringify(i.deposit)), items.map((i) => i.dueAt), workerId, leaseSeconds, held];
+/** Who confirms: the worker and its lease; `held`: it claimed the orders; `leaseFree`: no claim (the deposit hint). */
+export interface ConfirmClaim {
+  workerId: string;
+  leaseSeconds: number;
+  held: boolean;
+  leaseFree?: boolean;
+}
+
+/** The payouts started in the same statement (no privacy delay): their signed transactions, the next look. */
+export interface PayoutStart {
+  txs: NewChainTx[];
+  nextRunMs: number;
+}
+
+/** What `→ deposit_confirmed` writes besides the status: the deposit, the first due time drawn, this worker's lease ($7: leaseFree keeps the lease). */
+const CONFIRMED: Readonly<Record<string, string>> = {
+  deposit: 'v.deposit',
+  payout_due_at: 'coalesce(o.payout_due_at, v.due)',
+  locked_by: 'CASE WHEN $7::boolean THEN o.locked_by ELSE $4 END',
+  locked_until: 'CASE WHEN $7::boolean THEN o.locked_until ELSE now() + make_interval(secs => $5) END',
+};
+
+/** The deposit's ledger leg ($8…$13), written once for both statements. */
+const DEPOSIT_LEGS = `l AS (${LEDGER_INSERT_FROM_PARAMS(8)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)`;
+
+/** The claim of both statements: compared under the row lock, SKIP LOCKED as claims are; `pay` (composed): which move on to `sending`. */
+function claimCtes(pay: string | null): string {
+  return `v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[]) AS v(id, deposit, due)),${pay ? `\n     ${pay},` : ''}
+     s AS (
+       SELECT o.id, o.status AS from_status${pay ? `, (p.order_id IS NOT NULL AND (o.payout_due_at IS NULL OR o.payout_due_at <= clock_timestamp())) AS pay` : ''}
+       FROM orders o${pay ? ' LEFT JOIN p ON p.order_id = o.id' : ''}
+       WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
+         AND CASE WHEN $7::boolean THEN true WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END
+       FOR UPDATE OF o SKIP LOCKED)`;
 }
 
 const CONFIRM = transitionSql({
   route: ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed'],
   fromCount: 2,
   fromExpr: 's.from_status',
-  before: `v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[]) AS v(id, deposit, due)),
-     s AS (
-       SELECT o.id, o.status AS from_status FROM orders o
-       WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
-         AND CASE WHEN $13::boolean THEN true WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END
-       FOR UPDATE SKIP LOCKED)`,
-  set: `deposit = v.deposit, payout_due_at = coalesce(o.payout_due_at, v.due),
-         locked_by = CASE WHEN $13::boolean THEN o.locked_by ELSE $4 END,
-         locked_until = CASE WHEN $13::boolean THEN o.locked_until ELSE now() + make_interval(secs => $5) END`,
+  before: claimCtes(null),
+  set: assignments(CONFIRMED),
   from: 'FROM v JOIN s ON s.id = v.id',
   where: 'o.id = v.id',
   returning: 'o.payout_due_at',
-  effects: `l AS (${LEDGER_INSERT_FROM_PARAMS(7)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)`,
+  effects: DEPOSIT_LEGS,
   select: 'u.payout_due_at',
 });
 
+/** Each column: startPayouts' value for the rows that go on to `sending`, the confirmation's (or the row's own) for the others. */
+function composed(): Readonly<Record<string, string>> {
+  const started = STARTED(14);
+  const out: Record<string, string> = {};
+  for (const col of new Set([...Object.keys(CONFIRMED), ...Object.keys(started)])) {
+    const paid = started[col] ?? CONFIRMED[col]!;
+    const confirmed = CONFIRMED[col] ?? `o.${col}`;
+    out[col] = paid === confirmed ? paid : `CASE WHEN s.pay THEN ${paid} ELSE ${confirmed} END`;
+  }
+  return out;
+}
+
+// CONFIRM and startPayouts' `→ sending` in one statement ($14: next look, $15…$24: the payouts).
+const CONFIRM_AND_START = transitionSql({
+  route: ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending'],
+  fromCount: 2,
+  fromExpr: 's.from_status',
+  to: { when: 's.pay', then: 'sending', else: 'deposit_confirmed' },
+  before: claimCtes('p AS (SELECT DISTINCT order_id FROM unnest($16::bigint[]) AS p(order_id))'),
+  set: assignments(composed()),
+  from: 'FROM v JOIN s ON s.id = v.id',
+  where: 'o.id = v.id',
+  returning: 'o.payout_due_at, s.pay',
+  effects: `${DEPOSIT_LEGS},\n     ${PAYOUT_RECORDS(15, 'SELECT id FROM u WHERE pay')}`,
+  select: 'u.payout_due_at, u.pay',
+});
+
 /**
- * Confirms many deposits in one statement: each order still awaiting its deposit (or with it detected)
- * moves, when `held`, if this worker's step holds it (the caller claimed it), else if nobody holds it
- * (the statement claims it: SKIP LOCKED, as claims), to
- * `deposit_confirmed` under this worker's lease, with a `deposit_detected` history entry when it skipped
- * that status and a `deposit_confirmed` one, its payout due time, its deposit's ledger movement and the
- * change notification. The status is compared under the row lock: the compare-and-set. Returns the payout
- * due time in force of every order that moved (those are now held by this worker). `leaseFree` (the
- * deposit hint, which is no worker): the order moves whoever holds it, and its lease is left as it is.
+ * The one writer of `awaiting_deposit | deposit_detected → deposit_confirmed` (and, composed, `→ sending`),
+ * for a batch: the watch's, the order loop's (a batch of one too) and the deposit hint's. Each order still
+ * awaiting its deposit (or with it detected) moves, when `held`, if this worker holds it (the caller
+ * claimed it), else if nobody holds it (the statement claims it: SKIP LOCKED), to `deposit_confirmed` under
+ * this worker's lease, with a `deposit_detected` history entry when it skipped that status, its payout due
+ * time, its deposit's ledger leg and the change notification. `leaseFree` (the deposit hint, which is no
+ * worker): the order moves whoever holds it, and its lease is left as it is.
+ *
+ * `start` (no privacy delay: the due time drawn now is now): startPayouts composed into the same
+ * statement, so each order confirmed whose payout is in `start.txs`, unless a due time drawn earlier is
+ * still ahead, moves on to `sending` — history `deposit_confirmed`, `sending`; its payout recorded; the
+ * order released — and the others stop at `deposit_confirmed`. One write of each order row instead of two:
+ * on PGlite the second statement was half of the time from a confirmed deposit to its payout.
+ *
+ * Returns the due time in force of every order confirmed, and which of them moved to `sending`.
  */
-export async function confirmDeposits(db: Queryable, workerId: string, leaseSeconds: number, held: boolean, items: DepositConfirmation[], leaseFree = false): Promise<Map<string, Date>> {
-  if (items.length === 0) return new Map();
-  const legs = movementRows(items.map((i) => i.movement));
-  const { rows } = await db.query<{ id: string | number; payout_due_at: Date }>(CONFIRM, [
-    ...confirmationParams(workerId, leaseSeconds, held, items),
-    ...legParams(legs),
-    leaseFree,
-  ]);
-  return new Map(rows.map((r) => [String(r.id), r.payout_due_at]));
+export async function confirmDeposits(
+  db: Queryable,
+  claim: ConfirmClaim,
+  items: DepositConfirmation[],
+  start?: PayoutStart,
+): Promise<{ due: Map<string, Date>; moved: Set<string> }> {
+  if (items.length === 0) return { due: new Map(), moved: new Set() };
+  const legs = legParams(movementRows(items.map((i) => i.movement)));
+  const params = [
+    items.map((i) => i.id),
+    items.map((i) => JSON.stringify(i.deposit)),
+    items.map((i) => i.dueAt),
+    claim.workerId,
+    claim.leaseSeconds,
+    claim.held,
+    claim.leaseFree ?? false,
+    ...legs,
+  ];
+  const { rows } = await db.query<{ id: string | number; payout_due_at: Date; pay?: boolean }>(
+    start ? CONFIRM_AND_START : CONFIRM,
+    start ? [...params, start.nextRunMs, ...chainTxParams(start.txs)] : params,
+  );
+  return { due: new Map(rows.map((r) => [String(r.id), r.payout_due_at])), moved: new Set(rows.filter((r) => r.pay === true).map((r) => String(r.id))) };
 }

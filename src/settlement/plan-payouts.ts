@@ -1,8 +1,8 @@
-import type { OrderRecord } from '../../store/orders-store.ts';
-import { startPayouts } from '../../store/settlement/start-payouts.ts';
-import type { SettlementContext } from '../context.ts';
-import { available, type PlanReads, type PlannedTransfer } from '../pools.ts';
-import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
+import type { OrderRecord } from '../store/orders-store.ts';
+import { startPayouts } from '../store/settlement/start-payouts.ts';
+import type { SettlementContext } from './context.ts';
+import { available, type PlanReads, type PlannedTransfer } from './pools.ts';
+import { SETTLE_FALLBACK_SLOTS } from './timing.ts';
 
 /** What choosing the payouts touches, and recording them. */
 export type PayoutTxsDeps = Pick<SettlementContext, 'db' | 'config' | 'asset' | 'pools' | 'presigner'>;

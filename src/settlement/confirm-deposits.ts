@@ -1,29 +1,27 @@
-import { randomInt } from 'node:crypto';
-import type { AccountBalance } from '../../chain/chain-view.ts';
-import { isUniqueViolation } from '../../store/db.ts';
-import { confirmDeposits as confirmDepositRows } from '../../store/settlement/confirm-deposits.ts';
-import { confirmDepositsAndStartPayouts } from '../../store/settlement/confirm-deposits-and-start-payouts.ts';
-import { releaseOrders, type Release } from '../../store/settlement/release-orders.ts';
-import { orderPayoutDue } from '../../domain/settlement/payout-delay.ts';
-import { duePolicy } from '../../config/privacy-settings.ts';
-import type { OrderRecord } from '../../store/orders-store.ts';
-import { depositMovement } from '../../ledger/order-movements.ts';
-import { faultPoint } from '../outbox.ts';
-import type { SettlementContext } from '../context.ts';
-import type { PlannedTransfer } from '../pools.ts';
-import { AWAITING_POLL_SLOTS, SETTLE_FALLBACK_SLOTS } from '../timing.ts';
-import type { DepositOrigin, OriginQuery } from '../../chain/deposit-origin.ts';
-import { payoutTxs, recordPayouts, type PayableOrder } from './plan-payouts.ts';
-import { holdOrderForScreening, recordDecisions, screenOrders } from './screen-orders.ts';
+import type { AccountBalance } from '../chain/chain-view.ts';
+import { isUniqueViolation } from '../store/db.ts';
+import { confirmDeposits as confirmDepositRows, type ConfirmClaim } from '../store/settlement/confirm-deposits.ts';
+import { releaseOrders, type Release } from '../store/settlement/release-orders.ts';
+import { depositConfirmation } from '../ledger/deposit-confirmation.ts';
+import { faultPoint } from './outbox.ts';
+import type { SettlementContext } from './context.ts';
+import type { PlannedTransfer } from './pools.ts';
+import { AWAITING_POLL_SLOTS, SETTLE_FALLBACK_SLOTS } from './timing.ts';
+import type { DepositOrigin, OriginQuery } from '../chain/deposit-origin.ts';
+import { payoutTxs, recordPayouts, type PayableOrder, type PlanPayoutsDeps } from './plan-payouts.ts';
+import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './steps/screen-orders.ts';
+
+/** What the deposit → payout path touches (the watch and the order loop pass the context). */
+export type ConfirmDepositsDeps = Pick<
+  SettlementContext,
+  'marks' | 'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'presigner' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset'
+> &
+  ScreenDeps &
+  PlanPayoutsDeps;
 
 /** Who may fund an order's deposit account (its sender), and how it is counted. */
-export function originQuery(ctx: SettlementContext, o: Pick<PayableOrder, 'depositAccount' | 'sender' | 'sourceAssetId'>): OriginQuery {
+export function originQuery(ctx: Pick<SettlementContext, 'asset'>, o: Pick<PayableOrder, 'depositAccount' | 'sender' | 'sourceAssetId'>): OriginQuery {
   return { account: o.depositAccount, sender: o.sender, native: ctx.asset(o.sourceAssetId).native };
-}
-
-/** A payout due time (docs/spec.md §9): see payoutDueFor. */
-export function drawDue(ctx: SettlementContext, o: Pick<OrderRecord, 'quote'>, from: Date): Date {
-  return orderPayoutDue(o, from, duePolicy(ctx.config), randomInt);
 }
 
 /**
@@ -36,7 +34,7 @@ export function drawDue(ctx: SettlementContext, o: Pick<OrderRecord, 'quote'>, f
  * order it was given. Returns the orders it confirmed.
  */
 export async function confirmDeposits(
-  ctx: SettlementContext,
+  ctx: ConfirmDepositsDeps,
   orders: PayableOrder[],
   confirmed: Map<string, AccountBalance>,
   /**
@@ -77,32 +75,21 @@ export async function confirmDeposits(
       // it could not attribute.
       orders = orders.filter((o) => origins.get(o.depositAccount));
       const now = new Date();
-      // Exactly what the sender's transaction put there: anything else in the account is swept as late funds.
-      const deposits = new Map(
-        orders.map((o) => {
-          const origin = origins.get(o.depositAccount)!;
-          const held = confirmed.get(o.depositAccount)!.tokenAmount!;
-          return [o.id, { signature: origin.signature, amount: (origin.amount < held ? origin.amount : held).toString(), confirmedAt: now.toISOString() }];
-        }),
-      );
-      const items = orders.map((o) => ({
-        id: o.id,
-        deposit: deposits.get(o.id)!,
-        dueAt: drawDue(ctx, o, now),
-        movement: depositMovement(o, BigInt(deposits.get(o.id)!.amount)),
-      }));
-      const sendable = (o: PayableOrder) => BigInt(deposits.get(o.id)!.amount) === o.amountIn && o.sourceAssetId === o.destinationAssetId && !holds.has(o.id);
+      const items = orders.map((o) => depositConfirmation(ctx.config, o, origins.get(o.depositAccount)!, confirmed.get(o.depositAccount)!.tokenAmount!, now));
+      const deposited = new Map(items.map((i) => [i.id, BigInt(i.deposit.amount)]));
+      const sendable = (o: PayableOrder) => deposited.get(o.id) === o.amountIn && o.sourceAssetId === o.destinationAssetId && !holds.has(o.id);
+      const claim: ConfirmClaim = { workerId: ctx.workerId, leaseSeconds: ctx.leaseSeconds, held: opts.held };
       if (ctx.config.payoutDelayS.max === 0) {
         // No privacy delay: every matching deposit is paid at once, so its confirmation and its payout
         // are one statement (the payouts planned first, mostly signed ahead at `processed`).
         const eligible = orders.filter(sendable);
         const txs = eligible.length > 0 ? await payoutTxs(ctx, eligible, await reads) : [];
         const nextRunMs = SETTLE_FALLBACK_SLOTS * ctx.slotMs;
-        const r = await confirmDepositsAndStartPayouts(ctx.db, ctx.workerId, ctx.leaseSeconds, opts.held, items, txs, nextRunMs).catch(async (e: unknown) => {
+        const r = await confirmDepositRows(ctx.db, claim, items, { txs, nextRunMs }).catch(async (e: unknown) => {
           // A payout already recorded with the same bytes (same recipient, amount, pool and blockhash as
           // another order's): confirm alone; the per-order step plans these payouts one by one.
           if (!isUniqueViolation(e)) throw e;
-          return { due: await confirmDepositRows(ctx.db, ctx.workerId, ctx.leaseSeconds, opts.held, items), moved: new Set<string>() };
+          return confirmDepositRows(ctx.db, claim, items);
         });
         for (const id of r.moved) ctx.presigner.signed.delete(id);
         due = r.due;
@@ -115,7 +102,7 @@ export async function confirmDeposits(
         if (due.size > r.moved.size) faultPoint('deposit-confirmed');
         return { moved: r.moved, txs: txs.filter((t) => r.moved.has(t.orderId!)) };
       }
-      due = await confirmDepositRows(ctx.db, ctx.workerId, ctx.leaseSeconds, opts.held, items);
+      due = (await confirmDepositRows(ctx.db, claim, items)).due;
       if (due.size > 0) faultPoint('deposit-confirmed');
       const payable: PayableOrder[] = [];
       for (const o of orders) {
