@@ -131,6 +131,7 @@ export class SettlementContext implements SettlementDeps {
       subscriptions: this.subscriptions,
       socketLive: () => this.slots.live,
       fallbackPollMs: () => this.fallbackPollMs,
+      inFlight: () => this.outbox.lastSent.size,
       wake: (loop) => this.wake(loop),
     });
     this.foreign = new ForeignFunds(() => this.view, this.log);

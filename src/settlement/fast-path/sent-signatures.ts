@@ -16,6 +16,8 @@ export interface SentSignaturesPort {
   /** True while slot notifications arrive (the socket is up). */
   socketLive(): boolean;
   fallbackPollMs(): number;
+  /** How many transactions this worker sent that are not settled yet (the outbox's in-flight set). */
+  inFlight(): number;
   /** Wakes the fate loop when a watched signature reached `confirmed`. */
   wake(loop: 'transactions'): void;
 }
@@ -47,7 +49,7 @@ export class SentSignatures {
    * watched), or no socket tells. With the socket up and nothing in flight, no.
    */
   get mayHaveLanded(): boolean {
-    return this.watches.size > 0 || this.ctx.outbox.lastSent.size > 0 || this.ctx.subscriptions === null || !this.ctx.slots.live;
+    return this.watches.size > 0 || this.ctx.inFlight() > 0 || this.ctx.subscriptions === null || !this.ctx.socketLive();
   }
 
   /** Unsubscribes everything (the worker stops). */
