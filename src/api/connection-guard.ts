@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { ConnectionMetrics } from './metrics.ts';
@@ -24,7 +24,7 @@ export interface ConnectionGuardOptions extends ConnectionLimits {
 export const PRESSURE_SHARE = 0.8;
 /** Under pressure: how long a connection may take to send its first request's headers, or sit idle between requests. */
 export const PRESSURE_GRACE_MS = 1000;
-/** At most one pressure sweep this often: each one walks only the connections it closes, but a flood calls it per accept. */
+/** At most one pressure sweep this often: it walks the open connections, and a flood would call it per accept. */
 const SWEEP_EVERY_MS = 100;
 /** One log line per listener per window, whatever the number of refusals in it. */
 export const LOG_WINDOW_MS = 10_000;
@@ -37,10 +37,10 @@ type ClosedReason = 'unfinished' | 'idle';
 interface Entry {
   /** The per-address key, or null when not counted per address. */
   key: string | null;
-  /** When it connected, or since when it has been idle. */
+  /** When it connected, then when its latest request arrived. */
   since: number;
-  /** Requests whose response has not closed yet (pipelining can make it more than one). */
-  inFlight: number;
+  /** The latest request's response; null until the first request. Idle: that response is sent. */
+  res: ServerResponse | null;
 }
 
 interface Summary {
@@ -59,9 +59,8 @@ interface Summary {
  */
 export function guardConnections(server: Server, opts: ConnectionGuardOptions): void {
   const all = new Map<Socket, Entry>();
-  // Insertion order is age: the first entry of each is the oldest, evicted first.
+  // Insertion order is age: the first entry is the oldest, evicted first.
   const unserved = new Map<Socket, Entry>();
-  const idle = new Map<Socket, Entry>();
   const perAddress = new Map<string, number>();
   const pressureAt = Math.max(1, Math.floor(opts.maxTotal * PRESSURE_SHARE));
   const open = opts.metrics.open.labels({ listener: opts.listener });
@@ -70,7 +69,8 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
   const refused = { per_address: opts.metrics.refused.labels({ listener: opts.listener, reason: 'per_address' }), total: opts.metrics.refused.labels({ listener: opts.listener, reason: 'total' }) };
   const closedEarly = { unfinished: opts.metrics.closedEarly.labels({ listener: opts.listener, reason: 'unfinished' }), idle: opts.metrics.closedEarly.labels({ listener: opts.listener, reason: 'idle' }) };
   for (const c of [...Object.values(refused), ...Object.values(closedEarly)]) c.inc(0);
-  let lastSweep = 0;
+  let lastSweep = -Infinity;
+  let noIdleUntil = -Infinity;
 
   const log = summaryLog(opts, () => all.size);
 
@@ -79,7 +79,6 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     if (!entry) return;
     all.delete(socket);
     unserved.delete(socket);
-    idle.delete(socket);
     open.dec();
     if (entry.key !== null) {
       const n = (perAddress.get(entry.key) ?? 1) - 1;
@@ -95,28 +94,38 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     log.closedEarly(reason);
   };
 
-  /** Under pressure: closes what has been slow to ask, or idle, for longer than the grace. */
+  /**
+   * Under pressure, at most every SWEEP_EVERY_MS: closes what has been slow to ask, or idle, for longer than
+   * the grace (idle: its latest request came that long ago and its answer is sent).
+   */
   const sweep = (now: number): void => {
     if (now - lastSweep < SWEEP_EVERY_MS) return;
     lastSweep = now;
-    for (const [reason, ordered] of [['unfinished', unserved], ['idle', idle]] as const) {
-      for (const [socket, entry] of ordered) {
-        if (now - entry.since < PRESSURE_GRACE_MS) break;
-        closeEarly(socket, reason);
-      }
+    for (const [socket, entry] of unserved) {
+      if (now - entry.since < PRESSURE_GRACE_MS) break;
+      closeEarly(socket, 'unfinished');
+    }
+    // Served connections are not kept in order of idleness (that would cost every request a listener): a walk.
+    for (const [socket, entry] of all) {
+      if (entry.res?.writableFinished && now - entry.since >= PRESSURE_GRACE_MS) closeEarly(socket, 'idle');
     }
   };
 
   /** At the cap: room for one more, taken from the oldest connection without a request, else the longest idle. */
-  const evictOne = (): boolean => {
-    for (const [reason, ordered] of [['unfinished', unserved], ['idle', idle]] as const) {
-      const oldest = ordered.keys().next();
-      if (!oldest.done) {
-        closeEarly(oldest.value, reason);
-        return true;
-      }
+  const evictOne = (now: number): boolean => {
+    const oldest = unserved.keys().next();
+    if (!oldest.done) {
+      closeEarly(oldest.value, 'unfinished');
+      return true;
     }
-    return false;
+    // Every connection has asked: a walk for the longest idle, not repeated within SWEEP_EVERY_MS of finding none.
+    if (now < noIdleUntil) return false;
+    let idlest: Socket | null = null;
+    let since = Infinity;
+    for (const [socket, entry] of all) if (entry.res?.writableFinished && entry.since < since) [idlest, since] = [socket, entry.since];
+    if (idlest) closeEarly(idlest, 'idle');
+    else noIdleUntil = now + SWEEP_EVERY_MS;
+    return idlest !== null;
   };
 
   const admit = (socket: Socket): boolean => {
@@ -127,9 +136,10 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     }
     const key = opts.maxPerAddress > 0 && !opts.exempt?.(address) ? addressKey(address) : null;
     if (key !== null && (perAddress.get(key) ?? 0) >= opts.maxPerAddress) return refuse(socket, 'per_address', key);
-    if (all.size >= pressureAt) sweep(performance.now());
-    if (all.size >= opts.maxTotal && !evictOne()) return refuse(socket, 'total', key);
-    const entry: Entry = { key, since: performance.now(), inFlight: 0 };
+    const now = performance.now();
+    if (all.size >= pressureAt) sweep(now);
+    if (all.size >= opts.maxTotal && !evictOne(now)) return refuse(socket, 'total', key);
+    const entry: Entry = { key, since: now, res: null };
     all.set(socket, entry);
     unserved.set(socket, entry);
     if (key !== null) perAddress.set(key, (perAddress.get(key) ?? 0) + 1);
@@ -152,18 +162,13 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     if (!admit(socket)) return;
     for (const listener of downstream) listener.call(server, socket);
   });
+  // Per request: a lookup and two fields, no listener (a quote's budget is counted in microseconds).
   server.on('request', (req, res) => {
-    const socket = req.socket;
-    const entry = all.get(socket);
+    const entry = all.get(req.socket);
     if (!entry) return;
-    unserved.delete(socket);
-    idle.delete(socket);
-    entry.inFlight++;
-    res.once('close', () => {
-      if (--entry.inFlight > 0 || all.get(socket) !== entry || socket.destroyed) return;
-      entry.since = performance.now();
-      idle.set(socket, entry);
-    });
+    if (entry.res === null) unserved.delete(req.socket);
+    entry.res = res;
+    entry.since = performance.now();
   });
   server.once('close', () => log.stop());
 }

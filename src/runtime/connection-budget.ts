@@ -5,7 +5,8 @@ import type { ConnectionLimits } from '../api/connection-guard.ts';
 /**
  * Descriptors kept for everything but the two listeners' connections: the store's pool, the chain's RPC and
  * PubSub connections, Redis, webhook deliveries (16 at once), the screening provider, the embedded chain and
- * its files, logs. Measured use beside the listeners is well under 100; the rest is margin.
+ * its files, logs. Measured 2026-11-25: a Hush on PGlite with the embedded chain, serving, holds 148 beyond a
+ * bare Node process (122 of them PGlite's and the chain's open files, 16 sockets); the rest is margin.
  */
 export const FD_RESERVE = 512;
 

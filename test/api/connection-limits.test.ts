@@ -148,10 +148,26 @@ describe('connection limits', () => {
     assert.equal(await keyedStatus('127.0.3.201'), 200);
   });
 
+  test('at the cap, a keep-alive connection idle after its answer makes room for a new client', async () => {
+    const idleBefore = await metric('hush_connections_closed_early_total', partner('idle'));
+    const sources = Array.from({ length: MAX / PER_IP }, (_, i) => `127.0.4.${i + 1}`);
+    const held = (await Promise.all(sources.map((s) => Promise.all(Array.from({ length: PER_IP }, () => hold(s, 'GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n')))))).flat();
+    try {
+      // Each has its answer (404) and keeps its connection open: the cap is full of idle connections.
+      for (const h of held) assert.match(await h.firstData, /^HTTP\/1\.1 404 /);
+      assert.equal(await metric('hush_connections_open', partner()), MAX);
+      assert.equal(await keyedStatus('127.0.4.200'), 200);
+      assert.ok((await metric('hush_connections_closed_early_total', partner('idle'))) > idleBefore);
+      await until('idle sockets closed by the server', () => held.filter((h) => h.isClosed()).length, (n) => n >= 1);
+    } finally {
+      await release(held);
+    }
+  });
+
   test('refusals and early closes are logged at warn, one line per window, naming the listener and the busiest addresses', () => {
     const warns = logLines.map((l) => JSON.parse(l) as { level: number; msg: string; listener?: string; addresses?: string[] }).filter((r) => r.level === 40 && r.listener === 'partner');
     assert.ok(warns.length >= 1, 'at least one line');
-    // Three floods of 100, 80 and 41 sockets within seconds: a handful of lines, not one per socket.
+    // Four floods of 100, 80, 41 and 41 sockets within seconds: a handful of lines, not one per socket.
     assert.ok(warns.length <= 6, `${warns.length} lines`);
     assert.match(warns[0]!.msg, /^partner listener: \d+ connection\(s\) refused/);
     assert.ok(warns.some((w) => w.addresses?.includes('127.0.0.1')), 'the refused address is named');
