@@ -16,6 +16,7 @@ import { answerFrameworkError, clientErrorAnswerer, installErrorHandling, takeAn
 import { BODY_LIMIT } from './limits.ts';
 import { installJsonBody } from './json-body.ts';
 import { requestTimer } from './metrics.ts';
+import { guardConnections, type ConnectionLimits } from './connection-guard.ts';
 import { RequestLogs, requestDeadlines, requestIdOf } from './server-options.ts';
 import { transferRoutes } from './routes/transfer-routes.ts';
 import type { ApiDeps } from './deps.ts';
@@ -78,7 +79,7 @@ function connectionBucket(deps: ApiDeps): ConnectionBucket {
 }
 
 /** The HTTP application as a value: the server file only listens; tests use it on a real port or inject(). */
-export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
+export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOptions['logger']; connections?: ConnectionLimits } = {}): Promise<FastifyInstance> {
   // Set once the rate-limit plugin is registered, before the server can receive a request.
   let limitAnonymous: AnonymousLimiter | undefined;
   const trust = trustFunction(deps.config.trustProxy);
@@ -101,6 +102,15 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     http: { ...deadlines.http, requireHostHeader: false },
   });
   app.decorateRequest('caller', null);
+  // docs/spec.md §7 "Connections": per address on the socket's address, which behind a trusted proxy is the
+  // proxy's (its connections carry many clients: not counted per address, only in the total).
+  guardConnections(app.server, {
+    listener: 'partner',
+    ...(opts.connections ?? { maxTotal: deps.config.maxConnections, maxPerAddress: deps.config.maxConnectionsPerIp }),
+    metrics: deps.metrics.connections,
+    ...(trust ? { exempt: (address: string) => trust(address, 0) } : {}),
+    warn: (fields, msg) => app.log.warn(fields, msg),
+  });
   const timeRequest = requestTimer(deps.metrics);
   // One hook for what every request needs first: its id echoed, its latency measured.
   app.addHook('onRequest', (request, reply, done) => {

@@ -1,10 +1,29 @@
-import { Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ORDER_STATUSES } from '../domain/order-state.ts';
+
+/** What each listener's connection guard counts (src/api/connection-guard.ts), by `listener` (partner, ops). */
+export interface ConnectionMetrics {
+  open: Gauge<'listener'>;
+  limit: Gauge<'listener'>;
+  refused: Counter<'listener' | 'reason'>;
+  closedEarly: Counter<'listener' | 'reason'>;
+}
 
 export interface Metrics {
   registry: Registry;
   httpDuration: Histogram<'route' | 'method' | 'status'>;
+  connections: ConnectionMetrics;
+}
+
+function connectionMetrics(registry: Registry): ConnectionMetrics {
+  const registers = [registry];
+  return {
+    open: new Gauge({ name: 'hush_connections_open', help: 'Open connections, by listener', labelNames: ['listener'] as const, registers }),
+    limit: new Gauge({ name: 'hush_connections_limit', help: 'The most open connections a listener keeps (HUSH_MAX_CONNECTIONS, HUSH_OPS_MAX_CONNECTIONS)', labelNames: ['listener'] as const, registers }),
+    refused: new Counter({ name: 'hush_connections_refused_total', help: 'Connections closed as accepted: per_address (HUSH_MAX_CONNECTIONS_PER_IP) or total (every open connection serving a request)', labelNames: ['listener', 'reason'] as const, registers }),
+    closedEarly: new Counter({ name: 'hush_connections_closed_early_total', help: 'Connections closed to make room near the cap: unfinished (no complete request headers yet) or idle (keep-alive)', labelNames: ['listener', 'reason'] as const, registers }),
+  };
 }
 
 /** Steps of /metrics' inventory ratio: a tenth of the target (and no more than INVENTORY_CAP targets). */
@@ -62,7 +81,7 @@ export function createMetrics(
       },
     });
   }
-  return { registry, httpDuration };
+  return { registry, httpDuration, connections: connectionMetrics(registry) };
 }
 
 /**

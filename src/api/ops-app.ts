@@ -5,8 +5,10 @@ import { answerFrameworkError, clientErrorAnswerer, installErrorHandling } from 
 import { installJsonBody } from './json-body.ts';
 import { BODY_LIMIT } from './limits.ts';
 import { requestTimer } from './metrics.ts';
+import { guardConnections, type ConnectionLimits } from './connection-guard.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
 import { opsRoutes, type OpsRouteDeps } from './routes/ops-routes.ts';
+import { DEFAULT_OPS_MAX_CONNECTIONS } from '../config/connection-settings.ts';
 import { RequestLogs, requestDeadlines, requestIdOf } from './server-options.ts';
 
 export interface OpsDeps extends OpsRouteDeps {
@@ -19,7 +21,10 @@ export interface OpsDeps extends OpsRouteDeps {
  * /metrics and the admin API, none of which the partner port serves (docs/spec.md §4). Same error shape, request
  * ids, body parsing and request deadlines as the partner API.
  */
-export async function buildOpsApp(deps: OpsDeps, opts: { requestTimeoutMs?: number; logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
+export async function buildOpsApp(
+  deps: OpsDeps,
+  opts: { requestTimeoutMs?: number; logger?: FastifyServerOptions['logger']; connections?: ConnectionLimits } = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
     logController: new RequestLogs(),
@@ -33,6 +38,8 @@ export async function buildOpsApp(deps: OpsDeps, opts: { requestTimeoutMs?: numb
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
     ...requestDeadlines(opts.requestTimeoutMs ?? 30_000),
   });
+  // A cap of its own, whatever the partner port's load (docs/spec.md §7 "Connections").
+  guardConnections(app.server, { listener: 'ops', ...(opts.connections ?? { maxTotal: DEFAULT_OPS_MAX_CONNECTIONS, maxPerAddress: 0 }), metrics: deps.metrics.connections, warn: (fields, msg) => app.log.warn(fields, msg) });
   const timeRequest = requestTimer(deps.metrics);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

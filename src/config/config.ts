@@ -8,6 +8,7 @@ import { liquiditySettings, type LiquiditySettings } from './liquidity-settings.
 import { screeningSettings, type ScreeningSettings } from './screening-settings.ts';
 import { wsUrlFromRpcUrl } from './ws-url.ts';
 import { keyCustodySettings } from './key-custody.ts';
+import { connectionSettings, type ConnectionSettings } from './connection-settings.ts';
 
 /** The deposit identities kept ready per asset by default (why this many: src/treasury/deposit-identity-mint.ts). */
 export const DEPOSIT_IDENTITY_TARGET = 4096;
@@ -26,7 +27,7 @@ export interface RateLimits {
 }
 
 /** Everything docs/spec.md §11 lets an operator set, parsed once at start. */
-export interface HushConfig extends PrivacySettings, LiquiditySettings, ScreeningSettings {
+export interface HushConfig extends PrivacySettings, LiquiditySettings, ScreeningSettings, ConnectionSettings {
   port: number;
   /** The ops listener of every role: /healthz, /readyz, /metrics and /admin/v1 (HUSH_OPS_PORT; default PORT + 1, 0 when PORT is 0). */
   opsPort: number;
@@ -317,6 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     rateLimits: rateLimits(env.HUSH_RATE_LIMITS),
     anonymousRateLimit: envInt(env, 'HUSH_ANONYMOUS_RATE_LIMIT', 10, 1, 1_000_000),
     trustProxy: trustProxy(env.HUSH_TRUST_PROXY),
+    ...connectionSettings(env),
     serviceFeeBps: envInt(env, 'HUSH_SERVICE_FEE_BPS', 30, 0, 1000),
     newTokenAccountShareBps: envInt(env, 'HUSH_NEW_TOKEN_ACCOUNT_SHARE_BPS', 7000, 0, 10_000),
     computeUnitLimit: envInt(env, 'HUSH_COMPUTE_UNIT_LIMIT', 100_000, 1000, 1_400_000),

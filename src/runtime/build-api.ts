@@ -17,6 +17,7 @@ import type { SharedServices } from './build-services.ts';
 import type { Closers } from './closers.ts';
 import { quoteDecisionSink } from './build-screening.ts';
 import type { Screening } from '../screening/screening-port.ts';
+import type { ConnectionLimits } from '../api/connection-guard.ts';
 import { answersWithin } from './readiness.ts';
 import type { AlertFn, Log } from './start-log.ts';
 
@@ -41,6 +42,8 @@ export interface ApiParts {
   logger: FastifyServerOptions['logger'];
   /** docs/spec.md §12 screening, built once per process (the worker screens with the same port). */
   screening: Screening;
+  /** The partner port's connection caps, within the process's descriptors (connection-budget.ts). */
+  connections?: ConnectionLimits;
 }
 
 /** Where Redis is, for log lines: the socket path, or host and port (never the URL, which may carry a password). */
@@ -99,7 +102,7 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
       redis,
       draining: p.draining,
     },
-    { logger: p.logger },
+    { logger: p.logger, ...(p.connections ? { connections: p.connections } : {}) },
   );
   return { app, auth, classTraffic };
 }

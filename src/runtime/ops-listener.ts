@@ -18,6 +18,7 @@ import { listScreeningLog } from '../store/screening-log-store.ts';
 import { HoldsService } from '../admin/holds-service.ts';
 import type { HoldAction } from '../store/holds/resolve-hold.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
+import type { ConnectionLimits } from '../api/connection-guard.ts';
 
 export interface OpsListenerParts {
   config: HushConfig;
@@ -41,6 +42,8 @@ export interface OpsListenerParts {
   screening?: () => string;
   /** The port itself: a refund from a hold never goes to a blocked sender. */
   screeningPort?: Screening;
+  /** Its connection cap, within the process's descriptors (connection-budget.ts). */
+  connections?: ConnectionLimits;
 }
 
 /** The admin API's operations over this process's store and chain. */
@@ -76,7 +79,7 @@ export async function startOpsListener(p: OpsListenerParts): Promise<{ app: Fast
       ...(p.screening ? { screening: p.screening } : {}),
       ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id) } } : {}),
     },
-    { requestTimeoutMs: p.config.requestTimeoutMs, logger: p.logger },
+    { requestTimeoutMs: p.config.requestTimeoutMs, logger: p.logger, connections: p.connections ?? { maxTotal: p.config.opsMaxConnections, maxPerAddress: 0 } },
   );
   const url = await app.listen({ host: p.config.opsHost, port: p.config.opsPort });
   return { app, url };

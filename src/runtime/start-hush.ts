@@ -23,6 +23,7 @@ import { startOpsListener } from './ops-listener.ts';
 import { buildScreening, screeningSummary } from './build-screening.ts';
 import { Readiness } from './readiness.ts';
 import { startLog } from './start-log.ts';
+import { connectionBudget } from './connection-budget.ts';
 
 export interface RunningHush {
   config: HushConfig;
@@ -87,13 +88,17 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     const demo = localnet ? await ensureDemoAccount(db, config.dataDir) : null;
     // docs/spec.md §12: the API screens quotes, the worker deposits and payouts; one port per process.
     const screening = await buildScreening(config, log, alert, closers);
+    const connections = connectionBudget(config);
+    if (connections.lowered.length > 0) {
+      alert('connection_caps_lowered', { fileLimit: connections.fileLimit, lowered: connections.lowered }, `the process may open ${connections.fileLimit} files: lowered ${connections.lowered.join(', ')} to keep descriptors for the store, the chain and the ops listener`);
+    }
     const api: PartnerApi | null =
-      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, draining: () => draining, log, alert, logger: opts.logger ?? false, screening }, closers);
+      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, draining: () => draining, log, alert, logger: opts.logger ?? false, screening, connections: connections.partner }, closers);
     // Every role's health, readiness, metrics and admin API, off the partner port (docs/spec.md §4). It
     // listens before the partner port, so it still answers (/readyz 503) while that port drains on close.
     const readiness = new Readiness(db, chain, config.rpcTimeoutMs, () => started);
     closers.addServing(() => readiness.stop());
-    const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, logger: opts.logger ?? false, addressRules: services.addressRules, screening: () => screeningSummary(screening), screeningPort: screening });
+    const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, logger: opts.logger ?? false, addressRules: services.addressRules, screening: () => screeningSummary(screening), screeningPort: screening, connections: connections.ops });
     closers.addServing((how) => closeWithin(ops.app, how.failedStart ? 0 : config.requestTimeoutMs));
     const app = api?.app ?? null;
     const url = app ? await app.listen({ host: config.host, port: config.port }) : null;

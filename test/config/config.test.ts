@@ -136,8 +136,20 @@ test('swaps get the order deadline and firm quotes unless an operator opts into 
   assert.throws(() => loadConfig({ HUSH_SWAP_MAX_DRIFT_BPS: '10001' }), /HUSH_SWAP_MAX_DRIFT_BPS/);
 });
 
+test('HUSH_MAX_CONNECTIONS / HUSH_MAX_CONNECTIONS_PER_IP / HUSH_OPS_MAX_CONNECTIONS: 4096, 64 and 256 by default; a per-address cap above the total is refused', () => {
+  const d = loadConfig({});
+  assert.deepEqual([d.maxConnections, d.maxConnectionsPerIp, d.opsMaxConnections], [4096, 64, 256]);
+  const set = loadConfig({ HUSH_MAX_CONNECTIONS: '100', HUSH_MAX_CONNECTIONS_PER_IP: '100', HUSH_OPS_MAX_CONNECTIONS: '8' });
+  assert.deepEqual([set.maxConnections, set.maxConnectionsPerIp, set.opsMaxConnections], [100, 100, 8]);
+  // A total below the default per-address cap lowers that default with it.
+  assert.equal(loadConfig({ HUSH_MAX_CONNECTIONS: '32' }).maxConnectionsPerIp, 32);
+  for (const [name, bad] of [['HUSH_MAX_CONNECTIONS', '15'], ['HUSH_MAX_CONNECTIONS', 'x'], ['HUSH_MAX_CONNECTIONS_PER_IP', '0'], ['HUSH_MAX_CONNECTIONS_PER_IP', '5000'], ['HUSH_OPS_MAX_CONNECTIONS', '7']] as const) {
+    assert.throws(() => loadConfig({ [name]: bad }), (e: Error) => e instanceof ConfigError && e.message.includes(name), `${name}=${bad}`);
+  }
+});
+
 test("every variable loadConfig reads is in the README's configuration table", () => {
-  const source = readFileSync(new URL('../../src/config/config.ts', import.meta.url), 'utf8');
+  const source = ['config.ts', 'connection-settings.ts'].map((f) => readFileSync(new URL(`../../src/config/${f}`, import.meta.url), 'utf8')).join('\n');
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const table = readme.split('\n').filter((l) => l.startsWith('| `'));
   const names = new Set([...source.matchAll(/env\.([A-Z][A-Z0-9_]+)/g), ...source.matchAll(/env, '([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]!));
