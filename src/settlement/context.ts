@@ -22,6 +22,7 @@ import { Presigner } from './fast-path/presign.ts';
 import { ForeignFunds } from './fast-path/foreign-funds.ts';
 import { SentSignatures } from './fast-path/sent-signatures.ts';
 import { SlotClock } from './fast-path/slot-clock.ts';
+import { WatchedBalances } from './fast-path/watched-balances.ts';
 import { budgetedPollMs, fallbackPollMs } from './timing.ts';
 import { PayoutQueue } from './payout-queue.ts';
 
@@ -100,6 +101,8 @@ export class SettlementContext implements SettlementDeps {
   readonly marks = { confirming: new Set<string>(), recentlyConfirmed: new Set<string>() };
   /** Deposit accounts funded by someone other than the order's sender (front-run): never the deposit. */
   readonly foreign: ForeignFunds;
+  /** The deposit accounts of orders awaiting their deposit, as notifications keep them (the deposit watch's; the order loop reads them too). */
+  readonly depositBalances: WatchedBalances;
   readonly swaps?: SwapPricing;
   readonly screening: Screening;
   /** Alerts told once per process and key. */
@@ -135,6 +138,7 @@ export class SettlementContext implements SettlementDeps {
       wake: (loop) => this.wake(loop),
     });
     this.foreign = new ForeignFunds(() => this.view, this.log);
+    this.depositBalances = new WatchedBalances(this);
   }
 
   wake(loop: string): void {

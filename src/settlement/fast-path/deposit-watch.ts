@@ -5,7 +5,7 @@ import type { SettlementContext } from '../context.ts';
 import { confirmDeposits, originQuery } from '../confirm-deposits.ts';
 import type { DepositOrigin } from '../../chain/deposit-origin.ts';
 import type { PayableOrder } from '../plan-payouts.ts';
-import { WatchedBalances } from './watched-balances.ts';
+import type { WatchedBalances } from './watched-balances.ts';
 
 /** How often, at most, watched deposit accounts are read at `processed` to sign payouts ahead. */
 const PRESIGN_READ_EVERY_MS = 40;
@@ -55,7 +55,7 @@ export class DepositWatch {
 
   constructor(private readonly ctx: SettlementContext) {
     this.warmup = new RecipientWarmup(ctx);
-    this.balances = new WatchedBalances(ctx);
+    this.balances = ctx.depositBalances;
   }
 
   /** Drops the account subscriptions (the worker stops). */
@@ -135,8 +135,11 @@ export class DepositWatch {
     // Beside the watch, not in its way: signing a burst ahead takes longer than a watch tick.
     const presigner = ctx.presigner;
     if (presigner.running) return;
-    const run = ctx.view
-      .balances(open.map((r) => r.deposit_account), 'processed')
+    // With the socket up, only the accounts a transaction just mentioned are read: an idle order costs no
+    // request here (the others count as empty at `processed`: recent ones are still signed ahead).
+    const toRead = this.balances.live ? open.filter((r) => this.balances.mentioned(r.deposit_account)) : open;
+    const reads = toRead.length > 0 ? ctx.view.balances(toRead.map((r) => r.deposit_account), 'processed') : Promise.resolve(new Map<string, AccountBalance>());
+    const run = reads
       .then((processed) => presigner.run(open, processed, this.watched, this.seenProcessed))
       .catch((e: unknown) => ctx.log({ err: e }, 'presign failed'))
       .finally(() => {

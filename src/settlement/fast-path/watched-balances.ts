@@ -4,6 +4,13 @@ import type { SettlementContext } from '../context.ts';
 
 /** Slot advances during which a newly watched account is still read over HTTP (its subscription may not be live on the server yet). */
 const HTTP_READS_AFTER_WATCH = 2;
+/**
+ * With the socket up, every watched account is still read over HTTP this often (one getMultipleAccounts
+ * per 100 accounts): a notification the server lost without a gap in the socket is caught within it.
+ */
+export const SAFETY_READ_MS = 30_000;
+/** Slots after a transaction mentioning a watched account during which that account is read at `processed`. */
+const MENTION_SLOTS = 16;
 
 /**
  * The `confirmed` balances of the watched deposit accounts. With the PubSub socket up, each account is
@@ -11,15 +18,21 @@ const HTTP_READS_AFTER_WATCH = 2;
  * notifications keep it current and a slot advance costs no request. With the socket down every
  * account is read over HTTP (the slot itself is then polled boundedly, see SlotClock); after a reconnect
  * the subscriptions client reads every watched account once over HTTP (notifications of the gap are lost).
+ * Beside that, one HTTP read of them all every SAFETY_READ_MS. The order loop takes the same balances
+ * (current), and reads an account at `processed` only after a transaction mentioned it (mentioned).
  */
 export class WatchedBalances {
   private readonly known = new Map<string, AccountBalance>();
   private readonly watches = new Map<string, { unwatch: () => void; httpReadsLeft: number }>();
 
+  /** When a transaction (logsSubscribe, `processed`) last mentioned each watched account. */
+  private readonly mentions = new Map<string, number>();
+  private lastSafetyReadAt = 0;
+
   /** A watched account was notified funded since the watch last looked (see takeFunded). */
   private funded = false;
 
-  constructor(private readonly ctx: Pick<SettlementContext, 'subscriptions' | 'slots' | 'wake' | 'foreign' | 'view'>) {}
+  constructor(private readonly ctx: Pick<SettlementContext, 'subscriptions' | 'slots' | 'slotMs' | 'wake' | 'foreign' | 'view'>) {}
 
   /** True once after a watched account was notified funded. */
   takeFunded(): boolean {
@@ -28,10 +41,33 @@ export class WatchedBalances {
     return f;
   }
 
+  /** True while notifications keep the watched accounts current (the socket is up and slots arrive on it). */
+  get live(): boolean {
+    return this.ctx.subscriptions !== null && this.ctx.slots.live;
+  }
+
+  /**
+   * The `confirmed` balance of a watched account as its notifications keep it, without a request;
+   * undefined while the socket is down or the account is not watched, or not long enough.
+   */
+  current(account: string): AccountBalance | undefined {
+    const w = this.watches.get(account);
+    return this.live && w && w.httpReadsLeft <= 0 ? this.known.get(account) : undefined;
+  }
+
+  /** Whether a transaction mentioned the account lately: a deposit may be visible at `processed` (see MENTION_SLOTS). */
+  mentioned(account: string): boolean {
+    const at = this.mentions.get(account);
+    return at !== undefined && Date.now() - at < MENTION_SLOTS * this.ctx.slotMs;
+  }
+
   /** The balances of `accounts` at `confirmed`: from notifications where they are current, else read. */
   async read(accounts: string[]): Promise<Map<string, AccountBalance>> {
     const subs = this.ctx.subscriptions;
-    const live = subs !== null && this.ctx.slots.live;
+    const live = this.live;
+    // The rare read of every account that catches a notification lost while the socket stayed up.
+    const safetyRead = live && accounts.length > 0 && Date.now() - this.lastSafetyReadAt >= SAFETY_READ_MS;
+    if (safetyRead) this.lastSafetyReadAt = Date.now();
     const out = new Map<string, AccountBalance>();
     const toRead: string[] = [];
     for (const a of accounts) {
@@ -44,12 +80,16 @@ export class WatchedBalances {
           if ((b.tokenAmount ?? 0n) > 0n) ((this.funded = true), this.ctx.wake('deposit-watch'));
         });
         // The deposit's signature as it lands (`processed`), so its origin is one getTransaction once confirmed, not a history read first.
-        const unwatchTxs = subs.watchMentions(a as Address, (tx) => void (tx.err === null && this.ctx.foreign.origins.saw(a, tx.signature)));
-        const unwatch = () => (unwatchAccount(), unwatchTxs(), this.ctx.foreign.origins.forget(a));
+        const unwatchTxs = subs.watchMentions(a as Address, (tx) => {
+          if (tx.err !== null) return;
+          this.ctx.foreign.origins.saw(a, tx.signature);
+          this.mentions.set(a, Date.now());
+        });
+        const unwatch = () => (unwatchAccount(), unwatchTxs(), this.ctx.foreign.origins.forget(a), this.mentions.delete(a));
         this.watches.set(a, (w = { unwatch, httpReadsLeft: HTTP_READS_AFTER_WATCH }));
       }
       const cached = this.known.get(a);
-      if (live && w && w.httpReadsLeft <= 0 && cached) out.set(a, cached);
+      if (live && !safetyRead && w && w.httpReadsLeft <= 0 && cached) out.set(a, cached);
       else toRead.push(a);
       if (w && live) w.httpReadsLeft--;
     }

@@ -12,17 +12,38 @@ export const DEPOSIT_ACCOUNT_TAKEN = 'deposit_account_taken';
 export interface DepositReads {
   confirmed: Map<string, AccountBalance>;
   processed: Map<string, AccountBalance>;
+  /** 0 when no order of the batch was past its expiration (none can be dead). */
   height: bigint;
 }
 
+/**
+ * With the socket up, a watched account's `confirmed` balance is its notifications' (no request), and it
+ * is read at `processed` only after a transaction mentioned it (or a deposit was seen there: undetect).
+ * Only an order past its expiration can be dead: it alone needs the finalized height, and it is read over
+ * HTTP whatever the notifications say (an expiry is never decided on a notification that may be lost).
+ */
 export async function readDeposits(ctx: SettlementContext, orders: OrderRecord[]): Promise<DepositReads> {
-  const addresses = orders.map((o) => o.depositAccount);
-  if (addresses.length === 0) return { confirmed: new Map(), processed: new Map(), height: 0n };
-  const [confirmed, processed, height] = await Promise.all([
-    ctx.view.balances(addresses, 'confirmed'),
-    ctx.view.balances(addresses, 'processed'),
-    ctx.view.blockHeight('finalized'),
+  const confirmed = new Map<string, AccountBalance>();
+  const processed = new Map<string, AccountBalance>();
+  const now = Date.now();
+  const pastExpiration = (o: OrderRecord) => now > o.expiration.getTime();
+  const read: { confirmed: string[]; processed: string[] } = { confirmed: [], processed: [] };
+  for (const o of orders) {
+    const a = o.depositAccount;
+    const known = pastExpiration(o) ? undefined : ctx.depositBalances.current(a);
+    if (known) confirmed.set(a, known);
+    else read.confirmed.push(a);
+    if (!known || o.status === 'deposit_detected' || ctx.depositBalances.mentioned(a)) read.processed.push(a);
+    else processed.set(a, known);
+  }
+  const none = Promise.resolve(new Map<string, AccountBalance>());
+  const [c, p, height] = await Promise.all([
+    read.confirmed.length > 0 ? ctx.view.balances(read.confirmed, 'confirmed') : none,
+    read.processed.length > 0 ? ctx.view.balances(read.processed, 'processed') : none,
+    orders.some(pastExpiration) ? ctx.view.blockHeight('finalized') : Promise.resolve(0n),
   ]);
+  for (const [a, b] of c) confirmed.set(a, b);
+  for (const [a, b] of p) processed.set(a, b);
   return { confirmed, processed, height };
 }
 
