@@ -63,7 +63,7 @@ const Account = Type.Object(
     feeCapBps: Type.Integer({ description: 'The highest feeBps a quote of this account may ask for' }),
     feeRecipients: Type.Array(Type.String({ description: 'A registered fee recipient (base58 address)' }), { description: 'The addresses a partner fee may be paid to (the operator registers them)' }),
     webhook: Type.Union([AccountWebhook, Type.Null()], { description: 'The webhook, or null when none is set' }),
-    keys: Type.Array(ApiKeyInfo, { description: 'Its keys, oldest first: every active one, and the 20 most recent revoked or expired ones' }),
+    keys: Type.Array(ApiKeyInfo, { description: 'Its keys, oldest first, revoked and expired ones included (beyond the 20 newest of those, they are deleted when a key is created here)' }),
     maxActiveKeys: Type.Integer({ description: 'How many active keys the account may have (TOO_MANY_KEYS beyond)' }),
     rateLimits: AccountRateLimits,
   },

@@ -1067,7 +1067,7 @@ export interface components {
             feeRecipients: string[];
             /** @description The webhook, or null when none is set */
             webhook: components["schemas"]["AccountWebhook"] | null;
-            /** @description Its keys, oldest first: every active one, and the 20 most recent revoked or expired ones */
+            /** @description Its keys, oldest first, revoked and expired ones included (beyond the 20 newest of those, they are deleted when a key is created here) */
             keys: components["schemas"]["ApiKeyInfo"][];
             /** @description How many active keys the account may have (TOO_MANY_KEYS beyond) */
             maxActiveKeys: number;
