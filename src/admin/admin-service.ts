@@ -11,12 +11,15 @@ import { isAddress } from '@solana/kit';
 import { HushError } from '../domain/errors.ts';
 import {
   addFeeRecipient,
+  countActiveKeys,
   findApiKey,
   getAccount as findAccount,
   insertAccount,
   insertApiKey,
   listAccounts as listAccountRecords,
   listApiKeys,
+  lockAccount,
+  pruneInactiveKeys,
   removeFeeRecipient,
   revokeApiKey,
   updateAccount,
@@ -24,10 +27,13 @@ import {
   type AccountStatus,
 } from '../store/accounts-store.ts';
 import { isUniqueViolation, type Db } from '../store/db.ts';
-import { setWebhook } from '../store/webhooks-store.ts';
+import { rotateWebhookSecret, setWebhook } from '../store/webhooks-store.ts';
 import { generateApiKey } from '../services/api-keys.ts';
 import { AddressRules } from '../services/address-rules.ts';
-import { WebhookEgress } from '../webhooks/webhook-egress.ts';
+import type { WebhookEgress } from '../webhooks/webhook-egress.ts';
+import { validateWebhookUrl } from '../webhooks/webhook-url.ts';
+
+export { MAX_WEBHOOK_URL_LENGTH, validateWebhookUrl } from '../webhooks/webhook-url.ts';
 
 const DEFAULT_FEE_CAP_BPS = 100;
 const MAX_FEE_CAP_BPS = 1000;
@@ -78,6 +84,16 @@ export interface CreatedKey {
   apiKey: string;
 }
 
+/** A webhook with its new signing secret (shown once) and until when the replaced one still signs (null: none replaced). */
+export interface WebhookSecret {
+  url: string;
+  secret: string;
+  previousSecretUntil: Date | null;
+}
+
+/** Standard Webhooks' format: whsec_ and the base64 of the key (24 bytes, as its reference implementation makes). */
+const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
 export interface AccountPatch {
   feeCapBps?: number;
   status?: AccountStatus;
@@ -103,32 +119,6 @@ function validateFeeCapBps(bps: unknown): number {
     throw invalid('feeCapBps', `feeCapBps must be an integer from 0 to ${MAX_FEE_CAP_BPS}`);
   }
   return bps;
-}
-
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
-
-/** Without a policy, the production one: https to public addresses only. */
-const PUBLIC_ONLY = new WebhookEgress({ loopback: false });
-
-/**
- * An absolute https URL without credentials, at most 2048 characters, that `egress` does not refuse on
- * its face (an IP literal that is not public, localhost outside the embedded dev mode; plain http only to
- * this machine in that mode: events carry deposits and payouts, in clear they would link sender and
- * recipient). A name is resolved only when delivering, where the same rules are the real guard.
- */
-export function validateWebhookUrl(url: unknown, egress: WebhookEgress = PUBLIC_ONLY): string {
-  let parsed: URL | null = null;
-  try {
-    parsed = typeof url === 'string' && url.length <= MAX_WEBHOOK_URL_LENGTH ? new URL(url) : null;
-  } catch {
-    parsed = null;
-  }
-  if (!parsed || !(parsed.protocol === 'https:' || parsed.protocol === 'http:') || parsed.username || parsed.password) {
-    throw new HushError('INVALID_REQUEST', 'url must be an absolute https URL without credentials (http only to localhost), at most 2048 characters', { field: 'url' });
-  }
-  const refused = egress.urlRefusal(parsed);
-  if (refused) throw new HushError('INVALID_REQUEST', `url is not allowed: ${refused}`, { field: 'url' });
-  return parsed.href;
 }
 
 function validateStatus(status: unknown): AccountStatus {
@@ -213,14 +203,28 @@ export class AdminService {
     }
   }
 
-  /** Another key for the account (rotation); the secret is returned once, only its hash is stored. */
-  async createKey(accountId: string, expiresAt?: Date | string | null): Promise<CreatedKey> {
+  /**
+   * Another key for the account (rotation); the secret is returned once, only its hash is stored. With
+   * `limits` (a partner's own request, docs/spec.md §4): refused TOO_MANY_KEYS at `maxActiveKeys` active keys,
+   * and the account's revoked or expired keys beyond the `keepInactiveKeys` newest are deleted, so creating and
+   * revoking in a loop cannot grow the store. The account row is locked meanwhile: the count stays exact.
+   */
+  async createKey(accountId: string, expiresAt?: Date | string | null, limits?: { maxActiveKeys: number; keepInactiveKeys: number }): Promise<CreatedKey> {
     const expiry = parseExpiresAt(expiresAt);
     await this.requireAccount(accountId);
     for (let attempt = 0; ; attempt++) {
       const key = generateApiKey();
       try {
-        await insertApiKey(this.db, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: expiry });
+        await this.db.transaction(async (tx) => {
+          if (limits) {
+            if (!(await lockAccount(tx, accountId))) throw notFoundAccount(accountId);
+            if ((await countActiveKeys(tx, accountId)) >= limits.maxActiveKeys) {
+              throw new HushError('TOO_MANY_KEYS', `This account has ${limits.maxActiveKeys} active keys, the most it may have; revoke one first`, { maxActiveKeys: limits.maxActiveKeys });
+            }
+          }
+          await insertApiKey(tx, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: expiry });
+          if (limits) await pruneInactiveKeys(tx, accountId, limits.keepInactiveKeys);
+        });
         this.changed(accountId);
         return { keyId: key.keyId, apiKey: key.apiKey };
       } catch (e) {
@@ -230,11 +234,25 @@ export class AdminService {
     }
   }
 
-  /** Revokes a key: true if it was active, false if it was already revoked. Unknown key → NOT_FOUND. */
-  async revokeKey(keyId: string): Promise<boolean> {
+  /**
+   * Revokes a key: true if it was active, false if it was already revoked. Unknown key → NOT_FOUND. With
+   * `scope` (a partner's own request): a key of another account is NOT_FOUND too, and the account's last
+   * active key is refused LAST_ACTIVE_KEY (decided under the account row's lock, so two concurrent
+   * revocations cannot leave it with none).
+   */
+  async revokeKey(keyId: string, scope?: { accountId: string }): Promise<boolean> {
     const key = typeof keyId === 'string' && /^[a-z2-7]{12}$/.test(keyId) ? await findApiKey(this.db, keyId) : null;
-    if (!key) throw new HushError('NOT_FOUND', `No API key with id "${String(keyId)}"`);
-    const revoked = await revokeApiKey(this.db, keyId);
+    if (!key || (scope && key.accountId !== scope.accountId)) throw new HushError('NOT_FOUND', `No API key with id "${String(keyId)}"${scope ? ' on this account' : ''}`);
+    const revoked = !scope
+      ? await revokeApiKey(this.db, keyId)
+      : await this.db.transaction(async (tx) => {
+          await lockAccount(tx, key.accountId);
+          const active = key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > Date.now());
+          if (active && (await countActiveKeys(tx, key.accountId, keyId)) === 0) {
+            throw new HushError('LAST_ACTIVE_KEY', `Key ${keyId} is the only active key of this account; create another before revoking it`, { keyId });
+          }
+          return revokeApiKey(tx, keyId);
+        });
     this.changed(key.accountId);
     return revoked;
   }
@@ -262,12 +280,20 @@ export class AdminService {
    * Points the account's webhook (docs/spec.md §3, §5) at `url` with a fresh signing secret, shown once. Events
    * of transitions from now on go there (earlier undelivered ones too).
    */
-  async setWebhook(accountId: string, url: unknown): Promise<{ url: string; secret: string }> {
+  async setWebhook(accountId: string, url: unknown): Promise<WebhookSecret> {
     const checked = validateWebhookUrl(url, this.options.webhookEgress);
-    // Standard Webhooks' format: whsec_ and the base64 of the key (24 bytes, as its reference implementation makes).
-    const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    if (!(await setWebhook(this.db, accountId, checked, secret))) throw notFoundAccount(accountId);
-    return { url: checked, secret };
+    const secret = newWebhookSecret();
+    const set = await setWebhook(this.db, accountId, checked, secret);
+    if (!set) throw notFoundAccount(accountId);
+    return { url: checked, secret, previousSecretUntil: set.previousSecretUntil };
+  }
+
+  /** A new signing secret for the webhook the account has (shown once), the replaced one signing beside it for 24 h; NOT_FOUND without one. */
+  async rotateWebhookSecret(accountId: string): Promise<WebhookSecret> {
+    const secret = newWebhookSecret();
+    const rotated = await rotateWebhookSecret(this.db, accountId, secret);
+    if (!rotated) throw new HushError('NOT_FOUND', 'This account has no webhook; set one with PUT /transfer/v1/account/webhook');
+    return { url: rotated.url, secret, previousSecretUntil: rotated.previousSecretUntil };
   }
 
   /** No webhook any more: no new events, and undelivered ones are given up. */
@@ -321,68 +347,5 @@ export class AdminService {
   }
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Views: the exact JSON bodies of the admin HTTP API (and of the CLI's stdout).
-
-export interface AccountJson {
-  accountId: string;
-  name: string;
-  feeCapBps: number;
-  status: AccountStatus;
-  feeRecipients: string[];
-}
-
-export interface KeyJson {
-  keyId: string;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface AccountDetailJson extends AccountJson {
-  keys: KeyJson[];
-}
-
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
-
-function accountJson(a: AdminAccount): AccountJson {
-  return { accountId: a.accountId, name: a.name, feeCapBps: a.feeCapBps, status: a.status, feeRecipients: [...a.feeRecipients] };
-}
-
-function keyJson(k: AdminKey): KeyJson {
-  return { keyId: k.keyId, createdAt: k.createdAt.toISOString(), expiresAt: iso(k.expiresAt), revokedAt: iso(k.revokedAt) };
-}
-
-function accountDetailJson(a: AdminAccountDetail): AccountDetailJson {
-  return { ...accountJson(a), keys: a.keys.map(keyJson) };
-}
-
-/** POST /admin/v1/accounts → 201 */
-export function createdAccountView(r: CreatedAccount): { success: true; accountId: string; apiKey: string } {
-  return { success: true, accountId: r.accountId, apiKey: r.apiKey };
-}
-
-/** POST /admin/v1/accounts/{accountId}/keys → 201 */
-export function createdKeyView(r: CreatedKey): { success: true; keyId: string; apiKey: string } {
-  return { success: true, keyId: r.keyId, apiKey: r.apiKey };
-}
-
-/** GET /admin/v1/accounts */
-export function accountListView(accounts: AdminAccount[]): { success: true; accounts: AccountJson[] } {
-  return { success: true, accounts: accounts.map(accountJson) };
-}
-
-/** GET /admin/v1/accounts/{accountId} and PATCH /admin/v1/accounts/{accountId} */
-export function accountView(account: AdminAccountDetail): { success: true; account: AccountDetailJson } {
-  return { success: true, account: accountDetailJson(account) };
-}
-
-/** PUT /admin/v1/accounts/{accountId}/webhook: the signing secret is shown this once. */
-export function webhookView(w: { url: string; secret: string }): { success: true; url: string; secret: string } {
-  return { success: true, ...w };
-}
-
-/** DELETE /admin/v1/keys/{keyId}, POST and DELETE of fee recipients */
-export function okView(): { success: true } {
-  return { success: true };
-}
+// Views: the exact JSON bodies of the admin HTTP API (and of the CLI's stdout), in their own file.
+export * from './admin-views.ts';

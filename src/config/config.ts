@@ -24,6 +24,8 @@ export interface RateLimits {
   order: number;
   status: number;
   tokens: number;
+  /** The partner's own account (docs/spec.md §4 self-service): rare operations, a tight bucket. */
+  account: number;
 }
 
 /** Everything docs/spec.md §11 lets an operator set, parsed once at start. */
@@ -230,7 +232,7 @@ function checkDelayAllowed(delay: { min: number; max: number }, privacy: 'on' | 
 }
 
 function rateLimits(raw: string | undefined): RateLimits {
-  const out: RateLimits = { quote: 20, order: 5, status: 50, tokens: 50 };
+  const out: RateLimits = { quote: 20, order: 5, status: 50, tokens: 50, account: 1 };
   if (!raw) return out;
   for (const part of raw.split(',')) {
     const [k, v] = part.split('=').map((s) => s.trim());

@@ -16,6 +16,7 @@ const HTTP_STATUS = {
   FEE_BPS_TOO_HIGH: 400,
   FEE_RECIPIENT_REQUIRED: 400,
   INVALID_SIGNATURE: 400,
+  WEBHOOK_URL_REFUSED: 400,
   UNAUTHORIZED: 401,
   FEE_RECIPIENT_NOT_REGISTERED: 403,
   ACCOUNT_SUSPENDED: 403,
@@ -30,6 +31,8 @@ const HTTP_STATUS = {
   DEPOSIT_MISMATCH: 409,
   ORDER_NOT_HELD: 409,
   RECEIPT_NOT_READY: 409,
+  LAST_ACTIVE_KEY: 409,
+  TOO_MANY_KEYS: 409,
   QUOTE_EXPIRED: 410,
   ORDER_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
@@ -68,6 +71,8 @@ export interface HushErrorDetails {
   FEE_BPS_TOO_HIGH: { feeCapBps: number };
   FEE_RECIPIENT_REQUIRED: { field: 'feeRecipientAddress' };
   INVALID_SIGNATURE: { field: string } | undefined;
+  /** docs/spec.md §3: the webhook egress rules refuse the URL's address (not_public) or its plain http (plain_http). */
+  WEBHOOK_URL_REFUSED: { field: 'url'; reason: 'not_public' | 'plain_http' };
   UNAUTHORIZED: undefined;
   FEE_RECIPIENT_NOT_REGISTERED: { feeRecipientAddress: string };
   ACCOUNT_SUSPENDED: undefined;
@@ -86,6 +91,10 @@ export interface HushErrorDetails {
   ORDER_NOT_HELD: { status: string };
   /** docs/spec.md §12: a receipt exists once the order is final and signed (seconds after). */
   RECEIPT_NOT_READY: { status: string };
+  /** docs/spec.md §4 (self-service): the key is the account's only active one; create another first. */
+  LAST_ACTIVE_KEY: { keyId: string };
+  /** docs/spec.md §4 (self-service): the account already has this many active keys. */
+  TOO_MANY_KEYS: { maxActiveKeys: number };
   QUOTE_EXPIRED: { expiresAt: string };
   ORDER_EXPIRED: { expiration: string };
   PAYLOAD_TOO_LARGE: { limitBytes: number };

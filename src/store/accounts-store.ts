@@ -7,7 +7,7 @@ export interface AccountRecord {
   name: string;
   feeCapBps: number;
   status: AccountStatus;
-  rateLimits: Partial<Record<'quote' | 'order' | 'status' | 'tokens', number>> | null;
+  rateLimits: Partial<Record<'quote' | 'order' | 'status' | 'tokens' | 'account', number>> | null;
   feeRecipients: string[];
 }
 
@@ -92,6 +92,35 @@ export async function listApiKeys(db: Queryable, accountId: string): Promise<{ k
 export async function revokeApiKey(db: Queryable, keyId: string): Promise<boolean> {
   const { rowCount } = await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [keyId]);
   return rowCount > 0;
+}
+
+/**
+ * Holds the account's row until the transaction ends: what is decided from its keys (how many are active)
+ * then stays true until the decision is written, whatever other requests do meanwhile. False: no account.
+ */
+export async function lockAccount(tx: Queryable, accountId: string): Promise<boolean> {
+  const { rowCount } = await tx.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+  return rowCount > 0;
+}
+
+/** Keys of the account that authenticate now (neither revoked nor expired), but `exceptKeyId`. */
+export async function countActiveKeys(db: Queryable, accountId: string, exceptKeyId: string | null = null): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AND id IS DISTINCT FROM $2',
+    [accountId, exceptKeyId],
+  );
+  return rows[0]!.n;
+}
+
+/** Deletes the account's revoked or expired keys but the `keep` most recently created; how many went. */
+export async function pruneInactiveKeys(db: Queryable, accountId: string, keep: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM api_keys WHERE id IN (
+       SELECT id FROM api_keys WHERE account_id = $1 AND (revoked_at IS NOT NULL OR expires_at <= now())
+       ORDER BY created_at DESC, id OFFSET $2)`,
+    [accountId, keep],
+  );
+  return rowCount;
 }
 
 export async function addFeeRecipient(db: Queryable, accountId: string, address: string): Promise<void> {

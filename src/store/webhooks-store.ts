@@ -29,17 +29,41 @@ export const MAX_WEBHOOK_ATTEMPTS = 15;
 /** Delivered and given-up events are kept this long (then purged). */
 const KEEP_EVENTS = '7 days';
 
-/** A new secret demotes the current one to `previous` for the rotation window; clearing the webhook drops both. */
-export async function setWebhook(db: Queryable, accountId: string, url: string | null, secret: string | null): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE accounts SET
-       webhook_previous_secret = CASE WHEN $3::text IS NOT NULL THEN webhook_secret END,
-       webhook_previous_until = CASE WHEN $3::text IS NOT NULL AND webhook_secret IS NOT NULL THEN now() + interval '${WEBHOOK_ROTATION_WINDOW}' END,
-       webhook_url = $2, webhook_secret = $3, updated_at = now()
-     WHERE id = $1`,
-    [accountId, url, secret],
+/** Until when the replaced secret signs beside the new one (null: there was none to replace). */
+export interface SecretRotation {
+  previousSecretUntil: Date | null;
+}
+
+/** The SET of a new secret (parameter `p`): it demotes the current one to `previous` for the rotation window. */
+const rotate = (p: string) => `webhook_previous_secret = CASE WHEN ${p}::text IS NOT NULL THEN webhook_secret END,
+  webhook_previous_until = CASE WHEN ${p}::text IS NOT NULL AND webhook_secret IS NOT NULL THEN now() + interval '${WEBHOOK_ROTATION_WINDOW}' END,
+  webhook_secret = ${p}, updated_at = now()`;
+
+/**
+ * The webhook's URL and a new secret, the current one signing beside it for the rotation window; clearing
+ * the webhook (nulls) drops both. Null when there is no such account.
+ */
+export async function setWebhook(db: Queryable, accountId: string, url: string | null, secret: string | null): Promise<SecretRotation | null> {
+  const { rows } = await db.query<{ until: Date | null }>(`UPDATE accounts SET webhook_url = $2, ${rotate('$3')} WHERE id = $1 RETURNING webhook_previous_until AS until`, [accountId, url, secret]);
+  return rows[0] ? { previousSecretUntil: rows[0].until } : null;
+}
+
+/** A new secret for the webhook the account has, rotated as setWebhook does; null when it has none. */
+export async function rotateWebhookSecret(db: Queryable, accountId: string, secret: string): Promise<(SecretRotation & { url: string }) | null> {
+  const { rows } = await db.query<{ url: string; until: Date | null }>(
+    `UPDATE accounts SET ${rotate('$2')} WHERE id = $1 AND webhook_url IS NOT NULL RETURNING webhook_url AS url, webhook_previous_until AS until`,
+    [accountId, secret],
   );
-  return rowCount > 0;
+  return rows[0] ? { url: rows[0].url, previousSecretUntil: rows[0].until } : null;
+}
+
+/** What an account may see of its webhook: the URL and until when a replaced secret still signs; never a secret. */
+export async function webhookSettings(db: Queryable, accountId: string): Promise<{ url: string; previousSecretUntil: Date | null } | null> {
+  const { rows } = await db.query<{ url: string | null; until: Date | null }>(
+    'SELECT webhook_url AS url, CASE WHEN webhook_previous_until > now() THEN webhook_previous_until END AS until FROM accounts WHERE id = $1',
+    [accountId],
+  );
+  return rows[0]?.url ? { url: rows[0].url, previousSecretUntil: rows[0].until } : null;
 }
 
 /** An account's webhook and its signing secrets now (the test-send endpoint). */

@@ -18,8 +18,8 @@ export class EgressRefusedError extends Error {
   }
 }
 
-const NOT_PUBLIC = 'its address is not a public one (private, loopback, link-local, metadata or reserved)';
-const PLAIN_HTTP = 'plain http goes only to this machine, and only while Hush runs its embedded local chain';
+export const NOT_PUBLIC = 'its address is not a public one (private, loopback, link-local, metadata or reserved)';
+export const PLAIN_HTTP = 'plain http goes only to this machine, and only while Hush runs its embedded local chain';
 
 /** RFC 6761: names under .localhost are loopback, whatever a resolver says. */
 function isLoopbackName(hostname: string): boolean {

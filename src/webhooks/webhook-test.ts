@@ -26,7 +26,7 @@ export interface TestSendResult {
  */
 export async function sendTestWebhook(db: Queryable, accountId: string, egress: WebhookEgress): Promise<TestSendResult> {
   const hook = await getWebhook(db, accountId);
-  if (!hook) throw new HushError('NOT_FOUND', 'This account has no webhook; ask the operator to set one');
+  if (!hook) throw new HushError('NOT_FOUND', 'This account has no webhook; set one with PUT /transfer/v1/account/webhook');
   const eventId = `evt_test_${randomBytes(12).toString('base64url')}`;
   const body = JSON.stringify({ id: eventId, type: 'webhook.test', createdAt: new Date().toISOString(), data: {} });
   const secrets = hook.previousSecret ? [hook.secret, hook.previousSecret] : [hook.secret];

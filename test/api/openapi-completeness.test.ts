@@ -117,7 +117,7 @@ describe('OpenAPI completeness', () => {
   });
 
   test('the main bodies are named components, not anonymous inline schemas', () => {
-    for (const name of ['Token', 'TokenList', 'QuoteRequest', 'Quote', 'QuotePrivacy', 'FeeBreakdown', 'OrderRequest', 'Order', 'StatusRecord', 'OrderPrivacy', 'DepositHint', 'Error', 'ErrorCode', 'OrderStatus', 'WebhookTestResult']) {
+    for (const name of ['Token', 'TokenList', 'QuoteRequest', 'Quote', 'QuotePrivacy', 'FeeBreakdown', 'OrderRequest', 'Order', 'StatusRecord', 'OrderPrivacy', 'DepositHint', 'Error', 'ErrorCode', 'OrderStatus', 'WebhookTestResult', 'Account', 'ApiKeyInfo', 'WebhookSecret', 'CreatedApiKey', 'RevokedApiKey']) {
       assert.ok(doc.components.schemas[name], `components.schemas.${name}`);
     }
     for (const { where, op } of operations()) {

@@ -26,7 +26,8 @@ import type { AccountRecord } from '../../src/store/accounts-store.ts';
 
 type Json = Record<string, any>;
 const FEE_RECIPIENT = quoteRequestExample.feeRecipientAddress;
-const account = (id: string, feeRecipients: string[]): AccountRecord => ({ id, name: id, feeCapBps: 100, status: 'active', rateLimits: null, feeRecipients });
+// The account bucket is 1/s by default: the self-service cases below come faster.
+const account = (id: string, feeRecipients: string[]): AccountRecord => ({ id, name: id, feeCapBps: 100, status: 'active', rateLimits: { account: 1000 }, feeRecipients });
 /** Two accounts: the example's (its fee recipient registered) and one without fee recipients. */
 const CALLERS: Record<string, { keyId: string; account: AccountRecord }> = {
   'Bearer example': { keyId: 'k1', account: account(EXAMPLE_QUOTE_KEY.accountId, [FEE_RECIPIENT]) },
@@ -63,8 +64,9 @@ function valuesOf(key: string | RegExp, node: unknown = doc, parent: Json | null
   return out;
 }
 
-const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  app.inject({ method: 'POST', url, headers: { authorization: 'Bearer example', 'content-type': 'application/json', ...headers }, payload: typeof body === 'string' ? body : JSON.stringify(body) });
+const send = (method: 'POST' | 'PUT' | 'DELETE') => (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  app.inject({ method, url, headers: { authorization: 'Bearer example', 'content-type': 'application/json', ...headers }, payload: typeof body === 'string' ? body : JSON.stringify(body) });
+const [post, put, del] = [send('POST'), send('PUT'), send('DELETE')];
 
 describe('OpenAPI examples are what Hush issues', () => {
   test('quoteIds: issued by the real issuer, and a live quote has the same shape', async () => {
@@ -160,6 +162,14 @@ describe('OpenAPI examples are what Hush issues', () => {
     { op: 'sendDepositHint', code: 'INVALID_REQUEST', send: () => post('/transfer/v1/deposit', { trackingId: 'trk_2JryitQJkiaRiDSdak1qQ1' }) },
     { op: 'sendTestWebhook', code: 'INVALID_REQUEST', send: () => post('/transfer/v1/webhooks/test', '{') },
     { op: 'refreshOrder', code: 'INVALID_REQUEST', send: () => post('/transfer/v1/order/trk_2JryitQJkiaRiDSdak1qQ1/refresh', '{') },
+    // The partner's own account: what is refused before any store read.
+    { op: 'setWebhook', code: 'INVALID_REQUEST', send: () => put('/transfer/v1/account/webhook', { url: 'ftp://hooks.partner.example/hush' }) },
+    { op: 'setWebhook', code: 'WEBHOOK_URL_REFUSED', send: () => put('/transfer/v1/account/webhook', { url: 'https://10.20.30.40/hush' }) },
+    { op: 'rotateWebhookSecret', code: 'INVALID_REQUEST', send: () => post('/transfer/v1/account/webhook/rotate-secret', '{') },
+    { op: 'createApiKey', code: 'INVALID_REQUEST', send: () => post('/transfer/v1/account/keys', { expiresInSeconds: 30 }) },
+    // A DELETE's body is parsed when one is sent: its errors are the operation's.
+    { op: 'clearWebhook', code: 'INVALID_REQUEST', send: () => del('/transfer/v1/account/webhook', '{') },
+    { op: 'revokeApiKey', code: 'INVALID_REQUEST', send: () => del('/transfer/v1/account/keys/b3nt5vd6ye2c', '{') },
   ];
   for (const { op, code, send } of LIVE) {
     test(`${op} ${code}: the example is what the app answers`, async () => {

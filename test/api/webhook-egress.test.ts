@@ -47,7 +47,7 @@ describe('webhook egress: a production Hush reaches no internal address', () => 
     await new Promise((ok) => receiver?.close(ok));
   });
 
-  test('set time: loopback over http or https, localhost, private and metadata URLs are INVALID_REQUEST', async () => {
+  test('set time: loopback over http or https, localhost, private and metadata URLs are WEBHOOK_URL_REFUSED', async () => {
     const acct = await t.createAccount();
     const admin = new AdminService(t.db, { webhookEgress: webhookEgressFor(t.hush.config) });
     for (const url of [
@@ -58,7 +58,7 @@ describe('webhook egress: a production Hush reaches no internal address', () => 
       'https://10.20.30.40/hooks',
       'https://169.254.169.254/latest/meta-data/',
     ]) {
-      await assert.rejects(admin.setWebhook(acct.id, url), (e: unknown) => isHushError(e) && e.code === 'INVALID_REQUEST' && /not allowed/.test(e.message), url);
+      await assert.rejects(admin.setWebhook(acct.id, url), (e: unknown) => isHushError(e, 'WEBHOOK_URL_REFUSED') && e.details.reason === 'not_public' && /not allowed/.test(e.message), url);
     }
     const { rows } = await t.db.query<{ webhook_url: string | null }>('SELECT webhook_url FROM accounts WHERE id = $1', [acct.id]);
     assert.equal(rows[0]!.webhook_url, null, 'nothing was set');

@@ -39,7 +39,10 @@ test('the SDK types are the ones the served OpenAPI document generates (npm run 
   const doc = await (await fetch(`${t.url}/transfer/v1/openapi.json`)).json();
   assert.equal(await renderTypes(doc), committedTypes(), 'packages/sdk/src/generated/openapi.ts is stale: run `npm run generate:sdk`');
   const ops = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((m) => Object.values(m).map((o) => o.operationId));
-  assert.deepEqual(ops.sort(), ['createOrder', 'createQuote', 'findOrderByQuote', 'getReceipt', 'getStatus', 'listReceiptKeys', 'listTokens', 'refreshOrder', 'sendDepositHint', 'sendTestWebhook']);
+  assert.deepEqual(ops.sort(), [
+    'clearWebhook', 'createApiKey', 'createOrder', 'createQuote', 'findOrderByQuote', 'getAccount', 'getReceipt', 'getStatus',
+    'listReceiptKeys', 'listTokens', 'refreshOrder', 'revokeApiKey', 'rotateWebhookSecret', 'sendDepositHint', 'sendTestWebhook', 'setWebhook',
+  ]);
 });
 
 async function balanceOf(owner: Address, token: Token): Promise<bigint> {

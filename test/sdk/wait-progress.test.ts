@@ -74,7 +74,9 @@ test('the CLI explains each known error in one line: cause — fix', () => {
     [new TypeError('fetch failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND rpc'), { code: 'ENOTFOUND' }) }), /^hush: cannot reach the Solana RPC at http:\/\/127\.0\.0\.1:8899 \(ENOTFOUND\) — .*SOLANA_RPC_URL$/],
     [new InsufficientFundsError('Sndr', { shortfalls: ['it holds 0 lamports of SOL, the deposit needs up to 2244280 (…)'] } as never), /^hush: the sender Sndr cannot pay for this deposit: it holds 0 lamports .*; nothing was created — fund Sndr/],
     // webhook-test without a webhook: the fix names the webhook, not a tracking id (issue 43).
-    [new HushApiError(404, 'NOT_FOUND', 'This account has no webhook; ask the operator to set one', 'req_4', undefined, undefined), /— ask the operator to set the account's webhook \(npm run admin -- set-webhook\), then run it again$/],
+    [new HushApiError(404, 'NOT_FOUND', 'This account has no webhook; set one with PUT /transfer/v1/account/webhook', 'req_4', undefined, undefined), /— set the webhook first: hush webhook set https:\/\/…$/],
+    [new HushApiError(404, 'NOT_FOUND', 'No API key with id "aaaaaaaaaaaa" on this account', 'req_6', undefined, undefined), /— run `hush account` for this account's key ids$/],
+    [new HushApiError(409, 'LAST_ACTIVE_KEY', 'Key k is the only active key of this account', 'req_7', { keyId: 'k' }, undefined), /— create another key first \(hush keys create\)/],
     [new HushApiError(404, 'NOT_FOUND', 'No such order', 'req_5', undefined, undefined), /— check the tracking id \(trk_…\)/],
     [new RangeError('boom\n  at somewhere'), /^hush: unexpected RangeError: boom at somewhere — run it again with HUSH_DEBUG=1 for the stack, and report it$/],
   ];

@@ -103,7 +103,8 @@ describe('webhook egress: production (a real cluster)', () => {
     assert.equal(r.connections, 0, 'no connection reached the loopback receiver');
     // The set-time check refuses what the URL itself says; a name passes it (the connect-time check decides).
     for (const url of [`http://127.0.0.1:${r.port}/x`, 'https://169.254.169.254/', 'https://10.1.2.3/', `https://localhost:${r.port}/`, 'http://partner.example/x']) {
-      assert.throws(() => validateWebhookUrl(url), (e: unknown) => isHushError(e) && e.code === 'INVALID_REQUEST' && /not allowed/.test(e.message), url);
+      const reason = url.startsWith('http://partner') ? 'plain_http' : 'not_public';
+      assert.throws(() => validateWebhookUrl(url), (e: unknown) => isHushError(e, 'WEBHOOK_URL_REFUSED') && e.details.reason === reason && /not allowed/.test(e.message), url);
     }
     assert.equal(validateWebhookUrl('https://hooks.partner.example/x'), 'https://hooks.partner.example/x');
   });

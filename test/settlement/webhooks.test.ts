@@ -99,7 +99,7 @@ describe('webhooks: one signed event per order transition, retried until deliver
     expectError(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: 'ftp://example.com/x' } }), 400, 'INVALID_REQUEST');
     expectError(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: 'https://user:pw@example.com/x' } }), 400, 'INVALID_REQUEST');
     // Events carry deposits and payouts: plain http only to this machine.
-    expectError(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: 'http://partner.example/x' } }), 400, 'INVALID_REQUEST');
+    expectError(await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: 'http://partner.example/x' } }), 400, 'WEBHOOK_URL_REFUSED');
     expectError(await admin.request('PUT', '/admin/v1/accounts/acc_1111111111111111/webhook', { body: { url: receiver.url } }), 404, 'NOT_FOUND');
     const set = await admin.request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: receiver.url } });
     const body = expectOk(set);

@@ -36,7 +36,7 @@ forEachEngine('webhook events', (ctx) => {
   it('one event per transition of an account with a webhook; none without one, none once cleared', async () => {
     const hooked = await createTestAccount(ctx.db);
     const quiet = await createTestAccount(ctx.db);
-    assert.equal(await setWebhook(ctx.db, hooked, 'https://partner.example/hook', 'whsec_test'), true);
+    assert.deepEqual(await setWebhook(ctx.db, hooked, 'https://partner.example/hook', 'whsec_test'), { previousSecretUntil: null }, 'set: no secret was replaced');
     const a = await placed(hooked);
     const q = await placed(quiet);
     assert.equal(await transitionOrder(ctx.db, a.id, 'awaiting_deposit', 'expired'), true);

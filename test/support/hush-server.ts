@@ -199,7 +199,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     async createAccount(a: AccountOptions = {}) {
       const id = `acc_${base58(16)}`;
       await insertAccount(db, { id, name: `api-test-${base58(10)}`, feeCapBps: a.feeCapBps ?? 100 });
-      const rateLimits = a.rateLimits === undefined ? { quote: 100_000, order: 100_000, status: 100_000, tokens: 100_000 } : a.rateLimits;
+      const rateLimits = a.rateLimits === undefined ? { quote: 100_000, order: 100_000, status: 100_000, tokens: 100_000, account: 100_000 } : a.rateLimits;
       await updateAccount(db, id, { status: a.status, rateLimits });
       const feeRecipients: Address[] = [];
       for (let i = 0; i < (a.feeRecipients ?? 1); i++) {

@@ -49,6 +49,9 @@ const FIXES: Partial<Record<ErrorCode, string>> = {
   SERVICE_UNAVAILABLE: 'try again in a minute',
   INSUFFICIENT_LIQUIDITY: 'try a smaller --amount or again later',
   INTERNAL_ERROR: 'try again; if it persists give the operator the request id',
+  WEBHOOK_URL_REFUSED: 'give an https URL at a public address (not private, loopback or metadata): hush webhook set https://…',
+  LAST_ACTIVE_KEY: 'create another key first (hush keys create), deploy it, then revoke this one',
+  TOO_MANY_KEYS: 'revoke a key no longer used first (hush account lists them; hush keys revoke <keyId>)',
 };
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -85,8 +88,8 @@ export function explainError(e: unknown, ctx: CliContext): Explained {
   if (e instanceof HushApiError) {
     const wait = e.retryAfterS !== undefined ? ` (Hush asks to wait ${e.retryAfterS} s)` : '';
     const request = e.requestId ? ` [request ${e.requestId}]` : '';
-    // NOT_FOUND is also `webhook-test` on an account without a webhook: no tracking id was involved there.
-    const fix = e.code === 'NOT_FOUND' && /webhook/i.test(e.message) ? 'ask the operator to set the account\'s webhook (npm run admin -- set-webhook), then run it again' : FIXES[e.code];
+    // NOT_FOUND is also a webhook command on an account without a webhook, or a key id: no tracking id was involved there.
+    const fix = e.code !== 'NOT_FOUND' ? FIXES[e.code] : /webhook/i.test(e.message) ? 'set the webhook first: hush webhook set https://…' : /API key/.test(e.message) ? "run `hush account` for this account's key ids" : FIXES[e.code];
     return line(`${e.message}${wait}${request}`, fix ?? 'see the message; quote the request id to the operator');
   }
   if (e instanceof HushTransportError) {

@@ -8,7 +8,8 @@
  *   hush send --keypair <file> --from <asset> [--to <asset>] --amount <base units> --recipient <addr> [--mode …] [--fee-bps n --fee-recipient addr]
  *   hush status <trackingId>
  *   hush watch <trackingId>
- *   hush webhook-test
+ *   hush webhook-test   (the same as `hush webhook test`)
+ *   hush account | webhook set <url>|clear|rotate-secret|test | keys create [--expires-in s]|revoke <keyId>   (the account's own settings: cli-account.ts)
  *   hush receipt <trackingId>   (the final order's signed disclosure receipt as JSON, checked against the published keys first)
  * `send` checks the sender can pay (tokens, SOL for fees and rent) before it creates an order, verifies the
  * deposit transaction before signing it, sends it through SOLANA_RPC_URL and prints each state until the
@@ -21,19 +22,21 @@ import { createKeyPairSignerFromBytes, createSolanaRpc, type KeyPairSigner } fro
 import { createHushClient } from './client.ts';
 import { CliError, errorLine, explainError, UsageError, type CliContext } from './cli-errors.ts';
 import { watchOrder } from './cli-progress.ts';
+import { ACCOUNT_USAGE, accountCommand } from './cli-account.ts';
 import { describePrivacy, privateAmountsNearby } from './private-amounts.ts';
 import { assertSenderCanPay } from './sender-funds.ts';
 import { signAndSend } from './sign-and-send.ts';
 import { verifyReceipt } from './receipts.ts';
 import type { Quote, QuoteRequest } from './types.ts';
 
-const USAGE = `usage: hush <tokens | quote | send | status <trk> | watch <trk> | receipt <trk> | webhook-test> [options]
+const USAGE = `usage: hush <tokens | quote | send | status <trk> | watch <trk> | receipt <trk> | webhook-test | account | webhook … | keys …> [options]
   environment: HUSH_URL (default http://127.0.0.1:8787), HUSH_API_KEY, SOLANA_RPC_URL (send; default http://127.0.0.1:8899)
   quote/send:  --from <asset> [--to <asset>] --amount <base units> --recipient <addr> [--mode exact_in|exact_out]
                [--fee-bps <n> --fee-recipient <addr>]   quote: --sender <addr>   send: --keypair <solana keypair JSON file>
                [--min-set <n>] wait until released with at least n of its class (up to the operator's ceiling)
                [--max-delay <s>] or: wait at most s seconds    [--private-only] refuse an amount that is not private
   status/watch/send: --interval <ms> poll interval (default 3000)
+${ACCOUNT_USAGE}
   examples (10 USDC: a private amount on the default menu, held and paid out with its class):
     hush quote --from usdc --amount 10000000 --sender <addr> --recipient <addr>
     hush send --keypair sender.json --from usdc --amount 10000000 --recipient <addr>
@@ -53,6 +56,7 @@ const OPTIONS = {
   'min-set': { type: 'string' },
   'max-delay': { type: 'string' },
   'private-only': { type: 'boolean' },
+  'expires-in': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -175,6 +179,10 @@ async function main(argv: string[], ctx: CliContext): Promise<number> {
     }
     case 'send':
       return send(client, values, ctx, intervalMs);
+    case 'account':
+    case 'webhook':
+    case 'keys':
+      return accountCommand(client, command, rest, { expiresIn: values['expires-in'] });
     default:
       throw new UsageError(`unknown command ${command}`);
   }

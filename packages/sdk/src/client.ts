@@ -1,7 +1,7 @@
 import createClient from 'openapi-fetch';
 import type { paths } from './generated/openapi.ts';
 import { HushApiError, HushTransportError, retryAfterSeconds, toError } from './errors.ts';
-import type { Order, OrderTerms, Quote, QuoteRequest, Receipt, ReceiptKey, StatusRecord, Token } from './types.ts';
+import type { Account, ApiKeyInfo, CreatedApiKey, Order, OrderTerms, Quote, QuoteRequest, Receipt, ReceiptKey, StatusRecord, Token, WebhookSecret } from './types.ts';
 
 export interface HushClientOptions {
   /** e.g. http://127.0.0.1:8787 (the /transfer/v1 prefix is added). */
@@ -78,6 +78,21 @@ export interface HushClient {
   receiptKeys(): Promise<ReceiptKey[]>;
   /** Polls until `final`, honouring Retry-After, backing off while Hush cannot be reached. */
   waitForFinal(trackingId: string, opts?: WaitOptions): Promise<StatusRecord>;
+  /** This key's account: settings, keys (which one is this), webhook URL, rates. Never a secret. */
+  account(): Promise<Account>;
+  /**
+   * Points the webhook at `url` and returns its new signing secret, shown this once; the replaced secret
+   * signs beside it until `previousSecretExpiresAt` (24 h). WEBHOOK_URL_REFUSED: an address webhooks may not reach.
+   */
+  setWebhook(url: string): Promise<WebhookSecret>;
+  /** No webhook any more (no events; undelivered ones are given up). */
+  clearWebhook(): Promise<void>;
+  /** A new signing secret for the webhook, shown this once; the old one signs beside it for 24 h. */
+  rotateWebhookSecret(): Promise<WebhookSecret>;
+  /** Another key of this account, its `apiKey` shown this once (TOO_MANY_KEYS at 10 active). Rotate: create, deploy, revoke the old. */
+  createKey(opts?: { expiresInSeconds?: number }): Promise<CreatedApiKey>;
+  /** Revokes a key of this account (this client's own too: `current` says so); LAST_ACTIVE_KEY for the last active one. */
+  revokeKey(keyId: string): Promise<ApiKeyInfo>;
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -95,6 +110,11 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 const RETRY_CODES = new Set(['RATE_LIMITED', 'ORDER_IN_PROGRESS', 'SERVICE_UNAVAILABLE', 'CHAIN_UNAVAILABLE', 'RECEIPT_NOT_READY']);
+/**
+ * A call that makes something new each time (a key, a webhook secret) is retried only when it was refused
+ * before it ran (429): after a 503 it may have run, and a second secret would end the first one's grace.
+ */
+const ONLY_REFUSED = new Set(['RATE_LIMITED']);
 
 export function createHushClient(options: HushClientOptions): HushClient {
   const api = createClient<paths>({
@@ -105,8 +125,8 @@ export function createHushClient(options: HushClientOptions): HushClient {
   const maxRetries = options.maxRetries ?? 2;
   const maxRetryAfterS = options.maxRetryAfterS ?? 10;
 
-  /** One call: its data, or a HushApiError / HushTransportError; retried only where that is safe (all calls here are). */
-  async function call<T>(send: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ data: T; response: Response }> {
+  /** One call: its data, or a HushApiError / HushTransportError; retried on `retryOn` codes, as Retry-After says. */
+  async function call<T>(send: () => Promise<{ data?: T; error?: unknown; response: Response }>, retryOn = RETRY_CODES): Promise<{ data: T; response: Response }> {
     for (let attempt = 0; ; attempt++) {
       let out: { data?: T; error?: unknown; response: Response };
       try {
@@ -116,7 +136,7 @@ export function createHushClient(options: HushClientOptions): HushClient {
       }
       if (out.response.ok && out.data !== undefined) return { data: out.data, response: out.response };
       const error = await toError(out.response, out.error);
-      const wait = error instanceof HushApiError && RETRY_CODES.has(error.code) ? (error.retryAfterS ?? 1) : undefined;
+      const wait = error instanceof HushApiError && retryOn.has(error.code) ? (error.retryAfterS ?? 1) : undefined;
       if (wait === undefined || attempt >= maxRetries || wait > maxRetryAfterS) throw error;
       await sleep(wait * 1000);
     }
@@ -165,6 +185,27 @@ export function createHushClient(options: HushClientOptions): HushClient {
     async testWebhook() {
       const { data } = await call(() => api.POST('/transfer/v1/webhooks/test', { body: {} }));
       return { eventId: data.eventId, outcome: data.outcome, delivered: data.delivered };
+    },
+    async account() {
+      return (await call(() => api.GET('/transfer/v1/account'))).data.account;
+    },
+    async setWebhook(url) {
+      const { data } = await call(() => api.PUT('/transfer/v1/account/webhook', { body: { url } }), ONLY_REFUSED);
+      return { url: data.url, secret: data.secret, previousSecretExpiresAt: data.previousSecretExpiresAt };
+    },
+    async clearWebhook() {
+      await call(() => api.DELETE('/transfer/v1/account/webhook'));
+    },
+    async rotateWebhookSecret() {
+      const { data } = await call(() => api.POST('/transfer/v1/account/webhook/rotate-secret', { body: {} }), ONLY_REFUSED);
+      return { url: data.url, secret: data.secret, previousSecretExpiresAt: data.previousSecretExpiresAt };
+    },
+    async createKey(opts = {}) {
+      const { data } = await call(() => api.POST('/transfer/v1/account/keys', { body: opts.expiresInSeconds === undefined ? {} : { expiresInSeconds: opts.expiresInSeconds } }), ONLY_REFUSED);
+      return { apiKey: data.apiKey, key: data.key };
+    },
+    async revokeKey(keyId) {
+      return (await call(() => api.DELETE('/transfer/v1/account/keys/{keyId}', { params: { path: { keyId } } }))).data.key;
     },
     async waitForFinal(trackingId, opts = {}) {
       const interval = opts.intervalMs ?? 3000;

@@ -13,7 +13,7 @@ export { heldFor, statusDetail } from './status-detail.ts';
 export { assertSenderCanPay, senderFunds, InsufficientFundsError, BASE_FEE_LAMPORTS, MAX_PRIORITY_FEE_LAMPORTS, type FundsRpc, type SenderFunds } from './sender-funds.ts';
 export { describePrivacy, privateAmountsNearby, type PrivateAmountOption } from './private-amounts.ts';
 export { signAndSend, type SentDeposit, type SignAndSendOptions } from './sign-and-send.ts';
-export type { ErrorCode, Order, OrderRequest, OrderStatus, OrderTerms, Quote, QuoteRequest, Receipt, ReceiptKey, StatusRecord, Token } from './types.ts';
+export type { Account, ApiKeyInfo, CreatedApiKey, ErrorCode, Order, OrderRequest, OrderStatus, OrderTerms, Quote, QuoteRequest, Receipt, ReceiptKey, StatusRecord, Token, WebhookSecret } from './types.ts';
 export { verifyReceipt, type ReceiptCheck } from './receipts.ts';
 export type { paths, components, operations } from './generated/openapi.ts';
 export { verifyWebhook, HushWebhookError, type HushWebhookEvent, type OrderEventData, type ReleasedStatusRecord } from './webhooks.ts';

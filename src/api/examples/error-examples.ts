@@ -13,6 +13,7 @@ interface ErrorExample {
 }
 
 const REQUEST_ID = '3f0c9b1e-6a7d-4c2b-9e55-0d1f2a3b4c5d';
+const NO_WEBHOOK = 'This account has no webhook; set one with PUT /transfer/v1/account/webhook';
 const AMOUNT_FIX = 'must be an amount in base units: decimal digits only, no sign, decimal point or leading zero (25.5 USDC is "25500000")';
 
 /** What a code means wherever it is answered. */
@@ -31,6 +32,11 @@ const BY_CODE: Record<HushErrorCode, ErrorExample> = {
   FEE_BPS_TOO_HIGH: { summary: "feeBps above the account's cap", message: 'feeBps may be at most 100 for this account', details: { feeCapBps: 100 } },
   FEE_RECIPIENT_REQUIRED: { summary: 'A partner fee with nobody to pay it to', message: 'feeRecipientAddress is required when feeBps > 0', details: { field: 'feeRecipientAddress' } },
   INVALID_SIGNATURE: { summary: 'Not a transaction signature', message: 'signature is not a base58 transaction signature', details: { field: 'signature' } },
+  WEBHOOK_URL_REFUSED: {
+    summary: 'Webhooks may not reach that address (private, loopback, link-local, metadata, reserved)',
+    message: 'url is not allowed: its address is not a public one (private, loopback, link-local, metadata or reserved)',
+    details: { field: 'url', reason: 'not_public' },
+  },
   UNAUTHORIZED: { summary: 'No API key, or not a valid one', message: 'Missing or invalid API key' },
   FEE_RECIPIENT_NOT_REGISTERED: {
     summary: 'The fee recipient is not registered to this account',
@@ -55,6 +61,12 @@ const BY_CODE: Record<HushErrorCode, ErrorExample> = {
   ORDER_IN_PROGRESS: { summary: 'The same order is being created right now', message: 'This order is being created by a concurrent request; retry shortly' },
   ORDER_NOT_HELD: { summary: 'Only a held order can be resolved', message: 'The order is completed, not held', details: { status: 'completed' } },
   RECEIPT_NOT_READY: { summary: 'The order is not final yet, or its receipt is being signed', message: 'The order is sending; its receipt is signed once it is final', details: { status: 'sending' } },
+  LAST_ACTIVE_KEY: {
+    summary: "The key is the account's only active one: create another first",
+    message: 'Key k7m2xq4p3rwa is the only active key of this account; create another before revoking it',
+    details: { keyId: 'k7m2xq4p3rwa' },
+  },
+  TOO_MANY_KEYS: { summary: 'The account has as many active keys as it may', message: 'This account has 10 active keys, the most it may have; revoke one first', details: { maxActiveKeys: 10 } },
   ORDER_NOT_REFRESHABLE: { summary: 'The order is past awaiting_deposit', message: 'The order is deposit_confirmed, not awaiting a deposit', details: { status: 'deposit_confirmed' } },
   DEPOSIT_MISMATCH: { summary: "The transaction is not this order's deposit", message: "The transaction did not fund this order's deposit account", details: { reason: 'not_this_deposit' } },
   QUOTE_EXPIRED: { summary: 'The quote is past expiresAt', message: 'The quote has expired; request a new one', details: { expiresAt: '2026-11-21T10:01:00.000Z' } },
@@ -106,7 +118,21 @@ const BY_OPERATION: { [Op in OperationId]?: Partial<Record<HushErrorCode, ErrorE
   sendDepositHint: { INVALID_REQUEST: { summary: 'A required field is missing', message: 'Invalid request: missing signature (required)', details: { field: 'signature', reason: 'required' } } },
   sendTestWebhook: {
     INVALID_REQUEST: malformedJson,
-    NOT_FOUND: { summary: 'The account has no webhook', message: 'This account has no webhook; ask the operator to set one' },
+    NOT_FOUND: { summary: 'The account has no webhook', message: NO_WEBHOOK },
+  },
+  setWebhook: {
+    INVALID_REQUEST: {
+      summary: 'Not an https URL, or one with credentials',
+      message: 'url must be an absolute https URL without credentials (http only to localhost), at most 2048 characters',
+      details: { field: 'url' },
+    },
+  },
+  clearWebhook: { INVALID_REQUEST: malformedJson },
+  rotateWebhookSecret: { INVALID_REQUEST: malformedJson, NOT_FOUND: { summary: 'The account has no webhook', message: NO_WEBHOOK } },
+  createApiKey: { INVALID_REQUEST: bodyInvalid('expiresInSeconds', 'must be >= 60') },
+  revokeApiKey: {
+    INVALID_REQUEST: malformedJson,
+    NOT_FOUND: { summary: "No such key on this account (another account's key id included)", message: 'No API key with id "b3nt5vd6ye2c" on this account' },
   },
 };
 

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RateLimitOptions } from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HushError } from '../../domain/errors.ts';
-import type { RateLimits } from '../../config/config.ts';
 import type { Caller } from '../../services/authenticator.ts';
 import type { ApiDeps } from '../deps.ts';
 import { takeAnonymousToken, type AnonymousLimiter } from '../error-handler.ts';
 import { DESCRIPTIONS } from './operation-descriptions.ts';
+import { accountRoutes } from './account-routes.ts';
+import { BEARER, caller, perKeyLimit } from './route-kit.ts';
 import { receiptOfOrder } from '../../store/receipts/receipt-of-order.ts';
 import { trackingIdByQuoteKey } from '../../store/order-by-quote.ts';
 import { quoteKey } from '../../domain/quote-token.ts';
@@ -56,12 +56,6 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return raw;
 }
 
-function caller(request: FastifyRequest): Caller {
-  // Set by the onRequest hook of this scope; absent only if that hook was bypassed.
-  if (!request.caller) throw new HushError('UNAUTHORIZED', 'Missing or invalid API key');
-  return request.caller;
-}
-
 /** The partner API (seed + docs/spec.md §4), every route behind a bearer key and a per-key rate limit. */
 export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnonymous }: { deps: ApiDeps; limitAnonymous?: AnonymousLimiter }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -92,21 +86,8 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     }, refuse);
   });
 
-  /**
-   * docs/spec.md §7's token bucket (token-bucket-store.ts): holds 2 × rate (burst ×2), refilled from empty in 2 s;
-   * one per key and kind, whichever route of the kind draws on it: the kind is in the key, and `perKey`
-   * keeps these routes' buckets in one store (its child()). Not the plugin's groupId: it is appended to
-   * the anonymous bucket's key too, which would then be one per route.
-   */
-  const limit = (kind: keyof RateLimits) => ({
-    rateLimit: {
-      max: (req: FastifyRequest) => 2 * (req.caller?.account.rateLimits?.[kind] ?? config.rateLimits[kind]),
-      timeWindow: 2000,
-      keyGenerator: (req: FastifyRequest) => `${req.caller?.keyId ?? req.ip}/${kind}`,
-      perKey: true,
-    } as RateLimitOptions,
-  });
-  const security = [{ bearer: [] }];
+  const limit = perKeyLimit(config.rateLimits);
+  const security = BEARER;
 
   app.get(
     '/tokens',
@@ -343,4 +324,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     },
     async (request) => ({ success: true as const, ...(await sendTestWebhook(deps.db, caller(request).account.id, webhookEgressFor(deps.config))) }),
   );
+
+  // The partner's own account (self-service): a child scope, so the authentication hook above covers it.
+  await app.register(accountRoutes, { deps, limit });
 }

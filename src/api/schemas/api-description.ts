@@ -7,14 +7,14 @@ export const API_DESCRIPTION = `Quote, order and track private token transfers o
 
 **Amounts** are strings of decimal digits in the asset's base units (lamports for SOL; 10^-6 USDC for USDC): 25.5 USDC is "25500000". **Addresses** and **signatures** are base58. **Times** are ISO 8601 UTC with milliseconds.
 
-**Authentication.** Every operation takes \`Authorization: Bearer hush_<keyId>_<secret>\`, a key the operator issues for your account.
+**Authentication.** Every operation takes \`Authorization: Bearer hush_<keyId>_<secret>\`, a key the operator issues for your account. Your account is yours to manage: GET /transfer/v1/account shows it; POST /transfer/v1/account/keys creates another key and DELETE /transfer/v1/account/keys/{keyId} revokes one (create, deploy, revoke: a rotation without downtime); PUT /transfer/v1/account/webhook sets the webhook.
 
 **Errors.** Every error answer is \`{"success": false, "error": {"code", "message", "details"?, "requestId"}}\`. Branch on \`code\` (each code always has the same HTTP status); \`message\` explains the fix to a developer; \`details\` is fixed per code. Each operation lists the codes it can answer, with an example of each. A 429 or 503 carries Retry-After: wait that long, then retry the same request.
 
-**Rate limits.** Each key has a token bucket per kind of operation (tokens, quote, order, status) that holds twice the per-second rate and refills from empty in 2 s; every answer carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy and RateLimit. Requests without a valid key draw on a bucket per client address.
+**Rate limits.** Each key has a token bucket per kind of operation (tokens, quote, order, status, account) that holds twice the per-second rate and refills from empty in 2 s; every answer carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy and RateLimit. Requests without a valid key draw on a bucket per client address.
 
 **Idempotency.** Send an Idempotency-Key (or X-Idempotency-Key) with POST /transfer/v1/order and retry with the same key after a timeout: the same terms get the original answer (Idempotent-Replayed: true), other terms get IDEMPOTENCY_CONFLICT. A quote backs one order only.
 
 **Request ids.** Every answer carries X-Request-Id (yours when you send a well-formed one); quote it to support.
 
-**Webhooks.** If the operator set a webhook URL for your account, Hush posts signed events to it (see the webhooks of this document): verify the Standard Webhooks signature over the raw body and drop repeats by webhook-id.`;
+**Webhooks.** Once a webhook URL is set for your account (PUT /transfer/v1/account/webhook, or by the operator), Hush posts signed events to it (see the webhooks of this document): verify the Standard Webhooks signature over the raw body and drop repeats by webhook-id.`;

@@ -55,6 +55,13 @@ export const OPERATION_ERRORS = {
   listReceiptKeys: [...ANY_ROUTE],
   sendDepositHint: [...WITH_BODY, 'INVALID_SIGNATURE', 'NOT_FOUND', 'DEPOSIT_MISMATCH', 'CHAIN_UNAVAILABLE'],
   sendTestWebhook: [...WITH_BODY, 'NOT_FOUND'],
+  // The partner's own account. A DELETE without a documented body still has one parsed when sent (413, 415).
+  getAccount: [...ANY_ROUTE],
+  setWebhook: [...WITH_BODY, 'WEBHOOK_URL_REFUSED'],
+  clearWebhook: [...WITH_BODY],
+  rotateWebhookSecret: [...WITH_BODY, 'NOT_FOUND'],
+  createApiKey: [...WITH_BODY, 'TOO_MANY_KEYS'],
+  revokeApiKey: [...WITH_BODY, ...WITH_PARAM, 'LAST_ACTIVE_KEY'],
 } as const satisfies Record<string, readonly HushErrorCode[]>;
 
 export type OperationId = keyof typeof OPERATION_ERRORS;

@@ -200,6 +200,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transfer/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling key's account: settings, keys, webhook, rate limits
+         * @description The account of the key making the request, as it is now: its name, fee cap and registered fee recipients (the operator sets those), its webhook URL (never the secret; while a replaced secret still signs, until when), its keys (never a secret: when each was created, expires and was revoked, which are active, and which one is making this request) and its per-key rates. Every /account operation draws on the key's small account bucket: these are rare operations.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transfer/v1/account/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the webhook URL; returns a new signing secret, once
+         * @description Points the account's webhook at `url` and issues a new signing secret, answered this once: store it before anything else. Events from now on (and any still undelivered) go to the new URL. The replaced secret, if any, keeps signing every event beside the new one for 24 h (two v1 signatures in webhook-signature), so a receiver switches without missing one. The URL must be https, without credentials, at most 2048 characters; an address webhooks may not reach (private, loopback, link-local, cloud metadata, reserved) is WEBHOOK_URL_REFUSED. A host name is checked again at every delivery, on every address it resolves to. Check the receiver with POST /transfer/v1/webhooks/test.
+         */
+        put: operations["setWebhook"];
+        post?: never;
+        /**
+         * Remove the webhook: no more events
+         * @description Removes the webhook and its secrets: no more events are posted, and events not delivered yet are given up. Setting one again issues a new secret. Answers the same when there was none.
+         */
+        delete: operations["clearWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transfer/v1/account/webhook/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new webhook signing secret, once; the old one signs beside it for 24 h
+         * @description A new signing secret for the account's webhook, answered this once; the URL stays. The replaced secret keeps signing beside it for 24 h (previousSecretExpiresAt), so deploy the new one to the receiver within that time. Only the secret replaced last signs beside the current one: rotating again within 24 h ends the older one at once. NOT_FOUND when the account has no webhook.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transfer/v1/account/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new API key for this account; its value is shown once
+         * @description A new API key for this account, active at once, its full value (apiKey) answered this once: only a hash of its secret is kept. To rotate a key: create the new one, deploy it, then revoke the old one. expiresInSeconds makes it stop by itself. An account has at most 10 active keys (TOO_MANY_KEYS); revoked and expired keys beyond the 20 newest are deleted when a key is created.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transfer/v1/account/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of this account's keys (the one calling too); never its last active one
+         * @description Revokes one of this account's keys: it stops authenticating at once on the server that answered, and on every server within 5 s. The key making the request may revoke itself (key.current is then true, and this is its last answer). The account's last active key is never revoked (LAST_ACTIVE_KEY): create another first, or ask the operator. Another account's key id is NOT_FOUND, as an unknown one. Revoking a revoked key answers it unchanged.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "order.status_changed": {
@@ -911,6 +1015,165 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
+         * Account
+         * @description The calling key's own account
+         * @example {
+         *       "accountId": "acc_7Q2mWkVd9xTeRb3h",
+         *       "name": "Example Wallet",
+         *       "feeCapBps": 100,
+         *       "feeRecipients": [
+         *         "6vF9dEe8PM67Hz4J1roExQGHkqac2Uw4u97bVxspus3L"
+         *       ],
+         *       "webhook": {
+         *         "url": "https://hooks.partner.example/hush",
+         *         "previousSecretExpiresAt": "2026-11-22T10:00:00.000Z"
+         *       },
+         *       "keys": [
+         *         {
+         *           "keyId": "k7m2xq4p3rwa",
+         *           "createdAt": "2026-11-21T09:12:40.318Z",
+         *           "expiresAt": null,
+         *           "revokedAt": null,
+         *           "active": true,
+         *           "current": true
+         *         },
+         *         {
+         *           "keyId": "b3nt5vd6ye2c",
+         *           "createdAt": "2026-11-21T10:00:00.000Z",
+         *           "expiresAt": "2027-11-21T10:00:00.000Z",
+         *           "revokedAt": null,
+         *           "active": true,
+         *           "current": false
+         *         }
+         *       ],
+         *       "maxActiveKeys": 10,
+         *       "rateLimits": {
+         *         "tokens": 50,
+         *         "quote": 20,
+         *         "order": 5,
+         *         "status": 50,
+         *         "account": 1
+         *       }
+         *     }
+         */
+        Account: {
+            /** @description The account's id ("acc_" and 16 base58 characters) */
+            accountId: string;
+            /** @description The name the operator gave it */
+            name: string;
+            /** @description The highest feeBps a quote of this account may ask for */
+            feeCapBps: number;
+            /** @description The addresses a partner fee may be paid to (the operator registers them) */
+            feeRecipients: string[];
+            /** @description The webhook, or null when none is set */
+            webhook: components["schemas"]["AccountWebhook"] | null;
+            /** @description Its keys, oldest first, revoked and expired ones included (beyond the 20 newest of those, they are deleted when a key is created here) */
+            keys: components["schemas"]["ApiKeyInfo"][];
+            /** @description How many active keys the account may have (TOO_MANY_KEYS beyond) */
+            maxActiveKeys: number;
+            rateLimits: components["schemas"]["AccountRateLimits"];
+        };
+        /**
+         * AccountRateLimits
+         * @description This account's per-key rates: the operator's defaults or the account's own
+         * @example {
+         *       "tokens": 50,
+         *       "quote": 20,
+         *       "order": 5,
+         *       "status": 50,
+         *       "account": 1
+         *     }
+         */
+        AccountRateLimits: {
+            /** @description Requests per second of the tokens (GET /tokens, GET /receipt-keys) bucket (it holds twice as many) */
+            tokens: number;
+            /** @description Requests per second of the quote bucket (it holds twice as many) */
+            quote: number;
+            /** @description Requests per second of the order (orders, refresh, deposit hints, the webhook test) bucket (it holds twice as many) */
+            order: number;
+            /** @description Requests per second of the status (status, receipts, orders by quote) bucket (it holds twice as many) */
+            status: number;
+            /** @description Requests per second of the account (every /account operation) bucket (it holds twice as many) */
+            account: number;
+        };
+        /**
+         * AccountResponse
+         * @description The account as it is now
+         */
+        AccountResponse: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+            account: components["schemas"]["Account"];
+        };
+        /**
+         * AccountWebhook
+         * @description The account's webhook: never its secret
+         * @example {
+         *       "url": "https://hooks.partner.example/hush",
+         *       "previousSecretExpiresAt": "2026-11-22T10:00:00.000Z"
+         *     }
+         */
+        AccountWebhook: {
+            /** @description Where events are posted */
+            url: string;
+            /** @description While a replaced signing secret still signs beside the current one (24 h after the rotation): until when; null otherwise: ISO 8601 UTC with milliseconds, or null */
+            previousSecretExpiresAt: string | null;
+        };
+        /**
+         * ApiKeyInfo
+         * @description One API key of the account: never its secret
+         * @example {
+         *       "keyId": "k7m2xq4p3rwa",
+         *       "createdAt": "2026-11-21T09:12:40.318Z",
+         *       "expiresAt": null,
+         *       "revokedAt": null,
+         *       "active": true,
+         *       "current": true
+         *     }
+         */
+        ApiKeyInfo: {
+            /** @description The key id: the 12 lowercase base32 characters after "hush_" in the key (hush_<keyId>_<secret>) */
+            keyId: string;
+            /** @description When it was created: ISO 8601 UTC with milliseconds, e.g. 2026-11-21T10:00:00.000Z */
+            createdAt: string;
+            /** @description When it stops authenticating by itself; null: never: ISO 8601 UTC with milliseconds, or null */
+            expiresAt: string | null;
+            /** @description When it was revoked; null: not revoked: ISO 8601 UTC with milliseconds, or null */
+            revokedAt: string | null;
+            /** @description It authenticates now: neither revoked nor expired */
+            active: boolean;
+            /** @description It is the key this request was made with */
+            current: boolean;
+        };
+        /**
+         * CreateApiKey
+         * @description Options of the new key
+         * @example {
+         *       "expiresInSeconds": 31536000
+         *     }
+         */
+        CreateApiKey: {
+            /** @description The key stops authenticating this many seconds from now (60 to 63072000, two years); absent: never by itself */
+            expiresInSeconds?: number;
+        };
+        /**
+         * CreatedApiKey
+         * @description The new key: store it now
+         */
+        CreatedApiKey: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The full key, hush_<keyId>_<secret>, for Authorization: Bearer. Shown this once: store it now; only a hash of its secret is kept */
+            apiKey: string;
+            key: components["schemas"]["ApiKeyInfo"];
+        };
+        /**
          * Deposit
          * @description The deposit as seen on chain
          */
@@ -974,7 +1237,7 @@ export interface components {
          * @description Every error code; each always comes with the same HTTP status, and an operation lists the ones it can answer
          * @enum {string}
          */
-        ErrorCode: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED" | "INVALID_SIGNATURE" | "UNAUTHORIZED" | "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED" | "ADDRESS_BLOCKED" | "NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS" | "ORDER_NOT_REFRESHABLE" | "DEPOSIT_MISMATCH" | "ORDER_NOT_HELD" | "RECEIPT_NOT_READY" | "QUOTE_EXPIRED" | "ORDER_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED" | "INVALID_SIGNATURE" | "WEBHOOK_URL_REFUSED" | "UNAUTHORIZED" | "FEE_RECIPIENT_NOT_REGISTERED" | "ACCOUNT_SUSPENDED" | "ADDRESS_BLOCKED" | "NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS" | "ORDER_NOT_REFRESHABLE" | "DEPOSIT_MISMATCH" | "ORDER_NOT_HELD" | "RECEIPT_NOT_READY" | "LAST_ACTIVE_KEY" | "TOO_MANY_KEYS" | "QUOTE_EXPIRED" | "ORDER_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
         /**
          * FeeBreakdown
          * @description fee, part by part, in the source asset
@@ -1751,6 +2014,18 @@ export interface components {
             reason: string;
         };
         /**
+         * RevokedApiKey
+         * @description The key, revoked
+         */
+        RevokedApiKey: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+            key: components["schemas"]["ApiKeyInfo"];
+        };
+        /**
          * StatusRecord
          * @description An order's status record: where it is, what moved, and its privacy
          * @example {
@@ -1957,6 +2232,34 @@ export interface components {
             tokens: components["schemas"]["Token"][];
         };
         /**
+         * WebhookCleared
+         * @description No webhook now
+         */
+        WebhookCleared: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+        };
+        /**
+         * WebhookSecret
+         * @description The webhook is set: store its secret now
+         */
+        WebhookSecret: {
+            /**
+             * @description Always true on a 2xx answer
+             * @enum {boolean}
+             */
+            success: true;
+            /** @description The webhook URL, as Hush will post to it */
+            url: string;
+            /** @description The new signing secret (Standard Webhooks: "whsec_" and the base64 of 24 bytes). Shown this once: store it now; Hush cannot show it again */
+            secret: string;
+            /** @description The replaced secret signs every event beside this one until then (24 h), so a receiver can switch without missing one; null when none was replaced: ISO 8601 UTC with milliseconds, or null */
+            previousSecretExpiresAt: string | null;
+        };
+        /**
          * @description Sent only by POST /transfer/v1/webhooks/test, to check a receiver; never stored or retried
          * @example {
          *       "id": "evt_test_Zk3v1lq2cJ8pQy0A",
@@ -1994,6 +2297,14 @@ export interface components {
             outcome: "delivered" | "refused" | "failed";
             /** @description outcome is 'delivered' */
             delivered: boolean;
+        };
+        /**
+         * WebhookUrl
+         * @description Where the webhook events go
+         */
+        WebhookUrl: {
+            /** @description An absolute https URL without credentials, at most 2048 characters, at a public address */
+            url: string;
         };
     };
     responses: never;
@@ -5028,6 +5339,1848 @@ export interface operations {
                              * @enum {string}
                              */
                             code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account as it is now */
+            200: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "account": {
+                     *         "accountId": "acc_7Q2mWkVd9xTeRb3h",
+                     *         "name": "Example Wallet",
+                     *         "feeCapBps": 100,
+                     *         "feeRecipients": [
+                     *           "6vF9dEe8PM67Hz4J1roExQGHkqac2Uw4u97bVxspus3L"
+                     *         ],
+                     *         "webhook": {
+                     *           "url": "https://hooks.partner.example/hush",
+                     *           "previousSecretExpiresAt": "2026-11-22T10:00:00.000Z"
+                     *         },
+                     *         "keys": [
+                     *           {
+                     *             "keyId": "k7m2xq4p3rwa",
+                     *             "createdAt": "2026-11-21T09:12:40.318Z",
+                     *             "expiresAt": null,
+                     *             "revokedAt": null,
+                     *             "active": true,
+                     *             "current": true
+                     *           },
+                     *           {
+                     *             "keyId": "b3nt5vd6ye2c",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "expiresAt": "2027-11-21T10:00:00.000Z",
+                     *             "revokedAt": null,
+                     *             "active": true,
+                     *             "current": false
+                     *           }
+                     *         ],
+                     *         "maxActiveKeys": 10,
+                     *         "rateLimits": {
+                     *           "tokens": 50,
+                     *           "quote": 20,
+                     *           "order": 5,
+                     *           "status": 50,
+                     *           "account": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            /** @description error.code: INVALID_REQUEST */
+            400: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Bearer realm="hush": the scheme the API key goes in */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Where the webhook events go */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.partner.example/hush"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookUrl"];
+            };
+        };
+        responses: {
+            /** @description The webhook is set: store its secret now */
+            200: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "url": "https://hooks.partner.example/hush",
+                     *       "secret": "whsec_ZXhhbXBsZSBvbmx5LCBub3Qgc2VjcmV0",
+                     *       "previousSecretExpiresAt": "2026-11-22T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            /** @description error.code: INVALID_REQUEST, WEBHOOK_URL_REFUSED */
+            400: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST" | "WEBHOOK_URL_REFUSED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Bearer realm="hush": the scheme the API key goes in */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    clearWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No webhook now */
+            200: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookCleared"];
+                };
+            };
+            /** @description error.code: INVALID_REQUEST */
+            400: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Bearer realm="hush": the scheme the API key goes in */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description No body, or {} */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never> | null;
+            };
+        };
+        responses: {
+            /** @description The new secret: store it now */
+            200: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "url": "https://hooks.partner.example/hush",
+                     *       "secret": "whsec_ZXhhbXBsZSBvbmx5LCBub3Qgc2VjcmV0",
+                     *       "previousSecretExpiresAt": "2026-11-22T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            /** @description error.code: INVALID_REQUEST */
+            400: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Bearer realm="hush": the scheme the API key goes in */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The options, or no body (a key that never expires) */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKey"] | null;
+            };
+        };
+        responses: {
+            /** @description The new key: store it now */
+            201: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "apiKey": "hush_b3nt5vd6ye2c_ZG9jdW1lbnRhdGlvbiBvbmx5OiBub3QgYSBrZXkgOik",
+                     *       "key": {
+                     *         "keyId": "b3nt5vd6ye2c",
+                     *         "createdAt": "2026-11-21T10:00:00.000Z",
+                     *         "expiresAt": "2027-11-21T10:00:00.000Z",
+                     *         "revokedAt": null,
+                     *         "active": true,
+                     *         "current": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description error.code: INVALID_REQUEST */
+            400: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Bearer realm="hush": the scheme the API key goes in */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: TOO_MANY_KEYS */
+            409: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "TOO_MANY_KEYS";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "RATE_LIMITED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INTERNAL_ERROR";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "SERVICE_UNAVAILABLE";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key id: the 12 lowercase base32 characters after "hush_" in the key (hush_<keyId>_<secret>) */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, revoked */
+            200: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "key": {
+                     *         "keyId": "k7m2xq4p3rwa",
+                     *         "createdAt": "2026-11-21T09:12:40.318Z",
+                     *         "expiresAt": null,
+                     *         "revokedAt": "2026-11-21T10:05:00.000Z",
+                     *         "active": false,
+                     *         "current": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevokedApiKey"];
+                };
+            };
+            /** @description error.code: INVALID_REQUEST */
+            400: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "INVALID_REQUEST";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: UNAUTHORIZED */
+            401: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    /** @description Bearer realm="hush": the scheme the API key goes in */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "UNAUTHORIZED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "ACCOUNT_SUSPENDED";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "NOT_FOUND";
+                        };
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description error.code: LAST_ACTIVE_KEY */
+            409: {
+                headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The error */
+                        error?: {
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {string}
+                             */
+                            code?: "LAST_ACTIVE_KEY";
                         };
                     } & components["schemas"]["Error"];
                 };
