@@ -169,13 +169,18 @@ describe('rate limits (HUSH_RATE_LIMITS=…=2 → a bucket of 4 per key, refille
   test('RATE_LIMITED (429) with Retry-After once a key exhausts its window; other keys and routes are unaffected; it recovers', async () => {
     const a = await t.createAccount({ rateLimits: null });
     const b = await t.createAccount({ rateLimits: null });
-    // A burst of 6 within one window: 4 pass (remaining 3, 2, 1, 0), 2 are limited.
+    // A burst of 6 within one window: 4 pass (remaining 3, 2, 1, 0), 2 are limited. The bucket refills one
+    // token per 500 ms while the burst is answered: on a loaded machine the burst can take longer than that,
+    // and each refill lets one more through (the bucket works; the burst was not one instant).
+    const started = Date.now();
     const burst = await Promise.all(Array.from({ length: 6 }, () => a.client.tokens()));
+    const refills = Math.floor((Date.now() - started) / 500);
     const passed = burst.filter((r) => r.status === 200);
     const refused = burst.filter((r) => r.status === 429);
-    assert.equal(passed.length, 4, `statuses ${burst.map((r) => r.status).join(',')}`);
-    assert.equal(refused.length, 2);
-    assert.deepEqual(passed.map((r) => r.headers.get('ratelimit-remaining')).sort(), ['0', '1', '2', '3'], 'remaining counts down within the window');
+    const statuses = `statuses ${burst.map((r) => r.status).join(',')} in ${Date.now() - started} ms`;
+    assert.ok(passed.length >= 4 && passed.length <= Math.min(5, 4 + refills), statuses);
+    assert.equal(refused.length, 6 - passed.length, statuses);
+    if (passed.length === 4) assert.deepEqual(passed.map((r) => r.headers.get('ratelimit-remaining')).sort(), ['0', '1', '2', '3'], 'remaining counts down within the window');
     const limited: ApiResponse = refused[0]!;
     const e = expectError(limited, 429, 'RATE_LIMITED');
     assert.equal(e.details, undefined);
