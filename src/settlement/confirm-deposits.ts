@@ -154,7 +154,7 @@ async function confirmAndStart(ctx: ConfirmDepositsDeps, batch: Batch, c: Confir
     if (!isUniqueViolation(e)) throw e;
     return confirmDepositRows(ctx.db, c.claim, c.items);
   });
-  for (const id of r.moved) ctx.presigner.signed.delete(id);
+  ctx.presigner.drop(r.moved);
   batch.due = r.due;
   for (const o of batch.orders) {
     const at = batch.due.get(o.id);
