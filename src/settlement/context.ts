@@ -4,9 +4,8 @@ import type { HushConfig } from '../config/config.ts';
 import type { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { txShape, type TxShape } from '../chain/hush-transactions.ts';
-import type { FreshBlockhash, SolanaChain } from '../chain/solana-chain.ts';
-import { openOrderBlockhashes } from '../store/settlement/open-order-blockhashes.ts';
-import type { Db, Queryable } from '../store/db.ts';
+import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { Db } from '../store/db.ts';
 import type { ChainTxOf } from '../store/settlement/chain-tx.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
@@ -15,7 +14,7 @@ import type { FreshPrices } from '../prices/price-source.ts';
 import { alertFields } from '../support/alerts.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
-import type { Log, SettlementDeps } from './deps.ts';
+import type { Log } from './deps.ts';
 import { Outbox } from './outbox.ts';
 import { Pools } from './pools.ts';
 import { Presigner } from './fast-path/presign.ts';
@@ -78,8 +77,9 @@ export interface RunnerHooks {
 /**
  * What every step works with: configuration, store, chain, treasury, log, this worker's lease, the
  * outbox and the pools. Each step takes only the part it uses (its `…Deps` type, a Pick of this class).
+ * Its parts are built once, here, each given its own narrow port (never the context itself).
  */
-export class SettlementContext implements SettlementDeps {
+export class SettlementContext {
   /** Read-only: built once (a test may swap it through a cast, for a view over fixed balances). */
   readonly view: ChainView;
   readonly workerId: string;
@@ -106,8 +106,6 @@ export class SettlementContext implements SettlementDeps {
   readonly swaps?: SwapPricing;
   readonly screening: Screening;
   /** Alerts told once per process and key. */
-  /** The deposit blockhashes of open orders, read at most every 500 ms (payoutBlockhash). */
-  private handedOut = { at: 0, set: new Set<string>() };
   readonly alerted = { backoff: new OncePerKey(), unsweepable: new OncePerKey(), abandonedLateRefund: new OncePerKey() };
 
   constructor(
@@ -125,9 +123,16 @@ export class SettlementContext implements SettlementDeps {
     this.swaps = opts.swaps;
     this.screening = opts.screening ?? SCREENING_OFF;
     this.outbox = new Outbox(() => this.view, this.log);
-    this.pools = new Pools(this);
-    this.presigner = new Presigner(this);
-    this.payouts = new PayoutQueue(this);
+    this.pools = new Pools({
+      db,
+      treasury,
+      view: () => this.view,
+      asset: (id) => this.asset(id),
+      alert: (kind, fields, msg) => this.alert(kind, fields, msg),
+      shape: (blockhash) => this.shape(blockhash),
+    });
+    this.presigner = new Presigner({ pools: this.pools, db, slotMs: config.slotMs });
+    this.payouts = new PayoutQueue({ pools: this.pools, db, workerId: this.workerId, slotMs: config.slotMs });
     this.subscriptions = opts.subscriptions ?? null;
     this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs);
     this.sent = new SentSignatures({
@@ -184,19 +189,6 @@ export class SettlementContext implements SettlementDeps {
     const a = this.config.assets.get(id);
     if (!a) throw new Error(`unknown asset ${id}`);
     return a;
-  }
-
-  /**
-   * A blockhash for a payout: never one a deposit transaction carries (see openOrderBlockhashes), nor
-   * `own`, the paid order's own deposit blockhash: the set is up to 500 ms old, and an order created
-   * since then by an API in another process (whose cache may have reached Hush's own blockhash) can be
-   * paid within it.
-   */
-  async payoutBlockhash(q: Queryable = this.db, own?: string): Promise<FreshBlockhash> {
-    // `q`: inside a transaction the read must use it (PGlite serializes everything behind an open one).
-    if (Date.now() - this.handedOut.at > 500) this.handedOut = { at: Date.now(), set: await openOrderBlockhashes(q) };
-    const set = this.handedOut.set;
-    return this.chain().blockhashAvoiding(own === undefined ? set : { has: (h) => h === own || set.has(h) });
   }
 
   shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {

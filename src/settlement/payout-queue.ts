@@ -1,7 +1,6 @@
-import { isUniqueViolation } from '../store/db.ts';
+import { isUniqueViolation, type Queryable } from '../store/db.ts';
 import type { OrderRecord } from '../store/orders-store.ts';
 import { startPayouts, type PayableStatus } from '../store/settlement/start-payouts.ts';
-import type { SettlementDeps } from './deps.ts';
 import type { PlannedTransfer, Pools } from './pools.ts';
 import { PAYOUT_BATCH, SETTLE_FALLBACK_SLOTS } from './timing.ts';
 
@@ -11,6 +10,14 @@ type PayoutJob = {
   resolve: (r: { planned: PlannedTransfer | null; ok: boolean }) => void;
   reject: (e: unknown) => void;
 };
+
+/** What the payout queue touches: the pools (lock, reads, plans), the store, this worker, a slot's length. */
+export interface PayoutQueuePort {
+  readonly pools: Pick<Pools, 'exclusive' | 'reads' | 'plan'>;
+  readonly db: Queryable;
+  readonly workerId: string;
+  readonly slotMs: number;
+}
 
 /**
  * An order's payout planned and recorded (its transactions, then `sending`, released to its next look),
@@ -22,7 +29,7 @@ export class PayoutQueue {
   private readonly queue: PayoutJob[] = [];
   private batches: Promise<void> | null = null;
 
-  constructor(private readonly ctx: Pick<SettlementDeps, 'db' | 'workerId' | 'slotMs'> & { readonly pools: Pools }) {}
+  constructor(private readonly ctx: PayoutQueuePort) {}
 
   record(o: OrderRecord, from: PayableStatus): Promise<{ planned: PlannedTransfer | null; ok: boolean }> {
     return new Promise((resolve, reject) => {

@@ -20,16 +20,17 @@ export type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccou
  * recipient, amount, pool and blockhash: one signature, so only one could land), for the per-order step.
  */
 export async function payoutTxs(ctx: PayoutTxsDeps, orders: PayableOrder[], shared: PlanReads): Promise<PlannedTransfer[]> {
-  const presigned = ctx.presigner.signed;
+  const presigner = ctx.presigner;
   const byOrder = new Map<string, PlannedTransfer>();
   const toPlan: PayableOrder[] = [];
   // Signing them ahead is under way: finishing it is sooner than starting over.
-  if (ctx.presigner.running && orders.some((o) => !presigned.has(o.id))) await ctx.presigner.running;
+  const running = presigner.runFor(orders.map((o) => o.id));
+  if (running) await running;
   for (const o of orders) {
-    const pre = presigned.get(o.id);
+    const pre = presigner.get(o.id);
     const usable =
       pre &&
-      Date.now() - pre.at < ctx.presigner.maxAgeMs() &&
+      Date.now() - pre.at < presigner.maxAgeMs() &&
       pre.tx.destination === o.recipient &&
       pre.tx.amount === o.amountOut &&
       pre.tx.assetId === o.destinationAssetId &&
@@ -38,7 +39,7 @@ export async function payoutTxs(ctx: PayoutTxsDeps, orders: PayableOrder[], shar
       shared.taken.set(pre.tx.source, (shared.taken.get(pre.tx.source) ?? 0n) + pre.tx.amount);
       byOrder.set(o.id, pre.tx);
     } else {
-      presigned.delete(o.id);
+      presigner.drop([o.id]);
       toPlan.push(o);
     }
   }
@@ -49,7 +50,7 @@ export async function payoutTxs(ctx: PayoutTxsDeps, orders: PayableOrder[], shar
     if (!plan) return;
     byOrder.set(o.id, plan);
     // Kept only where presign's sweep ages them out (no privacy delay).
-    if (!plan.meta.sources && ctx.config.payoutDelayS.max === 0) presigned.set(o.id, { tx: plan, depositAccount: o.depositAccount, at: now });
+    if (!plan.meta.sources && ctx.config.payoutDelayS.max === 0) presigner.keep(o.id, { tx: plan, depositAccount: o.depositAccount, at: now });
   });
   const signatures = new Set<string>();
   const txs: PlannedTransfer[] = [];
@@ -69,6 +70,6 @@ export async function payoutTxs(ctx: PayoutTxsDeps, orders: PayableOrder[], shar
 export async function recordPayouts(ctx: PlanPayoutsDeps, orders: PayableOrder[], shared: PlanReads): Promise<{ moved: Set<string>; txs: PlannedTransfer[] }> {
   const txs = await payoutTxs(ctx, orders, shared);
   const moved = await startPayouts(ctx.db, ctx.workerId, txs, SETTLE_FALLBACK_SLOTS * ctx.slotMs);
-  for (const id of moved) ctx.presigner.signed.delete(id);
+  ctx.presigner.drop(moved);
   return { moved, txs: txs.filter((t) => moved.has(t.orderId!)) };
 }

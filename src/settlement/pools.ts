@@ -1,16 +1,27 @@
 import type { Address } from '@solana/kit';
 import type { Asset } from '../config/assets.ts';
-import type { AccountBalance } from '../chain/chain-view.ts';
-import { buildPayout } from '../chain/hush-transactions.ts';
+import type { AccountBalance, ChainView } from '../chain/chain-view.ts';
+import { buildPayout, type TxShape } from '../chain/hush-transactions.ts';
+import type { FreshBlockhash } from '../chain/solana-chain.ts';
 import type { Queryable } from '../store/db.ts';
+import { openOrderBlockhashes } from '../store/settlement/open-order-blockhashes.ts';
 import { pendingOutflows } from '../store/settlement/pending-outflows.ts';
 import type { ChainTxKind, NewChainTx, TransferMeta } from '../store/settlement/chain-tx.ts';
 import { allocate, shufflePools } from '../domain/settlement/allocation.ts';
-import type { SettlementDeps } from './deps.ts';
+import type { Treasury } from '../treasury/treasury.ts';
 import { poolHeld } from '../domain/reserves.ts';
 
-/** What the pools touch: balances and pending outflows, the signers, the payout blockhash. */
-export type PoolsDeps = Pick<SettlementDeps, 'db' | 'view' | 'treasury' | 'asset' | 'alert' | 'payoutBlockhash' | 'shape'>;
+/** What the pools touch: balances and pending outflows, the signers, the chain's blockhashes (the context builds it once). */
+export interface PoolsPort {
+  readonly db: Queryable;
+  readonly treasury: Pick<Treasury, 'pools' | 'allPools'>;
+  /** The chain view, at each read (a test swaps the context's for one over fixed balances). */
+  view(): Pick<ChainView, 'balances' | 'chain'>;
+  asset(id: string): Asset;
+  /** An ALERT record: `alert: kind` with the fields, counted in hush_alerts_total{kind}. */
+  alert(kind: string, fields: Record<string, unknown>, msg: string): void;
+  shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape;
+}
 
 /** What a batch of pool choices shares: one read of pending outflows and balances, and what it took. */
 export interface PlanReads {
@@ -35,8 +46,10 @@ export function available(asset: Asset, holding: string, reads: PlanReads): bigi
 export class Pools {
   /** Serializes choosing pools and recording the transfers: see `exclusive`. */
   private planLock: Promise<unknown> = Promise.resolve();
+  /** The deposit blockhashes of open orders, read at most every 500 ms (payoutBlockhash). */
+  private handedOut = { at: 0, set: new Set<string>() };
 
-  constructor(private readonly ctx: PoolsDeps) {}
+  constructor(private readonly ctx: PoolsPort) {}
 
   /**
    * Runs `fn` alone among this worker's plan-and-record sections. Pool choice counts pool balances less
@@ -54,7 +67,7 @@ export class Pools {
   async reads(assetIds: string[]): Promise<PlanReads> {
     const pending = await pendingOutflows(this.ctx.db);
     const holdings = assetIds.flatMap((a) => this.ctx.treasury.pools(a).map((p) => p.holding));
-    return { pending, balances: await this.ctx.view.balances(holdings, 'confirmed'), taken: new Map() };
+    return { pending, balances: await this.ctx.view().balances(holdings, 'confirmed'), taken: new Map() };
   }
 
   /**
@@ -84,7 +97,7 @@ export class Pools {
     // Pending first, balances second: a transaction that settles in between is then subtracted twice
     // (safe), never missed by both reads (which could overspend a pool).
     const pending = shared?.pending ?? (await pendingOutflows(q));
-    const balances = shared?.balances ?? (await ctx.view.balances(pools.map((p) => p.holding), 'confirmed'));
+    const balances = shared?.balances ?? (await ctx.view().balances(pools.map((p) => p.holding), 'confirmed'));
     const reads = { pending, balances, taken: shared?.taken ?? new Map<string, bigint>() };
     const shuffled = shufflePools(pools, Math.random).map((pool) => ({ pool, available: available(asset, pool.holding, reads) }));
     const chosen = allocate(amount, shuffled);
@@ -94,7 +107,7 @@ export class Pools {
     }
     // With shared reads there was no await above: the choice and this update are one synchronous step.
     for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
-    const blockhash = await ctx.payoutBlockhash(q, o.txBlockhash);
+    const blockhash = await this.payoutBlockhash(q, o.txBlockhash);
     const signed = await buildPayout(ctx.shape(blockhash), { asset, sources: chosen.map((c) => ({ pool: c.pool.signer, poolHolding: c.pool.holding, amount: c.amount })), recipient: destination });
     // A replacement passes the dead transaction's meta: its pools are not this one's.
     const { sources: _deadSources, confirmedAt: _deadFate, ...kept } = meta;
@@ -102,10 +115,23 @@ export class Pools {
     return { kind, orderId: o.id, assetId, amount, source: chosen[0]!.pool.holding, destination, ...signed, meta: { part: 0, ...kept, ...sources } };
   }
 
+  /**
+   * A blockhash for a payout: never one a deposit transaction carries (see openOrderBlockhashes), nor
+   * `own`, the paid order's own deposit blockhash: the set is up to 500 ms old, and an order created
+   * since then by an API in another process (whose cache may have reached Hush's own blockhash) can be
+   * paid within it.
+   */
+  private async payoutBlockhash(q: Queryable, own?: string): Promise<FreshBlockhash> {
+    // `q`: inside a transaction the read must use it (PGlite serializes everything behind an open one).
+    if (Date.now() - this.handedOut.at > 500) this.handedOut = { at: Date.now(), set: await openOrderBlockhashes(q) };
+    const set = this.handedOut.set;
+    return this.ctx.view().chain.blockhashAvoiding(own === undefined ? set : { has: (h) => h === own || set.has(h) });
+  }
+
   /** Pool inventory per asset at `confirmed` (SOL pools less their rent reserve). */
   async inventory(): Promise<Map<string, bigint>> {
     const pools = this.ctx.treasury.allPools();
-    const balances = await this.ctx.view.balances(pools.map((p) => p.holding), 'confirmed');
+    const balances = await this.ctx.view().balances(pools.map((p) => p.holding), 'confirmed');
     const out = new Map<string, bigint>();
     for (const p of pools) {
       const held = poolHeld(this.ctx.asset(p.assetId).native, balances.get(p.holding));

@@ -1,25 +1,63 @@
 import type { AccountBalance } from '../../chain/chain-view.ts';
 import type { WatchedRow } from '../../store/settlement/watched-orders.ts';
-import type { SettlementDeps } from '../deps.ts';
+import type { Queryable } from '../../store/db.ts';
 import type { PlanReads, PlannedTransfer, Pools } from '../pools.ts';
 import { PRESIGN_AHEAD_MS, PRESIGN_MAX_AGE_MS } from '../timing.ts';
 
 /** At most this many payouts signed ahead at once (memory, and signing for orders never funded). */
 const PRESIGN_AHEAD_MAX = 2_000;
 
+/** What signing ahead touches: the pools (one read, then a plan per order), the store they read, a slot's length. */
+export interface PresignPort {
+  readonly pools: Pick<Pools, 'reads' | 'plan'>;
+  readonly db: Queryable;
+  readonly slotMs: number;
+}
+
+/** A payout signed ahead (or planned at confirmation and kept like one), and when it was signed. */
+export interface SignedAhead {
+  tx: PlannedTransfer;
+  depositAccount: string;
+  at: number;
+}
+
 /**
  * Payouts signed ahead, in memory only: nothing here is recorded or sent. A payout signed ahead is used
  * only after its deposit is confirmed and its pool is re-checked (plan-payouts), and is otherwise dropped.
+ * Its map is its own: the payout path reads, keeps and drops entries through the methods below.
  */
 export class Presigner {
   /** Payouts signed ahead, by order id. */
-  readonly signed = new Map<string, { tx: PlannedTransfer; depositAccount: string; at: number }>();
+  private readonly signed = new Map<string, SignedAhead>();
   /** Orders whose payout could not be signed ahead as one transaction, and when that was tried. */
   private readonly failed = new Map<string, number>();
-  /** The run in progress, if any: the confirmed path waits for it rather than signing twice. */
+  /**
+   * The run in progress, if any: the confirmed path waits for it rather than signing twice. (Set by the
+   * deposit watch, which starts the runs.)
+   */
   running: Promise<void> | null = null;
 
-  constructor(private readonly ctx: SettlementDeps & { readonly pools: Pools }) {}
+  constructor(private readonly ctx: PresignPort) {}
+
+  /** The payout signed ahead for an order, if any (its age is the caller's to check against maxAgeMs). */
+  get(orderId: string): SignedAhead | undefined {
+    return this.signed.get(orderId);
+  }
+
+  /** Keeps a payout planned at confirmation like one signed ahead: a retry of the batch then signs nothing again. */
+  keep(orderId: string, entry: SignedAhead): void {
+    this.signed.set(orderId, entry);
+  }
+
+  /** Drops payouts: used (their order moved to `sending`) or no longer usable. */
+  drop(orderIds: Iterable<string>): void {
+    for (const id of orderIds) this.signed.delete(id);
+  }
+
+  /** The run to wait for, when one is under way and some of these orders have nothing signed ahead yet. */
+  runFor(orderIds: readonly string[]): Promise<void> | null {
+    return this.running && orderIds.some((id) => !this.signed.has(id)) ? this.running : null;
+  }
 
   /**
    * How long a payout signed ahead is used: PRESIGN_MAX_AGE_MS, or less with short slots so that its

@@ -1,4 +1,4 @@
-import type { Db } from '../db.ts';
+import type { Db, Queryable } from '../db.ts';
 import { ORDER_CHANGED_CHANNEL } from '../orders-store.ts';
 
 export interface HeldPayout {
@@ -50,70 +50,90 @@ export async function releaseClasses(
   return db.transaction(async (tx) => {
     const { rows: lock } = await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('hush.class_release')) AS ok`);
     if (!lock[0]?.ok) return 0;
-    const { rows } = await tx.query<{ id: string | number; source_asset_id: string; destination_asset_id: string; mode: 'exact_in' | 'exact_out'; pinned: string; confirmed_at: string; requested: unknown }>(
-      `SELECT id, source_asset_id, destination_asset_id, mode, (CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END)::text AS pinned,
-              deposit ->> 'confirmedAt' AS confirmed_at, quote -> 'privacy' -> 'requested' AS requested
-         FROM orders
-        WHERE status IN ('deposit_confirmed', 'swapping') AND class_released_at IS NULL
-          AND payout_due_at > now() AND deposit ->> 'confirmedAt' IS NOT NULL
-          AND quote -> 'privacy' ->> 'standard' = 'true'
-        FOR UPDATE`,
-    );
-    const held = rows.map((r) => ({
-      id: String(r.id),
-      sourceAssetId: r.source_asset_id,
-      destinationAssetId: r.destination_asset_id,
-      mode: r.mode,
-      pinnedAmount: BigInt(r.pinned),
-      confirmedAt: Date.parse(r.confirmed_at),
-      requested: r.requested,
-    }));
+    const held = await lockWaiting(tx);
     if (held.length === 0) return 0;
-    // Released lately, by class: a new release of the class waits for the last one to clear (burstGapMs).
-    const { rows: bursts } = await tx.query<{ source_asset_id: string; destination_asset_id: string; mode: 'exact_in' | 'exact_out'; pinned: string; last_at: Date | string }>(
-      `SELECT source_asset_id, destination_asset_id, mode, (CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END)::text AS pinned,
-              max(payout_due_at) AS last_at
-         FROM orders
-        WHERE class_released_at > now() - $1 * interval '1 millisecond'
-        GROUP BY 1, 2, 3, 4`,
-      [opts.recentWithinMs],
-    );
-    // Counted here, in the pass's own transaction, rather than from the rates refreshed every few seconds: a
-    // member's own deposit must never count as its class's traffic (a lone user is not held for nothing).
-    const { rows: counts } = await tx.query<{ source_asset_id: string; destination_asset_id: string; mode: 'exact_in' | 'exact_out'; pinned: string; n: string }>(
-      `SELECT source_asset_id, destination_asset_id, mode, pinned::text AS pinned, count(*) AS n
-         FROM (SELECT source_asset_id, destination_asset_id, mode, CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END AS pinned
-                 FROM orders
-                WHERE created_at >= $1 AND deposit IS NOT NULL AND NOT (id = ANY($2::bigint[]))) o
-        WHERE pinned = ANY($3::numeric[])
-        GROUP BY 1, 2, 3, 4`,
-      [opts.trafficSince.toISOString(), held.map((h) => h.id), [...new Set(held.map((h) => h.pinnedAmount.toString()))]],
-    );
-    const others = counts.map((c) => ({
-      sourceAssetId: c.source_asset_id,
-      destinationAssetId: c.destination_asset_id,
-      mode: c.mode,
-      pinnedAmount: BigInt(c.pinned),
-      deposits: Number(c.n),
-    }));
-    const recent = bursts.map((b) => ({
-      sourceAssetId: b.source_asset_id,
-      destinationAssetId: b.destination_asset_id,
-      mode: b.mode,
-      pinnedAmount: BigInt(b.pinned),
-      lastAt: new Date(b.last_at).getTime(),
-    }));
-    const release = decide(held, recent, others);
+    const release = decide(held, await recentBursts(tx, opts.recentWithinMs), await otherDeposits(tx, held, opts.trafficSince));
     if (release.length === 0) return 0;
-    const { rows: notified } = await tx.query(
-      `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::integer[]) AS v(id, at, size)),
-       u AS (UPDATE orders o SET class_released_at = now(), class_release_size = v.size, updated_at = now(),
-              payout_due_at = least(o.payout_due_at, v.at), next_run_at = least(o.next_run_at, v.at)
-         FROM v WHERE o.id = v.id AND o.class_released_at IS NULL AND o.status IN ('deposit_confirmed', 'swapping')
-         RETURNING o.tracking_id)
-       SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
-      [release.map((r) => r.id), release.map((r) => r.at.toISOString()), release.map((r) => r.releasedWith)],
-    );
-    return notified.length;
+    return writeRelease(tx, release);
   });
+}
+
+type ClassRow = { source_asset_id: string; destination_asset_id: string; mode: 'exact_in' | 'exact_out'; pinned: string };
+
+/** The payouts still waiting for their class, locked until the pass's transaction ends. */
+async function lockWaiting(tx: Queryable): Promise<HeldPayout[]> {
+  const { rows } = await tx.query<ClassRow & { id: string | number; confirmed_at: string; requested: unknown }>(
+    `SELECT id, source_asset_id, destination_asset_id, mode, (CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END)::text AS pinned,
+            deposit ->> 'confirmedAt' AS confirmed_at, quote -> 'privacy' -> 'requested' AS requested
+       FROM orders
+      WHERE status IN ('deposit_confirmed', 'swapping') AND class_released_at IS NULL
+        AND payout_due_at > now() AND deposit ->> 'confirmedAt' IS NOT NULL
+        AND quote -> 'privacy' ->> 'standard' = 'true'
+      FOR UPDATE`,
+  );
+  return rows.map((r) => ({
+    id: String(r.id),
+    sourceAssetId: r.source_asset_id,
+    destinationAssetId: r.destination_asset_id,
+    mode: r.mode,
+    pinnedAmount: BigInt(r.pinned),
+    confirmedAt: Date.parse(r.confirmed_at),
+    requested: r.requested,
+  }));
+}
+
+/** Released lately, by class: a new release of the class waits for the last one to clear (burstGapMs). */
+async function recentBursts(tx: Queryable, withinMs: number): Promise<RecentBurst[]> {
+  const { rows } = await tx.query<ClassRow & { last_at: Date | string }>(
+    `SELECT source_asset_id, destination_asset_id, mode, (CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END)::text AS pinned,
+            max(payout_due_at) AS last_at
+       FROM orders
+      WHERE class_released_at > now() - $1 * interval '1 millisecond'
+      GROUP BY 1, 2, 3, 4`,
+    [withinMs],
+  );
+  return rows.map((b) => ({
+    sourceAssetId: b.source_asset_id,
+    destinationAssetId: b.destination_asset_id,
+    mode: b.mode,
+    pinnedAmount: BigInt(b.pinned),
+    lastAt: new Date(b.last_at).getTime(),
+  }));
+}
+
+/**
+ * Counted here, in the pass's own transaction, rather than from the rates refreshed every few seconds: a
+ * member's own deposit must never count as its class's traffic (a lone user is not held for nothing).
+ */
+async function otherDeposits(tx: Queryable, held: HeldPayout[], since: Date): Promise<OtherDeposits[]> {
+  const { rows } = await tx.query<ClassRow & { n: string }>(
+    `SELECT source_asset_id, destination_asset_id, mode, pinned::text AS pinned, count(*) AS n
+       FROM (SELECT source_asset_id, destination_asset_id, mode, CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END AS pinned
+               FROM orders
+              WHERE created_at >= $1 AND deposit IS NOT NULL AND NOT (id = ANY($2::bigint[]))) o
+      WHERE pinned = ANY($3::numeric[])
+      GROUP BY 1, 2, 3, 4`,
+    [since.toISOString(), held.map((h) => h.id), [...new Set(held.map((h) => h.pinnedAmount.toString()))]],
+  );
+  return rows.map((c) => ({
+    sourceAssetId: c.source_asset_id,
+    destinationAssetId: c.destination_asset_id,
+    mode: c.mode,
+    pinnedAmount: BigInt(c.pinned),
+    deposits: Number(c.n),
+  }));
+}
+
+/** Brings each released payout's due and run times forward, keeps its release's size, notifies its change. */
+async function writeRelease(tx: Queryable, release: { id: string; at: Date; releasedWith: number }[]): Promise<number> {
+  const { rows: notified } = await tx.query(
+    `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::integer[]) AS v(id, at, size)),
+     u AS (UPDATE orders o SET class_released_at = now(), class_release_size = v.size, updated_at = now(),
+            payout_due_at = least(o.payout_due_at, v.at), next_run_at = least(o.next_run_at, v.at)
+       FROM v WHERE o.id = v.id AND o.class_released_at IS NULL AND o.status IN ('deposit_confirmed', 'swapping')
+       RETURNING o.tracking_id)
+     SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
+    [release.map((r) => r.id), release.map((r) => r.at.toISOString()), release.map((r) => r.releasedWith)],
+  );
+  return notified.length;
 }
