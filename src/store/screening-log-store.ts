@@ -47,6 +47,12 @@ export async function releasedByOperator(db: Queryable, trackingId: string): Pro
   return rows.length > 0;
 }
 
+/** Whether this order has a decision of `stage` in the log (a deposit the hint confirmed has none until the worker screens it). */
+export async function screenedAt(db: Queryable, trackingId: string, stage: 'deposit' | 'payout'): Promise<boolean> {
+  const { rows } = await db.query(`SELECT 1 FROM screening_log WHERE tracking_id = $1 AND stage = $2 LIMIT 1`, [trackingId, stage]);
+  return rows.length > 0;
+}
+
 /** The log, newest first, from before `beforeId` (paging) and optionally for one order. */
 export async function listScreeningLog(db: Queryable, opts: { limit?: number; beforeId?: string; trackingId?: string } = {}): Promise<ScreeningLogEntry[]> {
   const { rows } = await db.query<ScreeningLogEntry>(

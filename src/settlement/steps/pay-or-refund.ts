@@ -1,6 +1,7 @@
 import type { OrderRecord } from '../../store/orders-store.ts';
 import { refundOrder } from '../../store/settlement/refund-order.ts';
 import { payoutDueAt } from '../../store/settlement/payout-due-at.ts';
+import { screenedAt } from '../../store/screening-log-store.ts';
 import { recordMovements } from '../../store/settlement/record-movements.ts';
 import { setPayoutDue } from '../../store/settlement/set-payout-due.ts';
 import { depositMovement } from '../../ledger/order-movements.ts';
@@ -40,8 +41,9 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
     return { delayMs: 0 };
   }
   let from: 'deposit_confirmed' | 'swapping' = o.status === 'swapping' ? 'swapping' : 'deposit_confirmed';
-  // Confirmed through the deposit hint (no due time drawn yet): screened here as its deposit confirms (docs/spec.md §12).
-  if (from === 'deposit_confirmed' && o.payoutDueAt === null && (await held(ctx, o, from, 'deposit'))) return {};
+  // Confirmed through the deposit hint (the API screens nothing): screened here, at the worker's first look, as
+  // its deposit confirms (docs/spec.md §12); the worker's own confirmations left their decision in the log.
+  if (from === 'deposit_confirmed' && ctx.screening.enabled && !(await screenedAt(ctx.db, o.trackingId, 'deposit')) && (await held(ctx, o, from, 'deposit'))) return {};
   if (from === 'deposit_confirmed' && o.sourceAssetId !== o.destinationAssetId) {
     const swap = await startSwap(ctx, o);
     if (swap === 'refund') return { delayMs: 0 };
