@@ -13,7 +13,8 @@ import { generateApiKey } from '../../src/services/api-keys.ts';
 import { addFeeRecipient, insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 
 const config = loadConfig({ ...process.env, HUSH_ROLE: 'all', PORT: '0', LOCALNET_PORT: '0' });
-const hush = await startHush(config, { log: (m) => process.stderr.write(`hush: ${m}\n`) });
+// Thousands of orders: their transition records would bury the bench's own lines (ALERTs and errors stay).
+const hush = await startHush(config, { log: (m) => void (m.startsWith('order transition') || process.stderr.write(`hush: ${m}\n`)) });
 const limits = { quote: 1_000_000, order: 1_000_000, status: 1_000_000, tokens: 1_000_000 };
 
 async function account(name: string): Promise<{ id: string; apiKey: string }> {
