@@ -64,69 +64,89 @@ export class DepositWatch {
   }
 
   async tick(): Promise<void> {
-    const ctx = this.ctx;
-    const marks = ctx.marks;
-    const confirmedSlot = await ctx.slots.current();
+    const confirmedSlot = await this.ctx.slots.current();
     const notifiedFunded = this.balances.takeFunded();
     if (confirmedSlot !== this.lastSlot || notifiedFunded) {
       this.lastSlot = confirmedSlot;
       // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick
       // (with none in flight the loop's own idle pass finds any another process sent).
-      if (ctx.sent.mayHaveLanded) ctx.wake('transactions');
-      // Deposits already seen at `processed` are likely confirmed in this very slot: those go first, with
-      // their signatures looked up alongside their balances, before the full read below.
-      const byId = new Map(this.watched.map((r) => [String(r.id), r]));
-      // (Orders whose account holds someone else's funds are left to the full read, which sees a change.)
-      const seen = [...this.seenProcessed.keys()].flatMap((id) => (byId.has(id) && !marks.confirming.has(id) && !marks.recentlyConfirmed.has(id) && !ctx.foreign.taken(id) ? [byId.get(id)!] : []));
-      if (seen.length > 0) {
-        const accounts = seen.map((r) => r.deposit_account);
-        const origins = this.originsOf(seen);
-        // A failed read here only loses the head start: the full read below still covers them.
-        const early = await ctx.view.balances(accounts, 'confirmed').catch(() => new Map<string, AccountBalance>());
-        const funded = seen.filter((r) => (early.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n);
-        if (funded.length > 0) {
-          this.lastBurstAt = Date.now();
-          // (confirmDeposits marks them `confirming` before this returns: the read below skips them.)
-          ctx.detach(this.confirmBatch(funded.map(watchedOrder), early, origins));
-        }
-      }
-      // The accounts watched so far are read while the list is refreshed; new ones are read after.
-      const known = this.watched;
-      const [rows, knownBalances] = await Promise.all([watchedOrders(ctx.db), this.balances.read(known.map((r) => r.deposit_account))]);
-      this.watched = rows;
-      this.balances.retain(rows.map((r) => r.deposit_account));
-      this.warmup.warm(rows);
-      const unread = rows.filter((r) => !knownBalances.has(r.deposit_account)).map((r) => r.deposit_account);
-      const balances = unread.length > 0 ? new Map([...knownBalances, ...(await this.balances.read(unread))]) : knownBalances;
-      const watching = new Set(rows.map((r) => String(r.id)));
-      for (const id of this.unclaimed.keys()) if (!watching.has(id)) this.unclaimed.delete(id);
-      for (const id of marks.recentlyConfirmed) if (!watching.has(id)) marks.recentlyConfirmed.delete(id);
-      ctx.foreign.retain(watching);
-      const fresh = (id: string) => !marks.confirming.has(id) && !marks.recentlyConfirmed.has(id);
-      // A balance found to be someone else's is looked at again only once it changes (or the verdict is old).
-      const funded = rows.filter((r) => {
-        const amount = balances.get(r.deposit_account)?.tokenAmount ?? 0n;
-        return amount > 0n && fresh(String(r.id)) && !ctx.foreign.holds(String(r.id), amount);
-      });
-      if (funded.length > 0) {
-        this.lastBurstAt = Date.now();
-        const fundedIds = new Set(funded.map((r) => String(r.id)));
-        this.watched = rows.filter((r) => !fundedIds.has(String(r.id)));
-        // Not awaited: the watch keeps looking while this batch is confirmed (which claims it), recorded
-        // and sent; orders another step holds are left to it. Their signatures are looked up from now,
-        // while the batch may still wait for the planning lock.
-        ctx.detach(this.confirmBatch(funded.map(watchedOrder), balances, this.originsOf(funded)));
-      }
+      if (this.ctx.sent.mayHaveLanded) this.ctx.wake('transactions');
+      await this.confirmSeenFirst();
+      await this.readAndConfirm();
       return;
     }
-    // Funded orders another step held when their batch was confirmed: again as soon as they are free.
-    if (this.unclaimed.size > 0 && Date.now() - this.timers.lastUnclaimedTry >= UNCLAIMED_RETRY_MS) {
-      this.timers.lastUnclaimedTry = Date.now();
-      for (const id of this.unclaimed.keys()) if (marks.recentlyConfirmed.has(id)) this.unclaimed.delete(id);
-      const retry = [...this.unclaimed.values()].filter((u) => !marks.confirming.has(u.order.id));
-      for (const u of retry) this.unclaimed.delete(u.order.id);
-      if (retry.length > 0) ctx.detach(this.confirmBatch(retry.map((u) => u.order), new Map(retry.map((u) => [u.order.depositAccount, u.balance]))));
-    }
+    this.retryUnclaimed();
+    this.signAhead();
+  }
+
+  /**
+   * Deposits already seen at `processed` are likely confirmed in this very slot: those go first, with their
+   * signatures looked up alongside their balances, before the full read.
+   */
+  private async confirmSeenFirst(): Promise<void> {
+    const { ctx } = this;
+    const marks = ctx.marks;
+    const byId = new Map(this.watched.map((r) => [String(r.id), r]));
+    // (Orders whose account holds someone else's funds are left to the full read, which sees a change.)
+    const seen = [...this.seenProcessed.keys()].flatMap((id) => (byId.has(id) && !marks.confirming.has(id) && !marks.recentlyConfirmed.has(id) && !ctx.foreign.taken(id) ? [byId.get(id)!] : []));
+    if (seen.length === 0) return;
+    const origins = this.originsOf(seen);
+    // A failed read here only loses the head start: the full read still covers them.
+    const early = await ctx.view.balances(seen.map((r) => r.deposit_account), 'confirmed').catch(() => new Map<string, AccountBalance>());
+    const funded = seen.filter((r) => (early.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n);
+    if (funded.length === 0) return;
+    this.lastBurstAt = Date.now();
+    // (confirmDeposits marks them `confirming` before this returns: the full read skips them.)
+    ctx.detach(this.confirmBatch(funded.map(watchedOrder), early, origins));
+  }
+
+  /** The full read: the watched list refreshed, every watched account's balance, the funded ones confirmed. */
+  private async readAndConfirm(): Promise<void> {
+    const { ctx } = this;
+    const marks = ctx.marks;
+    // The accounts watched so far are read while the list is refreshed; new ones are read after.
+    const known = this.watched;
+    const [rows, knownBalances] = await Promise.all([watchedOrders(ctx.db), this.balances.read(known.map((r) => r.deposit_account))]);
+    this.watched = rows;
+    this.balances.retain(rows.map((r) => r.deposit_account));
+    this.warmup.warm(rows);
+    const unread = rows.filter((r) => !knownBalances.has(r.deposit_account)).map((r) => r.deposit_account);
+    const balances = unread.length > 0 ? new Map([...knownBalances, ...(await this.balances.read(unread))]) : knownBalances;
+    const watching = new Set(rows.map((r) => String(r.id)));
+    for (const id of this.unclaimed.keys()) if (!watching.has(id)) this.unclaimed.delete(id);
+    for (const id of marks.recentlyConfirmed) if (!watching.has(id)) marks.recentlyConfirmed.delete(id);
+    ctx.foreign.retain(watching);
+    const fresh = (id: string) => !marks.confirming.has(id) && !marks.recentlyConfirmed.has(id);
+    // A balance found to be someone else's is looked at again only once it changes (or the verdict is old).
+    const funded = rows.filter((r) => {
+      const amount = balances.get(r.deposit_account)?.tokenAmount ?? 0n;
+      return amount > 0n && fresh(String(r.id)) && !ctx.foreign.holds(String(r.id), amount);
+    });
+    if (funded.length === 0) return;
+    this.lastBurstAt = Date.now();
+    const fundedIds = new Set(funded.map((r) => String(r.id)));
+    this.watched = rows.filter((r) => !fundedIds.has(String(r.id)));
+    // Not awaited: the watch keeps looking while this batch is confirmed (which claims it), recorded and
+    // sent; orders another step holds are left to it. Their signatures are looked up from now, while the
+    // batch may still wait for the planning lock.
+    ctx.detach(this.confirmBatch(funded.map(watchedOrder), balances, this.originsOf(funded)));
+  }
+
+  /** Funded orders another step held when their batch was confirmed: again as soon as they are free. */
+  private retryUnclaimed(): void {
+    const marks = this.ctx.marks;
+    if (this.unclaimed.size === 0 || Date.now() - this.timers.lastUnclaimedTry < UNCLAIMED_RETRY_MS) return;
+    this.timers.lastUnclaimedTry = Date.now();
+    for (const id of this.unclaimed.keys()) if (marks.recentlyConfirmed.has(id)) this.unclaimed.delete(id);
+    const retry = [...this.unclaimed.values()].filter((u) => !marks.confirming.has(u.order.id));
+    for (const u of retry) this.unclaimed.delete(u.order.id);
+    if (retry.length > 0) this.ctx.detach(this.confirmBatch(retry.map((u) => u.order), new Map(retry.map((u) => [u.order.depositAccount, u.balance]))));
+  }
+
+  /** Between slots, with no privacy delay: the payouts of deposits visible at `processed` are signed ahead. */
+  private signAhead(): void {
+    const { ctx } = this;
+    const marks = ctx.marks;
     if (ctx.config.payoutDelayS.max > 0 || Date.now() - this.timers.lastPresignReadAt < ctx.pollEveryMs(PRESIGN_READ_EVERY_MS)) return;
     // Orders signed ahead are read too until their deposit is seen (the watch confirms seen ones first).
     const open = this.watched.filter((r) => !this.seenProcessed.has(String(r.id)) && !marks.confirming.has(String(r.id)) && !marks.recentlyConfirmed.has(String(r.id)));
@@ -134,19 +154,19 @@ export class DepositWatch {
     this.timers.lastPresignReadAt = Date.now();
     // Beside the watch, not in its way: signing a burst ahead takes longer than a watch tick.
     const presigner = ctx.presigner;
-    if (presigner.running) return;
+    if (presigner.busy) return;
     // With the socket up, only the accounts a transaction just mentioned are read: an idle order costs no
     // request here (the others count as empty at `processed`: recent ones are still signed ahead).
     const toRead = this.balances.live ? open.filter((r) => this.balances.mentioned(r.deposit_account)) : open;
-    const reads = toRead.length > 0 ? ctx.view.balances(toRead.map((r) => r.deposit_account), 'processed') : Promise.resolve(new Map<string, AccountBalance>());
-    const run = reads
-      .then((processed) => presigner.run(open, processed, this.watched, this.seenProcessed))
-      .catch((e: unknown) => ctx.log({ err: e }, 'presign failed'))
-      .finally(() => {
-        if (presigner.running === run) presigner.running = null;
-      });
-    presigner.running = run;
-    ctx.detach(run);
+    const run = presigner.begin(async () => {
+      try {
+        const processed = toRead.length > 0 ? await ctx.view.balances(toRead.map((r) => r.deposit_account), 'processed') : new Map<string, AccountBalance>();
+        await presigner.run(open, processed, this.watched, this.seenProcessed);
+      } catch (e) {
+        ctx.log({ err: e }, 'presign failed');
+      }
+    });
+    if (run) ctx.detach(run);
   }
 
   /**

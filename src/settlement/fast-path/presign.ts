@@ -31,13 +31,27 @@ export class Presigner {
   private readonly signed = new Map<string, SignedAhead>();
   /** Orders whose payout could not be signed ahead as one transaction, and when that was tried. */
   private readonly failed = new Map<string, number>();
-  /**
-   * The run in progress, if any: the confirmed path waits for it rather than signing twice. (Set by the
-   * deposit watch, which starts the runs.)
-   */
-  running: Promise<void> | null = null;
+  /** The run in progress, if any: the confirmed path waits for it rather than signing twice. */
+  private current: Promise<void> | null = null;
 
   constructor(private readonly ctx: PresignPort) {}
+
+  get busy(): boolean {
+    return this.current !== null;
+  }
+
+  /**
+   * Starts a run of `work` (which calls run()) unless one is in progress: null then. The run is the
+   * presigner's until it ends, whatever it ends with; the caller only detaches it.
+   */
+  begin(work: () => Promise<void>): Promise<void> | null {
+    if (this.current) return null;
+    const run: Promise<void> = work().finally(() => {
+      if (this.current === run) this.current = null;
+    });
+    this.current = run;
+    return run;
+  }
 
   /** The payout signed ahead for an order, if any (its age is the caller's to check against maxAgeMs). */
   get(orderId: string): SignedAhead | undefined {
@@ -56,7 +70,7 @@ export class Presigner {
 
   /** The run to wait for, when one is under way and some of these orders have nothing signed ahead yet. */
   runFor(orderIds: readonly string[]): Promise<void> | null {
-    return this.running && orderIds.some((id) => !this.signed.has(id)) ? this.running : null;
+    return this.current && orderIds.some((id) => !this.signed.has(id)) ? this.current : null;
   }
 
   /**
