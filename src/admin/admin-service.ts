@@ -31,6 +31,7 @@ import { rotateWebhookSecret, setWebhook } from '../store/webhooks-store.ts';
 import { generateApiKey } from '../services/api-keys.ts';
 import { AddressRules } from '../services/address-rules.ts';
 import type { WebhookEgress } from '../webhooks/webhook-egress.ts';
+import type { AdminAccount, AdminAccountDetail, AdminKey, CreatedAccount, CreatedKey, WebhookSecret } from './admin-shapes.ts';
 import { validateWebhookUrl } from '../webhooks/webhook-url.ts';
 
 export { MAX_WEBHOOK_URL_LENGTH, validateWebhookUrl } from '../webhooks/webhook-url.ts';
@@ -49,47 +50,8 @@ export function generateAccountId(): string {
   return id;
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Domain shapes (no secrets, no hashes)
-
-export interface AdminAccount {
-  accountId: string;
-  name: string;
-  feeCapBps: number;
-  status: AccountStatus;
-  feeRecipients: string[];
-}
-
-export interface AdminKey {
-  keyId: string;
-  createdAt: Date;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-}
-
-export interface AdminAccountDetail extends AdminAccount {
-  keys: AdminKey[];
-}
-
-/** Exactly the 201 body of POST /admin/v1/accounts without `success` (safe to spread into it). */
-export interface CreatedAccount {
-  accountId: string;
-  /** The full key, shown once. */
-  apiKey: string;
-}
-
-export interface CreatedKey {
-  keyId: string;
-  /** The full key, shown once. */
-  apiKey: string;
-}
-
-/** A webhook with its new signing secret (shown once) and until when the replaced one still signs (null: none replaced). */
-export interface WebhookSecret {
-  url: string;
-  secret: string;
-  previousSecretUntil: Date | null;
-}
+// Domain shapes (no secrets, no hashes): in admin-shapes.ts, which the views read too.
+export type { AdminAccount, AdminAccountDetail, AdminKey, CreatedAccount, CreatedKey, WebhookSecret };
 
 /** Standard Webhooks' format: whsec_ and the base64 of the key (24 bytes, as its reference implementation makes). */
 const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;

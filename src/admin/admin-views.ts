@@ -1,6 +1,6 @@
 /** The exact JSON bodies of the admin HTTP API (and of the CLI's stdout), from the admin service's results. */
 import type { AccountStatus } from '../store/accounts-store.ts';
-import type { AdminAccount, AdminAccountDetail, AdminKey, CreatedAccount, CreatedKey } from './admin-service.ts';
+import type { AdminAccount, AdminAccountDetail, AdminKey, CreatedAccount, CreatedKey } from './admin-shapes.ts';
 
 export interface AccountJson {
   accountId: string;

@@ -1,6 +1,19 @@
 import type { Address } from '@solana/kit';
 import { balanceOfAccount, type AccountBalance } from '../../chain/chain-view.ts';
-import type { SettlementContext } from '../context.ts';
+import type { ChainSubscriptions } from '../../chain/chain-subscriptions.ts';
+import type { ChainView } from '../../chain/chain-view.ts';
+import type { ForeignFunds } from './foreign-funds.ts';
+import type { SlotClock } from './slot-clock.ts';
+
+/** What the balances read and whom they wake: a narrow port the context builds (it does not import the context). */
+export interface WatchedBalancesPort {
+  readonly subscriptions: ChainSubscriptions | null;
+  readonly slots: Pick<SlotClock, 'live'>;
+  readonly slotMs: number;
+  wake(loop: 'deposit-watch'): void;
+  readonly foreign: Pick<ForeignFunds, 'origins'>;
+  readonly view: Pick<ChainView, 'balances'>;
+}
 
 /** Slot advances during which a newly watched account is still read over HTTP (its subscription may not be live on the server yet). */
 const HTTP_READS_AFTER_WATCH = 2;
@@ -32,7 +45,7 @@ export class WatchedBalances {
   /** A watched account was notified funded since the watch last looked (see takeFunded). */
   private funded = false;
 
-  constructor(private readonly ctx: Pick<SettlementContext, 'subscriptions' | 'slots' | 'slotMs' | 'wake' | 'foreign' | 'view'>) {}
+  constructor(private readonly ctx: WatchedBalancesPort) {}
 
   /** True once after a watched account was notified funded. */
   takeFunded(): boolean {
