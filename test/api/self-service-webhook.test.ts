@@ -7,46 +7,33 @@
  * old one stops signing after its 24 h; clearing stops events; another account's webhook is untouched.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { verifyWebhook } from '../../packages/sdk/src/index.ts';
 import { address, expectError, expectOk, quoteAndOrder, registerSecret, startTestHush, type TestHush } from '../support/hush-server.ts';
 import { pollUntil } from '../support/localnet.ts';
+import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const WEBHOOK = '/transfer/v1/account/webhook';
 const ROTATE = `${WEBHOOK}/rotate-secret`;
 const DAY_MS = 86_400_000;
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 let t: TestHush;
-let server: Server;
+let receiver: WebhookReceiver;
 let hookUrl: string;
-const received: Received[] = [];
+let received: ReceivedWebhook[];
 
 before(async () => {
   t = await startTestHush();
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  hookUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks/hush`;
+  receiver = await startWebhookReceiver('/hooks/hush');
+  ({ url: hookUrl, received } = receiver);
 });
 after(async () => {
   await t?.close();
-  await new Promise<void>((r) => (server?.close(() => r()), server?.closeAllConnections()));
+  await receiver?.close();
 });
 
-const signatures = (r: Received) => String(r.headers['webhook-signature']).split(' ');
-const verifies = (r: Received, secret: string) => {
+const signatures = (r: ReceivedWebhook) => String(r.headers['webhook-signature']).split(' ');
+const verifies = (r: ReceivedWebhook, secret: string) => {
   try {
     return verifyWebhook(r.body, r.headers as Record<string, string>, secret);
   } catch {

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -19,6 +19,7 @@ import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, getAddre
 import { createHushClient, signAndSend, verifyWebhook, type HushClient, type HushWebhookEvent } from '../../packages/sdk/src/index.ts';
 import { HushClient as RawClient, expectOk, fundedSender, orderCount, registerSecret, startTestHush, SOL, USDC_MINT, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { makeTempDir, pollUntil, removeDir, requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 const CLI = new URL('../../packages/sdk/src/cli.ts', import.meta.url).pathname;
 const TEN_USDC = '10000000';
@@ -27,23 +28,8 @@ let t: TestHush;
 let acct: TestAccount;
 let client: HushClient;
 let dir: string;
-let receiver: { url: string; received: { headers: IncomingHttpHeaders; body: string }[]; close(): Promise<void> };
+let receiver: WebhookReceiver;
 let secret: string;
-
-async function startReceiver(): Promise<typeof receiver> {
-  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const close = () => new Promise<void>((r) => (server.close(() => r()), server.closeAllConnections()));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`, received, close };
-}
 
 before(async () => {
   t = await startTestHush({
@@ -53,7 +39,7 @@ before(async () => {
   acct = await t.createAccount();
   client = createHushClient({ baseUrl: t.url, apiKey: acct.apiKey });
   dir = makeTempDir('hush-cli-privacy-');
-  receiver = await startReceiver();
+  receiver = await startWebhookReceiver();
   ({ secret } = expectOk(await new RawClient(t.opsUrl, t.adminToken!).request('PUT', `/admin/v1/accounts/${acct.id}/webhook`, { body: { url: receiver.url } })));
   registerSecret(secret);
 });
