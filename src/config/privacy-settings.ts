@@ -6,6 +6,11 @@ import { minGapMs } from '../domain/settlement/payout-delay.ts';
 
 /** The class release's settings (docs/spec.md §9, §11), parsed once. */
 export interface PrivacySettings {
+  /** 'off' only in tests and benchmarks (docs/spec.md §9): allows a zero payout delay. */
+  privacy: 'on' | 'off';
+  payoutDelayS: { min: number; max: number };
+  /** A class's traffic rate, for the quote's privacy estimate, is its deposits over this window. */
+  privacyTrafficWindowS: number;
   /** HUSH_DENOMINATIONS: the menu of private amounts. */
   denominationMenu: DenominationMenu;
   /** HUSH_PRIVACY_TARGET_SET: the release size Hush steers each class to. */
@@ -32,26 +37,69 @@ function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number)
   return n;
 }
 
+const MAX_PAYOUT_DELAY_S = 86_400;
+
+/** Whole or decimal seconds (decimals let a time-compressed bench run scale them with its slots). */
+function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = /^\d+(?:\.\d{1,3})?$/.test(raw) ? Number(raw) : NaN;
+  if (!(v >= min && v <= max)) throw new ConfigError(`${name} must be seconds between ${min} and ${max}, got "${raw}"`);
+  return v;
+}
+
+function delayWindow(raw: string | undefined): { min: number; max: number } {
+  // Decimals (to the millisecond) let a time-compressed run (bench:privacy) scale the window with its slots.
+  const m = /^(\d+(?:\.\d{1,3})?)-(\d+(?:\.\d{1,3})?)$/.exec(raw || '5-30');
+  if (!m) throw new ConfigError(`HUSH_PAYOUT_DELAY_S must look like "min-max" in seconds (e.g. 5-30 or 0.5-4), got "${raw}"`);
+  const min = Number(m[1]);
+  const max = Number(m[2]);
+  if (min > max) throw new ConfigError('HUSH_PAYOUT_DELAY_S: min must not exceed max');
+  // A privacy delay is minutes; a day or more is a typo, and it would hold funds past any order deadline.
+  if (max > MAX_PAYOUT_DELAY_S) throw new ConfigError(`HUSH_PAYOUT_DELAY_S: max must be at most ${MAX_PAYOUT_DELAY_S} s, got ${max}`);
+  return { min, max };
+}
+
+/** docs/spec.md §9: privacy is on unless explicitly switched off, for tests and benchmarks only. */
+function privacyMode(raw: string | undefined): 'on' | 'off' {
+  const v = raw || 'on';
+  if (v !== 'on' && v !== 'off') throw new ConfigError(`HUSH_PRIVACY must be on or off, got "${raw}"`);
+  return v;
+}
+
+/** A payout with no wait is linked by its timing alone (bench:privacy's self-check): refused unless privacy is off. */
+function checkDelayAllowed(delay: { min: number; max: number }, privacy: 'on' | 'off'): void {
+  if (privacy === 'on' && delay.min === 0) {
+    throw new ConfigError('HUSH_PAYOUT_DELAY_S with a minimum of 0 lets a payout follow its deposit at once; it is allowed only with HUSH_PRIVACY=off (tests and benchmarks)');
+  }
+}
+
 /**
- * Reads the menu, the target and the budget. The budget bounds the whole hold, the release's spread
+ * Reads the mode, the spread, the menu, the target and the budget. The budget bounds the whole hold, the release's spread
  * included, so it must leave room for the spread (HUSH_PAYOUT_DELAY_S's max) and two release passes (docs/spec.md §9).
  */
-export function privacySettings(env: NodeJS.ProcessEnv, spreadS: { min: number; max: number }, seconds: (name: string, fallback: number) => number): PrivacySettings {
+export function privacySettings(env: NodeJS.ProcessEnv): PrivacySettings {
+  const privacy = privacyMode(env.HUSH_PRIVACY);
+  const spreadS = delayWindow(env.HUSH_PAYOUT_DELAY_S);
+  checkDelayAllowed(spreadS, privacy);
   const menu = env.HUSH_DENOMINATIONS || 'decade';
   if (!DENOMINATION_MENUS.includes(menu as DenominationMenu)) {
     throw new ConfigError(`HUSH_DENOMINATIONS must be ${DENOMINATION_MENUS.join(', ')} (list: each asset's "denominations" in the asset file), got "${menu}"`);
   }
-  const budget = seconds('HUSH_PRIVACY_MAX_DELAY_S', 840);
+  const budget = seconds(env, 'HUSH_PRIVACY_MAX_DELAY_S', 840, 1, MAX_PAYOUT_DELAY_S);
   const room = spreadS.max + (2 * RELEASE_PASS_EVERY_MS) / 1000;
   if (env.HUSH_PRIVACY !== 'off' && budget <= room) {
     throw new ConfigError(`HUSH_PRIVACY_MAX_DELAY_S (${budget} s) must exceed HUSH_PAYOUT_DELAY_S's max plus two seconds (${room} s): the budget includes the release's spread`);
   }
   const k = integer(env, 'HUSH_PRIVACY_K', 1, 1000);
-  const ceiling = seconds('HUSH_PRIVACY_MAX_WAIT_S', 21_600);
+  const ceiling = seconds(env, 'HUSH_PRIVACY_MAX_WAIT_S', 21_600, 1, MAX_PAYOUT_DELAY_S);
   if (env.HUSH_PRIVACY !== 'off' && ceiling < budget) {
     throw new ConfigError(`HUSH_PRIVACY_MAX_WAIT_S (${ceiling} s) must be at least HUSH_PRIVACY_MAX_DELAY_S (${budget} s): it is the ceiling of every hold, the default one included`);
   }
   return {
+    privacy,
+    payoutDelayS: spreadS,
+    privacyTrafficWindowS: seconds(env, 'HUSH_PRIVACY_TRAFFIC_WINDOW_S', 3600, 1, MAX_PAYOUT_DELAY_S),
     denominationMenu: menu as DenominationMenu,
     privacyTargetSet: integer(env, 'HUSH_PRIVACY_TARGET_SET', 1, 1000) ?? DEFAULT_TARGET_SET,
     ...(k !== undefined ? { privacyK: k } : {}),

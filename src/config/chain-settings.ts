@@ -1,0 +1,50 @@
+import { envInt } from './env-int.ts';
+import { envUrl } from './env-url.ts';
+import { wsUrlFromRpcUrl } from './ws-url.ts';
+
+/** The Solana cluster Hush talks to (or the embedded one), its pace, and what every transaction pays (docs/spec.md §11). */
+export interface ChainSettings {
+  solanaRpcUrl?: string;
+  /** PubSub endpoint (SOLANA_WS_URL); unset → derived from SOLANA_RPC_URL, or the embedded chain's. */
+  solanaWsUrl?: string;
+  localnetPort: number;
+  /** Embedded chain's PubSub port (LOCALNET_WS_PORT); unset → LOCALNET_PORT + 1. */
+  localnetWsPort?: number;
+  /** The embedded chain's slot time (LOCALNET_SLOT_MS): drives that chain only. */
+  localnetSlotMs: number;
+  /**
+   * Hush's assumption of the cluster's slot time (HUSH_SLOT_MS): polls, blockhash life, payout delays and the
+   * two-slot gap of class release. Default 400 (a real cluster's target); beside the embedded chain, its LOCALNET_SLOT_MS.
+   */
+  slotMs: number;
+  /** Bound on one Solana RPC round trip (HUSH_RPC_TIMEOUT_MS). */
+  rpcTimeoutMs: number;
+  /** Request budget of all Solana RPC calls, calls per second (HUSH_RPC_MAX_RPS; 0 = none). */
+  rpcMaxRps: number;
+  /** Compute budget every Hush-built transaction carries (deposit included). */
+  computeUnitLimit: number;
+  computeUnitPriceMicroLamports: bigint;
+}
+
+/**
+ * HUSH_RPC_MAX_RPS default: 10, a common paid tier. The worker follows slots, deposit accounts and its
+ * signatures over PubSub, so an idle Hush makes under 1 call/s; its polls stretch to stay within a share
+ * of the budget. A chain without limits (the local one, a private node) can set 0.
+ */
+export const DEFAULT_RPC_MAX_RPS = 10;
+
+export function chainSettings(env: NodeJS.ProcessEnv): ChainSettings {
+  const localnetSlotMs = envInt(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000);
+  return {
+    solanaRpcUrl: envUrl(env, 'SOLANA_RPC_URL', ['http:', 'https:']),
+    solanaWsUrl: envUrl(env, 'SOLANA_WS_URL', ['ws:', 'wss:']) ?? (env.SOLANA_RPC_URL ? wsUrlFromRpcUrl(env.SOLANA_RPC_URL) : undefined),
+    localnetPort: envInt(env, 'LOCALNET_PORT', 8899, 0, 65535),
+    ...(env.LOCALNET_WS_PORT ? { localnetWsPort: envInt(env, 'LOCALNET_WS_PORT', 0, 0, 65535) } : {}),
+    localnetSlotMs,
+    slotMs: envInt(env, 'HUSH_SLOT_MS', env.SOLANA_RPC_URL ? 400 : localnetSlotMs, 10, 60_000),
+    rpcTimeoutMs: envInt(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
+    rpcMaxRps: envInt(env, 'HUSH_RPC_MAX_RPS', DEFAULT_RPC_MAX_RPS, 0, 100_000),
+    computeUnitLimit: envInt(env, 'HUSH_COMPUTE_UNIT_LIMIT', 100_000, 1000, 1_400_000),
+    computeUnitPriceMicroLamports: BigInt(envInt(env, 'HUSH_COMPUTE_UNIT_PRICE', 1000, 0, 1_000_000_000)),
+  };
+}
