@@ -13,7 +13,10 @@ import { PythHermesSource, loadPythFeeds } from './pyth-hermes.ts';
 
 export type PriceSourceKind = HushConfig['priceSource'];
 
-/** The price settings in the units the sources take (config.ts applied every default at parse). */
+/**
+ * The price settings in the units the sources take (src/config/price-settings.ts parsed them and applied
+ * every default at start). Resolved once per process, in createFreshPrices; everyone else reads the config.
+ */
 export interface ResolvedPriceSettings {
   source: PriceSourceKind;
   maxAgeMs: number;
@@ -64,8 +67,8 @@ export function swapAssetIds(config: HushConfig): string[] {
   return config.assets.list.filter((a) => a.swappable).map((a) => a.assetId);
 }
 
-export function createPriceSource(config: HushConfig, deps: PriceDeps = {}): PriceSource {
-  const s = resolvePriceSettings(config);
+/** `s`: the settings already resolved, when the caller has them (createFreshPrices), so they are resolved once. */
+export function createPriceSource(config: HushConfig, deps: PriceDeps = {}, s: ResolvedPriceSettings = resolvePriceSettings(config)): PriceSource {
   const assets = config.assets.list.filter((a) => a.swappable);
   switch (s.source) {
     case 'embedded':
@@ -90,7 +93,7 @@ export function createPriceSource(config: HushConfig, deps: PriceDeps = {}): Pri
 export function createFreshPrices(config: HushConfig, deps: PriceDeps = {}): FreshPrices {
   const s = resolvePriceSettings(config);
   return new FreshPrices({
-    source: createPriceSource(config, deps),
+    source: createPriceSource(config, deps, s),
     assetIds: swapAssetIds(config),
     maxAgeMs: s.maxAgeMs,
     maxConfidenceBps: s.maxConfidenceBps,

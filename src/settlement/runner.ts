@@ -3,7 +3,6 @@ import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import { DEFAULT_REBALANCE_POLICY } from '../domain/rebalance-plan.ts';
-import { resolvePriceSettings } from '../prices/select-price-source.ts';
 import { SettlementContext, type WorkerOptions } from './context.ts';
 import { DepositWatch } from './fast-path/deposit-watch.ts';
 import { orderTick } from './orders.ts';
@@ -48,12 +47,11 @@ export class SettlementWorker {
       running: () => loops.running,
       refundLate: (sweep) => refundLate(ctx, sweep),
     }));
-    const priceSettings = resolvePriceSettings(config);
     this.rebalanceSettings = {
       rebalancer: opts.rebalancer,
       prices: opts.prices,
       inventoryTargets: opts.inventoryTargets,
-      policy: { ...DEFAULT_REBALANCE_POLICY, lotUsd: priceSettings.rebalanceLotUsd, slippageBps: priceSettings.rebalanceSlippageBps },
+      policy: { ...DEFAULT_REBALANCE_POLICY, lotUsd: config.rebalanceLotUsd, slippageBps: config.rebalanceSlippageBps },
     };
     this.intervals = {
       tickMs: opts.tickMs ?? Math.max(20, Math.floor(config.slotMs / 2)),
