@@ -122,7 +122,7 @@ export class SettlementContext {
     this.log = opts.log ?? (() => {});
     this.swaps = opts.swaps;
     this.screening = opts.screening ?? SCREENING_OFF;
-    this.outbox = new Outbox(() => this.view, this.log);
+    this.outbox = new Outbox(() => this.view, this.log, () => this.wake('transactions'));
     this.pools = new Pools({
       db,
       treasury,

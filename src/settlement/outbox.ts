@@ -17,6 +17,11 @@ export class Outbox {
   constructor(
     private readonly view: () => ChainView,
     private readonly log: Log,
+    /**
+     * Called once a send returned: the fate loop then watches the new signatures at once (a signature
+     * subscribed after it was committed is notified a slot late), whatever its idle back-off.
+     */
+    private readonly onSent: () => void = () => {},
   ) {}
 
   /** Sends recorded transactions in one RPC batch; never throws (the settle loop resends what did not go). */
@@ -31,6 +36,7 @@ export class Outbox {
     } catch (e) {
       this.log({ err: e }, 'send failed; will retry');
     }
+    this.onSent();
   }
 
   async sendAll(wires: string[]): Promise<void> {
@@ -44,6 +50,7 @@ export class Outbox {
         }
       }),
     );
+    if (wires.length > 0) this.onSent();
   }
 
   /** Milliseconds since a signature was last sent by this worker (since the epoch: never). */
