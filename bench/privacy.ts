@@ -12,6 +12,8 @@
  *   … -- --offered=1                      the partner offers only standard amounts 1, 10, 100 … (fewer classes)
  *   … -- --n=400                          at most this many orders per row (default 1500, 2500 with --full)
  *   … -- --write-docs                     also rewrite the table and chart in docs/privacy.md
+ *   … -- --parallel=2                     runs at once (default 2), each in a Hush and chain of its own with a
+ *                                         random stream of its own (seeded from --seed and its place in the list)
  *
  * The policy (HUSH_PRIVACY, HUSH_DENOMINATIONS, HUSH_PRIVACY_TARGET_SET or HUSH_PRIVACY_K,
  * HUSH_PRIVACY_MAX_DELAY_S, HUSH_PAYOUT_DELAY_S) is read from
@@ -22,10 +24,11 @@
 import { loadConfig } from '../src/config/config.ts';
 import { runOnce, type BenchPolicy, type RunResult } from './privacy/run.ts';
 import { policyLine, printColdStart, printTable, printTargets, selfChecks, writeDocs, type RateResult } from './privacy/report.ts';
+import pLimit from 'p-limit';
 import { denominationsOf, seeded, workloads, type Workload } from './privacy/workloads.ts';
 
 const args = new Map<string, string | undefined>(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k!, v]; }));
-const KNOWN = ['full', 'rates', 'rows', 'menu', 'target', 'k', 'budget', 'window', 'ceiling', 'offered', 'n', 'seed', 'write-docs'];
+const KNOWN = ['full', 'rates', 'rows', 'menu', 'target', 'k', 'budget', 'window', 'ceiling', 'offered', 'n', 'seed', 'write-docs', 'parallel'];
 const unknown = [...args.keys()].filter((k) => !KNOWN.includes(k));
 if (unknown.length > 0) {
   // A mistyped or retired flag (--cap) would otherwise measure the default policy under another name.
@@ -70,7 +73,6 @@ const onlyRows = args.get('rows')?.split(',');
 const DEFAULT_GROUPS = ['patient', 'mixed'];
 const chosen = workloads(table).filter((w) => (onlyRows ? onlyRows.includes(w.id) : full || !w.group || DEFAULT_GROUPS.includes(w.group)));
 const seed = Number(args.get('seed') ?? 20261122);
-const random = seeded(seed);
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
 /**
@@ -100,47 +102,68 @@ function compressionFor(rate: number, streams: number, patient = false): number 
 
 const groups = new Map<string, Workload[]>();
 for (const w of chosen) groups.set(w.group ?? '', [...(groups.get(w.group ?? '') ?? []), w]);
-const results: RateResult[] = [];
 const t0 = Date.now();
 log(`policy: ${policyLine(policy)}${offered ? `; partner offers standard amounts ${offered.join(',')}×10^n only` : ''}`);
+// The runs wait on compressed real time far more than they compute (one uses under a core): a few at once
+// fit the 20 minutes a default run may take. Each has its own Hush, chain and random stream, so none
+// depends on another or on which finishes first; the patient rows, the longest, start first.
+const parallel = Number(args.get('parallel') ?? 2);
+if (!Number.isInteger(parallel) || parallel < 1 || parallel > 8) {
+  process.stderr.write('bench:privacy: --parallel is a whole number of runs at once, 1 to 8\n');
+  process.exit(2);
+}
+const slots = pLimit(parallel);
+const rateRuns: { rate: number; patient: boolean; active: Workload[] }[] = [];
 for (const rate of rates) {
   for (const ws of groups.values()) {
     const active = ws.filter((w) => !w.rates || w.rates.includes(rate));
-    if (active.length === 0) continue;
-    const patient = active.some((w) => w.choice);
-    const compression = compressionFor(rate, active.length, patient);
-    const horizonS = horizonFor(rate, patient);
-    const run = await runOnce({ rate, compression, ordersPerRow: maxOrders, horizonS, policy, workloads: active, assets, random, log });
-    log(`  done in ${run.wallSeconds.toFixed(0)} s: ${run.failedOrders} failed, ${run.unswept} unswept, ${run.rpcRequests} adversary RPC requests`);
-    results.push({ rate, compression, horizonS, run });
+    if (active.length > 0) rateRuns.push({ rate, patient: active.some((w) => w.choice), active });
   }
 }
+const jobs = rateRuns.map(({ rate, patient, active }, i) => ({ i, rate, patient, active }));
+const running = [...jobs].sort((a, b) => Number(b.patient) - Number(a.patient) || a.i - b.i).map((j) =>
+  slots(async (): Promise<RateResult & { i: number }> => {
+    const compression = compressionFor(j.rate, j.active.length, j.patient);
+    const horizonS = horizonFor(j.rate, j.patient);
+    const tag = `[λ=${j.rate}${j.patient ? `, ${j.active.map((w) => w.id).join('+')}` : ''}]`;
+    const run = await runOnce({ rate: j.rate, compression, ordersPerRow: maxOrders, horizonS, policy, workloads: j.active, assets, random: seeded(seed + j.i), log: (m) => log(`${tag} ${m.trimStart()}`) });
+    log(`${tag} done in ${run.wallSeconds.toFixed(0)} s: ${run.failedOrders} failed, ${run.unswept} unswept, ${run.rpcRequests} adversary RPC requests`);
+    return { i: j.i, rate: j.rate, compression, horizonS, run };
+  }),
+);
 
 // Self-check: with no delay at all, timing alone must link nearly everything.
-log('self-check: delay off');
 // Evenly spaced, ten slots apart: the pipeline's own jitter (a slot or two) must not hide the order.
-const off: RunResult = await runOnce({
-  rate: 0.25,
-  compression: 4,
-  ordersPerRow: 24,
-  policy: { ...policy, privacy: 'off', windowS: { min: 0, max: 0 } },
-  workloads: workloads(table)
-    .filter((w) => w.id === 'std-out')
-    .map((w) => ({ ...w, label: 'self-check: delay off', regular: true, rates: undefined })),
-  assets,
-  random,
-  log,
+const offRun = slots(() => {
+  log('self-check: delay off');
+  return runOnce({
+    rate: 0.25,
+    compression: 4,
+    ordersPerRow: 24,
+    policy: { ...policy, privacy: 'off', windowS: { min: 0, max: 0 } },
+    workloads: workloads(table)
+      .filter((w) => w.id === 'std-out')
+      .map((w) => ({ ...w, label: 'self-check: delay off', regular: true, rates: undefined })),
+    assets,
+    random: seeded(seed + 1000),
+    log: (m) => log(`[self-check] ${m.trimStart()}`),
+  });
 });
 
 // Cold start (issue 41): a fresh Hush, five default orders of one private class and five of amounts off the
 // menu, evenly spaced; no private one may be held past twice the non-private latency (none asked to wait).
-log('cold start: a fresh Hush, 5 default orders of one class');
 const tenUsdc = 10n * 10n ** BigInt(assets.get('usdc')!.decimals);
 const coldWorkloads = [
   { id: 'cold-std', label: 'cold start: 10 USDC, default', regular: true, draw: () => ({ sourceAssetId: 'usdc', destinationAssetId: 'usdc', amount: tenUsdc, mode: 'exact_in' as const }) },
   { id: 'cold-free', label: 'cold start: 12.34 USDC (not private)', regular: true, draw: () => ({ sourceAssetId: 'usdc', destinationAssetId: 'usdc', amount: 1234n * tenUsdc / 1000n, mode: 'exact_in' as const }) },
 ];
-const cold: RunResult = await runOnce({ rate: 0.1, compression: 1, ordersPerRow: 5, policy, workloads: coldWorkloads, assets, random, log });
+const coldRun = slots(() => {
+  log('cold start: a fresh Hush, 5 default orders of one class');
+  return runOnce({ rate: 0.1, compression: 1, ordersPerRow: 5, policy, workloads: coldWorkloads, assets, random: seeded(seed + 1001), log: (m) => log(`[cold start] ${m.trimStart()}`) });
+});
+const results: RateResult[] = (await Promise.all(running)).sort((a, b) => a.i - b.i);
+const off: RunResult = await offRun;
+const cold: RunResult = await coldRun;
 
 printTable(results, off);
 printTargets(results, policy);
