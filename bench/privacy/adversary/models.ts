@@ -7,21 +7,12 @@ import { amountLikelihood, type AmountSchedule } from './amount-model.ts';
 import { matrix, type Matrix } from './matching.ts';
 import type { Observation, ObservedDeposit, ObservedPayout } from './observation.ts';
 import { releaseTiming, standardClass } from './release-model.ts';
-import { plausibleDelay, timingLikelihood, type PipelineLatency, type ReleasePolicy } from './timing-model.ts';
+import { plausibleDelay, timingLikelihood } from './timing-model.ts';
+import type { AdversaryKnowledge } from './knowledge.ts';
 
 export type AdversaryId = 'A1' | 'A2' | 'A3' | 'A4' | 'A5';
 
-export interface AdversaryKnowledge {
-  schedule: AmountSchedule;
-  policy: ReleasePolicy;
-  latency: PipelineLatency;
-  /** Seconds per slot (public: any cluster's performance samples tell it). */
-  slotS: number;
-  /** Standard amounts per asset (GET /tokens): under class release they say which payouts wait for a class. */
-  denominations?: ReadonlyMap<string, ReadonlySet<bigint>>;
-  /** Accounts every Hush transaction or deposit names: programs, mints, sysvars, Hush's fee payer and pools. */
-  commonAccounts: ReadonlySet<string>;
-}
+export type { AdversaryKnowledge } from './knowledge.ts';
 
 /** A5: which payouts a deposit can have paid at all — the asset pair Hush supports, and causality. */
 export function compatible(s: AmountSchedule, d: ObservedDeposit, p: ObservedPayout): boolean {

@@ -6,7 +6,7 @@
  * release is shuffled: every candidate is as likely as another, which is what the model gives them.
  */
 import { at, matrix, type Matrix } from './matching.ts';
-import type { AdversaryKnowledge } from './models.ts';
+import type { AdversaryKnowledge } from './knowledge.ts';
 import type { Observation, ObservedDeposit, ObservedPayout } from './observation.ts';
 import { timingLikelihood } from './timing-model.ts';
 
