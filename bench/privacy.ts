@@ -22,7 +22,7 @@
  * fails (exit 1) when a self-check fails.
  */
 import { loadConfig } from '../src/config/config.ts';
-import { runOnce, type BenchPolicy, type RunResult } from './privacy/run.ts';
+import { runOnce, type BenchPolicy, type Horizon, type RunResult } from './privacy/run.ts';
 import { policyLine, printColdStart, printTable, printTargets, selfChecks, writeDocs, type RateResult } from './privacy/report.ts';
 import pLimit from 'p-limit';
 import { denominationsOf, seeded, workloads, type Workload } from './privacy/workloads.ts';
@@ -76,15 +76,19 @@ const seed = Number(args.get('seed') ?? 20261122);
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
 /**
- * Real seconds of arrivals per run: a scored span of one and a half budgets (at least five minutes), then
- * a budget of padding, so that every scored order's class reaches its target or its deadline with the
- * traffic a steady stream would bring. The count per row caps it (the scored span shrinks first).
+ * Real seconds of arrivals per run: a warm-up of a quarter budget that is not scored (a fresh Hush
+ * measures no class rate for its first fourteenth of a hold, and sends those payouts alone: the cold
+ * start has a row of its own; in a quarter budget the main classes have been seen at λ = 0.2 too), a
+ * scored span of one and a half budgets (at least five minutes), then a budget of padding, so that every
+ * scored order's class reaches its target or its deadline with the traffic a steady stream would bring.
+ * The count per row caps it (the scored span shrinks first).
  */
-function horizonFor(rate: number, patient = false): { scored: number; padding: number } {
+function horizonFor(rate: number, patient = false): Horizon {
   // Rows that ask to wait keep traffic coming for half the ceiling after the scored span.
   const padding = policy.privacy === 'on' ? (patient ? Math.max(policy.budgetS, policy.ceilingS / 2) : policy.budgetS) : policy.windowS.max;
+  const warmup = policy.privacy === 'on' ? policy.budgetS / 4 : 0;
   const scored = Math.max(300, 1.5 * padding);
-  return { scored: Math.max(60, Math.min(scored, maxOrders / rate - padding)), padding };
+  return { warmup, scored: Math.max(60, Math.min(scored, maxOrders / rate - padding - warmup)), padding };
 }
 
 /**
@@ -94,9 +98,9 @@ function horizonFor(rate: number, patient = false): { scored: number; padding: n
  * (two shared cores: beyond that Hush's own latency, which does not scale, would swamp the window).
  */
 function compressionFor(rate: number, streams: number, patient = false): number {
-  const { scored, padding } = horizonFor(rate, patient);
+  const { warmup, scored, padding } = horizonFor(rate, patient);
   let c = 1;
-  while (c < 16 && (scored + padding) / c > 90 && rate * streams * c * 2 <= 16) c *= 2;
+  while (c < 16 && (warmup + scored + padding) / c > 90 && rate * streams * c * 2 <= 16) c *= 2;
   return c;
 }
 
@@ -121,6 +125,9 @@ for (const rate of rates) {
   }
 }
 const jobs = rateRuns.map(({ rate, patient, active }, i) => ({ i, rate, patient, active }));
+// Not the longest first: a run's scoring is synchronous in this process (154 s for λ = 1's 6,000 orders), and
+// scored while another run's orders arrive it stalls that run's requests (2026-11-25, λ = 1 first: 42 of the
+// patient run's 238 orders failed, "fetch failed"). The λ = 1 run goes last, scoring when nothing else is live.
 const running = [...jobs].sort((a, b) => Number(b.patient) - Number(a.patient) || a.i - b.i).map((j) =>
   slots(async (): Promise<RateResult & { i: number }> => {
     const compression = compressionFor(j.rate, j.active.length, j.patient);

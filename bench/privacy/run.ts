@@ -38,11 +38,14 @@ export interface RunSpec {
   /** At most this many orders per stream. */
   ordersPerRow: number;
   /**
-   * Real seconds of arrivals that are scored, then of arrivals that are not (the padding): traffic goes
-   * on after the last scored order, so every scored order's class release holds what it would in a
+   * Real seconds of arrivals that are not scored (the warm-up), then of arrivals that are, then of
+   * arrivals that are not (the padding). The warm-up keeps a fresh Hush's first minutes out of a
+   * steady-state row: until Hush has watched its traffic a while every class counts as unmeasured and its
+   * payouts go at once, alone (the cold start, measured by a row of its own). The padding keeps traffic
+   * going after the last scored order, so every scored order's class release holds what it would in a
    * steady stream, not a run's truncated tail. Unset: every order is scored and the count alone ends it.
    */
-  horizonS?: { scored: number; padding: number };
+  horizonS?: Horizon;
   policy: BenchPolicy;
   workloads: Workload[];
   assets: Map<string, Asset>;
@@ -50,6 +53,12 @@ export interface RunSpec {
   /** Extra environment for Hush (e.g. HUSH_PRIVACY=off for the self-check). */
   env?: Record<string, string>;
   log: (msg: string) => void;
+}
+
+export interface Horizon {
+  warmup: number;
+  scored: number;
+  padding: number;
 }
 
 export interface RunResult {
@@ -86,6 +95,10 @@ export function compressedEnv(policy: BenchPolicy, c: number): Record<string, st
     // No request budget (as bench:settlement): compressed time multiplies Hush's call rate by c, and at the
     // default 10 calls/s the run measured the budget (sweeps late, pools short, 645 s for 79 s of arrivals).
     HUSH_RPC_MAX_RPS: '0',
+    // The bench's partner is one account carrying every stream, and compression multiplies its orders
+    // awaiting a deposit by c: at the default cap of 50 the λ = 1 run was refused (429 TOO_MANY_OPEN_ORDERS)
+    // and its orders placed minutes late, when the first open order would have expired (Retry-After).
+    HUSH_MAX_OPEN_ORDERS: '100000',
   };
 }
 
@@ -93,14 +106,23 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
   const started = Date.now();
   const c = spec.compression;
   const server = await startServer({ ...compressedEnv(spec.policy, c), ...spec.env });
+  // Where a run's wall time goes, printed as it goes: the run is long, and its cost is a target too.
+  let phaseStart = Date.now();
+  const phase = (name: string) => {
+    spec.log(`  ${name}: ${((Date.now() - phaseStart) / 1000).toFixed(0)} s`);
+    phaseStart = Date.now();
+  };
   try {
     const partner = new HushApi(server.hushUrl, server.partnerKey);
     const adversaryApi = new HushApi(server.hushUrl, server.adversaryKey);
     // 24 partner senders and, kept apart, the adversary's own.
     const driver = await Driver.fund(server, spec.assets, 25);
     const ownSender = driver.senders.pop()!;
-    const untilMs = spec.horizonS ? ((spec.horizonS.scored + spec.horizonS.padding) * 1000) / c : Infinity;
-    const scoredUntilMs = spec.horizonS ? (spec.horizonS.scored * 1000) / c : Infinity;
+    const h = spec.horizonS;
+    const untilMs = h ? ((h.warmup + h.scored + h.padding) * 1000) / c : Infinity;
+    const scoredFromMs = h ? (h.warmup * 1000) / c : 0;
+    const scoredUntilMs = h ? ((h.warmup + h.scored) * 1000) / c : Infinity;
+    const inScoredSpan = (p: PlannedOrder) => p.atMs > scoredFromMs && p.atMs <= scoredUntilMs;
     const plans = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate)).flatMap((w) => schedule(w, spec.ordersPerRow, spec.rate * c, spec.random, untilMs));
     const span = Math.max(...plans.map((p) => p.atMs));
     const limit = pLimit(8);
@@ -121,6 +143,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     }));
     const ownRecipients = await Promise.all(ownPlans.map(() => driver.recipient('usdc', false)));
 
+    phase('funded senders and recipients');
     const fromSlot = Number(await driver.rpc.call<bigint>('getSlot', [{ commitment: 'confirmed' }]));
     const t0 = Date.now();
     let failed = 0;
@@ -141,13 +164,19 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     }
     const records = (await Promise.all(placed)).filter((x): x is TruthRecord => x !== null);
     const ownRecords = (await Promise.all(own)).filter((x): x is TruthRecord => x !== null);
-    for (const r of records) r.scored = r.plan.atMs <= scoredUntilMs;
+    for (const r of records) r.scored = inScoredSpan(r.plan);
+    phase('arrivals placed');
     // A row whose orders ask to wait may be held to the ceiling.
     const patient = spec.workloads.some((w) => w.choice);
     const longestMs = ((spec.policy.privacy === 'on' ? (patient ? Math.max(spec.policy.budgetS, spec.policy.ceilingS) : spec.policy.budgetS) : spec.policy.windowS.max) / c) * 1000;
     await driver.settle(partner, records, 120_000 + longestMs * 4);
     await driver.settle(adversaryApi, ownRecords, 60_000);
-    const unswept = await driver.swept([...records, ...ownRecords], 120_000);
+    // The adversary finds a deposit account when Hush sweeps it into a pool. Hush sweeps a few accounts per
+    // asset a tick and defers while deposits keep arriving, so at λ = 1 compressed ×4 (16 orders a second)
+    // thousands are still unswept when the traffic stops: wait for them (with two minutes the adversary saw
+    // 84–93 % of the deposits).
+    const unswept = await driver.swept([...records, ...ownRecords], 900_000);
+    phase('orders settled and swept');
     // What the adversary knows of its own transfers: the deposit it signed and the recipient it chose.
     const ownTransfers: OwnTransfer[] = ownRecords.map((t) => ({ depositSignature: t.depositSignature, recipient: t.recipient }));
 
@@ -163,6 +192,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       ownTransfers,
       fromSlot,
     );
+    phase('adversary');
     // What the bench counts on the chain for privacy.releasedWith: a class's payouts no further apart than a
     // release's spread plus Hush's latency (which does not scale with c) are one release.
     const payoutSlot = new Map(adversary.view.payouts.map((p) => [`${p.recipient}:${p.assetId}`, p.slot]));
@@ -175,7 +205,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
         adversary.view,
         records.filter((r) => r.plan.stream === w.id),
         adversary.knowledge,
-        { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && p.atMs <= scoredUntilMs).length, quotesFromMs, bursts },
+        { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && inScoredSpan(p)).length, quotesFromMs, bursts },
       ),
     );
     // A stream of mixed choices also scores its orders that chose nothing, on the same attack of the whole
@@ -187,10 +217,11 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
           adversary.view,
           records.filter((r) => r.plan.stream === w.id).map((r) => ({ ...r, scored: r.scored && !r.plan.privacy })),
           adversary.knowledge,
-          { row: `${w.id}-default`, label: `${w.label}: its default orders`, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && !p.privacy && p.atMs <= scoredUntilMs).length, quotesFromMs, bursts },
+          { row: `${w.id}-default`, label: `${w.label}: its default orders`, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && !p.privacy && inScoredSpan(p)).length, quotesFromMs, bursts },
         ),
       );
     }
+    phase('scored');
     return { rows, failedOrders: failed, unswept, wallSeconds: (Date.now() - started) / 1000, rpcRequests: adversary.view.requests, ownDelaysS: adversary.ownDelaysS };
   } finally {
     await server.close();

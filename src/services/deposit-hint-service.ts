@@ -8,6 +8,7 @@ import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
 import { addDepositHint, getOrderById, type OrderRecord } from '../store/orders-store.ts';
 import { confirmDeposits } from '../store/settlement/confirm-deposits.ts';
+import { releaseOrders } from '../store/settlement/release-orders.ts';
 import { depositConfirmation } from '../ledger/deposit-confirmation.ts';
 import type { OrderService } from './order-service.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
@@ -17,8 +18,16 @@ import { DepositOrigins, type DepositOrigin } from '../chain/deposit-origin.ts';
 import { aboveWrappedSolReserve } from '../domain/reserves.ts';
 
 const base58 = getBase58Encoder();
-/** Who confirms, for the statement's signature (the hint takes no lease). */
+/** The hint's lease: its holder name, and a lease that outlives one confirmation by far (a crash gives the order back soon). */
 const HINT_WORKER_ID = 'deposit-hint';
+const HINT_LEASE_SECONDS = 10;
+/**
+ * How long a hint waits for a worker that holds the order before answering 202: the holder confirms it
+ * (it reads the same chain) or gives it back, within one batch; half a second was too short for a batch
+ * waiting on the planning lock under load (a swap's hint answered 202 in the suite).
+ */
+const HINT_CLAIM_WAIT_MS = 5000;
+const HINT_CLAIM_RETRY_MS = 25;
 /** A wrapped-SOL account's lamports, as plain JSON (numbers) or kit (bigints) give them, as its token amount. */
 const aboveReserve = (lamports: number | bigint | undefined) => aboveWrappedSolReserve(BigInt(lamports ?? 0));
 
@@ -44,7 +53,7 @@ const NATIVE = 'native';
 /**
  * POST /deposit: a partner's hint that the deposit was sent. It is checked against the chain, never
  * trusted: 200 when the transaction funded this order's deposit account, 202 while it is not yet visible
- * at `confirmed` (it is then watched), 409 when it exists but did not fund the deposit account.
+ * at `confirmed` or a worker holds the order for more than five seconds (it is then watched), 409 when it exists but did not fund the deposit account.
  */
 export class DepositHintService {
   private readonly view: ChainView;
@@ -141,7 +150,13 @@ export class DepositHintService {
         await addDepositHint(this.db, order.id, signature);
         return { status: 202, body: { success: true, order: statusRecord(order) } };
       }
-      order = await this.record(order, deposit.origin, deposit.held);
+      const recorded = await this.record(order, deposit.origin, deposit.held);
+      order = recorded.order;
+      // A worker held it throughout (confirming it, most likely): the hint is kept, the watch decides.
+      if (recorded.stillHeld) {
+        await addDepositHint(this.db, order.id, signature);
+        return { status: 202, body: { success: true, order: statusRecord(order) } };
+      }
     }
     return { status: 200, body: { success: true, order: statusRecord(order) } };
   }
@@ -162,15 +177,25 @@ export class DepositHintService {
 
   /**
    * Moves an awaiting order to deposit_confirmed (the hint was read at `confirmed`) through the worker's
-   * own confirmation statement: the same compare-and-set, history, ledger movement and payout due time
-   * as the deposit watch and the order loop (one path per transition). It claims nothing and leaves any
-   * worker's lease as it is (as its compare-and-set on the status alone always did); a worker that
-   * confirmed it first leaves nothing to do.
+   * own confirmation statement: the same claim (an order nobody holds), compare-and-set, history, ledger
+   * movement and payout due time as the deposit watch and the order loop (one path per transition), then
+   * gives the order back due now, so a worker pays it at once. A worker holding the order is waited for a
+   * moment (one batch): the order as it is then, and whether that worker still holds it awaiting its deposit.
    */
-  private async record(order: OrderRecord, origin: DepositOrigin, held: bigint): Promise<OrderRecord> {
+  private async record(order: OrderRecord, origin: DepositOrigin, held: bigint): Promise<{ order: OrderRecord; stillHeld: boolean }> {
     const item = depositConfirmation(this.config, order, origin, held, new Date());
-    await confirmDeposits(this.db, { workerId: HINT_WORKER_ID, leaseSeconds: 0, held: false, leaseFree: true }, [item]);
-    return (await getOrderById(this.db, order.id))!;
+    const until = Date.now() + HINT_CLAIM_WAIT_MS;
+    for (;;) {
+      const { due } = await confirmDeposits(this.db, { workerId: HINT_WORKER_ID, leaseSeconds: HINT_LEASE_SECONDS }, [item]);
+      if (due.size > 0) {
+        await releaseOrders(this.db, HINT_WORKER_ID, [{ id: order.id, delayMs: 0 }]);
+        return { order: (await getOrderById(this.db, order.id))!, stillHeld: false };
+      }
+      const now = (await getOrderById(this.db, order.id))!;
+      if (now.status !== 'awaiting_deposit' && now.status !== 'deposit_detected') return { order: now, stillHeld: false };
+      if (Date.now() >= until) return { order: now, stillHeld: true };
+      await new Promise((r) => setTimeout(r, HINT_CLAIM_RETRY_MS));
+    }
   }
 }
 

@@ -14,7 +14,7 @@ import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps }
 /** What the deposit → payout path touches (the watch and the order loop pass the context). */
 export type ConfirmDepositsDeps = Pick<
   SettlementContext,
-  'marks' | 'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'presigner' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset'
+  'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'presigner' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset'
 > &
   ScreenDeps &
   PlanPayoutsDeps;
@@ -24,16 +24,13 @@ export function originQuery(ctx: Pick<SettlementContext, 'asset'>, o: Pick<Payab
   return { account: o.depositAccount, sender: o.sender, native: ctx.asset(o.sourceAssetId).native };
 }
 
-/** One call's batch: the orders it works on, what it has confirmed so far, and how each is given back. */
+/** One call's batch: the orders it works on (its caller claimed them), what it has confirmed so far, and how each is given back. */
 interface Batch {
   orders: PayableOrder[];
-  /** Marked confirming by this call (unmarked when it ends). */
-  marked: PayableOrder[];
-  /** Only what this call holds is released: orders it was handed held, or those its confirmation claimed. */
+  /** How each order is given back (the caller's claim ends here). */
   releases: Map<string, Release>;
   /** Each order this call confirmed, with its payout due time. */
   due: Map<string, Date>;
-  held: boolean;
 }
 
 /** What one confirmation statement needs: the deposits' records, its claim, and which orders may be paid now. */
@@ -52,22 +49,20 @@ type Screened = Awaited<ReturnType<typeof screenOrders>>;
  * statements whatever the batch size: confirm every deposit (one statement: compare-and-set, history,
  * ledger, due time), then record the payouts of those due now (one statement, signed bytes first), then
  * send them (one RPC batch). Anything off that path (a swap, a deposit that does not match, a privacy
- * delay, a pool shortfall, a lost race) is released to the per-order step. Used by the order loop (which
- * claimed them) and the deposit watch (whose confirmation claims them). Never throws; releases every
- * order it was given. Returns the orders it confirmed.
+ * delay, a pool shortfall) is released to the per-order step. The confirmation is the claim: it takes the
+ * orders its caller (`ctx.workerId`: the order loop, which claimed them, or the deposit watch under a
+ * holder of its own) holds or nobody holds, and leaves the rest to their holder; that claim is the only
+ * coordination. Never throws; gives back every order it took. Returns the orders it confirmed.
  */
 export async function confirmDeposits(
   ctx: ConfirmDepositsDeps,
   orders: PayableOrder[],
   confirmed: Map<string, AccountBalance>,
-  /**
-   * held: the caller claimed the orders; else they are claimed by the confirmation, if nobody holds them.
-   * origins: each order's own deposit, looked up ahead, by deposit account (DepositOrigins.find).
-   */
-  opts: { held: boolean; origins?: Promise<Map<string, DepositOrigin | null | undefined>> },
+  /** Each order's own deposit, looked up ahead, by deposit account (DepositOrigins.find). */
+  origins?: Promise<Map<string, DepositOrigin | null | undefined>>,
 ): Promise<Set<string>> {
-  const batch = markBatch(ctx.marks, orders, opts.held);
-  if (!batch) return new Set();
+  if (orders.length === 0) return new Set();
+  const batch: Batch = { orders, releases: new Map(orders.map((o) => [o.id, { id: o.id, delayMs: 0 }])), due: new Map() };
   try {
     // docs/spec.md §12: screened again as the deposit confirms (outside the planning lock: a risk API may
     // take its timeout). A held order is confirmed like any other, paid nothing, then held.
@@ -77,8 +72,8 @@ export async function confirmDeposits(
       // lookups; the two-step path below confirms the deposits meanwhile too.
       const reads = ctx.pools.reads([...new Set(batch.orders.map((o) => o.destinationAssetId))]);
       reads.catch(() => {});
-      const origins = await attributeDeposits(ctx, batch, confirmed, opts.origins);
-      const c = confirmation(ctx, batch, origins, confirmed, screened.holds, reads);
+      const attributed = await attributeDeposits(ctx, batch, confirmed, origins);
+      const c = confirmation(ctx, batch, attributed, confirmed, screened.holds, reads);
       // No privacy delay: every matching deposit is paid at once, so its confirmation and its payout
       // are one statement (the payouts planned first, mostly signed ahead at `processed`).
       return ctx.config.payoutDelayS.max === 0 ? confirmAndStart(ctx, batch, c) : confirmThenPay(ctx, batch, c);
@@ -91,18 +86,6 @@ export async function confirmDeposits(
     await releaseBatch(ctx, batch);
   }
   return new Set(batch.due.keys());
-}
-
-/** The orders this call may work on, marked confirming; null when none is left. */
-function markBatch(marks: ConfirmDepositsDeps['marks'], orders: PayableOrder[], held: boolean): Batch | null {
-  if (!held) orders = orders.filter((o) => !marks.confirming.has(o.id));
-  if (orders.length === 0) return null;
-  // Marked for the watch either way: a watch batch then leaves these alone instead of taking their
-  // signed-ahead payouts and signing them again for orders it cannot claim.
-  const marked = orders.filter((o) => !marks.confirming.has(o.id));
-  for (const o of marked) marks.confirming.add(o.id);
-  const releases = new Map<string, Release>(held ? orders.map((o) => [o.id, { id: o.id, delayMs: 0 }]) : []);
-  return { orders, marked, releases, due: new Map(), held };
 }
 
 /** Each order's own deposit; the batch keeps only the orders whose deposit is their sender's. */
@@ -119,7 +102,7 @@ async function attributeDeposits(
   for (const o of batch.orders) {
     if (origins.get(o.depositAccount) !== null) continue;
     ctx.foreign.note(o, confirmed.get(o.depositAccount)!.tokenAmount!);
-    if (batch.releases.has(o.id)) batch.releases.set(o.id, { id: o.id, delayMs: ctx.pollEveryMs(AWAITING_POLL_SLOTS * ctx.slotMs) });
+    batch.releases.set(o.id, { id: o.id, delayMs: ctx.pollEveryMs(AWAITING_POLL_SLOTS * ctx.slotMs) });
   }
   // A failed lookup leaves its order out of this batch (retried later) rather than recording a deposit
   // it could not attribute.
@@ -140,7 +123,7 @@ function confirmation(
   const items = batch.orders.map((o) => depositConfirmation(ctx.config, o, origins.get(o.depositAccount)!, confirmed.get(o.depositAccount)!.tokenAmount!, now));
   const deposited = new Map(items.map((i) => [i.id, BigInt(i.deposit.amount)]));
   const sendable = (o: PayableOrder) => deposited.get(o.id) === o.amountIn && o.sourceAssetId === o.destinationAssetId && !holds.has(o.id);
-  return { items, claim: { workerId: ctx.workerId, leaseSeconds: ctx.leaseSeconds, held: batch.held }, sendable, reads };
+  return { items, claim: { workerId: ctx.workerId, leaseSeconds: ctx.leaseSeconds }, sendable, reads };
 }
 
 /** No privacy delay: the deposits' confirmation and their payouts in one statement. */
@@ -197,11 +180,8 @@ async function afterRecorded(ctx: ConfirmDepositsDeps, batch: Batch, recorded: R
   }
 }
 
-/** Unmarks the batch, remembers what it confirmed, and gives back every order it holds. */
+/** Gives back every order the batch holds. */
 async function releaseBatch(ctx: ConfirmDepositsDeps, batch: Batch): Promise<void> {
-  for (const o of batch.marked) ctx.marks.confirming.delete(o.id);
-  // Confirmed here: the watch's retries of orders it could not claim skip them.
-  for (const id of batch.due.keys()) ctx.marks.recentlyConfirmed.add(id);
   const releases = [...batch.releases.values()];
   await releaseOrders(ctx.db, ctx.workerId, releases).catch((e: unknown) => ctx.log({ err: e }, 'order release failed'));
   if (releases.some((r) => r.delayMs === 0 || r.afterError)) ctx.wake('orders');

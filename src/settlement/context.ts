@@ -94,11 +94,6 @@ export class SettlementContext {
   readonly slots: SlotClock;
   /** When the fate loop reads pending transactions' statuses (notified, or polled boundedly). */
   readonly sent: SentSignatures;
-  /**
-   * Orders in a deposit batch right now (the watch does not start another one for them), and orders
-   * confirmed since the watch last refreshed its list (that read may predate the confirmation).
-   */
-  readonly marks = { confirming: new Set<string>(), recentlyConfirmed: new Set<string>() };
   /** Deposit accounts funded by someone other than the order's sender (front-run): never the deposit. */
   readonly foreign: ForeignFunds;
   /** The deposit accounts of orders awaiting their deposit, as notifications keep them (the deposit watch's; the order loop reads them too). */
@@ -172,7 +167,17 @@ export class SettlementContext {
     return budgetedPollMs(minMs, this.maxRps);
   }
 
-  private get maxRps(): number {
+  /**
+   * This context under another lease holder's name (the deposit watch's): a lease names its holder, so the
+   * watch's confirmations take only orders nobody holds, never one this worker's order loop is stepping,
+   * and give back only their own. Everything else is this context's (a prototype, not a copy).
+   */
+  underHolder(holder: string): this {
+    return Object.create(this, { workerId: { value: holder } }) as this;
+  }
+
+  /** HUSH_RPC_MAX_RPS of the chain this worker reads (0: no budget). */
+  get maxRps(): number {
     // (A test's view over fixed balances has no chain behind it.)
     return (this.view.chain as SolanaChain | undefined)?.budget?.maxRps ?? 0;
   }

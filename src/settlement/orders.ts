@@ -21,14 +21,13 @@ export type OrderLoopDeps = Pick<SettlementContext, 'db' | 'workerId' | 'leaseSe
 
 /**
  * Claims and steps due orders. While batches come back full (a burst), the next one is claimed without
- * waiting for the previous one to finish, up to ORDER_BATCHES_IN_FLIGHT at once. `except`: orders the
- * deposit watch owns right now.
+ * waiting for the previous one to finish, up to ORDER_BATCHES_IN_FLIGHT at once.
  */
-export async function orderTick(ctx: OrderLoopDeps, except: () => string[]): Promise<number> {
+export async function orderTick(ctx: OrderLoopDeps): Promise<number> {
   let total = 0;
   const inflight = new Set<Promise<void>>();
   for (;;) {
-    const orders = await claimDueOrders(ctx.db, ctx.workerId, ORDER_BATCH, ctx.leaseSeconds, except());
+    const orders = await claimDueOrders(ctx.db, ctx.workerId, ORDER_BATCH, ctx.leaseSeconds);
     total += orders.length;
     if (orders.length > 0) {
       const p: Promise<void> = stepBatch(ctx, orders).then(() => void inflight.delete(p));
@@ -64,7 +63,7 @@ async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<voi
   const confirming = new Set(confirmed.map((o) => o.id));
   const releases: Release[] = [];
   await Promise.all([
-    confirmDeposits(ctx, confirmed, deposits.confirmed, { held: true }),
+    confirmDeposits(ctx, confirmed, deposits.confirmed),
     ...orders
       .filter((o) => !confirming.has(o.id))
       .map(async (o) => {

@@ -58,8 +58,8 @@ export class SettlementWorker {
       sweepMs: opts.sweepIntervalMs ?? config.sweepIntervalS * 1000,
       rebalanceMs: opts.rebalanceIntervalMs ?? config.rebalanceIntervalS * 1000,
     };
-    this.watch = new DepositWatch(ctx);
-    this.sweeps = new Sweeps(ctx, () => this.watch.lastBurstAt);
+    this.watch = new DepositWatch(ctx.underHolder(`${ctx.workerId}:watch`));
+    this.sweeps = new Sweeps(ctx, () => this.watch.lastBurstAt, this.intervals.sweepMs);
     this.late = new LateDeposits(ctx);
     this.watchdog = new Watchdog(ctx, opts.stuckAfterMs ?? 60 * 60 * 1000, () => this.startedAt);
   }
@@ -95,7 +95,7 @@ export class SettlementWorker {
 
   /** Claims and steps due orders (see orders.ts). */
   orderTick(): Promise<number> {
-    return orderTick(this.context, () => this.watch.owns());
+    return orderTick(this.context);
   }
 
   /** Settles the fate of every pending transaction (see steps/settle-fates.ts). */

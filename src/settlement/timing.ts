@@ -26,6 +26,22 @@ export const RECEIPT_PASS_MS = 1_000;
 /** Share of the request budget (HUSH_RPC_MAX_RPS) one fallback poll may spend while the socket is down. */
 const FALLBACK_POLL_BUDGET_SHARE = 0.2;
 
+/** Calls one sweep batch makes: its balances, a blockhash, the send. */
+const SWEEP_CALLS_PER_BATCH = 3;
+/** Batches of one asset a sweep tick sends at most while they come back full. */
+const SWEEP_BATCHES_PER_TICK_MAX = 16;
+
+/**
+ * Batches of one asset a sweep tick may send: 16, or under a request budget as many as the fallback share
+ * of the calls one tick interval allows (at least one), so a backlog being swept never crowds the payouts
+ * out of the budget.
+ */
+export function sweepBatchesPerTick(maxRps: number, intervalMs: number): number {
+  if (maxRps <= 0) return SWEEP_BATCHES_PER_TICK_MAX;
+  const calls = (maxRps * FALLBACK_POLL_BUDGET_SHARE * intervalMs) / 1000;
+  return Math.max(1, Math.min(SWEEP_BATCHES_PER_TICK_MAX, Math.floor(calls / SWEEP_CALLS_PER_BATCH)));
+}
+
 /** A poll's interval: `minMs`, or longer, so that it never spends more than its share of the request budget. */
 export function budgetedPollMs(minMs: number, maxRps: number): number {
   return maxRps > 0 ? Math.max(minMs, Math.ceil(1000 / (maxRps * FALLBACK_POLL_BUDGET_SHARE))) : minMs;

@@ -2,7 +2,10 @@ import type { Db, Queryable } from './db.ts';
 import type { DepositInfo, OrderRecord } from './order-record.ts';
 import { canTransition, isOrderStatus, type OrderStatus } from '../domain/order-state.ts';
 
-/** Notified with an order's tracking id whenever its status record changes (the status cache listens). */
+/**
+ * Notified with an order's tracking id when it is created and whenever its status record changes (the
+ * status cache and the deposit watch listen).
+ */
 export const ORDER_CHANGED_CHANNEL = 'hush_order_changed';
 
 /**

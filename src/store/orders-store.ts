@@ -68,11 +68,11 @@ export async function insertOrder(
 ): Promise<InsertOrderResult> {
   try {
     const { rows } = await db.query<{ id: string | number }>(
-      `WITH o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) VALUES (${ORDER_INSERT_VALUES}) RETURNING id, created_at),
+      `WITH o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) VALUES (${ORDER_INSERT_VALUES}) RETURNING id, tracking_id, created_at),
        h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o),
        i AS (UPDATE idempotency_keys SET state = 'done', response_status = $25, response_body = $26
              WHERE account_id = $2 AND key = $24 AND state = 'in_progress')
-       SELECT id FROM o`,
+       SELECT id, pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o`,
       [...orderParams(o), idempotency.key, idempotency.responseStatus, JSON.stringify(idempotency.responseBody)],
     );
     return { kind: 'created', id: String(rows[0]!.id) };
@@ -99,9 +99,9 @@ export async function insertOrderWithNewKey(
        k AS (
          INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body)
          SELECT $2, $24, $27, 'done', $25::integer, $26::jsonb FROM l WHERE l.free ON CONFLICT (account_id, key) DO NOTHING RETURNING 1),
-       o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) SELECT ${ORDER_INSERT_VALUES} FROM k RETURNING id, created_at),
+       o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) SELECT ${ORDER_INSERT_VALUES} FROM k RETURNING id, tracking_id, created_at),
        h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
-       SELECT (SELECT id FROM o) AS id`,
+       SELECT (SELECT id FROM o) AS id, (SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o) AS notified`,
       [...orderParams(o), idempotency.key, idempotency.responseStatus, JSON.stringify(idempotency.responseBody), idempotency.requestHash],
     );
     const id = rows[0]!.id;
@@ -231,7 +231,7 @@ export async function insertOrdersWithNewKeys(db: Queryable, items: readonly New
        FROM l i JOIN k ON k.account_id = i.account_id AND k.key = i.idem_key
        RETURNING id, tracking_id, created_at),
      h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
-     SELECT tracking_id, id FROM o`,
+     SELECT tracking_id, id, pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o`,
     [
       col((o) => o.trackingId),
       col((o) => o.accountId),

@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable } from './db.ts';
 import { lockDirectory } from './directory-lock.ts';
 import { migrate } from './migrate.ts';
-import { discardTemplate, pgliteTemplate } from './pglite-template.ts';
+import { copyTemplateInto, discardTemplate, pgliteTemplate } from './pglite-template.ts';
 
 interface TemplateOptions {
   fromScratch?: boolean;
@@ -36,22 +36,34 @@ export async function openPgliteDb(dir: string | null, opts: TemplateOptions = {
 /** A new store starts from the migrated template (pglite-template.ts); an existing one opens as it is. */
 async function startPglite(dir: string | null, opts: TemplateOptions): Promise<PGlite> {
   const fresh = opts.fromScratch !== true && (dir === null || !existsSync(join(dir, 'PG_VERSION')));
-  const template = fresh ? await pgliteTemplate(async (raw) => void (await migrate(pgliteDb(raw, () => {}))), opts.templateDir) : null;
+  const migrateRaw = async (raw: PGlite) => void (await migrate(pgliteDb(raw, () => {})));
+  if (fresh && dir !== null && (await copyTemplateInto(dir, migrateRaw, opts.templateDir))) {
+    const pg = await tryStart(() => new PGlite(dir), dir, opts);
+    if (pg) return pg;
+  }
+  const template = fresh ? await pgliteTemplate(migrateRaw, opts.templateDir) : null;
   if (template) {
-    const pg = new PGlite({ dataDir: dir ?? undefined, loadDataDir: template });
-    try {
-      await pg.waitReady;
-      return pg;
-    } catch {
-      await pg.close().catch(() => {});
-      discardTemplate(opts.templateDir);
-      // The directory was new: what the failed load left in it is worth nothing.
-      if (dir) for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
-    }
+    const pg = await tryStart(() => new PGlite({ dataDir: dir ?? undefined, loadDataDir: template }), dir, opts);
+    if (pg) return pg;
   }
   const pg = new PGlite(dir ?? undefined);
   await pg.waitReady;
   return pg;
+}
+
+/** A store started from the template, or null when PGlite could not load it: the template is then discarded. */
+async function tryStart(open: () => PGlite, dir: string | null, opts: TemplateOptions): Promise<PGlite | null> {
+  const pg = open();
+  try {
+    await pg.waitReady;
+    return pg;
+  } catch {
+    await pg.close().catch(() => {});
+    discardTemplate(opts.templateDir);
+    // The directory was new: what the failed load left in it is worth nothing.
+    if (dir) for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
+    return null;
+  }
 }
 
 function pgliteDb(pg: PGlite, release: () => void): Db {

@@ -48,7 +48,10 @@ test('no budget (0): calls are not held back', async () => {
   const c = new SolanaChain(net.proxy.url, 50, 5_000, 0);
   const started = performance.now();
   await Promise.all(Array.from({ length: 60 }, () => c.call('getSlot', [])));
-  assert.ok(performance.now() - started < 1_500);
+  // Held back at the default 10 calls/s, 60 calls take at least 5 s (a second's burst, then 10 a second):
+  // well under that means no budget, whatever else loads the machine.
+  const ms = performance.now() - started;
+  assert.ok(ms < 4_000, `60 calls took ${ms.toFixed(0)} ms: held back as if budgeted`);
 });
 
 test('a 429 is honoured (Retry-After, every caller waits) and never reaches the caller', { timeout: 30_000 }, async () => {

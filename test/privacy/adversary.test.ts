@@ -238,22 +238,41 @@ describe('adversaries against class release', () => {
   });
 });
 
+/** The assignment's cost (−log likelihood, capped at 700 per row) is the brute-force optimum's. */
+function assertOptimal(m: ReturnType<typeof matrix>, got: ArrayLike<number>): void {
+  const cost = (a: ArrayLike<number>) => Array.from(a).reduce((s, j, i) => s + Math.min(700, -Math.log(m.data[i * m.cols + j]! || 0)), 0);
+  let best = Infinity;
+  const perm = (prefix: number[]) => {
+    if (prefix.length === m.rows) return void (best = Math.min(best, cost(prefix)));
+    for (let j = 0; j < m.cols; j++) if (!prefix.includes(j)) perm([...prefix, j]);
+  };
+  perm([]);
+  assert.ok(cost(got) <= best + 1e-6, `assignment cost ${cost(got)} > optimum ${best}`);
+}
+
 describe('adversary arithmetic', () => {
   it('the assignment is the maximum-likelihood one (brute force on small matrices)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 3 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 81, maxLength: 81 }), (n, extra, xs) => {
         const m = matrix(n, n + extra);
         m.data.forEach((_, i) => (m.data[i] = xs[i % xs.length]!));
-        const cost = (a: ArrayLike<number>) => Array.from(a).reduce((s, j, i) => s + Math.min(700, -Math.log(m.data[i * m.cols + j]! || 0)), 0);
         const got = maxLikelihoodAssignment(m);
         assert.equal(new Set(got).size, n, 'each column at most once');
-        let best = Infinity;
-        const perm = (prefix: number[]) => {
-          if (prefix.length === n) return void (best = Math.min(best, cost(prefix)));
-          for (let j = 0; j < m.cols; j++) if (!prefix.includes(j)) perm([...prefix, j]);
-        };
-        perm([]);
-        assert.ok(cost(got) <= best + 1e-6, `assignment cost ${cost(got)} > optimum ${best}`);
+        assertOptimal(m, got);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('the assignment stays the maximum-likelihood one on sparse matrices (solved per component of possible pairs)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 7 }), fc.integer({ min: 0, max: 2 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 81, maxLength: 81 }), (n, extra, xs) => {
+        const m = matrix(n, n + extra);
+        // Most pairs impossible, as between standard classes: several components, some rows with none.
+        m.data.forEach((_, i) => (m.data[i] = xs[i % xs.length]! < 0.65 ? 0 : xs[i % xs.length]!));
+        const got = maxLikelihoodAssignment(m);
+        assert.equal(new Set(got).size, n, 'every row gets a column of its own');
+        assertOptimal(m, got);
       }),
       { numRuns: 150 },
     );

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleOf, bundleTests } from './bundle-tests.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const testDir = join(root, 'test');
@@ -36,13 +37,17 @@ const longestFirst = (list) => [...list].sort((a, b) => (durations[b] ?? 0) - (d
 const waiting = longestFirst(files.filter((f) => WAITING.some((p) => f.startsWith(p))));
 const cpu = longestFirst(files.filter((f) => !WAITING.some((p) => f.startsWith(p))));
 
+// Each file runs as its bundle (bundle-tests.mjs); HUSH_TEST_TSX=1 runs the .ts files through tsx instead.
+const viaTsx = process.env.HUSH_TEST_TSX === '1';
+if (!viaTsx) process.stdout.write(`# bundled ${files.length} test files in ${(await bundleTests(root, files)).toFixed(1)} s\n`);
+
 function lane(name, list, concurrency) {
   const args = [
-    '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`,
+    ...(viaTsx ? ['--import', 'tsx'] : ['--enable-source-maps']), '--test', `--test-concurrency=${concurrency}`,
     '--test-reporter=tap', '--test-reporter-destination=stdout',
     '--test-reporter=./test/runner/slowest-files.mjs', '--test-reporter-destination=stderr',
     ...process.argv.slice(2),
-    ...list,
+    ...(viaTsx ? list : list.map(bundleOf)),
   ];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HUSH_TEST_LANE: name } });

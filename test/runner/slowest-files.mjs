@@ -3,12 +3,13 @@
 // HUSH_TEST_DURATIONS names a file (`npm run test:durations` writes test/runner/durations.json).
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { sourceOf } from './bundle-tests.mjs';
 
 export default async function* slowestFiles(source) {
   const perFile = new Map();
   for await (const event of source) {
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;
-    const file = relative(process.cwd(), event.data.file);
+    const file = sourceOf(relative(process.cwd(), event.data.file));
     perFile.set(file, (perFile.get(file) ?? 0) + (event.data.details?.duration_ms ?? 0));
   }
   const rows = [...perFile].sort((a, b) => b[1] - a[1]);

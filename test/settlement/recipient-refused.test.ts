@@ -51,7 +51,9 @@ test('a SOL payout the chain refuses because of its recipient (a sysvar) is refu
   const placed = await placeOrder(acct.client, { amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: (await generateKeyPairSigner()).address });
   const { rowCount } = await t.db.query(`UPDATE orders SET recipient = $1 WHERE tracking_id = $2 AND status = 'awaiting_deposit'`, [CLOCK, placed.trackingId]);
   assert.equal(rowCount, 1);
-  // The worker's deposit watch re-reads its orders on every new slot: two slots on, it knows the new recipient.
+  // Announced as every change of an order is (hush_order_changed), so the worker's deposit watch reads its
+  // orders again on the next slot: two slots on, it knows the new recipient.
+  await t.db.query(`SELECT pg_notify('hush_order_changed', $1)`, [placed.trackingId]);
   const slot = await chain.rpc.getSlot({ commitment: 'confirmed' }).send();
   await pollUntil(async () => (await chain.rpc.getSlot({ commitment: 'confirmed' }).send()) >= slot + 2n, { what: 'two slots', timeoutMs: 10_000, intervalMs: 20 });
   const clockLamports = await lamportsOf(chain, CLOCK as never);

@@ -50,3 +50,24 @@ test('deposits that cannot be swept are skipped with an ALERT each, and the depo
     assert.equal(logged.filter((l) => l.includes('ALERT: a confirmed deposit has no token account to sweep') && l.includes(trackingId)).length, 1, `${trackingId}: alerted once`);
   }
 });
+
+test('a backlog of deposits of one asset is swept in one tick, batch after batch, not four a tick', async () => {
+  const worker = hush.hush.worker!;
+  // The first test's leftovers swept first, so this tick's count is the new deposits alone.
+  while ((await worker.sweepTick()) > 0);
+  const senders = await Promise.all(Array.from({ length: 9 }, () => newWallet(chain, { sol: 1_000_000_000n, tokens: { usdc: 100_000_000n } })));
+  const placed = await Promise.all(
+    senders.map(async (sender) => {
+      const p = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: (await generateKeyPairSigner()).address });
+      await depositWithRefresh(acct.client, chain, p, sender);
+      return p;
+    }),
+  );
+  await Promise.all(placed.map((p) => waitForOrder(acct.client, p.trackingId, ['completed'], 60_000)));
+  // Every one sweepable: its handed-out deposit transactions dead at `finalized`.
+  const { rows } = await hush.db.query<{ h: string }>('SELECT max(tx_last_valid_block_height)::text AS h FROM orders WHERE tracking_id = ANY($1)', [placed.map((p) => p.trackingId)]);
+  const lastValid = BigInt(rows[0]!.h);
+  await pollUntil(async () => (await hush.rpc.getBlockHeight({ commitment: 'finalized' }).send()) > lastValid || null, { timeoutMs: 60_000, intervalMs: 200, what: 'the deposit transactions dead at finalized' });
+  assert.equal(await worker.sweepTick(), 9, 'one tick sweeps all nine (three batches)');
+  await pollUntil(async () => (await Promise.all(placed.map((p) => accountExists(chain, p.depositAccount)))).every((x) => !x) || null, { timeoutMs: 20_000, what: 'every deposit account swept (closed)' });
+});

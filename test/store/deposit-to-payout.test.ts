@@ -56,9 +56,9 @@ function payout(id: string, order: NewOrder, part = 0): NewChainTx {
 
 type Placed = Awaited<ReturnType<typeof place>>;
 
-/** Confirms the deposits of `placed`, each with its one payout, as worker w1 (`held`: w1 claimed them). */
-function confirmAndPay(db: Queryable, held: boolean, placed: Placed[]) {
-  return confirmDeposits(db, { workerId: 'w1', leaseSeconds: 30, held }, placed.map((p) => confirmation(p.id, p.order)), { txs: placed.map((p) => payout(p.id, p.order)), nextRunMs: 1600 });
+/** Confirms the deposits of `placed`, each with its one payout, as worker w1 (the statement claims those nobody holds). */
+function confirmAndPay(db: Queryable, placed: Placed[]) {
+  return confirmDeposits(db, { workerId: 'w1', leaseSeconds: 30 }, placed.map((p) => confirmation(p.id, p.order)), { txs: placed.map((p) => payout(p.id, p.order)), nextRunMs: 1600 });
 }
 
 forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
@@ -87,7 +87,7 @@ forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
       payout(later.id, later.order),
       payout(detected.id, detected.order),
     ];
-    const r = await confirmDeposits(ctx.db, { workerId: 'w1', leaseSeconds: 30, held: false }, items, { txs, nextRunMs: 1600 });
+    const r = await confirmDeposits(ctx.db, { workerId: 'w1', leaseSeconds: 30 }, items, { txs, nextRunMs: 1600 });
 
     assert.deepEqual([...r.due.keys()].sort(), [paid.id, split.id, noPayout.id, later.id, detected.id].sort());
     assert.deepEqual([...r.moved].sort(), [paid.id, split.id, detected.id].sort());
@@ -128,10 +128,10 @@ forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
     const held = await place(ctx.db, acc);
     const done = await place(ctx.db, acc);
     await ctx.db.query(`UPDATE orders SET locked_by = 'w2', locked_until = now() + interval '1 minute' WHERE id = $1`, [held.id]);
-    const first = await confirmAndPay(ctx.db, false, [done]);
+    const first = await confirmAndPay(ctx.db, [done]);
     assert.deepEqual([...first.moved], [done.id]);
 
-    const again = await confirmAndPay(ctx.db, false, [held, done]);
+    const again = await confirmAndPay(ctx.db, [held, done]);
     assert.equal(again.due.size, 0);
     assert.equal(again.moved.size, 0);
     assert.equal((await getOrderById(ctx.db, held.id))!.status, 'awaiting_deposit');
@@ -139,26 +139,25 @@ forEachEngine('deposit confirmation and payout in one statement', (ctx) => {
     assert.deepEqual(await chainTxsOfOrder(ctx.db, held.id, 'payout'), []);
   });
 
-  it('held: only orders this worker holds move', async () => {
+  it('orders this worker holds move as well as those nobody holds', async () => {
     const acc = await createTestAccount(ctx.db);
     const mine = await place(ctx.db, acc);
     const free = await place(ctx.db, acc);
     await ctx.db.query(`UPDATE orders SET locked_by = 'w1', locked_until = now() + interval '1 minute' WHERE id = $1`, [mine.id]);
-    const r = await confirmAndPay(ctx.db, true, [mine, free]);
-    assert.deepEqual([...r.moved], [mine.id]);
-    assert.equal((await getOrderById(ctx.db, free.id))!.status, 'awaiting_deposit');
+    const r = await confirmAndPay(ctx.db, [mine, free]);
+    assert.deepEqual([...r.moved].sort(), [mine.id, free.id].sort());
   });
 
   it('all or nothing: a payout whose bytes are already recorded fails the statement, and nothing is confirmed', async () => {
     const acc = await createTestAccount(ctx.db);
     const first = await place(ctx.db, acc);
     const twin = await place(ctx.db, acc);
-    assert.deepEqual([...(await confirmAndPay(ctx.db, false, [first])).moved], [first.id]);
+    assert.deepEqual([...(await confirmAndPay(ctx.db, [first])).moved], [first.id]);
     const tx = (await chainTxsOfOrder(ctx.db, first.id, 'payout'))[0]!;
     // The same signature for another order (same recipient, amount, pool and blockhash): the worker then
     // confirms alone and leaves the payout to the per-order step.
     await assert.rejects(
-      confirmDeposits(ctx.db, { workerId: 'w1', leaseSeconds: 30, held: false }, [confirmation(twin.id, twin.order)], { txs: [{ ...payout(twin.id, twin.order), signature: tx.signature }], nextRunMs: 1600 }),
+      confirmDeposits(ctx.db, { workerId: 'w1', leaseSeconds: 30 }, [confirmation(twin.id, twin.order)], { txs: [{ ...payout(twin.id, twin.order), signature: tx.signature }], nextRunMs: 1600 }),
       (e) => isUniqueViolation(e),
     );
     const o = (await getOrderById(ctx.db, twin.id))!;

@@ -11,7 +11,7 @@ import { after, test } from 'node:test';
 import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openPgliteDb } from '../../src/store/pglite-db.ts';
-import { templatePath } from '../../src/store/pglite-template.ts';
+import { templateDirPath, templatePath } from '../../src/store/pglite-template.ts';
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -51,7 +51,9 @@ test('a store from the template has the schema of one migrated from scratch; a d
   await inMemory.close();
 
   const dir = join(scratch(), 'pgdata');
+  assert.equal(existsSync(templateDirPath(templateDir)), false, 'no unpacked copy until a directory store needs one');
   const onDisk = await openPgliteDb(dir, { templateDir });
+  assert.ok(existsSync(join(templateDirPath(templateDir), 'PG_VERSION')), 'a directory store is copied from the unpacked template');
   assert.deepEqual(await schemaOf(onDisk), expected);
   await onDisk.query(`CREATE TABLE kept (v text)`);
   await onDisk.query(`INSERT INTO kept VALUES ('written here')`);
@@ -70,6 +72,7 @@ test('a template PGlite cannot load is discarded: the store is made from scratch
   assert.ok((await migrate(db)).length > 0, 'made from scratch, so the migrations ran now');
   await db.close();
   assert.equal(existsSync(templatePath(templateDir)), false, 'the bad template is gone');
+  assert.equal(existsSync(templateDirPath(templateDir)), false, 'and no unpacked copy of it was kept');
   const next = await openPgliteDb(null, { templateDir });
   assert.deepEqual(await migrate(next), []);
   await next.close();

@@ -1,18 +1,17 @@
 import type { AccountBalance } from '../../chain/chain-view.ts';
 import { associatedTokenAddress } from '../../chain/associated-token-address.ts';
 import { watchedOrders, type WatchedRow } from '../../store/settlement/watched-orders.ts';
+import { ORDER_CHANGED_CHANNEL } from '../../store/order-transitions.ts';
 import type { SettlementContext } from '../context.ts';
-import { confirmDeposits, originQuery } from '../confirm-deposits.ts';
+import { confirmDeposits, originQuery, type ConfirmDepositsDeps } from '../confirm-deposits.ts';
 import type { DepositOrigin } from '../../chain/deposit-origin.ts';
 import type { PayableOrder } from '../plan-payouts.ts';
 import type { WatchedBalances } from './watched-balances.ts';
 
 /** How often, at most, watched deposit accounts are read at `processed` to sign payouts ahead. */
 const PRESIGN_READ_EVERY_MS = 40;
-/** How often the watch tries again to confirm funded orders another step held. */
-const UNCLAIMED_RETRY_MS = 20;
-/** Slots during which the order loop leaves a deposit seen at `processed` to the watch. */
-const WATCH_OWNS_SLOTS = 4;
+/** The list of orders awaiting a deposit is read again at least this often, notified of a change or not. */
+const WATCHED_LIST_REFRESH_MS = 1000;
 
 function watchedOrder(r: WatchedRow): PayableOrder {
   return {
@@ -34,33 +33,70 @@ function watchedOrder(r: WatchedRow): PayableOrder {
 
 /**
  * Deposit watch: whenever the `confirmed` slot advances, one read of every watched deposit account; the
- * orders whose deposit became visible are handed to confirmDeposits (whose compare-and-set confirmation
- * claims them). In between, the watched accounts are read at `processed` and the payouts of deposits
- * visible there are signed ahead (Presigner). The watch owns its caches and writes nothing itself.
+ * orders whose deposit became visible are handed to confirmDeposits under the watch's own lease holder
+ * (the runner gives it `<worker>:watch`), whose statement claims those nobody holds (SKIP LOCKED, as the
+ * order loop's claim). An order another holds, the order loop's included, is left to it: the holder
+ * confirms it, or gives it back and the next slot's read finds it again. In between, the watched accounts
+ * are read at `processed` and the payouts of deposits visible there are signed ahead (Presigner). The
+ * watch owns its caches and writes nothing itself.
  */
+/** What the watch touches: its reads and the one confirmation path it hands funded orders to. */
+export type DepositWatchDeps = ConfirmDepositsDeps & Pick<SettlementContext, 'slots' | 'depositBalances' | 'sent' | 'view' | 'running'>;
+
 export class DepositWatch {
   private lastSlot = -1n;
   /** Orders awaiting a deposit, as of the last `confirmed` slot advance. */
   private watched: WatchedRow[] = [];
+  /**
+   * The list as last read from the store. Orders enter and leave it only by a creation or a transition,
+   * both notified (ORDER_CHANGED_CHANNEL): the store is read again after one, not on every slot (20 reads
+   * a second of an idle store at 50 ms slots). A lost notification costs at most WATCHED_LIST_REFRESH_MS;
+   * without notifications (listen failed) the list is read every slot, as before.
+   */
+  private readonly list = { rows: [] as WatchedRow[], changed: true, readAt: 0, listening: null as Promise<(() => Promise<void>) | null> | null };
   /** Deposit accounts seen funded at `processed`, by order id (their signatures are looked up early). */
-  private readonly seenProcessed = new Map<string, { account: string; at: number }>();
-  /** Funded orders the watch could not claim (another step held them), with their confirmed balance. */
-  private readonly unclaimed = new Map<string, { order: PayableOrder; balance: AccountBalance }>();
-  private readonly timers = { lastUnclaimedTry: 0, lastPresignReadAt: 0 };
+  private readonly seenProcessed = new Map<string, { account: string }>();
+  /**
+   * Orders handed to a batch of this watch: left alone by its reads until the batch gives back those it
+   * did not confirm, and those it confirmed until they leave the watched list (a list read before their
+   * confirmation's notification still holds them). Saves a batch's signature lookups, nothing more: the
+   * confirmation's claim decides.
+   */
+  private readonly handed = new Set<string>();
+  private readonly timers = { lastPresignReadAt: 0 };
   /** When the watch last had deposits to confirm: sweeps stay out of the way of a burst. */
   lastBurstAt = 0;
   private readonly warmup: RecipientWarmup;
   /** The watched accounts' balances: notifications while the socket is up, reads otherwise. */
   private readonly balances: WatchedBalances;
 
-  constructor(private readonly ctx: SettlementContext) {
+  constructor(private readonly ctx: DepositWatchDeps) {
     this.warmup = new RecipientWarmup(ctx);
     this.balances = ctx.depositBalances;
   }
 
-  /** Drops the account subscriptions (the worker stops). */
+  /** Drops the account subscriptions and the store notifications (the worker stops). */
   stop(): void {
     this.balances.clear();
+    void this.list.listening?.then((unlisten) => unlisten?.()).catch(() => {});
+  }
+
+  /** The orders awaiting a deposit: read from the store when they may have changed, else as last read. */
+  private async watchedList(): Promise<WatchedRow[]> {
+    const list = this.list;
+    list.listening ??= this.ctx.db
+      .listen(ORDER_CHANGED_CHANNEL, () => (list.changed = true), () => (list.changed = true))
+      .catch(() => null);
+    const live = (await list.listening) !== null;
+    if (live && !list.changed && Date.now() - list.readAt < WATCHED_LIST_REFRESH_MS) return list.rows;
+    // Cleared before the read: a change notified while it runs is read on the next slot.
+    list.changed = false;
+    list.readAt = Date.now();
+    list.rows = await watchedOrders(this.ctx.db).catch((e: unknown) => {
+      list.changed = true;
+      throw e;
+    });
+    return list.rows;
   }
 
   async tick(): Promise<void> {
@@ -75,7 +111,6 @@ export class DepositWatch {
       await this.readAndConfirm();
       return;
     }
-    this.retryUnclaimed();
     this.signAhead();
   }
 
@@ -85,10 +120,9 @@ export class DepositWatch {
    */
   private async confirmSeenFirst(): Promise<void> {
     const { ctx } = this;
-    const marks = ctx.marks;
     const byId = new Map(this.watched.map((r) => [String(r.id), r]));
     // (Orders whose account holds someone else's funds are left to the full read, which sees a change.)
-    const seen = [...this.seenProcessed.keys()].flatMap((id) => (byId.has(id) && !marks.confirming.has(id) && !marks.recentlyConfirmed.has(id) && !ctx.foreign.taken(id) ? [byId.get(id)!] : []));
+    const seen = [...this.seenProcessed.keys()].flatMap((id) => (byId.has(id) && !this.handed.has(id) && !ctx.foreign.taken(id) ? [byId.get(id)!] : []));
     if (seen.length === 0) return;
     const origins = this.originsOf(seen);
     // A failed read here only loses the head start: the full read still covers them.
@@ -96,27 +130,25 @@ export class DepositWatch {
     const funded = seen.filter((r) => (early.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n);
     if (funded.length === 0) return;
     this.lastBurstAt = Date.now();
-    // (confirmDeposits marks them `confirming` before this returns: the full read skips them.)
+    // (Handed before this returns: the full read skips them.)
     ctx.detach(this.confirmBatch(funded.map(watchedOrder), early, origins));
   }
 
   /** The full read: the watched list refreshed, every watched account's balance, the funded ones confirmed. */
   private async readAndConfirm(): Promise<void> {
     const { ctx } = this;
-    const marks = ctx.marks;
     // The accounts watched so far are read while the list is refreshed; new ones are read after.
     const known = this.watched;
-    const [rows, knownBalances] = await Promise.all([watchedOrders(ctx.db), this.balances.read(known.map((r) => r.deposit_account))]);
+    const [rows, knownBalances] = await Promise.all([this.watchedList(), this.balances.read(known.map((r) => r.deposit_account))]);
     this.watched = rows;
     this.balances.retain(rows.map((r) => r.deposit_account));
     this.warmup.warm(rows);
     const unread = rows.filter((r) => !knownBalances.has(r.deposit_account)).map((r) => r.deposit_account);
     const balances = unread.length > 0 ? new Map([...knownBalances, ...(await this.balances.read(unread))]) : knownBalances;
     const watching = new Set(rows.map((r) => String(r.id)));
-    for (const id of this.unclaimed.keys()) if (!watching.has(id)) this.unclaimed.delete(id);
-    for (const id of marks.recentlyConfirmed) if (!watching.has(id)) marks.recentlyConfirmed.delete(id);
+    for (const id of this.handed) if (!watching.has(id)) this.handed.delete(id);
     ctx.foreign.retain(watching);
-    const fresh = (id: string) => !marks.confirming.has(id) && !marks.recentlyConfirmed.has(id);
+    const fresh = (id: string) => !this.handed.has(id);
     // A balance found to be someone else's is looked at again only once it changes (or the verdict is old).
     const funded = rows.filter((r) => {
       const amount = balances.get(r.deposit_account)?.tokenAmount ?? 0n;
@@ -127,29 +159,17 @@ export class DepositWatch {
     const fundedIds = new Set(funded.map((r) => String(r.id)));
     this.watched = rows.filter((r) => !fundedIds.has(String(r.id)));
     // Not awaited: the watch keeps looking while this batch is confirmed (which claims it), recorded and
-    // sent; orders another step holds are left to it. Their signatures are looked up from now, while the
-    // batch may still wait for the planning lock.
+    // sent; orders another holds are left to it. Their signatures are looked up from now, while the batch
+    // may still wait for the planning lock.
     ctx.detach(this.confirmBatch(funded.map(watchedOrder), balances, this.originsOf(funded)));
-  }
-
-  /** Funded orders another step held when their batch was confirmed: again as soon as they are free. */
-  private retryUnclaimed(): void {
-    const marks = this.ctx.marks;
-    if (this.unclaimed.size === 0 || Date.now() - this.timers.lastUnclaimedTry < UNCLAIMED_RETRY_MS) return;
-    this.timers.lastUnclaimedTry = Date.now();
-    for (const id of this.unclaimed.keys()) if (marks.recentlyConfirmed.has(id)) this.unclaimed.delete(id);
-    const retry = [...this.unclaimed.values()].filter((u) => !marks.confirming.has(u.order.id));
-    for (const u of retry) this.unclaimed.delete(u.order.id);
-    if (retry.length > 0) this.ctx.detach(this.confirmBatch(retry.map((u) => u.order), new Map(retry.map((u) => [u.order.depositAccount, u.balance]))));
   }
 
   /** Between slots, with no privacy delay: the payouts of deposits visible at `processed` are signed ahead. */
   private signAhead(): void {
     const { ctx } = this;
-    const marks = ctx.marks;
     if (ctx.config.payoutDelayS.max > 0 || Date.now() - this.timers.lastPresignReadAt < ctx.pollEveryMs(PRESIGN_READ_EVERY_MS)) return;
     // Orders signed ahead are read too until their deposit is seen (the watch confirms seen ones first).
-    const open = this.watched.filter((r) => !this.seenProcessed.has(String(r.id)) && !marks.confirming.has(String(r.id)) && !marks.recentlyConfirmed.has(String(r.id)));
+    const open = this.watched.filter((r) => !this.seenProcessed.has(String(r.id)) && !this.handed.has(String(r.id)));
     if (open.length === 0) return;
     this.timers.lastPresignReadAt = Date.now();
     // Beside the watch, not in its way: signing a burst ahead takes longer than a watch tick.
@@ -169,30 +189,16 @@ export class DepositWatch {
     if (run) ctx.detach(run);
   }
 
-  /**
-   * Orders whose deposit the watch saw land (at `processed`) within the last few slots: it confirms them
-   * when the slot advances, so the order loop leaves them alone meanwhile (a poll holding one then would
-   * make the watch skip it). Past that window the order loop's poll is their fallback again.
-   */
-  owns(): string[] {
-    const since = Date.now() - WATCH_OWNS_SLOTS * this.ctx.slotMs;
-    return [...this.seenProcessed.entries()].filter(([, v]) => v.at >= since).map(([id]) => id);
-  }
-
   /** Each order's own deposit (DepositOrigins: a batch of history reads, then of the transactions not yet judged), by account; never rejects. */
   private originsOf(rows: WatchedRow[]): Promise<Map<string, DepositOrigin | null | undefined>> {
     return this.ctx.foreign.origins.find(rows.map((r) => originQuery(this.ctx, watchedOrder(r)))).catch(() => new Map());
   }
 
-  /** confirmDeposits for the watch: orders it could not claim are tried again (see tick). */
-  private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, origins?: Promise<Map<string, DepositOrigin | null | undefined>>): Promise<void> {
-    const moved = await confirmDeposits(this.ctx, orders, balances, { held: false, origins });
-    for (const o of orders) {
-      const balance = balances.get(o.depositAccount)!;
-      // Someone else's funds: nothing to claim; the next read looks again if the balance changes.
-      if (this.ctx.foreign.holds(o.id, balance.tokenAmount)) continue;
-      if (!moved.has(o.id) && !this.ctx.marks.recentlyConfirmed.has(o.id)) this.unclaimed.set(o.id, { order: o, balance });
-    }
+  /** confirmDeposits for the watch: the orders it did not confirm (another held them) go back to the next slot's read. */
+  private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, origins: Promise<Map<string, DepositOrigin | null | undefined>>): Promise<void> {
+    for (const o of orders) this.handed.add(o.id);
+    const confirmed = await confirmDeposits(this.ctx, orders, balances, origins);
+    for (const o of orders) if (!confirmed.has(o.id)) this.handed.delete(o.id);
   }
 }
 
@@ -201,12 +207,14 @@ export class DepositWatch {
  * associatedTokenAddress): the derivation is JS curve math, ~1 ms each, that a burst of payouts would
  * otherwise pay at once, after its deposits are confirmed.
  */
+type WarmupDeps = Pick<SettlementContext, 'asset' | 'running' | 'detach' | 'log'>;
+
 class RecipientWarmup {
   /** Watched orders whose recipient token account is derived already. */
   private readonly warmed = new Set<string>();
   private warming = false;
 
-  constructor(private readonly ctx: SettlementContext) {}
+  constructor(private readonly ctx: WarmupDeps) {}
 
   warm(rows: WatchedRow[]): void {
     const fresh = rows.filter((r) => !this.warmed.has(String(r.id)));

@@ -2,6 +2,7 @@ import type { AccountBalance } from '../../chain/chain-view.ts';
 import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
 import { depositDecision } from '../../domain/settlement/deposit-decision.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
+import type { ConfirmDepositsDeps } from '../confirm-deposits.ts';
 import { AWAITING_POLL_SLOTS } from '../timing.ts';
 import { confirmDeposits } from '../confirm-deposits.ts';
 
@@ -22,7 +23,13 @@ export interface DepositReads {
  * Only an order past its expiration can be dead: it alone needs the finalized height, and it is read over
  * HTTP whatever the notifications say (an expiry is never decided on a notification that may be lost).
  */
-export async function readDeposits(ctx: SettlementContext, orders: OrderRecord[]): Promise<DepositReads> {
+/** What reading the unfunded orders' deposit accounts touches. */
+export type ReadDepositsDeps = Pick<SettlementContext, 'db' | 'view' | 'depositBalances' | 'foreign'>;
+
+/** What the awaiting-deposit step touches: the reads, and the one confirmation path for what it finds funded. */
+export type ConfirmOrExpireDeps = ReadDepositsDeps & ConfirmDepositsDeps & Pick<SettlementContext, 'pollEveryMs' | 'slotMs'>;
+
+export async function readDeposits(ctx: ReadDepositsDeps, orders: OrderRecord[]): Promise<DepositReads> {
   const confirmed = new Map<string, AccountBalance>();
   const processed = new Map<string, AccountBalance>();
   const now = Date.now();
@@ -48,7 +55,7 @@ export async function readDeposits(ctx: SettlementContext, orders: OrderRecord[]
 }
 
 /** `awaiting_deposit` / `deposit_detected`: confirm, detect, undetect or expire (depositDecision). */
-export async function confirmOrExpire(ctx: SettlementContext, o: OrderRecord & { status: 'awaiting_deposit' | 'deposit_detected' }, deposits: DepositReads): Promise<NextLook> {
+export async function confirmOrExpire(ctx: ConfirmOrExpireDeps, o: OrderRecord & { status: 'awaiting_deposit' | 'deposit_detected' }, deposits: DepositReads): Promise<NextLook> {
   const slot = ctx.slotMs;
   // No deposit can land once every issued blockhash is dead (checked at `finalized`, against the
   // order row as it is when it moves: a refresh since it was read hands out a later one).
@@ -60,7 +67,7 @@ export async function confirmOrExpire(ctx: SettlementContext, o: OrderRecord & {
     case 'confirm':
       // The one confirmation path (the order loop hands deposits visible at `confirmed` to it before
       // stepping orders one by one, so this is its fallback); it releases the order itself.
-      await confirmDeposits(ctx, [o], deposits.confirmed, { held: true });
+      await confirmDeposits(ctx, [o], deposits.confirmed);
       return {};
     case 'detect':
       await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'deposit_detected', { deposit: { signature: '', amount: next.amount.toString(), confirmedAt: null } });

@@ -5,19 +5,18 @@ import { FINAL } from './final-statuses.ts';
 /**
  * Claims due orders for one worker: a single UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED)
  * RETURNING, with a lease, so several workers share the work and a killed worker's orders come back
- * when its lease runs out. `except`: orders the caller's deposit watch is about to confirm. The claimed rows come back from the same statement (the claim is the worker's
+ * when its lease runs out. The claimed rows come back from the same statement (the claim is the worker's
  * hottest path; the worker never reads an order's history).
  */
-export async function claimDueOrders(db: Queryable, workerId: string, limit: number, leaseSeconds: number, except: string[] = []): Promise<OrderRecord[]> {
+export async function claimDueOrders(db: Queryable, workerId: string, limit: number, leaseSeconds: number): Promise<OrderRecord[]> {
   const { rows } = await db.query<OrderRow>(
     `UPDATE orders SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = attempts + 1
      WHERE id IN (
        SELECT id FROM orders
        WHERE status NOT IN ${FINAL} AND next_run_at <= now() AND (locked_until IS NULL OR locked_until < now())
-         AND id <> ALL($4::bigint[])
        ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED)
      RETURNING *`,
-    [workerId, limit, leaseSeconds, except],
+    [workerId, limit, leaseSeconds],
   );
   return rows.map(toOrder);
 }

@@ -14,12 +14,10 @@ export interface DepositConfirmation {
   movement: Movement;
 }
 
-/** Who confirms: the worker and its lease; `held`: it claimed the orders; `leaseFree`: no claim (the deposit hint). */
+/** Who confirms: the lease holder (the worker's order loop, its deposit watch, the deposit hint) and the lease it takes or renews. */
 export interface ConfirmClaim {
   workerId: string;
   leaseSeconds: number;
-  held: boolean;
-  leaseFree?: boolean;
 }
 
 /** The payouts started in the same statement (no privacy delay): their signed transactions, the next look. */
@@ -28,25 +26,28 @@ export interface PayoutStart {
   nextRunMs: number;
 }
 
-/** What `→ deposit_confirmed` writes besides the status: the deposit, the first due time drawn, this worker's lease ($7: leaseFree keeps the lease). */
+/** What `→ deposit_confirmed` writes besides the status: the deposit, the first due time drawn, the caller's lease. */
 const CONFIRMED: Readonly<Record<string, string>> = {
   deposit: 'v.deposit',
   payout_due_at: 'coalesce(o.payout_due_at, v.due)',
-  locked_by: 'CASE WHEN $7::boolean THEN o.locked_by ELSE $4 END',
-  locked_until: 'CASE WHEN $7::boolean THEN o.locked_until ELSE now() + make_interval(secs => $5) END',
+  locked_by: '$4',
+  locked_until: 'now() + make_interval(secs => $5)',
 };
 
-/** The deposit's ledger leg ($8…$13), written once for both statements. */
-const DEPOSIT_LEGS = `l AS (${LEDGER_INSERT_FROM_PARAMS(8)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)`;
+/** The deposit's ledger leg ($6…$11), written once for both statements. */
+const DEPOSIT_LEGS = `l AS (${LEDGER_INSERT_FROM_PARAMS(6)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)`;
 
-/** The claim of both statements: compared under the row lock, SKIP LOCKED as claims are; `pay` (composed): which move on to `sending`. */
+/**
+ * The claim of both statements: orders the caller holds or nobody holds (hold-order.ts' rule), compared
+ * under the row lock, SKIP LOCKED as claims are; `pay` (composed): which move on to `sending`.
+ */
 function claimCtes(pay: string | null): string {
   return `v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[]) AS v(id, deposit, due)),${pay ? `\n     ${pay},` : ''}
      s AS (
        SELECT o.id, o.status AS from_status${pay ? `, (p.order_id IS NOT NULL AND (o.payout_due_at IS NULL OR o.payout_due_at <= clock_timestamp())) AS pay` : ''}
        FROM orders o${pay ? ' LEFT JOIN p ON p.order_id = o.id' : ''}
        WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
-         AND CASE WHEN $7::boolean THEN true WHEN $6::boolean THEN o.locked_by = $4 ELSE (o.locked_until IS NULL OR o.locked_until < now()) END
+         AND (o.locked_by = $4 OR o.locked_until IS NULL OR o.locked_until < now())
        FOR UPDATE OF o SKIP LOCKED)`;
 }
 
@@ -65,7 +66,7 @@ const CONFIRM = transitionSql({
 
 /** Each column: startPayouts' value for the rows that go on to `sending`, the confirmation's (or the row's own) for the others. */
 function composed(): Readonly<Record<string, string>> {
-  const started = STARTED(14);
+  const started = STARTED(12);
   const out: Record<string, string> = {};
   for (const col of new Set([...Object.keys(CONFIRMED), ...Object.keys(started)])) {
     const paid = started[col] ?? CONFIRMED[col]!;
@@ -75,29 +76,29 @@ function composed(): Readonly<Record<string, string>> {
   return out;
 }
 
-// CONFIRM and startPayouts' `→ sending` in one statement ($14: next look, $15…$24: the payouts).
+// CONFIRM and startPayouts' `→ sending` in one statement ($12: next look, $13…$22: the payouts).
 const CONFIRM_AND_START = transitionSql({
   route: ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending'],
   fromCount: 2,
   fromExpr: 's.from_status',
   to: { when: 's.pay', then: 'sending', else: 'deposit_confirmed' },
-  before: claimCtes('p AS (SELECT DISTINCT order_id FROM unnest($16::bigint[]) AS p(order_id))'),
+  before: claimCtes('p AS (SELECT DISTINCT order_id FROM unnest($14::bigint[]) AS p(order_id))'),
   set: assignments(composed()),
   from: 'FROM v JOIN s ON s.id = v.id',
   where: 'o.id = v.id',
   returning: 'o.payout_due_at, s.pay',
-  effects: `${DEPOSIT_LEGS},\n     ${PAYOUT_RECORDS(15, 'SELECT id FROM u WHERE pay')}`,
+  effects: `${DEPOSIT_LEGS},\n     ${PAYOUT_RECORDS(13, 'SELECT id FROM u WHERE pay')}`,
   select: 'u.payout_due_at, u.pay',
 });
 
 /**
  * The one writer of `awaiting_deposit | deposit_detected → deposit_confirmed` (and, composed, `→ sending`),
- * for a batch: the watch's, the order loop's (a batch of one too) and the deposit hint's. Each order still
- * awaiting its deposit (or with it detected) moves, when `held`, if this worker holds it (the caller
- * claimed it), else if nobody holds it (the statement claims it: SKIP LOCKED), to `deposit_confirmed` under
- * this worker's lease, with a `deposit_detected` history entry when it skipped that status, its payout due
- * time, its deposit's ledger leg and the change notification. `leaseFree` (the deposit hint, which is no
- * worker): the order moves whoever holds it, and its lease is left as it is.
+ * for a batch: the order loop's (a batch of one too), the deposit watch's and the deposit hint's, each under
+ * a lease holder of its own. The statement is the claim, the only coordination between them: each order
+ * still awaiting its deposit (or with it detected) that the caller holds or nobody holds (SKIP LOCKED)
+ * moves to `deposit_confirmed` under the caller's lease, with a `deposit_detected` history entry when it
+ * skipped that status, its payout due time, its deposit's ledger leg and the change notification; an
+ * order another holds is left to it.
  *
  * `start` (no privacy delay: the due time drawn now is now): startPayouts composed into the same
  * statement, so each order confirmed whose payout is in `start.txs`, unless a due time drawn earlier is
@@ -121,8 +122,6 @@ export async function confirmDeposits(
     items.map((i) => i.dueAt),
     claim.workerId,
     claim.leaseSeconds,
-    claim.held,
-    claim.leaseFree ?? false,
     ...legs,
   ];
   const { rows } = await db.query<{ id: string | number; payout_due_at: Date; pay?: boolean }>(

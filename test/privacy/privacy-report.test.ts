@@ -1,0 +1,37 @@
+/**
+ * bench:privacy's judgement of the quote: the measured set it is held to is never wider than the best
+ * adversary's links allow (docs/privacy.md, "The quote's set").
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { measuredSet, targets, type RateResult } from '../../bench/privacy/report.ts';
+import type { RowScore } from '../../bench/privacy/score.ts';
+
+function row(over: Partial<RowScore>): RowScore & { results: unknown } {
+  const base: RowScore = {
+    row: 'swap', label: 'swap mix', rate: 1, lambdaD: 150, orders: 456, completed: 456, observed: 1,
+    accuracy: { A1: 0, A2: 0.04, A3: 0.01, A4: 0.02, A5: 0 }, a1Links: 0, a1Correct: 0, best: 'A2', linked: 0.04,
+    confidentLinks: 0, setP10: 47, setMedian: 97, delayP50S: 158, delayP95S: 349, costLamports: 1e6, shuffledHits: 1,
+    quotedSetMedian: 30, padding: 0, releaseGuess: 0.033, releasedWithMismatches: [], releasedChecked: 456,
+  };
+  return { ...base, ...over, results: {} };
+}
+
+const judged = (r: RowScore & { results: unknown }): string => {
+  const results: RateResult[] = [{ rate: r.rate, compression: 4, run: { rows: [r], failedOrders: 0, unswept: 0, wallSeconds: 1, rpcRequests: 1, ownDelaysS: [] } }];
+  return targets(results).find((l) => l.includes('quoted anonymitySet'))!;
+};
+
+it('holds the quote to the smaller of the posterior median set and the links’ 1 in n', () => {
+  assert.equal(measuredSet({ setMedian: 97, linked: 0.04 }), 25);
+  assert.equal(measuredSet({ setMedian: 8, linked: 0.05 }), 8);
+  // No link at all: the links bound nothing, the posterior says what there is.
+  assert.equal(measuredSet({ setMedian: 31, linked: 0 }), 31);
+});
+
+it('passes a quote of 30 for the swap mix measured at 97 with links 1 in 25, and fails a quote of 97 there', () => {
+  assert.match(judged(row({})), /^PASS .*quoted 30, measured 25 \(the best adversary's median set 97, its links 1 in 25\)/);
+  assert.match(judged(row({ quotedSetMedian: 97 })), /^MISS /);
+  // Too modest is judged the same way: a quote of 10 against a measured 25.
+  assert.match(judged(row({ quotedSetMedian: 10 })), /^MISS /);
+});
