@@ -139,7 +139,13 @@ describe('deposits count only what the order’s sender put there', { concurrenc
     assert.deepEqual(await successfulSignatures(chain, await ataOf(recipient, USDC.mint)), [], 'the recipient got nothing');
 
     // The stranger's unit: swept into a pool as late funds (too small to refund: held in custody).
-    await pollUntil(async () => (await sweepItems(placed.depositAccount)).some((r) => r.status === 'confirmed'), { timeoutMs: SWEPT_WITHIN_MS, what: 'the late sweep of the stranger’s unit' });
+    await pollUntil(async () => (await sweepItems(placed.depositAccount)).some((r) => r.status === 'confirmed'), { timeoutMs: SWEPT_WITHIN_MS, what: 'the late sweep of the stranger’s unit' }).catch(
+      async (e: Error) => {
+        // What the worker did about it: a timeout alone (it happened once in CI) says nothing.
+        const said = logged.filter((l) => l.includes(placed.trackingId) || l.includes(placed.depositAccount) || /late|sweep|error/i.test(l)).slice(-20);
+        throw new Error(`${e.message}; sweeps of the account: ${JSON.stringify(await sweepItems(placed.depositAccount))}; the account holds ${await balanceOf(chain, placed.depositOwner, USDC)}; the log:\n${said.join('\n')}`);
+      },
+    );
     const items = await sweepItems(placed.depositAccount);
     assert.deepEqual(items.filter((r) => r.status === 'confirmed').map((r) => r.item), [{ orderId: String((await t.db.query<{ id: string }>('SELECT id FROM orders WHERE tracking_id = $1', [placed.trackingId])).rows[0]!.id), depositAccount: placed.depositAccount, amount: '1', late: true }]);
     await waitForCleanReconcile(t.opsUrl, t.adminToken!, SWEPT_WITHIN_MS);
