@@ -125,10 +125,13 @@ for (const rate of rates) {
   }
 }
 const jobs = rateRuns.map(({ rate, patient, active }, i) => ({ i, rate, patient, active }));
-// Not the longest first: a run's scoring is synchronous in this process (154 s for λ = 1's 6,000 orders), and
-// scored while another run's orders arrive it stalls that run's requests (2026-11-25, λ = 1 first: 42 of the
-// patient run's 238 orders failed, "fetch failed"). The λ = 1 run goes last, scoring when nothing else is live.
-const running = [...jobs].sort((a, b) => Number(b.patient) - Number(a.patient) || a.i - b.i).map((j) =>
+// The longest first: the λ = 1 run (6,000 orders, about 13 minutes), then the patient rows (their holds run to
+// the ceiling), then the rest by rate. Each run scores on a thread of its own (score-rows.ts): scored on this
+// thread, λ = 1's 154 s of matching stalled the run beside it (2026-11-25: 42 of the patient run's 238
+// orders failed, "fetch failed"), which is why it once went last and the default run took 24:47.
+const longestFirst = (a: (typeof jobs)[number], b: (typeof jobs)[number]) =>
+  Number(b.rate === Math.max(...rates)) - Number(a.rate === Math.max(...rates)) || Number(b.patient) - Number(a.patient) || b.rate - a.rate || a.i - b.i;
+const running = [...jobs].sort(longestFirst).map((j) =>
   slots(async (): Promise<RateResult & { i: number }> => {
     const compression = compressionFor(j.rate, j.active.length, j.patient);
     const horizonS = horizonFor(j.rate, j.patient);

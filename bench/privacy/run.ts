@@ -8,7 +8,8 @@ import type { Asset } from '../../src/config/assets.ts';
 import { runAdversary, type OwnTransfer } from './adversary/adversary.ts';
 import { Driver, startServer, type TruthRecord } from './driver.ts';
 import { HushApi } from './hush-api.ts';
-import { chainBurstSizes, scoreRow, type RowScore } from './score.ts';
+import { chainBurstSizes, type RowScore } from './score.ts';
+import { scoreRows } from './score-rows.ts';
 import { schedule, type PlannedOrder, type Workload } from './workloads.ts';
 
 /** The release policy under test, in real (uncompressed) seconds: from Hush's configuration or the flags. */
@@ -200,27 +201,18 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const bursts = spec.policy.privacy === 'on' ? chainBurstSizes([...records], payoutSlot, spanSlots) : undefined;
     const quotesFromMs = spec.policy.privacy === 'on' ? (Math.min(spec.policy.trafficWindowS, spec.policy.budgetS) * 1000) / c : 0;
     const active = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate));
-    const rows = active.map((w) =>
-      scoreRow(
-        adversary.view,
-        records.filter((r) => r.plan.stream === w.id),
-        adversary.knowledge,
-        { row: w.id, label: w.label, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && inScoredSpan(p)).length, quotesFromMs, bursts },
-      ),
-    );
+    const meta = (row: string, label: string, planned: (p: PlannedOrder) => boolean) => ({ row, label, rate: spec.rate, compression: c, planned: plans.filter((p) => planned(p) && inScoredSpan(p)).length, quotesFromMs, bursts });
+    const jobs = active.map((w) => ({ records: records.filter((r) => r.plan.stream === w.id), meta: meta(w.id, w.label, (p) => p.stream === w.id) }));
     // A stream of mixed choices also scores its orders that chose nothing, on the same attack of the whole
     // stream: whether the patient ones cost them anything.
     // (Only where some orders chose nothing: a row of none would fail the self-checks for being empty.)
     for (const w of active.filter((x) => x.choice && records.some((r) => r.plan.stream === x.id && !r.plan.privacy))) {
-      rows.push(
-        scoreRow(
-          adversary.view,
-          records.filter((r) => r.plan.stream === w.id).map((r) => ({ ...r, scored: r.scored && !r.plan.privacy })),
-          adversary.knowledge,
-          { row: `${w.id}-default`, label: `${w.label}: its default orders`, rate: spec.rate, compression: c, random: spec.random, planned: plans.filter((p) => p.stream === w.id && !p.privacy && inScoredSpan(p)).length, quotesFromMs, bursts },
-        ),
-      );
+      jobs.push({
+        records: records.filter((r) => r.plan.stream === w.id).map((r) => ({ ...r, scored: r.scored && !r.plan.privacy })),
+        meta: meta(`${w.id}-default`, `${w.label}: its default orders`, (p) => p.stream === w.id && !p.privacy),
+      });
     }
+    const rows = await scoreRows({ view: adversary.view, knowledge: { ...adversary.knowledge, schedule: adversary.scheduleData }, seed: Math.floor(spec.random() * 2 ** 31), rows: jobs });
     phase('scored');
     return { rows, failedOrders: failed, unswept, wallSeconds: (Date.now() - started) / 1000, rpcRequests: adversary.view.requests, ownDelaysS: adversary.ownDelaysS };
   } finally {

@@ -106,12 +106,21 @@ function costPerOrder(view: ChainView, obs: Observation, orders: number): number
   return orders > 0 ? Number(lamports) / orders : 0;
 }
 
-export function scoreRow(
-  view: ChainView,
-  records: TruthRecord[],
-  k: AdversaryKnowledge,
-  meta: { row: string; label: string; rate: number; compression: number; random: () => number; planned: number; quotesFromMs?: number; bursts?: Map<string, number> },
-): RowScore & { results: Record<AdversaryId, AdversaryResult> } {
+/** What a row is scored with besides the chain, its records and the knowledge. */
+export interface RowMeta {
+  row: string;
+  label: string;
+  rate: number;
+  compression: number;
+  random: () => number;
+  planned: number;
+  quotesFromMs?: number;
+  bursts?: Map<string, number>;
+}
+
+export type ScoredRow = RowScore & { results: Record<AdversaryId, AdversaryResult> };
+
+export function scoreRow(view: ChainView, records: TruthRecord[], k: AdversaryKnowledge, meta: RowMeta): ScoredRow {
   const all = records.filter((r) => r.status === 'completed');
   const completed = all.filter((r) => r.scored);
   // The adversary attacks everything the stream put on the chain; only the scored orders are counted.

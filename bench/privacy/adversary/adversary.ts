@@ -5,7 +5,7 @@
  * from them, and learns the fee schedule by quoting.
  */
 import type { HushApi } from '../hush-api.ts';
-import { learnSchedule, type QuoteWallets } from './fee-schedule.ts';
+import { learnSchedule, scheduleFrom, type QuoteWallets, type ScheduleData } from './fee-schedule.ts';
 import type { AdversaryKnowledge } from './models.ts';
 import { observeChain, type ChainView, type HushPublicAccounts } from './observe-chain.ts';
 import type { AssetInfo } from './observation.ts';
@@ -52,6 +52,8 @@ export interface AdversaryState {
   /** The chain as read, the adversary's own transfers removed. */
   view: ChainView;
   knowledge: AdversaryKnowledge;
+  /** The quotes behind knowledge.schedule, as data (what a scoring thread rebuilds it from). */
+  scheduleData: ScheduleData;
   /** Its own transfers' delays, seconds: what the latency was calibrated on. */
   ownDelaysS: number[];
 }
@@ -68,14 +70,14 @@ export async function runAdversary(inputs: PublicInputs, own: OwnTransfer[], fro
   const ownSigs = new Set(own.map((o) => o.depositSignature));
   const ownRecipients = new Set(own.map((o) => o.recipient));
   const view: ChainView = { ...full, deposits: full.deposits.filter((d) => !ownSigs.has(d.signature)), payouts: full.payouts.filter((p) => !ownRecipients.has(p.recipient)) };
-  const schedule = await learnSchedule(inputs.api, assets, view, inputs.wallets);
+  const scheduleData = await learnSchedule(inputs.api, assets, view, inputs.wallets);
   const knowledge: AdversaryKnowledge = {
-    schedule,
+    schedule: scheduleFrom(scheduleData),
     policy: inputs.policy,
     latency: calibrate(ownDelaysS, inputs.policy, slotS),
     slotS,
     denominations: new Map(assets.map((a) => [a.assetId, new Set(a.denominations ?? [])])),
     commonAccounts: new Set([...PROGRAMS, ...assets.map((a) => a.mint), inputs.hush.feePayer, ...inputs.hush.pools]),
   };
-  return { view, knowledge, ownDelaysS };
+  return { view, knowledge, scheduleData, ownDelaysS };
 }

@@ -25,7 +25,19 @@ interface Quote {
   networkFee: string;
 }
 
-export async function learnSchedule(api: HushApi, assets: AssetInfo[], obs: Observation, wallets: QuoteWallets, concurrency = 8): Promise<AmountSchedule> {
+/**
+ * What the quotes taught, as plain data (maps of bigints): it crosses to the thread that scores the rows
+ * (score-rows.ts), where scheduleFrom makes it an AmountSchedule again.
+ */
+export interface ScheduleData {
+  assets: AssetInfo[];
+  points: Map<string, QuotePoint>;
+  shifts: Map<string, bigint>;
+}
+
+const key = (src: string, amount: bigint, dst: string, v: Variant) => `${src}|${amount}|${dst}|${v}`;
+
+export async function learnSchedule(api: HushApi, assets: AssetInfo[], obs: Observation, wallets: QuoteWallets, concurrency = 8): Promise<ScheduleData> {
   const byId = new Map(assets.map((a) => [a.assetId, a]));
   const limit = pLimit(concurrency);
   const quote = (src: string, dst: string, amount: bigint, variant: Variant, mode: 'exact_in' | 'exact_out' = 'exact_in') =>
@@ -49,7 +61,6 @@ export async function learnSchedule(api: HushApi, assets: AssetInfo[], obs: Obse
     variants.set(p.assetId, (variants.get(p.assetId) ?? new Set()).add(v));
   }
   const points = new Map<string, QuotePoint | undefined>();
-  const key = (src: string, amount: bigint, dst: string, v: Variant) => `${src}|${amount}|${dst}|${v}`;
   const jobs: Promise<void>[] = [];
   for (const d of obs.deposits) {
     const src = byId.get(d.assetId);
@@ -79,12 +90,19 @@ export async function learnSchedule(api: HushApi, assets: AssetInfo[], obs: Obse
     }
   }
   await Promise.all(jobs);
-  const grids = new Map(assets.map((a) => [a.assetId, a.swapGrid ?? 1n]));
+  const known = new Map<string, QuotePoint>();
+  for (const [k, p] of points) if (p) known.set(k, p);
+  return { assets, points: known, shifts };
+}
+
+/** The schedule the quotes describe: every partner fee's payout is arithmetic on these points (amount-model.ts). */
+export function scheduleFrom({ assets, points, shifts }: ScheduleData): AmountSchedule {
+  const byId = new Map(assets.map((a) => [a.assetId, a]));
   return {
     feeCapBps: FEE_CEILING_BPS,
     point: (src, amount, dst, v) => points.get(key(src, amount, dst, v)),
     exactOutShift: (asset, v) => shifts.get(`${asset}|${v}`) ?? 0n,
-    grid: (dst) => grids.get(dst) ?? 1n,
+    grid: (dst) => byId.get(dst)?.swapGrid ?? 1n,
     native: (asset) => byId.get(asset)?.native ?? false,
     swappable: (asset) => byId.get(asset)?.swappable ?? false,
   };
