@@ -60,6 +60,15 @@ export function measuredSet(r: Pick<RowScore, 'setMedian' | 'linked'>): number {
 }
 
 /** Issue 34's targets, one PASS/MISS line each; rows not run say so. */
+/**
+ * A row's linked share with one standard error of it (binomial, over its scored orders): one run's rows are
+ * a few hundred orders, so a target a row meets or misses by less than this is not decided by the run.
+ */
+export function linkedWithError(r: Pick<RowScore, 'linked' | 'completed'>): string {
+  const se = Math.sqrt((r.linked * (1 - r.linked)) / Math.max(1, r.completed));
+  return `${(100 * r.linked).toFixed(1)} ± ${(100 * se).toFixed(1)} %`;
+}
+
 export function targets(results: RateResult[]): string[] {
   const rows = results.flatMap(({ run }) => run.rows);
   const out: string[] = [];
@@ -75,19 +84,19 @@ export function targets(results: RateResult[]): string[] {
         continue;
       }
       const ok = r.linked <= maxLinked && (minP10 === null || r.setP10 >= minP10) && r.delayP95S <= maxP95;
-      line(ok, what, `linked ${(100 * r.linked).toFixed(1)} % (${r.best}), set p10 ${num(r.setP10)}, delay p95 ${num(r.delayP95S)} s`);
+      line(ok, what, `linked ${linkedWithError(r)} (${r.best}), set p10 ${num(r.setP10)}, delay p95 ${num(r.delayP95S)} s`);
     }
   };
   check(['std-out', 'std-in', 'swap'], 1, 0.05, 10, 600);
   check(['std-out', 'std-in', 'swap'], 0.2, 0.1, null, 900);
   for (const r of rows.filter((x) => x.rate === 0.05 && ['std-out', 'std-in', 'swap'].includes(x.row))) {
-    out.push(`info  ${r.row} at λ=0.05/s (reported, not judged): linked ${(100 * r.linked).toFixed(1)} % (${r.best}), set p10 ${num(r.setP10)}, delay p95 ${num(r.delayP95S)} s`);
+    out.push(`info  ${r.row} at λ=0.05/s (reported, not judged): linked ${linkedWithError(r)} (${r.best}), set p10 ${num(r.setP10)}, delay p95 ${num(r.delayP95S)} s`);
   }
   const patient = rows.find((x) => x.row === 'patient-20' && x.rate === 0.05);
-  line(patient ? patient.linked <= 0.06 : null, 'patient-20 at λ=0.05/s (every order minAnonymitySet 20): linked ≤ 6 %', patient ? `linked ${(100 * patient.linked).toFixed(1)} % (${patient.best}), delay p50 ${num(patient.delayP50S)} s, p95 ${num(patient.delayP95S)} s` : 'not run');
+  line(patient ? patient.linked <= 0.06 : null, 'patient-20 at λ=0.05/s (every order minAnonymitySet 20): linked ≤ 6 %', patient ? `linked ${linkedWithError(patient)} (${patient.best}), delay p50 ${num(patient.delayP50S)} s, p95 ${num(patient.delayP95S)} s` : 'not run');
   const mixed = rows.find((x) => x.row === 'mixed-default' && x.rate === 0.2);
   const alone = rows.find((x) => x.row === 'std-out' && x.rate === 0.2);
-  line(mixed && alone ? mixed.linked <= alone.linked : null, 'mixed at λ=0.2/s (a third minAnonymitySet 30): its default orders linked no worse than the default-only std-out row', mixed && alone ? `default orders of mixed ${(100 * mixed.linked).toFixed(1)} % (delay p95 ${num(mixed.delayP95S)} s), std-out ${(100 * alone.linked).toFixed(1)} % (delay p95 ${num(alone.delayP95S)} s)` : 'not run');
+  line(mixed && alone ? mixed.linked <= alone.linked : null, 'mixed at λ=0.2/s (a third minAnonymitySet 30): its default orders linked no worse than the default-only std-out row', mixed && alone ? `default orders of mixed ${linkedWithError(mixed)} (delay p95 ${num(mixed.delayP95S)} s), std-out ${linkedWithError(alone)} (delay p95 ${num(alone.delayP95S)} s)` : 'not run');
   const quotedRows = rows.filter((r) => ['free', 'std-out', 'std-in', 'swap'].includes(r.row));
   for (const r of quotedRows) {
     const measured = measuredSet(r);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { measuredSet, targets, type RateResult } from '../../bench/privacy/report.ts';
+import { linkedWithError, measuredSet, targets, type RateResult } from '../../bench/privacy/report.ts';
 import type { RowScore } from '../../bench/privacy/score.ts';
 
 function row(over: Partial<RowScore>): RowScore & { results: unknown } {
@@ -34,4 +34,12 @@ it('passes a quote of 30 for the swap mix measured at 97 with links 1 in 25, and
   assert.match(judged(row({ quotedSetMedian: 97 })), /^MISS /);
   // Too modest is judged the same way: a quote of 10 against a measured 25.
   assert.match(judged(row({ quotedSetMedian: 10 })), /^MISS /);
+});
+
+it('prints a row’s linked share with one standard error of it, so a run’s verdict shows how near the bound it fell', () => {
+  // 4 % of 400 orders: sqrt(0.04 × 0.96 / 400) = 0.98 %.
+  assert.equal(linkedWithError({ linked: 0.04, completed: 400 }), '4.0 ± 1.0 %');
+  assert.equal(linkedWithError({ linked: 0, completed: 100 }), '0.0 ± 0.0 %');
+  const line = targets([{ rate: 1, compression: 4, run: { rows: [row({ row: 'std-out', linked: 0.055, completed: 460, setP10: 30 })], failedOrders: 0, unswept: 0, wallSeconds: 1, rpcRequests: 1, ownDelaysS: [] } }]).find((l) => l.includes('std-out at λ=1/s'))!;
+  assert.match(line, /^MISS .*linked 5\.5 ± 1\.1 % \(A2\)/);
 });
