@@ -143,7 +143,9 @@ const longestFirst = (a: (typeof jobs)[number], b: (typeof jobs)[number]) =>
   Number(b.rate === Math.max(...rates)) - Number(a.rate === Math.max(...rates)) || Number(b.patient) - Number(a.patient) || b.rate - a.rate || a.i - b.i;
 const running = [...jobs].sort(longestFirst).map((j) => {
   const compression = compressionFor(j.rate, j.active.length, j.patient);
-  const place = <T>(run: () => Promise<T>) => (j.rate * j.active.length * compression >= HEAVY_ORDERS_PER_S ? heavy(() => slots(run)) : slots(run));
+  // A heavy run takes its place in the queue first, then waits for the heavy one before it (holding the
+  // place: queued the other way round, the light runs behind it in the list all went before it).
+  const place = <T>(run: () => Promise<T>) => (j.rate * j.active.length * compression >= HEAVY_ORDERS_PER_S ? slots(() => heavy(run)) : slots(run));
   return place(async (): Promise<RateResult & { i: number }> => {
     const horizonS = horizonFor(j.rate, j.patient);
     const tag = `[λ=${j.rate}${j.patient ? `, ${j.active.map((w) => w.id).join('+')}` : ''}]`;
