@@ -59,7 +59,6 @@ export function measuredSet(r: Pick<RowScore, 'setMedian' | 'linked'>): number {
   return r.linked > 0 ? Math.min(r.setMedian, 1 / r.linked) : r.setMedian;
 }
 
-/** Issue 34's targets, one PASS/MISS line each; rows not run say so. */
 /**
  * A row's linked share with one standard error of it (binomial, over its scored orders): one run's rows are
  * a few hundred orders, so a target a row meets or misses by less than this is not decided by the run.
@@ -69,6 +68,7 @@ export function linkedWithError(r: Pick<RowScore, 'linked' | 'completed'>): stri
   return `${(100 * r.linked).toFixed(1)} ± ${(100 * se).toFixed(1)} %`;
 }
 
+/** Issue 34's targets, one PASS/MISS line each; rows not run say so. */
 export function targets(results: RateResult[]): string[] {
   const rows = results.flatMap(({ run }) => run.rows);
   const out: string[] = [];

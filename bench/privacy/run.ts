@@ -148,6 +148,8 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const fromSlot = Number(await driver.rpc.call<bigint>('getSlot', [{ commitment: 'confirmed' }]));
     const t0 = Date.now();
     let failed = 0;
+    /** Failed orders by what failed them (the first three are logged as they fail, the count by reason at the end). */
+    const failures = new Map<string, number>();
     const placed: Promise<TruthRecord | null>[] = [];
     const own: Promise<TruthRecord | null>[] = [];
     const all = [...plans.map((p, i) => ({ p, r: recipients[i]!, own: false })), ...ownPlans.map((p, i) => ({ p, r: ownRecipients[i]!, own: true }))].sort((a, b) => a.p.atMs - b.p.atMs);
@@ -158,6 +160,8 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       const fail = (e: Error) => {
         failed++;
         if (failed <= 3) spec.log(`  order failed: ${e.message}`);
+        const why = e.message.replace(/[1-9A-HJ-NP-Za-km-z]{32,}|trk_\w+/g, '…');
+        failures.set(why, (failures.get(why) ?? 0) + 1);
         return null;
       };
       if (mine) own.push(driver.place(adversaryApi, p, r, ownSender).catch(fail));
@@ -166,6 +170,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const records = (await Promise.all(placed)).filter((x): x is TruthRecord => x !== null);
     const ownRecords = (await Promise.all(own)).filter((x): x is TruthRecord => x !== null);
     for (const r of records) r.scored = inScoredSpan(r.plan);
+    if (failed > 3) spec.log(`  ${failed} orders failed: ${[...failures].map(([why, n]) => `${n} × ${why}`).join('; ')}`);
     phase('arrivals placed');
     // A row whose orders ask to wait may be held to the ceiling.
     const patient = spec.workloads.some((w) => w.choice);
