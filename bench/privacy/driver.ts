@@ -44,7 +44,9 @@ export async function startServer(env: Record<string, string>): Promise<BenchSer
   const dataDir = mkdtempSync(join(tmpdir(), 'hush-privacy-'));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/support/privacy-bench-server.ts'], {
     env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    // Its stdin is a pipe from this process: it closes when this process dies however it dies, and the
+    // server stops then (a bench stopped mid-run left three servers polling their chains, half a core).
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   const line = await new Promise<string>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });

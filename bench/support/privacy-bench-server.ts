@@ -53,9 +53,12 @@ console.log(
 );
 
 let stopping = false;
-process.on('SIGTERM', async () => {
+const stop = async () => {
   if (stopping) return;
   stopping = true;
   await hush.close();
   process.exit(0);
-});
+};
+process.on('SIGTERM', stop);
+// The bench holds the other end of stdin: it is gone when that closes (driver.ts startServer).
+process.stdin.on('end', stop).on('error', stop).resume();
