@@ -139,8 +139,9 @@ const jobs = rateRuns.map(({ rate, patient, active }, i) => ({ i, rate, patient,
 // the ceiling), then the rest by rate. Each run scores on a thread of its own (score-rows.ts): scored on this
 // thread, λ = 1's 154 s of matching stalled the run beside it (2026-11-25: 42 of the patient run's 238
 // orders failed, "fetch failed"), which is why it once went last and the default run took 24:47.
+const topRate = Math.max(...rates);
 const longestFirst = (a: (typeof jobs)[number], b: (typeof jobs)[number]) =>
-  Number(b.rate === Math.max(...rates)) - Number(a.rate === Math.max(...rates)) || Number(b.patient) - Number(a.patient) || b.rate - a.rate || a.i - b.i;
+  Number(b.rate === topRate) - Number(a.rate === topRate) || Number(b.patient) - Number(a.patient) || b.rate - a.rate || a.i - b.i;
 const running = [...jobs].sort(longestFirst).map((j) => {
   const compression = compressionFor(j.rate, j.active.length, j.patient);
   // A heavy run takes its place in the queue first, then waits for the heavy one before it (holding the

@@ -6,7 +6,7 @@
  * as read, the records, the knowledge with its fee schedule as quotes (scheduleFrom rebuilds it), and a
  * seed for the shuffles in place of the run's random stream.
  */
-import { Worker } from 'node:worker_threads';
+import { typescriptWorker } from '../../src/support/typescript-worker.ts';
 import type { ChainView } from './adversary/observe-chain.ts';
 import type { AdversaryKnowledge } from './adversary/knowledge.ts';
 import type { ScheduleData } from './adversary/fee-schedule.ts';
@@ -24,8 +24,7 @@ export interface ScoreJob {
 /** The rows scored, in the job's order, by score-worker.ts on a thread of its own. */
 export function scoreRows(job: ScoreJob): Promise<ScoredRow[]> {
   return new Promise((resolve, reject) => {
-    // The worker is TypeScript: score-worker.mjs registers tsx, whether this process was started by tsx or from a test bundle.
-    const worker = new Worker(new URL('./score-worker.mjs', import.meta.url), { workerData: job });
+    const worker = typescriptWorker(new URL('./score-worker.ts', import.meta.url), { workerData: job });
     let done = false;
     worker.once('message', (rows: ScoredRow[]) => ((done = true), resolve(rows)));
     worker.once('error', reject);

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { typescriptWorker } from '../support/typescript-worker.ts';
 import type { Address } from '@solana/kit';
 import { deriveDepositIdentity, type DepositIdentity } from './deposit-identity.ts';
 
@@ -23,12 +24,7 @@ export class DepositIdentities {
   ) {
     if (opts.threaded === false) return;
     try {
-      // Node 20 loads a worker's entry before `--import` hooks apply, so a small bootstrap registers tsx
-      // and then imports the TypeScript entry.
-      const tsx = import.meta.resolve('tsx/esm/api');
-      const entry = new URL('./deposit-identity-worker.ts', import.meta.url).href;
-      const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-      const worker = new Worker(bootstrap, { eval: true, workerData: { depositMaster }, execArgv: [] });
+      const worker = typescriptWorker(new URL('./deposit-identity-worker.ts', import.meta.url), { workerData: { depositMaster } });
       worker.unref();
       worker.on('message', (m: { key: string; identities: DepositIdentity[] }) => {
         this.inFlight.delete(m.key);

@@ -31,6 +31,9 @@ function watchedOrder(r: WatchedRow): PayableOrder {
   };
 }
 
+/** What the watch touches: its reads and the one confirmation path it hands funded orders to. */
+export type DepositWatchDeps = ConfirmDepositsDeps & Pick<SettlementContext, 'slots' | 'depositBalances' | 'sent' | 'view' | 'running'>;
+
 /**
  * Deposit watch: whenever the `confirmed` slot advances, one read of every watched deposit account; the
  * orders whose deposit became visible are handed to confirmDeposits under the watch's own lease holder
@@ -40,9 +43,6 @@ function watchedOrder(r: WatchedRow): PayableOrder {
  * are read at `processed` and the payouts of deposits visible there are signed ahead (Presigner). The
  * watch owns its caches and writes nothing itself.
  */
-/** What the watch touches: its reads and the one confirmation path it hands funded orders to. */
-export type DepositWatchDeps = ConfirmDepositsDeps & Pick<SettlementContext, 'slots' | 'depositBalances' | 'sent' | 'view' | 'running'>;
-
 export class DepositWatch {
   private lastSlot = -1n;
   /** Orders awaiting a deposit, as of the last `confirmed` slot advance. */
@@ -54,8 +54,8 @@ export class DepositWatch {
    * without notifications (listen failed) the list is read every slot, as before.
    */
   private readonly list = { rows: [] as WatchedRow[], changed: true, readAt: 0, listening: null as Promise<(() => Promise<void>) | null> | null };
-  /** Deposit accounts seen funded at `processed`, by order id (their signatures are looked up early). */
-  private readonly seenProcessed = new Map<string, { account: string }>();
+  /** Orders whose deposit account was seen funded at `processed` (their signatures are looked up early). */
+  private readonly seenProcessed = new Set<string>();
   /**
    * Orders handed to a batch of this watch: left alone by its reads until the batch gives back those it
    * did not confirm, and those it confirmed until they leave the watched list (a list read before their
@@ -122,7 +122,7 @@ export class DepositWatch {
     const { ctx } = this;
     const byId = new Map(this.watched.map((r) => [String(r.id), r]));
     // (Orders whose account holds someone else's funds are left to the full read, which sees a change.)
-    const seen = [...this.seenProcessed.keys()].flatMap((id) => (byId.has(id) && !this.handed.has(id) && !ctx.foreign.taken(id) ? [byId.get(id)!] : []));
+    const seen = [...this.seenProcessed].flatMap((id) => (byId.has(id) && !this.handed.has(id) && !ctx.foreign.taken(id) ? [byId.get(id)!] : []));
     if (seen.length === 0) return;
     const origins = this.originsOf(seen);
     // A failed read here only loses the head start: the full read still covers them.
@@ -202,13 +202,13 @@ export class DepositWatch {
   }
 }
 
+type WarmupDeps = Pick<SettlementContext, 'asset' | 'running' | 'detach' | 'log'>;
+
 /**
  * Derives the recipient token accounts of newly watched orders in the background (memoized by
  * associatedTokenAddress): the derivation is JS curve math, ~1 ms each, that a burst of payouts would
  * otherwise pay at once, after its deposits are confirmed.
  */
-type WarmupDeps = Pick<SettlementContext, 'asset' | 'running' | 'detach' | 'log'>;
-
 class RecipientWarmup {
   /** Watched orders whose recipient token account is derived already. */
   private readonly warmed = new Set<string>();

@@ -88,15 +88,15 @@ export class Presigner {
    * the confirmed path only records and sends them. Only without a privacy delay (with one, there is
    * time enough at confirmation). `seenProcessed`: the watch's, which this notes newly seen deposits in.
    */
-  async run(rows: WatchedRow[], processed: Map<string, AccountBalance>, watched: WatchedRow[], seenProcessed: Map<string, { account: string }>): Promise<void> {
+  async run(rows: WatchedRow[], processed: Map<string, AccountBalance>, watched: WatchedRow[], seenProcessed: Set<string>): Promise<void> {
     const ctx = this.ctx;
     const now = Date.now();
     for (const [id, p] of this.signed) if (now - p.at > this.maxAgeMs()) this.signed.delete(id);
     for (const [id, at] of this.failed) if (now - at > this.maxAgeMs()) this.failed.delete(id);
     const watching = new Set(watched.map((r) => String(r.id)));
-    for (const id of seenProcessed.keys()) if (!watching.has(id)) seenProcessed.delete(id);
+    for (const id of seenProcessed) if (!watching.has(id)) seenProcessed.delete(id);
     for (const r of rows) {
-      if ((processed.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && !seenProcessed.has(String(r.id))) seenProcessed.set(String(r.id), { account: r.deposit_account });
+      if ((processed.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && !seenProcessed.has(String(r.id))) seenProcessed.add(String(r.id));
     }
     // Ahead of a deposit at most PRESIGN_AHEAD_MAX at a time: bounded work for orders never funded.
     let room = PRESIGN_AHEAD_MAX - this.signed.size;
