@@ -60,12 +60,12 @@ export function measuredSet(r: Pick<RowScore, 'setMedian' | 'linked'>): number {
 }
 
 /**
- * A row's linked share with one standard error of it (binomial, over its scored orders): one run's rows are
- * a few hundred orders, so a target a row meets or misses by less than this is not decided by the run.
+ * A row's linked share with one standard error of it (the adversary's expected success over its
+ * tie-breaks, the error clustered by class: linked-estimate.ts): a target a row meets or misses by less
+ * than this is not decided by the run.
  */
-export function linkedWithError(r: Pick<RowScore, 'linked' | 'completed'>): string {
-  const se = Math.sqrt((r.linked * (1 - r.linked)) / Math.max(1, r.completed));
-  return `${(100 * r.linked).toFixed(1)} ± ${(100 * se).toFixed(1)} %`;
+export function linkedWithError(r: Pick<RowScore, 'linked' | 'linkedSE'>): string {
+  return `${(100 * r.linked).toFixed(1)} ± ${(100 * r.linkedSE).toFixed(1)} %`;
 }
 
 /** Issue 34's targets, one PASS/MISS line each; rows not run say so. */

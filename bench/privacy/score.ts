@@ -8,6 +8,14 @@ import type { AdversaryKnowledge, AdversaryId } from './adversary/models.ts';
 import type { ChainView } from './adversary/observe-chain.ts';
 import type { Observation } from './adversary/observation.ts';
 import type { TruthRecord } from './driver.ts';
+import { linkedEstimate } from './linked-estimate.ts';
+
+/**
+ * Tie-breaks each adversary guesses under (linked-estimate.ts). 16 leaves the flips a quarter of their
+ * one-draw error; the matchings are solved per class, so the cost is a few seconds per row at λ = 1 on the
+ * scoring thread (bench:privacy prints each run's scoring time).
+ */
+export const DRAWS = 16;
 
 export interface RowScore {
   row: string;
@@ -25,7 +33,10 @@ export interface RowScore {
   /** A1's links that were right (A1 claims certainty: any wrong one is a bug in it). */
   a1Correct: number;
   best: AdversaryId;
+  /** The best adversary's expected share of scored orders linked, over its tie-breaks (linked-estimate.ts). */
   linked: number;
+  /** One standard error of `linked`, clustered by class. */
+  linkedSE: number;
   confidentLinks: number;
   setP10: number;
   setMedian: number;
@@ -56,12 +67,15 @@ export interface RowScore {
  * says plays no part, so a release Hush under-reports is caught too. Releases of one class closer than a
  * spread (λ = 5 and up) would merge here and be reported as mismatches.
  */
+/** The order's class as the plan pins it (source, destination, mode, amount). */
+const classOf = (r: TruthRecord) => `${r.plan.sourceAssetId}>${r.plan.destinationAssetId}:${r.plan.mode}:${r.plan.amount}`;
+
 export function chainBurstSizes(all: TruthRecord[], payoutSlot: Map<string, number>, spanSlots: number): Map<string, number> {
   const byClass = new Map<string, { id: string; slot: number }[]>();
   for (const r of all) {
     const slot = payoutSlot.get(`${r.recipient}:${r.plan.destinationAssetId}`);
     if (r.status !== 'completed' || slot === undefined || !r.quoted?.standard) continue;
-    const key = `${r.plan.sourceAssetId}>${r.plan.destinationAssetId}:${r.plan.mode}:${r.plan.amount}`;
+    const key = classOf(r);
     byClass.set(key, [...(byClass.get(key) ?? []), { id: r.trackingId, slot }]);
   }
   const sizes = new Map<string, number>();
@@ -116,6 +130,8 @@ export interface RowMeta {
   planned: number;
   quotesFromMs?: number;
   bursts?: Map<string, number>;
+  /** Tie-breaks per adversary (default DRAWS). */
+  draws?: number;
 }
 
 export type ScoredRow = RowScore & { results: Record<AdversaryId, AdversaryResult> };
@@ -125,7 +141,7 @@ export function scoreRow(view: ChainView, records: TruthRecord[], k: AdversaryKn
   const completed = all.filter((r) => r.scored);
   // The adversary attacks everything the stream put on the chain; only the scored orders are counted.
   const obs = thin(view, all);
-  const results = attack(obs, k, meta.random);
+  const results = attack(obs, k, meta.random, meta.draws ?? DRAWS);
   const bySignature = new Map(all.map((r) => [r.depositSignature, r]));
   const scoredRow = obs.deposits.map((d) => bySignature.get(d.signature)!.scored);
   const truth = obs.deposits.map((d) => {
@@ -135,7 +151,21 @@ export function scoreRow(view: ChainView, records: TruthRecord[], k: AdversaryKn
   const n = Math.max(1, completed.length);
   const hits = (res: AdversaryResult, t: number[]) => t.reduce((a, j, i) => a + (scoredRow[i] && j >= 0 && res.guess[i] === j ? 1 : 0), 0);
   const scoredOnly = <T>(xs: ArrayLike<T>): T[] => Array.from(xs).filter((_, i) => scoredRow[i]);
-  const accuracy = Object.fromEntries(ADVERSARIES.map((id) => [id, hits(results[id], truth) / n])) as Record<AdversaryId, number>;
+  // Per scored order (a completed order the adversary did not find is a miss), each draw's hit.
+  const depositOf = new Map(obs.deposits.map((d, i) => [d.signature, i]));
+  const clusters = completed.map((r) => (r.quoted?.standard ? classOf(r) : r.trackingId));
+  const estimate = (res: AdversaryResult) =>
+    linkedEstimate(
+      res.guesses.map((g) =>
+        completed.map((r) => {
+          const i = depositOf.get(r.depositSignature);
+          return i !== undefined && truth[i]! >= 0 && g[i] === truth[i];
+        }),
+      ),
+      clusters,
+    );
+  const estimates = Object.fromEntries(ADVERSARIES.map((id) => [id, estimate(results[id])])) as Record<AdversaryId, ReturnType<typeof linkedEstimate>>;
+  const accuracy = Object.fromEntries(ADVERSARIES.map((id) => [id, estimates[id].share])) as Record<AdversaryId, number>;
   const median = (id: AdversaryId) => quantile(scoredOnly(results[id].sets), 0.5);
   const best = [...ADVERSARIES].sort((a, b) => accuracy[b] - accuracy[a] || median(a) - median(b))[0]!;
   const res = results[best];
@@ -165,6 +195,7 @@ export function scoreRow(view: ChainView, records: TruthRecord[], k: AdversaryKn
     a1Correct: hits(results.A1, truth),
     best,
     linked: accuracy[best],
+    linkedSE: estimates[best].standardError,
     confidentLinks: truth.reduce((a, j, i) => a + (scoredRow[i] && j >= 0 && res.guess[i] === j && res.confidence[i]! >= 0.9 ? 1 : 0), 0) / n,
     setP10: quantile(scoredOnly(res.sets), 0.1),
     setMedian: median(best),

@@ -10,7 +10,7 @@ import type { RowScore } from '../../bench/privacy/score.ts';
 function row(over: Partial<RowScore>): RowScore & { results: unknown } {
   const base: RowScore = {
     row: 'swap', label: 'swap mix', rate: 1, lambdaD: 150, orders: 456, completed: 456, observed: 1,
-    accuracy: { A1: 0, A2: 0.04, A3: 0.01, A4: 0.02, A5: 0 }, a1Links: 0, a1Correct: 0, best: 'A2', linked: 0.04,
+    accuracy: { A1: 0, A2: 0.04, A3: 0.01, A4: 0.02, A5: 0 }, a1Links: 0, a1Correct: 0, best: 'A2', linked: 0.04, linkedSE: 0.01,
     confidentLinks: 0, setP10: 47, setMedian: 97, delayP50S: 158, delayP95S: 349, costLamports: 1e6, shuffledHits: 1,
     quotedSetMedian: 30, padding: 0, releaseGuess: 0.033, releasedWithMismatches: [], releasedChecked: 456,
   };
@@ -37,9 +37,8 @@ it('passes a quote of 30 for the swap mix measured at 97 with links 1 in 25, and
 });
 
 it('prints a row’s linked share with one standard error of it, so a run’s verdict shows how near the bound it fell', () => {
-  // 4 % of 400 orders: sqrt(0.04 × 0.96 / 400) = 0.98 %.
-  assert.equal(linkedWithError({ linked: 0.04, completed: 400 }), '4.0 ± 1.0 %');
-  assert.equal(linkedWithError({ linked: 0, completed: 100 }), '0.0 ± 0.0 %');
-  const line = targets([{ rate: 1, compression: 4, run: { rows: [row({ row: 'std-out', linked: 0.055, completed: 460, setP10: 30 })], failedOrders: 0, unswept: 0, wallSeconds: 1, rpcRequests: 1, ownDelaysS: [] } }]).find((l) => l.includes('std-out at λ=1/s'))!;
-  assert.match(line, /^MISS .*linked 5\.5 ± 1\.1 % \(A2\)/);
+  assert.equal(linkedWithError({ linked: 0.04, linkedSE: 0.0098 }), '4.0 ± 1.0 %');
+  assert.equal(linkedWithError({ linked: 0, linkedSE: 0 }), '0.0 ± 0.0 %');
+  const line = targets([{ rate: 1, compression: 4, run: { rows: [row({ row: 'std-out', linked: 0.055, linkedSE: 0.004, completed: 460, setP10: 30 })], failedOrders: 0, unswept: 0, wallSeconds: 1, rpcRequests: 1, ownDelaysS: [] } }]).find((l) => l.includes('std-out at λ=1/s'))!;
+  assert.match(line, /^MISS .*linked 5\.5 ± 0\.4 % \(A2\)/);
 });

@@ -9,8 +9,14 @@ import type { Observation } from './observation.ts';
 import { effectiveSets, sinkhorn } from './sinkhorn.ts';
 
 export interface AdversaryResult {
-  /** Per deposit, the payout index it guesses (−1: no guess). */
+  /** Per deposit, the payout index it guesses (−1: no guess): the first of `guesses`. */
   guess: Int32Array;
+  /**
+   * The guess under each of the draws' tie-breaks (A1: its one certain answer). Where the likelihoods tie,
+   * which payout the adversary names is a coin it flips, not something Hush leaks: scoring one flip makes a
+   * row's linked share swing by about a link per release, so the score averages over the flips.
+   */
+  guesses: Int32Array[];
   /** Per deposit, 2^H of its posterior over payouts. */
   sets: number[];
   /** Per deposit, the posterior probability of its guess. */
@@ -34,15 +40,20 @@ function assignShuffled(m: Matrix, random: () => number): Int32Array {
   return maxLikelihoodAssignment(shuffled).map((j) => (j < 0 ? -1 : perm[j]!));
 }
 
-export function attack(obs: Observation, k: AdversaryKnowledge, random: () => number = Math.random): Record<AdversaryId, AdversaryResult> {
+/** `draws`: how many tie-breaks each adversary but A1 (which has no ties) guesses under. */
+export function attack(obs: Observation, k: AdversaryKnowledge, random: () => number = Math.random, draws = 1): Record<AdversaryId, AdversaryResult> {
+  if (!Number.isInteger(draws) || draws < 1) throw new RangeError(`draws must be a positive integer, got ${draws}`);
   const { links, matrices } = adversaryMatrices(obs, k);
   const out = {} as Record<AdversaryId, AdversaryResult>;
   for (const id of ADVERSARIES) {
     const m = matrices[id];
     const posterior = sinkhorn(m);
-    const guess = id === 'A1' ? Int32Array.from({ length: m.rows }, (_, i) => links.get(i) ?? -1) : assignShuffled(m, random);
+    const guesses =
+      id === 'A1' ? [Int32Array.from({ length: m.rows }, (_, i) => links.get(i) ?? -1)] : Array.from({ length: draws }, () => assignShuffled(m, random));
+    const guess = guesses[0]!;
     out[id] = {
       guess,
+      guesses,
       sets: effectiveSets(posterior),
       confidence: Array.from(guess, (j, i) => (j < 0 ? 0 : posterior.data[i * m.cols + j]!)),
     };
