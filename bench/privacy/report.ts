@@ -16,7 +16,7 @@ const num = (x: number) => (Number.isFinite(x) ? (x >= 10 ? x.toFixed(0) : x.toF
 const LAMPORTS_PER_SOL = 1e9;
 
 export function tableRows(results: RateResult[]): string[][] {
-  const header = ['workload', 'λ /s', 'λ·D', 'orders', 'quoted set', 'A1', 'A2', 'A3', 'A4', 'A5', 'best links', 'set p10', 'set median', 'delay p50 s', 'delay p95 s', 'cost SOL/order'];
+  const header = ['workload', 'λ /s', 'λ·D', 'orders', 'quoted set', 'A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'best links', 'set p10', 'set median', 'delay p50 s', 'delay p95 s', 'cost SOL/order'];
   const rows = results.flatMap(({ run }) =>
     run.rows.map((r: RowScore) => [
       r.label,
@@ -29,6 +29,7 @@ export function tableRows(results: RateResult[]): string[][] {
       pct(r.accuracy.A3),
       pct(r.accuracy.A4),
       pct(r.accuracy.A5),
+      pct(r.accuracy.A6),
       `${pct(r.linked)} (${r.best})`,
       num(r.setP10),
       num(r.setMedian),

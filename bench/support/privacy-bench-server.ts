@@ -41,12 +41,20 @@ console.log(
     feePayer: hush.treasury.feePayer.address,
     pools: [...new Set(hush.treasury.allPools().map((p) => p.address))],
     slotMs: config.localnetSlotMs,
-    // The published rules, not the randomness: HUSH_PRIVACY, the target, the budget, the window and the
-    // two-slot gap. A release comes at most the budget less the window's max after its oldest deposit.
+    // The published rules, not the randomness: HUSH_PRIVACY, the target, the budget, the window, the
+    // two-slot gap and the ceiling. A release comes at most the budget less the window's max after its
+    // oldest deposit that asked for nothing, the ceiling less it after one that asked to wait.
     policy: {
       delayWindowS: config.payoutDelayS,
       ...(config.privacy === 'on'
-        ? { classRelease: { targetSet: config.privacyK ?? config.privacyTargetSet, maxDelayS: config.privacyMaxDelayS - config.payoutDelayS.max, minGapS: minGapMs(config.localnetSlotMs) / 1000 } }
+        ? {
+            classRelease: {
+              targetSet: config.privacyK ?? config.privacyTargetSet,
+              maxDelayS: config.privacyMaxDelayS - config.payoutDelayS.max,
+              minGapS: minGapMs(config.localnetSlotMs) / 1000,
+              ceilingS: config.privacyMaxWaitS - config.payoutDelayS.max,
+            },
+          }
         : {}),
     },
   }),

@@ -220,7 +220,7 @@ function schedule(going: Member[], reason: ReleaseReason, now: number, policy: R
  */
 export function expectedRelease(
   ratePerS: number | undefined,
-  policy: Pick<ReleasePolicy, 'targetSet' | 'fixedK' | 'budgetMs' | 'ceilingMs' | 'spreadFromMs' | 'spreadMs' | 'passEveryMs'>,
+  policy: Pick<ReleasePolicy, 'targetSet' | 'fixedK' | 'budgetMs' | 'ceilingMs' | 'spreadFromMs' | 'spreadMs' | 'passEveryMs' | 'minGapMs'>,
   choice?: PrivacyChoice,
 ): { delaySeconds: number; batch: number } {
   const holdS = holdMs({ ...policy, budgetMs: memberBudgetMs(choice, policy) }) / 1000;
@@ -232,9 +232,13 @@ export function expectedRelease(
   const fillS = (target - 1) / rate;
   // A deposit lands anywhere in its class's cycle: on average it waits half of it.
   if (fillS <= holdS) return { delaySeconds: fillS / 2, batch: target };
+  // Cannot fill, and waiting for a set: held to its own ceiling and then sent with only those whose
+  // ceilings end with it (within the merge horizon): every other member still waits for its set. So its
+  // whole hold, for about one — and then its delay names its deposit (bench:privacy's A6).
+  if (minSet !== undefined) return { delaySeconds: holdS, batch: Math.max(1, Math.min(target, 1 + (rate * mergeHorizonMs(policy)) / 1000)) };
   // Cannot fill: steered, the class goes once the rest of the hold is expected to bring under
-  // MIN_EXPECTED_ARRIVALS more; a member waiting for a set (or a fixed k) is held to its deadline.
-  const cycleS = policy.fixedK || minSet !== undefined ? holdS : Math.max(0, holdS - MIN_EXPECTED_ARRIVALS / rate);
+  // MIN_EXPECTED_ARRIVALS more; a fixed k is held to the oldest member's deadline and takes the class.
+  const cycleS = policy.fixedK ? holdS : Math.max(0, holdS - MIN_EXPECTED_ARRIVALS / rate);
   return { delaySeconds: cycleS / 2, batch: Math.max(1, Math.min(target, 1 + rate * cycleS)) };
 }
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { classKey, decideRelease, expectedRelease, holdMs, MIN_EXPECTED_ARRIVALS, pinnedAmount, releaseReason, type ClassRate, type ReleasePolicy, type WaitingPayout } from '../../src/domain/class-release.ts';
+import { classKey, decideRelease, expectedRelease, holdMs, mergeHorizonMs, MIN_EXPECTED_ARRIVALS, pinnedAmount, releaseReason, type ClassRate, type ReleasePolicy, type WaitingPayout } from '../../src/domain/class-release.ts';
 import { payoutDueFor } from '../../src/domain/settlement/payout-delay.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { duePolicy } from '../../src/config/privacy-settings.ts';
@@ -182,6 +182,20 @@ describe('expectedRelease', () => {
     assert.deepEqual(expectedRelease(undefined, quoted, { minAnonymitySet: 5 }), { delaySeconds: holdMs({ ...quoted, budgetMs: quoted.ceilingMs }) / 1000, batch: 1 }, 'patient, no traffic: its whole hold');
     assert.deepEqual(expectedRelease(0, quoted), { delaySeconds: 0, batch: 1 }, 'idle: released at once, alone');
     assert.deepEqual(expectedRelease(1, quoted), { delaySeconds: 3.5, batch: 8 }, 'busy: half of the fill time of 7 more');
+  });
+
+  it('a member waiting for a set its class cannot fill within the ceiling is promised its whole hold and about one, not the class', () => {
+    const ceilingHoldS = holdMs({ ...quoted, budgetMs: quoted.ceilingMs }) / 1000;
+    const horizonS = mergeHorizonMs(quoted) / 1000;
+    // 19 more are needed; at this rate the ceiling's hold brings about half of them.
+    const rate = 9 / ceilingHoldS;
+    const thin = expectedRelease(rate, quoted, { minAnonymitySet: 20 });
+    assert.equal(thin.delaySeconds, ceilingHoldS, 'held to its own ceiling');
+    assert.ok(Math.abs(thin.batch - (1 + rate * horizonS)) < 1e-9 && thin.batch < 2, `sent with ${thin.batch}: those whose ceilings end with its own`);
+    // The same class without a choice is steered: released together at the target's deadline, many at once.
+    assert.ok(expectedRelease(rate, { ...quoted, targetSet: 20 }).batch > 5);
+    // Busy enough to fill within the ceiling: the set, after half the fill time.
+    assert.deepEqual(expectedRelease(20 / ceilingHoldS, quoted, { minAnonymitySet: 20 }), { delaySeconds: (19 * ceilingHoldS) / 20 / 2, batch: 20 });
   });
 });
 

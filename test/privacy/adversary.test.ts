@@ -338,3 +338,43 @@ describe('adversary arithmetic', () => {
     console.log(`# 600×600: assignment ${assignMs.toFixed(0)} ms, Sinkhorn ${sinkMs.toFixed(0)} ms`);
   });
 });
+
+describe('adversaries against members that wait for a set (A6)', () => {
+  // The ceiling published beside the budget: a member that asked for a set is held up to 600 s.
+  const patientPolicy: ReleasePolicy = { delayWindowS: { min: 5, max: 30 }, classRelease: { targetSet: 8, maxDelayS: 240, minGapS: 0.8, ceilingS: 600 } };
+  const patientKnowledge = (): AdversaryKnowledge => ({ ...classKnowledge(), policy: patientPolicy });
+  const slot = (t: number) => Math.round(t / 0.4);
+
+  it('links members of a thin class that go alone when their ceilings run out; the budget-bound model (A4) does not', () => {
+    const rand = seeded(15);
+    let a4 = 0;
+    let a6 = 0;
+    const trials = 10;
+    for (let t = 0; t < trials; t++) {
+      // Six deposits asking for 8, 60–100 s apart: the class never reaches 8, so each goes at its own ceiling
+      // (its hold: the ceiling less two passes), at a uniform moment of the window.
+      const arrivals: number[] = [];
+      for (let i = 0, x = 10; i < 6; i++, x += 60 + 40 * rand()) arrivals.push(x);
+      const deposits = arrivals.map((x) => deposit(10_000_000n, slot(x)));
+      const paid = arrivals.map((x) => x + 600 - 2 + 0.5 * rand() + 5 + 25 * rand());
+      const payouts = deposits.map((d, i) => payout(`r-${d.signature}`, payoutOf(d.amount, [0, 10, 25, 50][i % 4]!), slot(paid[i]!)));
+      const r = attack({ deposits, payouts }, patientKnowledge(), rand, 4);
+      const truth = deposits.map((_, i) => i);
+      a4 += accuracy(r.A4.guess, truth);
+      a6 += accuracy(r.A6.guess, truth);
+    }
+    assert.ok(a6 / trials > 0.9, `A6 links ${((100 * a6) / trials).toFixed(0)} %`);
+    assert.ok(a4 / trials < a6 / trials, `A4 links ${((100 * a4) / trials).toFixed(0)} %, A6 ${((100 * a6) / trials).toFixed(0)} %`);
+  });
+
+  it('stays a 1-in-k guess where a class is released whole at its target, the ceiling published or not', () => {
+    const rand = seeded(16);
+    let hits = 0;
+    const trials = 40;
+    for (let t = 0; t < trials; t++) {
+      const { obs, truth } = released(Array.from({ length: 8 }, (_, i) => ({ t: 100 + i * 10 * rand(), amount: 10_000_000n })), rand);
+      hits += accuracy(attack(obs, patientKnowledge(), rand).A6.guess, truth);
+    }
+    assert.ok(hits / trials < 0.25, `A6 links ${((100 * hits) / trials).toFixed(0)} % (expected about 12 %)`);
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * The five adversaries as likelihood matrices over (deposit, payout) pairs. Each sees only an Observation
+ * The six adversaries as likelihood matrices over (deposit, payout) pairs. Each sees only an Observation
  * (the chain), the fee schedule (the public quote API) and the release policy (Hush's published
  * configuration); none sees the bench's ground truth.
  */
@@ -10,7 +10,7 @@ import { releaseTiming, standardClass } from './release-model.ts';
 import { plausibleDelay, timingLikelihood } from './timing-model.ts';
 import type { AdversaryKnowledge } from './knowledge.ts';
 
-export type AdversaryId = 'A1' | 'A2' | 'A3' | 'A4' | 'A5';
+export type AdversaryId = 'A1' | 'A2' | 'A3' | 'A4' | 'A5' | 'A6';
 
 export type { AdversaryKnowledge } from './knowledge.ts';
 
@@ -82,6 +82,12 @@ export function pinLinks(m: Matrix, links: Map<number, number>): Matrix {
   return out;
 }
 
+function times(a: Matrix, b: Matrix): Matrix {
+  const out = matrix(a.rows, a.cols);
+  for (let x = 0; x < out.data.length; x++) out.data[x] = a.data[x]! * b.data[x]!;
+  return out;
+}
+
 export interface AdversaryMatrices {
   links: Map<number, number>;
   matrices: Record<AdversaryId, Matrix>;
@@ -95,12 +101,15 @@ export function adversaryMatrices(obs: Observation, k: AdversaryKnowledge): Adve
   const timing = build(obs, (d, p) => (compatible(k.schedule, d, p) ? timingLikelihood((p.slot - d.slot) * k.slotS, k.policy, k.latency, standardClass(k, d, p) !== null) : 0));
   // A4: amounts, and timing under the release structure the amounts reveal (bursts per class).
   const released = releaseTiming(obs, k, amounts);
-  const joint = matrix(compat.rows, compat.cols);
-  for (let x = 0; x < joint.data.length; x++) joint.data[x] = amounts.data[x]! * released.data[x]!;
+  const joint = times(amounts, released);
+  // A6: the same, knowing that a member may wait for a set up to the published ceiling (when it is longer
+  // than the budget): the release at a deposit's ceiling is its likeliest, and any before may take it.
+  const ceiling = k.policy.classRelease?.ceilingS;
+  const patient = ceiling !== undefined && ceiling > k.policy.classRelease!.maxDelayS ? times(amounts, releaseTiming(obs, k, amounts, true)) : joint;
   return {
     links,
     // A4 does not pin A1's links: a tell that misfires (a blockhash shared by coincidence) would cost it
     // pairs the amounts and timing had right; A1 stands as its own adversary instead.
-    matrices: { A1: pinLinks(compat, links), A2: amounts, A3: timing, A4: joint, A5: compat },
+    matrices: { A1: pinLinks(compat, links), A2: amounts, A3: timing, A4: joint, A5: compat, A6: patient },
   };
 }

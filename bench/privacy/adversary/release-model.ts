@@ -57,11 +57,23 @@ function bursts(times: number[], idx: number[], spanS: number): number[][] {
 }
 
 /**
+ * How much likelier than a deposit still waiting (A6) one whose ceiling runs out at a release is to go in
+ * it: a member held for a set goes at the latest then, and any release before that takes it only if the
+ * set it asked for was reached, which the adversary cannot see. Not fitted to any run's truth.
+ */
+const WAITING = 0.25;
+
+/**
  * Timing likelihood of each (deposit, payout) pair under class release, given `amounts` (A2's matrix,
  * which says which deposits a payout's class can hold). Pairs that are not standard, or a policy without
  * class release, get the plain feasible-range density.
+ *
+ * `patience` (A6): members may have asked to wait for a set (the published ceiling bounds them), so a
+ * release need not take every deposit then waiting, and a deposit the class's previous release passed over
+ * may still be waiting. Such a deposit is a candidate of every release until its ceiling, and the release
+ * when its ceiling runs out is the likeliest.
  */
-export function releaseTiming(obs: Observation, k: AdversaryKnowledge, amounts: Matrix): Matrix {
+export function releaseTiming(obs: Observation, k: AdversaryKnowledge, amounts: Matrix, patience = false): Matrix {
   const { deposits, payouts } = obs;
   const m = matrix(deposits.length, payouts.length);
   const c = k.policy.classRelease;
@@ -81,6 +93,7 @@ export function releaseTiming(obs: Observation, k: AdversaryKnowledge, amounts: 
   if (!c) return m;
 
   const { min, max } = k.policy.delayWindowS;
+  const ceiling = c.ceilingS ?? c.maxDelayS;
   const lag = k.latency.mu + 2 * k.latency.sigma; // deposit→confirmation plus due→payout: at most this
   const spanS = max - min + 4 * k.latency.sigma + 2 * k.slotS;
   const times = payouts.map((p) => t(p.slot));
@@ -99,13 +112,21 @@ export function releaseTiming(obs: Observation, k: AdversaryKnowledge, amounts: 
       const never = Math.max(b.releaseHi, sure) + k.slotS;
       return x <= sure ? 1 : x >= never ? 0 : (never - x) / (never - sure);
     };
+    // A deposit held for a set: waiting at this release and not past its ceiling; due when its ceiling ends
+    // within the release's bounds (less the hold's two passes, within the pipeline's lag).
+    const patient = (b: Burst, x: number) => {
+      const waiting = before(b, x) * (x + ceiling + lag + 1 >= b.releaseLo ? 1 : 0);
+      const due = x + ceiling >= b.releaseLo - lag - k.slotS && x + ceiling - 2 - lag <= b.releaseHi + k.slotS;
+      return waiting * (due ? 1 : WAITING);
+    };
     list.forEach((b, n) => {
       const prev = n > 0 ? list[n - 1]! : null;
       const density = 1 / (max - min + 2 * k.latency.sigma + k.slotS);
       for (let i = 0; i < deposits.length; i++) {
         const x = t(deposits[i]!.slot);
         // Waiting at this release, not taken by the class's previous one, and not past its cap before it.
-        const w = before(b, x) * (prev ? 1 - before(prev, x) : 1) * (x + c.maxDelayS + lag + 1 >= b.releaseLo ? 1 : 0);
+        const fresh = before(b, x) * (prev ? 1 - before(prev, x) : 1) * (x + c.maxDelayS + lag + 1 >= b.releaseLo ? 1 : 0);
+        const w = patience && ceiling > c.maxDelayS ? Math.max(fresh, patient(b, x)) : fresh;
         for (const j of b.payouts) {
           if (!(at(amounts, i, j) > 0) || standardClass(k, deposits[i]!, payouts[j]!) === null) continue;
           m.data[i * m.cols + j] = (1 - BROAD) * w * density + BROAD * m.data[i * m.cols + j]!;

@@ -17,7 +17,17 @@ export interface ReleasePolicy {
    * budget less the window) after the class's oldest deposit, then within the window; a non-standard one
    * waits only `minGapS` (two slots). Unset with privacy off.
    */
-  classRelease?: { targetSet: number; maxDelayS: number; minGapS: number };
+  classRelease?: {
+    targetSet: number;
+    maxDelayS: number;
+    minGapS: number;
+    /**
+     * HUSH_PRIVACY_MAX_WAIT_S less the window: the longest a member that asked to wait is held. A member
+     * that asked for a set its class does not reach goes when this runs out (docs/spec.md §9), alone
+     * or with the few whose holds end with it. Absent: nobody is held past `maxDelayS`.
+     */
+    ceilingS?: number;
+  };
 }
 
 /** Deposit-confirmed-to-payout latency outside the policy's wait, seconds: Normal(mu, sigma). */
