@@ -1,0 +1,23 @@
+/**
+ * The SDK's human lines for a quote's privacy (describePrivacy): a partner that shows them to its user
+ * must not promise a set the class cannot reach. describePrivacy reads only the quote's `privacy`.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { describePrivacy, type Quote } from '../../packages/sdk/src/index.ts';
+
+const request = { amount: '1000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: 's', recipientAddress: 'r' };
+const quoteWith = (privacy: Partial<Quote['privacy']>) =>
+  ({ privacy: { standard: true, anonymitySet: 30, delaySeconds: 120, suggestedAmounts: ['1000000'], basis: 'measured', ...privacy } }) as unknown as Quote;
+
+it('says when a class is not expected to reach the set asked within the ceiling: the whole wait, about one, and the way out', () => {
+  const [line] = describePrivacy(request, quoteWith({ anonymitySet: 1, delaySeconds: 21_569, requested: { minAnonymitySet: 20 } }), []);
+  assert.match(line!, /not expected to reach the set asked \(asked: wait for a set of 20\) within the ceiling: held about 21569 s/);
+  assert.match(line!, /expected anonymity set 1/);
+  // Reachable: the set it expects, as before.
+  const [reached] = describePrivacy(request, quoteWith({ anonymitySet: 20, delaySeconds: 900, requested: { minAnonymitySet: 20 } }), []);
+  assert.match(reached!, /expected anonymity set 20, expected wait about 900 s/);
+  // Without traffic, waiting for a set: likely alone at the end of the wait.
+  const [cold] = describePrivacy(request, quoteWith({ anonymitySet: 1, delaySeconds: 21_569, basis: 'no_traffic', requested: { minAnonymitySet: 20 } }), []);
+  assert.match(cold!, /likely alone/);
+});
