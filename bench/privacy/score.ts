@@ -11,9 +11,9 @@ import type { TruthRecord } from './driver.ts';
 import { linkedEstimate } from './linked-estimate.ts';
 
 /**
- * Tie-breaks each adversary guesses under (linked-estimate.ts). 16 leaves the flips a quarter of their
- * one-draw error; the matchings are solved per class, so the cost is a few seconds per row at λ = 1 on the
- * scoring thread (bench:privacy prints each run's scoring time).
+ * Tie-breaks each adversary of TIE_DRAWN guesses under (linked-estimate.ts). 16 leave the flips a quarter
+ * of their one-draw error; those adversaries' matchings are solved per class, so the draws cost seconds per
+ * row at λ = 1 on the scoring thread (bench:privacy prints each run's scoring time).
  */
 export const DRAWS = 16;
 
@@ -60,6 +60,9 @@ export interface RowScore {
   releasedChecked: number;
 }
 
+/** The order's class as the plan pins it (source, destination, mode, amount). */
+const classOf = (r: TruthRecord) => `${r.plan.sourceAssetId}>${r.plan.destinationAssetId}:${r.plan.mode}:${r.plan.amount}`;
+
 /**
  * For each completed private order (its quote said so), the payouts of its class (source, destination,
  * mode, pinned amount, from the plan) in its burst on the chain: payouts of the class a gap of at most
@@ -67,9 +70,6 @@ export interface RowScore {
  * says plays no part, so a release Hush under-reports is caught too. Releases of one class closer than a
  * spread (λ = 5 and up) would merge here and be reported as mismatches.
  */
-/** The order's class as the plan pins it (source, destination, mode, amount). */
-const classOf = (r: TruthRecord) => `${r.plan.sourceAssetId}>${r.plan.destinationAssetId}:${r.plan.mode}:${r.plan.amount}`;
-
 export function chainBurstSizes(all: TruthRecord[], payoutSlot: Map<string, number>, spanSlots: number): Map<string, number> {
   const byClass = new Map<string, { id: string; slot: number }[]>();
   for (const r of all) {

@@ -57,9 +57,9 @@ function bursts(times: number[], idx: number[], spanS: number): number[][] {
 }
 
 /**
- * How much likelier than a deposit still waiting (A6) one whose ceiling runs out at a release is to go in
- * it: a member held for a set goes at the latest then, and any release before that takes it only if the
- * set it asked for was reached, which the adversary cannot see. Not fitted to any run's truth.
+ * A6's weight for a deposit that may still be waiting at a release other than the one where its ceiling
+ * runs out (weight 1 there): a member held for a set goes at the latest then, and an earlier release takes
+ * it only if the set it asked for was reached, which the adversary cannot see. Not fitted to any run.
  */
 const WAITING = 0.25;
 
