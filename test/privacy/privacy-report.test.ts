@@ -42,3 +42,16 @@ it('prints a row’s linked share with one standard error of it, so a run’s ve
   const line = targets([{ rate: 1, compression: 4, run: { rows: [row({ row: 'std-out', linked: 0.055, linkedSE: 0.004, completed: 460, setP10: 30 })], failedOrders: 0, unswept: 0, wallSeconds: 1, rpcRequests: 1, ownDelaysS: [] } }]).find((l) => l.includes('std-out at λ=1/s'))!;
   assert.match(line, /^MISS .*linked 5\.5 ± 0\.4 % \(A2\)/);
 });
+
+it('judges the mixed row\'s default orders no worse than the default-only row within one standard error of the difference', () => {
+  const mixedLine = (mixed: number, alone: number) =>
+    targets([
+      { rate: 0.2, compression: 16, run: { rows: [row({ row: 'mixed-default', rate: 0.2, linked: mixed, linkedSE: 0.012 }), row({ row: 'std-out', rate: 0.2, linked: alone, linkedSE: 0.016 })], failedOrders: 0, unswept: 0, wallSeconds: 1, rpcRequests: 1, ownDelaysS: [] } },
+    ]).find((l) => l.includes('mixed at'))!;
+  // 0.1 point apart with errors of 1.2 and 1.6: equal as far as the run can tell.
+  assert.match(mixedLine(0.071, 0.07), /^PASS .*a difference of 0\.1 ± 2\.0 points/);
+  // Better is better.
+  assert.match(mixedLine(0.05, 0.07), /^PASS /);
+  // Worse by more than the difference's error (2.0 points): a miss.
+  assert.match(mixedLine(0.095, 0.07), /^MISS .*a difference of 2\.5 ± 2\.0 points/);
+});
