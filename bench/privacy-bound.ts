@@ -22,6 +22,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { releasePolicy } from '../src/config/privacy-settings.ts';
 import { decideRelease, holdMs, type ReleasePolicy } from '../src/domain/class-release.ts';
 import { denominationsFor, type DenominationMenu } from '../src/domain/denomination-menu.ts';
+import type { PrivacyChoice } from '../src/domain/privacy-choice.ts';
 import { seeded, workloads } from './privacy/workloads.ts';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
@@ -30,11 +31,15 @@ if (args.get('target')) env.HUSH_PRIVACY_TARGET_SET = args.get('target');
 if (args.get('budget')) env.HUSH_PRIVACY_MAX_DELAY_S = args.get('budget');
 if (args.get('k')) env.HUSH_PRIVACY_K = args.get('k');
 if (args.get('window')) env.HUSH_PAYOUT_DELAY_S = args.get('window');
+if (args.get('ceiling')) env.HUSH_PRIVACY_MAX_WAIT_S = args.get('ceiling');
 const config = loadConfig(env);
 const menus = (args.get('menu') ?? 'decade,1-2-5').split(',') as DenominationMenu[];
 const rates = (args.get('rates') ?? '0.05,0.2,1').split(',').map(Number);
 const hours = Number(args.get('hours') ?? 8);
 const DRAWS = 200_000;
+// --min-set=N: every order asks for a set of N (the patient row); the ceiling is then its bound.
+const minSet = args.get('min-set') ? Number(args.get('min-set')) : undefined;
+const choice: PrivacyChoice | undefined = minSet !== undefined ? { minAnonymitySet: minSet } : undefined;
 
 export interface BoundResult {
   classes: number;
@@ -66,16 +71,16 @@ function classShares(menu: DenominationMenu, row: string): Map<string, number> {
 }
 
 /** Simulates `hours` of Poisson traffic at `rate` through decideRelease; scores the orders after the first budget and before the last. */
-export function simulate(shares: Map<string, number>, rate: number, policy: ReleasePolicy, simHours: number, seed = 7, windowMs = config.privacyTrafficWindowS * 1000, trueRate = args.has('true-rate')): BoundResult {
+export function simulate(shares: Map<string, number>, rate: number, policy: ReleasePolicy, simHours: number, seed = 7, windowMs = config.privacyTrafficWindowS * 1000, trueRate = args.has('true-rate'), asked = choice): BoundResult {
   const rand = seeded(seed);
   const endMs = simHours * 3_600_000;
-  const arrivals: { id: string; classKey: string; confirmedAt: number }[] = [];
+  const arrivals: { id: string; classKey: string; confirmedAt: number; choice?: PrivacyChoice }[] = [];
   for (const [key, p] of shares) {
     let t = 0;
     for (;;) {
       t += (-Math.log(1 - rand()) / (rate * p)) * 1000;
       if (t > endMs) break;
-      arrivals.push({ id: String(arrivals.length).padStart(9, '0'), classKey: key, confirmedAt: t });
+      arrivals.push({ id: String(arrivals.length).padStart(9, '0'), classKey: key, confirmedAt: t, ...(asked ? { choice: asked } : {}) });
     }
   }
   arrivals.sort((a, b) => a.confirmedAt - b.confirmedAt);
@@ -92,8 +97,10 @@ export function simulate(shares: Map<string, number>, rate: number, policy: Rele
   const waiting: typeof arrivals = [];
   const sets: number[] = [];
   const delays: number[] = [];
-  const scoredFrom = policy.budgetMs;
-  const scoredTo = endMs - 2 * policy.budgetMs;
+  // The edges: a hold's first members find no measured traffic, and the last ones no padding after them.
+  const edgeMs = asked ? policy.ceilingMs : policy.budgetMs;
+  const scoredFrom = edgeMs;
+  const scoredTo = endMs - 2 * edgeMs;
   let next = 0;
   for (now = 0; now <= endMs; now += policy.passEveryMs) {
     while (next < arrivals.length && arrivals[next]!.confirmedAt <= now) {
@@ -147,7 +154,7 @@ if (args.has('tradeoff')) {
   }
 } else {
   const policy = releasePolicy(config);
-  console.log(`ideal class release (one link per release, ${args.has('true-rate') ? 'true rates' : 'rates measured as Hush does'}): ${policy.fixedK ? `fixed k ${policy.targetSet}` : `target set ${policy.targetSet}`}, budget ${policy.budgetMs / 1000} s, spread ${config.payoutDelayS.min}-${config.payoutDelayS.max} s, ${hours} h simulated per line`);
+  console.log(`ideal class release (one link per release, ${args.has('true-rate') ? 'true rates' : 'rates measured as Hush does'}): ${policy.fixedK ? `fixed k ${policy.targetSet}` : `target set ${policy.targetSet}`}, budget ${policy.budgetMs / 1000} s, spread ${config.payoutDelayS.min}-${config.payoutDelayS.max} s, ${minSet !== undefined ? `every order minAnonymitySet ${minSet}, ceiling ${policy.ceilingMs / 1000} s, ` : ''}${hours} h simulated per line`);
   console.log('menu     row      classes  λ /s   linked   set p10/median   delay p50/p95 s');
   for (const menu of menus) {
     for (const row of ROWS) {

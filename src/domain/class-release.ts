@@ -129,16 +129,36 @@ function member(w: WaitingPayout, policy: ReleasePolicy): Member {
 }
 
 /**
- * Who of a class would go together now: every member but those that asked for a larger set than would go
- * and may still wait for it. Removing one shrinks the set, so repeat. A member whose own hold ends before
- * a new burst could follow this one (mergeHorizonMs) goes with it: alone right after, it would either
- * overlap this burst on the chain or pass its bound.
+ * Whether a member that asked for a larger set than `going` holds out for it: while its hold has time left
+ * after a new burst could follow this one (mergeHorizonMs), and only while the class can still be expected
+ * to bring the set in that time: the `company` holding out with it (itself included) plus the class's
+ * measured arrivals before its deadline. A member whose set is out of reach goes with the class instead:
+ * held to its ceiling it would go alone, or with the few whose ceilings end with its own, at a delay that
+ * names its deposit.
  */
-function goingTogether(members: Member[], now: number, policy: ReleasePolicy): Member[] {
-  const horizon = mergeHorizonMs(policy);
+function holdsOut(m: Pick<Member, 'choice' | 'wants' | 'deadline'>, going: number, company: number, now: number, ratePerMs: number | undefined, policy: ReleasePolicy): boolean {
+  if (!(m.choice && 'minAnonymitySet' in m.choice) || m.wants <= going || now >= m.deadline - mergeHorizonMs(policy)) return false;
+  return company + (ratePerMs ?? 0) * (m.deadline - now) >= m.wants;
+}
+
+/**
+ * Who of a class would go together now. First every member but those holding out for more than would go,
+ * each counting the whole class as its possible company: removing one shrinks the set, so repeat. Then
+ * those left out are the company they would really have: one that cannot expect its set among them goes
+ * after all, which adds to the set and takes from their company, so repeat. Each loop only moves members
+ * one way, so each ends within as many rounds as there are members.
+ */
+function goingTogether(members: Member[], now: number, policy: ReleasePolicy, ratePerMs: number | undefined): Member[] {
   let going = members;
   for (;;) {
-    const next = going.filter((m) => !(m.choice && 'minAnonymitySet' in m.choice && m.wants > going.length && now < m.deadline - horizon));
+    const next = going.filter((m) => !holdsOut(m, going.length, members.length, now, ratePerMs, policy));
+    if (next.length === going.length) break;
+    going = next;
+  }
+  for (;;) {
+    const inGoing = new Set(going);
+    const company = members.length - going.length;
+    const next = members.filter((m) => inGoing.has(m) || !holdsOut(m, going.length, company, now, ratePerMs, policy));
     if (next.length === going.length) return going;
     going = next;
   }
@@ -179,8 +199,9 @@ export function decideRelease(
   const release: ScheduledPayout[] = [];
   let nextDeadline: number | null = null;
   for (const [key, members] of [...classes.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const going = goingTogether(members, now, policy);
-    const reason = releaseReason(going, members.some((m) => asksToWait(m.choice)), now, policy, rate(key));
+    const ratePerMs = rate(key);
+    const going = goingTogether(members, now, policy, ratePerMs);
+    const reason = releaseReason(going, members.some((m) => asksToWait(m.choice)), now, policy, ratePerMs);
     if (reason !== null) release.push(...schedule(going, reason, now, policy, random, lastBurst(key)));
     const released = new Set(reason !== null ? going.map((m) => m.id) : []);
     for (const m of members) if (!released.has(m.id) && (nextDeadline === null || m.deadline < nextDeadline)) nextDeadline = m.deadline;
@@ -220,7 +241,7 @@ function schedule(going: Member[], reason: ReleaseReason, now: number, policy: R
  */
 export function expectedRelease(
   ratePerS: number | undefined,
-  policy: Pick<ReleasePolicy, 'targetSet' | 'fixedK' | 'budgetMs' | 'ceilingMs' | 'spreadFromMs' | 'spreadMs' | 'passEveryMs' | 'minGapMs'>,
+  policy: Pick<ReleasePolicy, 'targetSet' | 'fixedK' | 'budgetMs' | 'ceilingMs' | 'spreadFromMs' | 'spreadMs' | 'passEveryMs'>,
   choice?: PrivacyChoice,
 ): { delaySeconds: number; batch: number } {
   const holdS = holdMs({ ...policy, budgetMs: memberBudgetMs(choice, policy) }) / 1000;
@@ -232,13 +253,11 @@ export function expectedRelease(
   const fillS = (target - 1) / rate;
   // A deposit lands anywhere in its class's cycle: on average it waits half of it.
   if (fillS <= holdS) return { delaySeconds: fillS / 2, batch: target };
-  // Cannot fill, and waiting for a set: held to its own ceiling and then sent with only those whose
-  // ceilings end with it (within the merge horizon): every other member still waits for its set. So its
-  // whole hold, for about one — and then its delay names its deposit (bench:privacy's A6).
-  if (minSet !== undefined) return { delaySeconds: holdS, batch: Math.max(1, Math.min(target, 1 + (rate * mergeHorizonMs(policy)) / 1000)) };
   // Cannot fill: steered, the class goes once the rest of the hold is expected to bring under
-  // MIN_EXPECTED_ARRIVALS more; a fixed k is held to the oldest member's deadline and takes the class.
-  const cycleS = policy.fixedK ? holdS : Math.max(0, holdS - MIN_EXPECTED_ARRIVALS / rate);
+  // MIN_EXPECTED_ARRIVALS more. A fixed k is held to the oldest member's deadline and takes the class; so
+  // is a class whose members wait for a set it cannot bring within their ceilings (holdsOut): none holds
+  // out, and the class goes together when the oldest one's hold runs out.
+  const cycleS = policy.fixedK || minSet !== undefined ? holdS : Math.max(0, holdS - MIN_EXPECTED_ARRIVALS / rate);
   return { delaySeconds: cycleS / 2, batch: Math.max(1, Math.min(target, 1 + rate * cycleS)) };
 }
 

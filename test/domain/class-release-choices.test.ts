@@ -20,7 +20,12 @@ const choiceArb: fc.Arbitrary<PrivacyChoice | undefined> = fc.oneof(
 const arrivalsArb = fc.array(fc.record({ at: fc.integer({ min: 0, max: 240_000 }), cls: fc.integer({ min: 0, max: 1 }), choice: choiceArb }), { minLength: 1, maxLength: 30 });
 const rateArb = fc.oneof(fc.constant(undefined), fc.constant(0), fc.double({ min: 1e-6, max: 1e-2, noNaN: true }));
 
-interface Sent { at: number; releasedWith: number; decidedAt: number }
+/**
+ * What a member was sent with and when that was decided; `couldHoldOut`, how many of its class were waiting
+ * then that asked for a set larger than that release and whose holds had not (nearly) run out: the most
+ * company it could have had by waiting on.
+ */
+interface Sent { at: number; releasedWith: number; decidedAt: number; couldHoldOut: number }
 
 /** Every pass from the first arrival until everyone has gone; what each member was sent with. */
 function run(arrivals: { at: number; cls: number; choice: PrivacyChoice | undefined }[], rate: number | undefined, p: ReleasePolicy): { waiting: WaitingPayout[]; sent: Map<string, Sent> } {
@@ -35,8 +40,9 @@ function run(arrivals: { at: number; cls: number; choice: PrivacyChoice | undefi
     while (next < all.length && all[next]!.confirmedAt <= now) waiting.push(all[next++]!);
     const out = decideRelease(waiting, now, p, () => rate, Math.random, (key) => lastBurst.get(key));
     for (const r of out.release) {
-      sent.set(r.id, { at: r.at, releasedWith: r.releasedWith, decidedAt: now });
       const key = all.find((w) => w.id === r.id)!.classKey;
+      const couldHoldOut = waiting.filter((w) => w.classKey === key && w.choice && 'minAnonymitySet' in w.choice && w.choice.minAnonymitySet > r.releasedWith && now < w.confirmedAt + memberHoldMs(w.choice, p) - mergeHorizonMs(p)).length;
+      sent.set(r.id, { at: r.at, releasedWith: r.releasedWith, decidedAt: now, couldHoldOut });
       lastBurst.set(key, Math.max(lastBurst.get(key) ?? 0, r.at));
     }
     for (let i = waiting.length - 1; i >= 0; i--) if (sent.has(waiting[i]!.id)) waiting.splice(i, 1);
@@ -62,7 +68,7 @@ describe('decideRelease with mixed choices', () => {
     );
   });
 
-  it('never below a member\'s minimum while its ceiling allows: a smaller release only once its own hold has (nearly) run out', () => {
+  it('never below a member\'s minimum while its ceiling allows: a smaller release only once its own hold has (nearly) run out, or once its class cannot be expected to bring the set within it', () => {
     fc.assert(
       fc.property(arrivalsArb, rateArb, (arrivals, rate) => {
         const { waiting, sent } = run(arrivals, rate, policy);
@@ -70,13 +76,33 @@ describe('decideRelease with mixed choices', () => {
           if (!w.choice || !('minAnonymitySet' in w.choice)) continue;
           const s = sent.get(w.id)!;
           if (s.releasedWith < w.choice.minAnonymitySet) {
+            const deadline = w.confirmedAt + memberHoldMs(w.choice, policy);
             // Nearly: within the merge horizon it joins the burst before rather than go alone right after it.
-            assert.ok(s.decidedAt >= w.confirmedAt + memberHoldMs(w.choice, policy) - mergeHorizonMs(policy), `${w.id} wanted ${w.choice.minAnonymitySet}, went with ${s.releasedWith} ${w.confirmedAt + memberHoldMs(w.choice, policy) - s.decidedAt} ms early`);
+            const holdRanOut = s.decidedAt >= deadline - mergeHorizonMs(policy);
+            // Out of reach: every member that could have waited on with it and the class's arrivals until its deadline fall short.
+            const outOfReach = s.couldHoldOut + (rate ?? 0) * (deadline - s.decidedAt) < w.choice.minAnonymitySet;
+            assert.ok(holdRanOut || outOfReach, `${w.id} wanted ${w.choice.minAnonymitySet}, went with ${s.releasedWith} ${deadline - s.decidedAt} ms early, ${s.couldHoldOut} could have waited`);
           }
         }
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('a class that cannot bring the set its members wait for goes together when the oldest one\'s hold runs out, not one by one at each ceiling', () => {
+    const asked = { minAnonymitySet: 20 };
+    const members: WaitingPayout[] = [0, 120_000, 120_000, 120_000, 120_000].map((t, i) => ({ id: `m${i}`, classKey: 'c', confirmedAt: NOW + t, choice: asked }));
+    const oldestDeadline = NOW + memberHoldMs(asked, policy);
+    // About one arrival per ceiling: twenty is out of reach for every member.
+    const thin = () => 1 / policy.ceilingMs;
+    assert.equal(decideRelease(members, oldestDeadline - 1, policy, thin, () => 0.5).release.length, 0, 'held to the oldest member\'s hold');
+    const together = decideRelease(members, oldestDeadline, policy, thin, () => 0.5);
+    assert.deepEqual(together.release.map((r) => r.releasedWith), [5, 5, 5, 5, 5], 'all five together, none alone');
+    // Busy enough that the younger four can still expect their twenty in the two minutes they have left: they
+    // hold out, and the oldest goes alone.
+    const busy = () => 40 / policy.ceilingMs;
+    const split = decideRelease(members, oldestDeadline, policy, busy, () => 0.5);
+    assert.deepEqual(split.release.map((r) => [r.id, r.releasedWith]), [['m0', 1]], 'the oldest goes at its ceiling; the rest wait for their set');
   });
 
   it('releases of one class never overlap on the chain: each burst starts a gap after the last payout of the one before', () => {

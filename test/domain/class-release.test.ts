@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { classKey, decideRelease, expectedRelease, holdMs, mergeHorizonMs, MIN_EXPECTED_ARRIVALS, pinnedAmount, releaseReason, type ClassRate, type ReleasePolicy, type WaitingPayout } from '../../src/domain/class-release.ts';
+import { classKey, decideRelease, expectedRelease, holdMs, MIN_EXPECTED_ARRIVALS, pinnedAmount, releaseReason, type ClassRate, type ReleasePolicy, type WaitingPayout } from '../../src/domain/class-release.ts';
 import { payoutDueFor } from '../../src/domain/settlement/payout-delay.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { duePolicy } from '../../src/config/privacy-settings.ts';
@@ -184,16 +184,15 @@ describe('expectedRelease', () => {
     assert.deepEqual(expectedRelease(1, quoted), { delaySeconds: 3.5, batch: 8 }, 'busy: half of the fill time of 7 more');
   });
 
-  it('a member waiting for a set its class cannot fill within the ceiling is promised its whole hold and about one, not the class', () => {
+  it('a member waiting for a set its class cannot fill within the ceiling is promised the class at the oldest ceiling, not its set', () => {
     const ceilingHoldS = holdMs({ ...quoted, budgetMs: quoted.ceilingMs }) / 1000;
-    const horizonS = mergeHorizonMs(quoted) / 1000;
     // 19 more are needed; at this rate the ceiling's hold brings about half of them.
     const rate = 9 / ceilingHoldS;
     const thin = expectedRelease(rate, quoted, { minAnonymitySet: 20 });
-    assert.equal(thin.delaySeconds, ceilingHoldS, 'held to its own ceiling');
-    assert.ok(Math.abs(thin.batch - (1 + rate * horizonS)) < 1e-9 && thin.batch < 2, `sent with ${thin.batch}: those whose ceilings end with its own`);
-    // The same class without a choice is steered: released together at the target's deadline, many at once.
-    assert.ok(expectedRelease(rate, { ...quoted, targetSet: 20 }).batch > 5);
+    // Nobody holds out for a set out of reach: the class goes together when its oldest member's hold runs out,
+    // so a member waits half the hold on average and goes with the hold's arrivals.
+    assert.equal(thin.delaySeconds, ceilingHoldS / 2, 'half the hold, on average');
+    assert.ok(Math.abs(thin.batch - 10) < 1e-9, `sent with ${thin.batch}: the hold's arrivals, not its set and not alone`);
     // Busy enough to fill within the ceiling: the set, after half the fill time.
     assert.deepEqual(expectedRelease(20 / ceilingHoldS, quoted, { minAnonymitySet: 20 }), { delaySeconds: (19 * ceilingHoldS) / 20 / 2, batch: 20 });
   });

@@ -55,3 +55,10 @@ it('judges the mixed row\'s default orders no worse than the default-only row wi
   // Worse by more than the difference's error (2.0 points): a miss.
   assert.match(mixedLine(0.095, 0.07), /^MISS .*a difference of 2\.5 ± 2\.0 points/);
 });
+
+it('names the ceiling the patient row ran at, since what a set of 20 can reach depends on it', () => {
+  const patient = (ceilingS?: number) =>
+    targets([{ rate: 0.05, compression: 16, run: { rows: [row({ row: 'patient-20', rate: 0.05, linked: 0.058, linkedSE: 0.01 })], failedOrders: 0, unswept: 0, wallSeconds: 1, rpcRequests: 1, ownDelaysS: [] } }], ceilingS).find((l) => l.includes('patient-20 at'))!;
+  assert.match(patient(21_600), /^PASS {2}patient-20 at λ=0\.05\/s \(every order minAnonymitySet 20, ceiling 21600 s\): linked ≤ 6 %: linked 5\.8 ± 1\.0 %/);
+  assert.match(patient(), /\(every order minAnonymitySet 20\): linked ≤ 6 %/);
+});

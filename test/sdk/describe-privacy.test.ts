@@ -10,10 +10,10 @@ const request = { amount: '1000000', sourceAssetId: 'usdc', destinationAssetId: 
 const quoteWith = (privacy: Partial<Quote['privacy']>) =>
   ({ privacy: { standard: true, anonymitySet: 30, delaySeconds: 120, suggestedAmounts: ['1000000'], basis: 'measured', ...privacy } }) as unknown as Quote;
 
-it('says when a class is not expected to reach the set asked within the ceiling: the whole wait, about one, and the way out', () => {
-  const [line] = describePrivacy(request, quoteWith({ anonymitySet: 1, delaySeconds: 21_569, requested: { minAnonymitySet: 20 } }), []);
-  assert.match(line!, /not expected to reach the set asked \(asked: wait for a set of 20\) within the ceiling: held about 21569 s/);
-  assert.match(line!, /expected anonymity set 1/);
+it('says when a class is not expected to reach the set asked within the ceiling: released with its class, the set it expects, and the way out', () => {
+  const [line] = describePrivacy(request, quoteWith({ anonymitySet: 8, delaySeconds: 10_800, requested: { minAnonymitySet: 20 } }), []);
+  assert.match(line!, /not expected to reach the set asked \(asked: wait for a set of 20\) within the ceiling, so it is not held for it: released with its class/);
+  assert.match(line!, /about 10800 s on average \(expected anonymity set 8\)/);
   // Reachable: the set it expects, as before.
   const [reached] = describePrivacy(request, quoteWith({ anonymitySet: 20, delaySeconds: 900, requested: { minAnonymitySet: 20 } }), []);
   assert.match(reached!, /expected anonymity set 20, expected wait about 900 s/);

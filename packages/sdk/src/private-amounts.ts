@@ -44,9 +44,9 @@ export function describePrivacy(request: QuoteRequest, quote: Quote, nearby: Pri
     : p.basis === 'no_traffic' && p.requested === undefined
       ? `${request.amount} ${asset} is a private amount, but its class has no traffic yet: no company expected (anonymity set 1), expected wait about ${p.delaySeconds} s; to wait for company, quote with privacy: { minAnonymitySet: n }`
       : p.basis === 'no_traffic'
-        ? `${request.amount} ${asset} is a private amount; its class has no traffic yet, so nothing measured says who will join: held up to ${p.delaySeconds} s for the set asked${asked}, then released with only those whose holds end with its own (likely alone, and then its delay links it)`
+        ? `${request.amount} ${asset} is a private amount; its class has no traffic yet, so nothing measured says who will join: held up to ${p.delaySeconds} s for the set asked${asked}, then released with whoever of its class is waiting (likely alone, and then its delay links it)`
         : p.requested !== undefined && 'minAnonymitySet' in p.requested && p.anonymitySet < p.requested.minAnonymitySet
-          ? `${request.amount} ${asset} is a private amount, but its class is not expected to reach the set asked${asked} within the ceiling: held about ${p.delaySeconds} s, then released with only those whose holds end with its own (expected anonymity set ${p.anonymitySet}); a busier amount or no minimum hides it better`
+          ? `${request.amount} ${asset} is a private amount, but its class is not expected to reach the set asked${asked} within the ceiling, so it is not held for it: released with its class when the oldest member's wait runs out, about ${p.delaySeconds} s on average (expected anonymity set ${p.anonymitySet}); a busier amount hides it better`
           : `${request.amount} ${asset} is a private amount: expected anonymity set ${p.anonymitySet}, expected wait about ${p.delaySeconds} s, measured from its class's traffic${asked} (once deposited, the status record's privacy.releaseBy says the latest moment)`;
   const lines = [own, `private amounts nearby (${mode}, base units of ${asset}):`];
   for (const o of nearby) {

@@ -1719,7 +1719,7 @@ export interface components {
          * @description Wait for a set of at least this many
          */
         PrivacyMinSet: {
-            /** @description Hold the payout until it is released together with at least this many of its class (itself included), for at most HUSH_PRIVACY_MAX_WAIT_S (default 6 h); then it goes with only those members whose own holds end with it (in a class too thin to fill the set, about nobody, and its delay then links it: the quote says so) */
+            /** @description Hold the payout until it is released together with at least this many of its class (itself included), for at most HUSH_PRIVACY_MAX_WAIT_S (default 6 h). A class whose traffic cannot bring the set within that is not held for it: it goes together when the hold of its oldest member runs out, with every member whose set is out of reach (the quote says what to expect) */
             minAnonymitySet: number;
         };
         /**
