@@ -136,8 +136,8 @@ function member(w: WaitingPayout, policy: ReleasePolicy): Member {
  * held to its ceiling it would go alone, or with the few whose ceilings end with its own, at a delay that
  * names its deposit.
  */
-function holdsOut(m: Pick<Member, 'choice' | 'wants' | 'deadline'>, going: number, company: number, now: number, ratePerMs: number | undefined, policy: ReleasePolicy): boolean {
-  if (!(m.choice && 'minAnonymitySet' in m.choice) || m.wants <= going || now >= m.deadline - mergeHorizonMs(policy)) return false;
+function holdsOut(m: Member, going: number, company: number, now: number, ratePerMs: number | undefined, horizonMs: number): boolean {
+  if (!(m.choice && 'minAnonymitySet' in m.choice) || m.wants <= going || now >= m.deadline - horizonMs) return false;
   return company + (ratePerMs ?? 0) * (m.deadline - now) >= m.wants;
 }
 
@@ -149,16 +149,17 @@ function holdsOut(m: Pick<Member, 'choice' | 'wants' | 'deadline'>, going: numbe
  * one way, so each ends within as many rounds as there are members.
  */
 function goingTogether(members: Member[], now: number, policy: ReleasePolicy, ratePerMs: number | undefined): Member[] {
+  const horizon = mergeHorizonMs(policy);
   let going = members;
   for (;;) {
-    const next = going.filter((m) => !holdsOut(m, going.length, members.length, now, ratePerMs, policy));
+    const next = going.filter((m) => !holdsOut(m, going.length, members.length, now, ratePerMs, horizon));
     if (next.length === going.length) break;
     going = next;
   }
   for (;;) {
     const inGoing = new Set(going);
     const company = members.length - going.length;
-    const next = members.filter((m) => inGoing.has(m) || !holdsOut(m, going.length, company, now, ratePerMs, policy));
+    const next = members.filter((m) => inGoing.has(m) || !holdsOut(m, going.length, company, now, ratePerMs, horizon));
     if (next.length === going.length) return going;
     going = next;
   }

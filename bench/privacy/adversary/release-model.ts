@@ -59,7 +59,8 @@ function bursts(times: number[], idx: number[], spanS: number): number[][] {
 /**
  * A6's weight for a deposit that may still be waiting at a release other than the one where its ceiling
  * runs out (weight 1 there): a member held for a set goes at the latest then, and an earlier release takes
- * it only if the set it asked for was reached, which the adversary cannot see. Not fitted to any run.
+ * it only if the set it asked for was reached or was out of reach, which the adversary cannot see. Not
+ * fitted to any run.
  */
 const WAITING = 0.25;
 

@@ -22,9 +22,9 @@ export interface ReleasePolicy {
     maxDelayS: number;
     minGapS: number;
     /**
-     * HUSH_PRIVACY_MAX_WAIT_S less the window: the longest a member that asked to wait is held. A member
-     * that asked for a set its class does not reach goes when this runs out (docs/spec.md §9), alone
-     * or with the few whose holds end with it. Absent: nobody is held past `maxDelayS`.
+     * HUSH_PRIVACY_MAX_WAIT_S less the window: the longest a member that asked to wait is held. A class
+     * whose members wait for a set it does not reach goes when the oldest one's ceiling runs out
+     * (docs/spec.md §9). Absent: nobody is held past `maxDelayS`.
      */
     ceilingS?: number;
   };

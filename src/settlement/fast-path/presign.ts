@@ -96,7 +96,7 @@ export class Presigner {
     const watching = new Set(watched.map((r) => String(r.id)));
     for (const id of seenProcessed) if (!watching.has(id)) seenProcessed.delete(id);
     for (const r of rows) {
-      if ((processed.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n && !seenProcessed.has(String(r.id))) seenProcessed.add(String(r.id));
+      if ((processed.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n) seenProcessed.add(String(r.id));
     }
     // Ahead of a deposit at most PRESIGN_AHEAD_MAX at a time: bounded work for orders never funded.
     let room = PRESIGN_AHEAD_MAX - this.signed.size;
