@@ -23,7 +23,8 @@ import { releasePolicy } from '../src/config/privacy-settings.ts';
 import { decideRelease, holdMs, type ReleasePolicy } from '../src/domain/class-release.ts';
 import { denominationsFor, type DenominationMenu } from '../src/domain/denomination-menu.ts';
 import type { PrivacyChoice } from '../src/domain/privacy-choice.ts';
-import { seeded, workloads } from './privacy/workloads.ts';
+import { seeded } from '../src/support/seeded-random.ts';
+import { workloads } from './privacy/workloads.ts';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const env = { ...process.env };

@@ -26,7 +26,8 @@ import { loadConfig } from '../src/config/config.ts';
 import { runOnce, type BenchPolicy, type Horizon, type RunResult } from './privacy/run.ts';
 import { policyLine, printColdStart, printTable, printTargets, selfChecks, writeDocs, type RateResult } from './privacy/report.ts';
 import pLimit from 'p-limit';
-import { denominationsOf, seeded, workloads, type Workload } from './privacy/workloads.ts';
+import { seeded } from '../src/support/seeded-random.ts';
+import { denominationsOf, workloads, type Workload } from './privacy/workloads.ts';
 
 const args = new Map<string, string | undefined>(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k!, v]; }));
 const KNOWN = ['full', 'rates', 'rows', 'menu', 'target', 'k', 'budget', 'window', 'ceiling', 'offered', 'n', 'seed', 'write-docs', 'parallel'];

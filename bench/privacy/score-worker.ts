@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { scheduleFrom } from './adversary/fee-schedule.ts';
 import type { ScoreJob } from './score-rows.ts';
 import { scoreRow } from './score.ts';
-import { seeded } from './workloads.ts';
+import { seeded } from '../../src/support/seeded-random.ts';
 
 const job = workerData as ScoreJob;
 const knowledge = { ...job.knowledge, schedule: scheduleFrom(job.knowledge.schedule) };

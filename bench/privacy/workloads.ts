@@ -158,15 +158,3 @@ export function schedule(w: Workload, n: number, rate: number, rand: () => numbe
   }
   return out;
 }
-
-/** Mulberry32: a small seeded generator, so a run can be repeated. */
-export function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -7,6 +7,7 @@ import { classKey, decideRelease, expectedRelease, holdMs, MIN_EXPECTED_ARRIVALS
 import { payoutDueFor } from '../../src/domain/settlement/payout-delay.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { duePolicy } from '../../src/config/privacy-settings.ts';
+import { seeded } from '../../src/support/seeded-random.ts';
 
 const policy: ReleasePolicy = { targetSet: 4, fixedK: false, budgetMs: 60_000, ceilingMs: 180_000, spreadFromMs: 1_000, spreadMs: 2_000, minGapMs: 800, passEveryMs: 1_000 };
 const HOLD = holdMs(policy); // 55 s
@@ -27,7 +28,7 @@ function eachClass(
   p: ReleasePolicy,
   check: (c: { key: string; members: WaitingPayout[]; deadline: number; rate: number | undefined; released: Set<string>; sizes: Map<string, number> }) => void,
 ): void {
-  const out = decideRelease(waiting, NOW, p, rateFn(rates), Math.random);
+  const out = decideRelease(waiting, NOW, p, rateFn(rates), seeded(0));
   const released = new Set(out.release.map((r) => r.id));
   const sizes = new Map(out.release.map((r) => [r.id, r.releasedWith]));
   for (const key of new Set(waiting.map((w) => w.classKey))) {
@@ -39,8 +40,8 @@ function eachClass(
 describe('decideRelease', () => {
   it('never later than the budget: every payout it schedules goes within the budget of its deposit, and a class past its hold goes', () => {
     fc.assert(
-      fc.property(waitingArb, ratesArb, policyArb, (waiting, rates, p) => {
-        const out = decideRelease(waiting, NOW, p, rateFn(rates), Math.random);
+      fc.property(waitingArb, ratesArb, policyArb, fc.integer(), (waiting, rates, p, seed) => {
+        const out = decideRelease(waiting, NOW, p, rateFn(rates), seeded(seed));
         const released = new Set(out.release.map((r) => r.id));
         assert.equal(released.size, out.release.length, 'each payout at most once');
         for (const r of out.release) {
@@ -61,14 +62,15 @@ describe('decideRelease', () => {
 
   it('called once per pass, a class never waits past its budget: a payout is sent at most the budget after its deposit', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 200_000 }), { minLength: 1, maxLength: 30 }), fc.double({ min: 0, max: 1e-3, noNaN: true }), policyArb, (arrivals, rate, p) => {
+      fc.property(fc.array(fc.integer({ min: 0, max: 200_000 }), { minLength: 1, maxLength: 30 }), fc.double({ min: 0, max: 1e-3, noNaN: true }), policyArb, fc.integer(), (arrivals, rate, p, seed) => {
+        const random = seeded(seed);
         const waiting: WaitingPayout[] = [];
         const sent = new Map<string, number>();
         const sorted = [...arrivals].sort((a, b) => a - b);
         let next = 0;
         for (let now = 0; now <= 200_000 + p.budgetMs; now += p.passEveryMs) {
           while (next < sorted.length && sorted[next]! <= now) waiting.push({ id: `p${String(next).padStart(2, '0')}`, classKey: 'c', confirmedAt: sorted[next++]! });
-          const out = decideRelease(waiting, now, p, () => rate, Math.random);
+          const out = decideRelease(waiting, now, p, () => rate, random);
           for (const r of out.release) sent.set(r.id, r.at);
           for (let i = waiting.length - 1; i >= 0; i--) if (sent.has(waiting[i]!.id)) waiting.splice(i, 1);
         }
@@ -111,7 +113,7 @@ describe('decideRelease', () => {
     fc.assert(
       fc.property(waitingArb, ratesArb, policyArb, fc.integer(), (waiting, rates, p, seed) => {
         const shuffled = fc.sample(fc.shuffledSubarray(waiting, { minLength: waiting.length, maxLength: waiting.length }), { numRuns: 1, seed })[0]!;
-        const ids = (ws: WaitingPayout[]) => decideRelease(ws, NOW, p, rateFn(rates), Math.random).release.map((r) => r.id).sort();
+        const ids = (ws: WaitingPayout[]) => decideRelease(ws, NOW, p, rateFn(rates), seeded(seed)).release.map((r) => r.id).sort();
         assert.deepEqual(ids(shuffled), ids(waiting));
       }),
       { numRuns: 300 },

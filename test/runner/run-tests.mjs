@@ -11,6 +11,7 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleOf, bundleTests } from './bundle-tests.mjs';
+import { propertySeed } from './property-seed.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const testDir = join(root, 'test');
@@ -43,7 +44,8 @@ if (!viaTsx) process.stdout.write(`# bundled ${files.length} test files in ${(aw
 
 function lane(name, list, concurrency) {
   const args = [
-    ...(viaTsx ? ['--import', 'tsx'] : ['--enable-source-maps']), '--test', `--test-concurrency=${concurrency}`,
+    ...(viaTsx ? ['--import', 'tsx'] : ['--enable-source-maps']), '--import', './test/runner/property-seed.mjs',
+    '--test', `--test-concurrency=${concurrency}`,
     '--test-reporter=tap', '--test-reporter-destination=stdout',
     '--test-reporter=./test/runner/slowest-files.mjs', '--test-reporter-destination=stderr',
     ...process.argv.slice(2),
@@ -60,6 +62,8 @@ function lane(name, list, concurrency) {
   });
 }
 
+// Every property draws from this seed (property-seed.mjs): the same run after run, printed so a failure replays.
+process.stdout.write(`# property seed ${propertySeed()} (replay: HUSH_PROPERTY_SEED=${propertySeed()} npm test; many seeds: npm run test:properties)\n`);
 const started = Date.now();
 const lanes = await Promise.all([lane('waiting', waiting, 3), lane('cpu', cpu, 2)]);
 for (const l of lanes) {
