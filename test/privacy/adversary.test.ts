@@ -12,7 +12,7 @@ import { deterministicLinks, type AdversaryKnowledge } from '../../bench/privacy
 import type { Observation, ObservedDeposit, ObservedPayout } from '../../bench/privacy/adversary/observation.ts';
 import { effectiveSets, sinkhorn } from '../../bench/privacy/adversary/sinkhorn.ts';
 import { calibrate, timingLikelihood, type ReleasePolicy } from '../../bench/privacy/adversary/timing-model.ts';
-import { seeded } from '../../bench/privacy/workloads.ts';
+import { seeded } from '../../src/support/seeded-random.ts';
 
 const SERVICE_BPS = 30n;
 const NETWORK_FEE = 5_000n;

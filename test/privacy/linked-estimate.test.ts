@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { linkedEstimate } from '../../bench/privacy/linked-estimate.ts';
-import { seeded } from '../../bench/privacy/workloads.ts';
+import { seeded } from '../../src/support/seeded-random.ts';
 
 /**
  * A row of `releases` releases of `size`, each a class of its own, attacked by an adversary that names a

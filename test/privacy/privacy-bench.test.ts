@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { loadConfig } from '../../src/config/config.ts';
 import { runOnce } from '../../bench/privacy/run.ts';
-import { denominationsOf, seeded, workloads } from '../../bench/privacy/workloads.ts';
+import { seeded } from '../../src/support/seeded-random.ts';
+import { denominationsOf, workloads } from '../../bench/privacy/workloads.ts';
 
 it('places, observes and scores a short run: every deposit and payout found, free amounts linked', { timeout: 240_000 }, async () => {
   const config = loadConfig({});
