@@ -5,12 +5,10 @@
  * (HUSH_RPC_MAX_RPS 10; set it in the environment to measure another).
  *
  * Processes, as bench:settlement: the embedded chain alone in one child, a counting JSON-RPC proxy in a
- * second (bench/support/rpc-cost.ts), Hush (API and worker, PGlite, privacy off, PubSub straight to the
- * chain) in a third, this process the partner. Windows of BENCH_IDLE_S (15) seconds each:
+ * second (bench/support/rpc-cost.ts), Hush (API and worker, PGlite, the production settings, PubSub
+ * straight to the chain) in a third, this process the partner. Windows of BENCH_IDLE_S (15) seconds each:
  *  - no order (after the start's own work);
- *  - the first seconds after the orders were placed: without a privacy delay each payout is signed ahead
- *    for the order's first 20 s (src/settlement/fast-path/presign.ts), which reads the pools;
- *  - steady state, once every order is older than that: the figure held to the target.
+ *  - the open unfunded orders, once placed: the figure held to the target.
  * The machine's load average is printed: other processes on it skew the timing, not the counts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,8 +23,6 @@ import { api, pool, type BenchInfo } from './support/settlement-bench-client.ts'
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 100);
 const SLOT_MS = Number(process.env.LOCALNET_SLOT_MS ?? 400);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 15);
-/** presign.ts's PRESIGN_AHEAD_MS, and a margin. */
-const SIGNED_AHEAD_S = 22;
 const TARGET = 1.5;
 
 const chainDir = mkdtempSync(join(tmpdir(), 'hush-bench-open-chain-'));
@@ -43,8 +39,6 @@ try {
     SOLANA_WS_URL: wsUrl,
     LOCALNET_SLOT_MS: String(SLOT_MS),
     HUSH_SLOT_MS: String(SLOT_MS),
-    HUSH_PRIVACY: 'off',
-    HUSH_PAYOUT_DELAY_S: '0-0',
     // One partner's flood: above the default cap of 50 open orders per account.
     HUSH_MAX_OPEN_ORDERS: '100000',
   });
@@ -61,14 +55,12 @@ try {
     await api(info, 'POST', '/order', { quote, ...terms });
   });
   const placedS = (Date.now() - placedAt) / 1000;
-  windows.push([`${ORDERS} open orders, just placed (signed ahead)`, await idle(proxy, Math.min(IDLE_S, SIGNED_AHEAD_S - 2)), false]);
-  await sleep(Math.max(0, placedAt + SIGNED_AHEAD_S * 1000 - Date.now()));
   windows.push([`${ORDERS} open unfunded orders, steady`, await idle(proxy, IDLE_S), true]);
   const progress = (await (await fetch(`${info.sideUrl}/progress`)).json()) as Record<string, number>;
   if ((progress.awaiting_deposit ?? 0) !== ORDERS) throw new Error(`expected ${ORDERS} open orders, found ${JSON.stringify(progress)}`);
 
   console.log(
-    `bench:open-orders  ${ORDERS} unfunded USDC orders placed in ${placedS.toFixed(1)} s, privacy off, slot ${SLOT_MS} ms, budget HUSH_RPC_MAX_RPS=${process.env.HUSH_RPC_MAX_RPS ?? '10 (default)'}; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`,
+    `bench:open-orders  ${ORDERS} unfunded USDC orders placed in ${placedS.toFixed(1)} s, slot ${SLOT_MS} ms, budget HUSH_RPC_MAX_RPS=${process.env.HUSH_RPC_MAX_RPS ?? '10 (default)'}; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`,
   );
   console.log('  chain calls through a counting proxy (each call of a batch counts), PubSub connected');
   let met = true;

@@ -49,7 +49,6 @@ const flagged: Record<string, string | undefined> = {
 };
 const config = loadConfig({ ...process.env, ...Object.fromEntries(Object.entries(flagged).filter(([, v]) => v !== undefined)) });
 const policy: BenchPolicy = {
-  privacy: config.privacy,
   menu: config.denominationMenu,
   targetSet: config.privacyTargetSet,
   ...(config.privacyK !== undefined ? { k: config.privacyK } : {}),
@@ -89,8 +88,8 @@ const log = (m: string) => process.stderr.write(`${m}\n`);
  */
 function horizonFor(rate: number, patient = false): Horizon {
   // Rows that ask to wait keep traffic coming for half the ceiling after the scored span.
-  const padding = policy.privacy === 'on' ? (patient ? Math.max(policy.budgetS, policy.ceilingS / 2) : policy.budgetS) : policy.windowS.max;
-  const warmup = policy.privacy === 'on' ? policy.budgetS / 4 : 0;
+  const padding = patient ? Math.max(policy.budgetS, policy.ceilingS / 2) : policy.budgetS;
+  const warmup = policy.budgetS / 4;
   const scored = Math.max(300, 1.5 * padding);
   return { warmup, scored: Math.max(60, Math.min(scored, maxOrders / rate - padding - warmup)), padding };
 }
@@ -159,18 +158,18 @@ const running = [...jobs].sort(longestFirst).map((j) => {
   });
 });
 
-// Self-check: with no delay at all, timing alone must link nearly everything.
-// Evenly spaced, ten slots apart: the pipeline's own jitter (a slot or two) must not hide the order.
+// Self-check: payouts with no wait (amounts off the menu, paid at the two slots' floor, docs/spec.md §9) are
+// linked by timing alone: A3 reads no amounts. Evenly spaced, ten slots apart: the pipeline's own jitter (a
+// slot or two) must not hide the order.
+const offMenu = 1234n * 10n ** BigInt(assets.get('usdc')!.decimals) / 100n;
 const offRun = slots(() => {
-  log('self-check: delay off');
+  log('self-check: no wait (off the menu)');
   return runOnce({
     rate: 0.25,
     compression: 4,
     ordersPerRow: 24,
-    policy: { ...policy, privacy: 'off', windowS: { min: 0, max: 0 } },
-    workloads: workloads(table)
-      .filter((w) => w.id === 'std-out')
-      .map((w) => ({ ...w, label: 'self-check: delay off', regular: true, rates: undefined })),
+    policy,
+    workloads: [{ id: 'self-check', label: 'self-check: no wait (off the menu)', regular: true, draw: () => ({ sourceAssetId: 'usdc', destinationAssetId: 'usdc', amount: offMenu, mode: 'exact_in' as const }) }],
     assets,
     random: seeded(seed + 1000),
     log: (m) => log(`[self-check] ${m.trimStart()}`),

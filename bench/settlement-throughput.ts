@@ -272,8 +272,6 @@ try {
       SOLANA_WS_URL: wsUrl,
       LOCALNET_SLOT_MS: String(SLOT_MS),
       HUSH_SLOT_MS: String(SLOT_MS),
-      HUSH_PRIVACY: 'off',
-      HUSH_PAYOUT_DELAY_S: '0-0',
       HUSH_QUOTE_TTL_S: '600',
       // A burst of orders from one account, placed before any is funded: above the default cap of 50 open ones.
       HUSH_MAX_OPEN_ORDERS: '10000000',

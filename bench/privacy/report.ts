@@ -129,7 +129,7 @@ export function targets(results: RateResult[], ceilingS?: number): string[] {
 
 export function policyLine(p: BenchPolicy): string {
   const release = p.k === undefined ? `HUSH_PRIVACY_TARGET_SET=${p.targetSet}` : `HUSH_PRIVACY_K=${p.k}`;
-  return `HUSH_PRIVACY=${p.privacy}, HUSH_DENOMINATIONS=${p.menu}, ${release}, HUSH_PRIVACY_MAX_DELAY_S=${p.budgetS}, HUSH_PAYOUT_DELAY_S=${p.windowS.min}-${p.windowS.max}, HUSH_PRIVACY_MAX_WAIT_S=${p.ceilingS}`;
+  return `HUSH_DENOMINATIONS=${p.menu}, ${release}, HUSH_PRIVACY_MAX_DELAY_S=${p.budgetS}, HUSH_PAYOUT_DELAY_S=${p.windowS.min}-${p.windowS.max}, HUSH_PRIVACY_MAX_WAIT_S=${p.ceilingS}`;
 }
 
 export function printTargets(results: RateResult[], policy: BenchPolicy): void {
@@ -152,7 +152,7 @@ export function printColdStart(cold: RunResult): void {
 export function selfChecks(results: RateResult[], off: RunResult): string[] {
   const failures: string[] = [];
   const offRow = off.rows[0];
-  if (!offRow || offRow.accuracy.A3 < 0.95) failures.push(`with the delay off, A3 links ${offRow ? pct(offRow.accuracy.A3) : 'nothing'} (needs ≥ 95 %)`);
+  if (!offRow || offRow.accuracy.A3 < 0.95) failures.push(`with no wait (off the menu), A3 links ${offRow ? pct(offRow.accuracy.A3) : 'nothing'} (needs ≥ 95 %)`);
   for (const { run } of [...results, { run: off }]) {
     for (const r of run.rows) {
       // Against shuffled truth the best guess is right about once per row (1/n of n orders).

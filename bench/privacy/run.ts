@@ -14,7 +14,6 @@ import { schedule, type PlannedOrder, type Workload } from './workloads.ts';
 
 /** The release policy under test, in real (uncompressed) seconds: from Hush's configuration or the flags. */
 export interface BenchPolicy {
-  privacy: 'on' | 'off';
   /** HUSH_DENOMINATIONS */
   menu: string;
   /** HUSH_PRIVACY_TARGET_SET */
@@ -23,7 +22,7 @@ export interface BenchPolicy {
   k?: number;
   /** HUSH_PRIVACY_MAX_DELAY_S: the delay budget, release spread included */
   budgetS: number;
-  /** HUSH_PAYOUT_DELAY_S: the uniform wait with privacy off, a release's spread with it on. */
+  /** HUSH_PAYOUT_DELAY_S: a release's spread. */
   windowS: { min: number; max: number };
   /** HUSH_PRIVACY_TRAFFIC_WINDOW_S: the quote's estimate counts a class's deposits over this. */
   trafficWindowS: number;
@@ -84,7 +83,6 @@ const seconds = (x: number) => String(Math.round(x * 1000) / 1000);
 export function compressedEnv(policy: BenchPolicy, c: number): Record<string, string> {
   return {
     LOCALNET_SLOT_MS: String(Math.round(400 / c)),
-    HUSH_PRIVACY: policy.privacy,
     HUSH_DENOMINATIONS: policy.menu,
     HUSH_PRIVACY_TARGET_SET: String(policy.targetSet),
     HUSH_PRIVACY_K: policy.k === undefined ? '' : String(policy.k),
@@ -174,7 +172,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     phase('arrivals placed');
     // A row whose orders ask to wait may be held to the ceiling.
     const patient = spec.workloads.some((w) => w.choice);
-    const longestMs = ((spec.policy.privacy === 'on' ? (patient ? Math.max(spec.policy.budgetS, spec.policy.ceilingS) : spec.policy.budgetS) : spec.policy.windowS.max) / c) * 1000;
+    const longestMs = ((patient ? Math.max(spec.policy.budgetS, spec.policy.ceilingS) : spec.policy.budgetS) / c) * 1000;
     await driver.settle(partner, records, 120_000 + longestMs * 4);
     await driver.settle(adversaryApi, ownRecords, 60_000);
     // The adversary finds a deposit account when Hush sweeps it into a pool. Hush sweeps a few accounts per
@@ -203,8 +201,8 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     // release's spread plus Hush's latency (which does not scale with c) are one release.
     const payoutSlot = new Map(adversary.view.payouts.map((p) => [`${p.recipient}:${p.assetId}`, p.slot]));
     const spanSlots = Math.ceil((spec.policy.windowS.max - spec.policy.windowS.min) / 0.4) + 5 * c + 5;
-    const bursts = spec.policy.privacy === 'on' ? chainBurstSizes([...records], payoutSlot, spanSlots) : undefined;
-    const quotesFromMs = spec.policy.privacy === 'on' ? (Math.min(spec.policy.trafficWindowS, spec.policy.budgetS) * 1000) / c : 0;
+    const bursts = chainBurstSizes([...records], payoutSlot, spanSlots);
+    const quotesFromMs = (Math.min(spec.policy.trafficWindowS, spec.policy.budgetS) * 1000) / c;
     const active = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate));
     const meta = (row: string, label: string, planned: (p: PlannedOrder) => boolean) => ({ row, label, rate: spec.rate, compression: c, planned: plans.filter((p) => planned(p) && inScoredSpan(p)).length, quotesFromMs, bursts });
     const jobs = active.map((w) => ({ records: records.filter((r) => r.plan.stream === w.id), meta: meta(w.id, w.label, (p) => p.stream === w.id) }));

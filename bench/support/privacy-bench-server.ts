@@ -41,21 +41,17 @@ console.log(
     feePayer: hush.treasury.feePayer.address,
     pools: [...new Set(hush.treasury.allPools().map((p) => p.address))],
     slotMs: config.localnetSlotMs,
-    // The published rules, not the randomness: HUSH_PRIVACY, the target, the budget, the window, the
+    // The published rules, not the randomness: the target, the budget, the window, the
     // two-slot gap and the ceiling. A release comes at most the budget less the window's max after its
     // oldest deposit that asked for nothing, the ceiling less it after one that asked to wait.
     policy: {
       delayWindowS: config.payoutDelayS,
-      ...(config.privacy === 'on'
-        ? {
-            classRelease: {
-              targetSet: config.privacyK ?? config.privacyTargetSet,
-              maxDelayS: config.privacyMaxDelayS - config.payoutDelayS.max,
-              minGapS: minGapMs(config.localnetSlotMs) / 1000,
-              ceilingS: config.privacyMaxWaitS - config.payoutDelayS.max,
-            },
-          }
-        : {}),
+      classRelease: {
+        targetSet: config.privacyK ?? config.privacyTargetSet,
+        maxDelayS: config.privacyMaxDelayS - config.payoutDelayS.max,
+        minGapS: minGapMs(config.localnetSlotMs) / 1000,
+        ceilingS: config.privacyMaxWaitS - config.payoutDelayS.max,
+      },
     },
   }),
 );

@@ -6,8 +6,7 @@ import { minGapMs } from '../domain/settlement/payout-delay.ts';
 
 /** The class release's settings (docs/spec.md §9, §11), parsed once. */
 export interface PrivacySettings {
-  /** 'off' only in tests and benchmarks (docs/spec.md §9): allows a zero payout delay. */
-  privacy: 'on' | 'off';
+  /** HUSH_PAYOUT_DELAY_S: a release's spread, from its decision; never starting at 0 (docs/spec.md §9). */
   payoutDelayS: { min: number; max: number };
   /** A class's traffic rate, for the quote's privacy estimate, is its deposits over this window. */
   privacyTrafficWindowS: number;
@@ -60,44 +59,46 @@ function delayWindow(raw: string | undefined): { min: number; max: number } {
   return { min, max };
 }
 
-/** docs/spec.md §9: privacy is on unless explicitly switched off, for tests and benchmarks only. */
-function privacyMode(raw: string | undefined): 'on' | 'off' {
-  const v = raw || 'on';
-  if (v !== 'on' && v !== 'off') throw new ConfigError(`HUSH_PRIVACY must be on or off, got "${raw}"`);
-  return v;
+/**
+ * docs/spec.md §9: there is one settlement path, with privacy. HUSH_PRIVACY may still say `on`; `off` is
+ * refused by name, so a deployment that set it learns at start that it is gone rather than running with
+ * a setting that no longer means anything.
+ */
+function checkPrivacyOn(raw: string | undefined): void {
+  if (raw === undefined || raw === '' || raw === 'on') return;
+  throw new ConfigError(`HUSH_PRIVACY=${raw}: privacy cannot be switched off (docs/spec.md §9: one settlement path); unset it`);
 }
 
-/** A payout with no wait is linked by its timing alone (bench:privacy's self-check): refused unless privacy is off. */
-function checkDelayAllowed(delay: { min: number; max: number }, privacy: 'on' | 'off'): void {
-  if (privacy === 'on' && delay.min === 0) {
-    throw new ConfigError('HUSH_PAYOUT_DELAY_S with a minimum of 0 lets a payout follow its deposit at once; it is allowed only with HUSH_PRIVACY=off (tests and benchmarks)');
+/** A payout with no wait is linked by its timing alone (bench:privacy's self-check): the spread never starts at 0. */
+function checkDelayAllowed(delay: { min: number; max: number }): void {
+  if (delay.min === 0) {
+    throw new ConfigError('HUSH_PAYOUT_DELAY_S with a minimum of 0 lets a payout follow its release decision at once; its minimum must be above 0 (e.g. 0.2)');
   }
 }
 
 /**
- * Reads the mode, the spread, the menu, the target and the budget. The budget bounds the whole hold, the release's spread
+ * Reads the spread, the menu, the target and the budget. The budget bounds the whole hold, the release's spread
  * included, so it must leave room for the spread (HUSH_PAYOUT_DELAY_S's max) and two release passes (docs/spec.md §9).
  */
 export function privacySettings(env: NodeJS.ProcessEnv): PrivacySettings {
-  const privacy = privacyMode(env.HUSH_PRIVACY);
+  checkPrivacyOn(env.HUSH_PRIVACY);
   const spreadS = delayWindow(env.HUSH_PAYOUT_DELAY_S);
-  checkDelayAllowed(spreadS, privacy);
+  checkDelayAllowed(spreadS);
   const menu = env.HUSH_DENOMINATIONS || 'decade';
   if (!DENOMINATION_MENUS.includes(menu as DenominationMenu)) {
     throw new ConfigError(`HUSH_DENOMINATIONS must be ${DENOMINATION_MENUS.join(', ')} (list: each asset's "denominations" in the asset file), got "${menu}"`);
   }
   const budget = seconds(env, 'HUSH_PRIVACY_MAX_DELAY_S', 840, 1, MAX_PAYOUT_DELAY_S);
   const room = spreadS.max + (2 * RELEASE_PASS_EVERY_MS) / 1000;
-  if (env.HUSH_PRIVACY !== 'off' && budget <= room) {
+  if (budget <= room) {
     throw new ConfigError(`HUSH_PRIVACY_MAX_DELAY_S (${budget} s) must exceed HUSH_PAYOUT_DELAY_S's max plus two seconds (${room} s): the budget includes the release's spread`);
   }
   const k = integer(env, 'HUSH_PRIVACY_K', 1, 1000);
   const ceiling = seconds(env, 'HUSH_PRIVACY_MAX_WAIT_S', 21_600, 1, MAX_PAYOUT_DELAY_S);
-  if (env.HUSH_PRIVACY !== 'off' && ceiling < budget) {
+  if (ceiling < budget) {
     throw new ConfigError(`HUSH_PRIVACY_MAX_WAIT_S (${ceiling} s) must be at least HUSH_PRIVACY_MAX_DELAY_S (${budget} s): it is the ceiling of every hold, the default one included`);
   }
   return {
-    privacy,
     payoutDelayS: spreadS,
     privacyTrafficWindowS: seconds(env, 'HUSH_PRIVACY_TRAFFIC_WINDOW_S', 3600, 1, MAX_PAYOUT_DELAY_S),
     denominationMenu: menu as DenominationMenu,
@@ -128,7 +129,7 @@ export function releasePolicy(c: PrivacySettings & { payoutDelayS: { min: number
  * payout's own due time is one pass after its class's latest release decision, so a running class
  * release always decides first (and the order learns its release size); it still ends within the budget.
  */
-export function duePolicy(c: PrivacySettings & { privacy: 'on' | 'off'; payoutDelayS: { min: number; max: number }; slotMs: number }) {
+export function duePolicy(c: PrivacySettings & { payoutDelayS: { min: number; max: number }; slotMs: number }) {
   const policy = releasePolicy(c);
-  return { privacy: c.privacy, delayS: c.payoutDelayS, holdMs: (choice: PrivacyChoice | undefined) => memberHoldMs(choice, policy) + policy.passEveryMs, slotMs: c.slotMs };
+  return { delayS: c.payoutDelayS, holdMs: (choice: PrivacyChoice | undefined) => memberHoldMs(choice, policy) + policy.passEveryMs, slotMs: c.slotMs };
 }

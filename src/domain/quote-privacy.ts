@@ -39,20 +39,17 @@ export function nearestStandard(amount: bigint, denominations: readonly bigint[]
 }
 
 /**
- * The quote's privacy promise. `policy` null means HUSH_PRIVACY=off: every payout waits the configured
- * random delay and nothing is released by class, so no set is promised. With privacy on, a non-standard
- * amount is unique on the chain: no wait would hide it, so it gets none and a set of 1.
+ * The quote's privacy promise. A non-standard amount is unique on the chain: no wait would hide it, so it
+ * gets none (the two slots' floor) and a set of 1.
  */
 export function estimatePrivacy(
   input: { standard: boolean; classRatePerS: number | undefined; suggestedAmounts: Amount[]; requested?: PrivacyChoice },
-  policy: ReleasePolicy | null,
-  offDelayS: number,
+  policy: ReleasePolicy,
 ): PrivacyEstimate {
   const { standard, suggestedAmounts, requested } = input;
   const echo = requested !== undefined ? { requested } : {};
   // Only a class's own traffic can be measured; a unique amount's set of one is certain.
   const basis = standard && !(input.classRatePerS !== undefined && input.classRatePerS > 0) ? 'no_traffic' : 'measured';
-  if (policy === null) return { standard, anonymitySet: 1, delaySeconds: Math.ceil(offDelayS), suggestedAmounts, basis, ...echo };
   if (!standard) return { standard, anonymitySet: 1, delaySeconds: 0, suggestedAmounts, basis, ...echo };
   const release = expectedRelease(input.classRatePerS, policy, requested);
   // A payout goes at a uniform moment of the release's spread: its mean adds to the class's wait. A release

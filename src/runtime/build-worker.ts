@@ -70,7 +70,7 @@ export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ w
   });
   worker.start();
   closers.add(() => worker.stop());
-  if (config.privacy === 'on') await startClassRelease(config, db, p.classTraffic, log, closers);
+  await startClassRelease(config, db, p.classTraffic, log, closers);
   // docs/spec.md §12: each final order's disclosure receipt, signed here with a key of its own.
   const receipts = new ReceiptSigner(db, await loadReceiptKey({ receiptKey: config.receiptKey, dataDir: config.dataDir }), config.assets, (o, m) => p.record(o, m));
   await receipts.start();

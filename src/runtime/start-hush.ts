@@ -80,9 +80,6 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     // One info record per order transition this process makes: which order, from, to (no amounts, no addresses).
     const db = observeTransitions(infra.db, ({ trackingId, from, to }) => record({ trackingId, from, to }, 'order transition'));
     const { keys, signing, treasury, mint } = await buildKeys(config, db, alert, closers);
-    if (config.privacy === 'off') {
-      alert('privacy_off', {}, 'HUSH_PRIVACY=off — payouts may follow deposits with no wait; for tests and benchmarks only, never in production');
-    }
     let subscriptions: ChainSubscriptions | null = null;
     const services = await buildServices({ config, db, chain, treasury, subscriptions: () => subscriptions, log }, closers);
     const demo = localnet ? await ensureDemoAccount(db, config.dataDir) : null;

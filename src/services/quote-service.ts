@@ -184,8 +184,7 @@ export class QuoteService {
     const classRatePerS = standard && this.traffic ? this.traffic.ratePerS({ sourceAssetId: source.assetId, destinationAssetId: destination.assetId, mode, pinnedAmount: amount }) : undefined;
     // Exact_out pins what the recipient gets, in the destination asset (the same asset: swaps are exact_in only).
     const suggestedAmounts = nearestStandard(amount, source.denominations, bounds);
-    const policy = c.privacy === 'on' ? releasePolicy(c) : null;
-    return estimatePrivacy({ standard, classRatePerS, suggestedAmounts, ...(requested ? { requested } : {}) }, policy, c.payoutDelayS.max);
+    return estimatePrivacy({ standard, classRatePerS, suggestedAmounts, ...(requested ? { requested } : {}) }, releasePolicy(c));
   }
 
   /**

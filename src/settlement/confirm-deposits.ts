@@ -1,20 +1,19 @@
 import type { AccountBalance } from '../chain/chain-view.ts';
-import { isUniqueViolation } from '../store/db.ts';
 import { confirmDeposits as confirmDepositRows, type ConfirmClaim, type DepositConfirmation } from '../store/settlement/confirm-deposits.ts';
 import { releaseOrders, type Release } from '../store/settlement/release-orders.ts';
 import { depositConfirmation } from '../ledger/deposit-confirmation.ts';
 import { faultPoint } from './outbox.ts';
 import type { SettlementContext } from './context.ts';
-import type { PlannedTransfer, PlanReads } from './pools.ts';
-import { AWAITING_POLL_SLOTS, SETTLE_FALLBACK_SLOTS } from './timing.ts';
+import type { PlannedTransfer } from './pools.ts';
+import { AWAITING_POLL_SLOTS } from './timing.ts';
 import type { DepositOrigin, OriginQuery } from '../chain/deposit-origin.ts';
-import { payoutTxs, recordPayouts, type PayableOrder, type PlanPayoutsDeps } from './plan-payouts.ts';
+import { recordPayouts, type PayableOrder, type PlanPayoutsDeps } from './plan-payouts.ts';
 import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './steps/screen-orders.ts';
 
 /** What the deposit → payout path touches (the watch and the order loop pass the context). */
 export type ConfirmDepositsDeps = Pick<
   SettlementContext,
-  'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'presigner' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset'
+  'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset'
 > &
   ScreenDeps &
   PlanPayoutsDeps;
@@ -33,23 +32,22 @@ interface Batch {
   due: Map<string, Date>;
 }
 
-/** What one confirmation statement needs: the deposits' records, its claim, and which orders may be paid now. */
+/** What one confirmation statement needs: the deposits' records, its claim, and which orders may be paid when due. */
 interface Confirmation {
   items: DepositConfirmation[];
   claim: ConfirmClaim;
   sendable: (o: PayableOrder) => boolean;
-  reads: Promise<PlanReads>;
 }
 
 type Recorded = { moved: Set<string>; txs: PlannedTransfer[] };
 type Screened = Awaited<ReturnType<typeof screenOrders>>;
 
 /**
- * The deposit → payout path for a batch of orders whose deposit is visible at `confirmed`, in a few
- * statements whatever the batch size: confirm every deposit (one statement: compare-and-set, history,
- * ledger, due time), then record the payouts of those due now (one statement, signed bytes first), then
- * send them (one RPC batch). Anything off that path (a swap, a deposit that does not match, a privacy
- * delay, a pool shortfall) is released to the per-order step. The confirmation is the claim: it takes the
+ * The deposit → payout path for a batch of orders whose deposit is visible at `confirmed`: confirm every
+ * deposit (one statement: compare-and-set, history, ledger, due time) and give each order back to the
+ * order loop at its due time (docs/spec.md §9: an off-menu amount two slots on, a private one with its
+ * class), where pay or refund records and sends its payout. Only a payout already due (its deposit
+ * confirmed again after a crash) is recorded and sent here, in one statement and one RPC batch. The confirmation is the claim: it takes the
  * orders its caller (`ctx.workerId`: the order loop, which claimed them, or the deposit watch under a
  * holder of its own) holds or nobody holds, and leaves the rest to their holder; that claim is the only
  * coordination. Never throws; gives back every order it took. Returns the orders it confirmed.
@@ -68,15 +66,8 @@ export async function confirmDeposits(
     // take its timeout). A held order is confirmed like any other, paid nothing, then held.
     const screened = await screenOrders(ctx, batch.orders, 'deposit');
     const recorded = await ctx.pools.exclusive(async () => {
-      // The plan's reads (pending outflows, then pool balances) start now, beside the deposits' signature
-      // lookups; the two-step path below confirms the deposits meanwhile too.
-      const reads = ctx.pools.reads([...new Set(batch.orders.map((o) => o.destinationAssetId))]);
-      reads.catch(() => {});
       const attributed = await attributeDeposits(ctx, batch, confirmed, origins);
-      const c = confirmation(ctx, batch, attributed, confirmed, screened.holds, reads);
-      // No privacy delay: every matching deposit is paid at once, so its confirmation and its payout
-      // are one statement (the payouts planned first, mostly signed ahead at `processed`).
-      return ctx.config.payoutDelayS.max === 0 ? confirmAndStart(ctx, batch, c) : confirmThenPay(ctx, batch, c);
+      return confirmThenPay(ctx, batch, confirmation(ctx, batch, attributed, confirmed, screened.holds));
     });
     await afterRecorded(ctx, batch, recorded, screened);
   } catch (e) {
@@ -117,39 +108,15 @@ function confirmation(
   origins: Map<string, DepositOrigin | null | undefined>,
   confirmed: Map<string, AccountBalance>,
   holds: ReadonlyMap<string, unknown>,
-  reads: Promise<PlanReads>,
 ): Confirmation {
   const now = new Date();
   const items = batch.orders.map((o) => depositConfirmation(ctx.config, o, origins.get(o.depositAccount)!, confirmed.get(o.depositAccount)!.tokenAmount!, now));
   const deposited = new Map(items.map((i) => [i.id, BigInt(i.deposit.amount)]));
   const sendable = (o: PayableOrder) => deposited.get(o.id) === o.amountIn && o.sourceAssetId === o.destinationAssetId && !holds.has(o.id);
-  return { items, claim: { workerId: ctx.workerId, leaseSeconds: ctx.leaseSeconds }, sendable, reads };
+  return { items, claim: { workerId: ctx.workerId, leaseSeconds: ctx.leaseSeconds }, sendable };
 }
 
-/** No privacy delay: the deposits' confirmation and their payouts in one statement. */
-async function confirmAndStart(ctx: ConfirmDepositsDeps, batch: Batch, c: Confirmation): Promise<Recorded> {
-  const eligible = batch.orders.filter(c.sendable);
-  const txs = eligible.length > 0 ? await payoutTxs(ctx, eligible, await c.reads) : [];
-  const nextRunMs = SETTLE_FALLBACK_SLOTS * ctx.slotMs;
-  const r = await confirmDepositRows(ctx.db, c.claim, c.items, { txs, nextRunMs }).catch(async (e: unknown) => {
-    // A payout already recorded with the same bytes (same recipient, amount, pool and blockhash as
-    // another order's): confirm alone; the per-order step plans these payouts one by one.
-    if (!isUniqueViolation(e)) throw e;
-    return confirmDepositRows(ctx.db, c.claim, c.items);
-  });
-  ctx.presigner.drop(r.moved);
-  batch.due = r.due;
-  for (const o of batch.orders) {
-    const at = batch.due.get(o.id);
-    if (!at || r.moved.has(o.id)) continue;
-    batch.releases.set(o.id, c.sendable(o) && at.getTime() > Date.now() ? { id: o.id, at } : { id: o.id, delayMs: 0 });
-  }
-  // Some stopped at deposit_confirmed (a swap, a short deposit, a pool shortfall): the per-order step pays them.
-  if (batch.due.size > r.moved.size) faultPoint('deposit-confirmed');
-  return { moved: r.moved, txs: txs.filter((t) => r.moved.has(t.orderId!)) };
-}
-
-/** With a privacy delay: confirm every deposit, then record the payouts of those already due. */
+/** Confirm every deposit, then record the payouts of those already due (none but a retry's: the floor is two slots). */
 async function confirmThenPay(ctx: ConfirmDepositsDeps, batch: Batch, c: Confirmation): Promise<Recorded> {
   batch.due = (await confirmDepositRows(ctx.db, c.claim, c.items)).due;
   if (batch.due.size > 0) faultPoint('deposit-confirmed');
@@ -161,7 +128,10 @@ async function confirmThenPay(ctx: ConfirmDepositsDeps, batch: Batch, c: Confirm
     if (c.sendable(o) && at.getTime() <= Date.now()) payable.push(o);
     else if (c.sendable(o)) batch.releases.set(o.id, { id: o.id, at });
   }
-  return payable.length > 0 ? recordPayouts(ctx, payable, await c.reads) : { moved: new Set<string>(), txs: [] };
+  // The pools are read only for payouts due now (a deposit confirmed again after a crash, its due time
+  // past): a fresh one is due two slots on at the earliest, and the per-order step pays it then.
+  if (payable.length === 0) return { moved: new Set<string>(), txs: [] };
+  return recordPayouts(ctx, payable, await ctx.pools.reads([...new Set(payable.map((o) => o.destinationAssetId))]));
 }
 
 /** After the planning lock: screening holds and decisions, then the recorded payouts sent. */

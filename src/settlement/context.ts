@@ -17,7 +17,6 @@ import { OncePerKey } from '../support/once-per-key.ts';
 import type { Log } from './deps.ts';
 import { Outbox } from './outbox.ts';
 import { Pools } from './pools.ts';
-import { Presigner } from './fast-path/presign.ts';
 import { ForeignFunds } from './fast-path/foreign-funds.ts';
 import { SentSignatures } from './fast-path/sent-signatures.ts';
 import { SlotClock } from './fast-path/slot-clock.ts';
@@ -87,7 +86,6 @@ export class SettlementContext {
   readonly log: Log;
   readonly outbox: Outbox;
   readonly pools: Pools;
-  readonly presigner: Presigner;
   readonly payouts: PayoutQueue;
   readonly subscriptions: ChainSubscriptions | null;
   /** The slot, from notifications or (socket down) a bounded poll. */
@@ -126,7 +124,6 @@ export class SettlementContext {
       alert: (kind, fields, msg) => this.alert(kind, fields, msg),
       shape: (blockhash) => this.shape(blockhash),
     });
-    this.presigner = new Presigner({ pools: this.pools, db, slotMs: config.slotMs });
     this.payouts = new PayoutQueue({ pools: this.pools, db, workerId: this.workerId, slotMs: config.slotMs });
     this.subscriptions = opts.subscriptions ?? null;
     this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs);

@@ -15,10 +15,6 @@ export const WATCHDOG_START_GRACE_MS = 10 * 60_000;
 export const RESEND_EVERY_MS = 2000;
 /** Sweeps wait this many slots after the deposit watch last confirmed deposits. */
 export const SWEEP_QUIET_SLOTS = 4;
-/** A payout signed ahead is dropped after this (its blockhash stays valid far longer). */
-export const PRESIGN_MAX_AGE_MS = 20_000;
-/** Orders placed this recently have their payout signed before their deposit lands (see presign). */
-export const PRESIGN_AHEAD_MS = 20_000;
 /** How long a verdict "funded by someone else" stands while the balance stays the same (an RPC's history can lag its accounts). */
 export const FOREIGN_RECHECK_MS = 15_000;
 /** How often the receipt signer passes while orders wait for their receipt. */

@@ -15,7 +15,7 @@ let t: TestHush;
 
 before(async () => {
   // 200 ms slots: the second order's deposit transaction (150 blocks) outlives the flood's ramp-up.
-  t = await startTestHush({ env: { HUSH_RPC_MAX_RPS: '10', LOCALNET_SLOT_MS: '200', HUSH_PRIVACY: 'off', HUSH_PAYOUT_DELAY_S: '0-0' } });
+  t = await startTestHush({ env: { HUSH_RPC_MAX_RPS: '10', LOCALNET_SLOT_MS: '200' } });
 });
 after(async () => {
   await t?.close();

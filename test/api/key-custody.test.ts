@@ -119,7 +119,7 @@ describe('key custody: role api holds no signing key', { skip: postgresSkipReaso
     schema = newSchemaName();
     const seed = randomBytes(32);
     const quoteKey = randomBytes(32).toString('hex');
-    const store = { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema, HUSH_DRAIN_GRACE_MS: '0', HUSH_PRIVACY: 'off', HUSH_PAYOUT_DELAY_S: '0-0' };
+    const store = { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema, HUSH_DRAIN_GRACE_MS: '0' };
     const snapshots = tempDir('hush-custody-heap-');
     const heapFlags = `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`;
     const workerDir = tempDir('hush-custody-worker-');

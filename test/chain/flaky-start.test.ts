@@ -27,8 +27,8 @@ function workerConfig(dataDir: string, opsPort?: number) {
     SOLANA_RPC_URL: net.proxy.url,
     LOCALNET_SLOT_MS: '50',
     HUSH_SLOT_MS: '50',
-    HUSH_PRIVACY: 'off',
-    HUSH_PAYOUT_DELAY_S: '0-0',
+    
+    
     HUSH_DRAIN_GRACE_MS: '0',
     HUSH_RPC_TIMEOUT_MS: '2000',
   });

@@ -24,26 +24,24 @@ test('HUSH_ANONYMOUS_RATE_LIMIT: 10 per second by default, a positive integer ot
 test('HUSH_PAYOUT_DELAY_S: 5-30 when unset or empty (like every other variable, HUSH_ROLE too), else min-max with min ≤ max', () => {
   assert.deepEqual(loadConfig({}).payoutDelayS, { min: 5, max: 30 });
   assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '' }).payoutDelayS, { min: 5, max: 30 });
-  const off = { HUSH_PRIVACY: 'off' };
-  assert.deepEqual(loadConfig({ ...off, HUSH_PAYOUT_DELAY_S: '0-0' }).payoutDelayS, { min: 0, max: 0 });
-  for (const bad of ['30-5', '5', '-1-3', '5-30s', '0-86401', '99999999-999999999999']) assert.throws(() => loadConfig({ ...off, HUSH_PAYOUT_DELAY_S: bad }), ConfigError, bad);
-  assert.deepEqual(loadConfig({ ...off, HUSH_PAYOUT_DELAY_S: '0-86400' }).payoutDelayS, { min: 0, max: 86400 });
+  for (const bad of ['30-5', '5', '-1-3', '5-30s', '1-86401', '99999999-999999999999']) assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: bad }), ConfigError, bad);
+  const longSpread = { HUSH_PRIVACY_MAX_DELAY_S: '86400', HUSH_PRIVACY_MAX_WAIT_S: '86400' };
+  assert.throws(() => loadConfig({ ...longSpread, HUSH_PAYOUT_DELAY_S: '1-86400' }), /HUSH_PRIVACY_MAX_DELAY_S/, 'the spread must leave room in the budget');
+  assert.deepEqual(loadConfig({ ...longSpread, HUSH_PAYOUT_DELAY_S: '1-86000' }).payoutDelayS, { min: 1, max: 86000 });
   // Milliseconds for time-compressed runs (bench:privacy); no finer.
   assert.deepEqual(loadConfig({ HUSH_PAYOUT_DELAY_S: '0.625-3.875' }).payoutDelayS, { min: 0.625, max: 3.875 });
   for (const bad of ['0.0001-1', '.5-1', '1.-2', '2.5-1.5']) assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: bad }), ConfigError, bad);
   assert.equal(loadConfig({ HUSH_ROLE: '' }).role, 'all');
 });
 
-test('HUSH_PRIVACY: on by default; a payout window that starts at 0 only with it off (docs/spec.md §9)', () => {
-  assert.equal(loadConfig({}).privacy, 'on');
-  assert.equal(loadConfig({ HUSH_PRIVACY: 'off' }).privacy, 'off');
+test('one settlement path (docs/spec.md §9): privacy cannot be switched off, and a payout window never starts at 0', () => {
+  assert.doesNotThrow(() => loadConfig({ HUSH_PRIVACY: 'on' }), 'on is what it always is');
+  for (const off of ['off', 'OFF', 'no', 'false', '0']) assert.throws(() => loadConfig({ HUSH_PRIVACY: off }), /privacy cannot be switched off/, off);
   for (const delay of ['0-0', '0-30', '0.000-5']) {
-    assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: delay }), /HUSH_PRIVACY=off/, delay);
-    assert.throws(() => loadConfig({ HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: delay }), ConfigError, delay);
-    assert.equal(loadConfig({ HUSH_PRIVACY: 'off', HUSH_PAYOUT_DELAY_S: delay }).payoutDelayS.min, 0);
+    assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: delay }), /minimum must be above 0/, delay);
+    assert.throws(() => loadConfig({ HUSH_PAYOUT_DELAY_S: delay }), ConfigError, delay);
   }
   assert.equal(loadConfig({ HUSH_PAYOUT_DELAY_S: '0.001-1' }).payoutDelayS.min, 0.001);
-  for (const bad of ['no', 'OFF', 'false', '0']) assert.throws(() => loadConfig({ HUSH_PRIVACY: bad }), ConfigError, bad);
 });
 
 test('the private-amount menu, the target set and the delay budget (docs/spec.md §9, §11): defaults, overrides, and refusals that name the variable', () => {
@@ -63,7 +61,6 @@ test('the private-amount menu, the target set and the delay budget (docs/spec.md
   assert.throws(() => loadConfig({ HUSH_PRIVACY_MAX_DELAY_S: '30', HUSH_PAYOUT_DELAY_S: '5-30' }), /HUSH_PRIVACY_MAX_DELAY_S.*spread/);
   assert.throws(() => loadConfig({ HUSH_PRIVACY_MAX_DELAY_S: '32', HUSH_PAYOUT_DELAY_S: '5-30' }), /HUSH_PRIVACY_MAX_DELAY_S/);
   assert.equal(loadConfig({ HUSH_PRIVACY_MAX_DELAY_S: '32.5', HUSH_PAYOUT_DELAY_S: '5-30' }).privacyMaxDelayS, 32.5);
-  assert.equal(loadConfig({ HUSH_PRIVACY: 'off', HUSH_PRIVACY_MAX_DELAY_S: '30', HUSH_PAYOUT_DELAY_S: '0-30' }).privacyMaxDelayS, 30, 'no class release with privacy off');
 });
 
 test('URL variables must parse with their scheme, and the error does not echo the value (it may hold a password)', () => {

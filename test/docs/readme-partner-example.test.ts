@@ -47,7 +47,7 @@ describe('README partner examples', () => {
     const sdkEntry = join(REPO_ROOT, 'node_modules/@hush/sdk/dist/index.js');
     assert.ok(existsSync(sdkEntry), `${sdkEntry} is missing: \`npm ci\` builds @hush/sdk (the root package's prepare script)`);
     // Privacy on with the default menu (decade), a hold of about 9 s instead of 14 minutes: polls every 3 s see it.
-    t = await startTestHush({ env: { HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: '12', HUSH_PRIVACY_MAX_WAIT_S: '16', LOCALNET_SLOT_MS: '200' } });
+    t = await startTestHush({ env: { HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: '12', HUSH_PRIVACY_MAX_WAIT_S: '16', LOCALNET_SLOT_MS: '200' } });
     const account = await t.createAccount();
     dir = mkdtempSync(join(tmpdir(), 'hush-readme-example-'));
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');

@@ -44,30 +44,24 @@ describe('estimatePrivacy', () => {
   it('promises nothing for a non-standard amount and adds no wait to it', () => {
     fc.assert(
       fc.property(fc.double({ min: 0, max: 100, noNaN: true }), (rate) => {
-        assert.deepEqual(estimatePrivacy({ standard: false, classRatePerS: rate, suggestedAmounts }, POLICY, 30), {
+        assert.deepEqual(estimatePrivacy({ standard: false, classRatePerS: rate, suggestedAmounts }, POLICY), {
           standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts, basis: 'measured',
         });
       }),
     );
   });
 
-  it('with privacy off promises a set of 1 and the configured delay', () => {
-    const e = estimatePrivacy({ standard: true, classRatePerS: 5, suggestedAmounts }, null, 29.5);
-    assert.equal(e.anonymitySet, 1);
-    assert.equal(e.delaySeconds, 30);
-  });
-
   it('a busy class fills to the target; a thin one is held to near its deadline with a smaller set; an idle or unmeasured one goes at once, alone', () => {
-    const busy = estimatePrivacy({ standard: true, classRatePerS: 1, suggestedAmounts }, POLICY, 30);
+    const busy = estimatePrivacy({ standard: true, classRatePerS: 1, suggestedAmounts }, POLICY);
     assert.equal(busy.anonymitySet, 8);
     assert.equal(busy.delaySeconds, Math.ceil(3.5 + 17.5)); // half of the 7 s the class takes to fill
     assert.equal(busy.basis, 'measured');
     // No traffic: not held for nothing (two slots, no spread), and the quote says why.
     for (const rate of [0, undefined]) {
-      const idle = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts }, POLICY, 30);
+      const idle = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts }, POLICY);
       assert.deepEqual([idle.anonymitySet, idle.delaySeconds, idle.basis], [1, 1, 'no_traffic']);
     }
-    const slow = estimatePrivacy({ standard: true, classRatePerS: 0.01, suggestedAmounts }, POLICY, 30);
+    const slow = estimatePrivacy({ standard: true, classRatePerS: 0.01, suggestedAmounts }, POLICY);
     assert.equal(slow.anonymitySet, 3); // 1 + 0.01 × (240 − 10) = 3.3 deposits by the time it goes
   });
 
@@ -76,8 +70,8 @@ describe('estimatePrivacy', () => {
       fc.property(fc.double({ min: 0, max: 50, noNaN: true }), fc.double({ min: 0, max: 50, noNaN: true }), fc.integer({ min: 1, max: 64 }), (r1, r2, k) => {
         const policy = { ...POLICY, targetSet: k };
         const [lo, hi] = r1 <= r2 ? [r1, r2] : [r2, r1];
-        const a = estimatePrivacy({ standard: true, classRatePerS: lo, suggestedAmounts }, policy, 30);
-        const b = estimatePrivacy({ standard: true, classRatePerS: hi, suggestedAmounts }, policy, 30);
+        const a = estimatePrivacy({ standard: true, classRatePerS: lo, suggestedAmounts }, policy);
+        const b = estimatePrivacy({ standard: true, classRatePerS: hi, suggestedAmounts }, policy);
         for (const e of [a, b]) {
           assert.ok(e.anonymitySet >= 1 && e.anonymitySet <= k);
           assert.ok(e.delaySeconds <= Math.ceil(policy.budgetMs / 1000));
@@ -97,20 +91,20 @@ describe('estimatePrivacy with the partner\'s choice', () => {
   const CEILING_HOLD_S = holdMs({ ...POLICY, budgetMs: POLICY.ceilingMs }) / 1000;
 
   it('echoes the choice; with no traffic a patient member is promised its whole hold and no company', () => {
-    const min = estimatePrivacy({ standard: true, classRatePerS: undefined, suggestedAmounts, requested: { minAnonymitySet: 20 } }, POLICY, 30);
+    const min = estimatePrivacy({ standard: true, classRatePerS: undefined, suggestedAmounts, requested: { minAnonymitySet: 20 } }, POLICY);
     assert.deepEqual(min.requested, { minAnonymitySet: 20 });
     assert.deepEqual([min.anonymitySet, min.delaySeconds, min.basis], [1, Math.ceil(CEILING_HOLD_S + 17.5), 'no_traffic']);
-    const max = estimatePrivacy({ standard: true, classRatePerS: 0, suggestedAmounts, requested: { maxDelaySeconds: 120 } }, POLICY, 30);
+    const max = estimatePrivacy({ standard: true, classRatePerS: 0, suggestedAmounts, requested: { maxDelaySeconds: 120 } }, POLICY);
     assert.deepEqual([max.anonymitySet, max.delaySeconds], [1, Math.ceil(120 - 30 - 2 + 17.5)]);
   });
 
   it('a set asked for is promised once the class can fill it within the ceiling; a bounded wait never promises past its bound', () => {
     fc.assert(
       fc.property(fc.double({ min: 1e-4, max: 50, noNaN: true }), fc.integer({ min: 2, max: 100 }), fc.integer({ min: 0, max: 7200 }), (rate, n, s) => {
-        const min = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts, requested: { minAnonymitySet: n } }, POLICY, 30);
+        const min = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts, requested: { minAnonymitySet: n } }, POLICY);
         if ((n - 1) / rate <= CEILING_HOLD_S) assert.equal(min.anonymitySet, n);
         assert.ok(min.anonymitySet <= n && min.delaySeconds <= Math.ceil(POLICY.ceilingMs / 1000));
-        const max = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts, requested: { maxDelaySeconds: s } }, POLICY, 30);
+        const max = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts, requested: { maxDelaySeconds: s } }, POLICY);
         assert.ok(max.delaySeconds <= Math.max(Math.ceil(s), Math.ceil(17.5)), `${max.delaySeconds} s quoted for a bound of ${s} s`);
         assert.ok(max.anonymitySet >= 1 && max.anonymitySet <= POLICY.targetSet);
       }),

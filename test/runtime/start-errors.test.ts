@@ -82,7 +82,7 @@ test('an ops port in use: names HUSH_OPS_PORT; the message for each listener nam
 
 test('the start banner says what to run next; status polls and health checks are logged at debug only', async () => {
   const dataDir = makeTempDir('hush-start-banner-');
-  const hush = await spawnHush({ DATA_DIR: dataDir, PORT: '0', LOCALNET_PORT: '0', LOG_LEVEL: 'debug', HUSH_PRIVACY: 'off', HUSH_PAYOUT_DELAY_S: '0-0' });
+  const hush = await spawnHush({ DATA_DIR: dataDir, PORT: '0', LOCALNET_PORT: '0', LOG_LEVEL: 'debug' });
   try {
     await fetch(`${hush.opsUrl}/healthz`).then((r) => r.arrayBuffer());
     await fetch(`${hush.url}/transfer/v1/status/trk_1111111111111111111111`).then((r) => r.arrayBuffer());

@@ -34,7 +34,7 @@ let secret: string;
 before(async () => {
   t = await startTestHush({
     admin: true,
-    env: { HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_K: '2', HUSH_PRIVACY_MAX_DELAY_S: '8', LOCALNET_SLOT_MS: '100' },
+    env: { HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_K: '2', HUSH_PRIVACY_MAX_DELAY_S: '8', LOCALNET_SLOT_MS: '100' },
   });
   acct = await t.createAccount();
   client = createHushClient({ baseUrl: t.url, apiKey: acct.apiKey });

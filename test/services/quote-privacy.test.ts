@@ -96,13 +96,6 @@ describe('quote privacy', () => {
     assert.equal(quote.duration, 5);
   });
 
-  it('with HUSH_PRIVACY=off nothing is promised and duration keeps the configured delay', async () => {
-    const { quote } = await quoteWith({ HUSH_PRIVACY: 'off', HUSH_PAYOUT_DELAY_S: '0-3' }, '10000000', 'exact_in', { 'usdc>usdc:exact_in:10000000': 5 });
-    assert.equal(quote.privacy.anonymitySet, 1);
-    assert.equal(quote.privacy.delaySeconds, 3);
-    assert.equal(quote.duration, 8);
-  });
-
   it('the privacy object is sealed in the quoteId like every other field', async () => {
     const { quote } = await quoteWith({}, '10000000', 'exact_in', { 'usdc>usdc:exact_in:10000000': 0.5 });
     assert.deepEqual(openQuoteId(SECRET, account.id, quote.quoteId)!.quote, quote);

@@ -43,7 +43,7 @@ test('SIGKILL between the payouts of one class release: the rest are paid after 
     PORT: '0',
     LOCALNET_PORT: '0',
     LOCALNET_SLOT_MS: '100',
-    HUSH_PRIVACY: 'on',
+    
     HUSH_PRIVACY_K: String(CLASS),
     // Far beyond the run: only a full class releases these payouts.
     HUSH_PRIVACY_MAX_DELAY_S: '600',

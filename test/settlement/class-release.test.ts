@@ -20,7 +20,7 @@ describe('class release', () => {
   let acct: TestAccount;
   let chain: Chain;
   before(async () => {
-    t = await startTestHush({ env: { HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_K: String(K), HUSH_PRIVACY_MAX_DELAY_S: String(BUDGET_S) } });
+    t = await startTestHush({ env: { HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_K: String(K), HUSH_PRIVACY_MAX_DELAY_S: String(BUDGET_S) } });
     acct = await t.createAccount();
     chain = chainAt(t.chainUrl);
   });

@@ -152,8 +152,8 @@ async function run(s: Scenario, diag: (msg: string) => void) {
     PORT: '0',
     LOCALNET_PORT: '0',
     LOCALNET_SLOT_MS: '200',
-    HUSH_PRIVACY: 'off',
-    HUSH_PAYOUT_DELAY_S: '0-0',
+    
+    
     HUSH_SWEEP_INTERVAL_S: '1',
     HUSH_ADMIN_TOKEN: adminToken,
     HUSH_RATE_LIMITS: HIGH_RATE_LIMITS,

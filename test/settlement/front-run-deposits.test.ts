@@ -65,7 +65,7 @@ describe('deposits count only what the order’s sender put there', { concurrenc
       // dies (1 s flaked in the full suite, and 4 s at 50 ms slots on a machine loaded by the rest of the suite).
       // The default request budget: with none, the worker's reads of four flows at once kept the in-process chain
       // too busy to confirm anything while other test files ran beside this one (every flow timed out).
-      env: { LOCALNET_SLOT_MS: '100', HUSH_ORDER_TTL_S: '10', HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '1' },
+      env: { LOCALNET_SLOT_MS: '100', HUSH_ORDER_TTL_S: '10', HUSH_SWEEP_INTERVAL_S: '1' },
     });
     acct = await t.createAccount();
     chain = chainAt(t.chainUrl);

@@ -123,8 +123,8 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
       HUSH_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS),
       LOCALNET_SLOT_MS: String(SLOT_MS),
       HUSH_SLOT_MS: String(SLOT_MS),
-      HUSH_PRIVACY: 'off',
-      HUSH_PAYOUT_DELAY_S: '0-3',
+      
+      
       HUSH_SWEEP_INTERVAL_S: '1',
       HUSH_ADMIN_TOKEN: adminToken,
       HUSH_RATE_LIMITS: HIGH_RATE_LIMITS,

@@ -26,7 +26,7 @@ describe('partner fees and late deposits', () => {
   before(async () => {
     hush = await startTestHush({
       admin: true,
-      env: { HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '3600', HUSH_PARTNER_PAYOUT_INTERVAL_S: '2', LOCALNET_SLOT_MS: '50' },
+      env: { HUSH_SWEEP_INTERVAL_S: '3600', HUSH_PARTNER_PAYOUT_INTERVAL_S: '2', LOCALNET_SLOT_MS: '50' },
     });
     acct = await hush.createAccount({ feeCapBps: 200 });
     chain = chainAt(hush.chainUrl);

@@ -19,7 +19,7 @@ describe('privacy chosen per quote', () => {
   let acct: TestAccount;
   let chain: Chain;
   before(async () => {
-    t = await startTestHush({ env: { HUSH_PRIVACY: 'on', HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: String(BUDGET_S), HUSH_PRIVACY_MAX_WAIT_S: '60' } });
+    t = await startTestHush({ env: { HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: String(BUDGET_S), HUSH_PRIVACY_MAX_WAIT_S: '60' } });
     acct = await t.createAccount();
     chain = chainAt(t.chainUrl);
   });

@@ -38,7 +38,7 @@ let acct: TestAccount;
 let chain: Chain;
 
 before(async () => {
-  t = await startTestHush({ admin: true, env: { HUSH_PRIVACY: 'off', LOCALNET_SLOT_MS: '100', HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '2' } });
+  t = await startTestHush({ admin: true, env: { LOCALNET_SLOT_MS: '100', HUSH_SWEEP_INTERVAL_S: '2' } });
   acct = await t.createAccount();
   chain = chainAt(t.chainUrl);
 });

@@ -57,7 +57,7 @@ let ataRent: bigint;
 before(async () => {
   t = await startTestHush({
     admin: true,
-    env: { LOCALNET_SLOT_MS: '100', HUSH_ORDER_TTL_S: '1', HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '2' },
+    env: { LOCALNET_SLOT_MS: '100', HUSH_ORDER_TTL_S: '1', HUSH_SWEEP_INTERVAL_S: '2' },
   });
   acct = await t.createAccount();
   chain = chainAt(t.chainUrl);

@@ -19,7 +19,7 @@ let chain: Chain;
 const logged: string[] = [];
 
 before(async () => {
-  hush = await startTestHush({ env: { HUSH_PAYOUT_DELAY_S: '0-0', HUSH_SWEEP_INTERVAL_S: '3600', LOCALNET_SLOT_MS: '100' }, log: (l) => logged.push(l) });
+  hush = await startTestHush({ env: { HUSH_SWEEP_INTERVAL_S: '3600', LOCALNET_SLOT_MS: '100' }, log: (l) => logged.push(l) });
   acct = await hush.createAccount();
   chain = chainAt(hush.chainUrl);
 });

@@ -19,11 +19,6 @@ const ORDERS = 60;
 const WINDOW_S = 8;
 /** Issue 43's target: the idle rate with open unfunded orders (idle alone is ~0.9/s: blockhash and pool refreshes). */
 const MAX_RPS = 1.5;
-/**
- * Without a privacy delay an order's payout is signed ahead for its first 20 s (src/settlement/fast-path/
- * presign.ts, PRESIGN_AHEAD_MS; it reads the pools): the window starts after that.
- */
-const PRESIGN_AHEAD_S = 20;
 
 let localnet: TestLocalnet;
 let chain: Chain;
@@ -70,11 +65,10 @@ test(`${ORDERS} open unfunded orders with the socket up: ≤ ${MAX_RPS} chain ca
   for (let i = 0; i < ORDERS - 1; i += 10) placed.push(...(await Promise.all(Array.from({ length: Math.min(10, ORDERS - 1 - i) }, async () => placeOrder(acct.client, await quote(flooder))))));
   const mine = await placeOrder(acct.client, await quote(funded.address));
   placed.push(mine);
-  // The worker watches every deposit account (one subscription each), and the orders are past their first seconds.
+  // The worker watches every deposit account (one subscription each).
   const deadline = Date.now() + 30_000;
   while (subs.stats().watchedAccounts < ORDERS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   assert.ok(subs.stats().watchedAccounts >= ORDERS, `the worker watches the ${ORDERS} deposit accounts (${subs.stats().watchedAccounts})`);
-  await new Promise((r) => setTimeout(r, PRESIGN_AHEAD_S * 1000));
   assert.equal(subs.state, 'connected');
 
   rpcProxy.reset();

@@ -1,7 +1,9 @@
 /**
  * A real, listening Hush for end-to-end HTTP tests: `startHush(loadConfig(env))` on 127.0.0.1 port 0 with
  * its embedded localnet on port 0, a fresh temp DATA_DIR, a short slot time, and either PGlite (in the
- * temp dir) or PostgreSQL in a fresh private schema (dropped on close).
+ * temp dir) or PostgreSQL in a fresh private schema (dropped on close). Settlement runs as an operator's
+ * does (docs/spec.md §9: privacy on, the real menu, class release): an amount off the menu is paid two
+ * slots after its deposit confirms, a menu amount with its class.
  *
  * Tests talk to it with `fetch` through `HushClient`, which checks on EVERY response what docs/spec.md §2 and §6
  * promise for all of them: an `X-Request-Id` header, the error body shape on failures, and that no body
@@ -143,9 +145,6 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     DATA_DIR: dataDir,
     TREASURY_SEED: treasurySeed,
     HUSH_QUOTE_KEY: quoteKey,
-    // Instant payouts (docs/spec.md §9: only with privacy explicitly off); a suite may set a window of its own.
-    HUSH_PRIVACY: 'off',
-    HUSH_PAYOUT_DELAY_S: '0-0',
     HUSH_DRAIN_GRACE_MS: '0',
     // Suites that fire many refused or unroutable requests from 127.0.0.1 (anonymous-limits.test.ts lowers it).
     HUSH_ANONYMOUS_RATE_LIMIT: '100000',

@@ -11,8 +11,7 @@ export function payoutDue(from: Date, delayS: { min: number; max: number }, rand
 }
 
 export interface DuePolicy {
-  privacy: 'on' | 'off';
-  /** HUSH_PAYOUT_DELAY_S: the delay with privacy off, a release's spread with it on. */
+  /** HUSH_PAYOUT_DELAY_S: a release's spread. */
   delayS: { min: number; max: number };
   /**
    * How long a standard payout waits for its class at most before its release's spread, for the choice its
@@ -24,13 +23,12 @@ export interface DuePolicy {
 }
 
 /**
- * The due time drawn at a deposit's confirmation. With privacy on, a standard payout is due at the end of
+ * The due time drawn at a deposit's confirmation. A standard payout is due at the end of
  * its hold plus the spread, within the delay budget: the class release (class-release.ts) brings it
  * forward when its class goes earlier, so the budget holds even if no release ever runs. A non-standard payout waits only the minimum gap:
  * no wait hides a unique amount.
  */
 export function payoutDueFor(from: Date, standard: boolean, policy: DuePolicy, randomInt: (n: number) => number, choice?: PrivacyChoice): Date {
-  if (policy.privacy === 'off') return payoutDue(from, policy.delayS, randomInt);
   if (!standard) return new Date(from.getTime() + policy.minGapMs);
   return payoutDue(new Date(from.getTime() + policy.holdMs(choice)), policy.delayS, randomInt);
 }
@@ -44,9 +42,9 @@ export function minGapMs(slotMs: number): number {
 export function orderPayoutDue(
   o: { quote: unknown },
   from: Date,
-  settings: { privacy: 'on' | 'off'; delayS: { min: number; max: number }; holdMs: (choice: PrivacyChoice | undefined) => number; slotMs: number },
+  settings: { delayS: { min: number; max: number }; holdMs: (choice: PrivacyChoice | undefined) => number; slotMs: number },
   randomInt: (n: number) => number,
 ): Date {
   const requested = choiceOf((o.quote as { privacy?: { requested?: unknown } } | null)?.privacy?.requested);
-  return payoutDueFor(from, quotedPrivate(o.quote), { privacy: settings.privacy, delayS: settings.delayS, holdMs: settings.holdMs, minGapMs: minGapMs(settings.slotMs) }, randomInt, requested);
+  return payoutDueFor(from, quotedPrivate(o.quote), { delayS: settings.delayS, holdMs: settings.holdMs, minGapMs: minGapMs(settings.slotMs) }, randomInt, requested);
 }

@@ -8,8 +8,6 @@ import type { DepositOrigin } from '../../chain/deposit-origin.ts';
 import type { PayableOrder } from '../plan-payouts.ts';
 import type { WatchedBalances } from './watched-balances.ts';
 
-/** How often, at most, watched deposit accounts are read at `processed` to sign payouts ahead. */
-const PRESIGN_READ_EVERY_MS = 40;
 /** The list of orders awaiting a deposit is read again at least this often, notified of a change or not. */
 const WATCHED_LIST_REFRESH_MS = 1000;
 
@@ -39,9 +37,8 @@ export type DepositWatchDeps = ConfirmDepositsDeps & Pick<SettlementContext, 'sl
  * orders whose deposit became visible are handed to confirmDeposits under the watch's own lease holder
  * (the runner gives it `<worker>:watch`), whose statement claims those nobody holds (SKIP LOCKED, as the
  * order loop's claim). An order another holds, the order loop's included, is left to it: the holder
- * confirms it, or gives it back and the next slot's read finds it again. In between, the watched accounts
- * are read at `processed` and the payouts of deposits visible there are signed ahead (Presigner). The
- * watch owns its caches and writes nothing itself.
+ * confirms it, or gives it back and the next slot's read finds it again. The watch owns its caches and
+ * writes nothing itself.
  */
 export class DepositWatch {
   private lastSlot = -1n;
@@ -54,8 +51,6 @@ export class DepositWatch {
    * without notifications (listen failed) the list is read every slot, as before.
    */
   private readonly list = { rows: [] as WatchedRow[], changed: true, readAt: 0, listening: null as Promise<(() => Promise<void>) | null> | null };
-  /** Orders whose deposit account was seen funded at `processed` (their signatures are looked up early). */
-  private readonly seenProcessed = new Set<string>();
   /**
    * Orders handed to a batch of this watch: left alone by its reads until the batch gives back those it
    * did not confirm, and those it confirmed until they leave the watched list (a list read before their
@@ -63,7 +58,6 @@ export class DepositWatch {
    * confirmation's claim decides.
    */
   private readonly handed = new Set<string>();
-  private readonly timers = { lastPresignReadAt: 0 };
   /** When the watch last had deposits to confirm: sweeps stay out of the way of a burst. */
   lastBurstAt = 0;
   private readonly warmup: RecipientWarmup;
@@ -107,31 +101,8 @@ export class DepositWatch {
       // Pending transactions reach `confirmed` exactly when this slot advances: settle them now, not next tick
       // (with none in flight the loop's own idle pass finds any another process sent).
       if (this.ctx.sent.mayHaveLanded) this.ctx.wake('transactions');
-      await this.confirmSeenFirst();
       await this.readAndConfirm();
-      return;
     }
-    this.signAhead();
-  }
-
-  /**
-   * Deposits already seen at `processed` are likely confirmed in this very slot: those go first, with their
-   * signatures looked up alongside their balances, before the full read.
-   */
-  private async confirmSeenFirst(): Promise<void> {
-    const { ctx } = this;
-    const byId = new Map(this.watched.map((r) => [String(r.id), r]));
-    // (Orders whose account holds someone else's funds are left to the full read, which sees a change.)
-    const seen = [...this.seenProcessed].flatMap((id) => (byId.has(id) && !this.handed.has(id) && !ctx.foreign.taken(id) ? [byId.get(id)!] : []));
-    if (seen.length === 0) return;
-    const origins = this.originsOf(seen);
-    // A failed read here only loses the head start: the full read still covers them.
-    const early = await ctx.view.balances(seen.map((r) => r.deposit_account), 'confirmed').catch(() => new Map<string, AccountBalance>());
-    const funded = seen.filter((r) => (early.get(r.deposit_account)?.tokenAmount ?? 0n) > 0n);
-    if (funded.length === 0) return;
-    this.lastBurstAt = Date.now();
-    // (Handed before this returns: the full read skips them.)
-    ctx.detach(this.confirmBatch(funded.map(watchedOrder), early, origins));
   }
 
   /** The full read: the watched list refreshed, every watched account's balance, the funded ones confirmed. */
@@ -162,31 +133,6 @@ export class DepositWatch {
     // sent; orders another holds are left to it. Their signatures are looked up from now, while the batch
     // may still wait for the planning lock.
     ctx.detach(this.confirmBatch(funded.map(watchedOrder), balances, this.originsOf(funded)));
-  }
-
-  /** Between slots, with no privacy delay: the payouts of deposits visible at `processed` are signed ahead. */
-  private signAhead(): void {
-    const { ctx } = this;
-    if (ctx.config.payoutDelayS.max > 0 || Date.now() - this.timers.lastPresignReadAt < ctx.pollEveryMs(PRESIGN_READ_EVERY_MS)) return;
-    // Orders signed ahead are read too until their deposit is seen (the watch confirms seen ones first).
-    const open = this.watched.filter((r) => !this.seenProcessed.has(String(r.id)) && !this.handed.has(String(r.id)));
-    if (open.length === 0) return;
-    this.timers.lastPresignReadAt = Date.now();
-    // Beside the watch, not in its way: signing a burst ahead takes longer than a watch tick.
-    const presigner = ctx.presigner;
-    if (presigner.busy) return;
-    // With the socket up, only the accounts a transaction just mentioned are read: an idle order costs no
-    // request here (the others count as empty at `processed`: recent ones are still signed ahead).
-    const toRead = this.balances.live ? open.filter((r) => this.balances.mentioned(r.deposit_account)) : open;
-    const run = presigner.begin(async () => {
-      try {
-        const processed = toRead.length > 0 ? await ctx.view.balances(toRead.map((r) => r.deposit_account), 'processed') : new Map<string, AccountBalance>();
-        await presigner.run(open, processed, this.watched, this.seenProcessed);
-      } catch (e) {
-        ctx.log({ err: e }, 'presign failed');
-      }
-    });
-    if (run) ctx.detach(run);
   }
 
   /** Each order's own deposit (DepositOrigins: a batch of history reads, then of the transactions not yet judged), by account; never rejects. */
