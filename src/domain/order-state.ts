@@ -1,7 +1,7 @@
 /**
- * docs/spec.md §5 order states and the only transitions allowed between them, declared once. The one
- * writer of an order's status (src/store/order-transitions.ts) refuses any other edge (canTransition)
- * when it builds a statement, so a bug cannot move an order backwards or out of a final state; races
+ * docs/spec.md §5 order states, what each means (STATUS_TRAITS) and the only transitions allowed between
+ * them, declared once. The store's transition module (src/store/order-transitions.ts) registers one writer
+ * per move and refuses any other edge (canTransition) when it builds a statement, so a bug cannot move an order backwards or out of a final state; races
  * between workers lose their compare-and-set.
  */
 
@@ -23,8 +23,56 @@ export const ORDER_STATUSES = [
 
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-/** The final statuses: declared once here; the store's SQL lists of them are built from this. */
-export const FINAL_STATUSES = ['completed', 'expired', 'refunded', 'failed', 'frozen'] as const satisfies readonly OrderStatus[];
+/**
+ * What each status means to the rest of Hush, declared once beside the states: every list of statuses in
+ * the store's SQL is built from these (statusesWhere), never written out by hand.
+ */
+export interface StatusTraits {
+  /** No edge leaves it. */
+  final: boolean;
+  /** Waiting for its deposit (the deposit watch reads its account; not yet sweepable). */
+  awaitsDeposit: boolean;
+  /** An open unfunded order: counted against the account's open orders, holding liquidity for a while (docs/spec.md §4). */
+  countsAsOpen: boolean;
+  /** Deposit confirmed, payout not yet recorded: waits for its due time or its class's release. */
+  awaitsPayout: boolean;
+  /** Owes its whole amountOut to the pools' commitments (sending and refunding owe what no live transaction covers). */
+  owesAmountOut: boolean;
+  /** The watchdog may fail it when nothing moved it for too long. */
+  watchdogMayAct: boolean;
+  /** Parked for the operator's resolution (docs/spec.md §12): listed in the holds, never claimed by a worker. */
+  operatorHold: boolean;
+  /** Gets a disclosure receipt (docs/spec.md §12): final with a deposit Hush took (an expired order took none). */
+  receipted: boolean;
+}
+
+const T = (t: Partial<StatusTraits>): StatusTraits => ({
+  final: false, awaitsDeposit: false, countsAsOpen: false, awaitsPayout: false, owesAmountOut: false, watchdogMayAct: false, operatorHold: false, receipted: false, ...t,
+});
+
+export const STATUS_TRAITS: Readonly<Record<OrderStatus, StatusTraits>> = {
+  awaiting_deposit: T({ awaitsDeposit: true, countsAsOpen: true }),
+  deposit_detected: T({ awaitsDeposit: true, owesAmountOut: true, watchdogMayAct: true }),
+  deposit_confirmed: T({ awaitsPayout: true, owesAmountOut: true, watchdogMayAct: true }),
+  swapping: T({ awaitsPayout: true, owesAmountOut: true, watchdogMayAct: true }),
+  sending: T({ watchdogMayAct: true }),
+  refunding: T({ watchdogMayAct: true }),
+  // Held by screening before anything was sent: released it pays its amountOut, so it still owes it.
+  held: T({ owesAmountOut: true, operatorHold: true }),
+  completed: T({ final: true, receipted: true }),
+  expired: T({ final: true }),
+  refunded: T({ final: true, receipted: true }),
+  failed: T({ final: true, receipted: true }),
+  frozen: T({ final: true, receipted: true }),
+};
+
+/** The statuses with `trait` (or without it, `has: false`), in declaration order. */
+export function statusesWhere(trait: keyof StatusTraits, has = true): OrderStatus[] {
+  return ORDER_STATUSES.filter((s) => STATUS_TRAITS[s][trait] === has);
+}
+
+/** The final statuses (STATUS_TRAITS' `final`). */
+export const FINAL_STATUSES: readonly OrderStatus[] = statusesWhere('final');
 
 const FINAL: ReadonlySet<OrderStatus> = new Set<OrderStatus>(FINAL_STATUSES);
 

@@ -9,10 +9,14 @@ import { canTransition, isOrderStatus, type OrderStatus } from '../domain/order-
 export const ORDER_CHANGED_CHANNEL = 'hush_order_changed';
 
 /**
- * The statement shape of an order transition. Every write of `orders.status` is built here (a test scans
- * src/ for any other), so each one compares-and-sets on the statuses it leaves, writes one history row per
- * status it passes through and notifies the change. The writer supplies only its own part: its input rows,
- * extra columns and effects (ledger legs, recorded chain transactions) as SQL pieces.
+ * The order lifecycle's one module (docs/spec.md §5). Every write of `orders.status` is built here (a test
+ * scans src/ for any other), by a registered writer: `orderWriter(name, moves)` claims its moves (from →
+ * to, a §5 edge or a route through several) when its module loads, and a second writer of any move throws
+ * there and then. A writer builds its statements through `sql` (transitionSql, limited to its moves) and
+ * moves one order along a single edge through `move` (transitionOrder, likewise); neither is reachable any
+ * other way. Each statement compares-and-sets on the statuses it leaves, writes one history row per status
+ * it passes through and notifies the change; the writer supplies only its own part: its input rows, extra
+ * columns and effects (ledger legs, recorded chain transactions) as SQL pieces.
  */
 export interface TransitionShape {
   /**
@@ -45,7 +49,7 @@ export interface TransitionShape {
 const lit = (s: OrderStatus): string => `'${s}'`;
 
 /** Builds a transition statement; throws (a bug, not a race) if any step of its route is not an order transition. */
-export function transitionSql(shape: TransitionShape): string {
+function transitionSql(shape: TransitionShape): string {
   const { route } = shape;
   const fromCount = shape.fromCount ?? 1;
   // Statuses are written into the SQL as literals: only the declared ones get through.
@@ -211,7 +215,7 @@ function singleSql(from: OrderStatus, to: OrderStatus, idle: boolean, dead: bool
  * renews in the same transaction (holdOrder), so a concurrent watchdog update re-checks the renewed row
  * and leaves it.
  */
-export async function transitionOrder(
+async function transitionOrder(
   db: Queryable,
   id: string,
   from: OrderStatus,
@@ -230,4 +234,74 @@ export async function transitionOrder(
     ...(opts.deadAtHeight === undefined ? [] : [opts.deadAtHeight.toString()]),
   ]);
   return rows.length > 0;
+}
+
+// ---- The registry: one writer per move.
+
+/**
+ * A move a writer makes, from the status it compares on to the one it sets: an edge of docs/spec.md §5,
+ * or a route of several edges when one statement passes a status (its history row written too).
+ */
+export type Move = readonly [OrderStatus, OrderStatus, ...OrderStatus[]];
+
+/** Which writer owns each move, `from>to`; filled as writer modules load. */
+const owners = new Map<string, OrderWriter>();
+const names = new Set<string>();
+
+/** The moves a statement of this shape makes: each starting status to each status it may stop at. */
+function movesOf(shape: TransitionShape): [OrderStatus, OrderStatus][] {
+  const { route } = shape;
+  const froms = route.slice(0, shape.fromCount ?? 1);
+  const tos = shape.to ? [shape.to.then, shape.to.else] : [route[route.length - 1]!];
+  return froms.flatMap((f) => tos.filter((t) => route.indexOf(t) > route.indexOf(f)).map((t): [OrderStatus, OrderStatus] => [f, t]));
+}
+
+/** A move's key, `from>to`: a route is owned by its ends. */
+const keyOf = (m: readonly OrderStatus[]): string => `${m[0]}>${m[m.length - 1]}`;
+
+export interface OrderWriter {
+  readonly name: string;
+  readonly moves: readonly Move[];
+  /** A transition statement (TransitionShape) along this writer's moves only. */
+  sql(shape: TransitionShape): string;
+  /** One order along one of this writer's single-edge moves: compare-and-set on `from`, false when another actor moved it first. */
+  move(db: Queryable, id: string, from: OrderStatus, to: OrderStatus, patch?: OrderPatch, opts?: { idle?: boolean; deadAtHeight?: bigint }): Promise<boolean>;
+}
+
+/**
+ * Registers a writer of `moves`; throws (when its module loads: writers are module constants) if a move is
+ * not a way along docs/spec.md §5, if another writer owns one of them already, or if the name is taken.
+ */
+export function orderWriter(name: string, moves: readonly Move[]): OrderWriter {
+  if (names.has(name)) throw new Error(`an order writer named ${name} is registered already`);
+  for (const m of moves) {
+    const edges = m.slice(1).map((to, i) => [m[i]!, to] as const);
+    if (!m.every(isOrderStatus) || !edges.every(([f, t]) => canTransition(f, t))) throw new Error(`${name}: ${m.map(String).join(' → ')} is not a move of docs/spec.md §5`);
+    const owner = owners.get(keyOf(m));
+    if (owner !== undefined) throw new Error(`${m[0]} → ${m[m.length - 1]} has a writer already: ${owner.name} (and now ${name})`);
+  }
+  const owns = new Set(moves.map(keyOf));
+  const check = (ms: [OrderStatus, OrderStatus][]) => {
+    for (const m of ms) if (!owns.has(keyOf(m))) throw new Error(`${name} is not the writer of ${m[0]} → ${m[1]}`);
+  };
+  const writer: OrderWriter = {
+    name,
+    moves,
+    sql(shape) {
+      check(movesOf(shape));
+      return transitionSql(shape);
+    },
+    async move(db, id, from, to, patch = {}, opts = {}) {
+      check([[from, to]]);
+      return transitionOrder(db, id, from, to, patch, opts);
+    },
+  };
+  names.add(name);
+  for (const m of moves) owners.set(keyOf(m), writer);
+  return writer;
+}
+
+/** The writer of `from → to` among the modules loaded so far (the lifecycle's test; test fixtures move orders through it). */
+export function writerOf(from: OrderStatus, to: OrderStatus): OrderWriter | undefined {
+  return owners.get(`${from}>${to}`);
 }

@@ -130,7 +130,7 @@ export async function getOrdersByIds(db: Queryable, ids: string[]): Promise<Orde
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-export { transitionOrder, type OrderPatch } from './order-transitions.ts';
+export type { OrderPatch } from './order-transitions.ts';
 
 /**
  * Records a refreshed deposit transaction; only while the order still awaits its deposit. Not a change of

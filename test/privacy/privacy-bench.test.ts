@@ -20,7 +20,7 @@ it('places, observes and scores a short run: every deposit and payout found, fre
     rate: 1,
     compression: 8,
     ordersPerRow: 8,
-    policy: { menu: 'decade', targetSet: 20, budgetS: 120, windowS: { min: 0.2, max: 2 }, trafficWindowS: 3600, ceilingS: 3600 },
+    policy: { menu: 'decade', targetSet: 20, budgetS: 120, windowS: { min: 0.2, max: 2 }, trafficWindowS: 8, ceilingS: 3600 },
     workloads: workloads(table).filter((w) => w.id === 'free' || w.id === 'swap'),
     assets,
     random: seeded(7),
@@ -37,8 +37,9 @@ it('places, observes and scores a short run: every deposit and payout found, fre
     assert.equal(r.a1Correct, r.a1Links, `${r.row}: A1 claims only what is true`);
     assert.ok(r.costLamports > 0, `${r.row}: Hush pays fees`);
     assert.ok(r.delayP50S >= 0 && r.delayP95S >= r.delayP50S);
-    assert.equal(r.quotedSetMedian, 1, `${r.row}: with privacy off the quote promises no set`);
+    assert.ok(r.quotedSetMedian >= 1, `${r.row}: quotes scored (${r.quotedSetMedian})`);
   }
+  assert.equal(free.quotedSetMedian, 1, 'an amount off the menu is promised no set: it is paid at the floor, alone');
   // Free amounts are unique: the public fee schedule alone links them (today's Hush, docs/spec.md §9's baseline).
   assert.ok(free.accuracy.A2 >= 7 / 8, `A2 linked ${free.accuracy.A2} of free amounts`);
   assert.ok(free.setMedian < 1.5, `free amounts have an effective set of ${free.setMedian}`);

@@ -30,6 +30,8 @@ async function riskApi(): Promise<{ url: string; slow: Set<string>; server: Serv
 }
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
+/** Off the menu (docs/spec.md §9: paid at the floor): these tests are about screening, not the class release. */
+const AMOUNT = 12_000_000n;
 
 describe('holds: screening at deposit and before payout, resolved by an operator', () => {
   const dir = makeTempDir('hush-holds-');
@@ -51,7 +53,8 @@ describe('holds: screening at deposit and before payout, resolved by an operator
         HUSH_SCREENING_URL: risk.url,
         HUSH_SCREENING_TIMEOUT_MS: '300',
         HUSH_SCREENING_CACHE_TTL_S: '0',
-        // Long enough to block a recipient between the deposit's confirmation and the payout.
+        // A release's payouts 8 s after it: long enough to block a recipient between the deposit's
+        // confirmation and the payout of an order that waits (order's `wait`).
         HUSH_PAYOUT_DELAY_S: '8-8',
       },
     });
@@ -74,10 +77,13 @@ describe('holds: screening at deposit and before payout, resolved by an operator
     await pollUntil(async () => ((await hush.ops.get('/readyz')).body?.screening ?? '').includes(`(${listed})`), { timeoutMs: 5_000, intervalMs: 50, what: 'the list reloaded' });
   };
 
-  const order = async (sender: KeyPairSigner, recipient: Address) => {
-    const placed = await placeOrder(acct.client, { amount: USDC(10).toString(), sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient });
-    return placed;
-  };
+  /**
+   * An amount off the menu is paid at the floor, two slots after its deposit confirms (docs/spec.md §9);
+   * `wait`: a private amount whose user chose to wait up to 20 s, so its payout waits (held ~10 s, then
+   * spread 8 s) whatever the class's traffic.
+   */
+  const order = (sender: KeyPairSigner, recipient: Address, wait = false) =>
+    placeOrder(acct.client, { amount: (wait ? USDC(10) : AMOUNT).toString(), sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient, ...(wait ? { privacy: { maxDelaySeconds: 20 } } : {}) });
   const funded = () => newWallet(chain, { sol: 100_000_000n, tokens: { usdc: USDC(50) } });
   const resolve = (trackingId: string, action: string, note = 'reviewed') => admin.request('POST', `/admin/v1/orders/${trackingId}/resolve`, { body: { action, note, operator: 'alice' } });
 
@@ -129,13 +135,13 @@ describe('holds: screening at deposit and before payout, resolved by an operator
     assert.deepEqual(receipt.document.screening.map((e) => `${e.stage}:${e.result}:${e.list ?? '-'}`), ['deposit:blocked:blocked.txt', 'resolution:freeze:-']);
 
     const report = await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
-    assert.equal(report.assets.find((a: { assetId: string }) => a.assetId === 'usdc').frozen, USDC(10).toString(), 'reconcile shows the frozen deposit');
+    assert.equal(report.assets.find((a: { assetId: string }) => a.assetId === 'usdc').frozen, AMOUNT.toString(), 'reconcile shows the frozen deposit');
   });
 
   test('a recipient blocked while the payout waits is held before it is sent; the refund returns the deposit less the network fee', async () => {
     const sender = await funded();
     const recipient = (await newWallet(chain)).address;
-    const placed = await order(sender, recipient);
+    const placed = await order(sender, recipient, true);
     await depositWithRefresh(acct.client, chain, placed, sender);
     await waitForOrder(acct.client, placed.trackingId, ['deposit_confirmed'], 30_000);
     await block(recipient);
@@ -224,7 +230,7 @@ describe('holds: a risk API that does not answer passes under HUSH_SCREENING_ON_
     const acct = await hush.createAccount();
     const chain = chainAt(hush.chainUrl);
     const sender = await newWallet(chain, { sol: 100_000_000n, tokens: { usdc: USDC(20) } });
-    const placed = await placeOrder(acct.client, { amount: USDC(10).toString(), sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address });
+    const placed = await placeOrder(acct.client, { amount: AMOUNT.toString(), sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address });
     risk.slow.add(sender.address);
     await depositWithRefresh(acct.client, chain, placed, sender);
     await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);

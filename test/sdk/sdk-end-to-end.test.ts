@@ -65,7 +65,13 @@ async function transfer(from: string, to: string, amount: bigint) {
   assert.equal(final.status, 'completed', `${from}→${to}: ${JSON.stringify(final)}`);
   assert.equal(final.deposit?.signature, sent.signature);
   assert.equal(seen.at(-1)?.status, 'completed');
-  assert.ok(new Set(seen.map((s) => s.status)).size === seen.length, 'onStatus sees each state once');
+  // Once per change of the record (a status, or the release deciding `privacy.releasedWith`), never twice
+  // the same, and never back to an earlier status.
+  const lifecycle = ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'swapping', 'sending', 'completed'];
+  for (let i = 1; i < seen.length; i++) {
+    assert.ok(seen[i]!.updatedAt !== seen[i - 1]!.updatedAt || seen[i]!.status !== seen[i - 1]!.status, `onStatus saw one record twice: ${JSON.stringify(seen[i])}`);
+    assert.ok(lifecycle.indexOf(seen[i]!.status) >= lifecycle.indexOf(seen[i - 1]!.status), `onStatus went back: ${seen.map((s) => s.status).join(' → ')}`);
+  }
   assert.equal(await balanceOf(recipient.address, destination), BigInt(quote.amountOut), `${from}→${to}: the recipient holds amountOut`);
   return { quote, order, final };
 }

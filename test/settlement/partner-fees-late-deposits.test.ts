@@ -144,7 +144,7 @@ describe('partner fees and late deposits', () => {
 
   test('funds sent to a swept deposit account come back to the sender less the network fee', async () => {
     const recipient = (await newWallet(chain)).address;
-    const req = { amount: '10000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient };
+    const req = { amount: '11000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient };
     const quote = expectOk(await acct.client.quote(req)).quote;
     const { amount: _a, sourceAssetId: _s, destinationAssetId: _d, ...terms } = req;
     const order = expectOk(await acct.client.order({ quote, ...terms })).order;
@@ -282,7 +282,7 @@ describe('partner fees and late deposits', () => {
   // Funds that reach the deposit account between the deposit's confirmation and its sweep: the sweep
   // takes the account's whole balance, so the part beyond the confirmed deposit must come back as well.
   for (const { assetId, amount, extra, lostRefund, midSweep } of [
-    { assetId: 'usdc' as const, amount: 10_000_000n, extra: 2_000_000n, lostRefund: false },
+    { assetId: 'usdc' as const, amount: 11_000_000n, extra: 2_000_000n, lostRefund: false },
     { assetId: 'sol' as const, amount: 300_000_000n, extra: 200_000_000n, lostRefund: false },
     // The worker stops (a crash, an RPC error) after the sweep is settled and before its refund is recorded.
     { assetId: 'usdc' as const, amount: 5_000_000n, extra: 1_500_000n, lostRefund: true },

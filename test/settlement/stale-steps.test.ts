@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { KeyPairSigner } from '@solana/kit';
-import { getOrderByTrackingId, transitionOrder } from '../../src/store/orders-store.ts';
+import { getOrderByTrackingId } from '../../src/store/orders-store.ts';
 import { SettlementWorker } from '../../src/settlement/runner.ts';
 import { startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { sleep } from '../support/localnet.ts';
 import { ASSETS, SOL, balanceOf, chainAt, depositWithRefresh, newWallet, placeOrder, waitForOrder, type Chain } from '../support/settlement.ts';
+import { moveOrder } from '../support/move-order.ts';
 
 describe('stale worker steps', () => {
   let hush: TestHush;
@@ -37,7 +38,7 @@ describe('stale worker steps', () => {
     // Another worker's step holds this record and is about to record the payout; the watchdog fails the order first.
     const other = new SettlementWorker(h.config, h.db, h.chain, h.signing!, { workerId: 'stale-step', sweepIntervalMs: 3_600_000 });
     const held = (await getOrderByTrackingId(h.db, placed.trackingId))!;
-    assert.ok(await transitionOrder(h.db, held.id, 'deposit_confirmed', 'failed', { failureReason: 'stuck_in_deposit_confirmed' }));
+    assert.ok(await moveOrder(h.db, held.id, 'deposit_confirmed', 'failed', { failureReason: 'stuck_in_deposit_confirmed' }));
     const before = await balanceOf(chain, recipient, ASSETS.sol);
     const r = await other.context.payouts.record(held, 'deposit_confirmed');
     assert.equal(r.ok, false);

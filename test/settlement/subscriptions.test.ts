@@ -129,7 +129,6 @@ test('the socket cut with orders in flight: every order completes exactly once (
   const metrics = await (await fetch(`${t.opsUrl}/metrics`)).text();
   assert.match(metrics, /^hush_pubsub_state\{state="connected"\} 1$/m);
   assert.match(metrics, /^hush_pubsub_reconnects_total [1-9]\d*$/m);
-  assert.match(metrics, /^hush_alerts_total\{kind="privacy_off"\} [1-9]\d*$/m, 'the start-up ALERT (privacy off) is counted');
   assert.match(metrics, /^hush_deposit_confirmed_to_completed_seconds_count [1-9]\d*$/m, 'completions observed in the histogram');
   for (const kind of ['slot', 'account', 'signature']) assert.match(metrics, new RegExp(`^hush_pubsub_notifications_total\\{kind="${kind}"\\} [1-9]\\d*$`, 'm'));
 });

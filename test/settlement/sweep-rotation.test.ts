@@ -7,11 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
-import { insertOrder, transitionOrder } from '../../src/store/orders-store.ts';
+import { insertOrder } from '../../src/store/orders-store.ts';
 import { startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { pollUntil } from '../support/localnet.ts';
 import { newOrder } from '../support/store-fixtures.ts';
 import { accountExists, chainAt, depositWithRefresh, newWallet, placeOrder, waitForOrder, type Chain } from '../support/settlement.ts';
+import { moveOrder } from '../support/move-order.ts';
 
 let hush: TestHush;
 let acct: TestAccount;
@@ -33,7 +34,7 @@ test('deposits that cannot be swept are skipped with an ALERT each, and the depo
     const { id } = (await insertOrder(hush.db, order, { key: `stuck-${i}`, responseStatus: 200, responseBody: {} })) as { id: string };
     const deposit = { signature: 'none', amount: '1000000', confirmedAt: new Date().toISOString() };
     for (const [from, to] of [['awaiting_deposit', 'deposit_detected'], ['deposit_detected', 'deposit_confirmed'], ['deposit_confirmed', 'sending'], ['sending', 'completed']] as const) {
-      assert.ok(await transitionOrder(hush.db, id, from, to, { deposit }));
+      assert.ok(await moveOrder(hush.db, id, from, to, { deposit }));
     }
     stuck.push(order.trackingId);
   }

@@ -7,12 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { getOrderById, insertOrder, transitionOrder } from '../../src/store/orders-store.ts';
+import { getOrderById, insertOrder } from '../../src/store/orders-store.ts';
 import { Treasury } from '../../src/treasury/treasury.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
 import { SettlementWorker } from '../../src/settlement/runner.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import { moveOrder } from '../support/move-order.ts';
 
 const WINDOW_MS = 3000;
 
@@ -21,8 +22,8 @@ forEachEngine('watchdog start grace', (ctx) => {
     const acc = await createTestAccount(ctx.db);
     const res = await insertOrder(ctx.db, newOrder(acc), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} });
     const id = (res as { id: string }).id;
-    assert.ok(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'));
-    assert.ok(await transitionOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed'));
+    assert.ok(await moveOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'));
+    assert.ok(await moveOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed'));
     // Untouched for two hours, and not due for the order loop (it is the watchdog's alone here).
     await ctx.db.query(`UPDATE orders SET updated_at = now() - interval '2 hours', next_run_at = now() + interval '1 day' WHERE id = $1`, [id]);
 

@@ -7,11 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { insertOrder, transitionOrder, updateOrderTransaction } from '../../src/store/orders-store.ts';
+import { insertOrder, updateOrderTransaction } from '../../src/store/orders-store.ts';
 import { assetsWithUnsweptDeposits } from '../../src/store/settlement/assets-with-unswept-deposits.ts';
 import { lockUnsweptDeposits } from '../../src/store/settlement/lock-unswept-deposits.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import { moveOrder } from '../support/move-order.ts';
 
 forEachEngine('transactions handed out for an order', (ctx) => {
   /** A confirmed deposit of an asset of its own (other suites' orders share the database). */
@@ -21,8 +22,8 @@ forEachEngine('transactions handed out for an order', (ctx) => {
     const id = ((await insertOrder(ctx.db, order, { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string }).id;
     for (const height of refreshedTo) assert.ok(await updateOrderTransaction(ctx.db, id, { blockhash: `bh${height}`, lastValidBlockHeight: height, expiresAtSlot: height + 100n }));
     const deposit = { signature: 'sig', amount: '1000000', confirmedAt: new Date().toISOString() };
-    assert.ok(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected', { deposit }));
-    assert.ok(await transitionOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed', { deposit }));
+    assert.ok(await moveOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected', { deposit }));
+    assert.ok(await moveOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed', { deposit }));
     return { id, trackingId: order.trackingId };
   }
   const ids = async (height: bigint, assetId: string, afterId?: string) =>
@@ -48,8 +49,8 @@ forEachEngine('transactions handed out for an order', (ctx) => {
     const id = ((await insertOrder(ctx.db, order, { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string }).id;
     // The worker read the order (valid through 500); a refresh hands out one valid through 900 meanwhile.
     assert.ok(await updateOrderTransaction(ctx.db, id, { blockhash: 'later', lastValidBlockHeight: 900n, expiresAtSlot: 1_000n }));
-    assert.equal(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: 600n }), false, 'the refreshed transaction can still land');
-    assert.equal(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: 901n }), true);
+    assert.equal(await moveOrder(ctx.db, id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: 600n }), false, 'the refreshed transaction can still land');
+    assert.equal(await moveOrder(ctx.db, id, 'awaiting_deposit', 'expired', {}, { deadAtHeight: 901n }), true);
   });
 
   it('takes the deposits after a given order id, so unsweepable ones never hold back the rest', async () => {

@@ -6,13 +6,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
-import { insertOrder, transitionOrder } from '../../src/store/orders-store.ts';
+import { insertOrder } from '../../src/store/orders-store.ts';
 import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
 import { lateDepositCandidates } from '../../src/store/settlement/late-deposit-candidates.ts';
 import { lateWindowRotation } from '../../src/store/settlement/late-window-rotation.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 import type { Address } from '@solana/kit';
+import { moveOrder } from '../support/move-order.ts';
 
 forEachEngine('late-deposit window', (ctx) => {
   it('every finished order of the window is read within a rotation; the recent ones on every pass', async () => {
@@ -22,7 +23,7 @@ forEachEngine('late-deposit window', (ctx) => {
     for (let i = 0; i < 9; i++) {
       const o = newOrder(acc);
       const { id } = (await insertOrder(db, o, { key: `k-${i}`, responseStatus: 200, responseBody: {} })) as { id: string };
-      assert.ok(await transitionOrder(db, id, 'awaiting_deposit', 'expired'));
+      assert.ok(await moveOrder(db, id, 'awaiting_deposit', 'expired'));
       finished.push({ id, account: o.depositAccount });
     }
     // The first finished 3 days ago, one over 7 days ago (out of the window), one still open.

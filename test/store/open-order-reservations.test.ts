@@ -6,12 +6,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
-import { insertOrder, transitionOrder, type OrderStatus } from '../../src/store/orders-store.ts';
+import { insertOrder, type OrderStatus } from '../../src/store/orders-store.ts';
 import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
 import { poolCommitments } from '../../src/store/settlement/pool-commitments.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 import type { Address } from '@solana/kit';
+import { moveOrder } from '../support/move-order.ts';
 
 forEachEngine('reservations of open orders', (ctx) => {
   async function orderIn(to: OrderStatus[], opts: { source: string; destination: string; amountOut: bigint; deposit?: bigint; networkFee?: bigint }): Promise<string> {
@@ -20,7 +21,7 @@ forEachEngine('reservations of open orders', (ctx) => {
     const id = ((await insertOrder(ctx.db, order, { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string }).id;
     if (opts.deposit !== undefined) await ctx.db.query(`UPDATE orders SET deposit = $2::jsonb WHERE id = $1`, [id, JSON.stringify({ amount: opts.deposit.toString() })]);
     const steps: OrderStatus[] = ['awaiting_deposit', ...to];
-    for (let i = 1; i < steps.length; i++) assert.ok(await transitionOrder(ctx.db, id, steps[i - 1]!, steps[i]!));
+    for (let i = 1; i < steps.length; i++) assert.ok(await moveOrder(ctx.db, id, steps[i - 1]!, steps[i]!));
     return id;
   }
   const chainTx = (orderId: string, kind: 'payout' | 'refund', assetId: string, amount: bigint, part: number, meta: Record<string, unknown> = {}) =>
@@ -88,8 +89,8 @@ forEachEngine('reservations of open orders', (ctx) => {
     assert.deepEqual(await reserved(), { a: 520n, b: 9_700n }, 'a refund that landed and failed: owed again');
 
     // Final orders owe nothing.
-    await transitionOrder(ctx.db, refunding, 'refunding', 'failed', { failureReason: 'test' });
-    await transitionOrder(ctx.db, sending, 'sending', 'completed');
+    await moveOrder(ctx.db, refunding, 'refunding', 'failed', { failureReason: 'test' });
+    await moveOrder(ctx.db, sending, 'sending', 'completed');
     assert.deepEqual(await owedOnly(), { a: 120n, b: 0n });
 
     // Late funds (after the order ended): owed from their landed sweep until the refund is recorded, and
@@ -137,7 +138,7 @@ forEachEngine('reservations of open orders', (ctx) => {
     await place(one, 800n, 10, -1); // expired (not yet marked): neither held nor open
     await place(two, 7n, 10, 600);
     const funded = await place(two, 1_000n, 10, 600);
-    assert.ok(await transitionOrder(ctx.db, funded, 'awaiting_deposit', 'deposit_detected'));
+    assert.ok(await moveOrder(ctx.db, funded, 'awaiting_deposit', 'deposit_detected'));
     const c = await poolCommitments(ctx.db, 120);
     assert.deepEqual(c.held.get(a), new Map([[one, 300n], [two, 7n]]));
     assert.equal(c.owed.get(a), 1_000n, 'a funded order is owed in full');

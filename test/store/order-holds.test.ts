@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { allOrNothing } from '../../src/store/db.ts';
-import { getOrderById, insertOrder, transitionOrder, type OrderStatus } from '../../src/store/orders-store.ts';
+import { getOrderById, insertOrder, type OrderStatus } from '../../src/store/orders-store.ts';
 import { holdOrder } from '../../src/store/settlement/hold-order.ts';
 import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 import type { Address } from '@solana/kit';
+import { moveOrder } from '../support/move-order.ts';
 
 const PATH: OrderStatus[] = ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed'];
 
@@ -23,7 +24,7 @@ forEachEngine('order holds and the watchdog condition', (ctx) => {
     const res = await insertOrder(ctx.db, newOrder(acc), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} });
     const id = (res as { id: string }).id;
     const steps = [...PATH, ...to];
-    for (let i = 1; i < steps.length; i++) assert.ok(await transitionOrder(ctx.db, id, steps[i - 1]!, steps[i]!));
+    for (let i = 1; i < steps.length; i++) assert.ok(await moveOrder(ctx.db, id, steps[i - 1]!, steps[i]!));
     await ctx.db.query(`UPDATE orders SET updated_at = now() - interval '2 hours' WHERE id = $1`, [id]);
     return id;
   }
@@ -38,7 +39,7 @@ forEachEngine('order holds and the watchdog condition', (ctx) => {
     wire: 'AA==',
     lastValidBlockHeight: 100n,
   });
-  const failIdle = (id: string, from: OrderStatus) => transitionOrder(ctx.db, id, from, 'failed', { failureReason: `stuck_in_${from}` }, { idle: true });
+  const failIdle = (id: string, from: OrderStatus) => moveOrder(ctx.db, id, from, 'failed', { failureReason: `stuck_in_${from}` }, { idle: true });
 
   it('the watchdog leaves an order whose payout or refund is pending or landed, and fails one whose transactions all died', async () => {
     const sending = await stuckOrder('sending');
@@ -72,9 +73,9 @@ forEachEngine('order holds and the watchdog condition', (ctx) => {
 
   it('allOrNothing rolls back what it wrote when the status check fails', async () => {
     const id = await stuckOrder();
-    assert.ok(await transitionOrder(ctx.db, id, 'deposit_confirmed', 'failed', { failureReason: 'stuck_in_deposit_confirmed' }));
+    assert.ok(await moveOrder(ctx.db, id, 'deposit_confirmed', 'failed', { failureReason: 'stuck_in_deposit_confirmed' }));
     const payout = tx(id, 'payout');
-    const ok = await allOrNothing(ctx.db, async (t) => (await insertChainTx(t, payout)) !== null && transitionOrder(t, id, 'deposit_confirmed', 'sending'));
+    const ok = await allOrNothing(ctx.db, async (t) => (await insertChainTx(t, payout)) !== null && moveOrder(t, id, 'deposit_confirmed', 'sending'));
     assert.equal(ok, false);
     const { rows } = await ctx.db.query(`SELECT 1 FROM chain_txs WHERE signature = $1`, [payout.signature]);
     assert.equal(rows.length, 0, 'the payout record went with the failed move');

@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { claimIdempotencyKey, purgeIdempotencyKeys, releaseIdempotencyKey } from '../../src/store/idempotency-store.ts';
-import {
-  addDepositHint,
-  purgeDepositHints,
-  countOrdersByStatus,
-  getOrderById,
-  getOrderByTrackingId,
-  insertOrder,
-  transitionOrder,
-  updateOrderTransaction,
-} from '../../src/store/orders-store.ts';
+import { addDepositHint, purgeDepositHints, countOrdersByStatus, getOrderById, getOrderByTrackingId, insertOrder, updateOrderTransaction } from '../../src/store/orders-store.ts';
 import type { Queryable } from '../../src/store/db.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { U64_MAX, createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import { moveOrder } from '../support/move-order.ts';
 
 async function idempotencyRow(db: Queryable, accountId: string, key: string) {
   const { rows } = await db.query<{ state: string; response_status: number | null; response_body: unknown; request_hash: string }>(
@@ -165,24 +157,24 @@ forEachEngine('orders-store', (ctx) => {
     const res = await insertOrder(ctx.db, o, { key: 'none', responseStatus: 200, responseBody: {} });
     const id = res.kind === 'created' ? res.id : '';
     const deposit = { signature: 'sig1', amount: '1000000', confirmedAt: null };
-    assert.equal(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected', { deposit }), true);
-    assert.equal(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'expired'), false, 'second transition from the same state fails');
+    assert.equal(await moveOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected', { deposit }), true);
+    assert.equal(await moveOrder(ctx.db, id, 'awaiting_deposit', 'expired'), false, 'second transition from the same state fails');
     let got = await getOrderById(ctx.db, id);
     assert.equal(got?.status, 'deposit_detected');
     assert.deepEqual(got?.deposit, deposit);
     assert.deepEqual(got?.history.map((h) => h.status), ['awaiting_deposit', 'deposit_detected']);
 
     // Back to awaiting_deposit clears the deposit (explicit null); other fields untouched.
-    assert.equal(await transitionOrder(ctx.db, id, 'deposit_detected', 'awaiting_deposit', { deposit: null }), true);
+    assert.equal(await moveOrder(ctx.db, id, 'deposit_detected', 'awaiting_deposit', { deposit: null }), true);
     got = await getOrderById(ctx.db, id);
     assert.equal(got?.deposit, null);
 
-    assert.equal(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected', { deposit }), true);
-    assert.equal(await transitionOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed', { deposit: { ...deposit, confirmedAt: '2026-01-01T00:00:00.000Z' } }), true);
+    assert.equal(await moveOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected', { deposit }), true);
+    assert.equal(await moveOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed', { deposit: { ...deposit, confirmedAt: '2026-01-01T00:00:00.000Z' } }), true);
     const payouts = [{ signature: 'p1', amount: '990000', confirmedAt: null }];
-    assert.equal(await transitionOrder(ctx.db, id, 'deposit_confirmed', 'sending', { payouts }), true);
-    assert.equal(await transitionOrder(ctx.db, id, 'sending', 'failed', { failureReason: 'boom' }), true);
-    assert.equal(await transitionOrder(ctx.db, id, 'sending', 'completed'), false);
+    assert.equal(await moveOrder(ctx.db, id, 'deposit_confirmed', 'sending', { payouts }), true);
+    assert.equal(await moveOrder(ctx.db, id, 'sending', 'failed', { failureReason: 'boom' }), true);
+    assert.equal(await moveOrder(ctx.db, id, 'sending', 'completed'), false);
     got = await getOrderById(ctx.db, id);
     assert.equal(got?.status, 'failed');
     assert.deepEqual(got?.payouts, payouts, 'payouts kept when a later patch omits them');
@@ -192,7 +184,7 @@ forEachEngine('orders-store', (ctx) => {
     const times = got!.history.map((h) => h.at.getTime());
     assert.deepEqual(times, [...times].sort((a, b) => a - b), 'history is in time order');
     assert.equal(got!.updatedAt.getTime(), times.at(-1));
-    assert.equal(await transitionOrder(ctx.db, '999999999', 'awaiting_deposit', 'expired'), false);
+    assert.equal(await moveOrder(ctx.db, '999999999', 'awaiting_deposit', 'expired'), false);
   });
 
   it('concurrent transitions from one state: exactly one wins', async () => {
@@ -200,9 +192,9 @@ forEachEngine('orders-store', (ctx) => {
     const res = await insertOrder(ctx.db, newOrder(acc), { key: 'none', responseStatus: 200, responseBody: {} });
     const id = res.kind === 'created' ? res.id : '';
     const outcomes = await Promise.all([
-      transitionOrder(ctx.db, id, 'awaiting_deposit', 'expired'),
-      transitionOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'),
-      transitionOrder(ctx.db, id, 'awaiting_deposit', 'failed'),
+      moveOrder(ctx.db, id, 'awaiting_deposit', 'expired'),
+      moveOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'),
+      moveOrder(ctx.db, id, 'awaiting_deposit', 'failed'),
     ]);
     assert.equal(outcomes.filter(Boolean).length, 1);
     const got = await getOrderById(ctx.db, id);
@@ -219,7 +211,7 @@ forEachEngine('orders-store', (ctx) => {
     assert.equal(await updateOrderTransaction(ctx.db, id, { blockhash: 'bh3', lastValidBlockHeight: 1500n, expiresAtSlot: 100n }), true);
     got = await getOrderById(ctx.db, id);
     assert.deepEqual([got?.txBlockhash, got?.txLastValidBlockHeight, got?.txExpiresAtSlot], ['bh3', 2000n, 2400n]);
-    assert.equal(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'), true);
+    assert.equal(await moveOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'), true);
     assert.equal(await updateOrderTransaction(ctx.db, id, { blockhash: 'bh4', lastValidBlockHeight: 3000n, expiresAtSlot: 3600n }), false);
     got = await getOrderById(ctx.db, id);
     assert.equal(got?.txBlockhash, 'bh3');

@@ -5,12 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { insertOrder, transitionOrder, type NewOrder } from '../../src/store/orders-store.ts';
+import { insertOrder, type NewOrder } from '../../src/store/orders-store.ts';
 import { releaseOrder } from '../../src/store/settlement/release-orders.ts';
 import { releaseClasses } from '../../src/store/settlement/release-classes.ts';
 import { StatusCache } from '../../src/services/status-cache.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import { moveOrder } from '../support/move-order.ts';
 
 const RELEASE_OPTS = { recentWithinMs: 60_000, trafficSince: new Date(0) };
 
@@ -22,8 +23,8 @@ forEachEngine('class release pass', (ctx) => {
     const res = await insertOrder(ctx.db, newOrder(acc, o), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} });
     const id = (res as { id: string }).id;
     const confirmedAt = new Date(Date.now() - agoMs);
-    assert.ok(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'));
-    assert.ok(await transitionOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed', { deposit: { signature: 's', amount: '1', confirmedAt: confirmedAt.toISOString() } }));
+    assert.ok(await moveOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'));
+    assert.ok(await moveOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed', { deposit: { signature: 's', amount: '1', confirmedAt: confirmedAt.toISOString() } }));
     const due = new Date(confirmedAt.getTime() + CAP_MS);
     await ctx.db.query('UPDATE orders SET payout_due_at = $2, next_run_at = $2 WHERE id = $1', [id, due]);
     return id;

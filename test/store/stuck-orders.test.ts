@@ -4,10 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { insertOrder, transitionOrder } from '../../src/store/orders-store.ts';
+import { insertOrder } from '../../src/store/orders-store.ts';
 import { stuckOrders } from '../../src/store/settlement/stuck-orders.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import { moveOrder } from '../support/move-order.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -19,8 +20,8 @@ forEachEngine('stuck orders (watchdog)', (ctx) => {
       assert.equal(res.kind, 'created');
       const id = (res as { id: string }).id;
       if (status === 'deposit_confirmed') {
-        assert.ok(await transitionOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'));
-        assert.ok(await transitionOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed'));
+        assert.ok(await moveOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'));
+        assert.ok(await moveOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed'));
       }
       await ctx.db.query(`UPDATE orders SET updated_at = now() - $2::interval, payout_due_at = now() + $3::interval WHERE id = $1`, [id, changedAgo, dueIn]);
       return id;

@@ -6,10 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { insertOrderWithNewKey, transitionOrder } from '../../src/store/orders-store.ts';
+import { insertOrderWithNewKey } from '../../src/store/orders-store.ts';
 import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, MAX_WEBHOOK_ATTEMPTS, setWebhook } from '../../src/store/webhooks-store.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import { moveOrder } from '../support/move-order.ts';
 
 forEachEngine('webhook events', (ctx) => {
   async function placed(acc: string) {
@@ -39,8 +40,8 @@ forEachEngine('webhook events', (ctx) => {
     assert.deepEqual(await setWebhook(ctx.db, hooked, 'https://partner.example/hook', 'whsec_test'), { previousSecretUntil: null }, 'set: no secret was replaced');
     const a = await placed(hooked);
     const q = await placed(quiet);
-    assert.equal(await transitionOrder(ctx.db, a.id, 'awaiting_deposit', 'expired'), true);
-    assert.equal(await transitionOrder(ctx.db, q.id, 'awaiting_deposit', 'expired'), true);
+    assert.equal(await moveOrder(ctx.db, a.id, 'awaiting_deposit', 'expired'), true);
+    assert.equal(await moveOrder(ctx.db, q.id, 'awaiting_deposit', 'expired'), true);
     assert.deepEqual(await eventsOf(hooked), ['awaiting_deposit', 'expired']);
     assert.deepEqual(await eventsOf(quiet), []);
     await setWebhook(ctx.db, hooked, null, null);
@@ -112,7 +113,7 @@ forEachEngine('webhook events', (ctx) => {
     assert.deepEqual(await claimOf(acc), []);
 
     // A delivered event is done.
-    await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'expired');
+    await moveOrder(ctx.db, o.id, 'awaiting_deposit', 'expired');
     const [expired] = await claimOf(acc);
     assert.equal(expired?.status, 'expired');
     await markWebhookDelivered(ctx.db, expired!);

@@ -1,9 +1,10 @@
 /** Orders and recorded transactions for the settlement store tests (src/store/settlement/*). */
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../src/store/db.ts';
-import { insertOrder, transitionOrder, type NewOrder, type OrderStatus } from '../../src/store/orders-store.ts';
+import { insertOrder, type NewOrder, type OrderStatus } from '../../src/store/orders-store.ts';
 import type { NewChainTx } from '../../src/store/settlement/chain-tx.ts';
 import { createTestAccount, fakeAddress, newOrder } from './store-fixtures.ts';
+import { moveOrder } from './move-order.ts';
 
 /** Forward path from awaiting_deposit to each status the tests put orders in. */
 const PATHS: Record<string, OrderStatus[]> = {
@@ -24,7 +25,7 @@ export async function orderIn(db: Queryable, status: keyof typeof PATHS = 'await
   let from: OrderStatus = 'awaiting_deposit';
   for (const to of PATHS[status]!) {
     const deposit = { signature: 'sig', amount: order.amountIn.toString(), confirmedAt: new Date().toISOString() };
-    if (!(await transitionOrder(db, id, from, to, to === 'deposit_detected' || to === 'deposit_confirmed' ? { deposit } : {}))) throw new Error(`${from} → ${to}`);
+    if (!(await moveOrder(db, id, from, to, to === 'deposit_detected' || to === 'deposit_confirmed' ? { deposit } : {}))) throw new Error(`${from} → ${to}`);
     from = to;
   }
   return { id, order };

@@ -1,5 +1,6 @@
 import { allOrNothing } from '../../store/db.ts';
-import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
+import type { OrderRecord } from '../../store/orders-store.ts';
+import { finishRefund } from '../../store/settlement/finish-refund.ts';
 import type { ChainTxOf } from '../../store/settlement/chain-tx.ts';
 
 type Transfer = ChainTxOf<'payout' | 'refund'>;
@@ -71,7 +72,7 @@ export async function advancePayout(ctx: CompleteDeps, o: OrderRecord): Promise<
     const total = landed.reduce((s, t) => s + t.amount, 0n);
     const reason = o.failureReason ?? 'undeliverable';
     await allOrNothing(ctx.db, async (tx) => {
-      if (!(await transitionOrder(tx, o.id, 'refunding', 'refunded', { refund: { signature: landed[0]!.signature, amount: total.toString(), reason } }))) return false;
+      if (!(await finishRefund(tx, o.id, { signature: landed[0]!.signature, amount: total.toString(), reason }))) return false;
       const deposited = BigInt(o.deposit?.amount ?? '0');
       await recordMovement(tx, `fees:${o.trackingId}`, 'fee_income', refundFeeLegs(o, deposited, total), o.id);
       return true;

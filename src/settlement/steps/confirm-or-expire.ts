@@ -1,5 +1,8 @@
 import type { AccountBalance } from '../../chain/chain-view.ts';
-import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
+import type { OrderRecord } from '../../store/orders-store.ts';
+import { detectDeposit } from '../../store/settlement/detect-deposit.ts';
+import { undetectDeposit } from '../../store/settlement/undetect-deposit.ts';
+import { expireOrder } from '../../store/settlement/expire-order.ts';
 import { depositDecision } from '../../domain/settlement/deposit-decision.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import type { ConfirmDepositsDeps } from '../confirm-deposits.ts';
@@ -70,12 +73,12 @@ export async function confirmOrExpire(ctx: ConfirmOrExpireDeps, o: OrderRecord &
       await confirmDeposits(ctx, [o], deposits.confirmed);
       return {};
     case 'detect':
-      await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'deposit_detected', { deposit: { signature: '', amount: next.amount.toString(), confirmedAt: null } });
+      await detectDeposit(ctx.db, o.id, next.amount);
       return { delayMs: slot / 2 };
     case 'seen':
       return { delayMs: slot / 2 };
     case 'undetect':
-      await transitionOrder(ctx.db, o.id, 'deposit_detected', 'awaiting_deposit', { deposit: null });
+      await undetectDeposit(ctx.db, o.id);
       return { delayMs: slot };
     case 'expire': {
       // Its own transaction can no longer land; the partner can read why it never could: someone else's
@@ -83,7 +86,7 @@ export async function confirmOrExpire(ctx: ConfirmOrExpireDeps, o: OrderRecord &
       // creates and funds it at once, so an existing account without a deposit is never the sender's).
       const account = deposits.confirmed.get(o.depositAccount);
       const taken = ctx.foreign.taken(o.id) || (!!account?.exists && account.tokenAmount !== null);
-      if (await transitionOrder(ctx.db, o.id, 'awaiting_deposit', 'expired', taken ? { failureReason: DEPOSIT_ACCOUNT_TAKEN } : {}, { deadAtHeight: deposits.height })) return {};
+      if (await expireOrder(ctx.db, o.id, deposits.height, taken ? DEPOSIT_ACCOUNT_TAKEN : undefined)) return {};
     }
   }
   // A fallback (the deposit watch sees deposits first): stretched to stay within its share of the request budget.

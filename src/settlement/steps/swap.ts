@@ -1,4 +1,5 @@
-import { transitionOrder, type OrderRecord } from '../../store/orders-store.ts';
+import type { OrderRecord } from '../../store/orders-store.ts';
+import { markSwapping } from '../../store/settlement/mark-swapping.ts';
 import { refundOrder } from '../../store/settlement/refund-order.ts';
 import { recordMovement } from '../../store/settlement/record-movements.ts';
 import { convertForSwap } from '../../domain/swap-conversion.ts';
@@ -33,7 +34,7 @@ export async function startSwap(ctx: SwapDeps, o: OrderRecord): Promise<'swapped
     }
   }
   const moved = await ctx.db.transaction(async (tx) => {
-    if (!(await transitionOrder(tx, o.id, 'deposit_confirmed', 'swapping'))) return false;
+    if (!(await markSwapping(tx, o.id))) return false;
     await recordMovement(tx, `swap:${o.trackingId}`, 'swap', swapLegs(o, net), o.id);
     return true;
   });

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db.ts';
+import { statusesSql } from '../settlement/final-statuses.ts';
 
 /** A held order as the operator's queue shows it (docs/spec.md §12). */
 export interface HeldOrder {
@@ -27,7 +28,7 @@ export async function listHolds(db: Queryable, limit = 100): Promise<HeldOrder[]
                                       'list', s.list, 'version', s.version, 'reason', s.reason)
                FROM screening_log s WHERE s.tracking_id = o.tracking_id AND s.result IN ('blocked', 'error')
               ORDER BY s.id DESC LIMIT 1) AS decision
-       FROM orders o WHERE o.status = 'held' ORDER BY o.updated_at, o.id LIMIT $1`,
+       FROM orders o WHERE o.status IN ${statusesSql('operatorHold')} ORDER BY o.updated_at, o.id LIMIT $1`,
     [Math.min(Math.max(limit, 1), 1000)],
   );
   return rows;

@@ -1,10 +1,12 @@
 import type { Queryable } from '../db.ts';
-import { transitionSql } from '../order-transitions.ts';
+import { orderWriter } from '../order-transitions.ts';
 
 /** The operator's three answers to a hold (docs/spec.md §12), each an edge out of `held`. */
 export type HoldAction = 'release' | 'refund' | 'freeze';
 
 const TARGET = { release: 'deposit_confirmed', refund: 'refunding', freeze: 'frozen' } as const;
+
+const WRITER = orderWriter('resolveHold', [['held', 'deposit_confirmed'], ['held', 'refunding'], ['held', 'frozen']]);
 
 const statements = new Map<HoldAction, string>();
 
@@ -14,7 +16,7 @@ function resolveSql(action: HoldAction): string {
     // Released: settlement goes on as if never held (no failure reason); refunded: the reason stays
     // `screening`, which the refund's status record shows. Both are due at once; frozen is final.
     const set = { release: 'failure_reason = NULL, next_run_at = now()', refund: 'next_run_at = now()', freeze: '' }[action];
-    sql = transitionSql({
+    sql = WRITER.sql({
       route: ['held', TARGET[action]],
       ...(set ? { set } : {}),
       where: 'o.id = $1',

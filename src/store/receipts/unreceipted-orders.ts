@@ -1,10 +1,11 @@
 import type { Queryable } from '../db.ts';
 import { toOrder, type OrderRecord, type OrderRow } from '../orders-store.ts';
+import { statusesSql } from '../settlement/final-statuses.ts';
 
 /** Final orders with a deposit and no receipt yet, oldest first (the partial index orders_unreceipted). */
 export async function unreceiptedOrders(db: Queryable, limit: number): Promise<OrderRecord[]> {
   const { rows } = await db.query<OrderRow>(
-    `SELECT * FROM orders WHERE receipt_signed_at IS NULL AND status IN ('completed', 'refunded', 'failed', 'frozen')
+    `SELECT * FROM orders WHERE receipt_signed_at IS NULL AND status IN ${statusesSql('receipted')}
      ORDER BY id LIMIT $1`,
     [limit],
   );

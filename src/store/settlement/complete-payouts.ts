@@ -1,6 +1,6 @@
 import type { Queryable } from '../db.ts';
 import type { OrderRecord } from '../orders-store.ts';
-import { transitionSql } from '../order-transitions.ts';
+import { orderWriter } from '../order-transitions.ts';
 import { LEDGER_INSERT_FROM_PARAMS, legParams, movementRows, type Movement } from './movements.ts';
 
 export interface PayoutCompletion {
@@ -10,7 +10,9 @@ export interface PayoutCompletion {
   movement: Movement;
 }
 
-const COMPLETE = transitionSql({
+const WRITER = orderWriter('completePayouts', [['sending', 'completed']]);
+
+const COMPLETE = WRITER.sql({
   route: ['sending', 'completed'],
   set: 'payouts = v.payouts, locked_by = NULL, locked_until = NULL',
   from: 'FROM unnest($1::bigint[], $2::jsonb[]) AS v(id, payouts)',

@@ -1,8 +1,9 @@
 import type { Queryable } from '../db.ts';
 import type { DepositInfo } from '../orders-store.ts';
-import { transitionSql } from '../order-transitions.ts';
+import { orderWriter } from '../order-transitions.ts';
 import { LEDGER_INSERT_FROM_PARAMS, legParams, movementRows, type Movement } from './movements.ts';
 import { assignments } from './start-payouts.ts';
+import { statusesSql } from './final-statuses.ts';
 
 export interface DepositConfirmation {
   id: string;
@@ -38,11 +39,13 @@ const CLAIM = `v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timesta
      s AS (
        SELECT o.id, o.status AS from_status
        FROM orders o
-       WHERE o.id = ANY($1::bigint[]) AND o.status IN ('awaiting_deposit', 'deposit_detected')
+       WHERE o.id = ANY($1::bigint[]) AND o.status IN ${statusesSql('awaitsDeposit')}
          AND (o.locked_by = $4 OR o.locked_until IS NULL OR o.locked_until < now())
        FOR UPDATE OF o SKIP LOCKED)`;
 
-const CONFIRM = transitionSql({
+const WRITER = orderWriter('confirmDeposits', [['awaiting_deposit', 'deposit_detected', 'deposit_confirmed'], ['deposit_detected', 'deposit_confirmed']]);
+
+const CONFIRM = WRITER.sql({
   route: ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed'],
   fromCount: 2,
   fromExpr: 's.from_status',

@@ -1,6 +1,8 @@
-import type { OrderStatus } from '../../domain/order-state.ts';
+import { statusesWhere, type OrderStatus } from '../../domain/order-state.ts';
 import type { Queryable } from '../db.ts';
-import { transitionOrder } from '../order-transitions.ts';
+import { orderWriter } from '../order-transitions.ts';
+
+const WRITER = orderWriter('failOrder', statusesWhere('final', false).map((from) => [from, 'failed'] as const));
 
 /**
  * The one writer of `… → failed`: the watchdog's (an order stuck past its deadline, `idle`: only while no
@@ -8,5 +10,5 @@ import { transitionOrder } from '../order-transitions.ts';
  * `from`; false when another actor moved it first.
  */
 export async function failOrder(db: Queryable, id: string, from: OrderStatus, failureReason: string, opts: { idle?: boolean } = {}): Promise<boolean> {
-  return transitionOrder(db, id, from, 'failed', { failureReason }, opts);
+  return WRITER.move(db, id, from, 'failed', { failureReason }, opts);
 }

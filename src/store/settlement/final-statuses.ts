@@ -1,8 +1,13 @@
-import { FINAL_STATUSES, type OrderStatus } from '../../domain/order-state.ts';
+import { FINAL_STATUSES, statusesWhere, type OrderStatus, type StatusTraits } from '../../domain/order-state.ts';
 
 /** An SQL list of statuses, `('a', 'b')`: only ever built from the declared status names. */
 export function statusList(statuses: readonly OrderStatus[]): string {
   return `(${statuses.map((s) => `'${s}'`).join(', ')})`;
+}
+
+/** The SQL list of the statuses with `trait` (docs/spec.md §5, STATUS_TRAITS), or without it. */
+export function statusesSql(trait: keyof StatusTraits, has = true): string {
+  return statusList(statusesWhere(trait, has));
 }
 
 export const FINAL = statusList(FINAL_STATUSES);

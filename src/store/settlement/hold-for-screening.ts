@@ -1,6 +1,6 @@
 import type { OrderStatus } from '../../domain/order-state.ts';
 import type { Queryable } from '../db.ts';
-import { transitionSql } from '../order-transitions.ts';
+import { orderWriter } from '../order-transitions.ts';
 
 /** What screening found, as the log keeps it (docs/spec.md §12). */
 export interface HoldVerdict {
@@ -15,12 +15,14 @@ export interface HoldVerdict {
 
 export type HoldableStatus = Extract<OrderStatus, 'deposit_confirmed' | 'swapping' | 'sending'>;
 
+const WRITER = orderWriter('holdForScreening', [['deposit_confirmed', 'held'], ['swapping', 'held'], ['sending', 'held']]);
+
 const statements = new Map<HoldableStatus, string>();
 
 function holdSql(from: HoldableStatus): string {
   let sql = statements.get(from);
   if (sql === undefined) {
-    sql = transitionSql({
+    sql = WRITER.sql({
       route: [from, 'held'],
       // Parked until the operator's resolution (claimDueOrders never reaches `infinity`), lease given back.
       set: `failure_reason = 'screening', next_run_at = 'infinity'::timestamptz, locked_by = NULL, locked_until = NULL`,

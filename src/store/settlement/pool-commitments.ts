@@ -1,6 +1,7 @@
 import type { Queryable } from '../db.ts';
 import { LATE_REFUND_RETRY_DAYS, latestLateRefundAttempts } from './late-refund-attempts.ts';
 import { PENDING_OUTFLOW_LEGS } from './pending-outflows.ts';
+import { statusesSql } from './final-statuses.ts';
 
 /**
  * What the pools are committed to, read in one statement so in one snapshot: `pending`, per source wallet,
@@ -20,7 +21,7 @@ export async function poolCommitments(db: Queryable, holdS = 0): Promise<PoolCom
   const { rows } = await db.query<{ side: 'pending' | 'owed' | 'held' | 'open'; key: string; account: string | null; total: string; until: Date | string | null }>(
     `WITH owed AS (
        SELECT destination_asset_id AS asset_id, amount_out AS amount FROM orders
-       WHERE status IN ('deposit_detected', 'deposit_confirmed', 'swapping')
+       WHERE status IN ${statusesSql('owesAmountOut')}
        UNION ALL
        SELECT o.destination_asset_id, o.amount_out - coalesce(sum(c.amount), 0) FROM orders o
        LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'payout' AND c.status IN ('pending', 'confirmed')
@@ -48,11 +49,11 @@ export async function poolCommitments(db: Queryable, holdS = 0): Promise<PoolCom
      SELECT 'pending', source, NULL, sum(amount)::text, NULL FROM (${PENDING_OUTFLOW_LEGS}) legs GROUP BY source
      UNION ALL
      SELECT 'held', destination_asset_id, account_id, sum(amount_out)::text, NULL FROM orders
-     WHERE status = 'awaiting_deposit' AND expiration > now() AND created_at > now() - make_interval(secs => $1::double precision)
+     WHERE status IN ${statusesSql('countsAsOpen')} AND expiration > now() AND created_at > now() - make_interval(secs => $1::double precision)
      GROUP BY destination_asset_id, account_id
      UNION ALL
      SELECT 'open', '', account_id, count(*)::text, min(expiration) FROM orders
-     WHERE status = 'awaiting_deposit' AND expiration > now() GROUP BY account_id`,
+     WHERE status IN ${statusesSql('countsAsOpen')} AND expiration > now() GROUP BY account_id`,
     [holdS],
   );
   const out: PoolCommitments = { pending: new Map(), owed: new Map(), held: new Map(), open: new Map() };

@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '../db.ts';
 import { ORDER_CHANGED_CHANNEL } from '../orders-store.ts';
+import { statusesSql } from './final-statuses.ts';
 
 export interface HeldPayout {
   id: string;
@@ -66,7 +67,7 @@ async function lockWaiting(tx: Queryable): Promise<HeldPayout[]> {
     `SELECT id, source_asset_id, destination_asset_id, mode, (CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END)::text AS pinned,
             deposit ->> 'confirmedAt' AS confirmed_at, quote -> 'privacy' -> 'requested' AS requested
        FROM orders
-      WHERE status IN ('deposit_confirmed', 'swapping') AND class_released_at IS NULL
+      WHERE status IN ${statusesSql('awaitsPayout')} AND class_released_at IS NULL
         AND payout_due_at > now() AND deposit ->> 'confirmedAt' IS NOT NULL
         AND quote -> 'privacy' ->> 'standard' = 'true'
       FOR UPDATE`,
@@ -130,7 +131,7 @@ async function writeRelease(tx: Queryable, release: { id: string; at: Date; rele
     `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::integer[]) AS v(id, at, size)),
      u AS (UPDATE orders o SET class_released_at = now(), class_release_size = v.size, updated_at = now(),
             payout_due_at = least(o.payout_due_at, v.at), next_run_at = least(o.next_run_at, v.at)
-       FROM v WHERE o.id = v.id AND o.class_released_at IS NULL AND o.status IN ('deposit_confirmed', 'swapping')
+       FROM v WHERE o.id = v.id AND o.class_released_at IS NULL AND o.status IN ${statusesSql('awaitsPayout')}
        RETURNING o.tracking_id)
      SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
     [release.map((r) => r.id), release.map((r) => r.at.toISOString()), release.map((r) => r.releasedWith)],

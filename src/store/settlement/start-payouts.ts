@@ -1,6 +1,6 @@
 import type { OrderStatus } from '../../domain/order-state.ts';
 import type { Queryable } from '../db.ts';
-import { transitionSql } from '../order-transitions.ts';
+import { orderWriter } from '../order-transitions.ts';
 import { CHAIN_TX_INSERT_FROM_PARAMS, chainTxParams, type NewChainTx } from './chain-tx.ts';
 
 /** The statuses an order is paid from: a deposit confirmed, or a swap done. */
@@ -26,12 +26,14 @@ export const assignments = (columns: Readonly<Record<string, string>>): string =
     .map(([c, e]) => `${c} = ${e}`)
     .join(',\n         ');
 
+const WRITER = orderWriter('startPayouts', [['deposit_confirmed', 'sending'], ['swapping', 'sending']]);
+
 const statements = new Map<PayableStatus, string>();
 
 function startSql(from: PayableStatus): string {
   let sql = statements.get(from);
   if (sql === undefined) {
-    sql = transitionSql({
+    sql = WRITER.sql({
       route: [from, 'sending'],
       set: assignments(STARTED(3)),
       where: 'o.id = ANY($1::bigint[]) AND o.locked_by = $2',

@@ -1,5 +1,5 @@
-import { FINAL_STATUSES, type OrderStatus } from '../../domain/order-state.ts';
-import { statusList } from './final-statuses.ts';
+import type { OrderStatus } from '../../domain/order-state.ts';
+import { statusesSql } from './final-statuses.ts';
 import type { Queryable } from '../db.ts';
 
 /**
@@ -9,7 +9,7 @@ import type { Queryable } from '../db.ts';
  */
 export async function stuckOrders(db: Queryable, stuckAfterMs: number): Promise<{ id: string; trackingId: string; status: OrderStatus }[]> {
   const { rows } = await db.query<{ id: string | number; tracking_id: string; status: OrderStatus }>(
-    `SELECT id, tracking_id, status FROM orders WHERE status NOT IN ${statusList([...FINAL_STATUSES, 'awaiting_deposit', 'held'])}
+    `SELECT id, tracking_id, status FROM orders WHERE status IN ${statusesSql('watchdogMayAct')}
        AND GREATEST(updated_at, coalesce(payout_due_at, updated_at)) < now() - make_interval(secs => $1::double precision / 1000)`,
     [stuckAfterMs],
   );

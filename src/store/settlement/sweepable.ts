@@ -1,4 +1,5 @@
 import type { Address } from '@solana/kit';
+import { statusesSql } from './final-statuses.ts';
 
 export interface UnsweptDeposit {
   orderId: string;
@@ -17,5 +18,5 @@ export interface UnsweptDeposit {
  * land, the account could be created again and the sender charged a second time (docs/spec.md §4: only one of an
  * order's transactions can ever succeed).
  */
-export const SWEEPABLE = `swept = false AND sweep_tx_id IS NULL AND deposit IS NOT NULL AND status NOT IN ('awaiting_deposit', 'deposit_detected')
+export const SWEEPABLE = `swept = false AND sweep_tx_id IS NULL AND deposit IS NOT NULL AND status NOT IN ${statusesSql('awaitsDeposit')}
   AND tx_last_valid_block_height < $1::bigint`;

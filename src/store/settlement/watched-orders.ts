@@ -1,5 +1,6 @@
 import type { Address } from '@solana/kit';
 import type { Queryable } from '../db.ts';
+import { statusesSql } from './final-statuses.ts';
 
 /** An order whose deposit the watch reads, with what signing its payout ahead needs. */
 export interface WatchedRow {
@@ -26,7 +27,7 @@ export async function watchedOrders(db: Queryable): Promise<WatchedRow[]> {
   const { rows } = await db.query<WatchedRow>(
     `SELECT id, tracking_id, deposit_account, sender, recipient, fee_recipient, amount_in, amount_out, source_asset_id, destination_asset_id, mode, tx_blockhash, created_at,
             jsonb_build_object('privacy', quote -> 'privacy') AS quote
-             FROM orders WHERE status IN ('awaiting_deposit', 'deposit_detected') LIMIT 10000`,
+             FROM orders WHERE status IN ${statusesSql('awaitsDeposit')} LIMIT 10000`,
   );
   return rows;
 }
