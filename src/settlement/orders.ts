@@ -4,7 +4,7 @@ import { releaseOrders, type Release } from '../store/settlement/release-orders.
 import type { NextLook, SettlementContext } from './context.ts';
 import { ORDER_BATCH, ORDER_BATCHES_IN_FLIGHT } from './timing.ts';
 import { advancePayout, type CompleteDeps } from './steps/complete.ts';
-import { confirmDeposits } from './confirm-deposits.ts';
+import { confirmFundedOrders } from './confirm-funded-orders.ts';
 import { confirmOrExpire, readDeposits, type DepositReads } from './steps/confirm-or-expire.ts';
 import { payOrRefund, type PayOrRefundDeps } from './steps/pay-or-refund.ts';
 
@@ -14,7 +14,7 @@ import { payOrRefund, type PayOrRefundDeps } from './steps/pay-or-refund.ts';
  */
 export type OrderLoopDeps = Pick<SettlementContext, 'db' | 'workerId' | 'leaseSeconds' | 'running' | 'log' | 'foreign'> &
   Parameters<typeof readDeposits>[0] &
-  Parameters<typeof confirmDeposits>[0] &
+  Parameters<typeof confirmFundedOrders>[0] &
   Parameters<typeof confirmOrExpire>[0] &
   PayOrRefundDeps &
   CompleteDeps;
@@ -42,7 +42,7 @@ export async function orderTick(ctx: OrderLoopDeps): Promise<number> {
 
 /**
  * Steps claimed orders; never throws (a failed step releases its order with back-off). Orders whose
- * deposit is confirmed go through confirmDeposits together; the rest step one by one, and every release
+ * deposit is confirmed go through confirmFundedOrders together; the rest step one by one, and every release
  * is one statement.
  */
 async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<void> {
@@ -63,7 +63,7 @@ async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<voi
   const confirming = new Set(confirmed.map((o) => o.id));
   const releases: Release[] = [];
   await Promise.all([
-    confirmDeposits(ctx, confirmed, deposits.confirmed),
+    confirmFundedOrders(ctx, confirmed, deposits.confirmed),
     ...orders
       .filter((o) => !confirming.has(o.id))
       .map(async (o) => {

@@ -212,7 +212,7 @@ function singleSql(from: OrderStatus, to: OrderStatus, idle: boolean, dead: bool
  *
  * `idle`: also only while no worker holds the order (its lease) and no payout or refund of it is pending
  * or landed — the watchdog's condition. A worker records such a transaction while holding the lease it
- * renews in the same transaction (holdOrder), so a concurrent watchdog update re-checks the renewed row
+ * renews in the same transaction (leaseOrder), so a concurrent watchdog update re-checks the renewed row
  * and leaves it.
  */
 async function transitionOrder(

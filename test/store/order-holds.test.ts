@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { allOrNothing } from '../../src/store/db.ts';
 import { getOrderById, insertOrder, type OrderStatus } from '../../src/store/orders-store.ts';
-import { holdOrder } from '../../src/store/settlement/hold-order.ts';
+import { leaseOrder } from '../../src/store/settlement/lease-order.ts';
 import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
@@ -60,15 +60,15 @@ forEachEngine('order holds and the watchdog condition', (ctx) => {
     assert.equal(await failIdle(withLate, 'sending'), true, 'only a late refund in flight');
   });
 
-  it('the watchdog leaves an order a worker holds; holdOrder needs the status and no other live lease', async () => {
+  it('the watchdog leaves an order a worker holds; leaseOrder needs the status and no other live lease', async () => {
     const id = await stuckOrder('refunding');
-    assert.equal(await holdOrder(ctx.db, id, 'deposit_confirmed', 'w1', 30), false, 'wrong status');
-    assert.equal(await holdOrder(ctx.db, id, 'refunding', 'w1', 30), true);
-    assert.equal(await holdOrder(ctx.db, id, 'refunding', 'w1', 30), true, 'the holder renews');
-    assert.equal(await holdOrder(ctx.db, id, 'refunding', 'w2', 30), false, 'another worker while the lease lives');
+    assert.equal(await leaseOrder(ctx.db, id, 'deposit_confirmed', 'w1', 30), false, 'wrong status');
+    assert.equal(await leaseOrder(ctx.db, id, 'refunding', 'w1', 30), true);
+    assert.equal(await leaseOrder(ctx.db, id, 'refunding', 'w1', 30), true, 'the holder renews');
+    assert.equal(await leaseOrder(ctx.db, id, 'refunding', 'w2', 30), false, 'another worker while the lease lives');
     assert.equal(await failIdle(id, 'refunding'), false, 'held: the watchdog leaves it');
     await ctx.db.query(`UPDATE orders SET locked_until = now() - interval '1 second' WHERE id = $1`, [id]);
-    assert.equal(await holdOrder(ctx.db, id, 'refunding', 'w2', 30), true, 'a lapsed lease can be taken');
+    assert.equal(await leaseOrder(ctx.db, id, 'refunding', 'w2', 30), true, 'a lapsed lease can be taken');
   });
 
   it('allOrNothing rolls back what it wrote when the status check fails', async () => {
@@ -92,7 +92,7 @@ forEachEngine('order holds and the watchdog condition', (ctx) => {
       let recordedBy!: (xid: string) => void;
       const recorded = new Promise<string>((r) => (recordedBy = r));
       const worker = ctx.db.transaction(async (t) => {
-        assert.ok(await holdOrder(t, id, 'refunding', 'w1', 30));
+        assert.ok(await leaseOrder(t, id, 'refunding', 'w1', 30));
         assert.ok((await insertChainTx(t, tx(id, 'refund'))) !== null);
         const { rows } = await t.query<{ xid: string }>('SELECT backend_xid::text AS xid FROM pg_stat_activity WHERE pid = pg_backend_pid()');
         recordedBy(rows[0]!.xid);

@@ -3,7 +3,7 @@ import { associatedTokenAddress } from '../../chain/associated-token-address.ts'
 import { watchedOrders, type WatchedRow } from '../../store/settlement/watched-orders.ts';
 import { ORDER_CHANGED_CHANNEL } from '../../store/order-transitions.ts';
 import type { SettlementContext } from '../context.ts';
-import { confirmDeposits, originQuery, type ConfirmDepositsDeps } from '../confirm-deposits.ts';
+import { confirmFundedOrders, originQuery, type ConfirmFundedOrdersDeps } from '../confirm-funded-orders.ts';
 import type { DepositOrigin } from '../../chain/deposit-origin.ts';
 import type { PayableOrder } from '../plan-payouts.ts';
 import type { WatchedBalances } from './watched-balances.ts';
@@ -30,11 +30,11 @@ function watchedOrder(r: WatchedRow): PayableOrder {
 }
 
 /** What the watch touches: its reads and the one confirmation path it hands funded orders to. */
-export type DepositWatchDeps = ConfirmDepositsDeps & Pick<SettlementContext, 'slots' | 'depositBalances' | 'sent' | 'view' | 'running'>;
+export type DepositWatchDeps = ConfirmFundedOrdersDeps & Pick<SettlementContext, 'slots' | 'depositBalances' | 'sent' | 'view' | 'running'>;
 
 /**
  * Deposit watch: whenever the `confirmed` slot advances, one read of every watched deposit account; the
- * orders whose deposit became visible are handed to confirmDeposits under the watch's own lease holder
+ * orders whose deposit became visible are handed to confirmFundedOrders under the watch's own lease holder
  * (the runner gives it `<worker>:watch`), whose statement claims those nobody holds (SKIP LOCKED, as the
  * order loop's claim). An order another holds, the order loop's included, is left to it: the holder
  * confirms it, or gives it back and the next slot's read finds it again. The watch owns its caches and
@@ -140,10 +140,10 @@ export class DepositWatch {
     return this.ctx.foreign.origins.find(rows.map((r) => originQuery(this.ctx, watchedOrder(r)))).catch(() => new Map());
   }
 
-  /** confirmDeposits for the watch: the orders it did not confirm (another held them) go back to the next slot's read. */
+  /** confirmFundedOrders for the watch: the orders it did not confirm (another held them) go back to the next slot's read. */
   private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, origins: Promise<Map<string, DepositOrigin | null | undefined>>): Promise<void> {
     for (const o of orders) this.handed.add(o.id);
-    const confirmed = await confirmDeposits(this.ctx, orders, balances, origins);
+    const confirmed = await confirmFundedOrders(this.ctx, orders, balances, origins);
     for (const o of orders) if (!confirmed.has(o.id)) this.handed.delete(o.id);
   }
 }

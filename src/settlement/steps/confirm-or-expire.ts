@@ -5,9 +5,9 @@ import { undetectDeposit } from '../../store/settlement/undetect-deposit.ts';
 import { expireOrder } from '../../store/settlement/expire-order.ts';
 import { depositDecision } from '../../domain/settlement/deposit-decision.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
-import type { ConfirmDepositsDeps } from '../confirm-deposits.ts';
+import type { ConfirmFundedOrdersDeps } from '../confirm-funded-orders.ts';
 import { AWAITING_POLL_SLOTS } from '../timing.ts';
-import { confirmDeposits } from '../confirm-deposits.ts';
+import { confirmFundedOrders } from '../confirm-funded-orders.ts';
 
 /** `failureReason` of an order that expired while its deposit account held only someone else's funds. */
 export const DEPOSIT_ACCOUNT_TAKEN = 'deposit_account_taken';
@@ -30,7 +30,7 @@ export interface DepositReads {
 export type ReadDepositsDeps = Pick<SettlementContext, 'db' | 'view' | 'depositBalances' | 'foreign'>;
 
 /** What the awaiting-deposit step touches: the reads, and the one confirmation path for what it finds funded. */
-export type ConfirmOrExpireDeps = ReadDepositsDeps & ConfirmDepositsDeps & Pick<SettlementContext, 'pollEveryMs' | 'slotMs'>;
+export type ConfirmOrExpireDeps = ReadDepositsDeps & ConfirmFundedOrdersDeps & Pick<SettlementContext, 'pollEveryMs' | 'slotMs'>;
 
 export async function readDeposits(ctx: ReadDepositsDeps, orders: OrderRecord[]): Promise<DepositReads> {
   const confirmed = new Map<string, AccountBalance>();
@@ -70,7 +70,7 @@ export async function confirmOrExpire(ctx: ConfirmOrExpireDeps, o: OrderRecord &
     case 'confirm':
       // The one confirmation path (the order loop hands deposits visible at `confirmed` to it before
       // stepping orders one by one, so this is its fallback); it releases the order itself.
-      await confirmDeposits(ctx, [o], deposits.confirmed);
+      await confirmFundedOrders(ctx, [o], deposits.confirmed);
       return {};
     case 'detect':
       await detectDeposit(ctx.db, o.id, next.amount);

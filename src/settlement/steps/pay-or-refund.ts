@@ -8,23 +8,23 @@ import { depositMovement } from '../../ledger/order-movements.ts';
 import { faultPoint } from '../outbox.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
-import { drawPayoutDue as drawDue } from '../../ledger/deposit-confirmation.ts';
+import { drawPayoutDue } from '../../ledger/deposit-confirmation.ts';
 import { startSwap, type SwapDeps } from './swap.ts';
 import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './screen-orders.ts';
 
-/** What drawing the privacy delay touches (drawDue's own, plus the store). */
-export type DrawPayoutDueDeps = Pick<SettlementContext, 'db' | 'config'>;
+/** What recording the payout due time touches. */
+export type RecordPayoutDueDeps = Pick<SettlementContext, 'db' | 'config'>;
 /** What the pay-or-refund step touches. */
-export type PayOrRefundDeps = DrawPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs'>;
+export type PayOrRefundDeps = RecordPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs'>;
 
 /** The deposit on the ledger (idempotent: one movement per order). */
 export async function recordDeposit(ctx: Pick<SettlementContext, 'db'>, o: OrderRecord, amount: bigint): Promise<void> {
   await recordMovements(ctx.db, [depositMovement(o, amount)]);
 }
 
-/** Draws the privacy delay once per order (the first draw wins) and returns the payout due time. */
-export async function drawPayoutDue(ctx: DrawPayoutDueDeps, o: OrderRecord, from: Date): Promise<Date> {
-  return (await setPayoutDue(ctx.db, o.id, drawDue(ctx.config, o, from)))!;
+/** Records the payout due time drawn for an order (drawPayoutDue; the first recorded wins) and returns the one in force. */
+export async function recordPayoutDue(ctx: RecordPayoutDueDeps, o: OrderRecord, from: Date): Promise<Date> {
+  return (await setPayoutDue(ctx.db, o.id, drawPayoutDue(ctx.config, o, from)))!;
 }
 
 /**
@@ -51,7 +51,7 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
     from = 'swapping';
   }
   const dueAt = await payoutDueAt(ctx.db, o.id);
-  if (dueAt === null) return { at: await drawPayoutDue(ctx, o, new Date(o.deposit?.confirmedAt ?? Date.now())) };
+  if (dueAt === null) return { at: await recordPayoutDue(ctx, o, new Date(o.deposit?.confirmedAt ?? Date.now())) };
   if (dueAt.getTime() > Date.now()) return { at: dueAt };
   // Before a payout is sent: lists change while a privacy delay holds it.
   if (await held(ctx, o, from, 'payout')) return {};

@@ -1,7 +1,7 @@
 import { allOrNothing } from '../../store/db.ts';
 import type { OrderRecord } from '../../store/orders-store.ts';
 import { failOrder } from '../../store/settlement/fail-order.ts';
-import { holdOrder } from '../../store/settlement/hold-order.ts';
+import { leaseOrder } from '../../store/settlement/lease-order.ts';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { cannotReceiveSol as solCannotLand, needsRecipientLamports, refundPlan } from '../../domain/settlement/refund-plan.ts';
 import { faultPoint } from '../outbox.ts';
@@ -50,7 +50,7 @@ export async function startRefund(ctx: RefundDeps, o: OrderRecord): Promise<Next
     const planned = await ctx.pools.plan(o, 'refund', o.sourceAssetId, o.sender, plan.amount);
     if (!planned) return { planned, ok: false };
     const ok = await allOrNothing(ctx.db, async (tx) => {
-      if (!(await holdOrder(tx, o.id, 'refunding', ctx.workerId, ctx.leaseSeconds))) return false;
+      if (!(await leaseOrder(tx, o.id, 'refunding', ctx.workerId, ctx.leaseSeconds))) return false;
       return (await insertChainTx(tx, planned)) !== null;
     });
     return { planned, ok };

@@ -1,7 +1,7 @@
 import { allOrNothing } from '../../store/db.ts';
 import type { OrderRecord } from '../../store/orders-store.ts';
 import type { ChainTxOf } from '../../store/settlement/chain-tx.ts';
-import { holdOrder } from '../../store/settlement/hold-order.ts';
+import { leaseOrder } from '../../store/settlement/lease-order.ts';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { partAttempts } from '../../store/settlement/part-attempts.ts';
 import { replacementDelayMs } from '../../domain/replacement-backoff.ts';
@@ -32,7 +32,7 @@ export async function replacePart(ctx: ReplacePartDeps, o: OrderRecord, dead: Ch
     const row = { ...planned, meta: { ...planned.meta, part } };
     // A late refund is its late funds' business, not the order's: no hold (the order may be final or another worker's).
     const late = dead.meta.late === true;
-    const recorded = await allOrNothing(ctx.db, async (tx) => (late || (await holdOrder(tx, o.id, o.status, ctx.workerId, ctx.leaseSeconds))) && (await insertChainTx(tx, row)) !== null);
+    const recorded = await allOrNothing(ctx.db, async (tx) => (late || (await leaseOrder(tx, o.id, o.status, ctx.workerId, ctx.leaseSeconds))) && (await insertChainTx(tx, row)) !== null);
     return recorded ? row.wire : null;
   });
   if (sent) await ctx.outbox.sendAll([sent]);

@@ -32,7 +32,7 @@ const CONFIRMED: Readonly<Record<string, string>> = {
 const DEPOSIT_LEGS = `l AS (${LEDGER_INSERT_FROM_PARAMS(6)} WHERE x.order_id IN (SELECT id FROM u) ON CONFLICT (movement, account, asset_id) DO NOTHING)`;
 
 /**
- * The claim: orders the caller holds or nobody holds (hold-order.ts' rule), compared under the row lock,
+ * The claim: orders the caller holds or nobody holds (lease-order.ts' rule), compared under the row lock,
  * SKIP LOCKED as claims are.
  */
 const CLAIM = `v AS (SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::timestamptz[]) AS v(id, deposit, due)),

@@ -11,7 +11,7 @@ import { recordPayouts, type PayableOrder, type PlanPayoutsDeps } from './plan-p
 import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './steps/screen-orders.ts';
 
 /** What the deposit → payout path touches (the watch and the order loop pass the context). */
-export type ConfirmDepositsDeps = Pick<
+export type ConfirmFundedOrdersDeps = Pick<
   SettlementContext,
   'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset'
 > &
@@ -52,8 +52,8 @@ type Screened = Awaited<ReturnType<typeof screenOrders>>;
  * holder of its own) holds or nobody holds, and leaves the rest to their holder; that claim is the only
  * coordination. Never throws; gives back every order it took. Returns the orders it confirmed.
  */
-export async function confirmDeposits(
-  ctx: ConfirmDepositsDeps,
+export async function confirmFundedOrders(
+  ctx: ConfirmFundedOrdersDeps,
   orders: PayableOrder[],
   confirmed: Map<string, AccountBalance>,
   /** Each order's own deposit, looked up ahead, by deposit account (DepositOrigins.find). */
@@ -81,7 +81,7 @@ export async function confirmDeposits(
 
 /** Each order's own deposit; the batch keeps only the orders whose deposit is their sender's. */
 async function attributeDeposits(
-  ctx: ConfirmDepositsDeps,
+  ctx: ConfirmFundedOrdersDeps,
   batch: Batch,
   confirmed: Map<string, AccountBalance>,
   ahead: Promise<Map<string, DepositOrigin | null | undefined>> | undefined,
@@ -103,7 +103,7 @@ async function attributeDeposits(
 
 /** Pure: the deposits' records and which orders may be paid at once (a matching same-asset deposit, not held). */
 function confirmation(
-  ctx: ConfirmDepositsDeps,
+  ctx: ConfirmFundedOrdersDeps,
   batch: Batch,
   origins: Map<string, DepositOrigin | null | undefined>,
   confirmed: Map<string, AccountBalance>,
@@ -117,7 +117,7 @@ function confirmation(
 }
 
 /** Confirm every deposit, then record the payouts of those already due (none but a retry's: the floor is two slots). */
-async function confirmThenPay(ctx: ConfirmDepositsDeps, batch: Batch, c: Confirmation): Promise<Recorded> {
+async function confirmThenPay(ctx: ConfirmFundedOrdersDeps, batch: Batch, c: Confirmation): Promise<Recorded> {
   batch.due = (await confirmDepositRows(ctx.db, c.claim, c.items)).due;
   if (batch.due.size > 0) faultPoint('deposit-confirmed');
   const payable: PayableOrder[] = [];
@@ -135,7 +135,7 @@ async function confirmThenPay(ctx: ConfirmDepositsDeps, batch: Batch, c: Confirm
 }
 
 /** After the planning lock: screening holds and decisions, then the recorded payouts sent. */
-async function afterRecorded(ctx: ConfirmDepositsDeps, batch: Batch, recorded: Recorded, { holds, passed }: Screened): Promise<void> {
+async function afterRecorded(ctx: ConfirmFundedOrdersDeps, batch: Batch, recorded: Recorded, { holds, passed }: Screened): Promise<void> {
   for (const id of recorded.moved) batch.releases.delete(id);
   for (const o of batch.orders) {
     const v = holds.get(o.id);
@@ -151,7 +151,7 @@ async function afterRecorded(ctx: ConfirmDepositsDeps, batch: Batch, recorded: R
 }
 
 /** Gives back every order the batch holds. */
-async function releaseBatch(ctx: ConfirmDepositsDeps, batch: Batch): Promise<void> {
+async function releaseBatch(ctx: ConfirmFundedOrdersDeps, batch: Batch): Promise<void> {
   const releases = [...batch.releases.values()];
   await releaseOrders(ctx.db, ctx.workerId, releases).catch((e: unknown) => ctx.log({ err: e }, 'order release failed'));
   if (releases.some((r) => r.delayMs === 0 || r.afterError)) ctx.wake('orders');
