@@ -180,7 +180,7 @@ export function writeDocs(results: RateResult[], off: RunResult, meta: { policy:
     `Policy ${policyLine(meta.policy)}; ` +
       `seed ${meta.seed}, ${new Date().toISOString().slice(0, 10)}, ${Math.round(meta.seconds / 60)} min on this machine; ` +
       results.map(({ rate, compression, horizonS }) => `λ=${rate} compressed ×${compression}${horizonS ? ` (${Math.round(horizonS.warmup)} s warm-up + ${Math.round(horizonS.scored)} s scored + ${Math.round(horizonS.padding)} s padding, real)` : ''}`).join(', ') +
-      '; the last row is the self-check with the delay off.',
+      '; the last row is the self-check (amounts off the menu, paid at the floor).',
     '',
     'Targets (issue 34):',
     '',
