@@ -59,13 +59,14 @@ const STAGES = { deposit: 'at deposit', payout: 'before payout', quote: 'at quot
 
 // ---------------------------------------------------------------------------------------------- holds
 
-const resolvedHere = new Set();
+/** Holds resolved from this page: trackingId → when it had been held (a later hold is a new one). */
+const resolvedHere = new Map();
 
 function holdCard(h) {
   const d = h.decision;
   const why = d ? `${d.result === 'error' ? 'could not be screened' : 'blocked'}${d.reason ? ` (${d.reason})` : ''}` : 'no decision recorded';
   const id = h.trackingId;
-  const card = el('article', { class: 'card', 'data-hold': id, 'aria-labelledby': `h-${id}` });
+  const card = el('article', { class: 'card', 'data-hold': id, 'data-held-at': h.heldAt, 'aria-labelledby': `h-${id}` });
   card.append(
     el('h3', { id: `h-${id}` }, `${id}: held ${STAGES[d?.stage] ?? ''}`),
     el('table', {},
@@ -110,7 +111,7 @@ async function resolve(id, form, message, card) {
   button.disabled = true;
   try {
     const out = await api(`/admin/v1/orders/${encodeURIComponent(id)}/resolve`, { method: 'POST', body: { action, note, operator: sessionStorage.getItem('hush.operator') } });
-    resolvedHere.add(id);
+    resolvedHere.set(id, card.getAttribute('data-held-at'));
     card.querySelector('[data-status]').textContent = out.status;
     form.hidden = true;
     message.hidden = false;
@@ -138,7 +139,15 @@ async function refreshHolds() {
     // Resolved elsewhere (the CLI, another operator): it leaves the queue. Resolved here: kept, showing its new status.
     if (!now.has(id) && !resolvedHere.has(id)) card.remove();
   }
-  for (const h of holds) if (!box.querySelector(`[data-hold="${h.trackingId}"]`)) box.append(holdCard(h));
+  for (const h of holds) {
+    const shown = box.querySelector(`[data-hold="${h.trackingId}"]`);
+    // Resolved here, then held again (a new finding at a later stage): a new decision is due.
+    if (shown && resolvedHere.has(h.trackingId) && resolvedHere.get(h.trackingId) !== h.heldAt) {
+      resolvedHere.delete(h.trackingId);
+      shown.replaceWith(holdCard(h));
+      announce(`${h.trackingId} is held again`);
+    } else if (!shown) box.append(holdCard(h));
+  }
   $('holds-empty').hidden = box.children.length > 0;
 }
 
@@ -217,7 +226,7 @@ async function open() {
   const { tokens } = await fetch('/console/config.json', { credentials: 'omit' }).then((r) => r.json());
   assets = tokens;
   await api('/admin/v1/holds?limit=1'); // the token works
-  $('signin').hidden = true;
+  $('signin-part').hidden = true;
   $('signin-message').hidden = true;
   $('session').hidden = false;
   $('who').textContent = `Signed in as ${sessionStorage.getItem('hush.operator')}`;
@@ -236,7 +245,7 @@ function signOut(message) {
   sessionStorage.removeItem('hush.adminToken');
   $('console').hidden = true;
   $('session').hidden = true;
-  $('signin').hidden = false;
+  $('signin-part').hidden = false;
   $('holds').replaceChildren();
   resolvedHere.clear();
   if (message) {
