@@ -7,7 +7,7 @@ import { pageFiles, sdkReceiptChecks, sendPage, type PageFile } from './static-p
 /** Where the partner listener serves the public receipt-check page (docs/spec.md §12, in the OpenAPI document). */
 export const RECEIPT_CHECK_PATH = '/receipt-check';
 
-const HtmlPage = Type.String({ title: 'HtmlPage', description: 'An HTML page for a person in a browser, with its scripts and styles served beside it' });
+const HtmlPage = Type.String({ title: 'HtmlPage', description: 'An HTML page for a person in a browser, with its scripts and styles served beside it', examples: ['<!doctype html><html lang="en"><head><title>Check a Hush disclosure receipt</title>…</head><body>…</body></html>'] });
 
 /**
  * docs/spec.md §12 "Console": anyone handed a disclosure receipt checks it here, in their own browser. The page
@@ -40,7 +40,9 @@ export async function receiptPageRoutes(app: FastifyInstance, { config, limitAno
         description:
           'For a person, not a program: whoever your user hands a disclosure receipt to (a bank, an auditor) opens this page, drops or pastes the receipt, and sees whether it is genuine and what it states in plain words: amounts in the asset\'s units, times, the transactions as explorer links, what screening found. The check runs in their browser against the keys of GET /transfer/v1/receipt-keys; the receipt never leaves the browser. A receipt changed in any way fails, and the page says which check failed. No key is needed; requests count against the caller address\'s anonymous rate limit (429 RATE_LIMITED). Its scripts and styles are served under /receipt-check/.',
         security: [],
-        response: { 200: { description: 'The receipt-check page', content: { 'text/html': { schema: HtmlPage } } } },
+        produces: ['text/html'],
+        // Sent as bytes, never serialized: the schema documents the page.
+        response: { 200: { ...HtmlPage, description: 'The receipt-check page' } },
       },
     },
     async (_request, reply) => sendPage(reply, files.get('receipt-check.html')!),
