@@ -29,7 +29,7 @@ export const DESCRIPTIONS: Record<OperationId, string> = {
   clearWebhook:
     'Removes the webhook and its secrets: no more events are posted, and events not delivered yet are given up. Setting one again issues a new secret. Answers the same when there was none.',
   rotateWebhookSecret:
-    "A new signing secret for the account's webhook, answered this once; the URL stays. The replaced secret keeps signing beside it for 24 h (previousSecretExpiresAt), so deploy the new one to the receiver within that time. Only the secret replaced last signs beside the current one: rotating again within 24 h ends the older one at once. NOT_FOUND when the account has no webhook.",
+    "A new signing secret for the account's webhook, answered this once; the URL stays. The replaced secret keeps signing beside it for 24 h (previousSecretExpiresAt), so deploy the new one to the receiver within that time. Every secret replaced in the last 24 h keeps signing until its own 24 h end (an event then carries one signature per signing secret): rotating again never cuts an earlier promise short. At most 9 replaced secrets sign at once: a rotation beyond them is RATE_LIMITED, with Retry-After until the oldest ends. NOT_FOUND when the account has no webhook.",
   createApiKey:
     'A new API key for this account, active at once, its full value (apiKey) answered this once: only a hash of its secret is kept. To rotate a key: create the new one, deploy it, then revoke the old one. expiresInSeconds makes it stop by itself. An account has at most 10 active keys (TOO_MANY_KEYS); revoked and expired keys beyond the 20 newest are deleted when a key is created.',
   revokeApiKey:
