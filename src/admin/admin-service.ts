@@ -324,7 +324,7 @@ function rotationRefused(retryAt: Date): HushError {
   return new HushError(
     'RATE_LIMITED',
     `${MAX_PREVIOUS_SECRETS} replaced secrets still sign beside the current one, each for the 24 h it was promised; the oldest ends at ${retryAt.toISOString()}: rotate again after that`,
-    { retryAt: retryAt.toISOString() },
+    undefined,
     { retryAfterSeconds: seconds },
   );
 }

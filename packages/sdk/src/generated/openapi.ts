@@ -275,7 +275,7 @@ export interface paths {
         put?: never;
         /**
          * A new webhook signing secret, once; the old one signs beside it for 24 h
-         * @description A new signing secret for the account's webhook, answered this once; the URL stays. The replaced secret keeps signing beside it for 24 h (previousSecretExpiresAt), so deploy the new one to the receiver within that time. Only the secret replaced last signs beside the current one: rotating again within 24 h ends the older one at once. NOT_FOUND when the account has no webhook.
+         * @description A new signing secret for the account's webhook, answered this once; the URL stays. The replaced secret keeps signing beside it for 24 h (previousSecretExpiresAt), so deploy the new one to the receiver within that time. Every secret replaced in the last 24 h keeps signing until its own 24 h end (an event then carries one signature per signing secret): rotating again never cuts an earlier promise short. At most 9 replaced secrets sign at once: a rotation beyond them is RATE_LIMITED, with Retry-After until the oldest ends. NOT_FOUND when the account has no webhook.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1139,7 +1139,7 @@ export interface components {
         AccountWebhook: {
             /** @description Where events are posted */
             url: string;
-            /** @description While a replaced signing secret still signs beside the current one (24 h after the rotation): until when; null otherwise: ISO 8601 UTC with milliseconds, or null */
+            /** @description While replaced signing secrets still sign beside the current one (each for 24 h after its rotation): until when the one replaced last signs; null otherwise: ISO 8601 UTC with milliseconds, or null */
             previousSecretExpiresAt: string | null;
         };
         /**
@@ -2281,7 +2281,7 @@ export interface components {
             url: string;
             /** @description The new signing secret (Standard Webhooks: "whsec_" and the base64 of 24 bytes). Shown this once: store it now; Hush cannot show it again */
             secret: string;
-            /** @description The replaced secret signs every event beside this one until then (24 h), so a receiver can switch without missing one; null when none was replaced: ISO 8601 UTC with milliseconds, or null */
+            /** @description The replaced secret signs every event beside this one until then (24 h, whatever rotation follows), so a receiver can switch without missing one; null when none was replaced: ISO 8601 UTC with milliseconds, or null */
             previousSecretExpiresAt: string | null;
         };
         /**
