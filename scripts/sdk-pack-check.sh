@@ -9,7 +9,9 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 (cd "$root/packages/sdk" && npm pack --silent --pack-destination "$scratch" >/dev/null)
 cd "$scratch"
-echo '{ "name": "scratch", "private": true, "type": "module" }' > package.json
+# The SDK README's pin (its "Install" section), so the install must not warn EBADENGINE on Node 20 (issue 53).
+pin=$(awk '/^```json$/{f=1;next} f&&/^```$/{exit} f' "$root/packages/sdk/README.md")
+node -e 'const pin = JSON.parse(process.argv[1]); console.log(JSON.stringify({ name: "scratch", private: true, type: "module", ...pin }))' "$pin" > package.json
 echo '{ "compilerOptions": { "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext", "strict": true, "noEmit": true, "types": ["node"] }, "include": ["index.ts", "readme-example.ts"] }' > tsconfig.json
 cat > index.ts <<'TS'
 import { createHushClient, verifyDepositTransaction, signAndSend, verifyWebhook, HushApiError, type Quote, type ErrorCode } from '@hush/sdk';
@@ -33,7 +35,8 @@ TS
 # The README's integration example, as a partner would paste it.
 awk '/^## Integrating/{f=1} f&&/^```ts$/{p=1;next} p&&/^```$/{exit} p' "$root/README.md" > readme-example.ts
 test -s readme-example.ts
-npm install --silent --no-audit --no-fund ./hush-sdk-*.tgz typescript@5.9 @types/node@20
+npm install --no-audit --no-fund ./hush-sdk-*.tgz typescript@5.9 @types/node@20 2>&1 | tee install.log >/dev/null
+if grep -q EBADENGINE install.log; then cat install.log >&2; echo "sdk pack check: the install warned EBADENGINE" >&2; exit 1; fi
 npx tsc -p .
 node --input-type=module -e "const m = await import('@hush/sdk'); if (typeof m.createHushClient !== 'function') process.exit(1)"
 npx hush --help >/dev/null

@@ -27,7 +27,7 @@ import {
   type AccountStatus,
 } from '../store/accounts-store.ts';
 import { isUniqueViolation, type Db } from '../store/db.ts';
-import { rotateWebhookSecret, setWebhook } from '../store/webhooks-store.ts';
+import { MAX_PREVIOUS_SECRETS, rotateWebhookSecret, setWebhook } from '../store/webhooks-store.ts';
 import { generateApiKey } from '../services/api-keys.ts';
 import { AddressRules } from '../services/address-rules.ts';
 import type { WebhookEgress } from '../webhooks/webhook-egress.ts';
@@ -247,14 +247,20 @@ export class AdminService {
     const secret = newWebhookSecret();
     const set = await setWebhook(this.db, accountId, checked, secret);
     if (!set) throw notFoundAccount(accountId);
+    if ('refused' in set) throw rotationRefused(set.refused.retryAt);
     return { url: checked, secret, previousSecretUntil: set.previousSecretUntil };
   }
 
-  /** A new signing secret for the webhook the account has (shown once), the replaced one signing beside it for 24 h; NOT_FOUND without one. */
+  /**
+   * A new signing secret for the webhook the account has (shown once), the replaced one signing beside it for
+   * 24 h, as every secret replaced in the last 24 h does; NOT_FOUND without one; RATE_LIMITED (until the oldest
+   * ends) when MAX_PREVIOUS_SECRETS replaced secrets sign already.
+   */
   async rotateWebhookSecret(accountId: string): Promise<WebhookSecret> {
     const secret = newWebhookSecret();
     const rotated = await rotateWebhookSecret(this.db, accountId, secret);
     if (!rotated) throw new HushError('NOT_FOUND', 'This account has no webhook; set one with PUT /transfer/v1/account/webhook');
+    if ('refused' in rotated) throw rotationRefused(rotated.refused.retryAt);
     return { url: rotated.url, secret, previousSecretUntil: rotated.previousSecretUntil };
   }
 
@@ -311,3 +317,14 @@ export class AdminService {
 
 // Views: the exact JSON bodies of the admin HTTP API (and of the CLI's stdout), in their own file.
 export * from './admin-views.ts';
+
+/** A rotation refused because every replaced secret keeps its promised 24 h: the caller retries when the oldest ends. */
+function rotationRefused(retryAt: Date): HushError {
+  const seconds = Math.max(1, Math.ceil((retryAt.getTime() - Date.now()) / 1000));
+  return new HushError(
+    'RATE_LIMITED',
+    `${MAX_PREVIOUS_SECRETS} replaced secrets still sign beside the current one, each for the 24 h it was promised; the oldest ends at ${retryAt.toISOString()}: rotate again after that`,
+    undefined,
+    { retryAfterSeconds: seconds },
+  );
+}

@@ -19,6 +19,7 @@ import { requestTimer } from './metrics.ts';
 import { guardConnections, type ConnectionLimits } from './connection-guard.ts';
 import { RequestLogs, requestDeadlines, requestIdOf } from './server-options.ts';
 import { transferRoutes } from './routes/transfer-routes.ts';
+import { receiptPageRoutes } from './pages/receipt-page-routes.ts';
 import type { ApiDeps } from './deps.ts';
 
 export type { ApiDeps } from './deps.ts';
@@ -167,6 +168,8 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   }) as unknown as AnonymousLimiter;
   installErrorHandling(app, limitAnonymous);
 
+  // docs/spec.md §12: the public receipt-check page (a static page and its scripts; no key, no account data).
+  await app.register(receiptPageRoutes, { config: deps.config, limitAnonymous });
   // /healthz, /readyz, /metrics and /admin/v1 are on the ops listener (ops-app.ts), not here (docs/spec.md §4).
   await app.register(transferRoutes, { prefix: '/transfer/v1', deps, limitAnonymous });
 

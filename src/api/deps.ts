@@ -40,7 +40,11 @@ export interface AdminApi {
   treasury?(): Promise<{ funded: boolean; wallets: unknown[] }>;
   returnStray?(trackingId: string): Promise<StrayReturnReport>;
   /** docs/spec.md §12: the screening log, newest first. */
-  screeningLog?(opts: { limit?: number; beforeId?: string; trackingId?: string }): Promise<unknown[]>;
+  screeningLog?(opts: { limit?: number; beforeId?: string; trackingId?: string; address?: string }): Promise<unknown[]>;
+  /** Per asset: what the pools hold, what is pending out, owed, held by screening, and free. */
+  liquidity?(): Promise<unknown[]>;
+  /** Per privacy class: who waits, and the recent releases (sizes and delays). */
+  privacy?(): Promise<{ windowHours: number; classes: unknown[] }>;
   /** docs/spec.md §12: held orders, oldest first. */
   holds?(limit?: number): Promise<unknown[]>;
   /** docs/spec.md §12: the operator's resolution of one held order. */

@@ -7,13 +7,14 @@ import { BODY_LIMIT } from './limits.ts';
 import { requestTimer } from './metrics.ts';
 import { guardConnections, type ConnectionLimits } from './connection-guard.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
+import { consoleRoutes, type ConsoleAsset } from './pages/console-routes.ts';
 import { opsRoutes, type OpsRouteDeps } from './routes/ops-routes.ts';
 import { DEFAULT_OPS_MAX_CONNECTIONS } from '../config/connection-settings.ts';
 import { RequestLogs, requestDeadlines, requestIdOf } from './server-options.ts';
 
 export interface OpsDeps extends OpsRouteDeps {
   /** `/admin/v1`, served only when given (HUSH_ADMIN_TOKEN set). */
-  admin?: { token: string; api: AdminApi; afterChange?: (accountId?: string) => void; throttle?: AdminThrottle };
+  admin?: { token: string; api: AdminApi; afterChange?: (accountId?: string) => void; throttle?: AdminThrottle; assets?: readonly ConsoleAsset[] };
 }
 
 /**
@@ -53,6 +54,8 @@ export async function buildOpsApp(
   if (deps.admin) {
     const { token, api, afterChange, throttle } = deps.admin;
     await app.register(adminRoutes, { prefix: '/admin/v1', token, admin: api, afterChange, throttle });
+    // The operator console: its files need no token, what it shows comes from /admin/v1 (docs/compliance.md).
+    await app.register(consoleRoutes, { assets: deps.admin.assets ?? [] });
   }
   return app;
 }

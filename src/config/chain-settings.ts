@@ -1,6 +1,7 @@
 import { envInt } from './env-int.ts';
 import { envUrl } from './env-url.ts';
 import { wsUrlFromRpcUrl } from './ws-url.ts';
+import { ConfigError } from './config-error.ts';
 
 /** The Solana cluster Hush talks to (or the embedded one), its pace, and what every transaction pays (docs/spec.md §11). */
 export interface ChainSettings {
@@ -24,6 +25,11 @@ export interface ChainSettings {
   /** Compute budget every Hush-built transaction carries (deposit included). */
   computeUnitLimit: number;
   computeUnitPriceMicroLamports: bigint;
+  /**
+   * HUSH_EXPLORER_TX_URL: the transaction page the receipt-check page links each signature to, `{signature}`
+   * replaced (docs/compliance.md). Default: Solana Explorer; beside the embedded chain, pointed at it.
+   */
+  explorerTxUrl: string;
 }
 
 /**
@@ -46,5 +52,19 @@ export function chainSettings(env: NodeJS.ProcessEnv): ChainSettings {
     rpcMaxRps: envInt(env, 'HUSH_RPC_MAX_RPS', DEFAULT_RPC_MAX_RPS, 0, 100_000),
     computeUnitLimit: envInt(env, 'HUSH_COMPUTE_UNIT_LIMIT', 100_000, 1000, 1_400_000),
     computeUnitPriceMicroLamports: BigInt(envInt(env, 'HUSH_COMPUTE_UNIT_PRICE', 1000, 0, 1_000_000_000)),
+    explorerTxUrl: explorerTxUrl(env),
   };
+}
+
+/** Never the operator's RPC URL (it may carry a provider's key): a connected Hush links to the public explorer. */
+function explorerTxUrl(env: NodeJS.ProcessEnv): string {
+  const set = env.HUSH_EXPLORER_TX_URL;
+  if (set !== undefined && set !== '') {
+    if (!/^https?:\/\/[^\s]+$/.test(set) || !set.includes('{signature}')) throw new ConfigError('HUSH_EXPLORER_TX_URL must be an http(s) URL containing {signature}');
+    return set;
+  }
+  const base = 'https://explorer.solana.com/tx/{signature}';
+  if (env.SOLANA_RPC_URL) return base;
+  const local = `http://127.0.0.1:${env.LOCALNET_PORT || '8899'}`;
+  return `${base}?cluster=custom&customUrl=${encodeURIComponent(local)}`;
 }

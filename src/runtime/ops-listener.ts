@@ -16,6 +16,7 @@ import type { Readiness } from './readiness.ts';
 import { webhookEgressFor } from '../webhooks/webhook-egress.ts';
 import { listScreeningLog } from '../store/screening-log-store.ts';
 import { HoldsService } from '../admin/holds-service.ts';
+import { liquidityReport, privacyReport } from '../admin/console-reports.ts';
 import type { HoldAction } from '../store/holds/resolve-hold.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import type { ConnectionLimits } from '../api/connection-guard.ts';
@@ -54,6 +55,8 @@ function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
   return Object.assign(svc, {
     reconcile: () => reconcile(p.db, p.chain, p.treasury, p.config.assets),
     screeningLog: (opts: Parameters<typeof listScreeningLog>[1]) => listScreeningLog(p.db, opts),
+    liquidity: () => liquidityReport(p.db, p.chain, p.treasury, p.config.assets),
+    privacy: () => privacyReport(p.db),
     holds: (limit?: number) => holds.list(limit),
     resolveHold: (trackingId: string, action: HoldAction, note: string, actor: string) => holds.resolve(trackingId, action, note, actor),
     // Role api holds no key to sign with: the route answers SERVICE_UNAVAILABLE (run it on a worker).
@@ -77,7 +80,7 @@ export async function startOpsListener(p: OpsListenerParts): Promise<{ app: Fast
       metrics: p.metrics,
       draining: p.draining,
       ...(p.screening ? { screening: p.screening } : {}),
-      ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id) } } : {}),
+      ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id), assets: p.config.assets.list } } : {}),
     },
     { requestTimeoutMs: p.config.requestTimeoutMs, logger: p.logger, connections: p.connections ?? { maxTotal: p.config.opsMaxConnections, maxPerAddress: 0 } },
   );

@@ -53,13 +53,13 @@ export async function screenedAt(db: Queryable, trackingId: string, stage: 'depo
   return rows.length > 0;
 }
 
-/** The log, newest first, from before `beforeId` (paging) and optionally for one order. */
-export async function listScreeningLog(db: Queryable, opts: { limit?: number; beforeId?: string; trackingId?: string } = {}): Promise<ScreeningLogEntry[]> {
+/** The log, newest first, from before `beforeId` (paging) and optionally for one order and/or one address. */
+export async function listScreeningLog(db: Queryable, opts: { limit?: number; beforeId?: string; trackingId?: string; address?: string } = {}): Promise<ScreeningLogEntry[]> {
   const { rows } = await db.query<ScreeningLogEntry>(
     `SELECT ${COLUMNS} FROM screening_log
-     WHERE ($1::bigint IS NULL OR id < $1::bigint) AND ($2::text IS NULL OR tracking_id = $2)
+     WHERE ($1::bigint IS NULL OR id < $1::bigint) AND ($2::text IS NULL OR tracking_id = $2) AND ($4::text IS NULL OR address = $4)
      ORDER BY id DESC LIMIT $3`,
-    [opts.beforeId ?? null, opts.trackingId ?? null, Math.min(Math.max(opts.limit ?? 100, 1), 1000)],
+    [opts.beforeId ?? null, opts.trackingId ?? null, Math.min(Math.max(opts.limit ?? 100, 1), 1000), opts.address ?? null],
   );
   return rows;
 }

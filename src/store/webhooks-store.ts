@@ -16,12 +16,23 @@ export interface DueWebhookEvent {
   lease: Date;
   url: string | null;
   secret: string | null;
-  /** The secret replaced last, while it still signs beside the new one (rotation). */
-  previousSecret: string | null;
+  /** The replaced secrets that still sign beside the current one (rotation), newest first. */
+  previousSecrets: string[];
 }
 
 /** How long a replaced webhook secret keeps signing (Standard Webhooks rotation). */
 const WEBHOOK_ROTATION_WINDOW = '24 hours';
+/**
+ * Replaced secrets signing at once, at most: each adds a signature to every event. A rotation beyond them is
+ * refused until the oldest ends (its promised 24 h are kept), never done by cutting one short.
+ */
+export const MAX_PREVIOUS_SECRETS = 9;
+/** The replaced secrets of `accounts` (alias `a`) still inside their window, as {secret, until} rows. */
+const LIVE = (a: string) => `(SELECT e FROM jsonb_array_elements(${a}.webhook_previous_secrets) e WHERE (e ->> 'until')::timestamptz > now())`;
+/** Their secrets, newest first, as a text[]. */
+const LIVE_SECRETS = (a: string) => `ARRAY(SELECT l.e ->> 'secret' FROM ${LIVE(a)} l ORDER BY (l.e ->> 'until')::timestamptz DESC)`;
+/** Until when the one replaced last signs (null: none signs now). */
+const LAST_UNTIL = (a: string) => `(SELECT max((l.e ->> 'until')::timestamptz) FROM ${LIVE(a)} l)`;
 
 /** Gives up after this many attempts (backoff 2^n s, at most an hour apart: about 4 h in all). */
 export const MAX_WEBHOOK_ATTEMPTS = 15;
@@ -34,46 +45,67 @@ export interface SecretRotation {
   previousSecretUntil: Date | null;
 }
 
-/** The SET of a new secret (parameter `p`): it demotes the current one to `previous` for the rotation window. */
-const rotate = (p: string) => `webhook_previous_secret = CASE WHEN ${p}::text IS NOT NULL THEN webhook_secret END,
-  webhook_previous_until = CASE WHEN ${p}::text IS NOT NULL AND webhook_secret IS NOT NULL THEN now() + interval '${WEBHOOK_ROTATION_WINDOW}' END,
+/** Refused: MAX_PREVIOUS_SECRETS replaced secrets sign already; `retryAt`, when the oldest of them ends. */
+export interface RotationRefused {
+  refused: { retryAt: Date };
+}
+
+/**
+ * The SET of a new secret (parameter `p`): the current one joins the replaced ones for the rotation window
+ * (those whose window ended are dropped); clearing (null) drops them all.
+ */
+const rotate = (p: string) => `webhook_previous_secrets = CASE WHEN ${p}::text IS NULL THEN '[]'::jsonb
+    ELSE coalesce((SELECT jsonb_agg(l.e) FROM ${LIVE('accounts')} l), '[]'::jsonb)
+      || CASE WHEN webhook_secret IS NOT NULL THEN jsonb_build_array(jsonb_build_object('secret', webhook_secret, 'until', now() + interval '${WEBHOOK_ROTATION_WINDOW}')) ELSE '[]'::jsonb END END,
   webhook_secret = ${p}, updated_at = now()`;
+/** The rotation may proceed: clearing, no current secret, or fewer than MAX_PREVIOUS_SECRETS replaced ones signing. */
+const ROOM = (p: string) => `(${p}::text IS NULL OR webhook_secret IS NULL OR (SELECT count(*) FROM ${LIVE('accounts')} l) < ${MAX_PREVIOUS_SECRETS})`;
+/** When the oldest replaced secret of the account ends (the answer to a refused rotation). */
+async function oldestEnd(db: Queryable, accountId: string): Promise<Date> {
+  const { rows } = await db.query<{ at: Date }>(`SELECT min((l.e ->> 'until')::timestamptz) AS at FROM accounts a, LATERAL ${LIVE('a')} l WHERE a.id = $1`, [accountId]);
+  return rows[0]?.at ?? new Date();
+}
+const UNTIL_NOW = `(SELECT max((e ->> 'until')::timestamptz) FROM jsonb_array_elements(webhook_previous_secrets) e WHERE (e ->> 'until')::timestamptz > now())`;
 
 /**
  * The webhook's URL and a new secret, the current one signing beside it for the rotation window; clearing
  * the webhook (nulls) drops both. Null when there is no such account.
  */
-export async function setWebhook(db: Queryable, accountId: string, url: string | null, secret: string | null): Promise<SecretRotation | null> {
-  const { rows } = await db.query<{ until: Date | null }>(`UPDATE accounts SET webhook_url = $2, ${rotate('$3')} WHERE id = $1 RETURNING webhook_previous_until AS until`, [accountId, url, secret]);
-  return rows[0] ? { previousSecretUntil: rows[0].until } : null;
+export async function setWebhook(db: Queryable, accountId: string, url: string | null, secret: string | null): Promise<SecretRotation | RotationRefused | null> {
+  const { rows } = await db.query<{ until: Date | null }>(`UPDATE accounts SET webhook_url = $2, ${rotate('$3')} WHERE id = $1 AND ${ROOM('$3')} RETURNING ${UNTIL_NOW} AS until`, [accountId, url, secret]);
+  if (rows[0]) return { previousSecretUntil: rows[0].until };
+  const { rows: exists } = await db.query('SELECT 1 FROM accounts WHERE id = $1', [accountId]);
+  return exists.length ? { refused: { retryAt: await oldestEnd(db, accountId) } } : null;
 }
 
 /** A new secret for the webhook the account has, rotated as setWebhook does; null when it has none. */
-export async function rotateWebhookSecret(db: Queryable, accountId: string, secret: string): Promise<(SecretRotation & { url: string }) | null> {
+export async function rotateWebhookSecret(db: Queryable, accountId: string, secret: string): Promise<(SecretRotation & { url: string }) | RotationRefused | null> {
   const { rows } = await db.query<{ url: string; until: Date | null }>(
-    `UPDATE accounts SET ${rotate('$2')} WHERE id = $1 AND webhook_url IS NOT NULL RETURNING webhook_url AS url, webhook_previous_until AS until`,
+    `UPDATE accounts SET ${rotate('$2')} WHERE id = $1 AND webhook_url IS NOT NULL AND ${ROOM('$2')} RETURNING webhook_url AS url, ${UNTIL_NOW} AS until`,
     [accountId, secret],
   );
-  return rows[0] ? { url: rows[0].url, previousSecretUntil: rows[0].until } : null;
+  if (rows[0]) return { url: rows[0].url, previousSecretUntil: rows[0].until };
+  const { rows: exists } = await db.query('SELECT 1 FROM accounts WHERE id = $1 AND webhook_url IS NOT NULL', [accountId]);
+  return exists.length ? { refused: { retryAt: await oldestEnd(db, accountId) } } : null;
 }
 
 /** What an account may see of its webhook: the URL and until when a replaced secret still signs; never a secret. */
 export async function webhookSettings(db: Queryable, accountId: string): Promise<{ url: string; previousSecretUntil: Date | null } | null> {
   const { rows } = await db.query<{ url: string | null; until: Date | null }>(
-    'SELECT webhook_url AS url, CASE WHEN webhook_previous_until > now() THEN webhook_previous_until END AS until FROM accounts WHERE id = $1',
+    `SELECT webhook_url AS url, ${LAST_UNTIL('a')} AS until FROM accounts a WHERE id = $1`,
     [accountId],
   );
   return rows[0]?.url ? { url: rows[0].url, previousSecretUntil: rows[0].until } : null;
 }
 
 /** An account's webhook and its signing secrets now (the test-send endpoint). */
-export async function getWebhook(db: Queryable, accountId: string): Promise<{ url: string; secret: string; previousSecret: string | null } | null> {
-  const { rows } = await db.query<{ webhook_url: string | null; webhook_secret: string | null; previous: string | null }>(
-    `SELECT webhook_url, webhook_secret, CASE WHEN webhook_previous_until > now() THEN webhook_previous_secret END AS previous FROM accounts WHERE id = $1`,
+export async function getWebhook(db: Queryable, accountId: string): Promise<{ url: string; secret: string; previousSecrets: string[] } | null> {
+  const { rows } = await db.query<{ webhook_url: string | null; webhook_secret: string | null; previous: string[] }>(
+    `SELECT webhook_url, webhook_secret, ${LIVE_SECRETS('a')} AS previous FROM accounts a WHERE id = $1`,
     [accountId],
   );
   const r = rows[0];
-  return r?.webhook_url && r.webhook_secret ? { url: r.webhook_url, secret: r.webhook_secret, previousSecret: r.previous } : null;
+  return r?.webhook_url && r.webhook_secret ? { url: r.webhook_url, secret: r.webhook_secret, previousSecrets: r.previous } : null;
 }
 
 /**
@@ -98,7 +130,7 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
     locked_until: Date;
     webhook_url: string | null;
     webhook_secret: string | null;
-    webhook_previous: string | null;
+    webhook_previous: string[];
   }>(
     `WITH ready AS MATERIALIZED (
        SELECT id, account_id, next_attempt_at FROM webhook_events w
@@ -117,7 +149,7 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
      FROM due, accounts a
      WHERE e.id = due.id AND a.id = e.account_id
      RETURNING e.id, e.order_id, e.account_id, e.type, e.status, e.at, e.attempts, e.locked_until, a.webhook_url, a.webhook_secret,
-       CASE WHEN a.webhook_previous_until > now() THEN a.webhook_previous_secret END AS webhook_previous,
+       ${LIVE_SECRETS('a')} AS webhook_previous,
        (SELECT count(*) FROM order_history h WHERE h.order_id = e.order_id AND h.id <= e.history_id) AS sequence`,
     [limit, leaseS, fair.perAccount, fair.busy],
   );
@@ -133,7 +165,7 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
     lease: r.locked_until,
     url: r.webhook_url,
     secret: r.webhook_secret,
-    previousSecret: r.webhook_previous,
+    previousSecrets: r.webhook_previous,
   }));
 }
 

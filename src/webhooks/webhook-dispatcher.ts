@@ -165,7 +165,7 @@ export class WebhookDispatcher {
       data: { trackingId: order.trackingId, status: e.status, sequence: e.sequence, order: recordAsOf(order, { status: e.status, sequence: Number(e.sequence), at: e.at }) },
     });
     try {
-      const secrets = e.previousSecret ? [e.secret, e.previousSecret] : [e.secret];
+      const secrets = [e.secret, ...e.previousSecrets];
       const status = await postWebhook(this.egress, e.url, eventId, body, secrets, AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.aborts.signal]));
       if (status >= 200 && status < 300) {
         count('delivered');

@@ -29,7 +29,7 @@ export async function sendTestWebhook(db: Queryable, accountId: string, egress: 
   if (!hook) throw new HushError('NOT_FOUND', 'This account has no webhook; set one with PUT /transfer/v1/account/webhook');
   const eventId = `evt_test_${randomBytes(12).toString('base64url')}`;
   const body = JSON.stringify({ id: eventId, type: 'webhook.test', createdAt: new Date().toISOString(), data: {} });
-  const secrets = hook.previousSecret ? [hook.secret, hook.previousSecret] : [hook.secret];
+  const secrets = [hook.secret, ...hook.previousSecrets];
   let outcome: TestSendOutcome;
   try {
     const status = await postWebhook(egress, hook.url, eventId, body, secrets, AbortSignal.timeout(TIMEOUT_MS));

@@ -134,7 +134,8 @@ describe('OpenAPI completeness', () => {
 
   test('every operation documents, with an example each, exactly the error codes it can answer', () => {
     const ids = new Set<string>();
-    for (const { where, op } of operations().filter((o) => o.where.startsWith('paths'))) {
+    // A page for people (tag `pages`) answers HTML, not the JSON error shapes: checked on its own below.
+    for (const { where, op } of operations().filter((o) => o.where.startsWith('paths') && !o.op.tags?.includes('pages'))) {
       const id = op.operationId as OperationId;
       assert.ok(id in OPERATION_ERRORS, `${where}: ${id} has its codes listed`);
       ids.add(id);
@@ -173,6 +174,16 @@ describe('OpenAPI completeness', () => {
     }
     assert.deepEqual([...ids].sort(), Object.keys(OPERATION_ERRORS).sort(), 'every listed operation is served');
     assert.deepEqual(doc.components.schemas.ErrorCode.enum, [...HUSH_ERROR_CODES]);
+  });
+
+  test('the receipt-check page is documented: a page for people, no key, its HTML named', () => {
+    const pages = operations().filter((o) => o.op.tags?.includes('pages'));
+    assert.deepEqual(pages.map((p) => p.where), ['paths GET /receipt-check']);
+    const op = pages[0]!.op;
+    assert.deepEqual(op.security, [], 'no key');
+    assert.equal(op.responses['200'].content['text/html'].schema.$ref, `${REF}HtmlPage`);
+    assert.match(op.description, /never leaves the browser/);
+    assert.deepEqual(doc.paths['/transfer/v1/receipt-keys'].get.security, [{}, { bearer: [] }], 'the keys answer with or without a key');
   });
 
   test('the webhook events: order.status_changed, order.released, order.held, order.frozen and webhook.test, signed', () => {

@@ -98,12 +98,34 @@ describe('self-service: the webhook', () => {
     assert.equal(verifies(event, rotated.secret)?.type, 'order.status_changed');
     assert.ok(!received.some((r) => r.body.includes(o.trackingId) && verifies(r, theirs.secret)), "nothing of this order went out under the other account's secret");
 
+    // Issue 53: a second rotation keeps the first one's promise: both replaced secrets sign until their own 24 h end.
+    const second = expectOk(await acct.client.post(ROTATE, {}));
+    registerSecret(second.secret);
+    assert.ok(Date.parse(second.previousSecretExpiresAt) >= Date.parse(rotated.previousSecretExpiresAt));
+    const three = expectOk(await acct.client.post('/transfer/v1/webhooks/test', {}));
+    const thrice = received.find((r) => r.headers['webhook-id'] === three.eventId)!;
+    assert.equal(signatures(thrice).length, 3, 'the current secret and both replaced ones');
+    for (const secret of [second.secret, rotated.secret, set.secret]) assert.ok(verifies(thrice, secret), 'each secret still verifies');
+    // At most 9 replaced secrets sign at once: beyond, the rotation is refused until the oldest ends (none is cut short).
+    const rotations = [];
+    for (let i = 0; i < 7; i++) rotations.push(expectOk(await acct.client.post(ROTATE, {})));
+    rotations.forEach((r) => registerSecret(r.secret));
+    const refused = await acct.client.post(ROTATE, {});
+    const err = expectError(refused, 429, 'RATE_LIMITED');
+    assert.match(err.message, /9 replaced secrets still sign beside the current one, each for the 24 h it was promised/);
+    assert.ok(Number(refused.headers.get('retry-after')) > 86_000, 'retry when the oldest ends, a day from now');
+    const latest = rotations.at(-1)!;
+    const full = expectOk(await acct.client.post('/transfer/v1/webhooks/test', {}));
+    const ten = received.find((r) => r.headers['webhook-id'] === full.eventId)!;
+    assert.equal(signatures(ten).length, 10);
+    assert.ok(verifies(ten, set.secret) && verifies(ten, latest.secret), 'the first secret still signs after eight more rotations');
+
     // After its 24 h the old secret signs no more.
-    await t.db.query("UPDATE accounts SET webhook_previous_until = now() - interval '1 second' WHERE id = $1", [acct.id]);
+    await t.db.query("UPDATE accounts SET webhook_previous_secrets = (SELECT coalesce(jsonb_agg(jsonb_set(e, '{until}', to_jsonb(now() - interval '1 second'))), '[]'::jsonb) FROM jsonb_array_elements(webhook_previous_secrets) e) WHERE id = $1", [acct.id]);
     const later = expectOk(await acct.client.post('/transfer/v1/webhooks/test', {}));
     const one = received.find((r) => r.headers['webhook-id'] === later.eventId)!;
     assert.equal(signatures(one).length, 1);
-    assert.ok(verifies(one, rotated.secret) && !verifies(one, set.secret));
+    assert.ok(verifies(one, latest.secret) && !verifies(one, set.secret) && !verifies(one, rotated.secret));
     assert.equal(expectOk(await acct.client.get('/transfer/v1/account')).account.webhook.previousSecretExpiresAt, null);
 
     // Setting the URL again is a rotation too (the operator's path: one implementation).

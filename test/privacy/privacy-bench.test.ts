@@ -20,7 +20,7 @@ it('places, observes and scores a short run: every deposit and payout found, fre
     rate: 1,
     compression: 8,
     ordersPerRow: 8,
-    policy: { menu: 'decade', targetSet: 20, budgetS: 120, windowS: { min: 0.2, max: 2 }, trafficWindowS: 8, ceilingS: 3600 },
+    policy: { menu: 'decade', targetSet: 20, budgetS: 120, windowS: { min: 0.2, max: 2 }, trafficWindowS: 1, ceilingS: 3600 },
     workloads: workloads(table).filter((w) => w.id === 'free' || w.id === 'swap'),
     assets,
     random: seeded(7),

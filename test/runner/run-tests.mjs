@@ -20,7 +20,7 @@ const testDir = join(root, 'test');
  * core or less each, measured with process.cpuUsage per file): run three at a time beside the CPU lane.
  */
 const WAITING = [
-  'test/settlement/', 'test/swaps/', 'test/sdk/', 'test/docs/', 'test/admin/admin-cli.test.ts', 'test/api/rpc-timeout.test.ts',
+  'test/settlement/', 'test/swaps/', 'test/sdk/', 'test/docs/', 'test/console/', 'test/admin/admin-cli.test.ts', 'test/api/rpc-timeout.test.ts',
   'test/api/chain-budget-lanes.test.ts', 'test/api/blockhash-life.test.ts', 'test/chain/flaky-start.test.ts',
 ];
 

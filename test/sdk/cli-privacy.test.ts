@@ -202,4 +202,12 @@ test('the user\'s privacy choice: --min-set and --max-delay reach the quote; --p
   assert.equal(linkable.code, 1, linkable.stderr);
   assert.match(linkable.stderr, /^hush: 25000000 usdc is not a private amount \(--private-only\) — send a private amount instead: .*10000000/m);
   assert.equal(await orderCount(t.db), before, 'refused before any order');
+  // `hush quote --private-only` on a linkable amount: refused, and no quote on stdout for a script to take (issue 53).
+  const quoted = await hush(['quote', '--from', 'usdc', '--amount', '25000000', '--sender', sender, '--recipient', recipient, '--private-only']);
+  assert.equal(quoted.code, 1, quoted.stderr);
+  assert.equal(quoted.stdout, '', 'nothing printed as if it were an answer');
+  assert.match(quoted.stderr, /^hush: 25000000 usdc is not a private amount \(--private-only\)/m);
+  const fine = await hush([...base, '--private-only']);
+  assert.equal(fine.code, 0, fine.stderr);
+  assert.equal(JSON.parse(fine.stdout).privacy.standard, true);
 });

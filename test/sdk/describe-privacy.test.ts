@@ -3,6 +3,7 @@
  * must not promise a set the class cannot reach. describePrivacy reads only the quote's `privacy`.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { describePrivacy, type Quote } from '../../packages/sdk/src/index.ts';
 
@@ -20,4 +21,19 @@ it('says when a class is not expected to reach the set asked within the ceiling:
   // Without traffic, waiting for a set: likely alone at the end of the wait.
   const [cold] = describePrivacy(request, quoteWith({ anonymitySet: 1, delaySeconds: 21_569, basis: 'no_traffic', requested: { minAnonymitySet: 20 } }), []);
   assert.match(cold!, /likely alone/);
+});
+
+it('is described one way in both READMEs, and the README shows what it prints (issue 53)', () => {
+  const read = (p: string) => readFileSync(new URL(p, import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const sentence = /`describePrivacy\(request, quote, nearby\)` returns the lines to show: [^.]*\./;
+  const [root, sdk] = [read('../../README.md'), read('../../packages/sdk/README.md')];
+  assert.equal(sentence.exec(root)?.[0], sentence.exec(sdk)?.[0], 'the same sentence in both');
+  assert.ok(sentence.test(root));
+  // The root README's example output, against the function on the same inputs.
+  const text = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const shown = text.slice(text.indexOf('for (const line of describePrivacy(request, quote, choices))')).split('\n').slice(1);
+  const comments = shown.slice(0, shown.findIndex((l) => !l.startsWith('  // '))).map((l) => l.slice(5));
+  const linkable = { ...request, amount: '25000000' };
+  const quote = { privacy: { standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts: ['10000000', '100000000'], basis: 'measured' } } as unknown as Quote;
+  assert.deepEqual(describePrivacy(linkable, quote, [{ amount: '10000000', anonymitySet: 1, delaySeconds: 1 }, { amount: '100000000', anonymitySet: 1, delaySeconds: 1 }]), comments);
 });

@@ -62,6 +62,13 @@ test('onProgress: one report per answered poll (304s too, no extra request); cha
   assert.deepEqual(statuses, ['awaiting_deposit', 'deposit_confirmed', 'deposit_confirmed', 'sending', 'completed']);
 });
 
+test('HushApiError.message is Hush\'s words, the code apart (issue 53)', () => {
+  const e = new HushApiError(410, 'QUOTE_EXPIRED', 'The quote expired at 2026-11-21T10:01:00.000Z', 'req_9', undefined, undefined);
+  assert.equal(e.message, 'The quote expired at 2026-11-21T10:01:00.000Z');
+  assert.equal(e.code, 'QUOTE_EXPIRED');
+  assert.equal(String(e), 'HushApiError [QUOTE_EXPIRED]: The quote expired at 2026-11-21T10:01:00.000Z');
+});
+
 test('the CLI explains each known error in one line: cause — fix', () => {
   const ctx = { hushUrl: 'http://127.0.0.1:8787', rpcUrl: 'http://127.0.0.1:8899' };
   const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8787'), { code: 'ECONNREFUSED' });

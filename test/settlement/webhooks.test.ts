@@ -212,7 +212,7 @@ describe('webhooks: one signed event per order transition, retried until deliver
     assert.throws(() => verifyWebhook(r.body, r.headers as Record<string, string>, 'whsec_' + Buffer.alloc(24, 7).toString('base64')), /signature/i);
     assert.throws(() => verifyWebhook(r.body.replace('webhook.test', 'webhook.tesT'), r.headers as Record<string, string>, current), /signature/i, 'a changed body fails');
     // The old secret stops signing after the window.
-    await t.db.query("UPDATE accounts SET webhook_previous_until = now() - interval '1 second' WHERE id = $1", [acct.id]);
+    await t.db.query("UPDATE accounts SET webhook_previous_secrets = (SELECT coalesce(jsonb_agg(jsonb_set(e, '{until}', to_jsonb(now() - interval '1 second'))), '[]'::jsonb) FROM jsonb_array_elements(webhook_previous_secrets) e) WHERE id = $1", [acct.id]);
     receiver.received.length = 0;
     assert.equal((await sdk.testWebhook()).delivered, true);
     assert.equal(String(receiver.received[0]!.headers['webhook-signature']).split(' ').length, 1);

@@ -90,7 +90,7 @@ export function explainError(e: unknown, ctx: CliContext): Explained {
     const request = e.requestId ? ` [request ${e.requestId}]` : '';
     // NOT_FOUND is also a webhook command on an account without a webhook, or a key id: no tracking id was involved there.
     const fix = e.code !== 'NOT_FOUND' ? FIXES[e.code] : /webhook/i.test(e.message) ? 'set the webhook first: hush webhook set https://…' : /API key/.test(e.message) ? "run `hush account` for this account's key ids" : FIXES[e.code];
-    return line(`${e.message}${wait}${request}`, fix ?? 'see the message; quote the request id to the operator');
+    return line(`${e.code}: ${e.message}${wait}${request}`, fix ?? 'see the message; quote the request id to the operator');
   }
   if (e instanceof HushTransportError) {
     if (e.status !== undefined) return line(`${ctx.hushUrl} answered HTTP ${e.status}, not as Hush does`, 'check HUSH_URL points at Hush (e.g. http://127.0.0.1:8787)');

@@ -155,9 +155,10 @@ async function main(argv: string[], ctx: CliContext): Promise<number> {
     case 'quote': {
       const request = quoteRequest(values, need(values, 'sender'));
       const quote = await client.quote(request);
-      json(quote);
       for (const l of describePrivacy(request, quote, await privateAmountsNearby(client, request, quote))) console.error(l);
+      // Refused before anything reaches stdout (issue 53: the quote was printed, then the command failed).
       refuseIfNotPrivate(values, quote);
+      json(quote);
       return 0;
     }
     case 'status': {

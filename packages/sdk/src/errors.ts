@@ -1,6 +1,10 @@
 import type { ErrorCode } from './types.ts';
 
-/** Hush answered with its error body (docs/spec.md §2): branch on `code` (docs/spec.md §6), quote `requestId` to support. */
+/**
+ * Hush answered with its error body (docs/spec.md §2): branch on `code` (docs/spec.md §6), quote `requestId` to
+ * support. `message` is Hush's own words, without the code (issue 53: it repeated it); `String(e)` names both
+ * (`HushApiError [QUOTE_EXPIRED]: …`).
+ */
 export class HushApiError extends Error {
   override readonly name = 'HushApiError';
   constructor(
@@ -12,7 +16,11 @@ export class HushApiError extends Error {
     /** Seconds, from Retry-After (RATE_LIMITED, ORDER_IN_PROGRESS, 503s). */
     readonly retryAfterS: number | undefined,
   ) {
-    super(`${code}: ${message}`);
+    super(message);
+  }
+
+  override toString(): string {
+    return `${this.name} [${this.code}]: ${this.message}`;
   }
 
   /** The same request may succeed later unchanged. */

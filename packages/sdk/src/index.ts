@@ -14,6 +14,6 @@ export { assertSenderCanPay, senderFunds, InsufficientFundsError, BASE_FEE_LAMPO
 export { describePrivacy, privateAmountsNearby, type PrivateAmountOption } from './private-amounts.ts';
 export { signAndSend, type SentDeposit, type SignAndSendOptions } from './sign-and-send.ts';
 export type { Account, ApiKeyInfo, CreatedApiKey, ErrorCode, Order, OrderRequest, OrderStatus, OrderTerms, Quote, QuoteRequest, Receipt, ReceiptKey, StatusRecord, Token, WebhookSecret } from './types.ts';
-export { verifyReceipt, type ReceiptCheck } from './receipts.ts';
+export { checkReceipt, verifyReceipt, type ReceiptCheck, type ReceiptCheckId, type ReceiptCheckResult, type ReceiptReport } from './receipts.ts';
 export type { paths, components, operations } from './generated/openapi.ts';
 export { verifyWebhook, HushWebhookError, type HushWebhookEvent, type OrderEventData, type ReleasedStatusRecord } from './webhooks.ts';

@@ -124,7 +124,7 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
       schema: {
         ...hide,
         querystring: Type.Object(
-          { limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$' })), before: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,18}$' })), trackingId: Type.Optional(Id) },
+          { limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$' })), before: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,18}$' })), trackingId: Type.Optional(Id), address: Type.Optional(Id) },
           { additionalProperties: false },
         ),
       },
@@ -132,9 +132,17 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     async (request) => {
       if (!admin.screeningLog) throw new HushError('SERVICE_UNAVAILABLE', 'The screening log is not available on this deployment');
       const q = request.query;
-      return { success: true, entries: await admin.screeningLog({ limit: q.limit === undefined ? undefined : Number(q.limit), beforeId: q.before, trackingId: q.trackingId }) };
+      return { success: true, entries: await admin.screeningLog({ limit: q.limit === undefined ? undefined : Number(q.limit), beforeId: q.before, trackingId: q.trackingId, address: q.address }) };
     },
   );
+  app.get('/liquidity', { schema: hide }, async () => {
+    if (!admin.liquidity) throw new HushError('SERVICE_UNAVAILABLE', 'Liquidity is not available on this deployment');
+    return { success: true, assets: await admin.liquidity() };
+  });
+  app.get('/privacy', { schema: hide }, async () => {
+    if (!admin.privacy) throw new HushError('SERVICE_UNAVAILABLE', 'The privacy report is not available on this deployment');
+    return { success: true, ...(await admin.privacy()) };
+  });
   app.get(
     '/holds',
     { schema: { ...hide, querystring: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$' })) }, { additionalProperties: false }) } },

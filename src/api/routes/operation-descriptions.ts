@@ -17,7 +17,7 @@ export const DESCRIPTIONS: Record<OperationId, string> = {
   getReceipt:
     "The order's disclosure receipt, once it is final: a document stating its deposit and payout (or refund) transactions, amounts, assets, times and what screening found, signed with Ed25519 by a receipt key of Hush's own (never a key that moves funds). Your user can hand it to a bank or an auditor to prove where the funds came from; it reveals the deposit↔payout link to that reader only. Verify it with the SDK's verifyReceipt and the keys of GET /transfer/v1/receipt-keys. RECEIPT_NOT_READY while the order is not final, and for the seconds after it becomes final while the receipt is signed; another account's trackingId is NOT_FOUND.",
   listReceiptKeys:
-    'The public keys disclosure receipts are signed with (base58 Ed25519), newest first. Keys are never withdrawn: a receipt signed before a rotation still verifies. Give them to whoever verifies a receipt, with the receipt.',
+    'The public keys disclosure receipts are signed with (base58 Ed25519), newest first. Keys are never withdrawn: a receipt signed before a rotation still verifies. Give them to whoever verifies a receipt, with the receipt. Public: it answers without an API key too (from the anonymous rate limit of the caller\'s address), so the receipt-check page at /receipt-check can fetch them in the reader\'s browser.',
   sendDepositHint:
     "Tells Hush which transaction is the order's deposit, so it is seen at once instead of at the next scan of the deposit account. Optional: Hush finds the deposit without it. Hush checks the transaction on chain: it must be signed by the order's sender and fund the order's deposit account. 200: confirmed and matching; 202: not visible at confirmed yet, Hush keeps watching.",
   sendTestWebhook:
@@ -29,7 +29,7 @@ export const DESCRIPTIONS: Record<OperationId, string> = {
   clearWebhook:
     'Removes the webhook and its secrets: no more events are posted, and events not delivered yet are given up. Setting one again issues a new secret. Answers the same when there was none.',
   rotateWebhookSecret:
-    "A new signing secret for the account's webhook, answered this once; the URL stays. The replaced secret keeps signing beside it for 24 h (previousSecretExpiresAt), so deploy the new one to the receiver within that time. Only the secret replaced last signs beside the current one: rotating again within 24 h ends the older one at once. NOT_FOUND when the account has no webhook.",
+    "A new signing secret for the account's webhook, answered this once; the URL stays. The replaced secret keeps signing beside it for 24 h (previousSecretExpiresAt), so deploy the new one to the receiver within that time. Every secret replaced in the last 24 h keeps signing until its own 24 h end (an event then carries one signature per signing secret): rotating again never cuts an earlier promise short. At most 9 replaced secrets sign at once: a rotation beyond them is RATE_LIMITED, with Retry-After until the oldest ends. NOT_FOUND when the account has no webhook.",
   createApiKey:
     'A new API key for this account, active at once, its full value (apiKey) answered this once: only a hash of its secret is kept. To rotate a key: create the new one, deploy it, then revoke the old one. expiresInSeconds makes it stop by itself. An account has at most 10 active keys (TOO_MANY_KEYS); revoked and expired keys beyond the 20 newest are deleted when a key is created.',
   revokeApiKey:

@@ -36,6 +36,23 @@ import {
 } from '../schemas.ts';
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+const RECEIPT_KEYS_URL = '/transfer/v1/receipt-keys';
+/** A worker publishes its receipt key when it starts: a new key shows within this long. */
+const RECEIPT_KEYS_TTL_MS = 5_000;
+
+/** The last answer of `read` for `ttlMs`; a failed read is not kept. */
+function shortLived<T>(ttlMs: number, read: () => Promise<T>): { get(): Promise<T> } {
+  let kept: { at: number; value: Promise<T> } | null = null;
+  return {
+    get() {
+      if (kept && Date.now() - kept.at < ttlMs) return kept.value;
+      const value = read();
+      kept = { at: Date.now(), value };
+      value.catch(() => (kept = null));
+      return value;
+    },
+  };
+}
 
 /**
  * The order's idempotency key: the IETF `Idempotency-Key` header or the interface's `X-Idempotency-Key`
@@ -70,6 +87,9 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       void takeAnonymousToken(limitAnonymous, request, reply).then((limited) =>
         done(e instanceof HushError && (e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_SUSPENDED') ? (limited ?? e) : e),
       );
+    // The published receipt keys answer without a key too: the public receipt-check page fetches them
+    // (docs/decisions.md "Receipt keys are public"). A key, when sent, is checked as anywhere else.
+    if (request.headers.authorization === undefined && request.routeOptions.url === RECEIPT_KEYS_URL) return done();
     let cached: Caller | undefined;
     try {
       cached = deps.auth.authenticateCached(request.headers.authorization);
@@ -88,6 +108,8 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
 
   const limit = perKeyLimit(config.rateLimits);
   const security = BEARER;
+  // Asked by anonymous pages too: at most one store read per few seconds, whoever asks.
+  const receiptKeys = shortLived(RECEIPT_KEYS_TTL_MS, () => listReceiptKeys(deps.db));
 
   app.get(
     '/tokens',
@@ -277,11 +299,12 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         tags: ['transfer'],
         summary: 'The public keys disclosure receipts are signed with',
         description: DESCRIPTIONS.listReceiptKeys,
-        security,
+        // Optional: the receipt-check page asks without a key (the anonymous bucket of the caller's address).
+        security: [{}, ...security],
         response: { 200: documented(ReceiptKeysResponse, 'Every receipt key, newest first'), ...errors(OPERATION_ERRORS.listReceiptKeys) },
       },
     },
-    async () => ({ success: true as const, keys: await listReceiptKeys(deps.db) }),
+    async () => ({ success: true as const, keys: await receiptKeys.get() }),
   );
 
   app.post(

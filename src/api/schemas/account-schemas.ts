@@ -28,7 +28,7 @@ const ApiKeyInfo = Type.Object(
 const AccountWebhook = Type.Object(
   {
     url: Type.String({ description: 'Where events are posted' }),
-    previousSecretExpiresAt: nullableTimestamp('While a replaced signing secret still signs beside the current one (24 h after the rotation): until when; null otherwise'),
+    previousSecretExpiresAt: nullableTimestamp('While replaced signing secrets still sign beside the current one (each for 24 h after its rotation): until when the one replaced last signs; null otherwise'),
   },
   { title: 'AccountWebhook', description: "The account's webhook: never its secret", examples: [webhookExample] },
 );
@@ -84,7 +84,7 @@ export const WebhookSecretResponse = Type.Object(
     secret: Type.String({
       description: 'The new signing secret (Standard Webhooks: "whsec_" and the base64 of 24 bytes). Shown this once: store it now; Hush cannot show it again',
     }),
-    previousSecretExpiresAt: nullableTimestamp('The replaced secret signs every event beside this one until then (24 h), so a receiver can switch without missing one; null when none was replaced'),
+    previousSecretExpiresAt: nullableTimestamp('The replaced secret signs every event beside this one until then (24 h, whatever rotation follows), so a receiver can switch without missing one; null when none was replaced'),
   },
   {
     title: 'WebhookSecret',

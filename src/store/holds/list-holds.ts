@@ -14,9 +14,11 @@ export interface HeldOrder {
   recipientAddress: string;
   /** The decision that held it: its stage, what it found and where. */
   decision: { stage: string; result: string; field: string | null; address: string | null; list: string | null; version: string | null; reason: string | null } | null;
+  /** Every screening entry of the order, oldest first (what the console shows beside the decision). */
+  entries: { at: string; stage: string; result: string; field: string | null; address: string | null; list: string | null; version: string | null; reason: string | null; actor: string; note: string | null }[];
 }
 
-/** Held orders, oldest first, with the screening decision that held each. */
+/** Held orders, oldest first, with the screening decision that held each and all of its screening entries. */
 export async function listHolds(db: Queryable, limit = 100): Promise<HeldOrder[]> {
   const { rows } = await db.query<HeldOrder>(
     `SELECT o.tracking_id AS "trackingId", o.account_id AS "accountId",
@@ -27,7 +29,11 @@ export async function listHolds(db: Queryable, limit = 100): Promise<HeldOrder[]
             (SELECT json_build_object('stage', s.stage, 'result', s.result, 'field', s.field, 'address', s.address,
                                       'list', s.list, 'version', s.version, 'reason', s.reason)
                FROM screening_log s WHERE s.tracking_id = o.tracking_id AND s.result IN ('blocked', 'error')
-              ORDER BY s.id DESC LIMIT 1) AS decision
+              ORDER BY s.id DESC LIMIT 1) AS decision,
+            coalesce((SELECT json_agg(json_build_object('at', to_char(s.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'stage', s.stage,
+                                      'result', s.result, 'field', s.field, 'address', s.address, 'list', s.list, 'version', s.version,
+                                      'reason', s.reason, 'actor', s.actor, 'note', s.note) ORDER BY s.id)
+               FROM screening_log s WHERE s.tracking_id = o.tracking_id), '[]'::json) AS entries
        FROM orders o WHERE o.status IN ${statusesSql('operatorHold')} ORDER BY o.updated_at, o.id LIMIT $1`,
     [Math.min(Math.max(limit, 1), 1000)],
   );

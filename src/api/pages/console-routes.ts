@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { pageFiles, sendPage } from './static-pages.ts';
+
+/** Where the ops listener serves the operator console (with the admin API: HUSH_ADMIN_TOKEN set). */
+export const CONSOLE_PATH = '/console';
+
+export interface ConsoleAsset {
+  assetId: string;
+  symbol: string;
+  decimals: number;
+}
+
+/**
+ * docs/spec.md §12 "Console": the operator's console, a static page and its scripts on the ops listener. The
+ * files hold no data and need no token; everything they show comes from /admin/v1 with the admin token the
+ * operator types, so the console can do exactly what the admin API allows, no more.
+ */
+export async function consoleRoutes(app: FastifyInstance, { assets }: { assets: readonly ConsoleAsset[] }) {
+  const files = pageFiles(['console.html', 'console.js', 'console-charts.js', 'receipt-words.js', 'pages.css']);
+  files.set('config.json', { body: Buffer.from(JSON.stringify({ tokens: assets.map(({ assetId, symbol, decimals }) => ({ assetId, symbol, decimals })) })), type: 'application/json; charset=utf-8' });
+  app.get(CONSOLE_PATH, { exposeHeadRoute: false }, async (_request, reply) => sendPage(reply, files.get('console.html')!));
+  app.get<{ Params: { file: string } }>(`${CONSOLE_PATH}/:file`, { exposeHeadRoute: false }, async (request, reply) => {
+    const file = request.params.file === 'console.html' ? undefined : files.get(request.params.file);
+    if (!file) return reply.callNotFound();
+    return sendPage(reply, file);
+  });
+}
