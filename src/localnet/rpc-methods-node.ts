@@ -92,7 +92,8 @@ export const nodeMethods: Record<string, Method> = {
 
   getStakeMinimumDelegation(chain, params) {
     checkParamCount(params, 1);
-    const cfg = config(params, 0, ['commitment', 'minContextSlot']);
+    // web3.js sends an `encoding` here too; the validator's config ignores it.
+    const cfg = config(params, 0, ['commitment', 'minContextSlot', 'encoding']);
     const slot = contextSlot(chain, cfg, commitmentOf(cfg));
     return withContext(slot, stakeMinimumDelegation(chain));
   },
