@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { address, createSolanaRpcSubscriptions, getAddressEncoder } from '@solana/kit';
+import { address, createSolanaRpcSubscriptions, generateKeyPairSigner, getAddressEncoder } from '@solana/kit';
+import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction } from '@solana-program/token';
 import { getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { getTransferSolInstruction } from '@solana-program/system';
 import {
@@ -128,9 +129,15 @@ describe('@solana/kit against the local chain', () => {
   });
 
   it('simulateTransaction inner instructions in the parsed form', async () => {
-    const tx = await ln.rpc.getTransaction(h.tokenAirdrop, { encoding: 'base64', maxSupportedTransactionVersion: 0 }).send();
-    const sim = await ln.rpc.simulateTransaction(tx!.transaction[0] as never, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, innerInstructions: true }).send();
+    // An associated token account for a new owner: the ATA program calls System and Token inside.
+    const owner = (await generateKeyPairSigner()).address;
+    const [ata] = await findAssociatedTokenPda({ owner, mint: MINTS.USDC, tokenProgram: TOKEN_PROGRAM });
+    const create = await buildSignedTransaction(h.sender, [getCreateAssociatedTokenIdempotentInstruction({ payer: h.sender, owner, mint: MINTS.USDC, ata })], await latestBlockhash(ln.rpc));
+    const sim = await ln.rpc.simulateTransaction(create.wire, { encoding: 'base64', innerInstructions: true }).send();
+    assert.equal(sim.value.err, null);
     assertShape(sim.value.innerInstructions, [{ index: 'number', instructions: [UI_INSTRUCTION] }]);
+    const inner = sim.value.innerInstructions![0]!.instructions as readonly { program?: string; parsed?: { type: string } }[];
+    assert.deepEqual(inner.map((ix) => `${ix.program}:${ix.parsed?.type}`), ['spl-token:getAccountDataSize', 'system:createAccount', 'spl-token:initializeImmutableOwner', 'spl-token:initializeAccount3']);
   });
 
   it('subscriptions: programNotifications (filters, jsonParsed), rootNotifications, accountNotifications jsonParsed', async () => {
