@@ -1,8 +1,14 @@
 /**
  * bench:localnet — signed v0 SOL transfers per second sent over JSON-RPC to the embedded chain (a separate
  * process, as partners use it) and confirmed, next to the same transfers processed in-process by LiteSVM
- * in the same run. Target: JSON-RPC throughput ≥ 50% of in-process, confirmation polling included.
+ * in the same run. Target: JSON-RPC throughput ≥ 50% of in-process, confirmation polling included. The chain keeps
+ * its block history meanwhile (src/localnet/block-history.ts); what that and the whole chain hold per 10,000
+ * transactions is printed too.
  */
+import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { BlockHistory, BLOCK_HISTORY_SLOTS } from '../src/localnet/block-history.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,7 +80,43 @@ async function inProcess(senders: KeyPairSigner[], recipient: KeyPairSigner): Pr
   return TRANSFERS / seconds;
 }
 
-async function overRpc(senders: KeyPairSigner[], recipient: KeyPairSigner, mode: 'kit' | 'batch'): Promise<{ tps: number; p50: number; p99: number }> {
+/** Resident memory of a process (Linux /proc), in bytes; null where unavailable. */
+function rssOf(pid: number | undefined): number | null {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The block history's own heap per transaction: signatures are strings the signature history holds anyway, so
+ * they are made before the first measurement; the ring's typed arrays are its fixed cost.
+ */
+function blockHistoryCost(transactions: number): { fixedBytes: number; perTransaction: number } {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const signatures = Array.from({ length: transactions }, (_v, i) => `signature-${i}-${Math.random()}`);
+  const writable = ['a', 'b', 'c'];
+  gc();
+  const before = process.memoryUsage();
+  const history = new BlockHistory();
+  const fixed = process.memoryUsage().arrayBuffers - before.arrayBuffers;
+  gc();
+  const heap0 = process.memoryUsage().heapUsed;
+  // Slots of 400 transactions, as the JSON-RPC runs above fill them.
+  for (let i = 0; i < transactions; i++) {
+    if (i % 400 === 0) history.open(i / 400, 0);
+    history.add(Math.floor(i / 400), signatures[i]!, { price: 0n, writable });
+  }
+  gc();
+  const perTransaction = (process.memoryUsage().heapUsed - heap0) / transactions;
+  if (history.transactionCount !== transactions) throw new Error('block history lost transactions');
+  return { fixedBytes: fixed, perTransaction };
+}
+
+async function overRpc(senders: KeyPairSigner[], recipient: KeyPairSigner, mode: 'kit' | 'batch'): Promise<{ tps: number; p50: number; p99: number; rssPerTx: number | null }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hush-bench-localnet-'));
   const port = await freePort();
   const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []), '--import', 'tsx', 'src/cli/localnet.ts'], {
@@ -91,6 +133,7 @@ async function overRpc(senders: KeyPairSigner[], recipient: KeyPairSigner, mode:
     await waitConfirmed(rpc, funding);
     const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
     const wires = (await signTransfers(senders, recipient, latest.blockhash, latest.lastValidBlockHeight)).map((t) => getBase64EncodedWireTransaction(t));
+    const rssBefore = rssOf(child.pid);
 
     const sentAt = new Map<string, number>();
     const latencies: number[] = [];
@@ -159,7 +202,9 @@ async function overRpc(senders: KeyPairSigner[], recipient: KeyPairSigner, mode:
     }
     const seconds = (performance.now() - t0) / 1000;
     latencies.sort((a, b) => a - b);
-    return { tps: TRANSFERS / seconds, p50: latencies[Math.floor(latencies.length * 0.5)]!, p99: latencies[Math.floor(latencies.length * 0.99)]! };
+    const rssAfter = rssOf(child.pid);
+    const rssPerTx = rssBefore !== null && rssAfter !== null ? (rssAfter - rssBefore) / TRANSFERS : null;
+    return { tps: TRANSFERS / seconds, p50: latencies[Math.floor(latencies.length * 0.5)]!, p99: latencies[Math.floor(latencies.length * 0.99)]!, rssPerTx };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -197,3 +242,10 @@ console.log(line(`JSON-RPC batches of ${BATCH}, ${BATCHES_IN_FLIGHT} in flight`,
 if (single) console.log(line(`kit createSolanaRpc, ${IN_FLIGHT} requests in flight`, single));
 const ratio = batched.tps / baseline;
 console.log(`  target: JSON-RPC ≥ 0.50 × in-process → ${ratio.toFixed(2)} ${ratio >= 0.5 ? 'PASS' : 'MISS'}`);
+const cost = blockHistoryCost(10_000);
+const mb = (b: number) => (b / 1024 / 1024).toFixed(2);
+console.log(`memory per 10,000 transactions:`);
+console.log(`  block history (ring of ${BLOCK_HISTORY_SLOTS} slots): ${mb(cost.perTransaction * 10_000)} MB of heap, plus ${mb(cost.fixedBytes)} MB fixed for the ring`);
+for (const [label, r] of [['batches', batched], ['kit', single]] as const) {
+  if (r?.rssPerTx != null) console.log(`  local chain process, resident growth over the ${label} run (everything it keeps): ${mb(r.rssPerTx * 10_000)} MB`);
+}

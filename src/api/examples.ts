@@ -117,6 +117,7 @@ export const orderExample = {
   eta: 215,
   expiration: '2026-11-21T10:30:02.000Z',
   blockhashExpiresAtSlot: 1_234_717,
+  lastValidBlockHeight: 1_234_717,
 };
 
 const history = [

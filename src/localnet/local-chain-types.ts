@@ -8,6 +8,8 @@ export type Commitment = 'processed' | 'confirmed' | 'finalized';
 export const BLOCKHASH_VALID_BLOCKS = 150n;
 /** Slots between a slot and its finalization (the supermajority root lags ~32 slots behind the tip). */
 export const FINALIZATION_LAG = 32n;
+/** Slots per epoch, without warm-up (the validator's default schedule). */
+export const SLOTS_PER_EPOCH = 432_000n;
 /** Newer validators report this rent epoch for every rent-exempt account. */
 export const RENT_EXEMPT_EPOCH = 18446744073709551615n;
 
@@ -76,6 +78,8 @@ export interface SimulationResult {
   returnData: { programId: string; data: [string, 'base64'] } | null;
   innerInstructions: TransactionMetaJson['innerInstructions'];
   postAccounts: Map<string, AccountState | null>;
+  /** The transaction's account keys, lookup tables resolved (what inner instructions index). */
+  accountKeys: string[];
 }
 
 /** What a landed transaction tells subscribers (PubSub): who it touched, what it wrote, its logs. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Account, Clock, FailedTransactionMetadata, LiteSvm } from 'litesvm/dist/internal.js';
 import { address, getAddressDecoder, getAddressEncoder, getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { addressToBytes, addressToText } from './base58-cache.ts';
+import { BlockHistory, computeUnitPrice } from './block-history.ts';
 import { BlockhashWindow, blockhashAt } from './blockhash-window.ts';
 import { ChainAccounts } from './chain-accounts.ts';
 import { ChainFiles } from './chain-files.ts';
@@ -10,6 +11,7 @@ import { loadFaucetKey } from './faucet-key.ts';
 import {
   BLOCKHASH_VALID_BLOCKS,
   FINALIZATION_LAG,
+  SLOTS_PER_EPOCH,
   type AccountState,
   type ChainObserver,
   type Commitment,
@@ -29,7 +31,6 @@ import { decodeWireTransaction, type WireTransaction } from './wire-transaction.
 // The chain's types live in local-chain-types.ts; importers of this module keep finding them here.
 export * from './local-chain-types.ts';
 
-const SLOTS_PER_EPOCH = 432_000n;
 const SNAPSHOT_EVERY_SLOTS = 300n;
 const SLOT_MARK_EVERY = 32n;
 
@@ -62,6 +63,10 @@ export class LocalChain {
   private readonly history = new SignatureHistory();
   private readonly journal = new CommitmentJournal();
   private readonly blockhashes = new BlockhashWindow();
+  /** Blocks of recent slots (getBlock, getBlocks, prioritization fees); a bounded ring. */
+  readonly blocks = new BlockHistory();
+  /** When the current slot opened (unix seconds): its block time, and its transactions'. */
+  private slotTime = 0;
   slot = 0n;
   genesisHash = '';
   observer: ChainObserver | null = null;
@@ -103,11 +108,17 @@ export class LocalChain {
     this.files.sync();
     this.slot += 1n;
     this.blockhashes.advance(this.genesisHash, this.slot);
-    this.setClock(this.slot, Math.floor(Date.now() / 1000));
+    this.openSlot(Math.floor(Date.now() / 1000));
     this.journal.prune(this.slot);
     if (this.slot % SLOT_MARK_EVERY === 0n) this.files.append({ k: 'slot', q: this.seq, s: this.slot.toString() });
     if (this.slot - this.lastSnapshotSlot >= SNAPSHOT_EVERY_SLOTS && this.seq > this.snapshotSeq) this.snapshot();
     this.observer?.onSlot(this.slot);
+  }
+
+  private openSlot(unixTimestamp: number): void {
+    this.slotTime = unixTimestamp;
+    this.setClock(this.slot, unixTimestamp);
+    this.blocks.open(Number(this.slot), unixTimestamp);
   }
 
   private setClock(slot: bigint, unixTimestamp: number): void {
@@ -209,11 +220,12 @@ export class LocalChain {
     // A read-only account cannot change, so its pre-state is its post-state.
     const post = keys.map((_k, i) => (i === 0 ? payerAfter : writable[i] ? this.accounts.afterState(keys, pre, i, touchesTokens) : pre[i]!));
     this.accounts.notePlainAccounts(tx, keys, writable, pre, post, failed);
-    const record = transactionRecord(tx, keys, loaded, pre, post, result, Math.floor(Date.now() / 1000), this.slot, this.accounts);
+    const record = transactionRecord(tx, keys, loaded, pre, post, result, this.slotTime, this.slot, this.accounts);
     this.seq += 1;
     const line = ledgerLine(this.seq, record);
     this.remember(tx.signature, { slot: record.slot, blockTime: record.blockTime, err: record.meta.err, line }, keys, writable, pre);
     this.files.appendLine(line);
+    this.blocks.add(Number(record.slot), tx.signature, failed ? null : { price: computeUnitPrice(tx), writable: keys.filter((_k, i) => writable[i]) });
     this.observer?.onTransaction({ signature: tx.signature, slot: record.slot, err: record.meta.err, logs: record.meta.logMessages, accountKeys: keys, writable });
     return { kind: 'landed', signature: tx.signature, record };
   }
@@ -225,7 +237,13 @@ export class LocalChain {
 
   simulate(bytes: Uint8Array, opts: { sigVerify?: boolean; replaceRecentBlockhash?: boolean }): SimulationResult {
     const tx = decodeWireTransaction(bytes);
-    const empty = (err: TransactionErrorJson): SimulationResult => ({ err, logs: [], unitsConsumed: 0n, returnData: null, innerInstructions: [], postAccounts: new Map() });
+    let accountKeys: string[] = [...tx.staticKeys];
+    try {
+      accountKeys = this.accounts.resolveKeys(tx).keys;
+    } catch {
+      // a missing lookup table: the simulation fails on it below
+    }
+    const empty = (err: TransactionErrorJson): SimulationResult => ({ err, logs: [], unitsConsumed: 0n, returnData: null, innerInstructions: [], postAccounts: new Map(), accountKeys });
     if (!opts.replaceRecentBlockhash && !this.isBlockhashValid(tx.recentBlockhash)) return empty('BlockhashNotFound');
     this.svm.setSigverify(Boolean(opts.sigVerify));
     let result;
@@ -236,7 +254,7 @@ export class LocalChain {
     }
     if (result instanceof FailedTransactionMetadata) {
       const meta = result.meta();
-      return { err: transactionErrorJson(result.err()), logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), returnData: null, innerInstructions: [], postAccounts: new Map() };
+      return { err: transactionErrorJson(result.err()), logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), returnData: null, innerInstructions: [], postAccounts: new Map(), accountKeys };
     }
     const meta = result.meta();
     const postAccounts = new Map<string, AccountState | null>();
@@ -250,6 +268,7 @@ export class LocalChain {
       returnData: rd.data().length > 0 ? { programId: addressDecoder.decode(rd.programId()), data: [Buffer.from(rd.data()).toString('base64'), 'base64'] } : null,
       innerInstructions,
       postAccounts,
+      accountKeys,
     };
   }
 
@@ -288,7 +307,7 @@ export class LocalChain {
     }
     this.genesisHash = base58Decoder.decode(createHash('sha256').update(`hush-localnet:${faucet}:${Date.now()}:${Math.random()}`).digest());
     this.slot = 0n;
-    this.setClock(0n, Math.floor(Date.now() / 1000));
+    this.openSlot(Math.floor(Date.now() / 1000));
     this.blockhashes.fill(this.genesisHash, this.slot);
     this.snapshot();
     this.log(`localnet genesis ${this.genesisHash}`);
@@ -333,6 +352,8 @@ export class LocalChain {
       if (rec.q > this.seq) this.seq = rec.q;
       if (rec.k !== 'tx' || !rec.tx) continue;
       if (recSlot > lastTxSlot) lastTxSlot = recSlot;
+      // Slots before a restart keep their blocks where something landed in them (times from the ledger).
+      this.blocks.open(Number(recSlot), rec.t ?? 0);
       const bytes = new Uint8Array(Buffer.from(rec.tx, 'base64'));
       const tx = decodeWireTransaction(bytes);
       if (rec.q > this.snapshotSeq) {
@@ -343,6 +364,7 @@ export class LocalChain {
       const meta = rec.m as TransactionMetaJson;
       const keys = [...tx.staticKeys, ...meta.loadedAddresses.writable, ...meta.loadedAddresses.readonly];
       this.remember(tx.signature, { slot: recSlot, blockTime: rec.t ?? 0, err: meta.err, line: rec.raw! }, keys, null, null);
+      this.blocks.add(Number(recSlot), tx.signature, null);
     }
     // Slot marks are written every SLOT_MARK_EVERY slots, so after a crash the last slot served (and seen by
     // clients, e.g. as a transaction's finalization) may be up to that many slots past the last record.
@@ -351,7 +373,7 @@ export class LocalChain {
     // The commitment journal (older views of recently written accounts) is not persisted, so resume where
     // every restored transaction is already finalized: then the current state is the one all levels see.
     if (this.slot <= lastTxSlot + FINALIZATION_LAG) this.slot = lastTxSlot + FINALIZATION_LAG + 1n;
-    this.setClock(this.slot, Math.floor(Date.now() / 1000));
+    this.openSlot(Math.floor(Date.now() / 1000));
     this.blockhashes.fill(this.genesisHash, this.slot);
     this.lastSnapshotSlot = BigInt(snap.header.slot);
     this.log(`localnet restored at slot ${this.slot}: ${this.history.size} transactions in history, ${replayed} replayed over the snapshot`);

@@ -1,4 +1,5 @@
 import { encodeAccount, type AccountEncoding } from './account-encoding.ts';
+import { matchesFilters, type AccountFilter } from './account-filters.ts';
 import type { AccountState, ChainObserver, Commitment, LandedTransaction, LocalChain } from './local-chain.ts';
 import { RpcError, type Config } from './rpc-params.ts';
 import { toJson } from './rpc-server.ts';
@@ -17,7 +18,9 @@ export type SlotSub = Base & { kind: 'slot' };
 export type AccountSub = Base & { kind: 'account'; address: string; commitment: Commitment; encoding: AccountEncoding; cfg: Config };
 export type SignatureSub = Base & { kind: 'signature'; signature: string; commitment: Commitment; received: boolean };
 export type LogsSub = Base & { kind: 'logs'; mentions: string | null; commitment: Commitment };
-export type Sub = SlotSub | AccountSub | SignatureSub | LogsSub;
+export type ProgramSub = Base & { kind: 'program'; program: string; commitment: Commitment; encoding: AccountEncoding; cfg: Config; filters: AccountFilter[] };
+export type RootSub = Base & { kind: 'root' };
+export type Sub = SlotSub | AccountSub | SignatureSub | LogsSub | ProgramSub | RootSub;
 export type NewSub = Sub extends infer S ? (S extends Sub ? Omit<S, 'id' | 'client'> : never) : never;
 
 const RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
@@ -54,6 +57,9 @@ export class PubSubHub implements ChainObserver {
   private readonly firstTick = new Set<SignatureSub>();
   private readonly logsAll = new Set<LogsSub>();
   private readonly logsMentions = new Map<string, Set<LogsSub>>();
+  private readonly programSubs = new Map<string, Set<ProgramSub>>();
+  private readonly rootSubs = new Set<RootSub>();
+  private lastRoot = -1n;
   /** Transactions of recent slots, kept only while account or log subscriptions exist (for confirmed/finalized). */
   private readonly recent = new Map<bigint, LandedTransaction[]>();
   notificationsSent = 0;
@@ -80,6 +86,8 @@ export class PubSubHub implements ChainObserver {
     if (sub.kind === 'slot') this.slotSubs.add(sub);
     else if (sub.kind === 'account') addTo(this.accountSubs, sub.address, sub);
     else if (sub.kind === 'signature') (addTo(this.signatureSubs, sub.signature, sub), this.firstTick.add(sub));
+    else if (sub.kind === 'program') addTo(this.programSubs, sub.program, sub);
+    else if (sub.kind === 'root') this.rootSubs.add(sub);
     else if (sub.mentions === null) this.logsAll.add(sub);
     else addTo(this.logsMentions, sub.mentions, sub);
     return sub.id;
@@ -105,9 +113,11 @@ export class PubSubHub implements ChainObserver {
     if (sub.kind === 'slot') this.slotSubs.delete(sub);
     else if (sub.kind === 'account') deleteFrom(this.accountSubs, sub.address, sub);
     else if (sub.kind === 'signature') (deleteFrom(this.signatureSubs, sub.signature, sub), this.firstTick.delete(sub));
+    else if (sub.kind === 'program') deleteFrom(this.programSubs, sub.program, sub);
+    else if (sub.kind === 'root') this.rootSubs.delete(sub);
     else if (sub.mentions === null) this.logsAll.delete(sub);
     else deleteFrom(this.logsMentions, sub.mentions, sub);
-    if (this.accountSubs.size === 0 && this.logsAll.size === 0 && this.logsMentions.size === 0) this.recent.clear();
+    if (!this.keepsHistory) this.recent.clear();
   }
 
   private notify(sub: Sub, method: string, result: unknown): void {
@@ -115,7 +125,12 @@ export class PubSubHub implements ChainObserver {
     sub.client.send(toJson({ jsonrpc: '2.0', method, params: { result, subscription: sub.id } }));
   }
 
-  private encode(sub: AccountSub, account: AccountState | null): unknown {
+  /** Account, program and log subscriptions need the transactions of recent slots (for confirmed/finalized). */
+  private get keepsHistory(): boolean {
+    return this.accountSubs.size > 0 || this.programSubs.size > 0 || this.logsAll.size > 0 || this.logsMentions.size > 0;
+  }
+
+  private encode(sub: AccountSub | ProgramSub, account: AccountState | null): unknown {
     try {
       return encodeAccount(this.chain, account ?? NO_ACCOUNT, sub.encoding, sub.cfg);
     } catch (e) {
@@ -128,7 +143,7 @@ export class PubSubHub implements ChainObserver {
 
   onTransaction(tx: LandedTransaction): void {
     if (this.byId.size === 0) return;
-    const keepsHistory = this.accountSubs.size > 0 || this.logsAll.size > 0 || this.logsMentions.size > 0;
+    const keepsHistory = this.keepsHistory;
     if (keepsHistory) {
       let list = this.recent.get(tx.slot);
       if (!list) this.recent.set(tx.slot, (list = []));
@@ -157,6 +172,10 @@ export class PubSubHub implements ChainObserver {
     }
     const confirmed = this.chain.commitmentSlot('confirmed');
     const finalized = this.chain.commitmentSlot('finalized');
+    if (finalized !== this.lastRoot) {
+      this.lastRoot = finalized;
+      for (const sub of this.rootSubs) this.notify(sub, 'rootNotification', finalized);
+    }
     if (slot > 0n) this.notifySlot(confirmed, 'confirmed');
     if (finalized > 0n) this.notifySlot(finalized, 'finalized');
     for (const s of this.recent.keys()) if (s <= finalized) this.recent.delete(s);
@@ -184,6 +203,7 @@ export class PubSubHub implements ChainObserver {
 
   /** One notification per watched account written by these transactions, with its state at `commitment`. */
   private notifyAccounts(txs: LandedTransaction[], commitment: Commitment, slot: bigint): void {
+    if (this.programSubs.size > 0) this.notifyPrograms(txs, commitment, slot);
     if (this.accountSubs.size === 0) return;
     const written = new Set<string>();
     for (const tx of txs) tx.accountKeys.forEach((k, i) => tx.writable[i] && this.accountSubs.has(k) && written.add(k));
@@ -192,6 +212,21 @@ export class PubSubHub implements ChainObserver {
       if (subs.length === 0) continue;
       const account = this.chain.getAccount(address, commitment);
       for (const sub of subs) this.notify(sub, 'accountNotification', { context: { slot }, value: this.encode(sub, account) });
+    }
+  }
+
+  /** One notification per written account that a watched program owns at `commitment` and that passes the filters. */
+  private notifyPrograms(txs: LandedTransaction[], commitment: Commitment, slot: bigint): void {
+    const written = new Set<string>();
+    for (const tx of txs) tx.accountKeys.forEach((k, i) => tx.writable[i] && written.add(k));
+    for (const pubkey of written) {
+      const account = this.chain.getAccount(pubkey, commitment);
+      const subs = account ? this.programSubs.get(account.owner) : undefined;
+      if (!account || !subs) continue;
+      for (const sub of subs) {
+        if (sub.commitment !== commitment || !matchesFilters(account, sub.filters)) continue;
+        this.notify(sub, 'programNotification', { context: { slot }, value: { account: this.encode(sub, account), pubkey } });
+      }
     }
   }
 

@@ -1,4 +1,5 @@
 import { accountEncodingOf } from './account-encoding.ts';
+import { parseFilters } from './account-filters.ts';
 import { base58Decode } from './base58-cache.ts';
 import type { PubSubClient, PubSubHub, Sub } from './pubsub-hub.ts';
 import { asAddress, asBool, checkParamCount, commitmentOf, config, invalidParams, param, RpcError, INVALID_PARAMS } from './rpc-params.ts';
@@ -65,4 +66,19 @@ export const pubsubMethods: Record<string, PubSubMethod> = {
     return hub.add(client, { kind: 'logs', mentions, commitment: commitmentOf(cfg) });
   },
   logsUnsubscribe: unsubscribe('logs'),
+
+  programSubscribe(hub, client, params) {
+    checkParamCount(params, 2);
+    const program = asAddress(param(params, 0, 'pubkey'), 'program id');
+    const cfg = config(params, 1, ['commitment', 'encoding', 'dataSlice', 'filters', 'minContextSlot', 'withContext']);
+    const encoding = accountEncodingOf(cfg, 'binary');
+    return hub.add(client, { kind: 'program', program, commitment: commitmentOf(cfg), encoding, cfg, filters: parseFilters(cfg.filters) });
+  },
+  programUnsubscribe: unsubscribe('program'),
+
+  rootSubscribe(hub, client, params) {
+    checkParamCount(params, 0);
+    return hub.add(client, { kind: 'root' });
+  },
+  rootUnsubscribe: unsubscribe('root'),
 };

@@ -1,41 +1,9 @@
-import { getBase58Decoder } from '@solana/kit';
-import type { TransactionRecord } from './local-chain.ts';
 import { asAddress, asU64, asUsize, checkParamCount, commitmentOf, config, invalidParams, param, RpcError, UNSUPPORTED_TRANSACTION_VERSION } from './rpc-params.ts';
 import { asSignature, contextSlot, withContext, type Method } from './rpc-method-common.ts';
-import { decodeWireTransaction } from './wire-transaction.ts';
+import { encodeMeta, encodeTransaction, TRANSACTION_ENCODINGS, type TransactionEncoding } from './transaction-encoding.ts';
 
 const MAX_SIGNATURE_STATUSES = 256;
 const MAX_SIGNATURES_FOR_ADDRESS = 1000;
-
-const base58Decoder = getBase58Decoder();
-
-function transactionJson(record: TransactionRecord, encoding: string) {
-  if (encoding === 'base64') return [Buffer.from(record.bytes).toString('base64'), 'base64'];
-  if (encoding === 'base58') return [base58Decoder.decode(record.bytes), 'base58'];
-  const tx = decodeWireTransaction(record.bytes);
-  const sigCount = tx.signatureCount;
-  const signatures: string[] = [];
-  for (let i = 0; i < sigCount; i++) signatures.push(base58Decoder.decode(record.bytes.subarray(1 + i * 64, 1 + (i + 1) * 64)));
-  const message: Record<string, unknown> = {
-    accountKeys: tx.staticKeys,
-    header: {
-      numReadonlySignedAccounts: tx.header.numReadonlySignerAccounts,
-      numReadonlyUnsignedAccounts: tx.header.numReadonlyNonSignerAccounts,
-      numRequiredSignatures: tx.header.numSignerAccounts,
-    },
-    instructions: tx.instructions.map((ix) => ({
-      accounts: ix.accountIndices ?? [],
-      data: base58Decoder.decode(ix.data ?? new Uint8Array(0)),
-      programIdIndex: ix.programAddressIndex,
-      stackHeight: null,
-    })),
-    recentBlockhash: tx.recentBlockhash,
-  };
-  if (tx.version === 0) {
-    message.addressTableLookups = tx.lookups.map((l) => ({ accountKey: l.lookupTableAddress, readonlyIndexes: l.readonlyIndexes, writableIndexes: l.writableIndexes }));
-  }
-  return { message, signatures };
-}
 
 /** Signature statuses and the transaction history. */
 export const historyMethods: Record<string, Method> = {
@@ -63,8 +31,8 @@ export const historyMethods: Record<string, Method> = {
     const cfg = typeof raw === 'string' ? { encoding: raw } : config(params, 1, ['encoding', 'commitment', 'maxSupportedTransactionVersion']);
     const commitment = commitmentOf(cfg);
     if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
-    const encoding = cfg.encoding ?? 'json';
-    if (!['json', 'jsonParsed', 'base64', 'base58', 'binary'].includes(encoding as string)) throw invalidParams(`unknown variant \`${String(encoding)}\` for encoding`);
+    const encoding = (cfg.encoding ?? 'json') as TransactionEncoding;
+    if (!TRANSACTION_ENCODINGS.includes(encoding)) throw invalidParams(`unknown variant \`${String(encoding)}\` for encoding`);
     const maxVersion = cfg.maxSupportedTransactionVersion === undefined ? null : asU64(cfg.maxSupportedTransactionVersion, 'maxSupportedTransactionVersion');
     const record = chain.getTransaction(signature, commitment);
     if (!record) return null;
@@ -76,9 +44,9 @@ export const historyMethods: Record<string, Method> = {
     }
     const out: Record<string, unknown> = {
       blockTime: BigInt(record.blockTime),
-      meta: record.meta,
+      meta: encodeMeta(record, encoding),
       slot: record.slot,
-      transaction: transactionJson(record, encoding === 'binary' ? 'base58' : (encoding as string)),
+      transaction: encodeTransaction(record, encoding),
     };
     if (maxVersion !== null) out.version = record.version;
     return out;

@@ -17,6 +17,7 @@ import {
   type Config,
 } from './rpc-params.ts';
 import { contextSlot, withContext, type Method } from './rpc-method-common.ts';
+import { parsedInnerInstructions } from './transaction-encoding.ts';
 import { transactionErrorMessage } from './transaction-errors.ts';
 import { decodeWireTransaction, WireDecodeError } from './wire-transaction.ts';
 
@@ -124,7 +125,8 @@ export const transactionMethods: Record<string, Method> = {
     return withContext(slot, {
       accounts,
       err: sim.err,
-      innerInstructions: cfg.innerInstructions === true ? sim.innerInstructions : null,
+      // Always in the parsed form, whatever the encoding: the validator's UiInnerInstructions::parse.
+      innerInstructions: cfg.innerInstructions === true ? parsedInnerInstructions(sim.innerInstructions, sim.accountKeys) : null,
       logs: sim.logs,
       replacementBlockhash: replace ? { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight } : null,
       returnData: sim.returnData,

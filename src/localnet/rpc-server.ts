@@ -81,6 +81,19 @@ export function buildRpcServer(chain: LocalChain, opts: { logger?: boolean } = {
   });
   app.setNotFoundHandler((_req, reply) => send(reply, 404, errorResponse(null, METHOD_NOT_FOUND, 'Not found: POST JSON-RPC requests to /')));
 
+  // CORS as a local validator answers it: any origin may call, and a browser's preflight is answered.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('access-control-allow-origin', '*');
+    if (request.method !== 'OPTIONS') return;
+    const asked = request.headers['access-control-request-headers'];
+    return reply
+      .code(204)
+      .header('access-control-allow-methods', 'POST, GET, OPTIONS')
+      .header('access-control-allow-headers', typeof asked === 'string' && asked.length > 0 ? asked : 'content-type')
+      .header('access-control-max-age', '86400')
+      .send();
+  });
+
   app.get('/health', async (_req, reply) => reply.type('text/plain').send('ok'));
 
   app.post('/', async (request, reply) => {

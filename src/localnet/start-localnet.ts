@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { LocalChain } from './local-chain.ts';
+import { setEndpoints } from './node-info.ts';
 import type { LocalnetConfig } from './localnet-config.ts';
 import { startPubSubServer, type RunningPubSub } from './pubsub-server.ts';
 import { buildRpcServer } from './rpc-server.ts';
@@ -34,6 +35,7 @@ export async function startLocalnet(config: LocalnetConfig, log: (msg: string) =
     throw e;
   }
   chain.start();
+  setEndpoints(chain, { rpc: hostPort(address), pubsub: hostPort(pubsub.url) });
   let closed = false;
   return {
     chain,
@@ -55,4 +57,9 @@ export async function startLocalnet(config: LocalnetConfig, log: (msg: string) =
 export function wsPortOf(config: Pick<LocalnetConfig, 'port' | 'wsPort'>): number {
   if (config.wsPort !== undefined) return config.wsPort;
   return config.port === 0 ? 0 : config.port + 1;
+}
+
+/** host:port of a URL, as getClusterNodes reports endpoints. */
+function hostPort(url: string): string {
+  return new URL(url.replace('[::1]', '127.0.0.1')).host;
 }

@@ -281,7 +281,7 @@ export class OrderService {
       txExpiresAtSlot: blockhash.expiresAtSlot,
       createdAt,
     };
-    const body: OrderCreated = { success: true, order: orderObject(this.config.assets, order, { base64: tx.base64, expiresAtSlot: blockhash.expiresAtSlot }, q.duration) };
+    const body: OrderCreated = { success: true, order: orderObject(this.config.assets, order, { base64: tx.base64, expiresAtSlot: blockhash.expiresAtSlot, lastValidBlockHeight: blockhash.lastValidBlockHeight }, q.duration) };
     return { order, body };
   }
 
@@ -350,6 +350,6 @@ export class OrderService {
     );
     if (!updated) throw new HushError('ORDER_NOT_REFRESHABLE', 'The order is no longer awaiting a deposit', { status: 'changed' });
     const quote = order.quote as { duration?: number };
-    return { success: true as const, order: orderObject(this.config.assets, order, { base64: tx.base64, expiresAtSlot: blockhash.expiresAtSlot }, quote.duration ?? 0) };
+    return { success: true as const, order: orderObject(this.config.assets, order, { base64: tx.base64, expiresAtSlot: blockhash.expiresAtSlot, lastValidBlockHeight: blockhash.lastValidBlockHeight }, quote.duration ?? 0) };
   }
 }

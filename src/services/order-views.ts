@@ -15,12 +15,14 @@ export interface OrderObject {
   eta: number;
   expiration: string;
   blockhashExpiresAtSlot: number;
+  /** The transaction's lifetime as web3.js and kit confirm by it: the last block height its blockhash is valid at. */
+  lastValidBlockHeight: number;
 }
 
 export function orderObject(
   assets: AssetRegistry,
   o: Pick<OrderRecord, 'trackingId' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId' | 'expiration'>,
-  tx: { base64: string; expiresAtSlot: bigint },
+  tx: { base64: string; expiresAtSlot: bigint; lastValidBlockHeight: bigint },
   eta: number,
 ): OrderObject {
   return {
@@ -34,6 +36,7 @@ export function orderObject(
     eta,
     expiration: o.expiration.toISOString(),
     blockhashExpiresAtSlot: Number(tx.expiresAtSlot),
+    lastValidBlockHeight: Number(tx.lastValidBlockHeight),
   };
 }
 

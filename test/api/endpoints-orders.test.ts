@@ -57,6 +57,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
       }
       const r = refreshed[o.trackingId];
       assert.ok(r.blockhashExpiresAtSlot > o.blockhashExpiresAtSlot, 'a later blockhash expiry');
+      assert.ok(r.lastValidBlockHeight > o.lastValidBlockHeight, 'a later last valid block height');
       // Nothing in the status record changed, so a poller is not told it did (updatedAt, ETag).
       const statusAfter = await acct.client.status(o.trackingId, { headers: { 'if-none-match': statusBefore.headers.get('etag')! } });
       assert.equal(statusAfter.status, 304, 'a refresh is no change of the status record');

@@ -7,7 +7,7 @@ export const MEMO_PROGRAMS = ['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Me
 export const AMOUNT = /^(0|[1-9][0-9]*)$/;
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const QUOTE_FIELDS = ['amountIn', 'amountOut', 'destinationAssetId', 'duration', 'expiresAt', 'fee', 'feeBreakdown', 'issuedAt', 'max', 'min', 'mode', 'networkFee', 'privacy', 'protocolFee', 'quoteId', 'sourceAssetId'];
-export const ORDER_FIELDS = ['amountIn', 'amountOut', 'blockhashExpiresAtSlot', 'destinationSymbol', 'eta', 'expiration', 'sourceSymbol', 'trackingId', 'transaction', 'transactionEncoding'];
+export const ORDER_FIELDS = ['amountIn', 'amountOut', 'blockhashExpiresAtSlot', 'destinationSymbol', 'eta', 'expiration', 'lastValidBlockHeight', 'sourceSymbol', 'trackingId', 'transaction', 'transactionEncoding'];
 export const STATUS_FIELDS = ['amountIn', 'amountOut', 'createdAt', 'deposit', 'destinationAssetId', 'expiration', 'failureReason', 'final', 'history', 'payouts', 'privacy', 'refund', 'sourceAssetId', 'status', 'trackingId', 'updatedAt'];
 export const ORDER_TTL_S = 1800;
 /** Where an order can be once its deposit is confirmed (the settlement worker runs alongside the API). */

@@ -37,6 +37,10 @@ export const Order = Type.Object(
     eta: Type.Integer({ description: "Expected seconds from the confirmed deposit to the payout (the quote's duration)" }),
     expiration: timestamp('A deposit not confirmed by then expires the order (30 min by default); refresh the transaction meanwhile if its blockhash expires'),
     blockhashExpiresAtSlot: Type.Integer({ description: 'The last slot the transaction can land in; after it, get a new one from POST /transfer/v1/order/{trackingId}/refresh' }),
+    lastValidBlockHeight: Type.Integer({
+      description:
+        "The last block height the transaction's blockhash is valid at (getLatestBlockhash's lastValidBlockHeight): what web3.js's confirmTransaction({ signature, blockhash, lastValidBlockHeight }) and kit's blockhash lifetime take. On mainnet slots and block heights differ; blockhashExpiresAtSlot is the same moment in slots",
+    }),
   },
   { title: 'Order', description: 'An order awaiting its deposit, with the transaction that makes it', examples: [orderExample] },
 );

@@ -1302,7 +1302,8 @@ export interface components {
          *       "destinationSymbol": "SOL",
          *       "eta": 215,
          *       "expiration": "2026-11-21T10:30:02.000Z",
-         *       "blockhashExpiresAtSlot": 1234717
+         *       "blockhashExpiresAtSlot": 1234717,
+         *       "lastValidBlockHeight": 1234717
          *     }
          */
         Order: {
@@ -1329,6 +1330,8 @@ export interface components {
             expiration: string;
             /** @description The last slot the transaction can land in; after it, get a new one from POST /transfer/v1/order/{trackingId}/refresh */
             blockhashExpiresAtSlot: number;
+            /** @description The last block height the transaction's blockhash is valid at (getLatestBlockhash's lastValidBlockHeight): what web3.js's confirmTransaction({ signature, blockhash, lastValidBlockHeight }) and kit's blockhash lifetime take. On mainnet slots and block heights differ; blockhashExpiresAtSlot is the same moment in slots */
+            lastValidBlockHeight: number;
         };
         /**
          * @description An operator froze a held order's funds: final; sent right after the order.status_changed event of that transition (to frozen)
@@ -3021,7 +3024,8 @@ export interface operations {
                      *         "destinationSymbol": "SOL",
                      *         "eta": 215,
                      *         "expiration": "2026-11-21T10:30:02.000Z",
-                     *         "blockhashExpiresAtSlot": 1234717
+                     *         "blockhashExpiresAtSlot": 1234717,
+                     *         "lastValidBlockHeight": 1234717
                      *       }
                      *     }
                      */
@@ -3416,7 +3420,8 @@ export interface operations {
                      *         "destinationSymbol": "SOL",
                      *         "eta": 215,
                      *         "expiration": "2026-11-21T10:30:02.000Z",
-                     *         "blockhashExpiresAtSlot": 1234717
+                     *         "blockhashExpiresAtSlot": 1234717,
+                     *         "lastValidBlockHeight": 1234717
                      *       }
                      *     }
                      */
