@@ -57,8 +57,9 @@ export async function screenedAt(db: Queryable, trackingId: string, stage: 'depo
 export async function listScreeningLog(db: Queryable, opts: { limit?: number; beforeId?: string; trackingId?: string; address?: string } = {}): Promise<ScreeningLogEntry[]> {
   const { rows } = await db.query<ScreeningLogEntry>(
     `SELECT ${COLUMNS} FROM screening_log
-     WHERE ($1::bigint IS NULL OR id < $1::bigint) AND ($2::text IS NULL OR tracking_id = $2) AND ($4::text IS NULL OR address = $4)
-     ORDER BY id DESC LIMIT $3`,
+     WHERE ($1::bigint IS NULL OR screening_log.id < $1::bigint) AND ($2::text IS NULL OR tracking_id = $2) AND ($4::text IS NULL OR address = $4)
+     -- The column, not COLUMNS' text alias of it: as text, 10 sorts before 9 (issue 49).
+     ORDER BY screening_log.id DESC LIMIT $3`,
     [opts.beforeId ?? null, opts.trackingId ?? null, Math.min(Math.max(opts.limit ?? 100, 1), 1000), opts.address ?? null],
   );
   return rows;
