@@ -4,6 +4,8 @@ import { FROZEN_ACCOUNT } from '../ledger/reconcile.ts';
 import type { Screening } from '../screening/screening-port.ts';
 import { allOrNothing, type Db } from '../store/db.ts';
 import { listHolds, type HeldOrder } from '../store/holds/list-holds.ts';
+import { listFundHolds, type FundHold } from '../store/holds/fund-holds.ts';
+import { resolveFundsHold } from './fund-holds-service.ts';
 import { heldAtStage, resolveHold, TARGET, type HoldAction } from '../store/holds/resolve-hold.ts';
 import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
 import { recordMovement } from '../store/settlement/record-movements.ts';
@@ -25,8 +27,16 @@ export class HoldsService {
     private readonly screening: Screening,
   ) {}
 
-  list(limit?: number): Promise<HeldOrder[]> {
-    return listHolds(this.db, limit);
+  /** Held orders (`kind: order`), then held late funds and fee recipients (`kind: late | fee`, with `holdId`), oldest first. */
+  async list(limit?: number): Promise<((HeldOrder & { kind: 'order' }) | FundHold)[]> {
+    return [...(await listHolds(this.db, limit)).map((h) => ({ kind: 'order' as const, ...h })), ...(await listFundHolds(this.db, limit))];
+  }
+
+  resolveFunds(holdId: string, action: HoldAction, note: string, actor: string): Promise<{ holdId: string; status: string }> {
+    if (!HOLD_ACTIONS.includes(action)) throw new HushError('INVALID_REQUEST', 'action must be release, refund or freeze', { field: 'action' });
+    const text = typeof note === 'string' ? note.trim() : '';
+    if (text === '' || text.length > MAX_NOTE) throw new HushError('INVALID_REQUEST', `note is required (1–${MAX_NOTE} characters): say why`, { field: 'note' });
+    return resolveFundsHold(this.db, this.screening, holdId, action, text, actor);
   }
 
   async resolve(trackingId: string, action: HoldAction, note: string, actor: string): Promise<{ trackingId: string; status: string }> {

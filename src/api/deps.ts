@@ -49,4 +49,6 @@ export interface AdminApi {
   holds?(limit?: number): Promise<unknown[]>;
   /** docs/spec.md §12: the operator's resolution of one held order. */
   resolveHold?(trackingId: string, action: 'release' | 'refund' | 'freeze', note: string, actor: string): Promise<{ trackingId: string; status: string }>;
+  /** docs/spec.md §12: the operator's resolution of held late funds or a held fee recipient (issue 49). */
+  resolveFundHold?(holdId: string, action: 'release' | 'refund' | 'freeze', note: string, actor: string): Promise<{ holdId: string; status: string }>;
 }

@@ -244,3 +244,27 @@ export class DepositOrigins {
     this.memo.set(k, v);
   }
 }
+
+/**
+ * docs/spec.md §12, funds outside an order: the payers of every successful transaction in a deposit account's
+ * history that added to it, other than the order's own deposit. Null when a read failed (the caller asks again
+ * later). Late funds are rare: their one history read and one batch of transactions cost nothing on the common path.
+ */
+export async function creditorsOf(
+  view: Pick<ChainView, 'signatureHistories' | 'transactionsMany'>,
+  q: { account: string; native: boolean },
+  depositSignature: string | null,
+): Promise<string[] | null> {
+  const [history] = await view.signatureHistories([q.account]);
+  if (!history) return null;
+  const sigs = history.filter((s) => s.err === null && s.signature !== depositSignature).map((s) => s.signature);
+  if (sigs.length === 0) return [];
+  const txs = await view.transactionsMany(sigs);
+  const out = new Set<string>();
+  for (const tx of txs) {
+    if (!tx) return null;
+    const v = verdictOf(tx, { account: q.account, sender: '', native: q.native });
+    if (v && v.credited > 0n) for (const p of v.payers) out.add(p);
+  }
+  return [...out];
+}

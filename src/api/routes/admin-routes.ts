@@ -152,6 +152,28 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     },
   );
   app.post(
+    '/holds/:holdId/resolve',
+    {
+      schema: {
+        ...hide,
+        params: Type.Object({ holdId: Type.String({ pattern: '^[1-9][0-9]{0,18}$' }) }),
+        body: Type.Object(
+          {
+            action: Type.Union([Type.Literal('release'), Type.Literal('refund'), Type.Literal('freeze')]),
+            note: Type.String({ minLength: 1, maxLength: 500 }),
+            operator: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[!-~ ]+$' })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      if (!admin.resolveFundHold) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
+      const { action, note, operator } = request.body;
+      return { success: true, ...(await admin.resolveFundHold(request.params.holdId, action, note, `operator:${operator ?? 'admin-api'}`)) };
+    },
+  );
+  app.post(
     '/orders/:trackingId/resolve',
     {
       schema: {
