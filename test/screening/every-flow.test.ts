@@ -21,23 +21,20 @@ import {
 
 /**
  * A risk API in the common shape: clear for everyone, except addresses it blocks, addresses it fails on
- * (HTTP 500), and addresses it fails on after answering a number of times.
+ * (HTTP 500), and addresses it fails on while a condition holds (asked per request).
  */
 async function riskApi() {
   const blocked = new Set<string>();
   const failing = new Set<string>();
-  const failAfter = new Map<string, number>();
-  const asked = new Map<string, number>();
-  const server: Server = createServer((req, res) => {
+  const failWhile = new Map<string, () => Promise<boolean>>();
+  const server: Server = createServer(async (req, res) => {
     const address = decodeURIComponent(req.url!.split('/').pop()!);
-    const n = (asked.get(address) ?? 0) + 1;
-    asked.set(address, n);
-    if (failing.has(address) || n > (failAfter.get(address) ?? Infinity)) return void res.writeHead(500).end('{}');
+    if (failing.has(address) || (await failWhile.get(address)?.())) return void res.writeHead(500).end('{}');
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ address, risk: blocked.has(address) ? 'severe' : 'none', blocked: blocked.has(address), reason: 'sanctions' }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, blocked, failing, failAfter, asked, server };
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, blocked, failing, failWhile, server };
 }
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
@@ -130,8 +127,9 @@ describe('issue 49: every flow of funds is screened', () => {
   test('finding 5: under on-error=hold a failing provider moves no refund: the worker holds it, the operator cannot force it', async () => {
     const sender = await funded();
     const placed = await order(sender, (await newWallet(chain)).address);
-    // Answers the deposit's check, then fails: the refund of the short deposit cannot be screened.
-    risk.failAfter.set(sender.address, (risk.asked.get(sender.address) ?? 0) + 1);
+    // Answers while the deposit is screened, fails once the order is refunding: the refund of the short deposit cannot be screened.
+    const status = async () => (await hush.db.query<{ status: string }>('SELECT status FROM orders WHERE tracking_id = $1', [placed.trackingId])).rows[0]?.status;
+    risk.failWhile.set(sender.address, async () => (await status()) === 'refunding' || (await status()) === 'held');
     await sendOwnDeposit(chain, placed, sender, ASSETS.usdc, placed.amountIn - USDC(1));
     const held = await waitForOrder(acct.client, placed.trackingId, ['held'], 30_000);
     assert.deepEqual((await decisions(placed.trackingId)).slice(-2), ['deposit:clear:-', 'refund:error:senderAddress']);
@@ -140,7 +138,7 @@ describe('issue 49: every flow of funds is screened', () => {
     // The operator's refund is refused while the sender cannot be screened (it was paid, unlogged, before issue 49).
     expectError(await resolve(placed.trackingId, 'refund', 'try anyway'), 503, 'SERVICE_UNAVAILABLE');
     risk.blocked.add(sender.address);
-    risk.failAfter.delete(sender.address);
+    risk.failWhile.delete(sender.address);
     expectError(await resolve(placed.trackingId, 'refund', 'blocked now'), 403, 'ADDRESS_BLOCKED');
     assert.equal(await balanceOf(chain, sender.address, ASSETS.usdc), before, 'nothing went back');
     // Cleared: the refund goes, screened again by the worker before it is sent.

@@ -31,7 +31,6 @@ describe('issue 49: late funds and partner fees are screened', () => {
       env: {
         HUSH_SCREENING_LISTS: list,
         HUSH_SCREENING_RELOAD_MS: '100',
-        HUSH_PAYOUT_DELAY_S: '0-0',
         HUSH_SWEEP_INTERVAL_S: '3600',
         HUSH_PARTNER_PAYOUT_INTERVAL_S: '3600',
         LOCALNET_SLOT_MS: '50',
