@@ -27,9 +27,13 @@ export class HoldsService {
     private readonly screening: Screening,
   ) {}
 
-  /** Held orders (`kind: order`), then held late funds and fee recipients (`kind: late | fee`, with `holdId`), oldest first. */
-  async list(limit?: number): Promise<((HeldOrder & { kind: 'order' }) | FundHold)[]> {
-    return [...(await listHolds(this.db, limit)).map((h) => ({ kind: 'order' as const, ...h })), ...(await listFundHolds(this.db, limit))];
+  list(limit?: number): Promise<HeldOrder[]> {
+    return listHolds(this.db, limit);
+  }
+
+  /** Held late funds and fee recipients (`kind: late | fee`, with `holdId`), oldest first (issue 49). */
+  listFunds(limit?: number): Promise<FundHold[]> {
+    return listFundHolds(this.db, limit);
   }
 
   resolveFunds(holdId: string, action: HoldAction, note: string, actor: string): Promise<{ holdId: string; status: string }> {

@@ -50,7 +50,7 @@ describe('issue 49: late funds and partner fees are screened', () => {
   };
   const worker = () => hush.hush.worker!;
   const funded = () => newWallet(chain, { sol: SOL, tokens: { usdc: 100_000_000n } });
-  const holds = async () => (expectOk(await admin.get('/admin/v1/holds')) as unknown as { holds: any[] }).holds;
+  const holds = async () => (expectOk(await admin.get('/admin/v1/holds')) as unknown as { fundHolds: any[] }).fundHolds;
 
   /** A completed 10 USDC order (optionally with a partner fee), and its deposit account and owner. */
   const completedOrder = async (sender: KeyPairSigner, fee?: { feeBps: number; feeRecipientAddress: Address }) => {
