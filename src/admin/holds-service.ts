@@ -4,7 +4,9 @@ import { FROZEN_ACCOUNT } from '../ledger/reconcile.ts';
 import type { Screening } from '../screening/screening-port.ts';
 import { allOrNothing, type Db } from '../store/db.ts';
 import { listHolds, type HeldOrder } from '../store/holds/list-holds.ts';
-import { resolveHold, type HoldAction } from '../store/holds/resolve-hold.ts';
+import { listFundHolds, type FundHold } from '../store/holds/fund-holds.ts';
+import { resolveFundsHold } from './fund-holds-service.ts';
+import { heldAtStage, resolveHold, TARGET, type HoldAction } from '../store/holds/resolve-hold.ts';
 import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
 import { recordMovement } from '../store/settlement/record-movements.ts';
 import type { LedgerLeg } from '../store/settlement/movements.ts';
@@ -29,6 +31,18 @@ export class HoldsService {
     return listHolds(this.db, limit);
   }
 
+  /** Held late funds and fee recipients (`kind: late | fee`, with `holdId`), oldest first (issue 49). */
+  listFunds(limit?: number): Promise<FundHold[]> {
+    return listFundHolds(this.db, limit);
+  }
+
+  resolveFunds(holdId: string, action: HoldAction, note: string, actor: string): Promise<{ holdId: string; status: string }> {
+    if (!HOLD_ACTIONS.includes(action)) throw new HushError('INVALID_REQUEST', 'action must be release, refund or freeze', { field: 'action' });
+    const text = typeof note === 'string' ? note.trim() : '';
+    if (text === '' || text.length > MAX_NOTE) throw new HushError('INVALID_REQUEST', `note is required (1–${MAX_NOTE} characters): say why`, { field: 'note' });
+    return resolveFundsHold(this.db, this.screening, holdId, action, text, actor);
+  }
+
   async resolve(trackingId: string, action: HoldAction, note: string, actor: string): Promise<{ trackingId: string; status: string }> {
     if (!HOLD_ACTIONS.includes(action)) throw new HushError('INVALID_REQUEST', 'action must be release, refund or freeze', { field: 'action' });
     const text = typeof note === 'string' ? note.trim() : '';
@@ -38,11 +52,18 @@ export class HoldsService {
     if (o.status !== 'held') throw new HushError('ORDER_NOT_HELD', `The order is ${o.status}, not held`, { status: o.status });
     // Never back to a blocked address: such funds can only be frozen (or released, if the finding was wrong).
     if (action === 'refund') {
-      const v = await this.screening.check([o.sender]);
-      if (v.result === 'blocked') throw new HushError('ADDRESS_BLOCKED', 'The sender is blocked: a refund cannot go to it; freeze the funds or release the order', { field: 'senderAddress' });
+      const [v] = await this.screening.checkEach([o.sender]);
+      if (v?.result === 'blocked') throw new HushError('ADDRESS_BLOCKED', 'The sender is blocked: a refund cannot go to it; freeze the funds or release the order', { field: 'senderAddress' });
+      // Under HUSH_SCREENING_ON_ERROR=hold an unanswered check moves no money, refunds included (issue 49):
+      // the operator asks again once the provider answers, or freezes.
+      if (v?.result === 'error' && this.screening.describe().onError === 'hold') {
+        throw new HushError('SERVICE_UNAVAILABLE', `The sender could not be screened (${v.reason}): no refund until it is; retry, or freeze the funds`);
+      }
     }
+    // A release goes on with what the order was doing when it was held: a hold before its refund goes back to refunding.
+    const to = action === 'release' ? ((await heldAtStage(this.db, trackingId)) === 'refund' ? 'refunding' : 'deposit_confirmed') : TARGET[action];
     const moved = await allOrNothing(this.db, async (tx) => {
-      if (!(await resolveHold(tx, o.id, action, actor, text))) return false;
+      if (!(await resolveHold(tx, o.id, action, to, actor, text))) return false;
       if (action !== 'release' && o.sourceAssetId !== o.destinationAssetId && (await swapped(tx, o))) {
         const net = o.amountIn - o.serviceFee - o.partnerFee - o.networkFee;
         await recordMovement(tx, `swap-undone:${o.trackingId}`, 'swap', swapLegs(o, net).map((l) => ({ ...l, amount: -l.amount })), o.id);
@@ -54,7 +75,7 @@ export class HoldsService {
       const now = await getOrderByTrackingId(this.db, trackingId);
       throw new HushError('ORDER_NOT_HELD', `The order is ${now?.status ?? 'gone'}, not held`, { status: now?.status ?? 'unknown' });
     }
-    return { trackingId, status: action === 'release' ? 'deposit_confirmed' : action === 'refund' ? 'refunding' : 'frozen' };
+    return { trackingId, status: to };
   }
 }
 

@@ -47,6 +47,10 @@ export interface AdminApi {
   privacy?(): Promise<{ windowHours: number; classes: unknown[] }>;
   /** docs/spec.md §12: held orders, oldest first. */
   holds?(limit?: number): Promise<unknown[]>;
+  /** docs/spec.md §12: held late funds and fee recipients, oldest first (issue 49). */
+  fundHolds?(limit?: number): Promise<unknown[]>;
   /** docs/spec.md §12: the operator's resolution of one held order. */
   resolveHold?(trackingId: string, action: 'release' | 'refund' | 'freeze', note: string, actor: string): Promise<{ trackingId: string; status: string }>;
+  /** docs/spec.md §12: the operator's resolution of held late funds or a held fee recipient (issue 49). */
+  resolveFundHold?(holdId: string, action: 'release' | 'refund' | 'freeze', note: string, actor: string): Promise<{ holdId: string; status: string }>;
 }

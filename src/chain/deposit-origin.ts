@@ -5,6 +5,8 @@ import type { ChainView } from './chain-view.ts';
 export interface DepositOrigin {
   signature: string;
   amount: bigint;
+  /** docs/spec.md §12, the deposit's source: every signer, and the owner of every token account it debited (payersOf). */
+  payers: string[];
 }
 
 /** An order's deposit account and whose transaction may fund it. */
@@ -22,8 +24,8 @@ type JudgedTransaction = {
     err: unknown;
     preBalances: readonly (number | bigint)[];
     postBalances: readonly (number | bigint)[];
-    preTokenBalances?: readonly { accountIndex: number; uiTokenAmount: { amount: string } }[] | null;
-    postTokenBalances?: readonly { accountIndex: number; uiTokenAmount: { amount: string } }[] | null;
+    preTokenBalances?: readonly { accountIndex: number; owner?: string; uiTokenAmount: { amount: string } }[] | null;
+    postTokenBalances?: readonly { accountIndex: number; owner?: string; uiTokenAmount: { amount: string } }[] | null;
     loadedAddresses?: { writable: readonly string[]; readonly: readonly string[] } | null;
   } | null;
 };
@@ -31,6 +33,7 @@ type JudgedTransaction = {
 /** What one landed transaction did to one deposit account: signed by the order's sender or not, and what it added. */
 interface Verdict {
   bySender: boolean;
+  payers: string[];
   credited: bigint;
   /** The account held nothing (as counted) before it: no transaction before it had added anything. */
   fromEmpty: boolean;
@@ -56,24 +59,41 @@ const exact = (v: number | bigint | undefined): bigint | null => (typeof v === '
  * reserve, so SOL someone left at the bare address before the account existed is not the sender's). Null
  * when the transaction failed or a figure is beyond exact JSON numbers.
  */
+/**
+ * docs/spec.md §12: where a transaction's funds come from — every address that signed it, and the owner of
+ * every token account it debited (a delegate can move a wallet's tokens with that wallet's signature absent:
+ * issue 49's payer was a co-signer, and could as well have been an approving owner). Each is screened.
+ */
+export function payersOf(tx: JudgedTransaction): string[] {
+  const message = tx.transaction.message;
+  const out = new Set(message.accountKeys.slice(0, Number(message.header.numRequiredSignatures)));
+  const pre = tx.meta?.preTokenBalances ?? [];
+  for (const p of pre) {
+    const post = tx.meta?.postTokenBalances?.find((b) => b.accountIndex === p.accountIndex)?.uiTokenAmount.amount ?? '0';
+    if (p.owner && BigInt(post) < BigInt(p.uiTokenAmount.amount)) out.add(p.owner);
+  }
+  return [...out];
+}
+
 function verdictOf(tx: JudgedTransaction, q: OriginQuery): Verdict | null {
   const meta = tx.meta;
   if (!meta || meta.err) return null;
   const message = tx.transaction.message;
   const keys = [...message.accountKeys, ...(meta.loadedAddresses?.writable ?? []), ...(meta.loadedAddresses?.readonly ?? [])];
   const bySender = message.accountKeys.slice(0, Number(message.header.numRequiredSignatures)).includes(q.sender);
+  const payers = payersOf(tx);
   const i = keys.indexOf(q.account);
-  if (i < 0) return { bySender, credited: 0n, fromEmpty: false };
+  if (i < 0) return { bySender, payers, credited: 0n, fromEmpty: false };
   if (q.native) {
     const pre = exact(meta.preBalances[i]);
     const post = exact(meta.postBalances[i]);
     if (pre === null || post === null) return null;
     const before = aboveWrappedSolReserve(pre);
-    return { bySender, credited: aboveWrappedSolReserve(post) - before, fromEmpty: before === 0n };
+    return { bySender, payers, credited: aboveWrappedSolReserve(post) - before, fromEmpty: before === 0n };
   }
   const amount = (list: typeof meta.postTokenBalances) => BigInt(list?.find((b) => b.accountIndex === i)?.uiTokenAmount.amount ?? '0');
   const before = amount(meta.preTokenBalances);
-  return { bySender, credited: amount(meta.postTokenBalances) - before, fromEmpty: before === 0n };
+  return { bySender, payers, credited: amount(meta.postTokenBalances) - before, fromEmpty: before === 0n };
 }
 
 /** A verdict's memo key: one transaction as seen from one order's deposit account. */
@@ -153,7 +173,7 @@ export class DepositOrigins {
         const k = key(sig, q);
         const v = judged.has(k) ? judged.get(k) : this.memo.get(k);
         if (!v?.bySender || v.credited <= 0n || !v.fromEmpty) continue;
-        out.set(q.account, { signature: sig, amount: v.credited });
+        out.set(q.account, { signature: sig, amount: v.credited, payers: v.payers });
         return false;
       }
       if (!pending.has(q.account)) return true;
@@ -205,7 +225,7 @@ export class DepositOrigins {
         if (failed.has(k)) return void out.set(q.account, undefined);
         const v = judged.get(k);
         if (v?.bySender && v.credited > 0n) {
-          found = { signature: sig, amount: v.credited };
+          found = { signature: sig, amount: v.credited, payers: v!.payers };
           break;
         }
       }
@@ -223,4 +243,28 @@ export class DepositOrigins {
     if (this.memo.size >= MEMO_MAX) this.memo.delete(this.memo.keys().next().value!);
     this.memo.set(k, v);
   }
+}
+
+/**
+ * docs/spec.md §12, funds outside an order: the payers of every successful transaction in a deposit account's
+ * history that added to it, other than the order's own deposit. Null when a read failed (the caller asks again
+ * later). Late funds are rare: their one history read and one batch of transactions cost nothing on the common path.
+ */
+export async function creditorsOf(
+  view: Pick<ChainView, 'signatureHistories' | 'transactionsMany'>,
+  q: { account: string; native: boolean },
+  depositSignature: string | null,
+): Promise<string[] | null> {
+  const [history] = await view.signatureHistories([q.account]);
+  if (!history) return null;
+  const sigs = history.filter((s) => s.err === null && s.signature !== depositSignature).map((s) => s.signature);
+  if (sigs.length === 0) return [];
+  const txs = await view.transactionsMany(sigs);
+  const out = new Set<string>();
+  for (const tx of txs) {
+    if (!tx) return null;
+    const v = verdictOf(tx, { account: q.account, sender: '', native: q.native });
+    if (v && v.credited > 0n) for (const p of v.payers) out.add(p);
+  }
+  return [...out];
 }

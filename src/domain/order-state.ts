@@ -86,7 +86,8 @@ const NEXT: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   deposit_confirmed: ['swapping', 'sending', 'refunding', 'held'],
   swapping: ['sending', 'refunding', 'held'],
   sending: ['completed', 'refunding', 'held'],
-  refunding: ['refunded'],
+  // docs/spec.md §12: a refund is screened before it is sent; a blocked (or uncleared) sender holds it.
+  refunding: ['refunded', 'held'],
   // The operator's resolution (docs/spec.md §12): release, refund or freeze.
   held: ['deposit_confirmed', 'refunding', 'frozen'],
   frozen: [],

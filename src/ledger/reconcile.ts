@@ -3,6 +3,7 @@ import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { ledgerBalances } from '../store/settlement/ledger-balances.ts';
 import { ledgerMark } from '../store/settlement/ledger-mark.ts';
+import { HELD_FUNDS_ACCOUNT } from '../store/holds/fund-holds.ts';
 import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import { ChainView } from '../chain/chain-view.ts';
 
@@ -27,9 +28,9 @@ export interface ReconcileReport {
   consistent: boolean;
   /**
    * docs/spec.md §12: of what Hush holds, what operators froze (held orders' deposits kept, per asset);
-   * part of ledgerTotal, never free to pay out.
+   * part of ledgerTotal, never free to pay out; `held`: late funds screening held, awaiting the operator (issue 49).
    */
-  assets: { assetId: string; ok: boolean; ledgerTotal: string; chainTotal: string; frozen: string; mismatches: ReconcileLine[] }[];
+  assets: { assetId: string; ok: boolean; ledgerTotal: string; chainTotal: string; frozen: string; held: string; mismatches: ReconcileLine[] }[];
 }
 
 /**
@@ -66,7 +67,7 @@ async function reconcileOnce(db: Db, chain: SolanaChain, treasury: TreasuryWalle
     const onChain = c.native ? (b?.lamports ?? 0n) : (b?.tokenAmount ?? 0n);
     const inLedger = ledger.get(`${c.account}|${c.assetId}`) ?? 0n;
     let entry = byAsset.get(c.assetId);
-    if (!entry) byAsset.set(c.assetId, (entry = { assetId: c.assetId, ok: true, ledgerTotal: '0', chainTotal: '0', frozen: (-(ledger.get(`${FROZEN_ACCOUNT}|${c.assetId}`) ?? 0n)).toString(), mismatches: [] }));
+    if (!entry) byAsset.set(c.assetId, (entry = { assetId: c.assetId, ok: true, ledgerTotal: '0', chainTotal: '0', frozen: (-(ledger.get(`${FROZEN_ACCOUNT}|${c.assetId}`) ?? 0n)).toString(), held: (-(ledger.get(`${HELD_FUNDS_ACCOUNT}|${c.assetId}`) ?? 0n)).toString(), mismatches: [] }));
     entry.ledgerTotal = (BigInt(entry.ledgerTotal) + inLedger).toString();
     entry.chainTotal = (BigInt(entry.chainTotal) + onChain).toString();
     if (onChain !== inLedger) {

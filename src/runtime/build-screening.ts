@@ -24,6 +24,8 @@ export async function buildScreening(config: HushConfig, log: Log, alert: AlertF
       ? new ListProvider(config.screeningLists, {
           skipped: (list, line, message) => log(`screening: ${list} line ${line} skipped: ${message}`),
           unreadable: (list, e) => alert('screening_list_unreadable', { list, error: e.message }, `screening: ${list} cannot be read; its last good version stays in use`),
+          shrunk: (list, kept, parsed) =>
+            alert('screening_list_shrunk', { list, kept, parsed }, `screening: ${list} now parses to ${parsed} addresses, fewer than half of the ${kept} in use; the last good version stays in use (check the file; a restart accepts it)`),
           loaded: (l) => log(`screening: loaded ${l.name} (${l.addresses.size} SOL addresses, version ${l.version})`),
         })
       : null;

@@ -34,6 +34,10 @@ export class ProviderScreening implements Screening {
     return error ?? { result: 'clear' };
   }
 
+  checkEach(addresses: readonly string[]): Promise<ScreeningVerdict[]> {
+    return Promise.all(addresses.map((a) => this.one(a)));
+  }
+
   private async one(address: string): Promise<ScreeningVerdict> {
     const listed = this.lists ? await this.lists.check(address) : { result: 'clear' as const };
     if (listed.result !== 'clear' || !this.http) return listed;

@@ -4,7 +4,7 @@ import { isAddress } from '@solana/kit';
  * docs/spec.md §12 list files, in the forms an operator has at hand: the OFAC SDN list as published
  * (sdn.csv, whose remarks carry `Digital Currency Address - SOL <address>;`, and sdn.xml, whose
  * `<idType>Digital Currency Address - SOL</idType>` is followed by `<idNumber>`), or one address a line
- * (`#` starts a comment). Only SOL entries are kept: an address of another chain cannot name a Solana
+ * (`#` starts a comment); which form a file is comes from its name or a declared header (listForm). Only SOL entries are kept: an address of another chain cannot name a Solana
  * wallet. A malformed entry is reported with its line number and skipped; it never fails the file.
  */
 
@@ -17,10 +17,26 @@ export interface ParsedList {
 const CSV_ENTRY = /Digital Currency Address - SOL\s+([^;"\s]*)/g;
 const XML_ENTRY = /<idType>\s*Digital Currency Address - SOL\s*<\/idType>\s*<idNumber>\s*([^<]*?)\s*<\/idNumber>/g;
 
-export function parseList(text: string): ParsedList {
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('<')) return fromPattern(text, XML_ENTRY, 'ofac_xml');
-  if (text.includes('Digital Currency Address')) return fromPattern(text, CSV_ENTRY, 'ofac_csv');
+/**
+ * The form a file declares: its extension (`.csv`, `.xml`), an XML declaration, or a first line
+ * `# hush-list: ofac-csv | ofac-xml | plain`; anything else is a plain list. Never guessed from the
+ * content's text: a comment naming "Digital Currency Address" in a plain list once made it parse as CSV
+ * and empty the list (issue 49).
+ */
+export function listForm(name: string, text: string): ParsedList['form'] {
+  const declared = /^#\s*hush-list:\s*(ofac-csv|ofac-xml|plain)\s*$/.exec(text.split(/\r?\n/, 1)[0] ?? '');
+  if (declared) return declared[1] === 'ofac-csv' ? 'ofac_csv' : declared[1] === 'ofac-xml' ? 'ofac_xml' : 'plain';
+  const ext = /\.([a-z]+)$/i.exec(name)?.[1]?.toLowerCase();
+  if (ext === 'csv') return 'ofac_csv';
+  if (ext === 'xml' || text.trimStart().startsWith('<?xml')) return 'ofac_xml';
+  return 'plain';
+}
+
+/** A list file's addresses, in the form its name or header declares (listForm). */
+export function parseList(text: string, name: string): ParsedList {
+  const form = listForm(name, text);
+  if (form === 'ofac_xml') return fromPattern(text, XML_ENTRY, form);
+  if (form === 'ofac_csv') return fromPattern(text, CSV_ENTRY, form);
   return plain(text);
 }
 

@@ -23,17 +23,22 @@ export interface LoadedList {
 export interface ListEvents {
   skipped?(list: string, line: number, message: string): void;
   unreadable?(list: string, error: Error): void;
+  /** A reload that parsed to fewer than half the addresses of the set in use: refused (the last good set stays). */
+  shrunk?(list: string, kept: number, parsed: number): void;
   loaded?(list: LoadedList): void;
 }
 
 /**
  * docs/spec.md §12 lists provider: the operator's files of blocked addresses (HUSH_SCREENING_LISTS),
  * held in memory, answered without I/O. A file that cannot be read (at start or later) keeps its last
- * good content and alerts; a malformed line is reported and skipped.
+ * good content and alerts; a malformed line is reported and skipped; a reload parsing to fewer than half
+ * the addresses in use keeps the last good set and alerts (a restart accepts a list that truly shrank).
  */
 export class ListProvider implements ScreeningProvider {
   readonly name = 'lists';
   private readonly lists = new Map<string, LoadedList>();
+  /** Per path, the stamp of a content refused as shrunk: not read (nor alerted) again until it changes. */
+  private readonly refused = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -73,10 +78,19 @@ export class ListProvider implements ScreeningProvider {
     try {
       const s = await stat(path);
       const stamp = `${s.mtimeMs}:${s.size}`;
-      if (this.lists.get(path)?.stamp === stamp) return;
+      const last = this.lists.get(path);
+      if (last?.stamp === stamp || this.refused.get(path) === stamp) return;
       const text = await readFile(path, 'utf8');
-      const parsed = parseList(text);
+      const parsed = parseList(text, name);
       for (const e of parsed.errors) this.events.skipped?.(name, e.line, e.message);
+      // A list that loses more than half its addresses at once is far likelier a broken file (a truncated
+      // download, a changed format) than a mass delisting: the last good set stays and the operator is told.
+      if (last && parsed.addresses.size * 2 < last.addresses.size) {
+        this.refused.set(path, stamp);
+        this.events.shrunk?.(name, last.addresses.size, parsed.addresses.size);
+        return;
+      }
+      this.refused.delete(path);
       const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
       const loadedAt = new Date().toISOString();
       const list: LoadedList = { name, path, hash, loadedAt, version: `${hash}@${loadedAt}`, addresses: parsed.addresses, stamp };

@@ -29,6 +29,8 @@ export interface Screening {
   readonly enabled: boolean;
   /** The first blocked verdict among the addresses, else the first error, else clear. */
   check(addresses: readonly string[]): Promise<ScreeningVerdict>;
+  /** Each address's own verdict, in order: a decision weighs every finding, not only the first (issue 49). */
+  checkEach(addresses: readonly string[]): Promise<ScreeningVerdict[]>;
   /** What /readyz and the log at start say about screening. */
   describe(): ScreeningDescription;
 }
@@ -44,5 +46,6 @@ export interface ScreeningDescription {
 export const SCREENING_OFF: Screening = {
   enabled: false,
   check: async () => ({ result: 'clear' }),
+  checkEach: async (addresses) => addresses.map(() => ({ result: 'clear' as const })),
   describe: () => ({ enabled: false, lists: [], http: null, onError: 'hold' }),
 };

@@ -64,9 +64,11 @@ export async function confirmFundedOrders(
   try {
     // docs/spec.md §12: screened again as the deposit confirms (outside the planning lock: a risk API may
     // take its timeout). A held order is confirmed like any other, paid nothing, then held.
-    const screened = await screenOrders(ctx, batch.orders, 'deposit');
+    // Each order's own deposit first: its payers are screened with the quoted three (docs/spec.md §12).
+    const found = await (origins ?? ctx.foreign.origins.find(batch.orders.map((o) => originQuery(ctx, o))));
+    const screened = await screenOrders(ctx, batch.orders, 'deposit', (o) => found.get((o as PayableOrder).depositAccount)?.payers ?? []);
     const recorded = await ctx.pools.exclusive(async () => {
-      const attributed = await attributeDeposits(ctx, batch, confirmed, origins);
+      const attributed = await attributeDeposits(ctx, batch, confirmed, Promise.resolve(found));
       return confirmThenPay(ctx, batch, confirmation(ctx, batch, attributed, confirmed, screened.holds));
     });
     await afterRecorded(ctx, batch, recorded, screened);

@@ -5,7 +5,7 @@ import type { OrderRecord } from '../store/orders-store.ts';
 import { insertReceipt } from '../store/receipts/insert-receipt.ts';
 import { publishReceiptKey } from '../store/receipts/receipt-keys.ts';
 import { unreceiptedOrders } from '../store/receipts/unreceipted-orders.ts';
-import { screeningResultFor } from '../store/screening-log-store.ts';
+import { screeningResultFor, type ScreeningLogEntry } from '../store/screening-log-store.ts';
 import type { ReceiptKey } from '../treasury/receipt-key.ts';
 import { RECEIPT_PASS_MS } from './timing.ts';
 
@@ -31,10 +31,21 @@ export function receiptDocument(o: OrderRecord, assets: AssetRegistry, screening
     refund: o.refund ? { signature: o.refund.signature, amount: o.refund.amount, reason: o.refund.reason } : null,
     createdAt: o.createdAt.toISOString(),
     finalAt: o.updatedAt.toISOString(),
-    screening: screening.map((e) => ({ stage: e.stage, result: e.result, at: e.at, list: e.list, version: e.version })),
+    // Issue 49: what the partner reads says clear or held, never which list, provider or version (the admin log keeps them).
+    screening: screening.map((e) => ({ stage: e.stage, result: partnerResult(e), at: e.at, list: null, version: null })),
     issuedAt: issuedAt.toISOString(),
     keyId,
   };
+}
+
+/**
+ * A screening decision as a partner may read it (docs/spec.md §12): `clear`, `held by screening`, or `not
+ * checked` (the provider did not answer and HUSH_SCREENING_ON_ERROR=allow let it pass); an operator's
+ * resolution as its action. Never the list, the provider or the version.
+ */
+export function partnerResult(e: Pick<ScreeningLogEntry, 'stage' | 'result' | 'reason'>): string {
+  if (e.stage === 'resolution' || e.result === 'clear') return e.result;
+  return e.result === 'error' && e.reason?.endsWith('(HUSH_SCREENING_ON_ERROR=allow)') ? 'not checked' : 'held by screening';
 }
 
 /**

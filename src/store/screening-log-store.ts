@@ -5,7 +5,7 @@ export interface ScreeningLogEntry {
   id: string;
   at: string;
   trackingId: string | null;
-  stage: 'quote' | 'deposit' | 'payout' | 'resolution';
+  stage: 'quote' | 'deposit' | 'payout' | 'refund' | 'late' | 'fee' | 'resolution';
   field: string | null;
   address: string | null;
   result: 'clear' | 'blocked' | 'error' | 'release' | 'refund' | 'freeze';
@@ -41,9 +41,28 @@ export async function recordScreenings(db: Queryable, entries: NewScreeningLogEn
   );
 }
 
-/** Whether an operator released this order from a hold: settlement then no longer holds it for what was found. */
-export async function releasedByOperator(db: Queryable, trackingId: string): Promise<boolean> {
-  const { rows } = await db.query(`SELECT 1 FROM screening_log WHERE tracking_id = $1 AND stage = 'resolution' AND result = 'release' LIMIT 1`, [trackingId]);
+/** A finding as the log keeps it: what was found, where (docs/spec.md §12). */
+export interface Finding {
+  field: string | null;
+  address: string | null;
+  list: string | null;
+  version: string | null;
+}
+
+/**
+ * Whether an operator's release covers this finding: a hold of this order for the same field, address, list
+ * and version, followed by a release. A release covers what it resolved, nothing else: a new address, another
+ * list, or a new version of the list holds again (issue 49: one release once exempted the order forever).
+ */
+export async function releaseCovers(db: Queryable, trackingId: string, f: Finding): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM screening_log h
+     WHERE h.tracking_id = $1 AND h.result IN ('blocked', 'error') AND h.stage <> 'resolution'
+       AND h.field IS NOT DISTINCT FROM $2 AND h.address IS NOT DISTINCT FROM $3 AND h.list IS NOT DISTINCT FROM $4 AND h.version IS NOT DISTINCT FROM $5
+       AND EXISTS (SELECT 1 FROM screening_log r WHERE r.tracking_id = h.tracking_id AND r.stage = 'resolution' AND r.result = 'release' AND r.id > h.id)
+     LIMIT 1`,
+    [trackingId, f.field, f.address, f.list, f.version],
+  );
   return rows.length > 0;
 }
 
@@ -57,8 +76,9 @@ export async function screenedAt(db: Queryable, trackingId: string, stage: 'depo
 export async function listScreeningLog(db: Queryable, opts: { limit?: number; beforeId?: string; trackingId?: string; address?: string } = {}): Promise<ScreeningLogEntry[]> {
   const { rows } = await db.query<ScreeningLogEntry>(
     `SELECT ${COLUMNS} FROM screening_log
-     WHERE ($1::bigint IS NULL OR id < $1::bigint) AND ($2::text IS NULL OR tracking_id = $2) AND ($4::text IS NULL OR address = $4)
-     ORDER BY id DESC LIMIT $3`,
+     WHERE ($1::bigint IS NULL OR screening_log.id < $1::bigint) AND ($2::text IS NULL OR tracking_id = $2) AND ($4::text IS NULL OR address = $4)
+     -- The column, not COLUMNS' text alias of it: as text, 10 sorts before 9 (issue 49).
+     ORDER BY screening_log.id DESC LIMIT $3`,
     [opts.beforeId ?? null, opts.trackingId ?? null, Math.min(Math.max(opts.limit ?? 100, 1), 1000), opts.address ?? null],
   );
   return rows;

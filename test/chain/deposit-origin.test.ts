@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DepositOrigins, type OriginQuery } from '../../src/chain/deposit-origin.ts';
+import { DepositOrigins, payersOf, type OriginQuery } from '../../src/chain/deposit-origin.ts';
 import type { LandedTransaction } from '../../src/chain/chain-view.ts';
 
 const SENDER = 'Sender1111111111111111111111111111111111111';
@@ -45,11 +45,11 @@ describe('deposit origins', () => {
     const origins = new DepositOrigins(view);
     origins.saw(ACCOUNT, 'dep');
     const found = await origins.find([Q]);
-    assert.deepEqual(found.get(ACCOUNT), { signature: 'dep', amount: 7n });
+    assert.deepEqual(found.get(ACCOUNT), { signature: 'dep', amount: 7n, payers: [SENDER] });
     assert.equal(calls.histories, 0);
     assert.deepEqual(calls.transactions, ['dep']);
     // Memoized: looked up again, nothing is read.
-    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'dep', amount: 7n });
+    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'dep', amount: 7n, payers: [SENDER] });
     assert.deepEqual(calls.transactions, ['dep']);
   });
 
@@ -58,7 +58,7 @@ describe('deposit origins', () => {
     const origins = new DepositOrigins(view);
     origins.saw(ACCOUNT, 'dep');
     const found = await origins.find([Q]);
-    assert.deepEqual(found.get(ACCOUNT), { signature: 'dep', amount: 7n });
+    assert.deepEqual(found.get(ACCOUNT), { signature: 'dep', amount: 7n, payers: [SENDER] });
     assert.equal(calls.histories, 1);
     // The noted one is read once (memoized for the history path), the stranger's once.
     assert.deepEqual(calls.transactions.sort(), ['dep', 'first']);
@@ -68,7 +68,7 @@ describe('deposit origins', () => {
     const { view } = fakeView({ older: transfer(SENDER, 0n, 3n), newer: transfer(SENDER, 3n, 10n) }, ['newer', 'older']);
     const origins = new DepositOrigins(view);
     origins.saw(ACCOUNT, 'newer');
-    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'older', amount: 3n });
+    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'older', amount: 3n, payers: [SENDER] });
   });
 
   test('a noted stranger’s transaction is never the deposit: with only it in the history, there is none', async () => {
@@ -90,9 +90,9 @@ describe('deposit origins', () => {
     assert.equal((await origins.find([Q])).get(ACCOUNT), undefined);
     assert.equal(calls.histories, 0);
     clock += 1;
-    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'dep', amount: 5n });
+    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'dep', amount: 5n, payers: [SENDER] });
     assert.deepEqual(calls.transactions, ['gone', 'gone', 'gone', 'dep']);
-    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'dep', amount: 5n });
+    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'dep', amount: 5n, payers: [SENDER] });
     assert.deepEqual(calls.transactions, ['gone', 'gone', 'gone', 'dep']);
     assert.equal(calls.histories, 2);
   });
@@ -102,7 +102,7 @@ describe('deposit origins', () => {
     const origins = new DepositOrigins(view);
     origins.saw(ACCOUNT, 'gone');
     origins.saw(ACCOUNT, 'dep');
-    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'dep', amount: 5n });
+    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'dep', amount: 5n, payers: [SENDER] });
     assert.equal(calls.histories, 0);
   });
 
@@ -110,7 +110,7 @@ describe('deposit origins', () => {
     const { view, calls } = fakeView({}, []);
     const origins = new DepositOrigins(view);
     origins.judge('hinted', Q, transfer(SENDER, 0n, 9n));
-    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'hinted', amount: 9n });
+    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'hinted', amount: 9n, payers: [SENDER] });
     assert.equal(calls.histories, 0);
     assert.deepEqual(calls.transactions, []);
   });
@@ -129,7 +129,23 @@ describe('deposit origins', () => {
     origins.saw(ACCOUNT, 'dep');
     await assert.rejects(origins.find([Q]), /rpc down/);
     fail = false;
-    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'dep', amount: 4n });
+    assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'dep', amount: 4n, payers: [SENDER] });
     assert.equal(calls.histories, 1, 'only the failed attempt read the history');
+  });
+});
+
+describe('issue 49: the payers of a deposit', () => {
+  test('are every signer and the owner of every token account the transaction debited', () => {
+    const tx = {
+      transaction: { message: { accountKeys: [SENDER, 'CoSigner1111111111111111111111111111111111', ACCOUNT, 'PayerAta111111111111111111111111111111111'], header: { numRequiredSignatures: 2 } } },
+      meta: {
+        err: null,
+        preBalances: [1e9, 1e9, 0, 2e6],
+        postBalances: [1e9, 1e9, 2e6, 2e6],
+        preTokenBalances: [{ accountIndex: 3, owner: 'Delegator111111111111111111111111111111111', uiTokenAmount: { amount: '10' } }],
+        postTokenBalances: [{ accountIndex: 2, owner: 'DepositOwner11111111111111111111111111111', uiTokenAmount: { amount: '7' } }, { accountIndex: 3, owner: 'Delegator111111111111111111111111111111111', uiTokenAmount: { amount: '3' } }],
+      },
+    };
+    assert.deepEqual(payersOf(tx), [SENDER, 'CoSigner1111111111111111111111111111111111', 'Delegator111111111111111111111111111111111']);
   });
 });

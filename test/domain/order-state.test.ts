@@ -12,7 +12,7 @@ const TABLE: Record<OrderStatus, string> = {
   sending:           '0 0 0 0 0 1 0 1 0 1 1 0',
   completed:         '0 0 0 0 0 0 0 0 0 0 0 0',
   expired:           '0 0 0 0 0 0 0 0 0 0 0 0',
-  refunding:         '0 0 0 0 0 0 0 0 1 1 0 0',
+  refunding:         '0 0 0 0 0 0 0 0 1 1 1 0',
   refunded:          '0 0 0 0 0 0 0 0 0 0 0 0',
   failed:            '0 0 0 0 0 0 0 0 0 0 0 0',
   held:              '0 0 1 0 0 0 0 1 0 1 0 1',

@@ -24,7 +24,7 @@ describe('screening lists: parsing', () => {
       '36217,"OTHER","-0-","-0-","-0-","-0-","-0-","-0-","-0-","Digital Currency Address - ETH 0x7F367cC41522cE07553e823bf3be79A889DEbe1B"',
       '36218,"THIRD","-0-","-0-","-0-","-0-","-0-","-0-","-0-","Digital Currency Address - SOL notAnAddress0; Digital Currency Address - SOL ' + b + '"',
     ].join('\n');
-    const parsed = parseList(csv);
+    const parsed = parseList(csv, 'sdn.csv');
     assert.equal(parsed.form, 'ofac_csv');
     assert.deepEqual([...parsed.addresses].sort(), [a, b].sort());
     assert.deepEqual(parsed.errors, [{ line: 3, message: 'not a Solana address: "notAnAddress0"' }]);
@@ -41,7 +41,7 @@ describe('screening lists: parsing', () => {
     <id><uid>11</uid><idType>Digital Currency Address - SOL</idType><idNumber>0xnope</idNumber></id>
   </idList></sdnEntry>
 </sdnList>`;
-    const parsed = parseList(xml);
+    const parsed = parseList(xml, 'sdn.xml');
     assert.equal(parsed.form, 'ofac_xml');
     assert.deepEqual([...parsed.addresses], [a]);
     assert.deepEqual(parsed.errors, [{ line: 7, message: 'not a Solana address: "0xnope"' }]);
@@ -49,7 +49,7 @@ describe('screening lists: parsing', () => {
 
   it('plain: one address a line, comments and blanks skipped, a malformed line reported by number', async () => {
     const [a, b] = [await newAddress(), await newAddress()];
-    const parsed = parseList(`# operator list\n${a}\n\n  ${b}  # trailing comment\nnot base58 !\n`);
+    const parsed = parseList(`# operator list\n${a}\n\n  ${b}  # trailing comment\nnot base58 !\n`, 'own.txt');
     assert.equal(parsed.form, 'plain');
     assert.deepEqual([...parsed.addresses].sort(), [a, b].sort());
     assert.deepEqual(parsed.errors, [{ line: 5, message: 'not a Solana address: "not base58 !"' }]);
@@ -101,5 +101,34 @@ describe('screening lists: the provider', () => {
     chmodSync(path, 0o000);
     await provider.refresh();
     assert.equal(provider.check(a).result, 'blocked');
+  });
+
+  it('issue 49: a comment naming "Digital Currency Address" in a plain list leaves it plain; a reload to fewer than half keeps the last good set and alerts', async () => {
+    const addresses = await Promise.all(Array.from({ length: 11 }, newAddress));
+    const path = join(dir, 'own-list.txt');
+    writeFileSync(path, `${addresses.join('\n')}\n`);
+    const shrunk: string[] = [];
+    const provider = new ListProvider([path], { shrunk: (list, kept, parsed) => shrunk.push(`${list}:${kept}->${parsed}`) });
+    await provider.refresh();
+    assert.equal(provider.loaded()[0]!.addresses.size, 11);
+
+    // The attack: one comment line, and the list used to parse as OFAC CSV, i.e. to nothing.
+    writeFileSync(path, `# Digital Currency Address list kept by compliance\n${addresses.join('\n')}\n`);
+    utimesSync(path, new Date(), new Date(Date.now() + 5000));
+    await provider.refresh();
+    assert.equal(provider.loaded()[0]!.addresses.size, 11, 'the comment changes nothing');
+    assert.equal(provider.check(addresses[3]!).result, 'blocked');
+
+    // A file whose content truly parses to a handful (a truncated download): refused, the set in use stays.
+    writeFileSync(path, `${addresses.slice(0, 3).join('\n')}\n`);
+    utimesSync(path, new Date(), new Date(Date.now() + 10_000));
+    await provider.refresh();
+    await provider.refresh();
+    assert.deepEqual(shrunk, ['own-list.txt:11->3'], 'alerted once per content');
+    assert.equal(provider.check(addresses[10]!).result, 'blocked', 'the last good set stays in use');
+    // A declared header decides the form of a file whose name does not.
+    const declared = parseList(`# hush-list: ofac-csv\n1,"X","Digital Currency Address - SOL ${addresses[0]};"\n`, 'feed.dat');
+    assert.equal(declared.form, 'ofac_csv');
+    assert.deepEqual([...declared.addresses], [addresses[0]]);
   });
 });

@@ -60,6 +60,10 @@ forEachEngine('reservations of open orders', (ctx) => {
     await orderIn(['deposit_detected', 'deposit_confirmed'], { source: b, destination: a, amountOut: 20n });
     assert.deepEqual(await reserved(), { a: 120n, b: 0n });
     assert.equal((await poolCommitments(ctx.db, 3600)).owed.get(a), 20n, 'only the funded order is owed; the unfunded one is held');
+    // Issue 49: an order held by screening still owes its amountOut (a release pays it): it is not free inventory.
+    await orderIn(['deposit_detected', 'deposit_confirmed', 'held'], { source: b, destination: a, amountOut: 30n });
+    assert.equal((await poolCommitments(ctx.db, 3600)).owed.get(a), 50n, 'a held order is owed');
+    await ctx.db.query(`UPDATE orders SET status = 'frozen' WHERE destination_asset_id = $1 AND status = 'held'`, [a]);
 
     // Sending in two parts: owed until each part is live; a dead part is owed again.
     const sending = await orderIn(['deposit_detected', 'deposit_confirmed', 'sending'], { source: b, destination: a, amountOut: 1_000n });

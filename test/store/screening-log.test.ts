@@ -30,6 +30,14 @@ forEachEngine('screening log', (ctx) => {
     assert.deepEqual(await screeningResultFor(ctx.db, 'trk_none'), []);
   });
 
+  it('issue 49: newest first by the numeric id, past 9 (ids 10 and on sort first)', async () => {
+    for (let i = 0; i < 12; i++) await recordScreening(ctx.db, { trackingId: OTHER, stage: 'deposit', address: `A${i}`, result: 'clear', actor: 'hush' });
+    const page = await listScreeningLog(ctx.db, { trackingId: OTHER, limit: 5 });
+    assert.deepEqual(page.map((e) => e.address), ['A11', 'A10', 'A9', 'A8', 'A7']);
+    const ids = (await listScreeningLog(ctx.db)).map((e) => BigInt(e.id));
+    assert.deepEqual(ids, [...ids].sort((a, b) => (a > b ? -1 : 1)));
+  });
+
   it('refuses an unknown stage or result', async () => {
     await assert.rejects(recordScreening(ctx.db, { stage: 'later' as never, result: 'clear', actor: 'hush' }));
     await assert.rejects(recordScreening(ctx.db, { stage: 'quote', result: 'maybe' as never, actor: 'hush' }));

@@ -148,7 +148,31 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     { schema: { ...hide, querystring: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$' })) }, { additionalProperties: false }) } },
     async (request) => {
       if (!admin.holds) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
-      return { success: true, holds: await admin.holds(request.query.limit === undefined ? undefined : Number(request.query.limit)) };
+      const limit = request.query.limit === undefined ? undefined : Number(request.query.limit);
+      // Held orders, then (issue 49) held late funds and fee recipients, each with the order it reached.
+      return { success: true, holds: await admin.holds(limit), fundHolds: (await admin.fundHolds?.(limit)) ?? [] };
+    },
+  );
+  app.post(
+    '/holds/:holdId/resolve',
+    {
+      schema: {
+        ...hide,
+        params: Type.Object({ holdId: Type.String({ pattern: '^[1-9][0-9]{0,18}$' }) }),
+        body: Type.Object(
+          {
+            action: Type.Union([Type.Literal('release'), Type.Literal('refund'), Type.Literal('freeze')]),
+            note: Type.String({ minLength: 1, maxLength: 500 }),
+            operator: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[!-~ ]+$' })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      if (!admin.resolveFundHold) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
+      const { action, note, operator } = request.body;
+      return { success: true, ...(await admin.resolveFundHold(request.params.holdId, action, note, `operator:${operator ?? 'admin-api'}`)) };
     },
   );
   app.post(

@@ -47,11 +47,11 @@ const ReceiptDocument = Type.Object(
     finalAt: Str('When it became final'),
     screening: Type.Array(
       Type.Object({
-        stage: Str('deposit, payout or resolution'),
-        result: Str('clear, blocked or error; for a resolution: release, refund or freeze'),
-        at: Str('When'),
-        list: NullableStr('The list or provider that decided (blocked or error only)'),
-        version: NullableStr("The list's version (its content hash and when it was loaded)"),
+        stage: Str('deposit, payout, refund or resolution'),
+        result: Str('clear, held by screening, or not checked (the provider did not answer and the operator lets such checks pass); for a resolution: release, refund or freeze'),
+        at: Str('When it was checked'),
+        list: NullableStr('Always null: a receipt never names a list or a provider (receipts signed before 2026-11-25 may)'),
+        version: NullableStr('Always null (receipts signed before 2026-11-25 may carry a version)'),
       }),
       { description: 'What the order screened as when its deposit confirmed and before its payout, and any operator resolution; empty when screening was off' },
     ),

@@ -12,13 +12,13 @@ import { sweepOfAccount } from '../../store/settlement/sweep-of-account.ts';
 import { WRAPPED_SOL_RESERVE } from '../../domain/reserves.ts';
 import type { SettlementContext } from '../context.ts';
 import { runStep, type Step } from '../step.ts';
-import { replaceDeadLateRefunds, retryLateRefunds, type LateRefundsDeps } from './late-refunds.ts';
+import { refundReleasedLateFunds, replaceDeadLateRefunds, retryLateRefunds, type LateRefundsDeps, type RefundLateDeps } from './late-refunds.ts';
 import { StrayWatch } from './stray-funds.ts';
 
 /** What sweeping late funds touches. */
 export type SweepLateDeps = Pick<SettlementContext, 'db' | 'view' | 'asset' | 'treasury' | 'chain' | 'shape' | 'outbox' | 'log'>;
 /** What a late-deposit pass touches: the late sweeps, and the late refunds it retries or replaces. */
-export type LateDepositsDeps = SweepLateDeps & LateRefundsDeps;
+export type LateDepositsDeps = SweepLateDeps & LateRefundsDeps & RefundLateDeps;
 
 /** Finished orders a late-deposit pass reads: this many most recently finished, and this many more in rotation. */
 const LATE_PER_PART = 100;
@@ -57,6 +57,7 @@ export class LateDeposits implements Step<LateDepositsDeps, Candidate[], LateRea
     // A failed read only delays those owners to the next rotation; the refunds below still run.
     await this.strays.scanTokens().catch((e: unknown) => ctx.log({ err: e }, 'stray token account read failed'));
     await retryLateRefunds(ctx);
+    await refundReleasedLateFunds(ctx);
     await replaceDeadLateRefunds(ctx);
     return found;
   }

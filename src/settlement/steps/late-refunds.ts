@@ -10,9 +10,40 @@ import { unrefundedLateSweeps } from '../../store/settlement/unrefunded-late-swe
 import type { SettlementContext } from '../context.ts';
 import { cannotReceiveSol, type SolReadDeps } from './refund.ts';
 import { replacePart, type ReplacePartDeps } from './replace-dead-parts.ts';
+import type { ScreenDeps } from './screen-orders.ts';
+import { creditorsOf } from '../../chain/deposit-origin.ts';
+import { fundReleaseCovers, HELD_FUNDS_ACCOUNT, holdLateFunds, lateFundsDue, markLateFundsRefunded, type FundHoldFinding } from '../../store/holds/fund-holds.ts';
+import { recordMovement } from '../../store/settlement/record-movements.ts';
+import type { OrderRecord } from '../../store/orders-store.ts';
+import type { SweepItemRecord } from '../../store/settlement/chain-tx.ts';
 
 /** What planning a landed sweep's late refunds touches. */
-export type RefundLateDeps = SolReadDeps & Pick<SettlementContext, 'db' | 'pools' | 'alert' | 'outbox'>;
+export type RefundLateDeps = SolReadDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'pools' | 'alert' | 'outbox'>;
+
+/** A late item's hold subject: the sweep that took the funds and the order they reached. */
+const lateSubject = (sweepSignature: string, orderId: string) => `${sweepSignature}:${orderId}`;
+
+/**
+ * docs/spec.md §12, funds outside an order: screened like a deposit — every payer of what reached the
+ * deposit account besides the deposit, and the sender their refund would go to. Blocked, or unanswered under
+ * HUSH_SCREENING_ON_ERROR=hold: the finding (issue 49: such funds were refunded unscreened, in both
+ * directions). Null when the sources cannot be read yet (the sweep stays unmarked; a later pass asks again).
+ */
+async function lateFinding(ctx: RefundLateDeps, sweep: ChainTxOf<'sweep'>, item: SweepItemRecord, order: OrderRecord): Promise<FundHoldFinding | 'clear' | null> {
+  if (!ctx.screening.enabled) return 'clear';
+  const sources = await creditorsOf(ctx.view, { account: item.depositAccount, native: ctx.asset(sweep.assetId).native }, order.deposit?.signature ?? null).catch(() => null);
+  if (sources === null) return null;
+  const parties: [string, string][] = [['senderAddress', order.sender], ...sources.filter((a) => a !== order.sender).map((a): [string, string] => ['lateFundsPayer', a])];
+  const verdicts = await ctx.screening.checkEach(parties.map(([, a]) => a));
+  const findings = verdicts.flatMap((v, i): FundHoldFinding[] =>
+    v.result === 'clear' || (v.result === 'error' && ctx.config.screeningOnError === 'allow')
+      ? []
+      : [{ stage: 'late', result: v.result, field: parties[i]![0], address: v.address, list: v.list, version: v.result === 'blocked' ? v.version : null, reason: v.reason }],
+  );
+  findings.sort((a, b) => (a.result === b.result ? 0 : a.result === 'blocked' ? -1 : 1));
+  for (const f of findings) if (!(await fundReleaseCovers(ctx.db, 'late', lateSubject(sweep.signature, item.orderId), f))) return f;
+  return 'clear';
+}
 /** What the late-deposit pass's refund work touches (retries go through the runner's refundLate hook). */
 export type LateRefundsDeps = ReplacePartDeps & Pick<SettlementContext, 'db' | 'alerted' | 'alert' | 'refundLate'>;
 
@@ -29,6 +60,14 @@ export async function refundLate(ctx: RefundLateDeps, sweep: ChainTxOf<'sweep'>)
   if (items.length === 0) return;
   // Read before the database transaction (no transaction waits on the RPC): which SOL refunds cannot land.
   const unpayable = new Set<string>();
+  const holds = new Map<string, FundHoldFinding>();
+  for (const item of items) {
+    const order = await getOrderById(ctx.db, item.orderId);
+    if (!order) continue;
+    const f = await lateFinding(ctx, sweep, item, order);
+    if (f === null) return;
+    if (f !== 'clear') holds.set(item.orderId, f);
+  }
   if (ctx.asset(sweep.assetId).native) {
     for (const item of items) {
       const order = await getOrderById(ctx.db, item.orderId);
@@ -45,6 +84,14 @@ export async function refundLate(ctx: RefundLateDeps, sweep: ChainTxOf<'sweep'>)
         for (const item of items) {
           const order = await getOrderById(tx, item.orderId);
           if (!order) continue;
+          const held = holds.get(item.orderId);
+          if (held) {
+            // Nothing moves to or from a listed address: the funds stay in the pool, booked apart, for the operator.
+            if (await holdLateFunds(tx, lateSubject(sweep.signature, item.orderId), order, BigInt(item.amount), held)) {
+              ctx.alert('late_funds_held', { trackingId: order.trackingId, amount: item.amount, field: held.field, result: held.result, list: held.list }, 'ALERT: screening held funds that reached a deposit account outside its order; resolve them (GET /admin/v1/holds)');
+            }
+            continue;
+          }
           const refund = BigInt(item.amount) - order.networkFee;
           if (refund <= 0n) {
             ctx.alert('late_deposit_unrefundable', { trackingId: order.trackingId, amount: item.amount }, 'ALERT: late deposit too small to refund; held in custody');
@@ -68,6 +115,37 @@ export async function refundLate(ctx: RefundLateDeps, sweep: ChainTxOf<'sweep'>)
       throw e;
     });
   await ctx.outbox.sendAll(wires);
+}
+
+/**
+ * Late funds an operator released or chose to refund (docs/spec.md §12): their refund to the order's sender,
+ * less the network fee, recorded with the reversal of their held booking in one database transaction.
+ */
+export async function refundReleasedLateFunds(ctx: RefundLateDeps): Promise<void> {
+  for (const h of await lateFundsDue(ctx.db)) {
+    const order = await getOrderById(ctx.db, h.orderId);
+    if (!order) continue;
+    const refund = h.amount - order.networkFee;
+    if (refund <= 0n || (await cannotReceiveSol(ctx, order.sourceAssetId, refund, order.sender))) continue;
+    const wires = await ctx.pools.exclusive(() =>
+      ctx.db.transaction(async (tx) => {
+        if (!(await markLateFundsRefunded(tx, h.id))) return [];
+        await recordMovement(tx, `held-released:${h.subject}`, 'held', [
+          { account: HELD_FUNDS_ACCOUNT, assetId: order.sourceAssetId, amount: h.amount },
+          { account: 'external:senders', assetId: order.sourceAssetId, amount: -h.amount },
+        ], order.id);
+        const planned = await ctx.pools.plan(order, 'refund', order.sourceAssetId, order.sender, refund, { late: true }, tx);
+        if (!planned) throw new LateRefundDeferred();
+        const sweepSignature = h.subject.slice(0, h.subject.lastIndexOf(':'));
+        if ((await insertChainTx(tx, { ...planned, meta: { ...planned.meta, part: 0, lateOf: sweepSignature } })) === null) throw new LateRefundDeferred();
+        return [planned.wire];
+      }),
+    ).catch((e: unknown) => {
+      if (e instanceof LateRefundDeferred) return [];
+      throw e;
+    });
+    await ctx.outbox.sendAll(wires);
+  }
 }
 
 /** Landed sweeps whose late refunds were never recorded (see refundLate), oldest first. */

@@ -10,12 +10,13 @@ import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { drawPayoutDue } from '../../ledger/deposit-confirmation.ts';
 import { startSwap, type SwapDeps } from './swap.ts';
-import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './screen-orders.ts';
+import { heldAt, type ScreenDeps } from './screen-orders.ts';
+import { payersOf } from '../../chain/deposit-origin.ts';
 
 /** What recording the payout due time touches. */
 export type RecordPayoutDueDeps = Pick<SettlementContext, 'db' | 'config'>;
 /** What the pay-or-refund step touches. */
-export type PayOrRefundDeps = RecordPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs'>;
+export type PayOrRefundDeps = RecordPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs' | 'view'>;
 
 /** The deposit on the ledger (idempotent: one movement per order). */
 export async function recordDeposit(ctx: Pick<SettlementContext, 'db'>, o: OrderRecord, amount: bigint): Promise<void> {
@@ -43,7 +44,12 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
   let from: 'deposit_confirmed' | 'swapping' = o.status === 'swapping' ? 'swapping' : 'deposit_confirmed';
   // Confirmed through the deposit hint (the API screens nothing): screened here, at the worker's first look, as
   // its deposit confirms (docs/spec.md §12); the worker's own confirmations left their decision in the log.
-  if (from === 'deposit_confirmed' && ctx.screening.enabled && !(await screenedAt(ctx.db, o.trackingId, 'deposit')) && (await held(ctx, o, from, 'deposit'))) return {};
+  if (from === 'deposit_confirmed' && ctx.screening.enabled && !(await screenedAt(ctx.db, o.trackingId, 'deposit'))) {
+    // Its payers too (docs/spec.md §12): the deposit's transaction, read once; unreadable, the next look asks again.
+    const [tx] = o.deposit ? await ctx.view.transactionsMany([o.deposit.signature]).catch(() => [undefined]) : [null];
+    if (tx === undefined) return { delayMs: 2000 };
+    if (await heldAt(ctx, o, from, 'deposit', tx ? payersOf(tx) : [])) return {};
+  }
   if (from === 'deposit_confirmed' && o.sourceAssetId !== o.destinationAssetId) {
     const swap = await startSwap(ctx, o);
     if (swap === 'refund') return { delayMs: 0 };
@@ -54,7 +60,7 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
   if (dueAt === null) return { at: await recordPayoutDue(ctx, o, new Date(o.deposit?.confirmedAt ?? Date.now())) };
   if (dueAt.getTime() > Date.now()) return { at: dueAt };
   // Before a payout is sent: lists change while a privacy delay holds it.
-  if (await held(ctx, o, from, 'payout')) return {};
+  if (await heldAt(ctx, o, from, 'payout')) return {};
   const { planned, ok } = await ctx.payouts.record(o, from);
   if (!planned) return { delayMs: 5000 };
   if (!ok) return { delayMs: 0 };
@@ -62,19 +68,4 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
   await ctx.outbox.sendAll([planned.wire]);
   faultPoint('payout-sent');
   return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
-}
-
-/**
- * Screens the order at `stage` and holds it when screening says so (docs/spec.md §12). True whenever it must
- * not go on, held now or not (a lost compare-and-set: another step moved it; the next look decides).
- */
-async function held(ctx: ScreenDeps, o: OrderRecord, from: 'deposit_confirmed' | 'swapping', stage: 'deposit' | 'payout'): Promise<boolean> {
-  const { holds, passed } = await screenOrders(ctx, [o], stage);
-  const v = holds.get(o.id);
-  if (v === undefined) {
-    await recordDecisions(ctx, passed, [o.id]);
-    return false;
-  }
-  await holdOrderForScreening(ctx, o, from, v);
-  return true;
 }

@@ -7,11 +7,12 @@ import { cannotReceiveSol as solCannotLand, needsRecipientLamports, refundPlan }
 import { faultPoint } from '../outbox.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
+import { heldAt, type ScreenDeps } from './screen-orders.ts';
 
 /** What reading whether an address can receive SOL needs. */
 export type SolReadDeps = Pick<SettlementContext, 'view' | 'asset'>;
 /** What the refund step touches. */
-export type RefundDeps = SolReadDeps & Pick<SettlementContext, 'db' | 'alert' | 'pools' | 'outbox' | 'workerId' | 'leaseSeconds' | 'slotMs'>;
+export type RefundDeps = SolReadDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'alert' | 'pools' | 'outbox' | 'workerId' | 'leaseSeconds' | 'slotMs'>;
 
 /** An address's lamports at `confirmed`. */
 export async function lamportsOf(ctx: Pick<SettlementContext, 'view'>, address: string): Promise<bigint> {
@@ -46,6 +47,9 @@ export async function startRefund(ctx: RefundDeps, o: OrderRecord): Promise<Next
     ctx.alert('refund_below_rent', { trackingId: o.trackingId, amount: plan.amount.toString() }, "ALERT: refund below a wallet's rent to a sender holding no SOL cannot land; held in custody");
     return {};
   }
+  // docs/spec.md §12: no refund to a blocked sender, nor to one that could not be screened under
+  // HUSH_SCREENING_ON_ERROR=hold (issue 49: a provider answering 500 let one through): held for the operator.
+  if (await heldAt(ctx, o, 'refunding', 'refund')) return {};
   const { planned, ok } = await ctx.pools.exclusive(async () => {
     const planned = await ctx.pools.plan(o, 'refund', o.sourceAssetId, o.sender, plan.amount);
     if (!planned) return { planned, ok: false };

@@ -1,6 +1,7 @@
 import type { OrderRecord } from '../../store/orders-store.ts';
 import { holdForScreening, type HoldableStatus, type HoldVerdict } from '../../store/settlement/hold-for-screening.ts';
-import { recordScreenings, releasedByOperator, type NewScreeningLogEntry } from '../../store/screening-log-store.ts';
+import { recordScreenings, releaseCovers, type NewScreeningLogEntry } from '../../store/screening-log-store.ts';
+import type { ScreeningVerdict } from '../../screening/screening-port.ts';
 import type { SettlementContext } from '../context.ts';
 
 /** What screening an order touches: the port, the failure policy, the store (log, resolutions). */
@@ -8,42 +9,64 @@ export type ScreenDeps = Pick<SettlementContext, 'screening' | 'config' | 'db' |
 
 type Screenable = Pick<OrderRecord, 'id' | 'trackingId' | 'sender' | 'recipient' | 'feeRecipient'>;
 
+/** One address an order's funds come from or go to, and the field it is named by in the log. */
+export type Party = readonly [field: string, address: string];
+
+/** The parties screened at a stage: the quoted three, plus (deposit) every payer of the deposit. */
+export function partiesOf(o: Screenable, stage: HoldVerdict['stage'], payers: readonly string[] = []): Party[] {
+  if (stage === 'refund') return [['senderAddress', o.sender]];
+  const parties: Party[] = [['senderAddress', o.sender], ['recipientAddress', o.recipient]];
+  if (o.feeRecipient) parties.push(['feeRecipientAddress', o.feeRecipient]);
+  for (const p of payers) if (!parties.some(([, a]) => a === p)) parties.push(['depositPayer', p]);
+  return parties;
+}
+
+/** A non-clear verdict as a finding of `stage` (blocked, or error). */
+function findingOf(stage: HoldVerdict['stage'], field: string, v: Exclude<ScreeningVerdict, { result: 'clear' }>): HoldVerdict {
+  return { stage, result: v.result, field, address: v.address, list: v.list, version: v.result === 'blocked' ? v.version : null, reason: v.reason };
+}
+
 /**
- * docs/spec.md §12, when a deposit confirms (`deposit`) and before a payout is sent (`payout`): each order's
- * sender, recipient and fee recipient screened again (lists change after a quote). Returns the orders to
- * hold: blocked, or unanswered under HUSH_SCREENING_ON_ERROR=hold; an order an operator released is not
- * held again for the same finding. The decisions that pass come back for the log (the receipt reads it):
- * the caller writes those of the orders it went on with (recordDecisions), so a batch that loses its claim on
- * an order logs nothing for it. Screening off: nothing is read.
+ * docs/spec.md §12, when a deposit confirms (`deposit`: the quoted three and every payer of the deposit),
+ * before a payout is sent (`payout`) and before a refund is sent (`refund`: the sender). Every party gets
+ * its own verdict, and every finding weighs: one an operator's release covers (releaseCovers) passes, one
+ * it does not holds — so a release never exempts the order from a new finding. Returns the orders to hold
+ * (blocked, or unanswered under HUSH_SCREENING_ON_ERROR=hold) with the first uncovered finding (blocked
+ * before error). The decisions that pass come back for the log (the receipt reads it): the caller writes
+ * those of the orders it went on with (recordDecisions), so a batch that loses its claim on an order logs
+ * nothing for it. Screening off: nothing is read.
  */
-export async function screenOrders(ctx: ScreenDeps, orders: readonly Screenable[], stage: HoldVerdict['stage']): Promise<{ holds: Map<string, HoldVerdict>; passed: Map<string, NewScreeningLogEntry> }> {
+export async function screenOrders(
+  ctx: ScreenDeps,
+  orders: readonly Screenable[],
+  stage: HoldVerdict['stage'],
+  payers?: (o: Screenable) => readonly string[],
+): Promise<{ holds: Map<string, HoldVerdict>; passed: Map<string, NewScreeningLogEntry> }> {
   const holds = new Map<string, HoldVerdict>();
   const passed = new Map<string, NewScreeningLogEntry>();
   if (!ctx.screening.enabled || orders.length === 0) return { holds, passed };
   await Promise.all(
     orders.map(async (o) => {
-      const parties: [string, string][] = [['senderAddress', o.sender], ['recipientAddress', o.recipient]];
-      if (o.feeRecipient) parties.push(['feeRecipientAddress', o.feeRecipient]);
-      const v = await ctx.screening.check(parties.map(([, a]) => a));
-      if (v.result === 'clear') return void passed.set(o.id, { trackingId: o.trackingId, stage, result: 'clear', actor: ctx.workerId });
-      const field = parties.find(([, a]) => a === v.address)?.[0] ?? null;
-      const verdict: HoldVerdict = {
-        stage,
-        result: v.result,
-        field,
-        address: v.address,
-        list: v.list,
-        version: v.result === 'blocked' ? v.version : null,
-        reason: v.reason,
-      };
-      if (v.result === 'error' && ctx.config.screeningOnError === 'allow') {
-        return void passed.set(o.id, { trackingId: o.trackingId, stage, result: 'error', field, address: v.address, list: v.list, reason: `${v.reason}; passed (HUSH_SCREENING_ON_ERROR=allow)`, actor: ctx.workerId });
+      const parties = partiesOf(o, stage, payers?.(o));
+      const verdicts = await ctx.screening.checkEach(parties.map(([, a]) => a));
+      const findings = verdicts.flatMap((v, i) => (v.result === 'clear' ? [] : [findingOf(stage, parties[i]![0], v)]));
+      if (findings.length === 0) return void passed.set(o.id, { trackingId: o.trackingId, stage, result: 'clear', actor: ctx.workerId });
+      // Blocked first: an error is reported only when nothing blocked.
+      findings.sort((a, b) => (a.result === b.result ? 0 : a.result === 'blocked' ? -1 : 1));
+      let passing: NewScreeningLogEntry | null = null;
+      for (const f of findings) {
+        if (f.result === 'error' && ctx.config.screeningOnError === 'allow') {
+          passing ??= { trackingId: o.trackingId, stage, result: 'error', field: f.field, address: f.address, list: f.list, reason: `${f.reason}; passed (HUSH_SCREENING_ON_ERROR=allow)`, actor: ctx.workerId };
+          continue;
+        }
+        // An operator looked at this very finding and released the order: it passes (the finding stays in the log).
+        if (await releaseCovers(ctx.db, o.trackingId, f)) {
+          passing ??= { trackingId: o.trackingId, stage, result: f.result, field: f.field, address: f.address, list: f.list, version: f.version, reason: `${f.reason}; released by an operator`, actor: ctx.workerId };
+          continue;
+        }
+        return void holds.set(o.id, f);
       }
-      // An operator looked at this order and released it: settlement goes on (the finding stays in the log).
-      if (await releasedByOperator(ctx.db, o.trackingId)) {
-        return void passed.set(o.id, { trackingId: o.trackingId, stage, result: v.result, field, address: v.address, list: v.list, reason: `${v.reason}; released by an operator`, actor: ctx.workerId });
-      }
-      holds.set(o.id, verdict);
+      passed.set(o.id, passing!);
     }),
   );
   return { holds, passed };
@@ -62,4 +85,19 @@ export async function holdOrderForScreening(ctx: ScreenDeps, o: Pick<OrderRecord
     ctx.alert('order_held', { trackingId: o.trackingId, stage: v.stage, result: v.result, field: v.field, list: v.list }, 'ALERT: screening held an order; resolve it with POST /admin/v1/orders/{trackingId}/resolve');
   }
   return held;
+}
+
+/**
+ * Screens the order at `stage` and holds it when screening says so (docs/spec.md §12). True whenever it must
+ * not go on, held now or not (a lost compare-and-set: another step moved it; the next look decides).
+ */
+export async function heldAt(ctx: ScreenDeps, o: Screenable, from: HoldableStatus, stage: HoldVerdict['stage'], payers: readonly string[] = []): Promise<boolean> {
+  const { holds, passed } = await screenOrders(ctx, [o], stage, () => payers);
+  const v = holds.get(o.id);
+  if (v === undefined) {
+    await recordDecisions(ctx, passed, [o.id]);
+    return false;
+  }
+  await holdOrderForScreening(ctx, o, from, v);
+  return true;
 }

@@ -19,7 +19,9 @@ export async function startSwap(ctx: SwapDeps, o: OrderRecord): Promise<'swapped
   if (!ctx.swaps) return 'wait';
   const net = o.amountIn - o.serviceFee - o.partnerFee - o.networkFee;
   const drift = ctx.config.swapMaxDriftBps;
-  if (drift !== null) {
+  // A swap already booked (an order held while swapping, then released by an operator) goes back to swapping
+  // at the rate it was booked at: a drift refund now would leave that booking in place.
+  if (drift !== null && !(await swapBooked(ctx, o))) {
     let liveOut: bigint;
     try {
       const p = ctx.swaps.pair(o.sourceAssetId, o.destinationAssetId);
@@ -39,4 +41,9 @@ export async function startSwap(ctx: SwapDeps, o: OrderRecord): Promise<'swapped
     return true;
   });
   return moved ? 'swapped' : 'wait';
+}
+
+async function swapBooked(ctx: SwapDeps, o: OrderRecord): Promise<boolean> {
+  const { rows } = await ctx.db.query(`SELECT 1 FROM ledger_entries WHERE movement = $1 LIMIT 1`, [`swap:${o.trackingId}`]);
+  return rows.length > 0;
 }

@@ -4,26 +4,29 @@ import { orderWriter } from '../order-transitions.ts';
 /** The operator's three answers to a hold (docs/spec.md §12), each an edge out of `held`. */
 export type HoldAction = 'release' | 'refund' | 'freeze';
 
-const TARGET = { release: 'deposit_confirmed', refund: 'refunding', freeze: 'frozen' } as const;
+/** Where each answer takes a held order; a release of one held before its refund goes back to `refunding`. */
+export const TARGET = { release: 'deposit_confirmed', refund: 'refunding', freeze: 'frozen' } as const;
 
 const WRITER = orderWriter('resolveHold', [['held', 'deposit_confirmed'], ['held', 'refunding'], ['held', 'frozen']]);
 
-const statements = new Map<HoldAction, string>();
+export type HoldTarget = 'deposit_confirmed' | 'refunding' | 'frozen';
 
-function resolveSql(action: HoldAction): string {
-  let sql = statements.get(action);
+const statements = new Map<string, string>();
+
+function resolveSql(action: HoldAction, to: HoldTarget): string {
+  let sql = statements.get(`${action}:${to}`);
   if (sql === undefined) {
     // Released: settlement goes on as if never held (no failure reason); refunded: the reason stays
     // `screening`, which the refund's status record shows. Both are due at once; frozen is final.
-    const set = { release: 'failure_reason = NULL, next_run_at = now()', refund: 'next_run_at = now()', freeze: '' }[action];
+    const set = to === 'frozen' ? '' : action === 'release' && to === 'deposit_confirmed' ? 'failure_reason = NULL, next_run_at = now()' : 'next_run_at = now()';
     sql = WRITER.sql({
-      route: ['held', TARGET[action]],
+      route: ['held', to],
       ...(set ? { set } : {}),
       where: 'o.id = $1',
       effects: `l AS (INSERT INTO screening_log (tracking_id, stage, result, actor, note)
                  SELECT u.tracking_id, 'resolution', '${action}', $2, $3 FROM u)`,
     });
-    statements.set(action, sql);
+    statements.set(`${action}:${to}`, sql);
   }
   return sql;
 }
@@ -32,7 +35,16 @@ function resolveSql(action: HoldAction): string {
  * One resolution of a held order, and its line in the screening log (who, the note), in one statement:
  * `held → deposit_confirmed | refunding | frozen`. False when the order is not held (already resolved).
  */
-export async function resolveHold(db: Queryable, id: string, action: HoldAction, actor: string, note: string): Promise<boolean> {
-  const { rows } = await db.query(resolveSql(action), [id, actor, note]);
+export async function resolveHold(db: Queryable, id: string, action: HoldAction, to: HoldTarget, actor: string, note: string): Promise<boolean> {
+  const { rows } = await db.query(resolveSql(action, to), [id, actor, note]);
   return rows.length > 0;
+}
+
+/** The stage of the decision that held the order (its latest blocked or unanswered one). */
+export async function heldAtStage(db: Queryable, trackingId: string): Promise<string | null> {
+  const { rows } = await db.query<{ stage: string }>(
+    `SELECT stage FROM screening_log WHERE tracking_id = $1 AND result IN ('blocked', 'error') ORDER BY id DESC LIMIT 1`,
+    [trackingId],
+  );
+  return rows[0]?.stage ?? null;
 }

@@ -4,7 +4,7 @@ import { orderWriter } from '../order-transitions.ts';
 
 /** What screening found, as the log keeps it (docs/spec.md §12). */
 export interface HoldVerdict {
-  stage: 'deposit' | 'payout';
+  stage: 'deposit' | 'payout' | 'refund';
   result: 'blocked' | 'error';
   field: string | null;
   address: string | null;
@@ -13,9 +13,9 @@ export interface HoldVerdict {
   reason: string | null;
 }
 
-export type HoldableStatus = Extract<OrderStatus, 'deposit_confirmed' | 'swapping' | 'sending'>;
+export type HoldableStatus = Extract<OrderStatus, 'deposit_confirmed' | 'swapping' | 'sending' | 'refunding'>;
 
-const WRITER = orderWriter('holdForScreening', [['deposit_confirmed', 'held'], ['swapping', 'held'], ['sending', 'held']]);
+const WRITER = orderWriter('holdForScreening', [['deposit_confirmed', 'held'], ['swapping', 'held'], ['sending', 'held'], ['refunding', 'held']]);
 
 const statements = new Map<HoldableStatus, string>();
 
@@ -36,7 +36,7 @@ function holdSql(from: HoldableStatus): string {
 }
 
 /**
- * `deposit_confirmed | swapping | sending → held` (`failureReason: screening`), before anything of the
+ * `deposit_confirmed | swapping | sending | refunding → held` (`failureReason: screening`), before anything of the
  * order is sent, with the decision in the screening log, in one statement: funds untouched, the order
  * parked for an operator. False when the order was no longer in `from`.
  */

@@ -23,6 +23,9 @@ export async function poolCommitments(db: Queryable, holdS = 0): Promise<PoolCom
        SELECT destination_asset_id AS asset_id, amount_out AS amount FROM orders
        WHERE status IN ${statusesSql('owesAmountOut')}
        UNION ALL
+       -- Late funds held by screening instead of refunded: owed back (or frozen) until the operator resolves them.
+       SELECT asset_id, amount FROM screening_holds WHERE kind = 'late' AND status IN ('held', 'refund_due')
+       UNION ALL
        SELECT o.destination_asset_id, o.amount_out - coalesce(sum(c.amount), 0) FROM orders o
        LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'payout' AND c.status IN ('pending', 'confirmed')
        WHERE o.status = 'sending' GROUP BY o.id

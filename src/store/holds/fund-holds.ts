@@ -1,0 +1,127 @@
+import type { Queryable } from '../db.ts';
+import { recordMovement } from '../settlement/record-movements.ts';
+
+/** The ledger account held late funds are booked on (negative as a liability), apart from what is owed back to senders. */
+export const HELD_FUNDS_ACCOUNT = 'held:screening';
+
+/**
+ * docs/spec.md §12 holds that are not an order's status (migration 023, `screening_holds`): late funds held
+ * instead of refunded (`late`), and a partner's fee recipient held (`fee`: its fees keep accruing). One open
+ * hold per subject; the operator's answers and the listing are here.
+ */
+export interface FundHold {
+  holdId: string;
+  kind: 'late' | 'fee';
+  subject: string;
+  trackingId: string | null;
+  assetId: string;
+  amount: string;
+  status: string;
+  heldAt: string;
+  decision: { stage: string; result: string; field: string | null; address: string | null; list: string | null; version: string | null; reason: string | null };
+}
+
+export interface FundHoldFinding {
+  stage: string;
+  result: 'blocked' | 'error';
+  field: string | null;
+  address: string | null;
+  list: string | null;
+  version: string | null;
+  reason: string | null;
+}
+
+/** Opens a fee recipient's hold (nothing when one is open already). True when this call opened it. */
+export async function holdFeeRecipient(db: Queryable, account: string, assetId: string, owed: bigint, f: FundHoldFinding): Promise<boolean> {
+  const { rows } = await db.query(
+    `INSERT INTO screening_holds (kind, subject, asset_id, amount, status, stage, result, field, address, list, version, reason)
+     VALUES ('fee', $1, $2, $3, 'held', $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (kind, subject) WHERE status IN ('held', 'refund_due') DO UPDATE SET amount = EXCLUDED.amount
+     RETURNING (xmax = 0) AS opened`,
+    [account, assetId, owed.toString(), f.stage, f.result, f.field, f.address, f.list, f.version, f.reason],
+  );
+  return (rows[0] as { opened?: boolean } | undefined)?.opened === true;
+}
+
+/** A fee recipient that screens clear again: its open hold ends (`cleared`), and it is paid as before. */
+export async function clearFeeHold(db: Queryable, account: string): Promise<void> {
+  await db.query(`UPDATE screening_holds SET status = 'cleared', resolved_at = now(), resolved_by = 'hush' WHERE kind = 'fee' AND subject = $1 AND status = 'held'`, [account]);
+}
+
+/** Whether an operator released this subject's hold for this very finding (address, list, version). */
+export async function fundReleaseCovers(db: Queryable, kind: 'late' | 'fee', subject: string, f: Pick<FundHoldFinding, 'address' | 'list' | 'version'>): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM screening_holds WHERE kind = $1 AND subject = $2 AND status IN ('released', 'refund_due', 'refunded')
+       AND address IS NOT DISTINCT FROM $3 AND list IS NOT DISTINCT FROM $4 AND version IS NOT DISTINCT FROM $5 LIMIT 1`,
+    [kind, subject, f.address, f.list, f.version],
+  );
+  return rows.length > 0;
+}
+
+/** Open fund holds, oldest first. */
+export async function listFundHolds(db: Queryable, limit = 100): Promise<FundHold[]> {
+  const { rows } = await db.query<FundHold>(
+    `SELECT id::text AS "holdId", kind, subject, tracking_id AS "trackingId", asset_id AS "assetId", amount::text AS amount, status,
+            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "heldAt",
+            json_build_object('stage', stage, 'result', result, 'field', field, 'address', address, 'list', list, 'version', version, 'reason', reason) AS decision
+       FROM screening_holds WHERE status = 'held' ORDER BY id LIMIT $1`,
+    [Math.min(Math.max(limit, 1), 1000)],
+  );
+  return rows;
+}
+
+export async function getFundHold(db: Queryable, id: string): Promise<FundHold | null> {
+  const { rows } = await db.query<FundHold>(
+    `SELECT id::text AS "holdId", kind, subject, tracking_id AS "trackingId", asset_id AS "assetId", amount::text AS amount, status,
+            created_at::text AS "heldAt", json_build_object('address', address) AS decision
+       FROM screening_holds WHERE id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/** The operator's answer to a fund hold, compare-and-set on `held`: false when it was resolved already. */
+export async function resolveFundHold(db: Queryable, id: string, to: 'released' | 'refund_due' | 'frozen', actor: string, note: string): Promise<boolean> {
+  const { rows } = await db.query(
+    `UPDATE screening_holds SET status = $2, resolved_at = now(), resolved_by = $3, note = $4 WHERE id = $1 AND status = 'held' RETURNING id`,
+    [id, to, actor, note],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Late funds held instead of refunded: the hold, its screening-log row, and its ledger movement (owed to no
+ * sender until resolved: `external:senders` +amount, `held:screening` −amount), in the caller's transaction.
+ * False when this sweep's item was held already.
+ */
+export async function holdLateFunds(tx: Queryable, subject: string, o: { id: string; trackingId: string; sourceAssetId: string }, amount: bigint, f: FundHoldFinding): Promise<boolean> {
+  const { rows } = await tx.query(
+    `INSERT INTO screening_holds (kind, subject, tracking_id, order_id, asset_id, amount, status, stage, result, field, address, list, version, reason)
+     VALUES ('late', $1, $2, $3, $4, $5, 'held', $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING RETURNING id`,
+    [subject, o.trackingId, o.id, o.sourceAssetId, amount.toString(), f.stage, f.result, f.field, f.address, f.list, f.version, f.reason],
+  );
+  if (rows.length === 0) return false;
+  await tx.query(
+    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor) VALUES ($1, 'late', $2, $3, $4, $5, $6, $7, 'hush')`,
+    [o.trackingId, f.field, f.address, f.result, f.list, f.version, f.reason],
+  );
+  await recordMovement(tx, `held:${subject}`, 'held', [
+    { account: 'external:senders', assetId: o.sourceAssetId, amount },
+    { account: HELD_FUNDS_ACCOUNT, assetId: o.sourceAssetId, amount: -amount },
+  ], o.id);
+  return true;
+}
+
+/** Late funds whose refund an operator allowed (`refund_due`), oldest first. */
+export async function lateFundsDue(db: Queryable): Promise<{ id: string; subject: string; orderId: string; amount: bigint }[]> {
+  const { rows } = await db.query<{ id: string; subject: string; order_id: string; amount: string }>(
+    `SELECT id::text AS id, subject, order_id::text AS order_id, amount::text AS amount FROM screening_holds WHERE kind = 'late' AND status = 'refund_due' ORDER BY id LIMIT 20`,
+  );
+  return rows.map((r) => ({ id: r.id, subject: r.subject, orderId: r.order_id, amount: BigInt(r.amount) }));
+}
+
+/** `refund_due → refunded`, compare-and-set: false when another worker recorded it. */
+export async function markLateFundsRefunded(tx: Queryable, id: string): Promise<boolean> {
+  const { rows } = await tx.query(`UPDATE screening_holds SET status = 'refunded' WHERE id = $1 AND status = 'refund_due' RETURNING id`, [id]);
+  return rows.length > 0;
+}
