@@ -15,8 +15,9 @@ import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 
 const hush = await startHush(loadConfig({ ...process.env, HUSH_ROLE: 'all', PORT: '0' }), {
-  // Worker alerts and loop errors go to stderr, so a misbehaving run says why.
-  log: (m) => process.stderr.write(`hush: ${m}\n`),
+  // Worker alerts and loop errors go to stderr, so a misbehaving run says why; not the info record of every
+  // order transition (three per order: 690 lines that would bury the figures).
+  log: (m) => void (m.startsWith('order transition') || process.stderr.write(`hush: ${m}\n`)),
 });
 const db = hush.db;
 const accountId = `acc_bench${Date.now()}`;
