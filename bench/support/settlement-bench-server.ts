@@ -2,7 +2,8 @@
  * The process under test for bench:settlement: a whole Hush (role `all`: API and settlement worker)
  * against the external chain in SOLANA_RPC_URL, plus a bench partner account with rate limits high enough
  * for 200 orders at once, and a tiny side server that reads what only the store knows (when each payout
- * transaction was recorded, i.e. the instant before it was sent). Prints one JSON line with its addresses.
+ * transaction was recorded, i.e. the instant before it was sent; when a class release was decided and when
+ * it made each payout due). Prints one JSON line with its addresses.
  */
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -14,8 +15,9 @@ import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 
 const hush = await startHush(loadConfig({ ...process.env, HUSH_ROLE: 'all', PORT: '0' }), {
-  // Worker alerts and loop errors go to stderr, so a misbehaving run says why.
-  log: (m) => process.stderr.write(`hush: ${m}\n`),
+  // Worker alerts and loop errors go to stderr, so a misbehaving run says why; not the info record of every
+  // order transition (three per order: 690 lines that would bury the figures).
+  log: (m) => void (m.startsWith('order transition') || process.stderr.write(`hush: ${m}\n`)),
 });
 const db = hush.db;
 const accountId = `acc_bench${Date.now()}`;
@@ -39,10 +41,12 @@ const side = createServer((req, res) => {
       .then(({ rows }) => reply(Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))))
       .catch(fail);
   } else if (req.url === '/payouts') {
-    // Read once, after the run: every payout transaction Hush recorded (record-before-send), with its time.
+    // Every payout transaction Hush recorded (record-before-send), with its time: read after the off-menu
+    // phase, and every 25 ms during the class release (to learn the signatures to watch).
     // `updatedAt` of a landed payout is when the worker settled its fate (saw it confirmed).
-    db.query<{ tracking_id: string; signature: string; status: string; created_at: Date; updated_at: Date; part: string | null }>(
-      `SELECT o.tracking_id, c.signature, c.status, c.created_at, c.updated_at, c.meta ->> 'part' AS part
+    // `dueAt` is the order's payout due time (the floor, or its class release's draw in the spread).
+    db.query<{ tracking_id: string; signature: string; status: string; created_at: Date; updated_at: Date; part: string | null; payout_due_at: Date | null }>(
+      `SELECT o.tracking_id, c.signature, c.status, c.created_at, c.updated_at, c.meta ->> 'part' AS part, o.payout_due_at
          FROM chain_txs c JOIN orders o ON o.id = c.order_id WHERE c.kind = 'payout' ORDER BY c.id`,
     )
       .then(({ rows }) =>
@@ -54,6 +58,24 @@ const side = createServer((req, res) => {
             createdAt: r.created_at.toISOString(),
             settledAt: r.updated_at.toISOString(),
             part: Number(r.part ?? 0),
+            dueAt: r.payout_due_at ? r.payout_due_at.toISOString() : null,
+          })),
+        ),
+      )
+      .catch(fail);
+  } else if (req.url === '/releases') {
+    // Class releases (docs/spec.md §9): the decision's moment (orders.class_released_at, the release pass's
+    // transaction time), its size and the due time it drew for each payout in the spread.
+    db.query<{ tracking_id: string; class_released_at: Date; class_release_size: number | null; payout_due_at: Date }>(
+      `SELECT tracking_id, class_released_at, class_release_size, payout_due_at FROM orders WHERE class_released_at IS NOT NULL ORDER BY id`,
+    )
+      .then(({ rows }) =>
+        reply(
+          rows.map((r) => ({
+            trackingId: r.tracking_id,
+            decidedAt: r.class_released_at.toISOString(),
+            size: r.class_release_size,
+            dueAt: r.payout_due_at.toISOString(),
           })),
         ),
       )

@@ -1,0 +1,116 @@
+/**
+ * bench:settlement's printout: one row per figure with its target or goal and PASS/MISS, so a run reads as
+ * a checklist. What each figure means is in bench/settlement-throughput.ts.
+ */
+import type { RpcCounts } from './rpc-cost.ts';
+import { overheadLine, perUnit, totalCalls, type proxyOverhead } from './rpc-cost.ts';
+import type { ClassRun } from './settlement-class-run.ts';
+import type { OffMenuRun } from './settlement-off-menu-run.ts';
+import { pct } from './stats.ts';
+
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+
+/** Every check printed, for the closing tally. */
+const checks: boolean[] = [];
+
+export function row(label: string, value: string, target = '', ok?: boolean): void {
+  if (ok !== undefined) checks.push(ok);
+  console.log(`  ${label.padEnd(52)} ${value.padEnd(36)} ${target.padEnd(16)} ${ok === undefined ? '' : verdict(ok)}`);
+}
+
+const p50p99 = (xs: number[], f: (x: number) => string = ms) => `p50 ${f(pct(xs, 0.5))}, p99 ${f(pct(xs, 0.99))}`;
+
+export function printHeader(h: { orders: number; classSize: number; symbol: string; slotMs: number; engine: string; menu: string; spreadS: { min: number; max: number }; load: number; cores: number }): void {
+  console.log(
+    `bench:settlement  production configuration: privacy on, menu ${h.menu}, class release, spread ${h.spreadS.min}-${h.spreadS.max} s; ` +
+      `${h.orders} + ${h.classSize} ${h.symbol} orders, slot ${h.slotMs} ms, store ${h.engine}; chain, Hush and the partner in 3 processes`,
+  );
+  console.log(`  signing: Ed25519 through native WebCrypto (node:crypto, OpenSSL); load average at start ${h.load.toFixed(1)} on ${h.cores} cores`);
+  row('', 'measured', 'target / goal');
+}
+
+export function printOffMenuRun(run: OffMenuRun, base: { perSecond: number; seconds: number }, o: { orders: number; amount: string; slotMs: number; pollMs: number }): void {
+  console.log(
+    `(a) ${o.orders} orders of ${o.amount}, an amount off the menu: not private, paid at the policy's floor (due two slots after the deposit confirms); ${run.standard} of ${o.orders} status records say standard`,
+  );
+  row('baseline: raw buildPayout → send → confirmed loop', `${base.perSecond.toFixed(1)} payouts/s (${base.seconds.toFixed(2)} s)`);
+  row('Hush: deposits submitted → all completed', `${run.perSecond.toFixed(1)} orders/s (${run.seconds.toFixed(2)} s)`);
+  const ratio = run.perSecond / base.perSecond;
+  row('    ratio Hush / baseline', ratio.toFixed(2), '≥ 0.30', ratio >= 0.3);
+  const slotP50 = pct(run.slots, 0.5);
+  const slotP99 = pct(run.slots, 0.99);
+  row('deposit landed → payout landed, slots p50', String(slotP50), 'the floor: 2', slotP50 <= 2);
+  row('                                     slots p99', String(slotP99), 'the floor: p99 3', slotP99 <= 3);
+  const slots = (x: number) => (x / o.slotMs).toFixed(1);
+  row('deposit visible at confirmed → completed', p50p99(run.msFromVisible));
+  row('    same, in slots', p50p99(run.msFromVisible, slots));
+  row('history deposit_confirmed → completed', p50p99(run.msFromRecorded));
+  row("Hush's overhead: payout due → recorded & sent, p50", `${ms(pct(run.dueToSentMs, 0.5))} (min ${ms(Math.min(...run.dueToSentMs))})`);
+  const dueP99 = pct(run.dueToSentMs, 0.99);
+  row('                                             p99', ms(dueP99), '≤ 100 ms', dueP99 <= 100);
+  row('deposit visible → payout recorded & sent (floor incl.)', p50p99(run.overheadMs));
+  console.log(`  (visibility polled every ${o.pollMs} ms; ${run.splitOrders} of ${o.orders} payouts split across pools)`);
+  console.log(
+    `  Hush process CPU during the phase: ${ms(run.cpuMs)} (${(run.cpuMs / o.orders).toFixed(1)} ms per order, ${((run.cpuMs / (run.seconds * 1000)) * 100).toFixed(0)} % of one core over ${run.seconds.toFixed(2)} s)`,
+  );
+  console.log('  where the time goes (per order, ms):');
+  for (const [label, xs] of run.phases) row(`    ${label}`, p50p99(xs));
+}
+
+export function printClassRun(run: ClassRun, o: { amount: string; slotMs: number; spreadS: { min: number; max: number } }): void {
+  console.log(`(b) a class release of ${run.size}: ${run.size} orders of ${o.amount} (on the menu), quotes with privacy { minAnonymitySet: ${run.size} }, deposits sent together`);
+  const sizes = new Map<string, number>();
+  for (const r of run.releasedWith) sizes.set(String(r), (sizes.get(String(r)) ?? 0) + 1);
+  const sizeText = [...sizes].map(([size, n]) => `${n} × ${size}`).join(', ');
+  row('release size each order reports (privacy.releasedWith)', sizeText, `all ${run.size}`, run.releasedWith.every((r) => r === run.size));
+  row('release decisions the orders went by', String(run.decisions), '1', run.decisions === 1);
+  row('last deposit visible → release decided', ms(run.lastDepositToDecisionMs));
+  row('release decided → payouts due (drawn in the spread)', `${ms(Math.min(...run.dueMs))} … ${ms(Math.max(...run.dueMs))}`);
+  row('release decided → last payout seen on chain', ms(run.lastLandedMs));
+  const goalMs = o.spreadS.max * 1000 + 2 * o.slotMs;
+  row('release decided → last payout seen confirmed', ms(run.lastConfirmedMs), `≤ ${ms(goalMs)}`, run.lastConfirmedMs <= goalMs);
+  console.log(`  (goal: the spread's max ${o.spreadS.max} s + 2 slots; payout statuses polled at most ${ms(run.resolutionMs)} apart, signatures read from the store every 25 ms)`);
+  row('deposit landed → payout landed, slots', p50p99(run.slots, String));
+  console.log(
+    `  Hush process CPU during the phase: ${ms(run.cpuMs)} (${(run.cpuMs / run.size).toFixed(1)} ms per order over ${run.seconds.toFixed(1)} s, deposits sent → last completed: the class's wait and the idle work during it included)`,
+  );
+}
+
+interface Idle {
+  counts: RpcCounts;
+  seconds: number;
+}
+
+export function printRpc(r: {
+  overhead: Awaited<ReturnType<typeof proxyOverhead>>;
+  idleBefore: Idle;
+  idleBetween: Idle;
+  idleAfter: Idle;
+  offMenu: { rpc: RpcCounts; rpcSeconds: number; orders: number };
+  klass: { rpc: RpcCounts; rpcSeconds: number; orders: number };
+  base: { rpc: RpcCounts; orders: number };
+}): void {
+  console.log(`(c) RPC calls through a counting proxy (each call of a batch counts); ${overheadLine(r.overhead)}`);
+  const rpcRow = (label: string, [head, detail]: [string, string], target?: string, ok?: boolean) => {
+    row(label, head, target, ok);
+    console.log(`      ${detail}`);
+  };
+  const rate = (i: Idle) => totalCalls(i.counts) / i.seconds;
+  rpcRow('idle before (a)', perUnit(r.idleBefore.counts, r.idleBefore.seconds, 's'), '≤ 1 /s', rate(r.idleBefore) <= 1);
+  const phase = (name: string, p: { rpc: RpcCounts; rpcSeconds: number; orders: number }, idleRate: number) => {
+    const perOrder = totalCalls(p.rpc) / p.orders;
+    rpcRow(`${name} per order, first quote → last completed (${p.rpcSeconds.toFixed(0)} s)`, perUnit(p.rpc, p.orders, 'order', 8), '≤ 10', perOrder <= 10);
+    row('    of which above the idle rate before it', `${((totalCalls(p.rpc) - idleRate * p.rpcSeconds) / p.orders).toFixed(1)} calls per order`);
+  };
+  phase('(a)', r.offMenu, rate(r.idleBefore));
+  rpcRow('idle between (a) and (b) (the sweeps of (a) under way)', perUnit(r.idleBetween.counts, r.idleBetween.seconds, 's'));
+  phase('(b)', r.klass, rate(r.idleBetween));
+  rpcRow('idle after (b)', perUnit(r.idleAfter.counts, r.idleAfter.seconds, 's'));
+  rpcRow('baseline: raw loop, per payout', perUnit(r.base.rpc, r.base.orders, 'payout'));
+}
+
+/** The closing tally of every check printed. */
+export function printTally(): void {
+  console.log(`  targets and goals: ${checks.filter(Boolean).length}/${checks.length} met`);
+}
