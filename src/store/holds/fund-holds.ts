@@ -5,7 +5,7 @@ import { recordMovement } from '../settlement/record-movements.ts';
 export const HELD_FUNDS_ACCOUNT = 'held:screening';
 
 /**
- * docs/spec.md §12 holds that are not an order's status (migration 023, `screening_holds`): late funds held
+ * docs/spec.md §12 holds that are not an order's status (migration 024, `screening_holds`): late funds held
  * instead of refunded (`late`), and a partner's fee recipient held (`fee`: its fees keep accruing). One open
  * hold per subject; the operator's answers and the listing are here.
  */
