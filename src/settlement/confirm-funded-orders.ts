@@ -6,6 +6,7 @@ import { faultPoint } from './outbox.ts';
 import type { SettlementContext } from './context.ts';
 import type { PlannedTransfer } from './pools.ts';
 import { AWAITING_POLL_SLOTS } from './timing.ts';
+import { wakeAtSoonest } from './wake-at-due.ts';
 import type { DepositOrigin, OriginQuery } from '../chain/deposit-origin.ts';
 import { recordPayouts, type PayableOrder, type PlanPayoutsDeps } from './plan-payouts.ts';
 import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './steps/screen-orders.ts';
@@ -157,4 +158,5 @@ async function releaseBatch(ctx: ConfirmFundedOrdersDeps, batch: Batch): Promise
   const releases = [...batch.releases.values()];
   await releaseOrders(ctx.db, ctx.workerId, releases).catch((e: unknown) => ctx.log({ err: e }, 'order release failed'));
   if (releases.some((r) => r.delayMs === 0 || r.afterError)) ctx.wake('orders');
+  wakeAtSoonest(ctx, releases);
 }

@@ -60,8 +60,8 @@ export interface NextLook {
  * items go. Nothing is set on a context afterwards.
  */
 export interface RunnerHooks {
-  /** Cuts a loop's sleep short (by name): work for it is due now. */
-  wake(loop: string): void;
+  /** Cuts a loop's sleep short (by name): work for it is due now, or at `at` (ms since epoch). */
+  wake(loop: string, at?: number): void;
   /** Runs work that never throws beside the loop that started it; stop() waits for it. */
   detach(p: Promise<void>): void;
   /** False once stop() was called: long passes end early. */
@@ -138,8 +138,8 @@ export class SettlementContext {
     this.depositBalances = new WatchedBalances(this);
   }
 
-  wake(loop: string): void {
-    this.hooks.wake(loop);
+  wake(loop: string, at?: number): void {
+    this.hooks.wake(loop, at);
   }
 
   detach(p: Promise<void>): void {

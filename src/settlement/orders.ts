@@ -3,6 +3,7 @@ import { claimDueOrders } from '../store/settlement/claim-due-orders.ts';
 import { releaseOrders, type Release } from '../store/settlement/release-orders.ts';
 import type { NextLook, SettlementContext } from './context.ts';
 import { ORDER_BATCH, ORDER_BATCHES_IN_FLIGHT } from './timing.ts';
+import { wakeAtSoonest } from './wake-at-due.ts';
 import { advancePayout, type CompleteDeps } from './steps/complete.ts';
 import { confirmFundedOrders } from './confirm-funded-orders.ts';
 import { confirmOrExpire, readDeposits, type DepositReads } from './steps/confirm-or-expire.ts';
@@ -76,6 +77,7 @@ async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<voi
       }),
   ]);
   await releaseOrders(ctx.db, ctx.workerId, releases).catch((e: unknown) => ctx.log({ err: e }, 'order release failed'));
+  wakeAtSoonest(ctx, releases);
 }
 
 /** One step of the state machine; returns when to look at the order again. */

@@ -42,7 +42,7 @@ export class SettlementWorker {
   constructor(config: HushConfig, db: Db, chain: SolanaChain, treasury: Treasury, opts: WorkerOptions = {}) {
     const loops = (this.loopsOf = new Loops((o, m) => ctx.log(o, m)));
     const ctx: SettlementContext = (this.context = new SettlementContext(config, db, chain, treasury, opts, {
-      wake: (loop) => loops.wake(loop),
+      wake: (loop, at) => loops.wake(loop, at),
       detach: (p) => loops.detach(p),
       running: () => loops.running,
       refundLate: (sweep) => refundLate(ctx, sweep),
@@ -149,6 +149,8 @@ export class SettlementWorker {
 
 /** How many slots an idle store-polling loop may sleep at most (its interval doubles per empty pass). */
 const IDLE_SLOTS = 2;
+/** Booked wake-ups kept per loop at most. */
+const MAX_BOOKED = 4096;
 
 /**
  * Named loops that sleep between iterations, can be woken early, and stop together. A loop given an idle
@@ -163,6 +165,11 @@ class Loops {
   /** Cuts a loop's sleep short (by loop name), when work for it is known to be due now. */
   private readonly wakers = new Map<string, (byWake?: boolean) => void>();
   private readonly wokenWhileBusy = new Set<string>();
+  /**
+   * Wake-ups booked for later, per loop, soonest first: a payout's due time (two slots after its deposit's
+   * confirmation at the floor) wakes the order loop when it comes, not at the loop's next idle poll.
+   */
+  private readonly booked = new Map<string, { times: number[]; timer: NodeJS.Timeout | null }>();
 
   constructor(private readonly log: (obj: Record<string, unknown>, msg: string) => void) {}
 
@@ -173,16 +180,47 @@ class Loops {
 
   async stop(): Promise<void> {
     this.running = false;
+    for (const b of this.booked.values()) if (b.timer) clearTimeout(b.timer);
+    this.booked.clear();
     for (const wake of this.sleepers) wake();
     await Promise.all(this.loops);
     await Promise.all(this.detached);
   }
 
-  wake(loop: string): void {
+  wake(loop: string, at?: number): void {
+    if (at !== undefined && at > Date.now()) return this.book(loop, at);
     const waker = this.wakers.get(loop);
     // Woken while busy: the next sleep is skipped, or the news that arrived meanwhile waits a full interval.
     if (waker) waker(true);
     else this.wokenWhileBusy.add(loop);
+  }
+
+  /** Books a wake-up of `loop` at `at`; one timer per loop, set for the soonest booked time. */
+  private book(loop: string, at: number): void {
+    if (!this.running) return;
+    const b = this.booked.get(loop) ?? { times: [], timer: null };
+    this.booked.set(loop, b);
+    // Bounded: past a few thousand, the loop's own polling (at most IDLE_SLOTS late) covers the rest.
+    if (b.times.length >= MAX_BOOKED) return;
+    const i = b.times.findIndex((t) => t >= at);
+    if (b.times[i] === at) return;
+    b.times.splice(i < 0 ? b.times.length : i, 0, at);
+    if (i === 0 || b.times.length === 1) this.arm(loop, b);
+  }
+
+  private arm(loop: string, b: { times: number[]; timer: NodeJS.Timeout | null }): void {
+    if (b.timer) clearTimeout(b.timer);
+    b.timer = null;
+    const next = b.times[0];
+    if (next === undefined) return;
+    b.timer = setTimeout(() => {
+      const now = Date.now();
+      while (b.times.length > 0 && b.times[0]! <= now) b.times.shift();
+      b.timer = null;
+      if (this.running) this.wake(loop);
+      this.arm(loop, b);
+    }, Math.max(0, next - Date.now()));
+    b.timer.unref();
   }
 
   /** Runs work that never throws beside the loop that started it; stop() waits for it. */
