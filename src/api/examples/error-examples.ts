@@ -62,8 +62,8 @@ const BY_CODE: Record<HushErrorCode, ErrorExample> = {
   ORDER_NOT_HELD: { summary: 'Only a held order can be resolved', message: 'The order is completed, not held', details: { status: 'completed' } },
   RECEIPT_NOT_READY: { summary: 'The order is not final yet, or its receipt is being signed', message: 'The order is sending; its receipt is signed once it is final', details: { status: 'sending' } },
   LAST_ACTIVE_KEY: {
-    summary: "The key is the account's only active one: create another first",
-    message: 'Key k7m2xq4p3rwa is the only active key of this account; create another before revoking it',
+    summary: 'No other key would stay active for 24 h (or an expiring key tried to revoke the last one that never expires): create another first',
+    message: 'Revoking key k7m2xq4p3rwa would leave this account no key active for the next 24 hours; create another (without an expiry, or one at least 24 hours away) before revoking it',
     details: { keyId: 'k7m2xq4p3rwa' },
   },
   TOO_MANY_KEYS: { summary: 'The account has as many active keys as it may', message: 'This account has 10 active keys, the most it may have; revoke one first', details: { maxActiveKeys: 10 } },
