@@ -155,8 +155,8 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     store: tokenBucketStore(deps.redis),
     // Redis down must not take the API down: requests then pass unlimited (see docs/decisions.md).
     skipOnError: true,
-    keyGenerator: (req) => req.caller?.keyId ?? req.ip,
-    errorResponseBuilder: rateLimited('Too many requests for this API key; slow down'),
+    keyGenerator: (req) => req.caller?.account.id ?? req.ip,
+    errorResponseBuilder: rateLimited('Too many requests for this account (all its keys together); slow down'),
   });
   // docs/spec.md §7 puts RateLimit-* on every response: answers that no key's bucket covers (failed authentication,
   // no such route) take from a bucket per client address, which also bounds how fast one address can guess keys.

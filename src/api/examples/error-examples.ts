@@ -73,7 +73,7 @@ const BY_CODE: Record<HushErrorCode, ErrorExample> = {
   ORDER_EXPIRED: { summary: 'The order is past its expiration', message: 'The order has expired; request a new quote', details: { expiration: '2026-11-21T10:30:02.000Z' } },
   PAYLOAD_TOO_LARGE: { summary: 'The body is over the limit', message: `Request body exceeds ${BODY_LIMIT} bytes`, details: { limitBytes: BODY_LIMIT } },
   UNSUPPORTED_MEDIA_TYPE: { summary: 'The body is not JSON', message: 'Send the request body as application/json' },
-  RATE_LIMITED: { summary: "The key's bucket is empty; wait Retry-After seconds", message: 'Too many requests for this API key; slow down' },
+  RATE_LIMITED: { summary: "The account's bucket is empty (all its keys draw on it); wait Retry-After seconds", message: 'Too many requests for this account (all its keys together); slow down' },
   TOO_MANY_OPEN_ORDERS: {
     summary: 'Too many orders await a deposit',
     message: 'This account has 50 orders awaiting a deposit; fund one or let it expire before creating another',
