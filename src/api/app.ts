@@ -107,7 +107,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   // proxy's (its connections carry many clients: not counted per address, only in the total).
   guardConnections(app.server, {
     listener: 'partner',
-    ...(opts.connections ?? { maxTotal: deps.config.maxConnections, maxPerAddress: deps.config.maxConnectionsPerIp }),
+    ...(opts.connections ?? { maxTotal: deps.config.maxConnections, maxPerAddress: deps.config.maxConnectionsPerIp, writeTimeoutMs: deps.config.writeTimeoutMs }),
     metrics: deps.metrics.connections,
     ...(trust ? { exempt: (address: string) => trust(address, 0) } : {}),
     warn: (fields, msg) => app.log.warn(fields, msg),
