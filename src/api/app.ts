@@ -7,7 +7,6 @@ import { batchResponseWrites } from './response-batching.ts';
 import { chainCallsInApiLane } from './rpc-lane-hook.ts';
 import { addIetfRateLimitFields } from './ratelimit-fields.ts';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
 import { API_DESCRIPTION, finishDocument } from './schemas.ts';
@@ -20,6 +19,7 @@ import { guardConnections, type ConnectionLimits } from './connection-guard.ts';
 import { RequestLogs, requestDeadlines, requestIdOf } from './server-options.ts';
 import { transferRoutes } from './routes/transfer-routes.ts';
 import { receiptPageRoutes } from './pages/receipt-page-routes.ts';
+import { apiReference } from './reference-assets.ts';
 import type { ApiDeps } from './deps.ts';
 
 export type { ApiDeps } from './deps.ts';
@@ -173,7 +173,6 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   // /healthz, /readyz, /metrics and /admin/v1 are on the ops listener (ops-app.ts), not here (docs/spec.md §4).
   await app.register(transferRoutes, { prefix: '/transfer/v1', deps, limitAnonymous });
 
-  app.get('/transfer/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  await apiReference(app, { limitAnonymous });
   return app;
 }
