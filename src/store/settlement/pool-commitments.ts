@@ -7,7 +7,7 @@ import { statusesSql } from './final-statuses.ts';
  * What the pools are committed to, read in one statement so in one snapshot: `pending`, per source wallet,
  * what pending outgoing transactions will take (as pendingOutflows); `owed`, per asset, what funded open
  * orders still owe beyond their live (pending or landed) transactions. An order with a deposit not yet
- * paying (or held by screening) owes its amountOut; one sending or refunding whose transaction died owes what no live one covers
+ * paying owes its amountOut; one sending or refunding whose transaction died owes what no live one covers
  * until its replacement is recorded (a refund: the deposit less the network fee, in the source asset).
  * Late funds (sent after an order ended) are owed back from their sweep until their refund is live. An
  * amount moves from one side to the other when a transaction is recorded or dies: two statements could
@@ -22,17 +22,6 @@ export async function poolCommitments(db: Queryable, holdS = 0): Promise<PoolCom
     `WITH owed AS (
        SELECT destination_asset_id AS asset_id, amount_out AS amount FROM orders
        WHERE status IN ${statusesSql('owesAmountOut')}
-       UNION ALL
-       -- Held by screening (issue 49: it once counted as free inventory): owed what the operator's release would
-       -- pay, its amountOut, or for one held before its refund the deposit less the network fee.
-       SELECT CASE WHEN h.stage = 'refund' THEN o.source_asset_id ELSE o.destination_asset_id END,
-              CASE WHEN h.stage = 'refund' THEN coalesce((o.deposit ->> 'amount')::numeric, 0) - o.network_fee ELSE o.amount_out END
-       FROM orders o LEFT JOIN LATERAL (SELECT s.stage FROM screening_log s WHERE s.tracking_id = o.tracking_id AND s.result IN ('blocked', 'error')
-                                        ORDER BY s.id DESC LIMIT 1) h ON true
-       WHERE o.status = 'held'
-       UNION ALL
-       -- Late funds held by screening instead of refunded: owed back (or frozen) until the operator resolves them.
-       SELECT asset_id, amount FROM screening_holds WHERE kind = 'late' AND status IN ('held', 'refund_due')
        UNION ALL
        SELECT o.destination_asset_id, o.amount_out - coalesce(sum(c.amount), 0) FROM orders o
        LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'payout' AND c.status IN ('pending', 'confirmed')
