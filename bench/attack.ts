@@ -84,6 +84,8 @@ try {
   const addresses = Array.from({ length: ADDRESSES }, (_, i) => `127.0.${10 + Math.floor(i / 200)}.${(i % 200) + 1}`);
   const attackers = neverReaders(base, addresses, PER_ADDRESS, ['/docs/static/swagger-ui-bundle.js', '/transfer/v1/openapi.json', '/docs/static/swagger-ui-bundle.js']);
   const probes: Exchange[] = [];
+  const probesAfterFill: Exchange[] = [];
+  let filled = false;
   const ready: { status: number; saturation: number; saturated: boolean }[] = [];
   let rssPeak = rssBefore;
   let attacking = true;
@@ -91,6 +93,7 @@ try {
     while (attacking) {
       const [p, r] = await Promise.all([exchange(`${api}/transfer/v1/tokens`, freshAddress(), { headers: keyed(probe.apiKey), timeoutMs: 5000 }), fetch(`${ops}/readyz`).then(async (x) => ({ status: x.status, body: (await x.json()) as Record<string, unknown> }))]);
       probes.push(p);
+      if (filled) probesAfterFill.push(p);
       const port = ((r.body.partnerPort ?? (r.body.error as { details?: { partnerPort?: unknown } })?.details?.partnerPort) ?? {}) as { saturation?: number; saturated?: boolean };
       ready.push({ status: r.status, saturation: port.saturation ?? 0, saturated: port.saturated ?? false });
       rssPeak = Math.max(rssPeak, rssMb(pid));
@@ -100,6 +103,7 @@ try {
   const attackStarted = performance.now();
   await attackers.fill();
   const filledS = (performance.now() - attackStarted) / 1000;
+  filled = true;
   while (performance.now() - attackStarted < ATTACK_S * 1000) {
     await attackers.refresh(256);
     await sleep(500);
@@ -114,16 +118,18 @@ try {
   const late = probes.filter((p) => p.status !== 200 || p.ms > 2000);
   console.log(`\n1. slow readers: ${attackers.opened} never-reading sockets from ${ADDRESSES} addresses (${ADDRESSES * PER_ADDRESS} at once, filled in ${filledS.toFixed(1)} s, then 256 new every 0.5 s) for ${ATTACK_S} s`);
   console.log(`   keyed GET /tokens from a fresh address, every 250 ms: ${probes.length} asked, ${late.length} not answered 200 within 2 s; p50 ${pct(lat, 0.5).toFixed(1)} ms, p95 ${pct(lat, 0.95).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms (quiet: ${quietKeyed.ms.toFixed(1)} ms)`);
+  console.log(`   the same probes after the fill (the first ${filledS.toFixed(1)} s is the attacker opening its sockets): ${probesAfterFill.length} asked, max ${probesAfterFill.length ? Math.max(...probesAfterFill.map((p) => p.ms)).toFixed(1) : 'n/a'} ms`);
   if (late.length) console.log(`   not answered in time: ${late.slice(0, 5).map((p) => `${p.status || p.error} after ${p.ms.toFixed(0)} ms`).join(', ')}`);
   console.log(`   server RSS: ${rssBefore.toFixed(0)} MB before, ${rssPeak.toFixed(0)} MB peak (+${(rssPeak - rssBefore).toFixed(0)} MB), ${rssAfter.toFixed(0)} MB 2 s after`);
   const sat = ready.filter((r) => r.saturated);
-  console.log(`   /readyz: ${ready.length} samples, ${sat.length} reported the partner port saturated (peak saturation ${Math.max(...ready.map((r) => r.saturation)).toFixed(2)}), ${ready.filter((r) => r.status !== 200).length} answered 503`);
+  const peak = Math.max(...ready.map((r) => r.saturation));
+  console.log(`   /readyz: ${ready.length} samples, each with partnerPort {open, limit, saturation, …}: peak saturation ${peak.toFixed(2)}, ${sat.length} at or past 0.8 (pressure: connections without progress closed), ${ready.filter((r) => r.status !== 200).length} answered 503 (keyed requests refused)`);
   const closed = (reason: string) => metricValue(metricsText, 'hush_connections_closed_early_total', { listener: 'partner', reason });
   const refused = (reason: string) => metricValue(metricsText, 'hush_connections_refused_total', { listener: 'partner', reason });
   console.log(`   guard: closed early — unfinished ${closed('unfinished')}, unread ${closed('unread')}, idle ${closed('idle')}, write timeout ${closed('write_timeout')}; over a cap — answered per address ${refused('per_address')}, at the total ${refused('total')}, reset ${refused('reset')}`);
   check(late.length === 0, `finding 1: ${late.length} keyed requests not answered within 2 s`);
   check(rssPeak - rssBefore < 200, `finding 2: RSS grew ${(rssPeak - rssBefore).toFixed(0)} MB (target < 200)`);
-  check(sat.length > 0, 'finding 1: /readyz never reported the saturation');
+  check(peak >= 0.5, `finding 1: /readyz's partnerPort.saturation peaked at ${peak.toFixed(2)}: it did not show the attack`);
 
   // 2. An honest burst from one address.
   const burstStarted = performance.now();
@@ -167,12 +173,12 @@ try {
   const floodS = (performance.now() - floodStarted) / 1000;
   const got = floodStatus.get(200) ?? 0;
   const allowed = 20 * floodS + 40;
-  const p95Alone = pct(quietAlone, 0.95);
-  const p95Under = pct(quietUnder, 0.95);
+  const p95Alone = quietAlone.length ? pct(quietAlone, 0.95) : NaN;
+  const p95Under = quietUnder.length ? pct(quietUnder, 0.95) : NaN;
   console.log(`\n3. one account's 10 keys flood quotes for ${floodS.toFixed(1)} s (4 in flight per key): ${got} × 200 (the account's rate allows ${allowed.toFixed(0)}: 20/s + a burst of 40), ${floodStatus.get(429) ?? 0} × 429; ${providerCalls - callsBefore} risk-provider calls in all (the quiet partner's included)`);
   console.log(`   another account's quote p95: ${p95Alone.toFixed(1)} ms alone, ${p95Under.toFixed(1)} ms under the flood (× ${(p95Under / p95Alone).toFixed(2)}; target ≤ 2); ${quietUnder.length} quotes`);
   check(got <= allowed + 1, `finding 4: ${got} quotes passed an account rate allowing ${allowed.toFixed(0)}`);
-  check(p95Under <= 2 * p95Alone, `finding 4: another account's p95 ${p95Under.toFixed(1)} ms over 2 × ${p95Alone.toFixed(1)} ms`);
+  check(quietAlone.length > 0 && quietUnder.length > 0 && p95Under <= 2 * p95Alone, `finding 4: another account's p95 ${p95Under.toFixed(1)} ms over 2 × ${p95Alone.toFixed(1)} ms`);
   const rpcAfter = metricValue(await (await fetch(`${ops}/metrics`)).text(), 'hush_rpc_requests_total');
   console.log(`\nRPC: ${rpcAfter - rpcStart} requests to the chain over the whole run (${((rpcAfter - rpcStart) / ((performance.now() - runStarted) / 1000)).toFixed(1)}/s: the worker's own background reads; tokens and quotes make none). Figures from a machine shared with other engineers' work: noisy.`);
 } finally {

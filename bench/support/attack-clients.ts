@@ -34,21 +34,24 @@ export function exchange(url: string, source: string, init: { method?: string; h
 }
 
 /**
- * Sockets from `addresses` (each up to `perAddress` believed open) that ask for `paths` (pipelined, no
- * Accept-Encoding) and never read. A paused socket never notices the server closing it, so the attacker
- * cannot know which still hold: it keeps opening, retiring its own oldest, `refreshPerS` a second.
+ * Sockets from `addresses` (each up to `perAddress` believed open) that never read: two in three ask for `paths`
+ * (pipelined, no Accept-Encoding), one in three sends headers it never finishes. A paused socket never notices
+ * the server closing it, so the attacker cannot know which still hold: it keeps opening, retiring its own oldest.
  */
 export function neverReaders(port: number, addresses: string[], perAddress: number, paths: string[]) {
   const open = new Map<string, Socket[]>();
   let opened = 0;
   let failed = 0;
+  let n = 0;
   const head = paths.map((p) => `GET ${p} HTTP/1.1\r\nHost: hush\r\n\r\n`).join('');
+  const unfinished = `GET ${paths[0]} HTTP/1.1\r\nHost: hush\r\nX-Slow: `;
   const one = (source: string): Promise<void> =>
     new Promise((resolve) => {
       const s = connect({ host: '127.0.0.1', port, localAddress: source });
+      const ask = n++ % 3 === 2 ? unfinished : head;
       s.pause();
       s.on('error', () => {});
-      s.once('connect', () => (opened++, s.write(head), resolve()));
+      s.once('connect', () => (opened++, s.write(ask), resolve()));
       s.once('close', () => resolve());
       s.once('error', () => (failed++, resolve()));
       const list = open.get(source) ?? [];
