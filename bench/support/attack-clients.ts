@@ -4,7 +4,7 @@
  * chosen addresses, and the server process's RSS.
  */
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { request, type Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 
 /** One HTTP exchange from `source`, on a connection of its own: status, Retry-After, ms, or the error (a reset). */
@@ -16,11 +16,12 @@ export interface Exchange {
   body: string;
 }
 
-export function exchange(url: string, source: string, init: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {}): Promise<Exchange> {
+/** With `agent` (keep-alive, its own localAddress), connections are reused as a partner's HTTP client pool does. */
+export function exchange(url: string, source: string, init: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; agent?: Agent } = {}): Promise<Exchange> {
   const started = performance.now();
   return new Promise((resolve) => {
     const headers = { ...(init.body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(init.body)) } : {}), ...init.headers };
-    const req = request(url, { method: init.method ?? 'GET', headers, localAddress: source, agent: false, timeout: init.timeoutMs ?? 10_000 }, (res) => {
+    const req = request(url, { method: init.method ?? 'GET', headers, localAddress: source, agent: init.agent ?? false, timeout: init.timeoutMs ?? 10_000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));

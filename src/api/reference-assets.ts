@@ -40,8 +40,12 @@ function swaggerUiAssets(): Promise<Map<string, Asset>> {
   return uiAssets;
 }
 
-/** Whether the client takes gzip (RFC 9110 §12.5.3: listed, or `*`, with a weight above 0). */
+/**
+ * Whether the client takes gzip (RFC 9110 §12.5.3): listed, or `*`, with a weight above 0 — or no Accept-Encoding
+ * at all, which accepts any coding (a client that never reads then holds a third of the bytes in its socket).
+ */
 export function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return true;
   if (!header) return false;
   for (const part of header.split(',')) {
     const [coding, ...params] = part.trim().toLowerCase().split(';');

@@ -43,7 +43,7 @@ test('openapi.json and the UI bundle: gzipped when asked (a fraction of the size
     ['/docs/static/swagger-ui-bundle.js', BUNDLE],
   ] as const) {
     const source = `127.0.7.${path.length}`;
-    const plain = await get(source, path);
+    const plain = await get(source, path, { 'accept-encoding': 'identity' });
     const zipped = await get(source, path, { 'accept-encoding': 'gzip, br' });
     assert.equal(plain.status, 200, path);
     assert.equal(plain.headers['content-encoding'], undefined);
@@ -71,7 +71,8 @@ test('every request for the reference takes from the address’s anonymous bucke
   assert.equal((await get('127.0.7.201', '/transfer/v1/openapi.json')).status, 200);
 });
 
-test('Accept-Encoding: gzip or * with a weight above 0', () => {
-  for (const yes of ['gzip', 'br, gzip', 'gzip;q=0.5', '*', 'deflate, *;q=0.1']) assert.equal(acceptsGzip(yes), true, yes);
-  for (const no of [undefined, '', 'br', 'gzip;q=0', 'identity', 'gzip; q=0.000']) assert.equal(acceptsGzip(no), false, String(no));
+test('Accept-Encoding: none, or gzip or * with a weight above 0', () => {
+  // No Accept-Encoding at all: any coding is acceptable (RFC 9110 §12.5.3); an empty one: identity only.
+  for (const yes of [undefined, 'gzip', 'br, gzip', 'gzip;q=0.5', '*', 'deflate, *;q=0.1']) assert.equal(acceptsGzip(yes), true, String(yes));
+  for (const no of ['', 'br', 'gzip;q=0', 'identity', 'gzip; q=0.000']) assert.equal(acceptsGzip(no), false, no);
 });
