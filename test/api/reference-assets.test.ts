@@ -71,8 +71,8 @@ test('every request for the reference takes from the address’s anonymous bucke
   assert.equal((await get('127.0.7.201', '/transfer/v1/openapi.json')).status, 200);
 });
 
-test('Accept-Encoding: none, or gzip or * with a weight above 0', () => {
-  // No Accept-Encoding at all: any coding is acceptable (RFC 9110 §12.5.3); an empty one: identity only.
-  for (const yes of [undefined, 'gzip', 'br, gzip', 'gzip;q=0.5', '*', 'deflate, *;q=0.1']) assert.equal(acceptsGzip(yes), true, String(yes));
-  for (const no of ['', 'br', 'gzip;q=0', 'identity', 'gzip; q=0.000']) assert.equal(acceptsGzip(no), false, no);
+test('Accept-Encoding: gzip or * with a weight above 0; none at all gets the plain body', () => {
+  for (const yes of ['gzip', 'br, gzip', 'gzip;q=0.5', '*', 'deflate, *;q=0.1']) assert.equal(acceptsGzip(yes), true, yes);
+  // None at all: the plain body (curl, test injectors); an empty one: identity only.
+  for (const no of [undefined, '', 'br', 'gzip;q=0', 'identity', 'gzip; q=0.000']) assert.equal(acceptsGzip(no), false, String(no));
 });
