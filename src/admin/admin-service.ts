@@ -12,6 +12,7 @@ import { HushError } from '../domain/errors.ts';
 import {
   addFeeRecipient,
   countActiveKeys,
+  lastingKeys,
   findApiKey,
   getAccount as findAccount,
   insertAccount,
@@ -125,6 +126,9 @@ export interface AdminServiceOptions {
   addressRules?: AddressRules;
 }
 
+/** docs/spec.md §3: a revocation leaves another key active for at least this long. */
+export const KEY_MUST_LAST_S = 24 * 3600;
+
 export class AdminService {
   constructor(
     private readonly db: Db,
@@ -198,11 +202,14 @@ export class AdminService {
 
   /**
    * Revokes a key: true if it was active, false if it was already revoked. Unknown key → NOT_FOUND. With
-   * `scope` (a partner's own request): a key of another account is NOT_FOUND too, and the account's last
-   * active key is refused LAST_ACTIVE_KEY (decided under the account row's lock, so two concurrent
-   * revocations cannot leave it with none).
+   * `scope` (a partner's own request): a key of another account is NOT_FOUND too, and LAST_ACTIVE_KEY refuses
+   * what would leave the account without a key it can rely on (docs/spec.md §3): an active key is revoked only
+   * while another stays active for at least KEY_MUST_LAST_S, and a key that expires (`scope.byKeyId`) cannot
+   * revoke the account's last key that never does (issue 50: a stolen key made a 60 s key, revoked the
+   * account's only lasting one with it, and the account was left with none a minute later). Decided under the
+   * account row's lock, so concurrent revocations cannot race past it.
    */
-  async revokeKey(keyId: string, scope?: { accountId: string }): Promise<boolean> {
+  async revokeKey(keyId: string, scope?: { accountId: string; byKeyId?: string }): Promise<boolean> {
     const key = typeof keyId === 'string' && /^[a-z2-7]{12}$/.test(keyId) ? await findApiKey(this.db, keyId) : null;
     if (!key || (scope && key.accountId !== scope.accountId)) throw new HushError('NOT_FOUND', `No API key with id "${String(keyId)}"${scope ? ' on this account' : ''}`);
     const revoked = !scope
@@ -210,8 +217,15 @@ export class AdminService {
       : await this.db.transaction(async (tx) => {
           await lockAccount(tx, key.accountId);
           const active = key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > Date.now());
-          if (active && (await countActiveKeys(tx, key.accountId, keyId)) === 0) {
-            throw new HushError('LAST_ACTIVE_KEY', `Key ${keyId} is the only active key of this account; create another before revoking it`, { keyId });
+          if (active) {
+            const left = await lastingKeys(tx, key.accountId, keyId, KEY_MUST_LAST_S);
+            if (left.lasting === 0) {
+              throw new HushError('LAST_ACTIVE_KEY', `Revoking key ${keyId} would leave this account no key active for the next 24 hours; create another (without an expiry, or one at least 24 hours away) before revoking it`, { keyId });
+            }
+            const by = scope.byKeyId && scope.byKeyId !== keyId ? await findApiKey(tx, scope.byKeyId) : null;
+            if (key.expiresAt === null && left.nonExpiring === 0 && by?.expiresAt) {
+              throw new HushError('LAST_ACTIVE_KEY', `Key ${keyId} is the last key of this account that never expires; a key that expires cannot revoke it`, { keyId });
+            }
           }
           return revokeApiKey(tx, keyId);
         });

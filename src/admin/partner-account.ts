@@ -104,7 +104,7 @@ export class PartnerAccountService {
 
   /** Revokes one of the caller's account's keys (the caller's own too: `current` then says so). */
   async revokeKey(caller: Caller, keyId: string): Promise<ApiKeyJson> {
-    await this.admin.revokeKey(keyId, { accountId: caller.account.id });
+    await this.admin.revokeKey(keyId, { accountId: caller.account.id, byKeyId: caller.keyId });
     return this.keyOf(caller, keyId);
   }
 

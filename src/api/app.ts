@@ -7,7 +7,6 @@ import { batchResponseWrites } from './response-batching.ts';
 import { chainCallsInApiLane } from './rpc-lane-hook.ts';
 import { addIetfRateLimitFields } from './ratelimit-fields.ts';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
 import { API_DESCRIPTION, finishDocument } from './schemas.ts';
@@ -20,6 +19,7 @@ import { guardConnections, type ConnectionLimits } from './connection-guard.ts';
 import { RequestLogs, requestDeadlines, requestIdOf } from './server-options.ts';
 import { transferRoutes } from './routes/transfer-routes.ts';
 import { receiptPageRoutes } from './pages/receipt-page-routes.ts';
+import { apiReference } from './reference-assets.ts';
 import type { ApiDeps } from './deps.ts';
 
 export type { ApiDeps } from './deps.ts';
@@ -107,7 +107,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   // proxy's (its connections carry many clients: not counted per address, only in the total).
   guardConnections(app.server, {
     listener: 'partner',
-    ...(opts.connections ?? { maxTotal: deps.config.maxConnections, maxPerAddress: deps.config.maxConnectionsPerIp }),
+    ...(opts.connections ?? { maxTotal: deps.config.maxConnections, maxPerAddress: deps.config.maxConnectionsPerIp, writeTimeoutMs: deps.config.writeTimeoutMs }),
     metrics: deps.metrics.connections,
     ...(trust ? { exempt: (address: string) => trust(address, 0) } : {}),
     warn: (fields, msg) => app.log.warn(fields, msg),
@@ -155,8 +155,8 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     store: tokenBucketStore(deps.redis),
     // Redis down must not take the API down: requests then pass unlimited (see docs/decisions.md).
     skipOnError: true,
-    keyGenerator: (req) => req.caller?.keyId ?? req.ip,
-    errorResponseBuilder: rateLimited('Too many requests for this API key; slow down'),
+    keyGenerator: (req) => req.caller?.account.id ?? req.ip,
+    errorResponseBuilder: rateLimited('Too many requests for this account (all its keys together); slow down'),
   });
   // docs/spec.md §7 puts RateLimit-* on every response: answers that no key's bucket covers (failed authentication,
   // no such route) take from a bucket per client address, which also bounds how fast one address can guess keys.
@@ -173,7 +173,6 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   // /healthz, /readyz, /metrics and /admin/v1 are on the ops listener (ops-app.ts), not here (docs/spec.md §4).
   await app.register(transferRoutes, { prefix: '/transfer/v1', deps, limitAnonymous });
 
-  app.get('/transfer/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  await apiReference(app, { limitAnonymous });
   return app;
 }

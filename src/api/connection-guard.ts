@@ -1,14 +1,26 @@
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { ConnectionMetrics } from './metrics.ts';
+import { CLOSED_REASONS, summaryLog, type ClosedReason, type RefusalReason } from './connection-log.ts';
+import { answerOverCap } from './over-cap-answer.ts';
+import { DEFAULT_WRITE_TIMEOUT_MS } from '../config/connection-settings.ts';
+
+export { LOG_WINDOW_MS } from './connection-log.ts';
 
 /** How many connections a listener keeps open (docs/spec.md §7, "Connections"). */
 export interface ConnectionLimits {
-  /** Open connections in all: at the cap a new one evicts an unfinished or idle one, else it is refused. */
+  /** Open connections in all: at the cap a new one evicts one that makes no progress, else it is answered 503. */
   maxTotal: number;
   /** Open connections per client address (an IPv6 /56 is one); 0: no such cap (the ops listener). */
   maxPerAddress: number;
+  /**
+   * Connections over a cap being answered (429/503) at once, beyond the caps: the descriptors the process has
+   * left for them (connection-budget.ts). Past it a connection is reset unanswered. Default: 4 × `maxTotal`.
+   */
+  maxAnswering?: number;
+  /** How long a response may take to reach the client once it started (HUSH_WRITE_TIMEOUT_MS); then the connection is closed. */
+  writeTimeoutMs?: number;
 }
 
 export interface ConnectionGuardOptions extends ConnectionLimits {
@@ -20,57 +32,101 @@ export interface ConnectionGuardOptions extends ConnectionLimits {
   warn: (fields: Record<string, unknown>, msg: string) => void;
 }
 
-/** From this share of `maxTotal` on, connections that are slow to ask or idle are closed (pressure). */
+/** What /readyz and /metrics say of a listener (docs/spec.md §7: readiness reports the partner port's saturation). */
+export interface ListenerStatus {
+  open: number;
+  limit: number;
+  /** Connections over a cap being answered 429/503 right now. */
+  answering: number;
+  /** At or past PRESSURE_SHARE of the cap: connections without progress are being closed. */
+  saturated: boolean;
+  /** Requests with a bearer key answered 503 at the total cap since start, and the latest one's time (epoch ms). */
+  keyedRefused: number;
+  lastKeyedRefusedAt: number | null;
+  /** The latest connection reset unanswered (the answering room full: near the descriptor limit), epoch ms. */
+  lastResetAt: number | null;
+}
+
+/** From this share of `maxTotal` on, connections that make no progress are closed (pressure). */
 export const PRESSURE_SHARE = 0.8;
-/** Under pressure: how long a connection may take to send its first request's headers, or sit idle between requests. */
+/** Under pressure: how long a connection may go without progress (headers, body, reading its answer, a new request). */
 export const PRESSURE_GRACE_MS = 1000;
 /** At most one pressure sweep this often: it walks the open connections, and a flood would call it per accept. */
 const SWEEP_EVERY_MS = 100;
-/** One log line per listener per window, whatever the number of refusals in it. */
-export const LOG_WINDOW_MS = 10_000;
-/** Addresses named in one log line (those refused per address first). */
-const LOGGED_ADDRESSES = 5;
-
-type RefusalReason = 'per_address' | 'total';
-type ClosedReason = 'unfinished' | 'idle';
+/** A connection over a cap that sends no request within this is closed (there is nothing to answer). */
+export const ANSWER_WAIT_MS = 2000;
+/** How often the write timeout is checked (and unread answers' progress sampled). */
+const WRITE_CHECK_MS = 500;
 
 interface Entry {
   /** The per-address key, or null when not counted per address. */
   key: string | null;
   /** When it connected, then when its latest request arrived. */
   since: number;
+  req: IncomingMessage | null;
   /** The latest request's response; null until the first request. Idle: that response is sent. */
   res: ServerResponse | null;
+  /** The output still queued on the socket when last looked at, and when it last went down (the client reads). */
+  pending: number;
+  progressAt: number;
+  /** When the latest response was first seen being written (0: not yet). */
+  writingSince: number;
 }
 
-interface Summary {
-  refused: Record<RefusalReason, number>;
-  closedEarly: Record<ClosedReason, number>;
-  addresses: Set<string>;
-}
+const isKeyed = (req: IncomingMessage): boolean => /^bearer\s/i.test(req.headers.authorization ?? '');
 
 /**
- * Bounds a listener's open connections, at the socket, before Node allocates an HTTP parser for it: a
- * client address over `maxPerAddress` is refused at once (destroyed); from PRESSURE_SHARE of `maxTotal`
- * on, connections that have not sent their first request's headers within PRESSURE_GRACE_MS, and
- * keep-alive connections idle that long, are closed; at `maxTotal` a new connection evicts the oldest
- * connection without a request yet (else the longest idle), and is refused only when every connection is
- * serving a request. Connections serving a request are never closed here (the request deadlines bound them).
+ * Why a connection makes no progress, or null while it does (or its request is with the application: keyed
+ * requests, and any request being worked on, are never closed here). Samples the socket's queued output.
  */
-export function guardConnections(server: Server, opts: ConnectionGuardOptions): void {
+function stuck(socket: Socket, e: Entry, now: number): ClosedReason | null {
+  if (!e.req || !e.res) return 'unfinished';
+  if (e.res.writableFinished) return 'idle';
+  if (!e.req.complete) return 'unfinished';
+  if (!e.res.headersSent) return null;
+  const pending = socket.writableLength;
+  if (pending === 0 || pending < e.pending) e.progressAt = now;
+  e.pending = pending;
+  return pending > 0 ? 'unread' : null;
+}
+
+/** How long the connection has been stuck for `reason`. */
+const stuckFor = (e: Entry, reason: ClosedReason, now: number): number => now - (reason === 'unread' ? e.progressAt : e.since);
+
+/**
+ * Bounds a listener's open connections, at the socket, before Node allocates an HTTP parser for it (docs/spec.md
+ * §7). A connection over a cap (its address's, or the total when nothing can make room) is answered — 429
+ * RATE_LIMITED or 503 with Retry-After and `Connection: close` — once its request arrives, never counted in
+ * the caps; only when `maxAnswering` such connections are already being answered is one reset. From
+ * PRESSURE_SHARE of `maxTotal` on, connections without progress for PRESSURE_GRACE_MS are closed: no complete
+ * request (headers or body), an answer the client does not read, keep-alive idle. At `maxTotal` a new
+ * connection evicts the oldest without a request, else the one stuck longest (unread or unfinished before
+ * idle). Apart from pressure, a response still not delivered `writeTimeoutMs` after it started is dropped.
+ * Connections whose request is with the application are never closed here (the request deadlines bound them).
+ */
+export function guardConnections(server: Server, opts: ConnectionGuardOptions): { status(): ListenerStatus } {
   const all = new Map<Socket, Entry>();
   // Insertion order is age: the first entry is the oldest, evicted first.
   const unserved = new Map<Socket, Entry>();
   const perAddress = new Map<string, number>();
+  const answering = new Map<Socket, RefusalReason>();
+  const maxAnswering = opts.maxAnswering ?? 4 * opts.maxTotal;
+  const writeTimeoutMs = opts.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS;
   const pressureAt = Math.max(1, Math.floor(opts.maxTotal * PRESSURE_SHARE));
-  const open = opts.metrics.open.labels({ listener: opts.listener });
-  opts.metrics.limit.set({ listener: opts.listener }, opts.maxTotal);
+  const labels = { listener: opts.listener };
+  const open = opts.metrics.open.labels(labels);
+  opts.metrics.limit.set(labels, opts.maxTotal);
   open.set(0);
-  const refused = { per_address: opts.metrics.refused.labels({ listener: opts.listener, reason: 'per_address' }), total: opts.metrics.refused.labels({ listener: opts.listener, reason: 'total' }) };
-  const closedEarly = { unfinished: opts.metrics.closedEarly.labels({ listener: opts.listener, reason: 'unfinished' }), idle: opts.metrics.closedEarly.labels({ listener: opts.listener, reason: 'idle' }) };
-  for (const c of [...Object.values(refused), ...Object.values(closedEarly)]) c.inc(0);
+  const refused = { per_address: opts.metrics.refused.labels({ ...labels, reason: 'per_address' }), total: opts.metrics.refused.labels({ ...labels, reason: 'total' }) };
+  const reset = opts.metrics.refused.labels({ ...labels, reason: 'reset' });
+  const closedEarly = Object.fromEntries(CLOSED_REASONS.map((r) => [r, opts.metrics.closedEarly.labels({ ...labels, reason: r })])) as Record<ClosedReason, { inc(): void }>;
+  const keyedRefusedCounter = opts.metrics.keyedRefused.labels(labels);
+  for (const c of [...Object.values(refused), reset, keyedRefusedCounter]) c.inc(0);
+  for (const r of CLOSED_REASONS) opts.metrics.closedEarly.labels({ ...labels, reason: r }).inc(0);
   let lastSweep = -Infinity;
-  let noIdleUntil = -Infinity;
+  let noCandidateUntil = -Infinity;
+  const keyed = { refused: 0, lastAt: null as number | null };
+  let lastResetAt: number | null = null;
 
   const log = summaryLog(opts, () => all.size);
 
@@ -94,38 +150,53 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     log.closedEarly(reason);
   };
 
-  /**
-   * Under pressure, at most every SWEEP_EVERY_MS: closes what has been slow to ask, or idle, for longer than
-   * the grace (idle: its latest request came that long ago and its answer is sent).
-   */
+  /** Under pressure, at most every SWEEP_EVERY_MS: closes every connection without progress for longer than the grace. */
   const sweep = (now: number): void => {
     if (now - lastSweep < SWEEP_EVERY_MS) return;
     lastSweep = now;
-    for (const [socket, entry] of unserved) {
-      if (now - entry.since < PRESSURE_GRACE_MS) break;
-      closeEarly(socket, 'unfinished');
-    }
-    // Served connections are not kept in order of idleness (that would cost every request a listener): a walk.
     for (const [socket, entry] of all) {
-      if (entry.res?.writableFinished && now - entry.since >= PRESSURE_GRACE_MS) closeEarly(socket, 'idle');
+      const reason = stuck(socket, entry, now);
+      if (reason && stuckFor(entry, reason, now) >= PRESSURE_GRACE_MS) closeEarly(socket, reason);
     }
   };
 
-  /** At the cap: room for one more, taken from the oldest connection without a request, else the longest idle. */
+  /** At the cap: room for one more, taken from the oldest connection without a request, else the one stuck longest. */
   const evictOne = (now: number): boolean => {
     const oldest = unserved.keys().next();
     if (!oldest.done) {
       closeEarly(oldest.value, 'unfinished');
       return true;
     }
-    // Every connection has asked: a walk for the longest idle, not repeated within SWEEP_EVERY_MS of finding none.
-    if (now < noIdleUntil) return false;
-    let idlest: Socket | null = null;
-    let since = Infinity;
-    for (const [socket, entry] of all) if (entry.res?.writableFinished && entry.since < since) [idlest, since] = [socket, entry.since];
-    if (idlest) closeEarly(idlest, 'idle');
-    else noIdleUntil = now + SWEEP_EVERY_MS;
-    return idlest !== null;
+    // A walk, not repeated within SWEEP_EVERY_MS of finding nothing to close (a flood would walk per accept).
+    if (now < noCandidateUntil) return false;
+    let best: { socket: Socket; reason: ClosedReason; rank: number } | null = null;
+    for (const [socket, entry] of all) {
+      const reason = stuck(socket, entry, now);
+      if (!reason) continue;
+      // Idle keep-alives are somebody's pool, ready to ask again: those that hold without progress go first.
+      const rank = stuckFor(entry, reason, now) + (reason === 'idle' ? 0 : 1e9);
+      if (!best || rank > best.rank) best = { socket, reason, rank };
+    }
+    if (best) closeEarly(best.socket, best.reason);
+    else noCandidateUntil = now + SWEEP_EVERY_MS;
+    return best !== null;
+  };
+
+  /** Over a cap: answered when its request comes (the HTTP parser reads it), or reset when the room for that is full. */
+  const overCap = (socket: Socket, reason: RefusalReason, key: string | null): boolean => {
+    refused[reason].inc();
+    const full = answering.size >= maxAnswering;
+    log.refused(reason, key, full);
+    if (full) {
+      reset.inc();
+      lastResetAt = Date.now();
+      socket.destroy();
+      return false;
+    }
+    answering.set(socket, reason);
+    socket.once('close', () => answering.delete(socket));
+    socket.setTimeout(ANSWER_WAIT_MS, () => socket.destroy());
+    return true;
   };
 
   const admit = (socket: Socket): boolean => {
@@ -135,11 +206,11 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
       return false;
     }
     const key = opts.maxPerAddress > 0 && !opts.exempt?.(address) ? addressKey(address) : null;
-    if (key !== null && (perAddress.get(key) ?? 0) >= opts.maxPerAddress) return refuse(socket, 'per_address', key);
+    if (key !== null && (perAddress.get(key) ?? 0) >= opts.maxPerAddress) return overCap(socket, 'per_address', key);
     const now = performance.now();
     if (all.size >= pressureAt) sweep(now);
-    if (all.size >= opts.maxTotal && !evictOne(now)) return refuse(socket, 'total', key);
-    const entry: Entry = { key, since: now, res: null };
+    if (all.size >= opts.maxTotal && !evictOne(now)) return overCap(socket, 'total', key);
+    const entry: Entry = { key, since: now, req: null, res: null, pending: Infinity, progressAt: now, writingSince: 0 };
     all.set(socket, entry);
     unserved.set(socket, entry);
     if (key !== null) perAddress.set(key, (perAddress.get(key) ?? 0) + 1);
@@ -148,29 +219,58 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     return true;
   };
 
-  const refuse = (socket: Socket, reason: RefusalReason, key: string | null): false => {
-    socket.destroy();
-    refused[reason].inc();
-    log.refused(reason, key);
-    return false;
+  /** Responses past the write timeout are dropped; unread answers' progress is sampled for the pressure sweep. */
+  const checkWrites = (): void => {
+    const now = performance.now();
+    for (const [socket, entry] of all) {
+      if (!entry.res || entry.res.writableFinished || !entry.res.headersSent) continue;
+      stuck(socket, entry, now);
+      if (entry.writingSince === 0) entry.writingSince = now;
+      else if (now - entry.writingSince >= writeTimeoutMs) closeEarly(socket, 'write_timeout');
+    }
   };
+  const writeTimer = setInterval(checkWrites, Math.min(WRITE_CHECK_MS, writeTimeoutMs)).unref();
 
-  // Node's own connection listener (the HTTP parser) runs only for admitted sockets.
+  // Node's own connection listener (the HTTP parser) runs only for admitted sockets and those to answer.
   const downstream = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
     if (!admit(socket)) return;
     for (const listener of downstream) listener.call(server, socket);
   });
-  // Per request: a lookup and two fields, no listener (a quote's budget is counted in microseconds).
-  server.on('request', (req, res) => {
+  // Per request: a lookup and a few fields, no listener (a quote's budget is counted in microseconds).
+  const application = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const over = answering.get(req.socket);
+    if (over) {
+      if (over === 'total' && isKeyed(req)) {
+        keyed.refused++;
+        keyed.lastAt = Date.now();
+        keyedRefusedCounter.inc();
+      }
+      return answerOverCap(req, res, over);
+    }
     const entry = all.get(req.socket);
-    if (!entry) return;
-    if (entry.res === null) unserved.delete(req.socket);
-    entry.res = res;
-    entry.since = performance.now();
+    if (entry) {
+      if (entry.res === null) unserved.delete(req.socket);
+      entry.req = req;
+      entry.res = res;
+      entry.since = performance.now();
+      entry.progressAt = entry.since;
+      entry.pending = Infinity;
+      entry.writingSince = 0;
+    }
+    for (const listener of application) listener.call(server, req, res);
   });
-  server.once('close', () => log.stop());
+  server.once('close', () => {
+    clearInterval(writeTimer);
+    log.stop();
+  });
+
+  const status = (): ListenerStatus => ({ open: all.size, limit: opts.maxTotal, answering: answering.size, saturated: all.size >= pressureAt, keyedRefused: keyed.refused, lastKeyedRefusedAt: keyed.lastAt, lastResetAt });
+  opts.metrics.listeners.set(opts.listener, status);
+  return { status };
 }
 
 /** The per-address key: the address, an IPv6 /56 as one (as the anonymous rate limit counts them). */
@@ -180,55 +280,4 @@ function addressKey(address: string): string {
   } catch {
     return address;
   }
-}
-
-/** Counts what a window saw and writes one line for it: the first refusal or close at once, the rest at the window's end. */
-function summaryLog(opts: ConnectionGuardOptions, openNow: () => number) {
-  let pending: Summary | null = null;
-  let timer: NodeJS.Timeout | null = null;
-
-  const flush = (): void => {
-    if (!pending) return;
-    const { refused, closedEarly, addresses } = pending;
-    pending = null;
-    const r = refused.per_address + refused.total;
-    const c = closedEarly.unfinished + closedEarly.idle;
-    opts.warn(
-      { listener: opts.listener, refused, closedEarly, open: openNow(), maxTotal: opts.maxTotal, maxPerAddress: opts.maxPerAddress, addresses: [...addresses] },
-      `${opts.listener} listener: ${r} connection(s) refused (per address ${refused.per_address}, at the total cap ${refused.total}) and ${c} closed early (unfinished ${closedEarly.unfinished}, idle ${closedEarly.idle}); ${openNow()} of ${opts.maxTotal} open`,
-    );
-  };
-  const tick = (): void => {
-    timer = null;
-    if (!pending) return;
-    flush();
-    timer = setTimeout(tick, LOG_WINDOW_MS).unref();
-  };
-  const note = (): Summary => {
-    pending ??= { refused: { per_address: 0, total: 0 }, closedEarly: { unfinished: 0, idle: 0 }, addresses: new Set() };
-    return pending;
-  };
-  const started = (): void => {
-    if (timer) return;
-    // Quiet until now: say so at once, then at most once a window.
-    flush();
-    timer = setTimeout(tick, LOG_WINDOW_MS).unref();
-  };
-  return {
-    refused(reason: RefusalReason, key: string | null): void {
-      const s = note();
-      s.refused[reason]++;
-      if (key !== null && s.addresses.size < LOGGED_ADDRESSES) s.addresses.add(key);
-      started();
-    },
-    closedEarly(reason: ClosedReason): void {
-      note().closedEarly[reason]++;
-      started();
-    },
-    stop(): void {
-      if (timer) clearTimeout(timer);
-      timer = null;
-      flush();
-    },
-  };
 }

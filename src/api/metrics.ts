@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ORDER_STATUSES } from '../domain/order-state.ts';
+import type { ListenerStatus } from './connection-guard.ts';
 
 /** What each listener's connection guard counts (src/api/connection-guard.ts), by `listener` (partner, ops). */
 export interface ConnectionMetrics {
@@ -8,6 +9,9 @@ export interface ConnectionMetrics {
   limit: Gauge<'listener'>;
   refused: Counter<'listener' | 'reason'>;
   closedEarly: Counter<'listener' | 'reason'>;
+  keyedRefused: Counter<'listener'>;
+  /** Each guarded listener's status, by listener: /readyz reads the partner port's, the gauges below all. */
+  listeners: Map<string, () => ListenerStatus>;
 }
 
 export interface Metrics {
@@ -18,11 +22,45 @@ export interface Metrics {
 
 function connectionMetrics(registry: Registry): ConnectionMetrics {
   const registers = [registry];
+  const listeners = new Map<string, () => ListenerStatus>();
+  new Gauge({
+    name: 'hush_connections_saturation_ratio',
+    help: 'Open connections over the cap, by listener (from 0.8 connections without progress are closed; at 1 a new one evicts one or is answered 503)',
+    labelNames: ['listener'] as const,
+    registers,
+    collect() {
+      for (const [listener, status] of listeners) {
+        const s = status();
+        this.set({ listener }, s.limit > 0 ? s.open / s.limit : 0);
+      }
+    },
+  });
+  new Gauge({
+    name: 'hush_connections_answering',
+    help: 'Connections over a cap being answered 429/503 (Connection: close) right now, by listener',
+    labelNames: ['listener'] as const,
+    registers,
+    collect() {
+      for (const [listener, status] of listeners) this.set({ listener }, status().answering);
+    },
+  });
   return {
+    listeners,
     open: new Gauge({ name: 'hush_connections_open', help: 'Open connections, by listener', labelNames: ['listener'] as const, registers }),
     limit: new Gauge({ name: 'hush_connections_limit', help: 'The most open connections a listener keeps (HUSH_MAX_CONNECTIONS, HUSH_OPS_MAX_CONNECTIONS)', labelNames: ['listener'] as const, registers }),
-    refused: new Counter({ name: 'hush_connections_refused_total', help: 'Connections closed as accepted: per_address (HUSH_MAX_CONNECTIONS_PER_IP) or total (every open connection serving a request)', labelNames: ['listener', 'reason'] as const, registers }),
-    closedEarly: new Counter({ name: 'hush_connections_closed_early_total', help: 'Connections closed to make room near the cap: unfinished (no complete request headers yet) or idle (keep-alive)', labelNames: ['listener', 'reason'] as const, registers }),
+    refused: new Counter({
+      name: 'hush_connections_refused_total',
+      help: 'Connections over a cap: per_address (HUSH_MAX_CONNECTIONS_PER_IP, answered 429) or total (nothing to evict, answered 503), both with Connection: close; reset: closed unanswered, the room for answers full (near the descriptor limit)',
+      labelNames: ['listener', 'reason'] as const,
+      registers,
+    }),
+    closedEarly: new Counter({
+      name: 'hush_connections_closed_early_total',
+      help: 'Connections closed without progress: unfinished (no complete request yet), idle (keep-alive), unread (the client does not read its answer) near the cap; write_timeout (an answer not delivered within HUSH_WRITE_TIMEOUT_MS) always',
+      labelNames: ['listener', 'reason'] as const,
+      registers,
+    }),
+    keyedRefused: new Counter({ name: 'hush_connections_keyed_refused_total', help: 'Requests with a bearer key answered 503 at the total connection cap (readiness degrades while they happen)', labelNames: ['listener'] as const, registers }),
   };
 }
 

@@ -9,6 +9,8 @@ export interface ConnectionSettings {
   maxConnectionsPerIp: number;
   /** HUSH_OPS_MAX_CONNECTIONS: the ops listener's open connections in all (no per-address cap: it is not public). */
   opsMaxConnections: number;
+  /** HUSH_WRITE_TIMEOUT_MS: how long an answer may take to reach the client once it started; then its connection is closed. */
+  writeTimeoutMs: number;
 }
 
 /**
@@ -21,6 +23,12 @@ export const DEFAULT_MAX_CONNECTIONS = 4096;
 export const DEFAULT_MAX_CONNECTIONS_PER_IP = 64;
 /** 256: probes, a metrics scraper and the admin CLI use a handful; a load balancer's probes in parallel, tens. */
 export const DEFAULT_OPS_MAX_CONNECTIONS = 256;
+/**
+ * 30 s: the API reference's largest asset (the swagger UI bundle, ~0.5 MB compressed) reaches a client at
+ * 20 KB/s within it; a client that does not read at all holds its connection no longer (issue 50), and less
+ * under pressure, where an answer without progress for a second is dropped.
+ */
+export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 
 export function connectionSettings(env: NodeJS.ProcessEnv): ConnectionSettings {
   const maxConnections = envInt(env, 'HUSH_MAX_CONNECTIONS', DEFAULT_MAX_CONNECTIONS, 16, 1_000_000);
@@ -32,5 +40,6 @@ export function connectionSettings(env: NodeJS.ProcessEnv): ConnectionSettings {
     maxConnections,
     maxConnectionsPerIp,
     opsMaxConnections: envInt(env, 'HUSH_OPS_MAX_CONNECTIONS', DEFAULT_OPS_MAX_CONNECTIONS, 8, 100_000),
+    writeTimeoutMs: envInt(env, 'HUSH_WRITE_TIMEOUT_MS', DEFAULT_WRITE_TIMEOUT_MS, 1000, 600_000),
   };
 }

@@ -17,6 +17,12 @@ export interface ScreeningSettings {
   screeningOnError: 'hold' | 'allow';
   /** HUSH_SCREENING_RELOAD_MS (default 5000): how often the list files are checked for changes. */
   screeningReloadMs: number;
+  /**
+   * HUSH_SCREENING_RATE_LIMIT (default 40): risk-API calls per second one account's quotes may cause (burst ×2;
+   * answers from the cache are free). Past it, the quote is 429 RATE_LIMITED (issue 50: 10 keys of one account
+   * cost 1,684 provider calls in 3 s). Twice the default quote rate: a quote screens two new addresses at most.
+   */
+  screeningRatePerAccount: number;
 }
 
 export function screeningSettings(env: NodeJS.ProcessEnv): ScreeningSettings {
@@ -40,5 +46,6 @@ export function screeningSettings(env: NodeJS.ProcessEnv): ScreeningSettings {
     screeningCacheTtlS: envInt(env, 'HUSH_SCREENING_CACHE_TTL_S', 600, 0, 86_400),
     screeningOnError: onError,
     screeningReloadMs: envInt(env, 'HUSH_SCREENING_RELOAD_MS', 5000, 100, 3_600_000),
+    screeningRatePerAccount: envInt(env, 'HUSH_SCREENING_RATE_LIMIT', 40, 1, 1_000_000),
   };
 }

@@ -40,7 +40,7 @@ export async function buildScreening(config: HushConfig, log: Log, alert: AlertF
     lists: (lists?.loaded() ?? []).map((l) => ({ name: l.name, version: l.hash, loadedAt: l.loadedAt, addresses: l.addresses.size })),
     http: http?.name ?? null,
     onError: config.screeningOnError,
-  }), config.screeningCacheTtlS * 1000);
+  }), config.screeningCacheTtlS * 1000, Date.now, config.screeningRatePerAccount);
   log(`screening: on (${[lists ? `${config.screeningLists.length} list(s)` : '', http?.name ?? ''].filter(Boolean).join(', ')}; on error: ${config.screeningOnError})`);
   return screening;
 }

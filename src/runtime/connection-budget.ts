@@ -32,25 +32,32 @@ export interface ConnectionBudget {
   lowered: string[];
 }
 
+/** Of the descriptors the listeners may use, the share the partner cap may take when the limit is tight: the rest answers connections over a cap. */
+const PARTNER_SHARE = 0.75;
+
 /**
- * The listeners' caps within the process's descriptors: the ops listener's, the partner port's and FD_RESERVE
- * together stay below the limit, so a flood of the partner port can never take the descriptors /readyz,
- * the store or the chain need. A setting the limit cannot hold is lowered (never raised).
+ * The listeners' caps within the process's descriptors: the ops listener's, the partner port's, the room for
+ * answering connections over a cap (docs/spec.md §7: 429/503, not a reset) and FD_RESERVE together stay below
+ * the limit, so a flood of the partner port can never take the descriptors /readyz, the store or the chain
+ * need. A setting the limit cannot hold is lowered (never raised).
  */
-export function connectionBudget(config: Pick<HushConfig, 'maxConnections' | 'maxConnectionsPerIp' | 'opsMaxConnections'>, fileLimit = openFileLimit()): ConnectionBudget {
+export function connectionBudget(config: Pick<HushConfig, 'maxConnections' | 'maxConnectionsPerIp' | 'opsMaxConnections' | 'writeTimeoutMs'>, fileLimit = openFileLimit()): ConnectionBudget {
   let ops = config.opsMaxConnections;
   let partner = config.maxConnections;
+  // With no limit known: four times the partner cap (an answer takes its descriptor for a moment, ANSWER_WAIT_MS at most).
+  let answering = 4 * partner;
   const lowered: string[] = [];
   if (fileLimit !== null) {
     const room = fileLimit - FD_RESERVE;
     ops = Math.max(8, Math.min(ops, Math.floor(room / 8)));
-    partner = Math.max(16, Math.min(partner, room - ops));
+    partner = Math.max(16, Math.min(partner, Math.floor((room - ops) * PARTNER_SHARE)));
+    answering = Math.max(0, room - ops - partner);
     if (ops < config.opsMaxConnections) lowered.push(`HUSH_OPS_MAX_CONNECTIONS ${config.opsMaxConnections} → ${ops}`);
     if (partner < config.maxConnections) lowered.push(`HUSH_MAX_CONNECTIONS ${config.maxConnections} → ${partner}`);
   }
   return {
-    partner: { maxTotal: partner, maxPerAddress: Math.min(config.maxConnectionsPerIp, partner) },
-    ops: { maxTotal: ops, maxPerAddress: 0 },
+    partner: { maxTotal: partner, maxPerAddress: Math.min(config.maxConnectionsPerIp, partner), maxAnswering: answering, writeTimeoutMs: config.writeTimeoutMs },
+    ops: { maxTotal: ops, maxPerAddress: 0, maxAnswering: Math.min(ops, answering), writeTimeoutMs: config.writeTimeoutMs },
     fileLimit,
     lowered,
   };

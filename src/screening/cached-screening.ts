@@ -1,4 +1,6 @@
+import { HushError } from '../domain/errors.ts';
 import type { Screening, ScreeningDescription, ScreeningProvider, ScreeningVerdict } from './screening-port.ts';
+import { AccountBuckets } from './account-buckets.ts';
 
 /** How long an HTTP provider's answer per address is reused (docs/spec.md §12). Lists are not cached: they answer from memory. */
 export const DEFAULT_SCREENING_CACHE_TTL_MS = 10 * 60_000;
@@ -11,6 +13,7 @@ const CACHE_MAX = 50_000;
 export class ProviderScreening implements Screening {
   readonly enabled = true;
   private readonly cache = new Map<string, { verdict: ScreeningVerdict; until: number }>();
+  private readonly budgets: AccountBuckets;
 
   constructor(
     private readonly lists: ScreeningProvider | null,
@@ -18,15 +21,19 @@ export class ProviderScreening implements Screening {
     private readonly description: () => ScreeningDescription,
     private readonly ttlMs = DEFAULT_SCREENING_CACHE_TTL_MS,
     private readonly now: () => number = Date.now,
-  ) {}
+    /** Risk-API calls per second per account (HUSH_SCREENING_RATE_LIMIT), burst ×2; cache hits are free. */
+    accountRate = 40,
+  ) {
+    this.budgets = new AccountBuckets(accountRate, now);
+  }
 
   describe(): ScreeningDescription {
     return this.description();
   }
 
-  async check(addresses: readonly string[]): Promise<ScreeningVerdict> {
+  async check(addresses: readonly string[], opts?: { account?: string }): Promise<ScreeningVerdict> {
     let error: ScreeningVerdict | null = null;
-    const verdicts = await Promise.all(addresses.map((a) => this.one(a)));
+    const verdicts = await Promise.all(addresses.map((a) => this.one(a, opts?.account)));
     for (const v of verdicts) {
       if (v.result === 'blocked') return v;
       if (v.result === 'error') error ??= v;
@@ -35,15 +42,19 @@ export class ProviderScreening implements Screening {
   }
 
   checkEach(addresses: readonly string[]): Promise<ScreeningVerdict[]> {
-    return Promise.all(addresses.map((a) => this.one(a)));
+    return Promise.all(addresses.map((a) => this.one(a, undefined)));
   }
 
-  private async one(address: string): Promise<ScreeningVerdict> {
+  private async one(address: string, account: string | undefined): Promise<ScreeningVerdict> {
     const listed = this.lists ? await this.lists.check(address) : { result: 'clear' as const };
     if (listed.result !== 'clear' || !this.http) return listed;
     const now = this.now();
     const hit = this.cache.get(address);
     if (hit && hit.until > now) return hit.verdict;
+    const waitMs = account === undefined ? 0 : this.budgets.take(account);
+    if (waitMs > 0) {
+      throw new HushError('RATE_LIMITED', 'Too many new addresses screened for this account; slow down', undefined, { retryAfterSeconds: Math.ceil(waitMs / 1000) });
+    }
     const verdict = await this.http.check(address);
     if (verdict.result !== 'error') {
       if (this.cache.size >= CACHE_MAX) this.cache.clear();

@@ -12,9 +12,10 @@ export type QuoteDecisionSink = (field: ScreenedField, verdict: ScreeningVerdict
  * provider that cannot answer does not refuse the quote: the deposit is screened again when it
  * confirms, where HUSH_SCREENING_ON_ERROR decides (hold or allow).
  */
-export async function screenQuote(screening: Screening, parties: Partial<Record<ScreenedField, string>>, sink?: QuoteDecisionSink): Promise<void> {
+export async function screenQuote(screening: Screening, parties: Partial<Record<ScreenedField, string>>, sink?: QuoteDecisionSink, account?: string): Promise<void> {
   const entries = Object.entries(parties).filter((e): e is [ScreenedField, string] => e[1] !== undefined);
-  const verdict = await screening.check(entries.map(([, a]) => a));
+  // The account pays for the risk-API calls its quote causes (HUSH_SCREENING_RATE_LIMIT): RATE_LIMITED past its budget.
+  const verdict = await screening.check(entries.map(([, a]) => a), account === undefined ? undefined : { account });
   if (verdict.result !== 'blocked') return;
   const field = entries.find(([, a]) => a === verdict.address)![0];
   sink?.(field, verdict);

@@ -27,8 +27,11 @@ export interface ScreeningProvider {
 export interface Screening {
   /** False when no provider is configured: callers skip screening entirely (zero cost). */
   readonly enabled: boolean;
-  /** The first blocked verdict among the addresses, else the first error, else clear. */
-  check(addresses: readonly string[]): Promise<ScreeningVerdict>;
+  /**
+   * The first blocked verdict among the addresses, else the first error, else clear. With `account` (a quote),
+   * the risk-API calls it causes are taken from that account's budget: RATE_LIMITED (HushError) once it is empty.
+   */
+  check(addresses: readonly string[], opts?: { account?: string }): Promise<ScreeningVerdict>;
   /** Each address's own verdict, in order: a decision weighs every finding, not only the first (issue 49). */
   checkEach(addresses: readonly string[]): Promise<ScreeningVerdict[]>;
   /** What /readyz and the log at start say about screening. */

@@ -114,7 +114,7 @@ export class QuoteService {
       throw new HushError('FEE_RECIPIENT_REQUIRED', 'feeRecipientAddress is required when feeBps > 0', { field: 'feeRecipientAddress' });
     }
     if (this.screening.enabled) {
-      await screenQuote(this.screening, { senderAddress: sender, recipientAddress: recipient, feeRecipientAddress: feeRecipient }, this.onBlocked);
+      await screenQuote(this.screening, { senderAddress: sender, recipientAddress: recipient, feeRecipientAddress: feeRecipient }, this.onBlocked, account.id);
     }
     // More digits than any u64: above every maximum, without parsing up to a body's worth of digits.
     const amount = req.amount.length > U64_MAX_DIGITS ? U64_MAX + 1n : BigInt(req.amount);

@@ -46,17 +46,22 @@ export class StatusCache {
     await this.unlisten?.();
   }
 
-  /** The cached record while fresh, synchronously (the polling hot path needs no promise); else undefined. */
-  peek(trackingId: string): CachedStatus | undefined {
+  /**
+   * The account's cached record while fresh, synchronously (the polling hot path needs no promise); else
+   * undefined. Another account's entry is never a hit: its lookup reads the store as an unknown id's does, so
+   * the answer's timing does not tell whether the id exists (issue 50).
+   */
+  peek(trackingId: string, accountId: string): CachedStatus | undefined {
     const hit = this.entries.get(trackingId);
-    return hit && Date.now() - hit.at < this.ttlMs ? hit : undefined;
+    return hit && hit.accountId === accountId && Date.now() - hit.at < this.ttlMs ? hit : undefined;
   }
 
-  async get(trackingId: string): Promise<CachedStatus | null> {
-    const hit = this.peek(trackingId);
+  /** The account's order's record, or null when the account has no order with this id (whoever else has one). */
+  async get(trackingId: string, accountId: string): Promise<CachedStatus | null> {
+    const hit = this.peek(trackingId, accountId);
     if (hit) return hit;
     const generation = this.invalidations;
-    const order = await getOrderByTrackingId(this.db, trackingId);
+    const order = await getOrderByTrackingId(this.db, trackingId, accountId);
     if (!order) return null;
     const json = JSON.stringify({ success: true, order: statusRecord(order) });
     const entry = { accountId: order.accountId, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`, at: Date.now() };

@@ -112,6 +112,20 @@ export async function countActiveKeys(db: Queryable, accountId: string, exceptKe
   return rows[0]!.n;
 }
 
+/**
+ * The account's other keys (all but `exceptKeyId`) that still authenticate `forSeconds` from now, and how many
+ * of those never expire: what a revocation must leave (docs/spec.md §3, an account always keeps a key).
+ */
+export async function lastingKeys(db: Queryable, accountId: string, exceptKeyId: string, forSeconds: number): Promise<{ lasting: number; nonExpiring: number }> {
+  const { rows } = await db.query<{ lasting: number; non_expiring: number }>(
+    `SELECT count(*) FILTER (WHERE expires_at IS NULL OR expires_at > now() + make_interval(secs => $3))::int AS lasting,
+            count(*) FILTER (WHERE expires_at IS NULL)::int AS non_expiring
+       FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL AND id <> $2`,
+    [accountId, exceptKeyId, forSeconds],
+  );
+  return { lasting: rows[0]!.lasting, nonExpiring: rows[0]!.non_expiring };
+}
+
 /** Deletes the account's revoked or expired keys but the `keep` most recently created; how many went. */
 export async function pruneInactiveKeys(db: Queryable, accountId: string, keep: number): Promise<number> {
   const { rowCount } = await db.query(

@@ -112,8 +112,12 @@ export async function insertOrderWithNewKey(
   }
 }
 
-export async function getOrderByTrackingId(db: Queryable, trackingId: string): Promise<OrderRecord | null> {
-  const { rows } = await db.query<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.tracking_id = $1`, [trackingId]);
+/** By tracking id; with `accountId`, only that account's (another's is not read at all, as an unknown id). */
+export async function getOrderByTrackingId(db: Queryable, trackingId: string, accountId?: string): Promise<OrderRecord | null> {
+  const { rows } =
+    accountId === undefined
+      ? await db.query<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.tracking_id = $1`, [trackingId])
+      : await db.query<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders o WHERE o.tracking_id = $1 AND o.account_id = $2`, [trackingId, accountId]);
   return rows[0] ? toOrder(rows[0]) : null;
 }
 

@@ -67,27 +67,52 @@ function v4Of(hi: number, lo: number): string {
 }
 
 /**
- * The IPv4 address an IPv6 one carries to an IPv4 host, if any: IPv4-mapped (::ffff:a.b.c.d), NAT64
- * (64:ff9b::/96) and 6to4 (2002:AABB:CCDD::/48). Judged as that IPv4 address, so no IPv6 spelling of
- * 127.0.0.1 or 169.254.169.254 gets through.
+ * The IPv4 address an IPv6 one is translated to on its way (the packet reaches an IPv4 host): IPv4-mapped
+ * (::ffff:a.b.c.d), SIIT's IPv4-translated (::ffff:0:a.b.c.d, RFC 2765) and the NAT64 well-known prefix
+ * (64:ff9b::/96, RFC 6052). Judged as that IPv4 address, so no IPv6 spelling of 127.0.0.1 or
+ * 169.254.169.254 gets through (issue 50: the SIIT form passed).
  */
-function embeddedV4(ip: string): string | null {
-  const g = groups(ip);
-  if (g.length !== 8 || g.some((n) => !Number.isInteger(n))) return null;
-  if (g.slice(0, 5).every((n) => n === 0) && g[5] === 0xffff) return v4Of(g[6]!, g[7]!);
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((n) => n === 0)) return v4Of(g[6]!, g[7]!);
-  if (g[0] === 0x2002) return v4Of(g[1]!, g[2]!);
+function translatedV4(g: number[]): string | null {
+  const zeros = (from: number, to: number) => g.slice(from, to).every((n) => n === 0);
+  if (zeros(0, 5) && g[5] === 0xffff) return v4Of(g[6]!, g[7]!);
+  if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return v4Of(g[6]!, g[7]!);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return v4Of(g[6]!, g[7]!);
   return null;
 }
 
-/** An IP literal as the address family it really reaches: IPv4 for the embedded forms, else itself. */
-export function effectiveAddress(ip: string): { address: string; family: 'ipv4' | 'ipv6' } | null {
+/**
+ * IPv4 addresses an IPv6 address carries to a tunnel or a translator it may be routed through: 6to4
+ * (2002:AABB:CCDD::/48), Teredo (2001:0::/32: the server, and the client's address obfuscated by XOR),
+ * ISATAP (an interface id of ::0:5efe:a.b.c.d or ::200:5efe:a.b.c.d), the deprecated IPv4-compatible
+ * (::a.b.c.d) and NAT64's local-use prefix (64:ff9b:1::/48, RFC 8215: its IPv4 sits after the prefix,
+ * in any of RFC 6052's layouts, so the whole prefix is refused below). Each must be public too.
+ */
+function carriedV4(g: number[]): string[] {
+  const out: string[] = [];
+  if (g[0] === 0x2002) out.push(v4Of(g[1]!, g[2]!));
+  if (g[0] === 0x2001 && g[1] === 0) out.push(v4Of(g[2]!, g[3]!), v4Of(~g[6]! & 0xffff, ~g[7]! & 0xffff));
+  if ((g[4]! & 0xfcff) === 0 && g[5] === 0x5efe) out.push(v4Of(g[6]!, g[7]!));
+  if (g.slice(0, 6).every((n) => n === 0) && (g[6] !== 0 || g[7]! > 1)) out.push(v4Of(g[6]!, g[7]!));
+  return out;
+}
+
+export interface EffectiveAddress {
+  address: string;
+  family: 'ipv4' | 'ipv6';
+  /** IPv4 addresses an IPv6 one also carries (tunnels), each judged too. */
+  carried: string[];
+}
+
+/** An IP literal as the address family it really reaches: IPv4 for the translated forms, else itself. */
+export function effectiveAddress(ip: string): EffectiveAddress | null {
   const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const version = isIP(bare);
-  if (version === 4) return { address: bare, family: 'ipv4' };
+  if (version === 4) return { address: bare, family: 'ipv4', carried: [] };
   if (version !== 6) return null;
-  const v4 = embeddedV4(bare);
-  return v4 ? { address: v4, family: 'ipv4' } : { address: bare.toLowerCase(), family: 'ipv6' };
+  const g = groups(bare);
+  if (g.length !== 8 || g.some((n) => !Number.isInteger(n))) return null;
+  const v4 = translatedV4(g);
+  return v4 ? { address: v4, family: 'ipv4', carried: [] } : { address: bare.toLowerCase(), family: 'ipv6', carried: carriedV4(g) };
 }
 
 /** 127.0.0.0/8 or ::1, in any spelling. */
@@ -99,5 +124,5 @@ export function isLoopbackAddress(ip: string): boolean {
 /** A public unicast address: none of the ranges above, in any spelling. Not an IP literal → false. */
 export function isPublicAddress(ip: string): boolean {
   const a = effectiveAddress(ip);
-  return a !== null && !blocked.check(a.address, a.family);
+  return a !== null && !blocked.check(a.address, a.family) && a.carried.every((v4) => !blocked.check(v4, 'ipv4'));
 }

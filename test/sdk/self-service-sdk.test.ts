@@ -42,13 +42,16 @@ describe('SDK and CLI self-service', () => {
     assert.deepEqual(account.keys.map((k) => [k.keyId, k.current, k.active]), [[acct.keyId, true, true]]);
     assert.equal(await codeOf(client.revokeKey(acct.keyId)), 'LAST_ACTIVE_KEY');
 
-    const created = await client.createKey({ expiresInSeconds: 7200 });
+    // Two days: a revocation must leave a key active for at least 24 h (docs/spec.md §3).
+    const created = await client.createKey({ expiresInSeconds: 172_800 });
     registerSecret(secretOf(created.apiKey));
-    assert.ok(created.key.expiresAt && Date.parse(created.key.expiresAt) > Date.now() + 7_000_000);
+    assert.ok(created.key.expiresAt && Date.parse(created.key.expiresAt) > Date.now() + 172_000_000);
     const next = sdk(created.apiKey);
     assert.equal((await next.account()).keys.find((k) => k.current)?.keyId, created.key.keyId);
-    const revoked = await next.revokeKey(acct.keyId);
-    assert.deepEqual([revoked.keyId, revoked.active, revoked.current], [acct.keyId, false, false]);
+    // A key that expires cannot revoke the last one that never does; that key may revoke itself.
+    assert.equal(await codeOf(next.revokeKey(acct.keyId)), 'LAST_ACTIVE_KEY');
+    const revoked = await client.revokeKey(acct.keyId);
+    assert.deepEqual([revoked.keyId, revoked.active, revoked.current], [acct.keyId, false, true]);
     assert.equal(await codeOf(client.account()), 'UNAUTHORIZED', 'the revoked key');
     assert.equal(await codeOf(next.revokeKey(other.keyId)), 'NOT_FOUND', "another account's key");
     assert.equal(await codeOf(next.createKey({ expiresInSeconds: 5 })), 'INVALID_REQUEST');
@@ -100,7 +103,7 @@ describe('SDK and CLI self-service', () => {
     assert.equal(last.code, 1);
     assert.match(last.stderr, /^hush: LAST_ACTIVE_KEY: .* — create another key first \(hush keys create\), deploy it, then revoke this one\n$/);
 
-    const created = await hush(['keys', 'create', '--expires-in', '3600'], acct.apiKey);
+    const created = await hush(['keys', 'create', '--expires-in', '172800'], acct.apiKey);
     assert.equal(created.code, 0, created.stderr);
     const { apiKey, key } = JSON.parse(created.stdout);
     assert.match(apiKey, /^hush_/);

@@ -44,7 +44,7 @@ forEachEngine('class release pass', (ctx) => {
     const cache = new StatusCache(ctx.db);
     await cache.start();
     const trackingA = (await ctx.db.query<{ tracking_id: string }>('SELECT tracking_id FROM orders WHERE id = $1', [a])).rows[0]!.tracking_id;
-    const before = JSON.parse((await cache.get(trackingA))!.json).order;
+    const before = JSON.parse((await cache.get(trackingA, acc))!.json).order;
     assert.deepEqual([before.privacy.releasedWith, typeof before.privacy.releaseBy], [null, 'string'], 'held: the latest moment, no set yet');
     const seen: string[][] = [];
     const soon = new Date(Date.now() + 2_000);
@@ -66,8 +66,8 @@ forEachEngine('class release pass', (ctx) => {
     assert.equal((await row(free)).class_release_size, null);
     assert.equal((await row(free)).class_released_at, null);
     // The release notified the change: the cache serves the released record, not the one it held.
-    for (let i = 0; i < 100 && cache.peek(trackingA); i++) await new Promise((r) => setTimeout(r, 20));
-    const after = JSON.parse((await cache.get(trackingA))!.json).order;
+    for (let i = 0; i < 100 && cache.peek(trackingA, acc); i++) await new Promise((r) => setTimeout(r, 20));
+    const after = JSON.parse((await cache.get(trackingA, acc))!.json).order;
     assert.deepEqual([after.privacy.releasedWith, after.privacy.releaseBy], [2, null]);
     assert.ok(Date.parse(after.updatedAt) > Date.parse(before.updatedAt), 'the release stamps updatedAt');
     await cache.stop();

@@ -62,8 +62,8 @@ const BY_CODE: Record<HushErrorCode, ErrorExample> = {
   ORDER_NOT_HELD: { summary: 'Only a held order can be resolved', message: 'The order is completed, not held', details: { status: 'completed' } },
   RECEIPT_NOT_READY: { summary: 'The order is not final yet, or its receipt is being signed', message: 'The order is sending; its receipt is signed once it is final', details: { status: 'sending' } },
   LAST_ACTIVE_KEY: {
-    summary: "The key is the account's only active one: create another first",
-    message: 'Key k7m2xq4p3rwa is the only active key of this account; create another before revoking it',
+    summary: 'No other key would stay active for 24 h (or an expiring key tried to revoke the last one that never expires): create another first',
+    message: 'Revoking key k7m2xq4p3rwa would leave this account no key active for the next 24 hours; create another (without an expiry, or one at least 24 hours away) before revoking it',
     details: { keyId: 'k7m2xq4p3rwa' },
   },
   TOO_MANY_KEYS: { summary: 'The account has as many active keys as it may', message: 'This account has 10 active keys, the most it may have; revoke one first', details: { maxActiveKeys: 10 } },
@@ -73,7 +73,7 @@ const BY_CODE: Record<HushErrorCode, ErrorExample> = {
   ORDER_EXPIRED: { summary: 'The order is past its expiration', message: 'The order has expired; request a new quote', details: { expiration: '2026-11-21T10:30:02.000Z' } },
   PAYLOAD_TOO_LARGE: { summary: 'The body is over the limit', message: `Request body exceeds ${BODY_LIMIT} bytes`, details: { limitBytes: BODY_LIMIT } },
   UNSUPPORTED_MEDIA_TYPE: { summary: 'The body is not JSON', message: 'Send the request body as application/json' },
-  RATE_LIMITED: { summary: "The key's bucket is empty; wait Retry-After seconds", message: 'Too many requests for this API key; slow down' },
+  RATE_LIMITED: { summary: "The account's bucket is empty (all its keys draw on it); wait Retry-After seconds", message: 'Too many requests for this account (all its keys together); slow down' },
   TOO_MANY_OPEN_ORDERS: {
     summary: 'Too many orders await a deposit',
     message: 'This account has 50 orders awaiting a deposit; fund one or let it expire before creating another',

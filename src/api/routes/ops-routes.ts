@@ -14,6 +14,28 @@ export interface OpsRouteDeps {
 
 /** Seconds a load balancer is told to wait before asking again (every 503 carries Retry-After, docs/spec.md §6). */
 const NOT_READY_RETRY_S = '5';
+/** Readiness stays degraded this long after the partner port last refused a keyed request (or reset one unanswered). */
+export const REFUSING_WINDOW_MS = 10_000;
+
+/** The partner port's saturation for /readyz (docs/spec.md §7), and whether it is refusing keyed requests now. */
+function partnerPort(deps: OpsRouteDeps, now = Date.now()): { details: Record<string, unknown>; refusing: boolean } | null {
+  const status = deps.metrics.connections.listeners.get('partner')?.();
+  if (!status) return null; // role worker: no partner port
+  const recent = (at: number | null) => at !== null && now - at < REFUSING_WINDOW_MS;
+  const refusing = recent(status.lastKeyedRefusedAt) || recent(status.lastResetAt);
+  return {
+    refusing,
+    details: {
+      open: status.open,
+      limit: status.limit,
+      saturation: Math.round((100 * status.open) / Math.max(1, status.limit)) / 100,
+      saturated: status.saturated,
+      answeringOverCap: status.answering,
+      keyedRefused: status.keyedRefused,
+      refusingKeyed: refusing,
+    },
+  };
+}
 
 /** Operational endpoints of the ops listener: no auth, never on the partner port (docs/spec.md §4). */
 export async function opsRoutes(app: FastifyInstance, { deps }: { deps: OpsRouteDeps }) {
@@ -26,15 +48,17 @@ export async function opsRoutes(app: FastifyInstance, { deps }: { deps: OpsRoute
         .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: shutting down', details: { draining: true }, requestId: request.id } });
     }
     const r = await deps.ready();
-    const parts: Record<string, string> = { store: r.store ? 'ok' : 'unreachable', chain: r.chain ? 'ok' : 'unreachable' };
+    const parts: Record<string, unknown> = { store: r.store ? 'ok' : 'unreachable', chain: r.chain ? 'ok' : 'unreachable' };
     if (r.starting) parts.start = 'in progress'; // funding at start still waiting out the chain
     if (deps.screening) parts.screening = deps.screening();
-    if (r.store && r.chain && !r.starting) return reply.send({ success: true, ...parts });
+    const port = partnerPort(deps);
+    if (port) parts.partnerPort = port.details;
+    if (r.store && r.chain && !r.starting && !port?.refusing) return reply.send({ success: true, ...parts });
     // A failure keeps the docs/spec.md §2 error shape like every other response.
     return reply
       .code(503)
       .header('retry-after', NOT_READY_RETRY_S)
-      .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: r.starting ? 'Not ready: starting (waiting for the chain)' : 'Not ready: the store or the chain is unreachable', details: parts, requestId: request.id } });
+      .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: r.starting ? 'Not ready: starting (waiting for the chain)' : !r.store || !r.chain ? 'Not ready: the store or the chain is unreachable' : 'Not ready: the partner port is at its connection limit and refusing keyed requests', details: parts, requestId: request.id } });
   });
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),

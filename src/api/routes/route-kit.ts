@@ -14,7 +14,8 @@ export function caller(request: FastifyRequest): Caller {
 
 /**
  * docs/spec.md §7's token bucket (token-bucket-store.ts): holds 2 × rate (burst ×2), refilled from empty in 2 s;
- * one per key and kind, whichever route of the kind draws on it: the kind is in the key, and `perKey`
+ * one per account and kind, shared by all the account's keys (issue 50: 10 keys of one account got 842 quotes in
+ * 3 s against 99 with one key), whichever route of the kind draws on it: the kind is in the key, and `perKey`
  * keeps these routes' buckets in one store (its child()). Not the plugin's groupId: it is appended to
  * the anonymous bucket's key too, which would then be one per route.
  */
@@ -23,7 +24,7 @@ export function perKeyLimit(defaults: RateLimits) {
     rateLimit: {
       max: (req: FastifyRequest) => 2 * (req.caller?.account.rateLimits?.[kind] ?? defaults[kind]),
       timeWindow: 2000,
-      keyGenerator: (req: FastifyRequest) => `${req.caller?.keyId ?? req.ip}/${kind}`,
+      keyGenerator: (req: FastifyRequest) => `${req.caller?.account.id ?? req.ip}/${kind}`,
       perKey: true,
     } as RateLimitOptions,
   });

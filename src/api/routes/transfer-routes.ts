@@ -226,8 +226,8 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     async (request, reply) => {
       const account = caller(request).account;
       const id = request.params.trackingId;
-      const cached = /^trk_[1-9A-HJ-NP-Za-km-z]{22}$/.test(id) ? (deps.statusCache.peek(id) ?? (await deps.statusCache.get(id))) : null;
-      if (!cached || cached.accountId !== account.id) throw new HushError('NOT_FOUND', 'No order with this trackingId');
+      const cached = /^trk_[1-9A-HJ-NP-Za-km-z]{22}$/.test(id) ? (deps.statusCache.peek(id, account.id) ?? (await deps.statusCache.get(id, account.id))) : null;
+      if (!cached) throw new HushError('NOT_FOUND', 'No order with this trackingId');
       reply.header('etag', cached.etag).header('cache-control', 'no-cache');
       const inm = request.headers['if-none-match'];
       if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === cached.etag)) return reply.code(304 as 200).send(undefined as never);
@@ -260,8 +260,8 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         // Not a quote Hush could have issued: no order backs it.
       }
       const trackingId = key ? await trackingIdByQuoteKey(deps.db, account.id, key) : null;
-      const cached = trackingId ? await deps.statusCache.get(trackingId) : null;
-      if (!cached || cached.accountId !== account.id) throw new HushError('NOT_FOUND', 'No order of this account was created from this quote');
+      const cached = trackingId ? await deps.statusCache.get(trackingId, account.id) : null;
+      if (!cached) throw new HushError('NOT_FOUND', 'No order of this account was created from this quote');
       return reply.type('application/json; charset=utf-8').send(cached.json as never);
     },
   );
@@ -282,8 +282,8 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       },
     },
     async (request) => {
-      const found = await receiptOfOrder(deps.db, request.params.trackingId);
-      if (!found || found.accountId !== caller(request).account.id) throw new HushError('NOT_FOUND', 'No order with this trackingId');
+      const found = await receiptOfOrder(deps.db, request.params.trackingId, caller(request).account.id);
+      if (!found) throw new HushError('NOT_FOUND', 'No order with this trackingId');
       if (!found.receipt) throw new HushError('RECEIPT_NOT_READY', `The order is ${found.status}; its receipt is signed once it is final`, { status: found.status });
       return { success: true as const, receipt: { document: JSON.parse(found.receipt.document), algorithm: 'ed25519' as const, signature: found.receipt.signature } };
     },

@@ -316,7 +316,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke one of this account's keys (the one calling too); never its last active one
-         * @description Revokes one of this account's keys: it stops authenticating at once on the server that answered, and on every server within 5 s. The key making the request may revoke itself (key.current is then true, and this is its last answer). The account's last active key is never revoked (LAST_ACTIVE_KEY): create another first, or ask the operator. Another account's key id is NOT_FOUND, as an unknown one. Revoking a revoked key answers it unchanged.
+         * @description Revokes one of this account's keys: it stops authenticating at once on the server that answered, and on every server within 5 s. The key making the request may revoke itself (key.current is then true, and this is its last answer). An account always keeps a key (LAST_ACTIVE_KEY otherwise): a key is revoked only while another stays active for at least 24 h, and a key that expires cannot revoke the account's last key that never does. Create another first, or ask the operator. Another account's key id is NOT_FOUND, as an unknown one. Revoking a revoked key answers it unchanged.
          */
         delete: operations["revokeApiKey"];
         options?: never;

@@ -1,0 +1,78 @@
+/**
+ * Issue 50, findings 1–2: the API reference's assets (the 1.68 MB swagger UI bundle, the 340 KB openapi.json) were
+ * served without a key, without a rate limit, uncompressed, serialized per request. Now each is one precomputed
+ * buffer, gzipped when the client takes it (with an ETag, 304 on a match), and every request takes a token from
+ * the client address's anonymous bucket (429 with Retry-After once empty). A real Hush; HTTP from chosen
+ * loopback addresses so each check has a bucket of its own.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { startTestHush, type TestHush } from '../support/hush-server.ts';
+import { acceptsGzip } from '../../src/api/reference-assets.ts';
+
+let t: TestHush;
+before(async () => {
+  // 5/s, burst 10, per address.
+  t = await startTestHush({ env: { HUSH_ANONYMOUS_RATE_LIMIT: '5' } });
+});
+after(() => t?.close());
+
+function get(source: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${t.url}${path}`, { localAddress: source, agent: false, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const BUNDLE = readFileSync(join(dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')), 'static', 'swagger-ui-bundle.js'));
+
+test('openapi.json and the UI bundle: gzipped when asked (a fraction of the size), the same bytes as plain, an ETag answered 304', async () => {
+  for (const [path, expected] of [
+    ['/transfer/v1/openapi.json', null],
+    ['/docs/json', null],
+    ['/docs/static/swagger-ui-bundle.js', BUNDLE],
+  ] as const) {
+    const source = `127.0.7.${path.length}`;
+    const plain = await get(source, path, { 'accept-encoding': 'identity' });
+    const zipped = await get(source, path, { 'accept-encoding': 'gzip, br' });
+    assert.equal(plain.status, 200, path);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(zipped.headers['content-encoding'], 'gzip', path);
+    assert.equal(zipped.headers.vary, 'accept-encoding');
+    assert.ok(zipped.body.length < plain.body.length / 3, `${path}: ${zipped.body.length} of ${plain.body.length} bytes`);
+    assert.deepEqual(gunzipSync(zipped.body), plain.body);
+    if (expected) assert.deepEqual(plain.body, expected);
+    else assert.ok(Object.keys(JSON.parse(plain.body.toString()).paths).includes('/transfer/v1/quote'));
+    const etag = String(zipped.headers.etag);
+    assert.equal((await get(source, path, { 'if-none-match': etag })).status, 304);
+    assert.match(String(plain.headers['ratelimit-limit']), /^\d+$/, 'the anonymous bucket’s RateLimit-* fields');
+  }
+});
+
+test('every request for the reference takes from the address’s anonymous bucket: past the burst, 429 RATE_LIMITED with Retry-After', async () => {
+  const answers = await Promise.all(Array.from({ length: 20 }, () => get('127.0.7.200', '/docs/static/swagger-ui-bundle.js', { 'accept-encoding': 'gzip' })));
+  const limited = answers.filter((a) => a.status === 429);
+  assert.ok(limited.length >= 8, `${limited.length} of 20 limited (burst 10)`);
+  for (const a of limited) {
+    assert.ok(Number(a.headers['retry-after']) >= 1);
+    assert.equal(JSON.parse(a.body.toString()).error.code, 'RATE_LIMITED');
+  }
+  // Another address has its own bucket.
+  assert.equal((await get('127.0.7.201', '/transfer/v1/openapi.json')).status, 200);
+});
+
+test('Accept-Encoding: gzip or * with a weight above 0; none at all gets the plain body', () => {
+  for (const yes of ['gzip', 'br, gzip', 'gzip;q=0.5', '*', 'deflate, *;q=0.1']) assert.equal(acceptsGzip(yes), true, yes);
+  // None at all: the plain body (curl, test injectors); an empty one: identity only.
+  for (const no of [undefined, '', 'br', 'gzip;q=0', 'identity', 'gzip; q=0.000']) assert.equal(acceptsGzip(no), false, String(no));
+});
