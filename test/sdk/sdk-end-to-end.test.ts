@@ -41,7 +41,7 @@ test('the SDK types are the ones the served OpenAPI document generates (npm run 
   const ops = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((m) => Object.values(m).map((o) => o.operationId));
   assert.deepEqual(ops.sort(), [
     'clearWebhook', 'createApiKey', 'createOrder', 'createQuote', 'findOrderByQuote', 'getAccount', 'getReceipt', 'getStatus',
-    'listReceiptKeys', 'listTokens', 'refreshOrder', 'revokeApiKey', 'rotateWebhookSecret', 'sendDepositHint', 'sendTestWebhook', 'setWebhook',
+    'listReceiptKeys', 'listTokens', 'receiptCheckPage', 'refreshOrder', 'revokeApiKey', 'rotateWebhookSecret', 'sendDepositHint', 'sendTestWebhook', 'setWebhook',
   ]);
 });
 

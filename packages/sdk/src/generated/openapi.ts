@@ -1978,15 +1978,15 @@ export interface components {
             finalAt: string;
             /** @description What the order screened as when its deposit confirmed and before its payout, and any operator resolution; empty when screening was off */
             screening: {
-                /** @description deposit, payout or resolution */
+                /** @description deposit, payout, refund or resolution */
                 stage: string;
-                /** @description clear, blocked or error; for a resolution: release, refund or freeze */
+                /** @description clear, held by screening, or not checked (the provider did not answer and the operator lets such checks pass); for a resolution: release, refund or freeze */
                 result: string;
-                /** @description When */
+                /** @description When it was checked */
                 at: string;
-                /** @description The list or provider that decided (blocked or error only) */
+                /** @description Always null: a receipt never names a list or a provider (receipts signed before 2026-11-25 may) */
                 list: string | null;
-                /** @description The list's version (its content hash and when it was loaded) */
+                /** @description Always null (receipts signed before 2026-11-25 may carry a version) */
                 version: string | null;
             }[];
             /** @description When Hush signed this receipt */
