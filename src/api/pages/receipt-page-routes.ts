@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { HushConfig } from '../../config/config.ts';
 import type { AnonymousLimiter } from '../error-handler.ts';
+import { documented } from '../schemas/responses.ts';
 import { pageFiles, sdkReceiptChecks, sendPage, type PageFile } from './static-pages.ts';
 
 /** Where the partner listener serves the public receipt-check page (docs/spec.md §12, in the OpenAPI document). */
@@ -42,7 +43,7 @@ export async function receiptPageRoutes(app: FastifyInstance, { config, limitAno
         security: [],
         produces: ['text/html'],
         // Sent as bytes, never serialized: the schema documents the page.
-        response: { 200: { ...HtmlPage, description: 'The receipt-check page' } },
+        response: { 200: documented(HtmlPage, 'The receipt-check page') },
       },
     },
     async (_request, reply) => sendPage(reply, files.get('receipt-check.html')!),
