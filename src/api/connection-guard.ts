@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { ConnectionMetrics } from './metrics.ts';
+import type { ListenerStatus } from './listener-status.ts';
 import { CLOSED_REASONS, summaryLog, type ClosedReason, type RefusalReason } from './connection-log.ts';
 import { answerOverCap } from './over-cap-answer.ts';
 import { DEFAULT_WRITE_TIMEOUT_MS } from '../config/connection-settings.ts';
@@ -30,21 +31,6 @@ export interface ConnectionGuardOptions extends ConnectionLimits {
   exempt?: (address: string) => boolean;
   /** The rate-limited summary of refusals and early closes (the app's logger, at warn). */
   warn: (fields: Record<string, unknown>, msg: string) => void;
-}
-
-/** What /readyz and /metrics say of a listener (docs/spec.md §7: readiness reports the partner port's saturation). */
-export interface ListenerStatus {
-  open: number;
-  limit: number;
-  /** Connections over a cap being answered 429/503 right now. */
-  answering: number;
-  /** At or past PRESSURE_SHARE of the cap: connections without progress are being closed. */
-  saturated: boolean;
-  /** Requests with a bearer key answered 503 at the total cap since start, and the latest one's time (epoch ms). */
-  keyedRefused: number;
-  lastKeyedRefusedAt: number | null;
-  /** The latest connection reset unanswered (the answering room full: near the descriptor limit), epoch ms. */
-  lastResetAt: number | null;
 }
 
 /** From this share of `maxTotal` on, connections that make no progress are closed (pressure). */

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ORDER_STATUSES } from '../domain/order-state.ts';
-import type { ListenerStatus } from './connection-guard.ts';
+import type { ListenerStatus } from './listener-status.ts';
 
 /** What each listener's connection guard counts (src/api/connection-guard.ts), by `listener` (partner, ops). */
 export interface ConnectionMetrics {
