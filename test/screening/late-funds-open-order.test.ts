@@ -6,8 +6,10 @@
  * Once before the deposit's sweep (swept with it, held while the order is open) and once after it (held when
  * the order is final). Nothing moves to or from the listed wallet, the recipient gets exactly its amountOut,
  * both holds are listed with the order, reconcile stays ok with them on `held:screening`, and the order
- * completes on its own deposit when its class is released. Sweeps and late-deposit passes run when the test
- * says so.
+ * completes on its own deposit when its class is released (a second member arrives). And an order still
+ * awaiting its deposit: the listed wallet's funds (exactly amountIn) are no deposit of it; it expires
+ * (`deposit_account_taken`) and they are held with it. On the code before issue 49 both fail: the listed
+ * wallet's funds were refunded to the order's sender. Sweeps and late-deposit passes run when the test says so.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +43,8 @@ describe('issue 49: late funds from a listed wallet into an open order', () => {
         HUSH_SWEEP_INTERVAL_S: '3600',
         // The class is released by the second member's deposit; its payouts follow within a second.
         HUSH_PAYOUT_DELAY_S: '0.2-0.6',
+        // An order awaiting its deposit ends within seconds once its account is taken (the second test).
+        HUSH_ORDER_TTL_S: '8',
       },
     });
     acct = await hush.createAccount();
@@ -127,5 +131,23 @@ describe('issue 49: late funds from a listed wallet into an open order', () => {
     assert.equal(await balanceOf(chain, sender.address, ASSETS.usdc), senderAfterDeposit, 'nothing went to the order\'s sender');
     assert.equal(await balanceOf(chain, recipient, ASSETS.usdc), placed.amountOut, 'nor to its recipient');
     assert.equal(await heldOnLedger(), '5000000', 'both held apart on the ledger');
+  });
+
+  test('finding 2: a listed wallet sends to the deposit account of an order awaiting its deposit: no deposit of the order, held with it once it ends', async () => {
+    const sender = await funded();
+    const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address });
+    const listedWallet = await funded();
+    appendFileSync(list, `${listedWallet.address}\n`);
+    await pollUntil(async () => ((await hush.ops.get('/readyz')).body?.screening ?? '').includes('(2)'), { timeoutMs: 5_000, intervalMs: 50, what: 'the list reloaded' });
+    // Exactly the order's amountIn, from someone else: not its deposit (docs/spec.md §5, "Whose deposit").
+    await send(listedWallet, placed, placed.amountIn);
+    const ended = await waitForOrder(acct.client, placed.trackingId, ['expired', 'deposit_confirmed', 'completed', 'refunding', 'refunded', 'held'], 30_000);
+    assert.deepEqual([ended.status, ended.failureReason, ended.deposit], ['expired', 'deposit_account_taken', null]);
+    const h = await pollUntil(heldFor(placed.trackingId, []), { timeoutMs: 30_000, intervalMs: 300, what: 'the funds held' });
+    assert.deepEqual([h.amount, h.decision.field, h.decision.address], [placed.amountIn.toString(), 'lateFundsPayer', listedWallet.address]);
+    for (let i = 0; i < 2; i++) await worker().lateDepositTick();
+    assert.equal(await balanceOf(chain, listedWallet.address, ASSETS.usdc), USDC(100) - placed.amountIn, 'the listed wallet got nothing back');
+    assert.equal(await balanceOf(chain, sender.address, ASSETS.usdc), USDC(100), 'nor did the order\'s sender');
+    assert.equal(await heldOnLedger(), (5_000_000n + placed.amountIn).toString(), 'held apart on the ledger, beside the first test\'s');
   });
 });
