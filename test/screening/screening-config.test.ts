@@ -5,8 +5,8 @@ import { ConfigError } from '../../src/config/config-error.ts';
 import { screeningSettings } from '../../src/config/screening-settings.ts';
 
 describe('screening settings', () => {
-  it('defaults: no lists, no provider, 2 s timeout, 10 min cache, hold on error', () => {
-    assert.deepEqual(screeningSettings({}), { screeningLists: [], screeningTimeoutMs: 2000, screeningCacheTtlS: 600, screeningOnError: 'hold', screeningReloadMs: 5000 });
+  it('defaults: no lists, no provider, 2 s timeout, 10 min cache, hold on error, 40 provider calls a second per account', () => {
+    assert.deepEqual(screeningSettings({}), { screeningLists: [], screeningTimeoutMs: 2000, screeningCacheTtlS: 600, screeningOnError: 'hold', screeningReloadMs: 5000, screeningRatePerAccount: 40 });
   });
   it('reads the lists, the provider and the policy', () => {
     const s = screeningSettings({ HUSH_SCREENING_LISTS: ' a.csv, ,b.txt', HUSH_SCREENING_URL: 'https://risk.example', HUSH_SCREENING_KEY: 'k', HUSH_SCREENING_ON_ERROR: 'allow' });

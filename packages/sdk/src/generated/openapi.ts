@@ -2355,6 +2355,18 @@ export interface operations {
             /** @description The receipt-check page */
             200: {
                 headers: {
+                    /** @description The incoming X-Request-Id when well formed (1–128 of A–Z a–z 0–9 . _ : -), else a generated UUID; quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description Requests the key's bucket holds: twice the route's per-second rate (burst) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket now */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    /** @description IETF RateLimit-Policy: "default";q=<bucket size>;w=2 (the bucket refills from empty in 2 s) */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: "default";r=<remaining>;t=<seconds until full> */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
