@@ -23,6 +23,8 @@ export interface ReceiptDocument {
   recipient: string;
   deposit: { signature: string; amount: string; confirmedAt: string | null } | null;
   payouts: { signature: string; amount: string }[];
+  /** How many payouts of its class landed in its payout's burst on the chain (docs/spec.md §9); null when not released with a class. */
+  releasedWith: number | null;
   refund: { signature: string; amount: string; reason: string } | null;
   createdAt: string;
   finalAt: string;

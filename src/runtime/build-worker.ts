@@ -6,6 +6,8 @@ import { LocalFaucetRebalancer } from '../rebalance/local-faucet-rebalancer.ts';
 import type { ClassTraffic } from '../services/class-traffic.ts';
 import { SettlementWorker } from '../settlement/runner.ts';
 import { ReceiptSigner } from '../settlement/receipt-signer.ts';
+import { burstSpanSlots } from '../domain/landed-bursts.ts';
+import { releasePolicy } from '../config/privacy-settings.ts';
 import { loadReceiptKey } from '../treasury/receipt-key.ts';
 import type { Db } from '../store/db.ts';
 import { releaseLeasesOfPastLives } from '../store/settlement/release-leases-of-past-lives.ts';
@@ -72,7 +74,10 @@ export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ w
   closers.add(() => worker.stop());
   await startClassRelease(config, db, p.classTraffic, log, closers);
   // docs/spec.md §12: each final order's disclosure receipt, signed here with a key of its own.
-  const receipts = new ReceiptSigner(db, await loadReceiptKey({ receiptKey: config.receiptKey, dataDir: config.dataDir }), config.assets, (o, m) => p.record(o, m));
+  // Issue 54: a released order's receipt waits until its release's payouts are all final and counted by the
+  // adversary's burst rule (docs/privacy.md), so its releasedWith is what the chain shows.
+  const spanSlots = burstSpanSlots(releasePolicy(config).spreadMs, config.slotMs);
+  const receipts = new ReceiptSigner(db, await loadReceiptKey({ receiptKey: config.receiptKey, dataDir: config.dataDir }), config.assets, (o, m) => p.record(o, m), spanSlots);
   await receipts.start();
   closers.add(() => receipts.stop());
   return { worker, subscriptions, receipts };

@@ -46,7 +46,10 @@ export interface OrderPrivacy {
   standard: boolean;
   /** While it is held for its class: the latest moment its payout goes out. */
   releaseBy: string | null;
-  /** Once released: how many payouts of its class went out in the same release (itself included). */
+  /**
+   * Once its release's payouts are all final: how many of them landed in its payout's burst on the chain,
+   * by the burst rule an outside reader applies (itself included; issue 54). Null until then.
+   */
   releasedWith: number | null;
   /** Once released: seconds from its deposit's confirmation to its payout's scheduled send. */
   heldSeconds: number | null;
@@ -58,7 +61,9 @@ export function orderPrivacy(o: Pick<OrderRecord, 'quote' | 'status' | 'deposit'
   if (o.classRelease) {
     // Released before migration 013 kept sizes: the release happened, its size is not known.
     const held = o.payoutDueAt && confirmedAt !== null ? Math.max(0, Math.round((o.payoutDueAt.getTime() - confirmedAt) / 1000)) : null;
-    return { standard, releaseBy: null, releasedWith: o.classRelease.size, heldSeconds: held };
+    // Issue 54: what the chain shows, never what Hush meant to send together (a lagging send splits a release).
+    const landed = o.classRelease.landedSize;
+    return { standard, releaseBy: null, releasedWith: landed ? landed : null, heldSeconds: held };
   }
   const held = standard && confirmedAt !== null && o.payoutDueAt !== null && (o.status === 'deposit_confirmed' || o.status === 'swapping');
   return { standard, releaseBy: held ? o.payoutDueAt!.toISOString() : null, releasedWith: null, heldSeconds: null };

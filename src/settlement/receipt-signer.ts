@@ -4,6 +4,7 @@ import type { Db } from '../store/db.ts';
 import type { OrderRecord } from '../store/orders-store.ts';
 import { insertReceipt } from '../store/receipts/insert-receipt.ts';
 import { publishReceiptKey } from '../store/receipts/receipt-keys.ts';
+import { countLandedReleases } from '../store/settlement/count-landed-releases.ts';
 import { unreceiptedOrders } from '../store/receipts/unreceipted-orders.ts';
 import { screeningResultFor, type ScreeningLogEntry } from '../store/screening-log-store.ts';
 import type { ReceiptKey } from '../treasury/receipt-key.ts';
@@ -28,6 +29,8 @@ export function receiptDocument(o: OrderRecord, assets: AssetRegistry, screening
     recipient: o.recipient,
     deposit: o.deposit ? { signature: o.deposit.signature, amount: o.deposit.amount, confirmedAt: o.deposit.confirmedAt ?? null } : null,
     payouts: o.payouts.map((p) => ({ signature: p.signature, amount: p.amount })),
+    // Issue 54: the burst its payout landed in on the chain (null: not released with its class).
+    releasedWith: o.classRelease?.landedSize ? o.classRelease.landedSize : null,
     refund: o.refund ? { signature: o.refund.signature, amount: o.refund.amount, reason: o.refund.reason } : null,
     createdAt: o.createdAt.toISOString(),
     finalAt: o.updatedAt.toISOString(),
@@ -61,6 +64,8 @@ export class ReceiptSigner {
     private readonly key: ReceiptKey,
     private readonly assets: AssetRegistry,
     private readonly log: (obj: Record<string, unknown>, msg: string) => void,
+    /** The burst span in slots (burstSpanSlots): a release's landed payouts no further apart are one burst. */
+    private readonly spanSlots: number,
   ) {}
 
   async start(): Promise<void> {
@@ -87,6 +92,8 @@ export class ReceiptSigner {
   }
 
   private async signBatch(): Promise<number> {
+    // A released order is receipted once its release is counted from where its payouts landed (issue 54).
+    await countLandedReleases(this.db, this.spanSlots);
     const orders = await unreceiptedOrders(this.db, BATCH);
     let signed = 0;
     for (const o of orders) {

@@ -46,7 +46,8 @@ export interface OrderRecord extends NewOrder {
   /** When its payout is due (null before its deposit's confirmation). */
   payoutDueAt: Date | null;
   /** Its class release (docs/spec.md §9): when, and how many payouts of the class went in it; null while held or never held. */
-  classRelease: { at: Date; size: number | null } | null;
+  /** size: the release as Hush sent it; landedSize: the burst its payout landed in (issue 54), null until counted, 0 when none landed. */
+  classRelease: { at: Date; size: number | null; landedSize: number | null } | null;
 }
 
 export interface OrderRow {
@@ -85,6 +86,7 @@ export interface OrderRow {
   payout_due_at: Date | null;
   class_released_at: Date | null;
   class_release_size: number | null;
+  class_landed_size: number | null;
 }
 
 /** A row of `orders` (history, when not selected, comes back empty). */
@@ -122,7 +124,7 @@ export function toOrder(r: OrderRow): OrderRecord {
     updatedAt: r.updated_at,
     history: (r.history ?? []).map((h) => ({ status: h.status, at: new Date(h.at) })),
     payoutDueAt: r.payout_due_at ?? null,
-    classRelease: r.class_released_at ? { at: r.class_released_at, size: r.class_release_size } : null,
+    classRelease: r.class_released_at ? { at: r.class_released_at, size: r.class_release_size, landedSize: r.class_landed_size ?? null } : null,
   };
 }
 

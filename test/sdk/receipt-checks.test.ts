@@ -36,7 +36,7 @@ function signed(): { receipt: { document: ReceiptDocument; algorithm: 'ed25519';
     amountIn: '10000000', amountOut: '9752845', sender: '5SsPDfYc5U1daGRxBfmMYBtnydmvnFoy49vWLsSZtWcG', recipient: '2wuGNRMw8tBYiHfx8SqaJj4QvjS8GRVNUKhK6KrPeon9',
     deposit: { signature: '2bJvQfJSfdEGjXaXikmv4oetAPAFX9UzMYFY9AV5e2Ydm7hdSNT5dgcF9weZLsspFpDzdkuFwmLGYux51M6JoDuk', amount: '10000000', confirmedAt: '2026-11-25T17:40:00.922Z' },
     payouts: [{ signature: '56GUjpbU8idznDFzinSSwXMf3GKxPKmy8unJpLKD1EaRvFtmqSzbw9QJwEz1fKZTEt1yG6sfBD93krf8k7MtTTjY', amount: '9752845' }],
-    refund: null, createdAt: '2026-11-25T17:40:00.238Z', finalAt: '2026-11-25T17:40:01.259Z',
+    releasedWith: null, refund: null, createdAt: '2026-11-25T17:40:00.238Z', finalAt: '2026-11-25T17:40:01.259Z',
     screening: [{ stage: 'deposit', result: 'clear', at: '2026-11-25T17:40:00.950Z', list: null, version: null }], issuedAt: '2026-11-25T17:40:01.291Z', keyId,
   };
   const signature = bs58.encode(sign(null, receiptSigningBytes(document), privateKey));

@@ -23,8 +23,11 @@ test('before a deposit nothing is held; while held, releaseBy is its own due tim
   assert.deepEqual(orderPrivacy(held), { standard: true, releaseBy: due.toISOString(), releasedWith: null, heldSeconds: null });
   assert.deepEqual(orderPrivacy({ ...held, status: 'swapping' }).releaseBy, due.toISOString(), 'a swap waits for its class too');
   const sent = new Date(Date.parse(CONFIRMED) + 216_400);
-  const released = { ...held, status: 'completed' as const, payoutDueAt: sent, classRelease: { at: new Date(Date.parse(CONFIRMED) + 200_000), size: 20 } };
-  assert.deepEqual(orderPrivacy(released), { standard: true, releaseBy: null, releasedWith: 20, heldSeconds: 216 });
+  const released = { ...held, status: 'completed' as const, payoutDueAt: sent, classRelease: { at: new Date(Date.parse(CONFIRMED) + 200_000), size: 20, landedSize: null } };
+  // Issue 54: none until its release's payouts are counted where they landed, then the chain's burst (not Hush's 20).
+  assert.deepEqual(orderPrivacy(released), { standard: true, releaseBy: null, releasedWith: null, heldSeconds: 216 });
+  assert.deepEqual(orderPrivacy({ ...released, classRelease: { ...released.classRelease, landedSize: 17 } }), { standard: true, releaseBy: null, releasedWith: 17, heldSeconds: 216 });
+  assert.equal(orderPrivacy({ ...released, classRelease: { ...released.classRelease, landedSize: 0 } }).releasedWith, null, 'no payout landed: no set');
 });
 
 test('an amount off the menu is never held and says so; privacy off (no release) shows no set', () => {
@@ -47,7 +50,7 @@ test('any row: releaseBy only while held, releasedWith and heldSeconds only once
           status,
           deposit: confirmed ? { signature: 's', amount: '1', confirmedAt: CONFIRMED } : null,
           payoutDueAt: dueOffset === null ? null : new Date(Date.parse(CONFIRMED) + dueOffset),
-          classRelease: size === null ? null : { at: new Date(CONFIRMED), size },
+          classRelease: size === null ? null : { at: new Date(CONFIRMED), size: size + 1, landedSize: size },
         });
         if (p.releaseBy !== null) assert.ok(standard && size === null && (status === 'deposit_confirmed' || status === 'swapping'));
         assert.equal(p.releasedWith, size);
@@ -64,7 +67,7 @@ test('a webhook event for a state before the deposit was confirmed carries no ho
     feeRecipient: null, sender: fakeAddress(), recipient: fakeAddress(), depositOwner: fakeAddress(), depositAccount: fakeAddress(), expiration: new Date(CONFIRMED), txBlockhash: 'b',
     txLastValidBlockHeight: 1n, txExpiresAtSlot: 1n, createdAt: new Date(CONFIRMED), updatedAt: new Date(CONFIRMED),
     deposit: { signature: 's', amount: '10', confirmedAt: CONFIRMED }, payouts: [], refund: null, failureReason: null,
-    history: [{ status: 'awaiting_deposit', at: new Date(CONFIRMED) }], payoutDueAt: new Date(Date.parse(CONFIRMED) + 100_000), classRelease: { at: new Date(CONFIRMED), size: 7 },
+    history: [{ status: 'awaiting_deposit', at: new Date(CONFIRMED) }], payoutDueAt: new Date(Date.parse(CONFIRMED) + 100_000), classRelease: { at: new Date(CONFIRMED), size: 8, landedSize: 7 },
   });
   assert.equal(record.privacy.releasedWith, 7);
   assert.equal(recordAsOf(record, { status: 'awaiting_deposit', sequence: 1, at: new Date(CONFIRMED) }).privacy.releasedWith, null);

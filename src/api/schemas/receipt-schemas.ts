@@ -17,6 +17,7 @@ const EXAMPLE_DOCUMENT = {
   recipient: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM',
   deposit: { signature: '5Ez4h6kirpwxJxLUjaun3x69tdbv7wrQ6iyevhK2zCKo2F1piiayXnwYgTMxj9DWVt4kUmjVF9bnYRhqYgDW1DSP', amount: '10000000', confirmedAt: '2026-11-24T10:00:02.410Z' },
   payouts: [{ signature: 'ZiKHgJhge6fftLoTgNbaWiTs1PwK6h3cCNibha8A6v2coSHTjEqraCYhxFhxCWPk3Yh1kuT5hdUxrWmYJL5vKLG', amount: '9965000' }],
+  releasedWith: null,
   refund: null,
   createdAt: '2026-11-24T09:59:40.118Z',
   finalAt: '2026-11-24T10:14:31.902Z',
@@ -42,6 +43,10 @@ const ReceiptDocument = Type.Object(
     recipient: Str('The recipient the order was made for'),
     deposit: Type.Union([Type.Object({ signature: Str('The deposit transaction (base58)'), amount: Str('What it paid, base units'), confirmedAt: NullableStr('When Hush saw it confirmed') }), Type.Null()], { description: "The deposit's transaction signature and amount" }),
     payouts: Type.Array(Type.Object({ signature: Str('A payout transaction (base58)'), amount: Str('What it paid, base units') }), { description: "Hush's transactions that paid the recipient (the link the receipt discloses)" }),
+    releasedWith: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description:
+        "For a payout released with its class (docs/spec.md §9): how many payouts of its class landed in its payout's burst on the chain, counted by the burst rule an outside reader applies once every payout of its release was final (the receipt waits for that). Null when the order was not released with a class or no payout of it landed",
+    }),
     refund: Type.Union([Type.Object({ signature: Str('The refund transaction (base58)'), amount: Str('What it returned, base units'), reason: Str('Why the order was refunded') }), Type.Null()], { description: 'The refund to the sender, if the order was refunded' }),
     createdAt: Str('When the order was created'),
     finalAt: Str('When it became final'),

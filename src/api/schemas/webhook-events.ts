@@ -74,8 +74,8 @@ export const WEBHOOK_EVENT_SCHEMAS: Record<string, TSchema> = {
   ),
   OrderReleasedEvent: envelope(
     'order.released',
-    "A held private payout left with its class: sent in addition to the order.status_changed event of the same transition (to sending), right after it, only for orders whose payout was held for its class. order.privacy.releasedWith and heldSeconds say how private it was",
-    orderEventData('sending: the transition that released the payout', 'The status record as of the release, privacy.releasedWith and privacy.heldSeconds set'),
+    "A held private payout left with its class: sent in addition to the order.status_changed event of the same transition (to sending), right after it, only for orders whose payout was held for its class. order.privacy.heldSeconds says how long it was held; privacy.releasedWith is null here (it is counted where the release's payouts landed, once all are final: read the status record or the receipt)",
+    orderEventData('sending: the transition that released the payout', 'The status record as of the release, privacy.heldSeconds set (privacy.releasedWith comes once the release has landed)'),
     releasedExample,
   ),
   OrderHeldEvent: envelope(
@@ -164,7 +164,7 @@ export const WEBHOOKS = {
     'OrderReleasedEvent',
     releasedExample,
     'A held private payout was released',
-    'Posted when the payout of a private (standard) amount, held to leave together with others of its class, is released: right after the order.status_changed event of that transition (to sending), with the same sequence. order.privacy says with how many payouts it left (releasedWith) and how long it was held (heldSeconds). Orders of an amount that is not private, and Hush runs with privacy off, never send it.',
+    'Posted when the payout of a private (standard) amount, held to leave together with others of its class, is released: right after the order.status_changed event of that transition (to sending), with the same sequence. order.privacy says how long it was held (heldSeconds); with how many payouts it landed (releasedWith) is counted on the chain once every payout of the release is final, and is read from the status record or the receipt. Orders of an amount that is not private, and Hush runs with privacy off, never send it.',
   ),
   'order.held': webhook('OrderHeldEvent', heldExample, 'Screening held an order', 'Posted when screening stops an order before anything is sent (its deposit or its payout screened blocked, or could not be screened): right after the order.status_changed event of that transition. An operator resolves it: the order then goes on, is refunded, or is frozen.'),
   'order.frozen': webhook('OrderFrozenEvent', frozenExample, "An operator froze a held order's funds", 'Posted when an operator freezes a held order (final): right after the order.status_changed event of that transition.'),

@@ -2,6 +2,8 @@
 export interface SignatureState {
   confirmationStatus: string | null;
   err: unknown;
+  /** The slot it landed in (the releasedWith count reads it: docs/spec.md §9). */
+  slot?: bigint | number;
 }
 
 /**

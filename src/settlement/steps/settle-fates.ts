@@ -27,6 +27,8 @@ interface Landed {
   success: boolean;
   /** The chain's error when it failed. */
   err?: unknown;
+  /** The slot it landed in, as the signature status said. */
+  slot?: bigint;
 }
 
 interface FateReads {
@@ -61,7 +63,7 @@ export const settleFatesStep: Step<SettleFatesDeps, ChainTx[], FateReads, FatePl
     const out: FatePlan = { landed: [], expired: [], resend: [], looked: pending.length };
     pending.forEach((t, i) => {
       const fate = txFate({ status: reads.statuses[i], finalizedHeight: reads.finalizedHeight, lastValidBlockHeight: t.lastValidBlockHeight, msSinceSent: reads.msSinceSent[i]!, resendEveryMs: RESEND_EVERY_MS });
-      if (fate === 'landed' || fate === 'failed') out.landed.push({ t, success: fate === 'landed', err: fate === 'failed' ? reads.statuses[i]!.err : undefined });
+      if (fate === 'landed' || fate === 'failed') out.landed.push({ t, success: fate === 'landed', err: fate === 'failed' ? reads.statuses[i]!.err : undefined, slot: slotOf(reads.statuses[i]) });
       else if (fate === 'expired') out.expired.push(t);
       else if (fate === 'resend') out.resend.push(t);
     });
@@ -129,7 +131,7 @@ async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<Sett
   const settled = await ctx.db.transaction(async (tx) => {
     const done = await settleChainTxs(
       tx,
-      batch.map(({ t, success, costs, err }) => ({ id: t.id, to: success ? 'confirmed' : 'failed', feeLamports: costs.fee, confirmedAt: success ? confirmedAt : undefined, err })),
+      batch.map(({ t, success, costs, err, slot }) => ({ id: t.id, to: success ? 'confirmed' : 'failed', feeLamports: costs.fee, confirmedAt: success ? confirmedAt : undefined, err, landedSlot: slot })),
     );
     const mine = batch.filter(({ t }) => done.has(t.id));
     const movements: Movement[] = [];
@@ -146,6 +148,10 @@ async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<Sett
   });
   for (const { t } of settled) ctx.outbox.settled(t.signature);
   return settled;
+}
+
+function slotOf(st: SignatureState | null | undefined): bigint | undefined {
+  return st?.slot === undefined || st.slot === null ? undefined : BigInt(st.slot);
 }
 
 function landedMovements(ctx: Pick<SettlementContext, 'asset' | 'alert'>, t: ChainTx, poolLamportDelta: bigint): Movement[] {

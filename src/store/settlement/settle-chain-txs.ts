@@ -19,16 +19,18 @@ export interface ChainTxFate {
   confirmedAt?: string;
   /** The chain's error of one that landed and failed (RPC JSON), kept in meta.err: what decides a refused recipient. */
   err?: unknown;
+  /** The slot it landed in (chain_txs.landed_slot: the releasedWith count reads it). */
+  landedSlot?: bigint;
 }
 
 /** settleChainTx for many transactions in one statement; returns the ids whose fate this call settled. */
 export async function settleChainTxs(db: Queryable, items: ChainTxFate[]): Promise<Set<string>> {
   if (items.length === 0) return new Set();
   const { rows } = await db.query<{ id: string | number }>(
-    `UPDATE chain_txs c SET status = v.status, fee_lamports = v.fee, updated_at = now(),
+    `UPDATE chain_txs c SET status = v.status, fee_lamports = v.fee, updated_at = now(), landed_slot = v.slot,
        meta = CASE WHEN v.confirmed_at IS NULL THEN c.meta ELSE c.meta || jsonb_build_object('confirmedAt', v.confirmed_at) END
          || CASE WHEN v.err IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('err', v.err::jsonb) END
-     FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[]) AS v(id, status, fee, confirmed_at, err)
+     FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[]) AS v(id, status, fee, confirmed_at, err, slot)
      WHERE c.id = v.id AND c.status = 'pending'
      RETURNING c.id`,
     [
@@ -38,6 +40,7 @@ export async function settleChainTxs(db: Queryable, items: ChainTxFate[]): Promi
       items.map((i) => i.confirmedAt ?? null),
       // The RPC client may hand indices and codes over as bigints.
       items.map((i) => (i.err === undefined || i.err === null ? null : JSON.stringify(i.err, (_, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)))),
+      items.map((i) => (i.landedSlot === undefined ? null : i.landedSlot.toString())),
     ],
   );
   return new Set(rows.map((r) => String(r.id)));
