@@ -151,11 +151,12 @@ export class Driver {
     return { plan, trackingId: order.trackingId, depositSignature: signature, depositAccount: create!.accounts![1]!.address, recipient, status: 'awaiting_deposit', delayMs: null, quoted, scored: true };
   }
 
-  /** Polls every order's status until it is final; fills in status and delivery delay. */
+  /** Polls every order's status until it is final (and a private one's releasedWith counted); fills in status and delivery delay. */
   async settle(api: HushApi, records: TruthRecord[], timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     const limit = pLimit(16);
     let open = records;
+    const uncounted = new Map<TruthRecord, number>();
     while (open.length > 0 && Date.now() < deadline) {
       await Promise.all(
         open.map((r) =>
@@ -168,7 +169,14 @@ export class Driver {
           }),
         ),
       );
-      open = open.filter((r) => !['completed', 'refunded', 'failed', 'expired'].includes(r.status));
+      // A completed private order's releasedWith comes once its whole release has landed (issue 54): keep
+      // reading it for up to a minute (one paid without a class release never gets one).
+      open = open.filter((r) => {
+        if (!['completed', 'refunded', 'failed', 'expired'].includes(r.status)) return true;
+        if (r.status !== 'completed' || !r.quoted?.standard || r.releasedWith !== null) return false;
+        uncounted.set(r, (uncounted.get(r) ?? 0) + 1);
+        return uncounted.get(r)! <= 60;
+      });
       if (open.length > 0) await new Promise((r) => setTimeout(r, 1000));
     }
   }

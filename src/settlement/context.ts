@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
+import { releasePolicy } from '../config/privacy-settings.ts';
+import { burstSpanSlots } from '../domain/landed-bursts.ts';
 import type { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { txShape, type TxShape } from '../chain/hush-transactions.ts';
@@ -200,5 +202,10 @@ export class SettlementContext {
   /** A slot's length as Hush assumes it (HUSH_SLOT_MS; the poll and fallback delays are counted in slots). */
   get slotMs(): number {
     return this.config.slotMs;
+  }
+
+  /** An outside reader's burst span in slots (burstSpanSlots): a release's landed payouts no further apart are one burst (issue 54). */
+  get burstSpanSlots(): number {
+    return burstSpanSlots(releasePolicy(this.config).spreadMs, this.config.slotMs);
   }
 }

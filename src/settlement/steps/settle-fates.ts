@@ -1,6 +1,7 @@
 import type { Queryable } from '../../store/db.ts';
 import { recordLateRefund } from '../../store/orders-store.ts';
 import type { ChainTx } from '../../store/settlement/chain-tx.ts';
+import { countLandedReleases } from '../../store/settlement/count-landed-releases.ts';
 import { finishSweep } from '../../store/settlement/finish-sweep.ts';
 import { makeOrderDue } from '../../store/settlement/make-order-due.ts';
 import type { Movement } from '../../store/settlement/movements.ts';
@@ -20,7 +21,7 @@ import { runStep, type Step } from '../step.ts';
 import { completeOrders, stepPayingOrder, type CompleteDeps } from './complete.ts';
 
 /** What settling fates touches: the chain's answers, the ledger, and what follows for a sweep or an order. */
-export type SettleFatesDeps = CompleteDeps & Pick<SettlementContext, 'db' | 'view' | 'sent' | 'outbox' | 'treasury' | 'asset' | 'alert' | 'log' | 'refundLate' | 'wake'>;
+export type SettleFatesDeps = CompleteDeps & Pick<SettlementContext, 'db' | 'view' | 'sent' | 'outbox' | 'treasury' | 'asset' | 'alert' | 'log' | 'refundLate' | 'wake' | 'burstSpanSlots'>;
 
 interface Landed {
   t: ChainTx;
@@ -112,6 +113,9 @@ async function settleLanded(ctx: SettleFatesDeps, landed: Landed[]): Promise<voi
     ctx.log({ err: e }, 'completing orders failed');
     return new Set<string>();
   });
+  // A release whose last payout just landed is counted now, so its last order's record says releasedWith
+  // from its completion on (the receipt pass counts the rest: issue 54).
+  if (stepped.size > 0) await countLandedReleases(ctx.db, ctx.burstSpanSlots).catch((e: unknown) => ctx.log({ err: e }, 'counting landed releases failed'));
   const after = [...rest, ...payouts.filter(({ t }) => !stepped.has(t.orderId!))];
   const seen = new Set<string>();
   await Promise.all(
