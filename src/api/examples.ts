@@ -171,6 +171,8 @@ export const releasedStatusExample = {
   updatedAt: '2026-11-21T10:03:40.300Z',
   payouts: [],
   history: history.slice(0, 4),
+  // Issue 54: the set is counted where the release's payouts land, after this transition.
+  privacy: { ...statusExample.privacy, releasedWith: null },
 };
 
 export const tokenExample = {

@@ -30,6 +30,7 @@ import {
   readDemoAccount,
   successfulSignatures,
   waitForOrder,
+  waitForReleasedWith,
 } from '../support/settlement.ts';
 
 const CLASS = 3;
@@ -88,7 +89,9 @@ test('SIGKILL between the payouts of one class release: the rest are paid after 
     second = await spawnHush(env, { label: 'release crash, second life' });
     chain = chainAt(second.chainUrl);
     client = new HushClient(second.url!, demo.apiKey);
-    const recs = await Promise.all(orders.map((o) => waitForOrder(client, o.placed.trackingId, ['completed'], 90_000)));
+    await Promise.all(orders.map((o) => waitForOrder(client, o.placed.trackingId, ['completed'], 90_000)));
+    // releasedWith is counted once the whole release has landed (issue 54).
+    const recs = await Promise.all(orders.map((o) => waitForReleasedWith(client, o.placed.trackingId, 30_000)));
     for (const [i, rec] of recs.entries()) {
       const { recipient, placed } = orders[i]!;
       assertHistory(rec, ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending', 'completed']);

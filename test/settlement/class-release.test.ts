@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { expectOk, fundedSender, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
-import { assertPaidOnce, chainAt, depositWithRefresh, fetchLanded, placeOrder, waitForOrder, type Chain, type PlacedOrder } from '../support/settlement.ts';
+import { assertPaidOnce, chainAt, depositWithRefresh, fetchLanded, placeOrder, waitForOrder, waitForReleasedWith, type Chain, type PlacedOrder } from '../support/settlement.ts';
 
 const K = 3;
 /** The delay budget; a class goes at the latest its spread's max and two passes before it runs out. */
@@ -83,7 +83,9 @@ describe('class release', () => {
     }
     const third = await depositAndConfirm(cls[2]!);
     const deposits = [...first, third];
-    const recs = await Promise.all(cls.map((o, i) => completed(o, deposits[i]!, 30_000)));
+    await Promise.all(cls.map((o, i) => completed(o, deposits[i]!, 30_000)));
+    // releasedWith is counted once the whole release has landed (issue 54).
+    const recs = await Promise.all(cls.map((o) => waitForReleasedWith(acct.client, o.placed.trackingId, 15_000)));
     for (const [i, rec] of recs.entries()) {
       // Released when the third arrived, unless the cap came first (a slow run): never before either.
       const earliest = Math.min(third.confirmedAt, deposits[i]!.confirmedAt + HOLD_S * 1000);
@@ -96,7 +98,8 @@ describe('class release', () => {
     const sizes = recs.map((r) => r.privacy.releasedWith).sort();
     assert.ok(JSON.stringify(sizes) === '[3,3,3]' || JSON.stringify(sizes) === '[1,2,2]', `releasedWith ${sizes}`);
     // The lone deposit of its class is released at the end of its hold, alone.
-    const loneRec = await completed(lone, loneDeposit, 40_000);
+    await completed(lone, loneDeposit, 40_000);
+    const loneRec = await waitForReleasedWith(acct.client, lone.placed.trackingId, 15_000);
     assert.ok(at(loneRec, 'sending') >= loneDeposit.confirmedAt + HOLD_S * 1000 - 50, 'a class below k waits to the end of its hold');
     assert.equal(loneRec.privacy.releasedWith, 1);
     assert.ok(loneRec.privacy.heldSeconds >= Math.floor(HOLD_S) && loneRec.privacy.heldSeconds <= BUDGET_S, `held ${loneRec.privacy.heldSeconds} s`);

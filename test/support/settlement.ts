@@ -152,6 +152,20 @@ export async function waitForOrder(client: HushClient, trackingId: string, statu
   }
 }
 
+/**
+ * Polls GET /status until the order is completed and its privacy.releasedWith counted (issue 54: once every
+ * payout of its release is final, the burst its payout landed in).
+ */
+export async function waitForReleasedWith(client: HushClient, trackingId: string, timeoutMs: number): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rec = await waitForOrder(client, trackingId, ['completed'], Math.max(1, deadline - Date.now()));
+    if (rec.privacy.releasedWith !== null) return rec;
+    if (Date.now() > deadline) throw new Error(`${trackingId}: completed, releasedWith never counted: ${JSON.stringify(rec.privacy)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** docs/spec.md §5: history lists every transition in order, each with an ISO-8601 millisecond timestamp. */
 export function assertHistory(rec: any, expected: string[]): void {
   assert.deepEqual(

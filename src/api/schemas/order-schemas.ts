@@ -97,7 +97,7 @@ export const OrderPrivacy = Type.Object(
         'While the payout of a private amount waits for its class: the latest moment it goes out (ISO 8601 UTC), to show as the wait. Null before the deposit is confirmed, once released, and for amounts that are not private',
     }),
     releasedWith: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
-      description: "Once every payout of its release is final: how many payouts of its class (this one included) landed in its payout's burst on the chain, counted by the burst rule an outside reader applies (docs/privacy.md), the set it hides in. Never more than the chain shows: a release whose payouts land wider apart than the burst span counts as several. Null until then (and when no payout landed)",
+      description: "Once every payout of its release is final: how many payouts of its class (this one included) landed in its payout's burst on the chain, counted by the burst rule an outside reader applies, the set it hides in. Never more than the chain shows: a release whose payouts land wider apart than the burst span counts as several. Null until then (and when no payout landed)",
     }),
     heldSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description: "Once released: seconds from the deposit's confirmation to the payout's send. Null until then",

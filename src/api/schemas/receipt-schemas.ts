@@ -45,7 +45,7 @@ const ReceiptDocument = Type.Object(
     payouts: Type.Array(Type.Object({ signature: Str('A payout transaction (base58)'), amount: Str('What it paid, base units') }), { description: "Hush's transactions that paid the recipient (the link the receipt discloses)" }),
     releasedWith: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
       description:
-        "For a payout released with its class (docs/spec.md §9): how many payouts of its class landed in its payout's burst on the chain, counted by the burst rule an outside reader applies once every payout of its release was final (the receipt waits for that). Null when the order was not released with a class or no payout of it landed",
+        "For a payout released with its class: how many payouts of its class landed in its payout's burst on the chain, counted by the burst rule an outside reader applies once every payout of its release was final (the receipt waits for that). Null when the order was not released with a class or no payout of it landed",
     }),
     refund: Type.Union([Type.Object({ signature: Str('The refund transaction (base58)'), amount: Str('What it returned, base units'), reason: Str('Why the order was refunded') }), Type.Null()], { description: 'The refund to the sender, if the order was refunded' }),
     createdAt: Str('When the order was created'),

@@ -108,14 +108,14 @@ async function settleLanded(ctx: SettleFatesDeps, landed: Landed[]): Promise<voi
   const settled = await commitFates(ctx, batch);
   // Landed payouts complete their orders together; everything else settles one by one.
   const payouts = settled.filter(({ t, success }) => success && t.kind === 'payout' && t.orderId);
+  // A release whose last payout just landed is counted before its orders complete, so their records say
+  // releasedWith from completion on (the receipt pass counts what this misses: issue 54).
+  if (payouts.length > 0) await countLandedReleases(ctx.db, ctx.burstSpanSlots).catch((e: unknown) => ctx.log({ err: e }, 'counting landed releases failed'));
   const rest = settled.filter((l) => !payouts.includes(l));
   const stepped = await completeOrders(ctx, [...new Set(payouts.map(({ t }) => t.orderId!))]).catch((e: unknown) => {
     ctx.log({ err: e }, 'completing orders failed');
     return new Set<string>();
   });
-  // A release whose last payout just landed is counted now, so its last order's record says releasedWith
-  // from its completion on (the receipt pass counts the rest: issue 54).
-  if (stepped.size > 0) await countLandedReleases(ctx.db, ctx.burstSpanSlots).catch((e: unknown) => ctx.log({ err: e }, 'counting landed releases failed'));
   const after = [...rest, ...payouts.filter(({ t }) => !stepped.has(t.orderId!))];
   const seen = new Set<string>();
   await Promise.all(

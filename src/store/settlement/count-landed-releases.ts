@@ -1,52 +1,56 @@
 import { landedBurstSizes } from '../../domain/landed-bursts.ts';
+import { statusesWhere } from '../../domain/order-state.ts';
 import type { Db } from '../db.ts';
 import { ORDER_CHANGED_CHANNEL } from '../orders-store.ts';
-import { statusesSql, statusList } from './final-statuses.ts';
-import { statusesWhere } from '../../domain/order-state.ts';
+import { statusesSql } from './final-statuses.ts';
 
-/** Members whose payout may still go out or land: their release is not counted until none is left. */
-const IN_FLIGHT = statusList([...statusesWhere('awaitsPayout'), 'sending', 'refunding']);
-
-const PINNED = `(CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END)`;
+const PINNED = `(CASE o.mode WHEN 'exact_in' THEN o.amount_in ELSE o.amount_out END)`;
+const LANDED_SLOT = `(SELECT max(c.landed_slot) FROM chain_txs c WHERE c.order_id = o.id AND c.kind = 'payout' AND c.status = 'confirmed')`;
+const FINAL = new Set<string>(statusesWhere('final'));
+const AWAITS_PAYOUT = new Set<string>(statusesWhere('awaitsPayout'));
 
 /**
- * Counts, for releases with a final member not counted yet (orders_release_uncounted), the burst each
- * final member's payout landed in (landedBurstSizes over the release's landed payouts), once no member of
- * the release is still in flight; writes it as class_landed_size (0: no payout of it landed). A member held
- * by screening is left uncounted and its release counted again when it is final. Returns how many orders
- * it counted. One indexed read while there is nothing to count; no chain call (the slots were recorded
- * when settle-fates settled each payout).
+ * Counts the burst each member's payout of a class release landed in (landedBurstSizes over the release's
+ * landed payouts, docs/privacy.md's rule) once the release has nothing left in flight: no member waiting
+ * for its payout, no payout pending, no member sending or refunding without a landed payout. Writes it as
+ * class_landed_size for members whose payout landed, 0 for final members without one; a member held by
+ * screening stays uncounted, and its release is counted again once its payout lands or it is final.
+ * Looks at releases with such a member not counted yet (orders_release_uncounted): one indexed read while
+ * there is nothing to count, and no chain call (settle-fates recorded each payout's landed slot).
+ * Returns how many orders it counted.
  */
 export async function countLandedReleases(db: Db, spanSlots: number, limit = 50): Promise<number> {
   const { rows: releases } = await db.query<{ at: Date | string; source_asset_id: string; destination_asset_id: string; mode: string; pinned: string }>(
-    `SELECT DISTINCT class_released_at AS at, source_asset_id, destination_asset_id, mode, ${PINNED}::text AS pinned
-       FROM orders
-      WHERE class_released_at IS NOT NULL AND class_landed_size IS NULL AND status IN ${statusesSql('final')}
+    `SELECT DISTINCT o.class_released_at AS at, o.source_asset_id, o.destination_asset_id, o.mode, ${PINNED}::text AS pinned
+       FROM orders o
+      WHERE o.class_released_at IS NOT NULL AND o.class_landed_size IS NULL
+        AND (o.status IN ${statusesSql('final')} OR ${LANDED_SLOT} IS NOT NULL)
       LIMIT $1`,
     [limit],
   );
   let counted = 0;
   for (const r of releases) {
     counted += await db.transaction(async (tx) => {
-      const { rows: members } = await tx.query<{ id: string | number; status: string; slot: string | null }>(
-        `SELECT o.id, o.status, (SELECT max(c.landed_slot) FROM chain_txs c WHERE c.order_id = o.id AND c.kind = 'payout' AND c.status = 'confirmed')::text AS slot
+      const { rows: members } = await tx.query<{ id: string | number; status: string; slot: string | null; pending: boolean }>(
+        `SELECT o.id, o.status, ${LANDED_SLOT}::text AS slot,
+                EXISTS (SELECT 1 FROM chain_txs c WHERE c.order_id = o.id AND c.kind = 'payout' AND c.status = 'pending') AS pending
            FROM orders o
           WHERE o.class_released_at = $1 AND (o.source_asset_id, o.destination_asset_id, o.mode, ${PINNED}) = ($2, $3, $4, $5::numeric)
           FOR UPDATE OF o`,
         [r.at, r.source_asset_id, r.destination_asset_id, r.mode, r.pinned],
       );
-      if (members.some((m) => IN_FLIGHT.includes(`'${m.status}'`))) return 0;
-      const final = members.filter((m) => statusesWhere('final').includes(m.status as never));
-      const sizes = landedBurstSizes(final.map((m) => ({ id: String(m.id), slot: m.slot === null ? null : BigInt(m.slot) })), spanSlots);
-      const ids = final.map((m) => String(m.id));
+      const inFlight = members.some((m) => AWAITS_PAYOUT.has(m.status) || m.pending || ((m.status === 'sending' || m.status === 'refunding') && m.slot === null));
+      if (inFlight) return 0;
+      const sizes = landedBurstSizes(members.map((m) => ({ id: String(m.id), slot: m.slot === null ? null : BigInt(m.slot) })), spanSlots);
+      const counting = members.filter((m) => m.slot !== null || FINAL.has(m.status)).map((m) => String(m.id));
       // updated_at stays: it is the order's last transition (a receipt's finalAt); the notice refreshes status caches.
       await tx.query(
         `WITH u AS (UPDATE orders o SET class_landed_size = v.size
            FROM unnest($1::bigint[], $2::integer[]) AS v(id, size) WHERE o.id = v.id RETURNING o.tracking_id)
          SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
-        [ids, ids.map((id) => sizes.get(id) ?? 0)],
+        [counting, counting.map((id) => sizes.get(id) ?? 0)],
       );
-      return ids.length;
+      return counting.length;
     });
   }
   return counted;

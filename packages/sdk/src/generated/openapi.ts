@@ -494,7 +494,7 @@ export interface webhooks {
         put?: never;
         /**
          * A held private payout was released
-         * @description Posted when the payout of a private (standard) amount, held to leave together with others of its class, is released: right after the order.status_changed event of that transition (to sending), with the same sequence. order.privacy says with how many payouts it left (releasedWith) and how long it was held (heldSeconds). Orders of an amount that is not private, and Hush runs with privacy off, never send it.
+         * @description Posted when the payout of a private (standard) amount, held to leave together with others of its class, is released: right after the order.status_changed event of that transition (to sending), with the same sequence. order.privacy says how long it was held (heldSeconds); with how many payouts it landed (releasedWith) is counted on the chain once every payout of the release is final, and is read from the status record or the receipt. Orders of an amount that is not private, and Hush runs with privacy off, never send it.
          *
          *     Delivered at least once: any 2xx within 5 s acknowledges it; anything else (another status, a redirect, which is not followed, a timeout) is retried with backoff (2^n s after the n-th attempt, at most an hour apart) for 15 attempts, about 4 h, then given up. One order's events go out one at a time and in order, so an event not acknowledged holds back that order's later events (never other orders'). Answer fast and do the work afterwards; the body of your answer is not read.
          */
@@ -514,7 +514,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,DeWWgGX768125Y2XKx32mRUVf0/a07JIvplsl0uGT/E=
+                     * @example v1,QAmZA51/dlVgbY6i0FGQpOG6AqPZxlg98+QJDCJij8I=
                      */
                     "webhook-signature": string;
                     /**
@@ -526,7 +526,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795255421,v1=5dec155a386f223e079e42c8d72cc740dfa0ffe24842eb2a385f0b4e25c12a1e
+                     * @example t=1795255421,v1=a938de89a3acaea118e0b71bb882fe1ab3a4ce152ce21a475e3a10fe0373a63e
                      */
                     "hush-signature"?: string;
                     /**
@@ -597,7 +597,7 @@ export interface webhooks {
                      *           "privacy": {
                      *             "standard": true,
                      *             "releaseBy": null,
-                     *             "releasedWith": 20,
+                     *             "releasedWith": null,
                      *             "heldSeconds": 216
                      *           }
                      *         }
@@ -1508,13 +1508,13 @@ export interface components {
             standard: boolean;
             /** @description While the payout of a private amount waits for its class: the latest moment it goes out (ISO 8601 UTC), to show as the wait. Null before the deposit is confirmed, once released, and for amounts that are not private */
             releaseBy: string | null;
-            /** @description Once released: how many payouts of its class (this one included) went out in the same release, the set it hides in. Null until then */
+            /** @description Once every payout of its release is final: how many payouts of its class (this one included) landed in its payout's burst on the chain, counted by the burst rule an outside reader applies, the set it hides in. Never more than the chain shows: a release whose payouts land wider apart than the burst span counts as several. Null until then (and when no payout landed) */
             releasedWith: number | null;
             /** @description Once released: seconds from the deposit's confirmation to the payout's send. Null until then */
             heldSeconds: number | null;
         };
         /**
-         * @description A held private payout left with its class: sent in addition to the order.status_changed event of the same transition (to sending), right after it, only for orders whose payout was held for its class. order.privacy.releasedWith and heldSeconds say how private it was
+         * @description A held private payout left with its class: sent in addition to the order.status_changed event of the same transition (to sending), right after it, only for orders whose payout was held for its class. order.privacy.heldSeconds says how long it was held; privacy.releasedWith is null here (it is counted where the release's payouts landed, once all are final: read the status record or the receipt)
          * @example {
          *       "id": "evt_a8Vd2LqN5sXw0RkT3yPbHc",
          *       "type": "order.released",
@@ -1563,7 +1563,7 @@ export interface components {
          *           "privacy": {
          *             "standard": true,
          *             "releaseBy": null,
-         *             "releasedWith": 20,
+         *             "releasedWith": null,
          *             "heldSeconds": 216
          *           }
          *         }
@@ -1588,7 +1588,7 @@ export interface components {
                 status: components["schemas"]["OrderStatus"];
                 /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
                 sequence: string;
-                /** @description The status record as of the release, privacy.releasedWith and privacy.heldSeconds set */
+                /** @description The status record as of the release, privacy.heldSeconds set (privacy.releasedWith comes once the release has landed) */
                 order: components["schemas"]["StatusRecord"];
             };
         };
@@ -1963,6 +1963,8 @@ export interface components {
                 /** @description What it paid, base units */
                 amount: string;
             }[];
+            /** @description For a payout released with its class: how many payouts of its class landed in its payout's burst on the chain, counted by the burst rule an outside reader applies once every payout of its release was final (the receipt waits for that). Null when the order was not released with a class or no payout of it landed */
+            releasedWith: number | null;
             /** @description The refund to the sender, if the order was refunded */
             refund: {
                 /** @description The refund transaction (base58) */
@@ -4369,6 +4371,7 @@ export interface operations {
                      *               "amount": "9965000"
                      *             }
                      *           ],
+                     *           "releasedWith": null,
                      *           "refund": null,
                      *           "createdAt": "2026-11-24T09:59:40.118Z",
                      *           "finalAt": "2026-11-24T10:14:31.902Z",
