@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * The final order's signed disclosure receipt
-         * @description The order's disclosure receipt, once it is final: a document stating its deposit and payout (or refund) transactions, amounts, assets, times and what screening found, signed with Ed25519 by a receipt key of Hush's own (never a key that moves funds). Your user can hand it to a bank or an auditor to prove where the funds came from; it reveals the deposit↔payout link to that reader only. Verify it with the SDK's verifyReceipt and the keys of GET /transfer/v1/receipt-keys. RECEIPT_NOT_READY while the order is not final, and for the seconds after it becomes final while the receipt is signed; another account's trackingId is NOT_FOUND.
+         * @description The order's disclosure receipt, once it is final: a document stating its deposit and payout (or refund) transactions, amounts, assets, times and what screening found, signed with Ed25519 by a receipt key of Hush's own (never a key that moves funds). Your user can hand it to a bank or an auditor to prove where the funds came from; it reveals the deposit↔payout link to that reader only. Verify it with the SDK's verifyReceipt and the keys of GET /transfer/v1/receipt-keys. RECEIPT_NOT_READY while the order is not final, and for the seconds after it becomes final while the receipt is signed (for a private amount released with its class, until every payout of that release has landed, so that the receipt's releasedWith is what the chain shows); another account's trackingId is NOT_FOUND.
          */
         get: operations["getReceipt"];
         put?: never;
