@@ -101,7 +101,14 @@ export async function classRun(s: RunSetup, completedBefore: number): Promise<Cl
       lastProgress = Date.now();
       if (!finalSigs && ((await progress(info)).completed ?? 0) >= completedBefore + size) {
         // Completed: the payouts that count are those the status records name (a replaced part never lands).
-        const statuses = await pool(size, 8, async (i) => (await api<{ order: StatusRecord }>(info, 'GET', `/status/${deposits[i]!.trackingId}`)).order);
+        // releasedWith is counted once the release's last payout has landed (issue 54): read until it is, 10 s at most.
+  const statuses = await pool(size, 8, async (i) => {
+    for (let tries = 0; ; tries++) {
+      const st = (await api<{ order: StatusRecord }>(info, 'GET', `/status/${deposits[i]!.trackingId}`)).order;
+      if (st.privacy.releasedWith !== null || tries >= 50) return st;
+      await sleep(200);
+    }
+  });
         finalSigs = statuses.flatMap((st) => st.payouts.map((p) => p.signature));
         for (const sig of finalSigs) watched.add(sig);
       }
@@ -113,7 +120,14 @@ export async function classRun(s: RunSetup, completedBefore: number): Promise<Cl
   const rpcCalls = since(await proxy.counts(), rpcAtStart);
   const rpcSeconds = (performance.now() - rpcT0) / 1000;
   const cpuMs = ((await hushCpuMicros(info)) - cpu0) / 1000;
-  const statuses = await pool(size, 8, async (i) => (await api<{ order: StatusRecord }>(info, 'GET', `/status/${deposits[i]!.trackingId}`)).order);
+  // releasedWith is counted once the release's last payout has landed (issue 54): read until it is, 10 s at most.
+  const statuses = await pool(size, 8, async (i) => {
+    for (let tries = 0; ; tries++) {
+      const st = (await api<{ order: StatusRecord }>(info, 'GET', `/status/${deposits[i]!.trackingId}`)).order;
+      if (st.privacy.releasedWith !== null || tries >= 50) return st;
+      await sleep(200);
+    }
+  });
   const releases = ((await (await fetch(`${info.sideUrl}/releases`)).json()) as { trackingId: string; decidedAt: string; dueAt: string }[]).filter((r) =>
     ours.has(r.trackingId),
   );
