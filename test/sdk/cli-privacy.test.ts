@@ -4,8 +4,8 @@
  * the payout is held for privacy and until when, then the set it went with; a sender that cannot pay is
  * told so in one line before any order exists; an unreachable Hush is one line naming the fix. A real
  * webhook receiver gets `order.released` exactly once for the held order, after the `sending`
- * transition's `order.status_changed` and with the same sequence, its record carrying releasedWith and
- * heldSeconds; an order of an amount that is not private gets none.
+ * transition's `order.status_changed` and with the same sequence, its record carrying heldSeconds (releasedWith
+ * is counted once the release has landed: issue 54); an order of an amount that is not private gets none.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -166,7 +166,8 @@ test('a held private send: the CLI says until when and then the set; order.relea
   assert.ok(r.type === 'order.released');
   assert.equal(r.data.status, 'sending');
   assert.equal(r.data.order.status, 'sending');
-  assert.equal(r.data.order.privacy.releasedWith, 1);
+  // Issue 54: the set is counted where the release's payouts land, after this event (the status record and the receipt carry it).
+  assert.equal(r.data.order.privacy.releasedWith, null);
   assert.ok(Number.isInteger(r.data.order.privacy.heldSeconds) && r.data.order.privacy.heldSeconds >= 0, JSON.stringify(r.data.order.privacy));
   assert.equal(r.data.order.privacy.releaseBy, null);
   const sending = mine.findIndex((e) => e.type === 'order.status_changed' && e.data.status === 'sending');

@@ -12,13 +12,13 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyPairSigner, getAddressEncoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { expectOk, fundedSender, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { benchSpanSlots, chainBursts } from '../support/chain-bursts.ts';
 import { pollUntil, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
 import { chainAt, depositWithRefresh, fetchLanded, holdingOf, placeOrder, waitForOrder, type Chain, type PlacedOrder } from '../support/settlement.ts';
 
 const SLOT_MS = 50;
-/** The bench's burst span (bench/privacy/run.ts) for this chain: the spread (0.4 s) in slots, plus 5c + 5 slots of latency, c = 400 ms / slot. */
-const C = 400 / SLOT_MS;
-const SPAN_SLOTS = Math.ceil(400 / SLOT_MS) + 5 * C + 5;
+/** The bench's burst span (bench/privacy/run.ts) for this chain and the spread of 0.4 s: 53 slots. */
+const SPAN_SLOTS = benchSpanSlots(400, SLOT_MS);
 
 /** A pass-through JSON-RPC proxy that holds every sendTransaction whose transaction names `key` until release(). */
 async function startHoldingProxy(target: string) {
@@ -67,20 +67,6 @@ async function startHoldingProxy(target: string) {
     release: () => release(),
     close: () => new Promise<void>((ok) => (server.closeAllConnections(), server.close(() => ok()))),
   };
-}
-
-/** Each payout's burst on the chain: payouts a gap of at most SPAN_SLOTS apart, chained (bench/privacy/score.ts chainBurstSizes). */
-function chainBursts(slots: Map<string, bigint>): Map<string, number> {
-  const sorted = [...slots].sort((a, b) => (a[1] < b[1] ? -1 : 1));
-  const out = new Map<string, number>();
-  let start = 0;
-  for (let i = 1; i <= sorted.length; i++) {
-    if (i === sorted.length || sorted[i]![1] - sorted[i - 1]![1] > BigInt(SPAN_SLOTS)) {
-      for (let j = start; j < i; j++) out.set(sorted[j]![0], i - start);
-      start = i;
-    }
-  }
-  return out;
 }
 
 describe('releasedWith counts where the payouts landed', () => {
@@ -138,7 +124,7 @@ describe('releasedWith counts where the payouts landed', () => {
     assert.deepEqual(rows.map((r) => r.size), [3, 3, 3], 'one release of three');
     const slots = new Map<string, bigint>();
     for (const [i, r] of recs.entries()) slots.set(orders[i]!.placed.trackingId, (await fetchLanded(chain, r.payouts[0].signature)).slot);
-    const bursts = chainBursts(slots);
+    const bursts = chainBursts(slots, SPAN_SLOTS);
     assert.deepEqual(orders.map((o) => bursts.get(o.placed.trackingId)), [2, 2, 1], `the chain shows two bursts (slots ${[...slots.values()]})`);
     for (const [i, o] of orders.entries()) {
       assert.equal(recs[i].privacy.releasedWith, bursts.get(o.placed.trackingId), `${o.placed.trackingId}: status says what the chain shows`);
