@@ -111,8 +111,9 @@ export function recordAsOf(current: StatusRecord, event: { status: string; seque
     refund: status === 'refunded' ? current.refund : null,
     failureReason: status === 'refunding' || status === 'refunded' || status === 'failed' ? current.failureReason : null,
     history: current.history.slice(0, event.sequence),
-    // Before its deposit was confirmed nothing was held yet; later events carry what the order has now.
-    privacy: deposited && status !== 'deposit_detected' ? current.privacy : { ...current.privacy, releaseBy: null, releasedWith: null, heldSeconds: null },
+    // Before its deposit was confirmed nothing was held yet; later events carry what the order has now, except
+    // that before the order is final its payout has not landed, so no set was counted yet (issue 54).
+    privacy: deposited && status !== 'deposit_detected' ? (isFinal(status) ? current.privacy : { ...current.privacy, releasedWith: null }) : { ...current.privacy, releaseBy: null, releasedWith: null, heldSeconds: null },
   };
 }
 

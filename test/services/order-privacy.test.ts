@@ -72,5 +72,8 @@ test('a webhook event for a state before the deposit was confirmed carries no ho
   assert.equal(record.privacy.releasedWith, 7);
   assert.equal(recordAsOf(record, { status: 'awaiting_deposit', sequence: 1, at: new Date(CONFIRMED) }).privacy.releasedWith, null);
   assert.equal(recordAsOf(record, { status: 'deposit_detected', sequence: 2, at: new Date(CONFIRMED) }).privacy.releasedWith, null);
-  assert.equal(recordAsOf(record, { status: 'sending', sequence: 4, at: new Date(CONFIRMED) }).privacy.releasedWith, 7);
+  // Issue 54: the set is counted where the payouts landed: no event before the order is final carries it.
+  assert.equal(recordAsOf(record, { status: 'sending', sequence: 4, at: new Date(CONFIRMED) }).privacy.releasedWith, null);
+  assert.equal(recordAsOf(record, { status: 'sending', sequence: 4, at: new Date(CONFIRMED) }).privacy.heldSeconds, record.privacy.heldSeconds);
+  assert.equal(recordAsOf(record, { status: 'completed', sequence: 5, at: new Date(CONFIRMED) }).privacy.releasedWith, 7);
 });
