@@ -163,14 +163,25 @@ async function followAll(placed: Placed[], token: Token, started: number): Promi
             held.add(p.trackingId);
             console.log(`${at()} class ${units(s.amountIn, token.decimals)} ${token.symbol} forming: ${held.size} held, each waiting for a set of ${MIN_SET}  (#${p.n} ${statusDetail(s)})`);
           }
-          if (s.final) {
-            const pay = s.payouts[0]?.signature ?? '—';
-            console.log(`${at()} receipt #${String(p.n).padStart(2)} ${s.trackingId}: ${s.status}, released with ${s.privacy.releasedWith ?? '—'}, held ${s.privacy.heldSeconds ?? '—'} s, payout ${pay.slice(0, 8)}…`);
-          }
         },
+      }).then(async (s) => {
+        const final = await counted(s);
+        const pay = final.payouts[0]?.signature ?? '—';
+        console.log(`${at()} receipt #${String(p.n).padStart(2)} ${final.trackingId}: ${final.status}, released with ${final.privacy.releasedWith ?? '—'}, held ${final.privacy.heldSeconds ?? '—'} s, payout ${pay.slice(0, 8)}…`);
+        return final;
       }),
     ),
   );
+}
+
+/** A completed private order's releasedWith is counted once its whole release has landed: read it until then (a minute at most). */
+async function counted(s: StatusRecord): Promise<StatusRecord> {
+  for (let i = 0; s.status === 'completed' && s.privacy.standard && s.privacy.releasedWith === null && i < 60; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const res = await hush.status(s.trackingId);
+    if (!res.notModified) s = res.order;
+  }
+  return s;
 }
 
 try {
