@@ -1,6 +1,6 @@
 import { landedBurstSizes } from '../../domain/landed-bursts.ts';
 import { statusesWhere } from '../../domain/order-state.ts';
-import type { Db } from '../db.ts';
+import type { Queryable } from '../db.ts';
 import { ORDER_CHANGED_CHANNEL } from '../orders-store.ts';
 import { statusesSql } from './final-statuses.ts';
 
@@ -17,9 +17,10 @@ const AWAITS_PAYOUT = new Set<string>(statusesWhere('awaitsPayout'));
  * screening stays uncounted, and its release is counted again once its payout lands or it is final.
  * Looks at releases with such a member not counted yet (orders_release_uncounted): one indexed read while
  * there is nothing to count, and no chain call (settle-fates recorded each payout's landed slot).
- * Returns how many orders it counted.
+ * Returns how many orders it counted. Nothing is locked: a release is written only once nothing of it is in
+ * flight, when its landed slots no longer change, so two passes counting it at once write the same sizes.
  */
-export async function countLandedReleases(db: Db, spanSlots: number, limit = 50): Promise<number> {
+export async function countLandedReleases(db: Queryable, spanSlots: number, limit = 50): Promise<number> {
   const { rows: releases } = await db.query<{ at: Date | string; source_asset_id: string; destination_asset_id: string; mode: string; pinned: string }>(
     `SELECT DISTINCT o.class_released_at AS at, o.source_asset_id, o.destination_asset_id, o.mode, ${PINNED}::text AS pinned
        FROM orders o
@@ -29,29 +30,29 @@ export async function countLandedReleases(db: Db, spanSlots: number, limit = 50)
     [limit],
   );
   let counted = 0;
-  for (const r of releases) {
-    counted += await db.transaction(async (tx) => {
-      const { rows: members } = await tx.query<{ id: string | number; status: string; slot: string | null; pending: boolean }>(
-        `SELECT o.id, o.status, ${LANDED_SLOT}::text AS slot,
-                EXISTS (SELECT 1 FROM chain_txs c WHERE c.order_id = o.id AND c.kind = 'payout' AND c.status = 'pending') AS pending
-           FROM orders o
-          WHERE o.class_released_at = $1 AND (o.source_asset_id, o.destination_asset_id, o.mode, ${PINNED}) = ($2, $3, $4, $5::numeric)
-          FOR UPDATE OF o`,
-        [r.at, r.source_asset_id, r.destination_asset_id, r.mode, r.pinned],
-      );
-      const inFlight = members.some((m) => AWAITS_PAYOUT.has(m.status) || m.pending || ((m.status === 'sending' || m.status === 'refunding') && m.slot === null));
-      if (inFlight) return 0;
-      const sizes = landedBurstSizes(members.map((m) => ({ id: String(m.id), slot: m.slot === null ? null : BigInt(m.slot) })), spanSlots);
-      const counting = members.filter((m) => m.slot !== null || FINAL.has(m.status)).map((m) => String(m.id));
-      // updated_at stays: it is the order's last transition (a receipt's finalAt); the notice refreshes status caches.
-      await tx.query(
-        `WITH u AS (UPDATE orders o SET class_landed_size = v.size
-           FROM unnest($1::bigint[], $2::integer[]) AS v(id, size) WHERE o.id = v.id RETURNING o.tracking_id)
-         SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
-        [counting, counting.map((id) => sizes.get(id) ?? 0)],
-      );
-      return counting.length;
-    });
-  }
+  for (const r of releases) counted += await countRelease(db, r, spanSlots);
   return counted;
+}
+
+/** One release (its stamp and class): its members' sizes once nothing of it is in flight; how many it wrote. */
+async function countRelease(db: Queryable, r: { at: Date | string; source_asset_id: string; destination_asset_id: string; mode: string; pinned: string }, spanSlots: number): Promise<number> {
+  const { rows: members } = await db.query<{ id: string | number; status: string; slot: string | null; pending: boolean }>(
+    `SELECT o.id, o.status, ${LANDED_SLOT}::text AS slot,
+            EXISTS (SELECT 1 FROM chain_txs c WHERE c.order_id = o.id AND c.kind = 'payout' AND c.status = 'pending') AS pending
+       FROM orders o
+      WHERE o.class_released_at = $1 AND (o.source_asset_id, o.destination_asset_id, o.mode, ${PINNED}) = ($2, $3, $4, $5::numeric)`,
+    [r.at, r.source_asset_id, r.destination_asset_id, r.mode, r.pinned],
+  );
+  const inFlight = members.some((m) => AWAITS_PAYOUT.has(m.status) || m.pending || ((m.status === 'sending' || m.status === 'refunding') && m.slot === null));
+  if (inFlight) return 0;
+  const sizes = landedBurstSizes(members.map((m) => ({ id: String(m.id), slot: m.slot === null ? null : BigInt(m.slot) })), spanSlots);
+  const counting = members.filter((m) => m.slot !== null || FINAL.has(m.status)).map((m) => String(m.id));
+  // updated_at stays: it is the order's last transition (a receipt's finalAt); the notice refreshes status caches.
+  await db.query(
+    `WITH u AS (UPDATE orders o SET class_landed_size = v.size
+       FROM unnest($1::bigint[], $2::integer[]) AS v(id, size) WHERE o.id = v.id RETURNING o.tracking_id)
+     SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
+    [counting, counting.map((id) => sizes.get(id) ?? 0)],
+  );
+  return counting.length;
 }
