@@ -206,6 +206,11 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
         }
       });
       await run;
+      // A run whose last requests got no answer event (a timeout) still has its CPU figure, over what was answered.
+      if (cpuAtStart !== null && cpuAtEnd === null) {
+        cpuAtEnd = processCpuMs(server.pid);
+        machineAtEnd = machineBusyMs();
+      }
       // Up to the last answer: autocannon resolves a fixed-size run only at its next 1 s sample tick.
       const seconds = (lastAt - startedAt) / 1000;
       latencies.sort((x, y) => x - y);

@@ -30,11 +30,12 @@ export interface BaselineFile {
 /** The change of a figure against its recorded value, and whether it is a regression. Pure (tested). */
 export function compareFigure(f: Figure, recorded: BaselineFile['figures'][string] | undefined): { line: string; regression: boolean } {
   const shown = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2));
-  if (!recorded || !(recorded.value > 0)) return { line: `  ${f.name.padEnd(44)} ${shown(f.value).padStart(9)} ${f.unit}   (not in the baseline)`, regression: false };
-  const change = f.value / recorded.value - 1;
+  if (!recorded) return { line: `${''.padEnd(11)}${f.name.padEnd(44)} ${shown(f.value).padStart(9)} ${f.unit}   (not in the baseline)`, regression: false };
+  // Figures shown equal are unchanged (e.g. 0.00 RPC calls per order both times, whatever the third digit).
+  const change = shown(f.value) === shown(recorded.value) ? 0 : recorded.value === 0 ? Infinity * Math.sign(f.value) : f.value / recorded.value - 1;
   const worse = f.better === 'higher' ? -change : change;
   const regression = worse > REGRESSION_SHARE;
-  const pct = `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)} %`;
+  const pct = Number.isFinite(change) ? `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)} %` : 'from 0';
   const head = regression ? 'REGRESSION' : '';
   return {
     line: `${head.padEnd(11)}${f.name.padEnd(44)} ${shown(f.value).padStart(9)} ${f.unit}   was ${shown(recorded.value)} (${pct}${f.better === 'higher' ? ', higher is better' : ', lower is better'})`,
