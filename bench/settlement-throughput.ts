@@ -66,7 +66,9 @@ import { createSolanaRpc, generateKeyPairSigner } from '@solana/kit';
 import { loadConfig } from '../src/config/config.ts';
 import { localnetUrls, sleep, start, stop, waitLine } from './support/processes.ts';
 import { rawPayoutLoop } from './support/raw-payout-loop.ts';
-import { idle, proxyOverhead, since, startRpcProxy, type RpcProxy } from './support/rpc-cost.ts';
+import { idle, proxyOverhead, since, startRpcProxy, totalCalls, type RpcProxy } from './support/rpc-cost.ts';
+import { reportAgainstBaseline } from './support/baseline-compare.ts';
+import { pct } from './support/stats.ts';
 import type { BenchInfo } from './support/settlement-bench-client.ts';
 import { classRun } from './support/settlement-class-run.ts';
 import { offMenuRun } from './support/settlement-off-menu-run.ts';
@@ -167,6 +169,18 @@ try {
     });
   }
   printTally();
+  // Issue 56: the headline figures against bench/baselines/settlement.json (a REGRESSION line past 10 %; -- --record).
+  const e = info.engine;
+  const figures = [
+    { name: `${e} (a) orders/s ÷ raw payout loop`, value: offMenu.perSecond / base.perSecond, unit: '×', better: 'higher' as const },
+    { name: `${e} (a) deposit → payout slots p99`, value: pct(offMenu.slots, 0.99), unit: 'slots', better: 'lower' as const },
+    { name: `${e} (a) payout due → sent p99`, value: pct(offMenu.dueToSentMs, 0.99), unit: 'ms', better: 'lower' as const },
+    { name: `${e} (a) Hush CPU per order`, value: offMenu.cpuMs / ORDERS, unit: 'ms', better: 'lower' as const },
+    { name: `${e} (b) release → last payout confirmed`, value: klass.lastConfirmedMs, unit: 'ms', better: 'lower' as const },
+    ...(idleBefore ? [{ name: `${e} RPC calls per idle s`, value: totalCalls(idleBefore.counts) / idleBefore.seconds, unit: '/s', better: 'lower' as const }] : []),
+    { name: `${e} (a) RPC calls per order`, value: totalCalls(offMenu.rpc) / ORDERS, unit: '/order', better: 'lower' as const },
+  ];
+  reportAgainstBaseline('settlement', figures, `BENCH_ORDERS=${ORDERS} BENCH_CLASS=${CLASS}, load average ${loadAtStart.toFixed(1)} at start`);
 } finally {
   if (hush) await stop(hush);
   for (const p of proxies) await p.stop();

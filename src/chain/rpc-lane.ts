@@ -27,6 +27,11 @@ export function runInLane<T>(lane: RpcLane, fn: () => T, signal?: AbortSignal): 
   return lanes.run(signal ? { lane, signal } : { lane }, fn);
 }
 
+/** Runs `fn` in a context made by the caller (e.g. with a signal made on first use: src/api/rpc-lane-hook.ts). */
+export function runInLaneContext<T>(context: LaneContext, fn: () => T): T {
+  return lanes.run(context, fn);
+}
+
 /** The lane of the code running now (settlement outside any runInLane). */
 export function currentLane(): LaneContext {
   return lanes.getStore() ?? SETTLEMENT;

@@ -93,9 +93,14 @@ export function ownAddressesOf(wallets: { feePayer: { address: string }; allPool
  * deposit account. The store knows them (indexed); a quote does not ask it, an order (authenticated,
  * rate-limited, already writing to the store) does, once.
  */
-export async function refuseDepositAddresses(db: Queryable, fields: Record<string, string | undefined>): Promise<void> {
+export async function refuseDepositAddresses(
+  db: Queryable | { among(addresses: string[]): Promise<Set<string>> },
+  fields: Record<string, string | undefined>,
+): Promise<void> {
   const named = Object.entries(fields).filter((e): e is [string, string] => typeof e[1] === 'string');
-  const found = await depositAddressesAmong(db, [...new Set(named.map(([, a]) => a))]);
+  const addresses = [...new Set(named.map(([, a]) => a))];
+  // A batcher (DepositAddressBatcher) shares one lookup among the orders that arrive together.
+  const found = 'among' in db ? await db.among(addresses) : await depositAddressesAmong(db, addresses);
   const hit = named.find(([, a]) => found.has(a));
   if (hit) throw new HushError('INVALID_ADDRESS', `${hit[0]} is one of Hush's own addresses (a deposit address); it cannot send or receive a transfer`, { field: hit[0], reason: 'hush_address' });
 }

@@ -21,6 +21,7 @@ import type { DepositIdentity } from '../treasury/deposit-identity.ts';
 import { insertBatchesInFlight, OrderInsertBatcher } from './order-insert-batcher.ts';
 import { orderObject, type OrderObject } from './order-views.ts';
 import { refuseDepositAddresses } from './address-rules.ts';
+import { DepositAddressBatcher } from './deposit-address-batcher.ts';
 
 export interface OrderRequest {
   quote: Record<string, unknown>;
@@ -68,6 +69,8 @@ export class OrderService {
   private readonly dbSlots: LimitFunction;
   private readonly identities: OrderSecrets['identities'];
   private readonly inserts: OrderInsertBatcher;
+  /** The deposit-address rule's lookups, one statement for the orders that arrive together. */
+  private readonly depositAddresses: DepositAddressBatcher;
   /** Orders being created by this process, by account and idempotency key (see create). */
   private readonly creating = new Map<string, { requestHash: string; outcome: Promise<OrderOutcome | { error: unknown }> }>();
 
@@ -84,6 +87,7 @@ export class OrderService {
   ) {
     this.dbSlots = pLimit(dbConcurrency);
     this.inserts = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind));
+    this.depositAddresses = new DepositAddressBatcher(db, insertBatchesInFlight(db.kind));
     this.identities = keys.identities;
   }
 
@@ -249,7 +253,7 @@ export class OrderService {
     const r = opened.request;
     const [blockhash] = await Promise.all([
       this.chain.latestBlockhash().catch(chainError),
-      this.dbSlots(() => refuseDepositAddresses(this.db, { senderAddress: r.senderAddress, recipientAddress: r.recipientAddress, feeRecipientAddress: r.feeRecipientAddress })),
+      refuseDepositAddresses(this.depositAddresses, { senderAddress: r.senderAddress, recipientAddress: r.recipientAddress, feeRecipientAddress: r.feeRecipientAddress }),
     ]);
     const tx = await this.depositTransaction(opened, depositOwner, blockhash, { depositAccount, extraBumpTries });
     const createdAt = new Date();
