@@ -1,4 +1,5 @@
 import type { Queryable } from '../store/db.ts';
+import { GroupCommit, type Queued } from '../support/group-commit.ts';
 import { insertOrdersWithNewKeys, insertOrderWithNewKey, type InsertOrderResult, type NewOrderWithKey } from '../store/orders-store.ts';
 
 /** PGlite runs one statement at a time: one batch in flight lets the next one grow meanwhile. */
@@ -7,62 +8,28 @@ export function insertBatchesInFlight(kind: 'pglite' | 'postgres'): number {
 }
 
 type Outcome = InsertOrderResult | { kind: 'key_taken' };
-interface Pending {
-  item: NewOrderWithKey;
-  resolve(o: Outcome): void;
-  reject(e: unknown): void;
-}
+type Pending = Queued<NewOrderWithKey, Outcome>;
 
 /**
- * Group commit for new orders: while one batch is in the database, the orders that arrive queue up and
+ * Group commit (GroupCommit) for new orders: while one batch is in the database, the orders that arrive queue up and
  * go together in the next statement. On PGlite a statement's fixed cost is most of an order insert, so
  * throughput grows with load instead of latency; in-flight database work stays bounded (`maxInFlight`).
  */
-export class OrderInsertBatcher {
-  private queue: Pending[] = [];
-  private running = 0;
-  private scheduled = false;
-
+export class OrderInsertBatcher extends GroupCommit<NewOrderWithKey, Outcome> {
   constructor(
     private readonly db: Queryable,
-    private readonly maxInFlight: number,
+    maxInFlight: number,
     private readonly maxBatch = 64,
-  ) {}
+  ) {
+    super(maxInFlight);
+  }
 
   insert(item: NewOrderWithKey): Promise<Outcome> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
-      this.schedule();
-    });
-  }
-
-  /**
-   * Flushes after the event loop's current I/O phase: the requests that arrived together reach this point
-   * in that phase and share a statement. (PGlite completes a statement before other requests get a
-   * chance to queue, so waiting for "the batch in flight" alone would never batch there.)
-   */
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.pump();
-    });
-  }
-
-  private pump(): void {
-    while (this.running < this.maxInFlight && this.queue.length > 0) {
-      const batch = this.take();
-      this.running++;
-      void this.run(batch).finally(() => {
-        this.running--;
-        this.pump();
-      });
-    }
+    return this.submit(item);
   }
 
   /** Up to maxBatch orders with distinct idempotency keys and quotes; duplicates wait for a later batch. */
-  private take(): Pending[] {
+  protected take(): Pending[] {
     const batch: Pending[] = [];
     const rest: Pending[] = [];
     const keys = new Set<string>();
@@ -80,7 +47,7 @@ export class OrderInsertBatcher {
     return batch;
   }
 
-  private async run(batch: Pending[]): Promise<void> {
+  protected async run(batch: Pending[]): Promise<void> {
     if (batch.length > 1) {
       try {
         const created = await insertOrdersWithNewKeys(this.db, batch.map((p) => p.item));
