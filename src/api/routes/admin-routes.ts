@@ -8,6 +8,17 @@ import type { AdminApi } from '../deps.ts';
 import { AdminThrottle } from '../admin-throttle.ts';
 import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../admin/admin-service.ts';
 
+/** An operator's answer to a hold, an order's or a fund hold's (docs/spec.md §12). */
+const Resolution = Type.Object(
+  {
+    action: Type.Union([Type.Literal('release'), Type.Literal('refund'), Type.Literal('freeze')]),
+    note: Type.String({ minLength: 1, maxLength: 500 }),
+    // Who resolved it, for the screening log (the token says only that it was an operator).
+    operator: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[!-~ ]+$' })),
+  },
+  { additionalProperties: false },
+);
+
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -159,14 +170,7 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
       schema: {
         ...hide,
         params: Type.Object({ holdId: Type.String({ pattern: '^[1-9][0-9]{0,18}$' }) }),
-        body: Type.Object(
-          {
-            action: Type.Union([Type.Literal('release'), Type.Literal('refund'), Type.Literal('freeze')]),
-            note: Type.String({ minLength: 1, maxLength: 500 }),
-            operator: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[!-~ ]+$' })),
-          },
-          { additionalProperties: false },
-        ),
+        body: Resolution,
       },
     },
     async (request) => {
@@ -181,15 +185,7 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
       schema: {
         ...hide,
         params: Type.Object({ trackingId: Id }),
-        body: Type.Object(
-          {
-            action: Type.Union([Type.Literal('release'), Type.Literal('refund'), Type.Literal('freeze')]),
-            note: Type.String({ minLength: 1, maxLength: 500 }),
-            // Who resolved it, for the screening log (the token says only that it was an operator).
-            operator: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[!-~ ]+$' })),
-          },
-          { additionalProperties: false },
-        ),
+        body: Resolution,
       },
     },
     async (request) => {

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db.ts';
 import { recordMovement } from '../settlement/record-movements.ts';
+import type { HoldVerdict } from '../settlement/hold-for-screening.ts';
 
 /** The ledger account held late funds are booked on (negative as a liability), apart from what is owed back to senders. */
 export const HELD_FUNDS_ACCOUNT = 'held:screening';
@@ -21,15 +22,8 @@ export interface FundHold {
   decision: { stage: string; result: string; field: string | null; address: string | null; list: string | null; version: string | null; reason: string | null };
 }
 
-export interface FundHoldFinding {
-  stage: string;
-  result: 'blocked' | 'error';
-  field: string | null;
-  address: string | null;
-  list: string | null;
-  version: string | null;
-  reason: string | null;
-}
+/** What screening found that holds funds: an order's hold verdict, at a stage of its own (late funds, fees). */
+export type FundHoldFinding = Omit<HoldVerdict, 'stage'> & { stage: string };
 
 /** Opens a fee recipient's hold (nothing when one is open already). True when this call opened it. */
 export async function holdFeeRecipient(db: Queryable, account: string, assetId: string, owed: bigint, f: FundHoldFinding): Promise<boolean> {
