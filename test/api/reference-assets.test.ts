@@ -60,9 +60,14 @@ test('openapi.json and the UI bundle: gzipped when asked (a fraction of the size
 });
 
 test('every request for the reference takes from the address’s anonymous bucket: past the burst, 429 RATE_LIMITED with Retry-After', async () => {
+  const t0 = performance.now();
   const answers = await Promise.all(Array.from({ length: 20 }, () => get('127.0.7.200', '/docs/static/swagger-ui-bundle.js', { 'accept-encoding': 'gzip' })));
+  const seconds = (performance.now() - t0) / 1000;
   const limited = answers.filter((a) => a.status === 429);
-  assert.ok(limited.length >= 8, `${limited.length} of 20 limited (burst 10)`);
+  // The bucket holds 10 and refills at 5/s while the 20 are answered (a loaded machine takes longer): no more
+  // than that may be served, and the rest are refused.
+  const allowed = 10 + Math.ceil(5 * seconds);
+  assert.ok(limited.length > 0 && 20 - limited.length <= allowed, `${limited.length} of 20 limited in ${seconds.toFixed(2)} s (burst 10, 5/s: at most ${allowed} served)`);
   for (const a of limited) {
     assert.ok(Number(a.headers['retry-after']) >= 1);
     assert.equal(JSON.parse(a.body.toString()).error.code, 'RATE_LIMITED');
