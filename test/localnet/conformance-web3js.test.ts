@@ -148,7 +148,7 @@ describe('@solana/web3.js v1 against the local chain', () => {
     const none = await conn.getBlock(slot, { maxSupportedTransactionVersion: 0, transactionDetails: 'none', rewards: false });
     assert.equal(none?.blockhash, block.blockhash);
     assert.equal(await conn.getBlockTime(slot), block.blockTime);
-    const slots = await conn.getBlocks(slot - 5, slot + 5);
+    const slots = await conn.getBlocks(Math.max(0, slot - 5), slot + 5);
     assert.ok(slots.includes(slot) && slots.every((s, i) => i === 0 || s > slots[i - 1]!));
     const first = await conn.getFirstAvailableBlock();
     assert.equal(first, await conn.getMinimumLedgerSlot());

@@ -104,6 +104,8 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
     const chainDir = makeTempDir('hush-op-chain-');
     dirs.push(chainDir);
     localnet = await spawnLocalnet({ dataDir: chainDir, slotMs: SLOT_MS });
+    // Printed just after the JSON-RPC line spawnLocalnet waits for: read it once it is there.
+    for (const until = Date.now() + 10_000; !/Solana PubSub WebSocket at/.test(localnet.output()) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
     const wsUrl = /Solana PubSub WebSocket at (\S+)/.exec(localnet.output())?.[1];
     assert.ok(wsUrl, `the chain reports its PubSub URL:\n${localnet.output()}`);
     const chain: Chain = chainAt(localnet.url);
