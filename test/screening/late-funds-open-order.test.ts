@@ -19,9 +19,7 @@ import type { Address, KeyPairSigner } from '@solana/kit';
 import { getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { buildSignedTransaction, latestBlockhash, makeTempDir, pollUntil, waitForStatus } from '../support/localnet.ts';
-import {
-  ASSETS, SOL, assertPaidOnce, ataOf, balanceOf, chainAt, depositWithRefresh, newWallet, placeOrder, waitForCleanReconcile, waitForOrder, type Chain,
-} from '../support/settlement.ts';
+import { ASSETS, SOL, assertPaidOnce, ataOf, balanceOf, chainAt, depositWithRefresh, newWallet, placeOrder, waitForCleanReconcile, waitForOrder, type Chain, waitForReleasedWith } from '../support/settlement.ts';
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
 
@@ -117,7 +115,8 @@ describe('issue 49: late funds from a listed wallet into an open order', () => {
 
     // 3. The class's second member releases it: the order is paid its own amountOut, once, and nothing more.
     const companion = await privateOrder();
-    const done = await waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
+    // releasedWith is counted where the release landed, once all of it has (docs/spec.md §9): wait for it.
+    const done = await waitForReleasedWith(acct.client, placed.trackingId, 30_000);
     await waitForOrder(acct.client, companion.placed.trackingId, ['completed'], 30_000);
     assert.equal(done.privacy.releasedWith, 2, 'released with its class');
     await assertPaidOnce(hush.db, placed.trackingId, 'payout', placed.amountOut);
