@@ -12,8 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent } from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { openFileLimit as openFiles } from '../src/runtime/connection-budget.ts';
 import { join } from 'node:path';
@@ -33,9 +32,9 @@ const failures: string[] = [];
 const check = (ok: boolean, what: string) => (ok ? undefined : failures.push(what));
 
 // A fake risk API (answers at once, counts its calls): the quotes' screening cost is what finding 4 paid.
-let providerCalls = 0;
-const provider = createServer((_req, res) => (providerCalls++, res.writeHead(200, { 'content-type': 'application/json' }).end('{"risk":"low","blocked":false}')));
-await new Promise<void>((r) => provider.listen(0, '127.0.0.1', r));
+const provider = start('bench/support/fake-risk-provider.ts', {});
+const providerUrl = /at (\S+)/.exec(await waitLine(provider, (l) => l.startsWith('risk provider at'), 'risk provider'))![1]!;
+const providerCalls = async () => Number(await (await fetch(`${providerUrl}/calls`)).text());
 
 const base = 30_000 + Math.floor(Math.random() * 20_000);
 const dataDir = mkdtempSync(join(tmpdir(), 'hush-bench-attack-'));
@@ -47,7 +46,7 @@ const server = start('src/cli/start.ts', {
   DATA_DIR: dataDir,
   HUSH_ADMIN_TOKEN: adminToken,
   HUSH_DEPOSIT_IDENTITY_TARGET: '256',
-  HUSH_SCREENING_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}`,
+  HUSH_SCREENING_URL: providerUrl,
   LOG_LEVEL: 'error',
 });
 const api = `http://127.0.0.1:${base}`;
@@ -159,7 +158,7 @@ try {
     return out.ms;
   };
   const quietAlone = await quietRun(FLOOD_S);
-  const callsBefore = providerCalls;
+  const callsBefore = await providerCalls();
   let flooding = true;
   const floodStatus = new Map<number, number>();
   const flood = flooderKeys.flatMap((key, k) => {
@@ -183,7 +182,7 @@ try {
   const allowed = 20 * floodS + 40;
   const p95Alone = quietAlone.length ? pct(quietAlone, 0.95) : NaN;
   const p95Under = quietUnder.length ? pct(quietUnder, 0.95) : NaN;
-  console.log(`\n3. one account's 10 keys flood quotes for ${floodS.toFixed(1)} s (4 in flight per key, keep-alive, ${FLOOD_RPS ? `paced at ${FLOOD_RPS} requests/s in all, the finding's` : 'unpaced'}): ${got} × 200 (the account's rate allows ${allowed.toFixed(0)}: 20/s + a burst of 40), ${floodStatus.get(429) ?? 0} × 429; ${providerCalls - callsBefore} risk-provider calls in all (the quiet partner's included)`);
+  console.log(`\n3. one account's 10 keys flood quotes for ${floodS.toFixed(1)} s (4 in flight per key, keep-alive, ${FLOOD_RPS ? `paced at ${FLOOD_RPS} requests/s in all, the finding's` : 'unpaced'}): ${got} × 200 (the account's rate allows ${allowed.toFixed(0)}: 20/s + a burst of 40), ${floodStatus.get(429) ?? 0} × 429; ${(await providerCalls()) - callsBefore} risk-provider calls in all (the quiet partner's included)`);
   console.log(`   another account's quote p95: ${p95Alone.toFixed(1)} ms alone, ${p95Under.toFixed(1)} ms under the flood (× ${(p95Under / p95Alone).toFixed(2)}; target ≤ 2); ${quietUnder.length} quotes`);
   check(got <= allowed + 1, `finding 4: ${got} quotes passed an account rate allowing ${allowed.toFixed(0)}`);
   check(quietAlone.length > 0 && quietUnder.length > 0 && p95Under <= 2 * p95Alone, `finding 4: another account's p95 ${p95Under.toFixed(1)} ms over 2 × ${p95Alone.toFixed(1)} ms`);
@@ -192,7 +191,7 @@ try {
   console.log(`\nRPC: ${rpcAfter - rpcStart} requests to the chain over the whole run (${((rpcAfter - rpcStart) / ((performance.now() - runStarted) / 1000)).toFixed(1)}/s: the worker's own background reads; tokens and quotes make none). Figures from a machine shared with other engineers' work: noisy.`);
 } finally {
   await stop(server);
-  provider.close();
+  await stop(provider);
   rmSync(dataDir, { recursive: true, force: true });
 }
 console.log(failures.length ? `\nMISSED:\n- ${failures.join('\n- ')}` : '\nall targets met');

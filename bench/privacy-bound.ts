@@ -17,6 +17,10 @@
  *   npm run bench:privacy-bound -- --target=30 --budget=1200 --k=20 --rates=0.2
  *   npm run bench:privacy-bound -- --tradeoff              targets × budgets for each menu (docs/privacy.md's table)
  *   npm run bench:privacy-bound -- --true-rate             each class's true rate instead of Hush's measurement
+ *   npm run bench:privacy-bound -- --scenarios [--estimator=rate] [--memory=S|none] [--only=steady,crowd,burst,cycle]
+ *                                                          issue 51's shapes (cold crowd, burst then silence, daily
+ *                                                          cycle, steady): release sizes and whether each quote's
+ *                                                          promise (set and wait, at 4 in 5) was kept
  */
 import { loadConfig } from '../src/config/config.ts';
 import { releasePolicy } from '../src/config/privacy-settings.ts';
@@ -25,6 +29,7 @@ import { denominationsFor, type DenominationMenu } from '../src/domain/denominat
 import type { PrivacyChoice } from '../src/domain/privacy-choice.ts';
 import { seeded } from '../src/support/seeded-random.ts';
 import { workloads } from './privacy/workloads.ts';
+import { poissonArrivals, simulateScenario as simulate51, type Arrival, type ScenarioResult } from './privacy/scenario-sim.ts';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const env = { ...process.env };
@@ -138,7 +143,68 @@ export function simulate(shares: Map<string, number>, rate: number, policy: Rele
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 const ROWS = ['std-out', 'std-in', 'swap'];
 
-if (args.has('tradeoff')) {
+/** Issue 51's traffic shapes, each order's quote checked against its release (scenario-sim.ts). */
+function scenarios(): void {
+  const policy = releasePolicy(config);
+  const estimator = args.get('estimator') === 'rate' ? ('rate' as const) : ('episodes' as const);
+  const memoryMs = args.get('memory') === undefined ? undefined : args.get('memory') === 'none' ? Infinity : Number(args.get('memory')) * 1000;
+  const releaseMemoryMs = args.get('release-memory') === undefined ? undefined : Number(args.get('release-memory')) * 1000;
+  const simulateScenario: typeof simulate51 = (a, p, o) => simulate51(a, p, { ...o, estimator, ...(memoryMs !== undefined ? { memoryMs } : {}), ...(releaseMemoryMs !== undefined ? { releaseMemoryMs } : {}) });
+  const only = args.get('only')?.split(',');
+  const want = (name: string) => !only || only.includes(name);
+  const windowMs = config.privacyTrafficWindowS * 1000;
+  const rand = seeded(20261125);
+  const out = classShares('decade', 'std-out');
+  const H = 3_600_000;
+  const line = (name: string, r: ScenarioResult) =>
+    console.log(`${name.padEnd(34)} ${String(r.orders).padStart(6)}  ${pct(r.linked).padStart(7)}  ${`${r.setP10} / ${r.setMedian}`.padEnd(9)}  ${`${r.delayP50S.toFixed(0)} / ${r.delayP95S.toFixed(0)}`.padEnd(11)}  ${`${r.quotedSet} / ${r.quotedLikely}`.padEnd(8)}  ${pct(r.setKept).padStart(7)}  ${pct(r.delayKept).padStart(7)}`);
+  console.log(`issue 51's shapes through Hush's release and quote (target ${policy.targetSet}, budget ${policy.budgetMs / 1000} s, window ${windowMs / 1000} s); promise kept = share of scored orders released with at least the quoted set / within the quoted wait`);
+  console.log('scenario                           orders   linked  set p10/50  delay p50/95  quoted/likely  set kept  wait kept');
+  // Steady Poisson, warm: the standard rows.
+  for (const rate of want('steady') ? [0.05, 0.2, 1] : []) {
+    const hours = rate >= 1 ? 3 : 6;
+    const arr = poissonArrivals(out, () => rate, rate, 0, hours * H, rand, (t) => t > H && t < hours * H - H / 2);
+    line(`steady std-out λ=${rate}`, simulateScenario(arr, policy, { windowMs, endMs: hours * H, warmMs: windowMs }));
+  }
+  // Cold crowd: a fresh Hush, 2 orders/s of three standard classes for 60 s, then silence.
+  const crowdClasses = ['usdc>usdc:exact_in:10000000', 'usdc>usdc:exact_in:100000000', 'sol>sol:exact_in:1000000000'];
+  for (let i = 0; i < (want('crowd') ? 5 : 0); i++) {
+    const crowd = poissonArrivals(new Map(crowdClasses.map((k) => [k, 1])), () => 2, 2, 0, 60_000, rand, () => true);
+    line(`cold crowd (run ${i + 1})`, simulateScenario(crowd, policy, { windowMs, endMs: 30 * 60_000, seed: i }));
+  }
+  // Cold start (issue 41's row): a fresh Hush, five orders of one class 10 s apart, then nothing: none held.
+  if (want('cold')) {
+    const cold: Arrival[] = Array.from({ length: 5 }, (_, j) => ({ classKey: 'usdc>usdc:exact_in:10000000', atMs: j * 10_000, scored: true }));
+    line('cold start, 5 orders 10 s apart', simulateScenario(cold, policy, { windowMs, endMs: 30 * 60_000 }));
+  }
+  // Burst then silence: a warm Hush (its other classes steady), a burst of 20 of one class in 30 s, then one
+  // order of that class every 10 minutes; the singles are scored.
+  const burstKey = 'usdc>usdc:exact_out:1000000000';
+  for (let i = 0; i < (want('burst') ? 3 : 0); i++) {
+    const base = poissonArrivals(out, () => 0.2, 0.2, 0, 4 * H, rand, () => false).filter((a) => a.classKey !== burstKey);
+    const burst: Arrival[] = Array.from({ length: 20 }, () => ({ classKey: burstKey, atMs: H + rand() * 30_000, scored: false }));
+    const singles: Arrival[] = Array.from({ length: 15 }, (_, j) => ({ classKey: burstKey, atMs: H + 30_000 + (j + 1) * 600_000, scored: true }));
+    line(`burst then silence (run ${i + 1})`, simulateScenario([...base, ...burst, ...singles], policy, { windowMs, endMs: 4 * H + 1_800_000, warmMs: windowMs, seed: i }));
+  }
+  // Daily cycle: λ swinging ×10 between peak and trough around a mean of 0.2/s, a day of `period`.
+  for (const periodH of want('cycle') ? [2, 24] : []) {
+    const period = periodH * H;
+    const swing = (t: number) => Math.exp(Math.log(Math.sqrt(10)) * Math.sin((2 * Math.PI * t) / period));
+    const mean = 0.2 / 1.2; // the mean of exp(a·sin) for a = ln √10 is about 1.2 (I₀(1.151))
+    const days = periodH >= 24 ? 2 : 4;
+    const end = days * period;
+    const arr = poissonArrivals(out, (t) => mean * swing(t), mean * Math.sqrt(10), 0, end, rand, (t) => t > H && t < end - H / 2);
+    const tagged = arr.map((a) => ({ ...a, ...(a.scored && swing(a.atMs) < 0.5 ? { tag: 'trough' } : a.scored && swing(a.atMs) > 2 ? { tag: 'peak' } : {}) }));
+    const r = simulateScenario(tagged, policy, { windowMs, endMs: end, warmMs: windowMs });
+    line(`daily cycle ×10, day ${periodH} h`, r);
+    line('  at trough (λ < 0.5 × its mean)', r.byTag.get('trough')!);
+    line('  at peak (λ > 2 × its mean)', r.byTag.get('peak')!);
+  }
+}
+
+if (args.has('scenarios')) {
+  scenarios();
+} else if (args.has('tradeoff')) {
   console.log('| menu | λ /s | target | budget s | std-out linked | set p10 / median | delay p50 / p95 s | swap linked | swap set p10 / median | swap delay p95 s |');
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const menu of menus) {

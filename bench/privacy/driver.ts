@@ -76,8 +76,8 @@ export interface TruthRecord {
   status: string;
   /** Deposit confirmed → last payout confirmed, milliseconds (compressed time). */
   delayMs: number | null;
-  /** What the quote promised (docs/spec.md §4 `privacy`). */
-  quoted: { standard: boolean; anonymitySet: number; delaySeconds: number } | null;
+  /** What the quote promised (docs/spec.md §4 `privacy`, and its `duration`: seconds to delivery, the wait included). */
+  quoted: { standard: boolean; anonymitySet: number; anonymitySetLikely: number; delaySeconds: number; duration: number } | null;
   /** Counted in the row's figures; padding orders (after the scored span) are observed, not scored. */
   scored: boolean;
   /** The status record's privacy.releasedWith once final (null: not released by class). */
@@ -127,7 +127,7 @@ export class Driver {
     };
     let quoted: TruthRecord['quoted'] = null;
     const quoteAndOrder = async () => {
-      const { quote } = await api.call<{ quote: { privacy?: { standard: boolean; anonymitySet: number; delaySeconds: number } } }>('POST', '/quote', {
+      const { quote } = await api.call<{ quote: { duration: number; privacy?: { standard: boolean; anonymitySet: number; anonymitySetLikely: number; delaySeconds: number } } }>('POST', '/quote', {
         sourceAssetId: plan.sourceAssetId,
         destinationAssetId: plan.destinationAssetId,
         amount: plan.amount.toString(),
@@ -135,7 +135,8 @@ export class Driver {
         ...terms,
         ...(plan.privacy ? { privacy: plan.privacy } : {}),
       });
-      quoted = quote.privacy ? { standard: quote.privacy.standard, anonymitySet: quote.privacy.anonymitySet, delaySeconds: quote.privacy.delaySeconds } : null;
+      const p = quote.privacy;
+      quoted = p ? { standard: p.standard, anonymitySet: p.anonymitySet, anonymitySetLikely: p.anonymitySetLikely, delaySeconds: p.delaySeconds, duration: quote.duration } : null;
       return api.call<{ order: { trackingId: string; transaction: string } }>('POST', '/order', { quote, ...terms }, { 'x-idempotency-key': crypto.randomUUID() });
     };
     // A quote that expired on the way (a loaded machine) is quoted again, as a partner app does.

@@ -1,6 +1,17 @@
+import pLimit from 'p-limit';
+
+/**
+ * At most this many requests in flight per client, as a partner backend's connection pool bounds them: an
+ * unbounded fetch opens a connection per waiting request once answers slow down (a loaded machine), and past
+ * Hush's per-address cap (HUSH_MAX_CONNECTIONS_PER_IP, 64) those are refused — the bench would then measure
+ * its own client, not Hush.
+ */
+const IN_FLIGHT = 32;
+
 /** The public Hush API as the bench's partner and its adversary call it: JSON over HTTP with a bearer key. */
 export class HushApi {
   requests = 0;
+  private readonly inFlight = pLimit(IN_FLIGHT);
   constructor(
     private readonly baseUrl: string,
     private readonly apiKey: string,
@@ -10,11 +21,16 @@ export class HushApi {
     for (let attempt = 0; ; attempt++) {
       this.requests++;
       let res: Response;
+      let json: { error?: { code: string; message: string } } & T;
       try {
-        res = await fetch(`${this.baseUrl}/transfer/v1${path}`, {
-          method,
-          headers: { authorization: `Bearer ${this.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        // The body is read inside the bound too: the connection is busy until it is.
+        [res, json] = await this.inFlight(async () => {
+          const r = await fetch(`${this.baseUrl}/transfer/v1${path}`, {
+            method,
+            headers: { authorization: `Bearer ${this.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          });
+          return [r, (await r.json().catch(() => ({}))) as { error?: { code: string; message: string } } & T] as const;
         });
       } catch (e) {
         // A connection refused or reset under load: retried as a careful client does (an order carries
@@ -25,7 +41,6 @@ export class HushApi {
         }
         throw e;
       }
-      const json = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string } } & T;
       if (res.ok) return json;
       // A rate limit or a busy service is waited out, as a careful client does; anything else is a bench bug.
       if ((res.status === 429 || res.status === 503) && attempt < 20) {

@@ -121,8 +121,8 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const untilMs = h ? ((h.warmup + h.scored + h.padding) * 1000) / c : Infinity;
     const scoredFromMs = h ? (h.warmup * 1000) / c : 0;
     const scoredUntilMs = h ? ((h.warmup + h.scored) * 1000) / c : Infinity;
-    const inScoredSpan = (p: PlannedOrder) => p.atMs > scoredFromMs && p.atMs <= scoredUntilMs;
-    const plans = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate)).flatMap((w) => schedule(w, spec.ordersPerRow, spec.rate * c, spec.random, untilMs));
+    const inScoredSpan = (p: PlannedOrder) => p.scored ?? (p.atMs > scoredFromMs && p.atMs <= scoredUntilMs);
+    const plans = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate)).flatMap((w) => schedule(w, spec.ordersPerRow, spec.rate * c, spec.random, untilMs, c));
     const span = Math.max(...plans.map((p) => p.atMs));
     const limit = pLimit(8);
     const recipients = await Promise.all(plans.map((p) => limit(() => driver.recipient(p.destinationAssetId, p.recipientHolds))));

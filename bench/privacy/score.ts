@@ -47,6 +47,16 @@ export interface RowScore {
   shuffledHits: number;
   /** Median of the quotes' `privacy.anonymitySet` (orders quoted once the traffic window had filled, padding included); NaN without one. */
   quotedSetMedian: number;
+  /** The same of `privacy.anonymitySetLikely`, the central estimate. */
+  quotedLikelyMedian: number;
+  /**
+   * The quote as a promise (issue 51), over the scored completed private orders: the share released with at
+   * least the quoted anonymitySet (its receipt's releasedWith), and the share delivered within the quoted
+   * duration (the wait at the same odds plus Hush's own settlement time); per tag too. NaN without one.
+   */
+  promise: PromiseKept & { byTag: Record<string, PromiseKept> };
+  /** Median releasedWith of the scored completed private orders. */
+  releasedMedian: number;
   /** Orders observed as traffic but not scored (the padding after the scored span). */
   padding: number;
   /**
@@ -90,6 +100,23 @@ export function chainBurstSizes(all: TruthRecord[], payoutSlot: Map<string, numb
     }
   }
   return sizes;
+}
+
+export interface PromiseKept {
+  orders: number;
+  setKept: number;
+  waitKept: number;
+}
+
+/** Whether each scored private order got what its quote promised (a set at least, a delivery within). */
+export function promiseKept(orders: TruthRecord[]): PromiseKept {
+  const kept = orders.filter((r) => r.quoted?.standard && r.releasedWith != null && r.delayMs !== null);
+  const n = kept.length;
+  return {
+    orders: n,
+    setKept: n ? kept.filter((r) => r.releasedWith! >= r.quoted!.anonymitySet).length / n : NaN,
+    waitKept: n ? kept.filter((r) => r.delayMs! <= r.quoted!.duration * 1000).length / n : NaN,
+  };
 }
 
 export function quantile(xs: number[], q: number): number {
@@ -204,6 +231,12 @@ export function scoreRow(view: ChainView, records: TruthRecord[], k: AdversaryKn
     costLamports: costPerOrder(view, obs, Math.max(1, all.length)),
     shuffledHits: shuffled,
     quotedSetMedian: quoted.length > 0 ? quantile(quoted, 0.5) : NaN,
+    quotedLikelyMedian: quoted.length > 0 ? quantile(all.filter((r) => r.quoted && r.plan.atMs >= (meta.quotesFromMs ?? 0)).map((r) => r.quoted!.anonymitySetLikely ?? r.quoted!.anonymitySet), 0.5) : NaN,
+    promise: {
+      ...promiseKept(completed),
+      byTag: Object.fromEntries([...new Set(completed.map((r) => r.plan.tag).filter((t): t is string => t !== undefined))].map((t) => [t, promiseKept(completed.filter((r) => r.plan.tag === t))])),
+    },
+    releasedMedian: quantile(completed.filter((r) => r.quoted?.standard && r.releasedWith != null).map((r) => r.releasedWith!), 0.5),
     padding: all.length - completed.length,
     releaseGuess: completed.reduce((a, r) => a + 1 / Math.max(1, r.releasedWith ?? 1), 0) / n,
     releasedWithMismatches: meta.bursts

@@ -20,6 +20,17 @@ export interface PlannedOrder {
   recipientHolds: boolean;
   /** The user's privacy choice sent with the quote (docs/spec.md §9); none: the operator's defaults. */
   privacy?: PrivacyChoice;
+  /** Whether the row counts it, when its workload says (a shaped workload's own arrivals); else the run's scored span decides. */
+  scored?: boolean;
+  /** A part of the row it is also judged on (the daily cycle's trough and peak). */
+  tag?: string;
+}
+
+/** One arrival of a shaped workload: when (real seconds from the run's start), whether scored, its tag. */
+export interface ShapedArrival {
+  atS: number;
+  scored: boolean;
+  tag?: string;
 }
 
 export type PrivacyChoice = { minAnonymitySet: number } | { maxDelaySeconds: number };
@@ -38,9 +49,12 @@ export interface Workload {
    * with a `group` run in a Hush of their own (and only with --full); the rest together.
    */
   group?: string;
-  draw(rand: () => number): Omit<PlannedOrder, 'stream' | 'atMs' | 'feeBps' | 'recipientHolds'>;
+  /** One order's pair, mode and amount; a shaped workload's arrival is passed along (its tag may choose the class). */
+  draw(rand: () => number, arrival?: ShapedArrival): Omit<PlannedOrder, 'stream' | 'atMs' | 'feeBps' | 'recipientHolds'>;
   /** The choice each order makes (drawn per order); none: the operator's defaults. */
   choice?(rand: () => number): PrivacyChoice | undefined;
+  /** Arrivals of a shape of its own (issue 51: a crowd, a burst, a daily cycle), in real seconds, instead of Poisson at the run's rate. */
+  shape?(rand: () => number): ShapedArrival[];
 }
 
 export interface AssetTable {
@@ -141,9 +155,83 @@ export function workloads(t: AssetTable): Workload[] {
   ];
 }
 
+/** Poisson arrival times (real seconds) at `rateAt(t)` per second, by thinning at its `peak`, within [from, to). */
+export function poissonTimes(rateAt: (s: number) => number, peak: number, from: number, to: number, rand: () => number): number[] {
+  const out: number[] = [];
+  for (let t = from; ; ) {
+    t += -Math.log(1 - rand()) / peak;
+    if (t >= to) return out;
+    if (rand() * peak <= rateAt(t)) out.push(t);
+  }
+}
+
+/** A day of `dayS` real seconds whose rate swings ×10 between peak and trough (log-sinusoidal), `mean` orders a second on average. */
+export function dailyCycle(mean: number, dayS: number): { rateAt: (s: number) => number; peak: number; swing: (s: number) => number } {
+  const a = Math.log(Math.sqrt(10));
+  // The mean of exp(a·sin) over a day is I₀(a), about 1.3304 for a = ln √10.
+  const scale = mean / 1.3304;
+  const swing = (s: number) => Math.exp(a * Math.sin((2 * Math.PI * s) / dayS));
+  return { rateAt: (s) => scale * swing(s), peak: scale * Math.sqrt(10), swing };
+}
+
+/**
+ * Issue 51's shaped rows, each in a Hush of its own: a cold crowd (a fresh Hush, 2 orders a second of three
+ * standard classes for 60 s, then silence), a burst then silence (a Hush warmed by other classes, 20 of one
+ * class in 30 s, then one of it every 10 minutes: the singles scored), and a daily cycle (standard exact_out
+ * at 0.2 a second on average, ×10 between peak and trough over a day of `dayS`, after a warm-up).
+ */
+export function shapedWorkloads(t: AssetTable, dayS = 3600): Workload[] {
+  const unit = (id: string, n: number) => BigInt(n) * 10n ** BigInt(t.get(id).decimals);
+  const same = (assetId: string, amount: bigint, mode: Mode) => ({ sourceAssetId: assetId, destinationAssetId: assetId, amount, mode });
+  const crowd = [same('usdc', unit('usdc', 10), 'exact_in'), same('usdc', unit('usdc', 100), 'exact_in'), same('sol', unit('sol', 1), 'exact_in')];
+  const burstClass = same('usdc', unit('usdc', 100), 'exact_out');
+  const burstAt = 600;
+  // Eight singles: 80 minutes of silence after the burst (5 minutes of the bench's time at ×16).
+  const SINGLES = 8;
+  const standard = (rand: () => number) => {
+    const id = pick(rand, STANDARD);
+    return same(id, nearestDenomination(t, id, dollars(rand)), 'exact_out' as Mode);
+  };
+  const cycle = dailyCycle(0.2, dayS);
+  const warmupS = 900;
+  return [
+    {
+      id: 'cold-crowd', label: 'cold crowd: a fresh Hush, 2/s of three classes for 60 s', group: 'cold-crowd', draw: (rand) => pick(rand, crowd),
+      shape: (rand) => poissonTimes(() => 2, 2, 0, 60, rand).map((atS) => ({ atS, scored: true })),
+    },
+    {
+      id: 'burst-silence', label: 'burst of 20 then one every 10 min (the singles)', group: 'burst-silence',
+      // The warm-up's other classes (standard exact_in, never the burst's exact_out class) and the burst class.
+      draw: (rand, a) => (a?.tag === 'warm' ? { ...standard(rand), mode: 'exact_in' as Mode } : burstClass),
+      shape: (rand) => [
+        ...poissonTimes(() => 0.2, 0.2, 0, burstAt + 30 + SINGLES * 600, rand).map((atS) => ({ atS, scored: false, tag: 'warm' })),
+        ...Array.from({ length: 20 }, () => ({ atS: burstAt + rand() * 30, scored: false, tag: 'burst' })),
+        ...Array.from({ length: SINGLES }, (_, k) => ({ atS: burstAt + 30 + (k + 1) * 600, scored: true, tag: 'single' })),
+      ],
+    },
+    {
+      id: 'daily-cycle', label: `standard, exact_out, λ 0.2 on average, ×10 over a day of ${dayS / 3600} h`, group: 'daily-cycle', draw: standard,
+      shape: (rand) =>
+        poissonTimes((s) => cycle.rateAt(s - warmupS), cycle.peak, 0, warmupS + dayS, rand).map((atS) => {
+          const swing = cycle.swing(atS - warmupS);
+          const scored = atS >= warmupS;
+          return { atS, scored, ...(scored && swing < 0.5 ? { tag: 'trough' } : scored && swing > 2 ? { tag: 'peak' } : {}) };
+        }),
+    },
+  ];
+}
+
 /** `n` orders of `w` arriving at `rate` per second (compressed), from time 0, none after `untilMs`. */
-export function schedule(w: Workload, n: number, rate: number, rand: () => number, untilMs = Infinity): PlannedOrder[] {
+export function schedule(w: Workload, n: number, rate: number, rand: () => number, untilMs = Infinity, compression = 1): PlannedOrder[] {
   const out: PlannedOrder[] = [];
+  if (w.shape) {
+    for (const a of w.shape(rand)) {
+      const o = w.draw(rand, a);
+      const holds = o.destinationAssetId !== 'sol' && rand() < HOLDING_SHARE;
+      out.push({ ...o, stream: w.id, atMs: (a.atS * 1000) / compression, feeBps: pick(rand, FEE_MIX), recipientHolds: holds, scored: a.scored, ...(a.tag ? { tag: a.tag } : {}) });
+    }
+    return out.sort((a, b) => a.atMs - b.atMs);
+  }
   const burst = w.bursty ? 8 : 1;
   let t = 0;
   while (out.length < n) {

@@ -82,7 +82,7 @@ const sampleQuote = {
   duration: 35,
   min: '1000000',
   max: '100000000000',
-  privacy: { standard: true, anonymitySet: 8, delaySeconds: 80, suggestedAmounts: ['2000000', '5000000', '10000000'], basis: 'measured' as const },
+  privacy: { standard: true, anonymitySet: 8, anonymitySetLikely: 8, delaySeconds: 80, suggestedAmounts: ['2000000', '5000000', '10000000'], basis: 'measured' as const },
   quoteId: `q_${'A'.repeat(180)}`,
   issuedAt: new Date().toISOString(),
   expiresAt: new Date().toISOString(),

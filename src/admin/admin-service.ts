@@ -34,6 +34,7 @@ import { AddressRules } from '../services/address-rules.ts';
 import type { WebhookEgress } from '../webhooks/webhook-egress.ts';
 import type { AdminAccount, AdminAccountDetail, AdminKey, CreatedAccount, CreatedKey, WebhookSecret } from './admin-shapes.ts';
 import { validateWebhookUrl } from '../webhooks/webhook-url.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 export { MAX_WEBHOOK_URL_LENGTH, validateWebhookUrl } from '../webhooks/webhook-url.ts';
 
@@ -93,7 +94,7 @@ function validateStatus(status: unknown): AccountStatus {
  * An optional key expiry: a Date or an ISO 8601 string (as sent over HTTP), strictly in the future.
  * `undefined` / `null` mean "never expires".
  */
-export function parseExpiresAt(value: unknown, now: Date = new Date()): Date | null {
+export function parseExpiresAt(value: unknown, now: Date): Date | null {
   if (value === undefined || value === null) return null;
   let d: Date;
   if (value instanceof Date) d = value;
@@ -124,6 +125,8 @@ export interface AdminServiceOptions {
   webhookEgress?: WebhookEgress;
   /** docs/spec.md §4 rules a fee recipient must pass (default: sysvars, programs and native mints only). */
   addressRules?: AddressRules;
+  /** Where key expiries are judged (default: the system clock). */
+  clock?: Clock;
 }
 
 /** docs/spec.md §3: a revocation leaves another key active for at least this long. */
@@ -134,6 +137,10 @@ export class AdminService {
     private readonly db: Db,
     private readonly options: AdminServiceOptions = {},
   ) {}
+
+  private get clock(): Clock {
+    return this.options.clock ?? systemClock;
+  }
 
   private changed(accountId: string): void {
     this.options.onAccountChanged?.(accountId);
@@ -176,7 +183,7 @@ export class AdminService {
    * revoking in a loop cannot grow the store. The account row is locked meanwhile: the count stays exact.
    */
   async createKey(accountId: string, expiresAt?: Date | string | null, limits?: { maxActiveKeys: number; keepInactiveKeys: number }): Promise<CreatedKey> {
-    const expiry = parseExpiresAt(expiresAt);
+    const expiry = parseExpiresAt(expiresAt, this.clock.date());
     await this.requireAccount(accountId);
     for (let attempt = 0; ; attempt++) {
       const key = generateApiKey();
@@ -216,7 +223,7 @@ export class AdminService {
       ? await revokeApiKey(this.db, keyId)
       : await this.db.transaction(async (tx) => {
           await lockAccount(tx, key.accountId);
-          const active = key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > Date.now());
+          const active = key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > this.clock.now());
           if (active) {
             const left = await lastingKeys(tx, key.accountId, keyId, KEY_MUST_LAST_S);
             if (left.lasting === 0) {
@@ -261,7 +268,7 @@ export class AdminService {
     const secret = newWebhookSecret();
     const set = await setWebhook(this.db, accountId, checked, secret);
     if (!set) throw notFoundAccount(accountId);
-    if ('refused' in set) throw rotationRefused(set.refused.retryAt);
+    if ('refused' in set) throw rotationRefused(set.refused.retryAt, this.clock.now());
     return { url: checked, secret, previousSecretUntil: set.previousSecretUntil };
   }
 
@@ -274,7 +281,7 @@ export class AdminService {
     const secret = newWebhookSecret();
     const rotated = await rotateWebhookSecret(this.db, accountId, secret);
     if (!rotated) throw new HushError('NOT_FOUND', 'This account has no webhook; set one with PUT /transfer/v1/account/webhook');
-    if ('refused' in rotated) throw rotationRefused(rotated.refused.retryAt);
+    if ('refused' in rotated) throw rotationRefused(rotated.refused.retryAt, this.clock.now());
     return { url: rotated.url, secret, previousSecretUntil: rotated.previousSecretUntil };
   }
 
@@ -333,8 +340,8 @@ export class AdminService {
 export * from './admin-views.ts';
 
 /** A rotation refused because every replaced secret keeps its promised 24 h: the caller retries when the oldest ends. */
-function rotationRefused(retryAt: Date): HushError {
-  const seconds = Math.max(1, Math.ceil((retryAt.getTime() - Date.now()) / 1000));
+function rotationRefused(retryAt: Date, now: number): HushError {
+  const seconds = Math.max(1, Math.ceil((retryAt.getTime() - now) / 1000));
   return new HushError(
     'RATE_LIMITED',
     `${MAX_PREVIOUS_SECRETS} replaced secrets still sign beside the current one, each for the 24 h it was promised; the oldest ends at ${retryAt.toISOString()}: rotate again after that`,

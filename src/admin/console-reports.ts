@@ -1,7 +1,7 @@
 import type { AssetRegistry } from '../config/assets.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
-import { poolHeld } from '../domain/reserves.ts';
+import { spendableBalance } from '../domain/reserves.ts';
 import { classPrivacy, heldByAsset, type ClassPrivacy } from '../store/console-reports.ts';
 import type { Db } from '../store/db.ts';
 import { poolCommitments } from '../store/settlement/pool-commitments.ts';
@@ -34,7 +34,7 @@ export async function liquidityReport(db: Db, chain: SolanaChain, treasury: Trea
   for (const p of pools) {
     const a = per.get(p.assetId);
     if (!a) continue;
-    const h = poolHeld(assets.get(p.assetId)!.native, balances.get(p.holding));
+    const h = spendableBalance(assets.get(p.assetId)!.native, balances.get(p.holding));
     a.pools += h > 0n ? h : 0n;
     a.pending += commitments.pending.get(p.holding) ?? 0n;
   }

@@ -8,6 +8,7 @@ import { findApiKey, getAccountByName } from '../store/accounts-store.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { parseApiKey, secretMatches } from '../services/api-keys.ts';
 import { AdminService } from './admin-service.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 const DEMO_ACCOUNT_NAME = 'demo';
 export const DEMO_ACCOUNT_FILE = 'demo-account.json';
@@ -23,7 +24,7 @@ export interface DemoAccount {
  * True when `apiKey` is a well-formed key of `accountId` that is stored, unrevoked, unexpired and whose
  * secret matches. The account's status is not considered.
  */
-export async function apiKeyIsValid(db: Queryable, apiKey: unknown, accountId: string, now: Date = new Date()): Promise<boolean> {
+export async function apiKeyIsValid(db: Queryable, apiKey: unknown, accountId: string, now: Date): Promise<boolean> {
   const parsed = typeof apiKey === 'string' ? parseApiKey(apiKey) : null;
   if (!parsed) return false;
   const key = await findApiKey(db, parsed.keyId);
@@ -99,9 +100,9 @@ async function writeSecretJson(path: string, data: unknown): Promise<void> {
  * key in an existing file is reused when it still authenticates for the demo account; otherwise a new
  * key is issued and the file rewritten. An operator's suspension of the demo account is left alone.
  */
-export async function ensureDemoAccount(db: Db, dataDir: string): Promise<DemoAccount> {
+export async function ensureDemoAccount(db: Db, dataDir: string, clock: Clock = systemClock): Promise<DemoAccount> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const admin = new AdminService(db);
+  const admin = new AdminService(db, { clock });
   const filePath = join(dataDir, DEMO_ACCOUNT_FILE);
   const feeRecipient = await demoFeeRecipient(dataDir);
 
@@ -121,7 +122,7 @@ export async function ensureDemoAccount(db: Db, dataDir: string): Promise<DemoAc
 
   if (apiKey === undefined) {
     const previous = (await readJsonFile(filePath)) as Partial<DemoAccount> | undefined;
-    if (previous && previous.accountId === account.id && (await apiKeyIsValid(db, previous.apiKey, account.id))) {
+    if (previous && previous.accountId === account.id && (await apiKeyIsValid(db, previous.apiKey, account.id, clock.date()))) {
       apiKey = previous.apiKey as string;
     } else {
       apiKey = (await admin.createKey(account.id)).apiKey;

@@ -12,6 +12,7 @@ import { getAccount, listApiKeys } from '../store/accounts-store.ts';
 import type { Queryable } from '../store/db.ts';
 import { webhookSettings } from '../store/webhooks-store.ts';
 import type { AdminService, WebhookSecret } from './admin-service.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 /** Active keys an account may have through self-service (TOO_MANY_KEYS beyond). */
 export const MAX_ACTIVE_KEYS = 10;
@@ -48,7 +49,7 @@ export interface WebhookSecretJson {
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
-function keyJson(k: { keyId: string; createdAt: Date; expiresAt: Date | null; revokedAt: Date | null }, caller: Caller, now = Date.now()): ApiKeyJson {
+function keyJson(k: { keyId: string; createdAt: Date; expiresAt: Date | null; revokedAt: Date | null }, caller: Caller, now: number): ApiKeyJson {
   const active = k.revokedAt === null && (k.expiresAt === null || k.expiresAt.getTime() > now);
   return { keyId: k.keyId, createdAt: k.createdAt.toISOString(), expiresAt: iso(k.expiresAt), revokedAt: iso(k.revokedAt), active, current: k.keyId === caller.keyId };
 }
@@ -61,6 +62,7 @@ export class PartnerAccountService {
     private readonly admin: AdminService,
     /** The operator's per-key rates (HUSH_RATE_LIMITS), which an account's own override. */
     private readonly defaultRates: RateLimits,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** The account as the store has it now (not the authentication cache's copy). */
@@ -77,7 +79,7 @@ export class PartnerAccountService {
       feeCapBps: account.feeCapBps,
       feeRecipients: account.feeRecipients,
       webhook: webhook ? { url: webhook.url, previousSecretExpiresAt: iso(webhook.previousSecretUntil) } : null,
-      keys: keys.map((k) => keyJson(k, caller)),
+      keys: keys.map((k) => keyJson(k, caller, this.clock.now())),
       maxActiveKeys: MAX_ACTIVE_KEYS,
       rateLimits,
     };
@@ -97,7 +99,7 @@ export class PartnerAccountService {
 
   /** A new key of the caller's account: its full value once, and its listing. */
   async createKey(caller: Caller, expiresInSeconds?: number): Promise<{ apiKey: string; key: ApiKeyJson }> {
-    const expiresAt = expiresInSeconds === undefined ? null : new Date(Date.now() + expiresInSeconds * 1000);
+    const expiresAt = expiresInSeconds === undefined ? null : new Date(this.clock.now() + expiresInSeconds * 1000);
     const created = await this.admin.createKey(caller.account.id, expiresAt, { maxActiveKeys: MAX_ACTIVE_KEYS, keepInactiveKeys: KEEP_INACTIVE_KEYS });
     return { apiKey: created.apiKey, key: await this.keyOf(caller, created.keyId) };
   }
@@ -111,6 +113,6 @@ export class PartnerAccountService {
   private async keyOf(caller: Caller, keyId: string): Promise<ApiKeyJson> {
     const key = (await listApiKeys(this.db, caller.account.id)).find((k) => k.keyId === keyId);
     if (!key) throw new HushError('NOT_FOUND', `No API key with id "${keyId}" on this account`);
-    return keyJson(key, caller);
+    return keyJson(key, caller, this.clock.now());
   }
 }

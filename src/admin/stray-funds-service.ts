@@ -16,6 +16,7 @@ import type { Treasury } from '../treasury/treasury.ts';
 import { ChainView, TOKEN_PROGRAMS } from '../chain/chain-view.ts';
 import { asWireTransaction } from '../chain/base64-wire.ts';
 import { settledFate, txFate } from '../domain/settlement/tx-fate.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 /** How long a return waits for its transactions to confirm before reporting them as sent. */
 const CONFIRM_WAIT_MS = 15_000;
@@ -73,6 +74,7 @@ export class StrayFundsService {
     private readonly chain: SolanaChain,
     private readonly treasury: Treasury,
     private readonly log: (msg: string) => void = () => {},
+    private readonly clock: Clock = systemClock,
   ) {
     this.view = new ChainView(chain);
   }
@@ -169,7 +171,7 @@ export class StrayFundsService {
         continue;
       }
       await this.db.transaction(async (tx) => {
-        if (!(await settleChainTx(tx, t.id, fate === 'landed' ? 'confirmed' : 'failed', costs.fee, fate === 'landed' ? new Date().toISOString() : undefined))) return;
+        if (!(await settleChainTx(tx, t.id, fate === 'landed' ? 'confirmed' : 'failed', costs.fee, fate === 'landed' ? this.clock.date().toISOString() : undefined))) return;
         await recordMovements(tx, [networkCostMovement(t.signature, this.treasury.feePayer.address, costs)]);
       });
     }
@@ -219,10 +221,10 @@ export class StrayFundsService {
   }
 
   private async awaitConfirmation(lines: StrayReturnLine[]): Promise<void> {
-    const until = Date.now() + CONFIRM_WAIT_MS;
+    const until = this.clock.now() + CONFIRM_WAIT_MS;
     for (;;) {
       const sent = lines.filter((l) => l.status === 'sent');
-      if (sent.length === 0 || Date.now() > until) return;
+      if (sent.length === 0 || this.clock.now() > until) return;
       const statuses = await this.view.statuses(sent.map((l) => l.signature!)).catch(() => []);
       for (const [i, st] of statuses.entries()) {
         const settled = settledFate(st);

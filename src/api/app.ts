@@ -4,7 +4,6 @@ import proxyAddr from '@fastify/proxy-addr';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { tokenBucketStore } from './token-bucket-store.ts';
 import { batchResponseWrites } from './response-batching.ts';
-import { chainCallsInApiLane } from './rpc-lane-hook.ts';
 import { addIetfRateLimitFields } from './ratelimit-fields.ts';
 import swagger from '@fastify/swagger';
 import type { HushConfig } from '../config/config.ts';
@@ -130,7 +129,6 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   });
   addIetfRateLimitFields(app);
   batchResponseWrites(app);
-  chainCallsInApiLane(app);
   installJsonBody(app);
 
   await app.register(swagger, {

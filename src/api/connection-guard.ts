@@ -6,6 +6,7 @@ import type { ListenerStatus } from './listener-status.ts';
 import { CLOSED_REASONS, summaryLog, type ClosedReason, type RefusalReason } from './connection-log.ts';
 import { answerOverCap } from './over-cap-answer.ts';
 import { DEFAULT_WRITE_TIMEOUT_MS } from '../config/connection-settings.ts';
+import { systemClock } from '../support/clock.ts';
 
 export { LOG_WINDOW_MS } from './connection-log.ts';
 
@@ -175,7 +176,7 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     log.refused(reason, key, full);
     if (full) {
       reset.inc();
-      lastResetAt = Date.now();
+      lastResetAt = systemClock.now();
       socket.destroy();
       return false;
     }
@@ -232,7 +233,7 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     if (over) {
       if (over === 'total' && isKeyed(req)) {
         keyed.refused++;
-        keyed.lastAt = Date.now();
+        keyed.lastAt = systemClock.now();
         keyedRefusedCounter.inc();
       }
       return answerOverCap(req, res, over);

@@ -8,6 +8,7 @@ import type { DepositHintService } from '../services/deposit-hint-service.ts';
 import type { StatusCache } from '../services/status-cache.ts';
 import type { StrayReturnReport } from '../admin/stray-funds-service.ts';
 import type { Metrics } from './metrics.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** What the API is built from (its own file: the routes import it, and app.ts imports the routes). */
 export interface ApiDeps {
@@ -20,6 +21,8 @@ export interface ApiDeps {
   statusCache: StatusCache;
   metrics: Metrics;
   redis?: Redis;
+  /** Where the account routes read "now" (key expiries); absent: the system clock. */
+  clock?: Clock;
   /** True once shutdown began: answers close their connection. */
   draining?(): boolean;
 }

@@ -57,7 +57,8 @@ const exampleTerms = {
 export const quoteExample = issueQuote(EXAMPLE_QUOTE_KEY.secret, EXAMPLE_QUOTE_KEY.accountId, {
   ...exampleTerms,
   duration: 215,
-  anonymitySet: 30,
+  anonymitySet: 26,
+  anonymitySetLikely: 30,
   delaySeconds: 210,
   basis: 'measured',
   nonce: new Uint8Array([0x5e, 0x1d, 0x09, 0xc4, 0x7a, 0x22, 0xb3, 0x8f]),
@@ -71,6 +72,7 @@ export const quotePatientExample = issueQuote(EXAMPLE_QUOTE_KEY.secret, EXAMPLE_
   ...exampleTerms,
   duration: 21_591,
   anonymitySet: 1,
+  anonymitySetLikely: 1,
   delaySeconds: 21_586,
   basis: 'no_traffic',
   requested: { minAnonymitySet: 20 },

@@ -1,5 +1,6 @@
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
+import { systemClock } from '../support/clock.ts';
 
 /**
  * docs/spec.md §7's per-key token bucket as a store for @fastify/rate-limit, which ships only fixed windows (they
@@ -54,7 +55,7 @@ export class LocalBuckets implements FastifyRateLimitStore {
 
   /** The clock (tests replace it). */
   protected now(): number {
-    return Date.now();
+    return systemClock.now();
   }
 
   incr(key: string, cb: (e: Error | null, r?: BucketAnswer) => void, timeWindow: number, max: number): void {

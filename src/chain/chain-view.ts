@@ -1,6 +1,6 @@
 import bs58 from 'bs58';
 import { address, type Address, type Signature } from '@solana/kit';
-import { ChainUnavailableError, FIRST_SIGNATURE_LOOKBACK, JsonRpcError, earliestSuccessful, type SolanaChain } from './solana-chain.ts';
+import { ChainUnavailableError, FIRST_SIGNATURE_LOOKBACK, JsonRpcError, earliestSuccessful, type ChainCalls, type SolanaChain } from './solana-chain.ts';
 import { asWireTransaction } from './base64-wire.ts';
 
 export interface AccountBalance {
@@ -70,8 +70,9 @@ export function balanceOfAccount(account: { lamports: bigint; data: Uint8Array }
 const BATCH_BODY_MAX = 45_000;
 
 /** Batched reads the worker needs, at an explicit commitment. */
-export class ChainView {
-  constructor(readonly chain: SolanaChain) {}
+export class ChainView<C extends ChainCalls = SolanaChain> {
+  /** `chain`: a SolanaChain (the worker's, settlement lane) or its calls in a request's lane (SolanaChain.inLane). */
+  constructor(readonly chain: C) {}
 
   /**
    * JSON-RPC 2.0 batches (one POST carries many calls): per call its result or error, in call order.
@@ -231,7 +232,7 @@ export class ChainView {
 
   /** The earliest successful transaction that touched an account (the deposit that created it). */
   firstSignature(address: string): Promise<string | null> {
-    return this.chain.firstSignature(address as Address);
+    return this.chain.rpc.getSignaturesForAddress(address as Address, { limit: FIRST_SIGNATURE_LOOKBACK, commitment: 'confirmed' }).send().then(earliestSuccessful);
   }
 
   /** Fee and the fee payer's and another account's lamport deltas of a landed transaction, and the lamports some accounts held before it. */

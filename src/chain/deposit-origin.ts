@@ -96,6 +96,9 @@ function verdictOf(tx: JudgedTransaction, q: OriginQuery): Verdict | null {
   return { bySender, payers, credited: amount(meta.postTokenBalances) - before, fromEmpty: before === 0n };
 }
 
+/** The chain reads a lookup makes; a request's lookup passes a view in its own lane (src/chain/rpc-lane.ts). */
+export type OriginReads = Pick<ChainView, 'signatureHistories' | 'transactionsMany'>;
+
 /** A verdict's memo key: one transaction as seen from one order's deposit account. */
 const key = (signature: string, q: OriginQuery) => `${signature}:${q.account}:${q.sender}`;
 
@@ -116,7 +119,8 @@ export class DepositOrigins {
   private readonly seen = new Map<string, { sig: string; at: number }[]>();
 
   constructor(
-    private readonly view: () => Pick<ChainView, 'signatureHistories' | 'transactionsMany'>,
+    /** The reads of a lookup that names none (the worker's, in the settlement lane). */
+    private readonly view: () => OriginReads,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -137,11 +141,11 @@ export class DepositOrigins {
    * By account: the origin; null when the account's listed transactions are judged and none of them is
    * the sender's funding (as yet); undefined when a read failed or nothing is listed yet.
    */
-  async find(queries: OriginQuery[]): Promise<Map<string, DepositOrigin | null | undefined>> {
+  async find(queries: OriginQuery[], view: OriginReads = this.view()): Promise<Map<string, DepositOrigin | null | undefined>> {
     const out = new Map<string, DepositOrigin | null | undefined>();
     if (queries.length === 0) return out;
-    const rest = await this.fromSeen(queries, out);
-    if (rest.length > 0) await this.fromHistory(rest, out);
+    const rest = await this.fromSeen(queries, out, view);
+    if (rest.length > 0) await this.fromHistory(rest, out, view);
     return out;
   }
 
@@ -150,7 +154,7 @@ export class DepositOrigins {
    * settle. One noted but not visible at `confirmed` yet leaves its query undefined, for a later look,
    * for SEEN_PENDING_MS (the history would lag as much).
    */
-  private async fromSeen(queries: OriginQuery[], out: Map<string, DepositOrigin | null | undefined>): Promise<OriginQuery[]> {
+  private async fromSeen(queries: OriginQuery[], out: Map<string, DepositOrigin | null | undefined>, view: OriginReads): Promise<OriginQuery[]> {
     const unknown = new Map<string, { s: { sig: string; at: number }; q: OriginQuery }>();
     for (const q of queries) for (const s of this.seen.get(q.account) ?? []) if (!this.memo.has(key(s.sig, q))) unknown.set(key(s.sig, q), { s, q });
     const judged = new Map<string, Verdict | null>();
@@ -158,7 +162,7 @@ export class DepositOrigins {
     if (unknown.size > 0) {
       const items = [...unknown.entries()];
       // A failed read only loses the shortcut: the history path below covers these queries.
-      const txs = await this.view().transactionsMany(items.map(([, v]) => v.s.sig)).catch(() => []);
+      const txs = await view.transactionsMany(items.map(([, v]) => v.s.sig)).catch(() => []);
       items.forEach(([k, { s, q }], n) => {
         const tx = txs[n];
         if (tx === null && this.now() - s.at < SEEN_PENDING_MS) pending.add(q.account);
@@ -183,8 +187,8 @@ export class DepositOrigins {
   }
 
   /** The history path: the oldest of each account's listed transactions that its sender signed and that added to it. */
-  private async fromHistory(queries: OriginQuery[], out: Map<string, DepositOrigin | null | undefined>): Promise<void> {
-    const histories = await this.view().signatureHistories(queries.map((q) => q.account));
+  private async fromHistory(queries: OriginQuery[], out: Map<string, DepositOrigin | null | undefined>, view: OriginReads): Promise<void> {
+    const histories = await view.signatureHistories(queries.map((q) => q.account));
     // Successful transactions, oldest first (the RPC lists newest first).
     const candidates = queries.map((_q, n) => histories[n]?.filter((s) => s.err === null).map((s) => s.signature).reverse().slice(0, MAX_CANDIDATES));
     const unknown = new Map<string, { sig: string; q: OriginQuery }>();
@@ -205,7 +209,7 @@ export class DepositOrigins {
     const failed = new Set<string>();
     if (unknown.size > 0) {
       const items = [...unknown.entries()];
-      const txs = await this.view().transactionsMany(items.map(([, v]) => v.sig));
+      const txs = await view.transactionsMany(items.map(([, v]) => v.sig));
       items.forEach(([k, { q }], n) => {
         const tx = txs[n];
         // Not visible at `confirmed` though listed there, or the call failed: judged on a later look.

@@ -1,4 +1,5 @@
 import { isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from '@solana/kit';
+import { systemClock } from '../support/clock.ts';
 
 /**
  * The one plain-JSON path to the Solana RPC (batches, the local faucet's methods): the HTTP status is
@@ -63,7 +64,7 @@ export function isChainFailure(e: unknown): boolean {
 }
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
-export function retryAfterMs(value: string | null | undefined, now = Date.now()): number | undefined {
+export function retryAfterMs(value: string | null | undefined, now = systemClock.now()): number | undefined {
   if (!value) return undefined;
   const s = value.trim();
   if (/^\d+$/.test(s)) return Number(s) * 1000;

@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import { parseJsonWithBigInts } from '@solana/rpc-spec-types';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
@@ -20,6 +21,8 @@ export interface PubSubConnectionOptions {
   /** A ping every this often; no pong by the next one ends the socket (a half-open connection looks alive otherwise). */
   heartbeatMs?: number;
   random?: () => number;
+  /** The reconnect backoff's time (paced by real timers: the system clock unless a test paces it). */
+  clock?: Clock;
   log?: (msg: string) => void;
   onState?: (state: ConnectionState, previous: ConnectionState) => void;
   /**
@@ -72,6 +75,7 @@ export class PubSubConnection {
       maxBackoffMs: opts.maxBackoffMs ?? 15_000,
       heartbeatMs: opts.heartbeatMs ?? 15_000,
       random: opts.random ?? Math.random,
+      clock: opts.clock ?? systemClock,
       log: opts.log ?? (() => {}),
       onState: opts.onState,
       onSubscribed: opts.onSubscribed,
@@ -130,7 +134,7 @@ export class PubSubConnection {
       if (this.everConnected) this.counters.reconnects++;
       this.failedSinceOpen = false;
       this.everConnected = true;
-      this.connectedAt = Date.now();
+      this.connectedAt = this.opts.clock.now();
       this.setState('connected');
       this.startHeartbeat(ws);
       const sent = [...this.active].map((a) => this.send(a));
@@ -153,7 +157,7 @@ export class PubSubConnection {
     if (this.stateValue === 'closed') return;
     this.failedSinceOpen = true;
     // A connection that held for a while starts the backoff over; one dropped at once keeps growing it.
-    if (this.connectedAt > 0 && Date.now() - this.connectedAt > this.opts.maxBackoffMs) this.attempt = 0;
+    if (this.connectedAt > 0 && this.opts.clock.now() - this.connectedAt > this.opts.maxBackoffMs) this.attempt = 0;
     this.connectedAt = 0;
     const delay = backoffDelay(this.attempt, this.opts.initialBackoffMs, this.opts.maxBackoffMs, this.opts.random);
     this.attempt = Math.min(this.attempt + 1, 30);

@@ -1,6 +1,7 @@
 import { Counter } from 'prom-client';
 import { ChainUnavailableError } from './json-rpc.ts';
-import { currentLane, type RpcLane } from './rpc-lane.ts';
+import { SETTLEMENT_LANE, type LaneContext, type RpcLane } from './rpc-lane.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 /** Backoff after a 429 that names no Retry-After: doubled per refusal in a row, up to the cap. */
 const BACKOFF_MIN_MS = 500;
@@ -53,7 +54,7 @@ export class RpcBudget {
   /** The API lane's floor (API_FLOOR of the rate), drawn on only while settlement calls are queued too. */
   private floorTokens: number;
   private readonly floorRps: number;
-  private refilledAt = Date.now();
+  private refilledAt: number;
   private settlementAt = -Infinity;
   private pausedUntil = 0;
   private refusedInARow = 0;
@@ -68,7 +69,10 @@ export class RpcBudget {
   constructor(
     readonly maxRps: number,
     private readonly giveUpMs = 10_000,
+    /** Paces requests against real timers: the system clock unless a test paces it itself. */
+    private readonly clock: Clock = systemClock,
   ) {
+    this.refilledAt = clock.now();
     this.tokens = Math.max(1, maxRps);
     this.apiRps = maxRps * API_SHARE;
     this.apiTokens = this.apiRps;
@@ -77,15 +81,14 @@ export class RpcBudget {
     this.floorTokens = 0;
   }
 
-  /** Waits until `calls` calls may go out in the current lane (or `lane`); a caller whose signal aborts leaves the queue. */
-  take(calls: number, signal?: AbortSignal, lane?: RpcLane): Promise<void> {
-    const context = currentLane();
-    const signals = [signal, context.signal].filter((s): s is AbortSignal => s !== undefined);
+  /** Waits until `calls` calls may go out in `lane`; a caller whose signal (either of them) aborts leaves the queue. */
+  take(calls: number, signal?: AbortSignal, lane: RpcLane = 'settlement', laneSignal?: AbortSignal): Promise<void> {
+    const signals = [signal, laneSignal].filter((s): s is AbortSignal => s !== undefined);
     const gone = signals.find((s) => s.aborted);
     if (gone) return Promise.reject(gone.reason);
     return new Promise<void>((resolve, reject) => {
       const cleanups: (() => void)[] = [];
-      const w: Waiter = { calls, lane: lane ?? context.lane, resolve, reject, release: () => cleanups.forEach((c) => c()) };
+      const w: Waiter = { calls, lane, resolve, reject, release: () => cleanups.forEach((c) => c()) };
       for (const s of signals) {
         const abort = () => this.drop(w, s.reason);
         s.addEventListener('abort', abort, { once: true });
@@ -123,7 +126,7 @@ export class RpcBudget {
       const high = this.queues.settlement[0];
       const low = this.queues.api[0];
       if (!high && !low) return;
-      const now = Date.now();
+      const now = this.clock.now();
       if (now < this.pausedUntil) return this.wakeIn(this.pausedUntil - now);
       this.refill(now);
       // The API lane's floor: its turn although settlement is queued.
@@ -177,7 +180,7 @@ export class RpcBudget {
   refused(retryAfterMs: number | undefined): number {
     this.refusedInARow++;
     const wait = retryAfterMs ?? Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** (this.refusedInARow - 1));
-    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + wait);
+    this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + wait);
     this.pump();
     return wait;
   }
@@ -192,10 +195,10 @@ export class RpcBudget {
    * fits in giveUpMs, then handed to the caller as the ChainUnavailableError it is (the worker tries again on
    * its next tick; an API answer is 503); every outcome is counted.
    */
-  async run<T>(methods: readonly string[], request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const started = Date.now();
+  async run<T>(methods: readonly string[], request: () => Promise<T>, signal?: AbortSignal, lane: LaneContext = SETTLEMENT_LANE): Promise<T> {
+    const started = this.clock.now();
     for (;;) {
-      await this.take(methods.length, signal);
+      await this.take(methods.length, signal, lane.lane, lane.signal);
       try {
         const out = await request();
         this.count(methods, 'ok');
@@ -205,7 +208,7 @@ export class RpcBudget {
         if (status === 429) {
           this.count(methods, 'rate_limited');
           const wait = this.refused(e instanceof ChainUnavailableError ? e.retryAfterMs : undefined);
-          if (Date.now() + wait - started <= this.giveUpMs) continue;
+          if (this.clock.now() + wait - started <= this.giveUpMs) continue;
         } else {
           this.count(methods, status !== undefined ? 'http_error' : 'unreachable');
         }

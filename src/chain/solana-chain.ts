@@ -1,6 +1,8 @@
 import { createDefaultRpcTransport, createSolanaRpcFromTransport, isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type Address, type Rpc, type RpcTransport, type Signature, type SolanaRpcApi } from '@solana/kit';
 import { ChainUnavailableError, postJsonRpc, resultOf, retryAfterMs } from './json-rpc.ts';
 import { RpcBudget } from './rpc-budget.ts';
+import { SETTLEMENT_LANE, type LaneContext } from './rpc-lane.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 export { ChainUnavailableError, isChainUnavailable, JsonRpcError } from './json-rpc.ts';
 
@@ -36,8 +38,8 @@ export const BLOCKHASH_REFRESH_MS = 5_000;
  * Never older than 15 s, nor than a quarter of its life (fast local slots): a transaction handed out
  * keeps ≥ 75 % of its blockhash life.
  */
-function isFresh(b: FreshBlockhash): boolean {
-  return Date.now() - b.fetchedAt <= Math.min(BLOCKHASH_MAX_AGE_MS, (Number(b.blocksLeftAtFetch) * b.slotMs) / 4);
+function isFresh(b: FreshBlockhash, now: number): boolean {
+  return now - b.fetchedAt <= Math.min(BLOCKHASH_MAX_AGE_MS, (Number(b.blocksLeftAtFetch) * b.slotMs) / 4);
 }
 const EXISTS_TTL_MS = 30_000;
 /** Default bound on one RPC round trip; fetch's own (undici's 300 s header timeout) would hold a request that long. */
@@ -59,8 +61,7 @@ function asChainUnavailable(e: unknown): ChainUnavailableError {
  * transport failure a ChainUnavailableError, so callers and the API tell "chain away" from a real answer,
  * and every request within the process's request budget (429s waited out there).
  */
-function timedTransport(url: string, timeoutMs: number, budget: RpcBudget): RpcTransport {
-  const inner = createDefaultRpcTransport({ url });
+function timedTransport(inner: RpcTransport, timeoutMs: number, budget: RpcBudget, lane: LaneContext): RpcTransport {
   return ((config: Parameters<RpcTransport>[0]) => {
     const payload = config.payload as { method?: string } | { method?: string }[];
     const methods = (Array.isArray(payload) ? payload : [payload]).map((p) => p?.method ?? 'unknown');
@@ -72,8 +73,14 @@ function timedTransport(url: string, timeoutMs: number, budget: RpcBudget): RpcT
         if (config.signal?.aborted) throw e; // the caller gave up: not the chain's fault
         throw asChainUnavailable(e);
       }
-    }, config.signal);
+    }, config.signal, lane);
   }) as RpcTransport;
+}
+
+/** The two ways Hush calls the chain (kit's client, plain JSON), bound to one lane of the request budget. */
+export interface ChainCalls {
+  readonly rpc: Rpc<SolanaRpcApi>;
+  post(body: string, methods: readonly string[]): Promise<unknown>;
 }
 
 /**
@@ -94,6 +101,9 @@ export class SolanaChain {
 
   /** The request budget every RPC call of this client goes through (kit's and plain JSON alike). */
   readonly budget: RpcBudget;
+  private readonly transport: RpcTransport;
+  /** kit's client in the API lane, for calls no single request owns (a blockhash fetch shared by callers). */
+  private readonly apiRpc: Rpc<SolanaRpcApi>;
 
   constructor(
     readonly url: string,
@@ -101,9 +111,23 @@ export class SolanaChain {
     readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
     /** HUSH_RPC_MAX_RPS; 0 = no budget (429s are still honoured). */
     maxRps = 0,
+    /** Where the blockhash's age and the existence cache read "now". */
+    private readonly clock: Clock = systemClock,
   ) {
     this.budget = new RpcBudget(maxRps, timeoutMs);
-    this.rpc = createSolanaRpcFromTransport(timedTransport(url, timeoutMs, this.budget));
+    this.transport = createDefaultRpcTransport({ url });
+    this.rpc = createSolanaRpcFromTransport(timedTransport(this.transport, timeoutMs, this.budget, SETTLEMENT_LANE));
+    this.apiRpc = createSolanaRpcFromTransport(timedTransport(this.transport, timeoutMs, this.budget, { lane: 'api' }));
+  }
+
+  /**
+   * The chain's calls in `lane`: this client itself for the settlement lane; for a request, a client whose
+   * every call waits in the API lane and leaves the queue when the request's client is gone.
+   */
+  inLane(lane: LaneContext): ChainCalls {
+    if (lane === SETTLEMENT_LANE) return this;
+    const rpc = createSolanaRpcFromTransport(timedTransport(this.transport, this.timeoutMs, this.budget, lane));
+    return { rpc, post: (body, methods) => this.post(body, methods, lane) };
   }
 
   /** The same bound for RPC calls made with plain fetch (JSON-RPC batches). */
@@ -115,8 +139,8 @@ export class SolanaChain {
    * One plain-JSON POST (a call or a batch; `methods` names each call in it) with the timeout bound.
    * Every plain-JSON RPC request of Hush goes through here, as kit's go through its transport.
    */
-  post(body: string, methods: readonly string[]): Promise<unknown> {
-    return this.budget.run(methods, () => postJsonRpc(this.url, body, this.requestSignal(), methods.length === 1 ? methods[0]! : `RPC batch of ${methods.length}`));
+  post(body: string, methods: readonly string[], lane: LaneContext = SETTLEMENT_LANE): Promise<unknown> {
+    return this.budget.run(methods, () => postJsonRpc(this.url, body, this.requestSignal(), methods.length === 1 ? methods[0]! : `RPC batch of ${methods.length}`), undefined, lane);
   }
 
   /** One plain-JSON call; its params are serialised as given (pass u64 amounts as strings or safe numbers). */
@@ -136,20 +160,25 @@ export class SolanaChain {
     this.timer = null;
   }
 
-  private async refreshBlockhash(): Promise<FreshBlockhash> {
+  /**
+   * In the lane of the caller that found the cache stale (a request's order: the API lane); shared by the
+   * callers meanwhile, so no one request's client leaving aborts it.
+   */
+  private async refreshBlockhash(lane: LaneContext = SETTLEMENT_LANE): Promise<FreshBlockhash> {
     this.inflight ??= (async () => {
+      const rpc = lane.lane === 'api' ? this.apiRpc : this.rpc;
       try {
         // Fetched at `confirmed`: one slot behind the tip, so the handed-out transaction keeps ~all its life.
         const [{ value, context }, height] = await Promise.all([
-          this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send(),
-          this.rpc.getBlockHeight({ commitment: 'confirmed' }).send(),
+          rpc.getLatestBlockhash({ commitment: 'confirmed' }).send(),
+          rpc.getBlockHeight({ commitment: 'confirmed' }).send(),
         ]);
         const fresh: FreshBlockhash = {
           blockhash: value.blockhash,
           lastValidBlockHeight: value.lastValidBlockHeight,
           expiresAtSlot: context.slot + (value.lastValidBlockHeight - height),
           blocksLeftAtFetch: value.lastValidBlockHeight - height,
-          fetchedAt: Date.now(),
+          fetchedAt: this.clock.now(),
           slotMs: this.slotMs,
         };
         this.blockhash = fresh;
@@ -173,9 +202,9 @@ export class SolanaChain {
     return { okAt: this.blockhash?.fetchedAt ?? null, failing: this.refreshFailing };
   }
 
-  async latestBlockhash(): Promise<FreshBlockhash> {
+  async latestBlockhash(lane: LaneContext = SETTLEMENT_LANE): Promise<FreshBlockhash> {
     const b = this.blockhash;
-    return b && isFresh(b) ? b : this.refreshBlockhash();
+    return b && isFresh(b, this.clock.now()) ? b : this.refreshBlockhash(lane);
   }
 
   /**
@@ -189,7 +218,7 @@ export class SolanaChain {
    */
   async blockhashAvoiding(avoid: { has(blockhash: string): boolean }): Promise<FreshBlockhash> {
     const own = this.ownBlockhash;
-    if (own && isFresh(own) && !avoid.has(own.blockhash)) return own;
+    if (own && isFresh(own, this.clock.now()) && !avoid.has(own.blockhash)) return own;
     this.ownInflight ??= this.fetchAvoiding(avoid).finally(() => (this.ownInflight = null));
     const shared = await this.ownInflight;
     // Fetched for another caller's set: this one's may name it.
@@ -209,7 +238,7 @@ export class SolanaChain {
       // Nor the one deposits are being handed now: a slot later it is another.
       if (!avoid.has(value.blockhash) && value.blockhash !== this.blockhash?.blockhash) {
         const left = value.lastValidBlockHeight - height;
-        this.ownBlockhash = { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight, expiresAtSlot: context.slot + left, blocksLeftAtFetch: left, fetchedAt: Date.now(), slotMs: this.slotMs };
+        this.ownBlockhash = { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight, expiresAtSlot: context.slot + left, blocksLeftAtFetch: left, fetchedAt: this.clock.now(), slotMs: this.slotMs };
         return this.ownBlockhash;
       }
       await new Promise((r) => setTimeout(r, this.slotMs));
@@ -217,26 +246,21 @@ export class SolanaChain {
     throw new ChainUnavailableError('no new blockhash for eight slots');
   }
 
-  /** The earliest successful transaction that touched an account, at `confirmed` (see earliestSuccessful). */
-  async firstSignature(address: Address): Promise<string | null> {
-    return earliestSuccessful(await this.rpc.getSignaturesForAddress(address, { limit: FIRST_SIGNATURE_LOOKBACK, commitment: 'confirmed' }).send());
-  }
-
   /** Milliseconds until a transaction with this blockhash can no longer land (nominal slot time). */
-  static remainingMs(b: FreshBlockhash, now = Date.now()): number {
+  static remainingMs(b: FreshBlockhash, now: number): number {
     return Math.max(0, b.fetchedAt + Number(b.blocksLeftAtFetch) * b.slotMs - now);
   }
 
   /** The cached answer of accountExistsCached while it is fresh, without a round trip (undefined otherwise). */
   accountExistsPeek(address: Address): boolean | undefined {
     const hit = this.exists.get(address);
-    return hit && Date.now() - hit.at < EXISTS_TTL_MS ? hit.value : undefined;
+    return hit && this.clock.now() - hit.at < EXISTS_TTL_MS ? hit.value : undefined;
   }
 
   /** Whether an account exists, cached briefly: good enough for fee estimates, never for money movement. */
   async accountExistsCached(address: Address): Promise<boolean> {
     const hit = this.exists.get(address);
-    if (hit && Date.now() - hit.at < EXISTS_TTL_MS) return hit.value;
+    if (hit && this.clock.now() - hit.at < EXISTS_TTL_MS) return hit.value;
     let value: boolean;
     try {
       const { value: info } = await this.rpc.getAccountInfo(address, { commitment: 'confirmed', encoding: 'base64', dataSlice: { offset: 0, length: 0 } }).send();
@@ -245,7 +269,7 @@ export class SolanaChain {
       throw new ChainUnavailableError(`RPC unavailable: ${(e as Error).message}`);
     }
     if (this.exists.size > 50_000) this.exists.clear();
-    this.exists.set(address, { value, at: Date.now() });
+    this.exists.set(address, { value, at: this.clock.now() });
     return value;
   }
 

@@ -24,6 +24,7 @@ import { Treasury } from '../treasury/treasury.ts';
 import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { logSafeUrl } from '../config/log-safe-url.ts';
 import { COMMANDS, ChainUnreachable, type Command, type HttpRequest, type ParsedOptions } from './admin-commands.ts';
+import { systemClock } from '../support/clock.ts';
 
 export interface CliIo {
   out(text: string): void;
@@ -201,7 +202,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
   // Validate locally what can be, so both modes answer bad input the same way before touching anything.
   if (opts.expiresAt !== undefined) {
     try {
-      parseExpiresAt(opts.expiresAt);
+      parseExpiresAt(opts.expiresAt, systemClock.date());
     } catch (e) {
       if (isHushError(e)) {
         io.err(errorText(e.code, e.message));

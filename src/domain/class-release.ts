@@ -1,3 +1,4 @@
+import { anyArrivalWeight, arrivalsAtOdds, crowdFills, hasTraffic, meanArrivals, spanForAnyArrivalWeight, spanToBring, young, type ClassEvidence } from './class-forecast.ts';
 import { asksToWait, memberBudgetMs, type PrivacyChoice } from './privacy-choice.ts';
 
 /**
@@ -53,10 +54,10 @@ export interface ReleaseDecision {
 }
 
 /**
- * Deposits a class is expected to receive per millisecond, from its measured traffic; undefined while
- * nothing has been measured long enough to say (a cold start). Undefined and 0 are both "no traffic".
+ * What Hush has seen of a class's traffic (class-forecast.ts: its arrivals, how long and how clustered,
+ * or a known rate per ms); undefined when nothing. Undefined, 0 and no arrivals are all "no traffic".
  */
-export type ClassRate = (classKey: string) => number | undefined;
+export type ClassRate = (classKey: string) => ClassEvidence | undefined;
 
 /**
  * When a class's previous release sends its last payout (ms since epoch), if that is recent enough for a
@@ -97,9 +98,13 @@ export function mergeHorizonMs(policy: Pick<ReleasePolicy, 'spreadFromMs' | 'spr
 /**
  * Waiting on is worth its delay only while the rest of the hold is expected to bring at least this many
  * more deposits: below 0.1, fewer than one wait in ten gains anybody, and the likeliest outcome is the
- * same release, later (docs/decisions.md: the threshold chosen by bench:privacy-bound).
+ * same release, later (docs/decisions.md: the threshold chosen by bench:privacy-bound). Counted as the
+ * odds of anybody at all (anyArrivalWeight): a burst's many arrivals are one chance, not many.
  */
 export const MIN_EXPECTED_ARRIVALS = 0.1;
+
+/** A quote's promise holds at these odds at least (issue 51): its set is what the order gets, its delay the wait, four times in five. */
+export const PROMISE_ODDS = 0.8;
 
 export function classKey(o: { sourceAssetId: string; destinationAssetId: string; mode: string; pinnedAmount: bigint }): string {
   return `${o.sourceAssetId}>${o.destinationAssetId}:${o.mode}:${o.pinnedAmount}`;
@@ -136,9 +141,9 @@ function member(w: WaitingPayout, policy: ReleasePolicy): Member {
  * held to its ceiling it would go alone, or with the few whose ceilings end with its own, at a delay that
  * names its deposit.
  */
-function holdsOut(m: Member, going: number, company: number, now: number, ratePerMs: number | undefined, horizonMs: number): boolean {
+function holdsOut(m: Member, going: number, company: number, now: number, traffic: ClassEvidence | undefined, horizonMs: number): boolean {
   if (!(m.choice && 'minAnonymitySet' in m.choice) || m.wants <= going || now >= m.deadline - horizonMs) return false;
-  return company + (ratePerMs ?? 0) * (m.deadline - now) >= m.wants;
+  return company + meanArrivals(traffic, m.deadline - now) >= m.wants;
 }
 
 /**
@@ -148,18 +153,18 @@ function holdsOut(m: Member, going: number, company: number, now: number, ratePe
  * after all, which adds to the set and takes from their company, so repeat. Each loop only moves members
  * one way, so each ends within as many rounds as there are members.
  */
-function goingTogether(members: Member[], now: number, policy: ReleasePolicy, ratePerMs: number | undefined): Member[] {
+function goingTogether(members: Member[], now: number, policy: ReleasePolicy, traffic: ClassEvidence | undefined): Member[] {
   const horizon = mergeHorizonMs(policy);
   let going = members;
   for (;;) {
-    const next = going.filter((m) => !holdsOut(m, going.length, members.length, now, ratePerMs, horizon));
+    const next = going.filter((m) => !holdsOut(m, going.length, members.length, now, traffic, horizon));
     if (next.length === going.length) break;
     going = next;
   }
   for (;;) {
     const inGoing = new Set(going);
     const company = members.length - going.length;
-    const next = members.filter((m) => inGoing.has(m) || !holdsOut(m, going.length, company, now, ratePerMs, horizon));
+    const next = members.filter((m) => inGoing.has(m) || !holdsOut(m, going.length, company, now, traffic, horizon));
     if (next.length === going.length) return going;
     going = next;
   }
@@ -170,14 +175,19 @@ function goingTogether(members: Member[], now: number, policy: ReleasePolicy, ra
  * for it (within each member's own bound); one nobody asked to wait in is steered by its traffic, and with
  * no traffic at all it is not held for nothing.
  */
-export function releaseReason(going: readonly Member[], anyoneWaits: boolean, now: number, policy: ReleasePolicy, ratePerMs: number | undefined): ReleaseReason | null {
+export function releaseReason(going: readonly Member[], anyoneWaits: boolean, now: number, policy: ReleasePolicy, traffic: ClassEvidence | undefined): ReleaseReason | null {
   if (going.length === 0) return null;
   if (going.every((m) => going.length >= m.wants)) return 'target';
   const deadline = Math.min(...going.map((m) => m.deadline));
   if (now >= deadline) return 'budget';
   if (anyoneWaits || policy.fixedK) return null;
-  if (ratePerMs === undefined || ratePerMs === 0) return 'no-traffic';
-  if (ratePerMs * (deadline - now) < MIN_EXPECTED_ARRIVALS) return 'too-slow';
+  if (!hasTraffic(traffic)) return 'no-traffic';
+  // A young Hush holds a class on its traffic only when that is a crowd: one that brings the set its members
+  // want within half what is left of the hold, at the promise's odds. Anything thinner goes at once, as
+  // before any traffic was measured (issue 41's cold start).
+  const wants = Math.max(...going.map((m) => m.wants));
+  if (young(traffic) && !crowdFills(traffic, wants - going.length, (deadline - now) / 2, 1 - PROMISE_ODDS)) return 'no-traffic';
+  if (anyArrivalWeight(traffic, deadline - now) < MIN_EXPECTED_ARRIVALS) return 'too-slow';
   return null;
 }
 
@@ -200,9 +210,9 @@ export function decideRelease(
   const release: ScheduledPayout[] = [];
   let nextDeadline: number | null = null;
   for (const [key, members] of [...classes.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const ratePerMs = rate(key);
-    const going = goingTogether(members, now, policy, ratePerMs);
-    const reason = releaseReason(going, members.some((m) => asksToWait(m.choice)), now, policy, ratePerMs);
+    const traffic = rate(key);
+    const going = goingTogether(members, now, policy, traffic);
+    const reason = releaseReason(going, members.some((m) => asksToWait(m.choice)), now, policy, traffic);
     if (reason !== null) release.push(...schedule(going, reason, now, policy, random, lastBurst(key)));
     const released = new Set(reason !== null ? going.map((m) => m.id) : []);
     for (const m of members) if (!released.has(m.id) && (nextDeadline === null || m.deadline < nextDeadline)) nextDeadline = m.deadline;
@@ -233,33 +243,76 @@ function schedule(going: Member[], reason: ReleaseReason, now: number, policy: R
   });
 }
 
+/** A quote's two readings of its class (issue 51): the central estimate, and what holds at PROMISE_ODDS. */
+export interface ExpectedRelease {
+  /** The expected release size and the mean wait before the release, seconds (the central estimate). */
+  batch: number;
+  delaySeconds: number;
+  /** The release size the order gets, and the wait it does not exceed, at least PROMISE_ODDS of the time. */
+  promisedBatch: number;
+  promisedDelaySeconds: number;
+}
+
 /**
- * What a quote may promise for a class that receives `ratePerS` deposits a second, for a member that chose
- * `choice`: the mean wait of a deposit before its release and the expected release size (the first
- * estimate of the effective anonymity set; bench:privacy measures the real one and checks the estimate
- * against it). No traffic (undefined or 0): a member that asked for nothing goes at once, alone; one that
- * asked to wait is promised its whole hold and no company, since nothing measured says more.
+ * What a quote may promise for a class with this `traffic` (class-forecast.ts), for a member that chose
+ * `choice`. The central estimate: the mean wait of a deposit before its release and the expected release
+ * size at the measured rate. The promise: the set the class brings within its cycle at PROMISE_ODDS (the
+ * forecast's lower quantile: a burst, or a crowd seen for seconds, promises little), and the wait at the
+ * same odds: the cycle the class takes to fill at those odds, or its hold when it cannot, all of it when the
+ * member is likely to be the first of its release. No traffic: a member that asked for nothing goes at once,
+ * alone; one that asked to wait is promised its whole hold and no company, since nothing measured says more.
  */
 export function expectedRelease(
-  ratePerS: number | undefined,
+  traffic: ClassEvidence | undefined,
   policy: Pick<ReleasePolicy, 'targetSet' | 'fixedK' | 'budgetMs' | 'ceilingMs' | 'spreadFromMs' | 'spreadMs' | 'passEveryMs'>,
   choice?: PrivacyChoice,
-): { delaySeconds: number; batch: number } {
-  const holdS = holdMs({ ...policy, budgetMs: memberBudgetMs(choice, policy) }) / 1000;
-  const rate = ratePerS ?? 0;
+): ExpectedRelease {
+  const holdMsOf = holdMs({ ...policy, budgetMs: memberBudgetMs(choice, policy) });
+  const holdS = holdMsOf / 1000;
   const patient = asksToWait(choice);
-  if (!(rate > 0)) return { delaySeconds: patient || (policy.fixedK && ratePerS === undefined) ? holdS : 0, batch: 1 };
   const minSet = choice && 'minAnonymitySet' in choice && !policy.fixedK ? choice.minAnonymitySet : undefined;
   const target = minSet ?? policy.targetSet;
+  // A young Hush's class that is not a crowd goes at once (releaseReason): the quote says so.
+  const thin = !patient && !policy.fixedK && young(traffic) && !crowdFills(traffic, target - 1, holdMsOf / 2, 1 - PROMISE_ODDS);
+  if (!hasTraffic(traffic) || thin) {
+    const waitS = patient || (policy.fixedK && traffic === undefined) ? holdS : 0;
+    return { delaySeconds: waitS, batch: 1, promisedDelaySeconds: waitS, promisedBatch: 1 };
+  }
+  // A steered class goes once the rest of the hold is expected to bring under MIN_EXPECTED_ARRIVALS more
+  // (releaseReason's too-slow). A fixed k is held to the oldest member's deadline and takes the class; so is
+  // a class whose members wait for a set it cannot bring within their ceilings (holdsOut): none holds out,
+  // and the class goes together when the oldest one's hold runs out.
+  const heldToDeadline = policy.fixedK || minSet !== undefined;
+  const cycleMs = heldToDeadline ? holdMsOf : Math.max(0, holdMsOf - spanForAnyArrivalWeight(traffic, MIN_EXPECTED_ARRIVALS));
+  const rate = meanArrivals(traffic, 1000);
   const fillS = (target - 1) / rate;
-  // A deposit lands anywhere in its class's cycle: on average it waits half of it.
-  if (fillS <= holdS) return { delaySeconds: fillS / 2, batch: target };
-  // Cannot fill: steered, the class goes once the rest of the hold is expected to bring under
-  // MIN_EXPECTED_ARRIVALS more. A fixed k is held to the oldest member's deadline and takes the class; so
-  // is a class whose members wait for a set it cannot bring within their ceilings (holdsOut): none holds
-  // out, and the class goes together when the oldest one's hold runs out.
-  const cycleS = policy.fixedK || minSet !== undefined ? holdS : Math.max(0, holdS - MIN_EXPECTED_ARRIVALS / rate);
-  return { delaySeconds: cycleS / 2, batch: Math.max(1, Math.min(target, 1 + rate * cycleS)) };
+  // Central: a deposit lands anywhere in its class's cycle, and on average waits half of it.
+  const central = fillS <= holdS ? { delaySeconds: fillS / 2, batch: target } : { delaySeconds: cycleMs / 2000, batch: Math.max(1, Math.min(target, 1 + meanArrivals(traffic, cycleMs))) };
+  // The promise: the q-quantile of the forecast, q = 1 − PROMISE_ODDS.
+  const q = 1 - PROMISE_ODDS;
+  // Traffic watched for W has lasted W, and four times in five it is not in the last fifth of its life: at
+  // the promise's odds it lasts W / 4 more. Only what that span brings is promised; a Hush that has watched
+  // a window at least four holds long is not limited by it (a young Hush's crowd is: it may stop at any time).
+  const lastsMs = lastingAtOdds(traffic);
+  const fillMs = spanToBring(traffic, target - 1, q, Math.min(holdMsOf, lastsMs));
+  if (fillMs !== undefined) {
+    // Fills at those odds within fillMs; a member waits at most that, and at the odds a little less (its
+    // place in the cycle is uniform), but the spread of the fill time is already in fillMs: keep all of it.
+    return { ...central, promisedBatch: target, promisedDelaySeconds: Math.min(holdS, fillMs / 1000) };
+  }
+  const company = arrivalsAtOdds(traffic, Math.min(cycleMs, lastsMs), q);
+  // The member's wait is the cycle less its place in it; as the cycle's first (odds 1 / (1 + expected
+  // company)) it waits all of it, otherwise a uniform share.
+  const first = 1 / (1 + meanArrivals(traffic, cycleMs));
+  const waitMs = first >= q ? cycleMs : (cycleMs * PROMISE_ODDS) / (1 - first);
+  return { ...central, promisedBatch: Math.max(1, Math.min(target, 1 + company)), promisedDelaySeconds: Math.min(cycleMs, waitMs) / 1000 };
+}
+
+/** How long traffic seen over a span W goes on, at the promise's odds: W (1 − PROMISE_ODDS) / PROMISE_ODDS. */
+function lastingAtOdds(traffic: ClassEvidence): number {
+  if (typeof traffic === 'number') return Infinity;
+  const watchedMs = traffic.exposureMs - (traffic.priorMs ?? 0);
+  return (watchedMs * (1 - PROMISE_ODDS)) / PROMISE_ODDS;
 }
 
 /** The amount a transfer pins: amountIn under exact_in, amountOut under exact_out (docs/spec.md §9). */

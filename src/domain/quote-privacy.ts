@@ -1,10 +1,12 @@
 /**
  * What a quote promises about privacy (docs/spec.md §4 `privacy`, §9): whether the pinned amount is standard,
- * the expected effective anonymity set and release delay from the class's recent traffic (undefined:
- * not measured yet), and the nearest
- * standard amounts. bench:privacy measures the real set and checks this estimate against it (within ×2).
+ * the release set and delay the order gets at least four times in five (`anonymitySet`, `delaySeconds`), the
+ * central estimate of the set (`anonymitySetLikely`), all from what Hush has seen of the class's traffic
+ * (class-forecast.ts), and the nearest standard amounts. bench:privacy checks the promise against each
+ * order's receipt and the central estimate against the measured set (within ×2).
  */
-import { expectedRelease, type ReleasePolicy } from './class-release.ts';
+import type { ClassEvidence } from './class-forecast.ts';
+import { expectedRelease, PROMISE_ODDS, type ReleasePolicy } from './class-release.ts';
 import type { Amount } from './money.ts';
 import type { PrivacyChoice } from './privacy-choice.ts';
 
@@ -13,7 +15,11 @@ const SUGGESTIONS = 4;
 
 export interface PrivacyEstimate {
   standard: boolean;
+  /** The release size the order gets at least four times in five (PROMISE_ODDS). */
   anonymitySet: number;
+  /** The central estimate of the release size: what the order most likely gets (≥ anonymitySet). */
+  anonymitySetLikely: number;
+  /** Seconds from the deposit's confirmation to the payout's send, not exceeded four times in five. */
   delaySeconds: number;
   suggestedAmounts: Amount[];
   /** How sure the estimate is: `measured` from the class's traffic, `no_traffic` when there is none to measure. */
@@ -43,22 +49,25 @@ export function nearestStandard(amount: bigint, denominations: readonly bigint[]
  * gets none (the two slots' floor) and a set of 1.
  */
 export function estimatePrivacy(
-  input: { standard: boolean; classRatePerS: number | undefined; suggestedAmounts: Amount[]; requested?: PrivacyChoice },
+  input: { standard: boolean; classTraffic: ClassEvidence | undefined; suggestedAmounts: Amount[]; requested?: PrivacyChoice },
   policy: ReleasePolicy,
 ): PrivacyEstimate {
   const { standard, suggestedAmounts, requested } = input;
   const echo = requested !== undefined ? { requested } : {};
+  const traffic = input.classTraffic;
   // Only a class's own traffic can be measured; a unique amount's set of one is certain.
-  const basis = standard && !(input.classRatePerS !== undefined && input.classRatePerS > 0) ? 'no_traffic' : 'measured';
-  if (!standard) return { standard, anonymitySet: 1, delaySeconds: 0, suggestedAmounts, basis, ...echo };
-  const release = expectedRelease(input.classRatePerS, policy, requested);
-  // A payout goes at a uniform moment of the release's spread: its mean adds to the class's wait. A release
-  // of a class with no traffic is not spread (only the two slots).
-  const spreadMeanS = basis === 'no_traffic' && release.delaySeconds === 0 ? policy.minGapMs / 2000 : (policy.spreadFromMs + policy.spreadMs / 2) / 1000;
+  const basis = standard && !(traffic !== undefined && (typeof traffic === 'number' ? traffic > 0 : traffic.arrivals > 0)) ? 'no_traffic' : 'measured';
+  if (!standard) return { standard, anonymitySet: 1, anonymitySetLikely: 1, delaySeconds: 0, suggestedAmounts, basis, ...echo };
+  const release = expectedRelease(traffic, policy, requested);
+  // A payout goes at a uniform moment of the release's spread: at the promise's odds that adds its first
+  // PROMISE_ODDS of it to the class's wait. A release of a class with no traffic is not spread (only the two slots).
+  const spreadS = basis === 'no_traffic' && release.promisedDelaySeconds === 0 ? policy.minGapMs / 1000 : (policy.spreadFromMs + PROMISE_ODDS * policy.spreadMs) / 1000;
+  const promised = Math.max(1, Math.floor(release.promisedBatch));
   return {
     standard,
-    anonymitySet: Math.max(1, Math.floor(release.batch)),
-    delaySeconds: Math.ceil(release.delaySeconds + spreadMeanS),
+    anonymitySet: promised,
+    anonymitySetLikely: Math.max(promised, Math.floor(release.batch)),
+    delaySeconds: Math.ceil(release.promisedDelaySeconds + spreadS),
     suggestedAmounts,
     basis,
     ...echo,

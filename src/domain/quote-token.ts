@@ -5,9 +5,9 @@
  * server secret over (accountId, payload). The accountId is MACed but not stored, so a quoteId
  * presented by another account simply fails verification (docs/spec.md §3: another account's quoteId is 404).
  *
- * Layout v3 (big-endian), then base64url, prefixed "q_" (older ids are no longer read: a quote lives
+ * Layout v4 (big-endian), then base64url, prefixed "q_" (older ids are no longer read: a quote lives
  * seconds, so a deploy only turns the few outstanding ones into QUOTE_NOT_FOUND):
- *   u8   version (3)
+ *   u8   version (4; v4 added privacy.anonymitySetLikely, issue 51)
  *   u8   flags: 1 = exact_out, 2 = destination ≠ source, 4 = recipient ≠ sender, 8 = feeRecipient present,
  *               16 = privacy.standard, 32 = privacy.basis is no_traffic, 64 = privacy.requested present
  *   u48  issuedAt, ms since epoch
@@ -19,7 +19,7 @@
  *   u8+  destinationAssetId               (only if flag 2; else equals source)
  *   LEB128 varints: expiresAt − issuedAt (ms), duration, feeBps, amountIn, amountOut,
  *                   serviceFee, partnerFee, networkFee, min, max, privacy.anonymitySet,
- *                   privacy.delaySeconds
+ *                   privacy.anonymitySetLikely, privacy.delaySeconds
  *   u8   number of privacy.suggestedAmounts (≤ 4), then each as a varint
  *   u8+  privacy.requested (only if flag 64): 1 = minAnonymitySet, 2 = maxDelaySeconds, then its value as a varint
  *   16B  HMAC-SHA256(secret, "hush/quote/v1" ‖ u16 len ‖ accountId ‖ payload)[0..16]
@@ -34,7 +34,7 @@ import { Reader, Writer, hex } from './quote-binary.ts';
 import { MAX_MIN_ANONYMITY_SET, type PrivacyChoice } from './privacy-choice.ts';
 import { NONCE_BYTES, TAG_BYTES, checkQuoteKey, nextNonce, quoteMac } from './quote-mac.ts';
 
-const VERSION = 3;
+const VERSION = 4;
 const PREFIX = 'q_';
 const MAX_ID_CHARS = 640; // far above the largest v2 id (~340 chars); bounds work on hostile input
 const MAX_TIMESTAMP_MS = 2 ** 48 - 1;
@@ -68,7 +68,7 @@ export interface QuoteObject {
   duration: number;
   min: string;
   max: string;
-  privacy: { standard: boolean; anonymitySet: number; delaySeconds: number; suggestedAmounts: string[]; basis: 'measured' | 'no_traffic'; requested?: PrivacyChoice };
+  privacy: { standard: boolean; anonymitySet: number; anonymitySetLikely: number; delaySeconds: number; suggestedAmounts: string[]; basis: 'measured' | 'no_traffic'; requested?: PrivacyChoice };
   quoteId: string;
   issuedAt: string;
   expiresAt: string;
@@ -98,9 +98,11 @@ export interface QuoteTerms extends QuoteRequestTerms {
   duration: number;
   /** Whether the pinned amount is one of the asset's denominations (docs/spec.md §9). */
   standard: boolean;
-  /** Expected effective anonymity set, integer ≥ 1. */
+  /** The release size the order gets at least four times in five, integer ≥ 1. */
   anonymitySet: number;
-  /** Expected release delay, seconds (part of `duration`). */
+  /** The central estimate of the release size, integer ≥ anonymitySet. */
+  anonymitySetLikely: number;
+  /** The release delay not exceeded four times in five, seconds (part of `duration`). */
   delaySeconds: number;
   /** Nearest standard amounts in the request's mode, at most MAX_SUGGESTED. */
   suggestedAmounts: readonly Amount[];
@@ -180,6 +182,7 @@ function quoteObject(t: Omit<QuoteTerms, keyof QuoteRequestTerms | 'nonce'>, quo
     privacy: {
       standard: t.standard,
       anonymitySet: t.anonymitySet,
+      anonymitySetLikely: t.anonymitySetLikely,
       delaySeconds: t.delaySeconds,
       suggestedAmounts: t.suggestedAmounts.map(formatAmount),
       basis: t.basis,
@@ -206,6 +209,7 @@ function checkTerms(t: QuoteTerms): void {
   if (!Number.isSafeInteger(t.duration) || t.duration < 0) fail('duration');
   if (typeof t.standard !== 'boolean') fail('standard');
   if (!Number.isSafeInteger(t.anonymitySet) || t.anonymitySet < 1) fail('anonymitySet');
+  if (!Number.isSafeInteger(t.anonymitySetLikely) || t.anonymitySetLikely < t.anonymitySet) fail('anonymitySetLikely');
   if (!Number.isSafeInteger(t.delaySeconds) || t.delaySeconds < 0) fail('delaySeconds');
   if (t.suggestedAmounts.length > MAX_SUGGESTED || !t.suggestedAmounts.every(isAmount)) fail('suggestedAmounts');
   if (t.basis !== 'measured' && t.basis !== 'no_traffic') fail('basis');
@@ -251,6 +255,7 @@ export function issueQuote(secret: Uint8Array, accountId: string, terms: QuoteTe
   w.varint(terms.min);
   w.varint(terms.max);
   w.varint(BigInt(terms.anonymitySet));
+  w.varint(BigInt(terms.anonymitySetLikely));
   w.varint(BigInt(terms.delaySeconds));
   w.u8(terms.suggestedAmounts.length);
   for (const v of terms.suggestedAmounts) w.varint(v);
@@ -306,9 +311,10 @@ export function openQuoteId(secret: Uint8Array, accountId: string, quoteId: stri
       toAmount(r.varint()),
     ) as [Amount, Amount, Amount, Amount, Amount, Amount, Amount];
     const anonymitySet = r.smallInt();
+    const anonymitySetLikely = r.smallInt();
     const delaySeconds = r.smallInt();
     const count = r.u8();
-    if (anonymitySet < 1 || count > MAX_SUGGESTED) return null;
+    if (anonymitySet < 1 || anonymitySetLikely < anonymitySet || count > MAX_SUGGESTED) return null;
     const suggestedAmounts = Array.from({ length: count }, () => toAmount(r.varint()));
     const requested = flags & FLAG_REQUESTED ? readChoice(r.u8(), r.smallInt()) : undefined;
     if (requested === null) return null;
@@ -316,7 +322,7 @@ export function openQuoteId(secret: Uint8Array, accountId: string, quoteId: stri
     const mode: QuoteMode = flags & FLAG_EXACT_OUT ? 'exact_out' : 'exact_in';
     const quote = quoteObject(
       { sourceAssetId, destinationAssetId, mode, amountIn, amountOut, serviceFee, partnerFee, networkFee, min, max,
-        duration, standard: (flags & FLAG_STANDARD) !== 0, anonymitySet, delaySeconds, suggestedAmounts, issuedAtMs,
+        duration, standard: (flags & FLAG_STANDARD) !== 0, anonymitySet, anonymitySetLikely, delaySeconds, suggestedAmounts, issuedAtMs,
         expiresAtMs, basis: flags & FLAG_NO_TRAFFIC ? 'no_traffic' : 'measured', ...(requested ? { requested } : {}) },
       quoteId,
     );

@@ -4,10 +4,10 @@ import { DEFAULT_NETWORK_COST } from './network-cost.ts';
 export const SOL_POOL_RESERVE = 10_000_000n;
 
 /**
- * What a pool holds to pay from, by its balance at some commitment: a SOL pool's lamports less its
+ * What a pool can pay from, by its balance at some commitment: a SOL pool's lamports less its
  * reserve (negative when below it), a token pool's token amount.
  */
-export function poolHeld(native: boolean, balance: { lamports: bigint; tokenAmount: bigint | null } | undefined): bigint {
+export function spendableBalance(native: boolean, balance: { lamports: bigint; tokenAmount: bigint | null } | undefined): bigint {
   return native ? (balance?.lamports ?? 0n) - SOL_POOL_RESERVE : (balance?.tokenAmount ?? 0n);
 }
 

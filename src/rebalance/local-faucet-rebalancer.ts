@@ -8,6 +8,7 @@
 import type { AssetRegistry } from '../config/assets.ts';
 import type { FetchLike } from '../prices/http.ts';
 import { type RebalanceRequest, RebalanceError, type RebalanceResult, type Rebalancer } from './rebalancer.ts';
+import { systemClock } from '../support/clock.ts';
 
 export interface LocalFaucetRebalancerOptions {
   /** JSON-RPC URL of the embedded chain. */
@@ -48,14 +49,14 @@ export class LocalFaucetRebalancer implements Rebalancer {
   }
 
   private async waitConfirmed(signature: string): Promise<void> {
-    const deadline = Date.now() + (this.opts.confirmTimeoutMs ?? 30_000);
+    const deadline = systemClock.now() + (this.opts.confirmTimeoutMs ?? 30_000);
     const rank: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
     for (;;) {
       const r = await this.rpc<{ value: ({ confirmationStatus?: Commitment; err: unknown } | null)[] }>('getSignatureStatuses', `[[${JSON.stringify(signature)}]]`);
       const st = r.value[0];
       if (st?.err) throw new RebalanceError(`faucet transaction ${signature} failed`, 'FAUCET_FAILED');
       if (st?.confirmationStatus && rank[st.confirmationStatus] >= rank.confirmed) return;
-      if (Date.now() > deadline) throw new RebalanceError(`faucet transaction ${signature} not confirmed in time`, 'CONFIRM_TIMEOUT');
+      if (systemClock.now() > deadline) throw new RebalanceError(`faucet transaction ${signature} not confirmed in time`, 'CONFIRM_TIMEOUT');
       await new Promise((res) => setTimeout(res, 50));
     }
   }

@@ -20,6 +20,7 @@ import type { Screening } from '../screening/screening-port.ts';
 import type { ConnectionLimits } from '../api/connection-guard.ts';
 import { answersWithin } from './readiness.ts';
 import type { AlertFn, Log } from './start-log.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 /** How long a start waits for Redis before serving with rate limits failing open. */
 const REDIS_READY_MS = 2_000;
@@ -44,6 +45,8 @@ export interface ApiParts {
   screening: Screening;
   /** The partner port's connection caps, within the process's descriptors (connection-budget.ts). */
   connections?: ConnectionLimits;
+  /** Where the request path reads "now": quote life, order expiry, key expiry, caches. */
+  clock: Clock;
 }
 
 /** Where Redis is, for log lines: the socket path, or host and port (never the URL, which may carry a password). */
@@ -63,9 +66,9 @@ async function connectRedis(url: string, p: ApiParts, closers: Closers): Promise
   let down = false;
   let lastAlertAt = 0;
   redis.on('error', (e: Error) => {
-    if (down && Date.now() - lastAlertAt < 60_000) return;
+    if (down && systemClock.now() - lastAlertAt < 60_000) return;
     down = true;
-    lastAlertAt = Date.now();
+    lastAlertAt = systemClock.now();
     p.alert('redis_unreachable', { redis: where, error: e.message }, `Redis at ${where} unreachable (${e.message}): rate limits are NOT enforced until it is back`);
   });
   redis.on('ready', () => {
@@ -81,12 +84,12 @@ async function connectRedis(url: string, p: ApiParts, closers: Closers): Promise
 export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<PartnerApi> {
   const { config, db, chain, services } = p;
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, p, closers) : undefined;
-  const auth = new Authenticator(db);
-  const classTraffic = await startClassTraffic(config, db, p.log, closers);
+  const auth = new Authenticator(db, undefined, p.clock);
+  const classTraffic = await startClassTraffic(config, db, p.log, closers, p.clock);
   const quoteKey = loadQuoteKey({ quoteKey: config.quoteKey, dataDir: config.dataDir });
-  const orders = new OrderService(config, db, chain, { quoteMacKey: quoteKey, identities: new DepositIdentityPool(db) }, services.inventory);
+  const orders = new OrderService(config, db, chain, { quoteMacKey: quoteKey, identities: new DepositIdentityPool(db) }, services.inventory, undefined, p.clock);
   const screening = p.screening;
-  const statusCache = new StatusCache(db);
+  const statusCache = new StatusCache(db, undefined, p.clock);
   await statusCache.start();
   closers.add(() => statusCache.stop());
   const app = await buildApp(
@@ -94,12 +97,13 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
       config,
       db,
       auth,
-      quotes: new QuoteService(config, quoteKey, services.inventory, services.swaps, classTraffic, services.addressRules, screening, quoteDecisionSink(db, p.log)),
+      quotes: new QuoteService(config, quoteKey, services.inventory, services.swaps, classTraffic, services.addressRules, screening, quoteDecisionSink(db, p.log), p.clock),
       orders,
-      deposits: new DepositHintService(config, db, chain, orders, p.log, p.alert),
+      deposits: new DepositHintService(config, db, chain, orders, p.log, p.alert, p.clock),
       statusCache,
       metrics: services.metrics,
       redis,
+      clock: p.clock,
       draining: p.draining,
     },
     { logger: p.logger, ...(p.connections ? { connections: p.connections } : {}) },

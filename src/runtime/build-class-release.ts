@@ -6,16 +6,20 @@ import { ClassReleaseLoop } from '../settlement/class-release-loop.ts';
 import type { Db } from '../store/db.ts';
 import type { Closers } from './closers.ts';
 import type { Log } from './start-log.ts';
+import type { Clock } from '../support/clock.ts';
 
 const OBSERVE_SHARE_OF_HOLD = 14;
 
 /** The class traffic both the quotes and the class release read: one store query every few seconds. */
-export async function startClassTraffic(config: HushConfig, db: Db, log: Log, closers: Closers): Promise<ClassTraffic> {
-  // Until Hush has watched a while a class counts as without traffic, and a class nobody asked to wait in is
-  // not held (docs/spec.md §9). A while is a fourteenth of the hold (a minute at the default budget): long
-  // enough that one burst is not a rate, short enough that a new Hush steers soon (docs/decisions.md).
-  const minObservedS = Math.min(config.privacyTrafficWindowS, holdMs(releasePolicy(config)) / 1000 / OBSERVE_SHARE_OF_HOLD);
-  const traffic = new ClassTraffic(db, config.assets, config.privacyTrafficWindowS, minObservedS);
+export async function startClassTraffic(config: HushConfig, db: Db, log: Log, closers: Closers, clock: Clock): Promise<ClassTraffic> {
+  // A young Hush adds a prior silence to what it has watched (docs/spec.md §9, class-forecast.ts): a fourteenth
+  // of the hold (a minute at the default budget), so that a handful of deposits in its first seconds is not
+  // yet a rate, while a crowd is (docs/decisions.md). It weighs less as Hush watches longer.
+  const holdS = holdMs(releasePolicy(config)) / 1000;
+  const priorSilenceS = Math.min(config.privacyTrafficWindowS, holdS / OBSERVE_SHARE_OF_HOLD);
+  // Arrivals weigh less with age, by e every hold: a class is forecast at its level of the last hold or so,
+  // not the window's mean, so a daily cycle's trough is not promised its peak (docs/decisions.md).
+  const traffic = new ClassTraffic(db, config.assets, config.privacyTrafficWindowS, priorSilenceS, holdS, undefined, clock);
   closers.add(() => traffic.stop());
   await traffic.refresh().catch((e: Error) => log(`privacy: class traffic not read (${e.message}); classes count as unmeasured until it is`));
   traffic.start();
@@ -23,9 +27,9 @@ export async function startClassTraffic(config: HushConfig, db: Db, log: Log, cl
 }
 
 /** docs/spec.md §9: the worker's class release (privacy on), reading the API's class traffic or its own. */
-export async function startClassRelease(config: HushConfig, db: Db, traffic: ClassTraffic | null, log: Log, closers: Closers): Promise<void> {
-  const classTraffic = traffic ?? (await startClassTraffic(config, db, log, closers));
-  const loop = new ClassReleaseLoop(config, db, classTraffic, log);
+export async function startClassRelease(config: HushConfig, db: Db, traffic: ClassTraffic | null, log: Log, closers: Closers, clock: Clock): Promise<void> {
+  const classTraffic = traffic ?? (await startClassTraffic(config, db, log, closers, clock));
+  const loop = new ClassReleaseLoop(config, db, classTraffic, log, clock);
   loop.start();
   closers.add(() => loop.stop());
 }

@@ -18,6 +18,7 @@ import { PublishedTreasuryWallets, type TreasuryWallets } from '../treasury/trea
 import { WebhookMetrics } from '../webhooks/webhook-metrics.ts';
 import type { Closers } from './closers.ts';
 import type { Log } from './start-log.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** What both the partner API and the worker read: prices, inventory, address rules, the metrics registry. */
 export interface SharedServices {
@@ -41,6 +42,7 @@ export interface ServicesParts {
   /** The worker's PubSub subscriptions, once it has them (their gauges read it at each scrape). */
   subscriptions: () => ChainSubscriptions | null;
   log: Log;
+  clock: Clock;
 }
 
 export async function buildServices(p: ServicesParts, closers: Closers): Promise<SharedServices> {
@@ -50,7 +52,7 @@ export async function buildServices(p: ServicesParts, closers: Closers): Promise
   prices.start();
   closers.add(() => prices.stop());
   const swaps = new SwapPricing(prices, config.assets, config.swapSpreadBps);
-  const inventory = new Inventory(db, chain, treasury, config.assets, undefined, config);
+  const inventory = new Inventory(db, chain, treasury, config.assets, undefined, config, p.clock);
   /** docs/spec.md §4: addresses no transfer may name; Hush's own from the public addresses alone. */
   // Role api learns its own addresses once a worker has published them (quotes are refused until then).
   const ownAddresses = new Set<string>();

@@ -21,6 +21,7 @@ import type { SharedServices } from './build-services.ts';
 import type { Closers } from './closers.ts';
 import type { Screening } from '../screening/screening-port.ts';
 import type { AlertFn, Log, RecordFn } from './start-log.ts';
+import type { Clock } from '../support/clock.ts';
 
 export interface WorkerParts {
   config: HushConfig;
@@ -39,6 +40,8 @@ export interface WorkerParts {
   alert: AlertFn;
   record: RecordFn;
   screening: Screening;
+  /** Where the worker, the class release and the receipts read "now". */
+  clock: Clock;
 }
 
 /** The settling half (roles worker and all): webhooks, PubSub subscriptions, the settlement worker, the class release. */
@@ -69,15 +72,16 @@ export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ w
     inventoryTargets: services.inventoryTargets,
     screening: p.screening,
     log: (o, m) => p.record(o, m),
+    clock: p.clock,
   });
   worker.start();
   closers.add(() => worker.stop());
-  await startClassRelease(config, db, p.classTraffic, log, closers);
+  await startClassRelease(config, db, p.classTraffic, log, closers, p.clock);
   // docs/spec.md §12: each final order's disclosure receipt, signed here with a key of its own.
   // Issue 54: a released order's receipt waits until its release's payouts are all final and counted by the
   // adversary's burst rule (docs/privacy.md), so its releasedWith is what the chain shows.
   const spanSlots = burstSpanSlots(releasePolicy(config).spreadMs, config.slotMs);
-  const receipts = new ReceiptSigner(db, await loadReceiptKey({ receiptKey: config.receiptKey, dataDir: config.dataDir }), config.assets, (o, m) => p.record(o, m), spanSlots);
+  const receipts = new ReceiptSigner(db, await loadReceiptKey({ receiptKey: config.receiptKey, dataDir: config.dataDir }), config.assets, (o, m) => p.record(o, m), spanSlots, p.clock);
   await receipts.start();
   closers.add(() => receipts.stop());
   return { worker, subscriptions, receipts };

@@ -20,6 +20,7 @@ import { liquidityReport, privacyReport } from '../admin/console-reports.ts';
 import type { HoldAction } from '../store/holds/resolve-hold.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import type { ConnectionLimits } from '../api/connection-guard.ts';
+import type { Clock } from '../support/clock.ts';
 
 export interface OpsListenerParts {
   config: HushConfig;
@@ -35,6 +36,8 @@ export interface OpsListenerParts {
   /** The partner API's key cache (roles api and all): admin changes to an account drop its entries. */
   auth?: Authenticator;
   log: (msg: string) => void;
+  /** Where the operator's services read "now" (key expiries, stray funds' records). */
+  clock: Clock;
   /** Fastify's logger (as the partner API's): health checks at debug, admin calls at info. */
   logger?: FastifyServerOptions['logger'];
   /** docs/spec.md §4 rules a registered fee recipient must pass. */
@@ -49,9 +52,9 @@ export interface OpsListenerParts {
 
 /** The admin API's operations over this process's store and chain. */
 function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
-  const svc = new AdminService(p.db, { onAccountChanged: (id) => p.auth?.invalidate(id), webhookEgress: webhookEgressFor(p.config), addressRules: p.addressRules });
+  const svc = new AdminService(p.db, { onAccountChanged: (id) => p.auth?.invalidate(id), webhookEgress: webhookEgressFor(p.config), addressRules: p.addressRules, clock: p.clock });
   const holds = new HoldsService(p.db, p.screeningPort ?? SCREENING_OFF);
-  const strays = p.signing ? new StrayFundsService(p.config, p.db, p.chain, p.signing, p.log) : null;
+  const strays = p.signing ? new StrayFundsService(p.config, p.db, p.chain, p.signing, p.log, p.clock) : null;
   return Object.assign(svc, {
     reconcile: () => reconcile(p.db, p.chain, p.treasury, p.config.assets),
     screeningLog: (opts: Parameters<typeof listScreeningLog>[1]) => listScreeningLog(p.db, opts),

@@ -1,5 +1,6 @@
 import { BLOCKHASH_REFRESH_MS, type SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 /** The store probe's period and bound: one `SELECT 1` per period, however often /readyz is asked. */
 export const STORE_PROBE_MS = 2_000;
@@ -38,6 +39,8 @@ export class Readiness {
     private readonly chain: SolanaChain,
     rpcTimeoutMs: number,
     private readonly started: () => boolean,
+    /** The runtime's clock: the one the chain client stamps its blockhash refreshes with. */
+    private readonly clock: Clock = systemClock,
   ) {
     this.chainStaleMs = BLOCKHASH_REFRESH_MS + rpcTimeoutMs + 1_000;
   }
@@ -64,14 +67,14 @@ export class Readiness {
     try {
       const ok = await answersWithin(this.db.query('SELECT 1'), STORE_PROBE_MS);
       this.storeFailing = !ok;
-      if (ok) this.storeOkAt = Date.now();
+      if (ok) this.storeOkAt = this.clock.now();
     } finally {
       this.probing = false;
     }
   }
 
   /** Synchronous: reads the last outcomes only. */
-  state(now = Date.now()): ReadyState {
+  state(now = this.clock.now()): ReadyState {
     const fresh = (at: number | null, staleMs: number) => at !== null && now - at <= staleMs;
     const chain = this.chain.refreshHealth();
     return {

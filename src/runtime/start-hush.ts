@@ -22,8 +22,10 @@ import { fundAtStart } from './fund-at-start.ts';
 import { startOpsListener } from './ops-listener.ts';
 import { buildScreening, screeningSummary } from './build-screening.ts';
 import { Readiness } from './readiness.ts';
+import type { Inventory } from '../services/inventory.ts';
 import { startLog } from './start-log.ts';
 import { connectionBudget } from './connection-budget.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 export interface RunningHush {
   config: HushConfig;
@@ -46,6 +48,8 @@ export interface RunningHush {
   worker: SettlementWorker | null;
   /** The disclosure receipts' signer (roles worker and all). */
   receipts: ReceiptSigner | null;
+  /** The free inventory quotes and orders are bounded by: tests refresh it instead of waiting for its period. */
+  inventory: Pick<Inventory, 'refresh'>;
   close(): Promise<void>;
 }
 
@@ -59,6 +63,8 @@ export interface StartOptions {
   /** Fastify's logger for the API (true, or options such as a destination stream). */
   logger?: FastifyServerOptions['logger'];
   /** Runs once the start's funding is done (tests: demo data, extra funding), before the worker starts; the API already listens, /readyz still 503. */
+  /** Where every part reads "now" (src/support/clock.ts); the system clock unless a test brings its own. */
+  clock?: Clock;
   onReady?: (h: { db: Db; chain: SolanaChain; keys: TreasuryKeys | null; localnet: RunningLocalnet | null }) => Promise<void>;
 }
 
@@ -71,18 +77,19 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
   const log = opts.log ?? (() => {});
   const { record, alert } = startLog(log, opts.records);
   const closers = new Closers();
+  const clock = opts.clock ?? systemClock;
   /** False until the start's chain work (funding) is done: /readyz answers 503 meanwhile. */
   let started = false;
   let draining = false;
   try {
-    const infra = await buildInfrastructure(config, log, closers);
+    const infra = await buildInfrastructure(config, log, closers, clock);
     const { localnet, chain } = infra;
     // One info record per order transition this process makes: which order, from, to (no amounts, no addresses).
     const db = observeTransitions(infra.db, ({ trackingId, from, to }) => record({ trackingId, from, to }, 'order transition'));
     const { keys, signing, treasury, mint } = await buildKeys(config, db, alert, closers);
     let subscriptions: ChainSubscriptions | null = null;
-    const services = await buildServices({ config, db, chain, treasury, subscriptions: () => subscriptions, log }, closers);
-    const demo = localnet ? await ensureDemoAccount(db, config.dataDir) : null;
+    const services = await buildServices({ config, db, chain, treasury, subscriptions: () => subscriptions, log, clock }, closers);
+    const demo = localnet ? await ensureDemoAccount(db, config.dataDir, clock) : null;
     // docs/spec.md §12: the API screens quotes, the worker deposits and payouts; one port per process.
     const screening = await buildScreening(config, log, alert, closers);
     const connections = connectionBudget(config);
@@ -90,12 +97,12 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
       alert('connection_caps_lowered', { fileLimit: connections.fileLimit, lowered: connections.lowered }, `the process may open ${connections.fileLimit} files: lowered ${connections.lowered.join(', ')} to keep descriptors for the store, the chain and the ops listener`);
     }
     const api: PartnerApi | null =
-      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, draining: () => draining, log, alert, logger: opts.logger ?? false, screening, connections: connections.partner }, closers);
+      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, draining: () => draining, log, alert, logger: opts.logger ?? false, screening, connections: connections.partner, clock }, closers);
     // Every role's health, readiness, metrics and admin API, off the partner port (docs/spec.md §4). It
     // listens before the partner port, so it still answers (/readyz 503) while that port drains on close.
-    const readiness = new Readiness(db, chain, config.rpcTimeoutMs, () => started);
+    const readiness = new Readiness(db, chain, config.rpcTimeoutMs, () => started, clock);
     closers.addServing(() => readiness.stop());
-    const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, logger: opts.logger ?? false, addressRules: services.addressRules, screening: () => screeningSummary(screening), screeningPort: screening, connections: connections.ops });
+    const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, logger: opts.logger ?? false, addressRules: services.addressRules, screening: () => screeningSummary(screening), screeningPort: screening, connections: connections.ops, clock });
     closers.addServing((how) => closeWithin(ops.app, how.failedStart ? 0 : config.requestTimeoutMs));
     const app = api?.app ?? null;
     const url = app ? await app.listen({ host: config.host, port: config.port }) : null;
@@ -114,12 +121,13 @@ export async function startHush(config: HushConfig, opts: StartOptions = {}): Pr
     let worker: SettlementWorker | null = null;
     let receipts: ReceiptSigner | null = null;
     if (signing && keys && mint) {
-      ({ worker, subscriptions, receipts } = await startWorker({ config, db, chain, localnet, keys, signing, mint, services, classTraffic: api?.classTraffic ?? null, faucet, log, alert, record, screening }, closers));
+      ({ worker, subscriptions, receipts } = await startWorker({ config, db, chain, localnet, keys, signing, mint, services, classTraffic: api?.classTraffic ?? null, faucet, log, alert, record, screening, clock }, closers));
     }
     started = true;
     let closing: Promise<void> | null = null;
     return {
       config, db, chain, keys, localnet, treasury, signing, demo, app, url, worker, receipts,
+      inventory: services.inventory,
       opsUrl: ops.url,
       opsApp: ops.app,
       close: () => (closing ??= closers.closeAll()),

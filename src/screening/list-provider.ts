@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseList } from './list-parsing.ts';
 import type { ScreeningProvider, ScreeningVerdict } from './screening-port.ts';
+import { systemClock } from '../support/clock.ts';
 
 /** How often the list files are checked for a change (one stat each; no restart needed). */
 export const LIST_RELOAD_MS = 5_000;
@@ -62,13 +63,15 @@ export class ListProvider implements ScreeningProvider {
     this.timer = null;
   }
 
+  /** In the operator's order (HUSH_SCREENING_LISTS), never the order the reads happened to finish in. */
   loaded(): LoadedList[] {
-    return [...this.lists.values()];
+    return this.paths.flatMap((p) => this.lists.get(p) ?? []);
   }
 
   check(address: string): ScreeningVerdict {
-    for (const l of this.lists.values()) {
-      if (l.addresses.has(address)) return { result: 'blocked', address, reason: 'listed', list: l.name, version: l.version };
+    for (const p of this.paths) {
+      const l = this.lists.get(p);
+      if (l?.addresses.has(address)) return { result: 'blocked', address, reason: 'listed', list: l.name, version: l.version };
     }
     return { result: 'clear' };
   }
@@ -92,7 +95,7 @@ export class ListProvider implements ScreeningProvider {
       }
       this.refused.delete(path);
       const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
-      const loadedAt = new Date().toISOString();
+      const loadedAt = systemClock.date().toISOString();
       const list: LoadedList = { name, path, hash, loadedAt, version: `${hash}@${loadedAt}`, addresses: parsed.addresses, stamp };
       this.lists.set(path, list);
       this.events.loaded?.(list);

@@ -3,6 +3,7 @@ import { findApiKey, getAccount, type AccountRecord, type ApiKeyRecord } from '.
 import type { Queryable } from '../store/db.ts';
 import { timingSafeEqual } from 'node:crypto';
 import { parseApiKey, secretMatches } from './api-keys.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 export interface Caller {
   keyId: string;
@@ -51,6 +52,7 @@ export class Authenticator {
   constructor(
     private readonly db: Queryable,
     private readonly ttlMs = 5000,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async authenticate(authorization: string | undefined): Promise<Caller> {
@@ -70,12 +72,12 @@ export class Authenticator {
 
   private fresh(keyId: string) {
     const hit = this.cache.get(keyId) ?? this.unknown.get(keyId);
-    return hit && Date.now() - hit.at < this.ttlMs ? hit : undefined;
+    return hit && this.clock.now() - hit.at < this.ttlMs ? hit : undefined;
   }
 
   private check(parsed: { secret: string }, entry: Entry): Caller {
     const { key, account } = entry;
-    const now = Date.now();
+    const now = this.clock.now();
     if (!key || !account || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt.getTime() <= now) || !this.secretOk(parsed.secret, key, entry)) {
       throw new HushError('UNAUTHORIZED', UNAUTHORIZED);
     }
@@ -102,7 +104,7 @@ export class Authenticator {
     const read = (async () => {
       const key = await findApiKey(this.db, keyId);
       const account = key ? await getAccount(this.db, key.accountId) : null;
-      const entry: Entry = { key, account, at: Date.now() };
+      const entry: Entry = { key, account, at: this.clock.now() };
       if (generation === this.generation) {
         const into = key ? this.cache : this.unknown;
         if (into.size >= CACHE_MAX) into.clear();

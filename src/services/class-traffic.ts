@@ -1,72 +1,116 @@
 import { every } from '../support/periodic.ts';
 import type { AssetRegistry } from '../config/assets.ts';
+import { classArrivals, type ClassArrivals } from '../domain/class-forecast.ts';
 import { classKey } from '../domain/class-release.ts';
 import type { Db } from '../store/db.ts';
 import { firstOrderAt, recentClassCounts } from '../store/class-traffic-store.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 type ClassOf = { sourceAssetId: string; destinationAssetId: string; mode: string; pinnedAmount: bigint };
 
-/** A class's recent deposit rate, per second: what the release steers by and the quote's estimate is made from. */
+/** How often a young Hush reads its class traffic (start()). */
+const YOUNG_EVERY_MS = 1000;
+
+/** The buckets a traffic window is cut into: how clustered a class's arrivals are is read at this grain. */
+export const TRAFFIC_BUCKETS = 360;
+
+/** What Hush has seen of each class's deposits: what the release steers by and the quote's promise is made from. */
 export interface ClassTrafficSource {
-  /** undefined while Hush has not seen traffic long enough to measure one. */
-  ratePerS(cls: ClassOf): number | undefined;
-  /** The same, by class key (classKey). */
-  rateOfKey(key: string): number | undefined;
-  /** The span the rates are measured over, seconds; undefined while too short to measure anything. */
+  /** The class's arrivals (class-forecast.ts); undefined before the first read or the first order. */
+  arrivalsOf(cls: ClassOf): ClassArrivals | undefined;
+  /** The span the arrivals are watched over, seconds: Hush's life while shorter than the window. */
   observedSeconds(now?: number): number | undefined;
-  /** The window the rates count deposits in, seconds. */
+  /** The window the arrivals are counted in, seconds. */
   readonly windowS: number;
+  /** A young Hush's prior silence, seconds: added to what it has watched (class-forecast.ts). */
+  readonly priorSilenceS: number;
+  /** The bucket of the window, ms. */
+  readonly bucketMs: number;
 }
 
 /**
  * Deposits per standard class over the last `windowS` (or since the first order, when Hush is younger
- * than that), read from the store every `everyMs` rather than per quote: a quote must not cost a query,
- * and a rate a few seconds old steers a release as well. A span shorter than `minObservedS` measures
- * nothing (a cold start): the rate is then undefined, and the release holds classes to their deadline.
+ * than that), by age bucket, read from the store every `everyMs` rather than per quote: a quote must not
+ * cost a query, and arrivals a few seconds old steer a release as well. A young Hush adds `priorSilenceS`
+ * of silence to what it has watched: a handful of deposits in its first seconds is not yet a rate.
  */
 export class ClassTraffic implements ClassTrafficSource {
-  private rates = new Map<string, number>();
-  private measured = false;
+  private arrivals = new Map<string, ClassArrivals>();
+  private observedMs: number | undefined;
   private firstOrder: Date | null = null;
   private stopTimer: (() => void) | null = null;
   private readonly standardAmounts: bigint[];
+  readonly bucketMs: number;
 
   constructor(
     private readonly db: Db,
     assets: AssetRegistry,
     readonly windowS: number,
-    private readonly minObservedS: number,
+    readonly priorSilenceS: number,
+    /** How far back arrivals still weigh fully: e-folding age, seconds (class-forecast.ts); Infinity: the window's mean. */
+    private readonly memoryS = Infinity,
     private readonly everyMs = 10_000,
+    private readonly clock: Clock = systemClock,
   ) {
     this.standardAmounts = [...new Set(assets.list.flatMap((a) => a.denominations))];
+    this.bucketMs = (windowS * 1000) / TRAFFIC_BUCKETS;
   }
 
-  async refresh(now = Date.now()): Promise<void> {
+  /**
+   * Reads Hush's first order if not known yet: the release's pass asks before it counts, so a crowd in a fresh
+   * Hush's first seconds (before the next refresh) is watched from its first order, not taken for no traffic.
+   */
+  async knowFirstOrder(): Promise<void> {
     this.firstOrder ??= await firstOrderAt(this.db);
-    const observedS = this.firstOrder ? Math.min(this.windowS, (now - this.firstOrder.getTime()) / 1000) : 0;
-    const counts = await recentClassCounts(this.db, new Date(now - this.windowS * 1000), this.standardAmounts);
-    const rates = new Map<string, number>();
-    if (observedS > 0) for (const c of counts) rates.set(classKey(c), c.deposits / observedS);
-    this.rates = rates;
-    this.measured = observedS >= this.minObservedS;
   }
 
-  ratePerS(cls: ClassOf): number | undefined {
-    return this.rateOfKey(classKey(cls));
+  async refresh(now = this.clock.now()): Promise<void> {
+    await this.knowFirstOrder();
+    const observedMs = this.firstOrder ? Math.min(this.windowS * 1000, now - this.firstOrder.getTime()) : undefined;
+    const counts = await recentClassCounts(this.db, new Date(now - this.windowS * 1000), this.standardAmounts, { now: new Date(now), bucketMs: this.bucketMs });
+    const arrivals = new Map<string, ClassArrivals>();
+    if (observedMs !== undefined) for (const c of counts) arrivals.set(classKey(c), this.toArrivals(c.byAge, observedMs));
+    this.arrivals = arrivals;
+    this.observedMs = observedMs;
   }
 
-  rateOfKey(key: string): number | undefined {
-    return this.measured ? (this.rates.get(key) ?? 0) : undefined;
+  /** A class's counts by age (newest first) as what the forecast reads. */
+  toArrivals(byAge: readonly number[], observedMs: number): ClassArrivals {
+    const counts = new Array<number>(TRAFFIC_BUCKETS).fill(0);
+    byAge.forEach((n, age) => {
+      if (age < TRAFFIC_BUCKETS) counts[TRAFFIC_BUCKETS - 1 - age]! += n;
+    });
+    return classArrivals(counts, this.bucketMs, observedMs, this.priorSilenceS * 1000, this.memoryS * 1000);
   }
 
-  observedSeconds(now = Date.now()): number | undefined {
-    if (!this.measured || this.firstOrder === null) return undefined;
+  arrivalsOf(cls: ClassOf): ClassArrivals | undefined {
+    if (this.observedMs === undefined) return undefined;
+    return this.arrivals.get(classKey(cls)) ?? this.toArrivals([], this.observedMs);
+  }
+
+  observedSeconds(now = this.clock.now()): number | undefined {
+    if (this.firstOrder === null) return undefined;
     return Math.min(this.windowS, (now - this.firstOrder.getTime()) / 1000);
   }
 
+  /** Whether Hush has watched its traffic for less than the prior silence (or not at all yet). */
+  private young(now = this.clock.now()): boolean {
+    return this.firstOrder === null || now - this.firstOrder.getTime() < this.priorSilenceS * 1000;
+  }
+
   start(): void {
-    // A failed read keeps the last rates: an estimate a little old beats none.
-    this.stopTimer ??= every(this.everyMs, () => this.refresh());
+    if (this.stopTimer) return;
+    // A failed read keeps the last counts: an estimate a little old beats none.
+    const steady = every(this.everyMs, () => this.refresh());
+    // A young Hush reads every second: a crowd's first quotes otherwise find counts ten seconds old (none, on
+    // a fresh Hush) and promise the wait of a class with no traffic while the release holds it as a crowd
+    // (issue 51). The cost: a second's query while Hush has no order or has watched less than the prior
+    // silence (about a minute of traffic at the defaults), then none.
+    const young = every(YOUNG_EVERY_MS, () => (this.young() ? this.refresh() : Promise.resolve()));
+    this.stopTimer = () => {
+      steady();
+      young();
+    };
   }
 
   stop(): void {

@@ -2,7 +2,8 @@ import { alertsTotal, type AlertSink } from '../support/alerts.ts';
 import { getBase58Encoder, type Signature } from '@solana/kit';
 import { HushError } from '../domain/errors.ts';
 import { readingChain } from '../domain/chain-unavailable.ts';
-import type { SolanaChain } from '../chain/solana-chain.ts';
+import type { ChainCalls, SolanaChain } from '../chain/solana-chain.ts';
+import type { LaneContext } from '../chain/rpc-lane.ts';
 import type { HushConfig } from '../config/config.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
@@ -16,6 +17,7 @@ import { statusRecord } from './order-views.ts';
 import { ChainView, type AccountBalance } from '../chain/chain-view.ts';
 import { DepositOrigins, type DepositOrigin } from '../chain/deposit-origin.ts';
 import { aboveWrappedSolReserve } from '../domain/reserves.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 const base58 = getBase58Encoder();
 /** The hint's lease: its holder name, and a lease that outlives one confirmation by far (a crash gives the order back soon). */
@@ -72,15 +74,19 @@ export class DepositHintService {
       alertsTotal.inc({ kind });
       log(`ALERT: ${msg}`);
     },
+    private readonly clock: Clock = systemClock,
   ) {
     this.view = new ChainView(chain);
     this.origins = new DepositOrigins(() => this.view);
   }
 
-  async hint(account: AccountRecord, trackingId: string, signatureText: string): Promise<{ status: 200 | 202; body: unknown }> {
+  /** `lane`: where its chain reads wait (src/chain/rpc-lane.ts); a request passes its own. */
+  async hint(account: AccountRecord, trackingId: string, signatureText: string, lane: LaneContext): Promise<{ status: 200 | 202; body: unknown }> {
     const signature = requireSignature(signatureText);
     let order = await this.orders.get(account, trackingId);
-    const tx = await readingChain(() => this.chain.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send());
+    const calls = this.chain.inLane(lane);
+    const view = calls === this.chain ? this.view : new ChainView(calls);
+    const tx = await readingChain(() => calls.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send());
     if (!tx) {
       await addDepositHint(this.db, order.id, signature);
       return { status: 202, body: { success: true, order: statusRecord(order) } };
@@ -100,7 +106,7 @@ export class DepositHintService {
       // wrapped-SOL account exists: SOL sent to the bare address is no deposit (it was once recorded as a
       // deposit of 0, failing the order with the SOL left there). Read from the account at `confirmed`:
       // a transaction that names no token program carries no token balances, even into a token account.
-      const state = await readingChain(() => this.view.balances([order.depositAccount], 'confirmed'));
+      const state = await readingChain(() => view.balances([order.depositAccount], 'confirmed'));
       known = state.get(order.depositAccount);
       const tokenAccount = known?.tokenAmount != null;
       const gained = BigInt(tx.meta.postBalances[index] ?? 0) > BigInt(tx.meta.preBalances[index] ?? 0);
@@ -144,7 +150,7 @@ export class DepositHintService {
     if (order.status === 'awaiting_deposit' || order.status === 'deposit_detected') {
       // The deposit is what the sender's own transaction put there, exactly as the worker records it: the
       // hinted transaction may be a later top-up, and funds of others in the account are not the deposit.
-      const deposit = await readingChain(() => this.depositOnChain(order, known));
+      const deposit = await readingChain(() => this.depositOnChain(order, view, known));
       // Not visible at `confirmed` yet (or the history lags the account): the watch decides.
       if (!deposit) {
         await addDepositHint(this.db, order.id, signature);
@@ -162,12 +168,12 @@ export class DepositHintService {
   }
 
   /** The order's own deposit at `confirmed` (the worker's view): its sender's transaction, and what the account holds. */
-  private async depositOnChain(order: OrderRecord, known?: AccountBalance): Promise<{ origin: DepositOrigin; held: bigint } | null> {
+  private async depositOnChain(order: OrderRecord, view: ChainView<ChainCalls>, known?: AccountBalance): Promise<{ origin: DepositOrigin; held: bigint } | null> {
     const account = order.depositAccount;
     const native = this.config.assets.get(order.sourceAssetId)?.native ?? false;
     const [balance, origins] = await Promise.all([
-      known ?? this.view.balances([account], 'confirmed').then((b) => b.get(account)),
-      this.origins.find([{ account, sender: order.sender, native }]),
+      known ?? view.balances([account], 'confirmed').then((b) => b.get(account)),
+      this.origins.find([{ account, sender: order.sender, native }], view),
     ]);
     const origin = origins.get(account);
     const held = balance?.tokenAmount ?? 0n;
@@ -183,8 +189,8 @@ export class DepositHintService {
    * moment (one batch): the order as it is then, and whether that worker still holds it awaiting its deposit.
    */
   private async record(order: OrderRecord, origin: DepositOrigin, held: bigint): Promise<{ order: OrderRecord; stillHeld: boolean }> {
-    const item = depositConfirmation(this.config, order, origin, held, new Date());
-    const until = Date.now() + HINT_CLAIM_WAIT_MS;
+    const item = depositConfirmation(this.config, order, origin, held, this.clock.date());
+    const until = this.clock.now() + HINT_CLAIM_WAIT_MS;
     for (;;) {
       const { due } = await confirmDeposits(this.db, { workerId: HINT_WORKER_ID, leaseSeconds: HINT_LEASE_SECONDS }, [item]);
       if (due.size > 0) {
@@ -193,7 +199,7 @@ export class DepositHintService {
       }
       const now = (await getOrderById(this.db, order.id))!;
       if (now.status !== 'awaiting_deposit' && now.status !== 'deposit_detected') return { order: now, stillHeld: false };
-      if (Date.now() >= until) return { order: now, stillHeld: true };
+      if (this.clock.now() >= until) return { order: now, stillHeld: true };
       await new Promise((r) => setTimeout(r, HINT_CLAIM_RETRY_MS));
     }
   }

@@ -7,8 +7,9 @@ import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { liquiditySettings, type LiquiditySettings } from '../config/liquidity-settings.ts';
 import { coarseAmount } from '../domain/coarse-amount.ts';
-import { UnfundedHolds, type Reservation } from './unfunded-holds.ts';
-import { poolHeld } from '../domain/reserves.ts';
+import { UnfundedReservations, type Reservation } from './unfunded-reservations.ts';
+import { spendableBalance } from '../domain/reserves.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 /** Below this the fee payer cannot be trusted to cover a settlement's fees and rent (0.05 SOL). */
 const FEE_PAYER_MINIMUM = 50_000_000n;
@@ -24,9 +25,9 @@ const STALE_AFTER_MS = 10_000;
  * background so the quote path reads a number, never the chain.
  */
 export class Inventory {
-  /** Per asset: pool balances less pending outflows and what funded orders owe (unfunded holds not taken). */
+  /** Per asset: pool balances less pending outflows and what funded orders owe (unfunded reservations not taken). */
   private base = new Map<string, bigint>();
-  private readonly holds = new UnfundedHolds();
+  private readonly reservations = new UnfundedReservations();
   private stopTimer: (() => void) | null = null;
   private readonly view: ChainView;
   private ready = false;
@@ -39,14 +40,15 @@ export class Inventory {
     private readonly treasury: TreasuryWallets,
     private readonly assets: AssetRegistry,
     private readonly everyMs = 2000,
-    private readonly settings: Pick<LiquiditySettings, 'unfundedHoldS' | 'unfundedShareBps'> = liquiditySettings({}),
+    private readonly settings: Pick<LiquiditySettings, 'unfundedReserveS' | 'unfundedShareBps'> = liquiditySettings({}),
+    private readonly clock: Clock = systemClock,
   ) {
     this.view = new ChainView(chain);
   }
 
   async refresh(): Promise<void> {
     let pools = this.treasury.allPools();
-    const taken = this.holds.beginRead();
+    const taken = this.reservations.beginRead();
     let read;
     let side: 'chain' | 'store' | undefined;
     const failsOn = <T>(which: 'chain' | 'store', p: Promise<T>) => p.catch((e: unknown) => ((side ??= which), Promise.reject(e)));
@@ -58,27 +60,27 @@ export class Inventory {
       }
       // The store first, then the chain (as the worker's planning does): a payout that lands and settles
       // between the two reads is then counted twice for a moment, never in neither.
-      const commitments = await failsOn('store', poolCommitments(this.db, this.settings.unfundedHoldS));
+      const commitments = await failsOn('store', poolCommitments(this.db, this.settings.unfundedReserveS));
       const balancesRead = await failsOn('chain', this.view.balances([this.treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed'));
       read = [balancesRead, commitments] as const;
     } catch (e) {
-      this.holds.endRead(taken);
-      this.failing = { since: this.failing?.since ?? Date.now(), side: side ?? 'chain' };
+      this.reservations.endRead(taken);
+      this.failing = { since: this.failing?.since ?? this.clock.now(), side: side ?? 'chain' };
       throw e;
     }
     const [balances, commitments] = read;
     const base = new Map<string, bigint>();
     for (const p of pools) {
-      let held = poolHeld(this.assets.get(p.assetId)!.native, balances.get(p.holding));
-      held -= commitments.pending.get(p.holding) ?? 0n;
-      base.set(p.assetId, (base.get(p.assetId) ?? 0n) + (held > 0n ? held : 0n));
+      let spendable = spendableBalance(this.assets.get(p.assetId)!.native, balances.get(p.holding));
+      spendable -= commitments.pending.get(p.holding) ?? 0n;
+      base.set(p.assetId, (base.get(p.assetId) ?? 0n) + (spendable > 0n ? spendable : 0n));
     }
     for (const [assetId, r] of commitments.owed) base.set(assetId, (base.get(assetId) ?? 0n) - r);
     // Without lamports for fees and rent nothing can be settled: quote nothing.
     if ((balances.get(this.treasury.feePayer.address)?.lamports ?? 0n) < FEE_PAYER_MINIMUM) base.clear();
     // Orders reserved but not stored when the store was read may be missing from it: count them (twice at
     // worst, for one stored meanwhile, until the next refresh). No await since the read: one step.
-    this.holds.replace(commitments, taken);
+    this.reservations.replace(commitments, taken);
     this.base = base;
     this.ready = true;
     this.failing = null;
@@ -90,7 +92,7 @@ export class Inventory {
    */
   unreadable(): 'chain' | 'store' | null {
     if (!this.failing) return this.ready ? null : 'chain';
-    return !this.ready || Date.now() - this.failing.since >= STALE_AFTER_MS ? this.failing.side : null;
+    return !this.ready || this.clock.now() - this.failing.since >= STALE_AFTER_MS ? this.failing.side : null;
   }
 
   start(): void {
@@ -104,7 +106,7 @@ export class Inventory {
 
   /**
    * Free inventory of an asset as `accountId` may use it (exact; never published): the base less its own
-   * unfunded holds in full and every other account's up to the share. Without an account: as an account
+   * unfunded reservations in full and every other account's up to the share. Without an account: as an account
    * holding nothing sees it. Unknown (not yet read) counts as none.
    */
   available(assetId: string, accountId?: string): bigint {
@@ -112,13 +114,13 @@ export class Inventory {
     if (base <= 0n) return 0n;
     const share = (base * BigInt(this.settings.unfundedShareBps)) / 10_000n;
     let free = base;
-    for (const [account, held] of this.holds.heldOf(assetId)) free -= account === accountId || held < share ? held : share;
+    for (const [account, reserved] of this.reservations.reservedOf(assetId)) free -= account === accountId || reserved < share ? reserved : share;
     return free > 0n ? free : 0n;
   }
 
   /** An account's open unfunded orders (for the cap on them), as of the last refresh and this process's orders since. */
   openOrders(accountId: string): { count: number; firstExpiration: Date | null } {
-    return this.holds.openOrders(accountId);
+    return this.reservations.openOrders(accountId);
   }
 
   /**
@@ -131,8 +133,8 @@ export class Inventory {
   reserve(assetId: string, amount: bigint, accountId: string): { release(): void; stored(): void } | null {
     if (amount > this.available(assetId, accountId)) return null;
     const r: Reservation = { assetId, accountId, amount };
-    this.holds.add(r);
-    return { release: () => this.holds.release(r), stored: () => this.holds.stored(r) };
+    this.reservations.add(r);
+    return { release: () => this.reservations.release(r), stored: () => this.reservations.stored(r) };
   }
 
   /**

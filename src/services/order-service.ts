@@ -13,6 +13,7 @@ import { firstQuoteDifference, openQuoteId, quoteKey, type OpenedQuote } from '.
 import { trackingIdByQuoteKey } from '../store/order-by-quote.ts';
 import { buildDepositTransaction, depositAccountOf } from '../chain/deposit-transaction.ts';
 import { ChainUnavailableError, SolanaChain, type FreshBlockhash } from '../chain/solana-chain.ts';
+import type { LaneContext } from '../chain/rpc-lane.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
 import { claimIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency-store.ts';
@@ -22,6 +23,7 @@ import { insertBatchesInFlight, OrderInsertBatcher } from './order-insert-batche
 import { orderObject, type OrderObject } from './order-views.ts';
 import { refuseDepositAddresses } from './address-rules.ts';
 import { DepositAddressBatcher } from './deposit-address-batcher.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 export interface OrderRequest {
   quote: Record<string, unknown>;
@@ -84,6 +86,7 @@ export class OrderService {
       openOrders(accountId: string): { count: number; firstExpiration: Date | null };
     },
     dbConcurrency = db.kind === 'pglite' ? 4 : 16,
+    private readonly clock: Clock = systemClock,
   ) {
     this.dbSlots = pLimit(dbConcurrency);
     this.inserts = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind));
@@ -123,7 +126,8 @@ export class OrderService {
     return opened;
   }
 
-  async create(account: AccountRecord, req: OrderRequest, idempotencyKey: string | undefined): Promise<OrderOutcome> {
+  /** `lane`: where its chain call (a blockhash, when the cache is stale) waits: a request passes its own (src/api/request-lane.ts). */
+  async create(account: AccountRecord, req: OrderRequest, idempotencyKey: string | undefined, lane: LaneContext): Promise<OrderOutcome> {
     const opened = this.verifyQuote(account, req);
     const key = idempotencyKey ?? `quote:${quoteKey(opened.quote.quoteId)}`;
     const requestHash = createHash('sha256')
@@ -147,7 +151,7 @@ export class OrderService {
     let settle!: (o: OrderOutcome | { error: unknown }) => void;
     this.creating.set(flight, { requestHash, outcome: new Promise((resolve) => (settle = resolve)) });
     try {
-      const outcome = await this.createOwned(account, opened, key, requestHash);
+      const outcome = await this.createOwned(account, opened, key, requestHash, lane);
       settle(outcome);
       return outcome;
     } catch (e) {
@@ -164,12 +168,12 @@ export class OrderService {
     return new HushError('QUOTE_ALREADY_USED', `This quote already backs an order${trackingId ? ` (${trackingId})` : ''}`, trackingId ? { trackingId } : undefined);
   }
 
-  private async createOwned(account: AccountRecord, opened: OpenedQuote, key: string, requestHash: string): Promise<OrderOutcome> {
+  private async createOwned(account: AccountRecord, opened: OpenedQuote, key: string, requestHash: string, lane: LaneContext): Promise<OrderOutcome> {
     // Common case, one statement: build the order, then record the new key and the order together. If the
     // build fails or the key exists, the claim-first path below answers as the key's record says (a replay
     // stays a replay even when, say, liquidity has changed since). Whatever was built but not stored gives
     // its inventory reservation back.
-    let prepared = await this.prepare(account, opened).catch(() => null);
+    let prepared = await this.prepare(account, opened, lane).catch(() => null);
     let stored = false;
     try {
       if (prepared) {
@@ -186,7 +190,7 @@ export class OrderService {
       // Only a created order's answer (200) is ever stored with a key (insertOrder, the insert batcher).
       if (claim.kind === 'done') return { status: 200, body: claim.body as OrderCreated, replayed: true };
       try {
-        prepared ??= await this.prepare(account, opened);
+        prepared ??= await this.prepare(account, opened, lane);
         const { order, body } = prepared;
         const inserted = await this.dbSlots(() => insertOrder(this.db, order, { key, responseStatus: 200, responseBody: body }));
         if (inserted.kind === 'quote_used') throw await this.quoteAlreadyUsed(account, opened);
@@ -203,11 +207,11 @@ export class OrderService {
   }
 
   /** Everything an order is before it is stored: its row and the response that creates it. */
-  private async prepare(account: AccountRecord, opened: OpenedQuote) {
+  private async prepare(account: AccountRecord, opened: OpenedQuote, lane: LaneContext) {
     const q = opened.quote;
     // Checks of what may have changed since the quote, here rather than in verifyQuote: a retry of an order
     // already created replays it (records live ≥ 24 h) even once its quote has expired.
-    if (Date.parse(q.expiresAt) <= Date.now()) throw new HushError('QUOTE_EXPIRED', 'The quote has expired; request a new one', { expiresAt: q.expiresAt });
+    if (Date.parse(q.expiresAt) <= this.clock.now()) throw new HushError('QUOTE_EXPIRED', 'The quote has expired; request a new one', { expiresAt: q.expiresAt });
     const feeRecipient = opened.request.feeRecipientAddress;
     if (feeRecipient && !account.feeRecipients.includes(feeRecipient)) {
       throw new HushError('FEE_RECIPIENT_NOT_REGISTERED', 'feeRecipientAddress is no longer registered to this account', { feeRecipientAddress: feeRecipient });
@@ -223,7 +227,7 @@ export class OrderService {
       throw new HushError('INSUFFICIENT_LIQUIDITY', 'Not enough liquidity to fill this order right now; retry shortly or request a smaller quote', { assetId: q.destinationAssetId });
     }
     try {
-      return { ...(await this.prepareReserved(account, opened, source)), reservation };
+      return { ...(await this.prepareReserved(account, opened, source, lane)), reservation };
     } catch (e) {
       reservation.release();
       throw e;
@@ -238,7 +242,7 @@ export class OrderService {
   private checkOpenOrders(account: AccountRecord): void {
     const open = this.inventory?.openOrders(account.id);
     if (!open || open.count < this.config.maxOpenOrders) return;
-    const untilMs = open.firstExpiration ? open.firstExpiration.getTime() - Date.now() : this.config.orderTtlS * 1000;
+    const untilMs = open.firstExpiration ? open.firstExpiration.getTime() - this.clock.now() : this.config.orderTtlS * 1000;
     throw new HushError(
       'TOO_MANY_OPEN_ORDERS',
       `This account has ${this.config.maxOpenOrders} orders awaiting a deposit; fund one or let it expire before creating another`,
@@ -247,17 +251,17 @@ export class OrderService {
     );
   }
 
-  private async prepareReserved(account: AccountRecord, opened: OpenedQuote, source: Asset) {
+  private async prepareReserved(account: AccountRecord, opened: OpenedQuote, source: Asset, lane: LaneContext) {
     const q = opened.quote;
     const { trackingId, depositOwner, depositAccount, extraBumpTries } = await this.identities.take(source.mint, source.tokenProgram);
     const r = opened.request;
     const [blockhash] = await Promise.all([
-      this.chain.latestBlockhash().catch(chainError),
+      this.chain.latestBlockhash(lane).catch(chainError),
       refuseDepositAddresses(this.depositAddresses, { senderAddress: r.senderAddress, recipientAddress: r.recipientAddress, feeRecipientAddress: r.feeRecipientAddress }),
     ]);
     const tx = await this.depositTransaction(opened, depositOwner, blockhash, { depositAccount, extraBumpTries });
-    const createdAt = new Date();
-    const txDeathMs = createdAt.getTime() + SolanaChain.remainingMs(blockhash) * BLOCKHASH_SAFETY;
+    const createdAt = this.clock.date();
+    const txDeathMs = createdAt.getTime() + SolanaChain.remainingMs(blockhash, createdAt.getTime()) * BLOCKHASH_SAFETY;
     const ttlS = orderTtlS(q.sourceAssetId !== q.destinationAssetId, this.config);
     const expiration = new Date(orderExpirationMs(createdAt.getTime(), ttlS, txDeathMs));
     const order = {
@@ -335,13 +339,14 @@ export class OrderService {
   }
 
   /** A new transaction for the same deposit after the previous blockhash expired (seed "refresh"). */
-  async refresh(account: AccountRecord, trackingId: string) {
+  async refresh(account: AccountRecord, trackingId: string, lane: LaneContext) {
     const order = await this.get(account, trackingId);
     // Past its deadline the order is gone (410) whether or not the worker has marked it expired yet.
     if (order.status === 'expired') throw new HushError('ORDER_EXPIRED', 'The order has expired; request a new quote', { expiration: order.expiration.toISOString() });
     if (order.status !== 'awaiting_deposit') throw new HushError('ORDER_NOT_REFRESHABLE', `The order is ${order.status}, not awaiting a deposit`, { status: order.status });
-    const blockhash = await this.chain.latestBlockhash().catch(chainError);
-    if (Date.now() + SolanaChain.remainingMs(blockhash) * BLOCKHASH_SAFETY > order.expiration.getTime()) {
+    const blockhash = await this.chain.latestBlockhash(lane).catch(chainError);
+    const now = this.clock.now();
+    if (now + SolanaChain.remainingMs(blockhash, now) * BLOCKHASH_SAFETY > order.expiration.getTime()) {
       throw new HushError('ORDER_EXPIRED', 'The order expires before a new transaction could land', { expiration: order.expiration.toISOString() });
     }
     const tx = await this.depositTransaction(

@@ -18,6 +18,7 @@ import { AddressRules } from './address-rules.ts';
 import type { ClassTrafficSource } from './class-traffic.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import { screenQuote, type QuoteDecisionSink } from '../screening/quote-screening.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 export interface QuoteRequest {
   amount: string;
@@ -58,12 +59,13 @@ export class QuoteService {
     /** Live prices for swaps (absent → every swap is PAIR_NOT_SUPPORTED). */
     private readonly swaps?: SwapPricing,
     /** Recent deposits per class, for the privacy estimate (absent → every class counts as idle). */
-    private readonly traffic?: Pick<ClassTrafficSource, 'ratePerS'>,
+    private readonly traffic?: Pick<ClassTrafficSource, 'arrivalsOf'>,
     /** docs/spec.md §4 address rules; absent → the static ones and the configured mints (no own addresses). */
     private readonly rules: AddressRules = new AddressRules(config.assets.list.map((a) => a.mint)),
     /** docs/spec.md §12 screening; off → no check at all. */
     private readonly screening: Screening = SCREENING_OFF,
     private readonly onBlocked?: QuoteDecisionSink,
+    private readonly clock: Clock = systemClock,
   ) {
     for (const a of config.assets.list) this.prices.set(a.assetId, parsePrice(a.referencePriceUsd));
   }
@@ -146,7 +148,7 @@ export class QuoteService {
     };
     const fees = pair ? quoteCrossAsset({ ...input, convert: this.swaps!.converterFor(pair, { min, max }), grid: destination.swapGrid }) : quoteSameAsset(input);
     const privacy = this.privacy(source, destination, mode, amount, { min, max }, this.choice(req.privacy));
-    const issuedAtMs = Date.now();
+    const issuedAtMs = this.clock.now();
     return issueQuote(this.quoteSecret, account.id, {
       sourceAssetId: source.assetId,
       destinationAssetId: destination.assetId,
@@ -186,7 +188,7 @@ export class QuoteService {
   private privacy(source: Asset, destination: Asset, mode: QuoteMode, amount: bigint, bounds: { min: bigint; max: bigint }, requested: PrivacyChoice | undefined): PrivacyEstimate {
     const c = this.config;
     const standard = source.denominations.includes(amount);
-    const classRatePerS = standard && this.traffic ? this.traffic.ratePerS({ sourceAssetId: source.assetId, destinationAssetId: destination.assetId, mode, pinnedAmount: amount }) : undefined;
+    const classTraffic = standard && this.traffic ? this.traffic.arrivalsOf({ sourceAssetId: source.assetId, destinationAssetId: destination.assetId, mode, pinnedAmount: amount }) : undefined;
     // Exact_out pins what the recipient gets, in the destination asset (the same asset: swaps are exact_in only).
     const key = `${source.assetId} ${amount} ${bounds.min} ${bounds.max}`;
     let suggestedAmounts = this.suggestions.get(key);
@@ -195,7 +197,7 @@ export class QuoteService {
       if (this.suggestions.size >= 1024) this.suggestions.clear();
       this.suggestions.set(key, suggestedAmounts);
     }
-    return estimatePrivacy({ standard, classRatePerS, suggestedAmounts, ...(requested ? { requested } : {}) }, releasePolicy(c));
+    return estimatePrivacy({ standard, classTraffic, suggestedAmounts, ...(requested ? { requested } : {}) }, releasePolicy(c));
   }
 
   /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 import { getOrderByTrackingId, ORDER_CHANGED_CHANNEL } from '../store/orders-store.ts';
 import { statusRecord } from './order-views.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 export interface CachedStatus {
   accountId: string;
@@ -26,6 +27,7 @@ export class StatusCache {
   constructor(
     private readonly db: Db,
     private readonly ttlMs = 30_000,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async start(): Promise<void> {
@@ -53,7 +55,7 @@ export class StatusCache {
    */
   peek(trackingId: string, accountId: string): CachedStatus | undefined {
     const hit = this.entries.get(trackingId);
-    return hit && hit.accountId === accountId && Date.now() - hit.at < this.ttlMs ? hit : undefined;
+    return hit && hit.accountId === accountId && this.clock.now() - hit.at < this.ttlMs ? hit : undefined;
   }
 
   /** The account's order's record, or null when the account has no order with this id (whoever else has one). */
@@ -64,7 +66,7 @@ export class StatusCache {
     const order = await getOrderByTrackingId(this.db, trackingId, accountId);
     if (!order) return null;
     const json = JSON.stringify({ success: true, order: statusRecord(order) });
-    const entry = { accountId: order.accountId, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`, at: Date.now() };
+    const entry = { accountId: order.accountId, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`, at: this.clock.now() };
     // A change notified while we were reading may postdate what we read: serve it, don't keep it.
     if (generation === this.invalidations) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.clear();

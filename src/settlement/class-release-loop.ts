@@ -3,9 +3,10 @@ import type { HushConfig } from '../config/config.ts';
 import { releasePolicy } from '../config/privacy-settings.ts';
 import { burstGapMs, classKey, decideRelease, type ReleasePolicy } from '../domain/class-release.ts';
 import { choiceOf } from '../domain/privacy-choice.ts';
-import type { ClassTrafficSource } from '../services/class-traffic.ts';
+import type { ClassTraffic } from '../services/class-traffic.ts';
 import type { Db } from '../store/db.ts';
 import { releaseClasses } from '../store/settlement/release-classes.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 /**
  * Class release (docs/spec.md §9), beside the settlement worker: standard payouts are due at the end of
@@ -22,18 +23,20 @@ export class ClassReleaseLoop {
   constructor(
     config: HushConfig,
     private readonly db: Db,
-    private readonly traffic: ClassTrafficSource,
+    private readonly traffic: Pick<ClassTraffic, 'observedSeconds' | 'knowFirstOrder' | 'toArrivals' | 'windowS' | 'bucketMs'>,
     private readonly log: (msg: string) => void = () => {},
+    private readonly clock: Clock = systemClock,
   ) {
     this.policy = releasePolicy(config);
   }
 
   /**
-   * One pass; the number of payouts released. A class's rate is its other deposits in the traffic window
-   * (the waiting members' own left out) over the span Hush has watched: none, or a span too short to say,
-   * is no traffic.
+   * One pass; the number of payouts released. A class's traffic is its deposits in the traffic window but
+   * the one that opened its waiting set, by age bucket, over the span Hush has watched (class-forecast.ts):
+   * none is no traffic.
    */
-  async pass(now = Date.now()): Promise<number> {
+  async pass(now = this.clock.now()): Promise<number> {
+    if (this.traffic.observedSeconds(now) === undefined) await this.traffic.knowFirstOrder();
     const observedS = this.traffic.observedSeconds(now);
     return releaseClasses(
       this.db,
@@ -43,8 +46,8 @@ export class ClassReleaseLoop {
           return { id: h.id, classKey: classKey(h), confirmedAt: h.confirmedAt, ...(choice ? { choice } : {}) };
         });
         const lastBurst = new Map(recent.map((b) => [classKey(b), b.lastAt]));
-        const otherDeposits = new Map(others.map((o) => [classKey(o), o.deposits]));
-        const ratePerMs = (key: string) => (observedS === undefined ? undefined : (otherDeposits.get(key) ?? 0) / (observedS * 1000));
+        const otherDeposits = new Map(others.map((o) => [classKey(o), o.byAge]));
+        const ratePerMs = (key: string) => (observedS === undefined ? undefined : this.traffic.toArrivals(otherDeposits.get(key) ?? [], observedS * 1000));
         const random = () => randomInt(2 ** 32) / 2 ** 32;
         return decideRelease(waiting, now, this.policy, ratePerMs, random, (key) => lastBurst.get(key))
           .release.map((r) => ({ id: r.id, at: new Date(r.at), releasedWith: r.releasedWith }));
@@ -53,6 +56,8 @@ export class ClassReleaseLoop {
         // Older releases have cleared: only the latest within a spread and its gap can merge with a new one.
         recentWithinMs: this.policy.spreadFromMs + burstGapMs(this.policy) + this.policy.spreadMs,
         trafficSince: new Date(now - this.traffic.windowS * 1000),
+        now: new Date(now),
+        bucketMs: this.traffic.bucketMs,
       },
     );
   }

@@ -14,7 +14,7 @@ import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps }
 /** What the deposit → payout path touches (the watch and the order loop pass the context). */
 export type ConfirmFundedOrdersDeps = Pick<
   SettlementContext,
-  'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset'
+  'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset' | 'clock'
 > &
   ScreenDeps &
   PlanPayoutsDeps;
@@ -112,7 +112,7 @@ function confirmation(
   confirmed: Map<string, AccountBalance>,
   holds: ReadonlyMap<string, unknown>,
 ): Confirmation {
-  const now = new Date();
+  const now = ctx.clock.date();
   const items = batch.orders.map((o) => depositConfirmation(ctx.config, o, origins.get(o.depositAccount)!, confirmed.get(o.depositAccount)!.tokenAmount!, now));
   const deposited = new Map(items.map((i) => [i.id, BigInt(i.deposit.amount)]));
   const sendable = (o: PayableOrder) => deposited.get(o.id) === o.amountIn && o.sourceAssetId === o.destinationAssetId && !holds.has(o.id);
@@ -128,7 +128,7 @@ async function confirmThenPay(ctx: ConfirmFundedOrdersDeps, batch: Batch, c: Con
     const at = batch.due.get(o.id);
     if (!at) continue;
     batch.releases.set(o.id, { id: o.id, delayMs: 0 });
-    if (c.sendable(o) && at.getTime() <= Date.now()) payable.push(o);
+    if (c.sendable(o) && at.getTime() <= ctx.clock.now()) payable.push(o);
     else if (c.sendable(o)) batch.releases.set(o.id, { id: o.id, at });
   }
   // The pools are read only for payouts due now (a deposit confirmed again after a crash, its due time

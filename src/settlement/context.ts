@@ -16,6 +16,7 @@ import type { FreshPrices } from '../prices/price-source.ts';
 import { alertFields } from '../support/alerts.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 import type { Log } from './deps.ts';
 import { Outbox } from './outbox.ts';
 import { Pools } from './pools.ts';
@@ -49,6 +50,8 @@ export interface WorkerOptions {
   subscriptions?: ChainSubscriptions;
   /** docs/spec.md §12: deposits and payouts screened before anything is sent; absent → off. */
   screening?: Screening;
+  /** Where the worker reads "now" (absent: the system clock). */
+  clock?: Clock;
 }
 
 /** What a step's next look at an order is: after a delay, at a time, or never (a final status). */
@@ -100,6 +103,8 @@ export class SettlementContext {
   readonly depositBalances: WatchedBalances;
   readonly swaps?: SwapPricing;
   readonly screening: Screening;
+  /** Where every step and part reads "now" (src/support/clock.ts). */
+  readonly clock: Clock;
   /** Alerts told once per process and key. */
   readonly alerted = { backoff: new OncePerKey(), unsweepable: new OncePerKey(), abandonedLateRefund: new OncePerKey() };
 
@@ -117,7 +122,8 @@ export class SettlementContext {
     this.log = opts.log ?? (() => {});
     this.swaps = opts.swaps;
     this.screening = opts.screening ?? SCREENING_OFF;
-    this.outbox = new Outbox(() => this.view, this.log, () => this.wake('transactions'));
+    this.clock = opts.clock ?? systemClock;
+    this.outbox = new Outbox(() => this.view, this.log, () => this.wake('transactions'), this.clock);
     this.pools = new Pools({
       db,
       treasury,
@@ -125,18 +131,20 @@ export class SettlementContext {
       asset: (id) => this.asset(id),
       alert: (kind, fields, msg) => this.alert(kind, fields, msg),
       shape: (blockhash) => this.shape(blockhash),
+      clock: this.clock,
     });
     this.payouts = new PayoutQueue({ pools: this.pools, db, workerId: this.workerId, slotMs: config.slotMs });
     this.subscriptions = opts.subscriptions ?? null;
-    this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs);
+    this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs, this.clock);
     this.sent = new SentSignatures({
       subscriptions: this.subscriptions,
       socketLive: () => this.slots.live,
       fallbackPollMs: () => this.fallbackPollMs,
       inFlight: () => this.outbox.lastSent.size,
       wake: (loop) => this.wake(loop),
+      clock: this.clock,
     });
-    this.foreign = new ForeignFunds(() => this.view, this.log);
+    this.foreign = new ForeignFunds(() => this.view, this.log, this.clock);
     this.depositBalances = new WatchedBalances(this);
   }
 

@@ -1,5 +1,6 @@
 import type { ChainView } from '../chain/chain-view.ts';
 import type { Log } from './deps.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 export { faultPoint, type FaultPoint } from '../support/fault-points.ts';
 
@@ -22,12 +23,13 @@ export class Outbox {
      * subscribed after it was committed is notified a slot late), whatever its idle back-off.
      */
     private readonly onSent: () => void = () => {},
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Sends recorded transactions in one RPC batch; never throws (the settle loop resends what did not go). */
   async sendBatch(txs: { signature: string; wire: string }[]): Promise<void> {
     if (txs.length === 0) return;
-    const now = Date.now();
+    const now = this.clock.now();
     for (const t of txs) this.lastSent.set(t.signature, now);
     try {
       const errors = await this.view().sendMany(txs.map((t) => t.wire));
@@ -55,7 +57,7 @@ export class Outbox {
 
   /** Milliseconds since a signature was last sent by this worker (since the epoch: never). */
   msSinceSent(signature: string): number {
-    return Date.now() - (this.lastSent.get(signature) ?? 0);
+    return this.clock.now() - (this.lastSent.get(signature) ?? 0);
   }
 
   settled(signature: string): void {
@@ -63,6 +65,6 @@ export class Outbox {
   }
 
   resent(signature: string): void {
-    this.lastSent.set(signature, Date.now());
+    this.lastSent.set(signature, this.clock.now());
   }
 }

@@ -9,7 +9,8 @@ import { pendingOutflows } from '../store/settlement/pending-outflows.ts';
 import type { ChainTxKind, NewChainTx, TransferMeta } from '../store/settlement/chain-tx.ts';
 import { allocate, shufflePools } from '../domain/settlement/allocation.ts';
 import type { Treasury } from '../treasury/treasury.ts';
-import { poolHeld } from '../domain/reserves.ts';
+import { spendableBalance } from '../domain/reserves.ts';
+import { type Clock } from '../support/clock.ts';
 
 /** What the pools touch: balances and pending outflows, the signers, the chain's blockhashes (the context builds it once). */
 export interface PoolsPort {
@@ -21,6 +22,7 @@ export interface PoolsPort {
   /** An ALERT record: `alert: kind` with the fields, counted in hush_alerts_total{kind}. */
   alert(kind: string, fields: Record<string, unknown>, msg: string): void;
   shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape;
+  readonly clock: Clock;
 }
 
 /** What a batch of pool choices shares: one read of pending outflows and balances, and what it took. */
@@ -35,7 +37,7 @@ export type PlannedTransfer = NewChainTx & { kind: Extract<ChainTxKind, 'payout'
 
 /** What a pool can still pay: its `confirmed` balance less recorded pending outflows and what a batch took. */
 export function available(asset: Asset, holding: string, reads: PlanReads): bigint {
-  const held = poolHeld(asset.native, reads.balances.get(holding));
+  const held = spendableBalance(asset.native, reads.balances.get(holding));
   return held - (reads.pending.get(holding) ?? 0n) - (reads.taken.get(holding) ?? 0n);
 }
 
@@ -123,7 +125,7 @@ export class Pools {
    */
   private async payoutBlockhash(q: Queryable, own?: string): Promise<FreshBlockhash> {
     // `q`: inside a transaction the read must use it (PGlite serializes everything behind an open one).
-    if (Date.now() - this.handedOut.at > 500) this.handedOut = { at: Date.now(), set: await openOrderBlockhashes(q) };
+    if (this.ctx.clock.now() - this.handedOut.at > 500) this.handedOut = { at: this.ctx.clock.now(), set: await openOrderBlockhashes(q) };
     const set = this.handedOut.set;
     return this.ctx.view().chain.blockhashAvoiding(own === undefined ? set : { has: (h) => h === own || set.has(h) });
   }
@@ -134,7 +136,7 @@ export class Pools {
     const balances = await this.ctx.view().balances(pools.map((p) => p.holding), 'confirmed');
     const out = new Map<string, bigint>();
     for (const p of pools) {
-      const held = poolHeld(this.ctx.asset(p.assetId).native, balances.get(p.holding));
+      const held = spendableBalance(this.ctx.asset(p.assetId).native, balances.get(p.holding));
       out.set(p.assetId, (out.get(p.assetId) ?? 0n) + (held > 0n ? held : 0n));
     }
     return out;

@@ -9,6 +9,7 @@ import { unreceiptedOrders } from '../store/receipts/unreceipted-orders.ts';
 import { screeningResultFor, type ScreeningLogEntry } from '../store/screening-log-store.ts';
 import type { ReceiptKey } from '../treasury/receipt-key.ts';
 import { RECEIPT_PASS_MS } from './timing.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 /** Orders signed per pass; a pass runs every RECEIPT_PASS_MS while there are any, so a backlog drains at 50/s. */
 const BATCH = 50;
@@ -66,6 +67,7 @@ export class ReceiptSigner {
     private readonly log: (obj: Record<string, unknown>, msg: string) => void,
     /** The burst span in slots (burstSpanSlots): a release's landed payouts no further apart are one burst. */
     private readonly spanSlots: number,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async start(): Promise<void> {
@@ -97,7 +99,7 @@ export class ReceiptSigner {
     const orders = await unreceiptedOrders(this.db, BATCH);
     let signed = 0;
     for (const o of orders) {
-      const document = receiptDocument(o, this.assets, await screeningResultFor(this.db, o.trackingId), this.key.keyId, new Date());
+      const document = receiptDocument(o, this.assets, await screeningResultFor(this.db, o.trackingId), this.key.keyId, this.clock.date());
       const signature = await this.key.sign(receiptSigningBytes(document));
       if (await insertReceipt(this.db, { orderId: o.id, keyId: this.key.keyId, document: JSON.stringify(document), signature })) signed++;
     }

@@ -14,6 +14,7 @@ import { rebalance, type RebalanceSettings } from './steps/rebalance.ts';
 import { settleFates } from './steps/settle-fates.ts';
 import { Sweeps } from './steps/sweep.ts';
 import { Watchdog } from './steps/watchdog.ts';
+import { systemClock, type Clock } from '../support/clock.ts';
 
 export type { WorkerOptions } from './context.ts';
 
@@ -40,7 +41,7 @@ export class SettlementWorker {
   private partnerDueAt = 0;
 
   constructor(config: HushConfig, db: Db, chain: SolanaChain, treasury: Treasury, opts: WorkerOptions = {}) {
-    const loops = (this.loopsOf = new Loops((o, m) => ctx.log(o, m)));
+    const loops = (this.loopsOf = new Loops((o, m) => ctx.log(o, m), opts.clock ?? systemClock));
     const ctx: SettlementContext = (this.context = new SettlementContext(config, db, chain, treasury, opts, {
       wake: (loop, at) => loops.wake(loop, at),
       detach: (p) => loops.detach(p),
@@ -66,7 +67,7 @@ export class SettlementWorker {
 
   start(): void {
     if (this.loopsOf.running) return;
-    this.startedAt = Date.now();
+    this.startedAt = this.context.clock.now();
     // A new slot over the socket wakes the watch at once (it polls nothing meanwhile).
     this.context.slots.start(() => this.loopsOf.wake('deposit-watch'));
     const { tickMs, sweepMs, rebalanceMs } = this.intervals;
@@ -117,8 +118,8 @@ export class SettlementWorker {
 
   /** The loop's pass: only once the jittered wait since the last one is over (docs/spec.md §9). */
   private scheduledPartnerTick(): Promise<number> {
-    if (Date.now() < this.partnerDueAt) return Promise.resolve(0);
-    this.partnerDueAt = Date.now() + jitteredIntervalMs(this.context.config.partnerPayoutIntervalS * 1000, Math.random);
+    if (this.context.clock.now() < this.partnerDueAt) return Promise.resolve(0);
+    this.partnerDueAt = this.context.clock.now() + jitteredIntervalMs(this.context.config.partnerPayoutIntervalS * 1000, Math.random);
     return this.partnerTick();
   }
 
@@ -171,7 +172,10 @@ class Loops {
    */
   private readonly booked = new Map<string, { times: number[]; timer: NodeJS.Timeout | null }>();
 
-  constructor(private readonly log: (obj: Record<string, unknown>, msg: string) => void) {}
+  constructor(
+    private readonly log: (obj: Record<string, unknown>, msg: string) => void,
+    private readonly clock: Clock,
+  ) {}
 
   start(loops: [name: string, everyMs: number, body: () => Promise<unknown>, idleMaxMs?: number][]): void {
     this.running = true;
@@ -188,7 +192,7 @@ class Loops {
   }
 
   wake(loop: string, at?: number): void {
-    if (at !== undefined && at > Date.now()) return this.book(loop, at);
+    if (at !== undefined && at > this.clock.now()) return this.book(loop, at);
     const waker = this.wakers.get(loop);
     // Woken while busy: the next sleep is skipped, or the news that arrived meanwhile waits a full interval.
     if (waker) waker(true);
@@ -214,12 +218,12 @@ class Loops {
     const next = b.times[0];
     if (next === undefined) return;
     b.timer = setTimeout(() => {
-      const now = Date.now();
+      const now = this.clock.now();
       while (b.times.length > 0 && b.times[0]! <= now) b.times.shift();
       b.timer = null;
       if (this.running) this.wake(loop);
       this.arm(loop, b);
-    }, Math.max(0, next - Date.now()));
+    }, Math.max(0, next - this.clock.now()));
     b.timer.unref();
   }
 

@@ -10,8 +10,7 @@ export const depositToCompletedSeconds = new Histogram({
 });
 
 /** Observes the orders just completed (those with a confirmed deposit time). */
-export function observeCompleted(orders: readonly Pick<OrderRecord, 'deposit'>[]): void {
-  const now = Date.now();
+export function observeCompleted(orders: readonly Pick<OrderRecord, 'deposit'>[], now: number): void {
   for (const o of orders) {
     const at = o.deposit?.confirmedAt ? Date.parse(o.deposit.confirmedAt) : NaN;
     if (Number.isFinite(at)) depositToCompletedSeconds.observe(Math.max(0, (now - at) / 1000));

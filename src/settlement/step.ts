@@ -1,3 +1,5 @@
+import type { Clock } from '../support/clock.ts';
+
 /**
  * A settlement step in phases, each its own recovery point ("atomic phases"):
  * - claim: takes the work — a lease on orders, an advisory lock, or rows only this step reads — and
@@ -17,8 +19,8 @@ export interface Step<Deps, Claimed, Reads, Plan> {
 }
 
 /** Runs one pass of a step: claim, plan, commit. Returns what commit counted (0 when nothing was claimed). */
-export async function runStep<D, C, R, P>(ctx: D, step: Step<D, C, R, P>): Promise<number> {
+export async function runStep<D extends { readonly clock: Clock }, C, R, P>(ctx: D, step: Step<D, C, R, P>): Promise<number> {
   const claimed = await step.claim(ctx);
   if (!claimed) return 0;
-  return step.commit(ctx, step.plan(claimed.claimed, claimed.reads, Date.now()));
+  return step.commit(ctx, step.plan(claimed.claimed, claimed.reads, ctx.clock.now()));
 }

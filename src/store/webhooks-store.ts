@@ -1,4 +1,5 @@
 import type { Queryable } from './db.ts';
+import { systemClock } from '../support/clock.ts';
 
 /** An event claimed for one delivery attempt, with where to send it. */
 export interface DueWebhookEvent {
@@ -63,7 +64,7 @@ const ROOM = (p: string) => `(${p}::text IS NULL OR webhook_secret IS NULL OR (S
 /** When the oldest replaced secret of the account ends (the answer to a refused rotation). */
 async function oldestEnd(db: Queryable, accountId: string): Promise<Date> {
   const { rows } = await db.query<{ at: Date }>(`SELECT min((l.e ->> 'until')::timestamptz) AS at FROM accounts a, LATERAL ${LIVE('a')} l WHERE a.id = $1`, [accountId]);
-  return rows[0]?.at ?? new Date();
+  return rows[0]?.at ?? systemClock.date();
 }
 const UNTIL_NOW = `(SELECT max((e ->> 'until')::timestamptz) FROM jsonb_array_elements(webhook_previous_secrets) e WHERE (e ->> 'until')::timestamptz > now())`;
 

@@ -3,6 +3,7 @@ import { DEPOSIT_IDENTITY_TARGET } from '../config/config.ts';
 import { DepositIdentities } from './deposit-identities.ts';
 import type { Db } from '../store/db.ts';
 import { countDepositIdentities, insertDepositIdentities } from '../store/deposit-identities-store.ts';
+import { systemClock } from '../support/clock.ts';
 
 /**
  * Identities kept ready per asset in the store (DEPOSIT_IDENTITY_TARGET, HUSH_DEPOSIT_IDENTITY_TARGET). An API on two cores creates up to ~2,000 orders/s
@@ -60,11 +61,11 @@ export class DepositIdentityMint {
    * fresh deployment are not refused while the thread derives its first batches).
    */
   async filled(min = 64, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = systemClock.now() + timeoutMs;
     for (;;) {
       const counts = await countDepositIdentities(this.db);
       if (this.assets.list.every((a) => (counts.get(`${a.mint}:${a.tokenProgram}`) ?? 0) >= Math.min(min, this.target))) return;
-      if (Date.now() > deadline) throw new Error('deposit identities: the pool was not filled in time');
+      if (systemClock.now() > deadline) throw new Error('deposit identities: the pool was not filled in time');
       await new Promise((r) => setTimeout(r, 20));
     }
   }

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { EgressRefusedError, type WebhookEgress } from './webhook-egress.ts';
+import { systemClock } from '../support/clock.ts';
 
 /**
  * The old `Hush-*` headers go out beside the Standard Webhooks ones for one deprecation window, announced
@@ -29,7 +30,7 @@ function standardSecret(secret: string): string {
  * one `v1,<base64>` signature per secret (the new and the previous one during a rotation), plus the
  * deprecated Hush-* pair (signed with the current secret) and its Deprecation/Sunset announcement.
  */
-function webhookHeaders(eventId: string, body: string, secrets: readonly string[], now = new Date()): Record<string, string> {
+function webhookHeaders(eventId: string, body: string, secrets: readonly string[], now = systemClock.date()): Record<string, string> {
   const timestampS = Math.floor(now.getTime() / 1000);
   const signatures = secrets.map((s) => new Webhook(standardSecret(s)).sign(eventId, now, body));
   return {

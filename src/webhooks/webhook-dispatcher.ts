@@ -7,6 +7,7 @@ import { recordAsOf, statusRecord, type StatusRecord } from '../services/order-v
 import { postWebhook } from './webhook-delivery.ts';
 import { EgressRefusedError, WebhookEgress } from './webhook-egress.ts';
 import type { WebhookMetrics, WebhookOutcome } from './webhook-metrics.ts';
+import { systemClock } from '../support/clock.ts';
 
 /** Deliveries in flight at once, in all. */
 const PARALLEL = 16;
@@ -87,8 +88,8 @@ export class WebhookDispatcher {
    * anything (the next events of those orders may be due now). `settled()` awaits the deliveries (tests).
    */
   async pass(): Promise<boolean> {
-    if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
-      this.lastPurge = Date.now();
+    if (systemClock.now() - this.lastPurge > PURGE_EVERY_MS) {
+      this.lastPurge = systemClock.now();
       await purgeWebhookEvents(this.db);
     }
     const room = PARALLEL - this.inFlight;

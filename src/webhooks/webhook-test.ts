@@ -4,6 +4,7 @@ import type { Queryable } from '../store/db.ts';
 import { getWebhook } from '../store/webhooks-store.ts';
 import { postWebhook } from './webhook-delivery.ts';
 import { EgressRefusedError, type WebhookEgress } from './webhook-egress.ts';
+import { systemClock } from '../support/clock.ts';
 
 export { webhookEgressFor } from './webhook-egress.ts';
 
@@ -28,7 +29,7 @@ export async function sendTestWebhook(db: Queryable, accountId: string, egress: 
   const hook = await getWebhook(db, accountId);
   if (!hook) throw new HushError('NOT_FOUND', 'This account has no webhook; set one with PUT /transfer/v1/account/webhook');
   const eventId = `evt_test_${randomBytes(12).toString('base64url')}`;
-  const body = JSON.stringify({ id: eventId, type: 'webhook.test', createdAt: new Date().toISOString(), data: {} });
+  const body = JSON.stringify({ id: eventId, type: 'webhook.test', createdAt: systemClock.date().toISOString(), data: {} });
   const secrets = [hook.secret, ...hook.previousSecrets];
   let outcome: TestSendOutcome;
   try {

@@ -156,7 +156,7 @@ forEachEngine('admin-service', (ctx) => {
     // Once its expiry passes, a key stops authenticating.
     await ctx.db.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [k2.keyId]);
     assert.equal(await authCode(ctx.db, k2.apiKey), 'UNAUTHORIZED');
-    assert.equal(await apiKeyIsValid(ctx.db, k2.apiKey, acc.accountId), false);
+    assert.equal(await apiKeyIsValid(ctx.db, k2.apiKey, acc.accountId, new Date()), false);
   });
 
   it('revokeKey: the revoked key stops authenticating, the others keep working', async () => {

@@ -10,7 +10,7 @@ import { issueKey, startTestHush, type ApiResponse, type HushClient, type TestHu
 let t: TestHush;
 
 before(async () => {
-  t = await startTestHush();
+  t = await startTestHush({ chain: false });
 });
 after(() => t?.close());
 

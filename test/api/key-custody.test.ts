@@ -200,11 +200,11 @@ describe('key custody: role api holds no signing key', { skip: postgresSkipReaso
   });
 });
 
-test('an api process with TREASURY_SEED in its environment is refused at start, naming the variable, not its value', { timeout: 60_000 }, async () => {
+test('an api process with TREASURY_SEED in its environment is refused at start, naming the variable, not its value', { timeout: 150_000 }, async () => {
   const dir = makeTempDir('hush-custody-refused-');
   const seed = randomBytes(32).toString('hex');
   try {
-    const err = await spawnHush({ HUSH_ROLE: 'api', TREASURY_SEED: seed, DATA_DIR: dir, PORT: '0', SOLANA_RPC_URL: 'http://127.0.0.1:9' }, { label: 'api with seed', timeoutMs: 30_000 }).then(
+    const err = await spawnHush({ HUSH_ROLE: 'api', TREASURY_SEED: seed, DATA_DIR: dir, PORT: '0', SOLANA_RPC_URL: 'http://127.0.0.1:9' }, { label: 'api with seed', timeoutMs: 120_000 }).then(
       (p) => (p.proc.kill('SIGKILL'), null),
       (e: Error) => e,
     );

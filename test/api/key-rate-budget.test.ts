@@ -28,7 +28,7 @@ function writeBurst(client: TestHush['anon'], trackingId: string, recipient: str
   ]);
 }
 
-test('a cross-route burst from one key passes at most its order burst; the rest are 429 with Retry-After; another key is unaffected', { timeout: 30_000 }, async () => {
+test('a cross-route burst from one key passes at most its order burst; the rest are 429 with Retry-After; another key is unaffected', { timeout: 120_000 }, async () => {
   // order 5/s → a bucket of 10; the other kinds stay out of the way.
   const limits = { quote: 1_000, order: 5, status: 1_000, tokens: 1_000 };
   const a = await t.createAccount({ rateLimits: limits });

@@ -12,7 +12,7 @@ const KEYS = '/transfer/v1/account/keys';
 let t: TestHush;
 
 before(async () => {
-  t = await startTestHush();
+  t = await startTestHush({ chain: false });
 });
 after(() => t?.close());
 

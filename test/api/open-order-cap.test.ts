@@ -19,8 +19,9 @@ let sender: KeyPairSigner;
 let recipient: Address;
 
 before(async () => {
-  // A one-second order deadline: an order expires with its first transaction's blockhash (~9 s at 50 ms slots).
-  t = await startTestHush({ env: { HUSH_MAX_OPEN_ORDERS: String(CAP), HUSH_ORDER_TTL_S: '1' } });
+  // A one-second order deadline: an order expires with its first transaction's blockhash (~17 s at 100 ms
+  // slots). At 50 ms slots (~9 s) a loaded run sent the first order's deposit after its blockhash had died.
+  t = await startTestHush({ env: { HUSH_MAX_OPEN_ORDERS: String(CAP), HUSH_ORDER_TTL_S: '1', LOCALNET_SLOT_MS: '100' } });
   capped = await t.createAccount();
   other = await t.createAccount();
   sender = await fundedSender(t);

@@ -18,7 +18,7 @@ import { acceptsGzip } from '../../src/api/reference-assets.ts';
 let t: TestHush;
 before(async () => {
   // 5/s, burst 10, per address.
-  t = await startTestHush({ env: { HUSH_ANONYMOUS_RATE_LIMIT: '5' } });
+  t = await startTestHush({ chain: false, env: { HUSH_ANONYMOUS_RATE_LIMIT: '5' } });
 });
 after(() => t?.close());
 

@@ -20,7 +20,7 @@ let t: TestHush;
 const logs: string[] = [];
 
 before(async () => {
-  t = await startTestHush({ apiLog: (line) => void logs.push(line) });
+  t = await startTestHush({ chain: false, apiLog: (line) => void logs.push(line) });
 });
 after(() => t?.close());
 

@@ -8,13 +8,13 @@ import { test } from 'node:test';
 import { spawnHush } from '../support/hush-process.ts';
 import { makeTempDir, pollUntil, removeDir } from '../support/localnet.ts';
 
-test('HUSH_ROLE=worker with HUSH_OPS_PORT: /healthz, /readyz, /metrics, and nothing else; an API on its chain logs no RPC key', { timeout: 120_000 }, async () => {
+test('HUSH_ROLE=worker with HUSH_OPS_PORT: /healthz, /readyz, /metrics, and nothing else; an API on its chain logs no RPC key', { timeout: 360_000 }, async () => {
   const dataDir = makeTempDir('hush-worker-ops-');
   const worker = await spawnHush({ DATA_DIR: dataDir, HUSH_ROLE: 'worker', PORT: '0', HUSH_OPS_PORT: '0', LOCALNET_PORT: '0', HUSH_DRAIN_GRACE_MS: '0' }, { label: 'worker' });
   try {
     assert.equal(worker.url, null, 'no partner API');
     const ops = worker.opsUrl;
-    await pollUntil(async () => worker.output().includes(`hush: ops listener at ${ops}: /healthz, /readyz, /metrics`), { what: 'the ops line' });
+    await pollUntil(async () => worker.output().includes(`hush: ops listener at ${ops}: /healthz, /readyz, /metrics`), { what: 'the ops line', timeoutMs: 60_000 });
     const health = await fetch(`${ops}/healthz`);
     assert.equal(health.status, 200);
     assert.ok(health.headers.get('x-request-id'));

@@ -33,7 +33,7 @@ function eachClass(
   const sizes = new Map(out.release.map((r) => [r.id, r.releasedWith]));
   for (const key of new Set(waiting.map((w) => w.classKey))) {
     const members = waiting.filter((w) => w.classKey === key);
-    check({ key, members, deadline: Math.min(...members.map((m) => m.confirmedAt)) + holdMs(p), rate: rateFn(rates)(key), released, sizes });
+    check({ key, members, deadline: Math.min(...members.map((m) => m.confirmedAt)) + holdMs(p), rate: rates[Number(key.slice(1))], released, sizes });
   }
 }
 
@@ -162,41 +162,49 @@ describe('decideRelease', () => {
 });
 
 describe('expectedRelease', () => {
+  /** The central estimate of a known rate per second (expectedRelease reads evidence per ms). */
+  const central = (perS: number | undefined, p: Parameters<typeof expectedRelease>[1], choice?: Parameters<typeof expectedRelease>[2]) => {
+    const e = expectedRelease(perS === undefined ? undefined : perS / 1000, p, choice);
+    return { delaySeconds: e.delaySeconds, batch: e.batch };
+  };
   const quoted = { ...policy, targetSet: 8, budgetMs: 300_000, spreadFromMs: 0, spreadMs: 0, passEveryMs: 0 };
   it('releases more together as a class gets busier, and once it fills waits less; never beyond the hold or the target', () => {
     fc.assert(
       fc.property(fc.double({ min: 0, max: 100, noNaN: true }), fc.double({ min: 0, max: 100, noNaN: true }), fc.integer({ min: 1, max: 50 }), fc.boolean(), (a, b, k, fixedK) => {
         const [lo, hi] = a < b ? [a, b] : [b, a];
         const p = { ...quoted, targetSet: k, fixedK };
-        const slow = expectedRelease(lo, p);
-        const busy = expectedRelease(hi, p);
+        const slow = expectedRelease(lo / 1000, p);
+        const busy = expectedRelease(hi / 1000, p);
         // A class too thin to fill goes sooner the thinner it is (waiting would buy nobody); one that fills, sooner the busier.
         if (slow.batch === k) assert.ok(busy.delaySeconds <= slow.delaySeconds + 1e-9, `${lo} → ${slow.delaySeconds}, ${hi} → ${busy.delaySeconds}`);
         assert.ok(busy.batch >= slow.batch - 1e-9);
         for (const e of [slow, busy]) {
           assert.ok(e.delaySeconds >= 0 && e.delaySeconds <= 300);
           assert.ok(e.batch >= 1 && e.batch <= k);
+          // The promise never claims more than the central estimate, nor a shorter wait than the hold allows.
+          assert.ok(e.promisedBatch >= 1 && e.promisedBatch <= e.batch + 1e-9, `promised ${e.promisedBatch}, likely ${e.batch}`);
+          assert.ok(e.promisedDelaySeconds >= 0 && e.promisedDelaySeconds <= 300);
         }
       }),
     );
-    assert.deepEqual(expectedRelease(undefined, quoted), { delaySeconds: 0, batch: 1 }, 'unmeasured: no traffic, so at once');
-    assert.deepEqual(expectedRelease(undefined, { ...quoted, fixedK: true }), { delaySeconds: 300, batch: 1 }, 'a fixed k: the hold');
-    assert.deepEqual(expectedRelease(undefined, quoted, { minAnonymitySet: 5 }), { delaySeconds: holdMs({ ...quoted, budgetMs: quoted.ceilingMs }) / 1000, batch: 1 }, 'patient, no traffic: its whole hold');
-    assert.deepEqual(expectedRelease(0, quoted), { delaySeconds: 0, batch: 1 }, 'idle: released at once, alone');
-    assert.deepEqual(expectedRelease(1, quoted), { delaySeconds: 3.5, batch: 8 }, 'busy: half of the fill time of 7 more');
+    assert.deepEqual(central(undefined, quoted), { delaySeconds: 0, batch: 1 }, 'unmeasured: no traffic, so at once');
+    assert.deepEqual(central(undefined, { ...quoted, fixedK: true }), { delaySeconds: 300, batch: 1 }, 'a fixed k: the hold');
+    assert.deepEqual(central(undefined, quoted, { minAnonymitySet: 5 }), { delaySeconds: holdMs({ ...quoted, budgetMs: quoted.ceilingMs }) / 1000, batch: 1 }, 'patient, no traffic: its whole hold');
+    assert.deepEqual(central(0, quoted), { delaySeconds: 0, batch: 1 }, 'idle: released at once, alone');
+    assert.deepEqual(central(1, quoted), { delaySeconds: 3.5, batch: 8 }, 'busy: half of the fill time of 7 more');
   });
 
   it('a member waiting for a set its class cannot fill within the ceiling is promised the class at the oldest ceiling, not its set', () => {
     const ceilingHoldS = holdMs({ ...quoted, budgetMs: quoted.ceilingMs }) / 1000;
     // 19 more are needed; at this rate the ceiling's hold brings about half of them.
     const rate = 9 / ceilingHoldS;
-    const thin = expectedRelease(rate, quoted, { minAnonymitySet: 20 });
+    const thin = central(rate, quoted, { minAnonymitySet: 20 });
     // Nobody holds out for a set out of reach: the class goes together when its oldest member's hold runs out,
     // so a member waits half the hold on average and goes with the hold's arrivals.
     assert.equal(thin.delaySeconds, ceilingHoldS / 2, 'half the hold, on average');
     assert.ok(Math.abs(thin.batch - 10) < 1e-9, `sent with ${thin.batch}: the hold's arrivals, not its set and not alone`);
     // Busy enough to fill within the ceiling: the set, after half the fill time.
-    assert.deepEqual(expectedRelease(20 / ceilingHoldS, quoted, { minAnonymitySet: 20 }), { delaySeconds: (19 * ceilingHoldS) / 20 / 2, batch: 20 });
+    assert.deepEqual(central(20 / ceilingHoldS, quoted, { minAnonymitySet: 20 }), { delaySeconds: (19 * ceilingHoldS) / 20 / 2, batch: 20 });
   });
 });
 

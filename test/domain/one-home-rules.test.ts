@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { chainUnavailable, readingChain } from '../../src/domain/chain-unavailable.ts';
 import { HushError } from '../../src/domain/errors.ts';
-import { aboveWrappedSolReserve, poolHeld } from '../../src/domain/reserves.ts';
+import { aboveWrappedSolReserve, spendableBalance } from '../../src/domain/reserves.ts';
 import { settledFate } from '../../src/domain/settlement/tx-fate.ts';
 
 // The rules that each had several copies (issue 36), pinned to the values the copies held.
 describe('one home per rule', () => {
   test('a SOL pool keeps 0.01 SOL back; a token pool pays its whole token amount', () => {
-    assert.equal(poolHeld(true, { lamports: 15_000_000n, tokenAmount: null }), 5_000_000n);
-    assert.equal(poolHeld(true, { lamports: 1n, tokenAmount: null }), 1n - 10_000_000n, 'below its reserve: negative, callers clamp');
-    assert.equal(poolHeld(true, undefined), -10_000_000n);
-    assert.equal(poolHeld(false, { lamports: 2_039_280n, tokenAmount: 7n }), 7n);
-    assert.equal(poolHeld(false, undefined), 0n);
+    assert.equal(spendableBalance(true, { lamports: 15_000_000n, tokenAmount: null }), 5_000_000n);
+    assert.equal(spendableBalance(true, { lamports: 1n, tokenAmount: null }), 1n - 10_000_000n, 'below its reserve: negative, callers clamp');
+    assert.equal(spendableBalance(true, undefined), -10_000_000n);
+    assert.equal(spendableBalance(false, { lamports: 2_039_280n, tokenAmount: 7n }), 7n);
+    assert.equal(spendableBalance(false, undefined), 0n);
   });
 
   test("a wrapped-SOL account's token amount is its lamports above a token account's rent", () => {

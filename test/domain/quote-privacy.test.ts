@@ -5,7 +5,10 @@ import { expectedRelease, holdMs, type ReleasePolicy } from '../../src/domain/cl
 import { denominationsFor } from '../../src/domain/denomination-menu.ts';
 import { toAmount } from '../../src/domain/money.ts';
 import { estimatePrivacy, nearestStandard } from '../../src/domain/quote-privacy.ts';
+import { arrivalsAtOdds } from '../../src/domain/class-forecast.ts';
 
+/** A known rate per second as the forecast's evidence (per ms). */
+const perMs = (perS: number | undefined) => (perS === undefined ? undefined : perS / 1000);
 const USDC = [1, 2, 5, 10, 20, 50, 100, 200, 500].map((d) => BigInt(d) * 1_000_000n);
 const ALL = { min: 1n, max: 10n ** 18n };
 /** Target 8, a budget whose hold is 240 s, spread 5–30 s. */
@@ -44,25 +47,27 @@ describe('estimatePrivacy', () => {
   it('promises nothing for a non-standard amount and adds no wait to it', () => {
     fc.assert(
       fc.property(fc.double({ min: 0, max: 100, noNaN: true }), (rate) => {
-        assert.deepEqual(estimatePrivacy({ standard: false, classRatePerS: rate, suggestedAmounts }, POLICY), {
-          standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts, basis: 'measured',
+        assert.deepEqual(estimatePrivacy({ standard: false, classTraffic: perMs(rate), suggestedAmounts }, POLICY), {
+          standard: false, anonymitySet: 1, anonymitySetLikely: 1, delaySeconds: 0, suggestedAmounts, basis: 'measured',
         });
       }),
     );
   });
 
   it('a busy class fills to the target; a thin one is held to near its deadline with a smaller set; an idle or unmeasured one goes at once, alone', () => {
-    const busy = estimatePrivacy({ standard: true, classRatePerS: 1, suggestedAmounts }, POLICY);
-    assert.equal(busy.anonymitySet, 8);
-    assert.equal(busy.delaySeconds, Math.ceil(3.5 + 17.5)); // half of the 7 s the class takes to fill
+    const busy = estimatePrivacy({ standard: true, classTraffic: perMs(1), suggestedAmounts }, POLICY);
+    assert.deepEqual([busy.anonymitySet, busy.anonymitySetLikely], [8, 8]);
+    // 7 more arrive within about 9.1 s four times in five (Poisson at 1/s), then 80 % of the 5–30 s spread.
+    assert.equal(busy.delaySeconds, Math.ceil(9.07 + 5 + 20));
     assert.equal(busy.basis, 'measured');
     // No traffic: not held for nothing (two slots, no spread), and the quote says why.
     for (const rate of [0, undefined]) {
-      const idle = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts }, POLICY);
+      const idle = estimatePrivacy({ standard: true, classTraffic: perMs(rate), suggestedAmounts }, POLICY);
       assert.deepEqual([idle.anonymitySet, idle.delaySeconds, idle.basis], [1, 1, 'no_traffic']);
     }
-    const slow = estimatePrivacy({ standard: true, classRatePerS: 0.01, suggestedAmounts }, POLICY);
-    assert.equal(slow.anonymitySet, 3); // 1 + 0.01 × (240 − 10) = 3.3 deposits by the time it goes
+    const slow = estimatePrivacy({ standard: true, classTraffic: perMs(0.01), suggestedAmounts }, POLICY);
+    // 1 + 0.01 × (240 − 10.5) = 3.3 deposits by the time it goes, likely; at least 1 more four times in five.
+    assert.deepEqual([slow.anonymitySet, slow.anonymitySetLikely], [2, 3]);
   });
 
   it('never promises more than the target, a delay beyond the budget, or a set below 1; more traffic never promises a smaller set', () => {
@@ -70,8 +75,8 @@ describe('estimatePrivacy', () => {
       fc.property(fc.double({ min: 0, max: 50, noNaN: true }), fc.double({ min: 0, max: 50, noNaN: true }), fc.integer({ min: 1, max: 64 }), (r1, r2, k) => {
         const policy = { ...POLICY, targetSet: k };
         const [lo, hi] = r1 <= r2 ? [r1, r2] : [r2, r1];
-        const a = estimatePrivacy({ standard: true, classRatePerS: lo, suggestedAmounts }, policy);
-        const b = estimatePrivacy({ standard: true, classRatePerS: hi, suggestedAmounts }, policy);
+        const a = estimatePrivacy({ standard: true, classTraffic: perMs(lo), suggestedAmounts }, policy);
+        const b = estimatePrivacy({ standard: true, classTraffic: perMs(hi), suggestedAmounts }, policy);
         for (const e of [a, b]) {
           assert.ok(e.anonymitySet >= 1 && e.anonymitySet <= k);
           assert.ok(e.delaySeconds <= Math.ceil(policy.budgetMs / 1000));
@@ -79,7 +84,8 @@ describe('estimatePrivacy', () => {
         }
         assert.ok(b.anonymitySet >= a.anonymitySet);
         // A release of a class without traffic is not spread: two slots only.
-        assert.equal(a.delaySeconds, Math.ceil(expectedRelease(lo, policy).delaySeconds + (lo > 0 ? 17.5 : 0.4)));
+        assert.equal(a.delaySeconds, Math.ceil(expectedRelease(lo / 1000, policy).promisedDelaySeconds + (lo / 1000 > 0 ? 25 : 0.8)));
+        assert.ok(a.anonymitySetLikely >= a.anonymitySet && b.anonymitySetLikely >= a.anonymitySetLikely);
       }),
       { numRuns: 500 },
     );
@@ -91,21 +97,22 @@ describe('estimatePrivacy with the partner\'s choice', () => {
   const CEILING_HOLD_S = holdMs({ ...POLICY, budgetMs: POLICY.ceilingMs }) / 1000;
 
   it('echoes the choice; with no traffic a patient member is promised its whole hold and no company', () => {
-    const min = estimatePrivacy({ standard: true, classRatePerS: undefined, suggestedAmounts, requested: { minAnonymitySet: 20 } }, POLICY);
+    const min = estimatePrivacy({ standard: true, classTraffic: perMs(undefined), suggestedAmounts, requested: { minAnonymitySet: 20 } }, POLICY);
     assert.deepEqual(min.requested, { minAnonymitySet: 20 });
-    assert.deepEqual([min.anonymitySet, min.delaySeconds, min.basis], [1, Math.ceil(CEILING_HOLD_S + 17.5), 'no_traffic']);
-    const max = estimatePrivacy({ standard: true, classRatePerS: 0, suggestedAmounts, requested: { maxDelaySeconds: 120 } }, POLICY);
-    assert.deepEqual([max.anonymitySet, max.delaySeconds], [1, Math.ceil(120 - 30 - 2 + 17.5)]);
+    assert.deepEqual([min.anonymitySet, min.delaySeconds, min.basis], [1, Math.ceil(CEILING_HOLD_S + 25), 'no_traffic']);
+    const max = estimatePrivacy({ standard: true, classTraffic: perMs(0), suggestedAmounts, requested: { maxDelaySeconds: 120 } }, POLICY);
+    assert.deepEqual([max.anonymitySet, max.delaySeconds], [1, Math.ceil(120 - 30 - 2 + 25)]);
   });
 
   it('a set asked for is promised once the class can fill it within the ceiling; a bounded wait never promises past its bound', () => {
     fc.assert(
       fc.property(fc.double({ min: 1e-4, max: 50, noNaN: true }), fc.integer({ min: 2, max: 100 }), fc.integer({ min: 0, max: 7200 }), (rate, n, s) => {
-        const min = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts, requested: { minAnonymitySet: n } }, POLICY);
-        if ((n - 1) / rate <= CEILING_HOLD_S) assert.equal(min.anonymitySet, n);
+        const min = estimatePrivacy({ standard: true, classTraffic: perMs(rate), suggestedAmounts, requested: { minAnonymitySet: n } }, POLICY);
+        if (arrivalsAtOdds(rate / 1000, CEILING_HOLD_S * 1000, 0.2) >= n - 1) assert.equal(min.anonymitySet, n);
+        if ((n - 1) / rate <= CEILING_HOLD_S) assert.equal(min.anonymitySetLikely, n);
         assert.ok(min.anonymitySet <= n && min.delaySeconds <= Math.ceil(POLICY.ceilingMs / 1000));
-        const max = estimatePrivacy({ standard: true, classRatePerS: rate, suggestedAmounts, requested: { maxDelaySeconds: s } }, POLICY);
-        assert.ok(max.delaySeconds <= Math.max(Math.ceil(s), Math.ceil(17.5)), `${max.delaySeconds} s quoted for a bound of ${s} s`);
+        const max = estimatePrivacy({ standard: true, classTraffic: perMs(rate), suggestedAmounts, requested: { maxDelaySeconds: s } }, POLICY);
+        assert.ok(max.delaySeconds <= Math.max(Math.ceil(s), 25), `${max.delaySeconds} s quoted for a bound of ${s} s`);
         assert.ok(max.anonymitySet >= 1 && max.anonymitySet <= POLICY.targetSet);
       }),
       { numRuns: 500 },

@@ -49,14 +49,16 @@ const termsArb: fc.Arbitrary<QuoteTerms> = fc
     nonce: fc.uint8Array({ minLength: 8, maxLength: 8 }),
     standard: fc.boolean(),
     anonymitySet: fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })),
+    likelyAbove: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 64 })),
     delaySeconds: fc.oneof(fc.integer({ min: 0, max: 600 }), fc.maxSafeNat()),
     suggestedAmounts: fc.array(amountArb, { maxLength: 4 }),
     basis: fc.constantFrom('measured' as const, 'no_traffic' as const),
     requested: fc.option(fc.oneof(fc.integer({ min: 1, max: 1000 }).map((n) => ({ minAnonymitySet: n })), fc.maxSafeNat().map((s) => ({ maxDelaySeconds: s }))), { nil: undefined }),
   })
-  .map(({ sameAsset, ttlMs, sameWallet, feeRecipientAddress, requested, ...t }) => {
+  .map(({ sameAsset, ttlMs, sameWallet, feeRecipientAddress, requested, likelyAbove, ...t }) => {
     const terms: QuoteTerms = {
       ...t,
+      anonymitySetLikely: Math.min(Number.MAX_SAFE_INTEGER, t.anonymitySet + likelyAbove),
       destinationAssetId: sameAsset ? t.sourceAssetId : t.destinationAssetId,
       recipientAddress: sameWallet ? t.senderAddress : t.recipientAddress,
       expiresAtMs: t.issuedAtMs + ttlMs,
@@ -75,7 +77,7 @@ function typicalTerms(over: Partial<QuoteTerms> = {}): QuoteTerms {
   const issuedAtMs = Date.parse('2026-11-21T10:00:00.123Z');
   return {
     ...fees, sourceAssetId: 'usdc', destinationAssetId: 'usdc', duration: 25, standard: true, anonymitySet: 8,
-    delaySeconds: 20, suggestedAmounts: [toAmount(50_000_000n), toAmount(100_000_000n), toAmount(200_000_000n)], basis: 'measured', min: toAmount(1_000_000n),
+    anonymitySetLikely: 10, delaySeconds: 20, suggestedAmounts: [toAmount(50_000_000n), toAmount(100_000_000n), toAmount(200_000_000n)], basis: 'measured', min: toAmount(1_000_000n),
     max: toAmount(1_000_000_000_000n), issuedAtMs, expiresAtMs: issuedAtMs + 60_000, senderAddress: SENDER,
     recipientAddress: RECIPIENT, feeBps: 50, feeRecipientAddress: FEE_RECIPIENT, ...over,
   };
@@ -192,20 +194,23 @@ describe('quote token', () => {
       return 'q_' + Buffer.concat([p, tag]).toString('base64url');
     };
     assert.ok(openQuoteId(SECRET, ACCOUNT, sign(payload)), 'test re-signing matches the implementation');
-    for (const version of [1, 2, 4]) {
+    for (const version of [1, 2, 3, 5]) {
       const other = Buffer.from(payload);
       other[0] = version;
       assert.equal(openQuoteId(SECRET, ACCOUNT, sign(other)), null, `version ${version}`);
     }
-    // The tail is: anonymitySet 8, delaySeconds 20, 3 suggestions (varints of 4 bytes each).
+    // The tail is: anonymitySet 8, anonymitySetLikely 10, delaySeconds 20, 3 suggestions (varints of 4 bytes each).
     const tail = payload.length - 1 - 3 * 4;
     assert.equal(payload[tail], 3, 'test knows where the suggestion count is');
     const tooMany = Buffer.from(payload);
     tooMany[tail] = 5;
     assert.equal(openQuoteId(SECRET, ACCOUNT, sign(tooMany)), null, 'more than 4 suggestions');
     const noSet = Buffer.from(payload);
-    noSet[tail - 2] = 0;
+    noSet[tail - 3] = 0;
     assert.equal(openQuoteId(SECRET, ACCOUNT, sign(noSet)), null, 'an anonymity set of 0');
+    const likelyBelow = Buffer.from(payload);
+    likelyBelow[tail - 2] = 7;
+    assert.equal(openQuoteId(SECRET, ACCOUNT, sign(likelyBelow)), null, 'a likely set below the promised one');
     const flags = Buffer.from(payload);
     flags[1]! |= 0x80;
     assert.equal(openQuoteId(SECRET, ACCOUNT, sign(flags)), null, 'unknown flag');

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { linkedWithError, measuredSet, targets, type RateResult } from '../../bench/privacy/report.ts';
+import { measuredSet, targets, type RateResult } from '../../bench/privacy/report.ts';
+import { linkedWithError } from '../../bench/privacy/row-lines.ts';
 import type { RowScore } from '../../bench/privacy/score.ts';
 
 function row(over: Partial<RowScore>): RowScore & { results: unknown } {
@@ -12,14 +13,15 @@ function row(over: Partial<RowScore>): RowScore & { results: unknown } {
     row: 'swap', label: 'swap mix', rate: 1, lambdaD: 150, orders: 456, completed: 456, observed: 1,
     accuracy: { A1: 0, A2: 0.04, A3: 0.01, A4: 0.02, A5: 0, A6: 0.02 }, a1Links: 0, a1Correct: 0, best: 'A2', linked: 0.04, linkedSE: 0.01,
     confidentLinks: 0, setP10: 47, setMedian: 97, delayP50S: 158, delayP95S: 349, costLamports: 1e6, shuffledHits: 1,
-    quotedSetMedian: 30, padding: 0, releaseGuess: 0.033, releasedWithMismatches: [], releasedChecked: 456,
+    quotedSetMedian: 26, quotedLikelyMedian: 30, padding: 0, releaseGuess: 0.033, releasedWithMismatches: [], releasedChecked: 456,
+    promise: { orders: 456, setKept: 0.9, waitKept: 0.85, byTag: {} }, releasedMedian: 30,
   };
   return { ...base, ...over, results: {} };
 }
 
 const judged = (r: RowScore & { results: unknown }): string => {
   const results: RateResult[] = [{ rate: r.rate, compression: 4, run: { rows: [r], failedOrders: 0, unswept: 0, wallSeconds: 1, rpcRequests: 1, ownDelaysS: [] } }];
-  return targets(results).find((l) => l.includes('quoted anonymitySet'))!;
+  return targets(results).find((l) => l.includes('quoted anonymitySetLikely'))!;
 };
 
 it('holds the quote to the smaller of the posterior median set and the links’ 1 in n', () => {
@@ -29,11 +31,19 @@ it('holds the quote to the smaller of the posterior median set and the links’ 
   assert.equal(measuredSet({ setMedian: 31, linked: 0 }), 31);
 });
 
-it('passes a quote of 30 for the swap mix measured at 97 with links 1 in 25, and fails a quote of 97 there', () => {
-  assert.match(judged(row({})), /^PASS .*quoted 30, measured 25 \(the best adversary's median set 97, its links 1 in 25\)/);
-  assert.match(judged(row({ quotedSetMedian: 97 })), /^MISS /);
-  // Too modest is judged the same way: a quote of 10 against a measured 25.
-  assert.match(judged(row({ quotedSetMedian: 10 })), /^MISS /);
+it('passes a likely set of 30 for the swap mix measured at 97 with links 1 in 25, and fails a likely 97 there', () => {
+  assert.match(judged(row({})), /^PASS .*likely 30 \(promised 26\), measured 25 \(the best adversary's median set 97, its links 1 in 25\)/);
+  assert.match(judged(row({ quotedLikelyMedian: 97 })), /^MISS /);
+  // Too modest is judged the same way: a likely set of 10 against a measured 25.
+  assert.match(judged(row({ quotedLikelyMedian: 10 })), /^MISS /);
+});
+
+it('judges the quote as a promise: the set at least and the delivery within its duration, each for 80 % of the orders', () => {
+  const promise = (setKept: number, waitKept: number) =>
+    targets([{ rate: 1, compression: 4, run: { rows: [row({ row: 'std-out', promise: { orders: 100, setKept, waitKept, byTag: {} } })], failedOrders: 0, unswept: 0, wallSeconds: 1, rpcRequests: 1, ownDelaysS: [] } }]).find((l) => l.includes('the quote\'s promise'))!;
+  assert.match(promise(0.9, 0.8), /^PASS .*set kept for 90 %, wait kept for 80 % of 100 orders/);
+  assert.match(promise(0.79, 0.95), /^MISS /);
+  assert.match(promise(0.95, 0.7), /^MISS /);
 });
 
 it('prints a row’s linked share with one standard error of it, so a run’s verdict shows how near the bound it fell', () => {

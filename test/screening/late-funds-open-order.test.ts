@@ -142,7 +142,7 @@ describe('issue 49: late funds from a listed wallet into an open order', () => {
     await send(listedWallet, placed, placed.amountIn);
     const ended = await waitForOrder(acct.client, placed.trackingId, ['expired', 'deposit_confirmed', 'completed', 'refunding', 'refunded', 'held'], 30_000);
     assert.deepEqual([ended.status, ended.failureReason, ended.deposit], ['expired', 'deposit_account_taken', null]);
-    const h = await pollUntil(heldFor(placed.trackingId, []), { timeoutMs: 30_000, intervalMs: 300, what: 'the funds held' });
+    const h = await pollUntil(heldFor(placed.trackingId, []), { timeoutMs: 90_000, intervalMs: 300, what: 'the funds held' });
     assert.deepEqual([h.amount, h.decision.field, h.decision.address], [placed.amountIn.toString(), 'lateFundsPayer', listedWallet.address]);
     for (let i = 0; i < 2; i++) await worker().lateDepositTick();
     assert.equal(await balanceOf(chain, listedWallet.address, ASSETS.usdc), USDC(100) - placed.amountIn, 'the listed wallet got nothing back');

@@ -9,15 +9,15 @@ import { describePrivacy, type Quote } from '../../packages/sdk/src/index.ts';
 
 const request = { amount: '1000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: 's', recipientAddress: 'r' };
 const quoteWith = (privacy: Partial<Quote['privacy']>) =>
-  ({ privacy: { standard: true, anonymitySet: 30, delaySeconds: 120, suggestedAmounts: ['1000000'], basis: 'measured', ...privacy } }) as unknown as Quote;
+  ({ privacy: { standard: true, anonymitySet: 30, anonymitySetLikely: 30, delaySeconds: 120, suggestedAmounts: ['1000000'], basis: 'measured', ...privacy } }) as unknown as Quote;
 
 it('says when a class is not expected to reach the set asked within the ceiling: released with its class, the set it expects, and the way out', () => {
-  const [line] = describePrivacy(request, quoteWith({ anonymitySet: 8, delaySeconds: 10_800, requested: { minAnonymitySet: 20 } }), []);
+  const [line] = describePrivacy(request, quoteWith({ anonymitySet: 6, anonymitySetLikely: 8, delaySeconds: 10_800, requested: { minAnonymitySet: 20 } }), []);
   assert.match(line!, /not expected to reach the set asked \(asked: wait for a set of 20\) within the ceiling, so it is not held for it: released with its class/);
-  assert.match(line!, /about 10800 s on average \(expected anonymity set 8\)/);
-  // Reachable: the set it expects, as before.
-  const [reached] = describePrivacy(request, quoteWith({ anonymitySet: 20, delaySeconds: 900, requested: { minAnonymitySet: 20 } }), []);
-  assert.match(reached!, /expected anonymity set 20, expected wait about 900 s/);
+  assert.match(line!, /4 times in 5 it leaves with at least 6 \(likely 8\) within 10800 s/);
+  // Reachable: the set it is promised at those odds, and the likely one.
+  const [reached] = describePrivacy(request, quoteWith({ anonymitySet: 20, anonymitySetLikely: 20, delaySeconds: 900, requested: { minAnonymitySet: 20 } }), []);
+  assert.match(reached!, /4 times in 5 it leaves with an anonymity set of at least 20 \(likely 20\) within 900 s/);
   // Without traffic, waiting for a set: likely alone at the end of the wait.
   const [cold] = describePrivacy(request, quoteWith({ anonymitySet: 1, delaySeconds: 21_569, basis: 'no_traffic', requested: { minAnonymitySet: 20 } }), []);
   assert.match(cold!, /likely alone/);
@@ -35,5 +35,5 @@ it('is described one way in both READMEs, and the README shows what it prints (i
   const comments = shown.slice(0, shown.findIndex((l) => !l.startsWith('  // '))).map((l) => l.slice(5));
   const linkable = { ...request, amount: '25000000' };
   const quote = { privacy: { standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts: ['10000000', '100000000'], basis: 'measured' } } as unknown as Quote;
-  assert.deepEqual(describePrivacy(linkable, quote, [{ amount: '10000000', anonymitySet: 1, delaySeconds: 1 }, { amount: '100000000', anonymitySet: 1, delaySeconds: 1 }]), comments);
+  assert.deepEqual(describePrivacy(linkable, quote, [{ amount: '10000000', anonymitySet: 1, anonymitySetLikely: 1, delaySeconds: 1 }, { amount: '100000000', anonymitySet: 1, anonymitySetLikely: 1, delaySeconds: 1 }]), comments);
 });

@@ -24,4 +24,7 @@ test('held: the latest release moment and the seconds left; completed: the set i
   assert.equal(statusDetail(released, NOW), 'released for privacy with its class: 3 payouts, payout due in ~11 s');
   assert.equal(statusDetail({ ...released, status: 'sending' } as StatusRecord, NOW + 20_000), 'released for privacy with its class: 3 payouts, payout going out');
   assert.equal(statusDetail({ ...released, deposit: null } as unknown as StatusRecord, NOW), 'released for privacy with its class: 3 payouts');
+  // Released, its set not counted yet (issue 54: counted where the release landed): released, without a number.
+  const uncounted = { ...released, privacy: { ...released.privacy, releasedWith: null } } as unknown as StatusRecord;
+  assert.equal(statusDetail(uncounted, NOW), 'released for privacy with its class, payout due in ~11 s');
 });

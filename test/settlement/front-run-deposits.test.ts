@@ -60,12 +60,13 @@ describe('deposits count only what the order’s sender put there', { concurrenc
     t = await startTestHush({
       admin: true,
       log: (l) => logged.push(l),
-      // An order's transaction lives no longer than its deadline (and its blockhash: 150 slots): 10 s at 100 ms
+      // An order's transaction lives no longer than its deadline (and its blockhash: 150 slots): 20 s at 150 ms
       // slots leaves a loaded machine time to land the stranger's transaction and then the sender's before it
-      // dies (1 s flaked in the full suite, and 4 s at 50 ms slots on a machine loaded by the rest of the suite).
+      // dies (1 s flaked in the full suite, 4 s at 50 ms slots, and 10 s at 100 ms slots on a machine whose suite
+      // ran at three to eight runnable processes per core: the sender's transaction died unsent).
       // The default request budget: with none, the worker's reads of four flows at once kept the in-process chain
       // too busy to confirm anything while other test files ran beside this one (every flow timed out).
-      env: { LOCALNET_SLOT_MS: '100', HUSH_ORDER_TTL_S: '10', HUSH_SWEEP_INTERVAL_S: '1' },
+      env: { LOCALNET_SLOT_MS: '150', HUSH_ORDER_TTL_S: '20', HUSH_SWEEP_INTERVAL_S: '1' },
     });
     acct = await t.createAccount();
     chain = chainAt(t.chainUrl);

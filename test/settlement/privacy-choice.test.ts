@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { fundedSender, startTestHush, expectOk, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { untilStatus } from '../support/order-events.ts';
 import { assertPaidOnce, chainAt, depositWithRefresh, fetchLanded, placeOrder, waitForOrder, waitForReleasedWith, type Chain, type PlacedOrder } from '../support/settlement.ts';
 
 /** The default hold: the budget less the spread's max and two passes. */
@@ -66,8 +67,12 @@ describe('privacy chosen per quote', () => {
       assert.ok(o.placed.quote.privacy.delaySeconds > HOLD_S, `quoted ${o.placed.quote.privacy.delaySeconds} s`);
     }
     const first = await Promise.all([deposit(crowd[0]!), deposit(crowd[1]!)]);
-    // Two of three wait, well past when a default payout would have gone (its no-traffic release).
-    await new Promise((r) => setTimeout(r, 3_000));
+    // A default send of a class nobody else uses, confirmed after the two: not held for nothing, so the
+    // release pass that lets it go (the event awaited) has seen the two, and keeps them waiting for their set.
+    const control = await order('100000000');
+    assert.equal(control.placed.quote.privacy.requested, undefined);
+    await deposit(control);
+    await untilStatus(t.db, control.placed.trackingId, ['sending', 'completed'], 20_000);
     for (const o of crowd.slice(0, 2)) {
       const rec = expectOk(await acct.client.status(o.placed.trackingId)).order as any;
       assert.equal(rec.status, 'deposit_confirmed', 'held for the set it asked for');

@@ -142,7 +142,11 @@ test("the same provider budget, Hush at HUSH_RPC_MAX_RPS=10: 20 orders complete,
   const seconds = (Date.now() - started) / 1000;
   const refused = proxy.outcomes.get('429') ?? 0;
   console.log(`# 20 orders at HUSH_RPC_MAX_RPS=10 in ${seconds.toFixed(1)} s (reconcile included); ${proxy.total()} calls, ${refused} refused: ${JSON.stringify([...proxy.counts])}`);
-  assert.ok(refused <= proxy.total() / 20, `${refused} of ${proxy.total()} calls refused`);
+  // Hush's budget is a token bucket of 10/s with a burst of one second's worth (src/chain/rpc-budget.ts); the
+  // provider's is 100 per fixed 10 s window. A bucket may spend its burst on top of a window's 100, so at most
+  // one burst (10 calls) per window touched is refused by design: 8 of 151 once failed a bound of 1 in 20.
+  const windows = Math.ceil((seconds + 3) / 10);
+  assert.ok(refused <= 10 * windows, `${refused} of ${proxy.total()} calls refused in ${windows} windows of the provider`);
   // The counts run from before the warm-up (3 s) to the clean reconcile: 10 per second plus one burst.
   assert.ok(proxy.total() <= 10 * (seconds + 3) + 20, `${proxy.total()} calls in ${seconds.toFixed(1)} s: over the budget`);
 });

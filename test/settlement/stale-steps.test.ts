@@ -9,7 +9,7 @@ import type { KeyPairSigner } from '@solana/kit';
 import { getOrderByTrackingId } from '../../src/store/orders-store.ts';
 import { SettlementWorker } from '../../src/settlement/runner.ts';
 import { startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
-import { sleep } from '../support/localnet.ts';
+import { waitForSlot } from '../support/localnet.ts';
 import { ASSETS, SOL, balanceOf, chainAt, depositWithRefresh, newWallet, placeOrder, waitForOrder, type Chain } from '../support/settlement.ts';
 import { moveOrder } from '../support/move-order.ts';
 
@@ -20,8 +20,7 @@ describe('stale worker steps', () => {
   let sender: KeyPairSigner;
 
   before(async () => {
-    // A long privacy delay: the running worker confirms the deposit and leaves the payout for later.
-    hush = await startTestHush({ env: { HUSH_PAYOUT_DELAY_S: '600-600', HUSH_SWEEP_INTERVAL_S: '3600', LOCALNET_SLOT_MS: '100' } });
+    hush = await startTestHush({ env: { HUSH_SWEEP_INTERVAL_S: '3600', LOCALNET_SLOT_MS: '100' } });
     acct = await hush.createAccount();
     chain = chainAt(hush.chainUrl);
     sender = await newWallet(chain, { sol: 5n * SOL });
@@ -31,7 +30,10 @@ describe('stale worker steps', () => {
   test('a payout planned for an order the watchdog failed meanwhile is not recorded, and the recipient gets nothing', async () => {
     const h = hush.hush;
     const recipient = (await newWallet(chain)).address;
-    const placed = await placeOrder(acct.client, { amount: '200000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient });
+    // A private amount whose partner asked for a set of three, alone in its class: the running worker confirms
+    // the deposit and keeps the payout waiting for its class's release (an amount off the menu would be paid two
+    // slots on, before the watchdog below could fail it).
+    const placed = await placeOrder(acct.client, { amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient, privacy: { minAnonymitySet: 3 } });
     await depositWithRefresh(acct.client, chain, placed, sender);
     await waitForOrder(acct.client, placed.trackingId, ['deposit_confirmed'], 30_000);
 
@@ -44,8 +46,11 @@ describe('stale worker steps', () => {
     assert.equal(r.ok, false);
     const { rows } = await h.db.query(`SELECT status FROM chain_txs WHERE kind = 'payout' AND order_id = $1`, [held.id]);
     assert.deepEqual(rows, [], 'no payout recorded for a failed order');
-    // Time for the running worker's transaction loop to send anything recorded.
-    await sleep(2_000);
+    // The running worker's transaction loop sends whatever is recorded and unsent: one pass of it now, then
+    // the slots in which a payout sent now lands (the floor is two), instead of a sleep.
+    await h.worker!.txTick();
+    const sentBy = await chain.rpc.getSlot({ commitment: 'confirmed' }).send();
+    await waitForSlot(chain.rpc, sentBy + 3n);
     assert.equal(await balanceOf(chain, recipient, ASSETS.sol), before, 'the recipient of a failed order is not paid');
     assert.equal((await getOrderByTrackingId(h.db, placed.trackingId))!.status, 'failed');
   });

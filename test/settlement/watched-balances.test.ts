@@ -9,6 +9,7 @@ import { afterEach, beforeEach, mock, test } from 'node:test';
 import type { AccountBalance } from '../../src/chain/chain-view.ts';
 import type { SettlementContext } from '../../src/settlement/context.ts';
 import { SAFETY_READ_MS, WatchedBalances } from '../../src/settlement/fast-path/watched-balances.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const SLOT_MS = 100;
 const A = 'DepositAccount1111111111111111111111111111111';
@@ -26,6 +27,7 @@ function standIn() {
       watchMentions: (a: string, l: (tx: { signature: string; err: unknown }) => void) => (mentions.set(a, l), () => mentions.delete(a)),
     },
     foreign: { origins: { saw: () => {}, forget: () => {} } },
+    clock: systemClock,
     wake: () => {},
     view: {
       balances: async (accounts: string[]) => {

@@ -31,21 +31,38 @@ forEachEngine('class traffic', (ctx) => {
     assert.deepEqual(await recentClassCounts(ctx.db, new Date(0), []), []);
   });
 
-  it('ClassTraffic turns the counts into a rate per second over its window, once it has seen traffic long enough to measure', async () => {
+  it('counts by age bucket when asked: byAge[i] were created i buckets ago', async () => {
+    await ctx.fresh();
+    const acc = await createTestAccount(ctx.db);
+    // 1,000 USDC: a class of this test's own (the store keeps the other tests' orders).
+    const thousand = { amountIn: 1_000_000_000n, amountOut: 999_000_000n };
+    await order(acc, thousand, true, 5);
+    await order(acc, thousand, true, 25);
+    await order(acc, thousand, true, 26);
+    const [c] = await recentClassCounts(ctx.db, new Date(Date.now() - 3600_000), [1_000_000_000n], { now: new Date(), bucketMs: 10_000 });
+    assert.equal(c!.deposits, 3);
+    assert.deepEqual(c!.byAge, [1, 0, 2]);
+  });
+
+  it('ClassTraffic reads each class as arrivals, exposure (its window, a prior silence added) and dispersion: a burst is one episode', async () => {
     await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
     await order(acc, { amountIn: 1_000_000n, amountOut: 900_000n }, true, 3 * 3600); // Hush's first order, three hours ago
     for (let i = 0; i < 6; i++) await order(acc, { amountIn: 10_000_000n, amountOut: 9_900_000n }, true);
     const traffic = new ClassTraffic(ctx.db, loadAssets(), 60, 30);
     const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000n };
-    assert.equal(traffic.ratePerS(cls), undefined, 'unmeasured until read');
+    assert.equal(traffic.arrivalsOf(cls), undefined, 'nothing until read');
     await traffic.refresh();
-    assert.equal(traffic.ratePerS(cls), 6 / 60);
-    assert.equal(traffic.rateOfKey('usdc>usdc:exact_in:10000000'), 6 / 60);
-    assert.equal(traffic.ratePerS({ ...cls, pinnedAmount: 100_000_000n }), 0, 'measured and idle');
+    const seen = traffic.arrivalsOf(cls)!;
+    assert.equal(seen.arrivals, 6);
+    assert.ok(Math.abs(seen.exposureMs - 90_000) < 1e-6, `the 60 s window and the 30 s prior silence: ${seen.exposureMs}`);
+    // Six deposits in one bucket of 360: one episode of about six, not six independent arrivals.
+    assert.ok(seen.dispersion > 5, `dispersion ${seen.dispersion}`);
+    const idle = traffic.arrivalsOf({ ...cls, pinnedAmount: 100_000_000n })!;
+    assert.deepEqual([idle.arrivals, Math.round(idle.exposureMs), idle.dispersion], [0, 90_000, 1], 'watched and idle');
   });
 
-  it('a young Hush measures over its own life, and nothing before it has seen traffic for the minimum span', async () => {
+  it('a young Hush watches over its own life, a prior silence added: nothing before its first order', async () => {
     const { db } = await ctx.fresh(); // an empty store: the first order decides Hush's age
     const acc = await createTestAccount(db);
     const at = async (agoS: number) =>
@@ -55,15 +72,38 @@ forEachEngine('class traffic', (ctx) => {
     const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000n };
     const empty = new ClassTraffic(db, loadAssets(), 3600, 30);
     await empty.refresh();
-    assert.equal(empty.ratePerS(cls), undefined, 'no order yet: nothing measured');
+    assert.equal(empty.arrivalsOf(cls), undefined, 'no order yet: nothing watched');
     await at(100);
     await at(10);
     const young = new ClassTraffic(db, loadAssets(), 3600, 30);
     await young.refresh();
-    const rate = young.ratePerS(cls)!;
-    assert.ok(Math.abs(rate - 2 / 100) < 0.002, `two deposits over the 100 s Hush has seen, not over the hour: ${rate}`);
-    const cold = new ClassTraffic(db, loadAssets(), 3600, 600);
-    await cold.refresh();
-    assert.equal(cold.ratePerS(cls), undefined, '100 s is less than the 600 s minimum');
+    const seen = young.arrivalsOf(cls)!;
+    assert.equal(seen.arrivals, 2);
+    assert.ok(Math.abs(seen.exposureMs - 130_000) < 2_000, `the 100 s Hush has seen and 30 s of prior silence, not the hour: ${seen.exposureMs}`);
+    assert.equal(seen.dispersion, 1, 'two lone arrivals');
+  });
+  it('a young Hush reads its traffic every second (a crowd is seen by the next quotes), an older one at its own pace', async () => {
+    await ctx.fresh();
+    const acc = await createTestAccount(ctx.db);
+    // 10,000 USDC: a class of this test's own. The store's first order is older than this test; a prior
+    // silence of ten days keeps Hush young, one of a second does not.
+    const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000_000n };
+    await order(acc, { amountIn: 1_000_000n, amountOut: 900_000n }, true);
+    const young = new ClassTraffic(ctx.db, loadAssets(), 3600, 864_000, Infinity, 600_000);
+    const older = new ClassTraffic(ctx.db, loadAssets(), 3600, 1, Infinity, 600_000);
+    await Promise.all([young.refresh(), older.refresh()]);
+    young.start();
+    older.start();
+    try {
+      assert.equal(young.arrivalsOf(cls)!.arrivals, 0);
+      await order(acc, { amountIn: 10_000_000_000n, amountOut: 9_990_000_000n }, true);
+      const deadline = Date.now() + 5_000;
+      while (young.arrivalsOf(cls)!.arrivals === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(young.arrivalsOf(cls)!.arrivals, 1, 'seen within a few seconds, not at the next ten-minute read');
+      assert.equal(older.arrivalsOf(cls)!.arrivals, 0, 'an older Hush reads at its own pace');
+    } finally {
+      young.stop();
+      older.stop();
+    }
   });
 });

@@ -73,4 +73,27 @@ forEachEngine('counting a class release where it landed', (ctx) => {
     assert.ok((await countLandedReleases(ctx.db, SPAN)) >= 1);
     assert.deepEqual(await sizes([a, b, c, d]), [2, 2, 1, 0]);
   });
+
+  it("counts the class's other payouts landed in the burst, whichever release sent them: an outside reader cannot tell releases apart", async () => {
+    await ctx.fresh();
+    const acc = await createTestAccount(ctx.db);
+    const first = new Date(Date.now() - 90_000);
+    const second = new Date(Date.now() - 60_000);
+    const [a, b] = [await released(acc, twenty, first), await released(acc, twenty, first)];
+    const c = await released(acc, twenty, second);
+    // A member of the class paid at its budget, never released with others (class_released_at stays null).
+    const lone = await released(acc, twenty, first);
+    await ctx.db.query('UPDATE orders SET class_released_at = NULL, class_release_size = NULL WHERE id = $1', [lone]);
+    // Far beyond the burst (more than a span after the last): another burst, not company.
+    const far = await released(acc, twenty, second);
+    for (const id of [a, b, c, lone, far]) assert.ok(await moveOrder(ctx.db, id, 'deposit_confirmed', 'sending'));
+    await payout(a, 1_000);
+    await payout(b, 1_000 + SPAN);
+    await payout(c, 1_000 + SPAN + 10);
+    await payout(lone, 1_000 - 20);
+    await payout(far, 1_000 + 3 * SPAN + 11);
+    await countLandedReleases(ctx.db, SPAN);
+    assert.deepEqual(await sizes([a, b, c, far]), [4, 4, 4, 1], 'a, b, c and the lone payout land as one burst on the chain; far lands alone');
+  });
 });
+

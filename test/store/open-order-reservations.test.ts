@@ -45,21 +45,21 @@ forEachEngine('reservations of open orders', (ctx) => {
     const b = `b${randomBytes(4).toString('hex')}`;
     // What the pools are committed to per asset: owed by open orders, plus pending outflows (every pending
     // transaction here pays from the wallet 'pool-<asset>').
-    // Unfunded orders are not owed but held (per account, within their hold window): counted with what is owed here.
-    const heldOf = (held: Map<string, Map<string, bigint>>, asset: string) => [...(held.get(asset)?.values() ?? [])].reduce((x, y) => x + y, 0n);
+    // Unfunded orders are not owed but reserved (per account, within their reservation window): counted with what is owed here.
+    const reservedOf = (reserved: Map<string, Map<string, bigint>>, asset: string) => [...(reserved.get(asset)?.values() ?? [])].reduce((x, y) => x + y, 0n);
     const reserved = async () => {
-      const { owed, pending, held } = await poolCommitments(ctx.db, 3600);
-      return { a: (owed.get(a) ?? 0n) + heldOf(held, a) + (pending.get(`pool-${a}`) ?? 0n), b: (owed.get(b) ?? 0n) + heldOf(held, b) + (pending.get(`pool-${b}`) ?? 0n) };
+      const { owed, pending, reserved: unfunded } = await poolCommitments(ctx.db, 3600);
+      return { a: (owed.get(a) ?? 0n) + reservedOf(unfunded, a) + (pending.get(`pool-${a}`) ?? 0n), b: (owed.get(b) ?? 0n) + reservedOf(unfunded, b) + (pending.get(`pool-${b}`) ?? 0n) };
     };
     const owedOnly = async () => {
-      const { owed, held } = await poolCommitments(ctx.db, 3600);
-      return { a: (owed.get(a) ?? 0n) + heldOf(held, a), b: (owed.get(b) ?? 0n) + heldOf(held, b) };
+      const { owed, reserved: unfunded } = await poolCommitments(ctx.db, 3600);
+      return { a: (owed.get(a) ?? 0n) + reservedOf(unfunded, a), b: (owed.get(b) ?? 0n) + reservedOf(unfunded, b) };
     };
 
     await orderIn([], { source: b, destination: a, amountOut: 100n });
     await orderIn(['deposit_detected', 'deposit_confirmed'], { source: b, destination: a, amountOut: 20n });
     assert.deepEqual(await reserved(), { a: 120n, b: 0n });
-    assert.equal((await poolCommitments(ctx.db, 3600)).owed.get(a), 20n, 'only the funded order is owed; the unfunded one is held');
+    assert.equal((await poolCommitments(ctx.db, 3600)).owed.get(a), 20n, 'only the funded order is owed; the unfunded one is reserved');
     // Issue 49: an order held by screening still owes its amountOut (a release pays it): it is not free inventory.
     await orderIn(['deposit_detected', 'deposit_confirmed', 'held'], { source: b, destination: a, amountOut: 30n });
     assert.equal((await poolCommitments(ctx.db, 3600)).owed.get(a), 50n, 'a held order is owed');
@@ -144,7 +144,7 @@ forEachEngine('reservations of open orders', (ctx) => {
     const funded = await place(two, 1_000n, 10, 600);
     assert.ok(await moveOrder(ctx.db, funded, 'awaiting_deposit', 'deposit_detected'));
     const c = await poolCommitments(ctx.db, 120);
-    assert.deepEqual(c.held.get(a), new Map([[one, 300n], [two, 7n]]));
+    assert.deepEqual(c.reserved.get(a), new Map([[one, 300n], [two, 7n]]));
     assert.equal(c.owed.get(a), 1_000n, 'a funded order is owed in full');
     assert.equal(c.open.get(one)?.count, 3);
     assert.equal(c.open.get(two)?.count, 1, 'a funded order frees its slot');

@@ -11,14 +11,15 @@ import { Treasury } from '../../src/treasury/treasury.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
 import { publishedWalletsOf } from '../../src/treasury/treasury-wallets.ts';
 
-export function workerCustodyStandIn(seedHex: string, assets: AssetRegistry) {
+export function workerCustodyStandIn(seedHex: string, assets: AssetRegistry, target?: number) {
   let mint: DepositIdentityMint | null = null;
   return {
     /** startHush's onReady: runs on the API's own store once it is open, before the start completes. */
     async onReady({ db }: { db: Db }): Promise<void> {
       const keys = new TreasuryKeys(new Uint8Array(Buffer.from(seedHex, 'hex')));
       await publishTreasuryWallets(db, publishedWalletsOf(await Treasury.load(keys, assets)));
-      mint = new DepositIdentityMint(db, keys.depositMasterKey, assets).start();
+      // As many identities as the deployment keeps (HUSH_DEPOSIT_IDENTITY_TARGET), not the production default.
+      mint = new DepositIdentityMint(db, keys.depositMasterKey, assets, target === undefined ? {} : { target }).start();
       await mint.filled();
     },
     async stop(): Promise<void> {

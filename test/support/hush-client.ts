@@ -155,10 +155,10 @@ export function assertTokenBucket(p: { gaps: number[]; passed: number; retryAfte
   assert.equal(p.retryAfter, '1', 'a refused request may retry once the next token is in (≤ 500 ms, whole seconds)');
   assert.ok(p.passed >= 3 && p.passed <= 6, `one pass per 500 ms over 2.5 s, got ${p.passed} (gaps ${shown} ms)`);
   // Two gaps at a time: a pass seen late (a busy machine) shortens the next gap by as much. A bucket gives
-  // pairs of ~1000 ms; a fixed window passes its budget in a burst (pairs near 0). 500 leaves room for an
-  // answer seen ~350 ms late under a loaded CI run.
+  // pairs of ~1000 ms; a fixed window passes its budget in a burst (pairs near 0). 400 leaves room for an
+  // answer seen ~500 ms late under a loaded CI run (a pair of 470 ms was seen at three runnable processes per core).
   const pairs = p.gaps.slice(1).map((g, k) => g + p.gaps[k]!);
-  assert.ok(pairs.length === 0 || Math.min(...pairs) >= 500, `passes are spread out, not a burst: gaps ${shown} ms`);
+  assert.ok(pairs.length === 0 || Math.min(...pairs) >= 400, `passes are spread out, not a burst: gaps ${shown} ms`);
   assert.ok(Math.max(...p.gaps) <= 1_200, `a token comes back every 500 ms, no starving: gaps ${shown} ms`);
 }
 

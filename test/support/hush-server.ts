@@ -40,6 +40,8 @@ export * from './hush-client.ts';
 
 export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' as Address;
 export const SOL = 1_000_000_000n;
+/** An RPC address nothing answers (startTestHush's `chain: false`). */
+export const NO_CHAIN_URL = 'http://127.0.0.1:9';
 
 export interface TestAccount {
   id: string;
@@ -112,6 +114,12 @@ export interface TestHushOptions {
    * treasury seed. Its close() leaves the shared store to its owner.
    */
   sharing?: TestHush;
+  /**
+   * false: no chain at all, for API tests that never reach one (keys, accounts, static pages). An API
+   * process (HUSH_ROLE=api) whose RPC address nothing answers: no local chain started, no funding, no worker;
+   * the test plays the worker's key-holding part. Quotes and orders answer 503 there.
+   */
+  chain?: false;
   /** Receives Hush's own log lines (ALERTs, treasury reports). */
   log?: (line: string) => void;
   /** Receives the structured records instead (as `npm start`'s pino does). */
@@ -154,6 +162,8 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     ...(engine === 'postgres' ? { DATABASE_URL: POSTGRES_URL, DATABASE_SCHEMA: schema } : {}),
     ...(adminToken ? { HUSH_ADMIN_TOKEN: adminToken } : {}),
     ...(peer ? { HUSH_ROLE: 'api', SOLANA_RPC_URL: peer.chainUrl } : {}),
+    // Port 9 (discard) on the loopback: refused at once, so no call waits for an answer.
+    ...(opts.chain === false && !peer ? { HUSH_ROLE: 'api', SOLANA_RPC_URL: NO_CHAIN_URL } : {}),
     ...opts.env,
   };
   // Every test chain is a local one, embedded or behind SOLANA_RPC_URL: Hush assumes its slot time.
@@ -161,7 +171,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
   // docs/spec.md §10: role api never holds the seed; with a store of its own, the test plays the worker's part.
   if (env.HUSH_ROLE === 'api') delete env.TREASURY_SEED;
   const config = loadConfig(env);
-  const standIn = config.role === 'api' && !peer ? workerCustodyStandIn(treasurySeed, config.assets) : null;
+  const standIn = config.role === 'api' && !peer ? workerCustodyStandIn(treasurySeed, config.assets, config.depositIdentityTarget) : null;
   if (engine === 'postgres') assert.equal(config.databaseSchema, schema, 'loadConfig must pass DATABASE_SCHEMA through');
   let hush: RunningHush;
   try {

@@ -201,7 +201,8 @@ export async function waitForSlot(rpc: LocalRpc, slot: bigint, timeoutMs = 20_00
   );
 }
 
-export async function waitForStatus(rpc: LocalRpc, signature: Signature, level: 'processed' | 'confirmed' | 'finalized', timeoutMs = 20_000) {
+/** `timeoutMs`: as waitForConfirmed's, a bound for a loaded machine (three runnable processes per core), not a figure. */
+export async function waitForStatus(rpc: LocalRpc, signature: Signature, level: 'processed' | 'confirmed' | 'finalized', timeoutMs = 60_000) {
   const rank = { processed: 0, confirmed: 1, finalized: 2 } as const;
   return pollUntil(
     async () => {

@@ -21,7 +21,7 @@ const ACC = 'acc_reserving';
 
 async function setup() {
   const treasury = await Treasury.load(new TreasuryKeys(randomBytes(32)), assets);
-  let reserved: { side: 'held'; key: string; account: string; total: string }[] = [];
+  let reserved: { side: 'reserved'; key: string; account: string; total: string }[] = [];
   let gate: Promise<void> | null = null;
   const db = {
     kind: 'pglite',
@@ -42,7 +42,7 @@ async function setup() {
   return {
     inv,
     setReserved(total: bigint) {
-      reserved = total > 0n ? [{ side: 'held', key: 'usdc', account: ACC, total: total.toString() }] : [];
+      reserved = total > 0n ? [{ side: 'reserved', key: 'usdc', account: ACC, total: total.toString() }] : [];
     },
     hold() {
       let release!: () => void;

@@ -4,7 +4,7 @@
  *   hush tokens
  *   hush quote --from <asset> [--to <asset>] --amount <base units> --sender <addr> --recipient <addr> [--mode exact_in|exact_out] [--fee-bps n --fee-recipient addr]
  *     [--min-set n | --max-delay s] [--private-only]   (the user's privacy choice; refuse an amount that is not private)
- *     (the quote as JSON on stdout; on stderr, whether the amount is private and the private amounts nearby with their expected sets)
+ *     (the quote as JSON on stdout; on stderr, whether the amount is private and the private amounts nearby with the set and wait each keeps 4 times in 5)
  *   hush send --keypair <file> --from <asset> [--to <asset>] --amount <base units> --recipient <addr> [--mode …] [--fee-bps n --fee-recipient addr]
  *   hush status <trackingId>
  *   hush watch <trackingId>

@@ -15,13 +15,15 @@ export function statusDetail(s: StatusRecord, now = Date.now()): string {
   if (s.refund) return `refund ${s.refund.signature} (${s.refund.reason})`;
   if (s.failureReason) return `(${s.failureReason})`;
   if (privacy.releaseBy) return heldFor(privacy.releaseBy, now);
-  if (privacy.releasedWith !== null) {
-    // Released but not yet sent: the payout is due at the deposit's confirmation plus its hold (heldSeconds),
-    // a moment that may still be ahead, so the line says when it is due rather than "after".
+  // Released (heldSeconds is set from the release on) but not yet sent. Its set (releasedWith) is counted on
+  // the chain once the release has landed, so before that the line says it was released, without a number.
+  if (privacy.releasedWith !== null || privacy.heldSeconds !== null) {
+    // The payout is due at the deposit's confirmation plus its hold (heldSeconds), a moment that may still be
+    // ahead, so the line says when it is due rather than "after".
     const confirmedAt = s.deposit?.confirmedAt ? Date.parse(s.deposit.confirmedAt) : NaN;
     const dueIn = privacy.heldSeconds !== null && Number.isFinite(confirmedAt) ? Math.ceil((confirmedAt + privacy.heldSeconds * 1000 - now) / 1000) : null;
     const when = dueIn === null ? '' : dueIn > 0 ? `, payout due in ~${dueIn} s` : ', payout going out';
-    return `released for privacy with its class: ${set(privacy.releasedWith)}${when}`;
+    return `released for privacy with its class${privacy.releasedWith !== null ? `: ${set(privacy.releasedWith)}` : ''}${when}`;
   }
   return '';
 }

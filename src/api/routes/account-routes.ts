@@ -27,8 +27,8 @@ export async function accountRoutes(fastify: FastifyInstance, { deps, limit }: {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // The operator's own service: one implementation of keys and webhooks for both; this process's
   // authentication cache forgets the account at once (other API processes within its 5 s).
-  const admin = new AdminService(deps.db, { onAccountChanged: (id) => deps.auth.invalidate(id), webhookEgress: webhookEgressFor(deps.config) });
-  const account = new PartnerAccountService(deps.db, admin, deps.config.rateLimits);
+  const admin = new AdminService(deps.db, { onAccountChanged: (id) => deps.auth.invalidate(id), webhookEgress: webhookEgressFor(deps.config), ...(deps.clock ? { clock: deps.clock } : {}) });
+  const account = new PartnerAccountService(deps.db, admin, deps.config.rateLimits, deps.clock);
   const config = limit('account');
   const tags = ['account'];
   const security = BEARER;

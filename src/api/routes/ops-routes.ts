@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../metrics.ts';
+import { systemClock } from '../../support/clock.ts';
 
 /** What the operational routes read; the ops listener's deps extend it. */
 export interface OpsRouteDeps {
@@ -18,7 +19,7 @@ const NOT_READY_RETRY_S = '5';
 export const REFUSING_WINDOW_MS = 10_000;
 
 /** The partner port's saturation for /readyz (docs/spec.md §7), and whether it is refusing keyed requests now. */
-function partnerPort(deps: OpsRouteDeps, now = Date.now()): { details: Record<string, unknown>; refusing: boolean } | null {
+function partnerPort(deps: OpsRouteDeps, now = systemClock.now()): { details: Record<string, unknown>; refusing: boolean } | null {
   const status = deps.metrics.connections.listeners.get('partner')?.();
   if (!status) return null; // role worker: no partner port
   const recent = (at: number | null) => at !== null && now - at < REFUSING_WINDOW_MS;

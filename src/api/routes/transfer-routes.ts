@@ -13,6 +13,8 @@ import { quoteKey } from '../../domain/quote-token.ts';
 import { Type } from 'typebox';
 import { listReceiptKeys } from '../../store/receipts/receipt-keys.ts';
 import { sendTestWebhook, webhookEgressFor } from '../../webhooks/webhook-test.ts';
+import { systemClock } from '../../support/clock.ts';
+import { requestLane } from '../request-lane.ts';
 import {
   DepositHintBody,
   QUOTE_ID_PATTERN,
@@ -45,9 +47,9 @@ function shortLived<T>(ttlMs: number, read: () => Promise<T>): { get(): Promise<
   let kept: { at: number; value: Promise<T> } | null = null;
   return {
     get() {
-      if (kept && Date.now() - kept.at < ttlMs) return kept.value;
+      if (kept && systemClock.now() - kept.at < ttlMs) return kept.value;
       const value = read();
-      kept = { at: Date.now(), value };
+      kept = { at: systemClock.now(), value };
       value.catch(() => (kept = null));
       return value;
     },
@@ -183,7 +185,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     },
     async (request, reply) => {
       const raw = idempotencyKeyOf(request);
-      const outcome = await deps.orders.create(caller(request).account, { ...request.body, quote: request.body.quote as Record<string, unknown> }, raw);
+      const outcome = await deps.orders.create(caller(request).account, { ...request.body, quote: request.body.quote as Record<string, unknown> }, raw, requestLane(reply));
       if (outcome.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(outcome.status).send(outcome.body);
     },
@@ -204,7 +206,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         response: { 200: documented(OrderResponse, 'The same order with a new deposit transaction'), ...errors(OPERATION_ERRORS.refreshOrder) },
       },
     },
-    async (request) => deps.orders.refresh(caller(request).account, request.params.trackingId),
+    async (request, reply) => deps.orders.refresh(caller(request).account, request.params.trackingId, requestLane(reply)),
   );
 
   app.get(
@@ -326,7 +328,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       },
     },
     async (request, reply) => {
-      const out = await deps.deposits.hint(caller(request).account, request.body.trackingId, request.body.signature);
+      const out = await deps.deposits.hint(caller(request).account, request.body.trackingId, request.body.signature, requestLane(reply));
       return reply.code(out.status).send(out.body as never);
     },
   );

@@ -91,9 +91,17 @@ const QuotePrivacy = Type.Object(
     }),
     anonymitySet: Type.Integer({
       minimum: 1,
-      description: "Expected number of payouts this one will leave together with (the set it hides in), from its class's recent traffic; 1 for an amount that is not standard (not private)",
+      description:
+        "The number of payouts this one leaves together with (the set it hides in), counting itself, that the order gets at least 4 times in 5, from its class's recent traffic; 1 for an amount that is not standard (not private)",
     }),
-    delaySeconds: Type.Integer({ minimum: 0, description: 'Expected wait, in seconds, between the deposit being confirmed and the payout leaving (part of duration)' }),
+    anonymitySetLikely: Type.Integer({
+      minimum: 1,
+      description: 'The central estimate of that set: what the order most likely gets (at least anonymitySet; the two are equal when the traffic leaves no doubt)',
+    }),
+    delaySeconds: Type.Integer({
+      minimum: 0,
+      description: 'The wait, in seconds, between the deposit being confirmed and the payout leaving, not exceeded at least 4 times in 5 (part of duration)',
+    }),
     suggestedAmounts: Type.Array(amount('A standard amount'), {
       maxItems: 4,
       description: "The standard amounts nearest to the requested one, in the request's mode, ascending: offer them when standard is false",

@@ -82,10 +82,10 @@ export class DepositWatch {
       .listen(ORDER_CHANGED_CHANNEL, () => (list.changed = true), () => (list.changed = true))
       .catch(() => null);
     const live = (await list.listening) !== null;
-    if (live && !list.changed && Date.now() - list.readAt < WATCHED_LIST_REFRESH_MS) return list.rows;
+    if (live && !list.changed && this.ctx.clock.now() - list.readAt < WATCHED_LIST_REFRESH_MS) return list.rows;
     // Cleared before the read: a change notified while it runs is read on the next slot.
     list.changed = false;
-    list.readAt = Date.now();
+    list.readAt = this.ctx.clock.now();
     list.rows = await watchedOrders(this.ctx.db).catch((e: unknown) => {
       list.changed = true;
       throw e;
@@ -126,7 +126,7 @@ export class DepositWatch {
       return amount > 0n && fresh(String(r.id)) && !ctx.foreign.holds(String(r.id), amount);
     });
     if (funded.length === 0) return;
-    this.lastBurstAt = Date.now();
+    this.lastBurstAt = ctx.clock.now();
     const fundedIds = new Set(funded.map((r) => String(r.id)));
     this.watched = rows.filter((r) => !fundedIds.has(String(r.id)));
     // Not awaited: the watch keeps looking while this batch is confirmed (which claims it), recorded and

@@ -3,6 +3,7 @@ import type { ChainView } from '../../chain/chain-view.ts';
 import type { Log } from '../deps.ts';
 import { alertFields } from '../../support/alerts.ts';
 import { FOREIGN_RECHECK_MS as RECHECK_MS } from '../timing.ts';
+import { systemClock, type Clock } from '../../support/clock.ts';
 
 
 /** An order whose deposit account is funded, but not by its sender's transaction (docs/spec.md §5, "Whose deposit"). */
@@ -25,6 +26,7 @@ export class ForeignFunds {
   constructor(
     view: () => Pick<ChainView, 'signatureHistories' | 'transactionsMany'>,
     private readonly log: Log,
+    private readonly clock: Clock = systemClock,
   ) {
     this.origins = new DepositOrigins(view);
   }
@@ -32,7 +34,7 @@ export class ForeignFunds {
   /** Whether this order's deposit account holds `amount` of someone else's, and nothing of its sender's (as judged lately). */
   holds(orderId: string, amount: bigint | null | undefined): boolean {
     const m = this.marks.get(orderId);
-    return !!m && m.amount === (amount ?? 0n) && Date.now() - m.at < RECHECK_MS;
+    return !!m && m.amount === (amount ?? 0n) && this.clock.now() - m.at < RECHECK_MS;
   }
 
   /** Whether the order was ever judged front-run here (its expiry then says why). */
@@ -42,7 +44,7 @@ export class ForeignFunds {
 
   note(o: ForeignOrder, amount: bigint): void {
     const before = this.marks.get(o.id);
-    this.marks.set(o.id, { amount, at: Date.now() });
+    this.marks.set(o.id, { amount, at: this.clock.now() });
     if (before?.amount === amount) return;
     this.log(
       alertFields('deposit_account_taken', { trackingId: o.trackingId, depositAccount: o.depositAccount, amount: amount.toString() }),

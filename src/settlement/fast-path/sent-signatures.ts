@@ -1,6 +1,7 @@
 import type { Signature } from '@solana/kit';
 import type { ChainSubscriptions } from '../../chain/chain-subscriptions.ts';
 import { RESEND_EVERY_MS } from '../timing.ts';
+import { type Clock } from '../../support/clock.ts';
 
 /**
  * When the fate loop reads the statuses of pending transactions over HTTP. With the PubSub socket up,
@@ -20,6 +21,7 @@ export interface SentSignaturesPort {
   inFlight(): number;
   /** Wakes the fate loop when a watched signature reached `confirmed`. */
   wake(loop: 'transactions'): void;
+  readonly clock: Clock;
 }
 
 export class SentSignatures {
@@ -32,7 +34,7 @@ export class SentSignatures {
 
   /** True when the statuses of `pending` should be read now (and counts this as that read). */
   due(pending: readonly { signature: string }[]): boolean {
-    const now = Date.now();
+    const now = this.ctx.clock.now();
     const subs = this.ctx.subscriptions;
     if (subs) this.watchOnly(pending.map((t) => t.signature));
     const live = subs !== null && this.ctx.socketLive();

@@ -1,5 +1,6 @@
 import type { ChainSubscriptions } from '../../chain/chain-subscriptions.ts';
 import type { ChainView } from '../../chain/chain-view.ts';
+import { systemClock, type Clock } from '../../support/clock.ts';
 
 /**
  * The slot the deposit watch and the fate loop follow. With a PubSub socket up it comes from slot
@@ -18,6 +19,7 @@ export class SlotClock {
     private readonly view: () => ChainView,
     private readonly subs: ChainSubscriptions | null,
     private readonly pollEveryMs: () => number,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Subscribes to slots; `onAdvance` runs on each new notified slot. */
@@ -43,10 +45,10 @@ export class SlotClock {
   /** The latest slot: notified, or polled (reused within pollEveryMs). */
   async current(): Promise<bigint> {
     if (this.live) return this.notified;
-    if (Date.now() - this.polled.at < this.pollEveryMs()) return this.polled.slot;
+    if (this.clock.now() - this.polled.at < this.pollEveryMs()) return this.polled.slot;
     this.polling ??= this.view()
       .slot('confirmed')
-      .then((slot) => ((this.polled = { slot, at: Date.now() }), slot))
+      .then((slot) => ((this.polled = { slot, at: this.clock.now() }), slot))
       .finally(() => (this.polling = null));
     return this.polling;
   }

@@ -4,6 +4,7 @@ import type { ChainSubscriptions } from '../../chain/chain-subscriptions.ts';
 import type { ChainView } from '../../chain/chain-view.ts';
 import type { ForeignFunds } from './foreign-funds.ts';
 import type { SlotClock } from './slot-clock.ts';
+import { type Clock } from '../../support/clock.ts';
 
 /** What the balances read and whom they wake: a narrow port the context builds (it does not import the context). */
 export interface WatchedBalancesPort {
@@ -13,6 +14,7 @@ export interface WatchedBalancesPort {
   wake(loop: 'deposit-watch'): void;
   readonly foreign: Pick<ForeignFunds, 'origins'>;
   readonly view: Pick<ChainView, 'balances'>;
+  readonly clock: Clock;
 }
 
 /** Slot advances during which a newly watched account is still read over HTTP (its subscription may not be live on the server yet). */
@@ -71,7 +73,7 @@ export class WatchedBalances {
   /** Whether a transaction mentioned the account lately: a deposit may be visible at `processed` (see MENTION_SLOTS). */
   mentioned(account: string): boolean {
     const at = this.mentions.get(account);
-    return at !== undefined && Date.now() - at < MENTION_SLOTS * this.ctx.slotMs;
+    return at !== undefined && this.ctx.clock.now() - at < MENTION_SLOTS * this.ctx.slotMs;
   }
 
   /** The balances of `accounts` at `confirmed`: from notifications where they are current, else read. */
@@ -79,8 +81,8 @@ export class WatchedBalances {
     const subs = this.ctx.subscriptions;
     const live = this.live;
     // The rare read of every account that catches a notification lost while the socket stayed up.
-    const safetyRead = live && accounts.length > 0 && Date.now() - this.lastSafetyReadAt >= SAFETY_READ_MS;
-    if (safetyRead) this.lastSafetyReadAt = Date.now();
+    const safetyRead = live && accounts.length > 0 && this.ctx.clock.now() - this.lastSafetyReadAt >= SAFETY_READ_MS;
+    if (safetyRead) this.lastSafetyReadAt = this.ctx.clock.now();
     const out = new Map<string, AccountBalance>();
     const toRead: string[] = [];
     for (const a of accounts) {
@@ -96,7 +98,7 @@ export class WatchedBalances {
         const unwatchTxs = subs.watchMentions(a as Address, (tx) => {
           if (tx.err !== null) return;
           this.ctx.foreign.origins.saw(a, tx.signature);
-          this.mentions.set(a, Date.now());
+          this.mentions.set(a, this.ctx.clock.now());
         });
         const unwatch = () => (unwatchAccount(), unwatchTxs(), this.ctx.foreign.origins.forget(a), this.mentions.delete(a));
         this.watches.set(a, (w = { unwatch, httpReadsLeft: HTTP_READS_AFTER_WATCH }));

@@ -20,7 +20,7 @@ import { refundRefusedPayout, type RefusedPayoutDeps } from './recipient-refused
 import { replacePart, type ReplacePartDeps } from './replace-dead-parts.ts';
 
 /** What completing (or stepping) a paying order touches: its own reads and writes, and the steps it hands to. */
-export type CompleteDeps = Pick<SettlementContext, 'db' | 'slotMs' | 'workerId' | 'leaseSeconds' | 'log'> & RefundDeps & RefusedPayoutDeps & ReplacePartDeps;
+export type CompleteDeps = Pick<SettlementContext, 'db' | 'slotMs' | 'workerId' | 'leaseSeconds' | 'log' | 'clock'> & RefundDeps & RefusedPayoutDeps & ReplacePartDeps;
 
 /** An order's transactions of one kind by part (a part's attempts, oldest first). */
 function byPart<T extends Transfer>(txs: T[]): Map<number, T[]> {
@@ -44,8 +44,7 @@ function landedParts(parts: Map<number, Transfer[]>): Transfer[] | undefined {
 }
 
 /** The order's record of its landed transfers. */
-function transfersOf(landed: Transfer[]): { signature: string; amount: string; confirmedAt: string }[] {
-  const now = new Date().toISOString();
+function transfersOf(landed: Transfer[], now: string): { signature: string; amount: string; confirmedAt: string }[] {
   return landed.map((t) => ({ signature: t.signature, amount: t.amount.toString(), confirmedAt: t.meta.confirmedAt ?? now }));
 }
 
@@ -61,13 +60,13 @@ export async function advancePayout(ctx: CompleteDeps, o: OrderRecord): Promise<
   for (const [part, list] of parts) if (!list.some(isLive)) await replacePart(ctx, o, list[list.length - 1]!, part);
   const landed = landedParts(parts);
   if (!landed) return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
-  const transfers = transfersOf(landed);
+  const transfers = transfersOf(landed, ctx.clock.date().toISOString());
   faultPoint('payout-confirmed');
   // The final move and its fee booking commit together: a crash between them would lose the fee.
   if (kind === 'payout') {
-    // The batch path's writer with a batch of one, held by this step.
+    // The batch path's writer with a batch of one, leased by this step.
     const completed = await completePayouts(ctx.db, [{ id: o.id, payouts: transfers, movement: feeMovement(o) }], true);
-    if (completed.size > 0) observeCompleted([o]);
+    if (completed.size > 0) observeCompleted([o], ctx.clock.now());
   } else {
     const total = landed.reduce((s, t) => s + t.amount, 0n);
     const reason = o.failureReason ?? 'undeliverable';
@@ -83,24 +82,25 @@ export async function advancePayout(ctx: CompleteDeps, o: OrderRecord): Promise<
 
 /**
  * `sending → completed` for every given order all of whose payout parts have landed, in one statement.
- * Returns the orders it completed; the others (held elsewhere, a part to replace) go the per-order way.
+ * Returns the orders it completed; the others (leased elsewhere, a part to replace) go the per-order way.
  */
-export async function completeOrders(ctx: Pick<SettlementContext, 'db'>, orderIds: string[]): Promise<Set<string>> {
+export async function completeOrders(ctx: Pick<SettlementContext, 'db' | 'clock'>, orderIds: string[]): Promise<Set<string>> {
   if (orderIds.length === 0) return new Set();
   const [orders, txs] = await Promise.all([ordersByIds(ctx.db, orderIds), chainTxsOfOrders(ctx.db, orderIds, 'payout')]);
   const byOrder = new Map<string, Transfer[]>();
   for (const t of txs) byOrder.set(t.orderId!, [...(byOrder.get(t.orderId!) ?? []), t]);
   const items: PayoutCompletion[] = [];
+  const now = ctx.clock.date().toISOString();
   for (const o of orders) {
     if (o.status !== 'sending') continue;
     const parts = byPart(byOrder.get(o.id) ?? []);
     const landed = parts.size === 0 ? undefined : landedParts(parts);
-    if (landed) items.push({ id: o.id, payouts: transfersOf(landed), movement: feeMovement(o) });
+    if (landed) items.push({ id: o.id, payouts: transfersOf(landed, now), movement: feeMovement(o) });
   }
   if (items.length === 0) return new Set();
   faultPoint('payout-confirmed');
   const completed = await completePayouts(ctx.db, items);
-  observeCompleted(orders.filter((o) => completed.has(o.id)));
+  observeCompleted(orders.filter((o) => completed.has(o.id)), ctx.clock.now());
   return completed;
 }
 

@@ -27,7 +27,7 @@ export interface DepositReads {
  * HTTP whatever the notifications say (an expiry is never decided on a notification that may be lost).
  */
 /** What reading the unfunded orders' deposit accounts touches. */
-export type ReadDepositsDeps = Pick<SettlementContext, 'db' | 'view' | 'depositBalances' | 'foreign'>;
+export type ReadDepositsDeps = Pick<SettlementContext, 'db' | 'view' | 'depositBalances' | 'foreign' | 'clock'>;
 
 /** What the awaiting-deposit step touches: the reads, and the one confirmation path for what it finds funded. */
 export type ConfirmOrExpireDeps = ReadDepositsDeps & ConfirmFundedOrdersDeps & Pick<SettlementContext, 'pollEveryMs' | 'slotMs'>;
@@ -35,7 +35,7 @@ export type ConfirmOrExpireDeps = ReadDepositsDeps & ConfirmFundedOrdersDeps & P
 export async function readDeposits(ctx: ReadDepositsDeps, orders: OrderRecord[]): Promise<DepositReads> {
   const confirmed = new Map<string, AccountBalance>();
   const processed = new Map<string, AccountBalance>();
-  const now = Date.now();
+  const now = ctx.clock.now();
   const pastExpiration = (o: OrderRecord) => now > o.expiration.getTime();
   const read: { confirmed: string[]; processed: string[] } = { confirmed: [], processed: [] };
   for (const o of orders) {
@@ -62,7 +62,7 @@ export async function confirmOrExpire(ctx: ConfirmOrExpireDeps, o: OrderRecord &
   const slot = ctx.slotMs;
   // No deposit can land once every issued blockhash is dead (checked at `finalized`, against the
   // order row as it is when it moves: a refresh since it was read hands out a later one).
-  const dead = Date.now() > o.expiration.getTime() && deposits.height > o.txLastValidBlockHeight;
+  const dead = ctx.clock.now() > o.expiration.getTime() && deposits.height > o.txLastValidBlockHeight;
   // Someone else's funds in the deposit account (front-run) are no deposit: read as an empty account.
   const own = (b: AccountBalance | undefined) => (b && ctx.foreign.holds(o.id, b.tokenAmount) ? undefined : b);
   const next = depositDecision(o.status, own(deposits.confirmed.get(o.depositAccount)), own(deposits.processed.get(o.depositAccount)), dead);

@@ -14,7 +14,7 @@ import { heldAt, type ScreenDeps } from './screen-orders.ts';
 import { payersOf } from '../../chain/deposit-origin.ts';
 
 /** What recording the payout due time touches. */
-export type RecordPayoutDueDeps = Pick<SettlementContext, 'db' | 'config'>;
+export type RecordPayoutDueDeps = Pick<SettlementContext, 'db' | 'config' | 'clock'>;
 /** What the pay-or-refund step touches. */
 export type PayOrRefundDeps = RecordPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs' | 'view'>;
 
@@ -57,8 +57,8 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
     from = 'swapping';
   }
   const dueAt = await payoutDueAt(ctx.db, o.id);
-  if (dueAt === null) return { at: await recordPayoutDue(ctx, o, new Date(o.deposit?.confirmedAt ?? Date.now())) };
-  if (dueAt.getTime() > Date.now()) return { at: dueAt };
+  if (dueAt === null) return { at: await recordPayoutDue(ctx, o, o.deposit?.confirmedAt ? new Date(o.deposit.confirmedAt) : ctx.clock.date()) };
+  if (dueAt.getTime() > ctx.clock.now()) return { at: dueAt };
   // Before a payout is sent: lists change while a privacy delay holds it.
   if (await heldAt(ctx, o, from, 'payout')) return {};
   const { planned, ok } = await ctx.payouts.record(o, from);

@@ -8,7 +8,7 @@ import { replacementDelayMs } from '../../domain/replacement-backoff.ts';
 import type { SettlementContext } from '../context.ts';
 
 /** What replacing a dead part touches. */
-export type ReplacePartDeps = Pick<SettlementContext, 'db' | 'alerted' | 'alert' | 'log' | 'pools' | 'outbox' | 'workerId' | 'leaseSeconds'>;
+export type ReplacePartDeps = Pick<SettlementContext, 'db' | 'alerted' | 'alert' | 'log' | 'pools' | 'outbox' | 'workerId' | 'leaseSeconds' | 'clock'>;
 
 /**
  * Rebuilds a part whose transaction provably cannot land (expired) or landed and failed: as one
@@ -19,7 +19,7 @@ export type ReplacePartDeps = Pick<SettlementContext, 'db' | 'alerted' | 'alert'
 export async function replacePart(ctx: ReplacePartDeps, o: OrderRecord, dead: ChainTxOf<'payout' | 'refund'>, part: number): Promise<void> {
   const kind = dead.kind;
   const attempts = await partAttempts(ctx.db, o.id, kind, part, dead.meta.lateOf);
-  const waitMs = (attempts.lastAt?.getTime() ?? 0) + replacementDelayMs(attempts.failed) - Date.now();
+  const waitMs = (attempts.lastAt?.getTime() ?? 0) + replacementDelayMs(attempts.failed) - ctx.clock.now();
   if (waitMs > 0) {
     if (ctx.alerted.backoff.first(dead.id)) {
       ctx.alert('tx_keeps_failing', { trackingId: o.trackingId, part: String(part), failed: attempts.failed, retryInS: Math.ceil(waitMs / 1000) }, `ALERT: a ${kind} keeps failing on chain; the next attempt waits`);

@@ -130,8 +130,8 @@ async function settleLanded(ctx: SettleFatesDeps, landed: Landed[]): Promise<voi
 }
 
 /** The fates, costs and movements of landed transactions in one database transaction; returns those this call settled. */
-async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<SettlementContext, 'db' | 'treasury' | 'asset' | 'alert' | 'log' | 'outbox'>, batch: L[]): Promise<L[]> {
-  const confirmedAt = new Date().toISOString();
+async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<SettlementContext, 'db' | 'treasury' | 'asset' | 'alert' | 'log' | 'outbox' | 'clock'>, batch: L[]): Promise<L[]> {
+  const confirmedAt = ctx.clock.date().toISOString();
   const settled = await ctx.db.transaction(async (tx) => {
     const done = await settleChainTxs(
       tx,

@@ -14,7 +14,7 @@ import type { AccountBalance } from '../../chain/chain-view.ts';
 import type { FreshBlockhash } from '../../chain/solana-chain.ts';
 
 /** What a sweep touches. */
-export type SweepDeps = Pick<SettlementContext, 'db' | 'view' | 'chain' | 'shape' | 'asset' | 'treasury' | 'outbox' | 'alerted' | 'alert' | 'log' | 'slotMs' | 'running' | 'maxRps'>;
+export type SweepDeps = Pick<SettlementContext, 'db' | 'view' | 'chain' | 'shape' | 'asset' | 'treasury' | 'outbox' | 'alerted' | 'alert' | 'log' | 'slotMs' | 'running' | 'maxRps' | 'clock'>;
 
 const SWEEP_BATCH = 4;
 const SWEEP_MAX_DEFERRALS = 3;
@@ -45,7 +45,7 @@ export class Sweeps {
     const ctx = this.ctx;
     // Deferred at most SWEEP_MAX_DEFERRALS ticks in a row: under steady traffic there is never a quiet
     // moment, and unswept deposits are inventory the pools need.
-    const busy = Date.now() - this.lastBurstAt() < SWEEP_QUIET_SLOTS * ctx.slotMs;
+    const busy = ctx.clock.now() - this.lastBurstAt() < SWEEP_QUIET_SLOTS * ctx.slotMs;
     if (busy && this.deferrals < SWEEP_MAX_DEFERRALS) {
       this.deferrals++;
       return 0;

@@ -8,7 +8,7 @@ import { WATCHDOG_START_GRACE_MS } from '../timing.ts';
 import type { OrderStatus } from '../../domain/order-state.ts';
 
 /** What the watchdog touches. */
-export type WatchdogDeps = Pick<SettlementContext, 'db' | 'alert'>;
+export type WatchdogDeps = Pick<SettlementContext, 'db' | 'alert' | 'clock'>;
 
 type Stuck = { id: string; trackingId: string; status: OrderStatus };
 
@@ -40,7 +40,7 @@ export class Watchdog implements Step<WatchdogDeps, Stuck[], null, WatchdogPlan>
 
   /** The stuck orders (a read: the compare-and-set in commit is the claim), none in the start grace. */
   async claim(ctx: WatchdogDeps): Promise<{ claimed: Stuck[]; reads: null } | null> {
-    if (Date.now() - this.startedAt() < Math.min(this.stuckAfterMs, WATCHDOG_START_GRACE_MS)) return null;
+    if (ctx.clock.now() - this.startedAt() < Math.min(this.stuckAfterMs, WATCHDOG_START_GRACE_MS)) return null;
     const stuck = await stuckOrders(ctx.db, this.stuckAfterMs);
     for (const id of this.stuckInFlight) if (!stuck.some((r) => r.id === id)) this.stuckInFlight.delete(id);
     return { claimed: stuck, reads: null };

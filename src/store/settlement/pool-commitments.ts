@@ -14,11 +14,11 @@ import { statusesSql } from './final-statuses.ts';
  * each miss it.
  *
  * Unfunded orders owe nothing (docs/spec.md §4: liquidity is reserved for deposits, not promises):
- * `held`, per asset and account, is what those created in the last `holdS` seconds and not expired
+ * `reserved`, per asset and account, is what those created in the last `reserveS` seconds and not expired
  * promise; `open`, per account, how many are open (not expired) and when the first of them expires.
  */
-export async function poolCommitments(db: Queryable, holdS = 0): Promise<PoolCommitments> {
-  const { rows } = await db.query<{ side: 'pending' | 'owed' | 'held' | 'open'; key: string; account: string | null; total: string; until: Date | string | null }>(
+export async function poolCommitments(db: Queryable, reserveS = 0): Promise<PoolCommitments> {
+  const { rows } = await db.query<{ side: 'pending' | 'owed' | 'reserved' | 'open'; key: string; account: string | null; total: string; until: Date | string | null }>(
     `WITH owed AS (
        SELECT destination_asset_id AS asset_id, amount_out AS amount FROM orders
        WHERE status IN ${statusesSql('owesAmountOut')}
@@ -51,21 +51,21 @@ export async function poolCommitments(db: Queryable, holdS = 0): Promise<PoolCom
      UNION ALL
      SELECT 'pending', source, NULL, sum(amount)::text, NULL FROM (${PENDING_OUTFLOW_LEGS}) legs GROUP BY source
      UNION ALL
-     SELECT 'held', destination_asset_id, account_id, sum(amount_out)::text, NULL FROM orders
+     SELECT 'reserved', destination_asset_id, account_id, sum(amount_out)::text, NULL FROM orders
      WHERE status IN ${statusesSql('countsAsOpen')} AND expiration > now() AND created_at > now() - make_interval(secs => $1::double precision)
      GROUP BY destination_asset_id, account_id
      UNION ALL
      SELECT 'open', '', account_id, count(*)::text, min(expiration) FROM orders
      WHERE status IN ${statusesSql('countsAsOpen')} AND expiration > now() GROUP BY account_id`,
-    [holdS],
+    [reserveS],
   );
-  const out: PoolCommitments = { pending: new Map(), owed: new Map(), held: new Map(), open: new Map() };
+  const out: PoolCommitments = { pending: new Map(), owed: new Map(), reserved: new Map(), open: new Map() };
   for (const r of rows) {
     if (r.side === 'pending' || r.side === 'owed') out[r.side].set(r.key, BigInt(r.total));
-    else if (r.side === 'held') {
-      const byAccount = out.held.get(r.key) ?? new Map<string, bigint>();
+    else if (r.side === 'reserved') {
+      const byAccount = out.reserved.get(r.key) ?? new Map<string, bigint>();
       byAccount.set(r.account!, BigInt(r.total));
-      out.held.set(r.key, byAccount);
+      out.reserved.set(r.key, byAccount);
     } else out.open.set(r.account!, { count: Number(r.total), firstExpiration: new Date(r.until!) });
   }
   return out;
@@ -74,8 +74,8 @@ export async function poolCommitments(db: Queryable, holdS = 0): Promise<PoolCom
 export interface PoolCommitments {
   pending: Map<string, bigint>;
   owed: Map<string, bigint>;
-  /** Per asset, per account: amountOut of unfunded orders still in their hold window. */
-  held: Map<string, Map<string, bigint>>;
+  /** Per asset, per account: amountOut of unfunded orders still in their reservation window. */
+  reserved: Map<string, Map<string, bigint>>;
   /** Per account: its open unfunded orders, and when the first of them expires. */
   open: Map<string, { count: number; firstExpiration: Date }>;
 }

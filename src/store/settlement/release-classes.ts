@@ -1,6 +1,8 @@
 import type { Db, Queryable } from '../db.ts';
 import { ORDER_CHANGED_CHANNEL } from '../orders-store.ts';
 import { statusesSql } from './final-statuses.ts';
+import { classKey } from '../../domain/class-release.ts';
+import { recentClassCounts, type ClassCount } from '../class-traffic-store.ts';
 
 export interface HeldPayout {
   id: string;
@@ -14,15 +16,12 @@ export interface HeldPayout {
   requested: unknown;
 }
 
-/** Deposits of a class in the traffic window other than the payouts waiting now: the class's other traffic. */
-export interface OtherDeposits {
-  sourceAssetId: string;
-  destinationAssetId: string;
-  mode: 'exact_in' | 'exact_out';
-  pinnedAmount: bigint;
-  deposits: number;
-}
-
+/**
+ * A class's deposits in the traffic window but the one that opened its waiting set (its oldest waiting
+ * member), by age bucket: the class's traffic as the pass sees it (class-forecast.ts). The members still
+ * waiting count, but for the first: a crowd still arriving is traffic (issue 51), a lone user is not.
+ */
+export type OtherDeposits = ClassCount;
 /** A class's latest release still near enough to merge with a new one on the chain: its last payout's due time. */
 export interface RecentBurst {
   sourceAssetId: string;
@@ -46,14 +45,14 @@ export interface RecentBurst {
 export async function releaseClasses(
   db: Db,
   decide: (held: HeldPayout[], recent: RecentBurst[], others: OtherDeposits[]) => { id: string; at: Date; releasedWith: number }[],
-  opts: { recentWithinMs: number; trafficSince: Date },
+  opts: { recentWithinMs: number; trafficSince: Date; now: Date; bucketMs: number },
 ): Promise<number> {
   return db.transaction(async (tx) => {
     const { rows: lock } = await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('hush.class_release')) AS ok`);
     if (!lock[0]?.ok) return 0;
     const held = await lockWaiting(tx);
     if (held.length === 0) return 0;
-    const release = decide(held, await recentBursts(tx, opts.recentWithinMs), await otherDeposits(tx, held, opts.trafficSince));
+    const release = decide(held, await recentBursts(tx, opts.recentWithinMs), await otherDeposits(tx, held, opts));
     if (release.length === 0) return 0;
     return writeRelease(tx, release);
   });
@@ -103,26 +102,19 @@ async function recentBursts(tx: Queryable, withinMs: number): Promise<RecentBurs
 }
 
 /**
- * Counted here, in the pass's own transaction, rather than from the rates refreshed every few seconds: a
- * member's own deposit must never count as its class's traffic (a lone user is not held for nothing).
+ * Counted here, in the pass's own transaction, rather than from the rates refreshed every few seconds: the
+ * deposit that opened a class's waiting set must never count as its class's traffic (a lone user is not
+ * held for nothing), and the members that joined it since must (a crowd is).
  */
-async function otherDeposits(tx: Queryable, held: HeldPayout[], since: Date): Promise<OtherDeposits[]> {
-  const { rows } = await tx.query<ClassRow & { n: string }>(
-    `SELECT source_asset_id, destination_asset_id, mode, pinned::text AS pinned, count(*) AS n
-       FROM (SELECT source_asset_id, destination_asset_id, mode, CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END AS pinned
-               FROM orders
-              WHERE created_at >= $1 AND deposit IS NOT NULL AND NOT (id = ANY($2::bigint[]))) o
-      WHERE pinned = ANY($3::numeric[])
-      GROUP BY 1, 2, 3, 4`,
-    [since.toISOString(), held.map((h) => h.id), [...new Set(held.map((h) => h.pinnedAmount.toString()))]],
-  );
-  return rows.map((c) => ({
-    sourceAssetId: c.source_asset_id,
-    destinationAssetId: c.destination_asset_id,
-    mode: c.mode,
-    pinnedAmount: BigInt(c.pinned),
-    deposits: Number(c.n),
-  }));
+async function otherDeposits(tx: Queryable, held: HeldPayout[], opts: { trafficSince: Date; now: Date; bucketMs: number }): Promise<OtherDeposits[]> {
+  const openers = new Map<string, HeldPayout>();
+  for (const h of held) {
+    const key = classKey(h);
+    const o = openers.get(key);
+    if (!o || h.confirmedAt < o.confirmedAt || (h.confirmedAt === o.confirmedAt && h.id < o.id)) openers.set(key, h);
+  }
+  const pinned = [...new Set(held.map((h) => h.pinnedAmount))];
+  return recentClassCounts(tx, opts.trafficSince, pinned, { now: opts.now, bucketMs: opts.bucketMs }, [...openers.values()].map((h) => h.id));
 }
 
 /** Brings each released payout's due and run times forward, keeps its release's size, notifies its change. */

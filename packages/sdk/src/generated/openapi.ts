@@ -1772,7 +1772,8 @@ export interface components {
          *       "max": "1000000000000",
          *       "privacy": {
          *         "standard": true,
-         *         "anonymitySet": 30,
+         *         "anonymitySet": 26,
+         *         "anonymitySetLikely": 30,
          *         "delaySeconds": 210,
          *         "suggestedAmounts": [
          *           "10000000",
@@ -1782,7 +1783,7 @@ export interface components {
          *         ],
          *         "basis": "measured"
          *       },
-         *       "quoteId": "q_AxwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0e0gEEgK3iBIDC1y-AlOvcA4DIr6AlPOyqC6OTLPU3JgRDN-ocOg",
+         *       "quoteId": "q_BBwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0aHtIBBICt4gSAwtcvgJTr3AOAyK-gJa6_G6I1HejJmWbWPVLCVXo",
          *       "issuedAt": "2026-11-21T10:00:00.000Z",
          *       "expiresAt": "2026-11-21T10:01:00.000Z"
          *     }
@@ -1806,6 +1807,7 @@ export interface components {
          *       "privacy": {
          *         "standard": true,
          *         "anonymitySet": 1,
+         *         "anonymitySetLikely": 1,
          *         "delaySeconds": 21586,
          *         "suggestedAmounts": [
          *           "10000000",
@@ -1818,7 +1820,7 @@ export interface components {
          *           "minAnonymitySet": 20
          *         }
          *       },
-         *       "quoteId": "q_A3wBof2MaQBeHQnEeiKzkORHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXqAEZgMLXL6jbtC_gpxKQoQ_onQGAreIEgKCUpY0dAdKoAQSAreIEgMLXL4CU69wDgMivoCUBFB-Dv5RUJrA86rh_gA3FVIU",
+         *       "quoteId": "q_BHwBof2MaQBeHQnEeiKzkORHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXqAEZgMLXL6jbtC_gpxKQoQ_onQGAreIEgKCUpY0dAQHSqAEEgK3iBIDC1y-AlOvcA4DIr6AlARS7C8QvPOMEKJLISy7rt25L",
          *       "issuedAt": "2026-11-21T10:00:00.000Z",
          *       "expiresAt": "2026-11-21T10:01:00.000Z"
          *     }
@@ -1862,9 +1864,11 @@ export interface components {
         QuotePrivacy: {
             /** @description The pinned amount is one of the asset's standard amounts (denominations): the private path, its payout held and released with the others of its amount (its class) */
             standard: boolean;
-            /** @description Expected number of payouts this one will leave together with (the set it hides in), from its class's recent traffic; 1 for an amount that is not standard (not private) */
+            /** @description The number of payouts this one leaves together with (the set it hides in), counting itself, that the order gets at least 4 times in 5, from its class's recent traffic; 1 for an amount that is not standard (not private) */
             anonymitySet: number;
-            /** @description Expected wait, in seconds, between the deposit being confirmed and the payout leaving (part of duration) */
+            /** @description The central estimate of that set: what the order most likely gets (at least anonymitySet; the two are equal when the traffic leaves no doubt) */
+            anonymitySetLikely: number;
+            /** @description The wait, in seconds, between the deposit being confirmed and the payout leaving, not exceeded at least 4 times in 5 (part of duration) */
             delaySeconds: number;
             /** @description The standard amounts nearest to the requested one, in the request's mode, ascending: offer them when standard is false */
             suggestedAmounts: string[];
@@ -2678,7 +2682,8 @@ export interface operations {
                      *         "max": "1000000000000",
                      *         "privacy": {
                      *           "standard": true,
-                     *           "anonymitySet": 30,
+                     *           "anonymitySet": 26,
+                     *           "anonymitySetLikely": 30,
                      *           "delaySeconds": 210,
                      *           "suggestedAmounts": [
                      *             "10000000",
@@ -2688,7 +2693,7 @@ export interface operations {
                      *           ],
                      *           "basis": "measured"
                      *         },
-                     *         "quoteId": "q_AxwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0e0gEEgK3iBIDC1y-AlOvcA4DIr6AlPOyqC6OTLPU3JgRDN-ocOg",
+                     *         "quoteId": "q_BBwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0aHtIBBICt4gSAwtcvgJTr3AOAyK-gJa6_G6I1HejJmWbWPVLCVXo",
                      *         "issuedAt": "2026-11-21T10:00:00.000Z",
                      *         "expiresAt": "2026-11-21T10:01:00.000Z"
                      *       }
@@ -2981,7 +2986,8 @@ export interface operations {
                  *         "max": "1000000000000",
                  *         "privacy": {
                  *           "standard": true,
-                 *           "anonymitySet": 30,
+                 *           "anonymitySet": 26,
+                 *           "anonymitySetLikely": 30,
                  *           "delaySeconds": 210,
                  *           "suggestedAmounts": [
                  *             "10000000",
@@ -2991,7 +2997,7 @@ export interface operations {
                  *           ],
                  *           "basis": "measured"
                  *         },
-                 *         "quoteId": "q_AxwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0e0gEEgK3iBIDC1y-AlOvcA4DIr6AlPOyqC6OTLPU3JgRDN-ocOg",
+                 *         "quoteId": "q_BBwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0aHtIBBICt4gSAwtcvgJTr3AOAyK-gJa6_G6I1HejJmWbWPVLCVXo",
                  *         "issuedAt": "2026-11-21T10:00:00.000Z",
                  *         "expiresAt": "2026-11-21T10:01:00.000Z"
                  *       },

@@ -5,9 +5,9 @@ export interface Reservation {
   readonly amount: bigint;
 }
 
-export interface HoldsSnapshot {
-  /** Per asset, per account: amountOut of unfunded orders in their hold window. */
-  held: Map<string, Map<string, bigint>>;
+export interface ReservationsSnapshot {
+  /** Per asset, per account: amountOut of unfunded orders in their reservation window. */
+  reserved: Map<string, Map<string, bigint>>;
   /** Per account: open unfunded orders and when the first of them expires. */
   open: Map<string, { count: number; firstExpiration: Date }>;
 }
@@ -18,8 +18,8 @@ export interface HoldsSnapshot {
  * the next order of the same account sees it at once; until the order is stored, every refresh counts it
  * itself (its store read may not see the order), and one given up is taken back exactly once.
  */
-export class UnfundedHolds {
-  private held = new Map<string, Map<string, bigint>>();
+export class UnfundedReservations {
+  private reserved = new Map<string, Map<string, bigint>>();
   private open = new Map<string, { count: number; firstExpiration: Date | null }>();
   /** Reservations whose order is neither stored nor given up yet. */
   private readonly unstored = new Set<Reservation>();
@@ -38,9 +38,9 @@ export class UnfundedHolds {
   }
 
   /** The store's snapshot, plus what its read may have missed (counted twice at worst, until the next read). */
-  replace(snapshot: HoldsSnapshot, taken: Set<Reservation>): void {
+  replace(snapshot: ReservationsSnapshot, taken: Set<Reservation>): void {
     this.endRead(taken);
-    this.held = new Map([...snapshot.held].map(([asset, byAccount]) => [asset, new Map(byAccount)]));
+    this.reserved = new Map([...snapshot.reserved].map(([asset, byAccount]) => [asset, new Map(byAccount)]));
     this.open = new Map([...snapshot.open].map(([account, o]) => [account, { ...o }]));
     for (const r of taken) this.apply(r, 1);
   }
@@ -63,9 +63,9 @@ export class UnfundedHolds {
     this.unstored.delete(r);
   }
 
-  /** Per account, what its unfunded orders hold of an asset. */
-  heldOf(assetId: string): ReadonlyMap<string, bigint> {
-    return this.held.get(assetId) ?? new Map();
+  /** Per account, what its unfunded orders reserve of an asset. */
+  reservedOf(assetId: string): ReadonlyMap<string, bigint> {
+    return this.reserved.get(assetId) ?? new Map();
   }
 
   openOrders(accountId: string): { count: number; firstExpiration: Date | null } {
@@ -73,11 +73,11 @@ export class UnfundedHolds {
   }
 
   private apply(r: Reservation, sign: 1 | -1): void {
-    const byAccount = this.held.get(r.assetId) ?? new Map<string, bigint>();
+    const byAccount = this.reserved.get(r.assetId) ?? new Map<string, bigint>();
     const amount = (byAccount.get(r.accountId) ?? 0n) + BigInt(sign) * r.amount;
     if (amount > 0n) byAccount.set(r.accountId, amount);
     else byAccount.delete(r.accountId);
-    this.held.set(r.assetId, byAccount);
+    this.reserved.set(r.assetId, byAccount);
     const o = this.open.get(r.accountId) ?? { count: 0, firstExpiration: null };
     const count = o.count + sign;
     if (count > 0) this.open.set(r.accountId, { count, firstExpiration: o.firstExpiration });
