@@ -27,7 +27,6 @@ const NO_TRAFFIC: Pick<ClassTraffic, 'observedSeconds' | 'knowFirstOrder' | 'toA
 
 forEachEngine('class release on an injected clock', (ctx) => {
   it('a payout waiting for its set goes when the test\'s clock reaches the end of its hold, not before', async () => {
-    await ctx.fresh();
     const config = loadConfig({});
     const choice = { minAnonymitySet: 3 };
     const holdMs = memberHoldMs(choice, releasePolicy(config));

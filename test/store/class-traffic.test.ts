@@ -16,7 +16,6 @@ forEachEngine('class traffic', (ctx) => {
   }
 
   it('counts deposited orders per class, pinned by mode, within the window and the given amounts only', async () => {
-    await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
     const twenty = { amountIn: 20_000_000n, amountOut: 19_900_000n };
     for (let i = 0; i < 3; i++) await order(acc, twenty, true);
@@ -32,7 +31,6 @@ forEachEngine('class traffic', (ctx) => {
   });
 
   it('counts by age bucket when asked: byAge[i] were created i buckets ago', async () => {
-    await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
     // 1,000 USDC: a class of this test's own (the store keeps the other tests' orders).
     const thousand = { amountIn: 1_000_000_000n, amountOut: 999_000_000n };
@@ -45,7 +43,6 @@ forEachEngine('class traffic', (ctx) => {
   });
 
   it('ClassTraffic reads each class as arrivals, exposure (its window, a prior silence added) and dispersion: a burst is one episode', async () => {
-    await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
     await order(acc, { amountIn: 1_000_000n, amountOut: 900_000n }, true, 3 * 3600); // Hush's first order, three hours ago
     for (let i = 0; i < 6; i++) await order(acc, { amountIn: 10_000_000n, amountOut: 9_900_000n }, true);
@@ -83,7 +80,6 @@ forEachEngine('class traffic', (ctx) => {
     assert.equal(seen.dispersion, 1, 'two lone arrivals');
   });
   it('a young Hush reads its traffic every second (a crowd is seen by the next quotes), an older one at its own pace', async () => {
-    await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
     // 10,000 USDC: a class of this test's own. The store's first order is older than this test; a prior
     // silence of ten days keeps Hush young, one of a second does not.

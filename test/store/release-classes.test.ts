@@ -35,7 +35,6 @@ forEachEngine('class release pass', (ctx) => {
   const twenty = { amountIn: 20_000_000n, amountOut: 19_900_000n, quote: { quoteId: 'q_twenty', privacy: { standard: true } } };
 
   it('hands the waiting standard payouts to the decision and brings the chosen ones forward, once', async () => {
-    await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
     const a = await waiting(acc, twenty);
     const b = await waiting(acc, twenty);
@@ -79,7 +78,6 @@ forEachEngine('class release pass', (ctx) => {
   });
 
   it('never moves a due time later, and leaves what the decision kept waiting', async () => {
-    await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
     const a = await waiting(acc, twenty);
     const b = await waiting(acc, twenty);
@@ -91,7 +89,6 @@ forEachEngine('class release pass', (ctx) => {
   });
 
   it('a worker giving back an order with the due time it read before the release keeps the released one', async () => {
-    await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
     const a = await waiting(acc, twenty);
     const old = await row(a);
@@ -103,7 +100,6 @@ forEachEngine('class release pass', (ctx) => {
   });
 
   it('hands each class its other traffic (all but the member that opened its waiting set, by age bucket) and its latest recent release', async () => {
-    await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
     // 40 USDC: a class of this test's own (the store keeps the other tests' orders).
     const forty = { amountIn: 40_000_000n, amountOut: 39_900_000n, quote: { quoteId: 'q_forty', privacy: { standard: true } } };
@@ -126,7 +122,6 @@ forEachEngine('class release pass', (ctx) => {
   });
 
   it('one pass decides at a time: a concurrent pass skips', async () => {
-    await ctx.fresh();
     const acc = await createTestAccount(ctx.db);
     await waiting(acc, twenty);
     if (ctx.engine === 'pglite') return; // one connection: passes cannot overlap there

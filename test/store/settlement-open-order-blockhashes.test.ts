@@ -7,7 +7,6 @@ import { orderIn } from '../support/settlement-fixtures.ts';
 
 forEachEngine('openOrderBlockhashes', (ctx) => {
   it('lists the deposit blockhash of every open order, once, and none of a final one', async () => {
-    await ctx.fresh();
     await orderIn(ctx.db, 'awaiting_deposit', { txBlockhash: 'bhA' });
     await orderIn(ctx.db, 'deposit_confirmed', { txBlockhash: 'bhA' });
     await orderIn(ctx.db, 'sending', { txBlockhash: 'bhB' });
