@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { expectOk, fundedSender, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
-import { assertPaidOnce, chainAt, depositWithRefresh, fetchLanded, placeOrder, waitForOrder, waitForReleasedWith, type Chain, type PlacedOrder } from '../support/settlement.ts';
+import { assertPaidOnce, chainAt, depositTogether, fetchLanded, placeOrder, waitForOrder, waitForReleasedWith, type Chain, type PlacedOrder } from '../support/settlement.ts';
 
 const TARGET = 6;
 const BUDGET_S = 30;
@@ -31,17 +31,25 @@ describe('a cold crowd', () => {
     return { placed: await placeOrder(acct.client, { amount, sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: recipient }), sender };
   }
   const at = (rec: any, status: string): number => Date.parse(rec.history.find((h: any) => h.status === status).at);
-  async function deposit(o: { placed: PlacedOrder; sender: KeyPairSigner }): Promise<{ slot: bigint; confirmedAt: number }> {
-    const sig = await depositWithRefresh(acct.client, chain, o.placed, o.sender);
-    const rec = await waitForOrder(acct.client, o.placed.trackingId, ['deposit_confirmed', 'sending', 'completed'], 30_000);
-    return { slot: (await fetchLanded(chain, sig)).slot, confirmedAt: at(rec, 'deposit_confirmed') };
+  /**
+   * Deposits that arrive together, as a crowd's do: in one slot (depositTogether), so no release pass can
+   * fall between them and see the first of a crowd alone (which it rightly does not hold).
+   */
+  async function deposit(os: { placed: PlacedOrder; sender: KeyPairSigner }[]): Promise<{ slot: bigint; confirmedAt: number }[]> {
+    const sigs = await depositTogether(acct.client, chain, os);
+    return Promise.all(
+      os.map(async (o, i) => {
+        const rec = await waitForOrder(acct.client, o.placed.trackingId, ['deposit_confirmed', 'sending', 'completed'], 30_000);
+        return { slot: (await fetchLanded(chain, sigs[i]!)).slot, confirmedAt: at(rec, 'deposit_confirmed') };
+      }),
+    );
   }
 
   test('the first of a crowd are held for the rest and the class goes as one release; a lone member of another class is not held', async () => {
     // Everything is ordered first: a fresh Hush whose only traffic is this crowd.
     const crowd = await Promise.all(Array.from({ length: TARGET }, () => order('1000000')));
     const lone = await order('10000000');
-    const first = await Promise.all(crowd.slice(0, 3).map(deposit));
+    const first = await deposit(crowd.slice(0, 3));
     // Three of the class are in, together. Before issue 51 the pass counted none of them as the class's
     // traffic (a waiting member's deposit never counted) and sent them at once as a class with no traffic:
     // a release of three, then the other three by themselves.
@@ -51,8 +59,11 @@ describe('a cold crowd', () => {
       const rec = expectOk(await acct.client.status(o.placed.trackingId)).order as any;
       if (readAt < first[i]!.confirmedAt + HOLD_S * 1000 - 1000) assert.equal(rec.status, 'deposit_confirmed', 'held for the crowd still arriving');
     }
-    const loneDeposit = await deposit(lone);
-    const rest = await Promise.all(crowd.slice(3).map(deposit));
+    // The rest of the crowd, and the lone member of another class, at once: the crowd's orders are a few
+    // seconds old, so its traffic has not gone quiet by the time its last members come.
+    const later = await deposit([lone, ...crowd.slice(3)]);
+    const loneDeposit = later[0]!;
+    const rest = later.slice(1);
     const deposits = [...first, ...rest];
     for (const [i, o] of crowd.entries()) {
       const rec = await waitForOrder(acct.client, o.placed.trackingId, ['completed'], 60_000);

@@ -45,7 +45,10 @@ forEachEngine('class traffic', (ctx) => {
   it('ClassTraffic reads each class as arrivals, exposure (its window, a prior silence added) and dispersion: a burst is one episode', async () => {
     const acc = await createTestAccount(ctx.db);
     await order(acc, { amountIn: 1_000_000n, amountOut: 900_000n }, true, 3 * 3600); // Hush's first order, three hours ago
-    for (let i = 0; i < 6; i++) await order(acc, { amountIn: 10_000_000n, amountOut: 9_900_000n }, true);
+    // One instant for all six: inserted one by one at their own times, a loaded machine spreads them over
+    // more than one of the window's 167 ms buckets.
+    const burstAt = new Date(Date.now() - 50);
+    for (let i = 0; i < 6; i++) await order(acc, { createdAt: burstAt, amountIn: 10_000_000n, amountOut: 9_900_000n }, true);
     const traffic = new ClassTraffic(ctx.db, loadAssets(), 60, 30);
     const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000n };
     assert.equal(traffic.arrivalsOf(cls), undefined, 'nothing until read');

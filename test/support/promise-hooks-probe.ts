@@ -32,10 +32,13 @@ try {
   const request = { amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender, recipientAddress: recipient };
   let quoted: Record<string, any> = {};
   // The pools fill while the start's funding lands: quotes answer 503 until then.
-  for (let i = 0; i < 200 && !quoted.quote; i++) {
+  // Until a deadline, not a count of tries: a loaded machine's funding takes longer than 200 tries of 100 ms.
+  const deadline = Date.now() + 90_000;
+  while (!quoted.quote && Date.now() < deadline) {
     quoted = await post('/transfer/v1/quote', request);
     if (!quoted.quote) (statuses.pop(), await new Promise((r) => setTimeout(r, 100)));
   }
+  if (!quoted.quote) throw new Error(`no quote within 90 s of the start: ${JSON.stringify(quoted)}`);
   const ordered = await post('/transfer/v1/order', { quote: quoted.quote, senderAddress: sender, recipientAddress: recipient });
   await post('/transfer/v1/deposit', { trackingId: ordered.order?.trackingId, signature: bs58.encode(randomBytes(64)) });
 } finally {

@@ -103,6 +103,29 @@ export async function depositWithRefresh(client: HushClient, chain: Chain, place
 }
 
 /**
+ * Several senders' deposits sent in one JSON-RPC batch: the local chain runs a batch in one turn of its
+ * event loop, so they land in one slot and Hush sees them arrive together (a crowd), never one by one
+ * with a release pass between. A deposit whose blockhash died before it went (a loaded machine) is sent
+ * again through depositWithRefresh, by itself. Returns the signatures, in order.
+ */
+export async function depositTogether(client: HushClient, chain: Chain, deposits: readonly { placed: PlacedOrder; sender: KeyPairSigner }[]): Promise<Signature[]> {
+  const signed = await Promise.all(deposits.map((d) => signDeposit(d.placed.order.transaction as string, d.sender)));
+  const body = signed.map((s, id) => ({ jsonrpc: '2.0', id, method: 'sendTransaction', params: [s.wire, { encoding: 'base64', preflightCommitment: 'processed' }] }));
+  const answers = (await (await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { id: number; result?: string; error?: { message: string } }[];
+  return Promise.all(
+    deposits.map(async (d, i) => {
+      const answer = answers.find((a) => a.id === i);
+      if (answer?.result !== undefined) {
+        assert.equal(answer.result, signed[i]!.signature);
+        return signed[i]!.signature;
+      }
+      if (!/Blockhash not found/i.test(answer?.error?.message ?? '')) throw new Error(`sendTransaction failed: ${JSON.stringify(answer)}`);
+      return depositWithRefresh(client, chain, d.placed, d.sender);
+    }),
+  );
+}
+
+/**
  * The sender's own transaction into the order's deposit account, carrying `amount` (less than amountIn):
  * the deposit account created with the NON-idempotent associated-token-account instruction exactly like
  * Hush's transaction, then a transfer of `amount` (SOL: system transfer + SyncNative unless told not to;
