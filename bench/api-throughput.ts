@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { machineBusyMs, processCpuMs, withCpu } from './support/cpu-time.ts';
-import { pacedOrders, type Run } from './support/http-load.ts';
+import { machineBusyMs, processCpuMs } from './support/cpu-time.ts';
+import { closedLoop, pacedOrders, type Run } from './support/http-load.ts';
 import { localnetUrls, start, stop, waitLine } from './support/processes.ts';
 import { idle, overheadLine, perUnit, proxyOverhead, since, startRpcProxy, totalCalls, type RpcCounts, type RpcProxy } from './support/rpc-cost.ts';
 import { median, roundsRatio } from './support/stats.ts';
@@ -40,15 +40,10 @@ function positiveInteger(name: string, fallback: number): number {
   return n;
 }
 
-async function load(pid: number | undefined, opts: autocannon.Options): Promise<Run> {
-  return withCpu(pid, async () => {
-    const r = await autocannon({ connections: 50, duration: SECONDS, ...opts });
-    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts, requests: r.requests.total };
-  });
-}
+const load = (pid: number | undefined, opts: autocannon.Options): Promise<Run> => closedLoop(pid, SECONDS, opts);
 
 const fmt = (r: Run) =>
-  `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(1).padStart(5)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms${r.cpuUs === undefined ? '' : `  cpu ${r.cpuUs.toFixed(0).padStart(3)} µs/req`}${r.errors ? `  (${r.errors} non-2xx/errors)` : ''}`;
+  `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms${r.cpuUs === undefined ? '' : `  cpu ${r.cpuUs.toFixed(0).padStart(3)} µs/req`}${r.errors ? `  (${r.errors} non-2xx/errors)` : ''}`;
 
 async function postgresReachable(): Promise<boolean> {
   const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
@@ -238,6 +233,8 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
     // rounds: each ratio is taken within its round and the median round reported, as for the routes.
     let pacedRate = 0;
     let paced: Run | undefined;
+    type LoopDelay = { p50?: number; p99?: number; max?: number };
+    let pacedLoop: LoopDelay = {};
     const orderRounds: { orders: Run & { machineUs?: number }; raw: Inserts; batched: Inserts }[] = [];
     let orderRpc: { counts: RpcCounts; seconds: number } | undefined;
     for (let i = 0; i < ORDER_ROUNDS; i++) {
@@ -255,7 +252,10 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
         // bottleneck (at full load, latency is queueing: see the mean printed below). Before the insert
         // baselines add their rows, so the table is as the closed run left it.
         pacedRate = Math.max(1, Math.floor(closed.result.rps / 2));
-        paced = await pacedOrders(info.hushUrl, auth, await orderBodies(pacedRate * SECONDS + 200), 200, pacedRate);
+        const pacedBodies = await orderBodies(pacedRate * SECONDS + 200);
+        await fetch(`${info.baselineUrl}/loop-delay/start`, { method: 'POST' });
+        paced = await pacedOrders(info.hushUrl, auth, pacedBodies, 200, pacedRate);
+        pacedLoop = (await (await fetch(`${info.baselineUrl}/loop-delay/stop`, { method: 'POST' })).json()) as LoopDelay;
       }
       const raw = await inserts(`/raw-insert?ms=${SECONDS * 1000}&workers=${engine === 'pglite' ? 4 : 16}`);
       const batched = await inserts(`/insert-batched?ms=${SECONDS * 1000}&callers=100`);
@@ -312,6 +312,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
     console.log(`  ${''.padEnd(30)} mean latency at this throughput (100 conns / orders per s): ${(100_000 / orders.rps).toFixed(1)} ms`);
     console.log(`  ${''.padEnd(30)} a p99 ≤ 25 ms needs a mean below it: ≥ ${needed} orders/s = ${(needed / rawMid).toFixed(2)} × the raw insert loop, ${(needed / batchedMid).toFixed(2)} × the order insert alone`);
     row(`POST /order paced ${pacedRate}/s`, paced!, '   (open loop at half the throughput above, up to 100 conns: latency when Hush is not saturated; p99 target ≤ 25 ms)');
+    if (pacedLoop.p99 !== undefined) console.log(`  ${''.padEnd(30)} the API process's event loop meanwhile: delay p50 ${pacedLoop.p50!.toFixed(1)} ms, p99 ${pacedLoop.p99.toFixed(1)} ms, max ${pacedLoop.max!.toFixed(1)} ms`);
     console.log(`  blockhash life left at hand-out: min ${(minLife * 100).toFixed(1)} %, mean ${((life.reduce((a, b) => a + b, 0) / life.length) * 100).toFixed(1)} % (target ≥ 75 %)`);
     const idleRate = totalCalls(idleRpc.counts) / idleRpc.seconds;
     const made = ORDERS + ORDERS_WARMUP;

@@ -4,6 +4,7 @@
  * schemas, and a raw insert loop on the same database engine. Prints one JSON line with its addresses.
  */
 import { randomBytes } from 'node:crypto';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import bs58 from 'bs58';
 import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -160,6 +161,20 @@ baseline.post<{ Querystring: { ms: string; callers: string } }>('/insert-batched
   );
   latencies.sort((a, b) => a - b);
   return { count: n, seconds: (performance.now() - started) / 1000, p50: latencies[Math.floor(latencies.length / 2)], p99: latencies[Math.floor(latencies.length * 0.99)] };
+});
+// The event loop's delay over one phase (POST /loop-delay/start, /loop-delay/stop): whether a latency tail
+// is this process stalling (GC, the identity mint above deriving keys) or waiting on something else.
+let loopDelay: IntervalHistogram | undefined;
+baseline.post('/loop-delay/start', async () => {
+  loopDelay?.disable();
+  loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
+  return { ok: true };
+});
+baseline.post('/loop-delay/stop', async () => {
+  loopDelay?.disable();
+  const ms = (ns: number) => ns / 1e6;
+  return loopDelay ? { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) } : {};
 });
 // BENCH_PROFILE_WINDOW=<dir>: POST /profile/start and /profile/stop bracket a CPU profile of one phase
 // (BENCH_PROFILE_HEAP=1: a sampling profile of everything allocated meanwhile, collected or not).

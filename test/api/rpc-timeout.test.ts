@@ -26,8 +26,10 @@ before(async () => {
   chain = await startTestLocalnet();
   proxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(chain.url).port) });
   t = await startTestHush({ env: { HUSH_ROLE: 'api', SOLANA_RPC_URL: proxy.url, HUSH_RPC_TIMEOUT_MS: String(RPC_TIMEOUT_MS) } });
-  // Role api funds nothing itself; the pools need inventory for a quote to be answered.
-  await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets);
+  // Role api funds nothing itself; the pools need inventory for a quote to be answered. Funding is the
+  // setup, not the subject: straight to the chain, at the default RPC timeout (a loaded machine's airdrop
+  // outlives the 500 ms under test).
+  await fundFromLocalFaucet(t.hush.db, new SolanaChain(chain.url, t.hush.config.slotMs), t.hush.treasury, t.hush.config.assets);
   acct = await t.createAccount();
   await pollUntil(async () => (await acct.client.quote(usdcQuote(await address(), await address()))).status === 200, { what: 'pools seen by the inventory', timeoutMs: 30_000 });
 });
