@@ -24,6 +24,18 @@ const records = pino({ base: { component: 'hush' }, level: cfg.logLevel });
 // Start-up and worker text lines are info: LOG_LEVEL=warn (or above) keeps only ALERTs and errors.
 const info = logs(cfg.logLevel, 'info') ? (m: string) => console.log(m) : () => {};
 const hush = await startHush(cfg, { log: info, records: (level, fields, msg) => records[level](fields, msg), logger: { level: cfg.logLevel } }).catch(failStart);
+// Before the ready line: a supervisor that stops Hush as soon as it reads that line gets a drain, not the
+// default action of a signal nobody handles yet (an exit by the signal, nothing drained).
+let stopping = false;
+async function stop(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`hush: ${signal}, draining and shutting down`);
+  await hush.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
 console.log(`hush: ${cfg.role} role; API ${hush.url ?? '(off)'}; ops ${hush.opsUrl}; chain ${logSafeUrl(hush.chain.url)}; store ${cfg.databaseUrl ? 'PostgreSQL' : `PGlite in ${cfg.dataDir}`}`);
 if (hush.localnet) console.log(`hush: embedded chain PubSub WebSocket at ${hush.localnet.wsUrl}`);
 console.log(`hush: ops listener at ${hush.opsUrl}: /healthz, /readyz, /metrics${cfg.adminToken ? ', /admin/v1' : ''} (not for partners)`);
@@ -54,13 +66,3 @@ if (hush.url) {
   console.log(`hush: call the API: curl -H "authorization: Bearer <API key>" ${api}/transfer/v1/tokens (reference: ${api}/docs)`);
 }
 
-let stopping = false;
-async function stop(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  console.log(`hush: ${signal}, draining and shutting down`);
-  await hush.close();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));

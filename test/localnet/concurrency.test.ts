@@ -57,7 +57,9 @@ describe('localnet under concurrent senders', () => {
   const initial = new Map<Address, bigint>();
 
   before(async () => {
-    ln = await startTestLocalnet({ slotMs: 20 });
+    // 50 ms slots: a blockhash lives 7.5 s, as long as a loaded machine may take to sign and send the 144
+    // transfers that share one (at 20 ms, 3 s: some were sent after it died, "Transaction simulation failed").
+    ln = await startTestLocalnet({ slotMs: 50 });
     rpc = ln.rpc;
     wallets = await Promise.all(Array.from({ length: WALLETS }, () => generateKeyPairSigner()));
   });
