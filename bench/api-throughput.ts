@@ -253,7 +253,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
         // baselines add their rows, so the table is as the closed run left it.
         pacedRate = Math.max(1, Math.floor(closed.result.rps / 2));
         const pacedBodies = await orderBodies(pacedRate * SECONDS + 200);
-        await fetch(`${info.baselineUrl}/loop-delay/start`, { method: 'POST' });
+        await (await fetch(`${info.baselineUrl}/loop-delay/start`, { method: 'POST' })).arrayBuffer();
         paced = await pacedOrders(info.hushUrl, auth, pacedBodies, 200, pacedRate);
         pacedLoop = (await (await fetch(`${info.baselineUrl}/loop-delay/stop`, { method: 'POST' })).json()) as LoopDelay;
       }
