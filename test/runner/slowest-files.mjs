@@ -1,13 +1,32 @@
 // A node:test reporter: each test file's wall time (from its first test's start to its last test's end,
 // as the runner reports them), the ten slowest printed at the end, and all of them written as JSON when
-// HUSH_TEST_DURATIONS names a file (`npm run test:durations` writes test/runner/durations.json).
+// HUSH_TEST_DURATIONS names a file (`npm run test:durations` writes test/runner/durations.json). It also
+// repeats every failure (file, test, error) at the end: a CI log keeps only its tail, and a failure in the
+// middle of a lane's TAP output was lost with the rest.
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { inspect } from 'node:util';
 import { sourceOf } from './bundle-tests.mjs';
+
+/** At most this much of each failure's error, and this many failures. */
+const ERROR_CHARS = 1_500;
+const MAX_FAILURES = 20;
+
+function failureOf(event) {
+  const file = event.data.file ? sourceOf(relative(process.cwd(), event.data.file)) : '(no file)';
+  const err = event.data.details?.error;
+  // node:test wraps a test's own error (failureType testCodeFailure) in its cause.
+  const shown = err?.cause ?? err;
+  const text = (shown instanceof Error ? `${shown.stack ?? shown.message}` : inspect(shown, { depth: 4, breakLength: 160 }))
+    .split('\n').filter((l) => !/^\s+at (.*\(node:|node:|.*\(<anonymous>\)$|Array\.map)/.test(l)).join('\n');
+  return `# FAILED ${file} > ${event.data.name} (${err?.failureType ?? 'error'})\n${text.slice(0, ERROR_CHARS).replace(/^/gm, '#     ')}`;
+}
 
 export default async function* slowestFiles(source) {
   const perFile = new Map();
+  const failures = [];
   for await (const event of source) {
+    if (event.type === 'test:fail' && !['subtestsFailed', 'cancelledByParent'].includes(event.data.details?.error?.failureType)) failures.push(failureOf(event));
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;
     const file = sourceOf(relative(process.cwd(), event.data.file));
     perFile.set(file, (perFile.get(file) ?? 0) + (event.data.details?.duration_ms ?? 0));
@@ -16,5 +35,6 @@ export default async function* slowestFiles(source) {
   // Each lane writes its own file beside the named one; `npm run test:durations` merges them.
   const out = process.env.HUSH_TEST_DURATIONS;
   if (out) writeFileSync(`${out}.${process.env.HUSH_TEST_LANE ?? 'all'}`, `${JSON.stringify(Object.fromEntries(rows.filter(([f]) => f.endsWith('.test.ts')).map(([f, ms]) => [f, Math.round(ms)])), null, 1)}\n`);
+  if (failures.length > 0) yield `\n# ${failures.length} failure(s)${failures.length > MAX_FAILURES ? `, the first ${MAX_FAILURES}` : ''}:\n${failures.slice(0, MAX_FAILURES).join('\n')}\n`;
   yield `\n# the ten slowest test files (seconds of their tests' own time):\n${rows.slice(0, 10).map(([f, ms]) => `#   ${(ms / 1000).toFixed(1).padStart(6)}  ${f}`).join('\n')}\n`;
 }

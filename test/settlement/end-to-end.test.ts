@@ -289,13 +289,23 @@ describe('settlement end to end over HTTP and the local chain', { concurrency: t
     const recipient = (await generateKeyPairSigner()).address;
     const handedOut = await orderWithRefresh(sender, recipient);
     const { placed, original } = handedOut;
-    // The original lands first while it is live; on a loaded run it may have died since (its send then fails
-    // simulation): the refreshed one lands first instead, and the original is the other. Either way one of
-    // the two lands and the other is tried after the order completed.
-    const [first, other] = (await live(original)) ? [original, handedOut.refreshed] : [handedOut.refreshed, original];
+    // The original lands first while it is live; on a loaded run it may have died since, even between the
+    // check and the send (which then fails simulation): the refreshed one lands first instead, and the
+    // original is the other. Either way one of the two lands and the other is tried after the order completed.
     const before = await lamportsOf(chain, sender.address);
-    const signedA = await signDeposit(first, sender);
-    await chain.rpc.sendTransaction(signedA.wire as never, { encoding: 'base64' }).send();
+    let sent: { first: string; other: string; signedA: Awaited<ReturnType<typeof signDeposit>> } | null = null;
+    for (const [first, other] of [[original, handedOut.refreshed], [handedOut.refreshed, original]] as const) {
+      const signedA = await signDeposit(first, sender);
+      try {
+        await chain.rpc.sendTransaction(signedA.wire as never, { encoding: 'base64' }).send();
+        sent = { first, other, signedA };
+        break;
+      } catch (e) {
+        if (await live(first)) throw e; // refused for another reason than a dead blockhash
+      }
+    }
+    assert.ok(sent, 'the refreshed transaction was live when sent');
+    const { other, signedA } = sent;
     const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 180_000);
     // Every sweep the worker could run now (more ticks than it defers): none may take this deposit while
     // the other transaction can land, since closing its account would let that transaction create it
