@@ -27,14 +27,14 @@ export async function insertDepositIdentities(db: Queryable, mint: string, token
 }
 
 /**
- * Takes up to `n` identities of an asset out of the pool, oldest first, in one statement. Rows another
+ * Takes up to `n` identities of an asset out of the pool, lowest `seq` (oldest) first, in one statement. Rows another
  * process is taking are skipped, not waited for, so concurrent APIs never get the same identity.
  */
 export async function claimDepositIdentities(db: Queryable, mint: string, tokenProgram: string, n: number): Promise<StoredDepositIdentity[]> {
   const { rows } = await db.query<{ tracking_id: string; deposit_owner: string; deposit_account: string; extra_bump_tries: number }>(
     `DELETE FROM deposit_identities WHERE tracking_id IN (
        SELECT tracking_id FROM deposit_identities WHERE mint = $1 AND token_program = $2
-        ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED)
      RETURNING tracking_id, deposit_owner, deposit_account, extra_bump_tries`,
     [mint, tokenProgram, n],
   );
@@ -52,4 +52,22 @@ export async function countDepositIdentities(db: Queryable): Promise<Map<string,
     'SELECT mint, token_program, count(*) AS n FROM deposit_identities GROUP BY mint, token_program',
   );
   return new Map(rows.map((r) => [`${r.mint}:${r.token_program}`, Number(r.n)]));
+}
+
+/**
+ * How many identities each asset has left, from the first and last of its sequence (two index probes per
+ * asset, where countDepositIdentities scans the pool). Claims take the lowest first, so the span is exact
+ * unless a claim rolled back after a concurrent one took rows above it, or an insert skipped a duplicate:
+ * then it reads high by those rows, and only until the claims pass them. Reading high means refilling a
+ * little later, never claiming an identity that is not there.
+ */
+export async function depositIdentitySpans(db: Queryable, assets: readonly { mint: string; tokenProgram: string }[]): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ mint: string; token_program: string; n: string | number | null }>(
+    `SELECT v.mint, v.token_program,
+            (SELECT max(seq) FROM deposit_identities d WHERE d.mint = v.mint AND d.token_program = v.token_program)
+          - (SELECT min(seq) FROM deposit_identities d WHERE d.mint = v.mint AND d.token_program = v.token_program) + 1 AS n
+       FROM unnest($1::text[], $2::text[]) AS v(mint, token_program)`,
+    [assets.map((a) => a.mint), assets.map((a) => a.tokenProgram)],
+  );
+  return new Map(rows.map((r) => [`${r.mint}:${r.token_program}`, r.n === null ? 0 : Number(r.n)]));
 }

@@ -2,7 +2,7 @@ import type { AssetRegistry } from '../config/assets.ts';
 import { DEPOSIT_IDENTITY_TARGET } from '../config/config.ts';
 import { DepositIdentities } from './deposit-identities.ts';
 import type { Db } from '../store/db.ts';
-import { countDepositIdentities, insertDepositIdentities } from '../store/deposit-identities-store.ts';
+import { countDepositIdentities, depositIdentitySpans, insertDepositIdentities } from '../store/deposit-identities-store.ts';
 import { systemClock } from '../support/clock.ts';
 
 /**
@@ -44,7 +44,8 @@ export class DepositIdentityMint {
 
   /** One refill: each asset below its target gets what the thread has ready, up to the gap. Returns how many were stored. */
   async topUp(): Promise<number> {
-    const counts = await countDepositIdentities(this.db);
+    // Spans, not a count: a count scans the pool every pass (issue 56, docs/performance.md).
+    const counts = await depositIdentitySpans(this.db, this.assets.list);
     let added = 0;
     for (const a of this.assets.list) {
       const gap = this.target - (counts.get(`${a.mint}:${a.tokenProgram}`) ?? 0);

@@ -12,7 +12,7 @@ import type { Address } from '@solana/kit';
 import { loadAssets } from '../../src/config/assets.ts';
 import { HushError } from '../../src/domain/errors.ts';
 import { DepositIdentityPool } from '../../src/services/deposit-identity-pool.ts';
-import { countDepositIdentities } from '../../src/store/deposit-identities-store.ts';
+import { claimDepositIdentities, countDepositIdentities, depositIdentitySpans } from '../../src/store/deposit-identities-store.ts';
 import { publishTreasuryWallets, readTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
 import { DepositIdentityMint } from '../../src/treasury/deposit-identity-mint.ts';
 import { Treasury } from '../../src/treasury/treasury.ts';
@@ -36,6 +36,8 @@ forEachEngine('deposit identity pool', (ctx) => {
     }
     const stored = (await countDepositIdentities(db)).get(`${MINT}:${PROGRAM}`)!;
     assert.ok(stored >= 40, `the mint filled the pool (${stored})`);
+    const exact = async () => Object.fromEntries(await countDepositIdentities(db));
+    assert.deepEqual(Object.fromEntries(await depositIdentitySpans(db, assets.list)), { ...Object.fromEntries(assets.list.map((a) => [`${a.mint}:${a.tokenProgram}`, 0])), ...(await exact()) }, 'what the mint reads is the count');
     // Batches of 8: several claims each, racing.
     const apis = [new DepositIdentityPool(db, 8), new DepositIdentityPool(db, 8)];
     const results = await Promise.allSettled(Array.from({ length: stored + 10 }, (_, i) => apis[i % 2]!.take(MINT, PROGRAM)));
@@ -52,6 +54,24 @@ forEachEngine('deposit identity pool', (ctx) => {
       assert.equal(e.retryAfterSeconds, 1);
     }
     assert.equal((await countDepositIdentities(db)).get(`${MINT}:${PROGRAM}`) ?? 0, 0, 'claimed identities leave the store');
+    assert.equal((await depositIdentitySpans(db, [{ mint: MINT, tokenProgram: PROGRAM }])).get(`${MINT}:${PROGRAM}`), 0);
+  });
+
+  it('the refill reads what is left from the sequence: the count after claims, high by a gap only until claims pass it', async () => {
+    const { db } = await ctx.fresh();
+    const mint = new DepositIdentityMint(db, new TreasuryKeys(new Uint8Array(randomBytes(32))).depositMasterKey, assets, { target: 24 }).start();
+    await mint.filled(24).finally(() => mint.stop());
+    const key = `${MINT}:${PROGRAM}`;
+    const span = async () => (await depositIdentitySpans(db, [{ mint: MINT, tokenProgram: PROGRAM }])).get(key)!;
+    const count = async () => (await countDepositIdentities(db)).get(key)!;
+    for (const n of [4, 2]) await claimDepositIdentities(db, MINT, PROGRAM, n);
+    assert.equal(await span(), await count(), 'claims take the lowest first: no gap');
+    // A claim that rolled back after another took the rows above it leaves a gap: here the tenth lowest is gone.
+    await db.query(`DELETE FROM deposit_identities WHERE tracking_id = (SELECT tracking_id FROM deposit_identities WHERE mint = $1 AND token_program = $2 ORDER BY seq OFFSET 9 LIMIT 1)`, [MINT, PROGRAM]);
+    assert.equal(await span(), (await count()) + 1, 'high by the gap: a later refill, never a missing identity');
+    await claimDepositIdentities(db, MINT, PROGRAM, 12);
+    assert.equal(await span(), await count(), 'the claims passed the gap');
+    assert.ok((await count()) > 0);
   });
 
   it('wallets: published compare-and-set, read by the API view; another seed replaces them and drops the old identities', async () => {
