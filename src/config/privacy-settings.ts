@@ -126,8 +126,10 @@ export function releasePolicy(c: PrivacySettings & { payoutDelayS: { min: number
 
 /**
  * The settings a payout's due time is drawn with at its deposit's confirmation (payoutDueFor). A standard
- * payout's own due time is one pass after its class's latest release decision, so a running class
- * release always decides first (and the order learns its release size); it still ends within the budget.
+ * payout's own due time is one pass after its class's latest release decision, so a class release running
+ * on time decides first (and the order learns its release size); it still ends within the budget. Passes
+ * late by more than that (a loaded machine) let it go at this time: then startPayouts stamps it a release
+ * of its own.
  */
 export function duePolicy(c: PrivacySettings & { payoutDelayS: { min: number; max: number }; slotMs: number }) {
   const policy = releasePolicy(c);

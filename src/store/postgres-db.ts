@@ -1,6 +1,9 @@
 import pg from 'pg';
 import type { Db, Queryable } from './db.ts';
 
+/** Between tries to get a lost LISTEN connection back. */
+const RECONNECT_MS = 1_000;
+
 /** A PostgreSQL server through a connection pool. */
 /** `createSchema: false` (read-only opens): a missing schema stays missing. */
 export async function openPostgresDb(url: string, opts: { max?: number; schema?: string; createSchema?: boolean } = {}): Promise<Db> {
@@ -40,6 +43,13 @@ export async function openPostgresDb(url: string, opts: { max?: number; schema?:
     query: base.query,
     async transaction(fn) {
       const client = await pool.connect();
+      // The pool takes its own 'error' listener off a client while it is checked out: a connection cut
+      // during the transaction (between statements or in one) would emit 'error' to no listener and end
+      // the process. Caught here, the transaction's next statement rejects (a 503), and the client is
+      // released as broken so the pool drops it.
+      let cut: Error | undefined;
+      const onCut = (e: Error) => (cut ??= e);
+      client.on('error', onCut);
       try {
         await client.query('BEGIN');
         const out = await fn(wrap(client));
@@ -52,26 +62,44 @@ export async function openPostgresDb(url: string, opts: { max?: number; schema?:
         await client.query('ROLLBACK').catch(() => {});
         throw e;
       } finally {
-        client.release();
+        client.removeListener('error', onCut);
+        client.release(cut);
       }
     },
     async listen(channel, onNotify, onLost) {
       if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel ${channel}`);
       let client: pg.Client | null = null;
       let stopped = false;
-      // A dedicated connection: LISTEN holds it. Reconnects after errors; onLost tells the caller
-      // that notifications in between may be lost.
+      // A dedicated connection: LISTEN holds it. After an error it reconnects, every RECONNECT_MS until
+      // it succeeds (an outage longer than one try must not end notifications for the process's life);
+      // onLost tells the caller that notifications may have been lost, when the connection goes and
+      // again once it is back (what the caller cached in between was never notified).
       const connect = async (): Promise<void> => {
         const c = new pg.Client({ connectionString: url, ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}) });
         c.on('notification', (n) => n.channel === channel && onNotify(n.payload ?? ''));
         c.on('error', () => {
-          onLost?.();
           c.end().catch(() => {});
-          if (!stopped) setTimeout(() => void connect().catch(() => onLost?.()), 1000).unref();
+          if (client !== c) return; // a connect that failed: its caller tries again
+          client = null;
+          onLost?.();
+          reconnect();
         });
-        await c.connect();
-        await c.query(`LISTEN ${channel}`);
+        try {
+          await c.connect();
+          await c.query(`LISTEN ${channel}`);
+        } catch (e) {
+          c.end().catch(() => {});
+          throw e;
+        }
+        if (stopped) return void c.end().catch(() => {});
         client = c;
+      };
+      const reconnect = (): void => {
+        if (stopped) return;
+        setTimeout(() => {
+          if (stopped) return;
+          connect().then(() => onLost?.(), reconnect);
+        }, RECONNECT_MS).unref();
       };
       await connect();
       return async () => {

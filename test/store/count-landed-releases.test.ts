@@ -23,7 +23,8 @@ forEachEngine('counting a class release where it landed', (ctx) => {
     const id = (res as { id: string }).id;
     assert.ok(await moveOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'));
     assert.ok(await moveOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed', { deposit: { signature: 's', amount: '1', confirmedAt: new Date().toISOString() } }));
-    await ctx.db.query('UPDATE orders SET class_released_at = $2, class_release_size = 9 WHERE id = $1', [id, at]);
+    // A release stamps now(), microseconds on PostgreSQL: more than a JavaScript Date read back keeps.
+    await ctx.db.query(`UPDATE orders SET class_released_at = $2::timestamptz + interval '456 microseconds', class_release_size = 9 WHERE id = $1`, [id, at]);
     return id;
   }
   /** A payout transaction of the order: pending, or confirmed in `slot`. */

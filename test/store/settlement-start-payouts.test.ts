@@ -22,4 +22,22 @@ forEachEngine('startPayouts', (ctx) => {
     assert.equal((await chainTxsOfOrder(ctx.db, theirs.id, 'payout')).length, 0, 'no record without the move');
     assert.equal((await orderRow(ctx.db, theirs.id)).status, 'deposit_confirmed');
   });
+
+  it('a private amount sent with no release decided (its fallback due time came first) goes as a release of its own; released and off-menu ones keep theirs', async () => {
+    const privateQuote = { quoteId: 'q_private', privacy: { standard: true } };
+    const fallback = await orderIn(ctx.db, 'deposit_confirmed', { quote: privateQuote });
+    const released = await orderIn(ctx.db, 'deposit_confirmed', { quote: privateQuote });
+    const offMenu = await orderIn(ctx.db, 'deposit_confirmed', { quote: { quoteId: 'q_free', privacy: { standard: false } } });
+    const stamp = '2026-11-26 10:00:00.123456+00';
+    await ctx.db.query(`UPDATE orders SET class_released_at = $2, class_release_size = 3 WHERE id = $1`, [released.id, stamp]);
+    for (const o of [fallback, released, offMenu]) await claimOrder(ctx.db, o.id, 'w1', 30);
+    const moved = await startPayouts(ctx.db, 'w1', [fallback, released, offMenu].map((o) => newTx({ orderId: o.id })), 1_000);
+    assert.equal(moved.size, 3);
+    const row = async (id: string) =>
+      (await ctx.db.query<{ at: string | null; size: number | null; now: boolean }>(`SELECT class_released_at::text AS at, class_release_size AS size, class_released_at > now() - interval '1 minute' AS now FROM orders WHERE id = $1`, [id])).rows[0]!;
+    const f = await row(fallback.id);
+    assert.ok(f.now && f.size === 1, `stamped a release of one when sent: ${JSON.stringify(f)}`);
+    assert.deepEqual({ ...(await row(released.id)), now: undefined }, { at: stamp, size: 3, now: undefined }, 'a decided release is kept');
+    assert.deepEqual(await row(offMenu.id), { at: null, size: null, now: null }, 'an amount off the menu is never a release');
+  });
 });

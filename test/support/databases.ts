@@ -27,8 +27,10 @@ export function redactedPostgresUrl(url = POSTGRES_URL): string {
   }
 }
 
+// A server that is not there refuses at once; a loaded machine can take seconds to accept (2 s skipped whole
+// suites silently under load).
 async function probePostgres(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 15_000 });
   client.on('error', () => {});
   try {
     await client.connect();

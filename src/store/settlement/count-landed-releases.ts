@@ -28,8 +28,10 @@ const AWAITS_PAYOUT = new Set<string>(statusesWhere('awaitsPayout'));
  * flight, when its landed slots no longer change, so two passes counting it at once write the same sizes.
  */
 export async function countLandedReleases(db: Queryable, spanSlots: number, limit = 50): Promise<number> {
-  const { rows: releases } = await db.query<{ at: Date | string; source_asset_id: string; destination_asset_id: string; mode: string; pinned: string }>(
-    `SELECT DISTINCT o.class_released_at AS at, o.source_asset_id, o.destination_asset_id, o.mode, ${PINNED}::text AS pinned
+  // The stamp as text: a release stamps now(), to the microsecond, which a JavaScript Date read back would
+  // cut to the millisecond, and the members would then never match it.
+  const { rows: releases } = await db.query<{ at: string; source_asset_id: string; destination_asset_id: string; mode: string; pinned: string }>(
+    `SELECT DISTINCT o.class_released_at::text AS at, o.source_asset_id, o.destination_asset_id, o.mode, ${PINNED}::text AS pinned
        FROM orders o
       WHERE o.class_released_at IS NOT NULL AND o.class_landed_size IS NULL
         AND (o.status IN ${statusesSql('final')} OR ${LANDED_SLOT} IS NOT NULL)
@@ -42,12 +44,12 @@ export async function countLandedReleases(db: Queryable, spanSlots: number, limi
 }
 
 /** One release (its stamp and class): its members' sizes once nothing of it is in flight; how many it wrote. */
-async function countRelease(db: Queryable, r: { at: Date | string; source_asset_id: string; destination_asset_id: string; mode: string; pinned: string }, spanSlots: number): Promise<number> {
+async function countRelease(db: Queryable, r: { at: string; source_asset_id: string; destination_asset_id: string; mode: string; pinned: string }, spanSlots: number): Promise<number> {
   const { rows: members } = await db.query<{ id: string | number; status: string; slot: string | null; pending: boolean }>(
     `SELECT o.id, o.status, ${LANDED_SLOT}::text AS slot,
             EXISTS (SELECT 1 FROM chain_txs c WHERE c.order_id = o.id AND c.kind = 'payout' AND c.status = 'pending') AS pending
        FROM orders o
-      WHERE o.class_released_at = $1 AND (o.source_asset_id, o.destination_asset_id, o.mode, ${PINNED}) = ($2, $3, $4, $5::numeric)`,
+      WHERE o.class_released_at = $1::timestamptz AND (o.source_asset_id, o.destination_asset_id, o.mode, ${PINNED}) = ($2, $3, $4, $5::numeric)`,
     [r.at, r.source_asset_id, r.destination_asset_id, r.mode, r.pinned],
   );
   const inFlight = members.some((m) => AWAITS_PAYOUT.has(m.status) || m.pending || ((m.status === 'sending' || m.status === 'refunding') && m.slot === null));
@@ -72,7 +74,7 @@ async function countRelease(db: Queryable, r: { at: Date | string; source_asset_
  */
 async function classNeighbours(
   db: Queryable,
-  r: { at: Date | string; source_asset_id: string; destination_asset_id: string; mode: string; pinned: string },
+  r: { at: string; source_asset_id: string; destination_asset_id: string; mode: string; pinned: string },
   own: { id: string; slot: bigint | null }[],
   spanSlots: number,
 ): Promise<{ id: string; slot: bigint }[]> {
@@ -85,7 +87,7 @@ async function classNeighbours(
     `SELECT c.order_id AS id, max(c.landed_slot)::text AS slot
        FROM chain_txs c JOIN orders o ON o.id = c.order_id
       WHERE c.kind = 'payout' AND c.status = 'confirmed' AND c.landed_slot BETWEEN $1 AND $2
-        AND o.class_released_at IS DISTINCT FROM $3
+        AND o.class_released_at IS DISTINCT FROM $3::timestamptz
         AND (o.source_asset_id, o.destination_asset_id, o.mode, ${PINNED}) = ($4, $5, $6, $7::numeric)
       GROUP BY c.order_id`,
     [lo.toString(), hi.toString(), r.at, r.source_asset_id, r.destination_asset_id, r.mode, r.pinned],

@@ -26,6 +26,14 @@ export const assignments = (columns: Readonly<Record<string, string>>): string =
     .map(([c, e]) => `${c} = ${e}`)
     .join(',\n         ');
 
+/**
+ * A private amount's payout that goes out with no release stamped: its fallback due time (the end of its
+ * hold, and a pass, and its spread) came before any release pass decided it, as when passes run late on a
+ * loaded machine. It goes as a release of its own, so it is counted where it lands like any other
+ * (releasedWith, the receipt) and its partner is told of it (order.released), never left uncounted.
+ */
+const UNRELEASED_PRIVATE = `o.class_released_at IS NULL AND o.quote -> 'privacy' ->> 'standard' = 'true'`;
+
 const WRITER = orderWriter('startPayouts', [['deposit_confirmed', 'sending'], ['swapping', 'sending']]);
 
 const statements = new Map<PayableStatus, string>();
@@ -35,7 +43,9 @@ function startSql(from: PayableStatus): string {
   if (sql === undefined) {
     sql = WRITER.sql({
       route: [from, 'sending'],
-      set: assignments(STARTED(3)),
+      set: `${assignments(STARTED(3))},
+         class_released_at = CASE WHEN ${UNRELEASED_PRIVATE} THEN now() ELSE o.class_released_at END,
+         class_release_size = CASE WHEN ${UNRELEASED_PRIVATE} THEN 1 ELSE o.class_release_size END`,
       where: 'o.id = ANY($1::bigint[]) AND o.locked_by = $2',
       effects: PAYOUT_RECORDS(4, 'SELECT id FROM u'),
     });
