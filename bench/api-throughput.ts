@@ -31,6 +31,8 @@ const ORDERS = Number(process.env.BENCH_ORDERS ?? 6000);
 const ROUNDS = positiveInteger('BENCH_ROUNDS', 3);
 const ORDER_ROUNDS = positiveInteger('BENCH_ORDER_ROUNDS', 3);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10);
+/** BENCH_PACED_RATE: the paced order run's rate (orders/s); unset, half the closed loop's throughput. Fixed, two commits' paced p99s compare. */
+const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 0);
 /** Each engine's headline figures, compared at the end with bench/baselines/api.json (issue 56). */
 const figures: Figure[] = [];
 
@@ -251,7 +253,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
         // 100 connections offered half that throughput: the latency of orders when Hush is not the
         // bottleneck (at full load, latency is queueing: see the mean printed below). Before the insert
         // baselines add their rows, so the table is as the closed run left it.
-        pacedRate = Math.max(1, Math.floor(closed.result.rps / 2));
+        pacedRate = PACED_RATE > 0 ? PACED_RATE : Math.max(1, Math.floor(closed.result.rps / 2));
         const pacedBodies = await orderBodies(pacedRate * SECONDS + 200);
         await (await fetch(`${info.baselineUrl}/loop-delay/start`, { method: 'POST' })).arrayBuffer();
         paced = await pacedOrders(info.hushUrl, auth, pacedBodies, 200, pacedRate);

@@ -9,19 +9,26 @@ export interface StoredDepositIdentity {
   extraBumpTries: number;
 }
 
-/** Adds identities an asset's orders may claim (one multi-row statement). */
+/**
+ * Adds identities an asset's orders may claim (one multi-row statement), numbered on from the asset's
+ * highest `seq` (depositIdentitySpans reads what is left from that numbering). Two refills of one asset at
+ * once could number alike: the span then reads low and the pool is filled past its target, never short.
+ */
 export async function insertDepositIdentities(db: Queryable, mint: string, tokenProgram: string, ids: readonly StoredDepositIdentity[]): Promise<void> {
   if (ids.length === 0) return;
   const values: string[] = [];
   const params: unknown[] = [mint, tokenProgram];
-  for (const id of ids) {
+  for (const [i, id] of ids.entries()) {
     const n = params.length;
-    values.push(`($${n + 1}, $1, $2, $${n + 2}, $${n + 3}, $${n + 4})`);
+    values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::integer, ${i + 1})`);
     params.push(id.trackingId, id.depositOwner, id.depositAccount, id.extraBumpTries);
   }
   await db.query(
-    `INSERT INTO deposit_identities (tracking_id, mint, token_program, deposit_owner, deposit_account, extra_bump_tries)
-     VALUES ${values.join(', ')} ON CONFLICT (tracking_id) DO NOTHING`,
+    `INSERT INTO deposit_identities (tracking_id, mint, token_program, deposit_owner, deposit_account, extra_bump_tries, seq)
+     SELECT v.tracking_id, $1, $2, v.owner, v.account, v.tries, top.seq + v.i
+       FROM (VALUES ${values.join(', ')}) AS v(tracking_id, owner, account, tries, i)
+      CROSS JOIN (SELECT coalesce(max(seq), 0) AS seq FROM deposit_identities WHERE mint = $1 AND token_program = $2) AS top
+     ON CONFLICT (tracking_id) DO NOTHING`,
     params,
   );
 }
@@ -55,7 +62,7 @@ export async function countDepositIdentities(db: Queryable): Promise<Map<string,
 }
 
 /**
- * How many identities each asset has left, from the first and last of its sequence (two index probes per
+ * How many identities each asset has left, from the first and last of its numbering (two index probes per
  * asset, where countDepositIdentities scans the pool). Claims take the lowest first, so the span is exact
  * unless a claim rolled back after a concurrent one took rows above it, or an insert skipped a duplicate:
  * then it reads high by those rows, and only until the claims pass them. Reading high means refilling a

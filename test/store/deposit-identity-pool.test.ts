@@ -59,8 +59,13 @@ forEachEngine('deposit identity pool', (ctx) => {
 
   it('the refill reads what is left from the sequence: the count after claims, high by a gap only until claims pass it', async () => {
     const { db } = await ctx.fresh();
-    const mint = new DepositIdentityMint(db, new TreasuryKeys(new Uint8Array(randomBytes(32))).depositMasterKey, assets, { target: 24 }).start();
-    await mint.filled(24).finally(() => mint.stop());
+    const master = new TreasuryKeys(new Uint8Array(randomBytes(32))).depositMasterKey;
+    // Two refills, each a batch per asset one after another: every asset's numbering stays its own.
+    for (const target of [12, 24]) {
+      const mint = new DepositIdentityMint(db, master, assets, { target }).start();
+      await mint.filled(target).finally(() => mint.stop());
+    }
+    assert.deepEqual(Object.fromEntries(await depositIdentitySpans(db, assets.list)), Object.fromEntries(await countDepositIdentities(db)), 'spans are counts, asset by asset');
     const key = `${MINT}:${PROGRAM}`;
     const span = async () => (await depositIdentitySpans(db, [{ mint: MINT, tokenProgram: PROGRAM }])).get(key)!;
     const count = async () => (await countDepositIdentities(db)).get(key)!;
