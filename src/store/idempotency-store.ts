@@ -13,7 +13,8 @@ export type IdempotencyClaim =
  * uncommitted row and replaying it. Lock granted means no such statement is running.
  */
 export function tryKeyLock(accountSql: string, keySql: string): string {
-  return `pg_try_advisory_xact_lock(hashtextextended(${accountSql} || E'\\n' || ${keySql}, 0))`;
+  // The schema too: advisory locks belong to the whole database, and another deployment's schema has its own accounts.
+  return `pg_try_advisory_xact_lock(hashtextextended(current_schema() || E'\\n' || ${accountSql} || E'\\n' || ${keySql}, 0))`;
 }
 
 /** An in-progress claim older than this belongs to a request that died; a retry may take it over. */

@@ -24,14 +24,19 @@ forEachEngine('partner fees owed', (ctx) => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let inner: boolean | undefined;
+    let otherSchema: boolean | undefined;
+    const other = (await ctx.fresh()).db;
     const first = db.transaction(async (tx) => {
       assert.equal(await tryTransactionLock(tx, PARTNER_PAYOUT_LOCK), true);
       inner = await db.transaction((tx2) => tryTransactionLock(tx2, PARTNER_PAYOUT_LOCK));
+      // Advisory locks belong to the whole database: another deployment's schema must not wait on this one.
+      otherSchema = await other.transaction((tx3) => tryTransactionLock(tx3, PARTNER_PAYOUT_LOCK));
       release();
     });
     await held;
     await first;
     assert.equal(inner, false);
+    assert.equal(otherSchema, true, 'the same job in another schema takes its own lock');
     assert.equal(await db.transaction((tx) => tryTransactionLock(tx, PARTNER_PAYOUT_LOCK, 'some-account')), true, 'another lock');
   });
 });
