@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { insertOrder, type NewOrder } from '../../src/store/orders-store.ts';
 import { releaseOrder } from '../../src/store/settlement/release-orders.ts';
-import { CLASS_RELEASE_LOCK, releaseClasses } from '../../src/store/settlement/release-classes.ts';
+import { releaseClasses } from '../../src/store/settlement/release-classes.ts';
+import { CLASS_RELEASE_LOCK, tryTransactionLock } from '../../src/store/settlement/advisory-locks.ts';
 import { StatusCache } from '../../src/services/status-cache.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
@@ -128,7 +129,7 @@ forEachEngine('class release pass', (ctx) => {
     let inner = -1;
     // Hold the lock in one transaction and try a pass beside it.
     await ctx.db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(${CLASS_RELEASE_LOCK})`);
+      assert.ok(await tryTransactionLock(tx, CLASS_RELEASE_LOCK));
       inner = await releaseClasses(ctx.db, () => assert.fail('a second pass must not decide while the first holds the lock'), RELEASE_OPTS);
     });
     assert.equal(inner, 0);

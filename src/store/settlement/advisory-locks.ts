@@ -2,6 +2,8 @@ import type { Queryable } from '../db.ts';
 
 /** Advisory lock naming the partner-payout job among all workers. */
 export const PARTNER_PAYOUT_LOCK = 87870002;
+/** Advisory lock naming the class release among all workers. */
+export const CLASS_RELEASE_LOCK = 87870004;
 /** Advisory lock class of late sweeps, one lock per deposit account (with the hash of its address). */
 export const LATE_SWEEP_LOCK = 87870003;
 

@@ -1,6 +1,7 @@
 import type { Db, Queryable } from '../db.ts';
 import { ORDER_CHANGED_CHANNEL } from '../orders-store.ts';
 import { statusesSql } from './final-statuses.ts';
+import { CLASS_RELEASE_LOCK, tryTransactionLock } from './advisory-locks.ts';
 import { classKey } from '../../domain/class-release.ts';
 import { recentClassCounts, type ClassCount } from '../class-traffic-store.ts';
 
@@ -33,12 +34,6 @@ export interface RecentBurst {
 }
 
 /**
- * The advisory lock key of the class release (SQL): advisory locks belong to the whole database, so it names
- * the store's schema, and two deployments side by side in one database decide their classes independently.
- */
-export const CLASS_RELEASE_LOCK = `hashtext(current_schema() || E'\\n' || 'hush.class_release')`;
-
-/**
  * One class-release pass in one transaction: reads the payouts still waiting for their class (their quote
  * promised privacy, not released, due in the future) and locks them, lets `decide` pick which go and
  * when, and brings their due and run times forward. Only one worker decides at a time (an advisory lock;
@@ -54,8 +49,7 @@ export async function releaseClasses(
   opts: { recentWithinMs: number; trafficSince: Date; now: Date; bucketMs: number },
 ): Promise<number> {
   return db.transaction(async (tx) => {
-    const { rows: lock } = await tx.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(${CLASS_RELEASE_LOCK}) AS ok`);
-    if (!lock[0]?.ok) return 0;
+    if (!(await tryTransactionLock(tx, CLASS_RELEASE_LOCK))) return 0;
     const held = await lockWaiting(tx);
     if (held.length === 0) return 0;
     const release = decide(held, await recentBursts(tx, opts.recentWithinMs), await otherDeposits(tx, held, opts));
