@@ -63,7 +63,7 @@ export async function updateAccount(
   const { rowCount } = await db.query(
     `UPDATE accounts SET fee_cap_bps = coalesce($2, fee_cap_bps), status = coalesce($3, status),
        rate_limits = CASE WHEN $4::boolean THEN $5::jsonb ELSE rate_limits END, updated_at = now() WHERE id = $1`,
-    [id, patch.feeCapBps ?? null, patch.status ?? null, patch.rateLimits !== undefined, patch.rateLimits === undefined ? null : JSON.stringify(patch.rateLimits)],
+    [id, patch.feeCapBps ?? null, patch.status ?? null, patch.rateLimits !== undefined, patch.rateLimits == null ? null : JSON.stringify(patch.rateLimits)],
   );
   return rowCount > 0;
 }

@@ -227,7 +227,9 @@ async function transitionOrder(
   const { rows } = await db.query(singleSql(from, to, opts.idle === true, opts.deadAtHeight !== undefined), [
     id,
     patch.deposit !== undefined,
-    patch.deposit === undefined ? null : JSON.stringify(patch.deposit),
+    // A cleared deposit is SQL NULL: JSON.stringify(null) would store a JSON null, which `deposit IS NOT NULL`
+    // takes for a deposit (an undetected, then expired order looked sweepable, with no amount).
+    patch.deposit == null ? null : JSON.stringify(patch.deposit),
     patch.payouts === undefined ? null : JSON.stringify(patch.payouts),
     patch.refund === undefined ? null : JSON.stringify(patch.refund),
     patch.failureReason ?? null,
