@@ -131,10 +131,12 @@ describe('ops listener', () => {
     assert.ok(slotExtra < probes / 20, `${probes} probes cost ${slotExtra.toFixed(1)} getSlot calls beyond the baseline`);
     const extra = floodCalls - baselineRate * floodS;
     assert.ok(extra < probes / 4, `${probes} probes cost ${extra.toFixed(1)} RPC calls beyond the baseline (${floodCalls} in ${floodS.toFixed(1)} s, baseline ${baselineRate.toFixed(1)}/s)`);
-    // Starved settlement shows as tens of seconds (or the timeout); a loaded two-core run moves one order's
-    // time by seconds on its own (2.1 s alone, 5.3 s under the flood with no extra chain call, on a clean
-    // clone beside the suite), so the bound leaves that much.
-    assert.ok(flooded <= Math.max(2 * normal, normal + 5_000), `the order took ${flooded.toFixed(0)} ms under the flood, ${normal.toFixed(0)} ms without`);
+    // What starved settlement looked like: a getSlot per probe queued behind the chain budget, 50 a second
+    // more than it lets out, so a 3 s flood alone is 15 s of backlog and growing. The counts above are the
+    // guard against that; this bound only catches a stall of that size. A loaded two-core run moves one
+    // order's time by seconds on its own (0.9 s alone, 8.0 s under the flood with no extra chain call, on a
+    // clean clone beside the suite), so the bound leaves that much.
+    assert.ok(flooded <= normal + 15_000, `the order took ${flooded.toFixed(0)} ms under the flood, ${normal.toFixed(0)} ms without`);
   });
 
   test('/metrics gives no exact pool balance: free inventory only as a coarse fraction of its target', async () => {
