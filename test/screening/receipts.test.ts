@@ -5,15 +5,13 @@
  * final (RECEIPT_NOT_READY) and another account gets 404. The key is the receipts' own.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { createHushClient, verifyReceipt, type Receipt } from '../../packages/sdk/src/index.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { expectError, expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { chainAt, depositWithRefresh, newWallet, placeOrder, waitForOrder, type Chain } from '../support/settlement.ts';
+import { runPartnerCli } from '../support/partner-cli.ts';
 
-const CLI = new URL('../../packages/sdk/src/cli.ts', import.meta.url).pathname;
 
 describe('disclosure receipts', () => {
   let hush: TestHush;
@@ -75,8 +73,8 @@ describe('disclosure receipts', () => {
     assert.deepEqual(again.receipt, receipt);
 
     // The partner CLI prints it only once it verifies against the published keys.
-    const env = { ...process.env, HUSH_URL: hush.url, HUSH_API_KEY: acct.apiKey };
-    const cli = await promisify(execFile)(process.execPath, ['--import', 'tsx', CLI, 'receipt', placed.trackingId], { env });
+    const cli = await runPartnerCli(['receipt', placed.trackingId], { HUSH_URL: hush.url, HUSH_API_KEY: acct.apiKey });
+    assert.equal(cli.code, 0, cli.stderr);
     assert.deepEqual(JSON.parse(cli.stdout), receipt);
     assert.match(cli.stderr, new RegExp(`verified: signed by receipt key ${d.keyId}`));
   });

@@ -8,20 +8,18 @@
  * is counted once the release has landed: issue 54); an order of an amount that is not private gets none.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
 import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, getAddressEncoder, lamports, type KeyPairSigner } from '@solana/kit';
 import { createHushClient, signAndSend, verifyWebhook, type HushClient, type HushWebhookEvent } from '../../packages/sdk/src/index.ts';
 import { HushClient as RawClient, expectOk, fundedSender, orderCount, registerSecret, startTestHush, SOL, USDC_MINT, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { makeTempDir, pollUntil, removeDir, requestTokenAirdrop, waitForStatus } from '../support/localnet.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { runPartnerCli } from '../support/partner-cli.ts';
 
-const CLI = new URL('../../packages/sdk/src/cli.ts', import.meta.url).pathname;
 const TEN_USDC = '10000000';
 
 let t: TestHush;
@@ -50,12 +48,8 @@ after(async () => {
 });
 
 /** The partner CLI in its own process, configured by the environment. */
-async function hush(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const full = { ...process.env, HUSH_URL: t.url, HUSH_API_KEY: acct.apiKey, SOLANA_RPC_URL: t.chainUrl, ...env };
-  return promisify(execFile)(process.execPath, ['--import', 'tsx', CLI, ...args], { env: full }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
+function hush(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runPartnerCli(args, { HUSH_URL: t.url, HUSH_API_KEY: acct.apiKey, SOLANA_RPC_URL: t.chainUrl, ...env });
 }
 
 /** A sender key pair file (the Solana CLI's format) with what the test gives it. */

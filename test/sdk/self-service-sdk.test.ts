@@ -6,13 +6,10 @@
  * the first one's grace) — shown with a stand-in fetch, since no real Hush answers 503 on cue.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { createHushClient, HushApiError, type HushClient } from '../../packages/sdk/src/index.ts';
+import { runPartnerCli } from '../support/partner-cli.ts';
 import { registerSecret, secretOf, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
-
-const CLI = new URL('../../packages/sdk/src/cli.ts', import.meta.url).pathname;
 
 let t: TestHush;
 before(async () => {
@@ -24,12 +21,8 @@ const sdk = (apiKey: string): HushClient => createHushClient({ baseUrl: t.url, a
 const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof HushApiError ? e.code : String(e)));
 
 /** The partner CLI in its own process. */
-async function hush(args: string[], apiKey: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, HUSH_URL: t.url, HUSH_API_KEY: apiKey };
-  return promisify(execFile)(process.execPath, ['--import', 'tsx', CLI, ...args], { env }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
+function hush(args: string[], apiKey: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runPartnerCli(args, { HUSH_URL: t.url, HUSH_API_KEY: apiKey });
 }
 
 describe('SDK and CLI self-service', () => {

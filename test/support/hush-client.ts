@@ -122,44 +122,85 @@ export class HushClient {
   }
 }
 
+/** One probe answer: when it was sent and seen (the server answered in between), and what it said. */
+interface BucketAnswer {
+  sentAt: number;
+  seenAt: number;
+  passed: boolean;
+  /** RateLimit-Remaining: the whole tokens left after it (0 when refused). */
+  remaining: number;
+}
+
 /**
  * docs/spec.md §7's token bucket seen from outside, for a key whose `tokens` rate is 2/s (capacity 4): spends the
- * burst, then asks every 50 ms (round robin over `clients`, e.g. two processes sharing Redis) for `ms`.
- * A bucket lets one request through per 500 ms; a fixed window would let none through for the rest of
- * its window and then a burst of four.
+ * burst, then asks every 50 ms (round robin over `clients`, e.g. two processes sharing Redis) for `ms` and on
+ * until it has seen three passes and three refusals after a pass (at most 15 s: a loaded machine asks less
+ * often). A fixed window would let none through for the rest of its window and then a burst.
  */
-export async function probeTokenBucket(clients: HushClient[], ms = 2_500): Promise<{ gaps: number[]; passed: number; retryAfter: string | null }> {
+export async function probeTokenBucket(clients: HushClient[], ms = 2_500): Promise<{ answers: BucketAnswer[]; retryAfter: string | null }> {
   let i = 0;
   let retryAfter: string | null = null;
-  for (let n = 0; n < 20; n++) {
+  const answers: BucketAnswer[] = [];
+  const ask = async () => {
+    const sentAt = performance.now();
     const r = await clients[i++ % clients.length]!.tokens();
-    if (r.status === 429) {
+    const a = { sentAt, seenAt: performance.now(), passed: r.status === 200, remaining: Number(r.headers.get('ratelimit-remaining')) };
+    if ((r.status !== 200 && r.status !== 429) || r.headers.get('ratelimit-remaining') === null) throw new Error(`GET /tokens answered ${r.status}, RateLimit-Remaining ${r.headers.get('ratelimit-remaining')}`);
+    answers.push(a);
+    return { a, r };
+  };
+  for (let n = 0; n < 20; n++) {
+    const { a, r } = await ask();
+    if (!a.passed) {
       retryAfter = r.headers.get('retry-after');
       break;
     }
   }
-  const passedAt: number[] = [];
   const start = performance.now();
-  while (performance.now() - start < ms) {
-    const r = await clients[i++ % clients.length]!.tokens();
-    if (r.status === 200) passedAt.push(performance.now());
+  const enough = () => {
+    const first = answers.findIndex((a, k) => k > 0 && a.passed && a.sentAt >= start);
+    const after = first < 0 ? [] : answers.slice(first);
+    return after.filter((a) => a.passed).length >= 3 && after.filter((a) => !a.passed).length >= 3;
+  };
+  while (performance.now() - start < 15_000 && (performance.now() - start < ms || !enough())) {
+    await ask();
     await sleep(50);
   }
-  const gaps = [start, ...passedAt].slice(1).map((t, k) => t - [start, ...passedAt][k]!);
-  return { gaps, passed: passedAt.length, retryAfter };
+  return { answers, retryAfter };
 }
 
-/** What probeTokenBucket must see for a 2/s bucket. */
-export function assertTokenBucket(p: { gaps: number[]; passed: number; retryAfter: string | null }): void {
-  const shown = p.gaps.map((g) => g.toFixed(0)).join(', ');
+/**
+ * What probeTokenBucket must see for a 2/s bucket, in bounds a loaded machine cannot break: each answer's
+ * server time lies between its sending and its sight, so the tokens a bucket can have refilled between two
+ * answers are at most the rate times the span from the first's sending to the second's sight, and at least
+ * the rate times the span from the first's sight to the second's sending. (Gaps between passes moved with
+ * the machine: a 1.2 s stall of the prober rightly let the tokens it had not asked for through together.)
+ */
+export function assertTokenBucket(p: { answers: BucketAnswer[]; retryAfter: string | null }): void {
+  const RATE_PER_MS = 2 / 1000;
+  const EPS_MS = 5;
+  const shown = p.answers.map((a) => `${a.passed ? 'pass' : '429'}@${a.sentAt.toFixed(0)}..${a.seenAt.toFixed(0)} r=${a.remaining}`).join(', ');
   assert.equal(p.retryAfter, '1', 'a refused request may retry once the next token is in (≤ 500 ms, whole seconds)');
-  assert.ok(p.passed >= 3 && p.passed <= 6, `one pass per 500 ms over 2.5 s, got ${p.passed} (gaps ${shown} ms)`);
-  // Two gaps at a time: a pass seen late (a busy machine) shortens the next gap by as much. A bucket gives
-  // pairs of ~1000 ms; a fixed window passes its budget in a burst (pairs near 0). 400 leaves room for an
-  // answer seen ~500 ms late under a loaded CI run (a pair of 470 ms was seen at three runnable processes per core).
-  const pairs = p.gaps.slice(1).map((g, k) => g + p.gaps[k]!);
-  assert.ok(pairs.length === 0 || Math.min(...pairs) >= 400, `passes are spread out, not a burst: gaps ${shown} ms`);
-  assert.ok(Math.max(...p.gaps) <= 1_200, `a token comes back every 500 ms, no starving: gaps ${shown} ms`);
+  const firstRefusal = p.answers.findIndex((a) => !a.passed);
+  assert.ok(firstRefusal >= 1, `the burst was spent and then refused: ${shown}`);
+  const probed = p.answers.slice(firstRefusal);
+  assert.ok(probed.filter((a) => a.passed).length >= 3, `tokens came back: ${shown}`);
+  for (let k = 1; k < p.answers.length; k++) {
+    const [prev, a] = [p.answers[k - 1]!, p.answers[k]!];
+    // Refilled at the rate, never by the window: after the previous answer left `prev.remaining` whole
+    // tokens (less than one more), a pass can leave no more than the refill since.
+    if (a.passed) {
+      assert.ok(a.remaining < prev.remaining + RATE_PER_MS * (a.seenAt - prev.sentAt + EPS_MS), `a burst, not a refill at 2/s: answer ${k} left ${a.remaining} after ${prev.remaining}; ${shown}`);
+    }
+  }
+  // No starving: a refusal comes only while less than a token has come back since the last pass.
+  let lastPass: BucketAnswer | null = null;
+  for (const a of p.answers) {
+    if (a.passed) lastPass = a;
+    else if (lastPass) {
+      assert.ok(RATE_PER_MS * (a.sentAt - lastPass.seenAt - EPS_MS) < 1 - lastPass.remaining, `refused ${(a.sentAt - lastPass.seenAt).toFixed(0)} ms after a pass, though a token comes back every 500 ms; ${shown}`);
+    }
+  }
 }
 
 // ------------------------------------------------------------------------------------------ accounts
