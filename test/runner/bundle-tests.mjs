@@ -9,7 +9,9 @@
 // - import.meta.url, dirname and filename name the original .ts file (each module's own, rewritten at
 //   load), so paths built from them (migrations, docs, fixtures, the deposit-identity worker's entry)
 //   resolve as before;
-// - child processes are started with `--import tsx` and the .ts entry explicitly, as before;
+// - child processes are started with `--import tsx` and the .ts entry explicitly, as before, except the
+//   partner CLI: partners run it compiled (bin/hush.js), so tests run one esbuild bundle of its source per
+//   test process (test/support/partner-cli.ts);
 // - a test that imports TypeScript chosen at run time (a path computed in the test) does so through
 //   tsx's tsImport, which works with and without the bundle.
 // One test file still runs as before with `node --import tsx --test <file>`.

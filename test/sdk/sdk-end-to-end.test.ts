@@ -7,18 +7,17 @@
  * SDK's committed types are what the OpenAPI document this server serves renders to.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
 import { address as toAddress, createKeyPairSignerFromPrivateKeyBytes, getBase64EncodedWireTransaction, getSignatureFromTransaction, getBase58Encoder, partiallySignTransactionWithSigners, type TransactionSendingSigner, generateKeyPairSigner, getAddressEncoder, lamports, type Address } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import { createHushClient, DepositVerificationError, HushApiError, HushSdkError, InsufficientFundsError, signAndSend, verifyDepositTransaction, type HushClient, type StatusRecord, type Token } from '../../packages/sdk/src/index.ts';
 import { committedTypes, renderTypes } from '../../scripts/sdk-types.ts';
 import { fundedSender, startTestHush, SOL, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { makeTempDir, removeDir, waitForStatus } from '../support/localnet.ts';
+import { runPartnerCli } from '../support/partner-cli.ts';
 
 let t: TestHush;
 let acct: TestAccount;
@@ -145,15 +144,9 @@ test('every deposit transaction Hush issues verifies: each asset, both modes, a 
   assert.ok(cases.length >= 7);
 });
 
-const CLI = new URL('../../packages/sdk/src/cli.ts', import.meta.url).pathname;
-
 /** The partner CLI as a partner runs it: its own process, configured by the environment. */
-async function hush(args: string[], apiKey = acct.apiKey): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, HUSH_URL: t.url, HUSH_API_KEY: apiKey, SOLANA_RPC_URL: t.chainUrl };
-  return promisify(execFile)(process.execPath, ['--import', 'tsx', CLI, ...args], { env }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
+function hush(args: string[], apiKey = acct.apiKey): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runPartnerCli(args, { HUSH_URL: t.url, HUSH_API_KEY: apiKey, SOLANA_RPC_URL: t.chainUrl });
 }
 
 test('the partner CLI: send verifies, signs and prints each state to completed; tokens, quote, status, watch, errors', async () => {
