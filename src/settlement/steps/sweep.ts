@@ -60,10 +60,16 @@ export class Sweeps {
     // assets; bench:privacy at 16 orders a second left thousands unswept for minutes.
     const batches = sweepBatchesPerTick(ctx.maxRps, this.intervalMs);
     for (const assetId of await assetsWithUnsweptDeposits(ctx.db, finalizedHeight)) {
-      for (let n = 0; n < batches && ctx.running(); n++) {
-        const batch = await runStep(ctx, this.assetStep(assetId, finalizedHeight));
-        swept += batch;
-        if (batch < SWEEP_BATCH) break;
+      // One asset's failure (say, an asset the configuration no longer has) holds up its own sweeps only:
+      // thrown out of the loop, it stopped every asset listed after it, each pass.
+      try {
+        for (let n = 0; n < batches && ctx.running(); n++) {
+          const batch = await runStep(ctx, this.assetStep(assetId, finalizedHeight));
+          swept += batch;
+          if (batch < SWEEP_BATCH) break;
+        }
+      } catch (e) {
+        ctx.log({ err: e, assetId }, 'sweep of an asset failed; the other assets are swept');
       }
     }
     return swept;
