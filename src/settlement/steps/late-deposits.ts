@@ -68,7 +68,9 @@ export class LateDeposits implements Step<LateDepositsDeps, Candidate[], LateRea
     this.rotation = next;
     if (rows.length === 0) return null;
     const balances = await ctx.view.balances([...rows.map((r) => r.deposit_account), ...rows.map((r) => r.deposit_owner)], 'confirmed');
-    return { claimed: rows, reads: { balances, native: (id) => ctx.asset(id).native } };
+    // An asset the configuration no longer has is not SOL: its token funds still count as late (and fail
+    // their own sweep, below), without failing the plan of every other candidate.
+    return { claimed: rows, reads: { balances, native: (id) => knownAsset(ctx, id)?.native ?? false } };
   }
 
   plan(rows: Candidate[], reads: LateReads): LatePlan {
@@ -85,9 +87,21 @@ export class LateDeposits implements Step<LateDepositsDeps, Candidate[], LateRea
       this.strays.noticeSol(r.tracking_id, r.deposit_owner, ownerLamports);
       if (!late) continue;
       found++;
-      await sweepLate(ctx, String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id);
+      // One account's failed sweep (its asset gone from the configuration, a chain read failing) holds up
+      // only that account: thrown out of the pass, it stopped every candidate after it and the late refunds.
+      await sweepLate(ctx, String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id).catch((e: unknown) =>
+        ctx.log({ err: e, trackingId: r.tracking_id, assetId: r.source_asset_id }, 'late funds found; their sweep failed, retried on a later pass'),
+      );
     }
     return found;
+  }
+}
+
+function knownAsset(ctx: Pick<LateDepositsDeps, 'asset'>, id: string): ReturnType<LateDepositsDeps['asset']> | null {
+  try {
+    return ctx.asset(id);
+  } catch {
+    return null;
   }
 }
 
