@@ -77,7 +77,7 @@ forEachEngine('a sweep pass, asset by asset', (ctx) => {
     const step = new LateDeposits(deps);
     const claimed = (await step.claim(deps))!;
     assert.ok(claimed.claimed.some((r) => r.id === expired.id), 'the expired order is a candidate');
-    const plan = step.plan(claimed.claimed, claimed.reads, Date.now());
+    const plan = step.plan(claimed.claimed, claimed.reads);
     assert.equal(plan.find((p) => p.r.id === expired.id)?.late, false, 'an unknown asset is not SOL: its lamports are not taken for late funds');
 
     // Two accounts with late tokens, the gone asset's first: its sweep fails, the next one is still tried.
