@@ -112,7 +112,7 @@ describe('issue 49: late funds and partner fees are screened', () => {
     assert.equal(frozen.assets.find((a: { assetId: string }) => a.assetId === 'usdc').held, '0');
   });
 
-  test('finding 2: a listed wallet adds funds beside a deposit before its sweep: the order is paid on its own deposit, the rest held', async () => {
+  test('finding 2: a listed wallet adds funds beside a deposit before its sweep: the order is paid on its own deposit, the rest held; refunded to the sender once the operator says so', async () => {
     const sender = await funded();
     const o = await completedOrder(sender);
     const listedWallet = await funded();
@@ -123,6 +123,20 @@ describe('issue 49: late funds and partner fees are screened', () => {
     const h = await lateHold(o.trackingId, sender.address, before);
     assert.equal(`${h.amount}:${h.decision.address}`, `5000000:${listedWallet.address}`);
     await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
+    // The operator chooses the refund (the order's sender is not listed): it goes to that sender, less the
+    // order's network fee, and the held booking is reversed with it (refundReleasedLateFunds).
+    expectOk(await admin.request('POST', `/admin/v1/holds/${h.holdId}/resolve`, { body: { action: 'refund', note: 'returned to the sender', operator: 'alice' } }));
+    const refunded = before + 5_000_000n - o.networkFee;
+    await pollUntil(async () => (await worker().lateDepositTick(), (await balanceOf(chain, sender.address, ASSETS.usdc)) === refunded || null), {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+      what: 'the released late funds refunded to the sender',
+    });
+    for (let i = 0; i < 2; i++) await worker().lateDepositTick();
+    assert.equal(await balanceOf(chain, sender.address, ASSETS.usdc), refunded, 'refunded once');
+    assert.equal((await holds()).find((x) => x.holdId === h.holdId), undefined, 'no longer listed as held');
+    const report = await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
+    assert.equal(report.assets.find((a: { assetId: string }) => a.assetId === 'usdc').held, '0', 'nothing held on the ledger');
   });
 
   test('finding 2: a sender listed after its order completed tops up its old deposit account: nothing goes back to it', async () => {
