@@ -123,7 +123,7 @@ export class HushClient {
 }
 
 /** One probe answer: when it was sent and seen (the server answered in between), and what it said. */
-interface BucketAnswer {
+interface ProbeAnswer {
   sentAt: number;
   seenAt: number;
   passed: boolean;
@@ -137,10 +137,10 @@ interface BucketAnswer {
  * until it has seen three passes and three refusals after a pass (at most 15 s: a loaded machine asks less
  * often). A fixed window would let none through for the rest of its window and then a burst.
  */
-export async function probeTokenBucket(clients: HushClient[], ms = 2_500): Promise<{ answers: BucketAnswer[]; retryAfter: string | null }> {
+export async function probeTokenBucket(clients: HushClient[], ms = 2_500): Promise<{ answers: ProbeAnswer[]; retryAfter: string | null }> {
   let i = 0;
   let retryAfter: string | null = null;
-  const answers: BucketAnswer[] = [];
+  const answers: ProbeAnswer[] = [];
   const ask = async () => {
     const sentAt = performance.now();
     const r = await clients[i++ % clients.length]!.tokens();
@@ -176,7 +176,7 @@ export async function probeTokenBucket(clients: HushClient[], ms = 2_500): Promi
  * the rate times the span from the first's sight to the second's sending. (Gaps between passes moved with
  * the machine: a 1.2 s stall of the prober rightly let the tokens it had not asked for through together.)
  */
-export function assertTokenBucket(p: { answers: BucketAnswer[]; retryAfter: string | null }): void {
+export function assertTokenBucket(p: { answers: ProbeAnswer[]; retryAfter: string | null }): void {
   const RATE_PER_MS = 2 / 1000;
   const EPS_MS = 5;
   const shown = p.answers.map((a) => `${a.passed ? 'pass' : '429'}@${a.sentAt.toFixed(0)}..${a.seenAt.toFixed(0)} r=${a.remaining}`).join(', ');
@@ -194,7 +194,7 @@ export function assertTokenBucket(p: { answers: BucketAnswer[]; retryAfter: stri
     }
   }
   // No starving: a refusal comes only while less than a token has come back since the last pass.
-  let lastPass: BucketAnswer | null = null;
+  let lastPass: ProbeAnswer | null = null;
   for (const a of p.answers) {
     if (a.passed) lastPass = a;
     else if (lastPass) {
