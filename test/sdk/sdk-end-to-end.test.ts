@@ -57,7 +57,9 @@ async function transfer(from: string, to: string, amount: bigint) {
   const terms = { senderAddress: sender.address, recipientAddress: recipient.address, feeBps: 25, feeRecipientAddress: acct.feeRecipients[0]! };
   const quote = await client.quote({ amount: amount.toString(), sourceAssetId: from, destinationAssetId: to, ...terms });
   const order = await client.order(quote, terms);
-  const sent = await signAndSend(client, order, sender, { rpc: t.rpc });
+  // 50 ms slots give a blockhash 7.5 s: a loaded machine can spend that between the order and the send, and
+  // a partner's remedy is the SDK's own (the expired path itself is the test further down).
+  const sent = await signAndSend(client, order, sender, { rpc: t.rpc, refreshExpired: true });
   assert.ok(sent.hint, 'the deposit hint was answered');
   const seen: StatusRecord[] = [];
   const final = await client.waitForFinal(order.trackingId, { intervalMs: 100, onStatus: (s) => seen.push(s), signal: AbortSignal.timeout(60_000) });
