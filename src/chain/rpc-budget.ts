@@ -1,4 +1,4 @@
-import { Counter } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
 import { ChainUnavailableError } from './json-rpc.ts';
 import { SETTLEMENT_LANE, type LaneContext, type RpcLane } from './rpc-lane.ts';
 import { systemClock, type Clock } from '../support/clock.ts';
@@ -47,6 +47,17 @@ interface Waiter {
 export class RpcBudget {
   /** RPC calls by method and outcome (each call of a batch counts); registered by /metrics. */
   readonly requests = new Counter({ name: 'hush_rpc_requests_total', help: 'Solana RPC calls by method and outcome (each call of a batch counts)', labelNames: ['method', 'outcome'] as const, registers: [] });
+  /**
+   * How long calls waited for their turn, by lane: settlement's must stay short however the API lane is
+   * flooded (an operator's first question when payouts slow down, and chain-budget-lanes.test.ts's).
+   */
+  readonly waits = new Histogram({
+    name: 'hush_rpc_budget_wait_seconds',
+    help: 'Time RPC calls waited for a turn in the request budget (HUSH_RPC_MAX_RPS), by lane',
+    labelNames: ['lane'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [],
+  });
   private tokens: number;
   /** The API lane's own bucket (API_SHARE of the rate and burst), drawn on while settlement has demand. */
   private apiTokens: number;
@@ -86,9 +97,14 @@ export class RpcBudget {
     const signals = [signal, laneSignal].filter((s): s is AbortSignal => s !== undefined);
     const gone = signals.find((s) => s.aborted);
     if (gone) return Promise.reject(gone.reason);
+    const queuedAt = this.clock.now();
     return new Promise<void>((resolve, reject) => {
       const cleanups: (() => void)[] = [];
-      const w: Waiter = { calls, lane, resolve, reject, release: () => cleanups.forEach((c) => c()) };
+      const granted = () => {
+        this.waits.observe({ lane }, (this.clock.now() - queuedAt) / 1000);
+        resolve();
+      };
+      const w: Waiter = { calls, lane, resolve: granted, reject, release: () => cleanups.forEach((c) => c()) };
       for (const s of signals) {
         const abort = () => this.drop(w, s.reason);
         s.addEventListener('abort', abort, { once: true });

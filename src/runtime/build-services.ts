@@ -69,7 +69,7 @@ export async function buildServices(p: ServicesParts, closers: Closers): Promise
     assets: config.assets.list.map((a) => a.assetId),
     available: (a) => inventory.available(a),
     target: (a) => inventoryTargets.get(a),
-  }, [chain.budget.requests, ...webhookMetrics.all, alertsTotal, depositToCompletedSeconds, ...pubsubMetrics(p.subscriptions)]);
+  }, [chain.budget.requests, chain.budget.waits, ...webhookMetrics.all, alertsTotal, depositToCompletedSeconds, ...pubsubMetrics(p.subscriptions)]);
   await inventory.refresh().catch(() => {});
   inventory.start();
   closers.add(() => inventory.stop());

@@ -178,13 +178,14 @@ describe('deposits count only what the order’s sender put there', { concurrenc
     // More than the wrapped-SOL account's rent: once the account exists, the rest reads as part of its token amount.
     const rent = await rentExempt(chain, TOKEN_ACCOUNT_SIZE);
     const pre = await transferTx(chain.rpc, stranger, placed.depositAccount, rent + 4_000n);
-    await sendBatch([pre.wire]);
-    await waitForConfirmed(chain, [pre.signature]);
-
-    // The sender's transaction still lands: creating the account over lamports already there is allowed.
+    // The sender's transaction still lands: creating the account over lamports already there is allowed. It
+    // goes right behind the stranger's in one batch (run in order, in one slot): sent after the stranger's had
+    // confirmed, it died unsent on a loaded machine (its blockhash is the order's, from before the stranger's).
     const own = await signDeposit(placed.order.transaction, sender);
-    await sendBatch([own.wire]);
-    await waitForConfirmed(chain, [own.signature]);
+    await sendBatch([pre.wire, own.wire]);
+    await waitForConfirmed(chain, [pre.signature, own.signature]);
+    const [preTx, ownTx] = [await fetchLanded(chain, pre.signature), await fetchLanded(chain, own.signature)];
+    assert.ok(preTx.err === null && ownTx.err === null, 'both landed');
 
     // Old behaviour: the deposit read as amountIn + 4,000 → refunded as `deposit_over`.
     const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);

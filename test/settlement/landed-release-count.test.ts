@@ -91,7 +91,7 @@ describe('releasedWith counts where the payouts landed', () => {
     await net?.close();
   });
 
-  test('a release of three whose third payout lands past the burst span says 2, 2 and 1, as the chain does, in its status and receipt', async () => {
+  test('a release of three whose third payout lands past the burst span says 2, 2 and 1 (or 1, 1, 1), as the chain does, in its status and receipt', async () => {
     const orders: { placed: PlacedOrder; sender: KeyPairSigner; recipient: Address }[] = [];
     for (let i = 0; i < 3; i++) {
       const sender = await fundedSender(t, { usdc: 100_000_000n });
@@ -125,7 +125,11 @@ describe('releasedWith counts where the payouts landed', () => {
     const slots = new Map<string, bigint>();
     for (const [i, r] of recs.entries()) slots.set(orders[i]!.placed.trackingId, (await fetchLanded(chain, r.payouts[0].signature)).slot);
     const bursts = chainBursts(slots, SPAN_SLOTS);
-    assert.deepEqual(orders.map((o) => bursts.get(o.placed.trackingId)), [2, 2, 1], `the chain shows two bursts (slots ${[...slots.values()]})`);
+    // The held payout is a burst of its own. The two others are one burst of two unless a loaded machine sent
+    // them more than the span apart (then three of one): either way Hush must say what the chain shows, below.
+    const [a, b, c] = orders.map((o) => bursts.get(o.placed.trackingId));
+    assert.equal(c, 1, `the held payout landed alone (slots ${[...slots.values()]})`);
+    assert.ok(a === b && (a === 2 || a === 1), `the two early payouts: ${a}, ${b} (slots ${[...slots.values()]})`);
     for (const [i, o] of orders.entries()) {
       assert.equal(recs[i].privacy.releasedWith, bursts.get(o.placed.trackingId), `${o.placed.trackingId}: status says what the chain shows`);
       const receipt = await pollUntil(
