@@ -2,8 +2,9 @@
  * The operator CLI (docs/spec.md §3): `npm run admin -- <command> [args]`.
  *
  * Two ways to reach the accounts, chosen per run:
- * - HTTP: when HUSH_ADMIN_TOKEN is set and a server's ops listener answers GET /healthz (HUSH_OPS_URL,
- *   else http://HUSH_OPS_HOST:HUSH_OPS_PORT as the server reads them), every command goes through its /admin/v1 API.
+ * - HTTP: when HUSH_ADMIN_TOKEN is set and a server's ops listener is there (HUSH_OPS_URL, else
+ *   http://HUSH_OPS_HOST:HUSH_OPS_PORT as the server reads them: anything but a refused connection, since a
+ *   busy server may be slow to answer GET /healthz), every command goes through its /admin/v1 API.
  * - Direct: otherwise the store is opened in this process (DATABASE_URL, else PGlite under DATA_DIR);
  *   read-only commands open only an existing, migrated store and never create or migrate one.
  *   PGlite must not be opened by two processes, so with PGlite and a running server but no admin token
@@ -119,13 +120,25 @@ export function serverUrl(env: NodeJS.ProcessEnv): string {
 /** How to turn a server's admin API on, for messages. */
 const TURN_ADMIN_ON = 'restart it with HUSH_ADMIN_TOKEN set (make one with: openssl rand -base64 32) and give this CLI the same HUSH_ADMIN_TOKEN';
 
-async function serverAnswers(baseUrl: string): Promise<boolean> {
+/** Failures that mean nothing listens there: every other failure (a timeout, a reset) may be a busy server. */
+const NOTHING_THERE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+/**
+ * Whether a server may be at `baseUrl`: only an address that refuses the connection (or does not resolve)
+ * has none. Any HTTP answer, whatever its status, or a probe that timed out, counts as one: a loaded server
+ * that is slow to answer /healthz is still there, and taking it for absent sent an operator with
+ * HUSH_ADMIN_TOKEN to a local store of their own (an empty PGlite created under DATA_DIR) instead of the server's.
+ */
+async function serverThere(baseUrl: string): Promise<boolean> {
   try {
     const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(1500) });
     await res.arrayBuffer().catch(() => undefined);
-    return res.ok;
-  } catch {
-    return false;
+    return true;
+  } catch (e) {
+    for (let c: unknown = e; c; c = (c as { cause?: unknown }).cause) {
+      if (NOTHING_THERE.has((c as { code?: string }).code ?? '')) return false;
+    }
+    return true;
   }
 }
 
@@ -136,13 +149,13 @@ async function chooseMode(env: NodeJS.ProcessEnv): Promise<Mode> {
   const usesPglite = !env.DATABASE_URL;
   if (!token && !usesPglite) return { kind: 'direct' };
   const baseUrl = serverUrl(env);
-  const up = await serverAnswers(baseUrl);
+  const up = await serverThere(baseUrl);
   if (up && token) return { kind: 'http', baseUrl, token };
   if (up && usesPglite) {
     return {
       kind: 'refuse',
       message:
-        `A Hush server is answering at ${baseUrl} and the store is PGlite (no DATABASE_URL), which two processes must not open at once.\n` +
+        `A Hush server is listening at ${baseUrl} and the store is PGlite (no DATABASE_URL), which two processes must not open at once.\n` +
         `Set HUSH_ADMIN_TOKEN to the server's admin token to go through its admin API (a server started without one has its admin API off: ${TURN_ADMIN_ON}), or stop the server first.\n`,
     };
   }

@@ -1,10 +1,14 @@
 /**
  * The admin CLI finds a running Hush from the environment the server reads (issue 37): a real Hush on
  * PORT (its ops listener at PORT + 1, as by default), and `npm run admin` as a child process given only
- * that environment. A server with its admin API off is named as such, with how to turn it on.
+ * that environment. A server with its admin API off is named as such, with how to turn it on; one slow to
+ * answer its health probe is still taken for a server, never for an empty address.
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { existsSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { serverUrl } from '../../src/cli/admin-cli.ts';
 import { loadConfig } from '../../src/config/config.ts';
@@ -77,7 +81,7 @@ describe('admin CLI: against a running Hush, from the same environment', () => {
   it('without the token it refuses the PGlite store the server holds, and says how to go through the admin API', async () => {
     const r = await runInProcess(['list-accounts'], sameEnv(on));
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    assert.match(r.stderr, new RegExp(`answering at http://127\\.0\\.0\\.1:${on.hush.config.opsPort}`));
+    assert.match(r.stderr, new RegExp(`listening at http://127\\.0\\.0\\.1:${on.hush.config.opsPort}`));
     assert.match(r.stderr, /Set HUSH_ADMIN_TOKEN to the server's admin token/);
   });
 
@@ -89,5 +93,42 @@ describe('admin CLI: against a running Hush, from the same environment', () => {
     const noToken = await runInProcess(['list-accounts'], sameEnv(off));
     assert.equal(noToken.code, 1);
     assert.match(noToken.stderr, /a server started without one has its admin API off: restart it with HUSH_ADMIN_TOKEN set/);
+  });
+});
+
+describe('admin CLI: a server slow to answer is still the server', () => {
+  // An ops listener that takes 2.5 s to answer /healthz (a loaded machine) and answers the admin API at once.
+  let slow: Server;
+  let url: string;
+  const seen: string[] = [];
+  before(async () => {
+    slow = createHttpServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.url === '/healthz' ? { ok: true } : { success: true, accounts: [] }));
+      if (req.url === '/healthz') setTimeout(answer, 2_500).unref();
+      else answer();
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    slow.closeAllConnections();
+    await new Promise<void>((r) => slow.close(() => r()));
+  });
+
+  it('with HUSH_ADMIN_TOKEN, a /healthz that times out still sends the command to the server; no local store is made', async () => {
+    const dataDir = tempDir();
+    const r = await runInProcess(['list-accounts'], cliEnv({ DATA_DIR: dataDir, HUSH_OPS_URL: url, HUSH_ADMIN_TOKEN: 'a-token' }));
+    assert.deepEqual(json(r), { success: true, accounts: [] });
+    assert.ok(seen.includes('GET /admin/v1/accounts'), `the server got: ${seen.join(', ')}`);
+    assert.equal(existsSync(join(dataDir, 'pgdata')), false, 'no local store was opened');
+  });
+
+  it('without the token, on PGlite, it refuses rather than open a store beside a server that may hold it', async () => {
+    const dataDir = tempDir();
+    const r = await runInProcess(['create-account', 'Beside a busy server'], cliEnv({ DATA_DIR: dataDir, HUSH_OPS_URL: url }));
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /listening at .*PGlite/);
+    assert.equal(existsSync(join(dataDir, 'pgdata')), false);
   });
 });

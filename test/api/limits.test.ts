@@ -169,18 +169,25 @@ describe('rate limits (HUSH_RATE_LIMITS=…=2 → a bucket of 4 per key, refille
   test('RATE_LIMITED (429) with Retry-After once a key exhausts its window; other keys and routes are unaffected; it recovers', async () => {
     const a = await t.createAccount({ rateLimits: null });
     const b = await t.createAccount({ rateLimits: null });
-    // A burst of 6 within one window: 4 pass (remaining 3, 2, 1, 0), 2 are limited. The bucket refills one
-    // token per 500 ms while the burst is answered: on a loaded machine the burst can take longer than that,
-    // and each refill lets one more through (the bucket works; the burst was not one instant).
-    const started = Date.now();
-    const burst = await Promise.all(Array.from({ length: 6 }, () => a.client.tokens()));
-    const refills = Math.floor((Date.now() - started) / 500);
-    const passed = burst.filter((r) => r.status === 200);
-    const refused = burst.filter((r) => r.status === 429);
-    const statuses = `statuses ${burst.map((r) => r.status).join(',')} in ${Date.now() - started} ms`;
-    assert.ok(passed.length >= 4 && passed.length <= Math.min(5, 4 + refills), statuses);
-    assert.equal(refused.length, 6 - passed.length, statuses);
-    if (passed.length === 4) assert.deepEqual(passed.map((r) => r.headers.get('ratelimit-remaining')).sort(), ['0', '1', '2', '3'], 'remaining counts down within the window');
+    // A burst of 6 at once: 4 pass on the new key's tokens (remaining 3, 2, 1, 0) and 2 are refused. The
+    // bucket refills one token per 500 ms while the burst is answered: on a loaded machine the burst can take
+    // longer than that, and each refill lets one more through (all 6 passed in 1.7 s on one CI run). So bursts
+    // follow until one is refused, the first held to the bucket's law and every one to its refills.
+    let refused: ApiResponse[] = [];
+    for (let round = 0; round < 5 && refused.length === 0; round++) {
+      const started = Date.now();
+      const burst = await Promise.all(Array.from({ length: 6 }, () => a.client.tokens()));
+      const refills = Math.floor((Date.now() - started) / 500);
+      const passed = burst.filter((r) => r.status === 200);
+      refused = burst.filter((r) => r.status === 429);
+      const statuses = `round ${round}: statuses ${burst.map((r) => r.status).join(',')} in ${Date.now() - started} ms`;
+      assert.equal(refused.length, 6 - passed.length, statuses);
+      if (round === 0) {
+        assert.ok(passed.length >= 4 && passed.length <= 4 + refills, statuses);
+        if (passed.length === 4) assert.deepEqual(passed.map((r) => r.headers.get('ratelimit-remaining')).sort(), ['0', '1', '2', '3'], 'remaining counts down within the window');
+      }
+    }
+    assert.ok(refused.length > 0, 'a key that keeps asking faster than its rate is refused');
     const limited: ApiResponse = refused[0]!;
     const e = expectError(limited, 429, 'RATE_LIMITED');
     assert.equal(e.details, undefined);
