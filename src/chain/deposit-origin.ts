@@ -1,5 +1,6 @@
 import { aboveWrappedSolReserve } from '../domain/reserves.ts';
 import type { ChainView } from './chain-view.ts';
+import { FIRST_SIGNATURE_LOOKBACK } from './solana-chain.ts';
 
 /** The order's own deposit: the transaction of its sender that funded the deposit account, and what it put there. */
 export interface DepositOrigin {
@@ -253,14 +254,19 @@ export class DepositOrigins {
  * docs/spec.md §12, funds outside an order: the payers of every successful transaction in a deposit account's
  * history that added to it, other than the order's own deposit. Null when a read failed (the caller asks again
  * later). Late funds are rare: their one history read and one batch of transactions cost nothing on the common path.
+ * `incomplete` when the history read came back full (FIRST_SIGNATURE_LOOKBACK entries): older credits may lie
+ * beyond it, and a payer can push its own transfer out of view with a few cheap empty ones, so the payers are
+ * not known (a deposit account has a handful of transactions; paging further would let anyone spend our RPC
+ * budget by sending it dust).
  */
 export async function creditorsOf(
   view: Pick<ChainView, 'signatureHistories' | 'transactionsMany'>,
   q: { account: string; native: boolean },
   depositSignature: string | null,
-): Promise<string[] | null> {
+): Promise<string[] | null | 'incomplete'> {
   const [history] = await view.signatureHistories([q.account]);
   if (!history) return null;
+  if (history.length >= FIRST_SIGNATURE_LOOKBACK) return 'incomplete';
   const sigs = history.filter((s) => s.err === null && s.signature !== depositSignature).map((s) => s.signature);
   if (sigs.length === 0) return [];
   const txs = await view.transactionsMany(sigs);

@@ -1,6 +1,6 @@
 /**
  * Issue 49, end to end on the local chain (docs/spec.md §12, "every flow of funds is screened"): a deposit's
- * co-signing payer is screened; a release covers only the finding it resolved; a refund under a failing
+ * co-signing payer is screened, also when the hint confirmed a deposit of the wrong amount; a release covers only the finding it resolved; a refund under a failing
  * provider (HUSH_SCREENING_ON_ERROR=hold) moves nothing, whether the worker or the operator starts it; a swap
  * held while swapping and released completes, booked once. Reconcile stays ok throughout.
  */
@@ -103,6 +103,33 @@ describe('issue 49: every flow of funds is screened', () => {
     assert.equal(queue.find((h) => h.trackingId === placed.trackingId)?.decision.address, payer.address);
     assert.equal(await balanceOf(chain, recipient, ASSETS.usdc), null, 'the recipient got nothing');
     expectOk(await resolve(placed.trackingId, 'freeze', 'funds from a listed wallet'));
+  });
+
+  test('a listed co-signer\'s deposit of the wrong amount, confirmed through the hint, is held at deposit, never refunded unscreened', async () => {
+    const sender = await funded();
+    const payer = await funded();
+    const placed = await order(sender, (await newWallet(chain)).address);
+    await block(payer.address);
+    const create = getCreateAssociatedTokenInstruction({ payer: sender, ata: placed.depositAccount, owner: placed.depositOwner, mint: ASSETS.usdc.mint, tokenProgram: TOKEN_PROGRAM });
+    // One unit over: a refund (deposit_over) screens only the sender, so the payer must be screened before it.
+    const transfer = getTransferCheckedInstruction({ source: await ataOf(payer.address, ASSETS.usdc.mint), mint: ASSETS.usdc.mint, destination: placed.depositAccount, authority: payer, amount: placed.amountIn + 1n, decimals: ASSETS.usdc.decimals });
+    const senderHeld = await balanceOf(chain, sender.address, ASSETS.usdc);
+    // The worker paused, so the hint is what confirms the deposit.
+    const worker = hush.hush.worker!;
+    await worker.stop();
+    try {
+      const { wire, signature } = await buildSignedTransaction(sender, [create, transfer], await latestBlockhash(chain.rpc));
+      await chain.rpc.sendTransaction(wire, { encoding: 'base64', preflightCommitment: 'processed' }).send().catch(explainSendError);
+      await pollUntil(async () => (await acct.client.deposit({ trackingId: placed.trackingId, signature })).status === 200 || null, { timeoutMs: 20_000, intervalMs: 200, what: 'the hint confirming the deposit' });
+      assert.equal((await waitForOrder(acct.client, placed.trackingId, ['deposit_confirmed'], 5_000)).deposit.amount, (placed.amountIn + 1n).toString());
+    } finally {
+      worker.start();
+    }
+    const held = await waitForOrder(acct.client, placed.trackingId, ['held', 'refunding', 'refunded'], 30_000);
+    assert.equal(held.status, 'held', `the payer was never screened: ${held.status} (${held.failureReason})`);
+    assert.deepEqual(await decisions(placed.trackingId), ['deposit:blocked:depositPayer']);
+    assert.equal(await balanceOf(chain, sender.address, ASSETS.usdc), senderHeld, 'nothing went back to the sender');
+    expectOk(await resolve(placed.trackingId, 'freeze', 'funds from a listed wallet, one unit over'));
   });
 
   test('finding 3: a release covers the finding it resolved; a recipient listed after it holds the order again', async () => {

@@ -3,7 +3,8 @@
  * order are screened like a deposit — a listed wallet's late funds, or late funds of a sender listed after
  * its order completed, are never refunded automatically: they are held on a ledger account of their own,
  * listed with the order they reached, and the operator freezes them; a listed partner fee recipient is not
- * paid (its fees keep accruing) until the operator releases it. Reconcile stays ok throughout. Sweeps,
+ * paid (its fees keep accruing) until the operator releases it; funds whose payers the history read cannot
+ * show (pushed out of it) are held too. Reconcile stays ok throughout. Sweeps,
  * late-deposit passes and partner payouts run when a test says so.
  */
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Address, KeyPairSigner } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
 import { getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { expectOk, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { buildSignedTransaction, latestBlockhash, makeTempDir, pollUntil, waitForStatus } from '../support/localnet.ts';
@@ -148,6 +150,29 @@ describe('issue 49: late funds and partner fees are screened', () => {
     const before = (await balanceOf(chain, sender.address, ASSETS.usdc))!;
     const h = await lateHold(o.trackingId, sender.address, before);
     assert.equal(h.decision.field, 'senderAddress');
+    await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
+  });
+
+  test('a listed wallet that pushes its transfer out of the history read with empty ones is held all the same: the payers are not known', async () => {
+    const sender = await funded();
+    const o = await completedOrder(sender);
+    await sweep(o.trackingId);
+    const listedWallet = await funded();
+    await block(listedWallet.address);
+    const before = (await balanceOf(chain, sender.address, ASSETS.usdc))!;
+    await send(listedWallet, o, 6_000_000n);
+    // Twenty empty transfers after it (a cent of fees): the account's last twenty transactions name no payer.
+    const spammer = await funded();
+    const empty = getTransferCheckedInstruction({ source: await ataOf(spammer.address, ASSETS.usdc.mint), mint: ASSETS.usdc.mint, destination: o.depositAccount, authority: spammer, amount: 0n, decimals: ASSETS.usdc.decimals });
+    for (let i = 0; i < 20; i++) {
+      const { wire } = await buildSignedTransaction(spammer, [empty, getTransferSolInstruction({ source: spammer, destination: spammer.address, amount: BigInt(i) })], await latestBlockhash(chain.rpc));
+      await waitForStatus(chain.rpc, await chain.rpc.sendTransaction(wire, { encoding: 'base64' }).send(), 'confirmed');
+    }
+    const h = await lateHold(o.trackingId, sender.address, before);
+    assert.equal(`${h.amount}:${h.decision.field}:${h.decision.address}`, `6000000:lateFundsPayer:${o.depositAccount}`);
+    assert.match(h.decision.reason, /not every payer can be read/);
+    for (let i = 0; i < 2; i++) await worker().lateDepositTick();
+    assert.equal(await balanceOf(chain, sender.address, ASSETS.usdc), before, 'nothing went to the order\'s sender');
     await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
   });
 

@@ -12,6 +12,7 @@ import { cannotReceiveSol, type SolReadDeps } from './refund.ts';
 import { replacePart, type ReplacePartDeps } from './replace-dead-parts.ts';
 import type { ScreenDeps } from './screen-orders.ts';
 import { creditorsOf } from '../../chain/deposit-origin.ts';
+import { FIRST_SIGNATURE_LOOKBACK } from '../../chain/solana-chain.ts';
 import { fundReleaseCovers, HELD_FUNDS_ACCOUNT, holdLateFunds, lateFundsDue, markLateFundsRefunded, type FundHoldFinding } from '../../store/holds/fund-holds.ts';
 import { recordMovement } from '../../store/settlement/record-movements.ts';
 import type { OrderRecord } from '../../store/orders-store.ts';
@@ -33,6 +34,11 @@ async function lateFinding(ctx: RefundLateDeps, sweep: ChainTxOf<'sweep'>, item:
   if (!ctx.screening.enabled) return 'clear';
   const sources = await creditorsOf(ctx.view, { account: item.depositAccount, native: ctx.asset(sweep.assetId).native }, order.deposit?.signature ?? null).catch(() => null);
   if (sources === null) return null;
+  if (sources === 'incomplete') {
+    // Not a provider's silence (HUSH_SCREENING_ON_ERROR does not apply): who paid cannot be read, so an operator decides.
+    const f: FundHoldFinding = { stage: 'late', result: 'error', field: 'lateFundsPayer', address: item.depositAccount, list: null, version: null, reason: `${FIRST_SIGNATURE_LOOKBACK} or more transactions reached the deposit account: not every payer can be read` };
+    return (await fundReleaseCovers(ctx.db, 'late', lateSubject(sweep.signature, item.orderId), f)) ? 'clear' : f;
+  }
   const parties: [string, string][] = [['senderAddress', order.sender], ...sources.filter((a) => a !== order.sender).map((a): [string, string] => ['lateFundsPayer', a])];
   const verdicts = await ctx.screening.checkEach(parties.map(([, a]) => a));
   const findings = verdicts.flatMap((v, i): FundHoldFinding[] =>

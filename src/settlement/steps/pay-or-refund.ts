@@ -37,18 +37,21 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
   // A deposit confirmed through the deposit hint (the API) never went through confirmDeposits: put it on
   // the ledger and draw its privacy delay here (both idempotent), before anything moves.
   await recordDeposit(ctx, o, deposited);
-  if (deposited !== o.amountIn) {
-    await refundOrder(ctx.db, o.id, 'deposit_confirmed', deposited < o.amountIn ? 'deposit_short' : 'deposit_over');
-    return { delayMs: 0 };
-  }
   let from: 'deposit_confirmed' | 'swapping' = o.status === 'swapping' ? 'swapping' : 'deposit_confirmed';
   // Confirmed through the deposit hint (the API screens nothing): screened here, at the worker's first look, as
   // its deposit confirms (docs/spec.md §12); the worker's own confirmations left their decision in the log.
+  // Before a deposit of the wrong amount is refunded, too: a refund screens only the sender, so a deposit
+  // paid by a listed co-signer and hinted with one unit too many went back through the pool to the sender
+  // with its payer never screened.
   if (from === 'deposit_confirmed' && ctx.screening.enabled && !(await screenedAt(ctx.db, o.trackingId, 'deposit'))) {
     // Its payers too (docs/spec.md §12): the deposit's transaction, read once; unreadable, the next look asks again.
     const [tx] = o.deposit ? await ctx.view.transactionsMany([o.deposit.signature]).catch(() => [undefined]) : [null];
     if (tx === undefined) return { delayMs: 2000 };
     if (await heldAt(ctx, o, from, 'deposit', tx ? payersOf(tx) : [])) return {};
+  }
+  if (deposited !== o.amountIn) {
+    await refundOrder(ctx.db, o.id, 'deposit_confirmed', deposited < o.amountIn ? 'deposit_short' : 'deposit_over');
+    return { delayMs: 0 };
   }
   if (from === 'deposit_confirmed' && o.sourceAssetId !== o.destinationAssetId) {
     const swap = await startSwap(ctx, o);
