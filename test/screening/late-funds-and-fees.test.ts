@@ -176,6 +176,32 @@ describe('issue 49: late funds and partner fees are screened', () => {
     await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
   });
 
+  test('a release covers the finding it resolved: late funds of a listed payer to a listed sender, the sender released, are held again on the payer', async () => {
+    const sender = await funded();
+    const o = await completedOrder(sender);
+    await sweep(o.trackingId);
+    const listedWallet = await funded();
+    await block(listedWallet.address);
+    await block(sender.address);
+    const before = (await balanceOf(chain, sender.address, ASSETS.usdc))!;
+    await send(listedWallet, o, 4_000_000n);
+    const h = await lateHold(o.trackingId, sender.address, before);
+    // The hold shows one finding: the sender's (blocked, and first).
+    assert.equal(`${h.decision.field}:${h.decision.address}`, `senderAddress:${sender.address}`);
+    expectOk(await admin.request('POST', `/admin/v1/holds/${h.holdId}/resolve`, { body: { action: 'release', note: 'the sender is a namesake', operator: 'alice' } }));
+    const again = await pollUntil(
+      async () => {
+        await worker().lateDepositTick();
+        assert.equal(await balanceOf(chain, sender.address, ASSETS.usdc), before, "the listed payer's funds went to the sender on a release of the sender's finding");
+        return (await holds()).find((x) => x.holdId === h.holdId) ?? null;
+      },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'the hold back on the payer' },
+    );
+    assert.equal(`${again.status}:${again.decision.field}:${again.decision.address}`, `held:lateFundsPayer:${listedWallet.address}`);
+    expectOk(await admin.request('POST', `/admin/v1/holds/${h.holdId}/resolve`, { body: { action: 'freeze', note: 'sanctioned payer', operator: 'alice' } }));
+    await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
+  });
+
   test('finding 4: a fee recipient listed after its orders is not paid; its fees keep accruing until the operator releases it', async () => {
     const feeRecipient = acct.feeRecipients[0]!;
     await completedOrder(await funded(), { feeBps: 150, feeRecipientAddress: feeRecipient });

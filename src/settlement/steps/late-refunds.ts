@@ -13,10 +13,9 @@ import { replacePart, type ReplacePartDeps } from './replace-dead-parts.ts';
 import type { ScreenDeps } from './screen-orders.ts';
 import { creditorsOf } from '../../chain/deposit-origin.ts';
 import { FIRST_SIGNATURE_LOOKBACK } from '../../chain/solana-chain.ts';
-import { fundReleaseCovers, HELD_FUNDS_ACCOUNT, holdLateFunds, lateFundsDue, markLateFundsRefunded, type FundHoldFinding } from '../../store/holds/fund-holds.ts';
+import { fundReleaseCovers, HELD_FUNDS_ACCOUNT, holdLateFunds, LATE_FUNDS_PAGE, lateFundsDue, markLateFundsRefunded, reholdLateFunds, type FundHoldFinding } from '../../store/holds/fund-holds.ts';
 import { recordMovement } from '../../store/settlement/record-movements.ts';
 import type { OrderRecord } from '../../store/orders-store.ts';
-import type { SweepItemRecord } from '../../store/settlement/chain-tx.ts';
 
 /** What planning a landed sweep's late refunds touches. */
 export type RefundLateDeps = SolReadDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'pools' | 'alert' | 'outbox'>;
@@ -30,14 +29,14 @@ const lateSubject = (sweepSignature: string, orderId: string) => `${sweepSignatu
  * HUSH_SCREENING_ON_ERROR=hold: the finding (issue 49: such funds were refunded unscreened, in both
  * directions). Null when the sources cannot be read yet (the sweep stays unmarked; a later pass asks again).
  */
-async function lateFinding(ctx: RefundLateDeps, sweep: ChainTxOf<'sweep'>, item: SweepItemRecord, order: OrderRecord): Promise<FundHoldFinding | 'clear' | null> {
+async function lateFinding(ctx: RefundLateDeps, at: { subject: string; assetId: string; depositAccount: string }, order: OrderRecord): Promise<FundHoldFinding | 'clear' | null> {
   if (!ctx.screening.enabled) return 'clear';
-  const sources = await creditorsOf(ctx.view, { account: item.depositAccount, native: ctx.asset(sweep.assetId).native }, order.deposit?.signature ?? null).catch(() => null);
+  const sources = await creditorsOf(ctx.view, { account: at.depositAccount, native: ctx.asset(at.assetId).native }, order.deposit?.signature ?? null).catch(() => null);
   if (sources === null) return null;
   if (sources === 'incomplete') {
     // Not a provider's silence (HUSH_SCREENING_ON_ERROR does not apply): who paid cannot be read, so an operator decides.
-    const f: FundHoldFinding = { stage: 'late', result: 'error', field: 'lateFundsPayer', address: item.depositAccount, list: null, version: null, reason: `${FIRST_SIGNATURE_LOOKBACK} or more transactions reached the deposit account: not every payer can be read` };
-    return (await fundReleaseCovers(ctx.db, 'late', lateSubject(sweep.signature, item.orderId), f)) ? 'clear' : f;
+    const f: FundHoldFinding = { stage: 'late', result: 'error', field: 'lateFundsPayer', address: at.depositAccount, list: null, version: null, reason: `${FIRST_SIGNATURE_LOOKBACK} or more transactions reached the deposit account: not every payer can be read` };
+    return (await fundReleaseCovers(ctx.db, 'late', at.subject, f)) ? 'clear' : f;
   }
   const parties: [string, string][] = [['senderAddress', order.sender], ...sources.filter((a) => a !== order.sender).map((a): [string, string] => ['lateFundsPayer', a])];
   const verdicts = await ctx.screening.checkEach(parties.map(([, a]) => a));
@@ -47,7 +46,7 @@ async function lateFinding(ctx: RefundLateDeps, sweep: ChainTxOf<'sweep'>, item:
       : [{ stage: 'late', result: v.result, field: parties[i]![0], address: v.address, list: v.list, version: v.result === 'blocked' ? v.version : null, reason: v.reason }],
   );
   findings.sort((a, b) => (a.result === b.result ? 0 : a.result === 'blocked' ? -1 : 1));
-  for (const f of findings) if (!(await fundReleaseCovers(ctx.db, 'late', lateSubject(sweep.signature, item.orderId), f))) return f;
+  for (const f of findings) if (!(await fundReleaseCovers(ctx.db, 'late', at.subject, f))) return f;
   return 'clear';
 }
 /** What the late-deposit pass's refund work touches (retries go through the runner's refundLate hook). */
@@ -70,7 +69,7 @@ export async function refundLate(ctx: RefundLateDeps, sweep: ChainTxOf<'sweep'>)
   for (const item of items) {
     const order = await getOrderById(ctx.db, item.orderId);
     if (!order) continue;
-    const f = await lateFinding(ctx, sweep, item, order);
+    const f = await lateFinding(ctx, { subject: lateSubject(sweep.signature, item.orderId), assetId: sweep.assetId, depositAccount: item.depositAccount }, order);
     if (f === null) return;
     if (f !== 'clear') holds.set(item.orderId, f);
   }
@@ -128,30 +127,46 @@ export async function refundLate(ctx: RefundLateDeps, sweep: ChainTxOf<'sweep'>)
  * less the network fee, recorded with the reversal of their held booking in one database transaction.
  */
 export async function refundReleasedLateFunds(ctx: RefundLateDeps): Promise<void> {
-  for (const h of await lateFundsDue(ctx.db)) {
-    const order = await getOrderById(ctx.db, h.orderId);
-    if (!order) continue;
-    const refund = h.amount - order.networkFee;
-    if (refund <= 0n || (await cannotReceiveSol(ctx, order.sourceAssetId, refund, order.sender))) continue;
-    const wires = await ctx.pools.exclusive(() =>
-      ctx.db.transaction(async (tx) => {
-        if (!(await markLateFundsRefunded(tx, h.id))) return [];
-        await recordMovement(tx, `held-released:${h.subject}`, 'held', [
-          { account: HELD_FUNDS_ACCOUNT, assetId: order.sourceAssetId, amount: h.amount },
-          { account: 'external:senders', assetId: order.sourceAssetId, amount: -h.amount },
-        ], order.id);
-        const planned = await ctx.pools.plan(order, 'refund', order.sourceAssetId, order.sender, refund, { late: true }, tx);
-        if (!planned) throw new LateRefundDeferred();
-        const sweepSignature = h.subject.slice(0, h.subject.lastIndexOf(':'));
-        if ((await insertChainTx(tx, { ...planned, meta: { ...planned.meta, part: 0, lateOf: sweepSignature } })) === null) throw new LateRefundDeferred();
-        return [planned.wire];
-      }),
-    ).catch((e: unknown) => {
-      if (e instanceof LateRefundDeferred) return [];
-      throw e;
-    });
-    await ctx.outbox.sendAll(wires);
+  // Page by page: a page of holds that cannot be paid yet (below rent, no pool) must not starve the ones after it.
+  for (let page = await lateFundsDue(ctx.db); page.length > 0; page = page.length < LATE_FUNDS_PAGE ? [] : await lateFundsDue(ctx.db, page.at(-1)!.id)) {
+    for (const h of page) await refundReleased(ctx, h);
   }
+}
+
+/** One released hold's refund, or its hold again on a new finding; nothing while it cannot be paid yet. */
+async function refundReleased(ctx: RefundLateDeps, h: Awaited<ReturnType<typeof lateFundsDue>>[number]): Promise<void> {
+  const order = await getOrderById(ctx.db, h.orderId);
+  if (!order) return;
+  const refund = h.amount - order.networkFee;
+  if (refund <= 0n || (await cannotReceiveSol(ctx, order.sourceAssetId, refund, order.sender))) return;
+  // Screened again as the refund is recorded, as a held order's release is: the operator resolved one finding
+  // (the hold showed only the first), and the sender may never have screened clear, or be listed since.
+  const f = await lateFinding(ctx, { subject: h.subject, assetId: order.sourceAssetId, depositAccount: order.depositAccount }, order);
+  if (f === null) return;
+  if (f !== 'clear') {
+    if (await reholdLateFunds(ctx.db, h.id, order.trackingId, f)) {
+      ctx.alert('late_funds_held', { trackingId: order.trackingId, amount: h.amount.toString(), field: f.field, result: f.result, list: f.list }, 'ALERT: screening held released late funds again on a finding the release did not cover; resolve them (GET /admin/v1/holds)');
+    }
+    return;
+  }
+  const wires = await ctx.pools.exclusive(() =>
+    ctx.db.transaction(async (tx) => {
+      if (!(await markLateFundsRefunded(tx, h.id))) return [];
+      await recordMovement(tx, `held-released:${h.subject}`, 'held', [
+        { account: HELD_FUNDS_ACCOUNT, assetId: order.sourceAssetId, amount: h.amount },
+        { account: 'external:senders', assetId: order.sourceAssetId, amount: -h.amount },
+      ], order.id);
+      const planned = await ctx.pools.plan(order, 'refund', order.sourceAssetId, order.sender, refund, { late: true }, tx);
+      if (!planned) throw new LateRefundDeferred();
+      const sweepSignature = h.subject.slice(0, h.subject.lastIndexOf(':'));
+      if ((await insertChainTx(tx, { ...planned, meta: { ...planned.meta, part: 0, lateOf: sweepSignature } })) === null) throw new LateRefundDeferred();
+      return [planned.wire];
+    }),
+  ).catch((e: unknown) => {
+    if (e instanceof LateRefundDeferred) return [];
+    throw e;
+  });
+  await ctx.outbox.sendAll(wires);
 }
 
 /** Landed sweeps whose late refunds were never recorded (see refundLate), oldest first. */

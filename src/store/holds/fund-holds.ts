@@ -1,4 +1,4 @@
-import type { Queryable } from '../db.ts';
+import { allOrNothing, type Db, type Queryable } from '../db.ts';
 import { recordMovement } from '../settlement/record-movements.ts';
 import type { HoldVerdict } from '../settlement/hold-for-screening.ts';
 
@@ -106,12 +106,38 @@ export async function holdLateFunds(tx: Queryable, subject: string, o: { id: str
   return true;
 }
 
+/** Released late funds are read this many at a time (a pass pages through them all). */
+export const LATE_FUNDS_PAGE = 20;
+
 /** Late funds whose refund an operator allowed (`refund_due`), oldest first. */
-export async function lateFundsDue(db: Queryable): Promise<{ id: string; subject: string; orderId: string; amount: bigint }[]> {
+export async function lateFundsDue(db: Queryable, afterId = '0'): Promise<{ id: string; subject: string; orderId: string; amount: bigint }[]> {
   const { rows } = await db.query<{ id: string; subject: string; order_id: string; amount: string }>(
-    `SELECT id::text AS id, subject, order_id::text AS order_id, amount::text AS amount FROM screening_holds WHERE kind = 'late' AND status = 'refund_due' ORDER BY id LIMIT 20`,
+    `SELECT id::text AS id, subject, order_id::text AS order_id, amount::text AS amount FROM screening_holds
+     WHERE kind = 'late' AND status = 'refund_due' AND screening_holds.id > $1::bigint ORDER BY screening_holds.id LIMIT ${LATE_FUNDS_PAGE}`,
+    [afterId],
   );
   return rows.map((r) => ({ id: r.id, subject: r.subject, orderId: r.order_id, amount: BigInt(r.amount) }));
+}
+
+/**
+ * `refund_due → held` with a finding the operator's resolution did not cover, and its screening-log row,
+ * compare-and-set: false when the refund was recorded meanwhile. The funds never left `held:screening`.
+ */
+export async function reholdLateFunds(db: Db, id: string, trackingId: string, f: FundHoldFinding): Promise<boolean> {
+  return allOrNothing(db, async (tx) => {
+    const { rows } = await tx.query(
+      `UPDATE screening_holds SET status = 'held', stage = $2, result = $3, field = $4, address = $5, list = $6, version = $7, reason = $8,
+         resolved_at = NULL, resolved_by = NULL, note = NULL
+       WHERE id = $1 AND status = 'refund_due' RETURNING id`,
+      [id, f.stage, f.result, f.field, f.address, f.list, f.version, f.reason],
+    );
+    if (rows.length === 0) return false;
+    await tx.query(
+      `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor) VALUES ($1, 'late', $2, $3, $4, $5, $6, $7, 'hush')`,
+      [trackingId, f.field, f.address, f.result, f.list, f.version, f.reason],
+    );
+    return true;
+  });
 }
 
 /** `refund_due → refunded`, compare-and-set: false when another worker recorded it. */
