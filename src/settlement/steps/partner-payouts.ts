@@ -16,29 +16,34 @@ export type PartnerPayoutDeps = SolReadDeps & ScreenDeps & Pick<SettlementContex
  * docs/spec.md §12: every fee recipient owed something is screened before its payout (issue 49: fees were
  * paid to a listed one). Blocked, or unanswered under HUSH_SCREENING_ON_ERROR=hold, and not covered by an
  * operator's release of that finding: not paid (its fees keep accruing) and a hold opened for the operator
- * (logged and alerted once). Screens clear again: its hold ends and it is paid. Returns the accounts not to pay.
+ * (logged and alerted once). Screens clear again: its hold ends and it is paid. Returns the accounts that may
+ * be paid this period (null: screening off, every one): only those screened here, so an account that came to be
+ * owed fees between this read and the payout's is paid next period, never unscreened.
  */
-async function heldFeeAccounts(ctx: PartnerPayoutDeps): Promise<Set<string>> {
-  const held = new Set<string>();
-  if (!ctx.screening.enabled) return held;
+async function payableFeeAccounts(ctx: PartnerPayoutDeps): Promise<Set<string> | null> {
+  if (!ctx.screening.enabled) return null;
+  const payable = new Set<string>();
   const owed = (await partnerFeesOwed(ctx.db)).filter((r) => r.owed > 0n && isAddress(r.account.split(':')[3] ?? ''));
-  if (owed.length === 0) return held;
+  if (owed.length === 0) return payable;
   const verdicts = await ctx.screening.checkEach(owed.map((r) => r.account.split(':')[3]!));
   for (const [i, r] of owed.entries()) {
     const v = verdicts[i]!;
     if (v.result === 'clear' || (v.result === 'error' && ctx.config.screeningOnError === 'allow')) {
       await clearFeeHold(ctx.db, r.account);
+      payable.add(r.account);
       continue;
     }
     const f = { stage: 'fee', result: v.result, field: 'feeRecipientAddress', address: v.address, list: v.list, version: v.result === 'blocked' ? v.version : null, reason: v.reason };
-    if (await fundReleaseCovers(ctx.db, 'fee', r.account, f)) continue;
-    held.add(r.account);
+    if (await fundReleaseCovers(ctx.db, 'fee', r.account, f)) {
+      payable.add(r.account);
+      continue;
+    }
     if (await holdFeeRecipient(ctx.db, r.account, r.assetId, r.owed, f)) {
       await recordScreening(ctx.db, { ...f, stage: 'fee', actor: ctx.workerId });
       ctx.alert('fee_recipient_held', { account: r.account, assetId: r.assetId, result: v.result, list: v.list }, "ALERT: screening held a partner's fee recipient; its fees keep accruing until it clears or an operator releases it (GET /admin/v1/holds)");
     }
   }
-  return held;
+  return payable;
 }
 
 /**
@@ -48,7 +53,7 @@ async function heldFeeAccounts(ctx: PartnerPayoutDeps): Promise<Set<string>> {
  */
 export async function payPartners(ctx: PartnerPayoutDeps): Promise<number> {
   // Screened outside the payout transaction: a risk API may take its timeout.
-  const held = await heldFeeAccounts(ctx);
+  const payable = await payableFeeAccounts(ctx);
   const planned = await ctx.pools.exclusive(() =>
     ctx.db.transaction(async (tx) => {
       if (!(await tryTransactionLock(tx, PARTNER_PAYOUT_LOCK))) return [];
@@ -57,7 +62,7 @@ export async function payPartners(ctx: PartnerPayoutDeps): Promise<number> {
         const amount = payableLots(r.owed, partnerLot(ctx.config.assets.get(r.assetId)?.denominations ?? []));
         const recipient = r.account.split(':')[3];
         // The account name carries the recipient Hush registered (checked then): anything else is no address.
-        if (amount <= 0n || !recipient || !isAddress(recipient) || held.has(r.account)) continue;
+        if (amount <= 0n || !recipient || !isAddress(recipient) || (payable && !payable.has(r.account))) continue;
         // SOL below a wallet's rent cannot open an empty recipient's account (it would fail every period,
         // costing a fee each time): it keeps accruing until it can.
         if (await cannotReceiveSol(ctx, r.assetId, amount, recipient)) continue;
