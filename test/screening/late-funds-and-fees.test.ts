@@ -80,6 +80,18 @@ describe('issue 49: late funds and partner fees are screened', () => {
     const { wire } = await buildSignedTransaction(from, ixs, await latestBlockhash(chain.rpc));
     await waitForStatus(chain.rpc, await chain.rpc.sendTransaction(wire, { encoding: 'base64' }).send(), 'confirmed');
   };
+  /** A completed, swept order whose deposit account a listed wallet then sends `amount` (the sender listed too when asked); the sender's balance before. */
+  const listedLateFunds = async (amount: bigint, opts: { listSender?: boolean } = {}) => {
+    const sender = await funded();
+    const o = await completedOrder(sender);
+    await sweep(o.trackingId);
+    const listedWallet = await funded();
+    await block(listedWallet.address);
+    if (opts.listSender) await block(sender.address);
+    const before = (await balanceOf(chain, sender.address, ASSETS.usdc))!;
+    await send(listedWallet, o, amount);
+    return { sender, o, listedWallet, before };
+  };
   /** Late-deposit passes until a hold of late funds lists this order (or, on old code, the refund went out). */
   const lateHold = (trackingId: string, sender: Address, before: bigint) =>
     pollUntil(
@@ -94,13 +106,7 @@ describe('issue 49: late funds and partner fees are screened', () => {
     );
 
   test('finding 2: a listed wallet sends to a completed order\'s swept deposit account: held on held:screening, listed with the order, frozen by the operator', async () => {
-    const sender = await funded();
-    const o = await completedOrder(sender);
-    await sweep(o.trackingId);
-    const listedWallet = await funded();
-    await block(listedWallet.address);
-    const before = (await balanceOf(chain, sender.address, ASSETS.usdc))!;
-    await send(listedWallet, o, 10_000_000n);
+    const { sender, o, listedWallet, before } = await listedLateFunds(10_000_000n);
     const h = await lateHold(o.trackingId, sender.address, before);
     assert.equal(h.amount, '10000000');
     assert.equal(h.decision.field, 'lateFundsPayer');
@@ -154,13 +160,7 @@ describe('issue 49: late funds and partner fees are screened', () => {
   });
 
   test('a listed wallet that pushes its transfer out of the history read with empty ones is held all the same: the payers are not known', async () => {
-    const sender = await funded();
-    const o = await completedOrder(sender);
-    await sweep(o.trackingId);
-    const listedWallet = await funded();
-    await block(listedWallet.address);
-    const before = (await balanceOf(chain, sender.address, ASSETS.usdc))!;
-    await send(listedWallet, o, 6_000_000n);
+    const { sender, o, before } = await listedLateFunds(6_000_000n);
     // Twenty empty transfers after it (a cent of fees): the account's last twenty transactions name no payer.
     const spammer = await funded();
     const empty = getTransferCheckedInstruction({ source: await ataOf(spammer.address, ASSETS.usdc.mint), mint: ASSETS.usdc.mint, destination: o.depositAccount, authority: spammer, amount: 0n, decimals: ASSETS.usdc.decimals });
@@ -177,14 +177,7 @@ describe('issue 49: late funds and partner fees are screened', () => {
   });
 
   test('a release covers the finding it resolved: late funds of a listed payer to a listed sender, the sender released, are held again on the payer', async () => {
-    const sender = await funded();
-    const o = await completedOrder(sender);
-    await sweep(o.trackingId);
-    const listedWallet = await funded();
-    await block(listedWallet.address);
-    await block(sender.address);
-    const before = (await balanceOf(chain, sender.address, ASSETS.usdc))!;
-    await send(listedWallet, o, 4_000_000n);
+    const { sender, o, listedWallet, before } = await listedLateFunds(4_000_000n, { listSender: true });
     const h = await lateHold(o.trackingId, sender.address, before);
     // The hold shows one finding: the sender's (blocked, and first).
     assert.equal(`${h.decision.field}:${h.decision.address}`, `senderAddress:${sender.address}`);
