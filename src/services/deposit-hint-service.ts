@@ -84,6 +84,10 @@ export class DepositHintService {
   async hint(account: AccountRecord, trackingId: string, signatureText: string, lane: LaneContext): Promise<{ status: 200 | 202; body: unknown }> {
     const signature = requireSignature(signatureText);
     let order = await this.orders.get(account, trackingId);
+    // A retried hint of the deposit already recorded: the same answer, and no chain read. Read again, the chain
+    // could no longer show it as one once the sweep had closed a wrapped-SOL deposit account (a completed SOL
+    // order's retry was refused as SOL sent before the account existed).
+    if (order.deposit?.signature === signature) return { status: 200, body: { success: true, order: statusRecord(order) } };
     const calls = this.chain.inLane(lane);
     const view = calls === this.chain ? this.view : new ChainView(calls);
     const tx = await readingChain(() => calls.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send());

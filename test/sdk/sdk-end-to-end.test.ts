@@ -16,7 +16,7 @@ import { findAssociatedTokenPda } from '@solana-program/token';
 import { createHushClient, DepositVerificationError, HushApiError, HushSdkError, InsufficientFundsError, signAndSend, verifyDepositTransaction, type HushClient, type StatusRecord, type Token } from '../../packages/sdk/src/index.ts';
 import { committedTypes, renderTypes } from '../../scripts/sdk-types.ts';
 import { fundedSender, startTestHush, SOL, type TestAccount, type TestHush } from '../support/hush-server.ts';
-import { makeTempDir, removeDir, waitForStatus } from '../support/localnet.ts';
+import { makeTempDir, pollUntil, removeDir, waitForStatus } from '../support/localnet.ts';
 import { runPartnerCli } from '../support/partner-cli.ts';
 
 let t: TestHush;
@@ -83,6 +83,16 @@ test('SOL, USDC and a SOL→USDC swap: quote → order → verify, sign, send �
   assert.equal(usdc.order.sourceSymbol, 'USDC');
   assert.equal(swap.final.destinationAssetId, 'usdc');
   assert.equal(swap.final.amountOut, swap.quote.amountOut);
+
+  // The hint retried once the sweep has closed the SOL order's wrapped-SOL deposit account (docs/spec.md §4: safe
+  // to retry): the recorded deposit, as before (it was refused as SOL sent before the account existed).
+  const { rows } = await t.db.query<{ deposit_account: Address }>('SELECT deposit_account FROM orders WHERE tracking_id = $1', [sol.order.trackingId]);
+  const closed = async () => (await t.rpc.getAccountInfo(rows[0]!.deposit_account, { commitment: 'confirmed', encoding: 'base64' }).send()).value === null;
+  await pollUntil(async () => ((await t.hush.worker!.sweepTick()) >= 0 && (await closed())) || null, { timeoutMs: 60_000, intervalMs: 250, what: 'the SOL deposit account swept and closed' });
+  const retried = await client.depositHint(sol.order.trackingId, sol.final.deposit!.signature);
+  assert.equal(retried.pending, false);
+  assert.equal(retried.order.status, 'completed');
+  assert.deepEqual(retried.order.deposit, sol.final.deposit);
 });
 
 test('errors are HushApiError with the docs/spec.md §6 code, status and request id', async () => {
