@@ -86,6 +86,34 @@ async function counted(limit: AnonymousLimiter | undefined, request: FastifyRequ
   return limited ? sendHushError(reply, request, limited) : answer();
 }
 
+type ValidationError = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * A value that matches none of a union's forms (a `privacy` choice, a `mode`): AJV reports each form's first
+ * failure, then the union's. A form whose own check failed deeper than the union's value is the one the
+ * caller meant: its error is the one to name. Otherwise the union is described by its forms: the constants
+ * it allows, or the one key each form needs (the first form's failure alone read "privacy must have required
+ * property 'minAnonymitySet'" for a valid choice of maxDelaySeconds).
+ */
+function unionFailure(errors: readonly ValidationError[]): { field: string; reason: string } | { error: ValidationError } | null {
+  const union = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  if (!union) return null;
+  const forms = errors.filter((e) => e !== union && e.schemaPath.startsWith(`${union.schemaPath}/`));
+  const deeper = forms.find((e) => e.instancePath !== union.instancePath);
+  if (deeper) return { error: deeper };
+  const field = union.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'body';
+  const constants = forms.map((e) => (e.keyword === 'const' ? (e.params as { allowedValue?: unknown }).allowedValue : undefined));
+  if (forms.length > 0 && constants.every((c) => c !== undefined)) return { field, reason: `must be one of: ${constants.map((c) => JSON.stringify(c)).join(', ')}` };
+  if (forms.length > 0 && forms.every((e) => e.keyword === 'type')) return { field, reason: `must be ${forms.map((e) => (e.params as { type?: string }).type).join(' or ')}` };
+  const keys = forms.map((e) => (e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : e.keyword === 'additionalProperties' ? null : undefined));
+  const needed = keys.filter((k): k is string => typeof k === 'string');
+  if (needed.length === forms.length && needed.length > 0) return { field, reason: `must have one of: ${needed.join(', ')}` };
+  // Every form refused a key the others need: two forms given at once.
+  const extras = forms.map((e) => (e.params as { additionalProperty?: string }).additionalProperty);
+  if (forms.length > 0 && extras.every((k) => typeof k === 'string')) return { field, reason: `takes one of ${extras.join(', ')}, not more` };
+  return { field, reason: 'matches none of its allowed forms (see the API reference)' };
+}
+
 /** Maps Fastify's own failures (parsing, validation, limits) to the stable codes of docs/spec.md §6. */
 function fromFastify(err: FastifyError, request?: FastifyRequest): { status: number; code: HushErrorCode; message: string; details?: Record<string, unknown> } {
   if (err.validation) {
@@ -99,12 +127,19 @@ function fromFastify(err: FastifyError, request?: FastifyRequest): { status: num
         return { status: 400, code: 'INVALID_REQUEST', message: `Invalid request: missing ${missing.join(', ')} (required)`, details: { field, reason: missing.length > 1 ? `required; also missing: ${missing.slice(1).join(', ')}` : 'required' } };
       }
     }
-    const path = v?.instancePath ? v.instancePath.replace(/^\//, '').replaceAll('/', '.') : (v?.params as { missingProperty?: string; additionalProperty?: string } | undefined)?.missingProperty;
-    const extra = (v?.params as { additionalProperty?: string } | undefined)?.additionalProperty;
-    const field = extra ?? path ?? err.validationContext ?? 'body';
+    const union = unionFailure(err.validation);
+    if (union && 'field' in union) return { status: 400, code: 'INVALID_REQUEST', message: `Invalid request: ${union.field} ${union.reason}`, details: union };
+    const e = union?.error ?? v;
+    const params = e?.params as { missingProperty?: string; additionalProperty?: string; pattern?: string } | undefined;
+    const at = e?.instancePath ? e.instancePath.replace(/^\//, '').replaceAll('/', '.') : undefined;
+    const extra = params?.additionalProperty;
+    const missing = e?.keyword === 'required' ? params?.missingProperty : undefined;
+    // A field named from the top: `privacy.maxDelaySeconds`, not `maxDelaySeconds`.
+    const named = extra ?? missing;
+    const field = (named ? (at ? `${at}.${named}` : named) : at) ?? err.validationContext ?? 'body';
     // An amount written as a person reads it ("25.5", "1e6") or as a JSON number is the common mistake: name the fix, not the regex.
-    const amountFormat = (v?.keyword === 'pattern' && (v.params as { pattern?: string } | undefined)?.pattern === AMOUNT_PATTERN) || (v?.keyword === 'type' && field === 'amount');
-    const reason = extra ? 'unknown field' : amountFormat ? 'must be an amount in base units: decimal digits only, no sign, decimal point or leading zero (25.5 USDC is "25500000")' : (v?.message ?? 'invalid');
+    const amountFormat = (e?.keyword === 'pattern' && params?.pattern === AMOUNT_PATTERN) || (e?.keyword === 'type' && field === 'amount');
+    const reason = extra ? 'unknown field' : missing ? 'required' : amountFormat ? 'must be an amount in base units: decimal digits only, no sign, decimal point or leading zero (25.5 USDC is "25500000")' : (e?.message ?? 'invalid');
     return { status: 400, code: 'INVALID_REQUEST', message: `Invalid request: ${field} ${reason}`, details: { field, reason } };
   }
   switch (err.statusCode) {

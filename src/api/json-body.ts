@@ -30,7 +30,11 @@ export function installJsonBody(app: FastifyInstance): void {
     let parsed: unknown;
     try {
       parsed = secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' });
-    } catch {
+    } catch (e) {
+      // Well-formed JSON refused for a prototype key is said so: "malformed" would send the partner hunting for a syntax error.
+      if (/prototype property/.test((e as Error).message)) {
+        return done(new HushError('INVALID_REQUEST', 'The body has a forbidden key (__proto__ or constructor.prototype)', { reason: 'forbidden key (__proto__ or constructor.prototype)' }), undefined);
+      }
       return done(Object.assign(new Error('malformed JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
     }
     const duplicate = firstDuplicateKey(text);

@@ -91,12 +91,32 @@ describe('INVALID_REQUEST (400)', () => {
     assert.equal(unknown.details?.reason, 'unknown field');
   });
 
+  test('a value that fits none of a union\'s forms is told its forms, or the error of the form it meant', async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ privacy: {} }, 'privacy', 'must have one of: minAnonymitySet, maxDelaySeconds'],
+      [{ privacy: { maxDelaySeconds: 1.5 } }, 'privacy.maxDelaySeconds', 'must be integer'],
+      [{ privacy: { maxDelaySeconds: -1 } }, 'privacy.maxDelaySeconds', 'must be >= 0'],
+      [{ privacy: { minAnonymitySet: 3, maxDelaySeconds: 60 } }, 'privacy', 'takes one of maxDelaySeconds, minAnonymitySet, not more'],
+      [{ mode: 'exactIn' }, 'mode', 'must be one of: "exact_in", "exact_out"'],
+    ];
+    for (const [extra, field, reason] of cases) {
+      const e = expectError(await acct.client.quote({ ...quoteReq(), ...extra }), 400, 'INVALID_REQUEST');
+      assert.deepEqual(e.details, { field, reason }, JSON.stringify(extra));
+      assert.equal(e.message, `Invalid request: ${field} ${reason}`);
+    }
+    const noQuery = expectError(await acct.client.request('GET', `${PREFIX}/orders`), 400, 'INVALID_REQUEST');
+    assert.deepEqual(noQuery.details, { field: 'quoteId', reason: 'required' });
+  });
+
   test('malformed JSON, empty body and non-object JSON', async () => {
     for (const raw of ['{"amount":', '{amount: 1}', "{'a':1}", '{"a":1}}', 'nul']) {
       const e = expectError(await acct.client.request('POST', `${PREFIX}/quote`, { raw }), 400, 'INVALID_REQUEST');
       assert.equal(e.details?.reason, 'malformed JSON', raw);
     }
     expectError(await acct.client.request('POST', `${PREFIX}/quote`, { raw: '' }), 400, 'INVALID_REQUEST');
+    // Well-formed, refused for a prototype key: said so, not "malformed".
+    const proto = expectError(await acct.client.request('POST', `${PREFIX}/quote`, { raw: '{"amount":"1","__proto__":{"x":1}}' }), 400, 'INVALID_REQUEST');
+    assert.equal(proto.details?.reason, 'forbidden key (__proto__ or constructor.prototype)');
     for (const raw of ['[]', '"x"', '42', 'null', 'true']) expectError(await acct.client.request('POST', `${PREFIX}/quote`, { raw }), 400, 'INVALID_REQUEST');
   });
 
