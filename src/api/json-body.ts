@@ -4,6 +4,8 @@ import { HushError } from '../domain/errors.ts';
 import { BODY_LIMIT } from './limits.ts';
 import { firstDuplicateKey } from './duplicate-keys.ts';
 
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /** JSON bodies only, parsed safely, an empty body meaning "no body": the partner API's and the admin API's. */
 export function installJsonBody(app: FastifyInstance): void {
   // JSON only (docs/spec.md §2): Fastify's built-in text/plain parser would hand a string to the schema (400)
@@ -11,7 +13,7 @@ export function installJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
   // JSON, where an empty body means "no body" (e.g. POST …/refresh): routes that need one fail validation.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (req, raw, done) => {
     // No route: the answer is 404 whatever the body says, so nothing in it is judged (a 415 would also tell a
     // caller without a key more than "not found").
     if (req.is404) return done(null, undefined);
@@ -25,7 +27,14 @@ export function installJsonBody(app: FastifyInstance): void {
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       return done(new HushError('UNSUPPORTED_MEDIA_TYPE', `charset=${charset} is not supported: send the JSON body as UTF-8`), undefined);
     }
-    const text = body as string;
+    // Decoded strictly: a body that is not UTF-8 is refused, not read with U+FFFD in place of its bad bytes
+    // (which then reached the answer: Unknown asset "us\uFFFDdc").
+    let text: string;
+    try {
+      text = STRICT_UTF8.decode(raw as Buffer);
+    } catch {
+      return done(new HushError('INVALID_REQUEST', 'The body is not valid UTF-8', { reason: 'invalid UTF-8' }), undefined);
+    }
     if (text.trim() === '') return done(null, undefined);
     let parsed: unknown;
     try {

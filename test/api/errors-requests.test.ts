@@ -117,6 +117,12 @@ describe('INVALID_REQUEST (400)', () => {
     // Well-formed, refused for a prototype key: said so, not "malformed".
     const proto = expectError(await acct.client.request('POST', `${PREFIX}/quote`, { raw: '{"amount":"1","__proto__":{"x":1}}' }), 400, 'INVALID_REQUEST');
     assert.equal(proto.details?.reason, 'forbidden key (__proto__ or constructor.prototype)');
+    // Bytes that are not UTF-8 are refused, not read with U+FFFD in their place.
+    const bytes = Buffer.concat([Buffer.from('{"amount":"1","sourceAssetId":"us'), Buffer.from([0xff, 0xfe]), Buffer.from('dc"}')]);
+    const res = await fetch(`${t.url}${PREFIX}/quote`, { method: 'POST', headers: { authorization: `Bearer ${acct.apiKey}`, 'content-type': 'application/json' }, body: bytes });
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { error: { code: string; details?: { reason?: string } } };
+    assert.equal(`${body.error.code}:${body.error.details?.reason}`, 'INVALID_REQUEST:invalid UTF-8');
     for (const raw of ['[]', '"x"', '42', 'null', 'true']) expectError(await acct.client.request('POST', `${PREFIX}/quote`, { raw }), 400, 'INVALID_REQUEST');
   });
 
