@@ -51,6 +51,8 @@ test('a receipt signed as Hush signs passes every check; each tampering fails th
   assert.deepEqual(outcomes(ok), { format: 'passed', key: 'passed', signature: 'passed', amounts: 'passed' });
   assert.equal(ok.valid, true);
   assert.deepEqual(await verifyReceipt(receipt as never, [keyId]), { valid: true, keyId });
+  // The keys as GET /transfer/v1/receipt-keys lists them do as well as their ids (they read as no key before).
+  assert.deepEqual(await checkReceipt(receipt, [{ keyId, createdAt: '2026-01-01T00:00:00.000Z' } as { keyId: string }]), ok);
 
   const change = (f: (d: any) => void) => {
     const copy = structuredClone(receipt) as any;

@@ -112,7 +112,9 @@ async function ed25519Verify(publicKey: Uint8Array, signature: Uint8Array, messa
  * completed order's payouts add up to amountOut, its deposit is amountIn). Each check says in plain words
  * what failed and, where it can, which field.
  */
-export async function checkReceipt(receipt: unknown, keyIds: readonly string[]): Promise<ReceiptReport> {
+export async function checkReceipt(receipt: unknown, keys: readonly (string | { keyId: string })[]): Promise<ReceiptReport> {
+  // The key ids, or the keys as GET /transfer/v1/receipt-keys lists them (as verifyReceipt takes them): a key object was read as no key.
+  const keyIds = keys.map((k) => (typeof k === 'string' ? k : k.keyId));
   const checks: ReceiptCheckResult[] = [];
   const add = (id: ReceiptCheckId, outcome: ReceiptCheckResult['outcome'], detail: string, field?: string) =>
     void checks.push({ id, title: TITLES[id], outcome, detail, ...(field ? { field } : {}) });
