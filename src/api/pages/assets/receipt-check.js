@@ -59,6 +59,9 @@ function show({ verdict, ok, checks, document: doc, config }) {
 }
 
 async function check(text) {
+  // The last receipt's verdict must not stand beside the new one while it is checked (a tampered receipt
+  // pasted after a genuine one read "Genuine" until the keys came back).
+  $('result').hidden = true;
   let receipt;
   try {
     receipt = parse(text);
