@@ -105,9 +105,7 @@ function unionFailure(errors: readonly ValidationError[]): { field: string; reas
   const constants = forms.map((e) => (e.keyword === 'const' ? (e.params as { allowedValue?: unknown }).allowedValue : undefined));
   if (forms.length > 0 && constants.every((c) => c !== undefined)) return { field, reason: `must be one of: ${constants.map((c) => JSON.stringify(c)).join(', ')}` };
   if (forms.length > 0 && forms.every((e) => e.keyword === 'type')) return { field, reason: `must be ${forms.map((e) => (e.params as { type?: string }).type).join(' or ')}` };
-  const keys = forms.map((e) => (e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : e.keyword === 'additionalProperties' ? null : undefined));
-  const needed = keys.filter((k): k is string => typeof k === 'string');
-  if (needed.length === forms.length && needed.length > 0) return { field, reason: `must have one of: ${needed.join(', ')}` };
+  if (forms.length > 0 && forms.every((e) => e.keyword === 'required')) return { field, reason: `must have one of: ${forms.map((e) => (e.params as { missingProperty?: string }).missingProperty).join(', ')}` };
   // Every form refused a key the others need: two forms given at once.
   const extras = forms.map((e) => (e.params as { additionalProperty?: string }).additionalProperty);
   if (forms.length > 0 && extras.every((k) => typeof k === 'string')) return { field, reason: `takes one of ${extras.join(', ')}, not more` };

@@ -1,5 +1,6 @@
 import { allOrNothing, type Db, type Queryable } from '../db.ts';
 import { recordMovement } from '../settlement/record-movements.ts';
+import { recordScreening } from '../screening-log-store.ts';
 import type { HoldVerdict } from '../settlement/hold-for-screening.ts';
 
 /** The ledger account held late funds are booked on (negative as a liability), apart from what is owed back to senders. */
@@ -95,15 +96,17 @@ export async function holdLateFunds(tx: Queryable, subject: string, o: { id: str
     [subject, o.trackingId, o.id, o.sourceAssetId, amount.toString(), f.stage, f.result, f.field, f.address, f.list, f.version, f.reason],
   );
   if (rows.length === 0) return false;
-  await tx.query(
-    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor) VALUES ($1, 'late', $2, $3, $4, $5, $6, $7, 'hush')`,
-    [o.trackingId, f.field, f.address, f.result, f.list, f.version, f.reason],
-  );
+  await recordLateFinding(tx, o.trackingId, f);
   await recordMovement(tx, `held:${subject}`, 'held', [
     { account: 'external:senders', assetId: o.sourceAssetId, amount },
     { account: HELD_FUNDS_ACCOUNT, assetId: o.sourceAssetId, amount: -amount },
   ], o.id);
   return true;
+}
+
+/** A late-funds finding in the screening log, as the worker (`hush`) found it. */
+function recordLateFinding(tx: Queryable, trackingId: string, f: FundHoldFinding): Promise<void> {
+  return recordScreening(tx, { trackingId, stage: 'late', field: f.field, address: f.address, result: f.result, list: f.list, version: f.version, reason: f.reason, actor: 'hush' });
 }
 
 /** Released late funds are read this many at a time (a pass pages through them all). */
@@ -132,10 +135,7 @@ export async function reholdLateFunds(db: Db, id: string, trackingId: string, f:
       [id, f.stage, f.result, f.field, f.address, f.list, f.version, f.reason],
     );
     if (rows.length === 0) return false;
-    await tx.query(
-      `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor) VALUES ($1, 'late', $2, $3, $4, $5, $6, $7, 'hush')`,
-      [trackingId, f.field, f.address, f.result, f.list, f.version, f.reason],
-    );
+    await recordLateFinding(tx, trackingId, f);
     return true;
   });
 }
