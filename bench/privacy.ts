@@ -27,7 +27,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { runOnce, type BenchPolicy, type Horizon, type RunResult } from './privacy/run.ts';
 import { policyLine, printColdStart, printTable, printTargets, selfChecks, writeDocs, type RateResult } from './privacy/report.ts';
 import { shapedTargets } from './privacy/shaped-report.ts';
-import pLimit from 'p-limit';
+import { runQueue, type QueuedJob } from './support/run-queue.ts';
 import { seeded } from '../src/support/seeded-random.ts';
 import { denominationsOf, shapedWorkloads, workloads, type Workload } from './privacy/workloads.ts';
 
@@ -125,16 +125,14 @@ if (!Number.isInteger(parallel) || parallel < 1 || parallel > 8) {
   process.stderr.write('bench:privacy: --parallel is a whole number of runs at once, 1 to 8\n');
   process.exit(2);
 }
-const slots = pLimit(parallel);
 /**
  * A run putting this many orders a second into its Hush or more (rate × streams × compression: λ = 1 ×4 is
  * 16, λ = 0.2 ×16 is 12.8) is heavy, and only one heavy run goes at a time: beside each other, on two cores,
  * the λ = 0.2 run's senders lost 13 deposits to blockhashes that died before they signed (a blockhash lives
  * 3.75 s at ×16) and its delays stretched past the target (2026-11-25, three runs at once). The light runs
- * (the patient, mixed and λ = 0.05 rows, the self-check and the cold start) share the other places.
+ * (the patient, mixed and λ = 0.05 rows, the shaped rows, the self-check and the cold start) share the other places.
  */
 const HEAVY_ORDERS_PER_S = 8;
-const heavy = pLimit(1);
 const rateRuns: { rate: number; patient: boolean; active: Workload[] }[] = [];
 for (const rate of rates) {
   for (const ws of groups.values()) {
@@ -142,45 +140,60 @@ for (const rate of rates) {
     if (active.length > 0) rateRuns.push({ rate, patient: active.some((w) => w.choice), active });
   }
 }
-const jobs = rateRuns.map(({ rate, patient, active }, i) => ({ i, rate, patient, active }));
-// The longest first: the λ = 1 run (6,000 orders, about 13 minutes), then the patient rows (their holds run to
-// the ceiling), then the rest by rate. Each run scores on a thread of its own (score-rows.ts): scored on this
-// thread, λ = 1's 154 s of matching stalled the run beside it (2026-11-25: 42 of the patient run's 238
-// orders failed, "fetch failed"), which is why it once went last and the default run took 24:47.
-const topRate = Math.max(...rates);
-const longestFirst = (a: (typeof jobs)[number], b: (typeof jobs)[number]) =>
-  Number(b.rate === topRate) - Number(a.rate === topRate) || Number(b.patient) - Number(a.patient) || b.rate - a.rate || a.i - b.i;
-const running = [...jobs].sort(longestFirst).map((j) => {
-  const compression = compressionFor(j.rate, j.active.length, j.patient);
-  // A heavy run takes its place in the queue first, then waits for the heavy one before it (holding the
-  // place: queued the other way round, the light runs behind it in the list all went before it).
-  const place = <T>(run: () => Promise<T>) => (j.rate * j.active.length * compression >= HEAVY_ORDERS_PER_S ? slots(() => heavy(run)) : slots(run));
-  return place(async (): Promise<RateResult & { i: number }> => {
+const jobs = rateRuns.map(({ rate, patient, active }, i) => ({ i, rate, patient, active, compression: compressionFor(rate, active.length, patient) }));
+const isHeavy = (j: (typeof jobs)[number]) => j.rate * j.active.length * j.compression >= HEAVY_ORDERS_PER_S;
+// The heavy runs first, the longest first (the λ = 1 run, 6,000 orders, about 13 minutes), so that they follow
+// each other with no gap; then the patient rows (their holds run to the ceiling), then the rest by rate. The
+// queue (run-queue.ts) lets the light runs take the places a heavy run waiting for its turn leaves free: with
+// p-limit it held one of the three idle for the λ = 1 run's 13 minutes, and the default run took 21 minutes.
+// Each run scores on a thread of its own (score-rows.ts): scored on this thread, λ = 1's 154 s of matching
+// stalled the run beside it (2026-11-25: 42 of the patient run's 238 orders failed, "fetch failed").
+const order = (a: (typeof jobs)[number], b: (typeof jobs)[number]) =>
+  Number(isHeavy(b)) - Number(isHeavy(a)) || Number(b.patient) - Number(a.patient) || b.rate - a.rate || a.i - b.i;
+const at = () => `${((Date.now() - t0) / 1000).toFixed(0)} s`;
+const rateJobs: QueuedJob<RateResult & { i: number }>[] = [...jobs].sort(order).map((j) => ({
+  ...(isHeavy(j) ? { exclusive: 'heavy' } : {}),
+  run: async () => {
     const horizonS = horizonFor(j.rate, j.patient);
     const tag = `[λ=${j.rate}${j.patient ? `, ${j.active.map((w) => w.id).join('+')}` : ''}]`;
-    const run = await runOnce({ rate: j.rate, compression, ordersPerRow: maxOrders, horizonS, policy, workloads: j.active, assets, random: seeded(seed + j.i), log: (m) => log(`${tag} ${m.trimStart()}`) });
-    log(`${tag} done in ${run.wallSeconds.toFixed(0)} s: ${run.failedOrders} failed, ${run.unswept} unswept, ${run.rpcRequests} adversary RPC requests`);
-    return { i: j.i, rate: j.rate, compression, horizonS, run };
-  });
-});
+    log(`${tag} start at ${at()}${isHeavy(j) ? ' (heavy)' : ''}`);
+    const run = await runOnce({ rate: j.rate, compression: j.compression, ordersPerRow: maxOrders, horizonS, policy, workloads: j.active, assets, random: seeded(seed + j.i), log: (m) => log(`${tag} ${m.trimStart()}`) });
+    log(`${tag} done in ${run.wallSeconds.toFixed(0)} s (at ${at()}): ${run.failedOrders} failed, ${run.unswept} unswept, ${run.rpcRequests} adversary RPC requests`);
+    return { i: j.i, rate: j.rate, compression: j.compression, horizonS, run };
+  },
+}));
+
+// Issue 51's shapes, each a fresh Hush of its own: the cold crowd's Hush has seen nothing before it, the others
+// warm themselves (their shape starts with traffic that is not scored). Queued the longest first (SHAPED_QUEUE).
+const shapedJobs: QueuedJob<RateResult>[] = shaped.map((w, k) => ({
+  run: async () => {
+    const compression = SHAPED_COMPRESSION[w.id] ?? 16;
+    log(`[${w.id}] start at ${at()} (×${compression})`);
+    const run = await runOnce({ rate: w.id === 'cold-crowd' ? 2 : 0.2, compression, ordersPerRow: 100_000, policy, workloads: [w], assets, random: seeded(seed + 2000 + k), log: (m) => log(`[${w.id}] ${m.trimStart()}`) });
+    log(`[${w.id}] done in ${run.wallSeconds.toFixed(0)} s (at ${at()}): ${run.failedOrders} failed, ${run.unswept} unswept`);
+    return { rate: w.id === 'cold-crowd' ? 2 : 0.2, compression, run };
+  },
+}));
 
 // Self-check: payouts with no wait (amounts off the menu, paid at the two slots' floor, docs/spec.md §9) are
 // linked by timing alone: A3 reads no amounts. Evenly spaced, ten slots apart: the pipeline's own jitter (a
 // slot or two) must not hide the order.
 const offMenu = 1234n * 10n ** BigInt(assets.get('usdc')!.decimals) / 100n;
-const offRun = slots(() => {
-  log('self-check: no wait (off the menu)');
-  return runOnce({
-    rate: 0.25,
-    compression: 4,
-    ordersPerRow: 24,
-    policy,
-    workloads: [{ id: 'self-check', label: 'self-check: no wait (off the menu)', regular: true, draw: () => ({ sourceAssetId: 'usdc', destinationAssetId: 'usdc', amount: offMenu, mode: 'exact_in' as const }) }],
-    assets,
-    random: seeded(seed + 1000),
-    log: (m) => log(`[self-check] ${m.trimStart()}`),
-  });
-});
+const offJob: QueuedJob<RunResult> = {
+  run: () => {
+    log(`self-check: no wait (off the menu), start at ${at()}`);
+    return runOnce({
+      rate: 0.25,
+      compression: 4,
+      ordersPerRow: 24,
+      policy,
+      workloads: [{ id: 'self-check', label: 'self-check: no wait (off the menu)', regular: true, draw: () => ({ sourceAssetId: 'usdc', destinationAssetId: 'usdc', amount: offMenu, mode: 'exact_in' as const }) }],
+      assets,
+      random: seeded(seed + 1000),
+      log: (m) => log(`[self-check] ${m.trimStart()}`),
+    });
+  },
+};
 
 // Cold start (issue 41): a fresh Hush, five default orders of one private class and five of amounts off the
 // menu, evenly spaced; no private one may be held past twice the non-private latency (none asked to wait).
@@ -191,21 +204,22 @@ const coldWorkloads = [
 ];
 // Run by default and with --rows naming it (cold-start): its 5 orders are real time (a minute). Since issue 51 a
 // young Hush holds a class that is a crowd; five orders 10 s apart are not one, and go at once.
-const coldRun = onlyRows && !onlyRows.includes('cold-start') ? Promise.resolve(null) : slots(() => {
-  log('cold start: a fresh Hush, 5 default orders of one class');
-  return runOnce({ rate: 0.1, compression: 1, ordersPerRow: 5, policy, workloads: coldWorkloads, assets, random: seeded(seed + 1001), log: (m) => log(`[cold start] ${m.trimStart()}`) });
-});
-// Issue 51's shapes, each a fresh Hush of its own: the cold crowd's Hush has seen nothing before it, the others
-// warm themselves (their shape starts with traffic that is not scored).
-const shapedRuns = shaped.map((w, k) =>
-  slots(async (): Promise<RateResult> => {
-    const compression = SHAPED_COMPRESSION[w.id] ?? 16;
-    log(`[${w.id}] start (×${compression})`);
-    const run = await runOnce({ rate: w.id === 'cold-crowd' ? 2 : 0.2, compression, ordersPerRow: 100_000, policy, workloads: [w], assets, random: seeded(seed + 2000 + k), log: (m) => log(`[${w.id}] ${m.trimStart()}`) });
-    log(`[${w.id}] done in ${run.wallSeconds.toFixed(0)} s: ${run.failedOrders} failed, ${run.unswept} unswept`);
-    return { rate: w.id === 'cold-crowd' ? 2 : 0.2, compression, run };
-  }),
-);
+const coldJob: QueuedJob<RunResult> | null = onlyRows && !onlyRows.includes('cold-start') ? null : {
+  run: () => {
+    log(`cold start: a fresh Hush, 5 default orders of one class, start at ${at()}`);
+    return runOnce({ rate: 0.1, compression: 1, ordersPerRow: 5, policy, workloads: coldWorkloads, assets, random: seeded(seed + 1001), log: (m) => log(`[cold start] ${m.trimStart()}`) });
+  },
+};
+// One queue for every run: the rate runs, the shapes, then the two short ones (they fill the last gaps).
+const SHAPED_QUEUE = ['burst-silence', 'daily-cycle', 'cold-crowd'];
+const shapedOrder = shaped.map((_, k) => k).sort((a, b) => SHAPED_QUEUE.indexOf(shaped[a]!.id) - SHAPED_QUEUE.indexOf(shaped[b]!.id));
+type AnyResult = (RateResult & { i: number }) | RateResult | RunResult;
+const queue = [...rateJobs, ...shapedOrder.map((k) => shapedJobs[k]!), offJob, ...(coldJob ? [coldJob] : [])] as QueuedJob<AnyResult>[];
+const queued = runQueue<AnyResult>(parallel, queue);
+const running = queued.slice(0, rateJobs.length) as Promise<RateResult & { i: number }>[];
+const shapedRuns = shaped.map((_, k) => queued[rateJobs.length + shapedOrder.indexOf(k)] as Promise<RateResult>);
+const offRun = queued[rateJobs.length + shapedJobs.length] as Promise<RunResult>;
+const coldRun: Promise<RunResult | null> = coldJob ? (queued[rateJobs.length + shapedJobs.length + 1] as Promise<RunResult>) : Promise.resolve(null);
 const results: RateResult[] = (await Promise.all(running)).sort((a, b) => a.i - b.i);
 const shapedResults: RateResult[] = await Promise.all(shapedRuns);
 const off: RunResult = await offRun;
