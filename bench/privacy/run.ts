@@ -46,6 +46,8 @@ export interface RunSpec {
    * steady stream, not a run's truncated tail. Unset: every order is scored and the count alone ends it.
    */
   horizonS?: Horizon;
+  /** Called once the run no longer needs its chain and Hush (both stopped): only its scoring is left. */
+  chainDone?: () => void;
   policy: BenchPolicy;
   workloads: Workload[];
   assets: Map<string, Asset>;
@@ -105,6 +107,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
   const started = Date.now();
   const c = spec.compression;
   const server = await startServer({ ...compressedEnv(spec.policy, c), ...spec.env });
+  let closed = false;
   // Where a run's wall time goes, printed as it goes: the run is long, and its cost is a target too.
   let phaseStart = Date.now();
   const phase = (name: string) => {
@@ -215,10 +218,15 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
         meta: meta(`${w.id}-default`, `${w.label}: its default orders`, (p) => p.stream === w.id && !p.privacy),
       });
     }
+    // Scoring needs neither the chain nor Hush: stop them (a Hush left running polls its chain) and let the
+    // run's place go to the next run while this one scores (bench:privacy's queue).
+    await server.close();
+    closed = true;
+    spec.chainDone?.();
     const rows = await scoreRows({ view: adversary.view, knowledge: { ...adversary.knowledge, schedule: adversary.scheduleData }, seed: Math.floor(spec.random() * 2 ** 31), rows: jobs });
     phase('scored');
     return { rows, failedOrders: failed, unswept, wallSeconds: (Date.now() - started) / 1000, rpcRequests: adversary.view.requests, ownDelaysS: adversary.ownDelaysS };
   } finally {
-    await server.close();
+    if (!closed) await server.close();
   }
 }

@@ -50,6 +50,33 @@ describe('run queue (bench:privacy)', () => {
     assert.deepEqual(await Promise.all(results), ['h1', 'h2', 'l1', 'l2', 'l3']);
   });
 
+  test('a job that leaves frees its place and its group at once; the rest of it still settles its own result', async () => {
+    const log: string[] = [];
+    const h2 = gate('h2', log);
+    let finish!: () => void;
+    const scoring = new Promise<void>((r) => (finish = r));
+    const results = runQueue(1, [
+      {
+        exclusive: 'heavy',
+        run: async (leave) => {
+          log.push('+h1');
+          leave();
+          leave(); // twice is once
+          await scoring;
+          log.push('-h1');
+          return 'h1';
+        },
+      },
+      { exclusive: 'heavy', run: h2.run },
+    ]);
+    await tick();
+    await tick();
+    assert.deepEqual(log, ['+h1', '+h2'], 'h2 takes the one place and the heavy turn while h1 still runs');
+    finish();
+    h2.open();
+    assert.deepEqual(await Promise.all(results), ['h1', 'h2']);
+  });
+
   test('never more than its places at once; a job that throws rejects its own result and frees its place', async () => {
     let now = 0;
     let most = 0;
