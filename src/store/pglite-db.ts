@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable } from './db.ts';
 import { lockDirectory } from './directory-lock.ts';
 import { migrate } from './migrate.ts';
+import { preparedStatements } from './pglite-prepared.ts';
 import { copyTemplateInto, discardTemplate, pgliteTemplate } from './pglite-template.ts';
 
 interface TemplateOptions {
@@ -67,21 +68,19 @@ async function tryStart(open: () => PGlite, dir: string | null, opts: TemplateOp
 }
 
 function pgliteDb(pg: PGlite, release: () => void): Db {
-  const wrap = (q: { query: PGlite['query'] }): Queryable => ({
-    async query<T>(sql: string, params?: unknown[]) {
-      const r = await q.query<T>(sql, params);
-      // Same meaning as pg's rowCount: rows returned when there are any (SELECT, RETURNING, a CTE's final
-      // SELECT), else rows affected. PGlite reports affectedRows 0 for those, not undefined.
-      return { rows: r.rows, rowCount: r.rows.length > 0 ? r.rows.length : (r.affectedRows ?? 0) };
-    },
-  });
-  const base = wrap(pg);
+  const prepared = preparedStatements(pg);
+  // Same meaning as pg's rowCount: rows returned when there are any (SELECT, RETURNING, a CTE's final
+  // SELECT), else rows affected. PGlite reports affectedRows 0 for those, not undefined.
+  const counted = <T>(r: { rows: T[]; affectedRows?: number }) => ({ rows: r.rows, rowCount: r.rows.length > 0 ? r.rows.length : (r.affectedRows ?? 0) });
+  const inTransaction: Queryable = { query: async (sql, params) => counted(await prepared.queryInTransaction(sql, params)) };
   return {
     kind: 'pglite',
-    query: base.query,
-    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    query: async (sql, params) => counted(await prepared.query(sql, params)),
+    transaction: (fn) => pg.transaction(() => fn(inTransaction)),
     listen: (channel, onNotify) => pg.listen(channel, onNotify),
     exec: async (sql) => {
+      // A script may change the schema, and a prepared statement's result type may not change under it.
+      await prepared.forgetAll();
       await pg.exec(sql);
     },
     close: async () => {

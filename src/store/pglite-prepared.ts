@@ -1,0 +1,101 @@
+import { parse, protocol, type PGlite } from '@electric-sql/pglite';
+
+/**
+ * Named prepared statements on PGlite. `PGlite.query` parses and plans every statement afresh (an unnamed
+ * statement, Describe, Bind, Describe, Execute: five trips into the WASM backend); planning is most of a short
+ * statement's CPU, and on the order path it is the largest single cost (docs/performance.md). PGlite offers no
+ * prepared statements of its own, so this keeps one named statement per SQL text, built from PGlite's own
+ * protocol serializer and result parser: the first use parses and describes it, every later one only binds and
+ * executes. What PostgreSQL does for `pg`'s named statements and for PL/pgSQL.
+ *
+ * A statement's cached plan stays valid across schema changes (PostgreSQL re-plans it), except that its result
+ * type may not change: `forgetAll` drops every statement, and the store calls it before any script (migrations).
+ */
+
+type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
+
+interface Prepared {
+  name: string;
+  /** The parameters' type oids, to serialize values as PGlite's own query does. */
+  paramTypes: number[];
+  /** The RowDescription (or NoData) the result parser needs before the rows. */
+  shape: BackendMessage[];
+}
+
+/** Distinct SQL texts kept prepared; beyond it (a statement built per call) a text goes the unprepared way. */
+const MAX_PREPARED = 256;
+
+export interface PreparedStatements {
+  /** One statement, run inside the caller's transaction (the caller holds PGlite's transaction lock). */
+  queryInTransaction<T>(sql: string, params?: unknown[]): Promise<{ rows: T[]; affectedRows?: number }>;
+  /** One statement on its own, as `PGlite.query` runs it. */
+  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[]; affectedRows?: number }>;
+  /** Deallocates every statement (before a script that may change the schema). */
+  forgetAll(): Promise<void>;
+}
+
+/** One set per PGlite: statement names are the session's, and a session may have more than one store wrapper. */
+const sets = new WeakMap<PGlite, PreparedStatements>();
+
+export function preparedStatements(pg: PGlite): PreparedStatements {
+  const known = sets.get(pg);
+  if (known) return known;
+  const made = makePrepared(pg);
+  sets.set(pg, made);
+  return made;
+}
+
+function makePrepared(pg: PGlite): PreparedStatements {
+  const statements = new Map<string, Prepared>();
+  let next = 0;
+  const send = (message: Uint8Array) => pg.execProtocolStream(message, { syncToFs: false });
+
+  async function prepare(sql: string): Promise<Prepared> {
+    const name = `hush_${next++}`;
+    await send(protocol.serialize.parse({ name, text: sql }));
+    const described = await send(protocol.serialize.describe({ type: 'S', name }));
+    const shape = described.filter((m) => m.name === 'rowDescription' || m.name === 'noData');
+    return { name, paramTypes: parse.parseDescribeStatementResults(described), shape };
+  }
+
+  async function run<T>(sql: string, params: unknown[]): Promise<{ rows: T[]; affectedRows?: number }> {
+    let statement = statements.get(sql);
+    const messages: BackendMessage[] = [];
+    try {
+      if (!statement) {
+        statement = await prepare(sql);
+        if (statements.size < MAX_PREPARED) statements.set(sql, statement);
+      }
+      const { paramTypes } = statement;
+      const values = params.map((v, i) => {
+        if (v === null || v === undefined) return null;
+        const serialize = pg.serializers[paramTypes[i]!];
+        return serialize ? serialize(v) : String(v);
+      });
+      messages.push(...(await send(protocol.serialize.bind({ statement: statement.name, values: values as string[] }))));
+      messages.push(...(await send(protocol.serialize.execute({}))));
+    } finally {
+      messages.push(...(await send(protocol.serialize.sync())));
+      // A statement too many to keep is closed again, not left in the session.
+      if (statement && statements.get(sql) !== statement) {
+        await send(protocol.serialize.close({ type: 'S', name: statement.name }));
+        await send(protocol.serialize.sync());
+      }
+    }
+    return parse.parseResults([...statement.shape, ...messages], pg.parsers)[0] as unknown as { rows: T[]; affectedRows?: number };
+  }
+
+  return {
+    queryInTransaction: (sql, params = []) => pg._runExclusiveQuery(() => run(sql, params)),
+    query: async (sql, params = []) => {
+      const result = await pg._runExclusiveTransaction(() => pg._runExclusiveQuery(() => run(sql, params)));
+      await pg.syncToFs();
+      return result as { rows: never[]; affectedRows?: number };
+    },
+    forgetAll: async () => {
+      if (statements.size === 0) return;
+      statements.clear();
+      await pg.exec('DEALLOCATE ALL');
+    },
+  };
+}
