@@ -142,12 +142,11 @@ for (const rate of rates) {
 }
 const jobs = rateRuns.map(({ rate, patient, active }, i) => ({ i, rate, patient, active, compression: compressionFor(rate, active.length, patient) }));
 const isHeavy = (j: (typeof jobs)[number]) => j.rate * j.active.length * j.compression >= HEAVY_ORDERS_PER_S;
-// The heavy runs first, the longest first (the λ = 1 run, 6,000 orders, about 13 minutes), so that they follow
-// each other with no gap; then the patient rows (their holds run to the ceiling), then the rest by rate. The
-// queue (run-queue.ts) lets the light runs take the places a heavy run waiting for its turn leaves free: with
-// p-limit it held one of the three idle for the λ = 1 run's 13 minutes, and the default run took 21 minutes.
-// Each run scores on a thread of its own (score-rows.ts): scored on this thread, λ = 1's 154 s of matching
-// stalled the run beside it (2026-11-25: 42 of the patient run's 238 orders failed, "fetch failed").
+// The rate runs: the heavy ones, then the patient rows (their holds run to the ceiling), then the rest by rate;
+// the queue's order is the ranks below. With p-limit a heavy run waiting for its turn held one of the three
+// places idle for the λ = 1 run's 13 minutes, and the default run took 21 minutes (run-queue.ts lets the light
+// runs take it). Each run scores on a thread of its own (score-rows.ts): scored on this thread, λ = 1's 154 s
+// of matching stalled the run beside it (2026-11-25: 42 of the patient run's 238 orders failed, "fetch failed").
 const order = (a: (typeof jobs)[number], b: (typeof jobs)[number]) =>
   Number(isHeavy(b)) - Number(isHeavy(a)) || Number(b.patient) - Number(a.patient) || b.rate - a.rate || a.i - b.i;
 const at = () => `${((Date.now() - t0) / 1000).toFixed(0)} s`;
@@ -216,12 +215,16 @@ const coldJob: QueuedJob<RunResult> | null = onlyRows && !onlyRows.includes('col
     return runOnce({ rate: 0.1, compression: 1, ordersPerRow: 5, policy, workloads: coldWorkloads, assets, random: seeded(seed + 1001), log: (m) => log(`[cold start] ${m.trimStart()}`) });
   },
 };
-// One queue for every run. The heavy runs one after the other, the cold crowd last among them; the light runs
+// One queue for every run. The heavy runs one after the other, λ = 1 last: its scoring (minutes, on two threads
+// at the lowest priority) then overlaps only light runs. Scoring beside the λ = 0.2 run, even at the lowest
+// priority, stretched that run's payouts of amounts off the menu (p95 87 s against 10 s). The light runs go
 // the longest first (their wall times, 2026-11-26: mixed 584 s, patient 532, burst-silence 434, daily-cycle
 // 354, λ = 0.05 203, the cold start about 125, the self-check about 40), so the short ones fill the last gaps.
 const rankOf = new Map<QueuedJob<never>, number>();
-rateJobs.forEach((job, k) => rankOf.set(job as QueuedJob<never>, isHeavy(sortedJobs[k]!) ? k : sortedJobs[k]!.patient ? 60 + k : 200 + k));
-const SHAPED_RANK: Record<string, number> = { 'cold-crowd': 50, 'burst-silence': 100, 'daily-cycle': 101 };
+const topRate = Math.max(...rates);
+const rankOfRun = (j: (typeof jobs)[number], k: number) => (isHeavy(j) ? (j.rate === topRate ? 20 : 10) + k : j.patient ? 60 + k : 200 + k);
+rateJobs.forEach((job, k) => rankOf.set(job as QueuedJob<never>, rankOfRun(sortedJobs[k]!, k)));
+const SHAPED_RANK: Record<string, number> = { 'cold-crowd': 15, 'burst-silence': 100, 'daily-cycle': 101 };
 shapedJobs.forEach((job, k) => rankOf.set(job as QueuedJob<never>, SHAPED_RANK[shaped[k]!.id] ?? 150));
 if (coldJob) rankOf.set(coldJob as QueuedJob<never>, 300);
 rankOf.set(offJob as QueuedJob<never>, 301);
