@@ -215,16 +215,16 @@ const coldJob: QueuedJob<RunResult> | null = onlyRows && !onlyRows.includes('col
     return runOnce({ rate: 0.1, compression: 1, ordersPerRow: 5, policy, workloads: coldWorkloads, assets, random: seeded(seed + 1001), log: (m) => log(`[cold start] ${m.trimStart()}`) });
   },
 };
-// One queue for every run. The heavy runs one after the other, λ = 1 last: its scoring (minutes, on two threads
-// at the lowest priority) then overlaps only light runs. Scoring beside the λ = 0.2 run, even at the lowest
-// priority, stretched that run's payouts of amounts off the menu (p95 87 s against 10 s). The light runs go
-// the longest first (their wall times, 2026-11-26: mixed 584 s, patient 532, burst-silence 434, daily-cycle
-// 354, λ = 0.05 203, the cold start about 125, the self-check about 40), so the short ones fill the last gaps.
+// One queue for every run. The heavy runs one after the other, λ = 1 first: queued last, so that its scoring
+// overlapped only light runs, it left the λ = 0.2 run to start beside two runs starting their Hush and chain, and
+// 38 of λ = 0.2's deposits died on blockhashes expired before they were sent (2026-11-26; a blockhash lives
+// 3.75 s at ×16, 15 s at λ = 1's ×4). λ = 0.2 then runs beside λ = 1's scoring, at the lowest priority. The
+// cold crowd goes last among the heavy runs. The light runs go the longest first (their wall times, 2026-11-26:
+// mixed 584 s, patient 532, burst-silence 434, daily-cycle 354, λ = 0.05 203, the cold start about 125, the
+// self-check about 40), so the short ones fill the last gaps.
 const rankOf = new Map<QueuedJob<never>, number>();
-const topRate = Math.max(...rates);
-const rankOfRun = (j: (typeof jobs)[number], k: number) => (isHeavy(j) ? (j.rate === topRate ? 20 : 10) + k : j.patient ? 60 + k : 200 + k);
-rateJobs.forEach((job, k) => rankOf.set(job as QueuedJob<never>, rankOfRun(sortedJobs[k]!, k)));
-const SHAPED_RANK: Record<string, number> = { 'cold-crowd': 15, 'burst-silence': 100, 'daily-cycle': 101 };
+rateJobs.forEach((job, k) => rankOf.set(job as QueuedJob<never>, isHeavy(sortedJobs[k]!) ? k : sortedJobs[k]!.patient ? 60 + k : 200 + k));
+const SHAPED_RANK: Record<string, number> = { 'cold-crowd': 50, 'burst-silence': 100, 'daily-cycle': 101 };
 shapedJobs.forEach((job, k) => rankOf.set(job as QueuedJob<never>, SHAPED_RANK[shaped[k]!.id] ?? 150));
 if (coldJob) rankOf.set(coldJob as QueuedJob<never>, 300);
 rankOf.set(offJob as QueuedJob<never>, 301);
