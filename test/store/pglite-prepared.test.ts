@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db } from '../../src/store/db.ts';
-import { isUniqueViolation } from '../../src/store/db.ts';
+import { isStoreUnavailable, isUniqueViolation } from '../../src/store/db.ts';
 import { openPgliteDb } from '../../src/store/pglite-db.ts';
 
 describe('PGlite prepared statements', () => {
@@ -75,6 +75,13 @@ describe('PGlite prepared statements', () => {
     assert.equal(await prepared(), before);
     for (let i = 0; i < 300; i++) assert.equal((await db.query<{ v: number }>(`SELECT $1::int + ${i} AS v`, [1])).rows[0]!.v, i + 1);
     assert.ok((await prepared()) <= 256, 'no more kept than the cap');
+  });
+
+  it('a closed store answers as PGlite does: unavailable, not a crash', async () => {
+    const closed = await openPgliteDb(null, { fromScratch: true });
+    await closed.query('SELECT 1');
+    await closed.close();
+    await assert.rejects(closed.query('SELECT 1'), (e) => isStoreUnavailable(e));
   });
 
   it('two stores on one PGlite share its statements without clashing names', async () => {
