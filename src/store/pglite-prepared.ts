@@ -87,12 +87,12 @@ function makePrepared(pg: PGlite): PreparedStatements {
 
   return {
     queryInTransaction: (sql, params = []) => pg._runExclusiveQuery(() => run(sql, params)),
-    query: async (sql, params = []) => {
+    query: async <T>(sql: string, params: unknown[] = []) => {
       // As PGlite's own query: a closed or closing store says so ("PGlite is closed": a 503, not a 500).
       await pg._checkReady();
-      const result = await pg._runExclusiveTransaction(() => pg._runExclusiveQuery(() => run(sql, params)));
+      const result = await pg._runExclusiveTransaction(() => pg._runExclusiveQuery(() => run<T>(sql, params)));
       await pg.syncToFs();
-      return result as { rows: never[]; affectedRows?: number };
+      return result;
     },
     forgetAll: async () => {
       if (statements.size === 0) return;
