@@ -130,8 +130,9 @@ forEachEngine('reservations of open orders', (ctx) => {
     const a = `a${randomBytes(4).toString('hex')}`;
     const one = await createTestAccount(ctx.db);
     const two = await createTestAccount(ctx.db);
-    const place = async (acc: string, amountOut: bigint, createdSecondsAgo: number, expiresInSeconds: number) => {
-      const order = newOrder(acc, { sourceAssetId: a, destinationAssetId: a, amountOut });
+    const other = `b${randomBytes(4).toString('hex')}`;
+    const place = async (acc: string, amountOut: bigint, createdSecondsAgo: number, expiresInSeconds: number, asset = a) => {
+      const order = newOrder(acc, { sourceAssetId: asset, destinationAssetId: asset, amountOut });
       const id = ((await insertOrder(ctx.db, order, { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string }).id;
       await ctx.db.query(`UPDATE orders SET created_at = now() - make_interval(secs => $2), expiration = now() + make_interval(secs => $3) WHERE id = $1`, [id, createdSecondsAgo, expiresInSeconds]);
       return id;
@@ -141,13 +142,17 @@ forEachEngine('reservations of open orders', (ctx) => {
     await place(one, 400n, 300, 600); // past a 120 s hold window: open, but holds nothing
     await place(one, 800n, 10, -1); // expired (not yet marked): neither held nor open
     await place(two, 7n, 10, 600);
+    // Another asset, past its hold window, expiring first: counted open (across assets), holding nothing.
+    await place(one, 50n, 300, 550, other);
     const funded = await place(two, 1_000n, 10, 600);
     assert.ok(await moveOrder(ctx.db, funded, 'awaiting_deposit', 'deposit_detected'));
     const c = await poolCommitments(ctx.db, 120);
     assert.deepEqual(c.reserved.get(a), new Map([[one, 300n], [two, 7n]]));
     assert.equal(c.owed.get(a), 1_000n, 'a funded order is owed in full');
-    assert.equal(c.open.get(one)?.count, 3);
+    assert.equal(c.reserved.get(other), undefined, 'open orders past their hold window hold nothing');
+    assert.equal(c.open.get(one)?.count, 4, 'open orders counted across assets');
     assert.equal(c.open.get(two)?.count, 1, 'a funded order frees its slot');
-    assert.ok(c.open.get(one)!.firstExpiration.getTime() > Date.now() + 500_000, 'the first expiry of the open ones');
+    const first = c.open.get(one)!.firstExpiration.getTime();
+    assert.ok(first > Date.now() + 500_000 && first < Date.now() + 580_000, 'the first expiry of the open ones, whichever asset');
   });
 });

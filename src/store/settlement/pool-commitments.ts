@@ -46,17 +46,21 @@ export async function poolCommitments(db: Queryable, reserveS = 0): Promise<Pool
        UNION ALL
        -- Late refund parts whose latest attempt died, awaiting replacement (deadLateRefunds).
        SELECT asset_id, amount FROM (${latestLateRefundAttempts(LATE_REFUND_RETRY_DAYS)}) latest
-       WHERE status IN ('expired', 'failed'))
+       WHERE status IN ('expired', 'failed')),
+     -- Open unfunded orders, read once for both of their sides ('reserved' and 'open'): a deployment with
+     -- many of them pays one scan of them per refresh, not two.
+     unfunded AS (
+       SELECT destination_asset_id, account_id, count(*) AS n, min(expiration) AS first_expiration,
+         sum(amount_out) FILTER (WHERE created_at > now() - make_interval(secs => $1::double precision)) AS reserved
+       FROM orders WHERE status IN ${statusesSql('countsAsOpen')} AND expiration > now()
+       GROUP BY destination_asset_id, account_id)
      SELECT 'owed' AS side, asset_id AS key, NULL AS account, sum(amount)::text AS total, NULL::timestamptz AS until FROM owed WHERE amount > 0 GROUP BY asset_id
      UNION ALL
      SELECT 'pending', source, NULL, sum(amount)::text, NULL FROM (${PENDING_OUTFLOW_LEGS}) legs GROUP BY source
      UNION ALL
-     SELECT 'reserved', destination_asset_id, account_id, sum(amount_out)::text, NULL FROM orders
-     WHERE status IN ${statusesSql('countsAsOpen')} AND expiration > now() AND created_at > now() - make_interval(secs => $1::double precision)
-     GROUP BY destination_asset_id, account_id
+     SELECT 'reserved', destination_asset_id, account_id, reserved::text, NULL FROM unfunded WHERE reserved IS NOT NULL
      UNION ALL
-     SELECT 'open', '', account_id, count(*)::text, min(expiration) FROM orders
-     WHERE status IN ${statusesSql('countsAsOpen')} AND expiration > now() GROUP BY account_id`,
+     SELECT 'open', '', account_id, sum(n)::text, min(first_expiration) FROM unfunded GROUP BY account_id`,
     [reserveS],
   );
   const out: PoolCommitments = { pending: new Map(), owed: new Map(), reserved: new Map(), open: new Map() };
