@@ -60,6 +60,14 @@ export interface CompiledMessage {
   signers: Address[];
 }
 
+// Module-level, not per call: under tsx (keepNames) every closure made per call also pays a defineProperty.
+function isSigner(role: number): boolean {
+  return (role & 2) !== 0;
+}
+function isWritable(role: number): boolean {
+  return (role & 1) !== 0;
+}
+
 /**
  * kit's compile of a v0 message without lookup tables, byte for byte: fee payer, then signers, then
  * writable accounts, each group in kit's address order; null for shapes kit would refuse (a writable or
@@ -77,8 +85,6 @@ export function compileMessage(feePayer: Address, instructions: readonly Instruc
     if (role === undefined) roles.set(ix.programAddress, AccountRole.READONLY);
   }
   comparator ??= getAddressComparator();
-  const isSigner = (r: number) => (r & 2) !== 0;
-  const isWritable = (r: number) => (r & 1) !== 0;
   const rest = [...roles.entries()].filter(([a]) => a !== feePayer);
   rest.sort(([a, ra], [b, rb]) => {
     if (isSigner(ra) !== isSigner(rb)) return isSigner(ra) ? -1 : 1;

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HushError } from '../../domain/errors.ts';
 import type { Caller } from '../../services/authenticator.ts';
@@ -75,6 +75,18 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return raw;
 }
 
+/**
+ * A request no key's bucket covers takes from the client address's anonymous bucket (app.ts), so it carries
+ * RateLimit-* like every answer (docs/spec.md §7). Only a refused key becomes 429 once it is empty: another
+ * failure (a store outage, 503) is not the client's doing and keeps its own answer. Module-level, not a closure
+ * made per request (under tsx's keepNames each such closure also pays a defineProperty).
+ */
+function refuse(limitAnonymous: AnonymousLimiter | undefined, request: FastifyRequest, reply: FastifyReply, done: (e?: Error) => void, e: Error): void {
+  void takeAnonymousToken(limitAnonymous, request, reply).then((limited) =>
+    done(e instanceof HushError && (e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_SUSPENDED') ? (limited ?? e) : e),
+  );
+}
+
 /** The partner API (seed + docs/spec.md §4), every route behind a bearer key and a per-key rate limit. */
 export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnonymous }: { deps: ApiDeps; limitAnonymous?: AnonymousLimiter }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -82,13 +94,6 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
 
   // Callback style with a synchronous path for cached keys: this hook runs on every partner request.
   app.addHook('onRequest', (request, reply, done) => {
-    // A request no key's bucket covers takes from the client address's anonymous bucket (app.ts), so it
-    // carries RateLimit-* like every answer (docs/spec.md §7). Only a refused key becomes 429 once it is empty:
-    // another failure (a store outage, 503) is not the client's doing and keeps its own answer.
-    const refuse = (e: Error) =>
-      void takeAnonymousToken(limitAnonymous, request, reply).then((limited) =>
-        done(e instanceof HushError && (e.code === 'UNAUTHORIZED' || e.code === 'ACCOUNT_SUSPENDED') ? (limited ?? e) : e),
-      );
     // The published receipt keys answer without a key too: the public receipt-check page fetches them
     // (docs/decisions.md "Receipt keys are public"). A key, when sent, is checked as anywhere else.
     if (request.headers.authorization === undefined && request.routeOptions.url === RECEIPT_KEYS_URL) return done();
@@ -96,7 +101,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     try {
       cached = deps.auth.authenticateCached(request.headers.authorization);
     } catch (e) {
-      return void refuse(e as Error);
+      return refuse(limitAnonymous, request, reply, done, e as Error);
     }
     if (cached) {
       request.caller = cached;
@@ -105,7 +110,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
     deps.auth.authenticate(request.headers.authorization).then((caller) => {
       request.caller = caller;
       done();
-    }, refuse);
+    }, (e: Error) => refuse(limitAnonymous, request, reply, done, e));
   });
 
   const limit = perKeyLimit(config.rateLimits);
