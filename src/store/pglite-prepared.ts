@@ -22,6 +22,19 @@ interface Prepared {
   shape: BackendMessage[];
 }
 
+const EXECUTE = protocol.serialize.execute({});
+const SYNC = protocol.serialize.sync();
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** Distinct SQL texts kept prepared; beyond it (a statement built per call) a text goes the unprepared way. */
 const MAX_PREPARED = 256;
 
@@ -60,7 +73,8 @@ function makePrepared(pg: PGlite): PreparedStatements {
 
   async function run<T>(sql: string, params: unknown[]): Promise<{ rows: T[]; affectedRows?: number }> {
     let statement = statements.get(sql);
-    const messages: BackendMessage[] = [];
+    let messages: BackendMessage[] = [];
+    let synced = false;
     try {
       if (!statement) {
         statement = await prepare(sql);
@@ -72,10 +86,14 @@ function makePrepared(pg: PGlite): PreparedStatements {
         const serialize = pg.serializers[paramTypes[i]!];
         return serialize ? serialize(v) : String(v);
       });
-      messages.push(...(await send(protocol.serialize.bind({ statement: statement.name, values: values as string[] }))));
-      messages.push(...(await send(protocol.serialize.execute({}))));
+      // Bind, Execute and Sync in one trip into the backend, which reads them in turn (as a pipelining client
+      // sends them): one call instead of three. On an error the backend skips to the Sync, which this trip
+      // carries, so the call has synced whether it returns or throws.
+      const bind = protocol.serialize.bind({ statement: statement.name, values: values as string[] });
+      synced = true;
+      messages = await send(concat(bind, EXECUTE, SYNC));
     } finally {
-      messages.push(...(await send(protocol.serialize.sync())));
+      if (!synced) messages.push(...(await send(SYNC)));
       // A statement too many to keep is closed again, not left in the session.
       if (statement && statements.get(sql) !== statement) {
         await send(protocol.serialize.close({ type: 'S', name: statement.name }));
