@@ -10,26 +10,25 @@ export interface StoredDepositIdentity {
 }
 
 /**
- * Adds identities an asset's orders may claim (one multi-row statement), numbered on from the asset's
- * highest `seq` (depositIdentitySpans reads what is left from that numbering). Two refills of one asset at
- * once could number alike: the span then reads low and the pool is filled past its target, never short.
+ * Adds identities an asset's orders may claim (one statement), numbered on from the asset's highest `seq`
+ * (depositIdentitySpans reads what is left from that numbering). Two refills of one asset at once could number
+ * alike: the span then reads low and the pool is filled past its target, never short.
+ *
+ * The identities travel as one JSON document, so the statement's text is the same whatever their number: a
+ * VALUES list of four parameters per identity made a new text (and a new plan of up to 2,048 parameters) for
+ * every batch size, each serialized parameter by parameter (docs/performance.md, run 11).
  */
 export async function insertDepositIdentities(db: Queryable, mint: string, tokenProgram: string, ids: readonly StoredDepositIdentity[]): Promise<void> {
   if (ids.length === 0) return;
-  const values: string[] = [];
-  const params: unknown[] = [mint, tokenProgram];
-  for (const [i, id] of ids.entries()) {
-    const n = params.length;
-    values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::integer, ${i + 1})`);
-    params.push(id.trackingId, id.depositOwner, id.depositAccount, id.extraBumpTries);
-  }
+  const doc = ids.map((id) => ({ tracking_id: id.trackingId, owner: id.depositOwner, account: id.depositAccount, tries: id.extraBumpTries }));
   await db.query(
     `INSERT INTO deposit_identities (tracking_id, mint, token_program, deposit_owner, deposit_account, extra_bump_tries, seq)
      SELECT v.tracking_id, $1, $2, v.owner, v.account, v.tries, top.seq + v.i
-       FROM (VALUES ${values.join(', ')}) AS v(tracking_id, owner, account, tries, i)
+       FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (tracking_id text, owner text, account text, tries integer))
+            WITH ORDINALITY AS v(tracking_id, owner, account, tries, i)
       CROSS JOIN (SELECT coalesce(max(seq), 0) AS seq FROM deposit_identities WHERE mint = $1 AND token_program = $2) AS top
      ON CONFLICT (tracking_id) DO NOTHING`,
-    params,
+    [mint, tokenProgram, JSON.stringify(doc)],
   );
 }
 

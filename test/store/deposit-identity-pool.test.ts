@@ -12,7 +12,7 @@ import type { Address } from '@solana/kit';
 import { loadAssets } from '../../src/config/assets.ts';
 import { HushError } from '../../src/domain/errors.ts';
 import { DepositIdentityPool } from '../../src/services/deposit-identity-pool.ts';
-import { claimDepositIdentities, countDepositIdentities, depositIdentitySpans } from '../../src/store/deposit-identities-store.ts';
+import { claimDepositIdentities, countDepositIdentities, depositIdentitySpans, insertDepositIdentities } from '../../src/store/deposit-identities-store.ts';
 import { publishTreasuryWallets, readTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
 import { DepositIdentityMint } from '../../src/treasury/deposit-identity-mint.ts';
 import { Treasury } from '../../src/treasury/treasury.ts';
@@ -77,6 +77,32 @@ forEachEngine('deposit identity pool', (ctx) => {
     await claimDepositIdentities(db, MINT, PROGRAM, 12);
     assert.equal(await span(), await count(), 'the claims passed the gap');
     assert.ok((await count()) > 0);
+  });
+
+  it('a refill stores each identity as given, numbered on in the order given, whatever the batch size', async () => {
+    const { db } = await ctx.fresh();
+    const made = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        trackingId: `trk_${randomBytes(8).toString('hex')}`,
+        depositOwner: `owner${i}${randomBytes(4).toString('hex')}` as Address,
+        depositAccount: `account${i}${randomBytes(4).toString('hex')}` as Address,
+        extraBumpTries: (i * 37) % 256,
+      }));
+    const first = made(3);
+    const second = made(5);
+    await insertDepositIdentities(db, MINT, PROGRAM, first);
+    await insertDepositIdentities(db, MINT, PROGRAM, second);
+    await insertDepositIdentities(db, MINT, PROGRAM, first.slice(0, 1)); // already stored: skipped, not renumbered
+    const { rows } = await db.query<{ tracking_id: string; deposit_owner: string; deposit_account: string; extra_bump_tries: number; seq: string | number }>(
+      'SELECT tracking_id, deposit_owner, deposit_account, extra_bump_tries, seq FROM deposit_identities WHERE mint = $1 AND token_program = $2 ORDER BY seq',
+      [MINT, PROGRAM],
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.tracking_id, r.deposit_owner, r.deposit_account, Number(r.extra_bump_tries), Number(r.seq)]),
+      [...first, ...second].map((id, i) => [id.trackingId, id.depositOwner, id.depositAccount, id.extraBumpTries, i + 1]),
+    );
+    const claimed = await claimDepositIdentities(db, MINT, PROGRAM, 4);
+    assert.deepEqual(claimed.map((c) => c.trackingId).sort(), [...first, ...second].slice(0, 4).map((id) => id.trackingId).sort(), 'the oldest four claimed');
   });
 
   it('wallets: published compare-and-set, read by the API view; another seed replaces them and drops the old identities', async () => {
