@@ -35,6 +35,36 @@ function concat(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/**
+ * A Bind message (PostgreSQL protocol, text parameters, text results) for a named statement, in one allocation.
+ * PGlite's serializer measures each value's UTF-8 length in a JavaScript loop, twice, and grows its buffer as it
+ * writes; Buffer measures and writes natively. On the order path, whose batched insert carries tens of kilobytes
+ * in one parameter, that serializer was most of the store's JavaScript (docs/performance.md, run 11).
+ */
+export function bindMessage(statement: string, values: readonly (string | null)[]): Uint8Array {
+  const lengths = values.map((v) => (v === null ? -1 : Buffer.byteLength(v)));
+  const nameBytes = Buffer.byteLength(statement);
+  // 'B', length, portal "" (one NUL), statement and NUL, format codes (count, then one per value: text), values
+  // (count, then length and bytes each), result format codes (none: text).
+  let size = 1 + 4 + 1 + nameBytes + 1 + 2 + 2 * values.length + 2 + 2;
+  for (const n of lengths) size += 4 + (n > 0 ? n : 0);
+  const out = Buffer.allocUnsafe(size);
+  let at = out.writeUInt8(0x42, 0);
+  at = out.writeInt32BE(size - 1, at);
+  at = out.writeUInt8(0, at);
+  at += out.write(statement, at, 'utf8');
+  at = out.writeUInt8(0, at);
+  at = out.writeUInt16BE(values.length, at);
+  for (let i = 0; i < values.length; i++) at = out.writeUInt16BE(0, at);
+  at = out.writeUInt16BE(values.length, at);
+  for (let i = 0; i < values.length; i++) {
+    at = out.writeInt32BE(lengths[i]!, at);
+    if (lengths[i]! > 0) at += out.write(values[i]!, at, 'utf8');
+  }
+  out.writeUInt16BE(0, at);
+  return out;
+}
+
 /** Distinct SQL texts kept prepared; beyond it (a statement built per call) a text goes the unprepared way. */
 const MAX_PREPARED = 256;
 
@@ -81,7 +111,7 @@ function makePrepared(pg: PGlite): PreparedStatements {
         if (statements.size < MAX_PREPARED) statements.set(sql, statement);
       }
       const { paramTypes } = statement;
-      const values = params.map((v, i) => {
+      const values = params.map((v, i): string | null => {
         if (v === null || v === undefined) return null;
         const serialize = pg.serializers[paramTypes[i]!];
         return serialize ? serialize(v) : String(v);
@@ -89,7 +119,7 @@ function makePrepared(pg: PGlite): PreparedStatements {
       // Bind, Execute and Sync in one trip into the backend, which reads them in turn (as a pipelining client
       // sends them): one call instead of three. On an error the backend skips to the Sync, which this trip
       // carries, so the call has synced whether it returns or throws.
-      const bind = protocol.serialize.bind({ statement: statement.name, values: values as string[] });
+      const bind = bindMessage(statement.name, values);
       synced = true;
       messages = await send(concat(bind, EXECUTE, SYNC));
     } finally {

@@ -6,10 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, protocol } from '@electric-sql/pglite';
+import fc from 'fast-check';
 import type { Db } from '../../src/store/db.ts';
 import { isStoreUnavailable, isUniqueViolation } from '../../src/store/db.ts';
 import { openPgliteDb } from '../../src/store/pglite-db.ts';
+import { bindMessage } from '../../src/store/pglite-prepared.ts';
 
 describe('PGlite prepared statements', () => {
   let db: Db;
@@ -20,6 +22,16 @@ describe('PGlite prepared statements', () => {
   after(() => db.close());
 
   const prepared = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'hush_%'")).rows[0]!.n;
+
+  it('its Bind message is byte for byte PGlite’s own serializer’s, for any text, empty or null values', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 12 }), fc.array(fc.option(fc.string({ unit: 'binary', maxLength: 300 }), { nil: null }), { maxLength: 30 }), (name, values) => {
+        const ours = Buffer.from(bindMessage(name.replace(/\0/g, ''), values));
+        const theirs = Buffer.from(protocol.serialize.bind({ statement: name.replace(/\0/g, ''), values: values as string[] }));
+        assert.equal(ours.toString('hex'), theirs.toString('hex'));
+      }),
+    );
+  });
 
   it('a statement used again answers from its prepared form: the same rows, types and counts', async () => {
     const insert = 'INSERT INTO t (id, amount, meta, at) VALUES ($1, $2, $3, $4)';
