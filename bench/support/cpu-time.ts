@@ -4,10 +4,13 @@
  */
 import { readFileSync } from 'node:fs';
 
-/** User + system CPU of a process so far, ms (Linux /proc; null elsewhere). */
-export function processCpuMs(pid: number | undefined): number | null {
+/**
+ * User + system CPU of a process so far, ms (Linux /proc; null elsewhere); with `tid`, of that one thread
+ * (the main thread's tid is the pid: a Node process's event loop).
+ */
+export function processCpuMs(pid: number | undefined, tid?: number): number | null {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ 100)
   } catch {
     return null;

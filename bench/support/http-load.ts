@@ -11,6 +11,8 @@ export interface Run {
   errors: number;
   /** CPU time of the process under test per request (user + system), µs; absent without /proc. */
   cpuUs?: number;
+  /** Of cpuUs, the server's main thread (its event loop) alone. */
+  loopCpuUs?: number;
 }
 
 /**
