@@ -383,7 +383,7 @@ try {
   else if (await postgresReachable(PG_URL)) await benchEngine('postgres', target);
   else console.log(`\n[postgres] skipped: ${PG_URL} not reachable`);
   console.log('');
-  const conditions = `BENCH_SECONDS=${SECONDS} BENCH_ROUNDS=${ROUNDS} BENCH_ORDER_ROUNDS=${ORDER_ROUNDS} BENCH_ORDERS=${ORDERS}, ${only ?? 'both engines'}`;
+  const conditions = `BENCH_SECONDS=${SECONDS} BENCH_ROUNDS=${ROUNDS} BENCH_ORDER_ROUNDS=${ORDER_ROUNDS} BENCH_ORDERS=${ORDERS}${PACED_RATE ? ` BENCH_PACED_RATE=${PACED_RATE}` : ''}, ${only ?? 'both engines'}`;
   reportAgainstBaseline('api', figures, conditions);
   console.log('');
   // After the comparison: a failure here (it has happened: the per-account screening limit) costs only these lines.
