@@ -48,7 +48,6 @@ const load = (pid: number | undefined, opts: autocannon.Options): Promise<Run> =
 const fmt = (r: Run) =>
   `${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms${r.cpuUs === undefined ? '' : `  cpu ${r.cpuUs.toFixed(0).padStart(3)} µs/req`}${r.errors ? `  (${r.errors} non-2xx/errors)` : ''}`;
 
-
 async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; wsUrl: string; proxy: RpcProxy }): Promise<boolean> {
   const chainUrl = chain.url;
   const dataDir = mkdtempSync(join(tmpdir(), 'hush-bench-api-'));

@@ -22,18 +22,9 @@ interface Prepared {
   shape: BackendMessage[];
 }
 
-const EXECUTE = protocol.serialize.execute({});
 const SYNC = protocol.serialize.sync();
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+/** What follows every Bind in the same trip into the backend. */
+const EXECUTE_SYNC = Buffer.concat([protocol.serialize.execute({}), SYNC]);
 
 /**
  * A Bind message (PostgreSQL protocol, text parameters, text results) for a named statement, in one allocation.
@@ -41,14 +32,14 @@ function concat(...parts: Uint8Array[]): Uint8Array {
  * writes; Buffer measures and writes natively. On the order path, whose batched insert carries tens of kilobytes
  * in one parameter, that serializer was most of the store's JavaScript (docs/performance.md, run 11).
  */
-export function bindMessage(statement: string, values: readonly (string | null)[]): Uint8Array {
+export function bindMessage(statement: string, values: readonly (string | null)[], trailer: Uint8Array = new Uint8Array(0)): Uint8Array {
   const lengths = values.map((v) => (v === null ? -1 : Buffer.byteLength(v)));
   const nameBytes = Buffer.byteLength(statement);
   // 'B', length, portal "" (one NUL), statement and NUL, format codes (count, then one per value: text), values
-  // (count, then length and bytes each), result format codes (none: text).
+  // (count, then length and bytes each), result format codes (none: text); then `trailer`, in the same allocation.
   let size = 1 + 4 + 1 + nameBytes + 1 + 2 + 2 * values.length + 2 + 2;
   for (const n of lengths) size += 4 + (n > 0 ? n : 0);
-  const out = Buffer.allocUnsafe(size);
+  const out = Buffer.allocUnsafe(size + trailer.length);
   let at = out.writeUInt8(0x42, 0);
   at = out.writeInt32BE(size - 1, at);
   at = out.writeUInt8(0, at);
@@ -61,7 +52,7 @@ export function bindMessage(statement: string, values: readonly (string | null)[
     at = out.writeInt32BE(lengths[i]!, at);
     if (lengths[i]! > 0) at += out.write(values[i]!, at, 'utf8');
   }
-  out.writeUInt16BE(0, at);
+  out.set(trailer, out.writeUInt16BE(0, at));
   return out;
 }
 
@@ -119,15 +110,14 @@ function makePrepared(pg: PGlite): PreparedStatements {
       // Bind, Execute and Sync in one trip into the backend, which reads them in turn (as a pipelining client
       // sends them): one call instead of three. On an error the backend skips to the Sync, which this trip
       // carries, so the call has synced whether it returns or throws.
-      const bind = bindMessage(statement.name, values);
       synced = true;
-      messages = await send(concat(bind, EXECUTE, SYNC));
+      messages = await send(bindMessage(statement.name, values, EXECUTE_SYNC));
     } finally {
       if (!synced) messages.push(...(await send(SYNC)));
       // A statement too many to keep is closed again, not left in the session.
       if (statement && statements.get(sql) !== statement) {
         await send(protocol.serialize.close({ type: 'S', name: statement.name }));
-        await send(protocol.serialize.sync());
+        await send(SYNC);
       }
     }
     return parse.parseResults([...statement.shape, ...messages], pg.parsers)[0] as unknown as { rows: T[]; affectedRows?: number };
