@@ -3,6 +3,8 @@ import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { poolCommitments } from '../store/settlement/pool-commitments.ts';
+import { unfundedCommitments } from '../store/settlement/unfunded-commitments.ts';
+import { UnfundedReadPace } from './unfunded-read-pace.ts';
 import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { liquiditySettings, type LiquiditySettings } from '../config/liquidity-settings.ts';
@@ -28,6 +30,7 @@ export class Inventory {
   /** Per asset: pool balances less pending outflows and what funded orders owe (unfunded reservations not taken). */
   private base = new Map<string, bigint>();
   private readonly reservations = new UnfundedReservations();
+  private readonly unfundedPace: UnfundedReadPace;
   private stopTimer: (() => void) | null = null;
   private readonly view: ChainView;
   private ready = false;
@@ -44,11 +47,13 @@ export class Inventory {
     private readonly clock: Clock = systemClock,
   ) {
     this.view = new ChainView(chain);
+    this.unfundedPace = new UnfundedReadPace(everyMs);
   }
 
   async refresh(): Promise<void> {
     let pools = this.treasury.allPools();
-    const taken = this.reservations.beginRead();
+    const readUnfunded = this.unfundedPace.due(this.clock.now());
+    const taken = readUnfunded ? this.reservations.beginRead() : null;
     let read;
     let side: 'chain' | 'store' | undefined;
     const failsOn = <T>(which: 'chain' | 'store', p: Promise<T>) => p.catch((e: unknown) => ((side ??= which), Promise.reject(e)));
@@ -58,17 +63,19 @@ export class Inventory {
         await failsOn('store', this.treasury.loaded());
         pools = this.treasury.allPools();
       }
-      // The store first, then the chain (as the worker's planning does): a payout that lands and settles
-      // between the two reads is then counted twice for a moment, never in neither.
-      const commitments = await failsOn('store', poolCommitments(this.db, this.settings.unfundedReserveS));
+      // Unfunded orders before funded ones, the store before the chain (as the worker's planning does): an
+      // order funded, or a payout that lands and settles, between two reads is then counted twice for a
+      // moment, never in neither.
+      const unfunded = readUnfunded ? await failsOn('store', this.readUnfunded()) : null;
+      const commitments = await failsOn('store', poolCommitments(this.db));
       const balancesRead = await failsOn('chain', this.view.balances([this.treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed'));
-      read = [balancesRead, commitments] as const;
+      read = [balancesRead, commitments, unfunded] as const;
     } catch (e) {
-      this.reservations.endRead(taken);
+      if (taken) this.reservations.endRead(taken);
       this.failing = { since: this.failing?.since ?? this.clock.now(), side: side ?? 'chain' };
       throw e;
     }
-    const [balances, commitments] = read;
+    const [balances, commitments, unfunded] = read;
     const base = new Map<string, bigint>();
     for (const p of pools) {
       let spendable = spendableBalance(this.assets.get(p.assetId)!.native, balances.get(p.holding));
@@ -80,10 +87,20 @@ export class Inventory {
     if ((balances.get(this.treasury.feePayer.address)?.lamports ?? 0n) < FEE_PAYER_MINIMUM) base.clear();
     // Orders reserved but not stored when the store was read may be missing from it: count them (twice at
     // worst, for one stored meanwhile, until the next refresh). No await since the read: one step.
-    this.reservations.replace(commitments, taken);
+    if (unfunded && taken) this.reservations.replace(unfunded, taken);
     this.base = base;
     this.ready = true;
     this.failing = null;
+  }
+
+  /** Every open unfunded order, read at the pace their number allows (UnfundedReadPace). */
+  private async readUnfunded() {
+    const startedAt = this.clock.now();
+    const unfunded = await unfundedCommitments(this.db, this.settings.unfundedReserveS);
+    let open = 0;
+    for (const o of unfunded.open.values()) open += o.count;
+    this.unfundedPace.record(startedAt, open);
+    return unfunded;
   }
 
   /**

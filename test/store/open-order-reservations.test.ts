@@ -9,6 +9,7 @@ import { it } from 'node:test';
 import { insertOrder, type OrderStatus } from '../../src/store/orders-store.ts';
 import { insertChainTx } from '../../src/store/settlement/insert-chain-tx.ts';
 import { poolCommitments } from '../../src/store/settlement/pool-commitments.ts';
+import { unfundedCommitments } from '../../src/store/settlement/unfunded-commitments.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 import type { Address } from '@solana/kit';
@@ -48,21 +49,23 @@ forEachEngine('reservations of open orders', (ctx) => {
     // Unfunded orders are not owed but reserved (per account, within their reservation window): counted with what is owed here.
     const reservedOf = (reserved: Map<string, Map<string, bigint>>, asset: string) => [...(reserved.get(asset)?.values() ?? [])].reduce((x, y) => x + y, 0n);
     const reserved = async () => {
-      const { owed, pending, reserved: unfunded } = await poolCommitments(ctx.db, 3600);
+      const { owed, pending } = await poolCommitments(ctx.db);
+      const { reserved: unfunded } = await unfundedCommitments(ctx.db, 3600);
       return { a: (owed.get(a) ?? 0n) + reservedOf(unfunded, a) + (pending.get(`pool-${a}`) ?? 0n), b: (owed.get(b) ?? 0n) + reservedOf(unfunded, b) + (pending.get(`pool-${b}`) ?? 0n) };
     };
     const owedOnly = async () => {
-      const { owed, reserved: unfunded } = await poolCommitments(ctx.db, 3600);
+      const { owed } = await poolCommitments(ctx.db);
+      const { reserved: unfunded } = await unfundedCommitments(ctx.db, 3600);
       return { a: (owed.get(a) ?? 0n) + reservedOf(unfunded, a), b: (owed.get(b) ?? 0n) + reservedOf(unfunded, b) };
     };
 
     await orderIn([], { source: b, destination: a, amountOut: 100n });
     await orderIn(['deposit_detected', 'deposit_confirmed'], { source: b, destination: a, amountOut: 20n });
     assert.deepEqual(await reserved(), { a: 120n, b: 0n });
-    assert.equal((await poolCommitments(ctx.db, 3600)).owed.get(a), 20n, 'only the funded order is owed; the unfunded one is reserved');
+    assert.equal((await poolCommitments(ctx.db)).owed.get(a), 20n, 'only the funded order is owed; the unfunded one is reserved');
     // Issue 49: an order held by screening still owes its amountOut (a release pays it): it is not free inventory.
     await orderIn(['deposit_detected', 'deposit_confirmed', 'held'], { source: b, destination: a, amountOut: 30n });
-    assert.equal((await poolCommitments(ctx.db, 3600)).owed.get(a), 50n, 'a held order is owed');
+    assert.equal((await poolCommitments(ctx.db)).owed.get(a), 50n, 'a held order is owed');
     await ctx.db.query(`UPDATE orders SET status = 'frozen' WHERE destination_asset_id = $1 AND status = 'held'`, [a]);
 
     // Sending in two parts: owed until each part is live; a dead part is owed again.
@@ -146,9 +149,9 @@ forEachEngine('reservations of open orders', (ctx) => {
     await place(one, 50n, 300, 550, other);
     const funded = await place(two, 1_000n, 10, 600);
     assert.ok(await moveOrder(ctx.db, funded, 'awaiting_deposit', 'deposit_detected'));
-    const c = await poolCommitments(ctx.db, 120);
+    const c = await unfundedCommitments(ctx.db, 120);
     assert.deepEqual(c.reserved.get(a), new Map([[one, 300n], [two, 7n]]));
-    assert.equal(c.owed.get(a), 1_000n, 'a funded order is owed in full');
+    assert.equal((await poolCommitments(ctx.db)).owed.get(a), 1_000n, 'a funded order is owed in full');
     assert.equal(c.reserved.get(other), undefined, 'open orders past their hold window hold nothing');
     assert.equal(c.open.get(one)?.count, 4, 'open orders counted across assets');
     assert.equal(c.open.get(two)?.count, 1, 'a funded order frees its slot');

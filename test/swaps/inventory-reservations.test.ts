@@ -3,7 +3,7 @@
  * inventory at once, so the next order (or quote) sees it before the background refresh reads the order
  * from the store; a reservation made while a refresh is reading the store, or whose order is not stored
  * yet when a refresh reads it, is not lost when that refresh replaces the snapshot. Unit level: the chain read is stubbed with fixed pool balances, the store with
- * one answer (pool commitments: no pending outflows, and what open orders owe as the test says, when it says).
+ * one answer per statement (no pending outflows, nothing owed, and what unfunded orders reserve as the test says, when it says).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -21,16 +21,17 @@ const ACC = 'acc_reserving';
 
 async function setup() {
   const treasury = await Treasury.load(new TreasuryKeys(randomBytes(32)), assets);
-  let reserved: { side: 'reserved'; key: string; account: string; total: string }[] = [];
+  let reserved: { asset: string; account: string; n: string; first_expiration: Date; reserved: string }[] = [];
   let gate: Promise<void> | null = null;
   const db = {
     kind: 'pglite',
     async query(sql: string) {
-      if (sql.includes('FROM orders')) {
-        const answer = reserved; // what the store holds when the read starts (no pending outflows)
+      if (sql.includes('expiration > now()')) {
+        const answer = reserved; // what the store holds when the read starts
         if (gate) await gate;
         return { rows: answer };
       }
+      if (sql.includes('FROM orders')) return { rows: [] }; // no pending outflows, nothing owed
       throw new Error(`unexpected query ${sql}`);
     },
   } as unknown as Db;
@@ -42,7 +43,7 @@ async function setup() {
   return {
     inv,
     setReserved(total: bigint) {
-      reserved = total > 0n ? [{ side: 'reserved', key: 'usdc', account: ACC, total: total.toString() }] : [];
+      reserved = total > 0n ? [{ asset: 'usdc', account: ACC, n: '1', first_expiration: new Date(Date.now() + 600_000), reserved: total.toString() }] : [];
     },
     hold() {
       let release!: () => void;

@@ -13,12 +13,12 @@ import { statusesSql } from './final-statuses.ts';
  * amount moves from one side to the other when a transaction is recorded or dies: two statements could
  * each miss it.
  *
- * Unfunded orders owe nothing (docs/spec.md §4: liquidity is reserved for deposits, not promises):
- * `reserved`, per asset and account, is what those created in the last `reserveS` seconds and not expired
- * promise; `open`, per account, how many are open (not expired) and when the first of them expires.
+ * Unfunded orders owe nothing (docs/spec.md §4): what they promise is unfundedCommitments', a statement of
+ * its own because it reads every open unfunded order and may be spaced out. An order funded between the two
+ * reads is counted by both when the unfunded one is read first (as the inventory does), by neither never.
  */
-export async function poolCommitments(db: Queryable, reserveS = 0): Promise<PoolCommitments> {
-  const { rows } = await db.query<{ side: 'pending' | 'owed' | 'reserved' | 'open'; key: string; account: string | null; total: string; until: Date | string | null }>(
+export async function poolCommitments(db: Queryable): Promise<PoolCommitments> {
+  const { rows } = await db.query<{ side: 'pending' | 'owed'; key: string; total: string }>(
     `WITH owed AS (
        SELECT destination_asset_id AS asset_id, amount_out AS amount FROM orders
        WHERE status IN ${statusesSql('owesAmountOut')}
@@ -46,40 +46,17 @@ export async function poolCommitments(db: Queryable, reserveS = 0): Promise<Pool
        UNION ALL
        -- Late refund parts whose latest attempt died, awaiting replacement (deadLateRefunds).
        SELECT asset_id, amount FROM (${latestLateRefundAttempts(LATE_REFUND_RETRY_DAYS)}) latest
-       WHERE status IN ('expired', 'failed')),
-     -- Open unfunded orders, read once for both of their sides ('reserved' and 'open'): a deployment with
-     -- many of them pays one scan of them per refresh, not two.
-     unfunded AS (
-       SELECT destination_asset_id, account_id, count(*) AS n, min(expiration) AS first_expiration,
-         sum(amount_out) FILTER (WHERE created_at > now() - make_interval(secs => $1::double precision)) AS reserved
-       FROM orders WHERE status IN ${statusesSql('countsAsOpen')} AND expiration > now()
-       GROUP BY destination_asset_id, account_id)
-     SELECT 'owed' AS side, asset_id AS key, NULL AS account, sum(amount)::text AS total, NULL::timestamptz AS until FROM owed WHERE amount > 0 GROUP BY asset_id
+       WHERE status IN ('expired', 'failed'))
+     SELECT 'owed' AS side, asset_id AS key, sum(amount)::text AS total FROM owed WHERE amount > 0 GROUP BY asset_id
      UNION ALL
-     SELECT 'pending', source, NULL, sum(amount)::text, NULL FROM (${PENDING_OUTFLOW_LEGS}) legs GROUP BY source
-     UNION ALL
-     SELECT 'reserved', destination_asset_id, account_id, reserved::text, NULL FROM unfunded WHERE reserved IS NOT NULL
-     UNION ALL
-     SELECT 'open', '', account_id, sum(n)::text, min(first_expiration) FROM unfunded GROUP BY account_id`,
-    [reserveS],
+     SELECT 'pending', source, sum(amount)::text FROM (${PENDING_OUTFLOW_LEGS}) legs GROUP BY source`,
   );
-  const out: PoolCommitments = { pending: new Map(), owed: new Map(), reserved: new Map(), open: new Map() };
-  for (const r of rows) {
-    if (r.side === 'pending' || r.side === 'owed') out[r.side].set(r.key, BigInt(r.total));
-    else if (r.side === 'reserved') {
-      const byAccount = out.reserved.get(r.key) ?? new Map<string, bigint>();
-      byAccount.set(r.account!, BigInt(r.total));
-      out.reserved.set(r.key, byAccount);
-    } else out.open.set(r.account!, { count: Number(r.total), firstExpiration: new Date(r.until!) });
-  }
+  const out: PoolCommitments = { pending: new Map(), owed: new Map() };
+  for (const r of rows) out[r.side].set(r.key, BigInt(r.total));
   return out;
 }
 
 export interface PoolCommitments {
   pending: Map<string, bigint>;
   owed: Map<string, bigint>;
-  /** Per asset, per account: amountOut of unfunded orders still in their reservation window. */
-  reserved: Map<string, Map<string, bigint>>;
-  /** Per account: its open unfunded orders, and when the first of them expires. */
-  open: Map<string, { count: number; firstExpiration: Date }>;
 }
