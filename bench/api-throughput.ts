@@ -15,8 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { machineBusyMs, processCpuMs } from './support/cpu-time.ts';
+import { machineBusyMs } from './support/cpu-time.ts';
 import { closedLoop, pacedOrders, type Run } from './support/http-load.ts';
+import { orderRun } from './support/order-run.ts';
 import { localnetUrls, start, stop, waitLine } from './support/processes.ts';
 import { idle, overheadLine, perUnit, proxyOverhead, since, startRpcProxy, totalCalls, type RpcCounts, type RpcProxy } from './support/rpc-cost.ts';
 import { median, roundsRatio } from './support/stats.ts';
@@ -154,69 +155,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
       }
       return out;
     };
-    /**
-     * One autocannon run on the same 100 connections: the first `warmup` answers warm up, the next `count`
-     * are measured. Fresh connections would put connection setup into the measured tail (a new
-     * connection's first request sometimes waited up to ~1.5 s on this machine, in the generator and the
-     * kernel, before Hush saw it: 100 of 6,000 requests, so the p99 was theirs).
-     */
-    const runOrders = async (bodies: string[], warmup: number, count: number) => {
-      let next = 0;
-      const latencies: number[] = [];
-      let measured2xx = 0;
-      let answered = 0;
-      let startedAt = 0;
-      let lastAt = 0;
-      let cpuAtStart: number | null = null;
-      let cpuAtEnd: number | null = null;
-      let loopAtStart: number | null = null;
-      let loopAtEnd: number | null = null;
-      let machineAtStart: number | null = null;
-      let machineAtEnd: number | null = null;
-      const run = autocannon({
-        url: info.hushUrl,
-        connections: 100,
-        amount: warmup + count,
-        requests: [{ method: 'POST', path: '/transfer/v1/order', headers: auth, setupRequest: (req) => ({ ...req, body: bodies[next++] }) }],
-      }) as Promise<autocannon.Result> & autocannon.Instance; // the promise form is also the instance that emits events
-      run.on('response', (_client: unknown, statusCode: number, _bytes: number, ms: number) => {
-        if (++answered === warmup) {
-          startedAt = performance.now();
-          cpuAtStart = processCpuMs(server.pid);
-          loopAtStart = processCpuMs(server.pid, server.pid);
-          machineAtStart = machineBusyMs();
-        } else if (answered > warmup) {
-          latencies.push(ms);
-          if (statusCode >= 200 && statusCode < 300) measured2xx++;
-          lastAt = performance.now();
-          if (answered === warmup + count) {
-            cpuAtEnd = processCpuMs(server.pid);
-            loopAtEnd = processCpuMs(server.pid, server.pid);
-            machineAtEnd = machineBusyMs();
-          }
-        }
-      });
-      await run;
-      // A run whose last requests got no answer event (a timeout) still has its CPU figure, over what was answered.
-      if (cpuAtStart !== null && cpuAtEnd === null) {
-        cpuAtEnd = processCpuMs(server.pid);
-        loopAtEnd = processCpuMs(server.pid, server.pid);
-        machineAtEnd = machineBusyMs();
-      }
-      // Up to the last answer: autocannon resolves a fixed-size run only at its next 1 s sample tick.
-      const seconds = (lastAt - startedAt) / 1000;
-      latencies.sort((x, y) => x - y);
-      const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))]!;
-      const result: Run = {
-        rps: measured2xx / seconds,
-        p50: at(0.5),
-        p99: at(0.99),
-        errors: latencies.length - measured2xx,
-        ...(cpuAtStart !== null && cpuAtEnd !== null ? { cpuUs: ((cpuAtEnd - cpuAtStart) * 1000) / latencies.length } : {}),
-        ...(loopAtStart !== null && loopAtEnd !== null ? { loopCpuUs: ((loopAtEnd - loopAtStart) * 1000) / latencies.length } : {}),
-      };
-      return { result, machineAtStart: machineAtStart as number | null, machineAtEnd: machineAtEnd as number | null, measured: latencies.length };
-    };
+    const runOrders = (bodies: string[], warmup: number, count: number) => orderRun({ pid: server.pid, url: `${info.hushUrl}/transfer/v1/order`, headers: auth, bodies, warmup, count, databaseServer: engine === 'postgres' });
     // Machine CPU per operation (every process: Hush and its threads, the database server, the load
     // generator): on two cores the order ratio is bounded by how these compare, whatever the API does.
     const perOp = (before: number | null, after: number | null, n: number) => (before === null || after === null ? undefined : ((after - before) * 1000) / n);
@@ -231,7 +170,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
     // rounds: each ratio is taken within its round and the median round reported, as for the routes.
     let pacedRate = 0;
     let paced: Run | undefined;
-    type LoopDelay = { p50?: number; p99?: number; max?: number };
+    type LoopDelay = { p50?: number; p99?: number; max?: number; gc?: { pauses: number; totalMs: number; maxMs: number; full: number; fullMaxMs: number } };
     let pacedLoop: LoopDelay = {};
     const orderRounds: { orders: Run & { machineUs?: number }; raw: Inserts; batched: Inserts }[] = [];
     let orderRpc: { counts: RpcCounts; seconds: number } | undefined;
@@ -274,6 +213,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
       errors: orderRounds.reduce((n, r) => n + r.orders.errors, 0),
       ...(mid((r) => r.orders.cpuUs) === undefined ? {} : { cpuUs: mid((r) => r.orders.cpuUs)! }),
       ...(mid((r) => r.orders.loopCpuUs) === undefined ? {} : { loopCpuUs: mid((r) => r.orders.loopCpuUs)! }),
+      ...(mid((r) => r.orders.databaseCpuUs) === undefined ? {} : { databaseCpuUs: mid((r) => r.orders.databaseCpuUs)! }),
     };
     const insertsLine = (r: (i: (typeof orderRounds)[number]) => Inserts) => {
       const machine = mid((i) => r(i).machineUs);
@@ -314,8 +254,14 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
     if (orders.cpuUs !== undefined && orders.loopCpuUs !== undefined) {
       console.log(`  ${''.padEnd(30)} of which the event-loop thread (HTTP, the order, the store's statements) ${orders.loopCpuUs.toFixed(0)} µs/order; other threads (the deposit-identity derivation a worker does, GC and compiler helpers) ${(orders.cpuUs - orders.loopCpuUs).toFixed(0)} µs/order`);
     }
+    // PGlite's statements run in the API's process, PostgreSQL's in the server's: with it, the engines compare.
+    if (orders.cpuUs !== undefined && orders.databaseCpuUs !== undefined) {
+      console.log(`  ${''.padEnd(30)} and in the PostgreSQL server's processes ${orders.databaseCpuUs.toFixed(0)} µs/order: ${(orders.cpuUs + orders.databaseCpuUs).toFixed(0)} µs/order with the database (PGlite's order CPU includes its database)`);
+    }
     row(`POST /order paced ${pacedRate}/s`, paced!, '   (open loop at half the throughput above, up to 100 conns: latency when Hush is not saturated; p99 target ≤ 25 ms)');
     if (pacedLoop.p99 !== undefined) console.log(`  ${''.padEnd(30)} the API process's event loop meanwhile: delay p50 ${pacedLoop.p50!.toFixed(1)} ms, p99 ${pacedLoop.p99.toFixed(1)} ms, max ${pacedLoop.max!.toFixed(1)} ms`);
+    const gc = pacedLoop.gc;
+    if (gc) console.log(`  ${''.padEnd(30)} its garbage collector meanwhile: ${gc.pauses} pauses, ${gc.totalMs.toFixed(0)} ms in all, the longest ${gc.maxMs.toFixed(1)} ms; ${gc.full} full, the longest ${gc.fullMaxMs.toFixed(1)} ms`);
     console.log(`  blockhash life left at hand-out: min ${(minLife * 100).toFixed(1)} %, mean ${((life.reduce((a, b) => a + b, 0) / life.length) * 100).toFixed(1)} % (target ≥ 75 %)`);
     const idleRate = totalCalls(idleRpc.counts) / idleRpc.seconds;
     const made = ORDERS + ORDERS_WARMUP;
@@ -348,6 +294,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
     f('order / raw insert', orderRatio.median, '×', 'higher');
     f('order cpu', orders.cpuUs, 'µs/order', 'lower');
     f('order cpu, event-loop thread', orders.loopCpuUs, 'µs/order', 'lower');
+    f('order cpu with the database', orders.cpuUs !== undefined && engine === 'postgres' ? orders.cpuUs + (orders.databaseCpuUs ?? NaN) : orders.cpuUs, 'µs/order', 'lower');
     f('order paced p99', paced!.p99, 'ms', 'lower');
     f('RPC calls per idle s', idleRate, '/s', 'lower');
     f('RPC calls per order above idle', Math.max(0, aboveIdle), '/order', 'lower');

@@ -4,7 +4,7 @@
  * schemas, and a raw insert loop on the same database engine. Prints one JSON line with its addresses.
  */
 import { randomBytes } from 'node:crypto';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
 import bs58 from 'bs58';
 import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -39,7 +39,7 @@ const hush = await startHush(apiConfig, {
 void identityMint;
 const db = hush.db;
 // BENCH_SQL_STATS=1: time per statement (first line), printed at exit — where the store's time goes.
-const sqlStats = new Map<string, { n: number; ms: number }>();
+const sqlStats = new Map<string, { n: number; ms: number; max: number }>();
 if (process.env.BENCH_SQL_STATS) {
   const query = db.query.bind(db);
   (db as { query: typeof db.query }).query = (async (sql: string, params?: unknown[]) => {
@@ -48,9 +48,11 @@ if (process.env.BENCH_SQL_STATS) {
       return await query(sql, params);
     } finally {
       const k = sql.trim().split('\n')[0]!.slice(0, 90);
-      const e = sqlStats.get(k) ?? { n: 0, ms: 0 };
+      const e = sqlStats.get(k) ?? { n: 0, ms: 0, max: 0 };
+      const took = performance.now() - t;
       e.n++;
-      e.ms += performance.now() - t;
+      e.ms += took;
+      e.max = Math.max(e.max, took);
       sqlStats.set(k, e);
     }
   }) as typeof db.query;
@@ -164,17 +166,27 @@ baseline.post<{ Querystring: { ms: string; callers: string } }>('/insert-batched
 });
 // The event loop's delay over one phase (POST /loop-delay/start, /loop-delay/stop): whether a latency tail
 // is this process stalling (GC, the identity mint above deriving keys) or waiting on something else.
+// With it, the garbage collector's pauses over the same phase: its full (mark-compact) ones stop the loop longest.
 let loopDelay: IntervalHistogram | undefined;
+let gcPauses: { kind: number; ms: number }[] = [];
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcPauses.push({ kind: (e as PerformanceEntry & { detail: { kind: number } }).detail.kind, ms: e.duration });
+});
 baseline.post('/loop-delay/start', async () => {
   loopDelay?.disable();
   loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
+  gcPauses = [];
+  gcObserver.observe({ entryTypes: ['gc'] });
   return { ok: true };
 });
 baseline.post('/loop-delay/stop', async () => {
   loopDelay?.disable();
+  gcObserver.disconnect();
   const ms = (ns: number) => ns / 1e6;
-  return loopDelay ? { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) } : {};
+  const full = gcPauses.filter((p) => p.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR);
+  const gc = { pauses: gcPauses.length, totalMs: gcPauses.reduce((t, p) => t + p.ms, 0), maxMs: Math.max(0, ...gcPauses.map((p) => p.ms)), full: full.length, fullMaxMs: Math.max(0, ...full.map((p) => p.ms)) };
+  return loopDelay ? { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max), gc } : {};
 });
 // BENCH_PROFILE_WINDOW=<dir>: POST /profile/start and /profile/stop bracket a CPU profile of one phase
 // (BENCH_PROFILE_HEAP=1: a sampling profile of everything allocated meanwhile, collected or not).
@@ -208,7 +220,7 @@ const recipient = await generateKeyPairSigner();
 console.log(JSON.stringify({ hushUrl: hush.url, baselineUrl, apiKey: key.apiKey, sender: sender.address, recipient: recipient.address, engine: db.kind }));
 
 process.on('SIGTERM', async () => {
-  for (const [k, v] of [...sqlStats].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.error(`sql ${v.n} × ${(v.ms / v.n).toFixed(2)} ms = ${v.ms.toFixed(0)} ms  ${k}`);
+  for (const [k, v] of [...sqlStats].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.error(`sql ${v.n} × ${(v.ms / v.n).toFixed(2)} ms = ${v.ms.toFixed(0)} ms (longest ${v.max.toFixed(1)} ms)  ${k}`);
   await baseline.close();
   await hush.close();
   process.exit(0);

@@ -2,7 +2,7 @@
  * CPU time from Linux /proc: of the process under test, and of the whole machine (two shared cores: every
  * process's work bounds what a ratio can show).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * User + system CPU of a process so far, ms (Linux /proc; null elsewhere); with `tid`, of that one thread
@@ -38,4 +38,29 @@ export async function withCpu<T extends { requests: number }>(pid: number | unde
   const r = await run();
   const after = processCpuMs(pid);
   return before === null || after === null || r.requests === 0 ? r : { ...r, cpuUs: ((after - before) * 1000) / r.requests };
+}
+
+/**
+ * CPU of a PostgreSQL server on this machine so far, ms: every process named `postgres` (user + system),
+ * plus what its exited children used (a backend's CPU moves to the postmaster's children's time when it
+ * is reaped). Null when none runs here. What an order costs the database, which PGlite pays in Hush's
+ * own process: the two engines' order CPU compare only with it.
+ */
+export function databaseServerCpuMs(): number | null {
+  let ticks = 0;
+  let found = false;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    if (!stat.includes(' (postgres) ')) continue;
+    found = true;
+    const f = stat.split(') ')[1]!.split(' ');
+    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  }
+  return found ? (ticks * 1000) / 100 : null;
 }

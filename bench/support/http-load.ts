@@ -13,6 +13,8 @@ export interface Run {
   cpuUs?: number;
   /** Of cpuUs, the server's main thread (its event loop) alone. */
   loopCpuUs?: number;
+  /** A local PostgreSQL server's CPU per request (its processes, not the process under test). */
+  databaseCpuUs?: number;
 }
 
 /**
