@@ -184,8 +184,19 @@ baseline.post('/loop-delay/stop', async () => {
   loopDelay?.disable();
   gcObserver.disconnect();
   const ms = (ns: number) => ns / 1e6;
-  const full = gcPauses.filter((p) => p.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR);
-  const gc = { pauses: gcPauses.length, totalMs: gcPauses.reduce((t, p) => t + p.ms, 0), maxMs: Math.max(0, ...gcPauses.map((p) => p.ms)), full: full.length, fullMaxMs: Math.max(0, ...full.map((p) => p.ms)) };
+  const kinds: Record<number, string> = {
+    [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+    [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking',
+    [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+  };
+  const gc: Record<string, { pauses: number; totalMs: number; maxMs: number }> = {};
+  for (const p of gcPauses) {
+    const k = (gc[kinds[p.kind] ?? `kind ${p.kind}`] ??= { pauses: 0, totalMs: 0, maxMs: 0 });
+    k.pauses++;
+    k.totalMs += p.ms;
+    k.maxMs = Math.max(k.maxMs, p.ms);
+  }
   return loopDelay ? { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max), gc } : {};
 });
 // BENCH_PROFILE_WINDOW=<dir>: POST /profile/start and /profile/stop bracket a CPU profile of one phase

@@ -8,7 +8,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 export function start(script: string, env: Record<string, string>, profile = false): ChildProcess {
   // BENCH_PROFILE=<dir>: a CPU profile of the process under test (written when it exits).
   const prof = profile && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  return spawn(process.execPath, [...prof, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_NODE_FLAGS: Node or V8 flags for the process under test alone (a garbage collector's setting, say).
+  const flags = profile ? (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean) : [];
+  return spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
 /** The first line of the child's output that matches; rejects if it exits first. */
