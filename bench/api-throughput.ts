@@ -170,7 +170,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
     // rounds: each ratio is taken within its round and the median round reported, as for the routes.
     let pacedRate = 0;
     let paced: Run | undefined;
-    type LoopDelay = { p50?: number; p99?: number; max?: number; gc?: Record<string, { pauses: number; totalMs: number; maxMs: number }> };
+    type LoopDelay = { p50?: number; p99?: number; max?: number; gc?: Record<string, { pauses: number; totalMs: number; maxMs: number }>; survival?: { beforeKb: number; survivedKb: number; promotedKb: number } };
     let pacedLoop: LoopDelay = {};
     const orderRounds: { orders: Run & { machineUs?: number }; raw: Inserts; batched: Inserts }[] = [];
     let orderRpc: { counts: RpcCounts; seconds: number } | undefined;
@@ -263,6 +263,8 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
     const gc = pacedLoop.gc;
     const gcKinds = Object.entries(gc ?? {}).map(([kind, k]) => `${kind} ${k.pauses}× (${k.totalMs.toFixed(0)} ms in all, the longest ${k.maxMs.toFixed(1)} ms)`);
     if (gc) console.log(`  ${''.padEnd(30)} its garbage collector's pauses meanwhile: ${gcKinds.join(', ') || 'none'}`);
+    const sv = pacedLoop.survival;
+    if (sv) console.log(`  ${''.padEnd(30)} per scavenge: ${(sv.beforeKb / 1024).toFixed(1)} MB young, of which ${(sv.survivedKb / 1024).toFixed(1)} MB stayed young and ${(sv.promotedKb / 1024).toFixed(1)} MB moved to the old generation`);
     console.log(`  blockhash life left at hand-out: min ${(minLife * 100).toFixed(1)} %, mean ${((life.reduce((a, b) => a + b, 0) / life.length) * 100).toFixed(1)} % (target ≥ 75 %)`);
     const idleRate = totalCalls(idleRpc.counts) / idleRpc.seconds;
     const made = ORDERS + ORDERS_WARMUP;

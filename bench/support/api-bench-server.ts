@@ -4,6 +4,7 @@
  * schemas, and a raw insert loop on the same database engine. Prints one JSON line with its addresses.
  */
 import { randomBytes } from 'node:crypto';
+import { GCProfiler } from 'node:v8';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
 import bs58 from 'bs58';
 import Fastify from 'fastify';
@@ -169,6 +170,20 @@ baseline.post<{ Querystring: { ms: string; callers: string } }>('/insert-batched
 // With it, the garbage collector's pauses over the same phase: its full (mark-compact) ones stop the loop longest.
 let loopDelay: IntervalHistogram | undefined;
 let gcPauses: { kind: number; ms: number }[] = [];
+let gcProfiler: GCProfiler | undefined;
+type GcStats = ReturnType<GCProfiler['stop']>;
+/** Per scavenge, on average: what stayed in the young generation and what moved to the old (a scavenge's cost is what it copies). */
+function scavengeSurvival(r: GcStats | undefined) {
+  const space = (s: GcStats['statistics'][number]['beforeGC'], name: string) => s.heapSpaceStatistics.find((x) => x.spaceName === name)?.spaceUsedSize ?? 0;
+  const scavenges = (r?.statistics ?? []).filter((g) => g.gcType === 'Scavenge');
+  if (scavenges.length === 0) return undefined;
+  const avg = (f: (g: (typeof scavenges)[number]) => number) => scavenges.reduce((t, g) => t + f(g), 0) / scavenges.length;
+  return {
+    beforeKb: avg((g) => space(g.beforeGC, 'new_space')) / 1024,
+    survivedKb: avg((g) => space(g.afterGC, 'new_space')) / 1024,
+    promotedKb: avg((g) => space(g.afterGC, 'old_space') - space(g.beforeGC, 'old_space')) / 1024,
+  };
+}
 const gcObserver = new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gcPauses.push({ kind: (e as PerformanceEntry & { detail: { kind: number } }).detail.kind, ms: e.duration });
 });
@@ -178,11 +193,15 @@ baseline.post('/loop-delay/start', async () => {
   loopDelay.enable();
   gcPauses = [];
   gcObserver.observe({ entryTypes: ['gc'] });
+  gcProfiler = new GCProfiler();
+  gcProfiler.start();
   return { ok: true };
 });
 baseline.post('/loop-delay/stop', async () => {
   loopDelay?.disable();
   gcObserver.disconnect();
+  const survival = scavengeSurvival(gcProfiler?.stop());
+  gcProfiler = undefined;
   const ms = (ns: number) => ns / 1e6;
   const kinds: Record<number, string> = {
     [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
@@ -197,7 +216,7 @@ baseline.post('/loop-delay/stop', async () => {
     k.totalMs += p.ms;
     k.maxMs = Math.max(k.maxMs, p.ms);
   }
-  return loopDelay ? { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max), gc } : {};
+  return loopDelay ? { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max), gc, survival } : {};
 });
 // BENCH_PROFILE_WINDOW=<dir>: POST /profile/start and /profile/stop bracket a CPU profile of one phase
 // (BENCH_PROFILE_HEAP=1: a sampling profile of everything allocated meanwhile, collected or not).
