@@ -52,7 +52,8 @@ export class Inventory {
 
   async refresh(): Promise<void> {
     let pools = this.treasury.allPools();
-    const readUnfunded = this.unfundedPace.due(this.clock.now());
+    const startedAt = this.clock.now();
+    const readUnfunded = this.unfundedPace.due(startedAt);
     const taken = readUnfunded ? this.reservations.beginRead() : null;
     let read;
     let side: 'chain' | 'store' | undefined;
@@ -66,7 +67,7 @@ export class Inventory {
       // Unfunded orders before funded ones, the store before the chain (as the worker's planning does): an
       // order funded, or a payout that lands and settles, between two reads is then counted twice for a
       // moment, never in neither.
-      const unfunded = readUnfunded ? await failsOn('store', this.readUnfunded()) : null;
+      const unfunded = readUnfunded ? await failsOn('store', unfundedCommitments(this.db, this.settings.unfundedReserveS)) : null;
       const commitments = await failsOn('store', poolCommitments(this.db));
       const balancesRead = await failsOn('chain', this.view.balances([this.treasury.feePayer.address, ...pools.map((p) => p.holding)], 'confirmed'));
       read = [balancesRead, commitments, unfunded] as const;
@@ -87,20 +88,16 @@ export class Inventory {
     if ((balances.get(this.treasury.feePayer.address)?.lamports ?? 0n) < FEE_PAYER_MINIMUM) base.clear();
     // Orders reserved but not stored when the store was read may be missing from it: count them (twice at
     // worst, for one stored meanwhile, until the next refresh). No await since the read: one step.
-    if (unfunded && taken) this.reservations.replace(unfunded, taken);
+    if (unfunded && taken) {
+      this.reservations.replace(unfunded, taken);
+      // Paced from this read's start, once it is in use: a refresh that failed after it reads it again next time.
+      let open = 0;
+      for (const o of unfunded.open.values()) open += o.count;
+      this.unfundedPace.record(startedAt, open);
+    }
     this.base = base;
     this.ready = true;
     this.failing = null;
-  }
-
-  /** Every open unfunded order, read at the pace their number allows (UnfundedReadPace). */
-  private async readUnfunded() {
-    const startedAt = this.clock.now();
-    const unfunded = await unfundedCommitments(this.db, this.settings.unfundedReserveS);
-    let open = 0;
-    for (const o of unfunded.open.values()) open += o.count;
-    this.unfundedPace.record(startedAt, open);
-    return unfunded;
   }
 
   /**

@@ -56,8 +56,14 @@ describe('Inventory: the unfunded read, paced', () => {
     const balances = new Map<string, { exists: boolean; lamports: bigint; tokenAmount: bigint | null }>();
     balances.set(treasury.feePayer.address, { exists: true, lamports: 1_000_000_000_000n, tokenAmount: null });
     for (const p of treasury.pools('usdc')) balances.set(p.holding, { exists: true, lamports: 2_039_280n, tokenAmount: USDC_PER_POOL });
-    (inv as unknown as { view: { balances: () => Promise<typeof balances> } }).view = { balances: async () => balances };
-    return { inv, store, clock, total: 4n * USDC_PER_POOL };
+    const chain = { failing: false };
+    (inv as unknown as { view: { balances: () => Promise<typeof balances> } }).view = {
+      balances: async () => {
+        if (chain.failing) throw new Error('chain unreachable');
+        return balances;
+      },
+    };
+    return { inv, store, clock, chain, total: 4n * USDC_PER_POOL };
   }
 
   it('reads unfunded orders at every refresh while they are few', async () => {
@@ -67,6 +73,21 @@ describe('Inventory: the unfunded read, paced', () => {
       clock.advance(2_000);
     }
     assert.equal(store.unfundedReads, 3);
+  });
+
+  it('a refresh that fails after reading them does not space the next read: it reads them again', async () => {
+    const { inv, store, clock, chain } = await setup();
+    store.open = 20_000;
+    chain.failing = true;
+    await assert.rejects(inv.refresh());
+    chain.failing = false;
+    clock.advance(2_000);
+    await inv.refresh();
+    assert.equal(store.unfundedReads, 2, 'the failed refresh used nothing it read');
+    assert.equal(inv.openOrders(ACC).count, 20_000);
+    clock.advance(2_000);
+    await inv.refresh();
+    assert.equal(store.unfundedReads, 2, 'paced from the read that was used');
   });
 
   it('spaces the read out when they are many; funded orders are read every time, and an order funded meanwhile is counted twice, never missed', async () => {
