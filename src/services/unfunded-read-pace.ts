@@ -8,10 +8,10 @@
  * on a busy store would space reads out for no cost of their own.
  *
  * The cost, while reads are spaced: an order funded, expired or cancelled since the last read keeps its
- * hold on inventory and its place under its account's open-order cap until the next one. Both err on the
- * side of less promised: a quote's max is lower and an account at its cap waits longer, never the other
- * way. Orders this process creates count at once either way (UnfundedReservations); another process's
- * (several role api processes on PostgreSQL) are learned that much later.
+ * hold on inventory and its place under its account's open-order cap until the next one (a quote's max is
+ * lower, an account at its cap waits longer). Orders this process creates count at once either way
+ * (UnfundedReservations); another process's (several role api processes on PostgreSQL) are learned that
+ * much later, their holds and their cap slots with them. What funded orders owe is read at every refresh.
  */
 const READ_US_PER_ORDER = 1.5;
 const SHARE = 400;
