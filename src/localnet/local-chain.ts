@@ -96,6 +96,12 @@ export class LocalChain {
     this.timer.unref();
   }
 
+  /** Stops the wall clock: slots then move only by advanceSlot (a test that steps them itself, not racing a timer). */
+  holdClock(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
   /** Advances to the slot the wall clock says it should be, at most a few slots per call. */
   private tick(): void {
     const due = this.startSlot + BigInt(Math.floor((Date.now() - this.startedAt) / this.slotMs));
@@ -381,8 +387,7 @@ export class LocalChain {
   }
 
   close(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.holdClock();
     this.files.append({ k: 'slot', q: this.seq, s: this.slot.toString(), f: 1 });
     if (this.seq > this.snapshotSeq) this.snapshot();
     this.files.close();
