@@ -184,6 +184,12 @@ function scavengeSurvival(r: GcStats | undefined) {
     promotedKb: avg((g) => space(g.afterGC, 'old_space') - space(g.beforeGC, 'old_space')) / 1024,
   };
 }
+const GC_KINDS: Record<number, string> = {
+  [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking',
+  [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
 const gcObserver = new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gcPauses.push({ kind: (e as PerformanceEntry & { detail: { kind: number } }).detail.kind, ms: e.duration });
 });
@@ -203,15 +209,9 @@ baseline.post('/loop-delay/stop', async () => {
   const survival = scavengeSurvival(gcProfiler?.stop());
   gcProfiler = undefined;
   const ms = (ns: number) => ns / 1e6;
-  const kinds: Record<number, string> = {
-    [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
-    [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
-    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking',
-    [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
-  };
   const gc: Record<string, { pauses: number; totalMs: number; maxMs: number }> = {};
   for (const p of gcPauses) {
-    const k = (gc[kinds[p.kind] ?? `kind ${p.kind}`] ??= { pauses: 0, totalMs: 0, maxMs: 0 });
+    const k = (gc[GC_KINDS[p.kind] ?? `kind ${p.kind}`] ??= { pauses: 0, totalMs: 0, maxMs: 0 });
     k.pauses++;
     k.totalMs += p.ms;
     k.maxMs = Math.max(k.maxMs, p.ms);

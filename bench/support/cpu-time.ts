@@ -9,12 +9,21 @@ import { readdirSync, readFileSync } from 'node:fs';
  * (the main thread's tid is the pid: a Node process's event loop).
  */
 export function processCpuMs(pid: number | undefined, tid?: number): number | null {
+  const ticks = statTicks(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`);
+  return ticks === null ? null : ticks.own * 10; // clock ticks of 10 ms (USER_HZ 100)
+}
+
+/** A /proc stat file's user + system ticks (`own`) and its reaped children's (`children`); null when unreadable. */
+function statTicks(path: string): { comm: string; own: number; children: number } | null {
+  let stat: string;
   try {
-    const fields = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms (USER_HZ 100)
+    stat = readFileSync(path, 'utf8');
   } catch {
     return null;
   }
+  const close = stat.lastIndexOf(') ');
+  const f = stat.slice(close + 2).split(' ');
+  return { comm: stat.slice(stat.indexOf('(') + 1, close), own: Number(f[11]) + Number(f[12]), children: Number(f[13]) + Number(f[14]) };
 }
 
 /** Busy CPU time of the whole machine so far (every process, user + system + softirq), ms; null without /proc. */
@@ -51,16 +60,10 @@ export function databaseServerCpuMs(): number | null {
   let found = false;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
-    }
-    if (!stat.includes(' (postgres) ')) continue;
+    const t = statTicks(`/proc/${pid}/stat`); // null: exited meanwhile
+    if (t?.comm !== 'postgres') continue;
     found = true;
-    const f = stat.split(') ')[1]!.split(' ');
-    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    ticks += t.own + t.children;
   }
-  return found ? (ticks * 1000) / 100 : null;
+  return found ? ticks * 10 : null;
 }

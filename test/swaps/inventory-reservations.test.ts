@@ -6,40 +6,24 @@
  * one answer per statement (no pending outflows, nothing owed, and what unfunded orders reserve as the test says, when it says).
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { loadAssets } from '../../src/config/assets.ts';
-import { Inventory } from '../../src/services/inventory.ts';
-import type { Db } from '../../src/store/db.ts';
-import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
-import { Treasury } from '../../src/treasury/treasury.ts';
+import { stubbedInventory, USDC_PER_POOL } from '../support/stubbed-inventory.ts';
 
-const assets = loadAssets();
-const USDC_PER_POOL = 100_000_000n;
 /** The account whose orders reserve (its own view counts them in full). */
 const ACC = 'acc_reserving';
 
 async function setup() {
-  const treasury = await Treasury.load(new TreasuryKeys(randomBytes(32)), assets);
   let reserved: { asset: string; account: string; n: string; first_expiration: Date; reserved: string }[] = [];
   let gate: Promise<void> | null = null;
-  const db = {
-    kind: 'pglite',
-    async query(sql: string) {
-      if (sql.includes('expiration > now()')) {
-        const answer = reserved; // what the store holds when the read starts
-        if (gate) await gate;
-        return { rows: answer };
-      }
-      if (sql.includes('FROM orders')) return { rows: [] }; // no pending outflows, nothing owed
-      throw new Error(`unexpected query ${sql}`);
-    },
-  } as unknown as Db;
-  const inv = new Inventory(db, {} as never, treasury, assets, 60_000);
-  const balances = new Map<string, { exists: boolean; lamports: bigint; tokenAmount: bigint | null }>();
-  balances.set(treasury.feePayer.address, { exists: true, lamports: 1_000_000_000_000n, tokenAmount: null });
-  for (const p of treasury.pools('usdc')) balances.set(p.holding, { exists: true, lamports: 2_039_280n, tokenAmount: USDC_PER_POOL });
-  (inv as unknown as { view: { balances: () => Promise<typeof balances> } }).view = { balances: async () => balances };
+  const { inv } = await stubbedInventory(async (sql) => {
+    if (sql.includes('expiration > now()')) {
+      const answer = reserved; // what the store holds when the read starts
+      if (gate) await gate;
+      return { rows: answer };
+    }
+    if (sql.includes('FROM orders')) return { rows: [] }; // no pending outflows, nothing owed
+    throw new Error(`unexpected query ${sql}`);
+  });
   return {
     inv,
     setReserved(total: bigint) {

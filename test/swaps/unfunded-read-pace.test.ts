@@ -6,19 +6,11 @@
  * per statement, as many open orders as the test says.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { loadAssets } from '../../src/config/assets.ts';
-import { Inventory } from '../../src/services/inventory.ts';
 import { UnfundedReadPace } from '../../src/services/unfunded-read-pace.ts';
-import { liquiditySettings } from '../../src/config/liquidity-settings.ts';
-import type { Db } from '../../src/store/db.ts';
-import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
-import { Treasury } from '../../src/treasury/treasury.ts';
 import { ManualClock } from '../support/manual-clock.ts';
+import { stubbedInventory } from '../support/stubbed-inventory.ts';
 
-const assets = loadAssets();
-const USDC_PER_POOL = 100_000_000n;
 const ACC = 'acc_paced';
 
 describe('UnfundedReadPace', () => {
@@ -37,11 +29,10 @@ describe('UnfundedReadPace', () => {
 
 describe('Inventory: the unfunded read, paced', () => {
   async function setup() {
-    const treasury = await Treasury.load(new TreasuryKeys(randomBytes(32)), assets);
     const store = { unfundedReads: 0, open: 1, reserved: 0n, owed: 0n };
-    const db = {
-      kind: 'pglite',
-      async query(sql: string) {
+    const clock = new ManualClock();
+    const stubbed = await stubbedInventory(
+      async (sql) => {
         if (sql.includes('expiration > now()')) {
           store.unfundedReads++;
           const first_expiration = new Date(Date.now() + 600_000);
@@ -50,20 +41,9 @@ describe('Inventory: the unfunded read, paced', () => {
         if (sql.includes('FROM orders')) return { rows: store.owed > 0n ? [{ side: 'owed', key: 'usdc', total: store.owed.toString() }] : [] };
         throw new Error(`unexpected query ${sql}`);
       },
-    } as unknown as Db;
-    const clock = new ManualClock();
-    const inv = new Inventory(db, {} as never, treasury, assets, 2_000, liquiditySettings({}), clock);
-    const balances = new Map<string, { exists: boolean; lamports: bigint; tokenAmount: bigint | null }>();
-    balances.set(treasury.feePayer.address, { exists: true, lamports: 1_000_000_000_000n, tokenAmount: null });
-    for (const p of treasury.pools('usdc')) balances.set(p.holding, { exists: true, lamports: 2_039_280n, tokenAmount: USDC_PER_POOL });
-    const chain = { failing: false };
-    (inv as unknown as { view: { balances: () => Promise<typeof balances> } }).view = {
-      balances: async () => {
-        if (chain.failing) throw new Error('chain unreachable');
-        return balances;
-      },
-    };
-    return { inv, store, clock, chain, total: 4n * USDC_PER_POOL };
+      { everyMs: 2_000, clock },
+    );
+    return { ...stubbed, store, clock };
   }
 
   it('reads unfunded orders at every refresh while they are few', async () => {
