@@ -30,6 +30,9 @@ describe('@solana/kit against the local chain', () => {
   before(async () => {
     ln = await startTestLocalnet({ slotMs: 20 });
     h = await walletHistory(ln.rpc, ln.url);
+    // The fee and sample answers count slots (150 of them, 3 s of 20 ms slots): a loaded host must not move the
+    // window under a test. Slots move from here on only where a test steps them.
+    ln.net.chain.holdClock();
   });
   after(async () => ln?.close());
 
@@ -69,7 +72,9 @@ describe('@solana/kit against the local chain', () => {
       [getSetComputeUnitPriceInstruction({ microLamports: 777n }), getTransferSolInstruction({ source: h.sender, destination: h.recipient.address, amount: 1_000n })],
       await latestBlockhash(ln.rpc),
     );
-    await waitForStatus(ln.rpc, await send(ln.rpc, priced.wire), 'confirmed');
+    const pricedSignature = await send(ln.rpc, priced.wire);
+    ln.net.chain.advanceSlot();
+    await waitForStatus(ln.rpc, pricedSignature, 'confirmed');
     const fees = await ln.rpc.getRecentPrioritizationFees([h.recipient.address]).send();
     assertShape(fees, [{ prioritizationFee: 'bigint', slot: 'bigint' }]);
     assert.ok(fees.some((f) => f.prioritizationFee === 777n), JSON.stringify(fees.filter((f) => f.prioritizationFee > 0n), (_k, v) => (typeof v === 'bigint' ? `${v}` : v)));
@@ -77,8 +82,8 @@ describe('@solana/kit against the local chain', () => {
     const untouched = await ln.rpc.getRecentPrioritizationFees([address('SysvarC1ock11111111111111111111111111111111')]).send();
     const slotMinimum = new Map(untouched.map((f) => [f.slot, f.prioritizationFee]));
     for (const f of fees) if (slotMinimum.has(f.slot)) assert.ok(slotMinimum.get(f.slot)! <= f.prioritizationFee, `slot ${f.slot}`);
-    // One sample per 150 slots (3 s at this chain's 20 ms slot).
-    await new Promise((r) => setTimeout(r, 150 * 20 + 200));
+    // One sample per 150 slots.
+    for (let i = 0; i < 150; i++) ln.net.chain.advanceSlot();
     const samples = await ln.rpc.getRecentPerformanceSamples(5).send();
     assertShape(samples, [{ numNonVoteTransactions: 'bigint', numSlots: 'bigint', numTransactions: 'bigint', samplePeriodSecs: 'number', slot: 'bigint' }]);
     assert.ok(samples.length >= 1 && samples[0]!.numSlots === 150n, `${samples.length} samples`);
@@ -143,6 +148,8 @@ describe('@solana/kit against the local chain', () => {
   it('subscriptions: programNotifications (filters, jsonParsed), rootNotifications, accountNotifications jsonParsed', async () => {
     const subs = createSolanaRpcSubscriptions(ln.net.wsUrl);
     const abort = new AbortController();
+    // Roots and confirmed notifications need slots to close: this test steps them (the clock is held since the fixture).
+    const stepping = setInterval(() => ln.net.chain.advanceSlot(), 20);
     try {
       const roots = await subs.rootNotifications().subscribe({ abortSignal: abort.signal });
       const program = await subs
@@ -164,6 +171,7 @@ describe('@solana/kit against the local chain', () => {
       const data = (await nextAccount).value!.value.data as unknown as { parsed: { info: { tokenAmount: { amount: string } } } };
       assert.equal(data.parsed.info.tokenAmount.amount, '2000000');
     } finally {
+      clearInterval(stepping);
       abort.abort();
     }
   });

@@ -22,6 +22,10 @@ describe('@solana/web3.js v1 against the local chain', () => {
     ln = await startTestLocalnet({ slotMs: 20 });
     conn = new Connection(ln.url, { commitment: 'confirmed', wsEndpoint: ln.net.wsUrl });
     h = await walletHistory(ln.rpc, ln.url);
+    // The fee answer covers the last 150 slots (3 s of 20 ms slots), and this file can take longer than that on a
+    // loaded host: the fixture's priced transaction must still be in the window when the fees test asks. Slots move
+    // from here on only where a test steps them.
+    ln.net.chain.holdClock();
   });
   after(async () => {
     // web3.js closes its socket 500 ms after the last subscription goes, and reconnects forever to a socket the
@@ -194,32 +198,38 @@ describe('@solana/web3.js v1 against the local chain', () => {
   });
 
   it('subscriptions: slot, root, account, program, signature, logs', async () => {
-    const root = new Promise<number>((resolve) => {
-      const id = conn.onRootChange((r) => void conn.removeRootChangeListener(id).then(() => resolve(r)));
-    });
-    const slot = new Promise<number>((resolve) => {
-      const id = conn.onSlotChange((s) => void conn.removeSlotChangeListener(id).then(() => resolve(s.slot)));
-    });
-    const program = new Promise<string>((resolve) => {
-      const id = conn.onProgramAccountChange(pk('11111111111111111111111111111111'), (a) => void conn.removeProgramAccountChangeListener(id).then(() => resolve(a.accountId.toBase58())), {
-        commitment: 'confirmed',
-        filters: [{ dataSize: 0 }],
+    // Notifications and confirmation need slots to close: this test steps them (the clock is held since the fixture).
+    const stepping = setInterval(() => ln.net.chain.advanceSlot(), 20);
+    try {
+      const root = new Promise<number>((resolve) => {
+        const id = conn.onRootChange((r) => void conn.removeRootChangeListener(id).then(() => resolve(r)));
       });
-    });
-    const target = Keypair.generate().publicKey;
-    const account = new Promise<number>((resolve) => {
-      const id = conn.onAccountChange(target, (a) => void conn.removeAccountChangeListener(id).then(() => resolve(a.lamports)), { commitment: 'confirmed' });
-    });
-    await new Promise((r) => setTimeout(r, 200));
-    const sig = await conn.requestAirdrop(target, LAMPORTS_PER_SOL);
-    const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
-    const confirmed = await conn.confirmTransaction({ signature: sig, blockhash, lastValidBlockHeight });
-    assert.equal(confirmed.value.err, null);
-    assert.equal(await account, LAMPORTS_PER_SOL);
-    assert.ok([target.toBase58(), ln.net.chain.faucet.address].includes(await program));
-    assert.ok((await slot) > 0);
-    assert.ok((await root) >= 0);
-    await waitForSlot(ln.rpc, 0n);
+      const slot = new Promise<number>((resolve) => {
+        const id = conn.onSlotChange((s) => void conn.removeSlotChangeListener(id).then(() => resolve(s.slot)));
+      });
+      const program = new Promise<string>((resolve) => {
+        const id = conn.onProgramAccountChange(pk('11111111111111111111111111111111'), (a) => void conn.removeProgramAccountChangeListener(id).then(() => resolve(a.accountId.toBase58())), {
+          commitment: 'confirmed',
+          filters: [{ dataSize: 0 }],
+        });
+      });
+      const target = Keypair.generate().publicKey;
+      const account = new Promise<number>((resolve) => {
+        const id = conn.onAccountChange(target, (a) => void conn.removeAccountChangeListener(id).then(() => resolve(a.lamports)), { commitment: 'confirmed' });
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      const sig = await conn.requestAirdrop(target, LAMPORTS_PER_SOL);
+      const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
+      const confirmed = await conn.confirmTransaction({ signature: sig, blockhash, lastValidBlockHeight });
+      assert.equal(confirmed.value.err, null);
+      assert.equal(await account, LAMPORTS_PER_SOL);
+      assert.ok([target.toBase58(), ln.net.chain.faucet.address].includes(await program));
+      assert.ok((await slot) > 0);
+      assert.ok((await root) >= 0);
+      await waitForSlot(ln.rpc, 0n);
+    } finally {
+      clearInterval(stepping);
+    }
   });
 
   it('CORS: any origin, preflight answered', async () => {
