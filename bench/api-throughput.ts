@@ -35,6 +35,8 @@ const ORDER_ROUNDS = positiveInteger('BENCH_ORDER_ROUNDS', 3);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10);
 /** BENCH_PACED_RATE: the paced order run's rate (orders/s); unset, half the closed loop's throughput. Fixed, two commits' paced p99s compare. */
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 0);
+/** BENCH_PROFILE_PACED=1 (with BENCH_PROFILE_WINDOW): the order profile brackets the paced run instead of the closed loop's first round. */
+const PROFILE_PACED = Boolean(process.env.BENCH_PROFILE_PACED);
 /** Each engine's headline figures, compared at the end with bench/baselines/api.json (issue 56). */
 const figures: Figure[] = [];
 
@@ -179,9 +181,9 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
       const rpc0 = await chain.proxy.counts();
       const rpcT0 = performance.now();
       const bodies = await orderBodies(ORDERS + ORDERS_WARMUP);
-      if (i === 0) await profile('start');
+      if (i === 0 && !PROFILE_PACED) await profile('start');
       const closed = await runOrders(bodies, ORDERS_WARMUP, ORDERS);
-      if (i === 0) await profile('stop', `POST /order (${ORDERS + ORDERS_WARMUP} orders, 100 conns)`);
+      if (i === 0 && !PROFILE_PACED) await profile('stop', `POST /order (${ORDERS + ORDERS_WARMUP} orders, 100 conns)`);
       if (i === 0) orderRpc = { counts: since(await chain.proxy.counts(), rpc0), seconds: (performance.now() - rpcT0) / 1000 };
       const machineUs = perOp(closed.machineAtStart, closed.machineAtEnd, closed.measured);
       if (i === 0) {
@@ -191,7 +193,9 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
         pacedRate = PACED_RATE > 0 ? PACED_RATE : Math.max(1, Math.floor(closed.result.rps / 2));
         const pacedBodies = await orderBodies(pacedRate * SECONDS + 200);
         await (await fetch(`${info.baselineUrl}/loop-delay/start`, { method: 'POST' })).arrayBuffer();
+        if (PROFILE_PACED) await profile('start');
         paced = await pacedOrders(info.hushUrl, auth, pacedBodies, 200, pacedRate);
+        if (PROFILE_PACED) await profile('stop', `POST /order paced at ${pacedRate}/s`);
         pacedLoop = (await (await fetch(`${info.baselineUrl}/loop-delay/stop`, { method: 'POST' })).json()) as LoopDelay;
       }
       const raw = await inserts(`/raw-insert?ms=${SECONDS * 1000}&workers=${engine === 'pglite' ? 4 : 16}`);
