@@ -58,6 +58,13 @@ if (process.env.BENCH_SQL_STATS) {
     }
   }) as typeof db.query;
 }
+/** The statements' times since the last print, by phase: the paced run's tail waits behind its own phase's statements. */
+function printSqlStats(phase: string): void {
+  if (sqlStats.size === 0) return;
+  console.error(`sql ${phase}:`);
+  for (const [k, v] of [...sqlStats].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.error(`  ${v.n} × ${(v.ms / v.n).toFixed(2)} ms = ${v.ms.toFixed(0)} ms (longest ${v.max.toFixed(1)} ms)  ${k}`);
+  sqlStats.clear();
+}
 // Role api never funds the treasury, and without funded pools (and fee payer) every quote is AMOUNT_TOO_HIGH:
 // fund it from the local chain's faucet, as a worker would.
 await fundFromLocalFaucet(db, hush.chain, hush.treasury, hush.config.assets);
@@ -201,6 +208,7 @@ baseline.post('/loop-delay/start', async () => {
   gcObserver.observe({ entryTypes: ['gc'] });
   gcProfiler = new GCProfiler();
   gcProfiler.start();
+  printSqlStats('before the paced run');
   return { ok: true };
 });
 baseline.post('/loop-delay/stop', async () => {
@@ -208,6 +216,7 @@ baseline.post('/loop-delay/stop', async () => {
   gcObserver.disconnect();
   const survival = scavengeSurvival(gcProfiler?.stop());
   gcProfiler = undefined;
+  printSqlStats('during the paced run');
   const ms = (ns: number) => ns / 1e6;
   const gc: Record<string, { pauses: number; totalMs: number; maxMs: number }> = {};
   for (const p of gcPauses) {
@@ -250,7 +259,16 @@ const recipient = await generateKeyPairSigner();
 console.log(JSON.stringify({ hushUrl: hush.url, baselineUrl, apiKey: key.apiKey, sender: sender.address, recipient: recipient.address, engine: db.kind }));
 
 process.on('SIGTERM', async () => {
-  for (const [k, v] of [...sqlStats].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.error(`sql ${v.n} × ${(v.ms / v.n).toFixed(2)} ms = ${v.ms.toFixed(0)} ms (longest ${v.max.toFixed(1)} ms)  ${k}`);
+  printSqlStats('after the paced run');
+  if (process.env.BENCH_SQL_STATS && db.kind === 'pglite') {
+    // A prepared statement whose generic plan never wins is planned again on every use (deposit-addresses.ts).
+    const { rows } = await db.query<{ s: string; custom: number; generic: number }>(
+      `SELECT left(regexp_replace(statement, '\\s+', ' ', 'g'), 90) AS s, custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements
+        WHERE custom_plans > 5 ORDER BY custom_plans DESC LIMIT 15`,
+    );
+    console.error('prepared statements planned on every use (custom plans, generic plans):');
+    for (const r of rows) console.error(`  ${r.custom} custom, ${r.generic} generic  ${r.s}`);
+  }
   await baseline.close();
   await hush.close();
   process.exit(0);

@@ -5,12 +5,15 @@ import type { Db, Queryable } from './db.ts';
 import { lockDirectory } from './directory-lock.ts';
 import { migrate } from './migrate.ts';
 import { preparedStatements } from './pglite-prepared.ts';
+import { replanAsTablesGrow } from './pglite-replan.ts';
 import { copyTemplateInto, discardTemplate, pgliteTemplate } from './pglite-template.ts';
 
 interface TemplateOptions {
   fromScratch?: boolean;
   /** Where the template is kept (default: the OS's temporary directory). */
   templateDir?: string;
+  /** How often the tables' sizes are checked for plans made for smaller ones (pglite-replan.ts); a test that checks by itself passes a long one. */
+  replanCheckMs?: number;
 }
 
 /**
@@ -31,7 +34,15 @@ export async function openPgliteDb(dir: string | null, opts: TemplateOptions = {
   // every statement runs on, at random under load. Skipping the fill changes no durability guarantee
   // (PostgreSQL's own option; the zeroes only pre-allocate space). PGlite has a single session.
   await pg.exec('SET wal_init_zero = off');
-  return pgliteDb(pg, release);
+  const db = pgliteDb(pg, release);
+  const replanner = replanAsTablesGrow(db, opts.replanCheckMs);
+  return {
+    ...db,
+    close: async () => {
+      replanner.stop();
+      await db.close();
+    },
+  };
 }
 
 /** A new store starts from the migrated template (pglite-template.ts); an existing one opens as it is. */
