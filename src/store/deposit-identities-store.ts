@@ -68,12 +68,16 @@ export async function countDepositIdentities(db: Queryable): Promise<Map<string,
  * little later, never claiming an identity that is not there.
  */
 export async function depositIdentitySpans(db: Queryable, assets: readonly { mint: string; tokenProgram: string }[]): Promise<Map<string, number>> {
+  if (assets.length === 0) return new Map();
+  // The assets as a VALUES list, not arrays: its rows are known to the generic plan too, so PGlite keeps that plan
+  // instead of planning the statement on every read (as deposit-addresses.ts; the text is one per asset count).
+  const values = assets.map((_, i) => `($${2 * i + 1}::text, $${2 * i + 2}::text)`).join(', ');
   const { rows } = await db.query<{ mint: string; token_program: string; n: string | number | null }>(
     `SELECT v.mint, v.token_program,
             (SELECT max(seq) FROM deposit_identities d WHERE d.mint = v.mint AND d.token_program = v.token_program)
           - (SELECT min(seq) FROM deposit_identities d WHERE d.mint = v.mint AND d.token_program = v.token_program) + 1 AS n
-       FROM unnest($1::text[], $2::text[]) AS v(mint, token_program)`,
-    [assets.map((a) => a.mint), assets.map((a) => a.tokenProgram)],
+       FROM (VALUES ${values}) AS v(mint, token_program)`,
+    assets.flatMap((a) => [a.mint, a.tokenProgram]),
   );
   return new Map(rows.map((r) => [`${r.mint}:${r.token_program}`, r.n === null ? 0 : Number(r.n)]));
 }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/store/db.ts';
 import { depositAddressesAmong } from '../../src/store/deposit-addresses.ts';
+import { depositIdentitySpans } from '../../src/store/deposit-identities-store.ts';
 import { openPgliteDb } from '../../src/store/pglite-db.ts';
 import { outgrown, REPLAN_FLOOR_PAGES, replanAsTablesGrow } from '../../src/store/pglite-replan.ts';
 import { createTestAccount, fakeAddress } from '../support/store-fixtures.ts';
@@ -67,5 +68,15 @@ describe('PGlite plans again as the orders grow', () => {
     } finally {
       replanner.stop();
     }
+  });
+
+  it('the deposit identities’ levels, read some ten times a second while the pool refills, keep their plan too', async () => {
+    const assets = [1, 2, 3, 4].map(() => ({ mint: fakeAddress(), tokenProgram: fakeAddress() }));
+    for (let i = 0; i < 12; i++) assert.deepEqual([...(await depositIdentitySpans(db, assets)).values()], [0, 0, 0, 0]);
+    const { rows } = await db.query<{ generic: string; custom: string }>(
+      `SELECT generic_plans::text AS generic, custom_plans::text AS custom FROM pg_prepared_statements WHERE statement LIKE 'SELECT v.mint, v.token_program,%'`,
+    );
+    assert.equal(rows.length, 1);
+    assert.ok(Number(rows[0]!.custom) <= 5 && Number(rows[0]!.generic) >= 7, `custom ${rows[0]!.custom}, generic ${rows[0]!.generic}`);
   });
 });
