@@ -261,7 +261,7 @@ console.log(JSON.stringify({ hushUrl: hush.url, baselineUrl, apiKey: key.apiKey,
 process.on('SIGTERM', async () => {
   printSqlStats('after the paced run');
   if (process.env.BENCH_SQL_STATS && db.kind === 'pglite') {
-    // A prepared statement whose generic plan never wins is planned again on every use (deposit-addresses.ts).
+    // A prepared statement whose generic plan never wins is planned again on every use (docs/decisions.md, "PGlite plans again as its tables grow").
     const { rows } = await db.query<{ s: string; custom: number; generic: number }>(
       `SELECT left(regexp_replace(statement, '\\s+', ' ', 'g'), 90) AS s, custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements
         WHERE custom_plans > 5 ORDER BY custom_plans DESC LIMIT 15`,

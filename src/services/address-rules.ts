@@ -1,8 +1,6 @@
 import { isAddress, isOffCurveAddress, type Address } from '@solana/kit';
 import { HushError } from '../domain/errors.ts';
 import { NATIVE_MINTS, reservedKind } from '../domain/reserved-addresses.ts';
-import type { Queryable } from '../store/db.ts';
-import { depositAddressesAmong } from '../store/deposit-addresses.ts';
 
 /**
  * Address checks, memoized: the curve check runs JS BigInt math (tens of µs) and partners quote the
@@ -89,18 +87,11 @@ export function ownAddressesOf(wallets: { feePayer: { address: string }; allPool
 }
 
 /**
- * Order creation's part of the rules: no address of an order may be another order's deposit owner or
- * deposit account. The store knows them (indexed); a quote does not ask it, an order (authenticated,
- * rate-limited, already writing to the store) does, once.
+ * Order creation's part of the rules: no address of an order may be another order's deposit owner or deposit
+ * account. The store knows them (indexed), and the order's insert checks them itself (orders-store.ts); a quote does
+ * not ask. The refusal names the first of the order's fields whose address the insert found.
  */
-export async function refuseDepositAddresses(
-  db: Queryable | { among(addresses: string[]): Promise<Set<string>> },
-  fields: Record<string, string | undefined>,
-): Promise<void> {
-  const named = Object.entries(fields).filter((e): e is [string, string] => typeof e[1] === 'string');
-  const addresses = [...new Set(named.map(([, a]) => a))];
-  // A batcher (DepositAddressBatcher) shares one lookup among the orders that arrive together.
-  const found = 'among' in db ? await db.among(addresses) : await depositAddressesAmong(db, addresses);
-  const hit = named.find(([, a]) => found.has(a));
-  if (hit) throw new HushError('INVALID_ADDRESS', `${hit[0]} is one of Hush's own addresses (a deposit address); it cannot send or receive a transfer`, { field: hit[0], reason: 'hush_address' });
+export function depositAddressRefusal(fields: { senderAddress: string; recipientAddress: string; feeRecipientAddress?: string }, found: readonly string[]): HushError {
+  const hit = (['senderAddress', 'recipientAddress', 'feeRecipientAddress'] as const).find((f) => fields[f] !== undefined && found.includes(fields[f]!)) ?? 'senderAddress';
+  return new HushError('INVALID_ADDRESS', `${hit} is one of Hush's own addresses (a deposit address); it cannot send or receive a transfer`, { field: hit, reason: 'hush_address' });
 }

@@ -50,10 +50,11 @@ export class OrderInsertBatcher extends GroupCommit<NewOrderWithKey, Outcome> {
   protected async run(batch: Pending[]): Promise<void> {
     if (batch.length > 1) {
       try {
-        const created = await insertOrdersWithNewKeys(this.db, batch.map((p) => p.item));
+        const { created, refused } = await insertOrdersWithNewKeys(this.db, batch.map((p) => p.item));
         for (const p of batch) {
           const id = created.get(p.item.order.trackingId);
-          p.resolve(id === undefined ? { kind: 'key_taken' } : { kind: 'created', id });
+          const hits = refused.get(p.item.order.trackingId);
+          p.resolve(hits ? { kind: 'deposit_address', addresses: hits } : id === undefined ? { kind: 'key_taken' } : { kind: 'created', id });
         }
         return;
       } catch {

@@ -21,8 +21,7 @@ import { getOrderByTrackingId, insertOrder, updateOrderTransaction, type OrderRe
 import type { DepositIdentity } from '../treasury/deposit-identity.ts';
 import { insertBatchesInFlight, OrderInsertBatcher } from './order-insert-batcher.ts';
 import { orderObject, type OrderObject } from './order-views.ts';
-import { refuseDepositAddresses } from './address-rules.ts';
-import { DepositAddressBatcher } from './deposit-address-batcher.ts';
+import { depositAddressRefusal } from './address-rules.ts';
 import { systemClock, type Clock } from '../support/clock.ts';
 
 export interface OrderRequest {
@@ -72,7 +71,6 @@ export class OrderService {
   private readonly identities: OrderSecrets['identities'];
   private readonly inserts: OrderInsertBatcher;
   /** The deposit-address rule's lookups, one statement for the orders that arrive together. */
-  private readonly depositAddresses: DepositAddressBatcher;
   /** Orders being created by this process, by account and idempotency key (see create). */
   private readonly creating = new Map<string, { requestHash: string; outcome: Promise<OrderOutcome | { error: unknown }> }>();
 
@@ -90,7 +88,6 @@ export class OrderService {
   ) {
     this.dbSlots = pLimit(dbConcurrency);
     this.inserts = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind));
-    this.depositAddresses = new DepositAddressBatcher(db, insertBatchesInFlight(db.kind));
     this.identities = keys.identities;
   }
 
@@ -183,6 +180,7 @@ export class OrderService {
           return { status: 200, body: prepared.body, replayed: false };
         }
         if (fast.kind === 'quote_used') throw await this.quoteAlreadyUsed(account, opened);
+        if (fast.kind === 'deposit_address') throw depositAddressRefusal(opened.request, fast.addresses);
       }
       const claim = await this.dbSlots(() => claimIdempotencyKey(this.db, account.id, key, requestHash));
       if (claim.kind === 'conflict') throw new HushError('IDEMPOTENCY_CONFLICT', 'This idempotency key was used with different terms');
@@ -194,6 +192,7 @@ export class OrderService {
         const { order, body } = prepared;
         const inserted = await this.dbSlots(() => insertOrder(this.db, order, { key, responseStatus: 200, responseBody: body }));
         if (inserted.kind === 'quote_used') throw await this.quoteAlreadyUsed(account, opened);
+        if (inserted.kind === 'deposit_address') throw depositAddressRefusal(opened.request, inserted.addresses);
         stored = true;
         return { status: 200, body, replayed: false };
       } catch (e) {
@@ -254,11 +253,8 @@ export class OrderService {
   private async prepareReserved(account: AccountRecord, opened: OpenedQuote, source: Asset, lane: LaneContext) {
     const q = opened.quote;
     const { trackingId, depositOwner, depositAccount, extraBumpTries } = await this.identities.take(source.mint, source.tokenProgram);
-    const r = opened.request;
-    const [blockhash] = await Promise.all([
-      this.chain.latestBlockhash(lane).catch(chainError),
-      refuseDepositAddresses(this.depositAddresses, { senderAddress: r.senderAddress, recipientAddress: r.recipientAddress, feeRecipientAddress: r.feeRecipientAddress }),
-    ]);
+    // Whether an address of the order is another order's deposit address is the insert's own check (orders-store.ts).
+    const blockhash = await this.chain.latestBlockhash(lane).catch(chainError);
     const tx = await this.depositTransaction(opened, depositOwner, blockhash, { depositAccount, extraBumpTries });
     const createdAt = this.clock.date();
     const txDeathMs = createdAt.getTime() + SolanaChain.remainingMs(blockhash, createdAt.getTime()) * BLOCKHASH_SAFETY;

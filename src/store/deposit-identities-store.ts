@@ -70,7 +70,7 @@ export async function countDepositIdentities(db: Queryable): Promise<Map<string,
 export async function depositIdentitySpans(db: Queryable, assets: readonly { mint: string; tokenProgram: string }[]): Promise<Map<string, number>> {
   if (assets.length === 0) return new Map();
   // The assets as a VALUES list, not arrays: its rows are known to the generic plan too, so PGlite keeps that plan
-  // instead of planning the statement on every read (as deposit-addresses.ts; the text is one per asset count).
+  // instead of planning the statement on every read (docs/decisions.md, "PGlite plans again as its tables grow"; the text is one per asset count).
   const values = assets.map((_, i) => `($${2 * i + 1}::text, $${2 * i + 2}::text)`).join(', ');
   const { rows } = await db.query<{ mint: string; token_program: string; n: string | number | null }>(
     `SELECT v.mint, v.token_program,

@@ -15,7 +15,24 @@ export { ORDER_CHANGED_CHANNEL };
 
 const ORDER_COLUMNS = `o.*, (SELECT json_agg(json_build_object('status', h.status, 'at', h.at) ORDER BY h.id) FROM order_history h WHERE h.order_id = o.id) AS history`;
 
-export type InsertOrderResult = { kind: 'created'; id: string } | { kind: 'quote_used' };
+/**
+ * `deposit_address`: an address of the order (sender, recipient, fee recipient) is another order's deposit owner or
+ * deposit account, and nothing was stored (docs/spec.md §6, INVALID_ADDRESS): the insert checks it itself, so an order
+ * costs one statement, not a lookup and then an insert (docs/decisions.md, "The deposit-address rule is checked by the
+ * order's insert").
+ */
+export type InsertOrderResult = { kind: 'created'; id: string } | { kind: 'quote_used' } | { kind: 'deposit_address'; addresses: string[] };
+
+/** The given addresses (SQL expressions, text) that are some order's deposit owner or account, as a text[]: each an index lookup (migration 015, the deposit_account key). */
+function depositAddressHits(...addresses: string[]): string {
+  const rows = addresses.map((a) => `(${a})`).join(', ');
+  return `ARRAY(SELECT a FROM (VALUES ${rows}) AS v(a) WHERE a IS NOT NULL
+    AND (EXISTS (SELECT 1 FROM orders WHERE deposit_owner = a) OR EXISTS (SELECT 1 FROM orders WHERE deposit_account = a)))`;
+}
+/** The hits among orderParams' sender ($15), recipient ($16) and fee recipient ($14). */
+const PARAM_DEPOSIT_ADDRESS_HITS = depositAddressHits('$15::text', '$16::text', '$14::text');
+
+const hitsOf = (hit: unknown): string[] => (Array.isArray(hit) ? (hit as string[]) : []);
 
 const ORDER_INSERT_COLUMNS = `tracking_id, account_id, quote_key, quote, status, source_asset_id, destination_asset_id, mode,
   amount_in, amount_out, service_fee, partner_fee, network_fee, fee_bps, fee_recipient, sender, recipient,
@@ -67,15 +84,18 @@ export async function insertOrder(
   idempotency: { key: string; responseStatus: number; responseBody: unknown },
 ): Promise<InsertOrderResult> {
   try {
-    const { rows } = await db.query<{ id: string | number }>(
-      `WITH o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) VALUES (${ORDER_INSERT_VALUES}) RETURNING id, tracking_id, created_at),
+    const { rows } = await db.query<{ id: string | number | null; hit: unknown }>(
+      `WITH d AS (SELECT ${PARAM_DEPOSIT_ADDRESS_HITS} AS hit),
+       o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) SELECT ${ORDER_INSERT_VALUES} FROM d WHERE cardinality(d.hit) = 0 RETURNING id, tracking_id, created_at),
        h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o),
        i AS (UPDATE idempotency_keys SET state = 'done', response_status = $25, response_body = $26
-             WHERE account_id = $2 AND key = $24 AND state = 'in_progress')
-       SELECT id, pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o`,
+             WHERE account_id = $2 AND key = $24 AND state = 'in_progress' AND EXISTS (SELECT 1 FROM o))
+       SELECT (SELECT id FROM o) AS id, (SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o) AS notified, (SELECT hit FROM d) AS hit`,
       [...orderParams(o), idempotency.key, idempotency.responseStatus, JSON.stringify(idempotency.responseBody)],
     );
-    return { kind: 'created', id: String(rows[0]!.id) };
+    const { id, hit } = rows[0]!;
+    if (id === null) return { kind: 'deposit_address', addresses: hitsOf(hit) };
+    return { kind: 'created', id: String(id) };
   } catch (e) {
     if (quoteUsed(e)) return { kind: 'quote_used' };
     throw e;
@@ -94,17 +114,19 @@ export async function insertOrderWithNewKey(
   idempotency: { key: string; requestHash: string; responseStatus: number; responseBody: unknown },
 ): Promise<InsertOrderResult | { kind: 'key_taken' }> {
   try {
-    const { rows } = await db.query<{ id: string | number | null }>(
-      `WITH l AS (SELECT ${tryKeyLock('$2::text', '$24::text')} AS free),
+    const { rows } = await db.query<{ id: string | number | null; hit: unknown }>(
+      `WITH d AS (SELECT ${PARAM_DEPOSIT_ADDRESS_HITS} AS hit),
+       l AS (SELECT ${tryKeyLock('$2::text', '$24::text')} AS free FROM d WHERE cardinality(d.hit) = 0),
        k AS (
          INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body)
          SELECT $2, $24, $27, 'done', $25::integer, $26::jsonb FROM l WHERE l.free ON CONFLICT (account_id, key) DO NOTHING RETURNING 1),
        o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) SELECT ${ORDER_INSERT_VALUES} FROM k RETURNING id, tracking_id, created_at),
        h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
-       SELECT (SELECT id FROM o) AS id, (SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o) AS notified`,
+       SELECT (SELECT id FROM o) AS id, (SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o) AS notified, (SELECT hit FROM d) AS hit`,
       [...orderParams(o), idempotency.key, idempotency.responseStatus, JSON.stringify(idempotency.responseBody), idempotency.requestHash],
     );
-    const id = rows[0]!.id;
+    const { id, hit } = rows[0]!;
+    if (hitsOf(hit).length > 0) return { kind: 'deposit_address', addresses: hitsOf(hit) };
     return id !== null ? { kind: 'created', id: String(id) } : { kind: 'key_taken' };
   } catch (e) {
     if (quoteUsed(e)) return { kind: 'quote_used' };
@@ -209,8 +231,10 @@ export interface NewOrderWithKey {
 /**
  * insertOrderWithNewKey for many orders in ONE statement (group commit): each order whose key is new is
  * created with its history entry and its done idempotency record; the others (keys that exist or that
- * another statement is recording right now) are left out of the result. Callers keep keys and quote keys unique within a batch. Any error (a quote already backing an order
- * among them) fails the whole batch, and the caller retries its orders one by one.
+ * another statement is recording right now) are left out of the result, and an order with an address that is
+ * another order's deposit address is not stored, its key is not recorded, and it is answered in `refused` (as insertOrderWithNewKey's
+ * `deposit_address`). Callers keep keys and quote keys unique within a batch. Any error (a quote already backing an
+ * order among them) fails the whole batch, and the caller retries its orders one by one.
  *
  * The batch travels as one JSON document (jsonb_to_recordset), not 26 parallel arrays: JSON.stringify is
  * native, while an array parameter is quoted and escaped element by element in JavaScript (the quote and
@@ -218,7 +242,7 @@ export interface NewOrderWithKey {
  * parameter's UTF-8 length character by character. On PGlite this took ~10 % off the insert's CPU
  * (docs/performance.md, run 11). Each column keeps the type the arrays gave it, in the record's definition.
  */
-export async function insertOrdersWithNewKeys(db: Queryable, items: readonly NewOrderWithKey[]): Promise<Map<string, string>> {
+export async function insertOrdersWithNewKeys(db: Queryable, items: readonly NewOrderWithKey[]): Promise<{ created: Map<string, string>; refused: Map<string, string[]> }> {
   const doc = items.map(({ order: o, key, requestHash, responseBody }) => ({
     tracking_id: o.trackingId,
     account_id: o.accountId,
@@ -247,17 +271,18 @@ export async function insertOrdersWithNewKeys(db: Queryable, items: readonly New
     request_hash: requestHash,
     response_body: responseBody,
   }));
-  const { rows } = await db.query<{ tracking_id: string; id: string | number }>(
+  const { rows } = await db.query<{ tracking_id: string; id: string | number | null; hit: unknown }>(
     `WITH input AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(tracking_id text, account_id text, quote_key text, quote jsonb, source_asset_id text,
          destination_asset_id text, mode text, amount_in numeric, amount_out numeric, service_fee numeric, partner_fee numeric,
          network_fee numeric, fee_bps integer, fee_recipient text, sender text, recipient text, deposit_owner text, deposit_account text,
          expiration timestamptz, tx_blockhash text, tx_last_valid_block_height bigint, tx_expires_at_slot bigint, created_at timestamptz,
          idem_key text, request_hash text, response_body jsonb)),
-     l AS (SELECT input.*, ${tryKeyLock('account_id', 'idem_key')} AS free FROM input),
+     l AS (SELECT input.*, ${depositAddressHits('input.sender', 'input.recipient', 'input.fee_recipient')} AS hit,
+       ${tryKeyLock('account_id', 'idem_key')} AS free FROM input),
      k AS (
        INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body)
-       SELECT account_id, idem_key, request_hash, 'done', 200, response_body FROM l WHERE l.free
+       SELECT account_id, idem_key, request_hash, 'done', 200, response_body FROM l WHERE l.free AND cardinality(l.hit) = 0
        ON CONFLICT (account_id, key) DO NOTHING RETURNING account_id, key),
      o AS (
        INSERT INTO orders (${ORDER_INSERT_COLUMNS})
@@ -267,8 +292,15 @@ export async function insertOrdersWithNewKeys(db: Queryable, items: readonly New
        FROM l i JOIN k ON k.account_id = i.account_id AND k.key = i.idem_key
        RETURNING id, tracking_id, created_at),
      h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
-     SELECT tracking_id, id, pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o`,
+     SELECT tracking_id, id, NULL::text[] AS hit, pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o
+     UNION ALL SELECT tracking_id, NULL, hit, NULL FROM l WHERE cardinality(hit) > 0`,
     [JSON.stringify(doc)],
   );
-  return new Map(rows.map((r) => [r.tracking_id, String(r.id)]));
+  const created = new Map<string, string>();
+  const refused = new Map<string, string[]>();
+  for (const r of rows) {
+    if (r.id === null) refused.set(r.tracking_id, hitsOf(r.hit));
+    else created.set(r.tracking_id, String(r.id));
+  }
+  return { created, refused };
 }

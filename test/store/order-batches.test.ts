@@ -18,8 +18,9 @@ forEachEngine('order group commit', (ctx) => {
   it('one statement stores several orders (the batch path itself, no fallback)', async () => {
     const acc = await createTestAccount(ctx.db);
     const orders = [newOrder(acc), newOrder(acc, { feeRecipient: null, feeBps: 0 }), newOrder(acc, { amountIn: U64_MAX })];
-    const created = await insertOrdersWithNewKeys(ctx.db, orders.map((o, i) => item(o, `direct-${i}`)));
+    const { created, refused } = await insertOrdersWithNewKeys(ctx.db, orders.map((o, i) => item(o, `direct-${i}`)));
     assert.deepEqual([...created.keys()].sort(), orders.map((o) => o.trackingId).sort());
+    assert.equal(refused.size, 0);
     for (const o of orders) assert.equal((await getOrderByTrackingId(ctx.db, o.trackingId))?.amountIn, o.amountIn);
   });
 
@@ -94,7 +95,7 @@ forEachEngine('order group commit', (ctx) => {
           // Without the key lock each of these would wait for that commit, which waits for them: the test would time out.
           assert.equal((await insertOrderWithNewKey(ctx.db, second, { ...item(second, 'k'), responseStatus: 200 })).kind, 'key_taken');
           const batch = await insertOrdersWithNewKeys(ctx.db, [item(third, 'k'), item(other, 'other')]);
-          assert.deepEqual([...batch.keys()], [other.trackingId]);
+          assert.deepEqual([...batch.created.keys()], [other.trackingId]);
           assert.deepEqual(await claimIdempotencyKey(ctx.db, acc, 'k', 'h-k'), { kind: 'in_progress' });
         },
       );

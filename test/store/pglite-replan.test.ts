@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/store/db.ts';
-import { depositAddressesAmong } from '../../src/store/deposit-addresses.ts';
 import { depositIdentitySpans } from '../../src/store/deposit-identities-store.ts';
 import { openPgliteDb } from '../../src/store/pglite-db.ts';
 import { outgrown, REPLAN_FLOOR_PAGES, replanAsTablesGrow } from '../../src/store/pglite-replan.ts';
@@ -34,6 +33,11 @@ describe('PGlite plans again as the orders grow', () => {
     db = await openPgliteDb(null, { replanCheckMs: 3_600_000 });
   });
   after(() => db.close());
+
+  // The shape of the order insert's deposit-address check (orders-store.ts), as a statement of its own.
+  const LOOKUP = `SELECT a FROM (VALUES ($1::text), ($2::text), ($3::text)) AS v(a) WHERE a IS NOT NULL
+    AND (EXISTS (SELECT 1 FROM orders WHERE deposit_owner = a) OR EXISTS (SELECT 1 FROM orders WHERE deposit_account = a))`;
+  const depositAddressesAmong = async (_db: Db, a: string[]) => new Set((await db.query<{ a: string }>(LOOKUP, [a[0], a[1] ?? null, a[2] ?? null])).rows.map((r) => r.a));
 
   const plan = async () => {
     const { rows } = await db.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE statement LIKE 'SELECT a FROM (VALUES ($1::text)%'`);
