@@ -70,7 +70,6 @@ export class OrderService {
   private readonly dbSlots: LimitFunction;
   private readonly identities: OrderSecrets['identities'];
   private readonly inserts: OrderInsertBatcher;
-  /** The deposit-address rule's lookups, one statement for the orders that arrive together. */
   /** Orders being created by this process, by account and idempotency key (see create). */
   private readonly creating = new Map<string, { requestHash: string; outcome: Promise<OrderOutcome | { error: unknown }> }>();
 
