@@ -63,8 +63,16 @@ export class LocalBuckets implements FastifyRateLimitStore {
     const capacity = wholeCapacity(max);
     const prev = this.buckets.get(key);
     const { state, answer } = takeToken(prev, now, capacity, timeWindow);
-    if (!prev && this.buckets.size >= LOCAL_MAX_KEYS) this.evict(now);
-    this.buckets.set(key, { ...state, fullAt: now + msForTokens(capacity - state.tokens, capacity, timeWindow) });
+    const fullAt = now + msForTokens(capacity - state.tokens, capacity, timeWindow);
+    if (prev) {
+      // Updated in place: every keyed request passes here, and a new entry per request was garbage per request.
+      prev.tokens = state.tokens;
+      prev.at = state.at;
+      prev.fullAt = fullAt;
+    } else {
+      if (this.buckets.size >= LOCAL_MAX_KEYS) this.evict(now);
+      this.buckets.set(key, { ...state, fullAt });
+    }
     cb(null, answer);
   }
 
