@@ -37,7 +37,7 @@ describe('PGlite plans again as the orders grow', () => {
   // The shape of the order insert's deposit-address check (orders-store.ts), as a statement of its own.
   const LOOKUP = `SELECT a FROM (VALUES ($1::text), ($2::text), ($3::text)) AS v(a) WHERE a IS NOT NULL
     AND (EXISTS (SELECT 1 FROM orders WHERE deposit_owner = a) OR EXISTS (SELECT 1 FROM orders WHERE deposit_account = a))`;
-  const depositAddressesAmong = async (_db: Db, a: string[]) => new Set((await db.query<{ a: string }>(LOOKUP, [a[0], a[1] ?? null, a[2] ?? null])).rows.map((r) => r.a));
+  const lookup = async (a: string[]) => new Set((await db.query<{ a: string }>(LOOKUP, [a[0], a[1] ?? null, a[2] ?? null])).rows.map((r) => r.a));
 
   const plan = async () => {
     const { rows } = await db.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE statement LIKE 'SELECT a FROM (VALUES ($1::text)%'`);
@@ -48,7 +48,7 @@ describe('PGlite plans again as the orders grow', () => {
   it("a lookup planned on the empty store scans the orders, and uses the indexes once they have grown", async () => {
     const replanner = replanAsTablesGrow(db, 3_600_000);
     try {
-      for (let i = 0; i < 12; i++) await depositAddressesAmong(db, [fakeAddress(), fakeAddress()]);
+      for (let i = 0; i < 12; i++) await lookup([fakeAddress(), fakeAddress()]);
       assert.match(await plan(), /Seq Scan on orders/, 'the generic plan of an empty table');
       assert.equal(await replanner.check(), false, 'nothing grew');
       const acc = await createTestAccount(db);
@@ -68,7 +68,7 @@ describe('PGlite plans again as the orders grow', () => {
       assert.match(replanned, /Index Only Scan using orders_deposit_owner/);
       assert.equal(await replanner.check(), false, 'once per doubling');
       const owner = (await db.query<{ o: string }>('SELECT deposit_owner AS o FROM orders ORDER BY id LIMIT 1')).rows[0]!.o;
-      assert.deepEqual([...(await depositAddressesAmong(db, [fakeAddress(), owner]))], [owner], 'the same answers on the new plan');
+      assert.deepEqual([...(await lookup([fakeAddress(), owner]))], [owner], 'the same answers on the new plan');
     } finally {
       replanner.stop();
     }
