@@ -7,9 +7,12 @@ import { U64_MAX } from './money.ts';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** One scratch buffer for every quote: issuing is synchronous, and `done()` copies the bytes out. */
-const SCRATCH = new Uint8Array(384);
-const SCRATCH_VIEW = new DataView(SCRATCH.buffer);
+/**
+ * One scratch buffer for every quote: issuing is synchronous, and the quoteId's text is made from it
+ * before the next quote starts. The largest layout with its tag is 356 bytes.
+ */
+const SCRATCH = Buffer.alloc(512);
+const SCRATCH_VIEW = new DataView(SCRATCH.buffer, SCRATCH.byteOffset, SCRATCH.byteLength);
 
 export class Writer {
   private readonly bytes = SCRATCH;
@@ -48,8 +51,12 @@ export class Writer {
     }
     this.u8(Number(v));
   }
-  done(): Uint8Array {
-    return this.bytes.slice(0, this.at);
+  /** The scratch the bytes are in (valid until the next Writer's first write), with room after them for the tag. */
+  get buffer(): Buffer {
+    return this.bytes;
+  }
+  get length(): number {
+    return this.at;
   }
 }
 

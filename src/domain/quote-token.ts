@@ -32,7 +32,7 @@ import type { QuoteMode } from './fees.ts';
 import { type Amount, U64_MAX, formatAmount, isAmount, toAmount } from './money.ts';
 import { Reader, Writer, hex } from './quote-binary.ts';
 import { MAX_MIN_ANONYMITY_SET, type PrivacyChoice } from './privacy-choice.ts';
-import { NONCE_BYTES, TAG_BYTES, checkQuoteKey, nextNonce, quoteMac } from './quote-mac.ts';
+import { NONCE_BYTES, TAG_BYTES, checkQuoteKey, nextNonce, quoteMac, writeQuoteMac } from './quote-mac.ts';
 
 const VERSION = 4;
 const PREFIX = 'q_';
@@ -264,9 +264,9 @@ export function issueQuote(secret: Uint8Array, accountId: string, terms: QuoteTe
     w.u8(kind);
     w.varint(BigInt(value));
   }
-  const payload = w.done();
-  const id = Buffer.concat([payload, quoteMac(secret, accountId, payload)]);
-  return quoteObject(terms, PREFIX + id.toString('base64url'));
+  // The tag goes right after the payload in the writer's scratch, and the text is read from there: no copy.
+  const end = writeQuoteMac(secret, accountId, w.buffer.subarray(0, w.length), w.buffer, w.length);
+  return quoteObject(terms, PREFIX + w.buffer.toString('base64url', 0, end));
 }
 
 /** Decodes the base64url body strictly: alphabet only, and canonical (re-encodes to the same text). */
