@@ -1,39 +1,12 @@
 /** The quoteId's MAC, its key checks and its nonces. */
-import { hash, randomFillSync } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+import { hmacSha256Text } from './hmac-sha256.ts';
 
 export const NONCE_BYTES = 8;
 export const TAG_BYTES = 16;
 const MAC_DOMAIN = Buffer.from('hush/quote/v1', 'ascii');
 
-const SHA256_BLOCK = 64;
-/** The secret's inner and outer HMAC key blocks (RFC 2104), computed once per secret. */
-const macPads = new WeakMap<Uint8Array, { inner: Buffer; outer: Buffer }>();
-function padsOf(secret: Uint8Array): { inner: Buffer; outer: Buffer } {
-  let p = macPads.get(secret);
-  if (!p) {
-    const key = secret.length > SHA256_BLOCK ? hash('sha256', secret, 'buffer') : secret;
-    const inner = Buffer.alloc(SHA256_BLOCK, 0x36);
-    const outer = Buffer.alloc(SHA256_BLOCK, 0x5c);
-    for (let i = 0; i < key.length; i++) {
-      inner[i]! ^= key[i]!;
-      outer[i]! ^= key[i]!;
-    }
-    macPads.set(secret, (p = { inner, outer }));
-  }
-  return p;
-}
-/** Reused inputs of the two digests (MACing is synchronous): inner pad ‖ message, outer pad ‖ inner digest. */
-const INNER_SCRATCH = Buffer.alloc(1024);
-const OUTER_SCRATCH = Buffer.alloc(SHA256_BLOCK + 32);
-
-/**
- * HMAC-SHA256 (RFC 2104) over "hush/quote/v1" ‖ u16 len ‖ accountId ‖ payload, cut to TAG_BYTES. By hand
- * from two one-shot digests because createHmac sets up an OpenSSL context per call: ~9 µs of a quote under
- * load against ~6 µs here. Each digest comes back as a 'binary' (latin1) string, one byte per character,, not a
- * Buffer: Node 20 builds a Buffer result in ~1.5 µs against ~0.1 µs for a string (hash() alone: 2.1 µs
- * against 0.55 µs, a micro-measure; issue 56). test/domain/quote-token.test.ts checks every tag against
- * createHmac.
- */
+/** HMAC-SHA256 over "hush/quote/v1" ‖ u16 len ‖ accountId ‖ payload (hmac-sha256.ts), cut to TAG_BYTES. */
 export function quoteMac(secret: Uint8Array, accountId: string, payload: Uint8Array): Buffer {
   const tag = Buffer.allocUnsafe(TAG_BYTES);
   tag.write(macText(secret, accountId, payload), 0, TAG_BYTES, 'latin1');
@@ -45,20 +18,18 @@ export function writeQuoteMac(secret: Uint8Array, accountId: string, payload: Ui
   return offset + target.write(macText(secret, accountId, payload), offset, TAG_BYTES, 'latin1');
 }
 
-/** The full 32-byte HMAC as a latin1 string. */
+/** The MAC's message is assembled here (MACing is synchronous): "hush/quote/v1" ‖ u16 len ‖ accountId ‖ payload. */
+const MESSAGE = Buffer.alloc(1024);
+
 function macText(secret: Uint8Array, accountId: string, payload: Uint8Array): string {
-  const { inner, outer } = padsOf(secret);
   const accountBytes = Buffer.byteLength(accountId);
-  const size = SHA256_BLOCK + MAC_DOMAIN.length + 2 + accountBytes + payload.length;
-  const buf = size <= INNER_SCRATCH.length ? INNER_SCRATCH : Buffer.alloc(size);
-  inner.copy(buf, 0);
-  let at = SHA256_BLOCK + MAC_DOMAIN.copy(buf, SHA256_BLOCK);
+  const size = MAC_DOMAIN.length + 2 + accountBytes + payload.length;
+  const buf = size <= MESSAGE.length ? MESSAGE : Buffer.alloc(size);
+  let at = MAC_DOMAIN.copy(buf, 0);
   at = buf.writeUInt16BE(accountBytes, at);
   at += buf.write(accountId, at, 'utf8');
   buf.set(payload, at);
-  outer.copy(OUTER_SCRATCH, 0);
-  OUTER_SCRATCH.write(hash('sha256', buf.subarray(0, size), 'binary'), SHA256_BLOCK, 32, 'latin1');
-  return hash('sha256', OUTER_SCRATCH, 'binary');
+  return hmacSha256Text(secret, buf.subarray(0, size));
 }
 
 export function checkQuoteKey(secret: Uint8Array, accountId: string): void {

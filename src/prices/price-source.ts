@@ -78,6 +78,8 @@ export interface PairRate {
 }
 
 const BPS = 10_000n;
+/** check()'s answer for an asset the source does not price (PAIR_NOT_SUPPORTED, not unavailable). */
+const NOT_SUPPORTED = 'not supported';
 
 export class FreshPrices {
   private snapshot = new Map<string, PriceQuote>();
@@ -175,24 +177,39 @@ export class FreshPrices {
     return { from: this.validated(sourceAssetId, pair, now), to: this.validated(destinationAssetId, pair, now) };
   }
 
+  /**
+   * One asset's validated price now, or null: what a fee conversion needs, on every quote. One check where a
+   * pair read made two, and no error built and thrown to say "none" (issue 56).
+   */
+  priceNow(assetId: string): PriceQuote | null {
+    const q = this.check(assetId, this.now());
+    return typeof q === 'string' ? null : q;
+  }
+
   private validated(assetId: string, pair: { sourceAssetId: string; destinationAssetId: string }, now: number): PriceQuote {
+    const q = this.check(assetId, now);
+    if (q === NOT_SUPPORTED) throw notSupported(pair);
+    if (typeof q === 'string') throw unavailable(pair, q, this.retryAfterSeconds);
+    return q;
+  }
+
+  /** The asset's price when usable now; else NOT_SUPPORTED or why it is unavailable. */
+  private check(assetId: string, now: number): PriceQuote | string {
     // No local closures here: on the quote path this runs several times per request, and the loader's
     // keepNames wraps every named closure in a defineProperty call.
-    if (!this.tracked.has(assetId) || this.opts.source.supports?.(assetId) === false) throw notSupported(pair);
-    if (!this.loaded) throw unavailable(pair, 'prices not loaded yet', this.retryAfterSeconds);
+    if (!this.tracked.has(assetId) || this.opts.source.supports?.(assetId) === false) return NOT_SUPPORTED;
+    if (!this.loaded) return 'prices not loaded yet';
     const q = this.snapshot.get(assetId);
-    if (!q) throw notSupported(pair);
+    if (!q) return NOT_SUPPORTED;
     const age = now - q.publishedAt.getTime();
-    if (!Number.isFinite(age) || age > this.opts.maxAgeMs || age < -this.opts.maxAgeMs) throw unavailable(pair, 'price too old', this.retryAfterSeconds);
-    if (q.price.num <= 0n || q.price.den <= 0n) throw unavailable(pair, 'invalid price', this.retryAfterSeconds);
+    if (!Number.isFinite(age) || age > this.opts.maxAgeMs || age < -this.opts.maxAgeMs) return 'price too old';
+    if (q.price.num <= 0n || q.price.den <= 0n) return 'invalid price';
     if (q.confidence === null) {
-      if ((this.opts.missingConfidence ?? 'accept') === 'reject') throw unavailable(pair, 'no confidence interval', this.retryAfterSeconds);
+      if ((this.opts.missingConfidence ?? 'accept') === 'reject') return 'no confidence interval';
     } else {
       // conf / price > maxBps / 10000  ⇔  conf.num × price.den × 10000 > maxBps × conf.den × price.num
       const c = q.confidence;
-      if (c.num < 0n || c.den <= 0n || c.num * q.price.den * BPS > BigInt(this.opts.maxConfidenceBps) * c.den * q.price.num) {
-        throw unavailable(pair, 'price too uncertain', this.retryAfterSeconds);
-      }
+      if (c.num < 0n || c.den <= 0n || c.num * q.price.den * BPS > BigInt(this.opts.maxConfidenceBps) * c.den * q.price.num) return 'price too uncertain';
     }
     return q;
   }

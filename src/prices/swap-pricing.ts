@@ -32,13 +32,7 @@ export class SwapPricing {
 
   /** A fresh price of one asset, or null when there is none right now (never throws). */
   freshPrice(assetId: string): Price | null {
-    const other = this.assets.list.find((a) => a.assetId !== assetId)?.assetId;
-    if (!other) return null;
-    try {
-      return this.prices.pairRate(assetId, other).from.price;
-    } catch {
-      return null;
-    }
+    return this.prices.priceNow(assetId)?.price ?? null;
   }
 
   /** Both sides priced and validated now; throws PAIR_NOT_SUPPORTED / SERVICE_UNAVAILABLE. */

@@ -1,6 +1,6 @@
 import { depositComputeBudget, drawsFromSeed } from '../domain/deposit-budget.ts';
 import { addressBytes } from '../domain/address-codec.ts';
-import { createHmac } from 'node:crypto';
+import { hmacSha256 } from '../domain/hmac-sha256.ts';
 import { createHash } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Address } from '@solana/kit';
@@ -55,6 +55,7 @@ export interface OrderSecrets {
 
 /** Margin between a transaction's last possible landing and the order's expiration (slot times vary). */
 const BLOCKHASH_SAFETY = 1.25;
+const BUDGET_DOMAIN = Buffer.from('hush/deposit-budget', 'ascii');
 
 
 function chainError(e: unknown): never {
@@ -323,7 +324,7 @@ export class OrderService {
    * of one order.
    */
   private budgetSeed(depositOwner: Address): Uint8Array {
-    return createHmac('sha256', this.keys.quoteMacKey).update('hush/deposit-budget').update(addressBytes(depositOwner)).digest();
+    return hmacSha256(this.keys.quoteMacKey, BUDGET_DOMAIN, addressBytes(depositOwner));
   }
 
   /** An order of this account, or 404 (another account's trackingId is indistinguishable from none). */

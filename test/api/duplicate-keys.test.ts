@@ -15,6 +15,9 @@ test('a key twice in one object is named, escapes decoded, whitespace anywhere',
   assert.equal(firstDuplicateKey('{"amount":"1","amount":"1000"}'), 'amount');
   assert.equal(firstDuplicateKey('{ "a" : 1 ,\n "\\u0061"\t: 2 }'), 'a');
   assert.equal(firstDuplicateKey('{"x":{"q\\"":1,"y":[{"z":1,"z":2}]}}'), 'z');
+  // A value ending in an escaped backslash ends there: the quote after it closes the string.
+  assert.equal(firstDuplicateKey('{"a":"x\\\\","a":1}'), 'a');
+  assert.equal(firstDuplicateKey('{"a":"\\"\\\\","b":{"a":1},"b":2}'), 'b');
   fc.assert(
     fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }), (obj) => {
       const key = Object.keys(obj)[0]!;

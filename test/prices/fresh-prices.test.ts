@@ -181,6 +181,23 @@ describe('FreshPrices', () => {
     assert.equal(source.calls.length, n, 'refreshing went on after stop()');
   });
 
+  it('priceNow: one asset by the same rules as a pair, null where a pair would refuse', async () => {
+    const { fresh, advance, at } = setup([new Map([['sol', q('sol', '150', T0)], ['usdc', q('usdc', '1', T0, '0.02')]])]);
+    assert.equal(fresh.priceNow('sol'), null, 'not loaded yet');
+    await fresh.refresh();
+    assert.deepEqual(fresh.priceNow('sol')?.price, parsePrice('150'));
+    assert.equal(fresh.priceNow('usdc'), null, 'too uncertain (2 % against 1 %)');
+    assert.equal(fresh.priceNow('bonk'), null, 'supported, not priced');
+    assert.equal(fresh.priceNow('usdt'), null, 'not supported by the source');
+    assert.equal(fresh.priceNow('nope'), null, 'not tracked');
+    // Its own price decides: a pair with an unusable other side would be refused, this one is not.
+    expectCode(() => fresh.pairRate('sol', 'usdc'), 'SERVICE_UNAVAILABLE');
+    assert.ok(fresh.priceNow('sol'));
+    advance(60_001);
+    assert.ok(at() - T0 > 60_000);
+    assert.equal(fresh.priceNow('sol'), null, 'stale');
+  });
+
   it('rejects nonsensical options', () => {
     const source = new ScriptedSource([new Map()]);
     assert.throws(() => new FreshPrices({ source, assetIds: [], maxAgeMs: 0, maxConfidenceBps: 1, refreshIntervalMs: 1 }), RangeError);
