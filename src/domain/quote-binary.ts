@@ -85,22 +85,47 @@ export class Reader {
   }
   /** Canonical LEB128 only (no overlong forms), at most u64. */
   varint(): bigint {
-    let v = 0n;
-    for (let shift = 0n; shift < 70n; shift += 7n) {
+    // Seven bytes (49 bits) in a double first: amounts almost always fit, and then no BigInt is made per byte.
+    let n = 0;
+    let scale = 1;
+    for (let i = 0; i < 7; i++) {
+      const b = this.u8();
+      n += (b & 0x7f) * scale;
+      if ((b & 0x80) === 0) {
+        if (b === 0 && i > 0) throw new RangeError('overlong varint');
+        return BigInt(n);
+      }
+      scale *= 0x80;
+    }
+    let v = BigInt(n);
+    for (let shift = 49n; shift < 70n; shift += 7n) {
       const b = this.u8();
       v |= BigInt(b & 0x7f) << shift;
       if ((b & 0x80) === 0) {
-        if (b === 0 && shift > 0n) throw new RangeError('overlong varint');
+        if (b === 0) throw new RangeError('overlong varint');
         if (v > U64_MAX) throw new RangeError('varint over u64');
         return v;
       }
     }
     throw new RangeError('varint too long');
   }
+  /** A canonical varint of at most Number.MAX_SAFE_INTEGER, read without BigInts. */
   smallInt(): number {
-    const v = this.varint();
-    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('integer too large');
-    return Number(v);
+    let n = 0;
+    let scale = 1;
+    // Eight bytes hold 56 bits; a canonical encoding of anything longer is above 2^53 already.
+    for (let i = 0; i < 8; i++) {
+      const b = this.u8();
+      n += (b & 0x7f) * scale;
+      if ((b & 0x80) === 0) {
+        if (b === 0 && i > 0) throw new RangeError('overlong varint');
+        // Above 2^53 the sum rounds, but never down to MAX_SAFE_INTEGER or below.
+        if (n > Number.MAX_SAFE_INTEGER) throw new RangeError('integer too large');
+        return n;
+      }
+      scale *= 0x80;
+    }
+    throw new RangeError('integer too large');
   }
   end(): void {
     if (this.at !== this.bytes.length) throw new RangeError('trailing bytes');

@@ -307,15 +307,20 @@ export function openQuoteId(secret: Uint8Array, accountId: string, quoteId: stri
     const expiresAtMs = issuedAtMs + r.smallInt();
     const duration = r.smallInt();
     const feeBps = r.smallInt();
-    const [amountIn, amountOut, serviceFee, partnerFee, networkFee, min, max] = Array.from({ length: 7 }, () =>
-      toAmount(r.varint()),
-    ) as [Amount, Amount, Amount, Amount, Amount, Amount, Amount];
+    const amountIn = toAmount(r.varint());
+    const amountOut = toAmount(r.varint());
+    const serviceFee = toAmount(r.varint());
+    const partnerFee = toAmount(r.varint());
+    const networkFee = toAmount(r.varint());
+    const min = toAmount(r.varint());
+    const max = toAmount(r.varint());
     const anonymitySet = r.smallInt();
     const anonymitySetLikely = r.smallInt();
     const delaySeconds = r.smallInt();
     const count = r.u8();
     if (anonymitySet < 1 || anonymitySetLikely < anonymitySet || count > MAX_SUGGESTED) return null;
-    const suggestedAmounts = Array.from({ length: count }, () => toAmount(r.varint()));
+    const suggestedAmounts: Amount[] = [];
+    for (let i = 0; i < count; i++) suggestedAmounts.push(toAmount(r.varint()));
     const requested = flags & FLAG_REQUESTED ? readChoice(r.u8(), r.smallInt()) : undefined;
     if (requested === null) return null;
     r.end();
