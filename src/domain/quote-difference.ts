@@ -4,37 +4,35 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function join(path: string, key: string | number): string {
-  if (typeof key === 'number') return `${path}[${key}]`;
-  return path === '' ? key : `${path}.${key}`;
-}
-
-function differenceAt(expected: unknown, actual: unknown, path: string): string | null {
+/**
+ * The keys from the first difference up to the root, innermost first; null when equal. The path is built only
+ * for a difference: an order that sends its quote back unchanged (nearly all of them) builds no strings (issue 56).
+ */
+function differenceAt(expected: unknown, actual: unknown): (string | number)[] | null {
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return path;
+    if (!Array.isArray(actual)) return [];
     const common = Math.min(expected.length, actual.length);
     for (let i = 0; i < common; i++) {
-      const d = differenceAt(expected[i], actual[i], join(path, i));
-      if (d !== null) return d;
+      const d = differenceAt(expected[i], actual[i]);
+      if (d !== null) return (d.push(i), d);
     }
     // The first element removed or added.
-    return expected.length === actual.length ? null : join(path, common);
+    return expected.length === actual.length ? null : [common];
   }
   if (isPlainObject(expected)) {
-    if (!isPlainObject(actual)) return path;
+    if (!isPlainObject(actual)) return [];
     for (const key of Object.keys(expected)) {
-      const sub = join(path, key);
-      if (!Object.prototype.hasOwnProperty.call(actual, key)) return sub; // removed
-      const d = differenceAt(expected[key], actual[key], sub);
-      if (d !== null) return d; // changed (at any depth)
+      if (!Object.prototype.hasOwnProperty.call(actual, key)) return [key]; // removed
+      const d = differenceAt(expected[key], actual[key]);
+      if (d !== null) return (d.push(key), d); // changed (at any depth)
     }
     for (const key of Object.keys(actual)) {
-      if (!Object.prototype.hasOwnProperty.call(expected, key)) return join(path, key); // added
+      if (!Object.prototype.hasOwnProperty.call(expected, key)) return [key]; // added
     }
     return null;
   }
   // Leaves are strings, numbers or booleans; Object.is keeps types apart (5 vs "5") and -0 apart from 0.
-  return Object.is(expected, actual) ? null : path;
+  return Object.is(expected, actual) ? null : [];
 }
 
 /**
@@ -44,6 +42,13 @@ function differenceAt(expected: unknown, actual: unknown, path: string): string 
  * object's own fields. "$" when `submitted` itself is not an object.
  */
 export function firstQuoteDifference(issued: object, submitted: unknown): string | null {
-  const d = differenceAt(issued, submitted, '');
-  return d === '' ? '$' : d;
+  const d = differenceAt(issued, submitted);
+  if (d === null) return null;
+  if (d.length === 0) return '$';
+  let path = '';
+  for (let i = d.length - 1; i >= 0; i--) {
+    const key = d[i]!;
+    path = typeof key === 'number' ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
+  }
+  return path;
 }
