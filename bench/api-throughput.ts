@@ -194,7 +194,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
         const pacedBodies = await orderBodies(pacedRate * SECONDS + 200);
         await (await fetch(`${info.baselineUrl}/loop-delay/start`, { method: 'POST' })).arrayBuffer();
         if (PROFILE_PACED) await profile('start');
-        paced = await pacedOrders(info.hushUrl, auth, pacedBodies, 200, pacedRate);
+        paced = await pacedOrders(info.hushUrl, auth, pacedBodies, 200, pacedRate, server.pid);
         if (PROFILE_PACED) await profile('stop', `POST /order paced at ${pacedRate}/s`);
         pacedLoop = (await (await fetch(`${info.baselineUrl}/loop-delay/stop`, { method: 'POST' })).json()) as LoopDelay;
       }
@@ -264,6 +264,9 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
       console.log(`  ${''.padEnd(30)} and in the PostgreSQL server's processes ${orders.databaseCpuUs!.toFixed(0)} µs/order: ${withDatabase.toFixed(0)} µs/order with the database (PGlite's order CPU includes its database)`);
     }
     row(`POST /order paced ${pacedRate}/s`, paced!, '   (open loop at half the throughput above, up to 100 conns: latency when Hush is not saturated; p99 target ≤ 25 ms)');
+    if (paced!.loopCpuUs !== undefined) {
+      console.log(`  ${''.padEnd(30)} of which the event-loop thread ${paced!.loopCpuUs.toFixed(0)} µs/order: busy ${((paced!.loopCpuUs * pacedRate) / 10_000).toFixed(0)} % of the time at this rate (near 100 %, a tail is queueing)`);
+    }
     if (pacedLoop.p99 !== undefined) console.log(`  ${''.padEnd(30)} the API process's event loop meanwhile: delay p50 ${pacedLoop.p50!.toFixed(1)} ms, p99 ${pacedLoop.p99.toFixed(1)} ms, max ${pacedLoop.max!.toFixed(1)} ms`);
     const gc = pacedLoop.gc;
     const gcKinds = Object.entries(gc ?? {}).map(([kind, k]) => `${kind} ${k.pauses}× (${k.totalMs.toFixed(0)} ms in all, the longest ${k.maxMs.toFixed(1)} ms)`);
@@ -304,6 +307,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
     f('order cpu, event-loop thread', orders.loopCpuUs, 'µs/order', 'lower');
     f('order cpu with the database', withDatabase, 'µs/order', 'lower');
     f('order paced p99', paced!.p99, 'ms', 'lower');
+    f('order paced cpu, event-loop thread', paced!.loopCpuUs, 'µs/order', 'lower');
     f('RPC calls per idle s', idleRate, '/s', 'lower');
     f('RPC calls per order above idle', Math.max(0, aboveIdle), '/order', 'lower');
     pass = checks.every(Boolean);

@@ -1,7 +1,7 @@
 /** bench:api's HTTP load: autocannon's closed loop, measured finely, an open loop, and what one run reports. */
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { withCpu } from './cpu-time.ts';
+import { processCpuMs, withCpu } from './cpu-time.ts';
 import { pct } from './stats.ts';
 
 export interface Run {
@@ -42,7 +42,7 @@ export async function closedLoop(pid: number | undefined, seconds: number, opts:
  * omission). autocannon's overallRate cannot do this: it paces each connection alike, so all 100 fire
  * together and every tick is a burst of 100.
  */
-export async function pacedOrders(baseUrl: string, headers: Record<string, string>, bodies: string[], warmup: number, rate: number): Promise<Run> {
+export async function pacedOrders(baseUrl: string, headers: Record<string, string>, bodies: string[], warmup: number, rate: number, pid?: number): Promise<Run> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 100 });
   const { hostname, port } = new URL(baseUrl);
   const post = (body: string) =>
@@ -56,6 +56,10 @@ export async function pacedOrders(baseUrl: string, headers: Record<string, strin
     });
   for (let i = 0; i < warmup; i += 100) await Promise.all(bodies.slice(i, Math.min(i + 100, warmup)).map(post));
   const measured = bodies.slice(warmup);
+  // The server's CPU over the measured orders, and its event-loop thread's: at a steady rate, the loop's share of
+  // one core is how close it runs to saturation, where a tail becomes queueing.
+  const cpuAtStart = processCpuMs(pid);
+  const loopAtStart = processCpuMs(pid, pid);
   const latencies: number[] = [];
   let ok = 0;
   const started = performance.now();
@@ -73,8 +77,13 @@ export async function pacedOrders(baseUrl: string, headers: Record<string, strin
   }
   await Promise.all(pending);
   const seconds = (performance.now() - started) / 1000;
+  const cpuAtEnd = processCpuMs(pid);
+  const loopAtEnd = processCpuMs(pid, pid);
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))]!;
-  return { rps: ok / seconds, p50: at(0.5), p99: at(0.99), errors: measured.length - ok };
+  const perOrder = (a: number | null, b: number | null) => (a === null || b === null || measured.length === 0 ? undefined : ((b - a) * 1000) / measured.length);
+  const cpuUs = perOrder(cpuAtStart, cpuAtEnd);
+  const loopCpuUs = perOrder(loopAtStart, loopAtEnd);
+  return { rps: ok / seconds, p50: at(0.5), p99: at(0.99), errors: measured.length - ok, ...(cpuUs === undefined ? {} : { cpuUs }), ...(loopCpuUs === undefined ? {} : { loopCpuUs }) };
 }

@@ -112,11 +112,14 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     assert.ok(BigInt(o.blockhashExpiresAtSlot) <= slot + 152n, `blockhashExpiresAtSlot ${o.blockhashExpiresAtSlot} within 150 slots of ${slot}`);
     assert.equal((await t.rpc.isBlockhashValid(view.blockhash as never, { commitment: 'processed' }).send()).value, true);
     // lastValidBlockHeight: the same moment in block heights (what web3.js's confirmTransaction takes). On the local
-    // chain every slot has a block, so heights and slots coincide (a slot may tick between Hush's two reads).
+    // chain every slot has a block, so heights and slots coincide, but for the slots that tick between Hush's two
+    // concurrent reads (a blockhash and a height), fetched when its blockhash cache was last refreshed, maybe by an
+    // earlier order: one on a quiet machine, two in a clean-clone run on a loaded one (200 ms slots). At most four:
+    // five, a second of slots, would mean one read lagged the other by a second.
     const height = await t.rpc.getBlockHeight({ commitment: 'processed' }).send();
     assert.ok(Number.isInteger(o.lastValidBlockHeight));
     assert.ok(BigInt(o.lastValidBlockHeight) > height, `lastValidBlockHeight ${o.lastValidBlockHeight} > height ${height}`);
-    assert.ok(Math.abs(o.lastValidBlockHeight - o.blockhashExpiresAtSlot) <= 1, `${o.lastValidBlockHeight} ≈ ${o.blockhashExpiresAtSlot}`);
+    assert.ok(Math.abs(o.lastValidBlockHeight - o.blockhashExpiresAtSlot) <= 4, `${o.lastValidBlockHeight} ≈ ${o.blockhashExpiresAtSlot}`);
 
     // expiration = createdAt + HUSH_ORDER_TTL_S.
     const st = expectOk(await acct.client.status(o.trackingId)).order;
