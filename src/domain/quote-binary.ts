@@ -83,21 +83,34 @@ export class Reader {
   ascii(): string {
     return String.fromCharCode(...this.raw(this.u8()));
   }
-  /** Canonical LEB128 only (no overlong forms), at most u64. */
-  varint(): bigint {
-    // Seven bytes (49 bits) in a double first: amounts almost always fit, and then no BigInt is made per byte.
+  /** What `leading` had read of a varint it did not finish. */
+  private carry = 0;
+
+  /**
+   * Up to `bytes` bytes of a varint in a double, exact below 2^53: its value when it ends within them (canonically),
+   * else -1 with what was read in `carry`. Amounts almost always fit, and then no BigInt is made per byte.
+   */
+  private leading(bytes: number): number {
     let n = 0;
     let scale = 1;
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < bytes; i++) {
       const b = this.u8();
       n += (b & 0x7f) * scale;
       if ((b & 0x80) === 0) {
         if (b === 0 && i > 0) throw new RangeError('overlong varint');
-        return BigInt(n);
+        return n;
       }
       scale *= 0x80;
     }
-    let v = BigInt(n);
+    this.carry = n;
+    return -1;
+  }
+
+  /** Canonical LEB128 only (no overlong forms), at most u64. */
+  varint(): bigint {
+    const n = this.leading(7);
+    if (n >= 0) return BigInt(n);
+    let v = BigInt(this.carry);
     for (let shift = 49n; shift < 70n; shift += 7n) {
       const b = this.u8();
       v |= BigInt(b & 0x7f) << shift;
@@ -109,23 +122,14 @@ export class Reader {
     }
     throw new RangeError('varint too long');
   }
+
   /** A canonical varint of at most Number.MAX_SAFE_INTEGER, read without BigInts. */
   smallInt(): number {
-    let n = 0;
-    let scale = 1;
-    // Eight bytes hold 56 bits; a canonical encoding of anything longer is above 2^53 already.
-    for (let i = 0; i < 8; i++) {
-      const b = this.u8();
-      n += (b & 0x7f) * scale;
-      if ((b & 0x80) === 0) {
-        if (b === 0 && i > 0) throw new RangeError('overlong varint');
-        // Above 2^53 the sum rounds, but never down to MAX_SAFE_INTEGER or below.
-        if (n > Number.MAX_SAFE_INTEGER) throw new RangeError('integer too large');
-        return n;
-      }
-      scale *= 0x80;
-    }
-    throw new RangeError('integer too large');
+    // Eight bytes hold 56 bits: a canonical encoding any longer is above 2^53 already. Above 2^53 the double
+    // rounds, but never down to MAX_SAFE_INTEGER or below.
+    const n = this.leading(8);
+    if (n < 0 || n > Number.MAX_SAFE_INTEGER) throw new RangeError('integer too large');
+    return n;
   }
   end(): void {
     if (this.at !== this.bytes.length) throw new RangeError('trailing bytes');
