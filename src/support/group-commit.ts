@@ -5,14 +5,7 @@ export interface Queued<I, O> {
   reject(e: unknown): void;
 }
 
-/**
- * Group commit: the items that arrive together (in one turn of the event loop's I/O phase) share one
- * statement, and while batches are in the database the next ones queue up and grow; in-flight work stays
- * bounded (`maxInFlight`). PGlite completes a statement before other requests get a chance to queue, so
- * waiting for "the batch in flight" alone would never batch there: the flush waits for the phase to end.
- * Written here rather than taken from a library because the batch's shape (which items may share a
- * statement) is the caller's rule: `take` picks a batch off the queue, `run` answers every item of it.
- */
+/** PostgreSQL's commit_delay for a GroupCommit (see its constructor). */
 export interface CommitDelay {
   /** How long an item that would go alone waits for company. */
   ms: number;
@@ -22,6 +15,14 @@ export interface CommitDelay {
   flushAt: number;
 }
 
+/**
+ * Group commit: the items that arrive together (in one turn of the event loop's I/O phase) share one
+ * statement, and while batches are in the database the next ones queue up and grow; in-flight work stays
+ * bounded (`maxInFlight`). PGlite completes a statement before other requests get a chance to queue, so
+ * waiting for "the batch in flight" alone would never batch there: the flush waits for the phase to end.
+ * Written here rather than taken from a library because the batch's shape (which items may share a
+ * statement) is the caller's rule: `take` picks a batch off the queue, `run` answers every item of it.
+ */
 export abstract class GroupCommit<I, O> {
   protected queue: Queued<I, O>[] = [];
   private running = 0;
