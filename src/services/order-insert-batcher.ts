@@ -10,9 +10,9 @@ export function insertBatchesInFlight(kind: 'pglite' | 'postgres'): number {
 /**
  * Orders arriving 10 ms apart or closer (100 a second) wait up to 3 ms to share a statement: at 500 orders a
  * second on PGlite most statements carried one order (1.05 ms each) where four took 2.1 ms (issue 56). A quiet
- * store adds nothing: a lone order after a pause goes at once.
+ * store adds nothing: a lone order after a pause goes at once. A full batch (maxBatch) goes without waiting.
  */
-export const ORDER_COMMIT_DELAY: CommitDelay = { ms: 3, whenWithinMs: 10, flushAt: 64 };
+export const ORDER_COMMIT_DELAY: Omit<CommitDelay, 'flushAt'> = { ms: 3, whenWithinMs: 10 };
 
 type Outcome = InsertOrderResult | { kind: 'key_taken' };
 type Pending = Queued<NewOrderWithKey, Outcome>;
@@ -27,9 +27,9 @@ export class OrderInsertBatcher extends GroupCommit<NewOrderWithKey, Outcome> {
     private readonly db: Queryable,
     maxInFlight: number,
     private readonly maxBatch = 64,
-    delay: CommitDelay | undefined = ORDER_COMMIT_DELAY,
+    delay: Omit<CommitDelay, 'flushAt'> | undefined = ORDER_COMMIT_DELAY,
   ) {
-    super(maxInFlight, delay);
+    super(maxInFlight, delay && { ...delay, flushAt: maxBatch });
   }
 
   insert(item: NewOrderWithKey): Promise<Outcome> {
