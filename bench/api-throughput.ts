@@ -25,6 +25,7 @@ import { median, roundsRatio } from './support/stats.ts';
 import { screeningCostLines } from './support/screening-cost.ts';
 import { postgresReachable } from './support/postgres-reachable.ts';
 import { reportAgainstBaseline, type Figure } from './support/baseline-compare.ts';
+import { wakeCostLine } from './support/wake-cost.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -195,7 +196,7 @@ async function benchEngine(engine: 'pglite' | 'postgres', chain: { url: string; 
         await (await fetch(`${info.baselineUrl}/loop-delay/start`, { method: 'POST' })).arrayBuffer();
         if (PROFILE_PACED) await profile('start');
         paced = await pacedOrders(info.hushUrl, auth, pacedBodies, 200, pacedRate, server.pid);
-        if (PROFILE_PACED) await profile('stop', `POST /order paced at ${pacedRate}/s`);
+        if (PROFILE_PACED) await profile('stop', `POST /order paced at ${pacedRate}/s (${pacedBodies.length} orders)`);
         pacedLoop = (await (await fetch(`${info.baselineUrl}/loop-delay/stop`, { method: 'POST' })).json()) as LoopDelay;
       }
       const raw = await inserts(`/raw-insert?ms=${SECONDS * 1000}&workers=${engine === 'pglite' ? 4 : 16}`);
@@ -334,6 +335,7 @@ try {
   const target = { url: chainUrl, wsUrl, proxy };
   console.log(`bench:api  ${SECONDS} s per run, ${ROUNDS} interleaved rounds (median shown), autocannon 50 connections (orders: 100, one run), chain in a separate process`);
   console.log(`  ${overheadLine(await proxyOverhead(chainUrl, proxy.url))}`);
+  console.log(`  ${await wakeCostLine()}`);
   // BENCH_ENGINE=pglite|postgres runs one engine only.
   const only = process.env.BENCH_ENGINE;
   if (only !== 'postgres') await benchEngine('pglite', target);
