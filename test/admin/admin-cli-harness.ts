@@ -1,26 +1,19 @@
 /** Running the admin CLI in tests: in this process or as a child, with an environment of the test's making. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 import { runAdminCli } from '../../src/cli/admin-cli.ts';
+import { tempDirs } from '../support/admin-fixtures.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-const tempDirs: string[] = [];
+const temp = tempDirs('hush-admin-cli-');
 /** A fresh directory, removed when the test file ends. */
-export function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'hush-admin-cli-'));
-  tempDirs.push(d);
-  return d;
-}
-after(() => {
-  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
-});
+export const tempDir = temp.make;
+after(temp.removeAll);
 
 /** A URL on which nothing listens, so the CLI's health probe finds no server. */
 export async function closedPortUrl(): Promise<string> {

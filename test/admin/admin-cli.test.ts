@@ -4,25 +4,19 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
 import { serverUrl } from '../../src/cli/admin-cli.ts';
-import { HushError } from '../../src/domain/errors.ts';
 import { parseApiKey } from '../../src/services/api-keys.ts';
 import { Authenticator } from '../../src/services/authenticator.ts';
 import { openDb } from '../../src/store/open-db.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
 import { startTestHush, type TestHush } from '../support/hush-server.ts';
 import { POSTGRES_URL, dropSchema, newSchemaName, postgresSkipReason } from '../support/databases.ts';
+import { API_KEY_PATTERN, authCode } from '../support/admin-fixtures.ts';
 import { type CliResult, cliEnv, closedPortUrl, json, runChild, runInProcess, tempDir } from './admin-cli-harness.ts';
-
-const API_KEY_PATTERN = /^hush_[a-z2-7]{12}_[A-Za-z0-9_-]{43}$/;
 
 async function authenticates(dbOpts: Parameters<typeof openDb>[0], apiKey: string): Promise<string> {
   const db = await openDb(dbOpts);
   try {
-    const caller = await new Authenticator(db, 0).authenticate(`Bearer ${apiKey}`);
-    return `ok:${caller.account.id}`;
-  } catch (e) {
-    if (e instanceof HushError) return e.code;
-    throw e;
+    return await authCode(db, apiKey);
   } finally {
     await db.close();
   }
