@@ -70,13 +70,17 @@ const FAULTS: FaultPlan[] = [
   { kind: 'cut', probability: 0.005 },
 ];
 
-/** A port free now, so the restarted API listens where the first one did (an operator's fixed port). */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
+/**
+ * Two ports free now, held together so they differ: the API's partner and ops ports, fixed so the restarted API
+ * listens where the first one did (an operator's fixed ports). The ops port is chosen too, not left to its
+ * default of PORT + 1, which nothing checked was free (a clean-clone run failed on it: "port … is in use").
+ */
+async function freePorts(): Promise<[number, number]> {
+  const servers = [createServer(), createServer()];
+  await Promise.all(servers.map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', r))));
+  const ports = servers.map((s) => (s.address() as AddressInfo).port) as [number, number];
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
 }
 
 const alive = (p: HushProcess) => p.proc.exitCode === null && p.proc.signalCode === null;
@@ -113,7 +117,7 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
     proxy.setFaults(FAULTS);
     schema = newSchemaName();
     const adminToken = randomBytes(32).toString('base64url');
-    const apiPort = await freePort();
+    const [apiPort, apiOpsPort] = await freePorts();
     const common = {
       DATABASE_URL: POSTGRES_URL,
       DATABASE_SCHEMA: schema,
@@ -136,7 +140,7 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
       const dataDir = makeTempDir('hush-op-');
       dirs.push(dataDir);
       const { TREASURY_SEED, ...apiEnv } = common;
-      const p = await spawnHush({ ...(role === 'api' ? apiEnv : { ...apiEnv, TREASURY_SEED }), HUSH_ROLE: role, DATA_DIR: dataDir, PORT: role === 'api' ? String(apiPort) : '0', ...extra }, { label });
+      const p = await spawnHush({ ...(role === 'api' ? apiEnv : { ...apiEnv, TREASURY_SEED }), HUSH_ROLE: role, DATA_DIR: dataDir, ...(role === 'api' ? { PORT: String(apiPort), HUSH_OPS_PORT: String(apiOpsPort) } : { PORT: '0' }), ...extra }, { label });
       procs.push(p);
       return p;
     };
