@@ -2,8 +2,9 @@
  * What this machine charges for waking up: the same fixed piece of JavaScript (JSON, a sort, a SHA-256, a
  * Map: a request's kind of work, ~0.1 ms) run back to back, and one piece every 2 ms with the thread asleep
  * between. At a steady rate a service's event loop does the latter, so its CPU per request includes the
- * wake-ups and whatever the sleep cost its caches; a closed loop does the former. bench:api prints the ratio
- * beside its paced figures, so a paced order's CPU can be read against the machine it ran on.
+ * wake-ups and whatever the sleep cost its caches; a closed loop does the former. bench:api prints both at its
+ * start, so a paced order's CPU can be read against the machine it ran on. process.cpuUsage counts the whole
+ * process (the collector's helper threads too), as the bench's per-order CPU does.
  *
  *   node --import tsx bench/support/wake-cost.ts     (prints one JSON line)
  */
@@ -65,7 +66,7 @@ export async function wakeCost(gapMs = 2): Promise<WakeCost> {
 export async function wakeCostLine(): Promise<string> {
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)]);
   const c = JSON.parse(stdout) as WakeCost;
-  return `this machine's wake-up cost: a fixed piece of work takes ${c.backToBackUs.toFixed(0)} µs of CPU back to back, ${c.pacedUs.toFixed(0)} µs with the thread asleep ${c.gapMs} ms between pieces (×${(c.pacedUs / c.backToBackUs).toFixed(2)}): what a steady rate adds to each request's CPU here`;
+  return `this machine's wake-up cost: a fixed piece of work takes ${c.backToBackUs.toFixed(0)} µs of CPU back to back, ${c.pacedUs.toFixed(0)} µs with the thread asleep ${c.gapMs} ms between pieces (×${(c.pacedUs / c.backToBackUs).toFixed(2)}): what a steady rate can add to a request's CPU here`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await wakeCost()));
