@@ -33,8 +33,8 @@ export function categoryOf({ functionName: f, url }: ProfileNode['callFrame']): 
   if (SOCKET_WRITES.has(f)) return 'socket writes';
   if (SYSCALLS.has(f)) return 'file system calls';
   if (url.includes('/src/')) return `Hush ${url.split('/src/')[1]!.split('/')[0]}`;
-  const pkg = url.split('/node_modules/').pop()!.split('/');
   if (url.includes('/node_modules/')) {
+    const pkg = url.split('/node_modules/').pop()!.split('/');
     const name = pkg[0]!.startsWith('@') ? `${pkg[0]}/${pkg[1]}` : pkg[0]!;
     return /^(fastify|@fastify\/|find-my-way|avvio|fast-json-stringify|light-my-request|secure-json-parse)/.test(name) ? 'Fastify and its parts' : `package ${name}`;
   }

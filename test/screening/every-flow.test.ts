@@ -186,9 +186,9 @@ describe('issue 49: every flow of funds is screened', () => {
     risk.failWhile.set(recipient, async () => (await status()) === 'swapping');
     await depositWithRefresh(acct.client, chain, placed, sender);
     await waitForOrder(acct.client, placed.trackingId, ['held'], 30_000);
-    // The payout check made the hold. Not necessarily the log's last line: the worker's own deposit screening of
-    // this order can still be waiting on the provider when the deposit hint's path has moved it on to swapping,
-    // and log its (failed) decision after (a clean-clone run on a loaded machine); the order is held all the same.
+    // The payout check made the hold. Not necessarily the log's last line: in one clean-clone run on a loaded
+    // machine a deposit decision of this order was logged after it (which path wrote it was not established); the
+    // order was held by the payout check all the same, which is what this asserts.
     assert.ok((await decisions(placed.trackingId)).includes('payout:error:recipientAddress'), 'held by the payout check');
     risk.failWhile.delete(recipient);
     expectOk(await resolve(placed.trackingId, 'release', 'provider outage; recipient known'));
