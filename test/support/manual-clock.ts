@@ -1,22 +1,11 @@
-import type { Clock } from '../../src/support/clock.ts';
+import { VirtualClock } from '../../sim/virtual-clock.ts';
 
-/** A clock the test moves: what Hush decides by time is decided by `set` and `advance`, never by sleeping. */
-export class ManualClock implements Clock {
-  constructor(private at = Date.now()) {}
-
-  now(): number {
-    return this.at;
-  }
-
-  date(): Date {
-    return new Date(this.at);
-  }
-
-  set(ms: number): void {
-    this.at = ms;
-  }
-
-  advance(ms: number): void {
-    this.at += ms;
+/**
+ * A clock the test moves: what Hush decides by time is decided by `set` and `advance`, never by sleeping.
+ * Its timers run as the test moves it past them (sim/virtual-clock.ts).
+ */
+export class ManualClock extends VirtualClock {
+  constructor(at = Date.now()) {
+    super(at);
   }
 }
