@@ -18,6 +18,8 @@ interface Pending {
 export class VirtualClock implements Clock {
   private readonly heap: Pending[] = [];
   private arrivals = 0;
+  /** Timers set in all (the simulator's sign that something happened). */
+  timersSet = 0;
 
   constructor(
     private at = Date.UTC(2026, 0, 1),
@@ -105,6 +107,7 @@ export class VirtualClock implements Clock {
   }
 
   private push(at: number, fn: () => void, everyMs: number | null): Timer {
+    this.timersSet++;
     const p: Pending = { at, order: this.nextOrder(), fn, everyMs, cancelled: false };
     this.insert(p);
     return { cancel: () => void (p.cancelled = true) };

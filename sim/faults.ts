@@ -1,0 +1,99 @@
+import type { Random } from '../src/support/random.ts';
+import type { FaultPoint } from '../src/support/fault-points.ts';
+import type { RpcFault, RpcFaults } from './chain-wire.ts';
+import type { StoreFaults } from './life-db.ts';
+
+export const FAULT_SETS = ['none', 'rpc', 'crash', 'all'] as const;
+export type FaultSet = (typeof FAULT_SETS)[number];
+
+/** Every named point a crash test stops the process at (src/support/fault-points.ts). */
+export const FAULT_POINTS: readonly FaultPoint[] = ['deposit-confirmed', 'payout-recorded', 'payout-sent', 'payout-confirmed', 'sweep-recorded', 'sweep-sent', 'refund-recorded', 'funding-confirmed'];
+
+/** The rates of the seeded faults while the storm lasts (each a probability per request, statement or reach). */
+export const RATES = {
+  rpc: { http: 0.01, rateLimited: 0.005, stall: 0.005, lost: 0.005, drop: 0.03 },
+  store: { before: 0.002, after: 0.001 },
+  /** A crash at a fault point's reach, besides the one point each seed aims at. */
+  crashAtPoint: 0.01,
+};
+
+export interface FaultPlan {
+  readonly set: FaultSet;
+  readonly rpc: RpcFaults | null;
+  readonly store: StoreFaults | null;
+  /** True when the process should die at this reach of `point` (the simulator then restarts it). */
+  crashAt(point: FaultPoint): boolean;
+  /** The screening provider cannot answer now. */
+  providerDown(now: number): boolean;
+  /** Ends the storm: from now on nothing fails, so every order can reach its end. */
+  calm(): void;
+  /** Faults dealt so far, by kind. */
+  readonly tally: Map<string, number>;
+}
+
+/**
+ * The faults of one run, drawn from the seed's fault stream: RPC errors, 429s, stalls, lost answers and
+ * silently dropped transactions; store connections cut before a statement or after it committed; crashes at
+ * the named fault points (each seed aims at one point's n-th reach, so a few seeds cover every point, and
+ * crashes at random reaches besides); screening provider outages.
+ */
+export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { startMs: number; durationMs: number }): FaultPlan {
+  const rpcOn = set === 'rpc' || set === 'all';
+  const crashOn = set === 'crash' || set === 'all';
+  const storeOn = set === 'all';
+  let calm = set === 'none';
+  const tally = new Map<string, number>();
+  const count = (k: string) => tally.set(k, (tally.get(k) ?? 0) + 1);
+  const aimed = FAULT_POINTS[seed % FAULT_POINTS.length]!;
+  const aimedReach = 1 + random.int(3);
+  const reaches = new Map<FaultPoint, number>();
+  const outages: { from: number; to: number }[] = [];
+  if (set === 'all') {
+    for (let i = 0; i < 2; i++) {
+      const from = opts.startMs + random.int(Math.max(1, Math.floor(opts.durationMs * 0.6)));
+      outages.push({ from, to: from + 5_000 + random.int(60_000) });
+    }
+  }
+  const rpc: RpcFaults = {
+    draw(methods): RpcFault | null {
+      if (calm) return null;
+      const r = RATES.rpc;
+      const x = random.float();
+      let fault: RpcFault | null = null;
+      if (x < r.http) fault = { kind: 'http', status: ([500, 502, 503] as const)[random.int(3)]! };
+      else if (x < r.http + r.rateLimited) fault = { kind: 'rate_limited', retryAfterS: 1 + random.int(3) };
+      else if (x < r.http + r.rateLimited + r.stall) fault = { kind: 'stall', ms: 2_000 + random.int(13_000) };
+      else if (x < r.http + r.rateLimited + r.stall + r.lost) fault = { kind: 'lost' };
+      else if (methods.includes('sendTransaction') && random.float() < r.drop) fault = { kind: 'drop' };
+      if (fault) count(`rpc ${fault.kind}`);
+      return fault;
+    },
+  };
+  const store: StoreFaults = {
+    cut() {
+      if (calm) return null;
+      const x = random.float();
+      const cut = x < RATES.store.before ? 'before' : x < RATES.store.before + RATES.store.after ? 'after' : null;
+      if (cut) count(`store cut ${cut}`);
+      return cut;
+    },
+  };
+  return {
+    set,
+    rpc: rpcOn ? rpc : null,
+    store: storeOn ? store : null,
+    crashAt(point) {
+      if (!crashOn || calm) return false;
+      const n = (reaches.get(point) ?? 0) + 1;
+      reaches.set(point, n);
+      const crash = (point === aimed && n === aimedReach) || random.float() < RATES.crashAtPoint;
+      if (crash) count(`crash at ${point}`);
+      return crash;
+    },
+    providerDown: (now) => !calm && outages.some((o) => now >= o.from && now < o.to),
+    calm() {
+      calm = true;
+    },
+    tally,
+  };
+}

@@ -1,0 +1,41 @@
+import type { VirtualClock } from './virtual-clock.ts';
+
+/** What the simulator can see of work in flight: counters that move while anything is being done. */
+export interface Activity {
+  /** Work started and not yet answered that no timer is waiting on (statements, in-process requests). */
+  inFlight(): number;
+  /** A counter that grows with every statement, request or timer set: unchanged over a turn, nothing happened. */
+  progress(): number;
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A run that never settles: something loops without the clock (a bug the simulator reports, not hides). */
+export class NeverSettles extends Error {}
+
+/**
+ * Waits until everything the last timer started has run as far as it can without the clock moving: every
+ * promise chain is resolved or waits on a simulated timer. Microtasks all run before a turn of the event loop
+ * ends, so a quiet turn — nothing in flight and no counter moved — is quiescence; two in a row guard against
+ * work that hops through `setImmediate`.
+ */
+export async function settle(activity: Activity, maxTurns = 100_000): Promise<void> {
+  let quiet = 0;
+  let last = activity.progress();
+  for (let i = 0; i < maxTurns; i++) {
+    await turn();
+    const now = activity.progress();
+    if (now === last && activity.inFlight() === 0) {
+      if (++quiet >= 2) return;
+    } else quiet = 0;
+    last = now;
+  }
+  throw new NeverSettles(`still busy after ${maxTurns} turns of the event loop`);
+}
+
+/** Runs the clock to `until`: each due timer at its instant, and everything it starts settled before the next. */
+export async function runUntil(clock: VirtualClock, activity: Activity, until: number, stop?: () => boolean): Promise<void> {
+  await settle(activity);
+  while (!stop?.() && clock.runNext(until)) await settle(activity);
+  if (!stop?.() && clock.now() < until) clock.set(until);
+}
