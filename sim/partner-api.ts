@@ -12,9 +12,9 @@ export class Unreachable extends Error {}
 /** The process a request reaches: the live Hush's partner app, and whether it is still the same life. */
 export interface Endpoint {
   app(): FastifyInstance | null;
-  life(): number;
-  /** Counts an answered request (the simulator's quiescence check). */
-  inFlight: number;
+  lifeNumber(): number;
+  /** Requests sent and not yet answered (the simulator's quiescence check). */
+  requestsInFlight: number;
 }
 
 /**
@@ -31,8 +31,8 @@ export class PartnerApi {
   async call(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
     const app = this.endpoint.app();
     if (!app) throw new Unreachable(`${method} ${path}: no process listening`);
-    const life = this.endpoint.life();
-    this.endpoint.inFlight++;
+    const life = this.endpoint.lifeNumber();
+    this.endpoint.requestsInFlight++;
     try {
       const res = await app.inject({
         method,
@@ -40,7 +40,7 @@ export class PartnerApi {
         headers: { authorization: `Bearer ${this.key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
         ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
       });
-      if (this.endpoint.life() !== life) throw new Unreachable(`${method} ${path}: the process died while answering`);
+      if (this.endpoint.lifeNumber() !== life) throw new Unreachable(`${method} ${path}: the process died while answering`);
       let parsed: unknown = res.body;
       try {
         parsed = res.body === '' ? null : JSON.parse(res.body);
@@ -49,7 +49,7 @@ export class PartnerApi {
       }
       return { status: res.statusCode, body: parsed, headers: res.headers };
     } finally {
-      this.endpoint.inFlight--;
+      this.endpoint.requestsInFlight--;
     }
   }
 

@@ -3,7 +3,7 @@ import type { VirtualClock } from './virtual-clock.ts';
 /** What the simulator can see of work in flight: counters that move while anything is being done. */
 export interface Activity {
   /** Work started and not yet answered that no timer is waiting on (statements, in-process requests). */
-  inFlight(): number;
+  busy(): number;
   /** A counter that grows with every statement, request or timer set: unchanged over a turn, nothing happened. */
   progress(): number;
 }
@@ -25,7 +25,7 @@ export async function settle(activity: Activity, maxTurns = 100_000): Promise<vo
   for (let i = 0; i < maxTurns; i++) {
     await turn();
     const now = activity.progress();
-    if (now === last && activity.inFlight() === 0) {
+    if (now === last && activity.busy() === 0) {
       if (++quiet >= 2) return;
     } else quiet = 0;
     last = now;

@@ -11,11 +11,11 @@ const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
  */
 export class SimWallet {
   readonly address: string;
-  private readonly key: KeyObject;
+  readonly privateKey: KeyObject;
 
   constructor(seed: Uint8Array) {
-    this.key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
-    const spki = createPublicKey(this.key).export({ format: 'der', type: 'spki' });
+    this.privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
+    const spki = createPublicKey(this.privateKey).export({ format: 'der', type: 'spki' });
     this.address = bs58.encode(spki.subarray(spki.length - 32));
   }
 
@@ -31,7 +31,7 @@ export class SimWallet {
     const bytes = Buffer.from(base64, 'base64');
     if (bytes[0] !== 1) throw new Error(`expected one signature slot, found ${bytes[0]}`);
     const message = bytes.subarray(65);
-    const signature = sign(null, message, this.key);
+    const signature = sign(null, message, this.privateKey);
     const signed = Buffer.concat([bytes.subarray(0, 1), signature, message]);
     return { wire: signed.toString('base64'), signature: bs58.encode(signature) };
   }

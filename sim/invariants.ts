@@ -1,0 +1,165 @@
+import type { Address } from '@solana/kit';
+import { associatedTokenAddress } from '../src/chain/associated-token-address.ts';
+import { burstSpanSlots, landedBurstSizes } from '../src/domain/landed-bursts.ts';
+import type { Db } from '../src/store/db.ts';
+import { MINTS, TOKEN_PROGRAM, type ChainUsers } from './chain-users.ts';
+import { InvariantBroken, type OrderTruth } from './users.ts';
+
+const FINAL = new Set(['completed', 'refunded', 'expired', 'failed', 'frozen']);
+
+/** The counts every run prints: what was checked, and how often the quotes' promises were kept. */
+export interface Tallies {
+  checks: number;
+  reconciles: number;
+  ordersChecked: number;
+  /** Standard orders completed, and those whose releasedWith reached the quote's anonymitySet (the 4-in-5 promise). */
+  promisedSets: { orders: number; kept: number };
+  /** Standard orders released, and those whose heldSeconds stayed within the quote's delaySeconds. */
+  promisedWaits: { orders: number; kept: number };
+  /** Receipts checked against the chain's bursts; those below what the chain shows (allowed: never above). */
+  receipts: { checked: number; below: number };
+  /** Payouts and refunds checked for a screening decision logged before them. */
+  screenedFlows: number;
+}
+
+export function emptyTallies(): Tallies {
+  return { checks: 0, reconciles: 0, ordersChecked: 0, promisedSets: { orders: 0, kept: 0 }, promisedWaits: { orders: 0, kept: 0 }, receipts: { checked: 0, below: 0 }, screenedFlows: 0 };
+}
+
+interface StoreOrder {
+  status: string;
+  network_fee: string;
+  amount_out: string;
+}
+
+async function storeOrders(db: Db, ids: string[]): Promise<Map<string, StoreOrder>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<StoreOrder & { tracking_id: string }>(
+    `SELECT tracking_id, status, (quote ->> 'networkFee') AS network_fee, amount_out::text AS amount_out FROM orders WHERE tracking_id = ANY($1::text[])`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.tracking_id, r]));
+}
+
+/** A destination holding: SOL in the wallet itself, a token in the owner's associated account. */
+function holdingAddress(owner: string, asset: 'sol' | 'usdc'): string {
+  return asset === 'sol' ? owner : associatedTokenAddress(owner as Address, MINTS.usdc as Address, TOKEN_PROGRAM);
+}
+
+/**
+ * Money, from the chain's side: each recipient (a fresh wallet) holds nothing or exactly its amountOut, and
+ * only once Hush says it paid; each sender got back at most its refund, and all of it once refunded. `final`:
+ * the run has ended and drained, so every order must have ended, or be held for an operator.
+ */
+export async function checkMoney(db: Db, chain: ChainUsers, truths: readonly OrderTruth[], final: boolean, tallies: Tallies): Promise<void> {
+  const placed = truths.filter((t) => t.trackingId !== null);
+  const store = await storeOrders(db, placed.map((t) => t.trackingId!));
+  for (const t of placed) {
+    const o = store.get(t.trackingId!);
+    if (!o) throw new InvariantBroken('orders are kept', `${t.trackingId} (session #${t.session.id}) was answered 200 and is not in the store`);
+    const amountOut = BigInt(t.order.amountOut);
+    const received = await chain.holding(t.recipient, t.session.destination);
+    if (received !== 0n && received !== amountOut) {
+      throw new InvariantBroken('paid exactly once', `${t.trackingId} (session #${t.session.id}): its recipient holds ${received}, amountOut is ${amountOut}`);
+    }
+    if (received === amountOut && !['sending', 'completed'].includes(o.status)) {
+      throw new InvariantBroken('paid exactly once', `${t.trackingId}: its recipient was paid ${received} and the order is ${o.status}`);
+    }
+    if (t.senderAfterDeposit !== null) {
+      const back = (await chain.holding(t.sender.address, t.session.source)) - t.senderAfterDeposit;
+      const networkFee = BigInt(o.network_fee);
+      const refundable = (x: bigint) => (x > networkFee ? x - networkFee : 0n);
+      const most = refundable(t.deposited) + refundable(t.lateFunds);
+      if (back > most) throw new InvariantBroken('refunded at most once', `${t.trackingId}: its sender got back ${back}, at most ${most} is owed (deposit ${t.deposited}, late ${t.lateFunds})`);
+      if (final && o.status === 'refunded' && back < refundable(t.deposited)) {
+        throw new InvariantBroken('refunds arrive', `${t.trackingId} is refunded and its sender got back ${back} of ${refundable(t.deposited)}`);
+      }
+    }
+    if (final) {
+      if (!FINAL.has(o.status) && o.status !== 'held') {
+        throw new InvariantBroken('every order ends', `${t.trackingId} (session #${t.session.id}) is still ${o.status} after the run drained`);
+      }
+      if (o.status === 'completed' && received !== amountOut) throw new InvariantBroken('paid exactly once', `${t.trackingId} is completed and its recipient holds ${received} of ${amountOut}`);
+    }
+    tallies.ordersChecked++;
+  }
+  tallies.checks++;
+}
+
+/**
+ * Screening: every payout, refund and late refund Hush recorded has a screening decision of its stage in the
+ * log for its order, written before the transaction was; and no blocked sender's deposit was paid out
+ * without an operator's release.
+ */
+export async function checkScreening(db: Db, tallies: Tallies): Promise<void> {
+  const { rows } = await db.query<{ tracking_id: string; kind: string; late: boolean; screened: boolean; blocked: boolean; released: boolean }>(
+    `SELECT o.tracking_id, c.kind, (c.meta ? 'lateOf') AS late,
+            EXISTS (SELECT 1 FROM screening_log s WHERE s.tracking_id = o.tracking_id
+                      AND s.stage = CASE WHEN c.meta ? 'lateOf' THEN 'late' WHEN c.kind = 'payout' THEN 'payout' ELSE 'refund' END
+                      AND s.at <= c.created_at) AS screened,
+            EXISTS (SELECT 1 FROM screening_log s WHERE s.tracking_id = o.tracking_id AND s.result = 'blocked' AND s.at <= c.created_at) AS blocked,
+            EXISTS (SELECT 1 FROM screening_log s WHERE s.tracking_id = o.tracking_id AND s.stage = 'resolution' AND s.at <= c.created_at) AS released
+       FROM chain_txs c JOIN orders o ON o.id = c.order_id
+      WHERE c.kind IN ('payout', 'refund')`,
+  );
+  for (const r of rows) {
+    if (!r.screened) throw new InvariantBroken('every flow is screened first', `${r.tracking_id}: a ${r.late ? 'late refund' : r.kind} was recorded with no screening decision of its stage before it`);
+    if (r.blocked && !r.released) throw new InvariantBroken('a blocked flow waits for an operator', `${r.tracking_id}: a ${r.kind} was recorded after a blocked screening and no operator's resolution`);
+    tallies.screenedFlows++;
+  }
+}
+
+/**
+ * Receipts and promises: each completed standard order's releasedWith (status record and receipt) is never more
+ * than the chain shows — its payout's burst among its class's payouts, by the burst rule an outside reader
+ * applies — and the quote's promises are tallied (kept at least 4 times in 5 is the promise; printed).
+ */
+export async function checkReleases(db: Db, chain: ChainUsers, truths: readonly OrderTruth[], spreadMs: number, slotMs: number, tallies: Tallies): Promise<void> {
+  const completed = truths.filter((t) => t.last?.status === 'completed' && t.quote?.privacy?.standard === true);
+  const landedSlot = new Map<string, bigint | null>();
+  for (const t of truths.filter((x) => x.quote?.privacy?.standard === true && x.trackingId)) {
+    const sigs = await chain.call<{ slot: number; err: unknown }[]>('getSignaturesForAddress', [holdingAddress(t.recipient, t.session.destination), { limit: 5, commitment: 'confirmed' }]).catch(() => []);
+    const ok = sigs.filter((s) => s.err === null);
+    landedSlot.set(t.trackingId!, ok.length ? BigInt(ok[ok.length - 1]!.slot) : null);
+  }
+  const span = burstSpanSlots(spreadMs, slotMs);
+  const classOf = (t: OrderTruth) => `${t.session.source}>${t.session.destination}:${t.quote.amountIn}`;
+  const byClass = new Map<string, { id: string; slot: bigint | null }[]>();
+  for (const t of truths.filter((x) => landedSlot.has(x.trackingId ?? ''))) {
+    const list = byClass.get(classOf(t)) ?? [];
+    list.push({ id: t.trackingId!, slot: landedSlot.get(t.trackingId!) ?? null });
+    byClass.set(classOf(t), list);
+  }
+  const sizes = new Map<string, number>();
+  for (const members of byClass.values()) for (const [id, n] of landedBurstSizes(members, span)) sizes.set(id, n);
+  const receipts = await receiptReleases(db, completed.map((t) => t.trackingId!));
+  for (const t of completed) {
+    const onChain = sizes.get(t.trackingId!);
+    const said = t.last.privacy?.releasedWith as number | null;
+    if (said !== null && said !== undefined) {
+      if (onChain === undefined || said > onChain) throw new InvariantBroken('releasedWith is what the chain shows', `${t.trackingId}: releasedWith ${said}, the chain shows ${onChain ?? 'no landed payout'}`);
+      tallies.promisedSets.orders++;
+      if (said >= Number(t.quote.privacy.anonymitySet)) tallies.promisedSets.kept++;
+    }
+    const held = t.last.privacy?.heldSeconds as number | null;
+    if (held !== null && held !== undefined) {
+      tallies.promisedWaits.orders++;
+      if (held <= Number(t.quote.privacy.delaySeconds)) tallies.promisedWaits.kept++;
+    }
+    const receipt = receipts.get(t.trackingId!);
+    if (receipt !== undefined && receipt !== null) {
+      if (onChain === undefined || receipt > onChain) throw new InvariantBroken('a receipt states what the chain shows', `${t.trackingId}: its receipt says releasedWith ${receipt}, the chain shows ${onChain ?? 'no landed payout'}`);
+      tallies.receipts.checked++;
+      if (receipt < onChain) tallies.receipts.below++;
+    }
+  }
+}
+
+async function receiptReleases(db: Db, ids: string[]): Promise<Map<string, number | null>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<{ tracking_id: string; document: string }>(
+    `SELECT o.tracking_id, r.document FROM order_receipts r JOIN orders o ON o.id = r.order_id WHERE o.tracking_id = ANY($1::text[])`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.tracking_id, (JSON.parse(r.document) as { releasedWith?: number | null }).releasedWith ?? null]));
+}

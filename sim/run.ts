@@ -1,0 +1,174 @@
+import { cpuUsage } from 'node:process';
+import type { Address } from '@solana/kit';
+import { SolanaChain } from '../src/chain/solana-chain.ts';
+import { releasePolicy } from '../src/config/privacy-settings.ts';
+import { reconcile } from '../src/ledger/reconcile.ts';
+import { generateApiKey } from '../src/services/api-keys.ts';
+import { addFeeRecipient, insertAccount, insertApiKey, updateAccount } from '../src/store/accounts-store.ts';
+import { ChainUsers } from './chain-users.ts';
+import { faultPlan, type FaultSet } from './faults.ts';
+import { checkMoney, checkReleases, checkScreening, emptyTallies, type Tallies } from './invariants.ts';
+import { operatorPass } from './operator.ts';
+import { PartnerApi } from './partner-api.ts';
+import { runUntil, settle } from './settle.ts';
+import { drawSessions, type Profile, type Session } from './traffic.ts';
+import { InvariantBroken, runSession, type OrderTruth, type UserWorld } from './users.ts';
+import { SimWallet } from './wallets.ts';
+import { SIM_EPOCH, stream, World } from './world.ts';
+
+export interface RunOptions {
+  seed: number;
+  /** Simulated traffic, ms (the run then drains until every order has ended). */
+  durationMs: number;
+  profile: Profile;
+  faults: FaultSet;
+  /** Mean orders per second. */
+  rate: number;
+  partners?: number;
+  /** Only these sessions (a shrunk schedule's replay); all when absent. */
+  keep?: ReadonlySet<number>;
+  plant?: (sql: string) => string;
+  databaseUrl?: string;
+  echo?: (line: string) => void;
+}
+
+export interface RunReport {
+  seed: number;
+  ok: boolean;
+  failure: { invariant: string; message: string; tail: string[] } | null;
+  digest: string;
+  tallies: Tallies;
+  sessions: Session[];
+  orders: number;
+  crashes: string[];
+  faults: Record<string, number>;
+  simulatedMs: number;
+  cpuMs: number;
+  statements: number;
+  rpcCalls: number;
+}
+
+/** How long after the traffic stops the run waits at most for every order to end (the order deadline, and some). */
+const DRAIN_MS = 40 * 60_000;
+const CHECK_EVERY_MS = 60_000;
+const OPERATOR_EVERY_MS = 30_000;
+
+/**
+ * One seed's run: the world, its partners, the seeded users and faults; invariants checked every simulated
+ * minute and at the end, after the storm has calmed and every order has had its time to end.
+ */
+export async function runSeed(o: RunOptions): Promise<RunReport> {
+  const cpu0 = cpuUsage();
+  const faults = faultPlan(o.faults, o.seed, stream(o.seed, 'faults'), { startMs: SIM_EPOCH, durationMs: o.durationMs });
+  const world = await World.create({ seed: o.seed, faults, plant: o.plant, databaseUrl: o.databaseUrl, echo: o.echo });
+  const tallies = emptyTallies();
+  const truths: OrderTruth[] = [];
+  const sessions = drawSessions({ profile: o.profile, durationMs: o.durationMs, rate: o.rate, partners: o.partners ?? 3, mischief: o.faults === 'none' ? 0.1 : 0.3 }, stream(o.seed, 'traffic')).filter((s) => !o.keep || o.keep.has(s.id));
+  let failure: RunReport['failure'] = null;
+  const fail = (e: unknown) => {
+    if (failure) return;
+    const invariant = e instanceof InvariantBroken ? e.invariant : 'the simulation itself';
+    failure = { invariant, message: (e as Error).stack ?? String(e), tail: world.log.tail() };
+    world.log.add(`FAILED ${invariant}: ${(e as Error).message}`);
+  };
+  const stopped = () => failure !== null;
+  const chainUsers = new ChainUsers(world.wire);
+  // Invariant checks read the chain as the reconcile does, but without faults (they are the oracle).
+  const oracleChain = new SolanaChain('http://chain.sim', world.config.slotMs, 10_000, 0, world.clock, (_u, init) => world.wire.direct(String(init?.body ?? '')).then((j) => Response.json(j)));
+  try {
+    await until(world, world.startLife(), stopped);
+    const partners = await createPartners(world, o.partners ?? 3);
+    let ending = false;
+    const users: UserWorld = {
+      clock: world.clock,
+      log: world.log,
+      chain: chainUsers,
+      partner: (i) => partners[i]!,
+      blockSender: (a) => world.screening.block(a),
+      ending: () => ending,
+    };
+    const userRandom = stream(o.seed, 'users');
+    for (const s of sessions) {
+      // Each user's draws come from a stream of its own: dropping one user changes nobody else's.
+      const r = stream(o.seed, `user ${s.id}`);
+      void userRandom;
+      world.clock.after(s.at, () => void runSession(users, s, r, truths).catch(fail));
+    }
+    const check = async (final: boolean) => {
+      await checkMoney(world.store, chainUsers, truths, final, tallies);
+      await checkScreening(world.store, tallies);
+      const life = world.life?.hush;
+      if (life) {
+        const report = await reconcile(world.store, oracleChain, life.treasury, world.config.assets);
+        tallies.reconciles++;
+        if (report.consistent && report.pendingTransactions === 0 && !report.ok) throw new InvariantBroken('the ledger matches the chain', JSON.stringify(report.assets.filter((a) => !a.ok)));
+        if (final && !report.ok) throw new InvariantBroken('the ledger matches the chain', `at the end: ${JSON.stringify(report)}`);
+      }
+      if (final) await checkReleases(world.store, chainUsers, truths, releasePolicy(world.config).spreadMs, world.config.slotMs, tallies);
+    };
+    world.clock.every(CHECK_EVERY_MS, () => void check(false).catch(fail));
+    const operatorRandom = stream(o.seed, 'operator');
+    world.clock.every(OPERATOR_EVERY_MS, () => void operatorPass(world, operatorRandom).catch(fail));
+    await runUntil(world.clock, world, SIM_EPOCH + o.durationMs, stopped);
+    faults.calm();
+    world.log.add('calm: no more faults');
+    const drainEnd = world.clock.now() + DRAIN_MS;
+    const allEnded = () => truths.every((t) => t.trackingId === null || t.gaveUp !== null || ['completed', 'refunded', 'expired', 'failed', 'frozen', 'held'].includes(t.last?.status));
+    while (!stopped() && world.clock.now() < drainEnd && !allEnded()) await runUntil(world.clock, world, world.clock.now() + 30_000, stopped);
+    // Every process alive and settled before the final word.
+    if (!world.life && !stopped()) await runUntil(world.clock, world, world.clock.now() + 10_000, stopped);
+    ending = true;
+    if (!stopped()) await until(world, check(true), stopped).catch(fail);
+  } catch (e) {
+    fail(e);
+  }
+  const report: RunReport = {
+    seed: o.seed,
+    ok: failure === null,
+    failure,
+    digest: world.log.digest(),
+    tallies,
+    sessions,
+    orders: truths.filter((t) => t.trackingId).length,
+    crashes: world.crashes,
+    faults: Object.fromEntries(faults.tally),
+    simulatedMs: world.clock.now() - SIM_EPOCH,
+    cpuMs: 0,
+    statements: world.statements(),
+    rpcCalls: [...world.wire.calls.values()].reduce((a, b) => a + b, 0),
+  };
+  await world.close();
+  const cpu = cpuUsage(cpu0);
+  report.cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+  return report;
+}
+
+/** Awaits `p` while the clock runs: what it waits for (a start's retries, a check's reads) happens in simulated time. */
+async function until<T>(world: World, p: Promise<T>, stopped: () => boolean): Promise<T> {
+  let done = false;
+  const settled = p.finally(() => (done = true));
+  settled.catch(() => {});
+  await settle(world);
+  while (!done && !stopped()) {
+    if (!world.clock.runNext()) break;
+    await settle(world);
+  }
+  return settled;
+}
+
+/** Partners as an operator creates them: an account, a fee recipient and a key each, straight into the store. */
+async function createPartners(world: World, n: number): Promise<{ api: PartnerApi; feeRecipient: string }[]> {
+  const random = stream(world.opts.seed, 'partners');
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const id = `acc_sim${i}`;
+    await insertAccount(world.store, { id, name: `partner ${i}`, feeCapBps: 100 });
+    await updateAccount(world.store, id, { rateLimits: { quote: 1000, order: 1000, status: 1000, tokens: 1000, account: 100 } });
+    const feeRecipient = SimWallet.draw(random).address as Address;
+    await addFeeRecipient(world.store, id, feeRecipient);
+    const key = generateApiKey(random);
+    await insertApiKey(world.store, { keyId: key.keyId, accountId: id, secretHash: key.secretHash, expiresAt: null });
+    out.push({ api: new PartnerApi(world, key.apiKey), feeRecipient });
+  }
+  return out;
+}

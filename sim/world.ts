@@ -1,0 +1,243 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type HushConfig } from '../src/config/config.ts';
+import { LocalChain } from '../src/localnet/local-chain.ts';
+import { buildRpcServer } from '../src/localnet/rpc-server.ts';
+import { startHush, type RunningHush } from '../src/runtime/start-hush.ts';
+import type { Db } from '../src/store/db.ts';
+import { openDb } from '../src/store/open-db.ts';
+import type { FaultPoint } from '../src/support/fault-points.ts';
+import { seededRandom, type Random } from '../src/support/random.ts';
+import { ChainWire, type FetchLike } from './chain-wire.ts';
+import { EventLog } from './event-log.ts';
+import type { FaultPlan } from './faults.ts';
+import { LifeClock } from './life-clock.ts';
+import { LifeDb } from './life-db.ts';
+import type { Endpoint } from './partner-api.ts';
+import type { Activity } from './settle.ts';
+import { ScreeningDesk } from './screening-desk.ts';
+import { VirtualClock } from './virtual-clock.ts';
+
+/** The simulated chain's slot: mainnet's, so an hour is 9,000 slots. */
+export const SIM_SLOT_MS = 400;
+/** Where the simulated world starts: a fixed instant, so every run of a seed sees the same dates. */
+export const SIM_EPOCH = Date.UTC(2026, 0, 1);
+const CHAIN_URL = 'http://chain.sim';
+const SCREENING_URL = 'http://screening.sim';
+
+/** One stream of randomness per concern, so that removing a user from a schedule does not reshuffle the faults. */
+export function stream(seed: number, name: string): Random {
+  let h = 2166136261 ^ seed;
+  for (const c of name) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
+  return seededRandom(h >>> 0);
+}
+
+/** A process that crashed: thrown at the fault point so that nothing after it runs. */
+export class ProcessDied extends Error {}
+
+interface Life {
+  n: number;
+  clock: LifeClock;
+  db: LifeDb;
+  net: { fetch: FetchLike; kill(): void };
+  hush: RunningHush | null;
+}
+
+export interface WorldOptions {
+  seed: number;
+  faults: FaultPlan;
+  /** PostgreSQL (a fresh schema) instead of PGlite in memory. */
+  databaseUrl?: string;
+  /** A bug planted on purpose: every statement text passes through it. */
+  plant?: (sql: string) => string;
+  echo?: (line: string) => void;
+}
+
+/**
+ * The simulated world: one clock that owns time, the local chain (LiteSVM) whose slots it advances, the
+ * store, a risk provider, and Hush itself — the real composition (`startHush`, role all) with the API reached
+ * by `inject`, its timers on the clock, its network and store through ports the faults reach. Hush crashes at
+ * the fault plan's points and restarts from the store, as a new life with nothing of the old one's memory.
+ */
+export class World implements Activity, Endpoint {
+  readonly clock: VirtualClock;
+  readonly log: EventLog;
+  readonly chain: LocalChain;
+  readonly rpc: FastifyInstance;
+  readonly wire: ChainWire;
+  readonly screening: ScreeningDesk;
+  store!: Db;
+  config!: HushConfig;
+  life: Life | null = null;
+  lives = 0;
+  crashes: string[] = [];
+  requestsInFlight = 0;
+  private dataDir: string;
+  private schema: string | null = null;
+  private restartPending = false;
+  /** Statements sent by lives that ended. */
+  private pastStatements = 0;
+
+  private constructor(
+    readonly opts: WorldOptions,
+    clock: VirtualClock,
+    chain: LocalChain,
+  ) {
+    this.clock = clock;
+    this.chain = chain;
+    this.log = new EventLog(() => clock.now(), SIM_EPOCH, opts.echo);
+    this.rpc = buildRpcServer(chain);
+    this.wire = new ChainWire(this.rpc, clock, opts.faults.rpc);
+    this.screening = new ScreeningDesk(opts.faults, clock);
+    this.dataDir = mkdtempSync(join(tmpdir(), 'hush-sim-'));
+  }
+
+  static async create(opts: WorldOptions): Promise<World> {
+    const ties = stream(opts.seed, 'ties');
+    const clock = new VirtualClock(SIM_EPOCH, () => ties.float());
+    const chain = await LocalChain.open({ dataDir: null, slotMs: SIM_SLOT_MS, clock, random: stream(opts.seed, 'chain') });
+    const world = new World(opts, clock, chain);
+    // The chain's slots follow the simulated clock, one timer a slot.
+    clock.every(SIM_SLOT_MS, () => chain.advanceSlot());
+    world.config = loadConfig(world.env());
+    if (opts.databaseUrl) world.schema = `sim_${opts.seed}_${process.pid}`;
+    world.store = await openDb({ databaseUrl: opts.databaseUrl, dataDir: null, schema: world.schema ?? undefined, clock });
+    return world;
+  }
+
+  /** Hush's settings: the defaults an operator runs, on this world's chain, store and risk provider. */
+  private env(): NodeJS.ProcessEnv {
+    const secret = (name: string) => Buffer.from(stream(this.opts.seed, name).bytes(32)).toString('hex');
+    return {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: this.dataDir,
+      SOLANA_RPC_URL: CHAIN_URL,
+      HUSH_SLOT_MS: String(SIM_SLOT_MS),
+      TREASURY_SEED: secret('treasury'),
+      HUSH_QUOTE_KEY: secret('quote-key'),
+      HUSH_RECEIPT_KEY: secret('receipt-key'),
+      HUSH_ADMIN_TOKEN: secret('admin-token'),
+      HUSH_SCREENING_URL: SCREENING_URL,
+      HUSH_DRAIN_GRACE_MS: '0',
+      // Partners of the simulation send far more than a real one's default share.
+      HUSH_RATE_LIMITS: 'quote=1000,order=1000,status=1000,tokens=1000,account=100',
+      HUSH_DEPOSIT_IDENTITY_TARGET: '256',
+    };
+  }
+
+  get adminToken(): string {
+    return this.config.adminToken!;
+  }
+
+  // ---- Activity: what the settle loop watches ----
+
+  busy(): number {
+    return this.requestsInFlight + this.wire.inFlight + (this.life?.db.inFlight ?? 0);
+  }
+
+  progress(): number {
+    return this.clock.timersSet + this.log.lines + (this.life?.db.sent ?? 0) + [...this.wire.calls.values()].reduce((a, b) => a + b, 0) + this.lives;
+  }
+
+  /** Statements every life sent. */
+  statements(): number {
+    return this.pastStatements + (this.life?.db.sent ?? 0);
+  }
+
+  // ---- Endpoint: what partners' requests reach ----
+
+  app(): FastifyInstance | null {
+    return this.life?.hush?.app ?? null;
+  }
+
+  lifeNumber(): number {
+    return this.life?.n ?? 0;
+  }
+
+  /** The ops listener of the live process (the operator's console and admin API). */
+  opsApp(): FastifyInstance | null {
+    return this.life?.hush?.opsApp ?? null;
+  }
+
+  // ---- lives ----
+
+  /** Starts Hush: a new process on the same store and chain, with nothing of the previous one's memory. */
+  async startLife(): Promise<void> {
+    const n = ++this.lives;
+    const clock = new LifeClock(this.clock);
+    const db = new LifeDb(this.store, { faults: this.opts.faults.store ?? undefined, rewrite: this.opts.plant });
+    const chainNet = this.wire.life();
+    const fetch: FetchLike = (url, init) => (url.startsWith(SCREENING_URL) ? this.screening.fetch(url) : chainNet.fetch(url, init));
+    const life: Life = { n, clock, db, net: chainNet, hush: null };
+    this.life = life;
+    this.log.add(`life ${n}: start`);
+    try {
+      life.hush = await startHush(this.config, {
+        clock,
+        random: stream(this.opts.seed, `life ${n}`),
+        store: db,
+        fetch,
+        listen: false,
+        threads: false,
+        faultPoint: (point) => this.faultPoint(life, point),
+        log: (line) => (line.startsWith('ALERT') ? this.log.add(`life ${n}: ${line.split('\n')[0]}`) : undefined),
+        records: (record, msg) => this.record(life, record, msg),
+      });
+      if (!clock.alive) await life.hush.close().catch(() => {});
+      else this.log.add(`life ${n}: ready`);
+    } catch (e) {
+      if (e instanceof ProcessDied || !clock.alive) return;
+      this.log.add(`life ${n}: start failed: ${(e as Error).message}`);
+      this.crash(life, 'start failed');
+    }
+  }
+
+  private record(life: Life, record: Record<string, unknown>, msg: string): void {
+    if (!life.clock.alive) return;
+    if (msg === 'order transition') this.log.add(`${record.trackingId} ${record.from}→${record.to}`);
+    else if (typeof record.alert === 'string') this.log.add(`life ${life.n}: ALERT ${record.alert}`);
+  }
+
+  private faultPoint(life: Life, point: FaultPoint): void {
+    if (!life.clock.alive) throw new ProcessDied(`life ${life.n} is dead`);
+    if (!this.opts.faults.crashAt(point)) return;
+    this.crash(life, `at ${point}`);
+    throw new ProcessDied(`life ${life.n} crashed at ${point}`);
+  }
+
+  /** The process dies (SIGKILL): its timers, statements and requests end here; it restarts a little later. */
+  crash(life: Life, why: string): void {
+    if (!life.clock.alive) return;
+    life.clock.kill();
+    life.db.kill();
+    life.net.kill();
+    this.pastStatements += life.db.sent;
+    if (this.life === life) this.life = null;
+    this.crashes.push(why);
+    this.log.add(`life ${life.n}: crashed ${why}`);
+    if (this.restartPending) return;
+    this.restartPending = true;
+    // A supervisor restarts it after a few seconds.
+    this.clock.after(2_000 + (life.n % 5) * 1_000, () => {
+      this.restartPending = false;
+      void this.startLife();
+    });
+  }
+
+  /** Stops everything: the live process cleanly, the store, the chain, the data directory. */
+  async close(): Promise<void> {
+    const life = this.life;
+    if (life?.hush && life.clock.alive) await life.hush.close().catch(() => {});
+    if (life) {
+      life.clock.kill();
+      life.db.kill();
+    }
+    await this.store.close().catch(() => {});
+    this.chain.close();
+    await this.rpc.close();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
