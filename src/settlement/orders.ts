@@ -5,7 +5,7 @@ import type { NextLook, SettlementContext } from './context.ts';
 import { ORDER_BATCH, ORDER_BATCHES_IN_FLIGHT } from './timing.ts';
 import { wakeAtSoonest } from './wake-at-due.ts';
 import { advancePayout, type CompleteDeps } from './steps/complete.ts';
-import { confirmFundedOrders } from './confirm-funded-orders.ts';
+import { confirmFundedOrders, type WorkerConfirmDeps } from './confirm-funded-orders.ts';
 import { confirmOrExpire, decideDeposit, readDeposits, type DepositMove, type DepositReads } from './steps/confirm-or-expire.ts';
 import { payOrRefund, type PayOrRefundDeps } from './steps/pay-or-refund.ts';
 import { STATUS_HANDLING, STATUS_TRAITS, type OrderStep } from '../domain/order-state.ts';
@@ -16,7 +16,7 @@ import { STATUS_HANDLING, STATUS_TRAITS, type OrderStep } from '../domain/order-
  */
 export type OrderLoopDeps = Pick<SettlementContext, 'db' | 'workerId' | 'leaseSeconds' | 'running' | 'log' | 'foreign'> &
   Parameters<typeof readDeposits>[0] &
-  Parameters<typeof confirmFundedOrders>[0] &
+  WorkerConfirmDeps &
   Parameters<typeof confirmOrExpire>[0] &
   PayOrRefundDeps &
   CompleteDeps;
