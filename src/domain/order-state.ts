@@ -72,6 +72,9 @@ export const STATUS_TRAITS: Readonly<Record<OrderStatus, StatusTraits>> = {
  */
 export const STATUS = Object.fromEntries(ORDER_STATUSES.map((s) => [s, s])) as { readonly [S in OrderStatus]: S };
 
+/** The status every order is born in (docs/spec.md §5): the store's creation writes it and only it. */
+export const INITIAL_STATUS = STATUS.awaiting_deposit;
+
 /** The store's writers of an order's status (src/store/order-writers.ts), by name: domain imports nothing of the store. */
 export type StatusWriter =
   | 'detectDeposit' | 'undetectDeposit' | 'expireOrder' | 'confirmDeposits' | 'markSwapping' | 'startPayouts'
