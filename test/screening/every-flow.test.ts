@@ -39,7 +39,7 @@ async function riskApi() {
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
 
-describe('issue 49: every flow of funds is screened', () => {
+describe('every flow of funds is screened', () => {
   const dir = makeTempDir('hush-every-flow-');
   const list = join(dir, 'blocked.txt');
   let risk: Awaited<ReturnType<typeof riskApi>>;
@@ -85,7 +85,7 @@ describe('issue 49: every flow of funds is screened', () => {
   const resolve = (trackingId: string, action: string, note = 'reviewed') => admin.request('POST', `/admin/v1/orders/${trackingId}/resolve`, { body: { action, note, operator: 'alice' } });
   const decisions = async (trackingId: string) => (await listScreeningLog(hush.db, { trackingId })).map((e) => `${e.stage}:${e.result}:${e.field ?? '-'}`).reverse();
 
-  test('finding 1: a deposit whose tokens come from a listed co-signer is held at deposit (the payer is screened)', async () => {
+  test('a deposit whose tokens come from a listed co-signer is held at deposit (the payer is screened)', async () => {
     const sender = await funded();
     const payer = await funded();
     const recipient = (await newWallet(chain)).address;
@@ -133,7 +133,7 @@ describe('issue 49: every flow of funds is screened', () => {
     expectOk(await resolve(placed.trackingId, 'freeze', 'funds from a listed wallet, one unit over'));
   });
 
-  test('finding 3: a release covers the finding it resolved; a recipient listed after it holds the order again', async () => {
+  test('a release covers the finding it resolved; a recipient listed after it holds the order again', async () => {
     const sender = await funded();
     const recipient = (await newWallet(chain)).address;
     const placed = await order(sender, recipient);
@@ -154,7 +154,7 @@ describe('issue 49: every flow of funds is screened', () => {
     await waitForOrder(acct.client, placed.trackingId, ['refunded'], 30_000);
   });
 
-  test('finding 5: under on-error=hold a failing provider moves no refund: the worker holds it, the operator cannot force it', async () => {
+  test('under on-error=hold a failing provider moves no refund: the worker holds it, the operator cannot force it', async () => {
     const sender = await funded();
     const placed = await order(sender, (await newWallet(chain)).address);
     // Answers while the deposit is screened, fails once the order is refunding: the refund of the short deposit cannot be screened.
