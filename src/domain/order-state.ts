@@ -1,6 +1,6 @@
 /**
- * docs/spec.md §5 order states, what each means (STATUS_TRAITS) and the only transitions allowed between
- * them, declared once. The store's transition module (src/store/order-transitions.ts) registers one writer
+ * docs/spec.md §5 order states, what each means (STATUS_TRAITS), how each is handled (STATUS_HANDLING) and
+ * the only transitions allowed between them, declared once. The store's transition module (src/store/order-transitions.ts) registers one writer
  * per move and refuses any other edge (canTransition) when it builds a statement, so a bug cannot move an order backwards or out of a final state; races
  * between workers lose their compare-and-set.
  */
