@@ -99,7 +99,7 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
       auth,
       quotes: new QuoteService(config, quoteKey, services.inventory, services.swaps, classTraffic, services.addressRules, screening, quoteDecisionSink(db, p.log), p.clock),
       orders,
-      deposits: new DepositHintService(config, db, chain, orders, p.log, p.alert, p.clock),
+      deposits: new DepositHintService(config, db, chain, orders, screening, p.log, p.alert, p.clock),
       statusCache,
       metrics: services.metrics,
       redis,

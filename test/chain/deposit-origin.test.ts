@@ -134,7 +134,7 @@ describe('deposit origins', () => {
   });
 });
 
-describe('issue 49: the payers of a deposit', () => {
+describe('the payers of a deposit', () => {
   test('are every signer and the owner of every token account the transaction debited', () => {
     const tx = {
       transaction: { message: { accountKeys: [SENDER, 'CoSigner1111111111111111111111111111111111', ACCOUNT, 'PayerAta111111111111111111111111111111111'], header: { numRequiredSignatures: 2 } } },

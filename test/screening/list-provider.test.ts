@@ -103,7 +103,7 @@ describe('screening lists: the provider', () => {
     assert.equal(provider.check(a).result, 'blocked');
   });
 
-  it('issue 49: a comment naming "Digital Currency Address" in a plain list leaves it plain; a reload to fewer than half keeps the last good set and alerts', async () => {
+  it('a comment naming "Digital Currency Address" in a plain list leaves it plain; a reload to fewer than half keeps the last good set and alerts', async () => {
     const addresses = await Promise.all(Array.from({ length: 11 }, newAddress));
     const path = join(dir, 'own-list.txt');
     writeFileSync(path, `${addresses.join('\n')}\n`);

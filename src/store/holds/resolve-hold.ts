@@ -18,7 +18,7 @@ function resolveSql(action: HoldAction, to: HoldTarget): string {
   if (sql === undefined) {
     // Released: settlement goes on as if never held (no failure reason); refunded: the reason stays
     // `screening`, which the refund's status record shows. Both are due at once; frozen is final.
-    const set = to === 'frozen' ? '' : action === 'release' && to === 'deposit_confirmed' ? 'failure_reason = NULL, next_run_at = now()' : 'next_run_at = now()';
+    const set = to === TARGET.freeze ? '' : action === 'release' && to === TARGET.release ? 'failure_reason = NULL, next_run_at = now()' : 'next_run_at = now()';
     sql = WRITER.sql({
       route: ['held', to],
       ...(set ? { set } : {}),
