@@ -11,7 +11,9 @@ import { nowBoundCached } from './sql-now.ts';
  * added later cannot forget it.
  *
  * Unlike the server's now() (its transaction's start), each statement reads the clock when it is sent:
- * statements of one transaction may see different instants, as they did with clock_timestamp().
+ * statements of one transaction may see different instants. Nothing compares a time written by one statement
+ * of a transaction for equality with a later statement's now(); the writes that stamped `updated_at` with the
+ * server's per-row clock so that each statement of a transaction got its own instant now get that from this.
  */
 export function clockedDb(db: Db, clock: Clock): Db {
   const onClock = (q: Queryable): Queryable['query'] =>
@@ -20,7 +22,7 @@ export function clockedDb(db: Db, clock: Clock): Db {
       if (!bound) return q.query<T>(sql, params);
       const given = params ?? [];
       // The server would refuse the mismatch anyway; here the message says why the count is off.
-      if (given.length !== bound.param - 1) throw new Error(`a statement calling now() uses $1…$${bound.param - 1} but was given ${given.length} parameters: ${sql.slice(0, 120)}`);
+      if (given.length !== bound.param - 1) return Promise.reject(new Error(`a statement calling now() uses $1…$${bound.param - 1} but was given ${given.length} parameters: ${sql.slice(0, 120)}`));
       return q.query<T>(bound.text, [...given, clock.date()]);
     };
   return {
