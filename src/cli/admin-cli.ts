@@ -248,7 +248,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
   } else {
     let db: Db | undefined;
     try {
-      const where = { databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR || './data', poolSize: 2, schema: env.DATABASE_SCHEMA || undefined };
+      const where = { databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR || './data', poolSize: 2, schema: env.DATABASE_SCHEMA || undefined, clock: systemClock };
       db = command.readOnly ? await openExistingDb(where) : await openDb(where);
       const store = db;
       // Webhook URLs as the server would take them: this machine only beside the embedded chain.

@@ -19,7 +19,7 @@ export async function buildInfrastructure(config: HushConfig, log: Log, closers:
     ? null
     : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, wsPort: config.localnetWsPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, log);
   if (localnet) closers.add(() => localnet.close());
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, clock });
   closers.add(() => db.close());
   const chain = new SolanaChain(config.solanaRpcUrl ?? localnet!.url, config.slotMs, config.rpcTimeoutMs, config.rpcMaxRps, clock);
   chain.startBackgroundRefresh();

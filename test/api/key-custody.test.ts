@@ -19,6 +19,7 @@ import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 import type { Db } from '../../src/store/db.ts';
 import { openDb } from '../../src/store/open-db.ts';
+import { systemClock } from '../../src/support/clock.ts';
 import { getOrderByTrackingId } from '../../src/store/orders-store.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
 import { addressOfSeed } from '../../src/treasury/treasury-keys.ts';
@@ -137,7 +138,7 @@ describe('key custody: role api holds no signing key', { skip: postgresSkipReaso
     mark('worker and API started');
 
     // A partner account, written to the shared store as an operator's admin call would.
-    db = await openDb({ databaseUrl: POSTGRES_URL, dataDir: null, schema });
+    db = await openDb({ databaseUrl: POSTGRES_URL, dataDir: null, schema, clock: systemClock });
     const accountId = `acc_custody${Date.now()}`;
     await insertAccount(db, { id: accountId, name: accountId, feeCapBps: 100 });
     await updateAccount(db, accountId, { rateLimits: { quote: 1000, order: 1000, status: 1000, tokens: 1000 } });

@@ -55,9 +55,9 @@ describe('PGlite plans again as the orders grow', () => {
       await db.query(
         `INSERT INTO orders (tracking_id, account_id, quote_key, quote, status, source_asset_id, destination_asset_id, mode, amount_in, amount_out,
            service_fee, partner_fee, network_fee, fee_bps, sender, recipient, deposit_owner, deposit_account, expiration, tx_blockhash,
-           tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at)
+           tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at, next_run_at)
          SELECT 'trk_' || translate(lpad(g::text, 22, 'A'), '0', 'z'), $1, 'q' || g, '{}'::jsonb, 'awaiting_deposit', 'usdc', 'usdc', 'exact_in', 1, 1, 0, 0, 0, 0,
-           's' || g, 'r' || g, md5('o' || g), md5('a' || g), now() + interval '1 hour', 'b', 1, 1, now(), now()
+           's' || g, 'r' || g, md5('o' || g), md5('a' || g), now() + interval '1 hour', 'b', 1, 1, now(), now(), now()
          FROM generate_series(1, 20000) g`,
         [acc],
       );

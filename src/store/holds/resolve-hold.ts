@@ -23,8 +23,8 @@ function resolveSql(action: HoldAction, to: HoldTarget): string {
       route: ['held', to],
       ...(set ? { set } : {}),
       where: 'o.id = $1',
-      effects: `l AS (INSERT INTO screening_log (tracking_id, stage, result, actor, note)
-                 SELECT u.tracking_id, 'resolution', '${action}', $2, $3 FROM u)`,
+      effects: `l AS (INSERT INTO screening_log (tracking_id, stage, result, actor, note, at)
+                 SELECT u.tracking_id, 'resolution', '${action}', $2, $3, now() FROM u)`,
     });
     statements.set(`${action}:${to}`, sql);
   }
