@@ -17,7 +17,8 @@ import { statusRecord } from './order-views.ts';
 import { ChainView, type AccountBalance } from '../chain/chain-view.ts';
 import { DepositOrigins, type DepositOrigin } from '../chain/deposit-origin.ts';
 import { aboveWrappedSolReserve } from '../domain/reserves.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 const base58 = getBase58Encoder();
 /** The hint's lease: its holder name, and a lease that outlives one confirmation by far (a crash gives the order back soon). */
@@ -68,16 +69,18 @@ export class DepositHintService {
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly orders: OrderService,
+    private readonly clock: Clock,
+    /** A confirmed deposit's payout delay is drawn from it. */
+    private readonly random: Random,
     log: (msg: string) => void = () => {},
     /** ALERT records (structured and counted); absent, they are text lines on `log`, counted here. */
     private readonly alert: AlertSink = (kind, _fields, msg) => {
       alertsTotal.inc({ kind });
       log(`ALERT: ${msg}`);
     },
-    private readonly clock: Clock = systemClock,
   ) {
     this.view = new ChainView(chain);
-    this.origins = new DepositOrigins(() => this.view);
+    this.origins = new DepositOrigins(() => this.view, clock);
   }
 
   /** `lane`: where its chain reads wait (src/chain/rpc-lane.ts); a request passes its own. */
@@ -193,7 +196,7 @@ export class DepositHintService {
    * moment (one batch): the order as it is then, and whether that worker still holds it awaiting its deposit.
    */
   private async record(order: OrderRecord, origin: DepositOrigin, held: bigint): Promise<{ order: OrderRecord; stillHeld: boolean }> {
-    const item = depositConfirmation(this.config, order, origin, held, this.clock.date());
+    const item = depositConfirmation(this.config, order, origin, held, this.clock.date(), this.random);
     const until = this.clock.now() + HINT_CLAIM_WAIT_MS;
     for (;;) {
       const { due } = await confirmDeposits(this.db, { workerId: HINT_WORKER_ID, leaseSeconds: HINT_LEASE_SECONDS }, [item]);
@@ -204,7 +207,7 @@ export class DepositHintService {
       const now = (await getOrderById(this.db, order.id))!;
       if (now.status !== 'awaiting_deposit' && now.status !== 'deposit_detected') return { order: now, stillHeld: false };
       if (this.clock.now() >= until) return { order: now, stillHeld: true };
-      await new Promise((r) => setTimeout(r, HINT_CLAIM_RETRY_MS));
+      await this.clock.sleep(HINT_CLAIM_RETRY_MS);
     }
   }
 }

@@ -18,7 +18,7 @@ import { AddressRules } from './address-rules.ts';
 import type { ClassTrafficSource } from './class-traffic.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import { screenQuote, type QuoteDecisionSink } from '../screening/quote-screening.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 export interface QuoteRequest {
   amount: string;
@@ -55,6 +55,8 @@ export class QuoteService {
   constructor(
     private readonly config: HushConfig,
     private readonly quoteSecret: Uint8Array,
+    /** A quote's life and expiry are read on it. */
+    private readonly clock: Clock,
     private readonly live?: LiveBounds,
     /** Live prices for swaps (absent → every swap is PAIR_NOT_SUPPORTED). */
     private readonly swaps?: SwapPricing,
@@ -65,7 +67,6 @@ export class QuoteService {
     /** docs/spec.md §12 screening; off → no check at all. */
     private readonly screening: Screening = SCREENING_OFF,
     private readonly onBlocked?: QuoteDecisionSink,
-    private readonly clock: Clock = systemClock,
   ) {
     for (const a of config.assets.list) this.prices.set(a.assetId, parsePrice(a.referencePriceUsd));
   }

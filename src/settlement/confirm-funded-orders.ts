@@ -14,7 +14,7 @@ import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps }
 /** What the deposit → payout path touches (the watch and the order loop pass the context). */
 export type ConfirmFundedOrdersDeps = Pick<
   SettlementContext,
-  'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset' | 'clock'
+  'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset' | 'clock' | 'random'
 > &
   ScreenDeps &
   PlanPayoutsDeps;
@@ -113,7 +113,7 @@ function confirmation(
   holds: ReadonlyMap<string, unknown>,
 ): Confirmation {
   const now = ctx.clock.date();
-  const items = batch.orders.map((o) => depositConfirmation(ctx.config, o, origins.get(o.depositAccount)!, confirmed.get(o.depositAccount)!.tokenAmount!, now));
+  const items = batch.orders.map((o) => depositConfirmation(ctx.config, o, origins.get(o.depositAccount)!, confirmed.get(o.depositAccount)!.tokenAmount!, now, ctx.random));
   const deposited = new Map(items.map((i) => [i.id, BigInt(i.deposit.amount)]));
   const sendable = (o: PayableOrder) => deposited.get(o.id) === o.amountIn && o.sourceAssetId === o.destinationAssetId && !holds.has(o.id);
   return { items, claim: { workerId: ctx.workerId, leaseSeconds: ctx.leaseSeconds }, sendable };

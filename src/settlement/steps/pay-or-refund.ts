@@ -14,7 +14,7 @@ import { heldAt, type ScreenDeps } from './screen-orders.ts';
 import { payersOf } from '../../chain/deposit-origin.ts';
 
 /** What recording the payout due time touches. */
-export type RecordPayoutDueDeps = Pick<SettlementContext, 'db' | 'config' | 'clock'>;
+export type RecordPayoutDueDeps = Pick<SettlementContext, 'db' | 'config' | 'clock' | 'random'>;
 /** What the pay-or-refund step touches. */
 export type PayOrRefundDeps = RecordPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs' | 'view'>;
 
@@ -25,7 +25,7 @@ export async function recordDeposit(ctx: Pick<SettlementContext, 'db'>, o: Order
 
 /** Records the payout due time drawn for an order (drawPayoutDue; the first recorded wins) and returns the one in force. */
 export async function recordPayoutDue(ctx: RecordPayoutDueDeps, o: OrderRecord, from: Date): Promise<Date> {
-  return (await setPayoutDue(ctx.db, o.id, drawPayoutDue(ctx.config, o, from)))!;
+  return (await setPayoutDue(ctx.db, o.id, drawPayoutDue(ctx.config, o, from, ctx.random)))!;
 }
 
 /**
