@@ -20,7 +20,7 @@ export async function startClassTraffic(config: HushConfig, db: Db, log: Log, cl
   const priorSilenceS = Math.min(config.privacyTrafficWindowS, holdS / OBSERVE_SHARE_OF_HOLD);
   // Arrivals weigh less with age, by e every hold: a class is forecast at its level of the last hold or so,
   // not the window's mean, so a daily cycle's trough is not promised its peak (docs/decisions.md).
-  const traffic = new ClassTraffic(db, config.assets, config.privacyTrafficWindowS, priorSilenceS, holdS, undefined, clock);
+  const traffic = new ClassTraffic(db, config.assets, clock, config.privacyTrafficWindowS, priorSilenceS, holdS);
   closers.add(() => traffic.stop());
   await traffic.refresh().catch((e: Error) => log(`privacy: class traffic not read (${e.message}); classes count as unmeasured until it is`));
   traffic.start();

@@ -45,12 +45,12 @@ export class ClassTraffic implements ClassTrafficSource {
   constructor(
     private readonly db: Db,
     assets: AssetRegistry,
+    private readonly clock: Clock,
     readonly windowS: number,
     readonly priorSilenceS: number,
     /** How far back arrivals still weigh fully: e-folding age, seconds (class-forecast.ts); Infinity: the window's mean. */
     private readonly memoryS = Infinity,
     private readonly everyMs = 10_000,
-    private readonly clock: Clock,
   ) {
     this.standardAmounts = [...new Set(assets.list.flatMap((a) => a.denominations))];
     this.bucketMs = (windowS * 1000) / TRAFFIC_BUCKETS;

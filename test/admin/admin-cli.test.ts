@@ -12,6 +12,7 @@ import { startTestHush, type TestHush } from '../support/hush-server.ts';
 import { POSTGRES_URL, dropSchema, newSchemaName, postgresSkipReason } from '../support/databases.ts';
 import { API_KEY_PATTERN, authCode } from '../support/admin-fixtures.ts';
 import { type CliResult, cliEnv, closedPortUrl, json, runChild, runInProcess, tempDir } from './admin-cli-harness.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 async function authenticates(dbOpts: Parameters<typeof openDb>[0], apiKey: string): Promise<string> {
   const db = await openDb(dbOpts);
@@ -298,7 +299,7 @@ describe('admin CLI: with a running server', () => {
     const t = await tour((args) => runInProcess(args, env), 'http');
     assert.equal(existsSync(join(dataDir, 'pgdata')), false, 'the local store was never opened');
     // The server's store holds the account, and the key works there.
-    const caller = await new Authenticator(server.db, 0).authenticate(`Bearer ${t.apiKey}`);
+    const caller = await new Authenticator(server.db, 0, systemClock).authenticate(`Bearer ${t.apiKey}`);
     assert.equal(caller.account.id, t.accountId);
 
     assert.ok(stub.requests.every((r) => r.authorization === `Bearer ${TOKEN}`));
