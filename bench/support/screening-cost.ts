@@ -20,6 +20,7 @@ import { SCREENING_OFF, type Screening } from '../../src/screening/screening-por
 import { QuoteService } from '../../src/services/quote-service.ts';
 import type { AccountRecord } from '../../src/store/accounts-store.ts';
 import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const QUOTES = Number(process.env.BENCH_SCREENING_QUOTES ?? 2000);
 
@@ -54,7 +55,7 @@ export async function screeningCostLines(): Promise<string[]> {
     const lines = [`screening cost per quote (in process, ${QUOTES} quotes each; a local fake risk API answering at once):`];
     let offP50 = 0;
     for (const [name, screening] of variants) {
-      const service = new QuoteService(config, new Uint8Array(32).fill(7), systemClock, undefined, undefined, undefined, undefined, screening);
+      const service = new QuoteService(config, new Uint8Array(32).fill(7), systemClock, systemRandom, undefined, undefined, undefined, undefined, screening);
       for (let i = 0; i < 200; i++) await service.quote(account, request);
       const ms: number[] = [];
       for (let i = 0; i < QUOTES; i++) {

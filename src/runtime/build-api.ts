@@ -100,7 +100,7 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
       config,
       db,
       auth,
-      quotes: new QuoteService(config, quoteKey, p.clock, services.inventory, services.swaps, classTraffic, services.addressRules, screening, quoteDecisionSink(db, p.log)),
+      quotes: new QuoteService(config, quoteKey, p.clock, p.random, services.inventory, services.swaps, classTraffic, services.addressRules, screening, quoteDecisionSink(db, p.log)),
       orders,
       deposits: new DepositHintService(config, db, chain, orders, p.clock, p.random, p.log, p.alert),
       statusCache,

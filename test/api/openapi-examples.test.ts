@@ -48,7 +48,7 @@ before(async () => {
       return caller;
     },
   };
-  const deps = { config, metrics: createMetrics(async () => new Map()), auth, quotes: new QuoteService(config, EXAMPLE_QUOTE_KEY.secret, systemClock), clock: systemClock, random: systemRandom } as unknown as ApiDeps;
+  const deps = { config, metrics: createMetrics(async () => new Map()), auth, quotes: new QuoteService(config, EXAMPLE_QUOTE_KEY.secret, systemClock, systemRandom), clock: systemClock, random: systemRandom } as unknown as ApiDeps;
   app = await buildApp(deps);
   doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
 });
