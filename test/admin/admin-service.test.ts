@@ -39,7 +39,7 @@ function rejectsCode(code: HushErrorCode, field?: string) {
 
 
 it('account ids are acc_ + 16 base58 characters, and random', () => {
-  const ids = new Set(Array.from({ length: 200 }, generateAccountId));
+  const ids = new Set(Array.from({ length: 200 }, () => generateAccountId(systemRandom)));
   assert.equal(ids.size, 200);
   for (const id of ids) assert.match(id, /^acc_[1-9A-HJ-NP-Za-km-z]{16}$/);
 });
