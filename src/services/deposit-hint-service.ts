@@ -17,7 +17,8 @@ import { statusRecord } from './order-views.ts';
 import { ChainView, type AccountBalance } from '../chain/chain-view.ts';
 import { DepositOrigins, type DepositOrigin } from '../chain/deposit-origin.ts';
 import { aboveWrappedSolReserve } from '../domain/reserves.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 const base58 = getBase58Encoder();
 /** The hint's lease: its holder name, and a lease that outlives one confirmation by far (a crash gives the order back soon). */
@@ -72,20 +73,23 @@ export class DepositHintService {
     private readonly orders: OrderService,
     /** docs/spec.md §12: the deposit is screened as the hint confirms it, as the worker screens its own. */
     screening: Screening,
+    private readonly clock: Clock,
+    /** A confirmed deposit's payout delay is drawn from it. */
+    random: Random,
     log: (msg: string) => void = () => {},
     /** ALERT records (structured and counted); absent, they are text lines on `log`, counted here. */
     private readonly alert: AlertSink = (kind, _fields, msg) => {
       alertsTotal.inc({ kind });
       log(`ALERT: ${msg}`);
     },
-    private readonly clock: Clock = systemClock,
   ) {
     this.view = new ChainView(chain);
-    this.origins = new DepositOrigins(() => this.view);
+    this.origins = new DepositOrigins(() => this.view, clock);
     this.confirming = {
       config,
       db,
       clock,
+      random,
       workerId: HINT_WORKER_ID,
       leaseSeconds: HINT_LEASE_SECONDS,
       asset: (id) => {

@@ -23,7 +23,7 @@ import type { DepositIdentity } from '../treasury/deposit-identity.ts';
 import { insertBatchesInFlight, OrderInsertBatcher } from './order-insert-batcher.ts';
 import { orderObject, type OrderObject } from './order-views.ts';
 import { depositAddressRefusal } from './address-rules.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 export interface OrderRequest {
   quote: Record<string, unknown>;
@@ -80,15 +80,15 @@ export class OrderService {
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly keys: OrderSecrets,
+    private readonly clock: Clock,
     private readonly inventory?: {
       reserve(assetId: string, amount: bigint, accountId: string): { release(): void; stored(): void } | null;
       openOrders(accountId: string): { count: number; firstExpiration: Date | null };
     },
     dbConcurrency = db.kind === 'pglite' ? 4 : 16,
-    private readonly clock: Clock = systemClock,
   ) {
     this.dbSlots = pLimit(dbConcurrency);
-    this.inserts = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind));
+    this.inserts = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind), clock);
     this.identities = keys.identities;
   }
 

@@ -16,7 +16,7 @@ import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps }
  * loop's worker id, the deposit watch's `<worker>:watch`, the deposit hint's `deposit-hint`), the store, the
  * settings and clock, the screening port, and the lookup of each order's own deposit.
  */
-export type ConfirmDeps = Pick<SettlementContext, 'config' | 'db' | 'clock' | 'workerId' | 'leaseSeconds' | 'asset'> &
+export type ConfirmDeps = Pick<SettlementContext, 'config' | 'db' | 'clock' | 'random' | 'workerId' | 'leaseSeconds' | 'asset'> &
   ScreenDeps & { foreign: { origins: Pick<DepositOrigins, 'find'> } };
 
 /**
@@ -127,7 +127,7 @@ function confirmation(
   holds: ReadonlyMap<string, unknown>,
 ): Confirmation {
   const now = ctx.clock.date();
-  const items = batch.orders.map((o) => depositConfirmation(ctx.config, o, origins.get(o.depositAccount)!, confirmed.get(o.depositAccount)!.tokenAmount!, now));
+  const items = batch.orders.map((o) => depositConfirmation(ctx.config, o, origins.get(o.depositAccount)!, confirmed.get(o.depositAccount)!.tokenAmount!, now, ctx.random));
   const deposited = new Map(items.map((i) => [i.id, BigInt(i.deposit.amount)]));
   const sendable = (o: PayableOrder) => deposited.get(o.id) === o.amountIn && o.sourceAssetId === o.destinationAssetId && !holds.has(o.id);
   return { items, claim: { workerId: ctx.workerId, leaseSeconds: ctx.leaseSeconds }, sendable };

@@ -22,8 +22,8 @@ export interface OpenDbOptions {
  */
 export async function openDb(opts: OpenDbOptions): Promise<Db> {
   const db = opts.databaseUrl
-    ? await openPostgresDb(opts.databaseUrl, { max: opts.poolSize, schema: opts.schema })
-    : await openPgliteDb(opts.dataDir === null ? null : join(opts.dataDir, 'pgdata'));
+    ? await openPostgresDb(opts.databaseUrl, { clock: opts.clock, max: opts.poolSize, schema: opts.schema })
+    : await openPgliteDb(opts.dataDir === null ? null : join(opts.dataDir, 'pgdata'), { clock: opts.clock });
   await migrate(db);
   return clockedDb(db, opts.clock);
 }
@@ -57,8 +57,8 @@ export async function openExistingDb(opts: OpenDbOptions & { dataDir: string }):
   const pgdata = join(opts.dataDir, 'pgdata');
   if (!opts.databaseUrl && !existsSync(join(pgdata, 'PG_VERSION'))) throw new NoStoreError(`no Hush store at ${pgdata} (no PGlite store there): ${fix}`);
   const db = opts.databaseUrl
-    ? await openPostgresDb(opts.databaseUrl, { max: opts.poolSize, schema: opts.schema, createSchema: false })
-    : await openPgliteDb(pgdata);
+    ? await openPostgresDb(opts.databaseUrl, { clock: opts.clock, max: opts.poolSize, schema: opts.schema, createSchema: false })
+    : await openPgliteDb(pgdata, { clock: opts.clock });
   try {
     const pending = await pendingMigrations(db);
     const where = opts.databaseUrl ? postgresWhere(opts.databaseUrl) : pgdata;

@@ -299,7 +299,7 @@ describe('admin CLI: with a running server', () => {
     const t = await tour((args) => runInProcess(args, env), 'http');
     assert.equal(existsSync(join(dataDir, 'pgdata')), false, 'the local store was never opened');
     // The server's store holds the account, and the key works there.
-    const caller = await new Authenticator(server.db, 0).authenticate(`Bearer ${t.apiKey}`);
+    const caller = await new Authenticator(server.db, 0, systemClock).authenticate(`Bearer ${t.apiKey}`);
     assert.equal(caller.account.id, t.accountId);
 
     assert.ok(stub.requests.every((r) => r.authorization === `Bearer ${TOKEN}`));

@@ -28,6 +28,7 @@ import { HushClient } from '../support/hush-server.ts';
 import { spawnHush, type HushProcess } from '../support/hush-process.ts';
 import { makeTempDir, pollUntil, removeDir } from '../support/localnet.ts';
 import { chainAt, depositWithRefresh, newWallet, placeOrder, SOL, waitForOrder } from '../support/settlement.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 /** Every printable form a 32-byte secret could take in memory. */
 function forms(bytes: Uint8Array): string[] {
@@ -142,7 +143,7 @@ describe('key custody: role api holds no signing key', { skip: postgresSkipReaso
     const accountId = `acc_custody${Date.now()}`;
     await insertAccount(db, { id: accountId, name: accountId, feeCapBps: 100 });
     await updateAccount(db, accountId, { rateLimits: { quote: 1000, order: 1000, status: 1000, tokens: 1000 } });
-    const key = generateApiKey();
+    const key = generateApiKey(systemRandom);
     await insertApiKey(db, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: null });
     const client = new HushClient(api.url!, key.apiKey);
 

@@ -8,6 +8,7 @@ import { claimIdempotencyKey } from '../../src/store/idempotency-store.ts';
 import { insertOrder } from '../../src/store/orders-store.ts';
 import { POSTGRES_URL, dropSchema, forEachEngine, newSchemaName } from '../support/databases.ts';
 import { U64_MAX, createTestAccount, fakeAddress, newOrder } from '../support/store-fixtures.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const ALL_VERSIONS = migrationFiles().map((m) => m.version);
 const IDEM = { key: 'none', responseStatus: 200, responseBody: {} };
@@ -47,10 +48,10 @@ forEachEngine('migrations', (ctx) => {
       // Four "processes": separate pools on one brand-new schema, created concurrently too.
       const schema = newSchemaName();
       ctx.defer(() => dropSchema(schema));
-      dbs = await Promise.all([0, 1, 2, 3].map(() => openPostgresDb(POSTGRES_URL, { schema, max: 2 })));
+      dbs = await Promise.all([0, 1, 2, 3].map(() => openPostgresDb(POSTGRES_URL, { clock: systemClock, schema, max: 2 })));
     } else {
       // PGlite is one connection per directory; concurrency here means overlapping calls on it.
-      dbs = [await openPgliteDb(null, { fromScratch: true })];
+      dbs = [await openPgliteDb(null, { clock: systemClock, fromScratch: true })];
       dbs = [dbs[0]!, dbs[0]!, dbs[0]!, dbs[0]!];
     }
     ctx.defer(async () => {

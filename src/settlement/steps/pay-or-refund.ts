@@ -15,7 +15,7 @@ import { payersOf } from '../../chain/deposit-origin.ts';
 import { STATUS } from '../../domain/order-state.ts';
 
 /** What recording the payout due time touches. */
-export type RecordPayoutDueDeps = Pick<SettlementContext, 'db' | 'config' | 'clock'>;
+export type RecordPayoutDueDeps = Pick<SettlementContext, 'db' | 'config' | 'clock' | 'random'>;
 /** What the pay-or-refund step touches. */
 export type PayOrRefundDeps = RecordPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs' | 'view'>;
 
@@ -26,7 +26,7 @@ export async function recordDeposit(ctx: Pick<SettlementContext, 'db'>, o: Order
 
 /** Records the payout due time drawn for an order (drawPayoutDue; the first recorded wins) and returns the one in force. */
 export async function recordPayoutDue(ctx: RecordPayoutDueDeps, o: OrderRecord, from: Date): Promise<Date> {
-  return (await setPayoutDue(ctx.db, o.id, drawPayoutDue(ctx.config, o, from)))!;
+  return (await setPayoutDue(ctx.db, o.id, drawPayoutDue(ctx.config, o, from, ctx.random)))!;
 }
 
 /**
