@@ -23,6 +23,8 @@ import { insertBatchesInFlight, OrderInsertBatcher } from '../../src/services/or
 import { newTrackingId } from '../../src/domain/tracking-id.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 import { QuoteRequestBody, QuoteResponse, TokensResponse } from '../../src/api/schemas.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 // Role api holds no treasury seed (docs/spec.md §10): this process also plays the worker's key-holding part
 // beside it, publishing the wallets and keeping the deposit identity pool filled from a seed of its own.
@@ -31,9 +33,11 @@ const apiConfig = loadConfig({ HUSH_QUOTE_KEY: randomBytes(32).toString('hex'), 
 const custodyKeys = new TreasuryKeys(new Uint8Array(randomBytes(32)));
 let identityMint: DepositIdentityMint | undefined;
 const hush = await startHush(apiConfig, {
+  clock: systemClock,
+  random: systemRandom,
   onReady: async ({ db }) => {
     await publishTreasuryWallets(db, publishedWalletsOf(await Treasury.load(custodyKeys, apiConfig.assets)));
-    identityMint = new DepositIdentityMint(db, custodyKeys.depositMasterKey, apiConfig.assets).start();
+    identityMint = new DepositIdentityMint(db, custodyKeys.depositMasterKey, apiConfig.assets, systemClock, systemRandom).start();
     await identityMint.filled(DEPOSIT_IDENTITY_TARGET, 120_000);
   },
 });
@@ -67,11 +71,11 @@ function printSqlStats(phase: string): void {
 }
 // Role api never funds the treasury, and without funded pools (and fee payer) every quote is AMOUNT_TOO_HIGH:
 // fund it from the local chain's faucet, as a worker would.
-await fundFromLocalFaucet(db, hush.chain, hush.treasury, hush.config.assets);
+await fundFromLocalFaucet(db, hush.chain, hush.treasury, hush.config.assets, systemClock);
 const accountId = `acc_bench${Date.now()}`;
 await insertAccount(db, { id: accountId, name: accountId, feeCapBps: 100 });
 await updateAccount(db, accountId, { rateLimits: { quote: 1_000_000, order: 1_000_000, status: 1_000_000, tokens: 1_000_000 } });
-const key = generateApiKey();
+const key = generateApiKey(systemRandom);
 await insertApiKey(db, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: null });
 
 const baseline = Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
@@ -139,7 +143,7 @@ baseline.post<{ Querystring: { ms: string; callers: string } }>('/insert-batched
   );
   const template = rows[0]!;
   if (template.quote === null || template.response_body === null) throw new Error('no order to copy yet');
-  const batcher = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind));
+  const batcher = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind), systemClock);
   const address = () => bs58.encode(randomBytes(32)) as Address;
   const [sender, recipient, blockhash] = [address(), address(), address()];
   const until = Date.now() + Number(request.query.ms);
@@ -154,7 +158,7 @@ baseline.post<{ Querystring: { ms: string; callers: string } }>('/insert-batched
         const t = performance.now();
         const outcome = await batcher.insert({
           order: {
-            trackingId: newTrackingId(), accountId, quoteKey, quote: template.quote, sourceAssetId: 'usdc', destinationAssetId: 'usdc',
+            trackingId: newTrackingId((n) => systemRandom.int(n)), accountId, quoteKey, quote: template.quote, sourceAssetId: 'usdc', destinationAssetId: 'usdc',
             mode: 'exact_in', amountIn: 5_000_000n, amountOut: 4_651_651n, serviceFee: 15_000n, partnerFee: 25_000n, networkFee: 308_349n,
             feeBps: 0, feeRecipient: null, sender, recipient, depositOwner: address(), depositAccount: address(),
             expiration: new Date(now.getTime() + 60_000), txBlockhash: blockhash, txLastValidBlockHeight: 1_000n, txExpiresAtSlot: 1_000n, createdAt: now,

@@ -11,17 +11,19 @@ import { startHush } from '../../src/runtime/start-hush.ts';
 import { minGapMs } from '../../src/domain/settlement/payout-delay.ts';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { addFeeRecipient, insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const config = loadConfig({ ...process.env, HUSH_ROLE: 'all', PORT: '0', LOCALNET_PORT: '0' });
 // Thousands of orders: their transition records would bury the bench's own lines (ALERTs and errors stay).
-const hush = await startHush(config, { log: (m) => void (m.startsWith('order transition') || process.stderr.write(`hush: ${m}\n`)) });
+const hush = await startHush(config, { clock: systemClock, random: systemRandom, log: (m) => void (m.startsWith('order transition') || process.stderr.write(`hush: ${m}\n`)) });
 const limits = { quote: 1_000_000, order: 1_000_000, status: 1_000_000, tokens: 1_000_000 };
 
 async function account(name: string): Promise<{ id: string; apiKey: string }> {
   const id = `acc_${name}${Date.now()}`;
   await insertAccount(hush.db, { id, name: id, feeCapBps: 100 });
   await updateAccount(hush.db, id, { rateLimits: limits });
-  const key = generateApiKey();
+  const key = generateApiKey(systemRandom);
   await insertApiKey(hush.db, { keyId: key.keyId, accountId: id, secretHash: key.secretHash, expiresAt: null });
   return { id, apiKey: key.apiKey };
 }

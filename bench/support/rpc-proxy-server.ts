@@ -7,8 +7,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startRpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
-const proxy = await startRpcFaultProxy(process.env.RPC_TARGET!);
+const proxy = await startRpcFaultProxy(process.env.RPC_TARGET!, systemClock, systemRandom);
 const side = createServer((req, res) => {
   if (req.method === 'POST' && req.url === '/reset') proxy.reset();
   else if (req.url !== '/counts') return void res.writeHead(404).end();

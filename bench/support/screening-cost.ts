@@ -19,6 +19,8 @@ import { ListProvider } from '../../src/screening/list-provider.ts';
 import { SCREENING_OFF, type Screening } from '../../src/screening/screening-port.ts';
 import { QuoteService } from '../../src/services/quote-service.ts';
 import type { AccountRecord } from '../../src/store/accounts-store.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const QUOTES = Number(process.env.BENCH_SCREENING_QUOTES ?? 2000);
 
@@ -38,22 +40,22 @@ export async function screeningCostLines(): Promise<string[]> {
     const listed: string[] = [];
     for (let i = 0; i < 50_000; i++) listed.push(addressFromBytes(randomBytes(32)));
     writeFileSync(join(dir, 'list.txt'), listed.join('\n'));
-    const lists = new ListProvider([join(dir, 'list.txt')]);
+    const lists = new ListProvider([join(dir, 'list.txt')], systemClock);
     await lists.refresh();
     if (lists.loaded()[0]?.addresses.size !== 50_000) throw new Error('the bench list did not load whole');
     const describe = () => ({ enabled: true, lists: [], http: null, onError: 'hold' as const });
     const variants: [string, Screening][] = [
       ['off', SCREENING_OFF],
-      ['lists (50 000 addresses)', new ProviderScreening(lists, null, describe)],
+      ['lists (50 000 addresses)', new ProviderScreening(lists, null, describe, systemClock)],
       // The per-account risk-API budget (issue 50) would refuse most uncached quotes of one account: this
       // line measures what a call costs, not the budget, so the budget is set out of reach.
-      ['HTTP provider, uncached', new ProviderScreening(null, new HttpProvider(url, 'k'), describe, 0, undefined, 1e9)],
-      ['HTTP provider, cached', new ProviderScreening(null, new HttpProvider(url, 'k'), describe)],
+      ['HTTP provider, uncached', new ProviderScreening(null, new HttpProvider(url, 'k', systemClock), describe, systemClock, 0, 1e9)],
+      ['HTTP provider, cached', new ProviderScreening(null, new HttpProvider(url, 'k', systemClock), describe, systemClock)],
     ];
     const lines = [`screening cost per quote (in process, ${QUOTES} quotes each; a local fake risk API answering at once):`];
     let offP50 = 0;
     for (const [name, screening] of variants) {
-      const service = new QuoteService(config, new Uint8Array(32).fill(7), undefined, undefined, undefined, undefined, screening);
+      const service = new QuoteService(config, new Uint8Array(32).fill(7), systemClock, systemRandom, undefined, undefined, undefined, undefined, screening);
       for (let i = 0; i < 200; i++) await service.quote(account, request);
       const ms: number[] = [];
       for (let i = 0; i < QUOTES; i++) {

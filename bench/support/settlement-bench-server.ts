@@ -13,8 +13,12 @@ import { loadConfig } from '../../src/config/config.ts';
 import { startHush } from '../../src/runtime/start-hush.ts';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const hush = await startHush(loadConfig({ ...process.env, HUSH_ROLE: 'all', PORT: '0' }), {
+  clock: systemClock,
+  random: systemRandom,
   // Worker alerts and loop errors go to stderr, so a misbehaving run says why; not the info record of every
   // order transition (three per order: 690 lines that would bury the figures).
   log: (m) => void (m.startsWith('order transition') || process.stderr.write(`hush: ${m}\n`)),
@@ -23,7 +27,7 @@ const db = hush.db;
 const accountId = `acc_bench${Date.now()}`;
 await insertAccount(db, { id: accountId, name: accountId, feeCapBps: 100 });
 await updateAccount(db, accountId, { rateLimits: { quote: 1_000_000, order: 1_000_000, status: 1_000_000, tokens: 1_000_000 } });
-const key = generateApiKey();
+const key = generateApiKey(systemRandom);
 await insertApiKey(db, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: null });
 
 const side = createServer((req, res) => {

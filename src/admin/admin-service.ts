@@ -6,7 +6,6 @@
  * Nothing here ever returns a key's secret or hash, except the freshly issued `apiKey` of
  * createAccount / createKey, which is shown once and never stored.
  */
-import { randomBytes, randomInt } from 'node:crypto';
 import { isAddress } from '@solana/kit';
 import { HushError } from '../domain/errors.ts';
 import {
@@ -34,7 +33,8 @@ import { AddressRules } from '../services/address-rules.ts';
 import type { WebhookEgress } from '../webhooks/webhook-egress.ts';
 import type { AdminAccount, AdminAccountDetail, AdminKey, CreatedAccount, CreatedKey, WebhookSecret } from './admin-shapes.ts';
 import { validateWebhookUrl } from '../webhooks/webhook-url.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 export { MAX_WEBHOOK_URL_LENGTH, validateWebhookUrl } from '../webhooks/webhook-url.ts';
 
@@ -46,9 +46,9 @@ const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 export const ACCOUNT_ID_PATTERN = /^acc_[1-9A-HJ-NP-Za-km-z]{16}$/;
 
 /** `acc_` + 16 uniformly random base58 characters (~93 bits). */
-export function generateAccountId(): string {
+export function generateAccountId(random: Random): string {
   let id = 'acc_';
-  for (let i = 0; i < 16; i++) id += BASE58[randomInt(58)];
+  for (let i = 0; i < 16; i++) id += BASE58[random.int(58)];
   return id;
 }
 
@@ -56,7 +56,7 @@ export function generateAccountId(): string {
 export type { AdminAccount, AdminAccountDetail, AdminKey, CreatedAccount, CreatedKey, WebhookSecret };
 
 /** Standard Webhooks' format: whsec_ and the base64 of the key (24 bytes, as its reference implementation makes). */
-const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+const newWebhookSecret = (random: Random) => `whsec_${random.bytes(24).toString('base64')}`;
 
 export interface AccountPatch {
   feeCapBps?: number;
@@ -125,8 +125,10 @@ export interface AdminServiceOptions {
   webhookEgress?: WebhookEgress;
   /** docs/spec.md §4 rules a fee recipient must pass (default: sysvars, programs and native mints only). */
   addressRules?: AddressRules;
-  /** Where key expiries are judged (default: the system clock). */
-  clock?: Clock;
+  /** Where key expiries are judged. */
+  clock: Clock;
+  /** Account ids, API keys and webhook secrets are drawn from it. */
+  random: Random;
 }
 
 /** docs/spec.md §3: a revocation leaves another key active for at least this long. */
@@ -135,11 +137,11 @@ export const KEY_MUST_LAST_S = 24 * 3600;
 export class AdminService {
   constructor(
     private readonly db: Db,
-    private readonly options: AdminServiceOptions = {},
+    private readonly options: AdminServiceOptions,
   ) {}
 
   private get clock(): Clock {
-    return this.options.clock ?? systemClock;
+    return this.options.clock;
   }
 
   private changed(accountId: string): void {
@@ -157,8 +159,8 @@ export class AdminService {
     const validName = validateAccountName(name);
     const cap = validateFeeCapBps(feeCapBps);
     for (let attempt = 0; ; attempt++) {
-      const accountId = generateAccountId();
-      const key = generateApiKey();
+      const accountId = generateAccountId(this.options.random);
+      const key = generateApiKey(this.options.random);
       try {
         await this.db.transaction(async (tx) => {
           await insertAccount(tx, { id: accountId, name: validName, feeCapBps: cap });
@@ -186,7 +188,7 @@ export class AdminService {
     const expiry = parseExpiresAt(expiresAt, this.clock.date());
     await this.requireAccount(accountId);
     for (let attempt = 0; ; attempt++) {
-      const key = generateApiKey();
+      const key = generateApiKey(this.options.random);
       try {
         await this.db.transaction(async (tx) => {
           if (limits) {
@@ -265,10 +267,10 @@ export class AdminService {
    */
   async setWebhook(accountId: string, url: unknown): Promise<WebhookSecret> {
     const checked = validateWebhookUrl(url, this.options.webhookEgress);
-    const secret = newWebhookSecret();
+    const secret = newWebhookSecret(this.options.random);
     const set = await setWebhook(this.db, accountId, checked, secret);
     if (!set) throw notFoundAccount(accountId);
-    if ('refused' in set) throw rotationRefused(set.refused.retryAt, this.clock.now());
+    if ('refused' in set) throw rotationRefused(set.refused.retryAt ?? this.clock.date(), this.clock.now());
     return { url: checked, secret, previousSecretUntil: set.previousSecretUntil };
   }
 
@@ -278,10 +280,10 @@ export class AdminService {
    * ends) when MAX_PREVIOUS_SECRETS replaced secrets sign already.
    */
   async rotateWebhookSecret(accountId: string): Promise<WebhookSecret> {
-    const secret = newWebhookSecret();
+    const secret = newWebhookSecret(this.options.random);
     const rotated = await rotateWebhookSecret(this.db, accountId, secret);
     if (!rotated) throw new HushError('NOT_FOUND', 'This account has no webhook; set one with PUT /transfer/v1/account/webhook');
-    if ('refused' in rotated) throw rotationRefused(rotated.refused.retryAt, this.clock.now());
+    if ('refused' in rotated) throw rotationRefused(rotated.refused.retryAt ?? this.clock.date(), this.clock.now());
     return { url: rotated.url, secret, previousSecretUntil: rotated.previousSecretUntil };
   }
 

@@ -1,5 +1,4 @@
 /** The embedded-mode demo partner (docs/spec.md §3): its account, key and fee recipient, kept in DATA_DIR. */
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createKeyPairSignerFromBytes, generateKeyPairSigner, writeKeyPairSigner, type KeyPairSigner } from '@solana/kit';
@@ -8,7 +7,8 @@ import { findApiKey, getAccountByName } from '../store/accounts-store.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { parseApiKey, secretMatches } from '../services/api-keys.ts';
 import { AdminService } from './admin-service.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 const DEMO_ACCOUNT_NAME = 'demo';
 export const DEMO_ACCOUNT_FILE = 'demo-account.json';
@@ -82,8 +82,8 @@ async function demoFeeRecipient(dataDir: string): Promise<KeyPairSigner> {
 }
 
 /** Writes `data` as JSON to `path` with mode 0600, atomically (temp file + rename). */
-async function writeSecretJson(path: string, data: unknown): Promise<void> {
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+async function writeSecretJson(path: string, data: unknown, random: Random): Promise<void> {
+  const tmp = `${path}.${random.bytes(6).toString('hex')}.tmp`;
   try {
     await writeFile(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
     await chmod(tmp, 0o600);
@@ -100,9 +100,9 @@ async function writeSecretJson(path: string, data: unknown): Promise<void> {
  * key in an existing file is reused when it still authenticates for the demo account; otherwise a new
  * key is issued and the file rewritten. An operator's suspension of the demo account is left alone.
  */
-export async function ensureDemoAccount(db: Db, dataDir: string, clock: Clock = systemClock): Promise<DemoAccount> {
+export async function ensureDemoAccount(db: Db, dataDir: string, clock: Clock, random: Random): Promise<DemoAccount> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const admin = new AdminService(db, { clock });
+  const admin = new AdminService(db, { clock, random });
   const filePath = join(dataDir, DEMO_ACCOUNT_FILE);
   const feeRecipient = await demoFeeRecipient(dataDir);
 
@@ -132,6 +132,6 @@ export async function ensureDemoAccount(db: Db, dataDir: string, clock: Clock = 
   if (!account.feeRecipients.includes(feeRecipient.address)) await admin.registerFeeRecipient(account.id, feeRecipient.address);
 
   const demo: DemoAccount = { accountId: account.id, apiKey, feeRecipientAddress: feeRecipient.address };
-  await writeSecretJson(filePath, demo);
+  await writeSecretJson(filePath, demo, random);
   return demo;
 }

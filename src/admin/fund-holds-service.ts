@@ -28,7 +28,7 @@ export async function resolveFundsHold(db: Db, screening: Screening, holdId: str
   const to = action === 'freeze' ? 'frozen' : h.kind === 'late' ? 'refund_due' : 'released';
   const done = await allOrNothing(db, async (tx) => {
     if (!(await resolveFundHold(tx, holdId, to, actor, note))) return false;
-    await tx.query(`INSERT INTO screening_log (tracking_id, stage, result, actor, note) VALUES ($1, 'resolution', $2, $3, $4)`, [h.trackingId, action, actor, `${h.kind} hold ${holdId}: ${note}`]);
+    await tx.query(`INSERT INTO screening_log (tracking_id, stage, result, actor, note, at) VALUES ($1, 'resolution', $2, $3, $4, now())`, [h.trackingId, action, actor, `${h.kind} hold ${holdId}: ${note}`]);
     if (to === 'frozen') {
       const amount = BigInt(h.amount);
       await recordMovement(tx, `frozen-held:${h.subject}`, 'frozen', [

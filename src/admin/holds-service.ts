@@ -1,4 +1,5 @@
 import { HushError } from '../domain/errors.ts';
+import { STATUS_TRAITS } from '../domain/order-state.ts';
 import { swapLegs } from '../ledger/order-movements.ts';
 import { FROZEN_ACCOUNT } from '../ledger/reconcile.ts';
 import type { Screening } from '../screening/screening-port.ts';
@@ -49,7 +50,7 @@ export class HoldsService {
     if (text === '' || text.length > MAX_NOTE) throw new HushError('INVALID_REQUEST', `note is required (1–${MAX_NOTE} characters): say why`, { field: 'note' });
     const o = await getOrderByTrackingId(this.db, trackingId);
     if (!o) throw new HushError('NOT_FOUND', `No order ${trackingId}`);
-    if (o.status !== 'held') throw new HushError('ORDER_NOT_HELD', `The order is ${o.status}, not held`, { status: o.status });
+    if (!STATUS_TRAITS[o.status].operatorHold) throw new HushError('ORDER_NOT_HELD', `The order is ${o.status}, not held`, { status: o.status });
     // Never back to a blocked address: such funds can only be frozen (or released, if the finding was wrong).
     if (action === 'refund') {
       const [v] = await this.screening.checkEach([o.sender]);

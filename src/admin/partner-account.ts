@@ -12,7 +12,7 @@ import { getAccount, listApiKeys } from '../store/accounts-store.ts';
 import type { Queryable } from '../store/db.ts';
 import { webhookSettings } from '../store/webhooks-store.ts';
 import type { AdminService, WebhookSecret } from './admin-service.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** Active keys an account may have through self-service (TOO_MANY_KEYS beyond). */
 export const MAX_ACTIVE_KEYS = 10;
@@ -62,7 +62,7 @@ export class PartnerAccountService {
     private readonly admin: AdminService,
     /** The operator's per-key rates (HUSH_RATE_LIMITS), which an account's own override. */
     private readonly defaultRates: RateLimits,
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Clock,
   ) {}
 
   /** The account as the store has it now (not the authentication cache's copy). */

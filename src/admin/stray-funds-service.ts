@@ -16,7 +16,7 @@ import type { Treasury } from '../treasury/treasury.ts';
 import { ChainView, TOKEN_PROGRAMS } from '../chain/chain-view.ts';
 import { asWireTransaction } from '../chain/base64-wire.ts';
 import { settledFate, txFate } from '../domain/settlement/tx-fate.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** How long a return waits for its transactions to confirm before reporting them as sent. */
 const CONFIRM_WAIT_MS = 15_000;
@@ -73,8 +73,8 @@ export class StrayFundsService {
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly treasury: Treasury,
-    private readonly log: (msg: string) => void = () => {},
-    private readonly clock: Clock = systemClock,
+    private readonly log: (msg: string) => void,
+    private readonly clock: Clock,
   ) {
     this.view = new ChainView(chain);
   }
@@ -230,7 +230,7 @@ export class StrayFundsService {
         const settled = settledFate(st);
         if (settled) sent[i]!.status = settled === 'landed' ? 'confirmed' : 'failed';
       }
-      await new Promise((r) => setTimeout(r, 250));
+      await this.clock.sleep(250);
     }
   }
 

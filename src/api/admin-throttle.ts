@@ -1,4 +1,3 @@
-import { systemClock } from '../support/clock.ts';
 /**
  * Failed admin-token attempts per source address, as a token bucket of failures: `burst` wrong tokens,
  * one more forgiven every `refillMs`. While a source's bucket is empty every admin request from it is
@@ -24,13 +23,13 @@ export class AdminThrottle {
   }
 
   /** Seconds until this source may try again, or 0 when it may now. */
-  retryAfterS(source: string, now = systemClock.now()): number {
+  retryAfterS(source: string, now: number): number {
     const { tokens } = this.level(source, now);
     return tokens >= 1 ? 0 : Math.max(1, Math.ceil(((1 - tokens) * this.refillMs) / 1000));
   }
 
   /** Counts one failed attempt from the source. */
-  failed(source: string, now = systemClock.now()): void {
+  failed(source: string, now: number): void {
     const b = this.level(source, now);
     b.tokens = Math.max(0, b.tokens - 1);
     this.buckets.delete(source); // re-inserted last: the map's order is then oldest activity first

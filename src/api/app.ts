@@ -15,7 +15,7 @@ import { BODY_LIMIT } from './limits.ts';
 import { installJsonBody } from './json-body.ts';
 import { requestTimer } from './metrics.ts';
 import { guardConnections, type ConnectionLimits } from './connection-guard.ts';
-import { RequestLogs, requestDeadlines, requestIdOf } from './server-options.ts';
+import { RequestLogs, requestDeadlines, requestIds } from './server-options.ts';
 import { transferRoutes } from './routes/transfer-routes.ts';
 import { receiptPageRoutes } from './pages/receipt-page-routes.ts';
 import { apiReference } from './reference-assets.ts';
@@ -65,7 +65,7 @@ const rateLimited = (message: string) => (_req: unknown, ctx: { ttl: number }) =
  */
 function connectionBucket(deps: ApiDeps): ConnectionBucket {
   const limit = 2 * deps.config.anonymousRateLimit;
-  const store = new (tokenBucketStore(deps.redis))({});
+  const store = new (tokenBucketStore(deps.clock, deps.redis))({});
   return (address) =>
     new Promise((resolve) =>
       store.incr(
@@ -84,6 +84,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   let limitAnonymous: AnonymousLimiter | undefined;
   const trust = trustFunction(deps.config.trustProxy);
   const deadlines = requestDeadlines(deps.config.requestTimeoutMs);
+  const requestId = requestIds(deps.random);
   const app = Fastify({
     logger: opts.logger ?? false,
     logController: new RequestLogs(),
@@ -93,9 +94,9 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     routerOptions: { maxParamLength: 64 },
     // Requests that arrive while draining are still served (and answered in the SPEC shape).
     return503OnClosing: false,
-    genReqId: requestIdOf,
+    genReqId: requestId,
     frameworkErrors: (err, request, reply) => answerFrameworkError(err, request, reply, limitAnonymous),
-    clientErrorHandler: clientErrorAnswerer(connectionBucket(deps)),
+    clientErrorHandler: clientErrorAnswerer(deps, connectionBucket(deps)),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
     ...deadlines,
     // Node would answer a missing Host itself (an empty 400 without our headers): the hook below does.
@@ -110,8 +111,10 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     metrics: deps.metrics.connections,
     ...(trust ? { exempt: (address: string) => trust(address, 0) } : {}),
     warn: (fields, msg) => app.log.warn(fields, msg),
+    clock: deps.clock,
+    requestId,
   });
-  const timeRequest = requestTimer(deps.metrics);
+  const timeRequest = requestTimer(deps.metrics, deps.clock);
   // One hook for what every request needs first: its id echoed, its latency measured.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -150,7 +153,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     // After authentication (onRequest) but before body parsing and validation, so invalid requests are
     // limited and carry the RateLimit-* headers too (docs/spec.md §7: on every response).
     hook: 'preParsing',
-    store: tokenBucketStore(deps.redis),
+    store: tokenBucketStore(deps.clock, deps.redis),
     // Redis down must not take the API down: requests then pass unlimited (see docs/decisions.md).
     skipOnError: true,
     keyGenerator: (req) => req.caller?.account.id ?? req.ip,

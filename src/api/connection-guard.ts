@@ -6,7 +6,8 @@ import type { ListenerStatus } from './listener-status.ts';
 import { CLOSED_REASONS, summaryLog, type ClosedReason, type RefusalReason } from './connection-log.ts';
 import { answerOverCap } from './over-cap-answer.ts';
 import { DEFAULT_WRITE_TIMEOUT_MS } from '../config/connection-settings.ts';
-import { systemClock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
+import type { RequestIdOf } from './server-options.ts';
 
 export { LOG_WINDOW_MS } from './connection-log.ts';
 
@@ -32,6 +33,10 @@ export interface ConnectionGuardOptions extends ConnectionLimits {
   exempt?: (address: string) => boolean;
   /** The rate-limited summary of refusals and early closes (the app's logger, at warn). */
   warn: (fields: Record<string, unknown>, msg: string) => void;
+  /** Progress and stalls are timed on its monotonic reading; refusals are stamped with its `now`. */
+  clock: Clock;
+  /** The id an answer over a cap carries (the listener's). */
+  requestId: RequestIdOf;
 }
 
 /** From this share of `maxTotal` on, connections that make no progress are closed (pressure). */
@@ -115,7 +120,7 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
   const keyed = { refused: 0, lastAt: null as number | null };
   let lastResetAt: number | null = null;
 
-  const log = summaryLog(opts, () => all.size);
+  const log = summaryLog(opts, () => all.size, opts.clock);
 
   const release = (socket: Socket): void => {
     const entry = all.get(socket);
@@ -176,7 +181,7 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     log.refused(reason, key, full);
     if (full) {
       reset.inc();
-      lastResetAt = systemClock.now();
+      lastResetAt = opts.clock.now();
       socket.destroy();
       return false;
     }
@@ -194,7 +199,7 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     }
     const key = opts.maxPerAddress > 0 && !opts.exempt?.(address) ? addressKey(address) : null;
     if (key !== null && (perAddress.get(key) ?? 0) >= opts.maxPerAddress) return overCap(socket, 'per_address', key);
-    const now = performance.now();
+    const now = opts.clock.monotonic();
     if (all.size >= pressureAt) sweep(now);
     if (all.size >= opts.maxTotal && !evictOne(now)) return overCap(socket, 'total', key);
     const entry: Entry = { key, since: now, req: null, res: null, pending: Infinity, progressAt: now, writingSince: 0 };
@@ -208,7 +213,7 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
 
   /** Responses past the write timeout are dropped; unread answers' progress is sampled for the pressure sweep. */
   const checkWrites = (): void => {
-    const now = performance.now();
+    const now = opts.clock.monotonic();
     for (const [socket, entry] of all) {
       if (!entry.res || entry.res.writableFinished || !entry.res.headersSent) continue;
       stuck(socket, entry, now);
@@ -216,7 +221,7 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
       else if (now - entry.writingSince >= writeTimeoutMs) closeEarly(socket, 'write_timeout');
     }
   };
-  const writeTimer = setInterval(checkWrites, Math.min(WRITE_CHECK_MS, writeTimeoutMs)).unref();
+  const writeTimer = opts.clock.every(Math.min(WRITE_CHECK_MS, writeTimeoutMs), checkWrites);
 
   // Node's own connection listener (the HTTP parser) runs only for admitted sockets and those to answer.
   const downstream = server.listeners('connection') as ((socket: Socket) => void)[];
@@ -233,17 +238,17 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     if (over) {
       if (over === 'total' && isKeyed(req)) {
         keyed.refused++;
-        keyed.lastAt = systemClock.now();
+        keyed.lastAt = opts.clock.now();
         keyedRefusedCounter.inc();
       }
-      return answerOverCap(req, res, over);
+      return answerOverCap(res, over, opts.requestId(req));
     }
     const entry = all.get(req.socket);
     if (entry) {
       if (entry.res === null) unserved.delete(req.socket);
       entry.req = req;
       entry.res = res;
-      entry.since = performance.now();
+      entry.since = opts.clock.monotonic();
       entry.progressAt = entry.since;
       entry.pending = Infinity;
       entry.writingSince = 0;
@@ -251,7 +256,7 @@ export function guardConnections(server: Server, opts: ConnectionGuardOptions): 
     for (const listener of application) listener.call(server, req, res);
   });
   server.once('close', () => {
-    clearInterval(writeTimer);
+    writeTimer.cancel();
     log.stop();
   });
 

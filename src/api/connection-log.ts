@@ -1,3 +1,5 @@
+import type { Clock, Timer } from '../support/clock.ts';
+
 /** One log line per listener per window, whatever the number of refusals in it. */
 export const LOG_WINDOW_MS = 10_000;
 /** Addresses named in one log line (those refused per address first). */
@@ -24,9 +26,9 @@ export interface SummaryLogOptions {
 }
 
 /** Counts what a window saw and writes one line for it: the first refusal or close at once, the rest at the window's end. */
-export function summaryLog(opts: SummaryLogOptions, openNow: () => number) {
+export function summaryLog(opts: SummaryLogOptions, openNow: () => number, clock: Clock) {
   let pending: Summary | null = null;
-  let timer: NodeJS.Timeout | null = null;
+  let timer: Timer | null = null;
 
   const flush = (): void => {
     if (!pending) return;
@@ -43,7 +45,7 @@ export function summaryLog(opts: SummaryLogOptions, openNow: () => number) {
     timer = null;
     if (!pending) return;
     flush();
-    timer = setTimeout(tick, LOG_WINDOW_MS).unref();
+    timer = clock.after(LOG_WINDOW_MS, tick);
   };
   const note = (): Summary => {
     pending ??= { refused: { per_address: 0, total: 0 }, reset: 0, closedEarly: { unfinished: 0, idle: 0, unread: 0, write_timeout: 0 }, addresses: new Set() };
@@ -53,7 +55,7 @@ export function summaryLog(opts: SummaryLogOptions, openNow: () => number) {
     if (timer) return;
     // Quiet until now: say so at once, then at most once a window.
     flush();
-    timer = setTimeout(tick, LOG_WINDOW_MS).unref();
+    timer = clock.after(LOG_WINDOW_MS, tick);
   };
   return {
     refused(reason: RefusalReason, key: string | null, reset: boolean): void {
@@ -68,7 +70,7 @@ export function summaryLog(opts: SummaryLogOptions, openNow: () => number) {
       started();
     },
     stop(): void {
-      if (timer) clearTimeout(timer);
+      timer?.cancel();
       timer = null;
       flush();
     },

@@ -9,6 +9,7 @@ import type { StatusCache } from '../services/status-cache.ts';
 import type { StrayReturnReport } from '../admin/stray-funds-service.ts';
 import type { Metrics } from './metrics.ts';
 import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 /** What the API is built from (its own file: the routes import it, and app.ts imports the routes). */
 export interface ApiDeps {
@@ -21,8 +22,10 @@ export interface ApiDeps {
   statusCache: StatusCache;
   metrics: Metrics;
   redis?: Redis;
-  /** Where the account routes read "now" (key expiries); absent: the system clock. */
-  clock?: Clock;
+  /** Where the API reads "now" and waits: key expiries, caches, rate buckets, request timing. */
+  clock: Clock;
+  /** Request ids, API keys, webhook secrets, test events' ids. */
+  random: Random;
   /** True once shutdown began: answers close their connection. */
   draining?(): boolean;
 }

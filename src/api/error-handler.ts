@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HushError, type HushErrorCode } from '../domain/errors.ts';
@@ -8,6 +7,8 @@ import { AMOUNT_PATTERN } from './schemas.ts';
 import { ietfRateLimitFields } from './ratelimit-fields.ts';
 import { isStoreUnavailable } from '../store/db.ts';
 import { ChainUnavailableError, isChainFailure } from '../chain/json-rpc.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 /**
  * An error as a plain object for the log, built so that it can never throw: errors are never handed to
@@ -210,7 +211,7 @@ export type ConnectionBucket = (address: string) => Promise<{ limit: number; rem
  * RateLimit-* on every response, so a token comes from the connection address's bucket (its headers were
  * never read, so no proxy can be trusted here); an empty bucket makes it 429 with Retry-After.
  */
-export function clientErrorAnswerer(bucket?: ConnectionBucket): (err: NodeJS.ErrnoException, socket: Duplex) => void {
+export function clientErrorAnswerer(ports: { clock: Clock; random: Random }, bucket?: ConnectionBucket): (err: NodeJS.ErrnoException, socket: Duplex) => void {
   // Node reports the error again for every chunk that still arrives on the socket: one answer, one token.
   const answering = new WeakSet<Duplex>();
   return (err, socket) => {
@@ -218,9 +219,9 @@ export function clientErrorAnswerer(bucket?: ConnectionBucket): (err: NodeJS.Err
     answering.add(socket);
     const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress ?? 'unknown';
     // A limiter store that does not answer promptly fails open, as the plugin's do (no headers then).
-    const timeout = new Promise<null>((resolve) => setTimeout(resolve, BUCKET_WAIT_MS, null).unref());
+    const timeout = new Promise<null>((resolve) => ports.clock.after(BUCKET_WAIT_MS, () => resolve(null)));
     void (bucket ? Promise.race([bucket(address).catch(() => null), timeout]) : Promise.resolve(null)).then((b) => {
-      const requestId = randomUUID();
+      const requestId = ports.random.uuid();
       const reason = err.code === 'HPE_HEADER_OVERFLOW' ? 'request headers too large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request timeout' : 'malformed HTTP request';
       const limited = b?.refused === true;
       const error = limited

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ORDER_STATUSES } from '../domain/order-state.ts';
 import type { ListenerStatus } from './listener-status.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** What each listener's connection guard counts (src/api/connection-guard.ts), by `listener` (partner, ops). */
 export interface ConnectionMetrics {
@@ -128,10 +129,10 @@ export function createMetrics(
  * onResponse hook: the hook machinery plus `reply.elapsedTime` cost ~10 µs per request, a visible share
  * of a quote. One labelled child per (route, method, status), so labels are hashed once.
  */
-export function requestTimer(metrics: Metrics): (request: FastifyRequest, reply: FastifyReply) => void {
+export function requestTimer(metrics: Metrics, clock: Pick<Clock, 'monotonic'>): (request: FastifyRequest, reply: FastifyReply) => void {
   const children = new Map<string, { observe(v: number): void }>();
   return (request, reply) => {
-    const started = performance.now();
+    const started = clock.monotonic();
     const route = request.routeOptions.url ?? 'unmatched';
     const method = request.method;
     reply.raw.once('close', () => {
@@ -142,7 +143,7 @@ export function requestTimer(metrics: Metrics): (request: FastifyRequest, reply:
         child = metrics.httpDuration.labels({ route, method, status: String(status) });
         if (children.size < 1000) children.set(key, child);
       }
-      child.observe((performance.now() - started) / 1000);
+      child.observe((clock.monotonic() - started) / 1000);
     });
   };
 }

@@ -10,7 +10,7 @@ import { adminRoutes } from './routes/admin-routes.ts';
 import { consoleRoutes, type ConsoleAsset } from './pages/console-routes.ts';
 import { opsRoutes, type OpsRouteDeps } from './routes/ops-routes.ts';
 import { DEFAULT_OPS_MAX_CONNECTIONS } from '../config/connection-settings.ts';
-import { RequestLogs, requestDeadlines, requestIdOf } from './server-options.ts';
+import { RequestLogs, requestDeadlines, requestIds } from './server-options.ts';
 
 export interface OpsDeps extends OpsRouteDeps {
   /** `/admin/v1`, served only when given (HUSH_ADMIN_TOKEN set). */
@@ -26,22 +26,23 @@ export async function buildOpsApp(
   deps: OpsDeps,
   opts: { requestTimeoutMs?: number; logger?: FastifyServerOptions['logger']; connections?: ConnectionLimits } = {},
 ): Promise<FastifyInstance> {
+  const requestId = requestIds(deps.random);
   const app = Fastify({
     logger: opts.logger ?? false,
     logController: new RequestLogs(),
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 64 },
     return503OnClosing: false,
-    genReqId: requestIdOf,
+    genReqId: requestId,
     frameworkErrors: (err, request, reply) => answerFrameworkError(err, request, reply),
     // What the HTTP parser refuses is answered in the SPEC shape too (no bucket: the listener is not public).
-    clientErrorHandler: clientErrorAnswerer(),
+    clientErrorHandler: clientErrorAnswerer(deps),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
     ...requestDeadlines(opts.requestTimeoutMs ?? 30_000),
   });
   // A cap of its own, whatever the partner port's load (docs/spec.md §7 "Connections").
-  guardConnections(app.server, { listener: 'ops', ...(opts.connections ?? { maxTotal: DEFAULT_OPS_MAX_CONNECTIONS, maxPerAddress: 0 }), metrics: deps.metrics.connections, warn: (fields, msg) => app.log.warn(fields, msg) });
-  const timeRequest = requestTimer(deps.metrics);
+  guardConnections(app.server, { listener: 'ops', ...(opts.connections ?? { maxTotal: DEFAULT_OPS_MAX_CONNECTIONS, maxPerAddress: 0 }), metrics: deps.metrics.connections, warn: (fields, msg) => app.log.warn(fields, msg), clock: deps.clock, requestId });
+  const timeRequest = requestTimer(deps.metrics, deps.clock);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     timeRequest(request, reply);
@@ -53,7 +54,7 @@ export async function buildOpsApp(
   await app.register(opsRoutes, { deps });
   if (deps.admin) {
     const { token, api, afterChange, throttle } = deps.admin;
-    await app.register(adminRoutes, { prefix: '/admin/v1', token, admin: api, afterChange, throttle });
+    await app.register(adminRoutes, { prefix: '/admin/v1', token, admin: api, afterChange, throttle, clock: deps.clock });
     // The operator console: its files need no token, what it shows comes from /admin/v1 (docs/compliance.md).
     await app.register(consoleRoutes, { assets: deps.admin.assets ?? [] });
   }

@@ -1,5 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestIdOf } from './server-options.ts';
+import type { ServerResponse } from 'node:http';
 import type { RefusalReason } from './connection-log.ts';
 
 /** Seconds a client over a cap is told to wait: its own connections free within a second or so; a full port, a little longer. */
@@ -11,8 +10,7 @@ export const OVER_CAP_RETRY_AFTER_S: Record<RefusalReason, number> = { per_addre
  * SERVICE_UNAVAILABLE; both with Retry-After and `Connection: close`, in the docs/spec.md §2 error shape. Written
  * by the connection guard before the application sees the request: it costs no key lookup, no route, no store.
  */
-export function answerOverCap(req: IncomingMessage, res: ServerResponse, reason: RefusalReason): void {
-  const requestId = requestIdOf(req);
+export function answerOverCap(res: ServerResponse, reason: RefusalReason, requestId: string): void {
   const error =
     reason === 'per_address'
       ? { code: 'RATE_LIMITED', message: 'Too many connections from this address at once; retry after Retry-After seconds, or reuse fewer connections', details: { reason: 'connections_per_address' }, requestId }

@@ -1,13 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Random } from '../support/random.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** docs/spec.md §2: a well-formed incoming X-Request-Id is echoed, anything else replaced by a fresh one. */
-export function requestIdOf(req: IncomingMessage): string {
-  const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+/** A request's id: docs/spec.md §2, a well-formed incoming X-Request-Id is echoed, anything else replaced by a fresh one. */
+export type RequestIdOf = (req: IncomingMessage) => string;
+
+/** The request ids of a listener, fresh ones drawn from `random`. */
+export function requestIds(random: Random): RequestIdOf {
+  return (req) => {
+    const incoming = req.headers['x-request-id'];
+    return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : random.uuid();
+  };
 }
 
 /**

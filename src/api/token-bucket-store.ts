@@ -1,6 +1,6 @@
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
-import { systemClock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 /**
  * docs/spec.md §7's per-key token bucket as a store for @fastify/rate-limit, which ships only fixed windows (they
@@ -50,13 +50,14 @@ function isPerKey(routeOptions: unknown): boolean {
   return (routeOptions as { perKey?: unknown } | undefined)?.perKey === true;
 }
 
-export class LocalBuckets implements FastifyRateLimitStore {
+/**
+ * The in-process buckets. The plugin builds its store from a class, with no say in the arguments: the clock is
+ * the subclass's (localBucketsOn), so a child bucket, built from `this.constructor`, reads the same one.
+ */
+export abstract class LocalBuckets implements FastifyRateLimitStore {
   private readonly buckets = new Map<string, { tokens: number; at: number; fullAt: number }>();
 
-  /** The clock (tests replace it). */
-  protected now(): number {
-    return systemClock.now();
-  }
+  protected abstract now(): number;
 
   incr(key: string, cb: (e: Error | null, r?: BucketAnswer) => void, timeWindow: number, max: number): void {
     const now = this.now();
@@ -145,9 +146,21 @@ class RedisBuckets implements FastifyRateLimitStore {
   }
 }
 
-/** The store class to hand to @fastify/rate-limit: in Redis when given one (shared by every process). */
-export function tokenBucketStore(redis?: Redis, nameSpace = 'hush-tb:'): FastifyRateLimitStoreCtor {
-  if (!redis) return LocalBuckets as unknown as FastifyRateLimitStoreCtor;
+/** LocalBuckets on `clock`. */
+export function localBucketsOn(clock: Pick<Clock, 'now'>): new () => LocalBuckets {
+  return class extends LocalBuckets {
+    protected override now(): number {
+      return clock.now();
+    }
+  };
+}
+
+/**
+ * The store class to hand to @fastify/rate-limit: in Redis when given one (shared by every process, on
+ * Redis's clock), else in process on `clock`.
+ */
+export function tokenBucketStore(clock: Pick<Clock, 'now'>, redis?: Redis, nameSpace = 'hush-tb:'): FastifyRateLimitStoreCtor {
+  if (!redis) return localBucketsOn(clock) as unknown as FastifyRateLimitStoreCtor;
   const r = redis as RedisWithTake;
   if (!r.hushTakeToken) r.defineCommand('hushTakeToken', { numberOfKeys: 1, lua: TAKE_LUA });
   return class extends RedisBuckets {

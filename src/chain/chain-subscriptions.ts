@@ -1,5 +1,6 @@
 import type { Address, Commitment, GetMultipleAccountsApi, GetSignatureStatusesApi, Rpc, Signature } from '@solana/kit';
 import { PubSubConnection, type ConnectionState, type PubSubConnectionOptions } from './pubsub-connection.ts';
+import type { Timer } from '../support/clock.ts';
 
 export type { ConnectionState } from './pubsub-connection.ts';
 
@@ -78,7 +79,7 @@ export class ChainSubscriptions {
   /** Keyed by signature and commitment: one server subscription each, however many listeners. */
   private readonly signatures = new Map<string, SignatureWatch>();
   private readonly stateListeners = new Set<(state: ConnectionState) => void>();
-  private pollTimer: NodeJS.Timeout | null = null;
+  private pollTimer: Timer | null = null;
   private readonly log: (msg: string) => void;
 
   constructor(private readonly opts: ChainSubscriptionsOptions) {
@@ -254,15 +255,14 @@ export class ChainSubscriptions {
 
   private onState(state: ConnectionState): void {
     if (state === 'reconnecting' && this.opts.pollWhileDownMs && !this.pollTimer) {
-      this.pollTimer = setInterval(() => void this.refresh().catch((e) => this.log(`pubsub: poll while down failed: ${(e as Error).message}`)), this.opts.pollWhileDownMs);
-      this.pollTimer.unref();
+      this.pollTimer = this.opts.clock.every(this.opts.pollWhileDownMs, () => void this.refresh().catch((e) => this.log(`pubsub: poll while down failed: ${(e as Error).message}`)));
     }
     if (state !== 'reconnecting') this.stopPolling();
     for (const l of this.stateListeners) l(state);
   }
 
   private stopPolling(): void {
-    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer?.cancel();
     this.pollTimer = null;
   }
 

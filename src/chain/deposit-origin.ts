@@ -1,6 +1,7 @@
 import { aboveWrappedSolReserve } from '../domain/reserves.ts';
 import type { ChainView } from './chain-view.ts';
 import { FIRST_SIGNATURE_LOOKBACK } from './solana-chain.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** The order's own deposit: the transaction of its sender that funded the deposit account, and what it put there. */
 export interface DepositOrigin {
@@ -122,7 +123,8 @@ export class DepositOrigins {
   constructor(
     /** The reads of a lookup that names none (the worker's, in the settlement lane). */
     private readonly view: () => OriginReads,
-    private readonly now: () => number = Date.now,
+    /** When a transaction was noted (the memo of sightings ages by it). */
+    private readonly clock: Pick<Clock, 'now'>,
   ) {}
 
   /** Notes a successful transaction that mentions `account` (its deposit, likely), so a lookup can skip the history read. */
@@ -130,7 +132,7 @@ export class DepositOrigins {
     const list = this.seen.get(account) ?? [];
     if (list.some((s) => s.sig === signature) || list.length >= SEEN_PER_ACCOUNT) return;
     if (list.length === 0 && this.seen.size >= MEMO_MAX) this.seen.delete(this.seen.keys().next().value!);
-    this.seen.set(account, [...list, { sig: signature, at: this.now() }]);
+    this.seen.set(account, [...list, { sig: signature, at: this.clock.now() }]);
   }
 
   /** Drops what was noted for accounts no longer watched. */
@@ -166,7 +168,7 @@ export class DepositOrigins {
       const txs = await view.transactionsMany(items.map(([, v]) => v.s.sig)).catch(() => []);
       items.forEach(([k, { s, q }], n) => {
         const tx = txs[n];
-        if (tx === null && this.now() - s.at < SEEN_PENDING_MS) pending.add(q.account);
+        if (tx === null && this.clock.now() - s.at < SEEN_PENDING_MS) pending.add(q.account);
         else if (tx === null) this.seen.set(q.account, (this.seen.get(q.account) ?? []).filter((x) => x !== s));
         if (!tx) return;
         judged.set(k, verdictOf(tx, q));

@@ -1,5 +1,4 @@
 import { isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from '@solana/kit';
-import { systemClock } from '../support/clock.ts';
 
 /**
  * The one plain-JSON path to the Solana RPC (batches, the local faucet's methods): the HTTP status is
@@ -64,7 +63,7 @@ export function isChainFailure(e: unknown): boolean {
 }
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when absent or unreadable. */
-export function retryAfterMs(value: string | null | undefined, now = systemClock.now()): number | undefined {
+export function retryAfterMs(value: string | null | undefined, now: number): number | undefined {
   if (!value) return undefined;
   const s = value.trim();
   if (/^\d+$/.test(s)) return Number(s) * 1000;
@@ -72,8 +71,11 @@ export function retryAfterMs(value: string | null | undefined, now = systemClock
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-/** POSTs one JSON-RPC body (a call or a batch) and returns the parsed reply; every transport failure is a ChainUnavailableError. */
-export async function postJsonRpc(url: string, body: string, signal: AbortSignal, what: string): Promise<unknown> {
+/**
+ * POSTs one JSON-RPC body (a call or a batch) and returns the parsed reply; every transport failure is a
+ * ChainUnavailableError. `now` reads a Retry-After date against the caller's clock.
+ */
+export async function postJsonRpc(url: string, body: string, signal: AbortSignal, what: string, now: () => number): Promise<unknown> {
   let res: Response;
   try {
     res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
@@ -82,7 +84,7 @@ export async function postJsonRpc(url: string, body: string, signal: AbortSignal
   }
   if (!res.ok) {
     await res.body?.cancel().catch(() => {});
-    throw new ChainUnavailableError(`${what}: RPC answered HTTP ${res.status}`, undefined, res.status, retryAfterMs(res.headers.get('retry-after')));
+    throw new ChainUnavailableError(`${what}: RPC answered HTTP ${res.status}`, undefined, res.status, retryAfterMs(res.headers.get('retry-after'), now()));
   }
   try {
     return await res.json();

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { parseJsonWithBigInts } from '@solana/rpc-spec-types';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock, Timer } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
@@ -20,9 +21,10 @@ export interface PubSubConnectionOptions {
   maxBackoffMs?: number;
   /** A ping every this often; no pong by the next one ends the socket (a half-open connection looks alive otherwise). */
   heartbeatMs?: number;
-  random?: () => number;
-  /** The reconnect backoff's time (paced by real timers: the system clock unless a test paces it). */
-  clock?: Clock;
+  /** The backoff's jitter. */
+  random: Random;
+  /** Where the backoff and the heartbeat are timed. */
+  clock: Clock;
   log?: (msg: string) => void;
   onState?: (state: ConnectionState, previous: ConnectionState) => void;
   /**
@@ -61,21 +63,21 @@ export class PubSubConnection {
   private connectedAt = 0;
   private everConnected = false;
   private failedSinceOpen = false;
-  private reconnectTimer: NodeJS.Timeout | null = null;
-  private heartbeat: NodeJS.Timeout | null = null;
+  private reconnectTimer: Timer | null = null;
+  private heartbeat: Timer | null = null;
   private readonly opts: Required<Omit<PubSubConnectionOptions, 'onState' | 'onSubscribed'>> & Pick<PubSubConnectionOptions, 'onState' | 'onSubscribed'>;
   readonly counters: PubSubCounters = { reconnects: 0, notifications: {} };
 
   constructor(
     readonly url: string,
-    opts: PubSubConnectionOptions = {},
+    opts: PubSubConnectionOptions,
   ) {
     this.opts = {
       initialBackoffMs: opts.initialBackoffMs ?? 250,
       maxBackoffMs: opts.maxBackoffMs ?? 15_000,
       heartbeatMs: opts.heartbeatMs ?? 15_000,
-      random: opts.random ?? Math.random,
-      clock: opts.clock ?? systemClock,
+      random: opts.random,
+      clock: opts.clock,
       log: opts.log ?? (() => {}),
       onState: opts.onState,
       onSubscribed: opts.onSubscribed,
@@ -105,7 +107,7 @@ export class PubSubConnection {
 
   async close(): Promise<void> {
     this.setState('closed');
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer?.cancel();
     this.stopHeartbeat();
     const ws = this.ws;
     this.ws = null;
@@ -159,29 +161,27 @@ export class PubSubConnection {
     // A connection that held for a while starts the backoff over; one dropped at once keeps growing it.
     if (this.connectedAt > 0 && this.opts.clock.now() - this.connectedAt > this.opts.maxBackoffMs) this.attempt = 0;
     this.connectedAt = 0;
-    const delay = backoffDelay(this.attempt, this.opts.initialBackoffMs, this.opts.maxBackoffMs, this.opts.random);
+    const delay = backoffDelay(this.attempt, this.opts.initialBackoffMs, this.opts.maxBackoffMs, () => this.opts.random.float());
     this.attempt = Math.min(this.attempt + 1, 30);
     this.setState('reconnecting');
-    this.reconnectTimer = setTimeout(() => {
+    this.reconnectTimer = this.opts.clock.after(delay, () => {
       this.reconnectTimer = null;
       if (this.stateValue !== 'closed') this.open();
-    }, delay);
-    this.reconnectTimer.unref();
+    });
   }
 
   private startHeartbeat(ws: WebSocket): void {
     const w = ws as WebSocket & { alive?: boolean };
     w.alive = true;
-    this.heartbeat = setInterval(() => {
+    this.heartbeat = this.opts.clock.every(this.opts.heartbeatMs, () => {
       if (!w.alive) return void ws.terminate();
       w.alive = false;
       ws.ping();
-    }, this.opts.heartbeatMs);
-    this.heartbeat.unref();
+    });
   }
 
   private stopHeartbeat(): void {
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat?.cancel();
     this.heartbeat = null;
   }
 
@@ -255,7 +255,7 @@ export class PubSubConnection {
  * Exponential backoff with "equal jitter": half the capped delay fixed, half random, so clients dropped
  * together (a restarted RPC node) do not all come back in the same instant, yet none retries at once.
  */
-export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
+export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random: () => number): number {
   const ceiling = Math.min(maxMs, initialMs * 2 ** attempt);
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }

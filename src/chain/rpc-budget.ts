@@ -1,7 +1,7 @@
 import { Counter, Histogram } from 'prom-client';
 import { ChainUnavailableError } from './json-rpc.ts';
 import { SETTLEMENT_LANE, type LaneContext, type RpcLane } from './rpc-lane.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** Backoff after a 429 that names no Retry-After: doubled per refusal in a row, up to the cap. */
 const BACKOFF_MIN_MS = 500;
@@ -70,7 +70,8 @@ export class RpcBudget {
   private pausedUntil = 0;
   private refusedInARow = 0;
   private readonly queues: Record<RpcLane, Waiter[]> = { settlement: [], api: [] };
-  private timer: NodeJS.Timeout | null = null;
+  /** Ends the pump's sleep until the next turn (a new turn, or one granted sooner, replaces it). */
+  private sleeping: AbortController | null = null;
 
   /**
    * `maxRps` 0 or less: no budget, only 429s are honoured. `giveUpMs`: how long in all a request refused
@@ -79,9 +80,9 @@ export class RpcBudget {
    */
   constructor(
     readonly maxRps: number,
-    private readonly giveUpMs = 10_000,
-    /** Paces requests against real timers: the system clock unless a test paces it itself. */
-    private readonly clock: Clock = systemClock,
+    private readonly giveUpMs: number,
+    /** Where turns, pauses and waits are timed. */
+    private readonly clock: Clock,
   ) {
     this.refilledAt = clock.now();
     this.tokens = Math.max(1, maxRps);
@@ -111,8 +112,8 @@ export class RpcBudget {
         cleanups.push(() => s.removeEventListener('abort', abort));
       }
       if (w.lane === 'api' && this.giveUpMs > 0) {
-        const timer = setTimeout(() => this.drop(w, new ChainUnavailableError(`no turn in the RPC request budget within ${this.giveUpMs} ms`)), this.giveUpMs);
-        cleanups.push(() => clearTimeout(timer));
+        const timer = this.clock.after(this.giveUpMs, () => this.drop(w, new ChainUnavailableError(`no turn in the RPC request budget within ${this.giveUpMs} ms`)));
+        cleanups.push(() => timer.cancel());
       }
       this.queues[w.lane].push(w);
       this.pump();
@@ -136,8 +137,8 @@ export class RpcBudget {
 
   /** Grants every turn that can go now, then sleeps until the next one could. */
   private pump(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.sleeping?.abort();
+    this.sleeping = null;
     for (;;) {
       const high = this.queues.settlement[0];
       const low = this.queues.api[0];
@@ -188,8 +189,14 @@ export class RpcBudget {
     this.refilledAt = now;
   }
 
+  /** A sleep, not a timer: callers await their turn, so the wait keeps the process alive as theirs. */
   private wakeIn(ms: number): void {
-    this.timer = setTimeout(() => ((this.timer = null), this.pump()), Math.max(1, ms));
+    const wait = (this.sleeping = new AbortController());
+    void this.clock.sleep(Math.max(1, ms), wait.signal).then(() => {
+      if (wait.signal.aborted) return;
+      this.sleeping = null;
+      this.pump();
+    });
   }
 
   /** A 429: nobody sends until the provider's Retry-After, or an exponential backoff when it named none. */

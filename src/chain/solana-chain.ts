@@ -2,7 +2,7 @@ import { createDefaultRpcTransport, createSolanaRpcFromTransport, isSolanaError,
 import { ChainUnavailableError, postJsonRpc, resultOf, retryAfterMs } from './json-rpc.ts';
 import { RpcBudget } from './rpc-budget.ts';
 import { SETTLEMENT_LANE, type LaneContext } from './rpc-lane.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock, Timer } from '../support/clock.ts';
 
 export { ChainUnavailableError, isChainUnavailable, JsonRpcError } from './json-rpc.ts';
 
@@ -47,11 +47,11 @@ const EXISTS_TTL_MS = 30_000;
 const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 
 /** A transport failure of kit's client as a ChainUnavailableError (an HTTP error keeps its status and Retry-After). */
-function asChainUnavailable(e: unknown): ChainUnavailableError {
+function asChainUnavailable(e: unknown, now: number): ChainUnavailableError {
   if (e instanceof ChainUnavailableError) return e;
   if (isSolanaError(e, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
     const { statusCode, headers } = e.context as { statusCode: number; headers?: Headers };
-    return new ChainUnavailableError(`RPC answered HTTP ${statusCode}`, undefined, statusCode, retryAfterMs(headers?.get?.('retry-after')));
+    return new ChainUnavailableError(`RPC answered HTTP ${statusCode}`, undefined, statusCode, retryAfterMs(headers?.get?.('retry-after'), now));
   }
   return new ChainUnavailableError(`RPC unavailable: ${(e as Error)?.message ?? String(e)}`, { cause: e });
 }
@@ -62,17 +62,17 @@ function asChainUnavailable(e: unknown): ChainUnavailableError {
  * transport failure a ChainUnavailableError, so callers and the API tell "chain away" from a real answer,
  * and every request within the process's request budget (429s waited out there).
  */
-function timedTransport(inner: RpcTransport, timeoutMs: number, budget: RpcBudget, lane: LaneContext): RpcTransport {
+function timedTransport(inner: RpcTransport, timeoutMs: number, budget: RpcBudget, lane: LaneContext, clock: Clock): RpcTransport {
   return ((config: Parameters<RpcTransport>[0]) => {
     const payload = config.payload as { method?: string } | { method?: string }[];
     const methods = (Array.isArray(payload) ? payload : [payload]).map((p) => p?.method ?? 'unknown');
     return budget.run(methods, async () => {
-      const timeout = AbortSignal.timeout(timeoutMs);
+      const timeout = clock.timeout(timeoutMs);
       try {
         return await inner({ ...config, signal: config.signal ? AbortSignal.any([config.signal, timeout]) : timeout });
       } catch (e) {
         if (config.signal?.aborted) throw e; // the caller gave up: not the chain's fault
-        throw asChainUnavailable(e);
+        throw asChainUnavailable(e, clock.now());
       }
     }, config.signal, lane);
   }) as RpcTransport;
@@ -95,7 +95,7 @@ export class SolanaChain {
   private ownBlockhash: FreshBlockhash | null = null;
   private ownInflight: Promise<FreshBlockhash> | null = null;
   private inflight: Promise<FreshBlockhash> | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   /** Whether the last blockhash refresh failed (readiness reads it instead of asking the chain). */
   private refreshFailing = false;
   private readonly exists = new Map<string, { value: boolean; at: number }>();
@@ -108,17 +108,17 @@ export class SolanaChain {
 
   constructor(
     readonly url: string,
+    /** Where the blockhash's age, the existence cache, the request budget and every RPC timeout are timed. */
+    private readonly clock: Clock,
     private readonly slotMs = DEFAULT_SLOT_MS,
     readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
     /** HUSH_RPC_MAX_RPS; 0 = no budget (429s are still honoured). */
     maxRps = 0,
-    /** Where the blockhash's age and the existence cache read "now". */
-    private readonly clock: Clock = systemClock,
   ) {
-    this.budget = new RpcBudget(maxRps, timeoutMs);
+    this.budget = new RpcBudget(maxRps, timeoutMs, clock);
     this.transport = createDefaultRpcTransport({ url });
-    this.rpc = createSolanaRpcFromTransport(timedTransport(this.transport, timeoutMs, this.budget, SETTLEMENT_LANE));
-    this.apiRpc = createSolanaRpcFromTransport(timedTransport(this.transport, timeoutMs, this.budget, { lane: 'api' }));
+    this.rpc = createSolanaRpcFromTransport(timedTransport(this.transport, timeoutMs, this.budget, SETTLEMENT_LANE, clock));
+    this.apiRpc = createSolanaRpcFromTransport(timedTransport(this.transport, timeoutMs, this.budget, { lane: 'api' }, clock));
   }
 
   /**
@@ -127,13 +127,13 @@ export class SolanaChain {
    */
   inLane(lane: LaneContext): ChainCalls {
     if (lane === SETTLEMENT_LANE) return this;
-    const rpc = createSolanaRpcFromTransport(timedTransport(this.transport, this.timeoutMs, this.budget, lane));
+    const rpc = createSolanaRpcFromTransport(timedTransport(this.transport, this.timeoutMs, this.budget, lane, this.clock));
     return { rpc, post: (body, methods) => this.post(body, methods, lane) };
   }
 
   /** The same bound for RPC calls made with plain fetch (JSON-RPC batches). */
   requestSignal(): AbortSignal {
-    return AbortSignal.timeout(this.timeoutMs);
+    return this.clock.timeout(this.timeoutMs);
   }
 
   /**
@@ -141,7 +141,7 @@ export class SolanaChain {
    * Every plain-JSON RPC request of Hush goes through here, as kit's go through its transport.
    */
   post(body: string, methods: readonly string[], lane: LaneContext = SETTLEMENT_LANE): Promise<unknown> {
-    return this.budget.run(methods, () => postJsonRpc(this.url, body, this.requestSignal(), methods.length === 1 ? methods[0]! : `RPC batch of ${methods.length}`), undefined, lane);
+    return this.budget.run(methods, () => postJsonRpc(this.url, body, this.requestSignal(), methods.length === 1 ? methods[0]! : `RPC batch of ${methods.length}`, () => this.clock.now()), undefined, lane);
   }
 
   /** One plain-JSON call; its params are serialised as given (pass u64 amounts as strings or safe numbers). */
@@ -152,12 +152,11 @@ export class SolanaChain {
   /** Keeps the cached blockhash young so requests never wait on the RPC. */
   startBackgroundRefresh(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.refreshBlockhash().catch(() => {}), BLOCKHASH_REFRESH_MS);
-    this.timer.unref();
+    this.timer = this.clock.every(BLOCKHASH_REFRESH_MS, () => void this.refreshBlockhash().catch(() => {}));
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
   }
 
@@ -247,7 +246,7 @@ export class SolanaChain {
         this.ownBlockhash = { blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight, expiresAtSlot: context.slot + left, blocksLeftAtFetch: left, fetchedAt: askedAt, slotMs: this.slotMs };
         return this.ownBlockhash;
       }
-      await new Promise((r) => setTimeout(r, this.slotMs));
+      await this.clock.sleep(this.slotMs);
     }
     throw new ChainUnavailableError('no new blockhash for eight slots');
   }

@@ -26,6 +26,7 @@ import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { logSafeUrl } from '../config/log-safe-url.ts';
 import { COMMANDS, ChainUnreachable, type Command, type HttpRequest, type ParsedOptions } from './admin-commands.ts';
 import { systemClock } from '../support/clock.ts';
+import { systemRandom } from '../support/random.ts';
 
 export interface CliIo {
   out(text: string): void;
@@ -131,7 +132,7 @@ const NOTHING_THERE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTU
  */
 async function serverThere(baseUrl: string): Promise<boolean> {
   try {
-    const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(1500) });
+    const res = await fetch(`${baseUrl}/healthz`, { signal: systemClock.timeout(1500) });
     await res.arrayBuffer().catch(() => undefined);
     return true;
   } catch (e) {
@@ -173,7 +174,7 @@ async function runHttp(baseUrl: string, token: string, req: HttpRequest): Promis
       method: req.method,
       headers: { authorization: `Bearer ${token}`, ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: req.body === undefined ? undefined : JSON.stringify(req.body),
-      signal: AbortSignal.timeout(30_000),
+      signal: systemClock.timeout(30_000),
     });
   } catch (e) {
     return { ok: false, text: errorText(undefined, `cannot reach the server at ${baseUrl}: ${(e as Error).message}`) };
@@ -248,17 +249,19 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
   } else {
     let db: Db | undefined;
     try {
-      const where = { databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR || './data', poolSize: 2, schema: env.DATABASE_SCHEMA || undefined };
+      const where = { databaseUrl: env.DATABASE_URL || undefined, dataDir: env.DATA_DIR || './data', poolSize: 2, schema: env.DATABASE_SCHEMA || undefined, clock: systemClock };
       db = command.readOnly ? await openExistingDb(where) : await openDb(where);
       const store = db;
       // Webhook URLs as the server would take them: this machine only beside the embedded chain.
-      const admin = new AdminService(db, { webhookEgress: webhookEgressFor({ solanaRpcUrl: env.SOLANA_RPC_URL || undefined }) });
+      // A composition root of its own: the system's clock and randomness (ids, keys and secrets it issues).
+      const admin = new AdminService(db, { clock: systemClock, random: systemRandom, webhookEgress: webhookEgressFor({ solanaRpcUrl: env.SOLANA_RPC_URL || undefined }) });
       result = await command.direct(admin, args, opts, {
         db: store,
+        clock: systemClock,
         config: () => loadConfig(env),
         async treasury() {
           const config = loadConfig(env);
-          const chain = new SolanaChain(config.solanaRpcUrl ?? `http://127.0.0.1:${config.localnetPort}`, config.slotMs, config.rpcTimeoutMs, config.rpcMaxRps);
+          const chain = new SolanaChain(config.solanaRpcUrl ?? `http://127.0.0.1:${config.localnetPort}`, systemClock, config.slotMs, config.rpcTimeoutMs, config.rpcMaxRps);
           await chain.rpc
             .getSlot()
             .send()

@@ -22,6 +22,7 @@ import { HoldsService } from '../admin/holds-service.ts';
 import { buildScreening } from '../runtime/build-screening.ts';
 import { Closers } from '../runtime/closers.ts';
 import { SCREENING_OFF } from '../screening/screening-port.ts';
+import type { Clock } from '../support/clock.ts';
 
 export type OptionName = 'fee-cap-bps' | 'expires-at';
 
@@ -51,6 +52,8 @@ export interface Command {
 /** What direct-mode commands beyond accounts need: the store, and lazily the chain and treasury. */
 export interface DirectContext {
   db: Db;
+  /** The CLI's clock (the system's): waits for a returned stray's confirmation, screening lists' stamps. */
+  clock: Clock;
   config(): HushConfig;
   treasury(): Promise<{ chain: SolanaChain; treasury: Treasury; config: HushConfig }>;
 }
@@ -183,7 +186,7 @@ export const COMMANDS: Record<string, Command> = {
       // An unknown order is NOT_FOUND whether or not the chain is up.
       if (!(await getOrderByTrackingId(ctx.db, id!))) throw new HushError('NOT_FOUND', `No order ${id}`);
       const t = await ctx.treasury();
-      return { success: true, ...(await new StrayFundsService(t.config, ctx.db, t.chain, t.treasury).returnStray(id!)) };
+      return { success: true, ...(await new StrayFundsService(t.config, ctx.db, t.chain, t.treasury, () => {}, ctx.clock).returnStray(id!)) };
     },
   },
   'screening-log': {
@@ -211,7 +214,7 @@ export const COMMANDS: Record<string, Command> = {
       // The same screening the server runs, read once: a refund is refused to a sender now blocked.
       const closers = new Closers();
       try {
-        const screening = await buildScreening(ctx.config(), () => {}, () => {}, closers);
+        const screening = await buildScreening(ctx.config(), () => {}, () => {}, closers, ctx.clock);
         return { success: true, ...(await new HoldsService(ctx.db, screening).resolve(id!, action as never, note!, 'operator:admin-cli')) };
       } finally {
         await closers.closeAll();

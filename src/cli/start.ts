@@ -4,6 +4,8 @@ import { logs } from '../config/log-level.ts';
 import { startHush } from '../runtime/start-hush.ts';
 import { startFailureMessage } from '../runtime/start-errors.ts';
 import { logSafeUrl } from '../config/log-safe-url.ts';
+import { systemClock } from '../support/clock.ts';
+import { systemRandom } from '../support/random.ts';
 
 let config: HushConfig | null = null;
 
@@ -23,7 +25,8 @@ const cfg = config;
 const records = pino({ base: { component: 'hush' }, level: cfg.logLevel });
 // Start-up and worker text lines are info: LOG_LEVEL=warn (or above) keeps only ALERTs and errors.
 const info = logs(cfg.logLevel, 'info') ? (m: string) => console.log(m) : () => {};
-const hush = await startHush(cfg, { log: info, records: (level, fields, msg) => records[level](fields, msg), logger: { level: cfg.logLevel } }).catch(failStart);
+// The composition root: production's clock and randomness are the system's.
+const hush = await startHush(cfg, { clock: systemClock, random: systemRandom, log: info, records: (level, fields, msg) => records[level](fields, msg), logger: { level: cfg.logLevel } }).catch(failStart);
 // Before the ready line: a supervisor that stops Hush as soon as it reads that line gets a drain, not the
 // default action of a signal nobody handles yet (an exit by the signal, nothing drained).
 let stopping = false;

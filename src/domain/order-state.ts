@@ -1,6 +1,6 @@
 /**
- * docs/spec.md §5 order states, what each means (STATUS_TRAITS) and the only transitions allowed between
- * them, declared once. The store's transition module (src/store/order-transitions.ts) registers one writer
+ * docs/spec.md §5 order states, what each means (STATUS_TRAITS), how each is handled (STATUS_HANDLING) and
+ * the only transitions allowed between them, declared once. The store's transition module (src/store/order-transitions.ts) registers one writer
  * per move and refuses any other edge (canTransition) when it builds a statement, so a bug cannot move an order backwards or out of a final state; races
  * between workers lose their compare-and-set.
  */
@@ -64,6 +64,83 @@ export const STATUS_TRAITS: Readonly<Record<OrderStatus, StatusTraits>> = {
   refunded: T({ final: true, receipted: true }),
   failed: T({ final: true, receipted: true }),
   frozen: T({ final: true, receipted: true }),
+};
+
+/**
+ * Each status by its name (`STATUS.sending`): code that means one status names it through the registry,
+ * never as a quoted literal in a comparison or in SQL (test/store/status-literals.test.ts).
+ */
+export const STATUS = Object.fromEntries(ORDER_STATUSES.map((s) => [s, s])) as { readonly [S in OrderStatus]: S };
+
+/** The status every order is born in (docs/spec.md §5): the store's creation writes it and only it. */
+export const INITIAL_STATUS = STATUS.awaiting_deposit;
+
+/** The store's writers of an order's status (src/store/order-writers.ts), by name: domain imports nothing of the store. */
+export type StatusWriter =
+  | 'detectDeposit' | 'undetectDeposit' | 'expireOrder' | 'confirmDeposits' | 'markSwapping' | 'startPayouts'
+  | 'completePayouts' | 'refundOrder' | 'finishRefund' | 'failOrder' | 'holdForScreening' | 'resolveHold';
+
+/** The order loop's steps (src/settlement/orders.ts runs the one its claimed order's status names). */
+export type OrderStep = 'confirmOrExpire' | 'payOrRefund' | 'advancePayout';
+
+/** Who else acts on an order in a status (docs/architecture.md's steps table), besides the order loop. */
+export type StatusActor = 'deposit watch' | 'deposit hint' | 'class release' | 'settle fates' | 'watchdog' | 'operator' | 'receipt signer';
+
+/** How Hush handles an order in one status: who acts on it, and what moves it on. */
+export interface StatusHandling {
+  /** The order loop's step for it when the loop claims it (orders.ts dispatches on this); null: never stepped. */
+  step: OrderStep | null;
+  /** Who else acts on it (test/domain/order-state.test.ts checks these against the traits). */
+  also: readonly StatusActor[];
+  /**
+   * Every move out of it, to the status it sets, with the one writer that makes it: test/store/order-lifecycle.test.ts
+   * checks these against the writers' registry both ways (a move listed here has exactly this writer, and
+   * every registered move is listed). A move may pass a status (awaiting_deposit → deposit_confirmed).
+   */
+  exits: Readonly<Partial<Record<OrderStatus, StatusWriter>>>;
+}
+
+const FAIL = { failed: 'failOrder' } as const;
+
+/** docs/spec.md §5 as Hush runs it: each status's handling, in one table beside its traits. */
+export const STATUS_HANDLING: Readonly<Record<OrderStatus, StatusHandling>> = {
+  awaiting_deposit: {
+    step: 'confirmOrExpire',
+    also: ['deposit watch', 'deposit hint'],
+    exits: { deposit_detected: 'detectDeposit', deposit_confirmed: 'confirmDeposits', expired: 'expireOrder', ...FAIL },
+  },
+  deposit_detected: {
+    step: 'confirmOrExpire',
+    also: ['deposit watch', 'deposit hint', 'watchdog'],
+    exits: { deposit_confirmed: 'confirmDeposits', awaiting_deposit: 'undetectDeposit', ...FAIL },
+  },
+  deposit_confirmed: {
+    step: 'payOrRefund',
+    also: ['class release', 'watchdog'],
+    exits: { swapping: 'markSwapping', sending: 'startPayouts', refunding: 'refundOrder', held: 'holdForScreening', ...FAIL },
+  },
+  swapping: {
+    step: 'payOrRefund',
+    also: ['class release', 'watchdog'],
+    exits: { sending: 'startPayouts', refunding: 'refundOrder', held: 'holdForScreening', ...FAIL },
+  },
+  sending: {
+    step: 'advancePayout',
+    also: ['settle fates', 'watchdog'],
+    exits: { completed: 'completePayouts', refunding: 'refundOrder', held: 'holdForScreening', ...FAIL },
+  },
+  refunding: {
+    step: 'advancePayout',
+    also: ['settle fates', 'watchdog'],
+    exits: { refunded: 'finishRefund', held: 'holdForScreening', ...FAIL },
+  },
+  // Never claimed (its next run is infinity): only the operator's resolution moves it.
+  held: { step: null, also: ['operator'], exits: { deposit_confirmed: 'resolveHold', refunding: 'resolveHold', frozen: 'resolveHold', ...FAIL } },
+  completed: { step: null, also: ['receipt signer'], exits: {} },
+  expired: { step: null, also: [], exits: {} },
+  refunded: { step: null, also: ['receipt signer'], exits: {} },
+  failed: { step: null, also: ['receipt signer'], exits: {} },
+  frozen: { step: null, also: ['receipt signer'], exits: {} },
 };
 
 /** The statuses with `trait` (or without it, `has: false`), in declaration order. */

@@ -1,5 +1,4 @@
-/** The quoteId's MAC, its key checks and its nonces. */
-import { randomFillSync } from 'node:crypto';
+/** The quoteId's MAC and its key checks. */
 import { hmacSha256Text } from './hmac-sha256.ts';
 
 export const NONCE_BYTES = 8;
@@ -39,17 +38,5 @@ export function checkQuoteKey(secret: Uint8Array, accountId: string): void {
   }
 }
 
-/** Nonces cut from a pool refilled 4 KiB at a time: one CSPRNG call per 512 quotes instead of per quote. */
-const noncePool = Buffer.alloc(4096);
-let nonceAt = noncePool.length;
-export function nextNonce(): Uint8Array {
-  if (nonceAt + NONCE_BYTES > noncePool.length) {
-    randomFillSync(noncePool);
-    nonceAt = 0;
-  }
-  const out = Uint8Array.prototype.slice.call(noncePool, nonceAt, nonceAt + NONCE_BYTES);
-  nonceAt += NONCE_BYTES;
-  return out;
-}
 
 

@@ -32,7 +32,7 @@ import type { QuoteMode } from './fees.ts';
 import { type Amount, U64_MAX, formatAmount, isAmount, toAmount } from './money.ts';
 import { Reader, Writer, hex } from './quote-binary.ts';
 import { MAX_MIN_ANONYMITY_SET, type PrivacyChoice } from './privacy-choice.ts';
-import { NONCE_BYTES, TAG_BYTES, checkQuoteKey, nextNonce, quoteMac, writeQuoteMac } from './quote-mac.ts';
+import { NONCE_BYTES, TAG_BYTES, checkQuoteKey, quoteMac, writeQuoteMac } from './quote-mac.ts';
 
 const VERSION = 4;
 const PREFIX = 'q_';
@@ -112,8 +112,8 @@ export interface QuoteTerms extends QuoteRequestTerms {
   requested?: PrivacyChoice;
   issuedAtMs: number;
   expiresAtMs: number;
-  /** 8 bytes; random when omitted (tests pass one to be deterministic). */
-  nonce?: Uint8Array;
+  /** 8 random bytes, drawn by the issuer (QuoteService: QuoteNonces): identical terms still give distinct quotes. */
+  nonce: Uint8Array;
 }
 
 export interface OpenedQuote {
@@ -219,7 +219,7 @@ function checkTerms(t: QuoteTerms): void {
   if (!Number.isSafeInteger(t.expiresAtMs) || t.expiresAtMs < t.issuedAtMs || t.expiresAtMs > MAX_TIMESTAMP_MS) {
     fail('expiresAtMs');
   }
-  if (t.nonce !== undefined && t.nonce.length !== NONCE_BYTES) fail('nonce');
+  if (t.nonce.length !== NONCE_BYTES) fail('nonce');
 }
 
 /** Issues a firm quote: validates the terms, encodes and MACs them into the quoteId. */
@@ -241,7 +241,7 @@ export function issueQuote(secret: Uint8Array, accountId: string, terms: QuoteTe
       (terms.requested !== undefined ? FLAG_REQUESTED : 0),
   );
   w.u48(terms.issuedAtMs);
-  w.raw(terms.nonce ?? nextNonce());
+  w.raw(terms.nonce);
   // The encoder throws on anything that is not a 32-byte base58 address: a caller bug here.
   w.raw(addressBytes(terms.senderAddress));
   if (ownRecipient) w.raw(addressBytes(terms.recipientAddress));

@@ -24,9 +24,11 @@ import {
 import { SignatureHistory, type SignatureStatus } from './signature-history.ts';
 import { FAUCET_LAMPORTS, SEED_TOKENS } from './seed-tokens.ts';
 import { encodeMint, isTokenProgram, TOKEN_PROGRAM, MINT_SIZE } from './token-accounts.ts';
-import { transactionErrorJson, type TransactionErrorJson } from './transaction-errors.ts';
+import { rejected, transactionErrorJson, type TransactionErrorJson } from './transaction-errors.ts';
 import { innerInstructionsJson, ledgerLine, toState, transactionRecord } from './transaction-record.ts';
-import { decodeWireTransaction, type WireTransaction } from './wire-transaction.ts';
+import { decodeWireTransaction } from './wire-transaction.ts';
+import type { Clock as Time, Timer } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 // The chain's types live in local-chain-types.ts; importers of this module keep finding them here.
 export * from './local-chain-types.ts';
@@ -37,6 +39,9 @@ const SLOT_MARK_EVERY = 32n;
 export interface LocalChainOptions {
   dataDir: string;
   slotMs: number;
+  /** What its slots follow (and its block times read); `random`: a new genesis hash's entropy. */
+  clock: Time;
+  random: Random;
   log?: (msg: string) => void;
 }
 
@@ -54,7 +59,7 @@ export class LocalChain {
   private svm!: LiteSvm;
   private accounts!: ChainAccounts;
   private files: ChainFiles;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   private startedAt = 0;
   private startSlot = 0n;
   private seq = 0;
@@ -72,12 +77,12 @@ export class LocalChain {
   observer: ChainObserver | null = null;
   faucet!: KeyPairSigner;
   readonly slotMs: number;
-  private readonly log: (msg: string) => void;
+  readonly clock: Time;
 
-  private constructor(opts: LocalChainOptions) {
+  private constructor(private readonly opts: LocalChainOptions) {
     this.files = new ChainFiles(opts.dataDir);
     this.slotMs = opts.slotMs;
-    this.log = opts.log ?? (() => {});
+    this.clock = opts.clock;
   }
 
   static async open(opts: LocalChainOptions): Promise<LocalChain> {
@@ -90,21 +95,20 @@ export class LocalChain {
   // ---- time ----
 
   start(): void {
-    this.startedAt = Date.now();
+    this.startedAt = this.clock.now();
     this.startSlot = this.slot;
-    this.timer = setInterval(() => this.tick(), Math.max(5, Math.floor(this.slotMs / 4)));
-    this.timer.unref();
+    this.timer = this.clock.every(Math.max(5, Math.floor(this.slotMs / 4)), () => this.tick());
   }
 
-  /** Stops the wall clock: slots then move only by advanceSlot (a test that steps them itself, not racing a timer). */
+  /** Stops the slot timer: slots then move only by advanceSlot (a test that steps them itself, not racing a timer). */
   holdClock(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
   }
 
-  /** Advances to the slot the wall clock says it should be, at most a few slots per call. */
+  /** Advances to the slot the clock says it should be, at most a few slots per call. */
   private tick(): void {
-    const due = this.startSlot + BigInt(Math.floor((Date.now() - this.startedAt) / this.slotMs));
+    const due = this.startSlot + BigInt(Math.floor((this.clock.now() - this.startedAt) / this.slotMs));
     let steps = 0;
     while (this.slot < due && steps++ < 8) this.advanceSlot();
   }
@@ -114,7 +118,7 @@ export class LocalChain {
     this.files.sync();
     this.slot += 1n;
     this.blockhashes.advance(this.genesisHash, this.slot);
-    this.openSlot(Math.floor(Date.now() / 1000));
+    this.openSlot(Math.floor(this.clock.now() / 1000));
     this.journal.prune(this.slot);
     if (this.slot % SLOT_MARK_EVERY === 0n) this.files.append({ k: 'slot', q: this.seq, s: this.slot.toString() });
     if (this.slot - this.lastSnapshotSlot >= SNAPSHOT_EVERY_SLOTS && this.seq > this.snapshotSeq) this.snapshot();
@@ -311,12 +315,12 @@ export class LocalChain {
       const data = encodeMint({ mintAuthority: faucet, supply: 0n, decimals: t.decimals, freezeAuthority: null }, (a) => addressEncoder.encode(a) as Uint8Array);
       this.svm.setAccount(addressEncoder.encode(t.mint) as Uint8Array, new Account(rent, data, addressEncoder.encode(TOKEN_PROGRAM) as Uint8Array, false, 0n));
     }
-    this.genesisHash = base58Decoder.decode(createHash('sha256').update(`hush-localnet:${faucet}:${Date.now()}:${Math.random()}`).digest());
+    this.genesisHash = base58Decoder.decode(createHash('sha256').update(`hush-localnet:${faucet}:${this.clock.now()}:${this.opts.random.bytes(16).toString('hex')}`).digest());
     this.slot = 0n;
-    this.openSlot(Math.floor(Date.now() / 1000));
+    this.openSlot(Math.floor(this.clock.now() / 1000));
     this.blockhashes.fill(this.genesisHash, this.slot);
     this.snapshot();
-    this.log(`localnet genesis ${this.genesisHash}`);
+    this.opts.log?.(`localnet genesis ${this.genesisHash}`);
   }
 
   /** Blockhash checks and duplicate detection happen here (over a 150-block window), not in LiteSVM. */
@@ -330,7 +334,7 @@ export class LocalChain {
 
   private snapshot(): void {
     this.files.writeSnapshot(
-      { seq: this.seq, slot: this.slot.toString(), genesisHash: this.genesisHash, createdAt: new Date().toISOString() },
+      { seq: this.seq, slot: this.slot.toString(), genesisHash: this.genesisHash, createdAt: this.clock.date().toISOString() },
       this.svm.toBytes(),
     );
     this.snapshotSeq = this.seq;
@@ -379,10 +383,10 @@ export class LocalChain {
     // The commitment journal (older views of recently written accounts) is not persisted, so resume where
     // every restored transaction is already finalized: then the current state is the one all levels see.
     if (this.slot <= lastTxSlot + FINALIZATION_LAG) this.slot = lastTxSlot + FINALIZATION_LAG + 1n;
-    this.openSlot(Math.floor(Date.now() / 1000));
+    this.openSlot(Math.floor(this.clock.now() / 1000));
     this.blockhashes.fill(this.genesisHash, this.slot);
     this.lastSnapshotSlot = BigInt(snap.header.slot);
-    this.log(`localnet restored at slot ${this.slot}: ${this.history.size} transactions in history, ${replayed} replayed over the snapshot`);
+    this.opts.log?.(`localnet restored at slot ${this.slot}: ${this.history.size} transactions in history, ${replayed} replayed over the snapshot`);
     if (replayed > 0) this.snapshot();
   }
 
@@ -392,8 +396,4 @@ export class LocalChain {
     if (this.seq > this.snapshotSeq) this.snapshot();
     this.files.close();
   }
-}
-
-function rejected(tx: WireTransaction, err: TransactionErrorJson, preflight: boolean): SubmitResult {
-  return preflight ? { kind: 'rejected', signature: tx.signature, err, logs: [], unitsConsumed: 0n, preflight } : { kind: 'dropped', signature: tx.signature };
 }

@@ -99,7 +99,7 @@ export async function startPubSubServer(
   });
 
   // Half-open sockets (a peer that vanished without a close frame) would keep their subscriptions forever.
-  const heartbeat = setInterval(() => {
+  const heartbeat = chain.clock.every(HEARTBEAT_MS, () => {
     for (const ws of wss.clients) {
       if (!alive.has(ws)) {
         ws.terminate();
@@ -108,8 +108,7 @@ export async function startPubSubServer(
       alive.delete(ws);
       ws.ping();
     }
-  }, HEARTBEAT_MS);
-  heartbeat.unref();
+  });
 
   chain.observer = hub;
   const address = wss.address();
@@ -129,7 +128,7 @@ export async function startPubSubServer(
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(heartbeat);
+      heartbeat.cancel();
       if (chain.observer === hub) chain.observer = null;
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -8,6 +8,8 @@
  */
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 export type FaultKind = '503' | '429' | 'stall' | 'drop' | 'cut';
 
@@ -64,7 +66,8 @@ function methodsOf(raw: Buffer): string[] {
   }
 }
 
-export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy> {
+/** `clock`: the budget's windows and the stalls; `random`: which requests a fault with a probability hits. */
+export async function startRpcFaultProxy(target: string, clock: Clock, random: Random): Promise<RpcFaultProxy> {
   const to = new URL(target);
   const counts = new Map<string, number>();
   const outcomes = new Map<string, number>();
@@ -79,7 +82,7 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
 
   const overBudget = (methods: string[]): boolean => {
     if (!budget) return false;
-    const now = Date.now();
+    const now = clock.now();
     const recent = (k: string) => {
       const list = (seen.get(k) ?? []).filter((t) => now - t < budget!.windowMs);
       seen.set(k, list);
@@ -115,7 +118,7 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
       const methods = methodsOf(raw);
       posts++;
       for (const m of methods) bump(counts, m);
-      const fault = faults.find((f) => (f.times ?? 1) > 0 && (!f.methods || methods.some((m) => f.methods!.includes(m))) && Math.random() < (f.probability ?? 1));
+      const fault = faults.find((f) => (f.times ?? 1) > 0 && (!f.methods || methods.some((m) => f.methods!.includes(m))) && random.float() < (f.probability ?? 1));
       if (fault?.times !== undefined) fault.times--;
       if (fault?.kind === 'cut') {
         bump(outcomes, 'cut');
@@ -135,7 +138,7 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
       }
       if (fault?.kind === 'stall') {
         bump(outcomes, 'stall');
-        await new Promise((r) => setTimeout(r, fault.stallMs ?? 2_000));
+        await clock.sleep(fault.stallMs ?? 2_000);
         if (res.destroyed) return;
       }
       if (fault?.kind === 'drop') bump(outcomes, 'drop');

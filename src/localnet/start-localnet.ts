@@ -4,6 +4,8 @@ import { setEndpoints } from './node-info.ts';
 import type { LocalnetConfig } from './localnet-config.ts';
 import { startPubSubServer, type RunningPubSub } from './pubsub-server.ts';
 import { buildRpcServer } from './rpc-server.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 export interface RunningLocalnet {
   chain: LocalChain;
@@ -15,9 +17,12 @@ export interface RunningLocalnet {
   close(): Promise<void>;
 }
 
-/** Opens (or creates) the chain under the data directory, starts its clock and serves JSON-RPC and PubSub. */
-export async function startLocalnet(config: LocalnetConfig, log: (msg: string) => void = () => {}): Promise<RunningLocalnet> {
-  const chain = await LocalChain.open({ dataDir: config.dataDir, slotMs: config.slotMs, log });
+/**
+ * Opens (or creates) the chain under the data directory, starts its slots on `clock` and serves JSON-RPC
+ * and PubSub (its heartbeat on the same clock); `random` seeds a new chain's genesis hash.
+ */
+export async function startLocalnet(config: LocalnetConfig, clock: Clock, random: Random, log: (msg: string) => void = () => {}): Promise<RunningLocalnet> {
+  const chain = await LocalChain.open({ dataDir: config.dataDir, slotMs: config.slotMs, clock, random, log });
   const server = buildRpcServer(chain);
   const address = await server.listen({ host: config.host, port: config.port });
   let pubsub: RunningPubSub;

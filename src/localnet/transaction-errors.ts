@@ -1,5 +1,7 @@
 import * as internal from 'litesvm/dist/internal.js';
 import runtime from 'litesvm/dist/internal.js';
+import type { SubmitResult } from './local-chain-types.ts';
+import type { WireTransaction } from './wire-transaction.ts';
 
 /** A transaction error in the JSON shape the Solana RPC uses (`"BlockhashNotFound"`, `{"InstructionError":[0,{"Custom":1}]}`). */
 export type TransactionErrorJson = string | Record<string, unknown>;
@@ -79,4 +81,9 @@ export function transactionErrorMessage(err: TransactionErrorJson): string {
     return `Error processing Instruction ${index}: ${detail}`;
   }
   return JSON.stringify(err);
+}
+
+/** A transaction refused before it ran: an error with preflight, dropped silently without. */
+export function rejected(tx: WireTransaction, err: TransactionErrorJson, preflight: boolean): SubmitResult {
+  return preflight ? { kind: 'rejected', signature: tx.signature, err, logs: [], unitsConsumed: 0n, preflight } : { kind: 'dropped', signature: tx.signature };
 }

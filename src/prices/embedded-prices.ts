@@ -6,7 +6,8 @@
  * - On: each asset moves independently; over any interval of t ms its price changes by a factor in
  *   [1 − w·t/60000, 1 + w·t/60000] (w = walkBpsPerMinute / 10000), drawn uniformly, and is clamped to
  *   reference × (1 ± walkBandBps/10000) so a long demo never drifts into nonsense.
- * - Deterministic when seeded (same seed + same clock readings ⇒ same prices), random otherwise.
+ * - Deterministic: the same seed and the same clock readings give the same prices (a random walk is given a
+ *   random seed by whoever builds it: createPriceSource).
  * - Exact: prices are kept as integers of 10^-18 USD per whole token; no float touches a price.
  * - publishedAt is the time of the answer; confidence is 0 (the reference is exact by definition).
  * - Overrides (`overridesFile`, HUSH_PRICE_OVERRIDES_FILE): a JSON object `{ "<assetId>": "<usd decimal>" }`
@@ -17,11 +18,11 @@
  *   last snapshot ages out) and is re-read on every answer until it parses. Ids the source does not
  *   price are ignored.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { parsePositivePrice, reduce } from '../domain/exact-decimal.ts';
 import type { Price } from '../domain/price.ts';
 import { PriceSourceError, type PriceQuote, type PriceSource } from './price-source.ts';
+import type { Clock } from '../support/clock.ts';
 
 export interface EmbeddedPriceOptions {
   assets: readonly { assetId: string; referencePriceUsd: string }[];
@@ -29,9 +30,10 @@ export interface EmbeddedPriceOptions {
   walkBpsPerMinute?: number;
   /** Maximum distance from the reference in bps (default 2000 = ±20%). */
   walkBandBps?: number;
-  /** Seed for a reproducible walk. */
-  seed?: bigint | number | string;
-  now?: () => number;
+  /** The walk's seed: the same one replays the same walk. */
+  seed: bigint | number | string;
+  /** Where the walk's time and an answer's publishedAt are read. */
+  clock: Pick<Clock, 'now'>;
   /** JSON `{ "<assetId>": "<usd decimal string>" }` applied over the reference prices, re-read when it changes. */
   overridesFile?: string;
 }
@@ -61,8 +63,7 @@ class SplitMix64 {
   }
 }
 
-function seedToBigInt(seed: bigint | number | string | undefined): bigint {
-  if (seed === undefined) return randomBytes(8).readBigUInt64BE();
+function seedToBigInt(seed: bigint | number | string): bigint {
   if (typeof seed === 'bigint') return seed;
   if (typeof seed === 'number') return BigInt(Math.trunc(seed));
   let h = 0xcbf29ce484222325n; // FNV-1a over the text
@@ -76,7 +77,7 @@ export class EmbeddedPriceSource implements PriceSource {
   private readonly walkBps: bigint;
   private readonly bandBps: bigint;
   private readonly rng: SplitMix64;
-  private readonly now: () => number;
+  private readonly clock: Pick<Clock, 'now'>;
   private lastStep: number | null = null;
   private readonly overridesFile?: string;
   private overrides = new Map<string, Price>();
@@ -91,7 +92,7 @@ export class EmbeddedPriceSource implements PriceSource {
     this.walkBps = BigInt(walk);
     this.bandBps = BigInt(band);
     this.rng = new SplitMix64(seedToBigInt(opts.seed));
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock;
     this.overridesFile = opts.overridesFile;
     for (const a of opts.assets) {
       const p = parsePositivePrice(a.referencePriceUsd);
@@ -165,7 +166,7 @@ export class EmbeddedPriceSource implements PriceSource {
 
   /** The price an answer at `now` gives, without the async wrapper (handy for tests). */
   priceNow(assetId: string): Price | undefined {
-    const now = this.now();
+    const now = this.clock.now();
     this.loadOverrides();
     this.step(now);
     return this.priceOf(assetId);
@@ -180,7 +181,7 @@ export class EmbeddedPriceSource implements PriceSource {
   }
 
   async latest(assetIds: string[]): Promise<Map<string, PriceQuote>> {
-    const now = this.now();
+    const now = this.clock.now();
     this.loadOverrides();
     this.step(now);
     const out = new Map<string, PriceQuote>();

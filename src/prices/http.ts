@@ -4,12 +4,15 @@
  * in headers and never into messages).
  */
 import { PriceSourceError } from './price-source.ts';
+import type { Clock } from '../support/clock.ts';
 
 export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
 
 export interface HttpOptions {
   fetch?: FetchLike;
   timeoutMs?: number;
+  /** Where the timeout runs. */
+  clock: Pick<Clock, 'timeout'>;
   headers?: Record<string, string>;
 }
 
@@ -36,7 +39,7 @@ export async function requestText(
   const doFetch = opts.fetch ?? ((u: string, i?: RequestInit) => fetch(u, i));
   let res: Response;
   try {
-    res = await doFetch(url, { ...init, headers: { accept: 'application/json', ...opts.headers, ...(init.headers as Record<string, string> | undefined) }, signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS) });
+    res = await doFetch(url, { ...init, headers: { accept: 'application/json', ...opts.headers, ...(init.headers as Record<string, string> | undefined) }, signal: opts.clock.timeout(opts.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS) });
   } catch (e) {
     throw makeError(`${what}: request failed`, e);
   }

@@ -18,6 +18,7 @@
 import { parsePositivePrice } from '../domain/exact-decimal.ts';
 import { type ExactJson, ExactJsonError, JsonNumber, isObject, parseExactJson, safeInteger } from './exact-json.ts';
 import { type FetchLike, joinUrl, requestText } from './http.ts';
+import type { Clock } from '../support/clock.ts';
 import { type PriceQuote, type PriceSource, PriceSourceError } from './price-source.ts';
 
 /** Jupiter's keyless host; the keyed host is https://api.jup.ag (set HUSH_JUPITER_URL and HUSH_JUPITER_API_KEY). */
@@ -72,16 +73,15 @@ export interface JupiterPriceOptions {
   /** Sent as `x-api-key` (required on api.jup.ag). Never logged. */
   apiKey?: string;
   timeoutMs?: number;
-  now?: () => number;
+  /** The answer's receipt time (its publishedAt) and the request's timeout. */
+  clock: Pick<Clock, 'now' | 'timeout'>;
 }
 
 export class JupiterPriceSource implements PriceSource {
   private readonly baseUrl: string;
-  private readonly now: () => number;
 
   constructor(private readonly opts: JupiterPriceOptions) {
     this.baseUrl = opts.baseUrl ?? DEFAULT_JUPITER_URL;
-    this.now = opts.now ?? Date.now;
   }
 
   supports(assetId: string): boolean {
@@ -99,7 +99,7 @@ export class JupiterPriceSource implements PriceSource {
     if (wanted.size === 0) return new Map();
     const headers: Record<string, string> = {};
     if (this.opts.apiKey) headers['x-api-key'] = this.opts.apiKey;
-    const { text } = await requestText('jupiter price v3', this.urlFor([...wanted.keys()]), { method: 'GET' }, { fetch: this.opts.fetch, timeoutMs: this.opts.timeoutMs, headers });
-    return parseJupiterPrices(text, wanted, new Date(this.now()));
+    const { text } = await requestText('jupiter price v3', this.urlFor([...wanted.keys()]), { method: 'GET' }, { fetch: this.opts.fetch, timeoutMs: this.opts.timeoutMs, clock: this.opts.clock, headers });
+    return parseJupiterPrices(text, wanted, new Date(this.opts.clock.now()));
   }
 }

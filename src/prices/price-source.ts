@@ -20,6 +20,7 @@
  */
 import { HushError } from '../domain/errors.ts';
 import type { Price } from '../domain/price.ts';
+import type { Clock, Timer } from '../support/clock.ts';
 
 export interface PriceQuote {
   readonly assetId: string;
@@ -59,8 +60,8 @@ export interface FreshPricesOptions {
   refreshIntervalMs: number;
   /** Rule for quotes without confidence (see the module table). Default 'accept'. */
   missingConfidence?: 'accept' | 'reject';
-  /** Clock (ms since epoch); injectable for tests. */
-  now?: () => number;
+  /** Where prices age and the refresh runs. */
+  clock: Clock;
   /** Called with every failed refresh (for logs/metrics); must not throw. */
   onRefreshError?: (error: unknown) => void;
 }
@@ -87,17 +88,15 @@ export class FreshPrices {
   private lastSuccessAt: number | null = null;
   private lastFailureAt: number | null = null;
   private consecutiveFailures = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   private inFlight: Promise<void> | null = null;
   private readonly tracked: Set<string>;
-  private readonly now: () => number;
 
   constructor(private readonly opts: FreshPricesOptions) {
     if (!(opts.maxAgeMs > 0)) throw new RangeError('maxAgeMs must be positive');
     if (!(opts.refreshIntervalMs > 0)) throw new RangeError('refreshIntervalMs must be positive');
     if (!Number.isInteger(opts.maxConfidenceBps) || opts.maxConfidenceBps < 0) throw new RangeError('maxConfidenceBps must be a non-negative integer');
     this.tracked = new Set(opts.assetIds);
-    this.now = opts.now ?? Date.now;
   }
 
   /** Seconds a client should wait: until the next refresh has had a chance to land. */
@@ -123,10 +122,10 @@ export class FreshPrices {
         }
         this.snapshot = next;
         this.loaded = true;
-        this.lastSuccessAt = this.now();
+        this.lastSuccessAt = this.opts.clock.now();
         this.consecutiveFailures = 0;
       } catch (e) {
-        this.lastFailureAt = this.now();
+        this.lastFailureAt = this.opts.clock.now();
         this.consecutiveFailures++;
         try {
           this.opts.onRefreshError?.(e);
@@ -143,13 +142,12 @@ export class FreshPrices {
   /** Loads once (waiting for the first answer, success or not) and then refreshes in the background. */
   async start(): Promise<void> {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.refresh(), this.opts.refreshIntervalMs);
-    this.timer.unref();
+    this.timer = this.opts.clock.every(this.opts.refreshIntervalMs, () => void this.refresh());
     await this.refresh();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
   }
 
@@ -173,7 +171,7 @@ export class FreshPrices {
    */
   pairRate(sourceAssetId: string, destinationAssetId: string): PairRate {
     const pair = { sourceAssetId, destinationAssetId };
-    const now = this.now();
+    const now = this.opts.clock.now();
     return { from: this.validated(sourceAssetId, pair, now), to: this.validated(destinationAssetId, pair, now) };
   }
 
@@ -182,7 +180,7 @@ export class FreshPrices {
    * pair read made two, and no error built and thrown to say "none" (issue 56).
    */
   priceNow(assetId: string): PriceQuote | null {
-    const q = this.check(assetId, this.now());
+    const q = this.check(assetId, this.opts.clock.now());
     return typeof q === 'string' ? null : q;
   }
 

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { fromMantissaExponent } from '../domain/exact-decimal.ts';
 import { type ExactJson, ExactJsonError, isObject, parseExactJson, safeInteger } from './exact-json.ts';
 import { type FetchLike, joinUrl, requestText } from './http.ts';
+import type { Clock } from '../support/clock.ts';
 import { type PriceQuote, type PriceSource, PriceSourceError } from './price-source.ts';
 
 export const DEFAULT_PYTH_URL = 'https://hermes.pyth.network';
@@ -114,6 +115,8 @@ export interface PythHermesOptions {
   /** Sent as `Authorization: Bearer <key>` (Pyth's upgraded Hermes requires one). Never logged. */
   apiKey?: string;
   timeoutMs?: number;
+  /** Where the request's timeout runs. */
+  clock: Pick<Clock, 'timeout'>;
 }
 
 export class PythHermesSource implements PriceSource {
@@ -148,7 +151,7 @@ export class PythHermesSource implements PriceSource {
     const feedToAsset = new Map(wanted.map((id) => [this.feeds.get(id)!, id]));
     const headers: Record<string, string> = {};
     if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
-    const { text } = await requestText('pyth hermes latest', this.urlFor(wanted), { method: 'GET' }, { fetch: this.opts.fetch, timeoutMs: this.opts.timeoutMs, headers });
+    const { text } = await requestText('pyth hermes latest', this.urlFor(wanted), { method: 'GET' }, { fetch: this.opts.fetch, timeoutMs: this.opts.timeoutMs, clock: this.opts.clock, headers });
     return parseHermesLatest(text, feedToAsset);
   }
 }

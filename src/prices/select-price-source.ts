@@ -10,6 +10,8 @@ import type { FetchLike } from './http.ts';
 import { JupiterPriceSource } from './jupiter-price.ts';
 import { FreshPrices, type PriceSource } from './price-source.ts';
 import { PythHermesSource, loadPythFeeds } from './pyth-hermes.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 export type PriceSourceKind = HushConfig['priceSource'];
 
@@ -58,7 +60,10 @@ export function resolvePriceSettings(config: HushConfig): ResolvedPriceSettings 
 export interface PriceDeps {
   /** Injected HTTP (tests pass recorded answers). Defaults to the global fetch. */
   fetch?: FetchLike;
-  now?: () => number;
+  /** Where prices age, refreshes run and requests time out. */
+  clock: Clock;
+  /** The embedded walk's seed when HUSH_PRICE_WALK_SEED names none. */
+  random: Random;
   onRefreshError?: (error: unknown) => void;
 }
 
@@ -68,15 +73,15 @@ export function swapAssetIds(config: HushConfig): string[] {
 }
 
 /** `s`: the settings already resolved, when the caller has them (createFreshPrices), so they are resolved once. */
-export function createPriceSource(config: HushConfig, deps: PriceDeps = {}, s: ResolvedPriceSettings = resolvePriceSettings(config)): PriceSource {
+export function createPriceSource(config: HushConfig, deps: PriceDeps, s: ResolvedPriceSettings = resolvePriceSettings(config)): PriceSource {
   const assets = config.assets.list.filter((a) => a.swappable);
   switch (s.source) {
     case 'embedded':
-      return new EmbeddedPriceSource({ assets, walkBpsPerMinute: s.walkBpsPerMinute, seed: s.walkSeed, now: deps.now, overridesFile: s.priceOverridesFile });
+      return new EmbeddedPriceSource({ assets, walkBpsPerMinute: s.walkBpsPerMinute, seed: s.walkSeed ?? deps.random.bytes(8).readBigUInt64BE(), clock: deps.clock, overridesFile: s.priceOverridesFile });
     case 'pyth': {
       const all = loadPythFeeds(s.priceFeedsFile);
       const feeds = new Map([...all].filter(([id]) => assets.some((a) => a.assetId === id)));
-      return new PythHermesSource({ baseUrl: s.pythUrl, feeds, fetch: deps.fetch, apiKey: s.pythApiKey });
+      return new PythHermesSource({ baseUrl: s.pythUrl, feeds, fetch: deps.fetch, apiKey: s.pythApiKey, clock: deps.clock });
     }
     case 'jupiter':
       return new JupiterPriceSource({
@@ -84,13 +89,13 @@ export function createPriceSource(config: HushConfig, deps: PriceDeps = {}, s: R
         assets: new Map(assets.map((a) => [a.assetId, { mint: a.mint, decimals: a.decimals }])),
         fetch: deps.fetch,
         apiKey: s.jupiterApiKey,
-        now: deps.now,
+        clock: deps.clock,
       });
   }
 }
 
 /** The configured source behind FreshPrices. Call `start()` before serving quotes, `stop()` on shutdown. */
-export function createFreshPrices(config: HushConfig, deps: PriceDeps = {}): FreshPrices {
+export function createFreshPrices(config: HushConfig, deps: PriceDeps): FreshPrices {
   const s = resolvePriceSettings(config);
   return new FreshPrices({
     source: createPriceSource(config, deps, s),
@@ -99,7 +104,7 @@ export function createFreshPrices(config: HushConfig, deps: PriceDeps = {}): Fre
     maxConfidenceBps: s.maxConfidenceBps,
     refreshIntervalMs: s.refreshIntervalMs,
     missingConfidence: 'accept',
-    now: deps.now,
+    clock: deps.clock,
     onRefreshError: deps.onRefreshError,
   });
 }

@@ -8,11 +8,13 @@
 import type { AssetRegistry } from '../config/assets.ts';
 import type { FetchLike } from '../prices/http.ts';
 import { type RebalanceRequest, RebalanceError, type RebalanceResult, type Rebalancer } from './rebalancer.ts';
-import { systemClock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 export interface LocalFaucetRebalancerOptions {
   /** JSON-RPC URL of the embedded chain. */
   rpcUrl: string;
+  /** Where the wait for a refill's confirmation is timed. */
+  clock: Clock;
   assets: AssetRegistry;
   /** The wallet (owner) that receives the refill of an asset, e.g. one of its pool wallets. */
   destination: (assetId: string) => string | Promise<string>;
@@ -49,15 +51,15 @@ export class LocalFaucetRebalancer implements Rebalancer {
   }
 
   private async waitConfirmed(signature: string): Promise<void> {
-    const deadline = systemClock.now() + (this.opts.confirmTimeoutMs ?? 30_000);
+    const deadline = this.opts.clock.now() + (this.opts.confirmTimeoutMs ?? 30_000);
     const rank: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
     for (;;) {
       const r = await this.rpc<{ value: ({ confirmationStatus?: Commitment; err: unknown } | null)[] }>('getSignatureStatuses', `[[${JSON.stringify(signature)}]]`);
       const st = r.value[0];
       if (st?.err) throw new RebalanceError(`faucet transaction ${signature} failed`, 'FAUCET_FAILED');
       if (st?.confirmationStatus && rank[st.confirmationStatus] >= rank.confirmed) return;
-      if (systemClock.now() > deadline) throw new RebalanceError(`faucet transaction ${signature} not confirmed in time`, 'CONFIRM_TIMEOUT');
-      await new Promise((res) => setTimeout(res, 50));
+      if (this.opts.clock.now() > deadline) throw new RebalanceError(`faucet transaction ${signature} not confirmed in time`, 'CONFIRM_TIMEOUT');
+      await this.opts.clock.sleep(50);
     }
   }
 

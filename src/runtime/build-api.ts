@@ -20,7 +20,8 @@ import type { Screening } from '../screening/screening-port.ts';
 import type { ConnectionLimits } from '../api/connection-guard.ts';
 import { answersWithin } from './readiness.ts';
 import type { AlertFn, Log } from './start-log.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 /** How long a start waits for Redis before serving with rate limits failing open. */
 const REDIS_READY_MS = 2_000;
@@ -45,8 +46,10 @@ export interface ApiParts {
   screening: Screening;
   /** The partner port's connection caps, within the process's descriptors (connection-budget.ts). */
   connections?: ConnectionLimits;
-  /** Where the request path reads "now": quote life, order expiry, key expiry, caches. */
+  /** Where the request path reads "now" and waits: quote life, order expiry, key expiry, caches, rate buckets. */
   clock: Clock;
+  /** Request ids, keys, secrets, payout delays drawn at a deposit hint. */
+  random: Random;
 }
 
 /** Where Redis is, for log lines: the socket path, or host and port (never the URL, which may carry a password). */
@@ -66,9 +69,9 @@ async function connectRedis(url: string, p: ApiParts, closers: Closers): Promise
   let down = false;
   let lastAlertAt = 0;
   redis.on('error', (e: Error) => {
-    if (down && systemClock.now() - lastAlertAt < 60_000) return;
+    if (down && p.clock.now() - lastAlertAt < 60_000) return;
     down = true;
-    lastAlertAt = systemClock.now();
+    lastAlertAt = p.clock.now();
     p.alert('redis_unreachable', { redis: where, error: e.message }, `Redis at ${where} unreachable (${e.message}): rate limits are NOT enforced until it is back`);
   });
   redis.on('ready', () => {
@@ -77,7 +80,7 @@ async function connectRedis(url: string, p: ApiParts, closers: Closers): Promise
   });
   // Without an offline queue, commands before the connection is ready fail, and the first requests
   // would pass unlimited: wait for it briefly (an unreachable Redis is reported by its first error).
-  await answersWithin(new Promise((ok) => (redis.once('ready', ok), redis.once('error', ok))), REDIS_READY_MS);
+  await answersWithin(p.clock, new Promise((ok) => (redis.once('ready', ok), redis.once('error', ok))), REDIS_READY_MS);
   return redis;
 }
 
@@ -87,7 +90,7 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
   const auth = new Authenticator(db, undefined, p.clock);
   const classTraffic = await startClassTraffic(config, db, p.log, closers, p.clock);
   const quoteKey = loadQuoteKey({ quoteKey: config.quoteKey, dataDir: config.dataDir });
-  const orders = new OrderService(config, db, chain, { quoteMacKey: quoteKey, identities: new DepositIdentityPool(db) }, services.inventory, undefined, p.clock);
+  const orders = new OrderService(config, db, chain, { quoteMacKey: quoteKey, identities: new DepositIdentityPool(db) }, p.clock, services.inventory);
   const screening = p.screening;
   const statusCache = new StatusCache(db, undefined, p.clock);
   await statusCache.start();
@@ -97,13 +100,14 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
       config,
       db,
       auth,
-      quotes: new QuoteService(config, quoteKey, services.inventory, services.swaps, classTraffic, services.addressRules, screening, quoteDecisionSink(db, p.log), p.clock),
+      quotes: new QuoteService(config, quoteKey, p.clock, p.random, services.inventory, services.swaps, classTraffic, services.addressRules, screening, quoteDecisionSink(db, p.log)),
       orders,
-      deposits: new DepositHintService(config, db, chain, orders, p.log, p.alert, p.clock),
+      deposits: new DepositHintService(config, db, chain, orders, screening, p.clock, p.random, p.log, p.alert),
       statusCache,
       metrics: services.metrics,
       redis,
       clock: p.clock,
+      random: p.random,
       draining: p.draining,
     },
     { logger: p.logger, ...(p.connections ? { connections: p.connections } : {}) },

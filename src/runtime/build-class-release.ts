@@ -7,6 +7,7 @@ import type { Db } from '../store/db.ts';
 import type { Closers } from './closers.ts';
 import type { Log } from './start-log.ts';
 import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 const OBSERVE_SHARE_OF_HOLD = 14;
 
@@ -19,7 +20,7 @@ export async function startClassTraffic(config: HushConfig, db: Db, log: Log, cl
   const priorSilenceS = Math.min(config.privacyTrafficWindowS, holdS / OBSERVE_SHARE_OF_HOLD);
   // Arrivals weigh less with age, by e every hold: a class is forecast at its level of the last hold or so,
   // not the window's mean, so a daily cycle's trough is not promised its peak (docs/decisions.md).
-  const traffic = new ClassTraffic(db, config.assets, config.privacyTrafficWindowS, priorSilenceS, holdS, undefined, clock);
+  const traffic = new ClassTraffic(db, config.assets, clock, config.privacyTrafficWindowS, priorSilenceS, holdS);
   closers.add(() => traffic.stop());
   await traffic.refresh().catch((e: Error) => log(`privacy: class traffic not read (${e.message}); classes count as unmeasured until it is`));
   traffic.start();
@@ -27,9 +28,9 @@ export async function startClassTraffic(config: HushConfig, db: Db, log: Log, cl
 }
 
 /** docs/spec.md §9: the worker's class release (privacy on), reading the API's class traffic or its own. */
-export async function startClassRelease(config: HushConfig, db: Db, traffic: ClassTraffic | null, log: Log, closers: Closers, clock: Clock): Promise<void> {
+export async function startClassRelease(config: HushConfig, db: Db, traffic: ClassTraffic | null, log: Log, closers: Closers, clock: Clock, random: Random): Promise<void> {
   const classTraffic = traffic ?? (await startClassTraffic(config, db, log, closers, clock));
-  const loop = new ClassReleaseLoop(config, db, classTraffic, log, clock);
+  const loop = new ClassReleaseLoop(config, db, classTraffic, log, clock, random);
   loop.start();
   closers.add(() => loop.stop());
 }

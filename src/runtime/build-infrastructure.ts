@@ -6,6 +6,7 @@ import { openDb } from '../store/open-db.ts';
 import type { Closers } from './closers.ts';
 import type { Log } from './start-log.ts';
 import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 export interface Infrastructure {
   localnet: RunningLocalnet | null;
@@ -14,14 +15,14 @@ export interface Infrastructure {
 }
 
 /** The embedded chain (unless SOLANA_RPC_URL), the store and the chain client: closed last, in reverse. */
-export async function buildInfrastructure(config: HushConfig, log: Log, closers: Closers, clock: Clock): Promise<Infrastructure> {
+export async function buildInfrastructure(config: HushConfig, log: Log, closers: Closers, clock: Clock, random: Random): Promise<Infrastructure> {
   const localnet = config.solanaRpcUrl
     ? null
-    : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, wsPort: config.localnetWsPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, log);
+    : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, wsPort: config.localnetWsPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, clock, random, log);
   if (localnet) closers.add(() => localnet.close());
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, clock });
   closers.add(() => db.close());
-  const chain = new SolanaChain(config.solanaRpcUrl ?? localnet!.url, config.slotMs, config.rpcTimeoutMs, config.rpcMaxRps, clock);
+  const chain = new SolanaChain(config.solanaRpcUrl ?? localnet!.url, clock, config.slotMs, config.rpcTimeoutMs, config.rpcMaxRps);
   chain.startBackgroundRefresh();
   closers.add(() => chain.stop());
   return { localnet, db, chain };

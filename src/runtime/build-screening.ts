@@ -8,20 +8,21 @@ import type { Db } from '../store/db.ts';
 import { recordScreening } from '../store/screening-log-store.ts';
 import type { Closers } from './closers.ts';
 import type { AlertFn, Log } from './start-log.ts';
+import type { Clock } from '../support/clock.ts';
 
 /**
  * docs/spec.md §12: the screening port from HUSH_SCREENING_*; off (zero cost) when no provider is configured,
  * said once here. Lists are read before the first quote and re-read when they change; an unreadable one
  * keeps its last good content and alerts (at start, with no good content, it blocks nothing).
  */
-export async function buildScreening(config: HushConfig, log: Log, alert: AlertFn, closers: Closers): Promise<Screening> {
+export async function buildScreening(config: HushConfig, log: Log, alert: AlertFn, closers: Closers, clock: Clock): Promise<Screening> {
   if (config.screeningLists.length === 0 && !config.screeningUrl) {
     log('screening: off (no HUSH_SCREENING_LISTS or HUSH_SCREENING_URL)');
     return SCREENING_OFF;
   }
   const lists =
     config.screeningLists.length > 0
-      ? new ListProvider(config.screeningLists, {
+      ? new ListProvider(config.screeningLists, clock, {
           skipped: (list, line, message) => log(`screening: ${list} line ${line} skipped: ${message}`),
           unreadable: (list, e) => alert('screening_list_unreadable', { list, error: e.message }, `screening: ${list} cannot be read; its last good version stays in use`),
           shrunk: (list, kept, parsed) =>
@@ -34,13 +35,13 @@ export async function buildScreening(config: HushConfig, log: Log, alert: AlertF
     lists.start(config.screeningReloadMs);
     closers.add(() => lists.stop());
   }
-  const http = config.screeningUrl ? new HttpProvider(config.screeningUrl, config.screeningKey, config.screeningTimeoutMs) : null;
+  const http = config.screeningUrl ? new HttpProvider(config.screeningUrl, config.screeningKey, clock, config.screeningTimeoutMs) : null;
   const screening = new ProviderScreening(lists, http, () => ({
     enabled: true,
     lists: (lists?.loaded() ?? []).map((l) => ({ name: l.name, version: l.hash, loadedAt: l.loadedAt, addresses: l.addresses.size })),
     http: http?.name ?? null,
     onError: config.screeningOnError,
-  }), config.screeningCacheTtlS * 1000, Date.now, config.screeningRatePerAccount);
+  }), clock, config.screeningCacheTtlS * 1000, config.screeningRatePerAccount);
   log(`screening: on (${[lists ? `${config.screeningLists.length} list(s)` : '', http?.name ?? ''].filter(Boolean).join(', ')}; on error: ${config.screeningOnError})`);
   return screening;
 }

@@ -19,6 +19,7 @@ import { WebhookMetrics } from '../webhooks/webhook-metrics.ts';
 import type { Closers } from './closers.ts';
 import type { Log } from './start-log.ts';
 import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 /** What both the partner API and the worker read: prices, inventory, address rules, the metrics registry. */
 export interface SharedServices {
@@ -43,11 +44,12 @@ export interface ServicesParts {
   subscriptions: () => ChainSubscriptions | null;
   log: Log;
   clock: Clock;
+  random: Random;
 }
 
 export async function buildServices(p: ServicesParts, closers: Closers): Promise<SharedServices> {
   const { config, db, chain, treasury } = p;
-  const prices = createFreshPrices(config, { onRefreshError: (e) => p.log(`prices: refresh failed: ${(e as Error).message}`) });
+  const prices = createFreshPrices(config, { clock: p.clock, random: p.random, onRefreshError: (e) => p.log(`prices: refresh failed: ${(e as Error).message}`) });
   await prices.refresh();
   prices.start();
   closers.add(() => prices.stop());

@@ -22,6 +22,7 @@ import type { Closers } from './closers.ts';
 import type { Screening } from '../screening/screening-port.ts';
 import type { AlertFn, Log, RecordFn } from './start-log.ts';
 import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 export interface WorkerParts {
   config: HushConfig;
@@ -40,8 +41,10 @@ export interface WorkerParts {
   alert: AlertFn;
   record: RecordFn;
   screening: Screening;
-  /** Where the worker, the class release and the receipts read "now". */
+  /** Where the worker, the class release and the receipts read "now" and wait. */
   clock: Clock;
+  /** Every draw the settling side makes. */
+  random: Random;
 }
 
 /** The settling half (roles worker and all): webhooks, PubSub subscriptions, the settlement worker, the class release. */
@@ -49,16 +52,16 @@ export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ w
   const { config, db, chain, services, log } = p;
   // The first orders of a fresh deployment find identities ready (the mint filled in the background).
   await p.mint.filled();
-  const webhooks = new WebhookDispatcher(db, { log, alert: p.alert, eventIdKey: p.keys.eventIdKey, metrics: services.webhookMetrics, egress: webhookEgressFor(config) });
+  const webhooks = new WebhookDispatcher(db, { clock: p.clock, log, alert: p.alert, eventIdKey: p.keys.eventIdKey, metrics: services.webhookMetrics, egress: webhookEgressFor(config) });
   webhooks.start();
   closers.add(() => webhooks.stop());
   const rebalancer =
     config.rebalancer === 'faucet' && p.faucet
-      ? new LocalFaucetRebalancer({ rpcUrl: chain.url, post: (body, methods) => chain.post(body, methods), assets: config.assets, destination: (assetId) => p.signing.pools(assetId)[0]!.address })
+      ? new LocalFaucetRebalancer({ rpcUrl: chain.url, clock: p.clock, post: (body, methods) => chain.post(body, methods), assets: config.assets, destination: (assetId) => p.signing.pools(assetId)[0]!.address })
       : undefined;
   // Slots, deposit accounts and signatures over PubSub: an idle worker then sends no requests at all.
   const wsUrl = config.solanaWsUrl ?? p.localnet?.wsUrl;
-  const subscriptions = wsUrl ? new ChainSubscriptions({ wsUrl, rpc: chain.rpc, log: (m) => log(m) }).start() : null;
+  const subscriptions = wsUrl ? new ChainSubscriptions({ wsUrl, rpc: chain.rpc, clock: p.clock, random: p.random, log: (m) => log(m) }).start() : null;
   if (subscriptions) closers.add(() => subscriptions.close());
   if (db.kind === 'pglite') {
     const freed = await releaseLeasesOfPastLives(db);
@@ -73,10 +76,11 @@ export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ w
     screening: p.screening,
     log: (o, m) => p.record(o, m),
     clock: p.clock,
+    random: p.random,
   });
   worker.start();
   closers.add(() => worker.stop());
-  await startClassRelease(config, db, p.classTraffic, log, closers, p.clock);
+  await startClassRelease(config, db, p.classTraffic, log, closers, p.clock, p.random);
   // docs/spec.md §12: each final order's disclosure receipt, signed here with a key of its own.
   // Issue 54: a released order's receipt waits until its release's payouts are all final and counted by the
   // adversary's burst rule (docs/privacy.md), so its releasedWith is what the chain shows.

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../support/clock.ts';
 
 /** How a close runs: after a failed start, servers are cut at once, nothing waits on a drain, and errors are not news. */
 export interface CloseHow {
@@ -38,11 +39,11 @@ export class Closers {
  * Node stops enforcing request deadlines once closing starts, so a request still trickling in would hold
  * the close (and the whole shutdown after it) forever.
  */
-export async function closeWithin(app: FastifyInstance, ms: number): Promise<void> {
+export async function closeWithin(clock: Pick<Clock, 'after'>, app: FastifyInstance, ms: number): Promise<void> {
   const closing = app.close();
-  let timer: NodeJS.Timeout | undefined;
-  const late = await Promise.race([closing.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(r, ms, true)))]);
-  clearTimeout(timer);
+  let timer: { cancel(): void } | undefined;
+  const late = await Promise.race([closing.then(() => false), new Promise<boolean>((r) => (timer = clock.after(ms, () => r(true))))]);
+  timer?.cancel();
   if (late) app.server.closeAllConnections();
   await closing;
 }

@@ -21,6 +21,7 @@ import type { HoldAction } from '../store/holds/resolve-hold.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import type { ConnectionLimits } from '../api/connection-guard.ts';
 import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 export interface OpsListenerParts {
   config: HushConfig;
@@ -38,6 +39,8 @@ export interface OpsListenerParts {
   log: (msg: string) => void;
   /** Where the operator's services read "now" (key expiries, stray funds' records). */
   clock: Clock;
+  /** Request ids, account ids, keys and secrets. */
+  random: Random;
   /** Fastify's logger (as the partner API's): health checks at debug, admin calls at info. */
   logger?: FastifyServerOptions['logger'];
   /** docs/spec.md §4 rules a registered fee recipient must pass. */
@@ -52,7 +55,7 @@ export interface OpsListenerParts {
 
 /** The admin API's operations over this process's store and chain. */
 function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
-  const svc = new AdminService(p.db, { onAccountChanged: (id) => p.auth?.invalidate(id), webhookEgress: webhookEgressFor(p.config), addressRules: p.addressRules, clock: p.clock });
+  const svc = new AdminService(p.db, { onAccountChanged: (id) => p.auth?.invalidate(id), webhookEgress: webhookEgressFor(p.config), addressRules: p.addressRules, clock: p.clock, random: p.random });
   const holds = new HoldsService(p.db, p.screeningPort ?? SCREENING_OFF);
   const strays = p.signing ? new StrayFundsService(p.config, p.db, p.chain, p.signing, p.log, p.clock) : null;
   return Object.assign(svc, {
@@ -84,6 +87,8 @@ export async function startOpsListener(p: OpsListenerParts): Promise<{ app: Fast
       ready: async () => p.readiness.state(),
       metrics: p.metrics,
       draining: p.draining,
+      clock: p.clock,
+      random: p.random,
       ...(p.screening ? { screening: p.screening } : {}),
       ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id), assets: p.config.assets.list } } : {}),
     },

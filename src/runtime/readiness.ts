@@ -1,17 +1,18 @@
 import { BLOCKHASH_REFRESH_MS, type SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock, Timer } from '../support/clock.ts';
 
 /** The store probe's period and bound: one `SELECT 1` per period, however often /readyz is asked. */
 export const STORE_PROBE_MS = 2_000;
 /** A store whose last good probe is older than this is unreachable (a probe hung past its bound, or none ran). */
 const STORE_STALE_MS = 3 * STORE_PROBE_MS;
 
-/** True when the promise fulfils within `ms`; false when it rejects or is still pending then. */
-export function answersWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
-  return Promise.race([p.then(() => true, () => false), late]).finally(() => clearTimeout(timer));
+/** True when the promise fulfils within `ms` on `clock`; false when it rejects or is still pending then. */
+export function answersWithin(clock: Pick<Clock, 'after'>, p: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const late = clock.after(ms, () => resolve(false));
+    void p.then(() => true, () => false).then((ok) => (late.cancel(), resolve(ok)));
+  });
 }
 
 export interface ReadyState {
@@ -29,7 +30,7 @@ export interface ReadyState {
 export class Readiness {
   private storeOkAt: number | null = null;
   private storeFailing = false;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   private probing = false;
   /** The chain's last good refresh may be this old: one period plus one timed-out attempt plus slack. */
   private readonly chainStaleMs: number;
@@ -40,7 +41,7 @@ export class Readiness {
     rpcTimeoutMs: number,
     private readonly started: () => boolean,
     /** The runtime's clock: the one the chain client stamps its blockhash refreshes with. */
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Clock,
   ) {
     this.chainStaleMs = BLOCKHASH_REFRESH_MS + rpcTimeoutMs + 1_000;
   }
@@ -48,8 +49,7 @@ export class Readiness {
   /** One store probe now (the first answer need not wait a period), then one per period. */
   async start(): Promise<void> {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.probeStore(), STORE_PROBE_MS);
-    this.timer.unref();
+    this.timer = this.clock.every(STORE_PROBE_MS, () => void this.probeStore());
     // A process that has not fetched a blockhash yet (role api) fetches its first now, not on the first
     // tick; not awaited: a start waits out a flaky chain elsewhere, /readyz saying so meanwhile.
     void this.chain.latestBlockhash().catch(() => {});
@@ -57,7 +57,7 @@ export class Readiness {
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
   }
 
@@ -65,7 +65,7 @@ export class Readiness {
     if (this.probing) return; // a hung probe is not stacked on: staleness reports it
     this.probing = true;
     try {
-      const ok = await answersWithin(this.db.query('SELECT 1'), STORE_PROBE_MS);
+      const ok = await answersWithin(this.clock, this.db.query('SELECT 1'), STORE_PROBE_MS);
       this.storeFailing = !ok;
       if (ok) this.storeOkAt = this.clock.now();
     } finally {

@@ -25,7 +25,8 @@ import { Readiness } from './readiness.ts';
 import type { Inventory } from '../services/inventory.ts';
 import { startLog } from './start-log.ts';
 import { connectionBudget } from './connection-budget.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 export interface RunningHush {
   config: HushConfig;
@@ -62,9 +63,14 @@ export interface StartOptions {
   records?: RecordSink;
   /** Fastify's logger for the API (true, or options such as a destination stream). */
   logger?: FastifyServerOptions['logger'];
+  /**
+   * Where every part reads "now" and waits (src/support/clock.ts), and where every draw comes from
+   * (src/support/random.ts): the caller's choice, never a default (production's entry points pass the
+   * system's, src/cli/start.ts).
+   */
+  clock: Clock;
+  random: Random;
   /** Runs once the start's funding is done (tests: demo data, extra funding), before the worker starts; the API already listens, /readyz still 503. */
-  /** Where every part reads "now" (src/support/clock.ts); the system clock unless a test brings its own. */
-  clock?: Clock;
   onReady?: (h: { db: Db; chain: SolanaChain; keys: TreasuryKeys | null; localnet: RunningLocalnet | null }) => Promise<void>;
 }
 
@@ -73,55 +79,55 @@ export interface StartOptions {
  * (closers.ts). Closing drains in-flight HTTP requests first, then stops the worker, the services, and
  * last the chain client, store and local chain. A start that fails closes what it had started.
  */
-export async function startHush(config: HushConfig, opts: StartOptions = {}): Promise<RunningHush> {
+export async function startHush(config: HushConfig, opts: StartOptions): Promise<RunningHush> {
   const log = opts.log ?? (() => {});
   const { record, alert } = startLog(log, opts.records);
   const closers = new Closers();
-  const clock = opts.clock ?? systemClock;
+  const { clock, random } = opts;
   /** False until the start's chain work (funding) is done: /readyz answers 503 meanwhile. */
   let started = false;
   let draining = false;
   try {
-    const infra = await buildInfrastructure(config, log, closers, clock);
+    const infra = await buildInfrastructure(config, log, closers, clock, random);
     const { localnet, chain } = infra;
     // One info record per order transition this process makes: which order, from, to (no amounts, no addresses).
     const db = observeTransitions(infra.db, ({ trackingId, from, to }) => record({ trackingId, from, to }, 'order transition'));
-    const { keys, signing, treasury, mint } = await buildKeys(config, db, alert, closers);
+    const { keys, signing, treasury, mint } = await buildKeys(config, db, alert, closers, clock, random);
     let subscriptions: ChainSubscriptions | null = null;
-    const services = await buildServices({ config, db, chain, treasury, subscriptions: () => subscriptions, log, clock }, closers);
-    const demo = localnet ? await ensureDemoAccount(db, config.dataDir, clock) : null;
+    const services = await buildServices({ config, db, chain, treasury, subscriptions: () => subscriptions, log, clock, random }, closers);
+    const demo = localnet ? await ensureDemoAccount(db, config.dataDir, clock, random) : null;
     // docs/spec.md §12: the API screens quotes, the worker deposits and payouts; one port per process.
-    const screening = await buildScreening(config, log, alert, closers);
+    const screening = await buildScreening(config, log, alert, closers, clock);
     const connections = connectionBudget(config);
     if (connections.lowered.length > 0) {
       alert('connection_caps_lowered', { fileLimit: connections.fileLimit, lowered: connections.lowered }, `the process may open ${connections.fileLimit} files: lowered ${connections.lowered.join(', ')} to keep descriptors for the store, the chain and the ops listener`);
     }
     const api: PartnerApi | null =
-      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, draining: () => draining, log, alert, logger: opts.logger ?? false, screening, connections: connections.partner, clock }, closers);
+      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, draining: () => draining, log, alert, logger: opts.logger ?? false, screening, connections: connections.partner, clock, random }, closers);
     // Every role's health, readiness, metrics and admin API, off the partner port (docs/spec.md §4). It
     // listens before the partner port, so it still answers (/readyz 503) while that port drains on close.
     const readiness = new Readiness(db, chain, config.rpcTimeoutMs, () => started, clock);
     closers.addServing(() => readiness.stop());
-    const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, logger: opts.logger ?? false, addressRules: services.addressRules, screening: () => screeningSummary(screening), screeningPort: screening, connections: connections.ops, clock });
-    closers.addServing((how) => closeWithin(ops.app, how.failedStart ? 0 : config.requestTimeoutMs));
+    const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, logger: opts.logger ?? false, addressRules: services.addressRules, screening: () => screeningSummary(screening), screeningPort: screening, connections: connections.ops, clock, random });
+    closers.addServing((how) => closeWithin(clock, ops.app, how.failedStart ? 0 : config.requestTimeoutMs));
     const app = api?.app ?? null;
     const url = app ? await app.listen({ host: config.host, port: config.port }) : null;
-    if (app) closers.addServing((how) => closeWithin(app, how.failedStart ? 0 : config.requestTimeoutMs));
+    if (app) closers.addServing((how) => closeWithin(clock, app, how.failedStart ? 0 : config.requestTimeoutMs));
     closers.addServing(async (how) => {
       if (how.failedStart || config.drainGraceMs <= 0) return;
       // Load balancers see /readyz fail and clients get their connections closed after an answer, before
       // the server stops accepting and closes what is idle.
       draining = true;
-      await new Promise((r) => setTimeout(r, config.drainGraceMs));
+      await clock.sleep(config.drainGraceMs);
     });
-    const faucet = config.role !== 'api' && (await fundAtStart(config, db, chain, treasury, services.inventory, log));
+    const faucet = config.role !== 'api' && (await fundAtStart(config, db, chain, treasury, services.inventory, log, clock, random));
     await opts.onReady?.({ db, chain, keys, localnet });
     // Role api: the wallets a worker published, if it has (else the inventory keeps asking the store).
     if (!signing && (await treasury.loaded().then(() => true, () => false))) await services.inventory.refresh().catch(() => {});
     let worker: SettlementWorker | null = null;
     let receipts: ReceiptSigner | null = null;
     if (signing && keys && mint) {
-      ({ worker, subscriptions, receipts } = await startWorker({ config, db, chain, localnet, keys, signing, mint, services, classTraffic: api?.classTraffic ?? null, faucet, log, alert, record, screening, clock }, closers));
+      ({ worker, subscriptions, receipts } = await startWorker({ config, db, chain, localnet, keys, signing, mint, services, classTraffic: api?.classTraffic ?? null, faucet, log, alert, record, screening, clock, random }, closers));
     }
     started = true;
     let closing: Promise<void> | null = null;

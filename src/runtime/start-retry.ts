@@ -1,8 +1,13 @@
 import { isChainUnavailable } from '../chain/solana-chain.ts';
 import { isStoreUnavailable } from '../store/db.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 export interface RetryOptions {
   log: (msg: string) => void;
+  /** The waits run on it; `random`, their jitter. */
+  clock: Clock;
+  random: Random;
   /** First wait; doubled after each failure up to maxMs, with jitter. */
   minMs?: number;
   maxMs?: number;
@@ -28,9 +33,9 @@ export async function retryTransient<T>(what: string, step: () => Promise<T>, op
       return await step();
     } catch (e) {
       if (!isTransient(e) || opts.signal?.aborted) throw e;
-      const waitMs = Math.round(Math.min(maxMs, minMs * 2 ** attempt) * (0.5 + Math.random() / 2));
+      const waitMs = Math.round(Math.min(maxMs, minMs * 2 ** attempt) * (0.5 + opts.random.float() / 2));
       opts.log(`${what}: ${(e as Error).message}; retrying in ${waitMs} ms (attempt ${attempt + 1})`);
-      await new Promise((r) => setTimeout(r, waitMs));
+      await opts.clock.sleep(waitMs);
     }
   }
 }

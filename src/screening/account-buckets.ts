@@ -1,3 +1,5 @@
+import type { Clock } from '../support/clock.ts';
+
 /** Buckets kept at most; past it, the full ones (forgotten accounts) go first. */
 const MAX_BUCKETS = 50_000;
 
@@ -12,14 +14,14 @@ export class AccountBuckets {
 
   constructor(
     private readonly rate: number,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Pick<Clock, 'now'>,
   ) {
     this.capacity = 2 * rate;
   }
 
   /** Takes one token: 0 when granted, else the milliseconds until one is there. */
   take(account: string): number {
-    const now = this.now();
+    const now = this.clock.now();
     const b = this.buckets.get(account);
     const tokens = b ? Math.min(this.capacity, b.tokens + ((now - b.at) * this.rate) / 1000) : this.capacity;
     if (tokens < 1) {

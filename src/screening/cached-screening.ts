@@ -1,6 +1,7 @@
 import { HushError } from '../domain/errors.ts';
 import type { Screening, ScreeningDescription, ScreeningProvider, ScreeningVerdict } from './screening-port.ts';
 import { AccountBuckets } from './account-buckets.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** How long an HTTP provider's answer per address is reused (docs/spec.md §12). Lists are not cached: they answer from memory. */
 export const DEFAULT_SCREENING_CACHE_TTL_MS = 10 * 60_000;
@@ -19,12 +20,13 @@ export class ProviderScreening implements Screening {
     private readonly lists: ScreeningProvider | null,
     private readonly http: ScreeningProvider | null,
     private readonly description: () => ScreeningDescription,
+    /** Where the answers' life and the accounts' budgets are timed. */
+    private readonly clock: Pick<Clock, 'now'>,
     private readonly ttlMs = DEFAULT_SCREENING_CACHE_TTL_MS,
-    private readonly now: () => number = Date.now,
     /** Risk-API calls per second per account (HUSH_SCREENING_RATE_LIMIT), burst ×2; cache hits are free. */
     accountRate = 40,
   ) {
-    this.budgets = new AccountBuckets(accountRate, now);
+    this.budgets = new AccountBuckets(accountRate, clock);
   }
 
   describe(): ScreeningDescription {
@@ -48,7 +50,7 @@ export class ProviderScreening implements Screening {
   private async one(address: string, account: string | undefined): Promise<ScreeningVerdict> {
     const listed = this.lists ? await this.lists.check(address) : { result: 'clear' as const };
     if (listed.result !== 'clear' || !this.http) return listed;
-    const now = this.now();
+    const now = this.clock.now();
     const hit = this.cache.get(address);
     if (hit && hit.until > now) return hit.verdict;
     const waitMs = account === undefined ? 0 : this.budgets.take(account);

@@ -1,4 +1,5 @@
 import type { ScreeningProvider, ScreeningVerdict } from './screening-port.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** A risk API that has not answered in this long is an error (then HUSH_SCREENING_ON_ERROR decides). */
 export const DEFAULT_SCREENING_TIMEOUT_MS = 2_000;
@@ -15,6 +16,8 @@ export class HttpProvider implements ScreeningProvider {
   constructor(
     private readonly url: string,
     private readonly key: string | undefined,
+    /** Where the answer's timeout runs. */
+    private readonly clock: Pick<Clock, 'timeout'>,
     private readonly timeoutMs = DEFAULT_SCREENING_TIMEOUT_MS,
   ) {
     this.name = `http:${new URL(url).host}`;
@@ -25,7 +28,7 @@ export class HttpProvider implements ScreeningProvider {
     try {
       const res = await fetch(`${this.url.replace(/\/$/, '')}/v1/address/${encodeURIComponent(address)}`, {
         headers: { accept: 'application/json', ...(this.key ? { 'x-api-key': this.key } : {}) },
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: this.clock.timeout(this.timeoutMs),
       });
       if (res.status !== 200) return error(`HTTP ${res.status}`);
       const body = (await res.json()) as { blocked?: unknown; risk?: unknown; reason?: unknown };

@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseList } from './list-parsing.ts';
 import type { ScreeningProvider, ScreeningVerdict } from './screening-port.ts';
-import { systemClock } from '../support/clock.ts';
+import type { Clock, Timer } from '../support/clock.ts';
 
 /** How often the list files are checked for a change (one stat each; no restart needed). */
 export const LIST_RELOAD_MS = 5_000;
@@ -40,10 +40,12 @@ export class ListProvider implements ScreeningProvider {
   private readonly lists = new Map<string, LoadedList>();
   /** Per path, the stamp of a content refused as shrunk: not read (nor alerted) again until it changes. */
   private readonly refused = new Map<string, string>();
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
 
   constructor(
     private readonly paths: readonly string[],
+    /** Stamps each load and paces the reloads. */
+    private readonly clock: Clock,
     private readonly events: ListEvents = {},
   ) {}
 
@@ -54,12 +56,11 @@ export class ListProvider implements ScreeningProvider {
 
   start(periodMs = LIST_RELOAD_MS): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.refresh(), periodMs);
-    this.timer.unref();
+    this.timer = this.clock.every(periodMs, () => void this.refresh());
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
   }
 
@@ -95,7 +96,7 @@ export class ListProvider implements ScreeningProvider {
       }
       this.refused.delete(path);
       const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
-      const loadedAt = systemClock.date().toISOString();
+      const loadedAt = this.clock.date().toISOString();
       const list: LoadedList = { name, path, hash, loadedAt, version: `${hash}@${loadedAt}`, addresses: parsed.addresses, stamp };
       this.lists.set(path, list);
       this.events.loaded?.(list);

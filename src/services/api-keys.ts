@@ -1,4 +1,5 @@
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Random } from '../support/random.ts';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 const KEY_PATTERN = /^hush_([a-z2-7]{12})_([A-Za-z0-9_-]{43})$/;
@@ -10,10 +11,10 @@ export interface IssuedApiKey {
 }
 
 /** `hush_<keyId>_<secret>`: keyId 12 lowercase base32 chars, secret 32 random bytes base64url (docs/spec.md §3). */
-export function generateApiKey(): IssuedApiKey {
+export function generateApiKey(random: Random): IssuedApiKey {
   let keyId = '';
-  for (let i = 0; i < 12; i++) keyId += BASE32[randomInt(32)];
-  const secret = randomBytes(32).toString('base64url');
+  for (let i = 0; i < 12; i++) keyId += BASE32[random.int(32)];
+  const secret = random.bytes(32).toString('base64url');
   return { keyId, apiKey: `hush_${keyId}_${secret}`, secretHash: hashSecret(secret) };
 }
 

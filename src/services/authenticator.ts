@@ -3,7 +3,7 @@ import { findApiKey, getAccount, type AccountRecord, type ApiKeyRecord } from '.
 import type { Queryable } from '../store/db.ts';
 import { timingSafeEqual } from 'node:crypto';
 import { parseApiKey, secretMatches } from './api-keys.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 export interface Caller {
   keyId: string;
@@ -52,7 +52,7 @@ export class Authenticator {
   constructor(
     private readonly db: Queryable,
     private readonly ttlMs = 5000,
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Clock,
   ) {}
 
   async authenticate(authorization: string | undefined): Promise<Caller> {

@@ -4,7 +4,7 @@ import { classArrivals, type ClassArrivals } from '../domain/class-forecast.ts';
 import { classKey } from '../domain/class-release.ts';
 import type { Db } from '../store/db.ts';
 import { firstOrderAt, recentClassCounts } from '../store/class-traffic-store.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 type ClassOf = { sourceAssetId: string; destinationAssetId: string; mode: string; pinnedAmount: bigint };
 
@@ -45,12 +45,12 @@ export class ClassTraffic implements ClassTrafficSource {
   constructor(
     private readonly db: Db,
     assets: AssetRegistry,
+    private readonly clock: Clock,
     readonly windowS: number,
     readonly priorSilenceS: number,
     /** How far back arrivals still weigh fully: e-folding age, seconds (class-forecast.ts); Infinity: the window's mean. */
     private readonly memoryS = Infinity,
     private readonly everyMs = 10_000,
-    private readonly clock: Clock = systemClock,
   ) {
     this.standardAmounts = [...new Set(assets.list.flatMap((a) => a.denominations))];
     this.bucketMs = (windowS * 1000) / TRAFFIC_BUCKETS;
@@ -101,12 +101,12 @@ export class ClassTraffic implements ClassTrafficSource {
   start(): void {
     if (this.stopTimer) return;
     // A failed read keeps the last counts: an estimate a little old beats none.
-    const steady = every(this.everyMs, () => this.refresh());
+    const steady = every(this.clock, this.everyMs, () => this.refresh());
     // A young Hush reads every second: a crowd's first quotes otherwise find counts ten seconds old (none, on
     // a fresh Hush) and promise the wait of a class with no traffic while the release holds it as a crowd
     // (issue 51). The cost: a second's query while Hush has no order or has watched less than the prior
     // silence (about a minute of traffic at the defaults), then none.
-    const young = every(YOUNG_EVERY_MS, () => (this.young() ? this.refresh() : Promise.resolve()));
+    const young = every(this.clock, YOUNG_EVERY_MS, () => (this.young() ? this.refresh() : Promise.resolve()));
     this.stopTimer = () => {
       steady();
       young();

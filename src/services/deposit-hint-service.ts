@@ -8,16 +8,17 @@ import type { HushConfig } from '../config/config.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
 import type { Db } from '../store/db.ts';
 import { addDepositHint, getOrderById, type OrderRecord } from '../store/orders-store.ts';
-import { confirmDeposits } from '../store/settlement/confirm-deposits.ts';
-import { releaseOrders } from '../store/settlement/release-orders.ts';
-import { depositConfirmation } from '../ledger/deposit-confirmation.ts';
+import { confirmFundedOrders, type ConfirmDeps } from '../settlement/confirm-funded-orders.ts';
+import { STATUS_TRAITS } from '../domain/order-state.ts';
+import type { Screening } from '../screening/screening-port.ts';
 import type { OrderService } from './order-service.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
 import { statusRecord } from './order-views.ts';
 import { ChainView, type AccountBalance } from '../chain/chain-view.ts';
 import { DepositOrigins, type DepositOrigin } from '../chain/deposit-origin.ts';
 import { aboveWrappedSolReserve } from '../domain/reserves.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 const base58 = getBase58Encoder();
 /** The hint's lease: its holder name, and a lease that outlives one confirmation by far (a crash gives the order back soon). */
@@ -62,22 +63,45 @@ export class DepositHintService {
   private readonly origins: DepositOrigins;
   /** Signatures already reported as funds outside a deposit account. */
   private readonly alerted = new OncePerKey();
+  /** What the one confirmation (confirmFundedOrders) gets from the hint: its lease holder, screening, the deposits' lookup. */
+  private readonly confirming: ConfirmDeps;
 
   constructor(
     private readonly config: HushConfig,
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly orders: OrderService,
+    /** docs/spec.md §12: the deposit is screened as the hint confirms it, as the worker screens its own. */
+    screening: Screening,
+    private readonly clock: Clock,
+    /** A confirmed deposit's payout delay is drawn from it. */
+    random: Random,
     log: (msg: string) => void = () => {},
     /** ALERT records (structured and counted); absent, they are text lines on `log`, counted here. */
     private readonly alert: AlertSink = (kind, _fields, msg) => {
       alertsTotal.inc({ kind });
       log(`ALERT: ${msg}`);
     },
-    private readonly clock: Clock = systemClock,
   ) {
     this.view = new ChainView(chain);
-    this.origins = new DepositOrigins(() => this.view);
+    this.origins = new DepositOrigins(() => this.view, clock);
+    this.confirming = {
+      config,
+      db,
+      clock,
+      random,
+      workerId: HINT_WORKER_ID,
+      leaseSeconds: HINT_LEASE_SECONDS,
+      asset: (id) => {
+        const a = config.assets.get(id);
+        if (!a) throw new Error(`unknown asset ${id}`);
+        return a;
+      },
+      screening,
+      log: (fields, msg) => log(fields.err instanceof Error ? `${msg}: ${fields.err.message}` : msg),
+      alert: (kind, fields, msg) => this.alert(kind, fields, msg),
+      foreign: { origins: this.origins },
+    };
   }
 
   /** `lane`: where its chain reads wait (src/chain/rpc-lane.ts); a request passes its own. */
@@ -151,7 +175,7 @@ export class DepositHintService {
     }
     // Judged here already: the lookup of the order's own deposit below need not read it again.
     this.origins.judge(signature, { account: order.depositAccount, sender: order.sender, native: asset?.native ?? false }, tx);
-    if (order.status === 'awaiting_deposit' || order.status === 'deposit_detected') {
+    if (STATUS_TRAITS[order.status].awaitsDeposit) {
       // The deposit is what the sender's own transaction put there, exactly as the worker records it: the
       // hinted transaction may be a later top-up, and funds of others in the account are not the deposit.
       const deposit = await readingChain(() => this.depositOnChain(order, view, known));
@@ -160,7 +184,7 @@ export class DepositHintService {
         await addDepositHint(this.db, order.id, signature);
         return { status: 202, body: { success: true, order: statusRecord(order) } };
       }
-      const recorded = await this.record(order, deposit.origin, deposit.held);
+      const recorded = await this.record(order, deposit);
       order = recorded.order;
       // A worker held it throughout (confirming it, most likely): the hint is kept, the watch decides.
       if (recorded.stillHeld) {
@@ -172,7 +196,7 @@ export class DepositHintService {
   }
 
   /** The order's own deposit at `confirmed` (the worker's view): its sender's transaction, and what the account holds. */
-  private async depositOnChain(order: OrderRecord, view: ChainView<ChainCalls>, known?: AccountBalance): Promise<{ origin: DepositOrigin; held: bigint } | null> {
+  private async depositOnChain(order: OrderRecord, view: ChainView<ChainCalls>, known?: AccountBalance): Promise<HintedDeposit | null> {
     const account = order.depositAccount;
     const native = this.config.assets.get(order.sourceAssetId)?.native ?? false;
     const [balance, origins] = await Promise.all([
@@ -180,33 +204,35 @@ export class DepositHintService {
       this.origins.find([{ account, sender: order.sender, native }], view),
     ]);
     const origin = origins.get(account);
-    const held = balance?.tokenAmount ?? 0n;
-    if (!origin || held <= 0n) return null;
-    return { origin, held };
+    if (!origin || !balance || (balance.tokenAmount ?? 0n) <= 0n) return null;
+    return { origin, balance };
   }
 
   /**
-   * Moves an awaiting order to deposit_confirmed (the hint was read at `confirmed`) through the worker's
-   * own confirmation statement: the same claim (an order nobody holds), compare-and-set, history, ledger
-   * movement and payout due time as the deposit watch and the order loop (one path per transition), then
-   * gives the order back due now, so a worker pays it at once. A worker holding the order is waited for a
-   * moment (one batch): the order as it is then, and whether that worker still holds it awaiting its deposit.
+   * Confirms the order's deposit (the hint was read at `confirmed`) through the one entry point the worker
+   * uses too (confirmFundedOrders): the same screening, attribution, claim (an order nobody holds), record
+   * and payout due time, under the hint's own lease holder; the order goes back to the order loop due now,
+   * which pays it when its payout is due. A worker holding the order is waited for a moment (one batch): the
+   * order as it is then, and whether that worker still holds it awaiting its deposit.
    */
-  private async record(order: OrderRecord, origin: DepositOrigin, held: bigint): Promise<{ order: OrderRecord; stillHeld: boolean }> {
-    const item = depositConfirmation(this.config, order, origin, held, this.clock.date());
+  private async record(order: OrderRecord, deposit: HintedDeposit): Promise<{ order: OrderRecord; stillHeld: boolean }> {
+    const balances = new Map([[order.depositAccount, deposit.balance]]);
+    const origins = Promise.resolve(new Map([[order.depositAccount, deposit.origin]]));
     const until = this.clock.now() + HINT_CLAIM_WAIT_MS;
     for (;;) {
-      const { due } = await confirmDeposits(this.db, { workerId: HINT_WORKER_ID, leaseSeconds: HINT_LEASE_SECONDS }, [item]);
-      if (due.size > 0) {
-        await releaseOrders(this.db, HINT_WORKER_ID, [{ id: order.id, delayMs: 0 }]);
-        return { order: (await getOrderById(this.db, order.id))!, stillHeld: false };
-      }
+      const confirmed = await confirmFundedOrders(this.confirming, [order], balances, origins);
       const now = (await getOrderById(this.db, order.id))!;
-      if (now.status !== 'awaiting_deposit' && now.status !== 'deposit_detected') return { order: now, stillHeld: false };
+      if (confirmed.has(order.id) || !STATUS_TRAITS[now.status].awaitsDeposit) return { order: now, stillHeld: false };
       if (this.clock.now() >= until) return { order: now, stillHeld: true };
-      await new Promise((r) => setTimeout(r, HINT_CLAIM_RETRY_MS));
+      await this.clock.sleep(HINT_CLAIM_RETRY_MS);
     }
   }
+}
+
+/** The order's own deposit as the hint found it at `confirmed`: its sender's transaction, and the account holding it. */
+interface HintedDeposit {
+  origin: DepositOrigin;
+  balance: AccountBalance;
 }
 
 /**

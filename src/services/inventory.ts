@@ -11,7 +11,7 @@ import { liquiditySettings, type LiquiditySettings } from '../config/liquidity-s
 import { coarseAmount } from '../domain/coarse-amount.ts';
 import { UnfundedReservations, type Reservation } from './unfunded-reservations.ts';
 import { spendableBalance } from '../domain/reserves.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** Below this the fee payer cannot be trusted to cover a settlement's fees and rent (0.05 SOL). */
 const FEE_PAYER_MINIMUM = 50_000_000n;
@@ -44,7 +44,7 @@ export class Inventory {
     private readonly assets: AssetRegistry,
     private readonly everyMs = 2000,
     private readonly settings: Pick<LiquiditySettings, 'unfundedReserveS' | 'unfundedShareBps'> = liquiditySettings({}),
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Clock,
   ) {
     this.view = new ChainView(chain);
     this.unfundedPace = new UnfundedReadPace(everyMs);
@@ -110,7 +110,7 @@ export class Inventory {
   }
 
   start(): void {
-    this.stopTimer ??= every(this.everyMs, () => this.refresh());
+    this.stopTimer ??= every(this.clock, this.everyMs, () => this.refresh());
   }
 
   stop(): void {

@@ -1,5 +1,6 @@
 import type { Queryable } from '../store/db.ts';
 import { GroupCommit, type CommitDelay, type Queued } from '../support/group-commit.ts';
+import type { Clock } from '../support/clock.ts';
 import { insertOrdersWithNewKeys, insertOrderWithNewKey, type InsertOrderResult, type NewOrderWithKey } from '../store/orders-store.ts';
 
 /** PGlite runs one statement at a time: one batch in flight lets the next one grow meanwhile. */
@@ -26,10 +27,11 @@ export class OrderInsertBatcher extends GroupCommit<NewOrderWithKey, Outcome> {
   constructor(
     private readonly db: Queryable,
     maxInFlight: number,
+    clock: Clock,
     private readonly maxBatch = 64,
     delay: Omit<CommitDelay, 'flushAt'> | undefined = ORDER_COMMIT_DELAY,
   ) {
-    super(maxInFlight, delay && { ...delay, flushAt: maxBatch });
+    super(maxInFlight, clock, delay && { ...delay, flushAt: maxBatch });
   }
 
   insert(item: NewOrderWithKey): Promise<Outcome> {

@@ -7,6 +7,7 @@ import type { Address } from '@solana/kit';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import { HushError } from '../domain/errors.ts';
+import { STATUS } from '../domain/order-state.ts';
 import { chainUnavailable } from '../domain/chain-unavailable.ts';
 import { orderExpirationMs, orderTtlS } from '../domain/order-deadline.ts';
 import { firstQuoteDifference, openQuoteId, quoteKey, type OpenedQuote } from '../domain/quote-token.ts';
@@ -22,7 +23,7 @@ import type { DepositIdentity } from '../treasury/deposit-identity.ts';
 import { insertBatchesInFlight, OrderInsertBatcher } from './order-insert-batcher.ts';
 import { orderObject, type OrderObject } from './order-views.ts';
 import { depositAddressRefusal } from './address-rules.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 export interface OrderRequest {
   quote: Record<string, unknown>;
@@ -79,15 +80,15 @@ export class OrderService {
     private readonly db: Db,
     private readonly chain: SolanaChain,
     private readonly keys: OrderSecrets,
+    private readonly clock: Clock,
     private readonly inventory?: {
       reserve(assetId: string, amount: bigint, accountId: string): { release(): void; stored(): void } | null;
       openOrders(accountId: string): { count: number; firstExpiration: Date | null };
     },
     dbConcurrency = db.kind === 'pglite' ? 4 : 16,
-    private readonly clock: Clock = systemClock,
   ) {
     this.dbSlots = pLimit(dbConcurrency);
-    this.inserts = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind));
+    this.inserts = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind), clock);
     this.identities = keys.identities;
   }
 
@@ -338,8 +339,8 @@ export class OrderService {
   async refresh(account: AccountRecord, trackingId: string, lane: LaneContext) {
     const order = await this.get(account, trackingId);
     // Past its deadline the order is gone (410) whether or not the worker has marked it expired yet.
-    if (order.status === 'expired') throw new HushError('ORDER_EXPIRED', 'The order has expired; request a new quote', { expiration: order.expiration.toISOString() });
-    if (order.status !== 'awaiting_deposit') throw new HushError('ORDER_NOT_REFRESHABLE', `The order is ${order.status}, not awaiting a deposit`, { status: order.status });
+    if (order.status === STATUS.expired) throw new HushError('ORDER_EXPIRED', 'The order has expired; request a new quote', { expiration: order.expiration.toISOString() });
+    if (order.status !== STATUS.awaiting_deposit) throw new HushError('ORDER_NOT_REFRESHABLE', `The order is ${order.status}, not awaiting a deposit`, { status: order.status });
     const blockhash = await this.chain.latestBlockhash(lane).catch(chainError);
     const now = this.clock.now();
     if (now + SolanaChain.remainingMs(blockhash, now) * BLOCKHASH_SAFETY > order.expiration.getTime()) {

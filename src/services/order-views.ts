@@ -1,5 +1,5 @@
 import type { AssetRegistry } from '../config/assets.ts';
-import { isFinal, type OrderStatus } from '../domain/order-state.ts';
+import { isFinal, STATUS, STATUS_TRAITS, type OrderStatus } from '../domain/order-state.ts';
 import { quotedPrivate } from '../domain/quote-privacy.ts';
 import type { OrderRecord } from '../store/orders-store.ts';
 
@@ -65,7 +65,7 @@ export function orderPrivacy(o: Pick<OrderRecord, 'quote' | 'status' | 'deposit'
     const landed = o.classRelease.landedSize;
     return { standard, releaseBy: null, releasedWith: landed ? landed : null, heldSeconds: held };
   }
-  const held = standard && confirmedAt !== null && o.payoutDueAt !== null && (o.status === 'deposit_confirmed' || o.status === 'swapping');
+  const held = standard && confirmedAt !== null && o.payoutDueAt !== null && STATUS_TRAITS[o.status].awaitsPayout;
   return { standard, releaseBy: held ? o.payoutDueAt!.toISOString() : null, releasedWith: null, heldSeconds: null };
 }
 
@@ -100,20 +100,20 @@ export type StatusRecord = ReturnType<typeof statusRecord>;
  */
 export function recordAsOf(current: StatusRecord, event: { status: string; sequence: number; at: Date }): StatusRecord {
   const status = event.status as OrderStatus;
-  const deposited = status !== 'awaiting_deposit' && status !== 'expired';
+  const deposited = status !== STATUS.awaiting_deposit && status !== STATUS.expired;
   return {
     ...current,
     status,
     final: isFinal(status),
     updatedAt: event.at.toISOString(),
-    deposit: deposited && current.deposit ? (status === 'deposit_detected' ? { ...current.deposit, confirmedAt: null } : current.deposit) : null,
-    payouts: status === 'completed' ? current.payouts : [],
-    refund: status === 'refunded' ? current.refund : null,
-    failureReason: status === 'refunding' || status === 'refunded' || status === 'failed' ? current.failureReason : null,
+    deposit: deposited && current.deposit ? (status === STATUS.deposit_detected ? { ...current.deposit, confirmedAt: null } : current.deposit) : null,
+    payouts: status === STATUS.completed ? current.payouts : [],
+    refund: status === STATUS.refunded ? current.refund : null,
+    failureReason: status === STATUS.refunding || status === STATUS.refunded || status === STATUS.failed ? current.failureReason : null,
     history: current.history.slice(0, event.sequence),
     // Before its deposit was confirmed nothing was held yet; later events carry what the order has now, except
     // that before the order is final its payout has not landed, so no set was counted yet (issue 54).
-    privacy: deposited && status !== 'deposit_detected' ? (isFinal(status) ? current.privacy : { ...current.privacy, releasedWith: null }) : { ...current.privacy, releaseBy: null, releasedWith: null, heldSeconds: null },
+    privacy: deposited && status !== STATUS.deposit_detected ? (isFinal(status) ? current.privacy : { ...current.privacy, releasedWith: null }) : { ...current.privacy, releaseBy: null, releasedWith: null, heldSeconds: null },
   };
 }
 

@@ -18,7 +18,9 @@ import { AddressRules } from './address-rules.ts';
 import type { ClassTrafficSource } from './class-traffic.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import { screenQuote, type QuoteDecisionSink } from '../screening/quote-screening.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
+import { QuoteNonces } from './quote-nonces.ts';
 
 export interface QuoteRequest {
   amount: string;
@@ -51,10 +53,15 @@ export class QuoteService {
    * amounts quoted over and over; a pure function of the key, so a kept answer is the one it would compute).
    */
   private readonly suggestions = new Map<string, Amount[]>();
+  private readonly nonces: QuoteNonces;
 
   constructor(
     private readonly config: HushConfig,
     private readonly quoteSecret: Uint8Array,
+    /** A quote's life and expiry are read on it. */
+    private readonly clock: Clock,
+    /** Each quote's nonce is drawn from it. */
+    random: Random,
     private readonly live?: LiveBounds,
     /** Live prices for swaps (absent → every swap is PAIR_NOT_SUPPORTED). */
     private readonly swaps?: SwapPricing,
@@ -65,8 +72,8 @@ export class QuoteService {
     /** docs/spec.md §12 screening; off → no check at all. */
     private readonly screening: Screening = SCREENING_OFF,
     private readonly onBlocked?: QuoteDecisionSink,
-    private readonly clock: Clock = systemClock,
   ) {
+    this.nonces = new QuoteNonces(random);
     for (const a of config.assets.list) this.prices.set(a.assetId, parsePrice(a.referencePriceUsd));
   }
 
@@ -164,6 +171,7 @@ export class QuoteService {
       ...privacy,
       issuedAtMs,
       expiresAtMs: issuedAtMs + this.config.quoteTtlS * 1000,
+      nonce: this.nonces.next(),
       senderAddress: sender,
       recipientAddress: recipient,
       feeBps,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 import { getOrderByTrackingId, ORDER_CHANGED_CHANNEL } from '../store/orders-store.ts';
 import { statusRecord } from './order-views.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 export interface CachedStatus {
   accountId: string;
@@ -27,7 +27,7 @@ export class StatusCache {
   constructor(
     private readonly db: Db,
     private readonly ttlMs = 30_000,
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Clock,
   ) {}
 
   async start(): Promise<void> {

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import type { HushConfig } from '../config/config.ts';
 import { releasePolicy } from '../config/privacy-settings.ts';
 import { burstGapMs, classKey, decideRelease, type ReleasePolicy } from '../domain/class-release.ts';
@@ -6,7 +5,8 @@ import { choiceOf } from '../domain/privacy-choice.ts';
 import type { ClassTraffic } from '../services/class-traffic.ts';
 import type { Db } from '../store/db.ts';
 import { releaseClasses } from '../store/settlement/release-classes.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock, Timer } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 /**
  * Class release (docs/spec.md §9), beside the settlement worker: standard payouts are due at the end of
@@ -16,7 +16,7 @@ import { systemClock, type Clock } from '../support/clock.ts';
  * themselves go through the worker's one payout path.
  */
 export class ClassReleaseLoop {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   private running: Promise<unknown> = Promise.resolve();
   private readonly policy: ReleasePolicy;
 
@@ -24,8 +24,10 @@ export class ClassReleaseLoop {
     config: HushConfig,
     private readonly db: Db,
     private readonly traffic: Pick<ClassTraffic, 'observedSeconds' | 'knowFirstOrder' | 'toArrivals' | 'windowS' | 'bucketMs'>,
-    private readonly log: (msg: string) => void = () => {},
-    private readonly clock: Clock = systemClock,
+    private readonly log: (msg: string) => void,
+    private readonly clock: Clock,
+    /** The order a release's payouts are drawn in. */
+    private readonly random: Random,
   ) {
     this.policy = releasePolicy(config);
   }
@@ -48,8 +50,7 @@ export class ClassReleaseLoop {
         const lastBurst = new Map(recent.map((b) => [classKey(b), b.lastAt]));
         const otherDeposits = new Map(others.map((o) => [classKey(o), o.byAge]));
         const ratePerMs = (key: string) => (observedS === undefined ? undefined : this.traffic.toArrivals(otherDeposits.get(key) ?? [], observedS * 1000));
-        const random = () => randomInt(2 ** 32) / 2 ** 32;
-        return decideRelease(waiting, now, this.policy, ratePerMs, random, (key) => lastBurst.get(key))
+        return decideRelease(waiting, now, this.policy, ratePerMs, () => this.random.float(), (key) => lastBurst.get(key))
           .release.map((r) => ({ id: r.id, at: new Date(r.at), releasedWith: r.releasedWith }));
       },
       {
@@ -65,7 +66,7 @@ export class ClassReleaseLoop {
   start(): void {
     if (this.timer) return;
     let busy = false;
-    this.timer = setInterval(() => {
+    this.timer = this.clock.every(this.policy.passEveryMs, () => {
       // A pass slower than the interval (a loaded store) is not joined by another: on one connection the
       // queued passes would hold the store from settlement.
       if (busy) return;
@@ -73,12 +74,11 @@ export class ClassReleaseLoop {
       this.running = this.pass()
         .catch((e: Error) => this.log(`class release: pass failed (${e.message}); payouts stay due at the end of their hold`))
         .finally(() => (busy = false));
-    }, this.policy.passEveryMs);
-    this.timer.unref();
+    });
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
     await this.running;
   }

@@ -7,17 +7,32 @@ import type { SettlementContext } from './context.ts';
 import type { PlannedTransfer } from './pools.ts';
 import { AWAITING_POLL_SLOTS } from './timing.ts';
 import { wakeAtSoonest } from './wake-at-due.ts';
-import type { DepositOrigin, OriginQuery } from '../chain/deposit-origin.ts';
+import type { DepositOrigin, DepositOrigins, OriginQuery } from '../chain/deposit-origin.ts';
 import { recordPayouts, type PayableOrder, type PlanPayoutsDeps } from './plan-payouts.ts';
 import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './steps/screen-orders.ts';
 
-/** What the deposit → payout path touches (the watch and the order loop pass the context). */
-export type ConfirmFundedOrdersDeps = Pick<
-  SettlementContext,
-  'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'config' | 'db' | 'workerId' | 'leaseSeconds' | 'outbox' | 'log' | 'detach' | 'wake' | 'asset' | 'clock'
-> &
-  ScreenDeps &
+/**
+ * What every caller of the confirmation gives it: its lease holder (`workerId`, `leaseSeconds`: the order
+ * loop's worker id, the deposit watch's `<worker>:watch`, the deposit hint's `deposit-hint`), the store, the
+ * settings and clock, the screening port, and the lookup of each order's own deposit.
+ */
+export type ConfirmDeps = Pick<SettlementContext, 'config' | 'db' | 'clock' | 'random' | 'workerId' | 'leaseSeconds' | 'asset'> &
+  ScreenDeps & { foreign: { origins: Pick<DepositOrigins, 'find'> } };
+
+/**
+ * The worker's part (the order loop, the deposit watch): the planning lock and the pools and outbox a payout
+ * already due is recorded and sent with, the front-run marks, and the order loop's wake-ups. The deposit hint
+ * (the API side) has none of it: every order it confirms goes back to the order loop due now, which pays it
+ * at its due time.
+ */
+export type WorkerConfirmDeps = ConfirmDeps &
+  Pick<SettlementContext, 'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'outbox' | 'detach' | 'wake'> &
   PlanPayoutsDeps;
+
+/** What the deposit → payout path touches: the worker passes its context, the deposit hint its own ConfirmDeps. */
+export type ConfirmFundedOrdersDeps = ConfirmDeps | WorkerConfirmDeps;
+
+const isWorker = (ctx: ConfirmFundedOrdersDeps): ctx is WorkerConfirmDeps => 'outbox' in ctx;
 
 /** Who may fund an order's deposit account (its sender), and how it is counted. */
 export function originQuery(ctx: Pick<SettlementContext, 'asset'>, o: Pick<PayableOrder, 'depositAccount' | 'sender' | 'sourceAssetId'>): OriginQuery {
@@ -44,14 +59,16 @@ type Recorded = { moved: Set<string>; txs: PlannedTransfer[] };
 type Screened = Awaited<ReturnType<typeof screenOrders>>;
 
 /**
- * The deposit → payout path for a batch of orders whose deposit is visible at `confirmed`: confirm every
- * deposit (one statement: compare-and-set, history, ledger, due time) and give each order back to the
- * order loop at its due time (docs/spec.md §9: an off-menu amount two slots on, a private one with its
- * class), where pay or refund records and sends its payout. Only a payout already due (its deposit
- * confirmed again after a crash) is recorded and sent here, in one statement and one RPC batch. The confirmation is the claim: it takes the
- * orders its caller (`ctx.workerId`: the order loop, which claimed them, or the deposit watch under a
- * holder of its own) holds or nobody holds, and leaves the rest to their holder; that claim is the only
- * coordination. Never throws; gives back every order it took. Returns the orders it confirmed.
+ * The one entry point that confirms a deposit (test/settlement/one-confirmation.test.ts holds it so), for a
+ * batch of orders whose deposit is visible at `confirmed`, called by the deposit watch, the order loop and
+ * the deposit hint with their lease holders: screen each order and its deposit's payers, attribute each
+ * deposit to its sender, confirm every deposit (one statement: compare-and-set, history, ledger, due time)
+ * and give each order back to the order loop at its due time (docs/spec.md §9: an off-menu amount two slots
+ * on, a private one with its class), where pay or refund records and sends its payout. Only a payout already
+ * due (its deposit confirmed again after a crash) is recorded and sent here, by the worker, in one statement
+ * and one RPC batch. The confirmation is the claim: it takes the orders its caller holds or nobody holds,
+ * and leaves the rest to their holder; that claim is the only coordination. Never throws; gives back every
+ * order it took. Returns the orders it confirmed.
  */
 export async function confirmFundedOrders(
   ctx: ConfirmFundedOrdersDeps,
@@ -68,10 +85,12 @@ export async function confirmFundedOrders(
     // Each order's own deposit first: its payers are screened with the quoted three (docs/spec.md §12).
     const found = await (origins ?? ctx.foreign.origins.find(batch.orders.map((o) => originQuery(ctx, o))));
     const screened = await screenOrders(ctx, batch.orders, 'deposit', (o) => found.get((o as PayableOrder).depositAccount)?.payers ?? []);
-    const recorded = await ctx.pools.exclusive(async () => {
-      const attributed = await attributeDeposits(ctx, batch, confirmed, Promise.resolve(found));
-      return confirmThenPay(ctx, batch, confirmation(ctx, batch, attributed, confirmed, screened.holds));
-    });
+    const confirmAndPay = async () => {
+      attributeDeposits(ctx, batch, confirmed, found);
+      return confirmThenPay(ctx, batch, confirmation(ctx, batch, found, confirmed, screened.holds));
+    };
+    // The planning lock only where a payout may be recorded: the worker's.
+    const recorded = isWorker(ctx) ? await ctx.pools.exclusive(confirmAndPay) : await confirmAndPay();
     await afterRecorded(ctx, batch, recorded, screened);
   } catch (e) {
     ctx.log({ err: e, orders: batch.orders.length }, 'deposit batch failed');
@@ -82,26 +101,21 @@ export async function confirmFundedOrders(
   return new Set(batch.due.keys());
 }
 
-/** Each order's own deposit; the batch keeps only the orders whose deposit is their sender's. */
-async function attributeDeposits(
-  ctx: ConfirmFundedOrdersDeps,
-  batch: Batch,
-  confirmed: Map<string, AccountBalance>,
-  ahead: Promise<Map<string, DepositOrigin | null | undefined>> | undefined,
-): Promise<Map<string, DepositOrigin | null | undefined>> {
-  // By account, not position: `orders` may have lost some (confirming elsewhere) since the lookup began.
-  const origins = ahead ? await ahead : await ctx.foreign.origins.find(batch.orders.map((o) => originQuery(ctx, o)));
+/** The batch keeps only the orders whose deposit is their sender's. */
+function attributeDeposits(ctx: ConfirmFundedOrdersDeps, batch: Batch, confirmed: Map<string, AccountBalance>, origins: Map<string, DepositOrigin | null | undefined>): void {
   // Funds no transaction of the order's sender put there are not its deposit (docs/spec.md §5, "Whose
-  // deposit"): the order keeps waiting for its own, and the watch leaves that balance alone meanwhile.
-  for (const o of batch.orders) {
-    if (origins.get(o.depositAccount) !== null) continue;
-    ctx.foreign.note(o, confirmed.get(o.depositAccount)!.tokenAmount!);
-    batch.releases.set(o.id, { id: o.id, delayMs: ctx.pollEveryMs(AWAITING_POLL_SLOTS * ctx.slotMs) });
+  // deposit"): the order keeps waiting for its own, and the worker leaves that balance alone meanwhile
+  // (the hint never passes one: it answers 202 for a deposit it cannot attribute).
+  if (isWorker(ctx)) {
+    for (const o of batch.orders) {
+      if (origins.get(o.depositAccount) !== null) continue;
+      ctx.foreign.note(o, confirmed.get(o.depositAccount)!.tokenAmount!);
+      batch.releases.set(o.id, { id: o.id, delayMs: ctx.pollEveryMs(AWAITING_POLL_SLOTS * ctx.slotMs) });
+    }
   }
-  // A failed lookup leaves its order out of this batch (retried later) rather than recording a deposit
-  // it could not attribute.
+  // By account, not position: a failed lookup leaves its order out of this batch (retried later) rather
+  // than recording a deposit it could not attribute.
   batch.orders = batch.orders.filter((o) => origins.get(o.depositAccount));
-  return origins;
 }
 
 /** Pure: the deposits' records and which orders may be paid at once (a matching same-asset deposit, not held). */
@@ -113,13 +127,16 @@ function confirmation(
   holds: ReadonlyMap<string, unknown>,
 ): Confirmation {
   const now = ctx.clock.date();
-  const items = batch.orders.map((o) => depositConfirmation(ctx.config, o, origins.get(o.depositAccount)!, confirmed.get(o.depositAccount)!.tokenAmount!, now));
+  const items = batch.orders.map((o) => depositConfirmation(ctx.config, o, origins.get(o.depositAccount)!, confirmed.get(o.depositAccount)!.tokenAmount!, now, ctx.random));
   const deposited = new Map(items.map((i) => [i.id, BigInt(i.deposit.amount)]));
   const sendable = (o: PayableOrder) => deposited.get(o.id) === o.amountIn && o.sourceAssetId === o.destinationAssetId && !holds.has(o.id);
   return { items, claim: { workerId: ctx.workerId, leaseSeconds: ctx.leaseSeconds }, sendable };
 }
 
-/** Confirm every deposit, then record the payouts of those already due (none but a retry's: the floor is two slots). */
+/**
+ * Confirm every deposit, then (the worker) record the payouts of those already due (none but a retry's: the
+ * floor is two slots). Off the worker, every confirmed order goes back due now: the order loop pays it.
+ */
 async function confirmThenPay(ctx: ConfirmFundedOrdersDeps, batch: Batch, c: Confirmation): Promise<Recorded> {
   batch.due = (await confirmDepositRows(ctx.db, c.claim, c.items)).due;
   if (batch.due.size > 0) faultPoint('deposit-confirmed');
@@ -128,12 +145,13 @@ async function confirmThenPay(ctx: ConfirmFundedOrdersDeps, batch: Batch, c: Con
     const at = batch.due.get(o.id);
     if (!at) continue;
     batch.releases.set(o.id, { id: o.id, delayMs: 0 });
-    if (c.sendable(o) && at.getTime() <= ctx.clock.now()) payable.push(o);
-    else if (c.sendable(o)) batch.releases.set(o.id, { id: o.id, at });
+    if (!c.sendable(o) || !isWorker(ctx)) continue;
+    if (at.getTime() <= ctx.clock.now()) payable.push(o);
+    else batch.releases.set(o.id, { id: o.id, at });
   }
   // The pools are read only for payouts due now (a deposit confirmed again after a crash, its due time
   // past): a fresh one is due two slots on at the earliest, and the per-order step pays it then.
-  if (payable.length === 0) return { moved: new Set<string>(), txs: [] };
+  if (payable.length === 0 || !isWorker(ctx)) return { moved: new Set<string>(), txs: [] };
   return recordPayouts(ctx, payable, await ctx.pools.reads([...new Set(payable.map((o) => o.destinationAssetId))]));
 }
 
@@ -146,7 +164,7 @@ async function afterRecorded(ctx: ConfirmFundedOrdersDeps, batch: Batch, recorde
   }
   // Only the deposits this batch confirmed: another batch's attempt at the same order logs nothing.
   if (passed.size > 0) await recordDecisions(ctx, passed, batch.due.keys());
-  if (recorded.moved.size > 0) {
+  if (recorded.moved.size > 0 && isWorker(ctx)) {
     faultPoint('payout-recorded');
     // Not awaited: the orders are recorded and released already; the chain's reply can come later.
     ctx.detach(ctx.outbox.sendBatch(recorded.txs).then(() => faultPoint('payout-sent')));
@@ -157,6 +175,7 @@ async function afterRecorded(ctx: ConfirmFundedOrdersDeps, batch: Batch, recorde
 async function releaseBatch(ctx: ConfirmFundedOrdersDeps, batch: Batch): Promise<void> {
   const releases = [...batch.releases.values()];
   await releaseOrders(ctx.db, ctx.workerId, releases).catch((e: unknown) => ctx.log({ err: e }, 'order release failed'));
+  if (!isWorker(ctx)) return;
   if (releases.some((r) => r.delayMs === 0 || r.afterError)) ctx.wake('orders');
   wakeAtSoonest(ctx, releases);
 }

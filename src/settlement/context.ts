@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Asset } from '../config/assets.ts';
 import type { HushConfig } from '../config/config.ts';
 import { releasePolicy } from '../config/privacy-settings.ts';
@@ -16,7 +15,8 @@ import type { FreshPrices } from '../prices/price-source.ts';
 import { alertFields } from '../support/alerts.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 import type { Log } from './deps.ts';
 import { Outbox } from './outbox.ts';
 import { Pools } from './pools.ts';
@@ -50,8 +50,10 @@ export interface WorkerOptions {
   subscriptions?: ChainSubscriptions;
   /** docs/spec.md §12: deposits and payouts screened before anything is sent; absent → off. */
   screening?: Screening;
-  /** Where the worker reads "now" (absent: the system clock). */
-  clock?: Clock;
+  /** Where the worker reads "now" and waits (its loops, wake-ups, leases, back-offs). */
+  clock: Clock;
+  /** Every draw the worker makes: its id, payout delays, pool picks, release orders, jitter. */
+  random: Random;
 }
 
 /** What a step's next look at an order is: after a delay, at a time, or never (a final status). */
@@ -105,6 +107,8 @@ export class SettlementContext {
   readonly screening: Screening;
   /** Where every step and part reads "now" (src/support/clock.ts). */
   readonly clock: Clock;
+  /** Where every step and part draws (src/support/random.ts). */
+  readonly random: Random;
   /** Alerts told once per process and key. */
   readonly alerted = { backoff: new OncePerKey(), unsweepable: new OncePerKey(), abandonedLateRefund: new OncePerKey() };
 
@@ -117,12 +121,13 @@ export class SettlementContext {
     readonly hooks: RunnerHooks,
   ) {
     this.view = new ChainView(chain);
-    this.workerId = opts.workerId ?? `w_${randomBytes(4).toString('hex')}`;
+    this.workerId = opts.workerId ?? `w_${opts.random.bytes(4).toString('hex')}`;
     this.leaseSeconds = opts.leaseSeconds ?? 30;
     this.log = opts.log ?? (() => {});
     this.swaps = opts.swaps;
     this.screening = opts.screening ?? SCREENING_OFF;
-    this.clock = opts.clock ?? systemClock;
+    this.clock = opts.clock;
+    this.random = opts.random;
     this.outbox = new Outbox(() => this.view, this.log, () => this.wake('transactions'), this.clock);
     this.pools = new Pools({
       db,
@@ -132,6 +137,7 @@ export class SettlementContext {
       alert: (kind, fields, msg) => this.alert(kind, fields, msg),
       shape: (blockhash) => this.shape(blockhash),
       clock: this.clock,
+      random: this.random,
     });
     this.payouts = new PayoutQueue({ pools: this.pools, db, workerId: this.workerId, slotMs: config.slotMs });
     this.subscriptions = opts.subscriptions ?? null;

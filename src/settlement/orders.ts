@@ -5,9 +5,10 @@ import type { NextLook, SettlementContext } from './context.ts';
 import { ORDER_BATCH, ORDER_BATCHES_IN_FLIGHT } from './timing.ts';
 import { wakeAtSoonest } from './wake-at-due.ts';
 import { advancePayout, type CompleteDeps } from './steps/complete.ts';
-import { confirmFundedOrders } from './confirm-funded-orders.ts';
-import { confirmOrExpire, readDeposits, type DepositReads } from './steps/confirm-or-expire.ts';
+import { confirmFundedOrders, type WorkerConfirmDeps } from './confirm-funded-orders.ts';
+import { confirmOrExpire, decideDeposit, readDeposits, type DepositMove, type DepositReads } from './steps/confirm-or-expire.ts';
 import { payOrRefund, type PayOrRefundDeps } from './steps/pay-or-refund.ts';
+import { STATUS_HANDLING, STATUS_TRAITS, type OrderStep } from '../domain/order-state.ts';
 
 /**
  * What the order loop touches: its claims and releases, and every order step it dispatches to (the
@@ -15,7 +16,7 @@ import { payOrRefund, type PayOrRefundDeps } from './steps/pay-or-refund.ts';
  */
 export type OrderLoopDeps = Pick<SettlementContext, 'db' | 'workerId' | 'leaseSeconds' | 'running' | 'log' | 'foreign'> &
   Parameters<typeof readDeposits>[0] &
-  Parameters<typeof confirmFundedOrders>[0] &
+  WorkerConfirmDeps &
   Parameters<typeof confirmOrExpire>[0] &
   PayOrRefundDeps &
   CompleteDeps;
@@ -41,13 +42,19 @@ export async function orderTick(ctx: OrderLoopDeps): Promise<number> {
   return total;
 }
 
+/** What the per-order steps get of their batch: its deposit reads, and each awaiting order's decision on them. */
+interface BatchLooks {
+  deposits: DepositReads;
+  moves: Map<string, DepositMove>;
+}
+
 /**
  * Steps claimed orders; never throws (a failed step releases its order with back-off). Orders whose
- * deposit is confirmed go through confirmFundedOrders together; the rest step one by one, and every release
- * is one statement.
+ * deposit is visible at `confirmed` go to the one confirmation (confirmFundedOrders) together; the rest
+ * step one by one, and every release is one statement.
  */
 async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<void> {
-  const watching = orders.filter((o) => o.status === 'awaiting_deposit' || o.status === 'deposit_detected');
+  const watching = orders.filter((o) => STATUS_TRAITS[o.status].awaitsDeposit);
   let deposits: DepositReads;
   try {
     deposits = await readDeposits(ctx, watching);
@@ -56,11 +63,14 @@ async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<voi
     await releaseOrders(ctx.db, ctx.workerId, orders.map((o) => ({ id: o.id, afterError: true }))).catch(() => {});
     return;
   }
-  // (A balance found to be someone else's goes to the per-order step, which treats it as no deposit.)
-  const confirmed = watching.filter((o) => {
-    const amount = deposits.confirmed.get(o.depositAccount)?.tokenAmount ?? 0n;
-    return amount > 0n && !ctx.foreign.holds(o.id, amount);
-  });
+  // (A balance found to be someone else's is no deposit: its order goes to the per-order step.)
+  const looks: BatchLooks = { deposits, moves: new Map() };
+  const confirmed: OrderRecord[] = [];
+  for (const o of watching) {
+    const next = decideDeposit(ctx, o, deposits);
+    if (next.kind === 'confirm') confirmed.push(o);
+    else looks.moves.set(o.id, next);
+  }
   const confirming = new Set(confirmed.map((o) => o.id));
   const releases: Release[] = [];
   await Promise.all([
@@ -69,7 +79,7 @@ async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<voi
       .filter((o) => !confirming.has(o.id))
       .map(async (o) => {
         try {
-          releases.push({ id: o.id, ...(await step(ctx, o, deposits)) });
+          releases.push({ id: o.id, ...(await step(ctx, o, looks)) });
         } catch (e) {
           ctx.log({ err: e, trackingId: o.trackingId, status: o.status }, 'order step failed');
           releases.push({ id: o.id, afterError: true });
@@ -80,19 +90,15 @@ async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<voi
   wakeAtSoonest(ctx, releases);
 }
 
+/** The order loop's steps, by the name each status's handling gives (STATUS_HANDLING, domain/order-state.ts). */
+const STEPS: Readonly<Record<OrderStep, (ctx: OrderLoopDeps, o: OrderRecord, looks: BatchLooks) => Promise<NextLook>>> = {
+  confirmOrExpire: (ctx, o, looks) => confirmOrExpire(ctx, o, looks.moves.get(o.id)!, looks.deposits),
+  payOrRefund: (ctx, o) => payOrRefund(ctx, o),
+  advancePayout: (ctx, o) => advancePayout(ctx, o),
+};
+
 /** One step of the state machine; returns when to look at the order again. */
-async function step(ctx: OrderLoopDeps, o: OrderRecord, deposits: DepositReads): Promise<NextLook> {
-  switch (o.status) {
-    case 'awaiting_deposit':
-    case 'deposit_detected':
-      return confirmOrExpire(ctx, o as OrderRecord & { status: typeof o.status }, deposits);
-    case 'deposit_confirmed':
-    case 'swapping':
-      return payOrRefund(ctx, o);
-    case 'sending':
-    case 'refunding':
-      return advancePayout(ctx, o);
-    default:
-      return {};
-  }
+async function step(ctx: OrderLoopDeps, o: OrderRecord, looks: BatchLooks): Promise<NextLook> {
+  const name = STATUS_HANDLING[o.status].step;
+  return name === null ? {} : STEPS[name](ctx, o, looks);
 }

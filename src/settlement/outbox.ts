@@ -1,6 +1,6 @@
 import type { ChainView } from '../chain/chain-view.ts';
 import type { Log } from './deps.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
 
 export { faultPoint, type FaultPoint } from '../support/fault-points.ts';
 
@@ -23,7 +23,7 @@ export class Outbox {
      * subscribed after it was committed is notified a slot late), whatever its idle back-off.
      */
     private readonly onSent: () => void = () => {},
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Clock,
   ) {}
 
   /** Sends recorded transactions in one RPC batch; never throws (the settle loop resends what did not go). */

@@ -11,6 +11,7 @@ import { allocate, shufflePools } from '../domain/settlement/allocation.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import { spendableBalance } from '../domain/reserves.ts';
 import { type Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 /** What the pools touch: balances and pending outflows, the signers, the chain's blockhashes (the context builds it once). */
 export interface PoolsPort {
@@ -23,6 +24,8 @@ export interface PoolsPort {
   alert(kind: string, fields: Record<string, unknown>, msg: string): void;
   shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape;
   readonly clock: Clock;
+  /** The order the pools are tried in. */
+  readonly random: Random;
 }
 
 /** What a batch of pool choices shares: one read of pending outflows and balances, and what it took. */
@@ -101,7 +104,7 @@ export class Pools {
     const pending = shared?.pending ?? (await pendingOutflows(q));
     const balances = shared?.balances ?? (await ctx.view().balances(pools.map((p) => p.holding), 'confirmed'));
     const reads = { pending, balances, taken: shared?.taken ?? new Map<string, bigint>() };
-    const shuffled = shufflePools(pools, Math.random).map((pool) => ({ pool, available: available(asset, pool.holding, reads) }));
+    const shuffled = shufflePools(pools, () => ctx.random.float()).map((pool) => ({ pool, available: available(asset, pool.holding, reads) }));
     const chosen = allocate(amount, shuffled);
     if (!chosen) {
       if (!opts.quiet) ctx.alert('pools_short', { trackingId: o.trackingId, assetId, amount: amount.toString() }, 'ALERT: pools cannot cover a payout; will retry');

@@ -9,7 +9,7 @@ import { unreceiptedOrders } from '../store/receipts/unreceipted-orders.ts';
 import { screeningResultFor, type ScreeningLogEntry } from '../store/screening-log-store.ts';
 import type { ReceiptKey } from '../treasury/receipt-key.ts';
 import { RECEIPT_PASS_MS } from './timing.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock, Timer } from '../support/clock.ts';
 
 /** Orders signed per pass; a pass runs every RECEIPT_PASS_MS while there are any, so a backlog drains at 50/s. */
 const BATCH = 50;
@@ -57,7 +57,7 @@ export function partnerResult(e: Pick<ScreeningLogEntry, 'stage' | 'result' | 'r
  * API holds no key and serves what was signed. One indexed store read per pass while idle, no chain call.
  */
 export class ReceiptSigner {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   private running: Promise<number> | null = null;
 
   constructor(
@@ -67,17 +67,16 @@ export class ReceiptSigner {
     private readonly log: (obj: Record<string, unknown>, msg: string) => void,
     /** The burst span in slots (burstSpanSlots): a release's landed payouts no further apart are one burst. */
     private readonly spanSlots: number,
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Clock,
   ) {}
 
   async start(): Promise<void> {
     await publishReceiptKey(this.db, this.key.keyId);
-    this.timer = setInterval(() => void this.pass(), RECEIPT_PASS_MS);
-    this.timer.unref();
+    this.timer = this.clock.every(RECEIPT_PASS_MS, () => void this.pass());
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = null;
     await this.running?.catch(() => {});
   }

@@ -14,7 +14,7 @@ import { rebalance, type RebalanceSettings } from './steps/rebalance.ts';
 import { settleFates } from './steps/settle-fates.ts';
 import { Sweeps } from './steps/sweep.ts';
 import { Watchdog } from './steps/watchdog.ts';
-import { systemClock, type Clock } from '../support/clock.ts';
+import type { Clock, Timer } from '../support/clock.ts';
 
 export type { WorkerOptions } from './context.ts';
 
@@ -40,8 +40,8 @@ export class SettlementWorker {
   /** When the loop next pays partners (jittered; 0: at its first pass). */
   private partnerDueAt = 0;
 
-  constructor(config: HushConfig, db: Db, chain: SolanaChain, treasury: Treasury, opts: WorkerOptions = {}) {
-    const loops = (this.loopsOf = new Loops((o, m) => ctx.log(o, m), opts.clock ?? systemClock));
+  constructor(config: HushConfig, db: Db, chain: SolanaChain, treasury: Treasury, opts: WorkerOptions) {
+    const loops = (this.loopsOf = new Loops((o, m) => ctx.log(o, m), opts.clock));
     const ctx: SettlementContext = (this.context = new SettlementContext(config, db, chain, treasury, opts, {
       wake: (loop, at) => loops.wake(loop, at),
       detach: (p) => loops.detach(p),
@@ -119,7 +119,7 @@ export class SettlementWorker {
   /** The loop's pass: only once the jittered wait since the last one is over (docs/spec.md §9). */
   private scheduledPartnerTick(): Promise<number> {
     if (this.context.clock.now() < this.partnerDueAt) return Promise.resolve(0);
-    this.partnerDueAt = this.context.clock.now() + jitteredIntervalMs(this.context.config.partnerPayoutIntervalS * 1000, Math.random);
+    this.partnerDueAt = this.context.clock.now() + jitteredIntervalMs(this.context.config.partnerPayoutIntervalS * 1000, () => this.context.random.float());
     return this.partnerTick();
   }
 
@@ -170,7 +170,7 @@ class Loops {
    * Wake-ups booked for later, per loop, soonest first: a payout's due time (two slots after its deposit's
    * confirmation at the floor) wakes the order loop when it comes, not at the loop's next idle poll.
    */
-  private readonly booked = new Map<string, { times: number[]; timer: NodeJS.Timeout | null }>();
+  private readonly booked = new Map<string, { times: number[]; timer: Timer | null }>();
 
   constructor(
     private readonly log: (obj: Record<string, unknown>, msg: string) => void,
@@ -184,7 +184,7 @@ class Loops {
 
   async stop(): Promise<void> {
     this.running = false;
-    for (const b of this.booked.values()) if (b.timer) clearTimeout(b.timer);
+    for (const b of this.booked.values()) b.timer?.cancel();
     this.booked.clear();
     for (const wake of this.sleepers) wake();
     await Promise.all(this.loops);
@@ -212,19 +212,18 @@ class Loops {
     if (i === 0 || b.times.length === 1) this.arm(loop, b);
   }
 
-  private arm(loop: string, b: { times: number[]; timer: NodeJS.Timeout | null }): void {
-    if (b.timer) clearTimeout(b.timer);
+  private arm(loop: string, b: { times: number[]; timer: Timer | null }): void {
+    b.timer?.cancel();
     b.timer = null;
     const next = b.times[0];
     if (next === undefined) return;
-    b.timer = setTimeout(() => {
+    b.timer = this.clock.after(Math.max(0, next - this.clock.now()), () => {
       const now = this.clock.now();
       while (b.times.length > 0 && b.times[0]! <= now) b.times.shift();
       b.timer = null;
       if (this.running) this.wake(loop);
       this.arm(loop, b);
-    }, Math.max(0, next - this.clock.now()));
-    b.timer.unref();
+    });
   }
 
   /** Runs work that never throws beside the loop that started it; stop() waits for it. */
@@ -248,20 +247,21 @@ class Loops {
         sleepMs = everyMs;
         continue;
       }
+      // The sleep ends at its time or at a wake; a wake after that (the loop not yet running again) counts as
+      // woken while busy, since this waker is gone by then.
       let woken = false;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(done, sleepMs);
-        const wakers = this.wakers;
-        function done(byWake = false) {
-          clearTimeout(t);
-          woken = byWake;
-          if (wakers.get(name) === done) wakers.delete(name);
-          resolve();
-        }
-        this.sleepers.add(done);
-        this.wakers.set(name, done);
-        setTimeout(() => this.sleepers.delete(done), sleepMs + 1).unref();
-      });
+      const sleeping = new AbortController();
+      const done = (byWake = false) => {
+        if (sleeping.signal.aborted) return;
+        woken = byWake;
+        if (this.wakers.get(name) === done) this.wakers.delete(name);
+        sleeping.abort();
+      };
+      this.sleepers.add(done);
+      this.wakers.set(name, done);
+      await this.clock.sleep(sleepMs, sleeping.signal);
+      done();
+      this.sleepers.delete(done);
       if (woken) sleepMs = everyMs;
     }
   }

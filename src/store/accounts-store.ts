@@ -37,7 +37,7 @@ function toAccount(r: AccountRow): AccountRecord {
 }
 
 export async function insertAccount(db: Queryable, a: { id: string; name: string; feeCapBps: number }): Promise<void> {
-  await db.query('INSERT INTO accounts (id, name, fee_cap_bps) VALUES ($1, $2, $3)', [a.id, a.name, a.feeCapBps]);
+  await db.query('INSERT INTO accounts (id, name, fee_cap_bps, created_at, updated_at) VALUES ($1, $2, $3, now(), now())', [a.id, a.name, a.feeCapBps]);
 }
 
 export async function getAccount(db: Queryable, id: string): Promise<AccountRecord | null> {
@@ -69,7 +69,7 @@ export async function updateAccount(
 }
 
 export async function insertApiKey(db: Queryable, k: { keyId: string; accountId: string; secretHash: Uint8Array; expiresAt: Date | null }): Promise<void> {
-  await db.query('INSERT INTO api_keys (id, account_id, secret_hash, expires_at) VALUES ($1, $2, $3, $4)', [k.keyId, k.accountId, Buffer.from(k.secretHash), k.expiresAt]);
+  await db.query('INSERT INTO api_keys (id, account_id, secret_hash, expires_at, created_at) VALUES ($1, $2, $3, $4, now())', [k.keyId, k.accountId, Buffer.from(k.secretHash), k.expiresAt]);
 }
 
 export async function findApiKey(db: Queryable, keyId: string): Promise<ApiKeyRecord | null> {
@@ -138,7 +138,7 @@ export async function pruneInactiveKeys(db: Queryable, accountId: string, keep: 
 }
 
 export async function addFeeRecipient(db: Queryable, accountId: string, address: string): Promise<void> {
-  await db.query('INSERT INTO fee_recipients (account_id, address) VALUES ($1, $2) ON CONFLICT DO NOTHING', [accountId, address]);
+  await db.query('INSERT INTO fee_recipients (account_id, address, created_at) VALUES ($1, $2, now()) ON CONFLICT DO NOTHING', [accountId, address]);
 }
 
 export async function removeFeeRecipient(db: Queryable, accountId: string, address: string): Promise<boolean> {

@@ -1,9 +1,10 @@
 import type { Queryable } from './db.ts';
+import { statusesSql } from './settlement/final-statuses.ts';
 
 /** What held orders would owe if released, per destination asset (docs/spec.md §12: never free liquidity). */
 export async function heldByAsset(db: Queryable): Promise<Map<string, bigint>> {
   const { rows } = await db.query<{ asset_id: string; total: string }>(
-    `SELECT destination_asset_id AS asset_id, sum(amount_out)::text AS total FROM orders WHERE status = 'held' GROUP BY 1`,
+    `SELECT destination_asset_id AS asset_id, sum(amount_out)::text AS total FROM orders WHERE status IN ${statusesSql('operatorHold')} GROUP BY 1`,
   );
   return new Map(rows.map((r) => [r.asset_id, BigInt(r.total)]));
 }
@@ -34,7 +35,7 @@ export async function classPrivacy(db: Queryable, windowHours: number): Promise<
               status, class_released_at, class_release_size, (deposit ->> 'confirmedAt')::timestamptz AS confirmed_at
          FROM orders
         WHERE quote -> 'privacy' ->> 'standard' = 'true'
-          AND ((status IN ('deposit_confirmed', 'swapping') AND class_released_at IS NULL AND deposit ->> 'confirmedAt' IS NOT NULL)
+          AND ((status IN ${statusesSql('awaitsPayout')} AND class_released_at IS NULL AND deposit ->> 'confirmedAt' IS NOT NULL)
                OR class_released_at > now() - make_interval(hours => $1))
      ),
      waiting AS (

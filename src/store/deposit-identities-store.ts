@@ -22,8 +22,8 @@ export async function insertDepositIdentities(db: Queryable, mint: string, token
   if (ids.length === 0) return;
   const doc = ids.map((id) => ({ tracking_id: id.trackingId, owner: id.depositOwner, account: id.depositAccount, tries: id.extraBumpTries }));
   await db.query(
-    `INSERT INTO deposit_identities (tracking_id, mint, token_program, deposit_owner, deposit_account, extra_bump_tries, seq)
-     SELECT v.tracking_id, $1, $2, v.owner, v.account, v.tries, top.seq + v.i
+    `INSERT INTO deposit_identities (tracking_id, mint, token_program, deposit_owner, deposit_account, extra_bump_tries, seq, created_at)
+     SELECT v.tracking_id, $1, $2, v.owner, v.account, v.tries, top.seq + v.i, now()
        FROM ROWS FROM (jsonb_to_recordset($3::jsonb) AS (tracking_id text, owner text, account text, tries integer))
             WITH ORDINALITY AS v(tracking_id, owner, account, tries, i)
       CROSS JOIN (SELECT coalesce(max(seq), 0) AS seq FROM deposit_identities WHERE mint = $1 AND token_program = $2) AS top

@@ -28,7 +28,7 @@ export async function claimIdempotencyKey(db: Queryable, accountId: string, key:
   const claimed = await db.query<{ free: boolean; claimed: boolean }>(
     `WITH l AS (SELECT ${tryKeyLock('$1::text', '$2::text')} AS free),
      c AS (
-       INSERT INTO idempotency_keys (account_id, key, request_hash, state) SELECT $1, $2, $3, 'in_progress' FROM l WHERE l.free
+       INSERT INTO idempotency_keys (account_id, key, request_hash, state, locked_at, created_at) SELECT $1, $2, $3, 'in_progress', now(), now() FROM l WHERE l.free
        ON CONFLICT (account_id, key) DO UPDATE SET locked_at = now()
          WHERE idempotency_keys.state = 'in_progress' AND idempotency_keys.request_hash = EXCLUDED.request_hash
            AND idempotency_keys.locked_at < now() - interval '${STALE_CLAIM}'

@@ -17,13 +17,15 @@ export function migrationFiles(): { version: number; name: string; sql: string }
 /**
  * Applies numbered forward-only migrations. Each one runs in a transaction that first takes a
  * transaction-scoped advisory lock, so concurrent starts serialize and apply every migration once.
+ * `db` is the engine itself, not the store on the clock (open-db.ts): a migration's DDL cannot take the
+ * parameter a bound now() would be, so `applied_at` is the server's time, the wall time of the deployment.
  */
 export async function migrate(db: Db): Promise<number[]> {
   // Under the lock too: concurrent CREATE TABLE IF NOT EXISTS can collide in the catalog (23505, or 42710
   // on the table's row type).
   await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`);
   });
   const applied: number[] = [];
   for (const m of migrationFiles()) {
@@ -32,7 +34,7 @@ export async function migrate(db: Db): Promise<number[]> {
       const { rows } = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [m.version]);
       if (rows.length > 0) return false;
       for (const statement of splitStatements(m.sql)) await tx.query(statement);
-      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      await tx.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())', [m.version, m.name]);
       return true;
     });
     if (done) applied.push(m.version);

@@ -74,7 +74,7 @@ function transitionSql(shape: TransitionShape): string {
   const fromList = route.slice(0, fromCount).map(lit).join(', ');
   const extraReturning = [to ? 'o.status' : '', fromCount > 1 ? `${shape.fromExpr} AS from_status` : '', shape.returning ?? ''].filter(Boolean).join(', ');
   const update = `u AS (
-       UPDATE orders o SET status = ${toExpr}, updated_at = clock_timestamp()${shape.set ? `, ${shape.set}` : ''}
+       UPDATE orders o SET status = ${toExpr}, updated_at = now()${shape.set ? `, ${shape.set}` : ''}
        ${shape.from ?? ''}
        WHERE o.status IN (${fromList})${shape.where ? ` AND ${shape.where}` : ''}
        RETURNING o.id, o.updated_at, o.tracking_id${extraReturning ? `, ${extraReturning}` : ''})`;

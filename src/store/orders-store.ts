@@ -1,6 +1,7 @@
 import type { Queryable } from './db.ts';
 import { tryKeyLock } from './idempotency-store.ts';
-import type { OrderStatus } from '../domain/order-state.ts';
+import { INITIAL_STATUS, STATUS, type OrderStatus } from '../domain/order-state.ts';
+import { statusLiteral } from './settlement/final-statuses.ts';
 
 /** Declared once, in the domain (docs/spec.md §5). */
 export type { OrderStatus };
@@ -34,13 +35,16 @@ const PARAM_DEPOSIT_ADDRESS_HITS = depositAddressHits('$15::text', '$16::text', 
 
 const hitsOf = (hit: unknown): string[] => (Array.isArray(hit) ? (hit as string[]) : []);
 
+/** The status an order is born in, as SQL: creation writes no other (test/store/one-status-writer.test.ts). */
+const BORN = statusLiteral(INITIAL_STATUS);
+
 const ORDER_INSERT_COLUMNS = `tracking_id, account_id, quote_key, quote, status, source_asset_id, destination_asset_id, mode,
   amount_in, amount_out, service_fee, partner_fee, network_fee, fee_bps, fee_recipient, sender, recipient,
-  deposit_owner, deposit_account, expiration, tx_blockhash, tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at`;
+  deposit_owner, deposit_account, expiration, tx_blockhash, tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at, next_run_at`;
 /** $1…$23 of orderParams, typed (they also appear in a SELECT list, where nothing else types them). */
-const ORDER_INSERT_VALUES = `$1::text, $2::text, $3::text, $4::jsonb, 'awaiting_deposit', $5::text, $6::text, $7::text, $8::numeric, $9::numeric,
+const ORDER_INSERT_VALUES = `$1::text, $2::text, $3::text, $4::jsonb, ${BORN}, $5::text, $6::text, $7::text, $8::numeric, $9::numeric,
   $10::numeric, $11::numeric, $12::numeric, $13::integer, $14::text, $15::text, $16::text, $17::text, $18::text, $19::timestamptz,
-  $20::text, $21::bigint, $22::bigint, $23::timestamptz, $23::timestamptz`;
+  $20::text, $21::bigint, $22::bigint, $23::timestamptz, $23::timestamptz, now()`;
 
 function orderParams(o: NewOrder): unknown[] {
   return [
@@ -87,7 +91,7 @@ export async function insertOrder(
     const { rows } = await db.query<{ id: string | number | null; hit: unknown }>(
       `WITH d AS (SELECT ${PARAM_DEPOSIT_ADDRESS_HITS} AS hit),
        o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) SELECT ${ORDER_INSERT_VALUES} FROM d WHERE cardinality(d.hit) = 0 RETURNING id, tracking_id, created_at),
-       h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o),
+       h AS (INSERT INTO order_history (order_id, status, at) SELECT id, ${BORN}, created_at FROM o),
        i AS (UPDATE idempotency_keys SET state = 'done', response_status = $25, response_body = $26
              WHERE account_id = $2 AND key = $24 AND state = 'in_progress' AND EXISTS (SELECT 1 FROM o))
        SELECT (SELECT id FROM o) AS id, (SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o) AS notified, (SELECT hit FROM d) AS hit`,
@@ -118,10 +122,10 @@ export async function insertOrderWithNewKey(
       `WITH d AS (SELECT ${PARAM_DEPOSIT_ADDRESS_HITS} AS hit),
        l AS (SELECT ${tryKeyLock('$2::text', '$24::text')} AS free FROM d WHERE cardinality(d.hit) = 0),
        k AS (
-         INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body)
-         SELECT $2, $24, $27, 'done', $25::integer, $26::jsonb FROM l WHERE l.free ON CONFLICT (account_id, key) DO NOTHING RETURNING 1),
+         INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body, locked_at, created_at)
+         SELECT $2, $24, $27, 'done', $25::integer, $26::jsonb, now(), now() FROM l WHERE l.free ON CONFLICT (account_id, key) DO NOTHING RETURNING 1),
        o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) SELECT ${ORDER_INSERT_VALUES} FROM k RETURNING id, tracking_id, created_at),
-       h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
+       h AS (INSERT INTO order_history (order_id, status, at) SELECT id, ${BORN}, created_at FROM o)
        SELECT (SELECT id FROM o) AS id, (SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o) AS notified, (SELECT hit FROM d) AS hit`,
       [...orderParams(o), idempotency.key, idempotency.responseStatus, JSON.stringify(idempotency.responseBody), idempotency.requestHash],
     );
@@ -170,7 +174,7 @@ export async function updateOrderTransaction(
   const { rows } = await db.query(
     `WITH u AS (UPDATE orders SET tx_blockhash = $2, tx_last_valid_block_height = GREATEST(tx_last_valid_block_height, $3::bigint),
        tx_expires_at_slot = GREATEST(tx_expires_at_slot, $4::bigint)
-     WHERE id = $1 AND status = 'awaiting_deposit' RETURNING tracking_id)
+     WHERE id = $1 AND status = ${statusLiteral(STATUS.awaiting_deposit)} RETURNING tracking_id)
      SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
     [id, tx.blockhash, tx.lastValidBlockHeight.toString(), tx.expiresAtSlot.toString()],
   );
@@ -192,8 +196,8 @@ export async function recordLateRefund(db: Queryable, id: string, refund: { sign
        WHERE order_id = $1 AND kind = 'refund' AND status = 'confirmed' AND (meta ->> 'late')::boolean
      ), u AS (
        UPDATE orders SET refund = jsonb_build_object('signature', coalesce(refund ->> 'signature', $2), 'amount', (SELECT amount FROM total), 'reason', 'late_deposit'),
-         updated_at = clock_timestamp()
-       WHERE id = $1 AND (refund IS NULL OR refund ->> 'reason' = 'late_deposit') AND status <> 'refunding'
+         updated_at = now()
+       WHERE id = $1 AND (refund IS NULL OR refund ->> 'reason' = 'late_deposit') AND status <> ${statusLiteral(STATUS.refunding)}
          -- Only ever up: a statement that waited for the row behind a later one has an older total.
          AND coalesce((refund ->> 'amount')::numeric, 0) < (SELECT amount FROM total)::numeric
        RETURNING tracking_id)
@@ -204,7 +208,7 @@ export async function recordLateRefund(db: Queryable, id: string, refund: { sign
 }
 
 export async function addDepositHint(db: Queryable, orderId: string, signature: string): Promise<void> {
-  await db.query('INSERT INTO deposit_hints (order_id, signature) VALUES ($1, $2) ON CONFLICT DO NOTHING', [orderId, signature]);
+  await db.query('INSERT INTO deposit_hints (order_id, signature, created_at) VALUES ($1, $2, now()) ON CONFLICT DO NOTHING', [orderId, signature]);
 }
 
 /**
@@ -281,17 +285,17 @@ export async function insertOrdersWithNewKeys(db: Queryable, items: readonly New
      l AS (SELECT input.*, ${depositAddressHits('input.sender', 'input.recipient', 'input.fee_recipient')} AS hit,
        ${tryKeyLock('account_id', 'idem_key')} AS free FROM input),
      k AS (
-       INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body)
-       SELECT account_id, idem_key, request_hash, 'done', 200, response_body FROM l WHERE l.free AND cardinality(l.hit) = 0
+       INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body, locked_at, created_at)
+       SELECT account_id, idem_key, request_hash, 'done', 200, response_body, now(), now() FROM l WHERE l.free AND cardinality(l.hit) = 0
        ON CONFLICT (account_id, key) DO NOTHING RETURNING account_id, key),
      o AS (
        INSERT INTO orders (${ORDER_INSERT_COLUMNS})
-       SELECT i.tracking_id, i.account_id, i.quote_key, i.quote, 'awaiting_deposit', i.source_asset_id, i.destination_asset_id, i.mode,
+       SELECT i.tracking_id, i.account_id, i.quote_key, i.quote, ${BORN}, i.source_asset_id, i.destination_asset_id, i.mode,
          i.amount_in, i.amount_out, i.service_fee, i.partner_fee, i.network_fee, i.fee_bps, i.fee_recipient, i.sender, i.recipient,
-         i.deposit_owner, i.deposit_account, i.expiration, i.tx_blockhash, i.tx_last_valid_block_height, i.tx_expires_at_slot, i.created_at, i.created_at
+         i.deposit_owner, i.deposit_account, i.expiration, i.tx_blockhash, i.tx_last_valid_block_height, i.tx_expires_at_slot, i.created_at, i.created_at, now()
        FROM l i JOIN k ON k.account_id = i.account_id AND k.key = i.idem_key
        RETURNING id, tracking_id, created_at),
-     h AS (INSERT INTO order_history (order_id, status, at) SELECT id, 'awaiting_deposit', created_at FROM o)
+     h AS (INSERT INTO order_history (order_id, status, at) SELECT id, ${BORN}, created_at FROM o)
      SELECT tracking_id, id, NULL::text[] AS hit, pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o
      UNION ALL SELECT tracking_id, NULL, hit, NULL FROM l WHERE cardinality(hit) > 0`,
     [JSON.stringify(doc)],

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import type { Clock } from '../support/clock.ts';
 import type { Db, Queryable } from './db.ts';
 import { lockDirectory } from './directory-lock.ts';
 import { migrate } from './migrate.ts';
@@ -9,6 +10,8 @@ import { replanAsTablesGrow } from './pglite-replan.ts';
 import { copyTemplateInto, discardTemplate, pgliteTemplate } from './pglite-template.ts';
 
 interface TemplateOptions {
+  /** Whose time paces the re-plan check (pglite-replan.ts). */
+  clock: Clock;
   fromScratch?: boolean;
   /** Where the template is kept (default: the OS's temporary directory). */
   templateDir?: string;
@@ -20,7 +23,7 @@ interface TemplateOptions {
  * Embedded Postgres (WASM) in a directory; `dir` null keeps it in memory (tests). A new store is made from
  * the migrated template unless `fromScratch` (the migration tests' empty database).
  */
-export async function openPgliteDb(dir: string | null, opts: TemplateOptions = {}): Promise<Db> {
+export async function openPgliteDb(dir: string | null, opts: TemplateOptions): Promise<Db> {
   if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const release = dir ? lockDirectory(`${dir}.lock`, `The PGlite store ${dir}`) : () => {};
   let pg: PGlite;
@@ -35,7 +38,7 @@ export async function openPgliteDb(dir: string | null, opts: TemplateOptions = {
   // (PostgreSQL's own option; the zeroes only pre-allocate space). PGlite has a single session.
   await pg.exec('SET wal_init_zero = off');
   const db = pgliteDb(pg, release);
-  const replanner = replanAsTablesGrow(db, opts.replanCheckMs);
+  const replanner = replanAsTablesGrow(db, opts.clock, opts.replanCheckMs);
   return {
     ...db,
     close: async () => {

@@ -1,5 +1,6 @@
 import type { Queryable } from './db.ts';
 import { every } from '../support/periodic.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** How often the tables' sizes are read (one catalog statement, ~1 ms on PGlite). */
 export const REPLAN_CHECK_MS = 5_000;
@@ -19,7 +20,7 @@ export const REPLAN_FLOOR_PAGES = 16;
  * A cached plan then never serves a table more than twice the size it was made for, and a table that grows
  * without end is planned again a logarithmic number of times.
  */
-export function replanAsTablesGrow(db: Queryable, checkMs = REPLAN_CHECK_MS): Replanner {
+export function replanAsTablesGrow(db: Queryable, clock: Clock, checkMs = REPLAN_CHECK_MS): Replanner {
   // As if planned at the floor: a new store's plans were made for empty tables (an existing store's first
   // check has its plans made once more, at the sizes it opened with).
   let plannedFor = new Map<string, number>();
@@ -30,7 +31,7 @@ export function replanAsTablesGrow(db: Queryable, checkMs = REPLAN_CHECK_MS): Re
     plannedFor = now;
     return true;
   };
-  return { stop: every(checkMs, check), check };
+  return { stop: every(clock, checkMs, check), check };
 }
 
 export interface Replanner {

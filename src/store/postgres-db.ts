@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { Clock } from '../support/clock.ts';
 import type { Db, Queryable } from './db.ts';
 
 /** Between tries to get a lost LISTEN connection back. */
@@ -6,7 +7,7 @@ const RECONNECT_MS = 1_000;
 
 /** A PostgreSQL server through a connection pool. */
 /** `createSchema: false` (read-only opens): a missing schema stays missing. */
-export async function openPostgresDb(url: string, opts: { max?: number; schema?: string; createSchema?: boolean } = {}): Promise<Db> {
+export async function openPostgresDb(url: string, opts: { clock: Clock; max?: number; schema?: string; createSchema?: boolean }): Promise<Db> {
   if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(opts.schema)) throw new Error(`invalid schema name "${opts.schema}"`);
   if (opts.schema && opts.createSchema !== false) {
     // A private schema (tests, side-by-side deployments): every pooled connection searches it first.
@@ -96,10 +97,10 @@ export async function openPostgresDb(url: string, opts: { max?: number; schema?:
       };
       const reconnect = (): void => {
         if (stopped) return;
-        setTimeout(() => {
+        opts.clock.after(RECONNECT_MS, () => {
           if (stopped) return;
           connect().then(() => onLost?.(), reconnect);
-        }, RECONNECT_MS).unref();
+        });
       };
       await connect();
       return async () => {

@@ -24,8 +24,8 @@ const COLUMNS = `id::text AS id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH
 
 export async function recordScreening(db: Queryable, e: NewScreeningLogEntry): Promise<void> {
   await db.query(
-    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor, note)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor, note, at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())`,
     [e.trackingId ?? null, e.stage, e.field ?? null, e.address ?? null, e.result, e.list ?? null, e.version ?? null, e.reason ?? null, e.actor, e.note ?? null],
   );
 }
@@ -35,8 +35,8 @@ export async function recordScreenings(db: Queryable, entries: NewScreeningLogEn
   if (entries.length === 0) return;
   const col = <K extends keyof NewScreeningLogEntry>(k: K) => entries.map((e) => e[k] ?? null);
   await db.query(
-    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor, note)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])`,
+    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor, note, at)
+     SELECT *, now() FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])`,
     [col('trackingId'), col('stage'), col('field'), col('address'), col('result'), col('list'), col('version'), col('reason'), col('actor'), col('note')],
   );
 }

@@ -31,7 +31,7 @@ export async function publishTreasuryWallets(db: Db, wallets: readonly Published
     await tx.query('DELETE FROM treasury_wallets');
     if (replaced) await tx.query('DELETE FROM deposit_identities');
     for (const w of wallets) {
-      await tx.query('INSERT INTO treasury_wallets (role, asset_id, wallet_index, address, holding) VALUES ($1, $2, $3, $4, $5)', [
+      await tx.query('INSERT INTO treasury_wallets (role, asset_id, wallet_index, address, holding, published_at) VALUES ($1, $2, $3, $4, $5, now())', [
         w.role, w.assetId, w.index, w.address, w.holding,
       ]);
     }

@@ -1,5 +1,4 @@
 import type { Queryable } from './db.ts';
-import { systemClock } from '../support/clock.ts';
 
 /** An event claimed for one delivery attempt, with where to send it. */
 export interface DueWebhookEvent {
@@ -46,9 +45,12 @@ export interface SecretRotation {
   previousSecretUntil: Date | null;
 }
 
-/** Refused: MAX_PREVIOUS_SECRETS replaced secrets sign already; `retryAt`, when the oldest of them ends. */
+/**
+ * Refused: MAX_PREVIOUS_SECRETS replaced secrets sign already; `retryAt`, when the oldest of them ends (null:
+ * it ended between the two statements, so a retry may go now).
+ */
 export interface RotationRefused {
-  refused: { retryAt: Date };
+  refused: { retryAt: Date | null };
 }
 
 /**
@@ -62,9 +64,9 @@ const rotate = (p: string) => `webhook_previous_secrets = CASE WHEN ${p}::text I
 /** The rotation may proceed: clearing, no current secret, or fewer than MAX_PREVIOUS_SECRETS replaced ones signing. */
 const ROOM = (p: string) => `(${p}::text IS NULL OR webhook_secret IS NULL OR (SELECT count(*) FROM ${LIVE('accounts')} l) < ${MAX_PREVIOUS_SECRETS})`;
 /** When the oldest replaced secret of the account ends (the answer to a refused rotation). */
-async function oldestEnd(db: Queryable, accountId: string): Promise<Date> {
+async function oldestEnd(db: Queryable, accountId: string): Promise<Date | null> {
   const { rows } = await db.query<{ at: Date }>(`SELECT min((l.e ->> 'until')::timestamptz) AS at FROM accounts a, LATERAL ${LIVE('a')} l WHERE a.id = $1`, [accountId]);
-  return rows[0]?.at ?? systemClock.date();
+  return rows[0]?.at ?? null;
 }
 const UNTIL_NOW = `(SELECT max((e ->> 'until')::timestamptz) FROM jsonb_array_elements(webhook_previous_secrets) e WHERE (e ->> 'until')::timestamptz > now())`;
 

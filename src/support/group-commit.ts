@@ -1,3 +1,5 @@
+import type { Clock } from './clock.ts';
+
 /** One caller's item waiting for its batch, and how its answer reaches it. */
 export interface Queued<I, O> {
   item: I;
@@ -27,8 +29,8 @@ export abstract class GroupCommit<I, O> {
   protected queue: Queued<I, O>[] = [];
   private running = 0;
   private scheduled = false;
-  /** The commit delay's timer while a lone batch waits for company. */
-  private lingering: ReturnType<typeof setTimeout> | null = null;
+  /** Ends the commit delay's wait early while a lone batch waits for company. */
+  private lingering: AbortController | null = null;
   private lastSubmitAt = -Infinity;
 
   /**
@@ -38,18 +40,20 @@ export abstract class GroupCommit<I, O> {
    */
   constructor(
     private readonly maxInFlight: number,
+    /** Where the delay is measured and waited out. */
+    private readonly clock: Clock,
     private readonly delay?: CommitDelay,
   ) {}
 
   protected submit(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      const now = performance.now();
+      const now = this.clock.monotonic();
       const busy = this.delay !== undefined && now - this.lastSubmitAt <= this.delay.whenWithinMs;
       this.lastSubmitAt = now;
       if (this.scheduled) {
         if (this.lingering !== null && this.queue.length >= this.delay!.flushAt) {
-          clearTimeout(this.lingering);
+          this.lingering.abort();
           this.lingering = null;
           setImmediate(this.flush);
         }
@@ -57,9 +61,15 @@ export abstract class GroupCommit<I, O> {
       }
       this.scheduled = true;
       // A batch in the store is itself a wait: what arrives meanwhile goes when it ends (pump), no delay added.
-      if (busy && this.running < this.maxInFlight) this.lingering = setTimeout(this.flush, this.delay!.ms);
+      if (busy && this.running < this.maxInFlight) this.linger(this.delay!.ms);
       else setImmediate(this.flush);
     });
+  }
+
+  /** A sleep, not a timer: the callers await their items, so the wait keeps the process alive as theirs. */
+  private linger(ms: number): void {
+    const wait = (this.lingering = new AbortController());
+    void this.clock.sleep(ms, wait.signal).then(() => wait.signal.aborted || this.flush());
   }
 
   private readonly flush = (): void => {

@@ -19,9 +19,12 @@ export interface Random {
   uuid(): string;
 }
 
+const FLOAT_STEPS = 2 ** 48 - 1;
+
 /** The operating system's cryptographic randomness: the one production wires (src/runtime), and no part's default. */
 export const systemRandom: Random = {
-  float: () => randomInt(2 ** 48) / 2 ** 48,
+  // randomInt's range is at most 2^48 − 1 wide: randomInt(2 ** 48) throws.
+  float: () => randomInt(FLOAT_STEPS) / FLOAT_STEPS,
   int: (n) => randomInt(n),
   bytes: (n) => randomBytes(n),
   uuid: () => randomUUID(),

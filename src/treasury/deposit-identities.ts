@@ -2,6 +2,8 @@ import type { Worker } from 'node:worker_threads';
 import { typescriptWorker } from '../support/typescript-worker.ts';
 import type { Address } from '@solana/kit';
 import { deriveDepositIdentity, type DepositIdentity } from './deposit-identity.ts';
+import { newTrackingId } from '../domain/tracking-id.ts';
+import type { Random } from '../support/random.ts';
 
 const TARGET = 512;
 const BATCH = 64;
@@ -20,6 +22,8 @@ export class DepositIdentities {
 
   constructor(
     private readonly depositMaster: Uint8Array,
+    /** The tracking ids are drawn from it (here, never on the thread). */
+    private readonly random: Random,
     private readonly opts: { target?: number; threaded?: boolean } = {},
   ) {
     if (opts.threaded === false) return;
@@ -62,7 +66,7 @@ export class DepositIdentities {
     const id = q?.pop();
     if (!q) this.ready.set(key, []);
     this.top(key);
-    return id ?? deriveDepositIdentity(this.depositMaster, mint, tokenProgram);
+    return id ?? deriveDepositIdentity(this.depositMaster, mint, tokenProgram, this.trackingId());
   }
 
   /**
@@ -85,7 +89,11 @@ export class DepositIdentities {
     if (!this.worker || !q || this.inFlight.has(key) || q.length >= target) return;
     const [mint, tokenProgram] = key.split(':');
     this.inFlight.add(key);
-    this.worker.postMessage({ key, mint, tokenProgram, count: BATCH });
+    this.worker.postMessage({ key, mint, tokenProgram, trackingIds: Array.from({ length: BATCH }, () => this.trackingId()) });
+  }
+
+  private trackingId(): string {
+    return newTrackingId((n) => this.random.int(n));
   }
 
   /** How many are ready for an asset (tests, metrics). */

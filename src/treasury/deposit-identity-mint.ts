@@ -3,7 +3,8 @@ import { DEPOSIT_IDENTITY_TARGET } from '../config/config.ts';
 import { DepositIdentities } from './deposit-identities.ts';
 import type { Db } from '../store/db.ts';
 import { countDepositIdentities, depositIdentitySpans, insertDepositIdentities } from '../store/deposit-identities-store.ts';
-import { systemClock } from '../support/clock.ts';
+import type { Clock, Timer } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 /**
  * Identities kept ready per asset in the store (DEPOSIT_IDENTITY_TARGET, HUSH_DEPOSIT_IDENTITY_TARGET). An API on two cores creates up to ~2,000 orders/s
@@ -25,16 +26,19 @@ const IDLE_MS = 1_000;
  */
 export class DepositIdentityMint {
   private readonly deriver: DepositIdentities;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   private running = false;
 
   constructor(
     private readonly db: Db,
     depositMaster: Uint8Array,
     private readonly assets: AssetRegistry,
+    private readonly clock: Clock,
+    /** The identities' tracking ids are drawn from it. */
+    random: Random,
     private readonly opts: { target?: number; tickMs?: number } = {},
   ) {
-    this.deriver = new DepositIdentities(depositMaster, { target: REFILL_BATCH });
+    this.deriver = new DepositIdentities(depositMaster, random, { target: REFILL_BATCH });
     for (const a of assets.list) this.deriver.prime(a.mint, a.tokenProgram);
   }
 
@@ -62,12 +66,12 @@ export class DepositIdentityMint {
    * fresh deployment are not refused while the thread derives its first batches).
    */
   async filled(min = 64, timeoutMs = 30_000): Promise<void> {
-    const deadline = systemClock.now() + timeoutMs;
+    const deadline = this.clock.now() + timeoutMs;
     for (;;) {
       const counts = await countDepositIdentities(this.db);
       if (this.assets.list.every((a) => (counts.get(`${a.mint}:${a.tokenProgram}`) ?? 0) >= Math.min(min, this.target))) return;
-      if (systemClock.now() > deadline) throw new Error('deposit identities: the pool was not filled in time');
-      await new Promise((r) => setTimeout(r, 20));
+      if (this.clock.now() > deadline) throw new Error('deposit identities: the pool was not filled in time');
+      await this.clock.sleep(20);
     }
   }
 
@@ -79,8 +83,7 @@ export class DepositIdentityMint {
       this.timer = null;
       void this.topUp().then((added) => added, () => 0).then((added) => {
         if (!this.running) return;
-        this.timer = setTimeout(pass, added > 0 ? (this.opts.tickMs ?? TICK_MS) : IDLE_MS);
-        this.timer.unref();
+        this.timer = this.clock.after(added > 0 ? (this.opts.tickMs ?? TICK_MS) : IDLE_MS, pass);
       });
     };
     pass();
@@ -89,7 +92,7 @@ export class DepositIdentityMint {
 
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = null;
     await this.deriver.close();
   }

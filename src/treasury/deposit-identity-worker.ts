@@ -8,8 +8,8 @@ import type { Address } from '@solana/kit';
 import { deriveDepositIdentity, type DepositIdentityRequest } from './deposit-identity.ts';
 
 const master = new Uint8Array(workerData.depositMaster as Uint8Array);
-parentPort!.on('message', (req: DepositIdentityRequest & { count: number }) => {
-  const identities = [];
-  for (let i = 0; i < req.count; i++) identities.push(deriveDepositIdentity(master, req.mint as Address, req.tokenProgram as Address));
+// The tracking ids come drawn from the parent's generator: the thread derives, it draws nothing.
+parentPort!.on('message', (req: DepositIdentityRequest & { trackingIds: string[] }) => {
+  const identities = req.trackingIds.map((id) => deriveDepositIdentity(master, req.mint as Address, req.tokenProgram as Address, id));
   parentPort!.postMessage({ key: req.key, identities });
 });

@@ -1,7 +1,6 @@
 import type { Address } from '@solana/kit';
 import { depositAccountOf } from '../chain/deposit-transaction.ts';
 import { addressOfSeed, depositOwnerSeedOf } from './treasury-keys.ts';
-import { newTrackingId } from '../domain/tracking-id.ts';
 
 /** What an order needs before it exists: its name, its one-time deposit owner and that owner's token account. */
 export interface DepositIdentity {
@@ -18,8 +17,8 @@ export interface DepositIdentityRequest {
   tokenProgram: string;
 }
 
-export function deriveDepositIdentity(depositMaster: Uint8Array, mint: Address, tokenProgram: Address): DepositIdentity {
-  const trackingId = newTrackingId();
+/** The identity of the order named `trackingId` (drawn by the caller: newTrackingId). */
+export function deriveDepositIdentity(depositMaster: Uint8Array, mint: Address, tokenProgram: Address, trackingId: string): DepositIdentity {
   const depositOwner = addressOfSeed(depositOwnerSeedOf(depositMaster, trackingId));
   return { trackingId, depositOwner, ...depositAccountOf(depositOwner, mint, tokenProgram) };
 }

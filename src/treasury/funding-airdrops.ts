@@ -14,7 +14,7 @@ const LOST_AIRDROP_LOOKBACK = 50;
 
 /** Records a top-up before it is asked for; returns the intent's id. */
 export async function recordAirdropIntent(db: Db, account: string, assetId: string, amount: bigint): Promise<string> {
-  const { rows } = await db.query<{ id: string }>('INSERT INTO funding_airdrops (account, asset_id, amount) VALUES ($1, $2, $3) RETURNING id::text AS id', [account, assetId, amount.toString()]);
+  const { rows } = await db.query<{ id: string }>('INSERT INTO funding_airdrops (account, asset_id, amount, created_at) VALUES ($1, $2, $3, now()) RETURNING id::text AS id', [account, assetId, amount.toString()]);
   return rows[0]!.id;
 }
 

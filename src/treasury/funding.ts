@@ -6,6 +6,7 @@ import { ChainView } from '../chain/chain-view.ts';
 import { settledFate } from '../domain/settlement/tx-fate.ts';
 import { faultPoint } from '../support/fault-points.ts';
 import type { TreasuryWallets } from './treasury-wallets.ts';
+import type { Clock } from '../support/clock.ts';
 
 /** What each wallet should hold; the local faucet tops up to these, a real deployment reports the gap. */
 export interface FundingTargets {
@@ -56,7 +57,7 @@ function row(role: WalletReport['role'], wallet: string, holding: string, assetI
  * `funding_airdrops` from before it is asked for until its ledger entry is written; the settling at the
  * end covers every row, so it also settles what a crashed earlier start, or a lost answer, left there.
  */
-export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry, targets = DEFAULT_FUNDING): Promise<WalletReport[]> {
+export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry, clock: Clock, targets = DEFAULT_FUNDING): Promise<WalletReport[]> {
   const report = await treasuryReport(chain, treasury, assets, targets);
   const sent: string[] = [];
   for (const r of report) {
@@ -84,7 +85,7 @@ export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: 
   for (let i = 0; i < 200 && sent.length > 0; i++) {
     const st = await view.statuses(sent);
     if (st.every((s) => settledFate(s) !== null)) break;
-    await new Promise((r) => setTimeout(r, 100));
+    await clock.sleep(100);
   }
   faultPoint('funding-confirmed');
   await settleFundingAirdrops(db, chain, treasury, assets);

@@ -3,7 +3,6 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { EgressRefusedError, type WebhookEgress } from './webhook-egress.ts';
-import { systemClock } from '../support/clock.ts';
 
 /**
  * The old `Hush-*` headers go out beside the Standard Webhooks ones for one deprecation window, announced
@@ -30,7 +29,7 @@ function standardSecret(secret: string): string {
  * one `v1,<base64>` signature per secret (the new and the previous one during a rotation), plus the
  * deprecated Hush-* pair (signed with the current secret) and its Deprecation/Sunset announcement.
  */
-function webhookHeaders(eventId: string, body: string, secrets: readonly string[], now = systemClock.date()): Record<string, string> {
+function webhookHeaders(eventId: string, body: string, secrets: readonly string[], now: Date): Record<string, string> {
   const timestampS = Math.floor(now.getTime() / 1000);
   const signatures = secrets.map((s) => new Webhook(standardSecret(s)).sign(eventId, now, body));
   return {
@@ -48,9 +47,10 @@ function webhookHeaders(eventId: string, body: string, secrets: readonly string[
 /**
  * One POST of one event through `egress` (its address rules, its pinned lookup); the receiver's status.
  * A redirect is an answer, not a delivery: node:http follows none. The body is not read: nothing of it is
- * kept or shown. Throws EgressRefusedError for a target the rules refuse, before any byte is sent.
+ * kept or shown. Throws EgressRefusedError for a target the rules refuse, before any byte is sent. `now`:
+ * the signature's timestamp.
  */
-export function postWebhook(egress: WebhookEgress, url: string, eventId: string, body: string, secrets: readonly string[], signal: AbortSignal): Promise<number> {
+export function postWebhook(egress: WebhookEgress, url: string, eventId: string, body: string, secrets: readonly string[], signal: AbortSignal, now: Date): Promise<number> {
   const target = new URL(url);
   const refused = egress.urlRefusal(target);
   if (refused) return Promise.reject(new EgressRefusedError(refused));
@@ -60,7 +60,7 @@ export function postWebhook(egress: WebhookEgress, url: string, eventId: string,
     hostname: target.hostname.replace(/^\[|\]$/g, ''),
     port: target.port || (https ? 443 : 80),
     path: `${target.pathname}${target.search}`,
-    headers: { ...webhookHeaders(eventId, body, secrets), 'content-length': String(Buffer.byteLength(body)) },
+    headers: { ...webhookHeaders(eventId, body, secrets, now), 'content-length': String(Buffer.byteLength(body)) },
     // An IP literal skips the lookup (checked above); a name is resolved and checked here, per connection.
     lookup: egress.lookup(target.protocol),
     signal,

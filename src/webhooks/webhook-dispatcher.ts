@@ -7,7 +7,7 @@ import { recordAsOf, statusRecord, type StatusRecord } from '../services/order-v
 import { postWebhook } from './webhook-delivery.ts';
 import { EgressRefusedError, WebhookEgress } from './webhook-egress.ts';
 import type { WebhookMetrics, WebhookOutcome } from './webhook-metrics.ts';
-import { systemClock } from '../support/clock.ts';
+import type { Clock, Timer } from '../support/clock.ts';
 
 /** Deliveries in flight at once, in all. */
 const PARALLEL = 16;
@@ -32,7 +32,7 @@ export { webhookSignature } from './webhook-delivery.ts';
  * shares its `sending` transition's).
  */
 export class WebhookDispatcher {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
   private lastPurge = 0;
@@ -45,7 +45,8 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly db: Db,
-    private readonly opts: { pollMs?: number; log?: (msg: string) => void; alert?: AlertSink; eventIdKey?: Uint8Array; metrics?: WebhookMetrics; egress?: WebhookEgress } = {},
+    /** `clock`: the passes, retries' purge, each delivery's timeout and signature timestamp. */
+    private readonly opts: { clock: Clock; pollMs?: number; log?: (msg: string) => void; alert?: AlertSink; eventIdKey?: Uint8Array; metrics?: WebhookMetrics; egress?: WebhookEgress },
   ) {
     // Without a policy, the production one: public https addresses only.
     this.egress = opts.egress ?? new WebhookEgress({ loopback: false });
@@ -59,7 +60,7 @@ export class WebhookDispatcher {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.aborts.abort(); // in-flight deliveries fail and are retried by whoever runs next
     await this.running;
     await Promise.allSettled([...this.deliveries]);
@@ -67,7 +68,7 @@ export class WebhookDispatcher {
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
+    this.timer = this.opts.clock.after(ms, () => {
       this.timer = null;
       this.running = this.pass()
         .catch((e: unknown) => {
@@ -78,8 +79,7 @@ export class WebhookDispatcher {
           this.running = null;
           this.schedule(more ? 0 : (this.opts.pollMs ?? 500));
         });
-    }, ms);
-    this.timer.unref();
+    });
   }
 
   /**
@@ -88,8 +88,8 @@ export class WebhookDispatcher {
    * anything (the next events of those orders may be due now). `settled()` awaits the deliveries (tests).
    */
   async pass(): Promise<boolean> {
-    if (systemClock.now() - this.lastPurge > PURGE_EVERY_MS) {
-      this.lastPurge = systemClock.now();
+    if (this.opts.clock.now() - this.lastPurge > PURGE_EVERY_MS) {
+      this.lastPurge = this.opts.clock.now();
       await purgeWebhookEvents(this.db);
     }
     const room = PARALLEL - this.inFlight;
@@ -128,7 +128,7 @@ export class WebhookDispatcher {
 
   private kick(): void {
     if (this.stopped || this.running !== null) return;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.schedule(0);
   }
 
@@ -167,7 +167,7 @@ export class WebhookDispatcher {
     });
     try {
       const secrets = [e.secret, ...e.previousSecrets];
-      const status = await postWebhook(this.egress, e.url, eventId, body, secrets, AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), this.aborts.signal]));
+      const status = await postWebhook(this.egress, e.url, eventId, body, secrets, AbortSignal.any([this.opts.clock.timeout(TIMEOUT_MS), this.aborts.signal]), this.opts.clock.date());
       if (status >= 200 && status < 300) {
         count('delivered');
         return markWebhookDelivered(this.db, e);

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { HushError } from '../domain/errors.ts';
 import type { Queryable } from '../store/db.ts';
 import { getWebhook } from '../store/webhooks-store.ts';
 import { postWebhook } from './webhook-delivery.ts';
 import { EgressRefusedError, type WebhookEgress } from './webhook-egress.ts';
-import { systemClock } from '../support/clock.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Random } from '../support/random.ts';
 
 export { webhookEgressFor } from './webhook-egress.ts';
 
@@ -25,15 +25,16 @@ export interface TestSendResult {
  * its receiver. Not stored and not retried. The answer is the outcome only: no status code, body or error
  * text of the receiver, so the endpoint cannot be used to probe what answers at an address.
  */
-export async function sendTestWebhook(db: Queryable, accountId: string, egress: WebhookEgress): Promise<TestSendResult> {
+export async function sendTestWebhook(db: Queryable, accountId: string, egress: WebhookEgress, clock: Clock, random: Random): Promise<TestSendResult> {
   const hook = await getWebhook(db, accountId);
   if (!hook) throw new HushError('NOT_FOUND', 'This account has no webhook; set one with PUT /transfer/v1/account/webhook');
-  const eventId = `evt_test_${randomBytes(12).toString('base64url')}`;
-  const body = JSON.stringify({ id: eventId, type: 'webhook.test', createdAt: systemClock.date().toISOString(), data: {} });
+  const eventId = `evt_test_${random.bytes(12).toString('base64url')}`;
+  const now = clock.date();
+  const body = JSON.stringify({ id: eventId, type: 'webhook.test', createdAt: now.toISOString(), data: {} });
   const secrets = [hook.secret, ...hook.previousSecrets];
   let outcome: TestSendOutcome;
   try {
-    const status = await postWebhook(egress, hook.url, eventId, body, secrets, AbortSignal.timeout(TIMEOUT_MS));
+    const status = await postWebhook(egress, hook.url, eventId, body, secrets, clock.timeout(TIMEOUT_MS), now);
     outcome = status >= 200 && status < 300 ? 'delivered' : 'failed';
   } catch (e) {
     // The receiver's failure is the answer, not an error of this request.

@@ -7,14 +7,15 @@ import { serverUrl } from '../../src/cli/admin-cli.ts';
 import { parseApiKey } from '../../src/services/api-keys.ts';
 import { Authenticator } from '../../src/services/authenticator.ts';
 import { openDb } from '../../src/store/open-db.ts';
+import { systemClock } from '../../src/support/clock.ts';
 import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.ts';
 import { startTestHush, type TestHush } from '../support/hush-server.ts';
 import { POSTGRES_URL, dropSchema, newSchemaName, postgresSkipReason } from '../support/databases.ts';
 import { API_KEY_PATTERN, authCode } from '../support/admin-fixtures.ts';
 import { type CliResult, cliEnv, closedPortUrl, json, runChild, runInProcess, tempDir } from './admin-cli-harness.ts';
 
-async function authenticates(dbOpts: Parameters<typeof openDb>[0], apiKey: string): Promise<string> {
-  const db = await openDb(dbOpts);
+async function authenticates(dbOpts: Omit<Parameters<typeof openDb>[0], 'clock'>, apiKey: string): Promise<string> {
+  const db = await openDb({ ...dbOpts, clock: systemClock });
   try {
     return await authCode(db, apiKey);
   } finally {
@@ -198,7 +199,7 @@ describe('admin CLI: a PGlite store held by another process', () => {
   it('refuses (exit 1) even when no server answers (a worker, a server on another port); works once released', async () => {
     const dataDir = tempDir();
     const env = cliEnv({ DATA_DIR: dataDir, HUSH_OPS_URL: await closedPortUrl() });
-    const held = await openDb({ dataDir }); // this test process holds it, as a running Hush would
+    const held = await openDb({ dataDir, clock: systemClock }); // this test process holds it, as a running Hush would
     try {
       const r = await runChild(['create-account', 'Sneaky Co'], env);
       assert.equal(r.code, 1, r.stdout + r.stderr);
@@ -236,7 +237,7 @@ describe('admin CLI: direct store, every command', () => {
 
   it('PostgreSQL via DATABASE_URL', { skip: postgresSkipReason ?? false }, async () => {
     const schema = newSchemaName();
-    const setup = await openDb({ databaseUrl: POSTGRES_URL, dataDir: null, schema });
+    const setup = await openDb({ databaseUrl: POSTGRES_URL, dataDir: null, schema, clock: systemClock });
     await setup.close();
     try {
       const url = new URL(POSTGRES_URL);
@@ -298,7 +299,7 @@ describe('admin CLI: with a running server', () => {
     const t = await tour((args) => runInProcess(args, env), 'http');
     assert.equal(existsSync(join(dataDir, 'pgdata')), false, 'the local store was never opened');
     // The server's store holds the account, and the key works there.
-    const caller = await new Authenticator(server.db, 0).authenticate(`Bearer ${t.apiKey}`);
+    const caller = await new Authenticator(server.db, 0, systemClock).authenticate(`Bearer ${t.apiKey}`);
     assert.equal(caller.account.id, t.accountId);
 
     assert.ok(stub.requests.every((r) => r.authorization === `Bearer ${TOKEN}`));

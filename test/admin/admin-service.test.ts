@@ -20,6 +20,8 @@ import { API_KEY_PATTERN, authCode } from '../support/admin-fixtures.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { uniqueSuffix } from '../support/store-fixtures.ts';
+import { systemRandom } from '../../src/support/random.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const keyIdOf = (apiKey: string): string => parseApiKey(apiKey)!.keyId;
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
@@ -37,7 +39,7 @@ function rejectsCode(code: HushErrorCode, field?: string) {
 
 
 it('account ids are acc_ + 16 base58 characters, and random', () => {
-  const ids = new Set(Array.from({ length: 200 }, generateAccountId));
+  const ids = new Set(Array.from({ length: 200 }, () => generateAccountId(systemRandom)));
   assert.equal(ids.size, 200);
   for (const id of ids) assert.match(id, /^acc_[1-9A-HJ-NP-Za-km-z]{16}$/);
 });
@@ -55,7 +57,7 @@ it('parseExpiresAt accepts future ISO timestamps only', () => {
 
 forEachEngine('admin-service', (ctx) => {
   const changed: string[] = [];
-  const admin = () => new AdminService(ctx.db, { onAccountChanged: (id) => changed.push(id) });
+  const admin = () => new AdminService(ctx.db, { clock: systemClock, random: systemRandom, onAccountChanged: (id) => changed.push(id) });
 
   it('createAccount: new active account with default fee cap and a working first key', async () => {
     const name = `acme-${uniqueSuffix()}`;
@@ -155,7 +157,7 @@ forEachEngine('admin-service', (ctx) => {
 
   it('a cached key still refuses any other secret under its key id, before and after the right one', async () => {
     const acc = await admin().createAccount(`cache-${uniqueSuffix()}`);
-    const auth = new Authenticator(ctx.db, 60_000);
+    const auth = new Authenticator(ctx.db, 60_000, systemClock);
     const { keyId, secret } = parseApiKey(acc.apiKey)!;
     // Same key id, same length, one character changed: only the stored hash can tell them apart.
     const forged = `hush_${keyId}_${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
@@ -184,7 +186,7 @@ forEachEngine('admin-service', (ctx) => {
     assert.equal(await ok(acc.apiKey), acc.accountId);
     assert.equal(reads, 1);
     for (let i = 0; i < 10_050; i += 50) {
-      const guesses = Array.from({ length: 50 }, () => generateApiKey().apiKey);
+      const guesses = Array.from({ length: 50 }, () => generateApiKey(systemRandom).apiKey);
       for (const code of await Promise.all(guesses.map(ok))) assert.equal(code, 'UNAUTHORIZED');
     }
     assert.equal(await ok(acc.apiKey), acc.accountId);

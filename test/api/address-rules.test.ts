@@ -102,7 +102,7 @@ describe('address rules (docs/spec.md §4)', () => {
     }
   });
 
-  test('orders arriving together are each judged on their own addresses, by their insert and no lookup (issue 56)', async () => {
+  test('orders arriving together are each judged on their own addresses, by their insert and no lookup', async () => {
     const first = await placeOrder(acct.client, { amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender, recipientAddress: recipient });
     // Every statement the store sees (the same Db object the order service uses) that checks a deposit address.
     const checks: string[] = [];

@@ -9,6 +9,7 @@ import { createConnection } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { HushClient, PREFIX, expectError, expectOk, sleep, startTestHush, type ApiResponse, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const limitHeaders = (r: ApiResponse) => [r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining'), r.headers.get('ratelimit-reset')];
 
@@ -30,7 +31,7 @@ describe('behind a trusted proxy (HUSH_TRUST_PROXY=127.0.0.1), HUSH_ANONYMOUS_RA
   });
 
   test('every refused or unroutable partner request carries RateLimit-* of its address', async () => {
-    const unknownKey = generateApiKey().apiKey;
+    const unknownKey = generateApiKey(systemRandom).apiKey;
     const cases: [string, number, (headers: Record<string, string>) => Promise<ApiResponse | Response>][] = [
       ['no key', 401, (headers) => t.anon.tokens({ headers })],
       ['malformed key', 401, (headers) => good.client.tokens({ key: 'hush_nope', headers })],
@@ -57,7 +58,7 @@ describe('behind a trusted proxy (HUSH_TRUST_PROXY=127.0.0.1), HUSH_ANONYMOUS_RA
 
   test('an address that spends its bucket gets 429 RATE_LIMITED (Retry-After) instead; keys, other addresses and later requests are unaffected', async () => {
     const from = newClient();
-    const badKey = generateApiKey().apiKey;
+    const badKey = generateApiKey(systemRandom).apiKey;
     // Every kind of refusal takes from the same bucket; the third request within a second finds it empty.
     assert.equal((await good.client.tokens({ key: badKey, headers: from })).status, 401);
     assert.equal((await good.client.get(`${PREFIX}/nope`, { headers: from })).status, 404);

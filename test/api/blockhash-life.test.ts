@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { address, expectOk, orderRequest, quoteRequest, sleep, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const SLOT_MS = 50;
 let t: TestHush;
@@ -13,7 +14,7 @@ let acct: TestAccount;
 
 before(async () => {
   t = await startTestHush({ env: { HUSH_ROLE: 'api', LOCALNET_SLOT_MS: String(SLOT_MS) } });
-  await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets);
+  await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets, systemClock);
   acct = await t.createAccount();
 });
 after(async () => {

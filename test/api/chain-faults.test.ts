@@ -16,6 +16,8 @@ import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { address, expectOk, orderRequest, quoteRequest, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { pollUntil, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
 import { startRpcFaultProxy, type FaultKind, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 let chain: TestLocalnet;
 let proxy: RpcFaultProxy;
@@ -25,7 +27,7 @@ const apiLog: { level: number; msg: string; err?: { type?: string; message?: str
 
 before(async () => {
   chain = await startTestLocalnet();
-  proxy = await startRpcFaultProxy(chain.url);
+  proxy = await startRpcFaultProxy(chain.url, systemClock, systemRandom);
   t = await startTestHush({
     admin: true,
     env: { HUSH_ROLE: 'api', SOLANA_RPC_URL: proxy.url, HUSH_RPC_TIMEOUT_MS: '1000' },
@@ -36,7 +38,7 @@ before(async () => {
   // (a clean-clone run), so the setup tries again: funding tops up to its targets and settles what a lost answer left.
   for (let attempt = 1; ; attempt++) {
     try {
-      await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets);
+      await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets, systemClock);
       break;
     } catch (e) {
       if (!(e instanceof ChainUnavailableError) || attempt >= 5) throw e;

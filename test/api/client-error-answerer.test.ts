@@ -10,10 +10,12 @@ import { createServer, type Server } from 'node:http';
 import { createConnection } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { clientErrorAnswerer, type ConnectionBucket } from '../../src/api/error-handler.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 async function serve(bucket: ConnectionBucket): Promise<{ server: Server; port: number }> {
   const server = createServer((_req, res) => res.end('ok'));
-  server.on('clientError', clientErrorAnswerer(bucket));
+  server.on('clientError', clientErrorAnswerer({ clock: systemClock, random: systemRandom }, bucket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as AddressInfo).port };
 }

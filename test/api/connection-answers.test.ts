@@ -11,7 +11,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { guardConnections, type ConnectionLimits } from '../../src/api/connection-guard.ts';
+import { requestIds } from '../../src/api/server-options.ts';
 import { createMetrics, type Metrics } from '../../src/api/metrics.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 /** 8 MB: far more than loopback's socket buffers hold for a client that never reads. */
 const BIG = Buffer.alloc(8 * 1024 * 1024, 97);
@@ -19,7 +22,7 @@ const BIG = Buffer.alloc(8 * 1024 * 1024, 97);
 async function serve(limits: ConnectionLimits, handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const metrics = createMetrics(async () => new Map());
   const server = createServer(handler);
-  const guard = guardConnections(server, { listener: 'partner', ...limits, metrics: metrics.connections, warn: () => {} });
+  const guard = guardConnections(server, { listener: 'partner', ...limits, metrics: metrics.connections, warn: () => {}, clock: systemClock, requestId: requestIds(systemRandom) });
   const port = await new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as { port: number }).port)));
   return {
     port,

@@ -10,6 +10,9 @@ import { test } from 'node:test';
 import { guardConnections } from '../../src/api/connection-guard.ts';
 import { createMetrics, type Metrics } from '../../src/api/metrics.ts';
 import { buildOpsApp } from '../../src/api/ops-app.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
+import { requestIds } from '../../src/api/server-options.ts';
 
 /** Opens `n` connections from `source`, each sending `head`; resolves once all are connected. */
 async function open(port: number, source: string, n: number, head: string): Promise<{ sockets: Socket[]; closed: () => number; allClosed: Promise<void> }> {
@@ -49,7 +52,7 @@ test('connections from a trusted proxy are not counted per address, only in the 
   const metrics = createMetrics(async () => new Map());
   const server = createServer((_req, res) => res.end('ok'));
   const lines: string[] = [];
-  guardConnections(server, { listener: 'partner', maxTotal: 100, maxPerAddress: 4, metrics: metrics.connections, exempt: (a) => a === '127.0.5.1', warn: (_f, msg) => lines.push(msg) });
+  guardConnections(server, { listener: 'partner', maxTotal: 100, maxPerAddress: 4, metrics: metrics.connections, exempt: (a) => a === '127.0.5.1', warn: (_f, msg) => lines.push(msg), clock: systemClock, requestId: requestIds(systemRandom) });
   const port = await listen(server);
   const head = 'GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ';
   const proxy = await open(port, '127.0.5.1', 20, head);
@@ -73,7 +76,7 @@ test('connections from a trusted proxy are not counted per address, only in the 
 
 test('the ops app has a cap of its own (listener="ops"), counted apart from the partner port', async () => {
   const metrics = createMetrics(async () => new Map());
-  const app = await buildOpsApp({ ready: async () => ({ store: true, chain: true }), metrics }, { connections: { maxTotal: 8, maxPerAddress: 0 } });
+  const app = await buildOpsApp({ ready: async () => ({ store: true, chain: true }), metrics, clock: systemClock, random: systemRandom }, { connections: { maxTotal: 8, maxPerAddress: 0 } });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;
   try {

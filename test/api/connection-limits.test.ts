@@ -127,7 +127,7 @@ describe('connection limits', () => {
     }
   });
 
-  test('a cap full of requests whose body never comes: they make room (issue 50: not "serving"), a keyed client is served, /readyz answers', async () => {
+  test('a cap full of requests whose body never comes: they count as unfinished, not serving, and make room; a keyed client is served, /readyz answers', async () => {
     const evictedBefore = await metric('hush_connections_closed_early_total', partner('unfinished'));
     // Whole headers, a body that never comes (an unrouted POST is read to its end before its 404). The server
     // says `100 Continue` once it has taken the request, so the test knows.

@@ -10,6 +10,7 @@ import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_AD
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { buildSignedTransaction, latestBlockhash, send, waitForStatus } from '../support/localnet.ts';
 import { address, expectError, expectOk, fundedSender, orderRequest, quoteRequest, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 let t: TestHush;
 let acct: TestAccount;
@@ -18,7 +19,7 @@ before(async () => {
   t = await startTestHush({ env: { HUSH_ROLE: 'api' } });
   const { hush } = t;
   // Role api never funds the treasury; quotes need funded pools.
-  await fundFromLocalFaucet(hush.db, hush.chain, hush.treasury, hush.config.assets);
+  await fundFromLocalFaucet(hush.db, hush.chain, hush.treasury, hush.config.assets, systemClock);
   acct = await t.createAccount();
 });
 after(async () => {

@@ -20,6 +20,7 @@ import {
   HushClient, PREFIX, address, expectError, expectOk, issueKey, orderCount, orderRequest, registerSecret,
   secretOf, type ApiResponse, type TestAccount, type TestHush, startErrorSuite, type ErrorSuite,
 } from '../support/hush-server.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 let t: TestHush, acct: TestAccount, sender: Address, recipient: Address;
 let quoteReq: ErrorSuite['quoteReq'], freshQuote: ErrorSuite['freshQuote'];
@@ -40,8 +41,8 @@ describe('UNAUTHORIZED (401) and ACCOUNT_SUSPENDED (403)', () => {
     const revoked = await issueKey(t.db, acct.id);
     assert.equal(await revokeApiKey(t.db, revoked.keyId), true);
     const expired = await issueKey(t.db, acct.id, new Date(Date.now() - 1000));
-    const unknown = generateApiKey().apiKey;
-    const wrongSecret = `hush_${acct.keyId}_${generateApiKey().apiKey.slice(-43)}`;
+    const unknown = generateApiKey(systemRandom).apiKey;
+    const wrongSecret = `hush_${acct.keyId}_${generateApiKey(systemRandom).apiKey.slice(-43)}`;
     const variants: [string, Record<string, string>][] = [
       ['missing', {}],
       ['empty bearer', { authorization: 'Bearer ' }],

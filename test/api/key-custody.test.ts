@@ -19,6 +19,7 @@ import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 import type { Db } from '../../src/store/db.ts';
 import { openDb } from '../../src/store/open-db.ts';
+import { systemClock } from '../../src/support/clock.ts';
 import { getOrderByTrackingId } from '../../src/store/orders-store.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
 import { addressOfSeed } from '../../src/treasury/treasury-keys.ts';
@@ -27,6 +28,7 @@ import { HushClient } from '../support/hush-server.ts';
 import { spawnHush, type HushProcess } from '../support/hush-process.ts';
 import { makeTempDir, pollUntil, removeDir } from '../support/localnet.ts';
 import { chainAt, depositWithRefresh, newWallet, placeOrder, SOL, waitForOrder } from '../support/settlement.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 /** Every printable form a 32-byte secret could take in memory. */
 function forms(bytes: Uint8Array): string[] {
@@ -137,11 +139,11 @@ describe('key custody: role api holds no signing key', { skip: postgresSkipReaso
     mark('worker and API started');
 
     // A partner account, written to the shared store as an operator's admin call would.
-    db = await openDb({ databaseUrl: POSTGRES_URL, dataDir: null, schema });
+    db = await openDb({ databaseUrl: POSTGRES_URL, dataDir: null, schema, clock: systemClock });
     const accountId = `acc_custody${Date.now()}`;
     await insertAccount(db, { id: accountId, name: accountId, feeCapBps: 100 });
     await updateAccount(db, accountId, { rateLimits: { quote: 1000, order: 1000, status: 1000, tokens: 1000 } });
-    const key = generateApiKey();
+    const key = generateApiKey(systemRandom);
     await insertApiKey(db, { keyId: key.keyId, accountId, secretHash: key.secretHash, expiresAt: null });
     const client = new HushClient(api.url!, key.apiKey);
 

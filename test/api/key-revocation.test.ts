@@ -23,7 +23,7 @@ async function createKey(client: HushClient, body: unknown = {}) {
 }
 const revoke = (client: HushClient, keyId: string) => client.request('DELETE', `${KEYS}/${keyId}`);
 
-test('a key expiring within 24 h cannot revoke the only lasting key (the finding): LAST_ACTIVE_KEY, and the account keeps it', async () => {
+test('a key expiring within 24 h cannot revoke the only lasting key: LAST_ACTIVE_KEY, and the account keeps it', async () => {
   const acct = await t.createAccount();
   const short = await createKey(acct.client, { expiresInSeconds: 60 });
   const refused = expectError(await revoke(short.client, acct.keyId), 409, 'LAST_ACTIVE_KEY');

@@ -13,6 +13,8 @@ import { OPERATION_ERRORS, type OperationId } from '../../src/api/schemas.ts';
 import { ANY_ROUTE } from '../../src/api/schemas/operation-errors.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { HUSH_ERROR_CODES, hasRetryAfter, httpStatusOf, type HushErrorCode } from '../../src/domain/errors.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 type Json = Record<string, any>;
 const REF = '#/components/schemas/';
@@ -23,7 +25,7 @@ let doc: Json;
 
 before(async () => {
   // Building the routes reads only the configuration; no request reaches a service here.
-  app = await buildApp({ config: loadConfig({}), metrics: createMetrics(async () => new Map()) } as unknown as ApiDeps);
+  app = await buildApp({ config: loadConfig({}), metrics: createMetrics(async () => new Map()), clock: systemClock, random: systemRandom } as unknown as ApiDeps);
   const res = await app.inject({ method: 'GET', url: '/docs/json' });
   assert.equal(res.statusCode, 200);
   doc = res.json();

@@ -23,6 +23,8 @@ import { openQuoteId } from '../../src/domain/quote-token.ts';
 import { newTrackingId } from '../../src/domain/tracking-id.ts';
 import { QuoteService } from '../../src/services/quote-service.ts';
 import type { AccountRecord } from '../../src/store/accounts-store.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 type Json = Record<string, any>;
 const FEE_RECIPIENT = quoteRequestExample.feeRecipientAddress;
@@ -46,7 +48,7 @@ before(async () => {
       return caller;
     },
   };
-  const deps = { config, metrics: createMetrics(async () => new Map()), auth, quotes: new QuoteService(config, EXAMPLE_QUOTE_KEY.secret) } as unknown as ApiDeps;
+  const deps = { config, metrics: createMetrics(async () => new Map()), auth, quotes: new QuoteService(config, EXAMPLE_QUOTE_KEY.secret, systemClock, systemRandom), clock: systemClock, random: systemRandom } as unknown as ApiDeps;
   app = await buildApp(deps);
   doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
 });
@@ -93,7 +95,7 @@ describe('OpenAPI examples are what Hush issues', () => {
   });
 
   test('trackingIds, event ids and request ids have the issued format', () => {
-    for (let i = 0; i < 200; i++) assert.match(newTrackingId(), new RegExp(TRACKING_ID_PATTERN));
+    for (let i = 0; i < 200; i++) assert.match(newTrackingId((n) => systemRandom.int(n)), new RegExp(TRACKING_ID_PATTERN));
     const trackingIds = valuesOf('trackingId');
     assert.ok(trackingIds.length >= 5);
     for (const { value } of trackingIds) assert.match(value as string, new RegExp(TRACKING_ID_PATTERN));

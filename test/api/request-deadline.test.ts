@@ -9,6 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { buildOpsApp } from '../../src/api/ops-app.ts';
 import { createMetrics } from '../../src/api/metrics.ts';
 import { sleep, startTestHush, type TestHush } from '../support/hush-server.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const TIMEOUT_MS = 1000;
 
@@ -68,7 +70,7 @@ describe('request deadline', () => {
 
 describe('ops app request ids', () => {
   test('a well-formed X-Request-Id is echoed, anything else replaced by a fresh UUID', async () => {
-    const app = await buildOpsApp({ ready: async () => ({ store: true, chain: true }), metrics: createMetrics(async () => new Map()) });
+    const app = await buildOpsApp({ ready: async () => ({ store: true, chain: true }), metrics: createMetrics(async () => new Map()), clock: systemClock, random: systemRandom });
     try {
       const echoed = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
       assert.equal(echoed.headers['x-request-id'], 'abc-123');

@@ -12,6 +12,7 @@ import { address, expectError, expectOk, startTestHush, type ApiResponse, type T
 import { pollUntil, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const RPC_TIMEOUT_MS = 500;
 /** How stale /readyz may be (src/runtime/readiness.ts): one blockhash refresh period (5 s) plus one RPC timeout, and slack. */
@@ -29,7 +30,7 @@ before(async () => {
   // Role api funds nothing itself; the pools need inventory for a quote to be answered. Funding is the
   // setup, not the subject: straight to the chain, at the default RPC timeout (a loaded machine's airdrop
   // outlives the 500 ms under test).
-  await fundFromLocalFaucet(t.hush.db, new SolanaChain(chain.url, t.hush.config.slotMs), t.hush.treasury, t.hush.config.assets);
+  await fundFromLocalFaucet(t.hush.db, new SolanaChain(chain.url, systemClock, t.hush.config.slotMs), t.hush.treasury, t.hush.config.assets, systemClock);
   acct = await t.createAccount();
   await pollUntil(async () => (await acct.client.quote(usdcQuote(await address(), await address()))).status === 200, { what: 'pools seen by the inventory', timeoutMs: 30_000 });
 });
@@ -78,7 +79,7 @@ test('an RPC that never answers: /readyz 503 within its bound, a quote answered 
 });
 
 test("the worker's batched reads and a kit call on a silent RPC fail after the timeout", async () => {
-  const view = new ChainView(new SolanaChain(proxy.url, 400, RPC_TIMEOUT_MS));
+  const view = new ChainView(new SolanaChain(proxy.url, systemClock, 400, RPC_TIMEOUT_MS));
   const account = await address();
   await proxy.set('swallow');
   try {

@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 import { assertTokenBucket, base58, expectError, HushClient, probeTokenBucket, registerSecret, secretOf, startTestHush, type TestHush } from '../support/hush-server.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const REDIS_URL = process.env.HUSH_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
@@ -44,7 +45,7 @@ describe('rate limits shared through Redis (REDIS_URL)', { skip }, () => {
 
   /** One partner key known to both instances' stores (as with one shared PostgreSQL), a client on each. */
   async function sharedKey(rateLimits: { tokens: number } | null): Promise<[HushClient, HushClient]> {
-    const key = generateApiKey();
+    const key = generateApiKey(systemRandom);
     registerSecret(secretOf(key.apiKey));
     const accountId = `acc_${base58(16)}`;
     for (const t of [a, b]) {
@@ -102,7 +103,7 @@ describe('rate limits shared through Redis (REDIS_URL)', { skip }, () => {
       // A client address (an IPv6 /56) of this try only, since Redis outlives test runs, named through the trusted proxy.
       const hex = () => Math.floor(Math.random() * 0x10000).toString(16);
       const headers = { 'x-forwarded-for': `2001:db8:${hex()}:${hex()}::1` };
-      const badKey = generateApiKey().apiKey;
+      const badKey = generateApiKey(systemRandom).apiKey;
       const [onA, onB] = [new HushClient(a.url, badKey), new HushClient(b.url, badKey)];
       const first = await onA.tokens({ headers });
       const second = await onB.tokens({ headers });

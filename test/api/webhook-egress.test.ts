@@ -20,6 +20,8 @@ import { webhookEgressFor } from '../../src/webhooks/webhook-egress.ts';
 import { expectOk, startTestHush, type TestHush } from '../support/hush-server.ts';
 import { pollUntil, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
 import { chainAt, newWallet, placeOrder, SOL } from '../support/settlement.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const SECRET = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
 
@@ -49,7 +51,7 @@ describe('webhook egress: a production Hush reaches no internal address', () => 
 
   test('set time: loopback over http or https, localhost, private and metadata URLs are WEBHOOK_URL_REFUSED', async () => {
     const acct = await t.createAccount();
-    const admin = new AdminService(t.db, { webhookEgress: webhookEgressFor(t.hush.config) });
+    const admin = new AdminService(t.db, { clock: systemClock, random: systemRandom, webhookEgress: webhookEgressFor(t.hush.config) });
     for (const url of [
       `http://127.0.0.1:${port}/hooks`,
       `https://127.0.0.1:${port}/hooks`,

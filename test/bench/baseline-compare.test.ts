@@ -9,7 +9,7 @@ import { compareFigure, REGRESSION_SHARE } from '../../bench/support/baseline-co
 
 const rec = (value: number, better: 'higher' | 'lower') => ({ value, unit: 'x', better });
 
-describe('bench baselines (issue 56)', () => {
+describe('bench baselines: a figure worse than the recorded run by more than 10 % is a regression', () => {
   test('a drop of more than 10 % in a higher-is-better figure is a REGRESSION line; 10 % or less is not', () => {
     assert.equal(REGRESSION_SHARE, 0.1);
     const worse = compareFigure({ name: 'pglite quote / bare', value: 0.4, unit: '×', better: 'higher' }, rec(0.5, 'higher'));

@@ -8,13 +8,15 @@ import { after, before, test } from 'node:test';
 import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { startRpcFaultProxy, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
 import { sleep, startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const SLOT_MS = 100;
 let ln: TestLocalnet;
 let proxy: RpcFaultProxy;
 before(async () => {
   ln = await startTestLocalnet({ slotMs: SLOT_MS });
-  proxy = await startRpcFaultProxy(ln.url);
+  proxy = await startRpcFaultProxy(ln.url, systemClock, systemRandom);
 });
 after(async () => {
   await proxy?.close();
@@ -22,7 +24,7 @@ after(async () => {
 });
 
 test('a burst avoiding the deposits\' blockhash shares one fetch; the result is reused while fresh; a set naming it gets another', async () => {
-  const chain = new SolanaChain(proxy.url, SLOT_MS, 3000);
+  const chain = new SolanaChain(proxy.url, systemClock, SLOT_MS, 3000);
   const deposits = await chain.latestBlockhash();
   await sleep(3 * SLOT_MS); // the tip has moved on: the first fetch qualifies
   proxy.reset();
@@ -48,7 +50,7 @@ test('never the blockhash deposits are handed, even when no open order names it;
   // two (100 ms slots, a loaded machine) leaves nothing to check, so the scenario is tried afresh.
   let checked = 0;
   for (let attempt = 0; attempt < 10 && checked === 0; attempt++) {
-    const chain = new SolanaChain(proxy.url, SLOT_MS, 3000);
+    const chain = new SolanaChain(proxy.url, systemClock, SLOT_MS, 3000);
     const handedOut = await chain.latestBlockhash();
     // No open order carries it yet, but the next one placed will: a payout signed with it would share it.
     const own = await chain.blockhashAvoiding(new Set());

@@ -8,6 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
 import { ChainSubscriptions } from '../../src/chain/chain-subscriptions.ts';
 import { fundedWallet, pollUntil, send, startTestLocalnet, transferTx, type TestLocalnet } from '../support/localnet.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 let net: TestLocalnet;
 
@@ -20,7 +22,7 @@ after(async () => {
 
 describe('ChainSubscriptions.watchMentions', () => {
   it('hears the signature of a transaction into the watched account, and nothing once unwatched', async () => {
-    const subs = new ChainSubscriptions({ wsUrl: net.net.pubsub.url, rpc: net.rpc }).start();
+    const subs = new ChainSubscriptions({ wsUrl: net.net.pubsub.url, rpc: net.rpc, clock: systemClock, random: systemRandom }).start();
     try {
       const target = (await generateKeyPairSigner()).address;
       const heard: { signature: string; err: unknown }[] = [];

@@ -10,6 +10,8 @@ import { ChainSubscriptions, type AccountUpdate, type ConnectionState, type Sign
 import { backoffDelay } from '../../src/chain/pubsub-connection.ts';
 import { startPubSubServer, type RunningPubSub } from '../../src/localnet/pubsub-server.ts';
 import { fundedWallet, pollUntil, send, sleep, startTestLocalnet, transferTx, waitForStatus, type TestLocalnet } from '../support/localnet.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 let net: TestLocalnet;
 /** The server in use: the test replaces it to simulate an outage. */
@@ -25,7 +27,7 @@ after(async () => {
 });
 
 function client(extra: Partial<ConstructorParameters<typeof ChainSubscriptions>[0]> = {}): ChainSubscriptions {
-  return new ChainSubscriptions({ wsUrl: server.url, rpc: net.rpc, initialBackoffMs: 50, maxBackoffMs: 400, ...extra }).start();
+  return new ChainSubscriptions({ wsUrl: server.url, rpc: net.rpc, clock: systemClock, random: systemRandom, initialBackoffMs: 50, maxBackoffMs: 400, ...extra }).start();
 }
 
 describe('ChainSubscriptions', () => {
@@ -84,7 +86,7 @@ describe('ChainSubscriptions', () => {
 
   it('a socket killed on the server side: state reconnecting, then connected, everything resubscribed', async () => {
     const states: ConnectionState[] = [];
-    const subs = client({ random: () => 0.5 });
+    const subs = client({ random: { ...systemRandom, float: () => 0.5 } });
     subs.onStateChange((s) => states.push(s));
     try {
       const target = (await generateKeyPairSigner()).address;
@@ -195,7 +197,7 @@ describe('backoffDelay', () => {
     assert.deepEqual([0, 1, 2, 3, 4, 10].map((a) => backoffDelay(a, 250, 5000, () => 1)), [250, 500, 1000, 2000, 4000, 5000]);
     assert.deepEqual([0, 1, 2, 10].map((a) => backoffDelay(a, 250, 5000, () => 0)), [125, 250, 500, 2500]);
     for (let i = 0; i < 200; i++) {
-      const d = backoffDelay(3, 250, 5000);
+      const d = backoffDelay(3, 250, 5000, () => systemRandom.float());
       assert.ok(d >= 1000 && d <= 2000, String(d));
     }
   });

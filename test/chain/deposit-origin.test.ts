@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DepositOrigins, payersOf, type OriginQuery } from '../../src/chain/deposit-origin.ts';
 import type { LandedTransaction } from '../../src/chain/chain-view.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const SENDER = 'Sender1111111111111111111111111111111111111';
 const STRANGER = 'Stranger11111111111111111111111111111111111';
@@ -42,7 +43,7 @@ function fakeView(txs: Record<string, LandedTransaction | null>, history: string
 describe('deposit origins', () => {
   test('a noted transaction of the sender into an empty account is the deposit: one getTransaction, no history read', async () => {
     const { view, calls } = fakeView({ dep: transfer(SENDER, 0n, 7n) }, ['dep']);
-    const origins = new DepositOrigins(view);
+    const origins = new DepositOrigins(view, systemClock);
     origins.saw(ACCOUNT, 'dep');
     const found = await origins.find([Q]);
     assert.deepEqual(found.get(ACCOUNT), { signature: 'dep', amount: 7n, payers: [SENDER] });
@@ -55,7 +56,7 @@ describe('deposit origins', () => {
 
   test('a noted transaction of the sender into an account a stranger funded first: the history decides, counting only what the sender added', async () => {
     const { view, calls } = fakeView({ first: transfer(STRANGER, 0n, 1n), dep: transfer(SENDER, 1n, 8n) }, ['dep', 'first']);
-    const origins = new DepositOrigins(view);
+    const origins = new DepositOrigins(view, systemClock);
     origins.saw(ACCOUNT, 'dep');
     const found = await origins.find([Q]);
     assert.deepEqual(found.get(ACCOUNT), { signature: 'dep', amount: 7n, payers: [SENDER] });
@@ -66,14 +67,14 @@ describe('deposit origins', () => {
 
   test('a noted transaction of the sender that is not its oldest funding is not taken: the older one is the deposit', async () => {
     const { view } = fakeView({ older: transfer(SENDER, 0n, 3n), newer: transfer(SENDER, 3n, 10n) }, ['newer', 'older']);
-    const origins = new DepositOrigins(view);
+    const origins = new DepositOrigins(view, systemClock);
     origins.saw(ACCOUNT, 'newer');
     assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'older', amount: 3n, payers: [SENDER] });
   });
 
   test('a noted stranger’s transaction is never the deposit: with only it in the history, there is none', async () => {
     const { view, calls } = fakeView({ front: transfer(STRANGER, 0n, 1n) }, ['front']);
-    const origins = new DepositOrigins(view);
+    const origins = new DepositOrigins(view, systemClock);
     origins.saw(ACCOUNT, 'front');
     assert.equal((await origins.find([Q])).get(ACCOUNT), null);
     assert.equal(calls.histories, 1);
@@ -82,7 +83,7 @@ describe('deposit origins', () => {
   test('a noted transaction not visible at confirmed: looked at again later, dropped for the history after 5 s, and not read again', async () => {
     const { view, calls } = fakeView({ dep: transfer(SENDER, 0n, 5n), gone: null }, ['dep']);
     let clock = 1_000_000;
-    const origins = new DepositOrigins(view, () => clock);
+    const origins = new DepositOrigins(view, { now: () => clock });
     origins.saw(ACCOUNT, 'gone');
     const first = await origins.find([Q]);
     assert.ok(first.has(ACCOUNT) && first.get(ACCOUNT) === undefined, 'undefined: a later look');
@@ -99,7 +100,7 @@ describe('deposit origins', () => {
 
   test('a noted transaction not visible yet does not hold up one that settles the lookup', async () => {
     const { view, calls } = fakeView({ dep: transfer(SENDER, 0n, 5n), gone: null }, ['dep']);
-    const origins = new DepositOrigins(view);
+    const origins = new DepositOrigins(view, systemClock);
     origins.saw(ACCOUNT, 'gone');
     origins.saw(ACCOUNT, 'dep');
     assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'dep', amount: 5n, payers: [SENDER] });
@@ -108,7 +109,7 @@ describe('deposit origins', () => {
 
   test('a deposit hint judged by the caller settles the lookup with no read at all', async () => {
     const { view, calls } = fakeView({}, []);
-    const origins = new DepositOrigins(view);
+    const origins = new DepositOrigins(view, systemClock);
     origins.judge('hinted', Q, transfer(SENDER, 0n, 9n));
     assert.deepEqual((await origins.find([Q])).get(ACCOUNT), { signature: 'hinted', amount: 9n, payers: [SENDER] });
     assert.equal(calls.histories, 0);
@@ -125,7 +126,7 @@ describe('deposit origins', () => {
         return base().transactionsMany(s);
       },
     });
-    const origins = new DepositOrigins(view);
+    const origins = new DepositOrigins(view, systemClock);
     origins.saw(ACCOUNT, 'dep');
     await assert.rejects(origins.find([Q]), /rpc down/);
     fail = false;
@@ -134,7 +135,7 @@ describe('deposit origins', () => {
   });
 });
 
-describe('issue 49: the payers of a deposit', () => {
+describe('the payers of a deposit', () => {
   test('are every signer and the owner of every token account the transaction debited', () => {
     const tx = {
       transaction: { message: { accountKeys: [SENDER, 'CoSigner1111111111111111111111111111111111', ACCOUNT, 'PayerAta111111111111111111111111111111111'], header: { numRequiredSignatures: 2 } } },

@@ -14,6 +14,8 @@ import { startHush, type RunningHush } from '../../src/runtime/start-hush.ts';
 import { isLocalFaucetChain } from '../../src/treasury/funding.ts';
 import { reconcile } from '../../src/ledger/reconcile.ts';
 import { makeTempDir, pollUntil, proxiedLocalnet, removeDir } from '../support/localnet.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const net = proxiedLocalnet();
 
@@ -43,7 +45,7 @@ async function freePort(): Promise<number> {
 }
 
 test('a 503 or 429 from the RPC is a ChainUnavailableError with its status (and Retry-After), a JSON-RPC error is not', async () => {
-  const c = new SolanaChain(net.proxy.url, 50, 10_000);
+  const c = new SolanaChain(net.proxy.url, systemClock, 50, 10_000);
   net.proxy.setFaults([{ kind: '503' }]);
   try {
     const e = await c.call('getSlot', []).then(() => null, (x: unknown) => x);
@@ -74,7 +76,7 @@ test('a worker starting on a net.chain that answers 503 waits it out: /readyz 50
   let hush: RunningHush | undefined;
   const starting = startHush(
     workerConfig(dataDir, opsPort),
-    { log: (m) => lines.push(m) },
+    { clock: systemClock, random: systemRandom, log: (m) => lines.push(m) },
   ).then((h) => (hush = h));
   try {
     const notReady = await pollUntil(async () => {
@@ -115,7 +117,7 @@ test('a faucet top-up whose answer was lost after it executed is booked (intent 
   const lines: string[] = [];
   let hush: RunningHush | undefined;
   try {
-    hush = await startHush(workerConfig(dataDir), { log: (m) => lines.push(m) });
+    hush = await startHush(workerConfig(dataDir), { clock: systemClock, random: systemRandom, log: (m) => lines.push(m) });
     assert.equal(net.proxy.outcomes.get('drop'), 1, 'an answer was dropped');
     assert.ok(lines.some((l) => /^start: funding the treasury: .*retrying/.test(l)), lines.join('\n'));
     const report = await reconcile(hush.db, hush.chain, hush.treasury, hush.config.assets);

@@ -10,6 +10,7 @@ import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { ChainView } from '../../src/chain/chain-view.ts';
 import { address } from '../support/hush-server.ts';
 import { proxiedLocalnet } from '../support/localnet.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const net = proxiedLocalnet();
 
@@ -20,7 +21,7 @@ async function counted(c: SolanaChain): Promise<Map<string, number>> {
 }
 
 test('kit calls and plain-JSON batches share one budget; a batch costs one token per call', { timeout: 30_000 }, async () => {
-  const c = new SolanaChain(net.proxy.url, 50, 5_000, 20);
+  const c = new SolanaChain(net.proxy.url, systemClock, 50, 5_000, 20);
   const view = new ChainView(c);
   const accounts = await Promise.all(Array.from({ length: 20 }, () => address()));
   net.proxy.reset();
@@ -45,7 +46,7 @@ test('kit calls and plain-JSON batches share one budget; a batch costs one token
 });
 
 test('no budget (0): calls are not held back', async () => {
-  const c = new SolanaChain(net.proxy.url, 50, 5_000, 0);
+  const c = new SolanaChain(net.proxy.url, systemClock, 50, 5_000, 0);
   const started = performance.now();
   await Promise.all(Array.from({ length: 60 }, () => c.call('getSlot', [])));
   // Held back at the default 10 calls/s, 60 calls take at least 5 s (a second's burst, then 10 a second):
@@ -55,7 +56,7 @@ test('no budget (0): calls are not held back', async () => {
 });
 
 test('a 429 is honoured (Retry-After, every caller waits) and never reaches the caller', { timeout: 30_000 }, async () => {
-  const c = new SolanaChain(net.proxy.url, 50, 5_000, 0);
+  const c = new SolanaChain(net.proxy.url, systemClock, 50, 5_000, 0);
   net.proxy.setFaults([{ kind: '429', retryAfterS: 1, times: 2 }]);
   try {
     const started = performance.now();
@@ -73,7 +74,7 @@ test('a 429 is honoured (Retry-After, every caller waits) and never reaches the 
 });
 
 test('a 429 without Retry-After backs off exponentially; a 503 is counted and handed to the caller', { timeout: 30_000 }, async () => {
-  const c = new SolanaChain(net.proxy.url, 50, 5_000, 0);
+  const c = new SolanaChain(net.proxy.url, systemClock, 50, 5_000, 0);
   net.proxy.setFaults([{ kind: '429', retryAfterS: -1, times: 1 }]);
   const started = performance.now();
   assert.equal(typeof (await c.call<number>('getSlot', [])), 'number');
@@ -88,7 +89,7 @@ test('a 429 without Retry-After backs off exponentially; a 503 is counted and ha
 });
 
 test("a caller's abort signal stops its wait for the budget (a /readyz probe never waits past its bound)", { timeout: 30_000 }, async () => {
-  const c = new SolanaChain(net.proxy.url, 50, 5_000, 1);
+  const c = new SolanaChain(net.proxy.url, systemClock, 50, 5_000, 1);
   await c.rpc.getSlot().send(); // the one token of the bucket
   const started = performance.now();
   const aborted = await c.rpc.getSlot().send({ abortSignal: AbortSignal.timeout(200) }).then(() => 'answered', (e: Error) => e.name);

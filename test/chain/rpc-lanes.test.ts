@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RpcBudget } from '../../src/chain/rpc-budget.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 /** The order in which takes were granted, by label. */
 function recorder() {
@@ -15,7 +16,7 @@ function recorder() {
 }
 
 test('a settlement take is served before API takes queued ahead of it', async () => {
-  const budget = new RpcBudget(10);
+  const budget = new RpcBudget(10, 10_000, systemClock);
   await budget.take(10, undefined, 'settlement'); // the bucket is empty: everything below queues
   const r = recorder();
   const all = [
@@ -30,7 +31,7 @@ test('a settlement take is served before API takes queued ahead of it', async ()
 });
 
 test('an aborted take leaves the queue and takes no token', async () => {
-  const budget = new RpcBudget(1); // one token a second
+  const budget = new RpcBudget(1, 10_000, systemClock); // one token a second
   await budget.take(1);
   const gaveUp = new AbortController();
   const abandoned = budget.take(1, gaveUp.signal).then(() => 'granted', (e: Error) => e.name);
@@ -46,7 +47,7 @@ test('an aborted take leaves the queue and takes no token', async () => {
 });
 
 test('while settlement has demand the API lane gets at most half the rate; idle, all of it', async () => {
-  const budget = new RpcBudget(20);
+  const budget = new RpcBudget(20, 10_000, systemClock);
   await budget.take(20, undefined, 'settlement');
   // 3 s of steady settlement demand (one call per 100 ms = half the rate) beside an API flood.
   let api = 0;
@@ -81,7 +82,7 @@ test('while settlement has demand the API lane gets at most half the rate; idle,
 });
 
 test('an API call with no turn within the RPC timeout is refused as the chain being unavailable', async () => {
-  const budget = new RpcBudget(1, 300);
+  const budget = new RpcBudget(1, 300, systemClock);
   await budget.take(1);
   await assert.rejects(budget.take(5, undefined, 'api').then(() => budget.take(5, undefined, 'api')), { name: 'ChainUnavailableError' });
   // A settlement call waits as long as it takes.
@@ -91,7 +92,7 @@ test('an API call with no turn within the RPC timeout is refused as the chain be
 });
 
 test('settlement saturating the budget still leaves the API lane its floor, and keeps the rest', async () => {
-  const budget = new RpcBudget(20);
+  const budget = new RpcBudget(20, 10_000, systemClock);
   await budget.take(20, undefined, 'settlement');
   const stop = performance.now() + 2_000;
   let settlement = 0;

@@ -79,7 +79,7 @@ function typicalTerms(over: Partial<QuoteTerms> = {}): QuoteTerms {
     ...fees, sourceAssetId: 'usdc', destinationAssetId: 'usdc', duration: 25, standard: true, anonymitySet: 8,
     anonymitySetLikely: 10, delaySeconds: 20, suggestedAmounts: [toAmount(50_000_000n), toAmount(100_000_000n), toAmount(200_000_000n)], basis: 'measured', min: toAmount(1_000_000n),
     max: toAmount(1_000_000_000_000n), issuedAtMs, expiresAtMs: issuedAtMs + 60_000, senderAddress: SENDER,
-    recipientAddress: RECIPIENT, feeBps: 50, feeRecipientAddress: FEE_RECIPIENT, ...over,
+    recipientAddress: RECIPIENT, feeBps: 50, feeRecipientAddress: FEE_RECIPIENT, nonce: new Uint8Array(randomBytes(8)), ...over,
   };
 }
 
@@ -230,11 +230,11 @@ describe('quote token', () => {
     assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ senderAddress: 'not-an-address' as Address })));
   });
 
-  it('quoteKey is stable per quote and distinct across quotes with identical terms', () => {
+  it('quoteKey is stable per quote and distinct across quotes whose terms differ only in their nonce', () => {
     const terms = typicalTerms();
     const a = issueQuote(SECRET, ACCOUNT, terms);
-    const b = issueQuote(SECRET, ACCOUNT, terms);
-    assert.notEqual(a.quoteId, b.quoteId); // random nonce
+    const b = issueQuote(SECRET, ACCOUNT, { ...terms, nonce: new Uint8Array(randomBytes(8)) });
+    assert.notEqual(a.quoteId, b.quoteId);
     assert.notEqual(quoteKey(a.quoteId), quoteKey(b.quoteId));
     assert.equal(quoteKey(a.quoteId), openQuoteId(SECRET, ACCOUNT, a.quoteId)!.key);
     assert.match(quoteKey(a.quoteId), /^[0-9a-f]{32}$/);

@@ -20,6 +20,8 @@ import {
 import { findAssociatedTokenPda } from '@solana-program/token';
 import { startLocalnet } from '../../src/localnet/start-localnet.ts';
 import { fundedWallet, makeTempDir, MINTS, removeDir, pollUntil, requestTokenAirdrop, send, sleep, startTestLocalnet, TOKEN_PROGRAM, transferTx, type TestLocalnet } from '../support/localnet.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 
@@ -333,7 +335,7 @@ describe('PubSub port', () => {
     const dataDir = makeTempDir();
     const logs: string[] = [];
     try {
-      const moved = await startLocalnet({ host: '127.0.0.1', port: rpcPort, slotMs: 50, dataDir }, (m) => logs.push(m));
+      const moved = await startLocalnet({ host: '127.0.0.1', port: rpcPort, slotMs: 50, dataDir }, systemClock, systemRandom, (m) => logs.push(m));
       assert.equal(moved.url, `http://127.0.0.1:${rpcPort}`);
       assert.notEqual(moved.pubsub.port, taken);
       assert.ok(logs.some((l) => l.includes(`port ${taken} is in use`)), logs.join('\n'));
@@ -342,13 +344,13 @@ describe('PubSub port', () => {
       s.ws.close();
       await moved.close();
 
-      await assert.rejects(startLocalnet({ host: '127.0.0.1', port: rpcPort, wsPort: taken, slotMs: 50, dataDir }), /EADDRINUSE/);
+      await assert.rejects(startLocalnet({ host: '127.0.0.1', port: rpcPort, wsPort: taken, slotMs: 50, dataDir }, systemClock, systemRandom), /EADDRINUSE/);
       const again = await listen(rpcPort);
       assert.ok(again, 'the RPC port was released after the failed start');
       await close(again);
 
       await close(blocker);
-      const derived = await startLocalnet({ host: '127.0.0.1', port: rpcPort, slotMs: 50, dataDir });
+      const derived = await startLocalnet({ host: '127.0.0.1', port: rpcPort, slotMs: 50, dataDir }, systemClock, systemRandom);
       assert.equal(derived.wsUrl, `ws://127.0.0.1:${taken}`);
       await derived.close();
     } finally {

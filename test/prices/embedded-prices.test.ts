@@ -5,6 +5,8 @@ import { compareFractions } from '../../src/domain/exact-decimal.ts';
 import { parsePrice } from '../../src/domain/price.ts';
 import { EmbeddedPriceSource } from '../../src/prices/embedded-prices.ts';
 import { FreshPrices } from '../../src/prices/price-source.ts';
+import { readingClock } from '../support/manual-clock.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const assets = loadAssets().list;
 const MINUTE = 60_000;
@@ -12,7 +14,7 @@ const MINUTE = 60_000;
 describe('EmbeddedPriceSource', () => {
   it('answers the reference prices of config/assets.json exactly when the walk is off', async () => {
     let now = 1_000_000;
-    const src = new EmbeddedPriceSource({ assets, now: () => now });
+    const src = new EmbeddedPriceSource({ assets, seed: 1, clock: readingClock(() => now) });
     const first = await src.latest(['sol', 'usdc', 'usdt', 'bonk', 'doge']);
     assert.deepEqual([...first.keys()], ['sol', 'usdc', 'usdt', 'bonk']);
     for (const a of assets) assert.equal(compareFractions(first.get(a.assetId)!.price, parsePrice(a.referencePriceUsd)), 0, a.assetId);
@@ -29,7 +31,7 @@ describe('EmbeddedPriceSource', () => {
 
   it('walks slowly: within walkBps per minute of the last price, and moves at all', async () => {
     let now = 0;
-    const src = new EmbeddedPriceSource({ assets, walkBpsPerMinute: 20, seed: 42, now: () => now });
+    const src = new EmbeddedPriceSource({ assets, walkBpsPerMinute: 20, seed: 42, clock: readingClock(() => now) });
     let prev = (await src.latest(['sol'])).get('sol')!.price;
     let moved = 0;
     for (let i = 0; i < 200; i++) {
@@ -46,7 +48,7 @@ describe('EmbeddedPriceSource', () => {
 
   it('stays within the band around the reference however long it runs', async () => {
     let now = 0;
-    const src = new EmbeddedPriceSource({ assets, walkBpsPerMinute: 10_000, walkBandBps: 500, seed: 'band', now: () => now });
+    const src = new EmbeddedPriceSource({ assets, walkBpsPerMinute: 10_000, walkBandBps: 500, seed: 'band', clock: readingClock(() => now) });
     const ref = parsePrice('0.00002');
     const lo = { num: ref.num * 9500n, den: ref.den * 10_000n };
     const hi = { num: ref.num * 10_500n, den: ref.den * 10_000n };
@@ -60,7 +62,7 @@ describe('EmbeddedPriceSource', () => {
   it('is deterministic when seeded, and differs between seeds', async () => {
     const run = async (seed: string) => {
       let now = 0;
-      const src = new EmbeddedPriceSource({ assets, walkBpsPerMinute: 50, seed, now: () => now });
+      const src = new EmbeddedPriceSource({ assets, walkBpsPerMinute: 50, seed, clock: readingClock(() => now) });
       const out: string[] = [];
       for (let i = 0; i < 20; i++) {
         now += 30_000;
@@ -75,7 +77,7 @@ describe('EmbeddedPriceSource', () => {
 
   it('feeds FreshPrices: quotes are always fresh', async () => {
     let now = 5_000_000;
-    const fresh = new FreshPrices({ source: new EmbeddedPriceSource({ assets, now: () => now }), assetIds: ['sol', 'usdc'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, now: () => now });
+    const fresh = new FreshPrices({ source: new EmbeddedPriceSource({ assets, seed: 1, clock: readingClock(() => now) }), assetIds: ['sol', 'usdc'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, clock: readingClock(() => now) });
     await fresh.refresh();
     assert.deepEqual(fresh.pairRate('sol', 'usdc').from.price, parsePrice('150'));
     now += 30_000;
@@ -85,8 +87,8 @@ describe('EmbeddedPriceSource', () => {
   });
 
   it('rejects a bad reference price or walk setting', () => {
-    assert.throws(() => new EmbeddedPriceSource({ assets: [{ assetId: 'x', referencePriceUsd: '0' }] }), RangeError);
-    assert.throws(() => new EmbeddedPriceSource({ assets: [{ assetId: 'x', referencePriceUsd: '1.2.3' }] }), RangeError);
-    assert.throws(() => new EmbeddedPriceSource({ assets, walkBpsPerMinute: -1 }), RangeError);
+    assert.throws(() => new EmbeddedPriceSource({ assets: [{ assetId: 'x', referencePriceUsd: '0' }], seed: 1, clock: systemClock }), RangeError);
+    assert.throws(() => new EmbeddedPriceSource({ assets: [{ assetId: 'x', referencePriceUsd: '1.2.3' }], seed: 1, clock: systemClock }), RangeError);
+    assert.throws(() => new EmbeddedPriceSource({ assets, walkBpsPerMinute: -1, seed: 1, clock: systemClock }), RangeError);
   });
 });

@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { type HushError, isHushError } from '../../src/domain/errors.ts';
 import { parsePrice } from '../../src/domain/price.ts';
 import { FreshPrices, type FreshPricesOptions, type PriceQuote, type PriceSource, PriceSourceError } from '../../src/prices/price-source.ts';
+import { readingClock } from '../support/manual-clock.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const T0 = Date.UTC(2025, 9, 9, 12, 0, 0);
 
@@ -38,7 +40,7 @@ function setup(script: (Map<string, PriceQuote> | Error)[], over: Partial<FreshP
     maxAgeMs: 60_000,
     maxConfidenceBps: 100,
     refreshIntervalMs: 10_000,
-    now: () => now,
+    clock: readingClock(() => now),
     onRefreshError: (e) => errors.push(e),
     ...over,
   });
@@ -169,7 +171,7 @@ describe('FreshPrices', () => {
   });
 
   it('start() loads once, refreshes in the background, stop() ends it; concurrent refreshes share one request', async () => {
-    const { fresh, source } = setup([ALL(T0)], { refreshIntervalMs: 20, now: () => Date.now(), maxAgeMs: 60_000 });
+    const { fresh, source } = setup([ALL(T0)], { refreshIntervalMs: 20, clock: readingClock(() => Date.now()), maxAgeMs: 60_000 });
     await Promise.all([fresh.refresh(), fresh.refresh(), fresh.refresh()]);
     assert.equal(source.calls.length, 1);
     await fresh.start();
@@ -200,7 +202,7 @@ describe('FreshPrices', () => {
 
   it('rejects nonsensical options', () => {
     const source = new ScriptedSource([new Map()]);
-    assert.throws(() => new FreshPrices({ source, assetIds: [], maxAgeMs: 0, maxConfidenceBps: 1, refreshIntervalMs: 1 }), RangeError);
-    assert.throws(() => new FreshPrices({ source, assetIds: [], maxAgeMs: 1, maxConfidenceBps: -1, refreshIntervalMs: 1 }), RangeError);
+    assert.throws(() => new FreshPrices({ source, assetIds: [], maxAgeMs: 0, maxConfidenceBps: 1, refreshIntervalMs: 1, clock: systemClock }), RangeError);
+    assert.throws(() => new FreshPrices({ source, assetIds: [], maxAgeMs: 1, maxConfidenceBps: -1, refreshIntervalMs: 1, clock: systemClock }), RangeError);
   });
 });

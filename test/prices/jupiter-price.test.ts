@@ -6,6 +6,7 @@ import { reduce } from '../../src/domain/exact-decimal.ts';
 import { type JupiterAsset, JupiterPriceSource } from '../../src/prices/jupiter-price.ts';
 import { FreshPrices, PriceSourceError } from '../../src/prices/price-source.ts';
 import { type Recorded, fixture, recordedFetch } from '../fixtures/recorded-fetch.ts';
+import { readingClock } from '../support/manual-clock.ts';
 
 const ASSETS = new Map<string, JupiterAsset>(loadAssets().list.map((a) => [a.assetId, { mint: a.mint, decimals: a.decimals }]));
 const BASE = 'https://jup.example.test';
@@ -13,7 +14,7 @@ const NOW = Date.UTC(2025, 9, 9, 12, 0, 0);
 
 function sourceWith(answer: Recorded | Error, apiKey?: string, now = () => NOW) {
   const f = recordedFetch((call) => (call.url.startsWith(`${BASE}/price/v3?ids=`) ? answer : null));
-  return { src: new JupiterPriceSource({ baseUrl: BASE, assets: ASSETS, fetch: f, apiKey, now }), f };
+  return { src: new JupiterPriceSource({ baseUrl: BASE, assets: ASSETS, fetch: f, apiKey, clock: readingClock(now) }), f };
 }
 
 function code(f: () => unknown): string {
@@ -57,7 +58,7 @@ describe('Jupiter Price v3 adapter', () => {
   it('no confidence: priced under the default accept rule, refused under reject', async () => {
     for (const rule of ['accept', 'reject'] as const) {
       const { src } = sourceWith({ body: fixture('jupiter/price-ok.json') });
-      const fresh = new FreshPrices({ source: src, assetIds: ['sol', 'usdc'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, missingConfidence: rule, now: () => NOW });
+      const fresh = new FreshPrices({ source: src, assetIds: ['sol', 'usdc'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, missingConfidence: rule, clock: readingClock(() => NOW) });
       await fresh.refresh();
       assert.equal(code(() => fresh.pairRate('sol', 'usdc')), rule === 'accept' ? 'ok' : 'SERVICE_UNAVAILABLE');
     }
@@ -65,7 +66,7 @@ describe('Jupiter Price v3 adapter', () => {
 
   it('a token Jupiter omits (no reliable price) is PAIR_NOT_SUPPORTED', async () => {
     const { src } = sourceWith({ body: fixture('jupiter/price-missing-bonk.json') });
-    const fresh = new FreshPrices({ source: src, assetIds: ['sol', 'usdc', 'bonk'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, now: () => NOW });
+    const fresh = new FreshPrices({ source: src, assetIds: ['sol', 'usdc', 'bonk'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, clock: readingClock(() => NOW) });
     await fresh.refresh();
     assert.equal(code(() => fresh.pairRate('bonk', 'usdc')), 'PAIR_NOT_SUPPORTED');
     assert.equal(code(() => fresh.pairRate('sol', 'usdc')), 'ok');
@@ -80,8 +81,8 @@ describe('Jupiter Price v3 adapter', () => {
     let now = NOW;
     let answer: Recorded = { body: fixture('jupiter/price-ok.json') };
     const f = recordedFetch(() => answer);
-    const src = new JupiterPriceSource({ baseUrl: BASE, assets: ASSETS, fetch: f, now: () => now });
-    const fresh = new FreshPrices({ source: src, assetIds: ['sol', 'usdc'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, now: () => now });
+    const src = new JupiterPriceSource({ baseUrl: BASE, assets: ASSETS, fetch: f, clock: readingClock(() => now) });
+    const fresh = new FreshPrices({ source: src, assetIds: ['sol', 'usdc'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, clock: readingClock(() => now) });
     await fresh.refresh();
     answer = { status: 429, body: fixture('jupiter/rate-limited.json') };
     now += 45_000;

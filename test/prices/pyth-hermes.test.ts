@@ -5,6 +5,8 @@ import { reduce } from '../../src/domain/exact-decimal.ts';
 import { FreshPrices, PriceSourceError } from '../../src/prices/price-source.ts';
 import { PythHermesSource, loadPythFeeds, normaliseFeedId, parseHermesLatest } from '../../src/prices/pyth-hermes.ts';
 import { type Recorded, fixture, recordedFetch } from '../fixtures/recorded-fetch.ts';
+import { readingClock } from '../support/manual-clock.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 /** publish_time of the recordings. */
 const PUBLISHED_S = 1_760_000_000;
@@ -13,12 +15,12 @@ const BASE = 'https://hermes.example.test';
 
 function sourceWith(answer: Recorded | Error, apiKey?: string) {
   const f = recordedFetch((call) => (call.url.startsWith(`${BASE}/v2/updates/price/latest?`) ? answer : null));
-  return { src: new PythHermesSource({ baseUrl: BASE, feeds: FEEDS, fetch: f, apiKey }), f };
+  return { src: new PythHermesSource({ baseUrl: BASE, feeds: FEEDS, fetch: f, apiKey, clock: systemClock }), f };
 }
 
 function freshWith(answer: Recorded | Error, nowMs = PUBLISHED_S * 1000 + 2000) {
   const { src } = sourceWith(answer);
-  return new FreshPrices({ source: src, assetIds: ['sol', 'usdc', 'usdt', 'bonk'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, now: () => nowMs });
+  return new FreshPrices({ source: src, assetIds: ['sol', 'usdc', 'usdt', 'bonk'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, clock: readingClock(() => nowMs) });
 }
 
 function code(f: () => unknown): string {
@@ -121,7 +123,7 @@ describe('Pyth Hermes adapter', () => {
     let now = PUBLISHED_S * 1000 + 1000;
     let answer: Recorded = { body: fixture('pyth/latest-ok.json') };
     const f = recordedFetch(() => answer);
-    const fresh = new FreshPrices({ source: new PythHermesSource({ baseUrl: BASE, feeds: FEEDS, fetch: f }), assetIds: ['sol', 'usdc'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, now: () => now });
+    const fresh = new FreshPrices({ source: new PythHermesSource({ baseUrl: BASE, feeds: FEEDS, fetch: f, clock: systemClock }), assetIds: ['sol', 'usdc'], maxAgeMs: 60_000, maxConfidenceBps: 100, refreshIntervalMs: 10_000, clock: readingClock(() => now) });
     await fresh.refresh();
     answer = { body: fixture('pyth/malformed-html.txt'), status: 200 };
     now += 30_000;

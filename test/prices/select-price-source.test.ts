@@ -10,6 +10,9 @@ import { PythHermesSource } from '../../src/prices/pyth-hermes.ts';
 import { createFreshPrices, createPriceSource, resolvePriceSettings } from '../../src/prices/select-price-source.ts';
 import { SwapPricing } from '../../src/prices/swap-pricing.ts';
 import { fixture, recordedFetch } from '../fixtures/recorded-fetch.ts';
+import { readingClock } from '../support/manual-clock.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 describe('price configuration', () => {
   it('defaults: embedded, 60 s max age, 100 bps confidence, 50 bps spread', () => {
@@ -25,7 +28,7 @@ describe('price configuration', () => {
     const s = resolvePriceSettings(c);
     assert.equal(s.maxAgeMs, 60_000);
     assert.equal(s.refreshIntervalMs, 10_000);
-    assert.ok(createPriceSource(c) instanceof EmbeddedPriceSource);
+    assert.ok(createPriceSource(c, { clock: systemClock, random: systemRandom }) instanceof EmbeddedPriceSource);
   });
 
   it('reads every setting from the environment', () => {
@@ -49,8 +52,8 @@ describe('price configuration', () => {
     assert.equal(c.jupiterApiKey, 'k');
     assert.equal(c.priceWalkBpsPerMinute, 15);
     assert.deepEqual(resolvePriceSettings(c).rebalanceLotUsd, { num: 501n, den: 2n });
-    assert.ok(createPriceSource(c) instanceof PythHermesSource);
-    assert.ok(createPriceSource(loadConfig({ HUSH_PRICE_SOURCE: 'jupiter' })) instanceof JupiterPriceSource);
+    assert.ok(createPriceSource(c, { clock: systemClock, random: systemRandom }) instanceof PythHermesSource);
+    assert.ok(createPriceSource(loadConfig({ HUSH_PRICE_SOURCE: 'jupiter' }), { clock: systemClock, random: systemRandom }) instanceof JupiterPriceSource);
   });
 
   it('refuses bad values', () => {
@@ -77,7 +80,7 @@ describe('price configuration', () => {
 describe('SwapPricing (FreshPrices + spread → convert for quoteCrossAsset)', () => {
   it('embedded: 1 SOL → 149.25 USDC at the default 50 bps spread', async () => {
     const config = loadConfig({});
-    const fresh = createFreshPrices(config);
+    const fresh = createFreshPrices(config, { clock: systemClock, random: systemRandom });
     await fresh.refresh();
     const pricing = new SwapPricing(fresh, config.assets, resolvePriceSettings(config).spreadBps);
     const convert = pricing.converter('sol', 'usdc');
@@ -89,7 +92,7 @@ describe('SwapPricing (FreshPrices + spread → convert for quoteCrossAsset)', (
 
   it('a result beyond u64 is AMOUNT_TOO_HIGH, not a crash', async () => {
     const config = loadConfig({});
-    const fresh = createFreshPrices(config);
+    const fresh = createFreshPrices(config, { clock: systemClock, random: systemRandom });
     await fresh.refresh();
     const convert = new SwapPricing(fresh, config.assets, 0).converter('sol', 'bonk', { min: 1n, max: U64_MAX });
     assert.throws(() => convert(U64_MAX), (e) => isHushError(e, 'AMOUNT_TOO_HIGH') && e.details.max === U64_MAX.toString());
@@ -100,7 +103,7 @@ describe('SwapPricing (FreshPrices + spread → convert for quoteCrossAsset)', (
     let now = published + 1_000;
     const f = recordedFetch((call) => (call.url.startsWith('https://hermes.pyth.network/v2/updates/price/latest?') ? { body: fixture('pyth/latest-ok.json') } : null));
     const config = loadConfig({ HUSH_PRICE_SOURCE: 'pyth' });
-    const fresh = createFreshPrices(config, { fetch: f, now: () => now });
+    const fresh = createFreshPrices(config, { fetch: f, clock: readingClock(() => now), random: systemRandom });
     await fresh.refresh();
     const pricing = new SwapPricing(fresh, config.assets, 50);
     // 1 SOL at 148.23456789 → USDC at 0.99987654, less 50 bps = 147.511606…(checked with Python's Fraction)
@@ -114,7 +117,7 @@ describe('SwapPricing (FreshPrices + spread → convert for quoteCrossAsset)', (
 
   it('an asset that is not swappable, or unknown, is PAIR_NOT_SUPPORTED', async () => {
     const config = loadConfig({});
-    const fresh = createFreshPrices(config);
+    const fresh = createFreshPrices(config, { clock: systemClock, random: systemRandom });
     await fresh.refresh();
     const assets = { ...config.assets, get: (id: string) => (id === 'usdt' ? { ...config.assets.get('usdt')!, swappable: false } : config.assets.get(id)) };
     const pricing = new SwapPricing(fresh, assets, 50);

@@ -9,6 +9,7 @@ import { LocalFaucetRebalancer } from '../../src/rebalance/local-faucet-rebalanc
 import { RebalanceError } from '../../src/rebalance/rebalancer.ts';
 import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { MINTS, TOKEN_PROGRAM, type TestLocalnet, startTestLocalnet } from '../support/localnet.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const assets = loadAssets();
 
@@ -24,7 +25,7 @@ describe('LocalFaucetRebalancer (real local chain)', () => {
     await net?.close();
   });
 
-  const rebalancer = () => new LocalFaucetRebalancer({ rpcUrl: net.url, assets, destination: (id) => pools.get(id)! });
+  const rebalancer = () => new LocalFaucetRebalancer({ rpcUrl: net.url, clock: systemClock, assets, destination: (id) => pools.get(id)! });
 
   async function tokenBalance(owner: Address, mint: Address): Promise<bigint> {
     const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM });
@@ -73,8 +74,8 @@ describe('LocalFaucetRebalancer (real local chain)', () => {
   });
 
   it("through the chain's shared JSON-RPC path (post): refilled the same, each call counted by the request budget", async () => {
-    const chain = new SolanaChain(net.url, 50, 5_000, 0);
-    const r = new LocalFaucetRebalancer({ rpcUrl: net.url, post: (body, methods) => chain.post(body, methods), assets, destination: (id) => pools.get(id)! });
+    const chain = new SolanaChain(net.url, systemClock, 50, 5_000, 0);
+    const r = new LocalFaucetRebalancer({ rpcUrl: net.url, clock: systemClock, post: (body, methods) => chain.post(body, methods), assets, destination: (id) => pools.get(id)! });
     const before = await tokenBalance(pools.get('usdt')!, MINTS.USDT);
     await r.rebalance({ fromAssetId: 'sol', toAssetId: 'usdt', amountIn: 1n, minAmountOut: 123_456n });
     assert.equal((await tokenBalance(pools.get('usdt')!, MINTS.USDT)) - before, 123_456n);
@@ -85,7 +86,7 @@ describe('LocalFaucetRebalancer (real local chain)', () => {
   it('refuses unknown assets and empty refills, and reports a faucet refusal', async () => {
     await assert.rejects(rebalancer().rebalance({ fromAssetId: 'sol', toAssetId: 'doge', amountIn: 1n, minAmountOut: 1n }), (e) => e instanceof RebalanceError && e.code === 'UNKNOWN_ASSET');
     await assert.rejects(rebalancer().rebalance({ fromAssetId: 'sol', toAssetId: 'usdc', amountIn: 1n, minAmountOut: 0n }), (e) => e instanceof RebalanceError && e.code === 'BAD_PLAN');
-    const bad = new LocalFaucetRebalancer({ rpcUrl: net.url, assets, destination: () => 'not-an-address' });
+    const bad = new LocalFaucetRebalancer({ rpcUrl: net.url, clock: systemClock, assets, destination: () => 'not-an-address' });
     await assert.rejects(bad.rebalance({ fromAssetId: 'sol', toAssetId: 'usdc', amountIn: 1n, minAmountOut: 5n }), (e) => e instanceof RebalanceError && e.code === 'FAUCET_REFUSED');
   });
 });

@@ -180,25 +180,23 @@ describe('holds: screening at deposit and before payout, resolved by an operator
     assert.equal(await balanceOf(chain, recipient, ASSETS.usdc), placed.amountOut);
   });
 
-  test('a deposit confirmed through the deposit hint (the API screens nothing) is held at deposit when the worker first looks', async () => {
+  test('a deposit the hint confirms is screened as it confirms: held at deposit with the worker stopped', async () => {
     const sender = await funded();
     const placed = await order(sender, (await newWallet(chain)).address);
     await block(sender.address);
-    // The worker paused, so the hint is what confirms the deposit.
+    // The worker stopped, so the hint alone confirms the deposit, through the one confirmation, which screens it.
     const worker = hush.hush.worker!;
     await worker.stop();
     try {
       const signature = await depositWithRefresh(acct.client, chain, placed, sender);
       await pollUntil(async () => (await acct.client.deposit({ trackingId: placed.trackingId, signature })).status === 200 || null, { timeoutMs: 20_000, intervalMs: 200, what: 'the hint confirming the deposit' });
-      assert.equal((await waitForOrder(acct.client, placed.trackingId, ['deposit_confirmed'], 5_000)).status, 'deposit_confirmed');
+      const held = await waitForOrder(acct.client, placed.trackingId, ['held'], 5_000);
+      assert.equal(held.failureReason, 'screening');
     } finally {
       worker.start();
     }
-    // Before its payout's due time (8 s): at the deposit stage, not the payout's.
-    const held = await waitForOrder(acct.client, placed.trackingId, ['held'], 6_000);
-    assert.equal(held.failureReason, 'screening');
     const [decision] = await listScreeningLog(hush.db, { trackingId: placed.trackingId });
-    assert.equal(`${decision!.stage}:${decision!.result}:${decision!.field}`, 'deposit:blocked:senderAddress');
+    assert.equal(`${decision!.stage}:${decision!.result}:${decision!.field}:${decision!.actor}`, 'deposit:blocked:senderAddress:deposit-hint');
     expectOk(await resolve(placed.trackingId, 'freeze', 'blocked sender, confirmed by hint'));
   });
 

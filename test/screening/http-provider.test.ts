@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ProviderScreening } from '../../src/screening/cached-screening.ts';
 import { HttpProvider } from '../../src/screening/http-provider.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { readingClock } from '../support/manual-clock.ts';
 
 const BLOCKED = '7Np41oeYqPefeNQEHSv1UDhYrehxin3NStELsSKCT4K2';
 const CLEAR = 'DRpbCBMxVnDK7maPM5tGv6MvB3v1sRMC86PZ8okm21hy';
@@ -48,7 +50,7 @@ after(() => {
 
 describe('screening: HTTP provider', () => {
   it('blocked, clear, a malformed answer, an unknown status and a timeout', async () => {
-    const http = new HttpProvider(base, 'k-123', TIMEOUT_MS);
+    const http = new HttpProvider(base, 'k-123', systemClock, TIMEOUT_MS);
     const b = await http.check(BLOCKED);
     assert.deepEqual(b, { result: 'blocked', address: BLOCKED, reason: 'sanctions', list: http.name, version: http.name });
     assert.deepEqual(await http.check(CLEAR), { result: 'clear' });
@@ -64,7 +66,7 @@ describe('screening: HTTP provider', () => {
 
   it('the port caches answers for the TTL (errors are asked again) and reports the first blocked, else the first error', async () => {
     let now = 1_000;
-    const screening = new ProviderScreening(null, new HttpProvider(base, undefined, TIMEOUT_MS), () => ({ enabled: true, lists: [], http: 'x', onError: 'hold' }), 60_000, () => now);
+    const screening = new ProviderScreening(null, new HttpProvider(base, undefined, systemClock, TIMEOUT_MS), () => ({ enabled: true, lists: [], http: 'x', onError: 'hold' }), readingClock(() => now), 60_000);
     asked.length = 0;
     assert.deepEqual(await screening.check([CLEAR]), { result: 'clear' });
     assert.deepEqual(await screening.check([CLEAR]), { result: 'clear' });

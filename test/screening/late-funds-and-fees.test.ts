@@ -18,7 +18,7 @@ import { expectOk, startTestHush, type TestAccount, type TestHush } from '../sup
 import { buildSignedTransaction, latestBlockhash, makeTempDir, pollUntil, waitForStatus } from '../support/localnet.ts';
 import { ASSETS, SOL, ataOf, balanceOf, chainAt, depositWithRefresh, newWallet, waitForCleanReconcile, waitForOrder, type Chain } from '../support/settlement.ts';
 
-describe('issue 49: late funds and partner fees are screened', () => {
+describe('late funds and partner fees are screened', () => {
   const dir = makeTempDir('hush-late-funds-');
   const list = join(dir, 'blocked.txt');
   let hush: TestHush;
@@ -105,7 +105,7 @@ describe('issue 49: late funds and partner fees are screened', () => {
       { timeoutMs: 30_000, intervalMs: 500, what: 'the late funds held' },
     );
 
-  test('finding 2: a listed wallet sends to a completed order\'s swept deposit account: held on held:screening, listed with the order, frozen by the operator', async () => {
+  test('a listed wallet sends to a completed order\'s swept deposit account: held on held:screening, listed with the order, frozen by the operator', async () => {
     const { sender, o, listedWallet, before } = await listedLateFunds(10_000_000n);
     const h = await lateHold(o.trackingId, sender.address, before);
     assert.equal(h.amount, '10000000');
@@ -120,7 +120,7 @@ describe('issue 49: late funds and partner fees are screened', () => {
     assert.equal(frozen.assets.find((a: { assetId: string }) => a.assetId === 'usdc').held, '0');
   });
 
-  test('finding 2: a listed wallet adds funds beside a deposit before its sweep: the order is paid on its own deposit, the rest held; refunded to the sender once the operator says so', async () => {
+  test('a listed wallet adds funds beside a deposit before its sweep: the order is paid on its own deposit, the rest held; refunded to the sender once the operator says so', async () => {
     const sender = await funded();
     const o = await completedOrder(sender);
     const listedWallet = await funded();
@@ -147,7 +147,7 @@ describe('issue 49: late funds and partner fees are screened', () => {
     assert.equal(report.assets.find((a: { assetId: string }) => a.assetId === 'usdc').held, '0', 'nothing held on the ledger');
   });
 
-  test('finding 2: a sender listed after its order completed tops up its old deposit account: nothing goes back to it', async () => {
+  test('a sender listed after its order completed tops up its old deposit account: nothing goes back to it', async () => {
     const sender = await funded();
     const o = await completedOrder(sender);
     await sweep(o.trackingId);
@@ -195,7 +195,7 @@ describe('issue 49: late funds and partner fees are screened', () => {
     await waitForCleanReconcile(hush.opsUrl, hush.adminToken!, 30_000);
   });
 
-  test('finding 4: a fee recipient listed after its orders is not paid; its fees keep accruing until the operator releases it', async () => {
+  test('a fee recipient listed after its orders is not paid; its fees keep accruing until the operator releases it', async () => {
     const feeRecipient = acct.feeRecipients[0]!;
     await completedOrder(await funded(), { feeBps: 150, feeRecipientAddress: feeRecipient });
     await block(feeRecipient);

@@ -23,7 +23,7 @@ import { ASSETS, SOL, assertPaidOnce, ataOf, balanceOf, chainAt, depositWithRefr
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
 
-describe('issue 49: late funds from a listed wallet into an open order', () => {
+describe('late funds from a listed wallet into an open order', () => {
   const dir = makeTempDir('hush-late-open-');
   const list = join(dir, 'blocked.txt');
   let hush: TestHush;
@@ -88,7 +88,7 @@ describe('issue 49: late funds from a listed wallet into an open order', () => {
     return { placed, sender, recipient };
   };
 
-  test('finding 2: a listed wallet tops up an open order before and after its sweep: held with the order, nothing moves to or from it, the order completes on its own deposit', async () => {
+  test('a listed wallet tops up an open order before and after its sweep: held with the order, nothing moves to or from it, the order completes on its own deposit', async () => {
     const { placed, sender, recipient } = await privateOrder();
     assert.equal(await status(placed.trackingId), 'deposit_confirmed', 'open: waiting for its class');
     const listedWallet = await funded();
@@ -132,7 +132,7 @@ describe('issue 49: late funds from a listed wallet into an open order', () => {
     assert.equal(await heldOnLedger(), '5000000', 'both held apart on the ledger');
   });
 
-  test('finding 2: a listed wallet sends to the deposit account of an order awaiting its deposit: no deposit of the order, held with it once it ends', async () => {
+  test('a listed wallet sends to the deposit account of an order awaiting its deposit: no deposit of the order, held with it once it ends', async () => {
     const sender = await funded();
     const placed = await placeOrder(acct.client, { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: (await newWallet(chain)).address });
     const listedWallet = await funded();

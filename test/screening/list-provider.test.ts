@@ -11,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { generateKeyPairSigner } from '@solana/kit';
 import { parseList } from '../../src/screening/list-parsing.ts';
 import { ListProvider } from '../../src/screening/list-provider.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hush-screening-lists-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,7 +64,7 @@ describe('screening lists: the provider', () => {
     writeFileSync(path, `${a}\nbad line\n`);
     const skipped: string[] = [];
     const unreadable: string[] = [];
-    const provider = new ListProvider([path, join(dir, 'missing.txt')], {
+    const provider = new ListProvider([path, join(dir, 'missing.txt')], systemClock, {
       skipped: (list, line) => skipped.push(`${list}:${line}`),
       unreadable: (list) => unreadable.push(list),
     });
@@ -95,7 +96,7 @@ describe('screening lists: the provider', () => {
     const a = await newAddress();
     const path = join(dir, 'perm.txt');
     writeFileSync(path, `${a}\n`);
-    const provider = new ListProvider([path]);
+    const provider = new ListProvider([path], systemClock);
     await provider.refresh();
     writeFileSync(path, `${a}\n${a}\n`);
     chmodSync(path, 0o000);
@@ -103,12 +104,12 @@ describe('screening lists: the provider', () => {
     assert.equal(provider.check(a).result, 'blocked');
   });
 
-  it('issue 49: a comment naming "Digital Currency Address" in a plain list leaves it plain; a reload to fewer than half keeps the last good set and alerts', async () => {
+  it('a comment naming "Digital Currency Address" in a plain list leaves it plain; a reload to fewer than half keeps the last good set and alerts', async () => {
     const addresses = await Promise.all(Array.from({ length: 11 }, newAddress));
     const path = join(dir, 'own-list.txt');
     writeFileSync(path, `${addresses.join('\n')}\n`);
     const shrunk: string[] = [];
-    const provider = new ListProvider([path], { shrunk: (list, kept, parsed) => shrunk.push(`${list}:${kept}->${parsed}`) });
+    const provider = new ListProvider([path], systemClock, { shrunk: (list, kept, parsed) => shrunk.push(`${list}:${kept}->${parsed}`) });
     await provider.refresh();
     assert.equal(provider.loaded()[0]!.addresses.size, 11);
 

@@ -13,6 +13,8 @@ import { ProviderScreening } from '../../src/screening/cached-screening.ts';
 import { HttpProvider } from '../../src/screening/http-provider.ts';
 import { addressFromBytes } from '../../src/domain/address-codec.ts';
 import { isHushError } from '../../src/domain/errors.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { readingClock } from '../support/manual-clock.ts';
 
 let server: Server;
 let calls = 0;
@@ -32,7 +34,7 @@ const fresh = () => addressFromBytes(randomBytes(32));
 test('an account’s quotes cause at most its budget of provider calls (5/s, burst 10); cache hits are free; others are not affected', async () => {
   let now = 1_000_000;
   const describe = () => ({ enabled: true, lists: [], http: 'fake', onError: 'hold' as const });
-  const screening = new ProviderScreening(null, new HttpProvider(url, 'k'), describe, 600_000, () => now, 5);
+  const screening = new ProviderScreening(null, new HttpProvider(url, 'k', systemClock), describe, readingClock(() => now), 600_000, 5);
   const seen: string[] = [];
   let refused = 0;
   for (let i = 0; i < 30; i++) {

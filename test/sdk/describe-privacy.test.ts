@@ -23,7 +23,7 @@ it('says when a class is not expected to reach the set asked within the ceiling:
   assert.match(cold!, /likely alone/);
 });
 
-it('is described one way in both READMEs, and the README shows what it prints (issue 53)', () => {
+it('is described one way in both READMEs, and the README shows what it prints', () => {
   const read = (p: string) => readFileSync(new URL(p, import.meta.url), 'utf8').replace(/\s+/g, ' ');
   const sentence = /`describePrivacy\(request, quote, nearby\)` returns the lines to show: [^.]*\./;
   const [root, sdk] = [read('../../README.md'), read('../../packages/sdk/README.md')];

@@ -26,7 +26,7 @@ test('license, changelog entry for this version, @solana/kit a peer in a range t
   assert.ok(semver.satisfies(installed, range), `the tested kit ${installed} satisfies ${range}`);
 });
 
-test('the Node range is true of everything the SDK installs, as the README installs it (issue 53)', () => {
+test('the Node range is true of everything the SDK installs, as the README installs it', () => {
   const root = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
   const floor = semver.minVersion(pkg.engines.node)!.version;
   // The SDK's dependencies and its peer, transitively, as installed here (the README's pin applied, as the root's is).

@@ -62,7 +62,7 @@ test('onProgress: one report per answered poll (304s too, no extra request); cha
   assert.deepEqual(statuses, ['awaiting_deposit', 'deposit_confirmed', 'deposit_confirmed', 'sending', 'completed']);
 });
 
-test('HushApiError.message is Hush\'s words, the code apart (issue 53)', () => {
+test('HushApiError.message is Hush\'s words, the code apart', () => {
   const e = new HushApiError(410, 'QUOTE_EXPIRED', 'The quote expired at 2026-11-21T10:01:00.000Z', 'req_9', undefined, undefined);
   assert.equal(e.message, 'The quote expired at 2026-11-21T10:01:00.000Z');
   assert.equal(e.code, 'QUOTE_EXPIRED');

@@ -9,6 +9,7 @@ import type { Address } from '@solana/kit';
 import { associatedTokenAddressSync } from '../../src/chain/program-derived-address.ts';
 import { DepositIdentities } from '../../src/treasury/deposit-identities.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' as Address;
 const WSOL = 'So11111111111111111111111111111111111111112' as Address;
@@ -25,7 +26,7 @@ async function until(f: () => boolean, ms = 10_000): Promise<void> {
 describe('deposit identities', () => {
   it('the worker fills each asset’s pool with identities the treasury keys agree with', async () => {
     const keys = new TreasuryKeys(new Uint8Array(randomBytes(32)));
-    const pool = new DepositIdentities(keys.depositMasterKey, { target: 128 });
+    const pool = new DepositIdentities(keys.depositMasterKey, systemRandom, { target: 128 });
     try {
       pool.prime(USDC, TOKEN);
       pool.prime(WSOL, TOKEN);
@@ -49,7 +50,7 @@ describe('deposit identities', () => {
 
   it('without a worker every identity is derived inline', async () => {
     const keys = new TreasuryKeys(new Uint8Array(randomBytes(32)));
-    const pool = new DepositIdentities(keys.depositMasterKey, { threaded: false });
+    const pool = new DepositIdentities(keys.depositMasterKey, systemRandom, { threaded: false });
     pool.prime(USDC, TOKEN);
     assert.equal(pool.available(USDC, TOKEN), 0);
     const id = pool.take(USDC, TOKEN);

@@ -15,6 +15,8 @@ import { expectedRelease } from '../../src/domain/class-release.ts';
 import type { PrivacyChoice } from '../../src/domain/privacy-choice.ts';
 import { QuoteService } from '../../src/services/quote-service.ts';
 import type { AccountRecord } from '../../src/store/accounts-store.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'hush-quote-privacy-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -40,7 +42,7 @@ async function quoteWith(env: Record<string, string>, amount: string, mode: 'exa
       return perS === undefined ? undefined : known(perS);
     },
   };
-  const service = new QuoteService(config, SECRET, undefined, undefined, traffic);
+  const service = new QuoteService(config, SECRET, systemClock, systemRandom, undefined, undefined, traffic);
   const quote = await service.quote(account, {
     amount, mode, sourceAssetId: 'usdc', destinationAssetId: 'usdc',
     senderAddress: (await generateKeyPairSigner()).address, recipientAddress: (await generateKeyPairSigner()).address,

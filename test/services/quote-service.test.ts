@@ -16,6 +16,8 @@ import { convertCeil, parsePrice, type Price } from '../../src/domain/price.ts';
 import type { SwapPricing } from '../../src/prices/swap-pricing.ts';
 import { QuoteService } from '../../src/services/quote-service.ts';
 import type { AccountRecord } from '../../src/store/accounts-store.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'hush-quote-service-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -32,7 +34,7 @@ describe('quote service: networkFee at the current prices', () => {
     const { config, account } = fixture();
     const live = new Map<string, Price>([['sol', parsePrice('150')], ['usdc', parsePrice('1')]]);
     const swaps = { freshPrice: (assetId: string) => live.get(assetId) ?? null } as unknown as SwapPricing;
-    const service = new QuoteService(config, new Uint8Array(32).fill(3), undefined, swaps);
+    const service = new QuoteService(config, new Uint8Array(32).fill(3), systemClock, systemRandom, undefined, swaps);
     const request = {
       amount: '5000000',
       sourceAssetId: 'usdc',
@@ -67,7 +69,7 @@ describe("quote service: bounds it cannot vouch for are the service's problem, n
     let free = usdc.min * 10n;
     let unreadable: 'chain' | 'store' | null = null;
     const live = { bounds: () => ({ min: usdc.min, max: free }), unreadable: () => unreadable };
-    const service = new QuoteService(config, new Uint8Array(32).fill(4), live);
+    const service = new QuoteService(config, new Uint8Array(32).fill(4), systemClock, systemRandom, live);
     const request = (amount: bigint) => ({
       amount: amount.toString(),
       sourceAssetId: 'usdc',

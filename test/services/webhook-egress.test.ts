@@ -39,7 +39,7 @@ async function receiver(answer: (res: import('node:http').ServerResponse) => voi
 }
 
 const SECRET = `whsec_${Buffer.alloc(24, 1).toString('base64')}`;
-const post = (egress: WebhookEgress, url: string) => postWebhook(egress, url, 'evt_test', '{}', [SECRET], AbortSignal.timeout(3_000));
+const post = (egress: WebhookEgress, url: string) => postWebhook(egress, url, 'evt_test', '{}', [SECRET], AbortSignal.timeout(3_000), new Date());
 
 /** A resolver that answers from a table and counts its calls: the only one the connection may use. */
 function table(names: Record<string, string[]>): { resolve: (h: string) => Promise<LookupAddress[]>; calls: string[] } {

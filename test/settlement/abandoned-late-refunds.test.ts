@@ -14,6 +14,8 @@ import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
 import { SettlementWorker } from '../../src/settlement/runner.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 forEachEngine('abandoned late refunds', (ctx) => {
   it('a late refund dead for 7 days is reported once; one replaced since, or dead for less, is not', async () => {
@@ -44,9 +46,9 @@ forEachEngine('abandoned late refunds', (ctx) => {
 
     const logged: string[] = [];
     const config = loadConfig({ DATA_DIR: '/nonexistent', TREASURY_SEED: randomBytes(32).toString('hex') });
-    const chain = new SolanaChain('http://127.0.0.1:9', config.localnetSlotMs, 500);
+    const chain = new SolanaChain('http://127.0.0.1:9', systemClock, config.localnetSlotMs, 500);
     const treasury = await Treasury.load(new TreasuryKeys(new Uint8Array(randomBytes(32))), config.assets);
-    const worker = new SettlementWorker(config, ctx.db, chain, treasury, { sweepIntervalMs: 3_600_000, log: (o, m) => logged.push(`${m} ${JSON.stringify(o)}`) });
+    const worker = new SettlementWorker(config, ctx.db, chain, treasury, { clock: systemClock, random: systemRandom, sweepIntervalMs: 3_600_000, log: (o, m) => logged.push(`${m} ${JSON.stringify(o)}`) });
     const pass = () => worker.lateDepositTick().catch(() => 0); // the recent part's replacement needs the chain
     await pass();
     await pass();

@@ -13,6 +13,7 @@ import { ClassReleaseLoop } from '../../src/settlement/class-release-loop.ts';
 import { insertOrder } from '../../src/store/orders-store.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { ManualClock } from '../support/manual-clock.ts';
+import { seededRandom } from '../../src/support/random.ts';
 import { moveOrder } from '../support/move-order.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 
@@ -42,7 +43,7 @@ forEachEngine('class release on an injected clock', (ctx) => {
     const size = async () => (await ctx.db.query<{ class_release_size: number | null }>('SELECT class_release_size FROM orders WHERE id = $1', [id])).rows[0]!.class_release_size;
 
     const clock = new ManualClock(confirmedAt);
-    const loop = new ClassReleaseLoop(config, ctx.db, NO_TRAFFIC, () => {}, clock);
+    const loop = new ClassReleaseLoop(config, ctx.db, NO_TRAFFIC, () => {}, clock, seededRandom(1));
     assert.equal(await loop.pass(), 0, 'at its confirmation: held for the set it asked for');
     clock.set(confirmedAt + holdMs - 1);
     assert.equal(await loop.pass(), 0, 'a millisecond before its hold ends: still held');

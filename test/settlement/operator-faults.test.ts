@@ -44,6 +44,8 @@ import {
   type Chain,
   type PlacedOrder,
 } from '../support/settlement.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 /**
  * A deposit account is swept only once every transaction handed out for it is dead at finalized (150 +
@@ -113,7 +115,7 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
     const wsUrl = /Solana PubSub WebSocket at (\S+)/.exec(localnet.output())?.[1];
     assert.ok(wsUrl, `the chain reports its PubSub URL:\n${localnet.output()}`);
     const chain: Chain = chainAt(localnet.url);
-    proxy = await startRpcFaultProxy(localnet.url);
+    proxy = await startRpcFaultProxy(localnet.url, systemClock, systemRandom);
     proxy.setFaults(FAULTS);
     schema = newSchemaName();
     const adminToken = randomBytes(32).toString('base64url');

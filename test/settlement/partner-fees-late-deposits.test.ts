@@ -16,6 +16,8 @@ import { buildSweep, txShape } from '../../src/chain/hush-transactions.ts';
 import { SolanaChain } from '../../src/chain/solana-chain.ts';
 import { SettlementWorker } from '../../src/settlement/runner.ts';
 import { ASSETS, SOL, accountExists, ataOf, balanceOf, chainAt, depositWithRefresh, lamportsOf, newWallet, placeOrder, waitForCleanReconcile, waitForOrder, type AssetId, type Chain } from '../support/settlement.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 describe('partner fees and late deposits', () => {
   let hush: TestHush;
@@ -234,10 +236,10 @@ describe('partner fees and late deposits', () => {
     // Two worker processes: their own RPC clients and blockhash caches, fetched apart, so their sweeps differ.
     const h = hush.hush;
     const other = async () => {
-      const c = new SolanaChain(hush.chainUrl, h.config.localnetSlotMs);
+      const c = new SolanaChain(hush.chainUrl, systemClock, h.config.localnetSlotMs);
       await c.latestBlockhash();
       await new Promise((r) => setTimeout(r, 300));
-      return new SettlementWorker(h.config, h.db, c, h.signing!, { workerId: `late-${Math.random()}`, sweepIntervalMs: 3_600_000 });
+      return new SettlementWorker(h.config, h.db, c, h.signing!, { clock: systemClock, random: systemRandom, workerId: `late-${Math.random()}`, sweepIntervalMs: 3_600_000 });
     };
     const [w1, w2] = [await other(), await other()];
     const before = (await balanceOf(chain, sender.address, ASSETS.sol))!;

@@ -12,6 +12,8 @@ import { startTestHush, type ApiResponse, type TestAccount, type TestHush } from
 import { startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
 import { startRpcFaultProxy, type BudgetPlan, type FaultPlan, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
 import { ASSETS, assertPaidOnce, balanceOf, chainAt, depositOf, newWallet, signAndSend, waitForCleanReconcile, waitForOrder, type Chain } from '../support/settlement.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 let localnet: TestLocalnet;
 let chain: Chain;
@@ -23,7 +25,7 @@ const apiLog: { level: number; msg?: string; res?: { statusCode?: number } }[] =
 before(async () => {
   localnet = await startTestLocalnet({ slotMs: 100 });
   chain = chainAt(localnet.url);
-  proxy = await startRpcFaultProxy(localnet.url);
+  proxy = await startRpcFaultProxy(localnet.url, systemClock, systemRandom);
 });
 after(async () => {
   await t?.close();

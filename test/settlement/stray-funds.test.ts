@@ -158,8 +158,8 @@ describe('stray funds at a deposit owner', () => {
     await waitForStatus(chain.rpc, await chain.rpc.requestAirdrop(placed.depositOwner, 3_000_000n as never).send(), 'confirmed');
     const stand = randomSignature();
     await hush.db.query(
-      `INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status)
-       SELECT 'stray_return', id, 'sol', 3000000, deposit_owner, sender, $2, 'AA==', 9000000000, 'pending' FROM orders WHERE tracking_id = $1`,
+      `INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status, created_at, updated_at)
+       SELECT 'stray_return', id, 'sol', 3000000, deposit_owner, sender, $2, 'AA==', 9000000000, 'pending', now(), now() FROM orders WHERE tracking_id = $1`,
       [placed.trackingId, stand],
     );
     const held = await returnStray(placed.trackingId);

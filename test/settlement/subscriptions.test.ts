@@ -13,6 +13,8 @@ import { startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
 import { startRpcFaultProxy, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 import { ASSETS, assertPaidOnce, balanceOf, chainAt, depositOf, newWallet, signAndSend, waitForOrder, type Chain } from '../support/settlement.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const SLOT_MS = 100;
 const IDLE_S = 10;
@@ -33,7 +35,7 @@ let acct: TestAccount;
 before(async () => {
   localnet = await startTestLocalnet({ slotMs: SLOT_MS });
   chain = chainAt(localnet.url);
-  rpcProxy = await startRpcFaultProxy(localnet.url);
+  rpcProxy = await startRpcFaultProxy(localnet.url, systemClock, systemRandom);
   wsProxy = await TcpProxy.start({ host: '127.0.0.1', port: Number(new URL(localnet.net.wsUrl).port) });
   t = await startTestHush({
     env: { SOLANA_RPC_URL: rpcProxy.url, SOLANA_WS_URL: `ws://127.0.0.1:${wsProxy.port}`, LOCALNET_SLOT_MS: String(SLOT_MS) },

@@ -13,6 +13,7 @@ import type { AccountBalance } from '../../src/chain/chain-view.ts';
 import { LateDeposits, type LateDepositsDeps } from '../../src/settlement/steps/late-deposits.ts';
 import { Sweeps, type SweepDeps } from '../../src/settlement/steps/sweep.ts';
 import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { orderIn } from '../support/settlement-fixtures.ts';
 
@@ -27,6 +28,7 @@ forEachEngine('a sweep pass, asset by asset', (ctx) => {
     const deps = {
       db: ctx.db,
       clock: systemClock,
+      random: systemRandom,
       slotMs: 400,
       maxRps: 0,
       running: () => true,
@@ -59,6 +61,7 @@ forEachEngine('a sweep pass, asset by asset', (ctx) => {
     const deps = {
       db: ctx.db,
       clock: systemClock,
+      random: systemRandom,
       log: (obj: Record<string, unknown>, msg: string) => logged.push({ assetId: obj.assetId, msg }),
       asset: (id: string) => {
         asked.push(id);

@@ -13,6 +13,8 @@ import { expectOk, startTestHush, type TestAccount, type TestHush } from '../sup
 import { startTestLocalnet, type TestLocalnet } from '../support/localnet.ts';
 import { startRpcFaultProxy, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
 import { assertPaidOnce, balanceOf, ASSETS, chainAt, newWallet, placeOrder, signAndSend, waitForOrder, type Chain, type PlacedOrder, type QuoteReq } from '../support/settlement.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const SLOT_MS = 100;
 const ORDERS = 60;
@@ -29,7 +31,7 @@ let acct: TestAccount;
 before(async () => {
   localnet = await startTestLocalnet({ slotMs: SLOT_MS });
   chain = chainAt(localnet.url);
-  rpcProxy = await startRpcFaultProxy(localnet.url);
+  rpcProxy = await startRpcFaultProxy(localnet.url, systemClock, systemRandom);
   t = await startTestHush({
     env: {
       SOLANA_RPC_URL: rpcProxy.url,

@@ -16,6 +16,7 @@ import {
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { base58, fakeAddress, uniqueSuffix } from '../support/store-fixtures.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 forEachEngine('accounts-store', (ctx) => {
   it('inserts and reads an account by id and by name, with defaults', async () => {
@@ -75,8 +76,8 @@ forEachEngine('accounts-store', (ctx) => {
   it('api keys: stores the hash, lists without it, revokes once', async () => {
     const id = `acc_${base58(16)}`;
     await insertAccount(ctx.db, { id, name: `keys-${uniqueSuffix()}`, feeCapBps: 100 });
-    const k1 = generateApiKey();
-    const k2 = generateApiKey();
+    const k1 = generateApiKey(systemRandom);
+    const k2 = generateApiKey(systemRandom);
     const expiresAt = new Date('2031-01-02T03:04:05.678Z');
     await insertApiKey(ctx.db, { keyId: k1.keyId, accountId: id, secretHash: k1.secretHash, expiresAt: null });
     await insertApiKey(ctx.db, { keyId: k2.keyId, accountId: id, secretHash: k2.secretHash, expiresAt });

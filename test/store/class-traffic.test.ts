@@ -7,6 +7,7 @@ import { insertOrder, type NewOrder } from '../../src/store/orders-store.ts';
 import { ClassTraffic } from '../../src/services/class-traffic.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 forEachEngine('class traffic', (ctx) => {
   async function order(acc: string, o: Partial<NewOrder>, deposited: boolean, agoS = 0): Promise<void> {
@@ -49,7 +50,7 @@ forEachEngine('class traffic', (ctx) => {
     // more than one of the window's 167 ms buckets.
     const burstAt = new Date(Date.now() - 50);
     for (let i = 0; i < 6; i++) await order(acc, { createdAt: burstAt, amountIn: 10_000_000n, amountOut: 9_900_000n }, true);
-    const traffic = new ClassTraffic(ctx.db, loadAssets(), 60, 30);
+    const traffic = new ClassTraffic(ctx.db, loadAssets(), systemClock, 60, 30);
     const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000n };
     assert.equal(traffic.arrivalsOf(cls), undefined, 'nothing until read');
     await traffic.refresh();
@@ -70,12 +71,12 @@ forEachEngine('class traffic', (ctx) => {
         db.query(`UPDATE orders SET deposit = '{"amount":"1"}' WHERE id = $1`, [(r as { id: string }).id]),
       );
     const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000n };
-    const empty = new ClassTraffic(db, loadAssets(), 3600, 30);
+    const empty = new ClassTraffic(db, loadAssets(), systemClock, 3600, 30);
     await empty.refresh();
     assert.equal(empty.arrivalsOf(cls), undefined, 'no order yet: nothing watched');
     await at(100);
     await at(10);
-    const young = new ClassTraffic(db, loadAssets(), 3600, 30);
+    const young = new ClassTraffic(db, loadAssets(), systemClock, 3600, 30);
     await young.refresh();
     const seen = young.arrivalsOf(cls)!;
     assert.equal(seen.arrivals, 2);
@@ -88,8 +89,8 @@ forEachEngine('class traffic', (ctx) => {
     // silence of ten days keeps Hush young, one of a second does not.
     const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000_000n };
     await order(acc, { amountIn: 1_000_000n, amountOut: 900_000n }, true);
-    const young = new ClassTraffic(ctx.db, loadAssets(), 3600, 864_000, Infinity, 600_000);
-    const older = new ClassTraffic(ctx.db, loadAssets(), 3600, 1, Infinity, 600_000);
+    const young = new ClassTraffic(ctx.db, loadAssets(), systemClock, 3600, 864_000, Infinity, 600_000);
+    const older = new ClassTraffic(ctx.db, loadAssets(), systemClock, 3600, 1, Infinity, 600_000);
     await Promise.all([young.refresh(), older.refresh()]);
     young.start();
     older.start();

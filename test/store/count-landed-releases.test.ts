@@ -30,8 +30,8 @@ forEachEngine('counting a class release where it landed', (ctx) => {
   /** A payout transaction of the order: pending, or confirmed in `slot`. */
   async function payout(id: string, slot: number | null): Promise<string> {
     const { rows } = await ctx.db.query<{ id: string }>(
-      `INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status, landed_slot)
-       VALUES ('payout', $1, 'usdc', 1, 'pool', 'dest', $2, 'w', 1, $3, $4) RETURNING id`,
+      `INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status, landed_slot, created_at, updated_at)
+       VALUES ('payout', $1, 'usdc', 1, 'pool', 'dest', $2, 'w', 1, $3, $4, now(), now()) RETURNING id`,
       [id, `sig-${Math.random()}`, slot === null ? 'pending' : 'confirmed', slot],
     );
     return String(rows[0]!.id);

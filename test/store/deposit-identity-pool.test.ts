@@ -19,6 +19,8 @@ import { Treasury } from '../../src/treasury/treasury.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
 import { publishedWalletsOf, PublishedTreasuryWallets, WalletsNotPublishedError } from '../../src/treasury/treasury-wallets.ts';
 import { forEachEngine } from '../support/databases.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const assets = loadAssets(undefined);
 const sol = assets.get('sol')!;
@@ -28,7 +30,7 @@ forEachEngine('deposit identity pool', (ctx) => {
   it('two APIs claiming at once share no identity; every one is the seed’s; the empty pool refuses 503', async () => {
     const { db } = await ctx.fresh();
     const keys = new TreasuryKeys(new Uint8Array(randomBytes(32)));
-    const mint = new DepositIdentityMint(db, keys.depositMasterKey, assets, { target: 40 }).start();
+    const mint = new DepositIdentityMint(db, keys.depositMasterKey, assets, systemClock, systemRandom, { target: 40 }).start();
     try {
       await mint.filled(40);
     } finally {
@@ -62,7 +64,7 @@ forEachEngine('deposit identity pool', (ctx) => {
     const master = new TreasuryKeys(new Uint8Array(randomBytes(32))).depositMasterKey;
     // Two refills, each a batch per asset one after another: every asset's numbering stays its own.
     for (const target of [12, 24]) {
-      const mint = new DepositIdentityMint(db, master, assets, { target }).start();
+      const mint = new DepositIdentityMint(db, master, assets, systemClock, systemRandom, { target }).start();
       await mint.filled(target).finally(() => mint.stop());
     }
     assert.deepEqual(Object.fromEntries(await depositIdentitySpans(db, assets.list)), Object.fromEntries(await countDepositIdentities(db)), 'spans are counts, asset by asset');
@@ -119,7 +121,7 @@ forEachEngine('deposit identity pool', (ctx) => {
     assert.equal(view.poolByHolding(a.pools('usdc')[1]!.holding)?.address, a.pools('usdc')[1]!.address);
 
     const keysB = new TreasuryKeys(new Uint8Array(randomBytes(32)));
-    const mint = new DepositIdentityMint(db, keysB.depositMasterKey, assets, { target: 8 }).start();
+    const mint = new DepositIdentityMint(db, keysB.depositMasterKey, assets, systemClock, systemRandom, { target: 8 }).start();
     await mint.filled(8).finally(() => mint.stop());
     const b = await Treasury.load(new TreasuryKeys(new Uint8Array(randomBytes(32))), assets);
     assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(b)), { changed: true, replaced: true });

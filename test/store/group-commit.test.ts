@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GroupCommit, type CommitDelay, type Queued } from '../../src/support/group-commit.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 class Recorder extends GroupCommit<string, number> {
   readonly batches: string[][] = [];
   constructor(delay?: CommitDelay) {
-    super(1, delay);
+    super(1, systemClock, delay);
   }
   add(item: string): Promise<number> {
     return this.submit(item);

@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
+import { INITIAL_STATUS } from '../../src/domain/order-state.ts';
 
 const SRC = join(import.meta.dirname, '../../src');
 const WRITER = 'store/order-transitions.ts';
-// Order creation: the one status an order is born in, with its first history row.
+// Order creation: the one status an order is born in (BORN, INITIAL_STATUS's literal), with its first history row.
 const CREATOR = 'store/orders-store.ts';
 
 function sourceFiles(dir: string): string[] {
@@ -30,7 +31,7 @@ function statusWrites(text: string, creator: boolean): string[] {
     if (/\borders\b/i.test(text) && /(?:^|,)\s*status\s*=/i.test(m[1]!)) found.push(m[0].slice(0, 80));
   }
   for (const m of text.matchAll(/INSERT\s+INTO\s+order_history\b[^`]*/gi)) {
-    if (!creator || !/'awaiting_deposit'/.test(m[0])) found.push(m[0].slice(0, 80));
+    if (!creator || !/SELECT id, \$\{BORN\}, created_at FROM o/.test(m[0])) found.push(m[0].slice(0, 80));
   }
   for (const m of text.matchAll(/INSERT\s+INTO\s+orders\b[^`]*/gi)) {
     if (!creator || !m[0].includes('${ORDER_INSERT_COLUMNS}')) found.push(m[0].slice(0, 80));
@@ -50,10 +51,11 @@ describe('one writer of orders.status', () => {
 
   it('order creation writes only the initial status', () => {
     const text = readFileSync(join(SRC, CREATOR), 'utf8');
+    assert.equal(INITIAL_STATUS, 'awaiting_deposit');
+    assert.match(text, /const BORN = statusLiteral\(INITIAL_STATUS\);/);
     const values = /const ORDER_INSERT_VALUES = `([^`]*)`/.exec(text)?.[1];
     assert.ok(values, 'ORDER_INSERT_VALUES found');
-    const statuses = [...values.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]);
-    assert.deepEqual(statuses, ['awaiting_deposit']);
+    assert.deepEqual([...values.matchAll(/'([a-z_]+)'|\$\{(\w+)\}/g)].map((m) => m[1] ?? m[2]), ['BORN']);
   });
 
   it('the scan sees a status written anywhere else', () => {

@@ -11,6 +11,7 @@ import { getOrderByTrackingId, insertOrdersWithNewKeys, insertOrderWithNewKey, t
 import type { Db, Queryable } from '../../src/store/db.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder, U64_MAX } from '../support/store-fixtures.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const item = (order: NewOrder, key: string) => ({ order, key, requestHash: `h-${key}`, responseBody: { success: true, order: { trackingId: order.trackingId } } });
 
@@ -26,7 +27,7 @@ forEachEngine('order group commit', (ctx) => {
 
   it('a burst of orders lands whole: rows, history and done idempotency records, values intact', async () => {
     const acc = await createTestAccount(ctx.db);
-    const batcher = new OrderInsertBatcher(ctx.db, 1, 16);
+    const batcher = new OrderInsertBatcher(ctx.db, 1, systemClock, 16);
     const orders = Array.from({ length: 50 }, (_, i) =>
       newOrder(acc, i % 5 === 0 ? { amountIn: U64_MAX, feeRecipient: null, feeBps: 0 } : { amountOut: BigInt(1000 + i) }),
     );
@@ -55,7 +56,7 @@ forEachEngine('order group commit', (ctx) => {
     const acc = await createTestAccount(ctx.db);
     const earlier = newOrder(acc);
     assert.equal((await insertOrderWithNewKey(ctx.db, earlier, { ...item(earlier, 'old'), responseStatus: 200 })).kind, 'created');
-    const batcher = new OrderInsertBatcher(ctx.db, 1, 16);
+    const batcher = new OrderInsertBatcher(ctx.db, 1, systemClock, 16);
     const a = newOrder(acc);
     const b = newOrder(acc);
     const c = newOrder(acc);
@@ -71,7 +72,7 @@ forEachEngine('order group commit', (ctx) => {
     const acc = await createTestAccount(ctx.db);
     const used = newOrder(acc);
     await insertOrderWithNewKey(ctx.db, used, { ...item(used, 'first'), responseStatus: 200 });
-    const batcher = new OrderInsertBatcher(ctx.db, 1, 16);
+    const batcher = new OrderInsertBatcher(ctx.db, 1, systemClock, 16);
     const again = newOrder(acc, { quoteKey: used.quoteKey });
     const fine = Array.from({ length: 5 }, () => newOrder(acc));
     const results = await Promise.all([batcher.insert(item(again, 'second')), ...fine.map((o, i) => batcher.insert(item(o, `fine-${i}`)))]);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { isFinal, nextStatuses, ORDER_STATUSES, STATUS_TRAITS, statusesWhere } from '../../src/domain/order-state.ts';
+import { isFinal, nextStatuses, ORDER_STATUSES, STATUS_HANDLING, STATUS_TRAITS, statusesWhere } from '../../src/domain/order-state.ts';
 import { orderWriter, writerOf } from '../../src/store/order-transitions.ts';
 import '../../src/store/order-writers.ts';
 import { insertOrder } from '../../src/store/orders-store.ts';
@@ -31,6 +31,20 @@ describe('one writer per edge', () => {
     // The writers of docs/architecture.md's lifecycle, each named once.
     assert.deepEqual([...writers].sort(), ['completePayouts', 'confirmDeposits', 'detectDeposit', 'expireOrder', 'failOrder', 'finishRefund', 'holdForScreening', 'markSwapping', 'refundOrder', 'resolveHold', 'startPayouts', 'undetectDeposit']);
     assert.equal(writerOf('awaiting_deposit', 'deposit_confirmed')?.name, 'confirmDeposits', 'a route through two edges is a move of its own');
+  });
+
+  it('the handling table beside the traits names every registered move out of each status, and its one writer', () => {
+    // Both ways: each exit the table lists has exactly that writer, and each pair the registry has a writer for is listed.
+    const table: string[] = [];
+    const registry: string[] = [];
+    for (const from of ORDER_STATUSES) {
+      for (const [to, writer] of Object.entries(STATUS_HANDLING[from].exits)) table.push(`${from} → ${to}: ${writer}`);
+      for (const to of ORDER_STATUSES) {
+        const w = writerOf(from, to);
+        if (w) registry.push(`${from} → ${to}: ${w.name}`);
+      }
+    }
+    assert.deepEqual(table.sort(), registry.sort());
   });
 
   it('a second writer of a move is refused where it is declared, and so is a name taken or a move §5 does not allow', () => {

@@ -53,7 +53,7 @@ forEachEngine('order.released events', (ctx) => {
     assert.equal(String(heldEvents[4]!.history_id), String(heldEvents[3]!.history_id), 'the release rides on its sending transition');
     assert.deepEqual((await eventsOf(free)).map((e) => e.type).filter((t) => t !== 'order.status_changed'), [], 'no release for an order its class never held');
     await assert.rejects(
-      ctx.db.query(`INSERT INTO webhook_events (account_id, order_id, history_id, status, at, type) VALUES ($1, $2, $3, 'sending', now(), 'order.released')`, [acc, held, heldEvents[4]!.history_id]),
+      ctx.db.query(`INSERT INTO webhook_events (account_id, order_id, history_id, status, at, type, next_attempt_at) VALUES ($1, $2, $3, 'sending', now(), 'order.released', now())`, [acc, held, heldEvents[4]!.history_id]),
       /duplicate key|unique/i,
       'one order.released per transition',
     );

@@ -12,11 +12,12 @@ import type { Db } from '../../src/store/db.ts';
 import { isStoreUnavailable, isUniqueViolation } from '../../src/store/db.ts';
 import { openPgliteDb } from '../../src/store/pglite-db.ts';
 import { bindMessage } from '../../src/store/pglite-prepared.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 describe('PGlite prepared statements', () => {
   let db: Db;
   before(async () => {
-    db = await openPgliteDb(null, { fromScratch: true });
+    db = await openPgliteDb(null, { clock: systemClock, fromScratch: true });
     await db.exec('CREATE TABLE t (id int PRIMARY KEY, amount numeric(40,0) NOT NULL, meta jsonb, at timestamptz, CONSTRAINT t_amount_positive CHECK (amount > 0))');
   });
   after(() => db.close());
@@ -90,7 +91,7 @@ describe('PGlite prepared statements', () => {
   });
 
   it('a closed store answers as PGlite does: unavailable, not a crash', async () => {
-    const closed = await openPgliteDb(null, { fromScratch: true });
+    const closed = await openPgliteDb(null, { clock: systemClock, fromScratch: true });
     await closed.query('SELECT 1');
     await closed.close();
     await assert.rejects(closed.query('SELECT 1'), (e) => isStoreUnavailable(e));

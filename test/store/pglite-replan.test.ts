@@ -10,6 +10,7 @@ import { depositIdentitySpans } from '../../src/store/deposit-identities-store.t
 import { openPgliteDb } from '../../src/store/pglite-db.ts';
 import { outgrown, REPLAN_FLOOR_PAGES, replanAsTablesGrow } from '../../src/store/pglite-replan.ts';
 import { createTestAccount, fakeAddress } from '../support/store-fixtures.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 describe('a table that doubled or halved has the plans made again', () => {
   const F = REPLAN_FLOOR_PAGES;
@@ -30,7 +31,7 @@ describe('PGlite plans again as the orders grow', () => {
   let db: Db;
   before(async () => {
     // The store's own check stays out of the way: this test makes its own and calls it.
-    db = await openPgliteDb(null, { replanCheckMs: 3_600_000 });
+    db = await openPgliteDb(null, { clock: systemClock, replanCheckMs: 3_600_000 });
   });
   after(() => db.close());
 
@@ -46,7 +47,7 @@ describe('PGlite plans again as the orders grow', () => {
   };
 
   it("a lookup planned on the empty store scans the orders, and uses the indexes once they have grown", async () => {
-    const replanner = replanAsTablesGrow(db, 3_600_000);
+    const replanner = replanAsTablesGrow(db, systemClock, 3_600_000);
     try {
       for (let i = 0; i < 12; i++) await lookup([fakeAddress(), fakeAddress()]);
       assert.match(await plan(), /Seq Scan on orders/, 'the generic plan of an empty table');
@@ -55,9 +56,9 @@ describe('PGlite plans again as the orders grow', () => {
       await db.query(
         `INSERT INTO orders (tracking_id, account_id, quote_key, quote, status, source_asset_id, destination_asset_id, mode, amount_in, amount_out,
            service_fee, partner_fee, network_fee, fee_bps, sender, recipient, deposit_owner, deposit_account, expiration, tx_blockhash,
-           tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at)
+           tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at, next_run_at)
          SELECT 'trk_' || translate(lpad(g::text, 22, 'A'), '0', 'z'), $1, 'q' || g, '{}'::jsonb, 'awaiting_deposit', 'usdc', 'usdc', 'exact_in', 1, 1, 0, 0, 0, 0,
-           's' || g, 'r' || g, md5('o' || g), md5('a' || g), now() + interval '1 hour', 'b', 1, 1, now(), now()
+           's' || g, 'r' || g, md5('o' || g), md5('a' || g), now() + interval '1 hour', 'b', 1, 1, now(), now(), now()
          FROM generate_series(1, 20000) g`,
         [acc],
       );

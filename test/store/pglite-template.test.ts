@@ -12,6 +12,7 @@ import type { Db } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openPgliteDb } from '../../src/store/pglite-db.ts';
 import { templateDirPath, templatePath } from '../../src/store/pglite-template.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -37,14 +38,14 @@ async function schemaOf(db: Db): Promise<string[]> {
 
 test('a store from the template has the schema of one migrated from scratch; a directory store keeps its data', async () => {
   const templateDir = scratch();
-  const fromScratch = await openPgliteDb(null, { fromScratch: true, templateDir });
+  const fromScratch = await openPgliteDb(null, { clock: systemClock, fromScratch: true, templateDir });
   await migrate(fromScratch);
   const expected = await schemaOf(fromScratch);
   await fromScratch.close();
   assert.ok(expected.length > 50, 'the schema has tables, indexes and triggers');
   assert.equal(existsSync(templatePath(templateDir)), false, 'from scratch: no template made');
 
-  const inMemory = await openPgliteDb(null, { templateDir });
+  const inMemory = await openPgliteDb(null, { clock: systemClock, templateDir });
   assert.ok(existsSync(templatePath(templateDir)), 'the first new store made the template');
   assert.deepEqual(await migrate(inMemory), [], 'the template is migrated');
   assert.deepEqual(await schemaOf(inMemory), expected);
@@ -52,13 +53,13 @@ test('a store from the template has the schema of one migrated from scratch; a d
 
   const dir = join(scratch(), 'pgdata');
   assert.equal(existsSync(templateDirPath(templateDir)), false, 'no unpacked copy until a directory store needs one');
-  const onDisk = await openPgliteDb(dir, { templateDir });
+  const onDisk = await openPgliteDb(dir, { clock: systemClock, templateDir });
   assert.ok(existsSync(join(templateDirPath(templateDir), 'PG_VERSION')), 'a directory store is copied from the unpacked template');
   assert.deepEqual(await schemaOf(onDisk), expected);
   await onDisk.query(`CREATE TABLE kept (v text)`);
   await onDisk.query(`INSERT INTO kept VALUES ('written here')`);
   await onDisk.close();
-  const reopened = await openPgliteDb(dir, { templateDir });
+  const reopened = await openPgliteDb(dir, { clock: systemClock, templateDir });
   assert.deepEqual((await reopened.query(`SELECT v FROM kept`)).rows, [{ v: 'written here' }], 'the directory store is the one written, not a new copy');
   await reopened.close();
 });
@@ -67,13 +68,13 @@ test('a template PGlite cannot load is discarded: the store is made from scratch
   const templateDir = scratch();
   writeFileSync(templatePath(templateDir), 'not a data directory');
   const dir = join(scratch(), 'pgdata');
-  const db = await openPgliteDb(dir, { templateDir });
+  const db = await openPgliteDb(dir, { clock: systemClock, templateDir });
   assert.deepEqual((await db.query('SELECT 1 AS one')).rows, [{ one: 1 }]);
   assert.ok((await migrate(db)).length > 0, 'made from scratch, so the migrations ran now');
   await db.close();
   assert.equal(existsSync(templatePath(templateDir)), false, 'the bad template is gone');
   assert.equal(existsSync(templateDirPath(templateDir)), false, 'and no unpacked copy of it was kept');
-  const next = await openPgliteDb(null, { templateDir });
+  const next = await openPgliteDb(null, { clock: systemClock, templateDir });
   assert.deepEqual(await migrate(next), []);
   await next.close();
   assert.ok(existsSync(templatePath(templateDir)), 'a good template again');

@@ -14,6 +14,7 @@ import type { Db } from '../../src/store/db.ts';
 import { dropSchema, newSchemaName, POSTGRES_URL, postgresSkipReason } from '../support/databases.ts';
 import { pollUntil } from '../support/localnet.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 describe('PostgreSQL connections cut under the store', { skip: postgresSkipReason ? `skipped: ${postgresSkipReason}` : false }, () => {
   let proxy: Awaited<ReturnType<typeof TcpProxy.start>>;
@@ -28,7 +29,7 @@ describe('PostgreSQL connections cut under the store', { skip: postgresSkipReaso
     const viaProxy = new URL(POSTGRES_URL);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
-    db = await openPostgresDb(viaProxy.href, { schema });
+    db = await openPostgresDb(viaProxy.href, { clock: systemClock, schema });
     process.on('uncaughtException', onUncaught);
   });
   after(async () => {

@@ -13,6 +13,7 @@ import { StatusCache } from '../../src/services/status-cache.ts';
 import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 import { moveOrder } from '../support/move-order.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const RELEASE_OPTS = { recentWithinMs: 60_000, trafficSince: new Date(0), now: new Date(), bucketMs: 10_000 };
 
@@ -41,7 +42,7 @@ forEachEngine('class release pass', (ctx) => {
     const b = await waiting(acc, twenty);
     const free = await waiting(acc, { amountIn: 19_370_000n, amountOut: 19_000_000n, quote: { quoteId: 'q_free', privacy: { standard: false } } });
     // A status cache (as the API keeps) holds a's record from before the release.
-    const cache = new StatusCache(ctx.db);
+    const cache = new StatusCache(ctx.db, undefined, systemClock);
     await cache.start();
     const trackingA = (await ctx.db.query<{ tracking_id: string }>('SELECT tracking_id FROM orders WHERE id = $1', [a])).rows[0]!.tracking_id;
     const before = JSON.parse((await cache.get(trackingA, acc))!.json).order;

@@ -8,6 +8,7 @@ import { claimIdempotencyKey } from '../../src/store/idempotency-store.ts';
 import { insertOrder } from '../../src/store/orders-store.ts';
 import { POSTGRES_URL, dropSchema, forEachEngine, newSchemaName } from '../support/databases.ts';
 import { U64_MAX, createTestAccount, fakeAddress, newOrder } from '../support/store-fixtures.ts';
+import { systemClock } from '../../src/support/clock.ts';
 
 const ALL_VERSIONS = migrationFiles().map((m) => m.version);
 const IDEM = { key: 'none', responseStatus: 200, responseBody: {} };
@@ -47,10 +48,10 @@ forEachEngine('migrations', (ctx) => {
       // Four "processes": separate pools on one brand-new schema, created concurrently too.
       const schema = newSchemaName();
       ctx.defer(() => dropSchema(schema));
-      dbs = await Promise.all([0, 1, 2, 3].map(() => openPostgresDb(POSTGRES_URL, { schema, max: 2 })));
+      dbs = await Promise.all([0, 1, 2, 3].map(() => openPostgresDb(POSTGRES_URL, { clock: systemClock, schema, max: 2 })));
     } else {
       // PGlite is one connection per directory; concurrency here means overlapping calls on it.
-      dbs = [await openPgliteDb(null, { fromScratch: true })];
+      dbs = [await openPgliteDb(null, { clock: systemClock, fromScratch: true })];
       dbs = [dbs[0]!, dbs[0]!, dbs[0]!, dbs[0]!];
     }
     ctx.defer(async () => {
@@ -75,10 +76,10 @@ forEachEngine('schema constraints', (ctx) => {
       ctx.db.query(
         `INSERT INTO orders (tracking_id, account_id, quote_key, quote, status, source_asset_id, destination_asset_id, mode, amount_in, amount_out,
            service_fee, partner_fee, network_fee, fee_bps, fee_recipient, sender, recipient, deposit_owner, deposit_account, expiration, tx_blockhash,
-           tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at)
+           tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at, next_run_at)
          SELECT $2, account_id, quote_key, quote, status, source_asset_id, destination_asset_id, mode, amount_in, amount_out,
            service_fee, partner_fee, network_fee, fee_bps, fee_recipient, sender, recipient, deposit_owner, $3, expiration, tx_blockhash,
-           tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at FROM orders WHERE tracking_id = $1`,
+           tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at, next_run_at FROM orders WHERE tracking_id = $1`,
         [first.trackingId, other.trackingId, other.depositAccount],
       ),
       rejectsWith('23505', 'orders_quote_key_unique'),
@@ -129,7 +130,7 @@ forEachEngine('schema constraints', (ctx) => {
     const a = await createTestAccount(ctx.db);
     const b = await createTestAccount(ctx.db);
     const insert = (acc: string, key: string) =>
-      ctx.db.query(`INSERT INTO idempotency_keys (account_id, key, request_hash, state) VALUES ($1, $2, 'h', 'in_progress')`, [acc, key]);
+      ctx.db.query(`INSERT INTO idempotency_keys (account_id, key, request_hash, state, locked_at, created_at) VALUES ($1, $2, 'h', 'in_progress', now(), now())`, [acc, key]);
     await insert(a, 'k1');
     await assert.rejects(insert(a, 'k1'), rejectsWith('23505'));
     await insert(b, 'k1');
@@ -137,7 +138,7 @@ forEachEngine('schema constraints', (ctx) => {
     await assert.rejects(insert(a, 'x'.repeat(256)), rejectsWith('23514'));
     await insert(a, 'x'.repeat(255));
     await assert.rejects(
-      ctx.db.query(`INSERT INTO idempotency_keys (account_id, key, request_hash, state) VALUES ($1, 'k9', 'h', 'pending')`, [a]),
+      ctx.db.query(`INSERT INTO idempotency_keys (account_id, key, request_hash, state, locked_at, created_at) VALUES ($1, 'k9', 'h', 'pending', now(), now())`, [a]),
       rejectsWith('23514'),
     );
     // The record belongs to an existing account.
@@ -158,7 +159,7 @@ forEachEngine('schema constraints', (ctx) => {
   it('api_keys: id is 12 base32 chars, hash is 32 bytes, account must exist', async () => {
     const acc = await createTestAccount(ctx.db);
     const ins = (id: string, hashLen: number, account = acc) =>
-      ctx.db.query('INSERT INTO api_keys (id, account_id, secret_hash) VALUES ($1, $2, $3)', [id, account, Buffer.alloc(hashLen, 7)]);
+      ctx.db.query('INSERT INTO api_keys (id, account_id, secret_hash, created_at) VALUES ($1, $2, $3, now())', [id, account, Buffer.alloc(hashLen, 7)]);
     await ins('abcdefgh2345', 32);
     await assert.rejects(ins('abcdefgh2345', 32), rejectsWith('23505'));
     await assert.rejects(ins('ABCDEFGH2345', 32), rejectsWith('23514'));
@@ -171,8 +172,8 @@ forEachEngine('schema constraints', (ctx) => {
   it('fee_recipients: one row per (account, address)', async () => {
     const acc = await createTestAccount(ctx.db);
     const addr = fakeAddress();
-    await ctx.db.query('INSERT INTO fee_recipients (account_id, address) VALUES ($1, $2)', [acc, addr]);
-    await assert.rejects(ctx.db.query('INSERT INTO fee_recipients (account_id, address) VALUES ($1, $2)', [acc, addr]), rejectsWith('23505'));
+    await ctx.db.query('INSERT INTO fee_recipients (account_id, address, created_at) VALUES ($1, $2, now())', [acc, addr]);
+    await assert.rejects(ctx.db.query('INSERT INTO fee_recipients (account_id, address, created_at) VALUES ($1, $2, now())', [acc, addr]), rejectsWith('23505'));
   });
 });
 

@@ -30,7 +30,7 @@ forEachEngine('screening log', (ctx) => {
     assert.deepEqual(await screeningResultFor(ctx.db, 'trk_none'), []);
   });
 
-  it('issue 49: newest first by the numeric id, past 9 (ids 10 and on sort first)', async () => {
+  it('lists newest first by the numeric id, past 9 (ids 10 and on sort first)', async () => {
     for (let i = 0; i < 12; i++) await recordScreening(ctx.db, { trackingId: OTHER, stage: 'deposit', address: `A${i}`, result: 'clear', actor: 'hush' });
     const page = await listScreeningLog(ctx.db, { trackingId: OTHER, limit: 5 });
     assert.deepEqual(page.map((e) => e.address), ['A11', 'A10', 'A9', 'A8', 'A7']);

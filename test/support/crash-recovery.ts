@@ -4,6 +4,7 @@ import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Address } from '@solana/kit';
 import { openDb } from '../../src/store/open-db.ts';
+import { systemClock } from '../../src/support/clock.ts';
 import type { Db } from '../../src/store/db.ts';
 import type { HushProcess } from './hush-process.ts';
 import { makeTempDir, pollUntil, removeDir } from './localnet.ts';
@@ -11,7 +12,7 @@ import { accountExists, waitForCleanReconcile, type Chain } from './settlement.t
 
 /** Runs `fn` on the store of DATA_DIR `dataDir`, closed after. */
 export async function withStore<T>(dataDir: string, fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openDb({ dataDir });
+  const db = await openDb({ dataDir, clock: systemClock });
   try {
     return await fn(db);
   } finally {

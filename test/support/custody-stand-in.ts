@@ -10,6 +10,8 @@ import { DepositIdentityMint } from '../../src/treasury/deposit-identity-mint.ts
 import { Treasury } from '../../src/treasury/treasury.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
 import { publishedWalletsOf } from '../../src/treasury/treasury-wallets.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 export function workerCustodyStandIn(seedHex: string, assets: AssetRegistry, target?: number) {
   let mint: DepositIdentityMint | null = null;
@@ -19,7 +21,7 @@ export function workerCustodyStandIn(seedHex: string, assets: AssetRegistry, tar
       const keys = new TreasuryKeys(new Uint8Array(Buffer.from(seedHex, 'hex')));
       await publishTreasuryWallets(db, publishedWalletsOf(await Treasury.load(keys, assets)));
       // As many identities as the deployment keeps (HUSH_DEPOSIT_IDENTITY_TARGET), not the production default.
-      mint = new DepositIdentityMint(db, keys.depositMasterKey, assets, target === undefined ? {} : { target }).start();
+      mint = new DepositIdentityMint(db, keys.depositMasterKey, assets, systemClock, systemRandom, target === undefined ? {} : { target }).start();
       await mint.filled();
     },
     async stop(): Promise<void> {

@@ -11,6 +11,7 @@ import { after, before, describe } from 'node:test';
 import pg from 'pg';
 import type { Db } from '../../src/store/db.ts';
 import { openDb } from '../../src/store/open-db.ts';
+import { systemClock, type Clock } from '../../src/support/clock.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -72,16 +73,17 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-/** A fresh, migrated, empty database of the engine. */
-export async function openTestDb(engine: Engine, opts: { poolSize?: number } = {}): Promise<TestDatabase> {
+/** A fresh, migrated, empty database of the engine; its now() is `clock`'s (the system's unless given). */
+export async function openTestDb(engine: Engine, opts: { poolSize?: number; clock?: Clock } = {}): Promise<TestDatabase> {
+  const clock = opts.clock ?? systemClock;
   if (engine === 'pglite') {
-    const db = await openDb({ dataDir: null });
+    const db = await openDb({ dataDir: null, clock });
     return { engine, db, close: () => db.close() };
   }
   const schema = newSchemaName();
   let db: Db;
   try {
-    db = await openDb({ databaseUrl: POSTGRES_URL, dataDir: null, schema, poolSize: opts.poolSize ?? 5 });
+    db = await openDb({ databaseUrl: POSTGRES_URL, dataDir: null, schema, poolSize: opts.poolSize ?? 5, clock });
   } catch (e) {
     await dropSchema(schema).catch(() => {});
     throw e;
@@ -105,8 +107,8 @@ export interface EngineContext {
    * their own accounts; use `fresh()` when a test needs an empty store.
    */
   readonly db: Db;
-  /** Another fresh database of the same engine, closed when the suite ends. */
-  fresh(opts?: { poolSize?: number }): Promise<TestDatabase>;
+  /** Another fresh database of the same engine, closed when the suite ends (on `clock` when given). */
+  fresh(opts?: { poolSize?: number; clock?: Clock }): Promise<TestDatabase>;
   /** Registers cleanup to run when the suite ends. */
   defer(fn: () => Promise<void> | void): void;
 }

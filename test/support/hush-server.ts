@@ -27,6 +27,8 @@ import {
   addFeeRecipient, insertAccount, insertApiKey, updateAccount, type AccountRecord,
 } from '../../src/store/accounts-store.ts';
 import type { Db } from '../../src/store/db.ts';
+import { systemClock, type Clock } from '../../src/support/clock.ts';
+import { systemRandom, type Random } from '../../src/support/random.ts';
 import { dropSchema, newSchemaName, POSTGRES_URL, postgresSkipReason, type Engine } from './databases.ts';
 import { workerCustodyStandIn } from './custody-stand-in.ts';
 import { makeTempDir, removeDir, requestTokenAirdrop, waitForStatus, type LocalRpc } from './localnet.ts';
@@ -70,7 +72,7 @@ export interface AccountOptions {
  * (its one legitimate response containing the secret); register them once received.
  */
 export async function issueKey(db: Db, accountId: string, expiresAt: Date | null = null, register = true): Promise<{ apiKey: string; keyId: string; secret: string }> {
-  const k = generateApiKey();
+  const k = generateApiKey(systemRandom);
   await insertApiKey(db, { keyId: k.keyId, accountId, secretHash: k.secretHash, expiresAt });
   const secret = secretOf(k.apiKey);
   if (register) registerSecret(secret);
@@ -126,6 +128,9 @@ export interface TestHushOptions {
   records?: RecordSink;
   /** Receives the API's pino records (one JSON line each); the API logs nothing when unset. */
   apiLog?: (line: string) => void;
+  /** Hush's clock and randomness (default: the system's). */
+  clock?: Clock;
+  random?: Random;
 }
 
 /** Starts a real Hush (API + embedded chain unless SOLANA_RPC_URL) on free ports; `close()` stops it and removes its data. */
@@ -176,7 +181,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
   let hush: RunningHush;
   try {
     const logger = opts.apiLog ? { level: 'info', stream: { write: opts.apiLog } } : false;
-    hush = await startHush(config, { logger, ...(opts.log ? { log: opts.log } : {}), ...(opts.records ? { records: opts.records } : {}), ...(standIn ? { onReady: standIn.onReady } : {}) });
+    hush = await startHush(config, { clock: opts.clock ?? systemClock, random: opts.random ?? systemRandom, logger, ...(opts.log ? { log: opts.log } : {}), ...(opts.records ? { records: opts.records } : {}), ...(standIn ? { onReady: standIn.onReady } : {}) });
   } catch (e) {
     await standIn?.stop();
     removeDir(dataDir);

@@ -36,6 +36,8 @@ import {
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { startLocalnet, type RunningLocalnet } from '../../src/localnet/start-localnet.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 export type LocalRpc = Rpc<SolanaRpcApi>;
 
@@ -76,7 +78,7 @@ export interface TestLocalnet {
 export async function startTestLocalnet(opts: { slotMs?: number; dataDir?: string } = {}): Promise<TestLocalnet> {
   const dataDir = opts.dataDir ?? makeTempDir();
   const slotMs = opts.slotMs ?? 50;
-  const net = await startLocalnet({ host: '127.0.0.1', port: 0, slotMs, dataDir });
+  const net = await startLocalnet({ host: '127.0.0.1', port: 0, slotMs, dataDir }, systemClock, systemRandom);
   return {
     url: net.url,
     rpc: createSolanaRpc(net.url),
@@ -100,7 +102,7 @@ export function proxiedLocalnet(): { chain: TestLocalnet; proxy: RpcFaultProxy }
   const net = {} as { chain: TestLocalnet; proxy: RpcFaultProxy };
   before(async () => {
     net.chain = await startTestLocalnet();
-    net.proxy = await startRpcFaultProxy(net.chain.url);
+    net.proxy = await startRpcFaultProxy(net.chain.url, systemClock, systemRandom);
   });
   after(async () => {
     await net.proxy?.close();

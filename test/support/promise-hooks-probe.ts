@@ -14,11 +14,13 @@ import { generateKeyPairSigner } from '@solana/kit';
 import bs58 from 'bs58';
 import { loadConfig } from '../../src/config/config.ts';
 import { startHush } from '../../src/runtime/start-hush.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const probe = () => Promise.resolve().then(() => executionAsyncId());
 const before = await probe();
 const dataDir = mkdtempSync(join(tmpdir(), 'hush-hooks-probe-'));
-const hush = await startHush(loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', LOCALNET_PORT: '0', LOCALNET_SLOT_MS: '50', DATA_DIR: dataDir, HUSH_DEPOSIT_IDENTITY_TARGET: '64', HUSH_SLOT_MS: '50' }), { logger: false, log: () => {} });
+const hush = await startHush(loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', LOCALNET_PORT: '0', LOCALNET_SLOT_MS: '50', DATA_DIR: dataDir, HUSH_DEPOSIT_IDENTITY_TARGET: '64', HUSH_SLOT_MS: '50' }), { clock: systemClock, random: systemRandom, logger: false, log: () => {} });
 const statuses: number[] = [];
 try {
   const url = hush.url!.replace('[::1]', '127.0.0.1');

@@ -16,6 +16,9 @@ import { parsePrice, type Price } from '../../src/domain/price.ts';
 import { EmbeddedPriceSource } from '../../src/prices/embedded-prices.ts';
 import { PriceSourceError } from '../../src/prices/price-source.ts';
 import { createFreshPrices, createPriceSource } from '../../src/prices/select-price-source.ts';
+import { readingClock } from '../support/manual-clock.ts';
+import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 
 const assets = loadAssets().list;
 const dir = mkdtempSync(join(tmpdir(), 'hush-price-overrides-'));
@@ -41,7 +44,7 @@ function write(path: string, content: unknown, mtimeS?: number): void {
 describe('EmbeddedPriceSource with an overrides file', () => {
   it('applies the file over the reference prices, picks up changes, and falls back when it is removed', async () => {
     const path = file();
-    const src = new EmbeddedPriceSource({ assets, overridesFile: path });
+    const src = new EmbeddedPriceSource({ assets, seed: 1, clock: systemClock, overridesFile: path });
     // No file yet: the reference prices.
     assertPrice((await src.latest(['sol'])).get('sol')!.price, '150');
     write(path, { sol: '160.5', doge: '0.1' }, 1_000);
@@ -60,7 +63,7 @@ describe('EmbeddedPriceSource with an overrides file', () => {
   it('re-reads only when mtime or size changed', async () => {
     const path = file();
     write(path, { sol: '155' }, 5_000);
-    const src = new EmbeddedPriceSource({ assets, overridesFile: path });
+    const src = new EmbeddedPriceSource({ assets, seed: 1, clock: systemClock, overridesFile: path });
     assertPrice(src.priceNow('sol'), '155');
     // Same mtime and size, different content: not re-read (the cheap check is the stat).
     write(path, { sol: '156' }, 5_000);
@@ -73,7 +76,7 @@ describe('EmbeddedPriceSource with an overrides file', () => {
     let now = 0;
     const path = file();
     write(path, { bonk: '0.00003' });
-    const src = new EmbeddedPriceSource({ assets, walkBpsPerMinute: 500, seed: 7, now: () => now, overridesFile: path });
+    const src = new EmbeddedPriceSource({ assets, walkBpsPerMinute: 500, seed: 7, clock: readingClock(() => now), overridesFile: path });
     for (let i = 0; i < 5; i++) {
       now += 60_000;
       const q = await src.latest(['bonk', 'sol']);
@@ -83,7 +86,7 @@ describe('EmbeddedPriceSource with an overrides file', () => {
 
   it('a malformed file fails the answer (PriceSourceError) and is retried until it parses', async () => {
     const path = file();
-    const src = new EmbeddedPriceSource({ assets, overridesFile: path });
+    const src = new EmbeddedPriceSource({ assets, seed: 1, clock: systemClock, overridesFile: path });
     for (const bad of ['{"sol": 150', '["sol"]', '{"sol": 160}', '{"sol": "-1"}', '{"sol": "0"}']) {
       write(path, bad);
       await assert.rejects(src.latest(['sol']), PriceSourceError, bad);
@@ -100,9 +103,9 @@ describe('HUSH_PRICE_OVERRIDES_FILE wiring', () => {
     write(path, { sol: '175' });
     const config = loadConfig({ HUSH_PRICE_OVERRIDES_FILE: path, HUSH_PRICE_REFRESH_S: '1', HUSH_PRICE_MAX_AGE_S: '5' });
     assert.equal(config.priceOverridesFile, path);
-    assert.ok(createPriceSource(config) instanceof EmbeddedPriceSource);
+    assert.ok(createPriceSource(config, { clock: systemClock, random: systemRandom }) instanceof EmbeddedPriceSource);
     const errors: unknown[] = [];
-    const fresh = createFreshPrices(config, { onRefreshError: (e) => errors.push(e) });
+    const fresh = createFreshPrices(config, { clock: systemClock, random: systemRandom, onRefreshError: (e) => errors.push(e) });
     await fresh.refresh();
     assertPrice(fresh.pairRate('sol', 'usdc').from.price, '175');
     // A later change is seen by the next refresh.

@@ -27,7 +27,7 @@ export async function accountRoutes(fastify: FastifyInstance, { deps, limit }: {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // The operator's own service: one implementation of keys and webhooks for both; this process's
   // authentication cache forgets the account at once (other API processes within its 5 s).
-  const admin = new AdminService(deps.db, { onAccountChanged: (id) => deps.auth.invalidate(id), webhookEgress: webhookEgressFor(deps.config), ...(deps.clock ? { clock: deps.clock } : {}) });
+  const admin = new AdminService(deps.db, { onAccountChanged: (id) => deps.auth.invalidate(id), webhookEgress: webhookEgressFor(deps.config), clock: deps.clock, random: deps.random });
   const account = new PartnerAccountService(deps.db, admin, deps.config.rateLimits, deps.clock);
   const config = limit('account');
   const tags = ['account'];

@@ -6,6 +6,7 @@ import { HushError } from '../../domain/errors.ts';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { AdminApi } from '../deps.ts';
 import { AdminThrottle } from '../admin-throttle.ts';
+import type { Clock } from '../../support/clock.ts';
 import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../admin/admin-service.ts';
 
 /** An operator's answer to a hold, an order's or a fund hold's (docs/spec.md §12). */
@@ -29,22 +30,24 @@ export interface AdminRouteOptions {
   /** Drops what this process cached about an account (its keys' authentication), if it caches any. */
   afterChange?: (accountId?: string) => void;
   throttle?: AdminThrottle;
+  /** Where the failed attempts' buckets refill. */
+  clock: Pick<Clock, 'now'>;
 }
 
 /** `/admin/v1` on the ops listener, present only when HUSH_ADMIN_TOKEN is set (docs/spec.md §3). */
-export async function adminRoutes(fastify: FastifyInstance, { token, admin, afterChange: changed, throttle = new AdminThrottle() }: AdminRouteOptions) {
+export async function adminRoutes(fastify: FastifyInstance, { token, admin, afterChange: changed, throttle = new AdminThrottle(), clock }: AdminRouteOptions) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const expected = digest(token);
   app.addHook('onRequest', async (request) => {
     // The connection's address (an IPv6 /56 as one): the ops listener trusts no X-Forwarded-For.
     const source = normalizeIP(request.ip, 56);
-    const wait = throttle.retryAfterS(source);
+    const wait = throttle.retryAfterS(source, clock.now());
     if (wait > 0) throw new HushError('RATE_LIMITED', 'Too many failed admin attempts from this address; wait and retry', undefined, { retryAfterSeconds: wait });
     const m = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
     // Hashing both sides makes the comparison constant-time whatever the presented length.
     if (!m || !timingSafeEqual(digest(m[1]!), expected)) {
       // A request with no credentials guesses nothing: only a presented token counts as a failed attempt.
-      if (request.headers.authorization !== undefined) throttle.failed(source);
+      if (request.headers.authorization !== undefined) throttle.failed(source, clock.now());
       throw new HushError('UNAUTHORIZED', 'Missing or invalid admin token');
     }
   });

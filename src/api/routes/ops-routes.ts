@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../metrics.ts';
-import { systemClock } from '../../support/clock.ts';
+import type { Clock } from '../../support/clock.ts';
+import type { Random } from '../../support/random.ts';
 
 /** What the operational routes read; the ops listener's deps extend it. */
 export interface OpsRouteDeps {
@@ -11,6 +12,10 @@ export interface OpsRouteDeps {
   draining?(): boolean;
   /** docs/spec.md §12: screening as one line (`off`, or its lists' versions, provider and failure policy) (every role: the API screens quotes, the worker deposits and payouts). */
   screening?(): string;
+  /** Where the listener reads "now" and times requests. */
+  clock: Clock;
+  /** Its request ids. */
+  random: Random;
 }
 
 /** Seconds a load balancer is told to wait before asking again (every 503 carries Retry-After, docs/spec.md §6). */
@@ -19,7 +24,7 @@ const NOT_READY_RETRY_S = '5';
 export const REFUSING_WINDOW_MS = 10_000;
 
 /** The partner port's saturation for /readyz (docs/spec.md §7), and whether it is refusing keyed requests now. */
-function partnerPort(deps: OpsRouteDeps, now = systemClock.now()): { details: Record<string, unknown>; refusing: boolean } | null {
+function partnerPort(deps: OpsRouteDeps, now: number): { details: Record<string, unknown>; refusing: boolean } | null {
   const status = deps.metrics.connections.listeners.get('partner')?.();
   if (!status) return null; // role worker: no partner port
   const recent = (at: number | null) => at !== null && now - at < REFUSING_WINDOW_MS;
@@ -52,7 +57,7 @@ export async function opsRoutes(app: FastifyInstance, { deps }: { deps: OpsRoute
     const parts: Record<string, unknown> = { store: r.store ? 'ok' : 'unreachable', chain: r.chain ? 'ok' : 'unreachable' };
     if (r.starting) parts.start = 'in progress'; // funding at start still waiting out the chain
     if (deps.screening) parts.screening = deps.screening();
-    const port = partnerPort(deps);
+    const port = partnerPort(deps, deps.clock.now());
     if (port) parts.partnerPort = port.details;
     if (r.store && r.chain && !r.starting && !port?.refusing) return reply.send({ success: true, ...parts });
     // A failure keeps the docs/spec.md §2 error shape like every other response.

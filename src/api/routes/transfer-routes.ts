@@ -13,7 +13,7 @@ import { quoteKey } from '../../domain/quote-token.ts';
 import { Type } from 'typebox';
 import { listReceiptKeys } from '../../store/receipts/receipt-keys.ts';
 import { sendTestWebhook, webhookEgressFor } from '../../webhooks/webhook-test.ts';
-import { systemClock } from '../../support/clock.ts';
+import type { Clock } from '../../support/clock.ts';
 import { requestLane } from '../request-lane.ts';
 import {
   DepositHintBody,
@@ -43,13 +43,13 @@ const RECEIPT_KEYS_URL = '/transfer/v1/receipt-keys';
 const RECEIPT_KEYS_TTL_MS = 5_000;
 
 /** The last answer of `read` for `ttlMs`; a failed read is not kept. */
-function shortLived<T>(ttlMs: number, read: () => Promise<T>): { get(): Promise<T> } {
+function shortLived<T>(clock: Pick<Clock, 'now'>, ttlMs: number, read: () => Promise<T>): { get(): Promise<T> } {
   let kept: { at: number; value: Promise<T> } | null = null;
   return {
     get() {
-      if (kept && systemClock.now() - kept.at < ttlMs) return kept.value;
+      if (kept && clock.now() - kept.at < ttlMs) return kept.value;
       const value = read();
-      kept = { at: systemClock.now(), value };
+      kept = { at: clock.now(), value };
       value.catch(() => (kept = null));
       return value;
     },
@@ -116,7 +116,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
   const limit = perKeyLimit(config.rateLimits);
   const security = BEARER;
   // Asked by anonymous pages too: at most one store read per few seconds, whoever asks.
-  const receiptKeys = shortLived(RECEIPT_KEYS_TTL_MS, () => listReceiptKeys(deps.db));
+  const receiptKeys = shortLived(deps.clock, RECEIPT_KEYS_TTL_MS, () => listReceiptKeys(deps.db));
 
   app.get(
     '/tokens',
@@ -352,7 +352,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         response: { 200: documented(WebhookTestResponse, 'The outcome of the send'), ...errors(OPERATION_ERRORS.sendTestWebhook) },
       },
     },
-    async (request) => ({ success: true as const, ...(await sendTestWebhook(deps.db, caller(request).account.id, webhookEgressFor(deps.config))) }),
+    async (request) => ({ success: true as const, ...(await sendTestWebhook(deps.db, caller(request).account.id, webhookEgressFor(deps.config), deps.clock, deps.random)) }),
   );
 
   // The partner's own account (self-service): a child scope, so the authentication hook above covers it.

@@ -9,7 +9,7 @@ export interface Allocation<P> {
   amount: bigint;
 }
 
-/** The pools in a random order, from the caller's random source (Math.random in production). */
+/** The pools in a random order, from the caller's random source (the runtime's Random: src/support/random.ts). */
 export function shufflePools<P>(pools: readonly P[], random: () => number): P[] {
   return [...pools].sort(() => random() - 0.5);
 }

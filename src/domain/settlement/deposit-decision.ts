@@ -1,3 +1,5 @@
+import { STATUS } from '../order-state.ts';
+
 /** A deposit account as read at one commitment (undefined: not read, or absent). */
 export interface DepositBalance {
   exists: boolean;
@@ -29,8 +31,8 @@ function funded(b: DepositBalance | undefined): b is DepositBalance & { tokenAmo
  */
 export function depositDecision(status: WatchedStatus, confirmed: DepositBalance | undefined, processed: DepositBalance | undefined, dead: boolean): DepositDecision {
   if (funded(confirmed)) return { kind: 'confirm', amount: confirmed.tokenAmount };
-  if (funded(processed)) return status === 'awaiting_deposit' ? { kind: 'detect', amount: processed.tokenAmount } : { kind: 'seen' };
-  if (status === 'deposit_detected') return { kind: 'undetect' };
+  if (funded(processed)) return status === STATUS.awaiting_deposit ? { kind: 'detect', amount: processed.tokenAmount } : { kind: 'seen' };
+  if (status === STATUS.deposit_detected) return { kind: 'undetect' };
   return dead ? { kind: 'expire' } : { kind: 'poll' };
 }
 

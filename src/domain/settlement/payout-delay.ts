@@ -3,7 +3,7 @@ import { choiceOf, type PrivacyChoice } from '../privacy-choice.ts';
 
 /**
  * When a payout is due: `from` plus a privacy delay uniform over [min, max] seconds to the millisecond.
- * `randomInt(n)`: a uniform integer in [0, n) (node:crypto's randomInt in production).
+ * `randomInt(n)`: a uniform integer in [0, n) (the runtime's Random in production: src/support/random.ts).
  */
 export function payoutDue(from: Date, delayS: { min: number; max: number }, randomInt: (n: number) => number): Date {
   const delayMs = Math.round(delayS.min * 1000) + randomInt(Math.round((delayS.max - delayS.min) * 1000) + 1);

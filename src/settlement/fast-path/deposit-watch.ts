@@ -3,7 +3,7 @@ import { associatedTokenAddress } from '../../chain/associated-token-address.ts'
 import { watchedOrders, type WatchedRow } from '../../store/settlement/watched-orders.ts';
 import { ORDER_CHANGED_CHANNEL } from '../../store/order-transitions.ts';
 import type { SettlementContext } from '../context.ts';
-import { confirmFundedOrders, originQuery, type ConfirmFundedOrdersDeps } from '../confirm-funded-orders.ts';
+import { confirmFundedOrders, originQuery, type WorkerConfirmDeps } from '../confirm-funded-orders.ts';
 import type { DepositOrigin } from '../../chain/deposit-origin.ts';
 import type { PayableOrder } from '../plan-payouts.ts';
 import type { WatchedBalances } from './watched-balances.ts';
@@ -30,7 +30,7 @@ function watchedOrder(r: WatchedRow): PayableOrder {
 }
 
 /** What the watch touches: its reads and the one confirmation path it hands funded orders to. */
-export type DepositWatchDeps = ConfirmFundedOrdersDeps & Pick<SettlementContext, 'slots' | 'depositBalances' | 'sent' | 'view' | 'running'>;
+export type DepositWatchDeps = WorkerConfirmDeps & Pick<SettlementContext, 'slots' | 'depositBalances' | 'sent' | 'view' | 'running'>;
 
 /**
  * Deposit watch: whenever the `confirmed` slot advances, one read of every watched deposit account; the

@@ -3,7 +3,7 @@ import type { ChainView } from '../../chain/chain-view.ts';
 import type { Log } from '../deps.ts';
 import { alertFields } from '../../support/alerts.ts';
 import { FOREIGN_RECHECK_MS as RECHECK_MS } from '../timing.ts';
-import { systemClock, type Clock } from '../../support/clock.ts';
+import type { Clock } from '../../support/clock.ts';
 
 
 /** An order whose deposit account is funded, but not by its sender's transaction (docs/spec.md §5, "Whose deposit"). */
@@ -26,9 +26,9 @@ export class ForeignFunds {
   constructor(
     view: () => Pick<ChainView, 'signatureHistories' | 'transactionsMany'>,
     private readonly log: Log,
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Clock,
   ) {
-    this.origins = new DepositOrigins(view);
+    this.origins = new DepositOrigins(view, clock);
   }
 
   /** Whether this order's deposit account holds `amount` of someone else's, and nothing of its sender's (as judged lately). */

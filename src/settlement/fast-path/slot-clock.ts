@@ -1,6 +1,6 @@
 import type { ChainSubscriptions } from '../../chain/chain-subscriptions.ts';
 import type { ChainView } from '../../chain/chain-view.ts';
-import { systemClock, type Clock } from '../../support/clock.ts';
+import type { Clock } from '../../support/clock.ts';
 
 /**
  * The slot the deposit watch and the fate loop follow. With a PubSub socket up it comes from slot
@@ -19,7 +19,7 @@ export class SlotClock {
     private readonly view: () => ChainView,
     private readonly subs: ChainSubscriptions | null,
     private readonly pollEveryMs: () => number,
-    private readonly clock: Clock = systemClock,
+    private readonly clock: Clock,
   ) {}
 
   /** Subscribes to slots; `onAdvance` runs on each new notified slot. */

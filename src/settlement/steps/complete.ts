@@ -14,6 +14,7 @@ import { feeMovement, refundFeeLegs } from '../../ledger/order-movements.ts';
 import { faultPoint } from '../outbox.ts';
 import { observeCompleted } from '../settlement-metrics.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
+import { STATUS, STATUS_HANDLING } from '../../domain/order-state.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { startRefund, type RefundDeps } from './refund.ts';
 import { refundRefusedPayout, type RefusedPayoutDeps } from './recipient-refused.ts';
@@ -50,7 +51,7 @@ function transfersOf(landed: Transfer[], now: string): { signature: string; amou
 
 /** Drives `sending`/`refunding`: replaces dead transactions, completes when every part has landed. */
 export async function advancePayout(ctx: CompleteDeps, o: OrderRecord): Promise<NextLook> {
-  const kind = o.status === 'sending' ? 'payout' : 'refund';
+  const kind = o.status === STATUS.sending ? 'payout' : 'refund';
   // Refunds of funds sent after the deposit (meta.late) are their own business, not this order's refund.
   const txs = (await chainTxsOfOrder<'payout' | 'refund'>(ctx.db, o.id, kind)).filter((t) => !t.meta.late);
   if (kind === 'refund' && txs.length === 0) return startRefund(ctx, o);
@@ -92,7 +93,7 @@ export async function completeOrders(ctx: Pick<SettlementContext, 'db' | 'clock'
   const items: PayoutCompletion[] = [];
   const now = ctx.clock.date().toISOString();
   for (const o of orders) {
-    if (o.status !== 'sending') continue;
+    if (o.status !== STATUS.sending) continue;
     const parts = byPart(byOrder.get(o.id) ?? []);
     const landed = parts.size === 0 ? undefined : landedParts(parts);
     if (landed) items.push({ id: o.id, payouts: transfersOf(landed, now), movement: feeMovement(o) });
@@ -113,7 +114,7 @@ export async function stepPayingOrder(ctx: CompleteDeps, orderId: string): Promi
   const o = await claimOrder(ctx.db, orderId, ctx.workerId, ctx.leaseSeconds);
   if (!o) return false;
   try {
-    const next = o.status === 'sending' || o.status === 'refunding' ? await advancePayout(ctx, o) : { delayMs: 0 };
+    const next = STATUS_HANDLING[o.status].step === 'advancePayout' ? await advancePayout(ctx, o) : { delayMs: 0 };
     await releaseOrder(ctx.db, o.id, ctx.workerId, next);
   } catch (e) {
     ctx.log({ err: e, trackingId: o.trackingId, status: o.status }, 'order step failed');

@@ -3,11 +3,10 @@ import type { OrderRecord } from '../../store/orders-store.ts';
 import { detectDeposit } from '../../store/settlement/detect-deposit.ts';
 import { undetectDeposit } from '../../store/settlement/undetect-deposit.ts';
 import { expireOrder } from '../../store/settlement/expire-order.ts';
-import { depositDecision } from '../../domain/settlement/deposit-decision.ts';
+import { depositDecision, type DepositDecision, type WatchedStatus } from '../../domain/settlement/deposit-decision.ts';
+import { STATUS } from '../../domain/order-state.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
-import type { ConfirmFundedOrdersDeps } from '../confirm-funded-orders.ts';
 import { AWAITING_POLL_SLOTS } from '../timing.ts';
-import { confirmFundedOrders } from '../confirm-funded-orders.ts';
 
 /** `failureReason` of an order that expired while its deposit account held only someone else's funds. */
 export const DEPOSIT_ACCOUNT_TAKEN = 'deposit_account_taken';
@@ -29,8 +28,8 @@ export interface DepositReads {
 /** What reading the unfunded orders' deposit accounts touches. */
 export type ReadDepositsDeps = Pick<SettlementContext, 'db' | 'view' | 'depositBalances' | 'foreign' | 'clock'>;
 
-/** What the awaiting-deposit step touches: the reads, and the one confirmation path for what it finds funded. */
-export type ConfirmOrExpireDeps = ReadDepositsDeps & ConfirmFundedOrdersDeps & Pick<SettlementContext, 'pollEveryMs' | 'slotMs'>;
+/** What the awaiting-deposit step touches: the reads, and the store's detect, undetect and expire. */
+export type ConfirmOrExpireDeps = ReadDepositsDeps & Pick<SettlementContext, 'pollEveryMs' | 'slotMs'>;
 
 export async function readDeposits(ctx: ReadDepositsDeps, orders: OrderRecord[]): Promise<DepositReads> {
   const confirmed = new Map<string, AccountBalance>();
@@ -43,7 +42,7 @@ export async function readDeposits(ctx: ReadDepositsDeps, orders: OrderRecord[])
     const known = pastExpiration(o) ? undefined : ctx.depositBalances.current(a);
     if (known) confirmed.set(a, known);
     else read.confirmed.push(a);
-    if (!known || o.status === 'deposit_detected' || ctx.depositBalances.mentioned(a)) read.processed.push(a);
+    if (!known || o.status === STATUS.deposit_detected || ctx.depositBalances.mentioned(a)) read.processed.push(a);
     else processed.set(a, known);
   }
   const none = Promise.resolve(new Map<string, AccountBalance>());
@@ -57,21 +56,23 @@ export async function readDeposits(ctx: ReadDepositsDeps, orders: OrderRecord[])
   return { confirmed, processed, height };
 }
 
-/** `awaiting_deposit` / `deposit_detected`: confirm, detect, undetect or expire (depositDecision). */
-export async function confirmOrExpire(ctx: ConfirmOrExpireDeps, o: OrderRecord & { status: 'awaiting_deposit' | 'deposit_detected' }, deposits: DepositReads): Promise<NextLook> {
-  const slot = ctx.slotMs;
+/** The deposit decision of an order awaiting its deposit, on its batch's reads (depositDecision). */
+export function decideDeposit(ctx: Pick<SettlementContext, 'clock' | 'foreign'>, o: OrderRecord, deposits: DepositReads): DepositDecision {
   // No deposit can land once every issued blockhash is dead (checked at `finalized`, against the
   // order row as it is when it moves: a refresh since it was read hands out a later one).
   const dead = ctx.clock.now() > o.expiration.getTime() && deposits.height > o.txLastValidBlockHeight;
   // Someone else's funds in the deposit account (front-run) are no deposit: read as an empty account.
   const own = (b: AccountBalance | undefined) => (b && ctx.foreign.holds(o.id, b.tokenAmount) ? undefined : b);
-  const next = depositDecision(o.status, own(deposits.confirmed.get(o.depositAccount)), own(deposits.processed.get(o.depositAccount)), dead);
+  return depositDecision(o.status as WatchedStatus, own(deposits.confirmed.get(o.depositAccount)), own(deposits.processed.get(o.depositAccount)), dead);
+}
+
+/** Every decision but `confirm`: the order loop hands those to the one confirmation (confirmFundedOrders), as a batch. */
+export type DepositMove = Exclude<DepositDecision, { kind: 'confirm' }>;
+
+/** `awaiting_deposit` / `deposit_detected` with nothing to confirm: detect, undetect or expire (decideDeposit). */
+export async function confirmOrExpire(ctx: ConfirmOrExpireDeps, o: OrderRecord, next: DepositMove, deposits: DepositReads): Promise<NextLook> {
+  const slot = ctx.slotMs;
   switch (next.kind) {
-    case 'confirm':
-      // The one confirmation path (the order loop hands deposits visible at `confirmed` to it before
-      // stepping orders one by one, so this is its fallback); it releases the order itself.
-      await confirmFundedOrders(ctx, [o], deposits.confirmed);
-      return {};
     case 'detect':
       await detectDeposit(ctx.db, o.id, next.amount);
       return { delayMs: slot / 2 };

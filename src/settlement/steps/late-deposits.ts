@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import type { Address } from '@solana/kit';
 import type { AccountBalance } from '../../chain/chain-view.ts';
 import { buildSweep } from '../../chain/hush-transactions.ts';
@@ -16,7 +15,7 @@ import { refundReleasedLateFunds, replaceDeadLateRefunds, retryLateRefunds, type
 import { StrayWatch } from './stray-funds.ts';
 
 /** What sweeping late funds touches. */
-export type SweepLateDeps = Pick<SettlementContext, 'db' | 'view' | 'asset' | 'treasury' | 'chain' | 'shape' | 'outbox' | 'log'>;
+export type SweepLateDeps = Pick<SettlementContext, 'db' | 'view' | 'asset' | 'treasury' | 'chain' | 'shape' | 'outbox' | 'log' | 'random'>;
 /** What a late-deposit pass touches: the late sweeps, and the late refunds it retries or replaces. */
 export type LateDepositsDeps = SweepLateDeps & LateRefundsDeps & RefundLateDeps;
 
@@ -127,7 +126,7 @@ function lateFunds(native: () => boolean, b: AccountBalance | undefined): { amou
 async function sweepLate(ctx: SweepLateDeps, orderId: string, trackingId: string, depositAccount: Address, assetId: string): Promise<void> {
   const asset = ctx.asset(assetId);
   const pools = ctx.treasury.pools(assetId);
-  const pool = pools[randomInt(pools.length)]!;
+  const pool = pools[ctx.random.int(pools.length)]!;
   // The store's clock, like chain_txs.updated_at.
   const readAt = await storeNow(ctx.db);
   if (await sweepOfAccount(ctx.db, depositAccount)) return;

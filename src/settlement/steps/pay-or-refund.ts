@@ -12,9 +12,10 @@ import { drawPayoutDue } from '../../ledger/deposit-confirmation.ts';
 import { startSwap, type SwapDeps } from './swap.ts';
 import { heldAt, type ScreenDeps } from './screen-orders.ts';
 import { payersOf } from '../../chain/deposit-origin.ts';
+import { STATUS } from '../../domain/order-state.ts';
 
 /** What recording the payout due time touches. */
-export type RecordPayoutDueDeps = Pick<SettlementContext, 'db' | 'config' | 'clock'>;
+export type RecordPayoutDueDeps = Pick<SettlementContext, 'db' | 'config' | 'clock' | 'random'>;
 /** What the pay-or-refund step touches. */
 export type PayOrRefundDeps = RecordPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs' | 'view'>;
 
@@ -25,7 +26,7 @@ export async function recordDeposit(ctx: Pick<SettlementContext, 'db'>, o: Order
 
 /** Records the payout due time drawn for an order (drawPayoutDue; the first recorded wins) and returns the one in force. */
 export async function recordPayoutDue(ctx: RecordPayoutDueDeps, o: OrderRecord, from: Date): Promise<Date> {
-  return (await setPayoutDue(ctx.db, o.id, drawPayoutDue(ctx.config, o, from)))!;
+  return (await setPayoutDue(ctx.db, o.id, drawPayoutDue(ctx.config, o, from, ctx.random)))!;
 }
 
 /**
@@ -34,16 +35,16 @@ export async function recordPayoutDue(ctx: RecordPayoutDueDeps, o: OrderRecord, 
  */
 export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise<NextLook> {
   const deposited = BigInt(o.deposit?.amount ?? '0');
-  // A deposit confirmed through the deposit hint (the API) never went through confirmDeposits: put it on
-  // the ledger and draw its privacy delay here (both idempotent), before anything moves.
+  // The confirmation records the deposit's ledger leg and its due time (confirmFundedOrders); both are put
+  // here again, idempotently (the first recorded wins), so nothing moves without them whatever brought it here.
   await recordDeposit(ctx, o, deposited);
-  let from: 'deposit_confirmed' | 'swapping' = o.status === 'swapping' ? 'swapping' : 'deposit_confirmed';
-  // Confirmed through the deposit hint (the API screens nothing): screened here, at the worker's first look, as
-  // its deposit confirms (docs/spec.md §12); the worker's own confirmations left their decision in the log.
-  // Before a deposit of the wrong amount is refunded, too: a refund screens only the sender, so a deposit
-  // paid by a listed co-signer and hinted with one unit too many went back through the pool to the sender
-  // with its payer never screened.
-  if (from === 'deposit_confirmed' && ctx.screening.enabled && !(await screenedAt(ctx.db, o.trackingId, 'deposit'))) {
+  let from: 'deposit_confirmed' | 'swapping' = o.status === STATUS.swapping ? STATUS.swapping : STATUS.deposit_confirmed;
+  // Every confirmation screens and leaves its decision in the log (confirmFundedOrders, the worker's and the
+  // hint's alike); one without (the log's write failed, or screening was off then) is screened here, at the
+  // worker's first look (docs/spec.md §12). Before a deposit of the wrong amount is refunded, too: a refund
+  // screens only the sender, so a deposit paid by a listed co-signer and hinted with one unit too many went
+  // back through the pool to the sender with its payer never screened.
+  if (from === STATUS.deposit_confirmed && ctx.screening.enabled && !(await screenedAt(ctx.db, o.trackingId, 'deposit'))) {
     // Its payers too (docs/spec.md §12): the deposit's transaction, read once; unreadable, the next look asks again.
     const [tx] = o.deposit ? await ctx.view.transactionsMany([o.deposit.signature]).catch(() => [undefined]) : [null];
     if (tx === undefined) return { delayMs: 2000 };
@@ -53,7 +54,7 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
     await refundOrder(ctx.db, o.id, 'deposit_confirmed', deposited < o.amountIn ? 'deposit_short' : 'deposit_over');
     return { delayMs: 0 };
   }
-  if (from === 'deposit_confirmed' && o.sourceAssetId !== o.destinationAssetId) {
+  if (from === STATUS.deposit_confirmed && o.sourceAssetId !== o.destinationAssetId) {
     const swap = await startSwap(ctx, o);
     if (swap === 'refund') return { delayMs: 0 };
     if (swap === 'wait') return { delayMs: 2000 };

@@ -5,7 +5,7 @@ import type { FreshPrices } from '../../prices/price-source.ts';
 import type { SettlementContext } from '../context.ts';
 
 /** What rebalancing touches. */
-export type RebalanceDeps = Pick<SettlementContext, 'db' | 'config' | 'pools' | 'alert' | 'chain' | 'treasury' | 'asset'>;
+export type RebalanceDeps = Pick<SettlementContext, 'db' | 'config' | 'pools' | 'alert' | 'chain' | 'treasury' | 'asset' | 'clock'>;
 
 export interface RebalanceSettings {
   rebalancer?: Rebalancer;
@@ -62,7 +62,7 @@ async function recordExternal(ctx: RebalanceDeps, signature: string, kind: 'reba
       await recordMovement(ctx.db, `${kind}:${signature}`, kind, legs);
       return;
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await ctx.clock.sleep(100);
   }
   ctx.alert('rebalance_not_visible', { signature }, 'ALERT: rebalance transaction not visible; ledger not updated');
 }

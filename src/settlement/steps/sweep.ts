@@ -1,5 +1,4 @@
 import { SWEEP_QUIET_SLOTS, sweepBatchesPerTick } from '../timing.ts';
-import { randomInt } from 'node:crypto';
 import { buildSweep, type SweepItem } from '../../chain/hush-transactions.ts';
 import { assetsWithUnsweptDeposits } from '../../store/settlement/assets-with-unswept-deposits.ts';
 import { attachSweep } from '../../store/settlement/attach-sweep.ts';
@@ -14,7 +13,7 @@ import type { AccountBalance } from '../../chain/chain-view.ts';
 import type { FreshBlockhash } from '../../chain/solana-chain.ts';
 
 /** What a sweep touches. */
-export type SweepDeps = Pick<SettlementContext, 'db' | 'view' | 'chain' | 'shape' | 'asset' | 'treasury' | 'outbox' | 'alerted' | 'alert' | 'log' | 'slotMs' | 'running' | 'maxRps' | 'clock'>;
+export type SweepDeps = Pick<SettlementContext, 'db' | 'view' | 'chain' | 'shape' | 'asset' | 'treasury' | 'outbox' | 'alerted' | 'alert' | 'log' | 'slotMs' | 'running' | 'maxRps' | 'clock' | 'random'>;
 
 const SWEEP_BATCH = 4;
 const SWEEP_MAX_DEFERRALS = 3;
@@ -130,7 +129,7 @@ interface SweepPlan {
 /** Signs the sweep, records it (re-locked, attached to its orders) and sends it; the deposits it swept. */
 async function commitSweep(ctx: SweepDeps, { assetId, blockhash, entries }: SweepPlan): Promise<number> {
   const asset = ctx.asset(assetId);
-  const pool = ctx.treasury.pools(assetId)[randomInt(ctx.treasury.pools(assetId).length)]!;
+  const pool = ctx.treasury.pools(assetId)[ctx.random.int(ctx.treasury.pools(assetId).length)]!;
   const items: (SweepItem & { orderId: string; extra: bigint; reserve: bigint })[] = [];
   for (const e of entries) {
     const b = e.b;

@@ -29,8 +29,8 @@ export type FundHoldFinding = Omit<HoldVerdict, 'stage'> & { stage: string };
 /** Opens a fee recipient's hold (nothing when one is open already). True when this call opened it. */
 export async function holdFeeRecipient(db: Queryable, account: string, assetId: string, owed: bigint, f: FundHoldFinding): Promise<boolean> {
   const { rows } = await db.query(
-    `INSERT INTO screening_holds (kind, subject, asset_id, amount, status, stage, result, field, address, list, version, reason)
-     VALUES ('fee', $1, $2, $3, 'held', $4, $5, $6, $7, $8, $9, $10)
+    `INSERT INTO screening_holds (kind, subject, asset_id, amount, status, stage, result, field, address, list, version, reason, created_at)
+     VALUES ('fee', $1, $2, $3, 'held', $4, $5, $6, $7, $8, $9, $10, now())
      ON CONFLICT (kind, subject) WHERE status IN ('held', 'refund_due') DO UPDATE SET amount = EXCLUDED.amount
      RETURNING (xmax = 0) AS opened`,
     [account, assetId, owed.toString(), f.stage, f.result, f.field, f.address, f.list, f.version, f.reason],
@@ -91,8 +91,8 @@ export async function resolveFundHold(db: Queryable, id: string, to: 'released' 
  */
 export async function holdLateFunds(tx: Queryable, subject: string, o: { id: string; trackingId: string; sourceAssetId: string }, amount: bigint, f: FundHoldFinding): Promise<boolean> {
   const { rows } = await tx.query(
-    `INSERT INTO screening_holds (kind, subject, tracking_id, order_id, asset_id, amount, status, stage, result, field, address, list, version, reason)
-     VALUES ('late', $1, $2, $3, $4, $5, 'held', $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING RETURNING id`,
+    `INSERT INTO screening_holds (kind, subject, tracking_id, order_id, asset_id, amount, status, stage, result, field, address, list, version, reason, created_at)
+     VALUES ('late', $1, $2, $3, $4, $5, 'held', $6, $7, $8, $9, $10, $11, $12, now()) ON CONFLICT DO NOTHING RETURNING id`,
     [subject, o.trackingId, o.id, o.sourceAssetId, amount.toString(), f.stage, f.result, f.field, f.address, f.list, f.version, f.reason],
   );
   if (rows.length === 0) return false;

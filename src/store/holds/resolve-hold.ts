@@ -18,13 +18,13 @@ function resolveSql(action: HoldAction, to: HoldTarget): string {
   if (sql === undefined) {
     // Released: settlement goes on as if never held (no failure reason); refunded: the reason stays
     // `screening`, which the refund's status record shows. Both are due at once; frozen is final.
-    const set = to === 'frozen' ? '' : action === 'release' && to === 'deposit_confirmed' ? 'failure_reason = NULL, next_run_at = now()' : 'next_run_at = now()';
+    const set = to === TARGET.freeze ? '' : action === 'release' && to === TARGET.release ? 'failure_reason = NULL, next_run_at = now()' : 'next_run_at = now()';
     sql = WRITER.sql({
       route: ['held', to],
       ...(set ? { set } : {}),
       where: 'o.id = $1',
-      effects: `l AS (INSERT INTO screening_log (tracking_id, stage, result, actor, note)
-                 SELECT u.tracking_id, 'resolution', '${action}', $2, $3 FROM u)`,
+      effects: `l AS (INSERT INTO screening_log (tracking_id, stage, result, actor, note, at)
+                 SELECT u.tracking_id, 'resolution', '${action}', $2, $3, now() FROM u)`,
     });
     statements.set(`${action}:${to}`, sql);
   }

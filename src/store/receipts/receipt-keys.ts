@@ -8,7 +8,7 @@ export interface PublishedReceiptKey {
 
 /** A worker's receipt key, published at its start (idempotent: a key is published once and stays). */
 export async function publishReceiptKey(db: Queryable, keyId: string): Promise<void> {
-  await db.query(`INSERT INTO receipt_keys (key_id) VALUES ($1) ON CONFLICT (key_id) DO NOTHING`, [keyId]);
+  await db.query(`INSERT INTO receipt_keys (key_id, first_published_at) VALUES ($1, now()) ON CONFLICT (key_id) DO NOTHING`, [keyId]);
 }
 
 /** Every key that ever signed a receipt here, newest first. */

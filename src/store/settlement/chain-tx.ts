@@ -111,10 +111,10 @@ export function toChainTx(r: ChainTxRow): ChainTx {
 /** A signed transaction about to be recorded: a chain_txs row before the store gives it id, status and time. */
 export type NewChainTx = Omit<ChainTxBase, 'id' | 'status' | 'createdAt'> & { kind: ChainTxKind; meta?: ChainTxMetaByKind[ChainTxKind] };
 
-/** Pending chain_txs rows from the ten arrays of chainTxParams at $n…$n+9, `created_at` as each is written. */
+/** Pending chain_txs rows from the ten arrays of chainTxParams at $n…$n+9, written at the statement's now(). */
 export const CHAIN_TX_INSERT_FROM_PARAMS = (n: number) =>
   `INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status, meta, created_at, updated_at)
-   SELECT t.kind, t.order_id, t.asset_id, t.amount, t.source, t.destination, t.signature, t.wire, t.lvbh, 'pending', t.meta, clock_timestamp(), clock_timestamp()
+   SELECT t.kind, t.order_id, t.asset_id, t.amount, t.source, t.destination, t.signature, t.wire, t.lvbh, 'pending', t.meta, now(), now()
    FROM unnest($${n}::text[], $${n + 1}::bigint[], $${n + 2}::text[], $${n + 3}::numeric[], $${n + 4}::text[], $${n + 5}::text[], $${n + 6}::text[], $${n + 7}::text[], $${n + 8}::bigint[], $${n + 9}::jsonb[])
      AS t(kind, order_id, asset_id, amount, source, destination, signature, wire, lvbh, meta)`;
 

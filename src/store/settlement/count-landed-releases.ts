@@ -1,5 +1,5 @@
 import { landedBurstSizes } from '../../domain/landed-bursts.ts';
-import { statusesWhere } from '../../domain/order-state.ts';
+import { ORDER_STATUSES, STATUS_HANDLING, statusesWhere } from '../../domain/order-state.ts';
 import type { Queryable } from '../db.ts';
 import { ORDER_CHANGED_CHANNEL } from '../orders-store.ts';
 import { statusesSql } from './final-statuses.ts';
@@ -14,6 +14,8 @@ const FINAL = new Set<string>(statusesWhere('final'));
  */
 const NEIGHBOURHOOD_SPANS = 10;
 const AWAITS_PAYOUT = new Set<string>(statusesWhere('awaitsPayout'));
+/** Sending or refunding (the order loop's advancePayout step): in flight while none of its payouts has landed. */
+const PAYING = new Set<string>(ORDER_STATUSES.filter((s) => STATUS_HANDLING[s].step === 'advancePayout'));
 
 /**
  * Counts the burst each member's payout of a class release landed in (landedBurstSizes over the class's
@@ -52,7 +54,7 @@ async function countRelease(db: Queryable, r: { at: string; source_asset_id: str
       WHERE o.class_released_at = $1::timestamptz AND (o.source_asset_id, o.destination_asset_id, o.mode, ${PINNED}) = ($2, $3, $4, $5::numeric)`,
     [r.at, r.source_asset_id, r.destination_asset_id, r.mode, r.pinned],
   );
-  const inFlight = members.some((m) => AWAITS_PAYOUT.has(m.status) || m.pending || ((m.status === 'sending' || m.status === 'refunding') && m.slot === null));
+  const inFlight = members.some((m) => AWAITS_PAYOUT.has(m.status) || m.pending || (PAYING.has(m.status) && m.slot === null));
   if (inFlight) return 0;
   const own = members.map((m) => ({ id: String(m.id), slot: m.slot === null ? null : BigInt(m.slot) }));
   const sizes = landedBurstSizes([...own, ...(await classNeighbours(db, r, own, spanSlots))], spanSlots);

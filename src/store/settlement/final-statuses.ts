@@ -2,7 +2,12 @@ import { FINAL_STATUSES, statusesWhere, type OrderStatus, type StatusTraits } fr
 
 /** An SQL list of statuses, `('a', 'b')`: only ever built from the declared status names. */
 export function statusList(statuses: readonly OrderStatus[]): string {
-  return `(${statuses.map((s) => `'${s}'`).join(', ')})`;
+  return `(${statuses.map(statusLiteral).join(', ')})`;
+}
+
+/** One status as an SQL literal, `'a'`: only ever a declared status name (STATUS.x). */
+export function statusLiteral(status: OrderStatus): string {
+  return `'${status}'`;
 }
 
 /** The SQL list of the statuses with `trait` (docs/spec.md §5, STATUS_TRAITS), or without it. */

@@ -27,8 +27,8 @@ function holdSql(from: HoldableStatus): string {
       // Parked until the operator's resolution (claimDueOrders never reaches `infinity`), lease given back.
       set: `failure_reason = 'screening', next_run_at = 'infinity'::timestamptz, locked_by = NULL, locked_until = NULL`,
       where: 'o.id = $1',
-      effects: `l AS (INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor)
-                 SELECT u.tracking_id, $2, $3, $4, $5, $6, $7, $8, $9 FROM u)`,
+      effects: `l AS (INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor, at)
+                 SELECT u.tracking_id, $2, $3, $4, $5, $6, $7, $8, $9, now() FROM u)`,
     });
     statements.set(from, sql);
   }

@@ -10,8 +10,8 @@ import type { NewChainTx } from './chain-tx.ts';
  */
 export async function insertChainTx(db: Queryable, t: NewChainTx): Promise<string | null> {
   const { rows } = await db.query<{ id: string | number }>(
-    `INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status, meta)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10) ON CONFLICT DO NOTHING RETURNING id`,
+    `INSERT INTO chain_txs (kind, order_id, asset_id, amount, source, destination, signature, wire, last_valid_block_height, status, meta, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, now(), now()) ON CONFLICT DO NOTHING RETURNING id`,
     [t.kind, t.orderId, t.assetId, t.amount.toString(), t.source, t.destination, t.signature, t.wire, t.lastValidBlockHeight.toString(), JSON.stringify(t.meta ?? {})],
   );
   return rows[0] ? String(rows[0].id) : null;

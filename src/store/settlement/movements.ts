@@ -43,8 +43,8 @@ export function movementRows(movements: Movement[]): LedgerRow[] {
 
 /** `INSERT … SELECT` of ledger rows passed as six arrays from parameter $n on (legParams); alias x. */
 export const LEDGER_INSERT_FROM_PARAMS = (n: number) =>
-  `INSERT INTO ledger_entries (movement, kind, account, asset_id, amount, order_id)
-   SELECT x.movement, x.kind, x.account, x.asset_id, x.amount, x.order_id
+  `INSERT INTO ledger_entries (movement, kind, account, asset_id, amount, order_id, created_at)
+   SELECT x.movement, x.kind, x.account, x.asset_id, x.amount, x.order_id, now()
    FROM unnest($${n}::text[], $${n + 1}::text[], $${n + 2}::text[], $${n + 3}::text[], $${n + 4}::numeric[], $${n + 5}::bigint[])
      AS x(movement, kind, account, asset_id, amount, order_id)`;
 

@@ -1,7 +1,8 @@
 import type { Queryable } from '../db.ts';
 import { LATE_REFUND_RETRY_DAYS, latestLateRefundAttempts } from './late-refund-attempts.ts';
 import { PENDING_OUTFLOW_LEGS } from './pending-outflows.ts';
-import { statusesSql } from './final-statuses.ts';
+import { statusesSql, statusLiteral } from './final-statuses.ts';
+import { STATUS } from '../../domain/order-state.ts';
 
 /**
  * What the pools are committed to, read in one statement so in one snapshot: `pending`, per source wallet,
@@ -28,12 +29,12 @@ export async function poolCommitments(db: Queryable): Promise<PoolCommitments> {
        UNION ALL
        SELECT o.destination_asset_id, o.amount_out - coalesce(sum(c.amount), 0) FROM orders o
        LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'payout' AND c.status IN ('pending', 'confirmed')
-       WHERE o.status = 'sending' GROUP BY o.id
+       WHERE o.status = ${statusLiteral(STATUS.sending)} GROUP BY o.id
        UNION ALL
        SELECT o.source_asset_id, coalesce((o.deposit ->> 'amount')::numeric, 0) - o.network_fee - coalesce(sum(c.amount), 0) FROM orders o
        LEFT JOIN chain_txs c ON c.order_id = o.id AND c.kind = 'refund' AND c.status IN ('pending', 'confirmed')
          AND (c.meta ->> 'late') IS DISTINCT FROM 'true'
-       WHERE o.status = 'refunding' GROUP BY o.id
+       WHERE o.status = ${statusLiteral(STATUS.refunding)} GROUP BY o.id
        UNION ALL
        -- Late funds swept whose refunds are not recorded yet (the late pass retries them): each late item's
        -- amount less its order's network fee, as refundLate computes it. From the moment the sweep is
