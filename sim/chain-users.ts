@@ -2,7 +2,7 @@ import type { Address, Instruction } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getCreateAssociatedTokenInstruction, getSyncNativeInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { compileMessage, wireTransaction } from '../src/chain/fast-transaction.ts';
-import { associatedTokenAddress } from '../src/chain/associated-token-address.ts';
+import { associatedTokenAddress } from '../src/domain/associated-token-address.ts';
 import { sign } from 'node:crypto';
 import bs58 from 'bs58';
 import type { ChainWire } from './chain-wire.ts';

@@ -1,5 +1,5 @@
 import type { Address } from '@solana/kit';
-import { associatedTokenAddress } from '../src/chain/associated-token-address.ts';
+import { associatedTokenAddress } from '../src/domain/associated-token-address.ts';
 import { burstSpanSlots, landedBurstSizes } from '../src/domain/landed-bursts.ts';
 import type { Db } from '../src/store/db.ts';
 import { MINTS, TOKEN_PROGRAM, type ChainUsers } from './chain-users.ts';
@@ -30,12 +30,17 @@ interface StoreOrder {
   status: string;
   network_fee: string;
   amount_out: string;
+  /** Its scheduling, for a report: due times, lease, release. */
+  state: string;
 }
 
 async function storeOrders(db: Db, ids: string[]): Promise<Map<string, StoreOrder>> {
   if (ids.length === 0) return new Map();
   const { rows } = await db.query<StoreOrder & { tracking_id: string }>(
-    `SELECT tracking_id, status, (quote ->> 'networkFee') AS network_fee, amount_out::text AS amount_out FROM orders WHERE tracking_id = ANY($1::text[])`,
+    `SELECT tracking_id, status, (quote ->> 'networkFee') AS network_fee, amount_out::text AS amount_out,
+            json_build_object('payoutDueAt', payout_due_at, 'nextRunAt', next_run_at, 'lockedBy', locked_by, 'lockedUntil', locked_until, 'attempts', attempts,
+              'classReleasedAt', class_released_at, 'releaseSize', class_release_size, 'failureReason', failure_reason)::text AS state
+       FROM orders WHERE tracking_id = ANY($1::text[])`,
     [ids],
   );
   return new Map(rows.map((r) => [r.tracking_id, r]));
@@ -77,13 +82,12 @@ export async function checkMoney(db: Db, chain: ChainUsers, truths: readonly Ord
     }
     if (final) {
       if (!FINAL.has(o.status) && o.status !== 'held') {
-        throw new InvariantBroken('every order ends', `${t.trackingId} (session #${t.session.id}) is still ${o.status} after the run drained`);
+        throw new InvariantBroken('every order ends', `${t.trackingId} (session #${t.session.id}) is still ${o.status} after the run drained: ${o.state}`);
       }
       if (o.status === 'completed' && received !== amountOut) throw new InvariantBroken('paid exactly once', `${t.trackingId} is completed and its recipient holds ${received} of ${amountOut}`);
     }
     tallies.ordersChecked++;
   }
-  tallies.checks++;
 }
 
 /**

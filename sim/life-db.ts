@@ -31,6 +31,8 @@ export class LifeDb implements Db {
   inFlight = 0;
   /** Statements sent in all. */
   sent = 0;
+  /** Statements by their text's first words, when counting (SIM_SQL_TALLY=1): where an idle run's time goes. */
+  readonly tally: Map<string, number> | null = process.env.SIM_SQL_TALLY ? new Map() : null;
 
   constructor(
     private readonly store: Db,
@@ -113,6 +115,10 @@ export class LifeDb implements Db {
     if (cut === 'before') return this.cutNow('before the statement');
     this.inFlight++;
     this.sent++;
+    if (this.tally) {
+      const k = text.replace(/\s+/g, ' ').trim().slice(0, 90);
+      this.tally.set(k, (this.tally.get(k) ?? 0) + 1);
+    }
     try {
       const result = await on.query<T>(text, params);
       if (this.dead) throw new ConnectionCut('the process died before the answer');

@@ -49,7 +49,7 @@ export interface RunReport {
 }
 
 /** How long after the traffic stops the run waits at most for every order to end (the order deadline, and some). */
-const DRAIN_MS = 40 * 60_000;
+const DRAIN_MS = 45 * 60_000;
 const CHECK_EVERY_MS = 60_000;
 const OPERATOR_EVERY_MS = 30_000;
 
@@ -74,7 +74,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
   const stopped = () => failure !== null;
   const chainUsers = new ChainUsers(world.wire);
   // Invariant checks read the chain as the reconcile does, but without faults (they are the oracle).
-  const oracleChain = new SolanaChain('http://chain.sim', world.config.slotMs, 10_000, 0, world.clock, (_u, init) => world.wire.direct(String(init?.body ?? '')).then((j) => Response.json(j)));
+  const oracleChain = new SolanaChain('http://chain.sim', world.clock, world.config.slotMs, 10_000, 0, (_u, init) => world.wire.direct(String(init?.body ?? '')).then((j) => Response.json(j)));
   try {
     await until(world, world.startLife(), stopped);
     const partners = await createPartners(world, o.partners ?? 3);
@@ -95,8 +95,11 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
       world.clock.after(s.at, () => void runSession(users, s, r, truths).catch(fail));
     }
     const check = async (final: boolean) => {
-      await checkMoney(world.store, chainUsers, truths, final, tallies);
-      await checkScreening(world.store, tallies);
+      // Every minute's checks stop a run at the first broken invariant; the tallies are the final check's.
+      const t = final ? tallies : emptyTallies();
+      tallies.checks++;
+      await checkMoney(world.store, chainUsers, truths, final, t);
+      await checkScreening(world.store, t);
       const life = world.life?.hush;
       if (life) {
         const report = await reconcile(world.store, oracleChain, life.treasury, world.config.assets);
@@ -113,7 +116,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
     faults.calm();
     world.log.add('calm: no more faults');
     const drainEnd = world.clock.now() + DRAIN_MS;
-    const allEnded = () => truths.every((t) => t.trackingId === null || t.gaveUp !== null || ['completed', 'refunded', 'expired', 'failed', 'frozen', 'held'].includes(t.last?.status));
+    const allEnded = () => truths.length === sessions.length && truths.every((t) => t.done || t.last?.status === 'held');
     while (!stopped() && world.clock.now() < drainEnd && !allEnded()) await runUntil(world.clock, world, world.clock.now() + 30_000, stopped);
     // Every process alive and settled before the final word.
     if (!world.life && !stopped()) await runUntil(world.clock, world, world.clock.now() + 10_000, stopped);

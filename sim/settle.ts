@@ -6,6 +6,8 @@ export interface Activity {
   busy(): number;
   /** A counter that grows with every statement, request or timer set: unchanged over a turn, nothing happened. */
   progress(): number;
+  /** What the counters say, for a run that never settles. */
+  describe?(): string;
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -30,7 +32,7 @@ export async function settle(activity: Activity, maxTurns = 100_000): Promise<vo
     } else quiet = 0;
     last = now;
   }
-  throw new NeverSettles(`still busy after ${maxTurns} turns of the event loop`);
+  throw new NeverSettles(`still busy after ${maxTurns} turns of the event loop (${activity.describe?.() ?? ''})`);
 }
 
 /** Runs the clock to `until`: each due timer at its instant, and everything it starts settled before the next. */

@@ -29,6 +29,8 @@ export interface OrderTruth {
   depositAt: number | null;
   /** Requests the user could not complete (Hush down, 503), with why. */
   gaveUp: string | null;
+  /** The visit is over: the order ended (or never was), and late funds, if any, were sent. */
+  done: boolean;
 }
 
 export interface UserWorld {
@@ -64,10 +66,23 @@ const FINAL = new Set(['completed', 'refunded', 'expired', 'failed', 'frozen']);
  * ends; late funds from another wallet after. Every step is logged with its answer.
  */
 export async function runSession(w: UserWorld, s: Session, random: Random, truths: OrderTruth[]): Promise<void> {
+  const t = newTruth(s, random);
+  truths.push(t);
+  try {
+    await visit(w, t, random);
+  } finally {
+    t.done = true;
+  }
+}
+
+function newTruth(s: Session, random: Random): OrderTruth {
   const sender = SimWallet.draw(random);
   const recipient = SimWallet.draw(random).address;
-  const t: OrderTruth = { session: s, sender, recipient, trackingId: null, quote: null, order: null, depositAccount: null, depositOwner: null, deposited: 0n, senderAfterDeposit: null, lateFunds: 0n, last: null, depositAt: null, gaveUp: null };
-  truths.push(t);
+  return { session: s, sender, recipient, trackingId: null, quote: null, order: null, depositAccount: null, depositOwner: null, deposited: 0n, senderAfterDeposit: null, lateFunds: 0n, last: null, depositAt: null, gaveUp: null, done: false };
+}
+
+async function visit(w: UserWorld, t: OrderTruth, random: Random): Promise<void> {
+  const { session: s, sender, recipient } = t;
   const tag = `#${s.id}`;
   if (s.sanctioned) w.blockSender(sender.address);
   // Funding: SOL for fees and rent, and the asset sent (and then some, for an over-deposit).

@@ -125,6 +125,9 @@ export class World implements Activity, Endpoint {
       // Partners of the simulation send far more than a real one's default share.
       HUSH_RATE_LIMITS: 'quote=1000,order=1000,status=1000,tokens=1000,account=100',
       HUSH_DEPOSIT_IDENTITY_TARGET: '256',
+      // An operator's ceiling on any member's hold (the default is 6 h): a partner that asks for a set its class
+      // cannot bring waits this long, and a run drains within it.
+      HUSH_PRIVACY_MAX_WAIT_S: '1800',
     };
   }
 
@@ -134,8 +137,14 @@ export class World implements Activity, Endpoint {
 
   // ---- Activity: what the settle loop watches ----
 
+  /**
+   * Work that cannot be waiting for the clock. On PGlite nothing is: every statement runs in this process,
+   * and one that has not finished waits behind a transaction that waits for a simulated timer. PostgreSQL
+   * answers over a real socket: a statement in flight there is busy (or behind a lock: a run on PostgreSQL
+   * checks its invariants but is not replayed byte for byte).
+   */
   busy(): number {
-    return this.requestsInFlight + this.wire.inFlight + (this.life?.db.inFlight ?? 0);
+    return this.store.kind === 'postgres' ? (this.life?.db.inFlight ?? 0) : 0;
   }
 
   progress(): number {
@@ -145,6 +154,10 @@ export class World implements Activity, Endpoint {
   /** Statements every life sent. */
   statements(): number {
     return this.pastStatements + (this.life?.db.sent ?? 0);
+  }
+
+  describe(): string {
+    return `busy ${this.busy()} (requests ${this.requestsInFlight}, rpc ${this.wire.inFlight}, store ${this.life?.db.inFlight ?? 0}); timers set ${this.clock.timersSet}, log ${this.log.lines}, statements ${this.statements()}, rpc calls ${[...this.wire.calls.values()].reduce((a, b) => a + b, 0)}`;
   }
 
   // ---- Endpoint: what partners' requests reach ----
@@ -182,9 +195,9 @@ export class World implements Activity, Endpoint {
         fetch,
         listen: false,
         threads: false,
-        faultPoint: (point) => this.faultPoint(life, point),
+        faults: { reach: (point) => this.faultPoint(life, point) },
         log: (line) => (line.startsWith('ALERT') ? this.log.add(`life ${n}: ${line.split('\n')[0]}`) : undefined),
-        records: (record, msg) => this.record(life, record, msg),
+        records: (_level, fields, msg) => this.record(life, fields, msg),
       });
       if (!clock.alive) await life.hush.close().catch(() => {});
       else this.log.add(`life ${n}: ready`);
@@ -230,6 +243,7 @@ export class World implements Activity, Endpoint {
   /** Stops everything: the live process cleanly, the store, the chain, the data directory. */
   async close(): Promise<void> {
     const life = this.life;
+    if (life?.db.tally) for (const [k, n] of [...life.db.tally].sort((a, b) => b[1] - a[1]).slice(0, 25)) process.stderr.write(`${String(n).padStart(7)} ${k}\n`);
     if (life?.hush && life.clock.alive) await life.hush.close().catch(() => {});
     if (life) {
       life.clock.kill();

@@ -25,6 +25,7 @@ import { insertAccount, insertApiKey, updateAccount } from '../../src/store/acco
 import { QuoteRequestBody, QuoteResponse, TokensResponse } from '../../src/api/schemas.ts';
 import { systemClock } from '../../src/support/clock.ts';
 import { systemRandom } from '../../src/support/random.ts';
+import { processFaultPoints } from '../../src/support/fault-points.ts';
 
 // Role api holds no treasury seed (docs/spec.md §10): this process also plays the worker's key-holding part
 // beside it, publishing the wallets and keeping the deposit identity pool filled from a seed of its own.
@@ -71,7 +72,7 @@ function printSqlStats(phase: string): void {
 }
 // Role api never funds the treasury, and without funded pools (and fee payer) every quote is AMOUNT_TOO_HIGH:
 // fund it from the local chain's faucet, as a worker would.
-await fundFromLocalFaucet(db, hush.chain, hush.treasury, hush.config.assets, systemClock);
+await fundFromLocalFaucet(db, hush.chain, hush.treasury, hush.config.assets, systemClock, processFaultPoints());
 const accountId = `acc_bench${Date.now()}`;
 await insertAccount(db, { id: accountId, name: accountId, feeCapBps: 100 });
 await updateAccount(db, accountId, { rateLimits: { quote: 1_000_000, order: 1_000_000, status: 1_000_000, tokens: 1_000_000 } });

@@ -1,6 +1,6 @@
 import type { Address } from '@solana/kit';
 import type { HushConfig } from '../config/config.ts';
-import { associatedTokenAddress } from '../chain/associated-token-address.ts';
+import { associatedTokenAddress } from '../domain/associated-token-address.ts';
 import { buildStrayReturn, txShape, type StrayHolding, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import { HushError } from '../domain/errors.ts';

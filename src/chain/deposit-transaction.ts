@@ -2,9 +2,9 @@ import { AccountRole, address, type Address, type Instruction } from '@solana/ki
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { associatedTokenAddress } from './associated-token-address.ts';
+import { associatedTokenAddress } from '../domain/associated-token-address.ts';
 import { compileMessage, wireTransaction } from './fast-transaction.ts';
-import { associatedTokenAddressAndBump, associatedTokenAddressSync } from './program-derived-address.ts';
+import { associatedTokenAddressAndBump, associatedTokenAddressSync } from '../domain/program-derived-address.ts';
 
 export interface DepositTransactionInput {
   sender: Address;

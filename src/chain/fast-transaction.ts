@@ -16,6 +16,13 @@ import { addressBytes } from '../domain/address-codec.ts';
  * the other core while the event loop compiles the next one and writes the store.
  */
 
+/**
+ * Where signatures are made: on libuv's thread pool (production: the other core signs while the event loop
+ * works), or on the event loop itself, for a host that must decide the order of every event (the simulator:
+ * a signature finishing on another thread lands in an order no seed decides).
+ */
+export type SigningThread = 'thread-pool' | 'event-loop';
+
 const signOnPool = promisify(ed25519Sign) as (algorithm: null, data: Uint8Array, key: KeyObject) => Promise<Buffer>;
 
 const privateKeys = new WeakMap<CryptoKey, KeyObject | null>();
@@ -139,7 +146,7 @@ export function wireTransaction(compiled: CompiledMessage, signatures: (Uint8Arr
  * Compiles, signs and encodes; null when some signer's key is not usable here (kit's path then).
  * Every signer must be attached to its account meta (as kit's instruction builders do) or be the fee payer.
  */
-export async function compileAndSign(feePayer: KeyPairSigner, instructions: readonly Instruction[], blockhash: string): Promise<FastSigned | null> {
+export async function compileAndSign(feePayer: KeyPairSigner, instructions: readonly Instruction[], blockhash: string, on: SigningThread = 'thread-pool'): Promise<FastSigned | null> {
   const signers = new Map<string, KeyPairSigner>([[feePayer.address, feePayer]]);
   for (const ix of instructions) {
     for (const meta of ix.accounts ?? []) {
@@ -156,6 +163,6 @@ export async function compileAndSign(feePayer: KeyPairSigner, instructions: read
     if (!k) return null;
     keys.push(k);
   }
-  const signatures = await Promise.all(keys.map((k) => signOnPool(null, compiled.message, k)));
+  const signatures = on === 'thread-pool' ? await Promise.all(keys.map((k) => signOnPool(null, compiled.message, k))) : keys.map((k) => ed25519Sign(null, compiled.message, k));
   return { signature: bs58.encode(signatures[0]!), wire: wireTransaction(compiled, signatures).toString('base64') };
 }

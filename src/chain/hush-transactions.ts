@@ -16,8 +16,8 @@ import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } 
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getCloseAccountInstruction, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import type { Asset } from '../config/assets.ts';
-import { associatedTokenAddress } from './associated-token-address.ts';
-import { compileAndSign } from './fast-transaction.ts';
+import { associatedTokenAddress } from '../domain/associated-token-address.ts';
+import { compileAndSign, type SigningThread } from './fast-transaction.ts';
 
 export interface SignedTransaction {
   signature: string;
@@ -30,6 +30,8 @@ export interface TxShape {
   computeUnitLimit: number;
   computeUnitPriceMicroLamports: bigint;
   blockhash: { blockhash: string; lastValidBlockHeight: bigint };
+  /** Where its signatures are made (fast-transaction.ts); absent, the thread pool. */
+  signing?: SigningThread;
 }
 
 /** A Hush transaction's shape from the configured compute budget: the worker's and the operator commands' alike. */
@@ -37,8 +39,9 @@ export function txShape(
   feePayer: KeyPairSigner,
   budget: { computeUnitLimit: number; computeUnitPriceMicroLamports: bigint },
   blockhash: { blockhash: string; lastValidBlockHeight: bigint },
+  signing?: SigningThread,
 ): TxShape {
-  return { feePayer, computeUnitLimit: budget.computeUnitLimit, computeUnitPriceMicroLamports: budget.computeUnitPriceMicroLamports, blockhash };
+  return { feePayer, computeUnitLimit: budget.computeUnitLimit, computeUnitPriceMicroLamports: budget.computeUnitPriceMicroLamports, blockhash, signing };
 }
 
 /** Every Hush transaction has this shape: common fee payer, same compute budget, no memo, fresh blockhash. */
@@ -46,7 +49,7 @@ async function sign(shape: TxShape, instructions: Instruction[]): Promise<Signed
   const all = withComputeBudget(shape, instructions);
   // The same bytes as kit's path below, without its CPU (see fast-transaction.ts); kit's path when a key
   // is not a native one.
-  const fast = await compileAndSign(shape.feePayer, all, shape.blockhash.blockhash);
+  const fast = await compileAndSign(shape.feePayer, all, shape.blockhash.blockhash, shape.signing);
   if (fast) return { ...fast, lastValidBlockHeight: shape.blockhash.lastValidBlockHeight };
   return signWithKit(shape, all);
 }

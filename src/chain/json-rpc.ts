@@ -1,4 +1,5 @@
 import { isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from '@solana/kit';
+import { globalFetch, type FetchLike } from '../support/fetch-like.ts';
 
 /**
  * The one plain-JSON path to the Solana RPC (batches, the local faucet's methods): the HTTP status is
@@ -75,10 +76,10 @@ export function retryAfterMs(value: string | null | undefined, now: number): num
  * POSTs one JSON-RPC body (a call or a batch) and returns the parsed reply; every transport failure is a
  * ChainUnavailableError. `now` reads a Retry-After date against the caller's clock.
  */
-export async function postJsonRpc(url: string, body: string, signal: AbortSignal, what: string, now: () => number): Promise<unknown> {
+export async function postJsonRpc(url: string, body: string, signal: AbortSignal, what: string, now: () => number, fetchFn: FetchLike = globalFetch): Promise<unknown> {
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
+    res = await fetchFn(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal });
   } catch (e) {
     throw new ChainUnavailableError(`${what}: RPC unreachable (${(e as Error).message})`, { cause: e });
   }

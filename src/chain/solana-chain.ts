@@ -3,6 +3,8 @@ import { ChainUnavailableError, postJsonRpc, resultOf, retryAfterMs } from './js
 import { RpcBudget } from './rpc-budget.ts';
 import { SETTLEMENT_LANE, type LaneContext } from './rpc-lane.ts';
 import type { Clock, Timer } from '../support/clock.ts';
+import type { FetchLike } from '../support/fetch-like.ts';
+import { fetchTransport } from './fetch-transport.ts';
 
 export { ChainUnavailableError, isChainUnavailable, JsonRpcError } from './json-rpc.ts';
 
@@ -114,9 +116,11 @@ export class SolanaChain {
     readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
     /** HUSH_RPC_MAX_RPS; 0 = no budget (429s are still honoured). */
     maxRps = 0,
+    /** The network (src/support/fetch-like.ts): absent, the global fetch through kit's own transport. */
+    private readonly fetchFn?: FetchLike,
   ) {
     this.budget = new RpcBudget(maxRps, timeoutMs, clock);
-    this.transport = createDefaultRpcTransport({ url });
+    this.transport = fetchFn ? fetchTransport(url, fetchFn, clock) : createDefaultRpcTransport({ url });
     this.rpc = createSolanaRpcFromTransport(timedTransport(this.transport, timeoutMs, this.budget, SETTLEMENT_LANE, clock));
     this.apiRpc = createSolanaRpcFromTransport(timedTransport(this.transport, timeoutMs, this.budget, { lane: 'api' }, clock));
   }
@@ -141,7 +145,7 @@ export class SolanaChain {
    * Every plain-JSON RPC request of Hush goes through here, as kit's go through its transport.
    */
   post(body: string, methods: readonly string[], lane: LaneContext = SETTLEMENT_LANE): Promise<unknown> {
-    return this.budget.run(methods, () => postJsonRpc(this.url, body, this.requestSignal(), methods.length === 1 ? methods[0]! : `RPC batch of ${methods.length}`, () => this.clock.now()), undefined, lane);
+    return this.budget.run(methods, () => postJsonRpc(this.url, body, this.requestSignal(), methods.length === 1 ? methods[0]! : `RPC batch of ${methods.length}`, () => this.clock.now(), this.fetchFn), undefined, lane);
   }
 
   /** One plain-JSON call; its params are serialised as given (pass u64 amounts as strings or safe numbers). */

@@ -30,26 +30,31 @@ export interface LedgerRecord {
  * ever reported as confirmed survives kill -9.
  */
 export class ChainFiles {
-  readonly dir: string;
+  /** null: kept in memory only (a simulated run's chain, which outlives every crash it simulates). */
+  readonly dir: string | null;
   private fd: number | null = null;
   /** Lines not yet written: one write + one fdatasync per slot instead of a syscall per transaction. */
   private pending: string[] = [];
   private pendingBytes = 0;
 
-  constructor(dataDir: string) {
-    this.dir = join(dataDir, 'localnet');
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  constructor(dataDir: string | null) {
+    this.dir = dataDir === null ? null : join(dataDir, 'localnet');
+    if (this.dir) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+  }
+
+  get durable(): boolean {
+    return this.dir !== null;
   }
 
   get snapshotPath() {
-    return join(this.dir, 'snapshot.bin');
+    return join(this.dir ?? '', 'snapshot.bin');
   }
   get ledgerPath() {
-    return join(this.dir, 'ledger.jsonl');
+    return join(this.dir ?? '', 'ledger.jsonl');
   }
 
   readSnapshot(): { header: SnapshotHeader; state: Uint8Array } | null {
-    if (!existsSync(this.snapshotPath)) return null;
+    if (!this.dir || !existsSync(this.snapshotPath)) return null;
     const buf = readFileSync(this.snapshotPath);
     const headerLength = buf.readUInt32LE(0);
     const header = JSON.parse(buf.subarray(4, 4 + headerLength).toString('utf8')) as SnapshotHeader;
@@ -58,6 +63,7 @@ export class ChainFiles {
 
   /** Atomic replace: write a temp file, fsync it, rename over the old one, fsync the directory. */
   writeSnapshot(header: SnapshotHeader, state: Uint8Array): void {
+    if (!this.dir) return;
     this.sync();
     const tmp = `${this.snapshotPath}.tmp`;
     const head = Buffer.from(JSON.stringify(header), 'utf8');
@@ -83,7 +89,7 @@ export class ChainFiles {
 
   /** Reads every complete ledger line; a torn last line (crash mid-write) is cut off. */
   readLedger(): LedgerRecord[] {
-    if (!existsSync(this.ledgerPath)) return [];
+    if (!this.dir || !existsSync(this.ledgerPath)) return [];
     const buf = readFileSync(this.ledgerPath);
     const records: LedgerRecord[] = [];
     let start = 0;
@@ -118,6 +124,7 @@ export class ChainFiles {
 
   /** Appends one pre-serialized record (a single JSON line). Durable at the next sync(). */
   appendLine(json: string): void {
+    if (!this.dir) return;
     this.pending.push(json);
     this.pendingBytes += json.length;
     if (this.pendingBytes > 4 * 1024 * 1024) this.sync();

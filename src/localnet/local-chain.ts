@@ -37,7 +37,8 @@ const SNAPSHOT_EVERY_SLOTS = 300n;
 const SLOT_MARK_EVERY = 32n;
 
 export interface LocalChainOptions {
-  dataDir: string;
+  /** Where its state is kept; null: in memory only (the simulator's chain), its faucet key drawn from `random`. */
+  dataDir: string | null;
   slotMs: number;
   /** What its slots follow (and its block times read); `random`: a new genesis hash's entropy. */
   clock: Time;
@@ -87,7 +88,7 @@ export class LocalChain {
 
   static async open(opts: LocalChainOptions): Promise<LocalChain> {
     const chain = new LocalChain(opts);
-    chain.faucet = await loadFaucetKey(chain.files.dir);
+    chain.faucet = await loadFaucetKey(chain.files.dir, opts.random);
     chain.restore();
     return chain;
   }
@@ -121,13 +122,12 @@ export class LocalChain {
     this.openSlot(Math.floor(this.clock.now() / 1000));
     this.journal.prune(this.slot);
     if (this.slot % SLOT_MARK_EVERY === 0n) this.files.append({ k: 'slot', q: this.seq, s: this.slot.toString() });
-    if (this.slot - this.lastSnapshotSlot >= SNAPSHOT_EVERY_SLOTS && this.seq > this.snapshotSeq) this.snapshot();
+    if (this.files.durable && this.slot - this.lastSnapshotSlot >= SNAPSHOT_EVERY_SLOTS && this.seq > this.snapshotSeq) this.snapshot();
     this.observer?.onSlot(this.slot);
   }
 
   private openSlot(unixTimestamp: number): void {
-    this.slotTime = unixTimestamp;
-    this.setClock(this.slot, unixTimestamp);
+    this.setClock(this.slot, (this.slotTime = unixTimestamp));
     this.blocks.open(Number(this.slot), unixTimestamp);
   }
 

@@ -6,7 +6,8 @@
 import { PriceSourceError } from './price-source.ts';
 import type { Clock } from '../support/clock.ts';
 
-export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>;
+export type { FetchLike } from '../support/fetch-like.ts';
+import type { FetchLike } from '../support/fetch-like.ts';
 
 export interface HttpOptions {
   fetch?: FetchLike;

@@ -22,6 +22,7 @@ import { answersWithin } from './readiness.ts';
 import type { AlertFn, Log } from './start-log.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
+import type { FaultPoints } from '../support/fault-points.ts';
 
 /** How long a start waits for Redis before serving with rate limits failing open. */
 const REDIS_READY_MS = 2_000;
@@ -50,6 +51,8 @@ export interface ApiParts {
   clock: Clock;
   /** Request ids, keys, secrets, payout delays drawn at a deposit hint. */
   random: Random;
+  /** Where a crash test stops the process (a deposit the hint confirms). */
+  faults: FaultPoints;
 }
 
 /** Where Redis is, for log lines: the socket path, or host and port (never the URL, which may carry a password). */
@@ -102,7 +105,7 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
       auth,
       quotes: new QuoteService(config, quoteKey, p.clock, p.random, services.inventory, services.swaps, classTraffic, services.addressRules, screening, quoteDecisionSink(db, p.log)),
       orders,
-      deposits: new DepositHintService(config, db, chain, orders, screening, p.clock, p.random, p.log, p.alert),
+      deposits: new DepositHintService(config, db, chain, orders, screening, p.clock, p.random, p.faults, p.log, p.alert),
       statusCache,
       metrics: services.metrics,
       redis,

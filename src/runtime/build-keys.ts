@@ -26,7 +26,7 @@ export interface RoleKeys {
  * Key custody (docs/spec.md §10): only the roles that settle load the seed. Role api reads the wallets'
  * public addresses and deposit identities a worker wrote to the store, and has a quote key of its own.
  */
-export async function buildKeys(config: HushConfig, db: Db, alert: AlertFn, closers: Closers, clock: Clock, random: Random): Promise<RoleKeys> {
+export async function buildKeys(config: HushConfig, db: Db, alert: AlertFn, closers: Closers, clock: Clock, random: Random, threads = true): Promise<RoleKeys> {
   if (config.role === 'api') return { keys: null, signing: null, treasury: new PublishedTreasuryWallets(db), mint: null };
   const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
   const signing = await Treasury.load(keys, config.assets);
@@ -34,7 +34,7 @@ export async function buildKeys(config: HushConfig, db: Db, alert: AlertFn, clos
   if (published.replaced) {
     alert('treasury_replaced', { feePayer: signing.feePayer.address }, "this worker's treasury seed is not the one that published the wallets in the store: its addresses replace them, unclaimed deposit identities are dropped; APIs must restart to read them");
   }
-  const mint = new DepositIdentityMint(db, keys.depositMasterKey, config.assets, clock, random, { target: config.depositIdentityTarget }).start();
+  const mint = new DepositIdentityMint(db, keys.depositMasterKey, config.assets, clock, random, { target: config.depositIdentityTarget, threaded: threads }).start();
   closers.add(() => mint.stop());
   return { keys, signing, treasury: signing, mint };
 }

@@ -1,3 +1,4 @@
+import type { FetchLike } from '../support/fetch-like.ts';
 import type { HushConfig } from '../config/config.ts';
 import { ProviderScreening } from '../screening/cached-screening.ts';
 import { HttpProvider } from '../screening/http-provider.ts';
@@ -15,7 +16,7 @@ import type { Clock } from '../support/clock.ts';
  * said once here. Lists are read before the first quote and re-read when they change; an unreadable one
  * keeps its last good content and alerts (at start, with no good content, it blocks nothing).
  */
-export async function buildScreening(config: HushConfig, log: Log, alert: AlertFn, closers: Closers, clock: Clock): Promise<Screening> {
+export async function buildScreening(config: HushConfig, log: Log, alert: AlertFn, closers: Closers, clock: Clock, fetchFn?: FetchLike): Promise<Screening> {
   if (config.screeningLists.length === 0 && !config.screeningUrl) {
     log('screening: off (no HUSH_SCREENING_LISTS or HUSH_SCREENING_URL)');
     return SCREENING_OFF;
@@ -35,7 +36,7 @@ export async function buildScreening(config: HushConfig, log: Log, alert: AlertF
     lists.start(config.screeningReloadMs);
     closers.add(() => lists.stop());
   }
-  const http = config.screeningUrl ? new HttpProvider(config.screeningUrl, config.screeningKey, clock, config.screeningTimeoutMs) : null;
+  const http = config.screeningUrl ? new HttpProvider(config.screeningUrl, config.screeningKey, clock, config.screeningTimeoutMs, fetchFn) : null;
   const screening = new ProviderScreening(lists, http, () => ({
     enabled: true,
     lists: (lists?.loaded() ?? []).map((l) => ({ name: l.name, version: l.hash, loadedAt: l.loadedAt, addresses: l.addresses.size })),

@@ -23,6 +23,7 @@ import type { Screening } from '../screening/screening-port.ts';
 import type { AlertFn, Log, RecordFn } from './start-log.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
+import type { FaultPoints } from '../support/fault-points.ts';
 
 export interface WorkerParts {
   config: HushConfig;
@@ -45,6 +46,10 @@ export interface WorkerParts {
   clock: Clock;
   /** Every draw the settling side makes. */
   random: Random;
+  /** Where a crash test stops the worker. */
+  faults: FaultPoints;
+  /** False: signatures on the event loop (StartOptions.threads). */
+  threads: boolean;
 }
 
 /** The settling half (roles worker and all): webhooks, PubSub subscriptions, the settlement worker, the class release. */
@@ -77,6 +82,8 @@ export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ w
     log: (o, m) => p.record(o, m),
     clock: p.clock,
     random: p.random,
+    faults: p.faults,
+    threads: p.threads,
   });
   worker.start();
   closers.add(() => worker.stop());

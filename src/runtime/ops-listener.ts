@@ -24,6 +24,8 @@ import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
 
 export interface OpsListenerParts {
+  /** False: built and ready, not listening (a host that reaches it by inject); its url is then ''. */
+  listen?: boolean;
   config: HushConfig;
   db: Db;
   chain: SolanaChain;
@@ -94,6 +96,10 @@ export async function startOpsListener(p: OpsListenerParts): Promise<{ app: Fast
     },
     { requestTimeoutMs: p.config.requestTimeoutMs, logger: p.logger, connections: p.connections ?? { maxTotal: p.config.opsMaxConnections, maxPerAddress: 0 } },
   );
+  if (p.listen === false) {
+    await app.ready();
+    return { app, url: '' };
+  }
   const url = await app.listen({ host: p.config.opsHost, port: p.config.opsPort });
   return { app, url };
 }

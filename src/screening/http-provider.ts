@@ -1,3 +1,4 @@
+import { globalFetch, type FetchLike } from '../support/fetch-like.ts';
 import type { ScreeningProvider, ScreeningVerdict } from './screening-port.ts';
 import type { Clock } from '../support/clock.ts';
 
@@ -19,6 +20,8 @@ export class HttpProvider implements ScreeningProvider {
     /** Where the answer's timeout runs. */
     private readonly clock: Pick<Clock, 'timeout'>,
     private readonly timeoutMs = DEFAULT_SCREENING_TIMEOUT_MS,
+    /** The network (src/support/fetch-like.ts). */
+    private readonly fetchFn: FetchLike = globalFetch,
   ) {
     this.name = `http:${new URL(url).host}`;
   }
@@ -26,7 +29,7 @@ export class HttpProvider implements ScreeningProvider {
   async check(address: string): Promise<ScreeningVerdict> {
     const error = (reason: string): ScreeningVerdict => ({ result: 'error', address, list: this.name, reason });
     try {
-      const res = await fetch(`${this.url.replace(/\/$/, '')}/v1/address/${encodeURIComponent(address)}`, {
+      const res = await this.fetchFn(`${this.url.replace(/\/$/, '')}/v1/address/${encodeURIComponent(address)}`, {
         headers: { accept: 'application/json', ...(this.key ? { 'x-api-key': this.key } : {}) },
         signal: this.clock.timeout(this.timeoutMs),
       });

@@ -19,6 +19,7 @@ import { DepositOrigins, type DepositOrigin } from '../chain/deposit-origin.ts';
 import { aboveWrappedSolReserve } from '../domain/reserves.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
+import type { FaultPoints } from '../support/fault-points.ts';
 
 const base58 = getBase58Encoder();
 /** The hint's lease: its holder name, and a lease that outlives one confirmation by far (a crash gives the order back soon). */
@@ -76,6 +77,8 @@ export class DepositHintService {
     private readonly clock: Clock,
     /** A confirmed deposit's payout delay is drawn from it. */
     random: Random,
+    /** Where a crash test stops the process (src/support/fault-points.ts). */
+    faults: FaultPoints,
     log: (msg: string) => void = () => {},
     /** ALERT records (structured and counted); absent, they are text lines on `log`, counted here. */
     private readonly alert: AlertSink = (kind, _fields, msg) => {
@@ -90,6 +93,7 @@ export class DepositHintService {
       db,
       clock,
       random,
+      faults,
       workerId: HINT_WORKER_ID,
       leaseSeconds: HINT_LEASE_SECONDS,
       asset: (id) => {

@@ -2,7 +2,6 @@ import type { AccountBalance } from '../chain/chain-view.ts';
 import { confirmDeposits as confirmDepositRows, type ConfirmClaim, type DepositConfirmation } from '../store/settlement/confirm-deposits.ts';
 import { releaseOrders, type Release } from '../store/settlement/release-orders.ts';
 import { depositConfirmation } from '../ledger/deposit-confirmation.ts';
-import { faultPoint } from './outbox.ts';
 import type { SettlementContext } from './context.ts';
 import type { PlannedTransfer } from './pools.ts';
 import { AWAITING_POLL_SLOTS } from './timing.ts';
@@ -16,7 +15,7 @@ import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps }
  * loop's worker id, the deposit watch's `<worker>:watch`, the deposit hint's `deposit-hint`), the store, the
  * settings and clock, the screening port, and the lookup of each order's own deposit.
  */
-export type ConfirmDeps = Pick<SettlementContext, 'config' | 'db' | 'clock' | 'random' | 'workerId' | 'leaseSeconds' | 'asset'> &
+export type ConfirmDeps = Pick<SettlementContext, 'config' | 'db' | 'clock' | 'random' | 'faults' | 'workerId' | 'leaseSeconds' | 'asset'> &
   ScreenDeps & { foreign: { origins: Pick<DepositOrigins, 'find'> } };
 
 /**
@@ -139,7 +138,7 @@ function confirmation(
  */
 async function confirmThenPay(ctx: ConfirmFundedOrdersDeps, batch: Batch, c: Confirmation): Promise<Recorded> {
   batch.due = (await confirmDepositRows(ctx.db, c.claim, c.items)).due;
-  if (batch.due.size > 0) faultPoint('deposit-confirmed');
+  if (batch.due.size > 0) ctx.faults.reach('deposit-confirmed');
   const payable: PayableOrder[] = [];
   for (const o of batch.orders) {
     const at = batch.due.get(o.id);
@@ -165,9 +164,9 @@ async function afterRecorded(ctx: ConfirmFundedOrdersDeps, batch: Batch, recorde
   // Only the deposits this batch confirmed: another batch's attempt at the same order logs nothing.
   if (passed.size > 0) await recordDecisions(ctx, passed, batch.due.keys());
   if (recorded.moved.size > 0 && isWorker(ctx)) {
-    faultPoint('payout-recorded');
+    ctx.faults.reach('payout-recorded');
     // Not awaited: the orders are recorded and released already; the chain's reply can come later.
-    ctx.detach(ctx.outbox.sendBatch(recorded.txs).then(() => faultPoint('payout-sent')));
+    ctx.detach(ctx.outbox.sendBatch(recorded.txs).then(() => ctx.faults.reach('payout-sent')));
   }
 }
 

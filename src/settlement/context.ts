@@ -17,6 +17,7 @@ import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import { OncePerKey } from '../support/once-per-key.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
+import type { FaultPoints } from '../support/fault-points.ts';
 import type { Log } from './deps.ts';
 import { Outbox } from './outbox.ts';
 import { Pools } from './pools.ts';
@@ -54,6 +55,10 @@ export interface WorkerOptions {
   clock: Clock;
   /** Every draw the worker makes: its id, payout delays, pool picks, release orders, jitter. */
   random: Random;
+  /** Where a crash test stops the worker (src/support/fault-points.ts). */
+  faults: FaultPoints;
+  /** False: signatures on the event loop, not the thread pool (a host that decides every event's order: the simulator). */
+  threads?: boolean;
 }
 
 /** What a step's next look at an order is: after a delay, at a time, or never (a final status). */
@@ -109,6 +114,8 @@ export class SettlementContext {
   readonly clock: Clock;
   /** Where every step and part draws (src/support/random.ts). */
   readonly random: Random;
+  readonly faults: FaultPoints;
+  private readonly threads: boolean;
   /** Alerts told once per process and key. */
   readonly alerted = { backoff: new OncePerKey(), unsweepable: new OncePerKey(), abandonedLateRefund: new OncePerKey() };
 
@@ -127,6 +134,8 @@ export class SettlementContext {
     this.swaps = opts.swaps;
     this.screening = opts.screening ?? SCREENING_OFF;
     this.clock = opts.clock;
+    this.faults = opts.faults;
+    this.threads = opts.threads !== false;
     this.random = opts.random;
     this.outbox = new Outbox(() => this.view, this.log, () => this.wake('transactions'), this.clock);
     this.pools = new Pools({
@@ -210,7 +219,7 @@ export class SettlementContext {
   }
 
   shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {
-    return txShape(this.treasury.feePayer, this.config, blockhash);
+    return txShape(this.treasury.feePayer, this.config, blockhash, this.threads ? 'thread-pool' : 'event-loop');
   }
 
   /** A slot's length as Hush assumes it (HUSH_SLOT_MS; the poll and fallback delays are counted in slots). */

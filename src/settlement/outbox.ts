@@ -2,7 +2,7 @@ import type { ChainView } from '../chain/chain-view.ts';
 import type { Log } from './deps.ts';
 import type { Clock } from '../support/clock.ts';
 
-export { faultPoint, type FaultPoint } from '../support/fault-points.ts';
+export type { FaultPoint, FaultPoints } from '../support/fault-points.ts';
 
 
 /**

@@ -86,8 +86,14 @@ export class DepositIdentities {
   private top(key: string): void {
     const q = this.ready.get(key);
     const target = this.used.has(key) ? this.target : Math.min(BATCH, this.target);
-    if (!this.worker || !q || this.inFlight.has(key) || q.length >= target) return;
+    if (!q || this.inFlight.has(key) || q.length >= target) return;
     const [mint, tokenProgram] = key.split(':');
+    // No thread (a host that decides the order of every event: the simulator): a batch derived here and now.
+    if (this.opts.threaded === false) {
+      for (let i = 0; i < BATCH; i++) q.push(deriveDepositIdentity(this.depositMaster, mint as Address, tokenProgram as Address, this.trackingId()));
+      return;
+    }
+    if (!this.worker) return;
     this.inFlight.add(key);
     this.worker.postMessage({ key, mint, tokenProgram, trackingIds: Array.from({ length: BATCH }, () => this.trackingId()) });
   }

@@ -36,9 +36,9 @@ export class DepositIdentityMint {
     private readonly clock: Clock,
     /** The identities' tracking ids are drawn from it. */
     random: Random,
-    private readonly opts: { target?: number; tickMs?: number } = {},
+    private readonly opts: { target?: number; tickMs?: number; threaded?: boolean } = {},
   ) {
-    this.deriver = new DepositIdentities(depositMaster, random, { target: REFILL_BATCH });
+    this.deriver = new DepositIdentities(depositMaster, random, { target: REFILL_BATCH, threaded: opts.threaded });
     for (const a of assets.list) this.deriver.prime(a.mint, a.tokenProgram);
   }
 

@@ -4,7 +4,7 @@ import type { Db } from '../store/db.ts';
 import { forgetAirdropIntent, recordAirdropIntent, settleFundingAirdrops, signAirdropIntent } from './funding-airdrops.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { settledFate } from '../domain/settlement/tx-fate.ts';
-import { faultPoint } from '../support/fault-points.ts';
+import type { FaultPoints } from '../support/fault-points.ts';
 import type { TreasuryWallets } from './treasury-wallets.ts';
 import type { Clock } from '../support/clock.ts';
 
@@ -57,7 +57,7 @@ function row(role: WalletReport['role'], wallet: string, holding: string, assetI
  * `funding_airdrops` from before it is asked for until its ledger entry is written; the settling at the
  * end covers every row, so it also settles what a crashed earlier start, or a lost answer, left there.
  */
-export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry, clock: Clock, targets = DEFAULT_FUNDING): Promise<WalletReport[]> {
+export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry, clock: Clock, faults: FaultPoints, targets = DEFAULT_FUNDING): Promise<WalletReport[]> {
   const report = await treasuryReport(chain, treasury, assets, targets);
   const sent: string[] = [];
   for (const r of report) {
@@ -87,7 +87,7 @@ export async function fundFromLocalFaucet(db: Db, chain: SolanaChain, treasury: 
     if (st.every((s) => settledFate(s) !== null)) break;
     await clock.sleep(100);
   }
-  faultPoint('funding-confirmed');
+  faults.reach('funding-confirmed');
   await settleFundingAirdrops(db, chain, treasury, assets);
   return (await treasuryReport(chain, treasury, assets, targets)).filter((r) => r.missing !== '0');
 }

@@ -1,9 +1,10 @@
 import { createHmac, createPrivateKey, createPublicKey } from 'node:crypto';
 import bs58 from 'bs58';
-import { createKeyPairSignerFromPrivateKeyBytes, type Address, type KeyPairSigner } from '@solana/kit';
+import { type Address, type KeyPairSigner } from '@solana/kit';
 import { addressFromBytes } from '../domain/address-codec.ts';
 import { slip10Derive } from './slip10.ts';
 import { secretFileText } from './secret-file.ts';
+import { signerFromSeed } from './seed-signer.ts';
 
 const SOLANA = [44, 501];
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -87,7 +88,7 @@ export class TreasuryKeys {
   }
 
   static signer(seed: Uint8Array): Promise<KeyPairSigner> {
-    return createKeyPairSignerFromPrivateKeyBytes(seed);
+    return signerFromSeed(seed);
   }
 
   toJSON() {

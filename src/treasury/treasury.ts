@@ -1,6 +1,6 @@
 import type { Address, KeyPairSigner } from '@solana/kit';
 import type { Asset, AssetRegistry } from '../config/assets.ts';
-import { associatedTokenAddress } from '../chain/associated-token-address.ts';
+import { associatedTokenAddress } from '../domain/associated-token-address.ts';
 import { TreasuryKeys } from './treasury-keys.ts';
 import type { TreasuryWallets } from './treasury-wallets.ts';
 

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { address, expectOk, orderRequest, quoteRequest, sleep, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { systemClock } from '../../src/support/clock.ts';
+import { processFaultPoints } from '../../src/support/fault-points.ts';
 
 const SLOT_MS = 50;
 let t: TestHush;
@@ -14,7 +15,7 @@ let acct: TestAccount;
 
 before(async () => {
   t = await startTestHush({ env: { HUSH_ROLE: 'api', LOCALNET_SLOT_MS: String(SLOT_MS) } });
-  await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets, systemClock);
+  await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets, systemClock, processFaultPoints());
   acct = await t.createAccount();
 });
 after(async () => {

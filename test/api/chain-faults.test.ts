@@ -18,6 +18,7 @@ import { pollUntil, startTestLocalnet, type TestLocalnet } from '../support/loca
 import { startRpcFaultProxy, type FaultKind, type RpcFaultProxy } from '../../src/localnet/rpc-fault-proxy.ts';
 import { systemClock } from '../../src/support/clock.ts';
 import { systemRandom } from '../../src/support/random.ts';
+import { processFaultPoints } from '../../src/support/fault-points.ts';
 
 let chain: TestLocalnet;
 let proxy: RpcFaultProxy;
@@ -38,7 +39,7 @@ before(async () => {
   // (a clean-clone run), so the setup tries again: funding tops up to its targets and settles what a lost answer left.
   for (let attempt = 1; ; attempt++) {
     try {
-      await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets, systemClock);
+      await fundFromLocalFaucet(t.hush.db, t.hush.chain, t.hush.treasury, t.hush.config.assets, systemClock, processFaultPoints());
       break;
     } catch (e) {
       if (!(e instanceof ChainUnavailableError) || attempt >= 5) throw e;

@@ -11,6 +11,7 @@ import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { buildSignedTransaction, latestBlockhash, send, waitForStatus } from '../support/localnet.ts';
 import { address, expectError, expectOk, fundedSender, orderRequest, quoteRequest, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { systemClock } from '../../src/support/clock.ts';
+import { processFaultPoints } from '../../src/support/fault-points.ts';
 
 let t: TestHush;
 let acct: TestAccount;
@@ -19,7 +20,7 @@ before(async () => {
   t = await startTestHush({ env: { HUSH_ROLE: 'api' } });
   const { hush } = t;
   // Role api never funds the treasury; quotes need funded pools.
-  await fundFromLocalFaucet(hush.db, hush.chain, hush.treasury, hush.config.assets, systemClock);
+  await fundFromLocalFaucet(hush.db, hush.chain, hush.treasury, hush.config.assets, systemClock, processFaultPoints());
   acct = await t.createAccount();
 });
 after(async () => {

@@ -13,6 +13,7 @@ import { pollUntil, startTestLocalnet, type TestLocalnet } from '../support/loca
 import { TcpProxy } from '../support/tcp-proxy.ts';
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
 import { systemClock } from '../../src/support/clock.ts';
+import { processFaultPoints } from '../../src/support/fault-points.ts';
 
 const RPC_TIMEOUT_MS = 500;
 /** How stale /readyz may be (src/runtime/readiness.ts): one blockhash refresh period (5 s) plus one RPC timeout, and slack. */
@@ -30,7 +31,7 @@ before(async () => {
   // Role api funds nothing itself; the pools need inventory for a quote to be answered. Funding is the
   // setup, not the subject: straight to the chain, at the default RPC timeout (a loaded machine's airdrop
   // outlives the 500 ms under test).
-  await fundFromLocalFaucet(t.hush.db, new SolanaChain(chain.url, systemClock, t.hush.config.slotMs), t.hush.treasury, t.hush.config.assets, systemClock);
+  await fundFromLocalFaucet(t.hush.db, new SolanaChain(chain.url, systemClock, t.hush.config.slotMs), t.hush.treasury, t.hush.config.assets, systemClock, processFaultPoints());
   acct = await t.createAccount();
   await pollUntil(async () => (await acct.client.quote(usdcQuote(await address(), await address()))).status === 200, { what: 'pools seen by the inventory', timeoutMs: 30_000 });
 });

@@ -27,7 +27,7 @@ import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } 
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenInstruction, getSyncNativeInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { buildDepositTransaction } from '../../src/chain/deposit-transaction.ts';
-import { associatedTokenAddressSync, findProgramAddress, isOnCurve } from '../../src/chain/program-derived-address.ts';
+import { associatedTokenAddressSync, findProgramAddress, isOnCurve } from '../../src/domain/program-derived-address.ts';
 import { addressOfSeed } from '../../src/treasury/treasury-keys.ts';
 
 const MINTS = [

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { buildPayout, txShape } from '../../src/chain/hush-transactions.ts';
-import { associatedTokenAddress } from '../../src/chain/associated-token-address.ts';
+import { associatedTokenAddress } from '../../src/domain/associated-token-address.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { fundedWallet, MINTS, requestTokenAirdrop, startTestLocalnet, TOKEN_PROGRAM, waitForStatus, type TestLocalnet } from '../support/localnet.ts';
 

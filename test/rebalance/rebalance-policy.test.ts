@@ -16,6 +16,7 @@ import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
 import { SettlementWorker } from '../../src/settlement/runner.ts';
 import { systemClock } from '../../src/support/clock.ts';
 import { systemRandom } from '../../src/support/random.ts';
+import { processFaultPoints } from '../../src/support/fault-points.ts';
 
 const PRICES: Record<string, { num: bigint; den: bigint }> = { sol: { num: 150n, den: 1n }, usdc: { num: 1n, den: 1n }, usdt: { num: 1n, den: 1n }, bonk: { num: 2n, den: 100_000n } };
 const prices = { pairRate: (a: string) => ({ from: { price: PRICES[a]! }, to: { price: PRICES[a]! } }) } as never;
@@ -27,7 +28,7 @@ async function movesWith(env: Record<string, string>): Promise<RebalanceRequest[
   const rebalancer = { rebalance: async (r: RebalanceRequest) => (requests.push(r), { signature: null, amountIn: r.amountIn, amountOut: r.minAmountOut }) };
   // SOL pools far above target, USDC far below: SOL is sold for USDC.
   const targets = new Map([['sol', 100n * 10n ** 9n], ['usdc', 100_000n * 10n ** 6n]]);
-  const worker = new SettlementWorker(config, {} as Db, new SolanaChain('http://127.0.0.1:9', systemClock, config.localnetSlotMs, 500), treasury, { clock: systemClock, random: systemRandom, rebalancer, prices, inventoryTargets: targets, sweepIntervalMs: 3_600_000 });
+  const worker = new SettlementWorker(config, {} as Db, new SolanaChain('http://127.0.0.1:9', systemClock, config.localnetSlotMs, 500), treasury, { clock: systemClock, random: systemRandom, faults: processFaultPoints(), rebalancer, prices, inventoryTargets: targets, sweepIntervalMs: 3_600_000 });
   const held = new Map<string, bigint>([['sol', 1_000n * 10n ** 9n], ['usdc', 10_000n * 10n ** 6n]]);
   const balances = new Map<string, { exists: boolean; lamports: bigint; tokenAmount: bigint | null }>();
   for (const [assetId, total] of held) {

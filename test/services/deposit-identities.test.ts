@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { Address } from '@solana/kit';
-import { associatedTokenAddressSync } from '../../src/chain/program-derived-address.ts';
+import { associatedTokenAddressSync } from '../../src/domain/program-derived-address.ts';
 import { DepositIdentities } from '../../src/treasury/deposit-identities.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
 import { systemRandom } from '../../src/support/random.ts';

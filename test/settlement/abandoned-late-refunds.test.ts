@@ -16,6 +16,7 @@ import { forEachEngine } from '../support/databases.ts';
 import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 import { systemClock } from '../../src/support/clock.ts';
 import { systemRandom } from '../../src/support/random.ts';
+import { processFaultPoints } from '../../src/support/fault-points.ts';
 
 forEachEngine('abandoned late refunds', (ctx) => {
   it('a late refund dead for 7 days is reported once; one replaced since, or dead for less, is not', async () => {
@@ -48,7 +49,7 @@ forEachEngine('abandoned late refunds', (ctx) => {
     const config = loadConfig({ DATA_DIR: '/nonexistent', TREASURY_SEED: randomBytes(32).toString('hex') });
     const chain = new SolanaChain('http://127.0.0.1:9', systemClock, config.localnetSlotMs, 500);
     const treasury = await Treasury.load(new TreasuryKeys(new Uint8Array(randomBytes(32))), config.assets);
-    const worker = new SettlementWorker(config, ctx.db, chain, treasury, { clock: systemClock, random: systemRandom, sweepIntervalMs: 3_600_000, log: (o, m) => logged.push(`${m} ${JSON.stringify(o)}`) });
+    const worker = new SettlementWorker(config, ctx.db, chain, treasury, { clock: systemClock, random: systemRandom, faults: processFaultPoints(), sweepIntervalMs: 3_600_000, log: (o, m) => logged.push(`${m} ${JSON.stringify(o)}`) });
     const pass = () => worker.lateDepositTick().catch(() => 0); // the recent part's replacement needs the chain
     await pass();
     await pass();

@@ -18,6 +18,7 @@ import { SettlementWorker } from '../../src/settlement/runner.ts';
 import { ASSETS, SOL, accountExists, ataOf, balanceOf, chainAt, depositWithRefresh, lamportsOf, newWallet, placeOrder, waitForCleanReconcile, waitForOrder, type AssetId, type Chain } from '../support/settlement.ts';
 import { systemClock } from '../../src/support/clock.ts';
 import { systemRandom } from '../../src/support/random.ts';
+import { processFaultPoints } from '../../src/support/fault-points.ts';
 
 describe('partner fees and late deposits', () => {
   let hush: TestHush;
@@ -239,7 +240,7 @@ describe('partner fees and late deposits', () => {
       const c = new SolanaChain(hush.chainUrl, systemClock, h.config.localnetSlotMs);
       await c.latestBlockhash();
       await new Promise((r) => setTimeout(r, 300));
-      return new SettlementWorker(h.config, h.db, c, h.signing!, { clock: systemClock, random: systemRandom, workerId: `late-${Math.random()}`, sweepIntervalMs: 3_600_000 });
+      return new SettlementWorker(h.config, h.db, c, h.signing!, { clock: systemClock, random: systemRandom, faults: processFaultPoints(), workerId: `late-${Math.random()}`, sweepIntervalMs: 3_600_000 });
     };
     const [w1, w2] = [await other(), await other()];
     const before = (await balanceOf(chain, sender.address, ASSETS.sol))!;

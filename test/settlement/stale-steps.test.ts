@@ -14,6 +14,7 @@ import { ASSETS, SOL, balanceOf, chainAt, depositWithRefresh, newWallet, placeOr
 import { moveOrder } from '../support/move-order.ts';
 import { systemClock } from '../../src/support/clock.ts';
 import { systemRandom } from '../../src/support/random.ts';
+import { processFaultPoints } from '../../src/support/fault-points.ts';
 
 describe('stale worker steps', () => {
   let hush: TestHush;
@@ -40,7 +41,7 @@ describe('stale worker steps', () => {
     await waitForOrder(acct.client, placed.trackingId, ['deposit_confirmed'], 30_000);
 
     // Another worker's step holds this record and is about to record the payout; the watchdog fails the order first.
-    const other = new SettlementWorker(h.config, h.db, h.chain, h.signing!, { clock: systemClock, random: systemRandom, workerId: 'stale-step', sweepIntervalMs: 3_600_000 });
+    const other = new SettlementWorker(h.config, h.db, h.chain, h.signing!, { clock: systemClock, random: systemRandom, faults: processFaultPoints(), workerId: 'stale-step', sweepIntervalMs: 3_600_000 });
     const held = (await getOrderByTrackingId(h.db, placed.trackingId))!;
     assert.ok(await moveOrder(h.db, held.id, 'deposit_confirmed', 'failed', { failureReason: 'stuck_in_deposit_confirmed' }));
     const before = await balanceOf(chain, recipient, ASSETS.sol);

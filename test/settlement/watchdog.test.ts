@@ -16,6 +16,7 @@ import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
 import { moveOrder } from '../support/move-order.ts';
 import { systemClock } from '../../src/support/clock.ts';
 import { systemRandom } from '../../src/support/random.ts';
+import { processFaultPoints } from '../../src/support/fault-points.ts';
 
 const WINDOW_MS = 3000;
 
@@ -33,7 +34,7 @@ forEachEngine('watchdog start grace', (ctx) => {
     // No chain answers here: the watchdog needs only the store.
     const chain = new SolanaChain('http://127.0.0.1:9', systemClock, config.localnetSlotMs, 500);
     const treasury = await Treasury.load(new TreasuryKeys(new Uint8Array(randomBytes(32))), config.assets);
-    const worker = new SettlementWorker(config, ctx.db, chain, treasury, { clock: systemClock, random: systemRandom, stuckAfterMs: WINDOW_MS, sweepIntervalMs: 3_600_000 });
+    const worker = new SettlementWorker(config, ctx.db, chain, treasury, { clock: systemClock, random: systemRandom, faults: processFaultPoints(), stuckAfterMs: WINDOW_MS, sweepIntervalMs: 3_600_000 });
     worker.start();
     try {
       const started = Date.now();

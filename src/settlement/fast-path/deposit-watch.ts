@@ -1,5 +1,5 @@
 import type { AccountBalance } from '../../chain/chain-view.ts';
-import { associatedTokenAddress } from '../../chain/associated-token-address.ts';
+import { associatedTokenAddress } from '../../domain/associated-token-address.ts';
 import { watchedOrders, type WatchedRow } from '../../store/settlement/watched-orders.ts';
 import { ORDER_CHANGED_CHANNEL } from '../../store/order-transitions.ts';
 import type { SettlementContext } from '../context.ts';

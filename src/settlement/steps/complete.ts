@@ -11,7 +11,6 @@ import { ordersByIds } from '../../store/settlement/orders-by-ids.ts';
 import { recordMovement } from '../../store/settlement/record-movements.ts';
 import { releaseOrder } from '../../store/settlement/release-orders.ts';
 import { feeMovement, refundFeeLegs } from '../../ledger/order-movements.ts';
-import { faultPoint } from '../outbox.ts';
 import { observeCompleted } from '../settlement-metrics.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { STATUS, STATUS_HANDLING } from '../../domain/order-state.ts';
@@ -21,7 +20,7 @@ import { refundRefusedPayout, type RefusedPayoutDeps } from './recipient-refused
 import { replacePart, type ReplacePartDeps } from './replace-dead-parts.ts';
 
 /** What completing (or stepping) a paying order touches: its own reads and writes, and the steps it hands to. */
-export type CompleteDeps = Pick<SettlementContext, 'db' | 'slotMs' | 'workerId' | 'leaseSeconds' | 'log' | 'clock'> & RefundDeps & RefusedPayoutDeps & ReplacePartDeps;
+export type CompleteDeps = Pick<SettlementContext, 'db' | 'slotMs' | 'workerId' | 'leaseSeconds' | 'log' | 'clock' | 'faults'> & RefundDeps & RefusedPayoutDeps & ReplacePartDeps;
 
 /** An order's transactions of one kind by part (a part's attempts, oldest first). */
 function byPart<T extends Transfer>(txs: T[]): Map<number, T[]> {
@@ -62,7 +61,7 @@ export async function advancePayout(ctx: CompleteDeps, o: OrderRecord): Promise<
   const landed = landedParts(parts);
   if (!landed) return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
   const transfers = transfersOf(landed, ctx.clock.date().toISOString());
-  faultPoint('payout-confirmed');
+  ctx.faults.reach('payout-confirmed');
   // The final move and its fee booking commit together: a crash between them would lose the fee.
   if (kind === 'payout') {
     // The batch path's writer with a batch of one, leased by this step.
@@ -85,7 +84,7 @@ export async function advancePayout(ctx: CompleteDeps, o: OrderRecord): Promise<
  * `sending → completed` for every given order all of whose payout parts have landed, in one statement.
  * Returns the orders it completed; the others (leased elsewhere, a part to replace) go the per-order way.
  */
-export async function completeOrders(ctx: Pick<SettlementContext, 'db' | 'clock'>, orderIds: string[]): Promise<Set<string>> {
+export async function completeOrders(ctx: Pick<SettlementContext, 'db' | 'clock' | 'faults'>, orderIds: string[]): Promise<Set<string>> {
   if (orderIds.length === 0) return new Set();
   const [orders, txs] = await Promise.all([ordersByIds(ctx.db, orderIds), chainTxsOfOrders(ctx.db, orderIds, 'payout')]);
   const byOrder = new Map<string, Transfer[]>();
@@ -99,7 +98,7 @@ export async function completeOrders(ctx: Pick<SettlementContext, 'db' | 'clock'
     if (landed) items.push({ id: o.id, payouts: transfersOf(landed, now), movement: feeMovement(o) });
   }
   if (items.length === 0) return new Set();
-  faultPoint('payout-confirmed');
+  ctx.faults.reach('payout-confirmed');
   const completed = await completePayouts(ctx.db, items);
   observeCompleted(orders.filter((o) => completed.has(o.id)), ctx.clock.now());
   return completed;

@@ -15,6 +15,7 @@ import { creditorsOf } from '../../chain/deposit-origin.ts';
 import { FIRST_SIGNATURE_LOOKBACK } from '../../chain/solana-chain.ts';
 import { fundReleaseCovers, HELD_FUNDS_ACCOUNT, holdLateFunds, LATE_FUNDS_PAGE, lateFundsDue, markLateFundsRefunded, reholdLateFunds, type FundHoldFinding } from '../../store/holds/fund-holds.ts';
 import { recordMovement } from '../../store/settlement/record-movements.ts';
+import { recordScreening } from '../../store/screening-log-store.ts';
 import type { OrderRecord } from '../../store/orders-store.ts';
 
 /** What planning a landed sweep's late refunds touches. */
@@ -110,6 +111,8 @@ export async function refundLate(ctx: RefundLateDeps, sweep: ChainTxOf<'sweep'>)
           // No pool can pay it now: roll the whole mark back, so a later pass tries again.
           if (!planned) throw new LateRefundDeferred();
           if ((await insertChainTx(tx, { ...planned, meta: { ...planned.meta, part: 0, lateOf: sweep.signature } })) === null) throw new LateRefundDeferred();
+          // The clear decision is logged with the refund it lets go, in its transaction: no flow without its decision.
+          if (ctx.screening.enabled) await recordScreening(tx, { trackingId: order.trackingId, stage: 'late', result: 'clear', actor: ctx.workerId });
           out.push(planned.wire);
         }
         return out;
@@ -160,6 +163,7 @@ async function refundReleased(ctx: RefundLateDeps, h: Awaited<ReturnType<typeof 
       if (!planned) throw new LateRefundDeferred();
       const sweepSignature = h.subject.slice(0, h.subject.lastIndexOf(':'));
       if ((await insertChainTx(tx, { ...planned, meta: { ...planned.meta, part: 0, lateOf: sweepSignature } })) === null) throw new LateRefundDeferred();
+      if (ctx.screening.enabled) await recordScreening(tx, { trackingId: order.trackingId, stage: 'late', result: 'clear', actor: ctx.workerId });
       return [planned.wire];
     }),
   ).catch((e: unknown) => {

@@ -30,6 +30,8 @@ async function payableFeeAccounts(ctx: PartnerPayoutDeps): Promise<Set<string> |
     const v = verdicts[i]!;
     if (v.result === 'clear' || (v.result === 'error' && ctx.config.screeningOnError === 'allow')) {
       await clearFeeHold(ctx.db, r.account);
+      // Logged before the payout is recorded: no flow without its decision (docs/compliance.md).
+      await recordScreening(ctx.db, { stage: 'fee', field: 'feeRecipientAddress', address: r.account.split(':')[3]!, result: v.result, ...(v.result === 'error' ? { list: v.list, reason: `${v.reason}; passed (HUSH_SCREENING_ON_ERROR=allow)` } : {}), actor: ctx.workerId });
       payable.add(r.account);
       continue;
     }

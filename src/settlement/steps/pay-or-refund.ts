@@ -5,7 +5,6 @@ import { screenedAt } from '../../store/screening-log-store.ts';
 import { recordMovements } from '../../store/settlement/record-movements.ts';
 import { setPayoutDue } from '../../store/settlement/set-payout-due.ts';
 import { depositMovement } from '../../ledger/order-movements.ts';
-import { faultPoint } from '../outbox.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { drawPayoutDue } from '../../ledger/deposit-confirmation.ts';
@@ -17,7 +16,7 @@ import { STATUS } from '../../domain/order-state.ts';
 /** What recording the payout due time touches. */
 export type RecordPayoutDueDeps = Pick<SettlementContext, 'db' | 'config' | 'clock' | 'random'>;
 /** What the pay-or-refund step touches. */
-export type PayOrRefundDeps = RecordPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs' | 'view'>;
+export type PayOrRefundDeps = RecordPayoutDueDeps & SwapDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'payouts' | 'outbox' | 'slotMs' | 'view' | 'faults'>;
 
 /** The deposit on the ledger (idempotent: one movement per order). */
 export async function recordDeposit(ctx: Pick<SettlementContext, 'db'>, o: OrderRecord, amount: bigint): Promise<void> {
@@ -68,8 +67,8 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord): Promise
   const { planned, ok } = await ctx.payouts.record(o, from);
   if (!planned) return { delayMs: 5000 };
   if (!ok) return { delayMs: 0 };
-  faultPoint('payout-recorded');
+  ctx.faults.reach('payout-recorded');
   await ctx.outbox.sendAll([planned.wire]);
-  faultPoint('payout-sent');
+  ctx.faults.reach('payout-sent');
   return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
 }

@@ -4,7 +4,6 @@ import { failOrder } from '../../store/settlement/fail-order.ts';
 import { leaseOrder } from '../../store/settlement/lease-order.ts';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { cannotReceiveSol as solCannotLand, needsRecipientLamports, refundPlan } from '../../domain/settlement/refund-plan.ts';
-import { faultPoint } from '../outbox.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { heldAt, type ScreenDeps } from './screen-orders.ts';
@@ -12,7 +11,7 @@ import { heldAt, type ScreenDeps } from './screen-orders.ts';
 /** What reading whether an address can receive SOL needs. */
 export type SolReadDeps = Pick<SettlementContext, 'view' | 'asset'>;
 /** What the refund step touches. */
-export type RefundDeps = SolReadDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'alert' | 'pools' | 'outbox' | 'workerId' | 'leaseSeconds' | 'slotMs'>;
+export type RefundDeps = SolReadDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'alert' | 'pools' | 'outbox' | 'workerId' | 'leaseSeconds' | 'slotMs' | 'faults'>;
 
 /** An address's lamports at `confirmed`. */
 export async function lamportsOf(ctx: Pick<SettlementContext, 'view'>, address: string): Promise<bigint> {
@@ -61,7 +60,7 @@ export async function startRefund(ctx: RefundDeps, o: OrderRecord): Promise<Next
   });
   if (!planned) return { delayMs: 5000 };
   if (!ok) return { delayMs: 0 };
-  faultPoint('refund-recorded');
+  ctx.faults.reach('refund-recorded');
   await ctx.outbox.sendAll([planned.wire]);
   return { delayMs: SETTLE_FALLBACK_SLOTS * ctx.slotMs };
 }

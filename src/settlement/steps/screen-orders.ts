@@ -95,7 +95,10 @@ export async function heldAt(ctx: ScreenDeps, o: Screenable, from: HoldableStatu
   const { holds, passed } = await screenOrders(ctx, [o], stage, () => payers);
   const v = holds.get(o.id);
   if (v === undefined) {
-    await recordDecisions(ctx, passed, [o.id]);
+    // Written before the step goes on, and a failed write stops it (the next look screens again): no payout or
+    // refund moves without its decision in the log.
+    const entry = passed.get(o.id);
+    if (entry) await recordScreenings(ctx.db, [entry]);
     return false;
   }
   await holdOrderForScreening(ctx, o, from, v);

@@ -6,14 +6,13 @@ import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { lockUnsweptDeposits } from '../../store/settlement/lock-unswept-deposits.ts';
 import type { UnsweptDeposit } from '../../store/settlement/sweepable.ts';
 import { relockUnsweptDeposits } from '../../store/settlement/relock-unswept-deposits.ts';
-import { faultPoint } from '../outbox.ts';
 import type { SettlementContext } from '../context.ts';
 import { runStep, type Step } from '../step.ts';
 import type { AccountBalance } from '../../chain/chain-view.ts';
 import type { FreshBlockhash } from '../../chain/solana-chain.ts';
 
 /** What a sweep touches. */
-export type SweepDeps = Pick<SettlementContext, 'db' | 'view' | 'chain' | 'shape' | 'asset' | 'treasury' | 'outbox' | 'alerted' | 'alert' | 'log' | 'slotMs' | 'running' | 'maxRps' | 'clock' | 'random'>;
+export type SweepDeps = Pick<SettlementContext, 'db' | 'view' | 'chain' | 'shape' | 'asset' | 'treasury' | 'outbox' | 'alerted' | 'alert' | 'log' | 'slotMs' | 'running' | 'maxRps' | 'clock' | 'random' | 'faults'>;
 
 const SWEEP_BATCH = 4;
 const SWEEP_MAX_DEFERRALS = 3;
@@ -168,8 +167,8 @@ async function commitSweep(ctx: SweepDeps, { assetId, blockhash, entries }: Swee
     return { id, wire: signed.wire, count: items.length };
   });
   if (!result) return 0;
-  faultPoint('sweep-recorded');
+  ctx.faults.reach('sweep-recorded');
   await ctx.outbox.sendAll([result.wire]);
-  faultPoint('sweep-sent');
+  ctx.faults.reach('sweep-sent');
   return result.count;
 }

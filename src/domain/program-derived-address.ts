@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Address } from '@solana/kit';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { addressBytes, addressFromBytes } from '../domain/address-codec.ts';
+import { addressBytes, addressFromBytes } from './address-codec.ts';
 
 /**
  * Synchronous program-derived addresses. kit's `getProgramDerivedAddress` is async (WebCrypto digest)
