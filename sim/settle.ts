@@ -12,6 +12,19 @@ export interface Activity {
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Handles that live as long as the process (and its timers), not work in flight. */
+const STANDING = new Set(['Timeout', 'Immediate', 'TTYWrap', 'PipeWrap', 'TCPWrap', 'TCPServerWrap', 'SignalWrap', 'ProcessWrap', 'FSEventWrap', 'StatWatcher', 'MessagePort', 'UDPWrap']);
+
+/**
+ * Real I/O in flight (a file read at a process's start, a socket write): the simulated clock must not move
+ * while it is, or what it resumes lands at a simulated instant that depends on the machine's speed.
+ */
+export function realIoInFlight(): number {
+  let n = 0;
+  for (const r of process.getActiveResourcesInfo()) if (!STANDING.has(r)) n++;
+  return n;
+}
+
 /** A run that never settles: something loops without the clock (a bug the simulator reports, not hides). */
 export class NeverSettles extends Error {}
 
@@ -27,7 +40,7 @@ export async function settle(activity: Activity, maxTurns = 100_000): Promise<vo
   for (let i = 0; i < maxTurns; i++) {
     await turn();
     const now = activity.progress();
-    if (now === last && activity.busy() === 0) {
+    if (now === last && activity.busy() === 0 && realIoInFlight() === 0) {
       if (++quiet >= 2) return;
     } else quiet = 0;
     last = now;

@@ -1,4 +1,6 @@
-import { createKeyPairSignerFromPrivateKeyBytes, getBase58Decoder, signBytes, type KeyPairSigner } from '@solana/kit';
+import { KeyObject, sign } from 'node:crypto';
+import { getBase58Decoder } from '@solana/kit';
+import { signerFromSeed } from './seed-signer.ts';
 import { parseQuoteKey } from '../config/key-custody.ts';
 import { secretFileText } from './secret-file.ts';
 
@@ -23,10 +25,13 @@ export async function loadReceiptKey(opts: { receiptKey?: string; dataDir: strin
   const text = opts.receiptKey ?? secretFileText(opts.dataDir, RECEIPT_KEY_FILE).text;
   const bytes = parseQuoteKey(text);
   if (!bytes) throw new Error(opts.receiptKey ? 'HUSH_RECEIPT_KEY must encode at least 32 bytes (hex or base64)' : `${RECEIPT_KEY_FILE} in DATA_DIR must hold at least 32 bytes in hex`);
-  const signer: KeyPairSigner = await createKeyPairSignerFromPrivateKeyBytes(bytes.subarray(0, 32));
+  const signer = await signerFromSeed(bytes.subarray(0, 32));
+  const key = KeyObject.from(signer.keyPair.privateKey);
   const base58 = getBase58Decoder();
   return {
     keyId: signer.address,
-    sign: async (message) => base58.decode(await signBytes(signer.keyPair.privateKey, message)),
+    // node:crypto signs on the event loop (~50 µs), where WebCrypto's signature finished on the thread pool in an
+    // order no simulated seed decides.
+    sign: async (message) => base58.decode(sign(null, message, key)),
   };
 }
