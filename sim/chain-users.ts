@@ -5,6 +5,7 @@ import { compileMessage, wireTransaction } from '../src/chain/fast-transaction.t
 import { associatedTokenAddress } from '../src/domain/associated-token-address.ts';
 import { sign } from 'node:crypto';
 import bs58 from 'bs58';
+import type { Clock } from '../src/support/clock.ts';
 import type { ChainWire } from './chain-wire.ts';
 import type { SimWallet } from './wallets.ts';
 
@@ -40,6 +41,16 @@ export class ChainUsers {
 
   send(wire: string): Promise<string> {
     return this.call('sendTransaction', [wire, { encoding: 'base64', preflightCommitment: 'processed' }]);
+  }
+
+  /** Waits (simulated time) until the transaction is confirmed, a minute at most. */
+  async confirmed(signature: string, clock: Pick<Clock, 'sleep'>): Promise<boolean> {
+    for (let i = 0; i < 150; i++) {
+      const { value } = await this.call<{ value: ({ confirmationStatus: string } | null)[] }>('getSignatureStatuses', [[signature]]);
+      if (value[0] && value[0].confirmationStatus !== 'processed') return true;
+      await clock.sleep(400);
+    }
+    return false;
   }
 
   async blockhash(): Promise<string> {

@@ -216,6 +216,7 @@ export class World implements Activity, Endpoint {
 
   private faultPoint(life: Life, point: FaultPoint): void {
     if (!life.clock.alive) throw new ProcessDied(`life ${life.n} is dead`);
+    if (process.env.SIM_DEBUG) process.stderr.write(`fault point ${point}\n`);
     if (!this.opts.faults.crashAt(point)) return;
     this.crash(life, `at ${point}`);
     throw new ProcessDied(`life ${life.n} crashed at ${point}`);
