@@ -48,8 +48,8 @@ export interface RunReport {
   rpcCalls: number;
 }
 
-/** How long after the traffic stops the run waits at most for every order to end (the order deadline, and some). */
-const DRAIN_MS = 45 * 60_000;
+/** How long after the traffic stops the run waits at most for every order to end: the longest hold (900 s) and deadline (600 s), and some. */
+const DRAIN_MS = 20 * 60_000;
 const CHECK_EVERY_MS = 60_000;
 const OPERATOR_EVERY_MS = 30_000;
 

@@ -125,9 +125,11 @@ export class World implements Activity, Endpoint {
       // Partners of the simulation send far more than a real one's default share.
       HUSH_RATE_LIMITS: 'quote=1000,order=1000,status=1000,tokens=1000,account=100',
       HUSH_DEPOSIT_IDENTITY_TARGET: '256',
-      // An operator's ceiling on any member's hold (the default is 6 h): a partner that asks for a set its class
-      // cannot bring waits this long, and a run drains within it.
-      HUSH_PRIVACY_MAX_WAIT_S: '1800',
+      // Operators' settings that bound how long a run must drain: the ceiling on any member's hold (default
+      // 6 h: a partner that asks for a set its class cannot bring waits this long) and the order deadline
+      // (default 30 min: an order never funded ends then).
+      HUSH_PRIVACY_MAX_WAIT_S: '900',
+      HUSH_ORDER_TTL_S: '600',
     };
   }
 
