@@ -52,6 +52,8 @@ export interface WorldOptions {
   databaseUrl?: string;
   /** A bug planted on purpose: every statement text passes through it. */
   plant?: (sql: string) => string;
+  /** Settings over the simulation's own (a test's HUSH_* choices). */
+  env?: Record<string, string>;
   echo?: (line: string) => void;
 }
 
@@ -130,6 +132,7 @@ export class World implements Activity, Endpoint {
       // (default 30 min: an order never funded ends then).
       HUSH_PRIVACY_MAX_WAIT_S: '900',
       HUSH_ORDER_TTL_S: '600',
+      ...this.opts.env,
     };
   }
 

@@ -17,14 +17,21 @@ function parseRawResponse(raw: string): { status: number; headers: Headers; text
   return Buffer.byteLength(text) >= Number(headers.get('content-length') ?? Infinity) ? { status: Number(statusLine!.split(' ')[1]), headers, text } : null;
 }
 
+/**
+ * How a client's requests reach a Hush: fetch over a socket (the default), or a simulated Hush's own
+ * `inject` (test/support/sim-hush.ts), which also runs the simulated clock while the answer is pending.
+ */
+export type HushTransport = (req: { method: string; path: string; headers: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> }) => Promise<{ status: number; headers: Headers; text: string }>;
+
 export class HushClient {
   constructor(
     readonly baseUrl: string,
     readonly key: string | null = null,
+    readonly transport?: HushTransport,
   ) {}
 
   withKey(key: string | null): HushClient {
-    return new HushClient(this.baseUrl, key);
+    return new HushClient(this.baseUrl, key, this.transport);
   }
 
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> {
@@ -41,9 +48,11 @@ export class HushClient {
     }
     Object.assign(headers, opts.headers ?? {});
     for (const [k, v] of Object.entries(headers)) if (v === undefined) delete headers[k];
-    const res = opts.from
-      ? await fetchFrom(opts.from, this.baseUrl + path, { method, headers, body })
-      : await fetch(this.baseUrl + path, { method, headers, body }).then(async (r) => ({ status: r.status, headers: r.headers, text: await r.text() }));
+    const res = this.transport
+      ? await this.transport({ method, path, headers, body })
+      : opts.from
+        ? await fetchFrom(opts.from, this.baseUrl + path, { method, headers, body })
+        : await fetch(this.baseUrl + path, { method, headers, body }).then(async (r) => ({ status: r.status, headers: r.headers, text: await r.text() }));
     const text = res.text;
     let parsed: unknown = text;
     try {
@@ -54,7 +63,7 @@ export class HushClient {
     const sentRequestId = Object.entries(headers).find(([k]) => k.toLowerCase() === 'x-request-id')?.[1];
     const out: ApiResponse = { status: res.status, headers: res.headers, body: parsed, text, sentRequestId };
     assertResponseInvariants(out, `${method} ${path}`);
-    await assertDocumented(this.baseUrl, method, path, out.status, out.body);
+    await assertDocumented(this.baseUrl, method, path, out.status, out.body, this.transport);
     return out;
   }
 

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { fetchFrom, randomLoopback } from './http-from.ts';
+import type { HushTransport } from './hush-client.ts';
 
 interface Operation {
   responses: Record<string, { content?: { 'application/json'?: { schema?: { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } } } }>;
@@ -24,12 +25,14 @@ const ajv = new Ajv({ strict: false, allErrors: true });
 const validators = new WeakMap<object, ValidateFunction>();
 const published = new Map<string, Promise<Route[]>>();
 
-async function routesOf(baseUrl: string): Promise<Route[]> {
+async function routesOf(baseUrl: string, transport?: HushTransport): Promise<Route[]> {
   // The server has just answered, so a document it cannot serve is itself a failure, never a skipped check.
   // From an address of its own: the document counts against the anonymous per-address limit (docs/spec.md §7),
   // and this check must not take from the bucket of the test it serves.
   const url = new URL(`${PREFIX}/openapi.json`, baseUrl);
-  const res = url.hostname === '127.0.0.1' ? await fetchFrom(randomLoopback(), url.href, { method: 'GET', headers: {} }) : await fetch(url).then(async (r) => ({ status: r.status, text: await r.text() }));
+  const res = transport
+    ? await transport({ method: 'GET', path: `${PREFIX}/openapi.json`, headers: {} })
+    : url.hostname === '127.0.0.1' ? await fetchFrom(randomLoopback(), url.href, { method: 'GET', headers: {} }) : await fetch(url).then(async (r) => ({ status: r.status, text: await r.text() }));
   assert.equal(res.status, 200, `${baseUrl}: the OpenAPI document is not served`);
   const doc = JSON.parse(res.text) as { paths: Record<string, Record<string, Operation>>; components?: unknown };
   return Object.entries(doc.paths).map(([path, methods]) => ({
@@ -39,11 +42,11 @@ async function routesOf(baseUrl: string): Promise<Route[]> {
   }));
 }
 
-export async function assertDocumented(baseUrl: string, method: string, path: string, status: number, body: unknown): Promise<void> {
+export async function assertDocumented(baseUrl: string, method: string, path: string, status: number, body: unknown, transport?: HushTransport): Promise<void> {
   if (!path.startsWith(PREFIX)) return;
   let routes = published.get(baseUrl);
   if (!routes) {
-    routes = routesOf(baseUrl);
+    routes = routesOf(baseUrl, transport);
     published.set(baseUrl, routes);
     routes.catch(() => published.delete(baseUrl));
   }
