@@ -134,6 +134,23 @@ export class SimHush {
     };
   }
 
+  /**
+   * A fetch for a partner's own HTTP client (the SDK's `fetch` option): its requests reach the partner port by
+   * inject and run the clock until answered. `baseUrl` is then any http URL (its host is ignored).
+   */
+  readonly fetch: typeof globalThis.fetch = async (input, init) => {
+    const req = new Request(input, init);
+    const url = new URL(req.url);
+    const headers: Record<string, string> = {};
+    req.headers.forEach((v, k) => (headers[k] = v));
+    const body = req.body ? Buffer.from(await req.arrayBuffer()) : undefined;
+    const app = url.pathname.startsWith('/admin/') || url.pathname === '/readyz' || url.pathname === '/healthz' || url.pathname === '/metrics' ? this.hush.opsApp : this.hush.app!;
+    const res = await this.drive(app.inject({ method: req.method as 'GET', url: url.pathname + url.search, headers, ...(body ? { payload: body } : {}) }));
+    const out = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : String(v));
+    return new Response(res.statusCode === 204 || res.statusCode === 304 ? null : res.rawPayload, { status: res.statusCode, headers: out });
+  };
+
   /** A client of the partner API with `key` (null: none). */
   client(key: string | null): HushClient {
     return new HushClient(`inject://sim-${this.world.opts.seed}`, key, this.transport(() => this.hush.app!));
