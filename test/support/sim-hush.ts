@@ -148,7 +148,7 @@ export class SimHush {
     const res = await this.drive(app.inject({ method: req.method as 'GET', url: url.pathname + url.search, headers, ...(body ? { payload: body } : {}) }));
     const out = new Headers();
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : String(v));
-    return new Response(res.statusCode === 204 || res.statusCode === 304 ? null : res.rawPayload, { status: res.statusCode, headers: out });
+    return new Response(res.statusCode === 204 || res.statusCode === 304 ? null : new Uint8Array(res.rawPayload), { status: res.statusCode, headers: out });
   };
 
   /** A client of the partner API with `key` (null: none). */
