@@ -7,12 +7,14 @@
  *   --profile steady|cold-crowd|burst|daily --faults none|rpc|crash|all
  *   --rate R (orders a second, default 1)   --keep 3,17,42 (a shrunk schedule)
  *   --no-shrink --verbose (every event line)
+ *   --plant refund-without-fee|release-covers-everything (a bug planted on purpose: sim/planted-bugs.ts)
  *
  * DATABASE_URL set: the store is PostgreSQL (a fresh schema per seed) instead of PGlite in memory.
  */
 import { parseArgs } from 'node:util';
 import { FAULT_SETS, type FaultSet } from './faults.ts';
 import { runSeed, type RunOptions, type RunReport } from './run.ts';
+import { PLANTED_BUGS } from './planted-bugs.ts';
 import { shrink } from './shrink.ts';
 import { PROFILES, describeSession, type Profile } from './traffic.ts';
 
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     keep: { type: 'string' },
     'no-shrink': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
+    plant: { type: 'string' },
   },
 });
 
@@ -48,12 +51,14 @@ const first = values.seed !== undefined ? Number(values.seed) : 1;
 const count = values.seeds !== undefined ? Number(values.seeds) : 1;
 if (!Number.isInteger(first) || !Number.isInteger(count) || count < 1) fail('--seed and --seeds take integers');
 const keep = values.keep ? new Set(values.keep.split(',').map(Number)) : undefined;
+const planted = values.plant === undefined ? undefined : PLANTED_BUGS[values.plant];
+if (values.plant !== undefined && !planted) fail(`--plant must be one of ${Object.keys(PLANTED_BUGS).join(', ')}`);
 
-const base: Omit<RunOptions, 'seed'> = { durationMs: minutes * 60_000, profile, faults, rate, keep, databaseUrl: process.env.DATABASE_URL, echo: values.verbose ? (l) => process.stdout.write(`  ${l}\n`) : undefined };
+const base: Omit<RunOptions, 'seed'> = { durationMs: minutes * 60_000, profile, faults, rate, keep, plant: planted?.rewrite, databaseUrl: process.env.DATABASE_URL, echo: values.verbose ? (l) => process.stdout.write(`  ${l}\n`) : undefined };
 
 function replay(seed: number, kept?: ReadonlySet<number>): string {
   const timing = values.minutes !== undefined ? `--minutes ${minutes}` : `--hours ${minutes / 60}`;
-  return `npm run sim -- --seed ${seed} ${timing} --profile ${profile} --faults ${faults} --rate ${rate}${kept ? ` --keep ${[...kept].join(',')}` : ''}`;
+  return `npm run sim -- --seed ${seed} ${timing} --profile ${profile} --faults ${faults} --rate ${rate}${values.plant ? ` --plant ${values.plant}` : ''}${kept ? ` --keep ${[...kept].join(',')}` : ''}`;
 }
 
 function line(r: RunReport): string {

@@ -76,6 +76,10 @@ export async function checkMoney(db: Db, chain: ChainUsers, truths: readonly Ord
       const refundable = (x: bigint) => (x > networkFee ? x - networkFee : 0n);
       const most = refundable(t.deposited) + refundable(t.lateFunds);
       if (back > most) throw new InvariantBroken('refunded at most once', `${t.trackingId}: its sender got back ${back}, at most ${most} is owed (deposit ${t.deposited}, late ${t.lateFunds})`);
+      // An order pays its recipient or refunds its sender, never both: paid, only late funds may come back.
+      if (received === amountOut && back > refundable(t.lateFunds)) {
+        throw new InvariantBroken('paid or refunded, never both', `${t.trackingId}: its recipient was paid ${received} and its sender got back ${back} (late funds ${t.lateFunds})`);
+      }
       if (final && o.status === 'refunded' && back < refundable(t.deposited)) {
         throw new InvariantBroken('refunds arrive', `${t.trackingId} is refunded and its sender got back ${back} of ${refundable(t.deposited)}`);
       }

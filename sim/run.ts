@@ -63,7 +63,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
   const world = await World.create({ seed: o.seed, faults, plant: o.plant, databaseUrl: o.databaseUrl, echo: o.echo });
   const tallies = emptyTallies();
   const truths: OrderTruth[] = [];
-  const sessions = drawSessions({ profile: o.profile, durationMs: o.durationMs, rate: o.rate, partners: o.partners ?? 3, mischief: o.faults === 'none' ? 0.1 : 0.3 }, stream(o.seed, 'traffic')).filter((s) => !o.keep || o.keep.has(s.id));
+  const sessions = drawSessions({ profile: o.profile, durationMs: o.durationMs, rate: o.rate, partners: o.partners ?? 3, mischief: 0.3 }, stream(o.seed, 'traffic')).filter((s) => !o.keep || o.keep.has(s.id));
   let failure: RunReport['failure'] = null;
   const fail = (e: unknown) => {
     if (failure) return;

@@ -121,7 +121,7 @@ export function drawSessions(o: TrafficOptions, random: Random): Session[] {
       idempotencyKey: chance(0.7),
       retryOrder: chance(m * 0.5),
       signDelayMs: chance(m * 0.2) ? 60_000 + random.int(60_000) : 500 + random.int(5_000),
-      sanctioned: chance(m * 0.05),
+      sanctioned: chance(m * 0.1),
       lateFunds: deposit === 'exact' && chance(m * 0.1),
     };
   });

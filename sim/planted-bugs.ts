@@ -1,0 +1,32 @@
+/**
+ * Bugs planted on purpose, to show the simulator catches what it claims to (test/sim/planted-bugs.test.ts):
+ * each rewrites one statement Hush sends, as a careless change to that statement would, and names the
+ * invariant that must catch it. Never wired outside the simulator.
+ */
+export interface PlantedBug {
+  name: string;
+  /** The invariant the simulator must report. */
+  caughtBy: string;
+  rewrite(sql: string): string;
+}
+
+export const PLANTED_BUGS: Record<string, PlantedBug> = {
+  /**
+   * The refund step reads an order without its network fee (a column dropped from the read): a short or
+   * over deposit is refunded whole, and Hush pays the network fee out of its own pools.
+   */
+  'refund-without-fee': {
+    name: 'a refund that forgets the network fee',
+    caughtBy: 'refunded at most once',
+    rewrite: (sql) => (/^SELECT .* FROM orders o WHERE o\.id = \$1$/s.test(sql.trim()) ? sql.replace(/ FROM orders o WHERE o\.id = \$1/, ', 0::numeric AS network_fee FROM orders o WHERE o.id = $1') : sql),
+  },
+  /**
+   * The screening gate's check that an operator's release covers a finding, with its condition dropped:
+   * every finding counts as released, so a listed sender's deposit is paid out with no operator's word.
+   */
+  'release-covers-everything': {
+    name: "a payout a blocked screening lets go without an operator's release",
+    caughtBy: 'a blocked flow waits for an operator',
+    rewrite: (sql) => (sql.includes("r.stage = 'resolution' AND r.result = 'release' AND r.id > h.id") ? 'SELECT 1 WHERE $1::text IS NOT NULL OR $2::text IS NULL OR $3::text IS NULL OR $4::text IS NULL OR $5::text IS NULL' : sql),
+  },
+};
