@@ -116,7 +116,16 @@ export class LifeDb implements Db {
     this.inFlight++;
     this.sent++;
     if (this.tally) {
-      const k = text.replace(/\s+/g, ' ').trim().slice(0, 90);
+      let k = text.replace(/\s+/g, ' ').trim().slice(0, 90);
+      // SIM_SQL_STACK=<prefix>: that statement counted by the frames that sent it.
+      if (process.env.SIM_SQL_STACK && k.startsWith(process.env.SIM_SQL_STACK)) {
+        // Call sites without source maps (their lookup reads files: real I/O the simulation would wait for).
+        const prepare = Error.prepareStackTrace;
+        Error.prepareStackTrace = (_e, sites) => sites;
+        const sites = (new Error().stack as unknown as NodeJS.CallSite[]).slice(2);
+        Error.prepareStackTrace = prepare;
+        k += ' <- ' + sites.filter((c) => (c.getFileName() ?? '').includes('/src/') && !/order-transitions|confirm-deposits|db\.ts|clocked-db/.test(c.getFileName() ?? '')).slice(0, 5).map((c) => `${c.getFunctionName() ?? '?'} ${(c.getFileName() ?? '').replace(/.*\/src\//, '')}`).join(' < ');
+      }
       this.tally.set(k, (this.tally.get(k) ?? 0) + 1);
     }
     try {

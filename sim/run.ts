@@ -28,6 +28,8 @@ export interface RunOptions {
   /** Only these sessions (a shrunk schedule's replay); all when absent. */
   keep?: ReadonlySet<number>;
   plant?: (sql: string) => string;
+  /** HUSH_* settings over the simulation's (the suite's seeds shorten the deadlines an operator may set). */
+  env?: Record<string, string>;
   databaseUrl?: string;
   echo?: (line: string) => void;
 }
@@ -48,8 +50,8 @@ export interface RunReport {
   rpcCalls: number;
 }
 
-/** How long after the traffic stops the run waits at most for every order to end: the longest hold (900 s) and deadline (600 s), and some. */
-const DRAIN_MS = 20 * 60_000;
+/** How long after the traffic stops the run waits at most for every order to end: its longest hold or deadline, and five minutes. */
+const drainMs = (c: { privacyMaxWaitS: number; orderTtlS: number }) => (Math.max(c.privacyMaxWaitS, c.orderTtlS) + 300) * 1000;
 const CHECK_EVERY_MS = 60_000;
 const OPERATOR_EVERY_MS = 30_000;
 
@@ -60,7 +62,7 @@ const OPERATOR_EVERY_MS = 30_000;
 export async function runSeed(o: RunOptions): Promise<RunReport> {
   const cpu0 = cpuUsage();
   const faults = faultPlan(o.faults, o.seed, stream(o.seed, 'faults'), { startMs: SIM_EPOCH, durationMs: o.durationMs });
-  const world = await World.create({ seed: o.seed, faults, plant: o.plant, databaseUrl: o.databaseUrl, echo: o.echo });
+  const world = await World.create({ seed: o.seed, faults, plant: o.plant, databaseUrl: o.databaseUrl, echo: o.echo, env: o.env });
   const tallies = emptyTallies();
   const truths: OrderTruth[] = [];
   const sessions = drawSessions({ profile: o.profile, durationMs: o.durationMs, rate: o.rate, partners: o.partners ?? 3, mischief: 0.3 }, stream(o.seed, 'traffic')).filter((s) => !o.keep || o.keep.has(s.id));
@@ -94,12 +96,13 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
       void userRandom;
       world.clock.after(s.at, () => void runSession(users, s, r, truths).catch(fail));
     }
+    const screenedUpTo = { id: 0 };
     const check = async (final: boolean) => {
       // Every minute's checks stop a run at the first broken invariant; the tallies are the final check's.
       const t = final ? tallies : emptyTallies();
       tallies.checks++;
       await checkMoney(world.store, chainUsers, truths, final, t);
-      await checkScreening(world.store, t);
+      await checkScreening(world.store, t, final ? { id: 0 } : screenedUpTo);
       const life = world.life?.hush;
       if (life) {
         const report = await reconcile(world.store, oracleChain, life.treasury, world.config.assets);
@@ -118,7 +121,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
     await runUntil(world.clock, world, SIM_EPOCH + o.durationMs, stopped);
     faults.calm();
     world.log.add('calm: no more faults');
-    const drainEnd = world.clock.now() + DRAIN_MS;
+    const drainEnd = world.clock.now() + drainMs(world.config);
     const allEnded = () => truths.length === sessions.length && truths.every((t) => t.done || t.last?.status === 'held');
     while (!stopped() && world.clock.now() < drainEnd && !allEnded()) await runUntil(world.clock, world, world.clock.now() + 30_000, stopped);
     // Every process alive and settled before the final word.

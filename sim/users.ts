@@ -31,6 +31,8 @@ export interface OrderTruth {
   gaveUp: string | null;
   /** The visit is over: the order ended (or never was), and late funds, if any, were sent. */
   done: boolean;
+  /** The money checks found it final and right: read again only at the end. */
+  settled?: boolean;
 }
 
 export interface UserWorld {

@@ -9,7 +9,10 @@ import { describe, it } from 'node:test';
 import { PLANTED_BUGS } from '../../sim/planted-bugs.ts';
 import { runSeed, type RunOptions, type RunReport } from '../../sim/run.ts';
 
-const SHORT: Omit<RunOptions, 'seed'> = { durationMs: 30_000, profile: 'steady', faults: 'all', rate: 1 };
+// Half a minute of traffic, with the deadlines an operator may shorten (an order's 120 s, a hold's 120 s budget
+// and 180 s ceiling) so that a seed drains in a few simulated minutes.
+const QUICK_ENV = { HUSH_ORDER_TTL_S: '120', HUSH_PRIVACY_MAX_DELAY_S: '120', HUSH_PRIVACY_MAX_WAIT_S: '180' };
+const SHORT: Omit<RunOptions, 'seed'> = { durationMs: 30_000, profile: 'steady', faults: 'all', rate: 1, env: QUICK_ENV };
 
 function explain(r: RunReport): string {
   return r.failure ? `${r.failure.message}\n${r.failure.tail.join('\n')}\nreplay: npm run sim -- --seed ${r.seed} --minutes 0.5 --faults ${SHORT.faults}` : '';
