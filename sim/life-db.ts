@@ -33,6 +33,8 @@ export class LifeDb implements Db {
   sent = 0;
   /** Statements by their text's first words, when counting (SIM_SQL_TALLY=1): where an idle run's time goes. */
   readonly tally: Map<string, number> | null = process.env.SIM_SQL_TALLY ? new Map() : null;
+  /** Wall time in the store by the same key (SIM_SQL_TALLY=time sorts the report by it). */
+  readonly tallyMs = new Map<string, number>();
 
   constructor(
     private readonly store: Db,
@@ -115,6 +117,7 @@ export class LifeDb implements Db {
     if (cut === 'before') return this.cutNow('before the statement');
     this.inFlight++;
     this.sent++;
+    let tallyKey: string | null = null;
     if (this.tally) {
       let k = text.replace(/\s+/g, ' ').trim().slice(0, 90);
       // SIM_SQL_STACK=<prefix>: that statement counted by the frames that sent it.
@@ -127,9 +130,12 @@ export class LifeDb implements Db {
         k += ' <- ' + sites.filter((c) => (c.getFileName() ?? '').includes('/src/') && !/order-transitions|confirm-deposits|db\.ts|clocked-db/.test(c.getFileName() ?? '')).slice(0, 5).map((c) => `${c.getFunctionName() ?? '?'} ${(c.getFileName() ?? '').replace(/.*\/src\//, '')}`).join(' < ');
       }
       this.tally.set(k, (this.tally.get(k) ?? 0) + 1);
+      tallyKey = k;
     }
+    const started = tallyKey ? performance.now() : 0;
     try {
       const result = await on.query<T>(text, params);
+      if (tallyKey) this.tallyMs.set(tallyKey, (this.tallyMs.get(tallyKey) ?? 0) + performance.now() - started);
       if (this.dead) throw new ConnectionCut('the process died before the answer');
       if (cut === 'after') return this.cutNow('the answer was lost');
       return result;

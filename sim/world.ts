@@ -117,6 +117,8 @@ export class World implements Activity, Endpoint {
       HOST: '127.0.0.1',
       DATA_DIR: this.dataDir,
       SOLANA_RPC_URL: CHAIN_URL,
+      // No sockets in a simulated run: the worker polls the chain over HTTP, as with a provider without PubSub.
+      SOLANA_WS_URL: 'none',
       HUSH_SLOT_MS: String(SIM_SLOT_MS),
       TREASURY_SEED: secret('treasury'),
       HUSH_QUOTE_KEY: secret('quote-key'),
@@ -249,7 +251,13 @@ export class World implements Activity, Endpoint {
   /** Stops everything: the live process cleanly, the store, the chain, the data directory. */
   async close(): Promise<void> {
     const life = this.life;
-    if (life?.db.tally) for (const [k, n] of [...life.db.tally].sort((a, b) => b[1] - a[1]).slice(0, 25)) process.stderr.write(`${String(n).padStart(7)} ${k}\n`);
+    if (life?.db.tally) {
+      const ms = life.db.tallyMs;
+      const byTime = process.env.SIM_SQL_TALLY === 'time';
+      for (const [k, n] of [...life.db.tally].sort((a, b) => (byTime ? (ms.get(b[0]) ?? 0) - (ms.get(a[0]) ?? 0) : b[1] - a[1])).slice(0, 30)) {
+        process.stderr.write(`${String(n).padStart(7)} ${String(Math.round(ms.get(k) ?? 0)).padStart(7)} ms ${k}\n`);
+      }
+    }
     if (life?.hush && life.clock.alive) await life.hush.close().catch(() => {});
     if (life) {
       life.clock.kill();

@@ -6,8 +6,11 @@ import { ConfigError } from './config-error.ts';
 /** The Solana cluster Hush talks to (or the embedded one), its pace, and what every transaction pays (docs/spec.md §11). */
 export interface ChainSettings {
   solanaRpcUrl?: string;
-  /** PubSub endpoint (SOLANA_WS_URL); unset → derived from SOLANA_RPC_URL, or the embedded chain's. */
-  solanaWsUrl?: string;
+  /**
+   * PubSub endpoint (SOLANA_WS_URL); unset → derived from SOLANA_RPC_URL, or the embedded chain's; null
+   * (`none`): no PubSub, the worker polls over HTTP (a provider without it; the simulator, which has no sockets).
+   */
+  solanaWsUrl?: string | null;
   localnetPort: number;
   /** Embedded chain's PubSub port (LOCALNET_WS_PORT); unset → LOCALNET_PORT + 1. */
   localnetWsPort?: number;
@@ -43,7 +46,7 @@ export function chainSettings(env: NodeJS.ProcessEnv): ChainSettings {
   const localnetSlotMs = envInt(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000);
   return {
     solanaRpcUrl: envUrl(env, 'SOLANA_RPC_URL', ['http:', 'https:']),
-    solanaWsUrl: envUrl(env, 'SOLANA_WS_URL', ['ws:', 'wss:']) ?? (env.SOLANA_RPC_URL ? wsUrlFromRpcUrl(env.SOLANA_RPC_URL) : undefined),
+    solanaWsUrl: env.SOLANA_WS_URL === 'none' ? null : (envUrl(env, 'SOLANA_WS_URL', ['ws:', 'wss:']) ?? (env.SOLANA_RPC_URL ? wsUrlFromRpcUrl(env.SOLANA_RPC_URL) : undefined)),
     localnetPort: envInt(env, 'LOCALNET_PORT', 8899, 0, 65535),
     ...(env.LOCALNET_WS_PORT ? { localnetWsPort: envInt(env, 'LOCALNET_WS_PORT', 0, 0, 65535) } : {}),
     localnetSlotMs,

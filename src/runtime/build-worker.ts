@@ -65,7 +65,7 @@ export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ w
       ? new LocalFaucetRebalancer({ rpcUrl: chain.url, clock: p.clock, post: (body, methods) => chain.post(body, methods), assets: config.assets, destination: (assetId) => p.signing.pools(assetId)[0]!.address })
       : undefined;
   // Slots, deposit accounts and signatures over PubSub: an idle worker then sends no requests at all.
-  const wsUrl = config.solanaWsUrl ?? p.localnet?.wsUrl;
+  const wsUrl = config.solanaWsUrl === null ? null : (config.solanaWsUrl ?? p.localnet?.wsUrl);
   const subscriptions = wsUrl ? new ChainSubscriptions({ wsUrl, rpc: chain.rpc, clock: p.clock, random: p.random, log: (m) => log(m) }).start() : null;
   if (subscriptions) closers.add(() => subscriptions.close());
   if (db.kind === 'pglite') {
