@@ -79,7 +79,9 @@ export class SettlementWorker {
     this.loopsOf.start([
       ['orders', tickMs, () => this.orderTick(), idleMaxMs],
       ['transactions', tickMs, () => this.txTick(), idleMaxMs],
-      ['deposit-watch', Math.max(10, Math.floor(tickMs / 20)), () => this.depositWatchTick()],
+      // Woken by every new slot (the slot clock, over PubSub or polled): its own pass once a slot is only the net
+      // under a wake-up that never came. It ran every 10 ms: a hundred empty passes a second on an idle worker.
+      ['deposit-watch', this.context.slotMs, () => this.depositWatchTick()],
       ['sweeps', sweepMs, () => this.sweepTick()],
       ['partner-payouts', Math.max(250, (this.context.config.partnerPayoutIntervalS * 1000) / 4), () => this.scheduledPartnerTick()],
       ['late-deposits', Math.max(sweepMs, 5000), () => this.lateDepositTick()],
