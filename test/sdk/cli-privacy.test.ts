@@ -4,22 +4,25 @@
  * send` verifies, signs and prints each state to completed; `hush quote` says whether an amount is private and
  * what the private amounts nearby get; a private amount's send says while it waits that the payout is held for
  * privacy and until when, then the set it went with; a sender that cannot pay is told so in one line before
- * any order exists; the user's privacy choice reaches the quote. The order events a webhook receives: the held
- * order's `order.released` once, right after its `sending` transition's `order.status_changed`, with the same
- * sequence, its record carrying heldSeconds (releasedWith is counted once the release has landed); an order of
- * an amount that is not private gets none. What needs a process of its own (argv, environment, exit status, an
- * unreachable Hush) is cli-process.test.ts.
+ * any order exists; the user's privacy choice reaches the quote. A real webhook receiver, handed the events the
+ * run recorded by the real dispatcher (test/support/sim-webhooks.ts), gets the held order's `order.released`
+ * exactly once, right after its `sending` transition's `order.status_changed` and with the same sequence, its
+ * record carrying heldSeconds (releasedWith is counted once the release has landed); an order of an amount that
+ * is not private gets none. What needs a process of its own (argv, environment, exit status, an unreachable
+ * Hush) is cli-process.test.ts.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { signAndSend, type HushClient, type StatusRecord, type Token } from '../../packages/sdk/src/index.ts';
-import { recordAsOf } from '../../src/services/order-views.ts';
+import { signAndSend, verifyWebhook, type HushClient, type HushWebhookEvent, type Token } from '../../packages/sdk/src/index.ts';
 import { setWebhook } from '../../src/store/webhooks-store.ts';
+import { registerSecret } from '../support/api-responses.ts';
 import { SOL, startSimHush, type SimAccount, type SimHush } from '../support/sim-hush.ts';
 import { keypairFile, seededWallet, simCli, simOrderCount, simSdk } from '../support/sim-sdk.ts';
+import { deliverRecorded } from '../support/sim-webhooks.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 const TEN_USDC = '10000000';
 
@@ -33,9 +36,6 @@ before(async () => {
   acct = await h.createAccount();
   client = simSdk(h, acct.apiKey);
   dir = mkdtempSync(join(tmpdir(), 'hush-cli-privacy-'));
-  // The events are recorded for an account with a webhook; its address (TEST-NET-1) is one no delivery may
-  // reach, so they stay in the store for the test to read, as the dispatcher would send them.
-  await h.drive(setWebhook(h.db, acct.id, 'https://192.0.2.1/hooks', 'whsec_dGVzdC1zZWNyZXQtb2YtdGhpcy1hY2NvdW50'));
 });
 after(async () => {
   await h?.close();
@@ -111,27 +111,13 @@ test('a sender that cannot pay: one line with cause and fix, exit 1, and no orde
   assert.equal(await simOrderCount(h), before, 'no order was created');
 });
 
-interface RecordedEvent {
-  id: string;
-  type: string;
-  status: string;
-  sequence: number;
-  at: Date;
-}
-
-/** The order's webhook events in the order the dispatcher sends them, each with its place in the order's history. */
-async function eventsOf(trackingId: string): Promise<RecordedEvent[]> {
-  const { rows } = await h.drive(
-    h.db.query<{ id: string | number; type: string; status: string; at: Date; sequence: string | number }>(
-      `SELECT e.id, e.type, e.status, e.at, (SELECT count(*) FROM order_history x WHERE x.order_id = e.order_id AND x.id <= e.history_id) AS sequence
-       FROM webhook_events e JOIN orders o ON o.id = e.order_id WHERE o.tracking_id = $1 ORDER BY e.id`,
-      [trackingId],
-    ),
-  );
-  return rows.map((r) => ({ id: String(r.id), type: r.type, status: r.status, at: r.at, sequence: Number(r.sequence) }));
-}
-
-test('a held private send: the CLI says until when and then the set; order.released is recorded once, right after its sending event', async (ctx) => {
+test('a held private send: the CLI says until when and then the set; order.released arrives once, after its sending event', async (ctx) => {
+  const receiver = await startWebhookReceiver();
+  ctx.after(() => receiver.close());
+  // Set in the store: the partner API refuses a URL on this machine beside a chain that is not embedded.
+  const secret = 'whsec_dGVzdC1zZWNyZXQtb2YtdGhpcy1hY2NvdW50';
+  registerSecret(secret);
+  await setWebhook(h.db, acct.id, receiver.url, secret);
   const sender = await seededWallet(h, { sol: SOL, usdc: 20_000_000n });
   const recipient = h.address();
   // An amount off the menu at the same time: paid at once, never "released".
@@ -157,29 +143,29 @@ test('a held private send: the CLI says until when and then the set; order.relea
   assert.equal(watched.code, 0, watched.stderr);
   assert.match(watched.stdout, /completed payout \w+ \(released with its class: 1 payout, after \d+ s\)/);
 
-  const completed = async (id: string) => (await eventsOf(id)).some((e) => e.type === 'order.status_changed' && e.status === 'completed');
-  await h.until("both orders' completed events", async () => (await completed(trackingId)) && (await completed(freeOrder.trackingId)), 60_000);
-  const mine = await eventsOf(trackingId);
+  ctx.diagnostic(`delivered in ${await deliverRecorded(h)} passes: ${receiver.received.length} events`);
+  const events = (): HushWebhookEvent[] => receiver.received.map((r) => verifyWebhook(r.body, r.headers as Record<string, string>, secret));
+  // Every event of both orders delivered (the completed ones come last in each order's stream).
+  const done = events().filter((e) => e.type === 'order.status_changed' && e.data.status === 'completed').map((e) => (e.type === 'order.status_changed' ? e.data.trackingId : ''));
+  assert.ok(done.includes(trackingId) && done.includes(freeOrder.trackingId), "both orders' completed events");
+  const mine = events().filter((e) => e.type !== 'webhook.test' && e.data.trackingId === trackingId);
   const released = mine.filter((e) => e.type === 'order.released');
   assert.equal(released.length, 1, `order.released once: ${mine.map((e) => e.type).join(', ')}`);
   const r = released[0]!;
-  assert.equal(r.status, 'sending');
-  const sending = mine.findIndex((e) => e.type === 'order.status_changed' && e.status === 'sending');
+  assert.ok(r.type === 'order.released');
+  assert.equal(r.data.status, 'sending');
+  assert.equal(r.data.order.status, 'sending');
+  // The set is counted where the release's payouts land, after this event (the status record and the receipt carry it).
+  assert.equal(r.data.order.privacy.releasedWith, null);
+  assert.ok(Number.isInteger(r.data.order.privacy.heldSeconds) && r.data.order.privacy.heldSeconds >= 0, JSON.stringify(r.data.order.privacy));
+  assert.equal(r.data.order.privacy.releaseBy, null);
+  const sending = mine.findIndex((e) => e.type === 'order.status_changed' && e.data.status === 'sending');
   assert.ok(sending >= 0 && mine.indexOf(r) === sending + 1, "right after its transition's status event");
-  assert.equal(r.sequence, mine[sending]!.sequence);
-  assert.notEqual(r.id, mine[sending]!.id, 'an event of its own');
-  // One status event per transition, in the history's order: each sent once.
-  const record = (await client.status(trackingId)) as { order: StatusRecord };
-  assert.deepEqual(mine.filter((e) => e.type === 'order.status_changed').map((e) => e.status), record.order.history.map((x) => x.status));
-  // What the event carries: the status record as of its transition (the dispatcher's recordAsOf). The set is
-  // counted where the release's payouts land, after this event (the status record and the receipt carry it).
-  const carried = recordAsOf(record.order as never, { status: r.status, sequence: r.sequence, at: r.at });
-  assert.equal(carried.status, 'sending');
-  assert.equal(carried.privacy.releasedWith, null);
-  assert.ok(Number.isInteger(carried.privacy.heldSeconds) && carried.privacy.heldSeconds! >= 0, JSON.stringify(carried.privacy));
-  assert.equal(carried.privacy.releaseBy, null);
-  const freeEvents = await eventsOf(freeOrder.trackingId);
-  assert.ok(freeEvents.some((e) => e.status === 'sending'));
+  assert.equal(r.data.sequence, (mine[sending] as Extract<HushWebhookEvent, { type: 'order.status_changed' }>).data.sequence);
+  assert.notEqual(r.id, mine[sending]!.id, 'an event id of its own');
+  assert.equal(new Set(mine.map((e) => e.id)).size, mine.length, 'each event delivered once');
+  const freeEvents = events().filter((e) => e.type !== 'webhook.test' && e.data.trackingId === freeOrder.trackingId);
+  assert.ok(freeEvents.some((e) => e.data.status === 'sending'));
   assert.equal(freeEvents.filter((e) => e.type === 'order.released').length, 0, 'an amount that is not private is never "released"');
 });
 
