@@ -6,7 +6,7 @@
  * local chain, real store, privacy on with a short hold) and called with a funded wallet (imported through tsx's
  * tsImport, as the suite runs bundled). What a partner copies must send a private amount, say so, and deliver it:
  * over real HTTP, the real RPC and the SDK's own timers, which is what this file is for. The example's wait for a
- * set, held to the ceiling, runs on the simulator's clock (readme-example-held.test.ts).
+ * set, held to the ceiling, runs on the simulator's clock (test/sdk/sdk-end-to-end.test.ts).
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -5,8 +5,11 @@
  * and signs the deposit with a kit signer, sends it, hints it, and waits for `completed`; the recipient then
  * holds exactly amountOut. Also: errors arrive as HushApiError with the docs/spec.md §6 code and the request
  * id; the SDK's Idempotency-Key replays an order; status revalidates with its ETag; 429s are ridden out as
- * Retry-After asks; a sending signer submits itself; the chain's refusals come back typed; and the SDK's
- * committed types are what the OpenAPI document this Hush serves renders to. The partner CLI is in
+ * Retry-After asks; a sending signer submits itself; the chain's refusals come back typed; the SDK's
+ * committed types are what the OpenAPI document this Hush serves renders to; and README.md's partner example,
+ * its text unchanged (test/support/sim-readme.ts), asked to wait for a set its class never brings, is held (the
+ * detail printed says until when) and goes alone at the ceiling, with its own 3 s polls in simulated time (that
+ * it runs as written over real HTTP and timers is readme-partner-example.test.ts). The partner CLI is in
  * cli-privacy.test.ts (in this process) and cli-process.test.ts (as a process).
  */
 import assert from 'node:assert/strict';
@@ -14,21 +17,30 @@ import { after, before, test } from 'node:test';
 import { getBase58Encoder, getBase64EncodedWireTransaction, getSignatureFromTransaction, partiallySignTransactionWithSigners, type Address, type TransactionSendingSigner } from '@solana/kit';
 import { DepositVerificationError, HushApiError, HushSdkError, InsufficientFundsError, signAndSend, verifyDepositTransaction, type HushClient, type StatusRecord, type Token } from '../../packages/sdk/src/index.ts';
 import { committedTypes, renderTypes } from '../../scripts/sdk-types.ts';
+import { capturedLog, readmeExample, type PrivateSend } from '../support/readme-examples.ts';
 import { SOL, startSimHush, type SimAccount, type SimHush } from '../support/sim-hush.ts';
+import { importOnSim } from '../support/sim-readme.ts';
 import { seededWallet, SIM_HUSH_URL, simSdk } from '../support/sim-sdk.ts';
 
 let h: SimHush;
 let acct: SimAccount;
 let client: HushClient;
 let tokens: Token[];
+let readme: { module: { privateSend?: PrivateSend }; close(): void };
 
 before(async () => {
-  h = await startSimHush({ seed: 21 });
+  // Privacy on with the default menu; a menu amount whose class has traffic is held at most 12 s, and a
+  // payout whose partner asked for a set its class never brings goes at the 16 s ceiling.
+  h = await startSimHush({ seed: 21, env: { HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: '12', HUSH_PRIVACY_MAX_WAIT_S: '16' } });
   acct = await h.createAccount();
   client = simSdk(h, acct.apiKey);
   tokens = await client.tokens();
+  readme = await importOnSim(h, readmeExample('README.md', 'partner'), acct.apiKey);
 });
-after(() => h?.close());
+after(async () => {
+  readme?.close();
+  await h?.close();
+});
 
 test('the SDK types are the ones the served OpenAPI document generates (npm run generate:sdk)', async () => {
   const doc = await (await h.fetch(`${SIM_HUSH_URL}/transfer/v1/openapi.json`)).json();
@@ -39,13 +51,6 @@ test('the SDK types are the ones the served OpenAPI document generates (npm run 
     'listReceiptKeys', 'listTokens', 'receiptCheckPage', 'refreshOrder', 'revokeApiKey', 'rotateWebhookSecret', 'sendDepositHint', 'sendTestWebhook', 'setWebhook',
   ]);
 });
-
-/**
- * An amount off the privacy menu: paid two slots after its deposit confirms. A menu amount (0.1 SOL) is held
- * for its class once the class has traffic, which earlier tests in this file give it; these tests are not
- * about that hold (sim-hush.test.ts and the privacy tests are).
- */
-const OFF_MENU = '123456789';
 
 const holding = (owner: string, token: Token) => h.drive(h.chain.holding(owner, token.assetId as 'sol' | 'usdc'));
 
@@ -163,7 +168,7 @@ test('waitForFinal rides out 429s: it waits as Retry-After asks and still sees t
   const sdk = simSdk(h, slow.apiKey, { fetch: counting });
   const sender = await seededWallet(h, { sol: 2n * SOL });
   const terms = { senderAddress: sender.address, recipientAddress: h.address() };
-  const order = await sdk.order(await sdk.quote({ amount: OFF_MENU, sourceAssetId: 'sol', destinationAssetId: 'sol', ...terms }), terms);
+  const order = await sdk.order(await sdk.quote({ amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', ...terms }), terms);
   // Poll far faster than the 1/s bucket allows: a client that ignored 429s would fail or spin.
   const final = await h.drive(Promise.all([sdk.waitForFinal(order.trackingId, { intervalMs: 10, signal: h.clock.timeout(600_000) }), signAndSend(sdk, order, sender.signer, { rpc: h.rpc })]));
   assert.equal(final[0].status, 'completed');
@@ -190,7 +195,7 @@ test('a sending signer (as a Wallet Standard wallet exposes) gets the verified t
     },
   };
   const terms = { senderAddress: key.address, recipientAddress: h.address() };
-  const order = await client.order(await client.quote({ amount: OFF_MENU, sourceAssetId: 'sol', destinationAssetId: 'sol', ...terms }), terms);
+  const order = await client.order(await client.quote({ amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', ...terms }), terms);
   // A transaction that moves another amount (here: another order's) never reaches the wallet.
   const other = await client.order(await client.quote({ amount: '200000000', sourceAssetId: 'sol', destinationAssetId: 'sol', ...terms }), terms);
   const refused = await h.drive(signAndSend(client, { ...order, transaction: other.transaction }, wallet)).catch((e: unknown) => e);
@@ -206,7 +211,7 @@ test('a sending signer (as a Wallet Standard wallet exposes) gets the verified t
 test('the chain\'s refusals as typed errors: an expired transaction (refreshed and sent when asked), an unfunded sender with the amounts', async () => {
   const sender = await seededWallet(h, { sol: 5n * SOL });
   const terms = { senderAddress: sender.address, recipientAddress: h.address() };
-  const order = await client.order(await client.quote({ amount: OFF_MENU, sourceAssetId: 'sol', destinationAssetId: 'sol', ...terms }), terms);
+  const order = await client.order(await client.quote({ amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', ...terms }), terms);
   // Its blockhash known dead (the order says when): refused before anything is signed, with the fix named.
   const dead = { ...order, blockhashExpiresAtSlot: 0 };
   const e = await h.drive(signAndSend(client, dead, sender.signer, { rpc: h.rpc })).catch((x: unknown) => x);
@@ -223,4 +228,25 @@ test('the chain\'s refusals as typed errors: an expired transaction (refreshed a
   const f = await h.drive(signAndSend(client, unfunded, poor.signer, { rpc: h.rpc })).catch((x: unknown) => x);
   assert.ok(f instanceof InsufficientFundsError && f.code === 'INSUFFICIENT_FUNDS', String(f));
   assert.ok(f.funds.shortfalls.length > 0);
+});
+
+test('README.md\'s example, asked to wait for a set, is held for its class (the detail says until when) and goes at the ceiling alone', async () => {
+  const { privateSend } = readme.module;
+  assert.equal(typeof privateSend, 'function', 'the README example exports privateSend(sender, recipient, usdcBaseUnits?, privacy?)');
+  const sender = await seededWallet(h, { usdc: 200_000_000n });
+  const log = capturedLog();
+  log.start();
+  const result = await h.drive(privateSend!(sender.signer, h.address(), '10000000', { minAnonymitySet: 2 })).finally(() => log.stop());
+  const { printed } = log;
+  const privacy = printed.find((args) => args[0] === 'privacy')?.[1] as { requested?: unknown } | undefined;
+  assert.deepEqual(privacy?.requested, { minAnonymitySet: 2 });
+  const held = printed.filter((a) => a[0] === 'deposit_confirmed');
+  assert.ok(held.length >= 1, `the wait for its class is printed: ${JSON.stringify(printed)}`);
+  // Held: "released by <time>"; a poll between its release at the ceiling and the send may print the release.
+  assert.match(String(held[0]![1]), /released by \d{4}-\d\d-\d\dT/);
+  for (const args of held) assert.match(String(args[1]), /released by \d{4}-\d\d-\d\dT|released for privacy with its class/);
+  const got = printed.find((args) => args[0] === 'final')![2] as { releasedWith: number | null; heldSeconds: number | null };
+  assert.equal(got.releasedWith, 1, 'nobody came: it went alone at its ceiling');
+  assert.ok(got.heldSeconds !== null && got.heldSeconds >= 10, `held to its ceiling: ${got.heldSeconds} s`);
+  assert.equal(result.status, 'completed');
 });
