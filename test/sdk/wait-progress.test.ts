@@ -2,14 +2,17 @@
  * waitForFinal's onProgress against scripted status answers (a unit test of the SDK's polling loop, no
  * server, on the client's own `sleep` and `now`: no timer runs): every answered poll reports once, 304s
  * included, and never adds a request; it waits the interval between polls; `changed` follows status, sequence
- * and privacy (held → released); held counts down to releaseBy on the client's clock. And the CLI's error
- * lines: each known error is one line with a cause and a fix.
+ * and privacy (held → released); held counts down to releaseBy on the client's clock. `hush watch` on a
+ * terminal: its spinner turns on the same clock and stops with the order. And the CLI's error lines: each known
+ * error is one line with a cause and a fix.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SolanaError, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE } from '@solana/kit';
 import { createHushClient, HushApiError, HushTransportError, InsufficientFundsError, type StatusRecord, type WaitProgress } from '../../packages/sdk/src/index.ts';
 import { errorLine, explainError } from '../../packages/sdk/src/cli-errors.ts';
+import { watchOrder } from '../../packages/sdk/src/cli-progress.ts';
+import { ManualClock } from '../support/manual-clock.ts';
 
 const T0 = Date.UTC(2026, 10, 21, 10);
 const iso = (ms: number) => new Date(T0 + ms).toISOString();
@@ -83,6 +86,31 @@ test('between polls it waits as Retry-After asks, in seconds or as a date read o
   const final = await client.waitForFinal('trk_1111111111111111111111', { intervalMs: 1_000 });
   assert.equal(final.status, 'completed');
   assert.deepEqual(waits, [5_000, 2_000], 'the date is 5 s after the client\'s now; 2 s is above the 1 s interval');
+});
+
+test('hush watch on a terminal: a spinner on the client\'s clock rewrites one line, each change is a line of its own, and it stops with the order', async () => {
+  const clock = new ManualClock(T0);
+  const script = [record('awaiting_deposit', 1, {}), record('completed', 5, {}, true)];
+  const fetch = (async () => new Response(JSON.stringify({ success: true, order: script.shift() }), { status: 200, headers: { 'content-type': 'application/json' } })) as typeof globalThis.fetch;
+  const sleep = (ms: number, signal?: AbortSignal) => clock.sleep(ms, signal);
+  const now = () => clock.now();
+  const client = createHushClient({ baseUrl: 'http://hush.test', apiKey: 'k', fetch, sleep, now });
+  const written: string[] = [];
+  let code: number | undefined;
+  void watchOrder(client, 'trk_1111111111111111111111', { intervalMs: 1_000, out: { isTTY: true, write: (s) => void written.push(s) }, sleep, now }).then((c) => (code = c));
+  for (let turns = 0; code === undefined && turns < 1_000; turns++) {
+    await new Promise((r) => setImmediate(r));
+    clock.runNext();
+  }
+  assert.equal(code, 0, 'completed');
+  const lines = written.filter((w) => w.endsWith('\n'));
+  assert.deepEqual(lines, [`\r\x1b[2K${iso(0)} trk_1111111111111111111111 awaiting_deposit\n`, `\r\x1b[2K${iso(1_000)} trk_1111111111111111111111 completed payout \n`]);
+  const frames = written.slice(written.indexOf(lines[0]!) + 1, written.indexOf(lines[1]!));
+  // Ten turns of 100 ms in the second between the polls (the last may fall after the poll due with it).
+  assert.ok(frames.length >= 9 && frames.length <= 10, `${frames.length} frames`);
+  frames.forEach((f, i) => assert.equal(f, `\r\x1b[2K${'⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏'[i]} trk_1111111111111111111111 awaiting_deposit… 0 s so far`));
+  assert.equal(written.at(-1), '\r\x1b[2K', 'the spinner\'s line cleared');
+  assert.equal(clock.pending, 0, 'no timer left behind');
 });
 
 test('HushApiError.message is Hush\'s words, the code apart', () => {
