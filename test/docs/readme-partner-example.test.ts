@@ -1,13 +1,15 @@
 /**
- * The READMEs' partner examples, run as written: the fenced block after `<!-- readme-example: partner -->`
- * in README.md (and after `<!-- readme-example: sdk -->` in packages/sdk/README.md) is saved as a module
- * beside a link to this repo's node_modules (so `@hush/sdk` is the workspace package `npm ci` builds, as
- * a partner's install would give it), pointed by HUSH_URL / HUSH_API_KEY /
- * SOLANA_RPC_URL at a real Hush (real local chain, real store, privacy on with a short hold) and called
- * with a funded wallet (imported through tsx's tsImport, as the suite runs bundled). What a partner copies must send a private amount, say so, and deliver it.
+ * The READMEs' partner examples, run as written against a real Hush: the fenced block after `<!-- readme-example:
+ * partner -->` in README.md (and after `<!-- readme-example: sdk -->` in packages/sdk/README.md) is saved as a
+ * module beside a link to this repo's node_modules (so `@hush/sdk` is the workspace package `npm ci` builds, as a
+ * partner's install would give it), pointed by HUSH_URL / HUSH_API_KEY / SOLANA_RPC_URL at a listening Hush (real
+ * local chain, real store, privacy on with a short hold) and called with a funded wallet (imported through tsx's
+ * tsImport, as the suite runs bundled). What a partner copies must send a private amount, say so, and deliver it:
+ * over real HTTP, the real RPC and the SDK's own timers, which is what this file is for. The example's wait for a
+ * set, held to the ceiling, runs on the simulator's clock (test/sdk/sdk-end-to-end.test.ts).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,33 +17,17 @@ import ts from 'typescript';
 import { tsImport } from 'tsx/esm/api';
 import { after, before, describe, test } from 'node:test';
 import { findAssociatedTokenPda } from '@solana-program/token';
-import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { fundedSender, orderCount, SOL, startTestHush, USDC_MINT, type TestHush } from '../support/hush-server.ts';
-import { REPO_ROOT } from '../support/localnet.ts';
-
-/** The ```ts block right after `<!-- readme-example: <name> -->`, exactly as the README shows it. */
-function example(readme: string, name: string): string {
-  const MARKER = `<!-- readme-example: ${name} -->`;
-  const at = readme.indexOf(MARKER);
-  assert.ok(at >= 0, `no ${MARKER}`);
-  assert.equal(readme.indexOf(MARKER, at + 1), -1, `more than one ${MARKER}`);
-  const block = /^```ts\n([\s\S]*?)^```$/m.exec(readme.slice(at + MARKER.length));
-  assert.ok(block, `no \`\`\`ts block after ${MARKER}`);
-  // Only blank lines between the marker and the fence: the marker names the block right after it.
-  assert.match(readme.slice(at + MARKER.length, at + MARKER.length + block.index), /^\s*$/, 'the marker must sit right before the fence');
-  return block[1]!;
-}
-
-type SendSol = (sender: KeyPairSigner, recipient: string, lamports?: string) => Promise<{ status?: string; releasedWith?: number | null; choices?: { amount: string; anonymitySet: number | null }[] }>;
-type PrivateSend = (sender: KeyPairSigner, recipient: string, usdcBaseUnits?: string, privacy?: { minAnonymitySet: number }) => Promise<{ signature: string; status: string; payouts: { signature: string }[] }>;
+import { capturedLog, readmeExample, REPO_ROOT, type PrivateSend, type SendSol } from '../support/readme-examples.ts';
 
 describe('README partner examples', () => {
   let t: TestHush;
   let dir: string;
   let privateSend: PrivateSend;
   let sendSol: SendSol;
-  const printed: unknown[][] = [];
-  const realLog = console.log;
+  const log = capturedLog();
+  const { printed } = log;
 
   before(async () => {
     const sdkEntry = join(REPO_ROOT, 'node_modules/@hush/sdk/dist/index.js');
@@ -52,8 +38,8 @@ describe('README partner examples', () => {
     dir = mkdtempSync(join(tmpdir(), 'hush-readme-example-'));
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-    writeFileSync(join(dir, 'private-send.ts'), example(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'), 'partner'));
-    writeFileSync(join(dir, 'send-sol.ts'), example(readFileSync(join(REPO_ROOT, 'packages/sdk/README.md'), 'utf8'), 'sdk'));
+    writeFileSync(join(dir, 'private-send.ts'), readmeExample('README.md', 'partner'));
+    writeFileSync(join(dir, 'send-sol.ts'), readmeExample('packages/sdk/README.md', 'sdk'));
     // The examples read these at load, as a partner's process would.
     Object.assign(process.env, { HUSH_URL: t.url, HUSH_API_KEY: account.apiKey, SOLANA_RPC_URL: t.chainUrl });
     const mod = (await tsImport(pathToFileURL(join(dir, 'private-send.ts')).href, import.meta.url)) as { privateSend?: PrivateSend };
@@ -62,10 +48,10 @@ describe('README partner examples', () => {
     const sdk = (await tsImport(pathToFileURL(join(dir, 'send-sol.ts')).href, import.meta.url)) as { sendSol?: SendSol };
     assert.equal(typeof sdk.sendSol, 'function', 'the SDK README example exports sendSol(sender, recipient, lamports?)');
     sendSol = sdk.sendSol!;
-    console.log = (...args: unknown[]) => void printed.push(args);
+    log.start();
   });
   after(async () => {
-    console.log = realLog;
+    log.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
     await t?.close();
   });
@@ -111,23 +97,6 @@ describe('README partner examples', () => {
     const received = await usdcOf(recipient);
     assert.ok(received > 99_000_000n && received < 100_000_000n, `the recipient got 100 USDC less the fees: ${received}`);
     assert.equal(await usdcOf(sender.address), 100_000_000n, 'the sender paid exactly 100 USDC');
-  });
-
-  test('asked to wait for a set, it is held for its class (the detail says until when) and goes at the ceiling alone', async () => {
-    printed.length = 0;
-    const sender = await fundedSender(t, { usdc: 200_000_000n });
-    const result = await privateSend(sender, (await generateKeyPairSigner()).address, '10000000', { minAnonymitySet: 2 });
-    const privacy = printed.find((args) => args[0] === 'privacy')?.[1] as { requested?: unknown } | undefined;
-    assert.deepEqual(privacy?.requested, { minAnonymitySet: 2 });
-    const held = printed.filter((a) => a[0] === 'deposit_confirmed');
-    assert.ok(held.length >= 1, 'the wait for its class is printed');
-    // Held: "released by <time>"; a poll between its release at the ceiling and the send may print the release.
-    assert.match(String(held[0]![1]), /released by \d{4}-\d\d-\d\dT/);
-    for (const args of held) assert.match(String(args[1]), /released by \d{4}-\d\d-\d\dT|released for privacy with its class/);
-    const got = printed.find((args) => args[0] === 'final')![2] as { releasedWith: number | null; heldSeconds: number | null };
-    assert.equal(got.releasedWith, 1, 'nobody came: it went alone at its ceiling');
-    assert.ok(got.heldSeconds !== null && got.heldSeconds >= 10, `held to its ceiling: ${got.heldSeconds} s`);
-    assert.equal(result.status, 'completed');
   });
 
   test('a non-private amount is refused before any order, naming the private amounts nearby', async () => {

@@ -5,8 +5,8 @@
  * mutation of one that docs/spec.md §4 forbids is refused: another fee payer, an extra signer, an extra or
  * reordered instruction, another program, another destination, amount ± n, the idempotent create, a
  * lookup table, a legacy message, wrong decimals, a budget over the cap, the recipient named.
- * (That transactions Hush really issues over HTTP are accepted, refreshed ones too, is in
- * sdk-end-to-end.test.ts.)
+ * (That transactions Hush really issues through POST /order are accepted, refreshed ones too, is in
+ * sdk-end-to-end.test.ts, on the simulated Hush.)
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -219,6 +219,13 @@ export class SimHush {
   }
 
   async close(): Promise<void> {
+    // Hush's close waits for its loops' passes in flight, which may wait on the simulated clock (an RPC answer,
+    // a pause): the clock runs until it has closed, the chain and the store still there for those passes.
+    const life = this.world.life;
+    if (life?.hush && life.clock.alive) {
+      await this.drive(life.hush.close()).catch(() => {});
+      life.hush = null;
+    }
     await this.world.close();
   }
 }

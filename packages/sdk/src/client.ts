@@ -12,6 +12,18 @@ export interface HushClientOptions {
   maxRetries?: number;
   /** Longest Retry-After the client sleeps through before giving the error to the caller; default 10 s. */
   maxRetryAfterS?: number;
+  /**
+   * How the client waits: Retry-After before a retry, and waitForFinal between polls. Default a real timer
+   * (`setTimeout`). It must end early when `signal` aborts (rejecting or resolving: waitForFinal checks the
+   * signal after every wait). A test on a simulated or fake clock passes that clock's sleep, so a wait of
+   * minutes costs no real time.
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * The time now, milliseconds since the epoch, as `Date.now` (the default): waitForFinal's `elapsedMs`, a held
+   * payout's countdown to `releaseBy` and a Retry-After given as a date. A test on a simulated clock passes it.
+   */
+  now?: () => number;
 }
 
 /** An order with the quote and terms it was made from: what signAndSend needs to verify its transaction. */
@@ -95,7 +107,8 @@ export interface HushClient {
   revokeKey(keyId: string): Promise<ApiKeyInfo>;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
+/** The default wait: a real timer, cut short (rejecting) when `signal` aborts. */
+export const realSleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
@@ -124,6 +137,8 @@ export function createHushClient(options: HushClientOptions): HushClient {
   });
   const maxRetries = options.maxRetries ?? 2;
   const maxRetryAfterS = options.maxRetryAfterS ?? 10;
+  const sleep = options.sleep ?? realSleep;
+  const now = options.now ?? Date.now;
 
   /** One call: its data, or a HushApiError / HushTransportError; retried on `retryOn` codes, as Retry-After says. */
   async function call<T>(send: () => Promise<{ data?: T; error?: unknown; response: Response }>, retryOn = RETRY_CODES): Promise<{ data: T; response: Response }> {
@@ -135,7 +150,7 @@ export function createHushClient(options: HushClientOptions): HushClient {
         throw new HushTransportError(`cannot reach Hush at ${options.baseUrl}: ${(e as Error).message}`, undefined, { cause: e });
       }
       if (out.response.ok && out.data !== undefined) return { data: out.data, response: out.response };
-      const error = await toError(out.response, out.error);
+      const error = await toError(out.response, out.error, now());
       const wait = error instanceof HushApiError && retryOn.has(error.code) ? (error.retryAfterS ?? 1) : undefined;
       if (wait === undefined || attempt >= maxRetries || wait > maxRetryAfterS) throw error;
       await sleep(wait * 1000);
@@ -179,7 +194,7 @@ export function createHushClient(options: HushClientOptions): HushClient {
         });
       const etag = out.response.headers.get('etag') ?? undefined;
       if (out.response.status === 304) return { notModified: true, etag: etag ?? opts.etag! };
-      if (!out.response.ok || !out.data) throw await toError(out.response, out.error);
+      if (!out.response.ok || !out.data) throw await toError(out.response, out.error, now());
       return { notModified: false, etag, order: out.data.order };
     },
     async testWebhook() {
@@ -209,7 +224,7 @@ export function createHushClient(options: HushClientOptions): HushClient {
     },
     async waitForFinal(trackingId, opts = {}) {
       const interval = opts.intervalMs ?? 3000;
-      const started = Date.now();
+      const started = now();
       let etag: string | undefined;
       let last: StatusRecord | undefined;
       let failures = 0;
@@ -225,7 +240,7 @@ export function createHushClient(options: HushClientOptions): HushClient {
             if (!last || last.status !== r.order.status || last.updatedAt !== r.order.updatedAt) opts.onStatus?.(r.order);
             last = r.order;
           }
-          if (last) opts.onProgress?.(waitProgress(last, previous, started));
+          if (last) opts.onProgress?.(waitProgress(last, previous, started, now()));
           if (!r.notModified && r.order.final) return r.order;
         } catch (e) {
           if (e instanceof HushApiError && !e.retryable) throw e;

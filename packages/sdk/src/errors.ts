@@ -58,15 +58,16 @@ export class HushTransportError extends Error {
   }
 }
 
-export function retryAfterSeconds(headers: Headers): number | undefined {
+/** Retry-After in seconds (given as seconds, or as a date: the seconds from `now` to it). */
+export function retryAfterSeconds(headers: Headers, now = Date.now()): number | undefined {
   const raw = headers.get('retry-after');
   if (raw === null) return undefined;
   if (/^\d+$/.test(raw.trim())) return Number(raw.trim());
   const at = Date.parse(raw);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-export async function toError(response: Response, body: unknown): Promise<Error> {
+export async function toError(response: Response, body: unknown, now = Date.now()): Promise<Error> {
   const e = (body as { error?: { code?: unknown; message?: unknown; requestId?: unknown; details?: unknown } } | undefined)?.error;
   if (!e || typeof e.code !== 'string') return new HushTransportError(`HTTP ${response.status} without a Hush error body`, response.status);
   return new HushApiError(
@@ -75,6 +76,6 @@ export async function toError(response: Response, body: unknown): Promise<Error>
     typeof e.message === 'string' ? e.message : e.code,
     typeof e.requestId === 'string' ? e.requestId : (response.headers.get('x-request-id') ?? undefined),
     e.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>) : undefined,
-    retryAfterSeconds(response.headers),
+    retryAfterSeconds(response.headers, now),
   );
 }
