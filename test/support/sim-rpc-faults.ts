@@ -12,6 +12,7 @@
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { stream } from '../../sim/world.ts';
+import { HushClient, type HushTransport } from './hush-client.ts';
 import type { SimHush } from './sim-hush.ts';
 
 /** '503' and '429' answer at once; 'stall' waits before the call goes; 'lost' runs the call and loses its answer; 'silent' never answers. */
@@ -208,30 +209,36 @@ export interface ApiLogRecord {
   level: number;
   msg?: string;
   err?: { type?: string; message?: string };
-  res?: { statusCode?: number };
 }
 
 /**
- * The partner API's and the ops listener's log, as `npm start`'s pino writes it (Fastify's serializers: a
- * record that pino cannot serialise fails here as it would there). The simulated Hush runs Fastify without a
- * logger, whose request loggers are the app's own (a child of none is itself): its methods are pointed at a
- * pino that writes into the returned list. Call again after a restart (a new life has new apps).
+ * The partner API's and the ops listener's log, as `npm start`'s pino writes it (pino's err serializer: a record
+ * that pino cannot serialise fails here as it would there). The simulated Hush runs Fastify without a logger,
+ * whose request loggers are the app's own (a child of none is itself): its methods are pointed at a pino that
+ * writes into the returned list. Requests by `inject` get no completion record (Fastify writes it when a socket's
+ * response finishes): `answers` keeps their statuses. Call again after a restart (a new life has new apps).
  */
 export function captureApiLog(h: SimHush, into: ApiLogRecord[] = []): ApiLogRecord[] {
-  const logger = pino(
-    {
-      level: 'info',
-      serializers: {
-        err: pino.stdSerializers.err,
-        req: (req: { method?: string; url?: string }) => ({ method: req.method, url: req.url }),
-        res: (reply: { statusCode?: number }) => ({ statusCode: reply.statusCode }),
-      },
-    },
-    { write: (line: string) => void into.push(JSON.parse(line) as ApiLogRecord) },
-  );
+  const logger = pino({ level: 'info', serializers: { err: pino.stdSerializers.err } }, { write: (line: string) => void into.push(JSON.parse(line) as ApiLogRecord) });
   for (const app of [h.hush.app, h.hush.opsApp].filter((a): a is FastifyInstance => a !== null)) {
     const log = app.log as unknown as Record<string, unknown>;
     for (const level of ['fatal', 'error', 'warn', 'info'] as const) log[level] = logger[level].bind(logger);
   }
   return into;
+}
+
+/** Clients of the partner port (with `apiKey`) and of the ops listener whose every answer's status goes into `statuses`. */
+export function answers(h: SimHush, apiKey: string, statuses: { status: number; path: string }[]): { client: HushClient; ops: HushClient } {
+  const recording = (app: () => FastifyInstance): HushTransport => {
+    const inner = h.transport(app);
+    return async (req) => {
+      const res = await inner(req);
+      statuses.push({ status: res.status, path: `${req.method} ${req.path}` });
+      return res;
+    };
+  };
+  return {
+    client: new HushClient(`inject://sim-${h.world.opts.seed}`, apiKey, recording(() => h.hush.app!)),
+    ops: new HushClient(`inject://sim-${h.world.opts.seed}-ops`, h.world.adminToken, recording(() => h.hush.opsApp)),
+  };
 }
