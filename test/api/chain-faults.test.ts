@@ -88,6 +88,10 @@ describe('a simulated Hush whose chain fails', () => {
     provider = rpcStandIn(h);
     apiLog = captureApiLog(h);
     ({ client, ops } = answers(h, (await h.createAccount()).apiKey, statuses));
+    // Pools seen by the inventory. The first answer also reads a screening verdict for the first time, which
+    // the simulator cannot see whole (it spans more turns of the event loop than its quiet check): the clock
+    // moves on meanwhile, and the first quote would look as if it had waited on the chain.
+    await h.until('quotes answered', async () => (await client.quote(usdcQuote())).status === 200, 30_000);
   });
   after(() => closeSim(h));
 
