@@ -1,13 +1,15 @@
 /**
- * No 500 where 503 belongs, and no hang where the chain is silent. With the chain answering 503, 429, or losing
- * answers, every route that reads it (quote, order, deposit hint, refresh, admin reconcile and treasury) answers
- * 503 CHAIN_UNAVAILABLE with Retry-After or succeeds from its caches, never 500; the API's log records no
- * error-level entry and never fails to serialise kit's SolanaError. With an RPC that never answers, /readyz
- * answers at once from kept state and says 503 within its staleness bound, a quote (which reads nothing on the
- * chain) does not wait on it, and once the inventory is older than it may be trusted even a quote answers 503;
- * all recover with the chain. A simulated Hush (test/support/sim-hush.ts) behind a misbehaving provider
- * (test/support/sim-rpc-faults.ts); durations are simulated time, so "at once" means no wait on any timer.
- * Kit's own transport on a silent socket: test/api/rpc-timeout.test.ts.
+ * The API over the chain's caches and failures. A deposit transaction handed out keeps ≥ 75 % of its blockhash
+ * life (at fast slots: test/api/blockhash-life.test.ts). No 500 where 503 belongs, and no hang where the chain is
+ * silent. With the chain answering 503, 429, or losing answers, every route that reads it (quote, order, deposit
+ * hint, refresh, admin reconcile and treasury) answers 503 CHAIN_UNAVAILABLE with Retry-After or succeeds from
+ * its caches, never 500; the API's log records no error-level entry and never fails to serialise kit's
+ * SolanaError. With an RPC that never answers, /readyz answers at once from kept state and says 503 within its
+ * staleness bound, a quote (which reads nothing on the chain) does not wait on it, and once the inventory is
+ * older than it may be trusted even a quote answers 503; all recover with the chain. A simulated Hush
+ * (test/support/sim-hush.ts) behind a misbehaving provider (test/support/sim-rpc-faults.ts); durations are
+ * simulated time, so "at once" means no wait on any timer. Kit's own transport on a silent socket:
+ * test/api/rpc-timeout.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -76,7 +78,7 @@ test('the error handler answers 503 CHAIN_UNAVAILABLE for any chain failure, and
   await app.close();
 });
 
-describe('a simulated Hush whose chain fails', () => {
+describe('the API of a simulated Hush over its chain', () => {
   let h: SimHush;
   let provider: RpcStandIn;
   let apiLog: ApiLogRecord[];
@@ -96,6 +98,24 @@ describe('a simulated Hush whose chain fails', () => {
   after(() => closeSim(h));
 
   const usdcQuote = () => ({ amount: '5000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: h.address(), recipientAddress: h.address() });
+
+  test('orders over a blockhash life each get a blockhash with ≥ 75 % of its life left', async (t) => {
+    const lives: number[] = [];
+    // An order every 3.3 s for more than a life (60 s at 400 ms slots), off the beat of the 5 s background refresh.
+    for (let i = 0; i < 24; i++) {
+      const req = usdcQuote();
+      const quote = expectOk(await client.quote(req)).quote;
+      // The slot before the request: Hush hands the blockhash out at a slot no earlier.
+      const before = await h.drive(h.chain.call<number>('getSlot', [{ commitment: 'processed' }]));
+      const order = expectOk(await client.order({ quote, senderAddress: req.senderAddress, recipientAddress: req.recipientAddress })).order;
+      lives.push((order.blockhashExpiresAtSlot - before) / 150);
+      await h.advance(3_300);
+    }
+    t.diagnostic(`life left at hand-out: min ${Math.min(...lives).toFixed(3)} over ${lives.length} orders`);
+    // 75 % nominal, less the slot `confirmed` lags the tip and the slot an answer may span (as at fast slots:
+    // test/api/blockhash-life.test.ts).
+    assert.ok(Math.min(...lives) >= 0.73, `a transaction was handed out with ${(Math.min(...lives) * 100).toFixed(1)} % of its life left`);
+  });
 
   const FAULTS: [SimFaultKind, string][] = [['503', 'answering 503'], ['429', 'answering 429'], ['lost', 'losing its answers after the call ran']];
   for (const [kind, how] of FAULTS) {
