@@ -48,13 +48,20 @@ describe('deposit identities', () => {
     }
   });
 
-  it('without a worker every identity is derived inline', async () => {
+  it('without a thread a batch is derived on the spot, and agrees with the treasury keys', async () => {
     const keys = new TreasuryKeys(new Uint8Array(randomBytes(32)));
     const pool = new DepositIdentities(keys.depositMasterKey, systemRandom, { threaded: false });
     pool.prime(USDC, TOKEN);
-    assert.equal(pool.available(USDC, TOKEN), 0);
-    const id = pool.take(USDC, TOKEN);
-    assert.equal(id.depositOwner, keys.depositOwnerAddress(id.trackingId));
+    // No worker to wait for: the first batch is there as soon as prime returns.
+    assert.equal(pool.available(USDC, TOKEN), 64);
+    const seen = new Set<string>();
+    for (let i = 0; i < 70; i++) {
+      const id = pool.take(USDC, TOKEN);
+      assert.equal(id.depositOwner, keys.depositOwnerAddress(id.trackingId));
+      assert.equal(id.depositAccount, associatedTokenAddressSync(id.depositOwner, USDC, TOKEN));
+      assert.ok(!seen.has(id.trackingId), 'trackingIds are unique');
+      seen.add(id.trackingId);
+    }
     await pool.close();
   });
 });

@@ -78,14 +78,16 @@ it('the store on a clock sends a text without now() as it is, and binds the cloc
 
 const SRC = join(import.meta.dirname, '../../src');
 /** PostgreSQL's readers of its own clock other than now() (which the store binds): none may appear in src/. */
-const SERVER_CLOCK = /\b(current_timestamp|current_date|current_time|localtimestamp|localtime|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday)\b|'now'/gi;
+const SERVER_CLOCK = /\b(current_timestamp|current_date|current_time|localtimestamp|localtime|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday)\b|'now'\s*::|\b(?:timestamptz|timestamp|date|time)\s+'now'/gi;
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : /\.(ts|sql)$/.test(e.name) ? [join(dir, e.name)] : []));
 }
 
 it('no SQL of src/ reads the database server\'s clock other than through now()', () => {
-  assert.deepEqual('a = clock_timestamp(), b = CURRENT_TIMESTAMP, c = \'now\'::timestamptz, d = localtime'.match(SERVER_CLOCK), ['clock_timestamp', 'CURRENT_TIMESTAMP', "'now'", 'localtime']);
+  assert.deepEqual('a = clock_timestamp(), b = CURRENT_TIMESTAMP, c = \'now\'::timestamptz, d = localtime, e = timestamptz \'now\''.match(SERVER_CLOCK), ['clock_timestamp', 'CURRENT_TIMESTAMP', "'now'::", 'localtime', "timestamptz 'now'"]);
+  // A TypeScript type that names the clock's now() is not SQL.
+  assert.equal("clock: Pick<Clock, 'now'>".match(SERVER_CLOCK), null);
   const offenders = files(SRC).flatMap((f) => (readFileSync(f, 'utf8').match(SERVER_CLOCK) ?? []).map((m) => `${relative(SRC, f)}: ${m}`));
   assert.deepEqual(offenders, []);
 });
