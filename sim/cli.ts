@@ -6,6 +6,7 @@
  *   --hours H (default 1) --minutes M       simulated traffic
  *   --profile steady|cold-crowd|burst|daily --faults none|rpc|crash|all
  *   --rate R (orders a second, default 1)   --keep 3,17,42 (a shrunk schedule)
+ *   --mischief P (0..1, default 0.3: how often users send wrong amounts, retry, are sanctioned, send late)
  *   --no-shrink --verbose (every event line)
  *   --plant refund-without-fee|release-covers-everything (a bug planted on purpose: sim/planted-bugs.ts)
  *
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     profile: { type: 'string', default: 'steady' },
     faults: { type: 'string', default: 'all' },
     rate: { type: 'string', default: '1' },
+    mischief: { type: 'string', default: '0.3' },
     keep: { type: 'string' },
     'no-shrink': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
@@ -47,6 +49,8 @@ const minutes = values.minutes !== undefined ? Number(values.minutes) : Number(v
 if (!(minutes > 0)) fail('--hours / --minutes must be positive');
 const rate = Number(values.rate);
 if (!(rate > 0)) fail('--rate must be positive');
+const mischief = Number(values.mischief);
+if (!(mischief >= 0 && mischief <= 1)) fail('--mischief must be between 0 and 1');
 const first = values.seed !== undefined ? Number(values.seed) : 1;
 const count = values.seeds !== undefined ? Number(values.seeds) : 1;
 if (!Number.isInteger(first) || !Number.isInteger(count) || count < 1) fail('--seed and --seeds take integers');
@@ -54,11 +58,11 @@ const keep = values.keep ? new Set(values.keep.split(',').map(Number)) : undefin
 const planted = values.plant === undefined ? undefined : PLANTED_BUGS[values.plant];
 if (values.plant !== undefined && !planted) fail(`--plant must be one of ${Object.keys(PLANTED_BUGS).join(', ')}`);
 
-const base: Omit<RunOptions, 'seed'> = { durationMs: minutes * 60_000, profile, faults, rate, keep, plant: planted?.rewrite, databaseUrl: process.env.DATABASE_URL, echo: values.verbose ? (l) => process.stdout.write(`  ${l}\n`) : undefined };
+const base: Omit<RunOptions, 'seed'> = { durationMs: minutes * 60_000, profile, faults, rate, mischief, keep, plant: planted?.rewrite, databaseUrl: process.env.DATABASE_URL, echo: values.verbose ? (l) => process.stdout.write(`  ${l}\n`) : undefined };
 
 function replay(seed: number, kept?: ReadonlySet<number>): string {
   const timing = values.minutes !== undefined ? `--minutes ${minutes}` : `--hours ${minutes / 60}`;
-  return `npm run sim -- --seed ${seed} ${timing} --profile ${profile} --faults ${faults} --rate ${rate}${values.plant ? ` --plant ${values.plant}` : ''}${kept ? ` --keep ${[...kept].join(',')}` : ''}`;
+  return `npm run sim -- --seed ${seed} ${timing} --profile ${profile} --faults ${faults} --rate ${rate}${mischief !== 0.3 ? ` --mischief ${mischief}` : ''}${values.plant ? ` --plant ${values.plant}` : ''}${kept ? ` --keep ${[...kept].join(',')}` : ''}`;
 }
 
 function line(r: RunReport): string {

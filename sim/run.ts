@@ -25,6 +25,8 @@ export interface RunOptions {
   /** Mean orders per second. */
   rate: number;
   partners?: number;
+  /** How often users misbehave (wrong deposits, retries, sanctioned senders, late funds): 0.3 when absent. */
+  mischief?: number;
   /** Only these sessions (a shrunk schedule's replay); all when absent. */
   keep?: ReadonlySet<number>;
   plant?: (sql: string) => string;
@@ -65,7 +67,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
   const world = await World.create({ seed: o.seed, faults, plant: o.plant, databaseUrl: o.databaseUrl, echo: o.echo, env: o.env });
   const tallies = emptyTallies();
   const truths: OrderTruth[] = [];
-  const sessions = drawSessions({ profile: o.profile, durationMs: o.durationMs, rate: o.rate, partners: o.partners ?? 3, mischief: 0.3 }, stream(o.seed, 'traffic')).filter((s) => !o.keep || o.keep.has(s.id));
+  const sessions = drawSessions({ profile: o.profile, durationMs: o.durationMs, rate: o.rate, partners: o.partners ?? 3, mischief: o.mischief ?? 0.3 }, stream(o.seed, 'traffic')).filter((s) => !o.keep || o.keep.has(s.id));
   let failure: RunReport['failure'] = null;
   const fail = (e: unknown) => {
     if (failure) return;

@@ -29,7 +29,9 @@ describe('the operator console', () => {
 
   before(async () => {
     writeFileSync(list, '# blocked after quoting\n');
-    [hush, browser] = await Promise.all([startTestHush({ admin: true, env: { HUSH_SCREENING_LISTS: list, HUSH_SCREENING_RELOAD_MS: '100' } }), startBrowser()]);
+    // The browser first: without Chromium the file fails at once, with no Hush left running to hold it open.
+    browser = await startBrowser();
+    hush = await startTestHush({ admin: true, env: { HUSH_SCREENING_LISTS: list, HUSH_SCREENING_RELOAD_MS: '100' } });
     const acct = await hush.createAccount();
     const chain = chainAt(hush.chainUrl);
     const funded = () => newWallet(chain, { sol: 100_000_000n, tokens: { usdc: 50_000_000n } });

@@ -25,7 +25,9 @@ describe('the receipt-check page', () => {
   const requests: { method: string; url: string; body: string | null }[] = [];
 
   before(async () => {
-    [hush, browser] = await Promise.all([startTestHush(), startBrowser()]);
+    // The browser first: without Chromium the file fails at once, with no Hush left running to hold it open.
+    browser = await startBrowser();
+    hush = await startTestHush();
     const acct = await hush.createAccount();
     const chain = chainAt(hush.chainUrl);
     const sender = await newWallet(chain, { sol: 100_000_000n, tokens: { usdc: 20_000_000n } });

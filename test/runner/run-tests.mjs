@@ -46,6 +46,7 @@ if (!viaTsx) process.stdout.write(`# bundled ${files.length} test files in ${(aw
 function lane(name, list, concurrency) {
   const args = [
     ...(viaTsx ? ['--import', 'tsx'] : ['--enable-source-maps']), '--import', './test/runner/property-seed.mjs',
+    ...(process.env.HUSH_TEST_CPU ? ['--import', './test/runner/cpu-per-file.mjs'] : []),
     '--test', `--test-concurrency=${concurrency}`,
     '--test-reporter=tap', '--test-reporter-destination=stdout',
     '--test-reporter=./test/runner/slowest-files.mjs', '--test-reporter-destination=stderr',

@@ -19,7 +19,7 @@ function explain(r: RunReport): string {
 }
 
 describe('the simulator', () => {
-  for (const seed of [1, 2, 3]) {
+  for (const seed of [1, 2]) {
     it(`keeps every invariant on seed ${seed}: money, liveness, ledger, screening, receipts`, async () => {
       const r = await runSeed({ ...SHORT, seed });
       assert.ok(r.ok, explain(r));
@@ -29,19 +29,22 @@ describe('the simulator', () => {
   }
 
   it('replays a seed byte for byte: the same event log, to its hash', async () => {
-    const opts = { ...SHORT, seed: 4, durationMs: 20_000 };
+    const opts = { ...SHORT, seed: 3, durationMs: 10_000 };
     const [a, b] = [await runSeed(opts), await runSeed(opts)];
     assert.ok(a.ok && b.ok, explain(a.ok ? b : a));
+    assert.ok(a.orders > 3, `the seed placed orders (${a.orders})`);
     assert.equal(a.digest, b.digest);
     assert.equal(a.statements, b.statements);
   });
 
   for (const [key, bug] of Object.entries(PLANTED_BUGS)) {
+    // Every user misbehaves (wrong amounts, sanctioned senders, retries, late funds) for a quarter of a minute:
+    // what a planted bug breaks happens in the first seeds, so the search is short (npm run sim -- --plant runs it long).
     it(`catches ${bug.name} within 50 seeds`, async () => {
       for (let seed = 1; seed <= 50; seed++) {
-        const r = await runSeed({ ...SHORT, seed, faults: 'none', plant: bug.rewrite });
+        const r = await runSeed({ ...SHORT, durationMs: 15_000, mischief: 1, seed, faults: 'none', plant: bug.rewrite });
         if (!r.ok) {
-          assert.ok(r.failure!.invariant !== 'the simulation itself', `the planted bug ${key} broke the simulator, not an invariant: ${r.failure!.message}`);
+          assert.equal(r.failure!.invariant, bug.caughtBy, `the planted bug ${key} was caught by another check than the one it breaks: ${r.failure!.message}`);
           return;
         }
       }
