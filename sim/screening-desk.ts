@@ -24,7 +24,8 @@ export class ScreeningDesk {
     return this.blocked.has(address);
   }
 
-  async fetch(url: string): Promise<Response> {
+  /** `init` carries the caller's signal: a stand-in that answers late (test/support/sim-screening.ts) honours it. */
+  async fetch(url: string, _init?: RequestInit): Promise<Response> {
     this.asked++;
     if (this.faults.providerDown(this.clock.now())) {
       this.refused++;

@@ -190,7 +190,7 @@ export class World implements Activity, Endpoint {
     const clock = new LifeClock(this.clock);
     const db = new LifeDb(this.store, { faults: this.opts.faults.store ?? undefined, rewrite: this.opts.plant });
     const chainNet = this.wire.life();
-    const fetch: FetchLike = (url, init) => (url.startsWith(SCREENING_URL) ? this.screening.fetch(url) : chainNet.fetch(url, init));
+    const fetch: FetchLike = (url, init) => (url.startsWith(SCREENING_URL) ? this.screening.fetch(url, init) : chainNet.fetch(url, init));
     const life: Life = { n, clock, db, net: chainNet, hush: null };
     this.life = life;
     this.log.add(`life ${n}: start`);
