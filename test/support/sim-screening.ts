@@ -234,3 +234,21 @@ export function resolveOrder(h: SimHush, trackingId: string, action: string, not
 export function resolveHold(h: SimHush, holdId: string, action: string, note: string) {
   return h.ops.request('POST', `/admin/v1/holds/${holdId}/resolve`, { body: { action, note, operator: 'alice' } });
 }
+
+/**
+ * The operator's admin CLI (src/cli/admin-cli.ts) in this process, in its HTTP mode, reaching the simulated
+ * Hush's ops listener: its requests (it calls the global fetch) go through `h.fetch` while it runs, the clock
+ * running until it has answered. Its exit code and what it wrote.
+ */
+export async function simAdminCli(h: SimHush, args: string[]): Promise<{ code: number; out: string }> {
+  const { runAdminCli } = await import('../../src/cli/admin-cli.ts');
+  const io = { lines: [] as string[], out(t: string) { this.lines.push(t); }, err(t: string) { this.lines.push(t); } };
+  const real = globalThis.fetch;
+  globalThis.fetch = h.fetch;
+  try {
+    const code = await h.drive(runAdminCli(args, { HUSH_OPS_URL: 'http://ops.sim', HUSH_ADMIN_TOKEN: h.world.adminToken }, io));
+    return { code, out: io.lines.join('') };
+  } finally {
+    globalThis.fetch = real;
+  }
+}
