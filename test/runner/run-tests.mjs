@@ -22,7 +22,6 @@ const testDir = join(root, 'test');
 const WAITING = [
   'test/settlement/', 'test/swaps/', 'test/sdk/', 'test/docs/', 'test/console/', 'test/admin/admin-cli.test.ts', 'test/api/rpc-timeout.test.ts',
   'test/api/chain-budget-lanes.test.ts', 'test/api/blockhash-life.test.ts', 'test/chain/flaky-start.test.ts',
-  'test/screening/every-flow.test.ts', 'test/screening/late-funds-and-fees.test.ts', 'test/screening/late-funds-open-order.test.ts',
 ];
 
 const files = readdirSync(testDir, { withFileTypes: true })
