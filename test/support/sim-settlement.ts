@@ -18,6 +18,7 @@ import {
   accountExists, ASSETS, lamportsOf, rentExempt, TOKEN_PROGRAM, type AssetId, type AssetInfo, type Chain, type PlacedOrder,
 } from './settlement-chain.ts';
 import { fetchLanded, successfulSignatures, type LandedTx } from './settlement-landed.ts';
+import { stream } from '../../sim/world.ts';
 import { SOL, SimWallet, type SimHush } from './sim-hush.ts';
 
 /** The owner's associated token account of `mint` (derived on the event loop, not WebCrypto's thread pool). */
@@ -65,8 +66,16 @@ export class SimChain {
   /** kit's RPC client on the chain (settlement-chain.ts's reads take it). */
   readonly chain: Chain;
 
+  private readonly keys;
+
   constructor(readonly h: SimHush) {
     this.chain = { url: 'http://chain.sim', rpc: h.rpc };
+    this.keys = stream(h.world.opts.seed, 'settlement keys');
+  }
+
+  /** A new key pair, its address holding nothing (a new account's key, a wallet to fund by hand). */
+  keypair(): SimWallet {
+    return SimWallet.draw(this.keys);
   }
 
   lamports(address: string): Promise<bigint> {
@@ -228,3 +237,18 @@ export async function statusOf(client: SimHush['ops'], trackingId: string): Prom
  * a second of CPU less per file).
  */
 export const SETTLEMENT_ENV: Readonly<Record<string, string>> = { HUSH_DEPOSIT_IDENTITY_TARGET: '64' };
+
+/**
+ * Runs `fn` with the global fetch reaching the simulated Hush (`SimHush.fetch`: its ops listener for /admin and
+ * /healthz, by inject, the clock running until each answer): for code that takes no fetch of its own, such as
+ * the admin CLI's HTTP mode.
+ */
+export async function withSimFetch<T>(h: SimHush, fn: () => Promise<T>): Promise<T> {
+  const real = globalThis.fetch;
+  globalThis.fetch = h.fetch;
+  try {
+    return await fn();
+  } finally {
+    globalThis.fetch = real;
+  }
+}
