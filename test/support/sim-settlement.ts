@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { KeyObject, sign } from 'node:crypto';
 import bs58 from 'bs58';
 import type { Address, Instruction, KeyPairSigner } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getCreateAssociatedTokenInstruction, getSyncNativeInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { compileMessage, wireTransaction } from '../../src/chain/fast-transaction.ts';
 import { associatedTokenAddress } from '../../src/domain/associated-token-address.ts';
 import { expectOk } from './api-responses.ts';
@@ -189,6 +191,22 @@ export class SimChain {
     }
     if (sigs.length > 0) await this.succeeded(sigs);
     return w;
+  }
+
+  /**
+   * The sender's own transaction into the order's deposit account, carrying `amount` (settlement.ts's
+   * sendOwnDeposit): the account created with the non-idempotent instruction as Hush's transaction does, then
+   * the transfer (SOL: lamports, and SyncNative unless told not to; SPL: TransferChecked). Sent; its signature.
+   */
+  async ownDeposit(placed: PlacedOrder, sender: SimWallet, asset: AssetInfo, amount: bigint, opts: { syncNative?: boolean } = {}): Promise<string> {
+    const payer = signerAt(sender.address);
+    const create = getCreateAssociatedTokenInstruction({ payer, ata: placed.depositAccount, owner: placed.depositOwner, mint: asset.mint, tokenProgram: TOKEN_PROGRAM });
+    const sync = opts.syncNative === false ? [] : [getSyncNativeInstruction({ account: placed.depositAccount })];
+    const transfer = asset.native
+      ? [getTransferSolInstruction({ source: payer, destination: placed.depositAccount, amount }), ...sync]
+      : [getTransferCheckedInstruction({ source: ata(sender.address, asset.mint), mint: asset.mint, destination: placed.depositAccount, authority: payer, amount, decimals: asset.decimals })];
+    const { wire } = await this.tx(sender, [create, ...transfer]);
+    return this.send(wire);
   }
 
   /** A sender holding twice `amount` of the asset, and SOL for its fees (settlement-chain.ts's fundSender). */
