@@ -1,5 +1,6 @@
 /**
- * The orders that do not complete, end to end over HTTP and the local chain (real chain, real store):
+ * The orders that do not complete, end to end on a simulated Hush (test/support/sim-hush.ts: its API, worker,
+ * store and local chain on a clock that runs only as the test waits):
  * - a short deposit (the sender crafts their own transaction into the order's deposit account, creating
  *   it non-idempotently like Hush's transaction, with less than amountIn) is refunded: deposit − networkFee
  *   back to the sender, refund.reason set, nothing paid to the recipient;
@@ -12,82 +13,53 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
+import type { Address } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getCreateAssociatedTokenInstruction, getSyncNativeInstruction } from '@solana-program/token';
-import { expectError, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
-import { buildSignedTransaction, latestBlockhash, pollUntil } from '../support/localnet.ts';
+import { expectError } from '../support/api-responses.ts';
+import { closeSim } from '../support/sim-close.ts';
+import { startSimHush, type SimAccount, type SimHush, type SimWallet } from '../support/sim-hush.ts';
+import { cleanReconcile, holding, SETTLEMENT_ENV, signerAt, SimChain } from '../support/sim-settlement.ts';
 import {
-  ASSETS,
-  SOL,
-  TOKEN_ACCOUNT_SIZE,
-  TOKEN_PROGRAM,
-  accountExists,
-  assertHistory,
-  assertHushShape,
-  assertPaidOnce,
-  ataOf,
-  balanceOf,
-  chainAt,
-  chainTxRows,
-  depositWithRefresh,
-  fetchLanded,
-  jsonish,
-  lamportDelta,
-  lamportsOf,
-  newWallet,
-  placeOrder,
-  rentExempt,
-  sendOwnDeposit,
-  successfulSignatures,
-  waitForCleanReconcile,
-  waitForConfirmed,
-  waitForOrder,
-  type AssetId,
-  type Chain,
+  ASSETS, SOL, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM, accountExists, assertHistory, assertHushShape, assertPaidOnce, chainTxRows, jsonish,
+  lamportDelta, placeOrder, type AssetId,
 } from '../support/settlement.ts';
 
-let t: TestHush;
-let acct: TestAccount;
-let chain: Chain;
+let h: SimHush;
+let acct: SimAccount;
+let cs: SimChain;
 let feePayer: string;
 let budget: { limit: number; price: bigint };
 let ataRent: bigint;
 
 before(async () => {
-  t = await startTestHush({
-    admin: true,
-    env: { LOCALNET_SLOT_MS: '100', HUSH_ORDER_TTL_S: '1', HUSH_SWEEP_INTERVAL_S: '2' },
-  });
-  acct = await t.createAccount();
-  chain = chainAt(t.chainUrl);
-  feePayer = t.hush.treasury.feePayer.address;
-  budget = { limit: t.hush.config.computeUnitLimit, price: t.hush.config.computeUnitPriceMicroLamports };
-  ataRent = await rentExempt(chain, TOKEN_ACCOUNT_SIZE);
+  h = await startSimHush({ seed: 53, env: { ...SETTLEMENT_ENV, HUSH_ORDER_TTL_S: '1', HUSH_SWEEP_INTERVAL_S: '2' } });
+  acct = await h.createAccount();
+  cs = new SimChain(h);
+  feePayer = h.hush.treasury.feePayer.address;
+  budget = { limit: h.hush.config.computeUnitLimit, price: h.hush.config.computeUnitPriceMicroLamports };
+  ataRent = await cs.rent(TOKEN_ACCOUNT_SIZE);
 });
-after(async () => {
-  await t?.close();
-});
+after(() => closeSim(h));
 
 async function wrongDeposit(assetId: AssetId, amount: bigint, deposit: (amountIn: bigint) => bigint, reason: string) {
   const asset = ASSETS[assetId];
-  const sender: KeyPairSigner = asset.native ? await newWallet(chain, { sol: 2n * SOL }) : await newWallet(chain, { sol: SOL, tokens: { [assetId]: amount * 3n } });
-  const recipient: Address = (await generateKeyPairSigner()).address;
-  const placed = await placeOrder(acct.client, { amount: amount.toString(), sourceAssetId: assetId, destinationAssetId: assetId, senderAddress: sender.address, recipientAddress: recipient });
+  const sender: SimWallet = asset.native ? await cs.wallet({ sol: 2n * SOL }) : await cs.wallet({ sol: SOL, tokens: { [assetId]: amount * 3n } });
+  const recipient = h.address();
+  const placed = await placeOrder(acct.client, { amount: amount.toString(), sourceAssetId: assetId, destinationAssetId: assetId, senderAddress: sender.address as Address, recipientAddress: recipient });
   const deposited = deposit(placed.amountIn);
   assert.notEqual(deposited, placed.amountIn);
-  const lamportsBefore = await lamportsOf(chain, sender.address);
-  const tokensBefore = asset.native ? 0n : (await balanceOf(chain, sender.address, asset))!;
+  const lamportsBefore = await cs.lamports(sender.address);
+  const tokensBefore = asset.native ? 0n : (await cs.balance(sender.address, asset))!;
 
-  const signature = await sendOwnDeposit(chain, placed, sender, asset, deposited);
-  await waitForConfirmed(chain, [signature]);
-  const depositTx = await fetchLanded(chain, signature);
+  const signature = await cs.ownDeposit(placed, sender, asset, deposited);
+  const depositTx = await cs.landed(signature);
   assert.equal(depositTx.err, null);
   // The order's own transaction can no longer land: the deposit account exists now (non-idempotent create).
-  const own = await signDeposit(placed.order.transaction, sender);
-  await assert.rejects(chain.rpc.sendTransaction(own.wire as never, { encoding: 'base64', preflightCommitment: 'processed' }).send(), 'Hush’s transaction fails once the account exists');
+  const own = sender.signWire(placed.order.transaction);
+  await assert.rejects(cs.send(own.wire), 'Hush’s transaction fails once the account exists');
 
-  const rec = await waitForOrder(acct.client, placed.trackingId, ['refunded'], 60_000);
+  const rec = await h.waitForOrder(acct.client, placed.trackingId, ['refunded']);
   const expectedRefund = deposited - placed.networkFee;
   assert.equal(rec.final, true);
   assertHistory(rec, ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'refunding', 'refunded']);
@@ -99,14 +71,13 @@ async function wrongDeposit(assetId: AssetId, amount: bigint, deposit: (amountIn
   assert.equal(rec.failureReason, reason);
 
   // Exactly one refund in the store, no payout at all; the recipient's holding was never touched.
-  const rows = await assertPaidOnce(t.db, placed.trackingId, 'refund', expectedRefund);
+  const rows = await h.drive(assertPaidOnce(h.db, placed.trackingId, 'refund', expectedRefund));
   assert.deepEqual(rows.map((r) => r.signature), [rec.refund.signature]);
-  assert.deepEqual(await chainTxRows(t.db, placed.trackingId, 'payout'), []);
-  const recipientHolding = asset.native ? recipient : await ataOf(recipient, asset.mint);
-  assert.deepEqual(await successfulSignatures(chain, recipientHolding), [], 'the recipient got nothing');
+  assert.deepEqual(await h.drive(chainTxRows(h.db, placed.trackingId, 'payout')), []);
+  assert.deepEqual(await cs.signatures(holding(recipient, assetId)), [], 'the recipient got nothing');
 
   // The refund transaction: Hush's shape, from a pool (never the deposit account) to the sender.
-  const refundTx = await fetchLanded(chain, rec.refund.signature);
+  const refundTx = await cs.landed(rec.refund.signature);
   assert.equal(refundTx.err, null);
   assertHushShape(refundTx, feePayer, budget);
   assert.ok(!refundTx.accountKeys.includes(placed.depositAccount) && !refundTx.accountKeys.includes(placed.depositOwner), 'refund paid from a pool');
@@ -114,18 +85,19 @@ async function wrongDeposit(assetId: AssetId, amount: bigint, deposit: (amountIn
   // The sender: paid `deposited` + its fee + the deposit account rent, got `deposited − networkFee` back.
   const rent = lamportDelta(depositTx, placed.depositAccount) - (asset.native ? deposited : 0n);
   assert.equal(rent, ataRent);
-  const lamportsAfter = await lamportsOf(chain, sender.address);
+  const lamportsAfter = await cs.lamports(sender.address);
   if (asset.native) {
     assert.equal(lamportsBefore - lamportsAfter, deposited + depositTx.fee + rent - expectedRefund);
   } else {
     assert.equal(lamportsBefore - lamportsAfter, depositTx.fee + rent);
-    assert.equal(tokensBefore - (await balanceOf(chain, sender.address, asset))!, deposited - expectedRefund, 'the sender is out exactly the network fee');
+    assert.equal(tokensBefore - (await cs.balance(sender.address, asset))!, deposited - expectedRefund, 'the sender is out exactly the network fee');
   }
   return placed;
 }
 
 const refunded: { depositAccount: Address }[] = [];
 
+// Side by side on the one simulated clock, as before beside each other on a live Hush.
 describe('refunds and expiry', { concurrency: true }, () => {
   test('SOL short deposit → refunded (deposit − networkFee, reason deposit_short)', async () => {
     refunded.push(await wrongDeposit('sol', 100_000_000n, (a) => a / 2n, 'deposit_short'));
@@ -140,56 +112,56 @@ describe('refunds and expiry', { concurrency: true }, () => {
   });
 
   test('SOL sent without SyncNative still counts: the full amount completes the order, and its hint is 200', async () => {
-    const sender = await newWallet(chain, { sol: 2n * SOL });
-    const recipient: Address = (await generateKeyPairSigner()).address;
-    const placed = await placeOrder(acct.client, { amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient });
-    const signature = await sendOwnDeposit(chain, placed, sender, ASSETS.sol, placed.amountIn, { syncNative: false });
-    await waitForConfirmed(chain, [signature]);
+    const sender = await cs.wallet({ sol: 2n * SOL });
+    const recipient = h.address();
+    const placed = await placeOrder(acct.client, { amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address as Address, recipientAddress: recipient });
+    const signature = await cs.ownDeposit(placed, sender, ASSETS.sol, placed.amountIn, { syncNative: false });
+    await cs.succeeded([signature]);
     const hint = await acct.client.deposit({ trackingId: placed.trackingId, signature });
     assert.equal(hint.status, 200, JSON.stringify(hint.body));
-    const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);
+    const rec = await h.waitForOrder(acct.client, placed.trackingId, ['completed']);
     assert.equal(rec.deposit.signature, signature);
     assert.equal(rec.deposit.amount, placed.amountIn.toString(), 'the lamports above the rent reserve are the deposit');
-    assert.equal(await lamportsOf(chain, recipient), placed.amountOut, 'the recipient got exactly amountOut');
-    await pollUntil(async () => !(await accountExists(chain, placed.depositAccount)), { what: 'the deposit account swept (closed)', timeoutMs: 60_000, intervalMs: 250 });
+    assert.equal(await cs.lamports(recipient), placed.amountOut, 'the recipient got exactly amountOut');
+    await h.until('the deposit account swept (closed)', async () => !(await cs.exists(placed.depositAccount)), 600_000, 1_000);
   });
 
   test("a SOL refund below a wallet's rent to a sender holding no SOL is not sent: the order fails (refund_below_rent), nothing spent", async () => {
     // Only the order's sender's own transaction is its deposit (docs/spec.md §5, "Whose deposit"): another
     // wallet pays the fee and the account's rent, and the sender sends all it holds (a wallet's rent plus a
     // little), so it ends with no SOL and the refund (that less networkFee) is below a wallet's rent.
-    const sender = await generateKeyPairSigner();
-    const payer = await newWallet(chain, { sol: SOL });
-    const placed = await placeOrder(acct.client, { amount: '10000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: (await generateKeyPairSigner()).address });
-    const walletRent = await rentExempt(chain, 0n);
+    const sender = cs.keypair();
+    const payer = await cs.wallet({ sol: SOL });
+    const placed = await placeOrder(acct.client, { amount: '10000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address as Address, recipientAddress: h.address() });
+    const walletRent = await cs.rent(0n);
     assert.ok(placed.networkFee > 10_000n, 'the refund below is under a wallet’s rent');
     const all = walletRent + 10_000n;
-    await waitForConfirmed(chain, [await chain.rpc.requestAirdrop(sender.address, lamports(all)).send()]);
-    const { wire, signature } = await buildSignedTransaction(
+    await cs.succeeded([await h.drive(h.chain.airdrop(sender.address, all))]);
+    await cs.run(
       payer,
       [
-        getCreateAssociatedTokenInstruction({ payer, ata: placed.depositAccount, owner: placed.depositOwner, mint: ASSETS.sol.mint, tokenProgram: TOKEN_PROGRAM }),
-        getTransferSolInstruction({ source: sender, destination: placed.depositAccount, amount: all }),
+        getCreateAssociatedTokenInstruction({ payer: signerAt(payer.address), ata: placed.depositAccount, owner: placed.depositOwner, mint: ASSETS.sol.mint, tokenProgram: TOKEN_PROGRAM }),
+        getTransferSolInstruction({ source: signerAt(sender.address), destination: placed.depositAccount, amount: all }),
         getSyncNativeInstruction({ account: placed.depositAccount }),
       ],
-      await latestBlockhash(chain.rpc),
+      [sender],
     );
-    await chain.rpc.sendTransaction(wire, { encoding: 'base64', preflightCommitment: 'processed' }).send();
-    await waitForConfirmed(chain, [signature]);
-    assert.equal(await lamportsOf(chain, sender.address), 0n, 'the sender holds no SOL');
-    const rec = await waitForOrder(acct.client, placed.trackingId, ['failed'], 60_000);
+    assert.equal(await cs.lamports(sender.address), 0n, 'the sender holds no SOL');
+    const rec = await h.waitForOrder(acct.client, placed.trackingId, ['failed']);
     assert.equal(rec.failureReason, 'refund_below_rent');
-    assert.deepEqual(await chainTxRows(t.db, placed.trackingId, 'refund'), [], 'no refund transaction: it would fail on chain at every attempt');
-    assert.equal(await lamportsOf(chain, sender.address), 0n);
+    assert.deepEqual(await h.drive(chainTxRows(h.db, placed.trackingId, 'refund')), [], 'no refund transaction: it would fail on chain at every attempt');
+    assert.equal(await cs.lamports(sender.address), 0n);
   });
 
   test('no deposit → expired once the blockhash is dead; the transaction can no longer land', async () => {
-    const sender = await newWallet(chain, { sol: SOL });
-    const recipient = (await generateKeyPairSigner()).address;
-    const placed = await placeOrder(acct.client, { amount: '50000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient });
+    const sender = await cs.wallet({ sol: SOL });
+    const recipient = h.address();
+    const placed = await placeOrder(acct.client, { amount: '50000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address as Address, recipientAddress: recipient });
     const expiration = Date.parse(placed.order.expiration);
-    assert.ok(expiration - Date.now() < 25_000, `a short order deadline with HUSH_ORDER_TTL_S=1 (got ${placed.order.expiration})`);
-    const rec = await waitForOrder(acct.client, placed.trackingId, ['expired'], 60_000);
+    // Its transaction's death (a blockhash lives 150 slots, 60 s of 400 ms slots, and Hush allows a margin), far
+    // below the simulation's 600 s deadline: not a moment before it, as order-deadline.ts says.
+    assert.ok(expiration - h.now() <= 90_000, `a short order deadline with HUSH_ORDER_TTL_S=1 (got ${placed.order.expiration}, ${expiration - h.now()} ms on)`);
+    const rec = await h.waitForOrder(acct.client, placed.trackingId, ['expired']);
     assertHistory(rec, ['awaiting_deposit', 'expired']);
     assert.equal(rec.final, true);
     assert.ok(Date.parse(rec.history[1].at) >= expiration, 'expired only after the deadline');
@@ -197,34 +169,34 @@ describe('refunds and expiry', { concurrency: true }, () => {
     assert.deepEqual(rec.payouts, []);
     assert.equal(rec.refund, null);
     // Nothing moved, and nothing can: the transaction's blockhash is dead.
-    const { wire } = await signDeposit(placed.order.transaction, sender);
+    const { wire } = sender.signWire(placed.order.transaction);
     await assert.rejects(
-      chain.rpc.sendTransaction(wire as never, { encoding: 'base64', preflightCommitment: 'processed' }).send(),
-      (e: any) => /BlockhashNotFound|blockhash/i.test(jsonish(e?.context ?? {}) + String(e?.message) + jsonish(e?.cause ?? {})) || assert.fail(`expected a blockhash error, got ${String(e)} ${jsonish(e?.context)}`),
+      cs.send(wire),
+      (e: any) => /BlockhashNotFound|blockhash/i.test(String(e?.message)) || assert.fail(`expected a blockhash error, got ${String(e)} ${jsonish(e)}`),
     );
-    assert.equal(await accountExists(chain, placed.depositAccount), false);
-    assert.equal(await lamportsOf(chain, sender.address), SOL, 'the sender paid nothing');
+    assert.equal(await cs.exists(placed.depositAccount), false);
+    assert.equal(await cs.lamports(sender.address), SOL, 'the sender paid nothing');
     expectError(await acct.client.refresh(placed.trackingId), 410, 'ORDER_EXPIRED');
-    assert.deepEqual(await chainTxRows(t.db, placed.trackingId, 'payout'), []);
+    assert.deepEqual(await h.drive(chainTxRows(h.db, placed.trackingId, 'payout')), []);
   });
 });
 
 describe('a payout no single pool covers', () => {
   test('SOL exact_out larger than any one pool: one transaction, a transfer from each of several pools, paid exactly once', async () => {
     // Pools are funded with 500 SOL each: 700 SOL cannot leave from one of them.
-    const sender = await newWallet(chain, { sol: 710n * SOL });
-    const recipient = (await generateKeyPairSigner()).address;
-    const placed = await placeOrder(acct.client, { amount: (700n * SOL).toString(), sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address, recipientAddress: recipient, mode: 'exact_out' });
-    await depositWithRefresh(acct.client, chain, placed, sender);
-    const rec = await waitForOrder(acct.client, placed.trackingId, ['completed'], 60_000);
+    const sender = await cs.wallet({ sol: 710n * SOL });
+    const recipient = h.address();
+    const placed = await placeOrder(acct.client, { amount: (700n * SOL).toString(), sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender.address as Address, recipientAddress: recipient, mode: 'exact_out' });
+    await h.deposit(placed.order, sender);
+    const rec = await h.waitForOrder(acct.client, placed.trackingId, ['completed']);
     assertHistory(rec, ['awaiting_deposit', 'deposit_detected', 'deposit_confirmed', 'sending', 'completed']);
     // docs/spec.md §9: a payout is one transaction, never parts reaching the recipient at different times.
     assert.equal(rec.payouts.length, 1, `one payout transaction: ${jsonish(rec.payouts)}`);
-    assert.equal(await lamportsOf(chain, recipient), placed.amountOut, 'the recipient holds exactly amountOut');
-    const rows = await assertPaidOnce(t.db, placed.trackingId, 'payout', placed.amountOut);
+    assert.equal(await cs.lamports(recipient), placed.amountOut, 'the recipient holds exactly amountOut');
+    const rows = await h.drive(assertPaidOnce(h.db, placed.trackingId, 'payout', placed.amountOut));
     assert.equal(rows.length, 1);
-    assert.deepEqual(await successfulSignatures(chain, recipient), [rec.payouts[0]!.signature], 'one transaction credited the recipient');
-    const tx = await fetchLanded(chain, rec.payouts[0]!.signature);
+    assert.deepEqual(await cs.signatures(recipient), [rec.payouts[0]!.signature], 'one transaction credited the recipient');
+    const tx = await cs.landed(rec.payouts[0]!.signature);
     assertHushShape(tx, feePayer, budget);
     assert.ok(!tx.accountKeys.includes(sender.address) && !tx.accountKeys.includes(placed.depositAccount), 'paid from the pools');
     assert.equal(lamportDelta(tx, recipient), placed.amountOut);
@@ -241,12 +213,8 @@ describe('a payout no single pool covers', () => {
 describe('after refunds', () => {
   test('deposits are swept; the ledger reconciles with the chain', async () => {
     assert.equal(refunded.length, 4, 'every deposit-taking scenario ran');
-    await pollUntil(async () => (await Promise.all(refunded.map((r) => accountExists(chain, r.depositAccount)))).every((x) => !x), {
-      timeoutMs: 20_000,
-      intervalMs: 200,
-      what: 'deposits swept',
-    });
-    const report = await waitForCleanReconcile(t.opsUrl, t.adminToken!, 20_000);
+    await h.until('deposits swept', async () => (await Promise.all(refunded.map((r) => accountExists(cs.chain, r.depositAccount)))).every((x) => !x), 600_000, 1_000);
+    const report = await cleanReconcile(h);
     assert.equal(report.ok, true);
   });
 });

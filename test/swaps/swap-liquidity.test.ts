@@ -8,9 +8,14 @@
  *   free SOL, rounded down to two significant digits, converted back to USDC; the reservation of an open
  *   order lowers it again for its account;
  * - order-time re-check: 503 INSUFFICIENT_LIQUIDITY with Retry-After when another order reserved the
- *   inventory first, and when the pools were lowered between quote and order; no order is created.
+ *   inventory first, and when the pools were lowered between quote and order; no order is created;
+ * - an asset marked not swappable (USDT here, in this server's assets file) may be sent but never swapped to or
+ *   from: 400 PAIR_NOT_SUPPORTED both ways (once its own file, with a server of its own).
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
@@ -59,9 +64,16 @@ let sender: Address;
 let recipient: Address;
 let sink: Address;
 
+/** config/assets.json with USDT not swappable: no check below quotes USDT but the PAIR_NOT_SUPPORTED one. */
+const assetsDir = mkdtempSync(join(tmpdir(), 'hush-assets-'));
+
 before(async () => {
+  const assets = JSON.parse(readFileSync(new URL('../../config/assets.json', import.meta.url), 'utf8')) as { assets: { assetId: string; swappable: boolean }[] };
+  for (const a of assets.assets) if (a.assetId === 'usdt') a.swappable = false;
+  const file = join(assetsDir, 'assets.json');
+  writeFileSync(file, JSON.stringify(assets));
   t = await startTestHush({
-    env: { LOCALNET_SLOT_MS: '100', HUSH_REBALANCER: 'off', HUSH_PRICE_REFRESH_S: '1', HUSH_PRICE_MAX_AGE_S: '5' },
+    env: { LOCALNET_SLOT_MS: '100', HUSH_REBALANCER: 'off', HUSH_PRICE_REFRESH_S: '1', HUSH_PRICE_MAX_AGE_S: '5', HUSH_ASSETS_FILE: file },
   });
   acct = await t.createAccount({ feeCapBps: 200 });
   chain = chainAt(t.chainUrl);
@@ -71,6 +83,7 @@ before(async () => {
 });
 after(async () => {
   await t?.close();
+  rmSync(assetsDir, { recursive: true, force: true });
 });
 
 function swapReq(amount: bigint, source: Id, destination: Id, extra: Record<string, unknown> = {}) {
@@ -153,6 +166,22 @@ describe('cross-asset quotes (docs/spec.md §4)', () => {
       assert.equal(Date.parse(q.expiresAt) - Date.parse(q.issuedAt), 60_000, 'default quote life');
     });
   }
+});
+
+describe('PAIR_NOT_SUPPORTED', () => {
+  // An asset marked not swappable may be sent but never swapped to or from.
+  test('a pair with a non-swappable side is refused, both directions; sends and other swaps still quote', async () => {
+    const quote = (sourceAssetId: string, destinationAssetId: string, amount: string) =>
+      acct.client.quote({ amount, sourceAssetId, destinationAssetId, senderAddress: sender, recipientAddress: recipient });
+    for (const [src, dst] of [['sol', 'usdt'], ['usdt', 'usdc']] as const) {
+      const r = await quote(src, dst, src === 'sol' ? '1000000000' : '10000000');
+      assert.equal(r.status, 400);
+      assert.equal(r.body.error.code, 'PAIR_NOT_SUPPORTED');
+      assert.deepEqual(r.body.error.details, { sourceAssetId: src, destinationAssetId: dst });
+    }
+    assert.equal((await quote('usdt', 'usdt', '10000000')).status, 200);
+    assert.equal((await quote('sol', 'usdc', '1000000000')).status, 200);
+  });
 });
 
 describe('live bounds of a pair (destination inventory)', () => {
