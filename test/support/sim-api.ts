@@ -5,7 +5,10 @@
  * refill is `h.advance(ms)` and the time a burst took is exact (no loaded machine widens a bound).
  */
 import type { Address } from '@solana/kit';
-import type { ApiResponse } from './api-responses.ts';
+import { generateApiKey } from '../../src/services/api-keys.ts';
+import { insertApiKey } from '../../src/store/accounts-store.ts';
+import { seededRandom } from '../../src/support/random.ts';
+import { registerSecret, secretOf, type ApiResponse } from './api-responses.ts';
 import type { HushClient } from './hush-client.ts';
 import { startSimHush, type SimHush, type SimHushOptions } from './sim-hush.ts';
 
@@ -38,6 +41,16 @@ export const isReplay = (r: ApiResponse): boolean => r.headers.get('idempotent-r
 
 /** RateLimit-Limit, -Remaining and -Reset of an answer. */
 export const limitHeaders = (r: ApiResponse) => ({ limit: r.headers.get('ratelimit-limit'), remaining: r.headers.get('ratelimit-remaining'), reset: r.headers.get('ratelimit-reset') });
+
+let keysIssued = 0;
+
+/** Another key of an account, issued in the store (as test/support/hush-server.ts's issueKey): a client with it. */
+export async function issueSimKey(h: SimHush, accountId: string): Promise<HushClient> {
+  const k = generateApiKey(seededRandom(h.world.opts.seed * 7919 + ++keysIssued));
+  await h.drive(insertApiKey(h.db, { keyId: k.keyId, accountId, secretHash: k.secretHash, expiresAt: null }));
+  registerSecret(secretOf(k.apiKey));
+  return h.client(k.apiKey);
+}
 
 /** A statement on the simulated Hush's store, its rows (the store's clock is the simulated one). */
 export async function simQuery<T>(h: SimHush, sql: string, params: unknown[] = []): Promise<T[]> {
