@@ -9,7 +9,7 @@ import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertApiKey } from '../../src/store/accounts-store.ts';
 import { seededRandom } from '../../src/support/random.ts';
 import { registerSecret, secretOf, type ApiResponse } from './api-responses.ts';
-import type { HushClient } from './hush-client.ts';
+import { HushClient } from './hush-client.ts';
 import { startSimHush, type SimHush, type SimHushOptions } from './sim-hush.ts';
 
 /**
@@ -115,4 +115,18 @@ export async function probeSimTokenBucket(h: SimHush, clients: HushClient[], ms 
     await h.advance(50);
   }
   return { answers, retryAfter };
+}
+
+/** A client of the simulated Hush's ops listener with `key` (null: none), whatever its admin token. */
+export function simOpsClient(h: SimHush, key: string | null): HushClient {
+  return new HushClient(`inject://sim-${h.world.opts.seed}-ops`, key, h.transport(() => h.hush.opsApp));
+}
+
+/**
+ * The chain stops: every request of Hush's to it is refused at once, as a stopped local chain's closed port
+ * refuses a connection (users' own provider, `h.chain`, is not touched). For the rest of the run.
+ */
+export function stopChain(h: SimHush): void {
+  const wire = h.world.wire as unknown as { serve: (body: string, signal?: AbortSignal) => Promise<Response> };
+  wire.serve = () => Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1'), { code: 'ECONNREFUSED' }) }));
 }
