@@ -9,7 +9,7 @@ import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertApiKey } from '../../src/store/accounts-store.ts';
 import { seededRandom } from '../../src/support/random.ts';
 import { registerSecret, secretOf, type ApiResponse } from './api-responses.ts';
-import { HushClient } from './hush-client.ts';
+import { HushClient, type HushTransport } from './hush-client.ts';
 import { startSimHush, type SimHush, type SimHushOptions } from './sim-hush.ts';
 
 /**
@@ -129,4 +129,18 @@ export function simOpsClient(h: SimHush, key: string | null): HushClient {
 export function stopChain(h: SimHush): void {
   const wire = h.world.wire as unknown as { serve: (body: string, signal?: AbortSignal) => Promise<Response> };
   wire.serve = () => Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1'), { code: 'ECONNREFUSED' }) }));
+}
+
+/**
+ * A client of the simulated Hush's partner port whose requests come from `remoteAddress` (the connection's
+ * address Fastify sees, as inject lets a test set it): a client, or a proxy, of its own to per-address limits.
+ */
+export function simClientFrom(h: SimHush, key: string | null, remoteAddress: string): HushClient {
+  const transport: HushTransport = async ({ method, path, headers, body }) => {
+    const res = await h.drive(h.hush.app!.inject({ method: method as 'GET', url: path, headers, remoteAddress, ...(body !== undefined ? { payload: typeof body === 'string' ? body : Buffer.from(body) } : {}) }));
+    const out = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : String(v));
+    return { status: res.statusCode, headers: out, text: res.body };
+  };
+  return new HushClient(`inject://sim-${h.world.opts.seed}-from-${remoteAddress}`, key, transport);
 }
