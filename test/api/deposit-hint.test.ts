@@ -1,14 +1,15 @@
 /**
  * The deposit hint records what the chain says about the deposit account, as the worker would: what the
  * order's sender's own transaction put there, never another wallet's top-up. The API runs without a
- * worker (role api), so only the hint can confirm the deposit here.
+ * worker (role api), so only the hint can confirm the deposit here. It stays on a real Hush: the simulated one
+ * always runs role all, whose worker would see the deposit first and record it instead of the hint.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { fundFromLocalFaucet } from '../../src/treasury/funding.ts';
-import { buildSignedTransaction, latestBlockhash, send, waitForStatus } from '../support/localnet.ts';
+import { buildSignedTransaction, latestBlockhash, pollUntil, send, waitForStatus } from '../support/localnet.ts';
 import { address, expectError, expectOk, fundedSender, orderRequest, quoteRequest, signDeposit, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
 import { systemClock } from '../../src/support/clock.ts';
 import { processFaultPoints } from '../../src/support/fault-points.ts';
@@ -32,16 +33,11 @@ test("a hint naming someone else's top-up is refused; the sender's own records e
   const sender = await fundedSender(t, { usdc: 50_000_000n });
   const stranger = await fundedSender(t, { usdc: 10n });
   const req = quoteRequest(sender.address, await address(), { amount: '20000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc' });
-  let quote;
-  for (let i = 0; ; i++) {
+  // Quotes are refused until the API's inventory has read the pools funded above (its next refresh).
+  const quote = await pollUntil(async () => {
     const r = await acct.client.quote(req);
-    if (r.status === 200) {
-      quote = r.body.quote;
-      break;
-    }
-    assert.ok(i < 100, `quotes never succeeded: ${JSON.stringify(r.body)}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
+    return r.status === 200 ? r.body.quote : null;
+  }, { timeoutMs: 10_000, intervalMs: 100, what: 'a quote once the funded pools are read' });
   const order = expectOk(await acct.client.order(orderRequest(quote, req))).order;
   const { rows } = await t.db.query<{ deposit_account: string }>('SELECT deposit_account FROM orders WHERE tracking_id = $1', [order.trackingId]);
   const depositAccount = rows[0]!.deposit_account as Address;

@@ -1,68 +1,53 @@
 /**
- * The codes that need a special configuration, against a real Hush with 1 s quotes, 1 s orders and low
- * rate limits (HUSH_RATE_LIMITS), and finally with its chain stopped:
+ * The codes that need a special configuration, on a simulated Hush (test/support/sim-hush.ts) with 1 s quotes,
+ * 1 s orders, low rate limits (HUSH_RATE_LIMITS) and no admin token, and finally with its chain stopped:
  * QUOTE_EXPIRED, ORDER_EXPIRED, RATE_LIMITED (+ Retry-After and RateLimit-* headers), CHAIN_UNAVAILABLE,
- * /readyz failing, and the admin API being off without HUSH_ADMIN_TOKEN.
+ * /readyz failing, and the admin API being off without HUSH_ADMIN_TOKEN. Expiry and refills are simulated
+ * time: a wait is `h.advance`, and a burst answered in no simulated time meets the bucket's law exactly.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  HushClient,
-  PREFIX,
-  address,
-  assertTokenBucket,
-  expectError,
-  expectOk,
-  orderCount,
-  orderRequest,
-  probeTokenBucket,
-  quoteRequest,
-  randomSignature,
-  sleep,
-  startTestHush,
-  type ApiResponse,
-  type TestAccount,
-  type TestHush,
-} from '../support/hush-server.ts';
-import { pollUntil } from '../support/localnet.ts';
+import { SIM_SLOT_MS } from '../../sim/world.ts';
+import { expectError, expectOk, type ApiResponse } from '../support/api-responses.ts';
+import { assertTokenBucket, PREFIX } from '../support/hush-client.ts';
+import { limitHeaders, orderRequest, probeSimTokenBucket, quoteRequest, simOpsClient, simOrderCount, startApiSim, stopChain, together } from '../support/sim-api.ts';
+import { closeSim } from '../support/sim-close.ts';
+import type { SimAccount, SimHush } from '../support/sim-hush.ts';
 
-const SLOT_MS = 50;
-let t: TestHush;
-let acct: TestAccount;
+let h: SimHush;
+let acct: SimAccount;
 
 before(async () => {
-  t = await startTestHush({
-    env: { LOCALNET_SLOT_MS: String(SLOT_MS), HUSH_QUOTE_TTL_S: '1', HUSH_ORDER_TTL_S: '1', HUSH_RATE_LIMITS: 'quote=2,order=2,status=2,tokens=2' },
+  h = await startApiSim({
+    seed: 12,
+    env: { HUSH_QUOTE_TTL_S: '1', HUSH_ORDER_TTL_S: '1', HUSH_RATE_LIMITS: 'quote=2,order=2,status=2,tokens=2', HUSH_ADMIN_TOKEN: '' },
   });
-  acct = await t.createAccount(); // its own high per-account limits
+  acct = await h.createAccount(); // its own high per-account limits
 });
-after(async () => {
-  await t?.close();
-});
+after(() => closeSim(h));
 
-/** Quote then order at once; with 1 s quotes a very slow machine may need a second try. */
+const newRequest = () => quoteRequest(h.address(), h.address());
+
+/** Quote then order at once. */
 async function quoteAndOrder(client = acct.client, idempotencyKey?: string) {
-  for (let attempt = 1; ; attempt++) {
-    const req = quoteRequest(await address(), await address());
-    const q = expectOk(await client.quote(req)).quote;
-    const r = await client.order(orderRequest(q, req), idempotencyKey);
-    if (r.status === 410 && r.body.error.code === 'QUOTE_EXPIRED' && attempt < 3) continue;
-    return { req, q, o: expectOk(r).order, body: r.body };
-  }
+  const req = newRequest();
+  const q = expectOk(await client.quote(req)).quote;
+  const r = await client.order(orderRequest(q, req), idempotencyKey);
+  return { req, q, o: expectOk(r).order, body: r.body };
 }
 
 describe('expiry', () => {
   test('QUOTE_EXPIRED (410) once expiresAt has passed; nothing is created', async () => {
-    const req = quoteRequest(await address(), await address());
+    const req = newRequest();
     const q = expectOk(await acct.client.quote(req)).quote;
     assert.equal(Date.parse(q.expiresAt) - Date.parse(q.issuedAt), 1000, 'expiresAt − issuedAt = HUSH_QUOTE_TTL_S');
-    const before = await orderCount(t.db);
-    await sleep(Math.max(0, Date.parse(q.expiresAt) - Date.now()) + 30);
+    const before = await simOrderCount(h);
+    await h.advance(Math.max(0, Date.parse(q.expiresAt) - h.now()) + 30);
     const e = expectError(await acct.client.order(orderRequest(q, req)), 410, 'QUOTE_EXPIRED');
     assert.deepEqual(e.details, { expiresAt: q.expiresAt });
     // Same answer with a key, and again later: an expired quote never makes an order.
     expectError(await acct.client.order(orderRequest(q, req), 'expired-quote-key'), 410, 'QUOTE_EXPIRED');
-    assert.equal(await orderCount(t.db), before);
+    assert.equal(await simOrderCount(h), before);
     // A quote used in time still works on this server.
     await quoteAndOrder();
   });
@@ -71,8 +56,8 @@ describe('expiry', () => {
     const keyless = await quoteAndOrder();
     const withKey = { ...(await quoteAndOrder(acct.client, 'late-retry-key')), key: 'late-retry-key' };
     const latest = Math.max(...[keyless.q, withKey.q].map((q) => Date.parse(q.expiresAt)));
-    await sleep(Math.max(0, latest - Date.now()) + 30);
-    const before = await orderCount(t.db);
+    await h.advance(Math.max(0, latest - h.now()) + 30);
+    const before = await simOrderCount(h);
     const again = await acct.client.order(orderRequest(withKey.q, withKey.req), withKey.key);
     assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.equal(again.headers.get('idempotent-replayed'), 'true');
@@ -83,7 +68,7 @@ describe('expiry', () => {
     assert.equal(keylessAgain.body.order.trackingId, keyless.o.trackingId);
     // A key never used with that quote still gets QUOTE_EXPIRED, and nothing is created.
     expectError(await acct.client.order(orderRequest(withKey.q, withKey.req), 'another-late-key'), 410, 'QUOTE_EXPIRED');
-    assert.equal(await orderCount(t.db), before);
+    assert.equal(await simOrderCount(h), before);
   });
 
   test('ORDER_EXPIRED (410) on refresh when a new transaction could outlive expiration; no transaction outlives it', async (ctx) => {
@@ -94,59 +79,48 @@ describe('expiry', () => {
     assert.ok(expiration - Date.parse(st.createdAt) >= 1000);
     const issued: { at: number; slot: bigint; expiresAtSlot: number }[] = [];
     const record = async (order: { blockhashExpiresAtSlot: number }) =>
-      issued.push({ at: Date.now(), slot: await t.rpc.getSlot({ commitment: 'processed' }).send(), expiresAtSlot: order.blockhashExpiresAtSlot });
+      issued.push({ at: h.now(), slot: await h.drive(h.rpc.getSlot({ commitment: 'processed' }).send()), expiresAtSlot: order.blockhashExpiresAtSlot });
     await record(o);
     let err: ReturnType<typeof expectError> | undefined;
-    const deadline = Date.now() + 20_000;
+    const deadline = h.now() + 120_000;
     while (!err) {
-      assert.ok(Date.now() < deadline, 'refresh never answered ORDER_EXPIRED');
+      assert.ok(h.now() < deadline, 'refresh never answered ORDER_EXPIRED');
       const r = await acct.client.refresh(o.trackingId);
       if (r.status === 200) {
         assert.equal(r.body.order.expiration, o.expiration, 'refresh never moves the deadline');
         await record(r.body.order);
-        await sleep(250);
+        await h.advance(250);
       } else {
         err = expectError(r, 410, 'ORDER_EXPIRED');
       }
     }
     assert.deepEqual(err.details, { expiration: o.expiration });
-    const refusedAt = Date.now();
+    const refusedAt = h.now();
     ctx.diagnostic(`issued ${issued.length} transactions; refused ${refusedAt - expiration} ms relative to the deadline; expiresAtSlots ${[...new Set(issued.map((i) => i.expiresAtSlot))].join(',')}`);
     assert.ok(refusedAt < expiration + 1000, 'refused while still before (or just at) the deadline: "too close", not only "past"');
     // Every transaction handed out dies (nominal slot time) before the deadline.
     for (const i of issued) {
-      const deathMs = i.at + Number(BigInt(i.expiresAtSlot) - i.slot) * SLOT_MS;
+      const deathMs = i.at + Number(BigInt(i.expiresAtSlot) - i.slot) * SIM_SLOT_MS;
       assert.ok(deathMs <= expiration + 250, `a transaction issued at ${new Date(i.at).toISOString()} lives until ~${new Date(deathMs).toISOString()}, past ${o.expiration}`);
     }
     // Past the deadline it stays expired: before and after the worker marks it `expired` (final).
-    await sleep(Math.max(0, expiration - Date.now()) + 50);
+    await h.advance(Math.max(0, expiration - h.now()) + 50);
     expectError(await acct.client.refresh(o.trackingId), 410, 'ORDER_EXPIRED');
-    const until = Date.now() + 15_000;
-    let now = expectOk(await acct.client.status(o.trackingId)).order;
-    while (now.status !== 'expired') {
-      assert.equal(now.status, 'awaiting_deposit');
-      assert.ok(Date.now() < until, 'the worker never expired the order');
-      await sleep(200);
-      now = expectOk(await acct.client.status(o.trackingId)).order;
-    }
+    const now = await h.until('the worker to expire the order', async () => {
+      const rec = expectOk(await acct.client.status(o.trackingId)).order;
+      if (rec.status !== 'expired') assert.equal(rec.status, 'awaiting_deposit');
+      return rec.status === 'expired' ? rec : null;
+    }, 15_000, 200);
     assert.equal(now.final, true);
     assert.deepEqual(expectError(await acct.client.refresh(o.trackingId), 410, 'ORDER_EXPIRED').details, { expiration: o.expiration });
   });
 });
 
 describe('rate limits (HUSH_RATE_LIMITS=…=2 → a bucket of 4 per key, refilled at 2/s)', () => {
-  const limitHeaders = (r: ApiResponse) => ({
-    limit: r.headers.get('ratelimit-limit'),
-    remaining: r.headers.get('ratelimit-remaining'),
-    reset: r.headers.get('ratelimit-reset'),
-  });
-
   test('RateLimit-* headers on every partner route, errors included', async () => {
-    const a = await t.createAccount({ rateLimits: null });
-    const { q, req } = await (async () => {
-      const req = quoteRequest(await address(), await address());
-      return { req, q: expectOk(await a.client.quote(req)).quote };
-    })();
+    const a = await h.createAccount({ rateLimits: null });
+    const req = newRequest();
+    const q = expectOk(await a.client.quote(req)).quote;
     const responses = [
       await a.client.tokens(),
       await a.client.quote({ bad: 1 }),
@@ -159,34 +133,26 @@ describe('rate limits (HUSH_RATE_LIMITS=…=2 → a bucket of 4 per key, refille
       await a.client.request('POST', `${PREFIX}/deposit`, { raw: '{}', headers: { 'content-type': 'text/plain' } }),
     ];
     for (const r of responses) {
-      const h = limitHeaders(r);
-      assert.equal(h.limit, '4', `${r.status} ${r.text.slice(0, 80)}: RateLimit-Limit`);
-      assert.match(h.remaining ?? '', /^\d+$/);
-      assert.match(h.reset ?? '', /^\d+$/);
+      const l = limitHeaders(r);
+      assert.equal(l.limit, '4', `${r.status} ${r.text.slice(0, 80)}: RateLimit-Limit`);
+      assert.match(l.remaining ?? '', /^\d+$/);
+      assert.match(l.reset ?? '', /^\d+$/);
     }
   });
 
   test('RATE_LIMITED (429) with Retry-After once a key exhausts its window; other keys and routes are unaffected; it recovers', async () => {
-    const a = await t.createAccount({ rateLimits: null });
-    const b = await t.createAccount({ rateLimits: null });
-    // A burst of 6 at once: 4 pass on the new key's tokens (remaining 3, 2, 1, 0) and 2 are refused. The
-    // bucket refills one token per 500 ms while the burst is answered: on a loaded machine the burst can take
-    // longer than that, and each refill lets one more through (all 6 passed in 1.7 s on one CI run). So bursts
-    // follow until one is refused, the first held to the bucket's law and every one to its refills.
-    let refused: ApiResponse[] = [];
-    for (let round = 0; round < 5 && refused.length === 0; round++) {
-      const started = Date.now();
-      const burst = await Promise.all(Array.from({ length: 6 }, () => a.client.tokens()));
-      const refills = Math.floor((Date.now() - started) / 500);
-      const passed = burst.filter((r) => r.status === 200);
-      refused = burst.filter((r) => r.status === 429);
-      const statuses = `round ${round}: statuses ${burst.map((r) => r.status).join(',')} in ${Date.now() - started} ms`;
-      assert.equal(refused.length, 6 - passed.length, statuses);
-      if (round === 0) {
-        assert.ok(passed.length >= 4 && passed.length <= 4 + refills, statuses);
-        if (passed.length === 4) assert.deepEqual(passed.map((r) => r.headers.get('ratelimit-remaining')).sort(), ['0', '1', '2', '3'], 'remaining counts down within the window');
-      }
-    }
+    const a = await h.createAccount({ rateLimits: null });
+    const b = await h.createAccount({ rateLimits: null });
+    // A burst of 6 at once: 4 pass on the new key's tokens (remaining 3, 2, 1, 0) and 2 are refused, plus one
+    // per token refilled while the burst was answered (one per 500 simulated ms).
+    const burst = await together(h, Array.from({ length: 6 }, () => () => a.client.tokens()));
+    const refills = Math.floor(burst.ms / 500);
+    const passed = burst.all.filter((r) => r.status === 200);
+    const refused = burst.all.filter((r) => r.status === 429);
+    const statuses = `statuses ${burst.all.map((r) => r.status).join(',')} in ${burst.ms} simulated ms`;
+    assert.equal(refused.length, 6 - passed.length, statuses);
+    assert.ok(passed.length >= 4 && passed.length <= 4 + refills, statuses);
+    if (passed.length === 4) assert.deepEqual(passed.map((r) => r.headers.get('ratelimit-remaining')).sort(), ['0', '1', '2', '3'], 'remaining counts down within the window');
     assert.ok(refused.length > 0, 'a key that keeps asking faster than its rate is refused');
     const limited: ApiResponse = refused[0]!;
     const e = expectError(limited, 429, 'RATE_LIMITED');
@@ -198,26 +164,25 @@ describe('rate limits (HUSH_RATE_LIMITS=…=2 → a bucket of 4 per key, refille
     assert.equal(limited.headers.get('ratelimit-remaining'), '0');
     // HEAD is no way around it: partner GET routes have no HEAD twin (it would count separately).
     for (const path of [`${PREFIX}/tokens`, `${PREFIX}/status/trk_1111111111111111111111`]) {
-      const head = await fetch(`${t.url}${path}`, { method: 'HEAD', headers: { authorization: `Bearer ${a.apiKey}` } });
-      assert.equal(head.status, 404, `HEAD ${path}`);
+      assert.equal((await a.client.request('HEAD', path)).status, 404, `HEAD ${path}`);
     }
     // Another key, and another kind of request of the same key, have their own budget.
     expectOk(await b.client.tokens());
-    expectOk(await a.client.quote(quoteRequest(await address(), await address())));
+    expectOk(await a.client.quote(newRequest()));
     // Unauthenticated requests are refused before they can consume anyone's budget.
-    expectError(await t.anon.tokens(), 401, 'UNAUTHORIZED');
+    expectError(await h.client(null).tokens(), 401, 'UNAUTHORIZED');
     // After Retry-After the key works again.
-    await sleep(Number(retryAfter) * 1000 + 100);
+    await h.advance(Number(retryAfter) * 1000 + 100);
     expectOk(await a.client.tokens());
   });
 
   test('a token bucket (docs/spec.md §7): once the burst is spent, one request per 1/rate, neither starved nor bunched', async () => {
-    const a = await t.createAccount({ rateLimits: null });
-    assertTokenBucket(await probeTokenBucket([a.client]));
+    const a = await h.createAccount({ rateLimits: null });
+    assertTokenBucket(await probeSimTokenBucket(h, [a.client]));
   });
 
   test('the per-account override in accounts.rate_limits replaces the server default', async () => {
-    const a = await t.createAccount({ rateLimits: { tokens: 1 } });
+    const a = await h.createAccount({ rateLimits: { tokens: 1 } });
     const codes: number[] = [];
     for (let i = 0; i < 3; i++) codes.push((await a.client.tokens()).status);
     assert.deepEqual(codes, [200, 200, 429]);
@@ -226,26 +191,25 @@ describe('rate limits (HUSH_RATE_LIMITS=…=2 → a bucket of 4 per key, refille
 
 describe('configuration-dependent routes', () => {
   test('without HUSH_ADMIN_TOKEN the admin API does not exist (404), on the ops listener as on the partner port', async () => {
-    for (const base of [t.opsUrl, t.url]) {
+    for (const client of [(key: string | null) => simOpsClient(h, key), (key: string | null) => h.client(key)]) {
       for (const key of [null, 'anything', acct.apiKey]) {
-        expectError(await new HushClient(base, key).post('/admin/v1/accounts', { name: 'x' }), 404, 'NOT_FOUND');
-        expectError(await new HushClient(base, key).get('/admin/v1/reconcile'), 404, 'NOT_FOUND');
+        expectError(await client(key).post('/admin/v1/accounts', { name: 'x' }), 404, 'NOT_FOUND');
+        expectError(await client(key).get('/admin/v1/reconcile'), 404, 'NOT_FOUND');
       }
     }
   });
 });
 
-describe('chain outage (runs last: stops the embedded chain)', () => {
+describe('chain outage (runs last: stops the chain)', () => {
   test('CHAIN_UNAVAILABLE (503 + Retry-After) on the deposit hint; /readyz 503; /healthz and quotes (no chain read) still 200', async () => {
+    const ops = simOpsClient(h, null);
     const { o } = await quoteAndOrder();
-    await t.hush.localnet!.close();
-    const h = await t.ops.get('/healthz');
-    assert.equal(h.status, 200);
+    stopChain(h);
+    assert.equal((await ops.get('/healthz')).status, 200);
     // A quote reads nothing on the chain (one flat network fee, docs/spec.md §9): the inventory's last reading
-    // answers it until that reading is too old (rpc-timeout.test.ts).
-    const q = await acct.client.quote({ ...quoteRequest(await address(), await address()), sourceAssetId: 'usdc', destinationAssetId: 'usdc', amount: '5000000' });
-    expectOk(q);
-    const d = await acct.client.deposit({ trackingId: o.trackingId, signature: randomSignature() });
+    // answers it until that reading is too old (test/api/chain-faults.test.ts).
+    expectOk(await acct.client.quote({ ...newRequest(), sourceAssetId: 'usdc', destinationAssetId: 'usdc', amount: '5000000' }));
+    const d = await acct.client.deposit({ trackingId: o.trackingId, signature: '5'.repeat(87) });
     expectError(d, 503, 'CHAIN_UNAVAILABLE');
     assert.match(d.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
     // Nothing that does not need the chain is affected.
@@ -254,12 +218,13 @@ describe('chain outage (runs last: stops the embedded chain)', () => {
     expectError(await acct.client.get(`${PREFIX}/nope`), 404, 'NOT_FOUND');
     // /readyz reads the chain client's background refresh (no chain call per probe): the outage shows
     // within one refresh period (5 s) plus one RPC timeout (docs/spec.md §4).
-    const r = await pollUntil(async () => {
-      const x = await t.ops.get('/readyz');
+    const r = await h.until('/readyz 503 once the chain is gone', async () => {
+      const x = await ops.get('/readyz');
       return x.status === 503 ? x : null;
-    }, { what: '/readyz 503 once the chain is gone', timeoutMs: 5_000 + t.hush.config.rpcTimeoutMs + 2_000, intervalMs: 100 });
+    }, 5_000 + h.config.rpcTimeoutMs + 2_000, 100);
     const re = expectError(r, 503, 'SERVICE_UNAVAILABLE');
-    assert.deepEqual({ ...re.details, partnerPort: undefined }, { store: 'ok', chain: 'unreachable', screening: 'off', partnerPort: undefined });
+    // The simulated Hush screens its flows (a risk API of its own): it says so, and only the chain fails.
+    assert.deepEqual({ ...re.details, partnerPort: undefined }, { store: 'ok', chain: 'unreachable', screening: 'on: http:screening.sim; on error hold', partnerPort: undefined });
     assert.ok(Number(r.headers.get('retry-after')) >= 1);
   });
 });

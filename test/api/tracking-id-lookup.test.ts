@@ -1,27 +1,30 @@
 /**
- * Issue 50, finding 6 (second half): another account's real trackingId answered 404 in 1.3 ms (its status record
- * was in the cache its owner's polls fill) and an unknown one in 2.6–3.0 ms (a store read): the time told whether
- * the id exists. Every lookup by another account now does what an unknown id's does, one store read, whatever
- * the owner polled: counted on the store the server uses (a counting wrapper, the real PGlite beneath), never timed.
+ * Another account's real trackingId once answered 404 in 1.3 ms (its status record was in the cache its owner's
+ * polls fill) and an unknown one in 2.6–3.0 ms (a store read): the time told whether the id exists. Every lookup
+ * by another account now does what an unknown id's does, one store read, whatever the owner polled: counted on
+ * the store the simulated Hush uses (a counting wrapper, the real PGlite beneath), never timed.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { address, expectError, expectOk, fundedSender, quoteAndOrder, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { expectError, expectOk } from '../support/api-responses.ts';
+import { orderRequest, quoteRequest, startApiSim } from '../support/sim-api.ts';
+import { closeSim } from '../support/sim-close.ts';
+import { SOL, type SimAccount, type SimHush } from '../support/sim-hush.ts';
 
-let t: TestHush;
-let owner: TestAccount;
-let other: TestAccount;
+let h: SimHush;
+let owner: SimAccount;
+let other: SimAccount;
 
 before(async () => {
-  t = await startTestHush();
-  [owner, other] = [await t.createAccount(), await t.createAccount()];
+  h = await startApiSim({ seed: 6 });
+  [owner, other] = [await h.createAccount(), await h.createAccount()];
 });
-after(() => t?.close());
+after(() => closeSim(h));
 
 /** The store queries `run` makes with `id` among their parameters (the worker shares the Db: its queries are not counted). */
 async function queriesOf(id: string, run: () => Promise<void>): Promise<string[]> {
   const seen: string[] = [];
-  const db = t.db as { query: (sql: string, params?: unknown[]) => Promise<unknown> };
+  const db = h.hush.db as { query: (sql: string, params?: unknown[]) => Promise<unknown> };
   const real = db.query;
   db.query = (sql, params) => {
     if (params?.includes(id)) seen.push(sql.replace(/\s+/g, ' '));
@@ -36,8 +39,10 @@ async function queriesOf(id: string, run: () => Promise<void>): Promise<string[]
 }
 
 test("another account's trackingId costs what an unknown one does (status, receipt): the same answer and the same store work", async () => {
-  const sender = await fundedSender(t, { sol: 1_000_000_000n });
-  const { o } = await quoteAndOrder(owner.client, sender.address, await address(), { amount: '200000000' });
+  const sender = await h.wallet({ sol: SOL });
+  const req = quoteRequest(sender.address, h.address(), { amount: '200000000' });
+  const q = expectOk(await owner.client.quote(req)).quote;
+  const o = expectOk(await owner.client.order(orderRequest(q, req))).order;
   const unknown = 'trk_1111111111111111111111';
   // The owner polls: its record is now in the status cache.
   expectOk(await owner.client.get(`/transfer/v1/status/${o.trackingId}`));

@@ -1,18 +1,20 @@
 /**
- * Issue 35, finding 2 — unfunded orders must not lock pool liquidity (docs/spec.md §4 "Liquidity"), against a
- * real Hush (embedded chain, PGlite, API and worker):
- * - one account places ten orders at the USDC maximum and funds none (the issue's flood: on the old code it
- *   took all but ~3,000 of the pools' ~1,000,000 USDC for the orders' 30 minutes); another account's `max`
- *   stays what it was, and its quote and order at the maximum go through, before and after the inventory
- *   re-reads the orders from the store;
+ * Unfunded orders must not lock pool liquidity (docs/spec.md §4 "Liquidity"), on a simulated Hush
+ * (test/support/sim-hush.ts: API and worker, PGlite, the local chain on its clock):
+ * - one account places ten orders at the USDC maximum and funds none (the flood that, on the old code, took
+ *   all but ~3,000 of the pools' ~1,000,000 USDC for the orders' 30 minutes); another account's `max` stays
+ *   what it was, and its quote and order at the maximum go through, before and after the inventory re-reads
+ *   the orders from the store;
  * - the flooding account's own promises count in full against it (its next large order fails fast);
  * - no public figure gives the exact free balance: the `max` it is shown (AMOUNT_TOO_HIGH details, the
  *   quote, GET /tokens) is the exact figure rounded down to two significant digits, never the figure itself.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { generateKeyPairSigner, type Address } from '@solana/kit';
-import { expectError, expectOk, orderCount, sleep, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
+import { expectError, expectOk } from '../support/api-responses.ts';
+import { simOrderCount, startApiSim } from '../support/sim-api.ts';
+import { closeSim } from '../support/sim-close.ts';
+import type { SimAccount, SimHush } from '../support/sim-hush.ts';
 
 /** config/assets.json, transcribed. */
 const USDC_MAX = 100_000_000_000n;
@@ -25,27 +27,25 @@ function twoDigits(x: bigint): bigint {
   return s.length <= 2 ? x : BigInt(s.slice(0, 2) + '0'.repeat(s.length - 2));
 }
 
-let t: TestHush;
-let flooder: TestAccount;
-let other: TestAccount;
-let sender: Address;
-let recipient: Address;
+let h: SimHush;
+let flooder: SimAccount;
+let other: SimAccount;
+let sender: string;
+let recipient: string;
 
 before(async () => {
   // No rebalancer: the pools hold what they were funded with for the whole test.
-  t = await startTestHush({ env: { HUSH_REBALANCER: 'off' } });
-  flooder = await t.createAccount();
-  other = await t.createAccount();
-  sender = (await generateKeyPairSigner()).address;
-  recipient = (await generateKeyPairSigner()).address;
+  h = await startApiSim({ seed: 2, env: { HUSH_REBALANCER: 'off' } });
+  flooder = await h.createAccount();
+  other = await h.createAccount();
+  sender = h.address();
+  recipient = h.address();
 });
-after(async () => {
-  await t?.close();
-});
+after(() => closeSim(h));
 
 const usdc = (amount: bigint) => ({ amount: amount.toString(), sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender, recipientAddress: recipient });
 
-async function tokensMax(a: TestAccount): Promise<bigint> {
+async function tokensMax(a: SimAccount): Promise<bigint> {
   const tokens = expectOk(await a.client.tokens()).tokens as { assetId: string; max: string }[];
   return BigInt(tokens.find((x) => x.assetId === 'usdc')!.max);
 }
@@ -53,13 +53,11 @@ async function tokensMax(a: TestAccount): Promise<bigint> {
 /** What the USDC pools hold at `confirmed` (no payout is pending in this test). */
 async function usdcPools(): Promise<bigint> {
   let total = 0n;
-  for (const p of t.hush.treasury.pools('usdc')) {
-    total += BigInt((await t.rpc.getTokenAccountBalance(p.holding, { commitment: 'confirmed' }).send()).value.amount);
-  }
+  for (const p of h.hush.treasury.pools('usdc')) total += await h.drive(h.chain.tokens(p.holding));
   return total;
 }
 
-async function placeOrder(a: TestAccount, amount: bigint): Promise<bigint> {
+async function placeOrder(a: SimAccount, amount: bigint): Promise<bigint> {
   const q = expectOk(await a.client.quote(usdc(amount))).quote;
   expectOk(await a.client.order({ quote: q, senderAddress: sender, recipientAddress: recipient }));
   return BigInt(q.amountOut);
@@ -74,9 +72,9 @@ test('an unfunded-order flood from one account leaves another account its max; i
   assert.ok(pools - promised < USDC_MAX / 10n, `the flood promised all but ${pools - promised} of ${pools}: on the old code no other order of size fits`);
 
   // Another account, at once (the flood's reservations in memory) and after a refresh has read the orders
-  // from the store (no event tells when one ran: one period and a margin).
+  // from the store (one period and a margin of simulated time).
   assert.equal(await tokensMax(other), USDC_MAX, 'its max right after the flood');
-  await sleep(REFRESH_MS + 700);
+  await h.advance(REFRESH_MS + 700);
   assert.equal(await tokensMax(other), USDC_MAX, 'its max once the inventory re-read the store');
   // The flooder sees its own promises in full: its next large order fails fast. What it is shown is coarse.
   const exact = pools - promised;
@@ -89,7 +87,7 @@ test('an unfunded-order flood from one account leaves another account its max; i
   assert.equal(small.max, twoDigits(exact).toString(), "and so does a quote's max");
 
   // The other account's quote and order at the maximum go through.
-  const before = await orderCount(t.db);
+  const before = await simOrderCount(h);
   await placeOrder(other, USDC_MAX);
-  assert.equal(await orderCount(t.db), before + 1, 'its order at the maximum is created');
+  assert.equal(await simOrderCount(h), before + 1, 'its order at the maximum is created');
 });
