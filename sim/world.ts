@@ -128,7 +128,8 @@ export class World implements Activity, Endpoint {
       HUSH_DRAIN_GRACE_MS: '0',
       // Partners of the simulation send far more than a real one's default share.
       HUSH_RATE_LIMITS: 'quote=1000,order=1000,status=1000,tokens=1000,account=100',
-      HUSH_DEPOSIT_IDENTITY_TARGET: '256',
+      // The least a deployment may keep: a simulated run's rate is refilled in time, and a start derives less.
+      HUSH_DEPOSIT_IDENTITY_TARGET: '64',
       // Operators' settings that bound how long a run must drain: the ceiling on any member's hold (default
       // 6 h: a partner that asks for a set its class cannot bring waits this long) and the order deadline
       // (default 30 min: an order never funded ends then).
@@ -215,8 +216,12 @@ export class World implements Activity, Endpoint {
     }
   }
 
+  /** Who else reads Hush's log records as they are written (a test's view of its log; the event log keeps only kinds). */
+  readonly recordReaders: ((fields: Record<string, unknown>, msg: string) => void)[] = [];
+
   private record(life: Life, record: Record<string, unknown>, msg: string): void {
     if (!life.clock.alive) return;
+    for (const read of this.recordReaders) read(record, msg);
     if (msg === 'order transition') this.log.add(`${record.trackingId} ${record.from}→${record.to}`);
     else if (typeof record.alert === 'string') this.log.add(`life ${life.n}: ALERT ${record.alert}`);
   }

@@ -79,6 +79,12 @@ export class DepositIdentities {
     const q = this.ready.get(key) ?? [];
     const out = q.splice(Math.max(0, q.length - max));
     this.ready.set(key, q);
+    // No thread (a host that decides the order of every event: the simulator): what is asked for is derived
+    // here and now, a batch at most, and nothing ahead that no order may ever take.
+    if (this.opts.threaded === false) {
+      while (out.length < Math.min(max, BATCH)) out.push(deriveDepositIdentity(this.depositMaster, mint, tokenProgram, this.trackingId()));
+      return out;
+    }
     this.top(key);
     return out;
   }
@@ -88,11 +94,6 @@ export class DepositIdentities {
     const target = this.used.has(key) ? this.target : Math.min(BATCH, this.target);
     if (!q || this.inFlight.has(key) || q.length >= target) return;
     const [mint, tokenProgram] = key.split(':');
-    // No thread (a host that decides the order of every event: the simulator): a batch derived here and now.
-    if (this.opts.threaded === false) {
-      for (let i = 0; i < BATCH; i++) q.push(deriveDepositIdentity(this.depositMaster, mint as Address, tokenProgram as Address, this.trackingId()));
-      return;
-    }
     if (!this.worker) return;
     this.inFlight.add(key);
     this.worker.postMessage({ key, mint, tokenProgram, trackingIds: Array.from({ length: BATCH }, () => this.trackingId()) });

@@ -48,15 +48,17 @@ describe('deposit identities', () => {
     }
   });
 
-  it('without a thread a batch is derived on the spot, and agrees with the treasury keys', async () => {
+  it('without a thread nothing is derived ahead: a take and a drain derive what they ask for, and agree with the treasury keys', async () => {
     const keys = new TreasuryKeys(new Uint8Array(randomBytes(32)));
     const pool = new DepositIdentities(keys.depositMasterKey, systemRandom, { threaded: false });
     pool.prime(USDC, TOKEN);
-    // No worker to wait for: the first batch is there as soon as prime returns.
-    assert.equal(pool.available(USDC, TOKEN), 64);
+    assert.equal(pool.available(USDC, TOKEN), 0);
+    const taken = [pool.take(USDC, TOKEN), ...pool.drain(USDC, TOKEN, 70)];
+    // A drain is one batch at most: the mint's next pass asks again.
+    assert.equal(taken.length, 1 + 64);
+    assert.equal(pool.available(USDC, TOKEN), 0);
     const seen = new Set<string>();
-    for (let i = 0; i < 70; i++) {
-      const id = pool.take(USDC, TOKEN);
+    for (const id of taken) {
       assert.equal(id.depositOwner, keys.depositOwnerAddress(id.trackingId));
       assert.equal(id.depositAccount, associatedTokenAddressSync(id.depositOwner, USDC, TOKEN));
       assert.ok(!seen.has(id.trackingId), 'trackingIds are unique');

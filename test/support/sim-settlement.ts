@@ -235,12 +235,7 @@ export async function cleanReconcile(h: SimHush, maxMs = 120_000): Promise<any> 
  */
 export function logLines(h: SimHush): string[] {
   const lines: string[] = [];
-  const world = h.world as unknown as { record: (life: unknown, fields: Record<string, unknown>, msg: string) => void };
-  const inner = world.record.bind(h.world);
-  world.record = (life, fields, msg) => {
-    lines.push(`${msg} ${JSON.stringify(fields)}`);
-    inner(life, fields, msg);
-  };
+  h.world.recordReaders.push((fields, msg) => lines.push(`${msg} ${JSON.stringify(fields)}`));
   return lines;
 }
 
