@@ -77,6 +77,27 @@ export class ChainUsers {
   }
 
   /**
+   * What a wallet held of an asset right after a transaction of its landed (the transaction's own post
+   * balances): a reading taken later would include what happened since, a refund that came in the next slot.
+   */
+  async holdingAfter(signature: string, owner: string, asset: 'sol' | 'usdc'): Promise<bigint> {
+    type Tx = {
+      transaction: { message: { accountKeys: string[] } };
+      meta: { postBalances: number[]; postTokenBalances: { owner?: string; mint: string; uiTokenAmount: { amount: string } }[] };
+    };
+    const tx = await this.call<Tx | null>('getTransaction', [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }]);
+    // Not confirmed within the wait (a fault): the reading of now is the best there is.
+    if (!tx) return this.holding(owner, asset);
+    if (asset === 'sol') {
+      const i = tx.transaction.message.accountKeys.indexOf(owner);
+      if (i < 0) throw new Error(`${owner} is not an account of transaction ${signature}`);
+      return BigInt(tx.meta.postBalances[i]!);
+    }
+    const b = tx.meta.postTokenBalances.find((x) => x.owner === owner && x.mint === MINTS.usdc);
+    return b ? BigInt(b.uiTokenAmount.amount) : 0n;
+  }
+
+  /**
    * The wallet's own transfer of `amount` into an order's deposit account: the account created with the
    * non-idempotent instruction as Hush's transaction does (`create`), then the transfer (SOL: lamports and
    * SyncNative). Signed synchronously and sent; returns its signature.

@@ -99,8 +99,8 @@ export async function checkMoney(db: Db, chain: ChainUsers, truths: readonly Ord
 
 /**
  * Screening: every payout, refund and late refund Hush recorded has a screening decision of its stage in the
- * log for its order, written before the transaction was; and no blocked sender's deposit was paid out
- * without an operator's release.
+ * log for its order, written before the transaction was; and no deposit held by a screening (a blocked answer,
+ * or the provider's error under the default policy, hold) was paid out without an operator's resolution.
  */
 export async function checkScreening(db: Db, tallies: Tallies, from: { id: number } = { id: 0 }): Promise<void> {
   const { rows } = await db.query<{ id: string | number; tracking_id: string; kind: string; late: boolean; screened: boolean; blocked: boolean; released: boolean }>(
@@ -108,7 +108,8 @@ export async function checkScreening(db: Db, tallies: Tallies, from: { id: numbe
             EXISTS (SELECT 1 FROM screening_log s WHERE s.tracking_id = o.tracking_id
                       AND s.stage = CASE WHEN c.meta ? 'lateOf' THEN 'late' WHEN c.kind = 'payout' THEN 'payout' ELSE 'refund' END
                       AND s.at <= c.created_at) AS screened,
-            EXISTS (SELECT 1 FROM screening_log s WHERE s.tracking_id = o.tracking_id AND s.result = 'blocked' AND s.at <= c.created_at) AS blocked,
+            EXISTS (SELECT 1 FROM screening_log s WHERE s.tracking_id = o.tracking_id AND s.at <= c.created_at
+                      AND (s.result = 'blocked' OR (s.result = 'error' AND s.stage IN ('deposit', 'payout')))) AS blocked,
             EXISTS (SELECT 1 FROM screening_log s WHERE s.tracking_id = o.tracking_id AND s.stage = 'resolution' AND s.at <= c.created_at) AS released
        FROM chain_txs c JOIN orders o ON o.id = c.order_id
       WHERE c.kind IN ('payout', 'refund') AND c.id > $1 ORDER BY c.id`,

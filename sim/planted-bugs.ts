@@ -5,8 +5,10 @@
  */
 export interface PlantedBug {
   name: string;
-  /** The invariant the simulator must report. */
-  caughtBy: string;
+  /** The invariants that catch it (the first one a run reaches reports it). */
+  caughtBy: readonly string[];
+  /** The faults that reach the code it breaks ('none' when traffic alone does). */
+  faults: 'none' | 'all';
   rewrite(sql: string): string;
 }
 
@@ -17,7 +19,9 @@ export const PLANTED_BUGS: Record<string, PlantedBug> = {
    */
   'refund-without-fee': {
     name: 'a refund that forgets the network fee',
-    caughtBy: 'refunded at most once',
+    // A refund of a wrong deposit, or of late funds beside a payout, sends back more than is owed.
+    caughtBy: ['refunded at most once', 'paid or refunded, never both'],
+    faults: 'none',
     rewrite: (sql) => (/^SELECT .* FROM orders o WHERE o\.id = \$1$/s.test(sql.trim()) ? sql.replace(/ FROM orders o WHERE o\.id = \$1/, ', 0::numeric AS network_fee FROM orders o WHERE o.id = $1') : sql),
   },
   /**
@@ -26,7 +30,9 @@ export const PLANTED_BUGS: Record<string, PlantedBug> = {
    */
   'release-covers-everything': {
     name: "a payout a blocked screening lets go without an operator's release",
-    caughtBy: 'a blocked flow waits for an operator',
+    caughtBy: ['a blocked flow waits for an operator'],
+    // Sanctioned senders are refused at their quote; a deposit is held by the provider's outage (policy hold).
+    faults: 'all',
     rewrite: (sql) => (sql.includes("r.stage = 'resolution' AND r.result = 'release' AND r.id > h.id") ? 'SELECT 1 WHERE $1::text IS NOT NULL OR $2::text IS NULL OR $3::text IS NULL OR $4::text IS NULL OR $5::text IS NULL' : sql),
   },
 };

@@ -159,9 +159,10 @@ async function sendDeposit(w: UserWorld, s: Session, t: OrderTruth, api: Partner
           : await w.chain.transferToDeposit(t.sender, { account: t.depositAccount!, owner: t.depositOwner! }, s.source, amount, true);
       t.deposited = amount;
       t.depositAt = w.clock.now();
-      // Read once the deposit is confirmed: its holding at `confirmed` before that is the one before the deposit.
+      // The deposit's own post balance: a reading once it is confirmed may already hold a refund of it (an over
+      // or short deposit is refunded in the next slots).
       await w.chain.confirmed(signature, w.clock);
-      t.senderAfterDeposit = await w.chain.holding(t.sender.address, s.source);
+      t.senderAfterDeposit = await w.chain.holdingAfter(signature, t.sender.address, s.source);
       w.log.add(`${tag} deposit ${s.deposit} ${amount}`);
       return signature;
     } catch (e) {

@@ -10,18 +10,24 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleOf, bundleTests } from './bundle-tests.mjs';
+import { bundleOf, bundleTests, sourceOf } from './bundle-tests.mjs';
 import { propertySeed } from './property-seed.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const testDir = join(root, 'test');
 /**
- * Files that spend most of their time waiting on slots, blockhash lives or child processes (a third of a
- * core or less each, measured with process.cpuUsage per file): run three at a time beside the CPU lane.
+ * Files that spend most of their time waiting on wall-clock slots, blockhash lives or child processes (a third
+ * of a core or less each, measured with process.cpuUsage per file: `npm run test:cpu`): run three
+ * at a time beside the CPU lane. Files on the simulator (test/support/sim-hush.ts) never wait on the wall
+ * clock: they are CPU-bound and run in the CPU lane.
  */
 const WAITING = [
-  'test/settlement/', 'test/swaps/', 'test/sdk/', 'test/docs/', 'test/console/', 'test/admin/admin-cli.test.ts', 'test/api/rpc-timeout.test.ts',
-  'test/api/chain-budget-lanes.test.ts', 'test/api/blockhash-life.test.ts', 'test/chain/flaky-start.test.ts',
+  'test/settlement/class-release-crash.test.ts', 'test/settlement/crash-safety.test.ts', 'test/settlement/funding-crash.test.ts',
+  'test/settlement/operator-faults.test.ts', 'test/settlement/recipient-refused.test.ts', 'test/settlement/stale-steps.test.ts',
+  'test/settlement/subscriptions.test.ts', 'test/settlement/sweep-rotation.test.ts', 'test/settlement/unfunded-orders-idle.test.ts',
+  'test/settlement/webhook-fairness.test.ts', 'test/settlement/webhooks.test.ts', 'test/swaps/swap-liquidity.test.ts',
+  'test/swaps/swap-settlement.test.ts', 'test/sdk/cli-process.test.ts', 'test/sdk/sdk-package.test.ts', 'test/docs/readme-partner-example.test.ts',
+  'test/console/', 'test/admin/admin-cli.test.ts', 'test/api/rpc-timeout.test.ts', 'test/api/blockhash-life.test.ts', 'test/chain/flaky-start.test.ts',
 ];
 
 const files = readdirSync(testDir, { withFileTypes: true })
@@ -65,6 +71,7 @@ function lane(name, list, concurrency) {
 
 // Every property draws from this seed (property-seed.mjs): the same run after run, printed so a failure replays.
 process.stdout.write(`# property seed ${propertySeed()} (replay: HUSH_PROPERTY_SEED=${propertySeed()} npm test; many seeds: npm run test:properties)\n`);
+if (process.env.HUSH_TEST_CPU) writeFileSync(process.env.HUSH_TEST_CPU, '');
 const started = Date.now();
 const lanes = await Promise.all([lane('waiting', waiting, 3), lane('cpu', cpu, 2)]);
 for (const l of lanes) {
@@ -78,5 +85,17 @@ if (out) {
   const merged = Object.assign({}, ...lanes.map((l) => JSON.parse(readFileSync(`${out}.${l.name}`, 'utf8'))));
   writeFileSync(out, `${JSON.stringify(Object.fromEntries(Object.entries(merged).sort((a, b) => b[1] - a[1])), null, 1)}\n`);
   for (const l of lanes) rmSync(`${out}.${l.name}`, { force: true });
+}
+const cpuOut = process.env.HUSH_TEST_CPU;
+if (cpuOut) {
+  // Each file's process wrote one line (cpu-per-file.mjs); a file that was killed wrote none.
+  const perFile = new Map();
+  for (const l of readFileSync(cpuOut, 'utf8').split('\n').filter(Boolean)) {
+    const { file, cpuMs } = JSON.parse(l);
+    perFile.set(sourceOf(file), Math.max(perFile.get(sourceOf(file)) ?? 0, cpuMs));
+  }
+  const rows = [...perFile].sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((a, [, ms]) => a + ms, 0);
+  process.stdout.write(`# CPU of the test files' own processes: ${(total / 1000).toFixed(0)} s in ${rows.length} files (not counting the processes they start); the ten costliest:\n${rows.slice(0, 10).map(([f, ms]) => `#   ${(ms / 1000).toFixed(1).padStart(6)}  ${f}`).join('\n')}\n`);
 }
 process.exit(lanes.some((l) => l.code !== 0) ? 1 : 0);
