@@ -1,6 +1,8 @@
 import type { Address } from '@solana/kit';
 import type { uiTokenAmount } from './token-accounts.ts';
-import type { TransactionErrorJson } from './transaction-errors.ts';
+
+/** A transaction error in the JSON shape the Solana RPC uses (`"BlockhashNotFound"`, `{"InstructionError":[0,{"Custom":1}]}`). */
+export type TransactionErrorJson = string | Record<string, unknown>;
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 

@@ -1,10 +1,9 @@
 import * as internal from 'litesvm/dist/internal.js';
 import runtime from 'litesvm/dist/internal.js';
-import type { SubmitResult } from './local-chain-types.ts';
+import type { SubmitResult, TransactionErrorJson } from './local-chain-types.ts';
+export type { TransactionErrorJson };
 import type { WireTransaction } from './wire-transaction.ts';
 
-/** A transaction error in the JSON shape the Solana RPC uses (`"BlockhashNotFound"`, `{"InstructionError":[0,{"Custom":1}]}`). */
-export type TransactionErrorJson = string | Record<string, unknown>;
 
 function reverse(e: unknown, names: readonly string[]): Map<number, string> {
   const m = new Map<number, string>(names.map((name, i) => [i, name]));

@@ -24,7 +24,8 @@ import { inspect, parseArgs } from 'node:util';
 import { createKeyPairSignerFromBytes, createSolanaRpc, type KeyPairSigner, type Rpc, type SolanaRpcApi } from '@solana/kit';
 import { createHushClient, realSleep } from './client.ts';
 import { CliError, errorLine, explainError, UsageError, type CliContext } from './cli-errors.ts';
-import { watchOrder } from './cli-progress.ts';
+import { watchOrder, type CliStream } from './cli-progress.ts';
+export type { CliStream };
 import { ACCOUNT_USAGE, accountCommand } from './cli-account.ts';
 import { describePrivacy, privateAmountsNearby } from './private-amounts.ts';
 import { assertSenderCanPay } from './sender-funds.ts';
@@ -135,13 +136,6 @@ async function readKeypair(path: string): Promise<KeyPairSigner> {
   } catch (e) {
     throw new CliError(`${path} is not a valid key pair (${(e as Error).message})`, fix);
   }
-}
-
-/** Where the CLI writes: a process's stdout or stderr, or a test's capture. */
-export interface CliStream {
-  write(chunk: string): unknown;
-  /** A terminal: one line rewritten in place; otherwise plain lines. */
-  isTTY?: boolean;
 }
 
 /** What the CLI runs with: the process's own (cli.ts), or a test's. */

@@ -1,7 +1,13 @@
 import type { HushClient, WaitProgress } from './client.ts';
-import type { CliStream } from './cli-main.ts';
 import { heldFor, statusDetail } from './status-detail.ts';
 import type { StatusRecord } from './types.ts';
+
+/** Where the CLI writes: a process's stdout or stderr, or a test's capture. */
+export interface CliStream {
+  write(chunk: string): unknown;
+  /** A terminal: one line rewritten in place; otherwise plain lines. */
+  isTTY?: boolean;
+}
 
 type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
