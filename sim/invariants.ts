@@ -60,12 +60,21 @@ export async function checkMoney(db: Db, chain: ChainUsers, truths: readonly Ord
   // Mid-run, an order already seen final with its money where it belongs is not read again (every order every
   // minute made the checks grow with the square of the run); the final check reads them all.
   const placed = truths.filter((t) => t.trackingId !== null && (final || !t.settled));
+  // The chain is read before the store: the clock runs while a check reads, and Hush records a payout before it
+  // sends it, so a store read after the chain's is never older than what the chain shows (the other order
+  // saw a payout land between the two reads and called it unrecorded).
+  const receivedBy = new Map<OrderTruth, bigint>();
+  const senderNow = new Map<OrderTruth, bigint>();
+  for (const t of placed) {
+    receivedBy.set(t, await chain.holding(t.recipient, t.session.destination));
+    if (t.senderAfterDeposit !== null) senderNow.set(t, await chain.holding(t.sender.address, t.session.source));
+  }
   const store = await storeOrders(db, placed.map((t) => t.trackingId!));
   for (const t of placed) {
     const o = store.get(t.trackingId!);
     if (!o) throw new InvariantBroken('orders are kept', `${t.trackingId} (session #${t.session.id}) was answered 200 and is not in the store`);
     const amountOut = BigInt(t.order.amountOut);
-    const received = await chain.holding(t.recipient, t.session.destination);
+    const received = receivedBy.get(t)!;
     if (received !== 0n && received !== amountOut) {
       throw new InvariantBroken('paid exactly once', `${t.trackingId} (session #${t.session.id}): its recipient holds ${received}, amountOut is ${amountOut}`);
     }
@@ -73,7 +82,7 @@ export async function checkMoney(db: Db, chain: ChainUsers, truths: readonly Ord
       throw new InvariantBroken('paid exactly once', `${t.trackingId}: its recipient was paid ${received} and the order is ${o.status}`);
     }
     if (t.senderAfterDeposit !== null) {
-      const back = (await chain.holding(t.sender.address, t.session.source)) - t.senderAfterDeposit;
+      const back = (senderNow.get(t) ?? (await chain.holding(t.sender.address, t.session.source))) - t.senderAfterDeposit;
       const networkFee = BigInt(o.network_fee);
       const refundable = (x: bigint) => (x > networkFee ? x - networkFee : 0n);
       const most = refundable(t.deposited) + refundable(t.lateFunds);

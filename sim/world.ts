@@ -16,7 +16,7 @@ import type { FaultPlan } from './faults.ts';
 import { LifeClock } from './life-clock.ts';
 import { LifeDb } from './life-db.ts';
 import type { Endpoint } from './partner-api.ts';
-import type { Activity } from './settle.ts';
+import { settle, type Activity } from './settle.ts';
 import { ScreeningDesk } from './screening-desk.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
@@ -263,7 +263,16 @@ export class World implements Activity, Endpoint {
         process.stderr.write(`${String(n).padStart(7)} ${String(Math.round(ms.get(k) ?? 0)).padStart(7)} ms ${k}\n`);
       }
     }
-    if (life?.hush && life.clock.alive) await life.hush.close().catch(() => {});
+    if (life?.hush && life.clock.alive) {
+      // Hush's close waits for its loops' passes in flight, which may wait on the simulated clock (an RPC answer,
+      // a pause; a run stopped by a broken invariant leaves them mid-flight): the clock runs, a minute at most,
+      // and a process that has not closed by then is killed as it stands.
+      let closed = false;
+      void life.hush.close().catch(() => {}).finally(() => (closed = true));
+      const limit = this.clock.now() + 60_000;
+      await settle(this).catch(() => {});
+      while (!closed && this.clock.runNext(limit)) await settle(this).catch(() => {});
+    }
     if (life) {
       life.clock.kill();
       life.db.kill();
