@@ -4,7 +4,6 @@
  * token bucket probed on simulated time. Rate-limit buckets read Hush's clock port, so on the simulator a
  * refill is `h.advance(ms)` and the time a burst took is exact (no loaded machine widens a bound).
  */
-import type { Address } from '@solana/kit';
 import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertApiKey } from '../../src/store/accounts-store.ts';
 import { seededRandom } from '../../src/support/random.ts';
@@ -21,21 +20,7 @@ export function startApiSim(opts: SimHushOptions = {}): Promise<SimHush> {
   return startSimHush({ ...opts, env: { HUSH_DEPOSIT_IDENTITY_TARGET: '64', ...opts.env } });
 }
 
-/** The standard quote request of a send (0.1 SOL to SOL), as test/support/hush-server.ts's. */
-export function quoteRequest(sender: string, recipient: string, extra: Record<string, unknown> = {}) {
-  return { amount: '100000000', sourceAssetId: 'sol', destinationAssetId: 'sol', senderAddress: sender as Address, recipientAddress: recipient as Address, ...extra };
-}
-
-/** The order request that repeats a quote and its request terms unchanged. */
-export function orderRequest(quote: unknown, req: { senderAddress: string; recipientAddress: string; feeBps?: number; feeRecipientAddress?: string }) {
-  return {
-    quote,
-    senderAddress: req.senderAddress,
-    recipientAddress: req.recipientAddress,
-    ...(req.feeBps !== undefined ? { feeBps: req.feeBps } : {}),
-    ...(req.feeRecipientAddress !== undefined ? { feeRecipientAddress: req.feeRecipientAddress } : {}),
-  };
-}
+export { orderRequest, quoteRequest } from './order-requests.ts';
 
 export const isReplay = (r: ApiResponse): boolean => r.headers.get('idempotent-replayed') === 'true';
 
