@@ -1,6 +1,7 @@
 import { alertsTotal, type AlertSink } from '../support/alerts.ts';
 import { createHmac } from 'node:crypto';
 import type { Db } from '../store/db.ts';
+import { ORDER_CHANGED_CHANNEL } from '../store/order-transitions.ts';
 import { getOrdersByIds } from '../store/orders-store.ts';
 import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, purgeWebhookEvents, type DueWebhookEvent } from '../store/webhooks-store.ts';
 import { recordAsOf, statusRecord, type StatusRecord } from '../services/order-views.ts';
@@ -20,6 +21,14 @@ const TIMEOUT_MS = 5_000;
 /** Outlasts one attempt (each claimed event is sent at once), so no other dispatcher re-claims it meanwhile. */
 const LEASE_S = TIMEOUT_MS / 1000 + 30;
 const PURGE_EVERY_MS = 3_600_000;
+/**
+ * The longest an idle dispatcher waits between claims (its wait doubles from `pollMs` while it finds nothing).
+ * A new event is announced (every transition notifies ORDER_CHANGED_CHANNEL, and its events are written in
+ * the same transaction), so its wait is cut back to `pollMs`; a retry this dispatcher scheduled is claimed at
+ * its time. What waits up to this long is a retry another worker scheduled and a notification lost with a
+ * connection. It claimed twice a second, idle or not: the costliest statement of an idle store.
+ */
+const IDLE_MAX_MS = 8_000;
 
 export { webhookSignature } from './webhook-delivery.ts';
 
@@ -36,6 +45,14 @@ export class WebhookDispatcher {
   private running: Promise<void> | null = null;
   private stopped = false;
   private lastPurge = 0;
+  /** When the scheduled claim runs (clock ms), and the wait it doubles while idle. */
+  private timerAt = 0;
+  private idleMs = 500;
+  /** A transition was announced while a pass ran: the next pass comes at `pollMs`. */
+  private announced = false;
+  /** When the retries this dispatcher scheduled fall due (clock ms). */
+  private readonly retries = new Set<number>();
+  private unlisten: Promise<(() => Promise<void>) | null> = Promise.resolve(null);
   /** Deliveries in flight, in all and per account: a pass claims only for the room left. */
   private inFlight = 0;
   private readonly perAccount = new Map<string, number>();
@@ -55,19 +72,32 @@ export class WebhookDispatcher {
   start(): void {
     this.stopped = false;
     this.aborts = new AbortController();
+    this.idleMs = this.pollMs;
+    const news = () => this.news();
+    this.unlisten = this.db.listen(ORDER_CHANGED_CHANNEL, news, news).catch((e: unknown) => {
+      // Without notifications the dispatcher still claims at its idle pace.
+      this.opts.log?.(`webhooks: cannot listen for new events: ${(e as Error).message}`);
+      return null;
+    });
     this.schedule(0);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.cancel();
+    await (await this.unlisten)?.().catch(() => {});
     this.aborts.abort(); // in-flight deliveries fail and are retried by whoever runs next
     await this.running;
     await Promise.allSettled([...this.deliveries]);
   }
 
+  private get pollMs(): number {
+    return this.opts.pollMs ?? 500;
+  }
+
   private schedule(ms: number): void {
     if (this.stopped) return;
+    this.timerAt = this.opts.clock.now() + ms;
     this.timer = this.opts.clock.after(ms, () => {
       this.timer = null;
       this.running = this.pass()
@@ -77,9 +107,32 @@ export class WebhookDispatcher {
         })
         .then((more) => {
           this.running = null;
-          this.schedule(more ? 0 : (this.opts.pollMs ?? 500));
+          if (more || this.announced) {
+            this.idleMs = this.pollMs;
+            this.announced = false;
+            return this.schedule(more ? 0 : this.pollMs);
+          }
+          this.idleMs = Math.min(IDLE_MAX_MS, this.idleMs * 2);
+          const now = this.opts.clock.now();
+          for (const at of this.retries) if (at <= now) this.retries.delete(at);
+          const retryIn = Math.min(...this.retries) - now;
+          this.schedule(Math.max(this.pollMs, Math.min(this.idleMs, retryIn)));
         });
     });
+  }
+
+  /** A transition was committed (its events with it): claim within `pollMs`, not at the idle pace. */
+  private news(): void {
+    if (this.stopped) return;
+    if (this.running !== null) {
+      this.announced = true;
+      return;
+    }
+    this.idleMs = this.pollMs;
+    if (this.timer && this.timerAt > this.opts.clock.now() + this.pollMs) {
+      this.timer.cancel();
+      this.schedule(this.pollMs);
+    }
   }
 
   /**
@@ -145,6 +198,7 @@ export class WebhookDispatcher {
     const count = (outcome: WebhookOutcome) => this.opts.metrics?.deliveries.inc({ outcome });
     const fail = async (error: string, giveUp = false) => {
       const failed = await markWebhookFailed(this.db, e, error, giveUp);
+      if (failed && !failed.givenUp) this.retries.add(this.opts.clock.now() + Math.min(3_600, 2 ** e.attempts) * 1000);
       if (!failed?.givenUp) return;
       this.opts.metrics?.givenUp.inc();
       const msg = `webhook event ${this.eventId(e.id)} (#${e.id}, ${e.type}, order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`;

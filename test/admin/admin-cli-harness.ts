@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after } from 'node:test';
+import { afterTestFile } from '../support/after-test-file.ts';
+import { cliCommand } from '../support/cli-command.ts';
 import { runAdminCli } from '../../src/cli/admin-cli.ts';
 import { tempDirs } from '../support/admin-fixtures.ts';
 
@@ -13,7 +14,7 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 const temp = tempDirs('hush-admin-cli-');
 /** A fresh directory, removed when the test file ends. */
 export const tempDir = temp.make;
-after(temp.removeAll);
+afterTestFile(temp.removeAll);
 
 /** A URL on which nothing listens, so the CLI's health probe finds no server. */
 export async function closedPortUrl(): Promise<string> {
@@ -38,7 +39,7 @@ export interface CliResult {
 /** `node --import tsx src/cli/admin.ts …`, as `npm run admin` runs it. */
 export function runChild(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...cliCommand('admin'), ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -127,13 +127,13 @@ describe('key custody: role api holds no signing key', { skip: postgresSkipReaso
     const workerDir = tempDir('hush-custody-worker-');
     const worker = await spawnHush(
       { ...store, HUSH_ROLE: 'worker', TREASURY_SEED: seed.toString('hex'), DATA_DIR: workerDir, PORT: '0', LOCALNET_PORT: '0', LOCALNET_SLOT_MS: '50', HUSH_SWEEP_INTERVAL_S: '1', NODE_OPTIONS: heapFlags },
-      { label: 'worker' },
+      { label: 'worker', entry: 'tsx' },
     );
     procs.push(worker);
     const apiDir = tempDir('hush-custody-api-');
     const api = await spawnHush(
       { ...store, HUSH_ROLE: 'api', HUSH_QUOTE_KEY: quoteKey, DATA_DIR: apiDir, PORT: '0', SOLANA_RPC_URL: worker.chainUrl, NODE_OPTIONS: heapFlags },
-      { label: 'api' },
+      { label: 'api', entry: 'tsx' },
     );
     procs.push(api);
     mark('worker and API started');

@@ -48,13 +48,19 @@ const originalImportMeta = {
   },
 };
 
-/** Bundles `files` (test/… .ts paths) under `root`; returns the seconds it took. */
+/**
+ * Hush's command-line entries, bundled beside the tests: the children tests start load one bundle each
+ * instead of going through tsx (test/support/cli-command.ts).
+ */
+export const CLI_ENTRIES = ['src/cli/start.ts', 'src/cli/localnet.ts', 'src/cli/admin.ts'];
+
+/** Bundles `files` (test/… .ts paths) and the CLI entries under `root`; returns the seconds it took. */
 export async function bundleTests(root, files) {
   const t0 = Date.now();
   await rm(join(root, BUNDLE_DIR), { recursive: true, force: true });
   await build({
     absWorkingDir: root,
-    entryPoints: files,
+    entryPoints: [...files, ...CLI_ENTRIES],
     outdir: BUNDLE_DIR,
     outbase: '.',
     bundle: true,

@@ -10,7 +10,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleOf, bundleTests, sourceOf } from './bundle-tests.mjs';
+import { BUNDLE_DIR, bundleTests, sourceOf } from './bundle-tests.mjs';
+import { planGroups, writeLaneEntries } from './group-files.mjs';
 import { propertySeed } from './property-seed.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -33,7 +34,9 @@ const WAITING = [
 const files = readdirSync(testDir, { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .flatMap((d) => readdirSync(join(testDir, d.name)).filter((f) => f.endsWith('.test.ts')).map((f) => `test/${d.name}/${f}`))
-  .sort();
+  .sort()
+  // HUSH_TEST_FILES=test/store/,test/sim/sim-hush: only the files under these prefixes (a quick look at the runner).
+  .filter((f) => !process.env.HUSH_TEST_FILES || process.env.HUSH_TEST_FILES.split(',').some((p) => f.startsWith(p)));
 let durations = {};
 try {
   durations = JSON.parse(readFileSync(join(testDir, 'runner', 'durations.json'), 'utf8'));
@@ -47,8 +50,19 @@ const cpu = longestFirst(files.filter((f) => !WAITING.some((p) => f.startsWith(p
 // Each file runs as its bundle (bundle-tests.mjs); HUSH_TEST_TSX=1 runs the .ts files through tsx instead.
 const viaTsx = process.env.HUSH_TEST_TSX === '1';
 if (!viaTsx) process.stdout.write(`# bundled ${files.length} test files in ${(await bundleTests(root, files)).toFixed(1)} s\n`);
+// Each lane's processes in order, longest first (group-files.mjs): the CPU lane's short files share
+// processes, a group's files one after another; HUSH_TEST_GROUPS=0 runs each file alone.
+let laneEntries = { waiting, cpu };
+if (!viaTsx) {
+  const units = process.env.HUSH_TEST_GROUPS === '0' ? { alone: cpu, groups: [] } : planGroups(cpu, durations);
+  const cpuUnits = [...units.alone.map((f) => ({ files: [f], ms: durations[f] ?? 0 })), ...units.groups].sort((a, b) => b.ms - a.ms);
+  laneEntries = { waiting: writeLaneEntries(root, 'waiting', waiting.map((f) => [f])), cpu: writeLaneEntries(root, 'cpu', cpuUnits.map((u) => u.files)) };
+  process.stdout.write(`# the CPU lane: ${units.alone.length} files alone, ${cpu.length - units.alone.length} in ${units.groups.length} groups (HUSH_TEST_GROUPS=0: each alone)\n`);
+}
 
 function lane(name, list, concurrency) {
+  // No files: node --test would look for tests of its own in the whole tree.
+  if (list.length === 0) return Promise.resolve({ name, code: 0, out: Buffer.alloc(0), summary: '', seconds: 0 });
   const args = [
     ...(viaTsx ? ['--import', 'tsx'] : ['--enable-source-maps']), '--import', './test/runner/property-seed.mjs',
     ...(process.env.HUSH_TEST_CPU ? ['--import', './test/runner/cpu-per-file.mjs'] : []),
@@ -56,10 +70,12 @@ function lane(name, list, concurrency) {
     '--test-reporter=tap', '--test-reporter-destination=stdout',
     '--test-reporter=./test/runner/slowest-files.mjs', '--test-reporter-destination=stderr',
     ...process.argv.slice(2),
-    ...(viaTsx ? list : list.map(bundleOf)),
+    ...list,
   ];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HUSH_TEST_LANE: name } });
+    // The CLI entries' bundles, for the children tests start (test/support/cli-command.ts).
+    const cliBundles = viaTsx ? {} : { HUSH_TEST_CLI_BUNDLES: join(root, BUNDLE_DIR) };
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HUSH_TEST_LANE: name, ...cliBundles } });
     const out = [];
     const summary = [];
     child.stdout.on('data', (c) => out.push(c));
@@ -73,7 +89,7 @@ function lane(name, list, concurrency) {
 process.stdout.write(`# property seed ${propertySeed()} (replay: HUSH_PROPERTY_SEED=${propertySeed()} npm test; many seeds: npm run test:properties)\n`);
 if (process.env.HUSH_TEST_CPU) writeFileSync(process.env.HUSH_TEST_CPU, '');
 const started = Date.now();
-const lanes = await Promise.all([lane('waiting', waiting, 3), lane('cpu', cpu, 2)]);
+const lanes = await Promise.all([lane('waiting', laneEntries.waiting, 3), lane('cpu', laneEntries.cpu, 2)]);
 for (const l of lanes) {
   process.stdout.write(`# ---- lane ${l.name} (${l.name === 'waiting' ? waiting.length : cpu.length} files) ----\n`);
   process.stdout.write(l.out);
@@ -89,13 +105,17 @@ if (out) {
 const cpuOut = process.env.HUSH_TEST_CPU;
 if (cpuOut) {
   // Each file's process wrote one line (cpu-per-file.mjs); a file that was killed wrote none.
+  // A group's process wrote its whole CPU, and each of its files its share (`part`): the total counts
+  // processes, the rows files.
   const perFile = new Map();
+  let total = 0;
   for (const l of readFileSync(cpuOut, 'utf8').split('\n').filter(Boolean)) {
-    const { file, cpuMs } = JSON.parse(l);
-    perFile.set(sourceOf(file), Math.max(perFile.get(sourceOf(file)) ?? 0, cpuMs));
+    const { file, cpuMs, part } = JSON.parse(l);
+    if (!part) total += cpuMs;
+    if (part || !file.includes('/lanes/')) perFile.set(sourceOf(file), Math.max(perFile.get(sourceOf(file)) ?? 0, cpuMs));
   }
   const rows = [...perFile].sort((a, b) => b[1] - a[1]);
-  const total = rows.reduce((a, [, ms]) => a + ms, 0);
-  process.stdout.write(`# CPU of the test files' own processes: ${(total / 1000).toFixed(0)} s in ${rows.length} files (not counting the processes they start); the ten costliest:\n${rows.slice(0, 10).map(([f, ms]) => `#   ${(ms / 1000).toFixed(1).padStart(6)}  ${f}`).join('\n')}\n`);
+  const shares = rows.reduce((a, [, ms]) => a + ms, 0);
+  process.stdout.write(`# CPU of the test processes: ${(total / 1000).toFixed(0)} s (not counting the processes they start); ${rows.length} files' own shares ${(shares / 1000).toFixed(0)} s, the rest each group's start; the ten costliest:\n${rows.slice(0, 10).map(([f, ms]) => `#   ${(ms / 1000).toFixed(1).padStart(6)}  ${f}`).join('\n')}\n`);
 }
 process.exit(lanes.some((l) => l.code !== 0) ? 1 : 0);

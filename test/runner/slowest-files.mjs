@@ -12,8 +12,19 @@ import { sourceOf } from './bundle-tests.mjs';
 const ERROR_CHARS = 1_500;
 const MAX_FAILURES = 20;
 
+/** A lane's entry (group-files.mjs): its top-level suites are its files, named by their paths. */
+const isGroup = (file) => /\/lanes\/[a-z]+-\d+\.test\.mjs$/.test(file ?? '');
+/** Per group entry, the file (top-level suite) running now: a group's files run one after another. */
+const current = new Map();
+
+function fileOf(event) {
+  if (!event.data.file) return '(no file)';
+  if (isGroup(event.data.file)) return event.data.nesting === 0 ? event.data.name : (current.get(event.data.file) ?? event.data.file);
+  return sourceOf(relative(process.cwd(), event.data.file));
+}
+
 function failureOf(event) {
-  const file = event.data.file ? sourceOf(relative(process.cwd(), event.data.file)) : '(no file)';
+  const file = fileOf(event);
   const err = event.data.details?.error;
   // node:test wraps a test's own error (failureType testCodeFailure) in its cause.
   const shown = err?.cause ?? err;
@@ -26,9 +37,10 @@ export default async function* slowestFiles(source) {
   const perFile = new Map();
   const failures = [];
   for await (const event of source) {
+    if (event.type === 'test:start' && event.data.nesting === 0 && isGroup(event.data.file)) current.set(event.data.file, event.data.name);
     if (event.type === 'test:fail' && !['subtestsFailed', 'cancelledByParent'].includes(event.data.details?.error?.failureType)) failures.push(failureOf(event));
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;
-    const file = sourceOf(relative(process.cwd(), event.data.file));
+    const file = fileOf(event);
     perFile.set(file, (perFile.get(file) ?? 0) + (event.data.details?.duration_ms ?? 0));
   }
   const rows = [...perFile].sort((a, b) => b[1] - a[1]);

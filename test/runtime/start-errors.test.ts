@@ -9,13 +9,14 @@ import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { LOG_LEVELS } from '../../src/config/log-level.ts';
 import { startFailureMessage } from '../../src/runtime/start-errors.ts';
+import { cliCommand } from '../support/cli-command.ts';
 import { spawnHush } from '../support/hush-process.ts';
 import { REPO_ROOT, makeTempDir, removeDir } from '../support/localnet.ts';
 
-/** `node --import tsx src/cli/start.ts` that is expected to fail: its exit code and stderr. */
+/** `src/cli/start.ts` in a child (support/cli-command.ts) that is expected to fail: its exit code and stderr. */
 function failedStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const dataDir = makeTempDir('hush-start-errors-');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/start.ts'], {
+  const child = spawn(process.execPath, cliCommand('start'), {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '', DATA_DIR: dataDir, PORT: '0', LOCALNET_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

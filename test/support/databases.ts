@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
+import { afterTestFile } from './after-test-file.ts';
 import pg from 'pg';
 import type { Db } from '../../src/store/db.ts';
 import { openDb } from '../../src/store/open-db.ts';
@@ -124,8 +125,8 @@ function sharedDb(engine: Engine): Promise<TestDatabase> {
   return p;
 }
 
-// Root-level hook: runs once this file's tests are done.
-after(async () => {
+// Runs once this file's tests are done.
+afterTestFile(async () => {
   for (const p of shared.values()) await (await p.catch(() => undefined))?.close();
   shared.clear();
 });

@@ -4,7 +4,8 @@
  * ports; the line reports the real ones). Every process started here is killed when the test file ends.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { after } from 'node:test';
+import { afterTestFile } from './after-test-file.ts';
+import { cliCommand } from './cli-command.ts';
 import { REPO_ROOT, sleep } from './localnet.ts';
 
 export interface HushProcess {
@@ -25,7 +26,7 @@ export interface HushProcess {
 }
 
 const running = new Set<ChildProcess>();
-after(() => {
+afterTestFile(() => {
   for (const p of running) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
 });
 
@@ -35,8 +36,12 @@ const KEEP = 256 * 1024;
  * Starts Hush and waits for its "hush: <role> role; API …; ops …; chain …" line. Only the variables given in
  * `env` (plus PATH/HOME) reach the child, so nothing from the developer's environment leaks in.
  */
-export async function spawnHush(env: Record<string, string>, opts: { timeoutMs?: number; label?: string } = {}): Promise<HushProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/start.ts'], {
+export async function spawnHush(
+  env: Record<string, string>,
+  /** `tsx`: the entry exactly as `npm start` runs it (class names as written: a heap is read by them), not its bundle. */
+  opts: { timeoutMs?: number; label?: string; entry?: 'tsx' } = {},
+): Promise<HushProcess> {
+  const proc = spawn(process.execPath, opts.entry === 'tsx' ? ['--import', 'tsx', 'src/cli/start.ts'] : cliCommand('start'), {
     cwd: REPO_ROOT,
     // (HUSH_DEPOSIT_IDENTITY_TARGET: see startTestHush; a test may set its own.)
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '', HUSH_DEPOSIT_IDENTITY_TARGET: '256', ...env },

@@ -38,6 +38,7 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { startLocalnet, type RunningLocalnet } from '../../src/localnet/start-localnet.ts';
 import { systemClock } from '../../src/support/clock.ts';
 import { systemRandom } from '../../src/support/random.ts';
+import { cliCommand } from './cli-command.ts';
 
 export type LocalRpc = Rpc<SolanaRpcApi>;
 
@@ -128,7 +129,7 @@ export interface ChildLocalnet {
  * read from the startup line.
  */
 export async function spawnLocalnet(opts: { dataDir: string; port?: number; slotMs: number; timeoutMs?: number }): Promise<ChildLocalnet> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/localnet.ts'], {
+  const proc = spawn(process.execPath, cliCommand('localnet'), {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
