@@ -14,10 +14,10 @@ import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { expectOk } from '../support/api-responses.ts';
 import { closeSim } from '../support/sim-close.ts';
-import { startSimHush, type SimAccount, type SimHush, type SimWallet } from '../support/sim-hush.ts';
-import { assertPayoutUnlinked, ata, cleanReconcile, holding, SETTLEMENT_ENV, SimChain } from '../support/sim-settlement.ts';
+import { type SimAccount, type SimHush, type SimWallet } from '../support/sim-hush.ts';
+import { assertPayoutUnlinked, ata, cleanReconcile, holding, startSettlementSim, type SimChain } from '../support/sim-settlement.ts';
 import {
-  ASSETS, ISO_MS, SOL, TOKEN_ACCOUNT_SIZE, assertHistory, assertHushShape, assertPaidOnce, depositOf, jsonish, lamportDelta,
+  ASSETS, ISO_MS, SOL, assertHistory, assertHushShape, assertPaidOnce, depositOf, jsonish, lamportDelta,
   lamportsIn, placeOrder, type AssetId, type LandedTx, type PlacedOrder,
 } from '../support/settlement.ts';
 
@@ -38,12 +38,7 @@ let ataRent: bigint;
 const settled: { placed: PlacedOrder; record: any }[] = [];
 
 before(async () => {
-  h = await startSimHush({ seed: 41, env: { ...SETTLEMENT_ENV, HUSH_PAYOUT_DELAY_S: `${MIN_DELAY_S}-${MIN_DELAY_S}` } });
-  acct = await h.createAccount();
-  cs = new SimChain(h);
-  feePayer = h.hush.treasury.feePayer.address;
-  budget = { limit: h.hush.config.computeUnitLimit, price: h.hush.config.computeUnitPriceMicroLamports };
-  ataRent = await cs.rent(TOKEN_ACCOUNT_SIZE);
+  ({ h, acct, cs, feePayer, budget, ataRent } = await startSettlementSim(41, { HUSH_PAYOUT_DELAY_S: `${MIN_DELAY_S}-${MIN_DELAY_S}` }));
 });
 after(() => closeSim(h));
 

@@ -18,10 +18,10 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { getCreateAssociatedTokenInstruction, getSyncNativeInstruction } from '@solana-program/token';
 import { expectError } from '../support/api-responses.ts';
 import { closeSim } from '../support/sim-close.ts';
-import { startSimHush, type SimAccount, type SimHush, type SimWallet } from '../support/sim-hush.ts';
-import { cleanReconcile, holding, SETTLEMENT_ENV, signerAt, SimChain } from '../support/sim-settlement.ts';
+import { type SimAccount, type SimHush, type SimWallet } from '../support/sim-hush.ts';
+import { cleanReconcile, holding, signerAt, startSettlementSim, type SimChain } from '../support/sim-settlement.ts';
 import {
-  ASSETS, SOL, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM, accountExists, assertHistory, assertHushShape, assertPaidOnce, chainTxRows, jsonish,
+  ASSETS, SOL, TOKEN_PROGRAM, accountExists, assertHistory, assertHushShape, assertPaidOnce, chainTxRows, jsonish,
   lamportDelta, placeOrder, type AssetId,
 } from '../support/settlement.ts';
 
@@ -33,12 +33,7 @@ let budget: { limit: number; price: bigint };
 let ataRent: bigint;
 
 before(async () => {
-  h = await startSimHush({ seed: 53, env: { ...SETTLEMENT_ENV, HUSH_ORDER_TTL_S: '1', HUSH_SWEEP_INTERVAL_S: '2' } });
-  acct = await h.createAccount();
-  cs = new SimChain(h);
-  feePayer = h.hush.treasury.feePayer.address;
-  budget = { limit: h.hush.config.computeUnitLimit, price: h.hush.config.computeUnitPriceMicroLamports };
-  ataRent = await cs.rent(TOKEN_ACCOUNT_SIZE);
+  ({ h, acct, cs, feePayer, budget, ataRent } = await startSettlementSim(53, { HUSH_ORDER_TTL_S: '1', HUSH_SWEEP_INTERVAL_S: '2' }));
 });
 after(() => closeSim(h));
 

@@ -14,8 +14,8 @@ import { runAdminCli } from '../../src/cli/admin-cli.ts';
 import { OWNERS_PER_PASS } from '../../src/settlement/steps/stray-funds.ts';
 import { randomSignature } from '../support/hush-server.ts';
 import { closeSim } from '../support/sim-close.ts';
-import { startSimHush, type SimAccount, type SimHush, type SimWallet } from '../support/sim-hush.ts';
-import { ata, cleanReconcile, logLines, SETTLEMENT_ENV, signerAt, SimChain, withSimFetch, type SimSigner } from '../support/sim-settlement.ts';
+import { startSimHush, withSimFetch, type SimAccount, type SimHush, type SimWallet } from '../support/sim-hush.ts';
+import { ata, cleanReconcile, logLines, SETTLEMENT_ENV, signerAt, SimChain, type SimSigner } from '../support/sim-settlement.ts';
 import { ASSETS, SOL, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM, placeOrder, type PlacedOrder } from '../support/settlement.ts';
 
 describe('stray funds at a deposit owner', () => {

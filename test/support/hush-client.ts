@@ -132,12 +132,18 @@ export class HushClient {
 }
 
 /** One probe answer: when it was sent and seen (the server answered in between), and what it said. */
-interface ProbeAnswer {
+export interface ProbeAnswer {
   sentAt: number;
   seenAt: number;
   passed: boolean;
   /** RateLimit-Remaining: the whole tokens left after it (0 when refused). */
   remaining: number;
+}
+
+/** The probe's time: the wall clock by default, a simulated Hush's clock on the simulator (test/support/sim-api.ts). */
+export interface ProbeTime {
+  now(): number;
+  wait(ms: number): Promise<unknown>;
 }
 
 /**
@@ -146,14 +152,18 @@ interface ProbeAnswer {
  * until it has seen three passes and three refusals after a pass (at most 15 s: a loaded machine asks less
  * often). A fixed window would let none through for the rest of its window and then a burst.
  */
-export async function probeTokenBucket(clients: HushClient[], ms = 2_500): Promise<{ answers: ProbeAnswer[]; retryAfter: string | null }> {
+export async function probeTokenBucket(
+  clients: HushClient[],
+  ms = 2_500,
+  time: ProbeTime = { now: () => performance.now(), wait: sleep },
+): Promise<{ answers: ProbeAnswer[]; retryAfter: string | null }> {
   let i = 0;
   let retryAfter: string | null = null;
   const answers: ProbeAnswer[] = [];
   const ask = async () => {
-    const sentAt = performance.now();
+    const sentAt = time.now();
     const r = await clients[i++ % clients.length]!.tokens();
-    const a = { sentAt, seenAt: performance.now(), passed: r.status === 200, remaining: Number(r.headers.get('ratelimit-remaining')) };
+    const a = { sentAt, seenAt: time.now(), passed: r.status === 200, remaining: Number(r.headers.get('ratelimit-remaining')) };
     if ((r.status !== 200 && r.status !== 429) || r.headers.get('ratelimit-remaining') === null) throw new Error(`GET /tokens answered ${r.status}, RateLimit-Remaining ${r.headers.get('ratelimit-remaining')}`);
     answers.push(a);
     return { a, r };
@@ -165,15 +175,15 @@ export async function probeTokenBucket(clients: HushClient[], ms = 2_500): Promi
       break;
     }
   }
-  const start = performance.now();
+  const start = time.now();
   const enough = () => {
     const first = answers.findIndex((a, k) => k > 0 && a.passed && a.sentAt >= start);
     const after = first < 0 ? [] : answers.slice(first);
     return after.filter((a) => a.passed).length >= 3 && after.filter((a) => !a.passed).length >= 3;
   };
-  while (performance.now() - start < 15_000 && (performance.now() - start < ms || !enough())) {
+  while (time.now() - start < 15_000 && (time.now() - start < ms || !enough())) {
     await ask();
-    await sleep(50);
+    await time.wait(50);
   }
   return { answers, retryAfter };
 }

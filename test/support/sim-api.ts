@@ -8,7 +8,7 @@ import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertApiKey } from '../../src/store/accounts-store.ts';
 import { seededRandom } from '../../src/support/random.ts';
 import { registerSecret, secretOf, type ApiResponse } from './api-responses.ts';
-import { HushClient, type HushTransport } from './hush-client.ts';
+import { HushClient, probeTokenBucket, type HushTransport } from './hush-client.ts';
 import { startSimHush, type SimHush, type SimHushOptions } from './sim-hush.ts';
 
 /**
@@ -62,44 +62,9 @@ export function burstOf(h: SimHush, clients: HushClient[], n: number, ask: (c: H
   return together(h, clients.flatMap((c) => Array.from({ length: n }, () => () => ask(c))));
 }
 
-/** One probe answer, on the simulated clock: when it was sent and seen, and what it said. */
-export interface SimProbeAnswer {
-  sentAt: number;
-  seenAt: number;
-  passed: boolean;
-  remaining: number;
-}
-
-/**
- * test/support/hush-client.ts's probeTokenBucket on simulated time, for a key whose `tokens` rate is 2/s
- * (capacity 4): spends the burst, then asks every 50 simulated ms (round robin over `clients`) for `ms`.
- * assertTokenBucket holds its answers to the bucket's law as it does a real server's.
- */
-export async function probeSimTokenBucket(h: SimHush, clients: HushClient[], ms = 2_500): Promise<{ answers: SimProbeAnswer[]; retryAfter: string | null }> {
-  let i = 0;
-  let retryAfter: string | null = null;
-  const answers: SimProbeAnswer[] = [];
-  const ask = async () => {
-    const sentAt = h.now();
-    const r = await clients[i++ % clients.length]!.tokens();
-    if ((r.status !== 200 && r.status !== 429) || r.headers.get('ratelimit-remaining') === null) throw new Error(`GET /tokens answered ${r.status}, RateLimit-Remaining ${r.headers.get('ratelimit-remaining')}`);
-    const a = { sentAt, seenAt: h.now(), passed: r.status === 200, remaining: Number(r.headers.get('ratelimit-remaining')) };
-    answers.push(a);
-    return { a, r };
-  };
-  for (let n = 0; n < 20; n++) {
-    const { a, r } = await ask();
-    if (!a.passed) {
-      retryAfter = r.headers.get('retry-after');
-      break;
-    }
-  }
-  const start = h.now();
-  while (h.now() - start < ms) {
-    await ask();
-    await h.advance(50);
-  }
-  return { answers, retryAfter };
+/** test/support/hush-client.ts's probeTokenBucket on the simulated Hush's clock (asks 50 simulated ms apart). */
+export function probeSimTokenBucket(h: SimHush, clients: HushClient[], ms = 2_500) {
+  return probeTokenBucket(clients, ms, { now: () => h.now(), wait: (d) => h.advance(d) });
 }
 
 /** A client of the simulated Hush's ops listener with `key` (null: none), whatever its admin token. */

@@ -234,3 +234,18 @@ export class SimHush {
 export function startSimHush(opts: SimHushOptions = {}): Promise<SimHush> {
   return SimHush.start(opts);
 }
+
+/**
+ * Runs `fn` with the global fetch reaching the simulated Hush (`SimHush.fetch`: its ops listener for /admin and
+ * /healthz, by inject, the clock running until each answer): for code that takes no fetch of its own, such as
+ * the admin CLI's HTTP mode.
+ */
+export async function withSimFetch<T>(h: SimHush, fn: () => Promise<T>): Promise<T> {
+  const real = globalThis.fetch;
+  globalThis.fetch = h.fetch;
+  try {
+    return await fn();
+  } finally {
+    globalThis.fetch = real;
+  }
+}

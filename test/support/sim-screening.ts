@@ -19,7 +19,7 @@ import { associatedTokenAddress } from '../../src/domain/associated-token-addres
 import { ChainRefused, DECIMALS, MINTS, TOKEN_PROGRAM } from '../../sim/chain-users.ts';
 import { expectOk } from './api-responses.ts';
 import type { HushClient } from './hush-client.ts';
-import type { SimHush, SimWallet } from './sim-hush.ts';
+import { withSimFetch, type SimHush, type SimWallet } from './sim-hush.ts';
 import { placeOrder } from './settlement.ts';
 import type { PlacedOrder, QuoteReq } from './settlement-chain.ts';
 
@@ -243,12 +243,6 @@ export function resolveHold(h: SimHush, holdId: string, action: string, note: st
 export async function simAdminCli(h: SimHush, args: string[]): Promise<{ code: number; out: string }> {
   const { runAdminCli } = await import('../../src/cli/admin-cli.ts');
   const io = { lines: [] as string[], out(t: string) { this.lines.push(t); }, err(t: string) { this.lines.push(t); } };
-  const real = globalThis.fetch;
-  globalThis.fetch = h.fetch;
-  try {
-    const code = await h.drive(runAdminCli(args, { HUSH_OPS_URL: 'http://ops.sim', HUSH_ADMIN_TOKEN: h.world.adminToken }, io));
-    return { code, out: io.lines.join('') };
-  } finally {
-    globalThis.fetch = real;
-  }
+  const code = await withSimFetch(h, () => h.drive(runAdminCli(args, { HUSH_OPS_URL: 'http://ops.sim', HUSH_ADMIN_TOKEN: h.world.adminToken }, io)));
+  return { code, out: io.lines.join('') };
 }

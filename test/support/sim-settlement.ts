@@ -17,11 +17,11 @@ import { compileMessage, wireTransaction } from '../../src/chain/fast-transactio
 import { associatedTokenAddress } from '../../src/domain/associated-token-address.ts';
 import { expectOk } from './api-responses.ts';
 import {
-  accountExists, ASSETS, lamportsOf, rentExempt, TOKEN_PROGRAM, type AssetId, type AssetInfo, type Chain, type PlacedOrder,
+  accountExists, ASSETS, lamportsOf, rentExempt, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM, type AssetId, type AssetInfo, type Chain, type PlacedOrder,
 } from './settlement-chain.ts';
 import { fetchLanded, successfulSignatures, type LandedTx } from './settlement-landed.ts';
 import { stream } from '../../sim/world.ts';
-import { SOL, SimWallet, type SimHush } from './sim-hush.ts';
+import { SOL, SimWallet, startSimHush, type SimAccount, type SimHush } from './sim-hush.ts';
 
 /** The owner's associated token account of `mint` (derived on the event loop, not WebCrypto's thread pool). */
 export function ata(owner: string, mint: string): Address {
@@ -251,17 +251,26 @@ export async function statusOf(client: SimHush['ops'], trackingId: string): Prom
  */
 export const SETTLEMENT_ENV: Readonly<Record<string, string>> = { HUSH_DEPOSIT_IDENTITY_TARGET: '64' };
 
-/**
- * Runs `fn` with the global fetch reaching the simulated Hush (`SimHush.fetch`: its ops listener for /admin and
- * /healthz, by inject, the clock running until each answer): for code that takes no fetch of its own, such as
- * the admin CLI's HTTP mode.
- */
-export async function withSimFetch<T>(h: SimHush, fn: () => Promise<T>): Promise<T> {
-  const real = globalThis.fetch;
-  globalThis.fetch = h.fetch;
-  try {
-    return await fn();
-  } finally {
-    globalThis.fetch = real;
-  }
+/** What a settlement file on the simulator starts with: Hush, a partner account, the chain, the fee payer, the compute budget and an ATA's rent. */
+export interface SettlementSim {
+  h: SimHush;
+  acct: SimAccount;
+  cs: SimChain;
+  feePayer: string;
+  budget: { limit: number; price: bigint };
+  ataRent: bigint;
+}
+
+/** A simulated Hush on SETTLEMENT_ENV and `env`, with what a settlement file reads of it. */
+export async function startSettlementSim(seed: number, env: Record<string, string>): Promise<SettlementSim> {
+  const h = await startSimHush({ seed, env: { ...SETTLEMENT_ENV, ...env } });
+  const cs = new SimChain(h);
+  return {
+    h,
+    acct: await h.createAccount(),
+    cs,
+    feePayer: h.hush.treasury.feePayer.address,
+    budget: { limit: h.hush.config.computeUnitLimit, price: h.hush.config.computeUnitPriceMicroLamports },
+    ataRent: await cs.rent(TOKEN_ACCOUNT_SIZE),
+  };
 }
