@@ -47,11 +47,13 @@ export class SentSignatures {
   }
 
   /**
-   * Whether a slot's advance may have settled something: signatures are watched or were just sent (not yet
-   * watched), or no socket tells. With the socket up and nothing in flight, no.
+   * Whether a slot's advance may have settled something of this worker's: signatures are watched or were sent
+   * and are not settled yet. With nothing in flight, no, socket or not: what another process or an earlier
+   * life of this one sent is found by the fate loop's own idle pass (at most two slots apart). Without a
+   * socket it answered yes on every slot, so an idle worker read its pending transactions once a slot.
    */
   get mayHaveLanded(): boolean {
-    return this.watches.size > 0 || this.ctx.inFlight() > 0 || this.ctx.subscriptions === null || !this.ctx.socketLive();
+    return this.watches.size > 0 || this.ctx.inFlight() > 0;
   }
 
   /** Unsubscribes everything (the worker stops). */
