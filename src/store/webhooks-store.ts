@@ -185,16 +185,16 @@ export async function markWebhookFailed(
   e: Pick<DueWebhookEvent, 'id' | 'lease'>,
   error: string,
   giveUp = false,
-): Promise<{ givenUp: boolean } | null> {
-  const { rows } = await db.query<{ given_up: boolean }>(
+): Promise<{ givenUp: boolean; nextAttemptAt: Date } | null> {
+  const { rows } = await db.query<{ given_up: boolean; next_attempt_at: Date }>(
     `UPDATE webhook_events SET locked_until = NULL, last_error = left($3, 500),
        next_attempt_at = now() + least(interval '1 hour', make_interval(secs => power(2, attempts))),
        given_up_at = CASE WHEN $4 OR attempts >= $5 THEN now() END
      WHERE id = $1 AND locked_until = $2 AND delivered_at IS NULL
-     RETURNING given_up_at IS NOT NULL AS given_up`,
+     RETURNING given_up_at IS NOT NULL AS given_up, next_attempt_at`,
     [e.id, e.lease, error, giveUp, MAX_WEBHOOK_ATTEMPTS],
   );
-  return rows[0] ? { givenUp: rows[0].given_up } : null;
+  return rows[0] ? { givenUp: rows[0].given_up, nextAttemptAt: rows[0].next_attempt_at } : null;
 }
 
 export async function purgeWebhookEvents(db: Queryable): Promise<number> {

@@ -45,9 +45,9 @@ export class WebhookDispatcher {
   private running: Promise<void> | null = null;
   private stopped = false;
   private lastPurge = 0;
-  /** When the scheduled claim runs (clock ms), and the wait it doubles while idle. */
+  /** When the scheduled claim runs (clock ms), and the wait it doubles while idle (from `pollMs`, set by start). */
   private timerAt = 0;
-  private idleMs = 500;
+  private idleMs = 0;
   /** A transition was announced while a pass ran: the next pass comes at `pollMs`. */
   private announced = false;
   /** When the retries this dispatcher scheduled fall due (clock ms). */
@@ -198,7 +198,7 @@ export class WebhookDispatcher {
     const count = (outcome: WebhookOutcome) => this.opts.metrics?.deliveries.inc({ outcome });
     const fail = async (error: string, giveUp = false) => {
       const failed = await markWebhookFailed(this.db, e, error, giveUp);
-      if (failed && !failed.givenUp) this.retries.add(this.opts.clock.now() + Math.min(3_600, 2 ** e.attempts) * 1000);
+      if (failed && !failed.givenUp) this.retries.add(failed.nextAttemptAt.getTime());
       if (!failed?.givenUp) return;
       this.opts.metrics?.givenUp.inc();
       const msg = `webhook event ${this.eventId(e.id)} (#${e.id}, ${e.type}, order ${order?.trackingId ?? e.orderId}, ${e.status}) given up after ${e.attempts} attempts: ${error}`;
