@@ -17,6 +17,7 @@ import { FAULT_SETS, type FaultSet } from './faults.ts';
 import { runSeed, type RunOptions, type RunReport } from './run.ts';
 import { PLANTED_BUGS } from './planted-bugs.ts';
 import { shrink } from './shrink.ts';
+import { keepClosedMemoryStores } from '../src/store/pglite-spares.ts';
 import { PROFILES, describeSession, type Profile } from './traffic.ts';
 
 const { values } = parseArgs({
@@ -57,6 +58,9 @@ if (!Number.isInteger(first) || !Number.isInteger(count) || count < 1) fail('--s
 const keep = values.keep ? new Set(values.keep.split(',').map(Number)) : undefined;
 const planted = values.plant === undefined ? undefined : PLANTED_BUGS[values.plant];
 if (values.plant !== undefined && !planted) fail(`--plant must be one of ${Object.keys(PLANTED_BUGS).join(', ')}`);
+
+// Seeds run one after another: each next world's store is the last one's, emptied (the CLI ends with process.exit).
+keepClosedMemoryStores(1);
 
 const base: Omit<RunOptions, 'seed'> = { durationMs: minutes * 60_000, profile, faults, rate, mischief, keep, plant: planted?.rewrite, databaseUrl: process.env.DATABASE_URL, echo: values.verbose ? (l) => process.stdout.write(`  ${l}\n`) : undefined };
 

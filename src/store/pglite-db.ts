@@ -7,6 +7,7 @@ import { lockDirectory } from './directory-lock.ts';
 import { migrate } from './migrate.ts';
 import { preparedStatements } from './pglite-prepared.ts';
 import { replanAsTablesGrow } from './pglite-replan.ts';
+import { keepSpare, takeSpare } from './pglite-spares.ts';
 import { copyTemplateInto, discardTemplate, pgliteTemplate } from './pglite-template.ts';
 
 interface TemplateOptions {
@@ -28,7 +29,7 @@ export async function openPgliteDb(dir: string | null, opts: TemplateOptions): P
   const release = dir ? lockDirectory(`${dir}.lock`, `The PGlite store ${dir}`) : () => {};
   let pg: PGlite;
   try {
-    pg = await startPglite(dir, opts);
+    pg = (dir === null && opts.fromScratch !== true ? takeSpare() : undefined) ?? (await startPglite(dir, opts));
   } catch (e) {
     release();
     throw e;
@@ -37,7 +38,7 @@ export async function openPgliteDb(dir: string | null, opts: TemplateOptions): P
   // every statement runs on, at random under load. Skipping the fill changes no durability guarantee
   // (PostgreSQL's own option; the zeroes only pre-allocate space). PGlite has a single session.
   await pg.exec('SET wal_init_zero = off');
-  const db = pgliteDb(pg, release);
+  const db = pgliteDb(pg, release, dir === null);
   const replanner = replanAsTablesGrow(db, opts.clock, opts.replanCheckMs);
   return {
     ...db,
@@ -51,7 +52,7 @@ export async function openPgliteDb(dir: string | null, opts: TemplateOptions): P
 /** A new store starts from the migrated template (pglite-template.ts); an existing one opens as it is. */
 async function startPglite(dir: string | null, opts: TemplateOptions): Promise<PGlite> {
   const fresh = opts.fromScratch !== true && (dir === null || !existsSync(join(dir, 'PG_VERSION')));
-  const migrateRaw = async (raw: PGlite) => void (await migrate(pgliteDb(raw, () => {})));
+  const migrateRaw = async (raw: PGlite) => void (await migrate(pgliteDb(raw, () => {}, false)));
   if (fresh && dir !== null && (await copyTemplateInto(dir, migrateRaw, opts.templateDir))) {
     const pg = await tryStart(() => new PGlite(dir), dir, opts);
     if (pg) return pg;
@@ -81,24 +82,59 @@ async function tryStart(open: () => PGlite, dir: string | null, opts: TemplateOp
   }
 }
 
-function pgliteDb(pg: PGlite, release: () => void): Db {
+/**
+ * `pg` behind the Db port. Closed, it refuses every call: an in-memory store's PGlite lives on as a spare
+ * (pglite-spares.ts), and a loop of a stopped process must never write into the next store.
+ */
+function pgliteDb(pg: PGlite, release: () => void, recycle: boolean): Db {
   const prepared = preparedStatements(pg);
+  let closed = false;
+  const open = () => {
+    if (closed) throw new Error('the store is closed');
+  };
+  const unlistens = new Set<() => Promise<void>>();
   // Same meaning as pg's rowCount: rows returned when there are any (SELECT, RETURNING, a CTE's final
   // SELECT), else rows affected. PGlite reports affectedRows 0 for those, not undefined.
   const counted = <T>(r: { rows: T[]; affectedRows?: number }) => ({ rows: r.rows, rowCount: r.rows.length > 0 ? r.rows.length : (r.affectedRows ?? 0) });
-  const inTransaction: Queryable = { query: async (sql, params) => counted(await prepared.queryInTransaction(sql, params)) };
+  const inTransaction: Queryable = {
+    query: async (sql, params) => {
+      open();
+      return counted(await prepared.queryInTransaction(sql, params));
+    },
+  };
   return {
     kind: 'pglite',
-    query: async (sql, params) => counted(await prepared.query(sql, params)),
-    transaction: (fn) => pg.transaction(() => fn(inTransaction)),
-    listen: (channel, onNotify) => pg.listen(channel, onNotify),
+    query: async (sql, params) => {
+      open();
+      return counted(await prepared.query(sql, params));
+    },
+    transaction: async (fn) => {
+      open();
+      return await pg.transaction(() => fn(inTransaction));
+    },
+    listen: async (channel, onNotify) => {
+      open();
+      const unlisten = await pg.listen(channel, onNotify);
+      unlistens.add(unlisten);
+      return async () => {
+        unlistens.delete(unlisten);
+        await unlisten();
+      };
+    },
     exec: async (sql) => {
+      open();
       // A script may change the schema, and a prepared statement's result type may not change under it.
       await prepared.forgetAll();
       await pg.exec(sql);
     },
     close: async () => {
+      if (closed) return;
+      closed = true;
       try {
+        if (recycle) {
+          for (const unlisten of unlistens) await unlisten().catch(() => {});
+          if (await keepSpare(pg)) return;
+        }
         await pg.close();
       } finally {
         release();

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PLANTED_BUGS } from '../../sim/planted-bugs.ts';
 import { runSeed, type RunOptions, type RunReport } from '../../sim/run.ts';
+import '../support/store-spares.ts';
 
 // Half a minute of traffic, with the deadlines an operator may shorten (an order's 120 s, a hold's 120 s budget
 // and 180 s ceiling) so that a seed drains in a few simulated minutes.

@@ -5,13 +5,35 @@
  * evaluated once, in the first file's suite, so a hook it declared at its top level would run for that file
  * only and the next files' stores and processes would outlive them (the process then never exits): the
  * group's entry keeps these and runs all of them after each file's own `after` hooks.
+ *
+ * Cleanups run in the order registered, then those registered `last` (closing the kept spare stores: the
+ * others' cleanup closes stores that become spares).
  */
 import { after } from 'node:test';
 
 const GROUP_CLEANUPS = Symbol.for('hush.test.fileCleanups');
 
-export function afterTestFile(fn: () => unknown): void {
+const cleanups: (() => unknown)[] = [];
+const finals: (() => unknown)[] = [];
+let registered = false;
+
+async function runAll(): Promise<void> {
+  const errors: unknown[] = [];
+  for (const fn of [...cleanups, ...finals]) {
+    try {
+      await fn();
+    } catch (e) {
+      errors.push(e);
+    }
+  }
+  if (errors.length > 0) throw errors[0];
+}
+
+export function afterTestFile(fn: () => unknown, opts: { last?: boolean } = {}): void {
+  (opts.last ? finals : cleanups).push(fn);
+  if (registered) return;
+  registered = true;
   const group = (globalThis as Record<symbol, Set<() => unknown> | undefined>)[GROUP_CLEANUPS];
-  if (group) group.add(fn);
-  else after(fn);
+  if (group) group.add(runAll);
+  else after(runAll);
 }

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
 import { afterTestFile } from './after-test-file.ts';
+import './store-spares.ts';
 import pg from 'pg';
 import type { Db } from '../../src/store/db.ts';
 import { openDb } from '../../src/store/open-db.ts';

@@ -23,6 +23,7 @@ import { SimWallet } from '../../sim/wallets.ts';
 import { SIM_EPOCH, stream, World } from '../../sim/world.ts';
 import { expectOk, registerSecret, secretOf } from './api-responses.ts';
 import { HushClient, type HushTransport } from './hush-client.ts';
+import './store-spares.ts';
 
 export { SimWallet } from '../../sim/wallets.ts';
 export const SOL = 1_000_000_000n;
