@@ -90,7 +90,8 @@ function pgliteDb(pg: PGlite, release: () => void, recycle: boolean): Db {
   const prepared = preparedStatements(pg);
   let closed = false;
   const open = () => {
-    if (closed) throw new Error('the store is closed');
+    // PGlite's own words (db.ts isStoreUnavailable: a 503, not a 500), whether or not the PGlite lives on as a spare.
+    if (closed) throw new Error('PGlite is closed');
   };
   const unlistens = new Set<() => Promise<void>>();
   // Same meaning as pg's rowCount: rows returned when there are any (SELECT, RETURNING, a CTE's final

@@ -44,8 +44,8 @@ test('a closed in-memory store comes back as the template: no rows, sequences fr
   const kept = keptSpares();
   await first.close();
   assert.equal(keptSpares(), kept + 1, 'the closed store is kept');
-  await assert.rejects(first.query('SELECT 1'), /the store is closed/);
-  await assert.rejects(first.transaction(async (tx) => tx.query('SELECT 1')), /the store is closed/);
+  await assert.rejects(first.query('SELECT 1'), /PGlite is closed/);
+  await assert.rejects(first.transaction(async (tx) => tx.query('SELECT 1')), /PGlite is closed/);
 
   const second = await open();
   assert.equal(keptSpares(), kept, 'the next store is the kept one');

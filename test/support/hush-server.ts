@@ -29,7 +29,7 @@ import {
 import type { Db } from '../../src/store/db.ts';
 import { systemClock, type Clock } from '../../src/support/clock.ts';
 import { systemRandom, type Random } from '../../src/support/random.ts';
-import { dropSchema, newSchemaName, POSTGRES_URL, postgresSkipReason, type Engine } from './databases.ts';
+import { dropSchema, newSchemaName, openTestDb, POSTGRES_URL, postgresSkipReason, type Engine, type TestDatabase } from './databases.ts';
 import { workerCustodyStandIn } from './custody-stand-in.ts';
 import { makeTempDir, removeDir, requestTokenAirdrop, waitForStatus, type LocalRpc } from './localnet.ts';
 import { base58, expectOk, registerSecret, secretOf } from './api-responses.ts';
@@ -179,10 +179,17 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
   const standIn = config.role === 'api' && !peer ? workerCustodyStandIn(treasurySeed, config.assets, config.depositIdentityTarget) : null;
   if (engine === 'postgres') assert.equal(config.databaseSchema, schema, 'loadConfig must pass DATABASE_SCHEMA through');
   let hush: RunningHush;
+  // A PGlite Hush keeps its store in memory, the process's spare when it has one (test/support/store-spares.ts:
+  // a store in a directory costs its template's copy and PostgreSQL's start, about 2 s of CPU, at every start).
+  // The store in DATA_DIR is what the files that start Hush processes run (crash safety, the admin CLI, npm start).
+  let memoryStore: TestDatabase | undefined;
   try {
+    const clock = opts.clock ?? systemClock;
+    if (engine === 'pglite') memoryStore = await openTestDb('pglite', { clock });
     const logger = opts.apiLog ? { level: 'info', stream: { write: opts.apiLog } } : false;
-    hush = await startHush(config, { clock: opts.clock ?? systemClock, random: opts.random ?? systemRandom, logger, ...(opts.log ? { log: opts.log } : {}), ...(opts.records ? { records: opts.records } : {}), ...(standIn ? { onReady: standIn.onReady } : {}) });
+    hush = await startHush(config, { clock, random: opts.random ?? systemRandom, logger, store: memoryStore?.db, ...(opts.log ? { log: opts.log } : {}), ...(opts.records ? { records: opts.records } : {}), ...(standIn ? { onReady: standIn.onReady } : {}) });
   } catch (e) {
+    await memoryStore?.close();
     await standIn?.stop();
     removeDir(dataDir);
     if (schema && ownsSchema) await dropSchema(schema).catch(() => {});
@@ -227,6 +234,7 @@ export async function startTestHush(opts: TestHushOptions = {}): Promise<TestHus
     async close() {
       await standIn?.stop();
       await hush.close();
+      await memoryStore?.close();
       removeDir(dataDir);
       if (schema && ownsSchema) await dropSchema(schema).catch(() => {});
     },

@@ -19,7 +19,6 @@ const HtmlPage = Type.String({ title: 'HtmlPage', description: 'An HTML page for
  */
 export async function receiptPageRoutes(app: FastifyInstance, { config, limitAnonymous }: { config: HushConfig; limitAnonymous?: AnonymousLimiter }) {
   const files = pageFiles(['receipt-check.html', 'receipt-check.js', 'receipt-words.js', 'pages.css']);
-  files.set('receipt-checks.js', sdkReceiptChecks());
   // What the page needs to put amounts in the asset's units and link signatures: the configured assets, public.
   const pageConfig = {
     assets: config.assets.list.map((a) => ({ assetId: a.assetId, symbol: a.symbol, name: a.name, decimals: a.decimals, mint: a.mint })),
@@ -49,7 +48,8 @@ export async function receiptPageRoutes(app: FastifyInstance, { config, limitAno
     async (_request, reply) => sendPage(reply, files.get('receipt-check.html')!),
   );
   app.get<{ Params: { file: string } }>(`${RECEIPT_CHECK_PATH}/:file`, { exposeHeadRoute: false, schema: { hide: true } }, async (request, reply) => {
-    const file: PageFile | undefined = request.params.file === 'receipt-check.html' ? undefined : files.get(request.params.file);
+    const name = request.params.file;
+    const file: PageFile | undefined = name === 'receipt-checks.js' ? sdkReceiptChecks() : name === 'receipt-check.html' ? undefined : files.get(name);
     if (!file) return reply.callNotFound();
     return sendPage(reply, file);
   });

@@ -26,11 +26,19 @@ export function pageFiles(names: readonly string[]): Map<string, PageFile> {
   return new Map(names.map((name) => [name, { body: readFileSync(new URL(name, ASSETS)), type: TYPES[name.split('.').pop()!]! }]));
 }
 
-/** packages/sdk/src/receipt-checks.ts as a browser module (it imports nothing; only its types go). */
+let receiptChecks: PageFile | undefined;
+
+/**
+ * packages/sdk/src/receipt-checks.ts as a browser module (it imports nothing; only its types go), made at its
+ * first request and kept for the process: esbuild's transform starts its binary (about 0.6 s of a start that
+ * most processes, workers and tests, never serve a page from).
+ */
 export function sdkReceiptChecks(): PageFile {
+  if (receiptChecks) return receiptChecks;
   const source = readFileSync(new URL('../../../packages/sdk/src/receipt-checks.ts', import.meta.url), 'utf8');
   const { code } = transformSync(source, { loader: 'ts', format: 'esm', target: 'es2022' });
-  return { body: Buffer.from(code), type: TYPES.js! };
+  receiptChecks = { body: Buffer.from(code), type: TYPES.js! };
+  return receiptChecks;
 }
 
 /**
