@@ -1,11 +1,10 @@
-// npm test: every test file, in two lanes run side by side. The settlement and swap files (and a few others)
-// spend most of their time waiting on real slots (a fifth to a third of a core each); the rest are CPU-bound
-// (servers starting, stores migrating, requests). On two cores, one runner three files at a time left the CPU
-// idle whenever three waiting files ran together; a lane of waiting files three at a time beside a lane of
-// CPU-bound files two at a time keeps the waits beside CPU work. Within a lane the
-// longest files start first (test/runner/durations.json, measured by `npm run test:durations`; a file not
-// listed there runs after the listed ones). Each lane's TAP output is printed whole when the lane ends (CI
-// logs stay readable); the ten slowest files, and each lane's result, are printed at the end.
+// npm test: every test file, from one pool of processes. The settlement and swap files (and a few others)
+// spend most of their time waiting on real slots and child processes (a fifth to a third of a core each);
+// the rest are CPU-bound (servers starting, stores, requests) or close to it. On two cores the waiting files
+// run three at a time beside two CPU-bound processes, and the CPU-bound ones take the waiting files' places
+// once those are done (runPool). The longest start first (test/runner/durations.json, measured by `npm run
+// test:durations`; a file not listed there runs after the listed ones). Each process's TAP output is printed
+// whole when it ends (CI logs stay readable); the failures and the ten slowest files are printed at the end.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { BUNDLE_DIR, bundleTests, sourceOf } from './bundle-tests.mjs';
 import { planGroups, writeLaneEntries } from './group-files.mjs';
 import { propertySeed } from './property-seed.mjs';
+import { summary } from './slowest-files.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const testDir = join(root, 'test');
@@ -88,47 +88,100 @@ function memoryTmpdir() {
 const tmpdirEnv = process.env.HUSH_TEST_TMPDIR === 'system' ? {} : ((d) => (d ? { TMPDIR: d } : {}))(memoryTmpdir());
 if (tmpdirEnv.TMPDIR) process.stdout.write(`# temporary files in ${tmpdirEnv.TMPDIR} (HUSH_TEST_TMPDIR=system: the system's)\n`);
 
-function lane(name, list, concurrency) {
-  // No files: node --test would look for tests of its own in the whole tree.
-  if (list.length === 0) return Promise.resolve({ name, code: 0, out: Buffer.alloc(0), summary: '', seconds: 0 });
+/**
+ * One `node --test` process per entry (a file alone, or a group), from one pool: the waiting files take up to
+ * three places, the CPU-bound ones two, and once no waiting file is left to start, the CPU-bound ones take up
+ * to four. Two fixed lanes left a core idle: the waiting lane ended at 384 s, the CPU lane at 797 s, its
+ * two processes spending half their time on slots and sockets (1,246 s of CPU in 797 s: 78 % of two cores).
+ * Each process's TAP output is printed whole when it ends (CI logs stay readable); its failures and files'
+ * times come back as JSON (slowest-files.mjs) and are printed for the whole run at the end.
+ */
+const WAITING_PLACES = 3;
+const CPU_PLACES = 2;
+const CPU_PLACES_ALONE = 4;
+const reportDir = join(root, BUNDLE_DIR, 'reports');
+rmSync(reportDir, { recursive: true, force: true });
+mkdirSync(reportDir, { recursive: true });
+
+function runEntry(entry, n) {
+  const report = join(reportDir, `${n}.json`);
   const args = [
     ...(viaTsx ? ['--import', 'tsx'] : ['--enable-source-maps']), '--import', './test/runner/property-seed.mjs',
     ...(process.env.HUSH_TEST_CPU ? ['--import', './test/runner/cpu-per-file.mjs'] : []),
-    '--test', `--test-concurrency=${concurrency}`,
+    '--test', '--test-concurrency=1',
     '--test-reporter=tap', '--test-reporter-destination=stdout',
     '--test-reporter=./test/runner/slowest-files.mjs', '--test-reporter-destination=stderr',
     ...process.argv.slice(2),
-    ...list,
+    entry,
   ];
   return new Promise((resolve) => {
     // The CLI entries' bundles, for the children tests start (test/support/cli-command.ts).
     const cliBundles = viaTsx ? {} : { HUSH_TEST_CLI_BUNDLES: join(root, BUNDLE_DIR) };
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HUSH_TEST_LANE: name, ...cliBundles, ...tmpdirEnv } });
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HUSH_TEST_REPORT: report, ...cliBundles, ...tmpdirEnv } });
     const out = [];
-    const summary = [];
+    const err = [];
     child.stdout.on('data', (c) => out.push(c));
-    child.stderr.on('data', (c) => summary.push(c));
-    const t0 = Date.now();
-    child.on('close', (code, signal) => resolve({ name, code: code ?? (signal ? 1 : 0), out: Buffer.concat(out), summary: Buffer.concat(summary).toString(), seconds: Math.round((Date.now() - t0) / 1000) }));
+    child.stderr.on('data', (c) => err.push(c));
+    child.on('close', (code, signal) => {
+      let result = { files: {}, failures: [] };
+      try {
+        result = JSON.parse(readFileSync(report, 'utf8'));
+      } catch {
+        // The process died before its reporter wrote (killed, or it crashed): its output says why.
+        result.failures.push(`# FAILED ${entry}: the test process ended (${signal ?? `exit ${code}`}) without its report\n${Buffer.concat(err).toString().slice(-1500).replace(/^/gm, '#     ')}`);
+      }
+      resolve({ entry, code: code ?? 1, out: Buffer.concat(out), ...result });
+    });
   });
+}
+
+async function runPool(queues) {
+  const results = [];
+  const running = { waiting: 0, cpu: 0 };
+  let n = 0;
+  await new Promise((done) => {
+    const next = () => {
+      for (;;) {
+        const waitingLeft = queues.waiting.length > 0;
+        let kind = null;
+        if (waitingLeft && running.waiting < WAITING_PLACES) kind = 'waiting';
+        // Once no waiting file is left to start, each place a waiting file frees goes to CPU-bound work.
+        else if (queues.cpu.length > 0 && running.cpu < (waitingLeft ? CPU_PLACES : Math.min(CPU_PLACES_ALONE, CPU_PLACES + WAITING_PLACES - running.waiting))) kind = 'cpu';
+        if (!kind) break;
+        const entry = queues[kind].shift();
+        running[kind]++;
+        runEntry(entry, ++n).then((r) => {
+          running[kind]--;
+          process.stdout.write(r.out);
+          results.push(r);
+          if (running.waiting + running.cpu === 0 && queues.waiting.length + queues.cpu.length === 0) done();
+          else next();
+        });
+      }
+      if (running.waiting + running.cpu === 0) done();
+    };
+    next();
+  });
+  return results;
 }
 
 // Every property draws from this seed (property-seed.mjs): the same run after run, printed so a failure replays.
 process.stdout.write(`# property seed ${propertySeed()} (replay: HUSH_PROPERTY_SEED=${propertySeed()} npm test; many seeds: npm run test:properties)\n`);
 if (process.env.HUSH_TEST_CPU) writeFileSync(process.env.HUSH_TEST_CPU, '');
 const started = Date.now();
-const lanes = await Promise.all([lane('waiting', laneEntries.waiting, 3), lane('cpu', laneEntries.cpu, 2)]);
-for (const l of lanes) {
-  process.stdout.write(`# ---- lane ${l.name} (${l.name === 'waiting' ? waiting.length : cpu.length} files) ----\n`);
-  process.stdout.write(l.out);
-}
-for (const l of lanes) process.stdout.write(`# ---- lane ${l.name}: exit ${l.code} after ${l.seconds} s\n${l.summary}`);
-process.stdout.write(`# both lanes in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+const results = await runPool({ waiting: [...laneEntries.waiting], cpu: [...laneEntries.cpu] });
+const seconds = ((Date.now() - started) / 1000).toFixed(0);
+const fileTimes = Object.assign({}, ...results.map((r) => r.files));
+const failures = results.flatMap((r) => r.failures);
+const failedEntries = results.filter((r) => r.code !== 0 && r.failures.length === 0).map((r) => `# FAILED ${r.entry}: exit ${r.code}`);
+process.stdout.write(summary(Object.entries(fileTimes).sort((a, b) => b[1] - a[1]), [...failures, ...failedEntries]));
+const count = (k) => results.reduce((a, r) => a + (r.counts?.[k] ?? 0), 0);
+process.stdout.write(`# ${count('tests')} tests: ${count('tests') - count('failed') - count('skipped')} passed, ${count('failed')} failed, ${count('skipped')} skipped\n`);
+process.stdout.write(`# ${results.length} test processes (${waiting.length} waiting files, ${cpu.length} CPU-bound files) in ${seconds} s\n`);
 const out = process.env.HUSH_TEST_DURATIONS;
 if (out) {
-  const merged = Object.assign({}, ...lanes.map((l) => JSON.parse(readFileSync(`${out}.${l.name}`, 'utf8'))));
-  writeFileSync(out, `${JSON.stringify(Object.fromEntries(Object.entries(merged).sort((a, b) => b[1] - a[1])), null, 1)}\n`);
-  for (const l of lanes) rmSync(`${out}.${l.name}`, { force: true });
+  const measured = Object.entries(fileTimes).filter(([f]) => f.endsWith('.test.ts')).sort((a, b) => b[1] - a[1]);
+  writeFileSync(out, `${JSON.stringify(Object.fromEntries(measured), null, 1)}\n`);
 }
 const cpuOut = process.env.HUSH_TEST_CPU;
 if (cpuOut) {
@@ -146,4 +199,4 @@ if (cpuOut) {
   const shares = rows.reduce((a, [, ms]) => a + ms, 0);
   process.stdout.write(`# CPU of the test processes: ${(total / 1000).toFixed(0)} s (not counting the processes they start); ${rows.length} files' own shares ${(shares / 1000).toFixed(0)} s, the rest each group's start; the ten costliest:\n${rows.slice(0, 10).map(([f, ms]) => `#   ${(ms / 1000).toFixed(1).padStart(6)}  ${f}`).join('\n')}\n`);
 }
-process.exit(lanes.some((l) => l.code !== 0) ? 1 : 0);
+process.exit(results.some((r) => r.code !== 0) || failures.length > 0 ? 1 : 0);

@@ -1,8 +1,8 @@
 // A node:test reporter: each test file's wall time (from its first test's start to its last test's end,
-// as the runner reports them), the ten slowest printed at the end, and all of them written as JSON when
-// HUSH_TEST_DURATIONS names a file (`npm run test:durations` writes test/runner/durations.json). It also
-// repeats every failure (file, test, error) at the end: a CI log keeps only its tail, and a failure in the
-// middle of a lane's TAP output was lost with the rest.
+// as the runner reports them), the ten slowest printed at the end. It also repeats every failure (file,
+// test, error) at the end: a CI log keeps only its tail, and a failure in the middle of the TAP output was
+// lost with the rest. Under npm test (HUSH_TEST_REPORT names a file) it writes both as JSON instead, and
+// run-tests.mjs prints them for the whole run (and writes durations.json for `npm run test:durations`).
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { inspect } from 'node:util';
@@ -36,7 +36,13 @@ function failureOf(event) {
 export default async function* slowestFiles(source) {
   const perFile = new Map();
   const failures = [];
+  const counts = { tests: 0, failed: 0, skipped: 0 };
   for await (const event of source) {
+    if ((event.type === 'test:pass' || event.type === 'test:fail') && event.data.details?.type !== 'suite') {
+      counts.tests++;
+      if (event.type === 'test:fail') counts.failed++;
+      else if (event.data.skip || event.data.todo) counts.skipped++;
+    }
     if (event.type === 'test:start' && event.data.nesting === 0 && isGroup(event.data.file)) current.set(event.data.file, event.data.name);
     if (event.type === 'test:fail' && !['subtestsFailed', 'cancelledByParent'].includes(event.data.details?.error?.failureType)) failures.push(failureOf(event));
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;
@@ -44,9 +50,19 @@ export default async function* slowestFiles(source) {
     perFile.set(file, (perFile.get(file) ?? 0) + (event.data.details?.duration_ms ?? 0));
   }
   const rows = [...perFile].sort((a, b) => b[1] - a[1]);
-  // Each lane writes its own file beside the named one; `npm run test:durations` merges them.
-  const out = process.env.HUSH_TEST_DURATIONS;
-  if (out) writeFileSync(`${out}.${process.env.HUSH_TEST_LANE ?? 'all'}`, `${JSON.stringify(Object.fromEntries(rows.filter(([f]) => f.endsWith('.test.ts')).map(([f, ms]) => [f, Math.round(ms)])), null, 1)}\n`);
-  if (failures.length > 0) yield `\n# ${failures.length} failure(s)${failures.length > MAX_FAILURES ? `, the first ${MAX_FAILURES}` : ''}:\n${failures.slice(0, MAX_FAILURES).join('\n')}\n`;
-  yield `\n# the ten slowest test files (seconds of their tests' own time):\n${rows.slice(0, 10).map(([f, ms]) => `#   ${(ms / 1000).toFixed(1).padStart(6)}  ${f}`).join('\n')}\n`;
+  // Under npm test each process of the runner's pool writes its part (run-tests.mjs prints the whole).
+  const report = process.env.HUSH_TEST_REPORT;
+  if (report) {
+    writeFileSync(report, JSON.stringify({ files: Object.fromEntries(rows.map(([f, ms]) => [f, Math.round(ms)])), failures, counts }));
+    return;
+  }
+  yield summary(rows, failures);
+}
+
+/** The failures repeated, then the ten slowest files, as the end of a run prints them. */
+export function summary(rows, failures) {
+  let out = '';
+  if (failures.length > 0) out += `\n# ${failures.length} failure(s)${failures.length > MAX_FAILURES ? `, the first ${MAX_FAILURES}` : ''}:\n${failures.slice(0, MAX_FAILURES).join('\n')}\n`;
+  out += `\n# the ten slowest test files (seconds of their tests' own time):\n${rows.slice(0, 10).map(([f, ms]) => `#   ${(ms / 1000).toFixed(1).padStart(6)}  ${f}`).join('\n')}\n`;
+  return out;
 }
