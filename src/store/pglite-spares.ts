@@ -25,19 +25,27 @@ export function keepClosedMemoryStores(max: number): void {
   kept = max;
 }
 
-/** Closes every kept store. */
+/**
+ * Closed since the last closeSpares with no store opened after it: a store closed now is closed for good (a
+ * test file's own `after` hooks may close its stores after its support modules' cleanup has run).
+ */
+let draining = false;
+
+/** Closes every kept store, and every in-memory store closed from now until the next one opens. */
 export async function closeSpares(): Promise<void> {
+  draining = true;
   for (const pg of spares.splice(0)) await pg.close().catch(() => {});
 }
 
 /** A spare emptied store, or undefined when there is none. */
 export function takeSpare(): PGlite | undefined {
+  draining = false;
   return spares.pop();
 }
 
 /** Empties `pg` and keeps it; false (and `pg` is the caller's to close) when it cannot be emptied or enough are kept. */
 export async function keepSpare(pg: PGlite): Promise<boolean> {
-  if (spares.length >= kept || pg.closed) return false;
+  if (draining || spares.length >= kept || pg.closed) return false;
   try {
     await empty(pg);
   } catch {

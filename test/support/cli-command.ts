@@ -16,6 +16,7 @@ export type CliEntry = 'start' | 'localnet' | 'admin';
 export function cliCommand(entry: CliEntry): string[] {
   const dir = process.env.HUSH_TEST_CLI_BUNDLES;
   const bundle = dir ? join(dir, 'src', 'cli', `${entry}.mjs`) : null;
-  if (bundle && existsSync(bundle)) return ['--enable-source-maps', bundle];
+  // Liftoff alone, as the test processes (test/runner/run-tests.mjs): a child lives seconds to a minute.
+  if (bundle && existsSync(bundle)) return ['--liftoff-only', '--enable-source-maps', bundle];
   return ['--import', 'tsx', `src/cli/${entry}.ts`];
 }
