@@ -1,7 +1,0 @@
-import { PGlite } from '@electric-sql/pglite';
-const pg = new PGlite();
-await pg.waitReady;
-await pg.exec('CREATE TABLE t (id bigserial primary key, v int)');
-for (const s of process.argv.slice(2)) await pg.exec(s);
-const t0 = Date.now();
-process.on('exit', () => console.log('exit after', Date.now() - t0, 'ms'));
