@@ -9,6 +9,37 @@ const TARGET = 512;
 const BATCH = 64;
 
 /**
+ * The process's derivation thread, shared by every DepositIdentities in it (one in a running Hush; a test or
+ * bench process starts many Hushes, and a thread's start — tsx registered in it, then the entry's modules —
+ * costs about 0.9 s of CPU). Unref'd: it never keeps the process alive; it is started again after an error.
+ */
+interface SharedThread {
+  worker: Worker;
+  /** Each instance's handler of its own batches, by the instance's number. */
+  handlers: Map<number, (m: { key: string; identities: DepositIdentity[] }) => void>;
+}
+let shared: SharedThread | null = null;
+let instances = 0;
+
+function sharedThread(): SharedThread {
+  if (shared) return shared;
+  const worker = typescriptWorker(new URL('./deposit-identity-worker.ts', import.meta.url));
+  const thread: SharedThread = { worker, handlers: new Map() };
+  worker.on('message', (m: { owner: number; key: string; identities: DepositIdentity[] }) => thread.handlers.get(m.owner)?.(m));
+  const lost = () => {
+    if (shared === thread) shared = null;
+    for (const h of thread.handlers.values()) h({ key: '', identities: [] });
+    thread.handlers.clear();
+  };
+  worker.on('error', lost);
+  worker.on('exit', lost);
+  // After the listeners: a 'message' listener added later refs the thread again (the process would never end).
+  worker.unref();
+  shared = thread;
+  return thread;
+}
+
+/**
  * Deposit identities derived ahead on a worker thread, in a process that holds the treasury seed (the
  * deposit identity mint of roles worker and all): an owner's public key and the PDA search for its token
  * account cost ~0.2 ms each. `take` derives inline when an asset's pool is empty; `drain` never does.
@@ -18,7 +49,8 @@ export class DepositIdentities {
   private readonly inFlight = new Set<string>();
   /** Assets orders have taken from: only their pools grow to the full target. */
   private readonly used = new Set<string>();
-  private worker: Worker | null = null;
+  private thread: SharedThread | null = null;
+  private readonly id = ++instances;
 
   constructor(
     private readonly depositMaster: Uint8Array,
@@ -28,20 +60,19 @@ export class DepositIdentities {
   ) {
     if (opts.threaded === false) return;
     try {
-      const worker = typescriptWorker(new URL('./deposit-identity-worker.ts', import.meta.url), { workerData: { depositMaster } });
-      worker.unref();
-      worker.on('message', (m: { key: string; identities: DepositIdentity[] }) => {
+      const thread = sharedThread();
+      thread.handlers.set(this.id, (m) => {
+        // The thread was lost (its batches with it): this instance derives inline from now on.
+        if (m.key === '') return this.detach();
         this.inFlight.delete(m.key);
         const q = this.ready.get(m.key) ?? [];
         q.push(...m.identities);
         this.ready.set(m.key, q);
         this.top(m.key);
       });
-      worker.on('error', () => this.stopWorker());
-      worker.on('exit', () => (this.worker = null));
-      this.worker = worker;
+      this.thread = thread;
     } catch {
-      this.worker = null;
+      this.thread = null;
     }
   }
 
@@ -94,9 +125,9 @@ export class DepositIdentities {
     const target = this.used.has(key) ? this.target : Math.min(BATCH, this.target);
     if (!q || this.inFlight.has(key) || q.length >= target) return;
     const [mint, tokenProgram] = key.split(':');
-    if (!this.worker) return;
+    if (!this.thread) return;
     this.inFlight.add(key);
-    this.worker.postMessage({ key, mint, tokenProgram, trackingIds: Array.from({ length: BATCH }, () => this.trackingId()) });
+    this.thread.worker.postMessage({ owner: this.id, master: this.depositMaster, key, mint, tokenProgram, trackingIds: Array.from({ length: BATCH }, () => this.trackingId()) });
   }
 
   private trackingId(): string {
@@ -108,16 +139,14 @@ export class DepositIdentities {
     return this.ready.get(`${mint}:${tokenProgram}`)?.length ?? 0;
   }
 
-  private stopWorker(): void {
-    const w = this.worker;
-    this.worker = null;
+  private detach(): void {
+    this.thread?.handlers.delete(this.id);
+    this.thread = null;
     this.inFlight.clear();
-    void w?.terminate();
   }
 
+  /** Stops asking the shared thread (which lives on, unref'd, for the process's next instance). */
   async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = null;
-    await w?.terminate();
+    this.detach();
   }
 }

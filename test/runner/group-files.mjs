@@ -1,4 +1,4 @@
-// What each test process of a lane runs: an entry of one file, or a group of the CPU lane's short files.
+// What each test process runs: an entry of one file, or a group of the short CPU-bound files.
 // Each test process pays for itself before its first test: node's start, loading the bundle and its
 // packages, compiling PGlite's WebAssembly and warming the JIT on the first store or Hush it starts. The
 // store's files each spend well under a second on their tests, and most files on the simulator a few
@@ -25,7 +25,7 @@ const SOLO = [
 ];
 /** A file measured longer than this (durations.json, ms) amortizes its own process: it stays alone. */
 const ALONE_MS = 60_000;
-/** A group's files add up to at most this (durations.json, ms), so groups still spread over the lane. */
+/** A group's files add up to at most this (durations.json, ms), so groups still spread over the pool. */
 const GROUP_MS = 120_000;
 /** A file not measured yet counts as this. */
 const UNMEASURED_MS = 10_000;

@@ -19,8 +19,8 @@ const testDir = join(root, 'test');
 /**
  * Files that spend most of their time waiting on wall-clock slots, blockhash lives or child processes (a third
  * of a core or less each, measured with process.cpuUsage per file: `npm run test:cpu`): run three
- * at a time beside the CPU lane. Files on the simulator (test/support/sim-hush.ts) never wait on the wall
- * clock: they are CPU-bound and run in the CPU lane.
+ * at a time beside the CPU-bound ones (runPool). Files on the simulator (test/support/sim-hush.ts) never wait on the wall
+ * clock: they are CPU-bound.
  */
 const WAITING = [
   'test/settlement/class-release-crash.test.ts', 'test/settlement/crash-safety.test.ts', 'test/settlement/funding-crash.test.ts',
@@ -50,14 +50,14 @@ const cpu = longestFirst(files.filter((f) => !WAITING.some((p) => f.startsWith(p
 // Each file runs as its bundle (bundle-tests.mjs); HUSH_TEST_TSX=1 runs the .ts files through tsx instead.
 const viaTsx = process.env.HUSH_TEST_TSX === '1';
 if (!viaTsx) process.stdout.write(`# bundled ${files.length} test files in ${(await bundleTests(root, files)).toFixed(1)} s\n`);
-// Each lane's processes in order, longest first (group-files.mjs): the CPU lane's short files share
+// The processes of each kind in order, longest first (group-files.mjs): the short CPU-bound files share
 // processes, a group's files one after another; HUSH_TEST_GROUPS=0 runs each file alone.
 let laneEntries = { waiting, cpu };
 if (!viaTsx) {
   const units = process.env.HUSH_TEST_GROUPS === '0' ? { alone: cpu, groups: [] } : planGroups(cpu, durations);
   const cpuUnits = [...units.alone.map((f) => ({ files: [f], ms: durations[f] ?? 0 })), ...units.groups].sort((a, b) => b.ms - a.ms);
   laneEntries = { waiting: writeLaneEntries(root, 'waiting', waiting.map((f) => [f])), cpu: writeLaneEntries(root, 'cpu', cpuUnits.map((u) => u.files)) };
-  process.stdout.write(`# the CPU lane: ${units.alone.length} files alone, ${cpu.length - units.alone.length} in ${units.groups.length} groups (HUSH_TEST_GROUPS=0: each alone)\n`);
+  process.stdout.write(`# CPU-bound files: ${units.alone.length} files alone, ${cpu.length - units.alone.length} in ${units.groups.length} groups (HUSH_TEST_GROUPS=0: each alone)\n`);
 }
 
 /**

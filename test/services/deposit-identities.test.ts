@@ -1,6 +1,7 @@
 /**
- * Deposit identities derived ahead on a worker thread are exactly what the treasury keys derive for the
- * same trackingId, unique, and still served (inline) when the pool is empty or there is no worker.
+ * Deposit identities derived ahead on a worker thread (one per process, shared) are exactly what the
+ * treasury keys derive for the same trackingId, unique, and still served (inline) when the pool is empty or
+ * there is no worker.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -45,6 +46,31 @@ describe('deposit identities', () => {
       }
     } finally {
       await pool.close();
+    }
+  });
+
+  it('two pools of one process share its thread, each with its own master: each gets its own identities, and one closing leaves the other filling', async () => {
+    const keysA = new TreasuryKeys(new Uint8Array(randomBytes(32)));
+    const keysB = new TreasuryKeys(new Uint8Array(randomBytes(32)));
+    const a = new DepositIdentities(keysA.depositMasterKey, systemRandom, { target: 128 });
+    const b = new DepositIdentities(keysB.depositMasterKey, systemRandom, { target: 128 });
+    try {
+      a.prime(USDC, TOKEN);
+      b.prime(USDC, TOKEN);
+      await until(() => a.available(USDC, TOKEN) >= 64 && b.available(USDC, TOKEN) >= 64);
+      await a.close();
+      // b takes past its first batch: the refill it asks for comes from the thread a no longer uses.
+      for (let i = 0; i < 64; i++) {
+        const id = b.take(USDC, TOKEN);
+        assert.equal(id.depositOwner, keysB.depositOwnerAddress(id.trackingId), "b's identities are b's master's");
+        assert.notEqual(id.depositOwner, keysA.depositOwnerAddress(id.trackingId));
+      }
+      await until(() => b.available(USDC, TOKEN) >= 64);
+      const refilled = b.take(USDC, TOKEN);
+      assert.equal(refilled.depositOwner, keysB.depositOwnerAddress(refilled.trackingId));
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 
