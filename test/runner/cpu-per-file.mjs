@@ -5,7 +5,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
 // The child processes a file started and reaped (Linux: cutime and cstime of /proc/self/stat, ticks of 10 ms).
-function childCpuMs() {
+export function childCpuMs() {
   try {
     const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
     return (Number(fields[13]) + Number(fields[14])) * 10;

@@ -62,13 +62,13 @@ export function writeLaneEntries(root, lane, units) {
     writeFileSync(
       path,
       `// ${files.length === 1 ? files[0] : `${files.length} test files in one process`} (test/runner/group-files.mjs).
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { AsyncResource } from 'node:async_hooks';
 import { after, before, describe } from 'node:test';
 const out = process.env.HUSH_TEST_CPU;
-// Children the file started and reaped count too (Linux: cutime and cstime of /proc/self/stat, in ticks of 10 ms).
-const childMs = () => { try { const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' '); return (Number(f[13]) + Number(f[14])) * 10; } catch { return 0; } };
-const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 + (out ? childMs() : 0); };
+// Children the file started and reaped count too (cpu-per-file.mjs).
+const { childCpuMs } = out ? await import(${JSON.stringify(pathToFileURL(join(root, 'test', 'runner', 'cpu-per-file.mjs')).href)}) : { childCpuMs: () => 0 };
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 + childCpuMs(); };
 let mark = null;
 function next(file) {
   if (out && mark) appendFileSync(out, JSON.stringify({ file: mark.file, cpuMs: Math.round(cpu() - mark.at), part: true }) + '\\n');
