@@ -1,15 +1,22 @@
 /** The asset configuration's private amounts (the menu, docs/spec.md §9) and swap grid: checked at load, never quoted wrong. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { it } from 'node:test';
+import { after, it } from 'node:test';
 import { loadAssets } from '../../src/config/assets.ts';
 
 const shipped = JSON.parse(readFileSync(new URL('../../config/assets.json', import.meta.url), 'utf8')) as { assets: Record<string, unknown>[] };
 
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
 function withAsset(over: Record<string, unknown>): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'hush-assets-')), 'assets.json');
+  const dir = mkdtempSync(join(tmpdir(), 'hush-assets-'));
+  dirs.push(dir);
+  const file = join(dir, 'assets.json');
   writeFileSync(file, JSON.stringify({ assets: [{ ...shipped.assets[1], ...over }] }));
   return file;
 }

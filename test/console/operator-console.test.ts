@@ -9,11 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { expectOk, startTestHush, type TestHush } from '../support/hush-server.ts';
-import { makeTempDir, pollUntil, REPO_ROOT } from '../support/localnet.ts';
+import { makeTempDir, pollUntil, removeDir, REPO_ROOT } from '../support/localnet.ts';
 import { chainAt, depositWithRefresh, newWallet, placeOrder, waitForOrder, type PlacedOrder } from '../support/settlement.ts';
 import { assertAccessible, startBrowser, tabTo, type TestBrowser } from '../support/browser.ts';
 
@@ -48,6 +48,7 @@ describe('the operator console', () => {
   after(async () => {
     await browser?.close();
     await hush?.close();
+    removeDir(dirname(list));
   });
 
   const card = (p: PlacedOrder) => page.locator(`[data-hold="${p.trackingId}"]`);
