@@ -39,7 +39,7 @@ export async function buildScreening(config: HushConfig, log: Log, alert: AlertF
   const http = config.screeningUrl ? new HttpProvider(config.screeningUrl, config.screeningKey, clock, config.screeningTimeoutMs, fetchFn) : null;
   const screening = new ProviderScreening(lists, http, () => ({
     enabled: true,
-    lists: (lists?.loaded() ?? []).map((l) => ({ name: l.name, version: l.hash, loadedAt: l.loadedAt, addresses: l.addresses.size })),
+    lists: (lists?.loaded() ?? []).map((l) => ({ name: l.name, version: l.version, loadedAt: l.loadedAt, addresses: l.addresses.size })),
     http: http?.name ?? null,
     onError: config.screeningOnError,
   }), clock, config.screeningCacheTtlS * 1000, config.screeningRatePerAccount);
@@ -60,7 +60,8 @@ export function quoteDecisionSink(db: Db, log: Log): QuoteDecisionSink {
 export function screeningSummary(screening: Screening): string {
   const d = screening.describe();
   if (!d.enabled) return 'off';
-  const parts = d.lists.map((l) => `${l.name}@${l.version} (${l.addresses})`);
+  // When each list was last read: a version names what a list holds, so a re-read of the same listings shows only here.
+  const parts = d.lists.map((l) => `${l.name}@${l.version} (${l.addresses}) read ${l.loadedAt}`);
   if (d.http) parts.push(d.http);
   return `on: ${parts.join(', ') || 'no list loaded'}; on error ${d.onError}`;
 }

@@ -1,5 +1,6 @@
 import { HushError } from '../domain/errors.ts';
-import type { Screening, ScreeningDescription, ScreeningProvider, ScreeningVerdict } from './screening-port.ts';
+import type { Screening, ScreeningDescription, ScreeningFinding, ScreeningProvider, ScreeningVerdict } from './screening-port.ts';
+import type { ListProvider } from './list-provider.ts';
 import { AccountBuckets } from './account-buckets.ts';
 import type { Clock } from '../support/clock.ts';
 
@@ -17,7 +18,7 @@ export class ProviderScreening implements Screening {
   private readonly budgets: AccountBuckets;
 
   constructor(
-    private readonly lists: ScreeningProvider | null,
+    private readonly lists: ListProvider | null,
     private readonly http: ScreeningProvider | null,
     private readonly description: () => ScreeningDescription,
     /** Where the answers' life and the accounts' budgets are timed. */
@@ -47,9 +48,24 @@ export class ProviderScreening implements Screening {
     return Promise.all(addresses.map((a) => this.one(a, undefined)));
   }
 
+  findingsEach(addresses: readonly string[]): Promise<ScreeningFinding[][]> {
+    return Promise.all(
+      addresses.map(async (a) => {
+        const listed = this.lists?.listings(a) ?? [];
+        const answer = this.http ? await this.asked(this.http, a, undefined) : ({ result: 'clear' } as const);
+        return answer.result === 'clear' ? listed : [...listed, answer];
+      }),
+    );
+  }
+
   private async one(address: string, account: string | undefined): Promise<ScreeningVerdict> {
-    const listed = this.lists ? await this.lists.check(address) : { result: 'clear' as const };
+    const listed = this.lists ? this.lists.check(address) : { result: 'clear' as const };
     if (listed.result !== 'clear' || !this.http) return listed;
+    return this.asked(this.http, address, account);
+  }
+
+  /** The HTTP provider's answer, from the cache while it lasts; a new question is taken from `account`'s budget. */
+  private async asked(http: ScreeningProvider, address: string, account: string | undefined): Promise<ScreeningVerdict> {
     const now = this.clock.now();
     const hit = this.cache.get(address);
     if (hit && hit.until > now) return hit.verdict;
@@ -57,7 +73,7 @@ export class ProviderScreening implements Screening {
     if (waitMs > 0) {
       throw new HushError('RATE_LIMITED', 'Too many new addresses screened for this account; slow down', undefined, { retryAfterSeconds: Math.ceil(waitMs / 1000) });
     }
-    const verdict = await this.http.check(address);
+    const verdict = await http.check(address);
     if (verdict.result !== 'error') {
       if (this.cache.size >= CACHE_MAX) this.cache.clear();
       this.cache.set(address, { verdict, until: now + this.ttlMs });

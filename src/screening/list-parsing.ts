@@ -11,6 +11,12 @@ import { isAddress } from '@solana/kit';
 export interface ParsedList {
   form: 'ofac_csv' | 'ofac_xml' | 'plain';
   addresses: Set<string>;
+  /**
+   * The listing behind each address: the SDN entry that names it (its `ent_num`, or the XML entry's `uid`), or
+   * null in a plain list (the line is the address itself). A release covers a listing for as long as it stands
+   * (docs/spec.md §12), so an entry must be named by what stays the same across OFAC's daily files.
+   */
+  entries: Map<string, string | null>;
   errors: { line: number; message: string }[];
 }
 
@@ -41,23 +47,42 @@ export function parseList(text: string, name: string): ParsedList {
 }
 
 function fromPattern(text: string, pattern: RegExp, form: ParsedList['form']): ParsedList {
-  const out: ParsedList = { form, addresses: new Set(), errors: [] };
+  const out: ParsedList = { form, addresses: new Set(), entries: new Map(), errors: [] };
   const starts = lineStarts(text);
   for (const m of text.matchAll(pattern)) {
     const value = m[1]!;
-    if (isAddress(value)) out.addresses.add(value);
-    else out.errors.push({ line: lineOf(starts, m.index), message: `not a Solana address: "${value.slice(0, 60)}"` });
+    if (!isAddress(value)) {
+      out.errors.push({ line: lineOf(starts, m.index), message: `not a Solana address: "${value.slice(0, 60)}"` });
+      continue;
+    }
+    out.addresses.add(value);
+    if (!out.entries.has(value)) out.entries.set(value, form === 'ofac_xml' ? xmlEntryOf(text, m.index) : csvEntryOf(text, starts, lineOf(starts, m.index)));
   }
   return out;
 }
 
+/** An SDN CSV record's first field (`ent_num`): the entity, however OFAC edits the record's other fields. */
+function csvEntryOf(text: string, starts: number[], line: number): string | null {
+  const start = starts[line - 1]!;
+  return /^\s*"?(\d+)"?\s*,/.exec(text.slice(start, start + 32))?.[1] ?? null;
+}
+
+/** The `uid` of the `<sdnEntry>` around an index (the first `<uid>` after the entry's opening tag). */
+function xmlEntryOf(text: string, index: number): string | null {
+  const open = text.lastIndexOf('<sdnEntry', index);
+  if (open < 0) return null;
+  return /^<sdnEntry[^>]*>\s*<uid>\s*(\d+)\s*<\/uid>/.exec(text.slice(open, open + 200))?.[1] ?? null;
+}
+
 function plain(text: string): ParsedList {
-  const out: ParsedList = { form: 'plain', addresses: new Set(), errors: [] };
+  const out: ParsedList = { form: 'plain', addresses: new Set(), entries: new Map(), errors: [] };
   text.split(/\r?\n/).forEach((raw, i) => {
     const value = raw.replace(/#.*/, '').trim();
     if (value === '') return;
-    if (isAddress(value)) out.addresses.add(value);
-    else out.errors.push({ line: i + 1, message: `not a Solana address: "${value.slice(0, 60)}"` });
+    if (isAddress(value)) {
+      out.addresses.add(value);
+      out.entries.set(value, null);
+    } else out.errors.push({ line: i + 1, message: `not a Solana address: "${value.slice(0, 60)}"` });
   });
   return out;
 }

@@ -2,8 +2,16 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseList } from './list-parsing.ts';
-import type { ScreeningProvider, ScreeningVerdict } from './screening-port.ts';
+import type { ScreeningFinding, ScreeningProvider, ScreeningVerdict } from './screening-port.ts';
 import type { Clock, Timer } from '../support/clock.ts';
+
+/**
+ * A blocked verdict's reason names the listing (the SDN entry), so a release covers that listing and no other:
+ * the same address named by a new entry is a new finding (src/store/screening-log-store.ts, releaseCovers).
+ */
+export function listingOf(entry: string | null): string {
+  return entry === null ? 'listed' : `listed (SDN entry ${entry})`;
+}
 
 /** How often the list files are checked for a change (one stat each; no restart needed). */
 export const LIST_RELOAD_MS = 5_000;
@@ -11,11 +19,16 @@ export const LIST_RELOAD_MS = 5_000;
 export interface LoadedList {
   name: string;
   path: string;
-  /** sha256 of the content, first 16 hex digits, and when it was loaded: `<hash>@<ISO time>`. */
+  /**
+   * What it lists: the first 16 hex digits of the sha256 of its addresses with their entries, sorted — never
+   * when it was read, nor its comments or order, so a re-read, a restart or the next daily file of the same
+   * listings is the same version (docs/spec.md §12).
+   */
   version: string;
-  hash: string;
   loadedAt: string;
   addresses: Set<string>;
+  /** The listing behind each address (ParsedList.entries). */
+  entries: Map<string, string | null>;
   /** mtime and size of the file last read: a change of either reloads it. */
   stamp: string;
 }
@@ -70,11 +83,14 @@ export class ListProvider implements ScreeningProvider {
   }
 
   check(address: string): ScreeningVerdict {
-    for (const p of this.paths) {
-      const l = this.lists.get(p);
-      if (l?.addresses.has(address)) return { result: 'blocked', address, reason: 'listed', list: l.name, version: l.version };
-    }
-    return { result: 'clear' };
+    return this.listings(address)[0] ?? { result: 'clear' };
+  }
+
+  /** Every list's listing of the address, in the operator's order of lists. */
+  listings(address: string): ScreeningFinding[] {
+    return this.loaded().flatMap((l): ScreeningFinding[] =>
+      l.addresses.has(address) ? [{ result: 'blocked', address, reason: listingOf(l.entries.get(address) ?? null), list: l.name, version: l.version }] : [],
+    );
   }
 
   private async refreshOne(path: string): Promise<void> {
@@ -95,9 +111,9 @@ export class ListProvider implements ScreeningProvider {
         return;
       }
       this.refused.delete(path);
-      const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
-      const loadedAt = this.clock.date().toISOString();
-      const list: LoadedList = { name, path, hash, loadedAt, version: `${hash}@${loadedAt}`, addresses: parsed.addresses, stamp };
+      const listed = [...parsed.entries].map(([address, entry]) => `${address} ${entry ?? ''}`).sort();
+      const version = createHash('sha256').update(listed.join('\n')).digest('hex').slice(0, 16);
+      const list: LoadedList = { name, path, version, loadedAt: this.clock.date().toISOString(), addresses: parsed.addresses, entries: parsed.entries, stamp };
       this.lists.set(path, list);
       this.events.loaded?.(list);
     } catch (e) {

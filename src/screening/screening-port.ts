@@ -7,7 +7,7 @@
 /** Where the answer came from: a list's name and version, or the HTTP provider's name. */
 export interface ScreeningSource {
   list: string;
-  /** The list's content hash and when it was loaded; the provider's name for an API answer. */
+  /** The list's content hash (what it lists); the provider's name for an API answer. */
   version: string;
 }
 
@@ -16,6 +16,9 @@ export type ScreeningVerdict =
   | ({ result: 'blocked'; address: string; reason: string } & ScreeningSource)
   /** The provider could not answer (timeout, HTTP error); the caller applies HUSH_SCREENING_ON_ERROR. */
   | { result: 'error'; address: string; list: string; reason: string };
+
+/** A verdict that is not a clear: what a hold is for. */
+export type ScreeningFinding = Exclude<ScreeningVerdict, { result: 'clear' }>;
 
 /** One source of blocked addresses. */
 export interface ScreeningProvider {
@@ -34,6 +37,12 @@ export interface Screening {
   check(addresses: readonly string[], opts?: { account?: string }): Promise<ScreeningVerdict>;
   /** Each address's own verdict, in order: a decision weighs every finding, not only the first (issue 49). */
   checkEach(addresses: readonly string[]): Promise<ScreeningVerdict[]>;
+  /**
+   * Every finding on each address, in order (none: clear): each list that names it, then the HTTP provider's
+   * answer. An operator's release covers one finding, so a step that weighs releases must see them all: an
+   * address released on one list and listed on another since is held again (docs/spec.md §12).
+   */
+  findingsEach(addresses: readonly string[]): Promise<ScreeningFinding[][]>;
   /** What /readyz and the log at start say about screening. */
   describe(): ScreeningDescription;
 }
@@ -50,5 +59,6 @@ export const SCREENING_OFF: Screening = {
   enabled: false,
   check: async () => ({ result: 'clear' }),
   checkEach: async (addresses) => addresses.map(() => ({ result: 'clear' as const })),
+  findingsEach: async (addresses) => addresses.map(() => []),
   describe: () => ({ enabled: false, lists: [], http: null, onError: 'hold' }),
 };

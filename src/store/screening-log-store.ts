@@ -43,25 +43,46 @@ export async function recordScreenings(db: Queryable, entries: NewScreeningLogEn
 
 /** A finding as the log keeps it: what was found, where (docs/spec.md §12). */
 export interface Finding {
+  result: 'blocked' | 'error';
   field: string | null;
   address: string | null;
   list: string | null;
   version: string | null;
+  /** For a blocked finding, the listing: the list's entry (`listed (SDN entry N)`) or the provider's category. */
+  reason: string | null;
 }
 
 /**
- * Whether an operator's release covers this finding: a hold of this order for the same field, address, list
- * and version, followed by a release. A release covers what it resolved, nothing else: a new address, another
- * list, or a new version of the list holds again (issue 49: one release once exempted the order forever).
+ * SQL that is true when a hold row `h` was for the same finding as $2..$6 (field, address, list, result,
+ * reason): the same listing — the same address named by the same list or provider for the same entry or
+ * category. Not the list's version: a list that gains or loses other addresses, a re-read, a restart or the
+ * next daily file still holds the same listing, and a release of it stands (docs/spec.md §12, "A resolution
+ * covers what it resolved"). An unanswered check (`error`) is the same finding whatever the error said.
+ */
+const SAME_FINDING = `h.field IS NOT DISTINCT FROM $2 AND h.address IS NOT DISTINCT FROM $3 AND h.list IS NOT DISTINCT FROM $4
+       AND h.result = $5 AND (h.result = 'error' OR h.reason IS NOT DISTINCT FROM $6)`;
+
+/**
+ * Whether an operator's release covers this finding: a hold of this order for the same finding (SAME_FINDING),
+ * followed by a release. A release covers what it resolved, nothing else: a new address, another list or entry,
+ * a provider's new category holds again (issue 49: one release once exempted the order forever).
  */
 export async function releaseCovers(db: Queryable, trackingId: string, f: Finding): Promise<boolean> {
   const { rows } = await db.query(
     `SELECT 1 FROM screening_log h
-     WHERE h.tracking_id = $1 AND h.result IN ('blocked', 'error') AND h.stage <> 'resolution'
-       AND h.field IS NOT DISTINCT FROM $2 AND h.address IS NOT DISTINCT FROM $3 AND h.list IS NOT DISTINCT FROM $4 AND h.version IS NOT DISTINCT FROM $5
+     WHERE h.tracking_id = $1 AND h.stage <> 'resolution' AND ${SAME_FINDING}
        AND EXISTS (SELECT 1 FROM screening_log r WHERE r.tracking_id = h.tracking_id AND r.stage = 'resolution' AND r.result = 'release' AND r.id > h.id)
      LIMIT 1`,
-    [trackingId, f.field, f.address, f.list, f.version],
+    [trackingId, f.field, f.address, f.list, f.result, f.reason],
+  );
+  return rows.length > 0;
+}
+
+/** Whether an operator released `subject`'s fund hold of `kind` for this same finding (SAME_FINDING). */
+export async function fundReleaseCovers(db: Queryable, kind: 'late' | 'fee', subject: string, f: Finding): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM screening_holds h WHERE h.kind = $7 AND h.subject = $1 AND h.status IN ('released', 'refund_due', 'refunded') AND ${SAME_FINDING} LIMIT 1`,
+    [subject, f.field, f.address, f.list, f.result, f.reason, kind],
   );
   return rows.length > 0;
 }

@@ -75,7 +75,7 @@ describe('screening lists: the provider', () => {
     assert.equal(first.result, 'blocked');
     assert.equal(first.result === 'blocked' && first.list, 'blocked.txt');
     const version = first.result === 'blocked' ? first.version : '';
-    assert.match(version, /^[0-9a-f]{16}@\d{4}-/);
+    assert.match(version, /^[0-9a-f]{16}$/);
     assert.deepEqual(provider.check(b), { result: 'clear' });
 
     writeFileSync(path, `${a}\n${b}\n`);
@@ -131,5 +131,78 @@ describe('screening lists: the provider', () => {
     const declared = parseList(`# hush-list: ofac-csv\n1,"X","Digital Currency Address - SOL ${addresses[0]};"\n`, 'feed.dat');
     assert.equal(declared.form, 'ofac_csv');
     assert.deepEqual([...declared.addresses], [addresses[0]]);
+  });
+
+  it('a version is what the list holds: a touch, new comments, another order or a restart keep it; the same listing keeps its reason, a new SDN entry for the address is a new one', async () => {
+    const [a, b, c] = [await newAddress(), await newAddress(), await newAddress()];
+    const path = join(dir, 'daily-sdn.csv');
+    const row = (ent: number, name: string, address: string) => `${ent},"${name}","-0-","-0-","-0-","-0-","-0-","-0-","-0-","Digital Currency Address - SOL ${address};"`;
+    writeFileSync(path, [row(36216, 'SOME ENTITY', a), row(36217, 'OTHER', b)].join('\n'));
+    let clockMs = Date.parse('2026-11-01T00:00:00Z');
+    const clock = { ...systemClock, now: () => clockMs, date: () => new Date(clockMs) };
+    const provider = new ListProvider([path], clock);
+    await provider.refresh();
+    const first = provider.check(a);
+    assert.ok(first.result === 'blocked');
+    assert.equal(first.reason, 'listed (SDN entry 36216)', 'the reason names the listing');
+    const version = first.version;
+
+    // A touch (same bytes, later mtime), read a day later: read again, same version.
+    clockMs += 86_400_000;
+    utimesSync(path, new Date(), new Date(Date.now() + 5000));
+    await provider.refresh();
+    assert.equal(provider.loaded()[0]!.loadedAt, '2026-11-02T00:00:00.000Z', 'the file was read again');
+    assert.deepEqual(provider.check(a), first, 'a re-read of the same bytes is the same finding');
+
+    // The next daily file: the same entries reordered, a record's other fields edited: same listings, same version.
+    writeFileSync(path, [row(36217, 'OTHER (ALIAS ADDED)', b), row(36216, 'SOME ENTITY', a)].join('\n'));
+    utimesSync(path, new Date(), new Date(Date.now() + 10_000));
+    await provider.refresh();
+    assert.deepEqual(provider.check(a), first);
+
+    // A restart: a new provider reading the same file.
+    const restarted = new ListProvider([path], clock);
+    await restarted.refresh();
+    assert.deepEqual(restarted.check(a), first);
+
+    // Another address listed: a new version, but the address's own listing (its reason) is unchanged.
+    writeFileSync(path, [row(36216, 'SOME ENTITY', a), row(36217, 'OTHER', b), row(36300, 'NEW', c)].join('\n'));
+    utimesSync(path, new Date(), new Date(Date.now() + 15_000));
+    await provider.refresh();
+    const later = provider.check(a);
+    assert.ok(later.result === 'blocked');
+    assert.notEqual(later.version, version, 'the list holds something new');
+    assert.equal(later.reason, first.reason, 'the same listing of this address');
+
+    // The address named by a new entry (delisted with its entity, listed again with another): a new listing.
+    writeFileSync(path, [row(36217, 'OTHER', b), row(36300, 'NEW', c), row(36400, 'SUCCESSOR', a)].join('\n'));
+    utimesSync(path, new Date(), new Date(Date.now() + 20_000));
+    await provider.refresh();
+    const relisted = provider.check(a);
+    assert.equal(relisted.result === 'blocked' && relisted.reason, 'listed (SDN entry 36400)');
+
+    // A plain list's lines are its listings: no entry number.
+    const plainPath = join(dir, 'plain-version.txt');
+    writeFileSync(plainPath, `# kept by compliance\n${a}\n${b}\n`);
+    const plain = new ListProvider([plainPath], clock);
+    await plain.refresh();
+    const p1 = plain.check(a);
+    writeFileSync(plainPath, `${b}\n# reordered, another comment\n${a}\n`);
+    utimesSync(plainPath, new Date(), new Date(Date.now() + 5000));
+    await plain.refresh();
+    assert.deepEqual(plain.check(a), p1, 'comments and order are not what a list holds');
+    assert.equal(p1.result === 'blocked' && p1.reason, 'listed');
+  });
+
+  it('an SDN XML entry is named by its uid', async () => {
+    const a = await newAddress();
+    const xml = `<?xml version="1.0" standalone="yes"?>
+<sdnList>
+  <sdnEntry>
+    <uid>51234</uid><lastName>SOMEONE</lastName>
+    <idList><id><uid>77</uid><idType>Digital Currency Address - SOL</idType><idNumber>${a}</idNumber></id></idList>
+  </sdnEntry>
+</sdnList>`;
+    assert.deepEqual([...parseList(xml, 'sdn.xml').entries], [[a, '51234']]);
   });
 });

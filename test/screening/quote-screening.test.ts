@@ -59,7 +59,7 @@ describe('screening at quote (403 ADDRESS_BLOCKED)', () => {
     assert.equal(first.field, 'senderAddress');
     assert.equal(first.address, onCsv);
     assert.equal(first.list, 'sdn.csv');
-    assert.match(first.version ?? '', /^[0-9a-f]{16}@/);
+    assert.match(first.version ?? '', /^[0-9a-f]{16}$/, 'a list\'s version is what it lists, never when it was read');
 
     // The operator reads the same log over the admin API.
     const page = expectOk(await h.ops.get('/admin/v1/screening-log?limit=2')) as unknown as { entries: { id: string; field: string }[] };
@@ -69,8 +69,8 @@ describe('screening at quote (403 ADDRESS_BLOCKED)', () => {
     assert.equal((await h.ops.get('/admin/v1/screening-log?limit=0')).status, 400);
   });
 
-  test('/readyz shows screening: the lists with their versions and address counts, and the failure policy', async () => {
+  test('/readyz shows screening: the lists with their versions, address counts and when each was read, and the failure policy', async () => {
     const ready = expectOk(await h.ops.get('/readyz')) as unknown as { screening: string };
-    assert.match(ready.screening, /^on: sdn\.csv@[0-9a-f]{16} \(1\), own\.txt@[0-9a-f]{16} \(1\); on error hold$/);
+    assert.match(ready.screening, /^on: sdn\.csv@[0-9a-f]{16} \(1\) read \d{4}-\d\d-\d\dT[\d:.]+Z, own\.txt@[0-9a-f]{16} \(1\) read \d{4}-[\d-]+T[\d:.]+Z; on error hold$/);
   });
 });

@@ -13,9 +13,9 @@ import { replacePart, type ReplacePartDeps } from './replace-dead-parts.ts';
 import type { ScreenDeps } from './screen-orders.ts';
 import { creditorsOf } from '../../chain/deposit-origin.ts';
 import { FIRST_SIGNATURE_LOOKBACK } from '../../chain/solana-chain.ts';
-import { fundReleaseCovers, HELD_FUNDS_ACCOUNT, holdLateFunds, LATE_FUNDS_PAGE, lateFundsDue, markLateFundsRefunded, reholdLateFunds, type FundHoldFinding } from '../../store/holds/fund-holds.ts';
+import { HELD_FUNDS_ACCOUNT, holdLateFunds, LATE_FUNDS_PAGE, lateFundsDue, markLateFundsRefunded, reholdLateFunds, type FundHoldFinding } from '../../store/holds/fund-holds.ts';
 import { recordMovement } from '../../store/settlement/record-movements.ts';
-import { recordScreening } from '../../store/screening-log-store.ts';
+import { fundReleaseCovers, recordScreening } from '../../store/screening-log-store.ts';
 import type { OrderRecord } from '../../store/orders-store.ts';
 
 /** What planning a landed sweep's late refunds touches. */
@@ -40,11 +40,13 @@ async function lateFinding(ctx: RefundLateDeps, at: { subject: string; assetId: 
     return (await fundReleaseCovers(ctx.db, 'late', at.subject, f)) ? 'clear' : f;
   }
   const parties: [string, string][] = [['senderAddress', order.sender], ...sources.filter((a) => a !== order.sender).map((a): [string, string] => ['lateFundsPayer', a])];
-  const verdicts = await ctx.screening.checkEach(parties.map(([, a]) => a));
-  const findings = verdicts.flatMap((v, i): FundHoldFinding[] =>
-    v.result === 'clear' || (v.result === 'error' && ctx.config.screeningOnError === 'allow')
-      ? []
-      : [{ stage: 'late', result: v.result, field: parties[i]![0], address: v.address, list: v.list, version: v.result === 'blocked' ? v.version : null, reason: v.reason }],
+  const found = await ctx.screening.findingsEach(parties.map(([, a]) => a));
+  const findings = found.flatMap((vs, i): FundHoldFinding[] =>
+    vs.flatMap((v): FundHoldFinding[] =>
+      v.result === 'error' && ctx.config.screeningOnError === 'allow'
+        ? []
+        : [{ stage: 'late', result: v.result, field: parties[i]![0], address: v.address, list: v.list, version: v.result === 'blocked' ? v.version : null, reason: v.reason }],
+    ),
   );
   findings.sort((a, b) => (a.result === b.result ? 0 : a.result === 'blocked' ? -1 : 1));
   for (const f of findings) if (!(await fundReleaseCovers(ctx.db, 'late', at.subject, f))) return f;

@@ -6,8 +6,8 @@ import { partnerLot, payableLots } from '../../domain/settlement/partner-lots.ts
 import type { SettlementContext } from '../context.ts';
 import { cannotReceiveSol, type SolReadDeps } from './refund.ts';
 import type { ScreenDeps } from './screen-orders.ts';
-import { clearFeeHold, fundReleaseCovers, holdFeeRecipient } from '../../store/holds/fund-holds.ts';
-import { recordScreening } from '../../store/screening-log-store.ts';
+import { clearFeeHold, holdFeeRecipient, type FundHoldFinding } from '../../store/holds/fund-holds.ts';
+import { fundReleaseCovers, recordScreening } from '../../store/screening-log-store.ts';
 
 /** What paying partners touches. */
 export type PartnerPayoutDeps = SolReadDeps & ScreenDeps & Pick<SettlementContext, 'db' | 'config' | 'pools' | 'outbox'>;
@@ -25,24 +25,35 @@ async function payableFeeAccounts(ctx: PartnerPayoutDeps): Promise<Set<string> |
   const payable = new Set<string>();
   const owed = (await partnerFeesOwed(ctx.db)).filter((r) => r.owed > 0n && isAddress(r.account.split(':')[3] ?? ''));
   if (owed.length === 0) return payable;
-  const verdicts = await ctx.screening.checkEach(owed.map((r) => r.account.split(':')[3]!));
+  const found = await ctx.screening.findingsEach(owed.map((r) => r.account.split(':')[3]!));
   for (const [i, r] of owed.entries()) {
-    const v = verdicts[i]!;
-    if (v.result === 'clear' || (v.result === 'error' && ctx.config.screeningOnError === 'allow')) {
+    const address = r.account.split(':')[3]!;
+    const passedOnError = found[i]!.find((v) => v.result === 'error' && ctx.config.screeningOnError === 'allow');
+    // Blocked first: an error is reported only when nothing blocked.
+    const weighed = found[i]!.filter((v) => v !== passedOnError).sort((x, y) => (x.result === y.result ? 0 : x.result === 'blocked' ? -1 : 1));
+    if (weighed.length === 0) {
       await clearFeeHold(ctx.db, r.account);
       // Logged before the payout is recorded: no flow without its decision (docs/compliance.md).
-      await recordScreening(ctx.db, { stage: 'fee', field: 'feeRecipientAddress', address: r.account.split(':')[3]!, result: v.result, ...(v.result === 'error' ? { list: v.list, reason: `${v.reason}; passed (HUSH_SCREENING_ON_ERROR=allow)` } : {}), actor: ctx.workerId });
+      await recordScreening(ctx.db, { stage: 'fee', field: 'feeRecipientAddress', address, result: passedOnError ? 'error' : 'clear', ...(passedOnError ? { list: passedOnError.list, reason: `${passedOnError.reason}; passed (HUSH_SCREENING_ON_ERROR=allow)` } : {}), actor: ctx.workerId });
       payable.add(r.account);
       continue;
     }
-    const f = { stage: 'fee', result: v.result, field: 'feeRecipientAddress', address: v.address, list: v.list, version: v.result === 'blocked' ? v.version : null, reason: v.reason };
-    if (await fundReleaseCovers(ctx.db, 'fee', r.account, f)) {
+    let uncovered: FundHoldFinding | null = null;
+    for (const v of weighed) {
+      const f: FundHoldFinding = { stage: 'fee', result: v.result, field: 'feeRecipientAddress', address: v.address, list: v.list, version: v.result === 'blocked' ? v.version : null, reason: v.reason };
+      if (!(await fundReleaseCovers(ctx.db, 'fee', r.account, f))) {
+        uncovered = f;
+        break;
+      }
+    }
+    // Every finding on it is one an operator released: paid.
+    if (uncovered === null) {
       payable.add(r.account);
       continue;
     }
-    if (await holdFeeRecipient(ctx.db, r.account, r.assetId, r.owed, f)) {
-      await recordScreening(ctx.db, { ...f, stage: 'fee', actor: ctx.workerId });
-      ctx.alert('fee_recipient_held', { account: r.account, assetId: r.assetId, result: v.result, list: v.list }, "ALERT: screening held a partner's fee recipient; its fees keep accruing until it clears or an operator releases it (GET /admin/v1/holds)");
+    if (await holdFeeRecipient(ctx.db, r.account, r.assetId, r.owed, uncovered)) {
+      await recordScreening(ctx.db, { ...uncovered, stage: 'fee', actor: ctx.workerId });
+      ctx.alert('fee_recipient_held', { account: r.account, assetId: r.assetId, result: uncovered.result, list: uncovered.list }, "ALERT: screening held a partner's fee recipient; its fees keep accruing until it clears or an operator releases it (GET /admin/v1/holds)");
     }
   }
   return payable;

@@ -48,8 +48,9 @@ export async function screenOrders(
   await Promise.all(
     orders.map(async (o) => {
       const parties = partiesOf(o, stage, payers?.(o));
-      const verdicts = await ctx.screening.checkEach(parties.map(([, a]) => a));
-      const findings = verdicts.flatMap((v, i) => (v.result === 'clear' ? [] : [findingOf(stage, parties[i]![0], v)]));
+      // Every finding on every party: a release covers one listing, never the address's other ones.
+      const found = await ctx.screening.findingsEach(parties.map(([, a]) => a));
+      const findings = found.flatMap((vs, i) => vs.map((v) => findingOf(stage, parties[i]![0], v)));
       if (findings.length === 0) return void passed.set(o.id, { trackingId: o.trackingId, stage, result: 'clear', actor: ctx.workerId });
       // Blocked first: an error is reported only when nothing blocked.
       findings.sort((a, b) => (a.result === b.result ? 0 : a.result === 'blocked' ? -1 : 1));

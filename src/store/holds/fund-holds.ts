@@ -43,16 +43,6 @@ export async function clearFeeHold(db: Queryable, account: string): Promise<void
   await db.query(`UPDATE screening_holds SET status = 'cleared', resolved_at = now(), resolved_by = 'hush' WHERE kind = 'fee' AND subject = $1 AND status = 'held'`, [account]);
 }
 
-/** Whether an operator released this subject's hold for this very finding (address, list, version). */
-export async function fundReleaseCovers(db: Queryable, kind: 'late' | 'fee', subject: string, f: Pick<FundHoldFinding, 'address' | 'list' | 'version'>): Promise<boolean> {
-  const { rows } = await db.query(
-    `SELECT 1 FROM screening_holds WHERE kind = $1 AND subject = $2 AND status IN ('released', 'refund_due', 'refunded')
-       AND address IS NOT DISTINCT FROM $3 AND list IS NOT DISTINCT FROM $4 AND version IS NOT DISTINCT FROM $5 LIMIT 1`,
-    [kind, subject, f.address, f.list, f.version],
-  );
-  return rows.length > 0;
-}
-
 /** Open fund holds, oldest first. */
 export async function listFundHolds(db: Queryable, limit = 100): Promise<FundHold[]> {
   const { rows } = await db.query<FundHold>(
