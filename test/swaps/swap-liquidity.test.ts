@@ -1,5 +1,6 @@
 /**
- * Private swaps, quote and order rules against a real Hush (embedded chain, PGlite, API and worker):
+ * Private swaps, quote and order rules on a simulated Hush (test/support/sim-hush.ts: its API, worker, store and
+ * local chain on a clock that runs only as the test waits):
  * - docs/spec.md §4 cross-asset fee arithmetic: fees in the source asset, amountOut = floor(convert(amountIn − fee))
  *   at the reference prices less the configured spread, checked against an independent computation;
  * - exact_out cross-asset → 400 UNSUPPORTED_MODE; below the source minimum → AMOUNT_TOO_LOW;
@@ -9,19 +10,21 @@
  *   order lowers it again for its account;
  * - order-time re-check: 503 INSUFFICIENT_LIQUIDITY with Retry-After when another order reserved the
  *   inventory first, and when the pools were lowered between quote and order; no order is created;
- * - an asset marked not swappable (USDT here, in this server's assets file) may be sent but never swapped to or
- *   from: 400 PAIR_NOT_SUPPORTED both ways (once its own file, with a server of its own).
+ * - an asset marked not swappable (USDT here, in this Hush's assets file) may be sent but never swapped to or
+ *   from: 400 PAIR_NOT_SUPPORTED both ways.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { generateKeyPairSigner, type Address } from '@solana/kit';
+import type { Address } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { expectError, expectOk, orderCount, startTestHush, type TestAccount, type TestHush } from '../support/hush-server.ts';
-import { buildSignedTransaction, latestBlockhash, pollUntil, send, waitForStatus } from '../support/localnet.ts';
-import { chainAt, lamportsOf, type Chain } from '../support/settlement.ts';
+import { expectError, expectOk } from '../support/api-responses.ts';
+import { simOrderCount } from '../support/sim-api.ts';
+import { closeSim } from '../support/sim-close.ts';
+import type { SimAccount, SimHush } from '../support/sim-hush.ts';
+import { startSettlementSim, type SimChain } from '../support/sim-settlement.ts';
 
 /** Transcribed from config/assets.json and the defaults of SPEC/README (independent of src). */
 const SPREAD_BPS = 50n;
@@ -50,16 +53,15 @@ function twoDigits(x: bigint): bigint {
   return s.length <= 2 ? x : BigInt(s.slice(0, 2) + '0'.repeat(s.length - 2));
 }
 
-/** The live max of a USDC→SOL quote for `freeLamports` of SOL inventory (coarse, configured max permitting). */
-/** The USDC→SOL max: the SOL pools' free lamports (two significant digits) at $150, then two significant digits again in USDC (issue 43). */
+/** The USDC→SOL max: the SOL pools' free lamports (two significant digits) at $150, then two significant digits again in USDC, the configured max permitting. */
 function usdcMaxFor(freeLamports: bigint): bigint {
   const m = twoDigits((twoDigits(freeLamports) * 150n * 10n ** 6n) / 10n ** 9n);
   return m < USDC_MAX ? m : USDC_MAX;
 }
 
-let t: TestHush;
-let acct: TestAccount;
-let chain: Chain;
+let h: SimHush;
+let acct: SimAccount;
+let cs: SimChain;
 let sender: Address;
 let recipient: Address;
 let sink: Address;
@@ -72,17 +74,14 @@ before(async () => {
   for (const a of assets.assets) if (a.assetId === 'usdt') a.swappable = false;
   const file = join(assetsDir, 'assets.json');
   writeFileSync(file, JSON.stringify(assets));
-  t = await startTestHush({
-    env: { LOCALNET_SLOT_MS: '100', HUSH_REBALANCER: 'off', HUSH_PRICE_REFRESH_S: '1', HUSH_PRICE_MAX_AGE_S: '5', HUSH_ASSETS_FILE: file },
-  });
-  acct = await t.createAccount({ feeCapBps: 200 });
-  chain = chainAt(t.chainUrl);
-  sender = (await generateKeyPairSigner()).address;
-  recipient = (await generateKeyPairSigner()).address;
-  sink = (await generateKeyPairSigner()).address;
+  ({ h, cs } = await startSettlementSim(71, { HUSH_REBALANCER: 'off', HUSH_PRICE_REFRESH_S: '1', HUSH_PRICE_MAX_AGE_S: '5', HUSH_ASSETS_FILE: file }));
+  acct = await h.createAccount({ feeCapBps: 200 });
+  sender = h.address();
+  recipient = h.address();
+  sink = h.address();
 });
 after(async () => {
-  await t?.close();
+  await closeSim(h);
   rmSync(assetsDir, { recursive: true, force: true });
 });
 
@@ -93,8 +92,8 @@ function swapReq(amount: bigint, source: Id, destination: Id, extra: Record<stri
 /** Free SOL of the pools as Inventory defines it: each pool's confirmed lamports less its rent reserve. */
 async function freeSolLamports(): Promise<bigint> {
   let free = 0n;
-  for (const p of t.hush.treasury.pools('sol')) {
-    const held = (await lamportsOf(chain, p.holding)) - SOL_POOL_RESERVE;
+  for (const p of h.hush.treasury.pools('sol')) {
+    const held = (await cs.lamports(p.holding)) - SOL_POOL_RESERVE;
     if (held > 0n) free += held;
   }
   return free;
@@ -103,26 +102,27 @@ async function freeSolLamports(): Promise<bigint> {
 /** Moves SOL out of every SOL pool (signed with the pool's own key) so that each keeps `keep` free lamports. */
 async function drainSolPools(keep: bigint): Promise<void> {
   const sigs = [];
-  for (const p of t.hush.signing!.pools('sol')) {
-    const balance = await lamportsOf(chain, p.holding);
+  for (const p of h.hush.signing!.pools('sol')) {
+    const balance = await cs.lamports(p.holding);
     const amount = balance - SOL_POOL_RESERVE - keep - 5000n; // the pool pays its own 5000-lamport fee
     if (amount <= 0n) continue;
-    const { wire } = await buildSignedTransaction(p.signer, [getTransferSolInstruction({ source: p.signer, destination: sink, amount })], await latestBlockhash(chain.rpc));
-    sigs.push(await send(chain.rpc, wire));
+    const { wire } = await cs.tx(p.signer, [getTransferSolInstruction({ source: p.signer, destination: sink, amount })]);
+    sigs.push(await cs.send(wire));
   }
-  for (const s of sigs) await waitForStatus(chain.rpc, s, 'confirmed', 30_000);
+  await cs.succeeded(sigs);
 }
 
-/** Polls a USDC→SOL quote above any possible max until details.max equals `expected` (the inventory refreshes every 2 s). */
+/** Asks a USDC→SOL quote above any possible max until details.max equals `expected` (the inventory refreshes every 2 s). */
 async function waitForUsdcSolMax(expected: bigint, what: string): Promise<void> {
   let last: unknown = null;
-  await pollUntil(
+  await h.until(
+    `${what}: details.max = ${expected}`,
     async () => {
       const res = await acct.client.quote(swapReq(USDC_MAX + 1n, 'usdc', 'sol'));
       last = res.body?.error?.details ?? res.body;
       return res.status === 400 && res.body.error.code === 'AMOUNT_TOO_HIGH' && res.body.error.details.max === expected.toString();
     },
-    { timeoutMs: 20_000, intervalMs: 200, what: `${what}: details.max = ${expected}` },
+    20_000,
   ).catch((e) => {
     throw new Error(`${(e as Error).message}; last: ${JSON.stringify(last)}`);
   });
@@ -225,30 +225,30 @@ describe('live bounds of a pair (destination inventory)', () => {
     const amount = (liveMax * 6n) / 10n;
     const q1 = expectOk(await acct.client.quote(swapReq(amount, 'usdc', 'sol'))).quote;
     const q2 = expectOk(await acct.client.quote(swapReq(amount, 'usdc', 'sol'))).quote;
-    const before = await orderCount(t.db);
+    const before = await simOrderCount(h);
     expectOk(await acct.client.order({ quote: q1, senderAddress: sender, recipientAddress: recipient }));
     // Immediately: the first order's reservation must count, not the inventory read before it.
     const res = await acct.client.order({ quote: q2, senderAddress: sender, recipientAddress: recipient });
     const e = expectError(res, 503, 'INSUFFICIENT_LIQUIDITY');
     assert.match(res.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
     assert.equal(e.details?.assetId, 'sol');
-    assert.equal(await orderCount(t.db), before + 1, 'the refused order was not created');
+    assert.equal(await simOrderCount(h), before + 1, 'the refused order was not created');
     // Still refused once the inventory snapshot has caught up (nothing was freed): a refresh now, not its period.
-    await t.hush.inventory.refresh();
+    await h.drive(h.hush.inventory.refresh());
     expectError(await acct.client.order({ quote: q2, senderAddress: sender, recipientAddress: recipient }), 503, 'INSUFFICIENT_LIQUIDITY');
-    assert.equal(await orderCount(t.db), before + 1);
+    assert.equal(await simOrderCount(h), before + 1);
   });
 
   test('order-time re-check: pools lowered between quote and order → 503 INSUFFICIENT_LIQUIDITY', async () => {
     const available = await currentUsdcSolMax();
     const q = expectOk(await acct.client.quote(swapReq((available * 9n) / 10n, 'usdc', 'sol'))).quote;
-    const before = await orderCount(t.db);
+    const before = await simOrderCount(h);
     await drainSolPools(0n);
     // Wait until the service has seen the drain (its quotes' max drops below this order's need).
-    await pollUntil(async () => (await currentUsdcSolMax()) < BigInt(q.amountIn), { timeoutMs: 20_000, intervalMs: 200, what: 'the drain to be seen' });
+    await h.until('the drain to be seen', async () => (await currentUsdcSolMax()) < BigInt(q.amountIn), 20_000);
     const res = await acct.client.order({ quote: q, senderAddress: sender, recipientAddress: recipient });
     expectError(res, 503, 'INSUFFICIENT_LIQUIDITY');
-    assert.equal(await orderCount(t.db), before, 'no order was created');
+    assert.equal(await simOrderCount(h), before, 'no order was created');
   });
 });
 
