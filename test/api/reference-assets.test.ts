@@ -2,36 +2,39 @@
  * Issue 50, findings 1–2: the API reference's assets (the 1.68 MB swagger UI bundle, the 340 KB openapi.json) were
  * served without a key, without a rate limit, uncompressed, serialized per request. Now each is one precomputed
  * buffer, gzipped when the client takes it (with an ETag, 304 on a match), and every request takes a token from
- * the client address's anonymous bucket (429 with Retry-After once empty). A real Hush; HTTP from chosen
- * loopback addresses so each check has a bucket of its own.
+ * the client address's anonymous bucket (429 with Retry-After once empty). A simulated Hush
+ * (test/support/sim-hush.ts), reached by inject from chosen client addresses so each check has a bucket of its
+ * own, and the bucket's refill is its clock's. That a real connection's own address names the bucket is
+ * test/api/anonymous-limits.test.ts's, on a listening Hush.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { startTestHush, type TestHush } from '../support/hush-server.ts';
 import { acceptsGzip } from '../../src/api/reference-assets.ts';
+import { startApiSim } from '../support/sim-api.ts';
+import { closeSim } from '../support/sim-close.ts';
+import type { SimHush } from '../support/sim-hush.ts';
 
-let t: TestHush;
+let h: SimHush;
 before(async () => {
   // 5/s, burst 10, per address.
-  t = await startTestHush({ chain: false, env: { HUSH_ANONYMOUS_RATE_LIMIT: '5' } });
+  h = await startApiSim({ seed: 50, env: { HUSH_ANONYMOUS_RATE_LIMIT: '5' } });
 });
-after(() => t?.close());
+after(() => closeSim(h));
 
-function get(source: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${t.url}${path}`, { localAddress: source, agent: false, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: Buffer;
+}
+
+/** A GET of the partner port from `source` (the connection's address), its body as the bytes sent. */
+async function get(source: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await h.drive(h.hush.app!.inject({ method: 'GET', url: path, headers, remoteAddress: source }));
+  return { status: res.statusCode, headers: res.headers, body: res.rawPayload };
 }
 
 const BUNDLE = readFileSync(join(dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')), 'static', 'swagger-ui-bundle.js'));
@@ -60,20 +63,26 @@ test('openapi.json and the UI bundle: gzipped when asked (a fraction of the size
 });
 
 test('every request for the reference takes from the address’s anonymous bucket: past the burst, 429 RATE_LIMITED with Retry-After', async () => {
-  const t0 = performance.now();
+  const started = h.now();
+  // Started in one synchronous loop: the twenty injects reach the app in the same turn.
   const answers = await Promise.all(Array.from({ length: 20 }, () => get('127.0.7.200', '/docs/static/swagger-ui-bundle.js', { 'accept-encoding': 'gzip' })));
-  const seconds = (performance.now() - t0) / 1000;
+  const ms = h.now() - started;
   const limited = answers.filter((a) => a.status === 429);
-  // The bucket holds 10 and refills at 5/s while the 20 are answered (a loaded machine takes longer): no more
-  // than that may be served, and the rest are refused.
-  const allowed = 10 + Math.ceil(5 * seconds);
-  assert.ok(limited.length > 0 && 20 - limited.length <= allowed, `${limited.length} of 20 limited in ${seconds.toFixed(2)} s (burst 10, 5/s: at most ${allowed} served)`);
+  // The bucket holds 10 and refills at 5/s for the simulated time the 20 took to answer: exactly that many are
+  // served, the rest refused.
+  const allowed = Math.min(20, 10 + Math.floor((5 * ms) / 1000));
+  assert.ok(limited.length > 0, `${limited.length} of 20 limited in ${ms} simulated ms`);
+  assert.equal(20 - limited.length, allowed, `${limited.length} of 20 limited in ${ms} simulated ms (burst 10, 5/s: ${allowed} served)`);
   for (const a of limited) {
     assert.ok(Number(a.headers['retry-after']) >= 1);
     assert.equal(JSON.parse(a.body.toString()).error.code, 'RATE_LIMITED');
   }
   // Another address has its own bucket.
   assert.equal((await get('127.0.7.201', '/transfer/v1/openapi.json')).status, 200);
+  // And this one's refills on the clock: after a second, five more.
+  await h.advance(1_000);
+  const later = await Promise.all(Array.from({ length: 6 }, () => get('127.0.7.200', '/transfer/v1/openapi.json')));
+  assert.deepEqual(later.map((a) => a.status).sort(), [200, 200, 200, 200, 200, 429], 'a second refills five tokens');
 });
 
 test('Accept-Encoding: gzip or * with a weight above 0; none at all gets the plain body', () => {

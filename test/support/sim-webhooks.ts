@@ -5,7 +5,8 @@
  * allows this machine only beside an embedded chain (the simulator's is reached by URL), and a socket's answer
  * arrives outside the simulated clock. Its attempts are refused at once, without a byte sent, and the events
  * wait in the store; once the run has done what the test wanted, this hands them over, one order's events in
- * their order, each once, with the clock standing still.
+ * their order, each once, with the clock standing still. (A test whose subject is the deliveries themselves gives
+ * the world a receiver the dispatcher does reach: test/support/sim-webhook-receiver.ts.)
  */
 import type { Clock } from '../../src/support/clock.ts';
 import { systemClock } from '../../src/support/clock.ts';
