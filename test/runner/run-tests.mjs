@@ -24,10 +24,8 @@ const testDir = join(root, 'test');
  */
 const WAITING = [
   'test/settlement/class-release-crash.test.ts', 'test/settlement/crash-safety.test.ts', 'test/settlement/funding-crash.test.ts',
-  'test/settlement/operator-faults.test.ts', 'test/settlement/recipient-refused.test.ts', 'test/settlement/stale-steps.test.ts',
-  'test/settlement/subscriptions.test.ts', 'test/settlement/sweep-rotation.test.ts', 'test/settlement/unfunded-orders-idle.test.ts',
-  'test/settlement/webhook-fairness.test.ts', 'test/settlement/webhooks.test.ts', 'test/swaps/swap-liquidity.test.ts',
-  'test/swaps/swap-settlement.test.ts', 'test/sdk/cli-process.test.ts', 'test/sdk/sdk-package.test.ts', 'test/docs/readme-partner-example.test.ts',
+  'test/settlement/operator-faults.test.ts', 'test/settlement/subscriptions.test.ts', 'test/settlement/unfunded-orders-idle.test.ts',
+  'test/sdk/cli-process.test.ts', 'test/sdk/sdk-package.test.ts', 'test/docs/readme-partner-example.test.ts',
   'test/console/', 'test/admin/admin-cli.test.ts', 'test/api/rpc-timeout.test.ts', 'test/api/blockhash-life.test.ts', 'test/chain/flaky-start.test.ts',
 ];
 

@@ -22,22 +22,37 @@ function socketLike(d: Duplex): Duplex {
 }
 
 /**
- * Every webhook delivery of `h` (any https URL) reaches `handler`, each request with its body read. A request the
- * handler never answers stays open until the dispatcher gives up on it: its response's `close` then fires.
+ * Every webhook delivery of `h` reaches `handler`, each request with its body read; with `host`, only deliveries
+ * to that name (any other fails as a name that does not resolve). A request the handler never answers stays open
+ * until the dispatcher gives up on it: its response's `close` then fires. `close()` gives the egress back its own
+ * connections.
  */
-export function receiveWebhooks(h: SimHush, handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): void {
+export function receiveWebhooks(h: SimHush, handler: (req: IncomingMessage, res: ServerResponse, body: string) => void, opts: { host?: string } = {}): { close(): void } {
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c));
     req.on('end', () => handler(req, res, body));
   });
-  const agent = webhookEgressFor(h.config).agents.https;
-  agent.createConnection = () => {
+  const agent = webhookEgressFor(h.config).agents.https as unknown as { createConnection: Connect };
+  agent.createConnection = (options, cb) => {
+    const host = options.hostname ?? options.host;
+    if (opts.host !== undefined && host !== opts.host) {
+      cb?.(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), undefined as never);
+      return undefined;
+    }
     const [client, served] = duplexPair();
     // A pipe's end closed (the dispatcher's timeout aborts its request) does not close the other end; a socket's does.
     client.once('close', () => served.destroy());
     served.once('close', () => client.destroy());
     server.emit('connection', socketLike(served));
-    return socketLike(client) as never;
+    return socketLike(client);
+  };
+  return {
+    close: () => {
+      delete (agent as Partial<typeof agent>).createConnection; // the prototype's again
+      server.closeAllConnections();
+    },
   };
 }
+
+type Connect = (options: { host?: string | null; hostname?: string | null }, cb?: (err: Error | null, stream: Duplex) => void) => Duplex | null | undefined;

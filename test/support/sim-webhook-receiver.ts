@@ -7,21 +7,18 @@
  * A simulated Hush reaches its chain by URL, so it runs the production egress (docs/spec.md §3, Webhooks):
  * https to public names only, nothing on this machine. The receiver therefore answers at a public https name,
  * set through the admin API as a partner's would be; what the world changes is only the network under it: the
- * egress's https connections to that name are made to a plain HTTP server on 127.0.0.1 instead of resolving the
+ * egress's https connections to that name reach a node HTTP server in this process instead of resolving the
  * name and speaking TLS (as the chain's RPC is reached by inject). The URL checks, the claim, the body, the
  * signatures, the POST and what is done with the answer are all Hush's. A connection to any other name fails as
  * a name that does not resolve.
  *
- * The exchange is real I/O, so the simulated clock stands still while it is in flight (sim/settle.ts): an
- * attempt is answered at the simulated instant it was sent. Every answer closes its connection, so no idle
- * socket is left counting as I/O in flight.
+ * The connections are in memory (test/support/sim-webhook-network.ts): an attempt is answered within the
+ * simulated instant it was sent, or never, as the test decides.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { connect } from 'node:net';
-import type { Duplex } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
 import { verifyWebhook, type HushWebhookEvent } from '../../packages/sdk/src/index.ts';
-import { webhookEgressFor } from '../../src/webhooks/webhook-egress.ts';
+import { receiveWebhooks } from './sim-webhook-network.ts';
 import type { SimHush } from './sim-hush.ts';
 
 /** The partner's host name: public, so the production egress lets webhooks go to it. */
@@ -46,38 +43,23 @@ export interface SimWebhookReceiver {
   close(): Promise<void>;
 }
 
-type Connect = (options: { host?: string | null; hostname?: string | null }, cb?: (err: Error | null, stream: Duplex) => void) => Duplex | null | undefined;
-
 export async function startSimWebhookReceiver(h: SimHush, path = '/hooks/hush'): Promise<SimWebhookReceiver> {
   const received: SimReceived[] = [];
   let failures = 0;
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => {
+  const network = receiveWebhooks(
+    h,
+    (req, res, body) => {
       const answered = failures > 0 ? (failures--, 500) : 204;
       received.push({ headers: req.headers, body, answered, at: h.now() });
       res.writeHead(answered, { connection: 'close' }).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-
-  const agent = webhookEgressFor(h.config).agents.https as unknown as { createConnection: Connect };
-  agent.createConnection = (options, cb) => {
-    const host = options.hostname ?? options.host;
-    if (host === RECEIVER_HOST) return connect({ host: '127.0.0.1', port });
-    cb?.(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), undefined as never);
-    return undefined;
-  };
+    },
+    { host: RECEIVER_HOST },
+  );
   return {
     url: `https://${RECEIVER_HOST}${path}`,
     received,
     fail: (n) => (failures = n),
-    close: async () => {
-      delete (agent as Partial<typeof agent>).createConnection; // the prototype's again
-      await new Promise<void>((r) => (server.close(() => r()), server.closeAllConnections()));
-    },
+    close: async () => network.close(),
   };
 }
 
