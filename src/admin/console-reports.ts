@@ -2,7 +2,7 @@ import type { AssetRegistry } from '../config/assets.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import { spendableBalance } from '../domain/reserves.ts';
-import { classPrivacy, heldByAsset, type ClassPrivacy } from '../store/console-reports.ts';
+import { classPrivacy, type ClassPrivacy } from '../store/console-reports.ts';
 import type { Db } from '../store/db.ts';
 import { poolCommitments } from '../store/settlement/pool-commitments.ts';
 import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
@@ -14,9 +14,9 @@ export interface AssetLiquidity {
   pools: string;
   /** What recorded outgoing transactions will still take from them. */
   pending: string;
-  /** What funded open orders owe beyond those transactions. */
+  /** What funded open orders and late refunds owe beyond those transactions, held ones aside. */
   owed: string;
-  /** What held orders would owe if released (docs/spec.md §12: not free). */
+  /** What waits on an operator: held orders' amounts and late funds held by screening (docs/spec.md §12: not free). */
   held: string;
   /** pools − pending − owed − held, never below 0. */
   free: string;
@@ -24,11 +24,12 @@ export interface AssetLiquidity {
 
 /**
  * Liquidity per asset for the console (exact figures: the admin listener only, never the partner port). One
- * chain read (the pools' balances) and two store reads; the same arithmetic as the quote path's inventory.
+ * chain read (the pools' balances) and one store read; the same arithmetic as the quote path's inventory. No
+ * amount is in two columns: free = pools − pending − owed − held.
  */
 export async function liquidityReport(db: Db, chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry): Promise<AssetLiquidity[]> {
   const pools = treasury.allPools();
-  const [commitments, held] = await Promise.all([poolCommitments(db), heldByAsset(db)]);
+  const commitments = await poolCommitments(db);
   const balances = await new ChainView(chain).balances(pools.map((p) => p.holding), 'confirmed');
   const per = new Map(assets.list.map((a) => [a.assetId, { pools: 0n, pending: 0n }]));
   for (const p of pools) {
@@ -40,7 +41,7 @@ export async function liquidityReport(db: Db, chain: SolanaChain, treasury: Trea
   }
   return [...per].map(([assetId, a]) => {
     const owed = commitments.owed.get(assetId) ?? 0n;
-    const onHold = held.get(assetId) ?? 0n;
+    const onHold = commitments.held.get(assetId) ?? 0n;
     const free = a.pools - a.pending - owed - onHold;
     return { assetId, pools: a.pools.toString(), pending: a.pending.toString(), owed: owed.toString(), held: onHold.toString(), free: (free > 0n ? free : 0n).toString() };
   });

@@ -83,7 +83,8 @@ export class Inventory {
       spendable -= commitments.pending.get(p.holding) ?? 0n;
       base.set(p.assetId, (base.get(p.assetId) ?? 0n) + (spendable > 0n ? spendable : 0n));
     }
-    for (const [assetId, r] of commitments.owed) base.set(assetId, (base.get(assetId) ?? 0n) - r);
+    // What an operator's answer may yet send is not free either (docs/spec.md §12).
+    for (const side of [commitments.owed, commitments.held]) for (const [assetId, r] of side) base.set(assetId, (base.get(assetId) ?? 0n) - r);
     // Without lamports for fees and rent nothing can be settled: quote nothing.
     if ((balances.get(this.treasury.feePayer.address)?.lamports ?? 0n) < FEE_PAYER_MINIMUM) base.clear();
     // Orders reserved but not stored when the store was read may be missing from it: count them (twice at

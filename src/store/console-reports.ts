@@ -1,14 +1,6 @@
 import type { Queryable } from './db.ts';
 import { statusesSql } from './settlement/final-statuses.ts';
 
-/** What held orders would owe if released, per destination asset (docs/spec.md §12: never free liquidity). */
-export async function heldByAsset(db: Queryable): Promise<Map<string, bigint>> {
-  const { rows } = await db.query<{ asset_id: string; total: string }>(
-    `SELECT destination_asset_id AS asset_id, sum(amount_out)::text AS total FROM orders WHERE status IN ${statusesSql('operatorHold')} GROUP BY 1`,
-  );
-  return new Map(rows.map((r) => [r.asset_id, BigInt(r.total)]));
-}
-
 export interface ClassPrivacy {
   sourceAssetId: string;
   destinationAssetId: string;
