@@ -9,7 +9,7 @@ import {
   ComputeBudgetProgram, Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, TransactionInstruction, TransactionMessage, VersionedTransaction,
   type ParsedInstruction, type ParsedTransaction, type PartiallyDecodedInstruction, type SolanaJSONRPCError,
 } from '@solana/web3.js';
-import { MINTS, startTestLocalnet, TOKEN_PROGRAM, waitForSlot, type TestLocalnet } from '../support/localnet.ts';
+import { MINTS, pollUntil, startTestLocalnet, TOKEN_PROGRAM, waitForSlot, type TestLocalnet } from '../support/localnet.ts';
 import { PRIORITY_MICRO_LAMPORTS, walletHistory, type WalletHistory } from '../support/conformance-fixtures.ts';
 
 const pk = (a: string) => new PublicKey(a);
@@ -200,6 +200,7 @@ describe('@solana/web3.js v1 against the local chain', () => {
   it('subscriptions: slot, root, account, program, signature, logs', async () => {
     // Notifications and confirmation need slots to close: this test steps them (the clock is held since the fixture).
     const stepping = setInterval(() => ln.net.chain.advanceSlot(), 20);
+    const subscribed = ln.net.pubsub.hub.subscriptionCount;
     try {
       const root = new Promise<number>((resolve) => {
         const id = conn.onRootChange((r) => void conn.removeRootChangeListener(id).then(() => resolve(r)));
@@ -217,7 +218,9 @@ describe('@solana/web3.js v1 against the local chain', () => {
       const account = new Promise<number>((resolve) => {
         const id = conn.onAccountChange(target, (a) => void conn.removeAccountChangeListener(id).then(() => resolve(a.lamports)), { commitment: 'confirmed' });
       });
-      await new Promise((r) => setTimeout(r, 200));
+      // The four subscriptions live on the server before the airdrop (a change before its subscription is never
+      // notified, and this test then waited forever on a loaded machine after a fixed 200 ms).
+      await pollUntil(async () => ln.net.pubsub.hub.subscriptionCount >= subscribed + 4, { what: 'the slot, root, program and account subscriptions live' });
       const sig = await conn.requestAirdrop(target, LAMPORTS_PER_SOL);
       const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
       const confirmed = await conn.confirmTransaction({ signature: sig, blockhash, lastValidBlockHeight });

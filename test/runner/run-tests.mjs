@@ -111,7 +111,10 @@ function runEntry(entry, n) {
     '--liftoff-only',
     ...(viaTsx ? ['--import', 'tsx'] : ['--enable-source-maps']), '--import', './test/runner/property-seed.mjs',
     ...(process.env.HUSH_TEST_CPU ? ['--import', './test/runner/cpu-per-file.mjs'] : []),
-    '--test', '--test-concurrency=1',
+    // A process whose test waits on something that never comes fails after five minutes, with the tests it had
+    // passed, instead of holding the run forever (node's --test applies it to each entry as a whole): the longest
+    // entry takes about 80 s alone, twice that beside a CPU burner.
+    '--test', '--test-concurrency=1', '--test-timeout=300000',
     '--test-reporter=tap', '--test-reporter-destination=stdout',
     '--test-reporter=./test/runner/slowest-files.mjs', '--test-reporter-destination=stderr',
     ...process.argv.slice(2),
