@@ -170,7 +170,7 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
   installErrorHandling(app, limitAnonymous);
 
   // docs/spec.md §12: the public receipt-check page (a static page and its scripts; no key, no account data).
-  await app.register(receiptPageRoutes, { config: deps.config, limitAnonymous });
+  await app.register(receiptPageRoutes, { config: deps.config });
   // /healthz, /readyz, /metrics and /admin/v1 are on the ops listener (ops-app.ts), not here (docs/spec.md §4).
   await app.register(transferRoutes, { prefix: '/transfer/v1', deps, limitAnonymous });
 

@@ -27,7 +27,8 @@ describe('the receipt-check page', () => {
   before(async () => {
     // The browser first: without Chromium the file fails at once, with no Hush left running to hold it open.
     browser = await startBrowser();
-    hush = await startTestHush();
+    // The production anonymous limit (10 a second, bursts of 20), not the tests' default: the page must live with it.
+    hush = await startTestHush({ env: { HUSH_ANONYMOUS_RATE_LIMIT: '10' } });
     const acct = await hush.createAccount();
     const chain = chainAt(hush.chainUrl);
     const sender = await newWallet(chain, { sol: 100_000_000n, tokens: { usdc: 20_000_000n } });
@@ -110,6 +111,59 @@ describe('the receipt-check page', () => {
     assert.equal(await page.locator('#receipt').inputValue(), JSON.stringify(receipt));
   });
 
+  test('ten reloads in two seconds: no file is refused, and the page still checks', async () => {
+    const statuses: number[] = [];
+    const onResponse = (r: { status(): number; url(): string }) => void statuses.push(r.status());
+    page.on('response', onResponse);
+    try {
+      await page.goto(`${hush.url}/receipt-check`);
+      const started = Date.now();
+      for (let i = 0; i < 10; i++) await page.reload();
+      const tookMs = Date.now() - started;
+      await paste(JSON.stringify(receipt));
+      assert.match(await verdict(), /^Genuine/);
+      assert.ok(!statuses.includes(429), `nothing refused (${tookMs} ms for ten reloads): ${statuses.join(' ')}`);
+    } finally {
+      page.off('response', onResponse);
+    }
+    // The files are named by their content and cached for a year: a reload asks for the page (and the keys) only.
+    const html = await (await fetch(`${hush.url}/receipt-check`)).text();
+    const script = /src="(\/receipt-check\/receipt-check\.js\?v=[\w-]+)"/.exec(html)![1]!;
+    const res = await fetch(`${hush.url}${script}`);
+    assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    assert.equal((await fetch(`${hush.url}${script}`, { headers: { 'if-none-match': res.headers.get('etag')! } })).status, 304);
+    const unversioned = await fetch(`${hush.url}/receipt-check/receipt-check.js`);
+    assert.equal(unversioned.headers.get('cache-control'), 'no-cache', 'a URL without its version is revalidated');
+    assert.match(await (await fetch(`${hush.url}${script}`)).text(), /receipt-checks\.js\?v=[\w-]{16}'/, 'its imports are versioned too');
+  });
+
+  test('a failed request is said in words, with when to try again; pressed again, it checks', async () => {
+    await page.goto(`${hush.url}/receipt-check`);
+    await page.route('**/transfer/v1/receipt-keys', (route) =>
+      route.fulfill({ status: 429, headers: { 'retry-after': '3', 'content-type': 'application/json' }, body: JSON.stringify({ success: false, error: { code: 'RATE_LIMITED', message: 'Too many requests from this address' } }) }),
+    );
+    await paste(JSON.stringify(receipt));
+    assert.equal(await verdict(), "Could not check: Hush's published receipt keys could not be loaded (Too many requests from this address). Try again in 3 seconds.");
+    await page.unroute('**/transfer/v1/receipt-keys');
+    await paste(JSON.stringify(receipt));
+    assert.match(await verdict(), /^Genuine/);
+  });
+
+  test('a page whose script cannot be loaded says so, and its button does nothing it cannot do', async () => {
+    await page.route('**/receipt-check/receipt-check.js*', (route) => route.fulfill({ status: 429, body: '' }));
+    try {
+      await page.goto(`${hush.url}/receipt-check`);
+      assert.ok(await page.locator('#loading').isVisible(), 'the notice stays');
+      assert.match(await page.locator('#loading').innerText(), /could not be loaded: reload the page/);
+      assert.ok(await page.locator('#check').isDisabled());
+    } finally {
+      await page.unroute('**/receipt-check/receipt-check.js*');
+    }
+    await page.goto(`${hush.url}/receipt-check`);
+    assert.ok(await page.locator('#loading').isHidden());
+    assert.ok(await page.locator('#check').isEnabled());
+  });
+
   test('the receipt never leaves the browser: only the page, its files and the published keys were fetched', () => {
     const base = new URL(hush.url);
     const allowed = new Set(['/receipt-check', '/receipt-check/pages.css', '/receipt-check/receipt-check.js', '/receipt-check/receipt-checks.js', '/receipt-check/receipt-words.js', '/receipt-check/config.json', '/transfer/v1/receipt-keys']);
@@ -118,7 +172,8 @@ describe('the receipt-check page', () => {
       const u = new URL(r.url);
       assert.equal(u.origin, base.origin, `${r.url}: this origin only`);
       assert.equal(r.method, 'GET', `${r.url}: nothing is posted`);
-      assert.ok(allowed.has(u.pathname) && u.search === '', `${r.url}: a page file or the keys, no query`);
+      const versioned = u.pathname.startsWith('/receipt-check/');
+      assert.ok(allowed.has(u.pathname) && (versioned ? /^\?v=[\w-]{16}$/.test(u.search) : u.search === ''), `${r.url}: a page file (named by its version) or the keys, nothing else in the query`);
       assert.equal(r.body, null);
     }
     assert.ok(requests.some((r) => r.url.endsWith('/transfer/v1/receipt-keys')), 'the keys were fetched by the page');

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { pageFiles, sendPage } from './static-pages.ts';
+import { pageFile, pageFiles, sendPage } from './static-pages.ts';
 
 /** Where the ops listener serves the operator console (with the admin API: HUSH_ADMIN_TOKEN set). */
 export const CONSOLE_PATH = '/console';
@@ -17,11 +17,11 @@ export interface ConsoleAsset {
  */
 export async function consoleRoutes(app: FastifyInstance, { assets }: { assets: readonly ConsoleAsset[] }) {
   const files = pageFiles(['console.html', 'console.js', 'console-charts.js', 'receipt-words.js', 'pages.css']);
-  files.set('config.json', { body: Buffer.from(JSON.stringify({ tokens: assets.map(({ assetId, symbol, decimals }) => ({ assetId, symbol, decimals })) })), type: 'application/json; charset=utf-8' });
-  app.get(CONSOLE_PATH, { exposeHeadRoute: false }, async (_request, reply) => sendPage(reply, files.get('console.html')!));
+  files.set('config.json', pageFile(Buffer.from(JSON.stringify({ tokens: assets.map(({ assetId, symbol, decimals }) => ({ assetId, symbol, decimals })) })), 'application/json; charset=utf-8'));
+  app.get(CONSOLE_PATH, { exposeHeadRoute: false }, async (request, reply) => sendPage(reply, files.get('console.html')!, { request }));
   app.get<{ Params: { file: string } }>(`${CONSOLE_PATH}/:file`, { exposeHeadRoute: false }, async (request, reply) => {
     const file = request.params.file === 'console.html' ? undefined : files.get(request.params.file);
     if (!file) return reply.callNotFound();
-    return sendPage(reply, file);
+    return sendPage(reply, file, { request });
   });
 }

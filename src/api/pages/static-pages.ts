@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { transformSync } from 'esbuild';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The browser pages Hush serves (docs/compliance.md "The console"): static files read once at start, served
@@ -11,6 +12,17 @@ import type { FastifyReply } from 'fastify';
 export interface PageFile {
   body: Buffer;
   type: string;
+  /** A strong validator of the body (a hash of it): a browser that holds it gets a 304. */
+  etag: string;
+}
+
+/** A content hash, short: the version in a file's URL (`?v=`) and its ETag. */
+export function contentVersion(body: Buffer | string): string {
+  return createHash('sha256').update(body).digest('base64url').slice(0, 16);
+}
+
+export function pageFile(body: Buffer, type: string): PageFile {
+  return { body, type, etag: `"${contentVersion(body)}"` };
 }
 
 const ASSETS = new URL('./assets/', import.meta.url);
@@ -23,10 +35,20 @@ const TYPES: Record<string, string> = {
 
 /** Files of src/api/pages/assets by name. */
 export function pageFiles(names: readonly string[]): Map<string, PageFile> {
-  return new Map(names.map((name) => [name, { body: readFileSync(new URL(name, ASSETS)), type: TYPES[name.split('.').pop()!]! }]));
+  return new Map(names.map((name) => [name, pageFile(readFileSync(new URL(name, ASSETS)), typeOf(name))]));
+}
+
+export function typeOf(name: string): string {
+  return TYPES[name.split('.').pop()!]!;
 }
 
 let receiptChecks: PageFile | undefined;
+const RECEIPT_CHECKS_SOURCE = new URL('../../../packages/sdk/src/receipt-checks.ts', import.meta.url);
+
+/** The version of sdkReceiptChecks(), known without making it: its TypeScript source's (the transform is deterministic). */
+export function sdkReceiptChecksVersion(): string {
+  return contentVersion(readFileSync(RECEIPT_CHECKS_SOURCE));
+}
 
 /**
  * packages/sdk/src/receipt-checks.ts as a browser module (it imports nothing; only its types go), made at its
@@ -35,9 +57,9 @@ let receiptChecks: PageFile | undefined;
  */
 export function sdkReceiptChecks(): PageFile {
   if (receiptChecks) return receiptChecks;
-  const source = readFileSync(new URL('../../../packages/sdk/src/receipt-checks.ts', import.meta.url), 'utf8');
+  const source = readFileSync(RECEIPT_CHECKS_SOURCE, 'utf8');
   const { code } = transformSync(source, { loader: 'ts', format: 'esm', target: 'es2022' });
-  receiptChecks = { body: Buffer.from(code), type: TYPES.js! };
+  receiptChecks = pageFile(Buffer.from(code), TYPES.js!);
   return receiptChecks;
 }
 
@@ -47,12 +69,20 @@ export function sdkReceiptChecks(): PageFile {
  */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
 
-export function sendPage(reply: FastifyReply, file: PageFile): FastifyReply {
-  return reply
-    .header('content-type', file.type)
+/** A year: a URL whose `?v=` names its content never changes what it serves. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/**
+ * Sends a page's file with its ETag: 304 when the browser holds it. `immutable`: asked for by its versioned URL
+ * (its content's hash in `?v=`), cached for a year without asking again; else cached but revalidated each use.
+ */
+export function sendPage(reply: FastifyReply, file: PageFile, opts: { request?: FastifyRequest; immutable?: boolean } = {}): FastifyReply {
+  reply
     .header('content-security-policy', CSP)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
-    .header('cache-control', 'no-cache')
-    .send(file.body);
+    .header('etag', file.etag)
+    .header('cache-control', opts.immutable ? IMMUTABLE : 'no-cache');
+  if (opts.request?.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  return reply.header('content-type', file.type).send(file.body);
 }

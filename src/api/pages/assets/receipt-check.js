@@ -6,12 +6,34 @@ import { checkReceipt } from './receipt-checks.js';
 import { statementOf } from './receipt-words.js';
 
 const $ = (id) => document.getElementById(id);
-const configP = fetch('/receipt-check/config.json', { credentials: 'omit' }).then((r) => r.json());
+
+/** What went wrong with a request, in words: the server's own message, and when to try again on a 429. */
+async function failure(what, r) {
+  const body = await r.json().catch(() => null);
+  const retry = r.headers.get('retry-after');
+  const again = r.status === 429 ? ` Try again in ${retry ?? 'a few'} second${retry === '1' ? '' : 's'}.` : ' Try again.';
+  return new Error(`${what} could not be loaded (${body?.error?.message ?? `HTTP ${r.status}`}).${again}`);
+}
+
+/** Fetches `url` as JSON; a network failure or an error answer is an Error that says so (never a silent stop). */
+async function fetchJson(what, url, init) {
+  let r;
+  try {
+    r = await fetch(url, { credentials: 'omit', ...init });
+  } catch {
+    throw new Error(`${what} could not be loaded: the server did not answer. Check your connection and try again.`);
+  }
+  if (!r.ok) throw await failure(what, r);
+  return r.json();
+}
+
+// Asked for once; asked again on the next check if it failed (the page never stays unable to check).
+let configP = null;
+const pageConfig = () => (configP ??= fetchJson("The page's settings", '/receipt-check/config.json').catch((e) => ((configP = null), Promise.reject(e))));
 
 async function publishedKeys() {
-  const r = await fetch('/transfer/v1/receipt-keys', { credentials: 'omit', cache: 'no-store' });
-  const body = await r.json();
-  if (!r.ok || !body.success) throw new Error(body?.error?.message ?? `the keys could not be fetched (HTTP ${r.status})`);
+  const body = await fetchJson("Hush's published receipt keys", '/transfer/v1/receipt-keys', { cache: 'no-store' });
+  if (!body.success) throw new Error("Hush's published receipt keys could not be read. Try again.");
   return body.keys.map((k) => k.keyId);
 }
 
@@ -69,11 +91,11 @@ async function check(text) {
     return show({ ok: false, verdict: 'Not a receipt: the text is not JSON.', checks: [{ id: 'format', title: 'It is a Hush disclosure receipt', outcome: 'failed', detail: 'The text could not be read as JSON.' }] });
   }
   let keys;
-  const config = await configP;
+  let config;
   try {
-    keys = await publishedKeys();
+    [config, keys] = await Promise.all([pageConfig(), publishedKeys()]);
   } catch (e) {
-    return show({ ok: false, verdict: `Could not check: ${e.message}.`, checks: [] });
+    return show({ ok: false, verdict: `Could not check: ${e.message}`, checks: [] });
   }
   let report;
   try {
@@ -107,6 +129,9 @@ document.addEventListener('drop', (e) => {
   drop.classList.remove('over');
   void checkFile(e.dataTransfer?.files?.[0]);
 });
+// The script runs: the notice that says what to do when it does not goes, and the button works.
+$('loading').hidden = true;
+$('check').disabled = false;
 if (!globalThis.crypto?.subtle) {
   $('check').disabled = true;
   $('verdict').textContent = 'This browser cannot check signatures on this connection: open the page over https.';
