@@ -1,7 +1,7 @@
 /**
  * Failed admin-token attempts per source address, as a token bucket of failures: `burst` wrong tokens,
- * one more forgiven every `refillMs`. While a source's bucket is empty every admin request from it is
- * refused — a correct token too, or a guesser would learn it had found one. By hand (a map and two
+ * one more forgiven every `refillMs`. While a source's bucket is empty every wrong or missing token from it
+ * is refused with 429; the right one still passes (src/api/routes/admin-routes.ts). By hand (a map and two
  * numbers) because only failures count, which the rate-limit plugin cannot express, and the ops listener
  * is one process's own (no shared store needed).
  */

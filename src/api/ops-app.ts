@@ -11,8 +11,12 @@ import { consoleRoutes, type ConsoleAsset } from './pages/console-routes.ts';
 import { opsRoutes, type OpsRouteDeps } from './routes/ops-routes.ts';
 import { DEFAULT_OPS_MAX_CONNECTIONS } from '../config/connection-settings.ts';
 import { RequestLogs, requestDeadlines, requestIds } from './server-options.ts';
+import { hostnameOf, servedHost } from './served-host.ts';
+import { HushError } from '../domain/errors.ts';
 
 export interface OpsDeps extends OpsRouteDeps {
+  /** Host names served besides address literals and `localhost` (HUSH_OPS_HOSTNAMES). */
+  hostnames?: readonly string[];
   /** `/admin/v1`, served only when given (HUSH_ADMIN_TOKEN set). */
   admin?: { token: string; api: AdminApi; afterChange?: (accountId?: string) => void; throttle?: AdminThrottle; assets?: readonly ConsoleAsset[] };
 }
@@ -43,10 +47,15 @@ export async function buildOpsApp(
   // A cap of its own, whatever the partner port's load (docs/spec.md §7 "Connections").
   guardConnections(app.server, { listener: 'ops', ...(opts.connections ?? { maxTotal: DEFAULT_OPS_MAX_CONNECTIONS, maxPerAddress: 0 }), metrics: deps.metrics.connections, warn: (fields, msg) => app.log.warn(fields, msg), clock: deps.clock, requestId });
   const timeRequest = requestTimer(deps.metrics, deps.clock);
+  const hostnames = new Set(deps.hostnames ?? []);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     timeRequest(request, reply);
     if (deps.draining?.()) reply.header('connection', 'close');
+    if (!servedHost(request.headers.host, hostnames)) {
+      const name = (hostnameOf(request.headers.host) ?? '').slice(0, 100);
+      return done(new HushError('INVALID_REQUEST', `This listener does not serve the host "${name}"; if it is yours, add it to HUSH_OPS_HOSTNAMES`));
+    }
     done();
   });
   installJsonBody(app);

@@ -19,6 +19,11 @@ export interface HttpSettings {
   opsPort: number;
   /** Its address (HUSH_OPS_HOST, default loopback): nothing on it is meant for partners. */
   opsHost: string;
+  /**
+   * Host names the ops listener answers to besides address literals and `localhost` (HUSH_OPS_HOSTNAMES, comma
+   * separated): a request naming another host is refused (src/api/served-host.ts: DNS rebinding).
+   */
+  opsHostnames: string[];
   host: string;
   /** On SIGTERM, how long the API keeps serving (every answer `Connection: close`, /readyz 503) before it closes (HUSH_DRAIN_GRACE_MS). */
   drainGraceMs: number;
@@ -89,12 +94,21 @@ function trustProxy(raw: string | undefined): HttpSettings['trustProxy'] {
   return v;
 }
 
+const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+function opsHostnames(raw: string | undefined): string[] {
+  const names = (raw ?? '').split(',').map((n) => n.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean);
+  for (const n of names) if (!HOSTNAME.test(n)) throw new ConfigError(`HUSH_OPS_HOSTNAMES takes host names separated by commas (no ports, no addresses: those are always served), got "${n}"`);
+  return names;
+}
+
 export function httpSettings(env: NodeJS.ProcessEnv): HttpSettings {
   const ops = opsAddress(env);
   return {
     port: envInt(env, 'PORT', DEFAULT_PORT, 0, 65535),
     opsPort: ops.port,
     opsHost: ops.host,
+    opsHostnames: opsHostnames(env.HUSH_OPS_HOSTNAMES),
     host: env.HOST || '127.0.0.1',
     drainGraceMs: envInt(env, 'HUSH_DRAIN_GRACE_MS', 1000, 0, 60_000),
     requestTimeoutMs: envInt(env, 'HUSH_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),

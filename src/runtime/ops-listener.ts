@@ -91,6 +91,8 @@ export async function startOpsListener(p: OpsListenerParts): Promise<{ app: Fast
       draining: p.draining,
       clock: p.clock,
       random: p.random,
+      // The name it is bound to, when that is a name, is one it serves.
+      hostnames: [...p.config.opsHostnames, p.config.opsHost.toLowerCase()],
       ...(p.screening ? { screening: p.screening } : {}),
       ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id), assets: p.config.assets.list } } : {}),
     },

@@ -44,12 +44,12 @@ async function orderToCompletion(): Promise<number> {
 }
 
 /** GET on a raw connection from a chosen loopback source address (127.0.0.x are all this machine). */
-function getFrom(source: string, url: string, headers: Record<string, string>): Promise<{ status: number; retryAfter?: string; body: any }> {
+function getFrom(source: string, url: string, headers: Record<string, string>): Promise<{ status: number; retryAfter?: string; cacheControl?: string; body: any }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { localAddress: source, headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], body: JSON.parse(text) }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], cacheControl: res.headers['cache-control'], body: JSON.parse(text) }));
     });
     req.on('error', reject).end();
   });
@@ -156,7 +156,7 @@ describe('ops listener', () => {
     }
   });
 
-  test('wrong admin tokens from one address: 401 up to the threshold, then 429 with Retry-After, even for the right token; another address is unaffected', async () => {
+  test('wrong admin tokens from one address: 401 up to the threshold, then 429 with Retry-After; the right token still passes; another address is unaffected', async () => {
     const url = `${t.opsUrl}/admin/v1/accounts`;
     const wrong = { authorization: `Bearer ${'x'.repeat(43)}` };
     const right = { authorization: `Bearer ${t.adminToken}` };
@@ -171,10 +171,32 @@ describe('ops listener', () => {
     assert.equal(over.body.error.code, 'RATE_LIMITED');
     assert.match(over.retryAfter ?? '', /^[1-9]\d*$/);
     const correct = await getFrom('127.0.0.3', url, right);
-    assert.equal(correct.status, 429, 'a guesser cannot tell a right token while throttled');
+    assert.equal(correct.status, 200, 'the operator behind the same address is not locked out by a guesser');
+    assert.equal(correct.cacheControl, 'no-store', 'an admin answer is kept by no cache');
+    assert.equal((await getFrom('127.0.0.3', url, wrong)).status, 429, 'the guesser still is');
+    assert.equal((await getFrom('127.0.0.3', url, {})).status, 429, 'and so is a request with no token, while throttled');
     // Another source keeps its own budget.
     assert.equal((await getFrom('127.0.0.4', url, right)).status, 200);
     assert.equal((await getFrom('127.0.0.4', url, wrong)).status, 401);
+  });
+});
+
+describe('the ops listener serves its own host names only', () => {
+  test('an address literal, localhost and HUSH_OPS_HOSTNAMES pass; another name (a DNS-rebinding page) is refused before the admin API or its throttle', async () => {
+    const port = new URL(t.opsUrl).port;
+    const url = `${t.opsUrl}/admin/v1/accounts`;
+    const right = { authorization: `Bearer ${t.adminToken}` };
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'LOCALHOST', `[::1]:${port}`]) {
+      assert.equal((await getFrom('127.0.0.1', url, { ...right, host })).status, 200, host);
+    }
+    const rebound = await getFrom('127.0.0.5', url, { ...right, host: `evil.example:${port}` });
+    assert.equal(rebound.status, 400);
+    assert.equal(rebound.body.error.code, 'INVALID_REQUEST');
+    assert.match(rebound.body.error.message, /does not serve the host "evil\.example"/);
+    // Refused before the admin API counts it: wrong tokens under another name spend no operator's budget.
+    for (let i = 0; i < 20; i++) await getFrom('127.0.0.6', url, { authorization: 'Bearer wrong', host: 'evil.example' });
+    assert.equal((await getFrom('127.0.0.6', url, { authorization: 'Bearer wrong' })).status, 401, 'the address still has its whole budget');
+    assert.equal((await getFrom('127.0.0.1', `${t.opsUrl}/healthz`, { host: 'evil.example' })).status, 400, 'every route, not only /admin');
   });
 });
 

@@ -38,18 +38,22 @@ export interface AdminRouteOptions {
 export async function adminRoutes(fastify: FastifyInstance, { token, admin, afterChange: changed, throttle = new AdminThrottle(), clock }: AdminRouteOptions) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const expected = digest(token);
-  app.addHook('onRequest', async (request) => {
-    // The connection's address (an IPv6 /56 as one): the ops listener trusts no X-Forwarded-For.
+  app.addHook('onRequest', async (request, reply) => {
+    // Answers about holds, accounts and keys are for the operator who asked: no cache keeps them.
+    reply.header('cache-control', 'no-store');
+    const m = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
+    // Hashing both sides makes the comparison constant-time whatever the presented length.
+    if (m && timingSafeEqual(digest(m[1]!), expected)) return;
+    // The right token always passes: wrong ones are throttled per address (an IPv6 /56 as one; the ops listener
+    // trusts no X-Forwarded-For), so a guesser behind the operator's proxy or bastion never locks the operator
+    // out. That a throttled guesser would learn it found the token tells it nothing its success would not, and
+    // 32 random bytes are not found at ten guesses a minute.
     const source = normalizeIP(request.ip, 56);
     const wait = throttle.retryAfterS(source, clock.now());
     if (wait > 0) throw new HushError('RATE_LIMITED', 'Too many failed admin attempts from this address; wait and retry', undefined, { retryAfterSeconds: wait });
-    const m = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
-    // Hashing both sides makes the comparison constant-time whatever the presented length.
-    if (!m || !timingSafeEqual(digest(m[1]!), expected)) {
-      // A request with no credentials guesses nothing: only a presented token counts as a failed attempt.
-      if (request.headers.authorization !== undefined) throttle.failed(source, clock.now());
-      throw new HushError('UNAUTHORIZED', 'Missing or invalid admin token');
-    }
+    // A request with no credentials guesses nothing: only a presented token counts as a failed attempt.
+    if (request.headers.authorization !== undefined) throttle.failed(source, clock.now());
+    throw new HushError('UNAUTHORIZED', 'Missing or invalid admin token');
   });
   const afterChange = (accountId?: string) => changed?.(accountId);
   // Ids and addresses are printable ASCII; anything else (a NUL, which PostgreSQL text cannot hold) is
