@@ -36,6 +36,18 @@ export function lineOf(text: string, index: number): number {
   return line;
 }
 
+/** Keywords after which a `/` starts a regular expression (`return /x/.test(s)`), not a division. */
+const REGEX_AFTER = new Set(['return', 'typeof', 'case', 'do', 'else', 'in', 'of', 'new', 'delete', 'void', 'throw', 'yield', 'await']);
+
+/** The identifier that ends just before `index` (whitespace skipped), or ''. */
+function wordBefore(src: string, index: number): string {
+  let end = index;
+  while (end > 0 && /\s/.test(src[end - 1]!)) end--;
+  let start = end;
+  while (start > 0 && /[\w$]/.test(src[start - 1]!)) start--;
+  return src.slice(start, end);
+}
+
 /** Reads `src` as TypeScript, well enough for scans: strings, templates (nested), comments, regular expressions. */
 export function lex(src: string): Lexed {
   const out = src.split('');
@@ -79,7 +91,11 @@ export function lex(src: string): Lexed {
       i = end;
     } else if (c === "'" || c === '"') {
       let j = i + 1;
-      while (src[j] !== c) j += src[j] === '\\' ? 2 : 1;
+      while (src[j] !== c) {
+        // A string never spans a line: a quote misread (say, inside a regular expression) fails here, not forever.
+        if (j >= src.length || src[j] === '\n') throw new Error(`unterminated string literal at line ${lineOf(src, i)}`);
+        j += src[j] === '\\' ? 2 : 1;
+      }
       strings.push({ start: i + 1, end: j, text: src.slice(i + 1, j), quote: c });
       blank(i + 1, j);
       i = j + 1;
@@ -91,7 +107,7 @@ export function lex(src: string): Lexed {
       open.pop();
       i = chunk(i + 1);
       last = '`';
-    } else if (c === '/' && (last === '' || '(,=:[!&|?{};+-*%<>~^'.includes(last))) {
+    } else if (c === '/' && (last === '' || '(,=:[!&|?{};+-*%<>~^'.includes(last) || REGEX_AFTER.has(wordBefore(src, i)))) {
       // A regular expression (after an operator or an opening bracket; a division follows a value).
       let j = i + 1;
       let inClass = false;
