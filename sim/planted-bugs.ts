@@ -33,6 +33,6 @@ export const PLANTED_BUGS: Record<string, PlantedBug> = {
     caughtBy: ['a blocked flow waits for an operator'],
     // Sanctioned senders are refused at their quote; a deposit is held by the provider's outage (policy hold).
     faults: 'all',
-    rewrite: (sql) => (sql.includes("r.stage = 'resolution' AND r.result = 'release' AND r.id > h.id") ? 'SELECT 1 WHERE $1::text IS NOT NULL OR $2::text IS NULL OR $3::text IS NULL OR $4::text IS NULL OR $5::text IS NULL' : sql),
+    rewrite: (sql) => (sql.includes("r.stage = 'resolution' AND r.result = 'release' AND r.id > h.id") ? 'SELECT 1 WHERE $1::text IS NOT NULL OR $2::text IS NULL OR $3::text IS NULL OR $4::text IS NULL OR $5::text IS NULL OR $6::text IS NULL' : sql),
   },
 };

@@ -29,7 +29,8 @@ export async function openPgliteDb(dir: string | null, opts: TemplateOptions): P
   const release = dir ? lockDirectory(`${dir}.lock`, `The PGlite store ${dir}`) : () => {};
   let pg: PGlite;
   try {
-    pg = (dir === null && opts.fromScratch !== true ? takeSpare() : undefined) ?? (await startPglite(dir, opts));
+    // A spare was made from the default template: a store asked of another template, or of none, is made anew.
+    pg = (dir === null && opts.fromScratch !== true && opts.templateDir === undefined ? takeSpare() : undefined) ?? (await startPglite(dir, opts));
   } catch (e) {
     release();
     throw e;
