@@ -4,8 +4,8 @@ import { swapLegs } from '../ledger/order-movements.ts';
 import { FROZEN_ACCOUNT } from '../ledger/reconcile.ts';
 import type { Screening } from '../screening/screening-port.ts';
 import { allOrNothing, type Db } from '../store/db.ts';
-import { listHolds, type HeldOrder } from '../store/holds/list-holds.ts';
-import { listFundHolds, type FundHold } from '../store/holds/fund-holds.ts';
+import { countHolds, listHolds, type HeldOrder } from '../store/holds/list-holds.ts';
+import { countFundHolds, listFundHolds, type FundHold } from '../store/holds/fund-holds.ts';
 import { resolveFundsHold } from './fund-holds-service.ts';
 import { heldAtStage, resolveHold, TARGET, type HoldAction } from '../store/holds/resolve-hold.ts';
 import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
@@ -35,6 +35,12 @@ export class HoldsService {
   /** Held late funds and fee recipients (`kind: late | fee`, with `holdId`), oldest first (issue 49). */
   listFunds(limit?: number): Promise<FundHold[]> {
     return listFundHolds(this.db, limit);
+  }
+
+  /** How many of each are open in all: the listings stop at their limit (100 by default), the console says what they left out. */
+  async counts(): Promise<{ holds: number; fundHolds: number }> {
+    const [holds, fundHolds] = await Promise.all([countHolds(this.db), countFundHolds(this.db)]);
+    return { holds, fundHolds };
   }
 
   resolveFunds(holdId: string, action: HoldAction, note: string, actor: string): Promise<{ holdId: string; status: string }> {

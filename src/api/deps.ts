@@ -55,6 +55,8 @@ export interface AdminApi {
   holds?(limit?: number): Promise<unknown[]>;
   /** docs/spec.md §12: held late funds and fee recipients, oldest first (issue 49). */
   fundHolds?(limit?: number): Promise<unknown[]>;
+  /** docs/spec.md §12: how many held orders and fund holds are open in all (the listings stop at their limit). */
+  holdCounts?(): Promise<{ holds: number; fundHolds: number }>;
   /** docs/spec.md §12: the operator's resolution of one held order. */
   resolveHold?(trackingId: string, action: 'release' | 'refund' | 'freeze', note: string, actor: string): Promise<{ trackingId: string; status: string }>;
   /** docs/spec.md §12: the operator's resolution of held late funds or a held fee recipient (issue 49). */

@@ -67,6 +67,7 @@ function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
     privacy: () => privacyReport(p.db),
     holds: (limit?: number) => holds.list(limit),
     fundHolds: (limit?: number) => holds.listFunds(limit),
+    holdCounts: () => holds.counts(),
     resolveHold: (trackingId: string, action: HoldAction, note: string, actor: string) => holds.resolve(trackingId, action, note, actor),
     resolveFundHold: (holdId: string, action: HoldAction, note: string, actor: string) => holds.resolveFunds(holdId, action, note, actor),
     // Role api holds no key to sign with: the route answers SERVICE_UNAVAILABLE (run it on a worker).

@@ -2,10 +2,13 @@
  * docs/spec.md §12 "Console": the operator console on the ops listener, in a real browser (Debian's Chromium
  * through playwright-core) against a real Hush on the local chain with a real list file. Three deposits are
  * held by screening; the operator signs in and resolves them with the keyboard alone or the mouse: release,
- * refund (refused for a blocked sender, in the API's words, then refunded for a clear one) and freeze; the page
- * shows each new status. The screening log filters by order and by address, newest first; reconcile, liquidity
+ * refund (refused for a blocked sender, in the API's words, then refunded for a clear one) and freeze (confirmed on
+ * the page first); the page shows each new status and drops the card's form. A partner's fee recipient held on
+ * the risk API's word (put in the store: test/support/console-holds.ts says why) shares the one queue, labelled as
+ * the provider with its category; the heading counts every open hold. The screening log filters by order and by address, newest first; reconcile, liquidity
  * and privacy per class show; a resolution made elsewhere leaves the page without a reload; axe finds no
- * violation. HUSH_SCREENSHOTS=1 writes the console's picture to docs/.
+ * violation; on a 390 px phone nothing scrolls sideways but the tables in their own boxes. HUSH_SCREENSHOTS=1 writes
+ * the console's picture to docs/.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -16,6 +19,7 @@ import { expectOk, startTestHush, type TestHush } from '../support/hush-server.t
 import { makeTempDir, pollUntil, removeDir, REPO_ROOT } from '../support/localnet.ts';
 import { chainAt, depositWithRefresh, newWallet, placeOrder, waitForOrder, type PlacedOrder } from '../support/settlement.ts';
 import { assertAccessible, startBrowser, tabTo, type TestBrowser } from '../support/browser.ts';
+import { holdFees, providerFinding, runTogether, signIn } from '../support/console-holds.ts';
 
 describe('the operator console', () => {
   const list = join(makeTempDir('hush-console-'), 'blocked.txt');
@@ -26,6 +30,9 @@ describe('the operator console', () => {
   let release: PlacedOrder, freeze: PlacedOrder, refund: PlacedOrder;
   /** Held too, and resolved through the admin API while the page is open (another operator, the CLI). */
   let elsewhere: PlacedOrder;
+  /** A partner's fee recipient held on the risk API's word: its hold's id. */
+  let feeHold: string;
+  let accountId: string;
 
   before(async () => {
     writeFileSync(list, '# blocked after quoting\n');
@@ -33,6 +40,7 @@ describe('the operator console', () => {
     browser = await startBrowser();
     hush = await startTestHush({ admin: true, env: { HUSH_SCREENING_LISTS: list, HUSH_SCREENING_RELOAD_MS: '100' } });
     const acct = await hush.createAccount();
+    accountId = acct.id;
     const chain = chainAt(hush.chainUrl);
     const funded = () => newWallet(chain, { sol: 100_000_000n, tokens: { usdc: 50_000_000n } });
     const [s1, s2, s3, s4] = await Promise.all([funded(), funded(), funded(), funded()]);
@@ -43,6 +51,7 @@ describe('the operator console', () => {
     await pollUntil(async () => ((await hush.ops.get('/readyz')).body?.screening ?? '').includes('(3)'), { timeoutMs: 5_000, intervalMs: 50, what: 'the list reloaded' });
     await Promise.all([[release, s1], [freeze, s2], [refund, s3], [elsewhere, s4]].map(([p, s]) => depositWithRefresh(acct.client, chain, p as PlacedOrder, s as typeof s1)));
     await Promise.all([release, freeze, refund, elsewhere].map((p) => waitForOrder(acct.client, p.trackingId, ['held'], 30_000)));
+    feeHold = await holdFees(hush, acct.id, 1_500_000n, providerFinding('fee', 'feeRecipientAddress', (await newWallet(chain)).address));
     page = await browser.page();
   });
   after(async () => {
@@ -65,9 +74,18 @@ describe('the operator console', () => {
     await page.locator('#console').waitFor();
     await card(release).waitFor();
     assert.match(await card(release).innerText(), /senderAddress/);
-    assert.match(await card(release).innerText(), /list blocked\.txt, version [0-9a-f]{16}(?![@0-9a-f])/, 'the list and its version (what it lists, not when it was read)');
+    assert.match(await card(release).innerText(), /blocked on list blocked\.txt \(listed\)/, 'the list and its listing');
+    assert.match(await card(release).locator('small').innerText(), /^list version [0-9a-f]{16}$/, 'its version in small print (what it lists, not when it was read)');
     assert.match(await card(release).innerText(), /10 USDC in/, 'amounts in the asset\'s units');
+    assert.match(await card(release).innerText(), new RegExp(`Partner account\\s+${accountId}`));
+    assert.match(await card(release).locator('[data-age]').innerText(), /^held (just now|\d+ s ago|1 min ago)$/);
     await card(elsewhere).waitFor();
+    // One queue: the fee recipient's hold among the held orders, the provider and its category named.
+    const fee = page.locator(`#holds [data-fund-hold="${feeHold}"]`);
+    assert.match(await fee.innerText(), /Why\s+blocked by the risk provider risk\.example:8443: sanctions\n/);
+    assert.doesNotMatch(await fee.innerText(), /http:/, 'not "by list http:…, version http:…"');
+    assert.equal(await page.locator('#holds-heading').innerText(), 'Holds (5 open)');
+    assert.equal(await page.locator('#holds-more').isHidden(), true, 'all of them are listed');
     await assertAccessible(page, 'the console with four holds');
     if (process.env.HUSH_SCREENSHOTS) writeFileSync(join(REPO_ROOT, 'docs', 'console-holds.png'), await page.screenshot());
 
@@ -79,6 +97,25 @@ describe('the operator console', () => {
     await messageOf(release).locator('text=/Resolved/').waitFor();
     assert.equal(await messageOf(release).innerText(), 'Resolved (release): the order is now deposit_confirmed.');
     assert.equal(await card(release).locator('[data-status]').innerText(), 'deposit_confirmed');
+    assert.equal(await card(release).locator('form, input, button').count(), 0, 'a resolved card has nothing left to post');
+    await page.locator('#holds-heading', { hasText: '(4 open)' }).waitFor();
+    assert.deepEqual(await runTogether(page), [], 'sentences spaced');
+  });
+
+  test('on a 390 px phone the page never scrolls sideways: a table wider than the screen scrolls in its own box', async () => {
+    const phone = await browser.page();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await signIn(phone, hush, 'alice');
+    await phone.locator(`[data-hold="${freeze.trackingId}"]`).waitFor();
+    await phone.locator(`[data-fund-hold="${feeHold}"]`).waitFor();
+    const filled = async () => (await Promise.all(['#log', '#reconcile', '#liquidity'].map(async (t) => (await phone.locator(`${t} tr`).count()) > 0))).every(Boolean) || null;
+    await pollUntil(filled, { timeoutMs: 10_000, intervalMs: 100, what: 'every table filled' });
+    const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `the page is ${width} px wide on a 390 px screen`);
+    const log = phone.getByRole('region', { name: 'The screening log' });
+    assert.ok(await log.evaluate((box) => box.scrollWidth > box.clientWidth), 'the log, wider than the screen, scrolls inside its box');
+    await assertAccessible(phone, 'the console on a phone');
+    await phone.close();
   });
 
   test('a refund the API refuses is shown in its words; freeze and refund then resolve', async () => {
@@ -92,6 +129,12 @@ describe('the operator console', () => {
     await card(freeze).locator(`#freeze-${freeze.trackingId}`).check();
     await card(freeze).locator('input[name="note"]').fill('OFAC match confirmed');
     await card(freeze).locator('button', { hasText: 'Resolve' }).click();
+    // Final, so asked first: nothing is posted until the operator confirms.
+    const confirm = card(freeze).locator('[data-confirm]');
+    assert.match(await confirm.innerText(), /Freeze the deposit of trk_\w+\? A freeze is final/);
+    assert.equal(await card(freeze).locator('[data-status]').innerText(), 'held');
+    assert.equal((await hush.db.query(`SELECT status FROM orders WHERE tracking_id = $1`, [freeze.trackingId])).rows[0]!.status, 'held', 'not frozen before the confirmation');
+    await confirm.locator('button', { hasText: 'Freeze for good' }).click();
     await messageOf(freeze).locator('text=/Resolved/').waitFor();
     assert.equal(await card(freeze).locator('[data-status]').innerText(), 'frozen');
 
@@ -151,4 +194,5 @@ describe('the operator console', () => {
     assert.equal(await page.evaluate(() => performance.timeOrigin), before, 'the same page, not reloaded');
     assert.equal(await card(release).count(), 1, 'what was resolved here stays, with its status');
   });
+
 });

@@ -104,6 +104,18 @@ describe('the receipt-check page', () => {
     assert.equal(await verdict(), 'Not a receipt: the text is not JSON.');
   });
 
+  test("a statement's screening sentences are spaced, not run together", async () => {
+    // Changed, so not genuine: the page still states what it says, under "Hush does not vouch".
+    const screened = structuredClone(receipt);
+    screened.document.screening = [
+      { stage: 'deposit', result: 'clear', list: null, version: null, at: receipt.document.createdAt },
+      { stage: 'payout', result: 'clear', list: null, version: null, at: receipt.document.finalAt },
+    ];
+    await paste(JSON.stringify(screened));
+    const words = await page.locator('#statement dt:text-is("Screening") + dd').innerText();
+    assert.match(words, /^When the deposit arrived: clear, [^.]+ UTC\. Before the payout was sent: clear, [^.]+ UTC\.$/);
+  });
+
   test('a receipt file chosen from disk is checked at once', async () => {
     await page.locator('#receipt').fill('');
     await page.locator('#file').setInputFiles({ name: 'receipt.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(receipt)) });
@@ -166,7 +178,7 @@ describe('the receipt-check page', () => {
 
   test('the receipt never leaves the browser: only the page, its files and the published keys were fetched', () => {
     const base = new URL(hush.url);
-    const allowed = new Set(['/receipt-check', '/receipt-check/pages.css', '/receipt-check/receipt-check.js', '/receipt-check/receipt-checks.js', '/receipt-check/receipt-words.js', '/receipt-check/config.json', '/transfer/v1/receipt-keys']);
+    const allowed = new Set(['/receipt-check', '/receipt-check/pages.css', '/receipt-check/receipt-check.js', '/receipt-check/receipt-checks.js', '/receipt-check/receipt-words.js', '/receipt-check/config.json', '/receipt-check/favicon.svg', '/transfer/v1/receipt-keys']);
     assert.ok(requests.length > 0);
     for (const r of requests) {
       const u = new URL(r.url);

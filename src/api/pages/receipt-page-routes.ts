@@ -19,7 +19,7 @@ const HtmlPage = Type.String({ title: 'HtmlPage', description: 'An HTML page for
  * 429 would cost as much as the file (a page whose script was refused did nothing when its button was pressed).
  */
 export async function receiptPageRoutes(app: FastifyInstance, { config }: { config: HushConfig }) {
-  const files = pageFiles(['receipt-check.html', 'receipt-check.js', 'receipt-words.js', 'pages.css']);
+  const files = pageFiles(['receipt-check.html', 'receipt-check.js', 'receipt-words.js', 'pages.css', 'favicon.svg']);
   // What the page needs to put amounts in the asset's units and link signatures: the configured assets, public.
   const pageConfig = {
     assets: config.assets.list.map((a) => ({ assetId: a.assetId, symbol: a.symbol, name: a.name, decimals: a.decimals, mint: a.mint })),
@@ -71,7 +71,7 @@ function versionReferences(files: Map<string, PageFile>): Map<string, string> {
     files.set(name, pageFile(Buffer.from(text), typeOf(name)));
   };
   rewrite('receipt-check.js', [["'./", 'receipt-checks.js', "'"], ["'./", 'receipt-words.js', "'"], ["'/receipt-check/", 'config.json', "'"]]);
-  rewrite('receipt-check.html', [['"/receipt-check/', 'pages.css', '"'], ['"/receipt-check/', 'receipt-check.js', '"']]);
+  rewrite('receipt-check.html', [['"/receipt-check/', 'favicon.svg', '"'], ['"/receipt-check/', 'pages.css', '"'], ['"/receipt-check/', 'receipt-check.js', '"']]);
   for (const name of files.keys()) if (!versions.has(name)) versions.set(name, contentVersion(files.get(name)!.body));
   return versions;
 }

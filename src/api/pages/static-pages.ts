@@ -31,6 +31,7 @@ const TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
   json: 'application/json; charset=utf-8',
+  svg: 'image/svg+xml',
 };
 
 /** Files of src/api/pages/assets by name. */

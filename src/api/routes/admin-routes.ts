@@ -167,8 +167,10 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     async (request) => {
       if (!admin.holds) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
       const limit = request.query.limit === undefined ? undefined : Number(request.query.limit);
-      // Held orders, then (issue 49) held late funds and fee recipients, each with the order it reached.
-      return { success: true, holds: await admin.holds(limit), fundHolds: (await admin.fundHolds?.(limit)) ?? [] };
+      // Held orders, then (issue 49) held late funds and fee recipients, each with the order it reached; `counts`,
+      // how many are open in all, says when a listing stopped at its limit (issue 70: the console showed 100 as all).
+      const [holds, fundHolds, counts] = await Promise.all([admin.holds(limit), admin.fundHolds?.(limit) ?? [], admin.holdCounts?.()]);
+      return { success: true, holds, fundHolds, counts: counts ?? { holds: holds.length, fundHolds: fundHolds.length } };
     },
   );
   app.post(

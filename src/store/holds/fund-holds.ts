@@ -20,6 +20,8 @@ export interface FundHold {
   amount: string;
   status: string;
   heldAt: string;
+  /** The partner account concerned: the account of the order the late funds reached, or the fee recipient's. */
+  accountId: string | null;
   decision: { stage: string; result: string; field: string | null; address: string | null; list: string | null; version: string | null; reason: string | null };
 }
 
@@ -45,14 +47,22 @@ export async function clearFeeHold(db: Queryable, account: string): Promise<void
 
 /** Open fund holds, oldest first. */
 export async function listFundHolds(db: Queryable, limit = 100): Promise<FundHold[]> {
+  // A fee hold's subject is its payable account, `payable:partner:<accountId>:<address>` (order-movements.ts).
   const { rows } = await db.query<FundHold>(
-    `SELECT id::text AS "holdId", kind, subject, tracking_id AS "trackingId", asset_id AS "assetId", amount::text AS amount, status,
-            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "heldAt",
-            json_build_object('stage', stage, 'result', result, 'field', field, 'address', address, 'list', list, 'version', version, 'reason', reason) AS decision
-       FROM screening_holds WHERE status = 'held' ORDER BY id LIMIT $1`,
+    `SELECT h.id::text AS "holdId", h.kind, h.subject, h.tracking_id AS "trackingId", h.asset_id AS "assetId", h.amount::text AS amount, h.status,
+            to_char(h.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "heldAt",
+            coalesce(o.account_id, CASE WHEN h.kind = 'fee' THEN nullif(split_part(h.subject, ':', 3), '') END) AS "accountId",
+            json_build_object('stage', h.stage, 'result', h.result, 'field', h.field, 'address', h.address, 'list', h.list, 'version', h.version, 'reason', h.reason) AS decision
+       FROM screening_holds h LEFT JOIN orders o ON o.id = h.order_id WHERE h.status = 'held' ORDER BY h.id LIMIT $1`,
     [Math.min(Math.max(limit, 1), 1000)],
   );
   return rows;
+}
+
+/** How many fund holds are open in all (the listing stops at its limit). */
+export async function countFundHolds(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: string | number }>(`SELECT count(*) AS n FROM screening_holds WHERE status = 'held'`);
+  return Number(rows[0]?.n ?? 0);
 }
 
 export async function getFundHold(db: Queryable, id: string): Promise<FundHold | null> {

@@ -39,3 +39,9 @@ export async function listHolds(db: Queryable, limit = 100): Promise<HeldOrder[]
   );
   return rows;
 }
+
+/** How many orders are held in all: the queue's listing stops at its limit, this says how many it left out. */
+export async function countHolds(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: string | number }>(`SELECT count(*) AS n FROM orders WHERE status IN ${statusesSql('operatorHold')}`);
+  return Number(rows[0]?.n ?? 0);
+}

@@ -101,7 +101,7 @@ async function check(text) {
   try {
     report = await checkReceipt(receipt, keys);
   } catch (e) {
-    return show({ ok: false, verdict: `Could not check here: ${e.message}.`, checks: [] });
+    return show({ ok: false, verdict: `Could not check here: ${String(e.message).replace(/\.$/, '')}.`, checks: [] });
   }
   const failed = report.checks.find((c) => c.outcome === 'failed');
   const verdict = report.valid ? 'Genuine: Hush signed exactly this receipt.' : `Not genuine: the check “${failed.title}” failed. ${failed.detail}`;

@@ -65,7 +65,8 @@ export function statementOf(d, config) {
     rows.push(['Paid to the recipient', d.payouts.flatMap((p, i) => [`${i ? '; ' : ''}${amountWords(p.amount, d.destination?.assetId, assets)} in transaction `, tx(p.signature)])]);
   }
   if (d.refund) rows.push(['Refunded to the sender', [`${amountWords(d.refund.amount, d.source?.assetId, assets)} (${d.refund.reason}) in transaction `, tx(d.refund.signature)]]);
-  rows.push(['Screening', screeningWords(d.screening)]);
+  // One sentence per entry, spaced: as separate parts they ran together ("…10:00:00 UTC.Before the payout…").
+  rows.push(['Screening', [screeningWords(d.screening).join(' ')]]);
   rows.push(['Created', [timeWords(d.createdAt)]]);
   rows.push(['Final', [timeWords(d.finalAt)]]);
   rows.push(['Receipt signed', [`${timeWords(d.issuedAt)} by receipt key ${d.keyId}`]]);
