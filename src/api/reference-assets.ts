@@ -4,22 +4,29 @@ import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip as gzipCb, constants as zlib } from 'node:zlib';
+import { noneMatch } from './etag.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swaggerUi from '@fastify/swagger-ui';
 import { takeAnonymousToken, type AnonymousLimiter } from './error-handler.ts';
 
 const gzip = promisify(gzipCb);
 
-/** One body, precomputed once per process: as is and gzipped, with its validator. */
+/**
+ * One body, precomputed once per process: as is and gzipped, each with its own validator (a strong ETag names
+ * one representation: a cache that picked its stored copy by the tag in a 304 would otherwise hand gzip bytes
+ * to a client that never asked for them).
+ */
 interface Asset {
   identity: Buffer;
   gzip: Buffer;
   type: string;
   etag: string;
+  gzipEtag: string;
 }
 
 async function asset(identity: Buffer, type: string): Promise<Asset> {
-  return { identity, gzip: await gzip(identity, { level: zlib.Z_BEST_COMPRESSION }), type, etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"` };
+  const tag = createHash('sha256').update(identity).digest('base64url').slice(0, 27);
+  return { identity, gzip: await gzip(identity, { level: zlib.Z_BEST_COMPRESSION }), type, etag: `"${tag}"`, gzipEtag: `"${tag}-gzip"` };
 }
 
 const TYPES: Record<string, string> = { '.js': 'application/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
@@ -57,9 +64,11 @@ export function acceptsGzip(header: string | undefined): boolean {
 }
 
 function send(request: FastifyRequest, reply: FastifyReply, a: Asset): FastifyReply {
-  reply.header('vary', 'accept-encoding').header('etag', a.etag).header('cache-control', 'public, max-age=3600').type(a.type);
-  if (request.headers['if-none-match'] === a.etag) return reply.code(304).send();
-  if (acceptsGzip(request.headers['accept-encoding'])) return reply.header('content-encoding', 'gzip').send(a.gzip);
+  const zipped = acceptsGzip(request.headers['accept-encoding']);
+  const etag = zipped ? a.gzipEtag : a.etag;
+  reply.header('vary', 'accept-encoding').header('etag', etag).header('cache-control', 'public, max-age=3600').type(a.type);
+  if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  if (zipped) return reply.header('content-encoding', 'gzip').send(a.gzip);
   return reply.send(a.identity);
 }
 

@@ -57,7 +57,11 @@ test('openapi.json and the UI bundle: gzipped when asked (a fraction of the size
     if (expected) assert.deepEqual(plain.body, expected);
     else assert.ok(Object.keys(JSON.parse(plain.body.toString()).paths).includes('/transfer/v1/quote'));
     const etag = String(zipped.headers.etag);
-    assert.equal((await get(source, path, { 'if-none-match': etag })).status, 304);
+    assert.notEqual(etag, String(plain.headers.etag), 'each representation has its own tag');
+    assert.equal((await get(source, path, { 'accept-encoding': 'gzip', 'if-none-match': etag })).status, 304);
+    assert.equal((await get(source, path, { 'accept-encoding': 'identity', 'if-none-match': etag })).status, 200, 'the gzip tag does not validate the plain body');
+    assert.equal((await get(source, path, { 'accept-encoding': 'identity', 'if-none-match': `"other", W/${String(plain.headers.etag)}` })).status, 304, 'a list, and a weakened tag, compared weakly');
+    assert.equal((await get(source, path, { 'if-none-match': '*' })).status, 304);
     assert.match(String(plain.headers['ratelimit-limit']), /^\d+$/, 'the anonymous bucket’s RateLimit-* fields');
   }
 });

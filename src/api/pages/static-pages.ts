@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { transformSync } from 'esbuild';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { noneMatch } from '../etag.ts';
 
 /**
  * The browser pages Hush serves (docs/compliance.md "The console"): static files read once at start, served
@@ -84,6 +85,6 @@ export function sendPage(reply: FastifyReply, file: PageFile, opts: { request?: 
     .header('referrer-policy', 'no-referrer')
     .header('etag', file.etag)
     .header('cache-control', opts.immutable ? IMMUTABLE : 'no-cache');
-  if (opts.request?.headers['if-none-match'] === file.etag) return reply.code(304).send();
+  if (noneMatch(opts.request?.headers['if-none-match'], file.etag)) return reply.code(304).send();
   return reply.header('content-type', file.type).send(file.body);
 }
