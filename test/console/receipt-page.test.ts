@@ -176,6 +176,20 @@ describe('the receipt-check page', () => {
     assert.ok(await page.locator('#check').isEnabled());
   });
 
+  test('on a 390 px phone the page never scrolls sideways, a checked receipt\'s statement included', async () => {
+    const phone = await browser.page();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(`${hush.url}/receipt-check`);
+    await phone.locator('#receipt').fill(JSON.stringify(receipt));
+    await phone.locator('#check').click();
+    await phone.locator('#verdict', { hasText: 'Genuine' }).waitFor();
+    const width = await phone.evaluate(() => document.documentElement.scrollWidth);
+    const wide = await phone.evaluate(() => [...document.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > 391).slice(0, 12).map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)} ${(e.textContent ?? '').slice(0, 60)}`));
+    assert.ok(width <= 390, `the page is ${width} px wide on a 390 px screen: ${wide.join(' | ')}`);
+    await assertAccessible(phone, 'the checked receipt on a phone');
+    await phone.close();
+  });
+
   test('the receipt never leaves the browser: only the page, its files and the published keys were fetched', () => {
     const base = new URL(hush.url);
     const allowed = new Set(['/receipt-check', '/receipt-check/pages.css', '/receipt-check/receipt-check.js', '/receipt-check/receipt-checks.js', '/receipt-check/receipt-words.js', '/receipt-check/config.json', '/receipt-check/favicon.svg', '/transfer/v1/receipt-keys']);
