@@ -111,10 +111,11 @@ function runEntry(entry, n) {
     '--liftoff-only',
     ...(viaTsx ? ['--import', 'tsx'] : ['--enable-source-maps']), '--import', './test/runner/property-seed.mjs',
     ...(process.env.HUSH_TEST_CPU ? ['--import', './test/runner/cpu-per-file.mjs'] : []),
-    // A process whose test waits on something that never comes fails after five minutes, with the tests it had
-    // passed, instead of holding the run forever (node's --test applies it to each entry as a whole): the longest
-    // entry takes about 80 s alone, twice that beside a CPU burner.
-    '--test', '--test-concurrency=1', '--test-timeout=300000',
+    // A process whose test waits on something that never comes fails after fifteen minutes, with the tests it had
+    // passed, instead of holding the run forever (node's --test applies it to each entry as a whole): a group is
+    // planned at up to 120 s (group-files.mjs), and this host has run twice as slow on its slow hours, with a CPU
+    // burner beside it on top.
+    '--test', '--test-concurrency=1', '--test-timeout=900000',
     '--test-reporter=tap', '--test-reporter-destination=stdout',
     '--test-reporter=./test/runner/slowest-files.mjs', '--test-reporter-destination=stderr',
     ...process.argv.slice(2),
