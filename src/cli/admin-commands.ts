@@ -201,9 +201,14 @@ export const COMMANDS: Record<string, Command> = {
     args: [],
     options: [],
     readOnly: true,
-    summary: 'orders held by screening, oldest first, with what held each (docs/compliance.md)',
+    summary: 'orders and funds (late funds, fee recipients) held by screening, oldest first, with what held each and how many in all (docs/compliance.md)',
     http: () => ({ method: 'GET', path: '/admin/v1/holds' }),
-    direct: async (_admin, _args, _opts, ctx) => ({ success: true, holds: await new HoldsService(ctx.db, SCREENING_OFF).list() }),
+    // The admin API's answer, read from the store: the fund holds and the counts too, not the held orders alone.
+    direct: async (_admin, _args, _opts, ctx) => {
+      const service = new HoldsService(ctx.db, SCREENING_OFF);
+      const [holds, fundHolds, counts] = await Promise.all([service.list(), service.listFunds(), service.counts()]);
+      return { success: true, holds, fundHolds, counts };
+    },
   },
   resolve: {
     args: ['trackingId', 'action', 'note'],

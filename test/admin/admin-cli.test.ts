@@ -223,6 +223,9 @@ describe('admin CLI: direct store, every command', () => {
     assert.equal(await authenticates({ dataDir }, t.apiKey), `ok:${t.accountId}`);
     assert.equal(await authenticates({ dataDir }, t.apiKey2), 'UNAUTHORIZED', 'revoked by the tour');
 
+    // The holds queue read from the store has the admin API's shape: fund holds and counts beside the held orders.
+    assert.deepEqual(json(await runInProcess(['holds'], env)), { success: true, holds: [], fundHolds: [], counts: { holds: 0, fundHolds: 0 } });
+
     // An admin token without a reachable server falls back to the same store.
     const r = await runInProcess(['list-accounts'], { ...env, HUSH_ADMIN_TOKEN: 'tok' });
     assert.deepEqual(json(r).accounts.map((a: { accountId: string }) => a.accountId), [t.accountId]);
