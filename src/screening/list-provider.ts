@@ -82,15 +82,22 @@ export class ListProvider implements ScreeningProvider {
     return this.paths.flatMap((p) => this.lists.get(p) ?? []);
   }
 
+  /** The first list's listing (a quote's question: blocked or not), read without building the others. */
   check(address: string): ScreeningVerdict {
-    return this.listings(address)[0] ?? { result: 'clear' };
+    for (const f of this.listed(address)) return f;
+    return { result: 'clear' };
   }
 
   /** Every list's listing of the address, in the operator's order of lists. */
   listings(address: string): ScreeningFinding[] {
-    return this.loaded().flatMap((l): ScreeningFinding[] =>
-      l.addresses.has(address) ? [{ result: 'blocked', address, reason: listingOf(l.entries.get(address) ?? null), list: l.name, version: l.version }] : [],
-    );
+    return [...this.listed(address)];
+  }
+
+  private *listed(address: string): Generator<ScreeningFinding> {
+    for (const p of this.paths) {
+      const l = this.lists.get(p);
+      if (l?.addresses.has(address)) yield { result: 'blocked', address, reason: listingOf(l.entries.get(address) ?? null), list: l.name, version: l.version };
+    }
   }
 
   private async refreshOne(path: string): Promise<void> {

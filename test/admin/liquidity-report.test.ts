@@ -7,21 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
+import type { AssetLiquidity } from '../../src/admin/console-reports.ts';
 import { expectOk } from '../support/api-responses.ts';
 import { closeSim } from '../support/sim-close.ts';
 import { startSimHush, type SimAccount, type SimHush } from '../support/sim-hush.ts';
 import { ScreeningList, place, usdcOf } from '../support/sim-screening.ts';
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
-
-interface Liquidity {
-  assetId: string;
-  pools: string;
-  pending: string;
-  owed: string;
-  held: string;
-  free: string;
-}
 
 describe('liquidity adds up', () => {
   const list = new ScreeningList();
@@ -38,7 +30,7 @@ describe('liquidity adds up', () => {
   });
 
   const liquidity = async (assetId: string) =>
-    (expectOk(await h.ops.get('/admin/v1/liquidity')) as unknown as { assets: Liquidity[] }).assets.find((a) => a.assetId === assetId)!;
+    (expectOk(await h.ops.get('/admin/v1/liquidity')) as unknown as { assets: AssetLiquidity[] }).assets.find((a) => a.assetId === assetId)!;
 
   test('three held orders are counted once, in held; free is pools less the other three columns; pools are the chain\'s', async () => {
     const before = await liquidity('usdc');

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { HushConfig } from '../../config/config.ts';
 import { documented } from '../schemas/responses.ts';
-import { contentVersion, pageFile, pageFiles, sdkReceiptChecks, sdkReceiptChecksVersion, sendPage, typeOf, type PageFile } from './static-pages.ts';
+import { pageFile, pageFiles, sdkReceiptChecks, sdkReceiptChecksVersion, sendPage, typeOf, type PageFile } from './static-pages.ts';
 
 /** Where the partner listener serves the public receipt-check page (docs/spec.md §12, in the OpenAPI document). */
 export const RECEIPT_CHECK_PATH = '/receipt-check';
@@ -60,7 +60,7 @@ export async function receiptPageRoutes(app: FastifyInstance, { config }: { conf
  */
 function versionReferences(files: Map<string, PageFile>): Map<string, string> {
   const versions = new Map<string, string>([['receipt-checks.js', sdkReceiptChecksVersion()]]);
-  const versionOf = (name: string) => versions.get(name) ?? contentVersion(files.get(name)!.body);
+  const versionOf = (name: string) => versions.get(name) ?? files.get(name)!.version;
   const rewrite = (name: string, refs: [prefix: string, file: string, suffix: string][]) => {
     let text = files.get(name)!.body.toString('utf8');
     for (const [prefix, file, suffix] of refs) {
@@ -72,6 +72,6 @@ function versionReferences(files: Map<string, PageFile>): Map<string, string> {
   };
   rewrite('receipt-check.js', [["'./", 'receipt-checks.js', "'"], ["'./", 'receipt-words.js', "'"], ["'/receipt-check/", 'config.json', "'"]]);
   rewrite('receipt-check.html', [['"/receipt-check/', 'favicon.svg', '"'], ['"/receipt-check/', 'pages.css', '"'], ['"/receipt-check/', 'receipt-check.js', '"']]);
-  for (const name of files.keys()) if (!versions.has(name)) versions.set(name, contentVersion(files.get(name)!.body));
+  for (const [name, file] of files) if (!versions.has(name)) versions.set(name, file.version);
   return versions;
 }

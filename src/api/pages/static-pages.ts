@@ -13,7 +13,9 @@ import { noneMatch } from '../etag.ts';
 export interface PageFile {
   body: Buffer;
   type: string;
-  /** A strong validator of the body (a hash of it): a browser that holds it gets a 304. */
+  /** A hash of the body: the `?v=` of its versioned URL. */
+  version: string;
+  /** The version as a strong validator: a browser that holds it gets a 304. */
   etag: string;
 }
 
@@ -23,7 +25,8 @@ export function contentVersion(body: Buffer | string): string {
 }
 
 export function pageFile(body: Buffer, type: string): PageFile {
-  return { body, type, etag: `"${contentVersion(body)}"` };
+  const version = contentVersion(body);
+  return { body, type, version, etag: `"${version}"` };
 }
 
 const ASSETS = new URL('./assets/', import.meta.url);
