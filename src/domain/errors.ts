@@ -19,6 +19,7 @@ const HTTP_STATUS = {
   WEBHOOK_URL_REFUSED: 400,
   UNAUTHORIZED: 401,
   FEE_RECIPIENT_NOT_REGISTERED: 403,
+  FORBIDDEN: 403,
   ACCOUNT_SUSPENDED: 403,
   ADDRESS_BLOCKED: 403,
   NOT_FOUND: 404,
@@ -75,6 +76,8 @@ export interface HushErrorDetails {
   WEBHOOK_URL_REFUSED: { field: 'url'; reason: 'not_public' | 'plain_http' };
   UNAUTHORIZED: undefined;
   FEE_RECIPIENT_NOT_REGISTERED: { feeRecipientAddress: string };
+  /** docs/spec.md §12 (admin API): the operator's role does not allow this. */
+  FORBIDDEN: { role: string };
   ACCOUNT_SUSPENDED: undefined;
   /** docs/spec.md §12: which field named a screened-out address; never which list. */
   ADDRESS_BLOCKED: { field: 'senderAddress' | 'recipientAddress' | 'feeRecipientAddress' };

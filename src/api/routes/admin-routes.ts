@@ -6,6 +6,7 @@ import { HushError } from '../../domain/errors.ts';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { AdminApi } from '../deps.ts';
 import { AdminThrottle } from '../admin-throttle.ts';
+import { AUTOMATION, setActor } from '../admin-actor.ts';
 import type { Clock } from '../../support/clock.ts';
 import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../admin/admin-service.ts';
 
@@ -43,7 +44,7 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     reply.header('cache-control', 'no-store');
     const m = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
     // Hashing both sides makes the comparison constant-time whatever the presented length.
-    if (m && timingSafeEqual(digest(m[1]!), expected)) return;
+    if (m && timingSafeEqual(digest(m[1]!), expected)) return setActor(request, AUTOMATION);
     // The right token always passes: wrong ones are throttled per address (an IPv6 /56 as one; the ops listener
     // trusts no X-Forwarded-For), so a guesser behind the operator's proxy or bastion never locks the operator
     // out. That a throttled guesser would learn it found the token tells it nothing its success would not, and
