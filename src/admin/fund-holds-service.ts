@@ -6,6 +6,7 @@ import { getFundHold, HELD_FUNDS_ACCOUNT, resolveFundHold } from '../store/holds
 import { getOrderById } from '../store/orders-store.ts';
 import { recordMovement } from '../store/settlement/record-movements.ts';
 import type { HoldAction } from '../store/holds/resolve-hold.ts';
+import type { ResolveOptions } from './holds-service.ts';
 
 /**
  * docs/spec.md §12: the operator's answers to holds that are not an order's status (GET /admin/v1/holds lists
@@ -14,7 +15,7 @@ import type { HoldAction } from '../store/holds/resolve-hold.ts';
  * the finding covered), `freeze` (booked from `held:screening` to `frozen:funds`). A fee recipient: `release`
  * (the finding covered; paid next period). Each answer is one compare-and-set on the hold, with its log row.
  */
-export async function resolveFundsHold(db: Db, screening: Screening, holdId: string, action: HoldAction, note: string, actor: string): Promise<{ holdId: string; status: string }> {
+export async function resolveFundsHold(db: Db, screening: Screening, holdId: string, action: HoldAction, note: string, actor: string, opts: ResolveOptions = {}): Promise<{ holdId: string; status: string }> {
   const h = await getFundHold(db, holdId);
   if (!h) throw new HushError('NOT_FOUND', `No hold ${holdId}`);
   if (h.status !== 'held') throw new HushError('ORDER_NOT_HELD', `The hold is ${h.status}, not held`, { status: h.status });
@@ -28,7 +29,8 @@ export async function resolveFundsHold(db: Db, screening: Screening, holdId: str
   const to = action === 'freeze' ? 'frozen' : h.kind === 'late' ? 'refund_due' : 'released';
   const done = await allOrNothing(db, async (tx) => {
     if (!(await resolveFundHold(tx, holdId, to, actor, note))) return false;
-    await tx.query(`INSERT INTO screening_log (tracking_id, stage, result, actor, note, at) VALUES ($1, 'resolution', $2, $3, $4, now())`, [h.trackingId, action, actor, `${h.kind} hold ${holdId}: ${note}`]);
+    await tx.query(`INSERT INTO screening_log (tracking_id, stage, result, actor, note, approved_by, at) VALUES ($1, 'resolution', $2, $3, $4, $5, now())`, [h.trackingId, action, actor, `${h.kind} hold ${holdId}: ${note}`, opts.approvedBy ?? null]);
+    if (opts.inTx && !(await opts.inTx(tx))) throw new HushError('APPROVAL_CONFLICT', 'The proposal was decided meanwhile', { approvalId: '', status: 'decided' });
     if (to === 'frozen') {
       const amount = BigInt(h.amount);
       await recordMovement(tx, `frozen-held:${h.subject}`, 'frozen', [

@@ -3,7 +3,7 @@ import { STATUS_TRAITS } from '../domain/order-state.ts';
 import { swapLegs } from '../ledger/order-movements.ts';
 import { FROZEN_ACCOUNT } from '../ledger/reconcile.ts';
 import type { Screening } from '../screening/screening-port.ts';
-import { allOrNothing, type Db } from '../store/db.ts';
+import { allOrNothing, type Db, type Queryable } from '../store/db.ts';
 import { countHolds, listHolds, type HeldOrder } from '../store/holds/list-holds.ts';
 import { countFundHolds, listFundHolds, type FundHold } from '../store/holds/fund-holds.ts';
 import { resolveFundsHold } from './fund-holds-service.ts';
@@ -14,6 +14,21 @@ import type { LedgerLeg } from '../store/settlement/movements.ts';
 
 export const HOLD_ACTIONS: readonly HoldAction[] = ['release', 'refund', 'freeze'];
 const MAX_NOTE = 500;
+
+/** A resolution's extras: who approved it (four eyes), and what else must commit with it (the approval's own compare-and-set). */
+export interface ResolveOptions {
+  approvedBy?: string;
+  /** Runs in the resolution's transaction after its transition; false rolls the resolution back. */
+  inTx?: (tx: Queryable) => Promise<boolean>;
+}
+
+/** The action checked and the note trimmed: what every resolution and every proposal of one needs. */
+export function holdNote(action: HoldAction, note: unknown): string {
+  if (!HOLD_ACTIONS.includes(action)) throw new HushError('INVALID_REQUEST', 'action must be release, refund or freeze', { field: 'action' });
+  const text = typeof note === 'string' ? note.trim() : '';
+  if (text === '' || text.length > MAX_NOTE) throw new HushError('INVALID_REQUEST', `note is required (1–${MAX_NOTE} characters): say why`, { field: 'note' });
+  return text;
+}
 
 
 /**
@@ -43,17 +58,12 @@ export class HoldsService {
     return { holds, fundHolds };
   }
 
-  resolveFunds(holdId: string, action: HoldAction, note: string, actor: string): Promise<{ holdId: string; status: string }> {
-    if (!HOLD_ACTIONS.includes(action)) throw new HushError('INVALID_REQUEST', 'action must be release, refund or freeze', { field: 'action' });
-    const text = typeof note === 'string' ? note.trim() : '';
-    if (text === '' || text.length > MAX_NOTE) throw new HushError('INVALID_REQUEST', `note is required (1–${MAX_NOTE} characters): say why`, { field: 'note' });
-    return resolveFundsHold(this.db, this.screening, holdId, action, text, actor);
+  resolveFunds(holdId: string, action: HoldAction, note: string, actor: string, opts: ResolveOptions = {}): Promise<{ holdId: string; status: string }> {
+    return resolveFundsHold(this.db, this.screening, holdId, action, holdNote(action, note), actor, opts);
   }
 
-  async resolve(trackingId: string, action: HoldAction, note: string, actor: string): Promise<{ trackingId: string; status: string }> {
-    if (!HOLD_ACTIONS.includes(action)) throw new HushError('INVALID_REQUEST', 'action must be release, refund or freeze', { field: 'action' });
-    const text = typeof note === 'string' ? note.trim() : '';
-    if (text === '' || text.length > MAX_NOTE) throw new HushError('INVALID_REQUEST', `note is required (1–${MAX_NOTE} characters): say why`, { field: 'note' });
+  async resolve(trackingId: string, action: HoldAction, note: string, actor: string, opts: ResolveOptions = {}): Promise<{ trackingId: string; status: string }> {
+    const text = holdNote(action, note);
     const o = await getOrderByTrackingId(this.db, trackingId);
     if (!o) throw new HushError('NOT_FOUND', `No order ${trackingId}`);
     if (!STATUS_TRAITS[o.status].operatorHold) throw new HushError('ORDER_NOT_HELD', `The order is ${o.status}, not held`, { status: o.status });
@@ -70,7 +80,8 @@ export class HoldsService {
     // A release goes on with what the order was doing when it was held: a hold before its refund goes back to refunding.
     const to = action === 'release' ? ((await heldAtStage(this.db, trackingId)) === 'refund' ? 'refunding' : 'deposit_confirmed') : TARGET[action];
     const moved = await allOrNothing(this.db, async (tx) => {
-      if (!(await resolveHold(tx, o.id, action, to, actor, text))) return false;
+      if (!(await resolveHold(tx, o.id, action, to, actor, text, opts.approvedBy ?? null))) return false;
+      if (opts.inTx && !(await opts.inTx(tx))) throw new HushError('APPROVAL_CONFLICT', 'The proposal was decided meanwhile', { approvalId: '', status: 'decided' });
       if (action !== 'release' && o.sourceAssetId !== o.destinationAssetId && (await swapped(tx, o))) {
         const net = o.amountIn - o.serviceFee - o.partnerFee - o.networkFee;
         await recordMovement(tx, `swap-undone:${o.trackingId}`, 'swap', swapLegs(o, net).map((l) => ({ ...l, amount: -l.amount })), o.id);

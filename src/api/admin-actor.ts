@@ -36,13 +36,19 @@ export function setActor(request: FastifyRequest, actor: AdminActor): void {
   (request as FastifyRequest & { adminActor?: AdminActor }).adminActor = actor;
 }
 
+/** A named operator as the log names them: `operator:<name> (<id>)` (the id last: a name may hold anything). */
+export function operatorActor(o: { operatorId: string; name: string; role: OperatorRole }): AdminActor {
+  return { kind: 'operator', operatorId: o.operatorId, name: o.name, role: o.role, label: `operator:${o.name} (${o.operatorId})` };
+}
+
 /**
  * The request's actor, refused 403 FORBIDDEN unless its role reaches `need`. Approving is for a named approver
- * only: the shared token, whoever holds it, is not a second person.
+ * only: the shared token, whoever holds it, is not a second person. Managing accounts, keys and operators
+ * (`manager`) is for an approver or the deployment's automation.
  */
-export function requireRole(request: FastifyRequest, need: 'resolver' | 'approver'): AdminActor {
+export function requireRole(request: FastifyRequest, need: 'resolver' | 'approver' | 'manager'): AdminActor {
   const actor = actorOf(request);
-  const ok = need === 'approver' ? actor.role === 'approver' : RANK[actor.role] >= RANK[need];
+  const ok = need === 'approver' ? actor.role === 'approver' : need === 'manager' ? actor.role === 'approver' || actor.role === 'automation' : RANK[actor.role] >= RANK[need];
   if (!ok) throw new HushError('FORBIDDEN', `This needs the ${need} role; ${actor.name} is ${actor.role === 'automation' ? 'the shared admin token' : `a ${actor.role}`}`, { role: actor.role });
   return actor;
 }

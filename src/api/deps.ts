@@ -7,6 +7,8 @@ import type { OrderService } from '../services/order-service.ts';
 import type { DepositHintService } from '../services/deposit-hint-service.ts';
 import type { StatusCache } from '../services/status-cache.ts';
 import type { StrayReturnReport } from '../admin/stray-funds-service.ts';
+import type { OperatorsService } from '../admin/operators-service.ts';
+import type { ApprovalsService } from '../admin/approvals-service.ts';
 import type { Metrics } from './metrics.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
@@ -57,8 +59,8 @@ export interface AdminApi {
   fundHolds?(limit?: number): Promise<unknown[]>;
   /** docs/spec.md §12: how many held orders and fund holds are open in all (the listings stop at their limit). */
   holdCounts?(): Promise<{ holds: number; fundHolds: number }>;
-  /** docs/spec.md §12: the operator's resolution of one held order. */
-  resolveHold?(trackingId: string, action: 'release' | 'refund' | 'freeze', note: string, actor: string): Promise<{ trackingId: string; status: string }>;
-  /** docs/spec.md §12: the operator's resolution of held late funds or a held fee recipient (issue 49). */
-  resolveFundHold?(holdId: string, action: 'release' | 'refund' | 'freeze', note: string, actor: string): Promise<{ holdId: string; status: string }>;
+  /** docs/spec.md §12 "Named operators": people, their tokens and console sessions. */
+  operators?: Pick<OperatorsService, 'create' | 'list' | 'update' | 'mintToken' | 'tokens' | 'revokeToken' | 'byToken' | 'bySignIn' | 'openSession' | 'bySession' | 'endSession' | 'sessionIdleS' | 'sessionMaxS'>;
+  /** docs/spec.md §12 "Four eyes": every answer to a hold, and the proposals awaiting a second operator. */
+  approvals?: Pick<ApprovalsService, 'awaiting' | 'resolveOrder' | 'resolveFunds' | 'approve' | 'reject'>;
 }

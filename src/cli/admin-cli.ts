@@ -41,7 +41,7 @@ const defaultIo: CliIo = {
 export function usage(): string {
   const lines = ['Usage: npm run admin -- <command> [args]', '', 'Commands:'];
   const describe = (name: string, c: Command) =>
-    [name, ...c.args.map((a) => `<${a}>`), ...c.options.map((o) => `[--${o} ${o === 'fee-cap-bps' ? 'N' : 'ISO'}]`)].join(' ');
+    [name, ...c.args.map((a) => `<${a}>`), ...c.options.map((o) => `[--${o} ${o === 'fee-cap-bps' ? 'N' : o === 'email' ? 'ADDRESS' : 'ISO'}]`)].join(' ');
   const rows = Object.entries(COMMANDS).map(([name, c]) => [describe(name, c), c.summary] as const);
   rows.push(['help', 'show this help']);
   const width = Math.max(...rows.map(([d]) => d.length));
@@ -49,8 +49,10 @@ export function usage(): string {
   lines.push(
     '',
     'Environment:',
-    '  HUSH_ADMIN_TOKEN  with a running server: use its /admin/v1 API (the server must have been started',
-    '                    with the same HUSH_ADMIN_TOKEN; without one its admin API is off)',
+    '  HUSH_OPERATOR_TOKEN  your personal token (hush_op_…): with a running server, act as yourself, named',
+    '                    in the log (approvals take it)',
+    '  HUSH_ADMIN_TOKEN  with a running server: use its /admin/v1 API as the deployment\'s automation (the',
+    '                    server must have been started with the same HUSH_ADMIN_TOKEN; without one its admin API is off)',
     '  HUSH_OPS_URL      the server\'s ops listener (default http://HUSH_OPS_HOST:HUSH_OPS_PORT, read from',
     '                    PORT, HUSH_OPS_PORT and HUSH_OPS_HOST as the server reads them)',
     '  DATABASE_URL      otherwise: PostgreSQL store to open directly',
@@ -70,7 +72,7 @@ function parseCommandLine(argv: string[]): { name: string; command: Command | nu
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { 'fee-cap-bps': { type: 'string' }, 'expires-at': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { 'fee-cap-bps': { type: 'string' }, 'expires-at': { type: 'string' }, email: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (e) {
     throw new UsageError((e as Error).message);
@@ -85,7 +87,7 @@ function parseCommandLine(argv: string[]): { name: string; command: Command | nu
   }
   for (const [i, a] of args.entries()) if (a.length === 0) throw new UsageError(`<${command.args[i]}> must not be empty`);
   const opts: ParsedOptions = {};
-  for (const o of ['fee-cap-bps', 'expires-at'] as const) {
+  for (const o of ['fee-cap-bps', 'expires-at', 'email'] as const) {
     if (parsed.values[o] !== undefined && !command.options.includes(o)) throw new UsageError(`${name} does not take --${o}`);
   }
   const cap = parsed.values['fee-cap-bps'];
@@ -93,6 +95,7 @@ function parseCommandLine(argv: string[]): { name: string; command: Command | nu
     if (!/^\d{1,9}$/.test(cap)) throw new UsageError('--fee-cap-bps must be a whole number of basis points');
     opts.feeCapBps = Number(cap);
   }
+  if (parsed.values.email !== undefined) opts.email = parsed.values.email;
   const expires = parsed.values['expires-at'];
   if (expires !== undefined) {
     if (Number.isNaN(Date.parse(expires))) throw new UsageError('--expires-at must be an ISO 8601 timestamp, e.g. 2027-01-31T00:00:00Z');
@@ -146,7 +149,8 @@ async function serverThere(baseUrl: string): Promise<boolean> {
 type Mode = { kind: 'http'; baseUrl: string; token: string } | { kind: 'direct' } | { kind: 'refuse'; message: string };
 
 async function chooseMode(env: NodeJS.ProcessEnv): Promise<Mode> {
-  const token = env.HUSH_ADMIN_TOKEN || undefined;
+  // A person's own token first: what they do is then theirs in the log.
+  const token = env.HUSH_OPERATOR_TOKEN || env.HUSH_ADMIN_TOKEN || undefined;
   const usesPglite = !env.DATABASE_URL;
   if (!token && !usesPglite) return { kind: 'direct' };
   const baseUrl = serverUrl(env);

@@ -19,16 +19,16 @@ import { treasuryReport } from '../treasury/funding.ts';
 import { listScreeningLog } from '../store/screening-log-store.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import { HoldsService } from '../admin/holds-service.ts';
-import { buildScreening } from '../runtime/build-screening.ts';
-import { Closers } from '../runtime/closers.ts';
+import { OPERATOR_COMMANDS } from './operator-commands.ts';
 import { SCREENING_OFF } from '../screening/screening-port.ts';
 import type { Clock } from '../support/clock.ts';
 
-export type OptionName = 'fee-cap-bps' | 'expires-at';
+export type OptionName = 'fee-cap-bps' | 'expires-at' | 'email';
 
 export interface ParsedOptions {
   feeCapBps?: number;
   expiresAt?: string;
+  email?: string;
 }
 
 export interface HttpRequest {
@@ -210,20 +210,5 @@ export const COMMANDS: Record<string, Command> = {
       return { success: true, holds, fundHolds, counts };
     },
   },
-  resolve: {
-    args: ['trackingId', 'action', 'note'],
-    options: [],
-    summary: 'resolve a held order: release (settlement goes on), refund (to the sender, never a blocked one) or freeze (final; funds booked apart); the note says why',
-    http: ([id, action, note]) => ({ method: 'POST', path: `/admin/v1/orders/${seg(id!)}/resolve`, body: { action, note, operator: 'admin-cli' } }),
-    direct: async (_admin, [id, action, note], _opts, ctx) => {
-      // The same screening the server runs, read once: a refund is refused to a sender now blocked.
-      const closers = new Closers();
-      try {
-        const screening = await buildScreening(ctx.config(), () => {}, () => {}, closers, ctx.clock);
-        return { success: true, ...(await new HoldsService(ctx.db, screening).resolve(id!, action as never, note!, 'operator:admin-cli')) };
-      } finally {
-        await closers.closeAll();
-      }
-    },
-  },
+  ...OPERATOR_COMMANDS,
 };

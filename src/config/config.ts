@@ -7,6 +7,7 @@ import { screeningSettings, type ScreeningSettings } from './screening-settings.
 import { keyCustodySettings } from './key-custody.ts';
 import { connectionSettings, type ConnectionSettings } from './connection-settings.ts';
 import { httpSettings, type HttpSettings } from './http-settings.ts';
+import { operatorSettings, type OperatorSettings } from './operator-settings.ts';
 import { storeSettings, type StoreSettings } from './store-settings.ts';
 import { chainSettings, type ChainSettings } from './chain-settings.ts';
 import { priceSettings, type PriceSettings } from './price-settings.ts';
@@ -24,7 +25,7 @@ export const DEPOSIT_IDENTITY_TARGET = 4096;
  * Everything docs/spec.md §11 lets an operator set, parsed once at start. Each concern's settings, with the
  * parser of its variables, live in a file of their own; what stays here belongs to no one concern.
  */
-export interface HushConfig extends HttpSettings, ConnectionSettings, StoreSettings, ChainSettings, PrivacySettings, LiquiditySettings, ScreeningSettings, PriceSettings {
+export interface HushConfig extends HttpSettings, OperatorSettings, ConnectionSettings, StoreSettings, ChainSettings, PrivacySettings, LiquiditySettings, ScreeningSettings, PriceSettings {
   /**
    * HUSH_DEPOSIT_IDENTITY_TARGET (default 4096, 64–65536): deposit identities a worker keeps ready per asset
    * (src/treasury/deposit-identity-mint.ts). Covers two seconds of the API's peak order rate on one asset;
@@ -61,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
   if (role !== 'api' && role !== 'worker' && role !== 'all') throw new ConfigError(`HUSH_ROLE must be api, worker or all, got "${role}"`);
   return {
     ...httpSettings(env),
+    ...operatorSettings(env),
     ...storeSettings(env),
     ...chainSettings(env),
     depositIdentityTarget: envInt(env, 'HUSH_DEPOSIT_IDENTITY_TARGET', DEPOSIT_IDENTITY_TARGET, 64, 65_536),

@@ -31,6 +31,7 @@ const HTTP_STATUS = {
   ORDER_NOT_REFRESHABLE: 409,
   DEPOSIT_MISMATCH: 409,
   ORDER_NOT_HELD: 409,
+  APPROVAL_CONFLICT: 409,
   RECEIPT_NOT_READY: 409,
   LAST_ACTIVE_KEY: 409,
   TOO_MANY_KEYS: 409,
@@ -92,6 +93,8 @@ export interface HushErrorDetails {
   DEPOSIT_MISMATCH: { reason: string; mint?: string } | undefined;
   /** docs/spec.md §12 (admin API): only a held order can be resolved. */
   ORDER_NOT_HELD: { status: string };
+  /** docs/spec.md §12 (admin API, four eyes): a proposal already awaits for the hold, or the one named was decided. */
+  APPROVAL_CONFLICT: { approvalId: string; status: string };
   /** docs/spec.md §12: a receipt exists once the order is final and signed (seconds after). */
   RECEIPT_NOT_READY: { status: string };
   /** docs/spec.md §4 (self-service): the key is the account's only active one; create another first. */

@@ -17,7 +17,8 @@ import { webhookEgressFor } from '../webhooks/webhook-egress.ts';
 import { listScreeningLog } from '../store/screening-log-store.ts';
 import { HoldsService } from '../admin/holds-service.ts';
 import { liquidityReport, privacyReport } from '../admin/console-reports.ts';
-import type { HoldAction } from '../store/holds/resolve-hold.ts';
+import { OperatorsService } from '../admin/operators-service.ts';
+import { ApprovalsService } from '../admin/approvals-service.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import type { ConnectionLimits } from '../api/connection-guard.ts';
 import type { Clock } from '../support/clock.ts';
@@ -59,6 +60,7 @@ export interface OpsListenerParts {
 function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
   const svc = new AdminService(p.db, { onAccountChanged: (id) => p.auth?.invalidate(id), webhookEgress: webhookEgressFor(p.config), addressRules: p.addressRules, clock: p.clock, random: p.random });
   const holds = new HoldsService(p.db, p.screeningPort ?? SCREENING_OFF);
+  const operators = new OperatorsService(p.db, p.random, p.config.consoleIdleMinutes * 60, p.config.consoleSessionHours * 3600);
   const strays = p.signing ? new StrayFundsService(p.config, p.db, p.chain, p.signing, p.log, p.clock) : null;
   return Object.assign(svc, {
     reconcile: () => reconcile(p.db, p.chain, p.treasury, p.config.assets),
@@ -68,8 +70,8 @@ function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
     holds: (limit?: number) => holds.list(limit),
     fundHolds: (limit?: number) => holds.listFunds(limit),
     holdCounts: () => holds.counts(),
-    resolveHold: (trackingId: string, action: HoldAction, note: string, actor: string) => holds.resolve(trackingId, action, note, actor),
-    resolveFundHold: (holdId: string, action: HoldAction, note: string, actor: string) => holds.resolveFunds(holdId, action, note, actor),
+    operators,
+    approvals: new ApprovalsService(p.db, holds),
     // Role api holds no key to sign with: the route answers SERVICE_UNAVAILABLE (run it on a worker).
     ...(strays ? { returnStray: (trackingId: string) => strays.returnStray(trackingId) } : {}),
     treasury: async () => {
@@ -95,7 +97,7 @@ export async function startOpsListener(p: OpsListenerParts): Promise<{ app: Fast
       // The name it is bound to, when that is a name, is one it serves.
       hostnames: [...p.config.opsHostnames, p.config.opsHost.toLowerCase()],
       ...(p.screening ? { screening: p.screening } : {}),
-      ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id), assets: p.config.assets.list } } : {}),
+      ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id), assets: p.config.assets.list, ...(p.config.oidc ? { oidc: p.config.oidc } : {}) } } : {}),
     },
     { requestTimeoutMs: p.config.requestTimeoutMs, logger: p.logger, connections: p.connections ?? { maxTotal: p.config.opsMaxConnections, maxPerAddress: 0 } },
   );

@@ -5,6 +5,7 @@
  * answer holds (policy hold) or passes (policy allow); the operator's release, refund and freeze each settle,
  * and the ledger reconciles.
  */
+import { namedOperator } from '../support/operators.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
@@ -91,7 +92,9 @@ describe('holds: screening at deposit and before payout, resolved by an operator
     const log = await listScreeningLog(h.db, { trackingId: placed.trackingId });
     const resolution = log.find((e) => e.stage === 'resolution')!;
     assert.equal(resolution.result, 'freeze');
-    assert.equal(resolution.actor, 'operator:alice');
+    // Four eyes: alice proposed the freeze, bob approved it; the log names both as they authenticated.
+    assert.match(resolution.actor, /^operator:alice \(op_[a-z2-9]{12}\)$/);
+    assert.match((await h.db.query<{ approved_by: string }>(`SELECT approved_by FROM screening_log WHERE tracking_id = $1 AND stage = 'resolution'`, [placed.trackingId])).rows[0]!.approved_by, /^operator:bob \(op_[a-z2-9]{12}\)$/);
     assert.equal(resolution.note, 'OFAC match confirmed');
 
     // The partner is told: order.held and order.frozen, each right after its transition's status event.
@@ -143,9 +146,16 @@ describe('holds: screening at deposit and before payout, resolved by an operator
     const queue = await simAdminCli(h, ['holds']);
     assert.equal(queue.code, 0, queue.out);
     assert.ok((JSON.parse(queue.out) as { holds: { trackingId: string }[] }).holds.some((x) => x.trackingId === placed.trackingId));
+    // A release of a sanctions-list finding takes four eyes: the automation's token proposes, bob (his own token) approves.
     const answer = await simAdminCli(h, ['resolve', placed.trackingId, 'release', 'false positive: a different person']);
     assert.equal(answer.code, 0, answer.out);
-    assert.equal((JSON.parse(answer.out) as { status: string }).status, 'deposit_confirmed');
+    const proposal = JSON.parse(answer.out) as { status: string; approvalId: string };
+    assert.equal(proposal.status, 'awaiting_approval');
+    assert.equal((await h.waitForOrder(acct.client, placed.trackingId, ['held'], 1_000)).status, 'held', 'nothing moves on one pair of eyes');
+    const bob = await namedOperator(h.ops, 'Bob Ødegård', 'approver');
+    const approved = await simAdminCli(h, ['approve', proposal.approvalId, 'checked the date of birth'], { HUSH_OPERATOR_TOKEN: bob.token });
+    assert.equal(approved.code, 0, approved.out);
+    assert.equal((JSON.parse(approved.out) as { status: string }).status, 'deposit_confirmed');
     const done = await h.waitForOrder(acct.client, placed.trackingId, ['completed'], 30_000);
     assert.equal(done.failureReason, null);
     assert.equal(await usdcOf(h, recipient), placed.amountOut);

@@ -5,6 +5,7 @@
  * account (top-ups, co-signed deposits), reads of what landed, and the operator's views (holds, reconcile).
  * Every helper runs the clock while it waits (`h.drive`, `h.until`); nothing sleeps on the wall clock.
  */
+import { resolvedByTeam, teamOf } from './operators.ts';
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -227,12 +228,13 @@ export async function holdQueue(h: SimHush): Promise<{ holds: any[]; fundHolds: 
   return { holds: q.holds ?? [], fundHolds: q.fundHolds ?? [] };
 }
 
-export function resolveOrder(h: SimHush, trackingId: string, action: string, note = 'reviewed') {
-  return h.ops.request('POST', `/admin/v1/orders/${trackingId}/resolve`, { body: { action, note, operator: 'alice' } });
+/** alice resolves the held order; what takes four eyes, bob approves (test/support/operators.ts). */
+export async function resolveOrder(h: SimHush, trackingId: string, action: string, note = 'reviewed') {
+  return resolvedByTeam(await teamOf(h, h.ops), `/admin/v1/orders/${trackingId}/resolve`, action, note);
 }
 
-export function resolveHold(h: SimHush, holdId: string, action: string, note: string) {
-  return h.ops.request('POST', `/admin/v1/holds/${holdId}/resolve`, { body: { action, note, operator: 'alice' } });
+export async function resolveHold(h: SimHush, holdId: string, action: string, note: string) {
+  return resolvedByTeam(await teamOf(h, h.ops), `/admin/v1/holds/${holdId}/resolve`, action, note);
 }
 
 /**
@@ -240,9 +242,9 @@ export function resolveHold(h: SimHush, holdId: string, action: string, note: st
  * Hush's ops listener: its requests (it calls the global fetch) go through `h.fetch` while it runs, the clock
  * running until it has answered. Its exit code and what it wrote.
  */
-export async function simAdminCli(h: SimHush, args: string[]): Promise<{ code: number; out: string }> {
+export async function simAdminCli(h: SimHush, args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
   const { runAdminCli } = await import('../../src/cli/admin-cli.ts');
   const io = { lines: [] as string[], out(t: string) { this.lines.push(t); }, err(t: string) { this.lines.push(t); } };
-  const code = await withSimFetch(h, () => h.drive(runAdminCli(args, { HUSH_OPS_URL: 'http://ops.sim', HUSH_ADMIN_TOKEN: h.world.adminToken }, io)));
+  const code = await withSimFetch(h, () => h.drive(runAdminCli(args, { HUSH_OPS_URL: 'http://ops.sim', HUSH_ADMIN_TOKEN: h.world.adminToken, ...env }, io)));
   return { code, out: io.lines.join('') };
 }

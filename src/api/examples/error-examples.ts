@@ -60,6 +60,7 @@ const BY_CODE: Record<HushErrorCode, ErrorExample> = {
   IDEMPOTENCY_CONFLICT: { summary: 'The idempotency key was used with other terms', message: 'This idempotency key was used with different terms' },
   ORDER_IN_PROGRESS: { summary: 'The same order is being created right now', message: 'This order is being created by a concurrent request; retry shortly' },
   FORBIDDEN: { summary: "The operator's role does not allow this (admin API)", message: 'This needs the approver role; Ana Lima is a resolver', details: { role: 'resolver' } },
+  APPROVAL_CONFLICT: { summary: 'A proposal already awaits a second operator for this hold, or the one named was decided (admin API)', message: 'Proposal 12 is approved already', details: { approvalId: '12', status: 'approved' } },
   ORDER_NOT_HELD: { summary: 'Only a held order can be resolved', message: 'The order is completed, not held', details: { status: 'completed' } },
   RECEIPT_NOT_READY: { summary: 'The order is not final yet, or its receipt is being signed', message: 'The order is sending; its receipt is signed once it is final', details: { status: 'sending' } },
   LAST_ACTIVE_KEY: {

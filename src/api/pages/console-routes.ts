@@ -12,12 +12,12 @@ export interface ConsoleAsset {
 
 /**
  * docs/spec.md §12 "Console": the operator's console, a static page and its scripts on the ops listener. The
- * files hold no data and need no token; everything they show comes from /admin/v1 with the admin token the
- * operator types, so the console can do exactly what the admin API allows, no more.
+ * files hold no data and need no token; everything they show comes from /admin/v1 as the operator who signed in
+ * (single sign-on, or a personal token), so the console can do exactly what the admin API allows them, no more.
  */
-export async function consoleRoutes(app: FastifyInstance, { assets }: { assets: readonly ConsoleAsset[] }) {
+export async function consoleRoutes(app: FastifyInstance, { assets, sso = false }: { assets: readonly ConsoleAsset[]; sso?: boolean }) {
   const files = pageFiles(['console.html', 'console.js', 'console-kit.js', 'console-holds.js', 'console-words.js', 'console-charts.js', 'receipt-words.js', 'pages.css', 'favicon.svg']);
-  files.set('config.json', pageFile(Buffer.from(JSON.stringify({ tokens: assets.map(({ assetId, symbol, decimals }) => ({ assetId, symbol, decimals })) })), 'application/json; charset=utf-8'));
+  files.set('config.json', pageFile(Buffer.from(JSON.stringify({ tokens: assets.map(({ assetId, symbol, decimals }) => ({ assetId, symbol, decimals })), sso })), 'application/json; charset=utf-8'));
   app.get(CONSOLE_PATH, { exposeHeadRoute: false }, async (request, reply) => sendPage(reply, files.get('console.html')!, { request }));
   app.get<{ Params: { file: string } }>(`${CONSOLE_PATH}/:file`, { exposeHeadRoute: false }, async (request, reply) => {
     const file = request.params.file === 'console.html' ? undefined : files.get(request.params.file);

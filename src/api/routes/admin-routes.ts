@@ -1,12 +1,13 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { HushError } from '../../domain/errors.ts';
-import { normalizeIP } from '@fastify/rate-limit';
 import type { AdminApi } from '../deps.ts';
 import { AdminThrottle } from '../admin-throttle.ts';
-import { AUTOMATION, setActor } from '../admin-actor.ts';
+import { requireRole } from '../admin-actor.ts';
+import { adminAuthentication } from '../admin-auth.ts';
+import { personalTokenId } from '../../admin/operators-service.ts';
+import { adminOperatorRoutes } from './admin-operator-routes.ts';
 import type { Clock } from '../../support/clock.ts';
 import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../admin/admin-service.ts';
 
@@ -15,14 +16,11 @@ const Resolution = Type.Object(
   {
     action: Type.Union([Type.Literal('release'), Type.Literal('refund'), Type.Literal('freeze')]),
     note: Type.String({ minLength: 1, maxLength: 500 }),
-    // Who resolved it, for the screening log (the token says only that it was an operator).
-    operator: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[!-~ ]+$' })),
+    // Ignored, and kept only so an older client is not refused: the log names the authenticated person (issue 70).
+    operator: Type.Optional(Type.String({ maxLength: 100 })),
   },
   { additionalProperties: false },
 );
-
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
 
 export interface AdminRouteOptions {
   /** HUSH_ADMIN_TOKEN. */
@@ -33,29 +31,25 @@ export interface AdminRouteOptions {
   throttle?: AdminThrottle;
   /** Where the failed attempts' buckets refill. */
   clock: Pick<Clock, 'now'>;
+  /** Single sign-on configured: then nobody issues a personal token in another's name. */
+  sso?: boolean;
 }
 
-/** `/admin/v1` on the ops listener, present only when HUSH_ADMIN_TOKEN is set (docs/spec.md §3). */
-export async function adminRoutes(fastify: FastifyInstance, { token, admin, afterChange: changed, throttle = new AdminThrottle(), clock }: AdminRouteOptions) {
+/** `/admin/v1` on the ops listener, present only when HUSH_ADMIN_TOKEN is set (docs/spec.md §3, §12). */
+export async function adminRoutes(fastify: FastifyInstance, { token, admin, afterChange: changed, throttle = new AdminThrottle(), clock, sso = false }: AdminRouteOptions) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const expected = digest(token);
-  app.addHook('onRequest', async (request, reply) => {
-    // Answers about holds, accounts and keys are for the operator who asked: no cache keeps them.
-    reply.header('cache-control', 'no-store');
-    const m = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
-    // Hashing both sides makes the comparison constant-time whatever the presented length.
-    if (m && timingSafeEqual(digest(m[1]!), expected)) return setActor(request, AUTOMATION);
-    // The right token always passes: wrong ones are throttled per address (an IPv6 /56 as one; the ops listener
-    // trusts no X-Forwarded-For), so a guesser behind the operator's proxy or bastion never locks the operator
-    // out. That a throttled guesser would learn it found the token tells it nothing its success would not, and
-    // 32 random bytes are not found at ten guesses a minute.
-    const source = normalizeIP(request.ip, 56);
-    const wait = throttle.retryAfterS(source, clock.now());
-    if (wait > 0) throw new HushError('RATE_LIMITED', 'Too many failed admin attempts from this address; wait and retry', undefined, { retryAfterSeconds: wait });
-    // A request with no credentials guesses nothing: only a presented token counts as a failed attempt.
-    if (request.headers.authorization !== undefined) throttle.failed(source, clock.now());
-    throw new HushError('UNAUTHORIZED', 'Missing or invalid admin token');
-  });
+  const ops = admin.operators;
+  app.addHook(
+    'onRequest',
+    adminAuthentication(
+      { token, ...(ops ? { byToken: (t: string) => ops.byToken(t), bySession: (c: string) => ops.bySession(c), tokenId: personalTokenId } : {}) },
+      clock,
+      throttle,
+    ),
+  );
+  // Accounts, keys, fee recipients, webhooks and stray funds change what partners can do: a manager's (an
+  // approver, or the deployment's automation), never a resolver's alone.
+  const manager = { onRequest: async (request: FastifyRequest) => void requireRole(request, 'manager') };
   const afterChange = (accountId?: string) => changed?.(accountId);
   // Ids and addresses are printable ASCII; anything else (a NUL, which PostgreSQL text cannot hold) is
   // refused here rather than failing in the store.
@@ -63,7 +57,7 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
   const AccountId = Type.Object({ accountId: Id });
   const hide = { hide: true };
 
-  app.post('/accounts', { schema: { ...hide, body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), feeCapBps: Type.Optional(Type.Integer()) }, { additionalProperties: false }) } }, async (request, reply) => {
+  app.post('/accounts', { ...manager, schema: { ...hide, body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), feeCapBps: Type.Optional(Type.Integer()) }, { additionalProperties: false }) } }, async (request, reply) => {
     const created = await admin.createAccount(request.body.name, request.body.feeCapBps);
     return reply.code(201).send({ success: true, ...created });
   });
@@ -72,6 +66,7 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
   app.patch(
     '/accounts/:accountId',
     {
+      ...manager,
       schema: {
         ...hide,
         params: AccountId,
@@ -86,21 +81,21 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
   );
   app.post(
     '/accounts/:accountId/keys',
-    { schema: { ...hide, params: AccountId, body: Type.Union([Type.Object({ expiresAt: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false }), Type.Null()]) } },
+    { ...manager, schema: { ...hide, params: AccountId, body: Type.Union([Type.Object({ expiresAt: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false }), Type.Null()]) } },
     async (request, reply) => {
       const expiresAt = request.body?.expiresAt ? new Date(request.body.expiresAt) : undefined;
       const created = await admin.createKey(request.params.accountId, expiresAt);
       return reply.code(201).send({ success: true, ...created });
     },
   );
-  app.delete('/keys/:keyId', { schema: { ...hide, params: Type.Object({ keyId: Id }) } }, async (request) => {
+  app.delete('/keys/:keyId', { ...manager, schema: { ...hide, params: Type.Object({ keyId: Id }) } }, async (request) => {
     await admin.revokeKey(request.params.keyId);
     afterChange();
     return { success: true };
   });
   app.post(
     '/accounts/:accountId/fee-recipients',
-    { schema: { ...hide, params: AccountId, body: Type.Object({ address: Type.String({ maxLength: 64 }) }, { additionalProperties: false }) } },
+    { ...manager, schema: { ...hide, params: AccountId, body: Type.Object({ address: Type.String({ maxLength: 64 }) }, { additionalProperties: false }) } },
     async (request) => {
       await admin.registerFeeRecipient(request.params.accountId, request.body.address);
       afterChange(request.params.accountId);
@@ -109,7 +104,7 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
   );
   app.delete(
     '/accounts/:accountId/fee-recipients/:address',
-    { schema: { ...hide, params: Type.Object({ accountId: Id, address: Id }) } },
+    { ...manager, schema: { ...hide, params: Type.Object({ accountId: Id, address: Id }) } },
     async (request) => {
       await admin.unregisterFeeRecipient(request.params.accountId, request.params.address);
       afterChange(request.params.accountId);
@@ -118,10 +113,10 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
   );
   app.put(
     '/accounts/:accountId/webhook',
-    { schema: { ...hide, params: AccountId, body: Type.Object({ url: Type.String({ maxLength: MAX_WEBHOOK_URL_LENGTH }) }, { additionalProperties: false }) } },
+    { ...manager, schema: { ...hide, params: AccountId, body: Type.Object({ url: Type.String({ maxLength: MAX_WEBHOOK_URL_LENGTH }) }, { additionalProperties: false }) } },
     async (request) => webhookView(await admin.setWebhook(request.params.accountId, request.body.url)),
   );
-  app.delete('/accounts/:accountId/webhook', { schema: { ...hide, params: AccountId } }, async (request) => {
+  app.delete('/accounts/:accountId/webhook', { ...manager, schema: { ...hide, params: AccountId } }, async (request) => {
     await admin.clearWebhook(request.params.accountId);
     return { success: true };
   });
@@ -133,7 +128,7 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     if (!admin.reconcile) throw new HushError('SERVICE_UNAVAILABLE', 'Reconciliation is not available on this deployment');
     return { success: true, ...(await admin.reconcile()) };
   });
-  app.post('/orders/:trackingId/return-stray', { schema: { ...hide, params: Type.Object({ trackingId: Id }) } }, async (request) => {
+  app.post('/orders/:trackingId/return-stray', { ...manager, schema: { ...hide, params: Type.Object({ trackingId: Id }) } }, async (request) => {
     if (!admin.returnStray) throw new HushError('SERVICE_UNAVAILABLE', 'Returning stray funds is not available on this deployment');
     return { success: true, ...(await admin.returnStray(request.params.trackingId)) };
   });
@@ -170,8 +165,16 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
       const limit = request.query.limit === undefined ? undefined : Number(request.query.limit);
       // Held orders, then (issue 49) held late funds and fee recipients, each with the order it reached; `counts`,
       // how many are open in all, says when a listing stopped at its limit (issue 70: the console showed 100 as all).
-      const [holds, fundHolds, counts] = await Promise.all([admin.holds(limit), admin.fundHolds?.(limit) ?? [], admin.holdCounts?.()]);
-      return { success: true, holds, fundHolds, counts: counts ?? { holds: holds.length, fundHolds: fundHolds.length } };
+      const [holds, fundHolds, counts, awaiting] = await Promise.all([admin.holds(limit), admin.fundHolds?.(limit) ?? [], admin.holdCounts?.(), admin.approvals?.awaiting() ?? []]);
+      // A proposal awaiting a second operator is shown on its hold (issue 70: "awaiting approval").
+      const byOrder = new Map(awaiting.filter((a) => a.trackingId).map((a) => [a.trackingId, a]));
+      const byFund = new Map(awaiting.filter((a) => a.fundHoldId).map((a) => [a.fundHoldId, a]));
+      return {
+        success: true,
+        holds: (holds as { trackingId: string }[]).map((h) => ({ ...h, approval: byOrder.get(h.trackingId) ?? null })),
+        fundHolds: (fundHolds as { holdId: string }[]).map((h) => ({ ...h, approval: byFund.get(h.holdId) ?? null })),
+        counts: counts ?? { holds: holds.length, fundHolds: fundHolds.length },
+      };
     },
   );
   app.post(
@@ -183,10 +186,10 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
         body: Resolution,
       },
     },
-    async (request) => {
-      if (!admin.resolveFundHold) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
-      const { action, note, operator } = request.body;
-      return { success: true, ...(await admin.resolveFundHold(request.params.holdId, action, note, `operator:${operator ?? 'admin-api'}`)) };
+    async (request, reply) => {
+      if (!admin.approvals) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
+      const done = await admin.approvals.resolveFunds(request.params.holdId, request.body.action, request.body.note, requireRole(request, 'resolver'));
+      return reply.code(done.status === 'awaiting_approval' ? 202 : 200).send({ success: true, ...done });
     },
   );
   app.post(
@@ -198,10 +201,11 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
         body: Resolution,
       },
     },
-    async (request) => {
-      if (!admin.resolveHold) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
-      const { action, note, operator } = request.body;
-      return { success: true, ...(await admin.resolveHold(request.params.trackingId, action, note, `operator:${operator ?? 'admin-api'}`)) };
+    async (request, reply) => {
+      if (!admin.approvals) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
+      const done = await admin.approvals.resolveOrder(request.params.trackingId, request.body.action, request.body.note, requireRole(request, 'resolver'));
+      return reply.code(done.status === 'awaiting_approval' ? 202 : 200).send({ success: true, ...done });
     },
   );
+  await app.register(adminOperatorRoutes, { admin, sso });
 }

@@ -68,7 +68,8 @@ export async function countFundHolds(db: Queryable): Promise<number> {
 export async function getFundHold(db: Queryable, id: string): Promise<FundHold | null> {
   const { rows } = await db.query<FundHold>(
     `SELECT id::text AS "holdId", kind, subject, tracking_id AS "trackingId", asset_id AS "assetId", amount::text AS amount, status,
-            created_at::text AS "heldAt", json_build_object('address', address) AS decision
+            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "heldAt",
+            json_build_object('stage', stage, 'result', result, 'field', field, 'address', address, 'list', list, 'version', version, 'reason', reason) AS decision
        FROM screening_holds WHERE id = $1`,
     [id],
   );

@@ -23,8 +23,8 @@ function resolveSql(action: HoldAction, to: HoldTarget): string {
       route: ['held', to],
       ...(set ? { set } : {}),
       where: 'o.id = $1',
-      effects: `l AS (INSERT INTO screening_log (tracking_id, stage, result, actor, note, at)
-                 SELECT u.tracking_id, 'resolution', '${action}', $2, $3, now() FROM u)`,
+      effects: `l AS (INSERT INTO screening_log (tracking_id, stage, result, actor, note, approved_by, at)
+                 SELECT u.tracking_id, 'resolution', '${action}', $2, $3, $4, now() FROM u)`,
     });
     statements.set(`${action}:${to}`, sql);
   }
@@ -32,11 +32,12 @@ function resolveSql(action: HoldAction, to: HoldTarget): string {
 }
 
 /**
- * One resolution of a held order, and its line in the screening log (who, the note), in one statement:
- * `held → deposit_confirmed | refunding | frozen`. False when the order is not held (already resolved).
+ * One resolution of a held order, and its line in the screening log (who, the note, and for a four-eyes
+ * resolution who approved it), in one statement: `held → deposit_confirmed | refunding | frozen`. False when the
+ * order is not held (already resolved).
  */
-export async function resolveHold(db: Queryable, id: string, action: HoldAction, to: HoldTarget, actor: string, note: string): Promise<boolean> {
-  const { rows } = await db.query(resolveSql(action, to), [id, actor, note]);
+export async function resolveHold(db: Queryable, id: string, action: HoldAction, to: HoldTarget, actor: string, note: string, approvedBy: string | null = null): Promise<boolean> {
+  const { rows } = await db.query(resolveSql(action, to), [id, actor, note, approvedBy]);
   return rows.length > 0;
 }
 
