@@ -127,9 +127,9 @@ export class OperatorsService {
     return value;
   }
 
-  /** The operator of a live session, its idle clock restarted; null when it ended, idled out or aged out. */
-  bySession(value: string): Promise<NamedOperator | null> {
-    return useOperatorSession(this.db, sha256(value), this.sessionIdleS, this.sessionMaxS);
+  /** The operator of a live session, its idle clock restarted when `active` (a person's request, not the page's own refresh); null when it ended, idled out or aged out. */
+  bySession(value: string, active = true): Promise<NamedOperator | null> {
+    return useOperatorSession(this.db, sha256(value), this.sessionIdleS, this.sessionMaxS, active);
   }
 
   endSession(value: string): Promise<void> {

@@ -8,7 +8,10 @@ import { AUTOMATION, operatorActor, setActor, type AdminActor, type OperatorRole
 
 /** The console's session cookie (HttpOnly, SameSite=Strict, path /). */
 export const SESSION_COOKIE = 'hush_console';
-/** What the console sends with every request made with its cookie: a cross-site page cannot (no CORS is granted). */
+/**
+ * What the console sends with every request made with its cookie: a cross-site page cannot (no CORS is granted).
+ * `1` for what a person did; `refresh` for the page's own polling, which does not keep the session from idling out.
+ */
 export const CONSOLE_HEADER = 'x-hush-console';
 
 type Named = { operatorId: string; name: string; role: OperatorRole };
@@ -19,8 +22,8 @@ export interface AdminCredentials {
   token: string;
   /** The operator of a personal token `hush_op_…`, or null. */
   byToken?(presented: string): Promise<Named | null>;
-  /** The operator of a live console session (its idle clock restarted), or null. */
-  bySession?(cookieValue: string): Promise<Named | null>;
+  /** The operator of a live console session (its idle clock restarted when `active`), or null. */
+  bySession?(cookieValue: string, active: boolean): Promise<Named | null>;
   /** The id of a personal token's form, to throttle failures per credential. */
   tokenId?(presented: string): string | null;
 }
@@ -83,8 +86,9 @@ export function adminAuthentication(creds: AdminCredentials, clock: Pick<Clock, 
     if (cookie === null || !creds.bySession) return null;
     // The cookie goes with any request the browser makes to this host, a cross-site page's included; such a page
     // cannot add this header without a CORS preflight, which this listener never grants.
-    if (request.headers[CONSOLE_HEADER] !== '1') return null;
-    const o = await creds.bySession(cookie);
+    const header = request.headers[CONSOLE_HEADER];
+    if (header !== '1' && header !== 'refresh') return null;
+    const o = await creds.bySession(cookie, header === '1');
     return o ? operatorActor(o) : null;
   }
 }

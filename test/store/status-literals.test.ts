@@ -28,6 +28,7 @@ const WORDS = new Set<string>(ORDER_STATUSES);
 /** Another table's or type's status that shares an order status's name: file, the exact text, and whose it is. */
 const OTHERS: readonly { file: string; text: string; whose: string }[] = [
   { file: 'admin/fund-holds-service.ts', text: "h.status !== 'held'", whose: 'screening_holds.status (a fund hold)' },
+  { file: 'admin/approvals-service.ts', text: "h.status !== 'held'", whose: 'screening_holds.status (a fund hold)' },
   { file: 'admin/fund-holds-service.ts', text: "to === 'frozen'", whose: 'screening_holds.status (a fund hold)' },
   { file: 'admin/stray-funds-service.ts', text: "fate === 'expired'", whose: 'TxFate (domain/settlement/tx-fate.ts)' },
   { file: 'admin/stray-funds-service.ts', text: "fate === 'failed'", whose: 'TxFate (domain/settlement/tx-fate.ts)' },

@@ -5,6 +5,7 @@
  * account and a late-deposit pass (test/screening/late-funds-and-fees.test.ts does both on the simulator): half a
  * minute or more on the local chain, for a page test that only needs the hold to show and be resolved.
  */
+import { namedOperator } from './operators.ts';
 import type { Page } from 'playwright-core';
 import { holdFeeRecipient, holdLateFunds, type FundHoldFinding } from '../../src/store/holds/fund-holds.ts';
 import { recordScreening } from '../../src/store/screening-log-store.ts';
@@ -34,13 +35,17 @@ export async function holdLate(hush: TestHush, trackingId: string, amount: bigin
   return held.rows[0]!.id;
 }
 
-/** Signs in to the console at `path` (its query: `?refresh=1`) with the admin token, as `operator`. */
-export async function signIn(page: Page, hush: TestHush, operator: string, query = '?refresh=1'): Promise<void> {
+/**
+ * Signs in to the console at `path` (its query: `?refresh=1`) as a named operator `operator` (an approver unless
+ * `role` says otherwise), registered by the shared token and given a personal token; answers their operator id.
+ */
+export async function signIn(page: Page, hush: TestHush, operator: string, query = '?refresh=1', role: 'viewer' | 'resolver' | 'approver' = 'approver'): Promise<string> {
+  const { token, operatorId } = await namedOperator(hush.ops.withKey(hush.adminToken!), operator, role);
   await page.goto(`${hush.opsUrl}/console${query}`);
-  await page.locator('#token').fill(hush.adminToken!);
-  await page.locator('#operator').fill(operator);
+  await page.locator('#token').fill(token);
   await page.locator('#signin button[type="submit"]').click();
   await page.locator('#console').waitFor();
+  return operatorId;
 }
 
 /**

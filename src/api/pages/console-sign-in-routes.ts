@@ -85,22 +85,25 @@ export async function consoleSignInRoutes(app: FastifyInstance, { oidc: settings
     if (id) pending.delete(id);
     reply.header('set-cookie', cookie(PENDING_COOKIE, '', 'SameSite=Lax; Max-Age=0'));
     if (!p || clock.now() - p.at > PENDING_MS) return back(reply, 'expired');
-    let claims: oidc.IDToken | undefined;
+    let sub: string;
+    let email: string | null;
     try {
       const c = await discovered();
       const here = new URL(settings.redirectUrl);
       here.search = new URL(request.url, 'http://callback.invalid').search;
       const tokens = await oidc.authorizationCodeGrant(c, here, { pkceCodeVerifier: p.verifier, expectedState: p.state, expectedNonce: p.nonce, idTokenExpected: true });
-      claims = tokens.claims();
+      const claims = tokens.claims()!;
+      sub = claims.sub;
+      // Many providers put the email in the ID token; the others answer it at userinfo, for the same subject.
+      const more = typeof claims.email === 'string' ? claims : await oidc.fetchUserInfo(c, tokens.access_token, sub);
+      email = more.email_verified === true && typeof more.email === 'string' ? more.email : null;
     } catch (e) {
       request.log.warn({ err: (e as Error).message }, 'console sign-in refused by the OpenID checks');
       return back(reply, 'failed');
     }
-    if (!claims?.sub) return back(reply, 'failed');
-    const email = claims.email_verified === true && typeof claims.email === 'string' ? claims.email : null;
-    const who = await operators.bySignIn(claims.sub, email);
+    const who = await operators.bySignIn(sub, email);
     if (!who) {
-      request.log.warn({ subject: claims.sub }, 'console sign-in by someone who is not a registered operator');
+      request.log.warn({ subject: sub }, 'console sign-in by someone who is not a registered operator');
       return back(reply, 'unknown');
     }
     const session = await operators.openSession(who.operatorId);

@@ -42,7 +42,7 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
   app.addHook(
     'onRequest',
     adminAuthentication(
-      { token, ...(ops ? { byToken: (t: string) => ops.byToken(t), bySession: (c: string) => ops.bySession(c), tokenId: personalTokenId } : {}) },
+      { token, ...(ops ? { byToken: (t: string) => ops.byToken(t), bySession: (c: string, active: boolean) => ops.bySession(c, active), tokenId: personalTokenId } : {}) },
       clock,
       throttle,
     ),

@@ -6,18 +6,19 @@ export async function insertOperatorSession(db: Queryable, idHash: Buffer, opera
 }
 
 /**
- * The live session's operator, its idle clock restarted: one statement, so two requests racing past the idle
- * limit cannot revive it. Null when there is none, it ended, it has been idle `idleS` or more, it is older than
- * `maxS`, or its operator is disabled.
+ * The live session's operator, its idle clock restarted unless the request is the page's own refresh (`active`
+ * false: a console left open is idle however often it polls): one statement, so two requests racing past the
+ * idle limit cannot revive it. Null when there is none, it ended, it has been idle `idleS` or more, it is older
+ * than `maxS`, or its operator is disabled.
  */
-export async function useOperatorSession(db: Queryable, idHash: Buffer, idleS: number, maxS: number): Promise<{ operatorId: string; name: string; role: OperatorRole } | null> {
+export async function useOperatorSession(db: Queryable, idHash: Buffer, idleS: number, maxS: number, active = true): Promise<{ operatorId: string; name: string; role: OperatorRole } | null> {
   const { rows } = await db.query<{ operatorId: string; name: string; role: OperatorRole }>(
-    `UPDATE operator_sessions s SET last_seen_at = now()
+    `UPDATE operator_sessions s SET last_seen_at = CASE WHEN $4 THEN now() ELSE s.last_seen_at END
        FROM operators p
       WHERE s.id_hash = $1 AND p.id = s.operator_id AND s.ended_at IS NULL AND p.disabled_at IS NULL
         AND s.last_seen_at > now() - make_interval(secs => $2) AND s.created_at > now() - make_interval(secs => $3)
       RETURNING p.id AS "operatorId", p.name, p.role`,
-    [idHash, idleS, maxS],
+    [idHash, idleS, maxS, active],
   );
   return rows[0] ?? null;
 }

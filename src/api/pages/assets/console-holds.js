@@ -3,6 +3,7 @@
 // and its own decision form. A freeze is final, so it is confirmed on the page before it is posted.
 import { $, announce, api, el, td, units } from './console-kit.js';
 import { ageWords, findingWords, sentences, sourceWords } from './console-words.js';
+import { showApproval } from './console-approvals.js';
 import { timeWords } from './receipt-words.js';
 
 const STAGES = { deposit: 'at deposit', payout: 'before payout', quote: 'at quote', resolution: 'resolution', refund: 'before refund', late: 'on late funds', fee: 'before a fee payout' };
@@ -48,7 +49,7 @@ function orderCard(h) {
     el('ul', {}, ...(h.entries ?? []).map((e) => el('li', {}, entryWords(e)))),
   );
   const what = { label: id, freeze: `the deposit of ${id}`, done: 'the order' };
-  const post = (action, note) => api(`/admin/v1/orders/${encodeURIComponent(id)}/resolve`, { method: 'POST', body: { action, note, operator: sessionStorage.getItem('hush.operator') } });
+  const post = (action, note) => api(`/admin/v1/orders/${encodeURIComponent(id)}/resolve`, { method: 'POST', body: { action, note } });
   return withDecision(card, id, [['release', 'Release'], ['refund', 'Refund'], ['freeze', 'Freeze']], what, post);
 }
 
@@ -88,7 +89,7 @@ function fundCard(h) {
   );
   const label = late ? `late funds to ${h.trackingId ?? 'an order'} (hold ${h.holdId})` : `fee recipient of ${h.accountId ?? 'a partner'} (hold ${h.holdId})`;
   const what = { label, freeze: `these late funds (${units(h.amount, h.assetId)})`, done: 'the hold' };
-  const post = (action, note) => api(`/admin/v1/holds/${encodeURIComponent(h.holdId)}/resolve`, { method: 'POST', body: { action, note, operator: sessionStorage.getItem('hush.operator') } });
+  const post = (action, note) => api(`/admin/v1/holds/${encodeURIComponent(h.holdId)}/resolve`, { method: 'POST', body: { action, note } });
   return withDecision(card, key, FUND_ACTIONS[h.kind] ?? FUND_ACTIONS.fee, what, post);
 }
 
@@ -136,6 +137,15 @@ function withDecision(card, key, actions, what, post) {
     button.disabled = true;
     try {
       const out = await post(action, note);
+      if (out.status === 'awaiting_approval') {
+        // Four eyes: nothing moved; the card stays in the queue with the proposal on it until another operator decides.
+        form.reset();
+        message.hidden = false;
+        message.className = 'message ok';
+        message.textContent = sentences(`Proposed (${action}): awaiting a second operator’s approval (proposal ${out.approvalId})`, 'Nothing moves until an approver other than you approves it');
+        announce(message.textContent);
+        return;
+      }
       resolvedHere.set(key, card.getAttribute('data-stamp'));
       card.querySelector('[data-status]').textContent = out.status;
       // Decided: the form goes, so nothing on the card can be posted again.
@@ -180,9 +190,9 @@ function freezeConfirmation(key, what, yes, no) {
 /** Held orders and fund holds as one list of cards, oldest first, each with the stamp that tells a new hold apart. */
 function queueOf(holds, fundHolds) {
   return [
-    ...holds.map((h) => ({ key: h.trackingId, name: h.trackingId, heldAt: h.heldAt, stamp: h.heldAt, make: () => orderCard(h) })),
+    ...holds.map((h) => ({ key: h.trackingId, name: h.trackingId, heldAt: h.heldAt, stamp: h.heldAt, approval: h.approval, make: () => orderCard(h) })),
     // A late hold held again keeps its id and time: its finding tells it apart.
-    ...fundHolds.map((h) => ({ key: `hold-${h.holdId}`, name: `Hold ${h.holdId} (${h.kind === 'late' ? 'late funds' : 'a fee recipient'})`, heldAt: h.heldAt, stamp: `${h.heldAt} ${JSON.stringify(h.decision)}`, make: () => fundCard(h) })),
+    ...fundHolds.map((h) => ({ key: `hold-${h.holdId}`, name: `Hold ${h.holdId} (${h.kind === 'late' ? 'late funds' : 'a fee recipient'})`, heldAt: h.heldAt, stamp: `${h.heldAt} ${JSON.stringify(h.decision)}`, approval: h.approval, make: () => fundCard(h) })),
   ].sort((a, b) => (a.heldAt < b.heldAt ? -1 : a.heldAt > b.heldAt ? 1 : 0));
 }
 
@@ -209,6 +219,7 @@ export async function refreshHolds() {
       announce(`${q.name} is held again.`);
     } else if (!shown) box.append(make());
   }
+  for (const q of queue) showApproval(box.querySelector(`[data-key="${q.key}"]`), q.approval);
   for (const age of box.querySelectorAll('[data-age]')) age.textContent = `held ${ageWords(age.getAttribute('data-held-at'))}`;
   $('holds-empty').hidden = box.children.length > 0;
   showCounts(counts ?? { holds: holds.length, fundHolds: fundHolds.length }, holds.length, fundHolds.length);

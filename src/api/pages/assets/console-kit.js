@@ -1,5 +1,6 @@
-// What every part of the operator console shares: building elements, the admin API with the tab's token,
-// the configured assets' units, and the polite announcement for screen readers.
+// What every part of the operator console shares: building elements, the admin API as the operator who signed
+// in (a single sign-on session's cookie, or their personal token kept in this tab), who that is, the configured
+// assets' units, and the polite announcement for screen readers.
 import { amountWords, inUnits } from './receipt-words.js';
 
 export const $ = (id) => document.getElementById(id);
@@ -31,16 +32,28 @@ let unauthorized = () => {};
 /** What a refused token does (the session signs out); set once by the page. */
 export const onUnauthorized = (f) => (unauthorized = f);
 
+let me = null;
+/** Who is signed in, as GET /admin/v1/me answered: `{operatorId, name, role, logsAs}`. */
+export const signedIn = () => me;
+export const setSignedIn = (operator) => (me = operator);
+
+/**
+ * A read is the page's own refresh unless `opts.active` says a person asked for it: it does not keep a single
+ * sign-on session from idling out (the server restarts its idle clock only for what a person does: a decision,
+ * or the activity ping of console.js).
+ */
 export async function api(path, opts = {}) {
-  const token = sessionStorage.getItem('hush.adminToken');
+  const token = sessionStorage.getItem('hush.operatorToken');
+  const active = opts.active || (opts.method ?? 'GET') !== 'GET';
+  const credentials = token ? { authorization: `Bearer ${token}` } : { 'x-hush-console': active ? '1' : 'refresh' };
   let r;
   try {
     r = await fetch(path, {
       method: opts.method ?? 'GET',
-      headers: { authorization: `Bearer ${token}`, ...(opts.body ? { 'content-type': 'application/json' } : {}) },
+      headers: { ...credentials, ...(opts.body ? { 'content-type': 'application/json' } : {}) },
       body: opts.body ? JSON.stringify(opts.body) : undefined,
       cache: 'no-store',
-      credentials: 'omit',
+      credentials: token ? 'omit' : 'same-origin',
     });
   } catch {
     // fetch's own words ("Failed to fetch") say nothing to an operator.
@@ -49,7 +62,7 @@ export async function api(path, opts = {}) {
   const body = await r.json().catch(() => null);
   if (!r.ok || !body?.success) {
     const e = new ApiError(r.status, body);
-    if (r.status === 401) unauthorized('The admin token was refused: ' + e.message);
+    if (r.status === 401) unauthorized(token ? `Your token was refused: ${e.message}` : 'Your session ended (signed out, idle too long, or too old): sign in again.');
     throw e;
   }
   return body;

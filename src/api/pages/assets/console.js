@@ -5,7 +5,7 @@
 // alert at the top until the next one succeeds.
 import { timeWords } from './receipt-words.js';
 import { barChart } from './console-charts.js';
-import { $, api, el, onUnauthorized, scrollBox, setAssets, td, units, unitsOnly } from './console-kit.js';
+import { $, api, el, onUnauthorized, scrollBox, setAssets, setSignedIn, signedIn, td, units, unitsOnly } from './console-kit.js';
 import { clearHolds, refreshHolds } from './console-holds.js';
 import { sentences, sourceWords } from './console-words.js';
 
@@ -131,24 +131,55 @@ function every(seconds, name) {
   timers.push(setInterval(() => void refresh(name), seconds * 1000));
 }
 
+/** What a sign-in through the identity provider came back with (?signin=…), in words. */
+const SIGNIN_OUTCOMES = {
+  unknown: 'The identity provider signed you in, but you are not an operator of this Hush: ask an approver to register you.',
+  failed: 'The sign-in could not be checked (the identity provider’s answer failed its checks): try again.',
+  expired: 'The sign-in took too long or was started elsewhere: try again.',
+  unavailable: 'The identity provider did not answer: try again in a moment, or use your personal token.',
+};
+
+let idleTimer;
+let lastPing = 0;
+let idleSeconds = 15 * 60;
+/** A person's input: the server's idle clock restarts (at most once a minute), and the page's own does. */
+function activity() {
+  clearTimeout(idleTimer);
+  if (timers.length === 0) return;
+  idleTimer = setTimeout(() => signOut(sentences(`Signed out after ${Math.round(idleSeconds / 60)} minutes without activity`)), idleSeconds * 1000);
+  const now = Date.now();
+  if (now - lastPing > 60_000) {
+    lastPing = now;
+    api('/admin/v1/me', { active: true }).catch(() => {});
+  }
+}
+
 async function open() {
-  const { tokens } = await fetch('/console/config.json', { credentials: 'omit' }).then((r) => r.json());
-  setAssets(tokens);
-  await api('/admin/v1/holds?limit=1'); // the token works
+  const { operator, sessionIdleSeconds } = await api('/admin/v1/me', { active: true });
+  if (operator.kind !== 'operator') {
+    return signOut('The shared admin token is the deployment’s automation and does not open the console: sign in as yourself (single sign-on, or your personal token).');
+  }
+  setSignedIn(operator);
+  idleSeconds = sessionIdleSeconds ?? idleSeconds;
   $('signin-part').hidden = true;
   $('signin-message').hidden = true;
   $('session').hidden = false;
-  $('who').textContent = `Signed in as ${sessionStorage.getItem('hush.operator')}`;
+  $('who').textContent = `Signed in as ${operator.name} (${operator.role})`;
   $('console').hidden = false;
   for (const name of ['holds', 'log', 'privacy']) every(EVERY_S, name);
   every(LIQUIDITY_EVERY_S, 'liquidity');
   every(RECONCILE_EVERY_S, 'reconcile');
+  activity();
 }
 
 function signOut(message) {
   timers.forEach(clearInterval);
   timers = [];
-  sessionStorage.removeItem('hush.adminToken');
+  clearTimeout(idleTimer);
+  // A single sign-on session ends on the server too; a token is only forgotten by this tab.
+  if (!sessionStorage.getItem('hush.operatorToken') && signedIn()) void fetch('/console/sign-out', { method: 'POST', headers: { 'x-hush-console': '1' }, credentials: 'same-origin' }).catch(() => {});
+  sessionStorage.removeItem('hush.operatorToken');
+  setSignedIn(null);
   $('console').hidden = true;
   $('session').hidden = true;
   $('signin-part').hidden = false;
@@ -164,10 +195,10 @@ function signOut(message) {
 }
 
 onUnauthorized(signOut);
+for (const kind of ['keydown', 'pointerdown']) document.addEventListener(kind, activity, { passive: true });
 $('signin').addEventListener('submit', (ev) => {
   ev.preventDefault();
-  sessionStorage.setItem('hush.adminToken', $('token').value);
-  sessionStorage.setItem('hush.operator', $('operator').value.trim());
+  sessionStorage.setItem('hush.operatorToken', $('token').value.trim());
   $('token').value = '';
   open().catch((e) => e.status !== 401 && signOut(sentences(`Could not open the console: ${e.message}`)));
 });
@@ -179,5 +210,20 @@ $('log-filters').addEventListener('input', () => {
   filterTimer = setTimeout(() => void refresh('log'), 250);
 });
 $('log-filters').addEventListener('submit', (ev) => ev.preventDefault());
-$('operator').value = sessionStorage.getItem('hush.operator') ?? '';
-if (sessionStorage.getItem('hush.adminToken')) open().catch(() => signOut());
+async function start() {
+  const { tokens, sso } = await fetch('/console/config.json', { credentials: 'omit' }).then((r) => r.json());
+  setAssets(tokens);
+  $('sso-part').hidden = !sso;
+  const outcome = params.get('signin');
+  if (outcome && SIGNIN_OUTCOMES[outcome]) {
+    $('signin-message').textContent = SIGNIN_OUTCOMES[outcome];
+    $('signin-message').hidden = false;
+  }
+  // A personal token kept in this tab, or a single sign-on session's cookie: whichever the server takes.
+  // Asked without the API's sign-out on 401: no session yet is no news.
+  const session = sso && !sessionStorage.getItem('hush.operatorToken')
+    ? await fetch('/admin/v1/me', { headers: { 'x-hush-console': '1' }, credentials: 'same-origin', cache: 'no-store' }).then((r) => r.ok, () => false)
+    : false;
+  if (sessionStorage.getItem('hush.operatorToken') || session) await open().catch((e) => e.status !== 401 && signOut(sentences(`Could not open the console: ${e.message}`)));
+}
+void start();
