@@ -124,6 +124,15 @@ export async function checkScreening(db: Db, tallies: Tallies, from: { id: numbe
       WHERE c.kind IN ('payout', 'refund') AND c.id > $1 ORDER BY c.id`,
     [from.id],
   );
+  // Four eyes (docs/spec.md §12): no freeze, and no release of a list's finding, on one person's word.
+  const { rows: alone } = await db.query<{ tracking_id: string | null; result: string; actor: string }>(
+    `SELECT s.tracking_id, s.result, s.actor FROM screening_log s
+      WHERE s.stage = 'resolution' AND (s.approved_by IS NULL OR s.approved_by = s.actor)
+        AND (s.result = 'freeze' OR (s.result = 'release' AND EXISTS (
+              SELECT 1 FROM screening_log f WHERE f.tracking_id = s.tracking_id AND f.id < s.id AND f.result = 'blocked' AND f.reason LIKE 'listed%'
+                 AND f.id > coalesce((SELECT max(r.id) FROM screening_log r WHERE r.tracking_id = s.tracking_id AND r.stage = 'resolution' AND r.id < s.id), 0))))`,
+  );
+  if (alone[0]) throw new InvariantBroken('four eyes', `${alone[0].tracking_id ?? 'a fund hold'}: ${alone[0].result} by ${alone[0].actor} with no second operator's approval`);
   for (const r of rows) {
     if (!r.screened) throw new InvariantBroken('every flow is screened first', `${r.tracking_id}: a ${r.late ? 'late refund' : r.kind} was recorded with no screening decision of its stage before it`);
     if (r.blocked && !r.released) throw new InvariantBroken('a blocked flow waits for an operator', `${r.tracking_id}: a ${r.kind} was recorded after a blocked screening and no operator's resolution`);

@@ -35,4 +35,15 @@ export const PLANTED_BUGS: Record<string, PlantedBug> = {
     faults: 'all',
     rewrite: (sql) => (sql.includes("r.stage = 'resolution' AND r.result = 'release' AND r.id > h.id") ? 'SELECT 1 WHERE $1::text IS NOT NULL OR $2::text IS NULL OR $3::text IS NULL OR $4::text IS NULL OR $5::text IS NULL OR $6::text IS NULL' : sql),
   },
+  /**
+   * A freeze's log line written without its approver (the approval's column dropped from the insert): the freeze
+   * then stands in the audit log on one person's word.
+   */
+  'freeze-without-second-operator': {
+    name: "a freeze logged on one operator's word",
+    caughtBy: ['four eyes'],
+    // Holds come from the provider's findings and outages; the simulated desk freezes some of them.
+    faults: 'all',
+    rewrite: (sql) => (sql.includes("'resolution', 'freeze', $2, $3, $4, now()") ? sql.replace("'resolution', 'freeze', $2, $3, $4, now()", "'resolution', 'freeze', $2, $3, coalesce(NULL, $4::text, NULL) || NULL, now()") : sql),
+  },
 };

@@ -6,6 +6,7 @@
  * resolved from its card, a freeze only once confirmed on the page; a refresh that fails is said in an alert
  * until the next one succeeds; more holds than the API lists are said; both pages carry a favicon.
  */
+import { namedOperator } from '../support/operators.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -23,6 +24,7 @@ describe("the console's one queue: held funds, a freeze asked first, failed refr
   let order: PlacedOrder;
   /** The holds' ids: a fee recipient on a list file, late funds found by the risk API. */
   let fee: string, late: string;
+  let bob: Awaited<ReturnType<typeof namedOperator>>;
 
   before(async () => {
     // The browser first: without Chromium the file fails at once, with no Hush left running to hold it open.
@@ -31,10 +33,11 @@ describe("the console's one queue: held funds, a freeze asked first, failed refr
     const acct = await hush.createAccount();
     accountId = acct.id;
     order = await placeOrder(acct.client, { amount: '10000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: await address(), recipientAddress: await address() });
-    fee = await holdFees(hush, acct.id, 2_500_000n, listFinding('fee', 'feeRecipientAddress', await address()));
+    fee = await holdFees(hush, acct.id, 2_500_000n, providerFinding('fee', 'feeRecipientAddress', await address(), 'mixer'));
     // Three minutes old, so the card's "how long ago" is known.
     await hush.db.query(`UPDATE screening_holds SET created_at = now() - interval '190 seconds' WHERE id = $1`, [fee]);
-    late = await holdLate(hush, order.trackingId, 4_000_000n, providerFinding('late', 'lateFundsPayer', await address()));
+    late = await holdLate(hush, order.trackingId, 4_000_000n, listFinding('late', 'lateFundsPayer', await address()));
+    bob = await namedOperator(hush.ops.withKey(hush.adminToken!), 'bob', 'approver');
     page = await browser.page();
   });
   after(async () => {
@@ -53,13 +56,13 @@ describe("the console's one queue: held funds, a freeze asked first, failed refr
     const feeText = await card(fee).innerText();
     assert.match(feeText, /^A partner’s fee recipient: held before a fee payout\n+held 3 min ago\n/);
     assert.match(feeText, new RegExp(`Partner account\\s+${accountId}\\n`));
-    assert.match(feeText, /Why\s+blocked on list sdn\.csv \(listed \(SDN entry 36216\)\)\n/, 'the list and its listing');
-    assert.equal(await card(fee).locator('small').innerText(), 'list version 0123456789abcdef', 'the version in small print');
+    assert.match(feeText, /Why\s+blocked by the risk provider risk\.example:8443: mixer\n/, 'the provider and its category');
+    assert.doesNotMatch(feeText, /http:/);
     assert.match(feeText, /Fees owed\s+2\.5 USDC/);
     const lateText = await card(late).innerText();
     assert.match(lateText, new RegExp(`^Late funds to ${order.trackingId}: held on late funds\\n+held (just now|\\d+ s ago)\\n`));
-    assert.match(lateText, /Why\s+blocked by the risk provider risk\.example:8443: sanctions\n/, 'the provider and its category');
-    assert.doesNotMatch(lateText, /http:/);
+    assert.match(lateText, /Why\s+blocked on list sdn\.csv \(listed \(SDN entry 36216\)\)\n/, 'the list and its listing');
+    assert.equal(await card(late).locator('small').innerText(), 'list version 0123456789abcdef', 'the version in small print');
     assert.match(lateText, new RegExp(`Partner account\\s+${accountId}\\n`), "the account of the order the funds reached");
     assert.match(lateText, /Amount held\s+4 USDC/);
     const choices = (holdId: string) => card(holdId).locator('input[type="radio"]').evaluateAll((rs) => rs.map((r) => (r as HTMLInputElement).value));
@@ -107,9 +110,15 @@ describe("the console's one queue: held funds, a freeze asked first, failed refr
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Freeze for good');
     await page.keyboard.press('Enter');
-    await card(late).locator('[data-message]', { hasText: 'Resolved' }).waitFor();
-    assert.equal(await card(late).locator('[data-message]').innerText(), 'Resolved (freeze): the hold is now frozen.');
-    assert.equal(await card(late).locator('form, [data-confirm]').count(), 0, 'no form and no question left');
+    // Four eyes: proposed, and frozen only once another operator approves.
+    await card(late).locator('[data-message]', { hasText: 'Proposed (freeze)' }).waitFor();
+    assert.equal(await card(late).locator('[data-confirm]').count(), 0, 'no question left');
+    await card(late).locator('[data-approval]').waitFor();
+    assert.equal(await statusOf(late), 'held');
+    const { approvals } = expectOk(await bob.client.get('/admin/v1/approvals')) as { approvals: { approvalId: string; fundHoldId: string }[] };
+    assert.deepEqual(approvals.map((a) => a.fundHoldId), [late]);
+    expectOk(await bob.client.request('POST', `/admin/v1/approvals/${approvals[0]!.approvalId}/approve`, { body: {} }));
+    await card(late).waitFor({ state: 'detached', timeout: 10_000 });
     assert.equal(await statusOf(late), 'frozen');
   });
 

@@ -10,6 +10,7 @@
  * violation; on a 390 px phone nothing scrolls sideways but the tables in their own boxes. HUSH_SCREENSHOTS=1 writes
  * the console's picture to docs/.
  */
+import { namedOperator } from '../support/operators.ts';
 import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -53,7 +54,17 @@ describe('the operator console', () => {
     await Promise.all([release, freeze, refund, elsewhere].map((p) => waitForOrder(acct.client, p.trackingId, ['held'], 30_000)));
     feeHold = await holdFees(hush, acct.id, 1_500_000n, providerFinding('fee', 'feeRecipientAddress', (await newWallet(chain)).address));
     page = await browser.page();
+    const admin = hush.ops.withKey(hush.adminToken!);
+    [alice, bob] = [await namedOperator(admin, 'alice', 'approver'), await namedOperator(admin, 'bob', 'approver')];
   });
+  let alice: Awaited<ReturnType<typeof namedOperator>>, bob: Awaited<ReturnType<typeof namedOperator>>;
+  /** bob approves whatever awaits a second operator. */
+  async function approveAll(who: typeof bob): Promise<void> {
+    await pollUntil(async () => ((expectOk(await who.client.get('/admin/v1/approvals')) as { approvals: unknown[] }).approvals.length > 0) || null, { timeoutMs: 5_000, intervalMs: 50, what: 'a proposal' });
+    for (const a of (expectOk(await who.client.get('/admin/v1/approvals')) as { approvals: { approvalId: string }[] }).approvals) {
+      expectOk(await who.client.request('POST', `/admin/v1/approvals/${a.approvalId}/approve`, { body: { note: 'checked' } }));
+    }
+  }
   after(async () => {
     await browser?.close();
     await hush?.close();
@@ -63,13 +74,11 @@ describe('the operator console', () => {
   const card = (p: PlacedOrder) => page.locator(`[data-hold="${p.trackingId}"]`);
   const messageOf = (p: PlacedOrder) => card(p).locator('[data-message]');
 
-  test('sign in and resolve a hold with the keyboard alone; the page shows the new status', async () => {
+  test('sign in and propose a release with the keyboard alone; a second operator approves it and the hold leaves the queue', async () => {
     await page.goto(`${hush.opsUrl}/console?refresh=1`);
     await assertAccessible(page, 'the sign-in form');
     await tabTo(page, '#token');
-    await page.keyboard.insertText(hush.adminToken!);
-    await page.keyboard.press('Tab');
-    await page.keyboard.insertText('alice');
+    await page.keyboard.insertText(alice.token);
     await page.keyboard.press('Enter');
     await page.locator('#console').waitFor();
     await card(release).waitFor();
@@ -94,10 +103,16 @@ describe('the operator console', () => {
     await page.keyboard.press('Tab'); // the note (the other choices are one radio group: one Tab stop)
     await page.keyboard.insertText('false positive: a different person');
     await page.keyboard.press('Enter');
-    await messageOf(release).locator('text=/Resolved/').waitFor();
-    assert.equal(await messageOf(release).innerText(), 'Resolved (release): the order is now deposit_confirmed.');
-    assert.equal(await card(release).locator('[data-status]').innerText(), 'deposit_confirmed');
-    assert.equal(await card(release).locator('form, input, button').count(), 0, 'a resolved card has nothing left to post');
+    // A release of a list's finding takes four eyes: proposed, nothing moved.
+    await messageOf(release).locator('text=/Proposed/').waitFor();
+    assert.match(await messageOf(release).innerText(), /^Proposed \(release\): awaiting a second operator’s approval \(proposal \d+\)\. Nothing moves until an approver other than you approves it\.$/);
+    await card(release).locator('[data-approval]').waitFor();
+    assert.equal(await card(release).locator('[data-status]').innerText(), 'held');
+    assert.equal(await card(release).locator('[data-approval] button', { hasText: 'Approve' }).count(), 0, 'not by the one who proposed it');
+    await assertAccessible(page, 'a card awaiting approval');
+    await approveAll(bob);
+    // Carried out by bob elsewhere: it leaves alice's queue by itself.
+    await card(release).waitFor({ state: 'detached', timeout: 10_000 });
     await page.locator('#holds-heading', { hasText: '(4 open)' }).waitFor();
     assert.deepEqual(await runTogether(page), [], 'sentences spaced');
   });
@@ -105,7 +120,7 @@ describe('the operator console', () => {
   test('on a 390 px phone the page never scrolls sideways: a table wider than the screen scrolls in its own box', async () => {
     const phone = await browser.page();
     await phone.setViewportSize({ width: 390, height: 844 });
-    await signIn(phone, hush, 'alice');
+    await signIn(phone, hush, 'carol');
     await phone.locator(`[data-hold="${freeze.trackingId}"]`).waitFor();
     await phone.locator(`[data-fund-hold="${feeHold}"]`).waitFor();
     const filled = async () => (await Promise.all(['#log', '#reconcile', '#liquidity'].map(async (t) => (await phone.locator(`${t} tr`).count()) > 0))).every(Boolean) || null;
@@ -135,8 +150,10 @@ describe('the operator console', () => {
     assert.equal(await card(freeze).locator('[data-status]').innerText(), 'held');
     assert.equal((await hush.db.query(`SELECT status FROM orders WHERE tracking_id = $1`, [freeze.trackingId])).rows[0]!.status, 'held', 'not frozen before the confirmation');
     await confirm.locator('button', { hasText: 'Freeze for good' }).click();
-    await messageOf(freeze).locator('text=/Resolved/').waitFor();
-    assert.equal(await card(freeze).locator('[data-status]').innerText(), 'frozen');
+    await messageOf(freeze).locator('text=/Proposed \\(freeze\\)/').waitFor();
+    assert.equal((await hush.db.query(`SELECT status FROM orders WHERE tracking_id = $1`, [freeze.trackingId])).rows[0]!.status, 'held', 'not frozen on one pair of eyes');
+    await approveAll(bob);
+    await card(freeze).waitFor({ state: 'detached', timeout: 10_000 });
 
     await card(refund).locator(`#refund-${refund.trackingId}`).check();
     await card(refund).locator('input[name="note"]').fill('recipient sanctioned; sender clear');
@@ -145,10 +162,10 @@ describe('the operator console', () => {
     assert.equal(await card(refund).locator('[data-status]').innerText(), 'refunding');
 
     const rows = await page.locator('#resolved tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)));
-    assert.deepEqual(rows, [[refund.trackingId, 'refund', 'refunding'], [freeze.trackingId, 'freeze', 'frozen'], [release.trackingId, 'release', 'deposit_confirmed']]);
-    // What the page did went through the service: the log has each resolution, by alice, with its note.
-    const log = expectOk(await hush.ops.withKey(hush.adminToken!).get(`/admin/v1/screening-log?trackingId=${freeze.trackingId}`)) as unknown as { entries: { stage: string; result: string; actor: string; note: string }[] };
-    assert.deepEqual(log.entries.filter((e) => e.stage === 'resolution').map((e) => [e.result, e.actor, e.note]), [['freeze', 'operator:alice', 'OFAC match confirmed']]);
+    assert.deepEqual(rows, [[refund.trackingId, 'refund', 'refunding']]);
+    // What the page did went through the service: the log has the freeze proposed by alice, approved by bob, with her note.
+    const log = await hush.db.query<{ result: string; actor: string; approved_by: string; note: string }>(`SELECT result, actor, approved_by, note FROM screening_log WHERE tracking_id = $1 AND stage = 'resolution'`, [freeze.trackingId]);
+    assert.deepEqual(log.rows.map((e) => [e.result, e.actor, e.approved_by, e.note]), [['freeze', `operator:alice (${alice.operatorId})`, `operator:bob (${bob.operatorId})`, 'OFAC match confirmed']]);
   });
 
   test('the screening log: newest first, filtered by order and by address', async () => {
@@ -189,10 +206,10 @@ describe('the operator console', () => {
 
     // Resolved through the admin API (another operator, the CLI): the page drops it by itself, no reload.
     const before = await page.evaluate(() => performance.timeOrigin);
-    expectOk(await hush.ops.withKey(hush.adminToken!).request('POST', `/admin/v1/orders/${elsewhere.trackingId}/resolve`, { body: { action: 'refund', note: 'bob decided', operator: 'bob' } }));
+    expectOk(await bob.client.request('POST', `/admin/v1/orders/${elsewhere.trackingId}/resolve`, { body: { action: 'refund', note: 'bob decided' } }));
     await card(elsewhere).waitFor({ state: 'detached', timeout: 10_000 });
     assert.equal(await page.evaluate(() => performance.timeOrigin), before, 'the same page, not reloaded');
-    assert.equal(await card(release).count(), 1, 'what was resolved here stays, with its status');
+    assert.equal(await card(refund).count(), 1, 'what was resolved here stays, with its status');
   });
 
 });
