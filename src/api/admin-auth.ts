@@ -46,7 +46,8 @@ export const sessionCookieOf = (request: FastifyRequest) => cookieOf(request, SE
  * or refuses. The right credential always passes; wrong ones are throttled per address (an IPv6 /56 as one) and
  * per credential they claim (a personal token's id), so neither a guesser behind the operator's proxy nor one
  * aiming at a colleague's token locks anyone out. Reads are for every role; any other method needs a resolver
- * at least (routes ask for more where they need it), so no route can forget that a viewer only reads.
+ * at least (routes ask for more where they need it), so no route can forget that a viewer only reads. The one
+ * exception is a route that says so (`config.viewerMay`): a viewer's own personal tokens.
  */
 export function adminAuthentication(creds: AdminCredentials, clock: Pick<Clock, 'now'>, throttle = new AdminThrottle()) {
   const expected = digest(creds.token);
@@ -55,7 +56,8 @@ export function adminAuthentication(creds: AdminCredentials, clock: Pick<Clock, 
     reply.header('cache-control', 'no-store');
     const actor = await authenticate(request);
     if (actor) {
-      if (request.method !== 'GET' && request.method !== 'HEAD' && actor.role === 'viewer') {
+      const viewerMay = (request.routeOptions.config as { viewerMay?: boolean } | undefined)?.viewerMay === true;
+      if (request.method !== 'GET' && request.method !== 'HEAD' && actor.role === 'viewer' && !viewerMay) {
         throw new HushError('FORBIDDEN', `${actor.name} is a viewer: a viewer reads, and changes nothing`, { role: actor.role });
       }
       return setActor(request, actor);

@@ -61,8 +61,11 @@ describe('named operators', () => {
   test('a viewer reads and changes nothing; a resolver does not manage accounts or people; an approver does', async () => {
     expectOk(await vic.client.get('/admin/v1/holds'));
     expectOk(await vic.client.get('/admin/v1/screening-log'));
-    assert.deepEqual(expectError(await vic.client.request('POST', '/admin/v1/me/tokens', { body: {} }), 403, 'FORBIDDEN').details, { role: 'viewer' });
-    expectError(await vic.client.request('POST', '/admin/v1/orders/trk_x/resolve', { body: { action: 'refund', note: 'n' } }), 403, 'FORBIDDEN');
+    assert.deepEqual(expectError(await vic.client.request('POST', '/admin/v1/orders/trk_x/resolve', { body: { action: 'refund', note: 'n' } }), 403, 'FORBIDDEN').details, { role: 'viewer' });
+    expectError(await vic.client.request('POST', '/admin/v1/approvals/1/reject', { body: {} }), 403, 'FORBIDDEN');
+    // Their own tokens are the one thing a viewer makes (a CLI that only reads).
+    const own = expectOk(await vic.client.request('POST', '/admin/v1/me/tokens', { body: { label: 'read-only cli' } }), 201);
+    expectOk(await vic.client.request('DELETE', `/admin/v1/me/tokens/${own.tokenId}`));
     expectError(await rui.client.request('POST', '/admin/v1/accounts', { body: { name: 'by a resolver' } }), 403, 'FORBIDDEN');
     expectError(await rui.client.request('POST', '/admin/v1/operators', { body: { name: 'Mallory', role: 'approver' } }), 403, 'FORBIDDEN');
     expectOk(await ana.client.request('POST', '/admin/v1/accounts', { body: { name: 'by an approver' } }), 201);

@@ -87,6 +87,21 @@ describe('single sign-on to the console, named operators and four eyes', () => {
     await assertAccessible(page, 'the console with a proposal awaiting approval');
   });
 
+  test('signed in, she makes a personal token for the CLI (shown once, logged as her) and revokes it', async () => {
+    await page.locator('#token-label').fill('laptop CLI');
+    await page.locator('#token-new button[type="submit"]').click();
+    const token = await page.locator('[data-new-token]').innerText();
+    assert.match(token, /^hush_op_[a-z2-9]{12}_[A-Za-z0-9_-]{43}$/);
+    const cli = hush.ops.withKey(token);
+    assert.equal((expectOk(await cli.get('/admin/v1/me')) as { operator: { name: string } }).operator.name, ANA);
+    const row = page.locator('#tokens tr', { hasText: 'laptop CLI' });
+    await row.waitFor();
+    assert.doesNotMatch(await page.locator('#tokens').innerText(), /hush_op_/, 'the listing holds no secret');
+    await row.locator('button', { hasText: 'Revoke' }).click();
+    await row.locator('td', { hasText: 'revoked' }).waitFor();
+    assert.equal((await cli.get('/admin/v1/me')).status, 401);
+  });
+
   test('her own approval is refused by the API too; sign-out ends the session on the server', async () => {
     const cookie = (await sessionCookie())!;
     const asAna = { cookie: `hush_console=${cookie.value}`, 'x-hush-console': '1' };

@@ -34,15 +34,17 @@ export async function adminOperatorRoutes(fastify: FastifyInstance, { admin, sso
     return { success: true, operator: { kind: a.kind, operatorId: a.operatorId, name: a.name, role: a.role, logsAs: a.label }, sessionIdleSeconds: admin.operators?.sessionIdleS ?? null };
   });
   app.get('/me/tokens', { schema: hide }, async (request) => ({ success: true, tokens: await operators().tokens(named(actorOf(request))) }));
+  // A viewer's own tokens are theirs to make and revoke (a CLI that only reads).
+  const viewerMay = { config: { viewerMay: true } };
   app.post(
     '/me/tokens',
-    { schema: { ...hide, body: Type.Union([Type.Object({ label: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 366 })) }, { additionalProperties: false }), Type.Null()]) } },
+    { ...viewerMay, schema: { ...hide, body: Type.Union([Type.Object({ label: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 366 })) }, { additionalProperties: false }), Type.Null()]) } },
     async (request, reply) => {
       const t = await operators().mintToken(named(actorOf(request)), { label: request.body?.label ?? null, expiresInDays: request.body?.expiresInDays ?? 90 });
       return reply.code(201).send({ success: true, ...t });
     },
   );
-  app.delete('/me/tokens/:tokenId', { schema: { ...hide, params: Type.Object({ tokenId: Type.String({ pattern: '^[a-z2-9]{12}$' }) }) } }, async (request) => ({
+  app.delete('/me/tokens/:tokenId', { ...viewerMay, schema: { ...hide, params: Type.Object({ tokenId: Type.String({ pattern: '^[a-z2-9]{12}$' }) }) } }, async (request) => ({
     success: true,
     token: await operators().revokeToken(named(actorOf(request)), request.params.tokenId),
   }));

@@ -7,6 +7,7 @@ import { timeWords } from './receipt-words.js';
 import { barChart } from './console-charts.js';
 import { $, api, el, onUnauthorized, scrollBox, setAssets, setSignedIn, signedIn, td, units, unitsOnly } from './console-kit.js';
 import { clearHolds, refreshHolds } from './console-holds.js';
+import { clearTokens, refreshTokens, wireTokens } from './console-tokens.js';
 import { sentences, sourceWords } from './console-words.js';
 
 const params = new URLSearchParams(location.search);
@@ -169,6 +170,7 @@ async function open() {
   for (const name of ['holds', 'log', 'privacy']) every(EVERY_S, name);
   every(LIQUIDITY_EVERY_S, 'liquidity');
   every(RECONCILE_EVERY_S, 'reconcile');
+  void refreshTokens().catch(() => {});
   activity();
 }
 
@@ -184,6 +186,7 @@ function signOut(message) {
   $('session').hidden = true;
   $('signin-part').hidden = false;
   clearHolds();
+  clearTokens();
   lastGood.clear();
   failing.clear();
   showFailures();
@@ -195,6 +198,7 @@ function signOut(message) {
 }
 
 onUnauthorized(signOut);
+wireTokens();
 for (const kind of ['keydown', 'pointerdown']) document.addEventListener(kind, activity, { passive: true });
 $('signin').addEventListener('submit', (ev) => {
   ev.preventDefault();
