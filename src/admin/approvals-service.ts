@@ -7,7 +7,8 @@ import type { HoldAction } from '../store/holds/resolve-hold.ts';
 import { getOrderByTrackingId } from '../store/orders-store.ts';
 import { awaitingFor, decideApproval, getApproval, listAwaiting, proposeApproval, type ApprovalTarget, type HoldApproval } from '../store/operators/hold-approvals-store.ts';
 import { needsFourEyes } from './four-eyes.ts';
-import { holdNote, type HoldsService } from './holds-service.ts';
+import type { HoldsService } from './holds-service.ts';
+import { holdNote } from './hold-answer.ts';
 
 /** Who decides, as the admin API authenticated them. */
 export interface Decider {

@@ -6,7 +6,7 @@ import { getFundHold, HELD_FUNDS_ACCOUNT, resolveFundHold } from '../store/holds
 import { getOrderById } from '../store/orders-store.ts';
 import { recordMovement } from '../store/settlement/record-movements.ts';
 import type { HoldAction } from '../store/holds/resolve-hold.ts';
-import type { ResolveOptions } from './holds-service.ts';
+import type { ResolveOptions } from './hold-answer.ts';
 
 /**
  * docs/spec.md §12: the operator's answers to holds that are not an order's status (GET /admin/v1/holds lists

@@ -3,33 +3,15 @@ import { STATUS_TRAITS } from '../domain/order-state.ts';
 import { swapLegs } from '../ledger/order-movements.ts';
 import { FROZEN_ACCOUNT } from '../ledger/reconcile.ts';
 import type { Screening } from '../screening/screening-port.ts';
-import { allOrNothing, type Db, type Queryable } from '../store/db.ts';
+import { allOrNothing, type Db } from '../store/db.ts';
 import { countHolds, listHolds, type HeldOrder } from '../store/holds/list-holds.ts';
 import { countFundHolds, listFundHolds, type FundHold } from '../store/holds/fund-holds.ts';
 import { resolveFundsHold } from './fund-holds-service.ts';
+import { holdNote, type ResolveOptions } from './hold-answer.ts';
 import { heldAtStage, resolveHold, TARGET, type HoldAction } from '../store/holds/resolve-hold.ts';
 import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
 import { recordMovement } from '../store/settlement/record-movements.ts';
 import type { LedgerLeg } from '../store/settlement/movements.ts';
-
-export const HOLD_ACTIONS: readonly HoldAction[] = ['release', 'refund', 'freeze'];
-const MAX_NOTE = 500;
-
-/** A resolution's extras: who approved it (four eyes), and what else must commit with it (the approval's own compare-and-set). */
-export interface ResolveOptions {
-  approvedBy?: string;
-  /** Runs in the resolution's transaction after its transition; false rolls the resolution back. */
-  inTx?: (tx: Queryable) => Promise<boolean>;
-}
-
-/** The action checked and the note trimmed: what every resolution and every proposal of one needs. */
-export function holdNote(action: HoldAction, note: unknown): string {
-  if (!HOLD_ACTIONS.includes(action)) throw new HushError('INVALID_REQUEST', 'action must be release, refund or freeze', { field: 'action' });
-  const text = typeof note === 'string' ? note.trim() : '';
-  if (text === '' || text.length > MAX_NOTE) throw new HushError('INVALID_REQUEST', `note is required (1–${MAX_NOTE} characters): say why`, { field: 'note' });
-  return text;
-}
-
 
 /**
  * docs/spec.md §12: the operator's queue of held orders and its three answers. Every resolution is one

@@ -1,0 +1,22 @@
+import { HushError } from '../domain/errors.ts';
+import type { Queryable } from '../store/db.ts';
+import type { HoldAction } from '../store/holds/resolve-hold.ts';
+
+/** What an operator's answer to a hold carries (docs/spec.md §12), whichever kind of hold it answers. */
+export const HOLD_ACTIONS: readonly HoldAction[] = ['release', 'refund', 'freeze'];
+const MAX_NOTE = 500;
+
+/** A resolution's extras: who approved it (four eyes), and what else must commit with it (the approval's own compare-and-set). */
+export interface ResolveOptions {
+  approvedBy?: string;
+  /** Runs in the resolution's transaction after its transition; false rolls the resolution back. */
+  inTx?: (tx: Queryable) => Promise<boolean>;
+}
+
+/** The action checked and the note trimmed: what every resolution and every proposal of one needs. */
+export function holdNote(action: HoldAction, note: unknown): string {
+  if (!HOLD_ACTIONS.includes(action)) throw new HushError('INVALID_REQUEST', 'action must be release, refund or freeze', { field: 'action' });
+  const text = typeof note === 'string' ? note.trim() : '';
+  if (text === '' || text.length > MAX_NOTE) throw new HushError('INVALID_REQUEST', `note is required (1–${MAX_NOTE} characters): say why`, { field: 'note' });
+  return text;
+}
