@@ -7,6 +7,8 @@ import type { OrderService } from '../services/order-service.ts';
 import type { DepositHintService } from '../services/deposit-hint-service.ts';
 import type { StatusCache } from '../services/status-cache.ts';
 import type { StrayReturnReport } from '../admin/stray-funds-service.ts';
+import type { ScreeningLogFilter } from '../store/screening-log-filter.ts';
+import type { ScreeningLogRow } from '../store/screening-log-store.ts';
 import type { Metrics } from './metrics.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
@@ -45,8 +47,8 @@ export interface AdminApi {
   reconcile?(): Promise<{ ok: boolean; assets: unknown[] }>;
   treasury?(): Promise<{ funded: boolean; wallets: unknown[] }>;
   returnStray?(trackingId: string): Promise<StrayReturnReport>;
-  /** docs/spec.md §12: the screening log, newest first. */
-  screeningLog?(opts: { limit?: number; beforeId?: string; trackingId?: string; address?: string }): Promise<unknown[]>;
+  /** docs/spec.md §12: the screening log, newest first, filtered (at most LOG_READ_MAX rows a read). */
+  screeningLog?(opts: ScreeningLogFilter & { limit?: number }): Promise<ScreeningLogRow[]>;
   /** Per asset: what the pools hold, what is pending out, owed, held by screening, and free. */
   liquidity?(): Promise<unknown[]>;
   /** Per privacy class: who waits, and the recent releases (sizes and delays). */

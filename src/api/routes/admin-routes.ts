@@ -9,6 +9,7 @@ import { AdminThrottle } from '../admin-throttle.ts';
 import { AUTOMATION, setActor } from '../admin-actor.ts';
 import type { Clock } from '../../support/clock.ts';
 import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../admin/admin-service.ts';
+import { adminLogRoutes } from './admin-log-routes.ts';
 
 /** An operator's answer to a hold, an order's or a fund hold's (docs/spec.md §12). */
 const Resolution = Type.Object(
@@ -137,23 +138,8 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     if (!admin.returnStray) throw new HushError('SERVICE_UNAVAILABLE', 'Returning stray funds is not available on this deployment');
     return { success: true, ...(await admin.returnStray(request.params.trackingId)) };
   });
-  app.get(
-    '/screening-log',
-    {
-      schema: {
-        ...hide,
-        querystring: Type.Object(
-          { limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$' })), before: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,18}$' })), trackingId: Type.Optional(Id), address: Type.Optional(Id) },
-          { additionalProperties: false },
-        ),
-      },
-    },
-    async (request) => {
-      if (!admin.screeningLog) throw new HushError('SERVICE_UNAVAILABLE', 'The screening log is not available on this deployment');
-      const q = request.query;
-      return { success: true, entries: await admin.screeningLog({ limit: q.limit === undefined ? undefined : Number(q.limit), beforeId: q.before, trackingId: q.trackingId, address: q.address }) };
-    },
-  );
+  // The screening log, filtered, paged and exported (issue 70): its own file.
+  await app.register(adminLogRoutes, { admin, clock });
   app.get('/liquidity', { schema: hide }, async () => {
     if (!admin.liquidity) throw new HushError('SERVICE_UNAVAILABLE', 'Liquidity is not available on this deployment');
     return { success: true, assets: await admin.liquidity() };
