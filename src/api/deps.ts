@@ -9,6 +9,8 @@ import type { StatusCache } from '../services/status-cache.ts';
 import type { StrayReturnReport } from '../admin/stray-funds-service.ts';
 import type { ScreeningLogFilter } from '../store/screening-log-filter.ts';
 import type { ScreeningLogRow } from '../store/screening-log-store.ts';
+import type { HoldFilter } from '../store/holds/hold-filter.ts';
+import type { HeldAfter } from '../store/holds/list-holds.ts';
 import type { Metrics } from './metrics.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
@@ -53,12 +55,12 @@ export interface AdminApi {
   liquidity?(): Promise<unknown[]>;
   /** Per privacy class: who waits, and the recent releases (sizes and delays). */
   privacy?(): Promise<{ windowHours: number; classes: unknown[] }>;
-  /** docs/spec.md §12: held orders, oldest first. */
-  holds?(limit?: number): Promise<unknown[]>;
-  /** docs/spec.md §12: held late funds and fee recipients, oldest first (issue 49). */
-  fundHolds?(limit?: number): Promise<unknown[]>;
-  /** docs/spec.md §12: how many held orders and fund holds are open in all (the listings stop at their limit). */
-  holdCounts?(): Promise<{ holds: number; fundHolds: number }>;
+  /** docs/spec.md §12: held orders, oldest first; those matching `filter`, after `after` (issue 70). */
+  holds?(limit?: number, filter?: HoldFilter, after?: HeldAfter): Promise<{ heldAt: string; trackingId: string }[]>;
+  /** docs/spec.md §12: held late funds and fee recipients, oldest first (issue 49); those matching `filter`, after the hold `afterId`. */
+  fundHolds?(limit?: number, filter?: HoldFilter, afterId?: string): Promise<{ holdId: string }[]>;
+  /** docs/spec.md §12: how many held orders and fund holds are open, in all or matching `filter` (the listings stop at their limit). */
+  holdCounts?(filter?: HoldFilter): Promise<{ holds: number; fundHolds: number }>;
   /** docs/spec.md §12: the operator's resolution of one held order. */
   resolveHold?(trackingId: string, action: 'release' | 'refund' | 'freeze', note: string, actor: string): Promise<{ trackingId: string; status: string }>;
   /** docs/spec.md §12: the operator's resolution of held late funds or a held fee recipient (issue 49). */

@@ -18,6 +18,7 @@ import { listScreeningLog } from '../store/screening-log-store.ts';
 import { HoldsService } from '../admin/holds-service.ts';
 import { liquidityReport, privacyReport } from '../admin/console-reports.ts';
 import type { HoldAction } from '../store/holds/resolve-hold.ts';
+import type { HoldFilter } from '../store/holds/hold-filter.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import type { ConnectionLimits } from '../api/connection-guard.ts';
 import type { Clock } from '../support/clock.ts';
@@ -65,9 +66,9 @@ function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
     screeningLog: (opts: Parameters<typeof listScreeningLog>[1]) => listScreeningLog(p.db, opts),
     liquidity: () => liquidityReport(p.db, p.chain, p.treasury, p.config.assets),
     privacy: () => privacyReport(p.db),
-    holds: (limit?: number) => holds.list(limit),
-    fundHolds: (limit?: number) => holds.listFunds(limit),
-    holdCounts: () => holds.counts(),
+    holds: (...a: Parameters<HoldsService['list']>) => holds.list(...a),
+    fundHolds: (...a: Parameters<HoldsService['listFunds']>) => holds.listFunds(...a),
+    holdCounts: (filter?: HoldFilter) => holds.counts(filter),
     resolveHold: (trackingId: string, action: HoldAction, note: string, actor: string) => holds.resolve(trackingId, action, note, actor),
     resolveFundHold: (holdId: string, action: HoldAction, note: string, actor: string) => holds.resolveFunds(holdId, action, note, actor),
     // Role api holds no key to sign with: the route answers SERVICE_UNAVAILABLE (run it on a worker).

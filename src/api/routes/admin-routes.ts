@@ -9,7 +9,8 @@ import { AdminThrottle } from '../admin-throttle.ts';
 import { AUTOMATION, setActor } from '../admin-actor.ts';
 import type { Clock } from '../../support/clock.ts';
 import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../admin/admin-service.ts';
-import { adminLogRoutes } from './admin-log-routes.ts';
+import { adminLogRoutes, holdsAnswer, inWords } from './admin-log-routes.ts';
+import { HOLDS_WORDS, HoldsQuery, holdsPageOf } from '../../admin/holds-query.ts';
 
 /** An operator's answer to a hold, an order's or a fund hold's (docs/spec.md §12). */
 const Resolution = Type.Object(
@@ -148,18 +149,10 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     if (!admin.privacy) throw new HushError('SERVICE_UNAVAILABLE', 'The privacy report is not available on this deployment');
     return { success: true, ...(await admin.privacy()) };
   });
-  app.get(
-    '/holds',
-    { schema: { ...hide, querystring: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$' })) }, { additionalProperties: false }) } },
-    async (request) => {
-      if (!admin.holds) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
-      const limit = request.query.limit === undefined ? undefined : Number(request.query.limit);
-      // Held orders, then (issue 49) held late funds and fee recipients, each with the order it reached; `counts`,
-      // how many are open in all, says when a listing stopped at its limit (issue 70: the console showed 100 as all).
-      const [holds, fundHolds, counts] = await Promise.all([admin.holds(limit), admin.fundHolds?.(limit) ?? [], admin.holdCounts?.()]);
-      return { success: true, holds, fundHolds, counts: counts ?? { holds: holds.length, fundHolds: fundHolds.length } };
-    },
-  );
+  app.get('/holds', { schema: { ...hide, querystring: HoldsQuery }, schemaErrorFormatter: inWords(HOLDS_WORDS) }, async (request) => {
+    if (!admin.holds) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
+    return { success: true, ...(await holdsAnswer(admin, holdsPageOf(request.query))) };
+  });
   app.post(
     '/holds/:holdId/resolve',
     {
