@@ -5,6 +5,7 @@
 import { Type, type Static } from 'typebox';
 import type { HeldAfter } from '../store/holds/list-holds.ts';
 import type { HoldFilter } from '../store/holds/hold-filter.ts';
+import { HushError } from '../domain/errors.ts';
 import { Base58Prefix, IdParam, IsoTime, limitParam, limitWords, Literals, QUERY_WORDS, defined, timeRange } from './query-words.ts';
 
 /** The stages a finding holds at: an order's (deposit, payout, refund) or held funds' (late, fee). */
@@ -62,5 +63,34 @@ export function queuePage<T>(rows: T[], limit: number, cursor: (last: T) => stri
   return { shown, next: rows.length > limit ? cursor(shown.at(-1)!) : null };
 }
 
-export const heldOrderCursor = (h: { heldAt: string; trackingId: string }) => `${h.heldAt}~${h.trackingId}`;
-export const fundHoldCursor = (h: { holdId: string }) => h.holdId;
+const heldOrderCursor = (h: { heldAt: string; trackingId: string }) => `${h.heldAt}~${h.trackingId}`;
+const fundHoldCursor = (h: { holdId: string }) => h.holdId;
+
+/** Where the queue is read: the admin API's operations (src/api/deps.ts), or the admin CLI's over the store. */
+export interface QueueReader<H extends { heldAt: string; trackingId: string }, F extends { holdId: string }> {
+  holds?(limit: number, filter: HoldFilter, after?: HeldAfter): Promise<H[]>;
+  fundHolds?(limit: number, filter: HoldFilter, afterId?: string): Promise<F[]>;
+  holdCounts?(filter?: HoldFilter): Promise<{ holds: number; fundHolds: number }>;
+}
+
+/**
+ * The queue's answer (`GET /admin/v1/holds`, the CLI's `holds`): held orders, then (issue 49) held late funds and
+ * fee recipients, each with the order it reached, oldest first, at most `limit` of each, narrowed by the filter
+ * (issue 70). `counts` says how many are open in all — a listing shorter than its count stopped at the limit (the
+ * console showed 100 as all) — and, under `matching`, how many the filter leaves; `next` is where each listing's
+ * next page starts (null: nothing more matches).
+ */
+export async function holdsAnswer<H extends { heldAt: string; trackingId: string }, F extends { holdId: string }>(r: QueueReader<H, F>, q: HoldsPageQuery) {
+  if (!r.holds) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
+  // One more than shown of each: whether it has a next page.
+  const [orders, funds, counts, matching] = await Promise.all([
+    r.holds(q.limit + 1, q.filter, q.after),
+    r.fundHolds?.(q.limit + 1, q.filter, q.fundsAfter) ?? [],
+    r.holdCounts?.(),
+    q.filtered ? r.holdCounts?.(q.filter) : undefined,
+  ]);
+  const holds = queuePage(orders, q.limit, heldOrderCursor);
+  const fundHolds = queuePage(funds, q.limit, fundHoldCursor);
+  const all = counts ?? { holds: holds.shown.length, fundHolds: fundHolds.shown.length };
+  return { holds: holds.shown, fundHolds: fundHolds.shown, counts: { ...all, matching: matching ?? all }, next: { holds: holds.next, fundHolds: fundHolds.next } };
+}

@@ -13,7 +13,7 @@ import { expectError, expectOk } from '../support/api-responses.ts';
 import { quoteRequest } from '../support/hush-server.ts';
 import { closeSim } from '../support/sim-close.ts';
 import { startSimHush, type SimAccount, type SimHush, type SimWallet } from '../support/sim-hush.ts';
-import { ScreeningList, place, resolveOrder } from '../support/sim-screening.ts';
+import { ScreeningList, place, resolveOrder, simAdminCli } from '../support/sim-screening.ts';
 
 interface Entry { id: string; at: string; trackingId: string | null; accountId: string | null; stage: string; result: string; address: string | null; actor: string; note: string | null }
 interface Page { entries: Entry[]; next: string | null }
@@ -176,5 +176,20 @@ describe('the screening log: filters, paging a partner cannot defeat, CSV', () =
     assert.equal(rest.headers.get('x-export-next-before'), null);
     assert.equal(rest.text.trimEnd().split('\r\n').length, 1 + 20, 'the other 20, uncut');
     assert.ok(records.slice(1, -1).every((r) => r.split(',')[3] === attacker.id && r.split(',')[4] === 'quote'));
+  });
+
+  test("the admin CLI over the server's admin API: the same filters, and --csv", async () => {
+    const decisions = await simAdminCli(h, ['screening-log', '--decisions']);
+    assert.equal(decisions.code, 0, decisions.out);
+    assert.deepEqual((JSON.parse(decisions.out) as Page).entries.map((e) => e.trackingId), [released, frozen]);
+    const csv = await simAdminCli(h, ['screening-log', '--csv', '--account-id', attacker.id, '--limit', '5']);
+    assert.equal(csv.code, 0, csv.out);
+    const records = csv.out.trimEnd().split('\r\n');
+    assert.equal(records[0], 'id,at,trackingId,accountId,stage,field,address,result,list,version,reason,actor,note');
+    assert.equal(records.length, 1 + 5 + 1);
+    assert.match(records.at(-1)!, /^# cut at 5 entries/);
+    const bad = await simAdminCli(h, ['screening-log', '--address-prefix', '0']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.out, /error INVALID_REQUEST: Invalid request: addressPrefix must be 1–44 base58 characters/);
   });
 });

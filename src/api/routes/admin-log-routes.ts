@@ -6,7 +6,6 @@ import type { Clock } from '../../support/clock.ts';
 import { LOG_EXPORT_WORDS, LOG_PAGE_WORDS, LogExportQuery, LogQuery, logFilterOf } from '../../admin/log-query.ts';
 import { LOG_EXPORT_MAX, logCsv, logPage } from '../../admin/screening-log-views.ts';
 import { worded } from '../../admin/query-words.ts';
-import { fundHoldCursor, heldOrderCursor, queuePage, type HoldsPageQuery } from '../../admin/holds-query.ts';
 
 /**
  * A route's query errors in the words of `words` (src/admin/query-words.ts): the error handler names the field
@@ -51,22 +50,3 @@ export async function adminLogRoutes(fastify: FastifyInstance, { admin, clock }:
   });
 }
 
-/**
- * `GET /admin/v1/holds` (docs/spec.md §12): held orders, then (issue 49) held late funds and fee recipients, each
- * with the order it reached, oldest first, at most `limit` of each, narrowed by the filter (issue 70). `counts`
- * says how many are open in all — a listing shorter than its count stopped at the limit (the console showed 100 as
- * all) — and, under `matching`, how many the filter leaves; `next` is where each listing's next page starts.
- */
-export async function holdsAnswer(admin: AdminApi, q: HoldsPageQuery) {
-  // One more than shown of each: whether it has a next page.
-  const [orders, funds, counts, matching] = await Promise.all([
-    admin.holds!(q.limit + 1, q.filter, q.after),
-    admin.fundHolds?.(q.limit + 1, q.filter, q.fundsAfter) ?? [],
-    admin.holdCounts?.(),
-    q.filtered ? admin.holdCounts?.(q.filter) : undefined,
-  ]);
-  const holds = queuePage(orders, q.limit, heldOrderCursor);
-  const fundHolds = queuePage(funds, q.limit, fundHoldCursor);
-  const all = counts ?? { holds: holds.shown.length, fundHolds: fundHolds.shown.length };
-  return { holds: holds.shown, fundHolds: fundHolds.shown, counts: { ...all, matching: matching ?? all }, next: { holds: holds.next, fundHolds: fundHolds.next } };
-}
