@@ -77,7 +77,7 @@ export interface QueueReader<H extends { heldAt: string; trackingId: string }, F
  * The queue's answer (`GET /admin/v1/holds`, the CLI's `holds`): held orders, then (issue 49) held late funds and
  * fee recipients, each with the order it reached, oldest first, at most `limit` of each, narrowed by the filter
  * (issue 70). `counts` says how many are open in all — a listing shorter than its count stopped at the limit (the
- * console showed 100 as all) — and, under `matching`, how many the filter leaves; `next` is where each listing's
+ * console showed 100 as all) — and, under `matching` when a filter is given, how many it leaves; `next` is where each listing's
  * next page starts (null: nothing more matches).
  */
 export async function holdsAnswer<H extends { heldAt: string; trackingId: string }, F extends { holdId: string }>(r: QueueReader<H, F>, q: HoldsPageQuery) {
@@ -92,5 +92,6 @@ export async function holdsAnswer<H extends { heldAt: string; trackingId: string
   const holds = queuePage(orders, q.limit, heldOrderCursor);
   const fundHolds = queuePage(funds, q.limit, fundHoldCursor);
   const all = counts ?? { holds: holds.shown.length, fundHolds: fundHolds.shown.length };
-  return { holds: holds.shown, fundHolds: fundHolds.shown, counts: { ...all, matching: matching ?? all }, next: { holds: holds.next, fundHolds: fundHolds.next } };
+  // `matching` only beside a filter: unfiltered, what matches is what is open, and the answer keeps its shape.
+  return { holds: holds.shown, fundHolds: fundHolds.shown, counts: matching ? { ...all, matching } : all, next: { holds: holds.next, fundHolds: fundHolds.next } };
 }

@@ -58,6 +58,7 @@ describe('admin CLI: the screening log and the queue, filtered', () => {
   it('the queue takes its own filters; a flag a command does not take is a usage error', async () => {
     const q = json(await run('holds', '--stage', 'fee', '--account-id', 'acc_attacker'));
     assert.deepEqual(q.counts, { holds: 0, fundHolds: 0, matching: { holds: 0, fundHolds: 0 } });
+    assert.deepEqual(json(await run('holds')).counts, { holds: 0, fundHolds: 0 }, 'no filter, no matching');
     assert.match((await run('holds', '--result', 'clear')).stderr, /result must be one of: "blocked", "error"/);
     for (const args of [['holds', '--decisions'], ['holds', '--csv'], ['list-accounts', '--stage', 'quote'], ['screening-log', '--funds-after', '3']]) {
       const r = await run(...args);

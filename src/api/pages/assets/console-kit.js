@@ -62,3 +62,23 @@ export const unitsOnly = (amount, assetId) => {
   const a = assets.find((x) => x.assetId === assetId);
   return a ? inUnits(amount, a.decimals) : amount;
 };
+
+/**
+ * A file from the admin API (the log's CSV), fetched with the tab's token as `api` does: its Blob, the name the
+ * server gave it, and where a cut export would go on. A refusal throws as `api` does.
+ */
+export async function apiFile(path) {
+  let r;
+  try {
+    r = await fetch(path, { headers: { authorization: `Bearer ${sessionStorage.getItem('hush.adminToken')}` }, cache: 'no-store', credentials: 'omit' });
+  } catch {
+    throw new ApiError(0, null);
+  }
+  if (!r.ok) {
+    const e = new ApiError(r.status, await r.json().catch(() => null));
+    if (r.status === 401) unauthorized('The admin token was refused: ' + e.message);
+    throw e;
+  }
+  const name = /filename="([^"]+)"/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? 'export.csv';
+  return { blob: await r.blob(), name, next: r.headers.get('x-export-next-before') };
+}
