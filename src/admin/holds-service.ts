@@ -4,7 +4,8 @@ import { swapLegs } from '../ledger/order-movements.ts';
 import { FROZEN_ACCOUNT } from '../ledger/reconcile.ts';
 import type { Screening } from '../screening/screening-port.ts';
 import { allOrNothing, type Db } from '../store/db.ts';
-import { countHolds, listHolds, type HeldOrder } from '../store/holds/list-holds.ts';
+import { countHolds, listHolds, type HeldAfter, type HeldOrder } from '../store/holds/list-holds.ts';
+import type { HoldFilter } from '../store/holds/hold-filter.ts';
 import { countFundHolds, listFundHolds, type FundHold } from '../store/holds/fund-holds.ts';
 import { resolveFundsHold } from './fund-holds-service.ts';
 import { holdNote, type ResolveOptions } from './hold-answer.ts';
@@ -25,18 +26,22 @@ export class HoldsService {
     private readonly screening: Screening,
   ) {}
 
-  list(limit?: number): Promise<HeldOrder[]> {
-    return listHolds(this.db, limit);
+  /** Held orders, oldest first: those matching `filter`, after `after` (issue 70). */
+  list(limit?: number, filter?: HoldFilter, after?: HeldAfter): Promise<HeldOrder[]> {
+    return listHolds(this.db, limit, filter, after);
   }
 
-  /** Held late funds and fee recipients (`kind: late | fee`, with `holdId`), oldest first (issue 49). */
-  listFunds(limit?: number): Promise<FundHold[]> {
-    return listFundHolds(this.db, limit);
+  /** Held late funds and fee recipients (`kind: late | fee`, with `holdId`), oldest first (issue 49): those matching `filter`, after the hold `afterId`. */
+  listFunds(limit?: number, filter?: HoldFilter, afterId?: string): Promise<FundHold[]> {
+    return listFundHolds(this.db, limit, filter, afterId);
   }
 
-  /** How many of each are open in all: the listings stop at their limit (100 by default), the console says what they left out. */
-  async counts(): Promise<{ holds: number; fundHolds: number }> {
-    const [holds, fundHolds] = await Promise.all([countHolds(this.db), countFundHolds(this.db)]);
+  /**
+   * How many of each are open (matching `filter`, else in all): the listings stop at their limit (100 by default),
+   * the console says what they left out.
+   */
+  async counts(filter?: HoldFilter): Promise<{ holds: number; fundHolds: number }> {
+    const [holds, fundHolds] = await Promise.all([countHolds(this.db, filter), countFundHolds(this.db, filter)]);
     return { holds, fundHolds };
   }
 

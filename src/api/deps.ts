@@ -9,6 +9,10 @@ import type { StatusCache } from '../services/status-cache.ts';
 import type { StrayReturnReport } from '../admin/stray-funds-service.ts';
 import type { OperatorsService } from '../admin/operators-service.ts';
 import type { ApprovalsService } from '../admin/approvals-service.ts';
+import type { ScreeningLogFilter } from '../store/screening-log-filter.ts';
+import type { ScreeningLogRow } from '../store/screening-log-store.ts';
+import type { HoldFilter } from '../store/holds/hold-filter.ts';
+import type { HeldAfter } from '../store/holds/list-holds.ts';
 import type { Metrics } from './metrics.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
@@ -47,18 +51,18 @@ export interface AdminApi {
   reconcile?(): Promise<{ ok: boolean; assets: unknown[] }>;
   treasury?(): Promise<{ funded: boolean; wallets: unknown[] }>;
   returnStray?(trackingId: string): Promise<StrayReturnReport>;
-  /** docs/spec.md §12: the screening log, newest first. */
-  screeningLog?(opts: { limit?: number; beforeId?: string; trackingId?: string; address?: string }): Promise<unknown[]>;
+  /** docs/spec.md §12: the screening log, newest first, filtered (at most LOG_READ_MAX rows a read). */
+  screeningLog?(opts: ScreeningLogFilter & { limit?: number }): Promise<ScreeningLogRow[]>;
   /** Per asset: what the pools hold, what is pending out, owed, held by screening, and free. */
   liquidity?(): Promise<unknown[]>;
   /** Per privacy class: who waits, and the recent releases (sizes and delays). */
   privacy?(): Promise<{ windowHours: number; classes: unknown[] }>;
-  /** docs/spec.md §12: held orders, oldest first. */
-  holds?(limit?: number): Promise<unknown[]>;
-  /** docs/spec.md §12: held late funds and fee recipients, oldest first (issue 49). */
-  fundHolds?(limit?: number): Promise<unknown[]>;
-  /** docs/spec.md §12: how many held orders and fund holds are open in all (the listings stop at their limit). */
-  holdCounts?(): Promise<{ holds: number; fundHolds: number }>;
+  /** docs/spec.md §12: held orders, oldest first; those matching `filter`, after `after` (issue 70). */
+  holds?(limit?: number, filter?: HoldFilter, after?: HeldAfter): Promise<{ heldAt: string; trackingId: string }[]>;
+  /** docs/spec.md §12: held late funds and fee recipients, oldest first (issue 49); those matching `filter`, after the hold `afterId`. */
+  fundHolds?(limit?: number, filter?: HoldFilter, afterId?: string): Promise<{ holdId: string }[]>;
+  /** docs/spec.md §12: how many held orders and fund holds are open, in all or matching `filter` (the listings stop at their limit). */
+  holdCounts?(filter?: HoldFilter): Promise<{ holds: number; fundHolds: number }>;
   /** docs/spec.md §12 "Named operators": people, their tokens and console sessions. */
   operators?: Pick<OperatorsService, 'create' | 'list' | 'update' | 'mintToken' | 'tokens' | 'revokeToken' | 'byToken' | 'bySignIn' | 'openSession' | 'bySession' | 'endSession' | 'sessionIdleS' | 'sessionMaxS'>;
   /** docs/spec.md §12 "Four eyes": every answer to a hold, and the proposals awaiting a second operator. */

@@ -24,7 +24,8 @@ import { SolanaChain } from '../chain/solana-chain.ts';
 import { Treasury } from '../treasury/treasury.ts';
 import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { logSafeUrl } from '../config/log-safe-url.ts';
-import { COMMANDS, ChainUnreachable, type Command, type HttpRequest, type ParsedOptions } from './admin-commands.ts';
+import { COMMANDS, ChainUnreachable, FileText, type Command, type HttpRequest, type ParsedOptions } from './admin-commands.ts';
+import { QUERY_FLAG_OPTIONS, queryOf, queryUsage } from './admin-query-flags.ts';
 import { systemClock } from '../support/clock.ts';
 import { systemRandom } from '../support/random.ts';
 
@@ -41,11 +42,13 @@ const defaultIo: CliIo = {
 export function usage(): string {
   const lines = ['Usage: npm run admin -- <command> [args]', '', 'Commands:'];
   const describe = (name: string, c: Command) =>
-    [name, ...c.args.map((a) => `<${a}>`), ...c.options.map((o) => `[--${o} ${o === 'fee-cap-bps' ? 'N' : o === 'email' ? 'ADDRESS' : 'ISO'}]`)].join(' ');
+    [name, ...c.args.map((a) => `<${a}>`), ...c.options.map((o) => `[--${o} ${o === 'fee-cap-bps' ? 'N' : o === 'email' ? 'ADDRESS' : 'ISO'}]`), ...(c.csv ? ['[--csv]'] : []), ...(c.query ? ['[filters]'] : [])].join(' ');
   const rows = Object.entries(COMMANDS).map(([name, c]) => [describe(name, c), c.summary] as const);
   rows.push(['help', 'show this help']);
   const width = Math.max(...rows.map(([d]) => d.length));
   for (const [d, s] of rows) lines.push(`  ${d.padEnd(width)}  ${s}`);
+  lines.push('', 'Filters (each a query parameter of the admin API; docs/compliance.md):');
+  for (const [name, c] of Object.entries(COMMANDS)) if (c.query) lines.push(`  ${name}: ${queryUsage(c.query)}`);
   lines.push(
     '',
     'Environment:',
@@ -72,7 +75,7 @@ function parseCommandLine(argv: string[]): { name: string; command: Command | nu
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { 'fee-cap-bps': { type: 'string' }, 'expires-at': { type: 'string' }, email: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { 'fee-cap-bps': { type: 'string' }, 'expires-at': { type: 'string' }, email: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...QUERY_FLAG_OPTIONS },
     });
   } catch (e) {
     throw new UsageError((e as Error).message);
@@ -102,6 +105,10 @@ function parseCommandLine(argv: string[]): { name: string; command: Command | nu
     opts.expiresAt = expires;
   }
   if (name === 'set-fee-cap' && !/^\d{1,9}$/.test(args[1]!)) throw new UsageError('<bps> must be a whole number of basis points');
+  const filters = queryOf(name, command.query, command.csv === true, parsed.values);
+  if ('error' in filters) throw new UsageError(filters.error);
+  if (Object.keys(filters.query).length > 0) opts.query = filters.query;
+  if (filters.csv) opts.csv = true;
   return { name, command, args, opts };
 }
 
@@ -184,6 +191,7 @@ async function runHttp(baseUrl: string, token: string, req: HttpRequest): Promis
     return { ok: false, text: errorText(undefined, `cannot reach the server at ${baseUrl}: ${(e as Error).message}`) };
   }
   const raw = await res.text();
+  if (req.text && res.ok) return { ok: true, body: new FileText(raw) };
   let body: { success?: unknown; error?: { code?: string; message?: string; requestId?: string } } | undefined;
   try {
     body = JSON.parse(raw);
@@ -287,7 +295,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
       await db?.close().catch(() => {});
     }
   }
-  io.out(`${JSON.stringify(result, null, 2)}\n`);
+  io.out(result instanceof FileText ? result.text : `${JSON.stringify(result, null, 2)}\n`);
   if (command.issuesSecret) io.err(`Note: ${command.issuesSecret}\n`);
   return 0;
 }

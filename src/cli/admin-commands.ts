@@ -22,6 +22,11 @@ import { HoldsService } from '../admin/holds-service.ts';
 import { OPERATOR_COMMANDS } from './operator-commands.ts';
 import { SCREENING_OFF } from '../screening/screening-port.ts';
 import type { Clock } from '../support/clock.ts';
+import { LOG_EXPORT_WORDS, LOG_PAGE_WORDS, LogExportQuery, LogQuery, logFilterOf } from '../admin/log-query.ts';
+import { LOG_EXPORT_MAX, logCsv, logPage } from '../admin/screening-log-views.ts';
+import { HOLDS_WORDS, HoldsQuery, holdsAnswer, holdsPageOf } from '../admin/holds-query.ts';
+import { checkQuery } from '../admin/query-words.ts';
+import { queryString, type QueryGroup } from './admin-query-flags.ts';
 
 export type OptionName = 'fee-cap-bps' | 'expires-at' | 'email';
 
@@ -29,12 +34,22 @@ export interface ParsedOptions {
   feeCapBps?: number;
   expiresAt?: string;
   email?: string;
+  /** The filter flags as the admin API's query parameters (src/cli/admin-query-flags.ts). */
+  query?: Record<string, string>;
+  csv?: boolean;
 }
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   path: string;
   body?: Record<string, unknown>;
+  /** The answer is a file (CSV), printed as it is, not JSON. */
+  text?: true;
+}
+
+/** A command's answer that is a file's text (the log's CSV): printed as it is. */
+export class FileText {
+  constructor(readonly text: string) {}
 }
 
 export interface Command {
@@ -45,6 +60,9 @@ export interface Command {
   issuesSecret?: string;
   /** Reads only: run directly, it opens an existing store and never creates or migrates one. */
   readOnly?: true;
+  /** The filter flags it takes (the admin API's query parameters), and whether `--csv`. */
+  query?: QueryGroup;
+  csv?: true;
   http(args: string[], opts: ParsedOptions): HttpRequest;
   direct(admin: AdminService, args: string[], opts: ParsedOptions, ctx: DirectContext): Promise<unknown>;
 }
@@ -192,22 +210,35 @@ export const COMMANDS: Record<string, Command> = {
   'screening-log': {
     args: [],
     options: [],
+    query: 'log',
+    csv: true,
     readOnly: true,
-    summary: 'the screening log, newest first: refusals at quote, holds and resolutions, with list and version',
-    http: () => ({ method: 'GET', path: '/admin/v1/screening-log' }),
-    direct: async (_admin, _args, _opts, ctx) => ({ success: true, entries: await listScreeningLog(ctx.db) }),
+    summary: 'the screening log, newest first (refusals at quote, holds, resolutions), filtered; --csv: as a CSV file (at most 10,000 rows)',
+    http: (_args, o) =>
+      o.csv ? { method: 'GET', path: `/admin/v1/screening-log.csv${queryString(o.query)}`, text: true } : { method: 'GET', path: `/admin/v1/screening-log${queryString(o.query)}` },
+    // The admin API's answer and checks, read from the store.
+    direct: async (_admin, _args, o, ctx) => {
+      const q = o.query ?? {};
+      checkQuery(o.csv ? LogExportQuery : LogQuery, q, o.csv ? LOG_EXPORT_WORDS : LOG_PAGE_WORDS);
+      const filter = logFilterOf(q);
+      const limit = Number(q.limit ?? (o.csv ? LOG_EXPORT_MAX : 100));
+      const rows = await listScreeningLog(ctx.db, { ...filter, limit: limit + 1 });
+      return o.csv ? new FileText(logCsv(rows, limit).csv) : { success: true, ...logPage(rows, limit) };
+    },
   },
   holds: {
     args: [],
     options: [],
+    query: 'holds',
     readOnly: true,
-    summary: 'orders and funds (late funds, fee recipients) held by screening, oldest first, with what held each and how many in all (docs/compliance.md)',
-    http: () => ({ method: 'GET', path: '/admin/v1/holds' }),
-    // The admin API's answer, read from the store: the fund holds and the counts too, not the held orders alone.
-    direct: async (_admin, _args, _opts, ctx) => {
-      const service = new HoldsService(ctx.db, SCREENING_OFF);
-      const [holds, fundHolds, counts] = await Promise.all([service.list(), service.listFunds(), service.counts()]);
-      return { success: true, holds, fundHolds, counts };
+    summary: 'orders and funds (late funds, fee recipients) held by screening, oldest first, with what held each and how many in all (docs/compliance.md), filtered',
+    http: (_args, o) => ({ method: 'GET', path: `/admin/v1/holds${queryString(o.query)}` }),
+    // The admin API's answer, read from the store: the fund holds, the counts and the next pages too, not the held orders alone.
+    direct: async (_admin, _args, o, ctx) => {
+      checkQuery(HoldsQuery, o.query ?? {}, HOLDS_WORDS);
+      const s = new HoldsService(ctx.db, SCREENING_OFF);
+      const reader = { holds: s.list.bind(s), fundHolds: s.listFunds.bind(s), holdCounts: s.counts.bind(s) };
+      return { success: true, ...(await holdsAnswer(reader, holdsPageOf(o.query ?? {}))) };
     },
   },
   ...OPERATOR_COMMANDS,

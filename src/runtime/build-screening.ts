@@ -49,8 +49,8 @@ export async function buildScreening(config: HushConfig, log: Log, alert: AlertF
 
 /** Writes a quote refused at screening to the screening log; a store failure there never fails the 403. */
 export function quoteDecisionSink(db: Db, log: Log): QuoteDecisionSink {
-  return (field, v) => {
-    recordScreening(db, { stage: 'quote', field, address: v.address, result: 'blocked', list: v.list, version: v.version, reason: v.reason, actor: 'hush' }).catch((e: Error) =>
+  return (field, v, account) => {
+    recordScreening(db, { stage: 'quote', field, address: v.address, result: 'blocked', list: v.list, version: v.version, reason: v.reason, actor: 'hush', accountId: account ?? null }).catch((e: Error) =>
       log(`screening: could not record a quote decision: ${e.message}`),
     );
   };

@@ -19,6 +19,7 @@ import { HoldsService } from '../admin/holds-service.ts';
 import { liquidityReport, privacyReport } from '../admin/console-reports.ts';
 import { OperatorsService } from '../admin/operators-service.ts';
 import { ApprovalsService } from '../admin/approvals-service.ts';
+import type { HoldFilter } from '../store/holds/hold-filter.ts';
 import { SCREENING_OFF, type Screening } from '../screening/screening-port.ts';
 import type { ConnectionLimits } from '../api/connection-guard.ts';
 import type { Clock } from '../support/clock.ts';
@@ -67,9 +68,9 @@ function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
     screeningLog: (opts: Parameters<typeof listScreeningLog>[1]) => listScreeningLog(p.db, opts),
     liquidity: () => liquidityReport(p.db, p.chain, p.treasury, p.config.assets),
     privacy: () => privacyReport(p.db),
-    holds: (limit?: number) => holds.list(limit),
-    fundHolds: (limit?: number) => holds.listFunds(limit),
-    holdCounts: () => holds.counts(),
+    holds: (...a: Parameters<HoldsService['list']>) => holds.list(...a),
+    fundHolds: (...a: Parameters<HoldsService['listFunds']>) => holds.listFunds(...a),
+    holdCounts: (filter?: HoldFilter) => holds.counts(filter),
     operators,
     approvals: new ApprovalsService(p.db, holds),
     // Role api holds no key to sign with: the route answers SERVICE_UNAVAILABLE (run it on a worker).

@@ -3,8 +3,11 @@ import type { Screening, ScreeningVerdict } from './screening-port.ts';
 
 export type ScreenedField = 'senderAddress' | 'recipientAddress' | 'feeRecipientAddress';
 
-/** Where a quote-time decision is written (the screening log); absent in tests that do not look. */
-export type QuoteDecisionSink = (field: ScreenedField, verdict: ScreeningVerdict & { result: 'blocked' }) => void;
+/**
+ * Where a quote-time decision is written (the screening log), with the partner account that asked (a refused
+ * quote has no order to name it); absent in tests that do not look.
+ */
+export type QuoteDecisionSink = (field: ScreenedField, verdict: ScreeningVerdict & { result: 'blocked' }, account?: string) => void;
 
 /**
  * docs/spec.md §12 at quote: sender, recipient and fee recipient are screened; a blocked one is 403
@@ -18,6 +21,6 @@ export async function screenQuote(screening: Screening, parties: Partial<Record<
   const verdict = await screening.check(entries.map(([, a]) => a), account === undefined ? undefined : { account });
   if (verdict.result !== 'blocked') return;
   const field = entries.find(([, a]) => a === verdict.address)![0];
-  sink?.(field, verdict);
+  sink?.(field, verdict, account);
   throw new HushError('ADDRESS_BLOCKED', `${field} cannot be served`, { field });
 }

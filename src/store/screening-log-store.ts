@@ -1,4 +1,5 @@
 import type { Queryable } from './db.ts';
+import { logFilterSql, type ScreeningLogFilter } from './screening-log-filter.ts';
 
 /** One row of the screening log (docs/spec.md §12). */
 export interface ScreeningLogEntry {
@@ -16,17 +17,24 @@ export interface ScreeningLogEntry {
   note: string | null;
 }
 
+/** A row as the operator's log shows it: with the partner account, a quote refusal's own or its order's. */
+/** A log row as the admin API lists it: with its partner account, and for a four-eyes resolution who approved it. */
+export type ScreeningLogRow = ScreeningLogEntry & { accountId: string | null; approvedBy: string | null };
+
 export type NewScreeningLogEntry = Omit<ScreeningLogEntry, 'id' | 'at' | 'trackingId' | 'field' | 'address' | 'list' | 'version' | 'reason' | 'note'> &
-  Partial<Pick<ScreeningLogEntry, 'trackingId' | 'field' | 'address' | 'list' | 'version' | 'reason' | 'note'>>;
+  Partial<Pick<ScreeningLogEntry, 'trackingId' | 'field' | 'address' | 'list' | 'version' | 'reason' | 'note'>> & {
+    /** The partner account of a row without an order (a quote refused at screening); an order's rows have the order's. */
+    accountId?: string | null;
+  };
 
 const COLUMNS = `id::text AS id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, tracking_id AS "trackingId",
   stage, field, address, result, list, version, reason, actor, note`;
 
 export async function recordScreening(db: Queryable, e: NewScreeningLogEntry): Promise<void> {
   await db.query(
-    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor, note, at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())`,
-    [e.trackingId ?? null, e.stage, e.field ?? null, e.address ?? null, e.result, e.list ?? null, e.version ?? null, e.reason ?? null, e.actor, e.note ?? null],
+    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor, note, account_id, at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now())`,
+    [e.trackingId ?? null, e.stage, e.field ?? null, e.address ?? null, e.result, e.list ?? null, e.version ?? null, e.reason ?? null, e.actor, e.note ?? null, e.accountId ?? null],
   );
 }
 
@@ -35,9 +43,9 @@ export async function recordScreenings(db: Queryable, entries: NewScreeningLogEn
   if (entries.length === 0) return;
   const col = <K extends keyof NewScreeningLogEntry>(k: K) => entries.map((e) => e[k] ?? null);
   await db.query(
-    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor, note, at)
-     SELECT *, now() FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])`,
-    [col('trackingId'), col('stage'), col('field'), col('address'), col('result'), col('list'), col('version'), col('reason'), col('actor'), col('note')],
+    `INSERT INTO screening_log (tracking_id, stage, field, address, result, list, version, reason, actor, note, account_id, at)
+     SELECT *, now() FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
+    [col('trackingId'), col('stage'), col('field'), col('address'), col('result'), col('list'), col('version'), col('reason'), col('actor'), col('note'), col('accountId')],
   );
 }
 
@@ -93,16 +101,33 @@ export async function screenedAt(db: Queryable, trackingId: string, stage: 'depo
   return rows.length > 0;
 }
 
-/** The log, newest first, from before `beforeId` (paging) and optionally for one order and/or one address. */
-export async function listScreeningLog(db: Queryable, opts: { limit?: number; beforeId?: string; trackingId?: string; address?: string } = {}): Promise<ScreeningLogEntry[]> {
-  const { rows } = await db.query<ScreeningLogEntry>(
-    `SELECT ${COLUMNS} FROM screening_log
-     WHERE ($1::bigint IS NULL OR screening_log.id < $1::bigint) AND ($2::text IS NULL OR tracking_id = $2) AND ($4::text IS NULL OR address = $4)
-     -- The column, not COLUMNS' text alias of it: as text, 10 sorts before 9 (issue 49).
-     ORDER BY screening_log.id DESC LIMIT $3`,
-    [opts.beforeId ?? null, opts.trackingId ?? null, Math.min(Math.max(opts.limit ?? 100, 1), 1000), opts.address ?? null],
-  );
-  return rows;
+/** The most rows one read returns: an export's 10,000 (src/admin/screening-log-export.ts) and one more that says it was cut. */
+export const LOG_READ_MAX = 10_001;
+
+const ROW_COLUMNS = `l.id::text AS id, to_char(l.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, l.tracking_id AS "trackingId",
+  coalesce(l.account_id, o.account_id) AS "accountId", l.stage, l.field, l.address, l.result, l.list, l.version, l.reason, l.actor, l.approved_by AS "approvedBy", l.note`;
+
+/**
+ * The log, newest first by id (ids only grow, so a page read with `beforeId` never shifts as rows are added),
+ * filtered (src/store/screening-log-filter.ts), at most `limit` rows (100 by default). A partner's rows are two
+ * reads of the log, each from its index and each stopped at the limit: a quote refusal keeps the account itself,
+ * an order's row has the order's. The rows read are then given their order's account (one lookup per row shown).
+ */
+export async function listScreeningLog(db: Queryable, opts: ScreeningLogFilter & { limit?: number } = {}): Promise<ScreeningLogRow[]> {
+  const params: unknown[] = [];
+  const where = logFilterSql(opts, params);
+  const limit = `$${params.push(Math.min(Math.max(opts.limit ?? 100, 1), LOG_READ_MAX))}`;
+  // The column, not the text alias of it: as text, 10 sorts before 9 (issue 49).
+  const newest = `ORDER BY l.id DESC LIMIT ${limit}`;
+  let rows = `SELECT l.* FROM screening_log l WHERE ${where} ${newest}`;
+  if (opts.accountId !== undefined) {
+    const account = `$${params.push(opts.accountId)}`;
+    rows = `(SELECT l.* FROM screening_log l WHERE l.account_id = ${account} AND ${where} ${newest})
+      UNION ALL
+      (SELECT l.* FROM screening_log l WHERE l.tracking_id IN (SELECT tracking_id FROM orders WHERE account_id = ${account}) AND ${where} ${newest})`;
+  }
+  const { rows: out } = await db.query<ScreeningLogRow>(`SELECT ${ROW_COLUMNS} FROM (${rows}) l LEFT JOIN orders o ON o.tracking_id = l.tracking_id ${newest}`, params);
+  return out;
 }
 
 /**

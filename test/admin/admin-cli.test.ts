@@ -224,7 +224,7 @@ describe('admin CLI: direct store, every command', () => {
     assert.equal(await authenticates({ dataDir }, t.apiKey2), 'UNAUTHORIZED', 'revoked by the tour');
 
     // The holds queue read from the store has the admin API's shape: fund holds and counts beside the held orders.
-    assert.deepEqual(json(await runInProcess(['holds'], env)), { success: true, holds: [], fundHolds: [], counts: { holds: 0, fundHolds: 0 } });
+    assert.deepEqual(json(await runInProcess(['holds'], env)), { success: true, holds: [], fundHolds: [], counts: { holds: 0, fundHolds: 0 }, next: { holds: null, fundHolds: null } });
 
     // An admin token without a reachable server falls back to the same store.
     const r = await runInProcess(['list-accounts'], { ...env, HUSH_ADMIN_TOKEN: 'tok' });

@@ -112,6 +112,9 @@ describe('four eyes', () => {
     assert.deepEqual(expectError(await ana.client.request('POST', `/admin/v1/approvals/${id}/approve`, { body: {} }), 409, 'APPROVAL_CONFLICT').details, { approvalId: id, status: 'approved' });
     const log = (await h.drive(h.db.query<{ actor: string; approved_by: string; note: string }>(`SELECT actor, approved_by, note FROM screening_log WHERE stage = 'resolution' AND note LIKE $1`, [`fee hold ${hold}:%`]))).rows;
     assert.deepEqual(log, [{ actor: `operator:Rui (${rui.operatorId})`, approved_by: `operator:李博 (${bo.operatorId})`, note: `fee hold ${hold}: a namesake` }]);
+    // The admin API's log (and its CSV) names both.
+    const decisions = expectOk(await vic.client.get('/admin/v1/screening-log?decisions=true')).entries as { actor: string; approvedBy: string | null; note: string }[];
+    assert.deepEqual(decisions.filter((e) => e.note.startsWith(`fee hold ${hold}:`)).map((e) => [e.actor, e.approvedBy]), [[`operator:Rui (${rui.operatorId})`, `operator:李博 (${bo.operatorId})`]]);
   });
 
   test("its proposer withdraws it, or an approver rejects it: the hold stays held; an approver's own proposal needs another", async () => {

@@ -162,6 +162,9 @@ describe('late funds and partner fees are screened', () => {
     const held = (await lateHolds()).find((x) => x.kind === 'fee' && x.subject.endsWith(feeRecipient));
     assert.ok(held, 'the hold is listed for the operator');
     assert.equal(held.decision.stage, 'fee');
+    // The log's fee rows name the partner (they have no order to name it), so its filter finds them.
+    const logged = expectOk(await h.ops.get(`/admin/v1/screening-log?stage=fee&accountId=${acct.id}`)) as unknown as { entries: { address: string; result: string; accountId: string }[] };
+    assert.ok(logged.entries.some((e) => e.address === feeRecipient && e.result === 'blocked' && e.accountId === acct.id), JSON.stringify(logged.entries));
     expectOk(await resolveHold(h, held.holdId, 'release', 'a different entity'));
     await h.drive(worker().partnerTick());
     assert.equal(await payouts(), 1, 'paid once released');

@@ -16,7 +16,7 @@ export interface ConsoleAsset {
  * (single sign-on, or a personal token), so the console can do exactly what the admin API allows them, no more.
  */
 export async function consoleRoutes(app: FastifyInstance, { assets, sso = false }: { assets: readonly ConsoleAsset[]; sso?: boolean }) {
-  const files = pageFiles(['console.html', 'console.js', 'console-kit.js', 'console-holds.js', 'console-words.js', 'console-charts.js', 'console-approvals.js', 'console-tokens.js', 'receipt-words.js', 'pages.css', 'favicon.svg']);
+  const files = pageFiles(['console.html', 'console.js', 'console-kit.js', 'console-holds.js', 'console-log.js', 'console-queue-filters.js', 'console-filter-fields.js', 'console-words.js', 'console-charts.js', 'console-approvals.js', 'console-tokens.js', 'receipt-words.js', 'pages.css', 'favicon.svg']);
   files.set('config.json', pageFile(Buffer.from(JSON.stringify({ tokens: assets.map(({ assetId, symbol, decimals }) => ({ assetId, symbol, decimals })), sso })), 'application/json; charset=utf-8'));
   app.get(CONSOLE_PATH, { exposeHeadRoute: false }, async (request, reply) => sendPage(reply, files.get('console.html')!, { request }));
   app.get<{ Params: { file: string } }>(`${CONSOLE_PATH}/:file`, { exposeHeadRoute: false }, async (request, reply) => {

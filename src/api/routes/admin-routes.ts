@@ -10,6 +10,8 @@ import { personalTokenId } from '../../admin/operators-service.ts';
 import { adminOperatorRoutes } from './admin-operator-routes.ts';
 import type { Clock } from '../../support/clock.ts';
 import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../admin/admin-service.ts';
+import { adminLogRoutes, inWords } from './admin-log-routes.ts';
+import { HOLDS_WORDS, HoldsQuery, holdsAnswer, holdsPageOf } from '../../admin/holds-query.ts';
 
 /** An operator's answer to a hold, an order's or a fund hold's (docs/spec.md §12). */
 const Resolution = Type.Object(
@@ -132,23 +134,8 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     if (!admin.returnStray) throw new HushError('SERVICE_UNAVAILABLE', 'Returning stray funds is not available on this deployment');
     return { success: true, ...(await admin.returnStray(request.params.trackingId)) };
   });
-  app.get(
-    '/screening-log',
-    {
-      schema: {
-        ...hide,
-        querystring: Type.Object(
-          { limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$' })), before: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,18}$' })), trackingId: Type.Optional(Id), address: Type.Optional(Id) },
-          { additionalProperties: false },
-        ),
-      },
-    },
-    async (request) => {
-      if (!admin.screeningLog) throw new HushError('SERVICE_UNAVAILABLE', 'The screening log is not available on this deployment');
-      const q = request.query;
-      return { success: true, entries: await admin.screeningLog({ limit: q.limit === undefined ? undefined : Number(q.limit), beforeId: q.before, trackingId: q.trackingId, address: q.address }) };
-    },
-  );
+  // The screening log, filtered, paged and exported (issue 70): its own file.
+  await app.register(adminLogRoutes, { admin, clock });
   app.get('/liquidity', { schema: hide }, async () => {
     if (!admin.liquidity) throw new HushError('SERVICE_UNAVAILABLE', 'Liquidity is not available on this deployment');
     return { success: true, assets: await admin.liquidity() };
@@ -157,26 +144,19 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     if (!admin.privacy) throw new HushError('SERVICE_UNAVAILABLE', 'The privacy report is not available on this deployment');
     return { success: true, ...(await admin.privacy()) };
   });
-  app.get(
-    '/holds',
-    { schema: { ...hide, querystring: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$' })) }, { additionalProperties: false }) } },
-    async (request) => {
-      if (!admin.holds) throw new HushError('SERVICE_UNAVAILABLE', 'Holds are not available on this deployment');
-      const limit = request.query.limit === undefined ? undefined : Number(request.query.limit);
-      // Held orders, then (issue 49) held late funds and fee recipients, each with the order it reached; `counts`,
-      // how many are open in all, says when a listing stopped at its limit (issue 70: the console showed 100 as all).
-      const [holds, fundHolds, counts, awaiting] = await Promise.all([admin.holds(limit), admin.fundHolds?.(limit) ?? [], admin.holdCounts?.(), admin.approvals?.awaiting() ?? []]);
-      // A proposal awaiting a second operator is shown on its hold (issue 70: "awaiting approval").
-      const byOrder = new Map(awaiting.filter((a) => a.trackingId).map((a) => [a.trackingId, a]));
-      const byFund = new Map(awaiting.filter((a) => a.fundHoldId).map((a) => [a.fundHoldId, a]));
-      return {
-        success: true,
-        holds: (holds as { trackingId: string }[]).map((h) => ({ ...h, approval: byOrder.get(h.trackingId) ?? null })),
-        fundHolds: (fundHolds as { holdId: string }[]).map((h) => ({ ...h, approval: byFund.get(h.holdId) ?? null })),
-        counts: counts ?? { holds: holds.length, fundHolds: fundHolds.length },
-      };
-    },
-  );
+  app.get('/holds', { schema: { ...hide, querystring: HoldsQuery }, schemaErrorFormatter: inWords(HOLDS_WORDS) }, async (request) => {
+    // Narrowed and paged (issue 70): src/admin/holds-query.ts.
+    const [page, awaiting] = await Promise.all([holdsAnswer(admin, holdsPageOf(request.query)), admin.approvals?.awaiting() ?? []]);
+    // A proposal awaiting a second operator is shown on its hold (issue 70: "awaiting approval").
+    const byOrder = new Map(awaiting.filter((a) => a.trackingId).map((a) => [a.trackingId, a]));
+    const byFund = new Map(awaiting.filter((a) => a.fundHoldId).map((a) => [a.fundHoldId, a]));
+    return {
+      success: true,
+      ...page,
+      holds: page.holds.map((h) => ({ ...h, approval: byOrder.get(h.trackingId) ?? null })),
+      fundHolds: page.fundHolds.map((h) => ({ ...h, approval: byFund.get(h.holdId) ?? null })),
+    };
+  });
   app.post(
     '/holds/:holdId/resolve',
     {

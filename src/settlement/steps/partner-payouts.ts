@@ -28,13 +28,15 @@ async function payableFeeAccounts(ctx: PartnerPayoutDeps): Promise<Set<string> |
   const found = await ctx.screening.findingsEach(owed.map((r) => r.account.split(':')[3]!));
   for (const [i, r] of owed.entries()) {
     const address = r.account.split(':')[3]!;
+    // The partner whose fees these are, for the log's partner filter (a fee row has no order to name it).
+    const accountId = r.account.split(':')[2] || null;
     const passedOnError = found[i]!.find((v) => v.result === 'error' && ctx.config.screeningOnError === 'allow');
     // Blocked first: an error is reported only when nothing blocked.
     const weighed = found[i]!.filter((v) => v !== passedOnError).sort((x, y) => (x.result === y.result ? 0 : x.result === 'blocked' ? -1 : 1));
     if (weighed.length === 0) {
       await clearFeeHold(ctx.db, r.account);
       // Logged before the payout is recorded: no flow without its decision (docs/compliance.md).
-      await recordScreening(ctx.db, { stage: 'fee', field: 'feeRecipientAddress', address, result: passedOnError ? 'error' : 'clear', ...(passedOnError ? { list: passedOnError.list, reason: `${passedOnError.reason}; passed (HUSH_SCREENING_ON_ERROR=allow)` } : {}), actor: ctx.workerId });
+      await recordScreening(ctx.db, { stage: 'fee', field: 'feeRecipientAddress', address, accountId, result: passedOnError ? 'error' : 'clear', ...(passedOnError ? { list: passedOnError.list, reason: `${passedOnError.reason}; passed (HUSH_SCREENING_ON_ERROR=allow)` } : {}), actor: ctx.workerId });
       payable.add(r.account);
       continue;
     }
@@ -52,7 +54,7 @@ async function payableFeeAccounts(ctx: PartnerPayoutDeps): Promise<Set<string> |
       continue;
     }
     if (await holdFeeRecipient(ctx.db, r.account, r.assetId, r.owed, uncovered)) {
-      await recordScreening(ctx.db, { ...uncovered, stage: 'fee', actor: ctx.workerId });
+      await recordScreening(ctx.db, { ...uncovered, stage: 'fee', actor: ctx.workerId, accountId });
       ctx.alert('fee_recipient_held', { account: r.account, assetId: r.assetId, result: uncovered.result, list: uncovered.list }, "ALERT: screening held a partner's fee recipient; its fees keep accruing until it clears or an operator releases it (GET /admin/v1/holds)");
     }
   }

@@ -2,6 +2,7 @@ import { allOrNothing, type Db, type Queryable } from '../db.ts';
 import { recordMovement } from '../settlement/record-movements.ts';
 import { recordScreening } from '../screening-log-store.ts';
 import type { HoldVerdict } from '../settlement/hold-for-screening.ts';
+import { FUND_HOLD_ACCOUNT, fundHoldWhere, holdFilterParams, type HoldFilter } from './hold-filter.ts';
 
 /** The ledger account held late funds are booked on (negative as a liability), apart from what is owed back to senders. */
 export const HELD_FUNDS_ACCOUNT = 'held:screening';
@@ -45,23 +46,28 @@ export async function clearFeeHold(db: Queryable, account: string): Promise<void
   await db.query(`UPDATE screening_holds SET status = 'cleared', resolved_at = now(), resolved_by = 'hush' WHERE kind = 'fee' AND subject = $1 AND status = 'held'`, [account]);
 }
 
-/** Open fund holds, oldest first. */
-export async function listFundHolds(db: Queryable, limit = 100): Promise<FundHold[]> {
-  // A fee hold's subject is its payable account, `payable:partner:<accountId>:<address>` (order-movements.ts).
+/** Open fund holds, oldest first: those matching `filter`, after the hold `afterId` (the page before's last). */
+export async function listFundHolds(db: Queryable, limit = 100, filter: HoldFilter = {}, afterId?: string): Promise<FundHold[]> {
   const { rows } = await db.query<FundHold>(
     `SELECT h.id::text AS "holdId", h.kind, h.subject, h.tracking_id AS "trackingId", h.asset_id AS "assetId", h.amount::text AS amount, h.status,
             to_char(h.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "heldAt",
-            coalesce(o.account_id, CASE WHEN h.kind = 'fee' THEN nullif(split_part(h.subject, ':', 3), '') END) AS "accountId",
+            ${FUND_HOLD_ACCOUNT} AS "accountId",
             json_build_object('stage', h.stage, 'result', h.result, 'field', h.field, 'address', h.address, 'list', h.list, 'version', h.version, 'reason', h.reason) AS decision
-       FROM screening_holds h LEFT JOIN orders o ON o.id = h.order_id WHERE h.status = 'held' ORDER BY h.id LIMIT $1`,
-    [Math.min(Math.max(limit, 1), 1000)],
+       FROM screening_holds h LEFT JOIN orders o ON o.id = h.order_id WHERE h.status = 'held' AND ${fundHoldWhere(2)}
+        AND ($8::bigint IS NULL OR h.id > $8::bigint)
+      ORDER BY h.id LIMIT $1`,
+    // 1001: a page of the most the API lists, and one more that says another page exists.
+    [Math.min(Math.max(limit, 1), 1001), ...holdFilterParams(filter), afterId ?? null],
   );
   return rows;
 }
 
-/** How many fund holds are open in all (the listing stops at its limit). */
-export async function countFundHolds(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ n: string | number }>(`SELECT count(*) AS n FROM screening_holds WHERE status = 'held'`);
+/** How many fund holds are open (that match `filter`): the listing stops at its limit. */
+export async function countFundHolds(db: Queryable, filter: HoldFilter = {}): Promise<number> {
+  const { rows } = await db.query<{ n: string | number }>(
+    `SELECT count(*) AS n FROM screening_holds h LEFT JOIN orders o ON o.id = h.order_id WHERE h.status = 'held' AND ${fundHoldWhere(1)}`,
+    holdFilterParams(filter),
+  );
   return Number(rows[0]?.n ?? 0);
 }
 

@@ -5,6 +5,7 @@ import { $, announce, api, el, td, units } from './console-kit.js';
 import { ageWords, findingWords, sentences, sourceWords } from './console-words.js';
 import { showApproval } from './console-approvals.js';
 import { timeWords } from './receipt-words.js';
+import { queueQuery } from './console-queue-filters.js';
 
 const STAGES = { deposit: 'at deposit', payout: 'before payout', quote: 'at quote', resolution: 'resolution', refund: 'before refund', late: 'on late funds', fee: 'before a fee payout' };
 
@@ -197,7 +198,7 @@ function queueOf(holds, fundHolds) {
 }
 
 export async function refreshHolds() {
-  const { holds, fundHolds = [], counts } = await api('/admin/v1/holds');
+  const { holds, fundHolds = [], counts } = await api(`/admin/v1/holds${queueQuery()}`);
   const box = $('holds');
   const queue = queueOf(holds, fundHolds);
   const now = new Set(queue.map((q) => q.key));

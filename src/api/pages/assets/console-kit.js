@@ -32,6 +32,17 @@ let unauthorized = () => {};
 /** What a refused token does (the session signs out); set once by the page. */
 export const onUnauthorized = (f) => (unauthorized = f);
 
+/**
+ * How a request says who asks: the personal token kept in this tab, or the single sign-on session's cookie with
+ * the console's header (`1` for what a person did, `refresh` for the page's own polling).
+ */
+function credentialsFor(active) {
+  const token = sessionStorage.getItem('hush.operatorToken');
+  return token ? { headers: { authorization: `Bearer ${token}` }, credentials: 'omit' } : { headers: { 'x-hush-console': active ? '1' : 'refresh' }, credentials: 'same-origin' };
+}
+
+const refused = (e) => unauthorized(sessionStorage.getItem('hush.operatorToken') ? `Your token was refused: ${e.message}` : 'Your session ended (signed out, idle too long, or too old): sign in again.');
+
 let me = null;
 /** Who is signed in, as GET /admin/v1/me answered: `{operatorId, name, role, logsAs}`. */
 export const signedIn = () => me;
@@ -43,9 +54,8 @@ export const setSignedIn = (operator) => (me = operator);
  * or the activity ping of console.js).
  */
 export async function api(path, opts = {}) {
-  const token = sessionStorage.getItem('hush.operatorToken');
   const active = opts.active || (opts.method ?? 'GET') !== 'GET';
-  const credentials = token ? { authorization: `Bearer ${token}` } : { 'x-hush-console': active ? '1' : 'refresh' };
+  const { headers: credentials, credentials: cookies } = credentialsFor(active);
   let r;
   try {
     r = await fetch(path, {
@@ -53,7 +63,7 @@ export async function api(path, opts = {}) {
       headers: { ...credentials, ...(opts.body ? { 'content-type': 'application/json' } : {}) },
       body: opts.body ? JSON.stringify(opts.body) : undefined,
       cache: 'no-store',
-      credentials: token ? 'omit' : 'same-origin',
+      credentials: cookies,
     });
   } catch {
     // fetch's own words ("Failed to fetch") say nothing to an operator.
@@ -62,7 +72,7 @@ export async function api(path, opts = {}) {
   const body = await r.json().catch(() => null);
   if (!r.ok || !body?.success) {
     const e = new ApiError(r.status, body);
-    if (r.status === 401) unauthorized(token ? `Your token was refused: ${e.message}` : 'Your session ended (signed out, idle too long, or too old): sign in again.');
+    if (r.status === 401) refused(e);
     throw e;
   }
   return body;
@@ -75,3 +85,24 @@ export const unitsOnly = (amount, assetId) => {
   const a = assets.find((x) => x.assetId === assetId);
   return a ? inUnits(amount, a.decimals) : amount;
 };
+
+/**
+ * A file from the admin API (the log's CSV), fetched with the tab's token as `api` does: its Blob, the name the
+ * server gave it, and where a cut export would go on. A refusal throws as `api` does.
+ */
+export async function apiFile(path) {
+  let r;
+  const { headers, credentials } = credentialsFor(true);
+  try {
+    r = await fetch(path, { headers, cache: 'no-store', credentials });
+  } catch {
+    throw new ApiError(0, null);
+  }
+  if (!r.ok) {
+    const e = new ApiError(r.status, await r.json().catch(() => null));
+    if (r.status === 401) refused(e);
+    throw e;
+  }
+  const name = /filename="([^"]+)"/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? 'export.csv';
+  return { blob: await r.blob(), name, next: r.headers.get('x-export-next-before') };
+}

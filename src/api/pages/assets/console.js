@@ -1,6 +1,7 @@
 // The operator console (docs/compliance.md "The console"): the admin API of this listener, read with the
 // admin token the operator types (kept in this tab's sessionStorage), shown as one queue of holds to resolve
-// (console-holds.js), the screening log, reconcile, liquidity and privacy per class. It refreshes itself (every
+// (console-holds.js, narrowed by console-queue-filters.js), the screening log (console-log.js), reconcile,
+// liquidity and privacy per class. It refreshes itself (every
 // few seconds; reconcile, which reads the chain, every minute or on request); a refresh that fails is said in an
 // alert at the top until the next one succeeds.
 import { timeWords } from './receipt-words.js';
@@ -8,7 +9,9 @@ import { barChart } from './console-charts.js';
 import { $, api, el, onUnauthorized, scrollBox, setAssets, setSignedIn, signedIn, td, units, unitsOnly } from './console-kit.js';
 import { clearHolds, refreshHolds } from './console-holds.js';
 import { clearTokens, refreshTokens, wireTokens } from './console-tokens.js';
-import { sentences, sourceWords } from './console-words.js';
+import { clearLog, initLog, refreshLog } from './console-log.js';
+import { initQueueFilters } from './console-queue-filters.js';
+import { sentences } from './console-words.js';
 
 const params = new URLSearchParams(location.search);
 /** Seconds between refreshes (?refresh=N, at least 1; default 5). */
@@ -16,22 +19,6 @@ const EVERY_S = Math.max(1, Number(params.get('refresh')) || 5);
 const LIQUIDITY_EVERY_S = Math.max(EVERY_S, 15);
 const RECONCILE_EVERY_S = 60;
 let timers = [];
-
-// ------------------------------------------------------------------------------------- screening log
-
-async function refreshLog() {
-  const q = new URLSearchParams({ limit: '100' });
-  const order = $('filter-order').value.trim();
-  const address = $('filter-address').value.trim();
-  if (order) q.set('trackingId', order);
-  if (address) q.set('address', address);
-  const { entries } = await api(`/admin/v1/screening-log?${q}`);
-  $('log').replaceChildren(
-    ...entries.map((e) =>
-      el('tr', { 'data-log': e.id }, td(timeWords(e.at)), td(e.trackingId, 'mono'), td(e.stage), td(e.field), td(e.address, 'mono'), td(e.result), td(sourceWords(e.list, e.version)), td(`${e.actor}${e.note ? `: ${e.note}` : ''}`)),
-    ),
-  );
-}
 
 // -------------------------------------------------------------------------------- reconcile, liquidity
 
@@ -187,6 +174,7 @@ function signOut(message) {
   $('signin-part').hidden = false;
   clearHolds();
   clearTokens();
+  clearLog();
   lastGood.clear();
   failing.clear();
   showFailures();
@@ -208,12 +196,8 @@ $('signin').addEventListener('submit', (ev) => {
 });
 $('signout').addEventListener('click', () => signOut());
 $('reconcile-again').addEventListener('click', () => void refresh('reconcile'));
-let filterTimer;
-$('log-filters').addEventListener('input', () => {
-  clearTimeout(filterTimer);
-  filterTimer = setTimeout(() => void refresh('log'), 250);
-});
-$('log-filters').addEventListener('submit', (ev) => ev.preventDefault());
+initLog(() => void refresh('log'));
+initQueueFilters(() => void refresh('holds'));
 async function start() {
   const { tokens, sso } = await fetch('/console/config.json', { credentials: 'omit' }).then((r) => r.json());
   setAssets(tokens);
