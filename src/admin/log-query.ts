@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 import { SCREENING_RESULTS, SCREENING_STAGES, type ScreeningLogFilter } from '../store/screening-log-filter.ts';
 import { Base58Prefix, IdParam, invalidParam, IsoTime, limitParam, limitWords, Literals, QUERY_WORDS, defined, timeRange } from './query-words.ts';
 
-/** An actor as the log keeps it: `hush`, a worker's id, `operator:<id> <name>` (any script), `admin-token`. */
+/** An actor as the log keeps it: `hush`, a worker's id, `operator:<name> (<id>)` (any script), `admin-token`. */
 const ActorParam = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
 
 const filters = {

@@ -49,7 +49,7 @@ describe('admin CLI: the screening log and the queue, filtered', () => {
     assert.equal(r.code, 0, r.stderr);
     const [header, row, end] = r.stdout.split('\r\n');
     assert.equal(header, 'id,at,trackingId,accountId,stage,field,address,result,list,version,reason,actor,approvedBy,note');
-    assert.match(row!, /,trk_x,,resolution,,,freeze,,,,operator:alice,"'@SUM\(1,2\)"$/);
+    assert.match(row!, /,trk_x,,resolution,,,freeze,,,,operator:alice,,"'@SUM\(1,2\)"$/);
     assert.equal(end, '');
     const cut = await run('screening-log', '--csv', '--limit', '2');
     assert.match(cut.stdout, /\r\n# cut at 2 entries: older ones match too; export again with before=\d+ for them\r\n$/);

@@ -50,7 +50,7 @@ describe('CSV', () => {
     const cut = logCsv([row(3), row(2), row(1)], 2);
     assert.equal(cut.rows, 2);
     assert.equal(cut.next, '2');
-    assert.ok(cut.csv.endsWith('\r\n2,2026-11-24T10:00:00.000Z,,acc_1,quote,senderAddress,So1,blocked,sdn.csv,v,listed,hush,\r\n# cut at 2 entries: older ones match too; export again with before=2 for them\r\n'));
+    assert.ok(cut.csv.endsWith('\r\n2,2026-11-24T10:00:00.000Z,,acc_1,quote,senderAddress,So1,blocked,sdn.csv,v,listed,hush,,\r\n# cut at 2 entries: older ones match too; export again with before=2 for them\r\n'));
   });
 });
 

@@ -134,7 +134,7 @@ describe("the console's screening log: filters, paging, CSV; the queue's filters
     const records = csv.split(/\r\n(?=\d|$)/);
     assert.equal(records[0], 'id,at,trackingId,accountId,stage,field,address,result,list,version,reason,actor,approvedBy,note');
     assert.equal(records.length, 4, 'the header, the two decisions, the end');
-    assert.ok(records[2]!.endsWith(`,operator:alice,"'=HYPERLINK(""http://evil.example"",""x"")"`), 'a formula shown as text');
+    assert.ok(records[2]!.endsWith(`,operator:alice,,"'=HYPERLINK(""http://evil.example"",""x"")"`), 'a formula shown as text');
     await page.locator('#log-csv-status', { hasText: 'Downloaded' }).waitFor();
     assert.equal(await page.locator('#log-csv-status').innerText(), `Downloaded ${download.suggestedFilename()}.`);
     await page.locator('#log-filters button[type="reset"]').click();

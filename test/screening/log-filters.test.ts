@@ -14,6 +14,10 @@ import { quoteRequest } from '../support/hush-server.ts';
 import { closeSim } from '../support/sim-close.ts';
 import { startSimHush, type SimAccount, type SimHush, type SimWallet } from '../support/sim-hush.ts';
 import { ScreeningList, place, resolveOrder, simAdminCli } from '../support/sim-screening.ts';
+import { teamOf } from '../support/operators.ts';
+
+/** A label as a regular expression matches it literally. */
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 interface Entry { id: string; at: string; trackingId: string | null; accountId: string | null; stage: string; result: string; address: string | null; actor: string; note: string | null }
 interface Page { entries: Entry[]; next: string | null }
@@ -27,6 +31,7 @@ describe('the screening log: filters, paging a partner cannot defeat, CSV', () =
   let h: SimHush;
   let victim: SimAccount, attacker: SimAccount;
   let frozen: string, released: string;
+  let alice: string, bob: string;
   let listed: SimWallet;
 
   const page = async (query: string): Promise<Page> => expectOk(await h.ops.get(`/admin/v1/screening-log${query}`)) as unknown as Page;
@@ -47,7 +52,11 @@ describe('the screening log: filters, paging a partner cannot defeat, CSV', () =
     expectOk(await resolveOrder(h, frozen, 'freeze', FORMULA));
     // A second apart, so a time range can tell the two decisions apart.
     await h.advance(1_000);
-    expectOk(await h.ops.request('POST', `/admin/v1/orders/${released}/resolve`, { body: { action: 'release', note: MULTILINE, operator: 'bob' } }));
+    // Bob proposes the release of this list's finding, alice approves it (four eyes).
+    const team = await teamOf(h, h.ops);
+    const proposal = expectOk(await team.bob.request('POST', `/admin/v1/orders/${released}/resolve`, { body: { action: 'release', note: MULTILINE } }), 202);
+    expectOk(await team.alice.request('POST', `/admin/v1/approvals/${proposal.approvalId}/approve`, { body: {} }));
+    [alice, bob] = [`operator:alice (${team.aliceId})`, `operator:bob (${team.bobId})`];
     listed = s1;
     // The attack: any partner key writes a log row per refused quote (the same pair each time: within its
     // budget of addresses screened, HUSH_SCREENING_RATE_LIMIT).
@@ -67,7 +76,7 @@ describe('the screening log: filters, paging a partner cannot defeat, CSV', () =
     assert.ok(first.next !== null);
 
     const decisions = await page('?decisions=true');
-    assert.deepEqual(decisions.entries.map((e) => [e.trackingId, e.result, e.actor]), [[released, 'release', 'operator:bob'], [frozen, 'freeze', 'operator:alice']]);
+    assert.deepEqual(decisions.entries.map((e) => [e.trackingId, e.result, e.actor]), [[released, 'release', bob], [frozen, 'freeze', alice]]);
     assert.equal(decisions.next, null, 'nothing older matches');
     assert.deepEqual((await page('?stage=resolution')).entries.map((e) => e.id), decisions.entries.map((e) => e.id));
 
@@ -96,9 +105,9 @@ describe('the screening log: filters, paging a partner cannot defeat, CSV', () =
     const held = await page('?stage=deposit&result=blocked');
     assert.deepEqual(held.entries.map((e) => e.trackingId), [released, frozen]);
     assert.ok((await page('?result=blocked&limit=1000')).entries.every((e) => e.result === 'blocked'));
-    assert.deepEqual((await page('?actor=operator:alice')).entries.map((e) => e.trackingId), [frozen]);
+    assert.deepEqual((await page(`?actor=${encodeURIComponent(alice)}`)).entries.map((e) => e.trackingId), [frozen]);
     assert.deepEqual((await page('?actor=operator:')).entries, [], 'an actor is matched whole');
-    assert.deepEqual((await page('?actorPrefix=operator:')).entries.map((e) => e.actor), ['operator:bob', 'operator:alice']);
+    assert.deepEqual((await page('?actorPrefix=operator:')).entries.map((e) => e.actor), [bob, alice]);
     assert.deepEqual((await page(`?trackingId=${frozen}`)).entries.map((e) => e.stage), ['resolution', 'deposit']);
     const byAddress = await page(`?address=${listed.address}&limit=1000`);
     assert.equal(byAddress.entries.length, 121, 'the refusals and the deposit it was held at');
@@ -162,9 +171,9 @@ describe('the screening log: filters, paging a partner cannot defeat, CSV', () =
     assert.equal(header, 'id,at,trackingId,accountId,stage,field,address,result,list,version,reason,actor,approvedBy,note');
     assert.equal(end, '', 'every record ends with CRLF');
     // A note with a comma, quotes and a line break is one quoted field, its quotes doubled.
-    assert.match(bobRow!, new RegExp(`^\\d+,[^,]+,${released},${victim.id},resolution,,,release,,,,operator:bob,"a different person,\\r\\nsame ""name"""$`));
+    assert.match(bobRow!, new RegExp(`^\\d+,[^,]+,${released},${victim.id},resolution,,,release,,,,${esc(bob)},${esc(alice)},"a different person,\\r\\nsame ""name"""$`));
     // A formula is shown as text: a leading apostrophe, then the field quoted for its comma and quotes.
-    assert.ok(aliceRow!.endsWith(`,operator:alice,"'=HYPERLINK(""http://evil.example"",""open me"")"`), aliceRow);
+    assert.ok(aliceRow!.endsWith(`,${alice},${bob},"'=HYPERLINK(""http://evil.example"",""open me"")"`), aliceRow);
 
     const cut = await h.ops.get(`/admin/v1/screening-log.csv?accountId=${attacker.id}&limit=100`);
     const records = cut.text.trimEnd().split('\r\n');
