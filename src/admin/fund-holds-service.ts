@@ -29,7 +29,8 @@ export async function resolveFundsHold(db: Db, screening: Screening, holdId: str
   const to = action === 'freeze' ? 'frozen' : h.kind === 'late' ? 'refund_due' : 'released';
   const done = await allOrNothing(db, async (tx) => {
     if (!(await resolveFundHold(tx, holdId, to, actor, note))) return false;
-    await tx.query(`INSERT INTO screening_log (tracking_id, stage, result, actor, note, approved_by, at) VALUES ($1, 'resolution', $2, $3, $4, $5, now())`, [h.trackingId, action, actor, `${h.kind} hold ${holdId}: ${note}`, opts.approvedBy ?? null]);
+    // hold_id: the history tells this from a resolution of the order the late funds reached (same tracking id).
+    await tx.query(`INSERT INTO screening_log (tracking_id, stage, result, actor, note, approved_by, hold_id, at) VALUES ($1, 'resolution', $2, $3, $4, $5, $6, now())`, [h.trackingId, action, actor, `${h.kind} hold ${holdId}: ${note}`, opts.approvedBy ?? null, holdId]);
     if (opts.inTx && !(await opts.inTx(tx))) throw new HushError('APPROVAL_CONFLICT', 'The proposal was decided meanwhile', { approvalId: '', status: 'decided' });
     if (to === 'frozen') {
       const amount = BigInt(h.amount);

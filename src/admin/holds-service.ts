@@ -9,6 +9,7 @@ import type { HoldFilter } from '../store/holds/hold-filter.ts';
 import { countFundHolds, listFundHolds, type FundHold } from '../store/holds/fund-holds.ts';
 import { resolveFundsHold } from './fund-holds-service.ts';
 import { holdNote, type ResolveOptions } from './hold-answer.ts';
+import { withFundNotes, withOrderNotes } from './hold-notes-service.ts';
 import { heldAtStage, resolveHold, TARGET, type HoldAction } from '../store/holds/resolve-hold.ts';
 import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
 import { recordMovement } from '../store/settlement/record-movements.ts';
@@ -26,14 +27,14 @@ export class HoldsService {
     private readonly screening: Screening,
   ) {}
 
-  /** Held orders, oldest first: those matching `filter`, after `after` (issue 70). */
-  list(limit?: number, filter?: HoldFilter, after?: HeldAfter): Promise<HeldOrder[]> {
-    return listHolds(this.db, limit, filter, after);
+  /** Held orders, oldest first: those matching `filter`, after `after` (issue 70); each with its claim and comments. */
+  async list(limit?: number, filter?: HoldFilter, after?: HeldAfter): Promise<HeldOrder[]> {
+    return withOrderNotes(this.db, await listHolds(this.db, limit, filter, after));
   }
 
-  /** Held late funds and fee recipients (`kind: late | fee`, with `holdId`), oldest first (issue 49): those matching `filter`, after the hold `afterId`. */
-  listFunds(limit?: number, filter?: HoldFilter, afterId?: string): Promise<FundHold[]> {
-    return listFundHolds(this.db, limit, filter, afterId);
+  /** Held late funds and fee recipients (`kind: late | fee`, with `holdId`), oldest first (issue 49): those matching `filter`, after the hold `afterId`; each with its notes. */
+  async listFunds(limit?: number, filter?: HoldFilter, afterId?: string): Promise<FundHold[]> {
+    return withFundNotes(this.db, await listFundHolds(this.db, limit, filter, afterId));
   }
 
   /**

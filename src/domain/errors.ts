@@ -32,6 +32,7 @@ const HTTP_STATUS = {
   DEPOSIT_MISMATCH: 409,
   ORDER_NOT_HELD: 409,
   APPROVAL_CONFLICT: 409,
+  HOLD_CLAIMED: 409,
   RECEIPT_NOT_READY: 409,
   LAST_ACTIVE_KEY: 409,
   TOO_MANY_KEYS: 409,
@@ -95,6 +96,8 @@ export interface HushErrorDetails {
   ORDER_NOT_HELD: { status: string };
   /** docs/spec.md §12 (admin API, four eyes): a proposal already awaits for the hold, or the one named was decided. */
   APPROVAL_CONFLICT: { approvalId: string; status: string };
+  /** docs/spec.md §12 (admin API): another operator claimed the hold; take it over explicitly (`takeOver: true`). */
+  HOLD_CLAIMED: { claimedBy: string; claimedAt: string };
   /** docs/spec.md §12: a receipt exists once the order is final and signed (seconds after). */
   RECEIPT_NOT_READY: { status: string };
   /** docs/spec.md §4 (self-service): the key is the account's only active one; create another first. */

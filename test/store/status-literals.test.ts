@@ -53,6 +53,8 @@ const OTHERS: readonly { file: string; text: string; whose: string }[] = [
   { file: 'store/holds/fund-holds.ts', text: "VALUES ('late', $1, $2, $3, $4, $5, 'held',", whose: 'screening_holds.status' },
   { file: 'store/holds/fund-holds.ts', text: "UPDATE screening_holds SET status = 'held',", whose: 'screening_holds.status' },
   { file: 'store/holds/fund-holds.ts', text: "UPDATE screening_holds SET status = 'refunded'", whose: 'screening_holds.status' },
+  { file: 'store/holds/hold-ref.ts', text: "FROM screening_holds h WHERE h.id = $1::bigint AND h.status = 'held'", whose: 'screening_holds.status (an open fund hold)' },
+  { file: 'admin/hold-notes-service.ts', text: "state.status === 'held'", whose: 'screening_holds.status (an open fund hold)' },
 ];
 
 const COMPARE = /([\w$.?!\])]+)\s*(===|!==|==|!=)\s*$/;

@@ -62,6 +62,11 @@ const BY_CODE: Record<HushErrorCode, ErrorExample> = {
   FORBIDDEN: { summary: "The operator's role does not allow this (admin API)", message: 'This needs the approver role; Ana Lima is a resolver', details: { role: 'resolver' } },
   APPROVAL_CONFLICT: { summary: 'A proposal already awaits a second operator for this hold, or the one named was decided (admin API)', message: 'Proposal 12 is approved already', details: { approvalId: '12', status: 'approved' } },
   ORDER_NOT_HELD: { summary: 'Only a held order can be resolved', message: 'The order is completed, not held', details: { status: 'completed' } },
+  HOLD_CLAIMED: {
+    summary: 'Another operator claimed the hold: take it over explicitly (takeOver: true) or leave it to them',
+    message: 'operator:bob claimed this hold; send takeOver: true to take it over',
+    details: { claimedBy: 'operator:bob', claimedAt: '2026-11-28T10:00:00.000Z' },
+  },
   RECEIPT_NOT_READY: { summary: 'The order is not final yet, or its receipt is being signed', message: 'The order is sending; its receipt is signed once it is final', details: { status: 'sending' } },
   LAST_ACTIVE_KEY: {
     summary: 'No other key would stay active for 24 h (or an expiring key tried to revoke the last one that never expires): create another first',
