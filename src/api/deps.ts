@@ -13,6 +13,7 @@ import type { ScreeningLogFilter } from '../store/screening-log-filter.ts';
 import type { ScreeningLogRow } from '../store/screening-log-store.ts';
 import type { HoldFilter } from '../store/holds/hold-filter.ts';
 import type { HeldAfter } from '../store/holds/list-holds.ts';
+import type { HoldNotesService } from '../admin/hold-notes-service.ts';
 import type { Metrics } from './metrics.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
@@ -67,4 +68,6 @@ export interface AdminApi {
   operators?: Pick<OperatorsService, 'create' | 'list' | 'update' | 'mintToken' | 'tokens' | 'revokeToken' | 'byToken' | 'bySignIn' | 'openSession' | 'bySession' | 'endSession' | 'sessionIdleS' | 'sessionMaxS'>;
   /** docs/spec.md §12 "Four eyes": every answer to a hold, and the proposals awaiting a second operator. */
   approvals?: Pick<ApprovalsService, 'awaiting' | 'resolveOrder' | 'resolveFunds' | 'approve' | 'reject'>;
+  /** docs/spec.md §12 "Claims, comments, history": claims and comments on open holds, and the resolved ones. */
+  holdNotes?: Pick<HoldNotesService, 'claim' | 'unclaim' | 'comment' | 'history'>;
 }

@@ -16,6 +16,7 @@ import type { Readiness } from './readiness.ts';
 import { webhookEgressFor } from '../webhooks/webhook-egress.ts';
 import { listScreeningLog } from '../store/screening-log-store.ts';
 import { HoldsService } from '../admin/holds-service.ts';
+import { HoldNotesService } from '../admin/hold-notes-service.ts';
 import { liquidityReport, privacyReport } from '../admin/console-reports.ts';
 import { OperatorsService } from '../admin/operators-service.ts';
 import { ApprovalsService } from '../admin/approvals-service.ts';
@@ -73,6 +74,7 @@ function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
     holdCounts: (filter?: HoldFilter) => holds.counts(filter),
     operators,
     approvals: new ApprovalsService(p.db, holds),
+    holdNotes: new HoldNotesService(p.db),
     // Role api holds no key to sign with: the route answers SERVICE_UNAVAILABLE (run it on a worker).
     ...(strays ? { returnStray: (trackingId: string) => strays.returnStray(trackingId) } : {}),
     treasury: async () => {

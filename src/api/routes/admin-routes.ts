@@ -12,6 +12,7 @@ import type { Clock } from '../../support/clock.ts';
 import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../admin/admin-service.ts';
 import { adminLogRoutes, inWords } from './admin-log-routes.ts';
 import { HOLDS_WORDS, HoldsQuery, holdsAnswer, holdsPageOf } from '../../admin/holds-query.ts';
+import { adminHoldRoutes } from './admin-hold-routes.ts';
 
 /** An operator's answer to a hold, an order's or a fund hold's (docs/spec.md §12). */
 const Resolution = Type.Object(
@@ -188,4 +189,6 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     },
   );
   await app.register(adminOperatorRoutes, { admin, sso });
+  // Claims, comments and the history of holds: a file of their own, behind the authentication above.
+  await app.register(adminHoldRoutes, { admin });
 }
