@@ -7,7 +7,7 @@ import { BODY_LIMIT } from './limits.ts';
 import { requestTimer } from './metrics.ts';
 import { guardConnections, type ConnectionLimits } from './connection-guard.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
-import { consoleRoutes, type ConsoleAsset } from './pages/console-routes.ts';
+import { consoleRoutes, type ConsoleAsset, type ConsoleExplorer } from './pages/console-routes.ts';
 import { consoleSignInRoutes } from './pages/console-sign-in-routes.ts';
 import type { OidcSettings } from '../config/operator-settings.ts';
 import { opsRoutes, type OpsRouteDeps } from './routes/ops-routes.ts';
@@ -20,7 +20,7 @@ export interface OpsDeps extends OpsRouteDeps {
   /** Host names served besides address literals and `localhost` (HUSH_OPS_HOSTNAMES). */
   hostnames?: readonly string[];
   /** `/admin/v1`, served only when given (HUSH_ADMIN_TOKEN set). */
-  admin?: { token: string; api: AdminApi; afterChange?: (accountId?: string) => void; throttle?: AdminThrottle; assets?: readonly ConsoleAsset[]; oidc?: OidcSettings };
+  admin?: { token: string; api: AdminApi; afterChange?: (accountId?: string) => void; throttle?: AdminThrottle; assets?: readonly ConsoleAsset[]; oidc?: OidcSettings; explorer?: ConsoleExplorer };
 }
 
 /**
@@ -68,7 +68,7 @@ export async function buildOpsApp(
     await app.register(adminRoutes, { prefix: '/admin/v1', token, admin: api, afterChange, throttle, clock: deps.clock, sso: Boolean(deps.admin.oidc) });
     // The operator console: its files need no token, what it shows comes from /admin/v1 (docs/compliance.md).
     const { oidc } = deps.admin;
-    await app.register(consoleRoutes, { assets: deps.admin.assets ?? [], sso: Boolean(oidc && api.operators) });
+    await app.register(consoleRoutes, { assets: deps.admin.assets ?? [], sso: Boolean(oidc && api.operators), ...(deps.admin.explorer ? { explorer: deps.admin.explorer } : {}) });
     if (oidc && api.operators) await app.register(consoleSignInRoutes, { oidc, operators: api.operators, clock: deps.clock });
   }
   return app;

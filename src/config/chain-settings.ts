@@ -29,10 +29,12 @@ export interface ChainSettings {
   computeUnitLimit: number;
   computeUnitPriceMicroLamports: bigint;
   /**
-   * HUSH_EXPLORER_TX_URL: the transaction page the receipt-check page links each signature to, `{signature}`
-   * replaced (docs/compliance.md). Default: Solana Explorer; beside the embedded chain, pointed at it.
+   * HUSH_EXPLORER_TX_URL: the transaction page the receipt-check page and the console link each signature to,
+   * `{signature}` replaced (docs/compliance.md); null (`none`): no links. Default: Solana Explorer on the cluster.
    */
-  explorerTxUrl: string;
+  explorerTxUrl: string | null;
+  /** HUSH_EXPLORER_ADDRESS_URL: the console's address page, `{address}` replaced; null (`none`): no links. */
+  explorerAddressUrl: string | null;
 }
 
 /**
@@ -55,19 +57,31 @@ export function chainSettings(env: NodeJS.ProcessEnv): ChainSettings {
     rpcMaxRps: envInt(env, 'HUSH_RPC_MAX_RPS', DEFAULT_RPC_MAX_RPS, 0, 100_000),
     computeUnitLimit: envInt(env, 'HUSH_COMPUTE_UNIT_LIMIT', 100_000, 1000, 1_400_000),
     computeUnitPriceMicroLamports: BigInt(envInt(env, 'HUSH_COMPUTE_UNIT_PRICE', 1000, 0, 1_000_000_000)),
-    explorerTxUrl: explorerTxUrl(env),
+    explorerTxUrl: explorerUrl(env, 'HUSH_EXPLORER_TX_URL', 'tx', '{signature}'),
+    explorerAddressUrl: explorerUrl(env, 'HUSH_EXPLORER_ADDRESS_URL', 'address', '{address}'),
   };
 }
 
-/** Never the operator's RPC URL (it may carry a provider's key): a connected Hush links to the public explorer. */
-function explorerTxUrl(env: NodeJS.ProcessEnv): string {
-  const set = env.HUSH_EXPLORER_TX_URL;
+/**
+ * An explorer page template (docs/spec.md §11): the operator's own (http or https, with its placeholder), `none`
+ * for no links at all (an explorer learns what its visitors look up: an operator may keep the addresses of held
+ * orders to itself), else Solana Explorer on the cluster Hush uses. Never built from the operator's RPC URL (it
+ * may carry a provider's key): only its host's cluster name is read, devnet or testnet, else mainnet.
+ */
+function explorerUrl(env: NodeJS.ProcessEnv, name: string, kind: 'tx' | 'address', placeholder: string): string | null {
+  const set = env[name];
+  if (set === 'none') return null;
   if (set !== undefined && set !== '') {
-    if (!/^https?:\/\/[^\s]+$/.test(set) || !set.includes('{signature}')) throw new ConfigError('HUSH_EXPLORER_TX_URL must be an http(s) URL containing {signature}');
+    if (!/^https?:\/\/[^\s]+$/.test(set) || !set.includes(placeholder)) throw new ConfigError(`${name} must be an http(s) URL containing ${placeholder}, or none`);
     return set;
   }
-  const base = 'https://explorer.solana.com/tx/{signature}';
-  if (env.SOLANA_RPC_URL) return base;
-  const local = `http://127.0.0.1:${env.LOCALNET_PORT || '8899'}`;
-  return `${base}?cluster=custom&customUrl=${encodeURIComponent(local)}`;
+  return `https://explorer.solana.com/${kind}/${placeholder}${clusterQuery(env)}`;
+}
+
+/** Solana Explorer's `cluster` for this chain: the embedded one by its local URL, a public one by its host's name. */
+function clusterQuery(env: NodeJS.ProcessEnv): string {
+  if (!env.SOLANA_RPC_URL) return `?cluster=custom&customUrl=${encodeURIComponent(`http://127.0.0.1:${env.LOCALNET_PORT || '8899'}`)}`;
+  const host = URL.canParse(env.SOLANA_RPC_URL) ? new URL(env.SOLANA_RPC_URL).hostname : '';
+  const cluster = /(^|[.-])devnet([.-]|$)/.test(host) ? 'devnet' : /(^|[.-])testnet([.-]|$)/.test(host) ? 'testnet' : null;
+  return cluster ? `?cluster=${cluster}` : '';
 }

@@ -100,7 +100,7 @@ export async function startOpsListener(p: OpsListenerParts): Promise<{ app: Fast
       // The name it is bound to, when that is a name, is one it serves.
       hostnames: [...p.config.opsHostnames, p.config.opsHost.toLowerCase()],
       ...(p.screening ? { screening: p.screening } : {}),
-      ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id), assets: p.config.assets.list, ...(p.config.oidc ? { oidc: p.config.oidc } : {}) } } : {}),
+      ...(p.config.adminToken ? { admin: { token: p.config.adminToken, api: adminApi(p), afterChange: (id) => p.auth?.invalidate(id), assets: p.config.assets.list, explorer: { address: p.config.explorerAddressUrl, tx: p.config.explorerTxUrl }, ...(p.config.oidc ? { oidc: p.config.oidc } : {}) } } : {}),
     },
     { requestTimeoutMs: p.config.requestTimeoutMs, logger: p.logger, connections: p.connections ?? { maxTotal: p.config.opsMaxConnections, maxPerAddress: 0 } },
   );

@@ -15,9 +15,20 @@ export interface ConsoleAsset {
  * files hold no data and need no token; everything they show comes from /admin/v1 as the operator who signed in
  * (single sign-on, or a personal token), so the console can do exactly what the admin API allows them, no more.
  */
-export async function consoleRoutes(app: FastifyInstance, { assets, sso = false }: { assets: readonly ConsoleAsset[]; sso?: boolean }) {
-  const files = pageFiles(['console.html', 'console.js', 'console-kit.js', 'console-holds.js', 'console-log.js', 'console-queue-filters.js', 'console-filter-fields.js', 'console-words.js', 'console-charts.js', 'console-approvals.js', 'console-tokens.js', 'receipt-words.js', 'pages.css', 'favicon.svg']);
-  files.set('config.json', pageFile(Buffer.from(JSON.stringify({ tokens: assets.map(({ assetId, symbol, decimals }) => ({ assetId, symbol, decimals })), sso })), 'application/json; charset=utf-8'));
+/** The explorer pages the console links addresses and signatures to (`{address}`, `{signature}`); null: no links. */
+export interface ConsoleExplorer {
+  address: string | null;
+  tx: string | null;
+}
+
+export async function consoleRoutes(app: FastifyInstance, { assets, sso = false, explorer = { address: null, tx: null } }: { assets: readonly ConsoleAsset[]; sso?: boolean; explorer?: ConsoleExplorer }) {
+  const files = pageFiles([
+    'console.html', 'console.js', 'console-kit.js', 'console-holds.js', 'console-hold-card.js', 'console-hold-notes.js', 'console-links.js', 'console-history.js',
+    'console-log.js', 'console-queue-filters.js', 'console-filter-fields.js', 'console-words.js', 'console-charts.js', 'console-approvals.js',
+    'console-tokens.js', 'receipt-words.js', 'pages.css', 'favicon.svg',
+  ]);
+  const config = { tokens: assets.map(({ assetId, symbol, decimals }) => ({ assetId, symbol, decimals })), sso, explorer };
+  files.set('config.json', pageFile(Buffer.from(JSON.stringify(config)), 'application/json; charset=utf-8'));
   app.get(CONSOLE_PATH, { exposeHeadRoute: false }, async (request, reply) => sendPage(reply, files.get('console.html')!, { request }));
   app.get<{ Params: { file: string } }>(`${CONSOLE_PATH}/:file`, { exposeHeadRoute: false }, async (request, reply) => {
     const file = request.params.file === 'console.html' ? undefined : files.get(request.params.file);

@@ -1,13 +1,13 @@
 // The console's one queue of holds (docs/compliance.md "The console"): held orders and held funds (late funds,
 // a partner's fee recipient) from GET /admin/v1/holds, oldest first, each with why, since when and how long ago,
-// and its own decision form. A freeze is final, so it is confirmed on the page before it is posted.
+// who claimed it and the comments on it (console-hold-notes.js), and its own decision form. A freeze is final, so
+// it is confirmed on the page before it is posted. What a card says is console-hold-card.js's.
 import { $, announce, api, el, td, units } from './console-kit.js';
-import { ageWords, findingWords, sentences, sourceWords } from './console-words.js';
+import { ageWords, sentences } from './console-words.js';
+import { ageLine, entryWords, fundFacts, orderFacts, STAGES } from './console-hold-card.js';
+import { closeNotes, forgetNotes, notesSection, updateNotes } from './console-hold-notes.js';
 import { showApproval } from './console-approvals.js';
-import { timeWords } from './receipt-words.js';
 import { queueQuery } from './console-queue-filters.js';
-
-const STAGES = { deposit: 'at deposit', payout: 'before payout', quote: 'at quote', resolution: 'resolution', refund: 'before refund', late: 'on late funds', fee: 'before a fee payout' };
 
 /**
  * Holds resolved from this page, by card key, with the stamp of the hold they answered: listed again with
@@ -16,48 +16,22 @@ const STAGES = { deposit: 'at deposit', payout: 'before payout', quote: 'at quot
  */
 const resolvedHere = new Map();
 
-const row = (name, ...cells) => el('tr', {}, el('th', { scope: 'row' }, name), ...cells);
-
-function whyCell(d) {
-  const { text, fine } = findingWords(d);
-  return el('td', {}, text, fine ? el('br') : null, fine ? el('small', { class: 'fine' }, fine) : null);
-}
-
-const ageLine = (heldAt) => el('p', { class: 'age', 'data-age': '', 'data-held-at': heldAt }, `held ${ageWords(heldAt)}`);
-
-function factsTable(caption, rows) {
-  return el('table', { class: 'facts' }, el('caption', { class: 'visually-hidden' }, caption), el('tbody', {}, ...rows));
-}
-
 function orderCard(h) {
   const d = h.decision;
   const id = h.trackingId;
   const card = el('article', { class: 'card', 'data-hold': id, 'data-key': id, 'data-held-at': h.heldAt, 'aria-labelledby': `h-${id}` });
+  const base = `/admin/v1/orders/${encodeURIComponent(id)}`;
   card.append(
     el('h3', { id: `h-${id}` }, `${id}: held ${STAGES[d?.stage] ?? ''}`),
     ageLine(h.heldAt),
-    factsTable(`Hold ${id}`, [
-      row('Status', el('td', {}, el('span', { class: 'status-pill', 'data-status': '' }, 'held'))),
-      row('Stage and field', td(`${d?.stage ?? '—'}, ${d?.field ?? '—'}${d?.address ? ` (${d.address})` : ''}`)),
-      row('Why', whyCell(d)),
-      row('Held since', td(timeWords(h.heldAt))),
-      row('Partner account', td(h.accountId, 'mono')),
-      row('Amounts', td(`${units(h.amountIn, h.sourceAssetId)} in, ${units(h.amountOut, h.destinationAssetId)} out`)),
-      row('Sender', td(h.senderAddress, 'mono')),
-      row('Recipient', td(h.recipientAddress, 'mono')),
-    ]),
+    orderFacts(h, 'held'),
     el('h4', {}, 'Screening entries'),
     el('ul', {}, ...(h.entries ?? []).map((e) => el('li', {}, entryWords(e)))),
+    notesSection(id, base, h),
   );
   const what = { label: id, freeze: `the deposit of ${id}`, done: 'the order' };
-  const post = (action, note) => api(`/admin/v1/orders/${encodeURIComponent(id)}/resolve`, { method: 'POST', body: { action, note } });
+  const post = (action, note) => api(`${base}/resolve`, { method: 'POST', body: { action, note } });
   return withDecision(card, id, [['release', 'Release'], ['refund', 'Refund'], ['freeze', 'Freeze']], what, post);
-}
-
-function entryWords(e) {
-  const source = sourceWords(e.list, e.version);
-  const found = `${e.stage}${e.field ? ` ${e.field}` : ''} ${e.result}${source ? `, ${source}` : ''}${e.reason ? ` (${e.reason})` : ''}`;
-  return `${timeWords(e.at)}: ${found}${e.note ? `, note “${e.note}”` : ''}`;
 }
 
 const FUND_ACTIONS = {
@@ -72,25 +46,11 @@ function fundCard(h) {
   const late = h.kind === 'late';
   const title = late ? `Late funds to ${h.trackingId ?? 'an order'}: held ${STAGES[h.decision?.stage] ?? ''}` : `A partner’s fee recipient: held ${STAGES[h.decision?.stage] ?? ''}`;
   const card = el('article', { class: 'card', 'data-fund-hold': h.holdId, 'data-kind': h.kind, 'data-key': key, 'data-held-at': h.heldAt, 'aria-labelledby': `h-${key}` });
-  const d = h.decision;
-  card.append(
-    el('h3', { id: `h-${key}` }, title),
-    ageLine(h.heldAt),
-    factsTable(`Hold ${h.holdId}`, [
-      row('Status', el('td', {}, el('span', { class: 'status-pill', 'data-status': '' }, 'held'))),
-      row('What', td(late
-        ? `Funds that reached the deposit account of ${h.trackingId ?? 'an order'} outside its order, kept instead of refunded (hold ${h.holdId})`
-        : `Fees owed to this recipient, unpaid; they keep accruing until it is released or screens clear (hold ${h.holdId})`)),
-      row('Stage and field', td(`${d?.stage ?? '—'}, ${d?.field ?? '—'}${d?.address ? ` (${d.address})` : ''}`)),
-      row('Why', whyCell(d)),
-      row('Held since', td(timeWords(h.heldAt))),
-      row('Partner account', td(h.accountId, 'mono')),
-      row(late ? 'Amount held' : 'Fees owed', td(units(h.amount, h.assetId))),
-    ]),
-  );
+  const base = `/admin/v1/holds/${encodeURIComponent(h.holdId)}`;
+  card.append(el('h3', { id: `h-${key}` }, title), ageLine(h.heldAt), fundFacts(h, 'held'), notesSection(key, base, h));
   const label = late ? `late funds to ${h.trackingId ?? 'an order'} (hold ${h.holdId})` : `fee recipient of ${h.accountId ?? 'a partner'} (hold ${h.holdId})`;
   const what = { label, freeze: `these late funds (${units(h.amount, h.assetId)})`, done: 'the hold' };
-  const post = (action, note) => api(`/admin/v1/holds/${encodeURIComponent(h.holdId)}/resolve`, { method: 'POST', body: { action, note } });
+  const post = (action, note) => api(`${base}/resolve`, { method: 'POST', body: { action, note } });
   return withDecision(card, key, FUND_ACTIONS[h.kind] ?? FUND_ACTIONS.fee, what, post);
 }
 
@@ -149,8 +109,9 @@ function withDecision(card, key, actions, what, post) {
       }
       resolvedHere.set(key, card.getAttribute('data-stamp'));
       card.querySelector('[data-status]').textContent = out.status;
-      // Decided: the form goes, so nothing on the card can be posted again.
+      // Decided: the form goes, so nothing on the card can be posted again (nor claimed or commented on).
       form.remove();
+      closeNotes(key);
       message.hidden = false;
       message.className = 'message ok';
       message.textContent = sentences(`Resolved (${action}): ${what.done} is now ${out.status}`);
@@ -191,9 +152,9 @@ function freezeConfirmation(key, what, yes, no) {
 /** Held orders and fund holds as one list of cards, oldest first, each with the stamp that tells a new hold apart. */
 function queueOf(holds, fundHolds) {
   return [
-    ...holds.map((h) => ({ key: h.trackingId, name: h.trackingId, heldAt: h.heldAt, stamp: h.heldAt, approval: h.approval, make: () => orderCard(h) })),
+    ...holds.map((h) => ({ key: h.trackingId, name: h.trackingId, heldAt: h.heldAt, stamp: h.heldAt, approval: h.approval, hold: h, make: () => orderCard(h) })),
     // A late hold held again keeps its id and time: its finding tells it apart.
-    ...fundHolds.map((h) => ({ key: `hold-${h.holdId}`, name: `Hold ${h.holdId} (${h.kind === 'late' ? 'late funds' : 'a fee recipient'})`, heldAt: h.heldAt, stamp: `${h.heldAt} ${JSON.stringify(h.decision)}`, approval: h.approval, make: () => fundCard(h) })),
+    ...fundHolds.map((h) => ({ key: `hold-${h.holdId}`, name: `Hold ${h.holdId} (${h.kind === 'late' ? 'late funds' : 'a fee recipient'})`, heldAt: h.heldAt, stamp: `${h.heldAt} ${JSON.stringify(h.decision)}`, approval: h.approval, hold: h, make: () => fundCard(h) })),
   ].sort((a, b) => (a.heldAt < b.heldAt ? -1 : a.heldAt > b.heldAt ? 1 : 0));
 }
 
@@ -219,6 +180,7 @@ export async function refreshHolds() {
       shown.replaceWith(make());
       announce(`${q.name} is held again.`);
     } else if (!shown) box.append(make());
+    else updateNotes(q.key, q.hold); // a colleague's claim or comment since
   }
   for (const q of queue) showApproval(box.querySelector(`[data-key="${q.key}"]`), q.approval);
   for (const age of box.querySelectorAll('[data-age]')) age.textContent = `held ${ageWords(age.getAttribute('data-held-at'))}`;
@@ -239,4 +201,5 @@ function showCounts(counts, ordersShown, fundsShown) {
 export function clearHolds() {
   $('holds').replaceChildren();
   resolvedHere.clear();
+  forgetNotes();
 }

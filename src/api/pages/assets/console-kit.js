@@ -25,6 +25,7 @@ export class ApiError extends Error {
     super(body?.error?.message ?? (status ? `HTTP ${status}` : 'the server did not answer'));
     this.status = status;
     this.code = body?.error?.code ?? null;
+    this.details = body?.error?.details ?? null;
   }
 }
 

@@ -1,7 +1,7 @@
 // The operator console (docs/compliance.md "The console"): the admin API of this listener, read with the
 // admin token the operator types (kept in this tab's sessionStorage), shown as one queue of holds to resolve
-// (console-holds.js, narrowed by console-queue-filters.js), the screening log (console-log.js), reconcile,
-// liquidity and privacy per class. It refreshes itself (every
+// (console-holds.js, narrowed by console-queue-filters.js), the holds resolved before (console-history.js), the
+// screening log (console-log.js), reconcile, liquidity and privacy per class. It refreshes itself (every
 // few seconds; reconcile, which reads the chain, every minute or on request); a refresh that fails is said in an
 // alert at the top until the next one succeeds.
 import { timeWords } from './receipt-words.js';
@@ -12,6 +12,8 @@ import { clearTokens, refreshTokens, wireTokens } from './console-tokens.js';
 import { clearLog, initLog, refreshLog } from './console-log.js';
 import { initQueueFilters } from './console-queue-filters.js';
 import { sentences } from './console-words.js';
+import { clearHistory, historyPaging, refreshHistory } from './console-history.js';
+import { setExplorer } from './console-links.js';
 
 const params = new URLSearchParams(location.search);
 /** Seconds between refreshes (?refresh=N, at least 1; default 5). */
@@ -76,6 +78,7 @@ async function refreshPrivacy() {
 /** Each part the page refreshes by itself: what it is called in the failure alert, and how it is read. */
 const PARTS = {
   holds: { what: 'The holds', run: refreshHolds },
+  history: { what: 'The history of holds', run: refreshHistory },
   log: { what: 'The screening log', run: refreshLog },
   privacy: { what: 'Privacy per class', run: refreshPrivacy },
   liquidity: { what: 'Liquidity', run: refreshLiquidity },
@@ -154,7 +157,7 @@ async function open() {
   $('session').hidden = false;
   $('who').textContent = `Signed in as ${operator.name} (${operator.role})`;
   $('console').hidden = false;
-  for (const name of ['holds', 'log', 'privacy']) every(EVERY_S, name);
+  for (const name of ['holds', 'history', 'log', 'privacy']) every(EVERY_S, name);
   every(LIQUIDITY_EVERY_S, 'liquidity');
   every(RECONCILE_EVERY_S, 'reconcile');
   void refreshTokens().catch(() => {});
@@ -175,6 +178,7 @@ function signOut(message) {
   clearHolds();
   clearTokens();
   clearLog();
+  clearHistory();
   lastGood.clear();
   failing.clear();
   showFailures();
@@ -198,9 +202,11 @@ $('signout').addEventListener('click', () => signOut());
 $('reconcile-again').addEventListener('click', () => void refresh('reconcile'));
 initLog(() => void refresh('log'));
 initQueueFilters(() => void refresh('holds'));
+historyPaging(() => refresh('history'));
 async function start() {
-  const { tokens, sso } = await fetch('/console/config.json', { credentials: 'omit' }).then((r) => r.json());
+  const { tokens, sso, explorer } = await fetch('/console/config.json', { credentials: 'omit' }).then((r) => r.json());
   setAssets(tokens);
+  setExplorer(explorer);
   $('sso-part').hidden = !sso;
   const outcome = params.get('signin');
   if (outcome && SIGNIN_OUTCOMES[outcome]) {

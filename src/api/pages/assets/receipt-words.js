@@ -52,7 +52,8 @@ export function screeningWords(entries) {
  */
 export function statementOf(d, config) {
   const assets = config.assets ?? [];
-  const tx = (signature) => ({ text: signature, href: config.explorerTxUrl.replace('{signature}', encodeURIComponent(signature)) });
+  // HUSH_EXPLORER_TX_URL=none: the signature as text, no link.
+  const tx = (signature) => (config.explorerTxUrl ? { text: signature, href: config.explorerTxUrl.replace('{signature}', encodeURIComponent(signature)) } : signature);
   const rows = [];
   const same = d.source?.assetId === d.destination?.assetId;
   rows.push(['Transfer', [`${d.trackingId}: ${same ? 'a private send' : 'a private swap'}`]]);
