@@ -24,7 +24,7 @@ import { SolanaChain } from '../chain/solana-chain.ts';
 import { Treasury } from '../treasury/treasury.ts';
 import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { logSafeUrl } from '../config/log-safe-url.ts';
-import { COMMANDS, ChainUnreachable, FileText, type Command, type HttpRequest, type ParsedOptions } from './admin-commands.ts';
+import { COMMANDS, ChainUnreachable, FileText, type Command, type HttpRequest, type OptionName, type ParsedOptions } from './admin-commands.ts';
 import { QUERY_FLAG_OPTIONS, queryOf, queryUsage } from './admin-query-flags.ts';
 import { systemClock } from '../support/clock.ts';
 import { systemRandom } from '../support/random.ts';
@@ -42,7 +42,7 @@ const defaultIo: CliIo = {
 export function usage(): string {
   const lines = ['Usage: npm run admin -- <command> [args]', '', 'Commands:'];
   const describe = (name: string, c: Command) =>
-    [name, ...c.args.map((a) => `<${a}>`), ...c.options.map((o) => `[--${o} ${o === 'fee-cap-bps' ? 'N' : o === 'email' ? 'ADDRESS' : 'ISO'}]`), ...(c.csv ? ['[--csv]'] : []), ...(c.query ? ['[filters]'] : [])].join(' ');
+    [name, ...c.args.map((a) => `<${a}>`), ...c.options.map((o) => `[--${o}${OPTION_VALUE[o]}]`), ...(c.csv ? ['[--csv]'] : []), ...(c.query ? ['[filters]'] : [])].join(' ');
   const rows = Object.entries(COMMANDS).map(([name, c]) => [describe(name, c), c.summary] as const);
   rows.push(['help', 'show this help']);
   const width = Math.max(...rows.map(([d]) => d.length));
@@ -66,6 +66,9 @@ export function usage(): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** What each option takes, for the help: a value's kind, or nothing for a flag. */
+const OPTION_VALUE: Record<OptionName, string> = { 'fee-cap-bps': ' N', 'expires-at': ' ISO', email: ' ADDRESS', 'take-over': '' };
+
 class UsageError extends Error {}
 
 function parseCommandLine(argv: string[]): { name: string; command: Command | null; args: string[]; opts: ParsedOptions } {
@@ -75,7 +78,7 @@ function parseCommandLine(argv: string[]): { name: string; command: Command | nu
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { 'fee-cap-bps': { type: 'string' }, 'expires-at': { type: 'string' }, email: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...QUERY_FLAG_OPTIONS },
+      options: { 'fee-cap-bps': { type: 'string' }, 'expires-at': { type: 'string' }, email: { type: 'string' }, 'take-over': { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, ...QUERY_FLAG_OPTIONS },
     });
   } catch (e) {
     throw new UsageError((e as Error).message);
@@ -90,9 +93,10 @@ function parseCommandLine(argv: string[]): { name: string; command: Command | nu
   }
   for (const [i, a] of args.entries()) if (a.length === 0) throw new UsageError(`<${command.args[i]}> must not be empty`);
   const opts: ParsedOptions = {};
-  for (const o of ['fee-cap-bps', 'expires-at', 'email'] as const) {
+  for (const o of Object.keys(OPTION_VALUE) as OptionName[]) {
     if (parsed.values[o] !== undefined && !command.options.includes(o)) throw new UsageError(`${name} does not take --${o}`);
   }
+  if (parsed.values['take-over']) opts.takeOver = true;
   const cap = parsed.values['fee-cap-bps'];
   if (cap !== undefined) {
     if (!/^\d{1,9}$/.test(cap)) throw new UsageError('--fee-cap-bps must be a whole number of basis points');

@@ -27,8 +27,9 @@ import { LOG_EXPORT_MAX, logCsv, logPage } from '../admin/screening-log-views.ts
 import { HOLDS_WORDS, HoldsQuery, holdsAnswer, holdsPageOf } from '../admin/holds-query.ts';
 import { checkQuery } from '../admin/query-words.ts';
 import { queryString, type QueryGroup } from './admin-query-flags.ts';
+import { HOLD_COMMANDS } from './admin-hold-commands.ts';
 
-export type OptionName = 'fee-cap-bps' | 'expires-at' | 'email';
+export type OptionName = 'fee-cap-bps' | 'expires-at' | 'email' | 'take-over';
 
 export interface ParsedOptions {
   feeCapBps?: number;
@@ -37,6 +38,8 @@ export interface ParsedOptions {
   /** The filter flags as the admin API's query parameters (src/cli/admin-query-flags.ts). */
   query?: Record<string, string>;
   csv?: boolean;
+  /** claim, unclaim: take another operator's claim (admin-hold-commands.ts). */
+  takeOver?: boolean;
 }
 
 export interface HttpRequest {
@@ -242,4 +245,5 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   ...OPERATOR_COMMANDS,
+  ...HOLD_COMMANDS,
 };

@@ -1,9 +1,9 @@
 /**
  * The admin CLI's filters (docs/compliance.md): each flag one query parameter of the admin API, so a command sends
  * them as they are over HTTP and checks them in the API's words against the store (src/admin/log-query.ts,
- * src/admin/holds-query.ts). `screening-log` takes the log's, and `--csv`; `holds` takes the queue's.
+ * src/admin/holds-query.ts). `screening-log` takes the log's, and `--csv`; `holds` takes the queue's; `history` its page.
  */
-export type QueryGroup = 'log' | 'holds';
+export type QueryGroup = 'log' | 'holds' | 'history';
 
 /** Flag → query parameter, per group (a boolean flag is `true` when given). */
 const GROUPS: Record<QueryGroup, Readonly<Record<string, string>>> = {
@@ -33,12 +33,14 @@ const GROUPS: Record<QueryGroup, Readonly<Record<string, string>>> = {
     after: 'after',
     'funds-after': 'fundsAfter',
   },
+  // The history of resolved holds (src/cli/admin-hold-commands.ts): a page's size, and the previous page's `next`.
+  history: { limit: 'limit', before: 'before' },
 };
 const BOOLEAN = new Set(['decisions', 'csv']);
 
 /** Every filter flag, for node:util's parseArgs. */
 export const QUERY_FLAG_OPTIONS: Record<string, { type: 'string' | 'boolean' }> = Object.fromEntries(
-  [...new Set([...Object.keys(GROUPS.log), ...Object.keys(GROUPS.holds), 'csv'])].map((f) => [f, { type: BOOLEAN.has(f) ? 'boolean' : 'string' }]),
+  [...new Set([...Object.values(GROUPS).flatMap((g) => Object.keys(g)), 'csv'])].map((f) => [f, { type: BOOLEAN.has(f) ? 'boolean' : 'string' }]),
 );
 
 /** How a group's flags read in the help. */
