@@ -10,6 +10,8 @@ import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { buildApp, type ApiDeps } from '../src/api/app.ts';
 import { createMetrics } from '../src/api/metrics.ts';
 import { loadConfig } from '../src/config/config.ts';
+import { systemClock } from '../src/support/clock.ts';
+import { systemRandom } from '../src/support/random.ts';
 
 export const GENERATED_TYPES = fileURLToPath(new URL('../packages/sdk/src/generated/openapi.ts', import.meta.url));
 
@@ -23,7 +25,8 @@ export async function renderTypes(doc: unknown): Promise<string> {
 /** The document as the routes declare it: the app is built, never listens, and serves no request. */
 export async function openApiDocument(): Promise<unknown> {
   // Only what building the routes reads; the services behind them are never called here.
-  const deps = { config: loadConfig({}), metrics: createMetrics(async () => new Map()) } as unknown as ApiDeps;
+  // The clock and randomness too: building the app starts its connection guard's timer (never run here).
+  const deps = { config: loadConfig({}), metrics: createMetrics(async () => new Map()), clock: systemClock, random: systemRandom } as unknown as ApiDeps;
   const app = await buildApp(deps);
   await app.ready();
   const doc = app.swagger();
