@@ -1,7 +1,7 @@
 /**
  * The admin CLI's `claim`, `unclaim`, `comment` and `history` (src/cli/admin-hold-commands.ts), the same tour through
- * the store directly (PGlite under DATA_DIR) and through a server's admin API (HUSH_ADMIN_TOKEN): the answers are the
- * same JSON either way.
+ * the store directly (PGlite under DATA_DIR: the CLI is `admin-cli`) and through a server's admin API as a named
+ * operator (HUSH_OPERATOR_TOKEN: the CLI is that person): the answers are the same JSON either way.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -11,6 +11,7 @@ import { createMetrics } from '../../src/api/metrics.ts';
 import { AdminService } from '../../src/admin/admin-service.ts';
 import { HoldsService } from '../../src/admin/holds-service.ts';
 import { HoldNotesService } from '../../src/admin/hold-notes-service.ts';
+import { OperatorsService } from '../../src/admin/operators-service.ts';
 import type { Db } from '../../src/store/db.ts';
 import { openDb } from '../../src/store/open-db.ts';
 import { SCREENING_OFF } from '../../src/screening/screening-port.ts';
@@ -23,7 +24,9 @@ import { type CliResult, cliEnv, closedPortUrl, json, runInProcess, tempDir } fr
 
 const verdict = { stage: 'deposit' as const, result: 'blocked' as const, field: 'senderAddress', address: 'Sender1111', list: 'own.txt', version: 'v1', reason: 'listed' };
 
-/** Two held orders in `db`, the second resolved (frozen) with a comment: their tracking ids. */
+const BOB = { by: 'operator:bob (op_bob)', operatorId: 'op_bob' };
+
+/** Two held orders in `db`, the first claimed by bob, the second resolved (frozen) with a comment: their tracking ids. */
 async function holds(db: Db): Promise<[string, string]> {
   const made: string[] = [];
   for (let i = 0; i < 2; i++) {
@@ -33,23 +36,23 @@ async function holds(db: Db): Promise<[string, string]> {
   }
   await new HoldNotesService(db).comment({ kind: 'order', trackingId: made[1]! }, { by: 'operator:erin', operatorId: null }, 'kept apart');
   await new HoldsService(db, SCREENING_OFF).resolve(made[1]!, 'freeze', 'OFAC match', 'operator:erin');
+  await new HoldNotesService(db).claim({ kind: 'order', trackingId: made[0]! }, BOB, false);
   return [made[0]!, made[1]!];
 }
 
-/** The tour: the same commands and answers in either mode. */
-async function tour(run: (args: string[]) => Promise<CliResult>, open: string, resolved: string): Promise<void> {
-  const mine = json(await run(['claim', open]));
-  assert.equal(mine.claim.by, 'operator:admin-cli');
-  const refused = await run(['claim', open, '--operator', 'bob']);
+/** The tour: the same commands and answers in either mode, the CLI being `me` to the log. */
+async function tour(run: (args: string[]) => Promise<CliResult>, me: string, open: string, resolved: string): Promise<void> {
+  const refused = await run(['claim', open]);
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /^error HOLD_CLAIMED: operator:admin-cli claimed this hold; send takeOver: true to take it over/);
-  assert.equal(json(await run(['claim', open, '--operator', 'bob', '--take-over'])).claim.by, 'operator:bob');
-  const comment = json(await run(['comment', open, '  checked the payer — clean ✓ ', '--operator', 'bob'])).comment;
-  assert.deepEqual([comment.by, comment.text], ['operator:bob', 'checked the payer — clean ✓']);
+  assert.match(refused.stderr, /^error HOLD_CLAIMED: operator:bob \(op_bob\) claimed this hold; send takeOver: true to take it over/);
+  assert.equal(json(await run(['claim', open, '--take-over'])).claim.by, me);
+  assert.equal(json(await run(['claim', open])).claim.by, me, 'claimed by me already: the same claim');
+  const comment = json(await run(['comment', open, '  checked the payer — clean ✓ '])).comment;
+  assert.deepEqual([comment.by, comment.text], [me, 'checked the payer — clean ✓']);
   const bad = await run(['comment', open, 'two\nlines']);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /^error INVALID_REQUEST: text may not hold control characters/);
-  assert.equal(json(await run(['unclaim', open, '--operator', 'bob'])).claim, null);
+  assert.equal(json(await run(['unclaim', open])).claim, null);
   assert.match((await run(['claim', 'trk_1111111111111111111111'])).stderr, /^error NOT_FOUND/);
   assert.match((await run(['comment', resolved, 'too late'])).stderr, /^error ORDER_NOT_HELD/);
 
@@ -60,7 +63,7 @@ async function tour(run: (args: string[]) => Promise<CliResult>, open: string, r
   assert.equal(page.next, page.items[0].historyId);
   assert.deepEqual(json(await run(['history', '--before', page.next])), { success: true, items: [], next: null });
 
-  for (const usage of [['history', '--limit', '0'], ['history', '--limit', '101'], ['claim', open, '--before', 'r1'], ['comment', open], ['claim', open, '--operator', 'tab\tname']]) {
+  for (const usage of [['history', '--limit', '0'], ['history', '--limit', '101'], ['claim', open, '--before', 'r1'], ['comment', open], ['claim', open, '--operator', 'someone']]) {
     assert.equal((await run(usage)).code, 2, usage.join(' '));
   }
 }
@@ -71,19 +74,22 @@ describe('admin CLI: claims, comments and the history of holds', () => {
     const db = await openDb({ dataDir, clock: systemClock });
     const [open, resolved] = await holds(db).finally(() => db.close());
     const env = cliEnv({ DATA_DIR: dataDir, HUSH_OPS_URL: await closedPortUrl() });
-    await tour((args) => runInProcess(args, env), open, resolved);
+    await tour((args) => runInProcess(args, env), 'admin-cli', open, resolved);
   });
 
-  describe('through a server (HUSH_ADMIN_TOKEN)', () => {
+  describe('through a server, as a named operator (HUSH_OPERATOR_TOKEN)', () => {
     const token = 'cli-holds-admin-token-0123456789';
     let t: TestDatabase;
     let app: FastifyInstance;
     let url: string;
+    let operators: OperatorsService;
     before(async () => {
       t = await openTestDb('pglite');
       const service = new HoldsService(t.db, SCREENING_OFF);
+      operators = new OperatorsService(t.db, systemRandom);
       const api = Object.assign(new AdminService(t.db, { clock: systemClock, random: systemRandom }), {
         holds: (limit?: number) => service.list(limit),
+        operators,
         holdNotes: new HoldNotesService(t.db),
       });
       app = await buildOpsApp({ ready: async () => ({ store: true, chain: true }), metrics: createMetrics(async () => new Map()), clock: systemClock, random: systemRandom, admin: { token, api } });
@@ -94,9 +100,12 @@ describe('admin CLI: claims, comments and the history of holds', () => {
       await t?.close();
     });
 
-    it('the same answers', async () => {
+    it('the same answers, the claims and comments in the name of the token\'s operator', async () => {
       const [open, resolved] = await holds(t.db);
-      await tour((args) => runInProcess(args, cliEnv({ HUSH_ADMIN_TOKEN: token, HUSH_OPS_URL: url, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' })), open, resolved);
+      const carol = await operators.create({ name: 'Carol Ñ', role: 'resolver' });
+      const { token: personal } = await operators.mintToken(carol.operatorId, { label: 'cli' });
+      const env = cliEnv({ HUSH_OPERATOR_TOKEN: personal, HUSH_OPS_URL: url, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+      await tour((args) => runInProcess(args, env), `operator:Carol Ñ (${carol.operatorId})`, open, resolved);
     });
   });
 });

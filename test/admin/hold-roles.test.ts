@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Fastify, { type FastifyRequest } from 'fastify';
-import { AUTOMATION, requireRole, setActor, type AdminActor } from '../../src/api/admin-actor.ts';
+import { AUTOMATION, operatorActor, requireRole, setActor, type AdminActor } from '../../src/api/admin-actor.ts';
 import { installErrorHandling } from '../../src/api/error-handler.ts';
 import { installJsonBody } from '../../src/api/json-body.ts';
 import { adminHoldRoutes, noteAuthor } from '../../src/api/routes/admin-hold-routes.ts';
 import type { AdminApi } from '../../src/api/deps.ts';
 import { isHushError } from '../../src/domain/errors.ts';
 
-const person = (role: AdminActor['role'], name: string): AdminActor => ({ kind: 'operator', operatorId: `op_${name}`, name, role, label: `operator:op_${name} ${name}` });
+const person = (role: 'viewer' | 'resolver' | 'approver', name: string): AdminActor => operatorActor({ operatorId: `op_${name}`, name, role });
 
 /** The hold routes with `actor` attached to every request, and what reached the service. */
 async function routesAs(actor: AdminActor) {
@@ -64,18 +64,17 @@ describe('roles on claims and comments', () => {
     }
   });
 
-  test("a named resolver's notes are theirs by their session: the operator named in the body is ignored", async () => {
+  test("a named resolver's notes are theirs, as the log names them; the shared token's are the token's", async () => {
     const rita = person('resolver', 'rita');
     const { app, calls } = await routesAs(rita);
     try {
-      const res = await app.inject({ method: 'POST', url: '/admin/v1/holds/7/claim', payload: { operator: 'someone-else' } });
+      const res = await app.inject({ method: 'POST', url: '/admin/v1/holds/7/claim', payload: { takeOver: false } });
       assert.equal(res.statusCode, 200);
-      assert.deepEqual(res.json().claim.by, rita.label);
-      assert.deepEqual(calls, [`claim {"kind":"fund","holdId":"7"} ${rita.label} op_rita`]);
+      assert.equal(res.json().claim.by, 'operator:rita (op_rita)');
+      assert.deepEqual(calls, ['claim {"kind":"fund","holdId":"7"} operator:rita (op_rita) op_rita']);
     } finally {
       await app.close();
     }
-    assert.deepEqual(noteAuthor(AUTOMATION, 'alice'), { by: 'operator:alice', operatorId: null }, 'the shared token names nobody: the body says who');
-    assert.deepEqual(noteAuthor(AUTOMATION, undefined), { by: 'admin-token', operatorId: null });
+    assert.deepEqual(noteAuthor(AUTOMATION), { by: 'admin-token', operatorId: null });
   });
 });

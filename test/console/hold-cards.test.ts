@@ -16,7 +16,8 @@ import { startTestHush, type TestHush } from '../support/hush-server.ts';
 import { makeTempDir, pollUntil, removeDir } from '../support/localnet.ts';
 import { chainAt, depositWithRefresh, newWallet, placeOrder, waitForOrder, type PlacedOrder } from '../support/settlement.ts';
 import { assertAccessible, startBrowser, type TestBrowser } from '../support/browser.ts';
-import { holdFees, listFinding, runTogether, signIn } from '../support/console-holds.ts';
+import { holdFees, providerFinding, runTogether, signIn } from '../support/console-holds.ts';
+import { namedOperator } from '../support/operators.ts';
 
 const ADDRESS_PAGE = 'https://explorer.example/address/{address}?cluster=custom';
 const TX_PAGE = 'https://explorer.example/tx/{signature}';
@@ -28,6 +29,9 @@ describe('hold cards: a claim, comments, explorer links, copy buttons and the hi
   let page: Page;
   let held: PlacedOrder;
   let accountId: string;
+  /** A colleague with a personal token, acting through the admin API; and how the log names alice and bob. */
+  let bob: Awaited<ReturnType<typeof namedOperator>>;
+  let aliceLabel: string, bobLabel: string;
 
   before(async () => {
     writeFileSync(list, '# blocked after quoting\n');
@@ -42,6 +46,8 @@ describe('hold cards: a claim, comments, explorer links, copy buttons and the hi
     await pollUntil(async () => ((await hush.ops.get('/readyz')).body?.screening ?? '').includes('(1)'), { timeoutMs: 5_000, intervalMs: 50, what: 'the list reloaded' });
     await depositWithRefresh(acct.client, chain, held, sender);
     await waitForOrder(acct.client, held.trackingId, ['held'], 30_000);
+    bob = await namedOperator(hush.ops.withKey(hush.adminToken!), 'bob', 'approver');
+    bobLabel = `operator:bob (${bob.operatorId})`;
     page = await browser.page();
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: hush.opsUrl });
   });
@@ -58,7 +64,7 @@ describe('hold cards: a claim, comments, explorer links, copy buttons and the hi
   const fact = (within: ReturnType<Page['locator']>, name: string) => within.locator('tr').filter({ has: within.page().locator('th', { hasText: new RegExp(`^${name}$`) }) });
 
   test('the operator claims a hold; a colleague is refused, takes it over explicitly, and the page shows it; the operator takes it back', async () => {
-    await signIn(page, hush, 'alice');
+    aliceLabel = `operator:alice (${await signIn(page, hush, 'alice')})`;
     await card().waitFor();
     assert.equal(await claimLine().innerText(), 'Nobody has claimed this hold.');
     await card().locator('[data-claim-action="claim"]').click();
@@ -67,8 +73,8 @@ describe('hold cards: a claim, comments, explorer links, copy buttons and the hi
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-claim-action')), 'unclaim', 'the focus stays on the claim');
 
     const path = `/admin/v1/orders/${held.trackingId}/claim`;
-    assert.equal(expectError(await admin().request('POST', path, { body: { operator: 'bob' } }), 409, 'HOLD_CLAIMED').details.claimedBy, 'operator:alice');
-    expectOk(await admin().request('POST', path, { body: { operator: 'bob', takeOver: true } }));
+    assert.equal(expectError(await bob.client.request('POST', path, { body: {} }), 409, 'HOLD_CLAIMED').details.claimedBy, aliceLabel);
+    expectOk(await bob.client.request('POST', path, { body: { takeOver: true } }));
     await card().locator('[data-claim-action="take-over"]', { hasText: 'Take over from bob' }).waitFor();
     assert.match(await claimLine().innerText(), /^Claimed by bob (just now|\d+ s ago), taken over from you\.$/);
     await assertAccessible(page, 'a hold claimed by a colleague');
@@ -77,7 +83,7 @@ describe('hold cards: a claim, comments, explorer links, copy buttons and the hi
     await card().locator('[data-claim-action="unclaim"]').waitFor();
     assert.match(await claimLine().innerText(), /^Claimed by you .*, taken over from bob\.$/);
     const listed = expectOk(await admin().get('/admin/v1/holds')).holds.find((h: { trackingId: string }) => h.trackingId === held.trackingId);
-    assert.deepEqual(listed.claims.map((c: { kind: string; by: string }) => [c.kind, c.by]), [['claim', 'operator:alice'], ['take_over', 'operator:bob'], ['take_over', 'operator:alice']]);
+    assert.deepEqual(listed.claims.map((c: { kind: string; by: string }) => [c.kind, c.by]), [['claim', aliceLabel], ['take_over', bobLabel], ['take_over', aliceLabel]]);
   });
 
   test('comments show oldest first with who and when, a colleague\'s arriving without a reload; a refused one is said in the API\'s words', async () => {
@@ -86,7 +92,7 @@ describe('hold cards: a claim, comments, explorer links, copy buttons and the hi
     await card().locator('[data-comment-form] button').click();
     await card().locator('[data-comments] li').first().waitFor();
     assert.equal(await box.inputValue(), '', 'the box is emptied');
-    expectOk(await admin().request('POST', `/admin/v1/orders/${held.trackingId}/comments`, { body: { text: 'Same name on a second list: 名前', operator: 'bob' } }), 201);
+    expectOk(await bob.client.request('POST', `/admin/v1/orders/${held.trackingId}/comments`, { body: { text: 'Same name on a second list: 名前' } }), 201);
     await card().locator('[data-comments] li', { hasText: 'bob' }).waitFor();
     const comments = await card().locator('[data-comments] li').allInnerTexts();
     assert.equal(comments.length, 2);
@@ -159,18 +165,23 @@ describe('hold cards: a claim, comments, explorer links, copy buttons and the hi
     await phone.close();
   });
 
-  test('resolved, the hold leaves nothing to claim or comment on and is in the history: who, when, the decision, the note, the comments', async () => {
+  test('released with four eyes, the hold leaves the queue for the history: who proposed and approved, when, the decision, the note, the comments', async () => {
     await card().locator(`#release-${held.trackingId}`).check();
     await card().locator('input[name="note"]').fill('false positive: a different person');
     await card().locator('button', { hasText: 'Resolve' }).click();
-    await card().locator('[data-message]', { hasText: 'Resolved' }).waitFor();
-    assert.equal(await card().locator('form, input, button:not([data-copy])').count(), 0, 'nothing left to post on the card');
+    // A release of a list's finding takes four eyes: proposed by alice here, approved by bob elsewhere.
+    await card().locator('[data-message]', { hasText: 'Proposed' }).waitFor();
+    const { approvals } = expectOk(await bob.client.get('/admin/v1/approvals'));
+    const proposal = approvals.find((a: { trackingId: string }) => a.trackingId === held.trackingId);
+    expectOk(await bob.client.request('POST', `/admin/v1/approvals/${proposal.approvalId}/approve`, { body: { note: 'agreed' } }));
+    await card().waitFor({ state: 'detached', timeout: 10_000 });
 
     const item = page.locator('#history article').first();
     await page.locator(`#history article h3`, { hasText: held.trackingId }).waitFor();
-    assert.equal(await item.locator('h3').innerText(), `${held.trackingId}: released by you`);
+    assert.equal(await item.locator('h3').innerText(), `${held.trackingId}: released by you, approved by bob`);
     const text = await item.innerText();
     assert.match(text, /Resolved\s+\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d UTC by you\n/);
+    assert.match(text, /Approved by\s+bob\n/);
     assert.match(text, /Decision\s+release\n/);
     assert.match(text, /Note\s+false positive: a different person\n/);
     assert.match(text, /Claimed by\s+you, since /);
@@ -181,10 +192,11 @@ describe('hold cards: a claim, comments, explorer links, copy buttons and the hi
   });
 
   test('the history pages through older resolutions, newest first, and back, and fits a phone', async () => {
-    // Eleven more resolutions (fee recipients' holds, made in the store: test/support/console-holds.ts), then ours is on page 2.
+    // Eleven more resolutions by bob (fee recipients' holds on a provider's non-sanctions category, one operator's
+    // decision each; made in the store: test/support/console-holds.ts), then ours is on page 2.
     for (let i = 0; i < 11; i++) {
-      const id = await holdFees(hush, accountId, 1_000n, listFinding('fee', 'feeRecipientAddress', `Fee${i}`.padEnd(32, '1')));
-      expectOk(await admin().request('POST', `/admin/v1/holds/${id}/resolve`, { body: { action: 'release', note: `fee ${i}`, operator: 'carol' } }));
+      const id = await holdFees(hush, accountId, 1_000n, providerFinding('fee', 'feeRecipientAddress', `Fee${i}`.padEnd(32, '1'), 'mixer'));
+      expectOk(await bob.client.request('POST', `/admin/v1/holds/${id}/resolve`, { body: { action: 'release', note: `fee ${i}` } }));
     }
     await page.locator('#history article h3', { hasText: 'fee recipient' }).first().waitFor();
     await pollUntil(async () => (await page.locator('#history article').first().innerText()).includes('fee 10') || null, { timeoutMs: 10_000, intervalMs: 100, what: 'the newest resolution first' });

@@ -12,13 +12,10 @@ import { actorOf, requireRole, type AdminActor } from '../admin-actor.ts';
  * and read the history of resolved holds. An order's hold is named by its tracking id, a fund hold by its id.
  */
 
-// Who, for the log, when the shared token asks: the same printable-ASCII name a resolution's `operator` takes.
-const Operator = Type.String({ minLength: 1, maxLength: 100, pattern: '^[!-~ ]+$' });
 // A body is optional: no body (or `null`) is `{}`.
-const optional = <T extends ReturnType<typeof Type.Object>>(o: T) => Type.Union([o, Type.Null()]);
-const ClaimBody = optional(Type.Object({ takeOver: Type.Optional(Type.Boolean()), operator: Type.Optional(Operator) }, { additionalProperties: false }));
+const ClaimBody = Type.Union([Type.Object({ takeOver: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), Type.Null()]);
 // The text's own rules (trimmed, 1–500 characters, no control character) are the service's: this only bounds it.
-const CommentBody = Type.Object({ text: Type.String({ maxLength: MAX_COMMENT * 4 }), operator: Type.Optional(Operator) }, { additionalProperties: false });
+const CommentBody = Type.Object({ text: Type.String({ maxLength: MAX_COMMENT * 4 }) }, { additionalProperties: false });
 const OrderParams = Type.Object({ trackingId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[!-~]+$' }) });
 const FundParams = Type.Object({ holdId: Type.String({ pattern: '^[1-9][0-9]{0,18}$' }) });
 const HistoryQuery = Type.Object(
@@ -26,15 +23,8 @@ const HistoryQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/**
- * Who a note is by: a named operator as their session says (`operator` in the body is not theirs to choose);
- * the shared token, which names nobody, as the `operator` it sends — as a resolution's log line does — or as
- * itself.
- */
-export function noteAuthor(actor: AdminActor, operator: string | undefined): NoteAuthor {
-  if (actor.kind === 'automation' && operator !== undefined) return { by: `operator:${operator}`, operatorId: null };
-  return { by: actor.label, operatorId: actor.operatorId };
-}
+/** Who a note is by: the person the request authenticated as (or the shared token), as the screening log names them. */
+export const noteAuthor = (actor: AdminActor): NoteAuthor => ({ by: actor.label, operatorId: actor.operatorId });
 
 export async function adminHoldRoutes(fastify: FastifyInstance, { admin }: { admin: AdminApi }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -54,18 +44,16 @@ export async function adminHoldRoutes(fastify: FastifyInstance, { admin }: { adm
   for (const k of kinds) {
     app.post(`${k.path}/claim`, { ...resolver, schema: { ...hide, params: k.params, body: ClaimBody } }, async (request) => {
       const actor = requireRole(request, 'resolver');
-      const body: { takeOver?: boolean; operator?: string } = request.body ?? {};
-      const claim = await notes().claim(k.ref(request.params as Record<string, string>), noteAuthor(actor, body.operator), body.takeOver === true);
+      const claim = await notes().claim(k.ref(request.params as Record<string, string>), noteAuthor(actor), request.body?.takeOver === true);
       return { success: true, claim };
     });
     app.post(`${k.path}/unclaim`, { ...resolver, schema: { ...hide, params: k.params, body: ClaimBody } }, async (request) => {
       const actor = requireRole(request, 'resolver');
-      const body: { takeOver?: boolean; operator?: string } = request.body ?? {};
-      return { success: true, claim: await notes().unclaim(k.ref(request.params as Record<string, string>), noteAuthor(actor, body.operator), body.takeOver === true) };
+      return { success: true, claim: await notes().unclaim(k.ref(request.params as Record<string, string>), noteAuthor(actor), request.body?.takeOver === true) };
     });
     app.post(`${k.path}/comments`, { ...resolver, schema: { ...hide, params: k.params, body: CommentBody } }, async (request, reply) => {
       const actor = requireRole(request, 'resolver');
-      const comment = await notes().comment(k.ref(request.params as Record<string, string>), noteAuthor(actor, request.body.operator), request.body.text);
+      const comment = await notes().comment(k.ref(request.params as Record<string, string>), noteAuthor(actor), request.body.text);
       return reply.code(201).send({ success: true, comment });
     });
   }

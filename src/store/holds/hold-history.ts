@@ -15,7 +15,10 @@ export interface HistoryItem extends HoldNotes {
   accountId: string | null;
   heldAt: string | null;
   resolvedAt: string;
+  /** Who answered (for a four-eyes answer, who proposed it). */
   resolvedBy: string;
+  /** For a four-eyes answer (a freeze, a release of a sanctions-list finding), who approved it; else null. */
+  approvedBy: string | null;
   action: 'release' | 'refund' | 'freeze' | 'cleared';
   note: string | null;
   /** The order's or the fund hold's status now (a released order has gone on since). */
@@ -52,11 +55,11 @@ WITH cur AS (
   SELECT h.resolved_at, 0, h.id FROM screening_holds h WHERE $2::int = 0 AND h.id = $3::bigint AND h.status = 'cleared'
 ), page AS (
   SELECT * FROM (
-    (SELECT 1 AS source, s.id, s.at, s.tracking_id, s.hold_id, s.result AS action, s.actor, s.note FROM screening_log s
+    (SELECT 1 AS source, s.id, s.at, s.tracking_id, s.hold_id, s.result AS action, s.actor, s.approved_by, s.note FROM screening_log s
       WHERE s.stage = 'resolution' AND ($1::boolean OR (s.at, 1, s.id) < (SELECT at, source, id FROM cur))
       ORDER BY s.at DESC, s.id DESC LIMIT $4)
     UNION ALL
-    (SELECT 0, h.id, h.resolved_at, h.tracking_id, h.id, 'cleared', coalesce(h.resolved_by, 'hush'), NULL FROM screening_holds h
+    (SELECT 0, h.id, h.resolved_at, h.tracking_id, h.id, 'cleared', coalesce(h.resolved_by, 'hush'), NULL, NULL FROM screening_holds h
       WHERE h.status = 'cleared' AND ($1::boolean OR (h.resolved_at, 0, h.id) < (SELECT at, source, id FROM cur))
       ORDER BY h.resolved_at DESC, h.id DESC LIMIT $4)
   ) both_sources ORDER BY at DESC, source DESC, id DESC LIMIT $4
@@ -65,7 +68,7 @@ SELECT CASE WHEN p.source = 1 THEN 'r' ELSE 'c' END || p.id AS "historyId",
        CASE WHEN p.hold_id IS NULL THEN 'order' ELSE h.kind END AS kind,
        coalesce(o.tracking_id, h.tracking_id) AS "trackingId", h.id::text AS "holdId",
        coalesce(o.account_id, lo.account_id, CASE WHEN h.kind = 'fee' THEN nullif(split_part(h.subject, ':', 3), '') END) AS "accountId",
-       ${isoSql('coalesce(hh.at, h.created_at)')} AS "heldAt", ${isoSql('p.at')} AS "resolvedAt", p.actor AS "resolvedBy", p.action,
+       ${isoSql('coalesce(hh.at, h.created_at)')} AS "heldAt", ${isoSql('p.at')} AS "resolvedAt", p.actor AS "resolvedBy", p.approved_by AS "approvedBy", p.action,
        -- A fund hold's resolution is logged as "<kind> hold <id>: <note>": the operator's note is the rest.
        CASE WHEN h.id IS NOT NULL AND starts_with(p.note, h.kind || ' hold ' || h.id || ': ') THEN substr(p.note, length(h.kind || ' hold ' || h.id || ': ') + 1) ELSE p.note END AS note,
        coalesce(h.status, o.status) AS status,

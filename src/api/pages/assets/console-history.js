@@ -18,7 +18,7 @@ let drawn = '';
 
 function title(h) {
   const what = h.kind === 'order' ? h.trackingId : h.kind === 'late' ? `Late funds to ${h.trackingId ?? 'an order'} (hold ${h.holdId})` : `A partner’s fee recipient (hold ${h.holdId})`;
-  return `${what}: ${DONE[h.action] ?? h.action} by ${whoWords(h.resolvedBy)}`;
+  return `${what}: ${DONE[h.action] ?? h.action} by ${whoWords(h.resolvedBy)}${h.approvedBy ? `, approved by ${whoWords(h.approvedBy)}` : ''}`;
 }
 
 function itemCard(h) {
@@ -26,6 +26,7 @@ function itemCard(h) {
   const facts = h.kind === 'order' ? orderFacts(h, h.status) : fundFacts(h, h.status);
   const resolution = factsTable(`How ${h.historyId} was resolved`, [
     row('Resolved', td(`${timeWords(h.resolvedAt)} by ${whoWords(h.resolvedBy)}`)),
+    ...(h.approvedBy ? [row('Approved by', td(whoWords(h.approvedBy)))] : []),
     row('Decision', td(h.action)),
     row('Note', td(h.note)),
     row('Claimed by', td(h.claim ? `${whoWords(h.claim.by)}, since ${timeWords(h.claim.at)}` : 'nobody')),

@@ -1,18 +1,18 @@
-// A hold's claim and comments on its card (docs/compliance.md "The console"): who is on it, with Claim, Unclaim or
-// Take over; the comments, oldest first, and a box to add one without resolving. The queue's refresh brings in what
+// A hold's claim and comments on its card (docs/compliance.md "The console"): who is on it (the signed-in operator
+// is "you"), with Claim, Unclaim or Take over; the comments, oldest first, and a box to add one without resolving. The queue's refresh brings in what
 // colleagues claimed and wrote (updateNotes). A claim is advisory: the decision form stays for everyone.
-import { announce, api, el } from './console-kit.js';
+import { announce, api, el, signedIn } from './console-kit.js';
 import { ageWords, sentences } from './console-words.js';
 import { timeWords } from './receipt-words.js';
 
-/** This session's name as the API records it (the shared token's `operator`, as a resolution is logged). */
-const operator = () => sessionStorage.getItem('hush.operator');
-const me = () => `operator:${operator()}`;
+/** Who is signed in, as the log names them (GET /admin/v1/me's `logsAs`: `operator:<name> (<id>)`). */
+const me = () => signedIn()?.logsAs ?? null;
 
-/** An actor as a person reads it: "you", a name without the log's `operator:` prefix, or as logged. */
+/** An actor as a person reads it: "you", a name without the log's `operator:` and `(op_…)`, or as logged. */
 export function whoWords(by) {
   if (by === me()) return 'you';
-  return String(by).replace(/^operator:/, '');
+  const named = /^operator:(.*) \((op_[^)]*)\)$/.exec(String(by));
+  return named ? named[1] : String(by);
 }
 
 /** Every card's notes by its key: what to draw again when the queue's listing changes them. */
@@ -67,7 +67,7 @@ export function notesSection(key, base, hold) {
   async function claimAction(action) {
     const takeOver = action === 'take-over';
     try {
-      const out = await api(`${base}/${action === 'unclaim' ? 'unclaim' : 'claim'}`, { method: 'POST', body: { operator: operator(), ...(takeOver || action === 'unclaim' ? { takeOver } : {}) } });
+      const out = await api(`${base}/${action === 'unclaim' ? 'unclaim' : 'claim'}`, { method: 'POST', body: { takeOver } });
       // The trail as the server wrote it, until the next listing brings its own.
       const kind = action === 'unclaim' ? 'unclaim' : takeOver ? 'take_over' : 'claim';
       state.claims = [...state.claims, { kind, by: me(), at: out.claim?.at ?? null, of: kind === 'claim' ? null : state.claim?.by ?? null }];
@@ -86,7 +86,7 @@ export function notesSection(key, base, hold) {
     const button = form.querySelector('button');
     button.disabled = true;
     try {
-      const { comment } = await api(`${base}/comments`, { method: 'POST', body: { text: input.value, operator: operator() } });
+      const { comment } = await api(`${base}/comments`, { method: 'POST', body: { text: input.value } });
       state.comments = [...state.comments, comment];
       drawComments();
       input.value = '';
