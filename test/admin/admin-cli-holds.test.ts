@@ -63,7 +63,13 @@ async function tour(run: (args: string[]) => Promise<CliResult>, me: string, ope
   assert.equal(page.next, page.items[0].historyId);
   assert.deepEqual(json(await run(['history', '--before', page.next])), { success: true, items: [], next: null });
 
-  for (const usage of [['history', '--limit', '0'], ['history', '--limit', '101'], ['claim', open, '--before', 'r1'], ['comment', open], ['claim', open, '--operator', 'someone']]) {
+  // The history's flags are the admin API's query parameters, refused in its words (exit 1) in either mode.
+  for (const bad of [['--limit', '0'], ['--limit', '101'], ['--limit', 'ten'], ['--before', 'x1']]) {
+    const r = await run(['history', ...bad]);
+    assert.equal(r.code, 1, bad.join(' '));
+    assert.match(r.stderr, /^error INVALID_REQUEST/, bad.join(' '));
+  }
+  for (const usage of [['claim', open, '--before', 'r1'], ['comment', open], ['claim', open, '--operator', 'someone'], ['resolve', open, 'refund', 'x', '--take-over']]) {
     assert.equal((await run(usage)).code, 2, usage.join(' '));
   }
 }
