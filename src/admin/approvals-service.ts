@@ -8,7 +8,7 @@ import { getOrderByTrackingId } from '../store/orders-store.ts';
 import { awaitingFor, decideApproval, getApproval, listAwaiting, proposeApproval, type ApprovalTarget, type HoldApproval } from '../store/operators/hold-approvals-store.ts';
 import { needsFourEyes } from './four-eyes.ts';
 import type { HoldsService } from './holds-service.ts';
-import { holdNote } from './hold-answer.ts';
+import { holdNote, storeId } from './hold-answer.ts';
 
 /** Who decides, as the admin API authenticated them. */
 export interface Decider {
@@ -51,7 +51,7 @@ export class ApprovalsService {
 
   async resolveFunds(holdId: string, action: HoldAction, note: unknown, by: Decider): Promise<Resolution & { holdId: string }> {
     const text = holdNote(action, note);
-    const h = await getFundHold(this.db, holdId);
+    const h = await getFundHold(this.db, storeId(holdId, 'hold'));
     if (!h) throw new HushError('NOT_FOUND', `No hold ${holdId}`);
     if (h.status !== 'held') throw new HushError('ORDER_NOT_HELD', `The hold is ${h.status}, not held`, { status: h.status });
     const target = { fundHoldId: holdId };
@@ -98,7 +98,7 @@ export class ApprovalsService {
   }
 
   private async awaitingProposal(approvalId: string): Promise<HoldApproval> {
-    const a = await getApproval(this.db, approvalId);
+    const a = await getApproval(this.db, storeId(approvalId, 'proposal'));
     if (!a) throw new HushError('NOT_FOUND', `No proposal ${approvalId}`);
     if (a.status !== 'awaiting') throw new HushError('APPROVAL_CONFLICT', `Proposal ${approvalId} is ${a.status} already`, { approvalId, status: a.status });
     return a;

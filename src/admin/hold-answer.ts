@@ -20,3 +20,11 @@ export function holdNote(action: HoldAction, note: unknown): string {
   if (text === '' || text.length > MAX_NOTE) throw new HushError('INVALID_REQUEST', `note is required (1–${MAX_NOTE} characters): say why`, { field: 'note' });
   return text;
 }
+
+const MAX_ID = 9_223_372_036_854_775_807n;
+
+/** A hold's or a proposal's id as the store keys it (a PostgreSQL bigint); anything else names nothing: NOT_FOUND, never a store error. */
+export function storeId(id: string, what: string): string {
+  if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) > MAX_ID) throw new HushError('NOT_FOUND', `No ${what} ${id.slice(0, 20)}`);
+  return id;
+}

@@ -1,3 +1,4 @@
+import { storeId } from './hold-answer.ts';
 import { HushError } from '../domain/errors.ts';
 import { STATUS_TRAITS, type OrderStatus } from '../domain/order-state.ts';
 import type { Db } from '../store/db.ts';
@@ -24,8 +25,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** A hold named by a fund hold's id: an id no bigint can be is no hold (404, like any unknown id). */
 export function fundHoldRef(holdId: string): HoldRef {
-  if (!/^[1-9][0-9]{0,18}$/.test(holdId) || BigInt(holdId) > MAX_ID) throw new HushError('NOT_FOUND', `No hold ${holdId.slice(0, 20)}`);
-  return { kind: 'fund', holdId };
+  return { kind: 'fund', holdId: storeId(holdId, 'hold') };
 }
 
 export const orderHoldRef = (trackingId: string): HoldRef => ({ kind: 'order', trackingId });

@@ -73,13 +73,15 @@ const SAME_FINDING = `h.field IS NOT DISTINCT FROM $2 AND h.address IS NOT DISTI
 /**
  * Whether an operator's release covers this finding: a hold of this order for the same finding (SAME_FINDING),
  * followed by a release. A release covers what it resolved, nothing else: a new address, another list or entry,
- * a provider's new category holds again (issue 49: one release once exempted the order forever).
+ * a provider's new category holds again (issue 49: one release once exempted the order forever). A release of late
+ * funds held at the order's deposit account (`hold_id` set: fundReleaseCovers weighs it) is not the order's: it
+ * answered those funds, not the order's own hold, so it lets no payout or refund of the order past a finding.
  */
 export async function releaseCovers(db: Queryable, trackingId: string, f: Finding): Promise<boolean> {
   const { rows } = await db.query(
     `SELECT 1 FROM screening_log h
      WHERE h.tracking_id = $1 AND h.stage <> 'resolution' AND ${SAME_FINDING}
-       AND EXISTS (SELECT 1 FROM screening_log r WHERE r.tracking_id = h.tracking_id AND r.stage = 'resolution' AND r.result = 'release' AND r.id > h.id)
+       AND EXISTS (SELECT 1 FROM screening_log r WHERE r.tracking_id = h.tracking_id AND r.stage = 'resolution' AND r.result = 'release' AND r.id > h.id AND r.hold_id IS NULL)
      LIMIT 1`,
     [trackingId, f.field, f.address, f.list, f.result, f.reason],
   );

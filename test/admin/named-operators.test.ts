@@ -130,6 +130,12 @@ describe('four eyes', () => {
     expectOk(await admin.get('/admin/v1/approvals'));
   });
 
+  test('an id past what the store can key names nothing: 404, never a store error', async () => {
+    expectError(await rui.client.request('POST', '/admin/v1/holds/9999999999999999999/resolve', { body: { action: 'refund', note: 'n' } }), 404, 'NOT_FOUND');
+    expectError(await bo.client.request('POST', '/admin/v1/approvals/9999999999999999999/approve', { body: {} }), 404, 'NOT_FOUND');
+    expectError(await rui.client.request('POST', '/admin/v1/approvals/9999999999999999999/reject', { body: {} }), 404, 'NOT_FOUND');
+  });
+
   test("a release of another finding (a provider's category that is not sanctions) is one operator's decision", async () => {
     const hold = await feeHold(3, 'http:risk.example:8443', 'mixer');
     assert.equal(expectOk(await rui.client.request('POST', `/admin/v1/holds/${hold}/resolve`, { body: { action: 'release', note: 'known exchange' } })).status, 'released');

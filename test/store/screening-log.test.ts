@@ -1,7 +1,7 @@
 /** The screening log (src/store/screening-log-store.ts, migration 019): written, paged, and an order's latest decision per stage. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { listScreeningLog, recordScreening, screeningResultFor } from '../../src/store/screening-log-store.ts';
+import { listScreeningLog, recordScreening, releaseCovers, screeningResultFor } from '../../src/store/screening-log-store.ts';
 import { forEachEngine } from '../support/databases.ts';
 
 const TRK = 'trk_2JryitQJkiaRiDSdak1qQ1';
@@ -28,6 +28,20 @@ forEachEngine('screening log', (ctx) => {
     assert.deepEqual(latest.map((e) => [e.stage, e.result]), [['deposit', 'clear'], ['payout', 'clear'], ['resolution', 'release']]);
     assert.equal(latest[2]!.note, 'false positive');
     assert.deepEqual(await screeningResultFor(ctx.db, 'trk_none'), []);
+  });
+
+  it("a release of late funds held at an order's account does not cover the order's own finding; the order's own release does", async () => {
+    const finding = { result: 'blocked' as const, field: 'senderAddress', address: 'S', list: 'sdn.csv', version: 'v1', reason: 'listed' };
+    await recordScreening(ctx.db, { trackingId: TRK, stage: 'refund', ...finding, actor: 'hush' });
+    const { rows } = await ctx.db.query<{ id: string }>(
+      `INSERT INTO screening_holds (kind, subject, tracking_id, asset_id, amount, status, stage, result, field, address, list, version, reason, created_at)
+       VALUES ('late', 'sig:1', $1, 'usdc', 5, 'refund_due', 'late', 'blocked', 'senderAddress', 'S', 'sdn.csv', 'v1', 'listed', now()) RETURNING id::text AS id`,
+      [TRK],
+    );
+    await ctx.db.query(`INSERT INTO screening_log (tracking_id, stage, result, actor, note, hold_id, at) VALUES ($1, 'resolution', 'release', 'admin', 'late hold', $2, now())`, [TRK, rows[0]!.id]);
+    assert.equal(await releaseCovers(ctx.db, TRK, finding), false, "the late funds' release answered those funds only");
+    await recordScreening(ctx.db, { trackingId: TRK, stage: 'resolution', result: 'release', actor: 'admin', note: 'the order itself' });
+    assert.equal(await releaseCovers(ctx.db, TRK, finding), true);
   });
 
   it('lists newest first by the numeric id, past 9 (ids 10 and on sort first)', async () => {
