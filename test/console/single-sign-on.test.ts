@@ -2,8 +2,9 @@
  * docs/spec.md §12 "Named operators" and "Four eyes" (issue 70), in a real browser (Debian's Chromium through
  * playwright-core) against a real Hush and a real OpenID Connect provider in this process (oidc-provider): two
  * registered people sign in to the console by single sign-on, one proposes the release of a sanctions-list
- * finding, the other approves it, and the log names both; someone the deployment did not register is refused;
- * a session ends on sign-out and when idle, and the page's own refreshes do not keep it alive.
+ * finding and the freeze of listed late funds, the other approves both, and the log names both people; someone
+ * the deployment did not register is refused; a session ends on sign-out and when idle, and the page's own
+ * refreshes do not keep it alive.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -12,7 +13,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { expectOk, startTestHush, type TestHush } from '../support/hush-server.ts';
 import { assertAccessible, startBrowser, type TestBrowser } from '../support/browser.ts';
-import { holdFees, listFinding } from '../support/console-holds.ts';
+import { holdFees, holdLate, listFinding } from '../support/console-holds.ts';
+import { placeOrder } from '../support/settlement.ts';
 import { freePort, startIdentityProvider, type TestIdentityProvider } from '../support/test-identity-provider.ts';
 import { address } from '../support/hush-server.ts';
 import { REPO_ROOT } from '../support/localnet.ts';
@@ -22,7 +24,7 @@ describe('single sign-on to the console, named operators and four eyes', () => {
   let hush: TestHush;
   let browser: TestBrowser;
   let page: Page;
-  let fee: string;
+  let fee: string, late: string;
   // Beyond ASCII (the API's test holds a CJK name; this machine's Chromium has no CJK font for the picture).
   const ANA = 'Ana Lúcia Ñúñez-Ødegård';
 
@@ -33,7 +35,6 @@ describe('single sign-on to the console, named operators and four eyes', () => {
     idp = await startIdentityProvider(callback);
     hush = await startTestHush({
       admin: true,
-      chain: false,
       env: { HUSH_OPS_PORT: String(opsPort), HUSH_OIDC_ISSUER: idp.issuer, HUSH_OIDC_CLIENT_ID: idp.clientId, HUSH_OIDC_CLIENT_SECRET: idp.clientSecret, HUSH_OIDC_REDIRECT_URL: callback, HUSH_CONSOLE_IDLE_MINUTES: '5' },
     });
     const admin = hush.ops.withKey(hush.adminToken!);
@@ -41,6 +42,8 @@ describe('single sign-on to the console, named operators and four eyes', () => {
     expectOk(await admin.request('POST', '/admin/v1/operators', { body: { name: 'Bo', role: 'approver', email: 'BO@example.com' } }), 201);
     const acct = await hush.createAccount();
     fee = await holdFees(hush, acct.id, 2_500_000n, listFinding('fee', 'feeRecipientAddress', await address()));
+    const order = await placeOrder(acct.client, { amount: '10000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: await address(), recipientAddress: await address() });
+    late = await holdLate(hush, order.trackingId, 4_000_000n, listFinding('late', 'lateFundsPayer', await address()));
     page = await browser.page();
   });
   after(async () => {
@@ -88,12 +91,17 @@ describe('single sign-on to the console, named operators and four eyes', () => {
     assert.match(await card().locator('[data-approval]').innerText(), /Your proposal: another operator, an approver, approves it/);
     assert.equal(await card().locator('[data-approval] button', { hasText: 'Approve' }).count(), 0, 'nobody approves their own proposal');
     assert.equal((await hush.db.query<{ status: string }>(`SELECT status FROM screening_holds WHERE id = $1`, [fee])).rows[0]!.status, 'held');
+    // A freeze of late funds: confirmed on the page, then proposed like the release.
+    const lateCard = page.locator(`#holds [data-fund-hold="${late}"]`);
+    await lateCard.locator(`#freeze-hold-${late}`).check();
+    await lateCard.locator('input[name="note"]').fill('the payer is the listed wallet');
+    await lateCard.locator('button', { hasText: 'Resolve' }).click();
+    await lateCard.locator('[data-confirm] button', { hasText: 'Freeze for good' }).click();
+    await lateCard.locator('[data-approval]').waitFor();
     await assertAccessible(page, 'the console with a proposal awaiting approval');
     if (process.env.HUSH_SCREENSHOTS) {
-      // This Hush has no chain, so reconcile's alert stands over the card: not part of the picture.
-      await page.evaluate(() => (document.getElementById('refresh-alert')!.hidden = true));
+      await card().scrollIntoViewIfNeeded();
       writeFileSync(join(REPO_ROOT, 'docs', 'console-approval.png'), await card().screenshot());
-      await page.evaluate(() => (document.getElementById('refresh-alert')!.hidden = false));
     }
   });
 
@@ -127,17 +135,24 @@ describe('single sign-on to the console, named operators and four eyes', () => {
     assert.equal((await hush.ops.request('GET', '/admin/v1/me', { headers: asAna })).status, 401, 'the ended session is refused');
   });
 
-  test('a second operator approves: it is carried out, and the log names both', async () => {
+  test('a second operator approves the release and the freeze: each is carried out, and the log names both', async () => {
     await signInAs('bo');
     await page.locator('#console').waitFor();
     assert.equal(await page.locator('#who').innerText(), 'Signed in as Bo (approver)');
     await card().locator('[data-approval] button', { hasText: 'Approve the release' }).click();
     await card().locator('[data-approval-message]', { hasText: 'Approved' }).waitFor();
-    assert.equal((await hush.db.query<{ status: string }>(`SELECT status FROM screening_holds WHERE id = $1`, [fee])).rows[0]!.status, 'released');
-    const { rows } = await hush.db.query<{ actor: string; approved_by: string }>(`SELECT actor, approved_by FROM screening_log WHERE stage = 'resolution'`);
-    assert.equal(rows.length, 1);
-    assert.match(rows[0]!.actor, new RegExp(`^operator:${ANA} \\(op_[a-z2-9]{12}\\)$`));
-    assert.match(rows[0]!.approved_by, /^operator:Bo \(op_[a-z2-9]{12}\)$/);
+    const lateCard = page.locator(`#holds [data-fund-hold="${late}"]`);
+    await lateCard.locator('[data-approval] button', { hasText: 'Approve the freeze' }).click();
+    await lateCard.locator('[data-approval-message]', { hasText: 'Approved' }).waitFor();
+    const status = async (id: string) => (await hush.db.query<{ status: string }>(`SELECT status FROM screening_holds WHERE id = $1`, [id])).rows[0]!.status;
+    assert.equal(await status(fee), 'released');
+    assert.equal(await status(late), 'frozen');
+    const { rows } = await hush.db.query<{ result: string; actor: string; approved_by: string }>(`SELECT result, actor, approved_by FROM screening_log WHERE stage = 'resolution' ORDER BY id`);
+    assert.deepEqual(rows.map((r) => r.result), ['release', 'freeze']);
+    for (const r of rows) {
+      assert.match(r.actor, new RegExp(`^operator:${ANA} \\(op_[a-z2-9]{12}\\)$`));
+      assert.match(r.approved_by, /^operator:Bo \(op_[a-z2-9]{12}\)$/);
+    }
   });
 
   test("a session idle too long ends; the page's own refreshes do not keep it alive", async () => {
