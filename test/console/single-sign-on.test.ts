@@ -15,7 +15,8 @@ import { expectOk, startTestHush, type TestHush } from '../support/hush-server.t
 import { assertAccessible, startBrowser, type TestBrowser } from '../support/browser.ts';
 import { holdFees, holdLate, listFinding } from '../support/console-holds.ts';
 import { placeOrder } from '../support/settlement.ts';
-import { freePort, startIdentityProvider, type TestIdentityProvider } from '../support/test-identity-provider.ts';
+import { startIdentityProvider, type TestIdentityProvider } from '../support/test-identity-provider.ts';
+import { freePorts } from '../support/free-port.ts';
 import { address } from '../support/hush-server.ts';
 import { REPO_ROOT } from '../support/localnet.ts';
 
@@ -30,7 +31,7 @@ describe('single sign-on to the console, named operators and four eyes', () => {
 
   before(async () => {
     browser = await startBrowser();
-    const opsPort = await freePort();
+    const [opsPort] = await freePorts(1);
     const callback = `http://127.0.0.1:${opsPort}/console/sign-in/callback`;
     idp = await startIdentityProvider(callback);
     hush = await startTestHush({

@@ -15,7 +15,6 @@
  * attempt. Skipped, with the reason, when PostgreSQL is unreachable. */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import pg from 'pg';
@@ -25,6 +24,7 @@ import { dropSchema, newSchemaName, POSTGRES_URL, postgresSkipReason } from '../
 import { HIGH_RATE_LIMITS, spawnHush, type HushProcess } from '../support/hush-process.ts';
 import { makeTempDir, pollUntil, removeDir, sleep, spawnLocalnet, type ChildLocalnet } from '../support/localnet.ts';
 import { RetryingClient } from '../support/retrying-client.ts';
+import { freePorts } from '../support/free-port.ts';
 import {
   ASSETS,
   SOL,
@@ -72,19 +72,6 @@ const FAULTS: FaultPlan[] = [
   { kind: 'cut', probability: 0.005 },
 ];
 
-/**
- * Two ports free now, held together so they differ: the API's partner and ops ports, fixed so the restarted API
- * listens where the first one did (an operator's fixed ports). The ops port is chosen too, not left to its
- * default of PORT + 1, which nothing checked was free (a clean-clone run failed on it: "port … is in use").
- */
-async function freePorts(): Promise<[number, number]> {
-  const servers = [createServer(), createServer()];
-  await Promise.all(servers.map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', r))));
-  const ports = servers.map((s) => (s.address() as AddressInfo).port) as [number, number];
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
-
 const alive = (p: HushProcess) => p.proc.exitCode === null && p.proc.signalCode === null;
 
 describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and the API SIGKILLed', { skip: postgresSkipReason ? `skipped: ${postgresSkipReason}` : false }, () => {
@@ -119,7 +106,9 @@ describe('an API and two workers on PostgreSQL behind a faulty RPC; a worker and
     proxy.setFaults(FAULTS);
     schema = newSchemaName();
     const adminToken = randomBytes(32).toString('base64url');
-    const [apiPort, apiOpsPort] = await freePorts();
+    // Fixed so the restarted API listens where the first one did (an operator's fixed ports); the ops port is
+    // chosen too, not left to PORT + 1, which nothing checked was free.
+    const [apiPort, apiOpsPort] = (await freePorts(2)) as [number, number];
     const common = {
       DATABASE_URL: POSTGRES_URL,
       DATABASE_SCHEMA: schema,

@@ -14,15 +14,6 @@ export interface TestIdentityProvider {
   close(): Promise<void>;
 }
 
-/** A port free now (for a redirect URL the provider must know before Hush listens on it). */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((ok) => s.listen(0, '127.0.0.1', ok));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((ok) => s.close(ok));
-  return port;
-}
-
 export async function startIdentityProvider(redirectUri: string): Promise<TestIdentityProvider> {
   let handle: (req: IncomingMessage, res: ServerResponse) => void = (_q, r) => r.writeHead(503).end();
   const server = createServer((req, res) => handle(req, res));
