@@ -54,6 +54,8 @@ export class ApprovalsService {
     const h = await getFundHold(this.db, storeId(holdId, 'hold'));
     if (!h) throw new HushError('NOT_FOUND', `No hold ${holdId}`);
     if (h.status !== 'held') throw new HushError('ORDER_NOT_HELD', `The hold is ${h.status}, not held`, { status: h.status });
+    // Refused before it is proposed: a proposal no approval can carry out would only stand in the way of the release.
+    if (h.kind === 'fee' && action !== 'release') throw new HushError('INVALID_REQUEST', "A fee recipient's hold is released (its fees keep accruing meanwhile)", { field: 'action' });
     const target = { fundHoldId: holdId };
     if (needsFourEyes(action, [h.decision])) return { holdId, ...(await this.propose(target, action, text, by)) };
     const done = await this.holds.resolveFunds(holdId, action, text, by.label, { inTx: (tx) => withdrawAwaiting(tx, target, by.label, action) });

@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { holdLateFunds } from '../../src/store/holds/fund-holds.ts';
+import { holdFeeRecipient, holdLateFunds } from '../../src/store/holds/fund-holds.ts';
 import { holdForScreening, type HoldVerdict } from '../../src/store/settlement/hold-for-screening.ts';
-import { expectOk } from '../support/api-responses.ts';
+import { expectError, expectOk } from '../support/api-responses.ts';
 import type { HushClient } from '../support/hush-client.ts';
 import { namedOperator } from '../support/operators.ts';
 import { orderIn } from '../support/settlement-fixtures.ts';
@@ -64,5 +64,13 @@ describe('four eyes, attacked', () => {
     const released = expectOk(await rui.client.request('POST', `/admin/v1/orders/${o.trackingId}/resolve`, { body: { action: 'release', note: 'the provider answers again' } }));
     assert.equal(released.status, 'refunding', 'a refund goes on as a refund, never on to the payout');
     assert.equal(await statusOf(o.trackingId), 'refunding');
+  });
+
+  test("an answer a fee recipient's hold cannot take is refused when proposed, not left awaiting in the way of the release", async () => {
+    const subject = 'payable:partner:acc_test:addrF';
+    await h.drive(holdFeeRecipient(h.db, subject, 'usdc', 1_000_000n, { stage: 'fee', result: 'blocked', field: 'feeRecipientAddress', address: 'addrF', list: 'sdn.csv', version: 'v1', reason: 'listed' }));
+    const hold = (await h.drive(h.db.query<{ id: string }>(`SELECT id::text AS id FROM screening_holds WHERE subject = $1`, [subject]))).rows[0]!.id;
+    assert.equal(expectError(await rui.client.request('POST', `/admin/v1/holds/${hold}/resolve`, { body: { action: 'freeze', note: 'keep them' } }), 400, 'INVALID_REQUEST').details.field, 'action');
+    expectOk(await rui.client.request('POST', `/admin/v1/holds/${hold}/resolve`, { body: { action: 'release', note: 'a namesake' } }), 202);
   });
 });

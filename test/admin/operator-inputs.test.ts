@@ -1,0 +1,50 @@
+/**
+ * docs/spec.md §12 "Named operators" and "Four eyes": what an operator sends to the admin API is judged, never a
+ * 500 — a NUL (which PostgreSQL text cannot hold) in a resolution's note, a decision's note, a token's label or a
+ * registered subject is a 400 INVALID_REQUEST naming the field. On a simulated Hush, its ops listener by inject.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { holdFeeRecipient } from '../../src/store/holds/fund-holds.ts';
+import { expectError, expectOk } from '../support/api-responses.ts';
+import type { HushClient } from '../support/hush-client.ts';
+import { namedOperator } from '../support/operators.ts';
+import { startApiSim } from '../support/sim-api.ts';
+import { closeSim } from '../support/sim-close.ts';
+import type { SimHush } from '../support/sim-hush.ts';
+
+let h: SimHush;
+let admin: HushClient;
+let ana: Awaited<ReturnType<typeof namedOperator>>;
+let rui: Awaited<ReturnType<typeof namedOperator>>;
+
+before(async () => {
+  h = await startApiSim({ seed: 73 });
+  admin = h.ops;
+  ana = await namedOperator(admin, 'Ana', 'approver');
+  rui = await namedOperator(admin, 'Rui', 'resolver');
+});
+after(() => closeSim(h));
+
+/** A fee recipient held on a listing: its hold's id. */
+async function feeHold(n: number): Promise<string> {
+  const subject = `payable:partner:acc_test:addr${n}`;
+  await h.drive(holdFeeRecipient(h.db, subject, 'usdc', 1_000_000n, { stage: 'fee', result: 'blocked', field: 'feeRecipientAddress', address: `addr${n}`, list: 'sdn.csv', version: 'v1', reason: 'listed' }));
+  return (await h.drive(h.db.query<{ id: string }>(`SELECT id::text AS id FROM screening_holds WHERE subject = $1`, [subject]))).rows[0]!.id;
+}
+
+describe('operator input', () => {
+  test('a NUL in a note, a label or a subject is a 400 naming the field, never a 500', async () => {
+    const hold = await feeHold(1);
+    const nul = 'a\u0000b';
+    const field = (r: Awaited<ReturnType<HushClient['request']>>) => expectError(r, 400, 'INVALID_REQUEST').details.field as string;
+    assert.equal(field(await rui.client.request('POST', `/admin/v1/holds/${hold}/resolve`, { body: { action: 'release', note: nul } })), 'note');
+    assert.equal(field(await rui.client.request('POST', `/admin/v1/orders/trk_nope/resolve`, { body: { action: 'freeze', note: nul } })), 'note');
+    assert.equal(field(await rui.client.request('POST', '/admin/v1/me/tokens', { body: { label: nul } })), 'label');
+    assert.equal(field(await admin.request('POST', '/admin/v1/operators', { body: { name: 'Sub', role: 'viewer', subject: nul } })), 'subject');
+    const id = expectOk(await rui.client.request('POST', `/admin/v1/holds/${hold}/resolve`, { body: { action: 'release', note: 'a namesake' } }), 202).approvalId;
+    assert.equal(field(await ana.client.request('POST', `/admin/v1/approvals/${id}/approve`, { body: { note: nul } })), 'note');
+    assert.equal(field(await rui.client.request('POST', `/admin/v1/approvals/${id}/reject`, { body: { note: nul } })), 'note');
+    assert.equal(expectOk(await rui.client.request('POST', `/admin/v1/approvals/${id}/reject`, { body: { note: 'withdrawn' } })).status, 'withdrawn');
+  });
+});
