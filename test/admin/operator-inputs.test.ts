@@ -1,11 +1,15 @@
 /**
  * docs/spec.md §12 "Named operators" and "Four eyes": what an operator sends to the admin API is judged, never a
  * 500 — a NUL (which PostgreSQL text cannot hold) in a resolution's note, a decision's note, a token's label or a
- * registered subject is a 400 INVALID_REQUEST naming the field. On a simulated Hush, its ops listener by inject.
+ * registered subject is a 400 INVALID_REQUEST naming the field; a provider's verified email binds the operator
+ * registered with that email, not one whose email it becomes only by Unicode case mapping (a Kelvin sign is no `k`).
+ * On a simulated Hush, its ops listener by inject.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { OperatorsService } from '../../src/admin/operators-service.ts';
 import { holdFeeRecipient } from '../../src/store/holds/fund-holds.ts';
+import { systemRandom } from '../../src/support/random.ts';
 import { expectError, expectOk } from '../support/api-responses.ts';
 import type { HushClient } from '../support/hush-client.ts';
 import { namedOperator } from '../support/operators.ts';
@@ -46,5 +50,13 @@ describe('operator input', () => {
     assert.equal(field(await ana.client.request('POST', `/admin/v1/approvals/${id}/approve`, { body: { note: nul } })), 'note');
     assert.equal(field(await rui.client.request('POST', `/admin/v1/approvals/${id}/reject`, { body: { note: nul } })), 'note');
     assert.equal(expectOk(await rui.client.request('POST', `/admin/v1/approvals/${id}/reject`, { body: { note: 'withdrawn' } })).status, 'withdrawn');
+  });
+
+  test("a verified email binds the operator registered with it, in any ASCII case, never one it becomes by Unicode's case mapping", async () => {
+    const kate = expectOk(await admin.request('POST', '/admin/v1/operators', { body: { name: 'Kate', role: 'approver', email: 'kate@example.com' } }), 201).operator;
+    const operators = new OperatorsService(h.db, systemRandom);
+    // U+212A KELVIN SIGN lower-cases to an ASCII `k`: another mailbox, whatever the provider verified.
+    assert.equal(await h.drive(operators.bySignIn('sub-mallory', '\u212Aate@example.com')), null);
+    assert.equal((await h.drive(operators.bySignIn('sub-kate', 'KATE@Example.COM')))?.operatorId, kate.operatorId);
   });
 });
