@@ -2,11 +2,17 @@
  * docs/spec.md §12 "Four eyes", attacked (issue 70): a resolver alone must not release a held order past a
  * sanctions listing by answering something else of the same order first — late funds held at its deposit account
  * (their resolution is logged under the order's tracking id) — nor send an order held on its way to a refund on to
- * its payout. On a simulated Hush, its ops listener by inject.
+ * its payout; nor release, as one operator's answer to a hold that needed none, the order held again meanwhile on a
+ * listing (the answer is weighed on the hold it was given for). On a simulated Hush, its ops listener by inject.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { holdFeeRecipient, holdLateFunds } from '../../src/store/holds/fund-holds.ts';
+import { ApprovalsService } from '../../src/admin/approvals-service.ts';
+import { HoldsService } from '../../src/admin/holds-service.ts';
+import type { ResolveOptions } from '../../src/admin/hold-answer.ts';
+import { SCREENING_OFF } from '../../src/screening/screening-port.ts';
+import { holdFeeRecipient, holdLateFunds, reholdLateFunds } from '../../src/store/holds/fund-holds.ts';
+import type { HoldAction } from '../../src/store/holds/resolve-hold.ts';
 import { holdForScreening, type HoldVerdict } from '../../src/store/settlement/hold-for-screening.ts';
 import { expectError, expectOk } from '../support/api-responses.ts';
 import type { HushClient } from '../support/hush-client.ts';
@@ -72,5 +78,46 @@ describe('four eyes, attacked', () => {
     const hold = (await h.drive(h.db.query<{ id: string }>(`SELECT id::text AS id FROM screening_holds WHERE subject = $1`, [subject]))).rows[0]!.id;
     assert.equal(expectError(await rui.client.request('POST', `/admin/v1/holds/${hold}/resolve`, { body: { action: 'freeze', note: 'keep them' } }), 400, 'INVALID_REQUEST').details.field, 'action');
     expectOk(await rui.client.request('POST', `/admin/v1/holds/${hold}/resolve`, { body: { action: 'release', note: 'a namesake' } }), 202);
+  });
+
+  test('an answer weighed on one hold is not carried out on the next: released meanwhile and held again on a listing, the order stays held', async () => {
+    const o = await heldOrder('deposit_confirmed', { stage: 'deposit', result: 'error', field: 'senderAddress', address: 'Sender1111', list: null, version: null, reason: 'timeout' });
+    // Between Rui's answer being weighed (an unanswered check: his alone) and its being carried out, a colleague
+    // releases the order and the payout's screening holds it again, on a listed recipient.
+    class Racing extends HoldsService {
+      private raced = false;
+      override async resolve(trackingId: string, action: HoldAction, note: string, actor: string, opts: ResolveOptions = {}) {
+        if (!this.raced) {
+          this.raced = true;
+          await super.resolve(trackingId, 'release', 'the provider answers again', 'operator:Bo (op_colleague)');
+          assert.ok(await holdForScreening(h.db, o.id, 'deposit_confirmed', { ...listedRecipient, stage: 'payout' }, 'hush'));
+        }
+        return super.resolve(trackingId, action, note, actor, opts);
+      }
+    }
+    const approvals = new ApprovalsService(h.db, new Racing(h.db, SCREENING_OFF));
+    const by = { label: `operator:Rui (${rui.operatorId})`, operatorId: rui.operatorId, role: 'resolver' as const };
+    await assert.rejects(h.drive(approvals.resolveOrder(o.trackingId, 'release', 'the provider answers again', by)), { code: 'ORDER_NOT_HELD' });
+    assert.equal(await statusOf(o.trackingId), 'held', 'the listing waits for its own answer');
+  });
+
+  test('late funds released meanwhile and held again on a listing (the same hold id) are not released on an answer weighed before', async () => {
+    const o = await heldOrder('deposit_confirmed', { stage: 'deposit', result: 'error', field: 'senderAddress', address: 'Sender2222', list: null, version: null, reason: 'timeout' });
+    const late = await lateHold(o, 3);
+    class Racing extends HoldsService {
+      private raced = false;
+      override async resolveFunds(holdId: string, action: HoldAction, note: string, actor: string, opts: ResolveOptions = {}) {
+        if (!this.raced) {
+          this.raced = true;
+          await super.resolveFunds(holdId, 'release', 'a known exchange', 'operator:Bo (op_colleague)');
+          assert.ok(await h.drive(reholdLateFunds(h.db, holdId, o.trackingId, { ...mixerPayer, reason: 'listed (SDN entry 1)', list: 'sdn.csv', version: 'v1' })));
+        }
+        return super.resolveFunds(holdId, action, note, actor, opts);
+      }
+    }
+    const approvals = new ApprovalsService(h.db, new Racing(h.db, SCREENING_OFF));
+    const by = { label: `operator:Rui (${rui.operatorId})`, operatorId: rui.operatorId, role: 'resolver' as const };
+    await assert.rejects(h.drive(approvals.resolveFunds(late, 'release', 'a known exchange', by)), { code: 'ORDER_NOT_HELD' });
+    assert.equal((await h.drive(h.db.query<{ status: string }>(`SELECT status FROM screening_holds WHERE id = $1`, [late]))).rows[0]!.status, 'held');
   });
 });

@@ -17,3 +17,16 @@ export async function openFindings(db: Queryable, trackingId: string): Promise<F
   );
   return rows;
 }
+
+/**
+ * The id of the order's latest finding of its own stages (what held it), or null: an answer weighed on one hold
+ * checks it again where it is carried out, so that it is never carried out on the next hold (released and held
+ * again meanwhile, on another finding).
+ */
+export async function latestFindingId(db: Queryable, trackingId: string): Promise<string | null> {
+  const { rows } = await db.query<{ id: string | null }>(
+    `SELECT max(id)::text AS id FROM screening_log WHERE tracking_id = $1 AND result IN ('blocked', 'error') AND stage IN ('deposit', 'payout', 'refund')`,
+    [trackingId],
+  );
+  return rows[0]?.id ?? null;
+}
