@@ -3,6 +3,7 @@
  * 500 — a NUL (which PostgreSQL text cannot hold) in a resolution's note, a decision's note, a token's label or a
  * registered subject is a 400 INVALID_REQUEST naming the field; a provider's verified email binds the operator
  * registered with that email, not one whose email it becomes only by Unicode case mapping (a Kelvin sign is no `k`).
+ * A reader's query is judged too: a cursor past what the store can key, a zone offset PostgreSQL cannot read, a 400.
  * On a simulated Hush, its ops listener by inject.
  */
 import assert from 'node:assert/strict';
@@ -58,5 +59,18 @@ describe('operator input', () => {
     // U+212A KELVIN SIGN lower-cases to an ASCII `k`: another mailbox, whatever the provider verified.
     assert.equal(await h.drive(operators.bySignIn('sub-mallory', '\u212Aate@example.com')), null);
     assert.equal((await h.drive(operators.bySignIn('sub-kate', 'KATE@Example.COM')))?.operatorId, kate.operatorId);
+  });
+
+  test("a viewer's query the store could not read is a 400 naming the parameter: a cursor past a bigint, an offset beyond ±15:59", async () => {
+    const vic = await namedOperator(admin, 'Vic', 'viewer');
+    const field = async (url: string) => expectError(await vic.client.get(url), 400, 'INVALID_REQUEST').details.field as string;
+    assert.equal(await field('/admin/v1/holds?fundsAfter=9223372036854775808'), 'fundsAfter');
+    assert.equal(await field('/admin/v1/screening-log?before=9223372036854775808'), 'before');
+    assert.equal(await field('/admin/v1/screening-log.csv?before=9999999999999999999'), 'before');
+    assert.equal(await field('/admin/v1/holds?from=2026-01-01T00:00:00-23:59'), 'from');
+    assert.equal(await field('/admin/v1/screening-log?to=2026-01-01T00:00:00%2B16:00'), 'to');
+    // The largest of each still reads (nothing there).
+    expectOk(await vic.client.get('/admin/v1/holds?fundsAfter=9223372036854775807&from=2026-01-01T00:00:00-15:59'));
+    expectOk(await vic.client.get('/admin/v1/screening-log?before=9223372036854775807&to=2026-01-01T00:00:00%2B15:59'));
   });
 });
