@@ -2,7 +2,7 @@ import { HushError } from '../domain/errors.ts';
 import { STATUS_TRAITS } from '../domain/order-state.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { getFundHold } from '../store/holds/fund-holds.ts';
-import { openFindings } from '../store/holds/hold-findings.ts';
+import { latestFindingId, openFindings } from '../store/holds/hold-findings.ts';
 import type { HoldAction } from '../store/holds/resolve-hold.ts';
 import { getOrderByTrackingId } from '../store/orders-store.ts';
 import { awaitingFor, decideApproval, getApproval, listAwaiting, proposeApproval, type ApprovalTarget, type HoldApproval } from '../store/operators/hold-approvals-store.ts';
@@ -44,8 +44,15 @@ export class ApprovalsService {
     if (!o) throw new HushError('NOT_FOUND', `No order ${trackingId}`);
     if (!STATUS_TRAITS[o.status].operatorHold) throw new HushError('ORDER_NOT_HELD', `The order is ${o.status}, not held`, { status: o.status });
     const target = { trackingId };
+    // Read before the findings it is weighed on: a hold since (another finding) is seen where the answer is carried out.
+    const seen = await latestFindingId(this.db, trackingId);
     if (needsFourEyes(action, await openFindings(this.db, trackingId))) return { trackingId, ...(await this.propose(target, action, text, by)) };
-    const done = await this.holds.resolve(trackingId, action, text, by.label, { inTx: (tx) => withdrawAwaiting(tx, target, by.label, action) });
+    const done = await this.holds.resolve(trackingId, action, text, by.label, {
+      inTx: async (tx) => {
+        if ((await latestFindingId(tx, trackingId)) !== seen) throw resolvedMeanwhile();
+        return withdrawAwaiting(tx, target, by.label, action);
+      },
+    });
     return { trackingId, status: done.status };
   }
 
@@ -54,9 +61,18 @@ export class ApprovalsService {
     const h = await getFundHold(this.db, storeId(holdId, 'hold'));
     if (!h) throw new HushError('NOT_FOUND', `No hold ${holdId}`);
     if (h.status !== 'held') throw new HushError('ORDER_NOT_HELD', `The hold is ${h.status}, not held`, { status: h.status });
+    // Refused before it is proposed: a proposal no approval can carry out would only stand in the way of the release.
+    if (h.kind === 'fee' && action !== 'release') throw new HushError('INVALID_REQUEST', "A fee recipient's hold is released (its fees keep accruing meanwhile)", { field: 'action' });
     const target = { fundHoldId: holdId };
     if (needsFourEyes(action, [h.decision])) return { holdId, ...(await this.propose(target, action, text, by)) };
-    const done = await this.holds.resolveFunds(holdId, action, text, by.label, { inTx: (tx) => withdrawAwaiting(tx, target, by.label, action) });
+    const done = await this.holds.resolveFunds(holdId, action, text, by.label, {
+      inTx: async (tx) => {
+        // Late funds released and held again meanwhile keep their id, on another finding: the answer was not weighed on it.
+        const now = await getFundHold(tx, holdId);
+        if (JSON.stringify(now?.decision) !== JSON.stringify(h.decision)) throw resolvedMeanwhile();
+        return withdrawAwaiting(tx, target, by.label, action);
+      },
+    });
     return { holdId, status: done.status };
   }
 
@@ -109,6 +125,8 @@ export class ApprovalsService {
     return new HushError('APPROVAL_CONFLICT', `Proposal ${approvalId} is ${a?.status ?? 'gone'} already`, { approvalId, status: a?.status ?? 'unknown' });
   }
 }
+
+const resolvedMeanwhile = () => new HushError('ORDER_NOT_HELD', 'The hold was resolved meanwhile and held again on another finding: look at it again', { status: 'resolved' });
 
 /** A hold answered directly (a refund, a release needing no approval) ends what awaited on it: it could not be carried out now. */
 async function withdrawAwaiting(tx: Queryable, target: ApprovalTarget, by: string, action: HoldAction): Promise<boolean> {

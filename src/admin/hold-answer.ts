@@ -18,6 +18,8 @@ export function holdNote(action: HoldAction, note: unknown): string {
   if (!HOLD_ACTIONS.includes(action)) throw new HushError('INVALID_REQUEST', 'action must be release, refund or freeze', { field: 'action' });
   const text = typeof note === 'string' ? note.trim() : '';
   if (text === '' || text.length > MAX_NOTE) throw new HushError('INVALID_REQUEST', `note is required (1–${MAX_NOTE} characters): say why`, { field: 'note' });
+  // PostgreSQL text cannot hold a NUL: refused here, not a store error (a 500).
+  if (text.includes('\u0000')) throw new HushError('INVALID_REQUEST', 'note must not hold a NUL character', { field: 'note' });
   return text;
 }
 

@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 import type { HeldAfter } from '../store/holds/list-holds.ts';
 import type { HoldFilter } from '../store/holds/hold-filter.ts';
 import { HushError } from '../domain/errors.ts';
-import { Base58Prefix, IdParam, IsoTime, limitParam, limitWords, Literals, QUERY_WORDS, defined, timeRange } from './query-words.ts';
+import { Base58Prefix, cursorId, IdParam, IsoTime, limitParam, limitWords, Literals, QUERY_WORDS, defined, timeRange } from './query-words.ts';
 
 /** The stages a finding holds at: an order's (deposit, payout, refund) or held funds' (late, fee). */
 export const HOLD_STAGES = ['deposit', 'payout', 'refund', 'late', 'fee'] as const;
@@ -50,7 +50,7 @@ export function holdsPageOf(q: HoldsQuery): HoldsPageQuery {
     filter,
     filtered: Object.keys(filter).length > 0,
     after: heldAt && trackingId ? { heldAt, trackingId } : undefined,
-    fundsAfter: q.fundsAfter,
+    fundsAfter: cursorId('fundsAfter', q.fundsAfter),
   });
 }
 

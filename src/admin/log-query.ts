@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { SCREENING_RESULTS, SCREENING_STAGES, type ScreeningLogFilter } from '../store/screening-log-filter.ts';
-import { Base58Prefix, IdParam, invalidParam, IsoTime, limitParam, limitWords, Literals, QUERY_WORDS, defined, timeRange } from './query-words.ts';
+import { Base58Prefix, cursorId, IdParam, invalidParam, IsoTime, limitParam, limitWords, Literals, QUERY_WORDS, defined, timeRange } from './query-words.ts';
 
 /** An actor as the log keeps it: `hush`, a worker's id, `operator:<name> (<id>)` (any script), `admin-token`. */
 const ActorParam = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
@@ -43,7 +43,7 @@ export function logFilterOf(q: Omit<LogQuery, 'limit'>): ScreeningLogFilter {
     stage = 'resolution';
   }
   return defined({
-    beforeId: q.before,
+    beforeId: cursorId('before', q.before),
     trackingId: q.trackingId,
     address: q.address,
     addressPrefix: q.addressPrefix,

@@ -30,6 +30,12 @@ export function operatorName(raw: unknown): string {
   return name;
 }
 
+/**
+ * An email as registrations are matched: ASCII letters lower-cased, nothing else. Unicode's case mapping would make
+ * another address one of ours (U+212A KELVIN SIGN lower-cases to `k`): the provider verified the address it names.
+ */
+export const emailKey = (email: string): string => email.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
 /** The token's id when `presented` has the form of a personal token (for throttling its failures per credential). */
 export function personalTokenId(presented: string): string | null {
   return TOKEN.exec(presented)?.[1] ?? null;
@@ -57,7 +63,7 @@ export class OperatorsService {
   async create(input: { name: unknown; role: unknown; email?: unknown; subject?: unknown }): Promise<OperatorRecord> {
     const name = operatorName(input.name);
     if (!OPERATOR_ROLES.includes(input.role as OperatorRole)) throw new HushError('INVALID_REQUEST', 'role must be viewer, resolver or approver', { field: 'role' });
-    const email = typeof input.email === 'string' && input.email.trim() ? input.email.trim().toLowerCase() : null;
+    const email = typeof input.email === 'string' && input.email.trim() ? emailKey(input.email.trim()) : null;
     const subject = typeof input.subject === 'string' && input.subject ? input.subject : null;
     // Neither: a CLI-only operator, who signs in with a personal token the automation issues them.
     const created = await insertOperator(this.db, { id: this.id('op_'), name, role: input.role as OperatorRole, email, subject });
@@ -116,7 +122,7 @@ export class OperatorsService {
 
   /** The operator an OpenID sign-in names (by subject, or a registered verified email binding it), or null. */
   async bySignIn(subject: string, verifiedEmail: string | null): Promise<NamedOperator | null> {
-    const o = await operatorForSignIn(this.db, subject, verifiedEmail?.toLowerCase() ?? null);
+    const o = await operatorForSignIn(this.db, subject, verifiedEmail === null ? null : emailKey(verifiedEmail));
     return o && !o.disabledAt ? { operatorId: o.operatorId, name: o.name, role: o.role } : null;
   }
 

@@ -78,11 +78,21 @@ export function isoTime(field: string, value: string): { text: string; ms: numbe
   at.setUTCFullYear(y!, mo! - 1, d!);
   at.setUTCHours(h, mi, s, 0);
   const real = y! >= 1 && at.getUTCFullYear() === y && at.getUTCMonth() === mo! - 1 && at.getUTCDate() === d && at.getUTCHours() === h && at.getUTCMinutes() === mi && at.getUTCSeconds() === s;
-  const offsetOk = m[9] === undefined || (Number(m[10]) <= 23 && Number(m[11]) <= 59);
+  // PostgreSQL reads a zone offset up to ±15:59 (every zone in use is within it): beyond, a store error, a 500.
+  const offsetOk = m[9] === undefined || (Number(m[10]) <= 15 && Number(m[11]) <= 59);
   if (!real || !offsetOk) throw invalidParam(field, `is not a time on the calendar (${value})`);
   const offsetMs = m[9] === undefined ? 0 : (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) * 60_000;
   const fraction = m[7] === undefined ? 0 : Number(`0.${m[7]}`) * 1000;
   return { text: m[4] === undefined ? `${value}T00:00:00Z` : value, ms: at.getTime() - offsetMs + fraction };
+}
+
+/** A bigint column's largest id. */
+const MAX_ID = (1n << 63n) - 1n;
+
+/** A cursor's id (which matched `^[1-9][0-9]{0,18}$`) the store can key: past a bigint it names nothing it could read, a 400. */
+export function cursorId(field: string, value: string | undefined): string | undefined {
+  if (value !== undefined && BigInt(value) > MAX_ID) throw invalidParam(field, QUERY_WORDS[field] ?? 'is past any id');
+  return value;
 }
 
 /** `from` and `to` as times, `from` before `to`. */

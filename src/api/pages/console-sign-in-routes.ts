@@ -1,3 +1,4 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as oidc from 'openid-client';
 import type { OidcSettings } from '../../config/operator-settings.ts';
@@ -9,8 +10,6 @@ import { CONSOLE_PATH } from './console-routes.ts';
 const PENDING_COOKIE = 'hush_sign_in';
 /** A sign-in not completed within this is forgotten. */
 const PENDING_MS = 10 * 60_000;
-/** Sign-ins begun and not completed, at most: anyone can begin one, so the oldest go first past it. */
-const MAX_PENDING = 1000;
 /** After a failed discovery, how long before asking the provider again (an anonymous request must not make Hush hammer it). */
 const DISCOVERY_RETRY_MS = 10_000;
 
@@ -19,6 +18,30 @@ interface Pending {
   state: string;
   nonce: string;
   at: number;
+}
+
+/**
+ * A sign-in begun, kept by the browser that began it (its cookie), sealed with this process's key: no table of
+ * them here, which anyone could fill (they begin sign-ins without credentials) and so push out an operator's own.
+ */
+function pendingSeal() {
+  const key = randomBytes(32);
+  const mac = (body: string) => createHmac('sha256', key).update(body).digest();
+  return {
+    seal: (p: Pending): string => {
+      const body = Buffer.from(JSON.stringify(p)).toString('base64url');
+      return `${body}.${mac(body).toString('base64url')}`;
+    },
+    open: (value: string | null): Pending | null => {
+      const [body, sig, ...rest] = (value ?? '').split('.');
+      if (!body || !sig || rest.length > 0) return null;
+      const given = Buffer.from(sig, 'base64url');
+      const want = mac(body);
+      if (given.length !== want.length || !timingSafeEqual(given, want)) return null;
+      const p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Pending;
+      return typeof p.verifier === 'string' && typeof p.state === 'string' && typeof p.nonce === 'string' && typeof p.at === 'number' ? p : null;
+    },
+  };
 }
 
 export interface SignInOptions {
@@ -35,7 +58,7 @@ export interface SignInOptions {
  * sign-out. The provider's metadata is read once, on the first sign-in, never per anonymous request.
  */
 export async function consoleSignInRoutes(app: FastifyInstance, { oidc: settings, operators, clock }: SignInOptions) {
-  const pending = new Map<string, Pending>();
+  const pending = pendingSeal();
   const secure = settings.redirectUrl.startsWith('https:');
   let config: Promise<oidc.Configuration> | null = null;
   let failedAt = -Infinity;
@@ -60,12 +83,7 @@ export async function consoleSignInRoutes(app: FastifyInstance, { oidc: settings
     } catch {
       return back(reply, 'unavailable');
     }
-    const now = clock.now();
-    for (const [k, p] of pending) if (now - p.at > PENDING_MS || pending.size >= MAX_PENDING) pending.delete(k);
-    else break;
-    const id = oidc.randomState();
-    const p: Pending = { verifier: oidc.randomPKCECodeVerifier(), state: oidc.randomState(), nonce: oidc.randomNonce(), at: now };
-    pending.set(id, p);
+    const p: Pending = { verifier: oidc.randomPKCECodeVerifier(), state: oidc.randomState(), nonce: oidc.randomNonce(), at: clock.now() };
     const to = oidc.buildAuthorizationUrl(c, {
       redirect_uri: settings.redirectUrl,
       scope: 'openid email profile',
@@ -75,14 +93,12 @@ export async function consoleSignInRoutes(app: FastifyInstance, { oidc: settings
       nonce: p.nonce,
     });
     // Lax: the provider sends the browser back by a top-level navigation from its own site.
-    return reply.code(303).header('set-cookie', cookie(PENDING_COOKIE, id, 'SameSite=Lax; Max-Age=600')).header('cache-control', 'no-store').header('location', to.href).send();
+    return reply.code(303).header('set-cookie', cookie(PENDING_COOKIE, pending.seal(p), 'SameSite=Lax; Max-Age=600')).header('cache-control', 'no-store').header('location', to.href).send();
   });
 
   app.get(`${CONSOLE_PATH}/sign-in/callback`, { exposeHeadRoute: false }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    const id = cookieOf(request, PENDING_COOKIE);
-    const p = id ? pending.get(id) : undefined;
-    if (id) pending.delete(id);
+    const p = pending.open(cookieOf(request, PENDING_COOKIE));
     reply.header('set-cookie', cookie(PENDING_COOKIE, '', 'SameSite=Lax; Max-Age=0'));
     if (!p || clock.now() - p.at > PENDING_MS) return back(reply, 'expired');
     let sub: string;

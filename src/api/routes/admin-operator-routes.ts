@@ -8,7 +8,11 @@ import { actorOf, requireRole, type AdminActor } from '../admin-actor.ts';
 const hide = { hide: true };
 const OperatorId = Type.String({ pattern: '^op_[a-z2-9]{12}$' });
 const Role = Type.Union([Type.Literal('viewer'), Type.Literal('resolver'), Type.Literal('approver')]);
-const Decision = Type.Union([Type.Object({ note: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }, { additionalProperties: false }), Type.Null()]);
+// Text the store keeps: never a NUL (PostgreSQL text cannot hold one: a store error, a 500); a label or a subject is one line.
+const NO_NUL = '^[^\\u0000]*$';
+const ONE_LINE = '^[^\\u0000-\\u001f\\u007f]+$';
+const Decision = Type.Union([Type.Object({ note: Type.Optional(Type.String({ minLength: 1, maxLength: 500, pattern: NO_NUL })) }, { additionalProperties: false }), Type.Null()]);
+const Label = Type.String({ minLength: 1, maxLength: 100, pattern: ONE_LINE });
 
 /**
  * docs/spec.md §12 "Named operators" and "Four eyes" under /admin/v1: who am I, my personal tokens, the
@@ -38,7 +42,7 @@ export async function adminOperatorRoutes(fastify: FastifyInstance, { admin, sso
   const viewerMay = { config: { viewerMay: true } };
   app.post(
     '/me/tokens',
-    { ...viewerMay, schema: { ...hide, body: Type.Union([Type.Object({ label: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 366 })) }, { additionalProperties: false }), Type.Null()]) } },
+    { ...viewerMay, schema: { ...hide, body: Type.Union([Type.Object({ label: Type.Optional(Label), expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 366 })) }, { additionalProperties: false }), Type.Null()]) } },
     async (request, reply) => {
       const t = await operators().mintToken(named(actorOf(request)), { label: request.body?.label ?? null, expiresInDays: request.body?.expiresInDays ?? 90 });
       return reply.code(201).send({ success: true, ...t });
@@ -56,7 +60,7 @@ export async function adminOperatorRoutes(fastify: FastifyInstance, { admin, sso
       schema: {
         ...hide,
         body: Type.Object(
-          { name: Type.String({ minLength: 1, maxLength: 400 }), role: Role, email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })), subject: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) },
+          { name: Type.String({ minLength: 1, maxLength: 400 }), role: Role, email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })), subject: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: ONE_LINE })) },
           { additionalProperties: false },
         ),
       },
@@ -81,7 +85,7 @@ export async function adminOperatorRoutes(fastify: FastifyInstance, { admin, sso
   // signs in and creates their own, and nobody mints a token in another's name.
   app.post(
     '/operators/:operatorId/tokens',
-    { schema: { ...hide, params: Type.Object({ operatorId: OperatorId }), body: Type.Union([Type.Object({ label: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 366 })) }, { additionalProperties: false }), Type.Null()]) } },
+    { schema: { ...hide, params: Type.Object({ operatorId: OperatorId }), body: Type.Union([Type.Object({ label: Type.Optional(Label), expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 366 })) }, { additionalProperties: false }), Type.Null()]) } },
     async (request, reply) => {
       const actor = actorOf(request);
       if (actor.kind !== 'automation') throw new HushError('FORBIDDEN', "Only the deployment's automation issues a token in another's name", { role: actor.role });

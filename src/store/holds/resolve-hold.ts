@@ -41,10 +41,13 @@ export async function resolveHold(db: Queryable, id: string, action: HoldAction,
   return rows.length > 0;
 }
 
-/** The stage of the decision that held the order (its latest blocked or unanswered one). */
+/**
+ * The stage of the decision that held the order (its latest blocked or unanswered one of the order's own stages:
+ * late funds found at its deposit account since are not what held it, and must not send a refund on to a payout).
+ */
 export async function heldAtStage(db: Queryable, trackingId: string): Promise<string | null> {
   const { rows } = await db.query<{ stage: string }>(
-    `SELECT stage FROM screening_log WHERE tracking_id = $1 AND result IN ('blocked', 'error') ORDER BY id DESC LIMIT 1`,
+    `SELECT stage FROM screening_log WHERE tracking_id = $1 AND result IN ('blocked', 'error') AND stage IN ('deposit', 'payout', 'refund') ORDER BY id DESC LIMIT 1`,
     [trackingId],
   );
   return rows[0]?.stage ?? null;
