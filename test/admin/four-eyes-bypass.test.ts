@@ -72,6 +72,20 @@ describe('four eyes, attacked', () => {
     assert.equal(await statusOf(o.trackingId), 'refunding');
   });
 
+  test("a listed payer's late funds are not refunded on one operator's word; a listed recipient's order is", async () => {
+    const o = await heldOrder('deposit_confirmed', listedRecipient);
+    // The recipient is the listed party: the deposit goes back where it came from, one operator's decision.
+    assert.equal(expectOk(await rui.client.request('POST', `/admin/v1/orders/${o.trackingId}/resolve`, { body: { action: 'refund', note: 'recipient sanctioned; sender clear' } })).status, 'refunding');
+    const other = await heldOrder('deposit_confirmed', listedRecipient);
+    const subject = `sweep9:${other.id}`;
+    const listedPayer = { ...mixerPayer, list: 'sdn.csv', version: 'v1', reason: 'listed (SDN entry 36216)' };
+    await h.drive(h.db.transaction((tx) => holdLateFunds(tx, subject, { id: other.id, trackingId: other.trackingId, sourceAssetId: 'usdc' }, 5_000n, listedPayer)));
+    const late = (await h.drive(h.db.query<{ id: string }>(`SELECT id::text AS id FROM screening_holds WHERE subject = $1`, [subject]))).rows[0]!.id;
+    // A listed payer's money sent on (to the sender) is money moved past a listing: two people.
+    assert.equal(expectOk(await rui.client.request('POST', `/admin/v1/holds/${late}/resolve`, { body: { action: 'refund', note: 'back to the sender' } }), 202).status, 'awaiting_approval');
+    assert.equal((await h.drive(h.db.query<{ status: string }>(`SELECT status FROM screening_holds WHERE id = $1`, [late]))).rows[0]!.status, 'held');
+  });
+
   test("an answer a fee recipient's hold cannot take is refused when proposed, not left awaiting in the way of the release", async () => {
     const subject = 'payable:partner:acc_test:addrF';
     await h.drive(holdFeeRecipient(h.db, subject, 'usdc', 1_000_000n, { stage: 'fee', result: 'blocked', field: 'feeRecipientAddress', address: 'addrF', list: 'sdn.csv', version: 'v1', reason: 'listed' }));

@@ -87,6 +87,10 @@ describe('named operators', () => {
     expectOk(await admin.request('PATCH', `/admin/v1/operators/${rui.operatorId}`, { body: { disabled: true } }));
     expectError(await rui.client.get('/admin/v1/me'), 401, 'UNAUTHORIZED');
     expectOk(await admin.request('PATCH', `/admin/v1/operators/${rui.operatorId}`, { body: { disabled: false } }));
+    // Disabling revoked what they held: enabled again, a new token, and the old one (perhaps stolen) stays dead.
+    expectError(await rui.client.get('/admin/v1/me'), 401, 'UNAUTHORIZED');
+    const fresh = expectOk(await admin.request('POST', `/admin/v1/operators/${rui.operatorId}/tokens`, { body: {} }), 201);
+    rui = { ...rui, client: admin.withKey(fresh.token), token: fresh.token };
     expectOk(await rui.client.get('/admin/v1/me'));
   });
 });

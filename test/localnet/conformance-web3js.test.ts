@@ -31,6 +31,13 @@ describe('@solana/web3.js v1 against the local chain', () => {
     // web3.js closes its socket 500 ms after the last subscription goes, and reconnects forever to a socket the
     // server dropped: let it close first.
     await new Promise((r) => setTimeout(r, 700));
+    // A subscription a failed test left keeps that socket, which would then reconnect forever to the closed chain and
+    // hold this file's process open until its timeout (seen on a loaded clean-clone run): closed here, reconnection off.
+    const ws = (conn as unknown as { _rpcWebSocket?: { close(): void; reconnect?: boolean } } | undefined)?._rpcWebSocket;
+    if (ws) {
+      ws.reconnect = false;
+      ws.close();
+    }
     await ln?.close();
   });
 
@@ -220,7 +227,7 @@ describe('@solana/web3.js v1 against the local chain', () => {
       });
       // The four subscriptions live on the server before the airdrop (a change before its subscription is never
       // notified, and this test then waited forever on a loaded machine after a fixed 200 ms).
-      await pollUntil(async () => ln.net.pubsub.hub.subscriptionCount >= subscribed + 4, { what: 'the slot, root, program and account subscriptions live' });
+      await pollUntil(async () => ln.net.pubsub.hub.subscriptionCount >= subscribed + 4, { timeoutMs: 30_000, what: 'the slot, root, program and account subscriptions live' });
       const sig = await conn.requestAirdrop(target, LAMPORTS_PER_SOL);
       const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash();
       const confirmed = await conn.confirmTransaction({ signature: sig, blockhash, lastValidBlockHeight });

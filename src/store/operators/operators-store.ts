@@ -49,10 +49,16 @@ export async function operatorForSignIn(db: Queryable, subject: string, verified
   return rows[0] ?? null;
 }
 
-/** A role change or (dis|re)enabling; a disabled operator's sessions and tokens stop authenticating at once (the checks join it). */
+/**
+ * A role change or (dis|re)enabling, in one statement. Disabling revokes the operator's tokens and ends their
+ * sessions for good: an operator disabled because a token was stolen and enabled again signs in afresh, and the
+ * stolen token stays dead.
+ */
 export async function updateOperator(db: Queryable, id: string, patch: { role?: OperatorRole; disabled?: boolean }): Promise<OperatorRecord | null> {
   const { rows } = await db.query<OperatorRecord>(
-    `UPDATE operators p SET role = coalesce($2, p.role),
+    `WITH t AS (UPDATE operator_tokens SET revoked_at = now() WHERE $3::boolean AND operator_id = $1 AND revoked_at IS NULL RETURNING id),
+          s AS (UPDATE operator_sessions SET ended_at = now() WHERE $3::boolean AND operator_id = $1 AND ended_at IS NULL RETURNING operator_id)
+     UPDATE operators p SET role = coalesce($2, p.role),
             disabled_at = CASE WHEN $3::boolean IS NULL THEN p.disabled_at WHEN $3 THEN coalesce(p.disabled_at, now()) ELSE NULL END
       WHERE p.id = $1 RETURNING ${OPERATOR_COLUMNS}`,
     [id, patch.role ?? null, patch.disabled ?? null],
