@@ -1,7 +1,6 @@
 /** The admin CLI's commands: each as an HTTP request to /admin/v1 and as a direct call on the store. */
 import { HushError } from '../domain/errors.ts';
 import {
-  AdminService,
   accountListView,
   accountView,
   createdAccountView,
@@ -9,75 +8,24 @@ import {
   okView,
   webhookView,
 } from '../admin/admin-service.ts';
-import type { Db } from '../store/db.ts';
 import { getOrderByTrackingId } from '../store/orders-store.ts';
-import type { HushConfig } from '../config/config.ts';
-import type { SolanaChain } from '../chain/solana-chain.ts';
 import { reconcile } from '../ledger/reconcile.ts';
 import { StrayFundsService } from '../admin/stray-funds-service.ts';
 import { treasuryReport } from '../treasury/funding.ts';
 import { listScreeningLog } from '../store/screening-log-store.ts';
-import type { Treasury } from '../treasury/treasury.ts';
 import { HoldsService } from '../admin/holds-service.ts';
 import { OPERATOR_COMMANDS } from './operator-commands.ts';
 import { SCREENING_OFF } from '../screening/screening-port.ts';
-import type { Clock } from '../support/clock.ts';
 import { LOG_EXPORT_WORDS, LOG_PAGE_WORDS, LogExportQuery, LogQuery, logFilterOf } from '../admin/log-query.ts';
 import { LOG_EXPORT_MAX, logCsv, logPage } from '../admin/screening-log-views.ts';
 import { HOLDS_WORDS, HoldsQuery, holdsAnswer, holdsPageOf } from '../admin/holds-query.ts';
 import { checkQuery } from '../admin/query-words.ts';
-import { queryString, type QueryGroup } from './admin-query-flags.ts';
+import { queryString } from './admin-query-flags.ts';
 import { HOLD_COMMANDS } from './admin-hold-commands.ts';
 
-export type OptionName = 'fee-cap-bps' | 'expires-at' | 'email' | 'take-over';
+import { FileText, type Command, type DirectContext, type HttpRequest, type OptionName, type ParsedOptions } from './admin-command-shape.ts';
 
-export interface ParsedOptions {
-  feeCapBps?: number;
-  expiresAt?: string;
-  email?: string;
-  /** The filter flags as the admin API's query parameters (src/cli/admin-query-flags.ts). */
-  query?: Record<string, string>;
-  csv?: boolean;
-  /** claim, unclaim: take another operator's claim (admin-hold-commands.ts). */
-  takeOver?: boolean;
-}
-
-export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
-  path: string;
-  body?: Record<string, unknown>;
-  /** The answer is a file (CSV), printed as it is, not JSON. */
-  text?: true;
-}
-
-/** A command's answer that is a file's text (the log's CSV): printed as it is. */
-export class FileText {
-  constructor(readonly text: string) {}
-}
-
-export interface Command {
-  args: string[];
-  options: OptionName[];
-  summary: string;
-  /** The note printed after a secret is shown once. */
-  issuesSecret?: string;
-  /** Reads only: run directly, it opens an existing store and never creates or migrates one. */
-  readOnly?: true;
-  /** The filter flags it takes (the admin API's query parameters), and whether `--csv`. */
-  query?: QueryGroup;
-  csv?: true;
-  http(args: string[], opts: ParsedOptions): HttpRequest;
-  direct(admin: AdminService, args: string[], opts: ParsedOptions, ctx: DirectContext): Promise<unknown>;
-}
-
-/** What direct-mode commands beyond accounts need: the store, and lazily the chain and treasury. */
-export interface DirectContext {
-  db: Db;
-  /** The CLI's clock (the system's): waits for a returned stray's confirmation, screening lists' stamps. */
-  clock: Clock;
-  config(): HushConfig;
-  treasury(): Promise<{ chain: SolanaChain; treasury: Treasury; config: HushConfig }>;
-}
+export { FileText, type Command, type DirectContext, type HttpRequest, type OptionName, type ParsedOptions };
 
 const seg = encodeURIComponent;
 const KEY_NOTE = 'store this API key now; it cannot be shown again (only its hash is kept).';

@@ -6,7 +6,7 @@
  * resolution from there is (no person is there to name).
  */
 import { fundHoldRef, HoldNotesService, orderHoldRef, type HoldRef } from '../admin/hold-notes-service.ts';
-import type { Command, HttpRequest } from './admin-commands.ts';
+import type { Command, HttpRequest } from './admin-command-shape.ts';
 import { queryString } from './admin-query-flags.ts';
 
 const seg = encodeURIComponent;

@@ -7,7 +7,7 @@ import { buildScreening } from '../runtime/build-screening.ts';
 import { Closers } from '../runtime/closers.ts';
 import { listAwaiting } from '../store/operators/hold-approvals-store.ts';
 import { systemRandom } from '../support/random.ts';
-import type { Command } from './admin-commands.ts';
+import type { Command } from './admin-command-shape.ts';
 
 const seg = encodeURIComponent;
 /** Straight on the store there is no person: what the CLI does there is the deployment's automation's, and says so. */
