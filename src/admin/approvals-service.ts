@@ -7,7 +7,7 @@ import type { HoldAction } from '../store/holds/resolve-hold.ts';
 import { getOrderByTrackingId } from '../store/orders-store.ts';
 import { awaitingFor, decideApproval, getApproval, listAwaiting, proposeApproval, type ApprovalTarget, type HoldApproval } from '../store/operators/hold-approvals-store.ts';
 import { needsFourEyes } from './four-eyes.ts';
-import type { HoldsService } from './holds-service.ts';
+import { ORDER_REFUSAL, type HoldsService } from './holds-service.ts';
 import { holdNote, storeId } from './hold-answer.ts';
 
 /** Who decides, as the admin API authenticated them. */
@@ -46,7 +46,11 @@ export class ApprovalsService {
     const target = { trackingId };
     // Read before the findings it is weighed on: a hold since (another finding) is seen where the answer is carried out.
     const seen = await latestFindingId(this.db, trackingId);
-    if (needsFourEyes(action, await openFindings(this.db, trackingId))) return { trackingId, ...(await this.propose(target, action, text, by)) };
+    if (needsFourEyes(action, await openFindings(this.db, trackingId))) {
+      // A refund the resolution would refuse (a blocked sender) is refused now, not proposed to wait for nothing.
+      if (action === 'refund') await this.holds.assertRefundable(o.sender, ORDER_REFUSAL);
+      return { trackingId, ...(await this.propose(target, action, text, by)) };
+    }
     const done = await this.holds.resolve(trackingId, action, text, by.label, {
       inTx: async (tx) => {
         if ((await latestFindingId(tx, trackingId)) !== seen) throw resolvedMeanwhile();
@@ -64,7 +68,11 @@ export class ApprovalsService {
     // Refused before it is proposed: a proposal no approval can carry out would only stand in the way of the release.
     if (h.kind === 'fee' && action !== 'release') throw new HushError('INVALID_REQUEST', "A fee recipient's hold is released (its fees keep accruing meanwhile)", { field: 'action' });
     const target = { fundHoldId: holdId };
-    if (needsFourEyes(action, [h.decision])) return { holdId, ...(await this.propose(target, action, text, by)) };
+    if (needsFourEyes(action, [h.decision])) {
+      const order = action === 'refund' && h.trackingId ? await getOrderByTrackingId(this.db, h.trackingId) : null;
+      if (order) await this.holds.assertRefundable(order.sender, 'freeze the funds');
+      return { holdId, ...(await this.propose(target, action, text, by)) };
+    }
     const done = await this.holds.resolveFunds(holdId, action, text, by.label, {
       inTx: async (tx) => {
         // Late funds released and held again meanwhile keep their id, on another finding: the answer was not weighed on it.
@@ -99,6 +107,8 @@ export class ApprovalsService {
     } catch (e) {
       // The hold was resolved another way (or its refund refused): the proposal can no longer be carried out as made.
       if (e instanceof HushError && e.code === 'ORDER_NOT_HELD') await decideApproval(this.db, approvalId, 'withdrawn', by.label, 'the hold was no longer held');
+      // A refund to a sender blocked since it was proposed can never be carried out: it stops standing in the way.
+      if (e instanceof HushError && e.code === 'ADDRESS_BLOCKED') await decideApproval(this.db, approvalId, 'withdrawn', by.label, 'the sender is blocked now');
       throw e;
     }
   }

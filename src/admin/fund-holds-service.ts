@@ -6,7 +6,7 @@ import { getFundHold, HELD_FUNDS_ACCOUNT, resolveFundHold } from '../store/holds
 import { getOrderById } from '../store/orders-store.ts';
 import { recordMovement } from '../store/settlement/record-movements.ts';
 import type { HoldAction } from '../store/holds/resolve-hold.ts';
-import type { ResolveOptions } from './hold-answer.ts';
+import { assertRefundable, type ResolveOptions } from './hold-answer.ts';
 
 /**
  * docs/spec.md §12: the operator's answers to holds that are not an order's status (GET /admin/v1/holds lists
@@ -21,11 +21,7 @@ export async function resolveFundsHold(db: Db, screening: Screening, holdId: str
   if (h.status !== 'held') throw new HushError('ORDER_NOT_HELD', `The hold is ${h.status}, not held`, { status: h.status });
   if (h.kind === 'fee' && action !== 'release') throw new HushError('INVALID_REQUEST', "A fee recipient's hold is released (its fees keep accruing meanwhile)", { field: 'action' });
   const order = h.kind === 'late' ? await getOrderById(db, (await db.query<{ order_id: string }>(`SELECT order_id::text AS order_id FROM screening_holds WHERE id = $1`, [holdId])).rows[0]!.order_id) : null;
-  if (action === 'refund' && order) {
-    const [v] = await screening.checkEach([order.sender]);
-    if (v?.result === 'blocked') throw new HushError('ADDRESS_BLOCKED', 'The sender is blocked: a refund cannot go to it; freeze the funds', { field: 'senderAddress' });
-    if (v?.result === 'error' && screening.describe().onError === 'hold') throw new HushError('SERVICE_UNAVAILABLE', `The sender could not be screened (${v.reason}): no refund until it is; retry, or freeze the funds`);
-  }
+  if (action === 'refund' && order) await assertRefundable(screening, order.sender, 'freeze the funds');
   const to = action === 'freeze' ? 'frozen' : h.kind === 'late' ? 'refund_due' : 'released';
   const done = await allOrNothing(db, async (tx) => {
     if (!(await resolveFundHold(tx, holdId, to, actor, note))) return false;

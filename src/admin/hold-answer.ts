@@ -1,6 +1,7 @@
 import { HushError } from '../domain/errors.ts';
 import type { Queryable } from '../store/db.ts';
 import type { HoldAction } from '../store/holds/resolve-hold.ts';
+import type { Screening } from '../screening/screening-port.ts';
 
 /** What an operator's answer to a hold carries (docs/spec.md §12), whichever kind of hold it answers. */
 export const HOLD_ACTIONS: readonly HoldAction[] = ['release', 'refund', 'freeze'];
@@ -29,4 +30,15 @@ const MAX_ID = 9_223_372_036_854_775_807n;
 export function storeId(id: string, what: string): string {
   if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) > MAX_ID) throw new HushError('NOT_FOUND', `No ${what} ${id.slice(0, 20)}`);
   return id;
+}
+
+/**
+ * A refund never goes to a blocked sender, and under HUSH_SCREENING_ON_ERROR=hold not to one that cannot be
+ * screened (issue 49): checked when a refund is answered or proposed, and again when it is carried out.
+ */
+export async function assertRefundable(screening: Screening, sender: string, otherwise: string): Promise<void> {
+  const [v] = await screening.checkEach([sender]);
+  if (v?.result === 'blocked') throw new HushError('ADDRESS_BLOCKED', `The sender is blocked: a refund cannot go to it; ${otherwise}`, { field: 'senderAddress' });
+  // The operator asks again once the provider answers, or freezes.
+  if (v?.result === 'error' && screening.describe().onError === 'hold') throw new HushError('SERVICE_UNAVAILABLE', `The sender could not be screened (${v.reason}): no refund until it is; retry, or freeze the funds`);
 }

@@ -8,7 +8,10 @@ import { countHolds, listHolds, type HeldAfter, type HeldOrder } from '../store/
 import type { HoldFilter } from '../store/holds/hold-filter.ts';
 import { countFundHolds, listFundHolds, type FundHold } from '../store/holds/fund-holds.ts';
 import { resolveFundsHold } from './fund-holds-service.ts';
-import { holdNote, type ResolveOptions } from './hold-answer.ts';
+import { assertRefundable, holdNote, type ResolveOptions } from './hold-answer.ts';
+
+/** What a refund to a blocked sender of a held order leaves the operator. */
+export const ORDER_REFUSAL = 'freeze the funds or release the order';
 import { withFundNotes, withOrderNotes } from './hold-notes-service.ts';
 import { heldAtStage, resolveHold, TARGET, type HoldAction } from '../store/holds/resolve-hold.ts';
 import { getOrderByTrackingId, type OrderRecord } from '../store/orders-store.ts';
@@ -46,6 +49,11 @@ export class HoldsService {
     return { holds, fundHolds };
   }
 
+  /** The screening a refund's sender passes, as the resolution checks it (four eyes asks before proposing one). */
+  assertRefundable(sender: string, otherwise: string): Promise<void> {
+    return assertRefundable(this.screening, sender, otherwise);
+  }
+
   resolveFunds(holdId: string, action: HoldAction, note: string, actor: string, opts: ResolveOptions = {}): Promise<{ holdId: string; status: string }> {
     return resolveFundsHold(this.db, this.screening, holdId, action, holdNote(action, note), actor, opts);
   }
@@ -56,15 +64,7 @@ export class HoldsService {
     if (!o) throw new HushError('NOT_FOUND', `No order ${trackingId}`);
     if (!STATUS_TRAITS[o.status].operatorHold) throw new HushError('ORDER_NOT_HELD', `The order is ${o.status}, not held`, { status: o.status });
     // Never back to a blocked address: such funds can only be frozen (or released, if the finding was wrong).
-    if (action === 'refund') {
-      const [v] = await this.screening.checkEach([o.sender]);
-      if (v?.result === 'blocked') throw new HushError('ADDRESS_BLOCKED', 'The sender is blocked: a refund cannot go to it; freeze the funds or release the order', { field: 'senderAddress' });
-      // Under HUSH_SCREENING_ON_ERROR=hold an unanswered check moves no money, refunds included (issue 49):
-      // the operator asks again once the provider answers, or freezes.
-      if (v?.result === 'error' && this.screening.describe().onError === 'hold') {
-        throw new HushError('SERVICE_UNAVAILABLE', `The sender could not be screened (${v.reason}): no refund until it is; retry, or freeze the funds`);
-      }
-    }
+    if (action === 'refund') await assertRefundable(this.screening, o.sender, ORDER_REFUSAL);
     // A release goes on with what the order was doing when it was held: a hold before its refund goes back to refunding.
     const to = action === 'release' ? ((await heldAtStage(this.db, trackingId)) === 'refund' ? 'refunding' : 'deposit_confirmed') : TARGET[action];
     const moved = await allOrNothing(this.db, async (tx) => {

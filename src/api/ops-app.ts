@@ -69,7 +69,7 @@ export async function buildOpsApp(
     // The operator console: its files need no token, what it shows comes from /admin/v1 (docs/compliance.md).
     const { oidc } = deps.admin;
     await app.register(consoleRoutes, { assets: deps.admin.assets ?? [], sso: Boolean(oidc && api.operators), ...(deps.admin.explorer ? { explorer: deps.admin.explorer } : {}) });
-    if (oidc && api.operators) await app.register(consoleSignInRoutes, { oidc, operators: api.operators, clock: deps.clock });
+    if (oidc && api.operators) await app.register(consoleSignInRoutes, { oidc, operators: api.operators, clock: deps.clock, random: deps.random });
   }
   return app;
 }

@@ -25,7 +25,7 @@ import { orderIn } from '../support/settlement-fixtures.ts';
 import { expectError, expectOk, type ApiResponse } from '../support/api-responses.ts';
 
 const TOKEN = 'test-admin-token-0123456789abcdef';
-const verdict = { stage: 'deposit' as const, result: 'blocked' as const, field: 'senderAddress', address: 'Sender1111', list: 'own.txt', version: 'v1', reason: 'listed' };
+const verdict = { stage: 'deposit' as const, result: 'blocked' as const, field: 'recipientAddress', address: 'Recipient1111', list: 'own.txt', version: 'v1', reason: 'listed' };
 
 describe('the admin API: claims, comments and the history of holds', () => {
   let t: TestDatabase;

@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { consoleSignInRoutes } from '../../src/api/pages/console-sign-in-routes.ts';
 import type { AdminApi } from '../../src/api/deps.ts';
 import { systemClock } from '../../src/support/clock.ts';
+import { systemRandom } from '../../src/support/random.ts';
 import { startIdentityProvider, type TestIdentityProvider } from '../support/test-identity-provider.ts';
 
 const CALLBACK = 'http://127.0.0.1:9/console/sign-in/callback';
@@ -23,7 +24,7 @@ describe('single sign-on, begun by strangers', () => {
     app = Fastify();
     // Nobody signs in here: the callback's OpenID checks refuse the made-up code before anyone is looked up.
     const operators = { sessionMaxS: 3600, bySignIn: async () => null, openSession: async () => 'x', endSession: async () => {} } as unknown as NonNullable<AdminApi['operators']>;
-    await app.register(consoleSignInRoutes, { oidc: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, redirectUrl: CALLBACK }, operators, clock: systemClock });
+    await app.register(consoleSignInRoutes, { oidc: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, redirectUrl: CALLBACK }, operators, clock: systemClock, random: systemRandom });
   });
   after(async () => {
     await app?.close();

@@ -1,8 +1,9 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as oidc from 'openid-client';
 import type { OidcSettings } from '../../config/operator-settings.ts';
 import type { Clock } from '../../support/clock.ts';
+import type { Random } from '../../support/random.ts';
 import type { AdminApi } from '../deps.ts';
 import { CONSOLE_HEADER, SESSION_COOKIE, cookieOf, sessionCookieOf } from '../admin-auth.ts';
 import { CONSOLE_PATH } from './console-routes.ts';
@@ -24,8 +25,8 @@ interface Pending {
  * A sign-in begun, kept by the browser that began it (its cookie), sealed with this process's key: no table of
  * them here, which anyone could fill (they begin sign-ins without credentials) and so push out an operator's own.
  */
-function pendingSeal() {
-  const key = randomBytes(32);
+function pendingSeal(random: Pick<Random, 'bytes'>) {
+  const key = random.bytes(32);
   const mac = (body: string) => createHmac('sha256', key).update(body).digest();
   return {
     seal: (p: Pending): string => {
@@ -48,6 +49,8 @@ export interface SignInOptions {
   oidc: OidcSettings;
   operators: NonNullable<AdminApi['operators']>;
   clock: Pick<Clock, 'now'>;
+  /** The key sealing sign-ins in progress (one per process). */
+  random: Pick<Random, 'bytes'>;
 }
 
 /**
@@ -57,8 +60,8 @@ export interface SignInOptions {
  * (HttpOnly, SameSite=Strict, Secure over https) whose hash the store keeps; it ends when idle, when old, or on
  * sign-out. The provider's metadata is read once, on the first sign-in, never per anonymous request.
  */
-export async function consoleSignInRoutes(app: FastifyInstance, { oidc: settings, operators, clock }: SignInOptions) {
-  const pending = pendingSeal();
+export async function consoleSignInRoutes(app: FastifyInstance, { oidc: settings, operators, clock, random }: SignInOptions) {
+  const pending = pendingSeal(random);
   const secure = settings.redirectUrl.startsWith('https:');
   let config: Promise<oidc.Configuration> | null = null;
   let failedAt = -Infinity;
