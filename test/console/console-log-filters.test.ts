@@ -150,7 +150,8 @@ describe("the console's screening log: filters, paging, CSV; the queue's filters
     await page.locator(`#holds [data-fund-hold="${feeA}"]`).waitFor({ state: 'detached' });
     assert.deepEqual(await cards(), [feeB]);
     assert.equal(await page.locator('#queue-filtered').isVisible(), true);
-    assert.equal(await page.locator('#holds-heading').innerText(), 'Holds (2 open)', 'the heading still counts every open hold');
+    await page.locator('#holds-heading', { hasText: 'match' }).waitFor();
+    assert.equal(await page.locator('#holds-heading').innerText(), 'Holds (2 open, 1 match)', 'the heading counts every open hold, and those that match');
     await page.locator('#queue-account').fill('');
     await page.locator('#queue-stage').selectOption('deposit');
     await page.locator('#holds [data-fund-hold]').first().waitFor({ state: 'detached' });

@@ -153,13 +153,29 @@ describe("the console's one queue: held funds, a freeze asked first, failed refr
     assert.match(res.headers.get('cache-control')!, /immutable/, 'named by its content, cached for a year');
   });
 
-  test('more holds than the API lists: the heading counts them all and the page says it shows the oldest 100', async () => {
+  test('more holds than the API lists: the heading counts them all, the page says it shows the oldest 100, and the next page shows the rest', async () => {
     for (let i = 0; i < 101; i++) await holdFees(hush, `acc_queue${i}`, 1_000n, listFinding('fee', 'feeRecipientAddress', await address()));
     const listed = expectOk(await hush.ops.withKey(hush.adminToken!).get('/admin/v1/holds')) as unknown as { fundHolds: unknown[]; counts: { holds: number; fundHolds: number } };
     assert.deepEqual([listed.fundHolds.length, listed.counts], [100, { holds: 0, fundHolds: 101 }], 'the API lists 100 and counts 101');
     const more = page.locator('#holds-more');
     await page.locator('#holds-more', { hasText: 'of 101' }).waitFor({ timeout: 10_000 });
-    assert.equal(await more.innerText(), 'More holds exist than this page shows: showing the oldest 100 of 101 held funds. Resolve these and the rest follow.');
+    assert.equal(await more.innerText(), 'More holds exist than this page shows: showing the oldest 100 of 101 held funds. Resolve these, or go to the next holds.');
     assert.equal(await page.locator('#holds-heading').innerText(), 'Holds (101 open)');
+    const newest = listed.fundHolds.length === 100 ? (await hush.db.query<{ id: string }>(`SELECT max(id)::text AS id FROM screening_holds WHERE status = 'held'`)).rows[0]!.id : '';
+    assert.equal(await page.locator(`#holds [data-fund-hold="${newest}"]`).count(), 0, 'the 101st is not on the first page');
+    await page.locator('#queue-page', { hasText: 'Page 1; more follow.' }).waitFor();
+    assert.equal(await page.locator('#queue-first').isDisabled(), true);
+    await page.locator('#queue-next').click();
+    await page.locator(`#holds [data-fund-hold="${newest}"]`).waitFor();
+    await page.locator('#queue-page', { hasText: 'Page 2.' }).waitFor();
+    const oldest = (await hush.db.query<{ id: string }>(`SELECT min(id)::text AS id FROM screening_holds WHERE status = 'held'`)).rows[0]!.id;
+    assert.equal(await page.locator(`#holds [data-fund-hold="${oldest}"]`).count(), 0, 'the first page is not on the second');
+    assert.equal(await page.locator('#holds [data-fund-hold] [data-status]', { hasText: /^held$/ }).count(), 1, 'the second page holds the one left');
+    assert.equal(await page.locator('#queue-next').isDisabled(), true);
+    assert.equal(await more.isHidden(), true);
+    await assertAccessible(page, 'the second page of the queue');
+    await page.locator('#queue-first').click();
+    await page.locator('#queue-page', { hasText: 'Page 1; more follow.' }).waitFor();
+    await page.locator(`#holds [data-fund-hold="${newest}"]`).waitFor({ state: 'detached' });
   });
 });

@@ -7,7 +7,7 @@ import { ageWords, sentences } from './console-words.js';
 import { ageLine, entryWords, fundFacts, orderFacts, STAGES } from './console-hold-card.js';
 import { closeNotes, forgetNotes, notesSection, updateNotes } from './console-hold-notes.js';
 import { showApproval } from './console-approvals.js';
-import { queueQuery } from './console-queue-filters.js';
+import { queuePage, queueQuery, showQueuePaging } from './console-queue-filters.js';
 
 /**
  * Holds resolved from this page, by card key, with the stamp of the hold they answered: listed again with
@@ -159,7 +159,7 @@ function queueOf(holds, fundHolds) {
 }
 
 export async function refreshHolds() {
-  const { holds, fundHolds = [], counts } = await api(`/admin/v1/holds${queueQuery()}`);
+  const { holds, fundHolds = [], counts, next } = await api(`/admin/v1/holds${queueQuery()}`);
   const box = $('holds');
   const queue = queueOf(holds, fundHolds);
   const now = new Set(queue.map((q) => q.key));
@@ -186,16 +186,26 @@ export async function refreshHolds() {
   for (const age of box.querySelectorAll('[data-age]')) age.textContent = `held ${ageWords(age.getAttribute('data-held-at'))}`;
   $('holds-empty').hidden = box.children.length > 0;
   showCounts(counts ?? { holds: holds.length, fundHolds: fundHolds.length }, holds.length, fundHolds.length);
+  showQueuePaging(next);
 }
 
-/** The heading counts every open hold; a listing cut at the API's limit says how much it left out. */
+/**
+ * The heading counts every open hold (and, filtered, how many match); on the first page a listing cut at the API's
+ * limit says how much it left out ("Next holds" shows the rest).
+ */
 function showCounts(counts, ordersShown, fundsShown) {
-  $('holds-count').textContent = `(${counts.holds + counts.fundHolds} open)`;
+  const m = counts.matching;
+  $('holds-count').textContent = `(${counts.holds + counts.fundHolds} open${m ? `, ${m.holds + m.fundHolds} match` : ''})`;
   const cut = [];
+  if (queuePage() > 1) {
+    $('holds-more').hidden = true;
+    return;
+  }
+  counts = m ?? counts;
   if (counts.holds > ordersShown) cut.push(`the oldest ${ordersShown} of ${counts.holds} held orders`);
   if (counts.fundHolds > fundsShown) cut.push(`the oldest ${fundsShown} of ${counts.fundHolds} held funds`);
   $('holds-more').hidden = cut.length === 0;
-  $('holds-more').textContent = cut.length ? sentences(`More holds exist than this page shows: showing ${cut.join(' and ')}`, 'Resolve these and the rest follow') : '';
+  $('holds-more').textContent = cut.length ? sentences(`More holds exist than this page shows: showing ${cut.join(' and ')}`, 'Resolve these, or go to the next holds') : '';
 }
 
 export function clearHolds() {
