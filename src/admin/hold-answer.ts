@@ -2,6 +2,7 @@ import { HushError } from '../domain/errors.ts';
 import type { Queryable } from '../store/db.ts';
 import type { HoldAction } from '../store/holds/resolve-hold.ts';
 import type { Screening } from '../screening/screening-port.ts';
+import { MAX_ID } from './query-words.ts';
 
 /** What an operator's answer to a hold carries (docs/spec.md §12), whichever kind of hold it answers. */
 export const HOLD_ACTIONS: readonly HoldAction[] = ['release', 'refund', 'freeze'];
@@ -24,7 +25,6 @@ export function holdNote(action: HoldAction, note: unknown): string {
   return text;
 }
 
-const MAX_ID = 9_223_372_036_854_775_807n;
 
 /** A hold's or a proposal's id as the store keys it (a PostgreSQL bigint); anything else names nothing: NOT_FOUND, never a store error. */
 export function storeId(id: string, what: string): string {

@@ -1,4 +1,5 @@
 import { storeId } from './hold-answer.ts';
+import { MAX_ID } from './query-words.ts';
 import { HushError } from '../domain/errors.ts';
 import { STATUS_TRAITS, type OrderStatus } from '../domain/order-state.ts';
 import type { Db } from '../store/db.ts';
@@ -19,7 +20,6 @@ export interface NoteAuthor {
 export const MAX_COMMENT = 500;
 export const HISTORY_PAGE = { default: 20, max: 100 } as const;
 /** A bigint column's largest id: a longer one names nothing (and would fail the cast in SQL). */
-const MAX_ID = (1n << 63n) - 1n;
 /** A UTF-16 half of a pair without its other half: PostgreSQL's text cannot hold it. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { HushError } from '../domain/errors.ts';
+import { hashSecret, secretMatches } from '../services/api-keys.ts';
 import type { Db } from '../store/db.ts';
 import type { Random } from '../support/random.ts';
 import { getOperator, insertOperator, listOperators, operatorForSignIn, updateOperator, type OperatorRecord, type OperatorRole } from '../store/operators/operators-store.ts';
@@ -15,7 +15,6 @@ export interface NamedOperator {
   role: OperatorRole;
 }
 
-const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest();
 const ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 // Controls, and the bidirectional embeddings, overrides and isolates that make a log line read other than it is
 // stored; every other character of any script is a name (a Persian ZWNJ, an emoji's ZWJ included).
@@ -91,7 +90,7 @@ export class OperatorsService {
     const view = await insertOperatorToken(this.db, {
       id: tokenId,
       operatorId,
-      secretHash: sha256(secret),
+      secretHash: hashSecret(secret),
       label: opts.label ?? null,
       expiresInS: opts.expiresInDays ? Math.round(opts.expiresInDays * 86_400) : null,
     });
@@ -114,7 +113,7 @@ export class OperatorsService {
     if (!m) return null;
     const c = await tokenCredential(this.db, m[1]!);
     // The hash is compared even for a dead token: the answer's time says nothing about which of the two it was.
-    const same = c !== null && timingSafeEqual(sha256(m[2]!), c.secretHash);
+    const same = c !== null && secretMatches(m[2]!, c.secretHash);
     if (!c || !same || !c.live) return null;
     await touchOperatorToken(this.db, m[1]!);
     return { operatorId: c.operatorId, name: c.name, role: c.role };
@@ -129,16 +128,16 @@ export class OperatorsService {
   /** A new console session for the operator: the cookie's value (random; only its hash is kept). */
   async openSession(operatorId: string): Promise<string> {
     const value = this.random.bytes(32).toString('base64url');
-    await insertOperatorSession(this.db, sha256(value), operatorId);
+    await insertOperatorSession(this.db, hashSecret(value), operatorId);
     return value;
   }
 
   /** The operator of a live session, its idle clock restarted when `active` (a person's request, not the page's own refresh); null when it ended, idled out or aged out. */
   bySession(value: string, active = true): Promise<NamedOperator | null> {
-    return useOperatorSession(this.db, sha256(value), this.sessionIdleS, this.sessionMaxS, active);
+    return useOperatorSession(this.db, hashSecret(value), this.sessionIdleS, this.sessionMaxS, active);
   }
 
   endSession(value: string): Promise<void> {
-    return endOperatorSession(this.db, sha256(value));
+    return endOperatorSession(this.db, hashSecret(value));
   }
 }

@@ -86,8 +86,8 @@ export function isoTime(field: string, value: string): { text: string; ms: numbe
   return { text: m[4] === undefined ? `${value}T00:00:00Z` : value, ms: at.getTime() - offsetMs + fraction };
 }
 
-/** A bigint column's largest id. */
-const MAX_ID = (1n << 63n) - 1n;
+/** A bigint column's largest id: an id past it names nothing the store holds (cursors here, holds and proposals in hold-answer.ts). */
+export const MAX_ID = (1n << 63n) - 1n;
 
 /** A cursor's id (which matched `^[1-9][0-9]{0,18}$`) the store can key: past a bigint it names nothing it could read, a 400. */
 export function cursorId(field: string, value: string | undefined): string | undefined {

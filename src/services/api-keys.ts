@@ -23,7 +23,8 @@ export function parseApiKey(apiKey: string): { keyId: string; secret: string } |
   return m ? { keyId: m[1]!, secret: m[2]! } : null;
 }
 
-function hashSecret(secret: string): Uint8Array {
+/** What the store keeps of a secret (a key's, an operator token's, a console session's): its sha256. */
+export function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
 }
 

@@ -21,7 +21,7 @@ export const inWords = (words: Readonly<Record<string, string>>) => (errors: Fas
  * authentication (registered by admin-routes.ts, whose hooks it inherits): a page, filtered, with the cursor of
  * the next (`next`: pass it as `before`); and the same filters as a CSV file.
  */
-export async function adminLogRoutes(fastify: FastifyInstance, { admin, clock }: { admin: AdminApi; clock: Pick<Clock, 'now'> }) {
+export async function adminLogRoutes(fastify: FastifyInstance, { admin, clock }: { admin: AdminApi; clock: Pick<Clock, 'date'> }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const log = () => {
     if (!admin.screeningLog) throw new HushError('SERVICE_UNAVAILABLE', 'The screening log is not available on this deployment');
@@ -38,7 +38,7 @@ export async function adminLogRoutes(fastify: FastifyInstance, { admin, clock }:
   app.get('/screening-log.csv', { schema: { hide: true, querystring: LogExportQuery }, schemaErrorFormatter: inWords(LOG_EXPORT_WORDS) }, async (request, reply) => {
     const max = Number(request.query.limit ?? LOG_EXPORT_MAX);
     const { csv, next } = logCsv(await log()({ ...logFilterOf(request.query), limit: max + 1 }), max);
-    const stamp = new Date(clock.now()).toISOString().replace(/[-:]|\.\d+/g, '');
+    const stamp = clock.date().toISOString().replace(/[-:]|\.\d+/g, '');
     reply
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="screening-log-${stamp}.csv"`)

@@ -33,7 +33,7 @@ export interface AdminRouteOptions {
   afterChange?: (accountId?: string) => void;
   throttle?: AdminThrottle;
   /** Where the failed attempts' buckets refill. */
-  clock: Pick<Clock, 'now'>;
+  clock: Pick<Clock, 'now' | 'date'>;
   /** Single sign-on configured: then nobody issues a personal token in another's name. */
   sso?: boolean;
 }
