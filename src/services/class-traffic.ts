@@ -18,6 +18,8 @@ export const TRAFFIC_BUCKETS = 360;
 export interface ClassTrafficSource {
   /** The class's arrivals (class-forecast.ts); undefined before the first read or the first order. */
   arrivalsOf(cls: ClassOf): ClassArrivals | undefined;
+  /** Every standard class's arrivals as one's, while Hush is young (the crowd a class may be part of); else undefined. */
+  crowdOf?(cls: ClassOf, own?: readonly number[]): ClassArrivals | undefined;
   /** The span the arrivals are watched over, seconds: Hush's life while shorter than the window. */
   observedSeconds(now?: number): number | undefined;
   /** The window the arrivals are counted in, seconds. */
@@ -36,6 +38,9 @@ export interface ClassTrafficSource {
  */
 export class ClassTraffic implements ClassTrafficSource {
   private arrivals = new Map<string, ClassArrivals>();
+  /** The last read's counts by age (newest first): per class, and of every class together. */
+  private byAge = new Map<string, readonly number[]>();
+  private allByAge: number[] = [];
   private observedMs: number | undefined;
   private firstOrder: Date | null = null;
   private stopTimer: (() => void) | null = null;
@@ -70,7 +75,11 @@ export class ClassTraffic implements ClassTrafficSource {
     const counts = await recentClassCounts(this.db, new Date(now - this.windowS * 1000), this.standardAmounts, { now: new Date(now), bucketMs: this.bucketMs });
     const arrivals = new Map<string, ClassArrivals>();
     if (observedMs !== undefined) for (const c of counts) arrivals.set(classKey(c), this.toArrivals(c.byAge, observedMs));
+    const all: number[] = [];
+    for (const c of counts) c.byAge.forEach((n, age) => (all[age] = (all[age] ?? 0) + n));
     this.arrivals = arrivals;
+    this.byAge = new Map(counts.map((c) => [classKey(c), c.byAge]));
+    this.allByAge = Array.from(all, (n) => n ?? 0);
     this.observedMs = observedMs;
   }
 
@@ -88,9 +97,33 @@ export class ClassTraffic implements ClassTrafficSource {
     return this.arrivals.get(classKey(cls)) ?? this.toArrivals([], this.observedMs);
   }
 
+  /**
+   * Every standard class's deposits as one class's, with the class's own counted as `own` (by age, newest
+   * first; the release passes its own count, which leaves out the deposit that opened the class's waiting
+   * set) instead of as last read. Read only while Hush is young, the one time the release and the quote
+   * look at it (class-release.ts releaseReason): a crowd spread over many classes reaches some of them only
+   * once or twice in its first seconds, and they are held for it rather than sent as pieces.
+   */
+  crowdOf(cls: ClassOf, own?: readonly number[]): ClassArrivals | undefined {
+    if (this.observedMs === undefined || !this.young()) return undefined;
+    const read = this.byAge.get(classKey(cls)) ?? [];
+    const mine = own ?? read;
+    const ages = Math.max(this.allByAge.length, mine.length);
+    return this.toArrivals(Array.from({ length: ages }, (_, age) => (this.allByAge[age] ?? 0) - (read[age] ?? 0) + (mine[age] ?? 0)), this.observedMs);
+  }
+
   observedSeconds(now = this.clock.now()): number | undefined {
     if (this.firstOrder === null) return undefined;
     return Math.min(this.windowS, (now - this.firstOrder.getTime()) / 1000);
+  }
+
+  /**
+   * Reads the counts again while Hush is young: the release pass asks before it decides, since a crowd's
+   * first seconds are a handful of deposits and a read a second old may hold none of them (issue 71: the
+   * crowd's first members went alone).
+   */
+  async refreshWhileYoung(now = this.clock.now()): Promise<void> {
+    if (this.young(now)) await this.refresh(now);
   }
 
   /** Whether Hush has watched its traffic for less than the prior silence (or not at all yet). */
@@ -106,7 +139,7 @@ export class ClassTraffic implements ClassTrafficSource {
     // a fresh Hush) and promise the wait of a class with no traffic while the release holds it as a crowd
     // (issue 51). The cost: a second's query while Hush has no order or has watched less than the prior
     // silence (about a minute of traffic at the defaults), then none.
-    const young = every(this.clock, YOUNG_EVERY_MS, () => (this.young() ? this.refresh() : Promise.resolve()));
+    const young = every(this.clock, YOUNG_EVERY_MS, () => this.refreshWhileYoung());
     this.stopTimer = () => {
       steady();
       young();
