@@ -1,4 +1,4 @@
-import { anyArrivalWeight, arrivalsAtOdds, crowdFills, hasTraffic, meanArrivals, spanForAnyArrivalWeight, spanToBring, young, type ClassEvidence } from './class-forecast.ts';
+import { anyArrivalWeight, arrivalsAtOdds, crowdFills, hasTraffic, meanArrivals, spanForAnyArrivalWeight, spanToBring, thinHistory, unproven, young, type ClassEvidence } from './class-forecast.ts';
 import { asksToWait, memberBudgetMs, type PrivacyChoice } from './privacy-choice.ts';
 
 /**
@@ -182,13 +182,24 @@ export function releaseReason(going: readonly Member[], anyoneWaits: boolean, no
   if (now >= deadline) return 'budget';
   if (anyoneWaits || policy.fixedK) return null;
   if (!hasTraffic(traffic)) return 'no-traffic';
-  // A young Hush holds a class on its traffic only when that is a crowd: one that brings the set its members
-  // want within half what is left of the hold, at the promise's odds. Anything thinner goes at once, as
-  // before any traffic was measured (issue 41's cold start).
   const wants = Math.max(...going.map((m) => m.wants));
-  if (young(traffic) && !crowdFills(traffic, wants - going.length, (deadline - now) / 2, 1 - PROMISE_ODDS)) return 'no-traffic';
+  if (notYetWorthHolding(traffic, wants - going.length, deadline - now)) return 'no-traffic';
   if (anyArrivalWeight(traffic, deadline - now) < MIN_EXPECTED_ARRIVALS) return 'too-slow';
   return null;
+}
+
+/**
+ * Whether a class whose history is not yet a rate (unproven) goes at once rather than held on it, for members
+ * that want `needed` more and have `leftMs` of hold left. A young Hush holds only a crowd: one that brings
+ * `needed` within half of what is left, at the promise's odds (issue 41's cold start). A class seen fewer than
+ * MIN_EPISODES times holds only while the rest of the hold brings anybody at all at the promise's odds: with one
+ * or two arrivals in the window that is rarely so, and a partner's repeated test send is not held for the crowd
+ * one earlier order seemed to promise (issue 71). Anything thinner goes at once, as with no traffic.
+ */
+function notYetWorthHolding(traffic: ClassEvidence, needed: number, leftMs: number): boolean {
+  if (young(traffic)) return !crowdFills(traffic, needed, leftMs / 2, 1 - PROMISE_ODDS);
+  if (thinHistory(traffic)) return arrivalsAtOdds(traffic, leftMs, 1 - PROMISE_ODDS) < 1;
+  return false;
 }
 
 /**
@@ -251,6 +262,8 @@ export interface ExpectedRelease {
   /** The release size the order gets, and the wait it does not exceed, at least PROMISE_ODDS of the time. */
   promisedBatch: number;
   promisedDelaySeconds: number;
+  /** Goes at once, alone and unspread (releaseReason's `no-traffic`): after the two slots only. */
+  atOnce?: boolean;
 }
 
 /**
@@ -272,11 +285,11 @@ export function expectedRelease(
   const patient = asksToWait(choice);
   const minSet = choice && 'minAnonymitySet' in choice && !policy.fixedK ? choice.minAnonymitySet : undefined;
   const target = minSet ?? policy.targetSet;
-  // A young Hush's class that is not a crowd goes at once (releaseReason): the quote says so.
-  const thin = !patient && !policy.fixedK && young(traffic) && !crowdFills(traffic, target - 1, holdMsOf / 2, 1 - PROMISE_ODDS);
+  // A class not yet a rate (a young Hush's, or thin) that is not worth holding goes at once (releaseReason): the quote says so.
+  const thin = !patient && !policy.fixedK && hasTraffic(traffic) && notYetWorthHolding(traffic, target - 1, holdMsOf);
   if (!hasTraffic(traffic) || thin) {
     const waitS = patient || (policy.fixedK && traffic === undefined) ? holdS : 0;
-    return { delaySeconds: waitS, batch: 1, promisedDelaySeconds: waitS, promisedBatch: 1 };
+    return { delaySeconds: waitS, batch: 1, promisedDelaySeconds: waitS, promisedBatch: 1, ...(waitS === 0 ? { atOnce: true } : {}) };
   }
   // A steered class goes once the rest of the hold is expected to bring under MIN_EXPECTED_ARRIVALS more
   // (releaseReason's too-slow). A fixed k is held to the oldest member's deadline and takes the class; so is
@@ -298,14 +311,22 @@ export function expectedRelease(
   if (fillMs !== undefined) {
     // Fills at those odds within fillMs; a member waits at most that, and at the odds a little less (its
     // place in the cycle is uniform), but the spread of the fill time is already in fillMs: keep all of it.
-    return { ...central, promisedBatch: target, promisedDelaySeconds: Math.min(holdS, fillMs / 1000) };
+    return defended(traffic, { ...central, promisedBatch: target, promisedDelaySeconds: Math.min(holdS, fillMs / 1000) });
   }
   const company = arrivalsAtOdds(traffic, Math.min(cycleMs, lastsMs), q);
   // The member's wait is the cycle less its place in it; as the cycle's first (odds 1 / (1 + expected
   // company)) it waits all of it, otherwise a uniform share.
   const first = 1 / (1 + meanArrivals(traffic, cycleMs));
   const waitMs = first >= q ? cycleMs : (cycleMs * PROMISE_ODDS) / (1 - first);
-  return { ...central, promisedBatch: Math.max(1, Math.min(target, 1 + company)), promisedDelaySeconds: Math.min(cycleMs, waitMs) / 1000 };
+  return defended(traffic, { ...central, promisedBatch: Math.max(1, Math.min(target, 1 + company)), promisedDelaySeconds: Math.min(cycleMs, waitMs) / 1000 });
+}
+
+/**
+ * A class not yet a rate (unproven) has no central estimate worth more than its promise: its "likely" set and
+ * wait are the ones it holds at PROMISE_ODDS (issue 71: one earlier order made a quote say "likely 6").
+ */
+function defended(traffic: ClassEvidence, r: ExpectedRelease): ExpectedRelease {
+  return unproven(traffic) ? { ...r, batch: r.promisedBatch, delaySeconds: r.promisedDelaySeconds } : r;
 }
 
 /** How long traffic seen over a span W goes on, at the promise's odds: W (1 − PROMISE_ODDS) / PROMISE_ODDS. */

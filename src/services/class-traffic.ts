@@ -3,7 +3,7 @@ import type { AssetRegistry } from '../config/assets.ts';
 import { classArrivals, type ClassArrivals } from '../domain/class-forecast.ts';
 import { classKey } from '../domain/class-release.ts';
 import type { Db } from '../store/db.ts';
-import { firstOrderAt, recentClassCounts } from '../store/class-traffic-store.ts';
+import { firstOrderAt, recentClassTraffic } from '../store/class-traffic-store.ts';
 import type { Clock } from '../support/clock.ts';
 
 type ClassOf = { sourceAssetId: string; destinationAssetId: string; mode: string; pinnedAmount: bigint };
@@ -16,8 +16,11 @@ export const TRAFFIC_BUCKETS = 360;
 
 /** What Hush has seen of each class's deposits: what the release steers by and the quote's promise is made from. */
 export interface ClassTrafficSource {
-  /** The class's arrivals (class-forecast.ts); undefined before the first read or the first order. */
-  arrivalsOf(cls: ClassOf): ClassArrivals | undefined;
+  /**
+   * The class's arrivals (class-forecast.ts); undefined before the first read or the first order. With a
+   * `sender`, its own deposits left out: they are no company for it (recentClassCounts).
+   */
+  arrivalsOf(cls: ClassOf, sender?: string): ClassArrivals | undefined;
   /** The span the arrivals are watched over, seconds: Hush's life while shorter than the window. */
   observedSeconds(now?: number): number | undefined;
   /** The window the arrivals are counted in, seconds. */
@@ -36,6 +39,8 @@ export interface ClassTrafficSource {
  */
 export class ClassTraffic implements ClassTrafficSource {
   private arrivals = new Map<string, ClassArrivals>();
+  /** Per class with little traffic: its counts by age, and each sender's share of them. */
+  private detail = new Map<string, { byAge: number[]; bySender: Map<string, number[]> }>();
   private observedMs: number | undefined;
   private firstOrder: Date | null = null;
   private stopTimer: (() => void) | null = null;
@@ -67,10 +72,17 @@ export class ClassTraffic implements ClassTrafficSource {
   async refresh(now = this.clock.now()): Promise<void> {
     await this.knowFirstOrder();
     const observedMs = this.firstOrder ? Math.min(this.windowS * 1000, now - this.firstOrder.getTime()) : undefined;
-    const counts = await recentClassCounts(this.db, new Date(now - this.windowS * 1000), this.standardAmounts, { now: new Date(now), bucketMs: this.bucketMs });
+    const counts = await recentClassTraffic(this.db, new Date(now - this.windowS * 1000), this.standardAmounts, { now: new Date(now), bucketMs: this.bucketMs });
     const arrivals = new Map<string, ClassArrivals>();
-    if (observedMs !== undefined) for (const c of counts) arrivals.set(classKey(c), this.toArrivals(c.byAge, observedMs));
+    const detail = new Map<string, { byAge: number[]; bySender: Map<string, number[]> }>();
+    if (observedMs !== undefined) {
+      for (const c of counts) {
+        arrivals.set(classKey(c), this.toArrivals(c.byAge, observedMs));
+        if (c.bySender) detail.set(classKey(c), { byAge: c.byAge, bySender: c.bySender });
+      }
+    }
     this.arrivals = arrivals;
+    this.detail = detail;
     this.observedMs = observedMs;
   }
 
@@ -83,9 +95,13 @@ export class ClassTraffic implements ClassTrafficSource {
     return classArrivals(counts, this.bucketMs, observedMs, this.priorSilenceS * 1000, this.memoryS * 1000);
   }
 
-  arrivalsOf(cls: ClassOf): ClassArrivals | undefined {
+  arrivalsOf(cls: ClassOf, sender?: string): ClassArrivals | undefined {
     if (this.observedMs === undefined) return undefined;
-    return this.arrivals.get(classKey(cls)) ?? this.toArrivals([], this.observedMs);
+    const key = classKey(cls);
+    const own = sender === undefined ? undefined : this.detail.get(key);
+    const mine = own?.bySender.get(sender!);
+    if (own && mine) return this.toArrivals(own.byAge.map((n, age) => n - (mine[age] ?? 0)), this.observedMs);
+    return this.arrivals.get(key) ?? this.toArrivals([], this.observedMs);
   }
 
   observedSeconds(now = this.clock.now()): number | undefined {

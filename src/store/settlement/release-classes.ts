@@ -69,6 +69,8 @@ async function lockWaiting(tx: Queryable): Promise<HeldPayout[]> {
       WHERE status IN ${statusesSql('awaitsPayout')} AND class_released_at IS NULL
         AND payout_due_at > now() AND deposit ->> 'confirmedAt' IS NOT NULL
         AND quote -> 'privacy' ->> 'standard' = 'true'
+        -- A short or over deposit waits only for its refund: counted in a release, it would be company nobody had.
+        AND (deposit ->> 'amount')::numeric = amount_in
       FOR UPDATE`,
   );
   return rows.map((r) => ({
