@@ -132,6 +132,8 @@ export async function recentClassTraffic(db: Queryable, since: Date, pinnedAmoun
  * Hush at will and so move its quotes.
  */
 export async function firstOrderAt(db: Queryable): Promise<Date | null> {
-  const { rows } = await db.query<{ at: Date | null }>(`SELECT min(created_at) AS at FROM orders WHERE ${TAKEN}`);
+  // deposit IS NOT NULL: the funded orders' index by creation (migration 029), so a Hush with many unfunded
+  // orders and none taken yet (its young reads ask every second) reads only funded ones.
+  const { rows } = await db.query<{ at: Date | null }>(`SELECT min(created_at) AS at FROM orders WHERE deposit IS NOT NULL AND ${TAKEN}`);
   return rows[0]?.at ?? null;
 }
