@@ -33,6 +33,8 @@ export interface ClassArrivals {
   priorMs?: number;
   /** The share of exposureMs that is the silence since the newest arrival (weighed as the exposure is); absent: 0. */
   silentExposureMs?: number;
+  /** The arrivals in the span watched, each counted once whatever its age (`arrivals` weighs them); absent: `arrivals`. */
+  seen?: number;
 }
 
 /**
@@ -95,7 +97,8 @@ export function classArrivals(counts: readonly number[], bucketMs: number, obser
     if (i > newest) silentExposureMs += w * span;
   }
   const priorMs = Math.max(0, priorSilenceMs);
-  return { arrivals, exposureMs: Math.max(1, exposureMs) + priorMs, dispersion: dispersionOf(seen), ...(silentMs !== undefined ? { silentMs, silentExposureMs } : {}), priorMs };
+  const count = seen.reduce((a, b) => a + b, 0);
+  return { arrivals, exposureMs: Math.max(1, exposureMs) + priorMs, dispersion: dispersionOf(seen), ...(silentMs !== undefined ? { silentMs, silentExposureMs } : {}), priorMs, seen: count };
 }
 
 /**
@@ -116,6 +119,30 @@ function live(e: ClassEvidence): ClassEvidence {
  */
 export function young(e: ClassEvidence | undefined): boolean {
   return e !== undefined && typeof e !== 'number' && (e.priorMs ?? 0) > 0 && e.exposureMs - (e.priorMs ?? 0) < (e.priorMs ?? 0);
+}
+
+/**
+ * A class seen as fewer independent episodes than this over the whole span watched (each arrival counted once,
+ * bursts as one) has no rate yet that a hold or a promise can stand on (issue 71): one earlier order made a
+ * second test send's quote say "likely 6 within 783 s" and held it 672 s for nobody. Three, because the rate's
+ * lower bound at the promise's odds (the Gamma posterior's 20 % quantile) is under half its estimate below
+ * three episodes (0.22 of it at one, 0.41 at two, 0.51 at three): anything thinner promises a crowd on a guess.
+ */
+export const MIN_EPISODES = 3;
+
+/** Whether the class's history is thin: seen as fewer than MIN_EPISODES episodes in the span watched. */
+export function thinHistory(e: ClassEvidence | undefined): boolean {
+  if (e === undefined || typeof e === 'number') return false;
+  return (e.seen ?? e.arrivals) / e.dispersion < MIN_EPISODES;
+}
+
+/**
+ * Whether what a class has seen is not yet a rate: seen by a young Hush, or thin. Such a class is held only
+ * when that is worth it at the promise's odds (class-release.ts), otherwise its members go at once, as with no
+ * traffic; and its quote's central estimate is no more than its promise (docs/spec.md §9, docs/privacy.md).
+ */
+export function unproven(e: ClassEvidence | undefined): boolean {
+  return young(e) || thinHistory(e);
 }
 
 /**

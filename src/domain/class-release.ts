@@ -1,4 +1,4 @@
-import { anyArrivalWeight, arrivalsAtOdds, crowdFills, hasTraffic, meanArrivals, spanForAnyArrivalWeight, spanToBring, stopped, young, type ClassEvidence } from './class-forecast.ts';
+import { anyArrivalWeight, arrivalsAtOdds, crowdFills, hasTraffic, meanArrivals, spanForAnyArrivalWeight, spanToBring, stopped, thinHistory, unproven, young, type ClassEvidence } from './class-forecast.ts';
 import { asksToWait, memberBudgetMs, type PrivacyChoice } from './privacy-choice.ts';
 
 /**
@@ -186,29 +186,39 @@ export function releaseReason(
 ): ReleaseReason | null {
   if (going.length === 0) return null;
   const steered = !anyoneWaits && !policy.fixedK;
-  // A young Hush's crowd still arriving is not cut at the target (issue 71): the members arriving after the
-  // cut would go as a small release of their own, one more link. It goes whole once its silence says it
-  // has stopped, or at the earliest hold's end; a young Hush is young for only a fourteenth of a hold.
-  const arriving = steered && young(traffic) && hasTraffic(traffic) && !stopped(traffic);
+  // A crowd still arriving whose history is not yet a rate (a young Hush's, or a class's first burst) is
+  // not cut at the target (issue 71): the members arriving after the cut would go as a small release of
+  // their own, one more link. It goes whole once its silence says it has stopped, or at the earliest hold.
+  const arriving = steered && unproven(traffic) && hasTraffic(traffic) && !stopped(traffic);
   if (going.every((m) => going.length >= m.wants) && !arriving) return 'target';
   const deadline = Math.min(...going.map((m) => m.deadline));
   if (now >= deadline) return 'budget';
   if (!steered) return null;
-  // A young Hush holds a class on its traffic only when that is a crowd: one that brings the set its members
-  // want within half what is left of the hold, at the promise's odds. Anything thinner goes at once, as
-  // before any traffic was measured (issue 41's cold start)...
   const wants = Math.max(...going.map((m) => m.wants));
-  const thin = (e: ClassEvidence | undefined) => !crowdFills(e, wants - going.length, (deadline - now) / 2, 1 - PROMISE_ODDS);
-  if (!hasTraffic(traffic) || (young(traffic) && thin(traffic))) {
-    // ... unless the young Hush is in a crowd spread over its classes: a class the crowd has reached only
-    // once or twice yet would otherwise go as pieces of one or two while the rest of it arrives (issue 71).
-    // It is held while the crowd arrives, and goes together once the crowd's silence says it stopped, or
-    // once Hush is no longer young and the class's own traffic steers it.
-    if (young(crowd) && !thin(crowd)) return null;
+  if (!hasTraffic(traffic) || notYetWorthHolding(traffic, wants - going.length, deadline - now)) {
+    // A class that would go at once is held while a young Hush is in a crowd spread over its classes: one
+    // the crowd has reached only once or twice yet would otherwise go as pieces of one or two while the rest
+    // of it arrives (issue 71). Held while the crowd would bring the set at the young rule's odds, it goes
+    // together once the crowd's silence says it stopped, or once Hush is no longer young.
+    if (young(crowd) && crowdFills(crowd, wants - going.length, (deadline - now) / 2, 1 - PROMISE_ODDS)) return null;
     return 'no-traffic';
   }
   if (anyArrivalWeight(traffic, deadline - now) < MIN_EXPECTED_ARRIVALS) return 'too-slow';
   return null;
+}
+
+/**
+ * Whether a class whose history is not yet a rate (unproven) goes at once rather than held on it, for members
+ * that want `needed` more and have `leftMs` of hold left. A young Hush holds only a crowd: one that brings
+ * `needed` within half of what is left, at the promise's odds (issue 41's cold start). A class seen fewer than
+ * MIN_EPISODES times holds only while the rest of the hold brings anybody at all at the promise's odds: with one
+ * or two arrivals in the window that is rarely so, and a partner's repeated test send is not held for the crowd
+ * one earlier order seemed to promise (issue 71). Anything thinner goes at once, as with no traffic.
+ */
+function notYetWorthHolding(traffic: ClassEvidence, needed: number, leftMs: number): boolean {
+  if (young(traffic)) return !crowdFills(traffic, needed, leftMs / 2, 1 - PROMISE_ODDS);
+  if (thinHistory(traffic)) return arrivalsAtOdds(traffic, leftMs, 1 - PROMISE_ODDS) < 1;
+  return false;
 }
 
 /**
@@ -274,6 +284,8 @@ export interface ExpectedRelease {
   /** The release size the order gets, and the wait it does not exceed, at least PROMISE_ODDS of the time. */
   promisedBatch: number;
   promisedDelaySeconds: number;
+  /** Goes at once, alone and unspread (releaseReason's `no-traffic`): after the two slots only. */
+  atOnce?: boolean;
 }
 
 /**
@@ -297,14 +309,14 @@ export function expectedRelease(
   const patient = asksToWait(choice);
   const minSet = choice && 'minAnonymitySet' in choice && !policy.fixedK ? choice.minAnonymitySet : undefined;
   const target = minSet ?? policy.targetSet;
-  // A young Hush's class that is not a crowd goes at once (releaseReason): the quote says so.
-  const thin = !patient && !policy.fixedK && young(traffic) && !crowdFills(traffic, target - 1, holdMsOf / 2, 1 - PROMISE_ODDS);
+  // A class not yet a rate (a young Hush's, or thin) that is not worth holding goes at once (releaseReason): the quote says so.
+  const thin = !patient && !policy.fixedK && hasTraffic(traffic) && notYetWorthHolding(traffic, target - 1, holdMsOf);
   if (!hasTraffic(traffic) || thin) {
     // Held while a young Hush's crowd arrives (releaseReason): how long the crowd lasts is not measured yet,
     // so only the hold is a wait the member does not exceed.
     const inCrowd = !patient && !policy.fixedK && young(crowd) && crowdFills(crowd, target - 1, holdMsOf / 2, 1 - PROMISE_ODDS);
     const waitS = patient || inCrowd || (policy.fixedK && traffic === undefined) ? holdS : 0;
-    return { delaySeconds: waitS, batch: 1, promisedDelaySeconds: waitS, promisedBatch: 1 };
+    return { delaySeconds: waitS, batch: 1, promisedDelaySeconds: waitS, promisedBatch: 1, ...(waitS === 0 ? { atOnce: true } : {}) };
   }
   // A steered class goes once the rest of the hold is expected to bring under MIN_EXPECTED_ARRIVALS more
   // (releaseReason's too-slow). A fixed k is held to the oldest member's deadline and takes the class; so is
@@ -326,14 +338,22 @@ export function expectedRelease(
   if (fillMs !== undefined) {
     // Fills at those odds within fillMs; a member waits at most that, and at the odds a little less (its
     // place in the cycle is uniform), but the spread of the fill time is already in fillMs: keep all of it.
-    return { ...central, promisedBatch: target, promisedDelaySeconds: Math.min(holdS, fillMs / 1000) };
+    return defended(traffic, { ...central, promisedBatch: target, promisedDelaySeconds: Math.min(holdS, fillMs / 1000) });
   }
   const company = arrivalsAtOdds(traffic, Math.min(cycleMs, lastsMs), q);
   // The member's wait is the cycle less its place in it; as the cycle's first (odds 1 / (1 + expected
   // company)) it waits all of it, otherwise a uniform share.
   const first = 1 / (1 + meanArrivals(traffic, cycleMs));
   const waitMs = first >= q ? cycleMs : (cycleMs * PROMISE_ODDS) / (1 - first);
-  return { ...central, promisedBatch: Math.max(1, Math.min(target, 1 + company)), promisedDelaySeconds: Math.min(cycleMs, waitMs) / 1000 };
+  return defended(traffic, { ...central, promisedBatch: Math.max(1, Math.min(target, 1 + company)), promisedDelaySeconds: Math.min(cycleMs, waitMs) / 1000 });
+}
+
+/**
+ * A class not yet a rate (unproven) has no central estimate worth more than its promise: its "likely" set and
+ * wait are the ones it holds at PROMISE_ODDS (issue 71: one earlier order made a quote say "likely 6").
+ */
+function defended(traffic: ClassEvidence, r: ExpectedRelease): ExpectedRelease {
+  return unproven(traffic) ? { ...r, batch: r.promisedBatch, delaySeconds: r.promisedDelaySeconds } : r;
 }
 
 /** How long traffic seen over a span W goes on, at the promise's odds: W (1 − PROMISE_ODDS) / PROMISE_ODDS. */

@@ -44,22 +44,28 @@ export interface StatusTraits {
   operatorHold: boolean;
   /** Gets a disclosure receipt (docs/spec.md §12): final with a deposit Hush took (an expired order took none). */
   receipted: boolean;
+  /**
+   * Its deposit was taken into its class (docs/spec.md §9 "Traffic"): it counts as the class's traffic when the
+   * amount was exact. A deposit only detected, refunded, held or frozen is not company anybody was released with,
+   * and counting it would let anyone stretch a class's wait with deposits Hush gives back.
+   */
+  classTraffic: boolean;
 }
 
 const T = (t: Partial<StatusTraits>): StatusTraits => ({
-  final: false, awaitsDeposit: false, countsAsOpen: false, awaitsPayout: false, owesAmountOut: false, watchdogMayAct: false, operatorHold: false, receipted: false, ...t,
+  final: false, awaitsDeposit: false, countsAsOpen: false, awaitsPayout: false, owesAmountOut: false, watchdogMayAct: false, operatorHold: false, receipted: false, classTraffic: false, ...t,
 });
 
 export const STATUS_TRAITS: Readonly<Record<OrderStatus, StatusTraits>> = {
   awaiting_deposit: T({ awaitsDeposit: true, countsAsOpen: true }),
   deposit_detected: T({ awaitsDeposit: true, owesAmountOut: true, watchdogMayAct: true }),
-  deposit_confirmed: T({ awaitsPayout: true, owesAmountOut: true, watchdogMayAct: true }),
-  swapping: T({ awaitsPayout: true, owesAmountOut: true, watchdogMayAct: true }),
-  sending: T({ watchdogMayAct: true }),
+  deposit_confirmed: T({ awaitsPayout: true, owesAmountOut: true, watchdogMayAct: true, classTraffic: true }),
+  swapping: T({ awaitsPayout: true, owesAmountOut: true, watchdogMayAct: true, classTraffic: true }),
+  sending: T({ watchdogMayAct: true, classTraffic: true }),
   refunding: T({ watchdogMayAct: true }),
   // Held by screening before anything was sent: released it pays its amountOut, so it still owes it.
   held: T({ owesAmountOut: true, operatorHold: true }),
-  completed: T({ final: true, receipted: true }),
+  completed: T({ final: true, receipted: true, classTraffic: true }),
   expired: T({ final: true }),
   refunded: T({ final: true, receipted: true }),
   failed: T({ final: true, receipted: true }),

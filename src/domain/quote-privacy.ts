@@ -60,8 +60,9 @@ export function estimatePrivacy(
   if (!standard) return { standard, anonymitySet: 1, anonymitySetLikely: 1, delaySeconds: 0, suggestedAmounts, basis, ...echo };
   const release = expectedRelease(traffic, policy, requested, input.crowdTraffic);
   // A payout goes at a uniform moment of the release's spread: at the promise's odds that adds its first
-  // PROMISE_ODDS of it to the class's wait. A release of a class with no traffic is not spread (only the two slots).
-  const spreadS = basis === 'no_traffic' && release.promisedDelaySeconds === 0 ? policy.minGapMs / 1000 : (policy.spreadFromMs + PROMISE_ODDS * policy.spreadMs) / 1000;
+  // PROMISE_ODDS of it to the class's wait. A payout that goes at once (no traffic, or a history too thin to
+  // hold for) is not spread: only the two slots.
+  const spreadS = release.atOnce ? policy.minGapMs / 1000 : (policy.spreadFromMs + PROMISE_ODDS * policy.spreadMs) / 1000;
   const promised = Math.max(1, Math.floor(release.promisedBatch));
   return {
     standard,

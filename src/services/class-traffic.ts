@@ -3,7 +3,7 @@ import type { AssetRegistry } from '../config/assets.ts';
 import { classArrivals, type ClassArrivals } from '../domain/class-forecast.ts';
 import { classKey } from '../domain/class-release.ts';
 import type { Db } from '../store/db.ts';
-import { firstOrderAt, recentClassCounts } from '../store/class-traffic-store.ts';
+import { firstOrderAt, recentClassTraffic } from '../store/class-traffic-store.ts';
 import type { Clock } from '../support/clock.ts';
 
 type ClassOf = { sourceAssetId: string; destinationAssetId: string; mode: string; pinnedAmount: bigint };
@@ -16,10 +16,13 @@ export const TRAFFIC_BUCKETS = 360;
 
 /** What Hush has seen of each class's deposits: what the release steers by and the quote's promise is made from. */
 export interface ClassTrafficSource {
-  /** The class's arrivals (class-forecast.ts); undefined before the first read or the first order. */
-  arrivalsOf(cls: ClassOf): ClassArrivals | undefined;
+  /**
+   * The class's arrivals (class-forecast.ts); undefined before the first read or the first order. With a
+   * `sender`, its own deposits left out: they are no company for it (recentClassCounts).
+   */
+  arrivalsOf(cls: ClassOf, sender?: string): ClassArrivals | undefined;
   /** Every standard class's arrivals as one's, while Hush is young (the crowd a class may be part of); else undefined. */
-  crowdOf?(cls: ClassOf, own?: readonly number[]): ClassArrivals | undefined;
+  crowdOf?(cls: ClassOf, own?: readonly number[], sender?: string): ClassArrivals | undefined;
   /** The span the arrivals are watched over, seconds: Hush's life while shorter than the window. */
   observedSeconds(now?: number): number | undefined;
   /** The window the arrivals are counted in, seconds. */
@@ -38,9 +41,10 @@ export interface ClassTrafficSource {
  */
 export class ClassTraffic implements ClassTrafficSource {
   private arrivals = new Map<string, ClassArrivals>();
-  /** The last read's counts by age (newest first): per class, and of every class together. */
+  /** Per class with little traffic: its counts by age, and each sender's share of them. */
+  private detail = new Map<string, { byAge: number[]; bySender: Map<string, number[]> }>();
+  /** Per class: its counts by age, as last read (a young Hush's crowd sums them). */
   private byAge = new Map<string, readonly number[]>();
-  private allByAge: number[] = [];
   private observedMs: number | undefined;
   private firstOrder: Date | null = null;
   private stopTimer: (() => void) | null = null;
@@ -72,14 +76,18 @@ export class ClassTraffic implements ClassTrafficSource {
   async refresh(now = this.clock.now()): Promise<void> {
     await this.knowFirstOrder();
     const observedMs = this.firstOrder ? Math.min(this.windowS * 1000, now - this.firstOrder.getTime()) : undefined;
-    const counts = await recentClassCounts(this.db, new Date(now - this.windowS * 1000), this.standardAmounts, { now: new Date(now), bucketMs: this.bucketMs });
+    const counts = await recentClassTraffic(this.db, new Date(now - this.windowS * 1000), this.standardAmounts, { now: new Date(now), bucketMs: this.bucketMs });
     const arrivals = new Map<string, ClassArrivals>();
-    if (observedMs !== undefined) for (const c of counts) arrivals.set(classKey(c), this.toArrivals(c.byAge, observedMs));
-    const all: number[] = [];
-    for (const c of counts) c.byAge.forEach((n, age) => (all[age] = (all[age] ?? 0) + n));
+    const detail = new Map<string, { byAge: number[]; bySender: Map<string, number[]> }>();
+    if (observedMs !== undefined) {
+      for (const c of counts) {
+        arrivals.set(classKey(c), this.toArrivals(c.byAge, observedMs));
+        if (c.bySender) detail.set(classKey(c), { byAge: c.byAge, bySender: c.bySender });
+      }
+    }
     this.arrivals = arrivals;
+    this.detail = detail;
     this.byAge = new Map(counts.map((c) => [classKey(c), c.byAge]));
-    this.allByAge = Array.from(all, (n) => n ?? 0);
     this.observedMs = observedMs;
   }
 
@@ -92,24 +100,37 @@ export class ClassTraffic implements ClassTrafficSource {
     return classArrivals(counts, this.bucketMs, observedMs, this.priorSilenceS * 1000, this.memoryS * 1000);
   }
 
-  arrivalsOf(cls: ClassOf): ClassArrivals | undefined {
+  arrivalsOf(cls: ClassOf, sender?: string): ClassArrivals | undefined {
     if (this.observedMs === undefined) return undefined;
-    return this.arrivals.get(classKey(cls)) ?? this.toArrivals([], this.observedMs);
+    const key = classKey(cls);
+    const own = sender === undefined ? undefined : this.detail.get(key);
+    const mine = own?.bySender.get(sender!);
+    if (own && mine) return this.toArrivals(own.byAge.map((n, age) => n - (mine[age] ?? 0)), this.observedMs);
+    return this.arrivals.get(key) ?? this.toArrivals([], this.observedMs);
   }
 
   /**
    * Every standard class's deposits as one class's, with the class's own counted as `own` (by age, newest
    * first; the release passes its own count, which leaves out the deposit that opened the class's waiting
-   * set) instead of as last read. Read only while Hush is young, the one time the release and the quote
-   * look at it (class-release.ts releaseReason): a crowd spread over many classes reaches some of them only
-   * once or twice in its first seconds, and they are held for it rather than sent as pieces.
+   * set) instead of as last read, and without the deposits of `sender` (the opener's, or the quoting one's:
+   * a sender's own deposits are no company for it) where the read kept them by sender. Read only while Hush
+   * is young, the one time the release and the quote look at it (class-release.ts releaseReason): a crowd
+   * spread over many classes reaches some of them only once or twice in its first seconds, and they are held
+   * for it rather than sent as pieces.
    */
-  crowdOf(cls: ClassOf, own?: readonly number[]): ClassArrivals | undefined {
+  crowdOf(cls: ClassOf, own?: readonly number[], sender?: string): ClassArrivals | undefined {
     if (this.observedMs === undefined || !this.young()) return undefined;
-    const read = this.byAge.get(classKey(cls)) ?? [];
-    const mine = own ?? read;
-    const ages = Math.max(this.allByAge.length, mine.length);
-    return this.toArrivals(Array.from({ length: ages }, (_, age) => (this.allByAge[age] ?? 0) - (read[age] ?? 0) + (mine[age] ?? 0)), this.observedMs);
+    const key = classKey(cls);
+    const total: number[] = [];
+    const add = (xs: readonly number[], sign: number) => xs.forEach((n, age) => (total[age] = (total[age] ?? 0) + sign * n));
+    for (const [k, read] of this.byAge) {
+      if (k === key && own) continue;
+      add(read, 1);
+      const mine = sender === undefined ? undefined : this.detail.get(k)?.bySender.get(sender);
+      if (mine) add(mine, -1);
+    }
+    if (own) add(own, 1);
+    return this.toArrivals(Array.from(total, (n) => n ?? 0), this.observedMs);
   }
 
   observedSeconds(now = this.clock.now()): number | undefined {

@@ -154,7 +154,7 @@ export class QuoteService {
       max: toAmount(max),
     };
     const fees = pair ? quoteCrossAsset({ ...input, convert: this.swaps!.converterFor(pair, { min, max }), grid: destination.swapGrid }) : quoteSameAsset(input);
-    const privacy = this.privacy(source, destination, mode, amount, { min, max }, this.choice(req.privacy));
+    const privacy = this.privacy(source, destination, mode, amount, { min, max }, this.choice(req.privacy), sender);
     const issuedAtMs = this.clock.now();
     return issueQuote(this.quoteSecret, account.id, {
       sourceAssetId: source.assetId,
@@ -193,12 +193,13 @@ export class QuoteService {
     return requested;
   }
 
-  private privacy(source: Asset, destination: Asset, mode: QuoteMode, amount: bigint, bounds: { min: bigint; max: bigint }, requested: PrivacyChoice | undefined): PrivacyEstimate {
+  private privacy(source: Asset, destination: Asset, mode: QuoteMode, amount: bigint, bounds: { min: bigint; max: bigint }, requested: PrivacyChoice | undefined, sender: string): PrivacyEstimate {
     const c = this.config;
     const standard = source.denominations.includes(amount);
+    // The sender's own deposits are no company for it (class-traffic-store.ts): left out of its class's traffic.
     const cls = { sourceAssetId: source.assetId, destinationAssetId: destination.assetId, mode, pinnedAmount: amount };
-    const classTraffic = standard && this.traffic ? this.traffic.arrivalsOf(cls) : undefined;
-    const crowdTraffic = standard ? this.traffic?.crowdOf?.(cls) : undefined;
+    const classTraffic = standard && this.traffic ? this.traffic.arrivalsOf(cls, sender) : undefined;
+    const crowdTraffic = standard ? this.traffic?.crowdOf?.(cls, undefined, sender) : undefined;
     // Exact_out pins what the recipient gets, in the destination asset (the same asset: swaps are exact_in only).
     const key = `${source.assetId} ${amount} ${bounds.min} ${bounds.max}`;
     let suggestedAmounts = this.suggestions.get(key);

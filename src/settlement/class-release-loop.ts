@@ -4,7 +4,7 @@ import { burstGapMs, classKey, decideRelease, type ReleasePolicy } from '../doma
 import { choiceOf } from '../domain/privacy-choice.ts';
 import type { ClassTraffic } from '../services/class-traffic.ts';
 import type { Db } from '../store/db.ts';
-import { releaseClasses } from '../store/settlement/release-classes.ts';
+import { openers, releaseClasses } from '../store/settlement/release-classes.ts';
 import type { Clock, Timer } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
 
@@ -50,14 +50,14 @@ export class ClassReleaseLoop {
           return { id: h.id, classKey: classKey(h), confirmedAt: h.confirmedAt, ...(choice ? { choice } : {}) };
         });
         const lastBurst = new Map(recent.map((b) => [classKey(b), b.lastAt]));
-        const heldClass = new Map(held.map((h) => [classKey(h), h]));
+        const opener = openers(held);
         const otherDeposits = new Map(others.map((o) => [classKey(o), o.byAge]));
         const ratePerMs = (key: string) => (observedS === undefined ? undefined : this.traffic.toArrivals(otherDeposits.get(key) ?? [], observedS * 1000));
-        // Every class's traffic (a young Hush's crowd): the others' as last read (a second old while Hush is
-        // young, when it is read at all), the class's own as this pass counts it.
+        // Every class's traffic (a young Hush's crowd): the others' as read at the start of the pass, less
+        // the opener's sender's own, the class's own as this pass counts it.
         const crowd = (key: string) => {
-          const cls = heldClass.get(key);
-          return cls ? this.traffic.crowdOf?.(cls, otherDeposits.get(key) ?? []) : undefined;
+          const first = opener.get(key);
+          return first ? this.traffic.crowdOf?.(first, otherDeposits.get(key) ?? [], first.sender) : undefined;
         };
         return decideRelease(waiting, now, this.policy, ratePerMs, () => this.random.float(), (key) => lastBurst.get(key), crowd)
           .release.map((r) => ({ id: r.id, at: new Date(r.at), releasedWith: r.releasedWith }));

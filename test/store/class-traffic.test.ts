@@ -2,18 +2,24 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { loadAssets } from '../../src/config/assets.ts';
-import { recentClassCounts } from '../../src/store/class-traffic-store.ts';
+import { recentClassCounts, recentClassTraffic } from '../../src/store/class-traffic-store.ts';
 import { insertOrder, type NewOrder } from '../../src/store/orders-store.ts';
 import { ClassTraffic } from '../../src/services/class-traffic.ts';
 import { forEachEngine } from '../support/databases.ts';
-import { createTestAccount, newOrder } from '../support/store-fixtures.ts';
+import { createTestAccount, fakeAddress, newOrder } from '../support/store-fixtures.ts';
 import { systemClock } from '../../src/support/clock.ts';
+import type { Queryable } from '../../src/store/db.ts';
+
+/** The order's exact deposit taken into its class and paid: what a class's traffic counts. */
+async function take(db: Queryable, id: string): Promise<void> {
+  await db.query(`UPDATE orders SET status = 'completed', deposit = jsonb_build_object('amount', amount_in::text) WHERE id = $1`, [id]);
+}
 
 forEachEngine('class traffic', (ctx) => {
   async function order(acc: string, o: Partial<NewOrder>, deposited: boolean, agoS = 0): Promise<void> {
     const createdAt = new Date(Date.now() - agoS * 1000);
     const res = await insertOrder(ctx.db, newOrder(acc, { createdAt, ...o }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} });
-    if (deposited) await ctx.db.query(`UPDATE orders SET deposit = '{"amount":"1"}' WHERE id = $1`, [(res as { id: string }).id]);
+    if (deposited) await take(ctx.db, (res as { id: string }).id);
   }
 
   it('counts deposited orders per class, pinned by mode, within the window and the given amounts only', async () => {
@@ -43,6 +49,37 @@ forEachEngine('class traffic', (ctx) => {
     assert.deepEqual(c!.byAge, [1, 0, 2]);
   });
 
+  it("a sender's own deposits are no company for it: left out with a release's opener, and from its own quote", async () => {
+    const acc = await createTestAccount(ctx.db);
+    // 1,000 USDC exact_out: a class of this test's own.
+    const cls = { mode: 'exact_out' as const, amountIn: 1_001_000_000n, amountOut: 1_000_000_000n };
+    const key = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_out', pinnedAmount: 1_000_000_000n };
+    const me = fakeAddress();
+    const other = fakeAddress();
+    const ids: string[] = [];
+    for (const [sender, agoS] of [[me, 300], [me, 200], [other, 100], [me, 5]] as const) {
+      const res = (await insertOrder(ctx.db, newOrder(acc, { ...cls, sender, createdAt: new Date(Date.now() - agoS * 1000) }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string };
+      await take(ctx.db, res.id);
+      ids.push(res.id);
+    }
+    const since = new Date(Date.now() - 3600_000);
+    const buckets = { now: new Date(), bucketMs: 10_000 };
+    // 1,000 USDC exact_in is another test's class: this one's is exact_out.
+    const mine = <T extends { mode: string }>(cs: T[]) => cs.filter((c) => c.mode === 'exact_out');
+    const [all] = mine(await recentClassCounts(ctx.db, since, [1_000_000_000n], buckets));
+    assert.equal(all!.deposits, 4);
+    // The release's opener is my newest: my two earlier sends go out with it; only the other sender's counts.
+    const [others] = mine(await recentClassCounts(ctx.db, since, [1_000_000_000n], buckets, [ids[3]!]));
+    assert.deepEqual([others!.deposits, others!.byAge[10]], [1, 1]);
+    const [detail] = mine(await recentClassTraffic(ctx.db, since, [1_000_000_000n], buckets));
+    assert.deepEqual([detail!.deposits, detail!.bySender?.get(me)?.reduce((a, b) => a + b, 0), detail!.bySender?.get(other)?.[10]], [4, 3, 1]);
+    const traffic = new ClassTraffic(ctx.db, loadAssets(), systemClock, 3600, 30);
+    await traffic.refresh();
+    assert.equal(traffic.arrivalsOf(key)!.seen, 4, 'anybody else quoting sees all four');
+    assert.equal(traffic.arrivalsOf(key, me)!.seen, 1, 'my quote sees the other sender only');
+    assert.equal(traffic.arrivalsOf(key, other)!.seen, 3);
+  });
+
   it('ClassTraffic reads each class as arrivals, exposure (its window, a prior silence added) and dispersion: a burst is one episode', async () => {
     const acc = await createTestAccount(ctx.db);
     await order(acc, { amountIn: 1_000_000n, amountOut: 900_000n }, true, 3 * 3600); // Hush's first order, three hours ago
@@ -68,7 +105,7 @@ forEachEngine('class traffic', (ctx) => {
     const acc = await createTestAccount(db);
     const at = async (agoS: number) =>
       insertOrder(db, newOrder(acc, { createdAt: new Date(Date.now() - agoS * 1000), amountIn: 10_000_000n, amountOut: 9_900_000n }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} }).then((r) =>
-        db.query(`UPDATE orders SET deposit = '{"amount":"1"}' WHERE id = $1`, [(r as { id: string }).id]),
+        take(db, (r as { id: string }).id),
       );
     const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000n };
     const empty = new ClassTraffic(db, loadAssets(), systemClock, 3600, 30);
@@ -107,20 +144,23 @@ forEachEngine('class traffic', (ctx) => {
     }
   });
 
-  it('a young Hush reads its crowd: every class together, the class\'s own as the caller counts it; none once it is older', async () => {
+  it('a young Hush reads its crowd: every class together, the class\'s own as the caller counts it, a sender\'s own left out; none once it is older', async () => {
     const { db } = await ctx.fresh();
     const acc = await createTestAccount(db);
-    const at = async (agoS: number, amountIn: bigint) =>
-      insertOrder(db, newOrder(acc, { createdAt: new Date(Date.now() - agoS * 1000), amountIn, amountOut: amountIn - 100_000n }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} }).then((r) =>
-        db.query(`UPDATE orders SET deposit = '{"amount":"1"}' WHERE id = $1`, [(r as { id: string }).id]),
+    const tester = fakeAddress();
+    const at = async (agoS: number, amountIn: bigint, sender = fakeAddress()) =>
+      insertOrder(db, newOrder(acc, { createdAt: new Date(Date.now() - agoS * 1000), amountIn, amountOut: amountIn - 100_000n, sender }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} }).then((r) =>
+        take(db, (r as { id: string }).id),
       );
     for (const ago of [9, 7, 5]) await at(ago, 10_000_000n);
-    for (const ago of [8, 6, 4, 2]) await at(ago, 100_000_000n);
+    for (const ago of [8, 6]) await at(ago, 100_000_000n);
+    for (const ago of [4, 2]) await at(ago, 100_000_000n, tester);
     const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000n };
     const young = new ClassTraffic(db, loadAssets(), systemClock, 3600, 60);
     await young.refresh();
     assert.equal(young.crowdOf(cls)!.arrivals, 7, 'both classes');
     assert.equal(young.crowdOf(cls, [1])!.arrivals, 5, 'the other class\'s four and the one the caller counts of its own');
+    assert.equal(young.crowdOf(cls, [1], tester)!.arrivals, 3, 'the tester\'s own two are no crowd for it');
     const older = new ClassTraffic(db, loadAssets(), systemClock, 3600, 1);
     await older.refresh();
     assert.equal(older.crowdOf(cls), undefined, 'watched longer than its prior silence: no crowd is read');
