@@ -164,4 +164,26 @@ forEachEngine('class traffic', (ctx) => {
       older.stop();
     }
   });
+
+  it('a young Hush reads its crowd: every class together, the class\'s own as the caller counts it, a sender\'s own left out; none once it is older', async () => {
+    const { db } = await ctx.fresh();
+    const acc = await createTestAccount(db);
+    const tester = fakeAddress();
+    const at = async (agoS: number, amountIn: bigint, sender = fakeAddress()) =>
+      insertOrder(db, newOrder(acc, { createdAt: new Date(Date.now() - agoS * 1000), amountIn, amountOut: amountIn - 100_000n, sender }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} }).then((r) =>
+        take(db, (r as { id: string }).id),
+      );
+    for (const ago of [9, 7, 5]) await at(ago, 10_000_000n);
+    for (const ago of [8, 6]) await at(ago, 100_000_000n);
+    for (const ago of [4, 2]) await at(ago, 100_000_000n, tester);
+    const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000n };
+    const young = new ClassTraffic(db, loadAssets(), systemClock, 3600, 60);
+    await young.refresh();
+    assert.equal(young.crowdOf(cls)!.arrivals, 7, 'both classes');
+    assert.equal(young.crowdOf(cls, [1])!.arrivals, 5, 'the other class\'s four and the one the caller counts of its own');
+    assert.equal(young.crowdOf(cls, [1], tester)!.arrivals, 3, 'the tester\'s own two are no crowd for it');
+    const older = new ClassTraffic(db, loadAssets(), systemClock, 3600, 1);
+    await older.refresh();
+    assert.equal(older.crowdOf(cls), undefined, 'watched longer than its prior silence: no crowd is read');
+  });
 });
