@@ -77,7 +77,7 @@ describe('a young Hush in a crowd', () => {
     assert.equal(releaseReason(asMembers(members(35, 20_000)), false, NOW, { ...policy, fixedK: true }, own, crowd), 'target');
   });
 
-  it('a lone order with nobody around it still goes at once (issue 41), and so does one beside a single other deposit', () => {
+  it('a lone order with nobody around it still goes at once, and so does one beside a single other deposit', () => {
     const lone = asMembers(members(1, 1_000));
     assert.equal(releaseReason(lone, false, NOW, policy, nothing, nothing), 'no-traffic');
     assert.equal(releaseReason(lone, false, NOW, policy, nothing, seen([3_000], 5_000)), 'no-traffic');

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { loadAssets } from '../../src/config/assets.ts';
-import { recentClassCounts, recentClassTraffic } from '../../src/store/class-traffic-store.ts';
+import { recentClassCounts, recentClassTraffic, SENDER_DETAIL_MAX } from '../../src/store/class-traffic-store.ts';
 import { insertOrder, type NewOrder } from '../../src/store/orders-store.ts';
 import { ClassTraffic } from '../../src/services/class-traffic.ts';
 import { forEachEngine } from '../support/databases.ts';
@@ -78,6 +78,27 @@ forEachEngine('class traffic', (ctx) => {
     assert.equal(traffic.arrivalsOf(key)!.seen, 4, 'anybody else quoting sees all four');
     assert.equal(traffic.arrivalsOf(key, me)!.seen, 1, 'my quote sees the other sender only');
     assert.equal(traffic.arrivalsOf(key, other)!.seen, 3);
+  });
+
+  it('in a busy class the store keeps by sender only the senders that repeat: a wallet sending again is still left out of its own quote', async () => {
+    const { db } = await ctx.fresh();
+    const acc = await createTestAccount(db);
+    const cls = { amountIn: 100_000_000n, amountOut: 99_000_000n };
+    const repeater = fakeAddress();
+    const place = async (sender: ReturnType<typeof fakeAddress>, agoS: number) => {
+      const res = (await insertOrder(db, newOrder(acc, { ...cls, sender, createdAt: new Date(Date.now() - agoS * 1000) }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string };
+      await take(db, res.id);
+    };
+    for (let i = 0; i < SENDER_DETAIL_MAX; i++) await place(fakeAddress(), 10 + i * 20);
+    for (let i = 0; i < 5; i++) await place(repeater, 15 + i * 20);
+    const [c] = await recentClassTraffic(db, new Date(Date.now() - 3600_000), [100_000_000n], { now: new Date(), bucketMs: 10_000 });
+    assert.equal(c!.deposits, SENDER_DETAIL_MAX + 5);
+    assert.deepEqual([...c!.bySender!.keys()], [repeater], 'only the sender that repeats is kept apart');
+    const traffic = new ClassTraffic(db, loadAssets(), systemClock, 3600, 30);
+    await traffic.refresh();
+    const key = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 100_000_000n };
+    assert.equal(traffic.arrivalsOf(key, repeater)!.seen, SENDER_DETAIL_MAX);
+    assert.equal(traffic.arrivalsOf(key, fakeAddress())!.seen, SENDER_DETAIL_MAX + 5);
   });
 
   it('ClassTraffic reads each class as arrivals, exposure (its window, a prior silence added) and dispersion: a burst is one episode', async () => {
