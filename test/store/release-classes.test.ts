@@ -22,11 +22,12 @@ const CAP_MS = 240_000;
 forEachEngine('class release pass', (ctx) => {
   /** An order whose deposit was confirmed `agoMs` ago and whose payout is due at its class's cap. */
   async function waiting(acc: string, o: Partial<NewOrder> = {}, agoMs = 1000): Promise<string> {
-    const res = await insertOrder(ctx.db, newOrder(acc, o), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} });
+    const order = newOrder(acc, o);
+    const res = await insertOrder(ctx.db, order, { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} });
     const id = (res as { id: string }).id;
     const confirmedAt = new Date(Date.now() - agoMs);
     assert.ok(await moveOrder(ctx.db, id, 'awaiting_deposit', 'deposit_detected'));
-    assert.ok(await moveOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed', { deposit: { signature: 's', amount: '1', confirmedAt: confirmedAt.toISOString() } }));
+    assert.ok(await moveOrder(ctx.db, id, 'deposit_detected', 'deposit_confirmed', { deposit: { signature: 's', amount: String(order.amountIn), confirmedAt: confirmedAt.toISOString() } }));
     const due = new Date(confirmedAt.getTime() + CAP_MS);
     await ctx.db.query('UPDATE orders SET payout_due_at = $2, next_run_at = $2 WHERE id = $1', [id, due]);
     return id;
