@@ -21,7 +21,7 @@
  *                                                          the ideal over bench:privacy's own span (a fresh Hush, its
  *                                                          warm-up, scored span and padding) against the same span in a
  *                                                          Hush that has watched its traffic window first, by release size
- *   npm run bench:privacy-bound -- --scenarios [--estimator=rate] [--memory=S|none] [--only=steady,crowd,burst,cycle]
+ *   npm run bench:privacy-bound -- --scenarios [--estimator=rate] [--memory=S|none] [--only=steady,crowd,partners,cold,burst,cycle]
  *                                                          issue 51's shapes (cold crowd, burst then silence, daily
  *                                                          cycle, steady): release sizes and whether each quote's
  *                                                          promise (set and wait, at 4 in 5) was kept
@@ -177,6 +177,15 @@ function scenarios(): void {
   for (let i = 0; i < (want('crowd') ? 5 : 0); i++) {
     const crowd = poissonArrivals(new Map(crowdClasses.map((k) => [k, 1])), () => 2, 2, 0, 60_000, rand, () => true);
     line(`cold crowd (run ${i + 1})`, simulateScenario(crowd, policy, { windowMs, endMs: 30 * 60_000, seed: i }));
+  }
+  // A cold crowd of partners (issue 71's row): a fresh Hush, 96 orders at 2/s over six classes (round USDC
+  // amounts moved to the nearest of 10, 100, 1,000, in both modes): the 1,000 classes see a handful each.
+  // A random stream of its own, so the scenarios after it draw what they drew before it was added.
+  const partnersRand = seeded(20261128);
+  const partnerShares = new Map(['exact_in', 'exact_out'].flatMap((mode) => [[`usdc>usdc:${mode}:10000000`, 4], [`usdc>usdc:${mode}:100000000`, 4], [`usdc>usdc:${mode}:1000000000`, 1]] as [string, number][]));
+  for (let i = 0; i < (want('partners') ? 5 : 0); i++) {
+    const crowd = poissonArrivals(partnerShares, () => 2, 2, 0, 600_000, partnersRand, () => true).slice(0, 96);
+    line(`cold crowd of partners (run ${i + 1})`, simulateScenario(crowd, policy, { windowMs, endMs: 30 * 60_000, seed: i }));
   }
   // Cold start (issue 41's row): a fresh Hush, five orders of one class 10 s apart, then nothing: none held.
   if (want('cold')) {

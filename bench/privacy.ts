@@ -4,7 +4,7 @@
  *   npm run bench:privacy                 free, standard (exact_out, exact_in) and swap rows at λ ∈ {0.05, 0.2, 1}/s,
  *                                         the partner's choices (every order minAnonymitySet 20 at λ = 0.05; a third
  *                                         minAnonymitySet 30 at λ = 0.2, each in a Hush of its own), a cold start, and
- *                                         issue 51's shapes (cold-crowd, burst-silence, daily-cycle: each a Hush of its own)
+ *                                         issue 51's shapes (cold-crowd, burst-silence, daily-cycle) and issue 71's cold-crowd-partners, each a Hush of its own
  *   npm run bench:privacy -- --full       also λ = 5, round amounts and bursts (each in a Hush of its own), the patient row at the operator's ceiling
  *   … -- --rates=1 --rows=std-out,swap    a subset
  *   … -- --target=28 --budget=840 --window=5-30 --menu=1-2-5 --ceiling=3600
@@ -96,7 +96,9 @@ const chosen = workloads(table).filter((w) => (onlyRows ? onlyRows.includes(w.id
 /** Issue 51's shaped rows: in the default run, or those --rows names. */
 const shaped = shapedWorkloads(table).filter((w) => (onlyRows ? onlyRows.includes(w.id) : true));
 /** Their compression: ×4 for the minute of the crowd (its 8 orders a second), ×16 for the hours of the others. */
-const SHAPED_COMPRESSION: Record<string, number> = { 'cold-crowd': 4, 'burst-silence': 16, 'daily-cycle': 16 };
+const SHAPED_COMPRESSION: Record<string, number> = { 'cold-crowd': 4, 'cold-crowd-partners': 4, 'burst-silence': 16, 'daily-cycle': 16 };
+/** The crowds' rate, real orders a second. */
+const CROWDS = ['cold-crowd', 'cold-crowd-partners'];
 const seed = Number(args.get('seed') ?? 20261122);
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
@@ -174,13 +176,13 @@ const rateJobs: QueuedJob<RateResult & { i: number }>[] = sortedJobs.map((j) => 
 // The cold crowd (2 orders a second at ×4) is a heavy run too: beside λ = 0.2's run and λ = 1's scoring it
 // linked 12.1 % (2026-11-26), against 4.7–7.5 % in runs of its own.
 const shapedJobs: QueuedJob<RateResult>[] = shaped.map((w, k) => ({
-  ...(w.id === 'cold-crowd' ? { exclusive: 'heavy' } : {}),
+  ...(CROWDS.includes(w.id) ? { exclusive: 'heavy' } : {}),
   run: async (leave) => {
     const compression = SHAPED_COMPRESSION[w.id] ?? 16;
     log(`[${w.id}] start at ${at()} (×${compression})`);
-    const run = await runOnce({ rate: w.id === 'cold-crowd' ? 2 : 0.2, compression, ordersPerRow: 100_000, chainDone: leave, policy, workloads: [w], assets, random: seeded(seed + 2000 + k), log: (m) => log(`[${w.id}] ${m.trimStart()}`) });
+    const run = await runOnce({ rate: CROWDS.includes(w.id) ? 2 : 0.2, compression, ordersPerRow: 100_000, chainDone: leave, policy, workloads: [w], assets, random: seeded(seed + 2000 + k), log: (m) => log(`[${w.id}] ${m.trimStart()}`) });
     log(`[${w.id}] done in ${run.wallSeconds.toFixed(0)} s (at ${at()}): ${run.failedOrders} failed, ${run.unswept} unswept`);
-    return { rate: w.id === 'cold-crowd' ? 2 : 0.2, compression, run };
+    return { rate: CROWDS.includes(w.id) ? 2 : 0.2, compression, run };
   },
 }));
 
@@ -228,7 +230,7 @@ const coldJob: QueuedJob<RunResult> | null = onlyRows && !onlyRows.includes('col
 // self-check about 40), so the short ones fill the last gaps.
 const rankOf = new Map<QueuedJob<never>, number>();
 rateJobs.forEach((job, k) => rankOf.set(job as QueuedJob<never>, isHeavy(sortedJobs[k]!) ? k : sortedJobs[k]!.patient ? 60 + k : 200 + k));
-const SHAPED_RANK: Record<string, number> = { 'cold-crowd': 50, 'burst-silence': 100, 'daily-cycle': 101 };
+const SHAPED_RANK: Record<string, number> = { 'cold-crowd': 50, 'cold-crowd-partners': 51, 'burst-silence': 100, 'daily-cycle': 101 };
 shapedJobs.forEach((job, k) => rankOf.set(job as QueuedJob<never>, SHAPED_RANK[shaped[k]!.id] ?? 150));
 if (coldJob) rankOf.set(coldJob as QueuedJob<never>, 300);
 rankOf.set(offJob as QueuedJob<never>, 301);

@@ -4,11 +4,13 @@
  *   npm run sim -- --seed 7                 one seed (its replay)
  *   npm run sim -- --seeds 200 --faults all the long search: seeds 1..200 (or from --seed)
  *   --hours H (default 1) --minutes M       simulated traffic
- *   --profile steady|cold-crowd|burst|daily --faults none|rpc|crash|all
+ *   --profile steady|cold-crowd|burst|daily|test-sends --faults none|rpc|crash|all
+ *                                         (test-sends: two wallets each repeating its own amount on an idle Hush)
  *   --rate R (orders a second, default 1)   --keep 3,17,42 (a shrunk schedule)
  *   --mischief P (0..1, default 0.3: how often users send wrong amounts, retry, are sanctioned, send late)
  *   --no-shrink --verbose (every event line)
- *   --plant refund-without-fee|release-covers-everything (a bug planted on purpose: sim/planted-bugs.ts)
+ *   --plant refund-without-fee|release-covers-everything|freeze-without-second-operator|count-own-sends
+ *                                         (a bug planted on purpose: sim/planted-bugs.ts; it brings its own --profile)
  *
  * DATABASE_URL set: the store is PostgreSQL (a fresh schema per seed) instead of PGlite in memory.
  */
@@ -26,7 +28,7 @@ const { values } = parseArgs({
     seeds: { type: 'string' },
     hours: { type: 'string' },
     minutes: { type: 'string' },
-    profile: { type: 'string', default: 'steady' },
+    profile: { type: 'string' },
     faults: { type: 'string', default: 'all' },
     rate: { type: 'string', default: '1' },
     mischief: { type: 'string', default: '0.3' },
@@ -42,8 +44,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const profile = values.profile as Profile;
-if (!PROFILES.includes(profile)) fail(`--profile must be one of ${PROFILES.join(', ')}`);
+
 const faults = values.faults as FaultSet;
 if (!FAULT_SETS.includes(faults)) fail(`--faults must be one of ${FAULT_SETS.join(', ')}`);
 const minutes = values.minutes !== undefined ? Number(values.minutes) : Number(values.hours ?? '1') * 60;
@@ -58,6 +59,8 @@ if (!Number.isInteger(first) || !Number.isInteger(count) || count < 1) fail('--s
 const keep = values.keep ? new Set(values.keep.split(',').map(Number)) : undefined;
 const planted = values.plant === undefined ? undefined : PLANTED_BUGS[values.plant];
 if (values.plant !== undefined && !planted) fail(`--plant must be one of ${Object.keys(PLANTED_BUGS).join(', ')}`);
+const profile = (values.profile ?? planted?.profile ?? 'steady') as Profile;
+if (!PROFILES.includes(profile)) fail(`--profile must be one of ${PROFILES.join(', ')}`);
 
 // Seeds run one after another: each next world's store is the last one's, emptied (the CLI ends with process.exit).
 keepClosedMemoryStores(1);

@@ -3,16 +3,32 @@
  * each rewrites one statement Hush sends, as a careless change to that statement would, and names the
  * invariant that must catch it. Never wired outside the simulator.
  */
+import type { Profile } from './traffic.ts';
+
 export interface PlantedBug {
   name: string;
   /** The invariants that catch it (the first one a run reaches reports it). */
   caughtBy: readonly string[];
   /** The faults that reach the code it breaks ('none' when traffic alone does). */
   faults: 'none' | 'all';
+  /** The traffic that reaches it, when not the suite's steady one. */
+  profile?: Profile;
   rewrite(sql: string): string;
 }
 
 export const PLANTED_BUGS: Record<string, PlantedBug> = {
+  /**
+   * A sender's own deposits counted as its class's company again (the sender's match dropped from the release's
+   * exclusion, and the per-sender counts from the quotes' read): a partner repeating a test send from one wallet
+   * is held, and quoted, for the crowd its own earlier sends seem to be (issue 71).
+   */
+  'count-own-sends': {
+    name: "a test send held for its own wallet's earlier sends",
+    caughtBy: ['a test send is never held for a crowd', 'a test send is never promised a crowd'],
+    faults: 'none',
+    profile: 'test-sends',
+    rewrite: (sql) => sql.replace('WHERE x.id = ANY($3::bigint[]) AND x.sender = o.sender', 'WHERE x.id = ANY($3::bigint[]) AND x.id = o.id').replace(/THEN sender END AS sender/, 'THEN NULL END AS sender'),
+  },
   /**
    * The refund step reads an order without its network fee (a column dropped from the read): a short or
    * over deposit is refunded whole, and Hush pays the network fee out of its own pools.

@@ -7,7 +7,7 @@ import { generateApiKey } from '../src/services/api-keys.ts';
 import { addFeeRecipient, insertAccount, insertApiKey, updateAccount } from '../src/store/accounts-store.ts';
 import { ChainUsers } from './chain-users.ts';
 import { faultPlan, type FaultSet } from './faults.ts';
-import { checkMoney, checkReleases, checkScreening, emptyTallies, type Tallies } from './invariants.ts';
+import { checkMoney, checkReleases, checkScreening, checkTestSends, emptyTallies, type Tallies } from './invariants.ts';
 import { operatorPass } from './operator.ts';
 import { PartnerApi } from './partner-api.ts';
 import { runUntil, settle } from './settle.ts';
@@ -116,6 +116,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
         if (final && !report.ok) throw new InvariantBroken('the ledger matches the chain', `at the end: ${JSON.stringify(report)}`);
       }
       if (final) await checkReleases(world.store, chainUsers, truths, releasePolicy(world.config).spreadMs, world.config.slotMs, tallies);
+      if (final) checkTestSends(truths);
     };
     world.clock.every(CHECK_EVERY_MS, () => void check(false).catch(fail));
     const operatorRandom = stream(o.seed, 'operator');

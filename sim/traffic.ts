@@ -1,6 +1,6 @@
 import type { Random } from '../src/support/random.ts';
 
-export const PROFILES = ['steady', 'cold-crowd', 'burst', 'daily'] as const;
+export const PROFILES = ['steady', 'cold-crowd', 'burst', 'daily', 'test-sends'] as const;
 export type Profile = (typeof PROFILES)[number];
 
 /** How a user's deposit differs from what the order asks. */
@@ -44,6 +44,11 @@ export interface Session {
   sanctioned: boolean;
   /** Funds another wallet sends to the deposit account after the order ends (late, foreign funds). */
   lateFunds: boolean;
+  /**
+   * Sent from the wallet this number names, shared by every session with the same number (a partner's test
+   * sends from one wallet, profile test-sends); absent: a wallet of its own.
+   */
+  wallet?: number;
 }
 
 export interface TrafficOptions {
@@ -71,7 +76,7 @@ const OFF_MENU: Record<AssetId, bigint[]> = {
 function arrivals(o: TrafficOptions, random: Random): number[] {
   const out: number[] = [];
   const exp = (rate: number) => (-Math.log(1 - random.float()) / rate) * 1000;
-  if (o.profile === 'steady' || o.profile === 'daily') {
+  if (o.profile === 'steady' || o.profile === 'daily' || o.profile === 'test-sends') {
     // daily: a rate that swings between a fifth and 1.8× its mean over the run (one simulated day's cycle).
     const rateAt = (t: number) => (o.profile === 'daily' ? o.rate * (1 + 0.8 * Math.sin((2 * Math.PI * t) / o.durationMs)) : o.rate);
     const peak = o.profile === 'daily' ? o.rate * 1.8 : o.rate;
@@ -98,6 +103,7 @@ export function drawSessions(o: TrafficOptions, random: Random): Session[] {
   const pick = <T>(list: readonly T[]): T => list[random.int(list.length)]!;
   const chance = (p: number) => random.float() < p;
   const crowd = o.profile === 'cold-crowd';
+  if (o.profile === 'test-sends') return arrivals(o, random).map((at, id) => testSend(o, at, id, random));
   return arrivals(o, random).map((at, id): Session => {
     const source: AssetId = crowd ? 'usdc' : chance(0.6) ? 'sol' : 'usdc';
     const destination: AssetId = chance(crowd ? 0.2 : 0.15) ? (source === 'sol' ? 'usdc' : 'sol') : source;
@@ -127,6 +133,39 @@ export function drawSessions(o: TrafficOptions, random: Random): Session[] {
   });
 }
 
+/**
+ * Partners testing on an otherwise idle Hush (issue 71): each of two wallets repeats its own standard USDC amount
+ * (a class of its own), some deposits of the wrong amount (refunded); nobody else uses those classes, so no send
+ * may be held for a crowd (checkTestSends).
+ */
+function testSend(o: TrafficOptions, at: number, id: number, random: Random): Session {
+  const wallet = random.int(TEST_WALLETS);
+  const m = o.mischief;
+  const deposit: DepositKind = random.float() < m * 0.15 ? 'short' : random.float() < m * 0.1 ? 'over' : 'exact';
+  return {
+    id,
+    at,
+    partner: wallet % o.partners,
+    source: 'usdc',
+    destination: 'usdc',
+    amount: MENU.usdc[wallet]!,
+    menu: true,
+    privacy: null,
+    feeBps: 0,
+    deposit,
+    hint: random.float() < 0.4,
+    idempotencyKey: true,
+    retryOrder: random.float() < m * 0.5,
+    signDelayMs: 500 + random.int(5_000),
+    sanctioned: false,
+    lateFunds: false,
+    wallet,
+  };
+}
+
+/** The wallets of profile test-sends, each with its own class. */
+export const TEST_WALLETS = 2;
+
 /** A session as one line of a replay (what shrinking prints). */
 export function describeSession(s: Session): string {
   const extras = [
@@ -138,6 +177,7 @@ export function describeSession(s: Session): string {
     s.signDelayMs > 60_000 ? `signs after ${Math.round(s.signDelayMs / 1000)} s` : '',
     s.sanctioned ? 'sanctioned sender' : '',
     s.lateFunds ? 'late funds' : '',
+    s.wallet !== undefined ? `wallet ${s.wallet}` : '',
   ].filter(Boolean);
   return `#${s.id} at ${(s.at / 1000).toFixed(1)} s: partner ${s.partner} ${s.amount} ${s.source}→${s.destination}${s.menu ? ' (menu)' : ''}${extras.length ? `, ${extras.join(', ')}` : ''}`;
 }

@@ -33,6 +33,8 @@ export interface BenchServer {
   partnerKey: string;
   adversaryKey: string;
   feeRecipient: string;
+  /** The partner accounts (the first is partnerKey's), each with its own fee recipient. */
+  partners: { apiKey: string; feeRecipient: string }[];
   feePayer: string;
   pools: string[];
   slotMs: number;
@@ -82,6 +84,14 @@ export interface TruthRecord {
   scored: boolean;
   /** The status record's privacy.releasedWith once final (null: not released by class). */
   releasedWith?: number | null;
+  /** Deposit confirmed and payout confirmed (the last), ms since epoch, as the status says. */
+  confirmedAtMs?: number;
+  paidAtMs?: number;
+  /** The `completed` entry of the status's history, ms since epoch. */
+  completedAtMs?: number;
+  /** When the driver first read a releasedWith (its clock, ms since epoch), and whether the first read showing `completed` had it. */
+  releasedWithSeenMs?: number;
+  releasedWithWithCompleted?: boolean;
 }
 
 export class Driver {
@@ -119,12 +129,14 @@ export class Driver {
 
   /** quote → order → sign → send → deposit hint, as the partner app and its user's wallet do. */
   async place(api: HushApi, plan: PlannedOrder, recipient: string, sender = this.senders[this.next++ % this.senders.length]!): Promise<TruthRecord> {
+    const feeRecipient = this.server.partners[plan.partner ?? 0]?.feeRecipient ?? this.server.feeRecipient;
     const terms = {
       senderAddress: sender.address,
       recipientAddress: recipient,
       feeBps: plan.feeBps,
-      ...(plan.feeBps > 0 ? { feeRecipientAddress: this.server.feeRecipient } : {}),
+      ...(plan.feeBps > 0 ? { feeRecipientAddress: feeRecipient } : {}),
     };
+    if (plan.followSuggestion) plan.amount = await this.suggested(api, plan, terms);
     let quoted: TruthRecord['quoted'] = null;
     const quoteAndOrder = async () => {
       const { quote } = await api.call<{ quote: { duration: number; privacy?: { standard: boolean; anonymitySet: number; anonymitySetLikely: number; delaySeconds: number } } }>('POST', '/quote', {
@@ -154,8 +166,27 @@ export class Driver {
     return { plan, trackingId: order.trackingId, depositSignature: signature, depositAccount: create!.accounts![1]!.address, recipient, status: 'awaiting_deposit', delayMs: null, quoted, scored: true };
   }
 
+  /**
+   * What a user who typed `plan.amount` sends after reading the quote: its suggested standard amount nearest
+   * by ratio (nearestStandard's own measure; the list comes ascending, so its first is the smallest, not the
+   * nearest), or the amount itself when none is suggested.
+   */
+  private async suggested(api: HushApi, plan: PlannedOrder, terms: Record<string, unknown>): Promise<bigint> {
+    const { quote } = await api.call<{ quote: { privacy?: { suggestedAmounts?: string[] } } }>('POST', '/quote', {
+      sourceAssetId: plan.sourceAssetId,
+      destinationAssetId: plan.destinationAssetId,
+      amount: plan.amount.toString(),
+      mode: plan.mode,
+      ...terms,
+    });
+    const far = (d: bigint) => Math.abs(Math.log(Number(d)) - Math.log(Number(plan.amount)));
+    const offered = (quote.privacy?.suggestedAmounts ?? []).map(BigInt);
+    return offered.reduce((best, d) => (far(d) < far(best) ? d : best), offered[0] ?? plan.amount);
+  }
+
   /** Polls every order's status until it is final (and a private one's releasedWith counted); fills in status and delivery delay. */
-  async settle(api: HushApi, records: TruthRecord[], timeoutMs: number): Promise<void> {
+  async settle(apiOf: HushApi | ((r: TruthRecord) => HushApi), records: TruthRecord[], timeoutMs: number): Promise<void> {
+    const api = (r: TruthRecord) => (typeof apiOf === 'function' ? apiOf(r) : apiOf);
     const deadline = Date.now() + timeoutMs;
     const limit = pLimit(16);
     let open = records;
@@ -164,11 +195,20 @@ export class Driver {
       await Promise.all(
         open.map((r) =>
           limit(async () => {
-            const { order: s } = await api.call<{ order: { status: string; deposit: { confirmedAt: string | null } | null; payouts: { confirmedAt: string | null }[]; privacy: { releasedWith: number | null } } }>('GET', `/status/${r.trackingId}`);
+            const { order: s } = await api(r).call<{ order: { status: string; deposit: { confirmedAt: string | null } | null; payouts: { confirmedAt: string | null }[]; history: { status: string; at: string }[]; privacy: { releasedWith: number | null } } }>('GET', `/status/${r.trackingId}`);
+            const readAt = Date.now();
             r.status = s.status;
             r.releasedWith = s.privacy.releasedWith;
+            if (r.releasedWith !== null && r.releasedWithSeenMs === undefined) r.releasedWithSeenMs = readAt;
+            if (s.status === 'completed' && r.releasedWithWithCompleted === undefined) r.releasedWithWithCompleted = r.releasedWith !== null;
+            const completed = s.history.find((h) => h.status === 'completed');
+            if (completed) r.completedAtMs = Date.parse(completed.at);
             const paid = s.payouts.map((p) => (p.confirmedAt ? Date.parse(p.confirmedAt) : NaN));
-            if (s.status === 'completed' && s.deposit?.confirmedAt) r.delayMs = Math.max(...paid) - Date.parse(s.deposit.confirmedAt);
+            if (s.deposit?.confirmedAt) r.confirmedAtMs = Date.parse(s.deposit.confirmedAt);
+            if (s.status === 'completed' && s.deposit?.confirmedAt) {
+              r.paidAtMs = Math.max(...paid);
+              r.delayMs = r.paidAtMs - Date.parse(s.deposit.confirmedAt);
+            }
           }),
         ),
       );

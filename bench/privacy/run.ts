@@ -9,6 +9,7 @@ import { runAdversary, type OwnTransfer } from './adversary/adversary.ts';
 import { Driver, startServer, type TruthRecord } from './driver.ts';
 import { HushApi } from './hush-api.ts';
 import { chainBurstSizes, type RowScore } from './score.ts';
+import { releaseLog } from './release-log.ts';
 import { scoreRows } from './score-rows.ts';
 import { schedule, type PlannedOrder, type Workload } from './workloads.ts';
 
@@ -121,6 +122,8 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
   };
   try {
     const partner = new HushApi(server.hushUrl, server.partnerKey);
+    const partners = server.partners.map((p, k) => (k === 0 ? partner : new HushApi(server.hushUrl, p.apiKey)));
+    const apiOf = (r: { plan: PlannedOrder }) => partners[r.plan.partner ?? 0] ?? partner;
     const adversaryApi = new HushApi(server.hushUrl, server.adversaryKey);
     // 24 partner senders and, kept apart, the adversary's own.
     const driver = await Driver.fund(server, spec.assets, 25);
@@ -172,7 +175,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
         return null;
       };
       if (mine) own.push(driver.place(adversaryApi, p, r, ownSender).catch(fail));
-      else placed.push(driver.place(partner, p, r).catch(fail));
+      else placed.push(driver.place(apiOf({ plan: p }), p, r).catch(fail));
     }
     const records = (await Promise.all(placed)).filter((x): x is TruthRecord => x !== null);
     const ownRecords = (await Promise.all(own)).filter((x): x is TruthRecord => x !== null);
@@ -182,7 +185,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     // A row whose orders ask to wait may be held to the ceiling.
     const patient = spec.workloads.some((w) => w.choice);
     const longestMs = ((patient ? Math.max(spec.policy.budgetS, spec.policy.ceilingS) : spec.policy.budgetS) / c) * 1000;
-    await driver.settle(partner, records, 120_000 + longestMs * 4);
+    await driver.settle(apiOf, records, 120_000 + longestMs * 4);
     await driver.settle(adversaryApi, ownRecords, 60_000);
     // The adversary finds a deposit account when Hush sweeps it into a pool. Hush sweeps a few accounts per
     // asset a tick and defers while deposits keep arriving, so at λ = 1 compressed ×4 (16 orders a second)
@@ -211,6 +214,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const payoutSlot = new Map(adversary.view.payouts.map((p) => [`${p.recipient}:${p.assetId}`, p.slot]));
     const spanSlots = Math.ceil((spec.policy.windowS.max - spec.policy.windowS.min) / 0.4) + 5 * c + 5;
     const bursts = chainBurstSizes([...records], payoutSlot, spanSlots);
+    if (spec.workloads.some((w) => w.partnerFees)) for (const l of releaseLog(records, payoutSlot, spanSlots, { fromSlot, slotMs: server.slotMs, t0, c })) spec.log(l);
     const quotesFromMs = (Math.min(spec.policy.trafficWindowS, spec.policy.budgetS) * 1000) / c;
     const active = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate));
     const targetSet = spec.policy.k ?? spec.policy.targetSet;

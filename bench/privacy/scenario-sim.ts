@@ -85,6 +85,12 @@ function evidence(times: number[], now: number, windowMs: number, observedMs: nu
   return classArrivals(counts, bucketMs, observedMs, priorMs, memoryMs);
 }
 
+/** Every class's arrivals as one class's, but the one at `opener` (a waiting set's opener). */
+function crowdOf(byClass: Map<string, number[]>, now: number, windowMs: number, observedMs: number, priorMs: number, opener: number | undefined, memoryMs: number): ClassArrivals {
+  const times = [...byClass.values()].flat().sort((a, b) => a - b);
+  return evidence(times, now, windowMs, observedMs, priorMs, new Set(opener === undefined ? [] : [opener]), memoryMs);
+}
+
 function upperBound(xs: number[], v: number): number {
   let lo = 0;
   let hi = xs.length;
@@ -136,7 +142,8 @@ export function simulateScenario(
         const set = Math.max(1, Math.floor(r.batch));
         quote.set(a.id, { set, likely: set, delayMs: r.delaySeconds * 1000 + (rate ? policy.spreadFromMs + policy.spreadMs / 2 : policy.minGapMs / 2) });
       } else {
-        const r = expectedRelease(hasAny ? e : undefined, policy);
+        const crowd = observed(a.atMs) < priorMs ? crowdOf(byClass, a.atMs, opts.windowMs, observed(a.atMs), priorMs, undefined, memoryMs) : undefined;
+        const r = expectedRelease(hasAny ? e : undefined, policy, undefined, crowd);
         const promised = Math.max(1, Math.floor(r.promisedBatch));
         quote.set(a.id, { set: promised, likely: Math.max(promised, Math.floor(r.batch)), delayMs: r.promisedDelaySeconds * 1000 + (hasAny || r.promisedDelaySeconds > 0 ? spreadMs : policy.minGapMs) });
       }
@@ -158,7 +165,10 @@ export function simulateScenario(
       if (!seen.has(key)) seen.set(key, evidence(byClass.get(key) ?? [], now, opts.windowMs, observed(now), priorMs, new Set([openers.get(key)!]), releaseMemoryMs));
       return seen.get(key);
     };
-    const { release } = decideRelease(waiting, now, policy, rate, rand);
+    // A young Hush's crowd, as the release loop reads it: every class's arrivals but this class's opener;
+    // read only while Hush is young, the one time the release looks at it.
+    const crowd = (key: string): ClassArrivals | undefined => (before || observed(now) >= priorMs ? undefined : crowdOf(byClass, now, opts.windowMs, observed(now), priorMs, openers.get(key)!, releaseMemoryMs));
+    const { release } = decideRelease(waiting, now, policy, rate, rand, undefined, crowd);
     if (release.length === 0) continue;
     const gone = new Set(release.map((r) => r.id));
     for (const r of release) {

@@ -68,6 +68,12 @@ export interface RowScore {
   releaseGuess: number;
   /** The same guess by release size (release-sizes.ts): where in the releases its share sits; absent without a target. */
   releaseBands?: SizeBand[];
+  /**
+   * Scored completed private orders whose status lacked releasedWith at the driver's first read showing them
+   * `completed` (the driver polls each second: a lag under that is not seen), and those lacking it when read final.
+   */
+  releasedWithLate: number;
+  releasedWithMissing: number;
   /** Completed private orders whose releasedWith (null included) differs from the burst the bench counts on the chain. */
   releasedWithMismatches: string[];
   releasedChecked: number;
@@ -242,6 +248,8 @@ export function scoreRow(view: ChainView, records: TruthRecord[], k: AdversaryKn
       byTag: Object.fromEntries([...new Set(completed.map((r) => r.plan.tag).filter((t): t is string => t !== undefined))].map((t) => [t, promiseKept(completed.filter((r) => r.plan.tag === t))])),
     },
     releasedMedian: quantile(completed.filter((r) => r.quoted?.standard && r.releasedWith != null).map((r) => r.releasedWith!), 0.5),
+    releasedWithLate: completed.filter((r) => r.quoted?.standard && r.releasedWithWithCompleted === false).length,
+    releasedWithMissing: completed.filter((r) => r.quoted?.standard && r.releasedWith == null).length,
     padding: all.length - completed.length,
     releaseGuess: completed.reduce((a, r) => a + 1 / Math.max(1, r.releasedWith ?? 1), 0) / n,
     ...(meta.targetSet !== undefined ? { releaseBands: releaseSizeBands(completed.map((r) => r.releasedWith ?? 1), meta.targetSet) } : {}),

@@ -17,6 +17,18 @@ export function shapedTargets(results: { run: { rows: RowScore[] } }[]): string[
     const p = promiseLine(crowd.promise);
     line(p.ok, `cold crowd: the quote's promise holds ${pct(PROMISE_TARGET)} of the time`, `${p.text} (quoted ${num(crowd.quotedSetMedian)}, likely ${num(crowd.quotedLikelyMedian)})`);
   }
+  const partners = row('cold-crowd-partners');
+  if (partners) {
+    const what = 'cold crowd of partners (a fresh Hush, 96 at 2/s, 3 partners, both modes, round USDC as suggested)';
+    const figures = `releasedWith median ${num(partners.releasedMedian)}, delay p50 ${num(partners.delayP50S)} s, p95 ${num(partners.delayP95S)} s (quoted ${num(partners.quotedSetMedian)}), ${partners.completed}/${partners.orders} completed`;
+    line(partners.linked <= 0.08, `${what}: linked ≤ 8 %`, `linked ${linkedWithError(partners)} (${partners.best}), ${figures}`);
+    line(partners.releasedMedian >= 15, `${what}: releasedWith median ≥ 15`, figures);
+    line(
+      partners.releasedWithLate === 0 && partners.releasedWithMissing === 0,
+      `${what}: every completed order's status has releasedWith when it shows completed`,
+      `${partners.releasedWithLate} lacked it at the first read showing completed (reads a second apart), ${partners.releasedWithMissing} when read final, of ${partners.completed}`,
+    );
+  }
   const burst = row('burst-silence');
   if (burst) {
     const p = promiseLine(burst.promise);

@@ -26,6 +26,13 @@ export interface PlannedOrder {
   scored?: boolean;
   /** A part of the row it is also judged on (the daily cycle's trough and peak). */
   tag?: string;
+  /** Which of the bench's partner accounts places it (driver.ts); absent: the first. */
+  partner?: number;
+  /**
+   * The user typed `amount` and took the quote's advice: the driver quotes it, then orders the suggested
+   * standard amount nearest it (docs/spec.md §4 `suggestedAmounts`), and the plan's amount becomes that.
+   */
+  followSuggestion?: boolean;
 }
 
 /** One arrival of a shaped workload: when (real seconds from the run's start), whether scored, its tag. */
@@ -57,6 +64,8 @@ export interface Workload {
   choice?(rand: () => number): PrivacyChoice | undefined;
   /** Arrivals of a shape of its own (issue 51: a crowd, a burst, a daily cycle), in real seconds, instead of Poisson at the run's rate. */
   shape?(rand: () => number): ShapedArrival[];
+  /** The partner fees of its partners (one account each, drawn uniformly per order); absent: the first partner, fees from FEE_MIX. */
+  partnerFees?: number[];
 }
 
 export interface AssetTable {
@@ -180,7 +189,9 @@ export function dailyCycle(mean: number, dayS: number): { rateAt: (s: number) =>
  * Issue 51's shaped rows, each in a Hush of its own: a cold crowd (a fresh Hush, 2 orders a second of three
  * standard classes for 60 s, then silence), a burst then silence (a Hush warmed by other classes, 20 of one
  * class in 30 s, then one of it every 10 minutes: the singles scored), and a daily cycle (standard exact_out
- * at 0.2 a second on average, ×10 between peak and trough over a day of `dayS`, after a warm-up).
+ * at 0.2 a second on average, ×10 between peak and trough over a day of `dayS`, after a warm-up); and issue 71's
+ * cold crowd of partners (a fresh Hush, 96 orders at 2 a second of three partner accounts in both modes, round
+ * USDC amounts as the quote suggests them: six classes, two of them a handful each).
  */
 export function shapedWorkloads(t: AssetTable, dayS = 3600): Workload[] {
   const unit = (id: string, n: number) => BigInt(n) * 10n ** BigInt(t.get(id).decimals);
@@ -196,10 +207,23 @@ export function shapedWorkloads(t: AssetTable, dayS = 3600): Workload[] {
   };
   const cycle = dailyCycle(0.2, dayS);
   const warmupS = 900;
+  // What people type (issue 71): round dollar figures, each then moved to the quote's nearest suggestion.
+  const ROUND_TYPED = [5, 10, 20, 25, 50, 100, 200, 250, 500];
   return [
     {
       id: 'cold-crowd', label: 'cold crowd: a fresh Hush, 2/s of three classes for 60 s', group: 'cold-crowd', draw: (rand) => pick(rand, crowd),
       shape: (rand) => poissonTimes(() => 2, 2, 0, 60, rand).map((atS) => ({ atS, scored: true })),
+    },
+    {
+      // Issue 71: 96 orders of three partners (fees 0, 25, 50 bps) in both modes, 2/s on a fresh Hush; each a
+      // round USDC amount moved to the quote's nearest suggestion (with the decade menu 10, 100 or 1,000).
+      id: 'cold-crowd-partners', label: 'cold crowd of partners: a fresh Hush, 96 at 2/s, round USDC as suggested, 3 partners, both modes', group: 'cold-crowd-partners',
+      partnerFees: [0, 25, 50],
+      draw: (rand) => ({ ...same('usdc', unit('usdc', pick(rand, ROUND_TYPED)), rand() < 0.5 ? 'exact_in' : 'exact_out'), followSuggestion: true }),
+      shape: (rand) => {
+        let atS = 0;
+        return Array.from({ length: 96 }, () => ((atS += -Math.log(1 - rand()) / 2), { atS, scored: true }));
+      },
     },
     {
       id: 'burst-silence', label: 'burst of 20 then one every 10 min (the singles)', group: 'burst-silence',
@@ -230,7 +254,9 @@ export function schedule(w: Workload, n: number, rate: number, rand: () => numbe
     for (const a of w.shape(rand)) {
       const o = w.draw(rand, a);
       const holds = o.destinationAssetId !== 'sol' && rand() < HOLDING_SHARE;
-      out.push({ ...o, stream: w.id, atMs: (a.atS * 1000) / compression, feeBps: pick(rand, FEE_MIX), recipientHolds: holds, scored: a.scored, ...(a.tag ? { tag: a.tag } : {}) });
+      const partner = w.partnerFees ? Math.floor(rand() * w.partnerFees.length) : undefined;
+      const fee = partner !== undefined ? { partner, feeBps: w.partnerFees![partner]! } : { feeBps: pick(rand, FEE_MIX) };
+      out.push({ ...o, stream: w.id, atMs: (a.atS * 1000) / compression, ...fee, recipientHolds: holds, scored: a.scored, ...(a.tag ? { tag: a.tag } : {}) });
     }
     return out.sort((a, b) => a.atMs - b.atMs);
   }

@@ -1,7 +1,7 @@
 /**
  * The Hush under measurement for bench:privacy: role `all` with its embedded local chain, configured from
- * the environment the bench sets (slot time, delay window, sweep interval). Creates the bench partner
- * (a fee recipient, rate limits high enough for the run) and a separate adversary account, then prints
+ * the environment the bench sets (slot time, delay window, sweep interval). Creates three bench partners
+ * (each with a fee recipient, rate limits high enough for the run) and a separate adversary account, then prints
  * one JSON line: URLs, keys, Hush's public accounts, and the release policy as Hush's own configuration
  * states it — the adversary reads the policy from here, never from a constant of its own.
  */
@@ -28,18 +28,26 @@ async function account(name: string): Promise<{ id: string; apiKey: string }> {
   return { id, apiKey: key.apiKey };
 }
 
-const partner = await account('partner');
-const feeRecipient = (await generateKeyPairSigner()).address;
-await addFeeRecipient(hush.db, partner.id, feeRecipient);
+/** A partner account with a fee recipient of its own. */
+async function partnerAccount(name: string): Promise<{ apiKey: string; feeRecipient: string }> {
+  const a = await account(name);
+  const feeRecipient = (await generateKeyPairSigner()).address;
+  await addFeeRecipient(hush.db, a.id, feeRecipient);
+  return { apiKey: a.apiKey, feeRecipient };
+}
+
+// Three partners: most rows use the first; a row may spread its orders over them (the cold crowd of partners).
+const partners = [await partnerAccount('partner'), await partnerAccount('partnerb'), await partnerAccount('partnerc')];
 const adversary = await account('adversary');
 
 console.log(
   JSON.stringify({
     hushUrl: hush.url,
     rpcUrl: hush.localnet?.url ?? config.solanaRpcUrl,
-    partnerKey: partner.apiKey,
+    partnerKey: partners[0]!.apiKey,
     adversaryKey: adversary.apiKey,
-    feeRecipient,
+    feeRecipient: partners[0]!.feeRecipient,
+    partners,
     feePayer: hush.treasury.feePayer.address,
     pools: [...new Set(hush.treasury.allPools().map((p) => p.address))],
     slotMs: config.localnetSlotMs,

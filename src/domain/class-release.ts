@@ -1,4 +1,4 @@
-import { anyArrivalWeight, arrivalsAtOdds, crowdFills, hasTraffic, meanArrivals, spanForAnyArrivalWeight, spanToBring, thinHistory, unproven, young, type ClassEvidence } from './class-forecast.ts';
+import { anyArrivalWeight, arrivalsAtOdds, crowdFills, hasTraffic, meanArrivals, spanForAnyArrivalWeight, spanToBring, stopped, thinHistory, unproven, young, type ClassEvidence } from './class-forecast.ts';
 import { asksToWait, memberBudgetMs, type PrivacyChoice } from './privacy-choice.ts';
 
 /**
@@ -173,17 +173,36 @@ function goingTogether(members: Member[], now: number, policy: ReleasePolicy, tr
 /**
  * Why these members of a class go now, or null while they wait. A class a member asked to wait in is held
  * for it (within each member's own bound); one nobody asked to wait in is steered by its traffic, and with
- * no traffic at all it is not held for nothing.
+ * no traffic at all it is not held for nothing. `crowd` is a young Hush's traffic of every standard class
+ * but the deposit that opened this class's waiting set (a crowd may reach this class later than others).
  */
-export function releaseReason(going: readonly Member[], anyoneWaits: boolean, now: number, policy: ReleasePolicy, traffic: ClassEvidence | undefined): ReleaseReason | null {
+export function releaseReason(
+  going: readonly Member[],
+  anyoneWaits: boolean,
+  now: number,
+  policy: ReleasePolicy,
+  traffic: ClassEvidence | undefined,
+  crowd?: ClassEvidence,
+): ReleaseReason | null {
   if (going.length === 0) return null;
-  if (going.every((m) => going.length >= m.wants)) return 'target';
+  const steered = !anyoneWaits && !policy.fixedK;
+  // A crowd still arriving whose history is not yet a rate (a young Hush's, or a class's first burst) is
+  // not cut at the target (issue 71): the members arriving after the cut would go as a small release of
+  // their own, one more link. It goes whole once its silence says it has stopped, or at the earliest hold.
+  const arriving = steered && unproven(traffic) && hasTraffic(traffic) && !stopped(traffic);
+  if (going.every((m) => going.length >= m.wants) && !arriving) return 'target';
   const deadline = Math.min(...going.map((m) => m.deadline));
   if (now >= deadline) return 'budget';
-  if (anyoneWaits || policy.fixedK) return null;
-  if (!hasTraffic(traffic)) return 'no-traffic';
+  if (!steered) return null;
   const wants = Math.max(...going.map((m) => m.wants));
-  if (notYetWorthHolding(traffic, wants - going.length, deadline - now)) return 'no-traffic';
+  if (!hasTraffic(traffic) || notYetWorthHolding(traffic, wants - going.length, deadline - now)) {
+    // A class that would go at once is held while a young Hush is in a crowd spread over its classes: one
+    // the crowd has reached only once or twice yet would otherwise go as pieces of one or two while the rest
+    // of it arrives (issue 71). Held while the crowd would bring the set at the young rule's odds, it goes
+    // together once the crowd's silence says it stopped, or once Hush is no longer young.
+    if (young(crowd) && crowdFills(crowd, wants - going.length, (deadline - now) / 2, 1 - PROMISE_ODDS)) return null;
+    return 'no-traffic';
+  }
   if (anyArrivalWeight(traffic, deadline - now) < MIN_EXPECTED_ARRIVALS) return 'too-slow';
   return null;
 }
@@ -205,7 +224,9 @@ function notYetWorthHolding(traffic: ClassEvidence, needed: number, leftMs: numb
 /**
  * Which classes go now and when each of their payouts is sent. Depends on the waiting set, not on the
  * order it is listed in (members are ordered by id before the shuffle); every payout is sent within its
- * member's budget of its deposit's confirmation when passes come at least every `passEveryMs`.
+ * member's budget of its deposit's confirmation when passes come at least every `passEveryMs`. `crowd`:
+ * a young Hush's traffic of every standard class, each class's own counted as `rate` counts it (undefined
+ * once Hush is no longer young).
  */
 export function decideRelease(
   waiting: readonly WaitingPayout[],
@@ -214,6 +235,7 @@ export function decideRelease(
   rate: ClassRate,
   random: () => number,
   lastBurst: LastBurst = () => undefined,
+  crowd: ClassRate = () => undefined,
 ): ReleaseDecision {
   if (!Number.isInteger(policy.targetSet) || policy.targetSet < 1) throw new RangeError(`the target set must be a positive integer, got ${policy.targetSet}`);
   const classes = new Map<string, Member[]>();
@@ -223,7 +245,7 @@ export function decideRelease(
   for (const [key, members] of [...classes.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const traffic = rate(key);
     const going = goingTogether(members, now, policy, traffic);
-    const reason = releaseReason(going, members.some((m) => asksToWait(m.choice)), now, policy, traffic);
+    const reason = releaseReason(going, members.some((m) => asksToWait(m.choice)), now, policy, traffic, crowd(key));
     if (reason !== null) release.push(...schedule(going, reason, now, policy, random, lastBurst(key)));
     const released = new Set(reason !== null ? going.map((m) => m.id) : []);
     for (const m of members) if (!released.has(m.id) && (nextDeadline === null || m.deadline < nextDeadline)) nextDeadline = m.deadline;
@@ -274,11 +296,13 @@ export interface ExpectedRelease {
  * same odds: the cycle the class takes to fill at those odds, or its hold when it cannot, all of it when the
  * member is likely to be the first of its release. No traffic: a member that asked for nothing goes at once,
  * alone; one that asked to wait is promised its whole hold and no company, since nothing measured says more.
+ * `crowd`: a young Hush's traffic of every standard class (releaseReason).
  */
 export function expectedRelease(
   traffic: ClassEvidence | undefined,
   policy: Pick<ReleasePolicy, 'targetSet' | 'fixedK' | 'budgetMs' | 'ceilingMs' | 'spreadFromMs' | 'spreadMs' | 'passEveryMs'>,
   choice?: PrivacyChoice,
+  crowd?: ClassEvidence,
 ): ExpectedRelease {
   const holdMsOf = holdMs({ ...policy, budgetMs: memberBudgetMs(choice, policy) });
   const holdS = holdMsOf / 1000;
@@ -288,7 +312,10 @@ export function expectedRelease(
   // A class not yet a rate (a young Hush's, or thin) that is not worth holding goes at once (releaseReason): the quote says so.
   const thin = !patient && !policy.fixedK && hasTraffic(traffic) && notYetWorthHolding(traffic, target - 1, holdMsOf);
   if (!hasTraffic(traffic) || thin) {
-    const waitS = patient || (policy.fixedK && traffic === undefined) ? holdS : 0;
+    // Held while a young Hush's crowd arrives (releaseReason): how long the crowd lasts is not measured yet,
+    // so only the hold is a wait the member does not exceed.
+    const inCrowd = !patient && !policy.fixedK && young(crowd) && crowdFills(crowd, target - 1, holdMsOf / 2, 1 - PROMISE_ODDS);
+    const waitS = patient || inCrowd || (policy.fixedK && traffic === undefined) ? holdS : 0;
     return { delaySeconds: waitS, batch: 1, promisedDelaySeconds: waitS, promisedBatch: 1, ...(waitS === 0 ? { atOnce: true } : {}) };
   }
   // A steered class goes once the rest of the hold is expected to bring under MIN_EXPECTED_ARRIVALS more

@@ -49,7 +49,7 @@ export function nearestStandard(amount: bigint, denominations: readonly bigint[]
  * gets none (the two slots' floor) and a set of 1.
  */
 export function estimatePrivacy(
-  input: { standard: boolean; classTraffic: ClassEvidence | undefined; suggestedAmounts: Amount[]; requested?: PrivacyChoice },
+  input: { standard: boolean; classTraffic: ClassEvidence | undefined; crowdTraffic?: ClassEvidence | undefined; suggestedAmounts: Amount[]; requested?: PrivacyChoice },
   policy: ReleasePolicy,
 ): PrivacyEstimate {
   const { standard, suggestedAmounts, requested } = input;
@@ -58,7 +58,7 @@ export function estimatePrivacy(
   // Only a class's own traffic can be measured; a unique amount's set of one is certain.
   const basis = standard && !(traffic !== undefined && (typeof traffic === 'number' ? traffic > 0 : traffic.arrivals > 0)) ? 'no_traffic' : 'measured';
   if (!standard) return { standard, anonymitySet: 1, anonymitySetLikely: 1, delaySeconds: 0, suggestedAmounts, basis, ...echo };
-  const release = expectedRelease(traffic, policy, requested);
+  const release = expectedRelease(traffic, policy, requested, input.crowdTraffic);
   // A payout goes at a uniform moment of the release's spread: at the promise's odds that adds its first
   // PROMISE_ODDS of it to the class's wait. A payout that goes at once (no traffic, or a history too thin to
   // hold for) is not spread: only the two slots.

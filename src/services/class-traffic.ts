@@ -21,6 +21,8 @@ export interface ClassTrafficSource {
    * `sender`, its own deposits left out: they are no company for it (recentClassCounts).
    */
   arrivalsOf(cls: ClassOf, sender?: string): ClassArrivals | undefined;
+  /** Every standard class's arrivals as one's, while Hush is young (the crowd a class may be part of); else undefined. */
+  crowdOf?(cls: ClassOf, own?: readonly number[], sender?: string): ClassArrivals | undefined;
   /** The span the arrivals are watched over, seconds: Hush's life while shorter than the window. */
   observedSeconds(now?: number): number | undefined;
   /** The window the arrivals are counted in, seconds. */
@@ -41,6 +43,8 @@ export class ClassTraffic implements ClassTrafficSource {
   private arrivals = new Map<string, ClassArrivals>();
   /** Per class with little traffic: its counts by age, and each sender's share of them. */
   private detail = new Map<string, { byAge: number[]; bySender: Map<string, number[]> }>();
+  /** Per class: its counts by age, as last read (a young Hush's crowd sums them). */
+  private byAge = new Map<string, readonly number[]>();
   private observedMs: number | undefined;
   private firstOrder: Date | null = null;
   private stopTimer: (() => void) | null = null;
@@ -83,6 +87,7 @@ export class ClassTraffic implements ClassTrafficSource {
     }
     this.arrivals = arrivals;
     this.detail = detail;
+    this.byAge = new Map(counts.map((c) => [classKey(c), c.byAge]));
     this.observedMs = observedMs;
   }
 
@@ -104,9 +109,42 @@ export class ClassTraffic implements ClassTrafficSource {
     return this.arrivals.get(key) ?? this.toArrivals([], this.observedMs);
   }
 
+  /**
+   * Every standard class's deposits as one class's, with the class's own counted as `own` (by age, newest
+   * first; the release passes its own count, which leaves out the deposit that opened the class's waiting
+   * set) instead of as last read, and without the deposits of `sender` (the opener's, or the quoting one's:
+   * a sender's own deposits are no company for it) where the read kept them by sender. Read only while Hush
+   * is young, the one time the release and the quote look at it (class-release.ts releaseReason): a crowd
+   * spread over many classes reaches some of them only once or twice in its first seconds, and they are held
+   * for it rather than sent as pieces.
+   */
+  crowdOf(cls: ClassOf, own?: readonly number[], sender?: string): ClassArrivals | undefined {
+    if (this.observedMs === undefined || !this.young()) return undefined;
+    const key = classKey(cls);
+    const total: number[] = [];
+    const add = (xs: readonly number[], sign: number) => xs.forEach((n, age) => (total[age] = (total[age] ?? 0) + sign * n));
+    for (const [k, read] of this.byAge) {
+      if (k === key && own) continue;
+      add(read, 1);
+      const mine = sender === undefined ? undefined : this.detail.get(k)?.bySender.get(sender);
+      if (mine) add(mine, -1);
+    }
+    if (own) add(own, 1);
+    return this.toArrivals(Array.from(total, (n) => n ?? 0), this.observedMs);
+  }
+
   observedSeconds(now = this.clock.now()): number | undefined {
     if (this.firstOrder === null) return undefined;
     return Math.min(this.windowS, (now - this.firstOrder.getTime()) / 1000);
+  }
+
+  /**
+   * Reads the counts again while Hush is young: the release pass asks before it decides, since a crowd's
+   * first seconds are a handful of deposits and a read a second old may hold none of them (issue 71: the
+   * crowd's first members went alone).
+   */
+  async refreshWhileYoung(now = this.clock.now()): Promise<void> {
+    if (this.young(now)) await this.refresh(now);
   }
 
   /** Whether Hush has watched its traffic for less than the prior silence (or not at all yet). */
@@ -122,7 +160,7 @@ export class ClassTraffic implements ClassTrafficSource {
     // a fresh Hush) and promise the wait of a class with no traffic while the release holds it as a crowd
     // (issue 51). The cost: a second's query while Hush has no order or has watched less than the prior
     // silence (about a minute of traffic at the defaults), then none.
-    const young = every(this.clock, YOUNG_EVERY_MS, () => (this.young() ? this.refresh() : Promise.resolve()));
+    const young = every(this.clock, YOUNG_EVERY_MS, () => this.refreshWhileYoung());
     this.stopTimer = () => {
       steady();
       young();

@@ -66,7 +66,7 @@ export class QuoteService {
     /** Live prices for swaps (absent → every swap is PAIR_NOT_SUPPORTED). */
     private readonly swaps?: SwapPricing,
     /** Recent deposits per class, for the privacy estimate (absent → every class counts as idle). */
-    private readonly traffic?: Pick<ClassTrafficSource, 'arrivalsOf'>,
+    private readonly traffic?: Pick<ClassTrafficSource, 'arrivalsOf' | 'crowdOf'>,
     /** docs/spec.md §4 address rules; absent → the static ones and the configured mints (no own addresses). */
     private readonly rules: AddressRules = new AddressRules(config.assets.list.map((a) => a.mint)),
     /** docs/spec.md §12 screening; off → no check at all. */
@@ -199,6 +199,7 @@ export class QuoteService {
     // The sender's own deposits are no company for it (class-traffic-store.ts): left out of its class's traffic.
     const cls = { sourceAssetId: source.assetId, destinationAssetId: destination.assetId, mode, pinnedAmount: amount };
     const classTraffic = standard && this.traffic ? this.traffic.arrivalsOf(cls, sender) : undefined;
+    const crowdTraffic = standard ? this.traffic?.crowdOf?.(cls, undefined, sender) : undefined;
     // Exact_out pins what the recipient gets, in the destination asset (the same asset: swaps are exact_in only).
     const key = `${source.assetId} ${amount} ${bounds.min} ${bounds.max}`;
     let suggestedAmounts = this.suggestions.get(key);
@@ -207,7 +208,7 @@ export class QuoteService {
       if (this.suggestions.size >= 1024) this.suggestions.clear();
       this.suggestions.set(key, suggestedAmounts);
     }
-    return estimatePrivacy({ standard, classTraffic, suggestedAmounts, ...(requested ? { requested } : {}) }, releasePolicy(c));
+    return estimatePrivacy({ standard, classTraffic, crowdTraffic, suggestedAmounts, ...(requested ? { requested } : {}) }, releasePolicy(c));
   }
 
   /**

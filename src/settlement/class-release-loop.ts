@@ -4,7 +4,7 @@ import { burstGapMs, classKey, decideRelease, type ReleasePolicy } from '../doma
 import { choiceOf } from '../domain/privacy-choice.ts';
 import type { ClassTraffic } from '../services/class-traffic.ts';
 import type { Db } from '../store/db.ts';
-import { releaseClasses } from '../store/settlement/release-classes.ts';
+import { openers, releaseClasses } from '../store/settlement/release-classes.ts';
 import type { Clock, Timer } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
 
@@ -23,7 +23,7 @@ export class ClassReleaseLoop {
   constructor(
     config: HushConfig,
     private readonly db: Db,
-    private readonly traffic: Pick<ClassTraffic, 'observedSeconds' | 'knowFirstOrder' | 'toArrivals' | 'windowS' | 'bucketMs'>,
+    private readonly traffic: Pick<ClassTraffic, 'observedSeconds' | 'knowFirstOrder' | 'toArrivals' | 'windowS' | 'bucketMs'> & Partial<Pick<ClassTraffic, 'crowdOf' | 'refreshWhileYoung'>>,
     private readonly log: (msg: string) => void,
     private readonly clock: Clock,
     /** The order a release's payouts are drawn in. */
@@ -39,6 +39,8 @@ export class ClassReleaseLoop {
    */
   async pass(now = this.clock.now()): Promise<number> {
     if (this.traffic.observedSeconds(now) === undefined) await this.traffic.knowFirstOrder();
+    // A young Hush's crowd as of now, not as of the last read (crowdOf); a failed read keeps the last.
+    await this.traffic.refreshWhileYoung?.(now).catch(() => {});
     const observedS = this.traffic.observedSeconds(now);
     return releaseClasses(
       this.db,
@@ -48,9 +50,16 @@ export class ClassReleaseLoop {
           return { id: h.id, classKey: classKey(h), confirmedAt: h.confirmedAt, ...(choice ? { choice } : {}) };
         });
         const lastBurst = new Map(recent.map((b) => [classKey(b), b.lastAt]));
+        const opener = openers(held);
         const otherDeposits = new Map(others.map((o) => [classKey(o), o.byAge]));
         const ratePerMs = (key: string) => (observedS === undefined ? undefined : this.traffic.toArrivals(otherDeposits.get(key) ?? [], observedS * 1000));
-        return decideRelease(waiting, now, this.policy, ratePerMs, () => this.random.float(), (key) => lastBurst.get(key))
+        // Every class's traffic (a young Hush's crowd): the others' as read at the start of the pass, less
+        // the opener's sender's own, the class's own as this pass counts it.
+        const crowd = (key: string) => {
+          const first = opener.get(key);
+          return first ? this.traffic.crowdOf?.(first, otherDeposits.get(key) ?? [], first.sender) : undefined;
+        };
+        return decideRelease(waiting, now, this.policy, ratePerMs, () => this.random.float(), (key) => lastBurst.get(key), crowd)
           .release.map((r) => ({ id: r.id, at: new Date(r.at), releasedWith: r.releasedWith }));
       },
       {

@@ -11,8 +11,9 @@ export interface ClassCount {
   /** The same deposits by age: byAge[i] were confirmed i buckets before `now` (when asked for by bucket; ageBucketSql). */
   byAge: number[];
   /**
-   * The same by sender, for a class with fewer than SENDER_DETAIL_MAX deposits (when asked for): what each
-   * sender's own deposits add, so a quote can leave out the quoting sender's (recentClassTraffic).
+   * The same by sender (when asked for): every sender's in a class with fewer than SENDER_DETAIL_MAX deposits,
+   * and in a larger one each sender with more than one, so a quote can leave out the quoting sender's
+   * (recentClassTraffic).
    */
   bySender?: Map<string, number[]>;
 }
@@ -24,8 +25,9 @@ export interface AgeBuckets {
 }
 
 /**
- * A class with this many deposits in the window or more is read as a rate, whoever sent them: one sender's
- * share of it moves no decision, so the store does not return it sender by sender (rows stay per class and age).
+ * In a class with this many deposits in the window or more, a sender's single deposit moves no decision: the
+ * store returns it sender by sender only for senders with more than one (a wallet repeating a send), so the rows
+ * stay about per class and age however busy the class.
  */
 export const SENDER_DETAIL_MAX = 64;
 
@@ -113,16 +115,17 @@ export async function recentClassCounts(db: Queryable, since: Date, pinnedAmount
 }
 
 /**
- * recentClassCounts by age bucket with no exceptions, and for each class with fewer than SENDER_DETAIL_MAX
- * deposits the same by sender (ClassCount.bySender): what the quotes and the release's rates are read from, so
- * a quote can leave its own sender's deposits out without a query of its own.
+ * recentClassCounts by age bucket with no exceptions, and the same by sender (ClassCount.bySender: every sender
+ * in a class with fewer than SENDER_DETAIL_MAX deposits, the repeating ones in a larger class): what the quotes
+ * are read from, so a quote can leave its own sender's deposits out without a query of its own.
  */
 export async function recentClassTraffic(db: Queryable, since: Date, pinnedAmounts: readonly bigint[], buckets: AgeBuckets): Promise<ClassCount[]> {
   if (pinnedAmounts.length === 0) return [];
   const { rows } = await db.query<CountRow>(
     `SELECT source_asset_id, destination_asset_id, mode, pinned, age, sender, sum(n)::text AS n
        FROM (SELECT source_asset_id, destination_asset_id, mode, pinned, age,
-                    CASE WHEN sum(count(*)) OVER (PARTITION BY source_asset_id, destination_asset_id, mode, pinned) < $5 THEN sender END AS sender,
+                    CASE WHEN sum(count(*)) OVER (PARTITION BY source_asset_id, destination_asset_id, mode, pinned) < $5
+                           OR sum(count(*)) OVER (PARTITION BY source_asset_id, destination_asset_id, mode, pinned, sender) > 1 THEN sender END AS sender,
                     count(*) AS n
                FROM (SELECT source_asset_id, destination_asset_id, mode, (${PINNED})::text AS pinned, sender, ${ageBucketSql('$3', '$4')} AS age
                        FROM orders

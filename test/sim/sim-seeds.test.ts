@@ -43,7 +43,7 @@ describe('the simulator', () => {
     // what a planted bug breaks happens in the first seeds, so the search is short (npm run sim -- --plant runs it long).
     it(`catches ${bug.name} within 50 seeds`, async () => {
       for (let seed = 1; seed <= 50; seed++) {
-        const r = await runSeed({ ...SHORT, durationMs: 15_000, mischief: 1, seed, faults: bug.faults, plant: bug.rewrite });
+        const r = await runSeed({ ...SHORT, durationMs: 15_000, mischief: 1, seed, faults: bug.faults, plant: bug.rewrite, ...(bug.profile ? { profile: bug.profile } : {}) });
         if (!r.ok) {
           assert.ok(bug.caughtBy.includes(r.failure!.invariant), `the planted bug ${key} was caught by another check than those it breaks: ${r.failure!.message}`);
           return;

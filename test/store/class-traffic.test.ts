@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { loadAssets } from '../../src/config/assets.ts';
-import { recentClassCounts, recentClassTraffic } from '../../src/store/class-traffic-store.ts';
+import { recentClassCounts, recentClassTraffic, SENDER_DETAIL_MAX } from '../../src/store/class-traffic-store.ts';
 import { insertOrder, type NewOrder } from '../../src/store/orders-store.ts';
 import { ClassTraffic } from '../../src/services/class-traffic.ts';
 import { forEachEngine } from '../support/databases.ts';
@@ -97,6 +97,27 @@ forEachEngine('class traffic', (ctx) => {
     assert.equal(traffic.arrivalsOf(key, other)!.seen, 3);
   });
 
+  it('in a busy class the store keeps by sender only the senders that repeat: a wallet sending again is still left out of its own quote', async () => {
+    const { db } = await ctx.fresh();
+    const acc = await createTestAccount(db);
+    const cls = { amountIn: 100_000_000n, amountOut: 99_000_000n };
+    const repeater = fakeAddress();
+    const place = async (sender: ReturnType<typeof fakeAddress>, agoS: number) => {
+      const res = (await insertOrder(db, newOrder(acc, { ...cls, sender, createdAt: new Date(Date.now() - agoS * 1000) }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string };
+      await take(db, res.id);
+    };
+    for (let i = 0; i < SENDER_DETAIL_MAX; i++) await place(fakeAddress(), 10 + i * 20);
+    for (let i = 0; i < 5; i++) await place(repeater, 15 + i * 20);
+    const [c] = await recentClassTraffic(db, new Date(Date.now() - 3600_000), [100_000_000n], { now: new Date(), bucketMs: 10_000 });
+    assert.equal(c!.deposits, SENDER_DETAIL_MAX + 5);
+    assert.deepEqual([...c!.bySender!.keys()], [repeater], 'only the sender that repeats is kept apart');
+    const traffic = new ClassTraffic(db, loadAssets(), systemClock, 3600, 30);
+    await traffic.refresh();
+    const key = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 100_000_000n };
+    assert.equal(traffic.arrivalsOf(key, repeater)!.seen, SENDER_DETAIL_MAX);
+    assert.equal(traffic.arrivalsOf(key, fakeAddress())!.seen, SENDER_DETAIL_MAX + 5);
+  });
+
   it('ClassTraffic reads each class as arrivals, exposure (its window, a prior silence added) and dispersion: a burst is one episode', async () => {
     const acc = await createTestAccount(ctx.db);
     await order(acc, { amountIn: 1_000_000n, amountOut: 900_000n }, true, 3 * 3600); // Hush's first order, three hours ago
@@ -159,5 +180,27 @@ forEachEngine('class traffic', (ctx) => {
       young.stop();
       older.stop();
     }
+  });
+
+  it('a young Hush reads its crowd: every class together, the class\'s own as the caller counts it, a sender\'s own left out; none once it is older', async () => {
+    const { db } = await ctx.fresh();
+    const acc = await createTestAccount(db);
+    const tester = fakeAddress();
+    const at = async (agoS: number, amountIn: bigint, sender = fakeAddress()) =>
+      insertOrder(db, newOrder(acc, { createdAt: new Date(Date.now() - agoS * 1000), amountIn, amountOut: amountIn - 100_000n, sender }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} }).then((r) =>
+        take(db, (r as { id: string }).id),
+      );
+    for (const ago of [9, 7, 5]) await at(ago, 10_000_000n);
+    for (const ago of [8, 6]) await at(ago, 100_000_000n);
+    for (const ago of [4, 2]) await at(ago, 100_000_000n, tester);
+    const cls = { sourceAssetId: 'usdc', destinationAssetId: 'usdc', mode: 'exact_in', pinnedAmount: 10_000_000n };
+    const young = new ClassTraffic(db, loadAssets(), systemClock, 3600, 60);
+    await young.refresh();
+    assert.equal(young.crowdOf(cls)!.arrivals, 7, 'both classes');
+    assert.equal(young.crowdOf(cls, [1])!.arrivals, 5, 'the other class\'s four and the one the caller counts of its own');
+    assert.equal(young.crowdOf(cls, [1], tester)!.arrivals, 3, 'the tester\'s own two are no crowd for it');
+    const older = new ClassTraffic(db, loadAssets(), systemClock, 3600, 1);
+    await older.refresh();
+    assert.equal(older.crowdOf(cls), undefined, 'watched longer than its prior silence: no crowd is read');
   });
 });

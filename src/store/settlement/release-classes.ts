@@ -15,6 +15,8 @@ export interface HeldPayout {
   confirmedAt: number;
   /** The quote's privacy.requested as stored (the partner's choice), or null. */
   requested: unknown;
+  /** The deposit's sender: its own deposits are no company for it (class-traffic-store.ts). */
+  sender: string;
 }
 
 /**
@@ -62,9 +64,9 @@ type ClassRow = { source_asset_id: string; destination_asset_id: string; mode: '
 
 /** The payouts still waiting for their class, locked until the pass's transaction ends. */
 async function lockWaiting(tx: Queryable): Promise<HeldPayout[]> {
-  const { rows } = await tx.query<ClassRow & { id: string | number; confirmed_at: string; requested: unknown }>(
+  const { rows } = await tx.query<ClassRow & { id: string | number; confirmed_at: string; requested: unknown; sender: string }>(
     `SELECT id, source_asset_id, destination_asset_id, mode, (CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END)::text AS pinned,
-            deposit ->> 'confirmedAt' AS confirmed_at, quote -> 'privacy' -> 'requested' AS requested
+            deposit ->> 'confirmedAt' AS confirmed_at, quote -> 'privacy' -> 'requested' AS requested, sender
        FROM orders
       WHERE status IN ${statusesSql('awaitsPayout')} AND class_released_at IS NULL
         AND payout_due_at > now() AND deposit ->> 'confirmedAt' IS NOT NULL
@@ -81,6 +83,7 @@ async function lockWaiting(tx: Queryable): Promise<HeldPayout[]> {
     pinnedAmount: BigInt(r.pinned),
     confirmedAt: Date.parse(r.confirmed_at),
     requested: r.requested,
+    sender: r.sender,
   }));
 }
 
@@ -109,14 +112,19 @@ async function recentBursts(tx: Queryable, withinMs: number): Promise<RecentBurs
  * held for nothing), and the members that joined it since must (a crowd is).
  */
 async function otherDeposits(tx: Queryable, held: HeldPayout[], opts: { trafficSince: Date; now: Date; bucketMs: number }): Promise<OtherDeposits[]> {
-  const openers = new Map<string, HeldPayout>();
+  const pinned = [...new Set(held.map((h) => h.pinnedAmount))];
+  return recentClassCounts(tx, opts.trafficSince, pinned, { now: opts.now, bucketMs: opts.bucketMs }, [...openers(held).values()].map((h) => h.id));
+}
+
+/** Each class's waiting set's opener, by class key: its oldest waiting member (the lower id on a tie). */
+export function openers(held: readonly HeldPayout[]): Map<string, HeldPayout> {
+  const out = new Map<string, HeldPayout>();
   for (const h of held) {
     const key = classKey(h);
-    const o = openers.get(key);
-    if (!o || h.confirmedAt < o.confirmedAt || (h.confirmedAt === o.confirmedAt && h.id < o.id)) openers.set(key, h);
+    const o = out.get(key);
+    if (!o || h.confirmedAt < o.confirmedAt || (h.confirmedAt === o.confirmedAt && h.id < o.id)) out.set(key, h);
   }
-  const pinned = [...new Set(held.map((h) => h.pinnedAmount))];
-  return recentClassCounts(tx, opts.trafficSince, pinned, { now: opts.now, bucketMs: opts.bucketMs }, [...openers.values()].map((h) => h.id));
+  return out;
 }
 
 /** Brings each released payout's due and run times forward, keeps its release's size, notifies its change. */
