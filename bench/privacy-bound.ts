@@ -17,6 +17,10 @@
  *   npm run bench:privacy-bound -- --target=30 --budget=1200 --k=20 --rates=0.2
  *   npm run bench:privacy-bound -- --tradeoff              targets × budgets for each menu (docs/privacy.md's table)
  *   npm run bench:privacy-bound -- --true-rate             each class's true rate instead of Hush's measurement
+ *   npm run bench:privacy-bound -- --bench-span [--rates=1] [--rows=std-out] [--runs=10] [--n=1500] [--warmup=S]
+ *                                                          the ideal over bench:privacy's own span (a fresh Hush, its
+ *                                                          warm-up, scored span and padding) against the same span in a
+ *                                                          Hush that has watched its traffic window first, by release size
  *   npm run bench:privacy-bound -- --scenarios [--estimator=rate] [--memory=S|none] [--only=steady,crowd,partners,cold,burst,cycle]
  *                                                          issue 51's shapes (cold crowd, burst then silence, daily
  *                                                          cycle, steady): release sizes and whether each quote's
@@ -30,6 +34,8 @@ import type { PrivacyChoice } from '../src/domain/privacy-choice.ts';
 import { seeded } from '../src/support/seeded-random.ts';
 import { workloads } from './privacy/workloads.ts';
 import { poissonArrivals, simulateScenario as simulate51, type Arrival, type ScenarioResult } from './privacy/scenario-sim.ts';
+import { horizonFor } from './privacy/horizon.ts';
+import { bandsLine, releaseSizeBands } from './privacy/release-sizes.ts';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string | undefined]));
 const env = { ...process.env };
@@ -211,7 +217,49 @@ function scenarios(): void {
   }
 }
 
-if (args.has('scenarios')) {
+/**
+ * --bench-span: the ideal over the span bench:privacy scores at each rate (horizon.ts): a fresh Hush, the
+ * warm-up it does not score, the scored span, the padding after it; Poisson arrivals of the row, Hush's release
+ * with each class read as its release loop reads it (scenario-sim.ts), one link per release. Beside it the same
+ * span in a Hush that has watched a whole traffic window first: the steady state the rows stand for. Their
+ * difference is what the bench's span costs the ideal itself, before any chain (docs/privacy.md, "The λ = 1 gap
+ * to the ideal"); the chain's rows print the same bands beside their 1-in-n guess.
+ */
+function benchSpan(): void {
+  const policy = releasePolicy(config);
+  const windowMs = config.privacyTrafficWindowS * 1000;
+  const runs = Number(args.get('runs') ?? 10);
+  const menu = (args.get('menu') ?? 'decade') as DenominationMenu;
+  const rows = (args.get('rows') ?? ROWS.join(',')).split(',');
+  const target = policy.targetSet;
+  console.log(`the ideal over bench:privacy's span (menu ${menu}, target ${target}, budget ${policy.budgetMs / 1000} s, window ${windowMs / 1000} s; ${runs} runs each): a fresh Hush as the bench starts one, and the same span after a traffic window of the same traffic`);
+  for (const rate of rates) {
+    const span = horizonFor(rate, { budgetS: policy.budgetMs / 1000, ceilingS: policy.ceilingMs / 1000 }, Number(args.get('n') ?? 1500));
+    // --warmup=S: what a longer warm-up than the bench's would buy.
+    const h = args.get('warmup') ? { ...span, warmup: Number(args.get('warmup')) } : span;
+    console.log(`λ = ${rate}/s: warm-up ${h.warmup} s, scored ${h.scored} s, padding ${h.padding} s`);
+    for (const row of rows) {
+      const shares = classShares(menu, row);
+      for (const [span, leadMs] of [['bench', 0], ['steady', windowMs]] as const) {
+        const sizes: number[] = [];
+        for (let run = 0; run < runs; run++) {
+          const rand = seeded(20261122 + run);
+          const from = leadMs + h.warmup * 1000;
+          const to = from + h.scored * 1000;
+          const end = to + h.padding * 1000;
+          const arrivals = poissonArrivals(shares, () => rate, rate, 0, end, rand, (t) => t > from && t <= to);
+          sizes.push(...simulate51(arrivals, policy, { windowMs, endMs: end + policy.budgetMs, seed: run }).sizes);
+        }
+        const guess = sizes.reduce((a, n) => a + 1 / n, 0) / Math.max(1, sizes.length);
+        console.log(`  ${row.padEnd(8)} ${span.padEnd(6)} ${String(sizes.length).padStart(6)} orders  1-in-n ${pct(guess).padStart(7)}: ${bandsLine(releaseSizeBands(sizes, target))}`);
+      }
+    }
+  }
+}
+
+if (args.has('bench-span')) {
+  benchSpan();
+} else if (args.has('scenarios')) {
   scenarios();
 } else if (args.has('tradeoff')) {
   console.log('| menu | λ /s | target | budget s | std-out linked | set p10 / median | delay p50 / p95 s | swap linked | swap set p10 / median | swap delay p95 s |');

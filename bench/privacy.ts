@@ -12,6 +12,11 @@
  *                                         --k=16 a fixed k instead of the target
  *   … -- --offered=1                      the partner offers only standard amounts 1, 10, 100 … (fewer classes)
  *   … -- --n=400                          at most this many orders per row (default 1500, 2500 with --full)
+ *   … -- --compression=4                  every rate run compressed this many times (1, 2, 4, 8 or 16) instead of
+ *                                         compressionFor's choice: a subset of rows (--rows=std-out) otherwise runs
+ *                                         more compressed than the same rows in the default run
+ *   … -- --sign-delay=30                  each user takes 15–45 s (real) to sign and send the deposit once the order is
+ *                                         placed (default: at once, as a script would)
  *   … -- --write-docs                     also rewrite the table and chart in docs/privacy.md
  *   … -- --parallel=2                     runs at once (default 3; never two heavy ones, see HEAVY_ORDERS_PER_S), each
  *                                         in a Hush and chain of its own with a random stream of its own (seeded
@@ -27,12 +32,13 @@ import { loadConfig } from '../src/config/config.ts';
 import { runOnce, type BenchPolicy, type Horizon, type RunResult } from './privacy/run.ts';
 import { policyLine, printColdStart, printTable, printTargets, selfChecks, writeDocs, type RateResult } from './privacy/report.ts';
 import { shapedTargets } from './privacy/shaped-report.ts';
+import { horizonFor as horizonForPolicy } from './privacy/horizon.ts';
 import { runQueue, type QueuedJob } from './support/run-queue.ts';
 import { seeded } from '../src/support/seeded-random.ts';
 import { denominationsOf, shapedWorkloads, workloads, type Workload } from './privacy/workloads.ts';
 
 const args = new Map<string, string | undefined>(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k!, v]; }));
-const KNOWN = ['full', 'rates', 'rows', 'menu', 'target', 'k', 'budget', 'window', 'ceiling', 'offered', 'n', 'seed', 'write-docs', 'parallel'];
+const KNOWN = ['full', 'rates', 'rows', 'menu', 'target', 'k', 'budget', 'window', 'ceiling', 'offered', 'n', 'seed', 'write-docs', 'parallel', 'compression', 'sign-delay'];
 const unknown = [...args.keys()].filter((k) => !KNOWN.includes(k));
 if (unknown.length > 0) {
   // A mistyped or retired flag (--cap) would otherwise measure the default policy under another name.
@@ -63,6 +69,16 @@ const policy: BenchPolicy = {
   ceilingS: Number(args.get('ceiling') ?? (full ? config.privacyMaxWaitS : Math.min(config.privacyMaxWaitS, 3600))),
 };
 const maxOrders = Number(args.get('n') ?? (full ? 2500 : 1500));
+const signDelayS = Number(args.get('sign-delay') ?? 0);
+if (!(signDelayS >= 0)) {
+  process.stderr.write('bench:privacy: --sign-delay is real seconds, 0 or more\n');
+  process.exit(2);
+}
+const forcedCompression = args.get('compression') === undefined ? undefined : Number(args.get('compression'));
+if (forcedCompression !== undefined && ![1, 2, 4, 8, 16].includes(forcedCompression)) {
+  process.stderr.write('bench:privacy: --compression is 1, 2, 4, 8 or 16\n');
+  process.exit(2);
+}
 const assets = new Map(config.assets.list.map((a) => [a.assetId, a]));
 /**
  * --offered=1 (or 1,5 …): the partner offers its users only the standard amounts with these leading
@@ -86,21 +102,8 @@ const CROWDS = ['cold-crowd', 'cold-crowd-partners'];
 const seed = Number(args.get('seed') ?? 20261122);
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
-/**
- * Real seconds of arrivals per run: a warm-up of a quarter budget that is not scored (a fresh Hush
- * measures no class rate for its first fourteenth of a hold, and sends those payouts alone: the cold
- * start has a row of its own; in a quarter budget the main classes have been seen at λ = 0.2 too), a
- * scored span of one and a half budgets (at least five minutes), then a budget of padding, so that every
- * scored order's class reaches its target or its deadline with the traffic a steady stream would bring.
- * The count per row caps it (the scored span shrinks first).
- */
-function horizonFor(rate: number, patient = false): Horizon {
-  // Rows that ask to wait keep traffic coming for half the ceiling after the scored span.
-  const padding = patient ? Math.max(policy.budgetS, policy.ceilingS / 2) : policy.budgetS;
-  const warmup = policy.budgetS / 4;
-  const scored = Math.max(300, 1.5 * padding);
-  return { warmup, scored: Math.max(60, Math.min(scored, maxOrders / rate - padding - warmup)), padding };
-}
+/** The run's span in real seconds (horizon.ts): warm-up, scored span, padding. */
+const horizonFor = (rate: number, patient = false): Horizon => horizonForPolicy(rate, policy, maxOrders, patient);
 
 /**
  * Compression c: slot 400/c ms, every delay of the policy and the arrival gaps ÷ c, so arrivals per slot,
@@ -109,6 +112,7 @@ function horizonFor(rate: number, patient = false): Horizon {
  * (two shared cores: beyond that Hush's own latency, which does not scale, would swamp the window).
  */
 function compressionFor(rate: number, streams: number, patient = false): number {
+  if (forcedCompression !== undefined) return forcedCompression;
   const { warmup, scored, padding } = horizonFor(rate, patient);
   let c = 1;
   while (c < 16 && (warmup + scored + padding) / c > 90 && rate * streams * c * 2 <= 16) c *= 2;
@@ -161,7 +165,7 @@ const rateJobs: QueuedJob<RateResult & { i: number }>[] = sortedJobs.map((j) => 
     log(`${tag} start at ${at()}${isHeavy(j) ? ' (heavy)' : ''}`);
     // Once its chain is done the run leaves its place (and the heavy turn) to the next: λ = 1 scores for minutes.
     const chainDone = () => (log(`${tag} chain done at ${at()}`), leave());
-    const run = await runOnce({ rate: j.rate, compression: j.compression, ordersPerRow: maxOrders, horizonS, chainDone, policy, workloads: j.active, assets, random: seeded(seed + j.i), log: (m) => log(`${tag} ${m.trimStart()}`) });
+    const run = await runOnce({ rate: j.rate, compression: j.compression, ordersPerRow: maxOrders, horizonS, chainDone, policy, signDelayS, workloads: j.active, assets, random: seeded(seed + j.i), log: (m) => log(`${tag} ${m.trimStart()}`) });
     log(`${tag} done in ${run.wallSeconds.toFixed(0)} s (at ${at()}): ${run.failedOrders} failed, ${run.unswept} unswept, ${run.rpcRequests} adversary RPC requests`);
     return { i: j.i, rate: j.rate, compression: j.compression, horizonS, run };
   },

@@ -154,6 +154,8 @@ export class Driver {
     // A quote that expired on the way (a loaded machine) is quoted again, as a partner app does.
     const { order } = await quoteAndOrder().catch((e: Error) => (/QUOTE_EXPIRED/.test(e.message) ? quoteAndOrder() : Promise.reject(e)));
     const tx = getTransactionDecoder().decode(getBase64Encoder().encode(order.transaction));
+    // A user's wallet takes its time to sign (bench:privacy --sign-delay): the deposit follows the order by that.
+    if (plan.signDelayMs) await new Promise((r) => setTimeout(r, plan.signDelayMs));
     const signed = await signTransaction([sender.keyPair], tx);
     const signature = getSignatureFromTransaction(signed);
     await this.rpc.call('sendTransaction', [getBase64EncodedWireTransaction(signed), { encoding: 'base64', preflightCommitment: 'confirmed' }]);

@@ -4,6 +4,7 @@ import type { BenchPolicy, Horizon, RunResult } from './run.ts';
 import type { RowScore } from './score.ts';
 import { linkedWithError, PROMISE_TARGET, promiseLine } from './row-lines.ts';
 import { shapedTargets } from './shaped-report.ts';
+import { bandsLine } from './release-sizes.ts';
 
 export interface RateResult {
   rate: number;
@@ -121,7 +122,10 @@ export function targets(results: RateResult[], ceilingS?: number): string[] {
   const mismatched = rows.flatMap((r) => r.releasedWithMismatches);
   line(checked > 0 ? mismatched.length === 0 : null, 'releasedWith equals the release the bench counts on the chain, every completed private order', checked === 0 ? 'no order released by class' : `${checked - mismatched.length} of ${checked} equal${mismatched.length ? `; e.g. ${mismatched.slice(0, 3).join('; ')}` : ''}`);
   // How much the best adversary gets beyond a 1-in-n guess within each release: the gap to the ideal bound.
-  for (const r of rows.filter((x) => x.releasedChecked > 0)) out.push(`info  ${r.row} at λ=${r.rate}/s: linked ${(100 * r.linked).toFixed(1)} %, a 1-in-n guess within its releases ${(100 * r.releaseGuess).toFixed(1)} %`);
+  // Where that guess sits by release size (bench:privacy-bound --bench-span prints the ideal's, band by band).
+  for (const r of rows.filter((x) => x.releasedChecked > 0)) {
+    out.push(`info  ${r.row} at λ=${r.rate}/s: linked ${(100 * r.linked).toFixed(1)} %, a 1-in-n guess within its releases ${(100 * r.releaseGuess).toFixed(1)} %${r.releaseBands ? `: ${bandsLine(r.releaseBands)}` : ''}`);
+  }
   return out;
 }
 

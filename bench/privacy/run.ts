@@ -53,6 +53,11 @@ export interface RunSpec {
   workloads: Workload[];
   assets: Map<string, Asset>;
   random: () => number;
+  /**
+   * A user's mean time to sign and send the deposit once the order is placed, real seconds (each order draws
+   * 0.5–1.5 times it); 0 or absent: at once. The deposit is confirmed that much after its order was created.
+   */
+  signDelayS?: number;
   /** Extra environment for Hush (e.g. HUSH_PRIVACY=off for the self-check). */
   env?: Record<string, string>;
   log: (msg: string) => void;
@@ -129,6 +134,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const scoredUntilMs = h ? ((h.warmup + h.scored) * 1000) / c : Infinity;
     const inScoredSpan = (p: PlannedOrder) => p.scored ?? (p.atMs > scoredFromMs && p.atMs <= scoredUntilMs);
     const plans = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate)).flatMap((w) => schedule(w, spec.ordersPerRow, spec.rate * c, spec.random, untilMs, c));
+    if (spec.signDelayS) for (const p of plans) p.signDelayMs = ((spec.signDelayS * 1000) / c) * (0.5 + spec.random());
     const span = Math.max(...plans.map((p) => p.atMs));
     const limit = pLimit(8);
     const recipients = await Promise.all(plans.map((p) => limit(() => driver.recipient(p.destinationAssetId, p.recipientHolds))));
@@ -211,7 +217,8 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     if (spec.workloads.some((w) => w.partnerFees)) for (const l of releaseLog(records, payoutSlot, spanSlots, { fromSlot, slotMs: server.slotMs, t0, c })) spec.log(l);
     const quotesFromMs = (Math.min(spec.policy.trafficWindowS, spec.policy.budgetS) * 1000) / c;
     const active = spec.workloads.filter((w) => !w.rates || w.rates.includes(spec.rate));
-    const meta = (row: string, label: string, planned: (p: PlannedOrder) => boolean) => ({ row, label, rate: spec.rate, compression: c, planned: plans.filter((p) => planned(p) && inScoredSpan(p)).length, quotesFromMs, bursts });
+    const targetSet = spec.policy.k ?? spec.policy.targetSet;
+    const meta = (row: string, label: string, planned: (p: PlannedOrder) => boolean) => ({ row, label, rate: spec.rate, compression: c, planned: plans.filter((p) => planned(p) && inScoredSpan(p)).length, quotesFromMs, bursts, targetSet });
     const jobs = active.map((w) => ({ records: records.filter((r) => r.plan.stream === w.id), meta: meta(w.id, w.label, (p) => p.stream === w.id) }));
     // A stream of mixed choices also scores its orders that chose nothing, on the same attack of the whole
     // stream: whether the patient ones cost them anything.

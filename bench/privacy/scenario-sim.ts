@@ -34,6 +34,8 @@ export interface ScenarioResult {
   /** Median quoted anonymitySet and anonymitySetLikely. */
   quotedSet: number;
   quotedLikely: number;
+  /** Each scored order's release size (releasedWith), in no particular order. */
+  sizes: number[];
 }
 
 interface Outcome {
@@ -57,6 +59,7 @@ function summarize(xs: Outcome[]): ScenarioResult {
     delayKept: xs.filter((x) => x.waitedMs <= x.quote.delayMs + 1).length / n,
     quotedSet: quantile(xs.map((x) => x.quote.set), 0.5),
     quotedLikely: quantile(xs.map((x) => x.quote.likely), 0.5),
+    sizes: sets,
   };
 }
 

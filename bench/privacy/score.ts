@@ -9,6 +9,7 @@ import type { ChainView } from './adversary/observe-chain.ts';
 import type { Observation } from './adversary/observation.ts';
 import type { TruthRecord } from './driver.ts';
 import { linkedEstimate } from './linked-estimate.ts';
+import { releaseSizeBands, type SizeBand } from './release-sizes.ts';
 
 /**
  * Tie-breaks each adversary of TIE_DRAWN guesses under (linked-estimate.ts). 16 leave the flips a quarter
@@ -65,6 +66,8 @@ export interface RowScore {
    * adversary's share above it is what it learns beyond the release sizes.
    */
   releaseGuess: number;
+  /** The same guess by release size (release-sizes.ts): where in the releases its share sits; absent without a target. */
+  releaseBands?: SizeBand[];
   /**
    * Scored completed private orders whose status lacked releasedWith at the driver's first read showing them
    * `completed` (the driver polls each second: a lag under that is not seen), and those lacking it when read final.
@@ -165,6 +168,8 @@ export interface RowMeta {
   bursts?: Map<string, number>;
   /** Tie-breaks per adversary (default DRAWS). */
   draws?: number;
+  /** The policy's target set (or fixed k): the bands of releaseBands. */
+  targetSet?: number;
 }
 
 export type ScoredRow = RowScore & { results: Record<AdversaryId, AdversaryResult> };
@@ -247,6 +252,7 @@ export function scoreRow(view: ChainView, records: TruthRecord[], k: AdversaryKn
     releasedWithMissing: completed.filter((r) => r.quoted?.standard && r.releasedWith == null).length,
     padding: all.length - completed.length,
     releaseGuess: completed.reduce((a, r) => a + 1 / Math.max(1, r.releasedWith ?? 1), 0) / n,
+    ...(meta.targetSet !== undefined ? { releaseBands: releaseSizeBands(completed.map((r) => r.releasedWith ?? 1), meta.targetSet) } : {}),
     releasedWithMismatches: meta.bursts
       ? completed.filter((r) => r.quoted?.standard && meta.bursts!.get(r.trackingId) !== r.releasedWith).map((r) => `${r.trackingId}: status ${r.releasedWith}, chain ${meta.bursts!.get(r.trackingId) ?? 'not found'}`)
       : [],

@@ -18,6 +18,8 @@ export interface PlannedOrder {
   feeBps: number;
   /** The recipient already holds a token account of the destination asset. */
   recipientHolds: boolean;
+  /** How long its user takes to sign and send the deposit once the order is placed, ms (compressed time); none: at once. */
+  signDelayMs?: number;
   /** The user's privacy choice sent with the quote (docs/spec.md §9); none: the operator's defaults. */
   privacy?: PrivacyChoice;
   /** Whether the row counts it, when its workload says (a shaped workload's own arrivals); else the run's scored span decides. */

@@ -8,7 +8,7 @@ export interface ClassCount {
   mode: 'exact_in' | 'exact_out';
   pinnedAmount: bigint;
   deposits: number;
-  /** The same deposits by age: byAge[i] were created i buckets before `now` (when asked for by bucket). */
+  /** The same deposits by age: byAge[i] were confirmed i buckets before `now` (when asked for by bucket; ageBucketSql). */
   byAge: number[];
   /**
    * The same by sender (when asked for): every sender's in a class with fewer than SENDER_DETAIL_MAX deposits,
@@ -33,8 +33,17 @@ export const SENDER_DETAIL_MAX = 64;
 
 type CountRow = { source_asset_id: string; destination_asset_id: string; mode: 'exact_in' | 'exact_out'; pinned: string; age: number | string; n: string; sender?: string | null };
 
-/** The age bucket of an order's creation, as SQL over the parameters $now and $bucketMs. */
-const ageBucketSql = (now: string, bucketMs: string) => `greatest(0, floor(extract(epoch from (${now}::timestamptz - created_at)) * 1000 / ${bucketMs}))::int`;
+/**
+ * The age bucket of an order's deposit, as SQL over the parameters $now and $bucketMs: from the deposit's
+ * confirmation, when Hush can first count it (its creation where none is recorded). Aged from the order's
+ * creation, the newest buckets lacked every order whose deposit was still on its way (a wallet's seconds to
+ * sign, Hush's to confirm), and the forecast read that lag as the class's silence: a busy class was taken
+ * for stopped and released short of its target (docs/privacy.md, "The λ = 1 gap to the ideal"). The window
+ * itself still starts at the order's creation (the funded orders' index): an order created before it whose
+ * deposit was confirmed within it is not counted, at the window's oldest end, which weighs least.
+ */
+const ageBucketSql = (now: string, bucketMs: string) =>
+  `greatest(0, floor(extract(epoch from (${now}::timestamptz - coalesce((deposit ->> 'confirmedAt')::timestamptz, created_at))) * 1000 / ${bucketMs}))::int`;
 
 /** The amount an order pins (docs/spec.md §9), as SQL over the orders' columns. */
 const PINNED = `CASE mode WHEN 'exact_in' THEN amount_in ELSE amount_out END`;

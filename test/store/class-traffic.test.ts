@@ -49,6 +49,23 @@ forEachEngine('class traffic', (ctx) => {
     assert.deepEqual(c!.byAge, [1, 0, 2]);
   });
 
+  it("ages a deposit from its confirmation, when Hush can first count it, not from its order's creation", async () => {
+    const acc = await createTestAccount(ctx.db);
+    // 3,000 USDC: a class of this test's own.
+    const cls = { amountIn: 3_000_000_000n, amountOut: 2_990_000_000n };
+    // Ordered a minute ago, its deposit confirmed 5 s ago (a wallet's time to sign, Hush's to confirm): aged from
+    // its order it left the newest buckets empty, and a busy class read as one whose traffic had stopped.
+    const res = (await insertOrder(ctx.db, newOrder(acc, { ...cls, createdAt: new Date(Date.now() - 60_000) }), { key: `k-${Math.random()}`, responseStatus: 200, responseBody: {} })) as { id: string };
+    await ctx.db.query(`UPDATE orders SET status = 'completed', deposit = jsonb_build_object('amount', amount_in::text, 'confirmedAt', $2::text) WHERE id = $1`, [res.id, new Date(Date.now() - 5_000).toISOString()]);
+    await order(acc, cls, true, 25); // no confirmation time recorded: aged from its creation
+    const since = new Date(Date.now() - 3600_000);
+    const buckets = { now: new Date(), bucketMs: 10_000 };
+    const [counted] = await recentClassCounts(ctx.db, since, [3_000_000_000n], buckets);
+    assert.deepEqual(counted!.byAge, [1, 0, 1]);
+    const [read] = await recentClassTraffic(ctx.db, since, [3_000_000_000n], buckets);
+    assert.deepEqual(read!.byAge, [1, 0, 1]);
+  });
+
   it("a sender's own deposits are no company for it: left out with a release's opener, and from its own quote", async () => {
     const acc = await createTestAccount(ctx.db);
     // 1,000 USDC exact_out: a class of this test's own.
