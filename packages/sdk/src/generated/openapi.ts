@@ -357,7 +357,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,WtpNZibSYgiuLpv64NBJIJGBrLwZW7cwFEvP2X3mANo=
+                     * @example v1,X07tOiZGSp3LvmP7oGvUxJu7TEVFss83Rjhw/3nC5fM=
                      */
                     "webhook-signature": string;
                     /**
@@ -369,7 +369,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795255422,v1=32cbbf7bbc8cbe9797463354a5f63c36b72cd4a180d490bfa84d09767ba9c7fe
+                     * @example t=1795255422,v1=a815507669085c121451393c7ef37b745f7b468a5cd35194c142c92ab3df34c8
                      */
                     "hush-signature"?: string;
                     /**
@@ -451,6 +451,7 @@ export interface webhooks {
                      *             "standard": true,
                      *             "releaseBy": null,
                      *             "releasedWith": 20,
+                     *             "releasedWithPending": null,
                      *             "heldSeconds": 216
                      *           }
                      *         }
@@ -514,7 +515,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,QAmZA51/dlVgbY6i0FGQpOG6AqPZxlg98+QJDCJij8I=
+                     * @example v1,PZh9wf84ZT/lVQOBtI5oDVl3RM/xhzdKGfPZqfLYqkQ=
                      */
                     "webhook-signature": string;
                     /**
@@ -526,7 +527,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795255421,v1=a938de89a3acaea118e0b71bb882fe1ab3a4ce152ce21a475e3a10fe0373a63e
+                     * @example t=1795255421,v1=62c41121e7a9c2f80705313e6629559d259256f63fe5e259b32755aed085cbb0
                      */
                     "hush-signature"?: string;
                     /**
@@ -598,6 +599,7 @@ export interface webhooks {
                      *             "standard": true,
                      *             "releaseBy": null,
                      *             "releasedWith": null,
+                     *             "releasedWithPending": null,
                      *             "heldSeconds": 216
                      *           }
                      *         }
@@ -661,7 +663,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,4qoIWSN5eus8hkaP/xBUkxDh3ZlORE4rdzRJNmVUpXE=
+                     * @example v1,/sHVfoZoX06mfYtD9Y4Zg4IpyK5x6LU2lyvH+KP0zoQ=
                      */
                     "webhook-signature": string;
                     /**
@@ -673,7 +675,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795514403,v1=8d3b3fd62fc0df3ea39d8e9abb66e64fc479db84ff907bf20e154f7cde9a33f2
+                     * @example t=1795514403,v1=66fa58c4fa0782505ff53c2043424aaf66e10abbd6446b66c0de691141c0192e
                      */
                     "hush-signature"?: string;
                     /**
@@ -749,6 +751,7 @@ export interface webhooks {
                      *             "standard": true,
                      *             "releaseBy": null,
                      *             "releasedWith": 20,
+                     *             "releasedWithPending": null,
                      *             "heldSeconds": 216
                      *           }
                      *         }
@@ -812,7 +815,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,N2Hy+03H6dES4daBwUZNZzyjHjCtAWQYTPjp4xSrkbs=
+                     * @example v1,tqyWtL3/efM6skjanTNLPGpMiOffwuDk9TMSQCrOJkA=
                      */
                     "webhook-signature": string;
                     /**
@@ -824,7 +827,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795519241,v1=a2449fbdd3e4551e89ef571739d40f3a575fb0cd16986d80b5c9fb1c2ad819e0
+                     * @example t=1795519241,v1=bca72963590862b32b35e98d8baf4c76e55eb539499c3c44623b4d63890b3956
                      */
                     "hush-signature"?: string;
                     /**
@@ -900,6 +903,7 @@ export interface webhooks {
                      *             "standard": true,
                      *             "releaseBy": null,
                      *             "releasedWith": 20,
+                     *             "releasedWithPending": null,
                      *             "heldSeconds": 216
                      *           }
                      *         }
@@ -1388,6 +1392,7 @@ export interface components {
          *             "standard": true,
          *             "releaseBy": null,
          *             "releasedWith": 20,
+         *             "releasedWithPending": null,
          *             "heldSeconds": 216
          *           }
          *         }
@@ -1471,6 +1476,7 @@ export interface components {
          *             "standard": true,
          *             "releaseBy": null,
          *             "releasedWith": 20,
+         *             "releasedWithPending": null,
          *             "heldSeconds": 216
          *           }
          *         }
@@ -1510,6 +1516,8 @@ export interface components {
             releaseBy: string | null;
             /** @description Once every payout of its release is final: how many payouts of its class (this one included) landed in its payout's burst on the chain, counted by the burst rule an outside reader applies, the set it hides in. Never more than the chain shows: a release whose payouts land wider apart than the burst span counts as several. Null until then (and when no payout landed) */
             releasedWith: number | null;
+            /** @description Why a completed order shows no releasedWith: release_landing while other payouts of its release are still landing (releasedWith comes once they are final, usually within a few slots: read the status again or wait for the receipt), not_private for an amount that is not private (never released by class, so never counted). Null whenever releasedWith is set and before the order is completed */
+            releasedWithPending: "release_landing" | "not_private" | null;
             /** @description Once released: seconds from the deposit's confirmation to the payout's send. Null until then */
             heldSeconds: number | null;
         };
@@ -1564,6 +1572,7 @@ export interface components {
          *             "standard": true,
          *             "releaseBy": null,
          *             "releasedWith": null,
+         *             "releasedWithPending": null,
          *             "heldSeconds": 216
          *           }
          *         }
@@ -1689,6 +1698,7 @@ export interface components {
          *             "standard": true,
          *             "releaseBy": null,
          *             "releasedWith": 20,
+         *             "releasedWithPending": null,
          *             "heldSeconds": 216
          *           }
          *         }
@@ -2113,6 +2123,7 @@ export interface components {
          *         "standard": true,
          *         "releaseBy": null,
          *         "releasedWith": 20,
+         *         "releasedWithPending": null,
          *         "heldSeconds": 216
          *       }
          *     }
@@ -2153,6 +2164,7 @@ export interface components {
          *         "standard": true,
          *         "releaseBy": "2026-11-21T10:05:04.100Z",
          *         "releasedWith": null,
+         *         "releasedWithPending": null,
          *         "heldSeconds": null
          *       }
          *     }
