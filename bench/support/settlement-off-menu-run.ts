@@ -67,6 +67,7 @@ export async function offMenuRun(s: RunSetup): Promise<OffMenuRun> {
   const depositSlot = new Map<string, number>();
   const visibleAt = new Map<string, number>();
   if (process.env.BENCH_PROFILE) await fetch(`${info.sideUrl}/profile/start`);
+  if (process.env.BENCH_SQL_STATS) await fetch(`${info.sideUrl}/sql/start`);
   const cpu0 = await hushCpuMicros(info);
   const t0 = Date.now();
   if (process.env.HUSH_TRACE) console.error(`[bench] ${t0} deposits submitted`);
@@ -104,6 +105,7 @@ export async function offMenuRun(s: RunSetup): Promise<OffMenuRun> {
   const rpcCalls = since(await proxy.counts(), rpcAtStart);
   const rpcSeconds = (performance.now() - rpcT0) / 1000;
   const cpuMs = ((await hushCpuMicros(info)) - cpu0) / 1000;
+  if (process.env.BENCH_SQL_STATS) console.log(`Hush's statements during (a), by total time:\n${((await (await fetch(`${info.sideUrl}/sql/stop`)).json()) as { lines: string[] }).lines.join('\n')}`);
   if (process.env.BENCH_PROFILE) console.log(`Hush CPU profile of the run: ${((await (await fetch(`${info.sideUrl}/profile/stop`)).json()) as { file: string }).file}`);
   // After the run: what Hush recorded, and where the payouts landed.
   const statuses = await pool(ORDERS, 16, async (i) => (await api<{ order: StatusRecord }>(info, 'GET', `/status/${deposits[i]!.trackingId}`)).order);

@@ -30,14 +30,24 @@ export function printHeader(h: { orders: number; classSize: number; symbol: stri
   row('', 'measured', 'target / goal');
 }
 
-export function printOffMenuRun(run: OffMenuRun, base: { perSecond: number; seconds: number }, o: { orders: number; amount: string; slotMs: number; pollMs: number }): void {
+export function printOffMenuRun(
+  run: OffMenuRun,
+  base: { perSecond: number; seconds: number },
+  floored: { perSecond: number; seconds: number },
+  o: { orders: number; amount: string; slotMs: number; pollMs: number },
+): void {
   console.log(
     `(a) ${o.orders} orders of ${o.amount}, an amount off the menu: not private, paid at the policy's floor (due two slots after the deposit confirms); ${run.standard} of ${o.orders} status records say standard`,
   );
-  row('baseline: raw buildPayout → send → confirmed loop', `${base.perSecond.toFixed(1)} payouts/s (${base.seconds.toFixed(2)} s)`);
+  row('raw loop: buildPayout → send → confirmed, no deposit', `${base.perSecond.toFixed(1)} payouts/s (${base.seconds.toFixed(2)} s)`);
+  row('raw loop at the floor: deposits → +2 slots → payouts', `${floored.perSecond.toFixed(1)} payouts/s (${floored.seconds.toFixed(2)} s)`);
   row('Hush: deposits submitted → all completed', `${run.perSecond.toFixed(1)} orders/s (${run.seconds.toFixed(2)} s)`);
-  const ratio = run.perSecond / base.perSecond;
-  row('    ratio Hush / baseline', ratio.toFixed(2), '≥ 0.30', ratio >= 0.3);
+  const ratio = run.perSecond / floored.perSecond;
+  row('    ratio Hush / raw loop at the floor', ratio.toFixed(2), '≥ 0.90', ratio >= 0.9);
+  // The raw loop without deposits cannot be matched: the deposit's landing, its confirmation and the floor are
+  // at least 4 slots a payout of Hush's waits that it does not (docs/performance.md, "Settlement at the raw loop's pace").
+  const floorMs = 4 * o.slotMs;
+  row('    ratio Hush / raw loop without deposits', (run.perSecond / base.perSecond).toFixed(2), `≤ ${(base.seconds / (base.seconds + floorMs / 1000)).toFixed(2)} possible`);
   const slotP50 = pct(run.slots, 0.5);
   const slotP99 = pct(run.slots, 0.99);
   // The issue asked p50 2 / p99 3 from the deposit's landing slot. The floor counts two slots from the deposit's
