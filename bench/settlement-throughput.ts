@@ -175,6 +175,7 @@ try {
   if (!idleBefore || !idleBetween || !idleAfter) console.log('(c) RPC calls not counted: BENCH_RPC_PROXY=off (Hush straight to the chain)');
   else {
     printRpc({
+      workers: WORKERS,
       overhead,
       idleBefore,
       idleBetween,

@@ -22,6 +22,8 @@ export interface OffMenuRun {
   /** Where the time goes, per order: consecutive phases (ms). */
   phases: [string, number[]][];
   splitOrders: number;
+  /** Orders with more than one landed payout of the same part (never: exactly once). */
+  paidTwice: number;
   /** Orders whose status record says standard (private): 0 for an amount off the menu. */
   standard: number;
   /** CPU time the Hush process used from deposit submission to the last completion (all cores). */
@@ -112,7 +114,10 @@ export async function offMenuRun(s: RunSetup): Promise<OffMenuRun> {
   const firstRecorded = new Map<string, number>();
   const lastSettled = new Map<string, number>();
   const dueAt = new Map<string, number>();
-  for (const r of await payoutRows(info)) {
+  const landedParts = new Map<string, number>();
+  const rows = await payoutRows(info);
+  for (const r of rows) if (r.status === 'confirmed') landedParts.set(`${r.trackingId}/${r.part}`, (landedParts.get(`${r.trackingId}/${r.part}`) ?? 0) + 1);
+  for (const r of rows) {
     if (!firstRecorded.has(r.trackingId)) firstRecorded.set(r.trackingId, Date.parse(r.createdAt));
     if (r.dueAt) dueAt.set(r.trackingId, Date.parse(r.dueAt));
     if (r.status === 'confirmed') lastSettled.set(r.trackingId, Math.max(lastSettled.get(r.trackingId) ?? 0, Date.parse(r.settledAt)));
@@ -138,6 +143,7 @@ export async function offMenuRun(s: RunSetup): Promise<OffMenuRun> {
       ['payout settled → order completed', statuses.map((st) => at(st, 'completed') - lastSettled.get(st.trackingId)!)],
     ],
     splitOrders: statuses.filter((st) => st.payouts.length > 1).length,
+    paidTwice: new Set([...landedParts].filter(([, n]) => n > 1).map(([k]) => k.split('/')[0])).size,
     standard: statuses.filter((st) => st.privacy.standard).length,
     cpuMs,
     rpc: rpcCalls,

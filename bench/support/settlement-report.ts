@@ -64,10 +64,10 @@ export function printOffMenuRun(
   const dueP99 = pct(run.dueToSentMs, 0.99);
   row('                                             p99', ms(dueP99), '≤ 100 ms', dueP99 <= 100);
   row('deposit visible → payout recorded & sent (floor incl.)', p50p99(run.overheadMs));
+  row('orders paid more than once (landed payouts per part)', String(run.paidTwice), '0', run.paidTwice === 0);
   console.log(`  (visibility polled every ${o.pollMs} ms; ${run.splitOrders} of ${o.orders} payouts split across pools)`);
-  console.log(
-    `  Hush process CPU during the phase: ${ms(run.cpuMs)} (${(run.cpuMs / o.orders).toFixed(1)} ms per order, ${((run.cpuMs / (run.seconds * 1000)) * 100).toFixed(0)} % of one core over ${run.seconds.toFixed(2)} s)`,
-  );
+  const cpuPerOrder = run.cpuMs / o.orders;
+  row('Hush CPU per order (every Hush process)', `${cpuPerOrder.toFixed(1)} ms (${((run.cpuMs / (run.seconds * 1000)) * 100).toFixed(0)} % of one core over ${run.seconds.toFixed(2)} s)`, '≤ 4 ms', cpuPerOrder <= 4);
   console.log('  where the time goes (per order, ms):');
   for (const [label, xs] of run.phases) row(`    ${label}`, p50p99(xs));
 }
@@ -97,6 +97,7 @@ interface Idle {
 }
 
 export function printRpc(r: {
+  workers: number;
   overhead: Awaited<ReturnType<typeof proxyOverhead>>;
   idleBefore: Idle;
   idleBetween: Idle;
@@ -111,15 +112,17 @@ export function printRpc(r: {
     console.log(`      ${detail}`);
   };
   const rate = (i: Idle) => totalCalls(i.counts) / i.seconds;
-  rpcRow('idle before (a)', perUnit(r.idleBefore.counts, r.idleBefore.seconds, 's'), '≤ 1 /s', rate(r.idleBefore) <= 1);
-  const phase = (name: string, p: { rpc: RpcCounts; rpcSeconds: number; orders: number }, idleRate: number) => {
+  // Each worker keeps its own slot clock and blockhash: the idle budget is per worker process.
+  rpcRow(`idle before (a)${r.workers > 1 ? `, ${r.workers} workers` : ''}`, perUnit(r.idleBefore.counts, r.idleBefore.seconds, 's'), `≤ ${r.workers} /s`, rate(r.idleBefore) <= r.workers);
+  const phase = (name: string, p: { rpc: RpcCounts; rpcSeconds: number; orders: number }, idleRate: number, target: number) => {
     const perOrder = totalCalls(p.rpc) / p.orders;
-    rpcRow(`${name} per order, first quote → last completed (${p.rpcSeconds.toFixed(0)} s)`, perUnit(p.rpc, p.orders, 'order', 8), '≤ 10', perOrder <= 10);
+    rpcRow(`${name} per order, first quote → last completed (${p.rpcSeconds.toFixed(0)} s)`, perUnit(p.rpc, p.orders, 'order', 8), `≤ ${target}`, perOrder <= target);
     row('    of which above the idle rate before it', `${((totalCalls(p.rpc) - idleRate * p.rpcSeconds) / p.orders).toFixed(1)} calls per order`);
   };
-  phase('(a)', r.offMenu, rate(r.idleBefore));
+  phase('(a)', r.offMenu, rate(r.idleBefore), 4);
   rpcRow('idle between (a) and (b) (the sweeps of (a) under way)', perUnit(r.idleBetween.counts, r.idleBetween.seconds, 's'));
-  phase('(b)', r.klass, rate(r.idleBetween));
+  // A class's orders wait through its hold, the idle calls of that wait included.
+  phase('(b)', r.klass, rate(r.idleBetween), 10);
   rpcRow('idle after (b)', perUnit(r.idleAfter.counts, r.idleAfter.seconds, 's'));
   rpcRow('baseline: raw loop, per payout', perUnit(r.base.rpc, r.base.orders, 'payout'));
 }
