@@ -27,10 +27,14 @@ export interface BuiltBlock {
   background: { price: bigint; writes: readonly string[] }[];
 }
 
-/** A slot's clearing price: the lowest price that got in by price when somebody was turned away; 0 when nobody was. */
+/**
+ * A slot's clearing price: the highest price the block turned away for want of room (0 when it turned nobody
+ * away). Anything paying more got in; at or below it, only what fitted the room left (smaller transactions
+ * fill a block's end, as agave's scheduler packs it).
+ */
 interface Clearing {
   price: bigint;
-  /** Accounts whose write limit turned somebody away: the lowest price that got in writing each. */
+  /** Accounts whose write limit turned somebody away: the highest price turned away for each. */
   byAccount: Map<string, bigint>;
 }
 
@@ -100,24 +104,21 @@ export class LeaderQueue {
     const sent = [...this.queue.values()].map((q): Candidate => ({ price: q.price, units: q.units, writes: q.writable, sent: q }));
     const ordered = [...sent, ...candidates].sort((x, y) => (x.price > y.price ? -1 : x.price < y.price ? 1 : 0));
     const clearing: Clearing = { price: 0n, byAccount: new Map() };
-    let lowest: bigint | null = null;
     let turnedAway = false;
-    const lowestByAccount = new Map<string, bigint>();
     for (const c of ordered) {
       const full = room(c.units, c.writes);
-      if (full === 'block') turnedAway = true;
-      else if (full !== null) clearing.byAccount.set(full, 0n);
+      // Prices only fall along the list: the first turned away is the highest.
+      if (full === 'block' && !turnedAway) {
+        turnedAway = true;
+        clearing.price = c.price;
+      } else if (full !== null && full !== 'block' && !clearing.byAccount.has(full)) clearing.byAccount.set(full, c.price);
       if (full !== null) continue;
       take(c.units, c.writes);
-      lowest = c.price;
-      for (const a of c.writes) lowestByAccount.set(a, c.price);
       if (c.sent) {
         this.queue.delete(c.sent.signature);
         block.include.push({ signature: c.sent.signature, bytes: c.sent.bytes });
       } else block.background.push({ price: c.price, writes: c.writes });
     }
-    if (turnedAway && lowest !== null) clearing.price = lowest;
-    for (const a of clearing.byAccount.keys()) clearing.byAccount.set(a, lowestByAccount.get(a) ?? 0n);
     for (const q of this.queue.values()) if (q.dropAfter <= slot) this.queue.delete(q.signature);
     this.clearing.set(slot, clearing);
     this.clearing.delete(slot - BigInt(CLEARING_SLOTS));
