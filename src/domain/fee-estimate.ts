@@ -35,7 +35,7 @@ export interface LevelRule {
 }
 
 export const LEVEL_RULES: Readonly<Record<FeeLevel, LevelRule>> = {
-  fast: { windowSlots: 20, quantile: 0.5, floor: 500n },
+  fast: { windowSlots: 10, quantile: 0.6, floor: 500n },
   medium: { windowSlots: 50, quantile: 0.5, floor: 200n },
   cheap: { windowSlots: 150, quantile: 0.25, floor: 100n },
 };
@@ -47,12 +47,6 @@ export const LEVEL_RULES: Readonly<Record<FeeLevel, LevelRule>> = {
  * then one of those (often 0, busy or not).
  */
 export const MARKET_PERCENTILE_BPS = 300;
-/**
- * The agave form reports each slot's minimum, which such transactions often set: read a higher share of
- * slots, and a tenth more, to stand above the marginal price as the percentile form does.
- */
-const MINIMUM_FORM_QUANTILE_STEP = 0.25;
-const MINIMUM_FORM_MARGIN_BPS = 11_000n;
 
 /** A recent slot's fee as the endpoint reported it for the transaction's writable accounts. */
 export interface SlotFee {
@@ -123,13 +117,14 @@ export function quantile(values: readonly bigint[], q: number): bigint | null {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
-/** What the market asks at this level, or null when it said nothing to go by (no slots, or none that paid). */
+/**
+ * What the market asks at this level: the level's quantile of its recent slots' fees, in either form (the
+ * agave form's minimums, leaked zeros and all, lands as well at the same quantile and costs a little more:
+ * docs/decisions.md); 0 for a market of zeros, null when it said nothing (no slots).
+ */
 export function marketPrice(market: MarketFees, rule: LevelRule): bigint | null {
   const newest = market.slots.reduce((m, s) => (s.slot > m ? s.slot : m), -1n);
-  const recent = market.slots.filter((s) => s.slot > newest - BigInt(rule.windowSlots)).map((s) => s.fee);
-  if (!recent.some((f) => f > 0n)) return recent.length > 0 ? 0n : null;
-  if (market.percentileBps !== null) return quantile(recent, rule.quantile);
-  return (quantile(recent, Math.min(0.95, rule.quantile + MINIMUM_FORM_QUANTILE_STEP))! * MINIMUM_FORM_MARGIN_BPS) / 10_000n;
+  return quantile(market.slots.filter((s) => s.slot > newest - BigInt(rule.windowSlots)).map((s) => s.fee), rule.quantile);
 }
 
 /**
