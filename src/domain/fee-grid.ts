@@ -51,7 +51,9 @@ export function startGrid(estimate: bigint, rule: GridRule = GRID_RULE): GridSta
  */
 export function observeGrid(state: GridState, estimate: bigint, now: number, rule: GridRule = GRID_RULE): { state: GridState; move: bigint | null } {
   const lower = rungBelow(state.step, rule.grid);
-  const above = estimate > state.step ? (state.above ? { since: state.above.since, low: estimate < state.above.low ? estimate : state.above.low } : { since: now, low: estimate }) : null;
+  // At the top rung there is nowhere to go up to: the market above it is Hush's to absorb (and alert on).
+  const top = state.step >= rule.grid[rule.grid.length - 1]!;
+  const above = estimate > state.step && !top ? (state.above ? { since: state.above.since, low: estimate < state.above.low ? estimate : state.above.low } : { since: now, low: estimate }) : null;
   const below = lower !== null && estimate < lower ? (state.below ? { since: state.below.since, high: estimate > state.below.high ? estimate : state.below.high } : { since: now, high: estimate }) : null;
   const next = { step: state.step, above, below };
   if (above && now - above.since >= rule.upAfterMs) return { state: next, move: gridRungFor(above.low, rule.grid) };

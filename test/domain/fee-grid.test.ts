@@ -34,6 +34,10 @@ describe('the network fee on a grid', () => {
     assert.deepEqual(moves, [{ at: 6 * MINUTE, to: 8_000n }]);
   });
 
+  test('at the top rung a market above it moves nothing', () => {
+    assert.deepEqual(follow(FEE_GRID.at(-1)!, Array(20).fill(FEE_GRID.at(-1)! * 4n)).moves, []);
+  });
+
   test('a spike shorter than five minutes moves nothing', () => {
     assert.deepEqual(follow(1_000n, [1_000n, 50_000n, 50_000n, 50_000n, 50_000n, 900n, 50_000n, 50_000n]).moves, []);
   });
