@@ -25,7 +25,7 @@ export async function rawFlooredLoop(
   chainUrl: string,
   rpc: Rpc,
   run: { config: HushConfig; asset: Asset; orders: number; amount: bigint; pollMs: number; slotMs: number },
-): Promise<{ seconds: number; perSecond: number }> {
+): Promise<{ seconds: number; perSecond: number; sentToConfirmedMs: number[]; visibleToSentMs: number[] }> {
   const { config, asset, orders, amount, pollMs, slotMs } = run;
   const treasury = await Treasury.load(new TreasuryKeys(randomBytes(32)), config.assets);
   const pools = treasury.pools(asset.assetId);
@@ -59,6 +59,9 @@ export async function rawFlooredLoop(
   const shape = { feePayer: treasury.feePayer, computeUnitLimit: config.computeUnitLimit, computeUnitPriceMicroLamports: config.computeUnitPriceMicroLamports };
   let blockhash = (await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()).value;
   const payouts: Promise<string>[] = [];
+  const sentAt = new Map<string, number>();
+  const visibleToSentMs: number[] = [];
+  const sentToConfirmedMs: number[] = [];
   let waiting = deposits.map((d, i) => ({ signature: d.signature, i }));
   while (waiting.length > 0) {
     const statuses = await rawSignatureStatuses(chainUrl, waiting.map((w) => w.signature));
@@ -71,6 +74,7 @@ export async function rawFlooredLoop(
       return false;
     });
     if (seen.length > 0) {
+      const visible = performance.now();
       // Two slots on, each payout of this look is built, signed and sent (one RPC batch).
       payouts.push(
         sleep(2 * slotMs).then(async () => {
@@ -80,6 +84,9 @@ export async function rawFlooredLoop(
               return buildPayout({ ...shape, blockhash }, { asset, sources: [{ pool: pool.signer, poolHolding: pool.holding, amount }], recipient: recipients[i]!.address });
             }),
           );
+          const at = performance.now();
+          for (const p of signed) sentAt.set(p.signature, at);
+          visibleToSentMs.push(...signed.map(() => at - visible));
           for (let b = 0; b < signed.length; b += SEND_BATCH) {
             await rpcBatch<string>(chainUrl, signed.slice(b, b + SEND_BATCH).map((p) => ({ method: 'sendTransaction', params: [p.wire, { encoding: 'base64', skipPreflight: true, maxRetries: 0 }] })));
           }
@@ -96,10 +103,12 @@ export async function rawFlooredLoop(
     pending = pending.filter((sig, k) => {
       const st = statuses[k];
       if (st?.err) throw new Error(`baseline payout ${sig} failed: ${JSON.stringify(st.err)}`);
-      return !st || st.confirmationStatus === 'processed';
+      const waiting = !st || st.confirmationStatus === 'processed';
+      if (!waiting) sentToConfirmedMs.push(performance.now() - sentAt.get(sig)!);
+      return waiting;
     });
     if (pending.length > 0) await sleep(pollMs);
   }
   const seconds = (performance.now() - t0) / 1000;
-  return { seconds, perSecond: orders / seconds };
+  return { seconds, perSecond: orders / seconds, sentToConfirmedMs, visibleToSentMs };
 }

@@ -33,7 +33,7 @@ export function printHeader(h: { orders: number; classSize: number; symbol: stri
 export function printOffMenuRun(
   run: OffMenuRun,
   base: { perSecond: number; seconds: number },
-  floored: { perSecond: number; seconds: number },
+  floored: { perSecond: number; seconds: number; sentToConfirmedMs: number[]; visibleToSentMs: number[] },
   o: { orders: number; amount: string; slotMs: number; pollMs: number },
 ): void {
   console.log(
@@ -41,6 +41,8 @@ export function printOffMenuRun(
   );
   row('raw loop: buildPayout → send → confirmed, no deposit', `${base.perSecond.toFixed(1)} payouts/s (${base.seconds.toFixed(2)} s)`);
   row('raw loop at the floor: deposits → +2 slots → payouts', `${floored.perSecond.toFixed(1)} payouts/s (${floored.seconds.toFixed(2)} s)`);
+  row('    its deposit seen confirmed → payout sent', p50p99(floored.visibleToSentMs));
+  row('    its payout sent → seen confirmed', p50p99(floored.sentToConfirmedMs));
   row('Hush: deposits submitted → all completed', `${run.perSecond.toFixed(1)} orders/s (${run.seconds.toFixed(2)} s)`);
   const ratio = run.perSecond / floored.perSecond;
   row('    ratio Hush / raw loop at the floor', ratio.toFixed(2), '≥ 0.90', ratio >= 0.9);

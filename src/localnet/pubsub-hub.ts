@@ -14,6 +14,9 @@ interface Base {
   id: number;
   client: PubSubClient;
 }
+/** A notification this soon after its subscription's reply could reach a client before it listens (kit polls its iterator). */
+const SUBSCRIBE_GRACE_MS = 50;
+
 export type SlotSub = Base & { kind: 'slot' };
 export type AccountSub = Base & { kind: 'account'; address: string; commitment: Commitment; encoding: AccountEncoding; cfg: Config };
 export type SignatureSub = Base & { kind: 'signature'; signature: string; commitment: Commitment; received: boolean };
@@ -55,6 +58,8 @@ export class PubSubHub implements ChainObserver {
   private readonly signatureSubs = new Map<string, Set<SignatureSub>>();
   /** Signature subscriptions no slot has passed since (checkSignatures leaves them for the next one). */
   private readonly firstTick = new Set<SignatureSub>();
+  /** When each signature subscription not yet at its commitment was made: one a few ms before a tick waits for the next. */
+  private readonly subscribedAt = new Map<SignatureSub, number>();
   private readonly logsAll = new Set<LogsSub>();
   private readonly logsMentions = new Map<string, Set<LogsSub>>();
   private readonly programSubs = new Map<string, Set<ProgramSub>>();
@@ -85,7 +90,15 @@ export class PubSubHub implements ChainObserver {
     addTo(this.byClient, client, sub.id);
     if (sub.kind === 'slot') this.slotSubs.add(sub);
     else if (sub.kind === 'account') addTo(this.accountSubs, sub.address, sub);
-    else if (sub.kind === 'signature') (addTo(this.signatureSubs, sub.signature, sub), this.firstTick.add(sub));
+    else if (sub.kind === 'signature') {
+      addTo(this.signatureSubs, sub.signature, sub);
+      // Only a signature already at its commitment, or subscribed just before a tick, waits a tick (see
+      // checkSignatures): one that reaches it later is notified at the tick it does, as a validator notifies it,
+      // not a slot after (a payout's confirmation reached its worker two slots late).
+      const st = this.chain.signatureStatus(sub.signature);
+      if (st && RANK[st.confirmationStatus] >= RANK[sub.commitment]) this.firstTick.add(sub);
+      else this.subscribedAt.set(sub, this.chain.clock.now());
+    }
     else if (sub.kind === 'program') addTo(this.programSubs, sub.program, sub);
     else if (sub.kind === 'root') this.rootSubs.add(sub);
     else if (sub.mentions === null) this.logsAll.add(sub);
@@ -112,7 +125,7 @@ export class PubSubHub implements ChainObserver {
     deleteFrom(this.byClient, sub.client, sub.id);
     if (sub.kind === 'slot') this.slotSubs.delete(sub);
     else if (sub.kind === 'account') deleteFrom(this.accountSubs, sub.address, sub);
-    else if (sub.kind === 'signature') (deleteFrom(this.signatureSubs, sub.signature, sub), this.firstTick.delete(sub));
+    else if (sub.kind === 'signature') (deleteFrom(this.signatureSubs, sub.signature, sub), this.firstTick.delete(sub), this.subscribedAt.delete(sub));
     else if (sub.kind === 'program') deleteFrom(this.programSubs, sub.program, sub);
     else if (sub.kind === 'root') this.rootSubs.delete(sub);
     else if (sub.mentions === null) this.logsAll.delete(sub);
@@ -238,6 +251,8 @@ export class PubSubHub implements ChainObserver {
         // would be notified a few milliseconds after the subscription's reply, before a client such as kit
         // (which drops what arrives before its iterator first polls) is listening.
         if (this.firstTick.delete(sub)) continue;
+        const at = this.subscribedAt.get(sub);
+        if (at !== undefined && this.chain.clock.now() - at < SUBSCRIBE_GRACE_MS) continue;
         if (!st || RANK[st.confirmationStatus] < RANK[sub.commitment]) continue;
         this.notify(sub, 'signatureNotification', { context: { slot: this.chain.commitmentSlot(sub.commitment) }, value: { err: st.err } });
         this.drop(sub);
