@@ -235,5 +235,6 @@ describe('operational routes (no auth, on the ops listener)', () => {
     assert.equal(d.status, 200);
     assert.match(d.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(d.text, /<html/i);
+    assert.match(d.text, /<title>Hush API reference<\/title>/, 'the tab names the API, not the renderer');
   });
 });

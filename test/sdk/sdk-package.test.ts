@@ -18,6 +18,7 @@ test('license, changelog entry for this version, @solana/kit a peer in a range t
   assert.equal(pkg.license, 'MIT');
   assert.match(readFileSync(`${dir}LICENSE`, 'utf8'), /^MIT License/);
   assert.ok(readFileSync(`${dir}CHANGELOG.md`, 'utf8').includes(`## ${pkg.version} `), `CHANGELOG.md has an entry for ${pkg.version}`);
+  assert.match(readFileSync(`${dir}src/version.ts`, 'utf8'), new RegExp(`SDK_VERSION = '${pkg.version.replace(/\./g, '\\.')}'`), '`hush --version` answers the package version');
   assert.equal(pkg.dependencies['@solana/kit'], undefined, 'kit is the application\'s, not a second copy');
   const range = pkg.peerDependencies['@solana/kit'];
   // kit's exports do not include package.json: read it from where its entry point resolves.

@@ -357,7 +357,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,WtpNZibSYgiuLpv64NBJIJGBrLwZW7cwFEvP2X3mANo=
+                     * @example v1,EK0aKSNHjjv6KCscdYnnx7CVu2AYY28JGmUt72Iff7I=
                      */
                     "webhook-signature": string;
                     /**
@@ -369,7 +369,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795255422,v1=32cbbf7bbc8cbe9797463354a5f63c36b72cd4a180d490bfa84d09767ba9c7fe
+                     * @example t=1795255422,v1=524258ad19ef0d61a7de6ae99740a78b79fc4938a7805eac531078db9405017d
                      */
                     "hush-signature"?: string;
                     /**
@@ -395,11 +395,12 @@ export interface webhooks {
                      * @example {
                      *       "id": "evt_Qm3vXc0pL7aTzR9kWn2bYe",
                      *       "type": "order.status_changed",
+                     *       "version": 2,
                      *       "createdAt": "2026-11-21T10:03:41.012Z",
                      *       "data": {
                      *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *         "status": "completed",
-                     *         "sequence": "5",
+                     *         "sequence": 5,
                      *         "order": {
                      *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -514,7 +515,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,QAmZA51/dlVgbY6i0FGQpOG6AqPZxlg98+QJDCJij8I=
+                     * @example v1,pHRcYUcPY1+uOg2XyPInmk90a5gjHP71NF77U6XIWSw=
                      */
                     "webhook-signature": string;
                     /**
@@ -526,7 +527,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795255421,v1=a938de89a3acaea118e0b71bb882fe1ab3a4ce152ce21a475e3a10fe0373a63e
+                     * @example t=1795255421,v1=775dd257019af88ddb1f561a820b867bb461e988ef5ea1f28f37742790a731a3
                      */
                     "hush-signature"?: string;
                     /**
@@ -552,11 +553,12 @@ export interface webhooks {
                      * @example {
                      *       "id": "evt_a8Vd2LqN5sXw0RkT3yPbHc",
                      *       "type": "order.released",
+                     *       "version": 2,
                      *       "createdAt": "2026-11-21T10:03:40.300Z",
                      *       "data": {
                      *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *         "status": "sending",
-                     *         "sequence": "4",
+                     *         "sequence": 4,
                      *         "order": {
                      *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -661,7 +663,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,4qoIWSN5eus8hkaP/xBUkxDh3ZlORE4rdzRJNmVUpXE=
+                     * @example v1,pXoVHAvLWjVXKABQqp/gux4zQA/2YpGcWby//Oh/F6E=
                      */
                     "webhook-signature": string;
                     /**
@@ -673,7 +675,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795514403,v1=8d3b3fd62fc0df3ea39d8e9abb66e64fc479db84ff907bf20e154f7cde9a33f2
+                     * @example t=1795514403,v1=d27e4041a7113833a1e10b24e7a3fe3890145dea8439dff5ed5d511dc0bded15
                      */
                     "hush-signature"?: string;
                     /**
@@ -699,11 +701,12 @@ export interface webhooks {
                      * @example {
                      *       "id": "evt_Hq4Lm9TzW2xPc7vNd3sRk8",
                      *       "type": "order.held",
+                     *       "version": 2,
                      *       "createdAt": "2026-11-24T10:00:02.512Z",
                      *       "data": {
                      *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *         "status": "held",
-                     *         "sequence": "4",
+                     *         "sequence": 4,
                      *         "order": {
                      *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -812,7 +815,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,N2Hy+03H6dES4daBwUZNZzyjHjCtAWQYTPjp4xSrkbs=
+                     * @example v1,57AEw+1IFHHRVITe1Ws71DWzlkXp/qWT9ADGwgqQC/Q=
                      */
                     "webhook-signature": string;
                     /**
@@ -824,7 +827,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795519241,v1=a2449fbdd3e4551e89ef571739d40f3a575fb0cd16986d80b5c9fb1c2ad819e0
+                     * @example t=1795519241,v1=6a72562987f3684d20207f1a05b84f52a454c625007806dd91b8b3ec3b40bddc
                      */
                     "hush-signature"?: string;
                     /**
@@ -850,11 +853,12 @@ export interface webhooks {
                      * @example {
                      *       "id": "evt_Fz7Qw2Ke5nVb8Lx3Pt9Rm4",
                      *       "type": "order.frozen",
+                     *       "version": 2,
                      *       "createdAt": "2026-11-24T11:20:40.007Z",
                      *       "data": {
                      *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *         "status": "frozen",
-                     *         "sequence": "5",
+                     *         "sequence": 5,
                      *         "order": {
                      *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -963,7 +967,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,pIWTO7WizSKMAbsFg5/pbk1g8Y2APFz5Rn7ucjFFLJA=
+                     * @example v1,lMVQhE8PQQBdZh5Q/x1eT84zWz6MDKtoYsk/UBWg/DI=
                      */
                     "webhook-signature": string;
                     /**
@@ -975,7 +979,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795255081,v1=4f12c4228da7ce2227ba3b63243c83847c584d27356bb75fc37ef197a2d4e885
+                     * @example t=1795255081,v1=6fc8a4ba8ee4d8d7852ae7795130132bb6b8dc93320ea7f44a0c76902d6b34c4
                      */
                     "hush-signature"?: string;
                     /**
@@ -1001,6 +1005,7 @@ export interface webhooks {
                      * @example {
                      *       "id": "evt_test_Zk3v1lq2cJ8pQy0A",
                      *       "type": "webhook.test",
+                     *       "version": 2,
                      *       "createdAt": "2026-11-21T09:58:00.000Z",
                      *       "data": {}
                      *     }
@@ -1338,11 +1343,12 @@ export interface components {
          * @example {
          *       "id": "evt_Fz7Qw2Ke5nVb8Lx3Pt9Rm4",
          *       "type": "order.frozen",
+         *       "version": 2,
          *       "createdAt": "2026-11-24T11:20:40.007Z",
          *       "data": {
          *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *         "status": "frozen",
-         *         "sequence": "5",
+         *         "sequence": 5,
          *         "order": {
          *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -1402,6 +1408,11 @@ export interface components {
              * @constant
              */
             type: "order.frozen";
+            /**
+             * @description The event body's version: 2 since 2026-11-28 (data.sequence an integer; bodies without a version carried it as a string of digits). A new version changes a field's type or meaning; a new field or event type does not make one
+             * @constant
+             */
+            version: 2;
             /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
             createdAt: string;
             /** @description The order the event is about */
@@ -1410,8 +1421,8 @@ export interface components {
                 trackingId: string;
                 /** @description frozen */
                 status: components["schemas"]["OrderStatus"];
-                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
-                sequence: string;
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]). It never decreases along one order's events, which arrive one at a time and in order. An integer since event version 2; before it, a string of digits */
+                sequence: number;
                 /** @description The status record as of the freeze */
                 order: components["schemas"]["StatusRecord"];
             };
@@ -1421,11 +1432,12 @@ export interface components {
          * @example {
          *       "id": "evt_Hq4Lm9TzW2xPc7vNd3sRk8",
          *       "type": "order.held",
+         *       "version": 2,
          *       "createdAt": "2026-11-24T10:00:02.512Z",
          *       "data": {
          *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *         "status": "held",
-         *         "sequence": "4",
+         *         "sequence": 4,
          *         "order": {
          *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -1485,6 +1497,11 @@ export interface components {
              * @constant
              */
             type: "order.held";
+            /**
+             * @description The event body's version: 2 since 2026-11-28 (data.sequence an integer; bodies without a version carried it as a string of digits). A new version changes a field's type or meaning; a new field or event type does not make one
+             * @constant
+             */
+            version: 2;
             /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
             createdAt: string;
             /** @description The order the event is about */
@@ -1493,8 +1510,8 @@ export interface components {
                 trackingId: string;
                 /** @description held */
                 status: components["schemas"]["OrderStatus"];
-                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
-                sequence: string;
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]). It never decreases along one order's events, which arrive one at a time and in order. An integer since event version 2; before it, a string of digits */
+                sequence: number;
                 /** @description The status record as of the hold (failureReason: screening) */
                 order: components["schemas"]["StatusRecord"];
             };
@@ -1518,11 +1535,12 @@ export interface components {
          * @example {
          *       "id": "evt_a8Vd2LqN5sXw0RkT3yPbHc",
          *       "type": "order.released",
+         *       "version": 2,
          *       "createdAt": "2026-11-21T10:03:40.300Z",
          *       "data": {
          *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *         "status": "sending",
-         *         "sequence": "4",
+         *         "sequence": 4,
          *         "order": {
          *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -1578,6 +1596,11 @@ export interface components {
              * @constant
              */
             type: "order.released";
+            /**
+             * @description The event body's version: 2 since 2026-11-28 (data.sequence an integer; bodies without a version carried it as a string of digits). A new version changes a field's type or meaning; a new field or event type does not make one
+             * @constant
+             */
+            version: 2;
             /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
             createdAt: string;
             /** @description The order the event is about */
@@ -1586,8 +1609,8 @@ export interface components {
                 trackingId: string;
                 /** @description sending: the transition that released the payout */
                 status: components["schemas"]["OrderStatus"];
-                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
-                sequence: string;
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]). It never decreases along one order's events, which arrive one at a time and in order. An integer since event version 2; before it, a string of digits */
+                sequence: number;
                 /** @description The status record as of the release, privacy.heldSeconds set (privacy.releasedWith comes once the release has landed) */
                 order: components["schemas"]["StatusRecord"];
             };
@@ -1633,11 +1656,12 @@ export interface components {
          * @example {
          *       "id": "evt_Qm3vXc0pL7aTzR9kWn2bYe",
          *       "type": "order.status_changed",
+         *       "version": 2,
          *       "createdAt": "2026-11-21T10:03:41.012Z",
          *       "data": {
          *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *         "status": "completed",
-         *         "sequence": "5",
+         *         "sequence": 5,
          *         "order": {
          *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -1703,6 +1727,11 @@ export interface components {
              * @constant
              */
             type: "order.status_changed";
+            /**
+             * @description The event body's version: 2 since 2026-11-28 (data.sequence an integer; bodies without a version carried it as a string of digits). A new version changes a field's type or meaning; a new field or event type does not make one
+             * @constant
+             */
+            version: 2;
             /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
             createdAt: string;
             /** @description The order the event is about */
@@ -1711,8 +1740,8 @@ export interface components {
                 trackingId: string;
                 /** @description The status the order entered */
                 status: components["schemas"]["OrderStatus"];
-                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
-                sequence: string;
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]). It never decreases along one order's events, which arrive one at a time and in order. An integer since event version 2; before it, a string of digits */
+                sequence: number;
                 /** @description The status record as of this transition */
                 order: components["schemas"]["StatusRecord"];
             };
@@ -2298,6 +2327,7 @@ export interface components {
          * @example {
          *       "id": "evt_test_Zk3v1lq2cJ8pQy0A",
          *       "type": "webhook.test",
+         *       "version": 2,
          *       "createdAt": "2026-11-21T09:58:00.000Z",
          *       "data": {}
          *     }
@@ -2310,6 +2340,11 @@ export interface components {
              * @constant
              */
             type: "webhook.test";
+            /**
+             * @description The event body's version: 2 since 2026-11-28 (data.sequence an integer; bodies without a version carried it as a string of digits). A new version changes a field's type or meaning; a new field or event type does not make one
+             * @constant
+             */
+            version: 2;
             /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
             createdAt: string;
             /** @description Always empty */
