@@ -7,7 +7,7 @@
 // whole when it ends (CI logs stay readable); the failures and the ten slowest files are printed at the end.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_DIR, bundleTests, sourceOf } from './bundle-tests.mjs';
 import { planGroups, writeLaneEntries } from './group-files.mjs';
@@ -119,7 +119,8 @@ function runEntry(entry, n) {
     '--test-reporter=tap', '--test-reporter-destination=stdout',
     '--test-reporter=./test/runner/slowest-files.mjs', '--test-reporter-destination=stderr',
     ...process.argv.slice(2),
-    entry,
+    // Absolute: from Node 22 on, --test takes its arguments as globs, which never match under node_modules/.
+    resolve(root, entry),
   ];
   return new Promise((resolve) => {
     // The CLI entries' bundles, for the children tests start (test/support/cli-command.ts).
