@@ -1265,7 +1265,7 @@ export interface components {
         ErrorCode: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED" | "INVALID_SIGNATURE" | "WEBHOOK_URL_REFUSED" | "UNAUTHORIZED" | "FEE_RECIPIENT_NOT_REGISTERED" | "FORBIDDEN" | "ACCOUNT_SUSPENDED" | "ADDRESS_BLOCKED" | "NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS" | "ORDER_NOT_REFRESHABLE" | "DEPOSIT_MISMATCH" | "ORDER_NOT_HELD" | "APPROVAL_CONFLICT" | "HOLD_CLAIMED" | "RECEIPT_NOT_READY" | "LAST_ACTIVE_KEY" | "TOO_MANY_KEYS" | "QUOTE_EXPIRED" | "ORDER_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
         /**
          * FeeBreakdown
-         * @description fee, part by part, in the source asset
+         * @description fee, part by part, in the source asset; and the deposit account rent the sender pays beside it, in lamports
          */
         FeeBreakdown: {
             /** @description Hush's fee, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
@@ -1274,6 +1274,8 @@ export interface components {
             partnerFee: string;
             /** @description The Solana fees Hush pays for the payout, charged at cost, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
             networkFee: string;
+            /** @description Not part of fee, and in lamports (SOL's base units) whatever the source asset: the rent of the order's one-time deposit account, which the sender's deposit transaction opens and pays for beside amountIn. Hush recovers it when it closes the account; a refund sends it back to the sender with the refunded deposit. On a completed order Hush keeps it: it is part of what the order costs the sender, like the deposit transaction's own fee, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            depositAccountRent: string;
         };
         /**
          * HistoryEntry
@@ -1794,7 +1796,8 @@ export interface components {
          *       "feeBreakdown": {
          *         "serviceFee": "300000",
          *         "partnerFee": "250000",
-         *         "networkFee": "20200"
+         *         "networkFee": "20200",
+         *         "depositAccountRent": "2039280"
          *       },
          *       "duration": 215,
          *       "min": "10000000",
@@ -1828,7 +1831,8 @@ export interface components {
          *       "feeBreakdown": {
          *         "serviceFee": "300000",
          *         "partnerFee": "250000",
-         *         "networkFee": "20200"
+         *         "networkFee": "20200",
+         *         "depositAccountRent": "2039280"
          *       },
          *       "duration": 21591,
          *       "min": "10000000",
@@ -2710,7 +2714,8 @@ export interface operations {
                      *         "feeBreakdown": {
                      *           "serviceFee": "300000",
                      *           "partnerFee": "250000",
-                     *           "networkFee": "20200"
+                     *           "networkFee": "20200",
+                     *           "depositAccountRent": "2039280"
                      *         },
                      *         "duration": 215,
                      *         "min": "10000000",
@@ -3014,7 +3019,8 @@ export interface operations {
                  *         "feeBreakdown": {
                  *           "serviceFee": "300000",
                  *           "partnerFee": "250000",
-                 *           "networkFee": "20200"
+                 *           "networkFee": "20200",
+                 *           "depositAccountRent": "2039280"
                  *         },
                  *         "duration": 215,
                  *         "min": "10000000",
