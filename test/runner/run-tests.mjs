@@ -25,7 +25,7 @@ const testDir = join(root, 'test');
 const WAITING = [
   'test/settlement/class-release-crash.test.ts', 'test/settlement/crash-safety.test.ts', 'test/settlement/funding-crash.test.ts',
   'test/settlement/operator-faults.test.ts', 'test/settlement/subscriptions.test.ts', 'test/settlement/unfunded-orders-idle.test.ts',
-  'test/sdk/cli-process.test.ts', 'test/sdk/sdk-package.test.ts', 'test/docs/readme-partner-example.test.ts', 'test/docs/readme-example-outside.test.ts',
+  'test/sdk/cli-process.test.ts', 'test/sdk/sdk-package.test.ts', 'test/docs/readme-partner-example.test.ts', 'test/docs/readme-example-outside.test.ts', 'test/docs/demo.test.ts',
   'test/console/', 'test/admin/admin-cli.test.ts', 'test/api/rpc-timeout.test.ts', 'test/api/blockhash-life.test.ts', 'test/chain/flaky-start.test.ts',
 ];
 
