@@ -1274,7 +1274,7 @@ export interface components {
             partnerFee: string;
             /** @description The Solana fees Hush pays for the payout, charged at cost, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
             networkFee: string;
-            /** @description Not part of fee, and in lamports (SOL's base units) whatever the source asset: the rent of the order's one-time deposit account, which the sender's deposit transaction opens and pays for beside amountIn. Hush recovers it when it closes the account; a refund sends it back to the sender with the refunded deposit. On a completed order Hush keeps it: it is part of what the order costs the sender, like the deposit transaction's own fee, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            /** @description Not part of fee, and in lamports (SOL's base units) whatever the source asset: the rent of the order's one-time deposit account, which the sender's deposit transaction opens and pays for beside amountIn. Hush recovers it when it closes the account; a refund sends it back to the sender with the refunded deposit. On a completed order Hush keeps it: a cost of the order the sender pays, stated here before anything is signed, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
             depositAccountRent: string;
         };
         /**
