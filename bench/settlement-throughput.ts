@@ -57,7 +57,7 @@
  * times out after 3 minutes; a whole run takes about two.
  */
 import type { ChildProcess } from 'node:child_process';
-import { KeyObject, webcrypto } from 'node:crypto';
+import { KeyObject, randomBytes, webcrypto } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +66,7 @@ import { createSolanaRpc, generateKeyPairSigner } from '@solana/kit';
 import { loadConfig } from '../src/config/config.ts';
 import { localnetUrls, sleep, start, stop, waitLine } from './support/processes.ts';
 import { rawPayoutLoop } from './support/raw-payout-loop.ts';
+import { rawFlooredLoop } from './support/raw-floored-loop.ts';
 import { idle, proxyOverhead, since, startRpcProxy, totalCalls, type RpcProxy } from './support/rpc-cost.ts';
 import { reportAgainstBaseline } from './support/baseline-compare.ts';
 import { pct } from './support/stats.ts';
@@ -84,6 +85,8 @@ const PG_SCHEMA = `hush_bench_settle_${process.pid}`;
 const TIMEOUT_MS = 180_000;
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 10);
 const COUNTED = process.env.BENCH_RPC_PROXY !== 'off';
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
+const TREASURY_SEED = randomBytes(32).toString('hex');
 
 const config = loadConfig({ ...process.env, LOCALNET_SLOT_MS: String(SLOT_MS) });
 const asset = config.assets.get(ASSET);
@@ -109,6 +112,7 @@ const chainDir = mkdtempSync(join(tmpdir(), 'hush-bench-settle-chain-'));
 const hushDir = mkdtempSync(join(tmpdir(), 'hush-bench-settle-hush-'));
 const chain = start('src/cli/localnet.ts', { DATA_DIR: chainDir, LOCALNET_PORT: '0', LOCALNET_SLOT_MS: String(SLOT_MS) });
 let hush: ChildProcess | null = null;
+const extraWorkers: ChildProcess[] = [];
 const proxies: RpcProxy[] = [];
 try {
   const { url: chainUrl, wsUrl } = await localnetUrls(chain);
@@ -117,9 +121,7 @@ try {
   const hushProxy = await startRpcProxy(chainUrl);
   const baseProxy = await startRpcProxy(chainUrl);
   proxies.push(hushProxy, baseProxy);
-  hush = start(
-    'bench/support/settlement-bench-server.ts',
-    {
+  const hushEnv = {
       DATA_DIR: hushDir,
       SOLANA_RPC_URL: COUNTED ? hushProxy.url : chainUrl,
       // Named, not derived from the proxy's address: the chain's PubSub is not behind the proxy.
@@ -134,9 +136,21 @@ try {
       // BENCH_DATABASE_URL: the same run on a PostgreSQL server, in a private schema dropped afterwards.
       DATABASE_URL: PG_URL ?? '',
       DATABASE_SCHEMA: PG_URL ? PG_SCHEMA : '',
-    },
-  );
+      // One treasury for every worker of a two-worker run.
+      TREASURY_SEED: TREASURY_SEED,
+  };
+  hush = start('bench/support/settlement-bench-server.ts', hushEnv);
   const info = JSON.parse(await waitLine(hush, (l) => l.startsWith('{'))) as BenchInfo;
+  // BENCH_WORKERS=2 (PostgreSQL only): a second settlement worker on the same store and treasury seed.
+  if (WORKERS > 1) {
+    if (!PG_URL) throw new Error('BENCH_WORKERS > 1 needs BENCH_DATABASE_URL: PGlite is one process\'s store');
+    info.workerSideUrls = [];
+    for (let i = 1; i < WORKERS; i++) {
+      const w = start('bench/support/settlement-bench-server.ts', { ...hushEnv, BENCH_ROLE: 'worker', DATA_DIR: mkdtempSync(join(tmpdir(), 'hush-bench-settle-worker-')) });
+      extraWorkers.push(w);
+      info.workerSideUrls.push((JSON.parse(await waitLine(w, (l) => l.startsWith('{'))) as { sideUrl: string }).sideUrl);
+    }
+  }
 
   const overhead = await proxyOverhead(chainUrl, baseProxy.url);
   // Idle: Hush started and funded, no order yet (a moment first for the start's own work to end).
@@ -145,6 +159,8 @@ try {
   const baseRpc0 = await baseProxy.counts();
   const base = await rawPayoutLoop(chainUrl, rpc, createSolanaRpc(baseProxy.url), { config, asset, orders: ORDERS, amount: AMOUNT, pollMs: POLL_MS });
   const baseRpc = since(await baseProxy.counts(), baseRpc0);
+  // The same payouts by hand under the policy's floor (deposits watched, each payout two slots after): the pace Hush is held to.
+  const floored = await rawFlooredLoop(chainUrl, rpc, { config, asset, orders: ORDERS, amount: AMOUNT, pollMs: POLL_MS, slotMs: SLOT_MS });
   const setup = { chainUrl, rpc, info, proxy: hushProxy, asset, slotMs: SLOT_MS, pollMs: POLL_MS, timeoutMs: TIMEOUT_MS };
   const offMenu = await offMenuRun({ ...setup, orders: ORDERS, amount: AMOUNT });
   // Between the phases: every order completed, their deposits' sweeps (4 per transaction, every 5 s) under way.
@@ -154,11 +170,12 @@ try {
 
   const tokens = (x: bigint) => `${Number(x) / Number(unit)} ${asset.symbol}`;
   printHeader({ orders: ORDERS, classSize: CLASS, symbol: asset.symbol, slotMs: SLOT_MS, engine: info.engine, menu: config.denominationMenu, spreadS: config.payoutDelayS, load: loadAtStart, cores: cpus().length });
-  printOffMenuRun(offMenu, base, { orders: ORDERS, amount: tokens(AMOUNT), slotMs: SLOT_MS, pollMs: POLL_MS });
+  printOffMenuRun(offMenu, base, floored, { orders: ORDERS, amount: tokens(AMOUNT), slotMs: SLOT_MS, pollMs: POLL_MS });
   printClassRun(klass, { amount: tokens(CLASS_AMOUNT), slotMs: SLOT_MS, spreadS: config.payoutDelayS });
   if (!idleBefore || !idleBetween || !idleAfter) console.log('(c) RPC calls not counted: BENCH_RPC_PROXY=off (Hush straight to the chain)');
   else {
     printRpc({
+      workers: WORKERS,
       overhead,
       idleBefore,
       idleBetween,
@@ -170,9 +187,10 @@ try {
   }
   printTally();
   // Issue 56: the headline figures against bench/baselines/settlement.json (a REGRESSION line past 10 %; -- --record).
-  const e = info.engine;
+  const e = WORKERS > 1 ? `${info.engine} ×${WORKERS} workers` : info.engine;
   const figures = [
     { name: `${e} (a) orders/s ÷ raw payout loop`, value: offMenu.perSecond / base.perSecond, unit: '×', better: 'higher' as const },
+    { name: `${e} (a) orders/s ÷ raw loop at the floor`, value: offMenu.perSecond / floored.perSecond, unit: '×', better: 'higher' as const },
     { name: `${e} (a) deposit → payout slots p99`, value: pct(offMenu.slots, 0.99), unit: 'slots', better: 'lower' as const },
     { name: `${e} (a) payout due → sent p99`, value: pct(offMenu.dueToSentMs, 0.99), unit: 'ms', better: 'lower' as const },
     { name: `${e} (a) Hush CPU per order`, value: offMenu.cpuMs / ORDERS, unit: 'ms', better: 'lower' as const },
@@ -182,6 +200,7 @@ try {
   ];
   reportAgainstBaseline('settlement', figures, `BENCH_ORDERS=${ORDERS} BENCH_CLASS=${CLASS}, load average ${loadAtStart.toFixed(1)} at start`);
 } finally {
+  for (const w of extraWorkers) await stop(w);
   if (hush) await stop(hush);
   for (const p of proxies) await p.stop();
   await stop(chain);

@@ -92,6 +92,8 @@ export interface TruthRecord {
   /** When the driver first read a releasedWith (its clock, ms since epoch), and whether the first read showing `completed` had it. */
   releasedWithSeenMs?: number;
   releasedWithWithCompleted?: boolean;
+  /** At that first read showing `completed` without releasedWith: the reason the status gave (null: none given). */
+  releasedWithPendingAtCompleted?: string | null;
 }
 
 export class Driver {
@@ -195,12 +197,15 @@ export class Driver {
       await Promise.all(
         open.map((r) =>
           limit(async () => {
-            const { order: s } = await api(r).call<{ order: { status: string; deposit: { confirmedAt: string | null } | null; payouts: { confirmedAt: string | null }[]; history: { status: string; at: string }[]; privacy: { releasedWith: number | null } } }>('GET', `/status/${r.trackingId}`);
+            const { order: s } = await api(r).call<{ order: { status: string; deposit: { confirmedAt: string | null } | null; payouts: { confirmedAt: string | null }[]; history: { status: string; at: string }[]; privacy: { releasedWith: number | null; releasedWithPending?: string | null } } }>('GET', `/status/${r.trackingId}`);
             const readAt = Date.now();
             r.status = s.status;
             r.releasedWith = s.privacy.releasedWith;
             if (r.releasedWith !== null && r.releasedWithSeenMs === undefined) r.releasedWithSeenMs = readAt;
-            if (s.status === 'completed' && r.releasedWithWithCompleted === undefined) r.releasedWithWithCompleted = r.releasedWith !== null;
+            if (s.status === 'completed' && r.releasedWithWithCompleted === undefined) {
+              r.releasedWithWithCompleted = r.releasedWith !== null;
+              if (r.releasedWith === null) r.releasedWithPendingAtCompleted = s.privacy.releasedWithPending ?? null;
+            }
             const completed = s.history.find((h) => h.status === 'completed');
             if (completed) r.completedAtMs = Date.parse(completed.at);
             const paid = s.payouts.map((p) => (p.confirmedAt ? Date.parse(p.confirmedAt) : NaN));

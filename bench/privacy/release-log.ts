@@ -45,9 +45,11 @@ export function releaseLog(
   const completed = records.filter((r) => r.status === 'completed' && r.quoted?.standard);
   const missing = completed.filter((r) => r.releasedWith == null);
   const late = completed.filter((r) => r.releasedWithWithCompleted === false);
+  // Issue 71: a completed order without its set must say why (release_landing) rather than look uncounted.
+  const unexplained = late.filter((r) => !r.releasedWithPendingAtCompleted);
   const lags = completed.flatMap((r) => (r.releasedWithSeenMs !== undefined && r.completedAtMs !== undefined ? [r.releasedWithSeenMs - r.completedAtMs] : [])).sort((a, b) => a - b);
   out.push(
-    `  releasedWith: ${completed.length} completed private orders, ${late.length} without it at the first read showing completed, ${missing.length} without it when read final` +
+    `  releasedWith: ${completed.length} completed private orders, ${late.length} without it at the first read showing completed (${late.length - unexplained.length} of them saying why: release_landing), ${missing.length} without it when read final` +
       `${missing.length ? ` (${missing.map((r) => r.trackingId).join(', ')})` : ''}; first seen after completed (wall, ≤ poll interval): median ${lags[Math.floor(lags.length / 2)] ?? '–'} ms, max ${lags.at(-1) ?? '–'} ms`,
   );
   return out;

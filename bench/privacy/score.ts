@@ -73,6 +73,8 @@ export interface RowScore {
    * `completed` (the driver polls each second: a lag under that is not seen), and those lacking it when read final.
    */
   releasedWithLate: number;
+  /** Of those, how many said why (privacy.releasedWithPending) at that read. */
+  releasedWithExplained: number;
   releasedWithMissing: number;
   /** Completed private orders whose releasedWith (null included) differs from the burst the bench counts on the chain. */
   releasedWithMismatches: string[];
@@ -249,6 +251,7 @@ export function scoreRow(view: ChainView, records: TruthRecord[], k: AdversaryKn
     },
     releasedMedian: quantile(completed.filter((r) => r.quoted?.standard && r.releasedWith != null).map((r) => r.releasedWith!), 0.5),
     releasedWithLate: completed.filter((r) => r.quoted?.standard && r.releasedWithWithCompleted === false).length,
+    releasedWithExplained: completed.filter((r) => r.quoted?.standard && r.releasedWithWithCompleted === false && r.releasedWithPendingAtCompleted).length,
     releasedWithMissing: completed.filter((r) => r.quoted?.standard && r.releasedWith == null).length,
     padding: all.length - completed.length,
     releaseGuess: completed.reduce((a, r) => a + 1 / Math.max(1, r.releasedWith ?? 1), 0) / n,

@@ -18,6 +18,8 @@ export interface BenchInfo {
   sideUrl: string;
   apiKey: string;
   engine: string;
+  /** Side URLs of further workers on the same store (BENCH_WORKERS): their CPU counts with the first's. */
+  workerSideUrls?: string[];
 }
 
 export interface StatusRecord {
@@ -109,7 +111,9 @@ export async function api<T>(info: BenchInfo, method: string, path: string, body
 }
 
 export async function hushCpuMicros(info: BenchInfo): Promise<number> {
-  return ((await (await fetch(`${info.sideUrl}/cpu`)).json()) as { micros: number }).micros;
+  const urls = [info.sideUrl, ...(info.workerSideUrls ?? [])];
+  const each = await Promise.all(urls.map(async (u) => ((await (await fetch(`${u}/cpu`)).json()) as { micros: number }).micros));
+  return each.reduce((a, b) => a + b, 0);
 }
 
 /** `fn` for 0 … n-1, at most `concurrency` at a time; results in order. */

@@ -15,8 +15,12 @@ import { generateApiKey } from '../../src/services/api-keys.ts';
 import { insertAccount, insertApiKey, updateAccount } from '../../src/store/accounts-store.ts';
 import { systemClock } from '../../src/support/clock.ts';
 import { systemRandom } from '../../src/support/random.ts';
+import { SqlStats } from './sql-stats.ts';
 
-const hush = await startHush(loadConfig({ ...process.env, HUSH_ROLE: 'all', PORT: '0' }), {
+// BENCH_ROLE=worker: a second settlement worker on the same store and treasury (bench:settlement's two-worker
+// run on PostgreSQL); it serves only /cpu on its side port.
+const role = process.env.BENCH_ROLE === 'worker' ? 'worker' : 'all';
+const hush = await startHush(loadConfig({ ...process.env, HUSH_ROLE: role, PORT: '0' }), {
   clock: systemClock,
   random: systemRandom,
   // Worker alerts and loop errors go to stderr, so a misbehaving run says why; not the info record of every
@@ -24,6 +28,9 @@ const hush = await startHush(loadConfig({ ...process.env, HUSH_ROLE: 'all', PORT
   log: (m) => void (m.startsWith('order transition') || process.stderr.write(`hush: ${m}\n`)),
 });
 const db = hush.db;
+if (role === 'worker') await serveWorkerCpu();
+// BENCH_SQL_STATS=1: the store's statements timed over the profiled window (/sql/start, /sql/stop).
+const sqlStats = process.env.BENCH_SQL_STATS ? new SqlStats(db) : null;
 const accountId = `acc_bench${Date.now()}`;
 await insertAccount(db, { id: accountId, name: accountId, feeCapBps: 100 });
 await updateAccount(db, accountId, { rateLimits: { quote: 1_000_000, order: 1_000_000, status: 1_000_000, tokens: 1_000_000 } });
@@ -88,6 +95,11 @@ const side = createServer((req, res) => {
     // CPU time this process has used (µs): the work the run cost, whatever else the machine is doing.
     const { user, system } = process.cpuUsage();
     reply({ micros: user + system });
+  } else if (req.url === '/sql/start' && sqlStats) {
+    sqlStats.take();
+    reply({ ok: true });
+  } else if (req.url === '/sql/stop' && sqlStats) {
+    reply({ lines: sqlStats.take() });
   } else if (req.url === '/profile/start' && process.env.BENCH_PROFILE) {
     // CPU profile of exactly the measured window (BENCH_PROFILE=<dir>), for `where the time goes`.
     profiler.connect();
@@ -125,3 +137,20 @@ process.on('SIGTERM', async () => {
   await hush.close();
   process.exit(0);
 });
+
+/** The second worker's side: its CPU time only, then it runs until SIGTERM. */
+async function serveWorkerCpu(): Promise<never> {
+  const side = createServer((_req, res) => {
+    const { user, system } = process.cpuUsage();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ micros: user + system }));
+  });
+  await new Promise<void>((resolve) => side.listen(0, '127.0.0.1', resolve));
+  console.log(JSON.stringify({ sideUrl: `http://127.0.0.1:${(side.address() as { port: number }).port}`, engine: hush.db.kind, worker: true }));
+  process.on('SIGTERM', async () => {
+    side.close();
+    await hush.close();
+    process.exit(0);
+  });
+  return new Promise<never>(() => {});
+}

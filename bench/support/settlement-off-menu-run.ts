@@ -22,6 +22,8 @@ export interface OffMenuRun {
   /** Where the time goes, per order: consecutive phases (ms). */
   phases: [string, number[]][];
   splitOrders: number;
+  /** Orders with more than one landed payout of the same part (never: exactly once). */
+  paidTwice: number;
   /** Orders whose status record says standard (private): 0 for an amount off the menu. */
   standard: number;
   /** CPU time the Hush process used from deposit submission to the last completion (all cores). */
@@ -67,6 +69,7 @@ export async function offMenuRun(s: RunSetup): Promise<OffMenuRun> {
   const depositSlot = new Map<string, number>();
   const visibleAt = new Map<string, number>();
   if (process.env.BENCH_PROFILE) await fetch(`${info.sideUrl}/profile/start`);
+  if (process.env.BENCH_SQL_STATS) await fetch(`${info.sideUrl}/sql/start`);
   const cpu0 = await hushCpuMicros(info);
   const t0 = Date.now();
   if (process.env.HUSH_TRACE) console.error(`[bench] ${t0} deposits submitted`);
@@ -104,13 +107,17 @@ export async function offMenuRun(s: RunSetup): Promise<OffMenuRun> {
   const rpcCalls = since(await proxy.counts(), rpcAtStart);
   const rpcSeconds = (performance.now() - rpcT0) / 1000;
   const cpuMs = ((await hushCpuMicros(info)) - cpu0) / 1000;
+  if (process.env.BENCH_SQL_STATS) console.log(`Hush's statements during (a), by total time:\n${((await (await fetch(`${info.sideUrl}/sql/stop`)).json()) as { lines: string[] }).lines.join('\n')}`);
   if (process.env.BENCH_PROFILE) console.log(`Hush CPU profile of the run: ${((await (await fetch(`${info.sideUrl}/profile/stop`)).json()) as { file: string }).file}`);
   // After the run: what Hush recorded, and where the payouts landed.
   const statuses = await pool(ORDERS, 16, async (i) => (await api<{ order: StatusRecord }>(info, 'GET', `/status/${deposits[i]!.trackingId}`)).order);
   const firstRecorded = new Map<string, number>();
   const lastSettled = new Map<string, number>();
   const dueAt = new Map<string, number>();
-  for (const r of await payoutRows(info)) {
+  const landedParts = new Map<string, number>();
+  const rows = await payoutRows(info);
+  for (const r of rows) if (r.status === 'confirmed') landedParts.set(`${r.trackingId}/${r.part}`, (landedParts.get(`${r.trackingId}/${r.part}`) ?? 0) + 1);
+  for (const r of rows) {
     if (!firstRecorded.has(r.trackingId)) firstRecorded.set(r.trackingId, Date.parse(r.createdAt));
     if (r.dueAt) dueAt.set(r.trackingId, Date.parse(r.dueAt));
     if (r.status === 'confirmed') lastSettled.set(r.trackingId, Math.max(lastSettled.get(r.trackingId) ?? 0, Date.parse(r.settledAt)));
@@ -136,6 +143,7 @@ export async function offMenuRun(s: RunSetup): Promise<OffMenuRun> {
       ['payout settled → order completed', statuses.map((st) => at(st, 'completed') - lastSettled.get(st.trackingId)!)],
     ],
     splitOrders: statuses.filter((st) => st.payouts.length > 1).length,
+    paidTwice: new Set([...landedParts].filter(([, n]) => n > 1).map(([k]) => k.split('/')[0])).size,
     standard: statuses.filter((st) => st.privacy.standard).length,
     cpuMs,
     rpc: rpcCalls,

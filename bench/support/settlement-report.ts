@@ -30,14 +30,24 @@ export function printHeader(h: { orders: number; classSize: number; symbol: stri
   row('', 'measured', 'target / goal');
 }
 
-export function printOffMenuRun(run: OffMenuRun, base: { perSecond: number; seconds: number }, o: { orders: number; amount: string; slotMs: number; pollMs: number }): void {
+export function printOffMenuRun(
+  run: OffMenuRun,
+  base: { perSecond: number; seconds: number },
+  floored: { perSecond: number; seconds: number },
+  o: { orders: number; amount: string; slotMs: number; pollMs: number },
+): void {
   console.log(
     `(a) ${o.orders} orders of ${o.amount}, an amount off the menu: not private, paid at the policy's floor (due two slots after the deposit confirms); ${run.standard} of ${o.orders} status records say standard`,
   );
-  row('baseline: raw buildPayout → send → confirmed loop', `${base.perSecond.toFixed(1)} payouts/s (${base.seconds.toFixed(2)} s)`);
+  row('raw loop: buildPayout → send → confirmed, no deposit', `${base.perSecond.toFixed(1)} payouts/s (${base.seconds.toFixed(2)} s)`);
+  row('raw loop at the floor: deposits → +2 slots → payouts', `${floored.perSecond.toFixed(1)} payouts/s (${floored.seconds.toFixed(2)} s)`);
   row('Hush: deposits submitted → all completed', `${run.perSecond.toFixed(1)} orders/s (${run.seconds.toFixed(2)} s)`);
-  const ratio = run.perSecond / base.perSecond;
-  row('    ratio Hush / baseline', ratio.toFixed(2), '≥ 0.30', ratio >= 0.3);
+  const ratio = run.perSecond / floored.perSecond;
+  row('    ratio Hush / raw loop at the floor', ratio.toFixed(2), '≥ 0.90', ratio >= 0.9);
+  // The raw loop without deposits cannot be matched: the deposit's landing, its confirmation and the floor are
+  // at least 4 slots a payout of Hush's waits that it does not (docs/performance.md, "Settlement at the raw loop's pace").
+  const floorMs = 4 * o.slotMs;
+  row('    ratio Hush / raw loop without deposits', (run.perSecond / base.perSecond).toFixed(2), `≤ ${(base.seconds / (base.seconds + floorMs / 1000)).toFixed(2)} possible`);
   const slotP50 = pct(run.slots, 0.5);
   const slotP99 = pct(run.slots, 0.99);
   // The issue asked p50 2 / p99 3 from the deposit's landing slot. The floor counts two slots from the deposit's
@@ -54,10 +64,10 @@ export function printOffMenuRun(run: OffMenuRun, base: { perSecond: number; seco
   const dueP99 = pct(run.dueToSentMs, 0.99);
   row('                                             p99', ms(dueP99), '≤ 100 ms', dueP99 <= 100);
   row('deposit visible → payout recorded & sent (floor incl.)', p50p99(run.overheadMs));
+  row('orders paid more than once (landed payouts per part)', String(run.paidTwice), '0', run.paidTwice === 0);
   console.log(`  (visibility polled every ${o.pollMs} ms; ${run.splitOrders} of ${o.orders} payouts split across pools)`);
-  console.log(
-    `  Hush process CPU during the phase: ${ms(run.cpuMs)} (${(run.cpuMs / o.orders).toFixed(1)} ms per order, ${((run.cpuMs / (run.seconds * 1000)) * 100).toFixed(0)} % of one core over ${run.seconds.toFixed(2)} s)`,
-  );
+  const cpuPerOrder = run.cpuMs / o.orders;
+  row('Hush CPU per order (every Hush process)', `${cpuPerOrder.toFixed(1)} ms (${((run.cpuMs / (run.seconds * 1000)) * 100).toFixed(0)} % of one core over ${run.seconds.toFixed(2)} s)`, '≤ 4 ms', cpuPerOrder <= 4);
   console.log('  where the time goes (per order, ms):');
   for (const [label, xs] of run.phases) row(`    ${label}`, p50p99(xs));
 }
@@ -87,6 +97,7 @@ interface Idle {
 }
 
 export function printRpc(r: {
+  workers: number;
   overhead: Awaited<ReturnType<typeof proxyOverhead>>;
   idleBefore: Idle;
   idleBetween: Idle;
@@ -101,15 +112,17 @@ export function printRpc(r: {
     console.log(`      ${detail}`);
   };
   const rate = (i: Idle) => totalCalls(i.counts) / i.seconds;
-  rpcRow('idle before (a)', perUnit(r.idleBefore.counts, r.idleBefore.seconds, 's'), '≤ 1 /s', rate(r.idleBefore) <= 1);
-  const phase = (name: string, p: { rpc: RpcCounts; rpcSeconds: number; orders: number }, idleRate: number) => {
+  // Each worker keeps its own slot clock and blockhash: the idle budget is per worker process.
+  rpcRow(`idle before (a)${r.workers > 1 ? `, ${r.workers} workers` : ''}`, perUnit(r.idleBefore.counts, r.idleBefore.seconds, 's'), `≤ ${r.workers} /s`, rate(r.idleBefore) <= r.workers);
+  const phase = (name: string, p: { rpc: RpcCounts; rpcSeconds: number; orders: number }, idleRate: number, target: number) => {
     const perOrder = totalCalls(p.rpc) / p.orders;
-    rpcRow(`${name} per order, first quote → last completed (${p.rpcSeconds.toFixed(0)} s)`, perUnit(p.rpc, p.orders, 'order', 8), '≤ 10', perOrder <= 10);
+    rpcRow(`${name} per order, first quote → last completed (${p.rpcSeconds.toFixed(0)} s)`, perUnit(p.rpc, p.orders, 'order', 8), `≤ ${target}`, perOrder <= target);
     row('    of which above the idle rate before it', `${((totalCalls(p.rpc) - idleRate * p.rpcSeconds) / p.orders).toFixed(1)} calls per order`);
   };
-  phase('(a)', r.offMenu, rate(r.idleBefore));
+  phase('(a)', r.offMenu, rate(r.idleBefore), 4);
   rpcRow('idle between (a) and (b) (the sweeps of (a) under way)', perUnit(r.idleBetween.counts, r.idleBetween.seconds, 's'));
-  phase('(b)', r.klass, rate(r.idleBetween));
+  // A class's orders wait through its hold, the idle calls of that wait included.
+  phase('(b)', r.klass, rate(r.idleBetween), 10);
   rpcRow('idle after (b)', perUnit(r.idleAfter.counts, r.idleAfter.seconds, 's'));
   rpcRow('baseline: raw loop, per payout', perUnit(r.base.rpc, r.base.orders, 'payout'));
 }

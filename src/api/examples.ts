@@ -151,7 +151,7 @@ export const statusExample = {
   updatedAt: '2026-11-21T10:03:41.012Z',
   payouts: [{ signature: PAYOUT_SIGNATURE, amount: '99429800', confirmedAt: '2026-11-21T10:03:41.012Z' }],
   history,
-  privacy: { standard: true, releaseBy: null, releasedWith: 20, heldSeconds: 216 },
+  privacy: { standard: true, releaseBy: null, releasedWith: 20, releasedWithPending: null, heldSeconds: 216 },
 };
 
 /** Held: the deposit is confirmed and the payout waits for its class. */
@@ -162,7 +162,7 @@ export const heldStatusExample = {
   updatedAt: '2026-11-21T10:00:04.100Z',
   payouts: [],
   history: history.slice(0, 3),
-  privacy: { standard: true, releaseBy: '2026-11-21T10:05:04.100Z', releasedWith: null, heldSeconds: null },
+  privacy: { standard: true, releaseBy: '2026-11-21T10:05:04.100Z', releasedWith: null, releasedWithPending: null, heldSeconds: null },
 };
 
 /** The record as the `sending` transition that released the payout left it. */

@@ -17,6 +17,12 @@ export interface ChainSettings {
   /** The embedded chain's slot time (LOCALNET_SLOT_MS): drives that chain only. */
   localnetSlotMs: number;
   /**
+   * The embedded chain's congestion and lagging endpoint (LOCALNET_CONGESTION, …_SEED, LOCALNET_DROP_RATE,
+   * LOCALNET_QUEUE_SLOTS, LOCALNET_HOT_ACCOUNTS, LOCALNET_LAGGING_PORT, LOCALNET_LAG_SLOTS) as set: the chain
+   * reads them itself at start (src/localnet/localnet-config.ts), as `npm run localnet` does.
+   */
+  localnetEnv?: Readonly<Record<string, string>>;
+  /**
    * Hush's assumption of the cluster's slot time (HUSH_SLOT_MS): polls, blockhash life, payout delays and the
    * two-slot gap of class release. Default 400 (a real cluster's target); beside the embedded chain, its LOCALNET_SLOT_MS.
    */
@@ -44,6 +50,8 @@ export interface ChainSettings {
  */
 export const DEFAULT_RPC_MAX_RPS = 10;
 
+const LOCALNET_EXTRAS = ['LOCALNET_CONGESTION', 'LOCALNET_CONGESTION_SEED', 'LOCALNET_DROP_RATE', 'LOCALNET_QUEUE_SLOTS', 'LOCALNET_HOT_ACCOUNTS', 'LOCALNET_LAGGING_PORT', 'LOCALNET_LAG_SLOTS'];
+
 export function chainSettings(env: NodeJS.ProcessEnv): ChainSettings {
   const localnetSlotMs = envInt(env, 'LOCALNET_SLOT_MS', 400, 10, 60_000);
   return {
@@ -52,6 +60,7 @@ export function chainSettings(env: NodeJS.ProcessEnv): ChainSettings {
     localnetPort: envInt(env, 'LOCALNET_PORT', 8899, 0, 65535),
     ...(env.LOCALNET_WS_PORT ? { localnetWsPort: envInt(env, 'LOCALNET_WS_PORT', 0, 0, 65535) } : {}),
     localnetSlotMs,
+    localnetEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => LOCALNET_EXTRAS.includes(e[0]) && e[1] !== undefined)),
     slotMs: envInt(env, 'HUSH_SLOT_MS', env.SOLANA_RPC_URL ? 400 : localnetSlotMs, 10, 60_000),
     rpcTimeoutMs: envInt(env, 'HUSH_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
     rpcMaxRps: envInt(env, 'HUSH_RPC_MAX_RPS', DEFAULT_RPC_MAX_RPS, 0, 100_000),

@@ -15,6 +15,10 @@ interface SlotFees {
   min: bigint | null;
   /** Per writable account, the lowest price of a successful transaction that wrote it. */
   byAccount: Map<string, bigint>;
+  /** Every price paid in the slot, and per writable account, for the percentile form (sorted when first asked). */
+  prices: bigint[];
+  byAccountPrices: Map<string, bigint[]>;
+  sorted: boolean;
 }
 
 export type BlockLookup =
@@ -77,7 +81,7 @@ export class BlockHistory {
     this.owner[cell] = slot;
     this.times[cell] = time;
     for (const s of this.fees.keys()) if (s <= slot - FEE_WINDOW_SLOTS) this.fees.delete(s);
-    this.fees.set(slot, { min: null, byAccount: new Map() });
+    this.fees.set(slot, { min: null, byAccount: new Map(), prices: [], byAccountPrices: new Map(), sorted: true });
   }
 
   private clear(slot: number): void {
@@ -106,12 +110,25 @@ export class BlockHistory {
     list.push(signature);
     this.held++;
     while (this.held > this.maxTransactions && this.first < this.last) this.evictFirst();
-    const slotFees = fee ? this.fees.get(slot) : undefined;
-    if (!fee || !slotFees) return;
-    if (slotFees.min === null || fee.price < slotFees.min) slotFees.min = fee.price;
-    for (const k of fee.writable) {
+    if (fee) this.addFee(slot, fee.price, fee.writable);
+  }
+
+  /**
+   * A price paid in `slot` by a transaction the ring keeps no signature of: the congested chain's background
+   * traffic (leader-queue.ts), which fills blocks and sets their fees but is nobody's to read back.
+   */
+  addFee(slot: number, price: bigint, writable: readonly string[]): void {
+    const slotFees = this.fees.get(slot);
+    if (!slotFees) return;
+    if (slotFees.min === null || price < slotFees.min) slotFees.min = price;
+    slotFees.prices.push(price);
+    slotFees.sorted = false;
+    for (const k of writable) {
       const had = slotFees.byAccount.get(k);
-      if (had === undefined || fee.price < had) slotFees.byAccount.set(k, fee.price);
+      if (had === undefined || price < had) slotFees.byAccount.set(k, price);
+      const list = slotFees.byAccountPrices.get(k);
+      if (list) list.push(price);
+      else slotFees.byAccountPrices.set(k, [price]);
     }
   }
 
@@ -143,15 +160,18 @@ export class BlockHistory {
 
   /**
    * getRecentPrioritizationFees: per slot up to `tip` (of the last 150), the lowest price a successful
-   * transaction paid; with accounts, the highest of those accounts' lowest prices when above that.
+   * transaction paid; with accounts, the highest of those accounts' lowest prices when above that. With a
+   * percentile (basis points, Triton's form), that percentile of the slot's prices instead of their lowest,
+   * and of each account's, the highest again.
    */
-  prioritizationFees(accounts: readonly string[], tip: number): { slot: number; prioritizationFee: bigint }[] {
+  prioritizationFees(accounts: readonly string[], tip: number, percentileBps: number | null = null): { slot: number; prioritizationFee: bigint }[] {
     const out: { slot: number; prioritizationFee: bigint }[] = [];
     for (const [slot, f] of this.fees) {
       if (slot > tip) continue;
-      let fee = f.min ?? 0n;
+      if (percentileBps !== null && !f.sorted) sortFees(f);
+      let fee = percentileBps === null ? (f.min ?? 0n) : percentileOf(f.prices, percentileBps);
       for (const a of accounts) {
-        const p = f.byAccount.get(a);
+        const p = percentileBps === null ? f.byAccount.get(a) : f.byAccountPrices.has(a) ? percentileOf(f.byAccountPrices.get(a)!, percentileBps) : undefined;
         if (p !== undefined && p > fee) fee = p;
       }
       out.push({ slot, prioritizationFee: fee });
@@ -169,6 +189,19 @@ export class BlockHistory {
     }
     return out;
   }
+}
+
+function sortFees(f: SlotFees): void {
+  const asc = (x: bigint, y: bigint) => (x < y ? -1 : x > y ? 1 : 0);
+  f.prices.sort(asc);
+  for (const list of f.byAccountPrices.values()) list.sort(asc);
+  f.sorted = true;
+}
+
+/** Triton's index into ascending prices: floor(min(p, 9999) × n / 10000); 0 when the slot paid nothing. */
+function percentileOf(sortedAsc: readonly bigint[], bps: number): bigint {
+  if (sortedAsc.length === 0) return 0n;
+  return sortedAsc[Math.floor((Math.min(bps, 9_999) * sortedAsc.length) / 10_000)]!;
 }
 
 /** The compute-unit price (micro-lamports) a transaction set with Compute Budget's SetComputeUnitPrice; 0 without. */

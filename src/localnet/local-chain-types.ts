@@ -71,7 +71,9 @@ export type SubmitResult =
   /** Never executed, or executed only as a preflight: nothing on chain changed. */
   | { kind: 'rejected'; signature: string; err: TransactionErrorJson; logs: string[]; unitsConsumed: bigint; preflight: boolean }
   /** skipPreflight and the transaction could not land: the RPC answers with its signature, the cluster drops it. */
-  | { kind: 'dropped'; signature: string };
+  | { kind: 'dropped'; signature: string }
+  /** Handed to a congested chain's leader: it lands when it clears a slot, or is dropped silently. */
+  | { kind: 'queued'; signature: string };
 
 export interface SimulationResult {
   err: TransactionErrorJson | null;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Account, Clock, FailedTransactionMetadata, LiteSvm } from 'litesvm/dist/internal.js';
-import { address, getAddressDecoder, getAddressEncoder, getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
+import { Clock, FailedTransactionMetadata, LiteSvm } from 'litesvm/dist/internal.js';
+import { getBase58Decoder, type Address, type KeyPairSigner } from '@solana/kit';
+import { genesisRuntime } from './genesis-runtime.ts';
 import { addressToBytes, addressToText } from './base58-cache.ts';
 import { BlockHistory, computeUnitPrice } from './block-history.ts';
 import { BlockhashWindow, blockhashAt } from './blockhash-window.ts';
@@ -22,10 +23,12 @@ import {
   type TransactionRecord,
 } from './local-chain-types.ts';
 import { SignatureHistory, type SignatureStatus } from './signature-history.ts';
-import { FAUCET_LAMPORTS, SEED_TOKENS } from './seed-tokens.ts';
-import { encodeMint, isTokenProgram, TOKEN_PROGRAM, MINT_SIZE } from './token-accounts.ts';
-import { rejected, transactionErrorJson, type TransactionErrorJson } from './transaction-errors.ts';
-import { innerInstructionsJson, ledgerLine, toState, transactionRecord } from './transaction-record.ts';
+import { isTokenProgram } from './token-accounts.ts';
+import { rejected, transactionErrorJson } from './transaction-errors.ts';
+import { ledgerLine, toState, transactionRecord } from './transaction-record.ts';
+import { simulateOn } from './chain-simulation.ts';
+import { LeaderQueue } from './leader-queue.ts';
+import type { CongestionOptions } from './congestion-profile.ts';
 import { decodeWireTransaction } from './wire-transaction.ts';
 import type { Clock as Time, Timer } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
@@ -44,10 +47,10 @@ export interface LocalChainOptions {
   clock: Time;
   random: Random;
   log?: (msg: string) => void;
+  /** A chain that congests like mainnet (leader-queue.ts); absent or null: every valid transaction lands in its slot. */
+  congestion?: CongestionOptions | null;
 }
 
-const addressEncoder = getAddressEncoder();
-const addressDecoder = getAddressDecoder();
 const base58Decoder = getBase58Decoder();
 
 /**
@@ -79,11 +82,14 @@ export class LocalChain {
   faucet!: KeyPairSigner;
   readonly slotMs: number;
   readonly clock: Time;
+  /** Where sent transactions wait for a block on a congested chain; null: they land at once. */
+  readonly leader: LeaderQueue | null;
 
   private constructor(private readonly opts: LocalChainOptions) {
     this.files = new ChainFiles(opts.dataDir);
     this.slotMs = opts.slotMs;
     this.clock = opts.clock;
+    this.leader = opts.congestion ? new LeaderQueue(opts.congestion) : null;
   }
 
   static async open(opts: LocalChainOptions): Promise<LocalChain> {
@@ -116,6 +122,7 @@ export class LocalChain {
 
   /** Closes the current slot: its transactions become durable before anything can call them confirmed. */
   advanceSlot(): void {
+    if (this.leader) this.fillBlock();
     this.files.sync();
     this.slot += 1n;
     this.blockhashes.advance(this.genesisHash, this.slot);
@@ -124,6 +131,13 @@ export class LocalChain {
     if (this.slot % SLOT_MARK_EVERY === 0n) this.files.append({ k: 'slot', q: this.seq, s: this.slot.toString() });
     if (this.files.durable && this.slot - this.lastSnapshotSlot >= SNAPSHOT_EVERY_SLOTS && this.seq > this.snapshotSeq) this.snapshot();
     this.observer?.onSlot(this.slot);
+  }
+
+  /** The leader fills the closing slot: the sent transactions that clear it run now, in price order. */
+  private fillBlock(): void {
+    const block = this.leader!.build(this.slot);
+    for (const t of block.include) this.submit(t.bytes, { skipPreflight: true });
+    for (const b of block.background) this.blocks.addFee(Number(this.slot), b.price, b.writes);
   }
 
   private openSlot(unixTimestamp: number): void {
@@ -164,10 +178,13 @@ export class LocalChain {
   // ---- accounts ----
 
   getAccount(address: string, commitment: Commitment = 'finalized'): AccountState | null {
-    if (commitment !== 'processed') {
-      const past = this.journal.stateAt(address, this.commitmentSlot(commitment));
-      if (past !== undefined) return past;
-    }
+    return this.accountAt(address, commitment === 'processed' ? null : this.commitmentSlot(commitment));
+  }
+
+  /** The account as of a recent slot (the journal reaches FINALIZATION_LAG + 8 back); null: now. */
+  accountAt(address: string, slot: bigint | null): AccountState | null {
+    const past = slot === null ? undefined : this.journal.stateAt(address, slot);
+    if (past !== undefined) return past;
     const a = this.accounts.read(address);
     return a && a.lamports === 0n && a.data.length === 0 ? null : a;
   }
@@ -240,46 +257,38 @@ export class LocalChain {
     return { kind: 'landed', signature: tx.signature, record };
   }
 
+  /**
+   * `sendTransaction`: straight to `submit`, or on a congested chain checked as the RPC node checks it
+   * (blockhash, duplicate, preflight) and handed to the leader, where it may wait, land, or vanish.
+   */
+  send(bytes: Uint8Array, opts: { skipPreflight?: boolean } = {}): SubmitResult {
+    if (!this.leader) return this.submit(bytes, opts);
+    const tx = decodeWireTransaction(bytes);
+    const preflight = !opts.skipPreflight;
+    if (!this.isBlockhashValid(tx.recentBlockhash)) return rejected(tx, 'BlockhashNotFound', preflight);
+    if (this.history.has(tx.signature)) return rejected(tx, 'AlreadyProcessed', preflight);
+    let writable: string[];
+    try {
+      const r = this.accounts.resolveKeys(tx);
+      writable = r.keys.filter((_k, i) => r.writable[i]);
+    } catch {
+      return rejected(tx, 'AddressLookupTableNotFound', preflight);
+    }
+    if (preflight) {
+      const sim = this.simulate(bytes, { sigVerify: true });
+      if (sim.err !== null) return { kind: 'rejected', signature: tx.signature, err: sim.err, logs: sim.logs, unitsConsumed: sim.unitsConsumed, preflight };
+    }
+    this.leader.accept(tx, bytes, writable, this.slot);
+    return { kind: 'queued', signature: tx.signature };
+  }
+
   private remember(signature: string, stored: StoredTransaction, accountKeys: readonly string[], writable: boolean[] | null, pre: (AccountState | null)[] | null): void {
     this.history.add(signature, stored, accountKeys);
     if (writable && pre) this.journal.record(stored.slot, accountKeys, writable, pre);
   }
 
   simulate(bytes: Uint8Array, opts: { sigVerify?: boolean; replaceRecentBlockhash?: boolean }): SimulationResult {
-    const tx = decodeWireTransaction(bytes);
-    let accountKeys: string[] = [...tx.staticKeys];
-    try {
-      accountKeys = this.accounts.resolveKeys(tx).keys;
-    } catch {
-      // a missing lookup table: the simulation fails on it below
-    }
-    const empty = (err: TransactionErrorJson): SimulationResult => ({ err, logs: [], unitsConsumed: 0n, returnData: null, innerInstructions: [], postAccounts: new Map(), accountKeys });
-    if (!opts.replaceRecentBlockhash && !this.isBlockhashValid(tx.recentBlockhash)) return empty('BlockhashNotFound');
-    this.svm.setSigverify(Boolean(opts.sigVerify));
-    let result;
-    try {
-      result = tx.version === 'legacy' ? this.svm.simulateLegacyTransaction(bytes) : this.svm.simulateVersionedTransaction(bytes);
-    } finally {
-      this.svm.setSigverify(true);
-    }
-    if (result instanceof FailedTransactionMetadata) {
-      const meta = result.meta();
-      return { err: transactionErrorJson(result.err()), logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), returnData: null, innerInstructions: [], postAccounts: new Map(), accountKeys };
-    }
-    const meta = result.meta();
-    const postAccounts = new Map<string, AccountState | null>();
-    for (const pa of result.postAccounts()) postAccounts.set(addressDecoder.decode(pa.address), toState(pa.account()));
-    const rd = meta.returnData();
-    const innerInstructions = innerInstructionsJson(meta);
-    return {
-      err: null,
-      logs: meta.logs(),
-      unitsConsumed: meta.computeUnitsConsumed(),
-      returnData: rd.data().length > 0 ? { programId: addressDecoder.decode(rd.programId()), data: [Buffer.from(rd.data()).toString('base64'), 'base64'] } : null,
-      innerInstructions,
-      postAccounts,
-      accountKeys,
-    };
+    return simulateOn(this.svm, this.accounts, (b) => this.isBlockhashValid(b), bytes, opts);
   }
 
   /** True when the chain recorded this signature, which also proves the text is a valid signature. */
@@ -304,17 +313,8 @@ export class LocalChain {
   // ---- durability ----
 
   private genesis(): void {
-    const svm = new LiteSvm();
-    svm.setDefaultPrograms();
-    svm.withNativeMints();
-    this.useSvm(svm);
+    this.useSvm(genesisRuntime(this.faucet.address));
     const faucet = this.faucet.address;
-    this.svm.setAccount(addressEncoder.encode(faucet) as Uint8Array, new Account(FAUCET_LAMPORTS, new Uint8Array(0), addressEncoder.encode(address('11111111111111111111111111111111')) as Uint8Array, false, 0n));
-    const rent = this.svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE));
-    for (const t of SEED_TOKENS) {
-      const data = encodeMint({ mintAuthority: faucet, supply: 0n, decimals: t.decimals, freezeAuthority: null }, (a) => addressEncoder.encode(a) as Uint8Array);
-      this.svm.setAccount(addressEncoder.encode(t.mint) as Uint8Array, new Account(rent, data, addressEncoder.encode(TOKEN_PROGRAM) as Uint8Array, false, 0n));
-    }
     this.genesisHash = base58Decoder.decode(createHash('sha256').update(`hush-localnet:${faucet}:${this.clock.now()}:${this.opts.random.bytes(16).toString('hex')}`).digest());
     this.slot = 0n;
     this.openSlot(Math.floor(this.clock.now() / 1000));

@@ -131,15 +131,18 @@ export const blockMethods: Record<string, Method> = {
   },
 
   getRecentPrioritizationFees(chain, params) {
-    checkParamCount(params, 1);
+    checkParamCount(params, 2);
     const list = params[0] === undefined || params[0] === null ? [] : params[0];
     if (!Array.isArray(list)) throw invalidParams('invalid type: expected an array of account addresses');
     if (list.length > MAX_PRIORITIZATION_FEE_ACCOUNTS) throw invalidParams(`Too many inputs provided; max ${MAX_PRIORITIZATION_FEE_ACCOUNTS}`);
     const accounts = list.map((a) => asAddress(a));
+    // Triton's `{ percentile }` (basis points, u16; above 10,000 refused): that percentile of each slot's prices.
+    const cfg = config(params, 1, ['percentile']);
+    const percentile = cfg.percentile === undefined || cfg.percentile === null ? null : asUsize(cfg.percentile, 'percentile', 10_000);
     // Closed slots only, as the validator's cache holds frozen blocks: the last FEE_WINDOW_SLOTS of them.
     const tip = Number(chain.commitmentSlot('confirmed'));
     return chain.blocks
-      .prioritizationFees(accounts, tip)
+      .prioritizationFees(accounts, tip, percentile)
       .slice(-FEE_WINDOW_SLOTS)
       .map((f) => ({ prioritizationFee: f.prioritizationFee, slot: BigInt(f.slot) }));
   },

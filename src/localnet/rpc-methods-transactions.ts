@@ -82,7 +82,7 @@ export const transactionMethods: Record<string, Method> = {
     if (cfg.preflightCommitment !== undefined) commitmentOf(cfg, 'preflightCommitment');
     if (cfg.maxRetries !== undefined) asU64(cfg.maxRetries, 'maxRetries');
     contextSlot(chain, cfg, 'processed');
-    const result = decodeOrThrow(() => chain.submit(bytes, { skipPreflight }));
+    const result = decodeOrThrow(() => chain.send(bytes, { skipPreflight }));
     if (result.kind === 'rejected') {
       if (result.err === 'SignatureFailure') throw new RpcError(TRANSACTION_SIGNATURE_VERIFICATION_FAILURE, 'Transaction signature verification failure');
       throw new RpcError(

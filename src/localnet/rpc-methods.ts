@@ -1,6 +1,7 @@
 import { accountMethods } from './rpc-methods-accounts.ts';
 import { blockMethods } from './rpc-methods-blocks.ts';
 import { clusterMethods } from './rpc-methods-cluster.ts';
+import { congestionMethods } from './rpc-methods-congestion.ts';
 import { faucetMethods } from './rpc-methods-faucet.ts';
 import { historyMethods } from './rpc-methods-history.ts';
 import { nodeMethods } from './rpc-methods-node.ts';
@@ -20,4 +21,5 @@ export const methods: Record<string, Method> = {
   ...historyMethods,
   ...blockMethods,
   ...faucetMethods,
+  ...congestionMethods,
 };

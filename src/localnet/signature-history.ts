@@ -45,7 +45,8 @@ export class SignatureHistory {
   /** The status cache view at `tip`: null when unknown, otherwise its slot and how confirmed it is. */
   status(signature: string, tip: bigint): SignatureStatus | null {
     const r = this.txs.get(signature);
-    if (!r) return null;
+    // A node behind the cluster (lagging-view.ts) has not seen what landed after its tip.
+    if (!r || r.slot > tip) return null;
     const depth = tip - r.slot;
     const confirmationStatus: Commitment = depth >= FINALIZATION_LAG ? 'finalized' : depth >= 1n ? 'confirmed' : 'processed';
     return { slot: r.slot, confirmations: confirmationStatus === 'finalized' ? null : depth, err: r.err, confirmationStatus };

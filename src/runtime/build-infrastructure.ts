@@ -1,5 +1,6 @@
 import type { HushConfig } from '../config/config.ts';
 import { SolanaChain } from '../chain/solana-chain.ts';
+import { localnetExtrasFromEnv } from '../localnet/localnet-config.ts';
 import { startLocalnet, type RunningLocalnet } from '../localnet/start-localnet.ts';
 import type { Db } from '../store/db.ts';
 import { openDb } from '../store/open-db.ts';
@@ -19,7 +20,12 @@ export interface Infrastructure {
 export async function buildInfrastructure(config: HushConfig, log: Log, closers: Closers, clock: Clock, random: Random, host: { store?: Db; fetch?: FetchLike } = {}): Promise<Infrastructure> {
   const localnet = config.solanaRpcUrl
     ? null
-    : await startLocalnet({ host: '127.0.0.1', port: config.localnetPort, wsPort: config.localnetWsPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir }, clock, random, log);
+    : await startLocalnet(
+        { host: '127.0.0.1', port: config.localnetPort, wsPort: config.localnetWsPort, slotMs: config.localnetSlotMs, dataDir: config.dataDir, ...localnetExtrasFromEnv(config.localnetEnv ?? {}) },
+        clock,
+        random,
+        log,
+      );
   if (localnet) closers.add(() => localnet.close());
   // A store the host opened (the simulator's, shared by its processes' lives) stays the host's to close.
   const db = host.store ?? (await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, schema: config.databaseSchema, clock }));

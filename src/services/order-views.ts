@@ -51,8 +51,21 @@ export interface OrderPrivacy {
    * by the burst rule an outside reader applies (itself included; issue 54). Null until then.
    */
   releasedWith: number | null;
+  /**
+   * Why a completed order has no releasedWith yet or never will (issue 71: the status says why not):
+   * `release_landing` while other payouts of its release are still landing (it comes once they are final),
+   * `not_private` for an amount that is not private (never released by class). Null otherwise.
+   */
+  releasedWithPending: ReleasedWithPending | null;
   /** Once released: seconds from its deposit's confirmation to its payout's scheduled send. */
   heldSeconds: number | null;
+}
+
+export type ReleasedWithPending = 'release_landing' | 'not_private';
+
+function pendingReason(status: OrderRecord['status'], standard: boolean, releasedWith: number | null): ReleasedWithPending | null {
+  if (status !== STATUS.completed || releasedWith !== null) return null;
+  return standard ? 'release_landing' : 'not_private';
 }
 
 export function orderPrivacy(o: Pick<OrderRecord, 'quote' | 'status' | 'deposit' | 'payoutDueAt' | 'classRelease'>): OrderPrivacy {
@@ -62,11 +75,11 @@ export function orderPrivacy(o: Pick<OrderRecord, 'quote' | 'status' | 'deposit'
     // Released before migration 013 kept sizes: the release happened, its size is not known.
     const held = o.payoutDueAt && confirmedAt !== null ? Math.max(0, Math.round((o.payoutDueAt.getTime() - confirmedAt) / 1000)) : null;
     // Issue 54: what the chain shows, never what Hush meant to send together (a lagging send splits a release).
-    const landed = o.classRelease.landedSize;
-    return { standard, releaseBy: null, releasedWith: landed ? landed : null, heldSeconds: held };
+    const releasedWith = o.classRelease.landedSize ? o.classRelease.landedSize : null;
+    return { standard, releaseBy: null, releasedWith, releasedWithPending: pendingReason(o.status, standard, releasedWith), heldSeconds: held };
   }
   const held = standard && confirmedAt !== null && o.payoutDueAt !== null && STATUS_TRAITS[o.status].awaitsPayout;
-  return { standard, releaseBy: held ? o.payoutDueAt!.toISOString() : null, releasedWith: null, heldSeconds: null };
+  return { standard, releaseBy: held ? o.payoutDueAt!.toISOString() : null, releasedWith: null, releasedWithPending: pendingReason(o.status, standard, null), heldSeconds: null };
 }
 
 /** The status record of GET /status (docs/spec.md §4). */
@@ -113,7 +126,7 @@ export function recordAsOf(current: StatusRecord, event: { status: string; seque
     history: current.history.slice(0, event.sequence),
     // Before its deposit was confirmed nothing was held yet; later events carry what the order has now, except
     // that before the order is final its payout has not landed, so no set was counted yet (issue 54).
-    privacy: deposited && status !== STATUS.deposit_detected ? (isFinal(status) ? current.privacy : { ...current.privacy, releasedWith: null }) : { ...current.privacy, releaseBy: null, releasedWith: null, heldSeconds: null },
+    privacy: deposited && status !== STATUS.deposit_detected ? (isFinal(status) ? current.privacy : { ...current.privacy, releasedWith: null, releasedWithPending: null }) : { ...current.privacy, releaseBy: null, releasedWith: null, releasedWithPending: null, heldSeconds: null },
   };
 }
 

@@ -4,7 +4,7 @@ import { releaseOrders, type Release } from '../store/settlement/release-orders.
 import { depositConfirmation } from '../ledger/deposit-confirmation.ts';
 import type { SettlementContext } from './context.ts';
 import type { PlannedTransfer } from './pools.ts';
-import { AWAITING_POLL_SLOTS } from './timing.ts';
+import { AWAITING_POLL_SLOTS, PRESIGN_AHEAD_MS } from './timing.ts';
 import { wakeAtSoonest } from './wake-at-due.ts';
 import type { DepositOrigin, DepositOrigins, OriginQuery } from '../chain/deposit-origin.ts';
 import { recordPayouts, type PayableOrder, type PlanPayoutsDeps } from './plan-payouts.ts';
@@ -25,7 +25,7 @@ export type ConfirmDeps = Pick<SettlementContext, 'config' | 'db' | 'clock' | 'r
  * at its due time.
  */
 export type WorkerConfirmDeps = ConfirmDeps &
-  Pick<SettlementContext, 'pools' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'outbox' | 'detach' | 'wake'> &
+  Pick<SettlementContext, 'pools' | 'payouts' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'outbox' | 'detach' | 'wake'> &
   PlanPayoutsDeps;
 
 /** What the deposit → payout path touches: the worker passes its context, the deposit hint its own ConfirmDeps. */
@@ -54,7 +54,8 @@ interface Confirmation {
   sendable: (o: PayableOrder) => boolean;
 }
 
-type Recorded = { moved: Set<string>; txs: PlannedTransfer[] };
+/** The payouts recorded now (due already), and the orders due shortly whose payouts are signed ahead. */
+type Recorded = { moved: Set<string>; txs: PlannedTransfer[]; presign: PayableOrder[] };
 type Screened = Awaited<ReturnType<typeof screenOrders>>;
 
 /**
@@ -140,18 +141,23 @@ async function confirmThenPay(ctx: ConfirmFundedOrdersDeps, batch: Batch, c: Con
   batch.due = (await confirmDepositRows(ctx.db, c.claim, c.items)).due;
   if (batch.due.size > 0) ctx.faults.reach('deposit-confirmed');
   const payable: PayableOrder[] = [];
+  const presign: PayableOrder[] = [];
   for (const o of batch.orders) {
     const at = batch.due.get(o.id);
     if (!at) continue;
     batch.releases.set(o.id, { id: o.id, delayMs: 0 });
     if (!c.sendable(o) || !isWorker(ctx)) continue;
     if (at.getTime() <= ctx.clock.now()) payable.push(o);
-    else batch.releases.set(o.id, { id: o.id, at });
+    else {
+      batch.releases.set(o.id, { id: o.id, at });
+      // Paid at the floor: its payout is signed while it waits (not a class's member, due much later).
+      if (at.getTime() - ctx.clock.now() <= PRESIGN_AHEAD_MS) presign.push(o);
+    }
   }
   // The pools are read only for payouts due now (a deposit confirmed again after a crash, its due time
   // past): a fresh one is due two slots on at the earliest, and the per-order step pays it then.
-  if (payable.length === 0 || !isWorker(ctx)) return { moved: new Set<string>(), txs: [] };
-  return recordPayouts(ctx, payable, await ctx.pools.reads([...new Set(payable.map((o) => o.destinationAssetId))]));
+  if (payable.length === 0 || !isWorker(ctx)) return { moved: new Set<string>(), txs: [], presign };
+  return { ...(await recordPayouts(ctx, payable, await ctx.pools.reads([...new Set(payable.map((o) => o.destinationAssetId))]))), presign };
 }
 
 /** After the planning lock: screening holds and decisions, then the recorded payouts sent. */
@@ -163,6 +169,10 @@ async function afterRecorded(ctx: ConfirmFundedOrdersDeps, batch: Batch, recorde
   }
   // Only the deposits this batch confirmed: another batch's attempt at the same order logs nothing.
   if (passed.size > 0) await recordDecisions(ctx, passed, batch.due.keys());
+  // Signed outside the planning lock and not awaited: the orders are released already, due a floor away; a
+  // payout not signed ahead in time is signed at its due time.
+  const presign = recorded.presign.filter((o) => !holds.has(o.id));
+  if (presign.length > 0 && isWorker(ctx)) ctx.detach(ctx.payouts.presign(presign).catch((e: unknown) => ctx.log({ err: e }, 'presigning payouts failed')));
   if (recorded.moved.size > 0 && isWorker(ctx)) {
     ctx.faults.reach('payout-recorded');
     // Not awaited: the orders are recorded and released already; the chain's reply can come later.

@@ -148,7 +148,7 @@ export class SettlementContext {
       clock: this.clock,
       random: this.random,
     });
-    this.payouts = new PayoutQueue({ pools: this.pools, db, workerId: this.workerId, slotMs: config.slotMs });
+    this.payouts = new PayoutQueue({ pools: this.pools, db, workerId: this.workerId, slotMs: config.slotMs, outbox: this.outbox, faults: this.faults, clock: this.clock });
     this.subscriptions = opts.subscriptions ?? null;
     this.slots = new SlotClock(() => this.view, this.subscriptions, () => this.fallbackPollMs, this.clock);
     this.sent = new SentSignatures({

@@ -7,7 +7,7 @@ import { wakeAtSoonest } from './wake-at-due.ts';
 import { advancePayout, type CompleteDeps } from './steps/complete.ts';
 import { confirmFundedOrders, type WorkerConfirmDeps } from './confirm-funded-orders.ts';
 import { confirmOrExpire, decideDeposit, readDeposits, type DepositMove, type DepositReads } from './steps/confirm-or-expire.ts';
-import { payOrRefund, type PayOrRefundDeps } from './steps/pay-or-refund.ts';
+import { payOrRefund, payReads, type PayOrRefundDeps, type PayReads } from './steps/pay-or-refund.ts';
 import { STATUS_HANDLING, STATUS_TRAITS, type OrderStep } from '../domain/order-state.ts';
 
 /**
@@ -46,6 +46,8 @@ export async function orderTick(ctx: OrderLoopDeps): Promise<number> {
 interface BatchLooks {
   deposits: DepositReads;
   moves: Map<string, DepositMove>;
+  /** The batch's reads for the orders it pays or refunds (null: none in it, or the reads failed: each reads for itself). */
+  pay: PayReads | null;
 }
 
 /**
@@ -64,7 +66,9 @@ async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<voi
     return;
   }
   // (A balance found to be someone else's is no deposit: its order goes to the per-order step.)
-  const looks: BatchLooks = { deposits, moves: new Map() };
+  const paying = orders.filter((o) => STATUS_HANDLING[o.status].step === 'payOrRefund');
+  const pay = paying.length > 1 ? await payReads(ctx, paying).catch((e: unknown) => (ctx.log({ err: e }, 'pay reads failed'), null)) : null;
+  const looks: BatchLooks = { deposits, moves: new Map(), pay };
   const confirmed: OrderRecord[] = [];
   for (const o of watching) {
     const next = decideDeposit(ctx, o, deposits);
@@ -93,7 +97,7 @@ async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<voi
 /** The order loop's steps, by the name each status's handling gives (STATUS_HANDLING, domain/order-state.ts). */
 const STEPS: Readonly<Record<OrderStep, (ctx: OrderLoopDeps, o: OrderRecord, looks: BatchLooks) => Promise<NextLook>>> = {
   confirmOrExpire: (ctx, o, looks) => confirmOrExpire(ctx, o, looks.moves.get(o.id)!, looks.deposits),
-  payOrRefund: (ctx, o) => payOrRefund(ctx, o),
+  payOrRefund: (ctx, o, looks) => payOrRefund(ctx, o, looks.pay ?? undefined),
   advancePayout: (ctx, o) => advancePayout(ctx, o),
 };
 

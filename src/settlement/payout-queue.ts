@@ -1,8 +1,12 @@
 import { isUniqueViolation, type Queryable } from '../store/db.ts';
 import type { OrderRecord } from '../store/orders-store.ts';
 import { startPayouts, type PayableStatus } from '../store/settlement/start-payouts.ts';
-import type { PlannedTransfer, Pools } from './pools.ts';
-import { PAYOUT_BATCH, SETTLE_FALLBACK_SLOTS } from './timing.ts';
+import type { FaultPoints } from '../support/fault-points.ts';
+import type { Clock } from '../support/clock.ts';
+import type { Outbox } from './outbox.ts';
+import type { PayableOrder } from './plan-payouts.ts';
+import type { PlanReads, PlannedTransfer, Pools } from './pools.ts';
+import { PAYOUT_BATCH, PRESIGNED_TTL_MS, PRESIGN_READS_MAX_AGE_MS, SETTLE_FALLBACK_SLOTS } from './timing.ts';
 
 type PayoutJob = {
   o: OrderRecord;
@@ -11,26 +15,45 @@ type PayoutJob = {
   reject: (e: unknown) => void;
 };
 
-/** What the payout queue touches: the pools (lock, reads, plans), the store, this worker, a slot's length. */
+/** What the payout queue touches: the pools (lock, reads, plans), the store, this worker, a slot's length, the sending. */
 export interface PayoutQueuePort {
-  readonly pools: Pick<Pools, 'exclusive' | 'reads' | 'plan'>;
+  readonly pools: Pick<Pools, 'exclusive' | 'reads' | 'plan' | 'reusable'>;
   readonly db: Queryable;
   readonly workerId: string;
   readonly slotMs: number;
+  readonly outbox: Pick<Outbox, 'sendBatch'>;
+  readonly faults: FaultPoints;
+  readonly clock: Clock;
+}
+
+/** How the presigned payouts of a run fared at their due time (the bench and the metrics read it). */
+export interface PresignTally {
+  signed: number;
+  used: number;
+  /** Signed again at due time, by why the presigned one could not go. */
+  resigned: Record<string, number>;
 }
 
 /**
- * An order's payout planned and recorded (its transactions, then `sending`, released to its next look),
- * batched: the orders that queue up while a batch is being recorded go together in the next one, inside
- * one `exclusive` section with one read of pending outflows and pool balances; each order still gets its
- * own statement (startPayouts with a batch of one), so one order's conflict is not another's.
+ * Orders' payouts planned, recorded and sent in batches (docs/performance.md, "Settlement at the raw
+ * loop's pace"): the orders that queue up while a batch is being recorded go together in the next one,
+ * inside one `exclusive` section with one read of pending outflows and pool balances, one statement
+ * recording every payout and moving its order to `sending` (record-before-send), then one RPC batch
+ * sending them. A payout signed ahead while its order waited for its due slot (`presign`) is used as
+ * signed when it still holds (Pools.reusable), else signed afresh: it was never recorded, so never sent.
  */
 export class PayoutQueue {
   private readonly queue: PayoutJob[] = [];
   private batches: Promise<void> | null = null;
+  /** Payouts signed ahead, by order id, with when. Only this worker's memory: a crash loses them, harmlessly. */
+  private readonly presigned = new Map<string, { planned: PlannedTransfer; at: number }>();
+  /** The last batch's reads (pending outflows, balances): where a presign chooses its pools. */
+  private lastReads: { reads: Omit<PlanReads, 'taken'>; at: number } | null = null;
+  readonly tally: PresignTally = { signed: 0, used: 0, resigned: {} };
 
   constructor(private readonly ctx: PayoutQueuePort) {}
 
+  /** Records the order's payout and sends it; resolves once it was sent (or why not: no plan, or the order did not move). */
   record(o: OrderRecord, from: PayableStatus): Promise<{ planned: PlannedTransfer | null; ok: boolean }> {
     return new Promise((resolve, reject) => {
       this.queue.push({ o, from, resolve, reject });
@@ -38,49 +61,136 @@ export class PayoutQueue {
     });
   }
 
+  /**
+   * Signs the payouts of orders that will be due shortly (a deposit just confirmed, paid at the floor), to be
+   * used at their due time. The caller holds `exclusive`. Pools are chosen against the last batch's reads
+   * when recent (checked again at use), else against a fresh read; nothing is recorded or reserved.
+   */
+  async presign(orders: PayableOrder[]): Promise<void> {
+    const now = this.ctx.clock.now();
+    for (const [id, p] of this.presigned) if (now - p.at > PRESIGNED_TTL_MS) this.presigned.delete(id);
+    if (orders.length === 0) return;
+    const assets = [...new Set(orders.map((o) => o.destinationAssetId))];
+    const last = this.lastReads && now - this.lastReads.at <= PRESIGN_READS_MAX_AGE_MS ? this.lastReads.reads : await this.ctx.pools.reads(assets);
+    const shared: PlanReads = { pending: last.pending, balances: last.balances, taken: new Map() };
+    const plans = await Promise.all(
+      orders.map((o) => this.ctx.pools.plan(o, 'payout', o.destinationAssetId, o.recipient, o.amountOut, {}, this.ctx.db, shared, { quiet: true }).catch(() => null)),
+    );
+    plans.forEach((p, i) => {
+      if (!p) return;
+      this.presigned.set(orders[i]!.id, { planned: p, at: now });
+      this.tally.signed++;
+    });
+  }
+
+  /** Payouts signed ahead and not yet used or dropped. */
+  get presignedCount(): number {
+    return this.presigned.size;
+  }
+
   private kick(): void {
     if (this.batches || this.queue.length === 0) return;
+    const batch = this.queue.splice(0, PAYOUT_BATCH);
     this.batches = this.ctx.pools
-      .exclusive(() => this.recordBatches())
+      .exclusive(() => this.recordBatch(batch))
+      .then(
+        (recorded) => {
+          // Sent outside the planning lock, while the next batch is being recorded.
+          void this.send(batch, recorded);
+        },
+        (e: unknown) => {
+          for (const j of batch) j.reject(e);
+        },
+      )
       .finally(() => {
         this.batches = null;
         this.kick();
       });
   }
 
-  private async recordBatches(): Promise<void> {
+  /** Plans (or takes the presigned payout of) each job and records the batch; returns each job's plan and whether its order moved. */
+  private async recordBatch(batch: PayoutJob[]): Promise<{ planned: PlannedTransfer | null; ok: boolean; error?: unknown }[]> {
     const ctx = this.ctx;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, PAYOUT_BATCH);
-      try {
-        const shared = await ctx.pools.reads([...new Set(batch.map((j) => j.o.destinationAssetId))]);
-        const plans = await Promise.all(
-          batch.map((j) => ctx.pools.plan(j.o, 'payout', j.o.destinationAssetId, j.o.recipient, j.o.amountOut, {}, ctx.db, shared).catch((e: unknown) => ({ error: e }))),
-        );
-        // Every record of the batch is committed (or failed) before the section ends.
-        await Promise.all(
-          batch.map(async (j, i) => {
-            const planned = plans[i]!;
-            if (planned !== null && 'error' in planned) return j.reject(planned.error);
-            if (planned === null) return j.resolve({ planned: null, ok: false });
-            try {
-              // The batch path's own writer, with a batch of one (all or nothing: a record never outlives a
-              // failed move, e.g. the watchdog failed the order meanwhile). A live payout of the same order
-              // and part, or the same bytes, recorded already: not moved.
-              const moved = await startPayouts(ctx.db, ctx.workerId, [planned], SETTLE_FALLBACK_SLOTS * ctx.slotMs, j.from).catch((e: unknown) => {
-                if (isUniqueViolation(e)) return new Set<string>();
-                throw e;
-              });
-              const ok = moved.has(j.o.id);
-              j.resolve({ planned, ok });
-            } catch (e) {
-              j.reject(e);
-            }
-          }),
-        );
-      } catch (e) {
-        for (const j of batch) j.reject(e);
-      }
+    const shared = await ctx.pools.reads([...new Set(batch.map((j) => j.o.destinationAssetId))]);
+    this.lastReads = { reads: { pending: shared.pending, balances: shared.balances }, at: ctx.clock.now() };
+    // Presigned ones first, one at a time (each check counts what it takes); then the rest are planned.
+    const plans: (PlannedTransfer | null | { error: unknown })[] = [];
+    for (const j of batch) plans.push(await this.takePresigned(j.o.id, shared));
+    await Promise.all(
+      batch.map(async (j, i) => {
+        if (plans[i]) return;
+        plans[i] = await ctx.pools.plan(j.o, 'payout', j.o.destinationAssetId, j.o.recipient, j.o.amountOut, {}, ctx.db, shared).catch((e: unknown) => ({ error: e }));
+      }),
+    );
+    const out = batch.map((_, i) => {
+      const p = plans[i]!;
+      return p !== null && 'error' in p ? { planned: null, ok: false, error: p.error } : { planned: p, ok: false };
+    });
+    // One statement per status paid from; one conflict (a live payout of the same order, or the same
+    // bytes: the unique indexes) sends that status's batch to one statement per order, so one order's
+    // conflict is not another's.
+    for (const from of new Set(batch.map((j) => j.from))) {
+      const idx = batch.flatMap((j, i) => (j.from === from && out[i]!.planned ? [i] : []));
+      const moved = await this.start(idx.map((i) => out[i]!.planned!), from);
+      for (const i of idx) out[i]!.ok = moved.has(batch[i]!.o.id);
     }
+    if (out.some((r) => r.ok)) ctx.faults.reach('payout-recorded');
+    return out;
+  }
+
+  private async takePresigned(orderId: string, shared: PlanReads): Promise<PlannedTransfer | null> {
+    const p = this.presigned.get(orderId);
+    if (!p) return null;
+    this.presigned.delete(orderId);
+    const verdict = await this.ctx.pools.reusable(p.planned, shared);
+    if (verdict === 'use') {
+      this.tally.used++;
+      return p.planned;
+    }
+    this.tally.resigned[verdict] = (this.tally.resigned[verdict] ?? 0) + 1;
+    return null;
+  }
+
+  /** Records the payouts (one statement, or one per order after a conflict); the ids of the orders that moved. */
+  private async start(txs: PlannedTransfer[], from: PayableStatus): Promise<Set<string>> {
+    const ctx = this.ctx;
+    const nextRunMs = SETTLE_FALLBACK_SLOTS * ctx.slotMs;
+    if (txs.length === 0) return new Set();
+    const all = await startPayouts(ctx.db, ctx.workerId, txs, nextRunMs, from).catch((e: unknown) => {
+      if (isUniqueViolation(e) && txs.length > 1) return null;
+      if (isUniqueViolation(e)) return new Set<string>();
+      throw e;
+    });
+    if (all) return all;
+    const moved = new Set<string>();
+    for (const t of txs) {
+      const one = await startPayouts(ctx.db, ctx.workerId, [t], nextRunMs, from).catch((e: unknown) => {
+        if (isUniqueViolation(e)) return new Set<string>();
+        throw e;
+      });
+      for (const id of one) moved.add(id);
+    }
+    return moved;
+  }
+
+  /** Sends the batch's recorded payouts in one RPC batch, then answers each job. */
+  private async send(batch: PayoutJob[], recorded: { planned: PlannedTransfer | null; ok: boolean; error?: unknown }[]): Promise<void> {
+    const wires = recorded.flatMap((r) => (r.ok && r.planned ? [{ signature: r.planned.signature, wire: r.planned.wire }] : []));
+    try {
+      // Never throws (what did not go is resent by the settle loop while its blockhash lives); a crash test's
+      // fault point does, and each job's step unwinds with it, as when it sent its own payout.
+      if (wires.length > 0) {
+        await this.ctx.outbox.sendBatch(wires);
+        this.ctx.faults.reach('payout-sent');
+      }
+    } catch (e) {
+      for (const j of batch) j.reject(e);
+      return;
+    }
+    batch.forEach((j, i) => {
+      const r = recorded[i]!;
+      if (r.error !== undefined) j.reject(r.error);
+      else j.resolve({ planned: r.planned, ok: r.ok });
+    });
   }
 }

@@ -6,12 +6,13 @@ import type { FreshBlockhash } from '../chain/solana-chain.ts';
 import type { Queryable } from '../store/db.ts';
 import { openOrderBlockhashes } from '../store/settlement/open-order-blockhashes.ts';
 import { pendingOutflows } from '../store/settlement/pending-outflows.ts';
-import type { ChainTxKind, NewChainTx, TransferMeta } from '../store/settlement/chain-tx.ts';
+import { transferSources, type ChainTxKind, type NewChainTx, type TransferMeta } from '../store/settlement/chain-tx.ts';
 import { allocate, shufflePools } from '../domain/settlement/allocation.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import { spendableBalance } from '../domain/reserves.ts';
 import { type Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
+import { presignedVerdict, type PresignedVerdict, type SignedWith } from '../domain/settlement/presigned-payout.ts';
 
 /** What the pools touch: balances and pending outflows, the signers, the chain's blockhashes (the context builds it once). */
 export interface PoolsPort {
@@ -35,8 +36,8 @@ export interface PlanReads {
   taken: Map<string, bigint>;
 }
 
-/** A signed transfer out of a pool, ready to be recorded (then sent). */
-export type PlannedTransfer = NewChainTx & { kind: Extract<ChainTxKind, 'payout' | 'refund' | 'partner_payout'>; meta: TransferMeta };
+/** A signed transfer out of a pool, ready to be recorded (then sent); `signedWith`: its blockhash's life and price, for a presigned payout's check at use. */
+export type PlannedTransfer = NewChainTx & { kind: Extract<ChainTxKind, 'payout' | 'refund' | 'partner_payout'>; meta: TransferMeta; signedWith?: SignedWith };
 
 /** What a pool can still pay: its `confirmed` balance less recorded pending outflows and what a batch took. */
 export function available(asset: Asset, holding: string, reads: PlanReads): bigint {
@@ -51,8 +52,9 @@ export function available(asset: Asset, holding: string, reads: PlanReads): bigi
 export class Pools {
   /** Serializes choosing pools and recording the transfers: see `exclusive`. */
   private planLock: Promise<unknown> = Promise.resolve();
-  /** The deposit blockhashes of open orders, read at most every 500 ms (payoutBlockhash). */
+  /** The deposit blockhashes of open orders, read at most every 500 ms (payoutBlockhash), one read at a time. */
   private handedOut = { at: 0, set: new Set<string>() };
+  private handedOutRead: Promise<Set<string>> | null = null;
 
   constructor(private readonly ctx: PoolsPort) {}
 
@@ -113,12 +115,35 @@ export class Pools {
     // With shared reads there was no await above: the choice and this update are one synchronous step.
     for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
     const blockhash = await this.payoutBlockhash(q, o.txBlockhash);
+    const shape = ctx.shape(blockhash);
     const rentBack = meta.rentBack ? { rentBack: BigInt(meta.rentBack) } : {};
-    const signed = await buildPayout(ctx.shape(blockhash), { asset, sources: chosen.map((c) => ({ pool: c.pool.signer, poolHolding: c.pool.holding, amount: c.amount })), recipient: destination, ...rentBack });
+    const signed = await buildPayout(shape, { asset, sources: chosen.map((c) => ({ pool: c.pool.signer, poolHolding: c.pool.holding, amount: c.amount })), recipient: destination, ...rentBack });
     // A replacement passes the dead transaction's meta: its pools are not this one's.
     const { sources: _deadSources, confirmedAt: _deadFate, ...kept } = meta;
     const sources = chosen.length > 1 ? { sources: chosen.map((c) => ({ holding: c.pool.holding, amount: c.amount.toString() })) } : {};
-    return { kind, orderId: o.id, assetId, amount, source: chosen[0]!.pool.holding, destination, ...signed, meta: { part: 0, ...kept, ...sources } };
+    const signedWith: SignedWith = { blockhash: blockhash.blockhash, fetchedAt: blockhash.fetchedAt, blocksLeftAtFetch: blockhash.blocksLeftAtFetch, slotMs: blockhash.slotMs, computeUnitPrice: shape.computeUnitPriceMicroLamports };
+    return { kind, orderId: o.id, assetId, amount, source: chosen[0]!.pool.holding, destination, ...signed, meta: { part: 0, ...kept, ...sources }, signedWith };
+  }
+
+  /**
+   * Whether a payout signed ahead (PayoutQueue.presign) may be recorded and sent as it is, against a batch's
+   * shared reads: still priced and dated as one signed now (presignedVerdict), its blockhash not one a deposit
+   * transaction carries now (it was checked when signed; an order created since may have been handed it),
+   * and its pools still able to pay it. When it may, what it takes is counted in the batch's `taken`.
+   */
+  async reusable(planned: PlannedTransfer, shared: PlanReads): Promise<PresignedVerdict | 'handed_out' | 'pools_changed'> {
+    const s = planned.signedWith;
+    if (!s) return 'repriced';
+    const ctx = this.ctx;
+    const verdict = presignedVerdict(s, ctx.clock.now(), ctx.shape({ blockhash: s.blockhash, lastValidBlockHeight: planned.lastValidBlockHeight }).computeUnitPriceMicroLamports);
+    if (verdict !== 'use') return verdict;
+    if ((await this.handedOutSet(ctx.db)).has(s.blockhash)) return 'handed_out';
+    // No await from here on: the check and the update of `taken` are one synchronous step, as in plan().
+    const asset = ctx.asset(planned.assetId);
+    const legs = transferSources(planned);
+    if (legs.some((l) => available(asset, l.holding, shared) < l.amount)) return 'pools_changed';
+    for (const l of legs) shared.taken.set(l.holding, (shared.taken.get(l.holding) ?? 0n) + l.amount);
+    return 'use';
   }
 
   /**
@@ -128,10 +153,18 @@ export class Pools {
    * paid within it.
    */
   private async payoutBlockhash(q: Queryable, own?: string): Promise<FreshBlockhash> {
-    // `q`: inside a transaction the read must use it (PGlite serializes everything behind an open one).
-    if (this.ctx.clock.now() - this.handedOut.at > 500) this.handedOut = { at: this.ctx.clock.now(), set: await openOrderBlockhashes(q) };
-    const set = this.handedOut.set;
+    const set = await this.handedOutSet(q);
     return this.ctx.view().chain.blockhashAvoiding(own === undefined ? set : { has: (h) => h === own || set.has(h) });
+  }
+
+  /** The deposit blockhashes of open orders, at most 500 ms old; the plans of a batch share one read. */
+  private async handedOutSet(q: Queryable): Promise<Set<string>> {
+    if (this.ctx.clock.now() - this.handedOut.at <= 500) return this.handedOut.set;
+    // `q`: inside a transaction the read must use it (PGlite serializes everything behind an open one).
+    this.handedOutRead ??= openOrderBlockhashes(q)
+      .then((set) => ((this.handedOut = { at: this.ctx.clock.now(), set }), set))
+      .finally(() => (this.handedOutRead = null));
+    return this.handedOutRead;
   }
 
   /** Pool inventory per asset at `confirmed` (SOL pools less their rent reserve). */

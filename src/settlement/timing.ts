@@ -9,6 +9,12 @@ export const ORDER_BATCH = 64;
 export const ORDER_BATCHES_IN_FLIGHT = 4;
 /** Payouts planned and recorded together (one read of pending outflows and pool balances). */
 export const PAYOUT_BATCH = 64;
+/** A payout due within this long of its deposit's confirmation (the floor) is signed while it waits. */
+export const PRESIGN_AHEAD_MS = 5_000;
+/** A payout signed ahead is dropped unused after this long (its order was held, refunded, or paid by another worker). */
+export const PRESIGNED_TTL_MS = 30_000;
+/** A presign chooses its pools against the last batch's reads when they are at most this old (checked again at use). */
+export const PRESIGN_READS_MAX_AGE_MS = 5_000;
 /** How long a starting worker leaves the watchdog off while it catches up on orders due during an outage. */
 export const WATCHDOG_START_GRACE_MS = 10 * 60_000;
 /** A settle-loop resend waits this long after the last send of the same signature. */

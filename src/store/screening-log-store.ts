@@ -99,8 +99,14 @@ export async function fundReleaseCovers(db: Queryable, kind: 'late' | 'fee', sub
 
 /** Whether this order has a decision of `stage` in the log (a deposit the hint confirmed has none until the worker screens it). */
 export async function screenedAt(db: Queryable, trackingId: string, stage: 'deposit' | 'payout'): Promise<boolean> {
-  const { rows } = await db.query(`SELECT 1 FROM screening_log WHERE tracking_id = $1 AND stage = $2 LIMIT 1`, [trackingId, stage]);
-  return rows.length > 0;
+  return (await screenedOf(db, [trackingId], stage)).has(trackingId);
+}
+
+/** Which of these orders have a decision in the log at `stage` (one read for the order loop's batch). */
+export async function screenedOf(db: Queryable, trackingIds: string[], stage: 'deposit' | 'payout'): Promise<Set<string>> {
+  if (trackingIds.length === 0) return new Set();
+  const { rows } = await db.query<{ tracking_id: string }>(`SELECT DISTINCT tracking_id FROM screening_log WHERE tracking_id = ANY($1::text[]) AND stage = $2`, [trackingIds, stage]);
+  return new Set(rows.map((r) => r.tracking_id));
 }
 
 /** The most rows one read returns: an export's 10,000 (src/admin/screening-log-export.ts) and one more that says it was cut. */

@@ -103,7 +103,7 @@ describe('POST /order, the deposit transaction, refresh, status and the deposit 
     assert.equal(s.failureReason, null);
     for (const k of ['createdAt', 'updatedAt', 'expiration']) assert.match(s[k], ISO_MS, k);
     assert.deepEqual(s.history, [{ status: 'awaiting_deposit', at: s.createdAt }]);
-    assert.deepEqual(s.privacy, { standard: q.privacy.standard, releaseBy: null, releasedWith: null, heldSeconds: null }, 'nothing held before a deposit');
+    assert.deepEqual(s.privacy, { standard: q.privacy.standard, releaseBy: null, releasedWith: null, releasedWithPending: null, heldSeconds: null }, 'nothing held before a deposit');
 
     const etag = r1.headers.get('etag');
     assert.ok(etag && /^"[^"]+"$/.test(etag), `strong ETag, got ${etag}`);

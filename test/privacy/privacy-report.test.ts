@@ -14,7 +14,7 @@ function row(over: Partial<RowScore>): RowScore & { results: unknown } {
     accuracy: { A1: 0, A2: 0.04, A3: 0.01, A4: 0.02, A5: 0, A6: 0.02 }, a1Links: 0, a1Correct: 0, best: 'A2', linked: 0.04, linkedSE: 0.01,
     confidentLinks: 0, setP10: 47, setMedian: 97, delayP50S: 158, delayP95S: 349, costLamports: 1e6, shuffledHits: 1,
     quotedSetMedian: 26, quotedLikelyMedian: 30, padding: 0, releaseGuess: 0.033, releasedWithMismatches: [], releasedChecked: 456,
-    promise: { orders: 456, setKept: 0.9, waitKept: 0.85, byTag: {} }, releasedMedian: 30, releasedWithLate: 0, releasedWithMissing: 0,
+    promise: { orders: 456, setKept: 0.9, waitKept: 0.85, byTag: {} }, releasedMedian: 30, releasedWithLate: 0, releasedWithExplained: 0, releasedWithMissing: 0,
   };
   return { ...base, ...over, results: {} };
 }

@@ -31,7 +31,7 @@ it("prints a row's bands beside its 1-in-n guess", () => {
     row: 'std-out', label: 'standard, exact_out', rate: 1, lambdaD: 150, orders: 2, completed: 2, observed: 1,
     accuracy: { A1: 0, A2: 0.04, A3: 0.01, A4: 0.05, A5: 0, A6: 0.02 }, a1Links: 0, a1Correct: 0, best: 'A4', linked: 0.05, linkedSE: 0.01,
     confidentLinks: 0, setP10: 30, setMedian: 30, delayP50S: 130, delayP95S: 330, costLamports: 1e6, shuffledHits: 1,
-    quotedSetMedian: 26, quotedLikelyMedian: 30, padding: 0, releaseGuess: 0.5, releasedWithLate: 0, releasedWithMissing: 0, releasedWithMismatches: [], releasedChecked: 2,
+    quotedSetMedian: 26, quotedLikelyMedian: 30, padding: 0, releaseGuess: 0.5, releasedWithLate: 0, releasedWithExplained: 0, releasedWithMissing: 0, releasedWithMismatches: [], releasedChecked: 2,
     promise: { orders: 2, setKept: 1, waitKept: 1, byTag: {} }, releasedMedian: 15, releaseBands: releaseSizeBands([1, 30], 30), results: {},
   } satisfies RowScore & { results: unknown };
   const results: RateResult[] = [{ rate: 1, compression: 4, run: { rows: [row], failedOrders: 0, unswept: 0, wallSeconds: 1, rpcRequests: 1, ownDelaysS: [] } }];

@@ -16,7 +16,7 @@ import { ManualClock } from '../support/manual-clock.ts';
 
 const T0 = Date.UTC(2026, 10, 21, 10);
 const iso = (ms: number) => new Date(T0 + ms).toISOString();
-const NONE = { releaseBy: null, releasedWith: null, heldSeconds: null };
+const NONE = { releaseBy: null, releasedWith: null, releasedWithPending: null, heldSeconds: null };
 
 function record(status: string, historyLength: number, privacy: Partial<StatusRecord['privacy']>, final = false): StatusRecord {
   return {

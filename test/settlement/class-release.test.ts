@@ -45,7 +45,7 @@ describe('class release', () => {
     const { due } = (await h.drive(h.db.query<{ due: Date }>('SELECT payout_due_at AS due FROM orders WHERE tracking_id = $1', [free.trackingId]))).rows[0]!;
     t.diagnostic(`the free amount: due ${due.getTime() - freeDeposit!.confirmedAt} ms after its confirmation, sending after ${at(freeRec, 'sending') - freeDeposit!.confirmedAt} ms`);
     assert.ok(due.getTime() - freeDeposit!.confirmedAt <= 2 * SLOT_MS + 1000, 'a non-standard payout waits only the two slots\' floor, not for a class');
-    assert.deepEqual(freeRec.privacy, { standard: false, releaseBy: null, releasedWith: null, heldSeconds: null });
+    assert.deepEqual(freeRec.privacy, { standard: false, releaseBy: null, releasedWith: null, releasedWithPending: 'not_private', heldSeconds: null });
     for (const [i, o] of cls.slice(0, 2).entries()) {
       const readAt = h.now();
       assert.ok(readAt < first[i]!.confirmedAt + HOLD_S * 1000, 'read while the hold still runs');

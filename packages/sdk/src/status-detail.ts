@@ -9,7 +9,12 @@ export function statusDetail(s: StatusRecord, now = Date.now()): string {
   const held = privacy.heldSeconds !== null ? `, after ${privacy.heldSeconds} s` : '';
   const set = (n: number) => `${n} payout${n === 1 ? '' : 's'}`;
   if (s.status === 'completed') {
-    const released = privacy.releasedWith !== null ? ` (released with its class: ${set(privacy.releasedWith)}${held})` : '';
+    const released =
+      privacy.releasedWith !== null
+        ? ` (released with its class: ${set(privacy.releasedWith)}${held})`
+        : privacy.releasedWithPending === 'release_landing'
+          ? ` (released with its class${held}; its set is counted once the release has landed)`
+          : '';
     return `payout ${s.payouts.map((p) => p.signature).join(', ')}${released}`;
   }
   if (s.refund) return `refund ${s.refund.signature} (${s.refund.reason})`;

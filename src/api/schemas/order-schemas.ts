@@ -99,6 +99,10 @@ export const OrderPrivacy = Type.Object(
     releasedWith: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
       description: "Once every payout of its release is final: how many payouts of its class (this one included) landed in its payout's burst on the chain, counted by the burst rule an outside reader applies, the set it hides in. Never more than the chain shows: a release whose payouts land wider apart than the burst span counts as several. Null until then (and when no payout landed)",
     }),
+    releasedWithPending: Type.Union([Type.Literal('release_landing'), Type.Literal('not_private'), Type.Null()], {
+      description:
+        "Why a completed order shows no releasedWith: release_landing while other payouts of its release are still landing (releasedWith comes once they are final, usually within a few slots: read the status again or wait for the receipt), not_private for an amount that is not private (never released by class, so never counted). Null whenever releasedWith is set and before the order is completed",
+    }),
     heldSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description: "Once released: seconds from the deposit's confirmation to the payout's send. Null until then",
     }),

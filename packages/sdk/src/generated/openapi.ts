@@ -357,7 +357,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,EK0aKSNHjjv6KCscdYnnx7CVu2AYY28JGmUt72Iff7I=
+                     * @example v1,JrS3NHJhhDcDEXsdW74FHPhjhQyPN6OJn/+vEFMBclA=
                      */
                     "webhook-signature": string;
                     /**
@@ -369,7 +369,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795255422,v1=524258ad19ef0d61a7de6ae99740a78b79fc4938a7805eac531078db9405017d
+                     * @example t=1795255422,v1=349b48634b1916c28f4e4460d2909725dd9c0174d24720d5f252157a406726ad
                      */
                     "hush-signature"?: string;
                     /**
@@ -452,6 +452,7 @@ export interface webhooks {
                      *             "standard": true,
                      *             "releaseBy": null,
                      *             "releasedWith": 20,
+                     *             "releasedWithPending": null,
                      *             "heldSeconds": 216
                      *           }
                      *         }
@@ -515,7 +516,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,pHRcYUcPY1+uOg2XyPInmk90a5gjHP71NF77U6XIWSw=
+                     * @example v1,8Kl0O1M9M1NBZD5RhresX7S4F3Xzfn8A5ar9fl+LI6A=
                      */
                     "webhook-signature": string;
                     /**
@@ -527,7 +528,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795255421,v1=775dd257019af88ddb1f561a820b867bb461e988ef5ea1f28f37742790a731a3
+                     * @example t=1795255421,v1=64a25daa9a8f7dd4669b2db2d434466b3dacf058862e831648a72dea6097a872
                      */
                     "hush-signature"?: string;
                     /**
@@ -600,6 +601,7 @@ export interface webhooks {
                      *             "standard": true,
                      *             "releaseBy": null,
                      *             "releasedWith": null,
+                     *             "releasedWithPending": null,
                      *             "heldSeconds": 216
                      *           }
                      *         }
@@ -663,7 +665,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,pXoVHAvLWjVXKABQqp/gux4zQA/2YpGcWby//Oh/F6E=
+                     * @example v1,N4Tde8SO5Sh4BFrt+Wqh+AlxYPJuA7pEXWeu33oaJmo=
                      */
                     "webhook-signature": string;
                     /**
@@ -675,7 +677,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795514403,v1=d27e4041a7113833a1e10b24e7a3fe3890145dea8439dff5ed5d511dc0bded15
+                     * @example t=1795514403,v1=6740790a5a9f10e3ab4737bf5a96fc46ec59ad1f1b6682c928eb10f66698a06c
                      */
                     "hush-signature"?: string;
                     /**
@@ -752,6 +754,7 @@ export interface webhooks {
                      *             "standard": true,
                      *             "releaseBy": null,
                      *             "releasedWith": 20,
+                     *             "releasedWithPending": null,
                      *             "heldSeconds": 216
                      *           }
                      *         }
@@ -815,7 +818,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,57AEw+1IFHHRVITe1Ws71DWzlkXp/qWT9ADGwgqQC/Q=
+                     * @example v1,HplekvYdSl9l4cA9nHPRD8jEX1+1Fw071rxBKDzzVEE=
                      */
                     "webhook-signature": string;
                     /**
@@ -827,7 +830,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795519241,v1=6a72562987f3684d20207f1a05b84f52a454c625007806dd91b8b3ec3b40bddc
+                     * @example t=1795519241,v1=54e1df35daf352ef629b86f89fc49a2df7604508c1a61cafe8a2bd3bc1a275a2
                      */
                     "hush-signature"?: string;
                     /**
@@ -904,6 +907,7 @@ export interface webhooks {
                      *             "standard": true,
                      *             "releaseBy": null,
                      *             "releasedWith": 20,
+                     *             "releasedWithPending": null,
                      *             "heldSeconds": 216
                      *           }
                      *         }
@@ -1396,6 +1400,7 @@ export interface components {
          *             "standard": true,
          *             "releaseBy": null,
          *             "releasedWith": 20,
+         *             "releasedWithPending": null,
          *             "heldSeconds": 216
          *           }
          *         }
@@ -1485,6 +1490,7 @@ export interface components {
          *             "standard": true,
          *             "releaseBy": null,
          *             "releasedWith": 20,
+         *             "releasedWithPending": null,
          *             "heldSeconds": 216
          *           }
          *         }
@@ -1529,6 +1535,8 @@ export interface components {
             releaseBy: string | null;
             /** @description Once every payout of its release is final: how many payouts of its class (this one included) landed in its payout's burst on the chain, counted by the burst rule an outside reader applies, the set it hides in. Never more than the chain shows: a release whose payouts land wider apart than the burst span counts as several. Null until then (and when no payout landed) */
             releasedWith: number | null;
+            /** @description Why a completed order shows no releasedWith: release_landing while other payouts of its release are still landing (releasedWith comes once they are final, usually within a few slots: read the status again or wait for the receipt), not_private for an amount that is not private (never released by class, so never counted). Null whenever releasedWith is set and before the order is completed */
+            releasedWithPending: "release_landing" | "not_private" | null;
             /** @description Once released: seconds from the deposit's confirmation to the payout's send. Null until then */
             heldSeconds: number | null;
         };
@@ -1584,6 +1592,7 @@ export interface components {
          *             "standard": true,
          *             "releaseBy": null,
          *             "releasedWith": null,
+         *             "releasedWithPending": null,
          *             "heldSeconds": 216
          *           }
          *         }
@@ -1715,6 +1724,7 @@ export interface components {
          *             "standard": true,
          *             "releaseBy": null,
          *             "releasedWith": 20,
+         *             "releasedWithPending": null,
          *             "heldSeconds": 216
          *           }
          *         }
@@ -2146,6 +2156,7 @@ export interface components {
          *         "standard": true,
          *         "releaseBy": null,
          *         "releasedWith": 20,
+         *         "releasedWithPending": null,
          *         "heldSeconds": 216
          *       }
          *     }
@@ -2186,6 +2197,7 @@ export interface components {
          *         "standard": true,
          *         "releaseBy": "2026-11-21T10:05:04.100Z",
          *         "releasedWith": null,
+         *         "releasedWithPending": null,
          *         "heldSeconds": null
          *       }
          *     }

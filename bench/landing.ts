@@ -1,0 +1,156 @@
+/**
+ * bench:landing — do payouts land on a busy chain, once, at a fair price? (issue 73 item 4; a skeleton: the
+ * sender is the bench's own, bench/support/landing-loop.ts, until the market estimate is wired into Hush.)
+ *
+ * For each profile (BENCH_PROFILES, default calm,busy,spike) a local chain in its own process congests
+ * (LOCALNET_CONGESTION, seed BENCH_SEED, LOCALNET_DROP_RATE = BENCH_DROP_RATE, default 0.1: a tenth of all
+ * sends lost), and two senders pay BENCH_PAYOUTS (200) payout-shaped transfers each, BENCH_PER_SLOT (2) a
+ * slot, side by side: `static` at today's 1,000 micro-lamports per CU, and `market` at estimateComputeUnitPrice's
+ * `fast` level over getRecentPrioritizationFees (src/chain/fee-market.ts, its percentile form) and its own
+ * landings. Both rebroadcast every 5 slots while the blockhash lives and re-sign after it expired at
+ * finalized (static at the same price, market escalated). Printed per sender: payouts landed, slots from a
+ * payout's first send to its landing (p50, p99), re-signs per payout, the median of the fee paid over its
+ * slot's clearing price (localnet_getClearingPrices, for the sender's fee payer and pool), and lamports per
+ * 1,000 landed payouts; then PASS or MISS against the targets: busy — 100 % landed, none twice, p99 ≤ 12
+ * slots, median fee ≤ 1.3× the clearing price; calm — market's cost within 10 % of static's, or below.
+ * Slots are BENCH_SLOT_MS (200) long, figures are in slots. BENCH_TAIL_SLOTS (400): how long after the last
+ * first send a run waits for the rest (past two blockhash lives: re-signs are seen).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { callUrl, FeeMarket } from '../src/chain/fee-market.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { estimateComputeUnitPrice, PURPOSE_LEVEL, transactionLamports, type OwnLanding } from '../src/domain/fee-estimate.ts';
+import { systemClock } from '../src/support/clock.ts';
+import { fund } from './support/chain-calls.ts';
+import { BASE_FEE_LAMPORTS, COMPUTE_UNITS, landingLoop, type PayoutRecord, type Strategy } from './support/landing-loop.ts';
+import { localnetUrls, start, stop } from './support/processes.ts';
+import { pct } from './support/stats.ts';
+import { createSolanaRpc } from '@solana/kit';
+
+const PROFILES = (process.env.BENCH_PROFILES ?? 'calm,busy,spike').split(',').filter(Boolean);
+const PAYOUTS = Number(process.env.BENCH_PAYOUTS ?? 200);
+const PER_SLOT = Number(process.env.BENCH_PER_SLOT ?? 2);
+const SLOT_MS = Number(process.env.BENCH_SLOT_MS ?? 200);
+const TAIL_SLOTS = Number(process.env.BENCH_TAIL_SLOTS ?? 400);
+const DROP_RATE = process.env.BENCH_DROP_RATE ?? '0.1';
+const SEED = process.env.BENCH_SEED ?? '1';
+const STATIC_PRICE = 1_000n;
+/** A payout may cost at most this (0.001 SOL): far above any fair fee here, so a capped payout says the market ran away. */
+const CAP_LAMPORTS = BigInt(process.env.BENCH_CAP_LAMPORTS ?? 1_000_000);
+const AMOUNT = 1_000_000n;
+
+const asset = loadConfig({ ...process.env }).assets.get('sol')!;
+
+interface Figures {
+  landedPct: number;
+  twice: number;
+  p50: number | null;
+  p99: number | null;
+  resigns: number;
+  feeRatio: number | null;
+  lamportsPer1000: number | null;
+  capped: number;
+}
+
+function figures(records: PayoutRecord[], clearing: Map<bigint, bigint>, capped: number): Figures {
+  const landed = records.filter((r) => r.landed);
+  const slots = landed.map((r) => Number(r.landed!.slot - r.firstSent!));
+  const ratios = landed.flatMap((r) => {
+    const c = clearing.get(r.landed!.slot);
+    return c !== undefined && c > 0n ? [Number(r.landed!.price) / Number(c)] : [];
+  });
+  const lamports = landed.reduce((sum, r) => sum + transactionLamports(r.landed!.price, COMPUTE_UNITS, BASE_FEE_LAMPORTS), 0n);
+  return {
+    landedPct: (100 * landed.length) / records.length,
+    twice: records.filter((r) => r.landedAttempts > 1).length,
+    p50: slots.length ? pct(slots, 0.5) : null,
+    p99: slots.length ? pct(slots, 0.99) : null,
+    resigns: records.reduce((n, r) => n + Math.max(0, r.attempts.length - 1), 0) / records.length,
+    feeRatio: ratios.length ? pct(ratios, 0.5) : null,
+    lamportsPer1000: landed.length ? Number((lamports * 1000n) / BigInt(landed.length)) : null,
+    capped,
+  };
+}
+
+const show = (v: number | null, digits = 0, suffix = '') => (v === null ? 'n/a' : `${v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })}${suffix}`);
+const mark = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+
+async function runProfile(profile: string): Promise<{ statics: Figures; market: Figures }> {
+  const dir = mkdtempSync(join(tmpdir(), 'hush-bench-landing-'));
+  const chain = start('src/cli/localnet.ts', {
+    DATA_DIR: dir,
+    LOCALNET_PORT: '0',
+    LOCALNET_SLOT_MS: String(SLOT_MS),
+    LOCALNET_CONGESTION: profile,
+    LOCALNET_CONGESTION_SEED: SEED,
+    LOCALNET_DROP_RATE: DROP_RATE,
+  });
+  try {
+    const { url } = await localnetUrls(chain);
+    const wallets: KeyPairSigner[] = await Promise.all(Array.from({ length: 4 }, () => generateKeyPairSigner()));
+    await fund(url, createSolanaRpc(url), asset, wallets.map((w) => ({ address: w.address, lamports: 50n * 1_000_000_000n, tokens: 0n })));
+    const own: OwnLanding[] = [];
+    const feeMarket = new FeeMarket(callUrl(url, systemClock), systemClock, { slotMs: SLOT_MS });
+    let capped = 0;
+    const statics: Strategy = { name: 'static', feePayer: wallets[0]!, pool: wallets[1]!, price: async () => STATIC_PRICE };
+    const market: Strategy = {
+      name: 'market',
+      feePayer: wallets[2]!,
+      pool: wallets[3]!,
+      async price(slot, previous) {
+        const fees = await feeMarket.recentFees([wallets[2]!.address, wallets[3]!.address]).catch(() => null);
+        const answer = estimateComputeUnitPrice({
+          level: PURPOSE_LEVEL.payout,
+          market: fees,
+          own,
+          tipSlot: slot,
+          computeUnits: COMPUTE_UNITS,
+          baseFeeLamports: BASE_FEE_LAMPORTS,
+          capLamports: CAP_LAMPORTS,
+          fallbackPrice: STATIC_PRICE,
+          ...(previous === undefined ? {} : { previousPrice: previous }),
+        });
+        if (answer.capped) capped++;
+        return answer.microLamportsPerCu;
+      },
+      landed: (l) => own.push(l),
+    };
+    const settings = { url, asset, payouts: PAYOUTS, perSlot: PER_SLOT, slotMs: SLOT_MS, tailSlots: TAIL_SLOTS, amount: AMOUNT };
+    const { records, clearing } = await landingLoop(settings, [statics, market], (l) => console.log(l));
+    return {
+      statics: figures(records.filter((r) => r.strategy === 'static'), clearing.get('static')!, 0),
+      market: figures(records.filter((r) => r.strategy === 'market'), clearing.get('market')!, capped),
+    };
+  } finally {
+    await stop(chain);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(profile: string, f: { statics: Figures; market: Figures }): string[] {
+  const { statics: s, market: m } = f;
+  const row = (label: string, a: string, b: string, verdict = '') => `  ${label.padEnd(34)}${a.padStart(14)}${b.padStart(14)}   ${verdict}`;
+  const lines = [
+    `${profile} (seed ${SEED}, drop rate ${DROP_RATE}, ${SLOT_MS} ms slots, ${PAYOUTS} payouts each)`,
+    row('', 'static 1,000', 'market'),
+    row('landed', show(s.landedPct, 1, ' %'), show(m.landedPct, 1, ' %'), profile === 'busy' ? `${mark(m.landedPct === 100)} (100 %)` : ''),
+    row('paid twice', String(s.twice), String(m.twice), profile === 'busy' ? `${mark(m.twice === 0 && s.twice === 0)} (0)` : ''),
+    row('slots first send → landed, p50', show(s.p50), show(m.p50)),
+    row('slots first send → landed, p99', show(s.p99), show(m.p99), profile === 'busy' ? `${mark(m.p99 !== null && m.p99 <= 12)} (≤ 12)` : ''),
+    row('re-signs per payout', show(s.resigns, 2), show(m.resigns, 2)),
+    row('fee / slot clearing price, median', show(s.feeRatio, 2, '×'), show(m.feeRatio, 2, '×'), profile === 'busy' ? `${mark(m.feeRatio !== null && m.feeRatio <= 1.3)} (≤ 1.3×)` : ''),
+    row('lamports per 1,000 landed payouts', show(s.lamportsPer1000), show(m.lamportsPer1000), profile === 'calm' ? `${mark(m.lamportsPer1000 !== null && s.lamportsPer1000 !== null && m.lamportsPer1000 <= s.lamportsPer1000 * 1.1)} (≤ 1.1× static)` : ''),
+    row('signings at the cap', '', String(m.capped)),
+  ];
+  return lines;
+}
+
+const out: string[] = [];
+for (const profile of PROFILES) {
+  console.log(`bench:landing: ${profile}`);
+  out.push(...report(profile, await runProfile(profile)), '');
+}
+console.log(`\n${out.join('\n')}`);

@@ -1,0 +1,61 @@
+/**
+ * Payouts signed while their orders wait for the floor (docs/performance.md, "Settlement at the raw loop's
+ * pace"), on a simulated Hush: a burst of off-menu orders deposited together is paid with the payouts the worker
+ * signed as their deposits confirmed, each paid exactly once, never before the floor; and a presigned payout
+ * that no longer holds (its price moved) is signed again, never sent as it was.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { closeSim } from '../support/sim-close.ts';
+import { startSimHush, USDC, type SimAccount, type SimHush } from '../support/sim-hush.ts';
+import { completedOnce, depositTogether, placeUsdc } from '../support/sim-privacy.ts';
+
+/** 10.5 USDC: off the decade menu, so paid at the floor (two slots after the deposit's confirmation). */
+const OFF_MENU = String((105n * USDC) / 10n);
+
+describe('presigned payouts', () => {
+  let h: SimHush;
+  let acct: SimAccount;
+  before(async () => {
+    h = await startSimHush({ seed: 72 });
+    acct = await h.createAccount();
+  });
+  after(() => closeSim(h));
+
+  const queue = () => h.hush.worker!.context.payouts;
+
+  test('a burst deposited together is paid with the payouts signed during the floor, each once', async () => {
+    const before = { ...queue().tally };
+    const orders = [];
+    for (let i = 0; i < 6; i++) orders.push(await placeUsdc(h, acct, OFF_MENU));
+    const deposits = await depositTogether(h, acct.client, orders);
+    for (const [i, o] of orders.entries()) await completedOnce(h, acct.client, o, deposits[i]!, 120_000);
+    const used = queue().tally.used - before.used;
+    const signed = queue().tally.signed - before.signed;
+    assert.ok(signed >= 6, `every deposit confirmed by the worker had its payout signed ahead (${signed})`);
+    assert.ok(used >= 5, `the payouts went as signed ahead (${used} of 6; resigned: ${JSON.stringify(queue().tally.resigned)})`);
+    assert.equal(queue().presignedCount, 0, 'nothing signed ahead is left once all are paid');
+  });
+
+  test('a presigned payout whose price moved is signed again at its due time', async () => {
+    const before = { ...queue().tally, resigned: { ...queue().tally.resigned } };
+    // The price a payout gets from now on moves, as the fee market would move it (issue 73): the shape's price.
+    const ctx = h.hush.worker!.context;
+    const shape = ctx.shape.bind(ctx);
+    const o = await placeUsdc(h, acct, OFF_MENU);
+    let moved = false;
+    (ctx as { shape: typeof ctx.shape }).shape = (b) => ({ ...shape(b), computeUnitPriceMicroLamports: shape(b).computeUnitPriceMicroLamports + (moved ? 1n : 0n) });
+    try {
+      const wait = depositTogether(h, acct.client, [o]);
+      await h.until('its payout signed ahead', async () => (queue().tally.signed > before.signed ? true : null), 30_000);
+      moved = true;
+      const [d] = await wait;
+      const rec = await completedOnce(h, acct.client, o, d!, 120_000);
+      assert.equal(rec.payouts.length, 1);
+    } finally {
+      (ctx as { shape: typeof ctx.shape }).shape = shape;
+    }
+    assert.equal(queue().tally.used, before.used, 'the presigned payout did not go');
+    assert.equal(queue().tally.resigned.repriced ?? 0, (before.resigned.repriced ?? 0) + 1, 'it was signed again at the new price');
+  });
+});
