@@ -1,18 +1,42 @@
 #!/usr/bin/env bash
-# npm run check:sdk-pack — packs @hush/sdk (prepack builds dist/), installs the tarball in a scratch
-# project from the registry like a partner would, type-checks a small integration against it (strict,
-# NodeNext; a code outside docs/spec.md §6 must not be an ErrorCode) and the README's integration example
-# against it, imports it at run time and runs its bin.
+# npm run check:sdk-pack [-- <dir>] — the SDK as a partner installs it. Runs README.md's install commands (the block
+# after `<!-- readme-install: sdk -->`: npm pack the SDK, whose prepack builds dist/, into the application, pin
+# commander, install the tarball with @solana/kit from the registry) with APP set to a fresh directory outside the
+# repository, and fails on any npm warning (EBADENGINE above all). Then, in that directory, it type-checks a small
+# integration (strict, NodeNext; a code outside docs/spec.md §6 must not be an ErrorCode) and README.md's partner
+# example (the block after `<!-- readme-example: partner -->`, saved as private-send.ts) against the installed
+# tarball, imports the SDK at run time and runs its bin. TypeScript and @types/node are the repository's own, so the
+# application installs nothing but what the README says.
+#
+# With a directory argument (it must not exist yet) the application is made there and kept: the README example test
+# (test/docs/readme-example-outside.test.ts) runs the example in it against a started Hush. Without one, a
+# temporary directory, removed at the end.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-(cd "$root/packages/sdk" && npm pack --silent --pack-destination "$scratch" >/dev/null)
-cd "$scratch"
-# The SDK README's pin (its "Install" section), so the install must not warn EBADENGINE on Node 20 (issue 53).
-pin=$(awk '/^```json$/{f=1;next} f&&/^```$/{exit} f' "$root/packages/sdk/README.md")
-node -e 'const pin = JSON.parse(process.argv[1]); console.log(JSON.stringify({ name: "scratch", private: true, type: "module", ...pin }))' "$pin" > package.json
-echo '{ "compilerOptions": { "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext", "strict": true, "noEmit": true, "types": ["node"] }, "include": ["index.ts", "readme-example.ts"] }' > tsconfig.json
+if [ -n "${1:-}" ]; then
+  app=$1
+  mkdir "$app"
+else
+  app=$(mktemp -d)
+  trap 'rm -rf "$app"' EXIT
+fi
+app=$(cd "$app" && pwd)
+case "$app/" in "$root"/*) echo "sdk pack check: $app is inside the repository" >&2; exit 1 ;; esac
+
+block() { awk -v m="<!-- readme-$1: $2 -->" '$0==m{f=1;next} f&&/^```/{if(p)exit; p=1; next} p' "$root/README.md"; }
+install=$(block install sdk)
+[ -n "$install" ] || { echo "sdk pack check: no install block in README.md" >&2; exit 1; }
+
+# An application as `npm init -y` makes one, ESM as the example is written.
+(cd "$app" && npm init -y >/dev/null && npm pkg set type=module)
+# The README's commands as written, from the clone's root, with its APP line pointing at this directory.
+(cd "$root" && APP="$app" bash -euo pipefail -c "$(printf '%s\n' "$install" | grep -v '^APP=')") > "$app/install.log" 2>&1 \
+  || { cat "$app/install.log" >&2; echo "sdk pack check: the README's install commands failed" >&2; exit 1; }
+if grep -Eiq 'npm warn|EBADENGINE' "$app/install.log"; then cat "$app/install.log" >&2; echo "sdk pack check: the install warned" >&2; exit 1; fi
+
+cd "$app"
+block example partner > private-send.ts
+test -s private-send.ts
 cat > index.ts <<'TS'
 import { createHushClient, verifyDepositTransaction, signAndSend, verifyWebhook, HushApiError, type Quote, type ErrorCode } from '@hush/sdk';
 import { generateKeyPairSigner, createSolanaRpc } from '@solana/kit';
@@ -32,12 +56,12 @@ export const code = (e: unknown): ErrorCode | null => (e instanceof HushApiError
 export const bad: ErrorCode = 'NOPE';
 export { verifyWebhook };
 TS
-# The README's integration example, as a partner would paste it.
-awk '/^## Integrating/{f=1} f&&/^```ts$/{p=1;next} p&&/^```$/{exit} p' "$root/README.md" > readme-example.ts
-test -s readme-example.ts
-npm install --no-audit --no-fund ./hush-sdk-*.tgz typescript@5.9 @types/node@20 2>&1 | tee install.log >/dev/null
-if grep -q EBADENGINE install.log; then cat install.log >&2; echo "sdk pack check: the install warned EBADENGINE" >&2; exit 1; fi
-npx tsc -p .
+# typeRoots: the repository's @types (node), so the application needs no @types/node of its own.
+cat > tsconfig.json <<JSON
+{ "compilerOptions": { "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext", "strict": true, "noEmit": true, "skipLibCheck": true, "types": ["node"], "typeRoots": ["$root/node_modules/@types"] }, "include": ["index.ts", "private-send.ts"] }
+JSON
+node "$root/node_modules/typescript/bin/tsc" -p .
 node --input-type=module -e "const m = await import('@hush/sdk'); if (typeof m.createHushClient !== 'function') process.exit(1)"
-npx hush --help >/dev/null
-echo "sdk pack check: installs, type-checks, imports, bin runs ($(ls hush-sdk-*.tgz), $(du -k hush-sdk-*.tgz | cut -f1) KiB)"
+version=$(npx --no-install hush --version)
+npx --no-install hush --help >/dev/null
+echo "sdk pack check: installed as the README says, without a warning; type-checks, imports, hush $version runs ($(ls hush-sdk-*.tgz), $(du -k hush-sdk-*.tgz | cut -f1) KiB) in $app"

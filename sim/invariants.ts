@@ -1,6 +1,7 @@
 import type { Address } from '@solana/kit';
 import { associatedTokenAddress } from '../src/domain/associated-token-address.ts';
 import { burstSpanSlots, landedBurstSizes } from '../src/domain/landed-bursts.ts';
+import { DEPOSIT_ACCOUNT_RENT } from '../src/domain/network-cost.ts';
 import type { Db } from '../src/store/db.ts';
 import { MINTS, TOKEN_PROGRAM, type ChainUsers } from './chain-users.ts';
 import { InvariantBroken, type OrderTruth } from './users.ts';
@@ -85,7 +86,9 @@ export async function checkMoney(db: Db, chain: ChainUsers, truths: readonly Ord
       const back = (senderNow.get(t) ?? (await chain.holding(t.sender.address, t.session.source))) - t.senderAfterDeposit;
       const networkFee = BigInt(o.network_fee);
       const refundable = (x: bigint) => (x > networkFee ? x - networkFee : 0n);
-      const most = refundable(t.deposited) + refundable(t.lateFunds);
+      // A refund of the order's own deposit also returns the deposit account's rent, in SOL: for a SOL sender, its holding.
+      const rentBack = t.session.source === 'sol' && refundable(t.deposited) > 0n ? DEPOSIT_ACCOUNT_RENT : 0n;
+      const most = refundable(t.deposited) + rentBack + refundable(t.lateFunds);
       if (back > most) throw new InvariantBroken('refunded at most once', `${t.trackingId}: its sender got back ${back}, at most ${most} is owed (deposit ${t.deposited}, late ${t.lateFunds})`);
       // An order pays its recipient or refunds its sender, never both: paid, only late funds may come back.
       if (received === amountOut && back > refundable(t.lateFunds)) {

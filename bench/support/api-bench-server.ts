@@ -94,7 +94,7 @@ const sampleQuote = {
   fee: '348349',
   protocolFee: '40000',
   networkFee: '308349',
-  feeBreakdown: { serviceFee: '15000', partnerFee: '25000', networkFee: '308349' },
+  feeBreakdown: { serviceFee: '15000', partnerFee: '25000', networkFee: '308349', depositAccountRent: '2039280' },
   duration: 35,
   min: '1000000',
   max: '100000000000',

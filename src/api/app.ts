@@ -139,6 +139,12 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
       // 3.1: JSON Schema 2020-12 schemas and the `webhooks` the events are documented in.
       openapi: '3.1.0',
       info: { title: 'Hush private transfer API', version: '1.0.0', description: API_DESCRIPTION },
+      // Relative first: the document is served by the Hush it describes, so a client that loaded it (the reference
+      // page's "Try it out", an import into an HTTP tool) calls that Hush; the second is the quick start's address.
+      servers: [
+        { url: '/', description: 'The Hush that serves this document (its partner port)' },
+        { url: 'http://127.0.0.1:8787', description: 'A local Hush started with npm start' },
+      ],
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer hush_<keyId>_<secret>, an API key the operator issues for your account' } },
       },

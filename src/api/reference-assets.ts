@@ -104,6 +104,7 @@ export async function apiReference(app: FastifyInstance, { limitAnonymous }: { l
     });
     // Answered by the hook above; the route makes the path exist.
     scope.get('/transfer/v1/openapi.json', { schema: { hide: true } }, async (request, reply) => send(request, reply, (await openapi()).get('/transfer/v1/openapi.json')!));
-    await scope.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+    // The page's title is what a browser tab and a bookmark show: the API's name, not the renderer's.
+    await scope.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, theme: { title: 'Hush API reference' } });
   });
 }

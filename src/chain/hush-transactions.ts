@@ -91,11 +91,15 @@ export interface PayoutParams {
   asset: Asset;
   sources: readonly PayoutSource[];
   recipient: Address;
+  /** An order refund's: the deposit account's rent, lamports the fee payer sends the recipient (the sender) beside the refund. */
+  rentBack?: bigint;
 }
 
 export async function payoutInstructions(shape: TxShape, p: PayoutParams): Promise<Instruction[]> {
   if (p.sources.length === 0) throw new Error('a payout needs a source pool');
-  if (p.asset.native) return p.sources.map((s) => getTransferSolInstruction({ source: s.pool, destination: p.recipient, amount: s.amount }));
+  // Last, so the transfers keep their places (recipient-refused.ts reads a failed payout's instruction index).
+  const rent = p.rentBack ? [getTransferSolInstruction({ source: shape.feePayer, destination: p.recipient, amount: p.rentBack })] : [];
+  if (p.asset.native) return [...p.sources.map((s) => getTransferSolInstruction({ source: s.pool, destination: p.recipient, amount: s.amount })), ...rent];
   const mint = p.asset.mint;
   const tokenProgram = p.asset.tokenProgram;
   const ata = associatedTokenAddress(p.recipient, mint, tokenProgram);
@@ -104,6 +108,7 @@ export async function payoutInstructions(shape: TxShape, p: PayoutParams): Promi
     ...p.sources.map((s) =>
       getTransferCheckedInstruction({ source: s.poolHolding, mint, destination: ata, authority: s.pool, amount: s.amount, decimals: p.asset.decimals }, { programAddress: tokenProgram }),
     ),
+    ...rent,
   ];
 }
 

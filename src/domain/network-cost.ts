@@ -23,6 +23,14 @@ export const DEFAULT_NETWORK_COST: NetworkCostParams = {
 };
 
 /**
+ * The rent of an order's one-time deposit account (a token account, 165 bytes), which the sender pays in SOL beside
+ * amountIn when its deposit transaction opens it. Hush's sweep closes the account and recovers it; an order's refund
+ * sends it back to the sender (docs/decisions.md "A refund returns the deposit account's rent"). The quote states it in
+ * feeBreakdown.depositAccountRent.
+ */
+export const DEPOSIT_ACCOUNT_RENT = DEFAULT_NETWORK_COST.tokenAccountRent;
+
+/**
  * Rent-exempt minimum of an account without data (a wallet) at the network's default rent: SOL sent to an
  * address that holds none must be at least this, or the transfer fails (InsufficientFundsForRent).
  */

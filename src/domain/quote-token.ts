@@ -31,6 +31,7 @@ import { addressBytes, addressFromBytes } from './address-codec.ts';
 import type { QuoteMode } from './fees.ts';
 import { type Amount, U64_MAX, formatAmount, isAmount, toAmount } from './money.ts';
 import { Reader, Writer, hex } from './quote-binary.ts';
+import { DEPOSIT_ACCOUNT_RENT } from './network-cost.ts';
 import { MAX_MIN_ANONYMITY_SET, type PrivacyChoice } from './privacy-choice.ts';
 import { NONCE_BYTES, TAG_BYTES, checkQuoteKey, quoteMac, writeQuoteMac } from './quote-mac.ts';
 
@@ -64,7 +65,7 @@ export interface QuoteObject {
   fee: string;
   protocolFee: string;
   networkFee: string;
-  feeBreakdown: { serviceFee: string; partnerFee: string; networkFee: string };
+  feeBreakdown: { serviceFee: string; partnerFee: string; networkFee: string; depositAccountRent: string };
   duration: number;
   min: string;
   max: string;
@@ -175,6 +176,8 @@ function quoteObject(t: Omit<QuoteTerms, keyof QuoteRequestTerms | 'nonce'>, quo
       serviceFee: formatAmount(t.serviceFee),
       partnerFee: formatAmount(t.partnerFee),
       networkFee: formatAmount(t.networkFee),
+      // Not part of fee (in SOL, whatever the source asset): what the deposit transaction's account costs the sender.
+      depositAccountRent: formatAmount(toAmount(DEPOSIT_ACCOUNT_RENT)),
     },
     duration: t.duration,
     min: formatAmount(t.min),

@@ -116,7 +116,8 @@ export class Pools {
     for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
     const blockhash = await this.payoutBlockhash(q, o.txBlockhash);
     const shape = ctx.shape(blockhash);
-    const signed = await buildPayout(shape, { asset, sources: chosen.map((c) => ({ pool: c.pool.signer, poolHolding: c.pool.holding, amount: c.amount })), recipient: destination });
+    const rentBack = meta.rentBack ? { rentBack: BigInt(meta.rentBack) } : {};
+    const signed = await buildPayout(shape, { asset, sources: chosen.map((c) => ({ pool: c.pool.signer, poolHolding: c.pool.holding, amount: c.amount })), recipient: destination, ...rentBack });
     // A replacement passes the dead transaction's meta: its pools are not this one's.
     const { sources: _deadSources, confirmedAt: _deadFate, ...kept } = meta;
     const sources = chosen.length > 1 ? { sources: chosen.map((c) => ({ holding: c.pool.holding, amount: c.amount.toString() })) } : {};

@@ -8,7 +8,7 @@ export interface DueWebhookEvent {
   /** `order.status_changed`, `order.released` (a held private payout sent: migration 017), `order.held` or `order.frozen` (migration 022). */
   type: string;
   /** The transition's place in its order's history, from 1 (`order.history[sequence - 1]`); per order, so it reveals no global volume. */
-  sequence: string;
+  sequence: number;
   status: string;
   at: Date;
   attempts: number;
@@ -161,7 +161,7 @@ export async function claimWebhookEvents(db: Queryable, limit: number, leaseS: n
     orderId: String(r.order_id),
     accountId: r.account_id,
     type: r.type,
-    sequence: String(r.sequence),
+    sequence: Number(r.sequence),
     status: r.status,
     at: r.at,
     attempts: r.attempts,

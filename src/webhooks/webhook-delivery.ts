@@ -12,6 +12,13 @@ const LEGACY_HEADERS_DEPRECATED_AT = new Date('2026-11-23T00:00:00.000Z');
 const LEGACY_HEADERS_SUNSET_AT = new Date('2027-05-23T00:00:00.000Z');
 
 /** `Hush-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`: the deprecated scheme. */
+/**
+ * The version of the event bodies Hush posts, in each body's `version`. 2 (2026-11-28): `data.sequence` is an
+ * integer; before it (no `version` field) it was a string of digits. A receiver reading `Number(data.sequence)`
+ * takes both.
+ */
+export const WEBHOOK_EVENT_VERSION = 2;
+
 export function webhookSignature(secret: string, timestampS: number, body: string): string {
   return `t=${timestampS},v1=${createHmac('sha256', secret).update(`${timestampS}.${body}`).digest('hex')}`;
 }

@@ -5,7 +5,7 @@ import { ORDER_CHANGED_CHANNEL } from '../store/order-transitions.ts';
 import { getOrdersByIds } from '../store/orders-store.ts';
 import { claimWebhookEvents, markWebhookDelivered, markWebhookFailed, purgeWebhookEvents, type DueWebhookEvent } from '../store/webhooks-store.ts';
 import { recordAsOf, statusRecord, type StatusRecord } from '../services/order-views.ts';
-import { postWebhook } from './webhook-delivery.ts';
+import { postWebhook, WEBHOOK_EVENT_VERSION } from './webhook-delivery.ts';
 import { EgressRefusedError, WebhookEgress } from './webhook-egress.ts';
 import type { WebhookMetrics, WebhookOutcome } from './webhook-metrics.ts';
 import type { Clock, Timer } from '../support/clock.ts';
@@ -216,8 +216,9 @@ export class WebhookDispatcher {
     const body = JSON.stringify({
       id: eventId,
       type: e.type,
+      version: WEBHOOK_EVENT_VERSION,
       createdAt: e.at.toISOString(),
-      data: { trackingId: order.trackingId, status: e.status, sequence: e.sequence, order: recordAsOf(order, { status: e.status, sequence: Number(e.sequence), at: e.at }) },
+      data: { trackingId: order.trackingId, status: e.status, sequence: e.sequence, order: recordAsOf(order, { status: e.status, sequence: e.sequence, at: e.at }) },
     });
     try {
       const secrets = [e.secret, ...e.previousSecrets];

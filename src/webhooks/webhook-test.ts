@@ -1,7 +1,7 @@
 import { HushError } from '../domain/errors.ts';
 import type { Queryable } from '../store/db.ts';
 import { getWebhook } from '../store/webhooks-store.ts';
-import { postWebhook } from './webhook-delivery.ts';
+import { postWebhook, WEBHOOK_EVENT_VERSION } from './webhook-delivery.ts';
 import { EgressRefusedError, type WebhookEgress } from './webhook-egress.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
@@ -30,7 +30,7 @@ export async function sendTestWebhook(db: Queryable, accountId: string, egress: 
   if (!hook) throw new HushError('NOT_FOUND', 'This account has no webhook; set one with PUT /transfer/v1/account/webhook');
   const eventId = `evt_test_${random.bytes(12).toString('base64url')}`;
   const now = clock.date();
-  const body = JSON.stringify({ id: eventId, type: 'webhook.test', createdAt: now.toISOString(), data: {} });
+  const body = JSON.stringify({ id: eventId, type: 'webhook.test', version: WEBHOOK_EVENT_VERSION, createdAt: now.toISOString(), data: {} });
   const secrets = [hook.secret, ...hook.previousSecrets];
   let outcome: TestSendOutcome;
   try {

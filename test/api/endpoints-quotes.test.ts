@@ -25,7 +25,9 @@ after(async () => t?.close());
 /** docs/spec.md §4 fee arithmetic, checked on the wire. */
 function assertQuoteArithmetic(q: any, req: { amount: string; mode?: string; feeBps?: number }) {
   assert.deepEqual(Object.keys(q).sort(), QUOTE_FIELDS);
-  assert.deepEqual(Object.keys(q.feeBreakdown).sort(), ['networkFee', 'partnerFee', 'serviceFee']);
+  assert.deepEqual(Object.keys(q.feeBreakdown).sort(), ['depositAccountRent', 'networkFee', 'partnerFee', 'serviceFee']);
+  // Not a fee: the deposit account's rent the sender pays beside amountIn, in lamports (a refund returns it).
+  assert.equal(q.feeBreakdown.depositAccountRent, '2039280');
   for (const k of ['amountIn', 'amountOut', 'fee', 'protocolFee', 'networkFee', 'min', 'max']) assert.match(q[k], AMOUNT, k);
   for (const k of ['serviceFee', 'partnerFee', 'networkFee']) assert.match(q.feeBreakdown[k], AMOUNT, `feeBreakdown.${k}`);
   const n = (s: string) => BigInt(s);
@@ -235,5 +237,6 @@ describe('operational routes (no auth, on the ops listener)', () => {
     assert.equal(d.status, 200);
     assert.match(d.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(d.text, /<html/i);
+    assert.match(d.text, /<title>Hush API reference<\/title>/, 'the tab names the API, not the renderer');
   });
 });

@@ -85,6 +85,8 @@ describe('OpenAPI completeness', () => {
     const text = JSON.stringify(doc);
     for (const banned of [/SPEC\b/, /§/, /docs\//, /decisions\.md/, /spec\.md/, /seed part/i]) assert.doesNotMatch(text, banned);
     assert.ok(doc.info.description.length > 500, 'the introduction states the shared rules');
+    // A tool that imports the document calls the Hush that served it, or the quick start's.
+    assert.deepEqual(doc.servers.map((s: Json) => s.url), ['/', 'http://127.0.0.1:8787']);
   });
 
   test('every operation has a summary and a description', () => {
@@ -195,7 +197,8 @@ describe('OpenAPI completeness', () => {
       const headers = new Map((op.parameters as Json[]).filter((p) => p.in === 'header').map((p) => [p.name, p]));
       for (const h of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) assert.equal(headers.get(h)?.required, true, `${type}: header ${h}`);
       const schema = resolve(op.requestBody.content['application/json'].schema.$ref);
-      assert.deepEqual(Object.keys(schema.properties), ['id', 'type', 'createdAt', 'data']);
+      assert.deepEqual(Object.keys(schema.properties), ['id', 'type', 'version', 'createdAt', 'data']);
+      assert.equal(schema.properties.version.const, 2, 'event bodies are versioned: 2, sequence an integer');
       assert.equal(schema.properties.type.const, type);
       const validate = validator(schema);
       for (const example of schema.examples as Json[]) {
@@ -204,6 +207,7 @@ describe('OpenAPI completeness', () => {
       }
       if (type !== 'webhook.test') {
         assert.deepEqual(Object.keys(schema.properties.data.properties), ['trackingId', 'status', 'sequence', 'order']);
+        assert.equal(schema.properties.data.properties.sequence.type, 'integer');
         assert.equal(schema.properties.data.properties.order.$ref, `${REF}StatusRecord`);
       }
     }

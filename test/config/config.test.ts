@@ -1,4 +1,4 @@
-/** Settings as loadConfig reads them (docs/spec.md §11 and the README's table); anonymous-limits.test.ts runs the proxy ones. */
+/** Settings as loadConfig reads them (docs/spec.md §11 and docs/configuration.md's table); anonymous-limits.test.ts runs the proxy ones. */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -145,12 +145,13 @@ test('HUSH_MAX_CONNECTIONS / HUSH_MAX_CONNECTIONS_PER_IP / HUSH_OPS_MAX_CONNECTI
   }
 });
 
-test("every variable loadConfig reads is in the README's configuration table", () => {
+test('every variable loadConfig reads is in the configuration table (docs/configuration.md), and the README points to it', () => {
   // Every file of src/config: each concern's settings are parsed in a file of their own.
   const dir = new URL('../../src/config/', import.meta.url);
   const source = readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(new URL(f, dir), 'utf8')).join('\n');
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const table = readme.split('\n').filter((l) => l.startsWith('| `'));
+  assert.match(readme, /\[docs\/configuration\.md\]\(docs\/configuration\.md\)/, 'the README links the full table');
+  const table = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8').split('\n').filter((l) => l.startsWith('| `'));
   const names = new Set([...source.matchAll(/env\.([A-Z][A-Z0-9_]+)/g), ...source.matchAll(/env, '([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]!));
   assert.ok(names.size > 30, `found ${names.size} variables`);
   const missing = [...names].filter((n) => !table.some((row) => row.split('|')[1]!.includes(`\`${n}\``)));

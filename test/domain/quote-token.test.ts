@@ -85,7 +85,7 @@ function typicalTerms(over: Partial<QuoteTerms> = {}): QuoteTerms {
 
 const FIELD_PATHS = [
   'sourceAssetId', 'destinationAssetId', 'mode', 'amountIn', 'amountOut', 'fee', 'protocolFee', 'networkFee',
-  'feeBreakdown.serviceFee', 'feeBreakdown.partnerFee', 'feeBreakdown.networkFee', 'duration', 'min', 'max',
+  'feeBreakdown.serviceFee', 'feeBreakdown.partnerFee', 'feeBreakdown.networkFee', 'feeBreakdown.depositAccountRent', 'duration', 'min', 'max',
   'privacy.standard', 'privacy.anonymitySet', 'privacy.delaySeconds', 'privacy.suggestedAmounts', 'quoteId', 'issuedAt', 'expiresAt',
 ];
 

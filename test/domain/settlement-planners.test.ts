@@ -6,7 +6,7 @@ import { txFate } from '../../src/domain/settlement/tx-fate.ts';
 import { depositDecision, type DepositBalance } from '../../src/domain/settlement/deposit-decision.ts';
 import { refundPlan } from '../../src/domain/settlement/refund-plan.ts';
 import { payoutDue } from '../../src/domain/settlement/payout-delay.ts';
-import { WALLET_RENT } from '../../src/domain/network-cost.ts';
+import { DEPOSIT_ACCOUNT_RENT, WALLET_RENT } from '../../src/domain/network-cost.ts';
 
 const offers = fc.array(fc.bigInt({ min: -1_000_000n, max: 10_000_000n }), { minLength: 1, maxLength: 8 }).map((a) => a.map((available, i) => ({ pool: `p${i}`, available })));
 
@@ -95,6 +95,16 @@ test('a refund returns the deposit less the network fee, or holds what cannot la
       if (amount <= 0n) assert.deepEqual(p, { kind: 'below_cost' });
       else if (native && amount < WALLET_RENT && lamports === 0n) assert.deepEqual(p, { kind: 'below_rent', amount });
       else assert.deepEqual(p, { kind: 'refund', amount });
+    }),
+  );
+});
+
+test("an order's refund carries the deposit account's rent: SOL below a wallet's rent lands beside it", () => {
+  fc.assert(
+    fc.property(fc.bigInt({ min: 0n, max: 5_000_000n }), fc.bigInt({ min: 0n, max: 1_000_000n }), fc.boolean(), fc.constantFrom(0n, 1n), (deposited, fee, native, lamports) => {
+      const p = refundPlan(deposited, fee, native, lamports, DEPOSIT_ACCOUNT_RENT);
+      const amount = deposited - fee;
+      assert.deepEqual(p, amount <= 0n ? { kind: 'below_cost' } : { kind: 'refund', amount });
     }),
   );
 });

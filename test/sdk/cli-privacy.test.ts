@@ -192,6 +192,7 @@ test("the user's privacy choice: --min-set and --max-delay reach the quote; --pr
   const linkable = await hush(['send', '--keypair', keypairFile(dir, 'private-only', rich), '--from', 'usdc', '--amount', '25000000', '--recipient', recipient, '--private-only']);
   assert.equal(linkable.code, 1, linkable.stderr);
   assert.match(linkable.stderr, /^hush: 25000000 usdc is not a private amount \(--private-only\) — send a private amount instead: .*10000000/m);
+  assert.equal(linkable.stdout, '', 'decided before any quote line: nothing reads as a go-ahead');
   assert.equal(await simOrderCount(h), before, 'refused before any order');
   // `hush quote --private-only` on a linkable amount: refused, and no quote on stdout for a script to take.
   const quoted = await hush(['quote', '--from', 'usdc', '--amount', '25000000', '--sender', sender, '--recipient', recipient, '--private-only']);

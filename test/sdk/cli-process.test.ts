@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -26,13 +26,17 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-test('the usage on --help exits 0; an unknown command exits 2; no HUSH_API_KEY exits 1 naming it', async () => {
-  const [help, usage, keyless] = await Promise.all([
+test('the usage on --help exits 0; --version answers the SDK version; an unknown command exits 2; no HUSH_API_KEY exits 1 naming it', async () => {
+  const [version, help, usage, keyless] = await Promise.all([
+    runPartnerCli(['--version'], { HUSH_API_KEY: '' }),
     runPartnerCli(['--help'], {}),
     runPartnerCli(['frobnicate'], { HUSH_API_KEY: 'hush_aaaaaaaaaaaa_x' }),
     runPartnerCli(['tokens'], { HUSH_API_KEY: '' }),
   ]);
+  const { version: sdkVersion } = JSON.parse(readFileSync(new URL('../../packages/sdk/package.json', import.meta.url), 'utf8')) as { version: string };
+  assert.deepEqual([version.code, version.stdout, version.stderr], [0, `${sdkVersion}\n`, '']);
   assert.equal(help.code, 0, help.stderr);
+  assert.match(help.stdout, /--version/);
   assert.match(help.stdout, /hush send --keypair \S+ --from usdc --amount 10000000 /);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /^hush: unknown command frobnicate — see hush --help\n$/);

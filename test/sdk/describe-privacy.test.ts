@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import { describePrivacy, type Quote } from '../../packages/sdk/src/index.ts';
+import { loadAssets } from '../../src/config/assets.ts';
+import { nearestStandard } from '../../src/domain/quote-privacy.ts';
 
 const request = { amount: '1000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: 's', recipientAddress: 'r' };
 const quoteWith = (privacy: Partial<Quote['privacy']>) =>
@@ -34,6 +36,9 @@ it('is described one way in both READMEs, and the README shows what it prints', 
   const shown = text.slice(text.indexOf('for (const line of describePrivacy(request, quote, choices))')).split('\n').slice(1);
   const comments = shown.slice(0, shown.findIndex((l) => !l.startsWith('  // '))).map((l) => l.slice(5));
   const linkable = { ...request, amount: '25000000' };
-  const quote = { privacy: { standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts: ['10000000', '100000000'], basis: 'measured' } } as unknown as Quote;
-  assert.deepEqual(describePrivacy(linkable, quote, [{ amount: '10000000', anonymitySet: 1, anonymitySetLikely: 1, delaySeconds: 1 }, { amount: '100000000', anonymitySet: 1, anonymitySetLikely: 1, delaySeconds: 1 }]), comments);
+  // 25 USDC on the default menu: the standard amounts nearest it, as Hush suggests them, each quoted on a Hush without traffic.
+  const usdc = loadAssets().get('usdc')!;
+  const suggested = nearestStandard(25_000_000n, usdc.denominations, { min: usdc.min, max: usdc.max }).map(String);
+  const quote = { privacy: { standard: false, anonymitySet: 1, delaySeconds: 0, suggestedAmounts: suggested, basis: 'measured' } } as unknown as Quote;
+  assert.deepEqual(describePrivacy(linkable, quote, suggested.map((amount) => ({ amount, anonymitySet: 1, anonymitySetLikely: 1, delaySeconds: 1 }))), comments);
 });

@@ -18,6 +18,7 @@ test('license, changelog entry for this version, @solana/kit a peer in a range t
   assert.equal(pkg.license, 'MIT');
   assert.match(readFileSync(`${dir}LICENSE`, 'utf8'), /^MIT License/);
   assert.ok(readFileSync(`${dir}CHANGELOG.md`, 'utf8').includes(`## ${pkg.version} `), `CHANGELOG.md has an entry for ${pkg.version}`);
+  assert.match(readFileSync(`${dir}src/version.ts`, 'utf8'), new RegExp(`SDK_VERSION = '${pkg.version.replace(/\./g, '\\.')}'`), '`hush --version` answers the package version');
   assert.equal(pkg.dependencies['@solana/kit'], undefined, 'kit is the application\'s, not a second copy');
   const range = pkg.peerDependencies['@solana/kit'];
   // kit's exports do not include package.json: read it from where its entry point resolves.
@@ -47,7 +48,12 @@ test('the Node range is true of everything the SDK installs, as the README insta
   assert.ok(seen.size > 20, `${seen.size} packages checked`);
   assert.deepEqual(refused, [], `every package the SDK installs supports its floor, Node ${floor}`);
   const readme = readFileSync(`${dir}README.md`, 'utf8');
-  assert.match(readme, /```sh\nnpm install @hush\/sdk @solana\/kit\n```/, 'an install command');
+  // The install commands are the root README's, which test/docs/readme-example-outside.test.ts runs: the same here.
+  const install = (text: string) => /<!-- readme-install: sdk -->\n```sh\n([\s\S]*?)```/.exec(text)?.[1];
+  const commands = install(readFileSync(new URL('../../README.md', import.meta.url), 'utf8'));
+  assert.ok(commands?.includes('npm install ./hush-sdk-*.tgz @solana/kit'), 'the root README installs the packed SDK with its peer');
+  assert.ok(readme.includes(`\`\`\`sh\n${commands}\`\`\``), "the SDK README gives the root README's install commands");
+  assert.ok(readme.includes(`\`${pkg.engines.node}\``), 'the README states the engines range');
   // The one dependency whose latest engines exclude Node 20 (commander@15, via @solana/errors) is pinned as the repository pins it.
   const pin = JSON.parse(/```json\n(\{ "overrides".*\})\n```/.exec(readme)![1]!);
   assert.deepEqual(pin.overrides, { commander: root.overrides.commander });

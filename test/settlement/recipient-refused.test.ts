@@ -65,11 +65,12 @@ test('a SOL payout the chain refuses because of its recipient (a sysvar) is refu
   const failed = await cs.landed(payouts[0]!.signature);
   assert.notEqual(failed.err, null, 'the payout landed and failed on chain');
 
-  // Refunded exactly once, and the sender is out only the network fee (and its own fee and deposit-account rent).
+  // Refunded exactly once, and the sender is out only the network fee and its own fee: the refund returned the
+  // deposit account's rent beside the deposit.
   await h.drive(assertPaidOnce(h.db, placed.trackingId, 'refund', expectedRefund));
   const depositTx = await cs.landed(signature);
-  const rent = lamportDelta(depositTx, placed.depositAccount) - placed.amountIn;
-  assert.equal(lamportsBefore - (await cs.lamports(sender.address)), placed.amountIn + depositTx.fee + rent - expectedRefund);
+  assert.equal(lamportDelta(depositTx, placed.depositAccount) - placed.amountIn, BigInt(placed.quote.feeBreakdown.depositAccountRent));
+  assert.equal(lamportsBefore - (await cs.lamports(sender.address)), placed.amountIn + depositTx.fee - expectedRefund);
   assert.equal(await cs.lamports(CLOCK), clockLamports, 'the sysvar got nothing');
   assert.ok(tookMs < 40_000, `refunded in ${tookMs} simulated ms`);
 

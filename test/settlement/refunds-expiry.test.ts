@@ -77,14 +77,17 @@ async function wrongDeposit(assetId: AssetId, amount: bigint, deposit: (amountIn
   assertHushShape(refundTx, feePayer, budget);
   assert.ok(!refundTx.accountKeys.includes(placed.depositAccount) && !refundTx.accountKeys.includes(placed.depositOwner), 'refund paid from a pool');
 
-  // The sender: paid `deposited` + its fee + the deposit account rent, got `deposited − networkFee` back.
+  // The sender: paid `deposited` + its fee + the deposit account rent, got `deposited − networkFee` and the rent back
+  // (the quote's feeBreakdown.depositAccountRent), the rent from Hush's fee payer in the refund's own transaction.
   const rent = lamportDelta(depositTx, placed.depositAccount) - (asset.native ? deposited : 0n);
   assert.equal(rent, ataRent);
+  assert.equal(placed.quote.feeBreakdown.depositAccountRent, rent.toString(), 'the quote stated the rent');
+  assert.equal(lamportDelta(refundTx, sender.address), (asset.native ? expectedRefund : 0n) + rent, 'the refund returns the rent with the deposit');
   const lamportsAfter = await cs.lamports(sender.address);
   if (asset.native) {
-    assert.equal(lamportsBefore - lamportsAfter, deposited + depositTx.fee + rent - expectedRefund);
+    assert.equal(lamportsBefore - lamportsAfter, deposited + depositTx.fee - expectedRefund);
   } else {
-    assert.equal(lamportsBefore - lamportsAfter, depositTx.fee + rent);
+    assert.equal(lamportsBefore - lamportsAfter, depositTx.fee, 'the sender is out only its own transaction fee in SOL');
     assert.equal(tokensBefore - (await cs.balance(sender.address, asset))!, deposited - expectedRefund, 'the sender is out exactly the network fee');
   }
   return placed;
@@ -121,7 +124,7 @@ describe('refunds and expiry', { concurrency: true }, () => {
     await h.until('the deposit account swept (closed)', async () => !(await cs.exists(placed.depositAccount)), 600_000, 1_000);
   });
 
-  test("a SOL refund below a wallet's rent to a sender holding no SOL is not sent: the order fails (refund_below_rent), nothing spent", async () => {
+  test("a SOL refund below a wallet's rent to a sender holding no SOL lands: the deposit account's rent goes back beside it, to the order's sender", async () => {
     // Only the order's sender's own transaction is its deposit (docs/spec.md §5, "Whose deposit"): another
     // wallet pays the fee and the account's rent, and the sender sends all it holds (a wallet's rent plus a
     // little), so it ends with no SOL and the refund (that less networkFee) is below a wallet's rent.
@@ -142,10 +145,13 @@ describe('refunds and expiry', { concurrency: true }, () => {
       [sender],
     );
     assert.equal(await cs.lamports(sender.address), 0n, 'the sender holds no SOL');
-    const rec = await h.waitForOrder(acct.client, placed.trackingId, ['failed']);
-    assert.equal(rec.failureReason, 'refund_below_rent');
-    assert.deepEqual(await h.drive(chainTxRows(h.db, placed.trackingId, 'refund')), [], 'no refund transaction: it would fail on chain at every attempt');
-    assert.equal(await cs.lamports(sender.address), 0n);
+    // Alone the refund (all − networkFee) could not open the sender's wallet; with the rent in the same transaction it
+    // does. The rent goes to the order's sender, whoever paid it: the refund is the sender's, and so is settling with a
+    // wallet that paid for its deposit.
+    const rec = await h.waitForOrder(acct.client, placed.trackingId, ['refunded']);
+    assert.equal(rec.failureReason, 'deposit_short');
+    assert.equal(rec.refund.amount, (all - placed.networkFee).toString());
+    assert.equal(await cs.lamports(sender.address), all - placed.networkFee + ataRent);
   });
 
   test('no deposit → expired once the blockhash is dead; the transaction can no longer land', async () => {

@@ -59,7 +59,7 @@ forEachEngine('order.released events', (ctx) => {
     );
 
     await ctx.db.query(`UPDATE webhook_events SET next_attempt_at = now() - interval '1 second' WHERE order_id = $1`, [held]);
-    const claimed: { type: string; status: string; sequence: string }[] = [];
+    const claimed: { type: string; status: string; sequence: number }[] = [];
     for (let i = 0; i < 20 && claimed.length < heldEvents.length; i++) {
       const batch = (await claimWebhookEvents(ctx.db, 100, 30)).filter((e) => e.orderId === held);
       for (const e of batch) {
@@ -68,8 +68,8 @@ forEachEngine('order.released events', (ctx) => {
       }
     }
     assert.deepEqual(claimed.slice(3, 5), [
-      { type: 'order.status_changed', status: 'sending', sequence: '4' },
-      { type: 'order.released', status: 'sending', sequence: '4' },
+      { type: 'order.status_changed', status: 'sending', sequence: 4 },
+      { type: 'order.released', status: 'sending', sequence: 4 },
     ]);
     assert.equal(claimed.length, heldEvents.length, 'each handed out once');
   });

@@ -88,7 +88,7 @@ forEachEngine('webhook events', (ctx) => {
     assert.ok(first);
     assert.equal(rest.length, 0);
     assert.deepEqual([first.status, first.orderId, first.attempts, first.url, first.secret], ['awaiting_deposit', o.id, 1, 'https://partner.example/hook', 'whsec_test']);
-    assert.equal(first.sequence, '1', "the sequence is the transition's place in its order's history");
+    assert.equal(first.sequence, 1, "the sequence is the transition's place in its order's history");
     assert.deepEqual(await claimOf(acc), [], 'a leased event is not handed out again');
 
     const failed = await markWebhookFailed(ctx.db, first, 'HTTP 500');

@@ -156,7 +156,7 @@ describe('cross-asset quotes (docs/spec.md §4)', () => {
       const serviceFee = (amountIn * SERVICE_FEE_BPS) / 10_000n;
       const partnerFee = (amountIn * BigInt(feeBps)) / 10_000n;
       const networkFee = BigInt(q.networkFee);
-      assert.deepEqual(q.feeBreakdown, { serviceFee: serviceFee.toString(), partnerFee: partnerFee.toString(), networkFee: networkFee.toString() });
+      assert.deepEqual(q.feeBreakdown, { serviceFee: serviceFee.toString(), partnerFee: partnerFee.toString(), networkFee: networkFee.toString(), depositAccountRent: '2039280' });
       assert.equal(BigInt(q.protocolFee), serviceFee + partnerFee);
       assert.equal(BigInt(q.fee), serviceFee + partnerFee + networkFee);
       assert.ok(networkFee > 0n, 'Hush charges its transaction costs, in the source asset');

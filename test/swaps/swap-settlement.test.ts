@@ -155,7 +155,7 @@ describe('swaps end to end (reference prices)', { concurrency: true }, () => {
       // docs/spec.md §4 at the reference prices, fees in the source asset.
       const serviceFee = (amount * SERVICE_FEE_BPS) / 10_000n;
       const partnerFee = (amount * BigInt(feeBps)) / 10_000n;
-      assert.deepEqual(q.feeBreakdown, { serviceFee: serviceFee.toString(), partnerFee: partnerFee.toString(), networkFee: q.networkFee });
+      assert.deepEqual(q.feeBreakdown, { serviceFee: serviceFee.toString(), partnerFee: partnerFee.toString(), networkFee: q.networkFee, depositAccountRent: '2039280' });
       assert.equal(BigInt(q.fee), serviceFee + partnerFee + placed.networkFee);
       assert.equal(placed.amountOut, onGrid(convert(amount - BigInt(q.fee), source, destination), destination));
       // The swap deadline, not the send deadline.

@@ -4,7 +4,7 @@
  * its deposit is the policy's wait plus that latency; the density of the sum is the likelihood.
  */
 
-/** What Hush publishes about when a payout is released (docs/spec.md §9, the README's configuration table). */
+/** What Hush publishes about when a payout is released (docs/spec.md §9, docs/configuration.md). */
 export interface ReleasePolicy {
   /**
    * HUSH_PAYOUT_DELAY_S, seconds: with privacy off every payout's uniform wait; with class release on,

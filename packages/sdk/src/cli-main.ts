@@ -32,6 +32,7 @@ import { assertSenderCanPay } from './sender-funds.ts';
 import { signAndSend } from './sign-and-send.ts';
 import { verifyReceipt } from './receipts.ts';
 import type { Quote, QuoteRequest } from './types.ts';
+import { SDK_VERSION } from './version.ts';
 
 const USAGE = `usage: hush <tokens | quote | send | status <trk> | watch <trk> | receipt <trk> | webhook-test | account | webhook … | keys …> [options]
   environment: HUSH_URL (default http://127.0.0.1:8787), HUSH_API_KEY, SOLANA_RPC_URL (send; default http://127.0.0.1:8899)
@@ -40,6 +41,7 @@ const USAGE = `usage: hush <tokens | quote | send | status <trk> | watch <trk> |
                [--min-set <n>] wait until released with at least n of its class (up to the operator's ceiling)
                [--max-delay <s>] or: wait at most s seconds    [--private-only] refuse an amount that is not private
   status/watch/send: --interval <ms> poll interval (default 3000)
+  hush --help | -h   this text;   hush --version | -v   the SDK's version
 ${ACCOUNT_USAGE}
   examples (10 USDC: a private amount on the default menu, held and paid out with its class):
     hush quote --from usdc --amount 10000000 --sender <addr> --recipient <addr>
@@ -62,6 +64,7 @@ const OPTIONS = {
   'private-only': { type: 'boolean' },
   'expires-in': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -187,9 +190,10 @@ async function main(argv: string[], run: Run): Promise<number> {
   const { io, ctx, json } = run;
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [command, ...rest] = positionals;
-  if (values.help || !command) {
+  if (values.version || command === 'version') return io.stdout.write(`${SDK_VERSION}\n`), 0;
+  if (values.help || !command || command === 'help') {
     io.stdout.write(`${USAGE}\n`);
-    return values.help ? 0 : 2;
+    return values.help || command === 'help' ? 0 : 2;
   }
   const apiKey = io.env.HUSH_API_KEY;
   if (!apiKey) throw new CliError('HUSH_API_KEY is not set', 'export HUSH_API_KEY=<your key> (`npm start` prints the demo key)');
@@ -245,9 +249,10 @@ async function send(client: ReturnType<typeof createHushClient>, values: Values,
   const request = quoteRequest(values, signer.address);
   const rpc = run.io.rpc ?? createSolanaRpc(ctx.rpcUrl);
   const [quote, tokens] = await Promise.all([client.quote(request), client.tokens()]);
+  // Decided before any line: a refused send prints no quote a person (or a script) could take for a go-ahead.
+  refuseIfNotPrivate(values, quote);
   out(`quote ${quote.amountIn} ${quote.sourceAssetId} → ${quote.amountOut} ${quote.destinationAssetId} (fee ${quote.fee}, ~${quote.duration} s)`);
   out(describePrivacy(request, quote, [])[0]!);
-  refuseIfNotPrivate(values, quote);
   const asset = tokens.find((t) => t.assetId === quote.sourceAssetId);
   if (!asset) throw new CliError(`Hush does not list ${quote.sourceAssetId}`, 'run `hush tokens` for the asset ids');
   // Before the order exists: a sender that cannot pay leaves nothing behind.

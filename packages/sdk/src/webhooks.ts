@@ -5,7 +5,8 @@ import type { StatusRecord } from './types.ts';
 export interface OrderEventData<R extends StatusRecord = StatusRecord> {
   trackingId: string;
   status: StatusRecord['status'];
-  sequence: string;
+  /** An integer (event version 2); verifyWebhook turns an older Hush's string of digits into one. */
+  sequence: number;
   order: R;
 }
 
@@ -18,14 +19,15 @@ export type ReleasedStatusRecord = StatusRecord & { privacy: StatusRecord['priva
  * amount, privacy on) goes out; sent once, right after the `order.status_changed` of the same transition
  * (`sending`, same `sequence`), with `order.privacy.releasedWith` and `heldSeconds` set. `order.held` / `order.frozen`:
  * screening stopped the order / an operator froze it (docs/spec.md §12), after their transitions' events. A receiver should
- * answer 2xx to types it does not know (later versions may add some).
+ * answer 2xx to types it does not know (later versions may add some). `version` is the body's version (2: `sequence` an
+ * integer); verifyWebhook gives an older Hush's unversioned body as version 1 with its sequence as a number.
  */
 export type HushWebhookEvent =
-  | { id: string; type: 'order.status_changed'; createdAt: string; data: OrderEventData }
-  | { id: string; type: 'order.released'; createdAt: string; data: OrderEventData<ReleasedStatusRecord> }
-  | { id: string; type: 'order.held'; createdAt: string; data: OrderEventData }
-  | { id: string; type: 'order.frozen'; createdAt: string; data: OrderEventData }
-  | { id: string; type: 'webhook.test'; createdAt: string; data: Record<string, never> };
+  | { id: string; type: 'order.status_changed'; version: number; createdAt: string; data: OrderEventData }
+  | { id: string; type: 'order.released'; version: number; createdAt: string; data: OrderEventData<ReleasedStatusRecord> }
+  | { id: string; type: 'order.held'; version: number; createdAt: string; data: OrderEventData }
+  | { id: string; type: 'order.frozen'; version: number; createdAt: string; data: OrderEventData }
+  | { id: string; type: 'webhook.test'; version: number; createdAt: string; data: Record<string, never> };
 
 export class HushWebhookError extends Error {
   override readonly name = 'HushWebhookError';
@@ -44,9 +46,15 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: Headers | R
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
   // Secrets issued before Standard Webhooks were base64url: the same key in another alphabet.
   const normalized = `whsec_${secret.replace(/^whsec_/, '').replace(/-/g, '+').replace(/_/g, '/')}`;
+  let event: HushWebhookEvent;
   try {
-    return new Webhook(normalized).verify(body, { 'webhook-id': get('webhook-id'), 'webhook-timestamp': get('webhook-timestamp'), 'webhook-signature': get('webhook-signature') }) as HushWebhookEvent;
+    event = new Webhook(normalized).verify(body, { 'webhook-id': get('webhook-id'), 'webhook-timestamp': get('webhook-timestamp'), 'webhook-signature': get('webhook-signature') }) as HushWebhookEvent;
   } catch (e) {
     throw new HushWebhookError(e instanceof WebhookVerificationError ? e.message : `invalid webhook: ${(e as Error).message}`);
   }
+  // One shape whichever Hush sent it: a body before version 2 had no version and its sequence as a string of digits.
+  event.version ??= 1;
+  const data = event.data as { sequence?: unknown };
+  if (typeof data.sequence === 'string') data.sequence = Number(data.sequence);
+  return event;
 }

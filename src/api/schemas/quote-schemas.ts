@@ -80,8 +80,11 @@ const FeeBreakdown = Type.Object(
     serviceFee: amount("Hush's fee"),
     partnerFee: amount('Your fee (feeBps), paid to feeRecipientAddress'),
     networkFee: amount('The Solana fees Hush pays for the payout, charged at cost'),
+    depositAccountRent: amount(
+      "Not part of fee, and in lamports (SOL's base units) whatever the source asset: the rent of the order's one-time deposit account, which the sender's deposit transaction opens and pays for beside amountIn. Hush recovers it when it closes the account; a refund sends it back to the sender with the refunded deposit. On a completed order Hush keeps it: a cost of the order the sender pays, stated here before anything is signed",
+    ),
   },
-  { title: 'FeeBreakdown', description: 'fee, part by part, in the source asset' },
+  { title: 'FeeBreakdown', description: 'fee, part by part, in the source asset; and the deposit account rent the sender pays beside it, in lamports' },
 );
 
 const QuotePrivacy = Type.Object(

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { Webhook } from 'standardwebhooks';
 import { MAX_WEBHOOK_ATTEMPTS } from '../../store/webhooks-store.ts';
-import { webhookSignature } from '../../webhooks/webhook-delivery.ts';
+import { WEBHOOK_EVENT_VERSION, webhookSignature } from '../../webhooks/webhook-delivery.ts';
 import { EVENT_ID_EXAMPLE, TRACKING_ID_EXAMPLE, releasedStatusExample, statusExample } from '../examples.ts';
 import { trackingId } from './fields.ts';
 
@@ -16,6 +16,9 @@ const ref = (name: string, description?: string) => ({ $ref: `#/components/schem
 const eventId = Type.String({
   description: 'The event id: "evt_" and 22 base64url characters ("evt_test_" and 16 for webhook.test). The same in the webhook-id header and on every retry of this event: drop repeats by it',
 });
+const version = Type.Literal(WEBHOOK_EVENT_VERSION, {
+  description: `The event body's version: ${WEBHOOK_EVENT_VERSION} since 2026-11-28 (data.sequence an integer; bodies without a version carried it as a string of digits). A new version changes a field's type or meaning; a new field or event type does not make one`,
+});
 const createdAt = Type.String({ description: 'When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds' });
 
 const orderEventData = (status: string, order: string) =>
@@ -23,9 +26,9 @@ const orderEventData = (status: string, order: string) =>
     {
       trackingId: trackingId(),
       status: ref('OrderStatus', status) as unknown as TSchema,
-      sequence: Type.String({
-        pattern: '^[1-9][0-9]*$',
-        description: "The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order",
+      sequence: Type.Integer({
+        minimum: 1,
+        description: "The transition's place in the order's history, from 1 (order.history[sequence - 1]). It never decreases along one order's events, which arrive one at a time and in order. An integer since event version 2; before it, a string of digits",
       }),
       order: ref('StatusRecord', order) as unknown as TSchema,
     },
@@ -34,35 +37,39 @@ const orderEventData = (status: string, order: string) =>
 
 const envelope = (type: string, description: string, data: TSchema, example: unknown) =>
   Type.Object(
-    { id: eventId, type: Type.Literal(type, { description: `Always ${type}` }), createdAt, data },
+    { id: eventId, type: Type.Literal(type, { description: `Always ${type}` }), version, createdAt, data },
     { description, examples: [example] },
   );
 
 const statusChangedExample = {
   id: EVENT_ID_EXAMPLE,
   type: 'order.status_changed',
+  version: WEBHOOK_EVENT_VERSION,
   createdAt: statusExample.updatedAt,
-  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'completed', sequence: '5', order: statusExample },
+  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'completed', sequence: 5, order: statusExample },
 };
 const releasedExample = {
   id: 'evt_a8Vd2LqN5sXw0RkT3yPbHc',
   type: 'order.released',
+  version: WEBHOOK_EVENT_VERSION,
   createdAt: releasedStatusExample.updatedAt,
-  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'sending', sequence: '4', order: releasedStatusExample },
+  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'sending', sequence: 4, order: releasedStatusExample },
 };
 const heldExample = {
   id: 'evt_Hq4Lm9TzW2xPc7vNd3sRk8',
   type: 'order.held',
+  version: WEBHOOK_EVENT_VERSION,
   createdAt: '2026-11-24T10:00:02.512Z',
-  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'held', sequence: '4', order: { ...statusExample, status: 'held', final: false, payouts: [], failureReason: 'screening', updatedAt: '2026-11-24T10:00:02.512Z' } },
+  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'held', sequence: 4, order: { ...statusExample, status: 'held', final: false, payouts: [], failureReason: 'screening', updatedAt: '2026-11-24T10:00:02.512Z' } },
 };
 const frozenExample = {
   id: 'evt_Fz7Qw2Ke5nVb8Lx3Pt9Rm4',
   type: 'order.frozen',
+  version: WEBHOOK_EVENT_VERSION,
   createdAt: '2026-11-24T11:20:40.007Z',
-  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'frozen', sequence: '5', order: { ...statusExample, status: 'frozen', final: true, payouts: [], failureReason: 'screening', updatedAt: '2026-11-24T11:20:40.007Z' } },
+  data: { trackingId: TRACKING_ID_EXAMPLE, status: 'frozen', sequence: 5, order: { ...statusExample, status: 'frozen', final: true, payouts: [], failureReason: 'screening', updatedAt: '2026-11-24T11:20:40.007Z' } },
 };
-const testExample = { id: 'evt_test_Zk3v1lq2cJ8pQy0A', type: 'webhook.test', createdAt: '2026-11-21T09:58:00.000Z', data: {} };
+const testExample = { id: 'evt_test_Zk3v1lq2cJ8pQy0A', type: 'webhook.test', version: WEBHOOK_EVENT_VERSION, createdAt: '2026-11-21T09:58:00.000Z', data: {} };
 
 /** The event bodies, as components (the document's `webhooks` point at them). */
 export const WEBHOOK_EVENT_SCHEMAS: Record<string, TSchema> = {

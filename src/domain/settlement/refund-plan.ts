@@ -17,10 +17,14 @@ export function cannotReceiveSol(native: boolean, amount: bigint, recipientLampo
   return needsRecipientLamports(native, amount) && recipientLamports === 0n;
 }
 
-/** `recipientLamports`: read only when needsRecipientLamports says so (anything otherwise). */
-export function refundPlan(deposited: bigint, networkFee: bigint, native: boolean, recipientLamports: bigint): RefundPlan {
+/**
+ * `recipientLamports`: read only when needsRecipientLamports says so (anything otherwise). `rentBack`: lamports sent to
+ * the same address in the same transaction (the deposit account's rent, more than a wallet's): with it, SOL below a
+ * wallet's rent lands, and a token refund leaves a sender holding no SOL a rent-exempt wallet.
+ */
+export function refundPlan(deposited: bigint, networkFee: bigint, native: boolean, recipientLamports: bigint, rentBack = 0n): RefundPlan {
   const amount = deposited - networkFee;
   if (amount <= 0n) return { kind: 'below_cost' };
-  if (cannotReceiveSol(native, amount, recipientLamports)) return { kind: 'below_rent', amount };
+  if (cannotReceiveSol(native, amount + rentBack, recipientLamports)) return { kind: 'below_rent', amount };
   return { kind: 'refund', amount };
 }

@@ -4,6 +4,7 @@ import { failOrder } from '../../store/settlement/fail-order.ts';
 import { leaseOrder } from '../../store/settlement/lease-order.ts';
 import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
 import { cannotReceiveSol as solCannotLand, needsRecipientLamports, refundPlan } from '../../domain/settlement/refund-plan.ts';
+import { DEPOSIT_ACCOUNT_RENT } from '../../domain/network-cost.ts';
 import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { heldAt, type ScreenDeps } from './screen-orders.ts';
@@ -28,14 +29,19 @@ export async function cannotReceiveSol(ctx: SolReadDeps, assetId: string, amount
   return needsRecipientLamports(native, amount) && solCannotLand(native, amount, await lamportsOf(ctx, to));
 }
 
-/** A refund returns the deposit less the network fee, in the source asset, from a pool. */
+/**
+ * A refund returns the deposit less the network fee, in the source asset, from a pool, and beside it the deposit
+ * account's rent the sender paid to open it, in SOL from Hush's fee payer (Hush recovers it when its sweep closes the
+ * account). A deposit that does not cover the network fee is not refunded, and its rent is kept with it.
+ */
 export async function startRefund(ctx: RefundDeps, o: OrderRecord): Promise<NextLook> {
   const deposited = BigInt(o.deposit?.amount ?? '0');
   const native = ctx.asset(o.sourceAssetId).native;
   const amountLeft = deposited - o.networkFee;
+  const rentBack = DEPOSIT_ACCOUNT_RENT;
   // Read only when it decides something (no RPC for a refund that is below cost anyway).
-  const lamports = amountLeft > 0n && needsRecipientLamports(native, amountLeft) ? await lamportsOf(ctx, o.sender) : 0n;
-  const plan = refundPlan(deposited, o.networkFee, native, lamports);
+  const lamports = amountLeft > 0n && needsRecipientLamports(native, amountLeft + rentBack) ? await lamportsOf(ctx, o.sender) : 0n;
+  const plan = refundPlan(deposited, o.networkFee, native, lamports, rentBack);
   if (plan.kind === 'below_cost') {
     await failOrder(ctx.db, o.id, 'refunding', 'deposit_below_refund_cost');
     ctx.alert('deposit_unrefundable', { trackingId: o.trackingId, deposited: deposited.toString() }, 'ALERT: deposit too small to refund; held in custody');
@@ -50,7 +56,7 @@ export async function startRefund(ctx: RefundDeps, o: OrderRecord): Promise<Next
   // HUSH_SCREENING_ON_ERROR=hold (issue 49: a provider answering 500 let one through): held for the operator.
   if (await heldAt(ctx, o, 'refunding', 'refund')) return {};
   const { planned, ok } = await ctx.pools.exclusive(async () => {
-    const planned = await ctx.pools.plan(o, 'refund', o.sourceAssetId, o.sender, plan.amount);
+    const planned = await ctx.pools.plan(o, 'refund', o.sourceAssetId, o.sender, plan.amount, { rentBack: rentBack.toString() });
     if (!planned) return { planned, ok: false };
     const ok = await allOrNothing(ctx.db, async (tx) => {
       if (!(await leaseOrder(tx, o.id, 'refunding', ctx.workerId, ctx.leaseSeconds))) return false;

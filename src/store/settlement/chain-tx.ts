@@ -22,6 +22,11 @@ export interface TransferMeta {
   payable?: string;
   /** A refund of funds sent after the deposit, not the order's own refund. */
   late?: boolean;
+  /**
+   * An order's own refund: the deposit account's rent (lamports) returned to the sender in the same transaction, from
+   * Hush's fee payer (docs/decisions.md "A refund returns the deposit account's rent"). Kept, so a replacement returns it too.
+   */
+  rentBack?: string;
   /** Set with the fate when it landed (ISO). */
   confirmedAt?: string;
   /** Set with the fate when it landed and failed: the chain's error (RPC JSON). */

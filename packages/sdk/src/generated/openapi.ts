@@ -357,7 +357,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,X07tOiZGSp3LvmP7oGvUxJu7TEVFss83Rjhw/3nC5fM=
+                     * @example v1,JrS3NHJhhDcDEXsdW74FHPhjhQyPN6OJn/+vEFMBclA=
                      */
                     "webhook-signature": string;
                     /**
@@ -369,7 +369,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795255422,v1=a815507669085c121451393c7ef37b745f7b468a5cd35194c142c92ab3df34c8
+                     * @example t=1795255422,v1=349b48634b1916c28f4e4460d2909725dd9c0174d24720d5f252157a406726ad
                      */
                     "hush-signature"?: string;
                     /**
@@ -395,11 +395,12 @@ export interface webhooks {
                      * @example {
                      *       "id": "evt_Qm3vXc0pL7aTzR9kWn2bYe",
                      *       "type": "order.status_changed",
+                     *       "version": 2,
                      *       "createdAt": "2026-11-21T10:03:41.012Z",
                      *       "data": {
                      *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *         "status": "completed",
-                     *         "sequence": "5",
+                     *         "sequence": 5,
                      *         "order": {
                      *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -515,7 +516,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,PZh9wf84ZT/lVQOBtI5oDVl3RM/xhzdKGfPZqfLYqkQ=
+                     * @example v1,8Kl0O1M9M1NBZD5RhresX7S4F3Xzfn8A5ar9fl+LI6A=
                      */
                     "webhook-signature": string;
                     /**
@@ -527,7 +528,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795255421,v1=62c41121e7a9c2f80705313e6629559d259256f63fe5e259b32755aed085cbb0
+                     * @example t=1795255421,v1=64a25daa9a8f7dd4669b2db2d434466b3dacf058862e831648a72dea6097a872
                      */
                     "hush-signature"?: string;
                     /**
@@ -553,11 +554,12 @@ export interface webhooks {
                      * @example {
                      *       "id": "evt_a8Vd2LqN5sXw0RkT3yPbHc",
                      *       "type": "order.released",
+                     *       "version": 2,
                      *       "createdAt": "2026-11-21T10:03:40.300Z",
                      *       "data": {
                      *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *         "status": "sending",
-                     *         "sequence": "4",
+                     *         "sequence": 4,
                      *         "order": {
                      *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -663,7 +665,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,/sHVfoZoX06mfYtD9Y4Zg4IpyK5x6LU2lyvH+KP0zoQ=
+                     * @example v1,N4Tde8SO5Sh4BFrt+Wqh+AlxYPJuA7pEXWeu33oaJmo=
                      */
                     "webhook-signature": string;
                     /**
@@ -675,7 +677,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795514403,v1=66fa58c4fa0782505ff53c2043424aaf66e10abbd6446b66c0de691141c0192e
+                     * @example t=1795514403,v1=6740790a5a9f10e3ab4737bf5a96fc46ec59ad1f1b6682c928eb10f66698a06c
                      */
                     "hush-signature"?: string;
                     /**
@@ -701,11 +703,12 @@ export interface webhooks {
                      * @example {
                      *       "id": "evt_Hq4Lm9TzW2xPc7vNd3sRk8",
                      *       "type": "order.held",
+                     *       "version": 2,
                      *       "createdAt": "2026-11-24T10:00:02.512Z",
                      *       "data": {
                      *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *         "status": "held",
-                     *         "sequence": "4",
+                     *         "sequence": 4,
                      *         "order": {
                      *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -815,7 +818,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,tqyWtL3/efM6skjanTNLPGpMiOffwuDk9TMSQCrOJkA=
+                     * @example v1,HplekvYdSl9l4cA9nHPRD8jEX1+1Fw071rxBKDzzVEE=
                      */
                     "webhook-signature": string;
                     /**
@@ -827,7 +830,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795519241,v1=bca72963590862b32b35e98d8baf4c76e55eb539499c3c44623b4d63890b3956
+                     * @example t=1795519241,v1=54e1df35daf352ef629b86f89fc49a2df7604508c1a61cafe8a2bd3bc1a275a2
                      */
                     "hush-signature"?: string;
                     /**
@@ -853,11 +856,12 @@ export interface webhooks {
                      * @example {
                      *       "id": "evt_Fz7Qw2Ke5nVb8Lx3Pt9Rm4",
                      *       "type": "order.frozen",
+                     *       "version": 2,
                      *       "createdAt": "2026-11-24T11:20:40.007Z",
                      *       "data": {
                      *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *         "status": "frozen",
-                     *         "sequence": "5",
+                     *         "sequence": 5,
                      *         "order": {
                      *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
                      *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -967,7 +971,7 @@ export interface webhooks {
                     "webhook-timestamp": string;
                     /**
                      * @description Space-separated "v1,<base64>" signatures: HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with your webhook secret (the part after "whsec_", base64-decoded; a base64url secret is the same bytes). One per current secret: two while a replaced secret still signs (24 h after a rotation). Accept the delivery when any one matches; verify over the raw bytes, before parsing. The SDK's verifyWebhook does all this. The examples are signed with whsec_aHVzaC1vcGVuYXBpLWV4YW1wbGUtd2ViaG9vay1rZXkh over the example body as compact JSON
-                     * @example v1,pIWTO7WizSKMAbsFg5/pbk1g8Y2APFz5Rn7ucjFFLJA=
+                     * @example v1,lMVQhE8PQQBdZh5Q/x1eT84zWz6MDKtoYsk/UBWg/DI=
                      */
                     "webhook-signature": string;
                     /**
@@ -979,7 +983,7 @@ export interface webhooks {
                     /**
                      * @deprecated
                      * @description Deprecated (see the Sunset header): "t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">", keyed with the current secret as text, exactly as issued. Verify webhook-signature instead
-                     * @example t=1795255081,v1=4f12c4228da7ce2227ba3b63243c83847c584d27356bb75fc37ef197a2d4e885
+                     * @example t=1795255081,v1=6fc8a4ba8ee4d8d7852ae7795130132bb6b8dc93320ea7f44a0c76902d6b34c4
                      */
                     "hush-signature"?: string;
                     /**
@@ -1005,6 +1009,7 @@ export interface webhooks {
                      * @example {
                      *       "id": "evt_test_Zk3v1lq2cJ8pQy0A",
                      *       "type": "webhook.test",
+                     *       "version": 2,
                      *       "createdAt": "2026-11-21T09:58:00.000Z",
                      *       "data": {}
                      *     }
@@ -1264,7 +1269,7 @@ export interface components {
         ErrorCode: "INVALID_REQUEST" | "INVALID_ADDRESS" | "UNSUPPORTED_ASSET" | "UNSUPPORTED_MODE" | "PAIR_NOT_SUPPORTED" | "AMOUNT_TOO_LOW" | "AMOUNT_TOO_HIGH" | "FEE_BPS_TOO_HIGH" | "FEE_RECIPIENT_REQUIRED" | "INVALID_SIGNATURE" | "WEBHOOK_URL_REFUSED" | "UNAUTHORIZED" | "FEE_RECIPIENT_NOT_REGISTERED" | "FORBIDDEN" | "ACCOUNT_SUSPENDED" | "ADDRESS_BLOCKED" | "NOT_FOUND" | "QUOTE_NOT_FOUND" | "QUOTE_MISMATCH" | "QUOTE_ALREADY_USED" | "IDEMPOTENCY_CONFLICT" | "ORDER_IN_PROGRESS" | "ORDER_NOT_REFRESHABLE" | "DEPOSIT_MISMATCH" | "ORDER_NOT_HELD" | "APPROVAL_CONFLICT" | "HOLD_CLAIMED" | "RECEIPT_NOT_READY" | "LAST_ACTIVE_KEY" | "TOO_MANY_KEYS" | "QUOTE_EXPIRED" | "ORDER_EXPIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "TOO_MANY_OPEN_ORDERS" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "INSUFFICIENT_LIQUIDITY" | "SERVICE_UNAVAILABLE";
         /**
          * FeeBreakdown
-         * @description fee, part by part, in the source asset
+         * @description fee, part by part, in the source asset; and the deposit account rent the sender pays beside it, in lamports
          */
         FeeBreakdown: {
             /** @description Hush's fee, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
@@ -1273,6 +1278,8 @@ export interface components {
             partnerFee: string;
             /** @description The Solana fees Hush pays for the payout, charged at cost, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
             networkFee: string;
+            /** @description Not part of fee, and in lamports (SOL's base units) whatever the source asset: the rent of the order's one-time deposit account, which the sender's deposit transaction opens and pays for beside amountIn. Hush recovers it when it closes the account; a refund sends it back to the sender with the refunded deposit. On a completed order Hush keeps it: a cost of the order the sender pays, stated here before anything is signed, in base units (the asset's smallest unit: lamports for SOL, 10^-6 USDC for USDC) as a string of decimal digits: no sign, decimal point, exponent or leading zero */
+            depositAccountRent: string;
         };
         /**
          * HistoryEntry
@@ -1342,11 +1349,12 @@ export interface components {
          * @example {
          *       "id": "evt_Fz7Qw2Ke5nVb8Lx3Pt9Rm4",
          *       "type": "order.frozen",
+         *       "version": 2,
          *       "createdAt": "2026-11-24T11:20:40.007Z",
          *       "data": {
          *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *         "status": "frozen",
-         *         "sequence": "5",
+         *         "sequence": 5,
          *         "order": {
          *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -1407,6 +1415,11 @@ export interface components {
              * @constant
              */
             type: "order.frozen";
+            /**
+             * @description The event body's version: 2 since 2026-11-28 (data.sequence an integer; bodies without a version carried it as a string of digits). A new version changes a field's type or meaning; a new field or event type does not make one
+             * @constant
+             */
+            version: 2;
             /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
             createdAt: string;
             /** @description The order the event is about */
@@ -1415,8 +1428,8 @@ export interface components {
                 trackingId: string;
                 /** @description frozen */
                 status: components["schemas"]["OrderStatus"];
-                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
-                sequence: string;
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]). It never decreases along one order's events, which arrive one at a time and in order. An integer since event version 2; before it, a string of digits */
+                sequence: number;
                 /** @description The status record as of the freeze */
                 order: components["schemas"]["StatusRecord"];
             };
@@ -1426,11 +1439,12 @@ export interface components {
          * @example {
          *       "id": "evt_Hq4Lm9TzW2xPc7vNd3sRk8",
          *       "type": "order.held",
+         *       "version": 2,
          *       "createdAt": "2026-11-24T10:00:02.512Z",
          *       "data": {
          *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *         "status": "held",
-         *         "sequence": "4",
+         *         "sequence": 4,
          *         "order": {
          *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -1491,6 +1505,11 @@ export interface components {
              * @constant
              */
             type: "order.held";
+            /**
+             * @description The event body's version: 2 since 2026-11-28 (data.sequence an integer; bodies without a version carried it as a string of digits). A new version changes a field's type or meaning; a new field or event type does not make one
+             * @constant
+             */
+            version: 2;
             /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
             createdAt: string;
             /** @description The order the event is about */
@@ -1499,8 +1518,8 @@ export interface components {
                 trackingId: string;
                 /** @description held */
                 status: components["schemas"]["OrderStatus"];
-                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
-                sequence: string;
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]). It never decreases along one order's events, which arrive one at a time and in order. An integer since event version 2; before it, a string of digits */
+                sequence: number;
                 /** @description The status record as of the hold (failureReason: screening) */
                 order: components["schemas"]["StatusRecord"];
             };
@@ -1526,11 +1545,12 @@ export interface components {
          * @example {
          *       "id": "evt_a8Vd2LqN5sXw0RkT3yPbHc",
          *       "type": "order.released",
+         *       "version": 2,
          *       "createdAt": "2026-11-21T10:03:40.300Z",
          *       "data": {
          *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *         "status": "sending",
-         *         "sequence": "4",
+         *         "sequence": 4,
          *         "order": {
          *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -1587,6 +1607,11 @@ export interface components {
              * @constant
              */
             type: "order.released";
+            /**
+             * @description The event body's version: 2 since 2026-11-28 (data.sequence an integer; bodies without a version carried it as a string of digits). A new version changes a field's type or meaning; a new field or event type does not make one
+             * @constant
+             */
+            version: 2;
             /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
             createdAt: string;
             /** @description The order the event is about */
@@ -1595,8 +1620,8 @@ export interface components {
                 trackingId: string;
                 /** @description sending: the transition that released the payout */
                 status: components["schemas"]["OrderStatus"];
-                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
-                sequence: string;
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]). It never decreases along one order's events, which arrive one at a time and in order. An integer since event version 2; before it, a string of digits */
+                sequence: number;
                 /** @description The status record as of the release, privacy.heldSeconds set (privacy.releasedWith comes once the release has landed) */
                 order: components["schemas"]["StatusRecord"];
             };
@@ -1642,11 +1667,12 @@ export interface components {
          * @example {
          *       "id": "evt_Qm3vXc0pL7aTzR9kWn2bYe",
          *       "type": "order.status_changed",
+         *       "version": 2,
          *       "createdAt": "2026-11-21T10:03:41.012Z",
          *       "data": {
          *         "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *         "status": "completed",
-         *         "sequence": "5",
+         *         "sequence": 5,
          *         "order": {
          *           "trackingId": "trk_2JryitQJkiaRiDSdak1qQ1",
          *           "createdAt": "2026-11-21T10:00:02.000Z",
@@ -1713,6 +1739,11 @@ export interface components {
              * @constant
              */
             type: "order.status_changed";
+            /**
+             * @description The event body's version: 2 since 2026-11-28 (data.sequence an integer; bodies without a version carried it as a string of digits). A new version changes a field's type or meaning; a new field or event type does not make one
+             * @constant
+             */
+            version: 2;
             /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
             createdAt: string;
             /** @description The order the event is about */
@@ -1721,8 +1752,8 @@ export interface components {
                 trackingId: string;
                 /** @description The status the order entered */
                 status: components["schemas"]["OrderStatus"];
-                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]), as a string of digits. It never decreases along one order's events, which arrive one at a time and in order */
-                sequence: string;
+                /** @description The transition's place in the order's history, from 1 (order.history[sequence - 1]). It never decreases along one order's events, which arrive one at a time and in order. An integer since event version 2; before it, a string of digits */
+                sequence: number;
                 /** @description The status record as of this transition */
                 order: components["schemas"]["StatusRecord"];
             };
@@ -1775,7 +1806,8 @@ export interface components {
          *       "feeBreakdown": {
          *         "serviceFee": "300000",
          *         "partnerFee": "250000",
-         *         "networkFee": "20200"
+         *         "networkFee": "20200",
+         *         "depositAccountRent": "2039280"
          *       },
          *       "duration": 215,
          *       "min": "10000000",
@@ -1809,7 +1841,8 @@ export interface components {
          *       "feeBreakdown": {
          *         "serviceFee": "300000",
          *         "partnerFee": "250000",
-         *         "networkFee": "20200"
+         *         "networkFee": "20200",
+         *         "depositAccountRent": "2039280"
          *       },
          *       "duration": 21591,
          *       "min": "10000000",
@@ -2310,6 +2343,7 @@ export interface components {
          * @example {
          *       "id": "evt_test_Zk3v1lq2cJ8pQy0A",
          *       "type": "webhook.test",
+         *       "version": 2,
          *       "createdAt": "2026-11-21T09:58:00.000Z",
          *       "data": {}
          *     }
@@ -2322,6 +2356,11 @@ export interface components {
              * @constant
              */
             type: "webhook.test";
+            /**
+             * @description The event body's version: 2 since 2026-11-28 (data.sequence an integer; bodies without a version carried it as a string of digits). A new version changes a field's type or meaning; a new field or event type does not make one
+             * @constant
+             */
+            version: 2;
             /** @description When the event happened (for an order event, its transition): ISO 8601 UTC with milliseconds */
             createdAt: string;
             /** @description Always empty */
@@ -2687,7 +2726,8 @@ export interface operations {
                      *         "feeBreakdown": {
                      *           "serviceFee": "300000",
                      *           "partnerFee": "250000",
-                     *           "networkFee": "20200"
+                     *           "networkFee": "20200",
+                     *           "depositAccountRent": "2039280"
                      *         },
                      *         "duration": 215,
                      *         "min": "10000000",
@@ -2991,7 +3031,8 @@ export interface operations {
                  *         "feeBreakdown": {
                  *           "serviceFee": "300000",
                  *           "partnerFee": "250000",
-                 *           "networkFee": "20200"
+                 *           "networkFee": "20200",
+                 *           "depositAccountRent": "2039280"
                  *         },
                  *         "duration": 215,
                  *         "min": "10000000",
