@@ -57,17 +57,20 @@ interface BatchLooks {
  */
 async function stepBatch(ctx: OrderLoopDeps, orders: OrderRecord[]): Promise<void> {
   const watching = orders.filter((o) => STATUS_TRAITS[o.status].awaitsDeposit);
+  const paying = orders.filter((o) => STATUS_HANDLING[o.status].step === 'payOrRefund');
+  // The payouts' store reads go beside the deposits' chain reads: a due payout never waits for another order's balance.
+  const payRead = paying.length > 1 ? payReads(ctx, paying).catch((e: unknown) => (ctx.log({ err: e }, 'pay reads failed'), null)) : Promise.resolve(null);
   let deposits: DepositReads;
   try {
     deposits = await readDeposits(ctx, watching);
   } catch (e) {
     ctx.log({ err: e }, 'deposit reads failed');
+    await payRead;
     await releaseOrders(ctx.db, ctx.workerId, orders.map((o) => ({ id: o.id, afterError: true }))).catch(() => {});
     return;
   }
   // (A balance found to be someone else's is no deposit: its order goes to the per-order step.)
-  const paying = orders.filter((o) => STATUS_HANDLING[o.status].step === 'payOrRefund');
-  const pay = paying.length > 1 ? await payReads(ctx, paying).catch((e: unknown) => (ctx.log({ err: e }, 'pay reads failed'), null)) : null;
+  const pay = await payRead;
   const looks: BatchLooks = { deposits, moves: new Map(), pay };
   const confirmed: OrderRecord[] = [];
   for (const o of watching) {
