@@ -38,12 +38,13 @@ export class VirtualClock implements Clock {
     return this.at;
   }
 
+  // Whole milliseconds, as a real clock's now() reads (Date.now()): a fractional delay would leave the time fractional.
   after(ms: number, fn: () => void): Timer {
-    return this.push(this.at + Math.max(0, ms), fn, null);
+    return this.push(this.at + Math.max(0, Math.ceil(ms)), fn, null);
   }
 
   every(ms: number, fn: () => void): Timer {
-    const every = Math.max(1, ms);
+    const every = Math.max(1, Math.ceil(ms));
     return this.push(this.at + every, fn, every);
   }
 

@@ -28,9 +28,19 @@ export async function startClassTraffic(config: HushConfig, db: Db, log: Log, cl
 }
 
 /** docs/spec.md §9: the worker's class release (privacy on), reading the API's class traffic or its own. */
-export async function startClassRelease(config: HushConfig, db: Db, traffic: ClassTraffic | null, log: Log, closers: Closers, clock: Clock, random: Random): Promise<void> {
+export async function startClassRelease(
+  config: HushConfig,
+  db: Db,
+  traffic: ClassTraffic | null,
+  log: Log,
+  closers: Closers,
+  clock: Clock,
+  random: Random,
+  /** The worker's payout loop, woken at each released payout's due time. */
+  wakeAt: (at: number) => void = () => {},
+): Promise<void> {
   const classTraffic = traffic ?? (await startClassTraffic(config, db, log, closers, clock));
-  const loop = new ClassReleaseLoop(config, db, classTraffic, log, clock, random);
+  const loop = new ClassReleaseLoop(config, db, classTraffic, log, clock, random, wakeAt);
   loop.start();
   closers.add(() => loop.stop());
 }

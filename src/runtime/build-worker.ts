@@ -87,7 +87,7 @@ export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ w
   });
   worker.start();
   closers.add(() => worker.stop());
-  await startClassRelease(config, db, p.classTraffic, log, closers, p.clock, p.random);
+  await startClassRelease(config, db, p.classTraffic, log, closers, p.clock, p.random, (at) => worker.context.wake('payouts', at));
   // docs/spec.md §12: each final order's disclosure receipt, signed here with a key of its own.
   // Issue 54: a released order's receipt waits until its release's payouts are all final and counted by the
   // adversary's burst rule (docs/privacy.md), so its releasedWith is what the chain shows.

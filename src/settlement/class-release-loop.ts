@@ -28,6 +28,8 @@ export class ClassReleaseLoop {
     private readonly clock: Clock,
     /** The order a release's payouts are drawn in. */
     private readonly random: Random,
+    /** Books a wake-up of the payout loop at a released payout's due time (so it goes then, not at the loop's next poll). */
+    private readonly wakeAt: (at: number) => void = () => {},
   ) {
     this.policy = releasePolicy(config);
   }
@@ -42,7 +44,8 @@ export class ClassReleaseLoop {
     // A young Hush's crowd as of now, not as of the last read (crowdOf); a failed read keeps the last.
     await this.traffic.refreshWhileYoung?.(now).catch(() => {});
     const observedS = this.traffic.observedSeconds(now);
-    return releaseClasses(
+    const dueTimes: number[] = [];
+    const released = await releaseClasses(
       this.db,
       (held, recent, others) => {
         const waiting = held.map((h) => {
@@ -59,8 +62,9 @@ export class ClassReleaseLoop {
           const first = opener.get(key);
           return first ? this.traffic.crowdOf?.(first, otherDeposits.get(key) ?? [], first.sender) : undefined;
         };
-        return decideRelease(waiting, now, this.policy, ratePerMs, () => this.random.float(), (key) => lastBurst.get(key), crowd)
-          .release.map((r) => ({ id: r.id, at: new Date(r.at), releasedWith: r.releasedWith }));
+        const release = decideRelease(waiting, now, this.policy, ratePerMs, () => this.random.float(), (key) => lastBurst.get(key), crowd).release;
+        dueTimes.push(...release.map((r) => r.at));
+        return release.map((r) => ({ id: r.id, at: new Date(r.at), releasedWith: r.releasedWith }));
       },
       {
         // Older releases have cleared: only the latest within a spread and its gap can merge with a new one.
@@ -70,6 +74,10 @@ export class ClassReleaseLoop {
         bucketMs: this.traffic.bucketMs,
       },
     );
+    // Only once the release is committed (a pass that failed wakes nothing).
+    // Whole milliseconds, as the store keeps them (a drawn due time has a fraction; a clock set to it would too).
+    for (const at of new Set(dueTimes.map((t) => Math.ceil(t)))) this.wakeAt(at);
+    return released;
   }
 
   start(): void {

@@ -1,5 +1,6 @@
 import type { OrderRecord } from '../store/orders-store.ts';
 import { claimDueOrders } from '../store/settlement/claim-due-orders.ts';
+import { claimDuePayouts } from '../store/settlement/claim-due-payouts.ts';
 import { releaseOrders, type Release } from '../store/settlement/release-orders.ts';
 import type { NextLook, SettlementContext } from './context.ts';
 import { ORDER_BATCH, ORDER_BATCHES_IN_FLIGHT } from './timing.ts';
@@ -21,15 +22,20 @@ export type OrderLoopDeps = Pick<SettlementContext, 'db' | 'workerId' | 'leaseSe
   PayOrRefundDeps &
   CompleteDeps;
 
+/** The payout loop's pass: due orders that are paid next, claimed apart from the rest (claimDuePayouts). */
+export function payoutTick(ctx: OrderLoopDeps): Promise<number> {
+  return orderTick(ctx, claimDuePayouts);
+}
+
 /**
  * Claims and steps due orders. While batches come back full (a burst), the next one is claimed without
  * waiting for the previous one to finish, up to ORDER_BATCHES_IN_FLIGHT at once.
  */
-export async function orderTick(ctx: OrderLoopDeps): Promise<number> {
+export async function orderTick(ctx: OrderLoopDeps, claim: typeof claimDueOrders = claimDueOrders): Promise<number> {
   let total = 0;
   const inflight = new Set<Promise<void>>();
   for (;;) {
-    const orders = await claimDueOrders(ctx.db, ctx.workerId, ORDER_BATCH, ctx.leaseSeconds);
+    const orders = await claim(ctx.db, ctx.workerId, ORDER_BATCH, ctx.leaseSeconds);
     total += orders.length;
     if (orders.length > 0) {
       const p: Promise<void> = stepBatch(ctx, orders).then(() => void inflight.delete(p));

@@ -5,7 +5,7 @@ import type { Treasury } from '../treasury/treasury.ts';
 import { DEFAULT_REBALANCE_POLICY } from '../domain/rebalance-plan.ts';
 import { SettlementContext, type WorkerOptions } from './context.ts';
 import { DepositWatch } from './fast-path/deposit-watch.ts';
-import { orderTick } from './orders.ts';
+import { orderTick, payoutTick } from './orders.ts';
 import { LateDeposits } from './steps/late-deposits.ts';
 import { refundLate } from './steps/late-refunds.ts';
 import { payPartners } from './steps/partner-payouts.ts';
@@ -78,6 +78,8 @@ export class SettlementWorker {
     const idleMaxMs = Math.max(tickMs, IDLE_SLOTS * this.context.slotMs);
     this.loopsOf.start([
       ['orders', tickMs, () => this.orderTick(), idleMaxMs],
+      // Payouts falling due (woken at their due times: wake-at-due.ts), never behind other orders' deposit reads.
+      ['payouts', tickMs, () => payoutTick(this.context), idleMaxMs],
       ['transactions', tickMs, () => this.txTick(), idleMaxMs],
       // Woken by every new slot (the slot clock, over PubSub or polled): its own pass once a slot is only the net
       // under a wake-up that never came. It ran every 10 ms: a hundred empty passes a second on an idle worker.
@@ -219,7 +221,7 @@ class Loops {
     b.timer = null;
     const next = b.times[0];
     if (next === undefined) return;
-    b.timer = this.clock.after(Math.max(0, next - this.clock.now()), () => {
+    b.timer = this.clock.after(Math.max(0, Math.ceil(next - this.clock.now())), () => {
       const now = this.clock.now();
       while (b.times.length > 0 && b.times[0]! <= now) b.times.shift();
       b.timer = null;

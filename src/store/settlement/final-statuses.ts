@@ -1,4 +1,4 @@
-import { FINAL_STATUSES, statusesWhere, type OrderStatus, type StatusTraits } from '../../domain/order-state.ts';
+import { FINAL_STATUSES, ORDER_STATUSES, STATUS_HANDLING, statusesWhere, type OrderStatus, type StatusTraits } from '../../domain/order-state.ts';
 
 /** An SQL list of statuses, `('a', 'b')`: only ever built from the declared status names. */
 export function statusList(statuses: readonly OrderStatus[]): string {
@@ -16,3 +16,6 @@ export function statusesSql(trait: keyof StatusTraits, has = true): string {
 }
 
 export const FINAL = statusList(FINAL_STATUSES);
+
+/** The statuses whose order is paid (or refunded) next: pay-or-refund's (STATUS_HANDLING). */
+export const PAYABLE = statusList(ORDER_STATUSES.filter((s) => STATUS_HANDLING[s].step === 'payOrRefund'));
