@@ -8,7 +8,11 @@ import { GRID_RULE, gridMoveEffectiveAt, gridRungFor, movedGrid, observeGrid, ru
 export interface SharedGrid extends GridState {
   /** When the market was last read into it (ms). */
   observedAt: number;
-  /** A move decided, not yet in effect everywhere: the old rung stays with windows opened before `decidedAt`. */
+  /**
+   * A move decided, not yet in effect everywhere: the old rung stays with windows opened before `decidedAt`.
+   * `effectiveAt`: when it is expected to take effect (gridMoveEffectiveAt over the windows open at the decision);
+   * what decides is the windows themselves (stepSharedGrid).
+   */
   pending: (PendingMove & { effectiveAt: number }) | null;
 }
 
@@ -38,15 +42,16 @@ export function firstGrid(fast: bigint, fallback: bigint, now: number, anyWindow
 
 /**
  * One reading of the market's `fast` estimate at `now` (`windows`: the classes' open windows, read only when
- * asked: `needWindows`). A pending move takes effect at its effective time or once no window opened before its
- * decision remains open (a release since has taken every member quoted at the old rung); while it waits, the
- * watch waits too. A new move is announced GRID_ANNOUNCE_MS ahead and takes effect when every window open then
- * has released (gridMoveEffectiveAt).
+ * asked: `needsWindows`). A new move is announced GRID_ANNOUNCE_MS ahead; it takes effect once no window opened
+ * before its decision is still open: every member quoted at the old rung has been released (or its order ended),
+ * whether that is at the expected time (gridMoveEffectiveAt over the windows open at the decision), earlier (a
+ * release came sooner) or later (a window opened during the announcement, at the old rung). Not at a fixed time:
+ * a window that outlived it would then have members quoted at both rungs. While it waits, the watch waits too.
  */
 export function stepSharedGrid(g: SharedGrid, fast: bigint, now: number, windows: readonly OpenWindow[], rule: GridRule = GRID_RULE): { grid: SharedGrid; moved: 'decided' | 'effective' | null } {
   if (g.pending) {
     const oldOpen = windows.some((w) => w.openedAt < g.pending!.decidedAt);
-    if (now >= g.pending.effectiveAt || (now >= g.pending.decidedAt && !oldOpen)) return { grid: { ...movedGrid(g.pending.to), observedAt: now, pending: null }, moved: 'effective' };
+    if (now >= g.pending.decidedAt && !oldOpen) return { grid: { ...movedGrid(g.pending.to), observedAt: now, pending: null }, moved: 'effective' };
     return { grid: { ...g, observedAt: now }, moved: null };
   }
   const watched = now - g.observedAt > GRID_READING_GAP_MS ? { ...g, above: null, below: null } : g;
