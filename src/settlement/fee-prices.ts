@@ -18,12 +18,14 @@ export interface FeePricesPort {
   readonly clock: Pick<Clock, 'now'>;
   readonly settings: FeeSettings & { computeUnitLimit: number; computeUnitPriceMicroLamports: bigint };
   readonly log: Log;
+  /** The market is asked at most this often while Hush signs (default: a slot, and never more than every 400 ms). */
+  readonly minRefreshMs?: number;
 }
 
 /** What a fee market answer may be old before a signing waits for a fresh one (slots): after an idle spell. */
 const STALE_SLOTS = 30;
-/** The market is asked at most this often while Hush signs (and never while it does not). */
-const MIN_REFRESH_MS = 1_000;
+/** The market is asked at most once a slot while Hush signs (and never while it does not), and at most this often. */
+const MIN_REFRESH_MS = 400;
 /** Own landings kept (the estimate reads the last OWN_WINDOW_SLOTS of them). */
 const OWN_KEPT = 512;
 /** Signatures whose first send is remembered, for how long their landing took. */
@@ -37,7 +39,7 @@ const NO_CAP = 1n << 62n;
  * Each purpose's current compute-unit price (docs/decisions.md, "Priority fees from the market: the wiring"),
  * for the signers' synchronous `shape`: the fee market's last answer (src/chain/fee-market.ts) and Hush's own
  * landings, through estimateComputeUnitPrice. The market is asked only when a signing asks for a price (warm,
- * ready) and at most once a second, so an idle Hush costs no call; a signing after an idle spell waits for
+ * ready) and at most once a slot, so an idle Hush costs no call; a signing after an idle spell waits for
  * one answer (ready). One account set for every purpose (fee payer and pools: one call, not one per pool).
  */
 export class FeePrices {
@@ -69,7 +71,7 @@ export class FeePrices {
   /** Starts a refresh when the last answer is a refresh period old (never awaited: signing reads what is there). */
   warm(): void {
     if (this.static || this.refreshing) return;
-    if (this.port.clock.now() - this.marketAt < Math.max(this.port.slotMs, MIN_REFRESH_MS)) return;
+    if (this.port.clock.now() - this.marketAt < (this.port.minRefreshMs ?? Math.max(this.port.slotMs, MIN_REFRESH_MS))) return;
     this.refreshing = this.port.market!.recentFees(this.port.accounts())
       .then((m) => {
         this.market = m;
@@ -108,8 +110,13 @@ export class FeePrices {
     if (purpose) this.expiredAt.delete(purpose);
     const price = computeUnitPriceOfWire(t.wire);
     if (slot === undefined || sentAt === undefined || price === null) return;
-    this.own.push({ slot, price, waitedSlots: Math.max(0, Number(slot - sentAt)) });
-    const tip = slot - BigInt(OWN_WINDOW_SLOTS);
+    this.ownLanding({ slot, price, waitedSlots: Math.max(0, Number(slot - sentAt)) });
+  }
+
+  /** A landing as evidence (landed() reads it from a recorded transaction; bench:landing's own sender gives it so). */
+  ownLanding(l: OwnLanding): void {
+    this.own.push(l);
+    const tip = l.slot - BigInt(OWN_WINDOW_SLOTS);
     while (this.own.length > OWN_KEPT || (this.own.length > 0 && this.own[0]!.slot <= tip)) this.own.shift();
   }
 
