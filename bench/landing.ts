@@ -14,8 +14,10 @@
  * after it expired at finalized (static at the same price, market escalated). Printed per sender: payouts landed, slots from a
  * payout's first send to its landing (p50, p99), re-signs per payout, the median of the fee paid over its
  * slot's clearing price (localnet_getClearingPrices, for the sender's fee payer and pool), and lamports per
- * 1,000 landed payouts, and the network fee charged over the run against what Hush paid (each payout charged
- * its transaction at the grid's rung when it was first signed: its quote's moment); then PASS or MISS against
+ * 1,000 landed payouts, and the network fee charged over the run against what Hush paid: each order charged a
+ * SOL order's networkFee (a lone sweep and the payout: QuoteService's formula) at the grid's rung when its payout
+ * was first signed (its quote's moment), against its landed payout and its sweep, which this bench does not send,
+ * costed at the fee port's `sweep` price at that moment (the payouts' part alone is printed too); then PASS or MISS against
  * the targets: busy — 100 % landed, none twice, p99 ≤ 12 slots, median fee ≤ 1.3× the clearing price; calm —
  * market's cost within 10 % of static's, or below; every profile — the network fee charged covers what Hush
  * paid within 5 % (charged ≥ 0.95 × paid).
@@ -30,6 +32,7 @@ import { callUrl, FeeMarket } from '../src/chain/fee-market.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { DEFAULT_FEE_CAPS } from '../src/config/fee-settings.ts';
 import { transactionLamports } from '../src/domain/fee-estimate.ts';
+import { DEFAULT_NETWORK_COST, settlementLamports } from '../src/domain/network-cost.ts';
 import { firstGrid, stepSharedGrid, type SharedGrid } from '../src/domain/fee-grid-shared.ts';
 import { FeePrices } from '../src/settlement/fee-prices.ts';
 import { systemClock } from '../src/support/clock.ts';
@@ -62,16 +65,24 @@ interface Figures {
   feeRatio: number | null;
   lamportsPer1000: number | null;
   capped: number;
-  /** The network fee charged for the landed payouts' transactions over what Hush paid for them. */
+  /** The payouts' part of the network fee charged over what Hush paid for the landed payouts. */
+  payoutChargedOverPaid: number | null;
+  /** The whole network fee charged (a SOL order's: a lone sweep and the payout, at the rung) over what Hush paid for the payout and would pay for its sweep. */
   chargedOverPaid: number | null;
 }
 
-/** What the quotes' flat networkFee charges for a payout's transaction at a rung: its two signatures and the rung's priority fee. */
-function chargedLamports(rung: bigint): bigint {
-  return transactionLamports(rung, COMPUTE_UNITS, BASE_FEE_LAMPORTS);
+/** A payout's moment as the quotes and the fee port saw it when it was first signed: the grid's rung, and the price a sweep would get. */
+interface AtQuote {
+  rung: bigint;
+  sweepPrice: bigint;
 }
 
-function figures(records: PayoutRecord[], clearing: Map<bigint, bigint>, capped: number, rungAtFirstSign: Map<string, bigint>): Figures {
+/** A SOL order's networkFee at a rung (src/domain/network-cost.ts, as QuoteService charges it), in lamports. */
+function orderCharged(rung: bigint): bigint {
+  return settlementLamports({ ...DEFAULT_NETWORK_COST, computeUnitLimit: COMPUTE_UNITS, computeUnitPriceMicroLamports: rung }, { destinationNative: true, tokenAccountRentBps: 0, payoutCount: 1 });
+}
+
+function figures(records: PayoutRecord[], clearing: Map<bigint, bigint>, capped: number, atQuote: Map<string, AtQuote>): Figures {
   const landed = records.filter((r) => r.landed);
   const slots = landed.map((r) => Number(r.landed!.slot - r.firstSent!));
   const ratios = landed.flatMap((r) => {
@@ -79,7 +90,10 @@ function figures(records: PayoutRecord[], clearing: Map<bigint, bigint>, capped:
     return c !== undefined && c > 0n ? [Number(r.landed!.price) / Number(c)] : [];
   });
   const lamports = landed.reduce((sum, r) => sum + transactionLamports(r.landed!.price, COMPUTE_UNITS, BASE_FEE_LAMPORTS), 0n);
-  const charged = landed.reduce((sum, r) => sum + chargedLamports(rungAtFirstSign.get(r.recipient)!), 0n);
+  const payoutCharged = landed.reduce((sum, r) => sum + transactionLamports(atQuote.get(r.recipient)!.rung, COMPUTE_UNITS, BASE_FEE_LAMPORTS), 0n);
+  const charged = landed.reduce((sum, r) => sum + orderCharged(atQuote.get(r.recipient)!.rung), 0n);
+  // The bench sends no sweeps: each order's lone sweep (two signatures) is costed at the fee port's sweep price then.
+  const sweeps = landed.reduce((sum, r) => sum + transactionLamports(atQuote.get(r.recipient)!.sweepPrice, COMPUTE_UNITS, BASE_FEE_LAMPORTS), 0n);
   return {
     landedPct: (100 * landed.length) / records.length,
     twice: records.filter((r) => r.landedAttempts > 1).length,
@@ -89,7 +103,8 @@ function figures(records: PayoutRecord[], clearing: Map<bigint, bigint>, capped:
     feeRatio: ratios.length ? pct(ratios, 0.5) : null,
     lamportsPer1000: landed.length ? Number((lamports * 1000n) / BigInt(landed.length)) : null,
     capped,
-    chargedOverPaid: lamports > 0n ? Number(charged) / Number(lamports) : null,
+    payoutChargedOverPaid: lamports > 0n ? Number(payoutCharged) / Number(lamports) : null,
+    chargedOverPaid: lamports > 0n ? Number(charged) / Number(lamports + sweeps) : null,
   };
 }
 
@@ -130,8 +145,8 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
       const now = systemClock.now();
       grid = grid ? stepSharedGrid(grid, fast, now, []).grid : firstGrid(fast, STATIC_PRICE, now, false);
     };
-    const rungs = { static: new Map<string, bigint>(), market: new Map<string, bigint>() };
-    const statics: Strategy = { name: 'static', feePayer: wallets[0]!, pool: wallets[1]!, price: async () => STATIC_PRICE, signed: (r) => void rungs.static.set(r, STATIC_PRICE) };
+    const atQuote = { static: new Map<string, AtQuote>(), market: new Map<string, AtQuote>() };
+    const statics: Strategy = { name: 'static', feePayer: wallets[0]!, pool: wallets[1]!, price: async () => STATIC_PRICE, signed: (r) => void atQuote.static.set(r, { rung: STATIC_PRICE, sweepPrice: STATIC_PRICE }) };
     const market: Strategy = {
       name: 'market',
       feePayer: wallets[2]!,
@@ -143,14 +158,17 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
         if (answer.capped) capped++;
         return answer.microLamportsPerCu;
       },
-      signed: (r) => void (rungs.market.has(r) || rungs.market.set(r, (grid as SharedGrid | null)?.pending?.from ?? (grid as SharedGrid | null)?.step ?? STATIC_PRICE)),
+      signed: (r) => {
+        const g = grid as SharedGrid | null;
+        if (!atQuote.market.has(r)) atQuote.market.set(r, { rung: g?.pending?.from ?? g?.step ?? STATIC_PRICE, sweepPrice: fees.price('sweep').microLamportsPerCu });
+      },
       landed: (l) => fees.ownLanding(l),
     };
     const settings = { url, asset, payouts: PAYOUTS, perSlot: PER_SLOT, slotMs: SLOT_MS, tailSlots: TAIL_SLOTS, amount: AMOUNT };
     const { records, clearing } = await landingLoop(settings, [statics, market], (l) => console.log(l));
     return {
-      statics: figures(records.filter((r) => r.strategy === 'static'), clearing.get('static')!, 0, rungs.static),
-      market: figures(records.filter((r) => r.strategy === 'market'), clearing.get('market')!, capped, rungs.market),
+      statics: figures(records.filter((r) => r.strategy === 'static'), clearing.get('static')!, 0, atQuote.static),
+      market: figures(records.filter((r) => r.strategy === 'market'), clearing.get('market')!, capped, atQuote.market),
     };
   } finally {
     await stop(chain);
@@ -172,6 +190,7 @@ function report(profile: string, f: { statics: Figures; market: Figures }): stri
     row('fee / slot clearing price, median', show(s.feeRatio, 2, '×'), show(m.feeRatio, 2, '×'), profile === 'busy' ? `${mark(m.feeRatio !== null && m.feeRatio <= 1.3)} (≤ 1.3×)` : ''),
     row('lamports per 1,000 landed payouts', show(s.lamportsPer1000), show(m.lamportsPer1000), profile === 'calm' ? `${mark(m.lamportsPer1000 !== null && s.lamportsPer1000 !== null && m.lamportsPer1000 <= s.lamportsPer1000 * 1.1)} (≤ 1.1× static)` : ''),
     row('signings at the cap', '', String(m.capped)),
+    row('payout part of network fee / paid', show(s.payoutChargedOverPaid, 2, '×'), show(m.payoutChargedOverPaid, 2, '×')),
     row('network fee charged / Hush paid', show(s.chargedOverPaid, 2, '×'), show(m.chargedOverPaid, 2, '×'), `${mark(m.chargedOverPaid !== null && m.chargedOverPaid >= 0.95)} (≥ 0.95×: covers within 5 %)`),
   ];
   return lines;
