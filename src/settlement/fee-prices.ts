@@ -45,6 +45,9 @@ const NO_CAP = 1n << 62n;
 export class FeePrices {
   private market: MarketFees | null = null;
   private marketAt = Number.NEGATIVE_INFINITY;
+  /** When the market was last asked (answered or not), and last failed to answer. */
+  private askedAt = Number.NEGATIVE_INFINITY;
+  private failedAt = Number.NEGATIVE_INFINITY;
   private refreshing: Promise<void> | null = null;
   private readonly own: OwnLanding[] = [];
   private readonly firstSent = new Map<string, bigint>();
@@ -71,21 +74,32 @@ export class FeePrices {
   /** Starts a refresh when the last answer is a refresh period old (never awaited: signing reads what is there). */
   warm(): void {
     if (this.static || this.refreshing) return;
-    if (this.port.clock.now() - this.marketAt < (this.port.minRefreshMs ?? Math.max(this.port.slotMs, MIN_REFRESH_MS))) return;
+    const now = this.port.clock.now();
+    if (now - this.askedAt < (this.port.minRefreshMs ?? Math.max(this.port.slotMs, MIN_REFRESH_MS))) return;
+    this.askedAt = now;
     this.refreshing = this.port.market!.recentFees(this.port.accounts())
       .then((m) => {
         this.market = m;
         this.marketAt = this.port.clock.now();
         this.onFastReading?.(this.estimate('fast', NO_CAP, BASE_FEE.hush).microLamportsPerCu);
       })
-      .catch((e: unknown) => this.port.log({ err: e }, 'fee market not read; pricing from own landings'))
+      .catch((e: unknown) => {
+        this.failedAt = this.port.clock.now();
+        this.port.log({ err: e }, 'fee market not read; pricing from own landings');
+      })
       .finally(() => (this.refreshing = null));
   }
 
-  /** Before a signing: refreshes, and waits for the answer only when the last one is stale (after an idle spell). */
+  /**
+   * Before a signing: refreshes, and waits for the answer only when the last one is stale (after an idle spell)
+   * and the market has not failed to answer lately: an unreadable market must not hold every payout up for a
+   * call's timeout (they are priced from own landings meanwhile).
+   */
   async ready(): Promise<void> {
     this.warm();
-    if (this.refreshing && this.port.clock.now() - this.marketAt > STALE_SLOTS * this.port.slotMs) await this.refreshing;
+    const now = this.port.clock.now();
+    const stale = STALE_SLOTS * this.port.slotMs;
+    if (this.refreshing && now - this.marketAt > stale && now - this.failedAt > stale) await this.refreshing;
   }
 
   /** The slot now, from the last one known and the time since (no call). */

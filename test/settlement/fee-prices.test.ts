@@ -129,6 +129,16 @@ describe('the fee port', () => {
     assert.equal(p.price('payout').basis, 'own');
   });
 
+  test('a market that failed to answer holds no signing up: the next ones sign at once while a call hangs', async () => {
+    const { p, clock } = prices({ down: true });
+    await p.ready();
+    const hanging = { recentFees: () => new Promise<MarketFees>(() => {}) };
+    (p as unknown as { port: { market: typeof hanging } }).port.market = hanging;
+    clock.advance(1_000);
+    const outcome = await Promise.race([p.ready().then(() => 'signed'), new Promise((ok) => setImmediate(() => ok('held up')))]);
+    assert.equal(outcome, 'signed');
+  });
+
   test('static pricing: the configured price for every purpose, no call, no escalation', async () => {
     const { p, asked } = prices({ static: true });
     await p.ready();
