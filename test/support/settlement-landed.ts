@@ -100,6 +100,12 @@ export function assertHushShape(tx: LandedTx, feePayer: string, budget: HushBudg
   for (const m of MEMO_PROGRAMS) assert.ok(!tx.accountKeys.includes(m), `${tx.signature}: no memo program`);
 }
 
+/** What a Hush of `config` prices its transactions at: one static figure, or the market's range up to a payout's cap. */
+export function hushBudget(config: { computeUnitLimit: number; computeUnitPriceMicroLamports: bigint; feePricing: 'market' | 'static'; feeCapLamports: { payout: bigint } }): HushBudget {
+  if (config.feePricing === 'static') return { limit: config.computeUnitLimit, price: config.computeUnitPriceMicroLamports };
+  return { limit: config.computeUnitLimit, price: 'market', maxPrice: capPrice(config.feeCapLamports.payout, 5_000n, config.computeUnitLimit) };
+}
+
 /** A payout must leave from a Hush pool: none of the sender's or the deposit's accounts may appear in it. */
 export async function assertPayoutUnlinked(tx: LandedTx, placed: PlacedOrder, sender: Address): Promise<void> {
   const forbidden = [sender, placed.depositAccount, placed.depositOwner];
@@ -153,9 +159,3 @@ export async function successfulSignatures(chain: Chain, address: Address): Prom
 }
 
 // ------------------------------------------------------------------------------------------ admin
-
-/** What a Hush of `config` prices its transactions at: one static figure, or the market's range up to a payout's cap. */
-export function hushBudget(config: { computeUnitLimit: number; computeUnitPriceMicroLamports: bigint; feePricing: 'market' | 'static'; feeCapLamports: { payout: bigint } }): HushBudget {
-  if (config.feePricing === 'static') return { limit: config.computeUnitLimit, price: config.computeUnitPriceMicroLamports };
-  return { limit: config.computeUnitLimit, price: 'market', maxPrice: capPrice(config.feeCapLamports.payout, 5_000n, config.computeUnitLimit) };
-}
