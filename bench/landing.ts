@@ -1,18 +1,26 @@
 /**
- * bench:landing — do payouts land on a busy chain, once, at a fair price? (issue 73 item 4; a skeleton: the
- * sender is the bench's own, bench/support/landing-loop.ts, until the market estimate is wired into Hush.)
+ * bench:landing — do payouts land on a busy chain, once, at a fair price, and does the network fee partners are
+ * charged cover what Hush pays? (issue 73 item 4.) The sender is the bench's own (bench/support/landing-loop.ts:
+ * a payout's send, rebroadcast and re-sign after expiry, as Hush's outbox and settle loop do them), priced by
+ * Hush's own fee port (src/settlement/fee-prices.ts, the `payout` purpose, as the worker's `shape` prices it),
+ * and the quotes' flat network fee by Hush's own grid (src/domain/fee-grid-shared.ts) on the port's readings.
  *
  * For each profile (BENCH_PROFILES, default calm,busy,spike) a local chain in its own process congests
  * (LOCALNET_CONGESTION, seed BENCH_SEED, LOCALNET_DROP_RATE = BENCH_DROP_RATE, default 0.1: a tenth of all
  * sends lost), and two senders pay BENCH_PAYOUTS (200) payout-shaped transfers each, BENCH_PER_SLOT (2) a
- * slot, side by side: `static` at today's 1,000 micro-lamports per CU, and `market` at estimateComputeUnitPrice's
- * `fast` level over getRecentPrioritizationFees (src/chain/fee-market.ts, its percentile form) and its own
- * landings. Both rebroadcast every 5 slots while the blockhash lives and re-sign after it expired at
- * finalized (static at the same price, market escalated). Printed per sender: payouts landed, slots from a
+ * slot, side by side: `static` at today's 1,000 micro-lamports per CU, and `market` at the fee port's price
+ * (estimateComputeUnitPrice's `fast` level over getRecentPrioritizationFees, src/chain/fee-market.ts, its
+ * percentile form, and its own landings). Both rebroadcast every 5 slots while the blockhash lives and re-sign
+ * after it expired at finalized (static at the same price, market escalated). Printed per sender: payouts landed, slots from a
  * payout's first send to its landing (p50, p99), re-signs per payout, the median of the fee paid over its
  * slot's clearing price (localnet_getClearingPrices, for the sender's fee payer and pool), and lamports per
- * 1,000 landed payouts; then PASS or MISS against the targets: busy — 100 % landed, none twice, p99 ≤ 12
- * slots, median fee ≤ 1.3× the clearing price; calm — market's cost within 10 % of static's, or below.
+ * 1,000 landed payouts, and the network fee charged over the run against what Hush paid: each order charged a
+ * SOL order's networkFee (a lone sweep and the payout: QuoteService's formula) at the grid's rung when its payout
+ * was first signed (its quote's moment), against its landed payout and its sweep, which this bench does not send,
+ * costed at the fee port's `sweep` price at that moment (the payouts' part alone is printed too); then PASS or MISS against
+ * the targets: busy — 100 % landed, none twice, p99 ≤ 12 slots, median fee ≤ 1.3× the clearing price; calm —
+ * market's cost within 10 % of static's, or below; every profile — the network fee charged covers what Hush
+ * paid within 5 % (charged ≥ 0.95 × paid).
  * Slots are BENCH_SLOT_MS (200) long, figures are in slots. BENCH_TAIL_SLOTS (400): how long after the last
  * first send a run waits for the rest (past two blockhash lives: re-signs are seen).
  */
@@ -22,7 +30,11 @@ import { join } from 'node:path';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { callUrl, FeeMarket } from '../src/chain/fee-market.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { estimateComputeUnitPrice, PURPOSE_LEVEL, transactionLamports, type OwnLanding } from '../src/domain/fee-estimate.ts';
+import { DEFAULT_FEE_CAPS } from '../src/config/fee-settings.ts';
+import { transactionLamports } from '../src/domain/fee-estimate.ts';
+import { DEFAULT_NETWORK_COST, settlementLamports } from '../src/domain/network-cost.ts';
+import { firstGrid, stepSharedGrid, type SharedGrid } from '../src/domain/fee-grid-shared.ts';
+import { FeePrices } from '../src/settlement/fee-prices.ts';
 import { systemClock } from '../src/support/clock.ts';
 import { fund } from './support/chain-calls.ts';
 import { BASE_FEE_LAMPORTS, COMPUTE_UNITS, landingLoop, type PayoutRecord, type Strategy } from './support/landing-loop.ts';
@@ -53,9 +65,24 @@ interface Figures {
   feeRatio: number | null;
   lamportsPer1000: number | null;
   capped: number;
+  /** The payouts' part of the network fee charged over what Hush paid for the landed payouts. */
+  payoutChargedOverPaid: number | null;
+  /** The whole network fee charged (a SOL order's: a lone sweep and the payout, at the rung) over what Hush paid for the payout and would pay for its sweep. */
+  chargedOverPaid: number | null;
 }
 
-function figures(records: PayoutRecord[], clearing: Map<bigint, bigint>, capped: number): Figures {
+/** A payout's moment as the quotes and the fee port saw it when it was first signed: the grid's rung, and the price a sweep would get. */
+interface AtQuote {
+  rung: bigint;
+  sweepPrice: bigint;
+}
+
+/** A SOL order's networkFee at a rung (src/domain/network-cost.ts, as QuoteService charges it), in lamports. */
+function orderCharged(rung: bigint): bigint {
+  return settlementLamports({ ...DEFAULT_NETWORK_COST, computeUnitLimit: COMPUTE_UNITS, computeUnitPriceMicroLamports: rung }, { destinationNative: true, tokenAccountRentBps: 0, payoutCount: 1 });
+}
+
+function figures(records: PayoutRecord[], clearing: Map<bigint, bigint>, capped: number, atQuote: Map<string, AtQuote>): Figures {
   const landed = records.filter((r) => r.landed);
   const slots = landed.map((r) => Number(r.landed!.slot - r.firstSent!));
   const ratios = landed.flatMap((r) => {
@@ -63,6 +90,10 @@ function figures(records: PayoutRecord[], clearing: Map<bigint, bigint>, capped:
     return c !== undefined && c > 0n ? [Number(r.landed!.price) / Number(c)] : [];
   });
   const lamports = landed.reduce((sum, r) => sum + transactionLamports(r.landed!.price, COMPUTE_UNITS, BASE_FEE_LAMPORTS), 0n);
+  const payoutCharged = landed.reduce((sum, r) => sum + transactionLamports(atQuote.get(r.recipient)!.rung, COMPUTE_UNITS, BASE_FEE_LAMPORTS), 0n);
+  const charged = landed.reduce((sum, r) => sum + orderCharged(atQuote.get(r.recipient)!.rung), 0n);
+  // The bench sends no sweeps: each order's lone sweep (two signatures) is costed at the fee port's sweep price then.
+  const sweeps = landed.reduce((sum, r) => sum + transactionLamports(atQuote.get(r.recipient)!.sweepPrice, COMPUTE_UNITS, BASE_FEE_LAMPORTS), 0n);
   return {
     landedPct: (100 * landed.length) / records.length,
     twice: records.filter((r) => r.landedAttempts > 1).length,
@@ -72,6 +103,8 @@ function figures(records: PayoutRecord[], clearing: Map<bigint, bigint>, capped:
     feeRatio: ratios.length ? pct(ratios, 0.5) : null,
     lamportsPer1000: landed.length ? Number((lamports * 1000n) / BigInt(landed.length)) : null,
     capped,
+    payoutChargedOverPaid: lamports > 0n ? Number(payoutCharged) / Number(lamports) : null,
+    chargedOverPaid: lamports > 0n ? Number(charged) / Number(lamports + sweeps) : null,
   };
 }
 
@@ -92,37 +125,50 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
     const { url } = await localnetUrls(chain);
     const wallets: KeyPairSigner[] = await Promise.all(Array.from({ length: 4 }, () => generateKeyPairSigner()));
     await fund(url, createSolanaRpc(url), asset, wallets.map((w) => ({ address: w.address, lamports: 50n * 1_000_000_000n, tokens: 0n })));
-    const own: OwnLanding[] = [];
-    const feeMarket = new FeeMarket(callUrl(url, systemClock), systemClock, { slotMs: SLOT_MS });
     let capped = 0;
-    const statics: Strategy = { name: 'static', feePayer: wallets[0]!, pool: wallets[1]!, price: async () => STATIC_PRICE };
+    // The slot the loop last read, and when: the fee port's notion of "now" on the chain (Hush's slot clock).
+    let known: { slot: bigint; at: number } | null = null;
+    const fees = new FeePrices({
+      market: new FeeMarket(callUrl(url, systemClock), systemClock, { slotMs: SLOT_MS }),
+      accounts: () => [wallets[2]!.address, wallets[3]!.address],
+      knownSlot: () => known,
+      slotMs: SLOT_MS,
+      clock: systemClock,
+      settings: { feePricing: 'market', feeCapLamports: { ...DEFAULT_FEE_CAPS, payout: CAP_LAMPORTS }, computeUnitLimit: COMPUTE_UNITS, computeUnitPriceMicroLamports: STATIC_PRICE },
+      log: () => {},
+      // The loop reads the market every slot, as the estimator's rule was tuned (docs/decisions.md).
+      minRefreshMs: SLOT_MS,
+    });
+    // The quotes' grid on the port's fast readings (one worker, no class window open: the bench's quotes are its payouts).
+    let grid: SharedGrid | null = null;
+    fees.onFastReading = (fast) => {
+      const now = systemClock.now();
+      grid = grid ? stepSharedGrid(grid, fast, now, []).grid : firstGrid(fast, STATIC_PRICE, now, false);
+    };
+    const atQuote = { static: new Map<string, AtQuote>(), market: new Map<string, AtQuote>() };
+    const statics: Strategy = { name: 'static', feePayer: wallets[0]!, pool: wallets[1]!, price: async () => STATIC_PRICE, signed: (r) => void atQuote.static.set(r, { rung: STATIC_PRICE, sweepPrice: STATIC_PRICE }) };
     const market: Strategy = {
       name: 'market',
       feePayer: wallets[2]!,
       pool: wallets[3]!,
       async price(slot, previous) {
-        const fees = await feeMarket.recentFees([wallets[2]!.address, wallets[3]!.address]).catch(() => null);
-        const answer = estimateComputeUnitPrice({
-          level: PURPOSE_LEVEL.payout,
-          market: fees,
-          own,
-          tipSlot: slot,
-          computeUnits: COMPUTE_UNITS,
-          baseFeeLamports: BASE_FEE_LAMPORTS,
-          capLamports: CAP_LAMPORTS,
-          fallbackPrice: STATIC_PRICE,
-          ...(previous === undefined ? {} : { previousPrice: previous }),
-        });
+        known = { slot, at: systemClock.now() };
+        await fees.ready();
+        const answer = fees.price('payout', previous);
         if (answer.capped) capped++;
         return answer.microLamportsPerCu;
       },
-      landed: (l) => own.push(l),
+      signed: (r) => {
+        const g = grid as SharedGrid | null;
+        if (!atQuote.market.has(r)) atQuote.market.set(r, { rung: g?.pending?.from ?? g?.step ?? STATIC_PRICE, sweepPrice: fees.price('sweep').microLamportsPerCu });
+      },
+      landed: (l) => fees.ownLanding(l),
     };
     const settings = { url, asset, payouts: PAYOUTS, perSlot: PER_SLOT, slotMs: SLOT_MS, tailSlots: TAIL_SLOTS, amount: AMOUNT };
     const { records, clearing } = await landingLoop(settings, [statics, market], (l) => console.log(l));
     return {
-      statics: figures(records.filter((r) => r.strategy === 'static'), clearing.get('static')!, 0),
-      market: figures(records.filter((r) => r.strategy === 'market'), clearing.get('market')!, capped),
+      statics: figures(records.filter((r) => r.strategy === 'static'), clearing.get('static')!, 0, atQuote.static),
+      market: figures(records.filter((r) => r.strategy === 'market'), clearing.get('market')!, capped, atQuote.market),
     };
   } finally {
     await stop(chain);
@@ -144,6 +190,8 @@ function report(profile: string, f: { statics: Figures; market: Figures }): stri
     row('fee / slot clearing price, median', show(s.feeRatio, 2, '×'), show(m.feeRatio, 2, '×'), profile === 'busy' ? `${mark(m.feeRatio !== null && m.feeRatio <= 1.3)} (≤ 1.3×)` : ''),
     row('lamports per 1,000 landed payouts', show(s.lamportsPer1000), show(m.lamportsPer1000), profile === 'calm' ? `${mark(m.lamportsPer1000 !== null && s.lamportsPer1000 !== null && m.lamportsPer1000 <= s.lamportsPer1000 * 1.1)} (≤ 1.1× static)` : ''),
     row('signings at the cap', '', String(m.capped)),
+    row('payout part of network fee / paid', show(s.payoutChargedOverPaid, 2, '×'), show(m.payoutChargedOverPaid, 2, '×')),
+    row('network fee charged / Hush paid', show(s.chargedOverPaid, 2, '×'), show(m.chargedOverPaid, 2, '×'), `${mark(m.chargedOverPaid !== null && m.chargedOverPaid >= 0.95)} (≥ 0.95×: covers within 5 %)`),
   ];
   return lines;
 }

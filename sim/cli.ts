@@ -4,7 +4,8 @@
  *   npm run sim -- --seed 7                 one seed (its replay)
  *   npm run sim -- --seeds 200 --faults all the long search: seeds 1..200 (or from --seed)
  *   --hours H (default 1) --minutes M       simulated traffic
- *   --profile steady|cold-crowd|burst|daily|test-sends --faults none|rpc|crash|all
+ *   --profile steady|cold-crowd|burst|daily|test-sends --faults none|rpc|crash|all|busy (busy: all, on a chain
+ *   that congests like a busy mainnet hour and loses a tenth of all sends)
  *                                         (test-sends: two wallets each repeating its own amount on an idle Hush)
  *   --rate R (orders a second, default 1)   --keep 3,17,42 (a shrunk schedule)
  *   --mischief P (0..1, default 0.3: how often users send wrong amounts, retry, are sanctioned, send late)

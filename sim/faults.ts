@@ -2,8 +2,10 @@ import type { Random } from '../src/support/random.ts';
 import type { FaultPoint } from '../src/support/fault-points.ts';
 import type { RpcFault, RpcFaults } from './chain-wire.ts';
 import type { StoreFaults } from './life-db.ts';
+import { CONGESTION_DEFAULTS, type CongestionOptions } from '../src/localnet/congestion-profile.ts';
 
-export const FAULT_SETS = ['none', 'rpc', 'crash', 'all'] as const;
+/** `busy`: the chain congests like a busy mainnet hour and loses a tenth of all sends (issue 73), on top of `all`. */
+export const FAULT_SETS = ['none', 'rpc', 'crash', 'all', 'busy'] as const;
 export type FaultSet = (typeof FAULT_SETS)[number];
 
 /** Every named point a crash test stops the process at (src/support/fault-points.ts). */
@@ -19,6 +21,8 @@ export const RATES = {
 
 export interface FaultPlan {
   readonly set: FaultSet;
+  /** The chain's congestion (src/localnet/congestion-profile.ts); null: every valid transaction lands in its slot. */
+  readonly congestion: CongestionOptions | null;
   readonly rpc: RpcFaults | null;
   readonly store: StoreFaults | null;
   /** True when the process should die at this reach of `point` (the simulator then restarts it). */
@@ -38,9 +42,10 @@ export interface FaultPlan {
  * crashes at random reaches besides); screening provider outages.
  */
 export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { startMs: number; durationMs: number }): FaultPlan {
-  const rpcOn = set === 'rpc' || set === 'all';
-  const crashOn = set === 'crash' || set === 'all';
-  const storeOn = set === 'all';
+  const everything = set === 'all' || set === 'busy';
+  const rpcOn = set === 'rpc' || everything;
+  const crashOn = set === 'crash' || everything;
+  const storeOn = everything;
   let calm = set === 'none';
   const tally = new Map<string, number>();
   const count = (k: string) => tally.set(k, (tally.get(k) ?? 0) + 1);
@@ -48,7 +53,7 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
   const aimedReach = 1 + random.int(3);
   const reaches = new Map<FaultPoint, number>();
   const outages: { from: number; to: number }[] = [];
-  if (set === 'all') {
+  if (everything) {
     for (let i = 0; i < 2; i++) {
       const from = opts.startMs + random.int(Math.max(1, Math.floor(opts.durationMs * 0.6)));
       outages.push({ from, to: from + 5_000 + random.int(60_000) });
@@ -80,6 +85,7 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
   };
   return {
     set,
+    congestion: set === 'busy' ? { ...CONGESTION_DEFAULTS, profile: 'busy', seed, dropRate: 0.1 } : null,
     rpc: rpcOn ? rpc : null,
     store: storeOn ? store : null,
     crashAt(point) {

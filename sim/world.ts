@@ -99,7 +99,7 @@ export class World implements Activity, Endpoint {
   static async create(opts: WorldOptions): Promise<World> {
     const ties = stream(opts.seed, 'ties');
     const clock = new VirtualClock(SIM_EPOCH, () => ties.float());
-    const chain = await LocalChain.open({ dataDir: null, slotMs: SIM_SLOT_MS, clock, random: stream(opts.seed, 'chain') });
+    const chain = await LocalChain.open({ dataDir: null, slotMs: SIM_SLOT_MS, clock, random: stream(opts.seed, 'chain'), congestion: opts.faults.congestion });
     const world = new World(opts, clock, chain);
     // The chain's slots follow the simulated clock, one timer a slot.
     clock.every(SIM_SLOT_MS, () => chain.advanceSlot());

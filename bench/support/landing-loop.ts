@@ -1,6 +1,6 @@
 /**
- * bench:landing's sender, written here rather than taken from Hush (whose senders the market estimate is not
- * wired into yet): payout-shaped SOL transfers (fee payer and pool signing, Hush's compute budget) sent with
+ * bench:landing's sender, the bench's own rather than Hush's worker (which needs orders, deposits and a store to
+ * pay): payout-shaped SOL transfers (fee payer and pool signing, Hush's compute budget) sent with
  * skipPreflight and maxRetries 0, rebroadcast every REBROADCAST_SLOTS while their blockhash lives, and
  * re-signed, at the strategy's price for a re-sign, only once that blockhash has expired at `finalized` (so
  * the expired attempt can no longer land: a payout is paid at most once).
@@ -25,6 +25,8 @@ export interface Strategy {
   price(slot: bigint, previous: bigint | undefined): Promise<bigint>;
   /** A payout of this strategy landed. */
   landed?(l: { slot: bigint; price: bigint; waitedSlots: number }): void;
+  /** A payout to `recipient` was signed (first or again). */
+  signed?(recipient: Address): void;
 }
 
 interface Attempt {
@@ -80,6 +82,7 @@ export async function landingLoop(s: LoopSettings, strategies: readonly Strategy
   let lastClearingRead = 0n;
   const sign = async (st: Strategy, r: PayoutRecord, slot: bigint, previous?: bigint) => {
     const price = await st.price(slot, previous);
+    st.signed?.(r.recipient);
     const shape = txShape(st.feePayer, { computeUnitLimit: COMPUTE_UNITS, computeUnitPriceMicroLamports: price }, blockhash);
     const signed = await buildPayout(shape, { asset: s.asset, sources: [{ pool: st.pool, poolHolding: st.pool.address, amount: s.amount }], recipient: r.recipient });
     const a: Attempt = { signature: signed.signature, wire: signed.wire, price, lastValidBlockHeight: signed.lastValidBlockHeight, firstSent: slot, lastSent: slot };

@@ -11,6 +11,7 @@ import { operatorSettings, type OperatorSettings } from './operator-settings.ts'
 import { storeSettings, type StoreSettings } from './store-settings.ts';
 import { chainSettings, type ChainSettings } from './chain-settings.ts';
 import { priceSettings, type PriceSettings } from './price-settings.ts';
+import { feeSettings, type FeeSettings } from './fee-settings.ts';
 import { logLevel, type LogLevel } from './log-level.ts';
 import type { Role } from './role.ts';
 
@@ -25,7 +26,7 @@ export const DEPOSIT_IDENTITY_TARGET = 4096;
  * Everything docs/spec.md §11 lets an operator set, parsed once at start. Each concern's settings, with the
  * parser of its variables, live in a file of their own; what stays here belongs to no one concern.
  */
-export interface HushConfig extends HttpSettings, OperatorSettings, ConnectionSettings, StoreSettings, ChainSettings, PrivacySettings, LiquiditySettings, ScreeningSettings, PriceSettings {
+export interface HushConfig extends HttpSettings, OperatorSettings, ConnectionSettings, StoreSettings, ChainSettings, PrivacySettings, LiquiditySettings, ScreeningSettings, PriceSettings, FeeSettings {
   /**
    * HUSH_DEPOSIT_IDENTITY_TARGET (default 4096, 64–65536): deposit identities a worker keeps ready per asset
    * (src/treasury/deposit-identity-mint.ts). Covers two seconds of the API's peak order rate on one asset;
@@ -81,5 +82,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HushConfig {
     newTokenAccountShareBps: envInt(env, 'HUSH_NEW_TOKEN_ACCOUNT_SHARE_BPS', 7000, 0, 10_000),
     assets: loadAssets(env.HUSH_ASSETS_FILE || undefined, privacy.denominationMenu),
     ...priceSettings(env),
+    ...feeSettings(env),
   };
 }

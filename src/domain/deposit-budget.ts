@@ -2,9 +2,10 @@
  * The compute budget of the deposit transaction the sender signs (docs/spec.md §9: nothing in it marks it as
  * Hush's beyond what an ordinary wallet payment to a new address shows). Wallets set the limit from a
  * simulation plus a margin, and the price from the fee market, so both vary from one payment to the next;
- * Hush's own transactions use one fixed limit and price, and a deposit carrying those same values would
- * tie it to Hush's side. So a deposit's limit is what its shape consumes times a margin drawn per order,
- * and its price is drawn around the configured price. The draw is seeded per order by a keyed hash the
+ * Hush's own transactions use one fixed limit and a price per purpose, and a deposit carrying those same values
+ * would tie it to Hush's side. So a deposit's limit is what its shape consumes times a margin drawn per order,
+ * and its price is drawn from the fee market's deposit level up to half again above it (src/services/deposit-fees.ts:
+ * never below the level, or a busy hour would leave the low draws unlanded). The draw is seeded per order by a keyed hash the
  * caller makes (an unkeyed one of public data would let anyone recompute it), so every transaction of one
  * order (a refresh) carries the same budget.
  */
@@ -39,7 +40,7 @@ export function depositComputeBudget(
   const need = (native ? DEPOSIT_UNITS.native : DEPOSIT_UNITS.token) + UNITS_PER_BUMP_TRY * extraBumpTries;
   // A margin of 10–50 %, as wallets pad a simulation.
   const computeUnitLimit = Math.ceil(need * (1.1 + 0.4 * draws[0]));
-  // 50–150 % of the configured price, to the micro-lamport.
-  const scale = BigInt(Math.floor(500 + 1000 * draws[1]));
+  // 100–150 % of the level's price, to the micro-lamport.
+  const scale = BigInt(Math.floor(1000 + 500 * draws[1]));
   return { computeUnitLimit, computeUnitPriceMicroLamports: (priceMicroLamports * scale) / 1000n };
 }

@@ -5,6 +5,7 @@ import { buildApp } from '../api/app.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import { Authenticator } from '../services/authenticator.ts';
 import type { ClassTraffic } from '../services/class-traffic.ts';
+import { FeeGridView } from '../services/fee-grid-view.ts';
 import { DepositHintService } from '../services/deposit-hint-service.ts';
 import { DepositIdentityPool } from '../services/deposit-identity-pool.ts';
 import { OrderService } from '../services/order-service.ts';
@@ -93,6 +94,11 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
   const auth = new Authenticator(db, undefined, p.clock);
   const classTraffic = await startClassTraffic(config, db, p.log, closers, p.clock);
   const quoteKey = loadQuoteKey({ quoteKey: config.quoteKey, dataDir: config.dataDir });
+  // The fee grid the workers move: the quotes' flat networkFee is priced at its rung (read every 5 s, not per quote).
+  const feeGrid = new FeeGridView(db, config, p.clock);
+  closers.add(() => feeGrid.stop());
+  await feeGrid.refresh().catch((e: Error) => p.log(`fee grid not read (${e.message}); quotes use HUSH_COMPUTE_UNIT_PRICE's rung until it is`));
+  feeGrid.start();
   const orders = new OrderService(config, db, chain, { quoteMacKey: quoteKey, identities: new DepositIdentityPool(db) }, p.clock, services.inventory);
   const screening = p.screening;
   const statusCache = new StatusCache(db, undefined, p.clock);
@@ -103,7 +109,7 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
       config,
       db,
       auth,
-      quotes: new QuoteService(config, quoteKey, p.clock, p.random, services.inventory, services.swaps, classTraffic, services.addressRules, screening, quoteDecisionSink(db, p.log)),
+      quotes: new QuoteService(config, quoteKey, p.clock, p.random, services.inventory, services.swaps, classTraffic, services.addressRules, screening, quoteDecisionSink(db, p.log), feeGrid),
       orders,
       deposits: new DepositHintService(config, db, chain, orders, screening, p.clock, p.random, p.faults, p.log, p.alert),
       statusCache,

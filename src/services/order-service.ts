@@ -13,6 +13,7 @@ import { orderExpirationMs, orderTtlS } from '../domain/order-deadline.ts';
 import { firstQuoteDifference, openQuoteId, quoteKey, type OpenedQuote } from '../domain/quote-token.ts';
 import { trackingIdByQuoteKey } from '../store/order-by-quote.ts';
 import { buildDepositTransaction, depositAccountOf } from '../chain/deposit-transaction.ts';
+import { DepositFees } from './deposit-fees.ts';
 import { ChainUnavailableError, SolanaChain, type FreshBlockhash } from '../chain/solana-chain.ts';
 import type { LaneContext } from '../chain/rpc-lane.ts';
 import type { AccountRecord } from '../store/accounts-store.ts';
@@ -74,6 +75,8 @@ export class OrderService {
   private readonly inserts: OrderInsertBatcher;
   /** Orders being created by this process, by account and idempotency key (see create). */
   private readonly creating = new Map<string, { requestHash: string; outcome: Promise<OrderOutcome | { error: unknown }> }>();
+  /** The deposit level's price (the fee market at most once a slot, for order creation and refresh only). */
+  private readonly depositFees: DepositFees;
 
   constructor(
     private readonly config: HushConfig,
@@ -90,6 +93,7 @@ export class OrderService {
     this.dbSlots = pLimit(dbConcurrency);
     this.inserts = new OrderInsertBatcher(db, insertBatchesInFlight(db.kind), clock);
     this.identities = keys.identities;
+    this.depositFees = new DepositFees(chain, config, clock);
   }
 
   async close(): Promise<void> {}
@@ -255,8 +259,9 @@ export class OrderService {
     const q = opened.quote;
     const { trackingId, depositOwner, depositAccount, extraBumpTries } = await this.identities.take(source.mint, source.tokenProgram);
     // Whether an address of the order is another order's deposit address is the insert's own check (orders-store.ts).
-    const blockhash = await this.chain.latestBlockhash(lane).catch(chainError);
-    const tx = await this.depositTransaction(opened, depositOwner, blockhash, { depositAccount, extraBumpTries });
+    // The market is read beside the blockhash, not after it: at most one call a slot, shared by every order.
+    const [blockhash, price] = await Promise.all([this.chain.latestBlockhash(lane).catch(chainError), this.depositFees.price()]);
+    const tx = await this.depositTransaction(opened, depositOwner, blockhash, price, { depositAccount, extraBumpTries });
     const createdAt = this.clock.date();
     const txDeathMs = createdAt.getTime() + SolanaChain.remainingMs(blockhash, createdAt.getTime()) * BLOCKHASH_SAFETY;
     const ttlS = orderTtlS(q.sourceAssetId !== q.destinationAssetId, this.config);
@@ -294,11 +299,16 @@ export class OrderService {
     opened: OpenedQuote | { quote: { sourceAssetId: string; amountIn: string }; request: { senderAddress: Address } },
     depositOwner: Address,
     blockhash: FreshBlockhash,
+    /** The deposit level's price now (DepositFees): the order's draw is around it, so a refresh re-prices it. */
+    price: bigint,
     /** Derived with the deposit identity, off the request's path; a refresh derives it again. */
     deposit?: { depositAccount: Address; extraBumpTries: number },
   ) {
     const source = this.config.assets.get(opened.quote.sourceAssetId)!;
     const { depositAccount, extraBumpTries } = deposit ?? depositAccountOf(depositOwner, source.mint, source.tokenProgram);
+    const budget = depositComputeBudget(source.native, price, drawsFromSeed(this.budgetSeed(depositOwner)), extraBumpTries);
+    const ceiling = this.depositFees.ceiling(budget.computeUnitLimit);
+    if (budget.computeUnitPriceMicroLamports > ceiling) budget.computeUnitPriceMicroLamports = ceiling;
     return buildDepositTransaction({
       depositAccount,
       sender: opened.request.senderAddress,
@@ -310,12 +320,7 @@ export class OrderService {
       amount: BigInt(opened.quote.amountIn),
       blockhash: blockhash.blockhash,
       lastValidBlockHeight: blockhash.lastValidBlockHeight,
-      ...depositComputeBudget(
-        source.native,
-        this.config.computeUnitPriceMicroLamports,
-        drawsFromSeed(this.budgetSeed(depositOwner)),
-        extraBumpTries,
-      ),
+      ...budget,
     });
   }
 
@@ -341,7 +346,7 @@ export class OrderService {
     // Past its deadline the order is gone (410) whether or not the worker has marked it expired yet.
     if (order.status === STATUS.expired) throw new HushError('ORDER_EXPIRED', 'The order has expired; request a new quote', { expiration: order.expiration.toISOString() });
     if (order.status !== STATUS.awaiting_deposit) throw new HushError('ORDER_NOT_REFRESHABLE', `The order is ${order.status}, not awaiting a deposit`, { status: order.status });
-    const blockhash = await this.chain.latestBlockhash(lane).catch(chainError);
+    const [blockhash, price] = await Promise.all([this.chain.latestBlockhash(lane).catch(chainError), this.depositFees.price()]);
     const now = this.clock.now();
     if (now + SolanaChain.remainingMs(blockhash, now) * BLOCKHASH_SAFETY > order.expiration.getTime()) {
       throw new HushError('ORDER_EXPIRED', 'The order expires before a new transaction could land', { expiration: order.expiration.toISOString() });
@@ -350,6 +355,7 @@ export class OrderService {
       { quote: { sourceAssetId: order.sourceAssetId, amountIn: order.amountIn.toString() }, request: { senderAddress: order.sender } },
       order.depositOwner,
       blockhash,
+      price,
     );
     const updated = await this.dbSlots(() =>
       updateOrderTransaction(this.db, order.id, { blockhash: blockhash.blockhash, lastValidBlockHeight: blockhash.lastValidBlockHeight, expiresAtSlot: blockhash.expiresAtSlot }),

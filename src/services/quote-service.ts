@@ -21,6 +21,8 @@ import { screenQuote, type QuoteDecisionSink } from '../screening/quote-screenin
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
 import { QuoteNonces } from './quote-nonces.ts';
+import { classKey } from '../domain/class-release.ts';
+import type { QuotedFeePrice } from './fee-grid-view.ts';
 
 export interface QuoteRequest {
   amount: string;
@@ -72,6 +74,8 @@ export class QuoteService {
     /** docs/spec.md §12 screening; off → no check at all. */
     private readonly screening: Screening = SCREENING_OFF,
     private readonly onBlocked?: QuoteDecisionSink,
+    /** The rung the flat networkFee is priced at (the shared fee grid); absent → HUSH_COMPUTE_UNIT_PRICE. */
+    private readonly feePrice?: QuotedFeePrice,
   ) {
     this.nonces = new QuoteNonces(random);
     for (const a of config.assets.list) this.prices.set(a.assetId, parsePrice(a.referencePriceUsd));
@@ -143,7 +147,9 @@ export class QuoteService {
       throw new HushError('INSUFFICIENT_LIQUIDITY', `Not enough ${destination.assetId} liquidity to quote right now; retry shortly`, { assetId: destination.assetId });
     }
     if (amount > max) throw new HushError('AMOUNT_TOO_HIGH', `amount exceeds the current maximum of ${max}`, { min: min.toString(), max: max.toString() });
-    const networkFee = this.networkFee(source, destination);
+    // A private amount's class keeps one rung to its release (docs/spec.md §9; src/domain/fee-grid-shared.ts).
+    const cls = source.denominations.includes(amount) ? classKey({ sourceAssetId: source.assetId, destinationAssetId: destination.assetId, mode, pinnedAmount: amount }) : null;
+    const networkFee = this.networkFee(source, destination, this.feePrice?.priceFor(cls) ?? this.config.computeUnitPriceMicroLamports);
     const input = {
       mode,
       amount: toAmount(amount),
@@ -217,18 +223,20 @@ export class QuoteService {
    * and however many parts the payout takes, since a fee that varied with them would tell recipients
    * apart on the chain. The token account's rent is charged at the expected share of recipients without
    * one; the ledger shows how the flat figure compares with what Hush really paid. Partner fees are paid
-   * out in aggregate on a schedule, so their cost is Hush's and in no single order's networkFee.
+   * out in aggregate on a schedule, so their cost is Hush's and in no single order's networkFee. The
+   * compute-unit price is the fee grid's rung (the same for everyone at a moment, moved in coarse steps), not
+   * the minute's market: Hush absorbs each transaction's difference (expense:network_absorbed).
    */
-  private networkFee(source: Asset, destination: Asset): bigint {
+  private networkFee(source: Asset, destination: Asset, computeUnitPrice: bigint): bigint {
     const sol = this.config.assets.list.find((a) => a.native)!;
     const solPrice = source.native ? null : this.priceOf(sol.assetId);
     const sourcePrice = source.native ? null : this.priceOf(source.assetId);
     // The same few shapes are quoted over and over between price refreshes (a refresh brings new Price objects).
-    const key = `${source.assetId} ${destination.native}`;
+    const key = `${source.assetId} ${destination.native} ${computeUnitPrice}`;
     const hit = this.networkFees.get(key);
     if (hit && hit.solPrice === solPrice && hit.sourcePrice === sourcePrice) return hit.fee;
     const lamports = settlementLamports(
-      { ...DEFAULT_NETWORK_COST, computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports: this.config.computeUnitPriceMicroLamports },
+      { ...DEFAULT_NETWORK_COST, computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports: computeUnitPrice },
       { destinationNative: destination.native, tokenAccountRentBps: this.config.newTokenAccountShareBps, payoutCount: 1 },
     );
     const fee = solPrice && sourcePrice ? convertCeil(lamports, { price: solPrice, decimals: sol.decimals }, { price: sourcePrice, decimals: source.decimals }) : lamports;

@@ -6,6 +6,8 @@ import type { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
 import { ChainView } from '../chain/chain-view.ts';
 import { txShape, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
+import { callThrough, FeeMarket } from '../chain/fee-market.ts';
+import type { FeePurpose } from '../domain/fee-estimate.ts';
 import type { Db } from '../store/db.ts';
 import type { ChainTxOf } from '../store/settlement/chain-tx.ts';
 import type { Treasury } from '../treasury/treasury.ts';
@@ -27,6 +29,8 @@ import { SlotClock } from './fast-path/slot-clock.ts';
 import { WatchedBalances } from './fast-path/watched-balances.ts';
 import { budgetedPollMs, fallbackPollMs } from './timing.ts';
 import { PayoutQueue } from './payout-queue.ts';
+import { FeePrices } from './fee-prices.ts';
+import { FeeGridObserver } from './fee-grid-observer.ts';
 
 export type { Log } from './deps.ts';
 
@@ -115,9 +119,15 @@ export class SettlementContext {
   /** Where every step and part draws (src/support/random.ts). */
   readonly random: Random;
   readonly faults: FaultPoints;
+  /** Each purpose's compute-unit price from the fee market and Hush's own landings (fee-prices.ts). */
+  readonly fees: FeePrices;
+  /** The quote grid's worker side: fast readings into the shared row, the rung the ledger's split reads. */
+  readonly grid: FeeGridObserver;
   private readonly threads: boolean;
   /** Alerts told once per process and key. */
   readonly alerted = { backoff: new OncePerKey(), unsweepable: new OncePerKey(), abandonedLateRefund: new OncePerKey() };
+  /** When a capped signing of each purpose was last alerted: at most one ALERT a minute per purpose. */
+  private readonly cappedAlertAt = new Map<FeePurpose, number>();
 
   constructor(
     readonly config: HushConfig,
@@ -137,14 +147,15 @@ export class SettlementContext {
     this.faults = opts.faults;
     this.threads = opts.threads !== false;
     this.random = opts.random;
-    this.outbox = new Outbox(() => this.view, this.log, () => this.wake('transactions'), this.clock);
+    this.outbox = new Outbox(() => this.view, this.log, () => this.wake('transactions'), this.clock, (signatures) => this.fees.sent(signatures));
     this.pools = new Pools({
       db,
       treasury,
       view: () => this.view,
       asset: (id) => this.asset(id),
       alert: (kind, fields, msg) => this.alert(kind, fields, msg),
-      shape: (blockhash) => this.shape(blockhash),
+      shape: (blockhash, purpose, previousPrice) => this.shape(blockhash, purpose, previousPrice),
+      fees: () => this.fees,
       clock: this.clock,
       random: this.random,
     });
@@ -161,6 +172,17 @@ export class SettlementContext {
     });
     this.foreign = new ForeignFunds(() => this.view, this.log, this.clock);
     this.depositBalances = new WatchedBalances(this);
+    this.fees = new FeePrices({
+      market: config.feePricing === 'static' ? null : new FeeMarket(callThrough(chain), this.clock, { slotMs: config.slotMs }),
+      accounts: () => [treasury.feePayer.address, ...treasury.allPools().map((p) => p.holding)],
+      knownSlot: () => this.slots.known(),
+      slotMs: config.slotMs,
+      clock: this.clock,
+      settings: config,
+      log: this.log,
+    });
+    this.grid = new FeeGridObserver({ db, clock: this.clock, config, alert: (kind, fields, msg) => this.alert(kind, fields, msg), log: this.log });
+    this.fees.onFastReading = (price) => this.detach(this.grid.reading(price));
   }
 
   wake(loop: string, at?: number): void {
@@ -218,8 +240,23 @@ export class SettlementContext {
     return a;
   }
 
-  shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {
-    return txShape(this.treasury.feePayer, this.config, blockhash, this.threads ? 'thread-pool' : 'event-loop');
+  /**
+   * A transaction's shape for `purpose`, priced now (fees.price: synchronous, from the last market answer);
+   * `previousPrice`: the expired attempt a re-sign replaces, escalated from. A payout or refund priced at its
+   * cap may not land soon: an ALERT (at most one a minute per purpose).
+   */
+  shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }, purpose: FeePurpose, previousPrice?: bigint): TxShape {
+    this.fees.warm();
+    const answer = this.fees.price(purpose, previousPrice);
+    if (answer.capped && (purpose === 'payout' || purpose === 'refund' || purpose === 'lateRefund')) {
+      const now = this.clock.now();
+      if (now - (this.cappedAlertAt.get(purpose) ?? Number.NEGATIVE_INFINITY) >= 60_000) {
+        this.cappedAlertAt.set(purpose, now);
+        this.alert('fee_capped', { purpose, microLamportsPerCu: answer.microLamportsPerCu.toString(), capLamports: this.config.feeCapLamports[purpose].toString() }, `ALERT: the fee cap (HUSH_FEE_CAP_LAMPORTS) binds a ${purpose}: it is priced below the market and may not land until the market falls`);
+      }
+    }
+    const budget = { computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports: answer.microLamportsPerCu };
+    return txShape(this.treasury.feePayer, budget, blockhash, this.threads ? 'thread-pool' : 'event-loop');
   }
 
   /** A slot's length as Hush assumes it (HUSH_SLOT_MS; the poll and fallback delays are counted in slots). */

@@ -1,6 +1,7 @@
 import type { ChainView } from '../chain/chain-view.ts';
 import type { Log } from './deps.ts';
 import type { Clock } from '../support/clock.ts';
+import { signatureOfWire } from '../chain/wire-price.ts';
 
 export type { FaultPoint, FaultPoints } from '../support/fault-points.ts';
 
@@ -24,12 +25,15 @@ export class Outbox {
      */
     private readonly onSent: () => void = () => {},
     private readonly clock: Clock,
+    /** Told the signatures this worker sends for the first time (the fee port counts how long each took to land). */
+    private readonly firstSent: (signatures: string[]) => void = () => {},
   ) {}
 
   /** Sends recorded transactions in one RPC batch; never throws (the settle loop resends what did not go). */
   async sendBatch(txs: { signature: string; wire: string }[]): Promise<void> {
     if (txs.length === 0) return;
     const now = this.clock.now();
+    this.firstSent(txs.filter((t) => !this.lastSent.has(t.signature)).map((t) => t.signature));
     for (const t of txs) this.lastSent.set(t.signature, now);
     try {
       const errors = await this.view().sendMany(txs.map((t) => t.wire));
@@ -42,6 +46,16 @@ export class Outbox {
   }
 
   async sendAll(wires: string[]): Promise<void> {
+    // A resend was marked `resent` before it comes here: only a first send is told.
+    const first = wires.flatMap((w) => {
+      try {
+        const s = signatureOfWire(w);
+        return this.lastSent.has(s) ? [] : [s];
+      } catch {
+        return [];
+      }
+    });
+    if (first.length > 0) this.firstSent(first);
     await Promise.all(
       wires.map(async (w) => {
         try {

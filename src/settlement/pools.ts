@@ -13,6 +13,8 @@ import { spendableBalance } from '../domain/reserves.ts';
 import { type Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
 import { presignedVerdict, type PresignedVerdict, type SignedWith } from '../domain/settlement/presigned-payout.ts';
+import type { FeePurpose } from '../domain/fee-estimate.ts';
+import type { FeePrices } from './fee-prices.ts';
 
 /** What the pools touch: balances and pending outflows, the signers, the chain's blockhashes (the context builds it once). */
 export interface PoolsPort {
@@ -23,7 +25,9 @@ export interface PoolsPort {
   asset(id: string): Asset;
   /** An ALERT record: `alert: kind` with the fields, counted in hush_alerts_total{kind}. */
   alert(kind: string, fields: Record<string, unknown>, msg: string): void;
-  shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape;
+  shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }, purpose: FeePurpose, previousPrice?: bigint): TxShape;
+  /** The fee port: a plan waits for a fresh market answer only after an idle spell (FeePrices.ready). */
+  fees(): Pick<FeePrices, 'ready' | 'price'>;
   readonly clock: Clock;
   /** The order the pools are tried in. */
   readonly random: Random;
@@ -38,6 +42,13 @@ export interface PlanReads {
 
 /** A signed transfer out of a pool, ready to be recorded (then sent); `signedWith`: its blockhash's life and price, for a presigned payout's check at use. */
 export type PlannedTransfer = NewChainTx & { kind: Extract<ChainTxKind, 'payout' | 'refund' | 'partner_payout'>; meta: TransferMeta; signedWith?: SignedWith };
+
+/** The fee purpose of a transfer out of a pool (src/domain/fee-estimate.ts PURPOSE_LEVEL). */
+export function transferPurpose(kind: 'payout' | 'refund' | 'partner_payout', meta: TransferMeta): FeePurpose {
+  if (kind === 'partner_payout') return 'partnerPayout';
+  if (kind === 'refund') return meta.late ? 'lateRefund' : 'refund';
+  return 'payout';
+}
 
 /** What a pool can still pay: its `confirmed` balance less recorded pending outflows and what a batch took. */
 export function available(asset: Asset, holding: string, reads: PlanReads): bigint {
@@ -95,8 +106,11 @@ export class Pools {
     q: Queryable = this.ctx.db,
     /** Reads shared by a batch of plans; each plan adds what it chose to `taken`. */
     shared?: PlanReads,
-    /** quiet: a shortfall is not alerted (signing ahead; the real attempt alerts). */
-    opts: { quiet?: boolean } = {},
+    /**
+     * quiet: a shortfall is not alerted (signing ahead; the real attempt alerts). previousPrice: the price of the
+     * expired attempt this one replaces (escalated from: docs/decisions.md).
+     */
+    opts: { quiet?: boolean; previousPrice?: bigint } = {},
   ): Promise<PlannedTransfer | null> {
     const ctx = this.ctx;
     const asset = ctx.asset(assetId);
@@ -114,8 +128,8 @@ export class Pools {
     }
     // With shared reads there was no await above: the choice and this update are one synchronous step.
     for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
-    const blockhash = await this.payoutBlockhash(q, o.txBlockhash);
-    const shape = ctx.shape(blockhash);
+    const [blockhash] = await Promise.all([this.payoutBlockhash(q, o.txBlockhash), ctx.fees().ready()]);
+    const shape = ctx.shape(blockhash, transferPurpose(kind, meta), opts.previousPrice);
     const rentBack = meta.rentBack ? { rentBack: BigInt(meta.rentBack) } : {};
     const signed = await buildPayout(shape, { asset, sources: chosen.map((c) => ({ pool: c.pool.signer, poolHolding: c.pool.holding, amount: c.amount })), recipient: destination, ...rentBack });
     // A replacement passes the dead transaction's meta: its pools are not this one's.
@@ -135,7 +149,7 @@ export class Pools {
     const s = planned.signedWith;
     if (!s) return 'repriced';
     const ctx = this.ctx;
-    const verdict = presignedVerdict(s, ctx.clock.now(), ctx.shape({ blockhash: s.blockhash, lastValidBlockHeight: planned.lastValidBlockHeight }).computeUnitPriceMicroLamports);
+    const verdict = presignedVerdict(s, ctx.clock.now(), ctx.fees().price('payout').microLamportsPerCu);
     if (verdict !== 'use') return verdict;
     if ((await this.handedOutSet(ctx.db)).has(s.blockhash)) return 'handed_out';
     // No await from here on: the check and the update of `taken` are one synchronous step, as in plan().

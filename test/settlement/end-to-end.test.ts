@@ -18,7 +18,7 @@ import { type SimAccount, type SimHush, type SimWallet } from '../support/sim-hu
 import { assertPayoutUnlinked, ata, cleanReconcile, holding, startSettlementSim, type SimChain } from '../support/sim-settlement.ts';
 import {
   ASSETS, ISO_MS, SOL, assertHistory, assertHushShape, assertPaidOnce, depositOf, jsonish, lamportDelta,
-  lamportsIn, placeOrder, type AssetId, type LandedTx, type PlacedOrder,
+  lamportsIn, placeOrder, type AssetId, type HushBudget, type LandedTx, type PlacedOrder,
 } from '../support/settlement.ts';
 
 /** A release's spread on this server (standard amounts only; every amount below is off the menu). */
@@ -33,7 +33,7 @@ let h: SimHush;
 let acct: SimAccount;
 let cs: SimChain;
 let feePayer: string;
-let budget: { limit: number; price: bigint };
+let budget: HushBudget;
 let ataRent: bigint;
 const settled: { placed: PlacedOrder; record: any }[] = [];
 

@@ -1,8 +1,9 @@
 /**
  * Payouts signed while their orders wait for the floor (docs/performance.md, "Settlement at the raw loop's
  * pace"), on a simulated Hush: a burst of off-menu orders deposited together is paid with the payouts the worker
- * signed as their deposits confirmed, each paid exactly once, never before the floor; and a presigned payout
- * that no longer holds (its price moved) is signed again, never sent as it was.
+ * signed as their deposits confirmed, each paid exactly once, never before the floor; a presigned payout priced
+ * below the market at its due time is signed again, never sent as it was, and one within its band of a market
+ * that fell a little goes as signed.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -37,14 +38,20 @@ describe('presigned payouts', () => {
     assert.equal(queue().presignedCount, 0, 'nothing signed ahead is left once all are paid');
   });
 
-  test('a presigned payout whose price moved is signed again at its due time', async () => {
+  /**
+   * Runs one off-menu order with the payout price moved once its payout was signed ahead: `move` maps the price a
+   * payout gets from then on (the fee market moving, issue 73). Returns how the presign fared.
+   */
+  async function withMovedPrice(move: (price: bigint) => bigint): Promise<{ used: number; repriced: number }> {
     const before = { ...queue().tally, resigned: { ...queue().tally.resigned } };
-    // The price a payout gets from now on moves, as the fee market would move it (issue 73): the shape's price.
-    const ctx = h.hush.worker!.context;
-    const shape = ctx.shape.bind(ctx);
+    const fees = h.hush.worker!.context.fees;
+    const price = fees.price.bind(fees);
     const o = await placeUsdc(h, acct, OFF_MENU);
     let moved = false;
-    (ctx as { shape: typeof ctx.shape }).shape = (b) => ({ ...shape(b), computeUnitPriceMicroLamports: shape(b).computeUnitPriceMicroLamports + (moved ? 1n : 0n) });
+    fees.price = (purpose, previous) => {
+      const a = price(purpose, previous);
+      return moved ? { ...a, microLamportsPerCu: move(a.microLamportsPerCu) } : a;
+    };
     try {
       const wait = depositTogether(h, acct.client, [o]);
       await h.until('its payout signed ahead', async () => (queue().tally.signed > before.signed ? true : null), 30_000);
@@ -53,9 +60,20 @@ describe('presigned payouts', () => {
       const rec = await completedOnce(h, acct.client, o, d!, 120_000);
       assert.equal(rec.payouts.length, 1);
     } finally {
-      (ctx as { shape: typeof ctx.shape }).shape = shape;
+      fees.price = price;
     }
-    assert.equal(queue().tally.used, before.used, 'the presigned payout did not go');
-    assert.equal(queue().tally.resigned.repriced ?? 0, (before.resigned.repriced ?? 0) + 1, 'it was signed again at the new price');
+    return { used: queue().tally.used - before.used, repriced: (queue().tally.resigned.repriced ?? 0) - (before.resigned.repriced ?? 0) };
+  }
+
+  test('a presigned payout priced below the market at its due time is signed again, never sent below it', async () => {
+    const { used, repriced } = await withMovedPrice((p) => p + 1n);
+    assert.equal(used, 0, 'the presigned payout did not go');
+    assert.equal(repriced, 1, 'it was signed again at the new price');
+  });
+
+  test('a presigned payout within its band of a market that fell goes as signed (no re-sign for a small move)', async () => {
+    const { used, repriced } = await withMovedPrice((p) => (p * 9n) / 10n);
+    assert.equal(repriced, 0, 'not signed again: at most a quarter above the market');
+    assert.equal(used, 1, 'the presigned payout went as signed');
   });
 });

@@ -22,14 +22,14 @@ import { type SimAccount, type SimHush, type SimWallet } from '../support/sim-hu
 import { cleanReconcile, holding, signerAt, startSettlementSim, type SimChain } from '../support/sim-settlement.ts';
 import {
   ASSETS, SOL, TOKEN_PROGRAM, accountExists, assertHistory, assertHushShape, assertPaidOnce, chainTxRows, jsonish,
-  lamportDelta, placeOrder, type AssetId,
+  lamportDelta, placeOrder, type AssetId, type HushBudget,
 } from '../support/settlement.ts';
 
 let h: SimHush;
 let acct: SimAccount;
 let cs: SimChain;
 let feePayer: string;
-let budget: { limit: number; price: bigint };
+let budget: HushBudget;
 let ataRent: bigint;
 
 before(async () => {

@@ -38,6 +38,7 @@ const OTHERS: readonly { file: string; text: string; whose: string }[] = [
   { file: 'settlement/steps/late-refunds.ts', text: "t.status !== 'expired'", whose: 'chain_txs.status' },
   { file: 'settlement/steps/late-refunds.ts', text: "t.status !== 'failed'", whose: 'chain_txs.status' },
   { file: 'settlement/steps/recipient-refused.ts', text: "t.status === 'failed'", whose: 'chain_txs.status' },
+  { file: 'settlement/steps/replace-dead-parts.ts', text: "dead.status === 'expired'", whose: 'chain_txs.status (an expired attempt: its replacement escalates)' },
   { file: 'store/settlement/abandoned-late-refunds.ts', text: "WHERE latest.status IN ('expired', 'failed')", whose: 'chain_txs.status (a late refund attempt)' },
   { file: 'store/settlement/dead-late-refunds.ts', text: "latest WHERE status IN ('expired', 'failed')", whose: 'chain_txs.status (a late refund attempt)' },
   { file: 'store/settlement/part-attempts.ts', text: "WHERE status = 'failed'", whose: 'chain_txs.status' },

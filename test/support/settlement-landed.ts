@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { getBase58Encoder, type Address, type Signature } from '@solana/kit';
 import type { Queryable } from '../../src/store/db.ts';
+import { capPrice, LEVEL_RULES } from '../../src/domain/fee-estimate.ts';
 import { pollUntil } from './localnet.ts';
 import {
   ASSETS, ataOf, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAMS, type Chain, type PlacedOrder,
@@ -76,16 +77,33 @@ export function computeBudgetOf(tx: LandedTx): { limit: number; price: bigint } 
 }
 
 /**
- * docs/spec.md §9: every Hush transaction has the same shape — the treasury's fee payer pays, the compute-budget
- * instructions come first with the same settings, and no memo program appears anywhere.
+ * A Hush compute budget: its limit, and its price — one figure under HUSH_FEE_PRICING=static, or under the
+ * market's (`market`) a price between the cheapest level's floor and the cap's (src/domain/fee-estimate.ts).
  */
-export function assertHushShape(tx: LandedTx, feePayer: string, budget: { limit: number; price: bigint }): void {
+export type HushBudget = { limit: number; price: bigint } | { limit: number; price: 'market'; maxPrice: bigint };
+
+/**
+ * docs/spec.md §9: every Hush transaction has the same shape — the treasury's fee payer pays, the compute-budget
+ * instructions come first with the same limit and a price of its purpose (or the one static price), and no memo
+ * program appears anywhere.
+ */
+export function assertHushShape(tx: LandedTx, feePayer: string, budget: HushBudget): void {
   assert.equal(tx.accountKeys[0], feePayer, `${tx.signature}: the fee payer is the treasury fee payer`);
   assert.equal(tx.instructions[0]?.program, COMPUTE_BUDGET_PROGRAM, `${tx.signature}: compute budget first`);
   assert.equal(tx.instructions[1]?.program, COMPUTE_BUDGET_PROGRAM, `${tx.signature}: compute budget second`);
   assert.ok(tx.instructions.slice(2).every((ix) => ix.program !== COMPUTE_BUDGET_PROGRAM), `${tx.signature}: compute budget only at the start`);
-  assert.deepEqual(computeBudgetOf(tx), budget, `${tx.signature}: the same compute budget as every Hush transaction`);
+  const got = computeBudgetOf(tx);
+  if (budget.price === 'market') {
+    assert.equal(got.limit, budget.limit, `${tx.signature}: the same compute-unit limit as every Hush transaction`);
+    assert.ok(got.price >= LEVEL_RULES.cheap.floor && got.price <= budget.maxPrice, `${tx.signature}: a market price (${got.price}) between the cheapest floor and the cap`);
+  } else assert.deepEqual(got, budget, `${tx.signature}: the same compute budget as every Hush transaction`);
   for (const m of MEMO_PROGRAMS) assert.ok(!tx.accountKeys.includes(m), `${tx.signature}: no memo program`);
+}
+
+/** What a Hush of `config` prices its transactions at: one static figure, or the market's range up to a payout's cap. */
+export function hushBudget(config: { computeUnitLimit: number; computeUnitPriceMicroLamports: bigint; feePricing: 'market' | 'static'; feeCapLamports: { payout: bigint } }): HushBudget {
+  if (config.feePricing === 'static') return { limit: config.computeUnitLimit, price: config.computeUnitPriceMicroLamports };
+  return { limit: config.computeUnitLimit, price: 'market', maxPrice: capPrice(config.feeCapLamports.payout, 5_000n, config.computeUnitLimit) };
 }
 
 /** A payout must leave from a Hush pool: none of the sender's or the deposit's accounts may appear in it. */

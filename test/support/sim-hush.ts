@@ -18,6 +18,7 @@ import { addFeeRecipient, insertAccount, insertApiKey, updateAccount } from '../
 import { seededRandom } from '../../src/support/random.ts';
 import { ChainUsers, MINTS } from '../../sim/chain-users.ts';
 import { faultPlan, type FaultSet } from '../../sim/faults.ts';
+import type { CongestionOptions } from '../../src/localnet/congestion-profile.ts';
 import { runUntil, settle } from '../../sim/settle.ts';
 import { SimWallet } from '../../sim/wallets.ts';
 import { SIM_EPOCH, stream, World } from '../../sim/world.ts';
@@ -42,6 +43,8 @@ export interface SimHushOptions {
   env?: Record<string, string>;
   /** Seeded faults on Hush's RPC, store and process (default none). */
   faults?: FaultSet;
+  /** A chain that congests like mainnet (src/localnet/congestion-profile.ts), whatever `faults` says of it. */
+  congestion?: CongestionOptions;
 }
 
 export class SimHush {
@@ -60,7 +63,8 @@ export class SimHush {
 
   static async start(opts: SimHushOptions = {}): Promise<SimHush> {
     const seed = opts.seed ?? 1;
-    const faults = faultPlan(opts.faults ?? 'none', seed, stream(seed, 'faults'), { startMs: SIM_EPOCH, durationMs: 3_600_000 });
+    const plan = faultPlan(opts.faults ?? 'none', seed, stream(seed, 'faults'), { startMs: SIM_EPOCH, durationMs: 3_600_000 });
+    const faults = opts.congestion ? { ...plan, congestion: opts.congestion } : plan;
     const world = await World.create({ seed, faults, env: opts.env });
     const h = new SimHush(world);
     await h.drive(world.startLife());

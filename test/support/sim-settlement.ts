@@ -19,7 +19,7 @@ import { expectOk } from './api-responses.ts';
 import {
   accountExists, ASSETS, lamportsOf, rentExempt, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM, type AssetId, type AssetInfo, type Chain, type PlacedOrder,
 } from './settlement-chain.ts';
-import { fetchLanded, successfulSignatures, type LandedTx } from './settlement-landed.ts';
+import { fetchLanded, hushBudget, successfulSignatures, type HushBudget, type LandedTx } from './settlement-landed.ts';
 import { stream } from '../../sim/world.ts';
 import { SOL, SimWallet, startSimHush, type SimAccount, type SimHush } from './sim-hush.ts';
 
@@ -257,7 +257,7 @@ export interface SettlementSim {
   acct: SimAccount;
   cs: SimChain;
   feePayer: string;
-  budget: { limit: number; price: bigint };
+  budget: HushBudget;
   ataRent: bigint;
 }
 
@@ -270,7 +270,7 @@ export async function startSettlementSim(seed: number, env: Record<string, strin
     acct: await h.createAccount(),
     cs,
     feePayer: h.hush.treasury.feePayer.address,
-    budget: { limit: h.hush.config.computeUnitLimit, price: h.hush.config.computeUnitPriceMicroLamports },
+    budget: hushBudget(h.hush.config),
     ataRent: await cs.rent(TOKEN_ACCOUNT_SIZE),
   };
 }

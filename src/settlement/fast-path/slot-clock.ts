@@ -11,6 +11,7 @@ import type { Clock } from '../../support/clock.ts';
  */
 export class SlotClock {
   private notified = -1n;
+  private notifiedAt = 0;
   private polled = { slot: -1n, at: 0 };
   private polling: Promise<bigint> | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -28,6 +29,7 @@ export class SlotClock {
     this.unsubscribe = this.subs.onSlot((slot) => {
       if (slot <= this.notified) return;
       this.notified = slot;
+      this.notifiedAt = this.clock.now();
       onAdvance();
     });
   }
@@ -40,6 +42,12 @@ export class SlotClock {
   /** True while slots arrive over the socket (no polling needed). */
   get live(): boolean {
     return this.subs?.state === 'connected' && this.notified >= 0n;
+  }
+
+  /** The latest slot known without a call, and when it was seen (null before the first). */
+  known(): { slot: bigint; at: number } | null {
+    if (this.live) return { slot: this.notified, at: this.notifiedAt };
+    return this.polled.slot >= 0n ? { slot: this.polled.slot, at: this.polled.at } : null;
   }
 
   /** The latest slot: notified, or polled (reused within pollEveryMs). */

@@ -15,7 +15,7 @@ import { refundReleasedLateFunds, replaceDeadLateRefunds, retryLateRefunds, type
 import { StrayWatch } from './stray-funds.ts';
 
 /** What sweeping late funds touches. */
-export type SweepLateDeps = Pick<SettlementContext, 'db' | 'view' | 'asset' | 'treasury' | 'chain' | 'shape' | 'outbox' | 'log' | 'random'>;
+export type SweepLateDeps = Pick<SettlementContext, 'db' | 'view' | 'asset' | 'treasury' | 'chain' | 'shape' | 'fees' | 'outbox' | 'log' | 'random'>;
 /** What a late-deposit pass touches: the late sweeps, and the late refunds it retries or replaces. */
 export type LateDepositsDeps = SweepLateDeps & LateRefundsDeps & RefundLateDeps;
 
@@ -133,7 +133,8 @@ async function sweepLate(ctx: SweepLateDeps, orderId: string, trackingId: string
   const funds = lateFunds(() => asset.native, (await ctx.view.balances([depositAccount], 'confirmed')).get(depositAccount));
   if (!funds) return;
   const { amount, reopen } = funds;
-  const signed = await buildSweep(ctx.shape(await ctx.chain().latestBlockhash()), {
+  const [blockhash] = await Promise.all([ctx.chain().latestBlockhash(), ctx.fees.ready()]);
+  const signed = await buildSweep(ctx.shape(blockhash, 'lateSweep'), {
     asset,
     poolWallet: pool.address,
     poolHolding: pool.holding,

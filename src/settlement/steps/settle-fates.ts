@@ -11,7 +11,9 @@ import { setSweepItems } from '../../store/settlement/set-sweep-items.ts';
 import { settleChainTx, settleChainTxs } from '../../store/settlement/settle-chain-txs.ts';
 import { txFate, type SignatureState } from '../../domain/settlement/tx-fate.ts';
 import { DEFAULT_NETWORK_COST } from '../../domain/network-cost.ts';
-import { networkCostMovement } from '../../ledger/network-cost.ts';
+import { absorbedPriorityFee, networkCostMovement } from '../../ledger/network-cost.ts';
+import { computeUnitPriceOfWire } from '../../chain/wire-price.ts';
+import { purposeOfTx } from '../fee-prices.ts';
 import { assetMovements } from '../../ledger/order-movements.ts';
 import { withLateArrivals } from '../../ledger/sweep-legs.ts';
 import type { TxCosts } from '../../chain/chain-view.ts';
@@ -21,7 +23,7 @@ import { runStep, type Step } from '../step.ts';
 import { completeOrders, stepPayingOrder, type CompleteDeps } from './complete.ts';
 
 /** What settling fates touches: the chain's answers, the ledger, and what follows for a sweep or an order. */
-export type SettleFatesDeps = CompleteDeps & Pick<SettlementContext, 'db' | 'view' | 'sent' | 'outbox' | 'treasury' | 'asset' | 'alert' | 'log' | 'refundLate' | 'wake' | 'burstSpanSlots'>;
+export type SettleFatesDeps = CompleteDeps & Pick<SettlementContext, 'db' | 'view' | 'sent' | 'outbox' | 'treasury' | 'asset' | 'alert' | 'log' | 'refundLate' | 'wake' | 'burstSpanSlots' | 'fees' | 'grid' | 'config'>;
 
 interface Landed {
   t: ChainTx;
@@ -74,8 +76,9 @@ export const settleFatesStep: Step<SettleFatesDeps, ChainTx[], FateReads, FatePl
     for (const t of plan.resend) ctx.outbox.resent(t.signature);
     await Promise.all(
       plan.expired.map(async (t) => {
-        // Its blockhash is dead at `finalized` and it is nowhere in history: it can never land.
-        if (await settleChainTx(ctx.db, t.id, 'expired', null)) (ctx.outbox.settled(t.signature), await afterSettled(ctx, t, false));
+        // Its blockhash is dead at `finalized` and it is nowhere in history: it can never land. Its price was
+        // too low for its wait (or it was dropped): the next signing of its purpose escalates from it.
+        if (await settleChainTx(ctx.db, t.id, 'expired', null)) (ctx.outbox.settled(t.signature), ctx.fees.expired(t, purposeOfTx(t)), await afterSettled(ctx, t, false));
       }),
     );
     await Promise.all([settleLanded(ctx, plan.landed), plan.resend.length > 0 ? ctx.outbox.sendAll(plan.resend.map((t) => t.wire)) : null]);
@@ -130,8 +133,9 @@ async function settleLanded(ctx: SettleFatesDeps, landed: Landed[]): Promise<voi
 }
 
 /** The fates, costs and movements of landed transactions in one database transaction; returns those this call settled. */
-async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<SettlementContext, 'db' | 'treasury' | 'asset' | 'alert' | 'log' | 'outbox' | 'clock'>, batch: L[]): Promise<L[]> {
+async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<SettlementContext, 'db' | 'treasury' | 'asset' | 'alert' | 'log' | 'outbox' | 'clock' | 'fees' | 'grid' | 'config'>, batch: L[]): Promise<L[]> {
   const confirmedAt = ctx.clock.date().toISOString();
+  const flat = await ctx.grid.flatPrice();
   const settled = await ctx.db.transaction(async (tx) => {
     const done = await settleChainTxs(
       tx,
@@ -140,7 +144,7 @@ async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<Sett
     const mine = batch.filter(({ t }) => done.has(t.id));
     const movements: Movement[] = [];
     for (const { t, success, costs } of mine) {
-      movements.push(networkCostMovement(t.signature, ctx.treasury.feePayer.address, costs));
+      movements.push(networkCostMovement(t.signature, ctx.treasury.feePayer.address, costs, flatAbsorbed(t, flat, ctx.config.computeUnitLimit)));
       if (success) {
         await recordLateArrivals(ctx, tx, t, costs.lamportsBefore);
         movements.push(...landedMovements(ctx, t, costs.watchDelta));
@@ -150,8 +154,22 @@ async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<Sett
     for (const { t, success } of mine) if (t.kind === 'sweep') await finishSweep(tx, t.id, success);
     return mine;
   });
-  for (const { t } of settled) ctx.outbox.settled(t.signature);
+  for (const { t, slot } of settled) {
+    ctx.outbox.settled(t.signature);
+    ctx.fees.landed(t, purposeOfTx(t), slot);
+  }
   return settled;
+}
+
+/**
+ * What Hush absorbed of a transaction the quotes' flat networkFee prices (a payout, a refund, a sweep): its
+ * priority fee over the rung's (src/ledger/network-cost.ts). A partner payout, a funding or a stray return is
+ * priced by no quote: all of it is Hush's expense as before.
+ */
+function flatAbsorbed(t: ChainTx, flat: bigint, units: number): bigint {
+  if (t.kind !== 'payout' && t.kind !== 'refund' && t.kind !== 'sweep') return 0n;
+  const paid = computeUnitPriceOfWire(t.wire);
+  return paid === null ? 0n : absorbedPriorityFee(paid, flat, units);
 }
 
 function slotOf(st: SignatureState | null | undefined): bigint | undefined {

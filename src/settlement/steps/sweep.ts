@@ -12,7 +12,7 @@ import type { AccountBalance } from '../../chain/chain-view.ts';
 import type { FreshBlockhash } from '../../chain/solana-chain.ts';
 
 /** What a sweep touches. */
-export type SweepDeps = Pick<SettlementContext, 'db' | 'view' | 'chain' | 'shape' | 'asset' | 'treasury' | 'outbox' | 'alerted' | 'alert' | 'log' | 'slotMs' | 'running' | 'maxRps' | 'clock' | 'random' | 'faults'>;
+export type SweepDeps = Pick<SettlementContext, 'db' | 'view' | 'chain' | 'shape' | 'fees' | 'asset' | 'treasury' | 'outbox' | 'alerted' | 'alert' | 'log' | 'slotMs' | 'running' | 'maxRps' | 'clock' | 'random' | 'faults'>;
 
 const SWEEP_BATCH = 4;
 const SWEEP_MAX_DEFERRALS = 3;
@@ -142,7 +142,8 @@ async function commitSweep(ctx: SweepDeps, { assetId, blockhash, entries }: Swee
     items.push({ owner: await ctx.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount, amount: e.amount, orderId: b.orderId, extra: e.extra, reserve: e.reserve });
   }
   if (items.length === 0) return 0;
-  const signed = await buildSweep(ctx.shape(blockhash), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });
+  await ctx.fees.ready();
+  const signed = await buildSweep(ctx.shape(blockhash, 'sweep'), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });
   const result = await ctx.db.transaction(async (tx) => {
     // Someone swept or took one of them since it was read: this signed sweep is dropped, never sent.
     const still = await relockUnsweptDeposits(tx, items.map((i) => i.orderId));
