@@ -4,7 +4,6 @@ import { startPayouts, type PayableStatus } from '../store/settlement/start-payo
 import type { FaultPoints } from '../support/fault-points.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Outbox } from './outbox.ts';
-import type { PayableOrder } from './plan-payouts.ts';
 import type { PlanReads, PlannedTransfer, Pools } from './pools.ts';
 import { PAYOUT_BATCH, PRESIGNED_TTL_MS, PRESIGN_READS_MAX_AGE_MS, SETTLE_FALLBACK_SLOTS } from './timing.ts';
 
@@ -25,6 +24,9 @@ export interface PayoutQueuePort {
   readonly faults: FaultPoints;
   readonly clock: Clock;
 }
+
+/** What signing an order's payout ahead needs of it (a payable order's fields, without the settlement context's types). */
+export type PresignedOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'txBlockhash' | 'destinationAssetId' | 'recipient' | 'amountOut'>;
 
 /** How the presigned payouts of a run fared at their due time (the bench and the metrics read it). */
 export interface PresignTally {
@@ -66,7 +68,7 @@ export class PayoutQueue {
    * used at their due time. The caller holds `exclusive`. Pools are chosen against the last batch's reads
    * when recent (checked again at use), else against a fresh read; nothing is recorded or reserved.
    */
-  async presign(orders: PayableOrder[]): Promise<void> {
+  async presign(orders: PresignedOrder[]): Promise<void> {
     const now = this.ctx.clock.now();
     for (const [id, p] of this.presigned) if (now - p.at > PRESIGNED_TTL_MS) this.presigned.delete(id);
     if (orders.length === 0) return;
