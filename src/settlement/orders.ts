@@ -22,9 +22,21 @@ export type OrderLoopDeps = Pick<SettlementContext, 'db' | 'workerId' | 'leaseSe
   PayOrRefundDeps &
   CompleteDeps;
 
-/** The payout loop's pass: due orders that are paid next, claimed apart from the rest (claimDuePayouts). */
-export function payoutTick(ctx: OrderLoopDeps): Promise<number> {
-  return orderTick(ctx, claimDuePayouts);
+/**
+ * The payout loop's pass: due orders that are paid next, claimed apart from the rest (claimDuePayouts), their
+ * batches stepped beside the loop rather than awaited, so payouts falling due a moment later (the next wave of a
+ * burst, woken at their due time) are claimed then, not after this pass's batches are all recorded and sent.
+ */
+export async function payoutTick(ctx: OrderLoopDeps): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const orders = await claimDuePayouts(ctx.db, ctx.workerId, ORDER_BATCH, ctx.leaseSeconds);
+    total += orders.length;
+    // stepBatch never throws; the runner's stop waits for what it detached.
+    if (orders.length > 0) ctx.detach(stepBatch(ctx, orders));
+    if (orders.length < ORDER_BATCH || !ctx.running()) break;
+  }
+  return total;
 }
 
 /**

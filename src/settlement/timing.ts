@@ -7,8 +7,8 @@ export const SETTLE_FALLBACK_SLOTS = 4;
 /** Orders claimed per batch, and batches stepped at once. */
 export const ORDER_BATCH = 64;
 export const ORDER_BATCHES_IN_FLIGHT = 4;
-/** Payouts planned and recorded together (one read of pending outflows and pool balances). */
-export const PAYOUT_BATCH = 64;
+/** Payouts planned and recorded together (one read of pending outflows and pool balances, one statement, one send). */
+export const PAYOUT_BATCH = 256;
 /** A payout due within this long of its deposit's confirmation (the floor) is signed while it waits. */
 export const PRESIGN_AHEAD_MS = 5_000;
 /** A payout signed ahead is dropped unused after this long (its order was held, refunded, or paid by another worker). */
