@@ -170,7 +170,7 @@ try {
 
   const tokens = (x: bigint) => `${Number(x) / Number(unit)} ${asset.symbol}`;
   printHeader({ orders: ORDERS, classSize: CLASS, symbol: asset.symbol, slotMs: SLOT_MS, engine: info.engine, menu: config.denominationMenu, spreadS: config.payoutDelayS, load: loadAtStart, cores: cpus().length });
-  printOffMenuRun(offMenu, base, floored, { orders: ORDERS, amount: tokens(AMOUNT), slotMs: SLOT_MS, pollMs: POLL_MS });
+  printOffMenuRun(offMenu, base, floored, { workers: WORKERS, orders: ORDERS, amount: tokens(AMOUNT), slotMs: SLOT_MS, pollMs: POLL_MS });
   printClassRun(klass, { amount: tokens(CLASS_AMOUNT), slotMs: SLOT_MS, spreadS: config.payoutDelayS });
   if (!idleBefore || !idleBetween || !idleAfter) console.log('(c) RPC calls not counted: BENCH_RPC_PROXY=off (Hush straight to the chain)');
   else {

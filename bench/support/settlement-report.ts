@@ -34,7 +34,7 @@ export function printOffMenuRun(
   run: OffMenuRun,
   base: { perSecond: number; seconds: number },
   floored: { perSecond: number; seconds: number; sentToConfirmedMs: number[]; visibleToSentMs: number[] },
-  o: { orders: number; amount: string; slotMs: number; pollMs: number },
+  o: { orders: number; amount: string; slotMs: number; pollMs: number; workers: number },
 ): void {
   console.log(
     `(a) ${o.orders} orders of ${o.amount}, an amount off the menu: not private, paid at the policy's floor (due two slots after the deposit confirms); ${run.standard} of ${o.orders} status records say standard`,
@@ -45,7 +45,9 @@ export function printOffMenuRun(
   row('    its payout sent → seen confirmed', p50p99(floored.sentToConfirmedMs));
   row('Hush: deposits submitted → all completed', `${run.perSecond.toFixed(1)} orders/s (${run.seconds.toFixed(2)} s)`);
   const ratio = run.perSecond / floored.perSecond;
-  row('    ratio Hush / raw loop at the floor', ratio.toFixed(2), '≥ 0.90', ratio >= 0.9);
+  // Two workers share one store and each reads every deposit's origin: the issue holds that run to 0.8.
+  const target = o.workers > 1 ? 0.8 : 0.9;
+  row('    ratio Hush / raw loop at the floor', ratio.toFixed(2), `≥ ${target.toFixed(2)}`, ratio >= target);
   // The raw loop without deposits cannot be matched: no order of Hush's completes sooner than 4 slots after its
   // deposit was sent (its landing, its confirmation, the floor's two slots, the payout's landing), a wait that loop
   // never has (docs/performance.md, "Settlement at the raw loop's pace").
