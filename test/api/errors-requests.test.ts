@@ -18,9 +18,9 @@ import {
   type TestAccount, type TestHush, startErrorSuite, type ErrorSuite,
 } from '../support/hush-server.ts';
 
-let t: TestHush, acct: TestAccount, sender: Address, recipient: Address;
+let t: TestHush, acct: TestAccount, sender: Address;
 let quoteReq: ErrorSuite['quoteReq'], freshQuote: ErrorSuite['freshQuote'];
-before(async () => void ({ t, acct, sender, recipient, quoteReq, freshQuote } = await startErrorSuite()));
+before(async () => void ({ t, acct, sender, quoteReq, freshQuote } = await startErrorSuite()));
 after(async () => t?.close());
 
 describe('X-Request-Id (docs/spec.md §2)', () => {
