@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +17,8 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import ts from 'typescript';
 import { findAssociatedTokenPda } from '@solana-program/token';
-import type { Address } from '@solana/kit';
-import { startTestHush, USDC_MINT, type TestHush } from '../support/hush-server.ts';
+import { createKeyPairSignerFromPrivateKeyBytes, type Address } from '@solana/kit';
+import { fundedSender, startTestHush, USDC_MINT, type TestHush } from '../support/hush-server.ts';
 import { REPO_ROOT } from '../support/readme-examples.ts';
 
 const run = promisify(execFile);
@@ -30,27 +31,16 @@ async function registryReachable(): Promise<boolean> {
   );
 }
 
-/** The partner's process: funds a fresh sender from the local faucet, calls the README's privateSend, prints the result. */
+/**
+ * The partner's process: its sender from the key the test funded (SENDER_SEED, confirmed before it starts), the
+ * README's privateSend, the result printed.
+ */
 const DRIVER = `
-import { createSolanaRpc, generateKeyPairSigner, lamports } from '@solana/kit';
+import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner } from '@solana/kit';
 import { privateSend } from './private-send.mjs';
 
-const url = process.env.SOLANA_RPC_URL;
-const rpc = createSolanaRpc(url);
-const sender = await generateKeyPairSigner();
+const sender = await createKeyPairSignerFromPrivateKeyBytes(Buffer.from(process.env.SENDER_SEED, 'hex'));
 const recipient = (await generateKeyPairSigner()).address;
-const airdrop = await rpc.requestAirdrop(sender.address, lamports(1_000_000_000n)).send();
-const res = await fetch(url, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'localnet_requestTokenAirdrop', params: [sender.address, '${USDC_MINT}', 200_000_000] }),
-});
-const tokens = (await res.json()).result;
-for (let i = 0; i < 150; i++) {
-  const { value } = await rpc.getSignatureStatuses([airdrop, tokens]).send();
-  if (value.every((s) => s && s.confirmationStatus !== 'processed')) break;
-  await new Promise((r) => setTimeout(r, 200));
-}
 const result = await privateSend(sender, recipient);
 console.log('RESULT ' + JSON.stringify({ status: result.status, payouts: result.payouts.length, sender: sender.address, recipient }));
 `;
@@ -96,7 +86,10 @@ describe('README partner example, installed and run from outside the repository'
     writeFileSync(join(app, 'private-send.mjs'), js);
     writeFileSync(join(app, 'run.mjs'), DRIVER);
     const account = await t.createAccount();
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HUSH_URL: t.url, HUSH_API_KEY: account.apiKey, SOLANA_RPC_URL: t.chainUrl };
+    // The sender is funded here and confirmed (the faucet is the test's, not the partner's), the driver signs with it.
+    const seed = randomBytes(32);
+    await fundedSender(t, { sol: 1_000_000_000n, usdc: 200_000_000n, wallet: await createKeyPairSignerFromPrivateKeyBytes(seed) });
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HUSH_URL: t.url, HUSH_API_KEY: account.apiKey, SOLANA_RPC_URL: t.chainUrl, SENDER_SEED: seed.toString('hex') };
     const { stdout } = await run(process.execPath, ['run.mjs'], { cwd: app, env, timeout: 180_000, maxBuffer: 8 << 20 }).catch((e: { stdout?: string; stderr?: string; message: string }) =>
       assert.fail(`the README example failed from ${app}:\n${e.stdout ?? ''}${e.stderr ?? e.message}`),
     );

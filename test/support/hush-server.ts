@@ -264,8 +264,8 @@ export async function offCurveAddress(): Promise<Address> {
 }
 
 /** A new wallet with SOL (and optionally USDC) on the local chain, confirmed. */
-export async function fundedSender(t: TestHush, opts: { sol?: bigint; usdc?: bigint } = {}): Promise<KeyPairSigner> {
-  const w = await generateKeyPairSigner();
+export async function fundedSender(t: TestHush, opts: { sol?: bigint; usdc?: bigint; wallet?: KeyPairSigner } = {}): Promise<KeyPairSigner> {
+  const w = opts.wallet ?? (await generateKeyPairSigner());
   const sig = await t.rpc.requestAirdrop(w.address, lamports(opts.sol ?? 5n * SOL)).send();
   await waitForStatus(t.rpc, sig, 'confirmed');
   if (opts.usdc) await waitForStatus(t.rpc, await requestTokenAirdrop(t.chainUrl, w.address, USDC_MINT, opts.usdc), 'confirmed');
