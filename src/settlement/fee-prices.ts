@@ -114,7 +114,11 @@ export class FeePrices {
     const slot = this.slotNow();
     if (slot === null) return;
     for (const s of signatures) if (!this.firstSent.has(s)) this.firstSent.set(s, slot);
-    if (this.firstSent.size > SENT_KEPT) for (const k of [...this.firstSent.keys()].slice(0, this.firstSent.size - SENT_KEPT)) this.firstSent.delete(k);
+    // Oldest first (a Map keeps insertion order), without copying every key on each send once full.
+    for (const k of this.firstSent.keys()) {
+      if (this.firstSent.size <= SENT_KEPT) break;
+      this.firstSent.delete(k);
+    }
   }
 
   /** One of Hush's transactions landed in `slot`: its price and wait become evidence; its purpose's escalation ends. */

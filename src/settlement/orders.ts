@@ -43,11 +43,11 @@ export async function payoutTick(ctx: OrderLoopDeps): Promise<number> {
  * Claims and steps due orders. While batches come back full (a burst), the next one is claimed without
  * waiting for the previous one to finish, up to ORDER_BATCHES_IN_FLIGHT at once.
  */
-export async function orderTick(ctx: OrderLoopDeps, claim: typeof claimDueOrders = claimDueOrders): Promise<number> {
+export async function orderTick(ctx: OrderLoopDeps): Promise<number> {
   let total = 0;
   const inflight = new Set<Promise<void>>();
   for (;;) {
-    const orders = await claim(ctx.db, ctx.workerId, ORDER_BATCH, ctx.leaseSeconds);
+    const orders = await claimDueOrders(ctx.db, ctx.workerId, ORDER_BATCH, ctx.leaseSeconds);
     total += orders.length;
     if (orders.length > 0) {
       const p: Promise<void> = stepBatch(ctx, orders).then(() => void inflight.delete(p));

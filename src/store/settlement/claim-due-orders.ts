@@ -8,12 +8,17 @@ import { FINAL } from './final-statuses.ts';
  * when its lease runs out. The claimed rows come back from the same statement (the claim is the worker's
  * hottest path; the worker never reads an order's history).
  */
-export async function claimDueOrders(db: Queryable, workerId: string, limit: number, leaseSeconds: number): Promise<OrderRecord[]> {
+export function claimDueOrders(db: Queryable, workerId: string, limit: number, leaseSeconds: number): Promise<OrderRecord[]> {
+  return claimDue(db, `status NOT IN ${FINAL}`, workerId, limit, leaseSeconds);
+}
+
+/** The claim of due orders whose status `statusFilter` admits (claimDuePayouts narrows it to the orders paid next). */
+export async function claimDue(db: Queryable, statusFilter: string, workerId: string, limit: number, leaseSeconds: number): Promise<OrderRecord[]> {
   const { rows } = await db.query<OrderRow>(
     `UPDATE orders SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = attempts + 1
      WHERE id IN (
        SELECT id FROM orders
-       WHERE status NOT IN ${FINAL} AND next_run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+       WHERE ${statusFilter} AND next_run_at <= now() AND (locked_until IS NULL OR locked_until < now())
        ORDER BY next_run_at LIMIT $2 FOR UPDATE SKIP LOCKED)
      RETURNING *`,
     [workerId, limit, leaseSeconds],
