@@ -70,6 +70,7 @@ import { rawFlooredLoop } from './support/raw-floored-loop.ts';
 import { idle, proxyOverhead, since, startRpcProxy, totalCalls, type RpcProxy } from './support/rpc-cost.ts';
 import { reportAgainstBaseline } from './support/baseline-compare.ts';
 import { pct } from './support/stats.ts';
+import { screeningList } from './support/screening-list.ts';
 import type { BenchInfo } from './support/settlement-bench-client.ts';
 import { classRun } from './support/settlement-class-run.ts';
 import { offMenuRun } from './support/settlement-off-menu-run.ts';
@@ -110,6 +111,7 @@ if (globalThis.crypto.subtle !== webcrypto.subtle || KeyObject.from(probe.keyPai
 const loadAtStart = loadavg()[0]!;
 const chainDir = mkdtempSync(join(tmpdir(), 'hush-bench-settle-chain-'));
 const hushDir = mkdtempSync(join(tmpdir(), 'hush-bench-settle-hush-'));
+const SCREENED = Number(process.env.BENCH_SCREENING_LIST ?? 1000);
 const chain = start('src/cli/localnet.ts', { DATA_DIR: chainDir, LOCALNET_PORT: '0', LOCALNET_SLOT_MS: String(SLOT_MS) });
 let hush: ChildProcess | null = null;
 const extraWorkers: ChildProcess[] = [];
@@ -138,6 +140,9 @@ try {
       DATABASE_SCHEMA: PG_URL ? PG_SCHEMA : '',
       // One treasury for every worker of a two-worker run.
       TREASURY_SEED: TREASURY_SEED,
+      // Screening on, as every deployment runs it (docs/spec.md §12): a list of BENCH_SCREENING_LIST (1,000)
+      // addresses, none of them the bench's; BENCH_SCREENING_LIST=0 measures without.
+      HUSH_SCREENING_LISTS: screeningList(hushDir, SCREENED),
   };
   hush = start('bench/support/settlement-bench-server.ts', hushEnv);
   const info = JSON.parse(await waitLine(hush, (l) => l.startsWith('{'))) as BenchInfo;
@@ -169,7 +174,7 @@ try {
   const idleAfter = COUNTED ? await idle(hushProxy, IDLE_S) : null;
 
   const tokens = (x: bigint) => `${Number(x) / Number(unit)} ${asset.symbol}`;
-  printHeader({ orders: ORDERS, classSize: CLASS, symbol: asset.symbol, slotMs: SLOT_MS, engine: info.engine, menu: config.denominationMenu, spreadS: config.payoutDelayS, load: loadAtStart, cores: cpus().length });
+  printHeader({ orders: ORDERS, classSize: CLASS, symbol: asset.symbol, slotMs: SLOT_MS, engine: info.engine, menu: config.denominationMenu, spreadS: config.payoutDelayS, load: loadAtStart, cores: cpus().length, screened: SCREENED });
   printOffMenuRun(offMenu, base, floored, { workers: WORKERS, orders: ORDERS, amount: tokens(AMOUNT), slotMs: SLOT_MS, pollMs: POLL_MS });
   printClassRun(klass, { amount: tokens(CLASS_AMOUNT), slotMs: SLOT_MS, spreadS: config.payoutDelayS });
   if (!idleBefore || !idleBetween || !idleAfter) console.log('(c) RPC calls not counted: BENCH_RPC_PROXY=off (Hush straight to the chain)');

@@ -21,9 +21,10 @@ export function row(label: string, value: string, target = '', ok?: boolean): vo
 
 const p50p99 = (xs: number[], f: (x: number) => string = ms) => `p50 ${f(pct(xs, 0.5))}, p99 ${f(pct(xs, 0.99))}`;
 
-export function printHeader(h: { orders: number; classSize: number; symbol: string; slotMs: number; engine: string; menu: string; spreadS: { min: number; max: number }; load: number; cores: number }): void {
+export function printHeader(h: { orders: number; classSize: number; symbol: string; slotMs: number; engine: string; menu: string; spreadS: { min: number; max: number }; load: number; cores: number; screened: number }): void {
   console.log(
-    `bench:settlement  production configuration: privacy on, menu ${h.menu}, class release, spread ${h.spreadS.min}-${h.spreadS.max} s; ` +
+    `bench:settlement  production configuration: privacy on, menu ${h.menu}, class release, spread ${h.spreadS.min}-${h.spreadS.max} s, ` +
+      `screening ${h.screened > 0 ? `on (a list of ${h.screened} addresses)` : 'off (BENCH_SCREENING_LIST=0)'}; ` +
       `${h.orders} + ${h.classSize} ${h.symbol} orders, slot ${h.slotMs} ms, store ${h.engine}; chain, Hush and the partner in 3 processes`,
   );
   console.log(`  signing: Ed25519 through native WebCrypto (node:crypto, OpenSSL); load average at start ${h.load.toFixed(1)} on ${h.cores} cores`);

@@ -2,7 +2,7 @@ import type { AssetRegistry } from '../config/assets.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { Db } from '../store/db.ts';
 import { ledgerBalances } from '../store/settlement/ledger-balances.ts';
-import { ledgerMark } from '../store/settlement/ledger-mark.ts';
+import { ledgerMark, UNBOOKED_TXS } from '../store/settlement/ledger-mark.ts';
 import { HELD_FUNDS_ACCOUNT } from '../store/holds/fund-holds.ts';
 import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import { ChainView } from '../chain/chain-view.ts';
@@ -60,7 +60,7 @@ async function reconcileOnce(db: Db, chain: SolanaChain, treasury: TreasuryWalle
     if (account.startsWith('deposit:')) checks.push({ account, address: account.slice('deposit:'.length), assetId, native: false });
   }
   const balances = await new ChainView(chain).balances([...new Set(checks.map((c) => c.address))], 'confirmed');
-  const { rows } = await db.query<{ n: string | number }>(`SELECT count(*) AS n FROM chain_txs WHERE status = 'pending'`);
+  const { rows } = await db.query<{ n: string | number }>(`SELECT count(*) AS n FROM chain_txs WHERE ${UNBOOKED_TXS}`);
   const byAsset = new Map<string, ReconcileReport['assets'][number]>();
   for (const c of checks) {
     const b = balances.get(c.address);

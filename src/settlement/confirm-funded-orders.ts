@@ -1,13 +1,12 @@
 import type { AccountBalance } from '../chain/chain-view.ts';
+import type { OrderRecord } from '../store/orders-store.ts';
 import { confirmDeposits as confirmDepositRows, type ConfirmClaim, type DepositConfirmation } from '../store/settlement/confirm-deposits.ts';
 import { releaseOrders, type Release } from '../store/settlement/release-orders.ts';
 import { depositConfirmation } from '../ledger/deposit-confirmation.ts';
 import type { SettlementContext } from './context.ts';
-import type { PlannedTransfer } from './pools.ts';
 import { AWAITING_POLL_SLOTS, PRESIGN_AHEAD_MS } from './timing.ts';
 import { wakeAtSoonest } from './wake-at-due.ts';
 import type { DepositOrigin, DepositOrigins, OriginQuery } from '../chain/deposit-origin.ts';
-import { recordPayouts, type PayableOrder, type PlanPayoutsDeps } from './plan-payouts.ts';
 import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './steps/screen-orders.ts';
 
 /**
@@ -18,15 +17,15 @@ import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps }
 export type ConfirmDeps = Pick<SettlementContext, 'config' | 'db' | 'clock' | 'random' | 'faults' | 'workerId' | 'leaseSeconds' | 'asset'> &
   ScreenDeps & { foreign: { origins: Pick<DepositOrigins, 'find'> } };
 
+/** What the deposit → payout path needs of an order. */
+export type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccount' | 'sender' | 'recipient' | 'feeRecipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId' | 'mode' | 'txBlockhash' | 'quote'>;
+
 /**
- * The worker's part (the order loop, the deposit watch): the planning lock and the pools and outbox a payout
- * already due is recorded and sent with, the front-run marks, and the order loop's wake-ups. The deposit hint
- * (the API side) has none of it: every order it confirms goes back to the order loop due now, which pays it
- * at its due time.
+ * The worker's part (the order loop, the deposit watch): the payouts signed ahead, the front-run marks, and
+ * the loops' wake-ups. The deposit hint (the API side) has none of it: every order it confirms goes back to
+ * the order loop due now, which pays it at its due time.
  */
-export type WorkerConfirmDeps = ConfirmDeps &
-  Pick<SettlementContext, 'pools' | 'payouts' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'outbox' | 'detach' | 'wake'> &
-  PlanPayoutsDeps;
+export type WorkerConfirmDeps = ConfirmDeps & Pick<SettlementContext, 'payouts' | 'foreign' | 'pollEveryMs' | 'slotMs' | 'outbox' | 'detach' | 'wake'>;
 
 /** What the deposit → payout path touches: the worker passes its context, the deposit hint its own ConfirmDeps. */
 export type ConfirmFundedOrdersDeps = ConfirmDeps | WorkerConfirmDeps;
@@ -51,11 +50,10 @@ interface Batch {
 interface Confirmation {
   items: DepositConfirmation[];
   claim: ConfirmClaim;
+  /** Paid at its due time by the order loop: a matching same-asset deposit, not held (signed ahead when due shortly). */
   sendable: (o: PayableOrder) => boolean;
 }
 
-/** The payouts recorded now (due already), and the orders due shortly whose payouts are signed ahead. */
-type Recorded = { moved: Set<string>; txs: PlannedTransfer[]; presign: PayableOrder[] };
 type Screened = Awaited<ReturnType<typeof screenOrders>>;
 
 /**
@@ -64,9 +62,9 @@ type Screened = Awaited<ReturnType<typeof screenOrders>>;
  * the deposit hint with their lease holders: screen each order and its deposit's payers, attribute each
  * deposit to its sender, confirm every deposit (one statement: compare-and-set, history, ledger, due time)
  * and give each order back to the order loop at its due time (docs/spec.md §9: an off-menu amount two slots
- * on, a private one with its class), where pay or refund records and sends its payout. Only a payout already
- * due (its deposit confirmed again after a crash) is recorded and sent here, by the worker, in one statement
- * and one RPC batch. The confirmation is the claim: it takes the orders its caller holds or nobody holds,
+ * on, a private one with its class), where pay or refund screens it at the payout's stage and records and
+ * sends its payout: a payout already due (its deposit confirmed again after a crash, or its origin slow to
+ * read) too, never here. The worker signs ahead the payouts due shortly. The confirmation is the claim: it takes the orders its caller holds or nobody holds,
  * and leaves the rest to their holder; that claim is the only coordination. Never throws; gives back every
  * order it took. Returns the orders it confirmed.
  */
@@ -78,20 +76,18 @@ export async function confirmFundedOrders(
   origins?: Promise<Map<string, DepositOrigin | null | undefined>>,
 ): Promise<Set<string>> {
   if (orders.length === 0) return new Set();
+  // The deposit confirmed when its caller saw it so, not once its origin was looked up and it was screened:
+  // the floor (two slots) counts from what the chain showed, as the raw loop's does.
+  const seenAt = ctx.clock.date();
   const batch: Batch = { orders, releases: new Map(orders.map((o) => [o.id, { id: o.id, delayMs: 0 }])), due: new Map() };
   try {
-    // docs/spec.md §12: screened again as the deposit confirms (outside the planning lock: a risk API may
-    // take its timeout). A held order is confirmed like any other, paid nothing, then held.
+    // docs/spec.md §12: screened again as the deposit confirms (a risk API may take its timeout). A held order is confirmed like any other, paid nothing, then held.
     // Each order's own deposit first: its payers are screened with the quoted three (docs/spec.md §12).
     const found = await (origins ?? ctx.foreign.origins.find(batch.orders.map((o) => originQuery(ctx, o))));
     const screened = await screenOrders(ctx, batch.orders, 'deposit', (o) => found.get((o as PayableOrder).depositAccount)?.payers ?? []);
-    const confirmAndPay = async () => {
-      attributeDeposits(ctx, batch, confirmed, found);
-      return confirmThenPay(ctx, batch, confirmation(ctx, batch, found, confirmed, screened.holds));
-    };
-    // The planning lock only where a payout may be recorded: the worker's.
-    const recorded = isWorker(ctx) ? await ctx.pools.exclusive(confirmAndPay) : await confirmAndPay();
-    await afterRecorded(ctx, batch, recorded, screened);
+    attributeDeposits(ctx, batch, confirmed, found);
+    const presign = await confirm(ctx, batch, confirmation(ctx, batch, found, confirmed, screened.holds, seenAt));
+    await afterConfirmed(ctx, batch, presign, screened);
   } catch (e) {
     ctx.log({ err: e, orders: batch.orders.length }, 'deposit batch failed');
     for (const r of batch.releases.values()) if (r.delayMs === 0) (r.afterError = true), delete r.delayMs;
@@ -125,8 +121,8 @@ function confirmation(
   origins: Map<string, DepositOrigin | null | undefined>,
   confirmed: Map<string, AccountBalance>,
   holds: ReadonlyMap<string, unknown>,
+  now: Date,
 ): Confirmation {
-  const now = ctx.clock.date();
   const items = batch.orders.map((o) => depositConfirmation(ctx.config, o, origins.get(o.depositAccount)!, confirmed.get(o.depositAccount)!.tokenAmount!, now, ctx.random));
   const deposited = new Map(items.map((i) => [i.id, BigInt(i.deposit.amount)]));
   const sendable = (o: PayableOrder) => deposited.get(o.id) === o.amountIn && o.sourceAssetId === o.destinationAssetId && !holds.has(o.id);
@@ -134,50 +130,37 @@ function confirmation(
 }
 
 /**
- * Confirm every deposit, then (the worker) record the payouts of those already due (none but a retry's: the
- * floor is two slots). Off the worker, every confirmed order goes back due now: the order loop pays it.
+ * Confirms every deposit and gives each order back at its due time; returns the orders (the worker's) whose
+ * payouts are signed ahead: paid at the floor, due within PRESIGN_AHEAD_MS.
  */
-async function confirmThenPay(ctx: ConfirmFundedOrdersDeps, batch: Batch, c: Confirmation): Promise<Recorded> {
+async function confirm(ctx: ConfirmFundedOrdersDeps, batch: Batch, c: Confirmation): Promise<PayableOrder[]> {
   batch.due = (await confirmDepositRows(ctx.db, c.claim, c.items)).due;
   if (batch.due.size > 0) ctx.faults.reach('deposit-confirmed');
-  const payable: PayableOrder[] = [];
   const presign: PayableOrder[] = [];
   for (const o of batch.orders) {
     const at = batch.due.get(o.id);
     if (!at) continue;
     batch.releases.set(o.id, { id: o.id, delayMs: 0 });
     if (!c.sendable(o) || !isWorker(ctx)) continue;
-    if (at.getTime() <= ctx.clock.now()) payable.push(o);
-    else {
-      batch.releases.set(o.id, { id: o.id, at });
-      // Paid at the floor: its payout is signed while it waits (not a class's member, due much later).
-      if (at.getTime() - ctx.clock.now() <= PRESIGN_AHEAD_MS) presign.push(o);
-    }
+    batch.releases.set(o.id, { id: o.id, at });
+    // Paid at the floor: its payout is signed while it waits (not a class's member, due much later).
+    if (at.getTime() - ctx.clock.now() <= PRESIGN_AHEAD_MS) presign.push(o);
   }
-  // The pools are read only for payouts due now (a deposit confirmed again after a crash, its due time
-  // past): a fresh one is due two slots on at the earliest, and the per-order step pays it then.
-  if (payable.length === 0 || !isWorker(ctx)) return { moved: new Set<string>(), txs: [], presign };
-  return { ...(await recordPayouts(ctx, payable, await ctx.pools.reads([...new Set(payable.map((o) => o.destinationAssetId))]))), presign };
+  return presign;
 }
 
-/** After the planning lock: screening holds and decisions, then the recorded payouts sent. */
-async function afterRecorded(ctx: ConfirmFundedOrdersDeps, batch: Batch, recorded: Recorded, { holds, passed }: Screened): Promise<void> {
-  for (const id of recorded.moved) batch.releases.delete(id);
+/** After the confirmation: screening holds and decisions, then the payouts due shortly signed ahead. */
+async function afterConfirmed(ctx: ConfirmFundedOrdersDeps, batch: Batch, presign: PayableOrder[], { holds, passed }: Screened): Promise<void> {
   for (const o of batch.orders) {
     const v = holds.get(o.id);
     if (v && batch.due.has(o.id) && (await holdOrderForScreening(ctx, o, 'deposit_confirmed', v))) batch.releases.delete(o.id);
   }
   // Only the deposits this batch confirmed: another batch's attempt at the same order logs nothing.
   if (passed.size > 0) await recordDecisions(ctx, passed, batch.due.keys());
-  // Signed outside the planning lock and not awaited: the orders are released already, due a floor away; a
-  // payout not signed ahead in time is signed at its due time.
-  const presign = recorded.presign.filter((o) => !holds.has(o.id));
-  if (presign.length > 0 && isWorker(ctx)) ctx.detach(ctx.payouts.presign(presign).catch((e: unknown) => ctx.log({ err: e }, 'presigning payouts failed')));
-  if (recorded.moved.size > 0 && isWorker(ctx)) {
-    ctx.faults.reach('payout-recorded');
-    // Not awaited: the orders are recorded and released already; the chain's reply can come later.
-    ctx.detach(ctx.outbox.sendBatch(recorded.txs).then(() => ctx.faults.reach('payout-sent')));
-  }
+  // Not awaited: the orders are released already, due a floor away; a payout not signed ahead in time is
+  // signed at its due time.
+  const ahead = presign.filter((o) => !holds.has(o.id));
+  if (ahead.length > 0 && isWorker(ctx)) ctx.detach(ctx.payouts.presign(ahead).catch((e: unknown) => ctx.log({ err: e }, 'presigning payouts failed')));
 }
 
 /** Gives back every order the batch holds. */

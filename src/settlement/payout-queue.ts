@@ -65,8 +65,8 @@ export class PayoutQueue {
 
   /**
    * Signs the payouts of orders that will be due shortly (a deposit just confirmed, paid at the floor), to be
-   * used at their due time. The caller holds `exclusive`. Pools are chosen against the last batch's reads
-   * when recent (checked again at use), else against a fresh read; nothing is recorded or reserved.
+   * used at their due time. No lock: nothing is recorded or reserved. Pools are chosen against the last
+   * batch's reads when recent (checked again at use), else against a fresh read.
    */
   async presign(orders: PresignedOrder[]): Promise<void> {
     const now = this.ctx.clock.now();

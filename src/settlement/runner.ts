@@ -12,6 +12,7 @@ import { payPartners } from './steps/partner-payouts.ts';
 import { jitteredIntervalMs } from '../domain/settlement/partner-lots.ts';
 import { rebalance, type RebalanceSettings } from './steps/rebalance.ts';
 import { settleFates } from './steps/settle-fates.ts';
+import { bookUncosted } from './steps/book-costs.ts';
 import { Sweeps } from './steps/sweep.ts';
 import { Watchdog } from './steps/watchdog.ts';
 import type { Clock, Timer } from '../support/clock.ts';
@@ -39,6 +40,8 @@ export class SettlementWorker {
   private latePassesDone = 0;
   /** When the loop next pays partners (jittered; 0: at its first pass). */
   private partnerDueAt = 0;
+  /** When the uncosted pass runs next (0: at the first pass, which finds what a crash left). */
+  private uncostedAt = 0;
 
   constructor(config: HushConfig, db: Db, chain: SolanaChain, treasury: Treasury, opts: WorkerOptions) {
     const loops = (this.loopsOf = new Loops((o, m) => ctx.log(o, m), opts.clock));
@@ -103,9 +106,19 @@ export class SettlementWorker {
     return orderTick(this.context);
   }
 
-  /** Settles the fate of every pending transaction (see steps/settle-fates.ts). */
-  txTick(): Promise<number> {
-    return settleFates(this.context);
+  /**
+   * Settles the fate of every pending transaction (see steps/settle-fates.ts); and, at start and every
+   * UNCOSTED_EVERY_MS after, books the costs of landed transactions a crash or a lagging node left uncosted
+   * (steps/book-costs.ts: one statement when there are none), sooner while some are left.
+   */
+  async txTick(): Promise<number> {
+    const n = await settleFates(this.context);
+    const now = this.context.clock.now();
+    if (now >= this.uncostedAt) {
+      const left = await bookUncosted(this.context).catch((e: unknown) => (this.context.log({ err: e }, 'booking uncosted transactions failed'), 1));
+      this.uncostedAt = now + (left > 0 ? UNCOSTED_RETRY_MS : UNCOSTED_EVERY_MS);
+    }
+    return n;
   }
 
   depositWatchTick(): Promise<void> {
@@ -154,6 +167,9 @@ export class SettlementWorker {
 
 /** How many slots an idle store-polling loop may sleep at most (its interval doubles per empty pass). */
 const IDLE_SLOTS = 2;
+/** How often landed transactions left uncosted are looked for; sooner while some are left (a node that lags). */
+const UNCOSTED_EVERY_MS = 30_000;
+const UNCOSTED_RETRY_MS = 2_000;
 /** Booked wake-ups kept per loop at most. */
 const MAX_BOOKED = 4096;
 

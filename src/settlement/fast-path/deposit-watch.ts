@@ -4,8 +4,9 @@ import { watchedOrders, type WatchedRow } from '../../store/settlement/watched-o
 import { ORDER_CHANGED_CHANNEL } from '../../store/order-transitions.ts';
 import type { SettlementContext } from '../context.ts';
 import { confirmFundedOrders, originQuery, type WorkerConfirmDeps } from '../confirm-funded-orders.ts';
+import { claimFundedOrders } from '../../store/settlement/claim-funded-orders.ts';
 import type { DepositOrigin } from '../../chain/deposit-origin.ts';
-import type { PayableOrder } from '../plan-payouts.ts';
+import type { PayableOrder } from '../confirm-funded-orders.ts';
 import type { WatchedBalances } from './watched-balances.ts';
 
 /** The list of orders awaiting a deposit is read again at least this often, notified of a change or not. */
@@ -129,10 +130,22 @@ export class DepositWatch {
     this.lastBurstAt = ctx.clock.now();
     const fundedIds = new Set(funded.map((r) => String(r.id)));
     this.watched = rows.filter((r) => !fundedIds.has(String(r.id)));
-    // Not awaited: the watch keeps looking while this batch is confirmed (which claims it), recorded and
-    // sent; orders another holds are left to it. Their signatures are looked up from now, while the batch
-    // may still wait for the planning lock.
-    ctx.detach(this.confirmBatch(funded.map(watchedOrder), balances, this.originsOf(funded)));
+    // Not awaited: the watch keeps looking while this batch is claimed, confirmed, recorded and sent.
+    ctx.detach(this.claimThenConfirm(funded, balances));
+  }
+
+  /**
+   * Leases the funded orders nobody else holds, then looks up only their deposits' transactions (another
+   * worker's watch, or the order loop, confirms the rest) while the batch may still wait for the planning
+   * lock. A failed lease statement leaves the claim to the confirmation's, as before: every origin read.
+   */
+  private async claimThenConfirm(rows: WatchedRow[], balances: Map<string, AccountBalance>): Promise<void> {
+    const held = await claimFundedOrders(this.ctx.db, rows.map((r) => String(r.id)), this.ctx.workerId, this.ctx.leaseSeconds).catch((e: unknown) => {
+      this.ctx.log({ err: e }, 'leasing funded orders failed');
+      return null;
+    });
+    const mine = held ? rows.filter((r) => held.has(String(r.id))) : rows;
+    if (mine.length > 0) await this.confirmBatch(mine.map(watchedOrder), balances, this.originsOf(mine));
   }
 
   /** Each order's own deposit (DepositOrigins: a batch of history reads, then of the transactions not yet judged), by account; never rejects. */

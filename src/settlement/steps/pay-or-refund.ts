@@ -9,7 +9,9 @@ import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { drawPayoutDue } from '../../ledger/deposit-confirmation.ts';
 import { startSwap, type SwapDeps } from './swap.ts';
-import { heldAt, type ScreenDeps } from './screen-orders.ts';
+import { heldAt, holdOrderForScreening, screenOrders, type ScreenDeps } from './screen-orders.ts';
+import { recordScreenings } from '../../store/screening-log-store.ts';
+import type { HoldVerdict } from '../../store/settlement/hold-for-screening.ts';
 import { payersOf } from '../../chain/deposit-origin.ts';
 import { STATUS } from '../../domain/order-state.ts';
 import { quotedPrivate } from '../../domain/quote-privacy.ts';
@@ -35,6 +37,11 @@ export interface PayReads {
   dueAt: Map<string, Date | null>;
   /** The orders with a deposit decision in the screening log (only read while screening is on). */
   screened: Set<string> | null;
+  /**
+   * The payout-stage screening of the orders whose payout is due now (screening on): null, passed and its
+   * decision logged (one statement for the batch); else the finding that holds it.
+   */
+  payoutScreen: Map<string, HoldVerdict | null> | null;
 }
 
 /**
@@ -52,7 +59,25 @@ export async function payReads(ctx: PayOrRefundDeps, orders: OrderRecord[]): Pro
     ctx.screening.enabled ? screenedOf(ctx.db, orders.filter((o) => o.status === STATUS.deposit_confirmed).map((o) => o.trackingId), 'deposit') : null,
   ]);
   const dueAt = new Map(orders.map((o) => [o.id, reread.has(o.id) ? reread.get(o.id)! : o.payoutDueAt]));
-  return { dueAt, screened };
+  return { dueAt, screened, payoutScreen: screened ? await screenDuePayouts(ctx, orders, dueAt, screened) : null };
+}
+
+/**
+ * docs/spec.md §12's screening before a payout, for the batch's orders whose payout the step will record now
+ * (deposit screened, the amount matching, no swap to start, due): one log statement for those that pass, in
+ * place of one per order. An order whose step turns elsewhere after all has a payout decision logged and no payout.
+ */
+async function screenDuePayouts(ctx: PayOrRefundDeps, orders: OrderRecord[], dueAt: Map<string, Date | null>, screened: Set<string>): Promise<Map<string, HoldVerdict | null>> {
+  const now = ctx.clock.now();
+  const due = orders.filter((o) => {
+    const at = dueAt.get(o.id);
+    if (!at || at.getTime() > now) return false;
+    if (o.status === STATUS.swapping) return true;
+    return screened.has(o.trackingId) && BigInt(o.deposit?.amount ?? '0') === o.amountIn && o.sourceAssetId === o.destinationAssetId;
+  });
+  const { holds, passed } = await screenOrders(ctx, due, 'payout');
+  await recordScreenings(ctx.db, [...passed.values()]);
+  return new Map(due.flatMap((o): [string, HoldVerdict | null][] => (holds.has(o.id) ? [[o.id, holds.get(o.id)!]] : passed.has(o.id) ? [[o.id, null]] : [])));
 }
 
 /**
@@ -92,8 +117,12 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord, reads?: 
   const dueAt = reads && from === o.status && reads.dueAt.has(o.id) ? reads.dueAt.get(o.id)! : await payoutDueAt(ctx.db, o.id);
   if (dueAt === null) return { at: await recordPayoutDue(ctx, o, o.deposit?.confirmedAt ? new Date(o.deposit.confirmedAt) : ctx.clock.date()) };
   if (dueAt.getTime() > ctx.clock.now()) return { at: dueAt };
-  // Before a payout is sent: lists change while a privacy delay holds it.
-  if (await heldAt(ctx, o, from, 'payout')) return {};
+  // Before a payout is sent: lists change while a privacy delay holds it (screened with its batch, or here).
+  const verdict = reads?.payoutScreen?.get(o.id);
+  if (verdict === undefined ? await heldAt(ctx, o, from, 'payout') : verdict !== null) {
+    if (verdict) await holdOrderForScreening(ctx, o, from, verdict);
+    return {};
+  }
   // Recorded and sent with the other payouts due now (PayoutQueue: one statement, one RPC batch).
   const { planned, ok } = await ctx.payouts.record(o, from);
   if (!planned) return { delayMs: 5000 };

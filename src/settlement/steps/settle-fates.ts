@@ -11,8 +11,7 @@ import { setSweepItems } from '../../store/settlement/set-sweep-items.ts';
 import { settleChainTx, settleChainTxs } from '../../store/settlement/settle-chain-txs.ts';
 import { txFate, type SignatureState } from '../../domain/settlement/tx-fate.ts';
 import { DEFAULT_NETWORK_COST } from '../../domain/network-cost.ts';
-import { absorbedPriorityFee, networkCostMovement } from '../../ledger/network-cost.ts';
-import { computeUnitPriceOfWire } from '../../chain/wire-price.ts';
+import { networkCostMovement } from '../../ledger/network-cost.ts';
 import { purposeOfTx } from '../fee-prices.ts';
 import { assetMovements } from '../../ledger/order-movements.ts';
 import { withLateArrivals } from '../../ledger/sweep-legs.ts';
@@ -21,6 +20,7 @@ import { RESEND_EVERY_MS } from '../timing.ts';
 import type { SettlementContext } from '../context.ts';
 import { runStep, type Step } from '../step.ts';
 import { completeOrders, stepPayingOrder, type CompleteDeps } from './complete.ts';
+import { bookCosts, flatAbsorbed } from './book-costs.ts';
 
 /** What settling fates touches: the chain's answers, the ledger, and what follows for a sweep or an order. */
 export type SettleFatesDeps = CompleteDeps & Pick<SettlementContext, 'db' | 'view' | 'sent' | 'outbox' | 'treasury' | 'asset' | 'alert' | 'log' | 'refundLate' | 'wake' | 'burstSpanSlots' | 'fees' | 'grid' | 'config'>;
@@ -93,24 +93,29 @@ export function settleFates(ctx: SettleFatesDeps): Promise<number> {
 /**
  * The one way a landed transaction is settled: its fate (compare-and-set on `pending`), its cost and
  * what it moved on the ledger, and a sweep's orders, in one database transaction per batch; then what
- * follows for its order. Costs not visible yet leave the transaction pending for the next tick.
+ * follows for its order. A payout that landed completes its order first and has its costs booked right
+ * after (book-costs.ts: its fee and rent change nothing the order's completion depends on, and reading
+ * them is one `getTransaction` round trip the partner would wait for). Costs not visible yet leave any
+ * other transaction pending for the next tick.
  */
 async function settleLanded(ctx: SettleFatesDeps, landed: Landed[]): Promise<void> {
   if (landed.length === 0) return;
-  const costs = await ctx.view.costsMany(landed.map(({ t }) => ({ signature: t.signature, watch: watchOf(ctx, t), before: lamportsBeforeOf(ctx, t) })));
+  const paid = landed.filter((l) => l.success && l.t.kind === 'payout' && l.t.orderId);
+  const others = landed.filter((l) => !paid.includes(l));
+  const costs = await ctx.view.costsMany(others.map(({ t }) => ({ signature: t.signature, watch: watchOf(ctx, t), before: lamportsBeforeOf(ctx, t) })));
   // Not visible yet, or figures a batch cannot carry exactly: one by one.
   await Promise.all(
-    landed.filter((_, i) => !costs[i]).map(async (l) => {
+    others.filter((_, i) => !costs[i]).map(async (l) => {
       const c = await ctx.view.costs(l.t.signature, watchOf(ctx, l.t), lamportsBeforeOf(ctx, l.t));
       if (!c) return; // not visible at `confirmed` yet
       if ((await commitFates(ctx, [{ ...l, costs: c }])).length > 0) await afterSettled(ctx, l.t, l.success);
     }),
   );
-  const batch = landed.flatMap((l, i) => (costs[i] ? [{ ...l, costs: costs[i]! }] : []));
+  const batch = [...paid.map((l) => ({ ...l, costs: null })), ...others.flatMap((l, i) => (costs[i] ? [{ ...l, costs: costs[i]! }] : []))];
   if (batch.length === 0) return;
   const settled = await commitFates(ctx, batch);
   // Landed payouts complete their orders together; everything else settles one by one.
-  const payouts = settled.filter(({ t, success }) => success && t.kind === 'payout' && t.orderId);
+  const payouts = settled.filter(({ costs: c }) => c === null);
   // A release whose last payout just landed is counted before its orders complete, so their records say
   // releasedWith from completion on (the receipt pass counts what this misses: issue 54).
   if (payouts.length > 0) await countLandedReleases(ctx.db, ctx.burstSpanSlots).catch((e: unknown) => ctx.log({ err: e }, 'counting landed releases failed'));
@@ -130,24 +135,27 @@ async function settleLanded(ctx: SettleFatesDeps, landed: Landed[]): Promise<voi
       return afterSettled(ctx, t, success);
     }),
   );
+  // What this leaves (not visible yet, or a failed write) the runner's uncosted pass books.
+  await bookCosts(ctx, payouts.map(({ t }) => t)).catch((e: unknown) => ctx.log({ err: e }, 'booking landed payouts\' costs failed'));
 }
 
 /** The fates, costs and movements of landed transactions in one database transaction; returns those this call settled. */
-async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<SettlementContext, 'db' | 'treasury' | 'asset' | 'alert' | 'log' | 'outbox' | 'clock' | 'fees' | 'grid' | 'config'>, batch: L[]): Promise<L[]> {
+async function commitFates<L extends Landed & { costs: TxCosts | null }>(ctx: Pick<SettlementContext, 'db' | 'treasury' | 'asset' | 'alert' | 'log' | 'outbox' | 'clock' | 'fees' | 'grid' | 'config'>, batch: L[]): Promise<L[]> {
   const confirmedAt = ctx.clock.date().toISOString();
   const flat = await ctx.grid.flatPrice();
   const settled = await ctx.db.transaction(async (tx) => {
     const done = await settleChainTxs(
       tx,
-      batch.map(({ t, success, costs, err, slot }) => ({ id: t.id, to: success ? 'confirmed' : 'failed', feeLamports: costs.fee, confirmedAt: success ? confirmedAt : undefined, err, landedSlot: slot })),
+      batch.map(({ t, success, costs, err, slot }) => ({ id: t.id, to: success ? 'confirmed' : 'failed', feeLamports: costs?.fee ?? null, confirmedAt: success ? confirmedAt : undefined, err, landedSlot: slot })),
     );
     const mine = batch.filter(({ t }) => done.has(t.id));
     const movements: Movement[] = [];
     for (const { t, success, costs } of mine) {
-      movements.push(networkCostMovement(t.signature, ctx.treasury.feePayer.address, costs, flatAbsorbed(t, flat, ctx.config.computeUnitLimit)));
+      // Without its costs (a landed payout): booked after its order completes (bookCosts).
+      if (costs) movements.push(networkCostMovement(t.signature, ctx.treasury.feePayer.address, costs, flatAbsorbed(t, flat, ctx.config.computeUnitLimit)));
       if (success) {
-        await recordLateArrivals(ctx, tx, t, costs.lamportsBefore);
-        movements.push(...landedMovements(ctx, t, costs.watchDelta));
+        if (costs) await recordLateArrivals(ctx, tx, t, costs.lamportsBefore);
+        movements.push(...landedMovements(ctx, t, costs?.watchDelta ?? 0n));
       }
     }
     await recordMovements(tx, movements);
@@ -159,17 +167,6 @@ async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<Sett
     ctx.fees.landed(t, purposeOfTx(t), slot);
   }
   return settled;
-}
-
-/**
- * What Hush absorbed of a transaction the quotes' flat networkFee prices (a payout, a refund, a sweep): its
- * priority fee over the rung's (src/ledger/network-cost.ts). A partner payout, a funding or a stray return is
- * priced by no quote: all of it is Hush's expense as before.
- */
-function flatAbsorbed(t: ChainTx, flat: bigint, units: number): bigint {
-  if (t.kind !== 'payout' && t.kind !== 'refund' && t.kind !== 'sweep') return 0n;
-  const paid = computeUnitPriceOfWire(t.wire);
-  return paid === null ? 0n : absorbedPriorityFee(paid, flat, units);
 }
 
 function slotOf(st: SignatureState | null | undefined): bigint | undefined {
