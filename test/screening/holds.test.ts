@@ -135,6 +135,40 @@ describe('holds: screening at deposit and before payout, resolved by an operator
     assert.equal(await usdcOf(h, recipient), null);
   });
 
+  test('payouts falling due together are screened together: the blocked one is held, the others logged clear in one statement and paid', async () => {
+    // Each INSERT into the log, with how many payout decisions it carried.
+    await h.db.exec(`
+      CREATE TABLE payout_decision_statements (id serial PRIMARY KEY, n integer NOT NULL);
+      CREATE FUNCTION count_payout_decisions() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO payout_decision_statements (n) SELECT count(*) FROM fresh WHERE stage = 'payout'; RETURN NULL; END $$;
+      CREATE TRIGGER payout_decision_statements AFTER INSERT ON screening_log REFERENCING NEW TABLE AS fresh FOR EACH STATEMENT EXECUTE FUNCTION count_payout_decisions();`);
+    const senders = await Promise.all([funded(), funded(), funded()]);
+    const recipients = senders.map(() => h.address());
+    const placed = await Promise.all(senders.map((s, i) => order(s, recipients[i]!, true)));
+    for (const [i, p] of placed.entries()) await h.deposit(p.order, senders[i]!);
+    for (const p of placed) await h.waitForOrder(acct.client, p.trackingId, ['deposit_confirmed'], 30_000);
+    await list.block(h, recipients[1]!);
+    const held = await h.waitForOrder(acct.client, placed[1]!.trackingId, ['held'], 60_000);
+    assert.equal(held.failureReason, 'screening');
+    const paid = await Promise.all([0, 2].map((i) => h.waitForOrder(acct.client, placed[i]!.trackingId, ['completed'], 60_000)));
+    assert.deepEqual(paid.map((r) => BigInt(r.amountOut)), [0, 2].map((i) => placed[i]!.amountOut));
+    // Released together (8 s after one release), their payouts fell due together: the decisions of the two that
+    // passed were written by one statement (the trigger counts each statement's payout rows), each before its
+    // payout was recorded.
+    const { rows: statements } = await h.db.query<{ n: number }>(`SELECT n FROM payout_decision_statements ORDER BY id`);
+    assert.ok(statements.some((s) => s.n >= 2), `one statement logged both: ${JSON.stringify(statements)}`);
+    const { rows } = await h.db.query<{ tracking_id: string; result: string; at: Date; recorded: Date | null }>(
+      `SELECT s.tracking_id, s.result, s.at, (SELECT min(c.created_at) FROM chain_txs c JOIN orders o ON o.id = c.order_id WHERE o.tracking_id = s.tracking_id AND c.kind = 'payout') AS recorded
+         FROM screening_log s WHERE s.stage = 'payout' AND s.tracking_id = ANY($1::text[]) ORDER BY s.tracking_id`,
+      [placed.map((p) => p.trackingId)],
+    );
+    const clear = rows.filter((r) => r.result === 'clear');
+    assert.deepEqual(clear.map((r) => r.tracking_id).sort(), [placed[0]!.trackingId, placed[2]!.trackingId].sort());
+    for (const r of clear) assert.ok(r.recorded && r.at.getTime() <= r.recorded.getTime(), `${r.tracking_id}: screened before its payout was recorded`);
+    assert.deepEqual(rows.filter((r) => r.tracking_id === placed[1]!.trackingId).map((r) => r.result), ['blocked']);
+    assert.equal(await usdcOf(h, recipients[1]!), null, 'the blocked recipient got nothing');
+  });
+
   test('an order an operator releases completes, and is not held again for the same finding', async () => {
     const sender = await funded();
     const recipient = h.address();
