@@ -14,7 +14,7 @@ import { setWebhook } from '../../src/store/webhooks-store.ts';
 import { expectError, expectOk, registerSecret } from '../support/api-responses.ts';
 import { closeSim } from '../support/sim-close.ts';
 import { startSimHush, type SimAccount, type SimHush, type SimWallet } from '../support/sim-hush.ts';
-import { RiskStandIn, ScreeningList, cleanReconcile, holdQueue, place, resolveOrder, simAdminCli, usdcLedger, usdcOf } from '../support/sim-screening.ts';
+import { RiskStandIn, ScreeningList, cleanReconcile, holdQueue, place, resolveOrder, simAdminCli, storedStatus, usdcLedger, usdcOf } from '../support/sim-screening.ts';
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
 /** Off the menu (docs/spec.md §9: paid at the floor): these tests are about screening, not the class release. */
@@ -135,7 +135,7 @@ describe('holds: screening at deposit and before payout, resolved by an operator
     assert.equal(await usdcOf(h, recipient), null);
   });
 
-  test('payouts falling due together are screened together: the blocked one is held, the others logged clear in one statement and paid', async () => {
+  test('payouts falling due together are screened together: the one the risk API fails on is held, the others logged clear in one statement and paid', async () => {
     // Each INSERT into the log, with how many payout decisions it carried.
     await h.db.exec(`
       CREATE TABLE payout_decision_statements (id serial PRIMARY KEY, n integer NOT NULL);
@@ -144,17 +144,18 @@ describe('holds: screening at deposit and before payout, resolved by an operator
       CREATE TRIGGER payout_decision_statements AFTER INSERT ON screening_log REFERENCING NEW TABLE AS fresh FOR EACH STATEMENT EXECUTE FUNCTION count_payout_decisions();`);
     const senders = await Promise.all([funded(), funded(), funded()]);
     const recipients = senders.map(() => h.address());
-    const placed = await Promise.all(senders.map((s, i) => order(s, recipients[i]!, true)));
-    for (const [i, p] of placed.entries()) await h.deposit(p.order, senders[i]!);
-    for (const p of placed) await h.waitForOrder(acct.client, p.trackingId, ['deposit_confirmed'], 30_000);
-    await list.block(h, recipients[1]!);
+    // Off the menu, sent together: confirmed in one slot by one batch, due together two slots on.
+    const placed = await Promise.all(senders.map((s, i) => order(s, recipients[i]!)));
+    // The risk API fails on the second recipient once its deposit is confirmed (policy hold): a payout-stage finding.
+    risk.failWhile.set(recipients[1]!, async () => (await storedStatus(h, placed[1]!.trackingId)) === 'deposit_confirmed');
+    await h.drive(Promise.all(placed.map((p, i) => h.chain.send(senders[i]!.signWire(p.order.transaction).wire))));
     const held = await h.waitForOrder(acct.client, placed[1]!.trackingId, ['held'], 60_000);
+    risk.failWhile.delete(recipients[1]!);
     assert.equal(held.failureReason, 'screening');
     const paid = await Promise.all([0, 2].map((i) => h.waitForOrder(acct.client, placed[i]!.trackingId, ['completed'], 60_000)));
     assert.deepEqual(paid.map((r) => BigInt(r.amountOut)), [0, 2].map((i) => placed[i]!.amountOut));
-    // Released together (8 s after one release), their payouts fell due together: the decisions of the two that
-    // passed were written by one statement (the trigger counts each statement's payout rows), each before its
-    // payout was recorded.
+    // The two that passed were logged by one statement (the trigger counts each statement's payout rows), each
+    // before its payout was recorded; the held one's finding is its own.
     const { rows: statements } = await h.db.query<{ n: number }>(`SELECT n FROM payout_decision_statements ORDER BY id`);
     assert.ok(statements.some((s) => s.n >= 2), `one statement logged both: ${JSON.stringify(statements)}`);
     const { rows } = await h.db.query<{ tracking_id: string; result: string; at: Date; recorded: Date | null }>(
@@ -165,8 +166,8 @@ describe('holds: screening at deposit and before payout, resolved by an operator
     const clear = rows.filter((r) => r.result === 'clear');
     assert.deepEqual(clear.map((r) => r.tracking_id).sort(), [placed[0]!.trackingId, placed[2]!.trackingId].sort());
     for (const r of clear) assert.ok(r.recorded && r.at.getTime() <= r.recorded.getTime(), `${r.tracking_id}: screened before its payout was recorded`);
-    assert.deepEqual(rows.filter((r) => r.tracking_id === placed[1]!.trackingId).map((r) => r.result), ['blocked']);
-    assert.equal(await usdcOf(h, recipients[1]!), null, 'the blocked recipient got nothing');
+    assert.deepEqual(rows.filter((r) => r.tracking_id === placed[1]!.trackingId).map((r) => r.result), ['error']);
+    assert.equal(await usdcOf(h, recipients[1]!), null, 'the held order\'s recipient got nothing');
   });
 
   test('an order an operator releases completes, and is not held again for the same finding', async () => {
