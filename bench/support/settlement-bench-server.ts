@@ -54,10 +54,11 @@ const side = createServer((req, res) => {
   } else if (req.url === '/payouts') {
     // Every payout transaction Hush recorded (record-before-send), with its time: read after the off-menu
     // phase, and every 25 ms during the class release (to learn the signatures to watch).
-    // `updatedAt` of a landed payout is when the worker settled its fate (saw it confirmed).
+    // `settled_at` of a landed payout is when the worker settled its fate (saw it confirmed): its meta's
+    // confirmedAt (its row's updated_at moves again when its costs are booked, after its order completed).
     // `dueAt` is the order's payout due time (the floor, or its class release's draw in the spread).
-    db.query<{ tracking_id: string; signature: string; status: string; created_at: Date; updated_at: Date; part: string | null; payout_due_at: Date | null }>(
-      `SELECT o.tracking_id, c.signature, c.status, c.created_at, c.updated_at, c.meta ->> 'part' AS part, o.payout_due_at
+    db.query<{ tracking_id: string; signature: string; status: string; created_at: Date; settled_at: Date; part: string | null; payout_due_at: Date | null }>(
+      `SELECT o.tracking_id, c.signature, c.status, c.created_at, coalesce((c.meta ->> 'confirmedAt')::timestamptz, c.updated_at) AS settled_at, c.meta ->> 'part' AS part, o.payout_due_at
          FROM chain_txs c JOIN orders o ON o.id = c.order_id WHERE c.kind = 'payout' ORDER BY c.id`,
     )
       .then(({ rows }) =>
@@ -67,7 +68,7 @@ const side = createServer((req, res) => {
             signature: r.signature,
             status: r.status,
             createdAt: r.created_at.toISOString(),
-            settledAt: r.updated_at.toISOString(),
+            settledAt: r.settled_at.toISOString(),
             part: Number(r.part ?? 0),
             dueAt: r.payout_due_at ? r.payout_due_at.toISOString() : null,
           })),
