@@ -2,11 +2,11 @@ import type { AssetRegistry } from '../config/assets.ts';
 import { receiptSigningBytes, type ReceiptDocument } from '../domain/receipt.ts';
 import type { Db } from '../store/db.ts';
 import type { OrderRecord } from '../store/orders-store.ts';
-import { insertReceipt } from '../store/receipts/insert-receipt.ts';
+import { insertReceipts } from '../store/receipts/insert-receipts.ts';
 import { publishReceiptKey } from '../store/receipts/receipt-keys.ts';
 import { countLandedReleases } from '../store/settlement/count-landed-releases.ts';
 import { unreceiptedOrders } from '../store/receipts/unreceipted-orders.ts';
-import { screeningResultFor, type ScreeningLogEntry } from '../store/screening-log-store.ts';
+import { screeningResultsFor, type ScreeningLogEntry } from '../store/screening-log-store.ts';
 import type { ReceiptKey } from '../treasury/receipt-key.ts';
 import { RECEIPT_PASS_MS } from './timing.ts';
 import type { Clock, Timer } from '../support/clock.ts';
@@ -15,7 +15,7 @@ import type { Clock, Timer } from '../support/clock.ts';
 const BATCH = 50;
 
 /** The receipt of a final order, as signed (docs/spec.md §12). */
-export function receiptDocument(o: OrderRecord, assets: AssetRegistry, screening: Awaited<ReturnType<typeof screeningResultFor>>, keyId: string, issuedAt: Date): ReceiptDocument {
+export function receiptDocument(o: OrderRecord, assets: AssetRegistry, screening: readonly ScreeningLogEntry[], keyId: string, issuedAt: Date): ReceiptDocument {
   const mint = (id: string) => assets.get(id)?.mint ?? '';
   return {
     type: 'hush.disclosure_receipt',
@@ -96,12 +96,13 @@ export class ReceiptSigner {
     // A released order is receipted once its release is counted from where its payouts landed (issue 54).
     await countLandedReleases(this.db, this.spanSlots);
     const orders = await unreceiptedOrders(this.db, BATCH);
-    let signed = 0;
+    // One read of the pass's screening decisions and one statement storing its receipts (two per order before).
+    const screening = await screeningResultsFor(this.db, orders.map((o) => o.trackingId));
+    const receipts = [];
     for (const o of orders) {
-      const document = receiptDocument(o, this.assets, await screeningResultFor(this.db, o.trackingId), this.key.keyId, this.clock.date());
-      const signature = await this.key.sign(receiptSigningBytes(document));
-      if (await insertReceipt(this.db, { orderId: o.id, keyId: this.key.keyId, document: JSON.stringify(document), signature })) signed++;
+      const document = receiptDocument(o, this.assets, screening.get(o.trackingId) ?? [], this.key.keyId, this.clock.date());
+      receipts.push({ orderId: o.id, keyId: this.key.keyId, document: JSON.stringify(document), signature: await this.key.sign(receiptSigningBytes(document)) });
     }
-    return signed;
+    return (await insertReceipts(this.db, receipts)).size;
   }
 }

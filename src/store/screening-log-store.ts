@@ -139,15 +139,18 @@ export async function listScreeningLog(db: Queryable, opts: ScreeningLogFilter &
 }
 
 /**
- * What an order screened as, for its disclosure receipt: the latest decision of each stage (deposit,
- * payout, resolution), oldest first. Empty when screening was off for it.
+ * What orders screened as, for their disclosure receipts: each order's latest decision of each stage (deposit,
+ * payout, resolution), oldest first, by tracking id; one read for a receipt pass. Empty when screening was off for it.
  */
-export async function screeningResultFor(db: Queryable, trackingId: string): Promise<ScreeningLogEntry[]> {
+export async function screeningResultsFor(db: Queryable, trackingIds: readonly string[]): Promise<Map<string, ScreeningLogEntry[]>> {
+  const out = new Map<string, ScreeningLogEntry[]>(trackingIds.map((t) => [t, []]));
+  if (trackingIds.length === 0) return out;
   const { rows } = await db.query<ScreeningLogEntry>(
     `SELECT * FROM (
-       SELECT DISTINCT ON (stage) ${COLUMNS} FROM screening_log WHERE tracking_id = $1 ORDER BY stage, id DESC
+       SELECT DISTINCT ON (tracking_id, stage) ${COLUMNS} FROM screening_log WHERE tracking_id = ANY($1::text[]) ORDER BY tracking_id, stage, id DESC
      ) latest ORDER BY id::bigint`,
-    [trackingId],
+    [trackingIds],
   );
-  return rows;
+  for (const r of rows) if (r.trackingId) out.get(r.trackingId)?.push(r);
+  return out;
 }

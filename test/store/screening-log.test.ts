@@ -1,7 +1,7 @@
 /** The screening log (src/store/screening-log-store.ts, migration 019): written, paged, and an order's latest decision per stage. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { listScreeningLog, recordScreening, releaseCovers, screeningResultFor } from '../../src/store/screening-log-store.ts';
+import { listScreeningLog, recordScreening, releaseCovers, screeningResultsFor } from '../../src/store/screening-log-store.ts';
 import { forEachEngine } from '../support/databases.ts';
 
 const TRK = 'trk_2JryitQJkiaRiDSdak1qQ1';
@@ -24,10 +24,11 @@ forEachEngine('screening log', (ctx) => {
     assert.deepEqual(await listScreeningLog(ctx.db, { beforeId: page[1]!.id, limit: 1 }), [all[2]]);
     assert.equal((await listScreeningLog(ctx.db, { trackingId: TRK })).length, 4);
 
-    const latest = await screeningResultFor(ctx.db, TRK);
+    const results = await screeningResultsFor(ctx.db, [TRK, 'trk_none']);
+    const latest = results.get(TRK)!;
     assert.deepEqual(latest.map((e) => [e.stage, e.result]), [['deposit', 'clear'], ['payout', 'clear'], ['resolution', 'release']]);
     assert.equal(latest[2]!.note, 'false positive');
-    assert.deepEqual(await screeningResultFor(ctx.db, 'trk_none'), []);
+    assert.deepEqual(results.get('trk_none'), []);
   });
 
   it("a release of late funds held at an order's account does not cover the order's own finding; the order's own release does", async () => {
