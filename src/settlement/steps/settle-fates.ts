@@ -11,7 +11,8 @@ import { setSweepItems } from '../../store/settlement/set-sweep-items.ts';
 import { settleChainTx, settleChainTxs } from '../../store/settlement/settle-chain-txs.ts';
 import { txFate, type SignatureState } from '../../domain/settlement/tx-fate.ts';
 import { DEFAULT_NETWORK_COST } from '../../domain/network-cost.ts';
-import { absorbedPriorityFee, networkCostMovement } from '../../ledger/network-cost.ts';
+import { absorbedPriorityFee, networkCostMovement, quotedPriceOf } from '../../ledger/network-cost.ts';
+import { orderFeePrices } from '../../store/settlement/order-fee-prices.ts';
 import { computeUnitPriceOfWire } from '../../chain/wire-price.ts';
 import { purposeOfTx } from '../fee-prices.ts';
 import { assetMovements } from '../../ledger/order-movements.ts';
@@ -135,7 +136,10 @@ async function settleLanded(ctx: SettleFatesDeps, landed: Landed[]): Promise<voi
 /** The fates, costs and movements of landed transactions in one database transaction; returns those this call settled. */
 async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<SettlementContext, 'db' | 'treasury' | 'asset' | 'alert' | 'log' | 'outbox' | 'clock' | 'fees' | 'grid' | 'config'>, batch: L[]): Promise<L[]> {
   const confirmedAt = ctx.clock.date().toISOString();
+  // Each transaction is split at the rung its orders were quoted at (the grid may have moved since); the rung in
+  // effect now only for an order older than that record.
   const flat = await ctx.grid.flatPrice();
+  const quoted = await orderFeePrices(ctx.db, batch.flatMap(({ t }) => flatPricedOrders(t)));
   const settled = await ctx.db.transaction(async (tx) => {
     const done = await settleChainTxs(
       tx,
@@ -144,7 +148,7 @@ async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<Sett
     const mine = batch.filter(({ t }) => done.has(t.id));
     const movements: Movement[] = [];
     for (const { t, success, costs } of mine) {
-      movements.push(networkCostMovement(t.signature, ctx.treasury.feePayer.address, costs, flatAbsorbed(t, flat, ctx.config.computeUnitLimit)));
+      movements.push(networkCostMovement(t.signature, ctx.treasury.feePayer.address, costs, flatAbsorbed(t, quotedPriceOf(flatPricedOrders(t), quoted, flat), ctx.config.computeUnitLimit)));
       if (success) {
         await recordLateArrivals(ctx, tx, t, costs.lamportsBefore);
         movements.push(...landedMovements(ctx, t, costs.watchDelta));
@@ -163,13 +167,20 @@ async function commitFates<L extends Landed & { costs: TxCosts }>(ctx: Pick<Sett
 
 /**
  * What Hush absorbed of a transaction the quotes' flat networkFee prices (a payout, a refund, a sweep): its
- * priority fee over the rung's (src/ledger/network-cost.ts). A partner payout, a funding or a stray return is
+ * priority fee over the rung its orders were quoted at (src/ledger/network-cost.ts). A partner payout, a funding or a stray return is
  * priced by no quote: all of it is Hush's expense as before.
  */
 function flatAbsorbed(t: ChainTx, flat: bigint, units: number): bigint {
-  if (t.kind !== 'payout' && t.kind !== 'refund' && t.kind !== 'sweep') return 0n;
+  if (flatPricedOrders(t).length === 0) return 0n;
   const paid = computeUnitPriceOfWire(t.wire);
   return paid === null ? 0n : absorbedPriorityFee(paid, flat, units);
+}
+
+/** The orders whose networkFee priced a transaction: a payout's or refund's own, a sweep's items'; none for the rest. */
+function flatPricedOrders(t: ChainTx): string[] {
+  if ((t.kind === 'payout' || t.kind === 'refund') && t.orderId) return [t.orderId];
+  if (t.kind === 'sweep') return t.meta.items.map((i) => i.orderId);
+  return [];
 }
 
 function slotOf(st: SignatureState | null | undefined): bigint | undefined {
