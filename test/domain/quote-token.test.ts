@@ -230,6 +230,14 @@ describe('quote token', () => {
     assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ senderAddress: 'not-an-address' as Address })));
   });
 
+  it('carries the fee grid rung networkFee was priced at, outside the quote object; none given reads as null', () => {
+    const priced = issueQuote(SECRET, ACCOUNT, typicalTerms({ networkFeePrice: 4_000n }));
+    assert.equal(openQuoteId(SECRET, ACCOUNT, priced.quoteId)!.networkFeePrice, 4_000n);
+    assert.ok(!('networkFeePrice' in priced), 'not a field of the public quote');
+    assert.equal(openQuoteId(SECRET, ACCOUNT, issueQuote(SECRET, ACCOUNT, typicalTerms()).quoteId)!.networkFeePrice, null);
+    assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ networkFeePrice: -1n })), RangeError);
+  });
+
   it('quoteKey is stable per quote and distinct across quotes whose terms differ only in their nonce', () => {
     const terms = typicalTerms();
     const a = issueQuote(SECRET, ACCOUNT, terms);
