@@ -40,6 +40,8 @@ export interface GridPhaseResult {
   splitByAmount: number;
   /** Releases with members quoted before and after a step (the grid kept them one rung): the releases a step fell among. */
   spanningStep: number;
+  /** Per member, its release's size: the set with no fee difference at all (no step), mean. */
+  releaseSetMean: number;
   /** Per member, the members of its release it cannot be told from (same payout amount): mean and median. */
   setMean: number;
   setMedian: number;
@@ -184,6 +186,7 @@ async function score(h: SimHush, placed: Placed[]) {
   const releases = new Map<string, typeof rows>();
   for (const r of rows) releases.set(r.rel, [...(releases.get(r.rel) ?? []), r]);
   const sets: number[] = [];
+  const whole: number[] = [];
   const trackedSets: number[] = [];
   let splitByAmount = 0;
   let spanningStep = 0;
@@ -195,6 +198,7 @@ async function score(h: SimHush, placed: Placed[]) {
     return counts.size;
   };
   for (const members of releases.values()) {
+    partition(members, () => '', whole);
     if (partition(members, (m) => m.amount_out, sets) > 1) splitByAmount++;
     if (partition(members, (m) => String(tracked.get(m.tracking_id)?.trackedRung ?? 0n), trackedSets) > 1) trackedSplit++;
     if (new Set(members.map((m) => m.price)).size > 1) spanningStep++;
@@ -206,6 +210,7 @@ async function score(h: SimHush, placed: Placed[]) {
     releases: releases.size,
     splitByAmount,
     spanningStep,
+    releaseSetMean: mean(whole),
     setMean: mean(sets),
     setMedian: median(sets),
     trackedSplit,
@@ -220,7 +225,7 @@ export function printGridPhase(r: GridPhaseResult): string[] {
     `fee grid phase (simulated, ${r.wallSeconds.toFixed(0)} s): ${r.orders} private orders of 1 and 10 USDC while the market went calm → busy → calm; ${r.completed} completed in ${r.releases} releases`,
     `  grid steps: ${r.steps.map((s) => `${s.from} → ${s.to} µL/CU at ${s.atMin} min`).join(', ') || 'none'}; the public quote's networkFee (base units) ${fees}`,
     `  releases split by payout amount (what the chain shows): ${r.splitByAmount} of ${r.releases} (target 0 ${r.splitByAmount === 0 ? 'PASS' : 'MISS'}); releases quoted at two rungs: ${r.spanningStep}`,
-    `  anonymity set per member after splitting by amount: mean ${r.setMean.toFixed(2)}, median ${r.setMedian}`,
+    `  anonymity set per member after splitting by amount: mean ${r.setMean.toFixed(2)}, median ${r.setMedian} (without any step, its release: mean ${r.releaseSetMean.toFixed(2)})`,
     `  counterfactual, a networkFee that tracked the market's minute: ${r.trackedSplit} of ${r.releases} releases split, set mean ${r.trackedSetMean.toFixed(2)}, median ${r.trackedSetMedian}`,
   ];
 }
