@@ -24,7 +24,7 @@ export interface FeePricesPort {
 
 /** What a fee market answer may be old before a signing waits for a fresh one (slots): after an idle spell. */
 const STALE_SLOTS = 30;
-/** The market is asked at most once a slot while Hush signs (and never while it does not), and at most this often. */
+/** The market is asked at most once a slot while Hush signs (idle, once per IDLE_READ_MS), and at most this often. */
 const MIN_REFRESH_MS = 400;
 /**
  * An idle worker reads the market this often (at most): the quote grid steps on readings, and a Hush that
@@ -46,7 +46,8 @@ const NO_CAP = 1n << 62n;
  * for the signers' synchronous `shape`: the fee market's last answer (src/chain/fee-market.ts) and Hush's own
  * landings, through estimateComputeUnitPrice. The market is asked when a signing asks for a price (warm,
  * ready), at most once a slot, and by an idle worker once per 30 s (readIdle: the quote grid must step in a
- * busy hour without orders); a signing after an idle spell waits for one answer (ready). One account set for every purpose (fee payer and pools: one call, not one per pool).
+ * busy hour without orders); a signing after an idle spell waits for one answer (ready). One account set for
+ * every purpose (fee payer and pools: one call, not one per pool).
  */
 export class FeePrices {
   private market: MarketFees | null = null;
