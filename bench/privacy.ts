@@ -17,6 +17,9 @@
  *                                         more compressed than the same rows in the default run
  *   … -- --sign-delay=30                  each user takes 15–45 s (real) to sign and send the deposit once the order is
  *                                         placed (default: at once, as a script would)
+ *   … -- --rows=grid                      only the fee grid phase (issue 73, a few minutes: grid-phase.ts), which the
+ *                                         default run ends with: the market turns busy and calm, the quotes' networkFee
+ *                                         steps among the orders, and the releases it would split are counted
  *   … -- --write-docs                     also rewrite the table and chart in docs/privacy.md
  *   … -- --parallel=2                     runs at once (default 3; never two heavy ones, see HEAVY_ORDERS_PER_S), each
  *                                         in a Hush and chain of its own with a random stream of its own (seeded
@@ -36,6 +39,7 @@ import { horizonFor as horizonForPolicy } from './privacy/horizon.ts';
 import { runQueue, type QueuedJob } from './support/run-queue.ts';
 import { seeded } from '../src/support/seeded-random.ts';
 import { denominationsOf, shapedWorkloads, workloads, type Workload } from './privacy/workloads.ts';
+import { gridPhase, printGridPhase } from './privacy/grid-phase.ts';
 
 const args = new Map<string, string | undefined>(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k!, v]; }));
 const KNOWN = ['full', 'rates', 'rows', 'menu', 'target', 'k', 'budget', 'window', 'ceiling', 'offered', 'n', 'seed', 'write-docs', 'parallel', 'compression', 'sign-delay'];
@@ -101,6 +105,13 @@ const SHAPED_COMPRESSION: Record<string, number> = { 'cold-crowd': 4, 'cold-crow
 const CROWDS = ['cold-crowd', 'cold-crowd-partners'];
 const seed = Number(args.get('seed') ?? 20261122);
 const log = (m: string) => process.stderr.write(`${m}\n`);
+/** The fee grid phase: by default after every other run (it is CPU-bound, and must not slow their compressed time). */
+const gridWanted = !onlyRows || onlyRows.includes('grid');
+if (onlyRows?.length === 1 && gridWanted) {
+  const grid = await gridPhase({ seed, log });
+  for (const l of printGridPhase(grid)) console.log(l);
+  process.exit(grid.splitByAmount > 0 || grid.steps.length === 0 ? 1 : 0);
+}
 
 /** The run's span in real seconds (horizon.ts): warm-up, scored span, padding. */
 const horizonFor = (rate: number, patient = false): Horizon => horizonForPolicy(rate, policy, maxOrders, patient);
@@ -250,7 +261,10 @@ printTable([...results, ...shapedResults], off);
 printTargets(results, policy);
 if (cold) printColdStart(cold);
 for (const l of shapedTargets(shapedResults)) console.log(l);
+const grid = gridWanted ? await gridPhase({ seed, log }) : null;
+if (grid) for (const l of printGridPhase(grid)) console.log(l);
 const failures = selfChecks(results, off);
+if (grid && (grid.splitByAmount > 0 || grid.steps.length === 0)) failures.push(`fee grid phase: ${grid.steps.length} steps, ${grid.splitByAmount} releases split by payout amount`);
 for (const f of failures) log(`SELF-CHECK FAILED: ${f}`);
 log(`total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 if (args.has('write-docs')) writeDocs(results, off, { policy, seed, seconds: (Date.now() - t0) / 1000, shaped: shapedResults });

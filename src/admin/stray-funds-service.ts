@@ -17,6 +17,7 @@ import { ChainView, TOKEN_PROGRAMS } from '../chain/chain-view.ts';
 import { asWireTransaction } from '../chain/base64-wire.ts';
 import { settledFate, txFate } from '../domain/settlement/tx-fate.ts';
 import type { Clock } from '../support/clock.ts';
+import { StrayReturnPrice } from './stray-return-price.ts';
 
 /** How long a return waits for its transactions to confirm before reporting them as sent. */
 const CONFIRM_WAIT_MS = 15_000;
@@ -65,6 +66,7 @@ interface ParsedTokenAccount {
  */
 export class StrayFundsService {
   private readonly view: ChainView;
+  private readonly prices: StrayReturnPrice;
   /** Runs for the same order in this process, one after the other: the second finds what the first left. */
   private readonly running = new Map<string, Promise<unknown>>();
 
@@ -77,6 +79,7 @@ export class StrayFundsService {
     private readonly clock: Clock,
   ) {
     this.view = new ChainView(chain);
+    this.prices = new StrayReturnPrice(chain, config, clock, treasury.feePayer.address);
   }
 
   async returnStray(trackingId: string): Promise<StrayReturnReport> {
@@ -121,7 +124,8 @@ export class StrayFundsService {
 
   private async returnOne(order: OrderRecord, owner: Awaited<ReturnType<Treasury['depositSigner']>>, holding: StrayHolding, to: Address, line: StrayReturnLine): Promise<void> {
     const createRecipientAccount = holding.kind === 'token' && !holding.native && holding.amount > 0n && !(await this.exists(associatedTokenAddress(to, holding.mint, holding.tokenProgram)));
-    const signed = await buildStrayReturn(this.shape(await this.chain.latestBlockhash()), owner, holding, to, createRecipientAccount);
+    const [blockhash, price] = await Promise.all([this.chain.latestBlockhash(), this.prices.price()]);
+    const signed = await buildStrayReturn(this.shape(blockhash, price), owner, holding, to, createRecipientAccount);
     const simulated = await this.chain.rpc.simulateTransaction(asWireTransaction(signed.wire), { encoding: 'base64', commitment: 'confirmed', sigVerify: false }).send();
     if (simulated.value.err) {
       line.reason = `the chain refuses the transfer: ${JSON.stringify(simulated.value.err, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`;
@@ -239,7 +243,7 @@ export class StrayFundsService {
     return this.config.assets.byMint(mint)?.assetId ?? mint;
   }
 
-  private shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }): TxShape {
-    return txShape(this.treasury.feePayer, this.config, blockhash);
+  private shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }, computeUnitPriceMicroLamports: bigint): TxShape {
+    return txShape(this.treasury.feePayer, { computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports }, blockhash);
   }
 }

@@ -5,9 +5,9 @@
  * server secret over (accountId, payload). The accountId is MACed but not stored, so a quoteId
  * presented by another account simply fails verification (docs/spec.md §3: another account's quoteId is 404).
  *
- * Layout v4 (big-endian), then base64url, prefixed "q_" (older ids are no longer read: a quote lives
+ * Layout v5 (big-endian), then base64url, prefixed "q_" (older ids are no longer read: a quote lives
  * seconds, so a deploy only turns the few outstanding ones into QUOTE_NOT_FOUND):
- *   u8   version (4; v4 added privacy.anonymitySetLikely, issue 51)
+ *   u8   version (5; v4 added privacy.anonymitySetLikely, issue 51; v5 networkFeePrice, issue 73)
  *   u8   flags: 1 = exact_out, 2 = destination ≠ source, 4 = recipient ≠ sender, 8 = feeRecipient present,
  *               16 = privacy.standard, 32 = privacy.basis is no_traffic, 64 = privacy.requested present
  *   u48  issuedAt, ms since epoch
@@ -18,7 +18,7 @@
  *   u8+  sourceAssetId (length, ASCII)
  *   u8+  destinationAssetId               (only if flag 2; else equals source)
  *   LEB128 varints: expiresAt − issuedAt (ms), duration, feeBps, amountIn, amountOut,
- *                   serviceFee, partnerFee, networkFee, min, max, privacy.anonymitySet,
+ *                   serviceFee, partnerFee, networkFee, networkFeePrice (0: not given), min, max, privacy.anonymitySet,
  *                   privacy.anonymitySetLikely, privacy.delaySeconds
  *   u8   number of privacy.suggestedAmounts (≤ 4), then each as a varint
  *   u8+  privacy.requested (only if flag 64): 1 = minAnonymitySet, 2 = maxDelaySeconds, then its value as a varint
@@ -35,7 +35,7 @@ import { DEPOSIT_ACCOUNT_RENT } from './network-cost.ts';
 import { MAX_MIN_ANONYMITY_SET, type PrivacyChoice } from './privacy-choice.ts';
 import { NONCE_BYTES, TAG_BYTES, checkQuoteKey, quoteMac, writeQuoteMac } from './quote-mac.ts';
 
-const VERSION = 4;
+const VERSION = 5;
 const PREFIX = 'q_';
 const MAX_ID_CHARS = 640; // far above the largest v2 id (~340 chars); bounds work on hostile input
 const MAX_TIMESTAMP_MS = 2 ** 48 - 1;
@@ -93,6 +93,12 @@ export interface QuoteTerms extends QuoteRequestTerms {
   serviceFee: Amount;
   partnerFee: Amount;
   networkFee: Amount;
+  /**
+   * The compute-unit price (micro-lamports) networkFee was priced at: the fee grid's rung for this quote. Not in
+   * the quote object (the rung is public anyway: networkFee follows from it); carried so the order and the
+   * ledger know the rung its partner was charged at, which prices and the grid may have left since.
+   */
+  networkFeePrice?: bigint;
   min: Amount;
   max: Amount;
   /** Expected seconds to delivery, non-negative integer. */
@@ -124,6 +130,8 @@ export interface OpenedQuote {
   nonce: string;
   /** Same as quoteKey(quote.quoteId). */
   key: string;
+  /** QuoteTerms.networkFeePrice; null when the issuer gave none. */
+  networkFeePrice: bigint | null;
 }
 
 const isoPrefixes = new Map<number, string>();
@@ -209,6 +217,7 @@ function checkTerms(t: QuoteTerms): void {
     if (!isAmount(t[k])) fail(k);
   }
   if (t.serviceFee + t.partnerFee + t.networkFee > U64_MAX) fail('fee total');
+  if (t.networkFeePrice !== undefined && (t.networkFeePrice < 0n || t.networkFeePrice > U64_MAX)) fail('networkFeePrice');
   if (!Number.isSafeInteger(t.duration) || t.duration < 0) fail('duration');
   if (typeof t.standard !== 'boolean') fail('standard');
   if (!Number.isSafeInteger(t.anonymitySet) || t.anonymitySet < 1) fail('anonymitySet');
@@ -255,6 +264,7 @@ export function issueQuote(secret: Uint8Array, accountId: string, terms: QuoteTe
   w.varint(BigInt(terms.duration));
   w.varint(BigInt(terms.feeBps));
   for (const v of [terms.amountIn, terms.amountOut, terms.serviceFee, terms.partnerFee, terms.networkFee]) w.varint(v);
+  w.varint(terms.networkFeePrice ?? 0n);
   w.varint(terms.min);
   w.varint(terms.max);
   w.varint(BigInt(terms.anonymitySet));
@@ -315,6 +325,7 @@ export function openQuoteId(secret: Uint8Array, accountId: string, quoteId: stri
     const serviceFee = toAmount(r.varint());
     const partnerFee = toAmount(r.varint());
     const networkFee = toAmount(r.varint());
+    const networkFeePrice = r.varint();
     const min = toAmount(r.varint());
     const max = toAmount(r.varint());
     const anonymitySet = r.smallInt();
@@ -336,7 +347,7 @@ export function openQuoteId(secret: Uint8Array, accountId: string, quoteId: stri
     );
     const request: QuoteRequestTerms = { senderAddress, recipientAddress, feeBps };
     if (feeRecipientAddress !== undefined) request.feeRecipientAddress = feeRecipientAddress;
-    return { quote, request, nonce: hex(nonce), key: hex(tag) };
+    return { quote, request, nonce: hex(nonce), key: hex(tag), networkFeePrice: networkFeePrice === 0n ? null : networkFeePrice };
   } catch {
     // Only reachable for a validly MACed payload we cannot read (e.g. a future layout).
     return null;

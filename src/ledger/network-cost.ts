@@ -23,6 +23,19 @@ export function networkCostMovement(signature: string, feePayer: string, costs: 
   };
 }
 
+/**
+ * The rung the flat figure that prices a transaction was quoted at: its order's (a payout, a refund), or the mean
+ * of its orders' (a sweep: each order's networkFee priced a whole sweep as if alone; they nearly always share one
+ * rung, and the mean favours none). `quoted`: the orders' rungs by id (src/store/settlement/order-fee-prices.ts);
+ * an order without one (older than the column) counts at `fallback`, the rung in effect at settlement.
+ */
+export function quotedPriceOf(orderIds: readonly string[], quoted: ReadonlyMap<string, bigint>, fallback: bigint): bigint {
+  if (orderIds.length === 0) return fallback;
+  let sum = 0n;
+  for (const id of orderIds) sum += quoted.get(id) ?? fallback;
+  return sum / BigInt(orderIds.length);
+}
+
 /** The part of a transaction's priority fee beyond what `flatPrice` would have paid for `units` (negative: below it). */
 export function absorbedPriorityFee(paidPrice: bigint, flatPrice: bigint, units: number): bigint {
   const fee = (price: bigint) => (price * BigInt(units) + 999_999n) / 1_000_000n;

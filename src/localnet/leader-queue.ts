@@ -52,8 +52,20 @@ export class LeaderQueue {
   /** Drops follow the order of sends, not the clock: the same sends under the same seed lose the same ones. */
   private readonly lose: () => number;
 
-  constructor(readonly options: CongestionOptions) {
-    this.lose = seeded((options.seed ^ 0x68e31da4) >>> 0);
+  constructor(private congestion: CongestionOptions) {
+    this.lose = seeded((congestion.seed ^ 0x68e31da4) >>> 0);
+  }
+
+  get options(): CongestionOptions {
+    return this.congestion;
+  }
+
+  /**
+   * The market turns (tests and benches: a calm hour gives way to a busy one and back); the seed, drops and
+   * queue stay. Slots already built keep their prices, as a chain's history does.
+   */
+  setProfile(profile: CongestionOptions['profile']): void {
+    this.congestion = { ...this.congestion, profile };
   }
 
   /**

@@ -279,6 +279,7 @@ export class OrderService {
       serviceFee: BigInt(q.feeBreakdown.serviceFee),
       partnerFee: BigInt(q.feeBreakdown.partnerFee),
       networkFee: BigInt(q.networkFee),
+      networkFeePrice: opened.networkFeePrice,
       feeBps: opened.request.feeBps,
       feeRecipient: opened.request.feeRecipientAddress ?? null,
       sender: opened.request.senderAddress,

@@ -149,7 +149,8 @@ export class QuoteService {
     if (amount > max) throw new HushError('AMOUNT_TOO_HIGH', `amount exceeds the current maximum of ${max}`, { min: min.toString(), max: max.toString() });
     // A private amount's class keeps one rung to its release (docs/spec.md §9; src/domain/fee-grid-shared.ts).
     const cls = source.denominations.includes(amount) ? classKey({ sourceAssetId: source.assetId, destinationAssetId: destination.assetId, mode, pinnedAmount: amount }) : null;
-    const networkFee = this.networkFee(source, destination, this.feePrice?.priceFor(cls) ?? this.config.computeUnitPriceMicroLamports);
+    const networkFeePrice = this.feePrice?.priceFor(cls) ?? this.config.computeUnitPriceMicroLamports;
+    const networkFee = this.networkFee(source, destination, networkFeePrice);
     const input = {
       mode,
       amount: toAmount(amount),
@@ -171,6 +172,7 @@ export class QuoteService {
       serviceFee: fees.serviceFee,
       partnerFee: fees.partnerFee,
       networkFee: fees.networkFee,
+      networkFeePrice,
       min: toAmount(min),
       max: toAmount(max),
       duration: SETTLEMENT_OVERHEAD_S + privacy.delaySeconds,

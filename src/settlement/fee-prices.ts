@@ -24,8 +24,14 @@ export interface FeePricesPort {
 
 /** What a fee market answer may be old before a signing waits for a fresh one (slots): after an idle spell. */
 const STALE_SLOTS = 30;
-/** The market is asked at most once a slot while Hush signs (and never while it does not), and at most this often. */
+/** The market is asked at most once a slot while Hush signs (idle, once per IDLE_READ_MS), and at most this often. */
 const MIN_REFRESH_MS = 400;
+/**
+ * An idle worker reads the market this often (at most): the quote grid steps on readings, and a Hush that
+ * signs nothing in a busy hour must still move its quotes' networkFee (one call per 30 s idle: 0.033 a
+ * second on the idle budget's 1). While it signs, the once-a-slot refreshes already read it and this adds none.
+ */
+export const IDLE_READ_MS = 30_000;
 /** Own landings kept (the estimate reads the last OWN_WINDOW_SLOTS of them). */
 const OWN_KEPT = 512;
 /** Signatures whose first send is remembered, for how long their landing took. */
@@ -38,9 +44,10 @@ const NO_CAP = 1n << 62n;
 /**
  * Each purpose's current compute-unit price (docs/decisions.md, "Priority fees from the market: the wiring"),
  * for the signers' synchronous `shape`: the fee market's last answer (src/chain/fee-market.ts) and Hush's own
- * landings, through estimateComputeUnitPrice. The market is asked only when a signing asks for a price (warm,
- * ready) and at most once a slot, so an idle Hush costs no call; a signing after an idle spell waits for
- * one answer (ready). One account set for every purpose (fee payer and pools: one call, not one per pool).
+ * landings, through estimateComputeUnitPrice. The market is asked when a signing asks for a price (warm,
+ * ready), at most once a slot, and by an idle worker once per 30 s (readIdle: the quote grid must step in a
+ * busy hour without orders); a signing after an idle spell waits for one answer (ready). One account set for
+ * every purpose (fee payer and pools: one call, not one per pool).
  */
 export class FeePrices {
   private market: MarketFees | null = null;
@@ -88,6 +95,17 @@ export class FeePrices {
         this.port.log({ err: e }, 'fee market not read; pricing from own landings');
       })
       .finally(() => (this.refreshing = null));
+  }
+
+  /**
+   * The idle worker's reading (its own loop, every IDLE_READ_MS): asks the market only when nothing has asked
+   * it for that long, so the grid the quotes are priced at follows the market whether or not Hush signs
+   * anything. Never throws (a failed call is logged by warm).
+   */
+  readIdle(): Promise<void> {
+    if (this.static || this.port.clock.now() - this.askedAt < IDLE_READ_MS) return Promise.resolve();
+    this.warm();
+    return this.refreshing ?? Promise.resolve();
   }
 
   /**

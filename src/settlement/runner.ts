@@ -13,6 +13,7 @@ import { jitteredIntervalMs } from '../domain/settlement/partner-lots.ts';
 import { rebalance, type RebalanceSettings } from './steps/rebalance.ts';
 import { settleFates } from './steps/settle-fates.ts';
 import { bookUncosted } from './steps/book-costs.ts';
+import { IDLE_READ_MS } from './fee-prices.ts';
 import { Sweeps } from './steps/sweep.ts';
 import { Watchdog } from './steps/watchdog.ts';
 import type { Clock, Timer } from '../support/clock.ts';
@@ -91,6 +92,10 @@ export class SettlementWorker {
       ['partner-payouts', Math.max(250, (this.context.config.partnerPayoutIntervalS * 1000) / 4), () => this.scheduledPartnerTick()],
       ['late-deposits', Math.max(sweepMs, 5000), () => this.lateDepositTick()],
       ['maintenance', 30_000, () => this.maintenanceTick()],
+      // The fee market read while nothing is signed (one call per 30 s idle; none while signing, which reads it
+      // once a slot): the quotes' networkFee steps up in a busy hour whether or not orders come.
+      // Checked twice per period so that readings stay under GRID_READING_GAP_MS apart when signing stops.
+      ['fee-market', IDLE_READ_MS / 2, () => this.context.fees.readIdle()],
       ['rebalance', rebalanceMs, () => this.rebalanceTick()],
     ]);
   }

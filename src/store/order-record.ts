@@ -15,6 +15,8 @@ export interface NewOrder {
   serviceFee: bigint;
   partnerFee: bigint;
   networkFee: bigint;
+  /** The compute-unit price networkFee was priced at (its quote's fee grid rung); null: not known (older orders). Written, not read back: the ledger's split queries it. */
+  networkFeePrice?: bigint | null;
   feeBps: number;
   feeRecipient: Address | null;
   sender: Address;

@@ -40,11 +40,12 @@ const BORN = statusLiteral(INITIAL_STATUS);
 
 const ORDER_INSERT_COLUMNS = `tracking_id, account_id, quote_key, quote, status, source_asset_id, destination_asset_id, mode,
   amount_in, amount_out, service_fee, partner_fee, network_fee, fee_bps, fee_recipient, sender, recipient,
-  deposit_owner, deposit_account, expiration, tx_blockhash, tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at, next_run_at`;
-/** $1…$23 of orderParams, typed (they also appear in a SELECT list, where nothing else types them). */
+  deposit_owner, deposit_account, expiration, tx_blockhash, tx_last_valid_block_height, tx_expires_at_slot, created_at, updated_at, next_run_at,
+  network_fee_price`;
+/** $1…$24 of orderParams, typed (they also appear in a SELECT list, where nothing else types them). */
 const ORDER_INSERT_VALUES = `$1::text, $2::text, $3::text, $4::jsonb, ${BORN}, $5::text, $6::text, $7::text, $8::numeric, $9::numeric,
   $10::numeric, $11::numeric, $12::numeric, $13::integer, $14::text, $15::text, $16::text, $17::text, $18::text, $19::timestamptz,
-  $20::text, $21::bigint, $22::bigint, $23::timestamptz, $23::timestamptz, now()`;
+  $20::text, $21::bigint, $22::bigint, $23::timestamptz, $23::timestamptz, now(), $24::numeric`;
 
 function orderParams(o: NewOrder): unknown[] {
   return [
@@ -71,6 +72,7 @@ function orderParams(o: NewOrder): unknown[] {
     o.txLastValidBlockHeight.toString(),
     o.txExpiresAtSlot.toString(),
     o.createdAt,
+    o.networkFeePrice?.toString() ?? null,
   ];
 }
 
@@ -92,8 +94,8 @@ export async function insertOrder(
       `WITH d AS (SELECT ${PARAM_DEPOSIT_ADDRESS_HITS} AS hit),
        o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) SELECT ${ORDER_INSERT_VALUES} FROM d WHERE cardinality(d.hit) = 0 RETURNING id, tracking_id, created_at),
        h AS (INSERT INTO order_history (order_id, status, at) SELECT id, ${BORN}, created_at FROM o),
-       i AS (UPDATE idempotency_keys SET state = 'done', response_status = $25, response_body = $26
-             WHERE account_id = $2 AND key = $24 AND state = 'in_progress' AND EXISTS (SELECT 1 FROM o))
+       i AS (UPDATE idempotency_keys SET state = 'done', response_status = $26, response_body = $27
+             WHERE account_id = $2 AND key = $25 AND state = 'in_progress' AND EXISTS (SELECT 1 FROM o))
        SELECT (SELECT id FROM o) AS id, (SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o) AS notified, (SELECT hit FROM d) AS hit`,
       [...orderParams(o), idempotency.key, idempotency.responseStatus, JSON.stringify(idempotency.responseBody)],
     );
@@ -120,10 +122,10 @@ export async function insertOrderWithNewKey(
   try {
     const { rows } = await db.query<{ id: string | number | null; hit: unknown }>(
       `WITH d AS (SELECT ${PARAM_DEPOSIT_ADDRESS_HITS} AS hit),
-       l AS (SELECT ${tryKeyLock('$2::text', '$24::text')} AS free FROM d WHERE cardinality(d.hit) = 0),
+       l AS (SELECT ${tryKeyLock('$2::text', '$25::text')} AS free FROM d WHERE cardinality(d.hit) = 0),
        k AS (
          INSERT INTO idempotency_keys (account_id, key, request_hash, state, response_status, response_body, locked_at, created_at)
-         SELECT $2, $24, $27, 'done', $25::integer, $26::jsonb, now(), now() FROM l WHERE l.free ON CONFLICT (account_id, key) DO NOTHING RETURNING 1),
+         SELECT $2, $25, $28, 'done', $26::integer, $27::jsonb, now(), now() FROM l WHERE l.free ON CONFLICT (account_id, key) DO NOTHING RETURNING 1),
        o AS (INSERT INTO orders (${ORDER_INSERT_COLUMNS}) SELECT ${ORDER_INSERT_VALUES} FROM k RETURNING id, tracking_id, created_at),
        h AS (INSERT INTO order_history (order_id, status, at) SELECT id, ${BORN}, created_at FROM o)
        SELECT (SELECT id FROM o) AS id, (SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM o) AS notified, (SELECT hit FROM d) AS hit`,
@@ -260,6 +262,7 @@ export async function insertOrdersWithNewKeys(db: Queryable, items: readonly New
     service_fee: o.serviceFee.toString(),
     partner_fee: o.partnerFee.toString(),
     network_fee: o.networkFee.toString(),
+    network_fee_price: o.networkFeePrice?.toString() ?? null,
     fee_bps: o.feeBps,
     fee_recipient: o.feeRecipient,
     sender: o.sender,
@@ -279,7 +282,7 @@ export async function insertOrdersWithNewKeys(db: Queryable, items: readonly New
     `WITH input AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(tracking_id text, account_id text, quote_key text, quote jsonb, source_asset_id text,
          destination_asset_id text, mode text, amount_in numeric, amount_out numeric, service_fee numeric, partner_fee numeric,
-         network_fee numeric, fee_bps integer, fee_recipient text, sender text, recipient text, deposit_owner text, deposit_account text,
+         network_fee numeric, network_fee_price numeric, fee_bps integer, fee_recipient text, sender text, recipient text, deposit_owner text, deposit_account text,
          expiration timestamptz, tx_blockhash text, tx_last_valid_block_height bigint, tx_expires_at_slot bigint, created_at timestamptz,
          idem_key text, request_hash text, response_body jsonb)),
      l AS (SELECT input.*, ${depositAddressHits('input.sender', 'input.recipient', 'input.fee_recipient')} AS hit,
@@ -292,7 +295,8 @@ export async function insertOrdersWithNewKeys(db: Queryable, items: readonly New
        INSERT INTO orders (${ORDER_INSERT_COLUMNS})
        SELECT i.tracking_id, i.account_id, i.quote_key, i.quote, ${BORN}, i.source_asset_id, i.destination_asset_id, i.mode,
          i.amount_in, i.amount_out, i.service_fee, i.partner_fee, i.network_fee, i.fee_bps, i.fee_recipient, i.sender, i.recipient,
-         i.deposit_owner, i.deposit_account, i.expiration, i.tx_blockhash, i.tx_last_valid_block_height, i.tx_expires_at_slot, i.created_at, i.created_at, now()
+         i.deposit_owner, i.deposit_account, i.expiration, i.tx_blockhash, i.tx_last_valid_block_height, i.tx_expires_at_slot, i.created_at, i.created_at, now(),
+         i.network_fee_price
        FROM l i JOIN k ON k.account_id = i.account_id AND k.key = i.idem_key
        RETURNING id, tracking_id, created_at),
      h AS (INSERT INTO order_history (order_id, status, at) SELECT id, ${BORN}, created_at FROM o)

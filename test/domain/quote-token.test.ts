@@ -194,7 +194,7 @@ describe('quote token', () => {
       return 'q_' + Buffer.concat([p, tag]).toString('base64url');
     };
     assert.ok(openQuoteId(SECRET, ACCOUNT, sign(payload)), 'test re-signing matches the implementation');
-    for (const version of [1, 2, 3, 5]) {
+    for (const version of [1, 2, 3, 4, 6]) {
       const other = Buffer.from(payload);
       other[0] = version;
       assert.equal(openQuoteId(SECRET, ACCOUNT, sign(other)), null, `version ${version}`);
@@ -228,6 +228,14 @@ describe('quote token', () => {
     assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ delaySeconds: -1 })), RangeError);
     assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ suggestedAmounts: Array(5).fill(toAmount(1n)) })), RangeError);
     assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ senderAddress: 'not-an-address' as Address })));
+  });
+
+  it('carries the fee grid rung networkFee was priced at, outside the quote object; none given reads as null', () => {
+    const priced = issueQuote(SECRET, ACCOUNT, typicalTerms({ networkFeePrice: 4_000n }));
+    assert.equal(openQuoteId(SECRET, ACCOUNT, priced.quoteId)!.networkFeePrice, 4_000n);
+    assert.ok(!('networkFeePrice' in priced), 'not a field of the public quote');
+    assert.equal(openQuoteId(SECRET, ACCOUNT, issueQuote(SECRET, ACCOUNT, typicalTerms()).quoteId)!.networkFeePrice, null);
+    assert.throws(() => issueQuote(SECRET, ACCOUNT, typicalTerms({ networkFeePrice: -1n })), RangeError);
   });
 
   it('quoteKey is stable per quote and distinct across quotes whose terms differ only in their nonce', () => {

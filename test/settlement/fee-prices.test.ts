@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildPayout } from '../../src/chain/hush-transactions.ts';
 import { LEVEL_RULES, type MarketFees } from '../../src/domain/fee-estimate.ts';
-import { FeePrices } from '../../src/settlement/fee-prices.ts';
+import { FeePrices, IDLE_READ_MS } from '../../src/settlement/fee-prices.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
 const SLOT_MS = 400;
@@ -62,6 +62,35 @@ describe('the fee port', () => {
     p.warm();
     await p.ready();
     assert.equal(asked.length, 2, 'a slot later, while signing: one more');
+  });
+
+  test('an idle worker reads the market once per 30 s, for the quote grid; none while signing reads it anyway', async () => {
+    const { p, clock, asked } = prices({ fee: 40_000n });
+    const readings: bigint[] = [];
+    p.onFastReading = (price) => readings.push(price);
+    // The worker's loop checks twice per period (runner.ts): an idle hour costs one call per IDLE_READ_MS.
+    for (let t = 0; t < 3_600_000; t += IDLE_READ_MS / 2) {
+      await p.readIdle();
+      clock.advance(IDLE_READ_MS / 2);
+    }
+    assert.equal(asked.length, 3_600_000 / IDLE_READ_MS, 'one getRecentPrioritizationFees per 30 s idle');
+    assert.equal(readings.length, asked.length, 'each answer goes to the grid');
+    assert.equal(readings.at(-1), 40_000n);
+    // A signing just read the market: the idle reading asks nothing until IDLE_READ_MS after it.
+    p.warm();
+    await p.ready();
+    const signed = asked.length;
+    for (let t = 0; t < IDLE_READ_MS - 1_000; t += 1_000) {
+      await p.readIdle();
+      clock.advance(1_000);
+    }
+    assert.equal(asked.length, signed, 'no idle call within 30 s of a signing (which reads the market once a slot anyway)');
+    clock.advance(1_000);
+    await p.readIdle();
+    assert.equal(asked.length, signed + 1, 'then one');
+    const idle = prices({ static: true });
+    await idle.p.readIdle();
+    assert.equal(idle.asked.length, 0, 'static pricing reads nothing');
   });
 
   test('each purpose at its level; the market above a level floor sets it, a calm one leaves the floor', async () => {

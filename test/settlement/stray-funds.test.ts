@@ -11,6 +11,8 @@ import type { Address } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import { getInitializeAccount3Instruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { runAdminCli } from '../../src/cli/admin-cli.ts';
+import { computeUnitPriceOfWire } from '../../src/chain/wire-price.ts';
+import { LEVEL_RULES } from '../../src/domain/fee-estimate.ts';
 import { OWNERS_PER_PASS } from '../../src/settlement/steps/stray-funds.ts';
 import { randomSignature } from '../support/hush-server.ts';
 import { closeSim } from '../support/sim-close.ts';
@@ -125,6 +127,12 @@ describe('stray funds at a deposit owner', () => {
       [placed.trackingId],
     ));
     assert.deepEqual(rows.map((x) => [x.status, Number(x.n)]), [['confirmed', 5]], 'recorded, and settled by the worker');
+    // Priced from the market as a late refund is (a calm chain: the medium level's floor), not the static price.
+    const { rows: wires } = await h.drive(h.db.query<{ wire: string }>(`SELECT c.wire FROM chain_txs c JOIN orders o ON o.id = c.order_id WHERE o.tracking_id = $1 AND c.kind = 'stray_return'`, [placed.trackingId]));
+    for (const { wire } of wires) {
+      const price = computeUnitPriceOfWire(wire)!;
+      assert.ok(price >= LEVEL_RULES.medium.floor && price < h.config.computeUnitPriceMicroLamports, `a stray return at ${price} micro-lamports per CU: the calm market's, not the static ${h.config.computeUnitPriceMicroLamports}`);
+    }
   });
 
   test('two returns at once pay once; one in flight holds its account back; the CLI reaches it through the admin API; an unknown order is NOT_FOUND', async () => {

@@ -2,7 +2,8 @@ import type { ChainTx } from '../../store/settlement/chain-tx.ts';
 import { recordMovements } from '../../store/settlement/record-movements.ts';
 import { setTxFees } from '../../store/settlement/set-tx-fees.ts';
 import { uncostedChainTxs } from '../../store/settlement/uncosted-chain-txs.ts';
-import { absorbedPriorityFee, networkCostMovement } from '../../ledger/network-cost.ts';
+import { absorbedPriorityFee, networkCostMovement, quotedPriceOf } from '../../ledger/network-cost.ts';
+import { orderFeePrices } from '../../store/settlement/order-fee-prices.ts';
 import { computeUnitPriceOfWire } from '../../chain/wire-price.ts';
 import type { TxCosts } from '../../chain/chain-view.ts';
 import type { SettlementContext } from '../context.ts';
@@ -13,15 +14,32 @@ export type BookCostsDeps = Pick<SettlementContext, 'db' | 'view' | 'treasury' |
 /** Landed transactions whose costs wait at most this many per pass. */
 const UNCOSTED_BATCH = 256;
 
+/** The orders whose networkFee priced a transaction: a payout's or refund's own, a sweep's items'; none for the rest. */
+function flatPricedOrders(t: ChainTx): string[] {
+  if ((t.kind === 'payout' || t.kind === 'refund') && t.orderId) return [t.orderId];
+  if (t.kind === 'sweep') return t.meta.items.map((i) => i.orderId);
+  return [];
+}
+
 /**
  * What Hush absorbed of a transaction the quotes' flat networkFee prices (a payout, a refund, a sweep): its
- * priority fee over the rung's (src/ledger/network-cost.ts). A partner payout, a funding or a stray return is
- * priced by no quote: all of it is Hush's expense as before.
+ * priority fee over the rung its orders were quoted at (src/ledger/network-cost.ts). A partner payout, a funding
+ * or a stray return is priced by no quote: all of it is Hush's expense as before.
  */
-export function flatAbsorbed(t: ChainTx, flat: bigint, units: number): bigint {
-  if (t.kind !== 'payout' && t.kind !== 'refund' && t.kind !== 'sweep') return 0n;
+export function flatAbsorbed(t: ChainTx, rung: bigint, units: number): bigint {
+  if (flatPricedOrders(t).length === 0) return 0n;
   const paid = computeUnitPriceOfWire(t.wire);
-  return paid === null ? 0n : absorbedPriorityFee(paid, flat, units);
+  return paid === null ? 0n : absorbedPriorityFee(paid, rung, units);
+}
+
+/**
+ * The rung each transaction is split at: the one its orders were quoted at (the grid may have moved since; one
+ * read for the batch); the rung in effect now only for an order older than that record.
+ */
+export async function quotedRungs(ctx: Pick<SettlementContext, 'db' | 'grid'>, txs: readonly ChainTx[]): Promise<(t: ChainTx) => bigint> {
+  const flat = await ctx.grid.flatPrice();
+  const quoted = await orderFeePrices(ctx.db, txs.flatMap(flatPricedOrders));
+  return (t) => quotedPriceOf(flatPricedOrders(t), quoted, flat);
 }
 
 /**
@@ -37,11 +55,11 @@ export async function bookCosts(ctx: BookCostsDeps, txs: ChainTx[]): Promise<num
   const costs = await Promise.all(found.map((c, i) => c ?? ctx.view.costs(txs[i]!.signature).catch(() => null)));
   const ready = txs.flatMap((t, i) => (costs[i] ? [{ t, costs: costs[i] as TxCosts }] : []));
   if (ready.length > 0) {
-    const flat = await ctx.grid.flatPrice();
+    const rungOf = await quotedRungs(ctx, ready.map(({ t }) => t));
     await ctx.db.transaction(async (tx) => {
       const set = await setTxFees(tx, ready.map(({ t, costs: c }) => ({ id: t.id, feeLamports: c.fee })));
       const mine = ready.filter(({ t }) => set.has(t.id));
-      await recordMovements(tx, mine.map(({ t, costs: c }) => networkCostMovement(t.signature, ctx.treasury.feePayer.address, c, flatAbsorbed(t, flat, ctx.config.computeUnitLimit))));
+      await recordMovements(tx, mine.map(({ t, costs: c }) => networkCostMovement(t.signature, ctx.treasury.feePayer.address, c, flatAbsorbed(t, rungOf(t), ctx.config.computeUnitLimit))));
     });
   }
   return txs.length - ready.length;

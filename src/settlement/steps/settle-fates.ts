@@ -20,7 +20,7 @@ import { RESEND_EVERY_MS } from '../timing.ts';
 import type { SettlementContext } from '../context.ts';
 import { runStep, type Step } from '../step.ts';
 import { completeOrders, stepPayingOrder, type CompleteDeps } from './complete.ts';
-import { bookCosts, flatAbsorbed } from './book-costs.ts';
+import { bookCosts, flatAbsorbed, quotedRungs } from './book-costs.ts';
 
 /** What settling fates touches: the chain's answers, the ledger, and what follows for a sweep or an order. */
 export type SettleFatesDeps = CompleteDeps & Pick<SettlementContext, 'db' | 'view' | 'sent' | 'outbox' | 'treasury' | 'asset' | 'alert' | 'log' | 'refundLate' | 'wake' | 'burstSpanSlots' | 'fees' | 'grid' | 'config'>;
@@ -142,7 +142,7 @@ async function settleLanded(ctx: SettleFatesDeps, landed: Landed[]): Promise<voi
 /** The fates, costs and movements of landed transactions in one database transaction; returns those this call settled. */
 async function commitFates<L extends Landed & { costs: TxCosts | null }>(ctx: Pick<SettlementContext, 'db' | 'treasury' | 'asset' | 'alert' | 'log' | 'outbox' | 'clock' | 'fees' | 'grid' | 'config'>, batch: L[]): Promise<L[]> {
   const confirmedAt = ctx.clock.date().toISOString();
-  const flat = await ctx.grid.flatPrice();
+  const rungOf = await quotedRungs(ctx, batch.flatMap(({ t, costs }) => (costs ? [t] : [])));
   const settled = await ctx.db.transaction(async (tx) => {
     const done = await settleChainTxs(
       tx,
@@ -152,7 +152,7 @@ async function commitFates<L extends Landed & { costs: TxCosts | null }>(ctx: Pi
     const movements: Movement[] = [];
     for (const { t, success, costs } of mine) {
       // Without its costs (a landed payout): booked after its order completes (bookCosts).
-      if (costs) movements.push(networkCostMovement(t.signature, ctx.treasury.feePayer.address, costs, flatAbsorbed(t, flat, ctx.config.computeUnitLimit)));
+      if (costs) movements.push(networkCostMovement(t.signature, ctx.treasury.feePayer.address, costs, flatAbsorbed(t, rungOf(t), ctx.config.computeUnitLimit)));
       if (success) {
         if (costs) await recordLateArrivals(ctx, tx, t, costs.lamportsBefore);
         movements.push(...landedMovements(ctx, t, costs?.watchDelta ?? 0n));

@@ -1825,7 +1825,7 @@ export interface components {
          *         ],
          *         "basis": "measured"
          *       },
-         *       "quoteId": "q_BBwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0aHtIBBICt4gSAwtcvgJTr3AOAyK-gJa6_G6I1HejJmWbWPVLCVXo",
+         *       "quoteId": "q_BRwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAQCAreIEgKCUpY0dGh7SAQSAreIEgMLXL4CU69wDgMivoCV6_g93_mvWBLjGaejAuSNC",
          *       "issuedAt": "2026-11-21T10:00:00.000Z",
          *       "expiresAt": "2026-11-21T10:01:00.000Z"
          *     }
@@ -1863,7 +1863,7 @@ export interface components {
          *           "minAnonymitySet": 20
          *         }
          *       },
-         *       "quoteId": "q_BHwBof2MaQBeHQnEeiKzkORHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXqAEZgMLXL6jbtC_gpxKQoQ_onQGAreIEgKCUpY0dAQHSqAEEgK3iBIDC1y-AlOvcA4DIr6AlARS7C8QvPOMEKJLISy7rt25L",
+         *       "quoteId": "q_BXwBof2MaQBeHQnEeiKzkORHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXqAEZgMLXL6jbtC_gpxKQoQ_onQEAgK3iBICglKWNHQEB0qgBBICt4gSAwtcvgJTr3AOAyK-gJQEUss8c4o2fkGganVP4Xn0ieA",
          *       "issuedAt": "2026-11-21T10:00:00.000Z",
          *       "expiresAt": "2026-11-21T10:01:00.000Z"
          *     }
@@ -2745,7 +2745,7 @@ export interface operations {
                      *           ],
                      *           "basis": "measured"
                      *         },
-                     *         "quoteId": "q_BBwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0aHtIBBICt4gSAwtcvgJTr3AOAyK-gJa6_G6I1HejJmWbWPVLCVXo",
+                     *         "quoteId": "q_BRwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAQCAreIEgKCUpY0dGh7SAQSAreIEgMLXL4CU69wDgMivoCV6_g93_mvWBLjGaejAuSNC",
                      *         "issuedAt": "2026-11-21T10:00:00.000Z",
                      *         "expiresAt": "2026-11-21T10:01:00.000Z"
                      *       }
@@ -3050,7 +3050,7 @@ export interface operations {
                  *           ],
                  *           "basis": "measured"
                  *         },
-                 *         "quoteId": "q_BBwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAYCt4gSAoJSljR0aHtIBBICt4gSAwtcvgJTr3AOAyK-gJa6_G6I1HejJmWbWPVLCVXo",
+                 *         "quoteId": "q_BRwBof2MaQBeHQnEeiKzj-RHnjCqHc1-LU9WrO9k7B2QV-372Vf3di6liao5VCZbQYh8VIrpel9IU8DyqJcqxO9ddqL_DyYInXTjONbW4mlX7jcrHasxZnelbdeBHzJnA4kdK_demwbdoTCF-OUsnwNzb2zg1APXARmAwtcvqNu0L-CnEpChD-idAQCAreIEgKCUpY0dGh7SAQSAreIEgMLXL4CU69wDgMivoCV6_g93_mvWBLjGaejAuSNC",
                  *         "issuedAt": "2026-11-21T10:00:00.000Z",
                  *         "expiresAt": "2026-11-21T10:01:00.000Z"
                  *       },
