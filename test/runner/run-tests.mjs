@@ -8,6 +8,7 @@
 // The type check (tsc --noEmit) runs beside the pool, and fails the run like a test.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_DIR, bundleOf, bundleTests, sourceOf } from './bundle-tests.mjs';
@@ -201,6 +202,8 @@ const typecheck = !tsc ? null : runCommand([join(root, 'node_modules', 'typescri
  */
 {
   const entry = viaTsx ? ['--import', 'tsx', 'test/runner/store-template.ts'] : ['--liftoff-only', '--enable-source-maps', bundleOf('test/runner/store-template.ts')];
+  // And a copy where children without the tests' TMPDIR look (the system's temporary directory).
+  if (tmpdirEnv.TMPDIR) entry.push(tmpdir());
   const t = await runCommand(entry, { ...process.env, ...tmpdirEnv });
   process.stdout.write(`# the stores' template ready in ${t.seconds.toFixed(1)} s${t.code === 0 ? '' : ` (failed, exit ${t.signal ?? t.code}: each store makes its own)\n${t.out.replace(/^/gm, '#   ')}`}\n`);
 }
