@@ -54,13 +54,16 @@ const originalImportMeta = {
  */
 export const CLI_ENTRIES = ['src/cli/start.ts', 'src/cli/localnet.ts', 'src/cli/admin.ts'];
 
-/** Bundles `files` (test/… .ts paths) and the CLI entries under `root`; returns the seconds it took. */
+/** What the runner itself runs before its pool (run-tests.mjs): the stores' template, made once. */
+export const RUNNER_ENTRIES = ['test/runner/store-template.ts'];
+
+/** Bundles `files` (test/… .ts paths), the CLI entries and the runner's own under `root`; returns the seconds it took. */
 export async function bundleTests(root, files) {
   const t0 = Date.now();
   await rm(join(root, BUNDLE_DIR), { recursive: true, force: true });
   await build({
     absWorkingDir: root,
-    entryPoints: [...files, ...CLI_ENTRIES],
+    entryPoints: [...files, ...CLI_ENTRIES, ...RUNNER_ENTRIES],
     outdir: BUNDLE_DIR,
     outbase: '.',
     bundle: true,

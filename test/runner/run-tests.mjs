@@ -5,11 +5,13 @@
 // once those are done (runPool). The longest start first (test/runner/durations.json, measured by `npm run
 // test:durations`; a file not listed there runs after the listed ones). Each process's TAP output is printed
 // whole when it ends (CI logs stay readable); the failures and the ten slowest files are printed at the end.
+// The type check (tsc --noEmit) runs beside the pool, and fails the run like a test.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUNDLE_DIR, bundleTests, sourceOf } from './bundle-tests.mjs';
+import { BUNDLE_DIR, bundleOf, bundleTests, sourceOf } from './bundle-tests.mjs';
 import { planGroups, writeLaneEntries } from './group-files.mjs';
 import { propertySeed } from './property-seed.mjs';
 import { summary } from './slowest-files.mjs';
@@ -173,6 +175,39 @@ async function runPool(queues) {
   return results;
 }
 
+/** A command run beside the pool, its output kept for the end: resolves to its exit code, output and seconds. */
+function runCommand(args, env) {
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
+    const out = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => out.push(c));
+    child.on('close', (code, signal) => resolve({ code: code ?? 1, signal, out: Buffer.concat(out).toString(), seconds: (Date.now() - t0) / 1000 }));
+  });
+}
+
+/**
+ * The type check of the whole repository (`tsc --noEmit`, about 31 s of one core), run beside the test
+ * processes rather than before them (npm test ran it first: half a minute with the second core idle). A
+ * failure fails the run and its output is printed at the end with the tests' failures. Not run for a subset
+ * (HUSH_TEST_FILES) unless HUSH_TEST_TSC=1, nor with HUSH_TEST_TSC=0.
+ */
+const tsc = process.env.HUSH_TEST_TSC === '1' || (!process.env.HUSH_TEST_FILES && process.env.HUSH_TEST_TSC !== '0');
+const typecheck = !tsc ? null : runCommand([join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit'], process.env);
+
+/**
+ * The PGlite template every new store starts from (store-template.ts), made once here before the pool when
+ * the tests' temporary directory has none: otherwise each process opening a store meanwhile makes its own.
+ */
+{
+  const entry = viaTsx ? ['--import', 'tsx', 'test/runner/store-template.ts'] : ['--liftoff-only', '--enable-source-maps', bundleOf('test/runner/store-template.ts')];
+  // And a copy where children without the tests' TMPDIR look (the system's temporary directory).
+  if (tmpdirEnv.TMPDIR) entry.push(tmpdir());
+  const t = await runCommand(entry, { ...process.env, ...tmpdirEnv });
+  process.stdout.write(`# the stores' template ready in ${t.seconds.toFixed(1)} s${t.code === 0 ? '' : ` (failed, exit ${t.signal ?? t.code}: each store makes its own)\n${t.out.replace(/^/gm, '#   ')}`}\n`);
+}
+
 // Every property draws from this seed (property-seed.mjs): the same run after run, printed so a failure replays.
 process.stdout.write(`# property seed ${propertySeed()} (replay: HUSH_PROPERTY_SEED=${propertySeed()} npm test; many seeds: npm run test:properties)\n`);
 if (process.env.HUSH_TEST_CPU) writeFileSync(process.env.HUSH_TEST_CPU, '');
@@ -181,6 +216,11 @@ const results = await runPool({ waiting: [...laneEntries.waiting], cpu: [...lane
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 const fileTimes = Object.assign({}, ...results.map((r) => r.files));
 const failures = results.flatMap((r) => r.failures);
+if (typecheck) {
+  const tc = await typecheck;
+  if (tc.code === 0) process.stdout.write(`# tsc --noEmit: no errors (${tc.seconds.toFixed(0)} s, beside the tests)\n`);
+  else failures.push(`# FAILED tsc --noEmit (exit ${tc.signal ?? tc.code}):\n${tc.out.trimEnd().replace(/^/gm, '#     ')}`);
+}
 const failedEntries = results.filter((r) => r.code !== 0 && r.failures.length === 0).map((r) => `# FAILED ${r.entry}: exit ${r.code}`);
 process.stdout.write(summary(Object.entries(fileTimes).sort((a, b) => b[1] - a[1]), [...failures, ...failedEntries]));
 const count = (k) => results.reduce((a, r) => a + (r.counts?.[k] ?? 0), 0);
