@@ -160,7 +160,7 @@ async function afterConfirmed(ctx: ConfirmFundedOrdersDeps, batch: Batch, presig
   // Not awaited: the orders are released already, due a floor away; a payout not signed ahead in time is
   // signed at its due time.
   const ahead = presign.filter((o) => !holds.has(o.id));
-  if (ahead.length > 0 && isWorker(ctx)) ctx.detach(ctx.payouts.presign(ahead.map((o) => ({ ...o, dueAt: batch.due.get(o.id)! }))).catch((e: unknown) => ctx.log({ err: e }, 'presigning payouts failed')));
+  if (ahead.length > 0 && isWorker(ctx)) ctx.detach(ctx.payouts.presign(ahead).catch((e: unknown) => ctx.log({ err: e }, 'presigning payouts failed')));
 }
 
 /** Gives back every order the batch holds. */

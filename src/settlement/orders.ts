@@ -9,7 +9,6 @@ import { advancePayout, type CompleteDeps } from './steps/complete.ts';
 import { confirmFundedOrders, type WorkerConfirmDeps } from './confirm-funded-orders.ts';
 import { confirmOrExpire, decideDeposit, readDeposits, type DepositMove, type DepositReads } from './steps/confirm-or-expire.ts';
 import { payOrRefund, payReads, type PayOrRefundDeps, type PayReads } from './steps/pay-or-refund.ts';
-import { screenAndLog } from './steps/screen-orders.ts';
 import { STATUS_HANDLING, STATUS_TRAITS, type OrderStep } from '../domain/order-state.ts';
 
 /**
@@ -29,7 +28,7 @@ export type OrderLoopDeps = Pick<SettlementContext, 'db' | 'workerId' | 'leaseSe
  * burst, woken at their due time) are claimed then, not after this pass's batches are all recorded and sent.
  */
 export async function payoutTick(ctx: OrderLoopDeps): Promise<number> {
-  let total = await fireSignedAhead(ctx);
+  let total = 0;
   for (;;) {
     const orders = await claimDuePayouts(ctx.db, ctx.workerId, ORDER_BATCH, ctx.leaseSeconds);
     total += orders.length;
@@ -38,28 +37,6 @@ export async function payoutTick(ctx: OrderLoopDeps): Promise<number> {
     if (orders.length < ORDER_BATCH || !ctx.running()) break;
   }
   return total;
-}
-
-/**
- * The payouts signed ahead that fall due now, recorded and sent with no claim first (PayoutQueue.fire): the
- * claim, the batch's reads and the per-order step cost a burst's payouts 100 ms and more at their due time.
- * Screened at the payout's stage first, together (one log statement); one a finding would hold is left to the
- * claim below, whose step screens it again and holds it. Returns how many were fired.
- */
-async function fireSignedAhead(ctx: OrderLoopDeps): Promise<number> {
-  const due = ctx.payouts.dueSigned();
-  if (due.length === 0) return 0;
-  try {
-    const passing = ctx.screening.enabled ? await screenAndLog(ctx, due, 'payout').then(({ passed }) => due.filter((o) => passed.has(o.id))) : due;
-    // The rest are not fired again: the claim pays (or holds) them.
-    ctx.payouts.drop(due.filter((o) => !passing.includes(o)).map((o) => o.id));
-    await ctx.payouts.fire(passing);
-    return passing.length;
-  } catch (e) {
-    ctx.log({ err: e }, 'payouts signed ahead not fired; the claim pays them');
-    ctx.payouts.drop(due.map((o) => o.id));
-    return 0;
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isUniqueViolation, type Queryable } from '../store/db.ts';
 import type { OrderRecord } from '../store/orders-store.ts';
-import { startPayouts, type PayableStatus, type PayoutClaim } from '../store/settlement/start-payouts.ts';
+import { startPayouts, type PayableStatus } from '../store/settlement/start-payouts.ts';
 import type { FaultPoints } from '../support/fault-points.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Outbox } from './outbox.ts';
@@ -8,10 +8,8 @@ import type { PlanReads, PlannedTransfer, Pools } from './pools.ts';
 import { PAYOUT_BATCH, PRESIGNED_TTL_MS, PRESIGN_READS_MAX_AGE_MS, SETTLE_FALLBACK_SLOTS } from './timing.ts';
 
 type PayoutJob = {
-  o: PresignedOrder;
+  o: OrderRecord;
   from: PayableStatus;
-  /** `free`: a payout signed ahead, fired at its due time with no claim on its order (`fire`); only as signed. */
-  claim: PayoutClaim;
   resolve: (r: { planned: PlannedTransfer | null; ok: boolean }) => void;
   reject: (e: unknown) => void;
 };
@@ -29,9 +27,6 @@ export interface PayoutQueuePort {
 
 /** What signing an order's payout ahead needs of it (a payable order's fields, without the settlement context's types). */
 export type PresignedOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'txBlockhash' | 'destinationAssetId' | 'recipient' | 'amountOut'>;
-
-/** An order whose payout is signed ahead, with what screening it at its due time needs, and that due time. */
-export type ArmedOrder = PresignedOrder & Pick<OrderRecord, 'sender' | 'feeRecipient'> & { dueAt: Date };
 
 /** How the presigned payouts of a run fared at their due time (the bench and the metrics read it). */
 export interface PresignTally {
@@ -53,7 +48,7 @@ export class PayoutQueue {
   private readonly queue: PayoutJob[] = [];
   private batches: Promise<void> | null = null;
   /** Payouts signed ahead, by order id, with when. Only this worker's memory: a crash loses them, harmlessly. */
-  private readonly presigned = new Map<string, { planned: PlannedTransfer; at: number; order: ArmedOrder }>();
+  private readonly presigned = new Map<string, { planned: PlannedTransfer; at: number }>();
   /** The last batch's reads (pending outflows, balances): where a presign chooses its pools. */
   private lastReads: { reads: Omit<PlanReads, 'taken'>; at: number } | null = null;
   readonly tally: PresignTally = { signed: 0, used: 0, resigned: {} };
@@ -61,27 +56,11 @@ export class PayoutQueue {
   constructor(private readonly ctx: PayoutQueuePort) {}
 
   /** Records the order's payout and sends it; resolves once it was sent (or why not: no plan, or the order did not move). */
-  record(o: PresignedOrder, from: PayableStatus, claim: PayoutClaim = 'held'): Promise<{ planned: PlannedTransfer | null; ok: boolean }> {
+  record(o: OrderRecord, from: PayableStatus): Promise<{ planned: PlannedTransfer | null; ok: boolean }> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ o, from, claim, resolve, reject });
+      this.queue.push({ o, from, resolve, reject });
       this.kick();
     });
-  }
-
-  /** The orders whose payout is signed ahead and due now: the payout loop screens them and fires those that pass. */
-  dueSigned(): ArmedOrder[] {
-    const now = this.ctx.clock.now();
-    return [...this.presigned.values()].flatMap((p) => (p.order.dueAt.getTime() <= now ? [p.order] : []));
-  }
-
-  /**
-   * Records and sends, at their due time, payouts signed ahead whose orders the payout loop has just screened
-   * at the payout's stage, without claiming them first: the record statement takes each order this worker or
-   * nobody holds (`free`), still `deposit_confirmed`, as the claim would have; one signed ahead that no longer
-   * holds is dropped, and its order paid by the loop's claim as any other. Resolves once they were sent.
-   */
-  async fire(orders: readonly ArmedOrder[]): Promise<void> {
-    await Promise.all(orders.map((o) => this.record(o, 'deposit_confirmed', 'free').catch(() => undefined)));
   }
 
   /**
@@ -89,7 +68,7 @@ export class PayoutQueue {
    * used at their due time. No lock: nothing is recorded or reserved. Pools are chosen against the last
    * batch's reads when recent (checked again at use), else against a fresh read.
    */
-  async presign(orders: ArmedOrder[]): Promise<void> {
+  async presign(orders: PresignedOrder[]): Promise<void> {
     const now = this.ctx.clock.now();
     for (const [id, p] of this.presigned) if (now - p.at > PRESIGNED_TTL_MS) this.presigned.delete(id);
     if (orders.length === 0) return;
@@ -101,14 +80,9 @@ export class PayoutQueue {
     );
     plans.forEach((p, i) => {
       if (!p) return;
-      this.presigned.set(orders[i]!.id, { planned: p, at: now, order: orders[i]! });
+      this.presigned.set(orders[i]!.id, { planned: p, at: now });
       this.tally.signed++;
     });
-  }
-
-  /** Forgets the payouts signed ahead of these orders (never recorded: nothing to undo). */
-  drop(orderIds: readonly string[]): void {
-    for (const id of orderIds) this.presigned.delete(id);
   }
 
   /** Payouts signed ahead and not yet used or dropped. */
@@ -146,8 +120,7 @@ export class PayoutQueue {
     for (const j of batch) plans.push(await this.takePresigned(j.o.id, shared));
     await Promise.all(
       batch.map(async (j, i) => {
-        // A fired one goes only as signed (unclaimed, it is not this worker's to sign afresh).
-        if (plans[i] || j.claim === 'free') return;
+        if (plans[i]) return;
         plans[i] = await ctx.pools.plan(j.o, 'payout', j.o.destinationAssetId, j.o.recipient, j.o.amountOut, {}, ctx.db, shared).catch((e: unknown) => ({ error: e }));
       }),
     );
@@ -158,10 +131,9 @@ export class PayoutQueue {
     // One statement per status paid from; one conflict (a live payout of the same order, or the same
     // bytes: the unique indexes) sends that status's batch to one statement per order, so one order's
     // conflict is not another's.
-    for (const kind of new Set(batch.map((j) => `${j.from}:${j.claim}`))) {
-      const [from, claim] = kind.split(':') as [PayableStatus, PayoutClaim];
-      const idx = batch.flatMap((j, i) => (j.from === from && j.claim === claim && out[i]!.planned ? [i] : []));
-      const moved = await this.start(idx.map((i) => out[i]!.planned!), from, claim);
+    for (const from of new Set(batch.map((j) => j.from))) {
+      const idx = batch.flatMap((j, i) => (j.from === from && out[i]!.planned ? [i] : []));
+      const moved = await this.start(idx.map((i) => out[i]!.planned!), from);
       for (const i of idx) out[i]!.ok = moved.has(batch[i]!.o.id);
     }
     if (out.some((r) => r.ok)) ctx.faults.reach('payout-recorded');
@@ -182,11 +154,11 @@ export class PayoutQueue {
   }
 
   /** Records the payouts (one statement, or one per order after a conflict); the ids of the orders that moved. */
-  private async start(txs: PlannedTransfer[], from: PayableStatus, claim: PayoutClaim): Promise<Set<string>> {
+  private async start(txs: PlannedTransfer[], from: PayableStatus): Promise<Set<string>> {
     const ctx = this.ctx;
     const nextRunMs = SETTLE_FALLBACK_SLOTS * ctx.slotMs;
     if (txs.length === 0) return new Set();
-    const all = await startPayouts(ctx.db, ctx.workerId, txs, nextRunMs, from, claim).catch((e: unknown) => {
+    const all = await startPayouts(ctx.db, ctx.workerId, txs, nextRunMs, from).catch((e: unknown) => {
       if (isUniqueViolation(e) && txs.length > 1) return null;
       if (isUniqueViolation(e)) return new Set<string>();
       throw e;
@@ -194,7 +166,7 @@ export class PayoutQueue {
     if (all) return all;
     const moved = new Set<string>();
     for (const t of txs) {
-      const one = await startPayouts(ctx.db, ctx.workerId, [t], nextRunMs, from, claim).catch((e: unknown) => {
+      const one = await startPayouts(ctx.db, ctx.workerId, [t], nextRunMs, from).catch((e: unknown) => {
         if (isUniqueViolation(e)) return new Set<string>();
         throw e;
       });

@@ -9,7 +9,8 @@ import type { NextLook, SettlementContext } from '../context.ts';
 import { SETTLE_FALLBACK_SLOTS } from '../timing.ts';
 import { drawPayoutDue } from '../../ledger/deposit-confirmation.ts';
 import { startSwap, type SwapDeps } from './swap.ts';
-import { heldAt, holdOrderForScreening, screenAndLog, type ScreenDeps } from './screen-orders.ts';
+import { heldAt, holdOrderForScreening, screenOrders, type ScreenDeps } from './screen-orders.ts';
+import { recordScreenings } from '../../store/screening-log-store.ts';
 import type { HoldVerdict } from '../../store/settlement/hold-for-screening.ts';
 import { payersOf } from '../../chain/deposit-origin.ts';
 import { STATUS } from '../../domain/order-state.ts';
@@ -74,7 +75,8 @@ async function screenDuePayouts(ctx: PayOrRefundDeps, orders: OrderRecord[], due
     if (o.status === STATUS.swapping) return true;
     return screened.has(o.trackingId) && BigInt(o.deposit?.amount ?? '0') === o.amountIn && o.sourceAssetId === o.destinationAssetId;
   });
-  const { holds, passed } = await screenAndLog(ctx, due, 'payout');
+  const { holds, passed } = await screenOrders(ctx, due, 'payout');
+  await recordScreenings(ctx.db, [...passed.values()]);
   return new Map(due.flatMap((o): [string, HoldVerdict | null][] => (holds.has(o.id) ? [[o.id, holds.get(o.id)!]] : passed.has(o.id) ? [[o.id, null]] : [])));
 }
 

@@ -73,17 +73,6 @@ export async function screenOrders(
   return { holds, passed };
 }
 
-/**
- * Screens the orders at `stage` and writes the decisions of those that pass in one statement, before anything
- * of theirs moves (a failed write throws: nothing moves without its decision in the log). The held ones are
- * returned with their finding, for the caller to hold or leave to a step that does.
- */
-export async function screenAndLog(ctx: ScreenDeps, orders: readonly Screenable[], stage: HoldVerdict['stage']): Promise<Awaited<ReturnType<typeof screenOrders>>> {
-  const screened = await screenOrders(ctx, orders, stage);
-  await recordScreenings(ctx.db, [...screened.passed.values()]);
-  return screened;
-}
-
 /** Writes the passing decisions of the orders a step went on with (one statement); a failed write never fails the step. */
 export async function recordDecisions(ctx: ScreenDeps, passed: Map<string, NewScreeningLogEntry>, ids: Iterable<string>): Promise<void> {
   const entries = [...ids].flatMap((id) => (passed.has(id) ? [passed.get(id)!] : []));
