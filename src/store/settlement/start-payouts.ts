@@ -36,31 +36,20 @@ const UNRELEASED_PRIVATE = `o.class_released_at IS NULL AND o.quote -> 'privacy'
 
 const WRITER = orderWriter('startPayouts', [['deposit_confirmed', 'sending'], ['swapping', 'sending']]);
 
-/**
- * Whose orders move: `held`, those this worker leases (the order loop's claim); `free`, those it leases or nobody
- * leases (a payout signed ahead, recorded at its due time without a claim: payout-queue.ts `fire`).
- */
-export type PayoutClaim = 'held' | 'free';
+const statements = new Map<PayableStatus, string>();
 
-const CLAIMS: Readonly<Record<PayoutClaim, string>> = {
-  held: 'o.locked_by = $2',
-  free: '(o.locked_by = $2 OR o.locked_until IS NULL OR o.locked_until < now())',
-};
-
-const statements = new Map<string, string>();
-
-function startSql(from: PayableStatus, claim: PayoutClaim): string {
-  let sql = statements.get(`${from}:${claim}`);
+function startSql(from: PayableStatus): string {
+  let sql = statements.get(from);
   if (sql === undefined) {
     sql = WRITER.sql({
       route: [from, 'sending'],
       set: `${assignments(STARTED(3))},
          class_released_at = CASE WHEN ${UNRELEASED_PRIVATE} THEN now() ELSE o.class_released_at END,
          class_release_size = CASE WHEN ${UNRELEASED_PRIVATE} THEN 1 ELSE o.class_release_size END`,
-      where: `o.id = ANY($1::bigint[]) AND ${CLAIMS[claim]}`,
+      where: 'o.id = ANY($1::bigint[]) AND o.locked_by = $2',
       effects: PAYOUT_RECORDS(4, 'SELECT id FROM u'),
     });
-    statements.set(`${from}:${claim}`, sql);
+    statements.set(from, sql);
   }
   return sql;
 }
@@ -68,16 +57,16 @@ function startSql(from: PayableStatus, claim: PayoutClaim): string {
 /**
  * The one writer of `deposit_confirmed | swapping → sending` (the order loop's batch, and the payout queue
  * with a batch of one): records the signed payouts of claimed orders and moves them, in one statement
- * (record-before-send: all or nothing). Only orders this worker still holds (or, `free`, nobody holds) in `from` move, and only their
+ * (record-before-send: all or nothing). Only orders this worker still holds in `from` move, and only their
  * transactions are recorded; they are released with their next look in `nextRunMs`. `created_at` is the
  * moment each row is written, just before the commit and the send. A live payout already recorded for an
  * order and part, or the same bytes (the unique indexes), fails the whole statement: the caller falls back
  * to the per-order path, or (a batch of one) counts the order as not moved.
  * Returns the ids of the orders that moved.
  */
-export async function startPayouts(db: Queryable, workerId: string, txs: NewChainTx[], nextRunMs: number, from: PayableStatus = 'deposit_confirmed', claim: PayoutClaim = 'held'): Promise<Set<string>> {
+export async function startPayouts(db: Queryable, workerId: string, txs: NewChainTx[], nextRunMs: number, from: PayableStatus = 'deposit_confirmed'): Promise<Set<string>> {
   const orderIds = [...new Set(txs.map((t) => t.orderId!))];
   if (orderIds.length === 0) return new Set();
-  const { rows } = await db.query<{ id: string | number }>(startSql(from, claim), [orderIds, workerId, nextRunMs, ...chainTxParams(txs)]);
+  const { rows } = await db.query<{ id: string | number }>(startSql(from), [orderIds, workerId, nextRunMs, ...chainTxParams(txs)]);
   return new Set(rows.map((r) => String(r.id)));
 }
