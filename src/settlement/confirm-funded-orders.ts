@@ -81,7 +81,8 @@ export async function confirmFundedOrders(
   const seenAt = ctx.clock.date();
   const batch: Batch = { orders, releases: new Map(orders.map((o) => [o.id, { id: o.id, delayMs: 0 }])), due: new Map() };
   try {
-    // docs/spec.md §12: screened again as the deposit confirms (a risk API may take its timeout). A held order is confirmed like any other, paid nothing, then held.
+    // docs/spec.md §12: screened again as the deposit confirms (a risk API may take its timeout). A held order
+    // is confirmed like any other, paid nothing, then held.
     // Each order's own deposit first: its payers are screened with the quoted three (docs/spec.md §12).
     const found = await (origins ?? ctx.foreign.origins.find(batch.orders.map((o) => originQuery(ctx, o))));
     const screened = await screenOrders(ctx, batch.orders, 'deposit', (o) => found.get((o as PayableOrder).depositAccount)?.payers ?? []);
