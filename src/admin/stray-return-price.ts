@@ -1,11 +1,8 @@
 import { callThrough, FeeMarket } from '../chain/fee-market.ts';
 import type { ChainCalls } from '../chain/solana-chain.ts';
 import type { FeeSettings } from '../config/fee-settings.ts';
-import { estimateComputeUnitPrice, PURPOSE_LEVEL } from '../domain/fee-estimate.ts';
+import { BASE_FEE_LAMPORTS, estimateComputeUnitPrice, PURPOSE_LEVEL } from '../domain/fee-estimate.ts';
 import type { Clock } from '../support/clock.ts';
-
-/** The fee payer's and the deposit owner's signatures. */
-const BASE_FEE = 10_000n;
 
 /**
  * The compute-unit price of a stray return (the operator's return-stray: funds no order counts, going back to
@@ -37,7 +34,7 @@ export class StrayReturnPrice {
       own: [],
       tipSlot: 0n,
       computeUnits: s.computeUnitLimit,
-      baseFeeLamports: BASE_FEE,
+      baseFeeLamports: BASE_FEE_LAMPORTS.hush,
       capLamports: s.feeCapLamports.lateRefund,
       fallbackPrice: s.computeUnitPriceMicroLamports,
     }).microLamportsPerCu;

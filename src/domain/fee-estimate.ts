@@ -11,6 +11,12 @@ export type FeeLevel = 'cheap' | 'medium' | 'fast';
 /** What a transaction does, which decides its level (PURPOSE_LEVEL). */
 export type FeePurpose = 'payout' | 'refund' | 'lateRefund' | 'partnerPayout' | 'sweep' | 'lateSweep' | 'deposit';
 
+/**
+ * Each transaction's base fee (5,000 lamports a signature): Hush's carry the fee payer's and a pool's or a
+ * deposit owner's signatures; a deposit only its sender's.
+ */
+export const BASE_FEE_LAMPORTS = { hush: 10_000n, deposit: 5_000n } as const;
+
 export const PURPOSE_LEVEL: Readonly<Record<FeePurpose, FeeLevel>> = {
   // Somebody is waiting for these.
   payout: 'fast',

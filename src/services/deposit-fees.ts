@@ -1,13 +1,11 @@
 import { callThrough, FeeMarket } from '../chain/fee-market.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { FeeSettings } from '../config/fee-settings.ts';
-import { capPrice, estimateComputeUnitPrice, PURPOSE_LEVEL } from '../domain/fee-estimate.ts';
+import { BASE_FEE_LAMPORTS, capPrice, estimateComputeUnitPrice, PURPOSE_LEVEL } from '../domain/fee-estimate.ts';
 import type { Clock } from '../support/clock.ts';
 
 /** The SDK refuses a deposit priced above this (packages/sdk DEFAULT_MAX_COMPUTE_UNIT_PRICE): never offered. */
 export const DEPOSIT_MAX_PRICE = 1_000_000n;
-/** The sender's one signature. */
-const DEPOSIT_BASE_FEE = 5_000n;
 /** A deposit's compute-unit limit is drawn per order (deposit-budget.ts); the level is priced for a typical one. */
 const TYPICAL_DEPOSIT_UNITS = 26_000;
 /** An order waits for the market only when the last answer is older than this. */
@@ -57,7 +55,7 @@ export class DepositFees {
       own: [],
       tipSlot: 0n,
       computeUnits: TYPICAL_DEPOSIT_UNITS,
-      baseFeeLamports: DEPOSIT_BASE_FEE,
+      baseFeeLamports: BASE_FEE_LAMPORTS.deposit,
       capLamports: s.feeCapLamports.deposit,
       fallbackPrice: s.computeUnitPriceMicroLamports,
     }).microLamportsPerCu;
@@ -69,7 +67,7 @@ export class DepositFees {
   /** The most a deposit of `computeUnitLimit` may offer: its cap, and what the SDK signs (static: the configured draw, unclamped). */
   ceiling(computeUnitLimit: number): bigint {
     if (!this.market) return 1n << 62n;
-    const cap = capPrice(this.settings.feeCapLamports.deposit, DEPOSIT_BASE_FEE, computeUnitLimit);
+    const cap = capPrice(this.settings.feeCapLamports.deposit, BASE_FEE_LAMPORTS.deposit, computeUnitLimit);
     return cap < DEPOSIT_MAX_PRICE ? cap : DEPOSIT_MAX_PRICE;
   }
 }

@@ -1,6 +1,6 @@
 import type { FeeMarket } from '../chain/fee-market.ts';
 import { computeUnitPriceOfWire } from '../chain/wire-price.ts';
-import { estimateComputeUnitPrice, OWN_WINDOW_SLOTS, PURPOSE_LEVEL, type FeeAnswer, type FeeLevel, type FeePurpose, type MarketFees, type OwnLanding } from '../domain/fee-estimate.ts';
+import { BASE_FEE_LAMPORTS, estimateComputeUnitPrice, OWN_WINDOW_SLOTS, PURPOSE_LEVEL, type FeeAnswer, type FeeLevel, type FeePurpose, type MarketFees, type OwnLanding } from '../domain/fee-estimate.ts';
 import type { FeeSettings } from '../config/fee-settings.ts';
 import type { Clock } from '../support/clock.ts';
 import type { ChainTx } from '../store/settlement/chain-tx.ts';
@@ -36,8 +36,6 @@ export const IDLE_READ_MS = 30_000;
 const OWN_KEPT = 512;
 /** Signatures whose first send is remembered, for how long their landing took. */
 const SENT_KEPT = 8_192;
-/** Hush's transactions carry the fee payer's and a pool's signatures; a deposit only its sender's. */
-const BASE_FEE = { hush: 10_000n, deposit: 5_000n };
 /** The grid's reading is not capped: it follows the market, the cap is per transaction. */
 const NO_CAP = 1n << 62n;
 
@@ -75,7 +73,7 @@ export class FeePrices {
     if (this.static) return { microLamportsPerCu: s.computeUnitPriceMicroLamports, capped: false, basis: 'fallback' };
     const expired = this.expiredAt.get(purpose);
     const previous = previousPrice ?? expired;
-    return this.estimate(PURPOSE_LEVEL[purpose], s.feeCapLamports[purpose], purpose === 'deposit' ? BASE_FEE.deposit : BASE_FEE.hush, previous);
+    return this.estimate(PURPOSE_LEVEL[purpose], s.feeCapLamports[purpose], purpose === 'deposit' ? BASE_FEE_LAMPORTS.deposit : BASE_FEE_LAMPORTS.hush, previous);
   }
 
   /** Starts a refresh when the last answer is a refresh period old (never awaited: signing reads what is there). */
@@ -88,7 +86,7 @@ export class FeePrices {
       .then((m) => {
         this.market = m;
         this.marketAt = this.port.clock.now();
-        this.onFastReading?.(this.estimate('fast', NO_CAP, BASE_FEE.hush).microLamportsPerCu);
+        this.onFastReading?.(this.estimate('fast', NO_CAP, BASE_FEE_LAMPORTS.hush).microLamportsPerCu);
       })
       .catch((e: unknown) => {
         this.failedAt = this.port.clock.now();

@@ -136,8 +136,8 @@ export class DepositWatch {
 
   /**
    * Leases the funded orders nobody else holds, then looks up only their deposits' transactions (another
-   * worker's watch, or the order loop, confirms the rest) while the batch may still wait for the planning
-   * lock. A failed lease statement leaves the claim to the confirmation's, as before: every origin read.
+   * worker's watch, or the order loop, confirms the rest). A failed lease statement leaves the claim to the
+   * confirmation's, as before: every origin read.
    */
   private async claimThenConfirm(rows: WatchedRow[], balances: Map<string, AccountBalance>): Promise<void> {
     const held = await claimFundedOrders(this.ctx.db, rows.map((r) => String(r.id)), this.ctx.workerId, this.ctx.leaseSeconds).catch((e: unknown) => {
