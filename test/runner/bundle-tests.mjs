@@ -1,9 +1,10 @@
 // npm test runs each test file as one JavaScript bundle of its own TypeScript (test and src), built here
-// with esbuild in one pass, instead of through tsx's loader. Under Node 20 the loader resolves and loads
-// every module through a hooks thread: about two seconds of CPU per test process before its first test,
-// for some 150 processes on a two-core machine (measured 3.0 s against 1.1 s for the import of the test
-// support graph). Packages stay outside the bundles and load natively. Shared code goes into chunks, so
-// the bundles together are about the size of the sources.
+// with esbuild, instead of through tsx's loader. Under Node 20 the loader resolves and loads every module
+// through a hooks thread: about two seconds of CPU per test process before its first test, for some 150
+// processes on a two-core machine (measured 3.0 s against 1.1 s for the import of the test support graph).
+// Shared code goes into chunks. Packages are bundled too, but those that need their own files at run time
+// or must be one copy with what a preload configured (CLI_EXTERNAL, TEST_EXTERNAL). Hush's command-line
+// entries, which tests start as children over a hundred times, are bundled apart (CLI_ENTRIES).
 //
 // What a bundle changes, and how it is kept the same:
 // - import.meta.url, dirname and filename name the original .ts file (each module's own, rewritten at
@@ -50,9 +51,26 @@ const originalImportMeta = {
 
 /**
  * Hush's command-line entries, bundled beside the tests: the children tests start load one bundle each
- * instead of going through tsx (test/support/cli-command.ts).
+ * instead of going through tsx (test/support/cli-command.ts). Each is one file with its packages inside:
+ * Node's resolution of some 400 package modules (stat, package.json, compile one by one) was a fifth of a
+ * Hush child's start (4.8 → 3.5 s of CPU measured on this machine, 2026-11-28).
  */
 export const CLI_ENTRIES = ['src/cli/start.ts', 'src/cli/localnet.ts', 'src/cli/admin.ts'];
+/**
+ * The packages a CLI bundle still loads from node_modules: those that find files beside their own code at run
+ * time (PGlite's WebAssembly and data, the Swagger UI's pages, pino's transport threads, tsx and esbuild),
+ * native ones (litesvm, ws's optional helpers, pg-native), and what only some configurations load.
+ */
+const CLI_EXTERNAL = [
+  '@electric-sql/pglite', '@electric-sql/pglite/*', 'litesvm', 'pino', 'thread-stream', 'esbuild', 'tsx', 'tsx/*',
+  '@fastify/swagger-ui', 'ioredis', 'pg', 'pg-native', 'bufferutil', 'utf-8-validate', 'playwright-core',
+];
+/**
+ * And what the test files' bundles load from node_modules besides: fast-check (the preloaded property-seed.mjs
+ * configures the one copy every property draws from), what tests start or read as programs (TypeScript, the
+ * identity provider, autocannon), and the packages tests compare Hush with.
+ */
+const TEST_EXTERNAL = ['fast-check', 'typescript', 'oidc-provider', 'autocannon', '@solana/web3.js', 'micro-key-producer'];
 
 /** What the runner itself runs before its pool (run-tests.mjs): the stores' template, made once. */
 export const RUNNER_ENTRIES = ['test/runner/store-template.ts'];
@@ -61,23 +79,40 @@ export const RUNNER_ENTRIES = ['test/runner/store-template.ts'];
 export async function bundleTests(root, files) {
   const t0 = Date.now();
   await rm(join(root, BUNDLE_DIR), { recursive: true, force: true });
-  await build({
+  const common = {
     absWorkingDir: root,
-    entryPoints: [...files, ...CLI_ENTRIES, ...RUNNER_ENTRIES],
     outdir: BUNDLE_DIR,
     outbase: '.',
     bundle: true,
-    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
     outExtension: { '.js': '.mjs' },
-    chunkNames: 'chunks/[name]-[hash]',
     // Failures point at the .ts lines (node --enable-source-maps).
     sourcemap: 'linked',
     plugins: [originalImportMeta],
     logLevel: 'warning',
+  };
+  // HUSH_TEST_PACKAGES=external: every bundle loads its packages from node_modules (to tell whether a failure
+  // comes from a package bundled).
+  const packages = (external) =>
+    process.env.HUSH_TEST_PACKAGES === 'external'
+      ? { packages: 'external' }
+      : {
+          external,
+          // The packages' own sources stay out of the maps (a map is read at load under --enable-source-maps).
+          sourcesContent: false,
+          // CommonJS packages inside an ES module bundle ask for `require` (their node: built-ins).
+          banner: { js: "import { createRequire as __hushCreateRequire } from 'node:module'; const require = __hushCreateRequire(import.meta.url);" },
+        };
+  const cli = build({ ...common, entryPoints: CLI_ENTRIES, ...packages(CLI_EXTERNAL) });
+  await build({
+    ...common,
+    entryPoints: [...files, ...RUNNER_ENTRIES],
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    ...packages([...CLI_EXTERNAL, ...TEST_EXTERNAL]),
   });
+  await cli;
   return (Date.now() - t0) / 1000;
 }
