@@ -25,12 +25,12 @@
  * first send a run waits for the rest (past two blockhash lives: re-signs are seen).
  *
  * The grid's own time is the chain's: a slot counts BENCH_GRID_SLOT_MS (400, mainnet's slot, which the profiles'
- * cycles are drawn for) whatever BENCH_SLOT_MS, so its 5-minute up wait is 750 slots. Before the payouts a
- * warm-up of BENCH_GRID_WARMUP_SLOTS (default: the profile's whole market cycles that cover the up wait and the
- * announcement; the payouts then start at the market's phase they start at without it) reads the market into the
- * grid as a worker does (a reading every 10 s of grid time), the grid starting at the static price's rung as a
- * fresh Hush's does when a class window is open: the rung charged is the rule's, not where the first reading
- * fell. 0: no warm-up, the grid starting at the first reading's rung. The rung's steps are printed.
+ * cycles are drawn for) whatever BENCH_SLOT_MS, so its 5-minute up wait is 750 slots; the grid takes a reading
+ * every 10 s of it, as the worker does. Before the payouts a warm-up of BENCH_GRID_WARMUP_SLOTS (default: the
+ * profile's whole market cycles covering two up waits; the payouts then start at the market's phase they start at
+ * without it) has the market sender pay as in the run, its payouts not counted, the grid starting at the static
+ * price's rung as a fresh Hush's does when a class window is open: the rung charged is the rule's, not where the
+ * first reading fell. 0: no warm-up, the grid starting at the first reading's rung. The rung's steps are printed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,7 +49,7 @@ import { FeePrices } from '../src/settlement/fee-prices.ts';
 import { systemClock } from '../src/support/clock.ts';
 import { fund } from './support/chain-calls.ts';
 import { BASE_FEE_LAMPORTS, COMPUTE_UNITS, landingLoop, type PayoutRecord, type Strategy } from './support/landing-loop.ts';
-import { localnetUrls, sleep, start, stop } from './support/processes.ts';
+import { localnetUrls, start, stop } from './support/processes.ts';
 import { pct } from './support/stats.ts';
 import { createSolanaRpc } from '@solana/kit';
 
@@ -123,13 +123,18 @@ function figures(records: PayoutRecord[], clearing: Map<bigint, bigint>, capped:
   };
 }
 
-/** The warm-up's default: whole cycles of the profile's market (its calm-to-busy period, its spikes) covering the up wait, the announcement and a reading. */
+/**
+ * The warm-up's default: whole cycles of the profile's market (its calm-to-busy period, its spikes) covering two up
+ * waits, the announcement and a reading: the first wait's readings are taken while the sender's own landings
+ * (which the `fast` level reads, src/domain/fee-estimate.ts) are still coming in, the second's are what a Hush
+ * that has signed for a while reads.
+ */
 function defaultWarmupSlots(profile: string): number {
   const m = MARKETS[profile as CongestionProfileName];
   if (!m) return 0;
   const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
   const cycle = m.spike ? (m.period * m.spike.every) / gcd(m.period, m.spike.every) : m.period;
-  const need = Math.ceil((GRID_RULE.upAfterMs + GRID_ANNOUNCE_MS + 2 * OBSERVE_EVERY_MS) / GRID_SLOT_MS);
+  const need = Math.ceil((2 * GRID_RULE.upAfterMs + GRID_ANNOUNCE_MS + 2 * OBSERVE_EVERY_MS) / GRID_SLOT_MS);
   return Math.ceil(need / cycle) * cycle;
 }
 
@@ -158,6 +163,8 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
     const wallets: KeyPairSigner[] = await Promise.all(Array.from({ length: 4 }, () => generateKeyPairSigner()));
     await fund(url, createSolanaRpc(url), asset, wallets.map((w) => ({ address: w.address, lamports: 50n * 1_000_000_000n, tokens: 0n })));
     let capped = 0;
+    /** While the warm-up sends: its signings at the cap are not the run's. */
+    let warming = false;
     // The slot the loop last read, and when: the fee port's notion of "now" on the chain (Hush's slot clock).
     let known: { slot: bigint; at: number } | null = null;
     const fees = new FeePrices({
@@ -191,24 +198,6 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
       if (moved) events.push({ slot, kind: moved, to: moved === 'decided' ? next.pending!.to : next.step });
       grid = next;
     };
-    let warmup: { from: bigint; to: bigint } | null = null;
-    if (warmupSlots > 0) {
-      const rpc = createSolanaRpc(url);
-      const first = await rpc.getSlot({ commitment: 'processed' }).send();
-      console.log(`  grid warm-up: ${warmupSlots} slots from slot ${first} (${((warmupSlots * GRID_SLOT_MS) / 60_000).toFixed(1)} min of grid time)`);
-      for (let read = -1n; ; await sleep(SLOT_MS)) {
-        const slot = await rpc.getSlot({ commitment: 'processed' }).send();
-        known = { slot, at: systemClock.now() };
-        if (slot - first >= BigInt(warmupSlots)) break;
-        // A reading every 10 s of grid time: the worker's cadence.
-        if (read < 0n || Number(slot - read) * GRID_SLOT_MS >= OBSERVE_EVERY_MS) {
-          read = slot;
-          await fees.ready();
-        }
-      }
-      const g = grid as SharedGrid | null;
-      warmup = { from: events[0]?.to ?? STATIC_PRICE, to: g?.pending?.from ?? g?.step ?? STATIC_PRICE };
-    }
     const atQuote = { static: new Map<string, AtQuote>(), market: new Map<string, AtQuote>() };
     const statics: Strategy = { name: 'static', feePayer: wallets[0]!, pool: wallets[1]!, price: async () => STATIC_PRICE, signed: (r) => void atQuote.static.set(r, { rung: STATIC_PRICE, sweepPrice: STATIC_PRICE }) };
     const market: Strategy = {
@@ -219,7 +208,7 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
         known = { slot, at: systemClock.now() };
         await fees.ready();
         const answer = fees.price('payout', previous);
-        if (answer.capped) capped++;
+        if (answer.capped && !warming) capped++;
         return answer.microLamportsPerCu;
       },
       signed: (r) => {
@@ -229,6 +218,17 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
       landed: (l) => fees.ownLanding(l),
     };
     const settings = { url, asset, payouts: PAYOUTS, perSlot: PER_SLOT, slotMs: SLOT_MS, tailSlots: TAIL_SLOTS, amount: AMOUNT };
+    // The warm-up: the market sender pays as it will in the run (what Hush pays moves its own readings: slow
+    // landings raise the `fast` level), its payouts not counted; the run starts as its last is sent.
+    let warmup: { from: bigint; to: bigint } | null = null;
+    if (warmupSlots > 0) {
+      console.log(`  grid warm-up: ${warmupSlots} slots (${((warmupSlots * GRID_SLOT_MS) / 60_000).toFixed(1)} min of grid time), payouts not counted`);
+      warming = true;
+      await landingLoop({ ...settings, payouts: warmupSlots * PER_SLOT, tailSlots: 0 }, [{ ...market, name: 'warm-up', signed: undefined }], (l) => console.log(l));
+      warming = false;
+      const g = grid as SharedGrid | null;
+      warmup = { from: events[0]?.to ?? STATIC_PRICE, to: g?.pending?.from ?? g?.step ?? STATIC_PRICE };
+    }
     const { records, clearing } = await landingLoop(settings, [statics, market], (l) => console.log(l));
     return {
       statics: figures(records.filter((r) => r.strategy === 'static'), clearing.get('static')!, 0, atQuote.static),
