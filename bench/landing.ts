@@ -23,6 +23,14 @@
  * paid within 5 % (charged ≥ 0.95 × paid).
  * Slots are BENCH_SLOT_MS (200) long, figures are in slots. BENCH_TAIL_SLOTS (400): how long after the last
  * first send a run waits for the rest (past two blockhash lives: re-signs are seen).
+ *
+ * The grid's own time is the chain's: a slot counts BENCH_GRID_SLOT_MS (400, mainnet's slot, which the profiles'
+ * cycles are drawn for) whatever BENCH_SLOT_MS, so its 5-minute up wait is 750 slots; the grid takes a reading
+ * every 10 s of it, as the worker does. Before the payouts a warm-up of BENCH_GRID_WARMUP_SLOTS (default: the
+ * profile's whole market cycles covering two up waits; the payouts then start at the market's phase they start at
+ * without it) has the market sender pay as in the run, its payouts not counted, the grid starting at the static
+ * price's rung as a fresh Hush's does when a class window is open: the rung charged is the rule's, not where the
+ * first reading fell. 0: no warm-up, the grid starting at the first reading's rung. The rung's steps are printed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +41,10 @@ import { loadConfig } from '../src/config/config.ts';
 import { DEFAULT_FEE_CAPS } from '../src/config/fee-settings.ts';
 import { transactionLamports } from '../src/domain/fee-estimate.ts';
 import { DEFAULT_NETWORK_COST, settlementLamports } from '../src/domain/network-cost.ts';
-import { firstGrid, stepSharedGrid, type SharedGrid } from '../src/domain/fee-grid-shared.ts';
+import { firstGrid, GRID_ANNOUNCE_MS, stepSharedGrid, type SharedGrid } from '../src/domain/fee-grid-shared.ts';
+import { GRID_RULE } from '../src/domain/fee-grid.ts';
+import { PROFILES as MARKETS, type CongestionProfileName } from '../src/localnet/congestion-profile.ts';
+import { OBSERVE_EVERY_MS } from '../src/settlement/fee-grid-observer.ts';
 import { FeePrices } from '../src/settlement/fee-prices.ts';
 import { systemClock } from '../src/support/clock.ts';
 import { fund } from './support/chain-calls.ts';
@@ -49,6 +60,7 @@ const SLOT_MS = Number(process.env.BENCH_SLOT_MS ?? 200);
 const TAIL_SLOTS = Number(process.env.BENCH_TAIL_SLOTS ?? 400);
 const DROP_RATE = process.env.BENCH_DROP_RATE ?? '0.1';
 const SEED = process.env.BENCH_SEED ?? '1';
+const GRID_SLOT_MS = Number(process.env.BENCH_GRID_SLOT_MS ?? 400);
 const STATIC_PRICE = 1_000n;
 /** A payout may cost at most this (0.001 SOL): far above any fair fee here, so a capped payout says the market ran away. */
 const CAP_LAMPORTS = BigInt(process.env.BENCH_CAP_LAMPORTS ?? 1_000_000);
@@ -67,6 +79,8 @@ interface Figures {
   capped: number;
   /** The payouts' part of the network fee charged over what Hush paid for the landed payouts. */
   payoutChargedOverPaid: number | null;
+  /** The rungs the payouts were charged at (micro-lamports per CU), with how many payouts each. */
+  rungs: Map<bigint, number>;
   /** The whole network fee charged (a SOL order's: a lone sweep and the payout, at the rung) over what Hush paid for the payout and would pay for its sweep. */
   chargedOverPaid: number | null;
 }
@@ -103,15 +117,38 @@ function figures(records: PayoutRecord[], clearing: Map<bigint, bigint>, capped:
     feeRatio: ratios.length ? pct(ratios, 0.5) : null,
     lamportsPer1000: landed.length ? Number((lamports * 1000n) / BigInt(landed.length)) : null,
     capped,
+    rungs: landed.reduce((m, r) => m.set(atQuote.get(r.recipient)!.rung, (m.get(atQuote.get(r.recipient)!.rung) ?? 0) + 1), new Map<bigint, number>()),
     payoutChargedOverPaid: lamports > 0n ? Number(payoutCharged) / Number(lamports) : null,
     chargedOverPaid: lamports > 0n ? Number(charged) / Number(lamports + sweeps) : null,
   };
 }
 
+/**
+ * The warm-up's default: whole cycles of the profile's market (its calm-to-busy period, its spikes) covering two up
+ * waits, the announcement and a reading: the first wait's readings are taken while the sender's own landings
+ * (which the `fast` level reads, src/domain/fee-estimate.ts) are still coming in, the second's are what a Hush
+ * that has signed for a while reads.
+ */
+function defaultWarmupSlots(profile: string): number {
+  const m = MARKETS[profile as CongestionProfileName];
+  if (!m) return 0;
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const cycle = m.spike ? (m.period * m.spike.every) / gcd(m.period, m.spike.every) : m.period;
+  const need = Math.ceil((2 * GRID_RULE.upAfterMs + GRID_ANNOUNCE_MS + 2 * OBSERVE_EVERY_MS) / GRID_SLOT_MS);
+  return Math.ceil(need / cycle) * cycle;
+}
+
+/** A step of the grid: where it started, a move decided, a move in effect. */
+interface GridEvent {
+  slot: bigint;
+  kind: 'start' | 'decided' | 'effective';
+  to: bigint;
+}
+
 const show = (v: number | null, digits = 0, suffix = '') => (v === null ? 'n/a' : `${v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })}${suffix}`);
 const mark = (ok: boolean) => (ok ? 'PASS' : 'MISS');
 
-async function runProfile(profile: string): Promise<{ statics: Figures; market: Figures }> {
+async function runProfile(profile: string): Promise<{ statics: Figures; market: Figures; grid: { events: GridEvent[]; warmup: { from: bigint; to: bigint } | null } }> {
   const dir = mkdtempSync(join(tmpdir(), 'hush-bench-landing-'));
   const chain = start('src/cli/localnet.ts', {
     DATA_DIR: dir,
@@ -126,6 +163,8 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
     const wallets: KeyPairSigner[] = await Promise.all(Array.from({ length: 4 }, () => generateKeyPairSigner()));
     await fund(url, createSolanaRpc(url), asset, wallets.map((w) => ({ address: w.address, lamports: 50n * 1_000_000_000n, tokens: 0n })));
     let capped = 0;
+    /** While the warm-up sends: its signings at the cap are not the run's. */
+    let warming = false;
     // The slot the loop last read, and when: the fee port's notion of "now" on the chain (Hush's slot clock).
     let known: { slot: bigint; at: number } | null = null;
     const fees = new FeePrices({
@@ -139,11 +178,25 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
       // The loop reads the market every slot, as the estimator's rule was tuned (docs/decisions.md).
       minRefreshMs: SLOT_MS,
     });
-    // The quotes' grid on the port's fast readings (one worker, no class window open: the bench's quotes are its payouts).
+    // The quotes' grid on the port's fast readings, on the chain's time, stepped at most every 10 s as the worker
+    // steps it (FeeGridObserver); one worker, no class window open (the bench's quotes are its payouts).
+    const warmupSlots = Number(process.env.BENCH_GRID_WARMUP_SLOTS ?? defaultWarmupSlots(profile));
     let grid: SharedGrid | null = null;
+    let gridRead = Number.NEGATIVE_INFINITY;
+    const events: GridEvent[] = [];
     fees.onFastReading = (fast) => {
-      const now = systemClock.now();
-      grid = grid ? stepSharedGrid(grid, fast, now, []).grid : firstGrid(fast, STATIC_PRICE, now, false);
+      const slot = fees.slotNow() ?? 0n;
+      const now = Number(slot) * GRID_SLOT_MS;
+      if (now - gridRead < OBSERVE_EVERY_MS) return;
+      gridRead = now;
+      if (!grid) {
+        grid = firstGrid(fast, STATIC_PRICE, now, warmupSlots > 0);
+        events.push({ slot, kind: 'start', to: grid.step });
+        return;
+      }
+      const { grid: next, moved } = stepSharedGrid(grid, fast, now, []);
+      if (moved) events.push({ slot, kind: moved, to: moved === 'decided' ? next.pending!.to : next.step });
+      grid = next;
     };
     const atQuote = { static: new Map<string, AtQuote>(), market: new Map<string, AtQuote>() };
     const statics: Strategy = { name: 'static', feePayer: wallets[0]!, pool: wallets[1]!, price: async () => STATIC_PRICE, signed: (r) => void atQuote.static.set(r, { rung: STATIC_PRICE, sweepPrice: STATIC_PRICE }) };
@@ -155,7 +208,7 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
         known = { slot, at: systemClock.now() };
         await fees.ready();
         const answer = fees.price('payout', previous);
-        if (answer.capped) capped++;
+        if (answer.capped && !warming) capped++;
         return answer.microLamportsPerCu;
       },
       signed: (r) => {
@@ -165,10 +218,22 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
       landed: (l) => fees.ownLanding(l),
     };
     const settings = { url, asset, payouts: PAYOUTS, perSlot: PER_SLOT, slotMs: SLOT_MS, tailSlots: TAIL_SLOTS, amount: AMOUNT };
+    // The warm-up: the market sender pays as it will in the run (what Hush pays moves its own readings: slow
+    // landings raise the `fast` level), its payouts not counted; the run starts as its last is sent.
+    let warmup: { from: bigint; to: bigint } | null = null;
+    if (warmupSlots > 0) {
+      console.log(`  grid warm-up: ${warmupSlots} slots (${((warmupSlots * GRID_SLOT_MS) / 60_000).toFixed(1)} min of grid time), payouts not counted`);
+      warming = true;
+      await landingLoop({ ...settings, payouts: warmupSlots * PER_SLOT, tailSlots: 0 }, [{ ...market, name: 'warm-up', signed: undefined }], (l) => console.log(l));
+      warming = false;
+      const g = grid as SharedGrid | null;
+      warmup = { from: events[0]?.to ?? STATIC_PRICE, to: g?.pending?.from ?? g?.step ?? STATIC_PRICE };
+    }
     const { records, clearing } = await landingLoop(settings, [statics, market], (l) => console.log(l));
     return {
       statics: figures(records.filter((r) => r.strategy === 'static'), clearing.get('static')!, 0, atQuote.static),
       market: figures(records.filter((r) => r.strategy === 'market'), clearing.get('market')!, capped, atQuote.market),
+      grid: { events, warmup },
     };
   } finally {
     await stop(chain);
@@ -176,8 +241,12 @@ async function runProfile(profile: string): Promise<{ statics: Figures; market: 
   }
 }
 
-function report(profile: string, f: { statics: Figures; market: Figures }): string[] {
+function report(profile: string, f: Awaited<ReturnType<typeof runProfile>>): string[] {
   const { statics: s, market: m } = f;
+  const first = f.grid.events[0]?.slot ?? 0n;
+  const at = (slot: bigint) => `slot ${slot} (${((Number(slot - first) * GRID_SLOT_MS) / 60_000).toFixed(1)} min)`;
+  const steps = f.grid.events.map((e) => (e.kind === 'start' ? `${e.to.toLocaleString('en-US')} at ${at(e.slot)}` : `${e.kind === 'decided' ? '→' : '  in effect'} ${e.to.toLocaleString('en-US')}${e.kind === 'decided' ? ' decided' : ''} at ${at(e.slot)}`));
+  const rungs = [...m.rungs].sort(([a], [b]) => (a < b ? -1 : 1)).map(([r, n]) => `${r.toLocaleString('en-US')} (${n})`).join(', ');
   const row = (label: string, a: string, b: string, verdict = '') => `  ${label.padEnd(34)}${a.padStart(14)}${b.padStart(14)}   ${verdict}`;
   const lines = [
     `${profile} (seed ${SEED}, drop rate ${DROP_RATE}, ${SLOT_MS} ms slots, ${PAYOUTS} payouts each)`,
@@ -192,6 +261,8 @@ function report(profile: string, f: { statics: Figures; market: Figures }): stri
     row('signings at the cap', '', String(m.capped)),
     row('payout part of network fee / paid', show(s.payoutChargedOverPaid, 2, '×'), show(m.payoutChargedOverPaid, 2, '×')),
     row('network fee charged / Hush paid', show(s.chargedOverPaid, 2, '×'), show(m.chargedOverPaid, 2, '×'), `${mark(m.chargedOverPaid !== null && m.chargedOverPaid >= 0.95)} (≥ 0.95×: covers within 5 %)`),
+    `  grid rung charged (payouts): ${rungs || 'n/a'}${f.grid.warmup ? `; after the warm-up ${f.grid.warmup.to.toLocaleString('en-US')} (started at ${f.grid.warmup.from.toLocaleString('en-US')})` : '; no warm-up'}`,
+    `  grid steps (grid time from its first reading, ${GRID_SLOT_MS} ms a slot): ${steps.join(', ') || 'none'}`,
   ];
   return lines;
 }

@@ -23,8 +23,8 @@ export interface Strategy {
   pool: KeyPairSigner;
   /** The price for a payout's next signing (`previous`: the expired attempt's, for a re-sign), at `slot`. */
   price(slot: bigint, previous: bigint | undefined): Promise<bigint>;
-  /** A payout of this strategy landed. */
-  landed?(l: { slot: bigint; price: bigint; waitedSlots: number }): void;
+  /** A payout of this strategy landed (`resent`: its attempt was rebroadcast before it landed). */
+  landed?(l: { slot: bigint; price: bigint; waitedSlots: number; resent: boolean }): void;
   /** A payout to `recipient` was signed (first or again). */
   signed?(recipient: Address): void;
 }
@@ -109,7 +109,7 @@ export async function landingLoop(s: LoopSettings, strategies: readonly Strategy
         r.landedAttempts++;
         if (r.landed) return;
         r.landed = { slot: BigInt(st.slot), price: a.price, signature: a.signature };
-        byName.get(r.strategy)!.landed?.({ slot: BigInt(st.slot), price: a.price, waitedSlots: Number(BigInt(st.slot) - a.firstSent) });
+        byName.get(r.strategy)!.landed?.({ slot: BigInt(st.slot), price: a.price, waitedSlots: Number(BigInt(st.slot) - a.firstSent), resent: a.lastSent !== a.firstSent });
       });
     }
     const sends: string[] = [];

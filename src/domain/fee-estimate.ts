@@ -71,6 +71,11 @@ export interface OwnLanding {
   slot: bigint;
   price: bigint;
   waitedSlots: number;
+  /**
+   * It was sent again before it landed (a rebroadcast): its wait may be a lost send's, whatever its price, so it
+   * says nothing of the market's edge (ownEvidence's floor leaves it out). Absent: not known, counted.
+   */
+  resent?: boolean;
 }
 
 /** Own landings this recent (slots) count; older ones describe another market. */
@@ -124,25 +129,53 @@ export function quantile(values: readonly bigint[], q: number): bigint | null {
 }
 
 /**
+ * A slot's reading no higher than the dearest price Hush itself landed at in that slot may be Hush's own echo
+ * (docs/decisions.md, "Priority fees from the market: Hush's own echo"): the endpoint's per-account figure is the
+ * lowest (or a low percentile) of what the transactions writing the account paid, and Hush's fee payer and
+ * pools are written mostly by Hush, so such a slot says only that the market was at most that. It counts this
+ * much below its reading: read at face value, a price Hush once paid holds itself up for as long as Hush signs
+ * (the fixed point bench:landing's warm-up found), while a step down per reading lets it sink back to where the
+ * market's own slots, uncensored above Hush's price, take over again.
+ */
+export const ECHO_STEP_BPS = 9_000n;
+
+/** Per slot, the dearest price Hush landed at in it (the echo test of marketPrice). */
+function ownDearest(own: readonly OwnLanding[]): Map<bigint, bigint> {
+  const out = new Map<bigint, bigint>();
+  for (const o of own) if (o.price > (out.get(o.slot) ?? -1n)) out.set(o.slot, o.price);
+  return out;
+}
+
+/**
  * What the market asks at this level: the level's quantile of its recent slots' fees, in either form (the
  * agave form's minimums, leaked zeros and all, lands as well at the same quantile and costs a little more:
- * docs/decisions.md); 0 for a market of zeros, null when it said nothing (no slots).
+ * docs/decisions.md), a slot Hush's own landings may have set counted a step below its reading (ECHO_STEP_BPS);
+ * 0 for a market of zeros, null when it said nothing (no slots).
  */
-export function marketPrice(market: MarketFees, rule: LevelRule): bigint | null {
+export function marketPrice(market: MarketFees, rule: LevelRule, own: readonly OwnLanding[] = []): bigint | null {
   const newest = market.slots.reduce((m, s) => (s.slot > m ? s.slot : m), -1n);
-  return quantile(market.slots.filter((s) => s.slot > newest - BigInt(rule.windowSlots)).map((s) => s.fee), rule.quantile);
+  const mine = ownDearest(own);
+  const fees = market.slots.filter((s) => s.slot > newest - BigInt(rule.windowSlots)).map((s) => {
+    const paid = mine.get(s.slot);
+    return paid !== undefined && s.fee <= paid ? (s.fee * ECHO_STEP_BPS) / 10_000n : s.fee;
+  });
+  return quantile(fees, rule.quantile);
 }
 
 /**
  * What Hush's own landings say: `known`, the median price of those that landed promptly (what worked, for
- * when the market said nothing); `floor`, when a third or more landed slowly, their median a quarter up (the
- * market ran above them, whatever the endpoint reports).
+ * when the market said nothing); `floor`, when a third or more of those sent once landed slowly, their median
+ * a quarter up (the market ran above them, whatever the endpoint reports). A rebroadcast landing counts for
+ * neither side of the floor: with a tenth of sends lost, a lost first send lands a rebroadcast (~5 slots)
+ * later at any price, and counted as slow it lifted the price that then landed as slowly for the same
+ * reason (docs/decisions.md, "Priority fees from the market: Hush's own echo").
  */
 export function ownEvidence(own: readonly OwnLanding[], tipSlot: bigint): { known: bigint | null; floor: bigint } {
   const recent = own.filter((o) => o.slot > tipSlot - BigInt(OWN_WINDOW_SLOTS));
   const prompt = recent.filter((o) => o.waitedSlots <= PROMPT_SLOTS).map((o) => o.price);
-  const slow = recent.filter((o) => o.waitedSlots > PROMPT_SLOTS).map((o) => o.price);
-  const floor = slow.length >= 3 && slow.length * 3 >= recent.length ? (quantile(slow, 0.5)! * SLOW_STEP_BPS) / 10_000n : 0n;
+  const once = recent.filter((o) => o.resent !== true);
+  const slow = once.filter((o) => o.waitedSlots > PROMPT_SLOTS).map((o) => o.price);
+  const floor = slow.length >= 3 && slow.length * 3 >= once.length ? (quantile(slow, 0.5)! * SLOW_STEP_BPS) / 10_000n : 0n;
   return { known: quantile(prompt, 0.5), floor };
 }
 
@@ -160,7 +193,7 @@ export function transactionLamports(price: bigint, computeUnits: number, baseFee
 /** The price to sign with (docs/decisions.md): market, own evidence, floor and escalation, then the cap. */
 export function estimateComputeUnitPrice(q: FeeQuestion): FeeAnswer {
   const rule = LEVEL_RULES[q.level];
-  const fromMarket = q.market ? marketPrice(q.market, rule) : null;
+  const fromMarket = q.market ? marketPrice(q.market, rule, q.own) : null;
   const own = ownEvidence(q.own, q.tipSlot);
   let price: bigint;
   let basis: FeeBasis;

@@ -3,7 +3,7 @@
  * with a reading of the market, and which rung a quote of a class gets. Pure; the steps of the grid itself are
  * src/domain/fee-grid.ts (docs/decisions.md, "The network fee on a grid").
  */
-import { GRID_RULE, gridMoveEffectiveAt, gridRungFor, movedGrid, observeGrid, rungForClass, startGrid, type GridRule, type GridState, type PendingMove } from './fee-grid.ts';
+import { GRID_RULE, gridMoveEffectiveAt, gridRungFor, movedGrid, observeGrid, restartedWatch, rungForClass, startGrid, type GridRule, type GridState, type PendingMove } from './fee-grid.ts';
 
 export interface SharedGrid extends GridState {
   /** When the market was last read into it (ms). */
@@ -29,15 +29,17 @@ export interface OpenWindow {
  * the old rung. Before `decidedAt` everyone quotes the old rung.
  */
 export const GRID_ANNOUNCE_MS = 15_000;
-/** Readings further apart than this (Hush idle: the market is read only while it signs) start the watch again. */
+/** Readings further apart than this (a worker that could not read the market) start the watch again: the time between them is not weighed. */
 export const GRID_READING_GAP_MS = 60_000;
 
 /**
- * The first reading of a fresh store: at the market's rung when no class window is open (no quote of a private
- * class is outstanding, so nothing can be split), else at the configured price's rung, moved as the grid moves.
+ * The first reading of a fresh store: at the rung nearest the market when no class window is open (no quote of a
+ * private class is outstanding, so nothing can be split), else at the configured price's rung, moved as the grid moves.
  */
 export function firstGrid(fast: bigint, fallback: bigint, now: number, anyWindowOpen: boolean, rule: GridRule = GRID_RULE): SharedGrid {
-  return { ...startGrid(anyWindowOpen ? fallback : fast, rule), observedAt: now, pending: null };
+  // The open windows were quoted at the configured price's covering rung (quotedRung with no grid): kept exactly.
+  const start = anyWindowOpen ? { ...startGrid(fallback, rule), step: gridRungFor(fallback, rule.grid) } : startGrid(fast, rule);
+  return { ...start, observedAt: now, pending: null };
 }
 
 /**
@@ -54,7 +56,7 @@ export function stepSharedGrid(g: SharedGrid, fast: bigint, now: number, windows
     if (now >= g.pending.decidedAt && !oldOpen) return { grid: { ...movedGrid(g.pending.to), observedAt: now, pending: null }, moved: 'effective' };
     return { grid: { ...g, observedAt: now }, moved: null };
   }
-  const watched = now - g.observedAt > GRID_READING_GAP_MS ? { ...g, above: null, below: null } : g;
+  const watched = now - g.observedAt > GRID_READING_GAP_MS ? restartedWatch(g) : g;
   const { state, move } = observeGrid(watched, fast, now, rule);
   if (move === null || move === g.step) return { grid: { ...state, observedAt: now, pending: null }, moved: null };
   const decidedAt = now + GRID_ANNOUNCE_MS;
@@ -65,7 +67,7 @@ export function stepSharedGrid(g: SharedGrid, fast: bigint, now: number, windows
 /** Whether a reading needs the open windows (a decision may fall, or a pending move may end). */
 export function needsWindows(g: SharedGrid, fast: bigint, now: number, rule: GridRule = GRID_RULE): boolean {
   if (g.pending) return now >= g.pending.decidedAt;
-  return observeGrid(now - g.observedAt > GRID_READING_GAP_MS ? { ...g, above: null, below: null } : g, fast, now, rule).move !== null;
+  return observeGrid(now - g.observedAt > GRID_READING_GAP_MS ? restartedWatch(g) : g, fast, now, rule).move !== null;
 }
 
 /**

@@ -14,7 +14,7 @@ export interface FeeGridPort {
 }
 
 /** Readings of the market go into the shared grid at most this often (one statement each, while Hush signs). */
-const OBSERVE_EVERY_MS = 10_000;
+export const OBSERVE_EVERY_MS = 10_000;
 /** The grid as last read is trusted this long by the ledger's split (a statement at most this often while settling). */
 const CACHE_MS = 30_000;
 

@@ -55,7 +55,8 @@ export class FeePrices {
   private failedAt = Number.NEGATIVE_INFINITY;
   private refreshing: Promise<void> | null = null;
   private readonly own: OwnLanding[] = [];
-  private readonly firstSent = new Map<string, bigint>();
+  /** Per signature sent, the slot of its first send and whether it was sent again since (a rebroadcast). */
+  private readonly firstSent = new Map<string, { slot: bigint; resent: boolean }>();
   /** Per purpose, the price of the last attempt that expired unlanded: the next signing escalates from it. */
   private readonly expiredAt = new Map<FeePurpose, bigint>();
   /** Told each fresh `fast` reading (the quote grid follows it: src/settlement/fee-grid-observer.ts). */
@@ -129,12 +130,18 @@ export class FeePrices {
   sent(signatures: readonly string[]): void {
     const slot = this.slotNow();
     if (slot === null) return;
-    for (const s of signatures) if (!this.firstSent.has(s)) this.firstSent.set(s, slot);
+    for (const s of signatures) if (!this.firstSent.has(s)) this.firstSent.set(s, { slot, resent: false });
     // Oldest first (a Map keeps insertion order), without copying every key on each send once full.
     for (const k of this.firstSent.keys()) {
       if (this.firstSent.size <= SENT_KEPT) break;
       this.firstSent.delete(k);
     }
+  }
+
+  /** A signature sent again (the settle loop's rebroadcast): its landing's wait may be a lost send's, not its price's. */
+  resent(signature: string): void {
+    const f = this.firstSent.get(signature);
+    if (f) f.resent = true;
   }
 
   /** One of Hush's transactions landed in `slot`: its price and wait become evidence; its purpose's escalation ends. */
@@ -144,7 +151,7 @@ export class FeePrices {
     if (purpose) this.expiredAt.delete(purpose);
     const price = computeUnitPriceOfWire(t.wire);
     if (slot === undefined || sentAt === undefined || price === null) return;
-    this.ownLanding({ slot, price, waitedSlots: Math.max(0, Number(slot - sentAt)) });
+    this.ownLanding({ slot, price, waitedSlots: Math.max(0, Number(slot - sentAt.slot)), resent: sentAt.resent });
   }
 
   /** A landing as evidence (landed() reads it from a recorded transaction; bench:landing's own sender gives it so). */

@@ -27,6 +27,8 @@ export class Outbox {
     private readonly clock: Clock,
     /** Told the signatures this worker sends for the first time (the fee port counts how long each took to land). */
     private readonly firstSent: (signatures: string[]) => void = () => {},
+    /** Told each signature sent again (the fee port leaves a rebroadcast landing out of its slow-landing floor). */
+    private readonly sentAgain: (signature: string) => void = () => {},
   ) {}
 
   /** Sends recorded transactions in one RPC batch; never throws (the settle loop resends what did not go). */
@@ -80,5 +82,6 @@ export class Outbox {
 
   resent(signature: string): void {
     this.lastSent.set(signature, this.clock.now());
+    this.sentAgain(signature);
   }
 }

@@ -2,32 +2,49 @@ import type { Queryable } from './db.ts';
 import { statusesSql } from './settlement/final-statuses.ts';
 import { classKey } from '../domain/class-release.ts';
 import type { OpenWindow, SharedGrid } from '../domain/fee-grid-shared.ts';
+import type { GridWatch } from '../domain/fee-grid.ts';
 
 export type { SharedGrid } from '../domain/fee-grid-shared.ts';
 
+interface StoredWatch {
+  since: number;
+  sum2: string;
+  ms: number;
+  late: { sum2: string; ms: number };
+}
+
 interface Stored {
   step: string;
-  above: { since: number; low: string } | null;
-  below: { since: number; high: string } | null;
+  last?: { at: number; price: string } | null;
+  /** A row written before the grid followed the mean held `{ since, low }` / `{ since, high }`: read as no watch. */
+  above: StoredWatch | { since: number } | null;
+  below: StoredWatch | { since: number } | null;
   observedAt: number;
   pending: { from: string; to: string; decidedAt: number; effectiveAt: number } | null;
 }
 
+const watchOut = (w: GridWatch | null): StoredWatch | null => w && { since: w.since, sum2: w.sum2.toString(), ms: w.ms, late: { sum2: w.late.sum2.toString(), ms: w.late.ms } };
+const watchIn = (w: Stored['above']): GridWatch | null => (w && 'sum2' in w ? { since: w.since, sum2: BigInt(w.sum2), ms: w.ms, late: { sum2: BigInt(w.late.sum2), ms: w.late.ms } } : null);
+
 function toStored(g: SharedGrid): Stored {
   return {
     step: g.step.toString(),
-    above: g.above && { since: g.above.since, low: g.above.low.toString() },
-    below: g.below && { since: g.below.since, high: g.below.high.toString() },
+    last: g.last && { at: g.last.at, price: g.last.price.toString() },
+    above: watchOut(g.above),
+    below: watchOut(g.below),
     observedAt: g.observedAt,
     pending: g.pending && { from: g.pending.from.toString(), to: g.pending.to.toString(), decidedAt: g.pending.decidedAt, effectiveAt: g.pending.effectiveAt },
   };
 }
 
 function fromStored(s: Stored): SharedGrid {
+  // An old row's watch starts afresh: it lost at most one wait.
+  const old = s.last === undefined;
   return {
     step: BigInt(s.step),
-    above: s.above && { since: s.above.since, low: BigInt(s.above.low) },
-    below: s.below && { since: s.below.since, high: BigInt(s.below.high) },
+    last: s.last ? { at: s.last.at, price: BigInt(s.last.price) } : null,
+    above: old ? null : watchIn(s.above),
+    below: old ? null : watchIn(s.below),
     observedAt: s.observedAt,
     pending: s.pending && { from: BigInt(s.pending.from), to: BigInt(s.pending.to), decidedAt: s.pending.decidedAt, effectiveAt: s.pending.effectiveAt },
   };

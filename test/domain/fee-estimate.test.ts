@@ -64,8 +64,56 @@ describe("Hush's own landings", () => {
     assert.equal(ownEvidence([...Array(10).fill(landing(4000, 0)), landing(8000, 7), landing(8000, 9)], TIP).floor, 0n);
   });
 
+  test('a rebroadcast landing is no evidence of the market’s edge: its wait may be a lost send’s', () => {
+    const lost = (price: number) => ({ ...landing(price, 6), resent: true });
+    // A third slow, every one of them after a rebroadcast: drops, not a market above.
+    const round = [...Array(6).fill(landing(4000, 1)), lost(4000), lost(4000), lost(4000)];
+    assert.deepEqual(ownEvidence(round, TIP), { known: 4000n, floor: 0n });
+    // The same waits from a first send alone: the market ran above those prices.
+    assert.equal(ownEvidence(round.map((o) => ({ ...o, resent: false })), TIP).floor, 5000n);
+  });
+
   test('landings older than 150 slots say nothing', () => {
     assert.deepEqual(ownEvidence([landing(4000, 0, TIP - 150n), landing(9000, 20, TIP - 200n)], TIP), { known: null, floor: 0n });
+  });
+});
+
+describe('Hush’s own echo in the market’s readings', () => {
+  /**
+   * Rounds of signing on a chain whose own market holds still: each round's slots read as the endpoint reads an
+   * account Hush writes (the highest of the market's p3 and the lowest Hush paid there), a third of the landings
+   * waited out a lost send (rebroadcast) and the rest landed at once; the next round signs at the estimate.
+   */
+  function rounds(start: bigint, marketFees: readonly bigint[], n: number): bigint[] {
+    let price = start;
+    const prices: bigint[] = [];
+    for (let r = 0; r < n; r++) {
+      const tip = TIP + BigInt(r * marketFees.length);
+      const slots = marketFees.map((fee, i) => ({ slot: tip - BigInt(marketFees.length - 1 - i), fee: fee > price ? fee : price }));
+      const own: OwnLanding[] = slots.map((s, i) => ({ slot: s.slot, price, waitedSlots: i % 3 === 0 ? 6 : 1, resent: i % 3 === 0 }));
+      price = estimateComputeUnitPrice(question({ tipSlot: tip, market: { slots, percentileBps: 300 }, own })).microLamportsPerCu;
+      prices.push(price);
+    }
+    return prices;
+  }
+  const steady = [8_000n, 9_000n, 10_000n, 11_000n, 12_000n, 13_000n, 14_000n, 15_000n, 16_000n, 17_000n];
+
+  test('at a steady market the price never climbs round after round, and one paid in a burst sinks back to it', () => {
+    // The market's own 60th percentile of these ten slots is 13,000; an echo counts a step (10 %) below it.
+    const held = rounds(13_000n, steady, 30);
+    for (const p of held) assert.ok(p >= 11_700n && p <= 13_000n, `the market's 13,000 or a step below, not above: ${held.join(', ')}`);
+    const afterBurst = rounds(60_000n, steady, 30);
+    for (let i = 1; i < afterBurst.length && afterBurst[i - 1]! > 13_000n; i++) assert.ok(afterBurst[i]! < afterBurst[i - 1]!, `sinking: ${afterBurst.join(', ')}`);
+    assert.ok(afterBurst.slice(-10).every((p) => p >= 11_700n && p <= 13_000n), `back at the market: ${afterBurst.join(', ')}`);
+  });
+
+  test('a market above what Hush paid still lifts the price: the readings over its price, or its first sends landing slowly', () => {
+    assert.equal(rounds(5_000n, steady, 1)[0], 13_000n, 'slots read above Hush’s price are the market’s own');
+    // The endpoint reports nothing above Hush's 5,000 (its per-slot minimum form under-reports), but half of
+    // the first sends waited 4 slots: the floor lifts the price a quarter above them.
+    const slots = steady.map((_, i) => ({ slot: TIP - BigInt(9 - i), fee: 5_000n }));
+    const own = slots.map((s, i): OwnLanding => ({ slot: s.slot, price: 5_000n, waitedSlots: i % 2 === 0 ? 4 : 1 }));
+    assert.deepEqual(estimateComputeUnitPrice(question({ market: { slots, percentileBps: null }, own })), { microLamportsPerCu: 6_250n, capped: false, basis: 'own' });
   });
 });
 

@@ -13,8 +13,10 @@ import { firstGrid, GRID_ANNOUNCE_MS, GRID_READING_GAP_MS, quotedRung, stepShare
 const MIN = 60_000;
 
 describe('the shared fee grid', () => {
-  test('a fresh store starts at the market when nothing is quoted, else at the configured price', () => {
-    assert.equal(firstGrid(40_000n, 1_000n, 0, false).step, 64_000n);
+  test('a fresh store starts at the rung nearest the market when nothing is quoted, else at the configured price', () => {
+    assert.equal(firstGrid(40_000n, 1_000n, 0, false).step, 32_000n);
+    assert.equal(firstGrid(50_000n, 1_000n, 0, false).step, 64_000n);
+    assert.equal(firstGrid(40_000n, 1_400n, 0, true).step, 2_000n, 'the rung the open windows were quoted at with no row: the one covering the configured price');
     assert.equal(firstGrid(40_000n, 1_000n, 0, true).step, 1_000n);
     assert.equal(quotedRung(null, 1_000n, 0, null), 1_000n, 'no row yet: the configured price\'s rung');
   });
@@ -31,18 +33,18 @@ describe('the shared fee grid', () => {
     assert.equal(decided.moved, 'decided');
     g = decided.grid;
     const p = g.pending!;
-    assert.deepEqual([p.from, p.to, p.decidedAt], [1_000n, 8_000n, GRID_RULE.upAfterMs + 10_000 + GRID_ANNOUNCE_MS]);
+    assert.deepEqual([p.from, p.to, p.decidedAt], [1_000n, 4_000n, GRID_RULE.upAfterMs + 10_000 + GRID_ANNOUNCE_MS]);
     assert.equal(p.effectiveAt, 20 * MIN, 'expected once the open window ends');
     const now = p.decidedAt + 1;
     assert.equal(quotedRung(g, 1_000n, p.decidedAt - 1, null), 1_000n, 'before its decision everyone quotes the old rung');
     assert.equal(quotedRung(g, 1_000n, now, 30_000), 1_000n, 'a window opened before keeps the old rung');
-    assert.equal(quotedRung(g, 1_000n, now, null), 8_000n, 'a class with no open window gets the new one');
-    assert.equal(quotedRung(g, 1_000n, now, p.decidedAt + 5), 8_000n, 'a window opened since gets the new one');
+    assert.equal(quotedRung(g, 1_000n, now, null), 4_000n, 'a class with no open window gets the new one');
+    assert.equal(quotedRung(g, 1_000n, now, p.decidedAt + 5), 4_000n, 'a window opened since gets the new one');
     assert.equal(stepSharedGrid(g, 5_000n, now, open).moved, null, 'waits while the old window is open');
     const done = stepSharedGrid(g, 5_000n, now + 1, []);
     assert.equal(done.moved, 'effective', 'the old window released: in effect');
-    assert.equal(done.grid.step, 8_000n);
-    assert.equal(quotedRung(done.grid, 1_000n, now + 2, 30_000), 8_000n);
+    assert.equal(done.grid.step, 4_000n);
+    assert.equal(quotedRung(done.grid, 1_000n, now + 2, 30_000), 4_000n);
   });
 
   test('readings further apart than the gap start the watch again (an idle Hush does not step on two readings)', () => {
@@ -51,6 +53,7 @@ describe('the shared fee grid', () => {
     const later = stepSharedGrid(g, 5_000n, 1_000 + GRID_READING_GAP_MS + GRID_RULE.upAfterMs, []);
     assert.equal(later.moved, null);
     assert.equal(later.grid.above?.since, 1_000 + GRID_READING_GAP_MS + GRID_RULE.upAfterMs);
+    assert.equal(later.grid.above?.ms, 0, 'the time between the two readings is not weighed');
   });
 
   test('any history of readings and windows: every release has members quoted at one rung', () => {

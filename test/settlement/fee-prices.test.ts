@@ -144,6 +144,24 @@ describe('the fee port', () => {
     assert.equal(p.price('payout').microLamportsPerCu, 40_000n, 'landed: the market again');
   });
 
+  test('slow landings sent once lift a floor over the market; the same waits after a rebroadcast do not', async () => {
+    for (const rebroadcast of [false, true]) {
+      const { p, clock } = prices({ fee: 40_000n });
+      await p.ready();
+      for (let i = 0; i < 3; i++) {
+        const t = await payoutAt(40_000n);
+        p.sent([t.signature]);
+        if (rebroadcast) p.resent(t.signature);
+        clock.advance(SLOT_MS * 4);
+        p.landed(t, 'payout', BigInt(Math.floor(clock.now() / SLOT_MS)));
+      }
+      await p.ready();
+      const answer = p.price('payout');
+      if (rebroadcast) assert.deepEqual([answer.microLamportsPerCu, answer.basis], [40_000n, 'market'], 'a lost send’s wait, not the market’s');
+      else assert.deepEqual([answer.microLamportsPerCu, answer.basis], [50_000n, 'own'], 'the market ran above what the endpoint says');
+    }
+  });
+
   test('with the market unreadable, Hush prices from its own prompt landings, else the configured price', async () => {
     const { p, clock } = prices({ down: true });
     await p.ready();

@@ -22,7 +22,7 @@ forEachEngine('the fee grid row', (ctx) => {
   it('is written once when absent, then only at the version read (compare-and-set)', async () => {
     const { db } = await ctx.fresh();
     assert.equal(await readFeeGrid(db), null);
-    const g = { step: 4_000n, above: { since: 5, low: 4_100n }, below: null, observedAt: 7, pending: null };
+    const g = { step: 4_000n, last: { at: 7, price: 9_000n }, above: { since: 5, sum2: 34_000n, ms: 2, late: { sum2: 0n, ms: 0 } }, below: null, observedAt: 7, pending: null };
     assert.equal(await writeFeeGrid(db, null, g), true);
     assert.equal(await writeFeeGrid(db, null, { ...g, step: 8_000n }), false, 'a second first write loses');
     const read = await readFeeGrid(db);
@@ -30,6 +30,13 @@ forEachEngine('the fee grid row', (ctx) => {
     assert.equal(await writeFeeGrid(db, 1, { ...g, step: 2_000n }), true);
     assert.equal(await writeFeeGrid(db, 1, { ...g, step: 16_000n }), false, 'a worker that read version 1 lost the race');
     assert.equal((await readFeeGrid(db))!.grid.step, 2_000n);
+  });
+
+  it('a row written under the lowest-reading rule keeps its rung and starts its watch afresh', async () => {
+    const { db } = await ctx.fresh();
+    const old = { step: '8000', above: { since: 5, low: '9000' }, below: null, observedAt: 7, pending: null };
+    await db.query(`INSERT INTO fee_grid (id, version, state, updated_at) VALUES (1, 3, $1::jsonb, now())`, [JSON.stringify(old)]);
+    assert.deepEqual(await readFeeGrid(db), { version: 3, grid: { step: 8_000n, last: null, above: null, below: null, observedAt: 7, pending: null } });
   });
 
   it("a class's window opens with its first open member's quote and ends at its latest due time", async () => {
