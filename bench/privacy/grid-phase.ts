@@ -39,7 +39,10 @@ export interface GridPhaseResult {
   releases: number;
   /** Releases whose members' payout amounts differ (the adversary splits them by amount): target 0. */
   splitByAmount: number;
-  /** Releases with members quoted before and after a step (the grid kept them one rung): the releases a step fell among. */
+  /**
+   * Releases with members quoted at two networkFees (before and after a step): the release paid them one amount
+   * all the same, the lowest fee's (store/settlement/release-classes.ts), so they are not split.
+   */
   spanningStep: number;
   /** Per member, its release's size: the set with no fee difference at all (no step), mean. */
   releaseSetMean: number;
@@ -50,6 +53,8 @@ export interface GridPhaseResult {
   trackedSplit: number;
   trackedSetMean: number;
   trackedSetMedian: number;
+  /** Each split release's members, one line each (its quote, order, deposit and release times, rung, amount): why it split. */
+  splitDetail: string[];
   wallSeconds: number;
 }
 
@@ -178,12 +183,15 @@ async function rebroadcast(h: SimHush, acct: SimAccount, pending: Map<string, Pl
 async function score(h: SimHush, placed: Placed[]) {
   const tracked = new Map(placed.map((p) => [p.trackingId, p]));
   const { rows } = await h.drive(
-    h.db.query<{ tracking_id: string; amount_out: string; price: string | null; rel: string }>(
-      `SELECT tracking_id, amount_out::text, network_fee_price::text AS price,
-              source_asset_id || ':' || amount_in::text || ':' || class_released_at::text AS rel
-         FROM orders WHERE class_released_at IS NOT NULL AND status = 'completed'`,
+    h.db.query<{ tracking_id: string; amount_out: string; price: string | null; rel: string; detail: string }>(
+      `SELECT tracking_id, amount_out::text, quote ->> 'networkFee' AS price,
+              source_asset_id || ':' || amount_in::text || ':' || class_released_at::text AS rel,
+              concat_ws(' ', 'quoted', quote ->> 'issuedAt', 'ordered', created_at, 'confirmed', deposit ->> 'confirmedAt',
+                        'rung', network_fee_price, 'due', payout_due_at, 'released', class_released_at, 'size', class_release_size) AS detail
+         FROM orders WHERE class_released_at IS NOT NULL AND status = 'completed' ORDER BY id`,
     ),
   );
+  const splitDetail: string[] = [];
   const releases = new Map<string, typeof rows>();
   for (const r of rows) releases.set(r.rel, [...(releases.get(r.rel) ?? []), r]);
   const sets: number[] = [];
@@ -200,7 +208,10 @@ async function score(h: SimHush, placed: Placed[]) {
   };
   for (const members of releases.values()) {
     partition(members, () => '', whole);
-    if (partition(members, (m) => m.amount_out, sets) > 1) splitByAmount++;
+    if (partition(members, (m) => m.amount_out, sets) > 1) {
+      splitByAmount++;
+      for (const m of members) splitDetail.push(`${m.tracking_id} quoted networkFee ${m.price} out ${m.amount_out} ${m.detail}`);
+    }
     if (partition(members, (m) => String(tracked.get(m.tracking_id)?.trackedRung ?? 0n), trackedSets) > 1) trackedSplit++;
     if (new Set(members.map((m) => m.price)).size > 1) spanningStep++;
   }
@@ -217,6 +228,7 @@ async function score(h: SimHush, placed: Placed[]) {
     trackedSplit,
     trackedSetMean: mean(trackedSets),
     trackedSetMedian: median(trackedSets),
+    splitDetail,
   };
 }
 
@@ -225,8 +237,9 @@ export function printGridPhase(r: GridPhaseResult): string[] {
   return [
     `fee grid phase (simulated, ${r.wallSeconds.toFixed(0)} s): ${r.orders} private orders of 1 and 10 USDC while the market went calm → busy → calm; ${r.completed} completed in ${r.releases} releases`,
     `  grid steps: ${r.steps.map((s) => `${s.from} → ${s.to} µL/CU at ${s.atMin} min`).join(', ') || 'none'}; the public quote's networkFee (base units) ${fees}`,
-    `  releases split by payout amount (what the chain shows): ${r.splitByAmount} of ${r.releases} (target 0 ${r.splitByAmount === 0 ? 'PASS' : 'MISS'}); releases quoted at two rungs: ${r.spanningStep}`,
+    `  releases split by payout amount (what the chain shows): ${r.splitByAmount} of ${r.releases} (target 0 ${r.splitByAmount === 0 ? 'PASS' : 'MISS'}); releases quoted at two networkFees (paid one amount): ${r.spanningStep}`,
     `  anonymity set per member after splitting by amount: mean ${r.setMean.toFixed(2)}, median ${r.setMedian} (without any step, its release: mean ${r.releaseSetMean.toFixed(2)})`,
     `  counterfactual, a networkFee that tracked the market's minute: ${r.trackedSplit} of ${r.releases} releases split, set mean ${r.trackedSetMean.toFixed(2)}, median ${r.trackedSetMedian}`,
+    ...r.splitDetail.map((l) => `  split: ${l}`),
   ];
 }

@@ -117,7 +117,7 @@ export class PayoutQueue {
     this.lastReads = { reads: { pending: shared.pending, balances: shared.balances }, at: ctx.clock.now() };
     // Presigned ones first, one at a time (each check counts what it takes); then the rest are planned.
     const plans: (PlannedTransfer | null | { error: unknown })[] = [];
-    for (const j of batch) plans.push(await this.takePresigned(j.o.id, shared));
+    for (const j of batch) plans.push(await this.takePresigned(j.o, shared));
     await Promise.all(
       batch.map(async (j, i) => {
         if (plans[i]) return;
@@ -140,11 +140,12 @@ export class PayoutQueue {
     return out;
   }
 
-  private async takePresigned(orderId: string, shared: PlanReads): Promise<PlannedTransfer | null> {
-    const p = this.presigned.get(orderId);
+  private async takePresigned(o: Pick<OrderRecord, 'id' | 'amountOut'>, shared: PlanReads): Promise<PlannedTransfer | null> {
+    const p = this.presigned.get(o.id);
     if (!p) return null;
-    this.presigned.delete(orderId);
-    const verdict = await this.ctx.pools.reusable(p.planned, shared);
+    this.presigned.delete(o.id);
+    // A class release may have raised the order's amountOut since (one payout per release: store/settlement/release-classes.ts).
+    const verdict = p.planned.amount !== o.amountOut ? 'amount_changed' : await this.ctx.pools.reusable(p.planned, shared);
     if (verdict === 'use') {
       this.tally.used++;
       return p.planned;

@@ -127,13 +127,32 @@ export function openers(held: readonly HeldPayout[]): Map<string, HeldPayout> {
   return out;
 }
 
-/** Brings each released payout's due and run times forward, keeps its release's size, notifies its change. */
+/**
+ * Brings each released payout's due and run times forward, keeps its release's size, notifies its change.
+ * Members released together are paid one amount (docs/decisions.md, "The network fee on a grid: one payout per
+ * release"): a same-asset `exact_in` payout is the deposit less the fees, so two networkFees in one release (a
+ * member quoted at a rung before a grid move, funded after its window released, joining a window quoted at the
+ * next rung; or two prices of SOL in a token's figure) would split it by amount on the chain. Each member takes
+ * the release's lowest networkFee and its rung, and its amountOut grows by what that saves it: never less than
+ * its quote promised, and Hush absorbs the difference (the ledger splits the payout's fee at the rung it keeps
+ * here, the rest `expense:network_absorbed`). Swaps' outputs move with the price of their quote anyway, and an
+ * `exact_out` member's payout is the pinned amount: neither is touched.
+ */
 async function writeRelease(tx: Queryable, release: { id: string; at: Date; releasedWith: number }[]): Promise<number> {
   const { rows: notified } = await tx.query(
     `WITH v AS (SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::integer[]) AS v(id, at, size)),
+     low AS (SELECT o.id, first_value(o.network_fee) OVER w AS fee, first_value(o.network_fee_price) OVER w AS price
+       FROM orders o JOIN v ON v.id = o.id
+      WHERE o.class_released_at IS NULL AND o.status IN ${statusesSql('awaitsPayout')}
+        AND o.mode = 'exact_in' AND o.source_asset_id = o.destination_asset_id
+     WINDOW w AS (PARTITION BY o.source_asset_id, o.amount_in ORDER BY o.network_fee, o.network_fee_price NULLS LAST)),
      u AS (UPDATE orders o SET class_released_at = now(), class_release_size = v.size, updated_at = now(),
-            payout_due_at = least(o.payout_due_at, v.at), next_run_at = least(o.next_run_at, v.at)
-       FROM v WHERE o.id = v.id AND o.class_released_at IS NULL AND o.status IN ${statusesSql('awaitsPayout')}
+            payout_due_at = least(o.payout_due_at, v.at), next_run_at = least(o.next_run_at, v.at),
+            amount_out = o.amount_out + greatest(o.network_fee - coalesce(low.fee, o.network_fee), 0),
+            network_fee = least(o.network_fee, coalesce(low.fee, o.network_fee)),
+            network_fee_price = CASE WHEN low.fee < o.network_fee THEN coalesce(low.price, o.network_fee_price) ELSE o.network_fee_price END
+       FROM v LEFT JOIN low ON low.id = v.id
+      WHERE o.id = v.id AND o.class_released_at IS NULL AND o.status IN ${statusesSql('awaitsPayout')}
        RETURNING o.tracking_id)
      SELECT pg_notify('${ORDER_CHANGED_CHANNEL}', tracking_id) FROM u`,
     [release.map((r) => r.id), release.map((r) => r.at.toISOString()), release.map((r) => r.releasedWith)],
