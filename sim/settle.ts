@@ -1,3 +1,4 @@
+import { threadPoolWorkInFlight } from './thread-pool-work.ts';
 import type { VirtualClock } from './virtual-clock.ts';
 
 /** What the simulator can see of work in flight: counters that move while anything is being done. */
@@ -16,11 +17,12 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const STANDING = new Set(['Timeout', 'Immediate', 'TTYWrap', 'PipeWrap', 'TCPWrap', 'TCPServerWrap', 'SignalWrap', 'ProcessWrap', 'FSEventWrap', 'StatWatcher', 'MessagePort', 'UDPWrap']);
 
 /**
- * Real I/O in flight (a file read at a process's start, a socket write): the simulated clock must not move
- * while it is, or what it resumes lands at a simulated instant that depends on the machine's speed.
+ * Real I/O in flight (a file read at a process's start, a socket write) and WebCrypto's work on the thread pool
+ * (thread-pool-work.ts): the simulated clock must not move while it is, or what it resumes lands at a simulated
+ * instant that depends on the machine's speed.
  */
 export function realIoInFlight(): number {
-  let n = 0;
+  let n = threadPoolWorkInFlight();
   for (const r of process.getActiveResourcesInfo()) if (!STANDING.has(r)) n++;
   return n;
 }

@@ -18,15 +18,23 @@ const gzip = promisify(gzipCb);
  */
 interface Asset {
   identity: Buffer;
-  gzip: Buffer;
+  /** Compressed on the first request that takes gzip, then shared: a process whose clients never ask (curl, the
+   * simulator's in-process client) never compresses, and no zlib job runs on libuv's threads unasked. */
+  gzipped(): Promise<Buffer>;
   type: string;
   etag: string;
   gzipEtag: string;
 }
 
-async function asset(identity: Buffer, type: string): Promise<Asset> {
+function asset(identity: Buffer, type: string): Asset {
   const tag = createHash('sha256').update(identity).digest('base64url').slice(0, 27);
-  return { identity, gzip: await gzip(identity, { level: zlib.Z_BEST_COMPRESSION }), type, etag: `"${tag}"`, gzipEtag: `"${tag}-gzip"` };
+  let zipped: Promise<Buffer> | null = null;
+  const gzipped = () => {
+    zipped ??= gzip(identity, { level: zlib.Z_BEST_COMPRESSION });
+    zipped.catch(() => (zipped = null)); // a failure is tried again, never cached
+    return zipped;
+  };
+  return { identity, gzipped, type, etag: `"${tag}"`, gzipEtag: `"${tag}-gzip"` };
 }
 
 const TYPES: Record<string, string> = { '.js': 'application/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
@@ -39,7 +47,7 @@ function swaggerUiAssets(): Promise<Map<string, Asset>> {
     const out = new Map<string, Asset>();
     for (const name of await readdir(dir)) {
       const type = TYPES[extname(name)];
-      if (type) out.set(`/docs/static/${name}`, await asset(await readFile(join(dir, name)), type));
+      if (type) out.set(`/docs/static/${name}`, asset(await readFile(join(dir, name)), type));
     }
     return out;
   })();
@@ -63,19 +71,19 @@ export function acceptsGzip(header: string | undefined): boolean {
   return false;
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, a: Asset): FastifyReply {
+async function send(request: FastifyRequest, reply: FastifyReply, a: Asset): Promise<FastifyReply> {
   const zipped = acceptsGzip(request.headers['accept-encoding']);
   const etag = zipped ? a.gzipEtag : a.etag;
   reply.header('vary', 'accept-encoding').header('etag', etag).header('cache-control', 'public, max-age=3600').type(a.type);
   if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
-  if (zipped) return reply.header('content-encoding', 'gzip').send(a.gzip);
+  if (zipped) return reply.header('content-encoding', 'gzip').send(await a.gzipped());
   return reply.send(a.identity);
 }
 
 /**
  * The OpenAPI document (`/transfer/v1/openapi.json`, the UI's `/docs/json` and `/docs/yaml`) and the rendered
  * reference (`/docs`, docs/spec.md §4), issue 50: none of it costs more than one precomputed buffer per request.
- * Each body is serialized and gzipped once (per process for the UI's files, per app for the document), so a
+ * Each body is serialized once and gzipped once, when first asked for (per process for the UI's files, per app for the document), so a
  * request costs no serialization, and every connection sending it shares that one buffer (4,096 clients that
  * never read once held a copy each: 557 → 1,346 MB). Every request takes a token from the client address's
  * anonymous bucket (HUSH_ANONYMOUS_RATE_LIMIT): 429 once it is empty.
@@ -84,8 +92,8 @@ export async function apiReference(app: FastifyInstance, { limitAnonymous }: { l
   let documents: Promise<Map<string, Asset>> | null = null;
   const openapi = (): Promise<Map<string, Asset>> => {
     documents ??= (async () => {
-      const json = await asset(Buffer.from(JSON.stringify(app.swagger())), 'application/json; charset=utf-8');
-      const yaml = await asset(Buffer.from(app.swagger({ yaml: true })), 'application/x-yaml');
+      const json = asset(Buffer.from(JSON.stringify(app.swagger())), 'application/json; charset=utf-8');
+      const yaml = asset(Buffer.from(app.swagger({ yaml: true })), 'application/x-yaml');
       return new Map([
         ['/transfer/v1/openapi.json', json],
         ['/docs/json', json],
@@ -100,7 +108,7 @@ export async function apiReference(app: FastifyInstance, { limitAnonymous }: { l
       if (limited) throw limited;
       const path = request.url.split('?')[0]!;
       const found = path.startsWith('/docs/static/') ? (await swaggerUiAssets()).get(path) : (await openapi()).get(path);
-      if (found) return send(request, reply, found);
+      if (found) return await send(request, reply, found);
     });
     // Answered by the hook above; the route makes the path exist.
     scope.get('/transfer/v1/openapi.json', { schema: { hide: true } }, async (request, reply) => send(request, reply, (await openapi()).get('/transfer/v1/openapi.json')!));
