@@ -137,7 +137,7 @@ export function quantile(values: readonly bigint[], q: number): bigint | null {
  * (the fixed point bench:landing's warm-up found), while a step down per reading lets it sink back to where the
  * market's own slots, uncensored above Hush's price, take over again.
  */
-export const ECHO_STEP_BPS = 9_000n;
+export const ECHO_STEP_BPS = 9_500n;
 
 /** Per slot, the dearest price Hush landed at in it (the echo test of marketPrice). */
 function ownDearest(own: readonly OwnLanding[]): Map<bigint, bigint> {
