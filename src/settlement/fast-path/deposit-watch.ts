@@ -53,10 +53,10 @@ export class DepositWatch {
    */
   private readonly list = { rows: [] as WatchedRow[], changed: true, readAt: 0, listening: null as Promise<(() => Promise<void>) | null> | null };
   /**
-   * Orders handed to a batch of this watch: left alone by its reads until the batch gives back those it
-   * did not confirm, and those it confirmed until they leave the watched list (a list read before their
-   * confirmation's notification still holds them). Saves a batch's signature lookups, nothing more: the
-   * confirmation's claim decides.
+   * Orders handed to a batch of this watch (from the read that found them funded, before their lease): left
+   * alone by its reads until the batch gives back those it did not lease or did not confirm, and those it
+   * confirmed until they leave the watched list (a list read before their confirmation's notification still
+   * holds them). Saves a batch's signature lookups, nothing more: the confirmation's claim decides.
    */
   private readonly handed = new Set<string>();
   /** When the watch last had deposits to confirm: sweeps stay out of the way of a burst. */
@@ -129,6 +129,10 @@ export class DepositWatch {
     if (funded.length === 0) return;
     this.lastBurstAt = ctx.clock.now();
     const fundedIds = new Set(funded.map((r) => String(r.id)));
+    // Handed before the lease is asked for: the next notification's read, while this batch's lease statement runs,
+    // found the same orders fresh, leased them again (same holder) and read their origins again (two workers on
+    // PostgreSQL: 392 leases and 2.8 getTransaction per order for a burst of 200).
+    for (const id of fundedIds) this.handed.add(id);
     this.watched = rows.filter((r) => !fundedIds.has(String(r.id)));
     // Not awaited: the watch keeps looking while this batch is claimed, confirmed, recorded and sent.
     ctx.detach(this.claimThenConfirm(funded, balances));
@@ -145,6 +149,7 @@ export class DepositWatch {
       return null;
     });
     const mine = held ? rows.filter((r) => held.has(String(r.id))) : rows;
+    for (const r of rows) if (held && !held.has(String(r.id))) this.handed.delete(String(r.id));
     if (mine.length > 0) await this.confirmBatch(mine.map(watchedOrder), balances, this.originsOf(mine));
   }
 
@@ -155,7 +160,6 @@ export class DepositWatch {
 
   /** confirmFundedOrders for the watch: the orders it did not confirm (another held them) go back to the next slot's read. */
   private async confirmBatch(orders: PayableOrder[], balances: Map<string, AccountBalance>, origins: Promise<Map<string, DepositOrigin | null | undefined>>): Promise<void> {
-    for (const o of orders) this.handed.add(o.id);
     const confirmed = await confirmFundedOrders(this.ctx, orders, balances, origins);
     for (const o of orders) if (!confirmed.has(o.id)) this.handed.delete(o.id);
   }
