@@ -16,7 +16,7 @@ type PayoutJob = {
 
 /** What the payout queue touches: the pools (lock, reads, plans), the store, this worker, a slot's length, the sending. */
 export interface PayoutQueuePort {
-  readonly pools: Pick<Pools, 'exclusive' | 'reads' | 'plan' | 'reusable'>;
+  readonly pools: Pick<Pools, 'exclusive' | 'reads' | 'plan' | 'reusable' | 'sections'>;
   readonly db: Queryable;
   readonly workerId: string;
   readonly slotMs: number;
@@ -47,10 +47,17 @@ export interface PresignTally {
 export class PayoutQueue {
   private readonly queue: PayoutJob[] = [];
   private batches: Promise<void> | null = null;
+  /** A batch is about to start (see kick). */
+  private kicking = false;
   /** Payouts signed ahead, by order id, with when. Only this worker's memory: a crash loses them, harmlessly. */
   private readonly presigned = new Map<string, { planned: PlannedTransfer; at: number }>();
-  /** The last batch's reads (pending outflows, balances): where a presign chooses its pools. */
-  private lastReads: { reads: Omit<PlanReads, 'taken'>; at: number } | null = null;
+  /** Orders whose payouts are being signed ahead now. */
+  private readonly presigning = new Set<string>();
+  /**
+   * The last reads of pending outflows and pool balances, with what every batch since took of them: where a
+   * presign chooses its pools, and what the next batch within a slot plans against (see batchReads).
+   */
+  private lastReads: { reads: PlanReads; assets: Set<string>; at: number; section: number } | null = null;
   readonly tally: PresignTally = { signed: 0, used: 0, resigned: {} };
 
   constructor(private readonly ctx: PayoutQueuePort) {}
@@ -71,9 +78,20 @@ export class PayoutQueue {
   async presign(orders: PresignedOrder[]): Promise<void> {
     const now = this.ctx.clock.now();
     for (const [id, p] of this.presigned) if (now - p.at > PRESIGNED_TTL_MS) this.presigned.delete(id);
+    // Once per order: signed at sight of its deposit, then asked again after its confirmation (see confirmFundedOrders).
+    orders = orders.filter((o) => !this.presigned.has(o.id) && !this.presigning.has(o.id));
     if (orders.length === 0) return;
+    for (const o of orders) this.presigning.add(o.id);
+    try {
+      await this.presignNow(orders, now);
+    } finally {
+      for (const o of orders) this.presigning.delete(o.id);
+    }
+  }
+
+  private async presignNow(orders: PresignedOrder[], now: number): Promise<void> {
     const assets = [...new Set(orders.map((o) => o.destinationAssetId))];
-    const last = this.lastReads && now - this.lastReads.at <= PRESIGN_READS_MAX_AGE_MS ? this.lastReads.reads : await this.ctx.pools.reads(assets);
+    const last = this.lastReads && now - this.lastReads.at <= PRESIGN_READS_MAX_AGE_MS && assets.every((a) => this.lastReads!.assets.has(a)) ? this.lastReads.reads : await this.ctx.pools.reads(assets);
     const shared: PlanReads = { pending: last.pending, balances: last.balances, taken: new Map() };
     const plans = await Promise.all(
       orders.map((o) => this.ctx.pools.plan(o, 'payout', o.destinationAssetId, o.recipient, o.amountOut, {}, this.ctx.db, shared, { quiet: true }).catch(() => null)),
@@ -90,7 +108,21 @@ export class PayoutQueue {
     return this.presigned.size;
   }
 
+  /**
+   * Starts the next batch once this turn of the event loop is over: the steps of one claimed batch each ask to
+   * record within the same turn, and went as a batch of one and then one of the rest (each batch a read and a
+   * statement, one after the other).
+   */
   private kick(): void {
+    if (this.batches || this.kicking || this.queue.length === 0) return;
+    this.kicking = true;
+    setImmediate(() => {
+      this.kicking = false;
+      this.startBatch();
+    });
+  }
+
+  private startBatch(): void {
     if (this.batches || this.queue.length === 0) return;
     const batch = this.queue.splice(0, PAYOUT_BATCH);
     this.batches = this.ctx.pools
@@ -113,8 +145,7 @@ export class PayoutQueue {
   /** Plans (or takes the presigned payout of) each job and records the batch; returns each job's plan and whether its order moved. */
   private async recordBatch(batch: PayoutJob[]): Promise<{ planned: PlannedTransfer | null; ok: boolean; error?: unknown }[]> {
     const ctx = this.ctx;
-    const shared = await ctx.pools.reads([...new Set(batch.map((j) => j.o.destinationAssetId))]);
-    this.lastReads = { reads: { pending: shared.pending, balances: shared.balances }, at: ctx.clock.now() };
+    const shared = await this.batchReads([...new Set(batch.map((j) => j.o.destinationAssetId))]);
     // Presigned ones first, one at a time (each check counts what it takes); then the rest are planned.
     const plans: (PlannedTransfer | null | { error: unknown })[] = [];
     for (const j of batch) plans.push(await this.takePresigned(j.o, shared));
@@ -138,6 +169,29 @@ export class PayoutQueue {
     }
     if (out.some((r) => r.ok)) ctx.faults.reach('payout-recorded');
     return out;
+  }
+
+  /**
+   * The reads a batch plans against. Within a slot of the last read, the same reads and what the batches since
+   * took of them (`taken`: this worker records every payout it plans, and only under the lock): a balance read
+   * then still counts every outflow not yet landed as pending then or taken since, and misses only what has
+   * landed since (it takes, it never adds) and inflows, so it never counts on funds that are gone. A burst's
+   * waves due a few ms apart read the chain once: each wave's read queued behind the last wave's send on the
+   * chain's node, 80 ms of a 165 ms tail. Only when the batch before was the last to plan: a refund or a
+   * partner payout planned between (its own section) took from the pools what `taken` does not know. Two
+   * workers plan apart as before (each its own lock and its own reads). Called inside the lock.
+   */
+  private async batchReads(assets: string[]): Promise<PlanReads> {
+    const now = this.ctx.clock.now();
+    const section = this.ctx.pools.sections;
+    const last = this.lastReads;
+    if (last && last.section === section - 1 && now - last.at <= this.ctx.slotMs && assets.every((a) => last.assets.has(a))) {
+      last.section = section;
+      return last.reads;
+    }
+    const reads = await this.ctx.pools.reads(assets);
+    this.lastReads = { reads, assets: new Set(assets), at: this.ctx.clock.now(), section };
+    return reads;
   }
 
   private async takePresigned(o: Pick<OrderRecord, 'id' | 'amountOut'>, shared: PlanReads): Promise<PlannedTransfer | null> {

@@ -63,6 +63,8 @@ export function available(asset: Asset, holding: string, reads: PlanReads): bigi
 export class Pools {
   /** Serializes choosing pools and recording the transfers: see `exclusive`. */
   private planLock: Promise<unknown> = Promise.resolve();
+  /** Sections entered so far (the one running is the latest): who planned last, for a caller reusing its reads. */
+  sections = 0;
   /** The deposit blockhashes of open orders, read at most every 500 ms (payoutBlockhash), one read at a time. */
   private handedOut = { at: 0, set: new Set<string>() };
   private handedOutRead: Promise<Set<string>> | null = null;
@@ -76,7 +78,8 @@ export class Pools {
    * entered outside any database transaction (PGlite would block the holder's queries behind it).
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.planLock.then(fn, fn);
+    const enter = () => (this.sections++, fn());
+    const run = this.planLock.then(enter, enter);
     this.planLock = run.catch(() => {});
     return run;
   }
