@@ -147,7 +147,7 @@ export class SettlementContext {
     this.faults = opts.faults;
     this.threads = opts.threads !== false;
     this.random = opts.random;
-    this.outbox = new Outbox(() => this.view, this.log, () => this.wake('transactions'), this.clock, (signatures) => this.fees.sent(signatures), (signature) => this.fees.resent(signature));
+    this.outbox = new Outbox(() => this.view, this.log, () => this.wake('transactions'), this.clock, (signatures) => (this.fees.sent(signatures), this.sent.watch(signatures)), (signature) => this.fees.resent(signature));
     this.pools = new Pools({
       db,
       treasury,

@@ -26,6 +26,8 @@ export interface SentSignaturesPort {
 
 export class SentSignatures {
   private readonly watches = new Map<string, () => void>();
+  /** Signatures watched as they were sent, by when: kept through a read of pending ones that did not list them yet. */
+  private readonly sentAt = new Map<string, number>();
   /** Watched signatures notified since the last read. */
   private readonly notified = new Set<string>();
   private lastReadAt = 0;
@@ -56,23 +58,43 @@ export class SentSignatures {
     return this.watches.size > 0 || this.ctx.inFlight() > 0;
   }
 
+  /**
+   * Watches signatures about to be sent, before they go: watched only at the fate loop's next read of pending
+   * ones, a payout that landed first was notified a slot late (the chain notifies an already-committed signature a
+   * slot after the subscription), and its order completed 300 ms later on a loaded machine.
+   */
+  watch(signatures: readonly string[]): void {
+    if (!this.ctx.subscriptions) return;
+    const now = this.ctx.clock.now();
+    for (const s of signatures) this.sentAt.set(s, now);
+    this.subscribe(signatures);
+  }
+
   /** Unsubscribes everything (the worker stops). */
   clear(): void {
+    this.sentAt.clear();
     this.watchOnly([]);
   }
 
   /** Watches these signatures and no others (settled ones are dropped). */
   private watchOnly(signatures: string[]): void {
     const keep = new Set(signatures);
+    const now = this.ctx.clock.now();
+    for (const [s, at] of this.sentAt) if (keep.has(s) || now - at > 2 * RESEND_EVERY_MS) this.sentAt.delete(s);
     for (const [s, unwatch] of this.watches) {
-      if (keep.has(s)) continue;
+      // One sent a moment ago may be missing from a read of pending ones made before its record.
+      if (keep.has(s) || this.sentAt.has(s)) continue;
       unwatch();
       this.watches.delete(s);
       this.notified.delete(s);
     }
+    this.subscribe(keep);
+  }
+
+  private subscribe(signatures: Iterable<string>): void {
     const subs = this.ctx.subscriptions;
     if (!subs) return;
-    for (const s of keep) {
+    for (const s of signatures) {
       if (this.watches.has(s)) continue;
       this.watches.set(
         s,
