@@ -8,7 +8,6 @@ import { AWAITING_POLL_SLOTS, PRESIGN_AHEAD_MS } from './timing.ts';
 import { wakeAtSoonest } from './wake-at-due.ts';
 import type { DepositOrigin, DepositOrigins, OriginQuery } from '../chain/deposit-origin.ts';
 import { holdOrderForScreening, recordDecisions, screenOrders, type ScreenDeps } from './steps/screen-orders.ts';
-import { quotedPrivate } from '../domain/quote-privacy.ts';
 
 /**
  * What every caller of the confirmation gives it: its lease holder (`workerId`, `leaseSeconds`: the order
@@ -80,7 +79,6 @@ export async function confirmFundedOrders(
   // The deposit confirmed when its caller saw it so, not once its origin was looked up and it was screened:
   // the floor (two slots) counts from what the chain showed, as the raw loop's does.
   const seenAt = ctx.clock.date();
-  if (isWorker(ctx)) presignAtSight(ctx, orders, confirmed);
   const batch: Batch = { orders, releases: new Map(orders.map((o) => [o.id, { id: o.id, delayMs: 0 }])), due: new Map() };
   try {
     // docs/spec.md §12: screened again as the deposit confirms (a risk API may take its timeout). A held order
@@ -98,18 +96,6 @@ export async function confirmFundedOrders(
     await releaseBatch(ctx, batch);
   }
   return new Set(batch.due.keys());
-}
-
-/**
- * Signs ahead, from the moment the deposits are seen, the payouts the floor will pay (off the menu, same asset,
- * the account holding the amount): the floor counts from this moment, and a lookup of origins, a screening and a
- * confirmation statement that take a slot between (a slow provider, a loaded store) left a presign begun after
- * them no time (the sim: due before it was signed). One that turns out not to be paid is never used (dropped
- * after PRESIGNED_TTL_MS); one the confirmation pays later than the floor is checked at use like any other.
- */
-function presignAtSight(ctx: WorkerConfirmDeps, orders: PayableOrder[], confirmed: Map<string, AccountBalance>): void {
-  const floorPaid = orders.filter((o) => o.sourceAssetId === o.destinationAssetId && !quotedPrivate(o.quote) && confirmed.get(o.depositAccount)?.tokenAmount === o.amountIn);
-  if (floorPaid.length > 0) ctx.detach(ctx.payouts.presign(floorPaid).catch((e: unknown) => ctx.log({ err: e }, 'presigning payouts failed')));
 }
 
 /** The batch keeps only the orders whose deposit is their sender's. */

@@ -51,8 +51,8 @@ export class PayoutQueue {
   private kicking = false;
   /** Payouts signed ahead, by order id, with when. Only this worker's memory: a crash loses them, harmlessly. */
   private readonly presigned = new Map<string, { planned: PlannedTransfer; at: number }>();
-  /** Orders whose payouts are being signed ahead now. */
-  private readonly presigning = new Set<string>();
+  /** Orders whose payouts are being signed ahead now, with that signing (a batch waits for it: see recordBatch). */
+  private readonly presigning = new Map<string, Promise<void>>();
   /**
    * The last reads of pending outflows and pool balances, with what every batch since took of them: where a
    * presign chooses its pools, and what the next batch within a slot plans against (see batchReads).
@@ -81,12 +81,11 @@ export class PayoutQueue {
     // Once per order: signed at sight of its deposit, then asked again after its confirmation (see confirmFundedOrders).
     orders = orders.filter((o) => !this.presigned.has(o.id) && !this.presigning.has(o.id));
     if (orders.length === 0) return;
-    for (const o of orders) this.presigning.add(o.id);
-    try {
-      await this.presignNow(orders, now);
-    } finally {
+    const signing = this.presignNow(orders, now).finally(() => {
       for (const o of orders) this.presigning.delete(o.id);
-    }
+    });
+    for (const o of orders) this.presigning.set(o.id, signing.catch(() => {}));
+    await signing;
   }
 
   private async presignNow(orders: PresignedOrder[], now: number): Promise<void> {
@@ -146,6 +145,10 @@ export class PayoutQueue {
   private async recordBatch(batch: PayoutJob[]): Promise<{ planned: PlannedTransfer | null; ok: boolean; error?: unknown }[]> {
     const ctx = this.ctx;
     const shared = await this.batchReads([...new Set(batch.map((j) => j.o.destinationAssetId))]);
+    // A payout still being signed ahead is waited for, up to a slot, not signed a second time beside it (a blockhash
+    // not handed out may be a slot away for both: the simulator's burst went signed twice).
+    const signing = batch.flatMap((j) => this.presigning.get(j.o.id) ?? []);
+    if (signing.length > 0) await Promise.race([Promise.all(signing), ctx.clock.sleep(ctx.slotMs)]);
     // Presigned ones first, one at a time (each check counts what it takes); then the rest are planned.
     const plans: (PlannedTransfer | null | { error: unknown })[] = [];
     for (const j of batch) plans.push(await this.takePresigned(j.o, shared));
