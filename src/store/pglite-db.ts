@@ -58,7 +58,7 @@ async function startPglite(dir: string | null, opts: TemplateOptions): Promise<P
     const pg = await tryStart(() => new PGlite(dir), dir, opts);
     if (pg) return pg;
   }
-  const template = fresh ? await pgliteTemplate(migrateRaw, opts.templateDir) : null;
+  const template = fresh ? await pgliteTemplate(migrateRaw, opts.templateDir, dir === null) : null;
   if (template) {
     const pg = await tryStart(() => new PGlite({ dataDir: dir ?? undefined, loadDataDir: template }), dir, opts);
     if (pg) return pg;
