@@ -57,10 +57,16 @@ export async function pgliteTemplate(migrate: (pg: PGlite) => Promise<void>, dir
   if (known) return known;
   try {
     if (!existsSync(path)) await build(path, migrate);
+  } catch {
+    return null;
+  }
+  try {
     const tar = new Blob([gunzipSync(readFileSync(path))]);
     if (keep) kept.set(path, tar);
     return tar;
   } catch {
+    // Not a gzip PGlite wrote whole: discarded as one it could not load would be (pglite-db.ts), made anew next time.
+    discardTemplate(dir);
     return null;
   }
 }
