@@ -55,20 +55,22 @@ export async function pgliteTemplate(migrate: (pg: PGlite) => Promise<void>, dir
   const path = templatePath(dir);
   const known = kept.get(path);
   if (known) return known;
+  let bytes: Buffer;
   try {
     if (!existsSync(path)) await build(path, migrate);
+    bytes = readFileSync(path);
   } catch {
     return null;
   }
+  let tar: Blob;
   try {
-    const tar = new Blob([gunzipSync(readFileSync(path))]);
-    if (keep) kept.set(path, tar);
-    return tar;
+    tar = new Blob([gunzipSync(bytes)]);
   } catch {
-    // Not a gzip PGlite wrote whole: discarded as one it could not load would be (pglite-db.ts), made anew next time.
-    discardTemplate(dir);
-    return null;
+    // Not a whole gzip: handed over as it is, for PGlite to refuse (pglite-db.ts then discards it).
+    return new Blob([bytes]);
   }
+  if (keep) kept.set(path, tar);
+  return tar;
 }
 
 /** Where the unpacked template is kept: beside the dump, under the same key. */
