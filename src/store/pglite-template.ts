@@ -55,7 +55,7 @@ export async function pgliteTemplate(migrate: (pg: PGlite) => Promise<void>, dir
   const path = templatePath(dir);
   const known = kept.get(path);
   if (known) return known;
-  let bytes: Buffer;
+  let bytes: Buffer<ArrayBuffer>;
   try {
     if (!existsSync(path)) await build(path, migrate);
     bytes = readFileSync(path);
