@@ -20,6 +20,7 @@ import { transferRoutes } from './routes/transfer-routes.ts';
 import { receiptPageRoutes } from './pages/receipt-page-routes.ts';
 import { apiReference } from './reference-assets.ts';
 import type { ApiDeps } from './deps.ts';
+import { compilersFactory } from './schema-compilers.ts';
 
 export type { ApiDeps } from './deps.ts';
 
@@ -98,6 +99,8 @@ export async function buildApp(deps: ApiDeps, opts: { logger?: FastifyServerOpti
     frameworkErrors: (err, request, reply) => answerFrameworkError(err, request, reply, limitAnonymous),
     clientErrorHandler: clientErrorAnswerer(deps, connectionBucket(deps)),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+    // Compiled once per process for the same schemas (schema-compilers.ts).
+    schemaController: { compilersFactory },
     ...deadlines,
     // Node would answer a missing Host itself (an empty 400 without our headers): the hook below does.
     http: { ...deadlines.http, requireHostHeader: false },

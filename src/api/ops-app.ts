@@ -15,6 +15,7 @@ import { DEFAULT_OPS_MAX_CONNECTIONS } from '../config/connection-settings.ts';
 import { RequestLogs, requestDeadlines, requestIds } from './server-options.ts';
 import { hostnameOf, servedHost } from './served-host.ts';
 import { HushError } from '../domain/errors.ts';
+import { compilersFactory } from './schema-compilers.ts';
 
 export interface OpsDeps extends OpsRouteDeps {
   /** Host names served besides address literals and `localhost` (HUSH_OPS_HOSTNAMES). */
@@ -44,6 +45,8 @@ export async function buildOpsApp(
     // What the HTTP parser refuses is answered in the SPEC shape too (no bucket: the listener is not public).
     clientErrorHandler: clientErrorAnswerer(deps),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+    // Compiled once per process for the same schemas (schema-compilers.ts).
+    schemaController: { compilersFactory },
     ...requestDeadlines(opts.requestTimeoutMs ?? 30_000),
   });
   // A cap of its own, whatever the partner port's load (docs/spec.md §7 "Connections").

@@ -17,7 +17,7 @@
 //   tsx's tsImport, which works with and without the bundle.
 // One test file still runs as before with `node --import tsx --test <file>`.
 import { readFile, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -34,12 +34,29 @@ export function sourceOf(path) {
   return i < 0 ? path : path.slice(i + BUNDLE_DIR.length + 1).replace(/\.mjs$/, '.ts');
 }
 
+/**
+ * The TypeScript entries of worker threads (src/support/typescript-worker.ts), bundled with the CLI entries: a
+ * bundle's `new URL('./<entry>.ts', import.meta.url)` of one names its bundle, which a worker loads as it is,
+ * instead of registering tsx in the thread first (about 0.9 s of CPU per thread: every Hush child that derives
+ * deposit identities and every test process's first Hush paid it).
+ */
+export const WORKER_ENTRIES = ['src/treasury/deposit-identity-worker.ts', 'bench/privacy/score-worker.ts'];
+
+/** `new URL('./x.ts', import.meta.url)` in `path` rewritten to the worker's bundle when x.ts is a worker entry. */
+function bundledWorkers(text, path, root) {
+  return text.replace(/new URL\('\.\/([\w.-]+\.ts)', import\.meta\.url\)/g, (whole, name) => {
+    const entry = relative(root, join(dirname(path), name));
+    if (!WORKER_ENTRIES.includes(entry)) return whole;
+    return `new URL(${JSON.stringify(pathToFileURL(join(root, BUNDLE_DIR, entry.replace(/\.ts$/, '.mjs'))).href)})`;
+  });
+}
+
 const originalImportMeta = {
   name: 'original-import-meta',
   setup(b) {
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
       if (args.path.includes('/node_modules/')) return undefined;
-      const text = await readFile(args.path, 'utf8');
+      const text = bundledWorkers(await readFile(args.path, 'utf8'), args.path, b.initialOptions.absWorkingDir);
       const contents = text
         .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
         .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)))
@@ -105,7 +122,7 @@ export async function bundleTests(root, files) {
           // CommonJS packages inside an ES module bundle ask for `require` (their node: built-ins).
           banner: { js: "import { createRequire as __hushCreateRequire } from 'node:module'; const require = __hushCreateRequire(import.meta.url);" },
         };
-  const cli = build({ ...common, entryPoints: CLI_ENTRIES, ...packages(CLI_EXTERNAL) });
+  const cli = build({ ...common, entryPoints: [...CLI_ENTRIES, ...WORKER_ENTRIES], ...packages(CLI_EXTERNAL) });
   await build({
     ...common,
     entryPoints: [...files, ...RUNNER_ENTRIES],

@@ -111,7 +111,10 @@ function runEntry(entry, n) {
     // children and the processes tests start (cli-command.ts) run on Liftoff alone (orders-store: 5.9 → 3.5 s
     // of CPU; sim-seeds 42.5 → 39.7 s).
     '--liftoff-only',
-    ...(viaTsx ? ['--import', 'tsx'] : ['--enable-source-maps']), '--import', './test/runner/property-seed.mjs',
+    ...(viaTsx ? ['--import', 'tsx'] : ['--enable-source-maps']),
+    // node:test's test context without its destroy hook on every promise (test-context.mjs): first, before
+    // anything loads node:test.
+    '--import', './test/runner/test-context.mjs', '--import', './test/runner/property-seed.mjs',
     ...(process.env.HUSH_TEST_CPU ? ['--import', './test/runner/cpu-per-file.mjs'] : []),
     // A process whose test waits on something that never comes fails after fifteen minutes, with the tests it had
     // passed, instead of holding the run forever (node's --test applies it to each entry as a whole): a group is
