@@ -78,7 +78,7 @@ export class PayoutQueue {
   async presign(orders: PresignedOrder[]): Promise<void> {
     const now = this.ctx.clock.now();
     for (const [id, p] of this.presigned) if (now - p.at > PRESIGNED_TTL_MS) this.presigned.delete(id);
-    // Once per order: signed at sight of its deposit, then asked again after its confirmation (see confirmFundedOrders).
+    // Once per order: a deposit confirmed again (a retried batch, another path) does not sign its payout a second time.
     orders = orders.filter((o) => !this.presigned.has(o.id) && !this.presigning.has(o.id));
     if (orders.length === 0) return;
     const signing = this.presignNow(orders, now).finally(() => {
