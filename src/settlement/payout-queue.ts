@@ -90,7 +90,7 @@ export class PayoutQueue {
 
   private async presignNow(orders: PresignedOrder[], now: number): Promise<void> {
     const assets = [...new Set(orders.map((o) => o.destinationAssetId))];
-    const last = this.lastReads && now - this.lastReads.at <= PRESIGN_READS_MAX_AGE_MS && assets.every((a) => this.lastReads!.assets.has(a)) ? this.lastReads.reads : await this.ctx.pools.reads(assets);
+    const last = this.lastReads && now - this.lastReads.at <= PRESIGN_READS_MAX_AGE_MS && covers(this.lastReads, assets) ? this.lastReads.reads : await this.ctx.pools.reads(assets);
     const shared: PlanReads = { pending: last.pending, balances: last.balances, taken: new Map() };
     const plans = await Promise.all(
       orders.map((o) => this.ctx.pools.plan(o, 'payout', o.destinationAssetId, o.recipient, o.amountOut, {}, this.ctx.db, shared, { quiet: true }).catch(() => null)),
@@ -188,7 +188,7 @@ export class PayoutQueue {
     const now = this.ctx.clock.now();
     const section = this.ctx.pools.sections;
     const last = this.lastReads;
-    if (last && last.section === section - 1 && now - last.at <= this.ctx.slotMs && assets.every((a) => last.assets.has(a))) {
+    if (last && last.section === section - 1 && now - last.at <= this.ctx.slotMs && covers(last, assets)) {
       last.section = section;
       return last.reads;
     }
@@ -253,4 +253,9 @@ export class PayoutQueue {
       else j.resolve({ planned: r.planned, ok: r.ok });
     });
   }
+}
+
+/** Whether reads of pool balances were made for every one of these assets. */
+function covers(reads: { assets: ReadonlySet<string> }, assets: readonly string[]): boolean {
+  return assets.every((a) => reads.assets.has(a));
 }

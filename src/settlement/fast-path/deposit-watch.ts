@@ -149,7 +149,7 @@ export class DepositWatch {
       return null;
     });
     const mine = held ? rows.filter((r) => held.has(String(r.id))) : rows;
-    for (const r of rows) if (held && !held.has(String(r.id))) this.handed.delete(String(r.id));
+    if (held) for (const r of rows) if (!held.has(String(r.id))) this.handed.delete(String(r.id));
     if (mine.length > 0) await this.confirmBatch(mine.map(watchedOrder), balances, this.originsOf(mine));
   }
 
