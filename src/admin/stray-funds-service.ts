@@ -18,6 +18,8 @@ import { asWireTransaction } from '../chain/base64-wire.ts';
 import { settledFate, txFate } from '../domain/settlement/tx-fate.ts';
 import type { Clock } from '../support/clock.ts';
 import { StrayReturnPrice } from './stray-return-price.ts';
+import { sealRecord } from '../treasury/record-cipher.ts';
+import type { Random } from '../support/random.ts';
 
 /** How long a return waits for its transactions to confirm before reporting them as sent. */
 const CONFIRM_WAIT_MS = 15_000;
@@ -77,6 +79,8 @@ export class StrayFundsService {
     private readonly treasury: Treasury,
     private readonly log: (msg: string) => void,
     private readonly clock: Clock,
+    /** Seals each return's record (chain-record.ts). */
+    private readonly random: Random,
   ) {
     this.view = new ChainView(chain);
     this.prices = new StrayReturnPrice(chain, config, clock, treasury.feePayer.address);
@@ -125,7 +129,7 @@ export class StrayFundsService {
   private async returnOne(order: OrderRecord, owner: Awaited<ReturnType<Treasury['depositSigner']>>, holding: StrayHolding, to: Address, line: StrayReturnLine): Promise<void> {
     const createRecipientAccount = holding.kind === 'token' && !holding.native && holding.amount > 0n && !(await this.exists(associatedTokenAddress(to, holding.mint, holding.tokenProgram)));
     const [blockhash, price] = await Promise.all([this.chain.latestBlockhash(), this.prices.price()]);
-    const signed = await buildStrayReturn(this.shape(blockhash, price), owner, holding, to, createRecipientAccount);
+    const signed = await buildStrayReturn(this.shape(blockhash, price, order.trackingId), owner, holding, to, createRecipientAccount);
     const simulated = await this.chain.rpc.simulateTransaction(asWireTransaction(signed.wire), { encoding: 'base64', commitment: 'confirmed', sigVerify: false }).send();
     if (simulated.value.err) {
       line.reason = `the chain refuses the transfer: ${JSON.stringify(simulated.value.err, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`;
@@ -243,7 +247,8 @@ export class StrayFundsService {
     return this.config.assets.byMint(mint)?.assetId ?? mint;
   }
 
-  private shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }, computeUnitPriceMicroLamports: bigint): TxShape {
-    return txShape(this.treasury.feePayer, { computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports }, blockhash);
+  private shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }, computeUnitPriceMicroLamports: bigint, trackingId: string): TxShape {
+    const shape = txShape(this.treasury.feePayer, { computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports }, blockhash);
+    return { ...shape, memo: sealRecord(this.treasury.keys.recordKey, { kind: 'stray_return', trackingId, part: 0 }, this.random) };
   }
 }

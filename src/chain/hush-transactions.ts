@@ -32,6 +32,19 @@ export interface TxShape {
   blockhash: { blockhash: string; lastValidBlockHeight: bigint };
   /** Where its signatures are made (fast-transaction.ts); absent, the thread pool. */
   signing?: SigningThread;
+  /**
+   * The sealed record it carries (src/treasury/record-cipher.ts), as the last instruction's memo: set by the
+   * builder's caller, since it names the order the transaction moves money for.
+   */
+  memo?: string;
+}
+
+/** SPL Memo (v2): it checks only that the data is UTF-8 and that any accounts given signed (none are). */
+export const MEMO_PROGRAM_ADDRESS = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address;
+
+/** The memo instruction that carries a transaction's record: last, so no other instruction's index moves. */
+export function memoInstruction(memo: string): Instruction {
+  return { programAddress: MEMO_PROGRAM_ADDRESS, data: new Uint8Array(Buffer.from(memo, 'utf8')) };
 }
 
 /** A Hush transaction's shape from the configured compute budget: the worker's and the operator commands' alike. */
@@ -44,9 +57,9 @@ export function txShape(
   return { feePayer, computeUnitLimit: budget.computeUnitLimit, computeUnitPriceMicroLamports: budget.computeUnitPriceMicroLamports, blockhash, signing };
 }
 
-/** Every Hush transaction has this shape: common fee payer, same compute budget, no memo, fresh blockhash. */
+/** Every Hush transaction has this shape: common fee payer, same compute budget, its record last, fresh blockhash. */
 async function sign(shape: TxShape, instructions: Instruction[]): Promise<SignedTransaction> {
-  const all = withComputeBudget(shape, instructions);
+  const all = withComputeBudget(shape, shape.memo === undefined ? instructions : [...instructions, memoInstruction(shape.memo)]);
   // The same bytes as kit's path below, without its CPU (see fast-transaction.ts); kit's path when a key
   // is not a native one.
   const fast = await compileAndSign(shape.feePayer, all, shape.blockhash.blockhash, shape.signing);

@@ -274,6 +274,7 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv = proce
       result = await command.direct(admin, args, opts, {
         db: store,
         clock: systemClock,
+        random: systemRandom,
         config: () => loadConfig(env),
         async treasury() {
           const config = loadConfig(env);

@@ -3,6 +3,7 @@ import type { AdminService } from '../admin/admin-service.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import type { HushConfig } from '../config/config.ts';
 import type { Db } from '../store/db.ts';
+import type { Random } from '../support/random.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import type { QueryGroup } from './admin-query-flags.ts';
@@ -53,6 +54,8 @@ export interface DirectContext {
   db: Db;
   /** The CLI's clock (the system's): waits for a returned stray's confirmation, screening lists' stamps. */
   clock: Clock;
+  /** The CLI's randomness (the system's): a returned stray's sealed record. */
+  random: Random;
   config(): HushConfig;
   treasury(): Promise<{ chain: SolanaChain; treasury: Treasury; config: HushConfig }>;
 }

@@ -155,7 +155,7 @@ export const COMMANDS: Record<string, Command> = {
       // An unknown order is NOT_FOUND whether or not the chain is up.
       if (!(await getOrderByTrackingId(ctx.db, id!))) throw new HushError('NOT_FOUND', `No order ${id}`);
       const t = await ctx.treasury();
-      return { success: true, ...(await new StrayFundsService(t.config, ctx.db, t.chain, t.treasury, () => {}, ctx.clock).returnStray(id!)) };
+      return { success: true, ...(await new StrayFundsService(t.config, ctx.db, t.chain, t.treasury, () => {}, ctx.clock, ctx.random).returnStray(id!)) };
     },
   },
   'screening-log': {

@@ -63,7 +63,7 @@ function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
   const svc = new AdminService(p.db, { onAccountChanged: (id) => p.auth?.invalidate(id), webhookEgress: webhookEgressFor(p.config), addressRules: p.addressRules, clock: p.clock, random: p.random });
   const holds = new HoldsService(p.db, p.screeningPort ?? SCREENING_OFF);
   const operators = new OperatorsService(p.db, p.random, p.config.consoleIdleMinutes * 60, p.config.consoleSessionHours * 3600);
-  const strays = p.signing ? new StrayFundsService(p.config, p.db, p.chain, p.signing, p.log, p.clock) : null;
+  const strays = p.signing ? new StrayFundsService(p.config, p.db, p.chain, p.signing, p.log, p.clock, p.random) : null;
   return Object.assign(svc, {
     reconcile: () => reconcile(p.db, p.chain, p.treasury, p.config.assets),
     screeningLog: (opts: Parameters<typeof listScreeningLog>[1]) => listScreeningLog(p.db, opts),

@@ -8,6 +8,8 @@ import { txShape, type TxShape } from '../chain/hush-transactions.ts';
 import type { SolanaChain } from '../chain/solana-chain.ts';
 import { callThrough, FeeMarket } from '../chain/fee-market.ts';
 import type { FeePurpose } from '../domain/fee-estimate.ts';
+import type { ChainRecord } from '../domain/chain-record.ts';
+import { sealRecord } from '../treasury/record-cipher.ts';
 import type { Db } from '../store/db.ts';
 import type { ChainTxOf } from '../store/settlement/chain-tx.ts';
 import type { Treasury } from '../treasury/treasury.ts';
@@ -154,7 +156,7 @@ export class SettlementContext {
       view: () => this.view,
       asset: (id) => this.asset(id),
       alert: (kind, fields, msg) => this.alert(kind, fields, msg),
-      shape: (blockhash, purpose, previousPrice) => this.shape(blockhash, purpose, previousPrice),
+      shape: (blockhash, purpose, record, previousPrice) => this.shape(blockhash, purpose, record, previousPrice),
       fees: () => this.fees,
       clock: this.clock,
       random: this.random,
@@ -241,11 +243,11 @@ export class SettlementContext {
   }
 
   /**
-   * A transaction's shape for `purpose`, priced now (fees.price: synchronous, from the last market answer);
+   * A transaction's shape for `purpose`, carrying `record` sealed (chain-record.ts), priced now (fees.price: synchronous, from the last market answer);
    * `previousPrice`: the expired attempt a re-sign replaces, escalated from. A payout or refund priced at its
    * cap may not land soon: an ALERT (at most one a minute per purpose).
    */
-  shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }, purpose: FeePurpose, previousPrice?: bigint): TxShape {
+  shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }, purpose: FeePurpose, record: ChainRecord, previousPrice?: bigint): TxShape {
     this.fees.warm();
     const answer = this.fees.price(purpose, previousPrice);
     if (answer.capped && (purpose === 'payout' || purpose === 'refund' || purpose === 'lateRefund')) {
@@ -256,7 +258,8 @@ export class SettlementContext {
       }
     }
     const budget = { computeUnitLimit: this.config.computeUnitLimit, computeUnitPriceMicroLamports: answer.microLamportsPerCu };
-    return txShape(this.treasury.feePayer, budget, blockhash, this.threads ? 'thread-pool' : 'event-loop');
+    const shape = txShape(this.treasury.feePayer, budget, blockhash, this.threads ? 'thread-pool' : 'event-loop');
+    return { ...shape, memo: sealRecord(this.treasury.keys.recordKey, record, this.random) };
   }
 
   /** A slot's length as Hush assumes it (HUSH_SLOT_MS; the poll and fallback delays are counted in slots). */

@@ -2,6 +2,7 @@ import type { Address } from '@solana/kit';
 import type { Asset } from '../config/assets.ts';
 import type { AccountBalance, ChainView } from '../chain/chain-view.ts';
 import { buildPayout, type TxShape } from '../chain/hush-transactions.ts';
+import type { ChainRecord } from '../domain/chain-record.ts';
 import type { FreshBlockhash } from '../chain/solana-chain.ts';
 import type { Queryable } from '../store/db.ts';
 import { openOrderBlockhashes } from '../store/settlement/open-order-blockhashes.ts';
@@ -25,7 +26,7 @@ export interface PoolsPort {
   asset(id: string): Asset;
   /** An ALERT record: `alert: kind` with the fields, counted in hush_alerts_total{kind}. */
   alert(kind: string, fields: Record<string, unknown>, msg: string): void;
-  shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }, purpose: FeePurpose, previousPrice?: bigint): TxShape;
+  shape(blockhash: { blockhash: string; lastValidBlockHeight: bigint }, purpose: FeePurpose, record: ChainRecord, previousPrice?: bigint): TxShape;
   /** The fee port: a plan waits for a fresh market answer only after an idle spell (FeePrices.ready). */
   fees(): Pick<FeePrices, 'ready' | 'price'>;
   readonly clock: Clock;
@@ -132,7 +133,9 @@ export class Pools {
     // With shared reads there was no await above: the choice and this update are one synchronous step.
     for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
     const [blockhash] = await Promise.all([this.payoutBlockhash(q, o.txBlockhash), ctx.fees().ready()]);
-    const shape = ctx.shape(blockhash, transferPurpose(kind, meta), opts.previousPrice);
+    // The record names the order (a partner payout's none: its account is in no order's record).
+    const record: ChainRecord = { kind, trackingId: kind === 'partner_payout' ? '' : o.trackingId, part: meta.part ?? 0 };
+    const shape = ctx.shape(blockhash, transferPurpose(kind, meta), record, opts.previousPrice);
     const rentBack = meta.rentBack ? { rentBack: BigInt(meta.rentBack) } : {};
     const signed = await buildPayout(shape, { asset, sources: chosen.map((c) => ({ pool: c.pool.signer, poolHolding: c.pool.holding, amount: c.amount })), recipient: destination, ...rentBack });
     // A replacement passes the dead transaction's meta: its pools are not this one's.

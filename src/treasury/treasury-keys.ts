@@ -50,6 +50,7 @@ export function depositOwnerSeedOf(depositMaster: Uint8Array, trackingId: string
  *   m/44'/501'/1'/<asset>'/<n>' pool wallet n of an asset
  *   m/44'/501'/2'               deposit master; an order's deposit owner is HMAC(deposit master, trackingId)
  *   m/44'/501'/3'               quote MAC key
+ *   m/44'/501'/5'               record key: seals the record in every transaction Hush signs (chain-record.ts)
  * Per-order owners use a keyed hash of the trackingId rather than a numeric path so they can be derived
  * before the order has a database row, yet only the holder of the seed can derive them.
  */
@@ -58,12 +59,15 @@ export class TreasuryKeys {
   readonly quoteMacKey: Uint8Array;
   /** Keys the public webhook event ids (see WebhookDispatcher). */
   readonly eventIdKey: Uint8Array;
+  /** Seals and opens the records Hush's transactions carry (record-cipher.ts). */
+  readonly recordKey: Uint8Array;
 
   constructor(private readonly seed: Uint8Array) {
     if (seed.length < 32) throw new Error('treasury seed must be at least 32 bytes');
     this.depositMaster = slip10Derive(seed, [...SOLANA, 2]).key;
     this.quoteMacKey = slip10Derive(seed, [...SOLANA, 3]).key;
     this.eventIdKey = slip10Derive(seed, [...SOLANA, 4]).key;
+    this.recordKey = slip10Derive(seed, [...SOLANA, 5]).key;
   }
 
   feePayerSeed(): Uint8Array {

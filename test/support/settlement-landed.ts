@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { getBase58Encoder, type Address, type Signature } from '@solana/kit';
 import type { Queryable } from '../../src/store/db.ts';
 import { capPrice, LEVEL_RULES } from '../../src/domain/fee-estimate.ts';
+import { MEMO_PROGRAM_ADDRESS } from '../../src/chain/hush-transactions.ts';
+import { SEALED_RECORD_LENGTH } from '../../src/treasury/record-cipher.ts';
 import { pollUntil } from './localnet.ts';
 import {
   ASSETS, ataOf, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAMS, type Chain, type PlacedOrder,
@@ -84,8 +86,8 @@ export type HushBudget = { limit: number; price: bigint } | { limit: number; pri
 
 /**
  * docs/spec.md §9: every Hush transaction has the same shape — the treasury's fee payer pays, the compute-budget
- * instructions come first with the same limit and a price of its purpose (or the one static price), and no memo
- * program appears anywhere.
+ * instructions come first with the same limit and a price of its purpose (or the one static price), and its sealed
+ * record comes last, one memo of one length (docs/spec.md §10).
  */
 export function assertHushShape(tx: LandedTx, feePayer: string, budget: HushBudget): void {
   assert.equal(tx.accountKeys[0], feePayer, `${tx.signature}: the fee payer is the treasury fee payer`);
@@ -97,7 +99,11 @@ export function assertHushShape(tx: LandedTx, feePayer: string, budget: HushBudg
     assert.equal(got.limit, budget.limit, `${tx.signature}: the same compute-unit limit as every Hush transaction`);
     assert.ok(got.price >= LEVEL_RULES.cheap.floor && got.price <= budget.maxPrice, `${tx.signature}: a market price (${got.price}) between the cheapest floor and the cap`);
   } else assert.deepEqual(got, budget, `${tx.signature}: the same compute budget as every Hush transaction`);
-  for (const m of MEMO_PROGRAMS) assert.ok(!tx.accountKeys.includes(m), `${tx.signature}: no memo program`);
+  // docs/spec.md §10 "The chain is the record": one memo, last, v2, one sealed record's length (never the old memo program).
+  const memos = tx.instructions.filter((ix) => MEMO_PROGRAMS.includes(ix.program));
+  assert.equal(memos.length, 1, `${tx.signature}: exactly one memo, the sealed record`);
+  assert.equal(tx.instructions.at(-1)?.program, MEMO_PROGRAM_ADDRESS, `${tx.signature}: the record is the last instruction`);
+  assert.equal(tx.instructions.at(-1)?.data.length, SEALED_RECORD_LENGTH, `${tx.signature}: every record is one length`);
 }
 
 /** What a Hush of `config` prices its transactions at: one static figure, or the market's range up to a payout's cap. */

@@ -1,5 +1,6 @@
 import type { Address } from '@solana/kit';
 import type { AccountBalance } from '../../chain/chain-view.ts';
+import { SWEEP_RECORD } from '../../domain/chain-record.ts';
 import { buildSweep } from '../../chain/hush-transactions.ts';
 import { allOrNothing } from '../../store/db.ts';
 import { LATE_SWEEP_LOCK, tryTransactionLock } from '../../store/settlement/advisory-locks.ts';
@@ -134,7 +135,7 @@ async function sweepLate(ctx: SweepLateDeps, orderId: string, trackingId: string
   if (!funds) return;
   const { amount, reopen } = funds;
   const [blockhash] = await Promise.all([ctx.chain().latestBlockhash(), ctx.fees.ready()]);
-  const signed = await buildSweep(ctx.shape(blockhash, 'lateSweep'), {
+  const signed = await buildSweep(ctx.shape(blockhash, 'lateSweep', SWEEP_RECORD), {
     asset,
     poolWallet: pool.address,
     poolHolding: pool.holding,

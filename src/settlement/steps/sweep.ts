@@ -1,4 +1,5 @@
 import { SWEEP_QUIET_SLOTS, sweepBatchesPerTick } from '../timing.ts';
+import { SWEEP_RECORD } from '../../domain/chain-record.ts';
 import { buildSweep, type SweepItem } from '../../chain/hush-transactions.ts';
 import { assetsWithUnsweptDeposits } from '../../store/settlement/assets-with-unswept-deposits.ts';
 import { attachSweep } from '../../store/settlement/attach-sweep.ts';
@@ -143,7 +144,7 @@ async function commitSweep(ctx: SweepDeps, { assetId, blockhash, entries }: Swee
   }
   if (items.length === 0) return 0;
   await ctx.fees.ready();
-  const signed = await buildSweep(ctx.shape(blockhash, 'sweep'), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });
+  const signed = await buildSweep(ctx.shape(blockhash, 'sweep', SWEEP_RECORD), { asset, poolWallet: pool.address, poolHolding: pool.holding, items });
   const result = await ctx.db.transaction(async (tx) => {
     // Someone swept or took one of them since it was read: this signed sweep is dropped, never sent.
     const still = await relockUnsweptDeposits(tx, items.map((i) => i.orderId));
