@@ -14,7 +14,7 @@ export interface Activity {
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Handles that live as long as the process (and its timers), not work in flight. */
-const STANDING = new Set(['Timeout', 'Immediate', 'TTYWrap', 'PipeWrap', 'TCPWrap', 'TCPServerWrap', 'SignalWrap', 'ProcessWrap', 'FSEventWrap', 'StatWatcher', 'MessagePort', 'UDPWrap']);
+const STANDING = new Set(['Timeout', 'Immediate', 'TTYWrap', 'PipeWrap', 'TCPWrap', 'TCPServerWrap', 'SignalWrap', 'ProcessWrap', 'FSEventWrap', 'StatWatcher', 'MessagePort', 'UDPWrap', 'TCPSocketWrap']);
 
 /**
  * Real I/O in flight (a file read at a process's start, a socket write) and WebCrypto's work on the thread pool

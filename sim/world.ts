@@ -253,6 +253,23 @@ export class World implements Activity, Endpoint {
     });
   }
 
+  /**
+   * The process is stopped (as a crash: nothing of its memory survives), `fn` runs with nothing running, and it
+   * starts again: an operator's restore, or a lost store replaced.
+   */
+  async downWhile(fn: () => Promise<void>): Promise<void> {
+    // No supervisor restart while the operator works.
+    this.restartPending = true;
+    const life = this.life;
+    if (life) this.crash(life, 'stopped by the operator');
+    try {
+      await fn();
+    } finally {
+      this.restartPending = false;
+    }
+    await this.startLife();
+  }
+
   /** Stops everything: the live process cleanly, the store, the chain, the data directory. */
   async close(): Promise<void> {
     const life = this.life;

@@ -35,6 +35,8 @@ export interface ApiDeps {
   random: Random;
   /** True once shutdown began: answers close their connection. */
   draining?(): boolean;
+  /** Why payouts are paused for an operator (docs/operations.md), or null: new quotes and orders are refused meanwhile. */
+  settlementPaused?(): string | null;
 }
 
 /** Operator operations the admin API (on the ops listener) exposes; implemented over the store by the admin service. */

@@ -120,6 +120,27 @@ export class ChainView<C extends ChainCalls = SolanaChain> {
     return replies.map((r) => (r.error || !Array.isArray(r.result) ? undefined : r.result));
   }
 
+  /**
+   * One page of an address's history at `confirmed`, newest first: what landed after `until` (exclusive) and
+   * before `before`, at most `limit` (1,000, the RPC's cap).
+   */
+  async signaturePage(address: string, opts: { until?: string; before?: string; limit?: number }): Promise<{ signature: string; slot: bigint; err: unknown }[]> {
+    const [reply] = await this.batch<{ signature: string; slot: number | bigint; err: unknown }[]>([
+      { method: 'getSignaturesForAddress', params: [address, { commitment: 'confirmed', limit: opts.limit ?? 1000, ...(opts.until ? { until: opts.until } : {}), ...(opts.before ? { before: opts.before } : {}) }] },
+    ]);
+    if (!reply || reply.error || !Array.isArray(reply.result)) throw new ChainUnavailableError(`getSignaturesForAddress failed: ${reply?.error?.message ?? 'no reply'}`);
+    return reply.result.map((r) => ({ signature: r.signature, slot: BigInt(r.slot), err: r.err }));
+  }
+
+  /** Landed transactions at `confirmed` as their wire bytes (base64) and meta, in one batch: null where not visible, undefined where the call failed. */
+  async wireTransactionsMany(signatures: string[]): Promise<({ slot: bigint; wire: string; meta: LandedTransaction['meta'] } | null | undefined)[]> {
+    if (signatures.length === 0) return [];
+    const replies = await this.batch<{ slot: number; transaction: [string, string]; meta: LandedTransaction['meta'] } | null>(
+      signatures.map((s) => ({ method: 'getTransaction', params: [s, { commitment: 'confirmed', encoding: 'base64', maxSupportedTransactionVersion: 0 }] })),
+    );
+    return replies.map((r) => (r.error ? undefined : r.result ? { slot: BigInt(r.result.slot), wire: r.result.transaction[0], meta: r.result.meta } : null));
+  }
+
   /** Landed transactions at `confirmed` (JSON encoding) in one batch: null where not visible, undefined where the call failed. */
   async transactionsMany(signatures: string[]): Promise<(LandedTransaction | null | undefined)[]> {
     if (signatures.length === 0) return [];

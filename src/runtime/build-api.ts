@@ -41,6 +41,8 @@ export interface ApiParts {
   chain: SolanaChain;
   services: SharedServices;
   draining: () => boolean;
+  /** Why payouts are paused (the readiness probe's reading), or null. */
+  settlementPaused: () => string | null;
   log: Log;
   alert: AlertFn;
   logger: FastifyServerOptions['logger'];
@@ -118,6 +120,7 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
       clock: p.clock,
       random: p.random,
       draining: p.draining,
+      settlementPaused: p.settlementPaused,
     },
     { logger: p.logger, ...(p.connections ? { connections: p.connections } : {}) },
   );

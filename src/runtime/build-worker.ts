@@ -85,7 +85,8 @@ export async function startWorker(p: WorkerParts, closers: Closers): Promise<{ w
     faults: p.faults,
     threads: p.threads,
   });
-  worker.start();
+  // Nothing is paid before the store was compared with the chain (docs/decisions.md "The chain is the record").
+  await worker.startChecked();
   closers.add(() => worker.stop());
   await startClassRelease(config, db, p.classTraffic, log, closers, p.clock, p.random, (at) => worker.context.wake('payouts', at));
   // docs/spec.md §12: each final order's disclosure receipt, signed here with a key of its own.

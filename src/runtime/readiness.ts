@@ -19,6 +19,8 @@ export interface ReadyState {
   store: boolean;
   chain: boolean;
   starting: boolean;
+  /** Why payouts are paused for an operator (docs/operations.md), from the store's last probe; null: they are not. */
+  paused: string | null;
 }
 
 /**
@@ -30,6 +32,7 @@ export interface ReadyState {
 export class Readiness {
   private storeOkAt: number | null = null;
   private storeFailing = false;
+  private pausedFor: string | null = null;
   private timer: Timer | null = null;
   private probing = false;
   /** The chain's last good refresh may be this old: one period plus one timed-out attempt plus slack. */
@@ -65,12 +68,22 @@ export class Readiness {
     if (this.probing) return; // a hung probe is not stacked on: staleness reports it
     this.probing = true;
     try {
-      const ok = await answersWithin(this.clock, this.db.query('SELECT 1'), STORE_PROBE_MS);
+      // The probe reads whether payouts are paused (docs/decisions.md "The chain is the record"): still one round trip.
+      const read = this.db.query<{ paused: string | null }>(`SELECT (SELECT reason FROM chain_truth WHERE id = 1 AND paused) AS paused`);
+      const ok = await answersWithin(this.clock, read, STORE_PROBE_MS);
       this.storeFailing = !ok;
-      if (ok) this.storeOkAt = this.clock.now();
+      if (ok) {
+        this.storeOkAt = this.clock.now();
+        this.pausedFor = (await read).rows[0]?.paused ?? null;
+      }
     } finally {
       this.probing = false;
     }
+  }
+
+  /** Why payouts are paused, as the last probe read it (the API refuses new quotes and orders meanwhile). */
+  paused(): string | null {
+    return this.pausedFor;
   }
 
   /** Synchronous: reads the last outcomes only. */
@@ -81,6 +94,7 @@ export class Readiness {
       store: !this.storeFailing && fresh(this.storeOkAt, STORE_STALE_MS),
       chain: !chain.failing && fresh(chain.okAt, this.chainStaleMs),
       starting: !this.started(),
+      paused: this.pausedFor,
     };
   }
 }

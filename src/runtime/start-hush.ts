@@ -119,12 +119,12 @@ export async function startHush(config: HushConfig, opts: StartOptions): Promise
     if (connections.lowered.length > 0) {
       alert('connection_caps_lowered', { fileLimit: connections.fileLimit, lowered: connections.lowered }, `the process may open ${connections.fileLimit} files: lowered ${connections.lowered.join(', ')} to keep descriptors for the store, the chain and the ops listener`);
     }
-    const api: PartnerApi | null =
-      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, draining: () => draining, log, alert, logger: opts.logger ?? false, screening, connections: connections.partner, clock, random, faults }, closers);
     // Every role's health, readiness, metrics and admin API, off the partner port (docs/spec.md §4). It
     // listens before the partner port, so it still answers (/readyz 503) while that port drains on close.
     const readiness = new Readiness(db, chain, config.rpcTimeoutMs, () => started, clock);
     closers.addServing(() => readiness.stop());
+    const api: PartnerApi | null =
+      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, draining: () => draining, settlementPaused: () => readiness.paused(), log, alert, logger: opts.logger ?? false, screening, connections: connections.partner, clock, random, faults }, closers);
     const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, logger: opts.logger ?? false, addressRules: services.addressRules, screening: () => screeningSummary(screening), screeningPort: screening, connections: connections.ops, clock, random, listen: opts.listen !== false });
     closers.addServing((how) => closeWithin(clock, ops.app, how.failedStart ? 0 : config.requestTimeoutMs));
     const app = api?.app ?? null;

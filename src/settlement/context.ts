@@ -33,6 +33,7 @@ import { budgetedPollMs, fallbackPollMs } from './timing.ts';
 import { PayoutQueue } from './payout-queue.ts';
 import { FeePrices } from './fee-prices.ts';
 import { FeeGridObserver } from './fee-grid-observer.ts';
+import { ChainCheck } from './chain-truth/chain-check.ts';
 
 export type { Log } from './deps.ts';
 
@@ -126,6 +127,8 @@ export class SettlementContext {
   /** The quote grid's worker side: fast readings into the shared row, the rung the ledger's split reads. */
   readonly grid: FeeGridObserver;
   private readonly threads: boolean;
+  /** The store compared with the chain: what it forgot and the chain shows is adopted; what nobody can explain pauses payouts. */
+  readonly truth: ChainCheck;
   /** Alerts told once per process and key. */
   readonly alerted = { backoff: new OncePerKey(), unsweepable: new OncePerKey(), abandonedLateRefund: new OncePerKey() };
   /** When a capped signing of each purpose was last alerted: at most one ALERT a minute per purpose. */
@@ -149,6 +152,7 @@ export class SettlementContext {
     this.faults = opts.faults;
     this.threads = opts.threads !== false;
     this.random = opts.random;
+    this.truth = new ChainCheck(this);
     this.outbox = new Outbox(() => this.view, this.log, () => this.wake('transactions'), this.clock, (signatures) => (this.fees.sent(signatures), this.sent.watch(signatures)), (signature) => this.fees.resent(signature));
     this.pools = new Pools({
       db,
@@ -160,6 +164,10 @@ export class SettlementContext {
       fees: () => this.fees,
       clock: this.clock,
       random: this.random,
+      adopted: (orderId, kind, part) => {
+        const f = this.truth.adopted(orderId, kind, part);
+        return f && ChainCheck.chainTx(f);
+      },
     });
     this.payouts = new PayoutQueue({ pools: this.pools, db, workerId: this.workerId, slotMs: config.slotMs, outbox: this.outbox, faults: this.faults, clock: this.clock });
     this.subscriptions = opts.subscriptions ?? null;

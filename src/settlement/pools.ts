@@ -32,6 +32,8 @@ export interface PoolsPort {
   readonly clock: Clock;
   /** The order the pools are tried in. */
   readonly random: Random;
+  /** The transfer the chain already shows for an order's part, which the store had forgotten (chain-truth/chain-check.ts). */
+  adopted(orderId: string, kind: 'payout' | 'refund' | 'partner_payout', part: number): NewChainTx | undefined;
 }
 
 /** What a batch of pool choices shares: one read of pending outflows and balances, and what it took. */
@@ -117,6 +119,9 @@ export class Pools {
     opts: { quiet?: boolean; previousPrice?: bigint } = {},
   ): Promise<PlannedTransfer | null> {
     const ctx = this.ctx;
+    // The chain shows this part paid already (the store went back in time): that transaction is the plan, never a second.
+    const adopted = o.id !== null && !meta.late ? ctx.adopted(o.id, kind, meta.part ?? 0) : undefined;
+    if (adopted) return { ...adopted, kind, meta: { ...meta, ...adopted.meta } as TransferMeta };
     const asset = ctx.asset(assetId);
     const pools = ctx.treasury.pools(assetId);
     // Pending first, balances second: a transaction that settles in between is then subtracted twice

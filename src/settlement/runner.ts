@@ -80,24 +80,52 @@ export class SettlementWorker {
     // reading the store twice a slot. Cost: work nothing wakes (a payout's due time, a retry's back-off) may
     // start up to that much later.
     const idleMaxMs = Math.max(tickMs, IDLE_SLOTS * this.context.slotMs);
+    // docs/decisions.md "The chain is the record": while the store cannot explain a transaction of Hush's on
+    // chain, nothing that could pay (or confirm, sweep, refund, fail an order) runs; settling what was sent does.
+    const gated = (body: () => Promise<unknown>) => () => (this.context.truth.paused ? Promise.resolve(0) : body());
     this.loopsOf.start([
-      ['orders', tickMs, () => this.orderTick(), idleMaxMs],
+      ['orders', tickMs, gated(() => this.orderTick()), idleMaxMs],
       // Payouts falling due (woken at their due times: wake-at-due.ts), never behind other orders' deposit reads.
-      ['payouts', tickMs, () => payoutTick(this.context), idleMaxMs],
+      ['payouts', tickMs, gated(() => payoutTick(this.context)), idleMaxMs],
       ['transactions', tickMs, () => this.txTick(), idleMaxMs],
       // Woken by every new slot (the slot clock, over PubSub or polled): its own pass once a slot is only the net
       // under a wake-up that never came. It ran every 10 ms: a hundred empty passes a second on an idle worker.
-      ['deposit-watch', this.context.slotMs, () => this.depositWatchTick()],
-      ['sweeps', sweepMs, () => this.sweepTick()],
-      ['partner-payouts', Math.max(250, (this.context.config.partnerPayoutIntervalS * 1000) / 4), () => this.scheduledPartnerTick()],
-      ['late-deposits', Math.max(sweepMs, 5000), () => this.lateDepositTick()],
-      ['maintenance', 30_000, () => this.maintenanceTick()],
+      ['deposit-watch', this.context.slotMs, gated(() => this.depositWatchTick())],
+      ['sweeps', sweepMs, gated(() => this.sweepTick())],
+      ['partner-payouts', Math.max(250, (this.context.config.partnerPayoutIntervalS * 1000) / 4), gated(() => this.scheduledPartnerTick())],
+      ['late-deposits', Math.max(sweepMs, 5000), gated(() => this.lateDepositTick())],
+      ['maintenance', 30_000, gated(() => this.maintenanceTick())],
+      ['chain-check', CHECK_EVERY_MS, () => this.checkTick()],
       // The fee market read while nothing is signed (one call per 30 s idle; none while signing, which reads it
       // once a slot): the quotes' networkFee steps up in a busy hour whether or not orders come.
       // Checked twice per period so that readings stay under GRID_READING_GAP_MS apart when signing stops.
       ['fee-market', IDLE_READ_MS / 2, () => this.context.fees.readIdle()],
-      ['rebalance', rebalanceMs, () => this.rebalanceTick()],
+      ['rebalance', rebalanceMs, gated(() => this.rebalanceTick())],
     ]);
+  }
+
+  /**
+   * Starts the loops once the store has been compared with the chain (ChainCheck.pass): nothing is paid after a
+   * start before that. A chain that does not answer is asked again, a second apart, for up to a minute.
+   */
+  async startChecked(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.context.truth.pass();
+        break;
+      } catch (e) {
+        if (attempt >= START_CHECK_ATTEMPTS) throw e;
+        this.context.log({ err: e, attempt }, 'the start-up chain check failed; trying again');
+        await this.context.clock.sleep(1000);
+      }
+    }
+    this.start();
+  }
+
+  /** One continuous check (ChainCheck.pass); a failed one is logged and tried at the next. */
+  async checkTick(): Promise<number> {
+    const out = await this.context.truth.pass();
+    return out.adopted + out.unattributed;
   }
 
   /** Finishes the iteration in progress in each loop (and work they started), then returns. */
@@ -170,6 +198,9 @@ export class SettlementWorker {
   }
 }
 
+/** How often a running worker compares the store with the chain: one getSignaturesForAddress when nothing changed. */
+export const CHECK_EVERY_MS = 30_000;
+const START_CHECK_ATTEMPTS = 60;
 /** How many slots an idle store-polling loop may sleep at most (its interval doubles per empty pass). */
 const IDLE_SLOTS = 2;
 /** How often landed transactions left uncosted are looked for; sooner while some are left (a node that lags). */

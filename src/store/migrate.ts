@@ -27,6 +27,7 @@ export async function migrate(db: Db): Promise<number[]> {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)`);
   });
+  await refuseNewerSchema(db);
   const applied: number[] = [];
   for (const m of migrationFiles()) {
     const done = await db.transaction(async (tx) => {
@@ -40,6 +41,22 @@ export async function migrate(db: Db): Promise<number[]> {
     if (done) applied.push(m.version);
   }
   return applied;
+}
+
+/** Thrown when the store was migrated by a newer Hush: this code would read and write tables it does not know. */
+export class SchemaNewerError extends Error {
+  constructor(readonly unknown: { version: number; name: string }[]) {
+    super(`the store's schema is newer than this code: migration${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `${u.version} (${u.name})`).join(', ')} unknown here; run the Hush that migrated it (docs/operations.md "Schema newer than the code")`);
+    this.name = 'SchemaNewerError';
+  }
+}
+
+/** A store with a migration this code does not have (a rollback of the code, not of the store): refused, before anything runs. */
+export async function refuseNewerSchema(db: Queryable): Promise<void> {
+  const known = new Set(migrationFiles().map((m) => m.version));
+  const { rows } = await db.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+  const unknown = rows.map((r) => ({ version: Number(r.version), name: r.name })).filter((r) => !known.has(r.version));
+  if (unknown.length > 0) throw new SchemaNewerError(unknown);
 }
 
 /**

@@ -45,6 +45,8 @@ export interface SimHushOptions {
   faults?: FaultSet;
   /** A chain that congests like mainnet (src/localnet/congestion-profile.ts), whatever `faults` says of it. */
   congestion?: CongestionOptions;
+  /** PostgreSQL (a fresh schema) instead of PGlite in memory. */
+  databaseUrl?: string;
 }
 
 export class SimHush {
@@ -65,7 +67,7 @@ export class SimHush {
     const seed = opts.seed ?? 1;
     const plan = faultPlan(opts.faults ?? 'none', seed, stream(seed, 'faults'), { startMs: SIM_EPOCH, durationMs: 3_600_000 });
     const faults = opts.congestion ? { ...plan, congestion: opts.congestion } : plan;
-    const world = await World.create({ seed, faults, env: opts.env });
+    const world = await World.create({ seed, faults, env: opts.env, databaseUrl: opts.databaseUrl });
     const h = new SimHush(world);
     await h.drive(world.startLife());
     if (!world.life?.hush) throw new Error('the simulated Hush did not start');
@@ -222,6 +224,12 @@ export class SimHush {
     const life = this.world.life;
     if (life) this.world.crash(life, 'by the test');
     await this.until('Hush restarted', async () => this.world.life?.hush ?? null, 60_000);
+  }
+
+  /** Hush is stopped, `fn` works on its store (a restore, a loss), and Hush starts again on it. */
+  async downWhile(fn: (db: SimHush['db']) => Promise<void>): Promise<void> {
+    await this.drive(this.world.downWhile(() => fn(this.db)));
+    await this.until('Hush restarted', async () => this.world.life?.hush ?? null, 120_000);
   }
 
   async close(): Promise<void> {

@@ -157,7 +157,10 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
         },
       },
     },
-    async (request) => ({ success: true as const, quote: await deps.quotes.quote(caller(request).account, request.body) }),
+    async (request) => {
+      refuseWhilePaused(deps);
+      return { success: true as const, quote: await deps.quotes.quote(caller(request).account, request.body) };
+    },
   );
 
   app.post(
@@ -189,6 +192,7 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
       },
     },
     async (request, reply) => {
+      refuseWhilePaused(deps);
       const raw = idempotencyKeyOf(request);
       const outcome = await deps.orders.create(caller(request).account, { ...request.body, quote: request.body.quote as Record<string, unknown> }, raw, requestLane(reply));
       if (outcome.replayed) reply.header('idempotent-replayed', 'true');
@@ -357,4 +361,13 @@ export async function transferRoutes(fastify: FastifyInstance, { deps, limitAnon
 
   // The partner's own account (self-service): a child scope, so the authentication hook above covers it.
   await app.register(accountRoutes, { deps, limit });
+}
+
+/**
+ * docs/operations.md "store_behind_chain": while payouts are paused nothing new is taken on, since an order taken
+ * then would wait, unpaid, for an operator (the same 503 a load balancer sees on /readyz).
+ */
+function refuseWhilePaused(deps: Pick<ApiDeps, 'settlementPaused'>): void {
+  const paused = deps.settlementPaused?.();
+  if (paused) throw new HushError('SERVICE_UNAVAILABLE', `Payouts are paused (${paused}) until an operator acts; try again later`, undefined, { retryAfterSeconds: 60 });
 }

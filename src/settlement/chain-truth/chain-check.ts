@@ -1,0 +1,187 @@
+import { historySince, readTransactions } from '../../chain/hush-history.ts';
+import { STATUS, STATUS_TRAITS } from '../../domain/order-state.ts';
+import {
+  insertFound, knownSignatures, markChecked, openAdoptions, orderIdByDepositAccount, pauseTruth, readTruth, readWatermark, settleRecordedAdoptions, writeWatermark,
+  type FoundTransaction, type TruthState,
+} from '../../store/chain-truth-store.ts';
+import { getOrderById, getOrderByTrackingId, type OrderRecord } from '../../store/orders-store.ts';
+import type { NewChainTx, TransferMeta } from '../../store/settlement/chain-tx.ts';
+import { insertChainTx } from '../../store/settlement/insert-chain-tx.ts';
+import { attachSweep } from '../../store/settlement/attach-sweep.ts';
+import { leaseOrder } from '../../store/settlement/lease-order.ts';
+import { refundOrder } from '../../store/settlement/refund-order.ts';
+import { releaseOrder } from '../../store/settlement/release-orders.ts';
+import { startPayouts, type PayableStatus } from '../../store/settlement/start-payouts.ts';
+import { openRecord } from '../../treasury/record-cipher.ts';
+import { confirmFundedOrders, originQuery, type PayableOrder } from '../confirm-funded-orders.ts';
+import type { SettlementContext } from '../context.ts';
+import { attribute } from './attribute.ts';
+
+/** A landed transaction never expires: its record's last valid height only has to be past any height the fate loop reads. */
+const LANDED = 2n ** 62n;
+
+/** What one pass of the check did. */
+export interface CheckOutcome {
+  /** Signatures of the fee payer's history read this pass. */
+  read: number;
+  adopted: number;
+  unattributed: number;
+  paused: boolean;
+}
+
+/**
+ * The store compared with the chain (docs/decisions.md "The chain is the record"). The fee payer signs every
+ * transaction Hush builds, so its history, read past a high-water mark, lists them all; each the store has no
+ * record of (it went back in time) is read and its sealed record opened. What belongs to an order the store
+ * still has open is adopted: it becomes that order's payout, refund or sweep record, so the order is settled
+ * by what the chain shows and never paid again. Anything else pauses payouts (`store_behind_chain`) until an
+ * operator acts. Runs before a worker pays anything, then every CHECK_EVERY_MS.
+ */
+export class ChainCheck {
+  /** Adopted payouts and refunds not yet recorded, by order (pools.plan takes them instead of signing anew). */
+  private adoptions = new Map<string, FoundTransaction[]>();
+  private state: TruthState = { paused: false, reason: null, since: null, checkedAt: null };
+
+  constructor(private readonly ctx: SettlementContext) {}
+
+  /** Payouts stopped for an operator (the last the store said). */
+  get paused(): boolean {
+    return this.state.paused;
+  }
+
+  /** The transfer the chain shows for an order's part, when the store had forgotten it (pools.plan). */
+  adopted(orderId: string, kind: 'payout' | 'refund' | 'partner_payout', part: number): FoundTransaction | undefined {
+    return this.adoptions.get(orderId)?.find((f) => f.kind === kind && f.part === part);
+  }
+
+  /** The chain record an adopted transfer becomes (what the store would hold had it not forgotten it). */
+  static chainTx(f: FoundTransaction): NewChainTx {
+    const meta: TransferMeta = { part: f.part, ...(f.detail.sources ? { sources: f.detail.sources as TransferMeta['sources'] } : {}) };
+    return { kind: f.kind as 'payout' | 'refund', orderId: f.orderId, assetId: f.assetId!, amount: f.amount!, source: f.source!, destination: f.destination as NewChainTx['destination'], signature: f.signature, wire: f.wire, lastValidBlockHeight: LANDED, meta };
+  }
+
+  async pass(): Promise<CheckOutcome> {
+    const ctx = this.ctx;
+    const wallet = ctx.treasury.feePayer.address;
+    const mark = await readWatermark(ctx.db, wallet);
+    const history = await historySince(ctx.view, wallet, mark?.signature ?? null);
+    const found: FoundTransaction[] = [];
+    if (history.length > 0) {
+      const known = await knownSignatures(ctx.db, history.map((h) => h.signature));
+      // A failed transaction moved nothing but its fee (reconcile shows a fee the ledger lacks).
+      const unknown = history.filter((h) => !known.has(h.signature) && h.err === null);
+      const reads = {
+        orderByTrackingId: (id: string) => getOrderByTrackingId(ctx.db, id),
+        orderByDepositAccount: async (a: string) => {
+          const id = await orderIdByDepositAccount(ctx.db, a);
+          return id === null ? null : getOrderById(ctx.db, id);
+        },
+        poolHoldings: new Set(ctx.treasury.allPools().map((p) => p.holding)),
+      };
+      for (const tx of await readTransactions(ctx.view, unknown.map((u) => u.signature))) {
+        // Someone else's transaction naming the fee payer (a top-up, an airdrop): no money of Hush's left by it.
+        if (tx.feePayer !== wallet) continue;
+        found.push(await attribute(tx, tx.memo === null ? null : openRecord(ctx.treasury.keys.recordKey, tx.memo), reads));
+      }
+      const newest = history[history.length - 1]!;
+      await ctx.db.transaction(async (q) => {
+        await insertFound(q, found);
+        await writeWatermark(q, wallet, newest.signature, newest.slot);
+        if (found.some((f) => f.kind === 'unattributed')) await pauseTruth(q, 'store_behind_chain');
+        else await markChecked(q);
+      });
+    } else {
+      await markChecked(ctx.db);
+    }
+    const lost = found.filter((f) => f.kind === 'unattributed');
+    if (lost.length > 0) {
+      ctx.alert(
+        'store_behind_chain',
+        { transactions: lost.length, signatures: lost.slice(0, 10).map((f) => f.signature), reasons: [...new Set(lost.map((f) => f.detail.reason))] },
+        'ALERT: the chain shows transactions of Hush that the store cannot attribute (restored or lost store?); payouts are paused until an operator acts (docs/operations.md "store_behind_chain")',
+      );
+    }
+    const adopted = found.length - lost.length;
+    if (adopted > 0) ctx.log({ adopted, signatures: found.filter((f) => f.kind !== 'unattributed').map((f) => f.signature) }, 'the store was behind the chain: transactions of its orders adopted from the chain');
+    await this.adopt();
+    this.state = await readTruth(ctx.db);
+    return { read: history.length, adopted, unattributed: lost.length, paused: this.state.paused };
+  }
+
+  /** Re-reads whether payouts are paused (another worker's check, or an operator, may have changed it). */
+  async refresh(): Promise<void> {
+    this.state = await readTruth(this.ctx.db);
+  }
+
+  /** Brings every order with an adopted transfer to where the chain says it is, through the usual writers. */
+  private async adopt(): Promise<void> {
+    const ctx = this.ctx;
+    const open = await openAdoptions(ctx.db);
+    const byOrder = new Map<string, FoundTransaction[]>();
+    for (const f of open) if (f.orderId !== null) byOrder.set(f.orderId, [...(byOrder.get(f.orderId) ?? []), f]);
+    this.adoptions = byOrder;
+    for (const [orderId, list] of byOrder) {
+      let order = await getOrderById(ctx.db, orderId);
+      if (!order || STATUS_TRAITS[order.status].final) continue;
+      if (STATUS_TRAITS[order.status].awaitsDeposit) order = await this.confirmFromChain(order);
+      if (!order) continue;
+      const payout = list.find((f) => f.kind === 'payout');
+      const refund = list.find((f) => f.kind === 'refund');
+      if (payout && (order.status === STATUS.deposit_confirmed || order.status === STATUS.swapping)) await this.startAdoptedPayout(order, order.status, list.filter((f) => f.kind === 'payout'));
+      else if (refund && (order.status === STATUS.deposit_confirmed || order.status === STATUS.swapping)) {
+        // The refund step then plans it, and pools.plan hands it the adopted one.
+        if (await refundOrder(ctx.db, order.id, order.status, 'refunded_before_the_store_went_back')) ctx.wake('orders');
+      }
+    }
+    for (const f of open.filter((x) => x.kind === 'sweep')) await this.adoptSweep(f);
+    if ((await settleRecordedAdoptions(ctx.db)) < open.length) {
+      const still = new Set((await openAdoptions(ctx.db)).map((f) => f.signature));
+      for (const [id, list] of this.adoptions) this.adoptions.set(id, list.filter((f) => still.has(f.signature)));
+    }
+  }
+
+  /** The order's deposit as the chain shows it (its account may be swept and closed since): confirmed through the usual path. */
+  private async confirmFromChain(order: OrderRecord): Promise<OrderRecord | null> {
+    const ctx = this.ctx;
+    const found = await ctx.foreign.origins.find([originQuery(ctx, order)]);
+    const origin = found.get(order.depositAccount);
+    if (!origin) return null;
+    const balance = { exists: true, lamports: 0n, tokenAmount: origin.amount };
+    await confirmFundedOrders(ctx, [order as PayableOrder], new Map([[order.depositAccount, balance]]), Promise.resolve(found));
+    return getOrderById(ctx.db, order.id);
+  }
+
+  private async startAdoptedPayout(order: OrderRecord, from: PayableStatus, payouts: FoundTransaction[]): Promise<void> {
+    const ctx = this.ctx;
+    if (!(await leaseOrder(ctx.db, order.id, from, ctx.workerId, ctx.leaseSeconds))) return;
+    const moved = await startPayouts(ctx.db, ctx.workerId, payouts.map(ChainCheck.chainTx), 0, from);
+    if (moved.has(order.id)) {
+      ctx.log({ trackingId: order.trackingId, signatures: payouts.map((p) => p.signature) }, 'payout adopted from the chain');
+      ctx.wake('transactions');
+    } else await releaseOrder(ctx.db, order.id, ctx.workerId, { delayMs: 0 });
+  }
+
+  /** A forgotten sweep, once every deposit it moved is confirmed (its items are then that order's, never late funds). */
+  private async adoptSweep(f: FoundTransaction): Promise<void> {
+    const ctx = this.ctx;
+    const items = (f.detail.items ?? []) as { orderId: string; depositAccount: string; amount: string }[];
+    const orders = await Promise.all(items.map((i) => getOrderById(ctx.db, i.orderId)));
+    if (orders.some((o) => !o || STATUS_TRAITS[o.status].awaitsDeposit)) return;
+    await ctx.db.transaction(async (q) => {
+      const id = await insertChainTx(q, {
+        kind: 'sweep', orderId: null, assetId: f.assetId!, amount: f.amount!, source: 'deposits', destination: f.destination as NewChainTx['destination'],
+        signature: f.signature, wire: f.wire, lastValidBlockHeight: LANDED,
+        meta: { items: items.map((i, n) => ({ orderId: i.orderId, depositAccount: i.depositAccount, amount: depositPart(orders[n]!, BigInt(i.amount)).toString() })) },
+      });
+      if (id !== null) await attachSweep(q, items.map((i) => i.orderId), id);
+    });
+    ctx.wake('transactions');
+  }
+}
+
+/** What of a swept amount was the order's deposit (the rest, sent after it, is late funds: not adopted here). */
+function depositPart(o: OrderRecord, swept: bigint): bigint {
+  const deposited = BigInt(o.deposit?.amount ?? '0');
+  return swept < deposited ? swept : deposited;
+}
+

@@ -1,0 +1,40 @@
+-- docs/decisions.md "The chain is the record": what the chain check has read of each wallet's history, whether
+-- payouts are paused for an operator, and the transactions of Hush's it found that the store had forgotten.
+
+-- The newest signature of a wallet's history the check has read (the fee payer: it signs every Hush transaction).
+CREATE TABLE chain_watermarks (
+  wallet text PRIMARY KEY,
+  signature text NOT NULL,
+  slot bigint NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+
+-- One row: paused while a transaction of Hush's on chain could not be attributed, until an operator acts.
+CREATE TABLE chain_truth (
+  id integer PRIMARY KEY CHECK (id = 1),
+  paused boolean NOT NULL,
+  reason text,
+  since timestamptz,
+  checked_at timestamptz
+);
+
+-- Transactions of Hush's found on chain and attributed to an order the store knows (adopted: used as its payout,
+-- refund or sweep instead of a new one), and those the check could not attribute.
+CREATE TABLE chain_found (
+  signature text PRIMARY KEY,
+  slot bigint NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('payout', 'refund', 'partner_payout', 'sweep', 'stray_return', 'unattributed')),
+  order_id bigint REFERENCES orders (id),
+  part integer NOT NULL DEFAULT 0,
+  asset_id text,
+  amount numeric(20, 0),
+  source text,
+  destination text,
+  wire text NOT NULL,
+  detail jsonb NOT NULL DEFAULT '{}',
+  found_at timestamptz NOT NULL,
+  -- When it took its place in chain_txs (adopted), or an operator acknowledged it (unattributed).
+  settled_at timestamptz,
+  settled_by text
+);
+CREATE INDEX chain_found_open ON chain_found (order_id) WHERE settled_at IS NULL;

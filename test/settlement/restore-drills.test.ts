@@ -1,0 +1,110 @@
+/**
+ * docs/operations.md "Restore": the store goes back in time and Hush never pays what the chain shows as paid.
+ * Three drills, each on PGlite and on PostgreSQL: a backup taken while orders waited for their class (held),
+ * one taken while orders awaited their deposits, and one with orders created after it. Every check is from the
+ * outside: what each recipient holds on chain, what the partner API says, what /readyz says.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Address } from '@solana/kit';
+import { associatedTokenAddress } from '../../src/domain/associated-token-address.ts';
+import { MINTS, TOKEN_PROGRAM } from '../../sim/chain-users.ts';
+import { backupStore, restoreStore, type StoreBackup } from '../../sim/store-backups.ts';
+import { expectOk } from '../support/api-responses.ts';
+import { POSTGRES_URL, postgresSkipReason } from '../support/databases.ts';
+import { closeSim } from '../support/sim-close.ts';
+import { startSimHush, type SimAccount, type SimHush } from '../support/sim-hush.ts';
+import { placeUsdc, usdcSender, type SimOrder } from '../support/sim-privacy.ts';
+import { cleanReconcile } from '../support/sim-screening.ts';
+
+const ENV = { HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: '20', HUSH_PRIVACY_MAX_WAIT_S: '60' };
+
+const held = (h: SimHush, o: SimOrder) => h.drive(h.chain.tokens(associatedTokenAddress(o.recipient, MINTS.usdc as Address, TOKEN_PROGRAM)));
+
+async function depositAll(h: SimHush, orders: SimOrder[]): Promise<void> {
+  for (const o of orders) await h.deposit(o.order, o.sender);
+}
+
+async function statusOf(acct: SimAccount, o: SimOrder): Promise<any> {
+  return expectOk(await acct.client.status(o.trackingId)).order;
+}
+
+/** Every order completed, each recipient holding exactly its amountOut on chain, and stays so for `quietMs` more. */
+async function paidOnceAndFinal(h: SimHush, acct: SimAccount, orders: SimOrder[], payoutOf: Map<string, string>, quietMs = 120_000): Promise<void> {
+  for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['completed'], 300_000);
+  await h.advance(quietMs);
+  for (const o of orders) {
+    assert.equal(await held(h, o), o.amountOut, `${o.trackingId}: the recipient was paid once (on chain)`);
+    const rec = await statusOf(acct, o);
+    assert.equal(rec.status, 'completed');
+    assert.deepEqual(rec.payouts.map((p: { signature: string }) => p.signature), [payoutOf.get(o.trackingId)], `${o.trackingId}: its payout is the one the chain shows`);
+  }
+  await cleanReconcile(h, 60_000);
+}
+
+async function payouts(acct: SimAccount, orders: SimOrder[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const o of orders) out.set(o.trackingId, (await statusOf(acct, o)).payouts[0].signature);
+  return out;
+}
+
+for (const engine of ['pglite', 'postgres'] as const) {
+  describe(`restore drills (${engine})`, { skip: engine === 'postgres' ? postgresSkipReason : undefined }, () => {
+    let h: SimHush;
+    let acct: SimAccount;
+    before(async () => {
+      h = await startSimHush({ seed: engine === 'pglite' ? 85 : 86, env: ENV, databaseUrl: engine === 'postgres' ? POSTGRES_URL : undefined });
+      acct = await h.createAccount({ feeCapBps: 0, feeRecipients: 0 });
+    });
+    after(() => closeSim(h));
+
+    test('a backup taken while orders waited for their class: restored after they were paid, none is paid again', async () => {
+      const senders = [await usdcSender(h), await usdcSender(h), await usdcSender(h)];
+      const orders: SimOrder[] = [];
+      for (const sender of senders) orders.push(await placeUsdc(h, acct, '1000000', { privacy: { minAnonymitySet: 5 }, sender }));
+      await depositAll(h, orders);
+      for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['deposit_confirmed'], 60_000);
+      const backup: StoreBackup = await h.drive(backupStore(h.db));
+      for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['completed'], 300_000);
+      const paid = await payouts(acct, orders);
+      await h.downWhile((db) => restoreStore(db, backup));
+      for (const o of orders) assert.notEqual((await statusOf(acct, o)).status, 'awaiting_deposit');
+      await paidOnceAndFinal(h, acct, orders, paid);
+    });
+
+    test('a backup taken while orders awaited their deposits: restored after they were paid and swept, none is paid again', async () => {
+      const senders = [await usdcSender(h), await usdcSender(h)];
+      const orders: SimOrder[] = [];
+      for (const sender of senders) orders.push(await placeUsdc(h, acct, '1000000', { sender }));
+      const backup: StoreBackup = await h.drive(backupStore(h.db));
+      await depositAll(h, orders);
+      for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['completed'], 300_000);
+      const paid = await payouts(acct, orders);
+      // Long enough for the sweep: the deposit accounts are closed when the store goes back.
+      await h.advance(180_000);
+      await h.downWhile((db) => restoreStore(db, backup));
+      await paidOnceAndFinal(h, acct, orders, paid);
+    });
+
+    test('a backup with orders created after it: nothing is paid twice, and payouts stop until an operator acts', async () => {
+      const backup: StoreBackup = await h.drive(backupStore(h.db));
+      const orders = [await placeUsdc(h, acct, '1000000')];
+      await depositAll(h, orders);
+      for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['completed'], 300_000);
+      await h.downWhile((db) => restoreStore(db, backup));
+      // Within one readiness probe (2 s) of the start-up check.
+      const ready = await h.until('readyz says payouts are paused', async () => {
+        const r = await h.ops.get('/readyz');
+        return r.status === 503 ? r : null;
+      }, 10_000, 500);
+      assert.equal(ready.body.error.details.settlement, 'paused: store_behind_chain');
+      // A new order is refused while paused, rather than taken and left unpaid.
+      const sender = await usdcSender(h);
+      const q = await acct.client.quote({ amount: '1000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: h.address() });
+      assert.equal(q.status, 503);
+      assert.equal(q.body.error.code, 'SERVICE_UNAVAILABLE');
+      await h.advance(60_000);
+      for (const o of orders) assert.equal(await held(h, o), o.amountOut, `${o.trackingId}: paid once on chain`);
+    });
+  });
+}
