@@ -15,6 +15,7 @@ import type { HoldFilter } from '../store/holds/hold-filter.ts';
 import type { HeldAfter } from '../store/holds/list-holds.ts';
 import type { HoldNotesService } from '../admin/hold-notes-service.ts';
 import type { Metrics } from './metrics.ts';
+import type { RecoverService } from '../admin/recover-service.ts';
 import type { Clock } from '../support/clock.ts';
 import type { Random } from '../support/random.ts';
 
@@ -52,6 +53,8 @@ export interface AdminApi {
   setWebhook(accountId: string, url: string): Promise<{ url: string; secret: string }>;
   clearWebhook(accountId: string): Promise<void>;
   reconcile?(): Promise<{ ok: boolean; assets: unknown[] }>;
+  /** docs/operations.md "store_behind_chain": the chain check's pause and its end. */
+  recover?: RecoverService;
   treasury?(): Promise<{ funded: boolean; wallets: unknown[] }>;
   returnStray?(trackingId: string): Promise<StrayReturnReport>;
   /** docs/spec.md §12: the screening log, newest first, filtered (at most LOG_READ_MAX rows a read). */

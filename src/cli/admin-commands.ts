@@ -10,6 +10,7 @@ import {
 } from '../admin/admin-service.ts';
 import { getOrderByTrackingId } from '../store/orders-store.ts';
 import { reconcile } from '../ledger/reconcile.ts';
+import { RecoverService } from '../admin/recover-service.ts';
 import { StrayFundsService } from '../admin/stray-funds-service.ts';
 import { treasuryReport } from '../treasury/funding.ts';
 import { listScreeningLog } from '../store/screening-log-store.ts';
@@ -146,6 +147,21 @@ export const COMMANDS: Record<string, Command> = {
       return { success: true, ...(await reconcile(ctx.db, t.chain, t.treasury, t.config.assets)) };
     },
   },
+  recover: {
+    args: [],
+    options: [],
+    readOnly: true,
+    summary: 'whether payouts are paused by the chain check, and the transactions of Hush the store cannot explain (docs/operations.md)',
+    http: () => ({ method: 'GET', path: '/admin/v1/recover' }),
+    direct: async (_admin, _args, _opts, ctx) => ({ success: true, ...(await new RecoverService(ctx.db).status()) }),
+  },
+  'recover-resume': {
+    args: ['signatures'],
+    options: [],
+    summary: 'acknowledge the unexplained transactions you were shown (comma-separated signatures, or "none") and resume payouts (an approver)',
+    http: ([sigs]) => ({ method: 'POST', path: '/admin/v1/recover/resume', body: { seen: signaturesOf(sigs!) } }),
+    direct: async (_admin, [sigs], _opts, ctx) => ({ success: true, ...(await new RecoverService(ctx.db).resume(signaturesOf(sigs!), 'admin-cli (direct, on the store)')) }),
+  },
   'return-stray': {
     args: ['trackingId'],
     options: [],
@@ -195,3 +211,8 @@ export const COMMANDS: Record<string, Command> = {
   ...OPERATOR_COMMANDS,
   ...HOLD_COMMANDS,
 };
+
+/** recover-resume's list: signatures separated by commas, or `none` (a pause with nothing unexplained). */
+function signaturesOf(list: string): string[] {
+  return list === 'none' ? [] : list.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+}

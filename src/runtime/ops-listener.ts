@@ -13,6 +13,7 @@ import { treasuryReport } from '../treasury/funding.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import type { Readiness } from './readiness.ts';
+import { RecoverService } from '../admin/recover-service.ts';
 import { webhookEgressFor } from '../webhooks/webhook-egress.ts';
 import { listScreeningLog } from '../store/screening-log-store.ts';
 import { HoldsService } from '../admin/holds-service.ts';
@@ -66,6 +67,7 @@ function adminApi(p: OpsListenerParts): NonNullable<OpsDeps['admin']>['api'] {
   const strays = p.signing ? new StrayFundsService(p.config, p.db, p.chain, p.signing, p.log, p.clock, p.random) : null;
   return Object.assign(svc, {
     reconcile: () => reconcile(p.db, p.chain, p.treasury, p.config.assets),
+    recover: new RecoverService(p.db),
     screeningLog: (opts: Parameters<typeof listScreeningLog>[1]) => listScreeningLog(p.db, opts),
     liquidity: () => liquidityReport(p.db, p.chain, p.treasury, p.config.assets),
     privacy: () => privacyReport(p.db),

@@ -81,3 +81,12 @@ export async function depositIdentitySpans(db: Queryable, assets: readonly { min
   );
   return new Map(rows.map((r) => [`${r.mint}:${r.token_program}`, r.n === null ? 0 : Number(r.n)]));
 }
+
+/**
+ * Empties the pool (the mint refills it with new identities): after the store went back in time, identities it
+ * still holds may have been handed to orders it forgot, and must never be handed out a second time.
+ */
+export async function purgeDepositIdentities(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: string | number }>('WITH d AS (DELETE FROM deposit_identities RETURNING 1) SELECT count(*) AS n FROM d');
+  return Number(rows[0]!.n);
+}

@@ -16,6 +16,7 @@ import { closeSim } from '../support/sim-close.ts';
 import { startSimHush, type SimAccount, type SimHush } from '../support/sim-hush.ts';
 import { placeUsdc, usdcSender, type SimOrder } from '../support/sim-privacy.ts';
 import { cleanReconcile } from '../support/sim-screening.ts';
+import { namedOperator } from '../support/operators.ts';
 
 const ENV = { HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: '20', HUSH_PRIVACY_MAX_WAIT_S: '60' };
 
@@ -105,6 +106,25 @@ for (const engine of ['pglite', 'postgres'] as const) {
       assert.equal(q.body.error.code, 'SERVICE_UNAVAILABLE');
       await h.advance(60_000);
       for (const o of orders) assert.equal(await held(h, o), o.amountOut, `${o.trackingId}: paid once on chain`);
+      // The operator reads what the chain shows and the store cannot explain (docs/operations.md "store_behind_chain").
+      const shown = expectOk(await h.ops.get('/admin/v1/recover'));
+      assert.equal(shown.paused, true);
+      const payout = (await h.drive(h.rpc.getSignaturesForAddress(associatedTokenAddress(orders[0]!.recipient, MINTS.usdc as Address, TOKEN_PROGRAM), { commitment: 'confirmed' }).send()))[0]!.signature;
+      assert.ok(shown.unattributed.some((u: { signature: string; reason: string }) => u.signature === payout && u.reason === 'order_unknown'), `the lost order's payout is listed: ${JSON.stringify(shown.unattributed)}`);
+      const seen = shown.unattributed.map((u: { signature: string }) => u.signature);
+      // The shared admin token is no person: resuming takes a named approver.
+      assert.equal((await h.ops.post('/admin/v1/recover/resume', { seen })).status, 403);
+      const alice = await namedOperator(h.ops, 'alice', 'approver');
+      assert.deepEqual((await alice.client.post('/admin/v1/recover/resume', { seen: [] })).body.resumed, false, 'nothing unseen is acknowledged');
+      const resumed = expectOk(await alice.client.post('/admin/v1/recover/resume', { seen }));
+      assert.equal(resumed.resumed, true);
+      await h.until('readyz is ready again', async () => ((await h.ops.get('/readyz')).status === 200 ? true : null), 10_000, 500);
+      // Payouts run again: a new order is paid (once the worker's next check reads the resumption).
+      const next = await placeUsdc(h, acct, '1000000');
+      await h.deposit(next.order, next.sender);
+      await h.waitForOrder(acct.client, next.trackingId, ['completed'], 300_000);
+      assert.equal(await held(h, next), next.amountOut);
+      for (const o of orders) assert.equal(await held(h, o), o.amountOut, `${o.trackingId}: still paid once`);
     });
   });
 }

@@ -13,6 +13,7 @@ import { MAX_WEBHOOK_URL_LENGTH, webhookView } from '../../admin/admin-service.t
 import { adminLogRoutes, inWords } from './admin-log-routes.ts';
 import { HOLDS_WORDS, HoldsQuery, holdsAnswer, holdsPageOf } from '../../admin/holds-query.ts';
 import { adminHoldRoutes } from './admin-hold-routes.ts';
+import { adminRecoverRoutes } from './admin-recover-routes.ts';
 
 /** An operator's answer to a hold, an order's or a fund hold's (docs/spec.md §12). */
 const Resolution = Type.Object(
@@ -135,6 +136,7 @@ export async function adminRoutes(fastify: FastifyInstance, { token, admin, afte
     if (!admin.returnStray) throw new HushError('SERVICE_UNAVAILABLE', 'Returning stray funds is not available on this deployment');
     return { success: true, ...(await admin.returnStray(request.params.trackingId)) };
   });
+  if (admin.recover) await app.register(adminRecoverRoutes, { recover: admin.recover });
   // The screening log, filtered, paged and exported (issue 70): its own file.
   await app.register(adminLogRoutes, { admin, clock });
   app.get('/liquidity', { schema: hide }, async () => {

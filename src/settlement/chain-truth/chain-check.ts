@@ -13,6 +13,7 @@ import { refundOrder } from '../../store/settlement/refund-order.ts';
 import { releaseOrder } from '../../store/settlement/release-orders.ts';
 import { startPayouts, type PayableStatus } from '../../store/settlement/start-payouts.ts';
 import { openRecord } from '../../treasury/record-cipher.ts';
+import { purgeDepositIdentities } from '../../store/deposit-identities-store.ts';
 import { confirmFundedOrders, originQuery, type PayableOrder } from '../confirm-funded-orders.ts';
 import type { SettlementContext } from '../context.ts';
 import { attribute } from './attribute.ts';
@@ -66,6 +67,7 @@ export class ChainCheck {
     const mark = await readWatermark(ctx.db, wallet);
     const history = await historySince(ctx.view, wallet, mark?.signature ?? null);
     const found: FoundTransaction[] = [];
+    let purged = 0;
     if (history.length > 0) {
       const known = await knownSignatures(ctx.db, history.map((h) => h.signature));
       // A failed transaction moved nothing but its fee (reconcile shows a fee the ledger lacks).
@@ -87,6 +89,8 @@ export class ChainCheck {
       await ctx.db.transaction(async (q) => {
         await insertFound(q, found);
         await writeWatermark(q, wallet, newest.signature, newest.slot);
+        // The store went back in time: identities it still holds may be ones a forgotten order was given.
+        if (found.length > 0) purged = await purgeDepositIdentities(q);
         if (found.some((f) => f.kind === 'unattributed')) await pauseTruth(q, 'store_behind_chain');
         else await markChecked(q);
       });
@@ -102,6 +106,7 @@ export class ChainCheck {
       );
     }
     const adopted = found.length - lost.length;
+    if (purged > 0) ctx.log({ purged }, 'deposit identities the store held from before it went back were dropped (never handed out twice)');
     if (adopted > 0) ctx.log({ adopted, signatures: found.filter((f) => f.kind !== 'unattributed').map((f) => f.signature) }, 'the store was behind the chain: transactions of its orders adopted from the chain');
     await this.adopt();
     this.state = await readTruth(ctx.db);
