@@ -23,6 +23,8 @@ export interface ReadTransaction {
   /** Its signed bytes, base64: what the store would have recorded had it not forgotten it. */
   wire: string;
   feePayer: string;
+  /** Every account that signed it (the fee payer first). */
+  signers: string[];
   /** The data of its last instruction when that is a memo (v2), as text. */
   memo: string | null;
   transfers: ReadTransfer[];
@@ -32,6 +34,7 @@ export interface ReadTransaction {
 }
 
 interface LegacyOrV0Message {
+  header: { numSignerAccounts: number };
   staticAccounts: readonly string[];
   instructions?: readonly { programAddressIndex: number; accountIndices?: readonly number[]; data?: Uint8Array }[];
 }
@@ -58,7 +61,7 @@ export function readWire(signature: string, slot: bigint, wire: string, meta: La
     else if (TOKEN_PROGRAMS.has(program) && data[0] === 3 && data.length >= 9) transfers.push({ source: acc(0), destination: acc(1), authority: acc(2), amount: u64(data, 1) });
     else if (TOKEN_PROGRAMS.has(program) && data[0] === 9) closed.push({ account: acc(0), destination: acc(1) });
   });
-  return { signature, slot, err: meta?.err ?? null, wire, feePayer: keys[0]!, memo, transfers, closed, meta };
+  return { signature, slot, err: meta?.err ?? null, wire, feePayer: keys[0]!, signers: keys.slice(0, msg.header.numSignerAccounts), memo, transfers, closed, meta };
 }
 
 /** A token account's change in a transaction (from its balances before and after; 0 when it held none). */

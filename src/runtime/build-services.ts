@@ -1,3 +1,5 @@
+import { treasuryHealthMetrics } from '../api/treasury-health-metrics.ts';
+import { readTreasuryHealth } from '../store/chain-truth-store.ts';
 import type { HushConfig } from '../config/config.ts';
 import { createMetrics, type Metrics } from '../api/metrics.ts';
 import type { ChainSubscriptions } from '../chain/chain-subscriptions.ts';
@@ -71,7 +73,7 @@ export async function buildServices(p: ServicesParts, closers: Closers): Promise
     assets: config.assets.list.map((a) => a.assetId),
     available: (a) => inventory.available(a),
     target: (a) => inventoryTargets.get(a),
-  }, [chain.budget.requests, chain.budget.waits, ...webhookMetrics.all, alertsTotal, depositToCompletedSeconds, ...pubsubMetrics(p.subscriptions)]);
+  }, [chain.budget.requests, chain.budget.waits, ...webhookMetrics.all, alertsTotal, depositToCompletedSeconds, ...pubsubMetrics(p.subscriptions), ...treasuryHealthMetrics(() => readTreasuryHealth(db), () => p.clock.now())]);
   await inventory.refresh().catch(() => {});
   inventory.start();
   closers.add(() => inventory.stop());

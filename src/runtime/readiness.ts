@@ -21,6 +21,8 @@ export interface ReadyState {
   starting: boolean;
   /** Why payouts are paused for an operator (docs/operations.md), from the store's last probe; null: they are not. */
   paused: string | null;
+  /** The fee payer as the worker last read it (ok, low, empty), from the store's last probe; null before any reading. */
+  feePayer: string | null;
 }
 
 /**
@@ -33,6 +35,7 @@ export class Readiness {
   private storeOkAt: number | null = null;
   private storeFailing = false;
   private pausedFor: string | null = null;
+  private feePayer: string | null = null;
   private timer: Timer | null = null;
   private probing = false;
   /** The chain's last good refresh may be this old: one period plus one timed-out attempt plus slack. */
@@ -69,12 +72,16 @@ export class Readiness {
     this.probing = true;
     try {
       // The probe reads whether payouts are paused (docs/decisions.md "The chain is the record"): still one round trip.
-      const read = this.db.query<{ paused: string | null }>(`SELECT (SELECT reason FROM chain_truth WHERE id = 1 AND paused) AS paused`);
+      const read = this.db.query<{ paused: string | null; fee_payer: string | null }>(
+        `SELECT (SELECT reason FROM chain_truth WHERE id = 1 AND paused) AS paused, (SELECT fee_payer_state FROM chain_truth WHERE id = 1) AS fee_payer`,
+      );
       const ok = await answersWithin(this.clock, read, STORE_PROBE_MS);
       this.storeFailing = !ok;
       if (ok) {
         this.storeOkAt = this.clock.now();
-        this.pausedFor = (await read).rows[0]?.paused ?? null;
+        const row = (await read).rows[0];
+        this.pausedFor = row?.paused ?? null;
+        this.feePayer = row?.fee_payer ?? null;
       }
     } finally {
       this.probing = false;
@@ -83,7 +90,8 @@ export class Readiness {
 
   /** Why payouts are paused, as the last probe read it (the API refuses new quotes and orders meanwhile). */
   paused(): string | null {
-    return this.pausedFor;
+    // An empty fee payer pays no fee: payouts are stopped as surely as by a pause.
+    return this.pausedFor ?? (this.feePayer === 'empty' ? 'fee_payer_empty' : null);
   }
 
   /** Synchronous: reads the last outcomes only. */
@@ -95,6 +103,7 @@ export class Readiness {
       chain: !chain.failing && fresh(chain.okAt, this.chainStaleMs),
       starting: !this.started(),
       paused: this.pausedFor,
+      feePayer: this.feePayer,
     };
   }
 }

@@ -16,6 +16,7 @@ import { bookUncosted } from './steps/book-costs.ts';
 import { IDLE_READ_MS } from './fee-prices.ts';
 import { Sweeps } from './steps/sweep.ts';
 import { Watchdog } from './steps/watchdog.ts';
+import { TreasuryHealth } from './chain-truth/treasury-health.ts';
 import type { Clock, Timer } from '../support/clock.ts';
 
 export type { WorkerOptions } from './context.ts';
@@ -35,6 +36,7 @@ export class SettlementWorker {
   private readonly sweeps: Sweeps;
   private readonly late: LateDeposits;
   private readonly watchdog: Watchdog;
+  private readonly health: TreasuryHealth;
   private readonly rebalanceSettings: RebalanceSettings;
   private readonly intervals: { tickMs: number; sweepMs: number; rebalanceMs: number };
   private startedAt = 0;
@@ -67,6 +69,7 @@ export class SettlementWorker {
     this.sweeps = new Sweeps(ctx, () => this.watch.lastBurstAt, this.intervals.sweepMs);
     this.late = new LateDeposits(ctx);
     this.watchdog = new Watchdog(ctx, opts.stuckAfterMs ?? 60 * 60 * 1000, () => this.startedAt);
+    this.health = new TreasuryHealth(ctx);
   }
 
   start(): void {
@@ -96,6 +99,7 @@ export class SettlementWorker {
       ['late-deposits', Math.max(sweepMs, 5000), gated(() => this.lateDepositTick())],
       ['maintenance', 30_000, gated(() => this.maintenanceTick())],
       ['chain-check', CHECK_EVERY_MS, () => this.checkTick()],
+      ['treasury-health', CHECK_EVERY_MS, () => this.health.tick()],
       // The fee market read while nothing is signed (one call per 30 s idle; none while signing, which reads it
       // once a slot): the quotes' networkFee steps up in a busy hour whether or not orders come.
       // Checked twice per period so that readings stay under GRID_READING_GAP_MS apart when signing stops.

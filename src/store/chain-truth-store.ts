@@ -144,3 +144,53 @@ export async function orderIdByDepositAccount(db: Queryable, account: string): P
   const { rows } = await db.query<{ id: string | number }>('SELECT id FROM orders WHERE deposit_account = $1', [account]);
   return rows[0] ? String(rows[0].id) : null;
 }
+
+/** The fee payer as the worker last read it (docs/operations.md "fee_payer_low"). */
+export interface FeePayerReading {
+  lamports: bigint;
+  /** Hours left at the last hour's spending; null when nothing was spent. */
+  runwayHours: number | null;
+  state: 'ok' | 'low' | 'empty';
+}
+
+export async function writeFeePayer(db: Queryable, r: FeePayerReading): Promise<void> {
+  await db.query(
+    `INSERT INTO chain_truth (id, paused, fee_payer_lamports, fee_payer_runway_hours, fee_payer_state) VALUES (1, false, $1, $2, $3)
+     ON CONFLICT (id) DO UPDATE SET fee_payer_lamports = $1, fee_payer_runway_hours = $2, fee_payer_state = $3`,
+    [r.lamports.toString(), r.runwayHours, r.state],
+  );
+}
+
+export async function writeReconcile(db: Queryable, ok: boolean, differences: Record<string, string>): Promise<void> {
+  await db.query(
+    `INSERT INTO chain_truth (id, paused, reconcile_ok, reconcile_at, reconcile_differences) VALUES (1, false, $1, now(), $2)
+     ON CONFLICT (id) DO UPDATE SET reconcile_ok = $1, reconcile_at = now(), reconcile_differences = $2`,
+    [ok, JSON.stringify(differences)],
+  );
+}
+
+/** What /metrics and /readyz show of the treasury's health: one row, one read. */
+export interface TreasuryHealthRow {
+  paused: boolean;
+  feePayerLamports: bigint | null;
+  runwayHours: number | null;
+  feePayerState: 'ok' | 'low' | 'empty' | null;
+  reconcileOk: boolean | null;
+  differences: Record<string, string>;
+}
+
+export async function readTreasuryHealth(db: Queryable): Promise<TreasuryHealthRow | null> {
+  const { rows } = await db.query<{ paused: boolean; fee_payer_lamports: string | null; fee_payer_runway_hours: number | null; fee_payer_state: TreasuryHealthRow['feePayerState']; reconcile_ok: boolean | null; reconcile_differences: Record<string, string> | null }>(
+    'SELECT paused, fee_payer_lamports, fee_payer_runway_hours, fee_payer_state, reconcile_ok, reconcile_differences FROM chain_truth WHERE id = 1',
+  );
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    paused: r.paused,
+    feePayerLamports: r.fee_payer_lamports === null ? null : BigInt(r.fee_payer_lamports),
+    runwayHours: r.fee_payer_runway_hours === null ? null : Number(r.fee_payer_runway_hours),
+    feePayerState: r.fee_payer_state,
+    reconcileOk: r.reconcile_ok,
+    differences: r.reconcile_differences ?? {},
+  };
+}

@@ -6,7 +6,7 @@ import type { Random } from '../../support/random.ts';
 /** What the operational routes read; the ops listener's deps extend it. */
 export interface OpsRouteDeps {
   /** What /readyz reports: read from state the process keeps, never a chain call (src/runtime/readiness.ts). */
-  ready(): Promise<{ store: boolean; chain: boolean; starting?: boolean; paused?: string | null }>;
+  ready(): Promise<{ store: boolean; chain: boolean; starting?: boolean; paused?: string | null; feePayer?: string | null }>;
   metrics: Metrics;
   /** True once shutdown began: answers close their connection, /readyz is 503. */
   draining?(): boolean;
@@ -58,15 +58,18 @@ export async function opsRoutes(app: FastifyInstance, { deps }: { deps: OpsRoute
     if (r.starting) parts.start = 'in progress'; // funding at start still waiting out the chain
     // docs/operations.md: payouts stopped until an operator acts (the chain shows what the store cannot explain).
     if (r.paused !== undefined) parts.settlement = r.paused ? `paused: ${r.paused}` : 'ok';
+    // docs/operations.md "fee_payer_low": low is a warning (still ready); empty sends nothing.
+    if (r.feePayer) parts.feePayer = r.feePayer;
+    const feePayerEmpty = r.feePayer === 'empty';
     if (deps.screening) parts.screening = deps.screening();
     const port = partnerPort(deps, deps.clock.now());
     if (port) parts.partnerPort = port.details;
-    if (r.store && r.chain && !r.starting && !port?.refusing && !r.paused) return reply.send({ success: true, ...parts });
+    if (r.store && r.chain && !r.starting && !port?.refusing && !r.paused && !feePayerEmpty) return reply.send({ success: true, ...parts });
     // A failure keeps the docs/spec.md §2 error shape like every other response.
     return reply
       .code(503)
       .header('retry-after', NOT_READY_RETRY_S)
-      .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: r.starting ? 'Not ready: starting (waiting for the chain)' : !r.store || !r.chain ? 'Not ready: the store or the chain is unreachable' : r.paused ? `Not ready: payouts are paused (${r.paused}) until an operator acts (docs/operations.md)` : 'Not ready: the partner port is at its connection limit and refusing keyed requests', details: parts, requestId: request.id } });
+      .send({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: r.starting ? 'Not ready: starting (waiting for the chain)' : !r.store || !r.chain ? 'Not ready: the store or the chain is unreachable' : r.paused ? `Not ready: payouts are paused (${r.paused}) until an operator acts (docs/operations.md)` : feePayerEmpty ? 'Not ready: the fee payer is empty; no transaction can be sent until it is topped up (docs/operations.md)' : 'Not ready: the partner port is at its connection limit and refusing keyed requests', details: parts, requestId: request.id } });
   });
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),

@@ -81,8 +81,9 @@ export class ChainCheck {
         poolHoldings: new Set(ctx.treasury.allPools().map((p) => p.holding)),
       };
       for (const tx of await readTransactions(ctx.view, unknown.map((u) => u.signature))) {
-        // Someone else's transaction naming the fee payer (a top-up, an airdrop): no money of Hush's left by it.
-        if (tx.feePayer !== wallet) continue;
+        // Someone else's transaction naming the fee payer (a top-up, an airdrop): no money of Hush's left by it. One
+        // the fee payer's key signed is Hush's, whoever paid its fee (a key used outside Hush has no record).
+        if (!tx.signers.includes(wallet)) continue;
         found.push(await attribute(tx, tx.memo === null ? null : openRecord(ctx.treasury.keys.recordKey, tx.memo), reads));
       }
       const newest = history[history.length - 1]!;

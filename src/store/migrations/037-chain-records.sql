@@ -15,7 +15,16 @@ CREATE TABLE chain_truth (
   paused boolean NOT NULL,
   reason text,
   since timestamptz,
-  checked_at timestamptz
+  checked_at timestamptz,
+  -- The fee payer as the worker last read it: its balance, the hours it lasts at the last hour's spending
+  -- (NULL: nothing spent), and ok / low / empty (docs/operations.md "fee_payer_low").
+  fee_payer_lamports numeric(20, 0),
+  fee_payer_runway_hours double precision,
+  fee_payer_state text CHECK (fee_payer_state IN ('ok', 'low', 'empty')),
+  -- The last periodic reconcile that read a still moment (nothing booked meanwhile, nothing pending).
+  reconcile_ok boolean,
+  reconcile_at timestamptz,
+  reconcile_differences jsonb
 );
 
 -- Transactions of Hush's found on chain and attributed to an order the store knows (adopted: used as its payout,
