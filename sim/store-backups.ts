@@ -48,3 +48,8 @@ export async function restoreStore(db: Db, backup: StoreBackup): Promise<void> {
     for (const s of backup.sequences) await q.query(`SELECT setval('"${s.name}"', $1::bigint, $2)`, [s.value, s.called]);
   });
 }
+
+/** The store emptied, as a lost disk leaves it (the schema is kept: what a fresh start would migrate). */
+export async function wipeStore(db: Db): Promise<void> {
+  await restoreStore(db, { tables: [], sequences: [] });
+}

@@ -40,8 +40,8 @@ export interface LandedTransaction {
     err: unknown;
     preBalances: number[];
     postBalances: number[];
-    preTokenBalances?: { accountIndex: number; uiTokenAmount: { amount: string } }[] | null;
-    postTokenBalances?: { accountIndex: number; uiTokenAmount: { amount: string } }[] | null;
+    preTokenBalances?: { accountIndex: number; owner?: string; uiTokenAmount: { amount: string } }[] | null;
+    postTokenBalances?: { accountIndex: number; owner?: string; uiTokenAmount: { amount: string } }[] | null;
     loadedAddresses?: { writable: string[]; readonly: string[] } | null;
   } | null;
 }
@@ -133,12 +133,12 @@ export class ChainView<C extends ChainCalls = SolanaChain> {
   }
 
   /** Landed transactions at `confirmed` as their wire bytes (base64) and meta, in one batch: null where not visible, undefined where the call failed. */
-  async wireTransactionsMany(signatures: string[]): Promise<({ slot: bigint; wire: string; meta: LandedTransaction['meta'] } | null | undefined)[]> {
+  async wireTransactionsMany(signatures: string[]): Promise<({ slot: bigint; blockTime: number | null; wire: string; meta: LandedTransaction['meta'] } | null | undefined)[]> {
     if (signatures.length === 0) return [];
-    const replies = await this.batch<{ slot: number; transaction: [string, string]; meta: LandedTransaction['meta'] } | null>(
+    const replies = await this.batch<{ slot: number; blockTime: number | null; transaction: [string, string]; meta: LandedTransaction['meta'] } | null>(
       signatures.map((s) => ({ method: 'getTransaction', params: [s, { commitment: 'confirmed', encoding: 'base64', maxSupportedTransactionVersion: 0 }] })),
     );
-    return replies.map((r) => (r.error ? undefined : r.result ? { slot: BigInt(r.result.slot), wire: r.result.transaction[0], meta: r.result.meta } : null));
+    return replies.map((r) => (r.error ? undefined : r.result ? { slot: BigInt(r.result.slot), blockTime: r.result.blockTime ?? null, wire: r.result.transaction[0], meta: r.result.meta } : null));
   }
 
   /** Landed transactions at `confirmed` (JSON encoding) in one batch: null where not visible, undefined where the call failed. */

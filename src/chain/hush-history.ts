@@ -19,6 +19,10 @@ export interface ReadTransfer {
 export interface ReadTransaction {
   signature: string;
   slot: bigint;
+  /** When its block was made (seconds since the epoch), if the node knows. */
+  blockTime: number | null;
+  /** The blockhash it was signed with. */
+  blockhash: string;
   err: unknown;
   /** Its signed bytes, base64: what the store would have recorded had it not forgotten it. */
   wire: string;
@@ -35,6 +39,7 @@ export interface ReadTransaction {
 
 interface LegacyOrV0Message {
   header: { numSignerAccounts: number };
+  lifetimeToken: string;
   staticAccounts: readonly string[];
   instructions?: readonly { programAddressIndex: number; accountIndices?: readonly number[]; data?: Uint8Array }[];
 }
@@ -42,7 +47,7 @@ interface LegacyOrV0Message {
 const u64 = (d: Uint8Array, at: number) => new DataView(d.buffer, d.byteOffset, d.byteLength).getBigUint64(at, true);
 
 /** Decodes a landed transaction's wire bytes (kit's decoders; the few instruction layouts Hush writes, by hand). */
-export function readWire(signature: string, slot: bigint, wire: string, meta: LandedTransaction['meta']): ReadTransaction {
+export function readWire(signature: string, slot: bigint, wire: string, meta: LandedTransaction['meta'], blockTime: number | null = null): ReadTransaction {
   const tx = getTransactionDecoder().decode(Buffer.from(wire, 'base64'));
   // Legacy and v0 messages (the only ones Hush and its partners' wallets sign) share this shape.
   const msg = getCompiledTransactionMessageDecoder().decode(tx.messageBytes) as unknown as LegacyOrV0Message;
@@ -61,7 +66,7 @@ export function readWire(signature: string, slot: bigint, wire: string, meta: La
     else if (TOKEN_PROGRAMS.has(program) && data[0] === 3 && data.length >= 9) transfers.push({ source: acc(0), destination: acc(1), authority: acc(2), amount: u64(data, 1) });
     else if (TOKEN_PROGRAMS.has(program) && data[0] === 9) closed.push({ account: acc(0), destination: acc(1) });
   });
-  return { signature, slot, err: meta?.err ?? null, wire, feePayer: keys[0]!, signers: keys.slice(0, msg.header.numSignerAccounts), memo, transfers, closed, meta };
+  return { signature, slot, blockTime, blockhash: msg.lifetimeToken, err: meta?.err ?? null, wire, feePayer: keys[0]!, signers: keys.slice(0, msg.header.numSignerAccounts), memo, transfers, closed, meta };
 }
 
 /** A token account's change in a transaction (from its balances before and after; 0 when it held none). */
@@ -98,8 +103,15 @@ export async function readTransactions(view: Pick<ChainView, 'wireTransactionsMa
     const got = await view.wireTransactionsMany(part);
     got.forEach((g, j) => {
       if (!g) throw new Error(`transaction ${part[j]} listed in history but not readable yet`);
-      out.push(readWire(part[j]!, g.slot, g.wire, g.meta));
+      out.push(readWire(part[j]!, g.slot, g.wire, g.meta, g.blockTime));
     });
   }
   return out;
+}
+
+/** The owner of a token account a transaction touched, as its balances name it (a token payout's recipient). */
+export function tokenOwner(tx: ReadTransaction, account: string): string | undefined {
+  const keys = (getCompiledTransactionMessageDecoder().decode(getTransactionDecoder().decode(Buffer.from(tx.wire, 'base64')).messageBytes) as unknown as LegacyOrV0Message).staticAccounts.map(String);
+  const i = keys.indexOf(account);
+  return tx.meta?.postTokenBalances?.find((b) => b.accountIndex === i)?.owner;
 }

@@ -1,8 +1,9 @@
 /**
  * The record every transaction Hush signs carries in its last instruction, a memo (docs/decisions.md "The
- * chain is the record"): which order it moves money for, readable only with the treasury seed. A store that
- * went back in time (a restored backup, a failover, a lost disk) learns from it, reading the fee payer's
- * history, what it did and forgot, and never pays it again.
+ * chain is the record"): which order it moves money for, and enough of its terms to rebuild it from the chain
+ * (whose account, which mode, which assets), readable only with the treasury seed. A store that went back in
+ * time (a restored backup, a failover, a lost disk) learns from it, reading the fee payer's history, what it
+ * did and forgot, and never pays it again.
  *
  * The plaintext is one fixed length whatever it holds, so the sealed memo (record-cipher.ts) is one length
  * too: nothing in a memo tells a payout from a sweep, or one order from another, to anyone without the seed.
@@ -10,6 +11,7 @@
 
 export const RECORD_KINDS = ['payout', 'refund', 'partner_payout', 'sweep', 'stray_return'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
+const MODES = ['', 'exact_in', 'exact_out'] as const;
 
 export interface ChainRecord {
   kind: RecordKind;
@@ -17,27 +19,46 @@ export interface ChainRecord {
   trackingId: string;
   /** The transfer's part of the order's payout or refund (chain_txs.meta.part). */
   part: number;
+  /** The order's terms the chain does not show ('' / absent when unknown): its partner account, mode and assets. */
+  accountId?: string;
+  mode?: 'exact_in' | 'exact_out';
+  sourceAssetId?: string;
+  destinationAssetId?: string;
 }
 
 const VERSION = 1;
-/** version, kind, part, tracking id length, tracking id (trk_ and 22 base58 characters, or shorter). */
-const TRACKING_MAX = 27;
-export const RECORD_PLAINTEXT_LENGTH = 4 + TRACKING_MAX + 1;
+/** Each text field: a length byte, then up to this many ASCII characters. */
+const FIELDS = [
+  ['trackingId', 27],
+  ['accountId', 23],
+  ['sourceAssetId', 11],
+  ['destinationAssetId', 11],
+] as const;
+const HEADER = 4;
+export const RECORD_PLAINTEXT_LENGTH = HEADER + FIELDS.reduce((s, [, n]) => s + 1 + n, 0);
 
 export class ChainRecordError extends Error {}
 
+/** A field too long for its slot is left out (the record then cannot rebuild the order, only name it). */
 export function encodeRecord(r: ChainRecord): Uint8Array {
   const kind = RECORD_KINDS.indexOf(r.kind);
   if (kind < 0) throw new ChainRecordError(`unknown record kind ${String(r.kind)}`);
-  const tracking = Buffer.from(r.trackingId, 'ascii');
-  if (tracking.length > TRACKING_MAX) throw new ChainRecordError('tracking id too long for a record');
   if (!Number.isInteger(r.part) || r.part < 0 || r.part > 255) throw new ChainRecordError('record part out of range');
+  if (Buffer.byteLength(r.trackingId, 'ascii') > FIELDS[0][1]) throw new ChainRecordError('tracking id too long for a record');
   const out = Buffer.alloc(RECORD_PLAINTEXT_LENGTH);
   out[0] = VERSION;
   out[1] = kind;
   out[2] = r.part;
-  out[3] = tracking.length;
-  tracking.copy(out, 4);
+  out[3] = MODES.indexOf(r.mode ?? '');
+  let at = HEADER;
+  for (const [name, max] of FIELDS) {
+    const text = Buffer.from(r[name] ?? '', 'ascii');
+    if (text.length <= max && /^[\x21-\x7e]*$/.test(r[name] ?? '')) {
+      out[at] = text.length;
+      text.copy(out, at + 1);
+    }
+    at += 1 + max;
+  }
   return out;
 }
 
@@ -45,10 +66,22 @@ export function encodeRecord(r: ChainRecord): Uint8Array {
 export function decodeRecord(bytes: Uint8Array): ChainRecord | null {
   if (bytes.length !== RECORD_PLAINTEXT_LENGTH || bytes[0] !== VERSION) return null;
   const kind = RECORD_KINDS[bytes[1]!];
-  const len = bytes[3]!;
-  if (!kind || len > TRACKING_MAX) return null;
-  const trackingId = Buffer.from(bytes.subarray(4, 4 + len)).toString('ascii');
-  return { kind, trackingId, part: bytes[2]! };
+  const mode = MODES[bytes[3]!];
+  if (!kind || mode === undefined) return null;
+  const text: Record<string, string> = {};
+  let at = HEADER;
+  for (const [name, max] of FIELDS) {
+    const len = bytes[at]!;
+    if (len > max) return null;
+    text[name] = Buffer.from(bytes.subarray(at + 1, at + 1 + len)).toString('ascii');
+    at += 1 + max;
+  }
+  const r: ChainRecord = { kind, trackingId: text.trackingId!, part: bytes[2]! };
+  if (text.accountId) r.accountId = text.accountId;
+  if (mode) r.mode = mode;
+  if (text.sourceAssetId) r.sourceAssetId = text.sourceAssetId;
+  if (text.destinationAssetId) r.destinationAssetId = text.destinationAssetId;
+  return r;
 }
 
 /** A sweep's record: the deposit accounts it closes say whose deposits it moved. */

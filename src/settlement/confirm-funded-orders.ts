@@ -18,7 +18,7 @@ export type ConfirmDeps = Pick<SettlementContext, 'config' | 'db' | 'clock' | 'r
   ScreenDeps & { foreign: { origins: Pick<DepositOrigins, 'find'> } };
 
 /** What the deposit → payout path needs of an order. */
-export type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'depositAccount' | 'sender' | 'recipient' | 'feeRecipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId' | 'mode' | 'txBlockhash' | 'quote'>;
+export type PayableOrder = Pick<OrderRecord, 'id' | 'trackingId' | 'accountId' | 'depositAccount' | 'sender' | 'recipient' | 'feeRecipient' | 'amountIn' | 'amountOut' | 'sourceAssetId' | 'destinationAssetId' | 'mode' | 'txBlockhash' | 'quote'>;
 
 /**
  * The worker's part (the order loop, the deposit watch): the payouts signed ahead, the front-run marks, and

@@ -3,6 +3,7 @@ import type { Asset } from '../config/assets.ts';
 import type { AccountBalance, ChainView } from '../chain/chain-view.ts';
 import { buildPayout, type TxShape } from '../chain/hush-transactions.ts';
 import type { ChainRecord } from '../domain/chain-record.ts';
+import type { OrderRecord } from '../store/orders-store.ts';
 import type { FreshBlockhash } from '../chain/solana-chain.ts';
 import type { Queryable } from '../store/db.ts';
 import { openOrderBlockhashes } from '../store/settlement/open-order-blockhashes.ts';
@@ -102,7 +103,7 @@ export class Pools {
    */
   async plan(
     /** txBlockhash: the order's deposit blockhash, which its transfer must not carry (payoutBlockhash). */
-    o: { id: string | null; trackingId: string; txBlockhash?: string },
+    o: { id: string | null; trackingId: string; txBlockhash?: string } & Partial<Pick<OrderRecord, 'accountId' | 'mode' | 'sourceAssetId' | 'destinationAssetId'>>,
     kind: 'payout' | 'refund' | 'partner_payout',
     assetId: string,
     destination: Address,
@@ -139,7 +140,10 @@ export class Pools {
     for (const c of chosen) shared?.taken.set(c.pool.holding, (shared.taken.get(c.pool.holding) ?? 0n) + c.amount);
     const [blockhash] = await Promise.all([this.payoutBlockhash(q, o.txBlockhash), ctx.fees().ready()]);
     // The record names the order (a partner payout's none: its account is in no order's record).
-    const record: ChainRecord = { kind, trackingId: kind === 'partner_payout' ? '' : o.trackingId, part: meta.part ?? 0 };
+    const record: ChainRecord =
+      kind === 'partner_payout'
+        ? { kind, trackingId: '', part: 0 }
+        : { kind, trackingId: o.trackingId, part: meta.part ?? 0, accountId: o.accountId, mode: o.mode, sourceAssetId: o.sourceAssetId, destinationAssetId: o.destinationAssetId };
     const shape = ctx.shape(blockhash, transferPurpose(kind, meta), record, opts.previousPrice);
     const rentBack = meta.rentBack ? { rentBack: BigInt(meta.rentBack) } : {};
     const signed = await buildPayout(shape, { asset, sources: chosen.map((c) => ({ pool: c.pool.signer, poolHolding: c.pool.holding, amount: c.amount })), recipient: destination, ...rentBack });

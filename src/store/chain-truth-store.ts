@@ -194,3 +194,14 @@ export async function readTreasuryHealth(db: Queryable): Promise<TreasuryHealthR
     differences: r.reconcile_differences ?? {},
   };
 }
+
+/**
+ * A partner account the store lost, back under its id so its rebuilt orders have an owner: suspended (its keys
+ * are lost with the store) until an operator issues it a key and reactivates it (docs/operations.md).
+ */
+export async function ensureRecoveredAccount(db: Queryable, id: string): Promise<void> {
+  await db.query(
+    `INSERT INTO accounts (id, name, fee_cap_bps, status, created_at, updated_at) VALUES ($1, $2, 0, 'suspended', now(), now()) ON CONFLICT (id) DO NOTHING`,
+    [id, `recovered ${id}`],
+  );
+}

@@ -1,7 +1,7 @@
 /**
  * docs/operations.md "Restore": the store goes back in time and Hush never pays what the chain shows as paid.
  * Three drills, each on PGlite and on PostgreSQL: a backup taken while orders waited for their class (held),
- * one taken while orders awaited their deposits, and one with orders created after it. Every check is from the
+ * one taken while orders awaited their deposits, and one with orders created after it; and the store deleted. Every check is from the
  * outside: what each recipient holds on chain, what the partner API says, what /readyz says.
  */
 import assert from 'node:assert/strict';
@@ -9,14 +9,13 @@ import { after, before, describe, test } from 'node:test';
 import type { Address } from '@solana/kit';
 import { associatedTokenAddress } from '../../src/domain/associated-token-address.ts';
 import { MINTS, TOKEN_PROGRAM } from '../../sim/chain-users.ts';
-import { backupStore, restoreStore, type StoreBackup } from '../../sim/store-backups.ts';
+import { backupStore, restoreStore, wipeStore, type StoreBackup } from '../../sim/store-backups.ts';
 import { expectOk } from '../support/api-responses.ts';
 import { POSTGRES_URL, postgresSkipReason } from '../support/databases.ts';
 import { closeSim } from '../support/sim-close.ts';
 import { startSimHush, type SimAccount, type SimHush } from '../support/sim-hush.ts';
 import { placeUsdc, usdcSender, type SimOrder } from '../support/sim-privacy.ts';
 import { cleanReconcile } from '../support/sim-screening.ts';
-import { namedOperator } from '../support/operators.ts';
 
 const ENV = { HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: '20', HUSH_PRIVACY_MAX_WAIT_S: '60' };
 
@@ -87,44 +86,40 @@ for (const engine of ['pglite', 'postgres'] as const) {
       await paidOnceAndFinal(h, acct, orders, paid);
     });
 
-    test('a backup with orders created after it: nothing is paid twice, and payouts stop until an operator acts', async () => {
+    test('a backup with orders created after it: they are rebuilt from the chain, final and paid once; nothing pauses', async () => {
       const backup: StoreBackup = await h.drive(backupStore(h.db));
+      const orders = [await placeUsdc(h, acct, '1000000'), await placeUsdc(h, acct, '2000000')];
+      await depositAll(h, orders);
+      for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['completed'], 300_000);
+      const paid = await payouts(acct, orders);
+      await h.downWhile((db) => restoreStore(db, backup));
+      // The partner polling a tracking id from the lost window gets its true state, not NOT_FOUND.
+      await paidOnceAndFinal(h, acct, orders, paid);
+      for (const o of orders) {
+        const rec = await statusOf(acct, o);
+        assert.equal(BigInt(rec.amountOut), o.amountOut);
+      }
+      expectOk(await h.ops.get('/readyz'));
+      assert.equal(expectOk(await h.ops.get('/admin/v1/recover')).paused, false);
+    });
+
+    test('the store deleted: started again with the same seed, paid orders come back from the chain and nothing is paid twice', async () => {
       const orders = [await placeUsdc(h, acct, '1000000')];
       await depositAll(h, orders);
       for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['completed'], 300_000);
-      await h.downWhile((db) => restoreStore(db, backup));
-      // Within one readiness probe (2 s) of the start-up check.
-      const ready = await h.until('readyz says payouts are paused', async () => {
-        const r = await h.ops.get('/readyz');
-        return r.status === 503 ? r : null;
-      }, 10_000, 500);
-      assert.equal(ready.body.error.details.settlement, 'paused: store_behind_chain');
-      // A new order is refused while paused, rather than taken and left unpaid.
-      const sender = await usdcSender(h);
-      const q = await acct.client.quote({ amount: '1000000', sourceAssetId: 'usdc', destinationAssetId: 'usdc', senderAddress: sender.address, recipientAddress: h.address() });
-      assert.equal(q.status, 503);
-      assert.equal(q.body.error.code, 'SERVICE_UNAVAILABLE');
-      await h.advance(60_000);
-      for (const o of orders) assert.equal(await held(h, o), o.amountOut, `${o.trackingId}: paid once on chain`);
-      // The operator reads what the chain shows and the store cannot explain (docs/operations.md "store_behind_chain").
-      const shown = expectOk(await h.ops.get('/admin/v1/recover'));
-      assert.equal(shown.paused, true);
-      const payout = (await h.drive(h.rpc.getSignaturesForAddress(associatedTokenAddress(orders[0]!.recipient, MINTS.usdc as Address, TOKEN_PROGRAM), { commitment: 'confirmed' }).send()))[0]!.signature;
-      assert.ok(shown.unattributed.some((u: { signature: string; reason: string }) => u.signature === payout && u.reason === 'order_unknown'), `the lost order's payout is listed: ${JSON.stringify(shown.unattributed)}`);
-      const seen = shown.unattributed.map((u: { signature: string }) => u.signature);
-      // The shared admin token is no person: resuming takes a named approver.
-      assert.equal((await h.ops.post('/admin/v1/recover/resume', { seen })).status, 403);
-      const alice = await namedOperator(h.ops, 'alice', 'approver');
-      assert.deepEqual((await alice.client.post('/admin/v1/recover/resume', { seen: [] })).body.resumed, false, 'nothing unseen is acknowledged');
-      const resumed = expectOk(await alice.client.post('/admin/v1/recover/resume', { seen }));
-      assert.equal(resumed.resumed, true);
-      await h.until('readyz is ready again', async () => ((await h.ops.get('/readyz')).status === 200 ? true : null), 10_000, 500);
-      // Payouts run again: a new order is paid (once the worker's next check reads the resumption).
-      const next = await placeUsdc(h, acct, '1000000');
-      await h.deposit(next.order, next.sender);
-      await h.waitForOrder(acct.client, next.trackingId, ['completed'], 300_000);
-      assert.equal(await held(h, next), next.amountOut);
-      for (const o of orders) assert.equal(await held(h, o), o.amountOut, `${o.trackingId}: still paid once`);
+      const paid = await payouts(acct, orders);
+      await h.downWhile((db) => wipeStore(db));
+      // The partner's account comes back under its id, suspended (its keys were in the store): the operator issues a key.
+      const account = await h.until('the partner account rebuilt', async () => {
+        const r = await h.ops.get(`/admin/v1/accounts/${acct.id}`);
+        return r.status === 200 ? r.body.account : null;
+      }, 120_000, 1000);
+      assert.equal(account.status, 'suspended');
+      expectOk(await h.ops.request('PATCH', `/admin/v1/accounts/${acct.id}`, { body: { status: 'active' } }));
+      const key = await h.ops.post(`/admin/v1/accounts/${acct.id}/keys`, null);
+      assert.equal(key.status, 201);
+      const partner = { ...acct, client: h.client(key.body.apiKey) };
+      await paidOnceAndFinal(h, partner, orders, paid);
     });
   });
 }

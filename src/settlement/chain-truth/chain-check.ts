@@ -17,6 +17,8 @@ import { purgeDepositIdentities } from '../../store/deposit-identities-store.ts'
 import { confirmFundedOrders, originQuery, type PayableOrder } from '../confirm-funded-orders.ts';
 import type { SettlementContext } from '../context.ts';
 import { attribute } from './attribute.ts';
+import { rebuildOrder } from './rebuild-order.ts';
+import { bookOpeningBalances, markOpeningDue, openingDue, storeHoldsNothing } from './opening-balances.ts';
 
 /** A landed transaction never expires: its record's last valid height only has to be past any height the fate loop reads. */
 const LANDED = 2n ** 62n;
@@ -42,6 +44,8 @@ export class ChainCheck {
   /** Adopted payouts and refunds not yet recorded, by order (pools.plan takes them instead of signing anew). */
   private adoptions = new Map<string, FoundTransaction[]>();
   private state: TruthState = { paused: false, reason: null, since: null, checkedAt: null };
+  /** False while a lost store's opening balances wait to be booked (reconcile would show them as differences). */
+  openingSettled = true;
 
   constructor(private readonly ctx: SettlementContext) {}
 
@@ -66,8 +70,12 @@ export class ChainCheck {
     const wallet = ctx.treasury.feePayer.address;
     const mark = await readWatermark(ctx.db, wallet);
     const history = await historySince(ctx.view, wallet, mark?.signature ?? null);
+    // A store that holds nothing over a seed with history: a lost store (its opening balances are booked once
+    // what is adopted has settled).
+    if (mark === null && history.length > 0 && (await storeHoldsNothing(ctx.db))) await markOpeningDue(ctx.db);
     const found: FoundTransaction[] = [];
     let purged = 0;
+    const rebuilt: string[] = [];
     if (history.length > 0) {
       const known = await knownSignatures(ctx.db, history.map((h) => h.signature));
       // A failed transaction moved nothing but its fee (reconcile shows a fee the ledger lacks).
@@ -84,7 +92,14 @@ export class ChainCheck {
         // Someone else's transaction naming the fee payer (a top-up, an airdrop): no money of Hush's left by it. One
         // the fee payer's key signed is Hush's, whoever paid its fee (a key used outside Hush has no record).
         if (!tx.signers.includes(wallet)) continue;
-        found.push(await attribute(tx, tx.memo === null ? null : openRecord(ctx.treasury.keys.recordKey, tx.memo), reads));
+        const record = tx.memo === null ? null : openRecord(ctx.treasury.keys.recordKey, tx.memo);
+        let f = await attribute(tx, record, reads);
+        // An order the store forgot whose record holds its terms comes back (born again, then adopted like any other).
+        if (record && f.detail.reason === 'order_unknown' && (await rebuildOrder(ctx, record, tx, reads.poolHoldings))) {
+          f = await attribute(tx, record, reads);
+          rebuilt.push(record.trackingId);
+        }
+        found.push(f);
       }
       const newest = history[history.length - 1]!;
       await ctx.db.transaction(async (q) => {
@@ -107,9 +122,14 @@ export class ChainCheck {
       );
     }
     const adopted = found.length - lost.length;
+    if (rebuilt.length > 0) {
+      ctx.alert('orders_rebuilt', { orders: rebuilt.length, trackingIds: rebuilt.slice(0, 10) }, 'ALERT: the store had forgotten orders the chain shows paid or refunded (restored or lost store?); they were rebuilt from the chain (docs/operations.md "orders_rebuilt")');
+    }
     if (purged > 0) ctx.log({ purged }, 'deposit identities the store held from before it went back were dropped (never handed out twice)');
     if (adopted > 0) ctx.log({ adopted, signatures: found.filter((f) => f.kind !== 'unattributed').map((f) => f.signature) }, 'the store was behind the chain: transactions of its orders adopted from the chain');
-    await this.adopt();
+    const open = await this.adopt();
+    if (await openingDue(ctx.db)) this.openingSettled = await bookOpeningBalances(ctx, open);
+    else this.openingSettled = true;
     this.state = await readTruth(ctx.db);
     return { read: history.length, adopted, unattributed: lost.length, paused: this.state.paused };
   }
@@ -120,7 +140,7 @@ export class ChainCheck {
   }
 
   /** Brings every order with an adopted transfer to where the chain says it is, through the usual writers. */
-  private async adopt(): Promise<void> {
+  private async adopt(): Promise<number> {
     const ctx = this.ctx;
     const open = await openAdoptions(ctx.db);
     const byOrder = new Map<string, FoundTransaction[]>();
@@ -140,10 +160,12 @@ export class ChainCheck {
       }
     }
     for (const f of open.filter((x) => x.kind === 'sweep')) await this.adoptSweep(f);
-    if ((await settleRecordedAdoptions(ctx.db)) < open.length) {
+    const left = await settleRecordedAdoptions(ctx.db);
+    if (left < open.length) {
       const still = new Set((await openAdoptions(ctx.db)).map((f) => f.signature));
       for (const [id, list] of this.adoptions) this.adoptions.set(id, list.filter((f) => still.has(f.signature)));
     }
+    return left;
   }
 
   /** The order's deposit as the chain shows it (its account may be swept and closed since): confirmed through the usual path. */

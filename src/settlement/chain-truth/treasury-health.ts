@@ -22,7 +22,7 @@ export class TreasuryHealth {
   private readonly alertedAt = new Map<string, number>();
   private reconcileAt = 0;
 
-  constructor(private readonly ctx: Pick<SettlementContext, 'db' | 'view' | 'treasury' | 'clock' | 'config' | 'alert' | 'chain'>) {}
+  constructor(private readonly ctx: Pick<SettlementContext, 'db' | 'view' | 'treasury' | 'clock' | 'config' | 'alert' | 'chain' | 'truth'>) {}
 
   async tick(): Promise<number> {
     const ctx = this.ctx;
@@ -39,7 +39,8 @@ export class TreasuryHealth {
     if (state !== 'ok') {
       this.alertOnce('fee_payer_low', { feePayer: address, lamports: lamports.toString(), runwayHours: runway === null ? null : Math.round(runway * 10) / 10, state }, `ALERT: the fee payer is ${state === 'empty' ? 'empty: no transaction can be sent' : `low: about ${runway?.toFixed(1)} h left`}; top it up (docs/operations.md "fee_payer_low")`);
     }
-    if (now >= this.reconcileAt) {
+    // A lost store's opening balances are not booked yet: its differences are those, not a fault.
+    if (now >= this.reconcileAt && ctx.truth.openingSettled) {
       this.reconcileAt = now + RECONCILE_EVERY_MS;
       await this.reconcile();
     }

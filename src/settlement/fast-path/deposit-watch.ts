@@ -16,6 +16,7 @@ function watchedOrder(r: WatchedRow): PayableOrder {
   return {
     id: String(r.id),
     trackingId: r.tracking_id,
+    accountId: r.account_id,
     depositAccount: r.deposit_account,
     sender: r.sender,
     recipient: r.recipient,

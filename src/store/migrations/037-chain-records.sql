@@ -16,6 +16,9 @@ CREATE TABLE chain_truth (
   reason text,
   since timestamptz,
   checked_at timestamptz,
+  -- Set when the check first read a seed's history into a store that held nothing (a lost store): once what it
+  -- adopted has settled, what the wallets hold beyond the ledger is booked as their opening balance.
+  opening_due boolean NOT NULL DEFAULT false,
   -- The fee payer as the worker last read it: its balance, the hours it lasts at the last hour's spending
   -- (NULL: nothing spent), and ok / low / empty (docs/operations.md "fee_payer_low").
   fee_payer_lamports numeric(20, 0),

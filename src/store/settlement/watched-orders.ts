@@ -6,6 +6,8 @@ import { statusesSql } from './final-statuses.ts';
 export interface WatchedRow {
   id: string | number;
   tracking_id: string;
+  /** The partner's: a payout's sealed record names it (docs/decisions.md "Every transaction Hush signs carries a sealed record"). */
+  account_id: string;
   deposit_account: Address;
   /** The only one whose transaction can be the deposit (DepositOrigins). */
   sender: Address;
@@ -25,7 +27,7 @@ export interface WatchedRow {
 /** The orders awaiting a deposit (at most 10,000: the watch reads all their accounts every slot). */
 export async function watchedOrders(db: Queryable): Promise<WatchedRow[]> {
   const { rows } = await db.query<WatchedRow>(
-    `SELECT id, tracking_id, deposit_account, sender, recipient, fee_recipient, amount_in, amount_out, source_asset_id, destination_asset_id, mode, tx_blockhash, created_at,
+    `SELECT id, tracking_id, account_id, deposit_account, sender, recipient, fee_recipient, amount_in, amount_out, source_asset_id, destination_asset_id, mode, tx_blockhash, created_at,
             jsonb_build_object('privacy', quote -> 'privacy') AS quote
              FROM orders WHERE status IN ${statusesSql('awaitsDeposit')} LIMIT 10000`,
   );
