@@ -224,7 +224,7 @@ describe('chain outage (runs last: stops the chain)', () => {
     }, 5_000 + h.config.rpcTimeoutMs + 2_000, 100);
     const re = expectError(r, 503, 'SERVICE_UNAVAILABLE');
     // The simulated Hush screens its flows (a risk API of its own): it says so, and only the chain fails.
-    assert.deepEqual({ ...re.details, partnerPort: undefined }, { store: 'ok', chain: 'unreachable', screening: 'on: http:screening.sim; on error hold', partnerPort: undefined });
+    assert.deepEqual({ ...re.details, partnerPort: undefined, feePayer: undefined }, { store: 'ok', chain: 'unreachable', settlement: 'ok', screening: 'on: http:screening.sim; on error hold', partnerPort: undefined, feePayer: undefined });
     assert.ok(Number(r.headers.get('retry-after')) >= 1);
   });
 });

@@ -71,7 +71,8 @@ describe('store outage (PostgreSQL behind a proxy that is cut)', { skip: postgre
     assert.equal(past.headers.get('ratelimit-remaining'), '0');
     // /readyz reads the last background store probe (one every 2 s, never one per request).
     const ready = await readyzUntil(503);
-    assert.deepEqual({ ...expectError(ready, 503, 'SERVICE_UNAVAILABLE').details, partnerPort: undefined }, { store: 'unreachable', chain: 'ok', screening: 'off', partnerPort: undefined });
+    // settlement and feePayer: as the last good probe read them.
+    assert.deepEqual({ ...expectError(ready, 503, 'SERVICE_UNAVAILABLE').details, partnerPort: undefined, feePayer: undefined }, { store: 'unreachable', chain: 'ok', settlement: 'ok', screening: 'off', partnerPort: undefined, feePayer: undefined });
     // Back: the pool reconnects and the same requests are answered as before.
     await proxy.set('forward');
     for (let i = 0; (await acct.client.status(unknown)).status !== 404; i++) {

@@ -19,7 +19,8 @@ const PIECES: Record<string, readonly string[]> = {
   confirmDeposits: [ENTRY, 'store/settlement/confirm-deposits.ts', 'store/order-writers.ts'],
   depositConfirmation: [ENTRY, 'ledger/deposit-confirmation.ts'],
 };
-const CALLERS = ['services/deposit-hint-service.ts', 'settlement/fast-path/deposit-watch.ts', 'settlement/orders.ts'];
+// The chain check too: a deposit the chain shows for an order whose payout it adopts (docs/decisions.md "The chain is the record").
+const CALLERS = ['services/deposit-hint-service.ts', 'settlement/chain-truth/chain-check.ts', 'settlement/fast-path/deposit-watch.ts', 'settlement/orders.ts'];
 
 const files = sourceFiles(SRC).map((f) => ({ rel: relative(SRC, f), code: lex(readFileSync(f, 'utf8')).code }));
 const naming = (word: string) => files.filter((f) => new RegExp(`\\b${word}\\b`).test(f.code)).map((f) => f.rel).sort();
@@ -28,7 +29,7 @@ it('no file but the entry point calls the store writer of a confirmation or buil
   for (const [piece, allowed] of Object.entries(PIECES)) assert.deepEqual(naming(piece).filter((f) => !allowed.includes(f)), [], piece);
 });
 
-it('the entry point is called by the deposit watch, the order loop and the deposit hint, and nothing else', () => {
+it('the entry point is called by the deposit watch, the order loop, the deposit hint and the chain check, and nothing else', () => {
   const calling = files.filter((f) => f.rel !== ENTRY && /\bconfirmFundedOrders\s*\(/.test(f.code)).map((f) => f.rel).sort();
   assert.deepEqual(calling, CALLERS);
 });
