@@ -11,7 +11,7 @@ import type { FeePurpose } from '../domain/fee-estimate.ts';
 import type { ChainRecord } from '../domain/chain-record.ts';
 import { sealRecord } from '../treasury/record-cipher.ts';
 import type { Db } from '../store/db.ts';
-import type { ChainTxOf } from '../store/settlement/chain-tx.ts';
+import type { ChainTxOf, NewChainTx } from '../store/settlement/chain-tx.ts';
 import type { Treasury } from '../treasury/treasury.ts';
 import type { SwapPricing } from '../prices/swap-pricing.ts';
 import type { Rebalancer } from '../rebalance/rebalancer.ts';
@@ -33,7 +33,6 @@ import { budgetedPollMs, fallbackPollMs } from './timing.ts';
 import { PayoutQueue } from './payout-queue.ts';
 import { FeePrices } from './fee-prices.ts';
 import { FeeGridObserver } from './fee-grid-observer.ts';
-import { ChainCheck } from './chain-truth/chain-check.ts';
 
 export type { Log } from './deps.ts';
 
@@ -90,6 +89,8 @@ export interface RunnerHooks {
    * (test/settlement/partner-fees-late-deposits.test.ts: a refund lost between the sweep and its record).
    */
   refundLate(sweep: ChainTxOf<'sweep'>): Promise<void>;
+  /** The transfer the chain shows for an order's part, which the store had forgotten (the runner's chain check). */
+  adopted(orderId: string, kind: 'payout' | 'refund' | 'partner_payout', part: number): NewChainTx | undefined;
 }
 
 /**
@@ -127,8 +128,6 @@ export class SettlementContext {
   /** The quote grid's worker side: fast readings into the shared row, the rung the ledger's split reads. */
   readonly grid: FeeGridObserver;
   private readonly threads: boolean;
-  /** The store compared with the chain: what it forgot and the chain shows is adopted; what nobody can explain pauses payouts. */
-  readonly truth: ChainCheck;
   /** Alerts told once per process and key. */
   readonly alerted = { backoff: new OncePerKey(), unsweepable: new OncePerKey(), abandonedLateRefund: new OncePerKey() };
   /** When a capped signing of each purpose was last alerted: at most one ALERT a minute per purpose. */
@@ -152,7 +151,6 @@ export class SettlementContext {
     this.faults = opts.faults;
     this.threads = opts.threads !== false;
     this.random = opts.random;
-    this.truth = new ChainCheck(this);
     this.outbox = new Outbox(() => this.view, this.log, () => this.wake('transactions'), this.clock, (signatures) => (this.fees.sent(signatures), this.sent.watch(signatures)), (signature) => this.fees.resent(signature));
     this.pools = new Pools({
       db,
@@ -164,10 +162,7 @@ export class SettlementContext {
       fees: () => this.fees,
       clock: this.clock,
       random: this.random,
-      adopted: (orderId, kind, part) => {
-        const f = this.truth.adopted(orderId, kind, part);
-        return f && ChainCheck.chainTx(f);
-      },
+      adopted: (orderId, kind, part) => this.hooks.adopted(orderId, kind, part),
     });
     this.payouts = new PayoutQueue({ pools: this.pools, db, workerId: this.workerId, slotMs: config.slotMs, outbox: this.outbox, faults: this.faults, clock: this.clock });
     this.subscriptions = opts.subscriptions ?? null;

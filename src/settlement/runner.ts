@@ -17,6 +17,7 @@ import { IDLE_READ_MS } from './fee-prices.ts';
 import { Sweeps } from './steps/sweep.ts';
 import { Watchdog } from './steps/watchdog.ts';
 import { TreasuryHealth } from './chain-truth/treasury-health.ts';
+import { ChainCheck } from './chain-truth/chain-check.ts';
 import type { Clock, Timer } from '../support/clock.ts';
 
 export type { WorkerOptions } from './context.ts';
@@ -37,6 +38,8 @@ export class SettlementWorker {
   private readonly late: LateDeposits;
   private readonly watchdog: Watchdog;
   private readonly health: TreasuryHealth;
+  /** The store compared with the chain: what it forgot and the chain shows is adopted; what nobody can explain pauses payouts. */
+  readonly truth: ChainCheck;
   private readonly rebalanceSettings: RebalanceSettings;
   private readonly intervals: { tickMs: number; sweepMs: number; rebalanceMs: number };
   private startedAt = 0;
@@ -53,6 +56,10 @@ export class SettlementWorker {
       detach: (p) => loops.detach(p),
       running: () => loops.running,
       refundLate: (sweep) => refundLate(ctx, sweep),
+      adopted: (orderId, kind, part) => {
+        const f = this.truth.adopted(orderId, kind, part);
+        return f && ChainCheck.chainTx(f);
+      },
     }));
     this.rebalanceSettings = {
       rebalancer: opts.rebalancer,
@@ -69,7 +76,8 @@ export class SettlementWorker {
     this.sweeps = new Sweeps(ctx, () => this.watch.lastBurstAt, this.intervals.sweepMs);
     this.late = new LateDeposits(ctx);
     this.watchdog = new Watchdog(ctx, opts.stuckAfterMs ?? 60 * 60 * 1000, () => this.startedAt);
-    this.health = new TreasuryHealth(ctx);
+    this.truth = new ChainCheck(ctx);
+    this.health = new TreasuryHealth(ctx, () => this.truth.openingSettled);
   }
 
   start(): void {
@@ -85,7 +93,7 @@ export class SettlementWorker {
     const idleMaxMs = Math.max(tickMs, IDLE_SLOTS * this.context.slotMs);
     // docs/decisions.md "The chain is the record": while the store cannot explain a transaction of Hush's on
     // chain, nothing that could pay (or confirm, sweep, refund, fail an order) runs; settling what was sent does.
-    const gated = (body: () => Promise<unknown>) => () => (this.context.truth.paused ? Promise.resolve(0) : body());
+    const gated = (body: () => Promise<unknown>) => () => (this.truth.paused ? Promise.resolve(0) : body());
     this.loopsOf.start([
       ['orders', tickMs, gated(() => this.orderTick()), idleMaxMs],
       // Payouts falling due (woken at their due times: wake-at-due.ts), never behind other orders' deposit reads.
@@ -115,7 +123,7 @@ export class SettlementWorker {
   async startChecked(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.context.truth.pass();
+        await this.truth.pass();
         break;
       } catch (e) {
         if (attempt >= START_CHECK_ATTEMPTS) throw e;
@@ -128,7 +136,7 @@ export class SettlementWorker {
 
   /** One continuous check (ChainCheck.pass); a failed one is logged and tried at the next. */
   async checkTick(): Promise<number> {
-    const out = await this.context.truth.pass();
+    const out = await this.truth.pass();
     return out.adopted + out.unattributed;
   }
 

@@ -22,7 +22,11 @@ export class TreasuryHealth {
   private readonly alertedAt = new Map<string, number>();
   private reconcileAt = 0;
 
-  constructor(private readonly ctx: Pick<SettlementContext, 'db' | 'view' | 'treasury' | 'clock' | 'config' | 'alert' | 'chain' | 'truth'>) {}
+  constructor(
+    private readonly ctx: Pick<SettlementContext, 'db' | 'view' | 'treasury' | 'clock' | 'config' | 'alert' | 'chain'>,
+    /** False while a lost store's opening balances wait to be booked (the chain check's). */
+    private readonly openingSettled: () => boolean,
+  ) {}
 
   async tick(): Promise<number> {
     const ctx = this.ctx;
@@ -40,7 +44,7 @@ export class TreasuryHealth {
       this.alertOnce('fee_payer_low', { feePayer: address, lamports: lamports.toString(), runwayHours: runway === null ? null : Math.round(runway * 10) / 10, state }, `ALERT: the fee payer is ${state === 'empty' ? 'empty: no transaction can be sent' : `low: about ${runway?.toFixed(1)} h left`}; top it up (docs/operations.md "fee_payer_low")`);
     }
     // A lost store's opening balances are not booked yet: its differences are those, not a fault.
-    if (now >= this.reconcileAt && ctx.truth.openingSettled) {
+    if (now >= this.reconcileAt && this.openingSettled()) {
       this.reconcileAt = now + RECONCILE_EVERY_MS;
       await this.reconcile();
     }
