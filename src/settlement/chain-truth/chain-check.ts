@@ -70,9 +70,10 @@ export class ChainCheck {
     const wallet = ctx.treasury.feePayer.address;
     const mark = await readWatermark(ctx.db, wallet);
     const history = await historySince(ctx.view, wallet, mark?.signature ?? null);
-    // A store that holds nothing over a seed with history: a lost store (its opening balances are booked once
-    // what is adopted has settled).
-    if (mark === null && history.length > 0 && (await storeHoldsNothing(ctx.db))) await markOpeningDue(ctx.db);
+    // A store that holds nothing over a seed whose fee payer signed transactions it does not know: a lost store (its
+    // opening balances are booked once what is adopted has settled). Someone else's transfers (the start's
+    // funding airdrops) are no sign of one: their funding is booked as it lands.
+    const empty = mark === null && history.length > 0 && (await storeHoldsNothing(ctx.db));
     const found: FoundTransaction[] = [];
     let purged = 0;
     const rebuilt: string[] = [];
@@ -104,6 +105,7 @@ export class ChainCheck {
       const newest = history[history.length - 1]!;
       await ctx.db.transaction(async (q) => {
         await insertFound(q, found);
+        if (empty && found.length > 0) await markOpeningDue(q);
         await writeWatermark(q, wallet, newest.signature, newest.slot);
         // The store went back in time: identities it still holds may be ones a forgotten order was given.
         if (found.length > 0) purged = await purgeDepositIdentities(q);
