@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Db } from '../../src/store/db.ts';
-import { migrate, migrationFiles } from '../../src/store/migrate.ts';
+import { migrate, migrationFiles, SchemaNewerError } from '../../src/store/migrate.ts';
 import { openPgliteDb } from '../../src/store/pglite-db.ts';
 import { openPostgresDb } from '../../src/store/postgres-db.ts';
 import { claimIdempotencyKey } from '../../src/store/idempotency-store.ts';
@@ -40,6 +40,17 @@ forEachEngine('migrations', (ctx) => {
     assert.deepEqual(await appliedVersions(ctx.db), ALL_VERSIONS);
     const { rows } = await ctx.db.query<{ n: string | number }>(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'orders' AND table_schema = current_schema()`);
     assert.equal(Number(rows[0]!.n), 1);
+  });
+
+  it('a store migrated by a newer Hush is refused, naming the migration this code does not know', async () => {
+    const unknown = Math.max(...ALL_VERSIONS) + 1;
+    await ctx.db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())', [unknown, `${unknown}-from-the-future.sql`]);
+    try {
+      await assert.rejects(migrate(ctx.db), (e: unknown) => e instanceof SchemaNewerError && e.message.includes(`${unknown} (${unknown}-from-the-future.sql)`));
+    } finally {
+      await ctx.db.query('DELETE FROM schema_migrations WHERE version = $1', [unknown]);
+    }
+    assert.deepEqual(await migrate(ctx.db), [], 'the known schema starts again');
   });
 
   it('concurrent migrate() calls on a fresh database apply each migration once and all succeed', async () => {
