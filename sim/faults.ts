@@ -4,8 +4,12 @@ import type { RpcFault, RpcFaults } from './chain-wire.ts';
 import type { StoreFaults } from './life-db.ts';
 import { CONGESTION_DEFAULTS, type CongestionOptions } from '../src/localnet/congestion-profile.ts';
 
-/** `busy`: the chain congests like a busy mainnet hour and loses a tenth of all sends (issue 73), on top of `all`. */
-export const FAULT_SETS = ['none', 'rpc', 'crash', 'all', 'busy'] as const;
+/**
+ * `busy`: the chain congests like a busy mainnet hour and loses a tenth of all sends (issue 73), on top of `all`.
+ * `store`: the store goes back in time once (issue 85): a backup taken during the storm is restored a while later,
+ * Hush stopped meanwhile, as an operator's restore does it.
+ */
+export const FAULT_SETS = ['none', 'rpc', 'crash', 'all', 'busy', 'store'] as const;
 export type FaultSet = (typeof FAULT_SETS)[number];
 
 /** Every named point a crash test stops the process at (src/support/fault-points.ts). */
@@ -33,6 +37,8 @@ export interface FaultPlan {
   calm(): void;
   /** Faults dealt so far, by kind. */
   readonly tally: Map<string, number>;
+  /** `store`: when the backup is taken and when it is restored (simulated ms since the epoch); null otherwise. */
+  readonly rollback: { backupAt: number; restoreAt: number } | null;
 }
 
 /**
@@ -53,6 +59,13 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
   const aimedReach = 1 + random.int(3);
   const reaches = new Map<FaultPoint, number>();
   const outages: { from: number; to: number }[] = [];
+  const rollback =
+    set === 'store'
+      ? (() => {
+          const backupAt = opts.startMs + Math.floor(opts.durationMs * (0.2 + 0.2 * random.float()));
+          return { backupAt, restoreAt: backupAt + Math.floor(opts.durationMs * (0.2 + 0.2 * random.float())) };
+        })()
+      : null;
   if (everything) {
     for (let i = 0; i < 2; i++) {
       const from = opts.startMs + random.int(Math.max(1, Math.floor(opts.durationMs * 0.6)));
@@ -101,5 +114,6 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
       calm = true;
     },
     tally,
+    rollback,
   };
 }

@@ -10,13 +10,25 @@ export interface PlantedBug {
   /** The invariants that catch it (the first one a run reaches reports it). */
   caughtBy: readonly string[];
   /** The faults that reach the code it breaks ('none' when traffic alone does). */
-  faults: 'none' | 'all';
+  faults: 'none' | 'all' | 'store';
   /** The traffic that reaches it, when not the suite's steady one. */
   profile?: Profile;
   rewrite(sql: string): string;
 }
 
 export const PLANTED_BUGS: Record<string, PlantedBug> = {
+  /**
+   * The chain check takes every signature of the fee payer's history for one the store knows (its lookup of the
+   * store's records answering with what it was asked): a restored store never learns what it forgot, and pays again
+   * what the chain shows paid (issue 85).
+   */
+  'skip-chain-check': {
+    name: 'a restored store that never compares itself with the chain',
+    // Paid again, or refunded again: whichever the forgotten order had.
+    caughtBy: ['paid exactly once', 'refunded at most once'],
+    faults: 'store',
+    rewrite: (sql) => (sql.includes('UNION SELECT signature FROM chain_found WHERE signature = ANY($1::text[])') ? 'SELECT unnest($1::text[]) AS signature' : sql),
+  },
   /**
    * A sender's own deposits counted as its class's company again (the sender's match dropped from the release's
    * exclusion, and the per-sender counts from the quotes' read): a partner repeating a test send from one wallet

@@ -15,6 +15,7 @@ import { drawSessions, type Profile, type Session } from './traffic.ts';
 import { InvariantBroken, runSession, type OrderTruth, type UserWorld } from './users.ts';
 import { SimWallet } from './wallets.ts';
 import { SIM_EPOCH, stream, World } from './world.ts';
+import { backupStore, restoreStore, type StoreBackup } from './store-backups.ts';
 
 export interface RunOptions {
   seed: number;
@@ -91,6 +92,21 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
       blockSender: (a) => world.screening.block(a),
       ending: () => ending,
     };
+    // The `store` fault: a backup taken mid-storm, restored later with Hush stopped meanwhile (docs/operations.md "Restore").
+    const wentBack = { backupAt: Number.POSITIVE_INFINITY, restored: false };
+    if (faults.rollback) {
+      const { backupAt, restoreAt } = faults.rollback;
+      let backup: StoreBackup | null = null;
+      world.clock.after(backupAt - world.clock.now(), () => void backupStore(world.store).then((b) => ((backup = b), (wentBack.backupAt = world.clock.now()), world.log.add('store backed up'))).catch(fail));
+      world.clock.after(restoreAt - world.clock.now(), () => {
+        if (!backup) return;
+        const taken = backup;
+        world.log.add('store restored to its backup');
+        wentBack.restored = true;
+        void world.downWhile(() => restoreStore(world.store, taken)).catch(fail);
+      });
+    }
+    users.forgotten = (t) => wentBack.restored && (t.placedAt ?? 0) >= wentBack.backupAt;
     const userRandom = stream(o.seed, 'users');
     for (const s of sessions) {
       // Each user's draws come from a stream of its own: dropping one user changes nobody else's.
@@ -103,7 +119,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
       // Every minute's checks stop a run at the first broken invariant; the tallies are the final check's.
       const t = final ? tallies : emptyTallies();
       tallies.checks++;
-      await checkMoney(world.store, chainUsers, truths, final, t);
+      await checkMoney(world.store, chainUsers, truths, final, t, (x) => users.forgotten?.(x) ?? false);
       await checkScreening(world.store, t, final ? { id: 0 } : screenedUpTo);
       const life = world.life?.hush;
       if (life) {

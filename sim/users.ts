@@ -33,6 +33,8 @@ export interface OrderTruth {
   done: boolean;
   /** The money checks found it final and right: read again only at the end. */
   settled?: boolean;
+  /** When Hush answered the order (simulated ms): a store restored to a backup older than this may have forgotten it. */
+  placedAt?: number;
 }
 
 export interface UserWorld {
@@ -43,6 +45,8 @@ export interface UserWorld {
   blockSender(address: string): void;
   /** The run is ending: users stop polling. */
   ending(): boolean;
+  /** The store went back to a backup taken before this order was placed (a `store` fault). */
+  forgotten?(t: OrderTruth): boolean;
 }
 
 /** A partner's retry policy: a request that reached no process, or got 429/503, is sent again a few times. */
@@ -114,6 +118,7 @@ async function visit(w: UserWorld, t: OrderTruth, random: Random): Promise<void>
   if (o.status !== 200) return;
   t.order = o.body.order;
   t.trackingId = t.order.trackingId;
+  t.placedAt = w.clock.now();
   if (s.retryOrder) {
     const again = await withRetries(w, `${tag} order again`, () => api.order(orderBody, key));
     const same = again?.status === 200 && again.body.order.trackingId === t.trackingId;
@@ -195,6 +200,8 @@ async function follow(w: UserWorld, t: OrderTruth, api: PartnerApi): Promise<voi
       if (e instanceof Unreachable) continue;
       throw e;
     }
+    // The store went back to before the order (docs/operations.md "Restore"): it is forgotten, and so is its status.
+    if (a.status === 404 && w.forgotten?.(t)) return;
     if (a.status !== 200) continue;
     const rec = a.body.order;
     if (rec.status !== t.last?.status) w.log.add(`#${t.session.id} status ${rec.status}`);

@@ -29,6 +29,13 @@ describe('the simulator', () => {
     });
   }
 
+  it('keeps every invariant through a restored store (seed 1, faults store): nothing the chain shows paid is paid again', async () => {
+    const r = await runSeed({ ...SHORT, seed: 1, faults: 'store' });
+    assert.ok(r.ok, explain(r));
+    assert.ok(r.crashes.includes('stopped by the operator'), `the store went back mid-run: ${r.crashes.join(', ')}`);
+    assert.ok(r.orders > 10, `the seed placed orders (${r.orders})`);
+  });
+
   it('replays a seed byte for byte: the same event log, to its hash', async () => {
     const opts = { ...SHORT, seed: 3, durationMs: 10_000 };
     const [a, b] = [await runSeed(opts), await runSeed(opts)];

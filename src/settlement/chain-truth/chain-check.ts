@@ -17,6 +17,7 @@ import { purgeDepositIdentities } from '../../store/deposit-identities-store.ts'
 import { confirmFundedOrders, originQuery, type PayableOrder } from '../confirm-funded-orders.ts';
 import type { SettlementContext } from '../context.ts';
 import { attribute } from './attribute.ts';
+import { recordDecisions, screenOrders } from '../steps/screen-orders.ts';
 import { rebuildOrder } from './rebuild-order.ts';
 import { bookOpeningBalances, markOpeningDue, openingDue, storeHoldsNothing } from './opening-balances.ts';
 
@@ -184,6 +185,11 @@ export class ChainCheck {
   private async startAdoptedPayout(order: OrderRecord, from: PayableStatus, payouts: FoundTransaction[]): Promise<void> {
     const ctx = this.ctx;
     if (!(await leaseOrder(ctx.db, order.id, from, ctx.workerId, ctx.leaseSeconds))) return;
+    // docs/spec.md §12: every payout has its screening decision, this one too. It has left already: a finding now
+    // cannot stop it, so it is an ALERT for compliance rather than a hold.
+    const { holds, passed } = await screenOrders(ctx, [order], 'payout');
+    if (holds.size > 0) ctx.alert('adopted_payout_flagged', { trackingId: order.trackingId }, 'ALERT: a payout found on chain (sent before the store went back) screens as flagged now; it has left (docs/operations.md "store_behind_chain")');
+    await recordDecisions(ctx, passed, [order.id]);
     const moved = await startPayouts(ctx.db, ctx.workerId, payouts.map(ChainCheck.chainTx), 0, from);
     if (moved.has(order.id)) {
       ctx.log({ trackingId: order.trackingId, signatures: payouts.map((p) => p.signature) }, 'payout adopted from the chain');

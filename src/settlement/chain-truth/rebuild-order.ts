@@ -53,9 +53,11 @@ export async function rebuildOrder(ctx: RebuildDeps, record: ChainRecord, tx: Re
       mode,
       amountIn: deposit.amount,
       amountOut,
-      serviceFee: sourceAssetId === destinationAssetId && deposit.amount > amountOut ? deposit.amount - amountOut : 0n,
+      // A refund returned the deposit less the network fee; a same-asset payout, the deposit less every fee (booked as
+      // the service fee: the split is not on chain).
+      serviceFee: record.kind === 'payout' && sourceAssetId === destinationAssetId && deposit.amount > amountOut ? deposit.amount - amountOut : 0n,
       partnerFee: 0n,
-      networkFee: 0n,
+      networkFee: record.kind === 'refund' && deposit.amount > moved ? deposit.amount - moved : 0n,
       feeBps: 0,
       feeRecipient: null,
       sender,
