@@ -11,11 +11,9 @@ export interface ReadTransfer {
   destination: string;
   amount: bigint;
   authority: string;
-  /** The mint of a TransferChecked; undefined for a system transfer or a plain token Transfer. */
-  mint?: string;
 }
 
-/** A landed transaction as the chain check reads it: who paid its fee, its last memo, what it moved and closed. */
+/** A landed transaction as the chain check reads it: who signed it, its last memo, what it moved and closed. */
 export interface ReadTransaction {
   signature: string;
   slot: bigint;
@@ -26,9 +24,10 @@ export interface ReadTransaction {
   err: unknown;
   /** Its signed bytes, base64: what the store would have recorded had it not forgotten it. */
   wire: string;
-  feePayer: string;
   /** Every account that signed it (the fee payer first). */
   signers: string[];
+  /** Its account keys in the order its balances index them (static, then loaded). */
+  accounts: string[];
   /** The data of its last instruction when that is a memo (v2), as text. */
   memo: string | null;
   transfers: ReadTransfer[];
@@ -62,18 +61,16 @@ export function readWire(signature: string, slot: bigint, wire: string, meta: La
     const acc = (n: number) => keys[ix.accountIndices?.[n] ?? -1] ?? '';
     if (program === MEMO_PROGRAM_ADDRESS && i === instructions.length - 1) memo = Buffer.from(data).toString('utf8');
     else if (program === SYSTEM_PROGRAM && data.length === 12 && data[0] === 2 && data[1] === 0) transfers.push({ source: acc(0), destination: acc(1), amount: u64(data, 4), authority: acc(0) });
-    else if (TOKEN_PROGRAMS.has(program) && data[0] === 12 && data.length >= 10) transfers.push({ source: acc(0), mint: acc(1), destination: acc(2), authority: acc(3), amount: u64(data, 1) });
+    else if (TOKEN_PROGRAMS.has(program) && data[0] === 12 && data.length >= 10) transfers.push({ source: acc(0), destination: acc(2), authority: acc(3), amount: u64(data, 1) });
     else if (TOKEN_PROGRAMS.has(program) && data[0] === 3 && data.length >= 9) transfers.push({ source: acc(0), destination: acc(1), authority: acc(2), amount: u64(data, 1) });
     else if (TOKEN_PROGRAMS.has(program) && data[0] === 9) closed.push({ account: acc(0), destination: acc(1) });
   });
-  return { signature, slot, blockTime, blockhash: msg.lifetimeToken, err: meta?.err ?? null, wire, feePayer: keys[0]!, signers: keys.slice(0, msg.header.numSignerAccounts), memo, transfers, closed, meta };
+  return { signature, slot, blockTime, blockhash: msg.lifetimeToken, err: meta?.err ?? null, wire, signers: keys.slice(0, msg.header.numSignerAccounts), accounts: keys, memo, transfers, closed, meta };
 }
 
 /** A token account's change in a transaction (from its balances before and after; 0 when it held none). */
 export function tokenDelta(tx: ReadTransaction, account: string): bigint {
-  const tx0 = getTransactionDecoder().decode(Buffer.from(tx.wire, 'base64'));
-  const keys = (getCompiledTransactionMessageDecoder().decode(tx0.messageBytes) as unknown as LegacyOrV0Message).staticAccounts.map(String);
-  const i = keys.indexOf(account);
+  const i = tx.accounts.indexOf(account);
   if (i < 0) return 0n;
   const at = (list: { accountIndex: number; uiTokenAmount: { amount: string } }[] | null | undefined) => BigInt(list?.find((b) => b.accountIndex === i)?.uiTokenAmount.amount ?? '0');
   return at(tx.meta?.postTokenBalances) - at(tx.meta?.preTokenBalances);
@@ -111,7 +108,6 @@ export async function readTransactions(view: Pick<ChainView, 'wireTransactionsMa
 
 /** The owner of a token account a transaction touched, as its balances name it (a token payout's recipient). */
 export function tokenOwner(tx: ReadTransaction, account: string): string | undefined {
-  const keys = (getCompiledTransactionMessageDecoder().decode(getTransactionDecoder().decode(Buffer.from(tx.wire, 'base64')).messageBytes) as unknown as LegacyOrV0Message).staticAccounts.map(String);
-  const i = keys.indexOf(account);
+  const i = tx.accounts.indexOf(account);
   return tx.meta?.postTokenBalances?.find((b) => b.accountIndex === i)?.owner;
 }

@@ -137,11 +137,6 @@ export class ChainCheck {
     return { read: history.length, adopted, unattributed: lost.length, paused: this.state.paused };
   }
 
-  /** Re-reads whether payouts are paused (another worker's check, or an operator, may have changed it). */
-  async refresh(): Promise<void> {
-    this.state = await readTruth(this.ctx.db);
-  }
-
   /** Brings every order with an adopted transfer to where the chain says it is, through the usual writers. */
   private async adopt(): Promise<number> {
     const ctx = this.ctx;
