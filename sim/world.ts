@@ -270,6 +270,14 @@ export class World implements Activity, Endpoint {
     await this.startLife();
   }
 
+  /** Stopped as by downWhile and started again with `env` over its settings: an operator's new configuration (a rotation's seeds). */
+  async restartWith(env: Record<string, string>): Promise<void> {
+    await this.downWhile(async () => {
+      this.opts.env = { ...this.opts.env, ...env };
+      this.config = loadConfig(this.env());
+    });
+  }
+
   /** Stops everything: the live process cleanly, the store, the chain, the data directory. */
   async close(): Promise<void> {
     const life = this.life;

@@ -100,7 +100,7 @@ export class StrayFundsService {
   }
 
   private async run(order: OrderRecord): Promise<StrayReturnReport> {
-    const owner = await this.treasury.depositSigner(order.trackingId);
+    const owner = await this.treasury.depositSigner(order.trackingId, order.depositOwner);
     // A different treasury seed than the one that made the order could sign nothing here.
     if (owner.address !== order.depositOwner) throw new HushError('SERVICE_UNAVAILABLE', "This treasury seed did not derive the order's deposit owner");
     const to = order.sender;
@@ -180,7 +180,7 @@ export class StrayFundsService {
       }
       await this.db.transaction(async (tx) => {
         if (!(await settleChainTx(tx, t.id, fate === 'landed' ? 'confirmed' : 'failed', costs.fee, fate === 'landed' ? this.clock.date().toISOString() : undefined))) return;
-        await recordMovements(tx, [networkCostMovement(t.signature, this.treasury.feePayer.address, costs)]);
+        await recordMovements(tx, [networkCostMovement(t.signature, costs.feePayer, costs)]);
       });
     }
     return still;

@@ -28,6 +28,8 @@ export interface OwnedTokenAccount {
 /** What a landed transaction cost the fee payer, moved for one watched account, and what some accounts held before it. */
 export interface TxCosts {
   fee: bigint;
+  /** Who paid the fee: the current seed's fee payer, or a retired one's for a transaction signed before a rotation. */
+  feePayer: string;
   feePayerDelta: bigint;
   watchDelta: bigint;
   lamportsBefore: Map<string, bigint>;
@@ -176,7 +178,7 @@ export class ChainView<C extends ChainCalls = SolanaChain> {
       const used = [meta.fee, meta.preBalances[0], meta.postBalances[0], ...(watchAt >= 0 ? [meta.preBalances[watchAt], meta.postBalances[watchAt]] : []), ...beforeAt.map((i) => meta.preBalances[i])];
       if (!used.every((x) => Number.isSafeInteger(x))) return null;
       const delta = (i: number) => (i < 0 ? 0n : BigInt(meta.postBalances[i]!) - BigInt(meta.preBalances[i]!));
-      return { fee: BigInt(meta.fee), feePayerDelta: delta(0), watchDelta: delta(watchAt), lamportsBefore: new Map(beforeAt.map((i) => [keys[i]!, BigInt(meta.preBalances[i]!)])) };
+      return { fee: BigInt(meta.fee), feePayer: keys[0]!, feePayerDelta: delta(0), watchDelta: delta(watchAt), lamportsBefore: new Map(beforeAt.map((i) => [keys[i]!, BigInt(meta.preBalances[i]!)])) };
     });
   }
 
@@ -263,7 +265,7 @@ export class ChainView<C extends ChainCalls = SolanaChain> {
     const keys = tx.transaction.message.accountKeys as readonly string[];
     const delta = (i: number) => (i < 0 ? 0n : BigInt(tx.meta!.postBalances[i]!) - BigInt(tx.meta!.preBalances[i]!));
     const lamportsBefore = new Map(before.map((a) => [a, keys.indexOf(a)] as const).filter(([, i]) => i >= 0).map(([a, i]) => [a, BigInt(tx.meta!.preBalances[i]!)]));
-    return { fee: BigInt(tx.meta.fee), feePayerDelta: delta(0), watchDelta: watch ? delta(keys.indexOf(watch)) : 0n, lamportsBefore };
+    return { fee: BigInt(tx.meta.fee), feePayer: keys[0]!, feePayerDelta: delta(0), watchDelta: watch ? delta(keys.indexOf(watch)) : 0n, lamportsBefore };
   }
 
   async send(wire: string): Promise<void> {

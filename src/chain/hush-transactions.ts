@@ -58,7 +58,7 @@ export function txShape(
 }
 
 /** Every Hush transaction has this shape: common fee payer, same compute budget, its record last, fresh blockhash. */
-async function sign(shape: TxShape, instructions: Instruction[]): Promise<SignedTransaction> {
+export async function signShaped(shape: TxShape, instructions: Instruction[]): Promise<SignedTransaction> {
   const all = withComputeBudget(shape, shape.memo === undefined ? instructions : [...instructions, memoInstruction(shape.memo)]);
   // The same bytes as kit's path below, without its CPU (see fast-transaction.ts); kit's path when a key
   // is not a native one.
@@ -91,7 +91,7 @@ export async function signWithKit(shape: TxShape, all: Instruction[]): Promise<S
  * pool covers the amount; each signs). Token payouts always carry the idempotent ATA creation, once.
  */
 export async function buildPayout(shape: TxShape, p: PayoutParams): Promise<SignedTransaction> {
-  return sign(shape, await payoutInstructions(shape, p));
+  return signShaped(shape, await payoutInstructions(shape, p));
 }
 
 export interface PayoutSource {
@@ -143,7 +143,7 @@ export interface SweepItem {
  * amount and rent — straight to the pool wallet.
  */
 export async function buildSweep(shape: TxShape, s: SweepParams): Promise<SignedTransaction> {
-  return sign(shape, sweepInstructions(shape, s));
+  return signShaped(shape, sweepInstructions(shape, s));
 }
 
 export interface SweepParams {
@@ -194,7 +194,7 @@ export type StrayHolding =
  * system transfer.
  */
 export async function buildStrayReturn(shape: TxShape, owner: KeyPairSigner, holding: StrayHolding, to: Address, createRecipientAccount: boolean): Promise<SignedTransaction> {
-  return sign(shape, strayReturnInstructions(shape, owner, holding, to, createRecipientAccount));
+  return signShaped(shape, strayReturnInstructions(shape, owner, holding, to, createRecipientAccount));
 }
 
 function strayReturnInstructions(shape: TxShape, owner: KeyPairSigner, h: StrayHolding, to: Address, createRecipientAccount: boolean): Instruction[] {

@@ -46,6 +46,8 @@ export interface HushConfig extends HttpSettings, OperatorSettings, ConnectionSe
   sweepIntervalS: number;
   /** Roles worker and all only (an api process with it is refused). */
   treasurySeed?: string;
+  /** TREASURY_RETIRED_SEEDS: seeds rotated away from, drained into TREASURY_SEED's wallets (roles worker and all). */
+  retiredSeeds?: string[];
   /** HUSH_QUOTE_KEY: the quote MAC key; unset → DATA_DIR/quote-key (required for role api on PostgreSQL). */
   quoteKey?: string;
   /** HUSH_RECEIPT_KEY: the disclosure receipts' Ed25519 seed (roles worker and all; else DATA_DIR/receipt-key). */

@@ -7,8 +7,16 @@ import type { Role } from './role.ts';
  * variable from process.env leaves the original environment block (/proc/<pid>/environ) in memory, and
  * an operator who put it there must hear of it. Values are never echoed: they are secrets.
  */
-export function keyCustodySettings(env: NodeJS.ProcessEnv, role: Role): { treasurySeed?: string; quoteKey?: string; receiptKey?: string } {
+export function keyCustodySettings(env: NodeJS.ProcessEnv, role: Role): { treasurySeed?: string; retiredSeeds?: string[]; quoteKey?: string; receiptKey?: string } {
   const treasurySeed = env.TREASURY_SEED || undefined;
+  // docs/operations.md "Rotate the treasury seed": the seeds rotated away from, held until their wallets are drained.
+  const retiredSeeds = (env.TREASURY_RETIRED_SEEDS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (role === 'api' && retiredSeeds.length > 0) {
+    throw new ConfigError('TREASURY_RETIRED_SEEDS is set for HUSH_ROLE=api: the process facing partners must not hold any treasury seed; remove it from this process\'s environment (only workers need it)');
+  }
+  if (retiredSeeds.length > 0 && !treasurySeed) {
+    throw new ConfigError('TREASURY_RETIRED_SEEDS needs TREASURY_SEED: the seed that takes over (with the default seed file, rotate with npm run treasury:rotate)');
+  }
   const quoteKey = env.HUSH_QUOTE_KEY || undefined;
   if (role === 'api' && treasurySeed) {
     throw new ConfigError('TREASURY_SEED is set for HUSH_ROLE=api: the process facing partners must not hold the treasury seed; remove it from this process\'s environment (only workers need it)');
@@ -24,7 +32,7 @@ export function keyCustodySettings(env: NodeJS.ProcessEnv, role: Role): { treasu
   if (role === 'api' && env.DATABASE_URL && !quoteKey) {
     throw new ConfigError('HUSH_ROLE=api on a shared store (DATABASE_URL) needs HUSH_QUOTE_KEY, the same on every API process (e.g. openssl rand -hex 32)');
   }
-  return { treasurySeed, quoteKey, ...(receiptKey ? { receiptKey } : {}) };
+  return { treasurySeed, ...(retiredSeeds.length > 0 ? { retiredSeeds } : {}), quoteKey, ...(receiptKey ? { receiptKey } : {}) };
 }
 
 /** HUSH_QUOTE_KEY: hex or base64 (standard or url-safe) of at least 32 bytes; null when it is neither. */

@@ -9,7 +9,7 @@
  * too: nothing in a memo tells a payout from a sweep, or one order from another, to anyone without the seed.
  */
 
-export const RECORD_KINDS = ['payout', 'refund', 'partner_payout', 'sweep', 'stray_return'] as const;
+export const RECORD_KINDS = ['payout', 'refund', 'partner_payout', 'sweep', 'stray_return', 'drain'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 const MODES = ['', 'exact_in', 'exact_out'] as const;
 
@@ -86,3 +86,5 @@ export function decodeRecord(bytes: Uint8Array): ChainRecord | null {
 
 /** A sweep's record: the deposit accounts it closes say whose deposits it moved. */
 export const SWEEP_RECORD: ChainRecord = Object.freeze({ kind: 'sweep', trackingId: '', part: 0 });
+/** A retired wallet's drain (docs/operations.md "Rotate the treasury seed"): no order's money. */
+export const DRAIN_RECORD: ChainRecord = Object.freeze({ kind: 'drain', trackingId: '', part: 0 });

@@ -1,3 +1,4 @@
+import { drainMovement } from './drain-movements.ts';
 import type { OrderRecord } from '../store/orders-store.ts';
 import { transferSources, type ChainTx } from '../store/settlement/chain-tx.ts';
 import type { LedgerLeg, Movement } from '../store/settlement/movements.ts';
@@ -89,6 +90,8 @@ export function assetMovements(t: ChainTx, native: boolean, poolLamportDelta: bi
       });
       return { movements: [{ movement: `tx:${t.signature}:assets`, kind: 'sweep', legs }], unattributed };
     }
+    case 'drain':
+      return { movements: [drainMovement(t)], unattributed: 0n };
     default:
       return { movements: [], unattributed: 0n };
   }

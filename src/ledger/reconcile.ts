@@ -6,6 +6,7 @@ import { ledgerMark, UNBOOKED_TXS } from '../store/settlement/ledger-mark.ts';
 import { HELD_FUNDS_ACCOUNT } from '../store/holds/fund-holds.ts';
 import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import { ChainView } from '../chain/chain-view.ts';
+import { readRetiredWallets } from '../store/treasury-wallets-store.ts';
 
 /** The ledger account frozen funds are booked on (src/admin/holds-service.ts), negative as a liability. */
 export const FROZEN_ACCOUNT = 'frozen:funds';
@@ -34,8 +35,8 @@ export interface ReconcileReport {
 }
 
 /**
- * Compares the ledger with the chain for every account Hush holds on chain: the fee payer, every pool
- * and every deposit account the ledger says still holds funds. Reports each difference exactly.
+ * Compares the ledger with the chain for every account Hush holds on chain: the fee payer, every pool (of the
+ * current seed and of every retired one) and every deposit account the ledger says still holds funds. Reports each difference exactly.
  */
 export async function reconcile(db: Db, chain: SolanaChain, treasury: TreasuryWallets, assets: AssetRegistry): Promise<ReconcileReport> {
   // Issue 43: a transaction that settles between the ledger read and the chain read (a late refund, a sweep)
@@ -54,6 +55,13 @@ async function reconcileOnce(db: Db, chain: SolanaChain, treasury: TreasuryWalle
   const checks: { account: string; address: string; assetId: string; native: boolean }[] = [
     { account: `feepayer:${treasury.feePayer.address}`, address: treasury.feePayer.address, assetId: 'sol', native: true },
     ...treasury.allPools().map((p) => ({ account: `pool:${p.holding}`, address: p.holding, assetId: p.assetId, native: assets.get(p.assetId)!.native })),
+    // Every seed the store has known: a rotation's retired wallets count until drained, and after (docs/operations.md
+    // "Rotate the treasury seed"); an asset the configuration dropped is counted as a token.
+    ...(await readRetiredWallets(db)).map((w) =>
+      w.role === 'feepayer'
+        ? { account: `feepayer:${w.address}`, address: w.address, assetId: 'sol', native: true }
+        : { account: `pool:${w.holding}`, address: w.holding, assetId: w.assetId, native: assets.get(w.assetId)?.native ?? false },
+    ),
   ];
   for (const key of ledger.keys()) {
     const [account, assetId] = key.split('|') as [string, string];

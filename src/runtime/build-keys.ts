@@ -2,7 +2,8 @@ import type { HushConfig } from '../config/config.ts';
 import type { Db } from '../store/db.ts';
 import { publishTreasuryWallets } from '../store/treasury-wallets-store.ts';
 import { DepositIdentityMint } from '../treasury/deposit-identity-mint.ts';
-import { loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
+import { loadRetiredSeeds, loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
+import { ConfigError } from '../config/config-error.ts';
 import { Treasury } from '../treasury/treasury.ts';
 import { PublishedTreasuryWallets, publishedWalletsOf, type TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import type { Closers } from './closers.ts';
@@ -29,10 +30,14 @@ export interface RoleKeys {
 export async function buildKeys(config: HushConfig, db: Db, alert: AlertFn, closers: Closers, clock: Clock, random: Random, threads = true): Promise<RoleKeys> {
   if (config.role === 'api') return { keys: null, signing: null, treasury: new PublishedTreasuryWallets(db), mint: null };
   const keys = new TreasuryKeys(loadTreasurySeed({ treasurySeed: config.treasurySeed, dataDir: config.dataDir }));
-  const signing = await Treasury.load(keys, config.assets);
-  const published = await publishTreasuryWallets(db, publishedWalletsOf(signing));
-  if (published.replaced) {
-    alert('treasury_replaced', { feePayer: signing.feePayer.address }, "this worker's treasury seed is not the one that published the wallets in the store: its addresses replace them, unclaimed deposit identities are dropped; APIs must restart to read them");
+  const retiredKeys = loadRetiredSeeds(config).map((s) => new TreasuryKeys(s));
+  const signing = await Treasury.withRetired(keys, retiredKeys, config.assets);
+  // A seed both current and retired (a rotation interrupted between its two writes) is simply current.
+  signing.retired = signing.retired.filter((t) => t.feePayer.address !== signing.feePayer.address);
+  const published = await publishTreasuryWallets(db, publishedWalletsOf(signing), new Set(signing.retired.map((t) => t.feePayer.address)));
+  if ('refused' in published) throw new ConfigError(`treasury seed refused: ${published.refused}`);
+  if (published.rotated) {
+    alert('treasury_rotated', { feePayer: signing.feePayer.address }, 'the treasury seed was rotated: new orders take the new seed, the retired wallets drain into its own once nothing in flight needs them (docs/operations.md "Rotate the treasury seed"); APIs must restart to read the new addresses');
   }
   const mint = new DepositIdentityMint(db, keys.depositMasterKey, config.assets, clock, random, { target: config.depositIdentityTarget, threaded: threads }).start();
   closers.add(() => mint.stop());

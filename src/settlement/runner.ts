@@ -18,6 +18,7 @@ import { Sweeps } from './steps/sweep.ts';
 import { Watchdog } from './steps/watchdog.ts';
 import { TreasuryHealth } from './chain-truth/treasury-health.ts';
 import { ChainCheck } from './chain-truth/chain-check.ts';
+import { DrainRetired } from './steps/drain-retired.ts';
 import type { Clock, Timer } from '../support/clock.ts';
 
 export type { WorkerOptions } from './context.ts';
@@ -40,6 +41,7 @@ export class SettlementWorker {
   private readonly health: TreasuryHealth;
   /** The store compared with the chain: what it forgot and the chain shows is adopted; what nobody can explain pauses payouts. */
   readonly truth: ChainCheck;
+  private readonly drainer: DrainRetired;
   private readonly rebalanceSettings: RebalanceSettings;
   private readonly intervals: { tickMs: number; sweepMs: number; rebalanceMs: number };
   private startedAt = 0;
@@ -77,6 +79,7 @@ export class SettlementWorker {
     this.late = new LateDeposits(ctx);
     this.watchdog = new Watchdog(ctx, opts.stuckAfterMs ?? 60 * 60 * 1000, () => this.startedAt);
     this.truth = new ChainCheck(ctx);
+    this.drainer = new DrainRetired(ctx);
     this.health = new TreasuryHealth(ctx, () => this.truth.openingSettled);
   }
 
@@ -113,6 +116,8 @@ export class SettlementWorker {
       // Checked twice per period so that readings stay under GRID_READING_GAP_MS apart when signing stops.
       ['fee-market', IDLE_READ_MS / 2, () => this.context.fees.readIdle()],
       ['rebalance', rebalanceMs, gated(() => this.rebalanceTick())],
+      // Only while a rotation's retired wallets are held (docs/operations.md "Rotate the treasury seed").
+      ...(this.context.treasury.retired.length > 0 ? [['drain-retired', DRAIN_EVERY_MS, gated(() => this.drainer.tick())] as [string, number, () => Promise<unknown>]] : []),
     ]);
   }
 
@@ -213,6 +218,8 @@ export class SettlementWorker {
 /** How often a running worker compares the store with the chain: one getSignaturesForAddress when nothing changed. */
 export const CHECK_EVERY_MS = 30_000;
 const START_CHECK_ATTEMPTS = 60;
+/** A retired wallet's drain pass: one balance read of the retired wallets while any is undrained. */
+const DRAIN_EVERY_MS = 15_000;
 /** How many slots an idle store-polling loop may sleep at most (its interval doubles per empty pass). */
 const IDLE_SLOTS = 2;
 /** How often landed transactions left uncosted are looked for; sooner while some are left (a node that lags). */

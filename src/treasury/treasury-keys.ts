@@ -4,6 +4,7 @@ import { type Address, type KeyPairSigner } from '@solana/kit';
 import { addressFromBytes } from '../domain/address-codec.ts';
 import { slip10Derive } from './slip10.ts';
 import { secretFileText } from './secret-file.ts';
+import { RETIRED_SEED_FILE, retiredSeedLines } from './seed-rotation.ts';
 import { signerFromSeed } from './seed-signer.ts';
 
 const SOLANA = [44, 501];
@@ -100,13 +101,25 @@ export class TreasuryKeys {
   }
 }
 
+/** A seed as an operator writes it: hex or base58, at least 32 bytes. */
+export function parseSeed(text: string, name = 'TREASURY_SEED'): Uint8Array {
+  const s = text.trim();
+  const bytes = /^[0-9a-fA-F]+$/.test(s) && s.length % 2 === 0 ? Buffer.from(s, 'hex') : Buffer.from(bs58.decodeUnsafe(s) ?? []);
+  if (bytes.length < 32) throw new Error(`${name} must encode at least 32 bytes (hex or base58)`);
+  return new Uint8Array(bytes);
+}
+
 /** TREASURY_SEED (hex or base58, ≥ 32 bytes) or, in embedded mode, a generated file under DATA_DIR (mode 0600). */
 export function loadTreasurySeed(opts: { treasurySeed?: string; dataDir: string }): Uint8Array {
-  if (opts.treasurySeed) {
-    const s = opts.treasurySeed.trim();
-    const bytes = /^[0-9a-fA-F]+$/.test(s) && s.length % 2 === 0 ? Buffer.from(s, 'hex') : Buffer.from(bs58.decodeUnsafe(s) ?? []);
-    if (bytes.length < 32) throw new Error('TREASURY_SEED must encode at least 32 bytes (hex or base58)');
-    return new Uint8Array(bytes);
-  }
+  if (opts.treasurySeed) return parseSeed(opts.treasurySeed);
   return new Uint8Array(Buffer.from(secretFileText(opts.dataDir, 'treasury-seed').text.trim(), 'hex'));
+}
+
+/**
+ * The seeds rotated away from (docs/operations.md "Rotate the treasury seed"): TREASURY_RETIRED_SEEDS with
+ * TREASURY_SEED, else in embedded mode DATA_DIR/treasury-seed-retired, one hex seed a line (seed-rotation.ts).
+ */
+export function loadRetiredSeeds(opts: { treasurySeed?: string; retiredSeeds?: string[]; dataDir: string }): Uint8Array[] {
+  if (opts.treasurySeed) return (opts.retiredSeeds ?? []).map((s) => parseSeed(s, 'TREASURY_RETIRED_SEEDS'));
+  return retiredSeedLines(opts.dataDir).map((s) => parseSeed(s, `${RETIRED_SEED_FILE} (DATA_DIR)`));
 }

@@ -22,11 +22,24 @@ export interface PoolWallet {
  * owners are derived on demand.
  */
 export class Treasury implements TreasuryWallets {
+  /**
+   * The seeds rotated away from (docs/operations.md "Rotate the treasury seed"): their orders' deposit owners still
+   * sign sweeps and refunds, their records still open, and their wallets are drained into this one's.
+   */
+  retired: readonly Treasury[] = [];
+
   private constructor(
     readonly keys: TreasuryKeys,
     readonly feePayer: KeyPairSigner,
     private readonly poolsByAsset: Map<string, PoolWallet[]>,
   ) {}
+
+  /** This seed's treasury, holding `retired` (each loaded like it) for a rotation. */
+  static async withRetired(keys: TreasuryKeys, retired: readonly TreasuryKeys[], assets: AssetRegistry, poolsPerAsset = POOLS_PER_ASSET): Promise<Treasury> {
+    const t = await Treasury.load(keys, assets, poolsPerAsset);
+    t.retired = await Promise.all(retired.map((k) => Treasury.load(k, assets, poolsPerAsset)));
+    return t;
+  }
 
   static async load(keys: TreasuryKeys, assets: AssetRegistry, poolsPerAsset = POOLS_PER_ASSET): Promise<Treasury> {
     const feePayer = await TreasuryKeys.signer(keys.feePayerSeed());
@@ -57,8 +70,27 @@ export class Treasury implements TreasuryWallets {
     return this.allPools().find((p) => p.holding === holding);
   }
 
-  depositSigner(trackingId: string): Promise<KeyPairSigner> {
-    return TreasuryKeys.signer(this.keys.depositOwnerSeed(trackingId));
+  /**
+   * The signer of an order's deposit owner. With a retired seed held, `depositOwner` (the order's) tells which seed
+   * derived it: an order placed before the rotation keeps its owner. Without it, or matching none, this seed's.
+   */
+  depositSigner(trackingId: string, depositOwner?: string): Promise<KeyPairSigner> {
+    const seed = depositOwner === undefined || this.retired.length === 0 ? this : (this.seeds().find((t) => t.keys.depositOwnerAddress(trackingId) === depositOwner) ?? this);
+    return TreasuryKeys.signer(seed.keys.depositOwnerSeed(trackingId));
+  }
+
+  /** This seed and the retired ones, this first. */
+  seeds(): Treasury[] {
+    return [this, ...this.retired];
+  }
+
+  /** A pool of a retired seed by where its funds sit. */
+  retiredPool(holding: string): PoolWallet | undefined {
+    for (const t of this.retired) {
+      const p = t.poolByHolding(holding);
+      if (p) return p;
+    }
+    return undefined;
   }
 }
 

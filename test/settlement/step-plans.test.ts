@@ -54,7 +54,7 @@ test('late deposits: late funds are a token balance, or SOL above the reserve at
 test('sweep: each deposit of the batch is swept whole, the part beyond its deposit marked extra; no token account is unsweepable, no balance is skipped', () => {
   const sweeps = new Sweeps(untouchable as SweepDeps, () => 0, 5000);
   const step = sweeps['assetStep']('usdc', 100n);
-  const dep = (n: string, depositAmount: bigint): UnsweptDeposit => ({ orderId: n, trackingId: `t${n}`, depositAccount: `acct${n}` as Address, sourceAssetId: 'usdc', depositAmount });
+  const dep = (n: string, depositAmount: bigint): UnsweptDeposit => ({ orderId: n, trackingId: `t${n}`, depositAccount: `acct${n}` as Address, depositOwner: `owner${n}` as Address, sourceAssetId: 'usdc', depositAmount });
   const blockhash = { blockhash: 'bh', lastValidBlockHeight: 150n } as never;
   const balances = new Map<string, AccountBalance>([
     ['acct1', balance({ tokenAmount: 10n, lamports: 2_039_290n })],

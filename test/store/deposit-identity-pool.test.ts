@@ -13,7 +13,7 @@ import { loadAssets } from '../../src/config/assets.ts';
 import { HushError } from '../../src/domain/errors.ts';
 import { DepositIdentityPool } from '../../src/services/deposit-identity-pool.ts';
 import { claimDepositIdentities, countDepositIdentities, depositIdentitySpans, insertDepositIdentities } from '../../src/store/deposit-identities-store.ts';
-import { publishTreasuryWallets, readTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
+import { publishTreasuryWallets, readRetiredWallets, readTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
 import { DepositIdentityMint } from '../../src/treasury/deposit-identity-mint.ts';
 import { Treasury } from '../../src/treasury/treasury.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
@@ -107,14 +107,14 @@ forEachEngine('deposit identity pool', (ctx) => {
     assert.deepEqual(claimed.map((c) => c.trackingId).sort(), [...first, ...second].slice(0, 4).map((id) => id.trackingId).sort(), 'the oldest four claimed');
   });
 
-  it('wallets: published compare-and-set, read by the API view; another seed replaces them and drops the old identities', async () => {
+  it('wallets: published compare-and-set, read by the API view; another seed is refused unless it retires this one, which moves the old wallets to retired and drops the old identities', async () => {
     const { db } = await ctx.fresh();
     const view = new PublishedTreasuryWallets(db);
     await assert.rejects(view.loaded(), WalletsNotPublishedError);
     assert.throws(() => view.feePayer, WalletsNotPublishedError);
     const a = await Treasury.load(new TreasuryKeys(new Uint8Array(randomBytes(32))), assets);
-    assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(a)), { changed: true, replaced: false });
-    assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(a)), { changed: false, replaced: false }, 'the same set writes nothing');
+    assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(a)), { changed: true, rotated: false });
+    assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(a)), { changed: false, rotated: false }, 'the same set writes nothing');
     await view.loaded();
     assert.equal(view.feePayer.address, a.feePayer.address);
     assert.deepEqual(view.allPools().map((p) => p.holding).sort(), a.allPools().map((p) => p.holding).sort());
@@ -124,8 +124,19 @@ forEachEngine('deposit identity pool', (ctx) => {
     const mint = new DepositIdentityMint(db, keysB.depositMasterKey, assets, systemClock, systemRandom, { target: 8 }).start();
     await mint.filled(8).finally(() => mint.stop());
     const b = await Treasury.load(new TreasuryKeys(new Uint8Array(randomBytes(32))), assets);
-    assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(b)), { changed: true, replaced: true });
+    const refused = await publishTreasuryWallets(db, publishedWalletsOf(b));
+    assert.ok('refused' in refused && refused.refused.includes(a.feePayer.address) && refused.refused.includes('TREASURY_RETIRED_SEEDS'), 'a seed that does not hold the old one would strand its funds');
+    assert.equal((await readTreasuryWallets(db)).find((w) => w.role === 'feepayer')?.address, a.feePayer.address, 'refused: nothing written');
+    assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(b), new Set([a.feePayer.address])), { changed: true, rotated: true });
     assert.equal((await readTreasuryWallets(db)).find((w) => w.role === 'feepayer')?.address, b.feePayer.address);
-    assert.equal((await countDepositIdentities(db)).size, 0, "identities of the replaced seed are dropped: no worker of the new one could sweep them");
+    assert.equal((await countDepositIdentities(db)).size, 0, 'unclaimed identities of the retired seed are dropped: new orders take the new seed\'s');
+    const retired = await readRetiredWallets(db);
+    assert.deepEqual(retired.map((r) => r.holding).sort(), publishedWalletsOf(a).map((w) => w.holding).sort(), 'every wallet of the old seed is kept, as retired');
+    assert.ok(retired.every((r) => r.feePayer === a.feePayer.address && r.drainedAt === null));
+    const back = await publishTreasuryWallets(db, publishedWalletsOf(a));
+    assert.ok('refused' in back && back.refused.includes('was retired'), 'a worker still on the retired seed is refused');
+    const c = await Treasury.load(new TreasuryKeys(new Uint8Array(randomBytes(32))), assets);
+    const orphan = await publishTreasuryWallets(db, publishedWalletsOf(c), new Set([b.feePayer.address]));
+    assert.ok('refused' in orphan && orphan.refused.includes(a.feePayer.address), 'undrained wallets of a retired seed this worker does not hold are refused');
   });
 });

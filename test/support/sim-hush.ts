@@ -232,6 +232,12 @@ export class SimHush {
     await this.until('Hush restarted', async () => this.world.life?.hush ?? null, 120_000);
   }
 
+  /** Hush is stopped and started again on its store with `env` over its settings (a new seed, a retired one). */
+  async restartWith(env: Record<string, string>): Promise<void> {
+    await this.drive(this.world.restartWith(env));
+    await this.until('Hush restarted', async () => this.world.life?.hush ?? null, 120_000);
+  }
+
   async close(): Promise<void> {
     // Hush's close waits for its loops' passes in flight, which may wait on the simulated clock (an RPC answer,
     // a pause): the clock runs until it has closed, the chain and the store still there for those passes.

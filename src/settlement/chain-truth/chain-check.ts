@@ -13,6 +13,9 @@ import { refundOrder } from '../../store/settlement/refund-order.ts';
 import { releaseOrder } from '../../store/settlement/release-orders.ts';
 import { startPayouts, type PayableStatus } from '../../store/settlement/start-payouts.ts';
 import { openRecord } from '../../treasury/record-cipher.ts';
+import type { Treasury } from '../../treasury/treasury.ts';
+import type { ChainRecord } from '../../domain/chain-record.ts';
+import { readRetiredWallets } from '../../store/treasury-wallets-store.ts';
 import { purgeDepositIdentities } from '../../store/deposit-identities-store.ts';
 import { confirmFundedOrders, originQuery, type PayableOrder } from '../confirm-funded-orders.ts';
 import type { SettlementContext } from '../context.ts';
@@ -20,6 +23,15 @@ import { attribute } from './attribute.ts';
 import { recordDecisions, screenOrders } from '../steps/screen-orders.ts';
 import { rebuildOrder } from './rebuild-order.ts';
 import { bookOpeningBalances, markOpeningDue, openingDue, storeHoldsNothing } from './opening-balances.ts';
+
+/** A record opened with whichever held seed sealed it (a retired one's for a transaction signed before a rotation). */
+function openWithAny(seeds: readonly Treasury[], memo: string): { record: ChainRecord; seed: Treasury } | null {
+  for (const seed of seeds) {
+    const record = openRecord(seed.keys.recordKey, memo);
+    if (record) return { record, seed };
+  }
+  return null;
+}
 
 /** A landed transaction never expires: its record's last valid height only has to be past any height the fate loop reads. */
 const LANDED = 2n ** 62n;
@@ -68,53 +80,16 @@ export class ChainCheck {
 
   async pass(): Promise<CheckOutcome> {
     const ctx = this.ctx;
-    const wallet = ctx.treasury.feePayer.address;
-    const mark = await readWatermark(ctx.db, wallet);
-    const history = await historySince(ctx.view, wallet, mark?.signature ?? null);
-    // A store that holds nothing over a seed whose fee payer signed transactions it does not know: a lost store (its
-    // opening balances are booked once what is adopted has settled). Someone else's transfers (the start's
-    // funding airdrops) are no sign of one: their funding is booked as it lands.
-    const empty = mark === null && history.length > 0 && (await storeHoldsNothing(ctx.db));
     const found: FoundTransaction[] = [];
-    let purged = 0;
     const rebuilt: string[] = [];
-    if (history.length > 0) {
-      const known = await knownSignatures(ctx.db, history.map((h) => h.signature));
-      // A failed transaction moved nothing but its fee (reconcile shows a fee the ledger lacks).
-      const unknown = history.filter((h) => !known.has(h.signature) && h.err === null);
-      const reads = {
-        orderByTrackingId: (id: string) => getOrderByTrackingId(ctx.db, id),
-        orderByDepositAccount: async (a: string) => {
-          const id = await orderIdByDepositAccount(ctx.db, a);
-          return id === null ? null : getOrderById(ctx.db, id);
-        },
-        poolHoldings: new Set(ctx.treasury.allPools().map((p) => p.holding)),
-      };
-      for (const tx of await readTransactions(ctx.view, unknown.map((u) => u.signature))) {
-        // Someone else's transaction naming the fee payer (a top-up, an airdrop): no money of Hush's left by it. One
-        // the fee payer's key signed is Hush's, whoever paid its fee (a key used outside Hush has no record).
-        if (!tx.signers.includes(wallet)) continue;
-        const record = tx.memo === null ? null : openRecord(ctx.treasury.keys.recordKey, tx.memo);
-        let f = await attribute(tx, record, reads);
-        // An order the store forgot whose record holds its terms comes back (born again, then adopted like any other).
-        if (record && f.detail.reason === 'order_unknown' && (await rebuildOrder(ctx, record, tx, reads.poolHoldings))) {
-          f = await attribute(tx, record, reads);
-          rebuilt.push(record.trackingId);
-        }
-        found.push(f);
-      }
-      const newest = history[history.length - 1]!;
-      await ctx.db.transaction(async (q) => {
-        await insertFound(q, found);
-        if (empty && found.length > 0) await markOpeningDue(q);
-        await writeWatermark(q, wallet, newest.signature, newest.slot);
-        // The store went back in time: identities it still holds may be ones a forgotten order was given.
-        if (found.length > 0) purged = await purgeDepositIdentities(q);
-        if (found.some((f) => f.kind === 'unattributed')) await pauseTruth(q, 'store_behind_chain');
-        else await markChecked(q);
-      });
-    } else {
-      await markChecked(ctx.db);
+    let read = 0;
+    let purged = 0;
+    for (const wallet of await this.feePayers()) {
+      const scanned = await this.scan(wallet, wallet === ctx.treasury.feePayer.address);
+      read += scanned.read;
+      purged += scanned.purged;
+      found.push(...scanned.found);
+      rebuilt.push(...scanned.rebuilt);
     }
     const lost = found.filter((f) => f.kind === 'unattributed');
     if (lost.length > 0) {
@@ -134,7 +109,73 @@ export class ChainCheck {
     if (await openingDue(ctx.db)) this.openingSettled = await bookOpeningBalances(ctx, open);
     else this.openingSettled = true;
     this.state = await readTruth(ctx.db);
-    return { read: history.length, adopted, unattributed: lost.length, paused: this.state.paused };
+    return { read, adopted, unattributed: lost.length, paused: this.state.paused };
+  }
+
+  /**
+   * The fee payers whose history is read: the current seed's, and each retired seed's until its fee payer is drained
+   * (docs/operations.md "Rotate the treasury seed": an empty fee payer can pay for nothing more).
+   */
+  private async feePayers(): Promise<string[]> {
+    const t = this.ctx.treasury;
+    if (t.retired.length === 0) return [t.feePayer.address];
+    const drained = new Set((await readRetiredWallets(this.ctx.db)).filter((w) => w.role === 'feepayer' && w.drainedAt !== null).map((w) => w.feePayer as string));
+    return [t.feePayer.address, ...t.retired.map((r) => r.feePayer.address as string).filter((a) => !drained.has(a))];
+  }
+
+  /** One fee payer's history past its high-water mark: what of it the store does not know, attributed and recorded. */
+  private async scan(wallet: string, current: boolean): Promise<{ read: number; found: FoundTransaction[]; rebuilt: string[]; purged: number }> {
+    const ctx = this.ctx;
+    const mark = await readWatermark(ctx.db, wallet);
+    const history = await historySince(ctx.view, wallet, mark?.signature ?? null);
+    // A store that holds nothing over a seed whose fee payer signed transactions it does not know: a lost store (its
+    // opening balances are booked once what is adopted has settled). Someone else's transfers (the start's
+    // funding airdrops) are no sign of one: their funding is booked as it lands.
+    const empty = current && mark === null && history.length > 0 && (await storeHoldsNothing(ctx.db));
+    const found: FoundTransaction[] = [];
+    const rebuilt: string[] = [];
+    let purged = 0;
+    if (history.length === 0) {
+      if (current) await markChecked(ctx.db);
+      return { read: 0, found, rebuilt, purged };
+    }
+    const known = await knownSignatures(ctx.db, history.map((h) => h.signature));
+    // A failed transaction moved nothing but its fee (reconcile shows a fee the ledger lacks).
+    const unknown = history.filter((h) => !known.has(h.signature) && h.err === null);
+    const seeds = ctx.treasury.seeds();
+    const reads = {
+      orderByTrackingId: (id: string) => getOrderByTrackingId(ctx.db, id),
+      orderByDepositAccount: async (a: string) => {
+        const id = await orderIdByDepositAccount(ctx.db, a);
+        return id === null ? null : getOrderById(ctx.db, id);
+      },
+      poolHoldings: new Set(seeds.flatMap((t) => t.allPools().map((p) => p.holding as string))),
+    };
+    for (const tx of await readTransactions(ctx.view, unknown.map((u) => u.signature))) {
+      // Someone else's transaction naming the fee payer (a top-up, an airdrop): no money of Hush's left by it. One
+      // the fee payer's key signed is Hush's, whoever paid its fee (a key used outside Hush has no record).
+      if (!tx.signers.includes(wallet)) continue;
+      const opened = tx.memo === null ? null : openWithAny(seeds, tx.memo);
+      const record = opened?.record ?? null;
+      let f = await attribute(tx, record, reads);
+      // An order the store forgot whose record holds its terms comes back (born again, then adopted like any other).
+      if (opened && f.detail.reason === 'order_unknown' && (await rebuildOrder(ctx, opened.record, tx, reads.poolHoldings, opened.seed.keys))) {
+        f = await attribute(tx, opened.record, reads);
+        rebuilt.push(opened.record.trackingId);
+      }
+      found.push(f);
+    }
+    const newest = history[history.length - 1]!;
+    await ctx.db.transaction(async (q) => {
+      await insertFound(q, found);
+      if (empty && found.length > 0) await markOpeningDue(q);
+      await writeWatermark(q, wallet, newest.signature, newest.slot);
+      // The store went back in time: identities it still holds may be ones a forgotten order was given.
+      if (found.length > 0) purged = await purgeDepositIdentities(q);
+      if (found.some((f) => f.kind === 'unattributed')) await pauseTruth(q, 'store_behind_chain');
+      else if (current) await markChecked(q);
+    });
+    return { read: history.length, found, rebuilt, purged };
   }
 
   /** Brings every order with an adopted transfer to where the chain says it is, through the usual writers. */

@@ -6,6 +6,7 @@ import { getAccount } from '../../store/accounts-store.ts';
 import { getOrderByTrackingId, insertOrder, type OrderRecord } from '../../store/orders-store.ts';
 import { ensureRecoveredAccount } from '../../store/chain-truth-store.ts';
 import type { SettlementContext } from '../context.ts';
+import type { TreasuryKeys } from '../../treasury/treasury-keys.ts';
 
 /** What a rebuilt order's quote says: no quote survives a lost store; its terms are the chain's. */
 export const RECOVERED_QUOTE = Object.freeze({ recovered: true, privacy: { standard: false } });
@@ -21,13 +22,14 @@ type RebuildDeps = Pick<SettlementContext, 'db' | 'view' | 'treasury' | 'config'
  * same-asset order's whole difference is booked as the service fee. Null when the record lacks its terms or the
  * chain shows no deposit.
  */
-export async function rebuildOrder(ctx: RebuildDeps, record: ChainRecord, tx: ReadTransaction, poolHoldings: ReadonlySet<string>): Promise<OrderRecord | null> {
+export async function rebuildOrder(ctx: RebuildDeps, record: ChainRecord, tx: ReadTransaction, poolHoldings: ReadonlySet<string>, keys: TreasuryKeys = ctx.treasury.keys): Promise<OrderRecord | null> {
   const { accountId, mode, sourceAssetId, destinationAssetId } = record;
   if (!accountId || !mode || !sourceAssetId || !destinationAssetId) return null;
   const source = ctx.config.assets.get(sourceAssetId);
   const destination = ctx.config.assets.get(destinationAssetId);
   if (!source || !destination) return null;
-  const depositOwner = ctx.treasury.keys.depositOwnerAddress(record.trackingId);
+  // The seed that sealed the record derived the order's deposit owner (a retired one's, for an order before a rotation).
+  const depositOwner = keys.depositOwnerAddress(record.trackingId);
   const { depositAccount } = depositAccountOf(depositOwner, source.mint, source.tokenProgram);
   const deposit = await depositOf(ctx, depositAccount);
   if (!deposit) return null;

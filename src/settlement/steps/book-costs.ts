@@ -2,6 +2,7 @@ import type { ChainTx } from '../../store/settlement/chain-tx.ts';
 import { recordMovements } from '../../store/settlement/record-movements.ts';
 import { setTxFees } from '../../store/settlement/set-tx-fees.ts';
 import { uncostedChainTxs } from '../../store/settlement/uncosted-chain-txs.ts';
+import { ownCosts } from '../../ledger/drain-movements.ts';
 import { absorbedPriorityFee, networkCostMovement, quotedPriceOf } from '../../ledger/network-cost.ts';
 import { orderFeePrices } from '../../store/settlement/order-fee-prices.ts';
 import { computeUnitPriceOfWire } from '../../chain/wire-price.ts';
@@ -59,7 +60,7 @@ export async function bookCosts(ctx: BookCostsDeps, txs: ChainTx[]): Promise<num
     await ctx.db.transaction(async (tx) => {
       const set = await setTxFees(tx, ready.map(({ t, costs: c }) => ({ id: t.id, feeLamports: c.fee })));
       const mine = ready.filter(({ t }) => set.has(t.id));
-      await recordMovements(tx, mine.map(({ t, costs: c }) => networkCostMovement(t.signature, ctx.treasury.feePayer.address, c, flatAbsorbed(t, rungOf(t), ctx.config.computeUnitLimit))));
+      await recordMovements(tx, mine.map(({ t, costs: c }) => networkCostMovement(t.signature, c.feePayer, ownCosts(t, c), flatAbsorbed(t, rungOf(t), ctx.config.computeUnitLimit))));
     });
   }
   return txs.length - ready.length;

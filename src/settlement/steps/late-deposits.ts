@@ -89,7 +89,7 @@ export class LateDeposits implements Step<LateDepositsDeps, Candidate[], LateRea
       found++;
       // One account's failed sweep (its asset gone from the configuration, a chain read failing) holds up
       // only that account: thrown out of the pass, it stopped every candidate after it and the late refunds.
-      await sweepLate(ctx, String(r.id), r.tracking_id, r.deposit_account, r.source_asset_id).catch((e: unknown) =>
+      await sweepLate(ctx, String(r.id), r.tracking_id, r.deposit_owner, r.deposit_account, r.source_asset_id).catch((e: unknown) =>
         ctx.log({ err: e, trackingId: r.tracking_id, assetId: r.source_asset_id }, 'late funds found; their sweep failed, retried on a later pass'),
       );
     }
@@ -124,7 +124,7 @@ function lateFunds(native: () => boolean, b: AccountBalance | undefined): { amou
  * since the read — so a sweep that already took the funds is never followed by a second one, which the
  * fee payer would fund and a refund would pay out again.
  */
-async function sweepLate(ctx: SweepLateDeps, orderId: string, trackingId: string, depositAccount: Address, assetId: string): Promise<void> {
+async function sweepLate(ctx: SweepLateDeps, orderId: string, trackingId: string, depositOwner: string, depositAccount: Address, assetId: string): Promise<void> {
   const asset = ctx.asset(assetId);
   const pools = ctx.treasury.pools(assetId);
   const pool = pools[ctx.random.int(pools.length)]!;
@@ -139,7 +139,7 @@ async function sweepLate(ctx: SweepLateDeps, orderId: string, trackingId: string
     asset,
     poolWallet: pool.address,
     poolHolding: pool.holding,
-    items: [{ owner: await ctx.treasury.depositSigner(trackingId), depositAccount, amount, reopen }],
+    items: [{ owner: await ctx.treasury.depositSigner(trackingId, depositOwner), depositAccount, amount, reopen }],
   });
   const recorded = await allOrNothing(ctx.db, async (tx) => {
     if (!(await tryTransactionLock(tx, LATE_SWEEP_LOCK, depositAccount)) || (await sweepOfAccount(tx, depositAccount, readAt))) return false;

@@ -11,6 +11,7 @@ import { setSweepItems } from '../../store/settlement/set-sweep-items.ts';
 import { settleChainTx, settleChainTxs } from '../../store/settlement/settle-chain-txs.ts';
 import { txFate, type SignatureState } from '../../domain/settlement/tx-fate.ts';
 import { DEFAULT_NETWORK_COST } from '../../domain/network-cost.ts';
+import { ownCosts } from '../../ledger/drain-movements.ts';
 import { networkCostMovement } from '../../ledger/network-cost.ts';
 import { purposeOfTx } from '../fee-prices.ts';
 import { assetMovements } from '../../ledger/order-movements.ts';
@@ -152,7 +153,7 @@ async function commitFates<L extends Landed & { costs: TxCosts | null }>(ctx: Pi
     const movements: Movement[] = [];
     for (const { t, success, costs } of mine) {
       // Without its costs (a landed payout): booked after its order completes (bookCosts).
-      if (costs) movements.push(networkCostMovement(t.signature, ctx.treasury.feePayer.address, costs, flatAbsorbed(t, rungOf(t), ctx.config.computeUnitLimit)));
+      if (costs) movements.push(networkCostMovement(t.signature, costs.feePayer, ownCosts(t, costs), flatAbsorbed(t, rungOf(t), ctx.config.computeUnitLimit)));
       if (success) {
         if (costs) await recordLateArrivals(ctx, tx, t, costs.lamportsBefore);
         movements.push(...landedMovements(ctx, t, costs?.watchDelta ?? 0n));

@@ -140,7 +140,7 @@ async function commitSweep(ctx: SweepDeps, { assetId, blockhash, entries }: Swee
       continue;
     }
     if (e.extra > 0n) ctx.log({ trackingId: b.trackingId, amount: e.extra.toString() }, 'funds sent after the deposit found; sweeping them for a refund');
-    items.push({ owner: await ctx.treasury.depositSigner(b.trackingId), depositAccount: b.depositAccount, amount: e.amount, orderId: b.orderId, extra: e.extra, reserve: e.reserve });
+    items.push({ owner: await ctx.treasury.depositSigner(b.trackingId, b.depositOwner), depositAccount: b.depositAccount, amount: e.amount, orderId: b.orderId, extra: e.extra, reserve: e.reserve });
   }
   if (items.length === 0) return 0;
   await ctx.fees.ready();

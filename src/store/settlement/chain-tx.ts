@@ -1,5 +1,5 @@
 import type { Address } from '@solana/kit';
-export type ChainTxKind = 'sweep' | 'payout' | 'refund' | 'partner_payout' | 'funding' | 'stray_return';
+export type ChainTxKind = 'sweep' | 'payout' | 'refund' | 'partner_payout' | 'funding' | 'stray_return' | 'drain';
 
 export type ChainTxStatus = 'pending' | 'confirmed' | 'failed' | 'expired';
 
@@ -57,6 +57,17 @@ export interface ChainTxMetaByKind {
   sweep: { items: SweepItemRecord[]; lateRefunded?: boolean; confirmedAt?: string };
   funding: { confirmedAt?: string };
   stray_return: { mint?: string; confirmedAt?: string };
+  /** A retired wallet's funds into the current seed's (src/settlement/steps/drain-retired.ts). */
+  drain: DrainMeta;
+}
+
+/** What a drain moves between: a pool's holding or a fee payer, each side. */
+export interface DrainMeta {
+  from: 'pool' | 'feepayer';
+  to: 'pool' | 'feepayer';
+  /** A retired pool's token account closed by the same transaction (its rent to the fee payer). */
+  closes?: string;
+  confirmedAt?: string;
 }
 
 interface ChainTxBase {

@@ -4,7 +4,7 @@ export interface LedgerLeg {
   amount: bigint;
 }
 
-export type MovementKind = 'deposit' | 'sweep' | 'payout' | 'refund' | 'fee_income' | 'network_cost' | 'rent' | 'partner_payout' | 'funding' | 'swap' | 'rebalance' | 'frozen' | 'held';
+export type MovementKind = 'deposit' | 'sweep' | 'payout' | 'refund' | 'fee_income' | 'network_cost' | 'rent' | 'partner_payout' | 'funding' | 'swap' | 'rebalance' | 'frozen' | 'held' | 'drain';
 
 export interface Movement {
   movement: string;

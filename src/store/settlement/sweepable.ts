@@ -5,6 +5,8 @@ export interface UnsweptDeposit {
   orderId: string;
   trackingId: string;
   depositAccount: Address;
+  /** Which seed derived it (a rotation's retired seed for an order placed before it). */
+  depositOwner: Address;
   sourceAssetId: string;
   /** What the order's confirmed deposit put on the ledger (the account may hold more, sent since). */
   depositAmount: bigint;
