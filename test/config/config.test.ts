@@ -157,3 +157,12 @@ test('every variable loadConfig reads is in the configuration table (docs/config
   const missing = [...names].filter((n) => !table.some((row) => row.split('|')[1]!.includes(`\`${n}\``)));
   assert.deepEqual(missing, []);
 });
+
+test('TREASURY_RETIRED_SEEDS: comma-separated seeds for workers, refused in the process facing partners and without TREASURY_SEED, never echoed', () => {
+  const seed = 'ab'.repeat(32);
+  const old = 'cd'.repeat(32);
+  assert.deepEqual(loadConfig({ TREASURY_SEED: seed, TREASURY_RETIRED_SEEDS: ` ${old} , ${'ef'.repeat(32)},` }).retiredSeeds, [old, 'ef'.repeat(32)]);
+  assert.equal(loadConfig({ TREASURY_SEED: seed }).retiredSeeds, undefined);
+  assert.throws(() => loadConfig({ HUSH_ROLE: 'api', TREASURY_RETIRED_SEEDS: old }), (e: unknown) => e instanceof ConfigError && /TREASURY_RETIRED_SEEDS/.test(e.message) && !e.message.includes(old));
+  assert.throws(() => loadConfig({ TREASURY_RETIRED_SEEDS: old }), (e: unknown) => e instanceof ConfigError && /needs TREASURY_SEED/.test(e.message) && /treasury:rotate/.test(e.message));
+});
