@@ -12,7 +12,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { loadConfig } from '../../src/config/config.ts';
 import { startHush } from '../../src/runtime/start-hush.ts';
-import { publishTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
+import { publishDepositRecordKey, publishTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
 import { DEPOSIT_IDENTITY_TARGET, DepositIdentityMint } from '../../src/treasury/deposit-identity-mint.ts';
 import { Treasury } from '../../src/treasury/treasury.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
@@ -37,7 +37,9 @@ const hush = await startHush(apiConfig, {
   clock: systemClock,
   random: systemRandom,
   onReady: async ({ db }) => {
-    await publishTreasuryWallets(db, publishedWalletsOf(await Treasury.load(custodyKeys, apiConfig.assets)));
+    const custody = await Treasury.load(custodyKeys, apiConfig.assets);
+    await publishTreasuryWallets(db, publishedWalletsOf(custody));
+    await publishDepositRecordKey(db, custody.depositRecordKey);
     identityMint = new DepositIdentityMint(db, custodyKeys.depositMasterKey, apiConfig.assets, systemClock, systemRandom).start();
     await identityMint.filled(DEPOSIT_IDENTITY_TARGET, 120_000);
   },

@@ -4,6 +4,7 @@ import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
 import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { associatedTokenAddress } from '../domain/associated-token-address.ts';
 import { compileMessage, wireTransaction } from './fast-transaction.ts';
+import { memoInstruction } from './hush-transactions.ts';
 import { associatedTokenAddressAndBump, associatedTokenAddressSync } from '../domain/program-derived-address.ts';
 
 export interface DepositTransactionInput {
@@ -20,6 +21,8 @@ export interface DepositTransactionInput {
   computeUnitPriceMicroLamports: bigint;
   /** The deposit owner's token account when already derived (it is a function of owner, mint and program). */
   depositAccount?: Address;
+  /** The order's sealed record (src/treasury/deposit-record-box.ts), carried as the last instruction's memo. */
+  memo?: string;
 }
 
 const RENT_SYSVAR = address('SysvarRent111111111111111111111111111111111');
@@ -55,7 +58,9 @@ const w = (address: Address) => ({ address, role: AccountRole.WRITABLE });
 /**
  * The one transaction the sender signs: compute budget, NON-idempotent creation of the order's one-time
  * deposit token account (so only one of an order's transactions can ever succeed), and the transfer of
- * exactly `amount` into it. Nothing else: no memo, nothing that names Hush or the recipient.
+ * exactly `amount` into it, and last the order's sealed record as a memo (docs/decisions.md "The deposit carries its
+ * order's record": random bytes of one length to anyone without the seed). Nothing else: nothing that names Hush or
+ * the recipient.
  *
  * The instructions are those of @solana-program's builders with their data encoded here, compiled by
  * compileMessage: byte for byte kit's output (a test holds it to that), without the ~0.5 ms of kit's codec
@@ -86,6 +91,7 @@ export async function buildDepositTransaction(input: DepositTransactionInput): P
       data: concat(u8(12), u64le(input.amount), u8(input.decimals)),
     });
   }
+  if (input.memo !== undefined) instructions.push(memoInstruction(input.memo));
   const compiled = compileMessage(sender, instructions, input.blockhash);
   if (!compiled) throw new Error('deposit transaction: unexpected account layout');
   // One signature slot per signer (the sender alone), empty until the sender signs.

@@ -9,7 +9,7 @@
  * too: nothing in a memo tells a payout from a sweep, or one order from another, to anyone without the seed.
  */
 
-export const RECORD_KINDS = ['payout', 'refund', 'partner_payout', 'sweep', 'stray_return', 'drain'] as const;
+export const RECORD_KINDS = ['payout', 'refund', 'partner_payout', 'sweep', 'stray_return', 'drain', 'deposit'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 const MODES = ['', 'exact_in', 'exact_out'] as const;
 
@@ -88,3 +88,36 @@ export function decodeRecord(bytes: Uint8Array): ChainRecord | null {
 export const SWEEP_RECORD: ChainRecord = Object.freeze({ kind: 'sweep', trackingId: '', part: 0 });
 /** A retired wallet's drain (docs/operations.md "Rotate the treasury seed"): no order's money. */
 export const DRAIN_RECORD: ChainRecord = Object.freeze({ kind: 'drain', trackingId: '', part: 0 });
+
+/**
+ * The record an order's deposit transaction carries (docs/decisions.md "The deposit carries its order's record"):
+ * the record's fields, then what a payout needs that the chain does not show, the recipient and amountOut. Sealed to
+ * the worker's public key by the API (which holds no seed: src/treasury/deposit-record-box.ts), so a store that
+ * forgot the order pays it as promised from the chain alone.
+ */
+export interface DepositRecord extends ChainRecord {
+  kind: 'deposit';
+  /** The recipient's address, 32 bytes. */
+  recipient: Uint8Array;
+  amountOut: bigint;
+}
+
+export const DEPOSIT_RECORD_PLAINTEXT_LENGTH = RECORD_PLAINTEXT_LENGTH + 32 + 8;
+
+export function encodeDepositRecord(r: DepositRecord): Uint8Array {
+  if (r.recipient.length !== 32) throw new ChainRecordError('a recipient is 32 bytes');
+  if (r.amountOut < 0n || r.amountOut >= 2n ** 64n) throw new ChainRecordError('amountOut out of range');
+  const out = Buffer.alloc(DEPOSIT_RECORD_PLAINTEXT_LENGTH);
+  Buffer.from(encodeRecord(r)).copy(out, 0);
+  Buffer.from(r.recipient).copy(out, RECORD_PLAINTEXT_LENGTH);
+  out.writeBigUInt64LE(r.amountOut, RECORD_PLAINTEXT_LENGTH + 32);
+  return out;
+}
+
+export function decodeDepositRecord(bytes: Uint8Array): DepositRecord | null {
+  if (bytes.length !== DEPOSIT_RECORD_PLAINTEXT_LENGTH) return null;
+  const head = decodeRecord(bytes.subarray(0, RECORD_PLAINTEXT_LENGTH));
+  if (!head || head.kind !== 'deposit') return null;
+  const b = Buffer.from(bytes);
+  return { ...head, kind: 'deposit', recipient: new Uint8Array(b.subarray(RECORD_PLAINTEXT_LENGTH, RECORD_PLAINTEXT_LENGTH + 32)), amountOut: b.readBigUInt64LE(RECORD_PLAINTEXT_LENGTH + 32) };
+}

@@ -13,6 +13,7 @@ import { QuoteService } from '../services/quote-service.ts';
 import { StatusCache } from '../services/status-cache.ts';
 import type { Db } from '../store/db.ts';
 import { loadQuoteKey } from '../treasury/quote-key.ts';
+import type { TreasuryWallets } from '../treasury/treasury-wallets.ts';
 import { startClassTraffic } from './build-class-release.ts';
 import type { SharedServices } from './build-services.ts';
 import type { Closers } from './closers.ts';
@@ -40,6 +41,8 @@ export interface ApiParts {
   db: Db;
   chain: SolanaChain;
   services: SharedServices;
+  /** The wallets' public face: the key each deposit's record is sealed to (role api: as a worker published it). */
+  treasury: Pick<TreasuryWallets, 'depositRecordKey'>;
   draining: () => boolean;
   /** Why payouts are paused (the readiness probe's reading), or null. */
   settlementPaused: () => string | null;
@@ -101,7 +104,7 @@ export async function buildPartnerApi(p: ApiParts, closers: Closers): Promise<Pa
   closers.add(() => feeGrid.stop());
   await feeGrid.refresh().catch((e: Error) => p.log(`fee grid not read (${e.message}); quotes use HUSH_COMPUTE_UNIT_PRICE's rung until it is`));
   feeGrid.start();
-  const orders = new OrderService(config, db, chain, { quoteMacKey: quoteKey, identities: new DepositIdentityPool(db) }, p.clock, services.inventory);
+  const orders = new OrderService(config, db, chain, { quoteMacKey: quoteKey, identities: new DepositIdentityPool(db), depositRecords: { publicKey: () => p.treasury.depositRecordKey, random: p.random } }, p.clock, services.inventory);
   const screening = p.screening;
   const statusCache = new StatusCache(db, undefined, p.clock);
   await statusCache.start();

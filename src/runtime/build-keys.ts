@@ -1,6 +1,6 @@
 import type { HushConfig } from '../config/config.ts';
 import type { Db } from '../store/db.ts';
-import { publishTreasuryWallets } from '../store/treasury-wallets-store.ts';
+import { publishDepositRecordKey, publishTreasuryWallets } from '../store/treasury-wallets-store.ts';
 import { DepositIdentityMint } from '../treasury/deposit-identity-mint.ts';
 import { loadRetiredSeeds, loadTreasurySeed, TreasuryKeys } from '../treasury/treasury-keys.ts';
 import { ConfigError } from '../config/config-error.ts';
@@ -36,6 +36,7 @@ export async function buildKeys(config: HushConfig, db: Db, alert: AlertFn, clos
   signing.retired = signing.retired.filter((t) => t.feePayer.address !== signing.feePayer.address);
   const published = await publishTreasuryWallets(db, publishedWalletsOf(signing), new Set(signing.retired.map((t) => t.feePayer.address)));
   if ('refused' in published) throw new ConfigError(`treasury seed refused: ${published.refused}`);
+  await publishDepositRecordKey(db, signing.depositRecordKey);
   if (published.rotated) {
     alert('treasury_rotated', { feePayer: signing.feePayer.address }, 'the treasury seed was rotated: new orders take the new seed, the retired wallets drain into its own once nothing in flight needs them (docs/operations.md "Rotate the treasury seed"); APIs must restart to read the new addresses');
   }

@@ -124,7 +124,7 @@ export async function startHush(config: HushConfig, opts: StartOptions): Promise
     const readiness = new Readiness(db, chain, config.rpcTimeoutMs, () => started, clock);
     closers.addServing(() => readiness.stop());
     const api: PartnerApi | null =
-      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, draining: () => draining, settlementPaused: () => readiness.paused(), log, alert, logger: opts.logger ?? false, screening, connections: connections.partner, clock, random, faults }, closers);
+      config.role === 'worker' ? null : await buildPartnerApi({ config, db, chain, services, treasury, draining: () => draining, settlementPaused: () => readiness.paused(), log, alert, logger: opts.logger ?? false, screening, connections: connections.partner, clock, random, faults }, closers);
     const ops = await startOpsListener({ config, db, chain, treasury, signing, metrics: services.metrics, readiness, draining: () => draining, auth: api?.auth, log, logger: opts.logger ?? false, addressRules: services.addressRules, screening: () => screeningSummary(screening), screeningPort: screening, connections: connections.ops, clock, random, listen: opts.listen !== false });
     closers.addServing((how) => closeWithin(clock, ops.app, how.failedStart ? 0 : config.requestTimeoutMs));
     const app = api?.app ?? null;

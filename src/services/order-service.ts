@@ -21,6 +21,8 @@ import type { Db } from '../store/db.ts';
 import { claimIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency-store.ts';
 import { getOrderByTrackingId, insertOrder, updateOrderTransaction, type OrderRecord } from '../store/orders-store.ts';
 import type { DepositIdentity } from '../treasury/deposit-identity.ts';
+import { sealDepositRecord } from '../treasury/deposit-record-box.ts';
+import type { Random } from '../support/random.ts';
 import { insertBatchesInFlight, OrderInsertBatcher } from './order-insert-batcher.ts';
 import { orderObject, type OrderObject } from './order-views.ts';
 import { depositAddressRefusal } from './address-rules.ts';
@@ -53,7 +55,15 @@ export interface OrderOutcome {
 export interface OrderSecrets {
   quoteMacKey: Uint8Array;
   identities: { take(mint: Address, tokenProgram: Address): Promise<DepositIdentity> };
+  /**
+   * The public key each deposit's record is sealed to (docs/decisions.md "The deposit carries its order's record"),
+   * a worker's, and the draws of each record's ephemeral key. Not a secret: sealing opens nothing.
+   */
+  depositRecords: { publicKey(): Uint8Array; random: Random };
 }
+
+/** What a deposit's record holds: the order's terms a payout needs that the chain does not show. */
+type RecordTerms = Pick<OrderRecord, 'trackingId' | 'accountId' | 'mode' | 'sourceAssetId' | 'destinationAssetId' | 'recipient' | 'amountOut'>;
 
 /** Margin between a transaction's last possible landing and the order's expiration (slot times vary). */
 const BLOCKHASH_SAFETY = 1.25;
@@ -261,7 +271,8 @@ export class OrderService {
     // Whether an address of the order is another order's deposit address is the insert's own check (orders-store.ts).
     // The market is read beside the blockhash, not after it: at most one call a slot, shared by every order.
     const [blockhash, price] = await Promise.all([this.chain.latestBlockhash(lane).catch(chainError), this.depositFees.price()]);
-    const tx = await this.depositTransaction(opened, depositOwner, blockhash, price, { depositAccount, extraBumpTries });
+    const terms: RecordTerms = { trackingId, accountId: account.id, mode: q.mode, sourceAssetId: q.sourceAssetId, destinationAssetId: q.destinationAssetId, recipient: opened.request.recipientAddress, amountOut: BigInt(q.amountOut) };
+    const tx = await this.depositTransaction(opened, depositOwner, blockhash, price, terms, { depositAccount, extraBumpTries });
     const createdAt = this.clock.date();
     const txDeathMs = createdAt.getTime() + SolanaChain.remainingMs(blockhash, createdAt.getTime()) * BLOCKHASH_SAFETY;
     const ttlS = orderTtlS(q.sourceAssetId !== q.destinationAssetId, this.config);
@@ -302,6 +313,7 @@ export class OrderService {
     blockhash: FreshBlockhash,
     /** The deposit level's price now (DepositFees): the order's draw is around it, so a refresh re-prices it. */
     price: bigint,
+    terms: RecordTerms,
     /** Derived with the deposit identity, off the request's path; a refresh derives it again. */
     deposit?: { depositAccount: Address; extraBumpTries: number },
   ) {
@@ -322,7 +334,20 @@ export class OrderService {
       blockhash: blockhash.blockhash,
       lastValidBlockHeight: blockhash.lastValidBlockHeight,
       ...budget,
+      memo: this.sealedRecord(terms),
     });
+  }
+
+  private sealedRecord(t: RecordTerms): string {
+    const { publicKey, random } = this.keys.depositRecords;
+    let key: Uint8Array;
+    try {
+      key = publicKey();
+    } catch {
+      throw new HushError('SERVICE_UNAVAILABLE', 'No worker has published its keys yet; retry shortly', undefined, { retryAfterSeconds: 1 });
+    }
+    const record = { kind: 'deposit' as const, part: 0, trackingId: t.trackingId, accountId: t.accountId, mode: t.mode, sourceAssetId: t.sourceAssetId, destinationAssetId: t.destinationAssetId, recipient: addressBytes(t.recipient as Address), amountOut: t.amountOut };
+    return sealDepositRecord(key, record, random);
   }
 
   /**
@@ -357,6 +382,7 @@ export class OrderService {
       order.depositOwner,
       blockhash,
       price,
+      order,
     );
     const updated = await this.dbSlots(() =>
       updateOrderTransaction(this.db, order.id, { blockhash: blockhash.blockhash, lastValidBlockHeight: blockhash.lastValidBlockHeight, expiresAtSlot: blockhash.expiresAtSlot }),

@@ -93,3 +93,18 @@ export async function readTreasuryWallets(db: Queryable): Promise<PublishedWalle
   );
   return rows.map((r) => ({ role: r.role, assetId: r.asset_id, index: Number(r.wallet_index), address: r.address as Address, holding: r.holding as Address }));
 }
+
+/** The public key deposits' records are sealed to (docs/decisions.md "The deposit carries its order's record"). */
+export async function publishDepositRecordKey(db: Queryable, publicKey: Uint8Array): Promise<void> {
+  const b64 = Buffer.from(publicKey).toString('base64');
+  await db.query(
+    `INSERT INTO deposit_record_key (id, public_key, published_at) VALUES (1, $1, now())
+     ON CONFLICT (id) DO UPDATE SET public_key = EXCLUDED.public_key, published_at = now() WHERE deposit_record_key.public_key <> EXCLUDED.public_key`,
+    [b64],
+  );
+}
+
+export async function readDepositRecordKey(db: Queryable): Promise<Uint8Array | null> {
+  const { rows } = await db.query<{ public_key: string }>('SELECT public_key FROM deposit_record_key WHERE id = 1');
+  return rows[0] ? new Uint8Array(Buffer.from(rows[0].public_key, 'base64')) : null;
+}

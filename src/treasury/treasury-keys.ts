@@ -52,6 +52,7 @@ export function depositOwnerSeedOf(depositMaster: Uint8Array, trackingId: string
  *   m/44'/501'/2'               deposit master; an order's deposit owner is HMAC(deposit master, trackingId)
  *   m/44'/501'/3'               quote MAC key
  *   m/44'/501'/5'               record key: seals the record in every transaction Hush signs (chain-record.ts)
+ *   m/44'/501'/6'               deposit record secret: X25519, opens the records the API seals into deposits
  * Per-order owners use a keyed hash of the trackingId rather than a numeric path so they can be derived
  * before the order has a database row, yet only the holder of the seed can derive them.
  */
@@ -62,6 +63,8 @@ export class TreasuryKeys {
   readonly eventIdKey: Uint8Array;
   /** Seals and opens the records Hush's transactions carry (record-cipher.ts). */
   readonly recordKey: Uint8Array;
+  /** Opens the records deposits carry (deposit-record-box.ts); its public half is published for the API. */
+  readonly depositRecordSecret: Uint8Array;
 
   constructor(private readonly seed: Uint8Array) {
     if (seed.length < 32) throw new Error('treasury seed must be at least 32 bytes');
@@ -69,6 +72,7 @@ export class TreasuryKeys {
     this.quoteMacKey = slip10Derive(seed, [...SOLANA, 3]).key;
     this.eventIdKey = slip10Derive(seed, [...SOLANA, 4]).key;
     this.recordKey = slip10Derive(seed, [...SOLANA, 5]).key;
+    this.depositRecordSecret = slip10Derive(seed, [...SOLANA, 6]).key;
   }
 
   feePayerSeed(): Uint8Array {

@@ -1,6 +1,6 @@
 import type { Address } from '@solana/kit';
 import type { Queryable } from '../store/db.ts';
-import { readTreasuryWallets, type PublishedWallet } from '../store/treasury-wallets-store.ts';
+import { readDepositRecordKey, readTreasuryWallets, type PublishedWallet } from '../store/treasury-wallets-store.ts';
 
 /** A pool wallet as anyone may know it: its address and where its funds sit, never its key. */
 export interface PublicPool {
@@ -16,6 +16,8 @@ export interface PublicPool {
  */
 export interface TreasuryWallets {
   readonly feePayer: { readonly address: Address };
+  /** The public key each deposit's record is sealed to (deposit-record-box.ts): its secret is the seed's. */
+  readonly depositRecordKey: Uint8Array;
   pools(assetId: string): PublicPool[];
   allPools(): PublicPool[];
   poolByHolding(holding: string): PublicPool | undefined;
@@ -45,6 +47,7 @@ export class WalletsNotPublishedError extends Error {
  */
 export class PublishedTreasuryWallets implements TreasuryWallets {
   private fp: Address | null = null;
+  private recordKey: Uint8Array | null = null;
   private byAsset = new Map<string, PublicPool[]>();
   private readonly onLoad: (() => void)[] = [];
 
@@ -58,9 +61,10 @@ export class PublishedTreasuryWallets implements TreasuryWallets {
 
   async loaded(): Promise<void> {
     if (this.fp) return;
-    const rows = await readTreasuryWallets(this.db);
+    const [rows, recordKey] = await Promise.all([readTreasuryWallets(this.db), readDepositRecordKey(this.db)]);
     const fp = rows.find((r) => r.role === 'feepayer');
-    if (!fp) throw new WalletsNotPublishedError();
+    if (!fp || !recordKey) throw new WalletsNotPublishedError();
+    this.recordKey = recordKey;
     const byAsset = new Map<string, PublicPool[]>();
     for (const r of rows) {
       if (r.role !== 'pool') continue;
@@ -76,6 +80,11 @@ export class PublishedTreasuryWallets implements TreasuryWallets {
   get feePayer(): { address: Address } {
     if (!this.fp) throw new WalletsNotPublishedError();
     return { address: this.fp };
+  }
+
+  get depositRecordKey(): Uint8Array {
+    if (!this.recordKey) throw new WalletsNotPublishedError();
+    return this.recordKey;
   }
 
   pools(assetId: string): PublicPool[] {

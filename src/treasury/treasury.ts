@@ -2,6 +2,7 @@ import type { Address, KeyPairSigner } from '@solana/kit';
 import type { Asset, AssetRegistry } from '../config/assets.ts';
 import { associatedTokenAddress } from '../domain/associated-token-address.ts';
 import { TreasuryKeys } from './treasury-keys.ts';
+import { depositRecordPublicKey } from './deposit-record-box.ts';
 import type { TreasuryWallets } from './treasury-wallets.ts';
 
 /** Pool wallets per asset (what funding targets multiply). */
@@ -53,6 +54,12 @@ export class Treasury implements TreasuryWallets {
       pools.set(asset.assetId, list);
     }
     return new Treasury(keys, feePayer, pools);
+  }
+
+  private recordPublic: Uint8Array | null = null;
+
+  get depositRecordKey(): Uint8Array {
+    return (this.recordPublic ??= depositRecordPublicKey(this.keys.depositRecordSecret));
   }
 
   /** The keys are here, so the addresses are known. */

@@ -33,7 +33,10 @@ import { getRequestHeapFrameInstruction, getSetComputeUnitLimitInstruction } fro
 import { getTransferSolInstruction } from '@solana-program/system';
 import { buildDepositTransaction } from '../../src/chain/deposit-transaction.ts';
 import { loadAssets } from '../../src/config/assets.ts';
-import { DepositVerificationError, verifyDepositTransaction, type DepositRefusal } from '../../packages/sdk/src/index.ts';
+import { DEPOSIT_RECORD_LENGTH, DepositVerificationError, MEMO_PROGRAM_ADDRESS, verifyDepositTransaction, type DepositRefusal } from '../../packages/sdk/src/index.ts';
+import { depositRecordPublicKey, openDepositRecord, sealDepositRecord, SEALED_DEPOSIT_RECORD_LENGTH } from '../../src/treasury/deposit-record-box.ts';
+import { addressBytes } from '../../src/domain/address-codec.ts';
+import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 
 const ASSETS = loadAssets().list.filter((a) => ['sol', 'usdc', 'bonk'].includes(a.assetId));
@@ -66,8 +69,14 @@ const caseArb = fc
 
 type Raw = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
-async function build(c: Raw): Promise<Case> {
+const RECORD_SECRET = randomBytes(32);
+const RANDOM = { bytes: (n: number) => randomBytes(n) } as never;
+const recordOf = (c: Raw) =>
+  sealDepositRecord(depositRecordPublicKey(RECORD_SECRET), { kind: 'deposit', part: 0, trackingId: 'trk_1111111111111111111111', accountId: 'acct_1', mode: 'exact_in', sourceAssetId: c.asset.assetId, destinationAssetId: c.asset.assetId, recipient: addressBytes(c.recipient), amountOut: c.amount }, RANDOM);
+
+async function build(c: Raw, memo: string | undefined = recordOf(c)): Promise<Case> {
   const { base64 } = await buildDepositTransaction({
+    memo,
     sender: c.sender,
     depositOwner: c.owner,
     mint: c.asset.mint as Address,
@@ -116,6 +125,8 @@ const withAccounts = (ix: Instruction, map: (a: NonNullable<Instruction['account
 /** Index of the first instruction past the compute budget: the create; the transfer follows. */
 const CREATE = 2;
 const TRANSFER = 3;
+/** How many instructions from the create on name accounts: all but the memo, last. */
+const named = (ixs: readonly Instruction[]) => ixs.length - CREATE - 1;
 const u64 = (b: Uint8Array, at: number) => Buffer.from(b).readBigUInt64LE(at);
 function withAmount(ix: Instruction, amount: bigint, at: number): Instruction {
   const data = Buffer.from(ix.data!);
@@ -141,7 +152,7 @@ const MUTATIONS: Record<string, Mutation> = {
   'another fee payer': (c, extra) => compile(c, c.instructions, { feePayer: extra }),
   'an extra signer': (c, extra, _n, pick) => {
     const ixs = [...c.instructions];
-    const i = CREATE + (pick % (ixs.length - CREATE));
+    const i = CREATE + (pick % named(ixs));
     ixs[i] = { ...ixs[i]!, accounts: [...ixs[i]!.accounts!, { address: extra, role: AccountRole.READONLY_SIGNER }] };
     return compile(c, ixs);
   },
@@ -193,8 +204,30 @@ const MUTATIONS: Record<string, Mutation> = {
   'a heap-frame request': (c) => compile(c, [getRequestHeapFrameInstruction({ bytes: 64 * 1024 }) as Instruction, ...c.instructions]),
   'the recipient named': (c, _e, _n, pick) => {
     const ixs = [...c.instructions];
-    const i = CREATE + (pick % (ixs.length - CREATE));
+    const i = CREATE + (pick % named(ixs));
     ixs[i] = { ...ixs[i]!, accounts: [...ixs[i]!.accounts!, { address: c.recipient, role: AccountRole.READONLY }] };
+    return compile(c, ixs);
+  },
+  'a second memo': (c, _e, _n, pick) => {
+    const ixs = [...c.instructions];
+    ixs.splice(CREATE + (pick % (ixs.length - CREATE)), 0, ixs[ixs.length - 1]!);
+    return compile(c, ixs);
+  },
+  'a memo of another length': (c, _e, n) => {
+    const ixs = [...c.instructions];
+    const memo = ixs[ixs.length - 1]!;
+    const len = Number(n % 400n);
+    ixs[ixs.length - 1] = { ...memo, data: Buffer.from('A'.repeat(len === DEPOSIT_RECORD_LENGTH ? len + 1 : len)) };
+    return compile(c, ixs);
+  },
+  'a memo in the clear': (c) => {
+    const ixs = [...c.instructions];
+    ixs[ixs.length - 1] = { ...ixs[ixs.length - 1]!, data: Buffer.from(`to ${c.recipient}`.padEnd(DEPOSIT_RECORD_LENGTH, '!').slice(0, DEPOSIT_RECORD_LENGTH)) };
+    return compile(c, ixs);
+  },
+  'a memo naming an account': (c, extra) => {
+    const ixs = [...c.instructions];
+    ixs[ixs.length - 1] = { ...ixs[ixs.length - 1]!, accounts: [{ address: extra, role: AccountRole.READONLY }] };
     return compile(c, ixs);
   },
   'wrong decimals': (c, _e, n) => {
@@ -230,4 +263,27 @@ test('the refusal names the rule: a few fixed cases', async () => {
   const sol = ASSETS.find((a) => a.assetId === 'sol')!;
   await assert.rejects(verifyDepositTransaction(c.base64, { quote: { amountIn: '25000000', sourceAssetId: 'sol' }, senderAddress: c.sender, asset: sol }), DepositVerificationError, 'a USDC deposit is not a SOL one');
   await assert.rejects(verifyDepositTransaction(c.base64, { quote: { amountIn: '25000000', sourceAssetId: 'sol' }, senderAddress: c.sender, asset: ASSETS.find((a) => a.assetId === 'usdc')! }), /asset_mismatch/);
+});
+
+test("the deposit's record: one memo last, of the SDK's length, sealed to the worker's key alone; a deposit without one is accepted too", async () => {
+  assert.equal(DEPOSIT_RECORD_LENGTH, SEALED_DEPOSIT_RECORD_LENGTH, 'the SDK and Hush agree on the length');
+  const raw = { asset: ASSETS.find((a) => a.assetId === 'usdc')!, sender: bs58.encode(Buffer.alloc(32, 1)) as Address, recipient: bs58.encode(Buffer.alloc(32, 2)) as Address, owner: bs58.encode(Buffer.alloc(32, 3)) as Address, amount: 25_000_000n, blockhash: bs58.encode(Buffer.alloc(32, 4)) as Address, limit: 100_000, price: 1000n };
+  const c = await build(raw);
+  const memo = c.instructions[c.instructions.length - 1]!;
+  assert.equal(memo.programAddress, MEMO_PROGRAM_ADDRESS);
+  const text = Buffer.from(memo.data!).toString('utf8');
+  assert.equal(text.length, DEPOSIT_RECORD_LENGTH);
+  const opened = openDepositRecord(RECORD_SECRET, text);
+  assert.equal(opened?.amountOut, raw.amount);
+  assert.deepEqual(opened?.recipient, addressBytes(raw.recipient));
+  assert.equal(openDepositRecord(randomBytes(32), text), null, 'another key opens nothing');
+  assert.ok(!text.includes('trk_') && !text.includes(Buffer.from(addressBytes(raw.recipient)).toString('base64').slice(0, 12)), 'nothing of it in the clear');
+  const again = await build(raw);
+  const other = Buffer.from(again.instructions[again.instructions.length - 1]!.data!).toString('utf8');
+  assert.notEqual(other, text, 'two records of one order are unrelated bytes');
+  await verify(c, c.base64);
+  await verify(c, (await build(raw, undefined)).base64);
+  assert.equal(await refused(c, MUTATIONS['a memo of another length']!(c, raw.owner, 10n, 0)), 'record');
+  assert.equal(await refused(c, MUTATIONS['a memo naming an account']!(c, raw.owner, 1n, 0)), 'record');
+  assert.equal(await refused(c, MUTATIONS['a second memo']!(c, raw.owner, 1n, 0)), 'unexpected_program');
 });

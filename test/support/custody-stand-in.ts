@@ -5,7 +5,7 @@
  */
 import type { AssetRegistry } from '../../src/config/assets.ts';
 import type { Db } from '../../src/store/db.ts';
-import { publishTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
+import { publishDepositRecordKey, publishTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
 import { DepositIdentityMint } from '../../src/treasury/deposit-identity-mint.ts';
 import { Treasury } from '../../src/treasury/treasury.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
@@ -19,7 +19,9 @@ export function workerCustodyStandIn(seedHex: string, assets: AssetRegistry, tar
     /** startHush's onReady: runs on the API's own store once it is open, before the start completes. */
     async onReady({ db }: { db: Db }): Promise<void> {
       const keys = new TreasuryKeys(new Uint8Array(Buffer.from(seedHex, 'hex')));
-      await publishTreasuryWallets(db, publishedWalletsOf(await Treasury.load(keys, assets)));
+      const treasury = await Treasury.load(keys, assets);
+      await publishTreasuryWallets(db, publishedWalletsOf(treasury));
+      await publishDepositRecordKey(db, treasury.depositRecordKey);
       // As many identities as the deployment keeps (HUSH_DEPOSIT_IDENTITY_TARGET), not the production default.
       mint = new DepositIdentityMint(db, keys.depositMasterKey, assets, systemClock, systemRandom, target === undefined ? {} : { target }).start();
       await mint.filled();

@@ -3,7 +3,9 @@ export { HushApiError, HushSdkError, HushTransportError } from './errors.ts';
 export {
   DEFAULT_MAX_COMPUTE_UNIT_LIMIT,
   DEFAULT_MAX_COMPUTE_UNIT_PRICE,
+  DEPOSIT_RECORD_LENGTH,
   DepositVerificationError,
+  MEMO_PROGRAM_ADDRESS,
   verifyDepositTransaction,
   type DepositRefusal,
   type VerifiedDeposit,

@@ -32,6 +32,15 @@ import {
 } from '@solana-program/token';
 import type { Quote, Token } from './types.ts';
 
+/** SPL Memo (v2): the program the order's sealed record rides in, the deposit's last instruction. */
+export const MEMO_PROGRAM_ADDRESS = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address;
+/**
+ * The sealed record's length in base64 characters: Hush's record of the order (its terms, encrypted to Hush's own key,
+ * random bytes to anyone else: docs/spec.md §10), always exactly this long.
+ */
+export const DEPOSIT_RECORD_LENGTH = 224;
+const BASE64_CHAR = /^[A-Za-z0-9+/=]$/;
+
 /** Caps on the compute budget a deposit may ask for: the sender pays up to limit × price as priority fee. */
 export const DEFAULT_MAX_COMPUTE_UNIT_LIMIT = 200_000;
 /** 1 lamport per compute unit: at most 0.0002 SOL of priority fee at the default limit cap. */
@@ -50,6 +59,7 @@ export type DepositRefusal =
   | 'compute_budget'
   | 'create_account'
   | 'transfer'
+  | 'record'
   | 'names_recipient';
 
 /** The deposit transaction is not the one docs/spec.md §4 allows; `reason` says which rule it broke. Never sign it. */
@@ -113,8 +123,9 @@ function parse<T>(reason: DepositRefusal, ix: Ix, size: number, accounts: number
  * allows: v0 without lookup tables; the sender the fee payer and only signer; a compute budget under the
  * caps; the NON-idempotent creation of the order's one-time token account (so no other transaction of the
  * order can also land); the transfer of exactly `amountIn` of the quoted asset into that account
- * (TransferChecked, or for SOL a system transfer + SyncNative); nothing else and nothing naming the
- * recipient. Throws DepositVerificationError otherwise.
+ * (TransferChecked, or for SOL a system transfer + SyncNative); last, at most one memo holding Hush's sealed
+ * record of the order (exactly DEPOSIT_RECORD_LENGTH base64 characters, no accounts); nothing else and nothing
+ * naming the recipient. Throws DepositVerificationError otherwise.
  */
 export async function verifyDepositTransaction(base64: string, opts: VerifyDepositOptions): Promise<VerifiedDeposit> {
   const { transaction, message: decoded } = decode(base64);
@@ -144,7 +155,18 @@ export async function verifyDepositTransaction(base64: string, opts: VerifyDepos
     return { programAddress: programAddress!, accounts: metas as AccountMeta[], data: ix.data ?? new Uint8Array() };
   });
 
-  const used = new Set<string>([sender, ...instructions.flatMap((ix) => [ix.programAddress, ...ix.accounts.map((a) => a.address)])]);
+  // 0. Last, at most one memo: Hush's sealed record of the order, of its one length, naming no account.
+  const last = instructions[instructions.length - 1];
+  const recorded = last?.programAddress === MEMO_PROGRAM_ADDRESS;
+  if (recorded) {
+    if (last.accounts.length !== 0) refuse('record', 'the memo names accounts');
+    if (last.data.length !== DEPOSIT_RECORD_LENGTH || ![...last.data].every((b) => BASE64_CHAR.test(String.fromCharCode(b)))) {
+      refuse('record', `the memo is not a sealed record (${last.data.length} bytes, expected ${DEPOSIT_RECORD_LENGTH} base64 characters)`);
+    }
+    instructions.pop();
+  }
+
+  const used = new Set<string>([sender, ...(recorded ? [MEMO_PROGRAM_ADDRESS] : []), ...instructions.flatMap((ix) => [ix.programAddress, ...ix.accounts.map((a) => a.address)])]);
   const unused = accounts.find((a) => !used.has(a));
   if (unused) refuse('unexpected_instruction', `account ${unused} is listed but used by no instruction`);
 

@@ -23,3 +23,11 @@ ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_kind_check
   CHECK (kind IN ('deposit', 'sweep', 'payout', 'refund', 'fee_income', 'network_cost', 'rent', 'partner_payout', 'funding', 'swap', 'rebalance', 'frozen', 'held', 'drain'));
 ALTER TABLE chain_found DROP CONSTRAINT chain_found_kind_check;
 ALTER TABLE chain_found ADD CONSTRAINT chain_found_kind_check CHECK (kind IN ('payout', 'refund', 'partner_payout', 'sweep', 'stray_return', 'drain', 'unattributed'));
+
+-- docs/decisions.md "The deposit carries its order's record": the public key (X25519, base64) the API seals each
+-- deposit's record to, published by the worker that holds the seed; one row, replaced by a rotation.
+CREATE TABLE deposit_record_key (
+  id integer PRIMARY KEY CHECK (id = 1),
+  public_key text NOT NULL,
+  published_at timestamptz NOT NULL
+);
