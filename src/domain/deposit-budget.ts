@@ -11,8 +11,9 @@
  */
 
 /**
- * The base of a deposit's limit: measured on the runtime at 14,051 units for SOL and 13,922 for an SPL
- * token when the deposit account's address is found at the first bump seed; 20,000 leaves room for
+ * The base of a deposit's limit: measured on the runtime at 14,475 units for SOL and 14,346 for an SPL
+ * token when the deposit account's address is found at the first bump seed, its sealed record's memo included
+ * (424 units: one length, so one cost); 20,000 leaves room for
  * program upgrades on a real cluster before the margin, since a deposit that runs out of units fails and
  * costs the sender a fee.
  */

@@ -86,7 +86,20 @@ export async function depositIdentitySpans(db: Queryable, assets: readonly { min
  * Empties the pool (the mint refills it with new identities): after the store went back in time, identities it
  * still holds may have been handed to orders it forgot, and must never be handed out a second time.
  */
-export async function purgeDepositIdentities(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ n: string | number }>('WITH d AS (DELETE FROM deposit_identities RETURNING 1) SELECT count(*) AS n FROM d');
-  return Number(rows[0]!.n);
+export async function purgeDepositIdentities(db: Queryable): Promise<{ depositAccount: string }[]> {
+  const { rows } = await db.query<{ deposit_account: string }>('DELETE FROM deposit_identities RETURNING deposit_account');
+  return rows.map((r) => ({ depositAccount: r.deposit_account }));
+}
+
+/** Every identity the pool holds, by its deposit account (the chain check's look for forgotten orders' deposits). */
+export async function depositIdentityAccounts(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ deposit_account: string }>('SELECT deposit_account FROM deposit_identities');
+  return rows.map((r) => r.deposit_account);
+}
+
+/** Drops the identities of these deposit accounts (already used by an order the store forgot): never handed out again. */
+export async function dropDepositIdentities(db: Queryable, accounts: readonly string[]): Promise<number> {
+  if (accounts.length === 0) return 0;
+  const { rows } = await db.query('DELETE FROM deposit_identities WHERE deposit_account = ANY($1::text[]) RETURNING 1', [accounts]);
+  return rows.length;
 }

@@ -9,6 +9,8 @@ import { after, before, test } from 'node:test';
 import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
 import { buildDepositTransaction, depositAccountOf } from '../../src/chain/deposit-transaction.ts';
 import { depositComputeBudget } from '../../src/domain/deposit-budget.ts';
+import { depositRecordPublicKey, sealDepositRecord } from '../../src/treasury/deposit-record-box.ts';
+import { randomBytes } from 'node:crypto';
 import { fundedWallet, MINTS, requestTokenAirdrop, startTestLocalnet, TOKEN_PROGRAM, type TestLocalnet } from '../support/localnet.ts';
 
 let ln: TestLocalnet;
@@ -32,10 +34,12 @@ async function ownersByTries(mint: Address, deepest: number): Promise<Map<number
 }
 
 const KEY_COMPARE_NOISE = 100;
+/** Every deposit carries its order's sealed record, of one length (its bytes cost the memo program the same). */
+const RECORD = sealDepositRecord(depositRecordPublicKey(randomBytes(32)), { kind: 'deposit', part: 0, trackingId: 'trk_1111111111111111111111', accountId: 'acct_1', mode: 'exact_in', sourceAssetId: 'usdc', destinationAssetId: 'usdc', recipient: new Uint8Array(32), amountOut: 1n }, { bytes: (n: number) => randomBytes(n) } as never);
 
 for (const [name, mint, native, base] of [
-  ['SOL', MINTS.WSOL, true, 14_051],
-  ['USDC', MINTS.USDC, false, 13_922],
+  ['SOL', MINTS.WSOL, true, 14_475],
+  ['USDC', MINTS.USDC, false, 14_346],
 ] as const) {
   test(`${name}: a deposit at any bump seed runs within its budget`, async () => {
     const owners = await ownersByTries(mint, 6);
@@ -54,6 +58,7 @@ for (const [name, mint, native, base] of [
         blockhash: bh.blockhash,
         lastValidBlockHeight: bh.lastValidBlockHeight,
         ...budget,
+        memo: RECORD,
       });
       const sim = await ln.rpc.simulateTransaction(tx.base64 as never, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true }).send();
       assert.equal(sim.value.err, null, `${tries} extra tries, limit ${budget.computeUnitLimit}: ${JSON.stringify(sim.value.logs?.slice(-2))}`);

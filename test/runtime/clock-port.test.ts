@@ -34,6 +34,7 @@ const EDGES: { file: RegExp; forms: Form[]; why: string }[] = [
   { file: /^cli\/[^/]+\.ts$/, forms: ['system port by name'], why: 'the composition roots: each entry point wires the system clock and randomness' },
   { file: /^store\/pglite-template\.ts$/, forms: ['Date.now'], why: "unique names of temporary files beside the shared template: a name, not a time Hush decides by" },
   { file: /^treasury\/secret-file\.ts$/, forms: ['crypto draw'], why: 'key material written once to DATA_DIR: its strength never rests on a generator a run may seed' },
+  { file: /^treasury\/seed-rotation\.ts$/, forms: ['crypto draw'], why: 'a rotation writes a new treasury seed to DATA_DIR: key material never rests on a generator a run may seed' },
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -16,12 +16,13 @@ import { openRecord } from '../../treasury/record-cipher.ts';
 import type { Treasury } from '../../treasury/treasury.ts';
 import type { ChainRecord } from '../../domain/chain-record.ts';
 import { readRetiredWallets } from '../../store/treasury-wallets-store.ts';
-import { purgeDepositIdentities } from '../../store/deposit-identities-store.ts';
+import { depositIdentityAccounts, dropDepositIdentities, purgeDepositIdentities } from '../../store/deposit-identities-store.ts';
 import { confirmFundedOrders, originQuery, type PayableOrder } from '../confirm-funded-orders.ts';
 import type { SettlementContext } from '../context.ts';
 import { attribute } from './attribute.ts';
 import { recordDecisions, screenOrders } from '../steps/screen-orders.ts';
 import { rebuildOrder } from './rebuild-order.ts';
+import { rebuildFromDeposit } from './rebuild-from-deposit.ts';
 import { bookOpeningBalances, markOpeningDue, openingDue, storeHoldsNothing } from './opening-balances.ts';
 
 /** A record opened with whichever held seed sealed it (a retired one's for a transaction signed before a rotation). */
@@ -57,6 +58,8 @@ export class ChainCheck {
   /** Adopted payouts and refunds not yet recorded, by order (pools.plan takes them instead of signing anew). */
   private adoptions = new Map<string, FoundTransaction[]>();
   private state: TruthState = { paused: false, reason: null, since: null, checkedAt: null };
+  /** Whether this process has looked at the pool's identities on chain yet (scanPool, once a start). */
+  private poolScanned = false;
   /** False while a lost store's opening balances wait to be booked (reconcile would show them as differences). */
   openingSettled = true;
 
@@ -90,6 +93,10 @@ export class ChainCheck {
       purged += scanned.purged;
       found.push(...scanned.found);
       rebuilt.push(...scanned.rebuilt);
+    }
+    if (!this.poolScanned) {
+      await this.scanPool(rebuilt);
+      this.poolScanned = true;
     }
     const lost = found.filter((f) => f.kind === 'unattributed');
     if (lost.length > 0) {
@@ -134,10 +141,10 @@ export class ChainCheck {
     const empty = current && mark === null && history.length > 0 && (await storeHoldsNothing(ctx.db));
     const found: FoundTransaction[] = [];
     const rebuilt: string[] = [];
-    let purged = 0;
+    let purged: { depositAccount: string }[] = [];
     if (history.length === 0) {
       if (current) await markChecked(ctx.db);
-      return { read: 0, found, rebuilt, purged };
+      return { read: 0, found, rebuilt, purged: 0 };
     }
     const known = await knownSignatures(ctx.db, history.map((h) => h.signature));
     // A failed transaction moved nothing but its fee (reconcile shows a fee the ledger lacks).
@@ -158,6 +165,8 @@ export class ChainCheck {
       const opened = tx.memo === null ? null : openWithAny(seeds, tx.memo);
       const record = opened?.record ?? null;
       let f = await attribute(tx, record, reads);
+      // A sweep of deposits the store forgot: each deposit's own record brings its order back, then the sweep is theirs.
+      if (f.detail.reason === 'sweep_of_unknown_deposit' && (await this.rebuildDeposits(tx.closed.map((c) => c.account), rebuilt))) f = await attribute(tx, record, reads);
       // An order the store forgot whose record holds its terms comes back (born again, then adopted like any other).
       if (opened && f.detail.reason === 'order_unknown' && (await rebuildOrder(ctx, opened.record, tx, reads.poolHoldings, opened.seed.keys))) {
         f = await attribute(tx, opened.record, reads);
@@ -175,7 +184,48 @@ export class ChainCheck {
       if (found.some((f) => f.kind === 'unattributed')) await pauseTruth(q, 'store_behind_chain');
       else if (current) await markChecked(q);
     });
-    return { read: history.length, found, rebuilt, purged };
+    // Identities handed out since the backup, to orders the store forgot: a funded one is such an order's deposit.
+    if (purged.length > 0) await this.rebuildFunded(purged.map((p) => p.depositAccount), rebuilt);
+    return { read: history.length, found, rebuilt, purged: purged.length };
+  }
+
+  /**
+   * Rebuilds the orders of deposit accounts the store does not know from their deposits' records, and confirms each from
+   * the chain (its account may be swept and closed): the usual steps then pay it or refund it. True when any came back.
+   */
+  private async rebuildDeposits(accounts: readonly string[], rebuilt: string[]): Promise<boolean> {
+    let any = false;
+    for (const account of accounts) {
+      if ((await orderIdByDepositAccount(this.ctx.db, account)) !== null) continue;
+      const order = await rebuildFromDeposit(this.ctx, account);
+      if (!order) continue;
+      any = true;
+      rebuilt.push(order.trackingId);
+      if (STATUS_TRAITS[order.status].awaitsDeposit) await this.confirmFromChain(order);
+    }
+    return any;
+  }
+
+  /**
+   * Once a start: the pool's identities whose deposit account the chain shows created. A store restored from before
+   * they were handed out holds them as unclaimed, though orders it forgot have taken them (and nothing of Hush's may
+   * have moved since to tell): each is dropped from the pool, and its order rebuilt from its deposit's record.
+   */
+  private async scanPool(rebuilt: string[]): Promise<void> {
+    const accounts = await depositIdentityAccounts(this.ctx.db);
+    if (accounts.length === 0) return;
+    const balances = await this.ctx.view.balances(accounts, 'confirmed');
+    const used = accounts.filter((a) => balances.get(a)?.exists);
+    if (used.length === 0) return;
+    const dropped = await dropDepositIdentities(this.ctx.db, used);
+    this.ctx.log({ dropped }, 'deposit identities the chain shows used were still in the pool (a store restored from before): dropped');
+    await this.rebuildDeposits(used, rebuilt);
+  }
+
+  /** Of the deposit accounts of dropped identities, those the chain shows created: forgotten orders' deposits. */
+  private async rebuildFunded(accounts: readonly string[], rebuilt: string[]): Promise<void> {
+    const balances = await this.ctx.view.balances([...accounts], 'confirmed');
+    await this.rebuildDeposits(accounts.filter((a) => balances.get(a)?.exists), rebuilt);
   }
 
   /** Brings every order with an adopted transfer to where the chain says it is, through the usual writers. */

@@ -80,7 +80,7 @@ export async function rebuildOrder(ctx: RebuildDeps, record: ChainRecord, tx: Re
 }
 
 /** The deposit account's first successful transaction that credited it, and what it put there. */
-async function depositOf(ctx: RebuildDeps, account: Address): Promise<{ tx: ReadTransaction; amount: bigint } | null> {
+export async function depositOf(ctx: Pick<SettlementContext, 'view'>, account: Address): Promise<{ tx: ReadTransaction; amount: bigint } | null> {
   const history = (await historySince(ctx.view, account, null)).filter((h) => h.err === null).slice(0, 8);
   for (const tx of await readTransactions(ctx.view, history.map((h) => h.signature))) {
     const amount = tokenDelta(tx, account);

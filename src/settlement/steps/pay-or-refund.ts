@@ -1,5 +1,6 @@
 import type { OrderRecord } from '../../store/orders-store.ts';
 import { refundOrder } from '../../store/settlement/refund-order.ts';
+import { recoveredRefund } from '../chain-truth/rebuild-from-deposit.ts';
 import { payoutDueAt, payoutDueTimes } from '../../store/settlement/payout-due-at.ts';
 import { screenedAt, screenedOf } from '../../store/screening-log-store.ts';
 import { recordMovements } from '../../store/settlement/record-movements.ts';
@@ -102,6 +103,12 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord, reads?: 
     const [tx] = o.deposit ? await ctx.view.transactionsMany([o.deposit.signature]).catch(() => [undefined]) : [null];
     if (tx === undefined) return { delayMs: 2000 };
     if (await heldAt(ctx, o, from, 'deposit', tx ? payersOf(tx) : [])) return {};
+  }
+  // An order rebuilt from its deposit whose record promises what the deposit cannot be shown to cover (rebuild-from-deposit.ts).
+  const recovered = recoveredRefund(o.quote);
+  if (recovered && from === 'deposit_confirmed') {
+    await refundOrder(ctx.db, o.id, 'deposit_confirmed', recovered);
+    return { delayMs: 0 };
   }
   if (deposited !== o.amountIn) {
     await refundOrder(ctx.db, o.id, 'deposit_confirmed', deposited < o.amountIn ? 'deposit_short' : 'deposit_over');
