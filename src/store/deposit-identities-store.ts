@@ -97,9 +97,3 @@ export async function depositIdentityAccounts(db: Queryable): Promise<string[]> 
   return rows.map((r) => r.deposit_account);
 }
 
-/** Drops the identities of these deposit accounts (already used by an order the store forgot): never handed out again. */
-export async function dropDepositIdentities(db: Queryable, accounts: readonly string[]): Promise<number> {
-  if (accounts.length === 0) return 0;
-  const { rows } = await db.query('DELETE FROM deposit_identities WHERE deposit_account = ANY($1::text[]) RETURNING 1', [accounts]);
-  return rows.length;
-}

@@ -16,7 +16,7 @@ import { openRecord } from '../../treasury/record-cipher.ts';
 import type { Treasury } from '../../treasury/treasury.ts';
 import type { ChainRecord } from '../../domain/chain-record.ts';
 import { readRetiredWallets } from '../../store/treasury-wallets-store.ts';
-import { depositIdentityAccounts, dropDepositIdentities, purgeDepositIdentities } from '../../store/deposit-identities-store.ts';
+import { depositIdentityAccounts, purgeDepositIdentities } from '../../store/deposit-identities-store.ts';
 import { confirmFundedOrders, originQuery, type PayableOrder } from '../confirm-funded-orders.ts';
 import type { SettlementContext } from '../context.ts';
 import { attribute } from './attribute.ts';
@@ -209,7 +209,7 @@ export class ChainCheck {
   /**
    * Once a start: the pool's identities whose deposit account the chain shows created. A store restored from before
    * they were handed out holds them as unclaimed, though orders it forgot have taken them (and nothing of Hush's may
-   * have moved since to tell): each is dropped from the pool, and its order rebuilt from its deposit's record.
+   * have moved since to tell): the pool is dropped, and each such order rebuilt from its deposit's record.
    */
   private async scanPool(rebuilt: string[]): Promise<void> {
     const accounts = await depositIdentityAccounts(this.ctx.db);
@@ -217,8 +217,10 @@ export class ChainCheck {
     const balances = await this.ctx.view.balances(accounts, 'confirmed');
     const used = accounts.filter((a) => balances.get(a)?.exists);
     if (used.length === 0) return;
-    const dropped = await dropDepositIdentities(this.ctx.db, used);
-    this.ctx.log({ dropped }, 'deposit identities the chain shows used were still in the pool (a store restored from before): dropped');
+    // The store went back in time: the whole pool goes (as when the check finds a forgotten transaction), which
+    // keeps it one run of numbers for the mint's count (depositIdentitySpans).
+    const dropped = (await purgeDepositIdentities(this.ctx.db)).length;
+    this.ctx.log({ used: used.length, dropped }, 'deposit identities the chain shows used were still in the pool (a store restored from before): the pool is dropped');
     await this.rebuildDeposits(used, rebuilt);
   }
 
