@@ -8,8 +8,10 @@ import { CONGESTION_DEFAULTS, type CongestionOptions } from '../src/localnet/con
  * `busy`: the chain congests like a busy mainnet hour and loses a tenth of all sends (issue 73), on top of `all`.
  * `store`: the store goes back in time once (issue 85): a backup taken during the storm is restored a while later,
  * Hush stopped meanwhile, as an operator's restore does it.
+ * `lost`: the store is lost once (issue 85): Hush stopped, the store emptied, the partners' accounts and keys put back
+ * from the operator's records, and Hush started again on it with the same seed (docs/operations.md "a store lost").
  */
-export const FAULT_SETS = ['none', 'rpc', 'crash', 'all', 'busy', 'store'] as const;
+export const FAULT_SETS = ['none', 'rpc', 'crash', 'all', 'busy', 'store', 'lost'] as const;
 export type FaultSet = (typeof FAULT_SETS)[number];
 
 /** Every named point a crash test stops the process at (src/support/fault-points.ts). */
@@ -37,8 +39,11 @@ export interface FaultPlan {
   calm(): void;
   /** Faults dealt so far, by kind. */
   readonly tally: Map<string, number>;
-  /** `store`: when the backup is taken and when it is restored (simulated ms since the epoch); null otherwise. */
-  readonly rollback: { backupAt: number; restoreAt: number } | null;
+  /**
+   * `store`: when the backup is taken and when it is restored (simulated ms since the epoch); `lost`: when the store is
+   * lost (both times that moment, `lose` set); null otherwise.
+   */
+  readonly rollback: { backupAt: number; restoreAt: number; lose?: boolean } | null;
 }
 
 /**
@@ -65,7 +70,12 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
           const backupAt = opts.startMs + Math.floor(opts.durationMs * (0.2 + 0.2 * random.float()));
           return { backupAt, restoreAt: backupAt + Math.floor(opts.durationMs * (0.2 + 0.2 * random.float())) };
         })()
-      : null;
+      : set === 'lost'
+        ? (() => {
+            const at = opts.startMs + Math.floor(opts.durationMs * (0.3 + 0.3 * random.float()));
+            return { backupAt: at, restoreAt: at, lose: true };
+          })()
+        : null;
   if (everything) {
     for (let i = 0; i < 2; i++) {
       const from = opts.startMs + random.int(Math.max(1, Math.floor(opts.durationMs * 0.6)));

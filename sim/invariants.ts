@@ -57,7 +57,16 @@ function holdingAddress(owner: string, asset: 'sol' | 'usdc'): string {
  * only once Hush says it paid; each sender got back at most its refund, and all of it once refunded. `final`:
  * the run has ended and drained, so every order must have ended, or be held for an operator.
  */
-export async function checkMoney(db: Db, chain: ChainUsers, truths: readonly OrderTruth[], final: boolean, tallies: Tallies, forgotten: (t: OrderTruth) => boolean = () => false): Promise<void> {
+export async function checkMoney(
+  db: Db,
+  chain: ChainUsers,
+  truths: readonly OrderTruth[],
+  final: boolean,
+  tallies: Tallies,
+  forgotten: (t: OrderTruth) => boolean = () => false,
+  /** A forgotten order whose deposit identity the restored store held: its deposit must be found. */
+  handedBack: (t: OrderTruth) => boolean = () => false,
+): Promise<void> {
   // Mid-run, an order already seen final with its money where it belongs is not read again (every order every
   // minute made the checks grow with the square of the run); the final check reads them all.
   const placed = truths.filter((t) => t.trackingId !== null && (final || !t.settled));
@@ -76,9 +85,14 @@ export async function checkMoney(db: Db, chain: ChainUsers, truths: readonly Ord
     const amountOut = BigInt(t.order.amountOut);
     const received = receivedBy.get(t)!;
     if (!o && forgotten(t)) {
-      // A store restored to a backup older than the order forgot it (and Hush could not rebuild it: never paid or
-      // refunded). What the chain shows still holds: its recipient has nothing or exactly its amountOut, never more.
+      // A store that went back forgot it, and Hush has not rebuilt it. What the chain shows still holds: its recipient
+      // has nothing or exactly its amountOut, never more.
       if (received !== 0n && received !== amountOut) throw new InvariantBroken('paid exactly once', `${t.trackingId} (forgotten by a restored store): its recipient holds ${received}, amountOut is ${amountOut}`);
+      // At the end, one the chain leads to is back: paid, its deposit swept (its account closed), or its identity handed
+      // back by the restore. Only a deposit sitting in an account nothing of Hush's names may stay unfound (docs/spec.md §10).
+      if (final && t.deposited > 0n && t.depositAccount !== null && (received > 0n || handedBack(t) || (await chain.lamports(t.depositAccount)) === 0n)) {
+        throw new InvariantBroken('orders come back from the chain', `${t.trackingId} (forgotten by the store): its deposit is ${received > 0n ? 'paid out' : handedBack(t) ? 'in an identity the restore handed back' : 'swept'} on chain, and the order was not rebuilt`);
+      }
       continue;
     }
     if (!o) throw new InvariantBroken('orders are kept', `${t.trackingId} (session #${t.session.id}) was answered 200 and is not in the store`);

@@ -15,7 +15,7 @@ import { drawSessions, type Profile, type Session } from './traffic.ts';
 import { InvariantBroken, runSession, type OrderTruth, type UserWorld } from './users.ts';
 import { SimWallet } from './wallets.ts';
 import { SIM_EPOCH, stream, World } from './world.ts';
-import { backupStore, restoreStore, type StoreBackup } from './store-backups.ts';
+import { backedUpIdentities, backupStore, restoreStore, wipeStore, type StoreBackup } from './store-backups.ts';
 
 export interface RunOptions {
   seed: number;
@@ -82,7 +82,9 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
   const oracleChain = new SolanaChain('http://chain.sim', world.clock, world.config.slotMs, 10_000, 0, (_u, init) => world.wire.direct(String(init?.body ?? '')).then((j) => Response.json(j)));
   try {
     await until(world, world.startLife(), stopped);
-    const partners = await createPartners(world, o.partners ?? 3);
+    const records = partnerRecords(world, o.partners ?? 3);
+    await insertPartners(world, records);
+    const partners = records.map((r) => ({ api: new PartnerApi(world, r.key.apiKey), feeRecipient: r.feeRecipient }));
     let ending = false;
     const users: UserWorld = {
       clock: world.clock,
@@ -93,8 +95,19 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
       ending: () => ending,
     };
     // The `store` fault: a backup taken mid-storm, restored later with Hush stopped meanwhile (docs/operations.md "Restore").
-    const wentBack = { backupAt: Number.POSITIVE_INFINITY, restored: false };
-    if (faults.rollback) {
+    const wentBack = { backupAt: Number.POSITIVE_INFINITY, restored: false, lost: false, pool: new Set<string>() };
+    if (faults.rollback?.lose) {
+      world.clock.after(faults.rollback.restoreAt - world.clock.now(), () => {
+        world.log.add('store lost');
+        wentBack.restored = wentBack.lost = true;
+        wentBack.backupAt = world.clock.now();
+        // The operator empties the store and puts back the partners' accounts and keys from its records; Hush rebuilds the rest.
+        void world.downWhile(async () => {
+          await wipeStore(world.store);
+          await insertPartners(world, records);
+        }).catch(fail);
+      });
+    } else if (faults.rollback) {
       const { backupAt, restoreAt } = faults.rollback;
       let backup: StoreBackup | null = null;
       world.clock.after(backupAt - world.clock.now(), () => void backupStore(world.store).then((b) => ((backup = b), (wentBack.backupAt = world.clock.now()), world.log.add('store backed up'))).catch(fail));
@@ -103,10 +116,12 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
         const taken = backup;
         world.log.add('store restored to its backup');
         wentBack.restored = true;
+        wentBack.pool = backedUpIdentities(taken);
         void world.downWhile(() => restoreStore(world.store, taken)).catch(fail);
       });
     }
-    users.forgotten = (t) => wentBack.restored && (t.placedAt ?? 0) >= wentBack.backupAt;
+    // Restored: what came after the backup is forgotten; lost: everything before the loss.
+    users.forgotten = (t) => wentBack.restored && (wentBack.lost ? (t.placedAt ?? 0) < wentBack.backupAt : (t.placedAt ?? 0) >= wentBack.backupAt);
     const userRandom = stream(o.seed, 'users');
     for (const s of sessions) {
       // Each user's draws come from a stream of its own: dropping one user changes nobody else's.
@@ -119,7 +134,8 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
       // Every minute's checks stop a run at the first broken invariant; the tallies are the final check's.
       const t = final ? tallies : emptyTallies();
       tallies.checks++;
-      await checkMoney(world.store, chainUsers, truths, final, t, (x) => users.forgotten?.(x) ?? false);
+      // A forgotten order's deposit the restored pool held is one Hush must find (its identity was handed back to it).
+      await checkMoney(world.store, chainUsers, truths, final, t, (x) => users.forgotten?.(x) ?? false, (x) => x.depositAccount !== null && wentBack.pool.has(x.depositAccount));
       await checkScreening(world.store, t, final ? { id: 0 } : screenedUpTo);
       const life = world.life?.hush;
       if (life) {
@@ -184,19 +200,18 @@ async function until<T>(world: World, p: Promise<T>, stopped: () => boolean): Pr
   return settled;
 }
 
-/** Partners as an operator creates them: an account, a fee recipient and a key each, straight into the store. */
-async function createPartners(world: World, n: number): Promise<{ api: PartnerApi; feeRecipient: string }[]> {
+/** Partners as an operator keeps them on record: an account, a fee recipient and a key each. */
+function partnerRecords(world: World, n: number): { id: string; feeRecipient: Address; key: ReturnType<typeof generateApiKey> }[] {
   const random = stream(world.opts.seed, 'partners');
-  const out = [];
-  for (let i = 0; i < n; i++) {
-    const id = `acc_sim${i}`;
-    await insertAccount(world.store, { id, name: `partner ${i}`, feeCapBps: 100 });
-    await updateAccount(world.store, id, { rateLimits: { quote: 1000, order: 1000, status: 1000, tokens: 1000, account: 100 } });
-    const feeRecipient = SimWallet.draw(random).address as Address;
-    await addFeeRecipient(world.store, id, feeRecipient);
-    const key = generateApiKey(random);
-    await insertApiKey(world.store, { keyId: key.keyId, accountId: id, secretHash: key.secretHash, expiresAt: null });
-    out.push({ api: new PartnerApi(world, key.apiKey), feeRecipient });
+  return Array.from({ length: n }, (_, i) => ({ id: `acc_sim${i}`, feeRecipient: SimWallet.draw(random).address as Address, key: generateApiKey(random) }));
+}
+
+/** The partners' records put into the store, as an operator creates them (or puts them back after a lost store). */
+async function insertPartners(world: World, records: ReturnType<typeof partnerRecords>): Promise<void> {
+  for (const [i, r] of records.entries()) {
+    await insertAccount(world.store, { id: r.id, name: `partner ${i}`, feeCapBps: 100 });
+    await updateAccount(world.store, r.id, { rateLimits: { quote: 1000, order: 1000, status: 1000, tokens: 1000, account: 100 } });
+    await addFeeRecipient(world.store, r.id, r.feeRecipient);
+    await insertApiKey(world.store, { keyId: r.key.keyId, accountId: r.id, secretHash: r.key.secretHash, expiresAt: null });
   }
-  return out;
 }

@@ -53,3 +53,12 @@ export async function restoreStore(db: Db, backup: StoreBackup): Promise<void> {
 export async function wipeStore(db: Db): Promise<void> {
   await restoreStore(db, { tables: [], sequences: [] });
 }
+
+/** The deposit accounts of the identities the backup held (in the pool, or claimed by an API): a restore hands them back. */
+export function backedUpIdentities(backup: StoreBackup): Set<string> {
+  const rows = (name: string) => {
+    const table = backup.tables.find((t) => t.name === name);
+    return table ? (JSON.parse(table.rows) as { deposit_account: string }[]).map((r) => r.deposit_account) : [];
+  };
+  return new Set([...rows('deposit_identities'), ...rows('claimed_identities')]);
+}

@@ -34,14 +34,18 @@ export async function insertDepositIdentities(db: Queryable, mint: string, token
 
 /**
  * Takes up to `n` identities of an asset out of the pool, lowest `seq` (oldest) first, in one statement. Rows another
- * process is taking are skipped, not waited for, so concurrent APIs never get the same identity.
+ * process is taking are skipped, not waited for, so concurrent APIs never get the same identity. Each is remembered
+ * (claimed_identities) until its order is stored: a backup taken meanwhile still names its deposit account.
  */
 export async function claimDepositIdentities(db: Queryable, mint: string, tokenProgram: string, n: number): Promise<StoredDepositIdentity[]> {
   const { rows } = await db.query<{ tracking_id: string; deposit_owner: string; deposit_account: string; extra_bump_tries: number }>(
-    `DELETE FROM deposit_identities WHERE tracking_id IN (
-       SELECT tracking_id FROM deposit_identities WHERE mint = $1 AND token_program = $2
-        ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED)
-     RETURNING tracking_id, deposit_owner, deposit_account, extra_bump_tries`,
+    `WITH taken AS (
+       DELETE FROM deposit_identities WHERE tracking_id IN (
+         SELECT tracking_id FROM deposit_identities WHERE mint = $1 AND token_program = $2
+          ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING tracking_id, deposit_owner, deposit_account, extra_bump_tries),
+     kept AS (INSERT INTO claimed_identities (deposit_account, tracking_id, claimed_at) SELECT deposit_account, tracking_id, now() FROM taken)
+     SELECT * FROM taken`,
     [mint, tokenProgram, n],
   );
   return rows.map((r) => ({
@@ -84,16 +88,41 @@ export async function depositIdentitySpans(db: Queryable, assets: readonly { min
 
 /**
  * Empties the pool (the mint refills it with new identities): after the store went back in time, identities it
- * still holds may have been handed to orders it forgot, and must never be handed out a second time.
+ * still holds may have been handed to orders it forgot, and must never be handed out a second time. They are kept
+ * as claimed (a deposit to one may still land), and returned with the other claimed ones no order has taken.
  */
 export async function purgeDepositIdentities(db: Queryable): Promise<{ depositAccount: string }[]> {
-  const { rows } = await db.query<{ deposit_account: string }>('DELETE FROM deposit_identities RETURNING deposit_account');
+  const { rows } = await db.query<{ deposit_account: string }>(
+    `WITH pool AS (DELETE FROM deposit_identities RETURNING deposit_account, tracking_id),
+     kept AS (INSERT INTO claimed_identities (deposit_account, tracking_id, claimed_at) SELECT deposit_account, tracking_id, now() FROM pool ON CONFLICT DO NOTHING)
+     SELECT deposit_account FROM pool
+     UNION SELECT c.deposit_account FROM claimed_identities c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.tracking_id = c.tracking_id)`,
+  );
   return rows.map((r) => ({ depositAccount: r.deposit_account }));
 }
 
-/** Every identity the pool holds, by its deposit account (the chain check's look for forgotten orders' deposits). */
-export async function depositIdentityAccounts(db: Queryable): Promise<string[]> {
-  const { rows } = await db.query<{ deposit_account: string }>('SELECT deposit_account FROM deposit_identities');
+/**
+ * The `perAsset` identities each asset's pool hands out next, and those an API claimed without an order stored yet,
+ * by their deposit accounts (the chain check's look for forgotten orders' deposits).
+ */
+export async function depositIdentityAccounts(db: Queryable, perAsset: number): Promise<string[]> {
+  const { rows } = await db.query<{ deposit_account: string }>(
+    `SELECT deposit_account FROM (SELECT deposit_account, row_number() OVER (PARTITION BY mint, token_program ORDER BY seq) AS n FROM deposit_identities) p WHERE n <= $1
+     UNION SELECT c.deposit_account FROM claimed_identities c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.tracking_id = c.tracking_id)`,
+    [perAsset],
+  );
   return rows.map((r) => r.deposit_account);
+}
+
+/**
+ * Forgets claimed identities whose orders are stored (they are the store's now), and any claimed a month ago
+ * (an API that claimed a batch and stopped). Returns how many.
+ */
+export async function forgetClaimedIdentities(db: Queryable): Promise<number> {
+  const { rows } = await db.query(
+    `DELETE FROM claimed_identities c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.tracking_id = c.tracking_id)
+        OR c.claimed_at < now() - interval '30 days' RETURNING 1`,
+  );
+  return rows.length;
 }
 

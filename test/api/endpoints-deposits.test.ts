@@ -18,6 +18,7 @@ import {
   parseCreateAssociatedTokenInstruction, parseSyncNativeInstruction, parseTransferCheckedInstruction,
 } from '@solana-program/token';
 import { waitForStatus } from '../support/localnet.ts';
+import { SEALED_DEPOSIT_RECORD_LENGTH } from '../../src/treasury/deposit-record-box.ts';
 import {
   USDC_MINT, address, expectError, expectOk, fundedSender, inspectDepositTransaction, signDeposit, sleep,
   type DepositTxView, type TestAccount, type TestHush, quoteAndOrder, simulateWire, submitWire,
@@ -36,9 +37,18 @@ function assertDepositShape(view: DepositTxView, sender: Address, recipient: Add
   assert.deepEqual(view.signers, [sender], 'fee payer = sender, and the sender is the only signer');
   assert.deepEqual(view.signatureSlots, [sender], 'one signature slot, the sender’s');
   assert.ok(!view.staticAccounts.includes(recipient), 'the transaction does not name the recipient');
-  for (const m of MEMO_PROGRAMS) assert.ok(!view.staticAccounts.includes(m as Address), 'no memo');
+  // Last, one memo: the order's sealed record (docs/decisions.md "The deposit carries its order's record"), of its one
+  // length, naming no account and nothing readable: no memo program else (the legacy v1 one never).
   const ixs = view.instructions;
-  const programs = ixs.map((ix) => ix.programAddress);
+  const record = ixs[ixs.length - 1]!;
+  assert.equal(record.programAddress, MEMO_PROGRAMS[0], 'the sealed record, last, in SPL Memo v2');
+  for (const m of MEMO_PROGRAMS.slice(1)) assert.ok(!view.staticAccounts.includes(m as Address), 'no other memo program');
+  assert.equal((record.accounts ?? []).length, 0);
+  const memo = Buffer.from(record.data!).toString('utf8');
+  assert.equal(memo.length, SEALED_DEPOSIT_RECORD_LENGTH);
+  assert.match(memo, /^[A-Za-z0-9+/]+={0,2}$/);
+  assert.ok(!memo.includes('trk_'), 'nothing of the order in the clear');
+  const programs = ixs.slice(0, -1).map((ix) => ix.programAddress);
   const expected = opts.native
     ? [COMPUTE_BUDGET_PROGRAM_ADDRESS, COMPUTE_BUDGET_PROGRAM_ADDRESS, ASSOCIATED_TOKEN_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS]
     : [COMPUTE_BUDGET_PROGRAM_ADDRESS, COMPUTE_BUDGET_PROGRAM_ADDRESS, ASSOCIATED_TOKEN_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS];

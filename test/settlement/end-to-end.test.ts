@@ -221,7 +221,8 @@ describe('settlement end to end over the API and the local chain', { concurrency
       assert.equal(r.trackingId, placed.trackingId);
       assert.equal(r.amountIn, placed.order.amountIn);
       assert.equal(r.expiration, placed.order.expiration);
-      return r.transaction !== original ? (r.transaction as string) : null;
+      // Every transaction differs (its record is sealed afresh): a refresh is new once its blockhash is.
+      return depositOf(r.transaction).blockhash !== depositOf(original).blockhash ? (r.transaction as string) : null;
     }, 20_000, 250);
     assert.ok(await live(original), 'the original is still live when the refreshed one is handed out');
     return { placed, original, refreshed };

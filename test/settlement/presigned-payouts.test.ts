@@ -29,8 +29,23 @@ describe('presigned payouts', () => {
     const before = { ...queue().tally };
     const orders = [];
     for (let i = 0; i < 6; i++) orders.push(await placeUsdc(h, acct, OFF_MENU));
-    const deposits = await depositTogether(h, acct.client, orders);
-    for (const [i, o] of orders.entries()) await completedOnce(h, acct.client, o, deposits[i]!, 120_000);
+    // A steady market: the burst's own deposits landing may lift the payout price a rung between a payout's signing
+    // and its due time (whether a reading falls in between is the seed's luck), and a moved market re-signs by
+    // design (the tests below). Here the payout price holds at what it was when the burst began.
+    const fees = h.hush.worker!.context.fees;
+    const price = fees.price.bind(fees);
+    const steady = price('payout').microLamportsPerCu;
+    fees.price = (purpose, previous) => {
+      const a = price(purpose, previous);
+      return purpose === 'payout' ? { ...a, microLamportsPerCu: steady } : a;
+    };
+    let deposits;
+    try {
+      deposits = await depositTogether(h, acct.client, orders);
+      for (const [i, o] of orders.entries()) await completedOnce(h, acct.client, o, deposits[i]!, 120_000);
+    } finally {
+      fees.price = price;
+    }
     const used = queue().tally.used - before.used;
     const signed = queue().tally.signed - before.signed;
     assert.ok(signed >= 6, `every deposit confirmed by the worker had its payout signed ahead (${signed})`);

@@ -13,7 +13,7 @@ import { loadAssets } from '../../src/config/assets.ts';
 import { HushError } from '../../src/domain/errors.ts';
 import { DepositIdentityPool } from '../../src/services/deposit-identity-pool.ts';
 import { claimDepositIdentities, countDepositIdentities, depositIdentitySpans, insertDepositIdentities } from '../../src/store/deposit-identities-store.ts';
-import { publishTreasuryWallets, readRetiredWallets, readTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
+import { publishDepositRecordKey, publishTreasuryWallets, readRetiredWallets, readTreasuryWallets } from '../../src/store/treasury-wallets-store.ts';
 import { DepositIdentityMint } from '../../src/treasury/deposit-identity-mint.ts';
 import { Treasury } from '../../src/treasury/treasury.ts';
 import { TreasuryKeys } from '../../src/treasury/treasury-keys.ts';
@@ -114,6 +114,8 @@ forEachEngine('deposit identity pool', (ctx) => {
     assert.throws(() => view.feePayer, WalletsNotPublishedError);
     const a = await Treasury.load(new TreasuryKeys(new Uint8Array(randomBytes(32))), assets);
     assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(a)), { changed: true, rotated: false });
+    await assert.rejects(view.loaded(), WalletsNotPublishedError, 'not until the key deposits are sealed to is published too');
+    await publishDepositRecordKey(db, a.depositRecordKey);
     assert.deepEqual(await publishTreasuryWallets(db, publishedWalletsOf(a)), { changed: false, rotated: false }, 'the same set writes nothing');
     await view.loaded();
     assert.equal(view.feePayer.address, a.feePayer.address);

@@ -34,6 +34,11 @@ function openWithAny(seeds: readonly Treasury[], memo: string): { record: ChainR
   return null;
 }
 
+/** How long after a start (or a restore found) each pass looks at the identities next in line: a deposit transaction's life. */
+const POOL_WATCH_MS = 180_000;
+/** The lowest identities of each asset's pool looked at: what a few APIs' claims take next (32 at a time). */
+const POOL_SCAN_PER_ASSET = 128;
+
 /** A landed transaction never expires: its record's last valid height only has to be past any height the fate loop reads. */
 const LANDED = 2n ** 62n;
 
@@ -58,8 +63,11 @@ export class ChainCheck {
   /** Adopted payouts and refunds not yet recorded, by order (pools.plan takes them instead of signing anew). */
   private adoptions = new Map<string, FoundTransaction[]>();
   private state: TruthState = { paused: false, reason: null, since: null, checkedAt: null };
-  /** Whether this process has looked at the pool's identities on chain yet (scanPool, once a start). */
-  private poolScanned = false;
+  /**
+   * Until when each pass looks at the identities next in line on chain (scanPool): a start, and the life of the
+   * deposit transactions handed out before it (a deposit of an order the store forgot may land a minute later).
+   */
+  private scanPoolUntil: number | null = null;
   /** False while a lost store's opening balances wait to be booked (reconcile would show them as differences). */
   openingSettled = true;
 
@@ -94,10 +102,8 @@ export class ChainCheck {
       found.push(...scanned.found);
       rebuilt.push(...scanned.rebuilt);
     }
-    if (!this.poolScanned) {
-      await this.scanPool(rebuilt);
-      this.poolScanned = true;
-    }
+    this.scanPoolUntil ??= ctx.clock.now() + POOL_WATCH_MS;
+    if (ctx.clock.now() <= this.scanPoolUntil) await this.scanPool(rebuilt);
     const lost = found.filter((f) => f.kind === 'unattributed');
     if (lost.length > 0) {
       ctx.alert(
@@ -207,21 +213,20 @@ export class ChainCheck {
   }
 
   /**
-   * Once a start: the pool's identities whose deposit account the chain shows created. A store restored from before
-   * they were handed out holds them as unclaimed, though orders it forgot have taken them (and nothing of Hush's may
-   * have moved since to tell): the pool is dropped, and each such order rebuilt from its deposit's record.
+   * The identities next in line (the lowest of each asset's pool) and those APIs claimed without an order stored: a
+   * store restored from before they were handed out holds them as unused, though orders it forgot took them (and
+   * nothing of Hush's may have moved since to tell). One the chain shows created means the store went back: the pool
+   * is dropped (remembered as claimed, never handed out again) and every such order rebuilt from its deposit's record.
    */
   private async scanPool(rebuilt: string[]): Promise<void> {
-    const accounts = await depositIdentityAccounts(this.ctx.db);
+    const accounts = await depositIdentityAccounts(this.ctx.db, POOL_SCAN_PER_ASSET);
     if (accounts.length === 0) return;
     const balances = await this.ctx.view.balances(accounts, 'confirmed');
-    const used = accounts.filter((a) => balances.get(a)?.exists);
-    if (used.length === 0) return;
-    // The store went back in time: the whole pool goes (as when the check finds a forgotten transaction), which
-    // keeps it one run of numbers for the mint's count (depositIdentitySpans).
-    const dropped = (await purgeDepositIdentities(this.ctx.db)).length;
-    this.ctx.log({ used: used.length, dropped }, 'deposit identities the chain shows used were still in the pool (a store restored from before): the pool is dropped');
-    await this.rebuildDeposits(used, rebuilt);
+    if (!accounts.some((a) => balances.get(a)?.exists)) return;
+    const purged = await purgeDepositIdentities(this.ctx.db);
+    this.ctx.log({ dropped: purged.length }, 'deposit identities the chain shows used were still unused in the store (restored from before): the pool is dropped');
+    await this.rebuildFunded(purged.map((p) => p.depositAccount), rebuilt);
+    this.scanPoolUntil = this.ctx.clock.now() + POOL_WATCH_MS;
   }
 
   /** Of the deposit accounts of dropped identities, those the chain shows created: forgotten orders' deposits. */

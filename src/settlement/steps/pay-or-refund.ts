@@ -106,8 +106,8 @@ export async function payOrRefund(ctx: PayOrRefundDeps, o: OrderRecord, reads?: 
   }
   // An order rebuilt from its deposit whose record promises what the deposit cannot be shown to cover (rebuild-from-deposit.ts).
   const recovered = recoveredRefund(o.quote);
-  if (recovered && from === 'deposit_confirmed') {
-    await refundOrder(ctx.db, o.id, 'deposit_confirmed', recovered);
+  if (recovered && from === STATUS.deposit_confirmed) {
+    await refundOrder(ctx.db, o.id, STATUS.deposit_confirmed, recovered);
     return { delayMs: 0 };
   }
   if (deposited !== o.amountIn) {

@@ -1,3 +1,4 @@
+import { forgetClaimedIdentities } from '../../store/deposit-identities-store.ts';
 import { purgeIdempotencyKeys } from '../../store/idempotency-store.ts';
 import { purgeDepositHints } from '../../store/orders-store.ts';
 import { failOrder } from '../../store/settlement/fail-order.ts';
@@ -35,6 +36,7 @@ export class Watchdog implements Step<WatchdogDeps, Stuck[], null, WatchdogPlan>
   async tick(): Promise<void> {
     await purgeIdempotencyKeys(this.ctx.db);
     await purgeDepositHints(this.ctx.db);
+    await forgetClaimedIdentities(this.ctx.db);
     await runStep(this.ctx, this);
   }
 
