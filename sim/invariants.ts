@@ -88,9 +88,11 @@ export async function checkMoney(
       // A store that went back forgot it, and Hush has not rebuilt it. What the chain shows still holds: its recipient
       // has nothing or exactly its amountOut, never more.
       if (received !== 0n && received !== amountOut) throw new InvariantBroken('paid exactly once', `${t.trackingId} (forgotten by a restored store): its recipient holds ${received}, amountOut is ${amountOut}`);
-      // At the end, one the chain leads to is back: paid, its deposit swept (its account closed), or its identity handed
-      // back by the restore. Only a deposit sitting in an account nothing of Hush's names may stay unfound (docs/spec.md §10).
-      if (final && t.deposited > 0n && t.depositAccount !== null && (received > 0n || handedBack(t) || (await chain.lamports(t.depositAccount)) === 0n)) {
+      // At the end, one the chain leads to is back: paid (its payout's record), or, deposited with Hush's own transaction
+      // (which carries its record; a user's own transfer does not), its deposit swept (its account closed) or its
+      // identity handed back by the restore. Only a deposit nothing of Hush's names may stay unfound (docs/spec.md §10).
+      const recorded = t.session.deposit === 'exact' && t.depositAccount !== null;
+      if (final && t.deposited > 0n && (received > 0n || (recorded && (handedBack(t) || (await chain.lamports(t.depositAccount!)) === 0n)))) {
         throw new InvariantBroken('orders come back from the chain', `${t.trackingId} (forgotten by the store): its deposit is ${received > 0n ? 'paid out' : handedBack(t) ? 'in an identity the restore handed back' : 'swept'} on chain, and the order was not rebuilt`);
       }
       continue;
