@@ -34,8 +34,6 @@ function openWithAny(seeds: readonly Treasury[], memo: string): { record: ChainR
   return null;
 }
 
-/** How long after a start (or a restore found) each pass looks at the identities next in line: a deposit transaction's life. */
-const POOL_WATCH_MS = 180_000;
 /** The lowest identities of each asset's pool looked at: what a few APIs' claims take next (32 at a time). */
 const POOL_SCAN_PER_ASSET = 128;
 
@@ -63,11 +61,8 @@ export class ChainCheck {
   /** Adopted payouts and refunds not yet recorded, by order (pools.plan takes them instead of signing anew). */
   private adoptions = new Map<string, FoundTransaction[]>();
   private state: TruthState = { paused: false, reason: null, since: null, checkedAt: null };
-  /**
-   * Until when each pass looks at the identities next in line on chain (scanPool): a start, and the life of the
-   * deposit transactions handed out before it (a deposit of an order the store forgot may land a minute later).
-   */
-  private scanPoolUntil: number | null = null;
+  /** Whether this process has looked at the identities next in line on chain yet (scanPool, once a start). */
+  private poolScanned = false;
   /** False while a lost store's opening balances wait to be booked (reconcile would show them as differences). */
   openingSettled = true;
 
@@ -102,8 +97,10 @@ export class ChainCheck {
       found.push(...scanned.found);
       rebuilt.push(...scanned.rebuilt);
     }
-    this.scanPoolUntil ??= ctx.clock.now() + POOL_WATCH_MS;
-    if (ctx.clock.now() <= this.scanPoolUntil) await this.scanPool(rebuilt);
+    if (!this.poolScanned) {
+      await this.scanPool(rebuilt);
+      this.poolScanned = true;
+    }
     const lost = found.filter((f) => f.kind === 'unattributed');
     if (lost.length > 0) {
       ctx.alert(
@@ -226,7 +223,6 @@ export class ChainCheck {
     const purged = await purgeDepositIdentities(this.ctx.db);
     this.ctx.log({ dropped: purged.length }, 'deposit identities the chain shows used were still unused in the store (restored from before): the pool is dropped');
     await this.rebuildFunded(purged.map((p) => p.depositAccount), rebuilt);
-    this.scanPoolUntil = this.ctx.clock.now() + POOL_WATCH_MS;
   }
 
   /** Of the deposit accounts of dropped identities, those the chain shows created: forgotten orders' deposits. */
