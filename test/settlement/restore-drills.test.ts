@@ -16,6 +16,7 @@ import { closeSim } from '../support/sim-close.ts';
 import { startSimHush, type SimAccount, type SimHush } from '../support/sim-hush.ts';
 import { placeUsdc, usdcSender, type SimOrder } from '../support/sim-privacy.ts';
 import { cleanReconcile } from '../support/sim-screening.ts';
+import { recoveredPartner } from '../support/recovered-partner.ts';
 
 const ENV = { HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: '20', HUSH_PRIVACY_MAX_WAIT_S: '60' };
 
@@ -109,17 +110,7 @@ for (const engine of ['pglite', 'postgres'] as const) {
       for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['completed'], 300_000);
       const paid = await payouts(acct, orders);
       await h.downWhile((db) => wipeStore(db));
-      // The partner's account comes back under its id, suspended (its keys were in the store): the operator issues a key.
-      const account = await h.until('the partner account rebuilt', async () => {
-        const r = await h.ops.get(`/admin/v1/accounts/${acct.id}`);
-        return r.status === 200 ? r.body.account : null;
-      }, 120_000, 1000);
-      assert.equal(account.status, 'suspended');
-      expectOk(await h.ops.request('PATCH', `/admin/v1/accounts/${acct.id}`, { body: { status: 'active' } }));
-      const key = await h.ops.post(`/admin/v1/accounts/${acct.id}/keys`, null);
-      assert.equal(key.status, 201);
-      const partner = { ...acct, client: h.client(key.body.apiKey) };
-      await paidOnceAndFinal(h, partner, orders, paid);
+      await paidOnceAndFinal(h, await recoveredPartner(h, acct), orders, paid);
     });
   });
 }

@@ -18,6 +18,7 @@ import { closeSim } from '../support/sim-close.ts';
 import { startSimHush, type SimAccount, type SimHush } from '../support/sim-hush.ts';
 import { placeUsdc, type SimOrder } from '../support/sim-privacy.ts';
 import { cleanReconcile, RiskStandIn, sweep } from '../support/sim-screening.ts';
+import { recoveredPartner } from '../support/recovered-partner.ts';
 import { randomBytes } from 'node:crypto';
 import { buildDepositTransaction } from '../../src/chain/deposit-transaction.ts';
 import { addressBytes } from '../../src/domain/address-codec.ts';
@@ -121,14 +122,7 @@ for (const engine of ['pglite', 'postgres'] as const) {
       for (const o of orders) await sweep(h, o.trackingId);
       risk.blocked.clear();
       await h.downWhile((db) => wipeStore(db));
-      const account = await h.until('the partner account rebuilt', async () => {
-        const r = await h.ops.get(`/admin/v1/accounts/${acct.id}`);
-        return r.status === 200 ? r.body.account : null;
-      }, 120_000, 1000);
-      assert.equal(account.status, 'suspended');
-      expectOk(await h.ops.request('PATCH', `/admin/v1/accounts/${acct.id}`, { body: { status: 'active' } }));
-      const key = await h.ops.post(`/admin/v1/accounts/${acct.id}/keys`, null);
-      await paidOnce(h, { ...acct, client: h.client(key.body.apiKey) }, orders);
+      await paidOnce(h, await recoveredPartner(h, acct), orders);
     });
   });
 }
