@@ -6,6 +6,7 @@ import type { ChainRecord } from '../domain/chain-record.ts';
 import type { OrderRecord } from '../store/orders-store.ts';
 import type { FreshBlockhash } from '../chain/solana-chain.ts';
 import type { Queryable } from '../store/db.ts';
+import { ReadPerConnection } from '../support/read-per-connection.ts';
 import { openOrderBlockhashes } from '../store/settlement/open-order-blockhashes.ts';
 import { pendingOutflows } from '../store/settlement/pending-outflows.ts';
 import { transferSources, type ChainTxKind, type NewChainTx, type TransferMeta } from '../store/settlement/chain-tx.ts';
@@ -71,7 +72,9 @@ export class Pools {
   sections = 0;
   /** The deposit blockhashes of open orders, read at most every 500 ms (payoutBlockhash), one read at a time. */
   private handedOut = { at: 0, set: new Set<string>() };
-  private handedOutRead: Promise<Set<string>> | null = null;
+  private readonly handedOutRead = new ReadPerConnection<Queryable, Set<string>>((q) =>
+    openOrderBlockhashes(q).then((set) => ((this.handedOut = { at: this.ctx.clock.now(), set }), set)),
+  );
 
   constructor(private readonly ctx: PoolsPort) {}
 
@@ -190,10 +193,7 @@ export class Pools {
   private async handedOutSet(q: Queryable): Promise<Set<string>> {
     if (this.ctx.clock.now() - this.handedOut.at <= 500) return this.handedOut.set;
     // `q`: inside a transaction the read must use it (PGlite serializes everything behind an open one).
-    this.handedOutRead ??= openOrderBlockhashes(q)
-      .then((set) => ((this.handedOut = { at: this.ctx.clock.now(), set }), set))
-      .finally(() => (this.handedOutRead = null));
-    return this.handedOutRead;
+    return this.handedOutRead.get(q);
   }
 
   /** Pool inventory per asset at `confirmed` (SOL pools less their rent reserve). */
