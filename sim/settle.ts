@@ -9,6 +9,8 @@ export interface Activity {
   progress(): number;
   /** What the counters say, for a run that never settles. */
   describe?(): string;
+  /** Real work of unknown length the clock waits for (an operator's tool in a process of its own): awaited, not polled. */
+  awaited?(): Promise<unknown> | null;
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -40,6 +42,12 @@ export async function settle(activity: Activity, maxTurns = 100_000): Promise<vo
   let quiet = 0;
   let last = activity.progress();
   for (let i = 0; i < maxTurns; i++) {
+    const awaited = activity.awaited?.();
+    if (awaited) {
+      await awaited.catch(() => {});
+      quiet = 0;
+      continue;
+    }
     await turn();
     const now = activity.progress();
     if (now === last && activity.busy() === 0 && realIoInFlight() === 0) {

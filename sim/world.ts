@@ -76,8 +76,14 @@ export class World implements Activity, Endpoint {
   lives = 0;
   crashes: string[] = [];
   requestsInFlight = 0;
+  private readonly operatorWork = new Set<Promise<unknown>>();
   private dataDir: string;
   private schema: string | null = null;
+
+  /** The store's PostgreSQL schema (null on PGlite): what an operator's pg_dump and pg_restore name. */
+  get storeSchema(): string | null {
+    return this.schema;
+  }
   private restartPending = false;
   /** Statements sent by lives that ended. */
   private pastStatements = 0;
@@ -153,6 +159,19 @@ export class World implements Activity, Endpoint {
    */
   busy(): number {
     return this.store.kind === 'postgres' ? (this.life?.db.inFlight ?? 0) : 0;
+  }
+
+  awaited(): Promise<unknown> | null {
+    return this.operatorWork.values().next().value ?? null;
+  }
+
+  /** An operator's tool running in a process of its own (pg_restore): the clock waits for it as for any real I/O. */
+  operatorTool<T>(work: () => Promise<T>): Promise<T> {
+    const p = work();
+    const held = p.finally(() => this.operatorWork.delete(held));
+    held.catch(() => {});
+    this.operatorWork.add(held);
+    return p;
   }
 
   progress(): number {

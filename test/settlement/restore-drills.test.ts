@@ -1,6 +1,6 @@
 /**
  * docs/operations.md "Restore": the store goes back in time and Hush never pays what the chain shows as paid.
- * Three drills, each on PGlite and on PostgreSQL: a backup taken while orders waited for their class (held),
+ * Three drills, each on PGlite and on PostgreSQL (there with pg_dump and pg_restore, as the runbook says): a backup taken while orders waited for their class (held),
  * one taken while orders awaited their deposits, and one with orders created after it; and the store deleted. Every check is from the
  * outside: what each recipient holds on chain, what the partner API says, what /readyz says.
  */
@@ -17,6 +17,9 @@ import { startSimHush, type SimAccount, type SimHush } from '../support/sim-hush
 import { placeUsdc, usdcSender, type SimOrder } from '../support/sim-privacy.ts';
 import { cleanReconcile } from '../support/sim-screening.ts';
 import { recoveredPartner } from '../support/recovered-partner.ts';
+import { pgDump, pgToolsSkipReason } from '../support/operator-backups.ts';
+
+const pgTools = await pgToolsSkipReason();
 
 const ENV = { HUSH_PAYOUT_DELAY_S: '0.2-0.6', HUSH_PRIVACY_MAX_DELAY_S: '20', HUSH_PRIVACY_MAX_WAIT_S: '60' };
 
@@ -43,6 +46,20 @@ async function paidOnceAndFinal(h: SimHush, acct: SimAccount, orders: SimOrder[]
   await cleanReconcile(h, 60_000);
 }
 
+/**
+ * A backup as an operator takes it. PostgreSQL: pg_dump while Hush runs, pg_restore with it stopped (the runbook's
+ * own commands). PGlite, in memory here: every table's rows (sim/store-backups.ts); copying a stopped DATA_DIR is
+ * test/store/data-dir-copy.test.ts.
+ */
+async function takeBackup(h: SimHush, engine: 'pglite' | 'postgres'): Promise<{ restore(db: SimHush['db']): Promise<void> }> {
+  if (engine === 'postgres') {
+    const dump = await h.drive(h.operatorTool(() => pgDump(POSTGRES_URL, h.schema!)));
+    return { restore: () => h.operatorTool(() => dump.restore()).finally(() => dump.discard()) };
+  }
+  const rows: StoreBackup = await h.drive(backupStore(h.db));
+  return { restore: (db) => restoreStore(db, rows) };
+}
+
 async function payouts(acct: SimAccount, orders: SimOrder[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const o of orders) out.set(o.trackingId, (await statusOf(acct, o)).payouts[0].signature);
@@ -50,7 +67,7 @@ async function payouts(acct: SimAccount, orders: SimOrder[]): Promise<Map<string
 }
 
 for (const engine of ['pglite', 'postgres'] as const) {
-  describe(`restore drills (${engine})`, { skip: engine === 'postgres' ? postgresSkipReason : undefined }, () => {
+  describe(`restore drills (${engine})`, { skip: engine === 'postgres' ? (postgresSkipReason ?? pgTools) : undefined }, () => {
     let h: SimHush;
     let acct: SimAccount;
     before(async () => {
@@ -65,10 +82,10 @@ for (const engine of ['pglite', 'postgres'] as const) {
       for (const sender of senders) orders.push(await placeUsdc(h, acct, '1000000', { privacy: { minAnonymitySet: 5 }, sender }));
       await depositAll(h, orders);
       for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['deposit_confirmed'], 60_000);
-      const backup: StoreBackup = await h.drive(backupStore(h.db));
+      const backup = await takeBackup(h, engine);
       for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['completed'], 300_000);
       const paid = await payouts(acct, orders);
-      await h.downWhile((db) => restoreStore(db, backup));
+      await h.downWhile((db) => backup.restore(db));
       for (const o of orders) assert.notEqual((await statusOf(acct, o)).status, 'awaiting_deposit');
       await paidOnceAndFinal(h, acct, orders, paid);
     });
@@ -77,23 +94,23 @@ for (const engine of ['pglite', 'postgres'] as const) {
       const senders = [await usdcSender(h), await usdcSender(h)];
       const orders: SimOrder[] = [];
       for (const sender of senders) orders.push(await placeUsdc(h, acct, '1000000', { sender }));
-      const backup: StoreBackup = await h.drive(backupStore(h.db));
+      const backup = await takeBackup(h, engine);
       await depositAll(h, orders);
       for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['completed'], 300_000);
       const paid = await payouts(acct, orders);
       // Long enough for the sweep: the deposit accounts are closed when the store goes back.
       await h.advance(180_000);
-      await h.downWhile((db) => restoreStore(db, backup));
+      await h.downWhile((db) => backup.restore(db));
       await paidOnceAndFinal(h, acct, orders, paid);
     });
 
     test('a backup with orders created after it: they are rebuilt from the chain, final and paid once; nothing pauses', async () => {
-      const backup: StoreBackup = await h.drive(backupStore(h.db));
+      const backup = await takeBackup(h, engine);
       const orders = [await placeUsdc(h, acct, '1000000'), await placeUsdc(h, acct, '2000000')];
       await depositAll(h, orders);
       for (const o of orders) await h.waitForOrder(acct.client, o.trackingId, ['completed'], 300_000);
       const paid = await payouts(acct, orders);
-      await h.downWhile((db) => restoreStore(db, backup));
+      await h.downWhile((db) => backup.restore(db));
       // The partner polling a tracking id from the lost window gets its true state, not NOT_FOUND.
       await paidOnceAndFinal(h, acct, orders, paid);
       for (const o of orders) {

@@ -86,6 +86,16 @@ export class SimHush {
     return this.world.store;
   }
 
+  /** An operator's tool run in a process of its own (pg_dump, pg_restore): the simulated clock waits for it. */
+  operatorTool<T>(work: () => Promise<T>): Promise<T> {
+    return this.world.operatorTool(work);
+  }
+
+  /** The store's PostgreSQL schema, null on PGlite. */
+  get schema(): string | null {
+    return this.world.storeSchema;
+  }
+
   get config() {
     return this.world.config;
   }
