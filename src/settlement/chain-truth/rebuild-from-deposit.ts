@@ -2,12 +2,10 @@ import type { Address } from '@solana/kit';
 import { depositAccountOf } from '../../chain/deposit-transaction.ts';
 import { addressFromBytes } from '../../domain/address-codec.ts';
 import type { DepositRecord } from '../../domain/chain-record.ts';
-import { getAccount } from '../../store/accounts-store.ts';
-import { ensureRecoveredAccount } from '../../store/chain-truth-store.ts';
-import { getOrderByTrackingId, insertOrder, type OrderRecord } from '../../store/orders-store.ts';
+import { getOrderByTrackingId, type OrderRecord } from '../../store/orders-store.ts';
 import { openDepositRecord } from '../../treasury/deposit-record-box.ts';
 import type { SettlementContext } from '../context.ts';
-import { depositOf, RECOVERED_QUOTE } from './rebuild-order.ts';
+import { depositOf, insertRecoveredOrder, RECOVERED_QUOTE } from './rebuild-order.ts';
 
 type RebuildDeps = Pick<SettlementContext, 'db' | 'view' | 'treasury' | 'config' | 'clock' | 'log'>;
 
@@ -37,41 +35,24 @@ export async function rebuildFromDeposit(ctx: RebuildDeps, account: string): Pro
     const payable = record.sourceAssetId === record.destinationAssetId && record.amountOut > 0n && record.amountOut <= deposit.amount;
     const refundReason = payable ? null : UNVERIFIABLE_TERMS;
     if (known) return known;
-    if (!(await getAccount(ctx.db, terms.accountId))) await ensureRecoveredAccount(ctx.db, terms.accountId);
-    const sender = deposit.tx.signers[0]! as Address;
-    const createdAt = deposit.tx.blockTime === null ? ctx.clock.date() : new Date(deposit.tx.blockTime * 1000);
-    const inserted = await insertOrder(
-      ctx.db,
-      {
-        trackingId: record.trackingId,
-        accountId: terms.accountId,
-        quoteKey: `recovered:${record.trackingId}`,
-        // The refund decision rides in the quote, so the usual pay-or-refund step takes it whoever confirms the order.
-        quote: { ...RECOVERED_QUOTE, fromDeposit: true, ...(refundReason ? { recoveredRefund: refundReason } : {}) },
-        sourceAssetId: terms.source.assetId,
-        destinationAssetId: terms.destination.assetId,
-        mode: terms.mode,
-        amountIn: deposit.amount,
-        amountOut: record.amountOut,
-        // The fee split is not on chain: a same-asset order's whole difference is booked as the service fee.
-        serviceFee: payable ? deposit.amount - record.amountOut : 0n,
-        partnerFee: 0n,
-        networkFee: 0n,
-        feeBps: 0,
-        feeRecipient: null,
-        sender,
-        recipient: addressFromBytes(record.recipient),
-        depositOwner,
-        depositAccount: account as Address,
-        expiration: createdAt,
-        txBlockhash: deposit.tx.blockhash,
-        txLastValidBlockHeight: 0n,
-        txExpiresAtSlot: deposit.tx.slot,
-        createdAt,
-      },
-      { key: `recovered:${record.trackingId}`, responseStatus: 0, responseBody: null },
-    );
-    if (inserted.kind === 'created') ctx.log({ trackingId: record.trackingId, accountId: terms.accountId, refundReason }, 'an order the store forgot before paying it was rebuilt from its deposit');
+    const created = await insertRecoveredOrder(ctx, deposit, {
+      trackingId: record.trackingId,
+      accountId: terms.accountId,
+      // The refund decision rides in the quote, so the usual pay-or-refund step takes it whoever confirms the order.
+      quote: { ...RECOVERED_QUOTE, fromDeposit: true, ...(refundReason ? { recoveredRefund: refundReason } : {}) },
+      sourceAssetId: terms.source.assetId,
+      destinationAssetId: terms.destination.assetId,
+      mode: terms.mode,
+      amountOut: record.amountOut,
+      // The fee split is not on chain: a same-asset order's whole difference is booked as the service fee.
+      serviceFee: payable ? deposit.amount - record.amountOut : 0n,
+      networkFee: 0n,
+      sender: deposit.tx.signers[0]! as Address,
+      recipient: addressFromBytes(record.recipient),
+      depositOwner,
+      depositAccount: account as Address,
+    });
+    if (created) ctx.log({ trackingId: record.trackingId, accountId: terms.accountId, refundReason }, 'an order the store forgot before paying it was rebuilt from its deposit');
     return getOrderByTrackingId(ctx.db, record.trackingId);
   }
   return null;

@@ -3,7 +3,7 @@ import { depositAccountOf } from '../../chain/deposit-transaction.ts';
 import { historySince, readTransactions, tokenDelta, tokenOwner, type ReadTransaction } from '../../chain/hush-history.ts';
 import type { ChainRecord } from '../../domain/chain-record.ts';
 import { getAccount } from '../../store/accounts-store.ts';
-import { getOrderByTrackingId, insertOrder, type OrderRecord } from '../../store/orders-store.ts';
+import { getOrderByTrackingId, insertOrder, type NewOrder, type OrderRecord } from '../../store/orders-store.ts';
 import { ensureRecoveredAccount } from '../../store/chain-truth-store.ts';
 import type { SettlementContext } from '../context.ts';
 import type { TreasuryKeys } from '../../treasury/treasury-keys.ts';
@@ -40,43 +40,58 @@ export async function rebuildOrder(ctx: RebuildDeps, record: ChainRecord, tx: Re
   const paidTo = out[0] ? (destination.native || record.kind === 'refund' ? out[0].destination : tokenOwner(tx, out[0].destination)) : undefined;
   const recipient = (record.kind === 'payout' ? paidTo : sender) as Address | undefined;
   if (!recipient || moved <= 0n) return null;
-  if (!(await getAccount(ctx.db, accountId))) await ensureRecoveredAccount(ctx.db, accountId);
   const amountOut = record.kind === 'payout' ? moved : deposit.amount;
+  const created = await insertRecoveredOrder(ctx, deposit, {
+    trackingId: record.trackingId,
+    accountId,
+    quote: RECOVERED_QUOTE,
+    sourceAssetId,
+    destinationAssetId,
+    mode,
+    amountOut,
+    // A refund returned the deposit less the network fee; a same-asset payout, the deposit less every fee (booked as
+    // the service fee: the split is not on chain).
+    serviceFee: record.kind === 'payout' && sourceAssetId === destinationAssetId && deposit.amount > amountOut ? deposit.amount - amountOut : 0n,
+    networkFee: record.kind === 'refund' && deposit.amount > moved ? deposit.amount - moved : 0n,
+    sender,
+    recipient,
+    depositOwner,
+    depositAccount,
+  });
+  if (!created) return null;
+  ctx.log({ trackingId: record.trackingId, accountId, status: record.kind }, 'an order the store forgot was rebuilt from the chain');
+  return getOrderByTrackingId(ctx.db, record.trackingId);
+}
+
+/** A rebuilt order's own terms; the rest is the chain's or none (no partner fee, no fee recipient: not on chain). */
+export type RecoveredTerms = Pick<NewOrder, 'trackingId' | 'accountId' | 'quote' | 'sourceAssetId' | 'destinationAssetId' | 'mode' | 'amountOut' | 'serviceFee' | 'networkFee' | 'sender' | 'recipient' | 'depositOwner' | 'depositAccount'>;
+
+/**
+ * Inserts a rebuilt order (born awaiting its deposit, as every order is), dated by its deposit, under an account the
+ * store may have lost too. True when this call created it.
+ */
+export async function insertRecoveredOrder(ctx: Pick<RebuildDeps, 'db' | 'clock'>, deposit: { tx: ReadTransaction; amount: bigint }, terms: RecoveredTerms): Promise<boolean> {
+  if (!(await getAccount(ctx.db, terms.accountId))) await ensureRecoveredAccount(ctx.db, terms.accountId);
   const createdAt = deposit.tx.blockTime === null ? ctx.clock.date() : new Date(deposit.tx.blockTime * 1000);
+  const key = `recovered:${terms.trackingId}`;
   const inserted = await insertOrder(
     ctx.db,
     {
-      trackingId: record.trackingId,
-      accountId,
-      quoteKey: `recovered:${record.trackingId}`,
-      quote: RECOVERED_QUOTE,
-      sourceAssetId,
-      destinationAssetId,
-      mode,
+      ...terms,
+      quoteKey: key,
       amountIn: deposit.amount,
-      amountOut,
-      // A refund returned the deposit less the network fee; a same-asset payout, the deposit less every fee (booked as
-      // the service fee: the split is not on chain).
-      serviceFee: record.kind === 'payout' && sourceAssetId === destinationAssetId && deposit.amount > amountOut ? deposit.amount - amountOut : 0n,
       partnerFee: 0n,
-      networkFee: record.kind === 'refund' && deposit.amount > moved ? deposit.amount - moved : 0n,
       feeBps: 0,
       feeRecipient: null,
-      sender,
-      recipient,
-      depositOwner,
-      depositAccount,
       expiration: createdAt,
       txBlockhash: deposit.tx.blockhash,
       txLastValidBlockHeight: 0n,
       txExpiresAtSlot: deposit.tx.slot,
       createdAt,
     },
-    { key: `recovered:${record.trackingId}`, responseStatus: 0, responseBody: null },
+    { key, responseStatus: 0, responseBody: null },
   );
-  if (inserted.kind !== 'created') return null;
-  ctx.log({ trackingId: record.trackingId, accountId, status: record.kind }, 'an order the store forgot was rebuilt from the chain');
-  return getOrderByTrackingId(ctx.db, record.trackingId);
+  return inserted.kind === 'created';
 }
 
 /** The deposit account's first successful transaction that credited it, and what it put there. */
