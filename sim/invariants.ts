@@ -82,8 +82,17 @@ export async function checkMoney(
   const store = await storeOrders(db, placed.map((t) => t.trackingId!));
   for (const t of placed) {
     const o = store.get(t.trackingId!);
-    const amountOut = BigInt(t.order.amountOut);
+    // The quote is the contract (written from what the partner was told, not from Hush's order): the order names its
+    // amounts, and the recipient is held to them.
+    const amountOut = BigInt(t.quote.amountOut);
+    if (BigInt(t.order.amountOut) !== amountOut || BigInt(t.order.amountIn) !== BigInt(t.quote.amountIn)) {
+      throw new InvariantBroken('the quote is the contract', `${t.trackingId} (session #${t.session.id}): the order says ${t.order.amountIn} in, ${t.order.amountOut} out; its quote ${t.quote.amountIn} in, ${t.quote.amountOut} out`);
+    }
     const received = receivedBy.get(t)!;
+    // A deposit of any other amount than the quote's amountIn is refunded, never paid (docs/spec.md §5).
+    if (received > 0n && t.deposited > 0n && t.deposited !== BigInt(t.quote.amountIn)) {
+      throw new InvariantBroken('a wrong deposit is refunded', `${t.trackingId} (session #${t.session.id}): deposited ${t.deposited} of ${t.quote.amountIn}, and its recipient holds ${received}`);
+    }
     if (!o && forgotten(t)) {
       // A store that went back forgot it, and Hush has not rebuilt it. What the chain shows still holds: its recipient
       // has nothing or exactly its amountOut, never more.

@@ -74,4 +74,31 @@ export const PLANTED_BUGS: Record<string, PlantedBug> = {
     faults: 'all',
     rewrite: (sql) => (sql.includes("'resolution', 'freeze', $2, $3, $4, now()") ? sql.replace("'resolution', 'freeze', $2, $3, $4, now()", "'resolution', 'freeze', $2, $3, coalesce(NULL, $4::text, NULL) || NULL, now()") : sql),
   },
+  /**
+   * The deposit recorded as the order's amountIn when it is up to a tenth short (a tolerance someone meant kindly):
+   * a short deposit is paid in full, and Hush pays the difference (issue 86).
+   */
+  'short-deposit-accepted': {
+    name: 'a deposit up to a tenth short, accepted and paid in full',
+    caughtBy: ['a wrong deposit is refunded'],
+    faults: 'none',
+    // The batch confirmation (confirm-deposits.ts) writes the deposit the watch read.
+    rewrite: (sql) =>
+      sql.includes('AS v(id, deposit, due)')
+        ? sql.replace(
+            /deposit = v\.deposit\b/,
+            "deposit = CASE WHEN (v.deposit ->> 'amount')::numeric >= o.amount_in * 0.9 AND (v.deposit ->> 'amount')::numeric < o.amount_in THEN jsonb_set(v.deposit, '{amount}', to_jsonb(o.amount_in::text)) ELSE v.deposit END",
+          )
+        : sql,
+  },
+  /**
+   * The partner's fee taken again from amountOut as the order is stored: the recipient gets less than its quote said,
+   * and the books balance (issue 86).
+   */
+  'partner-fee-twice': {
+    name: "a partner's fee charged twice",
+    caughtBy: ['the quote is the contract', 'paid exactly once'],
+    faults: 'none',
+    rewrite: (sql) => (sql.includes('$8::numeric, $9::numeric,') && sql.includes('$11::numeric') && sql.includes('INSERT INTO orders') ? sql.replace('$8::numeric, $9::numeric,', '$8::numeric, $9::numeric - $11::numeric,') : sql),
+  },
 };
