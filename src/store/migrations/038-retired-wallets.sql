@@ -31,12 +31,3 @@ CREATE TABLE deposit_record_key (
   public_key text NOT NULL,
   published_at timestamptz NOT NULL
 );
-
--- docs/decisions.md "The deposit carries its order's record": a claimed identity is remembered until its order is in
--- the store, so a store restored from before an order was created still names the deposit account an API handed out
--- (APIs claim identities in batches ahead of orders). The worker forgets each once its order exists.
-CREATE TABLE claimed_identities (
-  deposit_account text PRIMARY KEY,
-  tracking_id text NOT NULL,
-  claimed_at timestamptz NOT NULL
-);
