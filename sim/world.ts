@@ -80,10 +80,6 @@ export class World implements Activity, Endpoint {
   private dataDir: string;
   private schema: string | null = null;
 
-  /** The store's PostgreSQL schema (null on PGlite): what an operator's pg_dump and pg_restore name. */
-  get storeSchema(): string | null {
-    return this.schema;
-  }
   private restartPending = false;
   /** Statements sent by lives that ended. */
   private pastStatements = 0;
@@ -159,6 +155,11 @@ export class World implements Activity, Endpoint {
    */
   busy(): number {
     return this.store.kind === 'postgres' ? (this.life?.db.inFlight ?? 0) : 0;
+  }
+
+  /** The store's PostgreSQL schema (null on PGlite): what an operator's pg_dump and pg_restore name. */
+  get storeSchema(): string | null {
+    return this.schema;
   }
 
   awaited(): Promise<unknown> | null {
