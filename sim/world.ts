@@ -79,7 +79,6 @@ export class World implements Activity, Endpoint {
   private readonly operatorWork = new Set<Promise<unknown>>();
   private dataDir: string;
   private schema: string | null = null;
-
   private restartPending = false;
   /** Statements sent by lives that ended. */
   private pastStatements = 0;
