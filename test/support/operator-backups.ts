@@ -12,7 +12,6 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 export interface PgDumpBackup {
-  readonly file: string;
   restore(): Promise<void>;
   discard(): void;
 }
@@ -33,7 +32,6 @@ export async function pgDump(databaseUrl: string, schema: string): Promise<PgDum
   const file = join(dir, 'hush.dump');
   await run('pg_dump', ['--format=custom', `--schema=${schema}`, `--file=${file}`, databaseUrl]);
   return {
-    file,
     restore: async () => void (await run('pg_restore', ['--clean', '--if-exists', `--schema=${schema}`, `--dbname=${databaseUrl}`, file])),
     discard: () => rmSync(dir, { recursive: true, force: true }),
   };
