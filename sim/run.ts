@@ -110,7 +110,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
     } else if (faults.rollback) {
       const { backupAt, restoreAt } = faults.rollback;
       let backup: StoreBackup | null = null;
-      world.clock.after(backupAt - world.clock.now(), () => void backupStore(world.store).then((b) => ((backup = b), (wentBack.backupAt = world.clock.now()), world.log.add('store backed up'))).catch(fail));
+      world.clock.after(backupAt - world.clock.now(), () => void world.operatorTool(() => backupStore(world.store)).then((b) => ((backup = b), (wentBack.backupAt = world.clock.now()), world.log.add('store backed up'))).catch(fail));
       world.clock.after(restoreAt - world.clock.now(), () => {
         if (!backup) return;
         const taken = backup;

@@ -282,7 +282,9 @@ export class World implements Activity, Endpoint {
     const life = this.life;
     if (life) this.crash(life, 'stopped by the operator');
     try {
-      await fn();
+      // The operator's work on the store is real I/O the clock cannot see (a PostgreSQL socket is a standing
+      // handle): awaited as an operator's tool, or a loaded machine lets the clock run out from under it.
+      await this.operatorTool(fn);
     } finally {
       this.restartPending = false;
     }
