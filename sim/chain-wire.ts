@@ -16,7 +16,13 @@ export type RpcFault =
   /** The chain runs the request, and the answer never arrives (a reset connection). */
   | { kind: 'lost' }
   /** A transaction sent is answered with its signature and never reaches a leader (mainnet's silent drop). */
-  | { kind: 'drop' };
+  | { kind: 'drop' }
+  /**
+   * A transaction sent is answered with its signature and held by the node for `ms` before it reaches a leader (a
+   * forwarding queue); sent again meanwhile, the node knows the signature and holds it still. It lands then if its
+   * blockhash lives: what a transaction called dead too early meets (issue 86).
+   */
+  | { kind: 'late'; ms: number };
 
 export interface RpcFaults {
   /** The fault of one request (`methods`: the calls in it), or null to serve it. */
@@ -41,6 +47,8 @@ export class ChainWire {
   readonly calls = new Map<string, number>();
   /** Transactions answered and never delivered. */
   readonly dropped: string[] = [];
+  /** Transactions a node holds (a `late` fault), by signature. */
+  private readonly held = new Set<string>();
 
   constructor(
     private readonly rpc: FastifyInstance,
@@ -92,6 +100,9 @@ export class ChainWire {
       if (fault?.kind === 'rate_limited') return new Response('{"error":"rate limited"}', { status: 429, headers: { 'retry-after': String(fault.retryAfterS) } });
       if (fault?.kind === 'stall') await this.wait(fault.ms, signal);
       if (fault?.kind === 'drop' && methods.includes('sendTransaction')) return this.answerDropped(calls, parsed);
+      if (methods.includes('sendTransaction') && (fault?.kind === 'late' || (this.held.size > 0 && calls.some((c) => c.method === 'sendTransaction' && this.held.has(this.signatureOf(c)))))) {
+        return this.answerHeld(calls, parsed, fault?.kind === 'late' ? fault.ms : null);
+      }
       const res = await this.rpc.inject({ method: 'POST', url: '/', payload: body, headers: { 'content-type': 'application/json' } });
       if (fault?.kind === 'lost') throw new TypeError('fetch failed: connection reset');
       if (signal?.aborted) throw abortError(signal);
@@ -111,6 +122,28 @@ export class ChainWire {
       }
       const signature = this.signatureOf(c);
       this.dropped.push(signature);
+      answers.push({ jsonrpc: '2.0', id: c.id ?? null, result: signature });
+    }
+    return new Response(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]), { status: 200, headers: { 'content-type': 'application/json' } });
+  }
+
+  /** sendTransaction answered with the signature at once; a transaction the node holds, or a new `late` one, reaches the chain when its hold ends. */
+  private async answerHeld(calls: RpcCall[], parsed: unknown, lateMs: number | null): Promise<Response> {
+    const answers = [];
+    for (const c of calls) {
+      const signature = c.method === 'sendTransaction' ? this.signatureOf(c) : null;
+      if (signature === null || (lateMs === null && !this.held.has(signature))) {
+        answers.push(await this.direct(JSON.stringify(c)));
+        continue;
+      }
+      if (!this.held.has(signature)) {
+        this.held.add(signature);
+        const body = JSON.stringify(c);
+        this.clock.after(lateMs!, () => {
+          this.held.delete(signature);
+          void this.direct(body).catch(() => {});
+        });
+      }
       answers.push({ jsonrpc: '2.0', id: c.id ?? null, result: signature });
     }
     return new Response(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]), { status: 200, headers: { 'content-type': 'application/json' } });

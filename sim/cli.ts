@@ -10,7 +10,8 @@
  *   --rate R (orders a second, default 1)   --keep 3,17,42 (a shrunk schedule)
  *   --mischief P (0..1, default 0.3: how often users send wrong amounts, retry, are sanctioned, send late)
  *   --no-shrink --verbose (every event line)
- *   --plant refund-without-fee|release-covers-everything|freeze-without-second-operator|count-own-sends|skip-chain-check|short-deposit-accepted|partner-fee-twice
+ *   --plant refund-without-fee|release-covers-everything|freeze-without-second-operator|count-own-sends|skip-chain-check|short-deposit-accepted|partner-fee-twice|refund-fee-sign
+ *                                         |wall-clock-outbox|early-expiry (in Hush's source: sim/source-plants.ts)
  *                                         (a bug planted on purpose: sim/planted-bugs.ts; it brings its own --profile)
  *
  * DATABASE_URL set: the store is PostgreSQL (a fresh schema per seed) instead of PGlite in memory.
@@ -19,6 +20,8 @@ import { parseArgs } from 'node:util';
 import { FAULT_SETS, type FaultSet } from './faults.ts';
 import { runSeed, type RunOptions, type RunReport } from './run.ts';
 import { PLANTED_BUGS } from './planted-bugs.ts';
+import { sourcePlanted } from './source-plant-hook.ts';
+import { SOURCE_PLANTS } from './source-plants.ts';
 import { shrink } from './shrink.ts';
 import { keepClosedMemoryStores } from '../src/store/pglite-spares.ts';
 import { PROFILES, describeSession, type Profile } from './traffic.ts';
@@ -59,7 +62,9 @@ const count = values.seeds !== undefined ? Number(values.seeds) : 1;
 if (!Number.isInteger(first) || !Number.isInteger(count) || count < 1) fail('--seed and --seeds take integers');
 const keep = values.keep ? new Set(values.keep.split(',').map(Number)) : undefined;
 const planted = values.plant === undefined ? undefined : PLANTED_BUGS[values.plant];
-if (values.plant !== undefined && !planted) fail(`--plant must be one of ${Object.keys(PLANTED_BUGS).join(', ')}`);
+const sourcePlant = values.plant === undefined ? undefined : SOURCE_PLANTS[values.plant];
+if (values.plant !== undefined && !planted && !sourcePlant) fail(`--plant must be one of ${[...Object.keys(PLANTED_BUGS), ...Object.keys(SOURCE_PLANTS)].join(', ')}`);
+if (sourcePlant && sourcePlanted !== values.plant) fail(`--plant ${values.plant} rewrites Hush's source as it loads: run it as npm run sim does (node --import tsx --import ./sim/source-plant-hook.ts sim/cli.ts)`);
 const profile = (values.profile ?? planted?.profile ?? 'steady') as Profile;
 if (!PROFILES.includes(profile)) fail(`--profile must be one of ${PROFILES.join(', ')}`);
 
@@ -80,7 +85,7 @@ function line(r: RunReport): string {
     `seed ${r.seed}: ${r.ok ? 'ok' : `FAILED (${r.failure!.invariant})`}`,
     `${r.orders} orders, ${(r.simulatedMs / 60_000).toFixed(0)} simulated min in ${(r.cpuMs / 1000).toFixed(1)} s CPU`,
     `${r.crashes.length} crashes, faults ${Object.entries(r.faults).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`,
-    `checks ${t.checks} (reconciles ${t.reconciles}, flows screened ${t.screenedFlows}, receipts ${t.receipts.checked}, below the chain ${t.receipts.below})`,
+    `checks ${t.checks} (reconciles ${t.reconciles}, flows screened ${t.screenedFlows}, receipts ${t.receipts.checked}, below the chain ${t.receipts.below}, books ${t.booked})`,
     `promises: set ${pct(t.promisedSets.kept, t.promisedSets.orders)} of ${t.promisedSets.orders}, wait ${pct(t.promisedWaits.kept, t.promisedWaits.orders)} of ${t.promisedWaits.orders}`,
     `${r.statements} statements, ${r.rpcCalls} RPC calls, log ${r.digest.slice(0, 16)}`,
   ].join('\n  ');

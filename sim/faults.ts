@@ -19,7 +19,7 @@ export const FAULT_POINTS: readonly FaultPoint[] = ['deposit-confirmed', 'payout
 
 /** The rates of the seeded faults while the storm lasts (each a probability per request, statement or reach). */
 export const RATES = {
-  rpc: { http: 0.01, rateLimited: 0.005, stall: 0.005, lost: 0.005, drop: 0.03 },
+  rpc: { http: 0.01, rateLimited: 0.005, stall: 0.005, lost: 0.005, drop: 0.05, late: 0.08 },
   store: { before: 0.002, after: 0.001 },
   /** A crash at a fault point's reach, besides the one point each seed aims at. */
   crashAtPoint: 0.01,
@@ -47,10 +47,10 @@ export interface FaultPlan {
 }
 
 /**
- * The faults of one run, drawn from the seed's fault stream: RPC errors, 429s, stalls, lost answers and
- * silently dropped transactions; store connections cut before a statement or after it committed; crashes at
- * the named fault points (each seed aims at one point's n-th reach, so a few seeds cover every point, and
- * crashes at random reaches besides); screening provider outages.
+ * The faults of one run, drawn from the seed's fault stream: RPC errors, 429s, stalls, lost answers,
+ * silently dropped transactions and transactions a node holds before it sends them on; store connections cut
+ * before a statement or after it committed; crashes at the named fault points (each seed aims at one point's n-th
+ * reach, so a few seeds cover every point, and crashes at random reaches besides); screening provider outages.
  */
 export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { startMs: number; durationMs: number }): FaultPlan {
   const everything = set === 'all' || set === 'busy';
@@ -93,6 +93,8 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
       else if (x < r.http + r.rateLimited + r.stall) fault = { kind: 'stall', ms: 2_000 + random.int(13_000) };
       else if (x < r.http + r.rateLimited + r.stall + r.lost) fault = { kind: 'lost' };
       else if (methods.includes('sendTransaction') && random.float() < r.drop) fault = { kind: 'drop' };
+      // Held 10–50 s: past the point a transaction called dead too early is signed again, within its blockhash's minute.
+      else if (methods.includes('sendTransaction') && random.float() < r.late) fault = { kind: 'late', ms: 10_000 + random.int(40_000) };
       if (fault) count(`rpc ${fault.kind}`);
       return fault;
     },

@@ -21,10 +21,12 @@ export interface Tallies {
   receipts: { checked: number; below: number };
   /** Payouts and refunds checked for a screening decision logged before them. */
   screenedFlows: number;
+  /** Ended orders whose fee lines were checked against the books' shadow (book-invariants.ts). */
+  booked: number;
 }
 
 export function emptyTallies(): Tallies {
-  return { checks: 0, reconciles: 0, ordersChecked: 0, promisedSets: { orders: 0, kept: 0 }, promisedWaits: { orders: 0, kept: 0 }, receipts: { checked: 0, below: 0 }, screenedFlows: 0 };
+  return { checks: 0, reconciles: 0, ordersChecked: 0, promisedSets: { orders: 0, kept: 0 }, promisedWaits: { orders: 0, kept: 0 }, receipts: { checked: 0, below: 0 }, screenedFlows: 0, booked: 0 };
 }
 
 interface StoreOrder {

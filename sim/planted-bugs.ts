@@ -101,4 +101,17 @@ export const PLANTED_BUGS: Record<string, PlantedBug> = {
     faults: 'none',
     rewrite: (sql) => (sql.includes('$8::numeric, $9::numeric,') && sql.includes('$11::numeric') && sql.includes('INSERT INTO orders') ? sql.replace('$8::numeric, $9::numeric,', '$8::numeric, $9::numeric - $11::numeric,') : sql),
   },
+  /**
+   * A refund's fee legs booked with their signs swapped (what it kept credited to custody, debited from income): the
+   * movement still balances, so nothing that only adds the books up sees it (issue 86).
+   */
+  'refund-fee-sign': {
+    name: "a refund's fee legs booked with the wrong sign",
+    caughtBy: ["the books are the shadow's"],
+    faults: 'none',
+    rewrite: (sql) =>
+      sql.includes('INSERT INTO ledger_entries') && sql.includes('x.amount, x.order_id,')
+        ? sql.replace('x.amount, x.order_id,', "CASE WHEN x.kind = 'fee_income' AND EXISTS (SELECT 1 FROM orders r WHERE r.id = x.order_id AND r.status = 'refunded') THEN -x.amount ELSE x.amount END, x.order_id,")
+        : sql,
+  },
 };

@@ -7,6 +7,7 @@ import { generateApiKey } from '../src/services/api-keys.ts';
 import { addFeeRecipient, insertAccount, insertApiKey, updateAccount } from '../src/store/accounts-store.ts';
 import { ChainUsers } from './chain-users.ts';
 import { faultPlan, type FaultSet } from './faults.ts';
+import { checkBooks } from './book-invariants.ts';
 import { checkMoney, checkReleases, checkScreening, checkTestSends, emptyTallies, type Tallies } from './invariants.ts';
 import { operatorPass } from './operator.ts';
 import { PartnerApi } from './partner-api.ts';
@@ -14,6 +15,7 @@ import { runUntil, settle } from './settle.ts';
 import { drawSessions, type Profile, type Session } from './traffic.ts';
 import { InvariantBroken, runSession, type OrderTruth, type UserWorld } from './users.ts';
 import { SimWallet } from './wallets.ts';
+import { watchWallClock } from './wall-clock-guard.ts';
 import { SIM_EPOCH, stream, World } from './world.ts';
 import { backedUpIdentities, backupStore, restoreStore, wipeStore, type StoreBackup } from './store-backups.ts';
 
@@ -64,6 +66,7 @@ const OPERATOR_EVERY_MS = 30_000;
  */
 export async function runSeed(o: RunOptions): Promise<RunReport> {
   const cpu0 = cpuUsage();
+  const wallClock = watchWallClock();
   const faults = faultPlan(o.faults, o.seed, stream(o.seed, 'faults'), { startMs: SIM_EPOCH, durationMs: o.durationMs });
   const world = await World.create({ seed: o.seed, faults, plant: o.plant, databaseUrl: o.databaseUrl, echo: o.echo, env: o.env });
   const tallies = emptyTallies();
@@ -135,6 +138,8 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
       // Every minute's checks stop a run at the first broken invariant; the tallies are the final check's.
       const t = final ? tallies : emptyTallies();
       tallies.checks++;
+      const read = wallClock.first();
+      if (read !== null) throw new InvariantBroken("time is the clock's", `Hush's code read the wall clock: ${read}`);
       // A forgotten order's deposit the restored store's identities name, landed before the restore, is one Hush must find
       // at its start (one still in flight then is found only through its sweep or a later start: docs/decisions.md).
       const handedBack = (x: OrderTruth) => x.depositAccount !== null && wentBack.pool.has(x.depositAccount) && x.depositAt !== null && x.depositAt <= wentBack.restoredAt;
@@ -152,6 +157,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
       }
       if (final) await checkReleases(world.store, chainUsers, truths, releasePolicy(world.config).spreadMs, world.config.slotMs, tallies);
       if (final) checkTestSends(truths);
+      if (final) tallies.booked = await checkBooks(world.store, chainUsers, truths, (x) => users.forgotten?.(x) ?? false);
     };
     world.clock.every(CHECK_EVERY_MS, () => void check(false).catch(fail));
     const operatorRandom = stream(o.seed, 'operator');
@@ -185,6 +191,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
     rpcCalls: [...world.wire.calls.values()].reduce((a, b) => a + b, 0),
   };
   await world.close();
+  wallClock.stop();
   const cpu = cpuUsage(cpu0);
   report.cpuMs = Math.round((cpu.user + cpu.system) / 1000);
   return report;

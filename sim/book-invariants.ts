@@ -1,0 +1,67 @@
+import { DEPOSIT_ACCOUNT_RENT } from '../src/domain/network-cost.ts';
+import type { Db } from '../src/store/db.ts';
+import type { ChainUsers } from './chain-users.ts';
+import { InvariantBroken, type OrderTruth } from './users.ts';
+
+/** An order's fee lines in the books, summed by the account they credit or debit (movement `fees:<trackingId>`). */
+interface FeeLines {
+  service: bigint;
+  partner: bigint;
+  network: bigint;
+  retained: bigint;
+}
+
+async function feeLines(db: Db, ids: string[]): Promise<Map<string, FeeLines>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<{ movement: string; service: string; partner: string; network: string; retained: string }>(
+    `SELECT movement,
+            coalesce(sum(amount) FILTER (WHERE account = 'income:service'), 0)::text AS service,
+            coalesce(sum(amount) FILTER (WHERE account LIKE 'payable:partner:%'), 0)::text AS partner,
+            coalesce(sum(amount) FILTER (WHERE account = 'income:network_fee'), 0)::text AS network,
+            coalesce(sum(amount) FILTER (WHERE account = 'custody:retained'), 0)::text AS retained
+       FROM ledger_entries WHERE movement = ANY($1::text[]) GROUP BY movement`,
+    [ids.map((id) => `fees:${id}`)],
+  );
+  return new Map(rows.map((r) => [r.movement.slice('fees:'.length), { service: BigInt(r.service), partner: BigInt(r.partner), network: BigInt(r.network), retained: BigInt(r.retained) }]));
+}
+
+/**
+ * The books, shadowed from the outside (issue 86): what each ended order's fee lines must say follows from the
+ * quote the partner was given and what the chain shows its users got, never from Hush's own order record. An
+ * income is a credit (a negative line), and:
+ * - a completed order books the quote's service and partner fees, and its network fee less what its recipient got
+ *   above the quote's amountOut (a release's one amount, docs/spec.md §4), and retains their sum in custody;
+ * - a refunded order books as network fee income exactly what it kept of the deposit (the deposit less what its
+ *   sender got back; a SOL sender also gets the deposit account's rent back, which Hush never booked as income).
+ * Orders a restored or lost store forgot are left out: a rebuilt order carries what its record says, not its quote.
+ */
+export async function checkBooks(db: Db, chain: ChainUsers, truths: readonly OrderTruth[], forgotten: (t: OrderTruth) => boolean): Promise<number> {
+  const ended = truths.filter((t) => t.trackingId !== null && ['completed', 'refunded'].includes(t.last?.status) && !forgotten(t));
+  const lines = await feeLines(db, ended.map((t) => t.trackingId!));
+  let checked = 0;
+  for (const t of ended) {
+    const got = lines.get(t.trackingId!) ?? { service: 0n, partner: 0n, network: 0n, retained: 0n };
+    const say = (what: string) => new InvariantBroken('the books are the shadow\'s', `${t.trackingId} (${t.last.status}, session #${t.session.id}): ${what}; its fee lines ${JSON.stringify(got, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    if (got.service > 0n || got.partner > 0n || got.network > 0n) throw say('an income is booked as a debit');
+    if (got.retained !== -(got.service + got.partner + got.network)) throw say('custody retains other than the fees booked');
+    if (t.last.status === 'completed') {
+      const fees = t.quote.feeBreakdown as { serviceFee: string; partnerFee: string; networkFee: string };
+      const received = await chain.holding(t.recipient, t.session.destination);
+      const above = t.session.source === t.session.destination && received > BigInt(t.quote.amountOut) ? received - BigInt(t.quote.amountOut) : 0n;
+      const want = { service: -BigInt(fees.serviceFee), partner: -BigInt(fees.partnerFee), network: -(BigInt(fees.networkFee) - above) };
+      if (got.service !== want.service || got.partner !== want.partner || got.network !== want.network) {
+        throw say(`the quote's fees are service ${fees.serviceFee}, partner ${fees.partnerFee}, network ${fees.networkFee} (its recipient got ${above} above amountOut)`);
+      }
+    } else if (t.senderAfterDeposit !== null && t.lateFunds === 0n && t.deposited > 0n) {
+      const back = (await chain.holding(t.sender.address, t.session.source)) - t.senderAfterDeposit;
+      // Kept: the deposit less the refund; a SOL sender's `back` may also hold the deposit account's rent.
+      const keptMost = t.deposited - back + (t.session.source === 'sol' ? DEPOSIT_ACCOUNT_RENT : 0n);
+      const keptLeast = t.deposited - back;
+      const kept = -got.network;
+      if (got.service !== 0n || got.partner !== 0n) throw say('a refund booked a service or partner fee');
+      if (kept < keptLeast || kept > keptMost) throw say(`deposited ${t.deposited}, its sender got back ${back}: Hush kept ${keptLeast === keptMost ? keptLeast : `${keptLeast}..${keptMost}`}`);
+    }
+    checked++;
+  }
+  return checked;
+}
