@@ -16,17 +16,17 @@ export type RpcFault =
   /** The chain runs the request, and the answer never arrives (a reset connection). */
   | { kind: 'lost' }
   /** A transaction sent is answered with its signature and never reaches a leader (mainnet's silent drop). */
-  | { kind: 'drop' }
-  /**
-   * A transaction sent is answered with its signature and held by the node for `ms` before it reaches a leader (a
-   * forwarding queue); sent again meanwhile, the node knows the signature and holds it still. It lands then if its
-   * blockhash lives: what a transaction called dead too early meets (issue 86).
-   */
-  | { kind: 'late'; ms: number };
+  | { kind: 'drop' };
 
 export interface RpcFaults {
   /** The fault of one request (`methods`: the calls in it), or null to serve it. */
   draw(methods: readonly string[]): RpcFault | null;
+  /**
+   * For each transaction of a request served: how long the node holds it before it reaches a leader (a forwarding
+   * queue), or null to send it on. Sent again meanwhile, the node knows the signature and holds it still; it lands
+   * then if its blockhash lives: what a transaction called dead too early meets (issue 86).
+   */
+  holdMs(): number | null;
 }
 
 interface RpcCall {
@@ -100,8 +100,11 @@ export class ChainWire {
       if (fault?.kind === 'rate_limited') return new Response('{"error":"rate limited"}', { status: 429, headers: { 'retry-after': String(fault.retryAfterS) } });
       if (fault?.kind === 'stall') await this.wait(fault.ms, signal);
       if (fault?.kind === 'drop' && methods.includes('sendTransaction')) return this.answerDropped(calls, parsed);
-      if (methods.includes('sendTransaction') && (fault?.kind === 'late' || (this.held.size > 0 && calls.some((c) => c.method === 'sendTransaction' && this.held.has(this.signatureOf(c)))))) {
-        return this.answerHeld(calls, parsed, fault?.kind === 'late' ? fault.ms : null);
+      if (methods.includes('sendTransaction') && this.faults) {
+        const holds = calls.map((c) => (c.method === 'sendTransaction' ? this.faults!.holdMs() : null));
+        if (holds.some((h) => h !== null) || (this.held.size > 0 && calls.some((c) => c.method === 'sendTransaction' && this.held.has(this.signatureOf(c))))) {
+          return this.answerHeld(calls, parsed, holds);
+        }
       }
       const res = await this.rpc.inject({ method: 'POST', url: '/', payload: body, headers: { 'content-type': 'application/json' } });
       if (fault?.kind === 'lost') throw new TypeError('fetch failed: connection reset');
@@ -127,19 +130,20 @@ export class ChainWire {
     return new Response(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]), { status: 200, headers: { 'content-type': 'application/json' } });
   }
 
-  /** sendTransaction answered with the signature at once; a transaction the node holds, or a new `late` one, reaches the chain when its hold ends. */
-  private async answerHeld(calls: RpcCall[], parsed: unknown, lateMs: number | null): Promise<Response> {
+  /** sendTransaction answered with the signature at once; a transaction the node holds, or one held now (`holds`), reaches the chain when its hold ends. */
+  private async answerHeld(calls: RpcCall[], parsed: unknown, holds: (number | null)[]): Promise<Response> {
     const answers = [];
-    for (const c of calls) {
+    for (const [i, c] of calls.entries()) {
       const signature = c.method === 'sendTransaction' ? this.signatureOf(c) : null;
-      if (signature === null || (lateMs === null && !this.held.has(signature))) {
+      const hold = holds[i] ?? null;
+      if (signature === null || (hold === null && !this.held.has(signature))) {
         answers.push(await this.direct(JSON.stringify(c)));
         continue;
       }
       if (!this.held.has(signature)) {
         this.held.add(signature);
         const body = JSON.stringify(c);
-        this.clock.after(lateMs!, () => {
+        this.clock.after(hold!, () => {
           this.held.delete(signature);
           void this.direct(body).catch(() => {});
         });

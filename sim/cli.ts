@@ -9,7 +9,7 @@
  *                                         (test-sends: two wallets each repeating its own amount on an idle Hush)
  *   --rate R (orders a second, default 1)   --keep 3,17,42 (a shrunk schedule)
  *   --mischief P (0..1, default 0.3: how often users send wrong amounts, retry, are sanctioned, send late)
- *   --no-shrink --verbose (every event line)
+ *   --no-shrink --verbose (every event line) --first-failure (stop at the first seed that fails)
  *   --plant refund-without-fee|release-covers-everything|freeze-without-second-operator|count-own-sends|skip-chain-check|short-deposit-accepted|partner-fee-twice|refund-fee-sign
  *                                         |wall-clock-outbox|early-expiry (in Hush's source: sim/source-plants.ts)
  *                                         (a bug planted on purpose: sim/planted-bugs.ts; it brings its own --profile)
@@ -38,6 +38,7 @@ const { values } = parseArgs({
     mischief: { type: 'string', default: '0.3' },
     keep: { type: 'string' },
     'no-shrink': { type: 'boolean', default: false },
+    'first-failure': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
     plant: { type: 'string' },
   },
@@ -92,9 +93,11 @@ function line(r: RunReport): string {
 }
 
 let failed = 0;
+let ran = 0;
 const totals = { orders: 0, cpuMs: 0, sets: [0, 0], waits: [0, 0] };
 for (let seed = first; seed < first + count; seed++) {
   const r = await runSeed({ ...base, seed });
+  ran++;
   process.stdout.write(`${line(r)}\n`);
   totals.orders += r.orders;
   totals.cpuMs += r.cpuMs;
@@ -109,9 +112,10 @@ for (let seed = first; seed < first + count; seed++) {
     const shrunk = await shrink({ ...base, seed }, r, (m) => process.stdout.write(`  ${m}\n`));
     process.stdout.write(`  shrunk to ${shrunk.kept.length} of ${r.sessions.length} users:\n${shrunk.kept.map((s) => `    ${describeSession(s)}`).join('\n')}\n  replay: ${replay(seed, new Set(shrunk.kept.map((s) => s.id)))}\n`);
   }
+  if (values['first-failure']) break;
 }
 const share = (k: number, n: number) => (n === 0 ? '-' : `${((100 * k) / n).toFixed(1)} %`);
 process.stdout.write(
-  `\n${count} seed(s), ${failed} failed; ${totals.orders} orders in ${(totals.cpuMs / 1000).toFixed(1)} s CPU; quotes' promises kept: set ${share(totals.sets[0]!, totals.sets[1]!)} of ${totals.sets[1]}, wait ${share(totals.waits[0]!, totals.waits[1]!)} of ${totals.waits[1]} (the promise: at least 80 %)\n`,
+  `\n${ran} seed(s), ${failed} failed; ${totals.orders} orders in ${(totals.cpuMs / 1000).toFixed(1)} s CPU; quotes' promises kept: set ${share(totals.sets[0]!, totals.sets[1]!)} of ${totals.sets[1]}, wait ${share(totals.waits[0]!, totals.waits[1]!)} of ${totals.waits[1]} (the promise: at least 80 %)\n`,
 );
 process.exit(failed > 0 ? 1 : 0);

@@ -19,7 +19,8 @@ export const FAULT_POINTS: readonly FaultPoint[] = ['deposit-confirmed', 'payout
 
 /** The rates of the seeded faults while the storm lasts (each a probability per request, statement or reach). */
 export const RATES = {
-  rpc: { http: 0.01, rateLimited: 0.005, stall: 0.005, lost: 0.005, drop: 0.05, late: 0.08 },
+  // `late`: per transaction sent (a node holds it); the others per request.
+  rpc: { http: 0.01, rateLimited: 0.005, stall: 0.005, lost: 0.005, drop: 0.05, late: 0.05 },
   store: { before: 0.002, after: 0.001 },
   /** A crash at a fault point's reach, besides the one point each seed aims at. */
   crashAtPoint: 0.01,
@@ -93,10 +94,15 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
       else if (x < r.http + r.rateLimited + r.stall) fault = { kind: 'stall', ms: 2_000 + random.int(13_000) };
       else if (x < r.http + r.rateLimited + r.stall + r.lost) fault = { kind: 'lost' };
       else if (methods.includes('sendTransaction') && random.float() < r.drop) fault = { kind: 'drop' };
-      // Held 10–50 s: past the point a transaction called dead too early is signed again, within its blockhash's minute.
-      else if (methods.includes('sendTransaction') && random.float() < r.late) fault = { kind: 'late', ms: 10_000 + random.int(40_000) };
       if (fault) count(`rpc ${fault.kind}`);
       return fault;
+    },
+    holdMs() {
+      // No failure, so it goes on past the calm: most payouts are sent then, when their classes release.
+      if (!rpcOn || random.float() >= RATES.rpc.late) return null;
+      count('rpc late');
+      // Held 20–55 s: past the point a transaction called dead too early is signed again, within its blockhash's minute.
+      return 20_000 + random.int(35_000);
     },
   };
   const store: StoreFaults = {

@@ -34,7 +34,7 @@ export const SOURCE_PLANTS: Record<string, SourcePlant> = {
    */
   'early-expiry': {
     name: 'a transaction expired before its blockhash died',
-    caughtBy: ['paid exactly once', 'refunded at most once', 'paid or refunded, never both'],
+    caughtBy: ['paid exactly once', 'refunded at most once', 'paid or refunded, never both', 'the ledger matches the chain'],
     faults: 'all',
     file: 'src/domain/settlement/tx-fate.ts',
     from: 'if (input.finalizedHeight > input.lastValidBlockHeight) return',
