@@ -49,6 +49,9 @@ export class ChainWire {
   readonly dropped: string[] = [];
   /** Transactions a node holds (a `late` fault), by signature. */
   private readonly held = new Set<string>();
+  /** Every signature Hush sent, and how many sends were of one it had sent before (its resends). */
+  private readonly sent = new Set<string>();
+  resends = 0;
 
   constructor(
     private readonly rpc: FastifyInstance,
@@ -92,6 +95,12 @@ export class ChainWire {
     const calls: RpcCall[] = Array.isArray(parsed) ? parsed : [parsed as RpcCall];
     const methods = calls.map((c) => (typeof c?.method === 'string' ? c.method : 'unknown'));
     for (const m of methods) this.calls.set(m, (this.calls.get(m) ?? 0) + 1);
+    for (const c of calls) {
+      if (c?.method !== 'sendTransaction') continue;
+      const signature = this.signatureOf(c);
+      if (this.sent.has(signature)) this.resends++;
+      else this.sent.add(signature);
+    }
     const fault = this.faults?.draw(methods) ?? null;
     this.inFlight++;
     try {

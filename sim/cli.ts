@@ -19,6 +19,7 @@
 import { parseArgs } from 'node:util';
 import { FAULT_SETS, type FaultSet } from './faults.ts';
 import { runSeed, type RunOptions, type RunReport } from './run.ts';
+import { PATHS, pathsNotRun } from './path-coverage.ts';
 import { PLANTED_BUGS } from './planted-bugs.ts';
 import { sourcePlanted } from './source-plant-hook.ts';
 import { SOURCE_PLANTS } from './source-plants.ts';
@@ -89,15 +90,24 @@ function line(r: RunReport): string {
     `checks ${t.checks} (reconciles ${t.reconciles}, flows screened ${t.screenedFlows}, receipts ${t.receipts.checked}, below the chain ${t.receipts.below}, books ${t.booked})`,
     `promises: set ${pct(t.promisedSets.kept, t.promisedSets.orders)} of ${t.promisedSets.orders}, wait ${pct(t.promisedWaits.kept, t.promisedWaits.orders)} of ${t.promisedWaits.orders}`,
     `${r.statements} statements, ${r.rpcCalls} RPC calls, log ${r.digest.slice(0, 16)}`,
+    coverage(r.paths),
   ].join('\n  ');
 }
 
+/** The coverage line: how many of the paths ran, and which did not. */
+function coverage(seen: ReadonlyMap<string, number>): string {
+  const missing = pathsNotRun(seen);
+  return `paths ${PATHS.length - missing.length} of ${PATHS.length}${missing.length ? `; not run: ${missing.join(', ')}` : ''}`;
+}
+
 let failed = 0;
+const allPaths = new Map<string, number>();
 let ran = 0;
 const totals = { orders: 0, cpuMs: 0, sets: [0, 0], waits: [0, 0] };
 for (let seed = first; seed < first + count; seed++) {
   const r = await runSeed({ ...base, seed });
   ran++;
+  for (const [p, n] of r.paths) allPaths.set(p, (allPaths.get(p) ?? 0) + n);
   process.stdout.write(`${line(r)}\n`);
   totals.orders += r.orders;
   totals.cpuMs += r.cpuMs;
@@ -116,6 +126,6 @@ for (let seed = first; seed < first + count; seed++) {
 }
 const share = (k: number, n: number) => (n === 0 ? '-' : `${((100 * k) / n).toFixed(1)} %`);
 process.stdout.write(
-  `\n${ran} seed(s), ${failed} failed; ${totals.orders} orders in ${(totals.cpuMs / 1000).toFixed(1)} s CPU; quotes' promises kept: set ${share(totals.sets[0]!, totals.sets[1]!)} of ${totals.sets[1]}, wait ${share(totals.waits[0]!, totals.waits[1]!)} of ${totals.waits[1]} (the promise: at least 80 %)\n`,
+  `\n${ran} seed(s), ${failed} failed; ${totals.orders} orders in ${(totals.cpuMs / 1000).toFixed(1)} s CPU; quotes' promises kept: set ${share(totals.sets[0]!, totals.sets[1]!)} of ${totals.sets[1]}, wait ${share(totals.waits[0]!, totals.waits[1]!)} of ${totals.waits[1]} (the promise: at least 80 %)\n${coverage(allPaths)}\n`,
 );
 process.exit(failed > 0 ? 1 : 0);

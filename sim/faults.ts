@@ -20,11 +20,17 @@ export const FAULT_POINTS: readonly FaultPoint[] = ['deposit-confirmed', 'payout
 /** The rates of the seeded faults while the storm lasts (each a probability per request, statement or reach). */
 export const RATES = {
   // `late`: per transaction sent (a node holds it); the others per request.
-  rpc: { http: 0.01, rateLimited: 0.005, stall: 0.005, lost: 0.005, drop: 0.05, late: 0.05 },
+  rpc: { http: 0.01, rateLimited: 0.005, stall: 0.005, lost: 0.005, drop: 0.05, late: 0.1 },
   store: { before: 0.002, after: 0.001 },
-  /** A crash at a fault point's reach, besides the one point each seed aims at. */
+  /** A crash at a fault point's reach, besides the points each seed aims at. */
   crashAtPoint: 0.01,
 };
+
+/**
+ * The fault points each seed crashes at, at the first reach of each (some points are reached only once or twice in
+ * a storm), besides the random ones.
+ */
+const AIMED_PER_SEED = 3;
 
 export interface FaultPlan {
   readonly set: FaultSet;
@@ -50,8 +56,9 @@ export interface FaultPlan {
 /**
  * The faults of one run, drawn from the seed's fault stream: RPC errors, 429s, stalls, lost answers,
  * silently dropped transactions and transactions a node holds before it sends them on; store connections cut
- * before a statement or after it committed; crashes at the named fault points (each seed aims at one point's n-th
- * reach, so a few seeds cover every point, and crashes at random reaches besides); screening provider outages.
+ * before a statement or after it committed; crashes at the named fault points (each seed aims at three points'
+ * first reaches, so any three consecutive seeds cover every point, and crashes at random reaches besides);
+ * screening provider outages.
  */
 export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { startMs: number; durationMs: number }): FaultPlan {
   const everything = set === 'all' || set === 'busy';
@@ -61,8 +68,8 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
   let calm = set === 'none';
   const tally = new Map<string, number>();
   const count = (k: string) => tally.set(k, (tally.get(k) ?? 0) + 1);
-  const aimed = FAULT_POINTS[seed % FAULT_POINTS.length]!;
-  const aimedReach = 1 + random.int(3);
+  // Three points a seed, the next three the next seed: any three consecutive seeds aim at every point.
+  const aimed = new Set(Array.from({ length: AIMED_PER_SEED }, (_, k) => FAULT_POINTS[(AIMED_PER_SEED * seed + k) % FAULT_POINTS.length]!));
   const reaches = new Map<FaultPoint, number>();
   const outages: { from: number; to: number }[] = [];
   const rollback =
@@ -98,11 +105,11 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
       return fault;
     },
     holdMs() {
-      // No failure, so it goes on past the calm: most payouts are sent then, when their classes release.
-      if (!rpcOn || random.float() >= RATES.rpc.late) return null;
+      if (!rpcOn || calm || random.float() >= RATES.rpc.late) return null;
       count('rpc late');
-      // Held 20–55 s: past the point a transaction called dead too early is signed again, within its blockhash's minute.
-      return 20_000 + random.int(35_000);
+      // Held 20–80 s: often past the point a transaction called dead too early is signed again and within its
+      // blockhash's minute (it lands); sometimes past that minute (it dies in the queue, and Hush must sign it again).
+      return 20_000 + random.int(60_000);
     },
   };
   const store: StoreFaults = {
@@ -123,7 +130,7 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
       if (!crashOn || calm) return false;
       const n = (reaches.get(point) ?? 0) + 1;
       reaches.set(point, n);
-      const crash = (point === aimed && n === aimedReach) || random.float() < RATES.crashAtPoint;
+      const crash = (aimed.has(point) && n === 1) || random.float() < RATES.crashAtPoint;
       if (crash) count(`crash at ${point}`);
       return crash;
     },

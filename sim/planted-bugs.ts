@@ -24,8 +24,8 @@ export const PLANTED_BUGS: Record<string, PlantedBug> = {
    */
   'skip-chain-check': {
     name: 'a restored store that never compares itself with the chain',
-    // Paid again, or refunded again: whichever the forgotten order had.
-    caughtBy: ['paid exactly once', 'refunded at most once'],
+    // Paid again, or refunded again: whichever the forgotten order had; the pool it paid from then holds less than the books say.
+    caughtBy: ['paid exactly once', 'refunded at most once', 'the ledger matches the chain'],
     faults: 'store',
     rewrite: (sql) => (sql.includes('UNION SELECT signature FROM chain_found WHERE signature = ANY($1::text[])') ? 'SELECT unnest($1::text[]) AS signature' : sql),
   },

@@ -10,6 +10,7 @@ import { faultPlan, type FaultSet } from './faults.ts';
 import { checkBooks } from './book-invariants.ts';
 import { checkMoney, checkReleases, checkScreening, checkTestSends, emptyTallies, type Tallies } from './invariants.ts';
 import { operatorPass } from './operator.ts';
+import { recordedPaths, transitionPath } from './path-coverage.ts';
 import { PartnerApi } from './partner-api.ts';
 import { runUntil, settle } from './settle.ts';
 import { drawSessions, type Profile, type Session } from './traffic.ts';
@@ -53,11 +54,15 @@ export interface RunReport {
   cpuMs: number;
   statements: number;
   rpcCalls: number;
+  /** How often each path ran (path-coverage.ts): the faults dealt and what Hush did about them. */
+  paths: Map<string, number>;
 }
 
 /** How long after the traffic stops the run waits at most for every order to end: its longest hold or deadline, and five minutes. */
 const drainMs = (c: { privacyMaxWaitS: number; orderTtlS: number }) => (Math.max(c.privacyMaxWaitS, c.orderTtlS) + 300) * 1000;
 const CHECK_EVERY_MS = 60_000;
+/** The least a run goes on after its calm before the final check: longer than a node holds a send (faults.ts). */
+const AFTER_CALM_MS = 90_000;
 const OPERATOR_EVERY_MS = 30_000;
 
 /**
@@ -80,6 +85,9 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
     world.log.add(`FAILED ${invariant}: ${(e as Error).message}`);
   };
   const stopped = () => failure !== null;
+  const paths = new Map<string, number>();
+  const ran = (path: string | null, n = 1) => void (path !== null && n > 0 && paths.set(path, (paths.get(path) ?? 0) + n));
+  world.recordReaders.push((fields, msg) => msg === 'order transition' && ran(transitionPath(fields.from, fields.to)));
   const chainUsers = new ChainUsers(world.wire);
   // Invariant checks read the chain as the reconcile does, but without faults (they are the oracle).
   const oracleChain = new SolanaChain('http://chain.sim', world.clock, world.config.slotMs, 10_000, 0, (_u, init) => world.wire.direct(String(init?.body ?? '')).then((j) => Response.json(j)));
@@ -163,10 +171,16 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
     const operatorRandom = stream(o.seed, 'operator');
     world.clock.every(OPERATOR_EVERY_MS, () => void operatorPass(world, operatorRandom).catch(fail));
     await runUntil(world.clock, world, SIM_EPOCH + o.durationMs, stopped);
+    const allEnded = () => truths.length === sessions.length && truths.every((t) => t.done || t.last?.status === 'held');
+    // The storm outlasts the traffic by the longest hold: the payouts of the orders placed in it, sent when their classes
+    // release, meet its faults too (crashes at a payout's points, dropped and expired sends, re-signing).
+    const stormEnd = world.clock.now() + world.config.privacyMaxDelayS * 1000;
+    while (!stopped() && world.clock.now() < stormEnd && !allEnded()) await runUntil(world.clock, world, Math.min(stormEnd, world.clock.now() + 30_000), stopped);
     faults.calm();
     world.log.add('calm: no more faults');
+    // What the storm left in flight lands or dies first: a send a node still holds (up to 80 s), a sweep pending.
+    await runUntil(world.clock, world, world.clock.now() + AFTER_CALM_MS, stopped);
     const drainEnd = world.clock.now() + drainMs(world.config);
-    const allEnded = () => truths.length === sessions.length && truths.every((t) => t.done || t.last?.status === 'held');
     while (!stopped() && world.clock.now() < drainEnd && !allEnded()) await runUntil(world.clock, world, world.clock.now() + 30_000, stopped);
     // Every process alive and settled before the final word.
     if (!world.life && !stopped()) await runUntil(world.clock, world, world.clock.now() + 10_000, stopped);
@@ -175,6 +189,11 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
   } catch (e) {
     fail(e);
   }
+  // What the store's records show Hush did (a store restored or lost mid-run shows less: a floor), what the wire and the desk saw.
+  for (const [path, n] of await recordedPaths(world.store).catch(() => new Map<string, number>())) ran(path, n);
+  for (const [path, n] of faults.tally) ran(path, n);
+  ran('screening outage', world.screening.refused);
+  ran('resend', world.wire.resends);
   const report: RunReport = {
     seed: o.seed,
     ok: failure === null,
@@ -189,6 +208,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
     cpuMs: 0,
     statements: world.statements(),
     rpcCalls: [...world.wire.calls.values()].reduce((a, b) => a + b, 0),
+    paths,
   };
   await world.close();
   wallClock.stop();

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { pathsNotRun } from '../../sim/path-coverage.ts';
 import { PLANTED_BUGS } from '../../sim/planted-bugs.ts';
 import { runSeed, type RunOptions, type RunReport } from '../../sim/run.ts';
 import '../support/store-spares.ts';
@@ -20,14 +21,22 @@ function explain(r: RunReport): string {
 }
 
 describe('the simulator', () => {
-  for (const seed of [1, 2]) {
+  const ran = new Map<string, number>();
+  // Three consecutive seeds: between them they aim a crash at every fault point (sim/faults.ts).
+  for (const seed of [1, 2, 3]) {
     it(`keeps every invariant on seed ${seed}: money, liveness, ledger, screening, receipts`, async () => {
       const r = await runSeed({ ...SHORT, seed });
+      for (const [p, n] of r.paths) ran.set(p, (ran.get(p) ?? 0) + n);
       assert.ok(r.ok, explain(r));
       assert.ok(r.orders > 10, `the seed placed orders (${r.orders})`);
       assert.ok(r.tallies.reconciles > 0 && r.tallies.ordersChecked >= r.orders, 'the invariants ran over every order');
+      assert.ok(r.tallies.booked > 0, 'the books were checked');
     });
   }
+
+  it('runs every path on those seeds: each fault, each crash point, and what Hush does about them (resends, expiry, re-signing, refunds, holds)', () => {
+    assert.deepEqual(pathsNotRun(ran), [], `paths not run: ${JSON.stringify(Object.fromEntries(ran))}`);
+  });
 
   it('keeps every invariant through a restored store (seed 1, faults store): nothing the chain shows paid is paid again', async () => {
     const r = await runSeed({ ...SHORT, seed: 1, faults: 'store' });
