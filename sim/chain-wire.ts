@@ -16,7 +16,12 @@ export type RpcFault =
   /** The chain runs the request, and the answer never arrives (a reset connection). */
   | { kind: 'lost' }
   /** A transaction sent is answered with its signature and never reaches a leader (mainnet's silent drop). */
-  | { kind: 'drop' };
+  | { kind: 'drop' }
+  /**
+   * Signature statuses answered by a node `slots` behind (a load balancer's lagging backend): what landed in those
+   * slots is nowhere yet, and the answer's context says the older slot.
+   */
+  | { kind: 'stale'; slots: number };
 
 export interface RpcFaults {
   /** The fault of one request (`methods`: the calls in it), or null to serve it. */
@@ -118,7 +123,8 @@ export class ChainWire {
       const res = await this.rpc.inject({ method: 'POST', url: '/', payload: body, headers: { 'content-type': 'application/json' } });
       if (fault?.kind === 'lost') throw new TypeError('fetch failed: connection reset');
       if (signal?.aborted) throw abortError(signal);
-      return new Response(res.body, { status: res.statusCode, headers: { 'content-type': 'application/json' } });
+      const answer = fault?.kind === 'stale' ? lagging(calls, res.body, fault.slots) : res.body;
+      return new Response(answer, { status: res.statusCode, headers: { 'content-type': 'application/json' } });
     } finally {
       this.inFlight--;
     }
@@ -177,6 +183,19 @@ export class ChainWire {
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
+}
+
+/** The answers to `calls` as a node `slots` behind gives them: signature statuses landed since are not found yet. */
+function lagging(calls: RpcCall[], body: string, slots: number): string {
+  const parsed = safeParse(body);
+  const answers = (Array.isArray(parsed) ? parsed : [parsed]) as { result?: { context?: { slot: number }; value?: ({ slot: number } | null)[] } }[];
+  answers.forEach((a, i) => {
+    if (calls[i]?.method !== 'getSignatureStatuses' || !a?.result?.context || !Array.isArray(a.result.value)) return;
+    const seen = a.result.context.slot - slots;
+    a.result.context.slot = seen;
+    a.result.value = a.result.value.map((v) => (v && v.slot > seen ? null : v));
+  });
+  return JSON.stringify(Array.isArray(parsed) ? answers : answers[0]);
 }
 
 function safeParse(body: string): unknown {

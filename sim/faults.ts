@@ -19,8 +19,8 @@ export const FAULT_POINTS: readonly FaultPoint[] = ['deposit-confirmed', 'payout
 
 /** The rates of the seeded faults while the storm lasts (each a probability per request, statement or reach). */
 export const RATES = {
-  // `late`: per transaction sent (a node holds it); the others per request.
-  rpc: { http: 0.01, rateLimited: 0.005, stall: 0.005, lost: 0.005, drop: 0.05, late: 0.1 },
+  // `late`: per transaction sent (a node holds it); `stale`: per status read; the others per request.
+  rpc: { http: 0.01, rateLimited: 0.005, stall: 0.005, lost: 0.005, drop: 0.05, late: 0.1, stale: 0.05 },
   store: { before: 0.002, after: 0.001 },
   /** A crash at a fault point's reach, besides the points each seed aims at. */
   crashAtPoint: 0.01,
@@ -101,6 +101,8 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
       else if (x < r.http + r.rateLimited + r.stall) fault = { kind: 'stall', ms: 2_000 + random.int(13_000) };
       else if (x < r.http + r.rateLimited + r.stall + r.lost) fault = { kind: 'lost' };
       else if (methods.includes('sendTransaction') && random.float() < r.drop) fault = { kind: 'drop' };
+      // A lagging node 10–75 slots (4–30 s) behind answers a status read.
+      else if (methods.includes('getSignatureStatuses') && random.float() < r.stale) fault = { kind: 'stale', slots: 10 + random.int(66) };
       if (fault) count(`rpc ${fault.kind}`);
       return fault;
     },

@@ -13,6 +13,7 @@ export const PATHS = [
   'rpc lost',
   'rpc drop',
   'rpc late',
+  'rpc stale',
   'store cut before',
   'store cut after',
   ...FAULT_POINTS.map((p) => `crash at ${p}`),
