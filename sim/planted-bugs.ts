@@ -114,4 +114,14 @@ export const PLANTED_BUGS: Record<string, PlantedBug> = {
         ? sql.replace('x.amount, x.order_id,', "CASE WHEN x.kind = 'fee_income' AND EXISTS (SELECT 1 FROM orders r WHERE r.id = x.order_id AND r.status = 'refunded') THEN -x.amount ELSE x.amount END, x.order_id,")
         : sql,
   },
+  /**
+   * A release written without one of its members (the pass's oldest, an off-by-one in what it marks released): that
+   * member is left waiting while its class goes, and is paid alone at its deadline (issue 86).
+   */
+  'release-leaves-one-out': {
+    name: 'a class release that leaves one member out',
+    caughtBy: ['every member goes out in a release'],
+    faults: 'none',
+    rewrite: (sql) => (sql.includes('AS v(id, at, size))') ? sql.replace('AS v(id, at, size))', 'AS v(id, at, size) WHERE v.id <> (SELECT min(u) FROM unnest($1::bigint[]) u))') : sql),
+  },
 };

@@ -11,6 +11,7 @@ import { checkBooks } from './book-invariants.ts';
 import { checkMoney, checkReleases, checkScreening, checkTestSends, emptyTallies, type Tallies } from './invariants.ts';
 import { operatorPass } from './operator.ts';
 import { recordedPaths, transitionPath } from './path-coverage.ts';
+import { checkEveryMemberReleased } from './release-invariants.ts';
 import { PartnerApi } from './partner-api.ts';
 import { runUntil, settle } from './settle.ts';
 import { drawSessions, type Profile, type Session } from './traffic.ts';
@@ -61,6 +62,8 @@ export interface RunReport {
 /** How long after the traffic stops the run waits at most for every order to end: its longest hold or deadline, and five minutes. */
 const drainMs = (c: { privacyMaxWaitS: number; orderTtlS: number }) => (Math.max(c.privacyMaxWaitS, c.orderTtlS) + 300) * 1000;
 const CHECK_EVERY_MS = 60_000;
+/** How far apart two payouts of one release may be due: from its decision, the spread's start and the spread. */
+const releaseSpan = (c: World['config']) => releasePolicy(c).spreadFromMs + releasePolicy(c).spreadMs;
 /** The least a run goes on after its calm before the final check: longer than a node holds a send (faults.ts). */
 const AFTER_CALM_MS = 90_000;
 const OPERATOR_EVERY_MS = 30_000;
@@ -164,8 +167,9 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
         if (final && !report.ok) throw new InvariantBroken('the ledger matches the chain', `at the end: ${JSON.stringify(report)}`);
       }
       if (final) await checkReleases(world.store, chainUsers, truths, releasePolicy(world.config).spreadMs, world.config.slotMs, tallies);
-      if (final) checkTestSends(truths);
+      if (final) checkTestSends(truths, world.crashedAt);
       if (final) tallies.booked = await checkBooks(world.store, chainUsers, truths, (x) => users.forgotten?.(x) ?? false);
+      if (final) await checkEveryMemberReleased(partners, truths, (x) => users.forgotten?.(x) ?? false, releaseSpan(world.config));
     };
     world.clock.every(CHECK_EVERY_MS, () => void check(false).catch(fail));
     const operatorRandom = stream(o.seed, 'operator');
