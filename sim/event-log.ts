@@ -29,6 +29,11 @@ export class EventLog {
     return this.recent.slice(-n);
   }
 
+  /** Folds `text` into the digest without a line of the log: what moved, at the run's end (run.ts). */
+  fold(text: string): void {
+    this.hash.update(text).update('\n');
+  }
+
   digest(): string {
     return this.hash.copy().digest('hex');
   }

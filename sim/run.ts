@@ -193,6 +193,9 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
   } catch (e) {
     fail(e);
   }
+  // The replay hash covers every amount and address that moved: each order's terms and what its users hold on chain,
+  // and every line of the books (a run that replays its events but moves other amounts is no replay).
+  if (!stopped()) await until(world, foldWhatMoved(world, chainUsers, truths), stopped).catch(fail);
   // What the store's records show Hush did (a store restored or lost mid-run shows less: a floor), what the wire and the desk saw.
   for (const [path, n] of await recordedPaths(world.store).catch(() => new Map<string, number>())) ran(path, n);
   for (const [path, n] of faults.tally) ran(path, n);
@@ -219,6 +222,17 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
   const cpu = cpuUsage(cpu0);
   report.cpuMs = Math.round((cpu.user + cpu.system) / 1000);
   return report;
+}
+
+async function foldWhatMoved(world: World, chain: ChainUsers, truths: readonly OrderTruth[]): Promise<void> {
+  for (const t of truths) {
+    if (t.trackingId === null) continue;
+    const received = await chain.holding(t.recipient, t.session.destination);
+    const sender = await chain.holding(t.sender.address, t.session.source);
+    world.log.fold(`${t.trackingId} ${t.quote.amountIn} ${t.quote.amountOut} ${t.deposited} ${t.lateFunds} ${t.recipient} ${received} ${t.sender.address} ${sender}`);
+  }
+  const { rows } = await world.store.query<{ line: string }>(`SELECT concat_ws(' ', movement, account, asset_id, amount::text) AS line FROM ledger_entries ORDER BY id`);
+  for (const r of rows) world.log.fold(r.line);
 }
 
 /** Awaits `p` while the clock runs: what it waits for (a start's retries, a check's reads) happens in simulated time. */
