@@ -109,9 +109,9 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
     holdMs() {
       if (!rpcOn || calm || random.float() >= RATES.rpc.late) return null;
       count('rpc late');
-      // Held 20–80 s: often past the point a transaction called dead too early is signed again and within its
-      // blockhash's minute (it lands); sometimes past that minute (it dies in the queue, and Hush must sign it again).
-      return 20_000 + random.int(60_000);
+      // Held 20–110 s: about half the time past the point a transaction called dead too early is signed again and
+      // within its blockhash's minute (it lands); else past that minute (it dies in the queue: Hush signs it again).
+      return 20_000 + random.int(90_000);
     },
   };
   const store: StoreFaults = {

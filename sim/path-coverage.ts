@@ -24,6 +24,7 @@ export const PATHS = [
   'sweep',
   'refund',
   'late refund',
+  'partner payout',
   'order expired',
   'held by screening',
   'operator release',
@@ -40,10 +41,11 @@ export function transitionPath(from: unknown, to: unknown): string | null {
   return null;
 }
 
-/** What Hush's transaction records show it did: expiries, parts signed again, sweeps, late refunds. */
+/** What Hush's transaction records show it did: expiries, parts signed again, sweeps, late refunds, partners paid. */
 export async function recordedPaths(db: Db): Promise<Map<string, number>> {
-  const { rows } = await db.query<{ expiry: number; resigned: number; sweep: number; late: number }>(
+  const { rows } = await db.query<{ expiry: number; resigned: number; sweep: number; late: number; partner: number }>(
     `SELECT count(*) FILTER (WHERE status = 'expired')::int AS expiry,
+            count(*) FILTER (WHERE kind = 'partner_payout' AND status = 'confirmed')::int AS partner,
             count(*) FILTER (WHERE kind = 'sweep')::int AS sweep,
             count(*) FILTER (WHERE kind = 'refund' AND meta ? 'lateOf')::int AS late,
             (SELECT count(*)::int FROM (SELECT 1 FROM chain_txs WHERE order_id IS NOT NULL AND kind IN ('payout', 'refund')
@@ -56,6 +58,7 @@ export async function recordedPaths(db: Db): Promise<Map<string, number>> {
     ['re-sign', r.resigned],
     ['sweep', r.sweep],
     ['late refund', r.late],
+    ['partner payout', r.partner],
   ]);
 }
 

@@ -115,13 +115,23 @@ export const PLANTED_BUGS: Record<string, PlantedBug> = {
         : sql,
   },
   /**
-   * A release written without one of its members (the pass's oldest, an off-by-one in what it marks released): that
-   * member is left waiting while its class goes, and is paid alone at its deadline (issue 86).
+   * A release written without some of its members (a filter on the release's rows meant for something else): those
+   * are left waiting while their class goes, and are paid alone at their deadline, in no release (issue 86).
    */
-  'release-leaves-one-out': {
-    name: 'a class release that leaves one member out',
+  'release-leaves-members-out': {
+    name: 'a class release that leaves members out',
     caughtBy: ['every member goes out in a release'],
     faults: 'none',
-    rewrite: (sql) => (sql.includes('AS v(id, at, size))') ? sql.replace('AS v(id, at, size))', 'AS v(id, at, size) WHERE v.id <> (SELECT min(u) FROM unnest($1::bigint[]) u))') : sql),
+    rewrite: (sql) => (sql.includes('AS v(id, at, size))') ? sql.replace('AS v(id, at, size))', 'AS v(id, at, size) WHERE v.id % 3 <> 0)') : sql),
+  },
+  /**
+   * What a partner is owed read as twice its accrued fees (a sign handled twice): its fee recipient is paid double,
+   * and the books, which book what was paid, still balance (issue 86).
+   */
+  'partner-paid-twice': {
+    name: "a partner's fees paid out twice",
+    caughtBy: ['a partner is paid at most its fees'],
+    faults: 'none',
+    rewrite: (sql) => (sql.includes("l.account LIKE 'payable:partner:%' GROUP BY l.account, l.asset_id") ? sql.replace('(-sum(l.amount) -', '(-2 * sum(l.amount) -') : sql),
   },
 };

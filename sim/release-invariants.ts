@@ -15,17 +15,18 @@ interface Member {
  * behind (issue 86). Read as the partner reads it, from the status API, after the run has drained:
  * - its status names the release it landed with (`privacy.releasedWith`, docs/spec.md §9): a member left out of
  *   every release goes out alone at its deadline, and its status never names one;
- * - a member whose deposit was confirmed before another's, and whose payout was due more than a release's spread
- *   after that other's, was waiting when that other's release was decided (which came after the other's
- *   confirmation) and was not in it. Releases of a class never overlap (each waits for the last to clear), so
- *   the two were in different releases, and the later one was not the first that could take it. Only a member that
- *   asked for a bigger set may hold out, and one screening held waited for its operator instead.
+ * - a member whose deposit was confirmed before another's, and whose payout was due more than a release's span
+ *   (`spanMs`: how far apart two payouts of one release may be due) after that other's, was waiting when that
+ *   other's release was decided (which came after the other's confirmation) and was not in it. Releases of a class
+ *   never overlap (each waits for the last to clear), so the two were in different releases, and the later one was
+ *   not the first that could take it. Only a member that asked for a bigger set may hold out, and one screening held
+ *   waited for its operator instead.
  */
 export async function checkEveryMemberReleased(
   partners: readonly { api: PartnerApi }[],
   truths: readonly OrderTruth[],
   forgotten: (t: OrderTruth) => boolean,
-  spreadMs: number,
+  spanMs: number,
 ): Promise<number> {
   const byClass = new Map<string, Member[]>();
   for (const t of truths) {
@@ -50,8 +51,8 @@ export async function checkEveryMemberReleased(
     for (const x of members) {
       checked++;
       if (x.free || x.dueAt === null) continue;
-      // heldSeconds is rounded to a second: two seconds of slack on either side of a spread.
-      const left = members.find((m) => m !== x && m.dueAt !== null && m.confirmedAt > x.confirmedAt + 1_000 && x.dueAt! > m.dueAt + spreadMs + 2_000);
+      // heldSeconds is rounded to a second: two seconds of slack.
+      const left = members.find((m) => m !== x && m.dueAt !== null && m.confirmedAt > x.confirmedAt + 1_000 && x.dueAt! > m.dueAt + spanMs + 2_000);
       if (left) {
         throw new InvariantBroken(
           'every member goes out in a release',

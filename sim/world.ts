@@ -138,6 +138,8 @@ export class World implements Activity, Endpoint {
       // (default 30 min: an order never funded ends then).
       HUSH_PRIVACY_MAX_WAIT_S: '900',
       HUSH_ORDER_TTL_S: '600',
+      // Partners' fees are paid out within a run (default hourly), screened as every flow.
+      HUSH_PARTNER_PAYOUT_INTERVAL_S: '60',
       ...this.opts.env,
     };
   }
