@@ -38,10 +38,13 @@ export class NeverSettles extends Error {}
  * ends, so a quiet turn — nothing in flight and no counter moved — is quiescence; two in a row guard against
  * work that hops through `setImmediate`.
  */
-export async function settle(activity: Activity, maxTurns = 100_000): Promise<void> {
+export async function settle(activity: Activity, maxTurns = 100_000, maxWaitMs = 300_000): Promise<void> {
   let quiet = 0;
   let last = activity.progress();
-  for (let i = 0; i < maxTurns; i++) {
+  // A turn with real work in flight (a statement on a PostgreSQL socket, a file read) waits for the machine, not for
+  // a loop: it counts toward a bound in real time, which a loaded machine may need, not toward the turns.
+  const waitUntil = performance.now() + maxWaitMs;
+  for (let i = 0; i < maxTurns; ) {
     const awaited = activity.awaited?.();
     if (awaited) {
       await awaited.catch(() => {});
@@ -50,12 +53,15 @@ export async function settle(activity: Activity, maxTurns = 100_000): Promise<vo
     }
     await turn();
     const now = activity.progress();
-    if (now === last && activity.busy() === 0 && realIoInFlight() === 0) {
+    const inFlight = activity.busy() + realIoInFlight();
+    if (now === last && inFlight === 0) {
       if (++quiet >= 2) return;
     } else quiet = 0;
+    if (inFlight === 0 || now !== last) i++;
+    else if (performance.now() > waitUntil) break;
     last = now;
   }
-  throw new NeverSettles(`still busy after ${maxTurns} turns of the event loop (${activity.describe?.() ?? ''})`);
+  throw new NeverSettles(`still busy after ${maxTurns} turns of the event loop or ${maxWaitMs / 1000} s of real work (${activity.describe?.() ?? ''})`);
 }
 
 /** Runs the clock to `until`: each due timer at its instant, and everything it starts settled before the next. */
