@@ -1,4 +1,5 @@
-import bs58 from 'bs58';
+import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
+import { ASSOCIATED_TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { Random } from '../src/support/random.ts';
 import { ChainRefused, type ChainUsers } from './chain-users.ts';
 import type { EventLog } from './event-log.ts';
@@ -212,30 +213,19 @@ async function follow(w: UserWorld, t: OrderTruth, api: PartnerApi): Promise<voi
 
 /** The deposit account and its owner, from the order's transaction: the create-ATA instruction's accounts 1 and 2. */
 export function depositOf(base64: string): { account: string; owner: string } {
-  const bytes = Buffer.from(base64, 'base64');
-  const count = bytes[0]!;
-  const msg = bytes.subarray(1 + 64 * count);
-  // v0 message: prefix, header (3), the accounts, the blockhash, the instructions.
-  let i = 1 + 3;
-  const n = msg[i++]!;
-  const keys: Buffer[] = [];
-  for (let k = 0; k < n; k++, i += 32) keys.push(msg.subarray(i, i + 32));
-  i += 32;
-  const instructions = msg[i++]!;
-  const ATA_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL';
-  for (let k = 0; k < instructions; k++) {
-    const program = keys[msg[i++]!]!;
-    const accounts = msg[i++]!;
-    const idx = [...msg.subarray(i, i + accounts)];
-    i += accounts;
-    const dataLength = msg[i++]!;
-    i += dataLength;
-    if (bs58encode(program) === ATA_PROGRAM) return { account: bs58encode(keys[idx[1]!]!), owner: bs58encode(keys[idx[2]!]!) };
+  // kit's decoders read the wire as a validator does (lengths are compact-u16: the deposit record's memo needs two bytes).
+  const tx = getTransactionDecoder().decode(Buffer.from(base64, 'base64'));
+  const msg = getCompiledTransactionMessageDecoder().decode(tx.messageBytes) as unknown as {
+    staticAccounts: readonly string[];
+    instructions: readonly { programAddressIndex: number; accountIndices?: readonly number[] }[];
+  };
+  const keys = msg.staticAccounts.map(String);
+  for (const ix of msg.instructions) {
+    if (keys[ix.programAddressIndex] !== ASSOCIATED_TOKEN_PROGRAM_ADDRESS) continue;
+    return { account: keys[ix.accountIndices![1]!]!, owner: keys[ix.accountIndices![2]!]! };
   }
   throw new Error('the order transaction creates no deposit account');
 }
-
-const bs58encode = (b: Uint8Array) => bs58.encode(b);
 
 /** An invariant the simulation checks broke: the run stops and reports it with its seed. */
 export class InvariantBroken extends Error {
