@@ -228,10 +228,9 @@ export async function checkReleases(db: Db, chain: ChainUsers, truths: readonly 
  * A partner's test sends (profile test-sends, issue 71): each wallet repeats a class nobody else uses, so every
  * quote of one says it goes alone (set and "likely" 1), and every completed one was released without a hold for a
  * crowd: confirmed to its payout's due within TEST_SEND_HELD_MAX_S (the two slots and a release pass, with room for
- * a failed pass or two), never held toward the end of its hold for company its own sends seemed to be. A wait a
- * crash fell into (`crashedAt`, simulated ms) is the restart's and its start's checks, not a crowd's: not held to it.
+ * a crash's restart), never held toward the end of its hold for company its own sends seemed to be.
  */
-export function checkTestSends(truths: readonly OrderTruth[], crashedAt: readonly number[] = []): void {
+export function checkTestSends(truths: readonly OrderTruth[]): void {
   for (const t of truths.filter((x) => x.session.wallet !== undefined)) {
     const q = t.quote?.privacy;
     if (q && (Number(q.anonymitySet) !== 1 || Number(q.anonymitySetLikely) !== 1)) {
@@ -239,10 +238,7 @@ export function checkTestSends(truths: readonly OrderTruth[], crashedAt: readonl
     }
     // An order screening held waited for its operator, not its class: its heldSeconds counts that wait.
     const held = t.last?.status === 'completed' && !heldByScreening(t) ? (t.last.privacy?.heldSeconds as number | null) : null;
-    const confirmed = (t.last?.history ?? []).find((e: { status: string }) => e.status === 'deposit_confirmed') as { at: string } | undefined;
-    const from = confirmed ? Date.parse(confirmed.at) : null;
-    const crashedMeanwhile = from !== null && held !== null && held !== undefined && crashedAt.some((c) => c >= from && c <= from + held * 1000);
-    if (held !== null && held !== undefined && held > TEST_SEND_HELD_MAX_S && !crashedMeanwhile) {
+    if (held !== null && held !== undefined && held > TEST_SEND_HELD_MAX_S) {
       throw new InvariantBroken('a test send is never held for a crowd', `#${t.session.id} (${t.trackingId}): held ${held} s`);
     }
   }

@@ -175,7 +175,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
         if (final && !report.ok) throw new InvariantBroken('the ledger matches the chain', `at the end: ${JSON.stringify(report)}`);
       }
       if (final) await checkReleases(world.store, chainUsers, truths, releasePolicy(world.config).spreadMs, world.config.slotMs, tallies);
-      if (final) checkTestSends(truths, world.crashedAt);
+      if (final) checkTestSends(truths);
       if (final) tallies.booked = await checkBooks(world.store, chainUsers, truths, (x) => users.forgotten?.(x) ?? false);
       if (final) await checkPartnerFees(chainUsers, truths, partners);
       if (final) await checkEveryMemberReleased(partners, truths, (x) => users.forgotten?.(x) ?? false, releaseSpan(world.config));

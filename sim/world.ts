@@ -75,8 +75,6 @@ export class World implements Activity, Endpoint {
   life: Life | null = null;
   lives = 0;
   crashes: string[] = [];
-  /** When each crash happened (simulated ms), in the order of `crashes`. */
-  readonly crashedAt: number[] = [];
   requestsInFlight = 0;
   private readonly operatorWork = new Set<Promise<unknown>>();
   private dataDir: string;
@@ -266,7 +264,6 @@ export class World implements Activity, Endpoint {
     this.pastStatements += life.db.sent;
     if (this.life === life) this.life = null;
     this.crashes.push(why);
-    this.crashedAt.push(this.clock.now());
     this.log.add(`life ${life.n}: crashed ${why}`);
     if (this.restartPending) return;
     this.restartPending = true;
