@@ -1,7 +1,7 @@
 import { DEPOSIT_ACCOUNT_RENT } from '../src/domain/network-cost.ts';
 import type { Db } from '../src/store/db.ts';
 import type { ChainUsers } from './chain-users.ts';
-import type { PartnerApi } from './partner-api.ts';
+import type { StatusRecord } from './final-statuses.ts';
 import { InvariantBroken, type OrderTruth } from './users.ts';
 
 /** An order's fee lines in the books, summed by the account they credit or debit (movement `fees:<trackingId>`). */
@@ -69,20 +69,18 @@ export async function checkBooks(db: Db, chain: ChainUsers, truths: readonly Ord
 
 /**
  * A partner is paid at most the fees its completed orders earned it, in each asset (issue 86): what its fee
- * recipient holds on chain against the quotes' partnerFee of its orders that completed, each order's status read
- * afresh from the status API once every order has ended (a user may have stopped reading before its order ended).
+ * recipient holds on chain against the quotes' partnerFee of its orders that completed, by each order's status read
+ * afresh once every order has ended (`statusOf`: a user may have stopped reading before its order ended).
  */
-export async function checkPartnerFees(chain: ChainUsers, truths: readonly OrderTruth[], partners: readonly { api: PartnerApi; feeRecipient: string }[]): Promise<void> {
+export async function checkPartnerFees(chain: ChainUsers, truths: readonly OrderTruth[], feeRecipients: readonly string[], statusOf: (t: OrderTruth) => StatusRecord | null): Promise<void> {
   const earned = new Map<string, bigint>();
   for (const t of truths) {
     const fee = BigInt((t.quote?.feeBreakdown as { partnerFee?: string } | undefined)?.partnerFee ?? '0');
-    if (t.trackingId === null || fee === 0n) continue;
-    const a = await partners[t.session.partner]!.api.status(t.trackingId);
-    if (a.status !== 200 || a.body.order.status !== 'completed') continue;
+    if (fee === 0n || statusOf(t)?.status !== 'completed') continue;
     const key = `${t.session.partner} ${t.session.source}`;
     earned.set(key, (earned.get(key) ?? 0n) + fee);
   }
-  for (const [partner, { feeRecipient }] of partners.entries()) {
+  for (const [partner, feeRecipient] of feeRecipients.entries()) {
     for (const asset of ['sol', 'usdc'] as const) {
       const owed = earned.get(`${partner} ${asset}`) ?? 0n;
       const held = await chain.holding(feeRecipient, asset);

@@ -1,4 +1,4 @@
-import type { PartnerApi } from './partner-api.ts';
+import type { StatusRecord } from './final-statuses.ts';
 import { InvariantBroken, type OrderTruth } from './users.ts';
 
 /** A completed standard order as its status shows it at the end: when its deposit was confirmed and its payout due. */
@@ -12,7 +12,7 @@ interface Member {
 
 /**
  * Every completed order of a standard amount went out in a release of its class, and no release of its class left it
- * behind (issue 86). Read as the partner reads it, from the status API, after the run has drained:
+ * behind (issue 86). Read as the partner reads it, from the status API (`statusOf`), after the run has drained:
  * - its status names the release it landed with (`privacy.releasedWith`, docs/spec.md §9): a member left out of
  *   every release goes out alone at its deadline, and its status never names one;
  * - a member whose deposit was confirmed before another's, and whose payout was due more than a release's span
@@ -22,18 +22,17 @@ interface Member {
  *   not the first that could take it. Only a member that asked for a bigger set may hold out, and one screening held
  *   waited for its operator instead.
  */
-export async function checkEveryMemberReleased(
-  partners: readonly { api: PartnerApi }[],
+export function checkEveryMemberReleased(
   truths: readonly OrderTruth[],
+  statusOf: (t: OrderTruth) => StatusRecord | null,
   forgotten: (t: OrderTruth) => boolean,
   spanMs: number,
-): Promise<number> {
+): number {
   const byClass = new Map<string, Member[]>();
   for (const t of truths) {
     if (t.trackingId === null || t.last?.status !== 'completed' || t.quote?.privacy?.standard !== true || forgotten(t)) continue;
-    const a = await partners[t.session.partner]!.api.status(t.trackingId);
-    if (a.status !== 200) continue;
-    const order = a.body.order as { privacy: { releasedWith: number | null; releasedWithPending: string | null; heldSeconds: number | null }; history: { status: string; at: string }[] };
+    const order = statusOf(t);
+    if (!order) continue;
     if (order.privacy.releasedWith === null) {
       throw new InvariantBroken('every member goes out in a release', `${t.trackingId} (session #${t.session.id}) completed, and its status names no release (releasedWithPending ${order.privacy.releasedWithPending})`);
     }

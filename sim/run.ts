@@ -8,6 +8,7 @@ import { generateApiKey } from '../src/services/api-keys.ts';
 import { addFeeRecipient, insertAccount, insertApiKey, updateAccount } from '../src/store/accounts-store.ts';
 import { ChainUsers } from './chain-users.ts';
 import { faultPlan, type FaultSet } from './faults.ts';
+import { readStatuses } from './final-statuses.ts';
 import { checkBooks, checkPartnerFees } from './book-invariants.ts';
 import { checkMoney, checkReleases, checkScreening, checkTestSends, emptyTallies, type Tallies } from './invariants.ts';
 import { operatorPass } from './operator.ts';
@@ -68,7 +69,10 @@ const CHECK_EVERY_MS = 60_000;
  * burst clears, up to a spread and the gap after that one's decision (mergeHorizonMs); its payouts are spread from
  * there; and a member whose own hold runs out first goes at once.
  */
-const releaseSpan = (c: World['config']) => mergeHorizonMs(releasePolicy(c)) + releasePolicy(c).spreadFromMs + releasePolicy(c).spreadMs;
+const releaseSpan = (c: World['config']) => {
+  const policy = releasePolicy(c);
+  return mergeHorizonMs(policy) + policy.spreadFromMs + policy.spreadMs;
+};
 /** The least a run goes on after its calm before the final check: longer than a node holds a send (faults.ts). */
 const AFTER_CALM_MS = 120_000;
 const OPERATOR_EVERY_MS = 30_000;
@@ -177,8 +181,11 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
       if (final) await checkReleases(world.store, chainUsers, truths, releasePolicy(world.config).spreadMs, world.config.slotMs, tallies);
       if (final) checkTestSends(truths);
       if (final) tallies.booked = await checkBooks(world.store, chainUsers, truths, (x) => users.forgotten?.(x) ?? false);
-      if (final) await checkPartnerFees(chainUsers, truths, partners);
-      if (final) await checkEveryMemberReleased(partners, truths, (x) => users.forgotten?.(x) ?? false, releaseSpan(world.config));
+      if (final) {
+        const statusOf = await readStatuses(partners, truths);
+        await checkPartnerFees(chainUsers, truths, partners.map((p) => p.feeRecipient), statusOf);
+        checkEveryMemberReleased(truths, statusOf, (x) => users.forgotten?.(x) ?? false, releaseSpan(world.config));
+      }
     };
     world.clock.every(CHECK_EVERY_MS, () => void check(false).catch(fail));
     const operatorRandom = stream(o.seed, 'operator');
