@@ -10,9 +10,8 @@
  *   --rate R (orders a second, default 1)   --keep 3,17,42 (a shrunk schedule)
  *   --mischief P (0..1, default 0.3: how often users send wrong amounts, retry, are sanctioned, send late)
  *   --no-shrink --verbose (every event line) --first-failure (stop at the first seed that fails)
- *   --plant refund-without-fee|release-covers-everything|freeze-without-second-operator|count-own-sends|skip-chain-check|short-deposit-accepted|partner-fee-twice|refund-fee-sign|release-leaves-members-out|partner-paid-twice
- *                                         |wall-clock-outbox|early-expiry (in Hush's source: sim/source-plants.ts)
- *                                         (a bug planted on purpose: sim/planted-bugs.ts; it brings its own --profile)
+ *   --plant <name>                        (a bug planted on purpose: a statement, sim/planted-bugs.ts, or Hush's source,
+ *                                         sim/source-plants.ts; it brings its own --profile; an unknown name lists them)
  *
  * DATABASE_URL set: the store is PostgreSQL (a fresh schema per seed) instead of PGlite in memory.
  */
