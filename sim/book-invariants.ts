@@ -67,12 +67,8 @@ export async function checkBooks(db: Db, chain: ChainUsers, truths: readonly Ord
   return checked;
 }
 
-/**
- * A partner is paid at most the fees its completed orders earned it, in each asset (issue 86): what its fee
- * recipient holds on chain against the quotes' partnerFee of its orders that completed, by each order's status read
- * afresh once every order has ended (`statusOf`: a user may have stopped reading before its order ended).
- */
-export async function checkPartnerFees(chain: ChainUsers, truths: readonly OrderTruth[], feeRecipients: readonly string[], statusOf: (t: OrderTruth) => StatusRecord | null): Promise<void> {
+/** What each partner earned in each asset: the quotes' partnerFee of its orders that completed (status read afresh at the end). */
+function partnerEarnings(truths: readonly OrderTruth[], statusOf: (t: OrderTruth) => StatusRecord | null): Map<string, bigint> {
   const earned = new Map<string, bigint>();
   for (const t of truths) {
     const fee = BigInt((t.quote?.feeBreakdown as { partnerFee?: string } | undefined)?.partnerFee ?? '0');
@@ -80,6 +76,16 @@ export async function checkPartnerFees(chain: ChainUsers, truths: readonly Order
     const key = `${t.session.partner} ${t.session.source}`;
     earned.set(key, (earned.get(key) ?? 0n) + fee);
   }
+  return earned;
+}
+
+/**
+ * A partner is paid at most the fees its completed orders earned it, in each asset (issue 86): what its fee
+ * recipient holds on chain against the quotes' partnerFee of its orders that completed, by each order's status read
+ * afresh once every order has ended (`statusOf`: a user may have stopped reading before its order ended).
+ */
+export async function checkPartnerFees(chain: ChainUsers, truths: readonly OrderTruth[], feeRecipients: readonly string[], statusOf: (t: OrderTruth) => StatusRecord | null): Promise<void> {
+  const earned = partnerEarnings(truths, statusOf);
   for (const [partner, feeRecipient] of feeRecipients.entries()) {
     for (const asset of ['sol', 'usdc'] as const) {
       const owed = earned.get(`${partner} ${asset}`) ?? 0n;
@@ -87,4 +93,35 @@ export async function checkPartnerFees(chain: ChainUsers, truths: readonly Order
       if (held > owed) throw new InvariantBroken('a partner is paid at most its fees', `partner ${partner}'s fee recipient ${feeRecipient} holds ${held} ${asset}; its completed orders earned it ${owed}`);
     }
   }
+}
+
+/**
+ * What Hush owes each partner, an internal account, is the shadow's figure (issue 86): its `payable:partner:<account>:
+ * <fee recipient>` balance in each asset is minus what the partner's completed orders earned (their quotes' partnerFee)
+ * plus what its fee recipient received on chain. Read when no partner payout is in flight (one sent and not yet booked
+ * is on the chain before the books); a run whose store went back in time is left out (a rebuilt order books its record's fees).
+ */
+export async function checkPartnerPayables(
+  db: Db,
+  chain: ChainUsers,
+  truths: readonly OrderTruth[],
+  partners: readonly { accountId: string; feeRecipient: string }[],
+  statusOf: (t: OrderTruth) => StatusRecord | null,
+): Promise<number> {
+  const inFlight = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chain_txs WHERE kind = 'partner_payout' AND status = 'pending'`);
+  if ((inFlight.rows[0]?.n ?? 0) > 0) return 0;
+  const earned = partnerEarnings(truths, statusOf);
+  let checked = 0;
+  for (const [partner, p] of partners.entries()) {
+    for (const asset of ['sol', 'usdc'] as const) {
+      const { rows } = await db.query<{ balance: string }>(`SELECT coalesce(sum(amount), 0)::text AS balance FROM ledger_entries WHERE account = $1 AND asset_id = $2`, [`payable:partner:${p.accountId}:${p.feeRecipient}`, asset]);
+      const booked = BigInt(rows[0]!.balance);
+      const want = -(earned.get(`${partner} ${asset}`) ?? 0n) + (await chain.holding(p.feeRecipient, asset));
+      if (booked !== want) {
+        throw new InvariantBroken('the books are the shadow\'s', `partner ${partner} (${p.accountId}) is owed ${-booked} ${asset} in the books; its completed orders earned ${earned.get(`${partner} ${asset}`) ?? 0n} and its fee recipient received ${want + (earned.get(`${partner} ${asset}`) ?? 0n)}`);
+      }
+      checked++;
+    }
+  }
+  return checked;
 }

@@ -31,7 +31,7 @@ export interface RpcFaults {
    * queue), or null to send it on. Sent again meanwhile, the node knows the signature and holds it still; it lands
    * then if its blockhash lives: what a transaction called dead too early meets (issue 86).
    */
-  holdMs(): number | null;
+  holdMs(now: number): number | null;
 }
 
 interface RpcCall {
@@ -115,7 +115,7 @@ export class ChainWire {
       if (fault?.kind === 'stall') await this.wait(fault.ms, signal);
       if (fault?.kind === 'drop' && methods.includes('sendTransaction')) return this.answerDropped(calls, parsed);
       if (methods.includes('sendTransaction') && this.faults) {
-        const holds = calls.map((c) => (c.method === 'sendTransaction' ? this.faults!.holdMs() : null));
+        const holds = calls.map((c) => (c.method === 'sendTransaction' ? this.faults!.holdMs(this.clock.now()) : null));
         if (holds.some((h) => h !== null) || (this.held.size > 0 && calls.some((c) => c.method === 'sendTransaction' && this.held.has(this.signatureOf(c))))) {
           return this.answerHeld(calls, parsed, holds);
         }

@@ -32,6 +32,12 @@ export const RATES = {
  */
 const AIMED_PER_SEED = 3;
 
+/**
+ * The first sends after the traffic ends, when most of what Hush sends is its members' payouts and refunds, a node
+ * holds past their blockhash's life: each dies there, and Hush must call it expired and sign its part again.
+ */
+const AIMED_TAIL_HOLDS = 3;
+
 export interface FaultPlan {
   readonly set: FaultSet;
   /** The chain's congestion (src/localnet/congestion-profile.ts); null: every valid transaction lands in its slot. */
@@ -51,6 +57,13 @@ export interface FaultPlan {
    * lost (both times that moment, `lose` set); null otherwise.
    */
   readonly rollback: { backupAt: number; restoreAt: number; lose?: boolean } | null;
+  /**
+   * When a process is SIGKILLed at no point in particular (simulated ms since the epoch), and which role: the first
+   * an API (mid-request, whatever it was answering), the second a worker. Empty without crash faults.
+   */
+  readonly kills: readonly { at: number; role: 'api' | 'worker' }[];
+  /** True once the storm has calmed. */
+  calmed(): boolean;
 }
 
 /**
@@ -71,6 +84,8 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
   // Three points a seed, the next three the next seed: any three consecutive seeds aim at every point.
   const aimed = new Set(Array.from({ length: AIMED_PER_SEED }, (_, k) => FAULT_POINTS[(AIMED_PER_SEED * seed + k) % FAULT_POINTS.length]!));
   const reaches = new Map<FaultPoint, number>();
+  let tailHolds = AIMED_TAIL_HOLDS;
+  const trafficEnd = opts.startMs + opts.durationMs;
   const outages: { from: number; to: number }[] = [];
   const rollback =
     set === 'store'
@@ -84,6 +99,8 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
             return { backupAt: at, restoreAt: at, lose: true };
           })()
         : null;
+  // Two kills within the traffic, an API's then a worker's, each at a seeded instant.
+  const kills = crashOn ? (['api', 'worker'] as const).map((role) => ({ role, at: opts.startMs + Math.floor(opts.durationMs * (0.2 + 0.6 * random.float())) })) : [];
   if (everything) {
     for (let i = 0; i < 2; i++) {
       const from = opts.startMs + random.int(Math.max(1, Math.floor(opts.durationMs * 0.6)));
@@ -106,8 +123,14 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
       if (fault) count(`rpc ${fault.kind}`);
       return fault;
     },
-    holdMs() {
-      if (!rpcOn || calm || random.float() >= RATES.rpc.late) return null;
+    holdMs(now) {
+      if (!rpcOn || calm) return null;
+      if (now >= trafficEnd && tailHolds > 0) {
+        tailHolds--;
+        count('rpc late');
+        return 100_000 + random.int(10_000);
+      }
+      if (random.float() >= RATES.rpc.late) return null;
       count('rpc late');
       // Held 20–110 s: about half the time past the point a transaction called dead too early is signed again and
       // within its blockhash's minute (it lands); else past that minute (it dies in the queue: Hush signs it again).
@@ -140,7 +163,9 @@ export function faultPlan(set: FaultSet, seed: number, random: Random, opts: { s
     calm() {
       calm = true;
     },
+    calmed: () => calm,
     tally,
     rollback,
+    kills,
   };
 }

@@ -9,10 +9,15 @@ export interface Answer {
 /** No process answers: Hush is down (between a crash and its restart) or died while answering. */
 export class Unreachable extends Error {}
 
-/** The process a request reaches: the live Hush's partner app, and whether it is still the same life. */
+/** One partner API process a request reached, and whether it still lives. */
+export interface Route {
+  app: FastifyInstance;
+  alive(): boolean;
+}
+
+/** The processes requests reach: a live partner API, as a load balancer picks it (null: none is up). */
 export interface Endpoint {
-  app(): FastifyInstance | null;
-  lifeNumber(): number;
+  route(): Route | null;
   /** Requests sent and not yet answered (the simulator's quiescence check). */
   requestsInFlight: number;
 }
@@ -29,18 +34,17 @@ export class PartnerApi {
   ) {}
 
   async call(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-    const app = this.endpoint.app();
-    if (!app) throw new Unreachable(`${method} ${path}: no process listening`);
-    const life = this.endpoint.lifeNumber();
+    const route = this.endpoint.route();
+    if (!route) throw new Unreachable(`${method} ${path}: no process listening`);
     this.endpoint.requestsInFlight++;
     try {
-      const res = await app.inject({
+      const res = await route.app.inject({
         method,
         url: `/transfer/v1${path}`,
         headers: { authorization: `Bearer ${this.key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
         ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
       });
-      if (this.endpoint.lifeNumber() !== life) throw new Unreachable(`${method} ${path}: the process died while answering`);
+      if (!route.alive()) throw new Unreachable(`${method} ${path}: the process died while answering`);
       let parsed: unknown = res.body;
       try {
         parsed = res.body === '' ? null : JSON.parse(res.body);

@@ -17,6 +17,9 @@ export const PATHS = [
   'store cut before',
   'store cut after',
   ...FAULT_POINTS.map((p) => `crash at ${p}`),
+  // A process killed while another of its role goes on (the run's default processes: two APIs, two workers).
+  'an API killed beside another',
+  'a worker killed beside another',
   'screening outage',
   'resend',
   'expiry',

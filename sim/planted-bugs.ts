@@ -13,6 +13,8 @@ export interface PlantedBug {
   faults: 'none' | 'all' | 'store';
   /** The traffic that reaches it, when not the suite's steady one. */
   profile?: Profile;
+  /** How often its users misbehave in the suite's search (default 1: every user, where most money bugs show first). */
+  mischief?: number;
   rewrite(sql: string): string;
 }
 
@@ -122,6 +124,10 @@ export const PLANTED_BUGS: Record<string, PlantedBug> = {
     name: 'a class release that leaves members out',
     caughtBy: ['every member goes out in a release'],
     faults: 'none',
+    // Releases of several members: a crowd of well-behaved users of a few classes. A member left out with two workers
+    // is often taken by the other's next pass within a release's span, where no outside reader can tell it apart.
+    profile: 'cold-crowd',
+    mischief: 0,
     rewrite: (sql) => (sql.includes('AS v(id, at, size))') ? sql.replace('AS v(id, at, size))', 'AS v(id, at, size) WHERE v.id % 3 <> 0)') : sql),
   },
   /**

@@ -9,7 +9,7 @@ import { addFeeRecipient, insertAccount, insertApiKey, updateAccount } from '../
 import { ChainUsers } from './chain-users.ts';
 import { faultPlan, type FaultSet } from './faults.ts';
 import { readStatuses } from './final-statuses.ts';
-import { checkBooks, checkPartnerFees } from './book-invariants.ts';
+import { checkBooks, checkPartnerFees, checkPartnerPayables } from './book-invariants.ts';
 import { checkMoney, checkReleases, checkScreening, checkTestSends, emptyTallies, type Tallies } from './invariants.ts';
 import { operatorPass } from './operator.ts';
 import { recordedPaths, transitionPath } from './path-coverage.ts';
@@ -20,7 +20,7 @@ import { drawSessions, type Profile, type Session } from './traffic.ts';
 import { InvariantBroken, runSession, type OrderTruth, type UserWorld } from './users.ts';
 import { SimWallet } from './wallets.ts';
 import { watchWallClock } from './wall-clock-guard.ts';
-import { SIM_EPOCH, stream, World } from './world.ts';
+import { SIM_EPOCH, stream, World, type ProcessRole } from './world.ts';
 import { backedUpIdentities, backupStore, restoreStore, wipeStore, type StoreBackup } from './store-backups.ts';
 
 export interface RunOptions {
@@ -40,8 +40,13 @@ export interface RunOptions {
   /** HUSH_* settings over the simulation's (the suite's seeds shorten the deadlines an operator may set). */
   env?: Record<string, string>;
   databaseUrl?: string;
+  /** The processes on the store (default: two partner APIs and two settlement workers, sim/world.ts). */
+  processes?: readonly ProcessRole[];
   echo?: (line: string) => void;
 }
+
+/** What a run starts unless told otherwise: two API and two worker processes, each crashing on its own. */
+export const DEFAULT_PROCESSES: readonly ProcessRole[] = ['api', 'api', 'worker', 'worker'];
 
 export interface RunReport {
   seed: number;
@@ -52,6 +57,9 @@ export interface RunReport {
   sessions: Session[];
   orders: number;
   crashes: string[];
+  /** The processes the run kept up, by role, and how many lives they had between them (each restart a new one). */
+  processes: readonly ProcessRole[];
+  lives: number;
   faults: Record<string, number>;
   simulatedMs: number;
   cpuMs: number;
@@ -85,7 +93,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
   const cpu0 = cpuUsage();
   const wallClock = watchWallClock();
   const faults = faultPlan(o.faults, o.seed, stream(o.seed, 'faults'), { startMs: SIM_EPOCH, durationMs: o.durationMs });
-  const world = await World.create({ seed: o.seed, faults, plant: o.plant, databaseUrl: o.databaseUrl, echo: o.echo, env: o.env });
+  const world = await World.create({ seed: o.seed, faults, plant: o.plant, databaseUrl: o.databaseUrl, echo: o.echo, env: o.env, processes: o.processes ?? DEFAULT_PROCESSES });
   const tallies = emptyTallies();
   const truths: OrderTruth[] = [];
   const sessions = drawSessions({ profile: o.profile, durationMs: o.durationMs, rate: o.rate, partners: o.partners ?? 3, mischief: o.mischief ?? 0.3 }, stream(o.seed, 'traffic')).filter((s) => !o.keep || o.keep.has(s.id));
@@ -104,7 +112,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
   // Invariant checks read the chain as the reconcile does, but without faults (they are the oracle).
   const oracleChain = new SolanaChain('http://chain.sim', world.clock, world.config.slotMs, 10_000, 0, (_u, init) => world.wire.direct(String(init?.body ?? '')).then((j) => Response.json(j)));
   try {
-    await until(world, world.startLife(), stopped);
+    await until(world, world.startAll(), stopped);
     const records = partnerRecords(world, o.partners ?? 3);
     await insertPartners(world, records);
     const partners = records.map((r) => ({ api: new PartnerApi(world, r.key.apiKey), feeRecipient: r.feeRecipient }));
@@ -144,6 +152,15 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
         void world.downWhile(() => restoreStore(world.store, taken)).catch(fail);
       });
     }
+    // Processes killed at no point in particular (an API mid-request, a worker mid-pass), the others going on.
+    const killRandom = stream(o.seed, 'kills');
+    for (const k of faults.kills) {
+      world.clock.after(k.at - world.clock.now(), () => {
+        if (faults.calmed()) return;
+        const killed = world.kill(k.role, killRandom);
+        if (killed) ran(`${k.role === 'api' ? 'an API' : 'a worker'} killed${killed.beside ? ' beside another' : ''}`);
+      });
+    }
     // Restored: what came after the backup is forgotten; lost: everything before the loss.
     users.forgotten = (t) => wentBack.restored && (wentBack.lost ? (t.placedAt ?? 0) < wentBack.backupAt : (t.placedAt ?? 0) >= wentBack.backupAt);
     const userRandom = stream(o.seed, 'users');
@@ -165,7 +182,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
       const handedBack = (x: OrderTruth) => x.depositAccount !== null && wentBack.pool.has(x.depositAccount) && x.depositAt !== null && x.depositAt <= wentBack.restoredAt;
       await checkMoney(world.store, chainUsers, truths, final, t, (x) => users.forgotten?.(x) ?? false, handedBack);
       await checkScreening(world.store, t, final ? { id: 0 } : screenedUpTo);
-      const life = world.life?.hush;
+      const life = world.worker();
       if (life) {
         const report = await reconcile(world.store, oracleChain, life.treasury, world.config.assets);
         tallies.reconciles++;
@@ -184,6 +201,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
       if (final) {
         const statusOf = await readStatuses(partners, truths);
         await checkPartnerFees(chainUsers, truths, partners.map((p) => p.feeRecipient), statusOf);
+        if (!wentBack.restored) tallies.booked += await checkPartnerPayables(world.store, chainUsers, truths, records.map((r) => ({ accountId: r.id, feeRecipient: r.feeRecipient })), statusOf);
         checkEveryMemberReleased(truths, statusOf, (x) => users.forgotten?.(x) ?? false, releaseSpan(world.config));
       }
     };
@@ -203,7 +221,7 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
     const drainEnd = world.clock.now() + drainMs(world.config);
     while (!stopped() && world.clock.now() < drainEnd && !allEnded()) await runUntil(world.clock, world, world.clock.now() + 30_000, stopped);
     // Every process alive and settled before the final word.
-    if (!world.life && !stopped()) await runUntil(world.clock, world, world.clock.now() + 10_000, stopped);
+    if (!world.allUp() && !stopped()) await runUntil(world.clock, world, world.clock.now() + 10_000, stopped);
     ending = true;
     if (!stopped()) await until(world, check(true), stopped).catch(fail);
   } catch (e) {
@@ -226,6 +244,8 @@ export async function runSeed(o: RunOptions): Promise<RunReport> {
     sessions,
     orders: truths.filter((t) => t.trackingId).length,
     crashes: world.crashes,
+    processes: o.processes ?? DEFAULT_PROCESSES,
+    lives: world.lives,
     faults: Object.fromEntries(faults.tally),
     simulatedMs: world.clock.now() - SIM_EPOCH,
     cpuMs: 0,

@@ -40,4 +40,16 @@ export const SOURCE_PLANTS: Record<string, SourcePlant> = {
     from: 'if (input.finalizedHeight > input.lastValidBlockHeight) return',
     to: 'if (input.finalizedHeight + 100n > input.lastValidBlockHeight) return',
   },
+  /**
+   * A completed order's partner fee accrued to a payable account nobody pays (the fee recipient dropped from its
+   * name): the partner is never paid, the books still balance, and no partner is paid more than it earned (issue 86).
+   */
+  'partner-fee-unpaid': {
+    name: "a partner's fees accrued where no payout reads them",
+    caughtBy: ["the books are the shadow's"],
+    faults: 'none',
+    file: 'src/ledger/order-movements.ts',
+    from: 'payable:partner:${o.accountId}:${o.feeRecipient ??',
+    to: 'payable:partner:${o.accountId}:${null ??',
+  },
 };

@@ -104,7 +104,7 @@ export function drawSessions(o: TrafficOptions, random: Random): Session[] {
   const chance = (p: number) => random.float() < p;
   const crowd = o.profile === 'cold-crowd';
   if (o.profile === 'test-sends') return arrivals(o, random).map((at, id) => testSend(o, at, id, random));
-  return arrivals(o, random).map((at, id): Session => {
+  const sessions = arrivals(o, random).map((at, id): Session => {
     const source: AssetId = crowd ? 'usdc' : chance(0.6) ? 'sol' : 'usdc';
     const destination: AssetId = chance(crowd ? 0.2 : 0.15) ? (source === 'sol' ? 'usdc' : 'sol') : source;
     const menu = crowd || chance(0.6);
@@ -131,7 +131,14 @@ export function drawSessions(o: TrafficOptions, random: Random): Session[] {
       lateFunds: deposit === 'exact' && chance(m * 0.1),
     };
   });
+  // A run with misbehaving users has late funds early enough to be swept and refunded within it (a short run may
+  // draw none): the first exact deposits of senders screening lets through send some, drawing nothing more.
+  if (o.mischief > 0) for (const s of sessions.filter((x) => x.deposit === 'exact' && !x.sanctioned).slice(0, LATE_AT_LEAST)) s.lateFunds = true;
+  return sessions;
 }
+
+/** Late funds a run with mischief has at least. */
+const LATE_AT_LEAST = 2;
 
 /**
  * Partners testing on an otherwise idle Hush (issue 71): each of two wallets repeats its own standard USDC amount

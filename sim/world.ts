@@ -15,7 +15,7 @@ import { EventLog } from './event-log.ts';
 import type { FaultPlan } from './faults.ts';
 import { LifeClock } from './life-clock.ts';
 import { LifeDb } from './life-db.ts';
-import type { Endpoint } from './partner-api.ts';
+import type { Endpoint, Route } from './partner-api.ts';
 import { settle, type Activity } from './settle.ts';
 import { ScreeningDesk } from './screening-desk.ts';
 import { VirtualClock } from './virtual-clock.ts';
@@ -37,8 +37,14 @@ export function stream(seed: number, name: string): Random {
 /** A process that crashed: thrown at the fault point so that nothing after it runs. */
 export class ProcessDied extends Error {}
 
+/** What a process runs (HUSH_ROLE): the partner API, the settlement worker, or both in one. */
+export type ProcessRole = HushConfig['role'];
+
 interface Life {
   n: number;
+  /** Which of the world's processes this is: a crash restarts the same slot with a new life. */
+  slot: number;
+  role: ProcessRole;
   clock: LifeClock;
   db: LifeDb;
   net: { fetch: FetchLike; kill(): void };
@@ -54,6 +60,12 @@ export interface WorldOptions {
   plant?: (sql: string) => string;
   /** Settings over the simulation's own (a test's HUSH_* choices). */
   env?: Record<string, string>;
+  /**
+   * The processes on the one store and chain, each by its role (default one `all`): `['api', 'api', 'worker',
+   * 'worker']` runs two partner APIs and two settlement workers whose leases and compare-and-sets race, each
+   * crashing and restarting on its own while the others go on.
+   */
+  processes?: readonly ProcessRole[];
   echo?: (line: string) => void;
 }
 
@@ -72,14 +84,18 @@ export class World implements Activity, Endpoint {
   readonly screening: ScreeningDesk;
   store!: Db;
   config!: HushConfig;
-  life: Life | null = null;
+  /** The live process in each slot (null between a crash and its restart). */
+  private readonly slots: (Life | null)[];
+  private readonly roles: readonly ProcessRole[];
+  /** Which API process a partner's request reaches, which process an operator's: a load balancer's choice, the seed's. */
+  private readonly balancer: Random;
   lives = 0;
   crashes: string[] = [];
   requestsInFlight = 0;
   private readonly operatorWork = new Set<Promise<unknown>>();
   private dataDir: string;
   private schema: string | null = null;
-  private restartPending = false;
+  private readonly restartPending: boolean[];
   /** Statements sent by lives that ended. */
   private pastStatements = 0;
 
@@ -95,6 +111,30 @@ export class World implements Activity, Endpoint {
     this.wire = new ChainWire(this.rpc, clock, opts.faults.rpc);
     this.screening = new ScreeningDesk(opts.faults, clock);
     this.dataDir = mkdtempSync(join(tmpdir(), 'hush-sim-'));
+    this.roles = opts.processes ?? ['all'];
+    this.slots = this.roles.map(() => null);
+    this.restartPending = this.roles.map(() => false);
+    this.balancer = stream(opts.seed, 'balancer');
+  }
+
+  /** The first process (the only one in a world of one): a test's Hush. */
+  get life(): Life | null {
+    return this.slots[0] ?? null;
+  }
+
+  /** Every process alive now, in slot order. */
+  live(): Life[] {
+    return this.slots.filter((l): l is Life => l !== null && l.hush !== null && l.clock.alive);
+  }
+
+  /** True when every process is up (a run's final word waits for it). */
+  allUp(): boolean {
+    return this.slots.every((l) => l !== null);
+  }
+
+  /** A process that runs settlement, alive: what the invariants read Hush's wallets from (any API's view is a worker's). */
+  worker(): RunningHush | null {
+    return this.live().find((l) => l.role !== 'api')?.hush ?? null;
   }
 
   static async create(opts: WorldOptions): Promise<World> {
@@ -155,7 +195,13 @@ export class World implements Activity, Endpoint {
    * checks its invariants but is not replayed byte for byte).
    */
   busy(): number {
-    return this.store.kind === 'postgres' ? (this.life?.db.inFlight ?? 0) : 0;
+    return this.store.kind === 'postgres' ? this.sumOfLives((l) => l.db.inFlight) : 0;
+  }
+
+  private sumOfLives(f: (l: Life) => number): number {
+    let n = 0;
+    for (const l of this.slots) if (l) n += f(l);
+    return n;
   }
 
   /** The store's PostgreSQL schema (null on PGlite): what an operator's pg_dump and pg_restore name. */
@@ -177,47 +223,57 @@ export class World implements Activity, Endpoint {
   }
 
   progress(): number {
-    return this.clock.timersSet + this.log.lines + (this.life?.db.sent ?? 0) + [...this.wire.calls.values()].reduce((a, b) => a + b, 0) + this.lives;
+    return this.clock.timersSet + this.log.lines + this.sumOfLives((l) => l.db.sent) + [...this.wire.calls.values()].reduce((a, b) => a + b, 0) + this.lives;
   }
 
   /** Statements every life sent. */
   statements(): number {
-    return this.pastStatements + (this.life?.db.sent ?? 0);
+    return this.pastStatements + this.sumOfLives((l) => l.db.sent);
   }
 
   describe(): string {
-    return `busy ${this.busy()} (requests ${this.requestsInFlight}, rpc ${this.wire.inFlight}, store ${this.life?.db.inFlight ?? 0}); timers set ${this.clock.timersSet}, log ${this.log.lines}, statements ${this.statements()}, rpc calls ${[...this.wire.calls.values()].reduce((a, b) => a + b, 0)}`;
+    return `busy ${this.busy()} (requests ${this.requestsInFlight}, rpc ${this.wire.inFlight}, store ${this.sumOfLives((l) => l.db.inFlight)}); timers set ${this.clock.timersSet}, log ${this.log.lines}, statements ${this.statements()}, rpc calls ${[...this.wire.calls.values()].reduce((a, b) => a + b, 0)}`;
   }
 
   // ---- Endpoint: what partners' requests reach ----
 
-  app(): FastifyInstance | null {
-    return this.life?.hush?.app ?? null;
+  /** A partner API process, alive, as a load balancer picks one (the seed's draw); null when none is up. */
+  route(): Route | null {
+    const apis = this.live().filter((l) => l.hush!.app !== null);
+    if (apis.length === 0) return null;
+    const life = apis.length === 1 ? apis[0]! : apis[this.balancer.int(apis.length)]!;
+    return { app: life.hush!.app!, alive: () => life.clock.alive };
   }
 
-  lifeNumber(): number {
-    return this.life?.n ?? 0;
-  }
-
-  /** The ops listener of the live process (the operator's console and admin API). */
+  /** The ops listener (the operator's console and admin API) of a live process, any role, as the balancer picks. */
   opsApp(): FastifyInstance | null {
-    return this.life?.hush?.opsApp ?? null;
+    const up = this.live();
+    if (up.length === 0) return null;
+    return (up.length === 1 ? up[0]! : up[this.balancer.int(up.length)]!).hush!.opsApp;
   }
 
   // ---- lives ----
 
-  /** Starts Hush: a new process on the same store and chain, with nothing of the previous one's memory. */
-  async startLife(): Promise<void> {
+  /** Starts every process that is down: the workers first (they publish the wallets an API quotes from), then the APIs. */
+  async startAll(): Promise<void> {
+    const order = this.roles.map((role, slot) => ({ role, slot })).sort((a, b) => Number(a.role === 'api') - Number(b.role === 'api'));
+    for (const { slot } of order) if (!this.slots[slot]) await this.startLife(slot);
+  }
+
+  /** Starts Hush in `slot`: a new process on the same store and chain, with nothing of the previous one's memory. */
+  async startLife(slot = 0): Promise<void> {
     const n = ++this.lives;
+    const role = this.roles[slot]!;
     const clock = new LifeClock(this.clock);
     const db = new LifeDb(this.store, { faults: this.opts.faults.store ?? undefined, rewrite: this.opts.plant });
     const chainNet = this.wire.life();
     const fetch: FetchLike = (url, init) => (url.startsWith(SCREENING_URL) ? this.screening.fetch(url, init) : chainNet.fetch(url, init));
-    const life: Life = { n, clock, db, net: chainNet, hush: null };
-    this.life = life;
-    this.log.add(`life ${n}: start`);
+    const life: Life = { n, slot, role, clock, db, net: chainNet, hush: null };
+    this.slots[slot] = life;
+    const named = this.roles.length > 1 ? ` (${role})` : '';
+    this.log.add(`life ${n}: start${named}`);
     try {
-      life.hush = await startHush(this.config, {
+      life.hush = await startHush(role === this.config.role ? this.config : { ...this.config, role }, {
         clock,
         random: stream(this.opts.seed, `life ${n}`),
         store: db,
@@ -255,42 +311,54 @@ export class World implements Activity, Endpoint {
     throw new ProcessDied(`life ${life.n} crashed at ${point}`);
   }
 
-  /** The process dies (SIGKILL): its timers, statements and requests end here; it restarts a little later. */
+  /**
+   * SIGKILLs a live process that does `role`'s work (a kill at no point in particular: whatever it was doing is cut
+   * short), drawn by `random`. Says whether another process doing that work was up to go on meanwhile; null when
+   * none of that role was up.
+   */
+  kill(role: 'api' | 'worker', random: Random): { beside: boolean } | null {
+    const doing = this.live().filter((l) => l.role === role || l.role === 'all');
+    if (doing.length === 0) return null;
+    const victim = doing[random.int(doing.length)]!;
+    this.crash(victim, `killed (${victim.role})`);
+    return { beside: doing.length > 1 };
+  }
+
+  /** The process dies (SIGKILL): its timers, statements and requests end here; it restarts a little later, the others going on. */
   crash(life: Life, why: string): void {
     if (!life.clock.alive) return;
     life.clock.kill();
     life.db.kill();
     life.net.kill();
     this.pastStatements += life.db.sent;
-    if (this.life === life) this.life = null;
+    if (this.slots[life.slot] === life) this.slots[life.slot] = null;
     this.crashes.push(why);
     this.log.add(`life ${life.n}: crashed ${why}`);
-    if (this.restartPending) return;
-    this.restartPending = true;
+    if (this.restartPending[life.slot]) return;
+    this.restartPending[life.slot] = true;
     // A supervisor restarts it after a few seconds.
     this.clock.after(2_000 + (life.n % 5) * 1_000, () => {
-      this.restartPending = false;
-      void this.startLife();
+      this.restartPending[life.slot] = false;
+      void this.startLife(life.slot);
     });
   }
 
   /**
-   * The process is stopped (as a crash: nothing of its memory survives), `fn` runs with nothing running, and it
-   * starts again: an operator's restore, or a lost store replaced.
+   * Every process is stopped (as a crash: nothing of their memory survives), `fn` runs with nothing running, and
+   * they start again: an operator's restore, or a lost store replaced.
    */
   async downWhile(fn: () => Promise<void>): Promise<void> {
     // No supervisor restart while the operator works.
-    this.restartPending = true;
-    const life = this.life;
-    if (life) this.crash(life, 'stopped by the operator');
+    this.restartPending.fill(true);
+    for (const life of this.slots) if (life) this.crash(life, 'stopped by the operator');
     try {
       // The operator's work on the store is real I/O the clock cannot see (a PostgreSQL socket is a standing
       // handle): awaited as an operator's tool, or a loaded machine lets the clock run out from under it.
       await this.operatorTool(fn);
     } finally {
-      this.restartPending = false;
+      this.restartPending.fill(false);
     }
-    await this.startLife();
+    await this.startAll();
   }
 
   /** Stopped as by downWhile and started again with `env` over its settings: an operator's new configuration (a rotation's seeds). */
@@ -301,33 +369,37 @@ export class World implements Activity, Endpoint {
     });
   }
 
-  /** Stops everything: the live process cleanly, the store, the chain, the data directory. */
+  /** Stops everything: the live processes cleanly, the store, the chain, the data directory. */
   async close(): Promise<void> {
-    const life = this.life;
-    if (life?.db.tally) {
-      const ms = life.db.tallyMs;
-      const byTime = process.env.SIM_SQL_TALLY === 'time';
-      for (const [k, n] of [...life.db.tally].sort((a, b) => (byTime ? (ms.get(b[0]) ?? 0) - (ms.get(a[0]) ?? 0) : b[1] - a[1])).slice(0, 30)) {
-        process.stderr.write(`${String(n).padStart(7)} ${String(Math.round(ms.get(k) ?? 0)).padStart(7)} ms ${k}\n`);
+    for (const life of this.slots) if (life?.db.tally) printTally(life.db);
+    for (const life of this.slots) {
+      if (life?.hush && life.clock.alive) {
+        // Hush's close waits for its loops' passes in flight, which may wait on the simulated clock (an RPC answer,
+        // a pause; a run stopped by a broken invariant leaves them mid-flight): the clock runs, a minute at most,
+        // and a process that has not closed by then is killed as it stands.
+        let closed = false;
+        void life.hush.close().catch(() => {}).finally(() => (closed = true));
+        const limit = this.clock.now() + 60_000;
+        await settle(this).catch(() => {});
+        while (!closed && this.clock.runNext(limit)) await settle(this).catch(() => {});
       }
-    }
-    if (life?.hush && life.clock.alive) {
-      // Hush's close waits for its loops' passes in flight, which may wait on the simulated clock (an RPC answer,
-      // a pause; a run stopped by a broken invariant leaves them mid-flight): the clock runs, a minute at most,
-      // and a process that has not closed by then is killed as it stands.
-      let closed = false;
-      void life.hush.close().catch(() => {}).finally(() => (closed = true));
-      const limit = this.clock.now() + 60_000;
-      await settle(this).catch(() => {});
-      while (!closed && this.clock.runNext(limit)) await settle(this).catch(() => {});
-    }
-    if (life) {
-      life.clock.kill();
-      life.db.kill();
+      if (life) {
+        life.clock.kill();
+        life.db.kill();
+      }
     }
     await this.store.close().catch(() => {});
     this.chain.close();
     await this.rpc.close();
     rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** SIM_SQL_TALLY: a process's statements by their first words (or by time, SIM_SQL_TALLY=time), where an idle run's time goes. */
+function printTally(db: LifeDb): void {
+  const ms = db.tallyMs;
+  const byTime = process.env.SIM_SQL_TALLY === 'time';
+  for (const [k, n] of [...db.tally!].sort((a, b) => (byTime ? (ms.get(b[0]) ?? 0) - (ms.get(a[0]) ?? 0) : b[1] - a[1])).slice(0, 30)) {
+    process.stderr.write(`${String(n).padStart(7)} ${String(Math.round(ms.get(k) ?? 0)).padStart(7)} ms ${k}\n`);
   }
 }
