@@ -89,6 +89,16 @@ export class LifeDb implements Db {
     return this.store.exec(sql);
   }
 
+  /** SIM_SQL_TALLY: this process's statements by their first words (or by time, SIM_SQL_TALLY=time): where an idle run's time goes. */
+  printTally(): void {
+    if (!this.tally) return;
+    const ms = this.tallyMs;
+    const byTime = process.env.SIM_SQL_TALLY === 'time';
+    for (const [k, n] of [...this.tally].sort((a, b) => (byTime ? (ms.get(b[0]) ?? 0) - (ms.get(a[0]) ?? 0) : b[1] - a[1])).slice(0, 30)) {
+      process.stderr.write(`${String(n).padStart(7)} ${String(Math.round(ms.get(k) ?? 0)).padStart(7)} ms ${k}\n`);
+    }
+  }
+
   /** A process closes its connection; the shared store stays open for the next life. */
   async close(): Promise<void> {
     await this.dropListens();

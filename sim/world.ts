@@ -15,6 +15,7 @@ import { EventLog } from './event-log.ts';
 import type { FaultPlan } from './faults.ts';
 import { LifeClock } from './life-clock.ts';
 import { LifeDb } from './life-db.ts';
+import { simEnv } from './sim-env.ts';
 import type { Endpoint, Route } from './partner-api.ts';
 import { settle, type Activity } from './settle.ts';
 import { ScreeningDesk } from './screening-desk.ts';
@@ -152,34 +153,7 @@ export class World implements Activity, Endpoint {
 
   /** Hush's settings: the defaults an operator runs, on this world's chain, store and risk provider. */
   private env(): NodeJS.ProcessEnv {
-    const secret = (name: string) => Buffer.from(stream(this.opts.seed, name).bytes(32)).toString('hex');
-    return {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: this.dataDir,
-      SOLANA_RPC_URL: CHAIN_URL,
-      // No sockets in a simulated run: the worker polls the chain over HTTP, as with a provider without PubSub.
-      SOLANA_WS_URL: 'none',
-      HUSH_SLOT_MS: String(SIM_SLOT_MS),
-      TREASURY_SEED: secret('treasury'),
-      HUSH_QUOTE_KEY: secret('quote-key'),
-      HUSH_RECEIPT_KEY: secret('receipt-key'),
-      HUSH_ADMIN_TOKEN: secret('admin-token'),
-      HUSH_SCREENING_URL: SCREENING_URL,
-      HUSH_DRAIN_GRACE_MS: '0',
-      // Partners of the simulation send far more than a real one's default share.
-      HUSH_RATE_LIMITS: 'quote=1000,order=1000,status=1000,tokens=1000,account=100',
-      // The least a deployment may keep: a simulated run's rate is refilled in time, and a start derives less.
-      HUSH_DEPOSIT_IDENTITY_TARGET: '64',
-      // Operators' settings that bound how long a run must drain: the ceiling on any member's hold (default
-      // 6 h: a partner that asks for a set its class cannot bring waits this long) and the order deadline
-      // (default 30 min: an order never funded ends then).
-      HUSH_PRIVACY_MAX_WAIT_S: '900',
-      HUSH_ORDER_TTL_S: '600',
-      // Partners' fees are paid out within a run (default hourly), screened as every flow.
-      HUSH_PARTNER_PAYOUT_INTERVAL_S: '60',
-      ...this.opts.env,
-    };
+    return simEnv({ secret: (name) => Buffer.from(stream(this.opts.seed, name).bytes(32)).toString('hex'), dataDir: this.dataDir, chainUrl: CHAIN_URL, screeningUrl: SCREENING_URL, slotMs: SIM_SLOT_MS }, this.opts.env);
   }
 
   get adminToken(): string {
@@ -371,7 +345,7 @@ export class World implements Activity, Endpoint {
 
   /** Stops everything: the live processes cleanly, the store, the chain, the data directory. */
   async close(): Promise<void> {
-    for (const life of this.slots) if (life?.db.tally) printTally(life.db);
+    for (const life of this.slots) life?.db.printTally();
     for (const life of this.slots) {
       if (life?.hush && life.clock.alive) {
         // Hush's close waits for its loops' passes in flight, which may wait on the simulated clock (an RPC answer,
@@ -392,14 +366,5 @@ export class World implements Activity, Endpoint {
     this.chain.close();
     await this.rpc.close();
     rmSync(this.dataDir, { recursive: true, force: true });
-  }
-}
-
-/** SIM_SQL_TALLY: a process's statements by their first words (or by time, SIM_SQL_TALLY=time), where an idle run's time goes. */
-function printTally(db: LifeDb): void {
-  const ms = db.tallyMs;
-  const byTime = process.env.SIM_SQL_TALLY === 'time';
-  for (const [k, n] of [...db.tally!].sort((a, b) => (byTime ? (ms.get(b[0]) ?? 0) - (ms.get(a[0]) ?? 0) : b[1] - a[1])).slice(0, 30)) {
-    process.stderr.write(`${String(n).padStart(7)} ${String(Math.round(ms.get(k) ?? 0)).padStart(7)} ms ${k}\n`);
   }
 }
