@@ -8,7 +8,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 export function writeMutationReport(run) {
 
   const report = JSON.parse(readFileSync('reports/mutation/mutation.json', 'utf8'));
-  const reasons = JSON.parse(readFileSync('docs/mutation-reasons.json', 'utf8'));
+  // `mutants`: one survivor's reason, by its key; `rules`: a reason for every survivor whose file, status, mutator and
+  // line match its patterns (each optional: an error message's text, code only the end-to-end files reach), written once.
+  const { mutants: reasons = {}, rules = [] } = JSON.parse(readFileSync('docs/mutation-reasons.json', 'utf8'));
+  const fits = (pattern, text) => pattern === undefined || new RegExp(pattern).test(text);
+  const ruled = (file, status, mutator, code) =>
+    rules.find((r) => fits(r.file, file) && fits(r.status, status) && fits(r.mutator, mutator) && fits(r.line, code))?.reason ?? null;
 
   const DETECTED = new Set(['Killed', 'Timeout']);
   const UNDETECTED = new Set(['Survived', 'NoCoverage']);
@@ -28,7 +33,7 @@ export function writeMutationReport(run) {
       const { line, column } = m.location.start;
       const key = `${file}:${line}:${column} ${m.mutatorName}`;
       const original = (lines[line - 1] ?? '').trim();
-      survivors.push({ key, status: m.status, original, replacement: m.replacement ?? '', reason: reasons[key] ?? null });
+      survivors.push({ key, status: m.status, original, replacement: m.replacement ?? '', reason: reasons[key] ?? ruled(file, m.status, m.mutatorName, original) });
     }
     const detected = t.killed + t.timeout;
     const undetected = t.survived + t.noCoverage;

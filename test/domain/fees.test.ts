@@ -141,6 +141,15 @@ describe('fees: same asset (docs/spec.md §4)', () => {
     assert.throws(() => quoteSameAsset(base({ serviceFeeBps: -1 })), RangeError);
     assert.throws(() => quoteSameAsset(base({ feeBps: 1.5 })), RangeError);
     assert.deepEqual(feesOn(A(10_000), 100, 30, A(7)), { serviceFee: 30n, partnerFee: 100n, networkFee: 7n, protocolFee: 130n, fee: 137n });
+    // feesOn checks its own bps (it is called on a confirmed deposit, not only behind a quote), naming the one at fault.
+    const refuses = (feeBps: number, serviceFeeBps: number, name: string, got: number) =>
+      assert.throws(() => feesOn(A(10_000), feeBps, serviceFeeBps, A(7)), (e: unknown) => e instanceof RangeError && e.message === `${name} must be an integer in 0..1000, got ${got}`);
+    refuses(1001, 30, 'feeBps', 1001);
+    refuses(-1, 30, 'feeBps', -1);
+    refuses(2.5, 30, 'feeBps', 2.5);
+    refuses(100, 1001, 'serviceFeeBps', 1001);
+    refuses(100, -1, 'serviceFeeBps', -1);
+    assert.equal(feesOn(A(10_000), 1000, 1000, A(0)).protocolFee, 2000n, 'the bounds themselves are accepted');
   });
 });
 
