@@ -27,3 +27,18 @@ it('the flat fee at the expected share covers the mean real cost of any mix with
     { numRuns: 500 },
   );
 });
+
+it("an order's cost is its sweep share and its payout parts, each priced by its signatures and the priority fee rounded up to a lamport", () => {
+  const p = { ...DEFAULT_NETWORK_COST, lamportsPerSignature: 5000n, computeUnitLimit: 100_001, computeUnitPriceMicroLamports: 1000n };
+  const sol = { destinationNative: true, tokenAccountRentBps: 0, payoutCount: 1 };
+  // Priority fee: 100,001 CU at 1,000 µlamports is 100.001 lamports, charged 101. A transaction's base: 5,000 + 101.
+  // A lone sweep: the deposit owner's signature (5,000) and the whole base (5,101); one payout: the base and the pool's signature.
+  assert.equal(settlementLamports({ ...p, sweepBatch: 1 }, sol), 5000n + 5101n + (5101n + 5000n));
+  // Four deposits to a sweep share its base, rounded up (5,101 / 4 → 1,276); three payout parts pay three transactions.
+  assert.equal(settlementLamports({ ...p, sweepBatch: 4 }, { ...sol, payoutCount: 3 }), 5000n + 1276n + 3n * (5101n + 5000n));
+  // A batch or a payout count below one is one (a sweep and a payout always happen).
+  assert.equal(settlementLamports({ ...p, sweepBatch: 0 }, { ...sol, payoutCount: 0 }), settlementLamports({ ...p, sweepBatch: 1 }, sol));
+  // Signatures and priority are separate prices: a dearer signature moves each of the four signatures, a dearer unit each base.
+  assert.equal(settlementLamports({ ...p, lamportsPerSignature: 6000n, sweepBatch: 1 }, sol) - settlementLamports({ ...p, sweepBatch: 1 }, sol), 4000n);
+  assert.equal(settlementLamports({ ...p, computeUnitPriceMicroLamports: 2000n, sweepBatch: 1 }, sol) - settlementLamports({ ...p, sweepBatch: 1 }, sol), 2n * (201n - 101n));
+});
