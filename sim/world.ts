@@ -213,17 +213,19 @@ export class World implements Activity, Endpoint {
 
   /** A partner API process, alive, as a load balancer picks one (the seed's draw); null when none is up. */
   route(): Route | null {
-    const apis = this.live().filter((l) => l.hush!.app !== null);
-    if (apis.length === 0) return null;
-    const life = apis.length === 1 ? apis[0]! : apis[this.balancer.int(apis.length)]!;
-    return { app: life.hush!.app!, alive: () => life.clock.alive };
+    const life = this.pick(this.live().filter((l) => l.hush!.app !== null));
+    return life ? { app: life.hush!.app!, alive: () => life.clock.alive } : null;
   }
 
   /** The ops listener (the operator's console and admin API) of a live process, any role, as the balancer picks. */
   opsApp(): FastifyInstance | null {
-    const up = this.live();
-    if (up.length === 0) return null;
-    return (up.length === 1 ? up[0]! : up[this.balancer.int(up.length)]!).hush!.opsApp;
+    return this.pick(this.live())?.hush!.opsApp ?? null;
+  }
+
+  /** The balancer's pick among `lives`: no draw when there is one, so a world of one process replays as it did. */
+  private pick(lives: Life[]): Life | null {
+    if (lives.length <= 1) return lives[0] ?? null;
+    return lives[this.balancer.int(lives.length)]!;
   }
 
   // ---- lives ----
